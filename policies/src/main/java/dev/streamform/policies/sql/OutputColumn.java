@@ -63,10 +63,12 @@ public abstract class OutputColumn {
 
   /** The item as SQL, e.g. {@code SUM(amount) AS total_spend}. */
   public String toSql() {
+    String name = Names.quoteIfNeeded(name());
     if (kind() == Kind.KEY) {
-      return argument().get().equals(name()) ? name() : argument().get() + " AS " + name();
+      String column = Names.quoteIfNeeded(argument().get());
+      return argument().get().equals(name()) ? column : column + " AS " + name;
     }
-    String call = function().get() + "(" + argument().orElse("*") + ")";
-    return aliasMissing() ? call : call + " AS " + name();
+    String call = function().get() + "(" + argument().map(Names::quoteIfNeeded).orElse("*") + ")";
+    return aliasMissing() ? call : call + " AS " + name;
   }
 }
