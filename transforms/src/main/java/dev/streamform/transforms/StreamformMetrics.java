@@ -1,0 +1,27 @@
+package dev.streamform.transforms;
+
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.Metrics;
+
+/**
+ * The Beam metrics Streamform's transforms report, all in namespace {@value #NAMESPACE}. Together
+ * they account for every input event: {@code events_quarantined + late_events_dropped +
+ * events_processed} equals the number of events read.
+ */
+public final class StreamformMetrics {
+  public static final String NAMESPACE = "streamform";
+  public static final String QUARANTINED = "events_quarantined";
+  public static final String LATE_DROPPED = "late_events_dropped";
+  public static final String LATE_KEPT = "late_events_kept";
+  public static final String ON_TIME = "events_on_time";
+  public static final String PROCESSED = "events_processed";
+  public static final String CHANGELOG = "changelog_records";
+  public static final String EXPIRED = "keys_expired";
+  public static final String DUPLICATES = "duplicate_offsets_ignored";
+
+  private StreamformMetrics() {}
+
+  public static Counter counter(String name) {
+    return Metrics.counter(NAMESPACE, name);
+  }
+}

@@ -1,0 +1,81 @@
+package dev.streamform.transforms.changelog;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.List;
+import org.apache.beam.sdk.coders.ByteCoder;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.InstantCoder;
+import org.apache.beam.sdk.coders.RowCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.StructuredCoder;
+import org.apache.beam.sdk.coders.VarIntCoder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.schemas.Schema;
+
+/** Coder for {@link ChangelogRecord}s with a given key schema and value schema. */
+public final class ChangelogRecordCoder extends StructuredCoder<ChangelogRecord> {
+  private final Schema keySchema;
+  private final Schema valueSchema;
+  private final RowCoder keys;
+  private final RowCoder values;
+
+  private ChangelogRecordCoder(Schema keySchema, Schema valueSchema) {
+    this.keySchema = keySchema;
+    this.valueSchema = valueSchema;
+    this.keys = RowCoder.of(keySchema);
+    this.values = RowCoder.of(valueSchema);
+  }
+
+  public static ChangelogRecordCoder of(Schema keySchema, Schema valueSchema) {
+    return new ChangelogRecordCoder(keySchema, valueSchema);
+  }
+
+  public Schema keySchema() {
+    return keySchema;
+  }
+
+  public Schema valueSchema() {
+    return valueSchema;
+  }
+
+  @Override
+  public void encode(ChangelogRecord r, OutputStream out) throws IOException {
+    ByteCoder.of().encode((byte) r.op().ordinal(), out);
+    keys.encode(r.key(), out);
+    values.encode(r.values(), out);
+    StringUtf8Coder.of().encode(r.eventId(), out);
+    VarIntCoder.of().encode(r.partition(), out);
+    VarLongCoder.of().encode(r.offset(), out);
+    InstantCoder.of().encode(r.eventTime(), out);
+  }
+
+  @Override
+  public ChangelogRecord decode(InputStream in) throws IOException {
+    return ChangelogRecord.of(
+        ChangelogRecord.Op.values()[ByteCoder.of().decode(in)],
+        keys.decode(in),
+        values.decode(in),
+        StringUtf8Coder.of().decode(in),
+        VarIntCoder.of().decode(in),
+        VarLongCoder.of().decode(in),
+        InstantCoder.of().decode(in));
+  }
+
+  @Override
+  public List<? extends Coder<?>> getCoderArguments() {
+    return List.of();
+  }
+
+  @Override
+  public List<? extends Coder<?>> getComponents() {
+    return List.of(keys, values);
+  }
+
+  @Override
+  public void verifyDeterministic() throws NonDeterministicException {
+    keys.verifyDeterministic();
+    values.verifyDeterministic();
+  }
+}

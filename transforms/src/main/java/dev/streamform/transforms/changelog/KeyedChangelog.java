@@ -1,0 +1,267 @@
+package dev.streamform.transforms.changelog;
+
+import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
+
+import com.google.auto.value.AutoValue;
+import dev.streamform.transforms.StreamformMetrics;
+import dev.streamform.transforms.clock.ClockCoders;
+import dev.streamform.transforms.clock.TimedEvent;
+import dev.streamform.transforms.envelope.Envelope;
+import java.math.BigDecimal;
+import java.util.List;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.RowCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.state.StateSpec;
+import org.apache.beam.sdk.state.StateSpecs;
+import org.apache.beam.sdk.state.TimeDomain;
+import org.apache.beam.sdk.state.Timer;
+import org.apache.beam.sdk.state.TimerSpec;
+import org.apache.beam.sdk.state.TimerSpecs;
+import org.apache.beam.sdk.state.ValueState;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.Row;
+import org.apache.beam.sdk.values.TypeDescriptor;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * A keyed aggregate that emits a changelog: each event applied to its key emits one {@link
+ * ChangelogRecord} — {@code INSERT} the first time the key has state, {@code UPDATE} after that.
+ *
+ * <p>Retention (optional, in event time): with {@code latest(k)} the largest event time applied to
+ * key {@code k} (an out-of-order event extends a key's life, never shortens it), the key's state
+ * is gone once the watermark {@code W >= latest(k) + retention} (inclusive). Expiry is silent: it
+ * emits and retracts nothing, and the key's next event starts from the initial value and emits
+ * {@code INSERT}. Whether state had expired when an event arrives is decided from the event's
+ * {@link TimedEvent#watermarkAtArrival()} — a function of the source log, so identical on every
+ * runner — and the state itself is freed by event-time timers, never by wall-clock TTL.
+ *
+ * <pre>{@code
+ * PCollection<ChangelogRecord> changes = clocked.events().apply(
+ *     KeyedChangelog.by("customer_id")
+ *         .aggregating(Aggregation.sum("amount").as("total_spend"))
+ *         .withRetention(Duration.standardMinutes(10)));
+ * }</pre>
+ */
+@AutoValue
+public abstract class KeyedChangelog
+    extends PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> {
+
+  public abstract List<String> keyColumns();
+
+  public abstract List<Aggregation> aggregations();
+
+  public abstract @Nullable Duration retention();
+
+  abstract Builder toBuilder();
+
+  @AutoValue.Builder
+  abstract static class Builder {
+    abstract Builder setKeyColumns(List<String> keys);
+
+    abstract Builder setAggregations(List<Aggregation> aggregations);
+
+    abstract Builder setRetention(@Nullable Duration retention);
+
+    abstract KeyedChangelog build();
+  }
+
+  /** A changelog keyed by {@code keyColumns}, with no aggregates and unbounded retention yet. */
+  public static KeyedChangelog by(String... keyColumns) {
+    return by(List.of(keyColumns));
+  }
+
+  public static KeyedChangelog by(List<String> keyColumns) {
+    checkArgument(!keyColumns.isEmpty(), "a changelog needs at least one key column");
+    return new AutoValue_KeyedChangelog.Builder()
+        .setKeyColumns(List.copyOf(keyColumns))
+        .setAggregations(List.of())
+        .setRetention(null)
+        .build();
+  }
+
+  /** This changelog with {@code aggregations} added, in output order. */
+  public KeyedChangelog aggregating(Aggregation... aggregations) {
+    return aggregating(List.of(aggregations));
+  }
+
+  public KeyedChangelog aggregating(List<Aggregation> more) {
+    List<Aggregation> all = new java.util.ArrayList<>(aggregations());
+    all.addAll(more);
+    return toBuilder().setAggregations(List.copyOf(all)).build();
+  }
+
+  /** Key state is dropped once {@code W >= latest(k) + retention}. */
+  public KeyedChangelog withRetention(Duration retention) {
+    checkArgument(retention.isLongerThan(Duration.ZERO), "retention must be positive: %s", retention);
+    return toBuilder().setRetention(retention).build();
+  }
+
+  @Override
+  public PCollection<ChangelogRecord> expand(PCollection<TimedEvent> input) {
+    checkArgument(
+        input.getCoder() instanceof ClockCoders.TimedEventCoder,
+        "KeyedChangelog reads the events() of a SourceClock; got coder %s",
+        input.getCoder());
+    ClockCoders.TimedEventCoder coder = (ClockCoders.TimedEventCoder) input.getCoder();
+    Schema records = coder.envelopeCoder().recordSchema();
+    Schema.Builder keySchema = Schema.builder();
+    for (String k : keyColumns()) {
+      checkArgument(
+          records.hasField(k),
+          "key column `%s` is not a field of the records (fields: %s)",
+          k,
+          records.getFieldNames());
+      keySchema.addField(records.getField(k));
+    }
+    Accumulators accumulators = new Accumulators(records, aggregations());
+    Schema keys = keySchema.build();
+    List<String> keyColumns = keyColumns();
+    return input
+        .apply(
+            "ByKey",
+            MapElements.into(
+                    TypeDescriptors.kvs(
+                        TypeDescriptors.strings(), new TypeDescriptor<TimedEvent>() {}))
+                .via((TimedEvent e) -> KV.of(keyText(e.envelope().record(), keyColumns), e)))
+        .setCoder(KvCoder.of(StringUtf8Coder.of(), coder))
+        .apply("Apply", ParDo.of(new ApplyFn(keys, keyColumns, accumulators, retention())))
+        .setCoder(ChangelogRecordCoder.of(keys, accumulators.outputSchema()));
+  }
+
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    builder
+        .add(DisplayData.item("key", String.join(",", keyColumns())))
+        .add(DisplayData.item("aggregates", aggregations().toString()));
+    if (retention() != null) {
+      builder.add(DisplayData.item("retention", retention()));
+    }
+  }
+
+  /**
+   * A canonical text of a key, so that keys equal by value (10 and 10.00) share state and the
+   * state key's coder is deterministic whatever the key columns' types.
+   */
+  static String keyText(Row record, List<String> keyColumns) {
+    StringBuilder b = new StringBuilder();
+    for (String k : keyColumns) {
+      Object v = record.getValue(k);
+      String text =
+          v == null
+              ? "\u0000"
+              : v instanceof BigDecimal
+                  ? ((BigDecimal) v).stripTrailingZeros().toPlainString()
+                  : v.toString();
+      b.append(text.length()).append(':').append(text);
+    }
+    return b.toString();
+  }
+
+  private static final class ApplyFn extends DoFn<KV<String, TimedEvent>, ChangelogRecord> {
+    private final Schema keySchema;
+    private final List<String> keyColumns;
+    private final Accumulators accumulators;
+    private final @Nullable Long retentionMillis;
+    private final Counter processed = StreamformMetrics.counter(StreamformMetrics.PROCESSED);
+    private final Counter emitted = StreamformMetrics.counter(StreamformMetrics.CHANGELOG);
+    private final Counter expired = StreamformMetrics.counter(StreamformMetrics.EXPIRED);
+
+    @StateId("aggregate")
+    private final StateSpec<ValueState<Row>> aggregateSpec;
+
+    @StateId("latest")
+    private final StateSpec<ValueState<Long>> latestSpec = StateSpecs.value(VarLongCoder.of());
+
+    @TimerId("expiry")
+    private final TimerSpec expirySpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
+    ApplyFn(
+        Schema keySchema,
+        List<String> keyColumns,
+        Accumulators accumulators,
+        @Nullable Duration retention) {
+      this.keySchema = keySchema;
+      this.keyColumns = keyColumns;
+      this.accumulators = accumulators;
+      this.retentionMillis = retention == null ? null : retention.getMillis();
+      this.aggregateSpec = StateSpecs.value(RowCoder.of(accumulators.stateSchema()));
+    }
+
+    @ProcessElement
+    public void process(
+        @Element KV<String, TimedEvent> element,
+        @StateId("aggregate") ValueState<Row> aggregateState,
+        @StateId("latest") ValueState<Long> latestState,
+        @TimerId("expiry") Timer expiry,
+        OutputReceiver<ChangelogRecord> out) {
+      TimedEvent event = element.getValue();
+      Envelope envelope = event.envelope();
+      Row aggregate = aggregateState.read();
+      Long latest = latestState.read();
+      Instant w = event.watermarkAtArrival();
+      if (aggregate != null
+          && retentionMillis != null
+          && w != null
+          && w.getMillis() >= latest + retentionMillis) {
+        // Expired before this event arrived (its timer may simply not have fired yet).
+        expired.inc();
+        aggregate = null;
+        latest = null;
+      }
+      ChangelogRecord.Op op = aggregate == null ? ChangelogRecord.Op.INSERT : ChangelogRecord.Op.UPDATE;
+      aggregate = accumulators.add(aggregate, envelope.record());
+      long t = envelope.eventTime().getMillis();
+      latest = latest == null ? t : Math.max(latest, t);
+      aggregateState.write(aggregate);
+      latestState.write(latest);
+      if (retentionMillis != null) {
+        expiry.withNoOutputTimestamp().set(new Instant(latest + retentionMillis));
+      }
+      processed.inc();
+      emitted.inc();
+      out.output(
+          ChangelogRecord.of(
+              op,
+              keyOf(envelope.record()),
+              accumulators.output(aggregate),
+              envelope.eventId(),
+              envelope.partition(),
+              envelope.offset(),
+              envelope.eventTime()));
+    }
+
+    @OnTimer("expiry")
+    public void expire(
+        @StateId("aggregate") ValueState<Row> aggregateState,
+        @StateId("latest") ValueState<Long> latestState) {
+      // The watermark reached latest + retention: every later event sees W past it too.
+      if (aggregateState.read() != null) {
+        expired.inc();
+      }
+      aggregateState.clear();
+      latestState.clear();
+    }
+
+    private Row keyOf(Row record) {
+      Row.Builder b = Row.withSchema(keySchema);
+      for (String k : keyColumns) {
+        b.addValue(record.getValue(k));
+      }
+      return b.build();
+    }
+  }
+}

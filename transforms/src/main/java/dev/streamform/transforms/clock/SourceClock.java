@@ -1,0 +1,267 @@
+package dev.streamform.transforms.clock;
+
+import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
+
+import com.google.auto.value.AutoValue;
+import dev.streamform.transforms.StreamformMetrics;
+import dev.streamform.transforms.envelope.Envelope;
+import dev.streamform.transforms.envelope.EnvelopeCoder;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.VarIntCoder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.state.MapState;
+import org.apache.beam.sdk.state.StateSpec;
+import org.apache.beam.sdk.state.StateSpecs;
+import org.apache.beam.sdk.state.TimeDomain;
+import org.apache.beam.sdk.state.Timer;
+import org.apache.beam.sdk.state.TimerSpec;
+import org.apache.beam.sdk.state.TimerSpecs;
+import org.apache.beam.sdk.state.ValueState;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.WithKeys;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * The clock of a source: judges each event on time or late against the watermark of its
+ * partition, and advances that watermark by events and punctuations.
+ *
+ * <p>Rules (per partition {@code p}, judged in the partition's order):
+ *
+ * <ul>
+ *   <li>{@code W_p} starts undefined; nothing is late while it is undefined.
+ *   <li>An event with time {@code t} is late iff {@code W_p} is defined and {@code t < W_p} (equal
+ *       is on time). After it is judged, {@code W_p := max(W_p, t - delay)}.
+ *   <li>A punctuation {@code w} does {@code W_p := max(W_p, w)}; the watermark never decreases.
+ *   <li>{@link LateEvents#DROP}: a late event goes to {@link ClockResult#late()} with the
+ *       watermark it lost to and is counted; {@link LateEvents#KEEP}: it goes on like any other.
+ * </ul>
+ *
+ * <p>Determinism: the judgement is computed from the partition's log alone, in keyed state, never
+ * from the runner's asynchronous watermark, so every runner at every parallelism gives the same
+ * answer. With {@link #withContiguousOffsets()} the clock also restores offset order when a runner
+ * delivers the items of a partition out of order (as the Flink runner does with a {@code
+ * TestStream} at parallelism above one). Each processed event leaves with its partition's
+ * watermark at arrival as its element timestamp, and the clock holds its output watermark at the
+ * partition's {@code W_p}; so downstream event-time timers never fire ahead of the clock.
+ */
+@AutoValue
+public abstract class SourceClock extends PTransform<PCollection<Envelope>, ClockResult> {
+
+  public abstract Duration delay();
+
+  public abstract LateEvents lateEvents();
+
+  public abstract boolean contiguousOffsets();
+
+  abstract Builder toBuilder();
+
+  @AutoValue.Builder
+  abstract static class Builder {
+    abstract Builder setDelay(Duration delay);
+
+    abstract Builder setLateEvents(LateEvents lateEvents);
+
+    abstract Builder setContiguousOffsets(boolean contiguous);
+
+    abstract SourceClock build();
+  }
+
+  /**
+   * A clock whose watermark trails the largest event time seen by {@code delay} (bounded
+   * out-of-orderness); late events are dropped unless {@link #keepingLateEvents()}.
+   */
+  public static SourceClock forBoundedOutOfOrderness(Duration delay) {
+    checkArgument(!delay.isShorterThan(Duration.ZERO), "the delay must not be negative: %s", delay);
+    return new AutoValue_SourceClock.Builder()
+        .setDelay(delay)
+        .setLateEvents(LateEvents.DROP)
+        .setContiguousOffsets(false)
+        .build();
+  }
+
+  /** Late events go to the late output and are not processed (the default). */
+  public SourceClock droppingLateEvents() {
+    return toBuilder().setLateEvents(LateEvents.DROP).build();
+  }
+
+  /** Late events are processed like any other. */
+  public SourceClock keepingLateEvents() {
+    return toBuilder().setLateEvents(LateEvents.KEEP).build();
+  }
+
+  public SourceClock withLateEvents(LateEvents lateEvents) {
+    return toBuilder().setLateEvents(lateEvents).build();
+  }
+
+  /**
+   * Declares that each partition's offsets run 0, 1, 2, ... without gaps, so the clock can judge
+   * items in offset order even when a runner delivers them reordered. An item whose offset was
+   * already judged is ignored and counted as a duplicate.
+   */
+  public SourceClock withContiguousOffsets() {
+    return toBuilder().setContiguousOffsets(true).build();
+  }
+
+  @Override
+  public ClockResult expand(PCollection<Envelope> input) {
+    checkArgument(
+        input.getCoder() instanceof EnvelopeCoder,
+        "SourceClock needs its input encoded with an EnvelopeCoder, got %s",
+        input.getCoder());
+    EnvelopeCoder envelopes = (EnvelopeCoder) input.getCoder();
+    TupleTag<TimedEvent> events = new TupleTag<>() {};
+    TupleTag<LateEvent> late = new TupleTag<>() {};
+    PCollectionTuple out =
+        input
+            .apply("GlobalWindow", Window.<Envelope>into(new GlobalWindows()))
+            .apply(
+                "ByPartition",
+                WithKeys.of((Envelope e) -> e.partition()).withKeyType(TypeDescriptors.integers()))
+            .setCoder(KvCoder.of(VarIntCoder.of(), envelopes))
+            .apply(
+                "Judge",
+                ParDo.of(new ClockFn(this, envelopes, events, late))
+                    .withOutputTags(events, TupleTagList.of(late)));
+    return new ClockResult(
+        input.getPipeline(),
+        events,
+        out.get(events).setCoder(ClockCoders.TimedEventCoder.of(envelopes)),
+        late,
+        out.get(late).setCoder(ClockCoders.LateEventCoder.of(envelopes)));
+  }
+
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    builder
+        .add(DisplayData.item("watermark", delay()).withLabel("Bounded out-of-orderness"))
+        .add(DisplayData.item("lateEvents", lateEvents().name()).withLabel("Late events"))
+        .add(DisplayData.item("contiguousOffsets", contiguousOffsets()));
+  }
+
+  private static final class ClockFn extends DoFn<KV<Integer, Envelope>, TimedEvent> {
+    private final long delayMillis;
+    private final boolean keepLate;
+    private final boolean contiguous;
+    private final TupleTag<TimedEvent> events;
+    private final TupleTag<LateEvent> late;
+
+    private final Counter onTime = StreamformMetrics.counter(StreamformMetrics.ON_TIME);
+    private final Counter lateDropped = StreamformMetrics.counter(StreamformMetrics.LATE_DROPPED);
+    private final Counter lateKept = StreamformMetrics.counter(StreamformMetrics.LATE_KEPT);
+    private final Counter duplicates = StreamformMetrics.counter(StreamformMetrics.DUPLICATES);
+
+    @StateId("watermark")
+    private final StateSpec<ValueState<Long>> watermarkSpec = StateSpecs.value(VarLongCoder.of());
+
+    @StateId("nextOffset")
+    private final StateSpec<ValueState<Long>> nextOffsetSpec = StateSpecs.value(VarLongCoder.of());
+
+    @StateId("pending")
+    private final StateSpec<MapState<Long, Envelope>> pendingSpec;
+
+    @TimerId("hold")
+    private final TimerSpec holdSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
+    ClockFn(
+        SourceClock clock,
+        Coder<Envelope> envelopes,
+        TupleTag<TimedEvent> events,
+        TupleTag<LateEvent> late) {
+      this.delayMillis = clock.delay().getMillis();
+      this.keepLate = clock.lateEvents() == LateEvents.KEEP;
+      this.contiguous = clock.contiguousOffsets();
+      this.events = events;
+      this.late = late;
+      this.pendingSpec = StateSpecs.map(VarLongCoder.of(), envelopes);
+    }
+
+    @ProcessElement
+    public void process(
+        @Element KV<Integer, Envelope> element,
+        @StateId("watermark") ValueState<Long> watermarkState,
+        @StateId("nextOffset") ValueState<Long> nextOffsetState,
+        @StateId("pending") MapState<Long, Envelope> pending,
+        @TimerId("hold") Timer hold,
+        MultiOutputReceiver out) {
+      Envelope item = element.getValue();
+      Long watermark = watermarkState.read();
+      if (!contiguous) {
+        watermark = judge(item, watermark, out);
+      } else {
+        Long stored = nextOffsetState.read();
+        long next = stored == null ? 0L : stored;
+        if (item.offset() < next) {
+          duplicates.inc();
+          return;
+        }
+        if (item.offset() > next) {
+          pending.put(item.offset(), item);
+          return;
+        }
+        watermark = judge(item, watermark, out);
+        next++;
+        for (Envelope e = pending.get(next).read(); e != null; e = pending.get(next).read()) {
+          pending.remove(next);
+          watermark = judge(e, watermark, out);
+          next++;
+        }
+        nextOffsetState.write(next);
+      }
+      if (watermark != null) {
+        watermarkState.write(watermark);
+        // Hold the output watermark at W_p: downstream timers must not run ahead of the clock.
+        hold.withOutputTimestamp(new Instant(watermark)).set(GlobalWindow.INSTANCE.maxTimestamp());
+      }
+    }
+
+    /** Judges one item against {@code watermark}; returns the partition's new watermark. */
+    private @Nullable Long judge(Envelope item, @Nullable Long watermark, MultiOutputReceiver out) {
+      long t = item.eventTime().getMillis();
+      if (item.isWatermark()) {
+        return watermark == null ? t : Math.max(watermark, t);
+      }
+      boolean isLate = watermark != null && t < watermark;
+      if (isLate && !keepLate) {
+        lateDropped.inc();
+        out.get(late).output(LateEvent.of(item, new Instant(watermark)));
+        return watermark;
+      }
+      (isLate ? lateKept : onTime).inc();
+      Instant at = watermark == null ? null : new Instant(watermark);
+      out.get(events)
+          .outputWithTimestamp(
+              TimedEvent.of(item, at, isLate), at == null ? BoundedWindow.TIMESTAMP_MIN_VALUE : at);
+      long advanced = t - delayMillis;
+      return watermark == null ? advanced : Math.max(watermark, advanced);
+    }
+
+    @OnTimer("hold")
+    public void releaseHold() {
+      // Input reached the end of time: nothing more can arrive, so the hold simply lapses.
+    }
+
+    @Override
+    @SuppressWarnings("deprecation") // events leave stamped with W_p, which may precede their time
+    public Duration getAllowedTimestampSkew() {
+      return Duration.millis(Long.MAX_VALUE);
+    }
+  }
+}

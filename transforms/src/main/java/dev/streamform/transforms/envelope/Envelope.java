@@ -1,0 +1,73 @@
+package dev.streamform.transforms.envelope;
+
+import com.google.auto.value.AutoValue;
+import java.io.Serializable;
+import org.apache.beam.sdk.values.Row;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
+
+/**
+ * A source item with its event time established: an event (a record whose event time was read
+ * from its event-time column) or a punctuation carrying an explicit watermark.
+ *
+ * <p>Guarantees: {@link #eventTime()} of an event always comes from the record, never from
+ * processing time; a record without a usable event time never becomes an envelope (it is
+ * quarantined by {@code EventTimeExtraction}).
+ */
+@AutoValue
+public abstract class Envelope implements Serializable {
+
+  /** Stable identity of the event: {@code <partition>-<offset>}. */
+  public abstract String eventId();
+
+  /** The event time of an event; the watermark value of a punctuation. */
+  public abstract Instant eventTime();
+
+  /** When the item was read (processing time); informational only. */
+  public abstract Instant ingestTime();
+
+  public abstract int partition();
+
+  public abstract long offset();
+
+  /** The record of an event, or null for a punctuation. */
+  public abstract @Nullable Row record();
+
+  public boolean isWatermark() {
+    return record() == null;
+  }
+
+  public static Envelope event(SourceRecord source, Instant eventTime) {
+    return new AutoValue_Envelope(
+        idOf(source.partition(), source.offset()),
+        eventTime,
+        source.ingestTime(),
+        source.partition(),
+        source.offset(),
+        source.record());
+  }
+
+  public static Envelope punctuation(SourceRecord source) {
+    return new AutoValue_Envelope(
+        idOf(source.partition(), source.offset()),
+        source.watermark(),
+        source.ingestTime(),
+        source.partition(),
+        source.offset(),
+        null);
+  }
+
+  static Envelope of(
+      String eventId,
+      Instant eventTime,
+      Instant ingestTime,
+      int partition,
+      long offset,
+      @Nullable Row record) {
+    return new AutoValue_Envelope(eventId, eventTime, ingestTime, partition, offset, record);
+  }
+
+  private static String idOf(int partition, long offset) {
+    return partition + "-" + offset;
+  }
+}

@@ -1,0 +1,48 @@
+package dev.streamform.transforms.envelope;
+
+import com.google.auto.value.AutoValue;
+import java.io.Serializable;
+import org.apache.beam.sdk.values.Row;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
+
+/**
+ * One item of a source's log, as read: either a decoded record or a punctuation (an explicit
+ * watermark item), at a position {@code (partition, offset)} of the log.
+ *
+ * <p>Positions are what make the source clock deterministic: the clock judges the items of one
+ * partition in offset order, whatever order a runner delivers them in (see {@code SourceClock}).
+ */
+@AutoValue
+public abstract class SourceRecord implements Serializable {
+
+  /** The log partition the item was read from (0 for single-partition sources). */
+  public abstract int partition();
+
+  /** The item's position within its partition. */
+  public abstract long offset();
+
+  /** When the item was read (processing time); informational only, never used as event time. */
+  public abstract Instant ingestTime();
+
+  /** The decoded record, or null for a punctuation. */
+  public abstract @Nullable Row record();
+
+  /** The watermark a punctuation carries, or null for a record. */
+  public abstract @Nullable Instant watermark();
+
+  public boolean isWatermark() {
+    return watermark() != null;
+  }
+
+  /** A record at {@code (partition, offset)}. */
+  public static SourceRecord of(int partition, long offset, Instant ingestTime, Row record) {
+    return new AutoValue_SourceRecord(partition, offset, ingestTime, record, null);
+  }
+
+  /** A punctuation: "the watermark of this partition is at least {@code watermark}". */
+  public static SourceRecord punctuation(
+      int partition, long offset, Instant ingestTime, Instant watermark) {
+    return new AutoValue_SourceRecord(partition, offset, ingestTime, null, watermark);
+  }
+}

@@ -1,0 +1,209 @@
+package dev.streamform.transforms.extraction;
+
+import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
+
+import com.google.auto.value.AutoValue;
+import dev.streamform.transforms.StreamformMetrics;
+import dev.streamform.transforms.envelope.Envelope;
+import dev.streamform.transforms.envelope.EnvelopeCoder;
+import dev.streamform.transforms.envelope.SourceRecord;
+import dev.streamform.transforms.envelope.SourceRecordCoder;
+import java.time.DateTimeException;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.Row;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
+import org.joda.time.Instant;
+import org.joda.time.ReadableInstant;
+
+/**
+ * Reads each record's event time from a declared column and wraps the record in an {@link
+ * Envelope} whose element timestamp is that event time.
+ *
+ * <p>Guarantees: a record whose event-time value is missing, unparseable or outside Beam's
+ * timestamp range never falls back to processing time; it goes to {@link
+ * ExtractionResult#quarantined()} as a Beam {@link BadRecord} whose description gives the reason
+ * and whose encoded record is the {@link SourceRecord} (decodable with the input's coder).
+ * Punctuations pass through unchanged. Every input item ends up in exactly one output.
+ *
+ * <p>The event-time column may be a {@code DATETIME}, an {@code INT64} (epoch milliseconds) or a
+ * {@code STRING} (an RFC 3339 instant, or epoch milliseconds written as digits). The input must be
+ * encoded with a {@link SourceRecordCoder}.
+ *
+ * <pre>{@code
+ * ExtractionResult result = records.apply(EventTimeExtraction.from("ordered_at"));
+ * result.events();       // PCollection<Envelope>, timestamped by event time
+ * result.quarantined();  // PCollection<BadRecord>, with reasons
+ * }</pre>
+ */
+@AutoValue
+public abstract class EventTimeExtraction
+    extends PTransform<PCollection<SourceRecord>, ExtractionResult> {
+
+  public abstract String column();
+
+  /** Extraction of event time from {@code column}. */
+  public static EventTimeExtraction from(String column) {
+    checkArgument(column != null && !column.isEmpty(), "an event-time column is required");
+    return new AutoValue_EventTimeExtraction(column);
+  }
+
+  @Override
+  public ExtractionResult expand(PCollection<SourceRecord> input) {
+    Coder<SourceRecord> coder = input.getCoder();
+    checkArgument(
+        coder instanceof SourceRecordCoder,
+        "EventTimeExtraction needs its input encoded with a SourceRecordCoder, got %s",
+        coder);
+    Schema schema = ((SourceRecordCoder) coder).recordSchema();
+    checkArgument(
+        schema.hasField(column()),
+        "event-time column `%s` is not a field of the records (fields: %s)",
+        column(),
+        schema.getFieldNames());
+    Schema.TypeName type = schema.getField(column()).getType().getTypeName();
+    checkArgument(
+        type == Schema.TypeName.DATETIME
+            || type == Schema.TypeName.INT64
+            || type == Schema.TypeName.STRING,
+        "event-time column `%s` has type %s; it must be DATETIME, INT64 (epoch ms) or STRING",
+        column(),
+        type);
+
+    TupleTag<Envelope> events = new TupleTag<>() {};
+    TupleTag<BadRecord> quarantined = new TupleTag<>() {};
+    PCollectionTuple out =
+        input.apply(
+            "ExtractEventTime",
+            ParDo.of(new ExtractFn(column(), coder, events, quarantined))
+                .withOutputTags(events, TupleTagList.of(quarantined)));
+    PCollection<Envelope> ev = out.get(events).setCoder(EnvelopeCoder.of(schema));
+    PCollection<BadRecord> bad =
+        out.get(quarantined).setCoder(BadRecord.getCoder(input.getPipeline()));
+    return new ExtractionResult(input.getPipeline(), events, ev, quarantined, bad);
+  }
+
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    builder.add(DisplayData.item("eventTimeColumn", column()).withLabel("Event-time column"));
+  }
+
+  /** Why a value cannot serve as an event time; the message is the quarantine reason. */
+  static final class UnusableEventTime extends Exception {
+    UnusableEventTime(String reason) {
+      super(reason, null, false, false);
+    }
+  }
+
+  /** The event time held by {@code value} of {@code column}, or why there is none. */
+  static Instant eventTimeOf(String column, Object value) throws UnusableEventTime {
+    if (value == null) {
+      throw new UnusableEventTime("no value for event-time column `" + column + "`");
+    }
+    Instant t;
+    if (value instanceof ReadableInstant) {
+      t = new Instant(((ReadableInstant) value).getMillis());
+    } else if (value instanceof Long) {
+      t = new Instant((Long) value);
+    } else {
+      String text = value.toString().trim();
+      try {
+        t =
+            text.matches("-?\\d+")
+                ? new Instant(Long.parseLong(text))
+                : new Instant(
+                    OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME)
+                        .toInstant()
+                        .toEpochMilli());
+      } catch (DateTimeException | NumberFormatException | ArithmeticException e) {
+        throw new UnusableEventTime(
+            "event-time column `"
+                + column
+                + "` holds \""
+                + text
+                + "\", which is neither an RFC 3339 instant (2026-08-30T10:00:00Z) nor epoch"
+                + " milliseconds");
+      }
+    }
+    if (t.isBefore(BoundedWindow.TIMESTAMP_MIN_VALUE)
+        || !t.isBefore(GlobalWindow.INSTANCE.maxTimestamp())) {
+      throw new UnusableEventTime(
+          "event time " + t + " in `" + column + "` is outside the range a pipeline can hold");
+    }
+    return t;
+  }
+
+  private static final class ExtractFn extends DoFn<SourceRecord, Envelope> {
+    private final String column;
+    private final Coder<SourceRecord> coder;
+    private final TupleTag<Envelope> events;
+    private final TupleTag<BadRecord> quarantined;
+    private final Counter quarantinedCount =
+        StreamformMetrics.counter(StreamformMetrics.QUARANTINED);
+
+    ExtractFn(
+        String column,
+        Coder<SourceRecord> coder,
+        TupleTag<Envelope> events,
+        TupleTag<BadRecord> quarantined) {
+      this.column = column;
+      this.coder = coder;
+      this.events = events;
+      this.quarantined = quarantined;
+    }
+
+    @ProcessElement
+    public void process(@Element SourceRecord record, MultiOutputReceiver out) throws Exception {
+      if (record.isWatermark()) {
+        out.get(events).outputWithTimestamp(Envelope.punctuation(record), record.watermark());
+        return;
+      }
+      Row row = record.record();
+      try {
+        Instant t = eventTimeOf(column, row.getValue(column));
+        out.get(events).outputWithTimestamp(Envelope.event(record, t), t);
+      } catch (UnusableEventTime reason) {
+        quarantinedCount.inc();
+        out.get(quarantined)
+            .output(
+                BadRecord.builder()
+                    .setRecord(
+                        BadRecord.Record.builder()
+                            .setHumanReadableJsonRecord(row.toString())
+                            .addCoderAndEncodedRecord(coder, record)
+                            .build())
+                    .setFailure(
+                        BadRecord.Failure.builder()
+                            .setDescription(
+                                "partition "
+                                    + record.partition()
+                                    + " offset "
+                                    + record.offset()
+                                    + ": "
+                                    + reason.getMessage())
+                            .build())
+                    .build());
+      }
+    }
+
+    @Override
+    @SuppressWarnings("deprecation") // outputs keep the record's own time, which may be far back
+    public org.joda.time.Duration getAllowedTimestampSkew() {
+      return org.joda.time.Duration.millis(Long.MAX_VALUE);
+    }
+  }
+}
