@@ -1,0 +1,118 @@
+package dev.streamform.policies.declarations;
+
+import com.google.auto.value.AutoValue;
+import dev.streamform.policies.schema.ColumnType;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One source of {@code sources.yml}, validated: the connector has its location, the schema is not
+ * empty, and the clock fields are consistent. A source with no {@link #eventTime()} runs on
+ * processing time; then {@link #watermark()} is zero, {@link #lateEvents()} is {@code DROP} and
+ * {@link #idleAfter()} is empty, and none of them has any effect. Immutable.
+ */
+@AutoValue
+public abstract class SourceDeclaration {
+
+  public abstract String name();
+
+  public abstract Connector connector();
+
+  /** The Kafka topic; present exactly when the connector is {@code kafka}. */
+  public abstract Optional<String> topic();
+
+  /** The JSON-lines file, as written (relative to the project folder); present exactly for {@code file}. */
+  public abstract Optional<String> path();
+
+  /** The record format; {@code json}, the only one so far. */
+  public abstract String format();
+
+  /** Column name to type, in declaration order. Unmodifiable. */
+  public abstract Map<String, ColumnType> schema();
+
+  /** The {@code timestamp} column that says when each event happened; empty = processing time. */
+  public abstract Optional<String> eventTime();
+
+  /** Bounded out-of-orderness: the watermark trails the largest event time seen by this much. */
+  public abstract Duration watermark();
+
+  public abstract LateEvents lateEvents();
+
+  /** How long (processing time) a partition may be silent before it stops holding the watermark. */
+  public abstract Optional<Duration> idleAfter();
+
+  /** True when the source declares event time, i.e. has a clock. */
+  public boolean hasEventTime() {
+    return eventTime().isPresent();
+  }
+
+  public abstract Builder toBuilder();
+
+  /** A builder with the defaults: format json, watermark 0s, late events dropped. */
+  public static Builder builder() {
+    return new AutoValue_SourceDeclaration.Builder()
+        .setFormat("json")
+        .setWatermark(Duration.ZERO)
+        .setLateEvents(LateEvents.DROP);
+  }
+
+  /** Builds a {@link SourceDeclaration}; {@link #build()} checks what a parser has already checked. */
+  @AutoValue.Builder
+  public abstract static class Builder {
+    public abstract Builder setName(String name);
+
+    public abstract Builder setConnector(Connector connector);
+
+    public abstract Builder setTopic(String topic);
+
+    public abstract Builder setPath(String path);
+
+    public abstract Builder setFormat(String format);
+
+    public abstract Builder setSchema(Map<String, ColumnType> schema);
+
+    public abstract Builder setEventTime(String column);
+
+    public abstract Builder setWatermark(Duration watermark);
+
+    public abstract Builder setLateEvents(LateEvents lateEvents);
+
+    public abstract Builder setIdleAfter(Duration idleAfter);
+
+    abstract Map<String, ColumnType> schema();
+
+    abstract SourceDeclaration autoBuild();
+
+    /**
+     * @throws IllegalStateException when the declaration breaks a rule of {@code sources.yml}
+     */
+    public SourceDeclaration build() {
+      setSchema(Collections.unmodifiableMap(new LinkedHashMap<>(schema())));
+      SourceDeclaration s = autoBuild();
+      check(s.connector() == Connector.KAFKA ? s.topic().isPresent() : s.path().isPresent(),
+          s, "a " + s.connector().yamlName() + " source needs "
+              + (s.connector() == Connector.KAFKA ? "a topic" : "a path"));
+      check(s.topic().isEmpty() || s.path().isEmpty(), s, "has both a topic and a path");
+      check(!s.schema().isEmpty(), s, "has an empty schema");
+      if (s.eventTime().isPresent()) {
+        String column = s.eventTime().get();
+        check(s.schema().get(column) == ColumnType.TIMESTAMP, s,
+            "event_time '" + column + "' is not a timestamp column");
+      } else {
+        check(s.watermark().isZero() && s.lateEvents() == LateEvents.DROP
+            && s.idleAfter().isEmpty(), s, "has clock settings but no event_time");
+      }
+      check(!s.watermark().isNegative(), s, "has a negative watermark");
+      return s;
+    }
+
+    private static void check(boolean ok, SourceDeclaration s, String what) {
+      if (!ok) {
+        throw new IllegalStateException("source '" + s.name() + "' " + what);
+      }
+    }
+  }
+}

@@ -1,0 +1,111 @@
+package dev.streamform.policies.digest;
+
+import dev.streamform.policies.declarations.ModelDeclaration;
+import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.policies.time.Durations;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * A SHA-256 digest of a declaration, computed from its canonical form: keys sorted, durations and
+ * types in their canonical spelling, defaults written out. Two declarations that mean the same
+ * give the same digest however the YAML was written (key order, quoting, whitespace, a default
+ * written or left out); any change of meaning changes it. The key list of a model keeps its order,
+ * which is part of its meaning.
+ *
+ * <p>A source's clock fields (watermark, late events, idle) are part of its form only when it has
+ * event time, so a processing-time source has the same digest as before event time existed. A
+ * model's digest covers its {@code streamform.yml} declaration, not its query text.
+ */
+public final class DeclarationDigest {
+  private DeclarationDigest() {}
+
+  /** The SHA-256 of {@link #canonicalForm(SourceDeclaration)}, as 64 lowercase hex digits. */
+  public static String of(SourceDeclaration source) {
+    return sha256(canonicalForm(source));
+  }
+
+  /** The SHA-256 of {@link #canonicalForm(ModelDeclaration)}, as 64 lowercase hex digits. */
+  public static String of(ModelDeclaration model) {
+    return sha256(canonicalForm(model));
+  }
+
+  /** The source as one line of sorted {@code key=value} pairs, e.g. {@code connector="kafka";...}. */
+  public static String canonicalForm(SourceDeclaration s) {
+    Map<String, String> form = new TreeMap<>();
+    form.put("kind", quote("source"));
+    form.put("name", quote(s.name()));
+    form.put("connector", quote(s.connector().yamlName()));
+    s.topic().ifPresent(topic -> form.put("topic", quote(topic)));
+    s.path().ifPresent(path -> form.put("path", quote(path)));
+    form.put("format", quote(s.format()));
+    Map<String, String> schema = new TreeMap<>();
+    s.schema().forEach((column, type) -> schema.put(column, type.toString()));
+    form.put("schema", schema.entrySet().stream()
+        .map(e -> quote(e.getKey()) + ":" + quote(e.getValue()))
+        .collect(Collectors.joining(",", "{", "}")));
+    s.eventTime().ifPresent(column -> {
+      form.put("event_time", quote(column));
+      form.put("watermark", quote(Durations.format(s.watermark())));
+      form.put("late_events", quote(s.lateEvents().yamlName()));
+      s.idleAfter().ifPresent(idle -> form.put("idle_after", quote(Durations.format(idle))));
+    });
+    return join(form);
+  }
+
+  /** The model as one line of sorted {@code key=value} pairs, e.g. {@code key=["customer_id"];...}. */
+  public static String canonicalForm(ModelDeclaration m) {
+    Map<String, String> form = new TreeMap<>();
+    form.put("kind", quote("model"));
+    form.put("name", quote(m.name()));
+    form.put("materialized", quote(m.materialized().yamlName()));
+    form.put("key", list(m.key()));
+    m.retention().ifPresent(d -> form.put("retention", quote(Durations.format(d))));
+    m.window().ifPresent(d -> form.put("window", quote(Durations.format(d))));
+    m.allowedLateness().ifPresent(d -> form.put("allowed_lateness", quote(Durations.format(d))));
+    m.topic().ifPresent(t -> form.put("topic", quote(t)));
+    m.lateTopic().ifPresent(t -> form.put("late_topic", quote(t)));
+    m.quarantineTopic().ifPresent(t -> form.put("quarantine_topic", quote(t)));
+    return join(form);
+  }
+
+  private static String join(Map<String, String> form) {
+    return form.entrySet().stream()
+        .map(e -> e.getKey() + "=" + e.getValue())
+        .collect(Collectors.joining(";"));
+  }
+
+  private static String list(List<String> items) {
+    return items.stream().map(DeclarationDigest::quote).collect(Collectors.joining(",", "[", "]"));
+  }
+
+  /** A JSON-style string literal, so no value can forge a separator. */
+  private static String quote(String text) {
+    StringBuilder s = new StringBuilder("\"");
+    for (char c : text.toCharArray()) {
+      if (c == '"' || c == '\\') {
+        s.append('\\').append(c);
+      } else if (c < 0x20) {
+        s.append(String.format("\\u%04x", (int) c));
+      } else {
+        s.append(c);
+      }
+    }
+    return s.append('"').toString();
+  }
+
+  private static String sha256(String text) {
+    try {
+      return HexFormat.of().formatHex(
+          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java runtime has SHA-256", e);
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package dev.streamform.policies.project;
+
+import com.google.auto.value.AutoValue;
+import dev.streamform.policies.declarations.ModelDeclaration;
+import dev.streamform.policies.declarations.SourceDeclaration;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A Streamform project folder that passed every check of {@code streamform check}: its sources
+ * ({@code sources.yml}), its models ({@code streamform.yml} with {@code models/<name>.sql}), each
+ * model reading a declared source. Immutable; maps keep file order.
+ */
+@AutoValue
+public abstract class Project {
+
+  /** The project folder, as given to {@link #load(Path)}. */
+  public abstract Path dir();
+
+  /** Sources by name, in {@code sources.yml} order. */
+  public abstract Map<String, SourceDeclaration> sources();
+
+  /** Models by name, in {@code streamform.yml} order. */
+  public abstract Map<String, ModelDeclaration> models();
+
+  /**
+   * Reads and checks the project in {@code dir}.
+   *
+   * @throws InvalidProjectException with every problem found (a missing folder or file, malformed
+   *     YAML, a broken rule), in file and line order
+   */
+  public static Project load(Path dir) throws InvalidProjectException {
+    return ProjectLoader.load(dir);
+  }
+
+  static Project create(
+      Path dir, Map<String, SourceDeclaration> sources, Map<String, ModelDeclaration> models) {
+    return new AutoValue_Project(dir,
+        Collections.unmodifiableMap(new LinkedHashMap<>(sources)),
+        Collections.unmodifiableMap(new LinkedHashMap<>(models)));
+  }
+
+  /** The source {@code model} reads. */
+  public SourceDeclaration sourceOf(ModelDeclaration model) {
+    return sources().get(model.source());
+  }
+}

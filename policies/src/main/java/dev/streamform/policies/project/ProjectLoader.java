@@ -1,0 +1,250 @@
+package dev.streamform.policies.project;
+
+import dev.streamform.policies.declarations.ModelDeclaration;
+import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.policies.schema.ColumnType;
+import dev.streamform.policies.sql.ModelQuery;
+import dev.streamform.policies.sql.ModelSql;
+import dev.streamform.policies.sql.OutputColumn;
+import dev.streamform.policies.sql.SqlModelException;
+import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Loads a project folder and checks the rules that span files: a model's query file exists and
+ * parses, reads a declared source, produces its key columns, and has a clock upstream for
+ * {@code retention} and {@code window}.
+ */
+final class ProjectLoader {
+  static final String MODELS_DIR = "models";
+
+  private static final Pattern LINE_PREFIX = Pattern.compile("line (\\d+)(, column \\d+)?: ");
+
+  private final Path dir;
+  private final List<Problem> problems = new ArrayList<>();
+
+  private ProjectLoader(Path dir) {
+    this.dir = dir;
+  }
+
+  static Project load(Path dir) throws InvalidProjectException {
+    return new ProjectLoader(dir).load();
+  }
+
+  private Project load() throws InvalidProjectException {
+    if (!Files.exists(dir)) {
+      throw new InvalidProjectException(List.of(Problem.ofFile(dir.toString(), "no such folder",
+          "give the folder that holds sources.yml, streamform.yml and models/")));
+    }
+    if (!Files.isDirectory(dir)) {
+      throw new InvalidProjectException(List.of(Problem.ofFile(dir.toString(), "is a file, not a folder",
+          "give the folder that holds sources.yml, streamform.yml and models/")));
+    }
+    Optional<Map<String, SourcesFile.Entry>> sources = readFile(SourcesFile.NAME,
+        "create it with sources: and one source per name (connector, topic or path, schema)")
+        .flatMap(text -> SourcesFile.read(text, problems));
+    Optional<Map<String, ModelsFile.Entry>> models = readFile(ModelsFile.NAME,
+        "create it with models: and one model per name (materialized, key)")
+        .flatMap(text -> ModelsFile.read(text, problems));
+
+    Map<String, ModelDeclaration> checkedModels = new LinkedHashMap<>();
+    if (models.isPresent()) {
+      for (ModelsFile.Entry model : models.get().values()) {
+        checkModel(model, sources).ifPresent(m -> checkedModels.put(m.name(), m));
+      }
+      reportUndeclaredQueries(models.get().keySet());
+    }
+
+    if (!problems.isEmpty()) {
+      throw new InvalidProjectException(inFileOrder(problems));
+    }
+    Map<String, SourceDeclaration> checkedSources = new LinkedHashMap<>();
+    sources.get().forEach((name, entry) -> checkedSources.put(name, entry.declaration().get()));
+    return Project.create(dir, checkedSources, checkedModels);
+  }
+
+  private Optional<String> readFile(String name, String fix) {
+    Path file = dir.resolve(name);
+    if (!Files.isRegularFile(file)) {
+      problems.add(Problem.ofFile(name, "not found in " + dir, fix));
+      return Optional.empty();
+    }
+    return readText(file, name);
+  }
+
+  private Optional<String> readText(Path file, String name) {
+    try {
+      return Optional.of(Files.readString(file, StandardCharsets.UTF_8));
+    } catch (CharacterCodingException e) {
+      problems.add(Problem.ofFile(name, "is not UTF-8 text", "save it as UTF-8"));
+    } catch (IOException e) {
+      problems.add(Problem.ofFile(name, "cannot be read: " + e, "check the file's permissions"));
+    }
+    return Optional.empty();
+  }
+
+  /** Checks a model against its query and the sources; empty when it has a problem. */
+  private Optional<ModelDeclaration> checkModel(
+      ModelsFile.Entry model, Optional<Map<String, SourcesFile.Entry>> declared) {
+    if (!Names.isIdentifier(model.name())) {
+      return Optional.empty(); // already reported; the name cannot name a query file
+    }
+    String sqlName = MODELS_DIR + "/" + model.name() + ".sql";
+    Path sqlFile = dir.resolve(MODELS_DIR).resolve(model.name() + ".sql");
+    YamlMap yaml = model.yaml();
+    if (!Files.isRegularFile(sqlFile)) {
+      yaml.reportHere("has no query: " + sqlName + " does not exist",
+          "create " + sqlName + " with SELECT <key columns>, <aggregates> FROM source('<source>') GROUP BY <key columns>");
+      return Optional.empty();
+    }
+    Optional<String> sql = readText(sqlFile, sqlName);
+    if (sql.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<String> subject = Optional.of("model '" + model.name() + "'");
+    ModelQuery query;
+    try {
+      query = ModelSql.parse(sql.get());
+    } catch (SqlModelException e) {
+      addSqlProblem(sqlName, subject, e.line(), e.getMessage());
+      return Optional.empty();
+    }
+    if (declared.isEmpty()) {
+      return Optional.empty(); // sources.yml is unusable: nothing to check the query against
+    }
+    Map<String, SourcesFile.Entry> sources = declared.get();
+    SourcesFile.Entry source = sources.get(query.source());
+    if (source == null) {
+      String fix = Names.closest(query.source(), sources.keySet())
+          .map(c -> "did you mean source('" + c + "')?")
+          .orElse(sources.isEmpty() ? "declare it in sources.yml"
+              : "declare it in sources.yml or read one of: " + String.join(", ", sources.keySet()));
+      problems.add(Problem.of(sqlName, lineOf(sql.get(), query.source()), subject, Optional.empty(),
+          "reads source '" + query.source() + "', which sources.yml does not declare", Optional.of(fix)));
+      return Optional.empty();
+    }
+    for (String timed : List.of("retention", "window")) {
+      if (yaml.has(timed) && !source.eventTime()) {
+        yaml.report(timed, timed + " needs an event-time source upstream; source '" + source.name()
+                + "' has no event_time, so there is no clock to measure it by",
+            "add event_time: <timestamp column> to source '" + source.name()
+                + "' in sources.yml, or remove " + timed);
+      }
+    }
+    if (source.schemaComplete()) {
+      checkQuery(model, query, source.schema(), sqlName, subject);
+    }
+    if (model.declaration().isEmpty() || source.declaration().isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(model.declaration().get()
+        .setSource(query.source()).setSqlFile(sqlFile).setSql(sql.get()).build());
+  }
+
+  /** The query's own problems against the source schema, then the key against its output. */
+  private void checkQuery(ModelsFile.Entry model, ModelQuery query, Map<String, ColumnType> schema,
+      String sqlName, Optional<String> subject) {
+    List<String> queryProblems = query.problems(schema);
+    for (String message : queryProblems) {
+      addSqlProblem(sqlName, subject, 0, message);
+    }
+    if (!queryProblems.isEmpty() || model.key().isEmpty()) {
+      return;
+    }
+    Map<String, ColumnType> output = query.outputColumns(schema);
+    Set<String> groupBy = new LinkedHashSet<>();
+    for (OutputColumn column : query.outputs()) {
+      if (column.kind() == OutputColumn.Kind.KEY) {
+        groupBy.add(column.name());
+      }
+    }
+    List<String> key = model.key().get();
+    boolean each = true;
+    for (String column : key) {
+      if (!output.containsKey(column)) {
+        each = false;
+        model.yaml().report("key", "'" + column + "' is not a column the query produces (it produces "
+                + String.join(", ", output.keySet()) + ")",
+            Names.closest(column, output.keySet()).map(c -> "did you mean '" + c + "'? ").orElse("")
+                + "name the query's GROUP BY columns in key:");
+      } else if (!groupBy.contains(column)) {
+        each = false;
+        model.yaml().report("key", "'" + column + "' is an aggregate, not a GROUP BY column of the query",
+            "name the query's GROUP BY columns in key: [" + String.join(", ", groupBy) + "]");
+      }
+    }
+    if (each && !new TreeSet<>(key).equals(new TreeSet<>(groupBy))) {
+      model.yaml().report("key", "[" + String.join(", ", key) + "] is not the query's GROUP BY ["
+              + String.join(", ", groupBy) + "], so one key could have several rows",
+          "write key: [" + String.join(", ", groupBy) + "]");
+    }
+  }
+
+  /** A problem from the SQL parser; its messages may start with {@code line N: }, which the problem's line says instead. */
+  private void addSqlProblem(String sqlName, Optional<String> subject, int line, String message) {
+    Matcher at = LINE_PREFIX.matcher(message);
+    if (at.lookingAt()) {
+      line = line > 0 ? line : Integer.parseInt(at.group(1));
+      message = message.substring(at.end());
+    }
+    problems.add(Problem.of(sqlName, line, subject, Optional.empty(), message, Optional.empty()));
+  }
+
+  /** A query file in models/ that no model declares: likely a misspelt name. */
+  private void reportUndeclaredQueries(Set<String> declared) {
+    Path models = dir.resolve(MODELS_DIR);
+    if (!Files.isDirectory(models)) {
+      return;
+    }
+    List<String> undeclared = new ArrayList<>();
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(models, "*.sql")) {
+      for (Path file : files) {
+        String name = file.getFileName().toString().replaceFirst("\\.sql$", "");
+        if (!declared.contains(name)) {
+          undeclared.add(name);
+        }
+      }
+    } catch (IOException e) {
+      problems.add(Problem.ofFile(MODELS_DIR, "cannot be listed: " + e, "check the folder's permissions"));
+    }
+    undeclared.sort(Comparator.naturalOrder());
+    for (String name : undeclared) {
+      problems.add(Problem.ofFile(MODELS_DIR + "/" + name + ".sql", "no model '" + name + "' in streamform.yml",
+          Names.closest(name, declared).map(c -> "did you mean '" + c + "'? rename the file, or ").orElse("")
+              + "declare " + name + ": under models: in streamform.yml, or delete the file"));
+    }
+  }
+
+  /** The 1-based line of the first mention of {@code word} in {@code text}, or 0. */
+  private static int lineOf(String text, String word) {
+    int at = text.indexOf(word);
+    return at < 0 ? 0 : (int) text.substring(0, at).chars().filter(c -> c == '\n').count() + 1;
+  }
+
+  private static List<Problem> inFileOrder(List<Problem> problems) {
+    List<Problem> sorted = new ArrayList<>(problems);
+    sorted.sort(Comparator.comparingInt((Problem p) -> fileRank(p.file()))
+        .thenComparing(Problem::file)
+        .thenComparingInt(Problem::line));
+    return sorted;
+  }
+
+  private static int fileRank(String file) {
+    return file.equals(SourcesFile.NAME) ? 0 : file.equals(ModelsFile.NAME) ? 1 : 2;
+  }
+}

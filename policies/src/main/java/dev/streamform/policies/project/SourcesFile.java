@@ -1,0 +1,214 @@
+package dev.streamform.policies.project;
+
+import dev.streamform.policies.declarations.Connector;
+import dev.streamform.policies.declarations.LateEvents;
+import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.policies.schema.ColumnType;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** Reads and checks {@code sources.yml}: the rules of a source on its own. */
+final class SourcesFile {
+  static final String NAME = "sources.yml";
+
+  static final List<String> KEYS =
+      List.of("connector", "topic", "path", "format", "schema", "event_time", "watermark",
+          "late_events", "idle_after");
+
+  private SourcesFile() {}
+
+  /**
+   * What is known about one declared source, even when it has problems, so that checks of the
+   * models reading it can still run.
+   *
+   * @param declaration present when the source has no problem
+   * @param schema the columns whose type could be read
+   * @param schemaComplete every column's type could be read
+   * @param eventTime whether the source declares {@code event_time} (valid or not)
+   */
+  record Entry(
+      String name,
+      Optional<SourceDeclaration> declaration,
+      Map<String, ColumnType> schema,
+      boolean schemaComplete,
+      boolean eventTime) {}
+
+  /**
+   * Every source declared in {@code text}, in file order; problems go to {@code problems}. Empty
+   * when the file is not even a {@code sources:} map, so checks that depend on it are skipped.
+   */
+  static Optional<Map<String, Entry>> read(String text, List<Problem> problems) {
+    Map<String, Entry> sources = new LinkedHashMap<>();
+    Optional<YamlMap> top =
+        YamlMap.parseFile(NAME, text, "sources: followed by one source per name", problems);
+    if (top.isEmpty()) {
+      return Optional.empty();
+    }
+    top.get().allowOnly(List.of("sources"));
+    if (!top.get().has("sources")) {
+      top.get().reportMissing("sources", "start the file with sources: and one source per name");
+      return Optional.empty();
+    }
+    Optional<YamlMap> all =
+        top.get().map("sources", Optional.empty(), "sources: followed by one source per name");
+    if (all.isEmpty()) {
+      return Optional.empty();
+    }
+    if (all.get().keys().isEmpty()) {
+      all.get().report("sources", "declares no source", "add one, e.g. orders: with connector:, topic: and schema:");
+    }
+    for (String name : all.get().keys()) {
+      String subject = "source '" + name + "'";
+      Optional<YamlMap> source = all.get().map(name, Optional.of(subject), name + ": followed by its keys (connector, topic, schema, ...)");
+      int before = problems.size();
+      if (!Names.isIdentifier(name)) {
+        all.get().report(name, "'" + name + "' is not a usable source name",
+            "use letters, digits and _ (starting with a letter or _)");
+      }
+      sources.put(name, source.map(s -> read(name, s, before, problems))
+          .orElse(new Entry(name, Optional.empty(), Map.of(), false, false)));
+    }
+    return Optional.of(sources);
+  }
+
+  private static Entry read(String name, YamlMap s, int problemsBefore, List<Problem> problems) {
+    s.allowOnly(KEYS);
+    SourceDeclaration.Builder b = SourceDeclaration.builder().setName(name);
+
+    Optional<Connector> connector = s.choice("connector", Connector.class, "kafka or connector: file");
+    Optional<String> topic = s.string("topic", "topic: orders");
+    Optional<String> path = s.string("path", "path: orders.jsonl");
+    if (!s.has("connector")) {
+      s.reportMissing("connector", "add connector: kafka (with topic:) or connector: file (with path:)");
+    }
+    connector.ifPresent(c -> {
+      b.setConnector(c);
+      if (c == Connector.KAFKA) {
+        if (!s.has("topic")) {
+          s.reportMissing("topic", "a kafka source needs its topic: add topic: <kafka topic>");
+        }
+        if (s.has("path")) {
+          s.report("path", "a kafka source reads a topic, not a file", "remove path, or use connector: file");
+        }
+      } else {
+        if (!s.has("path")) {
+          s.reportMissing("path", "a file source needs its file: add path: <file of JSON lines>");
+        }
+        if (s.has("topic")) {
+          s.report("topic", "a file source reads a file, not a topic", "remove topic, or use connector: kafka");
+        }
+      }
+    });
+    topic.ifPresent(b::setTopic);
+    path.ifPresent(b::setPath);
+
+    s.string("format", "format: json").ifPresent(format -> {
+      if (format.trim().equalsIgnoreCase("json")) {
+        b.setFormat("json");
+      } else {
+        s.report("format", "unknown format '" + format + "'", "write format: json (the only format so far)");
+      }
+    });
+
+    Map<String, ColumnType> schema = new LinkedHashMap<>();
+    boolean schemaComplete = readSchema(s, schema);
+    b.setSchema(schema);
+
+    Optional<String> eventTime = s.string("event_time", "event_time: <timestamp column>");
+    eventTime.ifPresent(column -> {
+      b.setEventTime(column);
+      checkEventTime(s, column, schema, schemaComplete);
+    });
+    for (String clockKey : List.of("watermark", "late_events", "idle_after")) {
+      if (s.has(clockKey) && !s.has("event_time")) {
+        s.report(clockKey, clockMessage(clockKey),
+            "add event_time: <timestamp column> or remove " + clockKey);
+      }
+    }
+    s.duration("watermark", "5m").ifPresent(b::setWatermark);
+    s.choice("late_events", LateEvents.class, "drop or late_events: keep").ifPresent(b::setLateEvents);
+    s.duration("idle_after", "1m").ifPresent(idle -> {
+      if (idle.isZero()) {
+        s.report("idle_after", "0s would make every partition idle at once",
+            "give how long a silent partition may hold the watermark back, e.g. idle_after: 1m, or remove it");
+      } else {
+        b.setIdleAfter(idle);
+      }
+    });
+
+    Optional<SourceDeclaration> declaration =
+        problems.size() == problemsBefore ? Optional.of(b.build()) : Optional.empty();
+    return new Entry(name, declaration, Collections.unmodifiableMap(schema), schemaComplete, eventTime.isPresent());
+  }
+
+  /** Reads the schema into {@code schema}; true when every column's type could be read. */
+  private static boolean readSchema(YamlMap s, Map<String, ColumnType> schema) {
+    if (!s.has("schema")) {
+      s.reportMissing("schema", "add schema: with one column: type per line (int64, string, bool, double, decimal(p,s), timestamp)");
+      return false;
+    }
+    Optional<YamlMap> columns = s.map("schema", Optional.empty(), "schema: with one column: type per line");
+    if (columns.isEmpty()) {
+      return false;
+    }
+    if (columns.get().keys().isEmpty()) {
+      s.report("schema", "declares no column", "add one column: type per line");
+      return false;
+    }
+    boolean complete = true;
+    for (String column : columns.get().keys()) {
+      Optional<String> type = columns.get().string(column, column + ": int64");
+      if (type.isEmpty()) {
+        complete = false;
+        continue;
+      }
+      try {
+        schema.put(column, ColumnType.parse(type.get()));
+      } catch (IllegalArgumentException e) {
+        complete = false;
+        columns.get().report(column, "column '" + column + "': " + e.getMessage(),
+            "fix the type of " + column);
+      }
+    }
+    return complete;
+  }
+
+  private static void checkEventTime(
+      YamlMap s, String column, Map<String, ColumnType> schema, boolean schemaComplete) {
+    List<String> timestamps = new ArrayList<>();
+    schema.forEach((name, type) -> {
+      if (type.equals(ColumnType.TIMESTAMP)) {
+        timestamps.add(name);
+      }
+    });
+    String choose = timestamps.isEmpty()
+        ? "add a column of type timestamp to the schema and name it here"
+        : "name a timestamp column: " + String.join(", ", timestamps);
+    ColumnType type = schema.get(column);
+    if (type == null) {
+      if (schemaComplete || !s.has("schema")) {
+        Optional<String> closest = Names.closest(column, schema.keySet());
+        s.report("event_time", "'" + column + "' is not a column of the schema",
+            closest.map(c -> "did you mean '" + c + "'? ").orElse("") + choose);
+      }
+    } else if (!type.equals(ColumnType.TIMESTAMP)) {
+      s.report("event_time", "'" + column + "' is a " + type + " column, not a timestamp",
+          "declare " + column + ": timestamp in the schema, or " + choose);
+    }
+  }
+
+  private static String clockMessage(String key) {
+    switch (key) {
+      case "watermark":
+        return "a watermark needs an event-time column";
+      case "late_events":
+        return "late_events needs an event-time column; without one nothing is late";
+      default:
+        return "idle_after needs an event-time column; without one there is no watermark to hold back";
+    }
+  }
+}

@@ -1,0 +1,116 @@
+package dev.streamform.policies.time;
+
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Date;
+import java.util.regex.Pattern;
+
+/**
+ * Event-time values as fixtures and records carry them, read as {@link Instant}s.
+ *
+ * <p>{@link #parse(Object)} (fixtures, strict) accepts an RFC 3339 instant with a zone ({@code
+ * 2026-08-30T10:00:00Z}, optional fraction, {@code Z} or an explicit offset such as {@code +02:00})
+ * or integer epoch milliseconds (a YAML int, or a string of digits). A value without a date, such
+ * as a bare time of day, is refused: it would make a fixture depend on the day it runs.
+ *
+ * <p>{@link #parseLenient(Object)} (records read from Kafka) also accepts an RFC 3339 date-time
+ * without a zone ({@code 2026-08-30T10:00:00}) and reads it as UTC, because that is what producers
+ * writing for Flink's {@code TIMESTAMP(3)} emit.
+ */
+public final class Timestamps {
+  private Timestamps() {}
+
+  /** The instant every message shows as an example. */
+  public static final String EXAMPLE = "2026-08-30T10:00:00Z";
+
+  private static final Pattern EPOCH_MILLIS = Pattern.compile("-?\\d+");
+  private static final Pattern TIME_OF_DAY =
+      Pattern.compile("\\d{1,2}:\\d{2}(:\\d{2}(\\.\\d+)?)?([zZ]|[+-]\\d{2}:?\\d{2})?");
+  private static final Pattern DATE_ONLY = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
+  private static final Pattern NO_ZONE =
+      Pattern.compile("\\d{4}-\\d{2}-\\d{2}[tT ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?");
+
+  /**
+   * Reads a fixture's timestamp value.
+   *
+   * @throws IllegalArgumentException quoting the value and saying what to write instead
+   */
+  public static Instant parse(Object value) {
+    return read(value, false);
+  }
+
+  /**
+   * Reads a record's timestamp value: everything {@link #parse(Object)} accepts, and an RFC 3339
+   * date-time without a zone, meaning UTC.
+   *
+   * @throws IllegalArgumentException quoting the value and saying what to write instead
+   */
+  public static Instant parseLenient(Object value) {
+    return read(value, true);
+  }
+
+  /** The canonical spelling of {@code instant}: RFC 3339 in UTC, e.g. {@value #EXAMPLE}. */
+  public static String format(Instant instant) {
+    return DateTimeFormatter.ISO_INSTANT.format(instant);
+  }
+
+  private static Instant read(Object value, boolean zoneOptional) {
+    if (value instanceof Instant) {
+      return (Instant) value;
+    }
+    if (value instanceof Date) { // YAML loaders turn an unquoted timestamp into a Date
+      return ((Date) value).toInstant();
+    }
+    if (value instanceof Long || value instanceof Integer || value instanceof Short) {
+      return Instant.ofEpochMilli(((Number) value).longValue());
+    }
+    if (!(value instanceof String)) {
+      throw new IllegalArgumentException(
+          (value == null ? "a missing value" : "'" + value + "'")
+              + " is not a timestamp; give an RFC 3339 instant such as "
+              + EXAMPLE
+              + " or integer epoch milliseconds");
+    }
+    String text = ((String) value).trim();
+    try {
+      if (EPOCH_MILLIS.matcher(text).matches()) {
+        return Instant.ofEpochMilli(Long.parseLong(text));
+      }
+      if (NO_ZONE.matcher(text).matches()) {
+        if (zoneOptional) {
+          return LocalDateTime.parse(text.replace(' ', 'T').replace('t', 'T'))
+              .toInstant(ZoneOffset.UTC);
+        }
+        throw new IllegalArgumentException(
+            "'" + value + "' has no time zone; give an RFC 3339 instant such as " + EXAMPLE
+                + " (add Z for UTC)");
+      }
+      return OffsetDateTime.parse(text.replace(' ', 'T'), DateTimeFormatter.ISO_OFFSET_DATE_TIME)
+          .toInstant();
+    } catch (NumberFormatException | DateTimeParseException e) {
+      // fall through to the message below
+    } catch (DateTimeException e) {
+      throw new IllegalArgumentException(
+          "'" + value + "' is not a valid timestamp (" + e.getMessage() + "); give an RFC 3339 instant such as "
+              + EXAMPLE);
+    }
+    if (TIME_OF_DAY.matcher(text).matches()) {
+      throw new IllegalArgumentException(
+          "'" + value + "' is a time of day without a date; give a full RFC 3339 instant such as "
+              + EXAMPLE);
+    }
+    if (DATE_ONLY.matcher(text).matches()) {
+      throw new IllegalArgumentException(
+          "'" + value + "' is a date without a time; give a full RFC 3339 instant such as "
+              + EXAMPLE);
+    }
+    throw new IllegalArgumentException(
+        "'" + value + "' is not a timestamp; give an RFC 3339 instant such as " + EXAMPLE
+            + " or integer epoch milliseconds");
+  }
+}

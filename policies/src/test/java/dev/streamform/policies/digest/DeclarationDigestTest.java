@@ -1,0 +1,109 @@
+package dev.streamform.policies.digest;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.matchesPattern;
+import static org.hamcrest.Matchers.not;
+
+import dev.streamform.policies.project.InvalidProjectException;
+import dev.streamform.policies.project.Project;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The digest follows meaning, not spelling. */
+class DeclarationDigestTest {
+  @TempDir Path dir;
+
+  private static final String SOURCES =
+      """
+      sources:
+        orders:
+          connector: kafka
+          topic: orders
+          format: json
+          schema:
+            customer_id: int64
+            amount: decimal(12,2)
+            ordered_at: timestamp
+          event_time: ordered_at
+          watermark: 5m
+          late_events: drop
+      """;
+
+  /** The same source: keys and columns reordered, values quoted, spacing changed, defaults and canonical spelling varied. */
+  private static final String SOURCES_RESPELT =
+      """
+      sources:
+          orders:
+              late_events:   "drop"
+              watermark: '300s'
+              event_time: "ordered_at"
+              schema: {ordered_at: "timestamp", amount: "decimal( 12 , 2 )", customer_id: INT64}
+              topic:     orders
+              connector: "kafka"
+      """;
+
+  private static final String MODELS =
+      "models:\n  customer_metrics:\n    materialized: upsert\n    key: [customer_id]\n    retention: 30d\n";
+
+  private static final String MODELS_RESPELT =
+      "models:\n  customer_metrics:\n    retention: \"720h\"\n    key:\n      - 'customer_id'\n";
+
+  private Project project(String name, String sources, String models) throws IOException, InvalidProjectException {
+    Path p = dir.resolve(name);
+    Files.createDirectories(p.resolve("models"));
+    Files.writeString(p.resolve("sources.yml"), sources);
+    Files.writeString(p.resolve("streamform.yml"), models);
+    Files.writeString(p.resolve("models/customer_metrics.sql"),
+        "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY customer_id");
+    return Project.load(p);
+  }
+
+  private String sourceDigest(String name, String sources) throws Exception {
+    return DeclarationDigest.of(project(name, sources, MODELS).sources().get("orders"));
+  }
+
+  private String modelDigest(String name, String models) throws Exception {
+    return DeclarationDigest.of(project(name, SOURCES, models).models().get("customer_metrics"));
+  }
+
+  @Test
+  void isSha256Hex() throws Exception {
+    assertThat(sourceDigest("a", SOURCES), matchesPattern("[0-9a-f]{64}"));
+  }
+
+  @Test
+  void sourceDigestIgnoresKeyOrderQuotingWhitespaceAndSpelling() throws Exception {
+    assertThat(sourceDigest("b", SOURCES_RESPELT), is(sourceDigest("a", SOURCES)));
+  }
+
+  @Test
+  void modelDigestIgnoresKeyOrderQuotingStyleAndDefaults() throws Exception {
+    assertThat(modelDigest("b", MODELS_RESPELT), is(modelDigest("a", MODELS)));
+  }
+
+  @Test
+  void aRealChangeChangesTheSourceDigest() throws Exception {
+    String before = sourceDigest("a", SOURCES);
+    assertThat(sourceDigest("b", SOURCES.replace("watermark: 5m", "watermark: 6m")), is(not(before)));
+    assertThat(sourceDigest("c", SOURCES.replace("late_events: drop", "late_events: keep")), is(not(before)));
+    assertThat(sourceDigest("d", SOURCES.replace("decimal(12,2)", "decimal(12,3)")), is(not(before)));
+    assertThat(sourceDigest("e", SOURCES.replace("topic: orders", "topic: orders_v2")), is(not(before)));
+  }
+
+  @Test
+  void aRealChangeChangesTheModelDigest() throws Exception {
+    assertThat(modelDigest("b", MODELS.replace("30d", "31d")), is(not(modelDigest("a", MODELS))));
+  }
+
+  @Test
+  void canonicalFormIsReadable() throws Exception {
+    assertThat(DeclarationDigest.canonicalForm(project("a", SOURCES, MODELS).sources().get("orders")),
+        is("connector=\"kafka\";event_time=\"ordered_at\";format=\"json\";kind=\"source\";"
+            + "late_events=\"drop\";name=\"orders\";schema={\"amount\":\"decimal(12,2)\","
+            + "\"customer_id\":\"int64\",\"ordered_at\":\"timestamp\"};topic=\"orders\";watermark=\"5m\""));
+  }
+}

@@ -1,0 +1,58 @@
+package dev.streamform.policies.time;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class DurationsTest {
+
+  @ParameterizedTest
+  @CsvSource({"500ms, 500", "0s, 0", "10s, 10000", "5m, 300000", "2h, 7200000", "30d, 2592000000",
+      "0ms, 0", "5M, 300000", "' 5m ', 300000"})
+  void parses(String text, long millis) {
+    assertThat(Durations.parse(text), is(Duration.ofMillis(millis)));
+  }
+
+  @ParameterizedTest
+  @CsvSource({"0, 0s", "500, 500ms", "1500, 1500ms", "90000, 90s", "300000, 5m", "7200000, 2h",
+      "2592000000, 30d", "5400000, 90m"})
+  void formatsCanonically(long millis, String text) {
+    assertThat(Durations.format(Duration.ofMillis(millis)), is(text));
+    assertThat(Durations.parse(text), is(Duration.ofMillis(millis)));
+  }
+
+  @Test
+  void refusalQuotesTheValueAndGivesExamples() {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Durations.parse("5 minutes"));
+    assertThat(e.getMessage(), is("'5 minutes' is not a duration; write a whole number and a unit,"
+        + " e.g. 500ms, 0s, 10s, 5m, 2h or 30d"));
+  }
+
+  @Test
+  void aNumberNeedsAUnit() {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Durations.parse("60"));
+    assertThat(e.getMessage(), is("'60' is not a duration (a number needs a unit); write a whole"
+        + " number and a unit, e.g. 500ms, 0s, 10s, 5m, 2h or 30d"));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "m", "1.5h", "-1s", "5w", "1h30m", "PT5M"})
+  void refuses(String text) {
+    assertThrows(IllegalArgumentException.class, () -> Durations.parse(text));
+  }
+
+  @Test
+  void refusesOverflow() {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Durations.parse("99999999999999999999d"));
+    assertThat(e.getMessage(), is("'99999999999999999999d' is too long a duration"));
+  }
+}
