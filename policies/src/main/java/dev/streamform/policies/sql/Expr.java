@@ -219,7 +219,9 @@ final class Expr {
         String s = TS.format((Instant) value);
         // Trim trailing zeros of the fraction.
         if (s.indexOf('.') >= 0) {
-          s = s.replaceAll("0+$", "");
+          while (s.endsWith("0")) {
+            s = s.substring(0, s.length() - 1);
+          }
           if (s.endsWith(".")) {
             s = s.substring(0, s.length() - 1);
           }

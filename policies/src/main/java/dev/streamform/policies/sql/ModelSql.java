@@ -99,7 +99,7 @@ public final class ModelSql {
     try {
       statements = SqlParser.create(sql, CONFIG).parseStmtList();
     } catch (SqlParseException e) {
-      throw syntaxError(e);
+      throw syntaxError(e, sql);
     }
     if (statements.size() != 1) {
       SqlNode second = statements.size() > 1 ? statements.get(1) : null;
@@ -109,18 +109,18 @@ public final class ModelSql {
               + statements.size()
               + "; put each model in its own file under models/");
     }
-    return new Parser().query(statements.get(0));
+    return new Parser(sql).query(statements.get(0));
   }
 
   // ------------------------------------------------------------------ errors
 
-  private static SqlModelException syntaxError(SqlParseException e) {
+  private static SqlModelException syntaxError(SqlParseException e, String sql) {
     SqlParserPos pos = e.getPos();
     int line = pos == null ? 0 : pos.getLineNum();
     int col = pos == null ? 0 : pos.getColumnNum();
     String first = e.getMessage() == null ? "syntax error" : e.getMessage().split("\n", 2)[0];
     // Drop Calcite's own " at line N, column M." (we say it once, our way).
-    String detail = first.replaceAll("\\s*at line \\d+, column \\d+\\.?", "").trim();
+    String detail = withoutPosition(first).trim();
     if (detail.endsWith(".")) {
       detail = detail.substring(0, detail.length() - 1);
     }
@@ -131,7 +131,7 @@ public final class ModelSql {
             .append(col)
             .append(": ")
             .append(detail);
-    String word = encounteredWord(detail);
+    String word = wordAt(sql, line, col);
     if (detail.contains("'!='")) {
       msg.append("; write <> for 'not equal'");
     } else if (word != null && isReservedWord(word)) {
@@ -150,21 +150,38 @@ public final class ModelSql {
     return new SqlModelException(msg.toString(), line, col, e);
   }
 
-  /** The word in {@code Encountered "word"} / {@code near the keyword 'WORD'}, if any. */
-  private static String encounteredWord(String detail) {
-    for (String marker : new String[] {"Encountered \"", "keyword '"}) {
-      int i = detail.indexOf(marker);
-      if (i >= 0) {
-        int start = i + marker.length();
-        int end = start;
-        while (end < detail.length() && Character.isLetterOrDigit(detail.charAt(end))
-            || end < detail.length() && detail.charAt(end) == '_') {
-          end++;
-        }
-        return end > start ? detail.substring(start, end) : null;
-      }
+  /** Drops Calcite's {@code " at line N, column M."} from a message. */
+  private static String withoutPosition(String message) {
+    int at = message.indexOf(" at line ");
+    if (at < 0) {
+      return message;
     }
-    return null;
+    int comma = message.indexOf(", column ", at);
+    if (comma < 0) {
+      return message;
+    }
+    int end = comma + ", column ".length();
+    while (end < message.length() && Character.isDigit(message.charAt(end))) {
+      end++;
+    }
+    if (end < message.length() && message.charAt(end) == '.') {
+      end++;
+    }
+    return message.substring(0, at) + message.substring(end);
+  }
+
+  /** The identifier-like word of the user's text at a 1-based line and column, if any. */
+  private static String wordAt(String sql, int line, int col) {
+    String[] lines = sql.lines().toArray(String[]::new);
+    if (line < 1 || line > lines.length || col < 1 || col > lines[line - 1].length()) {
+      return null;
+    }
+    String l = lines[line - 1];
+    int end = col - 1;
+    while (end < l.length() && (Character.isLetterOrDigit(l.charAt(end)) || l.charAt(end) == '_')) {
+      end++;
+    }
+    return end > col - 1 && Character.isLetter(l.charAt(col - 1)) ? l.substring(col - 1, end) : null;
   }
 
   static SqlModelException refuse(SqlParserPos pos, String message) {
@@ -177,6 +194,38 @@ public final class ModelSql {
 
   /** Turns Calcite's parse tree into a {@link ModelQuery}, refusing what is not supported. */
   private static final class Parser {
+    private final String[] lines;
+
+    Parser(String sql) {
+      this.lines = sql.lines().toArray(String[]::new);
+    }
+
+    /** The user's own text of {@code node} (falls back to Calcite's rendering). */
+    String text(SqlNode node) {
+      SqlParserPos p = node.getParserPosition();
+      int l1 = p.getLineNum();
+      int l2 = p.getEndLineNum();
+      int c1 = p.getColumnNum();
+      int c2 = p.getEndColumnNum();
+      if (l1 >= 1 && l2 >= l1 && l2 <= lines.length && c1 >= 1 && c2 >= 1) {
+        StringBuilder sb = new StringBuilder();
+        for (int l = l1; l <= l2; l++) {
+          String line = lines[l - 1];
+          int from = l == l1 ? c1 - 1 : 0;
+          int to = l == l2 ? Math.min(c2, line.length()) : line.length();
+          if (from > to) {
+            sb.setLength(0);
+            break;
+          }
+          sb.append(l == l1 ? "" : " ").append(line, from, to);
+        }
+        String t = String.join(" ", sb.toString().trim().split("\\s+"));
+        if (!t.isEmpty()) {
+          return t;
+        }
+      }
+      return node.toString().replace("`", "");
+    }
 
     ModelQuery query(SqlNode stmt) throws SqlModelException {
       if (stmt instanceof SqlOrderBy) {
@@ -439,12 +488,9 @@ public final class ModelSql {
                 "nested aggregates (" + f + "(" + ((SqlCall) arg).getOperator().getName().toUpperCase(Locale.ROOT)
                     + "(...))) are not supported; aggregate a column directly");
           }
-          if (arg instanceof SqlCall) {
-            refuseSpecial((SqlCall) arg, "inside " + f + "(...)");
-          }
           throw refuse(
               arg.getParserPosition(),
-              f + "(" + arg + ") is not supported: an aggregate's argument must be a single"
+              f + "(" + text(arg) + ") is not supported: an aggregate's argument must be a single"
                   + " column, e.g. " + f + "(amount)");
         }
         String name = alias == null ? generatedName(f, argument) : alias;
@@ -454,12 +500,12 @@ public final class ModelSql {
       if (expr instanceof SqlLiteral) {
         throw refuse(
             expr.getParserPosition(),
-            "constant " + expr + " in the SELECT list is not supported; select key columns and"
+            "constant " + text(expr) + " in the SELECT list is not supported; select key columns and"
                 + " aggregates only");
       }
       throw refuse(
           expr.getParserPosition(),
-          "`" + expr + "` in the SELECT list is not supported; select key columns and aggregates"
+          "`" + text(expr) + "` in the SELECT list is not supported; select key columns and aggregates"
               + " only");
     }
 
@@ -500,11 +546,11 @@ public final class ModelSql {
         case LITERAL:
           throw refuse(
               g.getParserPosition(),
-              "GROUP BY " + g + " (a position or constant) is not supported; name the key column");
+              "GROUP BY " + text(g) + " (a position or constant) is not supported; name the key column");
         default:
           throw refuse(
               g.getParserPosition(),
-              "GROUP BY `" + g + "` is not supported: group by plain columns only");
+              "GROUP BY `" + text(g) + "` is not supported: group by plain columns only");
       }
     }
 
@@ -577,7 +623,7 @@ public final class ModelSql {
         case PLUS_PREFIX:
           throw refuse(
               call.getParserPosition(),
-              "arithmetic `" + call + "` " + where + " is not supported; select key columns and"
+              "arithmetic `" + text(call) + "` " + where + " is not supported; select key columns and"
                   + " aggregates of single columns");
         case CAST:
           throw refuse(call.getParserPosition(), "CAST is not supported " + where + "; remove it");
@@ -619,7 +665,7 @@ public final class ModelSql {
         return new Expr.Literal(literal((SqlLiteral) node), line, col);
       }
       if (!(node instanceof SqlCall)) {
-        throw refuse(pos, "`" + node + "` is not supported in WHERE");
+        throw refuse(pos, "`" + text(node) + "` is not supported in WHERE");
       }
       SqlCall call = (SqlCall) node;
       switch (call.getKind()) {
@@ -685,7 +731,7 @@ public final class ModelSql {
                 refuseNested(v);
                 throw refuse(
                     v.getParserPosition(),
-                    "IN lists hold literals only, found `" + v + "`; write IN ('a', 'b') or"
+                    "IN lists hold literals only, found `" + text(v) + "`; write IN ('a', 'b') or"
                         + " compare columns with =");
               }
               values.add(expr(v));
@@ -727,6 +773,7 @@ public final class ModelSql {
                 + " is not allowed in WHERE: WHERE filters rows before aggregation (and HAVING"
                 + " is not supported); compare columns with literals");
       }
+      refuseNested(call);
       refuseSpecial(call, "in WHERE");
       String name = call.getOperator().getName().toUpperCase(Locale.ROOT);
       boolean function = call.getKind() == SqlKind.OTHER_FUNCTION
@@ -806,7 +853,7 @@ public final class ModelSql {
         default:
           throw refuse(
               pos,
-              t.getName() + " literal " + lit + " is not supported; use numbers, 'strings', TRUE,"
+              t.getName() + " literal " + text(lit) + " is not supported; use numbers, 'strings', TRUE,"
                   + " FALSE, NULL or TIMESTAMP 'yyyy-MM-dd HH:mm:ss'");
       }
     }
