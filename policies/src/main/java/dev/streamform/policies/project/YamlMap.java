@@ -297,11 +297,6 @@ final class YamlMap {
     return Optional.of(new java.util.AbstractMap.SimpleEntry<>(text, typed));
   }
 
-  /** Records a problem about {@code key} with no fix to suggest beyond the message. */
-  void reportAt(String key, String message, String fix) {
-    report(key, message, fix);
-  }
-
   private void report(Node at, Optional<String> key, String message, String fix) {
     problems.add(Problem.of(file, line(at), subject, key, message, Optional.of(fix)));
   }

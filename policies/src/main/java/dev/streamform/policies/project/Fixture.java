@@ -1,0 +1,94 @@
+package dev.streamform.policies.project;
+
+import com.google.auto.value.AutoValue;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A fixture of a project ({@code fixtures/<name>.yml}): the items given to a model's source in
+ * delivery order, the changelog it must produce and the events it must drop as late. Values are
+ * already typed by the source schema and the model's output columns (int64 -> Long, decimal ->
+ * BigDecimal, timestamp -> Instant, ...). Read with {@link #load(Project, Path)}.
+ */
+@AutoValue
+public abstract class Fixture {
+
+  /** The file name without {@code .yml}. */
+  public abstract String name();
+
+  public abstract Path file();
+
+  public abstract String model();
+
+  public abstract List<Given> given();
+
+  public abstract List<Row> expect();
+
+  public abstract List<Row> late();
+
+  /** One {@code given:} item: an event or a watermark. */
+  @AutoValue
+  public abstract static class Given {
+    public abstract int line();
+
+    public abstract int partition();
+
+    /** 1-based number among the fixture's events (0 for a watermark item). */
+    public abstract int eventNumber();
+
+    /** The event's columns (absent ones are null); empty for a watermark item. */
+    public abstract Optional<Map<String, Object>> event();
+
+    /** The watermark of a watermark item. */
+    public abstract Optional<Instant> watermark();
+
+    /** True when a watermark item named no partition: it then applies to every partition. */
+    public abstract boolean allPartitions();
+
+    static Given event(int line, int partition, int number, Map<String, Object> values) {
+      return new AutoValue_Fixture_Given(
+          line, partition, number, Optional.of(values), Optional.empty(), false);
+    }
+
+    static Given watermark(int line, Optional<Integer> partition, Instant watermark) {
+      return new AutoValue_Fixture_Given(
+          line, partition.orElse(0), 0, Optional.empty(), Optional.of(watermark), partition.isEmpty());
+    }
+  }
+
+  /** One row of {@code expect:} or {@code late:}, with its line. */
+  @AutoValue
+  public abstract static class Row {
+    public abstract int line();
+
+    /** Column -> typed value, in the order written; {@code op} is "insert" or "update". */
+    public abstract Map<String, Object> values();
+
+    static Row of(int line, Map<String, Object> values) {
+      return new AutoValue_Fixture_Row(line, values);
+    }
+  }
+
+  static Fixture create(
+      String name, Path file, String model, List<Given> given, List<Row> expect, List<Row> late) {
+    return new AutoValue_Fixture(
+        name, file, model, List.copyOf(given), List.copyOf(expect), List.copyOf(late));
+  }
+
+  /**
+   * Reads and checks {@code file} against {@code project}.
+   *
+   * @throws InvalidProjectException with every problem, each naming the file and line
+   */
+  public static Fixture load(Project project, Path file) throws InvalidProjectException {
+    return FixtureFile.read(project, file);
+  }
+
+  /** The fixture files of a project, {@code fixtures/*.yml} in name order. */
+  public static List<Path> filesOf(Project project) {
+    return FixtureFile.filesOf(project.dir());
+  }
+}
