@@ -134,6 +134,13 @@ public final class ModelSql {
     String word = wordAt(sql, line, col);
     if (detail.contains("'!='")) {
       msg.append("; write <> for 'not equal'");
+    } else if (word != null && isReservedWord(word) && detail.contains("Incorrect syntax near")) {
+      msg.append("; `")
+          .append(word)
+          .append("` is a SQL keyword that a model cannot use here (if it is a column, quote it as \"")
+          .append(word)
+          .append("\"); ")
+          .append(SHAPE);
     } else if (word != null && isReservedWord(word)) {
       msg.append("; `")
           .append(word)
@@ -659,13 +666,27 @@ public final class ModelSql {
         if (id.isStar()) {
           throw refuse(pos, "* is not allowed in WHERE; name a column");
         }
+        if (id.isSimple()
+            && !id.isComponentQuoted(0)
+            && METADATA.isContextVariableName(id.getSimple().toUpperCase(Locale.ROOT))) {
+          throw refuse(
+              pos,
+              id.getSimple().toUpperCase(Locale.ROOT)
+                  + " is not supported: a model must give the same result when events are"
+                  + " replayed, so it cannot depend on the current time or session; compare with"
+                  + " a literal such as TIMESTAMP '2026-08-30 10:00:00' (if it is a column, quote"
+                  + " it as \""
+                  + id.getSimple()
+                  + "\")");
+        }
         return new Expr.Column(column(id), line, col);
       }
       if (node instanceof SqlLiteral) {
         return new Expr.Literal(literal((SqlLiteral) node), line, col);
       }
       if (!(node instanceof SqlCall)) {
-        throw refuse(pos, "`" + text(node) + "` is not supported in WHERE");
+        throw refuse(
+            pos, "`" + text(node) + "` is not supported in WHERE; write a literal value instead");
       }
       SqlCall call = (SqlCall) node;
       switch (call.getKind()) {

@@ -160,6 +160,14 @@ class ModelSqlParseTest {
       SELECT k, COUNT(*) AS n FROM source('a')\\nWHERE ts > TIMESTAMP '2026-13-01 00:00:00'\\nGROUP BY k | is not a valid timestamp | 2
       SELECT k, COUNT(*) AS n FROM source('a')\\nWHERE x = ANY (SELECT 1)\\nGROUP BY k | subqueries are not supported | 2
       SELECT k, COUNT(*) AS n FROM source('a')\\nWHERE CAST(x AS INTEGER) = 1\\nGROUP BY k | CAST is not supported in WHERE | 2
+      SELECT k, COUNT(*) AS n FROM source('a')\\nWHERE ts < CURRENT_TIMESTAMP\\nGROUP BY k | CURRENT_TIMESTAMP is not supported: a model must give the same result when events are replayed | 2
+      SELECT k, COUNT(*) AS n FROM source('a')\\nWHERE ts > INTERVAL '1' HOUR\\nGROUP BY k | INTERVAL | 2
+      SELECT k, COUNT(*) AS n FROM source('a')\\nWHERE CASE WHEN x THEN 1 END = 1\\nGROUP BY k | CASE is not supported in WHERE | 2
+      SELECT o.k, COUNT(*) AS n FROM source('a') AS o\\nGROUP BY o.k | qualified name o.k is not supported; write the column name alone: k | 1
+      SELECT k, COUNT(*) AS n FROM source('a') GROUP BY k\\nFETCH FIRST 2 ROWS ONLY | LIMIT / FETCH is not supported | 2
+      SELECT k, COUNT(*) AS n,\\n RANK() OVER w AS r FROM source('a') GROUP BY k WINDOW w AS (ORDER BY k) | WINDOW clauses (window functions) are not supported | 2
+      SELECT k, COUNT(*) AS n FROM source('a') GROUP BY k\\nQUALIFY n > 1 | QUALIFY (filtering on window functions) is not supported | 2
+      INSERT INTO t SELECT 1 | a model must be a SELECT query, found INSERT | 1
       SELECT k, COUNT(*) AS n FROM source('a') GROUP BY k;\\nSELECT k FROM source('b') GROUP BY k | exactly one SELECT statement | 2
       """)
   void refuses(String sql, String message, int line) {
@@ -179,6 +187,22 @@ class ModelSqlParseTest {
         e.getMessage(),
         allOf(containsString("syntax error at line 3, column 9"), containsString("Encountered \"= =\"")));
     assertThat(e.getMessage(), containsString("a model is SELECT"));
+  }
+
+  @Test
+  void concatenationIsRefusedByName() {
+    SqlModelException e =
+        refused("SELECT k, COUNT(*) AS n FROM source('a')\nWHERE s = 'a' || 'b'\nGROUP BY k");
+    assertEquals(2, e.line());
+    assertThat(e.getMessage(), containsString("operator || is not supported in WHERE"));
+  }
+
+  @Test
+  void columnsCountATabAsOneCharacter() {
+    SqlModelException e =
+        refused("\tSELECT k, COUNT(*) AS n FROM source('o')\n\tWHERE\tx  = = 1 GROUP BY k");
+    assertEquals(2, e.line());
+    assertEquals(11, e.column());
   }
 
   @Test
