@@ -53,7 +53,7 @@ final class SeedStreams {
   SeedStreams event(int partition, long customer, String amount, String orderedAt) {
     Row row =
         Row.withSchema(ORDERS)
-            .addValues(customer, new BigDecimal(amount), orderedAt)
+            .addValues(customer, amount == null ? null : new BigDecimal(amount), orderedAt)
             .build();
     items.add(SourceRecord.of(partition, nextOffset(partition), INGEST, row));
     return this;
@@ -68,20 +68,46 @@ final class SeedStreams {
     return this;
   }
 
+  /** The items, each with its (partition, offset), in the order they were added. */
+  List<SourceRecord> items() {
+    return List.copyOf(items);
+  }
+
   /** One element per step, in delivery order; event times as element timestamps. */
   TestStream<SourceRecord> testStream() {
+    return testStreamOf(items);
+  }
+
+  /** A TestStream delivering {@code delivery} one element per step, in that order. */
+  static TestStream<SourceRecord> testStreamOf(List<SourceRecord> delivery) {
     TestStream.Builder<SourceRecord> b = TestStream.create(SourceRecordCoder.of(ORDERS));
-    for (SourceRecord r : items) {
-      Instant ts =
-          r.isWatermark()
-              ? r.watermark()
-              : r.record().getString("ordered_at") == null
-                      || !r.record().getString("ordered_at").contains("T")
-                  ? INGEST
-                  : Instant.parse(r.record().getString("ordered_at"));
-      b = b.addElements(TimestampedValue.of(r, ts));
+    for (SourceRecord r : delivery) {
+      b = b.addElements(TimestampedValue.of(r, elementTimestamp(r)));
     }
     return b.advanceWatermarkToInfinity();
+  }
+
+  /**
+   * The TestStream timestamp of an item: its event time when it has a usable RFC 3339 one, else
+   * the ingest time (the extraction re-stamps events; quarantined records keep this one).
+   */
+  static Instant elementTimestamp(SourceRecord r) {
+    if (r.isWatermark()) {
+      return r.watermark();
+    }
+    String text = r.record().getString("ordered_at");
+    if (text == null || !text.contains("T")) {
+      return INGEST;
+    }
+    try {
+      Instant t = Instant.parse(text);
+      return t.isBefore(org.apache.beam.sdk.transforms.windowing.BoundedWindow.TIMESTAMP_MAX_VALUE)
+              && t.isAfter(org.apache.beam.sdk.transforms.windowing.BoundedWindow.TIMESTAMP_MIN_VALUE)
+          ? t
+          : INGEST;
+    } catch (IllegalArgumentException e) {
+      return INGEST;
+    }
   }
 
   static List<String> lines(Iterable<?> values) {

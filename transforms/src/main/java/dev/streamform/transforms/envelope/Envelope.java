@@ -2,6 +2,7 @@ package dev.streamform.transforms.envelope;
 
 import com.google.auto.value.AutoValue;
 import java.io.Serializable;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
@@ -55,6 +56,28 @@ public abstract class Envelope implements Serializable {
         source.partition(),
         source.offset(),
         null);
+  }
+
+  /**
+   * A placeholder for a record that was quarantined: a punctuation at {@link
+   * BoundedWindow#TIMESTAMP_MIN_VALUE}, which carries no watermark information ({@code max(W,
+   * -inf) = W}) and no record, so a clock that restores offset order ({@code
+   * SourceClock.withContiguousOffsets()}) sees the partition's offsets without a hole instead of
+   * waiting for the quarantined offset forever. Nothing is judged or emitted for it.
+   */
+  public static Envelope gap(SourceRecord source) {
+    return new AutoValue_Envelope(
+        idOf(source.partition(), source.offset()),
+        BoundedWindow.TIMESTAMP_MIN_VALUE,
+        source.ingestTime(),
+        source.partition(),
+        source.offset(),
+        null);
+  }
+
+  /** True for a {@link #gap} (a quarantined record's place in the log). */
+  public boolean isGap() {
+    return isWatermark() && eventTime().equals(BoundedWindow.TIMESTAMP_MIN_VALUE);
   }
 
   static Envelope of(

@@ -37,7 +37,10 @@ import org.joda.time.ReadableInstant;
  * timestamp range never falls back to processing time; it goes to {@link
  * ExtractionResult#quarantined()} as a Beam {@link BadRecord} whose description gives the reason
  * and whose encoded record is the {@link SourceRecord} (decodable with the input's coder).
- * Punctuations pass through unchanged. Every input item ends up in exactly one output.
+ * Punctuations pass through unchanged. Every input record ends up as an event or as a quarantined
+ * record; a quarantined one also leaves an {@link Envelope#gap} (no record, no watermark
+ * information) in the events at its position, so the partition's offsets stay contiguous for
+ * {@code SourceClock.withContiguousOffsets()}.
  *
  * <p>The event-time column may be a {@code DATETIME}, an {@code INT64} (epoch milliseconds) or a
  * {@code STRING} (an RFC 3339 instant, or epoch milliseconds written as digits). The input must be
@@ -178,6 +181,9 @@ public abstract class EventTimeExtraction
         out.get(events).outputWithTimestamp(Envelope.event(record, t), t);
       } catch (UnusableEventTime reason) {
         quarantinedCount.inc();
+        // Keep the record's place in its partition's log, or an offset-ordering clock would wait
+        // for this offset forever and hold back every later item of the partition.
+        out.get(events).output(Envelope.gap(record));
         out.get(quarantined)
             .output(
                 BadRecord.builder()

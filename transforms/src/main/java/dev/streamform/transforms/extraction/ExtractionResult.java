@@ -32,7 +32,10 @@ public final class ExtractionResult implements POutput {
     this.quarantined = quarantined;
   }
 
-  /** Events with their event time as element timestamp, and punctuations, in input order. */
+  /**
+   * Events with their event time as element timestamp, punctuations, and a {@link
+   * Envelope#gap} for each quarantined record (so offsets stay contiguous), in input order.
+   */
   public PCollection<Envelope> events() {
     return events;
   }
