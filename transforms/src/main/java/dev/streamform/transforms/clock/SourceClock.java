@@ -70,6 +70,9 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
 
   public abstract boolean contiguousOffsets();
 
+  /** False for a source without event time: items pass in arrival order, nothing is late. */
+  public abstract boolean judging();
+
   abstract Builder toBuilder();
 
   @AutoValue.Builder
@@ -79,6 +82,8 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     abstract Builder setLateEvents(LateEvents lateEvents);
 
     abstract Builder setContiguousOffsets(boolean contiguous);
+
+    abstract Builder setJudging(boolean judging);
 
     abstract SourceClock build();
   }
@@ -93,6 +98,21 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         .setDelay(delay)
         .setLateEvents(LateEvents.DROP)
         .setContiguousOffsets(false)
+        .setJudging(true)
+        .build();
+  }
+
+  /**
+   * The clock of a source without event time: it behaves as if event time did not exist — items
+   * pass in arrival (or, with {@link #withContiguousOffsets()}, offset) order, nothing is late, the
+   * watermark stays undefined (so nothing expires) and punctuations have no effect.
+   */
+  public static SourceClock inArrivalOrder() {
+    return new AutoValue_SourceClock.Builder()
+        .setDelay(Duration.ZERO)
+        .setLateEvents(LateEvents.KEEP)
+        .setContiguousOffsets(false)
+        .setJudging(false)
         .build();
   }
 
@@ -153,13 +173,15 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     builder
         .add(DisplayData.item("watermark", delay()).withLabel("Bounded out-of-orderness"))
         .add(DisplayData.item("lateEvents", lateEvents().name()).withLabel("Late events"))
-        .add(DisplayData.item("contiguousOffsets", contiguousOffsets()));
+        .add(DisplayData.item("contiguousOffsets", contiguousOffsets()))
+        .add(DisplayData.item("eventTime", judging()));
   }
 
   private static final class ClockFn extends DoFn<KV<Integer, Envelope>, TimedEvent> {
     private final long delayMillis;
     private final boolean keepLate;
     private final boolean contiguous;
+    private final boolean judging;
     private final TupleTag<TimedEvent> events;
     private final TupleTag<LateEvent> late;
 
@@ -188,6 +210,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       this.delayMillis = clock.delay().getMillis();
       this.keepLate = clock.lateEvents() == LateEvents.KEEP;
       this.contiguous = clock.contiguousOffsets();
+      this.judging = clock.judging();
       this.events = events;
       this.late = late;
       this.pendingSpec = StateSpecs.map(VarLongCoder.of(), envelopes);
@@ -235,6 +258,13 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     /** Judges one item against {@code watermark}; returns the partition's new watermark. */
     private @Nullable Long judge(Envelope item, @Nullable Long watermark, MultiOutputReceiver out) {
       long t = item.eventTime().getMillis();
+      if (!judging) {
+        if (!item.isWatermark()) {
+          onTime.inc();
+          out.get(events).outputWithTimestamp(TimedEvent.of(item, null, false), item.eventTime());
+        }
+        return null;
+      }
       if (item.isWatermark()) {
         return watermark == null ? t : Math.max(watermark, t);
       }

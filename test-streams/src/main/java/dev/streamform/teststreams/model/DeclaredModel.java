@@ -1,0 +1,133 @@
+package dev.streamform.teststreams.model;
+
+import dev.streamform.policies.declarations.ModelDeclaration;
+import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.policies.project.Project;
+import dev.streamform.policies.schema.ColumnType;
+import dev.streamform.policies.sql.ModelQuery;
+import dev.streamform.policies.sql.ModelSql;
+import dev.streamform.policies.sql.OutputColumn;
+import dev.streamform.policies.sql.RowPredicate;
+import dev.streamform.policies.sql.SqlModelException;
+import dev.streamform.transforms.changelog.Aggregation;
+import dev.streamform.transforms.changelog.ChangelogRecord;
+import dev.streamform.transforms.changelog.KeyedChangelog;
+import dev.streamform.transforms.clock.LateEvents;
+import dev.streamform.transforms.clock.SourceClock;
+import dev.streamform.transforms.clock.TimedEvent;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.transforms.Filter;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.Row;
+import org.joda.time.Duration;
+
+/**
+ * A model of a project, turned into the composite transforms that run it: the source's clock (from
+ * {@code sources.yml}) and the keyed changelog (from {@code streamform.yml} and the model's SQL).
+ * Fixtures and production pipelines build their transforms here, so both run the same code.
+ */
+public final class DeclaredModel {
+  private final ModelDeclaration model;
+  private final SourceDeclaration source;
+  private final ModelQuery query;
+
+  private DeclaredModel(ModelDeclaration model, SourceDeclaration source, ModelQuery query) {
+    this.model = model;
+    this.source = source;
+    this.query = query;
+  }
+
+  /** The model {@code name} of a loaded (hence valid) project. */
+  public static DeclaredModel of(Project project, String name) {
+    ModelDeclaration model = project.models().get(name);
+    if (model == null) {
+      throw new IllegalArgumentException(
+          "no model named '" + name + "'; models: " + String.join(", ", project.models().keySet()));
+    }
+    try {
+      return new DeclaredModel(model, project.sourceOf(model), ModelSql.parse(model.sql()));
+    } catch (SqlModelException e) {
+      throw new IllegalStateException("model " + name + " was checked when the project loaded", e);
+    }
+  }
+
+  public ModelDeclaration model() {
+    return model;
+  }
+
+  public SourceDeclaration source() {
+    return source;
+  }
+
+  public ModelQuery query() {
+    return query;
+  }
+
+  /** The Beam schema of the source's records. */
+  public Schema recordSchema() {
+    return Schemas.of(source.schema());
+  }
+
+  /** The model's output columns and their types, key columns first as selected. */
+  public Map<String, ColumnType> outputColumns() {
+    return new LinkedHashMap<>(query.outputColumns(source.schema()));
+  }
+
+  /**
+   * The source's clock as declared: bounded out-of-orderness and late-event policy, judging each
+   * partition in offset order; or arrival order only, for a source without {@code event_time}.
+   */
+  public SourceClock clock() {
+    if (!source.hasEventTime()) {
+      return SourceClock.inArrivalOrder().withContiguousOffsets();
+    }
+    return SourceClock.forBoundedOutOfOrderness(Duration.millis(source.watermark().toMillis()))
+        .withLateEvents(
+            source.lateEvents() == dev.streamform.policies.declarations.LateEvents.KEEP
+                ? LateEvents.KEEP
+                : LateEvents.DROP)
+        .withContiguousOffsets();
+  }
+
+  /** The model's query as a transform from clocked events to the changelog. */
+  public PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> changelog() {
+    List<Aggregation> aggregations = new ArrayList<>();
+    for (OutputColumn c : query.outputs()) {
+      if (c.kind() == OutputColumn.Kind.AGGREGATE) {
+        Aggregation a =
+            c.argument().isEmpty()
+                ? Aggregation.countAll()
+                : Aggregation.of(
+                    Aggregation.Function.valueOf(c.function().get().name()), c.argument().get());
+        aggregations.add(a.as(c.name()));
+      }
+    }
+    KeyedChangelog changelog = KeyedChangelog.by(model.key()).aggregating(aggregations);
+    if (model.retention().isPresent()) {
+      changelog = changelog.withRetention(Duration.millis(model.retention().get().toMillis()));
+    }
+    KeyedChangelog keyed = changelog;
+    RowPredicate where = query.where().orElse(null);
+    return new PTransform<>("Model " + model.name()) {
+      @Override
+      public PCollection<ChangelogRecord> expand(PCollection<TimedEvent> events) {
+        PCollection<TimedEvent> selected =
+            where == null
+                ? events
+                : events
+                    .apply("Where", Filter.by(e -> matches(where, e.envelope().record())))
+                    .setCoder(events.getCoder());
+        return selected.apply("Changelog", keyed);
+      }
+    };
+  }
+
+  private static boolean matches(RowPredicate where, Row record) {
+    return where.test(column -> Schemas.fromBeam(record.getValue(column)));
+  }
+}
