@@ -1,0 +1,264 @@
+package dev.streamform.transforms;
+
+import static dev.streamform.transforms.Scenarios.iso;
+import static dev.streamform.transforms.Scenarios.t;
+
+import dev.streamform.transforms.changelog.Aggregation;
+import dev.streamform.transforms.changelog.KeyedChangelog;
+import dev.streamform.transforms.clock.SourceClock;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.testing.PAssert;
+import org.joda.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** SEMANTICS §3, rule by rule, on the DirectRunner (TestStream + PAssert, exact outputs). */
+class KeyedChangelogTest {
+  static final SourceClock NO_DELAY =
+      SourceClock.forBoundedOutOfOrderness(Duration.ZERO).withContiguousOffsets();
+  static final SourceClock FIVE =
+      SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5)).withContiguousOffsets();
+  static final KeyedChangelog TEN_MINUTES =
+      Scenarios.customerMetrics().withRetention(Duration.standardMinutes(10));
+
+  @Test
+  void stateExpiresWhenTheWatermarkReachesLatestPlusRetentionExactly() {
+    Pipeline p = SeedStreams.pipeline();
+    Scenario s =
+        Scenario.of(
+            p,
+            "edge",
+            new SeedStreams()
+                .event(0, 42, "1", iso("10:00:00"))
+                .watermark(0, t("10:10:00"))
+                .event(0, 42, "2", iso("10:10:00"))
+                .items(),
+            NO_DELAY,
+            TEN_MINUTES);
+    PAssert.that(s.changelog).containsInAnyOrder("p0/0 insert 42 1", "p0/2 insert 42 2");
+    PAssert.that(s.late).empty();
+    p.run().waitUntilFinish();
+  }
+
+  @Test
+  void stateIsKeptOneMillisecondBeforeTheEdge() {
+    Pipeline p = SeedStreams.pipeline();
+    Scenario s =
+        Scenario.of(
+            p,
+            "before",
+            new SeedStreams()
+                .event(0, 42, "1", iso("10:00:00"))
+                .watermark(0, t("10:09:59.999"))
+                .event(0, 42, "2", iso("10:10:00"))
+                .items(),
+            NO_DELAY,
+            TEN_MINUTES);
+    PAssert.that(s.changelog).containsInAnyOrder("p0/0 insert 42 1", "p0/2 update 42 3");
+    p.run().waitUntilFinish();
+  }
+
+  @Test
+  void anotherKeysEventCanAdvanceTheWatermarkToTheEdge() {
+    Pipeline p = SeedStreams.pipeline();
+    Scenario s =
+        Scenario.of(
+            p,
+            "other",
+            new SeedStreams()
+                .event(0, 42, "1", iso("10:00:00"))
+                .event(0, 7, "1", iso("10:09:59.999"))
+                .event(0, 42, "2", iso("10:10:00"))
+                .event(0, 7, "1", iso("10:10:00"))
+                .event(0, 42, "4", iso("10:11:00"))
+                .items(),
+            NO_DELAY,
+            TEN_MINUTES);
+    // 7@10:09:59.999 leaves W 1 ms short of 42's edge: update; 42@10:10 moves W to the edge,
+    // so the next 42 event starts over.
+    PAssert.that(s.changelog)
+        .containsInAnyOrder(
+            "p0/0 insert 42 1",
+            "p0/1 insert 7 1",
+            "p0/2 update 42 3",
+            "p0/3 update 7 2",
+            "p0/4 update 42 7");
+    p.run().waitUntilFinish();
+  }
+
+  @Test
+  void anEventIsAppliedBeforeItsOwnTimeAdvancesTheWatermark() {
+    Pipeline p = SeedStreams.pipeline();
+    // 42@10:30 arrives while W = 10:00 < 10:10: it updates; only then does W jump to 10:30.
+    Scenario s =
+        Scenario.of(
+            p,
+            "jump",
+            new SeedStreams()
+                .event(0, 42, "1", iso("10:00:00"))
+                .event(0, 42, "2", iso("10:30:00"))
+                .event(0, 42, "4", iso("10:39:59.999"))
+                .event(0, 7, "1", iso("10:50:00"))
+                .event(0, 42, "8", iso("10:50:00"))
+                .items(),
+            NO_DELAY,
+            TEN_MINUTES);
+    PAssert.that(s.changelog)
+        .containsInAnyOrder(
+            "p0/0 insert 42 1",
+            "p0/1 update 42 3",
+            "p0/2 update 42 7",
+            "p0/3 insert 7 1",
+            "p0/4 insert 42 8");
+    p.run().waitUntilFinish();
+  }
+
+  @Test
+  void anOutOfOrderEventWithinTheDelayExtendsAKeysLife() {
+    Pipeline p = SeedStreams.pipeline();
+    SeedStreams head =
+        new SeedStreams().event(0, 42, "1", iso("09:50:00")).event(0, 7, "1", iso("10:00:00"));
+    // latest(42) goes 09:50 -> 09:58 (on time: W = 09:55): expiry moves from 10:00 to 10:08
+    Scenario extended =
+        Scenario.of(
+            p,
+            "extended",
+            new SeedStreams()
+                .event(0, 42, "1", iso("09:50:00"))
+                .event(0, 7, "1", iso("10:00:00"))
+                .event(0, 42, "2", iso("09:58:00"))
+                .watermark(0, t("10:05:00"))
+                .event(0, 42, "4", iso("10:06:00"))
+                .items(),
+            FIVE,
+            TEN_MINUTES);
+    Scenario control =
+        Scenario.of(
+            p,
+            "control",
+            head.watermark(0, t("10:05:00")).event(0, 42, "4", iso("10:06:00")).items(),
+            FIVE,
+            TEN_MINUTES);
+    PAssert.that(extended.changelog)
+        .containsInAnyOrder(
+            "p0/0 insert 42 1", "p0/1 insert 7 1", "p0/2 update 42 3", "p0/4 update 42 7");
+    PAssert.that(extended.late).empty();
+    PAssert.that(control.changelog)
+        .containsInAnyOrder("p0/0 insert 42 1", "p0/1 insert 7 1", "p0/3 insert 42 4");
+    p.run().waitUntilFinish();
+  }
+
+  @Test
+  void anOutOfOrderEventNeverShortensAKeysLife() {
+    Pipeline p = SeedStreams.pipeline();
+    // latest(42) stays 10:00 after the 09:56 event (on time, W = 09:55): W = 10:09:59.999 keeps it
+    Scenario s =
+        Scenario.of(
+            p,
+            "shorter",
+            new SeedStreams()
+                .event(0, 42, "1", iso("10:00:00"))
+                .event(0, 42, "2", iso("09:56:00"))
+                .watermark(0, t("10:09:59.999"))
+                .event(0, 42, "4", iso("10:15:00"))
+                .items(),
+            FIVE,
+            TEN_MINUTES);
+    PAssert.that(s.changelog)
+        .containsInAnyOrder("p0/0 insert 42 1", "p0/1 update 42 3", "p0/3 update 42 7");
+    p.run().waitUntilFinish();
+  }
+
+  @Test
+  void aKeptLateEventExtendsAKeysLifeAndADroppedOneDoesNot() {
+    SeedStreams log =
+        new SeedStreams()
+            .event(0, 42, "1", iso("09:50:00"))
+            .event(0, 7, "1", iso("10:00:00"))
+            .event(0, 42, "2", iso("09:54:00"))
+            .watermark(0, t("10:03:00"))
+            .event(0, 42, "4", iso("10:10:00"));
+    Pipeline p = SeedStreams.pipeline();
+    Scenario kept = Scenario.of(p, "kept", log.items(), FIVE.keepingLateEvents(), TEN_MINUTES);
+    Scenario dropped = Scenario.of(p, "dropped", log.items(), FIVE, TEN_MINUTES);
+    // kept: latest(42) = 09:54, expiry 10:04 > W = 10:03 -> update; dropped: expiry 10:00 -> insert
+    PAssert.that(kept.changelog)
+        .containsInAnyOrder(
+            "p0/0 insert 42 1", "p0/1 insert 7 1", "p0/2 update 42 3", "p0/4 update 42 7");
+    PAssert.that(kept.late).empty();
+    PAssert.that(dropped.changelog)
+        .containsInAnyOrder("p0/0 insert 42 1", "p0/1 insert 7 1", "p0/4 insert 42 4");
+    PAssert.that(dropped.late)
+        .containsInAnyOrder("p0/2 2026-08-30T09:54:00.000Z < 2026-08-30T09:55:00.000Z");
+    p.run().waitUntilFinish();
+  }
+
+  @Test
+  void aKeptLateEventNeverShortensAKeysLife() {
+    Pipeline p = SeedStreams.pipeline();
+    Scenario s =
+        Scenario.of(
+            p,
+            "keptOld",
+            new SeedStreams()
+                .event(0, 42, "1", iso("10:00:00"))
+                .event(0, 42, "2", iso("09:40:00"))
+                .watermark(0, t("10:09:59.999"))
+                .event(0, 42, "4", iso("10:20:00"))
+                .items(),
+            FIVE.keepingLateEvents(),
+            TEN_MINUTES);
+    PAssert.that(s.changelog)
+        .containsInAnyOrder("p0/0 insert 42 1", "p0/1 update 42 3", "p0/3 update 42 7");
+    p.run().waitUntilFinish();
+  }
+
+  @Test
+  void withoutRetentionAKeyNeverExpires() {
+    Pipeline p = SeedStreams.pipeline();
+    Scenario s =
+        Scenario.of(
+            p,
+            "forever",
+            new SeedStreams()
+                .event(0, 42, "1", iso("10:00:00"))
+                .watermark(0, t("23:59:59"))
+                .event(0, 42, "2", iso("23:59:59"))
+                .items(),
+            NO_DELAY,
+            Scenarios.customerMetrics());
+    PAssert.that(s.changelog).containsInAnyOrder("p0/0 insert 42 1", "p0/2 update 42 3");
+    p.run().waitUntilFinish();
+  }
+
+  @Test
+  void aggregatesOverDecimalAreExactAndSkipNulls() {
+    Pipeline p = SeedStreams.pipeline();
+    Scenario s =
+        Scenario.of(
+            p,
+            "aggregates",
+            new SeedStreams()
+                .event(0, 42, "0.1", iso("10:00:00"))
+                .event(0, 42, null, iso("10:00:01"))
+                .event(0, 42, "0.2", iso("10:00:02"))
+                .event(0, 42, "1", iso("10:00:03"))
+                .items(),
+            NO_DELAY,
+            KeyedChangelog.by("customer_id")
+                .aggregating(
+                    Aggregation.sum("amount").as("sum"),
+                    Aggregation.count("amount").as("n"),
+                    Aggregation.countAll().as("all"),
+                    Aggregation.min("amount").as("min"),
+                    Aggregation.max("amount").as("max"),
+                    Aggregation.avg("amount").as("avg")));
+    // key, sum, count(amount), count(*), min, max, avg (decimal: scale max(s, 6), half-even)
+    PAssert.that(s.changelog)
+        .containsInAnyOrder(
+            "p0/0 insert 42 0.1 1 1 0.1 0.1 0.100000",
+            "p0/1 update 42 0.1 1 2 0.1 0.1 0.100000",
+            "p0/2 update 42 0.3 2 3 0.1 0.2 0.150000",
+            "p0/3 update 42 1.3 3 4 0.1 1 0.433333");
+    p.run().waitUntilFinish();
+  }
+}
