@@ -1,0 +1,212 @@
+package dev.streamform.teststreams;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.streamform.teststreams.fixture.FixtureRunner;
+import dev.streamform.teststreams.fixture.FixtureSuite;
+import dev.streamform.teststreams.fixture.FixtureVerdict;
+import dev.streamform.teststreams.fixture.RunnerChoice;
+import dev.streamform.transforms.changelog.Aggregation;
+import dev.streamform.transforms.changelog.KeyedChangelog;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Each way a fixture can fail says what differed, where, and how to fix it (SEMANTICS §4). */
+class FixtureFailuresTest {
+  private static final String HEAD = "model: customer_metrics\ngiven:\n";
+  private static final String SEED_EVENTS =
+      "  - event: { customer_id: 42, amount: 10, ordered_at: \"2026-08-30T10:00:00Z\" }\n"
+          + "  - event: { customer_id: 42, amount: 20, ordered_at: \"2026-08-30T10:10:00Z\" }\n"
+          + "  - event: { customer_id: 42, amount: 5,  ordered_at: \"2026-08-30T10:01:00Z\" }\n"
+          + "  - event: { customer_id: 42, amount: 1,  ordered_at: \"2026-08-30T10:06:00Z\" }\n";
+  private static final String SEED_EXPECT =
+      "expect:\n"
+          + "  - { op: insert, customer_id: 42, total_spend: 10 }\n"
+          + "  - { op: update, customer_id: 42, total_spend: 30 }\n"
+          + "  - { op: update, customer_id: 42, total_spend: 31 }\n";
+
+  @TempDir Path dir;
+
+  private int runs;
+
+  private FixtureVerdict run(String project, String fixture) {
+    Path p = FixtureProjects.copy(project, dir.resolve("run" + ++runs));
+    FixtureProjects.write(p, "fixtures/f.yml", fixture);
+    return StreamformFixtures.inProject(p).run("fixtures/f.yml");
+  }
+
+  @Test
+  void unacknowledgedLateEventFailsAndSaysHowToFixIt() {
+    FixtureVerdict v = run("late-event", HEAD + SEED_EVENTS + SEED_EXPECT);
+    assertThat(v.passed(), is(false));
+    String report = v.render();
+    assertThat(report, containsString("FAIL\n3 events processed\n3 changelog records emitted\n1 late event dropped\n"));
+    assertThat(report, containsString("late: listed  dropped"));
+    assertThat(report, containsString("1  (not listed)  amount=5 customer_id=42 ordered_at=\"2026-08-30T10:01:00Z\""));
+    assertThat(report, containsString("^ dropped as late but not acknowledged"));
+    assertThat(report, containsString("list it under `late:` or set `late_events: keep` on source 'orders'"));
+  }
+
+  @Test
+  void listedLateEventThatWasDeliveredFails() {
+    FixtureVerdict v =
+        run(
+            "late-event",
+            HEAD + SEED_EVENTS + SEED_EXPECT
+                + "late:\n"
+                + "  - { customer_id: 42, amount: 5, ordered_at: \"2026-08-30T10:01:00Z\" }\n"
+                + "  - { customer_id: 42, amount: 1, ordered_at: \"2026-08-30T10:06:00Z\" }\n");
+    assertThat(v.passed(), is(false));
+    String report = v.render();
+    assertThat(report, containsString("2  amount=1 customer_id=42 ordered_at=\"2026-08-30T10:06:00Z\"  (delivered)"));
+    assertThat(report, containsString("but it was delivered, not dropped"));
+    assertThat(report, containsString("remove it from `late:`"));
+  }
+
+  @Test
+  void eventWithoutEventTimeIsNamed() {
+    FixtureVerdict v =
+        run(
+            "late-event",
+            HEAD
+                + "  - event: { customer_id: 42, amount: 10, ordered_at: \"2026-08-30T10:00:00Z\" }\n"
+                + "  - event: { customer_id: 42, amount: 20 }\n"
+                + "expect:\n  - { op: insert, customer_id: 42, total_spend: 10 }\n");
+    assertThat(v.passed(), is(false));
+    assertThat(v.render(), containsString("event 2 has no `ordered_at`"));
+    assertThat(v.render(), containsString("1 event quarantined"));
+    assertThat(v.render(), containsString("1 event processed"));
+  }
+
+  @Test
+  void wrongExpectationShowsTheFirstDifference() {
+    FixtureVerdict v =
+        run(
+            "late-event-kept",
+            HEAD + SEED_EVENTS + SEED_EXPECT + "  - { op: update, customer_id: 42, total_spend: 36 }\n");
+    assertThat(v.passed(), is(false));
+    String report = v.render();
+    assertThat(report, containsString("expect:"));
+    assertThat(report, containsString("3  update customer_id=42 total_spend=31  update customer_id=42 total_spend=35"));
+    assertThat(report, containsString("^ first difference (expect: line 10): emitted for event 3 (line 5): `total_spend` is 35, expected 31"));
+  }
+
+  @Test
+  void insertInsteadOfUpdateExplainsExpiry() {
+    FixtureVerdict v =
+        run(
+            "retention",
+            HEAD
+                + "  - event: { customer_id: 42, amount: 10, ordered_at: \"2026-08-30T10:00:00Z\" }\n"
+                + "  - watermark: \"2026-08-30T10:10:00Z\"\n"
+                + "  - event: { customer_id: 42, amount: 5, ordered_at: \"2026-08-30T10:11:00Z\" }\n"
+                + "expect:\n"
+                + "  - { op: insert, customer_id: 42, total_spend: 10 }\n"
+                + "  - { op: update, customer_id: 42, total_spend: 15 }\n");
+    assertThat(v.passed(), is(false));
+    assertThat(v.render(), containsString("as an insert: the key had no state — it is new, or its state expired (retention)"));
+  }
+
+  @Test
+  void retentionEdgeIsInclusiveAndOneMillisecondBeforeKeepsState() {
+    String events =
+        "  - event: { customer_id: 42, amount: 10, ordered_at: \"2026-08-30T10:00:00Z\" }\n"
+            + "  - watermark: \"%s\"\n"
+            + "  - event: { customer_id: 42, amount: 5, ordered_at: \"2026-08-30T10:11:00Z\" }\n";
+    run("retention",
+            HEAD + String.format(events, "2026-08-30T10:09:59.999Z")
+                + "expect:\n"
+                + "  - { op: insert, customer_id: 42, total_spend: 10 }\n"
+                + "  - { op: update, customer_id: 42, total_spend: 15 }\n")
+        .assertPassed();
+    run("retention",
+            HEAD + String.format(events, "2026-08-30T10:10:00Z")
+                + "expect:\n"
+                + "  - { op: insert, customer_id: 42, total_spend: 10 }\n"
+                + "  - { op: insert, customer_id: 42, total_spend: 5 }\n")
+        .assertPassed();
+  }
+
+  @Test
+  void decimalsCompareByValueAndTimestampFormsAreEquivalent() {
+    run("late-event",
+            HEAD
+                + "  - event: { customer_id: 42, amount: 10.50, ordered_at: 1788084000000 }\n"
+                + "  - event: { customer_id: 42, amount: 0.5, ordered_at: \"2026-08-30T10:10:00.000Z\" }\n"
+                + "expect:\n"
+                + "  - { op: insert, customer_id: 42, total_spend: 10.5 }\n"
+                + "  - { op: update, customer_id: 42, total_spend: 11.00 }\n")
+        .assertPassed();
+  }
+
+  @Test
+  void bareTimeOfDayIsRefusedWithTheLine() {
+    Path p = FixtureProjects.copy("late-event", dir);
+    FixtureProjects.write(
+        p,
+        "fixtures/f.yml",
+        HEAD + "  - event: { customer_id: 42, amount: 10, ordered_at: \"10:00:00\" }\nexpect: []\n");
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> StreamformFixtures.inProject(p).run("fixtures/f.yml"));
+    assertThat(e.getMessage(), containsString("f.yml:3"));
+    assertThat(e.getMessage(), containsString("'10:00:00' is a time of day without a date"));
+  }
+
+  @Test
+  void unknownColumnsAndKeysAreProblemsWithLines() {
+    Path p = FixtureProjects.copy("late-event", dir);
+    FixtureProjects.write(
+        p,
+        "fixtures/f.yml",
+        "model: customer_metrics\nexpected: []\ngiven:\n"
+            + "  - event: { customer: 42, amount: 10, ordered_at: \"2026-08-30T10:00:00Z\" }\n");
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> StreamformFixtures.inProject(p).run("fixtures/f.yml"));
+    assertThat(e.getMessage(), containsString("f.yml:2: key 'expected': unknown key — did you mean 'expect'?"));
+    assertThat(e.getMessage(), containsString("f.yml:4: event 1, key 'customer': unknown key — did you mean 'customer_id'?"));
+  }
+
+  @Test
+  void javaAuthorsRunAFixtureThroughTheirOwnTransform() {
+    Path p = FixtureProjects.copy("late-event", dir);
+    FixtureProjects.write(
+        p,
+        "fixtures/f.yml",
+        HEAD + SEED_EVENTS + SEED_EXPECT
+            + "late:\n  - { customer_id: 42, amount: 5, ordered_at: \"2026-08-30T10:01:00Z\" }\n");
+    StreamformFixtures fixtures = StreamformFixtures.inProject(p);
+    fixtures
+        .run("fixtures/f.yml",
+            KeyedChangelog.by("customer_id").aggregating(Aggregation.sum("amount").as("total_spend")))
+        .assertPassed();
+    FixtureVerdict wrong =
+        fixtures.run("fixtures/f.yml",
+            KeyedChangelog.by("customer_id").aggregating(Aggregation.max("amount").as("total_spend")));
+    assertThat(wrong.passed(), is(false));
+    assertThat(wrong.render(), containsString("`total_spend` is 20, expected 30"));
+  }
+
+  @Test
+  void suiteFailsWhenAFixtureFails() throws Exception {
+    Path p = FixtureProjects.copy("late-event", dir);
+    FixtureProjects.write(p, "fixtures/f.yml", HEAD + SEED_EVENTS + SEED_EXPECT);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    FixtureSuite suite =
+        new FixtureSuite(
+            FixtureRunner.on(RunnerChoice.direct()),
+            new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    assertThat(suite.run(p), is(false));
+    assertThat(bytes.toString(StandardCharsets.UTF_8), containsString("1 fixture on direct: 0 passed, 1 failed"));
+  }
+}

@@ -1,0 +1,64 @@
+package dev.streamform.teststreams;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.stream.Stream;
+
+/** The seed's fixture projects, and copies of them with a fixture or declaration rewritten. */
+final class FixtureProjects {
+  /** test-streams/fixtures/time, wherever Maven runs the tests from. */
+  static final Path TIME = locate();
+
+  private static Path locate() {
+    for (Path p : new Path[] {Paths.get("fixtures/time"), Paths.get("test-streams/fixtures/time")}) {
+      if (Files.isDirectory(p)) {
+        return p.toAbsolutePath();
+      }
+    }
+    throw new IllegalStateException("fixtures/time not found from " + Paths.get("").toAbsolutePath());
+  }
+
+  /** A copy of seed project {@code name} in {@code dir}, without its fixtures. */
+  static Path copy(String name, Path dir) {
+    Path from = TIME.resolve(name);
+    Path to = dir.resolve(name);
+    try (Stream<Path> files = Files.walk(from)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        Path target = to.resolve(from.relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(target);
+        } else if (!from.relativize(f).startsWith("fixtures")) {
+          Files.copy(f, target);
+        }
+      }
+      Files.createDirectories(to.resolve("fixtures"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return to;
+  }
+
+  static Path write(Path project, String relative, String text) {
+    try {
+      Path f = project.resolve(relative);
+      Files.createDirectories(f.getParent());
+      Files.writeString(f, text);
+      return f;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static String read(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private FixtureProjects() {}
+}
