@@ -1,0 +1,133 @@
+package dev.streamform.transforms.extraction;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.streamform.transforms.envelope.Envelope;
+import dev.streamform.transforms.envelope.SourceRecord;
+import dev.streamform.transforms.envelope.SourceRecordCoder;
+import java.io.ByteArrayInputStream;
+import org.apache.beam.runners.direct.DirectRunner;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.testing.PAssert;
+import org.apache.beam.sdk.testing.TestStream;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.apache.beam.sdk.values.Row;
+import org.apache.beam.sdk.values.TimestampedValue;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.joda.time.DateTime;
+import org.joda.time.DateTimeZone;
+import org.joda.time.Instant;
+import org.junit.jupiter.api.Test;
+
+/** Event-time extraction: accepted forms, each quarantine reason, and what a quarantine carries. */
+class EventTimeExtractionTest {
+  static final Instant TEN = Instant.parse("2026-08-30T10:00:00Z");
+
+  @Test
+  void acceptedFormsOfAnEventTime() throws Exception {
+    assertThat(EventTimeExtraction.eventTimeOf("c", "2026-08-30T10:00:00Z"), equalTo(TEN));
+    assertThat(EventTimeExtraction.eventTimeOf("c", "2026-08-30T12:00:00.000+02:00"), equalTo(TEN));
+    assertThat(
+        EventTimeExtraction.eventTimeOf("c", "2026-08-30T10:00:00.5Z"), equalTo(TEN.plus(500)));
+    assertThat(EventTimeExtraction.eventTimeOf("c", String.valueOf(TEN.getMillis())), equalTo(TEN));
+    assertThat(EventTimeExtraction.eventTimeOf("c", TEN.getMillis()), equalTo(TEN));
+    assertThat(
+        EventTimeExtraction.eventTimeOf("c", new DateTime(TEN.getMillis(), DateTimeZone.UTC)),
+        equalTo(TEN));
+  }
+
+  @Test
+  void refusedFormsNameTheReason() {
+    assertThat(
+        assertThrows(EventTimeExtraction.UnusableEventTime.class, () -> EventTimeExtraction.eventTimeOf("c", "10:00:00"))
+            .getMessage(),
+        equalTo(
+            "event-time column `c` holds \"10:00:00\", which is neither an RFC 3339 instant"
+                + " (2026-08-30T10:00:00Z) nor epoch milliseconds"));
+    assertThrows(EventTimeExtraction.UnusableEventTime.class, () -> EventTimeExtraction.eventTimeOf("c", "2026-08-30T10:00:00")); // no zone
+    assertThrows(EventTimeExtraction.UnusableEventTime.class, () -> EventTimeExtraction.eventTimeOf("c", "2026-08-30"));
+    assertThrows(EventTimeExtraction.UnusableEventTime.class, () -> EventTimeExtraction.eventTimeOf("c", "99999999999999999999"));
+    assertThrows(EventTimeExtraction.UnusableEventTime.class, () -> EventTimeExtraction.eventTimeOf("c", Long.MAX_VALUE));
+    assertThrows(EventTimeExtraction.UnusableEventTime.class, () -> EventTimeExtraction.eventTimeOf("c", null));
+  }
+
+  static final class Describe extends DoFn<Envelope, String> {
+    @ProcessElement
+    public void process(@Element Envelope e, @Timestamp Instant ts, OutputReceiver<String> o) {
+      o.output(
+          e.eventId()
+              + (e.isGap() ? " gap" : e.isWatermark() ? " punctuation" : " event")
+              + " "
+              + e.eventTime()
+              + " @"
+              + ts);
+    }
+  }
+
+  static final Schema INT64_TIMES =
+      Schema.builder().addInt64Field("id").addNullableField("at", Schema.FieldType.INT64).build();
+
+  @Test
+  void eventsAreStampedWithTheirEventTimeAndQuarantineCarriesTheDecodableRecord() throws Exception {
+    SourceRecordCoder coder = SourceRecordCoder.of(INT64_TIMES);
+    Row good = Row.withSchema(INT64_TIMES).addValues(1L, TEN.getMillis()).build();
+    Row missing = Row.withSchema(INT64_TIMES).addValues(2L, null).build();
+    Row outOfRange = Row.withSchema(INT64_TIMES).addValues(3L, Long.MIN_VALUE).build();
+    TestStream<SourceRecord> stream =
+        TestStream.create(coder)
+            .addElements(
+                TimestampedValue.of(SourceRecord.of(3, 7, new Instant(0), good), new Instant(0)),
+                TimestampedValue.of(SourceRecord.of(3, 8, new Instant(0), missing), new Instant(0)),
+                TimestampedValue.of(SourceRecord.punctuation(3, 9, new Instant(0), TEN), TEN),
+                TimestampedValue.of(
+                    SourceRecord.of(3, 10, new Instant(0), outOfRange), new Instant(0)))
+            .advanceWatermarkToInfinity();
+    PipelineOptions options = PipelineOptionsFactory.create();
+    options.setRunner(DirectRunner.class);
+    Pipeline p = Pipeline.create(options);
+    ExtractionResult r = p.apply(stream).apply(EventTimeExtraction.from("at"));
+    PAssert.that(
+            r.events()
+                .apply(
+                    ParDo.of(new Describe())))
+        .containsInAnyOrder(
+            "3-7 event 2026-08-30T10:00:00.000Z @2026-08-30T10:00:00.000Z",
+            "3-8 gap -290308-12-21T19:59:05.225Z @1970-01-01T00:00:00.000Z",
+            "3-9 punctuation 2026-08-30T10:00:00.000Z @2026-08-30T10:00:00.000Z",
+            "3-10 gap -290308-12-21T19:59:05.225Z @1970-01-01T00:00:00.000Z");
+    PAssert.that(
+            r.quarantined()
+                .apply(
+                    MapElements.into(TypeDescriptors.strings())
+                        .via(
+                            (BadRecord b) -> {
+                              try {
+                                SourceRecord back =
+                                    SourceRecordCoder.of(INT64_TIMES)
+                                        .decode(new ByteArrayInputStream(b.getRecord().getEncodedRecord()));
+                                return b.getFailure().getDescription()
+                                    + " | "
+                                    + back.partition()
+                                    + "/"
+                                    + back.offset()
+                                    + " id="
+                                    + back.record().getInt64("id");
+                              } catch (java.io.IOException e) {
+                                throw new IllegalStateException(e);
+                              }
+                            })))
+        .containsInAnyOrder(
+            "partition 3 offset 8: no value for event-time column `at` | 3/8 id=2",
+            "partition 3 offset 10: event time -292275055-05-16T16:47:04.192Z in `at` is outside the"
+                + " range a pipeline can hold | 3/10 id=3");
+    p.run().waitUntilFinish();
+  }
+}
