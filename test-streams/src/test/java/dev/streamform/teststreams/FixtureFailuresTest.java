@@ -12,7 +12,7 @@ import dev.streamform.teststreams.fixture.RunnerChoice;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.changelog.KeyedChangelog;
 import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -205,7 +205,7 @@ class FixtureFailuresTest {
     FixtureSuite suite =
         new FixtureSuite(
             FixtureRunner.on(RunnerChoice.direct()),
-            new PrintStream(bytes, true, StandardCharsets.UTF_8));
+            new PrintWriter(bytes, true, StandardCharsets.UTF_8));
     assertThat(suite.run(p), is(false));
     assertThat(bytes.toString(StandardCharsets.UTF_8), containsString("1 fixture on direct: 0 passed, 1 failed"));
   }

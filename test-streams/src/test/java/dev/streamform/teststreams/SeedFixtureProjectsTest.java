@@ -9,7 +9,7 @@ import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureSuite;
 import dev.streamform.teststreams.fixture.RunnerChoice;
 import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -22,7 +22,7 @@ class SeedFixtureProjectsTest {
   @BeforeAll
   static void runAll() throws Exception {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    PrintWriter out = new PrintWriter(bytes, true, StandardCharsets.UTF_8);
     FixtureSuite suite = new FixtureSuite(FixtureRunner.on(RunnerChoice.direct()), out);
     allPassed = suite.run(FixtureProjects.TIME);
     output = bytes.toString(StandardCharsets.UTF_8);

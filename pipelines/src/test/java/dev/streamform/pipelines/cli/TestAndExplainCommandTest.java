@@ -1,0 +1,59 @@
+package dev.streamform.pipelines.cli;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** {@code streamform test} and {@code streamform explain} as a user meets them. */
+class TestAndExplainCommandTest {
+  private static final Path TIME = Path.of("../test-streams/fixtures/time");
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    return Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
+  }
+
+  @Test
+  void testRunsEverySeedFixtureAndExitsZero() {
+    assertThat(err.toString(), run("test", TIME.toString()), is(0));
+    assertThat(out.toString(), containsString(
+        "late_event (model customer_metrics)\nPASS\n3 events processed\n3 changelog records emitted\n"
+            + "1 late event dropped\n"));
+    assertThat(out.toString(), containsString("4 fixtures on direct: 4 passed, 0 failed"));
+  }
+
+  @Test
+  void testNamesAMissingPath() {
+    assertThat(run("test", "no/such/project"), is(1));
+    assertThat(err.toString(), containsString("no/such/project: no such file or folder"));
+  }
+
+  @Test
+  void testRefusesAnUnknownRunnerInOneLine() {
+    assertThat(run("test", TIME.toString(), "--runner", "spark"), is(2));
+    assertThat(err.toString(), containsString("--runner must be direct or flink, not 'spark'"));
+    assertThat(err.toString().trim().lines().count(), is(1L));
+  }
+
+  @Test
+  void explainShowsTheClockAndTheStateFingerprint() {
+    assertThat(run("explain", TIME.resolve("retention").toString(), "customer_metrics"), is(0));
+    assertThat(out.toString(), containsString("time=event(ordered_at) watermark=5m late=drop"));
+    assertThat(out.toString(), containsString(
+        "fingerprint=aggregate key=[customer_id] accumulators=[sum(amount): decimal(38,2)]"
+            + " retention=10m"));
+  }
+
+  @Test
+  void explainNamesAMissingModel() {
+    assertThat(run("explain", TIME.resolve("retention").toString(), "orders_by_day"), is(1));
+    assertThat(err.toString(), containsString("no model named 'orders_by_day'"));
+  }
+}

@@ -1,0 +1,56 @@
+package dev.streamform.policies.plan;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.not;
+
+import dev.streamform.policies.project.Project;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PlanTest {
+  @TempDir Path dir;
+
+  private Project project(String source, String model, String sql) throws Exception {
+    Files.writeString(dir.resolve("sources.yml"), source);
+    Files.writeString(dir.resolve("streamform.yml"), model);
+    Files.createDirectories(dir.resolve("models"));
+    Files.writeString(dir.resolve("models/customer_metrics.sql"), sql);
+    return Project.load(dir);
+  }
+
+  private static final String ORDERS =
+      "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    schema:\n"
+          + "      customer_id: int64\n      amount: decimal(12,2)\n      ordered_at: timestamp\n";
+
+  @Test
+  void showsTheClockTheTimeAttributeAndTheFingerprint() throws Exception {
+    Project p = project(
+        ORDERS + "    event_time: ordered_at\n    watermark: 5m\n    late_events: drop\n",
+        "models:\n  customer_metrics:\n    materialized: upsert\n    key: [customer_id]\n    retention: 30d\n",
+        "SELECT customer_id, SUM(amount) AS total_spend, COUNT(*) AS orders FROM source('orders')"
+            + " WHERE customer_id IS NOT NULL GROUP BY customer_id");
+    String plan = Plan.of(p, "customer_metrics").render();
+    assertThat(plan, containsString("Source\n  name=orders\n  connector=kafka topic=orders\n"
+        + "  time=event(ordered_at) watermark=5m late=drop\n"));
+    assertThat(plan, containsString("     ↓\nFilter\n  predicate="));
+    assertThat(plan, containsString("IS NOT NULL"));
+    assertThat(plan, containsString("  time attribute=ordered_at\n     ↓\nAggregate\n  key=customer_id\n"
+        + "  aggregates=sum(amount), count(*)\n"
+        + "  fingerprint=aggregate key=[customer_id] accumulators=[sum(amount): decimal(38,2),"
+        + " count(*): int64] retention=30d\n"));
+  }
+
+  @Test
+  void processingTimeSourceHasNoTimeAttributeAndUnboundedRetention() throws Exception {
+    Project p = project(ORDERS,
+        "models:\n  customer_metrics:\n    materialized: upsert\n    key: [customer_id]\n",
+        "SELECT customer_id, AVG(amount) AS avg_amount FROM source('orders') GROUP BY customer_id");
+    String plan = Plan.of(p, "customer_metrics").render();
+    assertThat(plan, containsString("time=processing"));
+    assertThat(plan, not(containsString("time attribute")));
+    assertThat(plan, containsString("accumulators=[avg(amount): decimal(38,6)] retention=unbounded"));
+  }
+}

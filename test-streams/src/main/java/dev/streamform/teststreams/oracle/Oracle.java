@@ -1,0 +1,240 @@
+package dev.streamform.teststreams.oracle;
+
+import dev.streamform.policies.declarations.LateEvents;
+import dev.streamform.policies.declarations.ModelDeclaration;
+import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.policies.project.Fixture;
+import dev.streamform.policies.schema.ColumnType;
+import dev.streamform.policies.sql.ModelQuery;
+import dev.streamform.policies.sql.OutputColumn;
+import dev.streamform.teststreams.fixture.FixtureOutcome;
+import dev.streamform.teststreams.fixture.OutcomeBuilder;
+import dev.streamform.teststreams.model.DeclaredModel;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * The reference implementation of SEMANTICS §2–§3, in plain Java: one loop over the delivered
+ * items, a map of partition watermarks and a map of key states. It shares no code with the Beam
+ * transforms; it exists to be obviously right, so that whatever a runner produces can be compared
+ * with it.
+ *
+ * <p>Its answer has the shape of a runner's ({@link FixtureOutcome}), with the same event ids
+ * ({@code <partition>-<offset>}, a watermark item taking an offset in every partition it applies
+ * to) and the same value types, so the two compare by {@link FixtureOutcome#canonical()}.
+ *
+ * <p>Decisions it encodes, beyond the text of §2–§3: lateness and expiry are judged against the
+ * event's own partition's watermark at its arrival (a key's state is gone iff {@code W_p >=
+ * latest(k) + retention}); a watermark item with no partition applies to every partition of the
+ * fixture (partition 0 and every partition an item names); the processed count includes events
+ * that pass the clock but not the WHERE clause; decimals are exact and {@code AVG(decimal(p,s))}
+ * rounds half-even to scale {@code max(s, 6)}.
+ */
+public final class Oracle {
+  private final SourceDeclaration source;
+  private final ModelDeclaration model;
+  private final ModelQuery query;
+
+  private Oracle(SourceDeclaration source, ModelDeclaration model, ModelQuery query) {
+    this.source = source;
+    this.model = model;
+    this.query = query;
+  }
+
+  /** The oracle of a model: its source's clock, its key, retention and query. */
+  public static Oracle of(SourceDeclaration source, ModelDeclaration model, ModelQuery query) {
+    return new Oracle(source, model, query);
+  }
+
+  public static Oracle of(DeclaredModel model) {
+    return of(model.source(), model.model(), model.query());
+  }
+
+  /** What SEMANTICS says {@code fixture}'s given items must produce. */
+  public FixtureOutcome run(Fixture fixture) {
+    return run(fixture.given());
+  }
+
+  /** What SEMANTICS says {@code given} (items in delivery order) must produce. */
+  public FixtureOutcome run(List<Fixture.Given> given) {
+    TreeSet<Integer> partitions = new TreeSet<>(List.of(0));
+    given.forEach(g -> partitions.add(g.partition()));
+    Map<Integer, Long> nextOffset = new HashMap<>();
+    Map<Integer, Instant> watermarks = new HashMap<>(); // absent: undefined
+    Map<List<Object>, KeyState> keys = new HashMap<>();
+    OutcomeBuilder out = new OutcomeBuilder();
+    int processed = 0;
+    Optional<String> eventTime = source.eventTime();
+    for (Fixture.Given item : given) {
+      if (item.watermark().isPresent()) {
+        Instant w = item.watermark().get();
+        for (int p : item.allPartitions() ? partitions : List.of(item.partition())) {
+          nextOffset.merge(p, 1L, Long::sum);
+          if (eventTime.isPresent()) {
+            watermarks.merge(p, w, Oracle::later);
+          }
+        }
+        continue;
+      }
+      int p = item.partition();
+      String id = p + "-" + (nextOffset.merge(p, 1L, Long::sum) - 1);
+      Map<String, Object> record = item.event().get();
+      if (eventTime.isEmpty()) {
+        processed++;
+        apply(record, null, null, id, keys, out);
+        continue;
+      }
+      Instant t = (Instant) record.get(eventTime.get());
+      if (t == null) {
+        out.quarantined(id, "no value for event-time column `" + eventTime.get() + "`");
+        continue;
+      }
+      Instant w = watermarks.get(p);
+      boolean late = w != null && t.isBefore(w);
+      if (late && source.lateEvents() == LateEvents.DROP) {
+        out.late(id, sourceColumns(record), w);
+        continue;
+      }
+      processed++;
+      apply(record, t, w, id, keys, out);
+      watermarks.put(p, later(w, t.minus(source.watermark())));
+    }
+    return out.processed(processed).build();
+  }
+
+  /** Applies one processed event with time {@code t} that arrived when its partition was at {@code w}. */
+  private void apply(
+      Map<String, Object> record,
+      Instant t,
+      Instant w,
+      String id,
+      Map<List<Object>, KeyState> keys,
+      OutcomeBuilder out) {
+    if (query.where().isPresent() && !query.where().get().test(record::get)) {
+      return;
+    }
+    List<Object> key = new ArrayList<>();
+    for (String k : model.key()) {
+      key.add(byValue(record.get(k)));
+    }
+    KeyState state = keys.get(key);
+    Optional<Duration> retention = model.retention();
+    if (state != null
+        && retention.isPresent()
+        && w != null
+        && !w.isBefore(state.latest.plus(retention.get()))) {
+      state = null; // expired: the key starts over
+    }
+    String op = state == null ? "insert" : "update";
+    if (state == null) {
+      state = new KeyState();
+      keys.put(key, state);
+    }
+    state.applied.add(record);
+    if (t != null) {
+      state.latest = state.latest == null ? t : later(state.latest, t);
+    }
+    out.change(id, op, outputs(state.applied));
+  }
+
+  /** The model's output row for a key whose state holds {@code applied}, in select order. */
+  private Map<String, Object> outputs(List<Map<String, Object>> applied) {
+    Map<String, Object> row = new LinkedHashMap<>();
+    for (OutputColumn c : query.outputs()) {
+      if (c.kind() == OutputColumn.Kind.KEY) {
+        row.put(c.name(), applied.get(0).get(c.argument().get()));
+        continue;
+      }
+      List<Object> values = new ArrayList<>();
+      for (Map<String, Object> r : applied) {
+        Object v = c.argument().isEmpty() ? Boolean.TRUE : r.get(c.argument().get());
+        if (v != null) {
+          values.add(v);
+        }
+      }
+      row.put(c.name(), aggregate(c, values));
+    }
+    return row;
+  }
+
+  /** One aggregate over the non-null values of a key, in arrival order (SQL rules). */
+  private Object aggregate(OutputColumn c, List<Object> values) {
+    OutputColumn.Function f = c.function().get();
+    if (f == OutputColumn.Function.COUNT) {
+      return (long) values.size();
+    }
+    if (values.isEmpty()) {
+      return null;
+    }
+    switch (f) {
+      case MIN:
+        return values.stream().min(Oracle::compare).get();
+      case MAX:
+        return values.stream().max(Oracle::compare).get();
+      case SUM:
+        return sum(values);
+      case AVG:
+        Object sum = sum(values);
+        if (sum instanceof BigDecimal) {
+          int scale = Math.max(source.schema().get(c.argument().get()).scale(), 6);
+          return ((BigDecimal) sum).divide(BigDecimal.valueOf(values.size()), scale, RoundingMode.HALF_EVEN);
+        }
+        return ((Number) sum).doubleValue() / values.size();
+      default:
+        throw new AssertionError(f);
+    }
+  }
+
+  private static Object sum(List<Object> values) {
+    Object first = values.get(0);
+    if (first instanceof BigDecimal) {
+      return values.stream().map(v -> (BigDecimal) v).reduce(BigDecimal::add).get();
+    }
+    if (first instanceof Long) {
+      return values.stream().map(v -> (Long) v).reduce(Math::addExact).get();
+    }
+    double s = (Double) first;
+    for (Object v : values.subList(1, values.size())) {
+      s += (Double) v;
+    }
+    return s;
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static int compare(Object a, Object b) {
+    return ((Comparable) a).compareTo(b);
+  }
+
+  /** Every column of the source, in schema order, as a runner reports a late event. */
+  private Map<String, Object> sourceColumns(Map<String, Object> record) {
+    Map<String, Object> all = new LinkedHashMap<>();
+    for (Map.Entry<String, ColumnType> c : source.schema().entrySet()) {
+      all.put(c.getKey(), record.get(c.getKey()));
+    }
+    return all;
+  }
+
+  /** Key values compare by value: decimal 10 and 10.00 are one key. */
+  private static Object byValue(Object v) {
+    return v instanceof BigDecimal ? ((BigDecimal) v).stripTrailingZeros() : v;
+  }
+
+  private static Instant later(Instant a, Instant b) {
+    return a == null || b.isAfter(a) ? b : a;
+  }
+
+  /** What a key holds: the events applied since it (re)started, and their largest event time. */
+  private static final class KeyState {
+    final List<Map<String, Object>> applied = new ArrayList<>();
+    Instant latest;
+  }
+}

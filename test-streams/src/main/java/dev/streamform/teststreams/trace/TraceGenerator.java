@@ -1,0 +1,323 @@
+package dev.streamform.teststreams.trace;
+
+import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.policies.project.Fixture;
+import dev.streamform.policies.schema.ColumnType;
+import dev.streamform.teststreams.model.DeclaredModel;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.SplittableRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Generates traces — fixture-shaped lists of given items — for any model's source schema, seeded
+ * and reproducible: trace {@code i} of seed {@code s} is the same on every machine and in every
+ * batch.
+ *
+ * <p>A trace mixes what breaks event-time pipelines: events in order, out of order within the
+ * watermark delay, exactly on the watermark and one millisecond behind it, far beyond the delay;
+ * bursts of events at one instant; a few hot keys repeated; watermark items ahead of the clock,
+ * behind it and exactly on a key's retention edge; several partitions, each key living in one of
+ * them; and now and then an event without its event time. Values of other columns are drawn
+ * small, sometimes null, and sometimes from the literals of the model's WHERE clause, so that the
+ * clause both passes and filters. The generator keeps its own rough account of each partition's
+ * watermark only to aim at edges; the oracle decides what the trace means.
+ */
+public final class TraceGenerator {
+  /** Where generated time starts: an instant readable in fixtures. */
+  static final Instant BASE = Instant.parse("2026-08-30T10:00:00Z");
+
+  private static final Pattern STRING_LITERAL = Pattern.compile("'((?:[^']|'')*)'");
+  private static final Pattern NUMBER_LITERAL = Pattern.compile("(?<![\\w.'])-?\\d+(?:\\.\\d+)?(?![\\w'])");
+
+  private final String modelName;
+  private final Map<String, ColumnType> schema;
+  private final List<String> keyColumns;
+  private final Optional<String> eventTime;
+  private final long delay;
+  private final Optional<Long> retention;
+  private final List<String> stringLiterals = new ArrayList<>();
+  private final List<BigDecimal> numberLiterals = new ArrayList<>();
+
+  private TraceGenerator(DeclaredModel model) {
+    SourceDeclaration source = model.source();
+    this.modelName = model.model().name();
+    this.schema = source.schema();
+    this.keyColumns = model.model().key();
+    this.eventTime = source.eventTime();
+    this.delay = source.watermark().toMillis();
+    this.retention = model.model().retention().map(Duration::toMillis);
+    model.query().where().ifPresent(w -> readLiterals(w.toSql()));
+  }
+
+  public static TraceGenerator forModel(DeclaredModel model) {
+    return new TraceGenerator(model);
+  }
+
+  /** Trace {@code index} of {@code seed}, named {@code trace-<index>}. */
+  public Fixture generate(long seed, int index) {
+    long mixed = new SplittableRandom(seed ^ (index * 0x9E3779B97F4A7C15L)).nextLong();
+    return new Draw(mixed).trace("trace-" + index);
+  }
+
+  private void readLiterals(String sql) {
+    Matcher s = STRING_LITERAL.matcher(sql);
+    while (s.find()) {
+      stringLiterals.add(s.group(1).replace("''", "'"));
+    }
+    Matcher n = NUMBER_LITERAL.matcher(STRING_LITERAL.matcher(sql).replaceAll("''"));
+    while (n.find()) {
+      BigDecimal d = new BigDecimal(n.group());
+      numberLiterals.add(d);
+      numberLiterals.add(d.add(BigDecimal.ONE));
+      numberLiterals.add(d.subtract(BigDecimal.ONE));
+    }
+  }
+
+  /** One trace's drawing: its random source, keys and per-partition time. */
+  private final class Draw {
+    private final Random random;
+    private final int partitions;
+    private final List<Map<String, Object>> keys = new ArrayList<>();
+    private final List<Integer> keyPartition = new ArrayList<>();
+    private final Map<Integer, Long> maxTime = new HashMap<>();
+    private final Map<Integer, Long> watermark = new HashMap<>();
+    private final Map<Integer, Long> latest = new HashMap<>(); // by key index
+    private final long scale;
+
+    Draw(long seed) {
+      this.random = new Random(seed);
+      this.partitions = 1 + random.nextInt(3);
+      long unit = Math.max(delay, Duration.ofMinutes(1).toMillis());
+      this.scale = retention.map(r -> Math.max(unit / 2, Math.min(r / 4, unit * 4))).orElse(unit / 2);
+      int count = partitions + random.nextInt(3 * partitions + 4);
+      if (keyColumns.stream().allMatch(k -> schema.get(k).kind() == ColumnType.Kind.BOOL)) {
+        count = Math.min(count, 1 << keyColumns.size());
+      }
+      for (int i = 0; i < count; i++) {
+        keys.add(keyValues(i));
+        keyPartition.add(i % partitions);
+      }
+    }
+
+    Fixture trace(String name) {
+      Fixture.Builder b = Fixture.builder(name, modelName);
+      int events = 3 + random.nextInt(random.nextInt(4) == 0 ? 60 : 25);
+      int made = 0;
+      while (made < events) {
+        int r = random.nextInt(100);
+        if (r < 10) {
+          watermarkItem(b);
+        } else if (r < 18) {
+          int burst = 2 + random.nextInt(5);
+          int p = random.nextInt(partitions);
+          long t = nextTime(p);
+          for (int i = 0; i < burst; i++) {
+            event(b, p, t + (random.nextBoolean() ? 0 : random.nextInt(3)));
+          }
+          made += burst;
+        } else {
+          int p = random.nextInt(partitions);
+          event(b, p, nextTime(p));
+          made++;
+        }
+      }
+      return b.build();
+    }
+
+    /** An event time for partition {@code p}, aimed at one of the interesting places. */
+    private long nextTime(int p) {
+      Long max = maxTime.get(p);
+      if (max == null) {
+        return BASE.toEpochMilli() + random.nextInt(10) * 1000L;
+      }
+      Long w = watermark.get(p);
+      int r = random.nextInt(100);
+      if (r < 55) {
+        return max + pick(0, 1000, scale / 4, scale, 2 * scale, delay, 3 * scale);
+      }
+      if (r < 70) {
+        return max - (delay == 0 ? 0 : (long) (random.nextDouble() * delay));
+      }
+      if (r < 82 && w != null) {
+        return w - (random.nextBoolean() ? 0 : 1);
+      }
+      if (r < 92) {
+        return max - delay - 1 - (long) (random.nextDouble() * (2 * delay + scale));
+      }
+      Optional<Long> edge = retentionEdge(p);
+      // an event that moves the watermark exactly onto (or just short of) a key's retention edge
+      return edge.map(e -> e + delay - (random.nextBoolean() ? 0 : 1)).orElse(max + scale);
+    }
+
+    private void event(Fixture.Builder b, int p, long t) {
+      List<Integer> mine = new ArrayList<>();
+      for (int i = 0; i < keys.size(); i++) {
+        if (keyPartition.get(i) == p) {
+          mine.add(i);
+        }
+      }
+      // a hot key: the partition's first key takes about a third of its events
+      int k = random.nextInt(3) == 0 ? mine.get(0) : mine.get(random.nextInt(mine.size()));
+      Map<String, Object> values = new LinkedHashMap<>();
+      boolean missingTime = random.nextInt(40) == 0;
+      for (Map.Entry<String, ColumnType> c : schema.entrySet()) {
+        String column = c.getKey();
+        Object v;
+        if (eventTime.isPresent() && column.equals(eventTime.get())) {
+          v = missingTime ? null : Instant.ofEpochMilli(t);
+        } else if (keys.get(k).containsKey(column)) {
+          v = keys.get(k).get(column);
+        } else {
+          v = random.nextInt(10) == 0 ? null : value(c.getValue());
+        }
+        if (v != null) {
+          values.put(column, v);
+        }
+      }
+      b.event(p, values);
+      if (eventTime.isPresent() && !missingTime) {
+        Long w = watermark.get(p);
+        boolean late = w != null && t < w;
+        if (!late) {
+          latest.merge(k, t, Math::max);
+        }
+        maxTime.merge(p, t, Math::max);
+        watermark.merge(p, t - delay, Math::max);
+      }
+    }
+
+    private void watermarkItem(Fixture.Builder b) {
+      boolean all = partitions == 1 ? random.nextBoolean() : random.nextInt(3) == 0;
+      int p = random.nextInt(partitions);
+      Long w = watermark.get(p);
+      long base = w != null ? w : BASE.toEpochMilli();
+      long at;
+      int r = random.nextInt(100);
+      if (r < 35) {
+        at = base + pick(0, 1, scale / 2, scale, 3 * scale);
+      } else if (r < 55) {
+        at = base - pick(1, scale / 2, scale);
+      } else {
+        Optional<Long> edge = retentionEdge(p);
+        at = edge.map(e -> e - (random.nextBoolean() ? 0 : 1)).orElse(base + scale);
+      }
+      b.watermark(all ? Optional.empty() : Optional.of(p), Instant.ofEpochMilli(at));
+      for (int q = 0; q < partitions; q++) {
+        if (all || q == p) {
+          watermark.merge(q, at, Math::max);
+        }
+      }
+    }
+
+    /** {@code latest(k) + retention} for a random key of partition {@code p} that has state. */
+    private Optional<Long> retentionEdge(int p) {
+      if (retention.isEmpty()) {
+        return Optional.empty();
+      }
+      List<Long> edges = new ArrayList<>();
+      latest.forEach((k, t) -> {
+        if (keyPartition.get(k) == p) {
+          edges.add(t + retention.get());
+        }
+      });
+      return edges.isEmpty() ? Optional.empty() : Optional.of(edges.get(random.nextInt(edges.size())));
+    }
+
+    private long pick(long... choices) {
+      return choices[random.nextInt(choices.length)];
+    }
+
+    /** The key columns' values of key {@code i}: distinct for every {@code i}. */
+    private Map<String, Object> keyValues(int i) {
+      Map<String, Object> values = new LinkedHashMap<>();
+      for (int c = 0; c < keyColumns.size(); c++) {
+        String column = keyColumns.get(c);
+        if (eventTime.isPresent() && column.equals(eventTime.get())) {
+          continue; // keyed by event time: every instant is its own key
+        }
+        ColumnType type = schema.get(column);
+        // the first column spells the key's number; bools spell it in binary across columns
+        values.put(column, c == 0 || type.kind() == ColumnType.Kind.BOOL ? nth(type, i, c) : value(type));
+      }
+      return values;
+    }
+
+    private Object nth(ColumnType type, int i, int column) {
+      switch (type.kind()) {
+        case INT64:
+          return (long) (i + 1);
+        case STRING:
+          return i < stringLiterals.size() ? stringLiterals.get(i) : "k" + (i + 1);
+        case DECIMAL:
+          return BigDecimal.valueOf(i + 1).setScale(type.scale());
+        case DOUBLE:
+          return i + 0.5;
+        case BOOL:
+          return ((i >> column) & 1) == 1;
+        case TIMESTAMP:
+          return BASE.plus(Duration.ofHours(i));
+        default:
+          throw new AssertionError(type);
+      }
+    }
+
+    /** A small random value of {@code type}, sometimes one of the WHERE clause's literals. */
+    private Object value(ColumnType type) {
+      boolean literal = random.nextInt(3) == 0;
+      switch (type.kind()) {
+        case INT64:
+          if (literal) {
+            for (BigDecimal d : shuffledNumbers()) {
+              if (d.stripTrailingZeros().scale() <= 0) {
+                return d.longValueExact();
+              }
+            }
+          }
+          return (long) (random.nextInt(60) - 5);
+        case DOUBLE:
+          if (literal && !numberLiterals.isEmpty()) {
+            return shuffledNumbers().get(0).doubleValue();
+          }
+          return random.nextBoolean() ? (random.nextInt(400) - 40) / 4.0 : (random.nextInt(100)) / 10.0;
+        case DECIMAL:
+          if (literal) {
+            for (BigDecimal d : shuffledNumbers()) {
+              if (d.stripTrailingZeros().scale() <= type.scale()
+                  && d.setScale(type.scale()).precision() <= type.precision()) {
+                return d.setScale(type.scale());
+              }
+            }
+          }
+          long bound = (long) Math.pow(10, Math.min(type.precision(), type.scale() + 3));
+          return BigDecimal.valueOf(random.nextLong() % bound, type.scale());
+        case STRING:
+          if (literal && !stringLiterals.isEmpty()) {
+            return stringLiterals.get(random.nextInt(stringLiterals.size()));
+          }
+          return String.valueOf((char) ('a' + random.nextInt(4)));
+        case BOOL:
+          return random.nextBoolean();
+        case TIMESTAMP:
+          return BASE.plus(Duration.ofMinutes(random.nextInt(600)));
+        default:
+          throw new AssertionError(type);
+      }
+    }
+
+    private List<BigDecimal> shuffledNumbers() {
+      List<BigDecimal> all = new ArrayList<>(numberLiterals);
+      java.util.Collections.shuffle(all, random);
+      return all;
+    }
+  }
+}
