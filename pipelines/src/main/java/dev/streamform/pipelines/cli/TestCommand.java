@@ -4,7 +4,6 @@ import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureSuite;
 import dev.streamform.teststreams.fixture.RunnerChoice;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,12 +70,8 @@ final class TestCommand implements Callable<Integer> {
       err.println("streamform test: " + path + ": no such file or folder");
       return 1;
     }
-    PrintStream out = new PrintStream(System.out, true, "UTF-8");
-    spec.commandLine().getOut().flush();
-    FixtureSuite suite = new FixtureSuite(FixtureRunner.on(choice), out);
-    boolean ok = suite.run(path);
-    out.flush();
-    return ok ? 0 : 1;
+    FixtureSuite suite = new FixtureSuite(FixtureRunner.on(choice), spec.commandLine().getOut());
+    return suite.run(path) ? 0 : 1;
   }
 
   private RunnerChoice runnerChoice() {
