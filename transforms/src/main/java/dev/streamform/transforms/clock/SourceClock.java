@@ -60,6 +60,13 @@ import org.joda.time.Instant;
  * TestStream} at parallelism above one). Each processed event leaves with its partition's
  * watermark at arrival as its element timestamp, and the clock holds its output watermark at the
  * partition's {@code W_p}; so downstream event-time timers never fire ahead of the clock.
+ *
+ * <p>Idleness ({@link #withIdleness(Duration)}, {@code idle_after}): a partition that delivered no
+ * item for that long in processing time releases its hold, so it stops holding the output
+ * watermark back; its next item holds it again at its {@code W_p}. Lateness is still judged against
+ * the partition's own {@code W_p}, so idleness changes only when downstream timers fire (for
+ * example, when a key's state expires), never which events are late. Because it is measured in
+ * processing time, it is the one setting that trades determinism for progress.
  */
 @AutoValue
 public abstract class SourceClock extends PTransform<PCollection<Envelope>, ClockResult> {
@@ -73,6 +80,9 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
   /** False for a source without event time: items pass in arrival order, nothing is late. */
   public abstract boolean judging();
 
+  /** How long a partition may deliver nothing before it stops holding the watermark; null = never. */
+  public abstract @Nullable Duration idleAfter();
+
   abstract Builder toBuilder();
 
   @AutoValue.Builder
@@ -84,6 +94,8 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     abstract Builder setContiguousOffsets(boolean contiguous);
 
     abstract Builder setJudging(boolean judging);
+
+    abstract Builder setIdleAfter(@Nullable Duration idleAfter);
 
     abstract SourceClock build();
   }
@@ -139,6 +151,15 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     return toBuilder().setContiguousOffsets(true).build();
   }
 
+  /**
+   * A partition that delivers no item for {@code idleAfter} (processing time) stops holding the
+   * output watermark back until its next item ({@code idle_after}).
+   */
+  public SourceClock withIdleness(Duration idleAfter) {
+    checkArgument(idleAfter.isLongerThan(Duration.ZERO), "idleness must be positive: %s", idleAfter);
+    return toBuilder().setIdleAfter(idleAfter).build();
+  }
+
   @Override
   public ClockResult expand(PCollection<Envelope> input) {
     checkArgument(
@@ -175,6 +196,9 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         .add(DisplayData.item("lateEvents", lateEvents().name()).withLabel("Late events"))
         .add(DisplayData.item("contiguousOffsets", contiguousOffsets()))
         .add(DisplayData.item("eventTime", judging()));
+    if (idleAfter() != null) {
+      builder.add(DisplayData.item("idleAfter", idleAfter()).withLabel("Idle after"));
+    }
   }
 
   private static final class ClockFn extends DoFn<KV<Integer, Envelope>, TimedEvent> {
@@ -182,6 +206,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     private final boolean keepLate;
     private final boolean contiguous;
     private final boolean judging;
+    private final @Nullable Duration idleAfter;
     private final TupleTag<TimedEvent> events;
     private final TupleTag<LateEvent> late;
 
@@ -202,6 +227,9 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     @TimerId("hold")
     private final TimerSpec holdSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
+    @TimerId("idle")
+    private final TimerSpec idleSpec = TimerSpecs.timer(TimeDomain.PROCESSING_TIME);
+
     ClockFn(
         SourceClock clock,
         Coder<Envelope> envelopes,
@@ -211,6 +239,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       this.keepLate = clock.lateEvents() == LateEvents.KEEP;
       this.contiguous = clock.contiguousOffsets();
       this.judging = clock.judging();
+      this.idleAfter = clock.idleAfter();
       this.events = events;
       this.late = late;
       this.pendingSpec = StateSpecs.map(VarLongCoder.of(), envelopes);
@@ -223,6 +252,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         @StateId("nextOffset") ValueState<Long> nextOffsetState,
         @StateId("pending") MapState<Long, Envelope> pending,
         @TimerId("hold") Timer hold,
+        @TimerId("idle") Timer idle,
         MultiOutputReceiver out) {
       Envelope item = element.getValue();
       Long watermark = watermarkState.read();
@@ -252,6 +282,9 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         watermarkState.write(watermark);
         // Hold the output watermark at W_p: downstream timers must not run ahead of the clock.
         hold.withOutputTimestamp(new Instant(watermark)).set(GlobalWindow.INSTANCE.maxTimestamp());
+        if (idleAfter != null) {
+          idle.offset(idleAfter).setRelative();
+        }
       }
     }
 
@@ -286,6 +319,13 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     @OnTimer("hold")
     public void releaseHold() {
       // Input reached the end of time: nothing more can arrive, so the hold simply lapses.
+    }
+
+    @OnTimer("idle")
+    public void partitionIdle(@TimerId("hold") Timer hold) {
+      // No item for idle_after: the partition stops holding the watermark back. W_p stays in state;
+      // the partition's next item judges against it and sets the hold again.
+      hold.withNoOutputTimestamp().set(GlobalWindow.INSTANCE.maxTimestamp());
     }
 
     @Override
