@@ -81,17 +81,35 @@ public final class DeclaredModel {
   /**
    * The source's clock as declared: bounded out-of-orderness and late-event policy, judging each
    * partition in offset order; or arrival order only, for a source without {@code event_time}.
+   * For fixtures, whose offsets run 0, 1, 2, ... and which a runner may deliver reordered.
    */
   public SourceClock clock() {
+    return declaredClock().withContiguousOffsets();
+  }
+
+  /**
+   * The source's clock as declared, for a log read in offset order per partition whose offsets may
+   * have gaps (Kafka: compaction, transaction markers): it judges each partition in arrival order,
+   * which KafkaIO keeps equal to offset order, and releases a partition silent for {@code
+   * idle_after}.
+   */
+  public SourceClock logClock() {
+    SourceClock clock = declaredClock();
+    if (source.idleAfter().isPresent()) {
+      clock = clock.withIdleness(Duration.millis(source.idleAfter().get().toMillis()));
+    }
+    return clock;
+  }
+
+  private SourceClock declaredClock() {
     if (!source.hasEventTime()) {
-      return SourceClock.inArrivalOrder().withContiguousOffsets();
+      return SourceClock.inArrivalOrder();
     }
     return SourceClock.forBoundedOutOfOrderness(Duration.millis(source.watermark().toMillis()))
         .withLateEvents(
             source.lateEvents() == dev.streamform.policies.declarations.LateEvents.KEEP
                 ? LateEvents.KEEP
-                : LateEvents.DROP)
-        .withContiguousOffsets();
+                : LateEvents.DROP);
   }
 
   /** The model's query as a transform from clocked events to the changelog. */
