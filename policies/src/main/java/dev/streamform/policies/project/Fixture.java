@@ -78,6 +78,40 @@ public abstract class Fixture {
         name, file, model, List.copyOf(given), List.copyOf(expect), List.copyOf(late));
   }
 
+  /** A fixture built in code (e.g. a generated trace): given items only, no expectations. */
+  public static Builder builder(String name, String model) {
+    return new Builder(name, model);
+  }
+
+  /** Collects {@code given:} items in delivery order, numbering events as a fixture file does. */
+  public static final class Builder {
+    private final String name;
+    private final String model;
+    private final List<Given> given = new java.util.ArrayList<>();
+    private int events;
+
+    private Builder(String name, String model) {
+      this.name = name;
+      this.model = model;
+    }
+
+    /** An event on {@code partition}; absent columns are null. */
+    public Builder event(int partition, Map<String, Object> values) {
+      given.add(Given.event(0, partition, ++events, new java.util.LinkedHashMap<>(values)));
+      return this;
+    }
+
+    /** A watermark item on {@code partition}, or on every partition when it is empty. */
+    public Builder watermark(Optional<Integer> partition, Instant watermark) {
+      given.add(Given.watermark(0, partition, watermark));
+      return this;
+    }
+
+    public Fixture build() {
+      return create(name, Path.of(name + ".yml"), model, given, List.of(), List.of());
+    }
+  }
+
   /**
    * Reads and checks {@code file} against {@code project}.
    *
