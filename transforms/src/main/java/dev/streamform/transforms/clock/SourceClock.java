@@ -298,6 +298,9 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         }
         return null;
       }
+      if (item.isGap()) {
+        return watermark; // a quarantined record's place: it says nothing about time
+      }
       if (item.isWatermark()) {
         return watermark == null ? t : Math.max(watermark, t);
       }
