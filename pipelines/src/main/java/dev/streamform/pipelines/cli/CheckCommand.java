@@ -2,6 +2,7 @@ package dev.streamform.pipelines.cli;
 
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.InvalidProjectException;
 import dev.streamform.policies.project.Problem;
 import dev.streamform.policies.project.Project;
@@ -19,7 +20,8 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code streamform check <project-dir>}: loads a project and checks every declaration. Valid: one
+ * {@code streamform check <project-dir>}: loads a project and checks every declaration and every
+ * fixture file. Valid: one
  * summary line on stdout, exit 0. Invalid: every problem on stderr, one per line, then their count,
  * exit 1.
  */
@@ -27,7 +29,7 @@ import picocli.CommandLine.Spec;
     name = "check",
     mixinStandardHelpOptions = true,
     description = {
-      "Checks a project's sources.yml, streamform.yml and models/*.sql and reports every problem"
+      "Checks a project's sources.yml, streamform.yml and models/*.sql and fixtures/*.yml and reports every problem"
           + " found, each with its file, line, key and how to fix it."
     },
     exitCodeListHeading = "%nExit status:%n",
@@ -43,16 +45,30 @@ final class CheckCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    List<Problem> problems = new ArrayList<>();
     try {
-      out.println(summary(Project.load(dir)));
-      return 0;
-    } catch (InvalidProjectException e) {
-      for (Problem problem : e.problems()) {
-        err.println(problem);
+      Project project = Project.load(dir);
+      List<Path> fixtures = Fixture.filesOf(project);
+      for (Path fixture : fixtures) {
+        try {
+          Fixture.load(project, fixture);
+        } catch (InvalidProjectException e) {
+          problems.addAll(e.problems());
+        }
       }
-      err.println(count(e.problems().size(), "problem"));
-      return 1;
+      if (problems.isEmpty()) {
+        out.println(summary(project)
+            + (fixtures.isEmpty() ? "" : ", " + count(fixtures.size(), "fixture")));
+        return 0;
+      }
+    } catch (InvalidProjectException e) {
+      problems.addAll(e.problems());
     }
+    for (Problem problem : problems) {
+      err.println(problem);
+    }
+    err.println(count(problems.size(), "problem"));
+    return 1;
   }
 
   /**

@@ -31,7 +31,7 @@ class StreamformTest {
   void checkSummarisesAValidProject() {
     assertThat(run("check", LATE_EVENT.toString()), is(0));
     assertThat(out.toString(), is("ok: 1 source (orders: event time ordered_at, watermark 5m, late drop),"
-        + " 1 model (customer_metrics)\n"));
+        + " 1 model (customer_metrics), 1 fixture\n"));
     assertThat(err.toString(), is(""));
   }
 

@@ -56,4 +56,19 @@ class TestAndExplainCommandTest {
     assertThat(run("explain", TIME.resolve("retention").toString(), "orders_by_day"), is(1));
     assertThat(err.toString(), containsString("no model named 'orders_by_day'"));
   }
+
+  @Test
+  void checkAlsoReadsTheFixtures(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    Path project = dir.resolve("p");
+    java.nio.file.Files.createDirectories(project.resolve("models"));
+    java.nio.file.Files.createDirectories(project.resolve("fixtures"));
+    Path late = TIME.resolve("late-event");
+    for (String f : new String[] {"sources.yml", "streamform.yml", "models/customer_metrics.sql"}) {
+      java.nio.file.Files.copy(late.resolve(f), project.resolve(f));
+    }
+    java.nio.file.Files.writeString(project.resolve("fixtures/bad.yml"),
+        "model: customer_metrics\ngiven:\n  - event: { customer_id: 42, amount: 1, ordered_at: \"10:00:00\" }\n");
+    assertThat(run("check", project.toString()), is(1));
+    assertThat(err.toString(), containsString("fixtures/bad.yml:3: event 1, key 'ordered_at': '10:00:00' is a time of day without a date"));
+  }
 }
