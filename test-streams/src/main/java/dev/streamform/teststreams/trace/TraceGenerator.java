@@ -111,7 +111,7 @@ public final class TraceGenerator {
 
     Fixture trace(String name) {
       Fixture.Builder b = Fixture.builder(name, modelName);
-      int events = 3 + random.nextInt(random.nextInt(4) == 0 ? 60 : 25);
+      int events = 3 + random.nextInt(random.nextInt(5) == 0 ? 25 : 10);
       int made = 0;
       while (made < events) {
         int r = random.nextInt(100);

@@ -1,0 +1,74 @@
+package dev.streamform.teststreams.fuzz;
+
+import dev.streamform.policies.project.Fixture;
+import dev.streamform.policies.time.Timestamps;
+import dev.streamform.teststreams.fixture.FixtureOutcome;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Writes a trace as a fixture file in the SEMANTICS §4 format: its {@code given:} items, and the
+ * {@code expect:} and {@code late:} the oracle gave for them — what the runner should have done.
+ */
+final class FixtureYaml {
+  private FixtureYaml() {}
+
+  static String render(Fixture trace, FixtureOutcome oracle, List<String> comments) {
+    StringBuilder b = new StringBuilder();
+    comments.forEach(c -> b.append("# ").append(c).append('\n'));
+    b.append("model: ").append(trace.model()).append("\n\ngiven:\n");
+    for (Fixture.Given g : trace.given()) {
+      if (g.event().isPresent()) {
+        b.append("  - event: ").append(flow(g.event().get())).append('\n');
+      } else {
+        b.append("  - watermark: ").append(scalar(g.watermark().get())).append('\n');
+      }
+      if (!g.allPartitions() && (g.event().isEmpty() || g.partition() != 0)) {
+        b.append("    partition: ").append(g.partition()).append('\n');
+      }
+    }
+    b.append("\nexpect:").append(oracle.changelog.isEmpty() ? " []" : "").append('\n');
+    for (FixtureOutcome.Change c : oracle.changelog) {
+      b.append("  - { op: ").append(c.op);
+      c.values.forEach((k, v) -> b.append(", ").append(k).append(": ").append(scalar(v)));
+      b.append(" }\n");
+    }
+    if (!oracle.late.isEmpty()) {
+      b.append("\nlate:\n");
+      oracle.late.forEach(d -> b.append("  - ").append(flow(d.record)).append('\n'));
+    }
+    return b.toString();
+  }
+
+  /** A row as a YAML flow mapping; null columns are left out (absent is null). */
+  private static String flow(Map<String, Object> values) {
+    StringBuilder b = new StringBuilder("{ ");
+    values.forEach((k, v) -> {
+      if (v != null) {
+        b.append(b.length() > 2 ? ", " : "").append(k).append(": ").append(scalar(v));
+      }
+    });
+    return b.append(" }").toString();
+  }
+
+  private static String scalar(Object v) {
+    if (v == null) {
+      return "null";
+    }
+    if (v instanceof Instant) {
+      return "\"" + Timestamps.format((Instant) v) + "\"";
+    }
+    if (v instanceof String) {
+      return "\"" + ((String) v).replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+    if (v instanceof Double) {
+      return new BigDecimal(v.toString()).toPlainString();
+    }
+    if (v instanceof BigDecimal) {
+      return ((BigDecimal) v).toPlainString();
+    }
+    return v.toString();
+  }
+}

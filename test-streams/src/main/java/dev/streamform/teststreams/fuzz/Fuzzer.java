@@ -1,0 +1,213 @@
+package dev.streamform.teststreams.fuzz;
+
+import dev.streamform.policies.project.Fixture;
+import dev.streamform.teststreams.fixture.FixtureOutcome;
+import dev.streamform.teststreams.fixture.FixtureRunner;
+import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.teststreams.oracle.Oracle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * Compares what a runner makes of traces with what the {@link Oracle} says they mean, and shrinks
+ * a trace that disagrees to a small one that still does.
+ *
+ * <p>Traces run in batches ({@link TraceBatch}): one pipeline per batch, the outcome split per
+ * trace. A batch whose whole outcome equals the oracle's agrees on every trace; otherwise each
+ * trace's share is compared, and when only the processed count differs (it is not reported per
+ * event) the batch's traces are run one by one. A batch of one runs its trace exactly as given.
+ */
+public final class Fuzzer {
+
+  /** What a trace is run on: a runner with the model's transforms, or anything else to check. */
+  public interface Target {
+    String name();
+
+    FixtureOutcome run(Fixture fixture);
+
+    /** The declared model on {@code runner}, through {@link FixtureRunner#run}. */
+    static Target of(FixtureRunner runner, DeclaredModel model) {
+      return of(runner.runner().describe(), f -> runner.run(model, f));
+    }
+
+    static Target of(String name, Function<Fixture, FixtureOutcome> run) {
+      return new Target() {
+        @Override
+        public String name() {
+          return name;
+        }
+
+        @Override
+        public FixtureOutcome run(Fixture fixture) {
+          return run.apply(fixture);
+        }
+      };
+    }
+  }
+
+  /** One trace's comparison: the oracle's and the target's canonical outcomes. */
+  public static final class Verdict {
+    public final Fixture trace;
+    public final String oracle;
+    public final String actual;
+
+    Verdict(Fixture trace, String oracle, String actual) {
+      this.trace = trace;
+      this.oracle = oracle;
+      this.actual = actual;
+    }
+
+    public boolean agrees() {
+      return oracle.equals(actual);
+    }
+  }
+
+  private final DeclaredModel model;
+  private final Oracle oracle;
+  private final int batchSize;
+
+  private Fuzzer(DeclaredModel model, Oracle oracle, int batchSize) {
+    this.model = model;
+    this.oracle = oracle;
+    this.batchSize = TraceBatch.canBatch(model) ? Math.max(1, batchSize) : 1;
+  }
+
+  /** A fuzzer of {@code model} against its reference oracle, {@code batchSize} traces a pipeline. */
+  public static Fuzzer of(DeclaredModel model, int batchSize) {
+    return new Fuzzer(model, Oracle.of(model), batchSize);
+  }
+
+  /** The same fuzzer judging by another oracle (to show that a broken one is caught). */
+  public Fuzzer withOracle(Oracle other) {
+    return new Fuzzer(model, other, batchSize);
+  }
+
+  public Oracle oracle() {
+    return oracle;
+  }
+
+  /** Compares every trace; {@code progress} hears of each finished batch. */
+  public List<Verdict> compare(List<Fixture> traces, Target target, Consumer<List<Verdict>> progress) {
+    List<Verdict> all = new ArrayList<>();
+    for (int from = 0; from < traces.size(); from += batchSize) {
+      List<Fixture> batch = traces.subList(from, Math.min(traces.size(), from + batchSize));
+      List<Verdict> verdicts = compareBatch(batch, target, from);
+      progress.accept(verdicts);
+      all.addAll(verdicts);
+    }
+    return all;
+  }
+
+  public List<Verdict> compare(List<Fixture> traces, Target target) {
+    return compare(traces, target, v -> {});
+  }
+
+  private List<Verdict> compareBatch(List<Fixture> traces, Target target, long seed) {
+    if (traces.size() == 1) {
+      Fixture trace = traces.get(0);
+      return List.of(new Verdict(trace, oracle.run(trace).canonical(), target.run(trace).canonical()));
+    }
+    TraceBatch batch = TraceBatch.of(model, traces, seed);
+    FixtureOutcome expected = oracle.run(batch.fixture());
+    FixtureOutcome actual = target.run(batch.fixture());
+    List<FixtureOutcome> expectedParts = batch.split(expected);
+    List<FixtureOutcome> actualParts = batch.split(actual);
+    List<Verdict> verdicts = new ArrayList<>();
+    boolean anyDiffers = false;
+    for (int i = 0; i < traces.size(); i++) {
+      Verdict v =
+          new Verdict(traces.get(i), expectedParts.get(i).canonical(), actualParts.get(i).canonical());
+      anyDiffers |= !v.agrees();
+      verdicts.add(v);
+    }
+    if (!anyDiffers && expected.processed != actual.processed) {
+      // an event lost or processed twice: find whose, one trace a pipeline
+      verdicts.clear();
+      for (Fixture trace : traces) {
+        verdicts.addAll(compareBatch(List.of(trace), target, seed));
+      }
+    }
+    return verdicts;
+  }
+
+  /** Whether {@code trace} still disagrees on {@code target}. */
+  public boolean disagrees(Fixture trace, Target target) {
+    return !compareBatch(List.of(trace), target, 0).get(0).agrees();
+  }
+
+  /**
+   * A small trace that still disagrees: delta debugging over {@code trace}'s items (drop halves,
+   * then quarters, ... then single items, keeping whatever still disagrees), each round's
+   * candidates run as one batch. The result is 1-minimal: dropping any one item makes it agree
+   * (in a batch; {@link FuzzRun} checks that it still disagrees run alone, as a fixture runs).
+   */
+  public Fixture shrink(Fixture trace, Target target) {
+    List<Fixture.Given> items = new ArrayList<>(trace.given());
+    int chunks = 2;
+    while (items.size() >= 2) {
+      List<List<Fixture.Given>> parts = split(items, Math.min(chunks, items.size()));
+      List<List<Fixture.Given>> candidates = new ArrayList<>(parts);
+      if (parts.size() > 2) {
+        for (int i = 0; i < parts.size(); i++) {
+          List<Fixture.Given> complement = new ArrayList<>();
+          for (int j = 0; j < parts.size(); j++) {
+            if (j != i) {
+              complement.addAll(parts.get(j));
+            }
+          }
+          candidates.add(complement);
+        }
+      }
+      Optional<Integer> found = firstDisagreeing(trace, candidates, target);
+      if (found.isPresent()) {
+        int i = found.get();
+        items = candidates.get(i);
+        chunks = i < parts.size() ? 2 : Math.max(chunks - 1, 2);
+      } else if (parts.size() >= items.size()) {
+        break;
+      } else {
+        chunks = Math.min(2 * chunks, items.size());
+      }
+    }
+    return rebuild(trace, items);
+  }
+
+  private Optional<Integer> firstDisagreeing(
+      Fixture trace, List<List<Fixture.Given>> candidates, Target target) {
+    List<Fixture> fixtures = new ArrayList<>();
+    for (List<Fixture.Given> c : candidates) {
+      fixtures.add(rebuild(trace, c));
+    }
+    List<Verdict> verdicts = compare(fixtures, target);
+    for (int i = 0; i < verdicts.size(); i++) {
+      if (!verdicts.get(i).agrees()) {
+        return Optional.of(i);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static List<List<Fixture.Given>> split(List<Fixture.Given> items, int n) {
+    List<List<Fixture.Given>> parts = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      parts.add(new ArrayList<>(items.subList(i * items.size() / n, (i + 1) * items.size() / n)));
+    }
+    return parts;
+  }
+
+  /** A fixture of {@code items}, named and modelled as {@code trace}, events renumbered. */
+  static Fixture rebuild(Fixture trace, List<Fixture.Given> items) {
+    Fixture.Builder b = Fixture.builder(trace.name(), trace.model());
+    for (Fixture.Given g : items) {
+      if (g.event().isPresent()) {
+        b.event(g.partition(), g.event().get());
+      } else {
+        b.watermark(g.allPartitions() ? Optional.empty() : Optional.of(g.partition()), g.watermark().get());
+      }
+    }
+    return b.build();
+  }
+}

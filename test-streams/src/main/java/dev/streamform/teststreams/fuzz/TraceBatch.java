@@ -1,0 +1,212 @@
+package dev.streamform.teststreams.fuzz;
+
+import dev.streamform.policies.project.Fixture;
+import dev.streamform.policies.schema.ColumnType;
+import dev.streamform.policies.sql.OutputColumn;
+import dev.streamform.teststreams.fixture.FixtureOutcome;
+import dev.streamform.teststreams.fixture.OutcomeBuilder;
+import dev.streamform.teststreams.model.DeclaredModel;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.TreeSet;
+
+/**
+ * Many traces as one fixture, so that one pipeline runs them all: a runner costs seconds to start,
+ * a trace milliseconds to process. Trace {@code j} (its slot) keeps its items but gets partitions
+ * {@code j * stride + p} and its keys tagged with {@code j} (slot 0 is left as it is); since the
+ * clock is per partition and the changelog per key, the traces cannot touch each other. Their
+ * items are interleaved at random, each trace's own order kept — which by SEMANTICS §7 must not
+ * matter either. A watermark item for every partition becomes one item per partition of its trace.
+ *
+ * <p>Both the oracle and the runner see the same merged fixture; {@link #split} cuts either's
+ * outcome back into one outcome per trace, with the trace's own event ids.
+ */
+final class TraceBatch {
+  /** Added to a tagged key value per slot: far above any generated key. */
+  private static final long TAG = 1_000_000L;
+
+  private final List<Fixture> traces;
+  private final int stride;
+  private final Fixture merged;
+  private final int[] events;
+  private final String tagColumn;
+  private final ColumnType tagType;
+  private final List<String> tagOutputs = new ArrayList<>();
+
+  private TraceBatch(
+      DeclaredModel model, List<Fixture> traces, int stride, Fixture merged, int[] events) {
+    this.traces = traces;
+    this.stride = stride;
+    this.merged = merged;
+    this.events = events;
+    this.tagColumn = tagColumn(model).orElse(null);
+    this.tagType = tagColumn == null ? null : model.source().schema().get(tagColumn);
+    for (OutputColumn c : model.query().outputs()) {
+      if (c.kind() == OutputColumn.Kind.KEY && c.argument().get().equals(tagColumn)) {
+        tagOutputs.add(c.name());
+      }
+    }
+  }
+
+  /** The key column whose values carry a slot's tag, if the model has one that can. */
+  static Optional<String> tagColumn(DeclaredModel model) {
+    for (String k : model.model().key()) {
+      ColumnType.Kind kind = model.source().schema().get(k).kind();
+      boolean eventTime = model.source().eventTime().map(k::equals).orElse(false);
+      if (kind != ColumnType.Kind.BOOL && !eventTime) {
+        return Optional.of(k);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Whether traces of {@code model} can share a pipeline (their keys can be kept apart). */
+  static boolean canBatch(DeclaredModel model) {
+    return tagColumn(model).isPresent();
+  }
+
+  static TraceBatch of(DeclaredModel model, List<Fixture> traces, long seed) {
+    if (traces.size() > 1 && !canBatch(model)) {
+      throw new IllegalArgumentException("model " + model.model().name() + " has no key column to tag");
+    }
+    String tagColumn = tagColumn(model).orElse(null);
+    ColumnType tagType = tagColumn == null ? null : model.source().schema().get(tagColumn);
+    int stride = 1;
+    for (Fixture t : traces) {
+      for (Fixture.Given g : t.given()) {
+        stride = Math.max(stride, g.partition() + 1);
+      }
+    }
+    List<List<Runnable>> pending = new ArrayList<>();
+    Fixture.Builder b = Fixture.builder("batch", model.model().name());
+    int[] events = new int[traces.size()];
+    for (int slot = 0; slot < traces.size(); slot++) {
+      Fixture trace = traces.get(slot);
+      TreeSet<Integer> partitions = new TreeSet<>(List.of(0));
+      trace.given().forEach(g -> partitions.add(g.partition()));
+      List<Runnable> items = new ArrayList<>();
+      int base = slot * stride;
+      int s = slot;
+      for (Fixture.Given g : trace.given()) {
+        if (g.event().isPresent()) {
+          events[slot]++;
+          Map<String, Object> values = new LinkedHashMap<>(g.event().get());
+          if (tagColumn != null) {
+            values.put(tagColumn, tag(tagType, values.get(tagColumn), s));
+          }
+          items.add(() -> b.event(base + g.partition(), values));
+        } else {
+          List<Integer> to = g.allPartitions() ? List.copyOf(partitions) : List.of(g.partition());
+          items.add(() -> to.forEach(p -> b.watermark(Optional.of(base + p), g.watermark().get())));
+        }
+      }
+      pending.add(items);
+    }
+    Random random = new Random(seed);
+    int[] next = new int[traces.size()];
+    List<Integer> open = new ArrayList<>();
+    for (int i = 0; i < traces.size(); i++) {
+      if (!pending.get(i).isEmpty()) {
+        open.add(i);
+      }
+    }
+    while (!open.isEmpty()) {
+      int pick = random.nextInt(open.size());
+      int slot = open.get(pick);
+      pending.get(slot).get(next[slot]++).run();
+      if (next[slot] == pending.get(slot).size()) {
+        open.remove(pick);
+      }
+    }
+    return new TraceBatch(model, List.copyOf(traces), stride, b.build(), events);
+  }
+
+  /** {@code value} tagged with {@code slot} (or, with a negative slot, the tag taken off). */
+  private static Object tag(ColumnType type, Object value, int slot) {
+    if (value == null || slot == 0) {
+      return value;
+    }
+    switch (type.kind()) {
+      case STRING:
+        return slot > 0 ? slot + "~" + value : ((String) value).substring(String.valueOf(-slot).length() + 1);
+      case INT64:
+        return (Long) value + slot * TAG;
+      case DECIMAL:
+        return ((BigDecimal) value).add(BigDecimal.valueOf(slot * TAG));
+      case DOUBLE:
+        return (Double) value + slot * TAG;
+      case TIMESTAMP:
+        return ((Instant) value).plus(Duration.ofDays(slot * 400L));
+      default:
+        throw new IllegalArgumentException("cannot tag a " + type + " key");
+    }
+  }
+
+  List<Fixture> traces() {
+    return traces;
+  }
+
+  /** The merged fixture that runs every trace of the batch. */
+  Fixture fixture() {
+    return merged;
+  }
+
+  /**
+   * One outcome per trace, its ids and keys those of the trace run alone. The processed count is not
+   * reported per event, so each trace's is inferred: its events, less the late and quarantined
+   * ones; compare the merged outcomes' counts to catch an event lost or processed twice.
+   */
+  List<FixtureOutcome> split(FixtureOutcome outcome) {
+    List<OutcomeBuilder> parts = new ArrayList<>();
+    int[] processed = events.clone();
+    for (int i = 0; i < traces.size(); i++) {
+      parts.add(new OutcomeBuilder());
+    }
+    for (FixtureOutcome.Change c : outcome.changelog) {
+      parts.get(slot(c.eventId)).change(local(c.eventId), c.op, untag(c.values, tagOutputs, slot(c.eventId)));
+    }
+    for (FixtureOutcome.Dropped d : outcome.late) {
+      processed[slot(d.eventId)]--;
+      List<String> columns = tagColumn == null ? List.of() : List.of(tagColumn);
+      parts.get(slot(d.eventId)).late(local(d.eventId), untag(d.record, columns, slot(d.eventId)), d.watermark);
+    }
+    for (FixtureOutcome.Quarantined q : outcome.quarantined) {
+      processed[slot(q.eventId)]--;
+      parts.get(slot(q.eventId)).quarantined(local(q.eventId), q.reason);
+    }
+    List<FixtureOutcome> out = new ArrayList<>();
+    for (int i = 0; i < parts.size(); i++) {
+      out.add(parts.get(i).processed(processed[i]).build());
+    }
+    return out;
+  }
+
+  private Map<String, Object> untag(Map<String, Object> values, List<String> columns, int slot) {
+    Map<String, Object> out = new LinkedHashMap<>(values);
+    for (String c : columns) {
+      if (out.containsKey(c)) {
+        out.put(c, tag(tagType, out.get(c), -slot));
+      }
+    }
+    return out;
+  }
+
+  private int slot(String eventId) {
+    return partitionOf(eventId) / stride;
+  }
+
+  private String local(String eventId) {
+    return partitionOf(eventId) % stride + eventId.substring(eventId.indexOf('-'));
+  }
+
+  private static int partitionOf(String eventId) {
+    return Integer.parseInt(eventId.substring(0, eventId.indexOf('-')));
+  }
+}
