@@ -1,0 +1,240 @@
+package dev.streamform.pipelines.kafka;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.streamform.policies.schema.ColumnType;
+import dev.streamform.policies.schema.ColumnValues;
+import dev.streamform.policies.time.Timestamps;
+import java.io.IOException;
+import java.io.Serializable;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * The JSON form of a source's records on Kafka, both ways, typed by the declared schema.
+ *
+ * <p>A record is a JSON object with a value (or {@code null}, or no field) for each column; fields
+ * the schema does not name are ignored. Values convert as in fixtures ({@link
+ * ColumnValues#convertLenient}): int64, string, bool, double, {@code decimal(p,s)} (never through
+ * floating point), timestamp (RFC 3339 with or without a zone — without one is UTC — or epoch
+ * milliseconds). A key column must have a value. {@code {"__watermark": "<instant>"}} is a
+ * punctuation. Anything else is refused with a reason that names the column and the value.
+ */
+public final class JsonRecords implements Serializable {
+  /** The one field of a punctuation record. */
+  public static final String WATERMARK_FIELD = "__watermark";
+
+  // exact: Jackson's default factory would write 10.00 as 1E+1
+  private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+  // column -> type as written (ColumnType is not Serializable; a DoFn carries this object)
+  private final LinkedHashMap<String, String> types = new LinkedHashMap<>();
+  private final List<String> keyColumns;
+  private transient @Nullable Map<String, ColumnType> schema;
+
+  private JsonRecords(Map<String, ColumnType> schema, List<String> keyColumns) {
+    schema.forEach((name, type) -> types.put(name, type.toString()));
+    this.keyColumns = List.copyOf(keyColumns);
+  }
+
+  private Map<String, ColumnType> schema() {
+    if (schema == null) {
+      Map<String, ColumnType> parsed = new LinkedHashMap<>();
+      types.forEach((name, type) -> parsed.put(name, ColumnType.parse(type)));
+      schema = parsed;
+    }
+    return schema;
+  }
+
+  /** Records of {@code schema} whose {@code keyColumns} must have values. */
+  public static JsonRecords of(Map<String, ColumnType> schema, List<String> keyColumns) {
+    return new JsonRecords(schema, keyColumns);
+  }
+
+  /** What a record's bytes hold: column values, or a punctuation's watermark. */
+  public static final class Decoded {
+    private final @Nullable Map<String, Object> values;
+    private final @Nullable Instant watermark;
+
+    private Decoded(@Nullable Map<String, Object> values, @Nullable Instant watermark) {
+      this.values = values;
+      this.watermark = watermark;
+    }
+
+    /** Column -> typed value (Long, String, Boolean, Double, BigDecimal, Instant or null). */
+    public @Nullable Map<String, Object> values() {
+      return values;
+    }
+
+    /** The watermark of a punctuation, or null for a record. */
+    public @Nullable Instant watermark() {
+      return watermark;
+    }
+  }
+
+  /** Why bytes are not a record of the schema; the message is the quarantine reason. */
+  public static final class NotARecord extends Exception {
+    NotARecord(String reason) {
+      super(reason, null, false, false);
+    }
+  }
+
+  /**
+   * Decodes one record's bytes.
+   *
+   * @throws NotARecord with the reason, e.g. {@code column `amount`: 'abc' is not a decimal(12,2)}
+   */
+  public Decoded decode(byte @Nullable [] bytes) throws NotARecord {
+    if (bytes == null) {
+      throw new NotARecord("the record has no value (a tombstone)");
+    }
+    JsonNode node;
+    try {
+      node = JSON.readTree(bytes);
+    } catch (IOException e) {
+      throw new NotARecord("not JSON: " + firstLine(e.getMessage()));
+    }
+    if (node == null || !node.isObject()) {
+      throw new NotARecord(
+          "not a JSON object: " + (node == null ? "empty" : "a JSON " + node.getNodeType().name().toLowerCase()));
+    }
+    if (node.has(WATERMARK_FIELD)) {
+      return new Decoded(null, punctuation((ObjectNode) node));
+    }
+    Map<String, Object> values = new LinkedHashMap<>();
+    for (Map.Entry<String, ColumnType> column : schema().entrySet()) {
+      String name = column.getKey();
+      JsonNode v = node.get(name);
+      Object value = v == null || v.isNull() ? null : convert(name, column.getValue(), v);
+      if (value == null && keyColumns.contains(name)) {
+        throw new NotARecord("key column `" + name + "` has no value");
+      }
+      values.put(name, value);
+    }
+    return new Decoded(values, null);
+  }
+
+  private static Instant punctuation(ObjectNode node) throws NotARecord {
+    if (node.size() != 1) {
+      throw new NotARecord(
+          "a punctuation has only the field " + WATERMARK_FIELD + ", this one has " + fieldNames(node));
+    }
+    JsonNode w = node.get(WATERMARK_FIELD);
+    try {
+      return Timestamps.parseLenient(w.isIntegralNumber() ? (Object) w.longValue() : w.asText());
+    } catch (IllegalArgumentException e) {
+      throw new NotARecord(WATERMARK_FIELD + ": " + e.getMessage());
+    }
+  }
+
+  private static Object convert(String name, ColumnType type, JsonNode v) throws NotARecord {
+    Object raw;
+    if (v.isIntegralNumber()) {
+      raw = v.canConvertToLong() ? (Object) v.longValue() : v.decimalValue();
+    } else if (v.isNumber()) {
+      raw = v.decimalValue();
+    } else if (v.isBoolean()) {
+      raw = v.booleanValue();
+    } else if (v.isTextual()) {
+      raw = v.textValue();
+    } else {
+      throw new NotARecord(
+          "column `" + name + "` holds a JSON " + v.getNodeType().name().toLowerCase()
+              + ", not a " + type);
+    }
+    try {
+      return ColumnValues.convertLenient(type, raw);
+    } catch (IllegalArgumentException e) {
+      throw new NotARecord("column `" + name + "`: " + e.getMessage());
+    }
+  }
+
+  /** The JSON object of typed values, in the given order; instants as RFC 3339 in UTC. */
+  public static ObjectNode object(Map<String, ?> values) {
+    ObjectNode o = JsonNodeFactory.instance.objectNode();
+    values.forEach((name, value) -> o.set(name, node(value)));
+    return o;
+  }
+
+  /** The JSON value of a typed value (declared types, or Beam's Joda instants). */
+  public static JsonNode node(@Nullable Object value) {
+    JsonNodeFactory f = NODES;
+    if (value == null) {
+      return f.nullNode();
+    }
+    if (value instanceof org.joda.time.ReadableInstant) {
+      value = Instant.ofEpochMilli(((org.joda.time.ReadableInstant) value).getMillis());
+    }
+    if (value instanceof Instant) {
+      return f.textNode(Timestamps.format((Instant) value));
+    }
+    if (value instanceof BigDecimal) {
+      BigDecimal d = (BigDecimal) value;
+      return f.numberNode(d.scale() < 0 ? d.setScale(0) : d);
+    }
+    if (value instanceof Long || value instanceof Integer) {
+      return f.numberNode(((Number) value).longValue());
+    }
+    if (value instanceof Double) {
+      return f.numberNode((Double) value);
+    }
+    if (value instanceof Boolean) {
+      return f.booleanNode((Boolean) value);
+    }
+    return f.textNode(value.toString());
+  }
+
+  /** The bytes of a punctuation record carrying {@code watermark}. */
+  public static byte[] punctuation(Instant watermark) {
+    ObjectNode o = JsonNodeFactory.instance.objectNode();
+    o.put(WATERMARK_FIELD, Timestamps.format(watermark));
+    return bytes(o);
+  }
+
+  public static byte[] bytes(JsonNode node) {
+    return node.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Parses bytes as JSON, or gives them as a JSON string when they are not JSON (or null). */
+  public static JsonNode parseOrText(byte @Nullable [] bytes) {
+    if (bytes == null) {
+      return JsonNodeFactory.instance.nullNode();
+    }
+    try {
+      JsonNode n = JSON.readTree(bytes);
+      if (n != null && !n.isMissingNode()) {
+        return n;
+      }
+    } catch (IOException e) {
+      // not JSON: shown as text below
+    }
+    return JsonNodeFactory.instance.textNode(new String(bytes, StandardCharsets.UTF_8));
+  }
+
+  private static String fieldNames(ObjectNode node) {
+    StringBuilder b = new StringBuilder();
+    for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+      b.append(b.length() == 0 ? "" : ", ").append(it.next());
+    }
+    return b.toString();
+  }
+
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "unreadable";
+    }
+    int nl = message.indexOf('\n');
+    return nl < 0 ? message : message.substring(0, nl);
+  }
+}

@@ -1,0 +1,116 @@
+package dev.streamform.pipelines.kafka;
+
+import dev.streamform.policies.declarations.Connector;
+import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.transforms.changelog.ChangelogRecord;
+import dev.streamform.transforms.clock.ClockResult;
+import dev.streamform.transforms.envelope.Envelope;
+import dev.streamform.transforms.envelope.EnvelopeCoder;
+import dev.streamform.transforms.envelope.SourceRecord;
+import dev.streamform.transforms.extraction.EventTimeExtraction;
+import dev.streamform.transforms.extraction.ExtractionResult;
+import java.util.ArrayList;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
+import org.apache.beam.sdk.values.TypeDescriptor;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.joda.time.Duration;
+
+/**
+ * A model of a project as a streaming Kafka pipeline: its {@code connector: kafka} source read by
+ * {@link KafkaSource}, event time extracted, judged by the declared clock ({@link
+ * DeclaredModel#logClock()}), the model's changelog, and the three outputs written by {@link
+ * ModelSinks}. The transforms between source and sinks are the ones fixtures run.
+ */
+public final class KafkaModelPipeline {
+  private KafkaModelPipeline() {}
+
+  /**
+   * Adds the model's pipeline to {@code p} and returns where it writes.
+   *
+   * @throws IllegalArgumentException when the model's source is not a Kafka source
+   */
+  public static ModelSinks build(Pipeline p, DeclaredModel model, String bootstrapServers) {
+    SourceDeclaration source = model.source();
+    if (source.connector() != Connector.KAFKA) {
+      throw new IllegalArgumentException(
+          "model '" + model.model().name() + "' reads source '" + source.name()
+              + "', which is not a kafka source (connector: " + source.connector().yamlName() + ")");
+    }
+    Schema schema = model.recordSchema();
+    ModelSinks sinks =
+        ModelSinks.of(model.model(), new ArrayList<>(model.outputColumns().keySet()));
+    KafkaSource read =
+        KafkaSource.of(bootstrapServers, source.topic().get(), source.schema(), model.model().key());
+    if (source.idleAfter().isPresent()) {
+      read = read.withIdleness(Duration.millis(source.idleAfter().get().toMillis()));
+    }
+    KafkaSourceResult records = p.apply("Source " + source.name(), read);
+
+    PCollectionList<KV<String, String>> quarantine =
+        PCollectionList.of(
+            records
+                .quarantined()
+                .apply("Undecodable", MapElements.into(kvs()).via(sinks::undecodableRecord)));
+    PCollection<Envelope> envelopes;
+    if (source.hasEventTime()) {
+      ExtractionResult extracted =
+          records.records().apply("EventTime", EventTimeExtraction.from(source.eventTime().get()));
+      envelopes = extracted.events();
+      quarantine =
+          quarantine.and(
+              extracted
+                  .quarantined()
+                  .apply(
+                      "NoEventTime",
+                      MapElements.into(kvs())
+                          .via((BadRecord bad) -> sinks.eventTimeRecord(bad, schema))));
+    } else {
+      envelopes =
+          records
+              .records()
+              .apply(
+                  "ArrivalTime",
+                  MapElements.into(TypeDescriptor.of(Envelope.class))
+                      .via(
+                          (SourceRecord r) ->
+                              r.isWatermark()
+                                  ? Envelope.punctuation(r)
+                                  : Envelope.event(r, r.ingestTime())))
+              .setCoder(EnvelopeCoder.of(schema));
+    }
+    ClockResult clocked = envelopes.apply("Clock", model.logClock());
+    PCollection<ChangelogRecord> changelog = clocked.events().apply("Model", model.changelog());
+
+    KvCoder<String, String> json = KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of());
+    changelog
+        .apply("ChangelogRecords", MapElements.into(kvs()).via(sinks::changelogRecord))
+        .setCoder(json)
+        .apply("Write " + sinks.changelogTopic(), ModelSinks.write(bootstrapServers, sinks.changelogTopic()));
+    clocked
+        .late()
+        .apply("LateRecords", MapElements.into(kvs()).via(sinks::lateRecord))
+        .setCoder(json)
+        .apply("Write " + sinks.lateTopic(), ModelSinks.write(bootstrapServers, sinks.lateTopic()));
+    quarantine
+        .apply("Quarantine", Flatten.pCollections())
+        .setCoder(json)
+        .apply(
+            "Write " + sinks.quarantineTopic(),
+            ModelSinks.write(bootstrapServers, sinks.quarantineTopic()));
+    return sinks;
+  }
+
+  private static TypeDescriptor<KV<String, String>> kvs() {
+    return TypeDescriptors.kvs(TypeDescriptors.strings(), TypeDescriptors.strings());
+  }
+}

@@ -1,0 +1,209 @@
+package dev.streamform.pipelines.kafka;
+
+import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
+
+import com.google.auto.value.AutoValue;
+import dev.streamform.policies.schema.ColumnType;
+import dev.streamform.teststreams.model.Schemas;
+import dev.streamform.transforms.StreamformMetrics;
+import dev.streamform.transforms.envelope.SourceRecord;
+import dev.streamform.transforms.envelope.SourceRecordCoder;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.coders.ByteArrayCoder;
+import org.apache.beam.sdk.coders.NullableCoder;
+import org.apache.beam.sdk.io.kafka.KafkaIO;
+import org.apache.beam.sdk.io.kafka.KafkaRecord;
+import org.apache.beam.sdk.io.kafka.KafkaRecordCoder;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.values.PBegin;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * A {@code connector: kafka} source: reads a topic with KafkaIO and decodes each record's JSON by
+ * the declared schema ({@link JsonRecords}) into a {@link SourceRecord} at its (partition, offset).
+ *
+ * <p>Guarantees: every record read ends up either in {@link KafkaSourceResult#records()} (a record
+ * or, for {@code {"__watermark": ...}}, a punctuation of its partition) or in {@link
+ * KafkaSourceResult#quarantined()} as a Beam {@link BadRecord} with the reason and the raw value
+ * bytes; a bad record never stops the job. A quarantined record still leaves a punctuation at
+ * {@link BoundedWindow#TIMESTAMP_MIN_VALUE} (no watermark information) at its position, so the
+ * clock holds its partition's watermark from the partition's very first record on. KafkaIO reads
+ * each partition in offset order, and the runner's watermark follows {@link
+ * ClockGatedTimestampPolicy}.
+ *
+ * <pre>{@code
+ * KafkaSourceResult read = p.apply(KafkaSource.of("127.0.0.1:9092", "orders", schema, key)
+ *     .withIdleness(Duration.standardMinutes(1)));
+ * read.records().apply(EventTimeExtraction.from("ordered_at"));
+ * }</pre>
+ */
+@AutoValue
+public abstract class KafkaSource extends PTransform<PBegin, KafkaSourceResult> {
+
+  public abstract String bootstrapServers();
+
+  public abstract String topic();
+
+  public abstract Map<String, ColumnType> schema();
+
+  public abstract List<String> keyColumns();
+
+  public abstract @Nullable Duration idleAfter();
+
+  abstract Builder toBuilder();
+
+  @AutoValue.Builder
+  abstract static class Builder {
+    abstract Builder setBootstrapServers(String servers);
+
+    abstract Builder setTopic(String topic);
+
+    abstract Builder setSchema(Map<String, ColumnType> schema);
+
+    abstract Builder setKeyColumns(List<String> keys);
+
+    abstract Builder setIdleAfter(@Nullable Duration idleAfter);
+
+    abstract KafkaSource build();
+  }
+
+  /** Reads {@code topic} at {@code bootstrapServers}; {@code keyColumns} must have values. */
+  public static KafkaSource of(
+      String bootstrapServers, String topic, Map<String, ColumnType> schema, List<String> keyColumns) {
+    checkArgument(!schema.isEmpty(), "a source needs a schema");
+    for (String k : keyColumns) {
+      checkArgument(schema.containsKey(k), "key column `%s` is not in the schema %s", k, schema);
+    }
+    return new AutoValue_KafkaSource.Builder()
+        .setBootstrapServers(bootstrapServers)
+        .setTopic(topic)
+        .setSchema(new java.util.LinkedHashMap<>(schema))
+        .setKeyColumns(List.copyOf(keyColumns))
+        .build();
+  }
+
+  /** A partition with no record for {@code idleAfter} stops holding the watermark back. */
+  public KafkaSource withIdleness(Duration idleAfter) {
+    return toBuilder().setIdleAfter(idleAfter).build();
+  }
+
+  @Override
+  public KafkaSourceResult expand(PBegin input) {
+    Schema schema = Schemas.of(schema());
+    PCollection<KafkaRecord<byte[], byte[]>> raw =
+        input.apply(
+            "Read " + topic(),
+            KafkaIO.readBytes()
+                .withBootstrapServers(bootstrapServers())
+                .withTopic(topic())
+                .withConsumerConfigUpdates(Map.of("auto.offset.reset", "earliest"))
+                .withTimestampPolicyFactory(ClockGatedTimestampPolicy.factory(idleAfter())));
+    // plain tags: an anonymous one would capture this transform (and its schema) into the DoFn
+    TupleTag<SourceRecord> records = new TupleTag<>("records");
+    TupleTag<BadRecord> quarantined = new TupleTag<>("quarantined");
+    PCollectionTuple out =
+        raw.apply(
+            "Decode JSON",
+            ParDo.of(new DecodeFn(JsonRecords.of(schema(), keyColumns()), schema, records, quarantined))
+                .withOutputTags(records, TupleTagList.of(quarantined)));
+    return new KafkaSourceResult(
+        input.getPipeline(),
+        records,
+        out.get(records).setCoder(SourceRecordCoder.of(schema)),
+        quarantined,
+        out.get(quarantined).setCoder(BadRecord.getCoder(input.getPipeline())));
+  }
+
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    builder
+        .add(DisplayData.item("topic", topic()))
+        .add(DisplayData.item("bootstrapServers", bootstrapServers()))
+        .add(DisplayData.item("key", String.join(",", keyColumns())));
+    if (idleAfter() != null) {
+      builder.add(DisplayData.item("idleAfter", idleAfter()));
+    }
+  }
+
+  /** The coder of the records KafkaIO reads; a quarantined record is encoded with it. */
+  static final KafkaRecordCoder<byte[], byte[]> RAW =
+      KafkaRecordCoder.of(NullableCoder.of(ByteArrayCoder.of()), NullableCoder.of(ByteArrayCoder.of()));
+
+  private static final class DecodeFn extends DoFn<KafkaRecord<byte[], byte[]>, SourceRecord> {
+    private final JsonRecords json;
+    private final Schema schema;
+    private final TupleTag<SourceRecord> records;
+    private final TupleTag<BadRecord> quarantined;
+    private final Counter quarantinedCount =
+        StreamformMetrics.counter(StreamformMetrics.QUARANTINED);
+
+    DecodeFn(
+        JsonRecords json,
+        Schema schema,
+        TupleTag<SourceRecord> records,
+        TupleTag<BadRecord> quarantined) {
+      this.json = json;
+      this.schema = schema;
+      this.records = records;
+      this.quarantined = quarantined;
+    }
+
+    @ProcessElement
+    public void process(
+        @Element KafkaRecord<byte[], byte[]> record,
+        @Timestamp Instant readAt,
+        MultiOutputReceiver out)
+        throws Exception {
+      int partition = record.getPartition();
+      long offset = record.getOffset();
+      byte[] value = record.getKV().getValue();
+      try {
+        JsonRecords.Decoded decoded = json.decode(value);
+        out.get(records)
+            .output(
+                decoded.watermark() != null
+                    ? SourceRecord.punctuation(
+                        partition, offset, readAt, new Instant(decoded.watermark().toEpochMilli()))
+                    : SourceRecord.of(
+                        partition, offset, readAt, Schemas.row(schema, decoded.values())));
+      } catch (JsonRecords.NotARecord reason) {
+        quarantinedCount.inc();
+        out.get(records)
+            .output(
+                SourceRecord.punctuation(
+                    partition, offset, readAt, BoundedWindow.TIMESTAMP_MIN_VALUE));
+        out.get(quarantined)
+            .output(
+                BadRecord.builder()
+                    .setRecord(
+                        BadRecord.Record.builder()
+                            .setHumanReadableJsonRecord(
+                                value == null ? "null" : new String(value, StandardCharsets.UTF_8))
+                            .addCoderAndEncodedRecord(RAW, record)
+                            .build())
+                    .setFailure(
+                        BadRecord.Failure.builder()
+                            .setDescription(
+                                Quarantine.describe(partition, offset, reason.getMessage()))
+                            .build())
+                    .build());
+      }
+    }
+  }
+}

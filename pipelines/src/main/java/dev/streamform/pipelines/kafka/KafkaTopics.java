@@ -1,0 +1,109 @@
+package dev.streamform.pipelines.kafka;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+
+/**
+ * Creates the topics a command needs when they are missing, with Kafka's {@link Admin} client (the
+ * broker started by {@code runners-config/bin/kafka} has no topic tools). A topic that exists is
+ * left as it is, whatever its partition count.
+ */
+public final class KafkaTopics implements AutoCloseable {
+  private static final long TIMEOUT_SECONDS = 30;
+
+  private final Admin admin;
+  private final String bootstrapServers;
+
+  private KafkaTopics(String bootstrapServers) {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+    p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20_000);
+    this.admin = Admin.create(p);
+    this.bootstrapServers = bootstrapServers;
+  }
+
+  public static KafkaTopics at(String bootstrapServers) {
+    return new KafkaTopics(bootstrapServers);
+  }
+
+  /** The topics that exist. */
+  public Set<String> names() {
+    return get(admin.listTopics().names(), "list topics");
+  }
+
+  /** The partition count of an existing topic. */
+  public int partitions(String topic) {
+    return get(admin.describeTopics(List.of(topic)).allTopicNames(), "describe topic " + topic)
+        .get(topic)
+        .partitions()
+        .size();
+  }
+
+  /**
+   * Creates each missing topic with {@code partitions} partitions (single replica); {@code
+   * compacted} ones with {@code cleanup.policy=compact} (upsert topics). Returns those it created.
+   */
+  public List<String> ensure(List<String> topics, int partitions, Set<String> compacted) {
+    Set<String> existing = names();
+    Map<String, NewTopic> missing = new LinkedHashMap<>();
+    for (String t : topics) {
+      if (!existing.contains(t) && !missing.containsKey(t)) {
+        NewTopic topic = new NewTopic(t, partitions, (short) 1);
+        if (compacted.contains(t)) {
+          topic.configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
+        }
+        missing.put(t, topic);
+      }
+    }
+    List<String> created = new ArrayList<>();
+    for (Map.Entry<String, NewTopic> t : missing.entrySet()) {
+      try {
+        admin.createTopics(List.of(t.getValue())).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        created.add(t.getKey());
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof TopicExistsException)) {
+          throw failure("create topic " + t.getKey(), e);
+        }
+      } catch (InterruptedException | TimeoutException e) {
+        throw failure("create topic " + t.getKey(), e);
+      }
+    }
+    return created;
+  }
+
+  private <T> T get(org.apache.kafka.common.KafkaFuture<T> future, String what) {
+    try {
+      return future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    } catch (ExecutionException | InterruptedException | TimeoutException e) {
+      throw failure(what, e);
+    }
+  }
+
+  private IllegalStateException failure(String what, Exception e) {
+    if (e instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+    }
+    Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+    return new IllegalStateException(
+        "cannot " + what + " at " + bootstrapServers + ": " + cause.getMessage()
+            + " (is the broker running? runners-config/bin/kafka start)", cause);
+  }
+
+  @Override
+  public void close() {
+    admin.close();
+  }
+}
