@@ -6,6 +6,8 @@ import com.google.auto.value.AutoValue;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.EnvelopeCoder;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarIntCoder;
@@ -19,7 +21,9 @@ import org.apache.beam.sdk.state.Timer;
 import org.apache.beam.sdk.state.TimerSpec;
 import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.state.ValueState;
+import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.WithKeys;
@@ -30,7 +34,9 @@ import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptors;
@@ -83,6 +89,9 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
   /** How long a partition may deliver nothing before it stops holding the watermark; null = never. */
   public abstract @Nullable Duration idleAfter();
 
+  /** The partitions declared up front with {@link #withPartitions}; empty when not declared. */
+  public abstract List<Integer> partitions();
+
   abstract Builder toBuilder();
 
   @AutoValue.Builder
@@ -96,6 +105,8 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     abstract Builder setJudging(boolean judging);
 
     abstract Builder setIdleAfter(@Nullable Duration idleAfter);
+
+    abstract Builder setPartitions(List<Integer> partitions);
 
     abstract SourceClock build();
   }
@@ -111,6 +122,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         .setLateEvents(LateEvents.DROP)
         .setContiguousOffsets(false)
         .setJudging(true)
+        .setPartitions(List.of())
         .build();
   }
 
@@ -125,6 +137,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         .setLateEvents(LateEvents.KEEP)
         .setContiguousOffsets(false)
         .setJudging(false)
+        .setPartitions(List.of())
         .build();
   }
 
@@ -160,6 +173,21 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     return toBuilder().setIdleAfter(idleAfter).build();
   }
 
+  /**
+   * Declares the partitions the source reads. Each then holds the watermark back from the start —
+   * at the beginning of time until its own {@code W_p} is defined — so a runner watermark that
+   * runs ahead (a replay from a source whose watermark starts at processing time, say) cannot let
+   * downstream timers expire state of a partition the clock has not heard from yet. A declared
+   * partition that never delivers holds the watermark back until {@link #withIdleness} releases it.
+   */
+  public SourceClock withPartitions(List<Integer> partitions) {
+    return toBuilder().setPartitions(List.copyOf(partitions)).build();
+  }
+
+  public SourceClock withPartitions(Integer... partitions) {
+    return withPartitions(List.of(partitions));
+  }
+
   @Override
   public ClockResult expand(PCollection<Envelope> input) {
     checkArgument(
@@ -169,8 +197,21 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     EnvelopeCoder envelopes = (EnvelopeCoder) input.getCoder();
     TupleTag<TimedEvent> events = new TupleTag<>() {};
     TupleTag<LateEvent> late = new TupleTag<>() {};
+    PCollection<Envelope> items = input;
+    if (!partitions().isEmpty()) {
+      List<TimestampedValue<Envelope>> starts = new ArrayList<>();
+      partitions().forEach(
+          p -> starts.add(TimestampedValue.of(Envelope.partitionStart(p), BoundedWindow.TIMESTAMP_MIN_VALUE)));
+      PCollection<Envelope> markers =
+          input.getPipeline().apply("PartitionStarts", Create.timestamped(starts).withCoder(envelopes));
+      items =
+          PCollectionList.of(input)
+              .and(markers)
+              .apply("WithPartitionStarts", Flatten.pCollections())
+              .setCoder(envelopes);
+    }
     PCollectionTuple out =
-        input
+        items
             .apply("GlobalWindow", Window.<Envelope>into(new GlobalWindows()))
             .apply(
                 "ByPartition",
@@ -195,7 +236,8 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         .add(DisplayData.item("watermark", delay()).withLabel("Bounded out-of-orderness"))
         .add(DisplayData.item("lateEvents", lateEvents().name()).withLabel("Late events"))
         .add(DisplayData.item("contiguousOffsets", contiguousOffsets()))
-        .add(DisplayData.item("eventTime", judging()));
+        .add(DisplayData.item("eventTime", judging()))
+        .add(DisplayData.item("partitions", partitions().toString()));
     if (idleAfter() != null) {
       builder.add(DisplayData.item("idleAfter", idleAfter()).withLabel("Idle after"));
     }
@@ -256,6 +298,17 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         MultiOutputReceiver out) {
       Envelope item = element.getValue();
       Long watermark = watermarkState.read();
+      if (item.isPartitionStart()) {
+        if (watermark == null) {
+          // Not heard from yet: hold everything downstream at the beginning of time.
+          hold.withOutputTimestamp(BoundedWindow.TIMESTAMP_MIN_VALUE)
+              .set(GlobalWindow.INSTANCE.maxTimestamp());
+          if (idleAfter != null) {
+            idle.offset(idleAfter).setRelative();
+          }
+        }
+        return;
+      }
       if (!contiguous) {
         watermark = judge(item, watermark, out);
       } else {

@@ -75,6 +75,22 @@ public abstract class Envelope implements Serializable {
         null);
   }
 
+  /**
+   * A marker that partition {@code partition} exists, before any of its items: not part of the
+   * log (its offset is -1), it lets a clock hold the watermark back for a partition it has not
+   * heard from yet. Like a gap it carries no watermark information.
+   */
+  public static Envelope partitionStart(int partition) {
+    return new AutoValue_Envelope(
+        partition + "-start", BoundedWindow.TIMESTAMP_MIN_VALUE, BoundedWindow.TIMESTAMP_MIN_VALUE,
+        partition, -1L, null);
+  }
+
+  /** True for a {@link #partitionStart} marker. */
+  public boolean isPartitionStart() {
+    return offset() < 0;
+  }
+
   /** True for a {@link #gap} (a quarantined record's place in the log). */
   public boolean isGap() {
     return isWatermark() && eventTime().equals(BoundedWindow.TIMESTAMP_MIN_VALUE);
