@@ -28,6 +28,13 @@ class FixtureSemanticsTest {
     return p;
   }
 
+  private Path projectKeyedBy(String key, String sql) throws Exception {
+    Path p = project("    event_time: ordered_at\n", "", sql);
+    Files.writeString(p.resolve("streamform.yml"),
+        "models:\n  customer_metrics:\n    materialized: upsert\n    key: [" + key + "]\n");
+    return p;
+  }
+
   private static FixtureVerdict run(Path project, String fixture) {
     FixtureProjects.write(project, "fixtures/f.yml", fixture);
     return StreamformFixtures.inProject(project).run("fixtures/f.yml");
@@ -96,5 +103,17 @@ class FixtureSemanticsTest {
     assertThat(e.getMessage(), containsString(
         "fixtures/f.yml:1: key 'model': no model named 'customer_metric' in streamform.yml — use one of: customer_metrics"));
     assertThat(Files.exists(p), is(true));
+  }
+
+  @Test
+  void anAliasedKeyIsNamedAsTheQueryNamesIt() throws Exception {
+    Path p = projectKeyedBy("customer",
+        "SELECT customer_id AS customer, SUM(amount) AS total_spend FROM source('orders')"
+            + " GROUP BY customer_id");
+    run(p, "model: customer_metrics\ngiven:\n"
+            + "  - event: { customer_id: 1, amount: 1, ordered_at: \"2026-08-30T10:00:00Z\" }\n"
+            + "expect:\n"
+            + "  - { op: insert, customer: 1, total_spend: 1 }\n")
+        .assertPassed();
   }
 }

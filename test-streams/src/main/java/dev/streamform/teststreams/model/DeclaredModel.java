@@ -11,6 +11,7 @@ import dev.streamform.policies.sql.RowPredicate;
 import dev.streamform.policies.sql.SqlModelException;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.changelog.ChangelogRecord;
+import dev.streamform.transforms.changelog.ChangelogRecordCoder;
 import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.clock.LateEvents;
 import dev.streamform.transforms.clock.SourceClock;
@@ -21,9 +22,11 @@ import java.util.List;
 import java.util.Map;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.Filter;
+import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.Row;
+import org.apache.beam.sdk.values.TypeDescriptor;
 import org.joda.time.Duration;
 
 /**
@@ -125,12 +128,27 @@ public final class DeclaredModel {
         aggregations.add(a.as(c.name()));
       }
     }
-    KeyedChangelog changelog = KeyedChangelog.by(model.key()).aggregating(aggregations);
+    // key: names output columns; the state is keyed by the source columns they select
+    Map<String, String> sourceOfKey = new LinkedHashMap<>();
+    for (OutputColumn c : query.outputs()) {
+      if (c.kind() == OutputColumn.Kind.KEY) {
+        sourceOfKey.put(c.name(), c.argument().get());
+      }
+    }
+    List<String> keyColumns = new ArrayList<>();
+    model.key().forEach(k -> keyColumns.add(sourceOfKey.getOrDefault(k, k)));
+    KeyedChangelog changelog = KeyedChangelog.by(keyColumns).aggregating(aggregations);
     if (model.retention().isPresent()) {
       changelog = changelog.withRetention(Duration.millis(model.retention().get().toMillis()));
     }
     KeyedChangelog keyed = changelog;
     RowPredicate where = query.where().orElse(null);
+    Map<String, String> keyNames = new LinkedHashMap<>();
+    sourceOfKey.forEach((name, column) -> {
+      if (!name.equals(column)) {
+        keyNames.put(column, name);
+      }
+    });
     return new PTransform<>("Model " + model.name()) {
       @Override
       public PCollection<ChangelogRecord> expand(PCollection<TimedEvent> events) {
@@ -140,9 +158,36 @@ public final class DeclaredModel {
                 : events
                     .apply("Where", Filter.by(e -> matches(where, e.envelope().record())))
                     .setCoder(events.getCoder());
-        return selected.apply("Changelog", keyed);
+        PCollection<ChangelogRecord> changes = selected.apply("Changelog", keyed);
+        return keyNames.isEmpty() ? changes : renameKeys(changes, keyNames);
       }
     };
+  }
+
+  /** Key columns named as the SELECT names them ({@code customer_id AS cid} gives {@code cid}). */
+  private static PCollection<ChangelogRecord> renameKeys(
+      PCollection<ChangelogRecord> changes, Map<String, String> names) {
+    ChangelogRecordCoder coder = (ChangelogRecordCoder) changes.getCoder();
+    Schema.Builder renamed = Schema.builder();
+    for (Schema.Field f : coder.keySchema().getFields()) {
+      renamed.addField(f.withName(names.getOrDefault(f.getName(), f.getName())));
+    }
+    Schema keySchema = renamed.build();
+    return changes
+        .apply(
+            "KeyNames",
+            MapElements.into(TypeDescriptor.of(ChangelogRecord.class))
+                .via(
+                    (ChangelogRecord r) ->
+                        ChangelogRecord.of(
+                            r.op(),
+                            Row.withSchema(keySchema).addValues(r.key().getValues()).build(),
+                            r.values(),
+                            r.eventId(),
+                            r.partition(),
+                            r.offset(),
+                            r.eventTime())))
+        .setCoder(ChangelogRecordCoder.of(keySchema, coder.valueSchema()));
   }
 
   private static boolean matches(RowPredicate where, Row record) {
