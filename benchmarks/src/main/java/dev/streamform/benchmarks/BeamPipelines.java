@@ -1,0 +1,214 @@
+package dev.streamform.benchmarks;
+
+import dev.streamform.transforms.changelog.Aggregation;
+import dev.streamform.transforms.changelog.ChangelogRecord;
+import dev.streamform.transforms.changelog.KeyedChangelog;
+import dev.streamform.transforms.clock.SourceClock;
+import dev.streamform.transforms.envelope.SourceRecord;
+import dev.streamform.transforms.envelope.SourceRecordCoder;
+import dev.streamform.transforms.extraction.EventTimeExtraction;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.beam.runners.direct.DirectRunner;
+import org.apache.beam.runners.flink.FlinkPipelineOptions;
+import org.apache.beam.runners.flink.FlinkRunner;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.coders.BigDecimalCoder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.VarIntCoder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.MetricNameFilter;
+import org.apache.beam.sdk.metrics.MetricResult;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.metrics.MetricsFilter;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.transforms.Combine;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.windowing.AfterPane;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
+import org.apache.beam.sdk.transforms.windowing.Repeatedly;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.Row;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * The two Beam pipelines of the benchmark, on the DirectRunner or on the Flink runner embedded at
+ * parallelism 2 (streaming mode), both reading the {@link Workload} through the same source:
+ *
+ * <ul>
+ *   <li>{@code streamform}: EventTimeExtraction, SourceClock (5m, dropping late events) and
+ *       KeyedChangelog (sum of amount, retention 1h) — the Java API of the README;
+ *   <li>{@code plain-beam}: the same sum the way a Beam user writes it without a clock: global
+ *       window, a trigger firing on every element, accumulating panes, {@code Combine.perKey}.
+ * </ul>
+ *
+ * <p>Source: {@code Create.of(partition numbers)} and a DoFn that emits each partition's records in
+ * offset order from the in-memory workload — a bounded source that reads each partition in order,
+ * as KafkaIO does. It has no watermark of its own: the runner's watermark stays at the beginning
+ * of time until the input ends, so event-time timers (retention) fire only at the end.
+ */
+final class BeamPipelines {
+  static final String NAMESPACE = "benchmark";
+
+  private BeamPipelines() {}
+
+  static PipelineOptions direct() {
+    PipelineOptions options = PipelineOptionsFactory.create();
+    options.setRunner(DirectRunner.class);
+    return options;
+  }
+
+  static PipelineOptions flink(int parallelism) {
+    FlinkPipelineOptions options = PipelineOptionsFactory.as(FlinkPipelineOptions.class);
+    options.setRunner(FlinkRunner.class);
+    options.setFlinkMaster("[local]");
+    options.setParallelism(parallelism);
+    options.setStreaming(true);
+    return options;
+  }
+
+  /** The records of the workload, each partition read in offset order. */
+  static PCollection<SourceRecord> source(Pipeline p, Workload w, Schema schema) {
+    List<Integer> partitions = new ArrayList<>();
+    for (int i = 0; i < w.partitions; i++) {
+      partitions.add(i);
+    }
+    return p.apply("Partitions", Create.of(partitions).withCoder(VarIntCoder.of()))
+        .apply("ReadPartition", ParDo.of(new ReadPartition(w.events, w.partitions, w.seed, schema)))
+        .setCoder(SourceRecordCoder.of(schema));
+  }
+
+  static Pipeline streamform(PipelineOptions options, Workload w, Schema schema) {
+    Pipeline p = Pipeline.create(options);
+    source(p, w, schema)
+        .apply(EventTimeExtraction.from("ordered_at"))
+        .events()
+        .apply(
+            SourceClock.forBoundedOutOfOrderness(Duration.millis(Workload.WATERMARK.toMillis()))
+                .droppingLateEvents())
+        .events()
+        .apply(
+            KeyedChangelog.by("customer_id")
+                .aggregating(Aggregation.sum("amount").as("total_spend"))
+                .withRetention(Duration.millis(Workload.RETENTION.toMillis())))
+        .apply("Sink", ParDo.of(new CountChanges()));
+    return p;
+  }
+
+  static Pipeline plainBeam(PipelineOptions options, Workload w, Schema schema) {
+    Pipeline p = Pipeline.create(options);
+    source(p, w, schema)
+        .apply(
+            "ToKv",
+            MapElements.into(TypeDescriptors.kvs(TypeDescriptors.longs(), TypeDescriptors.bigdecimals()))
+                .via(
+                    (SourceRecord r) ->
+                        KV.of(r.record().getInt64("customer_id"), r.record().getDecimal("amount"))))
+        .setCoder(KvCoder.of(VarLongCoder.of(), BigDecimalCoder.of()))
+        .apply(
+            Window.<KV<Long, BigDecimal>>into(new GlobalWindows())
+                .triggering(Repeatedly.forever(AfterPane.elementCountAtLeast(1)))
+                .accumulatingFiredPanes()
+                .withAllowedLateness(Duration.ZERO))
+        .apply("Sum", Combine.perKey(new SumDecimals()))
+        .apply("Sink", ParDo.of(new CountPanes()));
+    return p;
+  }
+
+  /** Runs {@code p} to the end; the counters of namespaces streamform and benchmark. */
+  static java.util.Map<String, Long> run(Pipeline p) {
+    PipelineResult result = p.run();
+    PipelineResult.State state = result.waitUntilFinish();
+    if (state != PipelineResult.State.DONE) {
+      throw new IllegalStateException("pipeline ended " + state);
+    }
+    java.util.Map<String, Long> counters = new java.util.TreeMap<>();
+    for (String ns : List.of("streamform", NAMESPACE)) {
+      for (MetricResult<Long> c :
+          result
+              .metrics()
+              .queryMetrics(
+                  MetricsFilter.builder().addNameFilter(MetricNameFilter.inNamespace(ns)).build())
+              .getCounters()) {
+        counters.merge(c.getName().getName(), c.getAttempted(), Long::sum);
+      }
+    }
+    return counters;
+  }
+
+  /** Emits the records of one partition in offset order. */
+  static final class ReadPartition extends DoFn<Integer, SourceRecord> {
+    private final int events;
+    private final int partitions;
+    private final long seed;
+    private final Schema schema;
+
+    ReadPartition(int events, int partitions, long seed, Schema schema) {
+      this.events = events;
+      this.partitions = partitions;
+      this.seed = seed;
+      this.schema = schema;
+    }
+
+    @ProcessElement
+    public void process(@Element Integer partition, OutputReceiver<SourceRecord> out) {
+      Workload w = Workload.of(events, partitions, seed);
+      Instant ingest = Instant.now();
+      int customer = schema.indexOf("customer_id");
+      int amount = schema.indexOf("amount");
+      int orderedAt = schema.indexOf("ordered_at");
+      Object[] values = new Object[schema.getFieldCount()];
+      for (int i : w.byPartition[partition]) {
+        values[customer] = w.customerId[i];
+        values[amount] = w.amount(i);
+        values[orderedAt] = new Instant(w.eventTime[i]);
+        Row row = Row.withSchema(schema).addValues(values).build();
+        out.output(SourceRecord.of(partition, w.offset[i], ingest, row));
+      }
+    }
+  }
+
+  /** Sum of decimals, exact. */
+  static final class SumDecimals extends Combine.BinaryCombineFn<BigDecimal> {
+    @Override
+    public BigDecimal apply(BigDecimal left, BigDecimal right) {
+      return left.add(right);
+    }
+  }
+
+  /** The sink of plain-beam: counts the panes (one per element with this trigger). */
+  static final class CountPanes extends DoFn<KV<Long, BigDecimal>, Void> {
+    private final Counter panes = Metrics.counter(NAMESPACE, "outputs");
+
+    @ProcessElement
+    public void process(@Element KV<Long, BigDecimal> pane) {
+      panes.inc();
+    }
+  }
+
+  /** The sink of streamform: counts changelog records and inserts. */
+  static final class CountChanges extends DoFn<ChangelogRecord, Void> {
+    private final Counter changes = Metrics.counter(NAMESPACE, "outputs");
+    private final Counter inserts = Metrics.counter(NAMESPACE, "inserts");
+
+    @ProcessElement
+    public void process(@Element ChangelogRecord change) {
+      changes.inc();
+      if (change.op() == ChangelogRecord.Op.INSERT) {
+        inserts.inc();
+      }
+    }
+  }
+}

@@ -1,0 +1,187 @@
+package dev.streamform.benchmarks;
+
+import java.math.BigDecimal;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.accumulators.LongCounter;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.streaming.api.functions.source.RichParallelSourceFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * {@code native-flink}: the customer_metrics changelog written the way a Flink user writes it — a
+ * parallel source reading its partitions in order, {@code WatermarkStrategy.forBoundedOutOfOrderness(5m)}
+ * per source subtask, {@code keyBy(customer_id)}, and a {@link KeyedProcessFunction} with two
+ * {@code ValueState}s (sum, latest event time), late events to a side output, and an event-time
+ * timer per key at {@code latest + retention} that clears its state. Local MiniCluster at the
+ * given parallelism, heap state backend (the default).
+ *
+ * <p>It is not the same contract: Flink's watermark is periodic (every 200 ms of processing time)
+ * and the minimum over the operator's inputs, so what is late, and when a key expires, depends on
+ * timing — which is why its late count differs from the others.
+ *
+ * <p>Counts come back as accumulators: processed, late, outputs, inserts, and keys expired by a
+ * watermark before the end of input ({@code live keys = inserts - expired}).
+ */
+final class NativeFlink {
+  private NativeFlink() {}
+
+  /** One order, as a Flink POJO. */
+  public static final class Order {
+    public long customerId;
+    public BigDecimal amount;
+    public long orderedAt;
+    public int partition;
+    public long offset;
+
+    public Order() {}
+  }
+
+  /** One changelog record. */
+  public static final class Change {
+    public boolean insert;
+    public long customerId;
+    public BigDecimal totalSpend;
+
+    public Change() {}
+  }
+
+  static Map<String, Long> run(Workload w, int parallelism) throws Exception {
+    StreamExecutionEnvironment env =
+        StreamExecutionEnvironment.createLocalEnvironment(parallelism, new Configuration());
+    OutputTag<Order> late = new OutputTag<>("late") {};
+    SingleOutputStreamOperator<Change> changes =
+        env.addSource(new Partitions(w.events, w.partitions, w.seed))
+            .name("orders")
+            .assignTimestampsAndWatermarks(
+                WatermarkStrategy.<Order>forBoundedOutOfOrderness(Workload.WATERMARK)
+                    .withTimestampAssigner((o, previous) -> o.orderedAt))
+            .keyBy(o -> o.customerId)
+            .process(new CustomerMetrics(late, Workload.RETENTION.toMillis()));
+    changes.sinkTo(new DiscardingSink<>());
+    changes.getSideOutput(late).sinkTo(new DiscardingSink<>());
+    JobExecutionResult result = env.execute("native-flink customer_metrics");
+    Map<String, Long> counters = new TreeMap<>();
+    for (Map.Entry<String, Object> e : result.getAllAccumulatorResults().entrySet()) {
+      counters.put(e.getKey(), (Long) e.getValue());
+    }
+    return counters;
+  }
+
+  /** Source subtask {@code i} reads the partitions {@code p} with {@code p % parallelism == i}. */
+  static final class Partitions extends RichParallelSourceFunction<Order> {
+    private final int events;
+    private final int partitions;
+    private final long seed;
+    private volatile boolean running = true;
+
+    Partitions(int events, int partitions, long seed) {
+      this.events = events;
+      this.partitions = partitions;
+      this.seed = seed;
+    }
+
+    @Override
+    public void run(SourceContext<Order> ctx) {
+      Workload w = Workload.of(events, partitions, seed);
+      int subtask = getRuntimeContext().getIndexOfThisSubtask();
+      int subtasks = getRuntimeContext().getNumberOfParallelSubtasks();
+      for (int p = subtask; p < partitions && running; p += subtasks) {
+        for (int i : w.byPartition[p]) {
+          Order o = new Order();
+          o.customerId = w.customerId[i];
+          o.amount = w.amount(i);
+          o.orderedAt = w.eventTime[i];
+          o.partition = p;
+          o.offset = w.offset[i];
+          synchronized (ctx.getCheckpointLock()) {
+            ctx.collect(o);
+          }
+        }
+      }
+    }
+
+    @Override
+    public void cancel() {
+      running = false;
+    }
+  }
+
+  /** Sum per customer with event-time retention. */
+  static final class CustomerMetrics extends KeyedProcessFunction<Long, Order, Change> {
+    private final OutputTag<Order> lateTag;
+    private final long retention;
+    private transient ValueState<BigDecimal> total;
+    private transient ValueState<Long> latest;
+    private final LongCounter processed = new LongCounter();
+    private final LongCounter late = new LongCounter();
+    private final LongCounter outputs = new LongCounter();
+    private final LongCounter inserts = new LongCounter();
+    private final LongCounter expired = new LongCounter();
+
+    CustomerMetrics(OutputTag<Order> lateTag, long retention) {
+      this.lateTag = lateTag;
+      this.retention = retention;
+    }
+
+    @Override
+    public void open(Configuration parameters) {
+      total = getRuntimeContext().getState(new ValueStateDescriptor<>("total", BigDecimal.class));
+      latest = getRuntimeContext().getState(new ValueStateDescriptor<>("latest", Long.class));
+      getRuntimeContext().addAccumulator("processed", processed);
+      getRuntimeContext().addAccumulator("late_events_dropped", late);
+      getRuntimeContext().addAccumulator("outputs", outputs);
+      getRuntimeContext().addAccumulator("inserts", inserts);
+      getRuntimeContext().addAccumulator("keys_expired_before_end", expired);
+    }
+
+    @Override
+    public void processElement(Order o, Context ctx, Collector<Change> out) throws Exception {
+      if (ctx.timestamp() < ctx.timerService().currentWatermark()) {
+        late.add(1);
+        ctx.output(lateTag, o);
+        return;
+      }
+      processed.add(1);
+      BigDecimal sum = total.value();
+      Long before = latest.value();
+      long now = before == null ? o.orderedAt : Math.max(before, o.orderedAt);
+      if (before == null || now != before) {
+        if (before != null) {
+          ctx.timerService().deleteEventTimeTimer(before + retention);
+        }
+        ctx.timerService().registerEventTimeTimer(now + retention);
+        latest.update(now);
+      }
+      Change c = new Change();
+      c.insert = sum == null;
+      c.customerId = o.customerId;
+      c.totalSpend = sum == null ? o.amount : sum.add(o.amount);
+      total.update(c.totalSpend);
+      outputs.add(1);
+      if (c.insert) {
+        inserts.add(1);
+      }
+      out.collect(c);
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<Change> out) {
+      total.clear();
+      latest.clear();
+      // the end of input fires every timer at Long.MAX_VALUE: that is not retention at work
+      if (ctx.timerService().currentWatermark() < Long.MAX_VALUE) {
+        expired.add(1);
+      }
+    }
+  }
+}

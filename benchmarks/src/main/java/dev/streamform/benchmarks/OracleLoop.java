@@ -1,0 +1,76 @@
+package dev.streamform.benchmarks;
+
+import dev.streamform.policies.project.Fixture;
+import dev.streamform.teststreams.fixture.FixtureOutcome;
+import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.teststreams.oracle.Oracle;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * {@code oracle}: the reference implementation ({@link Oracle}) over the workload as one
+ * single-threaded loop. Its time includes turning the workload into fixture items (maps of column
+ * values, as a fixture file reads), as the Beam pipelines' time includes building rows.
+ *
+ * <p>The oracle holds every applied event of a key and recomputes the aggregate from them: it is
+ * written to be obviously right, not fast, and its memory grows with the events, not the keys.
+ */
+final class OracleLoop {
+  private OracleLoop() {}
+
+  static FixtureOutcome run(Workload w, DeclaredModel model) {
+    Fixture.Builder items = Fixture.builder("benchmark", model.model().name());
+    for (int i = 0; i < w.events; i++) {
+      Map<String, Object> values = new LinkedHashMap<>();
+      values.put("customer_id", w.customerId[i]);
+      values.put("amount", w.amount(i));
+      values.put("ordered_at", Instant.ofEpochMilli(w.eventTime[i]));
+      items.event(w.partition[i], values);
+    }
+    return Oracle.of(model).run(items.build());
+  }
+
+  static Map<String, Long> counters(FixtureOutcome outcome) {
+    Map<String, Long> c = new TreeMap<>();
+    c.put("processed", (long) outcome.processed);
+    c.put("late_events_dropped", (long) outcome.late.size());
+    c.put("outputs", (long) outcome.changelog.size());
+    c.put("inserts", outcome.changelog.stream().filter(ch -> ch.op.equals("insert")).count());
+    return c;
+  }
+
+  /**
+   * The keys holding state after the last event, from the oracle's changelog: with retention, a
+   * key whose {@code latest + retention} is beyond its partition's final watermark (SEMANTICS §3:
+   * its state is dropped once {@code W_p >= latest + retention}); without retention, every key
+   * that ever had an event applied.
+   */
+  static long[] liveKeys(Workload w, FixtureOutcome outcome) {
+    Map<Long, Long> latest = new HashMap<>();
+    long[] watermark = new long[w.partitions];
+    java.util.Arrays.fill(watermark, Long.MIN_VALUE);
+    for (FixtureOutcome.Change change : outcome.changelog) {
+      String[] id = change.eventId.split("-");
+      int p = Integer.parseInt(id[0]);
+      int i = w.byPartition[p][Integer.parseInt(id[1])];
+      long t = w.eventTime[i];
+      if (change.op.equals("insert")) {
+        latest.put(w.customerId[i], t); // a new life: latest starts over
+      } else {
+        latest.merge(w.customerId[i], t, Math::max);
+      }
+      watermark[p] = Math.max(watermark[p], t - Workload.WATERMARK.toMillis());
+    }
+    long retained = 0;
+    for (Map.Entry<Long, Long> e : latest.entrySet()) {
+      int p = (int) (e.getKey() % w.partitions);
+      if (watermark[p] < e.getValue() + Workload.RETENTION.toMillis()) {
+        retained++;
+      }
+    }
+    return new long[] {retained, latest.size()};
+  }
+}

@@ -1,0 +1,50 @@
+package dev.streamform.benchmarks;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.allOf;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.greaterThan;
+import static org.hamcrest.Matchers.lessThan;
+
+import dev.streamform.policies.project.Project;
+import dev.streamform.teststreams.fixture.FixtureOutcome;
+import dev.streamform.teststreams.model.DeclaredModel;
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The only benchmark code that runs in {@code mvn verify} (a second or two): the workload is
+ * deterministic and has the promised shape, and the oracle's state census works on it.
+ */
+class WorkloadTest {
+  static final int EVENTS = 20_000;
+
+  @Test
+  void sameSeedSameEventsInContiguousPartitionOrder() {
+    Workload a = Workload.generate(EVENTS, 2, 1);
+    Workload b = Workload.generate(EVENTS, 2, 1);
+    assertThat(Arrays.equals(a.eventTime, b.eventTime), equalTo(true));
+    assertThat(Arrays.equals(a.customerId, b.customerId), equalTo(true));
+    for (int p = 0; p < a.partitions; p++) {
+      for (int o = 0; o < a.byPartition[p].length; o++) {
+        int i = a.byPartition[p][o];
+        assertThat(a.offset[i], equalTo((long) o));
+        assertThat(a.partition[i], equalTo(p));
+      }
+    }
+  }
+
+  @Test
+  void aboutOnePercentIsLateAndRetentionShrinksTheState() throws Exception {
+    Workload w = Workload.of(EVENTS, 2, 7);
+    DeclaredModel model =
+        DeclaredModel.of(Project.load(Path.of("project")), "customer_metrics");
+    FixtureOutcome outcome = OracleLoop.run(w, model);
+    double late = outcome.late.size() / (double) EVENTS;
+    assertThat(late, allOf(greaterThan(0.005), lessThan(0.015)));
+    long[] live = OracleLoop.liveKeys(w, outcome);
+    assertThat(live[1], greaterThan(8_000L)); // 20k events over 10k keys touch most of them
+    assertThat(live[0], allOf(greaterThan(0L), lessThan(live[1] / 2)));
+  }
+}
