@@ -25,7 +25,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     versionProvider = Streamform.Version.class,
     description = "Declared event time for Apache Beam pipelines.",
     synopsisSubcommandLabel = "COMMAND",
-    subcommands = {CheckCommand.class, TestCommand.class, ExplainCommand.class,
+    subcommands = {CheckCommand.class, TestCommand.class, ExplainCommand.class, RunCommand.class,
       ProduceCommand.class, ConsumeCommand.class, FuzzCommand.class})
 public final class Streamform implements Callable<Integer> {
   /** Exit status for a command line that could not be understood. */

@@ -1,0 +1,167 @@
+package dev.streamform.pipelines.cli;
+
+import dev.streamform.pipelines.kafka.KafkaModelPipeline;
+import dev.streamform.pipelines.kafka.KafkaTopics;
+import dev.streamform.pipelines.kafka.ModelSinks;
+import dev.streamform.policies.declarations.Connector;
+import dev.streamform.policies.project.InvalidProjectException;
+import dev.streamform.policies.project.Problem;
+import dev.streamform.policies.project.Project;
+import dev.streamform.teststreams.fixture.RunnerChoice;
+import dev.streamform.teststreams.model.DeclaredModel;
+import java.io.PrintWriter;
+import java.lang.reflect.Field;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import org.apache.beam.runners.flink.FlinkDetachedRunnerResult;
+import org.apache.beam.runners.flink.FlinkPipelineOptions;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.options.StreamingOptions;
+import org.apache.flink.core.execution.JobClient;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code streamform run <project> --model M}: runs a model as a streaming job reading its Kafka
+ * source and writing its changelog, late and quarantine topics ({@link KafkaModelPipeline}). Blocks
+ * until the job ends or the command is interrupted; with {@code --detach} (a Flink cluster only)
+ * prints the job id once the cluster accepted the job and returns.
+ */
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Runs a model as a streaming job: reads its kafka source with the declared clock, writes the"
+          + " changelog to the upsert topic <model> (key: the key columns as JSON; value: the row"
+          + " with op), late events to <model>.late and records that cannot be processed to"
+          + " <model>.quarantine, each with its reason (streamform.yml may name other topics)."
+          + " Creates missing topics. Blocks until interrupted; with --detach, submits to a Flink"
+          + " cluster, prints the job id and returns."
+    },
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {
+      "0:submitted (--detach), or the job ended",
+      "1:the project has problems, the job failed, or the broker or cluster refused",
+      "2:bad command line"
+    })
+final class RunCommand implements Callable<Integer> {
+
+  @Parameters(paramLabel = "<project>", description = "the project folder")
+  Path project;
+
+  @Option(names = "--model", paramLabel = "M", required = true, description = "the model to run")
+  String model;
+
+  @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT", required = true,
+      description = "the Kafka brokers, e.g. 127.0.0.1:9092")
+  String bootstrapServers;
+
+  @Mixin RunnerOptions runnerOptions;
+
+  @Option(names = "--detach",
+      description = "Flink cluster only: print the job id once submitted and return")
+  boolean detach;
+
+  @Option(names = "--from-savepoint", paramLabel = "PATH",
+      description = "Flink only: restore the job's state and Kafka offsets from this savepoint")
+  String savepoint;
+
+  @Option(names = "--partitions", paramLabel = "N", defaultValue = "3",
+      description = "partitions of topics that have to be created (default: ${DEFAULT-VALUE})")
+  int partitions;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    RunnerChoice runner = runnerOptions.choice();
+    PipelineOptions options = runner.options();
+    options.as(StreamingOptions.class).setStreaming(true);
+    if (runner.isFlink()) {
+      FlinkPipelineOptions flink = options.as(FlinkPipelineOptions.class);
+      boolean cluster = !flink.getFlinkMaster().startsWith("[");
+      if (detach && !cluster) {
+        throw new ParameterException(spec.commandLine(),
+            "--detach needs a Flink cluster (--flink-master HOST:PORT or a cluster profile)");
+      }
+      flink.setAttachedMode(!detach);
+      flink.setJobName("streamform-" + model);
+      if (savepoint != null) {
+        flink.setSavepointPath(savepoint);
+      }
+    } else if (detach || savepoint != null) {
+      throw new ParameterException(spec.commandLine(),
+          (detach ? "--detach" : "--from-savepoint") + " needs --runner flink");
+    }
+
+    Project loaded;
+    try {
+      loaded = Project.load(project);
+    } catch (InvalidProjectException e) {
+      for (Problem problem : e.problems()) {
+        err.println(problem);
+      }
+      return 1;
+    }
+    DeclaredModel declared;
+    try {
+      declared = DeclaredModel.of(loaded, model);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "--model: " + e.getMessage());
+    }
+    if (declared.source().connector() != Connector.KAFKA) {
+      err.println("streamform run: model '" + model + "' reads source '" + declared.source().name()
+          + "', which is not a kafka source (connector: "
+          + declared.source().connector().yamlName() + ")");
+      return 1;
+    }
+    Pipeline pipeline = Pipeline.create(options);
+    ModelSinks sinks = KafkaModelPipeline.build(pipeline, declared, bootstrapServers);
+    String source = declared.source().topic().get();
+    try (KafkaTopics topics = KafkaTopics.at(bootstrapServers)) {
+      List<String> needed =
+          List.of(source, sinks.changelogTopic(), sinks.lateTopic(), sinks.quarantineTopic());
+      for (String created : topics.ensure(needed, partitions, Set.of(sinks.changelogTopic()))) {
+        err.println("streamform run: created topic " + created + " (" + partitions + " partitions)");
+      }
+    }
+    err.println("streamform run: model " + model + " on " + runner.describe() + ": " + source
+        + " -> " + sinks.changelogTopic() + ", late -> " + sinks.lateTopic()
+        + ", quarantine -> " + sinks.quarantineTopic());
+    err.flush();
+    PipelineResult result = pipeline.run();
+    if (detach) {
+      out.println(jobId(result));
+      out.flush();
+      return 0;
+    }
+    PipelineResult.State state = result.waitUntilFinish();
+    err.println("streamform run: the job ended: " + state);
+    return state == PipelineResult.State.DONE || state == PipelineResult.State.CANCELLED ? 0 : 1;
+  }
+
+  /** The Flink job id of a detached submission (Beam's result keeps it to itself). */
+  private static String jobId(PipelineResult result) {
+    if (result instanceof FlinkDetachedRunnerResult) {
+      try {
+        Field f = FlinkDetachedRunnerResult.class.getDeclaredField("jobClient");
+        f.setAccessible(true);
+        return ((JobClient) f.get(result)).getJobID().toHexString();
+      } catch (ReflectiveOperationException | RuntimeException e) {
+        // fall through: the job runs, only its id is unknown here
+      }
+    }
+    return "submitted (job id unknown: see the Flink dashboard)";
+  }
+}
