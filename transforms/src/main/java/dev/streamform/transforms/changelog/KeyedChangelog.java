@@ -225,11 +225,15 @@ public abstract class KeyedChangelog
       ChangelogRecord.Op op = aggregate == null ? ChangelogRecord.Op.INSERT : ChangelogRecord.Op.UPDATE;
       aggregate = accumulators.add(aggregate, envelope.record());
       long t = envelope.eventTime().getMillis();
+      Long latestBefore = latest;
       latest = latest == null ? t : Math.max(latest, t);
       aggregateState.write(aggregate);
-      latestState.write(latest);
-      if (retentionMillis != null) {
-        expiry.withNoOutputTimestamp().set(new Instant(latest + retentionMillis));
+      if (!latest.equals(latestBefore)) {
+        latestState.write(latest);
+        if (retentionMillis != null) {
+          // Only when latest moved: an unchanged latest keeps the timer it already has.
+          expiry.withNoOutputTimestamp().set(new Instant(latest + retentionMillis));
+        }
       }
       processed.inc();
       emitted.inc();
