@@ -1,0 +1,360 @@
+package dev.streamform.endtoend;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamform.pipelines.cli.Streamform;
+import dev.streamform.policies.project.Fixture;
+import dev.streamform.policies.project.Project;
+import dev.streamform.policies.schema.ColumnValues;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.math.BigDecimal;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Kafka path end to end, on real services: a KRaft broker and a Flink session cluster started
+ * by {@code runners-config/bin} (and always stopped by them, by pid, in {@link #stopServices()}),
+ * the job submitted by {@code streamform run} with the shaded job jar at parallelism 2.
+ *
+ * <p>The story (project {@code orders-kafka}: one customer per partition of a 3-partition topic):
+ * phase 1's events, late ones and a watermark item included, are produced; the changelog and late
+ * topics must hold what {@code fixtures/phase1.yml} expects; bad records go to quarantine with
+ * their reasons while the job keeps running; the job is stopped with a savepoint; phase 2's events
+ * are produced; the job is restored from the savepoint; and then the topics must hold exactly what
+ * {@code fixtures/both.yml} (the whole story as one fixture) expects — every event counted once.
+ */
+class KafkaFlinkEndToEndTest {
+  private static final String BOOTSTRAP = "127.0.0.1:9092";
+  private static final String REST = "http://127.0.0.1:8081";
+  private static final int[] PORTS = {9092, 9093, 8081, 6123};
+  private static final Duration AWAIT = Duration.ofSeconds(90);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  private static final Path HOME = home();
+  private static final Path PROJECT = Path.of("src/test/resources/orders-kafka").toAbsolutePath();
+  private static final String MODEL = "customer_metrics";
+
+  private static boolean kafkaStarted;
+  private static boolean flinkStarted;
+
+  @BeforeAll
+  static void startServices() throws Exception {
+    for (int port : PORTS) {
+      if (listening(port)) {
+        fail("127.0.0.1:" + port + " is already in use. This test starts its own Kafka broker and"
+            + " Flink cluster on 9092/9093 and 8081/6123: stop whatever holds the port (if it is"
+            + " ours: runners-config/bin/kafka stop; runners-config/bin/flink stop) and run again.");
+      }
+    }
+    kafkaStarted = true;
+    script("kafka", "start");
+    flinkStarted = true;
+    script("flink", "start");
+  }
+
+  @AfterAll
+  static void stopServices() throws Exception {
+    try {
+      if (flinkStarted) {
+        script("flink", "stop");
+      }
+    } finally {
+      if (kafkaStarted) {
+        script("kafka", "stop");
+      }
+    }
+  }
+
+  @Test
+  void changelogLateAndQuarantineSurviveASavepointRestoreOnTheCluster() throws Exception {
+    Project project = Project.load(PROJECT);
+    Fixture phase1 = Fixture.load(project, PROJECT.resolve("fixtures/phase1.yml"));
+    Fixture both = Fixture.load(project, PROJECT.resolve("fixtures/both.yml"));
+
+    cli("produce", PROJECT.toString(), PROJECT.resolve("fixtures/phase1.yml").toString(),
+        "--bootstrap-servers", BOOTSTRAP, "--partitions", "3");
+    String job = submit();
+
+    List<JsonNode> changelog = await(MODEL, phase1.expect().size());
+    assertEquals(byKey(expected(phase1.expect())), byKey(rows(changelog)), "phase 1 changelog");
+    List<JsonNode> late = await(MODEL + ".late", phase1.late().size());
+    assertEquals(sorted(expected(phase1.late())), sorted(lateRecords(late)), "phase 1 late events");
+
+    // Bad records: each is quarantined with its reason, and the job goes on (phase 2 below).
+    try (KafkaProducer<byte[], byte[]> producer = producer()) {
+      producer.send(new ProducerRecord<>("orders", 0, null, bytes("not json at all")));
+      producer.send(new ProducerRecord<>("orders", 1, null,
+          bytes("{\"customer_id\":\"abc\",\"amount\":1,\"ordered_at\":\"2026-08-30T10:22:00Z\"}")));
+      producer.send(new ProducerRecord<>("orders", 2, null,
+          bytes("{\"amount\":1,\"ordered_at\":\"2026-08-30T10:22:00Z\"}")));
+      producer.send(new ProducerRecord<>("orders", 0, null,
+          bytes("{\"customer_id\":1,\"amount\":1}")));
+      producer.flush();
+    }
+    List<JsonNode> quarantine = await(MODEL + ".quarantine", 4);
+    List<String> reasons = new ArrayList<>();
+    quarantine.forEach(q -> reasons.add(q.get("value").get("reason").asText()));
+    reasons.sort(null);
+    assertThat(String.join("\n", reasons), containsString("column `customer_id`: 'abc' is not an int64"));
+    assertThat(String.join("\n", reasons), containsString("key column `customer_id` has no value"));
+    assertThat(String.join("\n", reasons), containsString("no value for event-time column `ordered_at`"));
+    assertThat(String.join("\n", reasons), containsString("not JSON"));
+
+    String savepoint = stopWithSavepoint(job);
+    cli("produce", PROJECT.toString(), PROJECT.resolve("continued/phase2.yml").toString(),
+        "--bootstrap-servers", BOOTSTRAP);
+    String restored = submit("--from-savepoint", savepoint);
+    try {
+      changelog = await(MODEL, both.expect().size());
+      assertEquals(byKey(expected(both.expect())), byKey(rows(changelog)),
+          "changelog across the savepoint (a lost or twice-counted event shows here)");
+      Set<String> events = new HashSet<>();
+      for (JsonNode r : changelog) {
+        assertThat("each event applied once", events.add(r.get("value").get("__event").asText()),
+            equalTo(true));
+      }
+      Map<String, Object> finalValues = new TreeMap<>();
+      byKey(rows(changelog)).forEach((k, rows) ->
+          finalValues.put(k, rows.get(rows.size() - 1).get("total_spend")));
+      assertEquals(Map.of("1", "131", "2", "56", "3", "7"), finalValues, "final value per key");
+      late = await(MODEL + ".late", both.late().size());
+      assertEquals(sorted(expected(both.late())), sorted(lateRecords(late)), "late events");
+    } finally {
+      HTTP.send(HttpRequest.newBuilder(URI.create(REST + "/jobs/" + restored + "?mode=cancel"))
+          .method("PATCH", HttpRequest.BodyPublishers.noBody()).build(),
+          HttpResponse.BodyHandlers.ofString());
+    }
+  }
+
+  /** {@code streamform run --detach} on the cluster at parallelism 2; returns the job id. */
+  private static String submit(String... more) throws Exception {
+    List<String> args = new ArrayList<>(List.of("run", PROJECT.toString(), "--model", MODEL,
+        "--runner", "flink", "--flink-master", "127.0.0.1:8081", "--parallelism", "2",
+        "--checkpointing-interval", "5000", "--bootstrap-servers", BOOTSTRAP, "--detach"));
+    args.addAll(List.of(more));
+    String out = cli(args.toArray(String[]::new)).trim();
+    assertThat("a job id", out.matches("[0-9a-f]{32}"), equalTo(true));
+    return out;
+  }
+
+  /** Stops {@code job} with a savepoint through Flink's REST API; returns its location. */
+  private static String stopWithSavepoint(String job) throws Exception {
+    JsonNode trigger = rest("POST", "/jobs/" + job + "/stop", "{\"drain\":false}");
+    String id = trigger.get("request-id").asText();
+    long deadline = System.nanoTime() + AWAIT.toNanos();
+    while (System.nanoTime() < deadline) {
+      JsonNode status = rest("GET", "/jobs/" + job + "/savepoints/" + id, null);
+      if (status.path("status").path("id").asText().equals("COMPLETED")) {
+        JsonNode op = status.get("operation");
+        if (op.has("failure-cause")) {
+          fail("stop with savepoint failed: " + op.get("failure-cause"));
+        }
+        return op.get("location").asText();
+      }
+      Thread.sleep(500);
+    }
+    return fail("no savepoint within " + AWAIT);
+  }
+
+  private static JsonNode rest(String method, String path, String body) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(REST + path))
+        .header("Content-Type", "application/json");
+    b = body == null ? b.GET() : b.method(method, HttpRequest.BodyPublishers.ofString(body));
+    HttpResponse<String> response = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() >= 300) {
+      fail(method + " " + path + ": " + response.statusCode() + " " + response.body());
+    }
+    return JSON.readTree(response.body());
+  }
+
+  /** Fails at once with the cluster's reason when a job of this test failed. */
+  private static void checkNoJobFailed() throws Exception {
+    for (JsonNode job : rest("GET", "/jobs", null).get("jobs")) {
+      if (job.get("status").asText().equals("FAILED")) {
+        JsonNode exceptions = rest("GET", "/jobs/" + job.get("id").asText() + "/exceptions", null);
+        fail("job " + job.get("id").asText() + " failed on the cluster: "
+            + exceptions.path("root-exception").asText().lines().limit(5)
+                .reduce("", (x, y) -> x + "\n" + y));
+      }
+    }
+  }
+
+  /** Reads {@code topic} from the start until it holds {@code count} records (then a moment more). */
+  private static List<JsonNode> await(String topic, int count) throws Exception {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    List<JsonNode> records = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> partitions = new ArrayList<>();
+      consumer.partitionsFor(topic, Duration.ofSeconds(20))
+          .forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      long deadline = System.nanoTime() + AWAIT.toNanos();
+      long settle = Long.MAX_VALUE;
+      while (System.nanoTime() < Math.min(deadline, settle)) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+          records.add(JSON.readTree("{\"key\":" + new String(r.key(), StandardCharsets.UTF_8)
+              + ",\"value\":" + new String(r.value(), StandardCharsets.UTF_8) + "}"));
+        }
+        checkNoJobFailed();
+        if (records.size() >= count && settle == Long.MAX_VALUE) {
+          settle = System.nanoTime() + Duration.ofSeconds(3).toNanos(); // catch any extra record
+        }
+      }
+    }
+    if (records.size() < count) {
+      fail(topic + ": " + records.size() + " records after " + AWAIT + ", expected " + count
+          + ": " + records);
+    }
+    return records;
+  }
+
+  /** Changelog values as rows {op, columns...}. */
+  private static List<Map<String, Object>> rows(List<JsonNode> changelog) {
+    List<Map<String, Object>> out = new ArrayList<>();
+    for (JsonNode r : changelog) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      r.get("value").fields().forEachRemaining(f -> {
+        if (!f.getKey().equals("__event")) {
+          row.put(f.getKey(), f.getValue().isNumber() ? f.getValue().decimalValue() : f.getValue().asText());
+        }
+      });
+      out.add(normalized(row));
+    }
+    return out;
+  }
+
+  private static List<Map<String, Object>> lateRecords(List<JsonNode> late) {
+    List<Map<String, Object>> out = new ArrayList<>();
+    for (JsonNode r : late) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      r.get("value").get("record").fields().forEachRemaining(f ->
+          row.put(f.getKey(), f.getValue().isNumber() ? f.getValue().decimalValue() : f.getValue().asText()));
+      out.add(normalized(row));
+    }
+    return out;
+  }
+
+  private static List<Map<String, Object>> expected(List<Fixture.Row> rows) {
+    List<Map<String, Object>> out = new ArrayList<>();
+    for (Fixture.Row r : rows) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      r.values().forEach((k, v) -> row.put(k, v instanceof java.time.Instant
+          ? dev.streamform.policies.time.Timestamps.format((java.time.Instant) v) : v));
+      out.add(normalized(row));
+    }
+    return out;
+  }
+
+  /** Values compared by value: numbers as plain decimals without trailing zeros, the rest as text. */
+  private static <K> Map<K, Object> normalized(Map<K, ?> row) {
+    Map<K, Object> out = new TreeMap<>();
+    row.forEach((k, v) -> out.put(k, v instanceof Number
+        ? ColumnValues.show(new BigDecimal(v.toString())) : String.valueOf(v)));
+    return out;
+  }
+
+  /** Rows per key (customer_id), in changelog order within each key. */
+  private static Map<String, List<Map<String, Object>>> byKey(List<Map<String, Object>> rows) {
+    Map<String, List<Map<String, Object>>> out = new TreeMap<>();
+    rows.forEach(r -> out.computeIfAbsent(String.valueOf(r.get("customer_id")), k -> new ArrayList<>()).add(r));
+    return out;
+  }
+
+  private static List<String> sorted(List<Map<String, Object>> rows) {
+    List<String> out = new ArrayList<>();
+    rows.forEach(r -> out.add(r.toString()));
+    out.sort(null);
+    return out;
+  }
+
+  private static String cli(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int status = Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
+    if (status != 0) {
+      fail("streamform " + String.join(" ", args) + " exited " + status + ":\n" + out + err);
+    }
+    return out.toString();
+  }
+
+  private static KafkaProducer<byte[], byte[]> producer() {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
+    return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static void script(String service, String command) throws Exception {
+    Path log = Path.of("target", "services.log").toAbsolutePath();
+    Files.createDirectories(log.getParent());
+    Process p = new ProcessBuilder(HOME.resolve("runners-config/bin/" + service).toString(), command)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+        .start();
+    if (p.waitFor() != 0) {
+      fail("runners-config/bin/" + service + " " + command + " failed; see " + log);
+    }
+  }
+
+  private static boolean listening(int port) {
+    try (Socket s = new Socket("127.0.0.1", port)) {
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static Path home() {
+    Path dir = Path.of("").toAbsolutePath();
+    while (dir != null && !Files.isDirectory(dir.resolve("runners-config/bin"))) {
+      dir = dir.getParent();
+    }
+    if (dir == null) {
+      throw new IllegalStateException("not inside a Streamform checkout");
+    }
+    return dir;
+  }
+}
