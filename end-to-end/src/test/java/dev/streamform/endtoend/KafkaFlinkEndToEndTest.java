@@ -44,7 +44,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The Kafka path end to end, on real services: a KRaft broker and a Flink session cluster started
@@ -102,6 +104,7 @@ class KafkaFlinkEndToEndTest {
   }
 
   @Test
+  @Timeout(value = 8, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void changelogLateAndQuarantineSurviveASavepointRestoreOnTheCluster() throws Exception {
     Project project = Project.load(PROJECT);
     Fixture phase1 = Fixture.load(project, PROJECT.resolve("fixtures/phase1.yml"));

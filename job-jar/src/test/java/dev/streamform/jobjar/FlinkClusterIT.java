@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -62,6 +63,7 @@ class FlinkClusterIT {
   }
 
   @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void seedFixturesGiveTheDirectRunnersOutcomesOnTheCluster() throws Exception {
     List<FixtureRunner.Case> cases = new ArrayList<>();
     for (Path dir : FixtureSuite.projectsAt(SEED)) {
@@ -85,6 +87,7 @@ class FlinkClusterIT {
   }
 
   @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void streamformTestSubmitsToTheClusterWithTheFlinkClusterProfile() {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
