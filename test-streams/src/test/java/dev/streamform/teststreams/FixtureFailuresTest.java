@@ -209,4 +209,34 @@ class FixtureFailuresTest {
     assertThat(suite.run(p), is(false));
     assertThat(bytes.toString(StandardCharsets.UTF_8), containsString("1 fixture on direct: 0 passed, 1 failed"));
   }
+
+  @Test
+  void aModelWrittenOnlyInJavaNeedsNoSqlOrStreamformYml() throws Exception {
+    Path p = dir.resolve("java-only");
+    java.nio.file.Files.createDirectories(p);
+    java.nio.file.Files.copy(FixtureProjects.TIME.resolve("late-event/sources.yml"), p.resolve("sources.yml"));
+    FixtureProjects.write(p, "fixtures/f.yml",
+        "model: spend_in_java\ngiven:\n" + SEED_EVENTS
+            + "expect:\n"
+            + "  - { op: insert, customer_id: 42, total: 10, orders: 1 }\n"
+            + "  - { op: update, customer_id: 42, total: 30, orders: 2 }\n"
+            + "  - { op: update, customer_id: 42, total: 31, orders: 3 }\n"
+            + "late:\n  - { customer_id: 42, amount: 5 }\n");
+    java.util.Map<String, dev.streamform.policies.schema.ColumnType> columns = new java.util.LinkedHashMap<>();
+    columns.put("customer_id", dev.streamform.policies.schema.ColumnType.INT64);
+    columns.put("total", dev.streamform.policies.schema.ColumnType.decimal(38, 2));
+    columns.put("orders", dev.streamform.policies.schema.ColumnType.INT64);
+    KeyedChangelog spend = KeyedChangelog.by("customer_id")
+        .aggregating(Aggregation.sum("amount").as("total"), Aggregation.countAll().as("orders"));
+    StreamformFixtures fixtures = StreamformFixtures.forSource(p, "orders");
+    fixtures.run("fixtures/f.yml", columns, spend).assertPassed();
+    FixtureVerdict wrong = fixtures.run("fixtures/f.yml", columns,
+        KeyedChangelog.by("customer_id")
+            .aggregating(Aggregation.max("amount").as("total"), Aggregation.countAll().as("orders")));
+    assertThat(wrong.passed(), is(false));
+    assertThat(wrong.render(), containsString("`total` is 20, expected 30"));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> StreamformFixtures.forSource(p, "payments"));
+    assertThat(e.getMessage(), containsString("sources.yml has no source 'payments'; sources: orders"));
+  }
 }

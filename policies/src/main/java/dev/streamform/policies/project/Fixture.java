@@ -1,6 +1,8 @@
 package dev.streamform.policies.project;
 
 import com.google.auto.value.AutoValue;
+import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.policies.schema.ColumnType;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -119,6 +121,18 @@ public abstract class Fixture {
    */
   public static Fixture load(Project project, Path file) throws InvalidProjectException {
     return FixtureFile.read(project, file);
+  }
+
+  /**
+   * Reads and checks {@code file} for a model written in Java: its events go to {@code source}
+   * and its {@code expect:} rows are typed by {@code outputColumns}; {@code model:} is a label.
+   *
+   * @throws InvalidProjectException with every problem, each naming the file and line
+   */
+  public static Fixture load(
+      Path file, SourceDeclaration source, Map<String, ColumnType> outputColumns)
+      throws InvalidProjectException {
+    return FixtureFile.read(file, source, outputColumns);
   }
 
   /** The fixture files of a project, {@code fixtures/*.yml} in name order. */

@@ -28,16 +28,35 @@ final class FixtureFile {
       "- event: { customer_id: 42, ordered_at: \"" + Timestamps.EXAMPLE + "\" }  or  - watermark: \""
           + Timestamps.EXAMPLE + "\"";
 
-  private final Project project;
+  /** What a fixture's {@code model:} resolves to: the source it feeds and the output columns. */
+  static final class Target {
+    final SourceDeclaration source;
+    final Map<String, ColumnType> outputs;
+
+    Target(SourceDeclaration source, Map<String, ColumnType> outputs) {
+      this.source = source;
+      this.outputs = outputs;
+    }
+  }
+
+  /** Resolves a model name, or reports at {@code model:} why it cannot. */
+  interface Models {
+    Optional<Target> resolve(String model, YamlMap root);
+
+    /** A model name to suggest when {@code model:} is missing. */
+    String example();
+  }
+
+  private final Models models;
   private final Path file;
   private final String label;
   private final List<Problem> problems = new ArrayList<>();
 
-  private FixtureFile(Project project, Path file) {
-    this.project = project;
+  private FixtureFile(Models models, Path file, Path dir) {
+    this.models = models;
     this.file = file;
-    Path rel = file.isAbsolute() && file.startsWith(project.dir().toAbsolutePath())
-        ? project.dir().toAbsolutePath().relativize(file) : file;
+    Path rel = dir != null && file.isAbsolute() && file.startsWith(dir.toAbsolutePath())
+        ? dir.toAbsolutePath().relativize(file) : file;
     this.label = rel.toString();
   }
 
@@ -57,7 +76,42 @@ final class FixtureFile {
   }
 
   static Fixture read(Project project, Path file) throws InvalidProjectException {
-    return new FixtureFile(project, file).read();
+    Models models = new Models() {
+      @Override
+      public Optional<Target> resolve(String m, YamlMap root) {
+        ModelDeclaration found = project.models().get(m);
+        if (found == null) {
+          root.report("model", "no model named '" + m + "' in streamform.yml",
+              "use one of: " + String.join(", ", project.models().keySet()));
+          return Optional.empty();
+        }
+        SourceDeclaration source = project.sourceOf(found);
+        return Optional.of(new Target(source, outputsOf(found, source)));
+      }
+
+      @Override
+      public String example() {
+        return project.models().keySet().stream().findFirst().orElse("customer_metrics");
+      }
+    };
+    return new FixtureFile(models, file, project.dir()).read();
+  }
+
+  /** Reads a fixture whose events go to {@code source} and whose model emits {@code outputs}. */
+  static Fixture read(Path file, SourceDeclaration source, Map<String, ColumnType> outputs)
+      throws InvalidProjectException {
+    Models models = new Models() {
+      @Override
+      public Optional<Target> resolve(String m, YamlMap root) {
+        return Optional.of(new Target(source, outputs));
+      }
+
+      @Override
+      public String example() {
+        return "my_model";
+      }
+    };
+    return new FixtureFile(models, file, null).read();
   }
 
   private Fixture read() throws InvalidProjectException {
@@ -77,30 +131,22 @@ final class FixtureFile {
     String name = file.getFileName().toString().replaceFirst("\\.ya?ml$", "");
     Optional<String> modelName = root.string("model", "model: <model name>");
     if (!root.has("model")) {
-      root.reportMissing("model", "name the model under test, e.g. model: "
-          + project.models().keySet().stream().findFirst().orElse("customer_metrics"));
+      root.reportMissing("model", "name the model under test, e.g. model: " + models.example());
     }
     if (!root.has("given")) {
       root.reportMissing("given", "list the delivered items, e.g. " + GIVEN_EXAMPLE);
     }
-    Optional<ModelDeclaration> model = modelName.flatMap(m -> {
-      ModelDeclaration found = project.models().get(m);
-      if (found == null) {
-        root.report("model", "no model named '" + m + "' in streamform.yml",
-            "use one of: " + String.join(", ", project.models().keySet()));
-      }
-      return Optional.ofNullable(found);
-    });
+    Optional<Target> target = modelName.flatMap(m -> models.resolve(m, root));
     List<Fixture.Given> given = new ArrayList<>();
     List<Fixture.Row> expect = new ArrayList<>();
     List<Fixture.Row> late = new ArrayList<>();
-    if (model.isPresent()) {
-      SourceDeclaration source = project.sourceOf(model.get());
-      Map<String, ColumnType> outputs = outputsOf(model.get(), source);
+    if (target.isPresent()) {
+      SourceDeclaration source = target.get().source;
+      Map<String, ColumnType> outputs = target.get().outputs;
       readGiven(root, source, given);
       for (YamlMap row : root.mapList("expect", i -> "expect row " + i,
           "- { op: insert, " + String.join(": ..., ", outputs.keySet()) + ": ... }")) {
-        expectRow(row, model.get(), outputs).ifPresent(expect::add);
+        expectRow(row, modelName.get(), outputs).ifPresent(expect::add);
       }
       for (YamlMap row : root.mapList("late", i -> "late row " + i,
           "- { " + String.join(": ..., ", source.schema().keySet()) + ": ... }")) {
@@ -114,7 +160,7 @@ final class FixtureFile {
     return Fixture.create(name, file, modelName.get(), given, expect, late);
   }
 
-  private Map<String, ColumnType> outputsOf(ModelDeclaration model, SourceDeclaration source) {
+  private static Map<String, ColumnType> outputsOf(ModelDeclaration model, SourceDeclaration source) {
     try {
       return ModelSql.parse(model.sql()).outputColumns(source.schema());
     } catch (SqlModelException e) {
@@ -161,12 +207,12 @@ final class FixtureFile {
   }
 
   private Optional<Fixture.Row> expectRow(
-      YamlMap row, ModelDeclaration model, Map<String, ColumnType> outputs) {
+      YamlMap row, String model, Map<String, ColumnType> outputs) {
     Map<String, ColumnType> columns = new LinkedHashMap<>();
     columns.put("op", ColumnType.STRING);
     columns.putAll(outputs);
     Optional<Map<String, Object>> values = typedRow(row, columns, "an output column of model '"
-        + model.name() + "' or op");
+        + model + "' or op");
     if (values.isEmpty()) {
       return Optional.empty();
     }

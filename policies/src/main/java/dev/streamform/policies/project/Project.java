@@ -42,6 +42,16 @@ public abstract class Project {
         Collections.unmodifiableMap(new LinkedHashMap<>(models)));
   }
 
+  /**
+   * The checked sources of {@code dir/sources.yml} alone, for a model written in Java rather than
+   * SQL (no {@code streamform.yml} or {@code models/} needed).
+   *
+   * @throws InvalidProjectException with every problem of {@code sources.yml}
+   */
+  public static Map<String, SourceDeclaration> loadSources(Path dir) throws InvalidProjectException {
+    return ProjectLoader.loadSources(dir);
+  }
+
   /** The source {@code model} reads. */
   public SourceDeclaration sourceOf(ModelDeclaration model) {
     return sources().get(model.source());

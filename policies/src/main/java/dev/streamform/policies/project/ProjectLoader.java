@@ -46,7 +46,22 @@ final class ProjectLoader {
     return new ProjectLoader(dir).load();
   }
 
-  private Project load() throws InvalidProjectException {
+  /** The sources of {@code sources.yml} alone, checked: for fixtures of models written in Java. */
+  static Map<String, SourceDeclaration> loadSources(Path dir) throws InvalidProjectException {
+    ProjectLoader loader = new ProjectLoader(dir);
+    loader.checkFolder();
+    Optional<Map<String, SourcesFile.Entry>> sources = loader.readFile(SourcesFile.NAME,
+        "create it with sources: and one source per name (connector, topic or path, schema)")
+        .flatMap(text -> SourcesFile.read(text, loader.problems));
+    if (!loader.problems.isEmpty()) {
+      throw new InvalidProjectException(inFileOrder(loader.problems));
+    }
+    Map<String, SourceDeclaration> checked = new LinkedHashMap<>();
+    sources.get().forEach((name, entry) -> checked.put(name, entry.declaration().get()));
+    return checked;
+  }
+
+  private void checkFolder() throws InvalidProjectException {
     if (!Files.exists(dir)) {
       throw new InvalidProjectException(List.of(Problem.ofFile(dir.toString(), "no such folder",
           "give the folder that holds sources.yml, streamform.yml and models/")));
@@ -55,6 +70,10 @@ final class ProjectLoader {
       throw new InvalidProjectException(List.of(Problem.ofFile(dir.toString(), "is a file, not a folder",
           "give the folder that holds sources.yml, streamform.yml and models/")));
     }
+  }
+
+  private Project load() throws InvalidProjectException {
+    checkFolder();
     Optional<Map<String, SourcesFile.Entry>> sources = readFile(SourcesFile.NAME,
         "create it with sources: and one source per name (connector, topic or path, schema)")
         .flatMap(text -> SourcesFile.read(text, problems));

@@ -71,9 +71,14 @@ public final class DeclaredModel {
     return query;
   }
 
+  /** The model's source: its record schema and declared clock. */
+  public DeclaredSource declaredSource() {
+    return DeclaredSource.of(source);
+  }
+
   /** The Beam schema of the source's records. */
   public Schema recordSchema() {
-    return Schemas.of(source.schema());
+    return declaredSource().recordSchema();
   }
 
   /** The model's output columns and their types, key columns first as selected. */
@@ -81,38 +86,14 @@ public final class DeclaredModel {
     return new LinkedHashMap<>(query.outputColumns(source.schema()));
   }
 
-  /**
-   * The source's clock as declared: bounded out-of-orderness and late-event policy, judging each
-   * partition in offset order; or arrival order only, for a source without {@code event_time}.
-   * For fixtures, whose offsets run 0, 1, 2, ... and which a runner may deliver reordered.
-   */
+  /** The source's clock for fixtures; see {@link DeclaredSource#clock()}. */
   public SourceClock clock() {
-    return declaredClock().withContiguousOffsets();
+    return declaredSource().clock();
   }
 
-  /**
-   * The source's clock as declared, for a log read in offset order per partition whose offsets may
-   * have gaps (Kafka: compaction, transaction markers): it judges each partition in arrival order,
-   * which KafkaIO keeps equal to offset order, and releases a partition silent for {@code
-   * idle_after}.
-   */
+  /** The source's clock for a Kafka log; see {@link DeclaredSource#logClock()}. */
   public SourceClock logClock() {
-    SourceClock clock = declaredClock();
-    if (source.idleAfter().isPresent()) {
-      clock = clock.withIdleness(Duration.millis(source.idleAfter().get().toMillis()));
-    }
-    return clock;
-  }
-
-  private SourceClock declaredClock() {
-    if (!source.hasEventTime()) {
-      return SourceClock.inArrivalOrder();
-    }
-    return SourceClock.forBoundedOutOfOrderness(Duration.millis(source.watermark().toMillis()))
-        .withLateEvents(
-            source.lateEvents() == dev.streamform.policies.declarations.LateEvents.KEEP
-                ? LateEvents.KEEP
-                : LateEvents.DROP);
+    return declaredSource().logClock();
   }
 
   /** The model's query as a transform from clocked events to the changelog. */
