@@ -104,7 +104,7 @@ final class ProduceCommand implements Callable<Integer> {
         if (item.event().isPresent()) {
           Map<String, Object> values = item.event().get();
           Map<String, Object> key = new LinkedHashMap<>();
-          model.model().key().forEach(k -> key.put(k, values.get(k)));
+          model.keyColumns().forEach(k -> key.put(k, values.get(k)));
           Integer partition = byPartition ? checkPartition(item.partition(), topicPartitions) : null;
           producer.send(new ProducerRecord<>(topic, partition,
               JsonRecords.bytes(JsonRecords.object(key)), JsonRecords.bytes(JsonRecords.object(values))));

@@ -50,7 +50,7 @@ public final class KafkaModelPipeline {
     ModelSinks sinks =
         ModelSinks.of(model.model(), new ArrayList<>(model.outputColumns().keySet()));
     KafkaSource read =
-        KafkaSource.of(bootstrapServers, source.topic().get(), source.schema(), model.model().key());
+        KafkaSource.of(bootstrapServers, source.topic().get(), source.schema(), model.keyColumns());
     if (source.idleAfter().isPresent()) {
       read = read.withIdleness(Duration.millis(source.idleAfter().get().toMillis()));
     }

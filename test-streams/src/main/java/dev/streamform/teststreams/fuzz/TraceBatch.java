@@ -57,7 +57,7 @@ final class TraceBatch {
 
   /** The key column whose values carry a slot's tag, if the model has one that can. */
   static Optional<String> tagColumn(DeclaredModel model) {
-    for (String k : model.model().key()) {
+    for (String k : model.keyColumns()) {
       ColumnType.Kind kind = model.source().schema().get(k).kind();
       boolean eventTime = model.source().eventTime().map(k::equals).orElse(false);
       if (kind != ColumnType.Kind.BOOL && !eventTime) {

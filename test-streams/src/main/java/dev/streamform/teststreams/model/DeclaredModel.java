@@ -71,6 +71,15 @@ public final class DeclaredModel {
     return query;
   }
 
+  /**
+   * The source columns the model's state is keyed by: the query's GROUP BY columns. The {@code
+   * key:} of streamform.yml names the same columns as the query outputs them (an alias may rename
+   * them: {@code customer_id AS customer}).
+   */
+  public List<String> keyColumns() {
+    return query.keyColumns();
+  }
+
   /** The model's source: its record schema and declared clock. */
   public DeclaredSource declaredSource() {
     return DeclaredSource.of(source);
@@ -109,16 +118,13 @@ public final class DeclaredModel {
         aggregations.add(a.as(c.name()));
       }
     }
-    // key: names output columns; the state is keyed by the source columns they select
     Map<String, String> sourceOfKey = new LinkedHashMap<>();
     for (OutputColumn c : query.outputs()) {
       if (c.kind() == OutputColumn.Kind.KEY) {
         sourceOfKey.put(c.name(), c.argument().get());
       }
     }
-    List<String> keyColumns = new ArrayList<>();
-    model.key().forEach(k -> keyColumns.add(sourceOfKey.getOrDefault(k, k)));
-    KeyedChangelog changelog = KeyedChangelog.by(keyColumns).aggregating(aggregations);
+    KeyedChangelog changelog = KeyedChangelog.by(keyColumns()).aggregating(aggregations);
     if (model.retention().isPresent()) {
       changelog = changelog.withRetention(Duration.millis(model.retention().get().toMillis()));
     }

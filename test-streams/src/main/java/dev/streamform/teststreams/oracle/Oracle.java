@@ -123,7 +123,7 @@ public final class Oracle {
       return;
     }
     List<Object> key = new ArrayList<>();
-    for (String k : model.key()) {
+    for (String k : query.keyColumns()) { // the GROUP BY columns, as the record names them
       key.add(byValue(record.get(k)));
     }
     KeyState state = keys.get(key);

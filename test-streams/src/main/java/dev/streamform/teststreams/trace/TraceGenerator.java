@@ -52,7 +52,7 @@ public final class TraceGenerator {
     SourceDeclaration source = model.source();
     this.modelName = model.model().name();
     this.schema = source.schema();
-    this.keyColumns = model.model().key();
+    this.keyColumns = model.keyColumns();
     this.eventTime = source.eventTime();
     this.delay = source.watermark().toMillis();
     this.retention = model.model().retention().map(Duration::toMillis);
