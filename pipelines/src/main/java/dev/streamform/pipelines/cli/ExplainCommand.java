@@ -1,11 +1,10 @@
 package dev.streamform.pipelines.cli;
 
 import dev.streamform.policies.plan.Plan;
-import dev.streamform.policies.project.InvalidProjectException;
-import dev.streamform.policies.project.Problem;
 import dev.streamform.policies.project.Project;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,16 +36,11 @@ final class ExplainCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    Project project;
-    try {
-      project = Project.load(dir);
-    } catch (InvalidProjectException e) {
-      for (Problem problem : e.problems()) {
-        err.println(problem);
-      }
-      err.println("streamform explain: fix the problems above first (streamform check " + dir + ")");
+    Optional<Project> loaded = ProjectArgument.load(dir, "explain", err);
+    if (loaded.isEmpty()) {
       return 1;
     }
+    Project project = loaded.get();
     if (!project.models().containsKey(model)) {
       err.println("streamform explain: no model named '" + model + "' in " + dir.resolve("streamform.yml")
           + " — models: " + String.join(", ", project.models().keySet()));

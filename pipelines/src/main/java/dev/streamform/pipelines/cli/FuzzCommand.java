@@ -1,6 +1,5 @@
 package dev.streamform.pipelines.cli;
 
-import dev.streamform.policies.project.InvalidProjectException;
 import dev.streamform.policies.project.Project;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.RunnerChoice;
@@ -12,6 +11,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -100,14 +100,11 @@ final class FuzzCommand implements Callable<Integer> {
     }
     PrintWriter err = spec.commandLine().getErr();
     PrintWriter stdout = spec.commandLine().getOut();
-    Project loaded;
-    try {
-      loaded = Project.load(project);
-    } catch (InvalidProjectException e) {
-      err.println("streamform fuzz: " + project + " has problems (see streamform check):");
-      e.problems().forEach(p -> err.println("  " + p));
+    Optional<Project> found = ProjectArgument.load(project, "fuzz", err);
+    if (found.isEmpty()) {
       return 1;
     }
+    Project loaded = found.get();
     String name = model;
     if (name == null) {
       if (loaded.models().size() != 1) {

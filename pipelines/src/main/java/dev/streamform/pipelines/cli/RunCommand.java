@@ -4,8 +4,6 @@ import dev.streamform.pipelines.kafka.KafkaModelPipeline;
 import dev.streamform.pipelines.kafka.KafkaTopics;
 import dev.streamform.pipelines.kafka.ModelSinks;
 import dev.streamform.policies.declarations.Connector;
-import dev.streamform.policies.project.InvalidProjectException;
-import dev.streamform.policies.project.Problem;
 import dev.streamform.policies.project.Project;
 import dev.streamform.teststreams.fixture.RunnerChoice;
 import dev.streamform.teststreams.model.DeclaredModel;
@@ -14,6 +12,7 @@ import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.beam.runners.flink.FlinkDetachedRunnerResult;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
@@ -105,15 +104,11 @@ final class RunCommand implements Callable<Integer> {
           (detach ? "--detach" : "--from-savepoint") + " needs --runner flink");
     }
 
-    Project loaded;
-    try {
-      loaded = Project.load(project);
-    } catch (InvalidProjectException e) {
-      for (Problem problem : e.problems()) {
-        err.println(problem);
-      }
+    Optional<Project> found = ProjectArgument.load(project, "run", err);
+    if (found.isEmpty()) {
       return 1;
     }
+    Project loaded = found.get();
     DeclaredModel declared;
     try {
       declared = DeclaredModel.of(loaded, model);

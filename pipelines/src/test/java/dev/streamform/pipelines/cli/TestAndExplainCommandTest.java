@@ -71,4 +71,15 @@ class TestAndExplainCommandTest {
     assertThat(run("check", project.toString()), is(1));
     assertThat(err.toString(), containsString("fixtures/bad.yml:3: event 1, key 'ordered_at': '10:00:00' is a time of day without a date"));
   }
+
+  @Test
+  void explainOfAnInvalidProjectPrintsItsProblemsAndPointsAtCheck(
+      @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    java.nio.file.Files.writeString(dir.resolve("sources.yml"), "sources:\n  orders: [\n");
+    assertThat(run("explain", dir.toString(), "customer_metrics"), is(1));
+    assertThat(err.toString(), containsString("sources.yml:"));
+    assertThat(err.toString(), containsString("malformed YAML"));
+    assertThat(err.toString(), containsString(
+        "streamform explain: fix the problems above first (streamform check " + dir + ")"));
+  }
 }
