@@ -22,8 +22,8 @@ import picocli.CommandLine.Spec;
     name = "test",
     mixinStandardHelpOptions = true,
     description = {
-      "Runs the fixtures (fixtures/*.yml) of a project, or of every project under a folder, as"
-          + " Beam TestStreams through the same transforms a production pipeline uses, and prints"
+      "Runs the fixtures (fixtures/*.yml) of a project, of every project under a folder, or one"
+          + " fixture file, as Beam TestStreams through the same transforms a production pipeline uses, and prints"
           + " PASS or FAIL with the counts for each; a failure shows what was expected next to"
           + " what happened and how to fix it."
     },
@@ -35,7 +35,9 @@ import picocli.CommandLine.Spec;
     })
 final class TestCommand implements Callable<Integer> {
 
-  @Parameters(paramLabel = "<path>", description = "a project folder, or a folder of projects")
+  @Parameters(
+      paramLabel = "<path>",
+      description = "a project folder, a folder of projects (searched below), or one fixture file")
   Path path;
 
   @Mixin RunnerOptions runnerOptions;

@@ -82,4 +82,14 @@ class TestAndExplainCommandTest {
     assertThat(err.toString(), containsString(
         "streamform explain: fix the problems above first (streamform check " + dir + ")"));
   }
+
+  @Test
+  void testRunsOneFixtureFileOrEveryProjectBelowAFolder() {
+    assertThat(err.toString(),
+        run("test", TIME.resolve("retention/fixtures/retention.yml").toString()), is(0));
+    assertThat(out.toString(), containsString("retention (model customer_metrics)\nPASS\n"));
+    assertThat(out.toString(), containsString("1 fixture on direct: 1 passed, 0 failed"));
+    assertThat(run("test", TIME.getParent().toString()), is(0));
+    assertThat(out.toString(), containsString("4 fixtures on direct: 4 passed, 0 failed"));
+  }
 }
