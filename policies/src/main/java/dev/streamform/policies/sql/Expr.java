@@ -501,33 +501,53 @@ final class Expr {
 
   // ---------------------------------------------------------------- logic
 
-  static final class And extends Node {
+  /**
+   * {@code a AND b AND ...} or {@code a OR b OR ...}, in SQL's three-valued logic: the first operand
+   * equal to the short-circuit value ({@code FALSE} for AND, {@code TRUE} for OR) decides; else any
+   * NULL operand makes the result NULL; else the result is the other value.
+   */
+  static final class Junction extends Node {
     private static final long serialVersionUID = 1L;
+    final boolean and;
     final List<Node> operands;
 
-    And(List<Node> operands, int line, int column) {
+    Junction(boolean and, List<Node> operands, int line, int column) {
       super(line, column);
+      this.and = and;
       this.operands = List.copyOf(operands);
+    }
+
+    static Junction and(List<Node> operands, int line, int column) {
+      return new Junction(true, operands, line, column);
+    }
+
+    static Junction or(List<Node> operands, int line, int column) {
+      return new Junction(false, operands, line, column);
+    }
+
+    private String word() {
+      return and ? "AND" : "OR";
     }
 
     @Override
     Object eval(Function<String, Object> row) {
+      boolean decisive = !and; // FALSE decides an AND, TRUE an OR
       boolean unknown = false;
       for (Node n : operands) {
         Boolean b = bool(n.eval(row), n);
         if (b == null) {
           unknown = true;
-        } else if (!b) {
-          return false;
+        } else if (b == decisive) {
+          return decisive;
         }
       }
-      return unknown ? null : Boolean.TRUE;
+      return unknown ? null : Boolean.valueOf(!decisive);
     }
 
     @Override
     Type type(Check check) {
       for (Node n : operands) {
-        condition(check, n, "AND");
+        condition(check, n, word());
       }
       return Type.BOOL;
     }
@@ -537,71 +557,16 @@ final class Expr {
       StringBuilder sb = new StringBuilder();
       for (Node n : operands) {
         if (sb.length() > 0) {
-          sb.append(" AND ");
+          sb.append(' ').append(word()).append(' ');
         }
-        sb.append(n.sqlAt(P_AND + 1));
+        sb.append(n.sqlAt(precedence() + 1));
       }
       return sb.toString();
     }
 
     @Override
     int precedence() {
-      return P_AND;
-    }
-
-    @Override
-    void forEach(java.util.function.Consumer<Node> visitor) {
-      visitor.accept(this);
-      operands.forEach(n -> n.forEach(visitor));
-    }
-  }
-
-  static final class Or extends Node {
-    private static final long serialVersionUID = 1L;
-    final List<Node> operands;
-
-    Or(List<Node> operands, int line, int column) {
-      super(line, column);
-      this.operands = List.copyOf(operands);
-    }
-
-    @Override
-    Object eval(Function<String, Object> row) {
-      boolean unknown = false;
-      for (Node n : operands) {
-        Boolean b = bool(n.eval(row), n);
-        if (b == null) {
-          unknown = true;
-        } else if (b) {
-          return true;
-        }
-      }
-      return unknown ? null : Boolean.FALSE;
-    }
-
-    @Override
-    Type type(Check check) {
-      for (Node n : operands) {
-        condition(check, n, "OR");
-      }
-      return Type.BOOL;
-    }
-
-    @Override
-    String toSql() {
-      StringBuilder sb = new StringBuilder();
-      for (Node n : operands) {
-        if (sb.length() > 0) {
-          sb.append(" OR ");
-        }
-        sb.append(n.sqlAt(P_OR + 1));
-      }
-      return sb.toString();
-    }
-
-    @Override
-    int precedence() {
-      return P_OR;
+      return and ? P_AND : P_OR;
     }
 
     @Override

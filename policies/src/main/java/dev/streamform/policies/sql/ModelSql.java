@@ -720,8 +720,8 @@ public final class ModelSql {
             List<Expr.Node> ops = new ArrayList<>();
             flatten(call.getKind(), call, ops);
             return call.getKind() == SqlKind.AND
-                ? new Expr.And(ops, line, col)
-                : new Expr.Or(ops, line, col);
+                ? Expr.Junction.and(ops, line, col)
+                : Expr.Junction.or(ops, line, col);
           }
         case NOT:
           return new Expr.Not(expr(call.operand(0)), line, col);
