@@ -18,6 +18,8 @@ public final class StreamformMetrics {
   public static final String CHANGELOG = "changelog_records";
   public static final String EXPIRED = "keys_expired";
   public static final String DUPLICATES = "duplicate_offsets_ignored";
+  /** Items of a partition that reached the clock after a later offset (arrival-order clocks). */
+  public static final String OUT_OF_ORDER = "offsets_out_of_order";
 
   private StreamformMetrics() {}
 

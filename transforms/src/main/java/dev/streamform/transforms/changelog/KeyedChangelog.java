@@ -5,6 +5,7 @@ import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Pr
 import com.google.auto.value.AutoValue;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.clock.ClockCoders;
+import dev.streamform.transforms.clock.LogOrder;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.Envelope;
 import java.math.BigDecimal;
@@ -15,6 +16,7 @@ import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.state.BagState;
 import org.apache.beam.sdk.state.StateSpec;
 import org.apache.beam.sdk.state.StateSpecs;
 import org.apache.beam.sdk.state.TimeDomain;
@@ -30,6 +32,7 @@ import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.Row;
+import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -137,7 +140,7 @@ public abstract class KeyedChangelog
                         TypeDescriptors.strings(), new TypeDescriptor<TimedEvent>() {}))
                 .via((TimedEvent e) -> KV.of(keyText(e.envelope().record(), keyColumns), e)))
         .setCoder(KvCoder.of(StringUtf8Coder.of(), coder))
-        .apply("Apply", ParDo.of(new ApplyFn(keys, keyColumns, accumulators, retention())))
+        .apply("Apply", ParDo.of(new ApplyFn(keys, keyColumns, accumulators, retention(), coder)))
         .setCoder(ChangelogRecordCoder.of(keys, accumulators.outputSchema()));
   }
 
@@ -186,78 +189,148 @@ public abstract class KeyedChangelog
     @StateId("latest")
     private final StateSpec<ValueState<Long>> latestSpec = StateSpecs.value(VarLongCoder.of());
 
-    @TimerId("expiry")
-    private final TimerSpec expirySpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+    /** Events that arrived but are not due yet (see {@link LogOrder}). */
+    @StateId("pending")
+    private final StateSpec<BagState<TimestampedValue<TimedEvent>>> pendingSpec;
+
+    /** When the tick timer is set for, if it is. */
+    @StateId("tickAt")
+    private final StateSpec<ValueState<Long>> tickAtSpec = StateSpecs.value(VarLongCoder.of());
+
+    /** The tick timer's output timestamp (its watermark hold), if it has one. */
+    @StateId("holdAt")
+    private final StateSpec<ValueState<Long>> holdAtSpec = StateSpecs.value(VarLongCoder.of());
+
+    /** One timer per key: releases due events in log order, then frees expired state. */
+    @TimerId("tick")
+    private final TimerSpec tickSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
     ApplyFn(
         Schema keySchema,
         List<String> keyColumns,
         Accumulators accumulators,
-        @Nullable Duration retention) {
+        @Nullable Duration retention,
+        ClockCoders.TimedEventCoder events) {
       this.keySchema = keySchema;
       this.keyColumns = keyColumns;
       this.accumulators = accumulators;
       this.retentionMillis = retention == null ? null : retention.getMillis();
       this.aggregateSpec = StateSpecs.value(RowCoder.of(accumulators.stateSchema()));
+      this.pendingSpec = StateSpecs.bag(LogOrder.bufferCoder(events));
     }
 
     @ProcessElement
     public void process(
         @Element KV<String, TimedEvent> element,
+        @Timestamp Instant timestamp,
+        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
+        @StateId("tickAt") ValueState<Long> tickAt,
+        @StateId("holdAt") ValueState<Long> holdAt,
+        @TimerId("tick") Timer tick) {
+      TimedEvent event = element.getValue();
+      pending.add(TimestampedValue.of(event, timestamp));
+      long stamp = timestamp.getMillis();
+      Long at = tickAt.read();
+      Long held = holdAt.read();
+      if (at == null || stamp + 1 < at || held == null || stamp < held) {
+        // The hold keeps this stage's output watermark at the event's stamp until it is applied,
+        // so its record (stamped with its event time, at or after the stamp) is never late.
+        long fire = at == null ? stamp + 1 : Math.min(at, stamp + 1);
+        long hold = Math.min(fire, held == null ? stamp : Math.min(held, stamp));
+        tick.withOutputTimestamp(new Instant(hold)).set(new Instant(fire));
+        tickAt.write(fire);
+        holdAt.write(hold);
+      }
+    }
+
+    @OnTimer("tick")
+    public void onTick(
+        OnTimerContext context,
+        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
+        @StateId("tickAt") ValueState<Long> tickAt,
+        @StateId("holdAt") ValueState<Long> holdAt,
         @StateId("aggregate") ValueState<Row> aggregateState,
         @StateId("latest") ValueState<Long> latestState,
-        @TimerId("expiry") Timer expiry,
+        @TimerId("tick") Timer tick,
         OutputReceiver<ChangelogRecord> out) {
-      TimedEvent event = element.getValue();
-      Envelope envelope = event.envelope();
+      long now = context.fireTimestamp().getMillis(); // the input watermark is at least this
+      LogOrder.Released released = LogOrder.release(pending, now);
       Row aggregate = aggregateState.read();
       Long latest = latestState.read();
-      Instant w = event.watermarkAtArrival();
-      if (aggregate != null
-          && retentionMillis != null
-          && w != null
-          && w.getMillis() >= latest + retentionMillis) {
-        // Expired before this event arrived (its timer may simply not have fired yet).
+      Long latestBefore = latest;
+      for (TimedEvent event : released.events()) {
+        Envelope envelope = event.envelope();
+        Instant w = event.watermarkAtArrival();
+        if (aggregate != null
+            && retentionMillis != null
+            && w != null
+            && w.getMillis() >= latest + retentionMillis) {
+          expired.inc(); // gone before this event arrived; the timer had not come round yet
+          aggregate = null;
+          latest = null;
+        }
+        ChangelogRecord.Op op =
+            aggregate == null ? ChangelogRecord.Op.INSERT : ChangelogRecord.Op.UPDATE;
+        aggregate = accumulators.add(aggregate, envelope.record());
+        long t = envelope.eventTime().getMillis();
+        latest = latest == null ? t : Math.max(latest, t);
+        processed.inc();
+        emitted.inc();
+        out.outputWithTimestamp(
+            ChangelogRecord.of(
+                op,
+                keyOf(envelope.record()),
+                accumulators.output(aggregate),
+                envelope.eventId(),
+                envelope.partition(),
+                envelope.offset(),
+                envelope.eventTime()),
+            envelope.eventTime());
+      }
+      if (aggregate != null && retentionMillis != null && now >= latest + retentionMillis) {
+        // W >= latest + retention: every event still to come sees the state gone too.
         expired.inc();
         aggregate = null;
         latest = null;
       }
-      ChangelogRecord.Op op = aggregate == null ? ChangelogRecord.Op.INSERT : ChangelogRecord.Op.UPDATE;
-      aggregate = accumulators.add(aggregate, envelope.record());
-      long t = envelope.eventTime().getMillis();
-      Long latestBefore = latest;
-      latest = latest == null ? t : Math.max(latest, t);
-      aggregateState.write(aggregate);
-      if (!latest.equals(latestBefore)) {
-        latestState.write(latest);
-        if (retentionMillis != null) {
-          // Only when latest moved: an unchanged latest keeps the timer it already has.
-          expiry.withNoOutputTimestamp().set(new Instant(latest + retentionMillis));
+      if (aggregate == null) {
+        aggregateState.clear();
+        latestState.clear();
+      } else {
+        if (!released.events().isEmpty()) {
+          aggregateState.write(aggregate);
+        }
+        if (!latest.equals(latestBefore)) {
+          latestState.write(latest);
         }
       }
-      processed.inc();
-      emitted.inc();
-      out.output(
-          ChangelogRecord.of(
-              op,
-              keyOf(envelope.record()),
-              accumulators.output(aggregate),
-              envelope.eventId(),
-              envelope.partition(),
-              envelope.offset(),
-              envelope.eventTime()));
+      Long next = null;
+      Long hold = released.earliestWaiting();
+      if (hold != null) {
+        next = hold + 1;
+      }
+      if (aggregate != null && retentionMillis != null) {
+        long expiry = latest + retentionMillis;
+        next = next == null ? expiry : Math.min(next, expiry);
+      }
+      if (next == null) {
+        tickAt.clear();
+        holdAt.clear();
+      } else if (hold == null) {
+        tick.withNoOutputTimestamp().set(new Instant(next));
+        tickAt.write(next);
+        holdAt.clear();
+      } else {
+        tick.withOutputTimestamp(new Instant(Math.min(hold, next))).set(new Instant(next));
+        tickAt.write(next);
+        holdAt.write(Math.min(hold, next));
+      }
     }
 
-    @OnTimer("expiry")
-    public void expire(
-        @StateId("aggregate") ValueState<Row> aggregateState,
-        @StateId("latest") ValueState<Long> latestState) {
-      // The watermark reached latest + retention: every later event sees W past it too.
-      if (aggregateState.read() != null) {
-        expired.inc();
-      }
-      aggregateState.clear();
-      latestState.clear();
+    @Override
+    @SuppressWarnings("deprecation") // a kept late event's record is stamped with its own, earlier, time
+    public Duration getAllowedTimestampSkew() {
+      return Duration.millis(Long.MAX_VALUE);
     }
 
     private Row keyOf(Row record) {

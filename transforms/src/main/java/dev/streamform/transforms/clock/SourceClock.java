@@ -3,11 +3,14 @@ package dev.streamform.transforms.clock;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
+import dev.streamform.policies.time.Durations;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.EnvelopeCoder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.coders.BooleanCoder;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarIntCoder;
@@ -83,6 +86,9 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
 
   public abstract boolean contiguousOffsets();
 
+  /** With {@link #contiguousOffsets()}: each partition's first offset, where it is not 0. */
+  public abstract Map<Integer, Long> firstOffsets();
+
   /** False for a source without event time: items pass in arrival order, nothing is late. */
   public abstract boolean judging();
 
@@ -101,6 +107,8 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     abstract Builder setLateEvents(LateEvents lateEvents);
 
     abstract Builder setContiguousOffsets(boolean contiguous);
+
+    abstract Builder setFirstOffsets(Map<Integer, Long> firstOffsets);
 
     abstract Builder setJudging(boolean judging);
 
@@ -121,6 +129,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         .setDelay(delay)
         .setLateEvents(LateEvents.DROP)
         .setContiguousOffsets(false)
+        .setFirstOffsets(Map.of())
         .setJudging(true)
         .setPartitions(List.of())
         .build();
@@ -136,6 +145,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         .setDelay(Duration.ZERO)
         .setLateEvents(LateEvents.KEEP)
         .setContiguousOffsets(false)
+        .setFirstOffsets(Map.of())
         .setJudging(false)
         .setPartitions(List.of())
         .build();
@@ -162,6 +172,24 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
    */
   public SourceClock withContiguousOffsets() {
     return toBuilder().setContiguousOffsets(true).build();
+  }
+
+  /**
+   * Like {@link #withContiguousOffsets()}, for logs that do not start at offset 0: partition {@code
+   * p}'s offsets run {@code firstOffsets.get(p)}, +1, +2, ... (0 for a partition not named). At the
+   * end of a bounded input, items still waiting for an offset that never came fail the pipeline
+   * with a message naming the partition and the offset, rather than vanish.
+   */
+  public SourceClock withContiguousOffsets(Map<Integer, Long> firstOffsets) {
+    firstOffsets.forEach(
+        (p, first) ->
+            checkArgument(
+                p != null && p >= 0 && first != null && first >= 0,
+                "SourceClock.withContiguousOffsets: partition %s has first offset %s; both must be"
+                    + " 0 or more",
+                p,
+                first));
+    return toBuilder().setContiguousOffsets(true).setFirstOffsets(Map.copyOf(firstOffsets)).build();
   }
 
   /**
@@ -233,13 +261,24 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
   public void populateDisplayData(DisplayData.Builder builder) {
     super.populateDisplayData(builder);
     builder
-        .add(DisplayData.item("watermark", delay()).withLabel("Bounded out-of-orderness"))
-        .add(DisplayData.item("lateEvents", lateEvents().name()).withLabel("Late events"))
-        .add(DisplayData.item("contiguousOffsets", contiguousOffsets()))
-        .add(DisplayData.item("eventTime", judging()))
-        .add(DisplayData.item("partitions", partitions().toString()));
+        .add(DisplayData.item("clock", judging() ? "event time" : "arrival order (no event time)")
+            .withLabel("Clock"))
+        .add(DisplayData.item("order", contiguousOffsets()
+                ? "offset order, contiguous from " + (firstOffsets().isEmpty() ? "0" : firstOffsets().toString())
+                : "arrival order")
+            .withLabel("Partition order"))
+        .add(DisplayData.item("partitions", partitions().isEmpty() ? "as they arrive" : partitions().toString())
+            .withLabel("Partitions"));
+    if (judging()) {
+      builder
+          .add(DisplayData.item("watermark", Durations.format(java.time.Duration.ofMillis(delay().getMillis())))
+              .withLabel("Bounded out-of-orderness"))
+          .add(DisplayData.item("lateEvents", lateEvents().name().toLowerCase(java.util.Locale.ROOT))
+              .withLabel("Late events"));
+    }
     if (idleAfter() != null) {
-      builder.add(DisplayData.item("idleAfter", idleAfter()).withLabel("Idle after"));
+      builder.add(DisplayData.item("idleAfter", Durations.format(java.time.Duration.ofMillis(idleAfter().getMillis())))
+          .withLabel("Idle after"));
     }
   }
 
@@ -247,6 +286,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     private final long delayMillis;
     private final boolean keepLate;
     private final boolean contiguous;
+    private final Map<Integer, Long> firstOffsets;
     private final boolean judging;
     private final @Nullable Duration idleAfter;
     private final TupleTag<TimedEvent> events;
@@ -256,6 +296,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     private final Counter lateDropped = StreamformMetrics.counter(StreamformMetrics.LATE_DROPPED);
     private final Counter lateKept = StreamformMetrics.counter(StreamformMetrics.LATE_KEPT);
     private final Counter duplicates = StreamformMetrics.counter(StreamformMetrics.DUPLICATES);
+    private final Counter outOfOrder = StreamformMetrics.counter(StreamformMetrics.OUT_OF_ORDER);
 
     @StateId("watermark")
     private final StateSpec<ValueState<Long>> watermarkSpec = StateSpecs.value(VarLongCoder.of());
@@ -265,6 +306,17 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
 
     @StateId("pending")
     private final StateSpec<MapState<Long, Envelope>> pendingSpec;
+
+    /** The last stamp given to an event of the partition (see {@link LogOrder}). */
+    @StateId("stamp")
+    private final StateSpec<ValueState<Long>> stampSpec = StateSpecs.value(VarLongCoder.of());
+
+    /** True while a hold of this partition keeps the output watermark back. */
+    @StateId("holding")
+    private final StateSpec<ValueState<Boolean>> holdingSpec = StateSpecs.value(BooleanCoder.of());
+
+    /** The floor of the stamps of the item being processed; see {@link #process}. */
+    private transient long floor;
 
     @TimerId("hold")
     private final TimerSpec holdSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
@@ -280,6 +332,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       this.delayMillis = clock.delay().getMillis();
       this.keepLate = clock.lateEvents() == LateEvents.KEEP;
       this.contiguous = clock.contiguousOffsets();
+      this.firstOffsets = clock.firstOffsets();
       this.judging = clock.judging();
       this.idleAfter = clock.idleAfter();
       this.events = events;
@@ -293,16 +346,32 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         @StateId("watermark") ValueState<Long> watermarkState,
         @StateId("nextOffset") ValueState<Long> nextOffsetState,
         @StateId("pending") MapState<Long, Envelope> pending,
+        @StateId("stamp") ValueState<Long> stampState,
+        @StateId("holding") ValueState<Boolean> holdingState,
+        @Timestamp Instant timestamp,
         @TimerId("hold") Timer hold,
         @TimerId("idle") Timer idle,
         MultiOutputReceiver out) {
       Envelope item = element.getValue();
       Long watermark = watermarkState.read();
+      Long watermarkBefore = watermark;
+      boolean holding = Boolean.TRUE.equals(holdingState.read());
+      Long lastStamp = stampState.read();
+      floor = lastStamp == null ? BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis() : lastStamp;
+      if (!holding) {
+        // No hold of this partition kept the output watermark back until now, so it may have
+        // moved up to this item's own timestamp (not past it: the item is still pending). No event
+        // of the partition may be stamped below that any more, or it would reach the keyed stage
+        // late and could be applied out of order.
+        floor = Math.max(floor, timestamp.getMillis());
+      }
       if (item.isPartitionStart()) {
-        if (watermark == null) {
+        if (watermark == null && !holding) {
           // Not heard from yet: hold everything downstream at the beginning of time.
           hold.withOutputTimestamp(BoundedWindow.TIMESTAMP_MIN_VALUE)
               .set(GlobalWindow.INSTANCE.maxTimestamp());
+          holdingState.write(true);
+          stampState.write(floor);
           if (idleAfter != null) {
             idle.offset(idleAfter).setRelative();
           }
@@ -310,16 +379,32 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         return;
       }
       if (!contiguous) {
+        // Judged in arrival order; an offset behind one already judged means the runner (or the
+        // source) delivered this partition out of order: counted, so it never passes unseen.
+        Long stored = nextOffsetState.read();
+        if (stored != null && item.offset() < stored) {
+          outOfOrder.inc();
+        } else {
+          nextOffsetState.write(item.offset() + 1);
+        }
         watermark = judge(item, watermark, out);
       } else {
         Long stored = nextOffsetState.read();
-        long next = stored == null ? 0L : stored;
-        if (item.offset() < next) {
+        long next = stored == null ? firstOffset(item.partition()) : stored;
+        if (item.offset() < next || (item.offset() > next && pending.get(item.offset()).read() != null)) {
           duplicates.inc();
           return;
         }
         if (item.offset() > next) {
           pending.put(item.offset(), item);
+          if (judging && !holding) {
+            // Waiting for an earlier offset: hold from here on, and make sure the end of input is
+            // seen (releaseHold), so a gap that never closes is reported.
+            hold.withOutputTimestamp(new Instant(watermark == null ? BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis() : watermark))
+                .set(GlobalWindow.INSTANCE.maxTimestamp());
+            holdingState.write(true);
+            stampState.write(floor);
+          }
           return;
         }
         watermark = judge(item, watermark, out);
@@ -331,14 +416,28 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         }
         nextOffsetState.write(next);
       }
-      if (watermark != null) {
+      if (lastStamp == null || floor != lastStamp) {
+        stampState.write(floor);
+      }
+      if (watermark != null && !watermark.equals(watermarkBefore)) {
         watermarkState.write(watermark);
+      }
+      if (judging && (!holding || (watermark != null && !watermark.equals(watermarkBefore)))) {
         // Hold the output watermark at W_p: downstream timers must not run ahead of the clock.
-        hold.withOutputTimestamp(new Instant(watermark)).set(GlobalWindow.INSTANCE.maxTimestamp());
-        if (idleAfter != null) {
-          idle.offset(idleAfter).setRelative();
+        hold.withOutputTimestamp(
+                new Instant(watermark == null ? BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis() : watermark))
+            .set(GlobalWindow.INSTANCE.maxTimestamp());
+        if (!holding) {
+          holdingState.write(true);
         }
       }
+      if (judging && idleAfter != null) {
+        idle.offset(idleAfter).setRelative();
+      }
+    }
+
+    private long firstOffset(int partition) {
+      return firstOffsets.getOrDefault(partition, 0L);
     }
 
     /** Judges one item against {@code watermark}; returns the partition's new watermark. */
@@ -347,7 +446,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       if (!judging) {
         if (!item.isWatermark()) {
           onTime.inc();
-          out.get(events).outputWithTimestamp(TimedEvent.of(item, null, false), item.eventTime());
+          out.get(events).outputWithTimestamp(TimedEvent.of(item, null, false), new Instant(floor));
         }
         return null;
       }
@@ -360,25 +459,56 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       boolean isLate = watermark != null && t < watermark;
       if (isLate && !keepLate) {
         lateDropped.inc();
-        out.get(late).output(LateEvent.of(item, new Instant(watermark)));
+        out.get(late).outputWithTimestamp(LateEvent.of(item, new Instant(watermark)), item.eventTime());
         return watermark;
       }
       (isLate ? lateKept : onTime).inc();
       Instant at = watermark == null ? null : new Instant(watermark);
-      out.get(events)
-          .outputWithTimestamp(
-              TimedEvent.of(item, at, isLate), at == null ? BoundedWindow.TIMESTAMP_MIN_VALUE : at);
+      if (watermark != null) {
+        floor = Math.max(floor, watermark);
+      }
+      // Stamped with the partition's watermark at arrival, or the floor when that is higher: the
+      // stamps of a partition never decrease, and never fall behind the output watermark.
+      out.get(events).outputWithTimestamp(TimedEvent.of(item, at, isLate), new Instant(floor));
       long advanced = t - delayMillis;
       return watermark == null ? advanced : Math.max(watermark, advanced);
     }
 
     @OnTimer("hold")
-    public void releaseHold() {
-      // Input reached the end of time: nothing more can arrive, so the hold simply lapses.
+    public void releaseHold(
+        @Key Integer partition,
+        @StateId("nextOffset") ValueState<Long> nextOffsetState,
+        @StateId("pending") MapState<Long, Envelope> pending) {
+      // Input reached the end of time: nothing more can arrive, so the hold simply lapses — unless
+      // items still wait for an offset that never came, which must not vanish without a word.
+      if (!contiguous) {
+        return;
+      }
+      java.util.TreeSet<Long> waiting = new java.util.TreeSet<>();
+      pending.keys().read().forEach(waiting::add);
+      if (!waiting.isEmpty()) {
+        Long next = nextOffsetState.read();
+        throw new IllegalStateException(
+            String.format(
+                "SourceClock.withContiguousOffsets(): partition %d ended with %d item(s) (offsets"
+                    + " %d..%d) waiting for offset %d, which never arrived. This clock expects each"
+                    + " partition's offsets to run 0, 1, 2, ... without gaps; for a log that starts"
+                    + " elsewhere or has gaps (a Kafka topic after retention or compaction, a file"
+                    + " read from the middle), give the clock the partition's first offset"
+                    + " (withContiguousOffsets(Map.of(partition, first))) or judge in arrival order"
+                    + " (leave out withContiguousOffsets())",
+                partition,
+                waiting.size(),
+                waiting.first(),
+                waiting.last(),
+                next == null ? firstOffset(partition) : next));
+      }
     }
 
     @OnTimer("idle")
-    public void partitionIdle(@TimerId("hold") Timer hold) {
+    public void partitionIdle(
+        @TimerId("hold") Timer hold, @StateId("holding") ValueState<Boolean> holdingState) {
+      holdingState.write(false);
       // No item for idle_after: the partition stops holding the watermark back. W_p stays in state;
       // the partition's next item judges against it and sets the hold again.
       hold.withNoOutputTimestamp().set(GlobalWindow.INSTANCE.maxTimestamp());

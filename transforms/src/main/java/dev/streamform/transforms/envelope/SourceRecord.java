@@ -35,14 +35,34 @@ public abstract class SourceRecord implements Serializable {
     return watermark() != null;
   }
 
-  /** A record at {@code (partition, offset)}. */
+  /**
+   * A record at {@code (partition, offset)}.
+   *
+   * @throws IllegalArgumentException if the partition or the offset is negative (offsets are
+   *     positions in a partition's log: 0, 1, 2, ...), or the record is null
+   */
   public static SourceRecord of(int partition, long offset, Instant ingestTime, Row record) {
+    checkPosition(partition, offset);
+    if (record == null) {
+      throw new IllegalArgumentException(
+          "SourceRecord.of: the record at partition " + partition + " offset " + offset
+              + " is null; use SourceRecord.punctuation for a watermark item");
+    }
     return new AutoValue_SourceRecord(partition, offset, ingestTime, record, null);
   }
 
   /** A punctuation: "the watermark of this partition is at least {@code watermark}". */
   public static SourceRecord punctuation(
       int partition, long offset, Instant ingestTime, Instant watermark) {
+    checkPosition(partition, offset);
     return new AutoValue_SourceRecord(partition, offset, ingestTime, null, watermark);
+  }
+
+  private static void checkPosition(int partition, long offset) {
+    if (partition < 0 || offset < 0) {
+      throw new IllegalArgumentException(
+          "SourceRecord: partition " + partition + " offset " + offset
+              + " is not a position in a log; partitions and offsets start at 0");
+    }
   }
 }

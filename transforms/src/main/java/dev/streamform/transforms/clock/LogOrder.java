@@ -1,0 +1,99 @@
+package dev.streamform.transforms.clock;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.apache.beam.sdk.state.BagState;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.values.TimestampedValue;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * The hand-over between a {@link SourceClock} and a keyed stage, made independent of how a runner
+ * delivers elements between stages.
+ *
+ * <p>Beam promises no order between two stateful steps: after the shuffle from the clock (keyed by
+ * partition) to a keyed stage (keyed by key), a runner may hand a key's events over in any order
+ * (the DirectRunner does, from bundle to bundle). So a keyed stage never applies an event when it
+ * arrives. It buffers it and releases it once the watermark proves that no earlier event of the
+ * key can still arrive:
+ *
+ * <ul>
+ *   <li>every event leaves the clock with a <em>stamp</em> as its element timestamp: its
+ *       partition's watermark at arrival, {@code W_p} — or, until the clock's hold on the partition
+ *       took effect, the timestamp of the partition's first item — whichever is later. Within a
+ *       partition the stamps never decrease in offset order, and the clock's output watermark never
+ *       passes a stamp still to come (it is held at {@code W_p});
+ *   <li>so once the keyed stage's input watermark has passed a stamp {@code T} (it is at least
+ *       {@code T + 1ms}), every event stamped {@code T} or earlier has arrived: events are
+ *       <em>due</em> at {@code T + 1ms};
+ *   <li>due events are applied in <em>log order</em> ({@link #LOG_ORDER}): by stamp, then partition,
+ *       then offset — each partition's own order, and one fixed interleaving of partitions.
+ * </ul>
+ *
+ * <p>The runner's watermark thus decides <em>when</em> an event is applied, never in which order:
+ * the same per-partition logs give the same keyed results on every runner and parallelism (SEMANTICS
+ * §7). The price is latency: an event is applied once the source watermark ({@code min_p W_p})
+ * moves past the watermark it arrived at.
+ */
+public final class LogOrder {
+  private LogOrder() {}
+
+  /** By stamp (the element timestamp the clock gave), then partition, then offset. */
+  public static final Comparator<TimestampedValue<TimedEvent>> LOG_ORDER =
+      Comparator.comparingLong((TimestampedValue<TimedEvent> e) -> e.getTimestamp().getMillis())
+          .thenComparingInt(e -> e.getValue().envelope().partition())
+          .thenComparingLong(e -> e.getValue().envelope().offset());
+
+  /** The coder of a keyed stage's buffer of stamped events. */
+  public static Coder<TimestampedValue<TimedEvent>> bufferCoder(Coder<TimedEvent> events) {
+    return TimestampedValue.TimestampedValueCoder.of(events);
+  }
+
+  /**
+   * Takes the events of {@code buffer} that are due at {@code watermark} (millis; the input
+   * watermark is known to be at least this) and returns them in log order; the others stay in the
+   * buffer.
+   */
+  public static Released release(BagState<TimestampedValue<TimedEvent>> buffer, long watermark) {
+    List<TimestampedValue<TimedEvent>> due = new ArrayList<>();
+    List<TimestampedValue<TimedEvent>> waiting = new ArrayList<>();
+    for (TimestampedValue<TimedEvent> e : buffer.read()) {
+      (e.getTimestamp().getMillis() < watermark ? due : waiting).add(e);
+    }
+    if (!due.isEmpty()) {
+      buffer.clear();
+      waiting.forEach(buffer::add);
+    }
+    due.sort(LOG_ORDER);
+    Long earliest = null;
+    for (TimestampedValue<TimedEvent> e : waiting) {
+      long stamp = e.getTimestamp().getMillis();
+      earliest = earliest == null ? stamp : Math.min(earliest, stamp);
+    }
+    List<TimedEvent> events = new ArrayList<>(due.size());
+    due.forEach(e -> events.add(e.getValue()));
+    return new Released(events, earliest);
+  }
+
+  /** What {@link #release} took out of a buffer, and the earliest stamp still waiting. */
+  public static final class Released {
+    private final List<TimedEvent> events;
+    private final @Nullable Long earliestWaiting;
+
+    Released(List<TimedEvent> events, @Nullable Long earliestWaiting) {
+      this.events = events;
+      this.earliestWaiting = earliestWaiting;
+    }
+
+    /** The due events, in log order. */
+    public List<TimedEvent> events() {
+      return events;
+    }
+
+    /** The smallest stamp still buffered, or null when the buffer is empty. */
+    public @Nullable Long earliestWaiting() {
+      return earliestWaiting;
+    }
+  }
+}
