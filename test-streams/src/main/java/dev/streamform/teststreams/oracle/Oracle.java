@@ -6,12 +6,9 @@ import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.sql.ModelQuery;
-import dev.streamform.policies.sql.OutputColumn;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.OutcomeBuilder;
 import dev.streamform.teststreams.model.DeclaredModel;
-import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -42,12 +39,12 @@ import java.util.TreeSet;
 public final class Oracle {
   private final SourceDeclaration source;
   private final ModelDeclaration model;
-  private final ModelQuery query;
+  private final GroupedQuery query;
 
   private Oracle(SourceDeclaration source, ModelDeclaration model, ModelQuery query) {
     this.source = source;
     this.model = model;
-    this.query = query;
+    this.query = new GroupedQuery(query, source.schema());
   }
 
   /** The oracle of a model: its source's clock, its key, retention and query. */
@@ -119,13 +116,10 @@ public final class Oracle {
       String id,
       Map<List<Object>, KeyState> keys,
       OutcomeBuilder out) {
-    if (query.where().isPresent() && !query.where().get().test(record::get)) {
+    if (!query.selects(record)) {
       return;
     }
-    List<Object> key = new ArrayList<>();
-    for (String k : query.keyColumns()) { // the GROUP BY columns, as the record names them
-      key.add(byValue(record.get(k)));
-    }
+    List<Object> key = query.keyOf(record); // the GROUP BY columns, as the record names them
     KeyState state = keys.get(key);
     Optional<Duration> retention = model.retention();
     if (state != null
@@ -143,75 +137,7 @@ public final class Oracle {
     if (t != null) {
       state.latest = state.latest == null ? t : later(state.latest, t);
     }
-    out.change(id, op, outputs(state.applied));
-  }
-
-  /** The model's output row for a key whose state holds {@code applied}, in select order. */
-  private Map<String, Object> outputs(List<Map<String, Object>> applied) {
-    Map<String, Object> row = new LinkedHashMap<>();
-    for (OutputColumn c : query.outputs()) {
-      if (c.kind() == OutputColumn.Kind.KEY) {
-        row.put(c.name(), applied.get(0).get(c.argument().get()));
-        continue;
-      }
-      List<Object> values = new ArrayList<>();
-      for (Map<String, Object> r : applied) {
-        Object v = c.argument().isEmpty() ? Boolean.TRUE : r.get(c.argument().get());
-        if (v != null) {
-          values.add(v);
-        }
-      }
-      row.put(c.name(), aggregate(c, values));
-    }
-    return row;
-  }
-
-  /** One aggregate over the non-null values of a key, in arrival order (SQL rules). */
-  private Object aggregate(OutputColumn c, List<Object> values) {
-    OutputColumn.Function f = c.function().get();
-    if (f == OutputColumn.Function.COUNT) {
-      return (long) values.size();
-    }
-    if (values.isEmpty()) {
-      return null;
-    }
-    switch (f) {
-      case MIN:
-        return values.stream().min(Oracle::compare).get();
-      case MAX:
-        return values.stream().max(Oracle::compare).get();
-      case SUM:
-        return sum(values);
-      case AVG:
-        Object sum = sum(values);
-        if (sum instanceof BigDecimal) {
-          int scale = Math.max(source.schema().get(c.argument().get()).scale(), 6);
-          return ((BigDecimal) sum).divide(BigDecimal.valueOf(values.size()), scale, RoundingMode.HALF_EVEN);
-        }
-        return ((Number) sum).doubleValue() / values.size();
-      default:
-        throw new AssertionError(f);
-    }
-  }
-
-  private static Object sum(List<Object> values) {
-    Object first = values.get(0);
-    if (first instanceof BigDecimal) {
-      return values.stream().map(v -> (BigDecimal) v).reduce(BigDecimal::add).get();
-    }
-    if (first instanceof Long) {
-      return values.stream().map(v -> (Long) v).reduce(Math::addExact).get();
-    }
-    double s = (Double) first;
-    for (Object v : values.subList(1, values.size())) {
-      s += (Double) v;
-    }
-    return s;
-  }
-
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private static int compare(Object a, Object b) {
-    return ((Comparable) a).compareTo(b);
+    out.change(id, op, query.row(state.applied));
   }
 
   /** Every column of the source, in schema order, as a runner reports a late event. */
@@ -223,12 +149,8 @@ public final class Oracle {
     return all;
   }
 
-  /** Key values compare by value: decimal 10 and 10.00 are one key. */
-  private static Object byValue(Object v) {
-    return v instanceof BigDecimal ? ((BigDecimal) v).stripTrailingZeros() : v;
-  }
-
-  private static Instant later(Instant a, Instant b) {
+  /** The later of {@code a} (null: undefined) and {@code b}. */
+  static Instant later(Instant a, Instant b) {
     return a == null || b.isAfter(a) ? b : a;
   }
 

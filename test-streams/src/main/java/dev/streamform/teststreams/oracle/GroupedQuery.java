@@ -1,0 +1,135 @@
+package dev.streamform.teststreams.oracle;
+
+import dev.streamform.policies.schema.ColumnType;
+import dev.streamform.policies.sql.ModelQuery;
+import dev.streamform.policies.sql.OutputColumn;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A model's query evaluated in plain Java, for the oracles: its WHERE clause, the key of a record
+ * and the output row of a group of records. Values follow SQL: aggregates skip nulls, {@code
+ * COUNT} of nothing is 0 and the others are null, decimals are exact and {@code AVG(decimal(p,s))}
+ * rounds half-even to scale {@code max(s, 6)}, and {@code SUM} of int64 that overflows throws.
+ */
+final class GroupedQuery {
+  private final ModelQuery query;
+  private final Map<String, ColumnType> schema;
+
+  GroupedQuery(ModelQuery query, Map<String, ColumnType> schema) {
+    this.query = query;
+    this.schema = schema;
+  }
+
+  /** True when {@code record} passes the WHERE clause (or there is none). */
+  boolean selects(Map<String, Object> record) {
+    return query.where().isEmpty() || query.where().get().test(record::get);
+  }
+
+  /** The state key of a record: its GROUP BY columns, by value (decimal 10 and 10.00 are one key). */
+  List<Object> keyOf(Map<String, Object> record) {
+    List<Object> key = new ArrayList<>();
+    for (String k : query.keyColumns()) {
+      Object v = record.get(k);
+      key.add(v instanceof BigDecimal ? ((BigDecimal) v).stripTrailingZeros() : v);
+    }
+    return key;
+  }
+
+  /** The output row of a group holding {@code applied} (in arrival order), in select order. */
+  Map<String, Object> row(List<Map<String, Object>> applied) {
+    Map<String, Object> row = new LinkedHashMap<>();
+    for (OutputColumn c : query.outputs()) {
+      row.put(c.name(), value(c, applied));
+    }
+    return row;
+  }
+
+  /** The key columns of {@link #row}, named as the query outputs them. */
+  Map<String, Object> keyRow(List<Map<String, Object>> applied) {
+    return columns(OutputColumn.Kind.KEY, applied);
+  }
+
+  /** The aggregate columns of {@link #row}, named as the query outputs them. */
+  Map<String, Object> aggregateRow(List<Map<String, Object>> applied) {
+    return columns(OutputColumn.Kind.AGGREGATE, applied);
+  }
+
+  private Map<String, Object> columns(OutputColumn.Kind kind, List<Map<String, Object>> applied) {
+    Map<String, Object> row = new LinkedHashMap<>();
+    for (OutputColumn c : query.outputs()) {
+      if (c.kind() == kind) {
+        row.put(c.name(), value(c, applied));
+      }
+    }
+    return row;
+  }
+
+  private Object value(OutputColumn c, List<Map<String, Object>> applied) {
+    if (c.kind() == OutputColumn.Kind.KEY) {
+      return applied.get(0).get(c.argument().get());
+    }
+    List<Object> values = new ArrayList<>();
+    for (Map<String, Object> r : applied) {
+      Object v = c.argument().isEmpty() ? Boolean.TRUE : r.get(c.argument().get());
+      if (v != null) {
+        values.add(v);
+      }
+    }
+    return aggregate(c, values);
+  }
+
+  /** One aggregate over the non-null values of a group, in arrival order (SQL rules). */
+  private Object aggregate(OutputColumn c, List<Object> values) {
+    OutputColumn.Function f = c.function().get();
+    if (f == OutputColumn.Function.COUNT) {
+      return (long) values.size();
+    }
+    if (values.isEmpty()) {
+      return null;
+    }
+    switch (f) {
+      case MIN:
+        return values.stream().min(GroupedQuery::compare).get();
+      case MAX:
+        return values.stream().max(GroupedQuery::compare).get();
+      case SUM:
+        return sum(values);
+      case AVG:
+        Object sum = sum(values);
+        if (sum instanceof BigDecimal) {
+          int scale = Math.max(schema.get(c.argument().get()).scale(), 6);
+          return ((BigDecimal) sum)
+              .divide(BigDecimal.valueOf(values.size()), scale, RoundingMode.HALF_EVEN);
+        }
+        return ((Number) sum).doubleValue() / values.size();
+      default:
+        throw new AssertionError(f);
+    }
+  }
+
+  private static Object sum(List<Object> values) {
+    Object first = values.get(0);
+    if (first instanceof BigDecimal) {
+      return values.stream().map(v -> (BigDecimal) v).reduce(BigDecimal::add).get();
+    }
+    if (first instanceof Long) {
+      return values.stream().map(v -> (Long) v).reduce(Math::addExact).get();
+    }
+    double s = (Double) first;
+    for (Object v : values.subList(1, values.size())) {
+      s += (Double) v;
+    }
+    return s;
+  }
+
+  /** The natural order of two non-null values of one column type. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  static int compare(Object a, Object b) {
+    return ((Comparable) a).compareTo(b);
+  }
+}

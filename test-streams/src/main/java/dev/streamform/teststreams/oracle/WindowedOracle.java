@@ -1,0 +1,326 @@
+package dev.streamform.teststreams.oracle;
+
+import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.policies.digest.RevisionIdentity;
+import dev.streamform.policies.project.Fixture;
+import dev.streamform.policies.sql.ModelQuery;
+import dev.streamform.teststreams.oracle.WindowedOutcome.Late;
+import dev.streamform.teststreams.oracle.WindowedOutcome.Offsets;
+import dev.streamform.teststreams.oracle.WindowedOutcome.Quarantined;
+import dev.streamform.teststreams.oracle.WindowedOutcome.Row;
+import dev.streamform.teststreams.oracle.WindowedOutcome.Status;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The reference implementation of SEMANTICS §6 (windowed models) in plain Java: one loop over the
+ * delivered items, a map of partition watermarks and a map of open windows per key. Like {@link
+ * Oracle} it shares no code with the Beam transforms; it exists to be obviously right.
+ *
+ * <p>For each item in delivery order: a watermark item raises {@code W_p} of the partitions it
+ * applies to; an event is judged, for each window {@code [s, end)} that contains its time {@code
+ * t}, against its partition's {@code W_p} before it advances it — on time iff {@code W_p} is
+ * undefined or {@code W_p < end}, a correction iff {@code end <= W_p < end + allowed_lateness},
+ * too late otherwise — and then sets {@code W_p := max(W_p, t - delay)}. After every item the
+ * source watermark {@code W = min_p W_p} (undefined while any {@code W_p} is) fires the edges it
+ * has passed: at {@code end}, revision 1 and the held corrections; at {@code end +
+ * allowed_lateness}, the final record. The end of the input takes {@code W} to infinity.
+ *
+ * <p>Decisions it encodes, beyond the text of §6:
+ *
+ * <ul>
+ *   <li>Events are numbered as {@link Oracle} and {@code FixtureStream} number them ({@code
+ *       <partition>-<offset>}; a watermark item takes an offset in every partition it applies to,
+ *       where a watermark item without partition applies to partition 0 and every partition an
+ *       item names). {@code W} is the minimum over the partitions the §6 way: those the items
+ *       name, where a watermark item without partition names none.
+ *   <li>The clock comes before the WHERE clause, as in {@link Oracle}: an event that the WHERE
+ *       clause filters out is still judged (too-late rows, and counted as processed when a window
+ *       accepts it) and still advances {@code W_p}, but belongs to no window: it makes no window,
+ *       no preview and no revision.
+ *   <li>A correction is a new revision at once when {@code W >= end} at its arrival ({@code W}
+ *       before the event advances its {@code W_p}); otherwise it is held until {@code W} passes
+ *       {@code end}.
+ *   <li>A revision's values aggregate its window's on-time events in delivery order, then its
+ *       corrections in revision order (for SUM of doubles, the order of the additions).
+ *   <li>A final record repeats its last revision whole: number, predecessor, values, digest and
+ *       offsets. A preview carries the identity of its window and the offsets of the on-time
+ *       events it shows.
+ *   <li>The identity's key is the key columns as the query outputs them ({@code customer_id AS
+ *       customer} gives {@code customer}); its values are the aggregate columns.
+ *   <li>An event without a value for the event-time column is quarantined, as in {@link Oracle}.
+ * </ul>
+ */
+public final class WindowedOracle {
+  private final SourceDeclaration source;
+  private final GroupedQuery query;
+  private final WindowPolicy policy;
+  private final String eventTime;
+
+  private WindowedOracle(SourceDeclaration source, ModelQuery query, WindowPolicy policy) {
+    this.source = source;
+    this.query = new GroupedQuery(query, source.schema());
+    this.policy = policy;
+    this.eventTime =
+        source
+            .eventTime()
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "windowed model " + policy.model() + " needs an event-time source, and "
+                            + source.name() + " has no event_time"));
+  }
+
+  /**
+   * The oracle of a windowed model: its source (event-time column, watermark delay, schema), its
+   * query (WHERE, key, aggregates) and its window policy.
+   *
+   * @throws IllegalArgumentException when the source has no event time
+   */
+  public static WindowedOracle of(SourceDeclaration source, ModelQuery query, WindowPolicy policy) {
+    return new WindowedOracle(source, query, policy);
+  }
+
+  /** What SEMANTICS says {@code fixture}'s given items must produce. */
+  public WindowedOutcome run(Fixture fixture) {
+    return run(fixture.given());
+  }
+
+  /** What SEMANTICS says {@code given} (items in delivery order, then the end of input) must produce. */
+  public WindowedOutcome run(List<Fixture.Given> given) {
+    return new Run(given).play();
+  }
+
+  /** One window of one key: the state key of {@link Run#open}. */
+  private record WindowId(List<Object> key, Instant start) {}
+
+  /** An event a window accepted, where it came from. */
+  private record Included(Map<String, Object> record, int partition, long offset) {}
+
+  /** One pass over a list of items, with the partitions they name. */
+  private final class Run {
+    private final List<Fixture.Given> given;
+    /** Partitions that number offsets: 0 and every partition an item names. */
+    private final TreeSet<Integer> numbered = new TreeSet<>(List.of(0));
+    /** Partitions whose minimum is {@code W}: those the items name (§6, pinned details). */
+    private final TreeSet<Integer> clocked = new TreeSet<>();
+    private final Map<Integer, Long> nextOffset = new HashMap<>();
+    private final Map<Integer, Instant> watermarks = new HashMap<>(); // absent: undefined
+    private final Map<WindowId, Window> open = new LinkedHashMap<>();
+    private final List<Row> rows = new ArrayList<>();
+    private final List<Late> late = new ArrayList<>();
+    private final List<Quarantined> quarantined = new ArrayList<>();
+    private int processed;
+
+    Run(List<Fixture.Given> given) {
+      this.given = given;
+      for (Fixture.Given g : given) {
+        numbered.add(g.partition());
+        if (!g.allPartitions()) {
+          clocked.add(g.partition());
+        }
+      }
+    }
+
+    WindowedOutcome play() {
+      for (Fixture.Given item : given) {
+        if (item.watermark().isPresent()) {
+          // W_0 of an unnamed partition 0 is set too, and never read: 0 is then not clocked
+          for (int p : item.allPartitions() ? numbered : List.of(item.partition())) {
+            nextOffset.merge(p, 1L, Long::sum);
+            watermarks.merge(p, item.watermark().get(), Oracle::later);
+          }
+        } else {
+          event(item);
+        }
+        fire(sourceWatermark());
+      }
+      fire(Instant.MAX); // the end of input: every W_p goes to infinity
+      return new WindowedOutcome(rows, late, quarantined, processed);
+    }
+
+    private void event(Fixture.Given item) {
+      int p = item.partition();
+      long offset = nextOffset.merge(p, 1L, Long::sum) - 1;
+      String id = p + "-" + offset;
+      Map<String, Object> record = item.event().get();
+      Instant t = (Instant) record.get(eventTime);
+      if (t == null) {
+        quarantined.add(
+            new Quarantined(item, id, "no value for event-time column `" + eventTime + "`"));
+        return;
+      }
+      Instant wp = watermarks.get(p);
+      Instant w = sourceWatermark();
+      boolean selected = query.selects(record);
+      boolean accepted = false;
+      for (Instant start : policy.windowStartsOf(t)) {
+        Instant end = start.plus(policy.size());
+        if (wp != null && !wp.isBefore(end.plus(policy.allowedLateness()))) {
+          late.add(new Late(item, id, start, wp));
+          continue;
+        }
+        accepted = true;
+        if (!selected) {
+          continue;
+        }
+        Window window =
+            open.computeIfAbsent(
+                new WindowId(query.keyOf(record), start), k -> new Window(k, record));
+        Included e = new Included(record, p, offset);
+        if (wp == null || wp.isBefore(end)) {
+          window.onTime(e);
+        } else { // a correction: held until W passes end, a revision at once when it has
+          window.held.add(e);
+          if (w != null && !w.isBefore(end)) {
+            window.release();
+          }
+        }
+      }
+      if (accepted) {
+        processed++;
+      }
+      watermarks.put(p, Oracle.later(wp, t.minus(source.watermark())));
+    }
+
+    /** {@code min_p W_p} over {@link #clocked}; null while any is undefined (or there is none). */
+    private Instant sourceWatermark() {
+      Instant min = null;
+      for (int p : clocked) {
+        Instant wp = watermarks.get(p);
+        if (wp == null) {
+          return null;
+        }
+        min = min == null || wp.isBefore(min) ? wp : min;
+      }
+      return min;
+    }
+
+    /** Emits what source watermark {@code w} has reached: by edge time, then key, then window. */
+    private void fire(Instant w) {
+      if (w == null) {
+        return;
+      }
+      record Edge(Instant at, Window window, boolean isFinal) {}
+      List<Edge> edges = new ArrayList<>();
+      for (Window window : open.values()) {
+        if (window.revision == 0 && !w.isBefore(window.end)) {
+          edges.add(new Edge(window.end, window, false));
+        }
+        Instant finalAt = window.end.plus(policy.allowedLateness());
+        if (!w.isBefore(finalAt)) {
+          edges.add(new Edge(finalAt, window, true));
+        }
+      }
+      edges.sort(
+          Comparator.comparing(Edge::at)
+              .thenComparing(e -> e.window().id.key(), WindowedOracle::compareKeys)
+              .thenComparing(e -> e.window().id.start())
+              .thenComparing(Edge::isFinal));
+      for (Edge e : edges) {
+        if (e.isFinal()) {
+          rows.add(e.window().last.asFinal());
+          open.remove(e.window().id);
+        } else {
+          e.window().release();
+        }
+      }
+    }
+
+    /** What one key's window holds until it is final. */
+    private final class Window {
+      final WindowId id;
+      final Instant end;
+      final Map<String, Object> keyRow;
+      final List<Included> onTime = new ArrayList<>();
+      /** Corrections waiting for {@code W >= end}, in arrival order. */
+      final List<Included> held = new ArrayList<>();
+      /** The events of the last revision, in the order they were added to it. */
+      final List<Included> included = new ArrayList<>();
+      int revision;
+      Row last;
+
+      Window(WindowId id, Map<String, Object> first) {
+        this.id = id;
+        this.end = id.start().plus(policy.size());
+        this.keyRow = query.keyRow(List.of(first));
+      }
+
+      void onTime(Included e) {
+        onTime.add(e);
+        int n = policy.earlyEveryEvents();
+        if (n > 0 && onTime.size() % n == 0) {
+          rows.add(row(Status.EARLY, 0, onTime));
+        }
+      }
+
+      /** Revision 1 (unless there is one) and then one revision per held correction. */
+      void release() {
+        if (revision == 0 && !onTime.isEmpty()) {
+          included.addAll(onTime);
+          revise(Status.ON_TIME);
+        }
+        for (Included c : held) {
+          included.add(c);
+          revise(Status.CORRECTED);
+        }
+        held.clear();
+      }
+
+      private void revise(Status status) {
+        revision++;
+        last = row(status, revision, included);
+        rows.add(last);
+      }
+
+      private Row row(Status status, int number, List<Included> events) {
+        List<Map<String, Object>> records = new ArrayList<>();
+        SortedMap<Integer, Offsets> offsets = new TreeMap<>();
+        for (Included e : events) {
+          records.add(e.record());
+          offsets.merge(
+              e.partition(),
+              new Offsets(e.offset(), e.offset(), 1),
+              (a, b) -> new Offsets(
+                  Math.min(a.min(), b.min()), Math.max(a.max(), b.max()), a.count() + b.count()));
+        }
+        Map<String, Object> values = query.aggregateRow(records);
+        String logical =
+            RevisionIdentity.logicalWindowId(policy.model(), keyRow, id.start(), end);
+        return new Row(
+            status,
+            number,
+            number > 1 ? Optional.of(number - 1) : Optional.empty(),
+            id.start(),
+            end,
+            keyRow,
+            values,
+            logical,
+            RevisionIdentity.projectionId(logical, policy.generation()),
+            RevisionIdentity.aggregateDigest(values),
+            offsets);
+      }
+    }
+  }
+
+  /** Keys in a stable order for emitting: column by column, nulls first. */
+  private static int compareKeys(List<Object> a, List<Object> b) {
+    Comparator<Object> byValue = Comparator.nullsFirst(GroupedQuery::compare);
+    for (int i = 0; i < a.size(); i++) {
+      int c = byValue.compare(a.get(i), b.get(i));
+      if (c != 0) {
+        return c;
+      }
+    }
+    return 0;
+  }
+}
