@@ -20,6 +20,14 @@ public final class StreamformMetrics {
   public static final String DUPLICATES = "duplicate_offsets_ignored";
   /** Items of a partition that reached the clock after a later offset (arrival-order clocks). */
   public static final String OUT_OF_ORDER = "offsets_out_of_order";
+  /** Window revisions emitted (on time and corrected). */
+  public static final String REVISIONS = "window_revisions";
+  /** Final records emitted (one per key and window). */
+  public static final String WINDOWS_FINALIZED = "windows_finalized";
+  /** Events refused by a window as too late (one per refused window). */
+  public static final String WINDOW_LATE = "window_late_rows";
+  /** On-time events that reached their window after its revision 1 (see WindowedAggregate). */
+  public static final String ON_TIME_AFTER_REVISION = "on_time_after_revision";
 
   private StreamformMetrics() {}
 

@@ -18,7 +18,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * how one record is folded in, and the output values. State per aggregate {@code i} is a value
  * {@code v<i>} (sum, min or max) and a count {@code n<i>} of the values folded in.
  */
-final class Accumulators implements Serializable {
+public final class Accumulators implements Serializable {
   private static final int AVG_MIN_SCALE = 6;
 
   private final List<Aggregation> aggregations;
@@ -26,7 +26,7 @@ final class Accumulators implements Serializable {
   private final Schema stateSchema;
   private final Schema outputSchema;
 
-  Accumulators(Schema input, List<Aggregation> aggregations) {
+  public Accumulators(Schema input, List<Aggregation> aggregations) {
     this.aggregations = List.copyOf(aggregations);
     this.inputTypes = new ArrayList<>();
     Schema.Builder state = Schema.builder();
@@ -76,16 +76,16 @@ final class Accumulators implements Serializable {
     }
   }
 
-  Schema stateSchema() {
+  public Schema stateSchema() {
     return stateSchema;
   }
 
-  Schema outputSchema() {
+  public Schema outputSchema() {
     return outputSchema;
   }
 
   /** The state after folding {@code record} into {@code state} (null state = initial value). */
-  Row add(@Nullable Row state, Row record) {
+  public Row add(@Nullable Row state, Row record) {
     List<Object> values = new ArrayList<>(2 * aggregations.size());
     for (int i = 0; i < aggregations.size(); i++) {
       Aggregation a = aggregations.get(i);
@@ -103,7 +103,7 @@ final class Accumulators implements Serializable {
   }
 
   /** The output values of {@code state}, in aggregation order. */
-  Row output(Row state) {
+  public Row output(Row state) {
     List<Object> out = new ArrayList<>(aggregations.size());
     for (int i = 0; i < aggregations.size(); i++) {
       Object v = state.getValue(2 * i);

@@ -159,7 +159,7 @@ public abstract class KeyedChangelog
    * A canonical text of a key, so that keys equal by value (10 and 10.00) share state and the
    * state key's coder is deterministic whatever the key columns' types.
    */
-  static String keyText(Row record, List<String> keyColumns) {
+  public static String keyText(Row record, List<String> keyColumns) {
     StringBuilder b = new StringBuilder();
     for (String k : keyColumns) {
       Object v = record.getValue(k);

@@ -71,24 +71,29 @@ public final class LogOrder {
       long stamp = e.getTimestamp().getMillis();
       earliest = earliest == null ? stamp : Math.min(earliest, stamp);
     }
-    List<TimedEvent> events = new ArrayList<>(due.size());
-    due.forEach(e -> events.add(e.getValue()));
-    return new Released(events, earliest);
+    return new Released(due, earliest);
   }
 
   /** What {@link #release} took out of a buffer, and the earliest stamp still waiting. */
   public static final class Released {
-    private final List<TimedEvent> events;
+    private final List<TimestampedValue<TimedEvent>> stamped;
     private final @Nullable Long earliestWaiting;
 
-    Released(List<TimedEvent> events, @Nullable Long earliestWaiting) {
-      this.events = events;
+    Released(List<TimestampedValue<TimedEvent>> stamped, @Nullable Long earliestWaiting) {
+      this.stamped = stamped;
       this.earliestWaiting = earliestWaiting;
     }
 
     /** The due events, in log order. */
     public List<TimedEvent> events() {
+      List<TimedEvent> events = new ArrayList<>(stamped.size());
+      stamped.forEach(e -> events.add(e.getValue()));
       return events;
+    }
+
+    /** The due events with their stamps, in log order. */
+    public List<TimestampedValue<TimedEvent>> stamped() {
+      return stamped;
     }
 
     /** The smallest stamp still buffered, or null when the buffer is empty. */

@@ -287,6 +287,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     private final boolean keepLate;
     private final boolean contiguous;
     private final Map<Integer, Long> firstOffsets;
+    private final java.util.Set<Integer> declared;
     private final boolean judging;
     private final @Nullable Duration idleAfter;
     private final TupleTag<TimedEvent> events;
@@ -333,6 +334,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       this.keepLate = clock.lateEvents() == LateEvents.KEEP;
       this.contiguous = clock.contiguousOffsets();
       this.firstOffsets = clock.firstOffsets();
+      this.declared = java.util.Set.copyOf(clock.partitions());
       this.judging = clock.judging();
       this.idleAfter = clock.idleAfter();
       this.events = events;
@@ -355,7 +357,12 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       Envelope item = element.getValue();
       Long watermark = watermarkState.read();
       Long watermarkBefore = watermark;
-      boolean holding = Boolean.TRUE.equals(holdingState.read());
+      Boolean holdingStored = holdingState.read();
+      // A declared partition holds from the start: until its start marker has been judged here,
+      // that marker (at the beginning of time) keeps the clock's input watermark, and so its
+      // output watermark, at the beginning of time, even if the partition's records come first.
+      boolean holding =
+          holdingStored != null ? holdingStored : declared.contains(element.getKey());
       Long lastStamp = stampState.read();
       floor = lastStamp == null ? BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis() : lastStamp;
       if (!holding) {
@@ -366,7 +373,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         floor = Math.max(floor, timestamp.getMillis());
       }
       if (item.isPartitionStart()) {
-        if (watermark == null && !holding) {
+        if (watermark == null && holdingStored == null) {
           // Not heard from yet: hold everything downstream at the beginning of time.
           hold.withOutputTimestamp(BoundedWindow.TIMESTAMP_MIN_VALUE)
               .set(GlobalWindow.INSTANCE.maxTimestamp());
@@ -397,7 +404,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         }
         if (item.offset() > next) {
           pending.put(item.offset(), item);
-          if (judging && !holding) {
+          if (judging && !Boolean.TRUE.equals(holdingStored)) {
             // Waiting for an earlier offset: hold from here on, and make sure the end of input is
             // seen (releaseHold), so a gap that never closes is reported.
             hold.withOutputTimestamp(new Instant(watermark == null ? BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis() : watermark))
@@ -422,12 +429,14 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       if (watermark != null && !watermark.equals(watermarkBefore)) {
         watermarkState.write(watermark);
       }
-      if (judging && (!holding || (watermark != null && !watermark.equals(watermarkBefore)))) {
+      if (judging
+          && (!Boolean.TRUE.equals(holdingStored)
+              || (watermark != null && !watermark.equals(watermarkBefore)))) {
         // Hold the output watermark at W_p: downstream timers must not run ahead of the clock.
         hold.withOutputTimestamp(
                 new Instant(watermark == null ? BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis() : watermark))
             .set(GlobalWindow.INSTANCE.maxTimestamp());
-        if (!holding) {
+        if (!Boolean.TRUE.equals(holdingStored)) {
           holdingState.write(true);
         }
       }

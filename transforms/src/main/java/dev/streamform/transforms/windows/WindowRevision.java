@@ -1,0 +1,133 @@
+package dev.streamform.transforms.windows;
+
+import com.google.auto.value.AutoValue;
+import java.io.Serializable;
+import java.util.List;
+import org.apache.beam.sdk.values.Row;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
+
+/**
+ * One result of a window of one key, as a revisable object (SEMANTICS §6): a preview ({@link
+ * Status#EARLY}, revision 0), a revision ({@link Status#ON_TIME} or {@link Status#CORRECTED},
+ * numbered 1, 2, ... each naming its predecessor) or the window's {@link Status#FINAL} record (the
+ * last revision's number and values again; the window's state is then freed).
+ *
+ * <p>Values accumulate: every revision carries the aggregate of every event accepted into the
+ * window so far, never a delta. The identity fields are the same on every runner: {@link
+ * #logicalWindowId()} and {@link #projectionId()} by {@code
+ * dev.streamform.policies.digest.RevisionIdentity}, {@link #aggregateDigest()} over the output
+ * values, {@link #offsets()} per partition over the events included.
+ *
+ * <p>Element timestamp: the window's last millisecond ({@code window_end - 1ms}), as Beam stamps
+ * the panes of a window, so the records can be re-windowed into the same windows downstream.
+ */
+@AutoValue
+public abstract class WindowRevision implements Serializable {
+
+  /** What a record of a window is. */
+  public enum Status {
+    EARLY,
+    ON_TIME,
+    CORRECTED,
+    FINAL;
+
+    /** The spelling in fixtures and sinks: {@code early}, {@code on_time}, ... */
+    public String yamlName() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /** The smallest and largest offset of one partition's events included, and their count. */
+  @AutoValue
+  public abstract static class PartitionOffsets implements Serializable {
+    public abstract int partition();
+
+    public abstract long min();
+
+    public abstract long max();
+
+    public abstract long count();
+
+    public static PartitionOffsets of(int partition, long min, long max, long count) {
+      return new AutoValue_WindowRevision_PartitionOffsets(partition, min, max, count);
+    }
+  }
+
+  public abstract String model();
+
+  /** The key columns' values, named as the output names them. */
+  public abstract Row key();
+
+  /** The aggregate values after this revision, named as the aggregations. */
+  public abstract Row values();
+
+  public abstract Instant windowStart();
+
+  public abstract Instant windowEnd();
+
+  public abstract Status status();
+
+  /** 0 for a preview; 1, 2, ... for revisions; the last revision's number for a final record. */
+  public abstract int revision();
+
+  /** The revision this one replaces: absent for revision 1 and for previews. */
+  public abstract @Nullable Integer predecessor();
+
+  public abstract int generation();
+
+  public abstract String logicalWindowId();
+
+  public abstract String projectionId();
+
+  public abstract String aggregateDigest();
+
+  /** Per partition (ascending), the offsets of the events this record's values include. */
+  public abstract List<PartitionOffsets> offsets();
+
+  public static Builder builder() {
+    return new AutoValue_WindowRevision.Builder();
+  }
+
+  /** Builds a {@link WindowRevision}. */
+  @AutoValue.Builder
+  public abstract static class Builder {
+    public abstract Builder setModel(String model);
+
+    public abstract Builder setKey(Row key);
+
+    public abstract Builder setValues(Row values);
+
+    public abstract Builder setWindowStart(Instant start);
+
+    public abstract Builder setWindowEnd(Instant end);
+
+    public abstract Builder setStatus(Status status);
+
+    public abstract Builder setRevision(int revision);
+
+    public abstract Builder setPredecessor(@Nullable Integer predecessor);
+
+    public abstract Builder setGeneration(int generation);
+
+    public abstract Builder setLogicalWindowId(String id);
+
+    public abstract Builder setProjectionId(String id);
+
+    public abstract Builder setAggregateDigest(String digest);
+
+    public abstract Builder setOffsets(List<PartitionOffsets> offsets);
+
+    public abstract WindowRevision build();
+  }
+
+  /** True for revisions proper (on time or corrected): what a revision sink stores. */
+  public boolean isRevision() {
+    return status() == Status.ON_TIME || status() == Status.CORRECTED;
+  }
+
+  /** The value of an output column, key or aggregate. */
+  public Object value(String column) {
+    return key().getSchema().hasField(column) ? key().getValue(column) : values().getValue(column);
+  }
+}

@@ -1,0 +1,717 @@
+package dev.streamform.transforms.windows;
+
+import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
+
+import com.google.auto.value.AutoValue;
+import dev.streamform.policies.digest.RevisionIdentity;
+import dev.streamform.policies.time.Durations;
+import dev.streamform.transforms.StreamformMetrics;
+import dev.streamform.transforms.changelog.Accumulators;
+import dev.streamform.transforms.changelog.Aggregation;
+import dev.streamform.transforms.changelog.KeyedChangelog;
+import dev.streamform.transforms.clock.ClockCoders;
+import dev.streamform.transforms.clock.LogOrder;
+import dev.streamform.transforms.clock.TimedEvent;
+import dev.streamform.transforms.envelope.Envelope;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.coders.BooleanCoder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.RowCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.state.BagState;
+import org.apache.beam.sdk.state.StateSpec;
+import org.apache.beam.sdk.state.StateSpecs;
+import org.apache.beam.sdk.state.TimeDomain;
+import org.apache.beam.sdk.state.Timer;
+import org.apache.beam.sdk.state.TimerSpec;
+import org.apache.beam.sdk.state.TimerSpecs;
+import org.apache.beam.sdk.state.ValueState;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
+import org.apache.beam.sdk.transforms.windowing.WindowFn;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.Row;
+import org.apache.beam.sdk.values.TimestampedValue;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
+import org.apache.beam.sdk.values.TypeDescriptor;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+import org.joda.time.ReadableInstant;
+
+/**
+ * Event-time windows whose results are revisable objects (SEMANTICS §6): per key and window, early
+ * previews, revision 1 at the watermark, one accumulating revision per correction, and a final
+ * record at {@code window_end + allowed_lateness}, after which the window's state is freed.
+ *
+ * <pre>{@code
+ * WindowedResult hourly = clocked.events().apply(
+ *     WindowedAggregate.of(FixedWindows.of(Duration.standardHours(1)))
+ *         .forModel("hourly_revenue")
+ *         .by("merchant_id")
+ *         .aggregating(Aggregation.sum("amount").as("revenue"))
+ *         .withAllowedLateness(Duration.standardHours(24)));
+ * hourly.revisions();  // PCollection<WindowRevision>: early | on_time | corrected | final
+ * hourly.tooLate();    // PCollection<TooLateEvent>: one per window that refused an event
+ * }</pre>
+ *
+ * <p><b>Judging</b> is per window against the event's own partition's watermark at its arrival,
+ * {@code W_p} ({@link TimedEvent#watermarkAtArrival()}): on time iff {@code W_p} is undefined or
+ * {@code W_p < end}; a correction iff {@code end <= W_p < end + allowed_lateness}; too late
+ * otherwise. It depends only on the partition's log. Read the clock's events with late events
+ * <em>kept</em> ({@code SourceClock...keepingLateEvents()}): for a windowed model the window
+ * decides, and an event the clock drops never reaches a window.
+ *
+ * <p><b>Firing</b> follows the source watermark {@code W = min_p W_p}, which the clock's holds
+ * make the runner watermark: revision 1 (the aggregate of the on-time events) once {@code W >=
+ * end}, then corrections in log order, each a new revision with the values of every event accepted
+ * so far; the final record once {@code W >= end + allowed_lateness}. The runner decides only
+ * <em>when</em> these come: events are applied in log order ({@link LogOrder}) and window edges
+ * between them in watermark order, so the same per-partition logs give the same records on every
+ * runner and parallelism. Declare the source's partitions on the clock ({@code withPartitions}) so
+ * the watermark cannot pass a partition that has not delivered yet; an on-time event that still
+ * reaches its window after revision 1 (a clock without declared partitions whose first item came
+ * late) is applied as a correction and counted ({@code on_time_after_revision}), never dropped.
+ */
+@AutoValue
+public abstract class WindowedAggregate
+    extends PTransform<PCollection<TimedEvent>, WindowedResult> {
+
+  public abstract long sizeMillis();
+
+  public abstract long everyMillis();
+
+  public abstract long offsetMillis();
+
+  public abstract String model();
+
+  public abstract List<String> keyColumns();
+
+  /** Output names of key columns the query renames (source column -> output name). */
+  public abstract Map<String, String> keyNames();
+
+  public abstract List<Aggregation> aggregations();
+
+  public abstract Duration allowedLateness();
+
+  /** A preview after every N-th on-time event of a key's window; 0 = none. */
+  public abstract int earlyEveryEvents();
+
+  /** A preview of every changed open window this often, in processing time; null = none. */
+  public abstract @Nullable Duration earlyEveryInterval();
+
+  public abstract int generation();
+
+  abstract Builder toBuilder();
+
+  @AutoValue.Builder
+  abstract static class Builder {
+    abstract Builder setSizeMillis(long size);
+
+    abstract Builder setEveryMillis(long every);
+
+    abstract Builder setOffsetMillis(long offset);
+
+    abstract Builder setModel(String model);
+
+    abstract Builder setKeyColumns(List<String> keys);
+
+    abstract Builder setKeyNames(Map<String, String> names);
+
+    abstract Builder setAggregations(List<Aggregation> aggregations);
+
+    abstract Builder setAllowedLateness(Duration lateness);
+
+    abstract Builder setEarlyEveryEvents(int n);
+
+    abstract Builder setEarlyEveryInterval(@Nullable Duration interval);
+
+    abstract Builder setGeneration(int generation);
+
+    abstract WindowedAggregate build();
+  }
+
+  /**
+   * Windows of Beam's {@link FixedWindows} (tumbling) or {@link SlidingWindows} (hopping), with
+   * their size, period and offset.
+   */
+  public static WindowedAggregate of(WindowFn<?, ?> windows) {
+    long size;
+    long every;
+    long offset;
+    if (windows instanceof FixedWindows) {
+      FixedWindows f = (FixedWindows) windows;
+      size = f.getSize().getMillis();
+      every = size;
+      offset = f.getOffset().getMillis();
+    } else if (windows instanceof SlidingWindows) {
+      SlidingWindows s = (SlidingWindows) windows;
+      size = s.getSize().getMillis();
+      every = s.getPeriod().getMillis();
+      offset = s.getOffset().getMillis();
+    } else {
+      throw new IllegalArgumentException(
+          "WindowedAggregate.of: windows must be FixedWindows or SlidingWindows, got "
+              + (windows == null ? "null" : windows.getClass().getName()));
+    }
+    checkArgument(size > 0 && every > 0, "WindowedAggregate.of: window size and period must be positive");
+    return new AutoValue_WindowedAggregate.Builder()
+        .setSizeMillis(size)
+        .setEveryMillis(every)
+        .setOffsetMillis(offset)
+        .setModel("windowed")
+        .setKeyColumns(List.of())
+        .setKeyNames(Map.of())
+        .setAggregations(List.of())
+        .setAllowedLateness(Duration.ZERO)
+        .setEarlyEveryEvents(0)
+        .setEarlyEveryInterval(null)
+        .setGeneration(1)
+        .build();
+  }
+
+  /** The model name in the revisions' identity ({@code logical_window_id}). */
+  public WindowedAggregate forModel(String model) {
+    checkArgument(
+        model != null && !model.isBlank(), "WindowedAggregate.forModel: the model name must not be empty");
+    return toBuilder().setModel(model).build();
+  }
+
+  /** Keyed by {@code keyColumns} of the records (at least one). */
+  public WindowedAggregate by(String... keyColumns) {
+    return by(List.of(keyColumns));
+  }
+
+  public WindowedAggregate by(List<String> keyColumns) {
+    checkArgument(!keyColumns.isEmpty(), "WindowedAggregate.by: at least one key column is needed");
+    for (String k : keyColumns) {
+      checkArgument(k != null && !k.isBlank(), "WindowedAggregate.by: a key column name is empty");
+    }
+    return toBuilder().setKeyColumns(List.copyOf(keyColumns)).build();
+  }
+
+  /** Names key column {@code column} {@code name} in the output (a query's {@code column AS name}). */
+  public WindowedAggregate withKeyName(String column, String name) {
+    Map<String, String> names = new LinkedHashMap<>(keyNames());
+    names.put(column, name);
+    return toBuilder().setKeyNames(Map.copyOf(names)).build();
+  }
+
+  /** This aggregate with {@code aggregations} added, in output order. */
+  public WindowedAggregate aggregating(Aggregation... aggregations) {
+    return aggregating(List.of(aggregations));
+  }
+
+  public WindowedAggregate aggregating(List<Aggregation> more) {
+    List<Aggregation> all = new ArrayList<>(aggregations());
+    all.addAll(more);
+    return toBuilder().setAggregations(List.copyOf(all)).build();
+  }
+
+  /** Corrections are accepted until the watermark reaches {@code window_end + lateness}. */
+  public WindowedAggregate withAllowedLateness(Duration lateness) {
+    checkArgument(
+        lateness != null && !lateness.isShorterThan(Duration.ZERO),
+        "WindowedAggregate.withAllowedLateness: must be 0 or more, got %s",
+        lateness);
+    return toBuilder().setAllowedLateness(lateness).build();
+  }
+
+  /** A preview ({@code early}, revision 0) after every {@code n}-th on-time event of a key's window. */
+  public WindowedAggregate withEarlyResultsEvery(int n) {
+    checkArgument(n > 0, "WindowedAggregate.withEarlyResultsEvery: N must be positive, got %s", n);
+    return toBuilder().setEarlyEveryEvents(n).setEarlyEveryInterval(null).build();
+  }
+
+  /**
+   * A preview of every open window whose on-time events changed, every {@code interval} of
+   * processing time. Previews then depend on timing: they are not compared in fixtures.
+   */
+  public WindowedAggregate withEarlyResultsEvery(Duration interval) {
+    checkArgument(
+        interval != null && interval.isLongerThan(Duration.ZERO),
+        "WindowedAggregate.withEarlyResultsEvery: the interval must be positive, got %s",
+        interval);
+    return toBuilder().setEarlyEveryInterval(interval).setEarlyEveryEvents(0).build();
+  }
+
+  /** The policy generation in {@code projection_id} (default 1). */
+  public WindowedAggregate withGeneration(int generation) {
+    checkArgument(generation > 0, "WindowedAggregate.withGeneration: must be positive, got %s", generation);
+    return toBuilder().setGeneration(generation).build();
+  }
+
+  @Override
+  public WindowedResult expand(PCollection<TimedEvent> input) {
+    checkArgument(
+        input.getCoder() instanceof ClockCoders.TimedEventCoder,
+        "WindowedAggregate reads the events() of a SourceClock (coder TimedEventCoder); got coder %s",
+        input.getCoder());
+    checkArgument(!keyColumns().isEmpty(), "WindowedAggregate: call by(<key columns>) first");
+    checkArgument(!aggregations().isEmpty(), "WindowedAggregate: call aggregating(<aggregations>) first");
+    ClockCoders.TimedEventCoder coder = (ClockCoders.TimedEventCoder) input.getCoder();
+    Schema records = coder.envelopeCoder().recordSchema();
+    Schema.Builder keySchema = Schema.builder();
+    for (String k : keyColumns()) {
+      checkArgument(
+          records.hasField(k),
+          "WindowedAggregate: key column `%s` is not a field of the records (fields: %s)",
+          k,
+          records.getFieldNames());
+      keySchema.addField(records.getField(k).withName(keyNames().getOrDefault(k, k)));
+    }
+    Accumulators accumulators = new Accumulators(records, aggregations());
+    Schema keys = keySchema.build();
+    for (String name : accumulators.outputSchema().getFieldNames()) {
+      checkArgument(
+          !keys.hasField(name) && !name.equals("window_start") && !name.equals("window_end"),
+          "WindowedAggregate: aggregate `%s` has the name of a key column or of window_start/window_end",
+          name);
+    }
+    List<String> keyColumns = keyColumns();
+    TupleTag<WindowRevision> revisions = new TupleTag<>() {};
+    TupleTag<TooLateEvent> tooLate = new TupleTag<>() {};
+    PCollectionTuple out =
+        input
+            .apply(
+                "ByKey",
+                MapElements.into(
+                        TypeDescriptors.kvs(TypeDescriptors.strings(), new TypeDescriptor<TimedEvent>() {}))
+                    .via((TimedEvent e) -> KV.of(KeyedChangelog.keyText(e.envelope().record(), keyColumns), e)))
+            .setCoder(KvCoder.of(StringUtf8Coder.of(), coder))
+            .apply(
+                "Windows",
+                ParDo.of(new WindowFnImpl(this, keys, accumulators, coder, revisions, tooLate))
+                    .withOutputTags(revisions, TupleTagList.of(tooLate)));
+    return new WindowedResult(
+        input.getPipeline(),
+        revisions,
+        out.get(revisions).setCoder(WindowCoders.WindowRevisionCoder.of(keys, accumulators.outputSchema())),
+        tooLate,
+        out.get(tooLate).setCoder(WindowCoders.TooLateEventCoder.of(coder.envelopeCoder())));
+  }
+
+  /** A human description of the window, e.g. {@code tumbling 1h} or {@code hopping 1h every 15m}. */
+  public String windowText() {
+    String size = Durations.format(java.time.Duration.ofMillis(sizeMillis()));
+    return everyMillis() == sizeMillis()
+        ? "tumbling " + size
+        : "hopping " + size + " every " + Durations.format(java.time.Duration.ofMillis(everyMillis()));
+  }
+
+  /** A human description of the trigger. */
+  public String triggerText() {
+    String early =
+        earlyEveryEvents() > 0
+            ? "early every " + earlyEveryEvents() + " events; "
+            : earlyEveryInterval() != null
+                ? "early every " + Durations.format(java.time.Duration.ofMillis(earlyEveryInterval().getMillis()))
+                    + " (processing time); "
+                : "";
+    return early + "on time at the watermark; one revision per correction; final at end + allowed lateness";
+  }
+
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    builder
+        .add(DisplayData.item("model", model()).withLabel("Model"))
+        .add(DisplayData.item("window", windowText()).withLabel("Window"))
+        .add(DisplayData.item("allowedLateness",
+                Durations.format(java.time.Duration.ofMillis(allowedLateness().getMillis())))
+            .withLabel("Allowed lateness"))
+        .add(DisplayData.item("trigger", triggerText()).withLabel("Trigger"))
+        .add(DisplayData.item("key", String.join(",", keyColumns())).withLabel("Key"))
+        .add(DisplayData.item("aggregates", aggregations().toString()).withLabel("Aggregates"))
+        .add(DisplayData.item("generation", generation()).withLabel("Generation"));
+  }
+
+  /** The starts (millis, ascending) of the windows that contain {@code t}. */
+  static List<Long> windowStarts(long t, long size, long every, long offset) {
+    long last = t - Math.floorMod(t - offset, every);
+    List<Long> starts = new ArrayList<>();
+    for (long s = last; s > t - size; s -= every) {
+      starts.add(0, s);
+    }
+    return starts;
+  }
+
+  private static final class WindowFnImpl extends DoFn<KV<String, TimedEvent>, WindowRevision> {
+    private final long size;
+    private final long every;
+    private final long offset;
+    private final long lateness;
+    private final int earlyEvents;
+    private final @Nullable Duration earlyInterval;
+    private final String model;
+    private final int generation;
+    private final List<String> keyColumns;
+    private final Schema keySchema;
+    private final Accumulators accumulators;
+    private final TupleTag<WindowRevision> revisions;
+    private final TupleTag<TooLateEvent> tooLate;
+
+    private final Counter processed = StreamformMetrics.counter(StreamformMetrics.PROCESSED);
+    private final Counter revisionsEmitted = StreamformMetrics.counter(StreamformMetrics.REVISIONS);
+    private final Counter finalized = StreamformMetrics.counter(StreamformMetrics.WINDOWS_FINALIZED);
+    private final Counter lateRows = StreamformMetrics.counter(StreamformMetrics.WINDOW_LATE);
+    private final Counter onTimeAfterRevision =
+        StreamformMetrics.counter(StreamformMetrics.ON_TIME_AFTER_REVISION);
+
+    @StateId("pending")
+    private final StateSpec<BagState<TimestampedValue<TimedEvent>>> pendingSpec;
+
+    @StateId("windows")
+    private final StateSpec<ValueState<List<WindowState>>> windowsSpec;
+
+    @StateId("key")
+    private final StateSpec<ValueState<Row>> keySpec;
+
+    @StateId("tickAt")
+    private final StateSpec<ValueState<Long>> tickAtSpec = StateSpecs.value(VarLongCoder.of());
+
+    @StateId("holdAt")
+    private final StateSpec<ValueState<Long>> holdAtSpec = StateSpecs.value(VarLongCoder.of());
+
+    @StateId("earlyArmed")
+    private final StateSpec<ValueState<Boolean>> earlyArmedSpec = StateSpecs.value(BooleanCoder.of());
+
+    /** Releases due events in log order and passes window edges in watermark order. */
+    @TimerId("tick")
+    private final TimerSpec tickSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
+    /** Processing-time previews ({@code early_results: every <duration>}). */
+    @TimerId("early")
+    private final TimerSpec earlySpec = TimerSpecs.timer(TimeDomain.PROCESSING_TIME);
+
+    WindowFnImpl(
+        WindowedAggregate spec,
+        Schema keySchema,
+        Accumulators accumulators,
+        ClockCoders.TimedEventCoder events,
+        TupleTag<WindowRevision> revisions,
+        TupleTag<TooLateEvent> tooLate) {
+      this.size = spec.sizeMillis();
+      this.every = spec.everyMillis();
+      this.offset = spec.offsetMillis();
+      this.lateness = spec.allowedLateness().getMillis();
+      this.earlyEvents = spec.earlyEveryEvents();
+      this.earlyInterval = spec.earlyEveryInterval();
+      this.model = spec.model();
+      this.generation = spec.generation();
+      this.keyColumns = spec.keyColumns();
+      this.keySchema = keySchema;
+      this.accumulators = accumulators;
+      this.revisions = revisions;
+      this.tooLate = tooLate;
+      this.pendingSpec = StateSpecs.bag(LogOrder.bufferCoder(events));
+      this.windowsSpec = StateSpecs.value(new WindowState.ListCoder(accumulators.stateSchema()));
+      this.keySpec = StateSpecs.value(RowCoder.of(keySchema));
+    }
+
+    @ProcessElement
+    public void process(
+        @Element KV<String, TimedEvent> element,
+        @Timestamp Instant timestamp,
+        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
+        @StateId("tickAt") ValueState<Long> tickAt,
+        @StateId("holdAt") ValueState<Long> holdAt,
+        @TimerId("tick") Timer tick) {
+      pending.add(TimestampedValue.of(element.getValue(), timestamp));
+      long stamp = timestamp.getMillis();
+      Long at = tickAt.read();
+      Long held = holdAt.read();
+      if (at == null || stamp + 1 < at || held == null || stamp < held) {
+        long fire = at == null ? stamp + 1 : Math.min(at, stamp + 1);
+        long hold = Math.min(fire, held == null ? stamp : Math.min(held, stamp));
+        tick.withOutputTimestamp(new Instant(hold)).set(new Instant(fire));
+        tickAt.write(fire);
+        holdAt.write(hold);
+      }
+    }
+
+    @OnTimer("tick")
+    public void onTick(
+        OnTimerContext context,
+        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
+        @StateId("windows") ValueState<List<WindowState>> windowsState,
+        @StateId("key") ValueState<Row> keyState,
+        @StateId("tickAt") ValueState<Long> tickAt,
+        @StateId("holdAt") ValueState<Long> holdAt,
+        @StateId("earlyArmed") ValueState<Boolean> earlyArmed,
+        @TimerId("tick") Timer tick,
+        @TimerId("early") Timer early,
+        MultiOutputReceiver out) {
+      long now = context.fireTimestamp().getMillis(); // the input watermark is at least this
+      LogOrder.Released released = LogOrder.release(pending, now);
+      List<TimestampedValue<TimedEvent>> due = released.stamped();
+      List<WindowState> stored = windowsState.read();
+      List<WindowState> windows = stored == null ? new ArrayList<>() : new ArrayList<>(stored);
+      Row key = keyState.read();
+      boolean changed = false;
+      int i = 0;
+      while (true) {
+        TimestampedValue<TimedEvent> next = i < due.size() ? due.get(i) : null;
+        WindowState edge = nextEdge(windows, now);
+        if (next != null
+            && (edge == null || next.getTimestamp().getMillis() + 1 <= edge.nextEdge(lateness))) {
+          // The event arrived before the edge: its partition's watermark was behind it.
+          if (key == null) {
+            key = keyOf(next.getValue().envelope().record());
+            keyState.write(key);
+          }
+          apply(next.getValue(), windows, key, out);
+          i++;
+        } else if (edge != null) {
+          passEdge(edge, windows, key, out);
+        } else {
+          break;
+        }
+        changed = true;
+      }
+      if (earlyInterval != null && !Boolean.TRUE.equals(earlyArmed.read()) && awaitingRevision(windows)) {
+        early.offset(earlyInterval).setRelative();
+        earlyArmed.write(true);
+      }
+      if (windows.isEmpty()) {
+        if (stored != null) {
+          windowsState.clear();
+        }
+        if (released.earliestWaiting() == null && key != null) {
+          keyState.clear(); // nothing of this key is left: no state stays behind
+        }
+      } else if (changed) {
+        windowsState.write(windows);
+      }
+      schedule(windows, released.earliestWaiting(), tick, tickAt, holdAt);
+    }
+
+    @OnTimer("early")
+    public void onEarly(
+        @StateId("windows") ValueState<List<WindowState>> windowsState,
+        @StateId("key") ValueState<Row> keyState,
+        @StateId("earlyArmed") ValueState<Boolean> earlyArmed,
+        @TimerId("early") Timer early,
+        MultiOutputReceiver out) {
+      List<WindowState> windows = windowsState.read();
+      Row key = keyState.read();
+      if (windows == null || key == null) {
+        earlyArmed.write(false);
+        return;
+      }
+      boolean changed = false;
+      for (WindowState w : windows) {
+        if (w.revision == 0 && w.onTime > w.previewedOnTime) {
+          emit(w, key, WindowRevision.Status.EARLY, 0, null, out);
+          w.previewedOnTime = w.onTime;
+          changed = true;
+        }
+      }
+      if (changed) {
+        windowsState.write(windows);
+      }
+      if (awaitingRevision(windows)) {
+        early.offset(earlyInterval).setRelative();
+      } else {
+        earlyArmed.write(false);
+      }
+    }
+
+    private static boolean awaitingRevision(List<WindowState> windows) {
+      for (WindowState w : windows) {
+        if (w.revision == 0) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /** The window whose next edge comes first at or before {@code now} (then by window start). */
+    private @Nullable WindowState nextEdge(List<WindowState> windows, long now) {
+      WindowState first = null;
+      for (WindowState w : windows) {
+        long e = w.nextEdge(lateness);
+        if (e <= now
+            && (first == null
+                || e < first.nextEdge(lateness)
+                || (e == first.nextEdge(lateness) && w.start < first.start))) {
+          first = w;
+        }
+      }
+      return first;
+    }
+
+    /** The watermark reached an edge of {@code w}: revision 1, or the final record. */
+    private void passEdge(WindowState w, List<WindowState> windows, Row key, MultiOutputReceiver out) {
+      if (w.revision == 0) {
+        w.revision = 1;
+        revisionsEmitted.inc();
+        emit(w, key, WindowRevision.Status.ON_TIME, 1, null, out);
+      } else {
+        finalized.inc();
+        emit(w, key, WindowRevision.Status.FINAL, w.revision, w.revision > 1 ? w.revision - 1 : null, out);
+        windows.remove(w); // the window is final: its state is freed
+      }
+    }
+
+    /** Applies one released event to each of its windows, judged against its partition's watermark. */
+    private void apply(TimedEvent event, List<WindowState> windows, Row key, MultiOutputReceiver out) {
+      Envelope e = event.envelope();
+      Instant arrival = event.watermarkAtArrival();
+      long t = e.eventTime().getMillis();
+      boolean accepted = false;
+      for (long start : windowStarts(t, size, every, offset)) {
+        long end = start + size;
+        if (arrival != null && arrival.getMillis() >= end + lateness) {
+          lateRows.inc();
+          out.get(tooLate)
+              .outputWithTimestamp(
+                  TooLateEvent.of(e, new Instant(start), new Instant(end), arrival), e.eventTime());
+          continue;
+        }
+        accepted = true;
+        WindowState w = find(windows, start);
+        if (w == null) {
+          w = new WindowState(start, end);
+          windows.add(w);
+        }
+        w.accumulator = accumulators.add(w.accumulator, e.record());
+        w.include(e.partition(), e.offset());
+        boolean onTime = arrival == null || arrival.getMillis() < end;
+        if (onTime && w.revision == 0) {
+          w.onTime++;
+          if (earlyEvents > 0 && w.onTime % earlyEvents == 0) {
+            emit(w, key, WindowRevision.Status.EARLY, 0, null, out);
+          }
+        } else {
+          if (onTime) {
+            onTimeAfterRevision.inc();
+          }
+          w.revision++;
+          revisionsEmitted.inc();
+          emit(w, key, WindowRevision.Status.CORRECTED, w.revision, w.revision > 1 ? w.revision - 1 : null, out);
+        }
+      }
+      if (accepted) {
+        processed.inc();
+      }
+    }
+
+    private static @Nullable WindowState find(List<WindowState> windows, long start) {
+      for (WindowState w : windows) {
+        if (w.start == start) {
+          return w;
+        }
+      }
+      return null;
+    }
+
+    private void emit(
+        WindowState w,
+        Row key,
+        WindowRevision.Status status,
+        int revision,
+        @Nullable Integer predecessor,
+        MultiOutputReceiver out) {
+      Row values = accumulators.output(w.accumulator);
+      java.time.Instant start = java.time.Instant.ofEpochMilli(w.start);
+      java.time.Instant end = java.time.Instant.ofEpochMilli(w.end);
+      String logical = RevisionIdentity.logicalWindowId(model, plain(key), start, end);
+      out.get(revisions)
+          .outputWithTimestamp(
+              WindowRevision.builder()
+                  .setModel(model)
+                  .setKey(key)
+                  .setValues(values)
+                  .setWindowStart(new Instant(w.start))
+                  .setWindowEnd(new Instant(w.end))
+                  .setStatus(status)
+                  .setRevision(revision)
+                  .setPredecessor(predecessor)
+                  .setGeneration(generation)
+                  .setLogicalWindowId(logical)
+                  .setProjectionId(RevisionIdentity.projectionId(logical, generation))
+                  .setAggregateDigest(RevisionIdentity.aggregateDigest(plain(values)))
+                  .setOffsets(w.offsetList())
+                  .build(),
+              new Instant(w.end - 1));
+    }
+
+    /** A row as column -> plain Java value, for {@link RevisionIdentity}. */
+    private static Map<String, Object> plain(Row row) {
+      Map<String, Object> values = new LinkedHashMap<>();
+      for (Schema.Field f : row.getSchema().getFields()) {
+        Object v = row.getValue(f.getName());
+        if (v instanceof ReadableInstant) {
+          v = java.time.Instant.ofEpochMilli(((ReadableInstant) v).getMillis());
+        }
+        values.put(f.getName(), v);
+      }
+      return values;
+    }
+
+    /**
+     * Sets the tick for the earliest of: the next buffered event's due time and the next window
+     * edge. The hold keeps this stage's output watermark at the earliest waiting stamp and before
+     * the end of every window still waiting for revision 1, so those records are never late.
+     */
+    private void schedule(
+        List<WindowState> windows,
+        @Nullable Long earliestWaiting,
+        Timer tick,
+        ValueState<Long> tickAt,
+        ValueState<Long> holdAt) {
+      Long fire = earliestWaiting == null ? null : earliestWaiting + 1;
+      Long hold = earliestWaiting;
+      for (WindowState w : windows) {
+        long e = w.nextEdge(lateness);
+        fire = fire == null ? e : Math.min(fire, e);
+        if (w.revision == 0) {
+          hold = hold == null ? w.end - 1 : Math.min(hold, w.end - 1);
+        }
+      }
+      if (fire == null) {
+        tickAt.clear();
+        holdAt.clear();
+      } else if (hold == null) {
+        tick.withNoOutputTimestamp().set(new Instant(fire));
+        tickAt.write(fire);
+        holdAt.clear();
+      } else {
+        long h = Math.min(hold, fire);
+        tick.withOutputTimestamp(new Instant(h)).set(new Instant(fire));
+        tickAt.write(fire);
+        holdAt.write(h);
+      }
+    }
+
+    private Row keyOf(Row record) {
+      Row.Builder b = Row.withSchema(keySchema);
+      for (String k : keyColumns) {
+        b.addValue(record.getValue(k));
+      }
+      return b.build();
+    }
+
+    @Override
+    @SuppressWarnings("deprecation") // records are stamped with their window's end, maybe long past
+    public Duration getAllowedTimestampSkew() {
+      return Duration.millis(Long.MAX_VALUE);
+    }
+  }
+}
