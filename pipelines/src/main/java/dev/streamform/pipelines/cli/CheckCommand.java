@@ -73,7 +73,8 @@ final class CheckCommand implements Callable<Integer> {
 
   /**
    * One line saying what a valid project declares, e.g. {@code ok: 1 source (orders: event time
-   * ordered_at, watermark 5m, late drop), 1 model (customer_metrics)}.
+   * ordered_at, watermark 5m, late drop), 1 model (customer_metrics)}; a windowed model shows its
+   * window and allowed lateness ({@code hourly: window tumbling 1h, allowed lateness 10m}).
    */
   static String summary(Project project) {
     return "ok: " + list(project.sources().values(), "source", CheckCommand::describe)
@@ -91,6 +92,12 @@ final class CheckCommand implements Callable<Integer> {
   }
 
   private static String describe(ModelDeclaration m) {
+    if (m.window().isPresent()) {
+      return m.name() + ": window " + m.window().get().describe()
+          + ", allowed lateness " + Durations.format(m.allowedLateness())
+          + (m.earlyResults().isNone() ? "" : ", early results " + m.earlyResults().yamlText())
+          + (m.generation() == 1 ? "" : ", generation " + m.generation());
+    }
     return m.retention().map(r -> m.name() + ": retention " + Durations.format(r)).orElse(m.name());
   }
 

@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
     description = {
       "Prints a model's plan: the Source with its clock, the time attribute on every node that"
           + " carries it, and the Aggregate with its state fingerprint (key, accumulators with"
-          + " types, retention)."
+          + " types, retention; for a windowed model its window, allowed lateness and trigger),"
+          + " and a windowed model's generation."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:plan printed", "1:the project has problems or no such model", "2:bad command line"})

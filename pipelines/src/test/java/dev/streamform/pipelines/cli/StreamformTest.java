@@ -60,6 +60,57 @@ class StreamformTest {
             + "3 problems\n"));
   }
 
+  /** The late-event project's source and a windowed model of it, with {@code fixture} as fixtures/w.yml. */
+  private void windowedProject(String fixture) throws IOException {
+    Files.createDirectories(dir.resolve("models"));
+    Files.createDirectories(dir.resolve("fixtures"));
+    Files.copy(LATE_EVENT.resolve("sources.yml"), dir.resolve("sources.yml"));
+    Files.writeString(dir.resolve("streamform.yml"), "models:\n  hourly:\n    key: [customer_id]\n"
+        + "    window: {size: 1h, every: 30m}\n    allowed_lateness: 10m\n"
+        + "    early_results: every 2 events\n    generation: 2\n");
+    Files.writeString(dir.resolve("models/hourly.sql"),
+        "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY customer_id");
+    Files.writeString(dir.resolve("fixtures/w.yml"), fixture);
+  }
+
+  private static final String WINDOWED_FIXTURE_HEAD = "model: hourly\ngiven:\n"
+      + "  - event: { customer_id: 42, amount: 10, ordered_at: \"2026-08-30T10:00:00Z\" }\nexpect:\n";
+
+  @Test
+  void checkSummarisesAWindowedModel() throws IOException {
+    windowedProject(WINDOWED_FIXTURE_HEAD + "  - { window_start: \"2026-08-30T09:30:00Z\","
+        + " window_end: \"2026-08-30T10:30:00Z\", customer_id: 42, total_spend: 10, revision: 1,"
+        + " status: on_time }\n");
+    assertThat(err.toString(), run("check", dir.toString()), is(0));
+    assertThat(out.toString(), is("ok: 1 source (orders: event time ordered_at, watermark 5m, late drop),"
+        + " 1 model (hourly: window hopping 1h every 30m, allowed lateness 10m, early results every 2"
+        + " events, generation 2), 1 fixture\n"));
+  }
+
+  @Test
+  void checkReportsAWindowedFixturesProblemsWithFileAndLine() throws IOException {
+    windowedProject(WINDOWED_FIXTURE_HEAD
+        + "  - { op: insert, window_start: \"2026-08-30T10:00:00Z\", window_end: \"2026-08-30T11:00:00Z\","
+        + " customer_id: 42, total_spend: 10, revision: 1 }\n"
+        + "  - { window_start: \"2026-08-30T10:00:00Z\", customer_id: 42, total_spend: 10,"
+        + " revision: -1, status: done }\n");
+    assertThat(run("check", dir.toString()), is(1));
+    assertThat(err.toString(), is(
+        "fixtures/w.yml:5: expect row 1, key 'op': op belongs to fixtures of upsert models; a row of"
+            + " windowed model 'hourly' says its revision and status instead — remove op and give"
+            + " revision: <0 for early, 1, 2, ...> and status: early, on_time, corrected or final\n"
+            + "fixtures/w.yml:5: expect row 1, key 'status': required key is missing — add status:"
+            + " early, on_time, corrected or final\n"
+            + "fixtures/w.yml:6: expect row 2, key 'window_end': required key is missing — add"
+            + " window_end: \"2026-08-30T10:00:00Z\" (a timestamp), the end (exclusive) of the row's"
+            + " window\n"
+            + "fixtures/w.yml:6: expect row 2, key 'revision': '-1' is not a whole number from 0 — write"
+            + " a whole number from 0: 0 for an early preview, 1 for the first revision, 2, ...\n"
+            + "fixtures/w.yml:6: expect row 2, key 'status': 'done' is not early, on_time, corrected or"
+            + " final — write status: early, on_time, corrected or final\n"
+            + "5 problems\n"));
+  }
+
   @Test
   void checkNamesAMissingFolder() {
     assertThat(run("check", dir.resolve("nowhere").toString()), is(1));

@@ -52,6 +52,27 @@ class TestAndExplainCommandTest {
   }
 
   @Test
+  void explainShowsAWindowedModelsWindowTriggerAndGeneration(@org.junit.jupiter.api.io.TempDir Path dir)
+      throws Exception {
+    java.nio.file.Files.createDirectories(dir.resolve("models"));
+    java.nio.file.Files.copy(TIME.resolve("late-event/sources.yml"), dir.resolve("sources.yml"));
+    java.nio.file.Files.writeString(dir.resolve("streamform.yml"), "models:\n  hourly:\n"
+        + "    key: [customer_id]\n    window: {size: 1h, every: 15m}\n    allowed_lateness: 10m\n"
+        + "    early_results: every 3 events\n    generation: 2\n");
+    java.nio.file.Files.writeString(dir.resolve("models/hourly.sql"),
+        "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY customer_id");
+    assertThat(err.toString(), run("explain", dir.toString(), "hourly"), is(0));
+    assertThat(out.toString(), containsString("Aggregate\n  key=customer_id\n  aggregates=sum(amount)\n"
+        + "  window=hopping 1h every 15m (aligned to the epoch, UTC)\n"
+        + "  allowed lateness=10m\n"
+        + "  trigger=early results after every 3 on-time events of a key's window; on time at the"
+        + " watermark; one revision per correction; final at end + allowed lateness\n"
+        + "  generation=2\n"
+        + "  fingerprint=aggregate key=[customer_id] accumulators=[sum(amount): decimal(38,2)]"
+        + " window=hopping 1h every 15m allowed_lateness=10m trigger=early every 3 events\n"));
+  }
+
+  @Test
   void explainNamesAMissingModel() {
     assertThat(run("explain", TIME.resolve("retention").toString(), "orders_by_day"), is(1));
     assertThat(err.toString(), containsString("no model named 'orders_by_day'"));

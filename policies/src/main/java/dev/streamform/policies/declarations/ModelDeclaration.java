@@ -9,7 +9,12 @@ import java.util.Optional;
 /**
  * One model of {@code streamform.yml} with its query from {@code models/<name>.sql}, validated
  * against the project: the query reads a declared source, the key columns are columns the query
- * produces, and {@link #retention()} is present only when that source has event time. Immutable.
+ * produces, and {@link #retention()} or {@link #window()} is present only when that source has
+ * event time.
+ *
+ * <p>A model with a {@link #window()} is windowed (SEMANTICS §6): it has no retention (a window's
+ * state lives until the window is final), and only a windowed model may have a non-zero {@link
+ * #allowedLateness()} or {@link #earlyResults()} other than none. Immutable.
  */
 @AutoValue
 public abstract class ModelDeclaration {
@@ -24,11 +29,22 @@ public abstract class ModelDeclaration {
   /** How long after a key's latest event time (in watermark terms) its state is dropped. */
   public abstract Optional<Duration> retention();
 
-  /** The window size of a windowed model (next phase). */
-  public abstract Optional<Duration> window();
+  /** The windows of a windowed model; empty for an upsert model. */
+  public abstract Optional<WindowSpec> window();
 
-  /** How long after a window's end corrections are still accepted (next phase). */
-  public abstract Optional<Duration> allowedLateness();
+  /** How long after a window's end corrections are still accepted; {@code 0s} when not declared. */
+  public abstract Duration allowedLateness();
+
+  /** When a windowed model previews a window before it is on time; {@code none} when not declared. */
+  public abstract EarlyResults earlyResults();
+
+  /** The policy generation (SEMANTICS §9), 1 or more; 1 when not declared. */
+  public abstract int generation();
+
+  /** True when the model has a {@link #window()}. */
+  public boolean windowed() {
+    return window().isPresent();
+  }
 
   /** Kafka topic for the model's changelog. */
   public abstract Optional<String> topic();
@@ -50,9 +66,16 @@ public abstract class ModelDeclaration {
 
   public abstract Builder toBuilder();
 
-  /** A builder with the default {@code materialized: upsert}. */
+  /**
+   * A builder with the defaults {@code materialized: upsert}, {@code allowed_lateness: 0s}, {@code
+   * early_results: none} and {@code generation: 1}.
+   */
   public static Builder builder() {
-    return new AutoValue_ModelDeclaration.Builder().setMaterialized(Materialization.UPSERT);
+    return new AutoValue_ModelDeclaration.Builder()
+        .setMaterialized(Materialization.UPSERT)
+        .setAllowedLateness(Duration.ZERO)
+        .setEarlyResults(EarlyResults.none())
+        .setGeneration(1);
   }
 
   /** Builds a {@link ModelDeclaration}. */
@@ -66,9 +89,13 @@ public abstract class ModelDeclaration {
 
     public abstract Builder setRetention(Duration retention);
 
-    public abstract Builder setWindow(Duration window);
+    public abstract Builder setWindow(WindowSpec window);
 
     public abstract Builder setAllowedLateness(Duration allowedLateness);
+
+    public abstract Builder setEarlyResults(EarlyResults earlyResults);
+
+    public abstract Builder setGeneration(int generation);
 
     public abstract Builder setTopic(String topic);
 
@@ -87,15 +114,29 @@ public abstract class ModelDeclaration {
     abstract ModelDeclaration autoBuild();
 
     /**
-     * @throws IllegalStateException when the key is empty
+     * @throws IllegalStateException when the key is empty, the generation is below 1, the allowed
+     *     lateness is negative, or a model has retention with a window, or allowed lateness or
+     *     early results without one
      */
     public ModelDeclaration build() {
       setKey(List.copyOf(key()));
       ModelDeclaration m = autoBuild();
-      if (m.key().isEmpty()) {
-        throw new IllegalStateException("model '" + m.name() + "' has an empty key");
+      check(!m.key().isEmpty(), m, "has an empty key");
+      check(m.generation() >= 1, m, "has generation " + m.generation() + "; it must be 1 or more");
+      check(!m.allowedLateness().isNegative(), m, "has a negative allowed lateness");
+      if (m.windowed()) {
+        check(m.retention().isEmpty(), m, "has both a window and a retention");
+      } else {
+        check(m.allowedLateness().isZero() && m.earlyResults().isNone(), m,
+            "has allowed lateness or early results but no window");
       }
       return m;
+    }
+
+    private static void check(boolean ok, ModelDeclaration m, String what) {
+      if (!ok) {
+        throw new IllegalStateException("model '" + m.name() + "' " + what);
+      }
     }
   }
 }

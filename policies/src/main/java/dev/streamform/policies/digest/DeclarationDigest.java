@@ -20,8 +20,11 @@ import java.util.stream.Collectors;
  * which is part of its meaning.
  *
  * <p>A source's clock fields (watermark, late events, idle) are part of its form only when it has
- * event time, so a processing-time source has the same digest as before event time existed. A
- * model's digest covers its {@code streamform.yml} declaration, not its query text.
+ * event time, so a processing-time source has the same digest as before event time existed. In
+ * the same way a model's window fields (window size and every, allowed lateness, early results)
+ * are part of its form only when it is windowed, and its generation when it is windowed or not 1:
+ * an upsert model has the same digest as before windows existed. A model's digest covers its
+ * {@code streamform.yml} declaration, not its query text.
  */
 public final class DeclarationDigest {
   private DeclarationDigest() {}
@@ -59,7 +62,12 @@ public final class DeclarationDigest {
     return join(form);
   }
 
-  /** The model as one line of sorted {@code key=value} pairs, e.g. {@code key=["customer_id"];...}. */
+  /**
+   * The model as one line of sorted {@code key=value} pairs, e.g. {@code key=["customer_id"];...};
+   * a windowed model's window is always written with both size and every, e.g. {@code
+   * window={"every":"1h","size":"1h"}}, so {@code window: 1h} and {@code window: {size: 1h}} are
+   * the same.
+   */
   public static String canonicalForm(ModelDeclaration m) {
     Map<String, String> form = new TreeMap<>();
     form.put("kind", quote("model"));
@@ -67,8 +75,15 @@ public final class DeclarationDigest {
     form.put("materialized", quote(m.materialized().yamlName()));
     form.put("key", list(m.key()));
     m.retention().ifPresent(d -> form.put("retention", quote(Durations.format(d))));
-    m.window().ifPresent(d -> form.put("window", quote(Durations.format(d))));
-    m.allowedLateness().ifPresent(d -> form.put("allowed_lateness", quote(Durations.format(d))));
+    m.window().ifPresent(w -> {
+      form.put("window", "{" + quote("every") + ":" + quote(Durations.format(w.every())) + ","
+          + quote("size") + ":" + quote(Durations.format(w.size())) + "}");
+      form.put("allowed_lateness", quote(Durations.format(m.allowedLateness())));
+      form.put("early_results", quote(m.earlyResults().yamlText()));
+    });
+    if (m.windowed() || m.generation() != 1) {
+      form.put("generation", String.valueOf(m.generation()));
+    }
     m.topic().ifPresent(t -> form.put("topic", quote(t)));
     m.lateTopic().ifPresent(t -> form.put("late_topic", quote(t)));
     m.quarantineTopic().ifPresent(t -> form.put("quarantine_topic", quote(t)));

@@ -1,7 +1,9 @@
 package dev.streamform.policies.plan;
 
+import dev.streamform.policies.declarations.EarlyResults;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.digest.DeclarationDigest;
 import dev.streamform.policies.project.Project;
 import dev.streamform.policies.schema.ColumnType;
@@ -20,7 +22,9 @@ import java.util.stream.Collectors;
  * The plan of a model as {@code streamform explain} shows it: the Source with its clock, a Filter
  * for the WHERE clause, and the Aggregate with its state fingerprint. Every node that carries the
  * event-time attribute says so; the fingerprint names the key, each accumulator with its type and
- * the retention, so a change to any of them shows.
+ * the retention (for a windowed model: the window, the allowed lateness and the trigger), so a
+ * change to any of them shows. A windowed model's Aggregate also shows its window, allowed
+ * lateness, trigger and generation.
  */
 public final class Plan {
   private final List<List<String>> nodes;
@@ -69,15 +73,51 @@ public final class Plan {
     String accumulators = aggregates.stream()
         .map(a -> call(a) + ": " + outputs.get(a.name()))
         .collect(Collectors.joining(", "));
-    nodes.add(List.of(
+    List<String> aggregate = new ArrayList<>(List.of(
         "Aggregate",
         "key=" + key,
-        "aggregates=" + aggregates.stream().map(Plan::call).collect(Collectors.joining(", ")),
-        "fingerprint=aggregate key=[" + key + "] accumulators=[" + accumulators + "] retention="
-            + model.retention().map(Durations::format).orElse("unbounded"),
-        "materialized=" + model.materialized().name().toLowerCase(Locale.ROOT)
-            + " (insert/update changelog)"));
+        "aggregates=" + aggregates.stream().map(Plan::call).collect(Collectors.joining(", "))));
+    String fingerprint = "fingerprint=aggregate key=[" + key + "] accumulators=[" + accumulators + "]";
+    if (model.window().isPresent()) {
+      WindowSpec window = model.window().get();
+      aggregate.add("window=" + window.describe() + " (aligned to the epoch, UTC)");
+      aggregate.add("allowed lateness=" + Durations.format(model.allowedLateness()));
+      aggregate.add("trigger=" + trigger(model.earlyResults()));
+      aggregate.add("generation=" + model.generation());
+      aggregate.add(fingerprint + " window=" + window.describe()
+          + " allowed_lateness=" + Durations.format(model.allowedLateness())
+          + " trigger=early " + model.earlyResults().yamlText());
+      aggregate.add("materialized=" + model.materialized().yamlName()
+          + " (revisions per key and window, accumulating: on_time, corrected, final)");
+    } else {
+      aggregate.add(fingerprint + " retention="
+          + model.retention().map(Durations::format).orElse("unbounded"));
+      aggregate.add("materialized=" + model.materialized().yamlName() + " (insert/update changelog)");
+      if (model.generation() != 1) {
+        aggregate.add("generation=" + model.generation());
+      }
+    }
+    nodes.add(aggregate);
     return new Plan(nodes);
+  }
+
+  /** When a window emits, in words. */
+  private static String trigger(EarlyResults early) {
+    String previews;
+    switch (early.kind()) {
+      case NONE:
+        previews = "no early results";
+        break;
+      case EVERY_EVENTS:
+        previews = "early results after every " + (early.everyEvents() == 1 ? "on-time event"
+            : early.everyEvents() + " on-time events of a key's window");
+        break;
+      default:
+        previews = "early results every " + Durations.format(early.everyInterval())
+            + " of processing time";
+    }
+    return previews + "; on time at the watermark; one revision per correction;"
+        + " final at end + allowed lateness";
   }
 
   private static String clock(SourceDeclaration source) {

@@ -1,11 +1,14 @@
 package dev.streamform.policies.project;
 
 import dev.streamform.policies.declarations.ModelDeclaration;
+import dev.streamform.policies.declarations.RevisionStatus;
 import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.schema.ColumnValues;
 import dev.streamform.policies.sql.ModelSql;
 import dev.streamform.policies.sql.SqlModelException;
+import dev.streamform.policies.time.Durations;
 import dev.streamform.policies.time.Timestamps;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -17,10 +20,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-/** Reads a fixture file (SEMANTICS §4) through {@link YamlMap}, typing every value. */
+/**
+ * Reads a fixture file (SEMANTICS §4, and §6 for a windowed model's rows) through {@link
+ * YamlMap}, typing every value.
+ */
 final class FixtureFile {
   static final String DIR = "fixtures";
   private static final List<String> KEYS = List.of("model", "description", "given", "expect", "late");
@@ -28,14 +35,26 @@ final class FixtureFile {
       "- event: { customer_id: 42, ordered_at: \"" + Timestamps.EXAMPLE + "\" }  or  - watermark: \""
           + Timestamps.EXAMPLE + "\"";
 
-  /** What a fixture's {@code model:} resolves to: the source it feeds and the output columns. */
+  /** The keys of a windowed model's {@code expect:} row besides its key and output columns. */
+  private static final List<String> REVISION_KEYS = List.of("revision", "status",
+      "logical_window_id", "projection_id", "predecessor", "aggregate_digest", "offsets");
+  private static final List<String> HASH_KEYS =
+      List.of("logical_window_id", "projection_id", "aggregate_digest");
+  private static final String STATUSES = "early, on_time, corrected or final";
+
+  /**
+   * What a fixture's {@code model:} resolves to: the source it feeds, the output columns and,
+   * for a windowed model, its windows.
+   */
   static final class Target {
     final SourceDeclaration source;
     final Map<String, ColumnType> outputs;
+    final Optional<WindowSpec> window;
 
-    Target(SourceDeclaration source, Map<String, ColumnType> outputs) {
+    Target(SourceDeclaration source, Map<String, ColumnType> outputs, Optional<WindowSpec> window) {
       this.source = source;
       this.outputs = outputs;
+      this.window = window;
     }
   }
 
@@ -86,7 +105,7 @@ final class FixtureFile {
           return Optional.empty();
         }
         SourceDeclaration source = project.sourceOf(found);
-        return Optional.of(new Target(source, outputsOf(found, source)));
+        return Optional.of(new Target(source, outputsOf(found, source), found.window()));
       }
 
       @Override
@@ -97,13 +116,16 @@ final class FixtureFile {
     return new FixtureFile(models, file, project.dir()).read();
   }
 
-  /** Reads a fixture whose events go to {@code source} and whose model emits {@code outputs}. */
-  static Fixture read(Path file, SourceDeclaration source, Map<String, ColumnType> outputs)
-      throws InvalidProjectException {
+  /**
+   * Reads a fixture whose events go to {@code source} and whose model emits {@code outputs}, over
+   * {@code window} when it is windowed.
+   */
+  static Fixture read(Path file, SourceDeclaration source, Map<String, ColumnType> outputs,
+      Optional<WindowSpec> window) throws InvalidProjectException {
     Models models = new Models() {
       @Override
       public Optional<Target> resolve(String m, YamlMap root) {
-        return Optional.of(new Target(source, outputs));
+        return Optional.of(new Target(source, outputs, window));
       }
 
       @Override
@@ -143,15 +165,24 @@ final class FixtureFile {
     if (target.isPresent()) {
       SourceDeclaration source = target.get().source;
       Map<String, ColumnType> outputs = target.get().outputs;
+      Optional<WindowSpec> window = target.get().window;
       readGiven(root, source, given);
-      for (YamlMap row : root.mapList("expect", i -> "expect row " + i,
-          "- { op: insert, " + String.join(": ..., ", outputs.keySet()) + ": ... }")) {
-        expectRow(row, modelName.get(), outputs).ifPresent(expect::add);
+      String expectExample = window.isPresent()
+          ? "- { window_start: \"" + Timestamps.EXAMPLE + "\", window_end: ..., "
+              + String.join(": ..., ", outputs.keySet()) + ": ..., revision: 1, status: on_time }"
+          : "- { op: insert, " + String.join(": ..., ", outputs.keySet()) + ": ... }";
+      for (YamlMap row : root.mapList("expect", i -> "expect row " + i, expectExample)) {
+        (window.isPresent()
+            ? windowedExpectRow(row, modelName.get(), outputs, window.get())
+            : expectRow(row, modelName.get(), outputs)).ifPresent(expect::add);
       }
-      for (YamlMap row : root.mapList("late", i -> "late row " + i,
-          "- { " + String.join(": ..., ", source.schema().keySet()) + ": ... }")) {
-        typedRow(row, source.schema(), "a column of source '" + source.name() + "'")
-            .ifPresent(v -> late.add(Fixture.Row.of(row.line(), v)));
+      String lateExample = "- { " + String.join(": ..., ", source.schema().keySet()) + ": ..."
+          + (window.isPresent() ? ", window_start: ..." : "") + " }";
+      for (YamlMap row : root.mapList("late", i -> "late row " + i, lateExample)) {
+        (window.isPresent() ? windowedLateRow(row, source, window.get())
+            : typedRow(row, source.schema(), "a column of source '" + source.name() + "'")
+                .map(v -> Fixture.Row.of(row.line(), v)))
+            .ifPresent(late::add);
       }
     }
     if (!problems.isEmpty()) {
@@ -233,16 +264,248 @@ final class FixtureFile {
     return Optional.of(Fixture.Row.of(row.line(), values.get()));
   }
 
+  /**
+   * A windowed model's {@code expect:} row: {@code window_start}, {@code window_end}, the key and
+   * output columns, {@code revision} and {@code status}, and optionally the identity fields.
+   */
+  private Optional<Fixture.Row> windowedExpectRow(
+      YamlMap row, String model, Map<String, ColumnType> outputs, WindowSpec window) {
+    int before = problems.size();
+    if (row.has("op")) {
+      row.report("op", "op belongs to fixtures of upsert models; a row of windowed model '" + model
+              + "' says its revision and status instead",
+          "remove op and give revision: <0 for early, 1, 2, ...> and status: " + STATUSES);
+    }
+    Map<String, ColumnType> bounds =
+        Map.of("window_start", ColumnType.TIMESTAMP, "window_end", ColumnType.TIMESTAMP);
+    Map<String, ColumnType> hashes = new LinkedHashMap<>();
+    HASH_KEYS.forEach(k -> hashes.put(k, ColumnType.STRING));
+    List<String> known = new ArrayList<>(List.of("window_start", "window_end"));
+    known.addAll(outputs.keySet());
+    known.addAll(REVISION_KEYS);
+    row.allowOnly(known, List.of("op"));
+    Map<String, Object> values = new LinkedHashMap<>();
+    typedValues(row, bounds, "the window's start or end").ifPresent(values::putAll);
+    typedValues(row, outputs, "an output column of model '" + model + "'").ifPresent(values::putAll);
+    typedValues(row, hashes, "a digest").ifPresent(values::putAll);
+    List<String> notNull = new ArrayList<>(bounds.keySet());
+    notNull.addAll(HASH_KEYS);
+    refuseNulls(row, values, notNull);
+
+    Fixture.Row.Builder b = Fixture.Row.builder(row.line(), new LinkedHashMap<>());
+    Optional<Instant> start = Optional.ofNullable((Instant) values.remove("window_start"));
+    Optional<Instant> end = Optional.ofNullable((Instant) values.remove("window_end"));
+    for (String key : List.of("window_start", "window_end")) {
+      if (!row.has(key)) {
+        row.reportMissing(key, "add " + key + ": \"" + Timestamps.EXAMPLE + "\" (a timestamp), the "
+            + (key.equals("window_start") ? "start" : "end (exclusive)") + " of the row's window");
+      }
+    }
+    checkWindowStart(row, start, window, model);
+    start.ifPresent(s -> end.ifPresent(e -> {
+      if (window.isStart(s) && !e.equals(window.endOf(s))) {
+        row.report("window_end", "'" + Timestamps.format(e) + "' is not window_start + "
+                + Durations.format(window.size()) + " (the size of model '" + model + "''s windows)",
+            "write window_end: \"" + Timestamps.format(window.endOf(s)) + "\"");
+      }
+    }));
+    start.ifPresent(b::setWindowStart);
+    end.ifPresent(b::setWindowEnd);
+    for (String key : HASH_KEYS) {
+      Object id = values.remove(key);
+      if (id == null) {
+        continue;
+      }
+      if (!id.toString().matches("[0-9a-f]{64}")) {
+        row.report(key, "'" + id + "' is not a SHA-256 digest (64 hex digits, 0-9 and a-f)",
+            "copy it from the output, or leave " + key + " out (identity fields are optional in fixtures)");
+      } else if (key.equals("logical_window_id")) {
+        b.setLogicalWindowId(id.toString());
+      } else if (key.equals("projection_id")) {
+        b.setProjectionId(id.toString());
+      } else {
+        b.setAggregateDigest(id.toString());
+      }
+    }
+
+    Optional<Integer> revision = wholeNumber(row, "revision", 0,
+        "write a whole number from 0: 0 for an early preview, 1 for the first revision, 2, ...");
+    if (!row.has("revision")) {
+      row.reportMissing("revision", "add revision: 0 for an early preview, 1 for the first revision, 2, ...");
+    }
+    Optional<RevisionStatus> status = status(row);
+    if (!row.has("status")) {
+      row.reportMissing("status", "add status: " + STATUSES);
+    }
+    revision.ifPresent(b::setRevision);
+    status.ifPresent(b::setStatus);
+    revision.ifPresent(n -> status.ifPresent(st -> {
+      boolean early = st == RevisionStatus.EARLY;
+      if (early != (n == 0) || (st == RevisionStatus.ON_TIME && n != 1)) {
+        row.report("revision", "status " + st.yamlName() + " has revision "
+                + (early ? "0" : st == RevisionStatus.ON_TIME ? "1" : "1 or more") + ", not " + n,
+            early ? "write revision: 0 (a preview is not a revision)"
+                : st == RevisionStatus.ON_TIME ? "write revision: 1 (on_time is always the first revision)"
+                : "write the revision's number, from 1");
+      }
+    }));
+    wholeNumber(row, "predecessor", 1, "write the revision this one replaces, a whole number from 1")
+        .ifPresent(b::setPredecessor);
+    offsets(row).ifPresent(b::setOffsets);
+
+    List<String> missing = outputs.keySet().stream()
+        .filter(c -> !row.has(c)).collect(Collectors.toList());
+    if (!missing.isEmpty()) {
+      row.reportHere("does not give " + missing.stream().map(c -> "`" + c + "`")
+              .collect(Collectors.joining(", ")),
+          "list every output column of the model: window_start, window_end, "
+              + String.join(", ", outputs.keySet()) + ", revision, status");
+    }
+    if (problems.size() > before) {
+      return Optional.empty();
+    }
+    return Optional.of(b.setValues(values).build());
+  }
+
+  /** A windowed model's {@code late:} row: the refused event's columns and {@code window_start}. */
+  private Optional<Fixture.Row> windowedLateRow(YamlMap row, SourceDeclaration source, WindowSpec window) {
+    int before = problems.size();
+    Map<String, ColumnType> columns = new LinkedHashMap<>(source.schema());
+    columns.put("window_start", ColumnType.TIMESTAMP);
+    Optional<Map<String, Object>> values =
+        typedRow(row, columns, "a column of source '" + source.name() + "' or window_start");
+    if (!row.has("window_start")) {
+      row.reportMissing("window_start", "add window_start: the start of the window that refused the"
+          + " event (one late row per refused window)");
+    }
+    if (values.isEmpty() || problems.size() > before) {
+      return Optional.empty();
+    }
+    refuseNulls(row, values.get(), List.of("window_start"));
+    Map<String, Object> event = new LinkedHashMap<>(values.get());
+    Optional<Instant> start = Optional.ofNullable((Instant) event.remove("window_start"));
+    checkWindowStart(row, start, window, null);
+    if (problems.size() > before) {
+      return Optional.empty();
+    }
+    Fixture.Row.Builder b = Fixture.Row.builder(row.line(), event);
+    start.ifPresent(b::setWindowStart);
+    return Optional.of(b.build());
+  }
+
+  /** Reports each of {@code keys} that the row gives with an empty value (null). */
+  private static void refuseNulls(YamlMap row, Map<String, Object> values, List<String> keys) {
+    for (String key : keys) {
+      if (values.containsKey(key) && values.get(key) == null) {
+        row.report(key, "has no value", HASH_KEYS.contains(key)
+            ? "give the digest, or leave " + key + " out (identity fields are optional in fixtures)"
+            : "give the window's " + (key.equals("window_end") ? "end" : "start") + " as a timestamp, e.g. "
+                + key + ": \"" + Timestamps.EXAMPLE + "\"");
+      }
+    }
+  }
+
+  /** Reports a {@code window_start} that is not the start of one of {@code window}'s windows. */
+  private static void checkWindowStart(
+      YamlMap row, Optional<Instant> start, WindowSpec window, String model) {
+    start.filter(s -> !window.isStart(s)).ifPresent(s -> row.report("window_start",
+        "'" + Timestamps.format(s) + "' is not the start of a window: "
+            + (model == null ? "the model's" : "model '" + model + "''s") + " windows ("
+            + window.describe() + ") start at multiples of " + Durations.format(window.every())
+            + " from the epoch, UTC",
+        "write the start of a window, e.g. window_start: \""
+            + Timestamps.format(window.startsContaining(s).get(window.startsContaining(s).size() - 1))
+            + "\""));
+  }
+
+  /** {@code key}'s value as a whole number from {@code min}; empty when absent or bad (reported). */
+  private static Optional<Integer> wholeNumber(YamlMap row, String key, int min, String fix) {
+    return row.typedScalar(key, key + ": " + Math.max(min, 1)).flatMap(raw -> {
+      String text = raw.getKey().trim();
+      if ((raw.getValue() instanceof Long || raw.getValue() instanceof String)
+          && text.matches("\\d{1,9}") && Integer.parseInt(text) >= min) {
+        return Optional.of(Integer.parseInt(text));
+      }
+      row.report(key, "'" + raw.getKey() + "' is not a whole number from " + min, fix);
+      return Optional.empty();
+    });
+  }
+
+  private static Optional<RevisionStatus> status(YamlMap row) {
+    return row.string("status", "status: on_time").flatMap(text -> {
+      for (RevisionStatus st : RevisionStatus.values()) {
+        if (st.yamlName().equals(text.trim())) {
+          return Optional.of(st);
+        }
+      }
+      List<String> names = new ArrayList<>();
+      for (RevisionStatus st : RevisionStatus.values()) {
+        names.add(st.yamlName());
+      }
+      row.report("status", "'" + text + "' is not " + STATUSES,
+          Names.closest(text.trim(), names).map(c -> "did you mean '" + c + "'? ").orElse("")
+              + "write status: " + STATUSES);
+      return Optional.empty();
+    });
+  }
+
+  /** {@code offsets: {<partition>: {min: 0, max: 3, count: 4}, ...}}; empty when absent or bad. */
+  private Optional<Map<Integer, Fixture.OffsetRange>> offsets(YamlMap row) {
+    String example = "offsets: {0: {min: 0, max: 3, count: 4}}";
+    Optional<YamlMap> all = row.nested("offsets", example);
+    if (all.isEmpty()) {
+      return Optional.empty();
+    }
+    int before = problems.size();
+    Map<Integer, Fixture.OffsetRange> offsets = new TreeMap<>();
+    for (String partition : all.get().keys()) {
+      if (!partition.matches("\\d{1,5}") || Integer.parseInt(partition) >= 1 << 16) {
+        all.get().report(partition, "'" + partition + "' is not a partition number",
+            "key each partition's offsets by its number, e.g. " + example);
+        continue;
+      }
+      all.get().nested(partition, example).ifPresent(range -> {
+        range.allowOnly(List.of("min", "max", "count"));
+        Map<String, Long> v = new LinkedHashMap<>();
+        for (String key : List.of("min", "max", "count")) {
+          if (!range.has(key)) {
+            range.reportMissing(key, "give min, max and count, e.g. " + example);
+          }
+          wholeNumber(range, key, key.equals("count") ? 1 : 0,
+              key.equals("count") ? "write how many events, from 1" : "write an offset, from 0")
+              .ifPresent(n -> v.put(key, (long) n));
+        }
+        if (v.size() == 3) {
+          if (v.get("min") > v.get("max") || v.get("count") > v.get("max") - v.get("min") + 1) {
+            range.reportHere("min " + v.get("min") + ", max " + v.get("max") + " and count "
+                    + v.get("count") + " cannot all hold",
+                "give the smallest and largest offset of the events included and how many they are");
+          } else {
+            offsets.put(Integer.parseInt(partition),
+                Fixture.OffsetRange.of(v.get("min"), v.get("max"), v.get("count")));
+          }
+        }
+      });
+    }
+    return problems.size() > before ? Optional.empty() : Optional.of(offsets);
+  }
+
   /** The row's values typed by {@code columns}; unknown columns and bad values are problems. */
   private Optional<Map<String, Object>> typedRow(
       YamlMap row, Map<String, ColumnType> columns, String what) {
     row.allowOnly(columns.keySet());
+    boolean known = columns.keySet().containsAll(row.keys());
+    return typedValues(row, columns, what).filter(v -> known);
+  }
+
+  /** The values of the row's keys that {@code columns} names, typed; bad values are problems. */
+  private Optional<Map<String, Object>> typedValues(
+      YamlMap row, Map<String, ColumnType> columns, String what) {
     Map<String, Object> values = new LinkedHashMap<>();
     boolean ok = true;
     for (String key : row.keys()) {
       ColumnType type = columns.get(key);
       if (type == null) {
-        ok = false;
         continue;
       }
       Optional<Map.Entry<String, Object>> raw = row.typedScalar(key, key + ": <" + type + ">");

@@ -1,7 +1,11 @@
 package dev.streamform.policies.project;
 
+import dev.streamform.policies.declarations.EarlyResults;
 import dev.streamform.policies.declarations.Materialization;
 import dev.streamform.policies.declarations.ModelDeclaration;
+import dev.streamform.policies.declarations.WindowSpec;
+import dev.streamform.policies.time.Durations;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,8 +18,11 @@ final class ModelsFile {
   static final String NAME = "streamform.yml";
 
   static final List<String> KEYS =
-      List.of("materialized", "key", "retention", "window", "allowed_lateness", "topic",
-          "late_topic", "quarantine_topic");
+      List.of("materialized", "key", "retention", "window", "allowed_lateness", "early_results",
+          "generation", "topic", "late_topic", "quarantine_topic");
+
+  /** The keys of a hopping window, {@code window: {size: 1h, every: 15m}}. */
+  static final List<String> WINDOW_KEYS = List.of("size", "every");
 
   private ModelsFile() {}
 
@@ -91,18 +98,36 @@ final class ModelsFile {
     });
 
     m.duration("retention", "30d").ifPresent(b::setRetention);
-    m.duration("window", "1h").ifPresent(window -> {
-      if (window.isZero()) {
-        m.report("window", "a window cannot be 0s long", "give the window's size, e.g. window: 1h");
-      } else {
-        b.setWindow(window);
+    if (m.has("retention") && m.has("window")) {
+      m.report("retention", "a windowed model has no retention: a window's state lives until the"
+              + " window is final (its end + allowed_lateness)",
+          "remove retention, and give allowed_lateness: <duration> to say how long corrections are accepted");
+    }
+    window(m).ifPresent(b::setWindow);
+    for (String windowedOnly : List.of("allowed_lateness", "early_results")) {
+      if (m.has(windowedOnly) && !m.has("window")) {
+        m.report(windowedOnly, windowedOnly + " applies to windowed models only",
+            "add window: <duration> or remove " + windowedOnly);
+      }
+    }
+    m.duration("allowed_lateness", "10m").ifPresent(b::setAllowedLateness);
+    m.string("early_results", "early_results: every 100 events").ifPresent(text -> {
+      try {
+        b.setEarlyResults(EarlyResults.parse(text));
+      } catch (IllegalArgumentException e) {
+        m.report("early_results", e.getMessage(),
+            "write early_results: none, early_results: every 100 events or early_results: every 1m");
       }
     });
-    m.duration("allowed_lateness", "10m").ifPresent(b::setAllowedLateness);
-    if (m.has("allowed_lateness") && !m.has("window")) {
-      m.report("allowed_lateness", "allowed_lateness applies to windowed models only",
-          "add window: <duration> or remove allowed_lateness");
-    }
+    m.string("generation", "generation: 2").ifPresent(text -> {
+      String t = text.trim();
+      if (t.matches("\\d{1,9}") && Integer.parseInt(t) >= 1) {
+        b.setGeneration(Integer.parseInt(t));
+      } else {
+        m.report("generation", "'" + text + "' is not a generation",
+            "write a whole number from 1, e.g. generation: 2 (the default is 1)");
+      }
+    });
     m.string("topic", "topic: customer_metrics").ifPresent(b::setTopic);
     m.string("late_topic", "late_topic: orders_late").ifPresent(b::setLateTopic);
     m.string("quarantine_topic", "quarantine_topic: orders_quarantine").ifPresent(b::setQuarantineTopic);
@@ -110,5 +135,59 @@ final class ModelsFile {
     Optional<ModelDeclaration.Builder> declaration =
         problems.size() == problemsBefore ? Optional.of(b) : Optional.empty();
     return new Entry(name, m, declaration, key);
+  }
+
+  /**
+   * {@code window: 1h} (tumbling) or {@code window: {size: 1h, every: 15m}} (hopping; {@code every}
+   * defaults to the size); empty, with a problem, when it is neither.
+   */
+  private static Optional<WindowSpec> window(YamlMap m) {
+    if (!m.has("window")) {
+      return Optional.empty();
+    }
+    if (!m.isMap("window")) {
+      return m.duration("window", "1h").flatMap(size -> {
+        if (size.isZero()) {
+          m.report("window", "a window cannot be 0s long", "give the window's size, e.g. window: 1h");
+          return Optional.empty();
+        }
+        return Optional.of(WindowSpec.tumbling(size));
+      });
+    }
+    Optional<YamlMap> hopping = m.nested("window", "window: {size: 1h, every: 15m}");
+    YamlMap w = hopping.get();
+    w.allowOnly(WINDOW_KEYS);
+    if (!w.has("size")) {
+      w.reportMissing("size", "give the window's size, e.g. window: {size: 1h, every: 15m}");
+    }
+    Optional<Duration> size = w.duration("size", "1h");
+    Optional<Duration> every = w.duration("every", "15m");
+    boolean positive = true;
+    for (String key : WINDOW_KEYS) {
+      Optional<Duration> d = key.equals("size") ? size : every;
+      if (d.isPresent() && d.get().isZero()) {
+        positive = false;
+        w.report(key, "a window's " + key + " cannot be 0s", key.equals("size")
+            ? "give the window's size, e.g. window: {size: 1h, every: 15m}"
+            : "give how far apart windows start, e.g. every: 15m, or remove every for tumbling windows");
+      }
+    }
+    if (size.isEmpty() || !positive || (w.has("every") && every.isEmpty())) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(WindowSpec.hopping(size.get(), every.orElse(size.get())));
+    } catch (IllegalArgumentException e) {
+      String fix = every.get().compareTo(size.get()) > 0
+          ? "make every at most the size, e.g. window: {size: " + Durations.format(every.get())
+              + ", every: " + Durations.format(size.get()) + "}, or write window: "
+              + Durations.format(size.get()) + " for tumbling windows"
+          : "make the size a multiple of every, e.g. window: {size: "
+              + Durations.format(every.get().multipliedBy(
+                  Math.max(1, size.get().toMillis() / every.get().toMillis())))
+              + ", every: " + Durations.format(every.get()) + "}";
+      w.report("every", e.getMessage(), fix);
+      return Optional.empty();
+    }
   }
 }

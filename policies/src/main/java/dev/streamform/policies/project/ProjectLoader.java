@@ -27,11 +27,15 @@ import java.util.regex.Pattern;
 
 /**
  * Loads a project folder and checks the rules that span files: a model's query file exists and
- * parses, reads a declared source, produces its key columns, and has a clock upstream for
- * {@code retention} and {@code window}.
+ * parses, reads a declared source, produces its key columns, has a clock upstream for
+ * {@code retention} and {@code window}, and, when windowed, leaves {@code window_start} and
+ * {@code window_end} to the window.
  */
 final class ProjectLoader {
   static final String MODELS_DIR = "models";
+
+  /** The columns a windowed model adds to every output row (SEMANTICS §6). */
+  static final List<String> WINDOW_COLUMNS = List.of("window_start", "window_end");
 
   private static final Pattern LINE_PREFIX = Pattern.compile("line (\\d+)(, column \\d+)?: ");
 
@@ -178,6 +182,17 @@ final class ProjectLoader {
   /** The query's own problems against the source schema, then the key against its output. */
   private void checkQuery(ModelsFile.Entry model, ModelQuery query, Map<String, ColumnType> schema,
       String sqlName, Optional<String> subject) {
+    if (model.yaml().has("window")) {
+      for (OutputColumn column : query.outputs()) {
+        if (WINDOW_COLUMNS.contains(column.name().toLowerCase(java.util.Locale.ROOT))) {
+          problems.add(Problem.of(sqlName, column.line(), subject, Optional.empty(),
+              "the query outputs a column named '" + column.name() + "', which a windowed model adds"
+                  + " to every row itself (window_start, window_end)",
+              Optional.of("rename it in the query with AS <another name>, or remove window from the"
+                  + " model in streamform.yml")));
+        }
+      }
+    }
     List<String> queryProblems = query.problems(schema);
     for (String message : queryProblems) {
       addSqlProblem(sqlName, subject, 0, message);

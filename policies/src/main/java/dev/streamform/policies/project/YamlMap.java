@@ -31,14 +31,22 @@ import org.yaml.snakeyaml.nodes.Tag;
 final class YamlMap {
   private final String file;
   private final Optional<String> subject;
+  /** Prepended to the keys problems name: {@code window.} for the keys of {@code window: {...}}. */
+  private final String keyPrefix;
   private final Node node;
   private final Map<String, NodeTuple> entries;
   private final List<Problem> problems;
 
   private YamlMap(
       String file, Optional<String> subject, MappingNode node, List<Problem> problems) {
+    this(file, subject, "", node, problems);
+  }
+
+  private YamlMap(String file, Optional<String> subject, String keyPrefix, MappingNode node,
+      List<Problem> problems) {
     this.file = file;
     this.subject = subject;
+    this.keyPrefix = keyPrefix;
     this.node = node;
     this.problems = problems;
     this.entries = new LinkedHashMap<>();
@@ -122,9 +130,17 @@ final class YamlMap {
 
   /** Records a problem for every key not in {@code known}, suggesting the closest known one. */
   void allowOnly(Collection<String> known) {
+    allowOnly(known, List.of());
+  }
+
+  /**
+   * Like {@link #allowOnly(Collection)}, but says nothing about the keys in {@code reportedElsewhere}
+   * (keys the caller refuses with a message of its own).
+   */
+  void allowOnly(Collection<String> known, Collection<String> reportedElsewhere) {
     for (NodeTuple entry : entries.values()) {
       String key = ((ScalarNode) entry.getKeyNode()).getValue();
-      if (known.contains(key)) {
+      if (known.contains(key) || reportedElsewhere.contains(key)) {
         continue;
       }
       Optional<String> closest = Names.closest(key, known);
@@ -136,7 +152,7 @@ final class YamlMap {
 
   /** Records a problem about {@code key} (at its line, or this mapping's when absent). */
   void report(String key, String message, String fix) {
-    problems.add(Problem.of(file, line(key), subject, Optional.of(key), message, Optional.of(fix)));
+    problems.add(Problem.of(file, line(key), subject, Optional.of(keyPrefix + key), message, Optional.of(fix)));
   }
 
   /** Records a problem about this whole mapping, at its first line. */
@@ -146,7 +162,8 @@ final class YamlMap {
 
   /** Records that a required key is missing. */
   void reportMissing(String key, String fix) {
-    problems.add(Problem.of(file, line(), subject, Optional.of(key), "required key is missing", Optional.of(fix)));
+    problems.add(Problem.of(file, line(), subject, Optional.of(keyPrefix + key), "required key is missing",
+        Optional.of(fix)));
   }
 
   /** A scalar value; a list, a map or an empty value is a problem. {@code example} shows the key written right. */
@@ -214,6 +231,31 @@ final class YamlMap {
     if (value instanceof MappingNode) {
       return Optional.of(
           new YamlMap(file, childSubject.or(() -> subject), (MappingNode) value, problems));
+    }
+    report(key, "expected a map, got " + describe(value), "write " + example);
+    return Optional.empty();
+  }
+
+  /** True when {@code key} is present and its value is a mapping. */
+  boolean isMap(String key) {
+    NodeTuple entry = entries.get(key);
+    return entry != null && entry.getValueNode() instanceof MappingNode;
+  }
+
+  /**
+   * The mapping under {@code key}, about the same subject, whose problems name their keys as
+   * {@code key.inner} (e.g. {@code window.every}). Absent or not a mapping: empty, the latter
+   * reported.
+   */
+  Optional<YamlMap> nested(String key, String example) {
+    NodeTuple entry = entries.get(key);
+    if (entry == null) {
+      return Optional.empty();
+    }
+    Node value = entry.getValueNode();
+    if (value instanceof MappingNode) {
+      return Optional.of(
+          new YamlMap(file, subject, keyPrefix + key + ".", (MappingNode) value, problems));
     }
     report(key, "expected a map, got " + describe(value), "write " + example);
     return Optional.empty();
@@ -298,7 +340,7 @@ final class YamlMap {
   }
 
   private void report(Node at, Optional<String> key, String message, String fix) {
-    problems.add(Problem.of(file, line(at), subject, key, message, Optional.of(fix)));
+    problems.add(Problem.of(file, line(at), subject, key.map(k -> keyPrefix + k), message, Optional.of(fix)));
   }
 
   private static boolean isNull(Node node) {

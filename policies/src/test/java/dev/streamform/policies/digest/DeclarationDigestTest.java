@@ -99,6 +99,57 @@ class DeclarationDigestTest {
     assertThat(modelDigest("b", MODELS.replace("30d", "31d")), is(not(modelDigest("a", MODELS))));
   }
 
+  private static final String WINDOWED =
+      "models:\n  customer_metrics:\n    key: [customer_id]\n    window: 1h\n";
+
+  /** The same windowed model: the window as a map without every, every default written out. */
+  private static final String WINDOWED_RESPELT =
+      "models:\n  customer_metrics:\n    generation: 1\n    early_results: \"None\"\n"
+          + "    allowed_lateness: 0ms\n    window: {size: 60m}\n    materialized: upsert\n"
+          + "    key: [customer_id]\n";
+
+  @Test
+  void windowedModelDigestIgnoresSpellingAndDefaults() throws Exception {
+    assertThat(modelDigest("b", WINDOWED_RESPELT), is(modelDigest("a", WINDOWED)));
+    assertThat(modelDigest("c", WINDOWED.replace("1h", "{size: 1h, every: 1h}")), is(modelDigest("a", WINDOWED)));
+  }
+
+  @Test
+  void windowedModelCanonicalFormWritesEveryWindowFieldOut() throws Exception {
+    assertThat(DeclarationDigest.canonicalForm(
+            project("a", SOURCES, WINDOWED).models().get("customer_metrics")),
+        is("allowed_lateness=\"0s\";early_results=\"none\";generation=1;key=[\"customer_id\"];"
+            + "kind=\"model\";materialized=\"upsert\";name=\"customer_metrics\";"
+            + "window={\"every\":\"1h\",\"size\":\"1h\"}"));
+    assertThat(DeclarationDigest.canonicalForm(project("b", SOURCES, WINDOWED.replace("1h",
+            "{size: 1h, every: 15m}\n    allowed_lateness: 600s\n    early_results: every 3 events"))
+            .models().get("customer_metrics")),
+        is("allowed_lateness=\"10m\";early_results=\"every 3 events\";generation=1;"
+            + "key=[\"customer_id\"];kind=\"model\";materialized=\"upsert\";name=\"customer_metrics\";"
+            + "window={\"every\":\"15m\",\"size\":\"1h\"}"));
+  }
+
+  @Test
+  void aRealChangeToAWindowedModelChangesItsDigest() throws Exception {
+    String before = modelDigest("a", WINDOWED);
+    assertThat(modelDigest("b", WINDOWED.replace("1h", "2h")), is(not(before)));
+    assertThat(modelDigest("c", WINDOWED.replace("1h", "{size: 1h, every: 30m}")), is(not(before)));
+    assertThat(modelDigest("d", WINDOWED + "    allowed_lateness: 1s\n"), is(not(before)));
+    assertThat(modelDigest("e", WINDOWED + "    early_results: every 1 event\n"), is(not(before)));
+    assertThat(modelDigest("f", WINDOWED + "    early_results: every 1s\n"), is(not(before)));
+    assertThat(modelDigest("g", WINDOWED + "    generation: 2\n"), is(not(before)));
+    assertThat(modelDigest("h", WINDOWED.replace("    window: 1h\n", "")), is(not(before)));
+  }
+
+  @Test
+  void anUpsertModelsFormHasNoWindowFieldsAndItsGenerationOnlyWhenNotOne() throws Exception {
+    assertThat(DeclarationDigest.canonicalForm(project("a", SOURCES, MODELS).models().get("customer_metrics")),
+        is("key=[\"customer_id\"];kind=\"model\";materialized=\"upsert\";name=\"customer_metrics\";"
+            + "retention=\"30d\""));
+    assertThat(modelDigest("b", MODELS + "    generation: 1\n"), is(modelDigest("a", MODELS)));
+    assertThat(modelDigest("c", MODELS + "    generation: 2\n"), is(not(modelDigest("a", MODELS))));
+  }
+
   @Test
   void canonicalFormIsReadable() throws Exception {
     assertThat(DeclarationDigest.canonicalForm(project("a", SOURCES, MODELS).sources().get("orders")),

@@ -43,6 +43,50 @@ class PlanTest {
         + " count(*): int64] retention=30d\n"));
   }
 
+  private static final String CLOCK = "    event_time: ordered_at\n    watermark: 5m\n";
+  private static final String SQL =
+      "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY customer_id";
+
+  @Test
+  void aTumblingWindowWithDefaultsShowsItsWindowTriggerAndGeneration() throws Exception {
+    Project p = project(ORDERS + CLOCK,
+        "models:\n  customer_metrics:\n    key: [customer_id]\n    window: 1h\n", SQL);
+    String plan = Plan.of(p, "customer_metrics").render();
+    assertThat(plan, containsString("Aggregate\n  key=customer_id\n  aggregates=sum(amount)\n"
+        + "  window=tumbling 1h (aligned to the epoch, UTC)\n"
+        + "  allowed lateness=0s\n"
+        + "  trigger=no early results; on time at the watermark; one revision per correction;"
+        + " final at end + allowed lateness\n"
+        + "  generation=1\n"
+        + "  fingerprint=aggregate key=[customer_id] accumulators=[sum(amount): decimal(38,2)]"
+        + " window=tumbling 1h allowed_lateness=0s trigger=early none\n"
+        + "  materialized=upsert (revisions per key and window, accumulating: on_time, corrected, final)\n"));
+    assertThat(plan, not(containsString("retention")));
+  }
+
+  @Test
+  void processingTimeEarlyResultsAreNamedInTheTrigger() throws Exception {
+    Project p = project(ORDERS + CLOCK, "models:\n  customer_metrics:\n    key: [customer_id]\n"
+        + "    window: {size: 1h, every: 30m}\n    allowed_lateness: 5m\n    early_results: every 30s\n",
+        SQL);
+    String plan = Plan.of(p, "customer_metrics").render();
+    assertThat(plan, containsString("  window=hopping 1h every 30m (aligned to the epoch, UTC)\n"));
+    assertThat(plan, containsString("  trigger=early results every 30s of processing time; on time at"
+        + " the watermark;"));
+    assertThat(plan, containsString(
+        " window=hopping 1h every 30m allowed_lateness=5m trigger=early every 30s\n"));
+  }
+
+  @Test
+  void anUpsertModelShowsItsGenerationOnlyWhenNotOne() throws Exception {
+    Project p = project(ORDERS + CLOCK,
+        "models:\n  customer_metrics:\n    key: [customer_id]\n    generation: 4\n", SQL);
+    String plan = Plan.of(p, "customer_metrics").render();
+    assertThat(plan, containsString(
+        "retention=unbounded\n  materialized=upsert (insert/update changelog)\n  generation=4\n"));
+    assertThat(plan, not(containsString("window")));
+  }
+
   @Test
   void processingTimeSourceHasNoTimeAttributeAndUnboundedRetention() throws Exception {
     Project p = project(ORDERS,

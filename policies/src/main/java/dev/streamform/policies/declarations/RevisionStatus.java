@@ -1,0 +1,23 @@
+package dev.streamform.policies.declarations;
+
+import java.util.Locale;
+
+/**
+ * The status of a windowed model's output record for one key and window (SEMANTICS §6), as
+ * fixtures and sinks spell it.
+ */
+public enum RevisionStatus {
+  /** A preview before the watermark passes the window's end; revision 0, not a revision. */
+  EARLY,
+  /** Revision 1 when the watermark passes the window's end: the aggregate of the on-time events. */
+  ON_TIME,
+  /** A revision caused by a correction (an event accepted within allowed lateness). */
+  CORRECTED,
+  /** The window is closed: the last revision's number and values again; its state is freed. */
+  FINAL;
+
+  /** The spelling in fixtures and records: {@code early}, {@code on_time}, {@code corrected}, {@code final}. */
+  public String yamlName() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+}
