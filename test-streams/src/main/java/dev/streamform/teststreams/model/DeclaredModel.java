@@ -1,6 +1,8 @@
 package dev.streamform.teststreams.model;
 
+import dev.streamform.policies.declarations.EarlyResults;
 import dev.streamform.policies.declarations.ModelDeclaration;
+import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.project.Project;
 import dev.streamform.policies.schema.ColumnType;
@@ -16,6 +18,10 @@ import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.clock.LateEvents;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.clock.TimedEvent;
+import dev.streamform.transforms.windows.WindowedAggregate;
+import dev.streamform.transforms.windows.WindowedResult;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -95,18 +101,74 @@ public final class DeclaredModel {
     return new LinkedHashMap<>(query.outputColumns(source.schema()));
   }
 
-  /** The source's clock for fixtures; see {@link DeclaredSource#clock()}. */
+  /** True for a model with {@code window:} (SEMANTICS §6). */
+  public boolean windowed() {
+    return model.windowed();
+  }
+
+  /**
+   * The source's clock for fixtures; see {@link DeclaredSource#clock()}. A windowed model's clock
+   * keeps late events: for a windowed model the window decides (SEMANTICS §6).
+   */
   public SourceClock clock() {
-    return declaredSource().clock();
+    SourceClock clock = declaredSource().clock();
+    return windowed() ? clock.keepingLateEvents() : clock;
   }
 
-  /** The source's clock for a Kafka log; see {@link DeclaredSource#logClock()}. */
+  /** The source's clock for a Kafka log; see {@link DeclaredSource#logClock()} and {@link #clock()}. */
   public SourceClock logClock() {
-    return declaredSource().logClock();
+    SourceClock clock = declaredSource().logClock();
+    return windowed() ? clock.keepingLateEvents() : clock;
   }
 
-  /** The model's query as a transform from clocked events to the changelog. */
-  public PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> changelog() {
+  /** The windowed model's aggregate as configured by streamform.yml and its query. */
+  public WindowedAggregate windowAggregate() {
+    WindowSpec spec =
+        model.window().orElseThrow(() -> new IllegalStateException("model " + model.name() + " has no window"));
+    WindowedAggregate w =
+        WindowedAggregate.of(
+                spec.isHopping()
+                    ? SlidingWindows.of(Duration.millis(spec.size().toMillis()))
+                        .every(Duration.millis(spec.every().toMillis()))
+                    : FixedWindows.of(Duration.millis(spec.size().toMillis())))
+            .forModel(model.name())
+            .by(keyColumns())
+            .aggregating(aggregations())
+            .withAllowedLateness(Duration.millis(model.allowedLateness().toMillis()))
+            .withGeneration(model.generation());
+    EarlyResults early = model.earlyResults();
+    if (early.kind() == EarlyResults.Kind.EVERY_EVENTS) {
+      w = w.withEarlyResultsEvery(early.everyEvents());
+    } else if (early.kind() == EarlyResults.Kind.EVERY_INTERVAL) {
+      w = w.withEarlyResultsEvery(Duration.millis(early.everyInterval().toMillis()));
+    }
+    for (OutputColumn c : query.outputs()) {
+      if (c.kind() == OutputColumn.Kind.KEY && !c.name().equals(c.argument().get())) {
+        w = w.withKeyName(c.argument().get(), c.name());
+      }
+    }
+    return w;
+  }
+
+  /** The windowed model as a transform from clocked events to its records (WHERE, then windows). */
+  public PTransform<PCollection<TimedEvent>, WindowedResult> windows() {
+    WindowedAggregate windows = windowAggregate();
+    RowPredicate where = query.where().orElse(null);
+    return new PTransform<>("Model " + model.name()) {
+      @Override
+      public WindowedResult expand(PCollection<TimedEvent> events) {
+        PCollection<TimedEvent> selected =
+            where == null
+                ? events
+                : events
+                    .apply("Where", Filter.by(e -> matches(where, e.envelope().record())))
+                    .setCoder(events.getCoder());
+        return selected.apply("Windows", windows);
+      }
+    };
+  }
+
+  private List<Aggregation> aggregations() {
     List<Aggregation> aggregations = new ArrayList<>();
     for (OutputColumn c : query.outputs()) {
       if (c.kind() == OutputColumn.Kind.AGGREGATE) {
@@ -118,6 +180,12 @@ public final class DeclaredModel {
         aggregations.add(a.as(c.name()));
       }
     }
+    return aggregations;
+  }
+
+  /** The model's query as a transform from clocked events to the changelog. */
+  public PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> changelog() {
+    List<Aggregation> aggregations = aggregations();
     Map<String, String> sourceOfKey = new LinkedHashMap<>();
     for (OutputColumn c : query.outputs()) {
       if (c.kind() == OutputColumn.Kind.KEY) {
