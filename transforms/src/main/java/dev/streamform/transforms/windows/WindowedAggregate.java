@@ -37,7 +37,6 @@ import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.display.DisplayData;
-import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
 import org.apache.beam.sdk.transforms.windowing.WindowFn;
@@ -483,7 +482,7 @@ public abstract class WindowedAggregate
           }
           // Events that arrived while their partition's watermark was behind the edge come first;
           // one of them not yet due holds the edge back (its stamp is later than its watermark).
-          if (arrivalOf(buffered.get(j).getValue()) < edge.nextEdge(lateness)) {
+          if (LogOrder.arrivalOf(buffered.get(j).getValue()) < edge.nextEdge(lateness)) {
             pick = due ? j : -1;
             blocked = !due;
             break;
@@ -577,12 +576,6 @@ public abstract class WindowedAggregate
         }
       }
       return false;
-    }
-
-    /** The watermark an event arrived at (millis), the beginning of time while undefined. */
-    private static long arrivalOf(TimedEvent event) {
-      Instant w = event.watermarkAtArrival();
-      return w == null ? BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis() : w.getMillis();
     }
 
     /** The window whose next edge comes first at or before {@code now} (then by window start). */
