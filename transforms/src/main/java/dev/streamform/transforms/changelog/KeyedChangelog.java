@@ -287,7 +287,11 @@ public abstract class KeyedChangelog
                 envelope.eventTime()),
             envelope.eventTime());
       }
-      if (aggregate != null && retentionMillis != null && now >= latest + retentionMillis) {
+      Long waitingArrival = released.earliestWaitingArrival();
+      if (aggregate != null
+          && retentionMillis != null
+          && now >= latest + retentionMillis
+          && (waitingArrival == null || waitingArrival >= latest + retentionMillis)) {
         // W >= latest + retention: every event still to come sees the state gone too.
         expired.inc();
         aggregate = null;
@@ -309,7 +313,8 @@ public abstract class KeyedChangelog
       if (hold != null) {
         next = hold + 1;
       }
-      if (aggregate != null && retentionMillis != null) {
+      if (aggregate != null && retentionMillis != null && latest + retentionMillis > now) {
+        // (an expiry at or before now waits for a buffered event that arrived before it: next)
         long expiry = latest + retentionMillis;
         next = next == null ? expiry : Math.min(next, expiry);
       }
