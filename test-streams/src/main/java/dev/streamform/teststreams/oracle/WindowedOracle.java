@@ -7,6 +7,8 @@ import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.digest.RevisionIdentity;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.sql.ModelQuery;
+import dev.streamform.teststreams.fixture.FixtureOutcome;
+import dev.streamform.teststreams.fixture.OutcomeBuilder;
 import dev.streamform.teststreams.model.DeclaredModel;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Late;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Offsets;
@@ -132,6 +134,31 @@ public final class WindowedOracle {
   /** What SEMANTICS says {@code given} (items in delivery order, then the end of input) must produce. */
   public WindowedOutcome run(List<Fixture.Given> given) {
     return new Run(given).play();
+  }
+
+  /**
+   * What SEMANTICS says {@code fixture}'s given items must produce, in the shape a runner's run
+   * has ({@link FixtureOutcome}: the same event ids, value types and order), so the two compare by
+   * {@link FixtureOutcome#canonical()}.
+   */
+  public FixtureOutcome outcome(Fixture fixture) {
+    WindowedOutcome out = run(fixture);
+    OutcomeBuilder b = new OutcomeBuilder().processed(out.eventsProcessed());
+    for (Row r : out.rows()) {
+      SortedMap<Integer, FixtureOutcome.Offsets> offsets = new TreeMap<>();
+      r.offsets().forEach(
+          (p, o) -> offsets.put(p, new FixtureOutcome.Offsets(o.min(), o.max(), o.count())));
+      b.revision(r.status().yamlName(), r.revision(), r.predecessor().orElse(null), r.windowStart(),
+          r.windowEnd(), r.key(), r.values(), r.logicalWindowId(), r.projectionId(),
+          r.aggregateDigest(), offsets);
+    }
+    for (Late l : out.late()) {
+      Map<String, Object> record = new LinkedHashMap<>();
+      source.schema().keySet().forEach(c -> record.put(c, l.item().event().get().get(c)));
+      b.tooLate(l.eventId(), record, l.watermark(), l.windowStart());
+    }
+    out.quarantined().forEach(q -> b.quarantined(q.eventId(), q.reason()));
+    return b.build();
   }
 
   /** One window of one key: the state key of {@link Run#open}. */
