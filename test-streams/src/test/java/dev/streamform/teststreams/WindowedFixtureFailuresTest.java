@@ -35,6 +35,7 @@ class WindowedFixtureFailuresTest {
   private static final String HOURLY = read("hourly-revenue/fixtures/hourly_revenue.yml");
   private static final String BEHIND = read("two-partitions/fixtures/partition_behind.yml");
   private static final String IDENTITY = read("hourly-revenue/fixtures/revision_identity.yml");
+  private static final String PREVIEWS = read("early-results/fixtures/previews.yml");
   private static final String HOUR = "window_start: \"2026-08-30T10:00:00Z\", "
       + "window_end: \"2026-08-30T11:00:00Z\"";
 
@@ -131,6 +132,20 @@ class WindowedFixtureFailuresTest {
         + " status: corrected", "revenue: 200.00, orders: 3, revision: 2, status: corrected"));
     assertThat(v.passed(), is(false));
     assertThat(v.render(), containsString("`revenue` is 180, expected 200"));
+  }
+
+  @Test
+  void aPreviewWhereTheFixtureExpectsRevisionOneSaysWhenPreviewsCome() {
+    String previews7 = "  - { " + HOUR + ", merchant_id: 7,\n"
+        + "      revenue: 30, orders: 2, revision: 0, status: early }\n"
+        + "  - { " + HOUR + ", merchant_id: 7,\n"
+        + "      revenue: 100, orders: 4, revision: 0, status: early }\n";
+    FixtureVerdict v = run("early-results", edit(PREVIEWS, previews7, ""));
+    assertThat(v.passed(), is(false));
+    assertThat(v.render(), containsString("`status` is early, expected on_time: a preview, after"
+        + " the 2nd, 4th, ... on-time event of a key's window (early_results: every 2 events)"));
+    assertThat(v.render(), containsString("event 2 (line 7, partition 0, ordered_at 10:15):"
+        + " watermark 09:55, before the window's end 11:00: on time"));
   }
 
   @Test
