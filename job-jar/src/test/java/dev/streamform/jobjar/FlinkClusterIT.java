@@ -73,8 +73,8 @@ class FlinkClusterIT {
         cases.add(FixtureRunner.Case.of(DeclaredModel.of(project, fixture.model()), fixture));
       }
     }
-    assertEquals(4, cases.size(), "the seed's four fixtures");
-    // all four in one job: one submission instead of four
+    assertEquals(9, cases.size(), "the seed's four fixtures and the five windowed ones");
+    // all in one job: one submission instead of nine
     RunnerChoice cluster =
         RunnerChoice.flinkCluster(master, PARALLELISM, List.of(JOB_JAR.toString()));
     List<FixtureOutcome> onCluster = FixtureRunner.on(cluster).runTogether(cases);

@@ -8,12 +8,15 @@ import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureVerdict;
 import dev.streamform.teststreams.fixture.RunnerChoice;
 import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.teststreams.model.DeclaredModel;
 import dev.streamform.teststreams.model.DeclaredSource;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.TimedEvent;
+import dev.streamform.transforms.windows.WindowedAggregate;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.beam.sdk.transforms.PTransform;
@@ -41,9 +44,25 @@ import org.apache.beam.sdk.values.PCollection;
  *     .assertPassed();
  * }</pre>
  *
- * <p>The source's declared clock (event time, watermark, late events) always applies; the
- * fixture's {@code expect:} rows are typed by the model's output columns, and matched exactly as
- * {@code streamform test} matches them.
+ * <p>A windowed model written in Java is a {@link WindowedAggregate}; its fixture's rows are
+ * revisions (SEMANTICS §6), typed by its key and aggregate columns:
+ *
+ * <pre>{@code
+ * StreamformFixtures.forSource(Paths.get("hourly-revenue"), "orders")
+ *     .run("fixtures/hourly_revenue.yml",
+ *          Map.of("merchant_id", ColumnType.INT64, "revenue", ColumnType.decimal(38, 2)),
+ *          WindowedAggregate.of(FixedWindows.of(Duration.standardHours(1)))
+ *              .forModel("hourly_revenue")
+ *              .by("merchant_id")
+ *              .aggregating(Aggregation.sum("amount").as("revenue"))
+ *              .withAllowedLateness(Duration.standardHours(24)))
+ *     .assertPassed();
+ * }</pre>
+ *
+ * <p>The source's declared clock (event time, watermark, late events) always applies — for a
+ * windowed model with late events kept, since the window decides; the fixture's {@code expect:}
+ * rows are typed by the model's output columns, and matched exactly as {@code streamform test}
+ * matches them.
  */
 public final class StreamformFixtures {
   private final Path dir;
@@ -125,6 +144,62 @@ public final class StreamformFixtures {
         outputColumns);
   }
 
+  /**
+   * Runs {@code fixtureFile} (relative to the folder) of a windowed model written in Java: through
+   * the source's declared clock, keeping late events, then through {@code windows}, whose key and
+   * aggregate columns are {@code outputColumns}. The fixture's rows are read for {@code windows}'
+   * windows.
+   *
+   * @throws IllegalArgumentException when the fixture has problems, or when {@code windows} are
+   *     not windows a fixture can name: aligned to the epoch, their size a multiple of their period
+   */
+  public FixtureVerdict run(
+      String fixtureFile, Map<String, ColumnType> outputColumns, WindowedAggregate windows) {
+    SourceDeclaration from = source;
+    if (from == null) {
+      Fixture declared = load(fixtureFile);
+      from = project.sourceOf(project.models().get(declared.model()));
+    }
+    Fixture fixture;
+    try {
+      fixture = Fixture.load(dir.resolve(fixtureFile), from, outputColumns, windowsOf(windows));
+    } catch (InvalidProjectException e) {
+      throw new IllegalArgumentException(describe(e));
+    }
+    DeclaredSource declared = DeclaredSource.of(from);
+    return FixtureVerdict.judge(
+        fixture,
+        declared,
+        FixtureRunner.on(runner).run(declared, fixture, windows, outputColumns),
+        outputColumns,
+        windows);
+  }
+
+  /**
+   * Runs {@code fixtureFile} of a project's windowed model through {@code windows} instead of the
+   * model's declared query, with the model's output columns.
+   */
+  public FixtureVerdict run(String fixtureFile, WindowedAggregate windows) {
+    DeclaredModel model = DeclaredModel.of(project, load(fixtureFile).model());
+    return run(fixtureFile, model.outputColumns(), windows);
+  }
+
+  /** The windows of {@code windows} as a fixture names them. */
+  private static WindowSpec windowsOf(WindowedAggregate windows) {
+    if (windows.offsetMillis() != 0) {
+      throw new IllegalArgumentException("a fixture names windows that start at multiples of"
+          + " their period from the epoch (SEMANTICS §6); these are offset by "
+          + windows.offsetMillis() + "ms");
+    }
+    try {
+      return WindowSpec.hopping(
+          Duration.ofMillis(windows.sizeMillis()), Duration.ofMillis(windows.everyMillis()));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("these windows cannot be named in a fixture: "
+          + e.getMessage(), e);
+    }
+  }
+
   /** Runs {@code fixtureFile} (relative to the project) through its model's declared query. */
   public FixtureVerdict run(String fixtureFile) {
     Fixture fixture = load(fixtureFile);
@@ -138,6 +213,10 @@ public final class StreamformFixtures {
       PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> transform) {
     Fixture fixture = load(fixtureFile);
     DeclaredModel model = DeclaredModel.of(project, fixture.model());
+    if (model.windowed()) {
+      throw new IllegalArgumentException("model " + model.model().name() + " is windowed: its"
+          + " fixtures expect revisions, so pass a WindowedAggregate, run(fixture, windows)");
+    }
     return FixtureVerdict.judge(
         fixture,
         model,

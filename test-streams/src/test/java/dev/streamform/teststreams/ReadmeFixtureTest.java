@@ -1,19 +1,54 @@
 package dev.streamform.teststreams;
 
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+
+import dev.streamform.teststreams.fixture.FixtureRunner;
+import dev.streamform.teststreams.fixture.FixtureSuite;
+import dev.streamform.teststreams.fixture.RunnerChoice;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The fixture the README shows runs first time, as a user who read only the README would. */
+/** The fixtures the README shows run first time, as a user who read only the README would. */
 class ReadmeFixtureTest {
   @TempDir Path dir;
 
+  private static String readme() throws Exception {
+    Path readme = Files.isRegularFile(Paths.get("../README.md")) ? Paths.get("../README.md") : Paths.get("README.md");
+    return Files.readString(readme);
+  }
+
+  @Test
+  void theWindowedWorkedExampleIsTheSeedProjectAndPrintsWhatTheReadmeShows() throws Exception {
+    String text = readme();
+    Path project = FixtureProjects.TIME.resolve("hourly-revenue");
+    for (String[] file : new String[][] {
+        {"yaml", "sources.yml"}, {"yaml", "streamform.yml"}, {"sql", "models/hourly_revenue.sql"},
+        {"yaml", "fixtures/hourly_revenue.yml"}}) {
+      String shown = "`" + file[1] + "`";
+      assertThat(file[1], text, containsString("```" + file[0] + "\n"
+          + FixtureProjects.read(project.resolve(file[1])) + "```"));
+      assertThat(text, containsString(shown));
+    }
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    new FixtureSuite(FixtureRunner.on(RunnerChoice.direct()),
+            new PrintWriter(bytes, true, StandardCharsets.UTF_8))
+        .run(project.resolve("fixtures/hourly_revenue.yml"));
+    String printed = bytes.toString(StandardCharsets.UTF_8);
+    assertThat(text, containsString(
+        "$ ./streamform test test-streams/fixtures/time/hourly-revenue/fixtures/hourly_revenue.yml\n"
+            + printed + "```"));
+  }
+
   @Test
   void theReadmeFixturePasses() throws Exception {
-    Path readme = Files.isRegularFile(Paths.get("../README.md")) ? Paths.get("../README.md") : Paths.get("README.md");
-    String text = Files.readString(readme);
+    String text = readme();
     int start = text.indexOf("```yaml\nmodel: customer_metrics");
     String yaml = text.substring(text.indexOf('\n', start) + 1, text.indexOf("```", start + 7));
     Path project = FixtureProjects.copy("late-event", dir);

@@ -14,7 +14,10 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The seed's fixture projects (SEMANTICS §5) pass on the DirectRunner with the seed's counts. */
+/**
+ * The seed's fixture projects (SEMANTICS §5) and the windowed ones (§6) pass on the DirectRunner
+ * with the counts worked out by hand in their fixtures.
+ */
 class SeedFixtureProjectsTest {
   private static String output;
   private static boolean allPassed;
@@ -31,7 +34,7 @@ class SeedFixtureProjectsTest {
   @Test
   void everySeedFixturePasses() {
     assertThat(output, allPassed, is(true));
-    assertThat(output, containsString("4 fixtures on direct: 4 passed, 0 failed"));
+    assertThat(output, containsString("9 fixtures on direct: 9 passed, 0 failed"));
     assertThat(output, not(containsString("FAIL")));
   }
 
@@ -69,5 +72,50 @@ class SeedFixtureProjectsTest {
         containsString(
             "retention (model customer_metrics)\nPASS\n4 events processed\n"
                 + "4 changelog records emitted\n\n"));
+  }
+
+  @Test
+  void hourlyRevenueIsRevisedByALateRefundAndRefusesOneBeyondTheLateness() {
+    assertThat(
+        output,
+        containsString(
+            "hourly_revenue (model hourly_revenue)\nPASS\n4 events processed\n"
+                + "3 revisions emitted\n2 windows finalized\n1 late event dropped\n"));
+  }
+
+  @Test
+  void revisionIdentityCountsInTheSingular() {
+    assertThat(
+        output,
+        containsString(
+            "revision_identity (model hourly_revenue)\nPASS\n4 events processed\n"
+                + "2 revisions emitted\n1 window finalized\n\n"));
+  }
+
+  @Test
+  void hoppingEventIsRefusedByOneWindowAndCorrectsTheOther() {
+    assertThat(
+        output,
+        containsString(
+            "hopping_revenue (model hopping_revenue)\nPASS\n4 events processed\n"
+                + "6 revisions emitted\n4 windows finalized\n1 late event dropped\n"));
+  }
+
+  @Test
+  void partitionBehindHoldsTheCorrection() {
+    assertThat(
+        output,
+        containsString(
+            "partition_behind (model hourly_revenue)\nPASS\n7 events processed\n"
+                + "6 revisions emitted\n4 windows finalized\n1 late event dropped\n"));
+  }
+
+  @Test
+  void previewsAreNotRevisions() {
+    assertThat(
+        output,
+        containsString(
+            "previews (model hourly_revenue)\nPASS\n9 events processed\n"
+                + "4 revisions emitted\n3 windows finalized\n1 late event dropped\n"));
   }
 }

@@ -16,7 +16,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code streamform test <path>}: runs every fixture of a project (or of every project in a
- * folder) as a Beam TestStream through the model's transforms, and reports each with its counts.
+ * folder) as a Beam TestStream through the model's transforms — its changelog, or for a windowed
+ * model its windows — and reports each with its counts.
  */
 @Command(
     name = "test",
@@ -24,8 +25,9 @@ import picocli.CommandLine.Spec;
     description = {
       "Runs the fixtures (fixtures/*.yml) of a project, of every project under a folder, or one"
           + " fixture file, as Beam TestStreams through the same transforms a production pipeline uses, and prints"
-          + " PASS or FAIL with the counts for each; a failure shows what was expected next to"
-          + " what happened and how to fix it."
+          + " PASS or FAIL with the counts for each (for a windowed model: events processed,"
+          + " revisions emitted, windows finalized, late events dropped); a failure shows what"
+          + " was expected next to what happened, why, and how to fix it."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {

@@ -26,7 +26,10 @@ class TestAndExplainCommandTest {
     assertThat(out.toString(), containsString(
         "late_event (model customer_metrics)\nPASS\n3 events processed\n3 changelog records emitted\n"
             + "1 late event dropped\n"));
-    assertThat(out.toString(), containsString("4 fixtures on direct: 4 passed, 0 failed"));
+    assertThat(out.toString(), containsString(
+        "hourly_revenue (model hourly_revenue)\nPASS\n4 events processed\n3 revisions emitted\n"
+            + "2 windows finalized\n1 late event dropped\n"));
+    assertThat(out.toString(), containsString("9 fixtures on direct: 9 passed, 0 failed"));
   }
 
   @Test
@@ -111,6 +114,6 @@ class TestAndExplainCommandTest {
     assertThat(out.toString(), containsString("retention (model customer_metrics)\nPASS\n"));
     assertThat(out.toString(), containsString("1 fixture on direct: 1 passed, 0 failed"));
     assertThat(run("test", TIME.getParent().toString()), is(0));
-    assertThat(out.toString(), containsString("4 fixtures on direct: 4 passed, 0 failed"));
+    assertThat(out.toString(), containsString("9 fixtures on direct: 9 passed, 0 failed"));
   }
 }

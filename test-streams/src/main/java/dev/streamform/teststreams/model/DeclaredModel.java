@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.Filter;
 import org.apache.beam.sdk.transforms.MapElements;
@@ -153,19 +154,36 @@ public final class DeclaredModel {
   /** The windowed model as a transform from clocked events to its records (WHERE, then windows). */
   public PTransform<PCollection<TimedEvent>, WindowedResult> windows() {
     WindowedAggregate windows = windowAggregate();
-    RowPredicate where = query.where().orElse(null);
+    Optional<PTransform<PCollection<TimedEvent>, PCollection<TimedEvent>>> where = where();
     return new PTransform<>("Model " + model.name()) {
       @Override
       public WindowedResult expand(PCollection<TimedEvent> events) {
         PCollection<TimedEvent> selected =
-            where == null
-                ? events
-                : events
-                    .apply("Where", Filter.by(e -> matches(where, e.envelope().record())))
-                    .setCoder(events.getCoder());
+            where.isPresent() ? events.apply("Where", where.get()) : events;
         return selected.apply("Windows", windows);
       }
     };
+  }
+
+  /**
+   * The query's WHERE clause as a filter of clocked events; empty when the query has none. It
+   * comes after the clock (a filtered event still advances its partition's watermark) and before
+   * the keyed state or the windows, as SQL filters rows before it groups them.
+   */
+  public Optional<PTransform<PCollection<TimedEvent>, PCollection<TimedEvent>>> where() {
+    if (query.where().isEmpty()) {
+      return Optional.empty();
+    }
+    RowPredicate where = query.where().get();
+    return Optional.of(
+        new PTransform<>() {
+          @Override
+          public PCollection<TimedEvent> expand(PCollection<TimedEvent> events) {
+            return events
+                .apply("Filter", Filter.by(e -> matches(where, e.envelope().record())))
+                .setCoder(events.getCoder());
+          }
+        });
   }
 
   private List<Aggregation> aggregations() {
@@ -209,7 +227,7 @@ public final class DeclaredModel {
       changelog = changelog.appliedOnArrival();
     }
     KeyedChangelog keyed = changelog;
-    RowPredicate where = query.where().orElse(null);
+    Optional<PTransform<PCollection<TimedEvent>, PCollection<TimedEvent>>> where = where();
     Map<String, String> keyNames = new LinkedHashMap<>();
     sourceOfKey.forEach((name, column) -> {
       if (!name.equals(column)) {
@@ -220,11 +238,7 @@ public final class DeclaredModel {
       @Override
       public PCollection<ChangelogRecord> expand(PCollection<TimedEvent> events) {
         PCollection<TimedEvent> selected =
-            where == null
-                ? events
-                : events
-                    .apply("Where", Filter.by(e -> matches(where, e.envelope().record())))
-                    .setCoder(events.getCoder());
+            where.isPresent() ? events.apply("Where", where.get()) : events;
         PCollection<ChangelogRecord> changes = selected.apply("Changelog", keyed);
         return keyNames.isEmpty() ? changes : renameKeys(changes, keyNames);
       }

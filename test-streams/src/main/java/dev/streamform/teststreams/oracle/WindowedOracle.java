@@ -1,9 +1,15 @@
 package dev.streamform.teststreams.oracle;
 
+import dev.streamform.policies.declarations.EarlyResults;
+import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.digest.RevisionIdentity;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.sql.ModelQuery;
+import dev.streamform.teststreams.fixture.FixtureOutcome;
+import dev.streamform.teststreams.fixture.OutcomeBuilder;
+import dev.streamform.teststreams.model.DeclaredModel;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Late;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Offsets;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Quarantined;
@@ -38,15 +44,15 @@ import java.util.TreeSet;
  * <p>Decisions it encodes, beyond the text of §6:
  *
  * <ul>
- *   <li>Events are numbered as {@link Oracle} and {@code FixtureStream} number them ({@code
- *       <partition>-<offset>}; a watermark item takes an offset in every partition it applies to,
- *       where a watermark item without partition applies to partition 0 and every partition an
- *       item names). {@code W} is the minimum over the partitions the §6 way: those the items
- *       name, where a watermark item without partition names none.
- *   <li>The clock comes before the WHERE clause, as in {@link Oracle}: an event that the WHERE
- *       clause filters out is still judged (too-late rows, and counted as processed when a window
- *       accepts it) and still advances {@code W_p}, but belongs to no window: it makes no window,
- *       no preview and no revision.
+ *   <li>A fixture's partitions are those its items name, plus 0 when an event names none (§6,
+ *       pinned details); a watermark item without partition applies to each of them and creates
+ *       none. {@code W} is the minimum over them. Events are numbered as {@code FixtureStream}
+ *       numbers them ({@code <partition>-<offset>}, a watermark item taking an offset in every
+ *       partition it applies to).
+ *   <li>The model's WHERE comes before the windows, as SQL filters rows before it groups them:
+ *       an event that the WHERE clause filters out is judged by the clock (it advances {@code
+ *       W_p}) but is in no window, so it makes no window, preview, revision or too-late row and
+ *       is not counted as processed.
  *   <li>A correction is a new revision at once when {@code W >= end} at its arrival ({@code W}
  *       before the event advances its {@code W_p}); otherwise it is held until {@code W} passes
  *       {@code end}.
@@ -90,6 +96,36 @@ public final class WindowedOracle {
     return new WindowedOracle(source, query, policy);
   }
 
+  /**
+   * The oracle of a windowed model of a project: its source, query and the window policy its
+   * {@code streamform.yml} entry declares. A processing-time {@code early_results} has no
+   * previews here: they depend on timing, and fixtures do not compare them.
+   *
+   * @throws IllegalArgumentException when the model has no window
+   */
+  public static WindowedOracle of(DeclaredModel model) {
+    ModelDeclaration m = model.model();
+    WindowSpec window =
+        m.window()
+            .orElseThrow(
+                () -> new IllegalArgumentException("model " + m.name() + " has no window"));
+    EarlyResults early = m.earlyResults();
+    WindowPolicy policy =
+        new WindowPolicy(
+            m.name(),
+            window.size(),
+            window.every(),
+            m.allowedLateness(),
+            early.kind() == EarlyResults.Kind.EVERY_EVENTS ? early.everyEvents() : 0,
+            m.generation());
+    return of(model.source(), model.query(), policy);
+  }
+
+  /** The window policy this oracle applies. */
+  public WindowPolicy policy() {
+    return policy;
+  }
+
   /** What SEMANTICS says {@code fixture}'s given items must produce. */
   public WindowedOutcome run(Fixture fixture) {
     return run(fixture.given());
@@ -98,6 +134,31 @@ public final class WindowedOracle {
   /** What SEMANTICS says {@code given} (items in delivery order, then the end of input) must produce. */
   public WindowedOutcome run(List<Fixture.Given> given) {
     return new Run(given).play();
+  }
+
+  /**
+   * What SEMANTICS says {@code fixture}'s given items must produce, in the shape a runner's run
+   * has ({@link FixtureOutcome}: the same event ids, value types and order), so the two compare by
+   * {@link FixtureOutcome#canonical()}.
+   */
+  public FixtureOutcome outcome(Fixture fixture) {
+    WindowedOutcome out = run(fixture);
+    OutcomeBuilder b = new OutcomeBuilder().processed(out.eventsProcessed());
+    for (Row r : out.rows()) {
+      SortedMap<Integer, FixtureOutcome.Offsets> offsets = new TreeMap<>();
+      r.offsets().forEach(
+          (p, o) -> offsets.put(p, new FixtureOutcome.Offsets(o.min(), o.max(), o.count())));
+      b.revision(r.status().yamlName(), r.revision(), r.predecessor().orElse(null), r.windowStart(),
+          r.windowEnd(), r.key(), r.values(), r.logicalWindowId(), r.projectionId(),
+          r.aggregateDigest(), offsets);
+    }
+    for (Late l : out.late()) {
+      Map<String, Object> record = new LinkedHashMap<>();
+      source.schema().keySet().forEach(c -> record.put(c, l.item().event().get().get(c)));
+      b.tooLate(l.eventId(), record, l.watermark(), l.windowStart());
+    }
+    out.quarantined().forEach(q -> b.quarantined(q.eventId(), q.reason()));
+    return b.build();
   }
 
   /** One window of one key: the state key of {@link Run#open}. */
@@ -109,10 +170,8 @@ public final class WindowedOracle {
   /** One pass over a list of items, with the partitions they name. */
   private final class Run {
     private final List<Fixture.Given> given;
-    /** Partitions that number offsets: 0 and every partition an item names. */
-    private final TreeSet<Integer> numbered = new TreeSet<>(List.of(0));
-    /** Partitions whose minimum is {@code W}: those the items name (§6, pinned details). */
-    private final TreeSet<Integer> clocked = new TreeSet<>();
+    /** The fixture's partitions (§6, pinned details); {@code W} is their minimum. */
+    private final TreeSet<Integer> partitions = new TreeSet<>();
     private final Map<Integer, Long> nextOffset = new HashMap<>();
     private final Map<Integer, Instant> watermarks = new HashMap<>(); // absent: undefined
     private final Map<WindowId, Window> open = new LinkedHashMap<>();
@@ -124,9 +183,8 @@ public final class WindowedOracle {
     Run(List<Fixture.Given> given) {
       this.given = given;
       for (Fixture.Given g : given) {
-        numbered.add(g.partition());
         if (!g.allPartitions()) {
-          clocked.add(g.partition());
+          partitions.add(g.partition());
         }
       }
     }
@@ -134,8 +192,7 @@ public final class WindowedOracle {
     WindowedOutcome play() {
       for (Fixture.Given item : given) {
         if (item.watermark().isPresent()) {
-          // W_0 of an unnamed partition 0 is set too, and never read: 0 is then not clocked
-          for (int p : item.allPartitions() ? numbered : List.of(item.partition())) {
+          for (int p : item.allPartitions() ? partitions : List.of(item.partition())) {
             nextOffset.merge(p, 1L, Long::sum);
             watermarks.merge(p, item.watermark().get(), Oracle::later);
           }
@@ -160,8 +217,11 @@ public final class WindowedOracle {
         return;
       }
       Instant wp = watermarks.get(p);
-      Instant w = sourceWatermark();
-      boolean selected = query.selects(record);
+      Instant w = sourceWatermark(); // at the event's arrival, before it advances W_p
+      watermarks.put(p, Oracle.later(wp, t.minus(source.watermark())));
+      if (!query.selects(record)) {
+        return; // judged by the clock, in no window
+      }
       boolean accepted = false;
       for (Instant start : policy.windowStartsOf(t)) {
         Instant end = start.plus(policy.size());
@@ -170,9 +230,6 @@ public final class WindowedOracle {
           continue;
         }
         accepted = true;
-        if (!selected) {
-          continue;
-        }
         Window window =
             open.computeIfAbsent(
                 new WindowId(query.keyOf(record), start), k -> new Window(k, record));
@@ -189,13 +246,12 @@ public final class WindowedOracle {
       if (accepted) {
         processed++;
       }
-      watermarks.put(p, Oracle.later(wp, t.minus(source.watermark())));
     }
 
-    /** {@code min_p W_p} over {@link #clocked}; null while any is undefined (or there is none). */
+    /** {@code min_p W_p} over {@link #partitions}; null while any is undefined (or there is none). */
     private Instant sourceWatermark() {
       Instant min = null;
-      for (int p : clocked) {
+      for (int p : partitions) {
         Instant wp = watermarks.get(p);
         if (wp == null) {
           return null;

@@ -23,8 +23,8 @@ import java.util.TreeMap;
  * @param rows every output row
  * @param late one row per window that refused an event as too late
  * @param quarantined the events without an event time, in delivery order
- * @param eventsProcessed events accepted into at least one window (on time or correction), those
- *     that the model's WHERE clause then filters out included
+ * @param eventsProcessed events accepted into at least one window (on time or correction); an
+ *     event the model's WHERE clause filters out is in no window and is not counted
  */
 public record WindowedOutcome(
     List<Row> rows, List<Late> late, List<Quarantined> quarantined, int eventsProcessed) {

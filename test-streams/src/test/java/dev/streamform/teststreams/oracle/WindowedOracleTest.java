@@ -246,10 +246,10 @@ class WindowedOracleTest {
 
   @Test
   void watermarkItemWithoutPartitionCreatesNone() {
-    // Events only on partition 1: W = W1. Were partition 0 counted, W would stay undefined
-    // until the end of input and 0-0's revision 1 would come after the last preview.
+    // Events only on partition 1: W = W1. Were partition 0 counted, W would stay undefined until
+    // the end of input and the [10:00) window's revision 1 would come after the last preview.
     Items given = new Items()
-        .watermark("09:00") //         0-0, 1-0 (offsets in both; W1 = 09:00)
+        .watermark("09:00") //         1-0 (only partition 1 is the fixture's; W1 = 09:00)
         .order(1, 7, "1", "10:10") //  1-1 preview [10:00); W1 := 10:05
         .order(1, 7, "2", "11:20") //  1-2 preview [11:00); W1 := 11:15 = W: [10:00) revision 1, final
         .order(1, 7, "4", "11:30"); // 1-3 preview [11:00) 6 / 2
@@ -267,23 +267,25 @@ class WindowedOracleTest {
   }
 
   @Test
-  void whereFilteredEventsAreJudgedAndCountedButBelongToNoWindow() {
+  void whereFilteredEventsAdvanceTheClockButAreInNoWindowAndNotProcessed() {
+    // SQL filters rows before it groups them: WHERE comes before the windows.
     String query =
         "SELECT merchant_id, SUM(amount) AS revenue, COUNT(*) AS orders FROM source('orders')"
             + " WHERE amount < 100 GROUP BY merchant_id";
     Items given = new Items()
-        .order(7, "1", "10:10") //    0-0 on time
-        .order(8, "500", "10:20") //  0-1 on time, filtered: processed, no window for 8
-        .watermark("11:00") //        0-2 revision 1 and final of 7 (no lateness)
-        .order(7, "900", "10:30"); // 0-3 too late, filtered or not: a late row
+        .order(7, "1", "10:10") //    0-0 on time; W0 := 10:05
+        .order(8, "500", "11:30") //  0-1 filtered: no window for 8, not processed, but
+        //                                W0 := 11:25 = W: 7's [10:00) revision 1 and final
+        .order(7, "2", "10:50") //    0-2 W0 = 11:25 >= 11:00 + 0: too late, a late row
+        .order(7, "900", "10:30"); // 0-3 filtered: no late row although W0 is past its window
     WindowedOutcome out = run(query, HOURLY, given);
     assertEquals(
         List.of(
             "on_time 1 10:00-11:00 merchant_id=7 revenue=1 orders=1 {0:0..0#1}",
             "final 1 10:00-11:00 merchant_id=7 revenue=1 orders=1 {0:0..0#1}"),
         rows(out));
-    assertEquals(List.of("0-3 10:00 lost to 11:00"), late(out));
-    assertCounts(out, 2, 1, 1, 1, 0);
+    assertEquals(List.of("0-2 10:00 lost to 11:25"), late(out));
+    assertCounts(out, 1, 1, 1, 1, 0);
   }
 
   @Test
