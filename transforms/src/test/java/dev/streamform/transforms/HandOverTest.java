@@ -106,6 +106,44 @@ class HandOverTest {
     }
   }
 
+  /**
+   * SEMANTICS §5 fixture 3 (retention 10m) from Create.of in shuffled orders, with no declared
+   * partitions: 42@10:00 (10), 7@10:08 (3), watermark 10:10, 42@10:11 (5), 7@10:12 (1) -> insert
+   * 42/10, insert 7/3, insert 42/5 (its state was gone: W = 10:10 >= 10:00 + 10m), update 7/4.
+   */
+  @Test
+  void retentionFromCreateOfInAnyOrder() {
+    SeedStreams retention =
+        new SeedStreams()
+            .event(42, "10", "10:00")
+            .event(7, "3", "10:08")
+            .watermark("10:10")
+            .event(42, "5", "10:11")
+            .event(7, "1", "10:12");
+    KeyedChangelog model =
+        KeyedChangelog.by("customer_id")
+            .aggregating(Aggregation.sum("amount").as("total_spend"))
+            .withRetention(Duration.standardMinutes(10));
+    Random random = new Random(3);
+    Pipeline p = SeedStreams.pipeline();
+    for (int run = 0; run < 8; run++) {
+      List<SourceRecord> records = new ArrayList<>(retention.items());
+      Collections.shuffle(records, random);
+      String name = "retention" + run;
+      PCollection<ChangelogRecord> changes =
+          p.apply(name + "/Create", Create.of(records).withCoder(SourceRecordCoder.of(SeedStreams.ORDERS)))
+              .apply(name + "/Extract", EventTimeExtraction.from("ordered_at"))
+              .events()
+              .apply(name + "/Clock", clock())
+              .events()
+              .apply(name + "/Changelog", model);
+      PAssert.that(name + "/Is",
+              changes.apply(name + "/Lines", MapElements.into(TypeDescriptors.strings()).via(Scenario::changelogLine)))
+          .containsInAnyOrder("p0/0 insert 42 10", "p0/1 insert 7 3", "p0/3 insert 42 5", "p0/4 update 7 4");
+    }
+    p.run().waitUntilFinish();
+  }
+
   @Test
   void reorderedOnPurposeBetweenClockAndChangelog() {
     Pipeline p = SeedStreams.pipeline();
@@ -120,6 +158,22 @@ class HandOverTest {
     PAssert.that(s.changelog).containsInAnyOrder(CHANGELOG);
     PAssert.that(s.late).containsInAnyOrder(LATE);
     p.run().waitUntilFinish();
+  }
+
+  /**
+   * On the Flink runner each key's order from the clock to the changelog is kept, so applying
+   * events as they arrive gives the seed's changelog too, without waiting for the watermark.
+   */
+  @Test
+  void appliedOnArrivalOnFlinkAtParallelismTwo(@TempDir Path dir) throws Exception {
+    for (int run = 0; run < 2; run++) {
+      Pipeline p = FlinkParityTest.flinkPipeline();
+      Scenario s = Scenario.of(p, "arrival", SEED.testStream(), clock(), model().appliedOnArrival());
+      s.writeTo("arrival", dir.resolve("run" + run));
+      p.run().waitUntilFinish();
+      assertEquals(CHANGELOG, Scenario.readLines(dir.resolve("run" + run).resolve("changelog")));
+      assertEquals(LATE, Scenario.readLines(dir.resolve("run" + run).resolve("late")));
+    }
   }
 
   /** Changelog records carry their event's time, so a plain FixedWindows after them works. */

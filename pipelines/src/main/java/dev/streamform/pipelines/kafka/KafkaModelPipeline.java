@@ -109,7 +109,11 @@ public final class KafkaModelPipeline {
       late = windows.tooLate().apply("TooLateRecords", MapElements.into(kvs()).via(sinks::tooLateRecord));
     } else {
       ClockResult clocked = envelopes.apply("Clock", model.logClock());
-      PCollection<ChangelogRecord> changelog = clocked.events().apply("Model", model.changelog());
+      // The Flink runner keeps each key's order from the clock to the changelog (one channel per
+      // sender, first in first out), so a streaming job there applies events as they arrive instead
+      // of waiting for the watermark; other runners (the DirectRunner) apply them in log order.
+      boolean fifo = p.getOptions().getRunner().getSimpleName().startsWith("Flink");
+      PCollection<ChangelogRecord> changelog = clocked.events().apply("Model", model.changelog(fifo));
       output = changelog.apply("ChangelogRecords", MapElements.into(kvs()).via(sinks::changelogRecord));
       late = clocked.late().apply("LateRecords", MapElements.into(kvs()).via(sinks::lateRecord));
     }

@@ -185,6 +185,15 @@ public final class DeclaredModel {
 
   /** The model's query as a transform from clocked events to the changelog. */
   public PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> changelog() {
+    return changelog(false);
+  }
+
+  /**
+   * The model's query as a transform from clocked events to the changelog; with {@code
+   * onArrival}, events are applied as they arrive ({@link KeyedChangelog#appliedOnArrival()}),
+   * for runners that keep each key's order between stages.
+   */
+  public PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> changelog(boolean onArrival) {
     List<Aggregation> aggregations = aggregations();
     Map<String, String> sourceOfKey = new LinkedHashMap<>();
     for (OutputColumn c : query.outputs()) {
@@ -195,6 +204,9 @@ public final class DeclaredModel {
     KeyedChangelog changelog = KeyedChangelog.by(keyColumns()).aggregating(aggregations);
     if (model.retention().isPresent()) {
       changelog = changelog.withRetention(Duration.millis(model.retention().get().toMillis()));
+    }
+    if (onArrival) {
+      changelog = changelog.appliedOnArrival();
     }
     KeyedChangelog keyed = changelog;
     RowPredicate where = query.where().orElse(null);

@@ -45,6 +45,8 @@ public final class TraceGenerator {
   private final Optional<String> eventTime;
   private final long delay;
   private final Optional<Long> retention;
+  /** A windowed model's window size, period and allowed lateness (millis); empty for upsert. */
+  private final Optional<long[]> window;
   private final List<String> stringLiterals = new ArrayList<>();
   private final List<BigDecimal> numberLiterals = new ArrayList<>();
 
@@ -56,6 +58,9 @@ public final class TraceGenerator {
     this.eventTime = source.eventTime();
     this.delay = source.watermark().toMillis();
     this.retention = model.model().retention().map(Duration::toMillis);
+    this.window =
+        model.model().window().map(w -> new long[] {
+            w.size().toMillis(), w.every().toMillis(), model.model().allowedLateness().toMillis()});
     model.query().where().ifPresent(w -> readLiterals(w.toSql()));
   }
 
@@ -98,7 +103,8 @@ public final class TraceGenerator {
       this.random = new Random(seed);
       this.partitions = 1 + random.nextInt(3);
       long unit = Math.max(delay, Duration.ofMinutes(1).toMillis());
-      this.scale = retention.map(r -> Math.max(unit / 2, Math.min(r / 4, unit * 4))).orElse(unit / 2);
+      long span = window.map(w -> Math.min(w[0], w[0] / 2 + w[2] / 4)).orElse(retention.map(r -> r / 4).orElse(0L));
+      this.scale = span > 0 ? Math.max(unit / 2, Math.min(span, unit * 4)) : unit / 2;
       int count = partitions + random.nextInt(3 * partitions + 4);
       if (keyColumns.stream().allMatch(k -> schema.get(k).kind() == ColumnType.Kind.BOOL)) {
         count = Math.min(count, 1 << keyColumns.size());
@@ -155,7 +161,8 @@ public final class TraceGenerator {
         return max - delay - 1 - (long) (random.nextDouble() * (2 * delay + scale));
       }
       Optional<Long> edge = retentionEdge(p);
-      // an event that moves the watermark exactly onto (or just short of) a key's retention edge
+      // an event that moves the watermark exactly onto (or just short of) a key's retention edge,
+      // or a window's end or end + allowed lateness
       return edge.map(e -> e + delay - (random.nextBoolean() ? 0 : 1)).orElse(max + scale);
     }
 
@@ -219,8 +226,24 @@ public final class TraceGenerator {
       }
     }
 
-    /** {@code latest(k) + retention} for a random key of partition {@code p} that has state. */
+    /**
+     * For an upsert model, {@code latest(k) + retention} for a random key of partition {@code p}
+     * that has state; for a windowed model, the end or the end + allowed lateness of a window of
+     * such a key's latest event.
+     */
     private Optional<Long> retentionEdge(int p) {
+      if (window.isPresent()) {
+        long[] w = window.get();
+        List<Long> edges = new ArrayList<>();
+        latest.forEach((k, t) -> {
+          if (keyPartition.get(k) == p) {
+            long end = t - Math.floorMod(t, w[1]) + w[0];
+            edges.add(end);
+            edges.add(end + w[2]);
+          }
+        });
+        return edges.isEmpty() ? Optional.empty() : Optional.of(edges.get(random.nextInt(edges.size())));
+      }
       if (retention.isEmpty()) {
         return Optional.empty();
       }

@@ -68,6 +68,9 @@ public abstract class KeyedChangelog
 
   public abstract @Nullable Duration retention();
 
+  /** True when events are applied as they arrive rather than in log order (see {@link #appliedOnArrival()}). */
+  public abstract boolean arrivalOrder();
+
   abstract Builder toBuilder();
 
   @AutoValue.Builder
@@ -77,6 +80,8 @@ public abstract class KeyedChangelog
     abstract Builder setAggregations(List<Aggregation> aggregations);
 
     abstract Builder setRetention(@Nullable Duration retention);
+
+    abstract Builder setArrivalOrder(boolean arrivalOrder);
 
     abstract KeyedChangelog build();
   }
@@ -92,6 +97,7 @@ public abstract class KeyedChangelog
         .setKeyColumns(List.copyOf(keyColumns))
         .setAggregations(List.of())
         .setRetention(null)
+        .setArrivalOrder(false)
         .build();
   }
 
@@ -110,6 +116,17 @@ public abstract class KeyedChangelog
   public KeyedChangelog withRetention(Duration retention) {
     checkArgument(retention.isLongerThan(Duration.ZERO), "retention must be positive: %s", retention);
     return toBuilder().setRetention(retention).build();
+  }
+
+  /**
+   * Applies each event as it reaches this stage instead of in log order: the lowest latency (no
+   * wait for the watermark), and correct only where the runner keeps each key's order from the
+   * clock to this stage — the Flink runner does (one channel per sender, first in first out), the
+   * DirectRunner does not. The default, log order ({@link
+   * dev.streamform.transforms.clock.LogOrder}), is right on every runner.
+   */
+  public KeyedChangelog appliedOnArrival() {
+    return toBuilder().setArrivalOrder(true).build();
   }
 
   @Override
@@ -140,7 +157,7 @@ public abstract class KeyedChangelog
                         TypeDescriptors.strings(), new TypeDescriptor<TimedEvent>() {}))
                 .via((TimedEvent e) -> KV.of(keyText(e.envelope().record(), keyColumns), e)))
         .setCoder(KvCoder.of(StringUtf8Coder.of(), coder))
-        .apply("Apply", ParDo.of(new ApplyFn(keys, keyColumns, accumulators, retention(), coder)))
+        .apply("Apply", ParDo.of(new ApplyFn(keys, keyColumns, accumulators, retention(), arrivalOrder(), coder)))
         .setCoder(ChangelogRecordCoder.of(keys, accumulators.outputSchema()));
   }
 
@@ -149,7 +166,9 @@ public abstract class KeyedChangelog
     super.populateDisplayData(builder);
     builder
         .add(DisplayData.item("key", String.join(",", keyColumns())))
-        .add(DisplayData.item("aggregates", aggregations().toString()));
+        .add(DisplayData.item("aggregates", aggregations().toString()))
+        .add(DisplayData.item("order", arrivalOrder() ? "as events arrive" : "log order (stamp, partition, offset)")
+            .withLabel("Events applied in"));
     if (retention() != null) {
       builder.add(DisplayData.item("retention", retention()));
     }
@@ -179,6 +198,7 @@ public abstract class KeyedChangelog
     private final List<String> keyColumns;
     private final Accumulators accumulators;
     private final @Nullable Long retentionMillis;
+    private final boolean onArrival;
     private final Counter processed = StreamformMetrics.counter(StreamformMetrics.PROCESSED);
     private final Counter emitted = StreamformMetrics.counter(StreamformMetrics.CHANGELOG);
     private final Counter expired = StreamformMetrics.counter(StreamformMetrics.EXPIRED);
@@ -210,7 +230,9 @@ public abstract class KeyedChangelog
         List<String> keyColumns,
         Accumulators accumulators,
         @Nullable Duration retention,
+        boolean onArrival,
         ClockCoders.TimedEventCoder events) {
+      this.onArrival = onArrival;
       this.keySchema = keySchema;
       this.keyColumns = keyColumns;
       this.accumulators = accumulators;
@@ -226,8 +248,26 @@ public abstract class KeyedChangelog
         @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
         @StateId("tickAt") ValueState<Long> tickAt,
         @StateId("holdAt") ValueState<Long> holdAt,
-        @TimerId("tick") Timer tick) {
+        @StateId("aggregate") ValueState<Row> aggregateState,
+        @StateId("latest") ValueState<Long> latestState,
+        @TimerId("tick") Timer tick,
+        OutputReceiver<ChangelogRecord> out) {
       TimedEvent event = element.getValue();
+      if (onArrival) {
+        // The runner keeps each key's order between stages (see appliedOnArrival()): apply now.
+        KeyState key = new KeyState(aggregateState.read(), latestState.read());
+        Long latestBefore = key.latest;
+        applyOne(event, key, out);
+        aggregateState.write(key.aggregate);
+        if (!key.latest.equals(latestBefore)) {
+          latestState.write(key.latest);
+          if (retentionMillis != null) {
+            tick.withNoOutputTimestamp().set(new Instant(key.latest + retentionMillis));
+            tickAt.write(key.latest + retentionMillis);
+          }
+        }
+        return;
+      }
       pending.add(TimestampedValue.of(event, timestamp));
       long stamp = timestamp.getMillis();
       Long at = tickAt.read();
@@ -255,39 +295,18 @@ public abstract class KeyedChangelog
         OutputReceiver<ChangelogRecord> out) {
       long now = context.fireTimestamp().getMillis(); // the input watermark is at least this
       LogOrder.Released released = LogOrder.release(pending, now);
-      Row aggregate = aggregateState.read();
-      Long latest = latestState.read();
-      Long latestBefore = latest;
+      KeyState key = new KeyState(aggregateState.read(), latestState.read());
+      Long latestBefore = key.latest;
       for (TimedEvent event : released.events()) {
-        Envelope envelope = event.envelope();
-        Instant w = event.watermarkAtArrival();
-        if (aggregate != null
-            && retentionMillis != null
-            && w != null
-            && w.getMillis() >= latest + retentionMillis) {
-          expired.inc(); // gone before this event arrived; the timer had not come round yet
-          aggregate = null;
-          latest = null;
-        }
-        ChangelogRecord.Op op =
-            aggregate == null ? ChangelogRecord.Op.INSERT : ChangelogRecord.Op.UPDATE;
-        aggregate = accumulators.add(aggregate, envelope.record());
-        long t = envelope.eventTime().getMillis();
-        latest = latest == null ? t : Math.max(latest, t);
-        processed.inc();
-        emitted.inc();
-        out.outputWithTimestamp(
-            ChangelogRecord.of(
-                op,
-                keyOf(envelope.record()),
-                accumulators.output(aggregate),
-                envelope.eventId(),
-                envelope.partition(),
-                envelope.offset(),
-                envelope.eventTime()),
-            envelope.eventTime());
+        applyOne(event, key, out);
       }
-      if (aggregate != null && retentionMillis != null && now >= latest + retentionMillis) {
+      Row aggregate = key.aggregate;
+      Long latest = key.latest;
+      Long waitingArrival = released.earliestWaitingArrival();
+      if (aggregate != null
+          && retentionMillis != null
+          && now >= latest + retentionMillis
+          && (waitingArrival == null || waitingArrival >= latest + retentionMillis)) {
         // W >= latest + retention: every event still to come sees the state gone too.
         expired.inc();
         aggregate = null;
@@ -309,7 +328,8 @@ public abstract class KeyedChangelog
       if (hold != null) {
         next = hold + 1;
       }
-      if (aggregate != null && retentionMillis != null) {
+      if (aggregate != null && retentionMillis != null && latest + retentionMillis > now) {
+        // (an expiry at or before now waits for a buffered event that arrived before it: next)
         long expiry = latest + retentionMillis;
         next = next == null ? expiry : Math.min(next, expiry);
       }
@@ -325,6 +345,48 @@ public abstract class KeyedChangelog
         tickAt.write(next);
         holdAt.write(Math.min(hold, next));
       }
+    }
+
+    /** A key's aggregate and latest event time, as one event's application changes them. */
+    private static final class KeyState {
+      @Nullable Row aggregate;
+      @Nullable Long latest;
+
+      KeyState(@Nullable Row aggregate, @Nullable Long latest) {
+        this.aggregate = aggregate;
+        this.latest = latest;
+      }
+    }
+
+    /** Applies one event to its key (SEMANTICS §3) and emits its changelog record. */
+    private void applyOne(TimedEvent event, KeyState key, OutputReceiver<ChangelogRecord> out) {
+      Envelope envelope = event.envelope();
+      Instant w = event.watermarkAtArrival();
+      if (key.aggregate != null
+          && retentionMillis != null
+          && w != null
+          && w.getMillis() >= key.latest + retentionMillis) {
+        expired.inc(); // gone before this event arrived; the timer had not come round yet
+        key.aggregate = null;
+        key.latest = null;
+      }
+      ChangelogRecord.Op op =
+          key.aggregate == null ? ChangelogRecord.Op.INSERT : ChangelogRecord.Op.UPDATE;
+      key.aggregate = accumulators.add(key.aggregate, envelope.record());
+      long t = envelope.eventTime().getMillis();
+      key.latest = key.latest == null ? t : Math.max(key.latest, t);
+      processed.inc();
+      emitted.inc();
+      out.outputWithTimestamp(
+          ChangelogRecord.of(
+              op,
+              keyOf(envelope.record()),
+              accumulators.output(key.aggregate),
+              envelope.eventId(),
+              envelope.partition(),
+              envelope.offset(),
+              envelope.eventTime()),
+          envelope.eventTime());
     }
 
     @Override

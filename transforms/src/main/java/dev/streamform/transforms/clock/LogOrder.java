@@ -5,6 +5,8 @@ import java.util.Comparator;
 import java.util.List;
 import org.apache.beam.sdk.state.BagState;
 import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.joda.time.Instant;
 import org.apache.beam.sdk.values.TimestampedValue;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
@@ -45,6 +47,12 @@ public final class LogOrder {
           .thenComparingInt(e -> e.getValue().envelope().partition())
           .thenComparingLong(e -> e.getValue().envelope().offset());
 
+  /** The partition watermark an event arrived at (millis), the beginning of time while undefined. */
+  public static long arrivalOf(TimedEvent e) {
+    Instant w = e.watermarkAtArrival();
+    return w == null ? BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis() : w.getMillis();
+  }
+
   /** The coder of a keyed stage's buffer of stamped events. */
   public static Coder<TimestampedValue<TimedEvent>> bufferCoder(Coder<TimedEvent> events) {
     return TimestampedValue.TimestampedValueCoder.of(events);
@@ -67,21 +75,39 @@ public final class LogOrder {
     }
     due.sort(LOG_ORDER);
     Long earliest = null;
+    Long earliestArrival = null;
     for (TimestampedValue<TimedEvent> e : waiting) {
       long stamp = e.getTimestamp().getMillis();
       earliest = earliest == null ? stamp : Math.min(earliest, stamp);
+      long arrival = arrivalOf(e.getValue());
+      earliestArrival = earliestArrival == null ? arrival : Math.min(earliestArrival, arrival);
     }
-    return new Released(due, earliest);
+    return new Released(due, earliest, earliestArrival);
   }
 
   /** What {@link #release} took out of a buffer, and the earliest stamp still waiting. */
   public static final class Released {
     private final List<TimestampedValue<TimedEvent>> stamped;
     private final @Nullable Long earliestWaiting;
+    private final @Nullable Long earliestWaitingArrival;
 
-    Released(List<TimestampedValue<TimedEvent>> stamped, @Nullable Long earliestWaiting) {
+    Released(
+        List<TimestampedValue<TimedEvent>> stamped,
+        @Nullable Long earliestWaiting,
+        @Nullable Long earliestWaitingArrival) {
       this.stamped = stamped;
       this.earliestWaiting = earliestWaiting;
+      this.earliestWaitingArrival = earliestWaitingArrival;
+    }
+
+    /**
+     * The smallest partition watermark at arrival ({@link #arrivalOf}) among the events still
+     * buffered, or null when the buffer is empty. A keyed stage must not pass an edge of event
+     * time (an expiry, a window's end) above it: that event came before the edge, it is only not
+     * due yet.
+     */
+    public @Nullable Long earliestWaitingArrival() {
+      return earliestWaitingArrival;
     }
 
     /** The due events, in log order. */

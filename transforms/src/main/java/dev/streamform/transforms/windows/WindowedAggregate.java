@@ -458,31 +458,68 @@ public abstract class WindowedAggregate
         @TimerId("early") Timer early,
         MultiOutputReceiver out) {
       long now = context.fireTimestamp().getMillis(); // the input watermark is at least this
-      LogOrder.Released released = LogOrder.release(pending, now);
-      List<TimestampedValue<TimedEvent>> due = released.stamped();
+      List<TimestampedValue<TimedEvent>> buffered = new ArrayList<>();
+      pending.read().forEach(buffered::add);
+      buffered.sort(LogOrder.LOG_ORDER);
+      boolean[] applied = new boolean[buffered.size()];
       List<WindowState> stored = windowsState.read();
       List<WindowState> windows = stored == null ? new ArrayList<>() : new ArrayList<>(stored);
       Row key = keyState.read();
       boolean changed = false;
-      int i = 0;
+      int appliedCount = 0;
       while (true) {
-        TimestampedValue<TimedEvent> next = i < due.size() ? due.get(i) : null;
         WindowState edge = nextEdge(windows, now);
-        if (next != null
-            && (edge == null || next.getTimestamp().getMillis() + 1 <= edge.nextEdge(lateness))) {
-          // The event arrived before the edge: its partition's watermark was behind it.
+        int pick = -1;
+        boolean blocked = false;
+        for (int j = 0; j < buffered.size(); j++) {
+          if (applied[j]) {
+            continue;
+          }
+          boolean due = buffered.get(j).getTimestamp().getMillis() < now;
+          if (edge == null) {
+            pick = due ? j : -1;
+            break;
+          }
+          // Events that arrived while their partition's watermark was behind the edge come first;
+          // one of them not yet due holds the edge back (its stamp is later than its watermark).
+          if (LogOrder.arrivalOf(buffered.get(j).getValue()) < edge.nextEdge(lateness)) {
+            pick = due ? j : -1;
+            blocked = !due;
+            break;
+          }
+        }
+        if (pick >= 0) {
+          TimedEvent event = buffered.get(pick).getValue();
           if (key == null) {
-            key = keyOf(next.getValue().envelope().record());
+            key = keyOf(event.envelope().record());
             keyState.write(key);
           }
-          apply(next.getValue(), windows, key, out);
-          i++;
-        } else if (edge != null) {
+          apply(event, windows, key, out);
+          applied[pick] = true;
+          appliedCount++;
+        } else if (edge != null && !blocked) {
           passEdge(edge, windows, key, out);
         } else {
           break;
         }
         changed = true;
+      }
+      Long earliestWaiting = null;
+      Long nextDue = null;
+      if (appliedCount > 0) {
+        pending.clear();
+      }
+      for (int j = 0; j < buffered.size(); j++) {
+        if (!applied[j]) {
+          long stamp = buffered.get(j).getTimestamp().getMillis();
+          if (appliedCount > 0) {
+            pending.add(buffered.get(j));
+          }
+          earliestWaiting = earliestWaiting == null ? stamp : Math.min(earliestWaiting, stamp);
+          if (stamp + 1 > now) {
+            nextDue = nextDue == null ? stamp + 1 : Math.min(nextDue, stamp + 1);
+          }
+        }
       }
       if (earlyInterval != null && !Boolean.TRUE.equals(earlyArmed.read()) && awaitingRevision(windows)) {
         early.offset(earlyInterval).setRelative();
@@ -492,13 +529,13 @@ public abstract class WindowedAggregate
         if (stored != null) {
           windowsState.clear();
         }
-        if (released.earliestWaiting() == null && key != null) {
+        if (earliestWaiting == null && key != null) {
           keyState.clear(); // nothing of this key is left: no state stays behind
         }
       } else if (changed) {
         windowsState.write(windows);
       }
-      schedule(windows, released.earliestWaiting(), tick, tickAt, holdAt);
+      schedule(windows, earliestWaiting, nextDue, now, tick, tickAt, holdAt);
     }
 
     @OnTimer("early")
@@ -673,14 +710,18 @@ public abstract class WindowedAggregate
     private void schedule(
         List<WindowState> windows,
         @Nullable Long earliestWaiting,
+        @Nullable Long nextDue,
+        long now,
         Timer tick,
         ValueState<Long> tickAt,
         ValueState<Long> holdAt) {
-      Long fire = earliestWaiting == null ? null : earliestWaiting + 1;
+      Long fire = nextDue;
       Long hold = earliestWaiting;
       for (WindowState w : windows) {
         long e = w.nextEdge(lateness);
-        fire = fire == null ? e : Math.min(fire, e);
+        if (e > now) { // an edge at or before now is only ever held back by an event still to come due
+          fire = fire == null ? e : Math.min(fire, e);
+        }
         if (w.revision == 0) {
           hold = hold == null ? w.end - 1 : Math.min(hold, w.end - 1);
         }
@@ -689,9 +730,12 @@ public abstract class WindowedAggregate
         tickAt.clear();
         holdAt.clear();
       } else if (hold == null) {
-        tick.withNoOutputTimestamp().set(new Instant(fire));
+        // Only final edges are left. (A timer without an output timestamp set at the end of input
+        // never fired on the Flink runner; holding at its own firing time costs nothing here, as
+        // final records are stamped with their window's end, which is already behind.)
+        tick.withOutputTimestamp(new Instant(fire)).set(new Instant(fire));
         tickAt.write(fire);
-        holdAt.clear();
+        holdAt.write(fire);
       } else {
         long h = Math.min(hold, fire);
         tick.withOutputTimestamp(new Instant(h)).set(new Instant(fire));
