@@ -31,9 +31,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code streamform run <project> --model M}: runs a model as a streaming job reading its Kafka
- * source and writing its changelog, late and quarantine topics ({@link KafkaModelPipeline}). Blocks
- * until the job ends or the command is interrupted; with {@code --detach} (a Flink cluster only)
- * prints the job id once the cluster accepted the job and returns.
+ * source and writing its changelog (or window records), late and quarantine topics ({@link
+ * KafkaModelPipeline}). Blocks until the job ends or the command is interrupted; with {@code
+ * --detach} (a Flink cluster only) prints the job id once the cluster accepted the job and returns.
  */
 @Command(
     name = "run",
@@ -43,8 +43,11 @@ import picocli.CommandLine.Spec;
           + " changelog to the upsert topic <model> (key: the key columns as JSON; value: the row"
           + " with op), late events to <model>.late and records that cannot be processed to"
           + " <model>.quarantine, each with its reason (streamform.yml may name other topics)."
-          + " Creates missing topics. Blocks until interrupted; with --detach, submits to a Flink"
-          + " cluster, prints the job id and returns."
+          + " A windowed model writes its previews, revisions and final records to <model> (key:"
+          + " the key columns and window_start; value: the row with window_start, window_end,"
+          + " status, revision and identity) and events too late for a window to <model>.late."
+          + " Creates missing topics (<model> compacted for an upsert model only). Blocks until"
+          + " interrupted; with --detach, submits to a Flink cluster, prints the job id and returns."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
@@ -126,14 +129,15 @@ final class RunCommand implements Callable<Integer> {
     String source = declared.source().topic().get();
     try (KafkaTopics topics = KafkaTopics.at(bootstrapServers)) {
       List<String> needed =
-          List.of(source, sinks.changelogTopic(), sinks.lateTopic(), sinks.quarantineTopic());
-      for (String created : topics.ensure(needed, partitions, Set.of(sinks.changelogTopic()))) {
+          List.of(source, sinks.topic(), sinks.lateTopic(), sinks.quarantineTopic());
+      Set<String> compacted = sinks.topicIsCompacted() ? Set.of(sinks.topic()) : Set.of();
+      for (String created : topics.ensure(needed, partitions, compacted)) {
         err.println("streamform run: created topic " + created + " (" + partitions + " partitions)");
       }
     }
     err.println("streamform run: model " + model + " on " + runner.describe() + ": " + source
-        + " -> " + sinks.changelogTopic() + ", late -> " + sinks.lateTopic()
-        + ", quarantine -> " + sinks.quarantineTopic());
+        + " -> " + sinks.topic() + (declared.windowed() ? " (window records)" : "")
+        + ", late -> " + sinks.lateTopic() + ", quarantine -> " + sinks.quarantineTopic());
     err.flush();
     PipelineResult result = pipeline.run();
     if (detach) {

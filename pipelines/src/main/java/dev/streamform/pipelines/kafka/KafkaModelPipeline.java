@@ -10,7 +10,7 @@ import dev.streamform.transforms.envelope.EnvelopeCoder;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
 import dev.streamform.transforms.extraction.ExtractionResult;
-import java.util.ArrayList;
+import dev.streamform.transforms.windows.WindowedResult;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
@@ -28,8 +28,18 @@ import org.joda.time.Duration;
 /**
  * A model of a project as a streaming Kafka pipeline: its {@code connector: kafka} source read by
  * {@link KafkaSource}, event time extracted, judged by the declared clock ({@link
- * DeclaredModel#logClock()}), the model's changelog, and the three outputs written by {@link
- * ModelSinks}. The transforms between source and sinks are the ones fixtures run.
+ * DeclaredModel#logClock()}), the model's changelog — or, for a windowed model, its windows ({@link
+ * DeclaredModel#windows()}) — and the three outputs written by {@link ModelSinks}. The transforms
+ * between source and sinks are the ones fixtures run.
+ *
+ * <p>A windowed model's clock keeps late events (the windows judge them), so its late topic receives
+ * the windows' too-late events. Its windows fire on {@code min_p W_p} over the topic's partitions
+ * (SEMANTICS §6). As for an upsert model, the clock does not declare the partitions up front
+ * ({@code SourceClock.withPartitions}): {@link ClockGatedTimestampPolicy} keeps KafkaIO's watermark
+ * at the beginning of time for each partition until its first record has been read, and that record
+ * reaches the clock — which from then on holds the watermark at the partition's {@code W_p} — before
+ * any later watermark does. So no window closes before every partition has delivered (or gone
+ * idle, {@code idle_after}).
  */
 public final class KafkaModelPipeline {
   private KafkaModelPipeline() {}
@@ -47,8 +57,7 @@ public final class KafkaModelPipeline {
               + "', which is not a kafka source (connector: " + source.connector().yamlName() + ")");
     }
     Schema schema = model.recordSchema();
-    ModelSinks sinks =
-        ModelSinks.of(model.model(), new ArrayList<>(model.outputColumns().keySet()));
+    ModelSinks sinks = ModelSinks.of(model);
     KafkaSource read =
         KafkaSource.of(bootstrapServers, source.topic().get(), source.schema(), model.keyColumns());
     if (source.idleAfter().isPresent()) {
@@ -88,22 +97,30 @@ public final class KafkaModelPipeline {
                                   : Envelope.event(r, r.ingestTime())))
               .setCoder(EnvelopeCoder.of(schema));
     }
-    ClockResult clocked = envelopes.apply("Clock", model.logClock());
-    // The Flink runner keeps each key's order from the clock to the changelog (one channel per
-    // sender, first in first out), so a streaming job there applies events as they arrive instead
-    // of waiting for the watermark; other runners (the DirectRunner) apply them in log order.
-    boolean fifo = envelopes.getPipeline().getOptions().getRunner().getSimpleName().startsWith("Flink");
-    PCollection<ChangelogRecord> changelog = clocked.events().apply("Model", model.changelog(fifo));
-
     KvCoder<String, String> json = KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of());
-    changelog
-        .apply("ChangelogRecords", MapElements.into(kvs()).via(sinks::changelogRecord))
+    PCollection<KV<String, String>> output;
+    PCollection<KV<String, String>> late;
+    if (model.windowed()) {
+      // the clock keeps late events for a windowed model: its late() stays empty
+      WindowedResult windows =
+          envelopes.apply("Clock", model.logClock()).events().apply("Model", model.windows());
+      output =
+          windows.revisions().apply("WindowRecords", MapElements.into(kvs()).via(sinks::windowRecord));
+      late = windows.tooLate().apply("TooLateRecords", MapElements.into(kvs()).via(sinks::tooLateRecord));
+    } else {
+      ClockResult clocked = envelopes.apply("Clock", model.logClock());
+      // The Flink runner keeps each key's order from the clock to the changelog (one channel per
+      // sender, first in first out), so a streaming job there applies events as they arrive instead
+      // of waiting for the watermark; other runners (the DirectRunner) apply them in log order.
+      boolean fifo = p.getOptions().getRunner().getSimpleName().startsWith("Flink");
+      PCollection<ChangelogRecord> changelog = clocked.events().apply("Model", model.changelog(fifo));
+      output = changelog.apply("ChangelogRecords", MapElements.into(kvs()).via(sinks::changelogRecord));
+      late = clocked.late().apply("LateRecords", MapElements.into(kvs()).via(sinks::lateRecord));
+    }
+    output
         .setCoder(json)
-        .apply("Write " + sinks.changelogTopic(), ModelSinks.write(bootstrapServers, sinks.changelogTopic()));
-    clocked
-        .late()
-        .apply("LateRecords", MapElements.into(kvs()).via(sinks::lateRecord))
-        .setCoder(json)
+        .apply("Write " + sinks.topic(), ModelSinks.write(bootstrapServers, sinks.topic()));
+    late.setCoder(json)
         .apply("Write " + sinks.lateTopic(), ModelSinks.write(bootstrapServers, sinks.lateTopic()));
     quarantine
         .apply("Quarantine", Flatten.pCollections())

@@ -3,12 +3,16 @@ package dev.streamform.pipelines.kafka;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamform.policies.declarations.ModelDeclaration;
+import dev.streamform.policies.sql.OutputColumn;
 import dev.streamform.policies.time.Timestamps;
+import dev.streamform.teststreams.model.DeclaredModel;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.LateEvent;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
+import dev.streamform.transforms.windows.TooLateEvent;
+import dev.streamform.transforms.windows.WindowRevision;
 import java.io.Serializable;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -29,7 +33,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Where a model's outputs go on Kafka, and the JSON records they become. Every record's key and
- * value are JSON text:
+ * value are JSON text; decimals are exact JSON numbers, timestamps RFC 3339 strings in UTC.
+ *
+ * <p>An upsert model:
  *
  * <ul>
  *   <li>changelog, topic {@code <model>} (an upsert topic: the last record per key is the key's
@@ -37,40 +43,76 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       {"op":"update","customer_id":42,"total_spend":30.00,"__event":"0-1"}} — the row with its
  *       op and the causing event ({@code <partition>-<offset>} of the source topic);
  *   <li>late events, topic {@code <model>.late}: key the event's key columns, value {@code
- *       {"reason":..,"watermark":..,"partition":..,"offset":..,"event_time":..,"record":{..}}};
- *   <li>quarantine, topic {@code <model>.quarantine}: key {@code {"partition":..,"offset":..}},
- *       value {@code {"reason":..,"partition":..,"offset":..,"value":..,"value_base64":..}} — the
- *       record's bytes as read, base64, and as JSON or text for reading.
+ *       {"reason":..,"watermark":..,"partition":..,"offset":..,"event_time":..,"record":{..}}}.
  * </ul>
  *
- * {@code streamform.yml} may name other topics ({@code topic}, {@code late_topic}, {@code
+ * <p>A windowed model (SEMANTICS §6):
+ *
+ * <ul>
+ *   <li>window records, topic {@code <model>} (every record kept: previews, each revision, the
+ *       final record): key {@code {"merchant_id":7,"window_start":"2026-08-30T10:00:00Z"}} (the key
+ *       columns and the window), value {@code {"window_start":..,"window_end":..,<key and output
+ *       columns>,"status":"corrected","revision":2,"predecessor":1,"logical_window_id":..,
+ *       "projection_id":..,"aggregate_digest":..,"offsets":{"0":{"min":0,"max":3,"count":3}},
+ *       "generation":1}} — {@code predecessor} is null for revision 1 and previews;
+ *   <li>too-late events, topic {@code <model>.late}: key that of the window that refused the event,
+ *       value {@code {"reason":..,"window_start":..,"window_end":..,"watermark":..,"partition":..,
+ *       "offset":..,"event_time":..,"record":{..}}}, one record per refused window.
+ * </ul>
+ *
+ * <p>Both: quarantine, topic {@code <model>.quarantine}: key {@code {"partition":..,"offset":..}},
+ * value {@code {"reason":..,"partition":..,"offset":..,"value":..,"value_base64":..}} — the
+ * record's bytes as read, base64, and as JSON or text for reading.
+ *
+ * <p>{@code streamform.yml} may name other topics ({@code topic}, {@code late_topic}, {@code
  * quarantine_topic}).
  */
 public final class ModelSinks implements Serializable {
   /** The field of a changelog value that names the causing event. */
   public static final String EVENT_FIELD = "__event";
 
-  private final String changelogTopic;
+  private final String topic;
   private final String lateTopic;
   private final String quarantineTopic;
+  private final boolean windowed;
   private final List<String> keyColumns;
+  // key column as the output names it -> the source column it reads (an alias may rename it)
+  private final Map<String, String> keySources;
   private final List<String> outputColumns;
 
-  private ModelSinks(ModelDeclaration model, List<String> outputColumns) {
-    this.changelogTopic = model.topic().orElse(model.name());
+  private ModelSinks(DeclaredModel declared) {
+    ModelDeclaration model = declared.model();
+    this.topic = model.topic().orElse(model.name());
     this.lateTopic = model.lateTopic().orElse(model.name() + ".late");
     this.quarantineTopic = model.quarantineTopic().orElse(model.name() + ".quarantine");
+    this.windowed = model.windowed();
     this.keyColumns = List.copyOf(model.key());
-    this.outputColumns = List.copyOf(outputColumns);
+    Map<String, String> sources = new LinkedHashMap<>();
+    for (OutputColumn c : declared.query().outputs()) {
+      if (c.kind() == OutputColumn.Kind.KEY) {
+        sources.put(c.name(), c.argument().get());
+      }
+    }
+    this.keySources = sources;
+    this.outputColumns = List.copyOf(declared.outputColumns().keySet());
   }
 
-  /** The sinks of {@code model}, whose changelog rows have {@code outputColumns} in that order. */
-  public static ModelSinks of(ModelDeclaration model, List<String> outputColumns) {
-    return new ModelSinks(model, outputColumns);
+  /** The sinks of {@code model}: its topics, and its rows' key and output columns. */
+  public static ModelSinks of(DeclaredModel model) {
+    return new ModelSinks(model);
   }
 
-  public String changelogTopic() {
-    return changelogTopic;
+  /**
+   * The model's own topic: an upsert model's changelog (compacted: the last record per key is the
+   * key's row), or a windowed model's window records (not compacted: every revision is kept).
+   */
+  public String topic() {
+    return topic;
+  }
+
+  /** True when {@link #topic()} is an upsert topic, to be created compacted. */
+  public boolean topicIsCompacted() {
+    return !windowed;
   }
 
   public String lateTopic() {
@@ -89,20 +131,60 @@ public final class ModelSinks implements Serializable {
       value.set(column, JsonRecords.node(r.value(column)));
     }
     value.put(EVENT_FIELD, r.eventId());
-    return KV.of(keyOf(r.key()), value.toString());
+    return KV.of(keyOf(r.key()).toString(), value.toString());
   }
 
   /** A late event as its Kafka key and value. */
   public KV<String, String> lateRecord(LateEvent e) {
-    Envelope event = e.envelope();
     ObjectNode value = JsonNodeFactory.instance.objectNode();
     value.put("reason", e.reason());
-    value.put("watermark", Timestamps.format(java.time.Instant.ofEpochMilli(e.watermark().getMillis())));
+    return KV.of(keyOfEvent(e.envelope().record()).toString(), withEvent(value, e.envelope(), e.watermark()));
+  }
+
+  /** A windowed model's preview, revision or final record as its Kafka key and value. */
+  public KV<String, String> windowRecord(WindowRevision r) {
+    ObjectNode value = JsonNodeFactory.instance.objectNode();
+    value.set("window_start", JsonRecords.node(r.windowStart()));
+    value.set("window_end", JsonRecords.node(r.windowEnd()));
+    for (String column : outputColumns) {
+      value.set(column, JsonRecords.node(r.value(column)));
+    }
+    value.put("status", r.status().yamlName());
+    value.put("revision", r.revision());
+    value.set("predecessor", JsonRecords.node(r.predecessor()));
+    value.put("logical_window_id", r.logicalWindowId());
+    value.put("projection_id", r.projectionId());
+    value.put("aggregate_digest", r.aggregateDigest());
+    ObjectNode offsets = value.putObject("offsets");
+    for (WindowRevision.PartitionOffsets o : r.offsets()) {
+      offsets.putObject(Integer.toString(o.partition()))
+          .put("min", o.min())
+          .put("max", o.max())
+          .put("count", o.count());
+    }
+    value.put("generation", r.generation());
+    return KV.of(windowKey(keyOf(r.key()), r.windowStart()), value.toString());
+  }
+
+  /** An event a window refused as too late, as its Kafka key (the window's) and value. */
+  public KV<String, String> tooLateRecord(TooLateEvent e) {
+    ObjectNode value = JsonNodeFactory.instance.objectNode();
+    value.put("reason", e.reason());
+    value.set("window_start", JsonRecords.node(e.windowStart()));
+    value.set("window_end", JsonRecords.node(e.windowEnd()));
+    return KV.of(
+        windowKey(keyOfEvent(e.envelope().record()), e.windowStart()),
+        withEvent(value, e.envelope(), e.watermark()));
+  }
+
+  /** {@code value} with the watermark the event lost to, its place in the log and the event. */
+  private static String withEvent(ObjectNode value, Envelope event, org.joda.time.Instant watermark) {
+    value.set("watermark", JsonRecords.node(watermark));
     value.put("partition", event.partition());
     value.put("offset", event.offset());
     value.set("event_time", JsonRecords.node(event.eventTime()));
     value.set("record", rowObject(event.record()));
-    return KV.of(keyOf(event.record()), value.toString());
+    return value.toString();
   }
 
   /** A record {@link KafkaSource} could not decode, as its Kafka key and value. */
@@ -143,12 +225,26 @@ public final class ModelSinks implements Serializable {
     return KV.of(key.toString(), value.toString());
   }
 
-  private String keyOf(Row row) {
+  /** The key of an output row, whose key columns are named as the output names them. */
+  private ObjectNode keyOf(Row row) {
     Map<String, Object> key = new LinkedHashMap<>();
     for (String k : keyColumns) {
       key.put(k, row.getValue(k));
     }
-    return JsonRecords.object(key).toString();
+    return JsonRecords.object(key);
+  }
+
+  /** The key of a source record: its key columns' values, named as the output names them. */
+  private ObjectNode keyOfEvent(Row record) {
+    Map<String, Object> key = new LinkedHashMap<>();
+    for (String k : keyColumns) {
+      key.put(k, record.getValue(keySources.getOrDefault(k, k)));
+    }
+    return JsonRecords.object(key);
+  }
+
+  private static String windowKey(ObjectNode key, org.joda.time.Instant windowStart) {
+    return key.set("window_start", JsonRecords.node(windowStart)).toString();
   }
 
   private static ObjectNode rowObject(Row row) {
