@@ -29,15 +29,30 @@ final class FixtureYaml {
         b.append("    partition: ").append(g.partition()).append('\n');
       }
     }
-    b.append("\nexpect:").append(oracle.changelog.isEmpty() ? " []" : "").append('\n');
+    b.append("\nexpect:")
+        .append(oracle.changelog.isEmpty() && oracle.revisions.isEmpty() ? " []" : "")
+        .append('\n');
     for (FixtureOutcome.Change c : oracle.changelog) {
       b.append("  - { op: ").append(c.op);
       c.values.forEach((k, v) -> b.append(", ").append(k).append(": ").append(scalar(v)));
       b.append(" }\n");
     }
+    for (FixtureOutcome.Revision r : oracle.revisions) {
+      b.append("  - { window_start: ").append(scalar(r.windowStart))
+          .append(", window_end: ").append(scalar(r.windowEnd));
+      r.key.forEach((k, v) -> b.append(", ").append(k).append(": ").append(scalar(v)));
+      r.values.forEach((k, v) -> b.append(", ").append(k).append(": ").append(scalar(v)));
+      b.append(", revision: ").append(r.revision).append(", status: ").append(r.status).append(" }\n");
+    }
     if (!oracle.late.isEmpty()) {
       b.append("\nlate:\n");
-      oracle.late.forEach(d -> b.append("  - ").append(flow(d.record)).append('\n'));
+      for (FixtureOutcome.Dropped d : oracle.late) {
+        Map<String, Object> row = new java.util.LinkedHashMap<>(d.record);
+        if (d.windowStart != null) {
+          row.put("window_start", d.windowStart);
+        }
+        b.append("  - ").append(flow(row)).append('\n');
+      }
     }
     return b.toString();
   }

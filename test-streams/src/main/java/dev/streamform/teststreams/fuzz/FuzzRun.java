@@ -99,13 +99,13 @@ public final class FuzzRun {
         target.name(), trace.name(), trace.given().size());
     out.flush();
     Fixture small = fuzzer.shrink(trace, target);
-    FixtureOutcome expected = fuzzer.oracle().run(small);
+    FixtureOutcome expected = fuzzer.expected(small);
     FixtureOutcome actual = target.run(small);
     if (expected.canonical().equals(actual.canonical())) {
       out.printf("%s: the shrunk trace agrees when run alone; writing the whole trace instead%n",
           target.name());
       small = trace;
-      expected = fuzzer.oracle().run(small);
+      expected = fuzzer.expected(small);
       actual = target.run(small);
     }
     String name = "fuzz-" + model.model().name() + "-seed" + seed + "-" + trace.name();
@@ -113,7 +113,8 @@ public final class FuzzRun {
     comments.add("Found by `streamform fuzz` (seed " + seed + ", " + trace.name() + ", shrunk from "
         + trace.given().size() + " to " + small.given().size() + " items): on "
         + target.name() + " the model disagrees with the reference oracle.");
-    comments.add("expect: and late: are the oracle's (SEMANTICS §2-§3); the runner gave:");
+    comments.add("expect: and late: are the oracle's (SEMANTICS " + (model.windowed() ? "§6" : "§2-§3")
+        + "); the runner gave:");
     for (String line : actual.canonical().split("\n")) {
       comments.add("  " + line);
     }

@@ -5,6 +5,7 @@ import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.model.DeclaredModel;
 import dev.streamform.teststreams.oracle.Oracle;
+import dev.streamform.teststreams.oracle.WindowedOracle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -65,28 +66,39 @@ public final class Fuzzer {
     }
   }
 
+  /** What a trace means: a reference implementation's outcome for it. */
+  public interface Reference {
+    FixtureOutcome run(Fixture fixture);
+  }
+
   private final DeclaredModel model;
-  private final Oracle oracle;
+  private final Reference oracle;
   private final int batchSize;
 
-  private Fuzzer(DeclaredModel model, Oracle oracle, int batchSize) {
+  private Fuzzer(DeclaredModel model, Reference oracle, int batchSize) {
     this.model = model;
     this.oracle = oracle;
     this.batchSize = TraceBatch.canBatch(model) ? Math.max(1, batchSize) : 1;
   }
 
-  /** A fuzzer of {@code model} against its reference oracle, {@code batchSize} traces a pipeline. */
+  /**
+   * A fuzzer of {@code model} against its reference oracle ({@link Oracle}, or {@link
+   * WindowedOracle} for a windowed model), {@code batchSize} traces a pipeline.
+   */
   public static Fuzzer of(DeclaredModel model, int batchSize) {
-    return new Fuzzer(model, Oracle.of(model), batchSize);
+    Reference reference =
+        model.windowed() ? WindowedOracle.of(model)::outcome : Oracle.of(model)::run;
+    return new Fuzzer(model, reference, batchSize);
   }
 
   /** The same fuzzer judging by another oracle (to show that a broken one is caught). */
-  public Fuzzer withOracle(Oracle other) {
+  public Fuzzer withOracle(Reference other) {
     return new Fuzzer(model, other, batchSize);
   }
 
-  public Oracle oracle() {
-    return oracle;
+  /** The reference implementation's outcome of {@code trace}. */
+  public FixtureOutcome expected(Fixture trace) {
+    return oracle.run(trace);
   }
 
   /** Compares every trace; {@code progress} hears of each finished batch. */

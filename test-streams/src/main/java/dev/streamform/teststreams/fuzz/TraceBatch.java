@@ -69,7 +69,9 @@ final class TraceBatch {
 
   /** Whether traces of {@code model} can share a pipeline (their keys can be kept apart). */
   static boolean canBatch(DeclaredModel model) {
-    return tagColumn(model).isPresent();
+    // A windowed trace runs alone: splitting window records (their offsets and identity, which
+    // name partitions and key values) back into traces is not done.
+    return tagColumn(model).isPresent() && !model.windowed();
   }
 
   static TraceBatch of(DeclaredModel model, List<Fixture> traces, long seed) {
