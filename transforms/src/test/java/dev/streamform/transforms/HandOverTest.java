@@ -50,23 +50,23 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HandOverTest {
   /** SEMANTICS §5 fixture 1: 42@10:00 (10), 42@10:10 (20), 42@10:01 (5, late), 42@10:06 (1). */
-  private static final SeedStreams SEED =
+  static final SeedStreams SEED =
       new SeedStreams()
           .event(42, "10", "10:00")
           .event(42, "20", "10:10")
           .event(42, "5", "10:01")
           .event(42, "1", "10:06");
 
-  private static final List<String> CHANGELOG =
+  static final List<String> CHANGELOG =
       List.of("p0/0 insert 42 10", "p0/1 update 42 30", "p0/3 update 42 31");
-  private static final List<String> LATE =
+  static final List<String> LATE =
       List.of("p0/2 2026-08-30T10:01:00.000Z < 2026-08-30T10:05:00.000Z");
 
-  private static KeyedChangelog model() {
+  static KeyedChangelog model() {
     return KeyedChangelog.by("customer_id").aggregating(Aggregation.sum("amount").as("total_spend"));
   }
 
-  private static SourceClock clock() {
+  static SourceClock clock() {
     return SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5)).withContiguousOffsets();
   }
 

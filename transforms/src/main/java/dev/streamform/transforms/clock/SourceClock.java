@@ -124,7 +124,15 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
    * out-of-orderness); late events are dropped unless {@link #keepingLateEvents()}.
    */
   public static SourceClock forBoundedOutOfOrderness(Duration delay) {
-    checkArgument(!delay.isShorterThan(Duration.ZERO), "the delay must not be negative: %s", delay);
+    checkArgument(
+        delay != null,
+        "SourceClock.forBoundedOutOfOrderness(null): give the watermark delay, how far out of order"
+            + " events may arrive, e.g. Duration.standardMinutes(5); Duration.ZERO when they arrive"
+            + " in event-time order");
+    checkArgument(
+        !delay.isShorterThan(Duration.ZERO),
+        "SourceClock.forBoundedOutOfOrderness(%s): the delay must not be negative",
+        delay);
     return new AutoValue_SourceClock.Builder()
         .setDelay(delay)
         .setLateEvents(LateEvents.DROP)
@@ -162,6 +170,9 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
   }
 
   public SourceClock withLateEvents(LateEvents lateEvents) {
+    checkArgument(
+        lateEvents != null,
+        "SourceClock.withLateEvents(null): give LateEvents.DROP (the default) or LateEvents.KEEP");
     return toBuilder().setLateEvents(lateEvents).build();
   }
 
@@ -181,6 +192,10 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
    * with a message naming the partition and the offset, rather than vanish.
    */
   public SourceClock withContiguousOffsets(Map<Integer, Long> firstOffsets) {
+    checkArgument(
+        firstOffsets != null,
+        "SourceClock.withContiguousOffsets(null): give each partition's first offset, e.g."
+            + " Map.of(0, 1200L), or use withContiguousOffsets() for logs that start at 0");
     firstOffsets.forEach(
         (p, first) ->
             checkArgument(
@@ -197,7 +212,11 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
    * output watermark back until its next item ({@code idle_after}).
    */
   public SourceClock withIdleness(Duration idleAfter) {
-    checkArgument(idleAfter.isLongerThan(Duration.ZERO), "idleness must be positive: %s", idleAfter);
+    checkArgument(
+        idleAfter != null && idleAfter.isLongerThan(Duration.ZERO),
+        "SourceClock.withIdleness(%s): idleness must be a positive duration, e.g."
+            + " Duration.standardMinutes(1); leave it out for partitions that never go idle",
+        idleAfter);
     return toBuilder().setIdleAfter(idleAfter).build();
   }
 
@@ -209,11 +228,16 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
    * partition that never delivers holds the watermark back until {@link #withIdleness} releases it.
    */
   public SourceClock withPartitions(List<Integer> partitions) {
+    checkArgument(
+        partitions != null && partitions.stream().allMatch(p -> p != null && p >= 0),
+        "SourceClock.withPartitions(%s): give the partition numbers the source reads, each 0 or"
+            + " more",
+        partitions);
     return toBuilder().setPartitions(List.copyOf(partitions)).build();
   }
 
   public SourceClock withPartitions(Integer... partitions) {
-    return withPartitions(List.of(partitions));
+    return withPartitions(partitions == null ? null : java.util.Arrays.asList(partitions));
   }
 
   @Override
