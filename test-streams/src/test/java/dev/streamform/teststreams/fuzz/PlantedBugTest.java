@@ -45,7 +45,7 @@ class PlantedBugTest {
             .apply("OneMsEarlier", MapElements.into(TypeDescriptor.of(TimedEvent.class))
                 .via((TimedEvent e) -> TimedEvent.of(e.envelope(),
                     e.watermarkAtArrival() == null ? null : e.watermarkAtArrival().minus(1),
-                    e.keptLate())))
+                    e.keptLate(), e.stamp())))
             .setCoder(events.getCoder())
             .apply(model.changelog());
       }

@@ -78,7 +78,7 @@ import org.joda.time.Instant;
  * <p><b>Input.</b> The {@code events()} of a {@link dev.streamform.transforms.clock.SourceClock},
  * encoded with the coder the clock gives them. Steps in between (a {@code Filter}, a {@code
  * MapElements} that rewrites records) are fine as long as they keep each event's element
- * timestamp (its stamp) and either keep that coder ({@code .setCoder(clocked.events().getCoder())})
+ * timestamp (it holds the watermark at or before the event's stamp) and either keep that coder ({@code .setCoder(clocked.events().getCoder())})
  * or the changelog is told the records' schema with {@link #withRecordSchema(Schema)}, which then
  * accepts any coder of {@link TimedEvent} (a {@code SerializableCoder}, say).
  *
@@ -406,21 +406,23 @@ public abstract class KeyedChangelog
     @ProcessElement
     public void process(
         @Element KV<String, TimedEvent> element,
-        @Timestamp Instant timestamp,
         @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
         @StateId("tickAt") ValueState<Long> tickAt,
         @StateId("holdAt") ValueState<Long> holdAt,
         @TimerId("tick") Timer tick) {
-      TimedEvent event = element.getValue();
-      pending.add(TimestampedValue.of(event, timestamp));
-      long stamp = timestamp.getMillis();
+      TimedEvent value = element.getValue();
+      TimestampedValue<TimedEvent> event = TimestampedValue.of(value, value.stamp());
+      pending.add(event);
+      long stamp = value.stamp().getMillis();
+      long holdFor = LogOrder.holdOf(event);
       Long at = tickAt.read();
       Long held = holdAt.read();
-      if (at == null || stamp + 1 < at || held == null || stamp < held) {
-        // The hold keeps this stage's output watermark at the event's stamp until it is applied,
-        // so its record (stamped with its event time, at or after the stamp) is never late.
+      if (at == null || stamp + 1 < at || held == null || holdFor < held) {
+        // The hold keeps this stage's output watermark at the earlier of the event's stamp and its
+        // event time until it is applied, so its record (timestamped with its event time) is not
+        // late downstream — an on-time event may be earlier than its stamp.
         long fire = at == null ? stamp + 1 : Math.min(at, stamp + 1);
-        long hold = Math.min(fire, held == null ? stamp : Math.min(held, stamp));
+        long hold = Math.min(fire, held == null ? holdFor : Math.min(held, holdFor));
         tick.withOutputTimestamp(new Instant(hold)).set(new Instant(fire));
         tickAt.write(fire);
         holdAt.write(hold);
@@ -489,9 +491,10 @@ public abstract class KeyedChangelog
         }
       }
       Long next = null;
-      Long hold = released.earliestWaiting();
-      if (hold != null) {
-        next = hold + 1;
+      Long waiting = released.earliestWaiting();
+      Long hold = released.earliestHold();
+      if (waiting != null) {
+        next = waiting + 1;
       }
       if (aggregate != null && retentionMillis != null) {
         long expiry = latest + retentionMillis;

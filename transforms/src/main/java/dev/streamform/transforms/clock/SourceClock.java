@@ -66,9 +66,12 @@ import org.joda.time.Instant;
  * from the runner's asynchronous watermark, so every runner at every parallelism gives the same
  * answer. With {@link #withContiguousOffsets()} the clock also restores offset order when a runner
  * delivers the items of a partition out of order (as the Flink runner does with a {@code
- * TestStream} at parallelism above one). Each processed event leaves with its partition's
- * watermark at arrival as its element timestamp, and the clock holds its output watermark at the
- * partition's {@code W_p}; so downstream event-time timers never fire ahead of the clock.
+ * TestStream} at parallelism above one). Each processed event leaves with its stamp ({@link
+ * TimedEvent#stamp()}: its partition's watermark at arrival, never decreasing; see {@link LogOrder})
+ * and, as its element timestamp, the earlier of its stamp and its event time; the clock holds its
+ * output watermark at the partition's {@code W_p}, so downstream event-time timers never fire
+ * ahead of the clock. A late event leaves on {@link ClockResult#late()} timestamped with its event
+ * time.
  *
  * <p>Idleness ({@link #withIdleness(Duration)}, {@code idle_after}): a partition that delivered no
  * item for that long in processing time releases its hold, so it stops holding the output
@@ -470,7 +473,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       if (!judging) {
         if (!item.isWatermark()) {
           onTime.inc();
-          out.get(events).outputWithTimestamp(TimedEvent.of(item, null, false), new Instant(floor));
+          emit(TimedEvent.of(item, null, false, new Instant(floor)), out);
         }
         return null;
       }
@@ -493,9 +496,21 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       }
       // Stamped with the partition's watermark at arrival, or the floor when that is higher: the
       // stamps of a partition never decrease, and never fall behind the output watermark.
-      out.get(events).outputWithTimestamp(TimedEvent.of(item, at, isLate), new Instant(floor));
+      emit(TimedEvent.of(item, at, isLate, new Instant(floor)), out);
       long advanced = t - delayMillis;
       return watermark == null ? advanced : Math.max(watermark, advanced);
+    }
+
+    /**
+     * Outputs an event timestamped with the earlier of its stamp and its event time. The stamp can
+     * be later than an on-time event's time (a partition's stamps start at its first item's
+     * timestamp); timestamped with the stamp, the event would let the keyed stage's watermark pass
+     * its time while in flight, and the record it causes, timestamped with its event time, would be
+     * late for a window downstream. The stamp travels in the event.
+     */
+    private void emit(TimedEvent event, MultiOutputReceiver out) {
+      Instant t = event.envelope().eventTime();
+      out.get(events).outputWithTimestamp(event, t.isBefore(event.stamp()) ? t : event.stamp());
     }
 
     @OnTimer("hold")

@@ -40,7 +40,7 @@ class IngestTimeEqualityTest {
 
     assertEquals(LateEvent.of(e1, W), LateEvent.of(e2, W));
     assertEquals(LateEvent.of(e1, W).hashCode(), LateEvent.of(e2, W).hashCode());
-    assertEquals(TimedEvent.of(e1, W, false), TimedEvent.of(e2, W, false));
+    assertEquals(TimedEvent.of(e1, W, false, W), TimedEvent.of(e2, W, false, W));
 
     SourceRecord p1 = SourceRecord.punctuation(1, 7, new Instant(1), W);
     SourceRecord p2 = SourceRecord.punctuation(1, 7, new Instant(2), W);
