@@ -61,7 +61,7 @@ import org.apache.beam.sdk.values.PCollection;
  *               .apply(SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5)).withContiguousOffsets());
  *           PCollection<ChangelogRecord> changes = clocked.events()
  *               .apply(KeyedChangelog.by("customer_id").aggregating(Aggregation.sum("amount").as("total_spend")))
- *               .apply(Filter.by(r -> r.op() == ChangelogRecord.Op.UPDATE));
+ *               .apply(Filter.by((ChangelogRecord r) -> r.op() == ChangelogRecord.Op.UPDATE));
  *           return ComposedResult.of(changes, clocked.late());
  *         })
  *     .assertPassed();
