@@ -64,9 +64,9 @@ import org.joda.time.Instant;
  * (see {@link LogOrder}). That is the hand-over's latency: a changelog record appears once the
  * source's watermark (the minimum over its partitions) has moved past the watermark its event
  * arrived at — for a bounded input, at the latest at its end. A source without event time ({@link
- * dev.streamform.transforms.clock.SourceClock#inArrivalOrder()}) is applied in the order the clock
- * saw the items, which is offset order with {@code withContiguousOffsets()} and arrival order
- * without.
+ * dev.streamform.transforms.clock.SourceClock#inArrivalOrder()}) is applied in the order its clock
+ * passed the items on — offset order with {@code withContiguousOffsets()}, arrival order without
+ * (offset order for KafkaIO) — once the runner's watermark passes their arrival.
  *
  * <p><b>Element timestamps.</b> Each record is timestamped with its causing event's event time
  * ({@link ChangelogRecord#eventTime()}), like the late output of the clock ({@link
