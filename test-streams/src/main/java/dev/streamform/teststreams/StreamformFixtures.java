@@ -4,6 +4,9 @@ import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.InvalidProjectException;
 import dev.streamform.policies.project.Problem;
 import dev.streamform.policies.project.Project;
+import dev.streamform.teststreams.fixture.ComposedResult;
+import dev.streamform.teststreams.fixture.Delivery;
+import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureVerdict;
 import dev.streamform.teststreams.fixture.RunnerChoice;
@@ -14,10 +17,13 @@ import dev.streamform.teststreams.model.DeclaredModel;
 import dev.streamform.teststreams.model.DeclaredSource;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.TimedEvent;
+import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.windows.WindowedAggregate;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.values.PCollection;
@@ -59,23 +65,44 @@ import org.apache.beam.sdk.values.PCollection;
  *     .assertPassed();
  * }</pre>
  *
- * <p>The source's declared clock (event time, watermark, late events) always applies — for a
- * windowed model with late events kept, since the window decides; the fixture's {@code expect:}
- * rows are typed by the model's output columns, and matched exactly as {@code streamform test}
- * matches them.
+ * <p>There the source's declared clock (event time, watermark, late events) applies — for a
+ * windowed model with late events kept, since the window decides. A pipeline the author composed —
+ * its own extraction and clock, steps after the changelog — runs with {@link #runPipeline}: the
+ * fixture hands it the source's records and matches the changelog and late events it returns.
+ *
+ * <pre>{@code
+ * StreamformFixtures.forSource(Paths.get("my-project"), "orders")
+ *     .runPipeline("fixtures/late_event.yml",
+ *         Map.of("customer_id", ColumnType.INT64, "total_spend", ColumnType.decimal(38, 2)),
+ *         records -> {
+ *           ClockResult clocked = records.apply(EventTimeExtraction.from("ordered_at")).events()
+ *               .apply(SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5)).withContiguousOffsets());
+ *           PCollection<ChangelogRecord> changes = clocked.events()
+ *               .apply(KeyedChangelog.by("customer_id").aggregating(Aggregation.sum("amount").as("total_spend")))
+ *               .apply(Filter.by((ChangelogRecord r) -> r.op() == ChangelogRecord.Op.UPDATE));
+ *           return ComposedResult.of(changes, clocked.late());
+ *         })
+ *     .assertPassed();
+ * }</pre>
+ *
+ * <p>The fixture's {@code expect:} rows are typed by the output columns, and matched exactly as
+ * {@code streamform test} matches them, with the same report. Items are delivered as a {@code
+ * TestStream} ({@link #delivering} for another {@link Delivery}).
  */
 public final class StreamformFixtures {
   private final Path dir;
   private final Project project; // null for a source without declared models
   private final SourceDeclaration source; // null for a project
   private final RunnerChoice runner;
+  private final Delivery delivery;
 
   private StreamformFixtures(
-      Path dir, Project project, SourceDeclaration source, RunnerChoice runner) {
+      Path dir, Project project, SourceDeclaration source, RunnerChoice runner, Delivery delivery) {
     this.dir = dir;
     this.project = project;
     this.source = source;
     this.runner = runner;
+    this.delivery = delivery;
   }
 
   /**
@@ -85,7 +112,8 @@ public final class StreamformFixtures {
    */
   public static StreamformFixtures inProject(Path dir) {
     try {
-      return new StreamformFixtures(dir, Project.load(dir), null, RunnerChoice.direct());
+      return new StreamformFixtures(
+          dir, Project.load(dir), null, RunnerChoice.direct(), Delivery.testStreamBatches());
     } catch (InvalidProjectException e) {
       throw new IllegalArgumentException(describe(e));
     }
@@ -109,12 +137,20 @@ public final class StreamformFixtures {
       throw new IllegalArgumentException("sources.yml has no source '" + sourceName + "'; sources: "
           + String.join(", ", sources.keySet()));
     }
-    return new StreamformFixtures(dir, null, source, RunnerChoice.direct());
+    return new StreamformFixtures(dir, null, source, RunnerChoice.direct(), Delivery.testStreamBatches());
   }
 
   /** The same fixtures on another runner, e.g. {@code RunnerChoice.flinkLocal(2)}. */
   public StreamformFixtures on(RunnerChoice other) {
-    return new StreamformFixtures(dir, project, source, other);
+    return new StreamformFixtures(dir, project, source, other, delivery);
+  }
+
+  /**
+   * The same fixtures with their items fed by {@code other}: e.g. {@link Delivery#createOf()}, as
+   * a bounded source would feed them, or {@link Delivery#oneElementPerBatch()}.
+   */
+  public StreamformFixtures delivering(Delivery other) {
+    return new StreamformFixtures(dir, project, source, runner, other);
   }
 
   /**
@@ -125,6 +161,29 @@ public final class StreamformFixtures {
       String fixtureFile,
       Map<String, ColumnType> outputColumns,
       PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> transform) {
+    return judged(fixtureFile, outputColumns,
+        (declared, fixture) -> runner().run(declared, fixture, transform, outputColumns));
+  }
+
+  /**
+   * Runs {@code fixtureFile} (relative to the folder) through a pipeline of the author's own: {@code
+   * pipeline} gets the source's records — {@code (partition, offset, Row)} as a {@code
+   * PCollection<SourceRecord>} coded with {@code SourceRecordCoder} of the source's schema — and
+   * returns its changelog (whose columns are {@code outputColumns}) and late events. The clock is
+   * the pipeline's own; {@code sources.yml} gives the records' schema and event-time column.
+   */
+  public FixtureVerdict runPipeline(
+      String fixtureFile,
+      Map<String, ColumnType> outputColumns,
+      Function<PCollection<SourceRecord>, ComposedResult> pipeline) {
+    return judged(fixtureFile, outputColumns,
+        (declared, fixture) -> runner().runComposed(declared, fixture, pipeline, outputColumns));
+  }
+
+  private FixtureVerdict judged(
+      String fixtureFile,
+      Map<String, ColumnType> outputColumns,
+      BiFunction<DeclaredSource, Fixture, FixtureOutcome> run) {
     SourceDeclaration from = source;
     if (from == null) {
       Fixture declared = load(fixtureFile);
@@ -137,11 +196,11 @@ public final class StreamformFixtures {
       throw new IllegalArgumentException(describe(e));
     }
     DeclaredSource declared = DeclaredSource.of(from);
-    return FixtureVerdict.judge(
-        fixture,
-        declared,
-        FixtureRunner.on(runner).run(declared, fixture, transform, outputColumns),
-        outputColumns);
+    return FixtureVerdict.judge(fixture, declared, run.apply(declared, fixture), outputColumns);
+  }
+
+  private FixtureRunner runner() {
+    return FixtureRunner.on(runner).delivering(delivery);
   }
 
   /**
@@ -170,7 +229,7 @@ public final class StreamformFixtures {
     return FixtureVerdict.judge(
         fixture,
         declared,
-        FixtureRunner.on(runner).run(declared, fixture, windows, outputColumns),
+        runner().run(declared, fixture, windows, outputColumns),
         outputColumns,
         windows);
   }
@@ -204,7 +263,7 @@ public final class StreamformFixtures {
   public FixtureVerdict run(String fixtureFile) {
     Fixture fixture = load(fixtureFile);
     DeclaredModel model = DeclaredModel.of(project, fixture.model());
-    return FixtureVerdict.judge(fixture, model, FixtureRunner.on(runner).run(model, fixture));
+    return FixtureVerdict.judge(fixture, model, runner().run(model, fixture));
   }
 
   /** Runs {@code fixtureFile} through the declared clock, then through {@code transform}. */
@@ -220,7 +279,7 @@ public final class StreamformFixtures {
     return FixtureVerdict.judge(
         fixture,
         model,
-        FixtureRunner.on(runner).run(model, fixture, transform, model.outputColumns()));
+        runner().run(model, fixture, transform, model.outputColumns()));
   }
 
   private Fixture load(String fixtureFile) {

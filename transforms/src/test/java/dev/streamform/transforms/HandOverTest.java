@@ -20,6 +20,7 @@ import java.util.Random;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.transforms.Reify;
 import org.apache.beam.sdk.values.TimestampedValue;
@@ -50,23 +51,23 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HandOverTest {
   /** SEMANTICS §5 fixture 1: 42@10:00 (10), 42@10:10 (20), 42@10:01 (5, late), 42@10:06 (1). */
-  private static final SeedStreams SEED =
+  static final SeedStreams SEED =
       new SeedStreams()
           .event(42, "10", "10:00")
           .event(42, "20", "10:10")
           .event(42, "5", "10:01")
           .event(42, "1", "10:06");
 
-  private static final List<String> CHANGELOG =
+  static final List<String> CHANGELOG =
       List.of("p0/0 insert 42 10", "p0/1 update 42 30", "p0/3 update 42 31");
-  private static final List<String> LATE =
+  static final List<String> LATE =
       List.of("p0/2 2026-08-30T10:01:00.000Z < 2026-08-30T10:05:00.000Z");
 
-  private static KeyedChangelog model() {
+  static KeyedChangelog model() {
     return KeyedChangelog.by("customer_id").aggregating(Aggregation.sum("amount").as("total_spend"));
   }
 
-  private static SourceClock clock() {
+  static SourceClock clock() {
     return SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5)).withContiguousOffsets();
   }
 
@@ -199,6 +200,36 @@ class HandOverTest {
     p.run().waitUntilFinish();
   }
 
+  /**
+   * An on-time event earlier than its partition's first event (42@10:06 after 42@10:10, on time
+   * against W = 10:05) is stamped with the partition's first timestamp, 10:10; its record, timestamped
+   * 10:06, must still reach a downstream one-minute window: the changelog holds its output watermark
+   * at the record's own time, not only at the stamp, until the record is out.
+   */
+  @Test
+  void onTimeRecordsAreNotLateForANarrowWindowDownstream() {
+    SeedStreams log = new SeedStreams().event(42, "10", "10:10").event(42, "1", "10:06");
+    Pipeline p = SeedStreams.pipeline();
+    for (int branch = 0; branch < 8; branch++) {
+      String name = "branch" + branch;
+      PCollection<String> minutes =
+          p.apply(name + "/Create", Create.of(log.items()).withCoder(SourceRecordCoder.of(SeedStreams.ORDERS)))
+              .apply(name + "/Extract", EventTimeExtraction.from("ordered_at"))
+              .events()
+              .apply(name + "/Clock", clock())
+              .events()
+              .apply(name + "/Changelog", model())
+              .apply(name + "/Minutes", Window.into(FixedWindows.of(Duration.standardMinutes(1))))
+              .apply(name + "/ByWindow", WithKeys.of(0))
+              .setCoder(KvCoder.of(VarIntCoder.of(), SerializableCoder.of(ChangelogRecord.class)))
+              .apply(name + "/Group", GroupByKey.create())
+              .apply(name + "/Name", ParDo.of(new GroupedInWindow()));
+      PAssert.that(name + "/InTheirMinutes", minutes)
+          .containsInAnyOrder("0-0 in 2026-08-30T10:10:00.000Z", "0-1 in 2026-08-30T10:06:00.000Z");
+    }
+    p.run().waitUntilFinish();
+  }
+
   @Test
   void logOrderIsStampThenPartitionThenOffset() {
     assertEquals(
@@ -227,7 +258,8 @@ class HandOverTest {
         TimedEvent.of(
             dev.streamform.transforms.envelope.Envelope.event(r, new org.joda.time.Instant(watermark)),
             new org.joda.time.Instant(watermark),
-            false),
+            false,
+            new org.joda.time.Instant(watermark)),
         new org.joda.time.Instant(watermark));
   }
 
@@ -236,6 +268,15 @@ class HandOverTest {
     @ProcessElement
     public void process(@Element ChangelogRecord r, BoundedWindow w, OutputReceiver<String> out) {
       out.output(r.eventId() + " " + r.eventTime() + " in " + ((IntervalWindow) w).start());
+    }
+  }
+
+  /** Names each record of a group and the window the group fired in. */
+  static final class GroupedInWindow extends DoFn<KV<Integer, Iterable<ChangelogRecord>>, String> {
+    @ProcessElement
+    public void process(
+        @Element KV<Integer, Iterable<ChangelogRecord>> in, BoundedWindow w, OutputReceiver<String> out) {
+      in.getValue().forEach(r -> out.output(r.eventId() + " in " + ((IntervalWindow) w).start()));
     }
   }
 

@@ -4,6 +4,7 @@ import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Pr
 
 import com.google.auto.value.AutoValue;
 import dev.streamform.policies.schema.ColumnType;
+import dev.streamform.policies.time.Durations;
 import dev.streamform.teststreams.model.Schemas;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.envelope.SourceRecord;
@@ -137,7 +138,9 @@ public abstract class KafkaSource extends PTransform<PBegin, KafkaSourceResult> 
         .add(DisplayData.item("bootstrapServers", bootstrapServers()))
         .add(DisplayData.item("key", String.join(",", keyColumns())));
     if (idleAfter() != null) {
-      builder.add(DisplayData.item("idleAfter", idleAfter()));
+      builder.add(
+          DisplayData.item("idleAfter", Durations.format(java.time.Duration.ofMillis(idleAfter().getMillis())))
+              .withLabel("Idle after"));
     }
   }
 

@@ -15,6 +15,8 @@ import dev.streamform.teststreams.model.DeclaredModel;
 import dev.streamform.teststreams.oracle.Oracle;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.TimedEvent;
+import dev.streamform.transforms.envelope.Envelope;
+import dev.streamform.transforms.envelope.SourceRecord;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -35,21 +37,31 @@ import org.junit.jupiter.api.io.TempDir;
 class PlantedBugTest {
   private static final FixtureRunner DIRECT = FixtureRunner.on(RunnerChoice.direct());
 
-  /** The declared model, but every event's watermark at arrival seen 1 ms earlier. */
+  /**
+   * The declared model, but every event's time seen 1 ms later by the changelog: each key's
+   * {@code latest + retention} moves 1 ms later, so its state survives {@code W = latest +
+   * retention} — an exclusive edge. (Shifting the watermark at arrival instead no longer plants
+   * anything: since the order-proof hand-over, expiry is decided by the changelog's event-time timer,
+   * which fires at the edge before any event whose partition's watermark has reached it is applied.)
+   */
   static PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> exclusiveRetention(
       DeclaredModel model) {
     return new PTransform<>("ExclusiveRetentionEdge") {
       @Override
       public PCollection<ChangelogRecord> expand(PCollection<TimedEvent> events) {
         return events
-            .apply("OneMsEarlier", MapElements.into(TypeDescriptor.of(TimedEvent.class))
-                .via((TimedEvent e) -> TimedEvent.of(e.envelope(),
-                    e.watermarkAtArrival() == null ? null : e.watermarkAtArrival().minus(1),
-                    e.keptLate())))
+            .apply("OneMsLater", MapElements.into(TypeDescriptor.of(TimedEvent.class))
+                .via((TimedEvent e) -> TimedEvent.of(oneMsLater(e.envelope()),
+                    e.watermarkAtArrival(), e.keptLate(), e.stamp())))
             .setCoder(events.getCoder())
             .apply(model.changelog());
       }
     };
+  }
+
+  private static Envelope oneMsLater(Envelope e) {
+    return Envelope.event(
+        SourceRecord.of(e.partition(), e.offset(), e.ingestTime(), e.record()), e.eventTime().plus(1));
   }
 
   @Test

@@ -35,12 +35,22 @@ public abstract class Aggregation implements Serializable {
   /** The output column name. */
   public abstract String name();
 
+  /**
+   * {@code SUM(column)}.
+   *
+   * @throws IllegalArgumentException if {@code column} is null or blank
+   */
   public static Aggregation sum(String column) {
-    return of(Function.SUM, column);
+    return of(Function.SUM, required("sum", column));
   }
 
+  /**
+   * {@code COUNT(column)}: the number of non-null values; {@link #countAll()} counts events.
+   *
+   * @throws IllegalArgumentException if {@code column} is null or blank
+   */
   public static Aggregation count(String column) {
-    return of(Function.COUNT, column);
+    return of(Function.COUNT, required("count", column));
   }
 
   /** {@code COUNT(*)}: the number of events applied to the key. */
@@ -48,35 +58,93 @@ public abstract class Aggregation implements Serializable {
     return of(Function.COUNT, null);
   }
 
+  /**
+   * {@code MIN(column)}.
+   *
+   * @throws IllegalArgumentException if {@code column} is null or blank
+   */
   public static Aggregation min(String column) {
-    return of(Function.MIN, column);
+    return of(Function.MIN, required("min", column));
   }
 
+  /**
+   * {@code MAX(column)}.
+   *
+   * @throws IllegalArgumentException if {@code column} is null or blank
+   */
   public static Aggregation max(String column) {
-    return of(Function.MAX, column);
+    return of(Function.MAX, required("max", column));
   }
 
+  /**
+   * {@code AVG(column)}.
+   *
+   * @throws IllegalArgumentException if {@code column} is null or blank
+   */
   public static Aggregation avg(String column) {
-    return of(Function.AVG, column);
+    return of(Function.AVG, required("avg", column));
   }
 
+  /**
+   * {@code function(column)}, named {@code <function>_<column>} until {@link #as(String)}; a null
+   * column means {@code COUNT(*)} and is refused for every other function.
+   *
+   * @throws IllegalArgumentException if {@code function} is null, the column is blank, or null for
+   *     a function other than COUNT
+   */
   public static Aggregation of(Function function, @Nullable String column) {
-    String defaultName =
-        function.name().toLowerCase(java.util.Locale.ROOT) + "_" + (column == null ? "all" : column);
+    if (function == null) {
+      throw new IllegalArgumentException(
+          "Aggregation.of: the function is required (SUM, COUNT, MIN, MAX or AVG)");
+    }
+    String factory = function.name().toLowerCase(java.util.Locale.ROOT);
+    if (column != null || function != Function.COUNT) {
+      required(factory, column);
+    }
+    String defaultName = factory + "_" + (column == null ? "all" : column);
     return new AutoValue_Aggregation(function, column, defaultName);
   }
 
-  /** This aggregate with output column {@code name}. */
+  /**
+   * This aggregate with output column {@code name}.
+   *
+   * @throws IllegalArgumentException if {@code name} is null or blank
+   */
   public Aggregation as(String name) {
+    if (name == null || name.isBlank()) {
+      throw new IllegalArgumentException(
+          "Aggregation." + call() + ".as(" + quoted(name) + "): an output column needs a name,"
+              + " e.g. .as(\"total_spend\")");
+    }
     return new AutoValue_Aggregation(function(), column(), name);
+  }
+
+  private static String required(String factory, @Nullable String column) {
+    if (column == null || column.isBlank()) {
+      throw new IllegalArgumentException(
+          "Aggregation." + factory + "(" + quoted(column) + "): the aggregated column is required,"
+              + " e.g. Aggregation." + factory + "(\"amount\")"
+              + (factory.equals("count")
+                  ? "; to count events use Aggregation.countAll()"
+                  : ""));
+    }
+    return column;
+  }
+
+  private static String quoted(@Nullable String text) {
+    return text == null ? "null" : "\"" + text + "\"";
   }
 
   @Override
   public final String toString() {
+    return call() + " as " + name();
+  }
+
+  /** {@code sum(amount)}, {@code count(*)}: the aggregate without its name. */
+  private String call() {
     return function().name().toLowerCase(java.util.Locale.ROOT)
         + "("
         + (column() == null ? "*" : column())
-        + ") as "
-        + name();
+        + ")";
   }
 }

@@ -10,6 +10,12 @@ import org.joda.time.Instant;
  *
  * <p>{@link Op#INSERT} the first time a key has state (and again after its state expired),
  * {@link Op#UPDATE} after that. Carries the causing event's identity, position and event time.
+ *
+ * <p>Its element timestamp in a pipeline is {@link #eventTime()}, the causing event's time (the
+ * same rule as for the clock's late events), so windowing the changelog by event time needs no
+ * {@code WithTimestamps}. Records leave {@link KeyedChangelog} once the source's watermark has
+ * passed the watermark their event arrived at (see {@link KeyedChangelog}, "Order"), in the order
+ * of each key's log.
  */
 @AutoValue
 public abstract class ChangelogRecord implements Serializable {

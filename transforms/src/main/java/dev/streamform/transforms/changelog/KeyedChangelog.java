@@ -3,13 +3,20 @@ package dev.streamform.transforms.changelog;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
+import dev.streamform.policies.time.Durations;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.LogOrder;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.Envelope;
+import dev.streamform.transforms.envelope.EnvelopeCoder;
 import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.RowCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
@@ -51,6 +58,34 @@ import org.joda.time.Instant;
  * {@link TimedEvent#watermarkAtArrival()} — a function of the source log, so identical on every
  * runner — and the state itself is freed by event-time timers, never by wall-clock TTL.
  *
+ * <p><b>Order.</b> Events are applied to a key in the order of its partition's log, however the
+ * runner delivers them between the clock and this stage (Beam promises no order there): an event
+ * is buffered and applied once this stage's input watermark has passed the stamp the clock gave it
+ * (see {@link LogOrder}). That is the hand-over's latency: a changelog record appears once the
+ * source's watermark (the minimum over its partitions) has moved past the watermark its event
+ * arrived at — for a bounded input, at the latest at its end. A source without event time ({@link
+ * dev.streamform.transforms.clock.SourceClock#inArrivalOrder()}) is applied in the order its clock
+ * passed the items on — offset order with {@code withContiguousOffsets()}, arrival order without
+ * (offset order for KafkaIO) — once the runner's watermark passes their arrival.
+ *
+ * <p><b>Element timestamps.</b> Each record is timestamped with its causing event's event time
+ * ({@link ChangelogRecord#eventTime()}), like the late output of the clock ({@link
+ * dev.streamform.transforms.clock.LateEvent}), so a plain {@code Window.into(...)} after the
+ * changelog puts each record in its event's window. A late event kept by {@code
+ * keepingLateEvents()} produces a record whose timestamp is behind the watermark: it is late for
+ * a downstream window whose allowed lateness it exceeds.
+ *
+ * <p><b>Input.</b> The {@code events()} of a {@link dev.streamform.transforms.clock.SourceClock},
+ * encoded with the coder the clock gives them. Steps in between (a {@code Filter}, a {@code
+ * MapElements} that rewrites records) are fine as long as they keep each event's element
+ * timestamp (it holds the watermark at or before the event's stamp) and either keep that coder ({@code .setCoder(clocked.events().getCoder())})
+ * or the changelog is told the records' schema with {@link #withRecordSchema(Schema)}, which then
+ * accepts any coder of {@link TimedEvent} (a {@code SerializableCoder}, say).
+ *
+ * <p>Validation: key columns, aggregates and their names are checked when the transform is built
+ * (every output column needs its own name); the columns against the records' schema in {@code
+ * expand}, each with a message that names this transform and the fix.
+ *
  * <pre>{@code
  * PCollection<ChangelogRecord> changes = clocked.events().apply(
  *     KeyedChangelog.by("customer_id")
@@ -70,6 +105,8 @@ public abstract class KeyedChangelog
 
   /** True when events are applied as they arrive rather than in log order (see {@link #appliedOnArrival()}). */
   public abstract boolean arrivalOrder();
+  /** The records' schema given by {@link #withRecordSchema}; null: read from the input's coder. */
+  public abstract @Nullable Schema recordSchema();
 
   abstract Builder toBuilder();
 
@@ -82,39 +119,102 @@ public abstract class KeyedChangelog
     abstract Builder setRetention(@Nullable Duration retention);
 
     abstract Builder setArrivalOrder(boolean arrivalOrder);
+    abstract Builder setRecordSchema(@Nullable Schema schema);
 
     abstract KeyedChangelog build();
   }
 
-  /** A changelog keyed by {@code keyColumns}, with no aggregates and unbounded retention yet. */
+  /**
+   * A changelog keyed by {@code keyColumns}, with no aggregates and unbounded retention yet.
+   *
+   * @throws IllegalArgumentException if no key column is given, one is null or blank, or one is
+   *     named twice
+   */
   public static KeyedChangelog by(String... keyColumns) {
-    return by(List.of(keyColumns));
+    return by(keyColumns == null ? null : Arrays.asList(keyColumns));
   }
 
+  /** See {@link #by(String...)}. */
   public static KeyedChangelog by(List<String> keyColumns) {
-    checkArgument(!keyColumns.isEmpty(), "a changelog needs at least one key column");
+    if (keyColumns == null || keyColumns.isEmpty()) {
+      throw new IllegalArgumentException(
+          "KeyedChangelog.by(" + (keyColumns == null ? "null" : "") + "): a changelog needs at"
+              + " least one key column, e.g. KeyedChangelog.by(\"customer_id\")");
+    }
+    Set<String> seen = new HashSet<>();
+    for (String k : keyColumns) {
+      if (k == null || k.isBlank()) {
+        throw new IllegalArgumentException(
+            "KeyedChangelog.by(" + describe(keyColumns) + "): a key column is "
+                + (k == null ? "null" : "blank") + "; name columns of the records, e.g."
+                + " KeyedChangelog.by(\"customer_id\")");
+      }
+      if (!seen.add(k)) {
+        throw new IllegalArgumentException(
+            "KeyedChangelog.by(" + describe(keyColumns) + "): key column `" + k + "` is named"
+                + " twice; name each key column once");
+      }
+    }
     return new AutoValue_KeyedChangelog.Builder()
         .setKeyColumns(List.copyOf(keyColumns))
         .setAggregations(List.of())
         .setRetention(null)
         .setArrivalOrder(false)
+        .setRecordSchema(null)
         .build();
   }
 
-  /** This changelog with {@code aggregations} added, in output order. */
+  /**
+   * This changelog with {@code aggregations} added, in output order.
+   *
+   * @throws IllegalArgumentException if an aggregate is null, two aggregates share an output name,
+   *     or an aggregate is named like a key column (every output column needs its own name)
+   */
   public KeyedChangelog aggregating(Aggregation... aggregations) {
-    return aggregating(List.of(aggregations));
+    return aggregating(aggregations == null ? null : Arrays.asList(aggregations));
   }
 
+  /** See {@link #aggregating(Aggregation...)}. */
   public KeyedChangelog aggregating(List<Aggregation> more) {
-    List<Aggregation> all = new java.util.ArrayList<>(aggregations());
-    all.addAll(more);
+    String where = "KeyedChangelog.by(" + describe(keyColumns()) + ").aggregating";
+    if (more == null) {
+      throw new IllegalArgumentException(where + "(null): give the aggregates, e.g."
+          + " .aggregating(Aggregation.sum(\"amount\").as(\"total_spend\"))");
+    }
+    List<Aggregation> all = new ArrayList<>(aggregations());
+    for (Aggregation a : more) {
+      if (a == null) {
+        throw new IllegalArgumentException(where + ": an aggregate is null");
+      }
+      if (keyColumns().contains(a.name())) {
+        throw new IllegalArgumentException(
+            where + ": aggregate " + a + " is named like the key column `" + a.name() + "`; every"
+                + " output column needs its own name — rename it with .as(...)");
+      }
+      for (Aggregation b : all) {
+        if (b.name().equals(a.name())) {
+          throw new IllegalArgumentException(
+              where + ": two aggregates are named `" + a.name() + "` (" + b + ", " + a + "); every"
+                  + " output column needs its own name — rename one with .as(...)");
+        }
+      }
+      all.add(a);
+    }
     return toBuilder().setAggregations(List.copyOf(all)).build();
   }
 
-  /** Key state is dropped once {@code W >= latest(k) + retention}. */
+  /**
+   * Key state is dropped once {@code W >= latest(k) + retention}.
+   *
+   * @throws IllegalArgumentException if {@code retention} is null, zero or negative
+   */
   public KeyedChangelog withRetention(Duration retention) {
-    checkArgument(retention.isLongerThan(Duration.ZERO), "retention must be positive: %s", retention);
+    if (retention == null || !retention.isLongerThan(Duration.ZERO)) {
+      throw new IllegalArgumentException(
+          "KeyedChangelog.by(" + describe(keyColumns()) + ").withRetention(" + retention + "):"
+              + " retention must be a positive duration, e.g. Duration.standardDays(30); leave it"
+              + " out to keep state forever");
+    }
     return toBuilder().setRetention(retention).build();
   }
 
@@ -129,24 +229,44 @@ public abstract class KeyedChangelog
     return toBuilder().setArrivalOrder(true).build();
   }
 
+  /**
+   * Declares the schema of the events' records, so the changelog accepts its input with any coder
+   * of {@link TimedEvent} — for a step between the clock and the changelog that does not keep the
+   * clock's coder (a {@code MapElements}, which infers a {@code SerializableCoder}). The changelog
+   * re-encodes the events with the clock's coder for this schema from its first step on. When the
+   * input does carry the clock's coder, its schema must be this one.
+   *
+   * @throws IllegalArgumentException if {@code recordSchema} is null
+   */
+  public KeyedChangelog withRecordSchema(Schema recordSchema) {
+    if (recordSchema == null) {
+      throw new IllegalArgumentException(
+          "KeyedChangelog.by(" + describe(keyColumns()) + ").withRecordSchema(null): give the"
+              + " schema of the records (the one SourceRecordCoder.of(schema) encodes)");
+    }
+    return toBuilder().setRecordSchema(recordSchema).build();
+  }
+
   @Override
   public PCollection<ChangelogRecord> expand(PCollection<TimedEvent> input) {
-    checkArgument(
-        input.getCoder() instanceof ClockCoders.TimedEventCoder,
-        "KeyedChangelog reads the events() of a SourceClock; got coder %s",
-        input.getCoder());
-    ClockCoders.TimedEventCoder coder = (ClockCoders.TimedEventCoder) input.getCoder();
+    ClockCoders.TimedEventCoder coder = eventCoder(input);
     Schema records = coder.envelopeCoder().recordSchema();
     Schema.Builder keySchema = Schema.builder();
     for (String k : keyColumns()) {
       checkArgument(
           records.hasField(k),
-          "key column `%s` is not a field of the records (fields: %s)",
+          "%s: key column `%s` is not a field of the records (fields: %s)",
+          this.describe(),
           k,
           records.getFieldNames());
       keySchema.addField(records.getField(k));
     }
-    Accumulators accumulators = new Accumulators(records, aggregations());
+    Accumulators accumulators;
+    try {
+      accumulators = new Accumulators(records, aggregations());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(describe() + ": " + e.getMessage(), e);
+    }
     Schema keys = keySchema.build();
     List<String> keyColumns = keyColumns();
     return input
@@ -161,16 +281,78 @@ public abstract class KeyedChangelog
         .setCoder(ChangelogRecordCoder.of(keys, accumulators.outputSchema()));
   }
 
+  /**
+   * The clock's coder for the input's events: the input's own, or one for {@link #recordSchema()};
+   * otherwise an error that says which {@code setCoder(...)} to add.
+   */
+  private ClockCoders.TimedEventCoder eventCoder(PCollection<TimedEvent> input) {
+    Coder<TimedEvent> given;
+    try {
+      given = input.getCoder();
+    } catch (IllegalStateException noCoder) {
+      given = null; // no coder could be inferred: Beam will refuse the pipeline anyway
+    }
+    String fix =
+        " Keep the clock's coder on the step's output — .setCoder(clocked.events().getCoder())"
+            + " — or give this changelog the records' schema: "
+            + describe()
+            + ".withRecordSchema(schema)";
+    if (given == null) {
+      throw new IllegalArgumentException(
+          describe() + ": its input " + input.getName() + " has no coder, so a step between"
+              + " SourceClock and the changelog left it without one." + fix
+              + (recordSchema() == null ? "" : " (the input still needs a coder of its own)"));
+    }
+    if (recordSchema() != null) {
+      if (given instanceof ClockCoders.TimedEventCoder) {
+        Schema carried = ((ClockCoders.TimedEventCoder) given).envelopeCoder().recordSchema();
+        checkArgument(
+            carried.equals(recordSchema()),
+            "%s.withRecordSchema(%s): the input's events carry records of another schema, %s;"
+                + " give the schema the source's SourceRecordCoder has",
+            describe(),
+            recordSchema().getFieldNames(),
+            carried.getFieldNames());
+      }
+      return ClockCoders.TimedEventCoder.of(EnvelopeCoder.of(recordSchema()));
+    }
+    if (given instanceof ClockCoders.TimedEventCoder) {
+      return (ClockCoders.TimedEventCoder) given;
+    }
+    throw new IllegalArgumentException(
+        describe() + " reads the events() of a SourceClock, encoded with the coder the clock gives"
+            + " them; its input " + input.getName() + " has " + given + " instead, so a step"
+            + " between the clock and the changelog (a MapElements, a DoFn) set a coder of its"
+            + " own." + fix);
+  }
+
+  /** This transform as an author writes it, for messages: {@code KeyedChangelog.by("a", "b")}. */
+  private String describe() {
+    return "KeyedChangelog.by(" + describe(keyColumns()) + ")";
+  }
+
+  private static String describe(List<String> keyColumns) {
+    List<String> quoted = new ArrayList<>();
+    for (String k : keyColumns) {
+      quoted.add(k == null ? "null" : "\"" + k + "\"");
+    }
+    return String.join(", ", quoted);
+  }
+
   @Override
   public void populateDisplayData(DisplayData.Builder builder) {
     super.populateDisplayData(builder);
     builder
-        .add(DisplayData.item("key", String.join(",", keyColumns())))
-        .add(DisplayData.item("aggregates", aggregations().toString()))
+        .add(DisplayData.item("key", String.join(", ", keyColumns())).withLabel("Key columns"))
+        .add(DisplayData.item("aggregates", aggregations().isEmpty() ? "none" : aggregations().stream()
+                .map(Aggregation::toString).collect(java.util.stream.Collectors.joining(", ")))
+            .withLabel("Aggregates"))
         .add(DisplayData.item("order", arrivalOrder() ? "as events arrive" : "log order (stamp, partition, offset)")
             .withLabel("Events applied in"));
     if (retention() != null) {
-      builder.add(DisplayData.item("retention", retention()));
+      builder.add(
+          DisplayData.item("retention", Durations.format(java.time.Duration.ofMillis(retention().getMillis())))
+              .withLabel("Retention"));
     }
   }
 
@@ -244,7 +426,6 @@ public abstract class KeyedChangelog
     @ProcessElement
     public void process(
         @Element KV<String, TimedEvent> element,
-        @Timestamp Instant timestamp,
         @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
         @StateId("tickAt") ValueState<Long> tickAt,
         @StateId("holdAt") ValueState<Long> holdAt,
@@ -252,12 +433,12 @@ public abstract class KeyedChangelog
         @StateId("latest") ValueState<Long> latestState,
         @TimerId("tick") Timer tick,
         OutputReceiver<ChangelogRecord> out) {
-      TimedEvent event = element.getValue();
+      TimedEvent value = element.getValue();
       if (onArrival) {
         // The runner keeps each key's order between stages (see appliedOnArrival()): apply now.
         KeyState key = new KeyState(aggregateState.read(), latestState.read());
         Long latestBefore = key.latest;
-        applyOne(event, key, out);
+        applyOne(value, key, out);
         aggregateState.write(key.aggregate);
         if (!key.latest.equals(latestBefore)) {
           latestState.write(key.latest);
@@ -268,15 +449,18 @@ public abstract class KeyedChangelog
         }
         return;
       }
-      pending.add(TimestampedValue.of(event, timestamp));
-      long stamp = timestamp.getMillis();
+      TimestampedValue<TimedEvent> event = TimestampedValue.of(value, value.stamp());
+      pending.add(event);
+      long stamp = value.stamp().getMillis();
+      long holdFor = LogOrder.holdOf(event);
       Long at = tickAt.read();
       Long held = holdAt.read();
-      if (at == null || stamp + 1 < at || held == null || stamp < held) {
-        // The hold keeps this stage's output watermark at the event's stamp until it is applied,
-        // so its record (stamped with its event time, at or after the stamp) is never late.
+      if (at == null || stamp + 1 < at || held == null || holdFor < held) {
+        // The hold keeps this stage's output watermark at the earlier of the event's stamp and its
+        // event time until it is applied, so its record (timestamped with its event time) is not
+        // late downstream — an on-time event may be earlier than its stamp.
         long fire = at == null ? stamp + 1 : Math.min(at, stamp + 1);
-        long hold = Math.min(fire, held == null ? stamp : Math.min(held, stamp));
+        long hold = Math.min(fire, held == null ? holdFor : Math.min(held, holdFor));
         tick.withOutputTimestamp(new Instant(hold)).set(new Instant(fire));
         tickAt.write(fire);
         holdAt.write(hold);
@@ -324,9 +508,10 @@ public abstract class KeyedChangelog
         }
       }
       Long next = null;
-      Long hold = released.earliestWaiting();
-      if (hold != null) {
-        next = hold + 1;
+      Long waiting = released.earliestWaiting();
+      Long hold = released.earliestHold();
+      if (waiting != null) {
+        next = waiting + 1;
       }
       if (aggregate != null && retentionMillis != null && latest + retentionMillis > now) {
         // (an expiry at or before now waits for a buffered event that arrived before it: next)

@@ -40,12 +40,14 @@ public final class ClockCoders {
       envelopes.encode(value.envelope(), out);
       WATERMARK.encode(value.watermarkAtArrival(), out);
       BooleanCoder.of().encode(value.keptLate(), out);
+      InstantCoder.of().encode(value.stamp(), out);
     }
 
     @Override
     public TimedEvent decode(InputStream in) throws IOException {
       Envelope e = envelopes.decode(in);
-      return TimedEvent.of(e, WATERMARK.decode(in), BooleanCoder.of().decode(in));
+      return TimedEvent.of(
+          e, WATERMARK.decode(in), BooleanCoder.of().decode(in), InstantCoder.of().decode(in));
     }
 
     @Override

@@ -21,11 +21,13 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * key can still arrive:
  *
  * <ul>
- *   <li>every event leaves the clock with a <em>stamp</em> as its element timestamp: its
+ *   <li>every event leaves the clock with a <em>stamp</em> ({@link TimedEvent#stamp()}): its
  *       partition's watermark at arrival, {@code W_p} — or, until the clock's hold on the partition
  *       took effect, the timestamp of the partition's first item — whichever is later. Within a
  *       partition the stamps never decrease in offset order, and the clock's output watermark never
- *       passes a stamp still to come (it is held at {@code W_p});
+ *       passes a stamp still to come (it is held at {@code W_p}). Its element timestamp is its
+ *       stamp or its event time, whichever is earlier, so in flight it holds the watermark at or
+ *       before its stamp;
  *   <li>so once the keyed stage's input watermark has passed a stamp {@code T} (it is at least
  *       {@code T + 1ms}), every event stamped {@code T} or earlier has arrived: events are
  *       <em>due</em> at {@code T + 1ms};
@@ -41,7 +43,10 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 public final class LogOrder {
   private LogOrder() {}
 
-  /** By stamp (the element timestamp the clock gave), then partition, then offset. */
+  /**
+   * By stamp, then partition, then offset; a keyed stage buffers each event with its {@link
+   * TimedEvent#stamp()} as the timestamp.
+   */
   public static final Comparator<TimestampedValue<TimedEvent>> LOG_ORDER =
       Comparator.comparingLong((TimestampedValue<TimedEvent> e) -> e.getTimestamp().getMillis())
           .thenComparingInt(e -> e.getValue().envelope().partition())
@@ -76,28 +81,50 @@ public final class LogOrder {
     due.sort(LOG_ORDER);
     Long earliest = null;
     Long earliestArrival = null;
+    Long hold = null;
     for (TimestampedValue<TimedEvent> e : waiting) {
       long stamp = e.getTimestamp().getMillis();
       earliest = earliest == null ? stamp : Math.min(earliest, stamp);
       long arrival = arrivalOf(e.getValue());
       earliestArrival = earliestArrival == null ? arrival : Math.min(earliestArrival, arrival);
+      hold = hold == null ? holdOf(e) : Math.min(hold, holdOf(e));
     }
-    return new Released(due, earliest, earliestArrival);
+    return new Released(due, earliest, earliestArrival, hold);
   }
 
-  /** What {@link #release} took out of a buffer, and the earliest stamp still waiting. */
+  /**
+   * Where a keyed stage holds its output watermark while {@code event} waits: at the earlier of its
+   * stamp and its event time. Its output is timestamped with its event time, which for an on-time
+   * event may be earlier than its stamp (the stamps of a partition start at its first item's
+   * timestamp, while an on-time event may be earlier than that by up to the delay); held at the
+   * stamp alone, that output could be late for a window downstream.
+   */
+  public static long holdOf(TimestampedValue<TimedEvent> event) {
+    return Math.min(
+        event.getTimestamp().getMillis(), event.getValue().envelope().eventTime().getMillis());
+  }
+
+  /** What {@link #release} took out of a buffer, and what still waits: its earliest stamp and hold. */
   public static final class Released {
     private final List<TimestampedValue<TimedEvent>> stamped;
     private final @Nullable Long earliestWaiting;
     private final @Nullable Long earliestWaitingArrival;
+    private final @Nullable Long earliestHold;
 
     Released(
         List<TimestampedValue<TimedEvent>> stamped,
         @Nullable Long earliestWaiting,
-        @Nullable Long earliestWaitingArrival) {
+        @Nullable Long earliestWaitingArrival,
+        @Nullable Long earliestHold) {
       this.stamped = stamped;
       this.earliestWaiting = earliestWaiting;
       this.earliestWaitingArrival = earliestWaitingArrival;
+      this.earliestHold = earliestHold;
+    }
+
+    /** The smallest {@link #holdOf} of the events still buffered, or null when it is empty. */
+    public @Nullable Long earliestHold() {
+      return earliestHold;
     }
 
     /**

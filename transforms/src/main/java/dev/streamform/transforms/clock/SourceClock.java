@@ -66,9 +66,12 @@ import org.joda.time.Instant;
  * from the runner's asynchronous watermark, so every runner at every parallelism gives the same
  * answer. With {@link #withContiguousOffsets()} the clock also restores offset order when a runner
  * delivers the items of a partition out of order (as the Flink runner does with a {@code
- * TestStream} at parallelism above one). Each processed event leaves with its partition's
- * watermark at arrival as its element timestamp, and the clock holds its output watermark at the
- * partition's {@code W_p}; so downstream event-time timers never fire ahead of the clock.
+ * TestStream} at parallelism above one). Each processed event leaves with its stamp ({@link
+ * TimedEvent#stamp()}: its partition's watermark at arrival, never decreasing; see {@link LogOrder})
+ * and, as its element timestamp, the earlier of its stamp and its event time; the clock holds its
+ * output watermark at the partition's {@code W_p}, so downstream event-time timers never fire
+ * ahead of the clock. A late event leaves on {@link ClockResult#late()} timestamped with its event
+ * time.
  *
  * <p>Idleness ({@link #withIdleness(Duration)}, {@code idle_after}): a partition that delivered no
  * item for that long in processing time releases its hold, so it stops holding the output
@@ -124,7 +127,15 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
    * out-of-orderness); late events are dropped unless {@link #keepingLateEvents()}.
    */
   public static SourceClock forBoundedOutOfOrderness(Duration delay) {
-    checkArgument(!delay.isShorterThan(Duration.ZERO), "the delay must not be negative: %s", delay);
+    checkArgument(
+        delay != null,
+        "SourceClock.forBoundedOutOfOrderness(null): give the watermark delay, how far out of order"
+            + " events may arrive, e.g. Duration.standardMinutes(5); Duration.ZERO when they arrive"
+            + " in event-time order");
+    checkArgument(
+        !delay.isShorterThan(Duration.ZERO),
+        "SourceClock.forBoundedOutOfOrderness(%s): the delay must not be negative",
+        delay);
     return new AutoValue_SourceClock.Builder()
         .setDelay(delay)
         .setLateEvents(LateEvents.DROP)
@@ -162,6 +173,9 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
   }
 
   public SourceClock withLateEvents(LateEvents lateEvents) {
+    checkArgument(
+        lateEvents != null,
+        "SourceClock.withLateEvents(null): give LateEvents.DROP (the default) or LateEvents.KEEP");
     return toBuilder().setLateEvents(lateEvents).build();
   }
 
@@ -181,6 +195,10 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
    * with a message naming the partition and the offset, rather than vanish.
    */
   public SourceClock withContiguousOffsets(Map<Integer, Long> firstOffsets) {
+    checkArgument(
+        firstOffsets != null,
+        "SourceClock.withContiguousOffsets(null): give each partition's first offset, e.g."
+            + " Map.of(0, 1200L), or use withContiguousOffsets() for logs that start at 0");
     firstOffsets.forEach(
         (p, first) ->
             checkArgument(
@@ -197,7 +215,11 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
    * output watermark back until its next item ({@code idle_after}).
    */
   public SourceClock withIdleness(Duration idleAfter) {
-    checkArgument(idleAfter.isLongerThan(Duration.ZERO), "idleness must be positive: %s", idleAfter);
+    checkArgument(
+        idleAfter != null && idleAfter.isLongerThan(Duration.ZERO),
+        "SourceClock.withIdleness(%s): idleness must be a positive duration, e.g."
+            + " Duration.standardMinutes(1); leave it out for partitions that never go idle",
+        idleAfter);
     return toBuilder().setIdleAfter(idleAfter).build();
   }
 
@@ -209,11 +231,16 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
    * partition that never delivers holds the watermark back until {@link #withIdleness} releases it.
    */
   public SourceClock withPartitions(List<Integer> partitions) {
+    checkArgument(
+        partitions != null && partitions.stream().allMatch(p -> p != null && p >= 0),
+        "SourceClock.withPartitions(%s): give the partition numbers the source reads, each 0 or"
+            + " more",
+        partitions);
     return toBuilder().setPartitions(List.copyOf(partitions)).build();
   }
 
   public SourceClock withPartitions(Integer... partitions) {
-    return withPartitions(List.of(partitions));
+    return withPartitions(partitions == null ? null : java.util.Arrays.asList(partitions));
   }
 
   @Override
@@ -455,7 +482,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       if (!judging) {
         if (!item.isWatermark()) {
           onTime.inc();
-          out.get(events).outputWithTimestamp(TimedEvent.of(item, null, false), new Instant(floor));
+          emit(TimedEvent.of(item, null, false, new Instant(floor)), out);
         }
         return null;
       }
@@ -478,9 +505,21 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       }
       // Stamped with the partition's watermark at arrival, or the floor when that is higher: the
       // stamps of a partition never decrease, and never fall behind the output watermark.
-      out.get(events).outputWithTimestamp(TimedEvent.of(item, at, isLate), new Instant(floor));
+      emit(TimedEvent.of(item, at, isLate, new Instant(floor)), out);
       long advanced = t - delayMillis;
       return watermark == null ? advanced : Math.max(watermark, advanced);
+    }
+
+    /**
+     * Outputs an event timestamped with the earlier of its stamp and its event time. The stamp can
+     * be later than an on-time event's time (a partition's stamps start at its first item's
+     * timestamp); timestamped with the stamp, the event would let the keyed stage's watermark pass
+     * its time while in flight, and the record it causes, timestamped with its event time, would be
+     * late for a window downstream. The stamp travels in the event.
+     */
+    private void emit(TimedEvent event, MultiOutputReceiver out) {
+      Instant t = event.envelope().eventTime();
+      out.get(events).outputWithTimestamp(event, t.isBefore(event.stamp()) ? t : event.stamp());
     }
 
     @OnTimer("hold")

@@ -2,6 +2,7 @@ package dev.streamform.transforms.envelope;
 
 import com.google.auto.value.AutoValue;
 import java.io.Serializable;
+import java.util.Objects;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -24,7 +25,10 @@ public abstract class Envelope implements Serializable {
   /** The event time of an event; the watermark value of a punctuation. */
   public abstract Instant eventTime();
 
-  /** When the item was read (processing time); informational only. */
+  /**
+   * When the item was read (processing time); informational only: it is not part of {@link
+   * #equals}, so the same item read twice (a replay) is the same envelope.
+   */
   public abstract Instant ingestTime();
 
   public abstract int partition();
@@ -104,6 +108,28 @@ public abstract class Envelope implements Serializable {
       long offset,
       @Nullable Row record) {
     return new AutoValue_Envelope(eventId, eventTime, ingestTime, partition, offset, record);
+  }
+
+  /** Equal when every property but {@link #ingestTime()} is. */
+  @Override
+  public final boolean equals(@Nullable Object o) {
+    if (o == this) {
+      return true;
+    }
+    if (!(o instanceof Envelope)) {
+      return false;
+    }
+    Envelope e = (Envelope) o;
+    return partition() == e.partition()
+        && offset() == e.offset()
+        && eventId().equals(e.eventId())
+        && eventTime().equals(e.eventTime())
+        && Objects.equals(record(), e.record());
+  }
+
+  @Override
+  public final int hashCode() {
+    return Objects.hash(eventId(), eventTime(), partition(), offset(), record());
   }
 
   private static String idOf(int partition, long offset) {

@@ -2,6 +2,7 @@ package dev.streamform.transforms.envelope;
 
 import com.google.auto.value.AutoValue;
 import java.io.Serializable;
+import java.util.Objects;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
@@ -22,7 +23,10 @@ public abstract class SourceRecord implements Serializable {
   /** The item's position within its partition. */
   public abstract long offset();
 
-  /** When the item was read (processing time); informational only, never used as event time. */
+  /**
+   * When the item was read (processing time); informational only, never used as event time, and
+   * not part of {@link #equals}: the same item read twice (a replay) is the same record.
+   */
   public abstract Instant ingestTime();
 
   /** The decoded record, or null for a punctuation. */
@@ -56,6 +60,27 @@ public abstract class SourceRecord implements Serializable {
       int partition, long offset, Instant ingestTime, Instant watermark) {
     checkPosition(partition, offset);
     return new AutoValue_SourceRecord(partition, offset, ingestTime, null, watermark);
+  }
+
+  /** Equal when every property but {@link #ingestTime()} is. */
+  @Override
+  public final boolean equals(@Nullable Object o) {
+    if (o == this) {
+      return true;
+    }
+    if (!(o instanceof SourceRecord)) {
+      return false;
+    }
+    SourceRecord r = (SourceRecord) o;
+    return partition() == r.partition()
+        && offset() == r.offset()
+        && Objects.equals(record(), r.record())
+        && Objects.equals(watermark(), r.watermark());
+  }
+
+  @Override
+  public final int hashCode() {
+    return Objects.hash(partition(), offset(), record(), watermark());
   }
 
   private static void checkPosition(int partition, long offset) {

@@ -60,7 +60,11 @@ public abstract class EventTimeExtraction
 
   /** Extraction of event time from {@code column}. */
   public static EventTimeExtraction from(String column) {
-    checkArgument(column != null && !column.isEmpty(), "an event-time column is required");
+    checkArgument(
+        column != null && !column.isBlank(),
+        "EventTimeExtraction.from(%s): name the records' event-time column, e.g."
+            + " EventTimeExtraction.from(\"ordered_at\")",
+        column == null ? "null" : "\"" + column + "\"");
     return new AutoValue_EventTimeExtraction(column);
   }
 

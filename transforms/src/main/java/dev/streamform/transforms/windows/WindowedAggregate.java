@@ -427,18 +427,23 @@ public abstract class WindowedAggregate
     @ProcessElement
     public void process(
         @Element KV<String, TimedEvent> element,
-        @Timestamp Instant timestamp,
         @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
         @StateId("tickAt") ValueState<Long> tickAt,
         @StateId("holdAt") ValueState<Long> holdAt,
         @TimerId("tick") Timer tick) {
-      pending.add(TimestampedValue.of(element.getValue(), timestamp));
-      long stamp = timestamp.getMillis();
+      // Buffered with its stamp (its place in the log order), not its element timestamp (the
+      // earlier of stamp and event time); held at the earlier of the two until applied, so that a
+      // revision it causes is not late downstream.
+      TimedEvent value = element.getValue();
+      TimestampedValue<TimedEvent> event = TimestampedValue.of(value, value.stamp());
+      pending.add(event);
+      long stamp = value.stamp().getMillis();
+      long holdFor = LogOrder.holdOf(event);
       Long at = tickAt.read();
       Long held = holdAt.read();
-      if (at == null || stamp + 1 < at || held == null || stamp < held) {
+      if (at == null || stamp + 1 < at || held == null || holdFor < held) {
         long fire = at == null ? stamp + 1 : Math.min(at, stamp + 1);
-        long hold = Math.min(fire, held == null ? stamp : Math.min(held, stamp));
+        long hold = Math.min(fire, held == null ? holdFor : Math.min(held, holdFor));
         tick.withOutputTimestamp(new Instant(hold)).set(new Instant(fire));
         tickAt.write(fire);
         holdAt.write(hold);
@@ -504,7 +509,7 @@ public abstract class WindowedAggregate
         }
         changed = true;
       }
-      Long earliestWaiting = null;
+      Long earliestHold = null;
       Long nextDue = null;
       if (appliedCount > 0) {
         pending.clear();
@@ -512,10 +517,11 @@ public abstract class WindowedAggregate
       for (int j = 0; j < buffered.size(); j++) {
         if (!applied[j]) {
           long stamp = buffered.get(j).getTimestamp().getMillis();
+          long holdFor = LogOrder.holdOf(buffered.get(j));
           if (appliedCount > 0) {
             pending.add(buffered.get(j));
           }
-          earliestWaiting = earliestWaiting == null ? stamp : Math.min(earliestWaiting, stamp);
+          earliestHold = earliestHold == null ? holdFor : Math.min(earliestHold, holdFor);
           if (stamp + 1 > now) {
             nextDue = nextDue == null ? stamp + 1 : Math.min(nextDue, stamp + 1);
           }
@@ -529,13 +535,13 @@ public abstract class WindowedAggregate
         if (stored != null) {
           windowsState.clear();
         }
-        if (earliestWaiting == null && key != null) {
+        if (earliestHold == null && key != null) {
           keyState.clear(); // nothing of this key is left: no state stays behind
         }
       } else if (changed) {
         windowsState.write(windows);
       }
-      schedule(windows, earliestWaiting, nextDue, now, tick, tickAt, holdAt);
+      schedule(windows, earliestHold, nextDue, now, tick, tickAt, holdAt);
     }
 
     @OnTimer("early")
@@ -704,19 +710,20 @@ public abstract class WindowedAggregate
 
     /**
      * Sets the tick for the earliest of: the next buffered event's due time and the next window
-     * edge. The hold keeps this stage's output watermark at the earliest waiting stamp and before
-     * the end of every window still waiting for revision 1, so those records are never late.
+     * edge. The hold keeps this stage's output watermark at the earliest {@link LogOrder#holdOf}
+     * of the waiting events (the earlier of stamp and event time) and before the end of every
+     * window still waiting for revision 1, so those records are never late.
      */
     private void schedule(
         List<WindowState> windows,
-        @Nullable Long earliestWaiting,
+        @Nullable Long earliestHold,
         @Nullable Long nextDue,
         long now,
         Timer tick,
         ValueState<Long> tickAt,
         ValueState<Long> holdAt) {
       Long fire = nextDue;
-      Long hold = earliestWaiting;
+      Long hold = earliestHold;
       for (WindowState w : windows) {
         long e = w.nextEdge(lateness);
         if (e > now) { // an edge at or before now is only ever held back by an event still to come due

@@ -1,0 +1,62 @@
+package dev.streamform.transforms;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.streamform.transforms.changelog.Aggregation;
+import dev.streamform.transforms.changelog.KeyedChangelog;
+import dev.streamform.transforms.clock.SourceClock;
+import dev.streamform.transforms.extraction.EventTimeExtraction;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.joda.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a runner's UI shows of each transform reads as the declarations do: durations as {@code 10m},
+ * words rather than raw milliseconds or booleans.
+ */
+class DisplayDataTest {
+
+  /** Every item as key -> value, after checking that it is text and not a bare number or flag. */
+  private static Map<String, String> shown(PTransform<?, ?> transform) {
+    Map<String, String> items = new TreeMap<>();
+    for (DisplayData.Item item : DisplayData.from(transform).items()) {
+      String value = String.valueOf(item.getValue());
+      assertEquals(DisplayData.Type.STRING, item.getType(), item.getKey() + " = " + value);
+      assertTrue(!value.matches("-?\\d+") && !value.equals("true") && !value.equals("false"),
+          item.getKey() + " shows a raw number or flag: " + value);
+      items.put(item.getKey(), value);
+    }
+    return items;
+  }
+
+  @Test
+  void keyedChangelogShowsItsRetentionAsADuration() {
+    Map<String, String> items = shown(
+        KeyedChangelog.by("customer_id", "region")
+            .aggregating(Aggregation.sum("amount").as("total_spend"), Aggregation.countAll().as("orders"))
+            .withRetention(Duration.standardMinutes(10)));
+    assertEquals("10m", items.get("retention"));
+    assertEquals("customer_id, region", items.get("key"));
+    assertEquals("sum(amount) as total_spend, count(*) as orders", items.get("aggregates"));
+    assertEquals("30d", shown(KeyedChangelog.by("k").withRetention(Duration.standardDays(30))).get("retention"));
+  }
+
+  @Test
+  void clockAndExtractionShowWords() {
+    Map<String, String> clock = shown(
+        SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5))
+            .withContiguousOffsets()
+            .withIdleness(Duration.standardSeconds(90))
+            .keepingLateEvents());
+    assertEquals("5m", clock.get("watermark"));
+    assertEquals("90s", clock.get("idleAfter"));
+    assertEquals("keep", clock.get("lateEvents"));
+    assertEquals("event time", clock.get("clock"));
+    shown(SourceClock.inArrivalOrder());
+    assertEquals("ordered_at", shown(EventTimeExtraction.from("ordered_at")).get("eventTimeColumn"));
+  }
+}
