@@ -12,6 +12,8 @@ import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
+import dev.streamform.transforms.windows.WindowRevision;
+import dev.streamform.transforms.windows.WindowedAggregate;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -230,6 +232,46 @@ class HandOverTest {
     p.run().waitUntilFinish();
   }
 
+  /**
+   * The same for a windowed stage: the 10:06 event (stamped 10:10) makes window [10:06, 10:07),
+   * whose records leave timestamped 10:06:59.999 once the event is applied. The windows buffer it
+   * by its stamp but hold their output watermark at the earlier of stamp and event time
+   * ({@link LogOrder#holdOf}); held at the stamp, a one-minute window downstream would drop them.
+   */
+  @Test
+  void windowRecordsOfAnEventEarlierThanItsStampAreNotLateDownstream() {
+    SeedStreams log = new SeedStreams().event(42, "10", "10:10").event(42, "1", "10:06");
+    Pipeline p = SeedStreams.pipeline();
+    for (int branch = 0; branch < 8; branch++) {
+      String name = "branch" + branch;
+      PCollection<WindowRevision> revisions =
+          p.apply(name + "/Create", Create.of(log.items()).withCoder(SourceRecordCoder.of(SeedStreams.ORDERS)))
+              .apply(name + "/Extract", EventTimeExtraction.from("ordered_at"))
+              .events()
+              .apply(name + "/Clock", clock().keepingLateEvents())
+              .events()
+              .apply(name + "/Windows",
+                  WindowedAggregate.of(FixedWindows.of(Duration.standardMinutes(1)))
+                      .by("customer_id")
+                      .aggregating(Aggregation.sum("amount").as("total")))
+              .revisions();
+      PCollection<String> minutes =
+          revisions
+              .apply(name + "/Minutes", Window.into(FixedWindows.of(Duration.standardMinutes(1))))
+              .apply(name + "/ByWindow", WithKeys.of(0))
+              .setCoder(KvCoder.of(VarIntCoder.of(), revisions.getCoder()))
+              .apply(name + "/Group", GroupByKey.create())
+              .apply(name + "/Name", ParDo.of(new RevisionsInWindow()));
+      PAssert.that(name + "/InTheirMinutes", minutes)
+          .containsInAnyOrder(
+              "on_time [2026-08-30T10:06:00.000Z] in 2026-08-30T10:06:00.000Z",
+              "final [2026-08-30T10:06:00.000Z] in 2026-08-30T10:06:00.000Z",
+              "on_time [2026-08-30T10:10:00.000Z] in 2026-08-30T10:10:00.000Z",
+              "final [2026-08-30T10:10:00.000Z] in 2026-08-30T10:10:00.000Z");
+    }
+    p.run().waitUntilFinish();
+  }
+
   @Test
   void logOrderIsStampThenPartitionThenOffset() {
     assertEquals(
@@ -277,6 +319,16 @@ class HandOverTest {
     public void process(
         @Element KV<Integer, Iterable<ChangelogRecord>> in, BoundedWindow w, OutputReceiver<String> out) {
       in.getValue().forEach(r -> out.output(r.eventId() + " in " + ((IntervalWindow) w).start()));
+    }
+  }
+
+  /** Names each window record of a group (status, its window's start) and the window it fired in. */
+  static final class RevisionsInWindow extends DoFn<KV<Integer, Iterable<WindowRevision>>, String> {
+    @ProcessElement
+    public void process(
+        @Element KV<Integer, Iterable<WindowRevision>> in, BoundedWindow w, OutputReceiver<String> out) {
+      in.getValue().forEach(r -> out.output(
+          r.status().yamlName() + " [" + r.windowStart() + "] in " + ((IntervalWindow) w).start()));
     }
   }
 
