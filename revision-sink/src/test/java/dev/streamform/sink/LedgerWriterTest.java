@@ -12,10 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.streamform.runners.postgres.LocalPostgresExtension;
 import dev.streamform.transforms.windows.WindowRevision;
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -279,32 +276,10 @@ class LedgerWriterTest {
   }
 
   private List<String> rows(String sql) throws SQLException {
-    List<String> out = new ArrayList<>();
-    try (Connection c = pool.getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      int n = rs.getMetaData().getColumnCount();
-      while (rs.next()) {
-        List<String> cells = new ArrayList<>();
-        for (int i = 1; i <= n; i++) {
-          cells.add(String.valueOf(rs.getObject(i)));
-        }
-        out.add(String.join(" ", cells));
-      }
-      c.rollback();
-    }
-    return out;
+    return Tables.rows(pool, sql);
   }
 
   private void execute(String sql) throws SQLException {
-    try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-      try {
-        s.execute(sql);
-        c.commit();
-      } catch (SQLException e) {
-        c.rollback();
-        throw e;
-      }
-    }
+    Tables.execute(pool, sql);
   }
 }
