@@ -83,11 +83,14 @@ public abstract class JdbcTarget implements Serializable {
   }
 
   /**
-   * A connection pool of at most {@code maxConnections}. It opens without the database being up
+   * A connection pool of at most {@code maxConnections}, at least 2: migrating the schema ({@link
+   * LedgerSchema}) holds two connections at once. It opens without the database being up
    * (connections are made when asked for, each attempt waiting at most {@code connectTimeoutMillis}),
    * so a caller that retries rides out a database restart.
    */
   public HikariDataSource openPool(String name, int maxConnections, long connectTimeoutMillis) {
+    checkArgument(maxConnections >= 2, "JdbcTarget.openPool: at least 2 connections (Flyway holds two), got %s",
+        maxConnections);
     HikariConfig config = new HikariConfig();
     config.setPoolName(name);
     config.setJdbcUrl(url());

@@ -8,26 +8,29 @@ import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.joda.time.Instant;
 
-/** Revisions of the hourly revenue model made by hand, identity fields computed as the windows do. */
-final class Revisions {
-  static final String MODEL = "hourly_revenue";
+/**
+ * Revisions of the hourly revenue model made by hand, identity fields computed as the windows do
+ * (shared with the command line's tests through this module's test jar).
+ */
+public final class Revisions {
+  public static final String MODEL = "hourly_revenue";
   static final Schema KEY = Schema.builder().addInt64Field("merchant_id").build();
   static final Schema VALUES = Schema.builder().addNullableField("revenue", Schema.FieldType.DECIMAL).build();
 
   private Revisions() {}
 
   /** Revision {@code n} (on time for 1, corrected after) of merchant's window at {@code hour}:00 on 2026-08-30. */
-  static WindowRevision revision(long merchant, int hour, int n, String revenue) {
+  public static WindowRevision revision(long merchant, int hour, int n, String revenue) {
     return revision(merchant, hour, n, revenue, 1);
   }
 
-  static WindowRevision revision(long merchant, int hour, int n, String revenue, int generation) {
+  public static WindowRevision revision(long merchant, int hour, int n, String revenue, int generation) {
     return record(merchant, hour, n == 1 ? WindowRevision.Status.ON_TIME : WindowRevision.Status.CORRECTED,
         n, n > 1 ? n - 1 : null, revenue, generation);
   }
 
   /** The window's final record after revision {@code r}. */
-  static WindowRevision finalOf(WindowRevision r) {
+  public static WindowRevision finalOf(WindowRevision r) {
     return WindowRevision.builder()
         .setModel(r.model())
         .setKey(r.key())
@@ -45,7 +48,7 @@ final class Revisions {
         .build();
   }
 
-  static WindowRevision preview(long merchant, int hour, String revenue) {
+  public static WindowRevision preview(long merchant, int hour, String revenue) {
     return record(merchant, hour, WindowRevision.Status.EARLY, 0, null, revenue, 1);
   }
 

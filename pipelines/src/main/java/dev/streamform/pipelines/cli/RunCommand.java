@@ -1,10 +1,14 @@
 package dev.streamform.pipelines.cli;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.streamform.pipelines.kafka.KafkaModelPipeline;
 import dev.streamform.pipelines.kafka.KafkaTopics;
 import dev.streamform.pipelines.kafka.ModelSinks;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.project.Project;
+import dev.streamform.sink.JdbcTarget;
+import dev.streamform.sink.LedgerSchema;
+import dev.streamform.sink.RevisionSink;
 import dev.streamform.teststreams.fixture.RunnerChoice;
 import dev.streamform.teststreams.model.DeclaredModel;
 import java.io.PrintWriter;
@@ -43,6 +47,8 @@ import picocli.CommandLine.Spec;
           + " changelog to the upsert topic <model> (key: the key columns as JSON; value: the row"
           + " with op), late events to <model>.late and records that cannot be processed to"
           + " <model>.quarantine, each with its reason (streamform.yml may name other topics)."
+          + " A windowed model's revisions and final records go to the PostgreSQL database of"
+          + " --jdbc-url (the revision ledger: streamform ledger, streamform alias)."
           + " Creates missing topics. Blocks until interrupted; with --detach, submits to a Flink"
           + " cluster, prints the job id and returns."
     },
@@ -73,6 +79,14 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--from-savepoint", paramLabel = "PATH",
       description = "Flink only: restore the job's state and Kafka offsets from this savepoint")
   String savepoint;
+
+  @Option(names = "--jdbc-url", paramLabel = "URL",
+      description = "windowed models: write the revisions to this PostgreSQL database, the revision"
+          + " ledger read by streamform ledger (e.g. jdbc:postgresql://127.0.0.1:5432/postgres;"
+          + " no password in it)")
+  String jdbcUrl;
+
+  @Mixin JdbcCredentials jdbcCredentials;
 
   @Option(names = "--partitions", paramLabel = "N", defaultValue = "3",
       description = "partitions of topics that have to be created (default: ${DEFAULT-VALUE})")
@@ -115,6 +129,26 @@ final class RunCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--model: " + e.getMessage());
     }
+    RevisionSink revisionSink = null;
+    if (jdbcUrl != null || declared.windowed()) {
+      if (!declared.windowed()) {
+        throw new ParameterException(spec.commandLine(), "--jdbc-url: model '" + model
+            + "' is not windowed; only a windowed model's revisions go to a database");
+      }
+      if (jdbcUrl == null) {
+        throw new ParameterException(spec.commandLine(), "model '" + model
+            + "' is windowed: give --jdbc-url, the database its revisions go to");
+      }
+      JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
+      try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
+        LedgerSchema.migrate(pool); // fail here, not in the job, when the database cannot be used
+      } catch (RuntimeException e) {
+        err.println("streamform run: cannot use the database " + target.describe() + ": "
+            + ModelLedger.firstLine(e));
+        return 1;
+      }
+      revisionSink = RevisionSink.to(target);
+    }
     if (declared.source().connector() != Connector.KAFKA) {
       err.println("streamform run: model '" + model + "' reads source '" + declared.source().name()
           + "', which is not a kafka source (connector: "
@@ -122,7 +156,7 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     Pipeline pipeline = Pipeline.create(options);
-    ModelSinks sinks = KafkaModelPipeline.build(pipeline, declared, bootstrapServers);
+    ModelSinks sinks = KafkaModelPipeline.build(pipeline, declared, bootstrapServers, revisionSink);
     String source = declared.source().topic().get();
     try (KafkaTopics topics = KafkaTopics.at(bootstrapServers)) {
       List<String> needed =
@@ -132,7 +166,8 @@ final class RunCommand implements Callable<Integer> {
       }
     }
     err.println("streamform run: model " + model + " on " + runner.describe() + ": " + source
-        + " -> " + sinks.changelogTopic() + ", late -> " + sinks.lateTopic()
+        + " -> " + (revisionSink == null ? sinks.changelogTopic() + ", late -> " + sinks.lateTopic()
+            : "revisions -> " + revisionSink.target().describe())
         + ", quarantine -> " + sinks.quarantineTopic());
     err.flush();
     PipelineResult result = pipeline.run();

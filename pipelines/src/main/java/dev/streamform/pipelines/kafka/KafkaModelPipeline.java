@@ -10,6 +10,8 @@ import dev.streamform.transforms.envelope.EnvelopeCoder;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
 import dev.streamform.transforms.extraction.ExtractionResult;
+import dev.streamform.transforms.windows.WindowRevision;
+import dev.streamform.transforms.windows.WindowedResult;
 import java.util.ArrayList;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.KvCoder;
@@ -17,12 +19,14 @@ import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 
 /**
@@ -40,6 +44,18 @@ public final class KafkaModelPipeline {
    * @throws IllegalArgumentException when the model's source is not a Kafka source
    */
   public static ModelSinks build(Pipeline p, DeclaredModel model, String bootstrapServers) {
+    return build(p, model, bootstrapServers, null);
+  }
+
+  /**
+   * Adds the model's pipeline to {@code p}; a windowed model's revisions also go to {@code
+   * revisionSink} when one is given ({@code streamform run --jdbc-url}).
+   */
+  public static ModelSinks build(
+      Pipeline p,
+      DeclaredModel model,
+      String bootstrapServers,
+      @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink) {
     SourceDeclaration source = model.source();
     if (source.connector() != Connector.KAFKA) {
       throw new IllegalArgumentException(
@@ -89,18 +105,25 @@ public final class KafkaModelPipeline {
               .setCoder(EnvelopeCoder.of(schema));
     }
     ClockResult clocked = envelopes.apply("Clock", model.logClock());
-    PCollection<ChangelogRecord> changelog = clocked.events().apply("Model", model.changelog());
-
     KvCoder<String, String> json = KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of());
-    changelog
-        .apply("ChangelogRecords", MapElements.into(kvs()).via(sinks::changelogRecord))
-        .setCoder(json)
-        .apply("Write " + sinks.changelogTopic(), ModelSinks.write(bootstrapServers, sinks.changelogTopic()));
-    clocked
-        .late()
-        .apply("LateRecords", MapElements.into(kvs()).via(sinks::lateRecord))
-        .setCoder(json)
-        .apply("Write " + sinks.lateTopic(), ModelSinks.write(bootstrapServers, sinks.lateTopic()));
+    if (model.windowed()) {
+      // the windowed model's Kafka topics come with the windowed Kafka work; here: the database
+      WindowedResult windowed = clocked.events().apply("Model", model.windows());
+      if (revisionSink != null) {
+        windowed.revisions().apply("Revisions to the database", revisionSink);
+      }
+    } else {
+      PCollection<ChangelogRecord> changelog = clocked.events().apply("Model", model.changelog());
+      changelog
+          .apply("ChangelogRecords", MapElements.into(kvs()).via(sinks::changelogRecord))
+          .setCoder(json)
+          .apply("Write " + sinks.changelogTopic(), ModelSinks.write(bootstrapServers, sinks.changelogTopic()));
+      clocked
+          .late()
+          .apply("LateRecords", MapElements.into(kvs()).via(sinks::lateRecord))
+          .setCoder(json)
+          .apply("Write " + sinks.lateTopic(), ModelSinks.write(bootstrapServers, sinks.lateTopic()));
+    }
     quarantine
         .apply("Quarantine", Flatten.pCollections())
         .setCoder(json)
