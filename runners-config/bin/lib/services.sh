@@ -1,5 +1,5 @@
-# Shared by bin/flink and bin/kafka: classpath from a pom, start a JVM in the background with a pid
-# file, wait for readiness, stop by pid. Sourced, not executed.
+# Shared by bin/flink, bin/kafka and bin/postgres: classpath from a pom, start a JVM in the
+# background with a pid file, wait for readiness, stop by pid. Sourced, not executed.
 #
 # A pid file holds one pid. A pid counts as "ours" only while /proc/PID/cmdline still names the
 # expected main class, so a stale pid file never leads to signalling an unrelated process.

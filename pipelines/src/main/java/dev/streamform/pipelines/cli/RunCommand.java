@@ -1,10 +1,14 @@
 package dev.streamform.pipelines.cli;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.streamform.pipelines.kafka.KafkaModelPipeline;
 import dev.streamform.pipelines.kafka.KafkaTopics;
 import dev.streamform.pipelines.kafka.ModelSinks;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.project.Project;
+import dev.streamform.sink.JdbcTarget;
+import dev.streamform.sink.LedgerSchema;
+import dev.streamform.sink.RevisionSink;
 import dev.streamform.teststreams.fixture.RunnerChoice;
 import dev.streamform.teststreams.model.DeclaredModel;
 import java.io.PrintWriter;
@@ -46,6 +50,8 @@ import picocli.CommandLine.Spec;
           + " A windowed model writes its previews, revisions and final records to <model> (key:"
           + " the key columns and window_start; value: the row with window_start, window_end,"
           + " status, revision and identity) and events too late for a window to <model>.late."
+          + " With --jdbc-url, its revisions and final records also go to that PostgreSQL database"
+          + " (the revision ledger: streamform ledger, streamform alias)."
           + " Creates missing topics (<model> compacted for an upsert model only). Blocks until"
           + " interrupted; with --detach, submits to a Flink cluster, prints the job id and returns."
     },
@@ -76,6 +82,14 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--from-savepoint", paramLabel = "PATH",
       description = "Flink only: restore the job's state and Kafka offsets from this savepoint")
   String savepoint;
+
+  @Option(names = "--jdbc-url", paramLabel = "URL",
+      description = "windowed models: write the revisions to this PostgreSQL database, the revision"
+          + " ledger read by streamform ledger (e.g. jdbc:postgresql://127.0.0.1:5432/postgres;"
+          + " no password in it)")
+  String jdbcUrl;
+
+  @Mixin JdbcCredentials jdbcCredentials;
 
   @Option(names = "--partitions", paramLabel = "N", defaultValue = "3",
       description = "partitions of topics that have to be created (default: ${DEFAULT-VALUE})")
@@ -118,6 +132,22 @@ final class RunCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--model: " + e.getMessage());
     }
+    RevisionSink revisionSink = null;
+    if (jdbcUrl != null) {
+      if (!declared.windowed()) {
+        throw new ParameterException(spec.commandLine(), "--jdbc-url: model '" + model
+            + "' is not windowed; only a windowed model's revisions go to a database");
+      }
+      JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
+      try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
+        LedgerSchema.migrate(pool); // fail here, not in the job, when the database cannot be used
+      } catch (RuntimeException e) {
+        err.println("streamform run: cannot use the database " + target.describe() + ": "
+            + ModelLedger.firstLine(e));
+        return 1;
+      }
+      revisionSink = RevisionSink.to(target);
+    }
     if (declared.source().connector() != Connector.KAFKA) {
       err.println("streamform run: model '" + model + "' reads source '" + declared.source().name()
           + "', which is not a kafka source (connector: "
@@ -125,7 +155,7 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     Pipeline pipeline = Pipeline.create(options);
-    ModelSinks sinks = KafkaModelPipeline.build(pipeline, declared, bootstrapServers);
+    ModelSinks sinks = KafkaModelPipeline.build(pipeline, declared, bootstrapServers, revisionSink);
     String source = declared.source().topic().get();
     try (KafkaTopics topics = KafkaTopics.at(bootstrapServers)) {
       List<String> needed =
@@ -137,6 +167,7 @@ final class RunCommand implements Callable<Integer> {
     }
     err.println("streamform run: model " + model + " on " + runner.describe() + ": " + source
         + " -> " + sinks.topic() + (declared.windowed() ? " (window records)" : "")
+        + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe())
         + ", late -> " + sinks.lateTopic() + ", quarantine -> " + sinks.quarantineTopic());
     err.flush();
     PipelineResult result = pipeline.run();

@@ -10,19 +10,23 @@ import dev.streamform.transforms.envelope.EnvelopeCoder;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
 import dev.streamform.transforms.extraction.ExtractionResult;
+import dev.streamform.transforms.windows.WindowRevision;
 import dev.streamform.transforms.windows.WindowedResult;
+import java.util.ArrayList;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 
 /**
@@ -50,6 +54,18 @@ public final class KafkaModelPipeline {
    * @throws IllegalArgumentException when the model's source is not a Kafka source
    */
   public static ModelSinks build(Pipeline p, DeclaredModel model, String bootstrapServers) {
+    return build(p, model, bootstrapServers, null);
+  }
+
+  /**
+   * Adds the model's pipeline to {@code p}; a windowed model's revisions also go to {@code
+   * revisionSink} when one is given ({@code streamform run --jdbc-url}).
+   */
+  public static ModelSinks build(
+      Pipeline p,
+      DeclaredModel model,
+      String bootstrapServers,
+      @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink) {
     SourceDeclaration source = model.source();
     if (source.connector() != Connector.KAFKA) {
       throw new IllegalArgumentException(
@@ -107,6 +123,10 @@ public final class KafkaModelPipeline {
       output =
           windows.revisions().apply("WindowRecords", MapElements.into(kvs()).via(sinks::windowRecord));
       late = windows.tooLate().apply("TooLateRecords", MapElements.into(kvs()).via(sinks::tooLateRecord));
+      if (revisionSink != null) {
+        // alongside the window topic: the revisions also land in the revision ledger (SEMANTICS §8)
+        windows.revisions().apply("Revisions to the database", revisionSink);
+      }
     } else {
       ClockResult clocked = envelopes.apply("Clock", model.logClock());
       // The Flink runner keeps each key's order from the clock to the changelog (one channel per

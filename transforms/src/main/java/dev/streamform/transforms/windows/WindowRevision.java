@@ -2,10 +2,14 @@ package dev.streamform.transforms.windows;
 
 import com.google.auto.value.AutoValue;
 import java.io.Serializable;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
+import org.joda.time.ReadableInstant;
 
 /**
  * One result of a window of one key, as a revisable object (SEMANTICS §6): a preview ({@link
@@ -124,6 +128,23 @@ public abstract class WindowRevision implements Serializable {
   /** True for revisions proper (on time or corrected): what a revision sink stores. */
   public boolean isRevision() {
     return status() == Status.ON_TIME || status() == Status.CORRECTED;
+  }
+
+  /**
+   * A row as column -> plain Java value, timestamps as {@code java.time.Instant}: the form {@code
+   * RevisionIdentity} hashes ({@link #key()} for the window's identity, {@link #values()} for {@link
+   * #aggregateDigest()}), so a sink that stores it can recompute the digests.
+   */
+  public static Map<String, Object> plainValues(Row row) {
+    Map<String, Object> values = new LinkedHashMap<>();
+    for (Schema.Field f : row.getSchema().getFields()) {
+      Object v = row.getValue(f.getName());
+      if (v instanceof ReadableInstant) {
+        v = java.time.Instant.ofEpochMilli(((ReadableInstant) v).getMillis());
+      }
+      values.put(f.getName(), v);
+    }
+    return values;
   }
 
   /** The value of an output column, key or aggregate. */

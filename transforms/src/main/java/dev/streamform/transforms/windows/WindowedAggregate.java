@@ -52,7 +52,6 @@ import org.apache.beam.sdk.values.TypeDescriptors;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
-import org.joda.time.ReadableInstant;
 
 /**
  * Event-time windows whose results are revisable objects (SEMANTICS §6): per key and window, early
@@ -674,7 +673,7 @@ public abstract class WindowedAggregate
       Row values = accumulators.output(w.accumulator);
       java.time.Instant start = java.time.Instant.ofEpochMilli(w.start);
       java.time.Instant end = java.time.Instant.ofEpochMilli(w.end);
-      String logical = RevisionIdentity.logicalWindowId(model, plain(key), start, end);
+      String logical = RevisionIdentity.logicalWindowId(model, WindowRevision.plainValues(key), start, end);
       out.get(revisions)
           .outputWithTimestamp(
               WindowRevision.builder()
@@ -689,23 +688,10 @@ public abstract class WindowedAggregate
                   .setGeneration(generation)
                   .setLogicalWindowId(logical)
                   .setProjectionId(RevisionIdentity.projectionId(logical, generation))
-                  .setAggregateDigest(RevisionIdentity.aggregateDigest(plain(values)))
+                  .setAggregateDigest(RevisionIdentity.aggregateDigest(WindowRevision.plainValues(values)))
                   .setOffsets(w.offsetList())
                   .build(),
               new Instant(w.end - 1));
-    }
-
-    /** A row as column -> plain Java value, for {@link RevisionIdentity}. */
-    private static Map<String, Object> plain(Row row) {
-      Map<String, Object> values = new LinkedHashMap<>();
-      for (Schema.Field f : row.getSchema().getFields()) {
-        Object v = row.getValue(f.getName());
-        if (v instanceof ReadableInstant) {
-          v = java.time.Instant.ofEpochMilli(((ReadableInstant) v).getMillis());
-        }
-        values.put(f.getName(), v);
-      }
-      return values;
     }
 
     /**

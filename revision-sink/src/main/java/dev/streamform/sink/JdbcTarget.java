@@ -1,0 +1,125 @@
+package dev.streamform.sink;
+
+import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
+
+import com.google.auto.value.AutoValue;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * Where the revision ledger lives: a PostgreSQL JDBC URL, a user, and where the password comes from
+ * — never the password itself, so a pipeline that carries this value (serialized into a job graph,
+ * shown in a runner's UI) never carries a secret. The password is read where a connection pool is
+ * opened ({@link #openPool}): from the file named by {@link #withPasswordFile}, else from the
+ * environment variable {@value #PASSWORD_ENV}, else none (trust authentication, as {@code
+ * runners-config/bin/postgres} uses). A URL that names a password is refused.
+ */
+@AutoValue
+public abstract class JdbcTarget implements Serializable {
+  /** The environment variable a password is read from when no password file is named. */
+  public static final String PASSWORD_ENV = "STREAMFORM_JDBC_PASSWORD";
+
+  public abstract String url();
+
+  public abstract @Nullable String user();
+
+  /** An absolute path; its first line is the password. */
+  public abstract @Nullable String passwordFile();
+
+  abstract Builder toBuilder();
+
+  @AutoValue.Builder
+  abstract static class Builder {
+    abstract Builder setUrl(String url);
+
+    abstract Builder setUser(@Nullable String user);
+
+    abstract Builder setPasswordFile(@Nullable String file);
+
+    abstract JdbcTarget build();
+  }
+
+  /**
+   * A PostgreSQL database, {@code jdbc:postgresql://HOST:PORT/DATABASE}.
+   *
+   * @throws IllegalArgumentException for another kind of URL, or one that names a password
+   */
+  public static JdbcTarget of(String url) {
+    checkArgument(
+        url != null && url.startsWith("jdbc:postgresql:"),
+        "a PostgreSQL JDBC URL is needed (jdbc:postgresql://HOST:PORT/DATABASE), got: %s",
+        url);
+    String lower = url.toLowerCase(Locale.ROOT);
+    int query = lower.indexOf('?');
+    checkArgument(
+        query < 0 || !(("&" + lower.substring(query + 1)).contains("&password=")),
+        "the JDBC URL names a password: give it in the environment (%s) or a password file instead",
+        PASSWORD_ENV);
+    return new AutoValue_JdbcTarget.Builder().setUrl(url).build();
+  }
+
+  public JdbcTarget withUser(String user) {
+    checkArgument(user != null && !user.isBlank(), "JdbcTarget.withUser: the user must not be empty");
+    return toBuilder().setUser(user).build();
+  }
+
+  /** The password is the first line of {@code file} (read when a pool is opened). */
+  public JdbcTarget withPasswordFile(Path file) {
+    checkArgument(file != null, "JdbcTarget.withPasswordFile: no file");
+    return toBuilder().setPasswordFile(file.toAbsolutePath().normalize().toString()).build();
+  }
+
+  /** URL and user, for messages and display data. */
+  public String describe() {
+    return url() + (user() == null ? "" : " as " + user());
+  }
+
+  /**
+   * A connection pool of at most {@code maxConnections}, at least 2: migrating the schema ({@link
+   * LedgerSchema}) holds two connections at once. It opens without the database being up
+   * (connections are made when asked for, each attempt waiting at most {@code connectTimeoutMillis}),
+   * so a caller that retries rides out a database restart.
+   */
+  public HikariDataSource openPool(String name, int maxConnections, long connectTimeoutMillis) {
+    checkArgument(maxConnections >= 2, "JdbcTarget.openPool: at least 2 connections (Flyway holds two), got %s",
+        maxConnections);
+    HikariConfig config = new HikariConfig();
+    config.setPoolName(name);
+    config.setJdbcUrl(url());
+    if (user() != null) {
+      config.setUsername(user());
+    }
+    String password = password();
+    if (password != null) {
+      config.setPassword(password);
+    }
+    config.setMaximumPoolSize(maxConnections);
+    config.setMinimumIdle(0);
+    config.setConnectionTimeout(connectTimeoutMillis);
+    config.setInitializationFailTimeout(-1);
+    config.setAutoCommit(false);
+    return new HikariDataSource(config);
+  }
+
+  private @Nullable String password() {
+    if (passwordFile() != null) {
+      try {
+        String text = Files.readString(Path.of(passwordFile()), StandardCharsets.UTF_8);
+        int eol = text.indexOf('\n');
+        return (eol < 0 ? text : text.substring(0, eol)).replace("\r", "");
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read the JDBC password file " + passwordFile(), e);
+      }
+    }
+    String env = System.getenv(PASSWORD_ENV);
+    return env == null || env.isEmpty() ? null : env;
+  }
+}

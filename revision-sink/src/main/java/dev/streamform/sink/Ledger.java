@@ -1,0 +1,464 @@
+package dev.streamform.sink;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamform.policies.digest.RevisionIdentity;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * The ledger as its readers and operators see it: a model's windows and their revision histories,
+ * the verification of SEMANTICS §8's invariant (every projection equals a recomputation from its
+ * ledger rows; every window's revisions form one chain {@code 1..n}), and the canonical alias.
+ * Reading never changes anything; {@link #setCanonicalGeneration} only moves the alias (it never
+ * deletes a revision).
+ */
+public final class Ledger {
+  private static final ObjectMapper JSON =
+      new ObjectMapper()
+          .enable(DeserializationFeature.USE_LONG_FOR_INTS)
+          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+  private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {};
+
+  private final DataSource dataSource;
+
+  private Ledger(DataSource dataSource) {
+    this.dataSource = dataSource;
+  }
+
+  public static Ledger at(DataSource dataSource) {
+    return new Ledger(dataSource);
+  }
+
+  /** True when the database holds a Streamform ledger (its schema was migrated). */
+  public boolean exists() throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s = c.prepareStatement("SELECT to_regclass('streamform.projection') IS NOT NULL");
+        ResultSet rs = s.executeQuery()) {
+      rs.next();
+      return rs.getBoolean(1);
+    }
+  }
+
+  /** The model's canonical (approved) generation, if it has one. */
+  public OptionalInt canonicalGeneration(String model) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      return canonicalGeneration(c, model, false);
+    }
+  }
+
+  private static OptionalInt canonicalGeneration(Connection c, String model, boolean forUpdate)
+      throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT generation FROM streamform.canonical_alias WHERE model = ?" + (forUpdate ? " FOR UPDATE" : ""))) {
+      s.setString(1, model);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next() ? OptionalInt.of(rs.getInt(1)) : OptionalInt.empty();
+      }
+    }
+  }
+
+  /** What {@link #setCanonicalGeneration} did. */
+  public record AliasChange(String model, OptionalInt previous, int generation, int projections) {}
+
+  /**
+   * Makes {@code generation} the model's canonical one (promotion or rollback): the canonical view
+   * shows that generation's projections from now on. Recorded in {@code canonical_alias_history};
+   * no projection or revision is touched.
+   */
+  public AliasChange setCanonicalGeneration(String model, int generation) throws SQLException {
+    if (generation < 1) {
+      throw new IllegalArgumentException("a generation is a whole number from 1, got " + generation);
+    }
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        OptionalInt previous = canonicalGeneration(c, model, true);
+        try (PreparedStatement s =
+            c.prepareStatement(
+                "INSERT INTO streamform.canonical_alias (model, generation, set_by) VALUES (?, ?, 'alias set')"
+                    + " ON CONFLICT (model) DO UPDATE SET generation = EXCLUDED.generation, set_at = now(),"
+                    + " set_by = EXCLUDED.set_by")) {
+          s.setString(1, model);
+          s.setInt(2, generation);
+          s.executeUpdate();
+        }
+        try (PreparedStatement s =
+            c.prepareStatement(
+                "INSERT INTO streamform.canonical_alias_history (model, generation, previous_generation, set_by)"
+                    + " VALUES (?, ?, ?, 'alias set')")) {
+          s.setString(1, model);
+          s.setInt(2, generation);
+          s.setObject(3, previous.isPresent() ? previous.getAsInt() : null, java.sql.Types.INTEGER);
+          s.executeUpdate();
+        }
+        int projections;
+        try (PreparedStatement s =
+            c.prepareStatement("SELECT count(*) FROM streamform.projection WHERE model = ? AND generation = ?")) {
+          s.setString(1, model);
+          s.setInt(2, generation);
+          try (ResultSet rs = s.executeQuery()) {
+            rs.next();
+            projections = rs.getInt(1);
+          }
+        }
+        c.commit();
+        return new AliasChange(model, previous, generation, projections);
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      }
+    }
+  }
+
+  /** Which windows {@link #history} returns: key columns equal to values, a window start, a generation. */
+  public record Filter(Map<String, String> keyEquals, @Nullable Instant windowStart, @Nullable Integer generation) {
+    public static Filter all() {
+      return new Filter(Map.of(), null, null);
+    }
+  }
+
+  /**
+   * The windows of {@code model} that match {@code filter}, ordered by window start, key and
+   * generation, each with its whole history. Windows known only from held revisions are included.
+   */
+  public List<WindowHistory> history(String model, Filter filter) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      // one snapshot for every query below, so the figures agree with each other
+      c.setAutoCommit(false);
+      c.setReadOnly(true);
+      c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+      try {
+        OptionalInt canonical = canonicalGeneration(c, model, false);
+        Map<String, Window> windows = new LinkedHashMap<>();
+        readWindows(c, model, filter, "streamform.projection", windows);
+        readWindows(c, model, filter, "streamform.held_revision", windows);
+        readLedger(c, model, filter, windows);
+        readHeld(c, model, filter, windows);
+        readConflicts(c, model, filter, windows);
+        List<WindowHistory> out = new ArrayList<>();
+        for (Window w : windows.values()) {
+          out.add(w.toHistory(canonical.isPresent() && canonical.getAsInt() == w.generation));
+        }
+        out.sort(
+            java.util.Comparator.comparing(WindowHistory::windowStart)
+                .thenComparing(h -> RevisionIdentity.canonical(h.key()))
+                .thenComparingInt(WindowHistory::generation));
+        return out;
+      } finally {
+        c.rollback();
+      }
+    }
+  }
+
+  /** The number of refused records recorded for {@code model}. */
+  private int conflictCount(String model) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s = c.prepareStatement("SELECT count(*) FROM streamform.revision_conflict WHERE model = ?")) {
+      s.setString(1, model);
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  /**
+   * Checks SEMANTICS §8's invariant for every window of {@code model}, every generation: the
+   * ledger rows of a projection form one chain {@code 1..n} (gaps), each ledger row's digest is the
+   * hash of its values, the projection is the ledger's row {@code n} (values, digest, status), and
+   * its identity hashes recompute (mismatches); refused records count as conflicts.
+   */
+  public LedgerVerification verify(String model) throws SQLException {
+    List<WindowHistory> windows = history(model, Filter.all());
+    int projections = 0;
+    int revisions = 0;
+    int gaps = 0;
+    int mismatches = 0;
+    int held = 0;
+    List<String> defects = new ArrayList<>();
+    for (WindowHistory w : windows) {
+      String at = label(w);
+      revisions += w.ledger().size();
+      held += w.held().size();
+      Map<Integer, WindowHistory.LedgerRow> byRevision = new LinkedHashMap<>();
+      for (WindowHistory.LedgerRow r : w.ledger()) {
+        byRevision.put(r.revision(), r);
+      }
+      Set<Integer> heldRevisions = new TreeSet<>();
+      for (WindowHistory.HeldRow h : w.held()) {
+        if (!h.isFinal()) {
+          heldRevisions.add(h.revision());
+        }
+      }
+      int current = w.current().map(WindowHistory.Current::revision).orElse(0);
+      int top = current;
+      for (int n : byRevision.keySet()) {
+        top = Math.max(top, n);
+      }
+      for (int n : heldRevisions) {
+        top = Math.max(top, n);
+      }
+      for (int n = 1; n <= top; n++) {
+        if (!byRevision.containsKey(n) && !heldRevisions.contains(n)) {
+          gaps++;
+          defects.add("gap: " + at + ": revision " + n + " is missing"
+              + (heldRevisions.isEmpty() ? "" : " (held: " + heldRevisions + ")"));
+        }
+      }
+      for (int n : heldRevisions) {
+        if (n == current + 1) {
+          mismatches++;
+          defects.add("mismatch: " + at + ": revision " + n + " is held although revision " + current + " is applied");
+        }
+      }
+      for (WindowHistory.LedgerRow r : w.ledger()) {
+        Integer expected = r.revision() > 1 ? r.revision() - 1 : null;
+        if (!Objects.equals(r.predecessor(), expected)) {
+          mismatches++;
+          defects.add("mismatch: " + at + ": revision " + r.revision() + " names predecessor " + r.predecessor());
+        }
+        String recomputed = RevisionIdentity.aggregateDigest(r.values());
+        if (!recomputed.equals(r.digest())) {
+          mismatches++;
+          defects.add("mismatch: " + at + ": ledger revision " + r.revision() + " has digest " + shortId(r.digest())
+              + " but its values " + RevisionIdentity.canonical(r.values()) + " hash to " + shortId(recomputed));
+        }
+      }
+      if (w.current().isEmpty()) {
+        continue;
+      }
+      projections++;
+      WindowHistory.Current p = w.current().get();
+      int last = byRevision.keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
+      if (last != p.revision()) {
+        mismatches++;
+        defects.add("mismatch: " + at + ": the projection is at revision " + p.revision()
+            + " but its ledger ends at revision " + last);
+      }
+      WindowHistory.LedgerRow row = byRevision.get(p.revision());
+      if (row != null) {
+        if (!RevisionIdentity.canonical(row.values()).equals(RevisionIdentity.canonical(p.values()))
+            || !row.digest().equals(p.digest())) {
+          mismatches++;
+          defects.add("mismatch: " + at + ": the projection's values " + RevisionIdentity.canonical(p.values())
+              + " are not ledger revision " + p.revision() + "'s " + RevisionIdentity.canonical(row.values()));
+        }
+        if (!p.status().equals(row.status()) && !p.status().equals(StoredRevision.FINAL)) {
+          mismatches++;
+          defects.add("mismatch: " + at + ": the projection's status " + p.status()
+              + " is not ledger revision " + p.revision() + "'s " + row.status());
+        }
+      }
+      if (!RevisionIdentity.aggregateDigest(p.values()).equals(p.digest())) {
+        mismatches++;
+        defects.add("mismatch: " + at + ": the projection's digest " + shortId(p.digest())
+            + " is not the hash of its values " + RevisionIdentity.canonical(p.values()));
+      }
+      String logical =
+          RevisionIdentity.logicalWindowId(w.model(), w.key(), w.windowStart(), w.windowEnd());
+      if (!logical.equals(w.logicalWindowId())
+          || !RevisionIdentity.projectionId(logical, w.generation()).equals(w.projectionId())) {
+        mismatches++;
+        defects.add("mismatch: " + at + ": logical_window_id or projection_id is not the hash of"
+            + " model, key, window and generation");
+      }
+    }
+    int conflicts = conflictCount(model);
+    for (WindowHistory w : windows) {
+      for (WindowHistory.ConflictRow r : w.conflicts()) {
+        defects.add("conflict: " + label(w) + ": " + (r.isFinal() ? "final record of revision " : "revision ")
+            + r.revision() + " offered with digest " + shortId(r.offeredDigest()) + " refused: " + r.reason());
+      }
+    }
+    return new LedgerVerification(model, projections, revisions, gaps, mismatches, conflicts, held, List.copyOf(defects));
+  }
+
+  /** A window for people: key, bounds, generation and the projection id's first 12 digits. */
+  public static String label(WindowHistory w) {
+    String key =
+        w.key().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" "));
+    return key + " [" + w.windowStart() + ", " + w.windowEnd() + ") generation " + w.generation()
+        + " (projection " + shortId(w.projectionId()) + ")";
+  }
+
+  /** The first 12 hex digits of a 64-digit id or digest. */
+  public static String shortId(@Nullable String id) {
+    return id == null ? "-" : id.substring(0, Math.min(12, id.length()));
+  }
+
+  // ---------------------------------------------------------------- reading
+
+  /** A window being assembled from the tables. */
+  private static final class Window {
+    String projectionId;
+    String model;
+    String logicalWindowId;
+    int generation;
+    Map<String, Object> key;
+    Instant windowStart;
+    Instant windowEnd;
+    WindowHistory.Current current;
+    final List<WindowHistory.LedgerRow> ledger = new ArrayList<>();
+    final List<WindowHistory.HeldRow> held = new ArrayList<>();
+    final List<WindowHistory.ConflictRow> conflicts = new ArrayList<>();
+
+    WindowHistory toHistory(boolean canonical) {
+      return new WindowHistory(projectionId, model, logicalWindowId, generation, key, windowStart, windowEnd,
+          Optional.ofNullable(current), List.copyOf(ledger), List.copyOf(held), List.copyOf(conflicts), canonical);
+    }
+  }
+
+  /** The WHERE clause shared by every query: model, then the filter on the window's columns ({@code w.}). */
+  private static String where(Filter f) {
+    StringBuilder sql = new StringBuilder(" WHERE w.model = ?");
+    for (int i = 0; i < f.keyEquals().size(); i++) {
+      sql.append(" AND w.window_key ->> ? = ?");
+    }
+    if (f.windowStart() != null) {
+      sql.append(" AND w.window_start = ?");
+    }
+    if (f.generation() != null) {
+      sql.append(" AND w.generation = ?");
+    }
+    return sql.toString();
+  }
+
+  private static int bind(PreparedStatement s, String model, Filter f) throws SQLException {
+    int i = 1;
+    s.setString(i++, model);
+    for (Map.Entry<String, String> e : f.keyEquals().entrySet()) {
+      s.setString(i++, e.getKey());
+      s.setString(i++, e.getValue());
+    }
+    if (f.windowStart() != null) {
+      s.setObject(i++, f.windowStart().atOffset(java.time.ZoneOffset.UTC));
+    }
+    if (f.generation() != null) {
+      s.setInt(i++, f.generation());
+    }
+    return i;
+  }
+
+  private static void readWindows(Connection c, String model, Filter f, String table, Map<String, Window> windows)
+      throws SQLException {
+    boolean projection = table.endsWith(".projection");
+    String sql =
+        "SELECT w.projection_id, w.model, w.logical_window_id, w.generation, w.window_key::text,"
+            + " w.window_start, w.window_end"
+            + (projection
+                ? ", w.revision, w.status, w.aggregate_values::text, w.aggregate_digest, w.updated_at, w.finalized_at"
+                : "")
+            + " FROM " + table + " w" + where(f);
+    try (PreparedStatement s = c.prepareStatement(sql)) {
+      bind(s, model, f);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          Window w = windows.get(rs.getString(1));
+          if (w == null) {
+            w = new Window();
+            w.projectionId = rs.getString(1);
+            w.model = rs.getString(2);
+            w.logicalWindowId = rs.getString(3);
+            w.generation = rs.getInt(4);
+            w.key = json(rs.getString(5));
+            w.windowStart = instant(rs, 6);
+            w.windowEnd = instant(rs, 7);
+            windows.put(w.projectionId, w);
+          }
+          if (projection) {
+            w.current =
+                new WindowHistory.Current(
+                    rs.getInt(8), rs.getString(9), json(rs.getString(10)), rs.getString(11), instant(rs, 12),
+                    rs.getObject(13) == null ? null : instant(rs, 13));
+          }
+        }
+      }
+    }
+  }
+
+  private static void readLedger(Connection c, String model, Filter f, Map<String, Window> windows)
+      throws SQLException {
+    String sql =
+        "SELECT l.projection_id, l.revision, l.predecessor, l.status, l.aggregate_values::text,"
+            + " l.aggregate_digest, l.offsets::text, l.recorded_at"
+            + " FROM streamform.correction_ledger l JOIN streamform.projection w USING (projection_id)"
+            + where(f) + " ORDER BY l.projection_id, l.revision";
+    try (PreparedStatement s = c.prepareStatement(sql)) {
+      bind(s, model, f);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          windows.get(rs.getString(1)).ledger.add(
+              new WindowHistory.LedgerRow(
+                  rs.getInt(2), (Integer) rs.getObject(3), rs.getString(4), json(rs.getString(5)),
+                  rs.getString(6), json(rs.getString(7)), instant(rs, 8)));
+        }
+      }
+    }
+  }
+
+  private static void readHeld(Connection c, String model, Filter f, Map<String, Window> windows)
+      throws SQLException {
+    String sql =
+        "SELECT w.projection_id, w.revision, w.final, w.aggregate_digest, w.held_at"
+            + " FROM streamform.held_revision w" + where(f) + " ORDER BY w.projection_id, w.revision, w.final";
+    try (PreparedStatement s = c.prepareStatement(sql)) {
+      bind(s, model, f);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          windows.get(rs.getString(1)).held.add(
+              new WindowHistory.HeldRow(rs.getInt(2), rs.getBoolean(3), rs.getString(4), instant(rs, 5)));
+        }
+      }
+    }
+  }
+
+  private static void readConflicts(Connection c, String model, Filter f, Map<String, Window> windows)
+      throws SQLException {
+    String sql =
+        "SELECT k.projection_id, k.revision, k.final, k.reason, k.stored_digest, k.offered_digest, k.recorded_at"
+            + " FROM streamform.revision_conflict k JOIN streamform.projection w USING (projection_id)"
+            + where(f) + " ORDER BY k.projection_id, k.conflict_id";
+    try (PreparedStatement s = c.prepareStatement(sql)) {
+      bind(s, model, f);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          windows.get(rs.getString(1)).conflicts.add(
+              new WindowHistory.ConflictRow(
+                  rs.getInt(2), rs.getBoolean(3), rs.getString(4), rs.getString(5), rs.getString(6), instant(rs, 7)));
+        }
+      }
+    }
+  }
+
+  private static Instant instant(ResultSet rs, int column) throws SQLException {
+    return rs.getObject(column, OffsetDateTime.class).toInstant();
+  }
+
+  private static Map<String, Object> json(String text) {
+    try {
+      return JSON.readValue(text, MAP);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("the ledger holds JSON that does not parse: " + text, e);
+    }
+  }
+}

@@ -1,0 +1,645 @@
+package dev.streamform.sink;
+
+import dev.streamform.transforms.windows.WindowRevision;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientException;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import javax.sql.DataSource;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies revisions and final records to the ledger (SEMANTICS §8), a batch per transaction, a
+ * fixed number of round trips per batch whatever its size. For each projection in the batch:
+ *
+ * <ul>
+ *   <li>revision {@code n} is applied only by compare-and-set: revision 1 inserts the projection,
+ *       revision {@code n > 1} updates it {@code WHERE revision = n-1}; the ledger row is appended in
+ *       the same transaction, so projection and ledger never disagree;
+ *   <li>a revision ahead of its predecessor is held ({@code held_revision}) and applied, in order,
+ *       in the transaction that closes the gap; the current revision never moves backward;
+ *   <li>a revision the ledger (or the held table) already has with the same digest is a no-op
+ *       (replays, restored checkpoints, retried batches);
+ *   <li>the same {@code (projection_id, revision)} with another digest is refused, recorded in
+ *       {@code revision_conflict}, logged and returned — never overwritten;
+ *   <li>a final record marks the projection final at its revision (status {@code final}), held
+ *       like a revision until that revision is applied; a final record that contradicts the
+ *       projection, and a revision after the final one, are conflicts;
+ *   <li>a model's first written generation becomes its canonical alias if it has none.
+ * </ul>
+ *
+ * Writers of the same projections serialize on a transaction-scoped advisory lock per projection,
+ * so concurrent writers (parallel workers, a restored job beside a live one) stay correct. Failures
+ * that a retry can cure (connection lost, database restarting, serialization failure, deadlock) are
+ * retried with backoff for up to the retry time; since every step is compare-and-set or keyed by
+ * {@code (projection_id, revision)}, a retried batch — even one whose commit succeeded unseen —
+ * applies nothing twice. Previews are ignored. Not thread-safe: one writer per thread.
+ */
+public final class LedgerWriter {
+  private static final Logger LOG = LoggerFactory.getLogger(LedgerWriter.class);
+  /** The first key of the advisory locks this writer takes, so they meet no other application's. */
+  private static final int LOCK_NAMESPACE = 0x53464c31;
+
+  private final DataSource dataSource;
+  private final Duration retryFor;
+  private boolean migrated;
+
+  /**
+   * What one {@link #write} did.
+   *
+   * @param applied ledger rows appended ({@code released} of them revisions that had been held)
+   * @param released held revisions applied because their gap closed
+   * @param held revisions newly held, waiting for their predecessor
+   * @param replayed records the ledger already had, with the same digest: no-ops
+   * @param finalized projections marked final
+   * @param conflicts records refused
+   * @param previewsIgnored previews (not revisions, never stored)
+   * @param retries failed attempts before the one that committed
+   */
+  public record Outcome(
+      int applied,
+      int released,
+      int held,
+      int replayed,
+      int finalized,
+      List<RevisionConflict> conflicts,
+      int previewsIgnored,
+      int retries) {}
+
+  /**
+   * A writer on {@code dataSource} (whose connections it takes and returns per batch) that retries
+   * curable failures for up to {@code retryFor}.
+   */
+  public LedgerWriter(DataSource dataSource, Duration retryFor) {
+    this.dataSource = dataSource;
+    this.retryFor = retryFor;
+  }
+
+  /**
+   * Applies {@code records} (previews among them are ignored) in one transaction, migrating the
+   * schema first if this writer has not yet.
+   *
+   * @throws SQLException when the database refuses for a reason a retry cannot cure, or stays
+   *     unreachable for the retry time; nothing of the batch is then applied
+   */
+  public Outcome write(List<WindowRevision> records) throws SQLException {
+    List<StoredRevision> batch = new ArrayList<>();
+    for (WindowRevision r : records) {
+      if (r.isRevision() || r.status() == WindowRevision.Status.FINAL) {
+        batch.add(StoredRevision.of(r));
+      }
+    }
+    int previews = records.size() - batch.size();
+    if (batch.isEmpty()) {
+      return new Outcome(0, 0, 0, 0, 0, List.of(), previews, 0);
+    }
+    long deadline = System.nanoTime() + retryFor.toNanos();
+    long backoffMillis = 100;
+    for (int retries = 0; ; retries++) {
+      try {
+        if (!migrated) {
+          LedgerSchema.migrate(dataSource);
+          migrated = true;
+        }
+        Plan plan = attempt(batch);
+        for (Refusal r : plan.refusals) {
+          LOG.warn("streamform sink: {}", r.conflict().describe());
+        }
+        return plan.outcome(previews, retries);
+      } catch (SQLException | RuntimeException e) {
+        if (!retryable(e) || System.nanoTime() + backoffMillis * 1_000_000 > deadline) {
+          throw e;
+        }
+        LOG.warn("streamform sink: writing {} records failed ({}); retrying in {} ms",
+            batch.size(), e.getMessage(), backoffMillis);
+        try {
+          Thread.sleep(backoffMillis);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+        backoffMillis = Math.min(backoffMillis * 2, 2_000);
+      }
+    }
+  }
+
+  /**
+   * True for a failure a retry can cure: the connection was lost or refused, the server is shutting
+   * down or starting, a serialization failure or deadlock, a compare-and-set that lost a race.
+   */
+  static boolean retryable(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLTransientException || t instanceof SQLRecoverableException) {
+        return true;
+      }
+      if (t instanceof SQLException) {
+        SQLException sql = (SQLException) t;
+        String state = sql.getSQLState();
+        if (state != null
+            && (state.startsWith("08")
+                || state.startsWith("57P")
+                || state.equals("40001")
+                || state.equals("40P01")
+                || state.equals("53300"))) {
+          return true;
+        }
+        SQLException next = sql.getNextException();
+        if (next != null && next != t && retryable(next)) {
+          return true;
+        }
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
+
+  /** A compare-and-set that matched no row: another writer moved the projection; replan. */
+  private static final class LostRace extends SQLTransientException {
+    LostRace(String what) {
+      super(what + " matched no row (another writer moved it); the batch is planned again");
+    }
+  }
+
+  private Plan attempt(List<StoredRevision> batch) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        Plan plan = plan(c, batch);
+        plan.execute(c);
+        c.commit();
+        return plan;
+      } catch (SQLException | RuntimeException e) {
+        try {
+          c.rollback();
+        } catch (SQLException rollback) {
+          e.addSuppressed(rollback);
+        }
+        throw e;
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- reading the current state
+
+  /** A projection's row as the transaction found it (revision 0: no row yet). */
+  private static final class Current {
+    int revision;
+    @Nullable String status;
+    @Nullable String digest;
+
+    boolean isFinal() {
+      return StoredRevision.FINAL.equals(status);
+    }
+  }
+
+  /** A revision or final record that can be applied: offered in this batch, or held before. */
+  private record Candidate(StoredRevision record, boolean fromHeld) {}
+
+  private record Refusal(StoredRevision record, RevisionConflict conflict) {}
+
+  private static Plan plan(Connection c, List<StoredRevision> batch) throws SQLException {
+    Map<String, List<StoredRevision>> byProjection = new TreeMap<>();
+    for (StoredRevision s : batch) {
+      byProjection.computeIfAbsent(s.projectionId(), k -> new ArrayList<>()).add(s);
+    }
+    String[] ids = byProjection.keySet().toArray(String[]::new);
+    Array idArray = c.createArrayOf("text", ids);
+    lock(c, idArray);
+    Map<String, Current> current = readProjections(c, idArray);
+    Map<String, Map<Integer, String>> ledger = readLedgerDigests(c, batch);
+    Map<String, List<StoredRevision>> held = readHeld(c, idArray);
+    Plan plan = new Plan();
+    for (Map.Entry<String, List<StoredRevision>> e : byProjection.entrySet()) {
+      String id = e.getKey();
+      plan.projection(
+          e.getValue(),
+          current.getOrDefault(id, new Current()),
+          ledger.getOrDefault(id, Map.of()),
+          held.getOrDefault(id, List.of()));
+    }
+    return plan;
+  }
+
+  /** Serializes writers of the same projections; locks in one order, so writers never deadlock. */
+  private static void lock(Connection c, Array ids) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT pg_advisory_xact_lock(?, k)::text FROM"
+                + " (SELECT DISTINCT hashtext(id) AS k FROM unnest(?::text[]) AS t(id) ORDER BY k) AS locks")) {
+      s.setInt(1, LOCK_NAMESPACE);
+      s.setArray(2, ids);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          // each row is one lock taken
+        }
+      }
+    }
+  }
+
+  private static Map<String, Current> readProjections(Connection c, Array ids) throws SQLException {
+    Map<String, Current> current = new HashMap<>();
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT projection_id, revision, status, aggregate_digest FROM streamform.projection"
+                + " WHERE projection_id = ANY(?)")) {
+      s.setArray(1, ids);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          Current p = new Current();
+          p.revision = rs.getInt(2);
+          p.status = rs.getString(3);
+          p.digest = rs.getString(4);
+          current.put(rs.getString(1), p);
+        }
+      }
+    }
+    return current;
+  }
+
+  /** The ledger's digests of the offered (projection, revision) pairs it has. */
+  private static Map<String, Map<Integer, String>> readLedgerDigests(
+      Connection c, List<StoredRevision> batch) throws SQLException {
+    List<String> ids = new ArrayList<>();
+    List<Integer> revisions = new ArrayList<>();
+    for (StoredRevision s : batch) {
+      ids.add(s.projectionId());
+      revisions.add(s.revision());
+    }
+    Map<String, Map<Integer, String>> digests = new HashMap<>();
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT l.projection_id, l.revision, l.aggregate_digest FROM streamform.correction_ledger l"
+                + " JOIN (SELECT DISTINCT * FROM unnest(?::text[], ?::int[]) AS o(projection_id, revision)) o"
+                + " ON l.projection_id = o.projection_id AND l.revision = o.revision")) {
+      s.setArray(1, c.createArrayOf("text", ids.toArray()));
+      s.setArray(2, c.createArrayOf("integer", revisions.toArray()));
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          digests.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(rs.getInt(2), rs.getString(3));
+        }
+      }
+    }
+    return digests;
+  }
+
+  private static Map<String, List<StoredRevision>> readHeld(Connection c, Array ids) throws SQLException {
+    Map<String, List<StoredRevision>> held = new HashMap<>();
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT projection_id, model, logical_window_id, generation, window_key::text, window_start,"
+                + " window_end, revision, predecessor, status, aggregate_values::text, aggregate_digest,"
+                + " offsets::text FROM streamform.held_revision WHERE projection_id = ANY(?)"
+                + " ORDER BY projection_id, revision, final")) {
+      s.setArray(1, ids);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          StoredRevision r =
+              new StoredRevision(
+                  rs.getString(1),
+                  rs.getString(2),
+                  rs.getString(3),
+                  rs.getInt(4),
+                  rs.getString(5),
+                  rs.getObject(6, OffsetDateTime.class).toInstant(),
+                  rs.getObject(7, OffsetDateTime.class).toInstant(),
+                  rs.getInt(8),
+                  (Integer) rs.getObject(9),
+                  rs.getString(10),
+                  rs.getString(11),
+                  rs.getString(12),
+                  rs.getString(13));
+          held.computeIfAbsent(r.projectionId(), k -> new ArrayList<>()).add(r);
+        }
+      }
+    }
+    return held;
+  }
+
+  // ---------------------------------------------------------------- deciding, then writing
+
+  /** What a batch does, decided from the state read under the locks, then written in batches. */
+  private static final class Plan {
+    final List<StoredRevision> inserts = new ArrayList<>();
+    final List<StoredRevision> updates = new ArrayList<>();
+    final List<StoredRevision> ledgerRows = new ArrayList<>();
+    final List<StoredRevision> finals = new ArrayList<>();
+    final List<StoredRevision> holds = new ArrayList<>();
+    final List<StoredRevision> unholds = new ArrayList<>();
+    final List<Refusal> refusals = new ArrayList<>();
+    final Map<String, Integer> firstGenerations = new LinkedHashMap<>();
+    int released;
+    int replayed;
+
+    void projection(
+        List<StoredRevision> offered, Current cur, Map<Integer, String> ledger, List<StoredRevision> held) {
+      TreeMap<Integer, Candidate> revisions = new TreeMap<>();
+      TreeMap<Integer, Candidate> finalRecords = new TreeMap<>();
+      for (StoredRevision h : held) {
+        (h.isFinal() ? finalRecords : revisions).put(h.revision(), new Candidate(h, true));
+      }
+      for (StoredRevision s : offered) {
+        int n = s.revision();
+        if (s.isFinal()) {
+          Candidate known = finalRecords.get(n);
+          if (known != null) {
+            sameOrRefused(s, known.record().digest(), "final record of revision " + n + " is already held with another digest");
+          } else if (cur.isFinal()) {
+            if (n == cur.revision) {
+              sameOrRefused(s, cur.digest, "the window is final at revision " + n + " with another digest");
+            } else {
+              refuse(s, null, "the window is already final at revision " + cur.revision);
+            }
+          } else {
+            finalRecords.put(n, new Candidate(s, false));
+          }
+        } else if (n <= cur.revision) {
+          String stored = ledger.get(n);
+          if (stored == null) {
+            refuse(s, null, "the projection is at revision " + cur.revision + " but the ledger has no revision " + n);
+          } else {
+            sameOrRefused(s, stored, "revision " + n + " is recorded with another digest");
+          }
+        } else {
+          Candidate known = revisions.get(n);
+          if (known == null) {
+            revisions.put(n, new Candidate(s, false));
+          } else {
+            sameOrRefused(s, known.record().digest(), known.fromHeld()
+                ? "revision " + n + " is held with another digest"
+                : "revision " + n + " came twice in one batch with different digests");
+          }
+        }
+      }
+
+      // the chain: every revision whose predecessor is (or has just become) current
+      Candidate next;
+      while (!cur.isFinal() && (next = revisions.remove(cur.revision + 1)) != null) {
+        StoredRevision s = next.record();
+        if (s.revision() == 1) {
+          inserts.add(s);
+          firstGenerations.merge(s.model(), s.generation(), Math::min);
+        } else {
+          updates.add(s);
+        }
+        ledgerRows.add(s);
+        if (next.fromHeld()) {
+          unholds.add(s);
+          released++;
+        }
+        cur.revision = s.revision();
+        cur.status = s.status();
+        cur.digest = s.digest();
+      }
+
+      for (Candidate f : finalRecords.values()) {
+        StoredRevision s = f.record();
+        boolean settled = true;
+        if (cur.isFinal()) {
+          refuse(s, cur.digest, "the window is already final at revision " + cur.revision);
+        } else if (s.revision() == cur.revision) {
+          if (s.digest().equals(cur.digest)) {
+            finals.add(s);
+            cur.status = StoredRevision.FINAL;
+          } else {
+            refuse(s, cur.digest, "the final record's values differ from revision " + cur.revision);
+          }
+        } else if (s.revision() < cur.revision) {
+          refuse(s, null, "final record of revision " + s.revision() + ", but the window is at revision " + cur.revision);
+        } else {
+          settled = false;
+          if (!f.fromHeld()) {
+            holds.add(s);
+          }
+        }
+        if (settled && f.fromHeld()) {
+          unholds.add(s);
+        }
+      }
+
+      for (Candidate waiting : revisions.values()) {
+        StoredRevision s = waiting.record();
+        if (cur.isFinal()) {
+          refuse(s, null, "revision " + s.revision() + " after the window's final revision " + cur.revision);
+          if (waiting.fromHeld()) {
+            unholds.add(s);
+          }
+        } else if (!waiting.fromHeld()) {
+          holds.add(s);
+        }
+      }
+    }
+
+    private void sameOrRefused(StoredRevision s, @Nullable String stored, String reason) {
+      if (s.digest().equals(stored)) {
+        replayed++;
+      } else {
+        refuse(s, stored, reason);
+      }
+    }
+
+    private void refuse(StoredRevision s, @Nullable String stored, String reason) {
+      refusals.add(
+          new Refusal(
+              s,
+              RevisionConflict.of(
+                  s.model(), s.projectionId(), s.generation(), s.revision(), s.isFinal(), reason, stored, s.digest())));
+    }
+
+    Outcome outcome(int previews, int retries) {
+      List<RevisionConflict> conflicts = new ArrayList<>();
+      for (Refusal r : refusals) {
+        conflicts.add(r.conflict());
+      }
+      return new Outcome(
+          ledgerRows.size(),
+          released,
+          (int) holds.stream().filter(h -> !h.isFinal()).count(),
+          replayed,
+          finals.size(),
+          List.copyOf(conflicts),
+          previews,
+          retries);
+    }
+
+    void execute(Connection c) throws SQLException {
+      batch(c,
+          "INSERT INTO streamform.projection (projection_id, model, logical_window_id, generation,"
+              + " window_key, window_start, window_end, revision, status, aggregate_values, aggregate_digest)"
+              + " VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?::jsonb, ?) ON CONFLICT (projection_id) DO NOTHING",
+          inserts, "insert of revision 1",
+          (s, r) -> {
+            s.setString(1, r.projectionId());
+            s.setString(2, r.model());
+            s.setString(3, r.logicalWindowId());
+            s.setInt(4, r.generation());
+            s.setString(5, r.keyJson());
+            s.setObject(6, utc(r.windowStart()));
+            s.setObject(7, utc(r.windowEnd()));
+            s.setInt(8, r.revision());
+            s.setString(9, r.status());
+            s.setString(10, r.valuesJson());
+            s.setString(11, r.digest());
+          });
+      batch(c,
+          "UPDATE streamform.projection SET revision = ?, status = ?, aggregate_values = ?::jsonb,"
+              + " aggregate_digest = ?, updated_at = now()"
+              + " WHERE projection_id = ? AND revision = ? AND status <> 'final'",
+          updates, "compare-and-set",
+          (s, r) -> {
+            s.setInt(1, r.revision());
+            s.setString(2, r.status());
+            s.setString(3, r.valuesJson());
+            s.setString(4, r.digest());
+            s.setString(5, r.projectionId());
+            s.setInt(6, r.revision() - 1);
+          });
+      batch(c,
+          "INSERT INTO streamform.correction_ledger (projection_id, revision, predecessor, status,"
+              + " aggregate_values, aggregate_digest, offsets) VALUES (?, ?, ?, ?, ?::jsonb, ?, ?::jsonb)",
+          ledgerRows, null,
+          (s, r) -> {
+            s.setString(1, r.projectionId());
+            s.setInt(2, r.revision());
+            if (r.predecessor() == null) {
+              s.setNull(3, Types.INTEGER);
+            } else {
+              s.setInt(3, r.predecessor());
+            }
+            s.setString(4, r.status());
+            s.setString(5, r.valuesJson());
+            s.setString(6, r.digest());
+            s.setString(7, r.offsetsJson());
+          });
+      batch(c,
+          "UPDATE streamform.projection SET status = 'final', finalized_at = now(), updated_at = now()"
+              + " WHERE projection_id = ? AND revision = ? AND aggregate_digest = ? AND status <> 'final'",
+          finals, "final",
+          (s, r) -> {
+            s.setString(1, r.projectionId());
+            s.setInt(2, r.revision());
+            s.setString(3, r.digest());
+          });
+      batch(c,
+          "DELETE FROM streamform.held_revision WHERE projection_id = ? AND revision = ? AND final = ?",
+          unholds, null,
+          (s, r) -> {
+            s.setString(1, r.projectionId());
+            s.setInt(2, r.revision());
+            s.setBoolean(3, r.isFinal());
+          });
+      batch(c,
+          "INSERT INTO streamform.held_revision (projection_id, revision, final, model, logical_window_id,"
+              + " generation, window_key, window_start, window_end, predecessor, status, aggregate_values,"
+              + " aggregate_digest, offsets)"
+              + " VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb) ON CONFLICT DO NOTHING",
+          holds, null,
+          (s, r) -> {
+            s.setString(1, r.projectionId());
+            s.setInt(2, r.revision());
+            s.setBoolean(3, r.isFinal());
+            s.setString(4, r.model());
+            s.setString(5, r.logicalWindowId());
+            s.setInt(6, r.generation());
+            s.setString(7, r.keyJson());
+            s.setObject(8, utc(r.windowStart()));
+            s.setObject(9, utc(r.windowEnd()));
+            if (r.predecessor() == null) {
+              s.setNull(10, Types.INTEGER);
+            } else {
+              s.setInt(10, r.predecessor());
+            }
+            s.setString(11, r.status());
+            s.setString(12, r.valuesJson());
+            s.setString(13, r.digest());
+            s.setString(14, r.offsetsJson());
+          });
+      batch(c,
+          "INSERT INTO streamform.revision_conflict (projection_id, model, generation, revision, final,"
+              + " reason, stored_digest, offered_digest, offered_values, offered_offsets)"
+              + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb)"
+              + " ON CONFLICT (projection_id, revision, final, offered_digest) DO NOTHING",
+          refusals, null,
+          (s, refusal) -> {
+            StoredRevision r = refusal.record();
+            s.setString(1, r.projectionId());
+            s.setString(2, r.model());
+            s.setInt(3, r.generation());
+            s.setInt(4, r.revision());
+            s.setBoolean(5, r.isFinal());
+            s.setString(6, refusal.conflict().reason());
+            s.setString(7, refusal.conflict().storedDigest());
+            s.setString(8, r.digest());
+            s.setString(9, r.valuesJson());
+            s.setString(10, r.offsetsJson());
+          });
+      try (PreparedStatement s =
+          c.prepareStatement(
+              "WITH set AS (INSERT INTO streamform.canonical_alias (model, generation, set_by)"
+                  + " VALUES (?, ?, 'first write') ON CONFLICT (model) DO NOTHING"
+                  + " RETURNING model, generation, set_at, set_by)"
+                  + " INSERT INTO streamform.canonical_alias_history (model, generation, set_at, set_by)"
+                  + " SELECT model, generation, set_at, set_by FROM set")) {
+        for (Map.Entry<String, Integer> e : firstGenerations.entrySet()) {
+          s.setString(1, e.getKey());
+          s.setInt(2, e.getValue());
+          s.addBatch();
+        }
+        if (!firstGenerations.isEmpty()) {
+          s.executeBatch();
+        }
+      }
+    }
+
+    private interface Setter<T> {
+      void set(PreparedStatement s, T record) throws SQLException;
+    }
+
+    /**
+     * One statement for every record, in one round trip; with {@code compareAndSet} named, each
+     * must change exactly one row.
+     */
+    private static <T> void batch(
+        Connection c, String sql, List<T> records, @Nullable String compareAndSet, Setter<T> setter)
+        throws SQLException {
+      if (records.isEmpty()) {
+        return;
+      }
+      try (PreparedStatement s = c.prepareStatement(sql)) {
+        for (T r : records) {
+          setter.set(s, r);
+          s.addBatch();
+        }
+        int[] counts = s.executeBatch();
+        if (compareAndSet != null) {
+          for (int i = 0; i < counts.length; i++) {
+            if (counts[i] != 1) {
+              throw new LostRace("the " + compareAndSet + " of " + ((StoredRevision) records.get(i)).label());
+            }
+          }
+        }
+      }
+    }
+
+    private static OffsetDateTime utc(Instant t) {
+      return t.atOffset(ZoneOffset.UTC);
+    }
+  }
+}

@@ -1,0 +1,222 @@
+package dev.streamform.sink;
+
+import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
+
+import com.google.auto.value.AutoValue;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.transforms.StreamformMetrics;
+import dev.streamform.transforms.windows.WindowRevision;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.TupleTag;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * Writes a windowed model's revisions to PostgreSQL (SEMANTICS §8): compare-and-set projections,
+ * the append-only correction ledger, held revisions, conflicts and the canonical alias, as {@link
+ * LedgerWriter} describes. Previews are ignored; final records mark their projection final.
+ *
+ * <pre>{@code
+ * RevisionSinkResult written = windowed.revisions().apply(
+ *     RevisionSink.to(JdbcTarget.of("jdbc:postgresql://127.0.0.1:5432/postgres").withUser("postgres")));
+ * written.conflicts();   // PCollection<RevisionConflict>: records refused (also logged and counted)
+ * }</pre>
+ *
+ * <p>Records are buffered per bundle and written in batches of up to {@link #batchSize()}, one
+ * transaction each, at the latest when the bundle finishes: the runner commits a bundle only after
+ * its batches committed, so a failed bundle is retried and the retry is a no-op for what was
+ * written. Each DoFn instance has its own small connection pool (HikariCP) and migrates the schema
+ * (Flyway) before its first write. A database that is unreachable or restarting is retried for
+ * {@link #retryTimeout()}; after that the bundle fails and the runner's own retry takes over.
+ *
+ * <p>Metrics (namespace {@value StreamformMetrics#NAMESPACE}): {@value #APPLIED}, {@value
+ * #RELEASED}, {@value #HELD}, {@value #REPLAYED}, {@value #FINALIZED}, {@value #CONFLICTS},
+ * {@value #PREVIEWS}, {@value #RETRIES}.
+ */
+@AutoValue
+public abstract class RevisionSink extends PTransform<PCollection<WindowRevision>, RevisionSinkResult> {
+  public static final String APPLIED = "sink_revisions_applied";
+  public static final String RELEASED = "sink_held_revisions_released";
+  public static final String HELD = "sink_revisions_held";
+  public static final String REPLAYED = "sink_records_replayed";
+  public static final String FINALIZED = "sink_windows_finalized";
+  public static final String CONFLICTS = "sink_conflicts";
+  public static final String PREVIEWS = "sink_previews_ignored";
+  public static final String RETRIES = "sink_retries";
+
+  public abstract JdbcTarget target();
+
+  public abstract int batchSize();
+
+  public abstract Duration retryTimeout();
+
+  abstract Builder toBuilder();
+
+  @AutoValue.Builder
+  abstract static class Builder {
+    abstract Builder setTarget(JdbcTarget target);
+
+    abstract Builder setBatchSize(int size);
+
+    abstract Builder setRetryTimeout(Duration timeout);
+
+    abstract RevisionSink build();
+  }
+
+  /** A sink to {@code target}: batches of up to 500 records, unreachable database retried for 5 minutes. */
+  public static RevisionSink to(JdbcTarget target) {
+    checkArgument(target != null, "RevisionSink.to: no JdbcTarget");
+    return new AutoValue_RevisionSink.Builder()
+        .setTarget(target)
+        .setBatchSize(500)
+        .setRetryTimeout(Duration.standardMinutes(5))
+        .build();
+  }
+
+  /** At most {@code size} records per transaction. */
+  public RevisionSink withBatchSize(int size) {
+    checkArgument(size > 0, "RevisionSink.withBatchSize: must be positive, got %s", size);
+    return toBuilder().setBatchSize(size).build();
+  }
+
+  /** How long a batch keeps retrying a failure a retry can cure (connection lost, restart, deadlock). */
+  public RevisionSink withRetryTimeout(Duration timeout) {
+    checkArgument(
+        timeout != null && !timeout.isShorterThan(Duration.ZERO),
+        "RevisionSink.withRetryTimeout: must be 0 or more, got %s",
+        timeout);
+    return toBuilder().setRetryTimeout(timeout).build();
+  }
+
+  @Override
+  public RevisionSinkResult expand(PCollection<WindowRevision> revisions) {
+    TupleTag<RevisionConflict> tag = new TupleTag<>() {};
+    PCollection<RevisionConflict> conflicts =
+        revisions
+            .apply("Write revisions", ParDo.of(new WriteFn(target(), batchSize(), retryTimeout())))
+            .setCoder(RevisionConflict.Coder.of());
+    return new RevisionSinkResult(revisions.getPipeline(), tag, conflicts);
+  }
+
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    builder
+        .add(DisplayData.item("database", target().describe()).withLabel("Database"))
+        .add(DisplayData.item("batchSize", batchSize()).withLabel("Batch size"))
+        .add(DisplayData.item("retryTimeout", retryTimeout().getStandardSeconds() + "s")
+            .withLabel("Retry timeout"));
+  }
+
+  /** Buffers a bundle's records and writes them in batches through a {@link LedgerWriter}. */
+  private static final class WriteFn extends DoFn<WindowRevision, RevisionConflict> {
+    private final JdbcTarget target;
+    private final int batchSize;
+    private final Duration retryTimeout;
+
+    private final Counter applied = StreamformMetrics.counter(APPLIED);
+    private final Counter released = StreamformMetrics.counter(RELEASED);
+    private final Counter held = StreamformMetrics.counter(HELD);
+    private final Counter replayed = StreamformMetrics.counter(REPLAYED);
+    private final Counter finalized = StreamformMetrics.counter(FINALIZED);
+    private final Counter conflicts = StreamformMetrics.counter(CONFLICTS);
+    private final Counter previews = StreamformMetrics.counter(PREVIEWS);
+    private final Counter retries = StreamformMetrics.counter(RETRIES);
+
+    private transient HikariDataSource pool;
+    private transient LedgerWriter writer;
+    private transient List<Buffered> buffer;
+    private transient List<Buffered> refused;
+
+    /** A record with where it came from, so a refusal goes out in its window at its timestamp. */
+    private record Buffered(WindowRevision record, Instant timestamp, BoundedWindow window, RevisionConflict conflict) {}
+
+    WriteFn(JdbcTarget target, int batchSize, Duration retryTimeout) {
+      this.target = target;
+      this.batchSize = batchSize;
+      this.retryTimeout = retryTimeout;
+    }
+
+    @Setup
+    public void setup() {
+      pool = target.openPool("streamform-revision-sink", 2, 2_000);
+      writer = new LedgerWriter(pool, java.time.Duration.ofMillis(retryTimeout.getMillis()));
+    }
+
+    @StartBundle
+    public void startBundle() {
+      buffer = new ArrayList<>();
+      refused = new ArrayList<>();
+    }
+
+    @ProcessElement
+    public void process(@Element WindowRevision r, @Timestamp Instant timestamp, BoundedWindow window)
+        throws SQLException {
+      if (!r.isRevision() && r.status() != WindowRevision.Status.FINAL) {
+        previews.inc();
+        return;
+      }
+      buffer.add(new Buffered(r, timestamp, window, null));
+      if (buffer.size() >= batchSize) {
+        flush();
+      }
+    }
+
+    @FinishBundle
+    public void finishBundle(FinishBundleContext context) throws SQLException {
+      flush();
+      for (Buffered b : refused) {
+        context.output(b.conflict(), b.timestamp(), b.window());
+      }
+      refused.clear();
+    }
+
+    private void flush() throws SQLException {
+      if (buffer.isEmpty()) {
+        return;
+      }
+      List<WindowRevision> records = new ArrayList<>(buffer.size());
+      Map<String, Buffered> byIdentity = new HashMap<>();
+      for (Buffered b : buffer) {
+        records.add(b.record());
+        byIdentity.putIfAbsent(identity(b.record().projectionId(), b.record().revision(),
+            b.record().status() == WindowRevision.Status.FINAL), b);
+      }
+      LedgerWriter.Outcome outcome = writer.write(records);
+      buffer.clear();
+      applied.inc(outcome.applied());
+      released.inc(outcome.released());
+      held.inc(outcome.held());
+      replayed.inc(outcome.replayed());
+      finalized.inc(outcome.finalized());
+      retries.inc(outcome.retries());
+      conflicts.inc(outcome.conflicts().size());
+      for (RevisionConflict c : outcome.conflicts()) {
+        Buffered source = byIdentity.get(identity(c.projectionId(), c.revision(), c.isFinal()));
+        refused.add(new Buffered(source.record(), source.timestamp(), source.window(), c));
+      }
+    }
+
+    private static String identity(String projectionId, int revision, boolean isFinal) {
+      return projectionId + "/" + revision + (isFinal ? "/final" : "");
+    }
+
+    @Teardown
+    public void teardown() {
+      if (pool != null) {
+        pool.close();
+      }
+    }
+  }
+}

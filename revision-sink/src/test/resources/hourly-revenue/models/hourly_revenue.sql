@@ -1,0 +1,1 @@
+SELECT merchant_id, SUM(amount) AS revenue FROM source('payments') GROUP BY merchant_id
