@@ -58,6 +58,7 @@ public final class LedgerWriter {
 
   private final DataSource dataSource;
   private final Duration retryFor;
+  private final EffectOutbox outbox;
   private boolean migrated;
 
   /**
@@ -80,15 +81,38 @@ public final class LedgerWriter {
       int finalized,
       List<RevisionConflict> conflicts,
       int previewsIgnored,
-      int retries) {}
+      int retries,
+      Effects effects) {}
+
+  /**
+   * What one {@link #write} did to the effect ledger (SEMANTICS §10; all 0 without effect rules).
+   *
+   * @param prepared effects written PREPARED (new, or a cancelled one whose rule is true again)
+   * @param updated PREPARED effects that followed a later revision (payload or confirming revision)
+   * @param cancelled PREPARED effects whose rule became false before anything was sent
+   * @param compensations compensation records written for effects already dispatched
+   */
+  public record Effects(int prepared, int updated, int cancelled, int compensations) {
+    public static final Effects NONE = new Effects(0, 0, 0, 0);
+  }
 
   /**
    * A writer on {@code dataSource} (whose connections it takes and returns per batch) that retries
    * curable failures for up to {@code retryFor}.
    */
   public LedgerWriter(DataSource dataSource, Duration retryFor) {
+    this(dataSource, retryFor, List.of());
+  }
+
+  /**
+   * A writer that also keeps the effect ledger of {@code rules} (the transactional outbox, {@link
+   * EffectOutbox}): effects are prepared, followed, cancelled or compensated in the same
+   * transaction as the canonical revision that decides them.
+   */
+  public LedgerWriter(DataSource dataSource, Duration retryFor, List<dev.streamform.sink.effects.EffectRule> rules) {
     this.dataSource = dataSource;
     this.retryFor = retryFor;
+    this.outbox = new EffectOutbox(rules);
   }
 
   /**
@@ -100,14 +124,20 @@ public final class LedgerWriter {
    */
   public Outcome write(List<WindowRevision> records) throws SQLException {
     List<StoredRevision> batch = new ArrayList<>();
+    Map<String, Map<String, Object>> typed = new HashMap<>();
     for (WindowRevision r : records) {
       if (r.isRevision() || r.status() == WindowRevision.Status.FINAL) {
         batch.add(StoredRevision.of(r));
+        if (r.isRevision() && !outbox.isEmpty()) {
+          Map<String, Object> columns = new HashMap<>(WindowRevision.plainValues(r.key()));
+          columns.putAll(WindowRevision.plainValues(r.values()));
+          typed.put(r.projectionId() + "/" + r.revision(), columns);
+        }
       }
     }
     int previews = records.size() - batch.size();
     if (batch.isEmpty()) {
-      return new Outcome(0, 0, 0, 0, 0, List.of(), previews, 0);
+      return new Outcome(0, 0, 0, 0, 0, List.of(), previews, 0, Effects.NONE);
     }
     long deadline = System.nanoTime() + retryFor.toNanos();
     long backoffMillis = 100;
@@ -117,7 +147,7 @@ public final class LedgerWriter {
           LedgerSchema.migrate(dataSource);
           migrated = true;
         }
-        Plan plan = attempt(batch);
+        Plan plan = attempt(batch, typed);
         for (Refusal r : plan.refusals) {
           LOG.warn("streamform sink: {}", r.conflict().describe());
         }
@@ -178,12 +208,21 @@ public final class LedgerWriter {
     }
   }
 
-  private Plan attempt(List<StoredRevision> batch) throws SQLException {
+  private Plan attempt(List<StoredRevision> batch, Map<String, Map<String, Object>> typed) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
         Plan plan = plan(c, batch);
         plan.execute(c);
+        if (!outbox.isEmpty() && !plan.ledgerRows.isEmpty()) {
+          Map<String, StoredRevision> latest = new LinkedHashMap<>();
+          for (StoredRevision r : plan.ledgerRows) {
+            latest.put(r.projectionId(), r);
+          }
+          EffectOutbox.Outcome fx =
+              outbox.apply(c, new ArrayList<>(latest.values()), typed, plan.firstGenerations);
+          plan.effects = new Effects(fx.prepared(), fx.updated(), fx.cancelled(), fx.compensations());
+        }
         c.commit();
         return plan;
       } catch (SQLException | RuntimeException e) {
@@ -347,6 +386,7 @@ public final class LedgerWriter {
     final Map<String, Integer> firstGenerations = new LinkedHashMap<>();
     int released;
     int replayed;
+    Effects effects = Effects.NONE;
 
     void projection(
         List<StoredRevision> offered, Current cur, Map<Integer, String> ledger, List<StoredRevision> held) {
@@ -476,7 +516,8 @@ public final class LedgerWriter {
           finals.size(),
           List.copyOf(conflicts),
           previews,
-          retries);
+          retries,
+          effects);
     }
 
     void execute(Connection c) throws SQLException {

@@ -4,6 +4,7 @@ import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Pr
 
 import com.google.auto.value.AutoValue;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.sink.effects.EffectRule;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.sql.SQLException;
@@ -61,6 +62,9 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
 
   public abstract Duration retryTimeout();
 
+  /** The effect rules whose ledger the sink keeps (the transactional outbox, SEMANTICS §10). */
+  public abstract List<EffectRule> effects();
+
   abstract Builder toBuilder();
 
   @AutoValue.Builder
@@ -70,6 +74,8 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
     abstract Builder setBatchSize(int size);
 
     abstract Builder setRetryTimeout(Duration timeout);
+
+    abstract Builder setEffects(List<EffectRule> effects);
 
     abstract RevisionSink build();
   }
@@ -81,6 +87,7 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
         .setTarget(target)
         .setBatchSize(500)
         .setRetryTimeout(Duration.standardMinutes(5))
+        .setEffects(List.of())
         .build();
   }
 
@@ -99,12 +106,23 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
     return toBuilder().setRetryTimeout(timeout).build();
   }
 
+  /**
+   * Keeps the effect ledger of {@code rules} too: an effect is written PREPARED in the transaction
+   * of the canonical revision that makes its rule true, and followed, cancelled or compensated by
+   * later revisions ({@link LedgerWriter}). Nothing is sent from the pipeline: {@code streamform
+   * dispatch} does that.
+   */
+  public RevisionSink withEffects(List<EffectRule> rules) {
+    checkArgument(rules != null, "RevisionSink.withEffects: no rules");
+    return toBuilder().setEffects(new ArrayList<>(rules)).build();
+  }
+
   @Override
   public RevisionSinkResult expand(PCollection<WindowRevision> revisions) {
     TupleTag<RevisionConflict> tag = new TupleTag<>() {};
     PCollection<RevisionConflict> conflicts =
         revisions
-            .apply("Write revisions", ParDo.of(new WriteFn(target(), batchSize(), retryTimeout())))
+            .apply("Write revisions", ParDo.of(new WriteFn(target(), batchSize(), retryTimeout(), effects())))
             .setCoder(RevisionConflict.Coder.of());
     return new RevisionSinkResult(revisions.getPipeline(), tag, conflicts);
   }
@@ -115,6 +133,7 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
     builder
         .add(DisplayData.item("database", target().describe()).withLabel("Database"))
         .add(DisplayData.item("batchSize", batchSize()).withLabel("Batch size"))
+        .add(DisplayData.item("effects", effects().size()).withLabel("Effect rules"))
         .add(DisplayData.item("retryTimeout", retryTimeout().getStandardSeconds() + "s")
             .withLabel("Retry timeout"));
   }
@@ -124,6 +143,7 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
     private final JdbcTarget target;
     private final int batchSize;
     private final Duration retryTimeout;
+    private final List<EffectRule> effects;
 
     private final Counter applied = StreamformMetrics.counter(APPLIED);
     private final Counter released = StreamformMetrics.counter(RELEASED);
@@ -142,16 +162,17 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
     /** A record with where it came from, so a refusal goes out in its window at its timestamp. */
     private record Buffered(WindowRevision record, Instant timestamp, BoundedWindow window, RevisionConflict conflict) {}
 
-    WriteFn(JdbcTarget target, int batchSize, Duration retryTimeout) {
+    WriteFn(JdbcTarget target, int batchSize, Duration retryTimeout, List<EffectRule> effects) {
       this.target = target;
       this.batchSize = batchSize;
       this.retryTimeout = retryTimeout;
+      this.effects = new ArrayList<>(effects);
     }
 
     @Setup
     public void setup() {
       pool = target.openPool("streamform-revision-sink", 2, 2_000);
-      writer = new LedgerWriter(pool, java.time.Duration.ofMillis(retryTimeout.getMillis()));
+      writer = new LedgerWriter(pool, java.time.Duration.ofMillis(retryTimeout.getMillis()), effects);
     }
 
     @StartBundle

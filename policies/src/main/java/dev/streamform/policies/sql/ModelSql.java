@@ -112,6 +112,36 @@ public final class ModelSql {
     return new Parser(sql).query(statements.get(0));
   }
 
+  /**
+   * A condition over output columns in the WHERE language (the same operators, literals and
+   * three-valued logic), e.g. an effect rule's {@code revenue >= 1000}: parsed alone, refused with
+   * the same messages as a WHERE clause. {@link Condition#columns()} names the columns it reads, for
+   * a caller to check against the columns it will offer.
+   */
+  public static Condition condition(String text) throws SqlModelException {
+    if (text == null || text.isBlank()) {
+      throw new SqlModelException("the condition is empty; write e.g. revenue >= 1000", 1, 1);
+    }
+    SqlNode node;
+    try {
+      node = SqlParser.create(text, CONFIG).parseExpression();
+    } catch (SqlParseException e) {
+      throw syntaxError(e, text);
+    }
+    Expr.Node root = new Parser(text).expr(node);
+    java.util.Set<String> columns = new java.util.TreeSet<>();
+    root.forEach(n -> {
+      if (n instanceof Expr.Column) {
+        columns.add(((Expr.Column) n).name);
+      }
+    });
+    return new Condition(new Expr.Predicate(root), java.util.List.copyOf(columns));
+  }
+
+  /** A parsed {@link #condition}: the predicate and the columns it reads (sorted). */
+  public record Condition(RowPredicate predicate, java.util.List<String> columns)
+      implements java.io.Serializable {}
+
   // ------------------------------------------------------------------ errors
 
   private static SqlModelException syntaxError(SqlParseException e, String sql) {

@@ -1,0 +1,314 @@
+package dev.streamform.sink;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamform.policies.digest.RevisionIdentity;
+import dev.streamform.sink.effects.EffectIdentity;
+import dev.streamform.sink.effects.EffectRule;
+import java.io.Serializable;
+import java.math.BigDecimal;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * The transactional outbox of one-time effects (SEMANTICS §10): in the transaction that applies a
+ * batch of revisions, for every window whose canonical generation got a new revision, each rule of
+ * its model is evaluated on the window's latest revision and the effect ledger is brought in line:
+ *
+ * <ul>
+ *   <li>no effect yet and the rule is true: the effect is written {@code PREPARED} with its payload
+ *       and digest (nothing has been sent: this is the recovery point before any I/O);
+ *   <li>{@code PREPARED} (or {@code CANCELLED}) and the rule true: the effect follows the revision
+ *       (payload, digest, confirming revision), {@code CANCELLED} becomes {@code PREPARED} again;
+ *   <li>{@code PREPARED} and the rule false: {@code CANCELLED} — nothing was sent;
+ *   <li>{@code DISPATCHING}, {@code UNKNOWN} or {@code DONE} and the rule false or the payload
+ *       changed: a compensation record for a person; the effect row is not touched;
+ *   <li>the same revision again, or a revision that changes nothing of the effect: nothing.
+ * </ul>
+ *
+ * A revision of a generation that is not its model's canonical one prepares nothing (an older or
+ * shadow job can never cause an effect). Effect rows are locked ({@code FOR UPDATE}) so a
+ * dispatcher claiming them concurrently either sees the effect before or after this transaction.
+ */
+final class EffectOutbox implements Serializable {
+  private static final ObjectMapper JSON =
+      new ObjectMapper()
+          .enable(DeserializationFeature.USE_LONG_FOR_INTS)
+          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+  private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {};
+  private static final Pattern DECIMAL = Pattern.compile("-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?");
+
+  private final Map<String, List<EffectRule>> rulesByModel;
+
+  /** What one batch did to the effect ledger. */
+  record Outcome(int prepared, int updated, int cancelled, int compensations) {
+    static final Outcome NONE = new Outcome(0, 0, 0, 0);
+  }
+
+  EffectOutbox(List<EffectRule> rules) {
+    Map<String, List<EffectRule>> byModel = new HashMap<>();
+    for (EffectRule r : rules) {
+      byModel.computeIfAbsent(r.model(), k -> new ArrayList<>()).add(r);
+    }
+    this.rulesByModel = byModel;
+  }
+
+  boolean isEmpty() {
+    return rulesByModel.isEmpty();
+  }
+
+  private record Existing(String state, String payloadDigest, int revision) {}
+
+  private record Wanted(EffectRule rule, StoredRevision revision, String key, Object subject, boolean holds,
+      Map<String, Object> payload, String digest) {}
+
+  /**
+   * Brings the effect ledger in line with {@code latest} (per projection, the last revision the
+   * batch applied), in {@code c}'s transaction. {@code typed} holds the typed columns of revisions
+   * offered in this batch (keyed by projection id and revision); a revision released from the held
+   * table is read back from its JSON.
+   */
+  Outcome apply(Connection c, List<StoredRevision> latest, Map<String, Map<String, Object>> typed,
+      Map<String, Integer> firstGenerations) throws SQLException {
+    List<StoredRevision> relevant = new ArrayList<>();
+    for (StoredRevision r : latest) {
+      if (rulesByModel.containsKey(r.model())) {
+        relevant.add(r);
+      }
+    }
+    if (relevant.isEmpty()) {
+      return Outcome.NONE;
+    }
+    Map<String, Integer> canonical = canonicalGenerations(c, relevant, firstGenerations);
+    List<Wanted> wanted = new ArrayList<>();
+    for (StoredRevision r : relevant) {
+      Integer gen = canonical.get(r.model());
+      if (gen == null || gen != r.generation()) {
+        continue;
+      }
+      Map<String, Object> key = parse(r.keyJson());
+      Map<String, Object> values = parse(r.valuesJson());
+      Map<String, Object> columns = typed.get(r.projectionId() + "/" + r.revision());
+      if (columns == null) {
+        columns = new HashMap<>();
+        for (Map.Entry<String, Object> e : key.entrySet()) {
+          columns.put(e.getKey(), coerce(e.getValue()));
+        }
+        for (Map.Entry<String, Object> e : values.entrySet()) {
+          columns.put(e.getKey(), coerce(e.getValue()));
+        }
+      }
+      Map<String, Object> plain = new HashMap<>(key);
+      plain.putAll(values);
+      for (EffectRule rule : rulesByModel.get(r.model())) {
+        Object subject = plain.get(rule.subject());
+        if (subject == null) {
+          continue;
+        }
+        Map<String, Object> cols = columns;
+        boolean holds = rule.condition().predicate().test(cols::get);
+        String effectKey = EffectIdentity.effectKey(rule.type(), r.logicalWindowId(), subject);
+        Map<String, Object> payload = EffectIdentity.payload(effectKey, rule.type(), subject, r.model(),
+            r.windowStart(), r.windowEnd(), key, values);
+        wanted.add(new Wanted(rule, r, effectKey, subject, holds, payload, EffectIdentity.payloadDigest(payload)));
+      }
+    }
+    if (wanted.isEmpty()) {
+      return Outcome.NONE;
+    }
+    Map<String, Existing> existing = lockExisting(c, wanted);
+    int prepared = 0;
+    int updated = 0;
+    int cancelled = 0;
+    int compensations = 0;
+    for (Wanted w : wanted) {
+      Existing e = existing.get(w.key());
+      StoredRevision r = w.revision();
+      if (e == null) {
+        if (w.holds()) {
+          insert(c, w);
+          transition(c, w.key(), null, "PREPARED", r.revision(), "rule `" + w.rule().when() + "` true");
+          prepared++;
+        }
+      } else if (e.state().equals("PREPARED") || e.state().equals("CANCELLED")) {
+        if (w.holds()) {
+          if (e.state().equals("CANCELLED") || !e.payloadDigest().equals(w.digest()) || e.revision() != r.revision()) {
+            follow(c, w, e.state().equals("CANCELLED"));
+            if (e.state().equals("CANCELLED")) {
+              transition(c, w.key(), "CANCELLED", "PREPARED", r.revision(), "rule true again");
+              prepared++;
+            } else {
+              updated++;
+            }
+          }
+        } else if (e.state().equals("PREPARED")) {
+          cancel(c, w);
+          transition(c, w.key(), "PREPARED", "CANCELLED", r.revision(), "rule false before dispatch");
+          cancelled++;
+        }
+      } else if (!w.holds() || !e.payloadDigest().equals(w.digest())) {
+        if (compensate(c, w, e.state())) {
+          compensations++;
+        }
+      }
+    }
+    return new Outcome(prepared, updated, cancelled, compensations);
+  }
+
+  private static Map<String, Integer> canonicalGenerations(
+      Connection c, List<StoredRevision> revisions, Map<String, Integer> firstGenerations) throws SQLException {
+    String[] models = revisions.stream().map(StoredRevision::model).distinct().toArray(String[]::new);
+    Map<String, Integer> out = new HashMap<>(firstGenerations);
+    try (PreparedStatement s =
+        c.prepareStatement("SELECT model, generation FROM streamform.canonical_alias WHERE model = ANY(?)")) {
+      s.setArray(1, c.createArrayOf("text", models));
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          out.put(rs.getString(1), rs.getInt(2));
+        }
+      }
+    }
+    return out;
+  }
+
+  private static Map<String, Existing> lockExisting(Connection c, List<Wanted> wanted) throws SQLException {
+    String[] keys = wanted.stream().map(Wanted::key).sorted().distinct().toArray(String[]::new);
+    Map<String, Existing> out = new HashMap<>();
+    Array array = c.createArrayOf("text", keys);
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT effect_key, state, payload_digest, revision FROM streamform.effect"
+                + " WHERE effect_key = ANY(?) ORDER BY effect_key FOR UPDATE")) {
+      s.setArray(1, array);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          out.put(rs.getString(1), new Existing(rs.getString(2), rs.getString(3), rs.getInt(4)));
+        }
+      }
+    }
+    return out;
+  }
+
+  private static void insert(Connection c, Wanted w) throws SQLException {
+    StoredRevision r = w.revision();
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "INSERT INTO streamform.effect (effect_key, effect_type, model, logical_window_id, subject,"
+                + " generation, made_true_by, revision, provider, payload, payload_digest, state)"
+                + " VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?::jsonb, ?, 'PREPARED')")) {
+      s.setString(1, w.key());
+      s.setString(2, w.rule().type());
+      s.setString(3, r.model());
+      s.setString(4, r.logicalWindowId());
+      s.setString(5, RevisionIdentity.canonical(w.subject()));
+      s.setInt(6, r.generation());
+      s.setInt(7, r.revision());
+      s.setInt(8, r.revision());
+      s.setString(9, w.rule().provider().describe());
+      s.setString(10, RevisionIdentity.canonical(w.payload()));
+      s.setString(11, w.digest());
+      s.executeUpdate();
+    }
+  }
+
+  private static void follow(Connection c, Wanted w, boolean reopen) throws SQLException {
+    StoredRevision r = w.revision();
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "UPDATE streamform.effect SET payload = ?::jsonb, payload_digest = ?, revision = ?, generation = ?,"
+                + " state = 'PREPARED', updated_at = now()"
+                + (reopen ? ", made_true_by = ?" : "")
+                + " WHERE effect_key = ? AND state IN ('PREPARED', 'CANCELLED')")) {
+      int i = 1;
+      s.setString(i++, RevisionIdentity.canonical(w.payload()));
+      s.setString(i++, w.digest());
+      s.setInt(i++, r.revision());
+      s.setInt(i++, r.generation());
+      if (reopen) {
+        s.setInt(i++, r.revision());
+      }
+      s.setString(i, w.key());
+      if (s.executeUpdate() != 1) {
+        throw new SQLException("effect " + w.key() + " moved under its row lock", "40001");
+      }
+    }
+  }
+
+  private static void cancel(Connection c, Wanted w) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "UPDATE streamform.effect SET state = 'CANCELLED', revision = ?, generation = ?, updated_at = now()"
+                + " WHERE effect_key = ? AND state = 'PREPARED'")) {
+      s.setInt(1, w.revision().revision());
+      s.setInt(2, w.revision().generation());
+      s.setString(3, w.key());
+      if (s.executeUpdate() != 1) {
+        throw new SQLException("effect " + w.key() + " moved under its row lock", "40001");
+      }
+    }
+  }
+
+  private static boolean compensate(Connection c, Wanted w, String state) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "INSERT INTO streamform.effect_compensation (effect_key, generation, revision, effect_state, reason,"
+                + " payload, payload_digest) VALUES (?, ?, ?, ?, ?, ?::jsonb, ?)"
+                + " ON CONFLICT (effect_key, generation, revision) DO NOTHING")) {
+      s.setString(1, w.key());
+      s.setInt(2, w.revision().generation());
+      s.setInt(3, w.revision().revision());
+      s.setString(4, state);
+      s.setString(5, w.holds() ? "payload_changed" : "rule_false");
+      s.setString(6, w.holds() ? RevisionIdentity.canonical(w.payload()) : null);
+      s.setString(7, w.holds() ? w.digest() : null);
+      return s.executeUpdate() == 1;
+    }
+  }
+
+  static void transition(Connection c, String key, @Nullable String from, String to, @Nullable Integer revision,
+      String note) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "INSERT INTO streamform.effect_transition (effect_key, from_state, to_state, revision, note)"
+                + " VALUES (?, ?, ?, ?, ?)")) {
+      s.setString(1, key);
+      s.setString(2, from);
+      s.setString(3, to);
+      if (revision == null) {
+        s.setNull(4, java.sql.Types.INTEGER);
+      } else {
+        s.setInt(4, revision);
+      }
+      s.setString(5, note);
+      s.executeUpdate();
+    }
+  }
+
+  private static Map<String, Object> parse(String json) {
+    try {
+      return JSON.readValue(json, MAP);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("the ledger holds JSON that does not parse: " + json, e);
+    }
+  }
+
+  /** A decimal or double is stored as a JSON string (canonical form): read it back as a number. */
+  private static Object coerce(Object v) {
+    if (v instanceof String && DECIMAL.matcher((String) v).matches()) {
+      return new BigDecimal((String) v);
+    }
+    return v;
+  }
+}

@@ -1,0 +1,43 @@
+package dev.streamform.sink.effects;
+
+/**
+ * Where effects are delivered. The two capabilities decide what the dispatcher may do after a
+ * delivery whose outcome it did not learn: with {@link #receiptQueries} it asks; with {@link
+ * #idempotencyKeys} and a query that says "never applied" it may deliver again under the same key;
+ * with neither, never again (SEMANTICS §10).
+ */
+public interface EffectProvider {
+  /** The provider dedupes deliveries by the effect key it receives as its idempotency key. */
+  boolean idempotencyKeys();
+
+  /** The provider can say whether it applied an effect key, and give its receipt. */
+  boolean receiptQueries();
+
+  /** Delivers an effect once: the payload (canonical JSON) under its effect key. */
+  Delivery deliver(String effectKey, String payloadJson);
+
+  /** Asks whether the provider applied {@code effectKey}: only when {@link #receiptQueries}. */
+  Lookup lookup(String effectKey);
+
+  /** What a delivery learned. */
+  sealed interface Delivery {}
+
+  /** The provider applied the effect (or had applied it before, under the same key). */
+  record Applied(String receipt) implements Delivery {}
+
+  /** Nothing reached the provider (connection refused): the effect may be delivered later. */
+  record NotSent(String reason) implements Delivery {}
+
+  /** The request may have reached the provider; whether it applied the effect is not known. */
+  record Unknown(String reason) implements Delivery {}
+
+  /** What a receipt query learned. */
+  sealed interface Lookup {}
+
+  record Found(String receipt) implements Lookup {}
+
+  record NotFound() implements Lookup {}
+
+  /** The query itself failed: nothing is learned. */
+  record Unanswered(String reason) implements Lookup {}
+}

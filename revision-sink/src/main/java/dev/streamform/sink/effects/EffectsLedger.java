@@ -1,0 +1,183 @@
+package dev.streamform.sink.effects;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import javax.sql.DataSource;
+
+/**
+ * Reads the effect ledger of a model ({@code streamform effects show|verify}). Never changes it.
+ */
+public final class EffectsLedger {
+  private static final ObjectMapper JSON =
+      new ObjectMapper()
+          .enable(DeserializationFeature.USE_LONG_FOR_INTS)
+          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+  private final DataSource dataSource;
+
+  public EffectsLedger(DataSource dataSource) {
+    this.dataSource = dataSource;
+  }
+
+  /** One effect as stored. */
+  public record Effect(
+      String effectKey, String type, String subject, int generation, int madeTrueBy, int revision, String state,
+      int attempts, String receipt, String lastError, String provider, int compensations) {
+    public String line() {
+      return effectKey.substring(0, 12) + "  " + type + "  subject " + subject + "  " + state + "  generation "
+          + generation + " revision " + revision + " (made true by " + madeTrueBy + ")  attempts " + attempts
+          + (receipt == null ? "" : "  receipt " + receipt)
+          + (lastError == null ? "" : "  last error: " + lastError)
+          + (compensations == 0 ? "" : "  compensations " + compensations);
+    }
+  }
+
+  /** A compensation record waiting for a person. */
+  public record Compensation(String effectKey, int generation, int revision, String effectState, String reason) {
+    public String line() {
+      return effectKey.substring(0, 12) + "  " + reason + " by generation " + generation + " revision " + revision
+          + " (effect was " + effectState + ")";
+    }
+  }
+
+  /** The result of {@link #verify}: figures, and one line per broken invariant. */
+  public record Verification(Map<String, Integer> figures, List<String> problems) {
+    public boolean ok() {
+      return problems.isEmpty();
+    }
+  }
+
+  public List<Effect> effects(String model) throws SQLException {
+    List<Effect> out = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT e.effect_key, e.effect_type, e.subject::text, e.generation, e.made_true_by, e.revision,"
+                    + " e.state, e.attempts, e.receipt, e.last_error, e.provider,"
+                    + " (SELECT count(*) FROM streamform.effect_compensation k WHERE k.effect_key = e.effect_key)"
+                    + " FROM streamform.effect e WHERE e.model = ? ORDER BY e.prepared_at, e.effect_key")) {
+      s.setString(1, model);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          out.add(new Effect(rs.getString(1), rs.getString(2), rs.getString(3), rs.getInt(4), rs.getInt(5),
+              rs.getInt(6), rs.getString(7), rs.getInt(8), rs.getString(9), rs.getString(10), rs.getString(11),
+              rs.getInt(12)));
+        }
+      }
+      c.commit();
+    }
+    return out;
+  }
+
+  public List<Compensation> compensations(String model) throws SQLException {
+    List<Compensation> out = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT k.effect_key, k.generation, k.revision, k.effect_state, k.reason"
+                    + " FROM streamform.effect_compensation k JOIN streamform.effect e USING (effect_key)"
+                    + " WHERE e.model = ? ORDER BY k.compensation_id")) {
+      s.setString(1, model);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          out.add(new Compensation(rs.getString(1), rs.getInt(2), rs.getInt(3), rs.getString(4), rs.getString(5)));
+        }
+      }
+      c.commit();
+    }
+    return out;
+  }
+
+  /**
+   * Checks the invariants: every effect key and payload digest recomputes from what is stored; DONE
+   * effects have a receipt and were dispatched; no effect was delivered again after an unknown
+   * outcome unless a receipt query said it was never applied and the provider dedupes by key; an
+   * effect of a provider with neither capability was dispatched at most once; every effect's window
+   * has a projection at or beyond the revision that confirmed it.
+   */
+  public Verification verify(String model) throws SQLException {
+    Map<String, Integer> figures = new TreeMap<>();
+    List<String> problems = new ArrayList<>();
+    try (Connection c = dataSource.getConnection()) {
+      try (PreparedStatement s =
+          c.prepareStatement(
+              "SELECT e.effect_key, e.effect_type, e.logical_window_id, e.subject::text, e.payload::text,"
+                  + " e.payload_digest, e.state, e.attempts, e.receipt, e.provider, e.revision,"
+                  + " (SELECT max(p.revision) FROM streamform.projection p"
+                  + "   WHERE p.logical_window_id = e.logical_window_id AND p.generation = e.generation),"
+                  + " (SELECT count(*) FROM streamform.effect_transition t WHERE t.effect_key = e.effect_key"
+                  + "   AND t.to_state = 'DISPATCHING'),"
+                  + " (SELECT count(*) FROM streamform.effect_transition t WHERE t.effect_key = e.effect_key"
+                  + "   AND t.from_state = 'UNKNOWN' AND t.to_state = 'DISPATCHING'"
+                  + "   AND t.note NOT LIKE 'receipt query: never applied%')"
+                  + " FROM streamform.effect e WHERE e.model = ?")) {
+        s.setString(1, model);
+        try (ResultSet rs = s.executeQuery()) {
+          while (rs.next()) {
+            String key = rs.getString(1);
+            String label = key.substring(0, 12);
+            figures.merge("effects", 1, Integer::sum);
+            figures.merge("state " + rs.getString(7), 1, Integer::sum);
+            Object subject = parse(rs.getString(4));
+            if (!EffectIdentity.effectKey(rs.getString(2), rs.getString(3), subject).equals(key)) {
+              problems.add(label + ": the key does not recompute from type, window and subject");
+            }
+            @SuppressWarnings("unchecked")
+            Map<String, Object> payload = (Map<String, Object>) parse(rs.getString(5));
+            if (!EffectIdentity.payloadDigest(payload).equals(rs.getString(6))) {
+              problems.add(label + ": the payload digest does not recompute from the payload");
+            }
+            String state = rs.getString(7);
+            int dispatches = rs.getInt(13);
+            if (state.equals("DONE") && (rs.getString(9) == null || dispatches == 0)) {
+              problems.add(label + ": DONE without a receipt or a dispatch");
+            }
+            if (rs.getInt(14) > 0) {
+              problems.add(label + ": dispatched again after UNKNOWN without a receipt query");
+            }
+            String provider = rs.getString(10);
+            if (provider.contains("idempotency: none") && provider.contains("receipts: false") && dispatches > 1) {
+              figures.merge("blind retries", 1, Integer::sum);
+              problems.add(label + ": dispatched " + dispatches
+                  + " times by a provider with neither idempotency keys nor receipt queries");
+            }
+            Object current = rs.getObject(12);
+            if (current == null || ((Number) current).intValue() < rs.getInt(11)) {
+              problems.add(label + ": its window has no projection at revision " + rs.getInt(11));
+            }
+            figures.merge("dispatches", dispatches, Integer::sum);
+          }
+        }
+      }
+      try (PreparedStatement s =
+          c.prepareStatement(
+              "SELECT count(*) FROM streamform.effect_compensation k JOIN streamform.effect e USING (effect_key)"
+                  + " WHERE e.model = ? AND k.resolved_at IS NULL")) {
+        s.setString(1, model);
+        try (ResultSet rs = s.executeQuery()) {
+          rs.next();
+          figures.put("open compensations", rs.getInt(1));
+        }
+      }
+      c.commit();
+    }
+    return new Verification(figures, problems);
+  }
+
+  private static Object parse(String json) {
+    try {
+      return JSON.readValue(json, Object.class);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("unparseable JSON in the effect ledger: " + json, e);
+    }
+  }
+}

@@ -1,0 +1,173 @@
+package dev.streamform.sink.effects;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A provider for tests and the demo (JDK {@code com.sun.net.httpserver}, on 127.0.0.1): {@code POST
+ * /effects} applies an effect — counted per effect key (the payload's {@code effect_key}) — and
+ * answers its receipt; with an {@code Idempotency-Key} it already saw, it applies nothing and
+ * answers the first receipt again (Stripe's rule). {@code GET /effects/<key>} answers the receipt
+ * (200) or 404. It can be told to misbehave ({@link Mode}) and to go away ({@link #close}).
+ */
+public final class LocalProviderServer implements AutoCloseable {
+  /** How the next deliveries are answered. */
+  public enum Mode {
+    /** apply, answer 200 with the receipt */
+    OK,
+    /** apply, then close the connection without an answer (the response is lost) */
+    ACCEPT_THEN_DROP,
+    /** apply nothing, answer 500 */
+    FAIL_500,
+    /** hang for the hang time without answering, then apply (a slow provider the caller gave up on) */
+    TIMEOUT
+  }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final HttpServer server;
+  private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "local-provider");
+    t.setDaemon(true);
+    return t;
+  });
+  private final Map<String, AtomicInteger> applied = new ConcurrentHashMap<>();
+  private final Map<String, String> receipts = new ConcurrentHashMap<>();
+  private final Map<String, String> byIdempotencyKey = new ConcurrentHashMap<>();
+  private final AtomicInteger requests = new AtomicInteger();
+  private final AtomicInteger sequence = new AtomicInteger();
+  private volatile Mode mode = Mode.OK;
+  private volatile Duration hang = Duration.ofSeconds(2);
+
+  private LocalProviderServer(int port) throws IOException {
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
+    server.setExecutor(executor);
+    server.createContext("/effects", this::handle);
+    server.start();
+  }
+
+  /** A server on {@code port} (0: any free port). */
+  public static LocalProviderServer start(int port) throws IOException {
+    return new LocalProviderServer(port);
+  }
+
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  /** The URL to declare: {@code http://127.0.0.1:<port>/effects}. */
+  public String url() {
+    return "http://127.0.0.1:" + port() + "/effects";
+  }
+
+  public void mode(Mode mode) {
+    this.mode = mode;
+  }
+
+  public void hang(Duration hang) {
+    this.hang = hang;
+  }
+
+  /** How many times the effect {@code effectKey} was applied here. */
+  public int applied(String effectKey) {
+    AtomicInteger n = applied.get(effectKey);
+    return n == null ? 0 : n.get();
+  }
+
+  /** Effects applied, per key. */
+  public Map<String, Integer> appliedPerKey() {
+    Map<String, Integer> out = new TreeMap<>();
+    applied.forEach((k, v) -> out.put(k, v.get()));
+    return out;
+  }
+
+  /** POST requests received. */
+  public int requests() {
+    return requests.get();
+  }
+
+  private void handle(HttpExchange x) throws IOException {
+    try {
+      if ("GET".equals(x.getRequestMethod())) {
+        String path = x.getRequestURI().getPath();
+        String key = path.substring(path.lastIndexOf('/') + 1);
+        String receipt = receipts.get(key);
+        answer(x, receipt == null ? 404 : 200, receipt == null ? "never applied" : receipt);
+        return;
+      }
+      requests.incrementAndGet();
+      byte[] body = x.getRequestBody().readAllBytes();
+      JsonNode payload = JSON.readTree(body);
+      String effectKey = payload.path("effect_key").asText();
+      String idempotencyKey = x.getRequestHeaders().getFirst("Idempotency-Key");
+      Mode now = mode;
+      if (now == Mode.FAIL_500) {
+        answer(x, 500, "provider failure");
+        return;
+      }
+      if (now == Mode.TIMEOUT) {
+        sleep(hang);
+      }
+      String receipt;
+      synchronized (this) {
+        String seen = idempotencyKey == null ? null : byIdempotencyKey.get(idempotencyKey);
+        if (seen != null) {
+          receipt = seen;
+        } else {
+          receipt = "rcpt-" + sequence.incrementAndGet();
+          applied.computeIfAbsent(effectKey, k -> new AtomicInteger()).incrementAndGet();
+          receipts.putIfAbsent(effectKey, receipt);
+          if (idempotencyKey != null) {
+            byIdempotencyKey.put(idempotencyKey, receipt);
+          }
+        }
+      }
+      if (now == Mode.ACCEPT_THEN_DROP) {
+        // the effect is applied; the answer never leaves: the connection is cut
+        x.getResponseBody().close();
+        x.close();
+        return;
+      }
+      answer(x, 200, receipt);
+    } finally {
+      x.close();
+    }
+  }
+
+  private static void answer(HttpExchange x, int status, String body) throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    x.sendResponseHeaders(status, bytes.length);
+    try (OutputStream out = x.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  private static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Goes away: the port refuses connections from now on. */
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+  }
+}

@@ -1,0 +1,334 @@
+package dev.streamform.sink;
+
+import static dev.streamform.sink.Revisions.revision;
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.everyItem;
+import static org.hamcrest.Matchers.lessThanOrEqualTo;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.runners.postgres.LocalPostgresExtension;
+import dev.streamform.sink.effects.Dispatcher;
+import dev.streamform.sink.effects.EffectIdentity;
+import dev.streamform.sink.effects.EffectProvider;
+import dev.streamform.sink.effects.EffectRule;
+import dev.streamform.sink.effects.EffectsLedger;
+import dev.streamform.sink.effects.LocalProviderServer;
+import dev.streamform.sink.effects.ProviderSpec;
+import dev.streamform.sink.effects.WebhookProvider;
+import dev.streamform.transforms.windows.WindowRevision;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * One-time effects (SEMANTICS §10, issue 13): a reward when a merchant's hourly revenue reaches
+ * 1000. Every fault ends with "provider-side effects per key <= 1" and the ledger's states.
+ */
+class EffectsTest {
+  @RegisterExtension static final LocalPostgresExtension POSTGRES = new LocalPostgresExtension();
+
+  private HikariDataSource pool;
+  private LocalProviderServer provider;
+  private EffectsLedger effects;
+
+  @BeforeEach
+  void fresh() throws Exception {
+    pool = JdbcTarget.of(POSTGRES.newDatabase()).withUser("postgres").openPool("test", 6, 2_000);
+    provider = LocalProviderServer.start(0);
+    effects = new EffectsLedger(pool);
+  }
+
+  @AfterEach
+  void close() {
+    provider.close();
+    pool.close();
+  }
+
+  private EffectRule rule(boolean idempotency, boolean receipts) throws Exception {
+    return EffectRule.of(Revisions.MODEL, "reward", "merchant_id", "revenue >= 1000",
+        ProviderSpec.webhook(provider.url(), idempotency, receipts));
+  }
+
+  private LedgerWriter writer(EffectRule rule) {
+    return new LedgerWriter(pool, Duration.ofSeconds(30), List.of(rule));
+  }
+
+  private Dispatcher dispatcher(String name, EffectRule rule, Duration lease, Dispatcher.Hooks hooks) {
+    EffectProvider p = new WebhookProvider(rule.provider(), Duration.ofMillis(400));
+    return new Dispatcher(pool, name, Revisions.MODEL, Map.of("reward", p), lease, hooks);
+  }
+
+  private Dispatcher dispatcher(String name, EffectRule rule) {
+    return dispatcher(name, rule, Duration.ofSeconds(30), new Dispatcher.Hooks() {});
+  }
+
+  private static String keyOf(WindowRevision r) {
+    return EffectIdentity.effectKey("reward", r.logicalWindowId(), r.key().getInt64("merchant_id"));
+  }
+
+  private List<String> states() throws Exception {
+    return effects.effects(Revisions.MODEL).stream().map(EffectsLedger.Effect::state).toList();
+  }
+
+  private void atMostOnePerKey() throws Exception {
+    assertThat(provider.appliedPerKey().values(), everyItem(lessThanOrEqualTo(1)));
+    EffectsLedger.Verification v = effects.verify(Revisions.MODEL);
+    assertThat(v.problems(), empty());
+  }
+
+  /** Thrown by a hook: the dispatcher stops dead there, as a kill -9 would stop it. */
+  private static final class Killed extends Error {
+    Killed() {
+      super("killed", null, false, false);
+    }
+  }
+
+  @Test
+  void aRevisionThatMakesTheRuleTruePreparesTheEffectInItsOwnTransaction() throws Exception {
+    LedgerWriter w = writer(rule(true, true));
+    LedgerWriter.Outcome below = w.write(List.of(revision(7, 10, 1, "400")));
+    assertThat(below.effects().prepared(), equalTo(0));
+    LedgerWriter.Outcome above = w.write(List.of(revision(7, 10, 2, "1200"), revision(8, 10, 1, "999.99")));
+    assertThat(above.effects().prepared(), equalTo(1));
+    assertThat(states(), equalTo(List.of("PREPARED")));
+    EffectsLedger.Effect e = effects.effects(Revisions.MODEL).get(0);
+    assertThat(e.effectKey(), equalTo(keyOf(revision(7, 10, 2, "1200"))));
+    assertThat(e.madeTrueBy(), equalTo(2));
+    // the same revisions again: nothing new
+    LedgerWriter.Outcome replay = w.write(List.of(revision(7, 10, 2, "1200")));
+    assertThat(replay.effects(), equalTo(LedgerWriter.Effects.NONE));
+    assertThat(provider.requests(), equalTo(0));
+  }
+
+  @Test
+  void responseLostAfterTheProviderAcceptedIsUnknownThenResolvedByTheReceipt() throws Exception {
+    EffectRule rule = rule(true, true);
+    writer(rule).write(List.of(revision(7, 10, 1, "1200")));
+    provider.mode(LocalProviderServer.Mode.ACCEPT_THEN_DROP);
+    Dispatcher.Report lost = dispatcher("d1", rule).runOnce(10);
+    assertThat(lost.unknown(), equalTo(1));
+    assertThat(states(), equalTo(List.of("UNKNOWN")));
+    assertThat(provider.applied(keyOf(revision(7, 10, 1, "1200"))), equalTo(1));
+
+    provider.mode(LocalProviderServer.Mode.OK);
+    Dispatcher.Report resolved = dispatcher("d1", rule).runOnce(10);
+    assertThat(resolved.resolvedDone(), equalTo(1));
+    assertThat(resolved.redispatched(), equalTo(0));
+    assertThat(states(), equalTo(List.of("DONE")));
+    assertThat(provider.requests(), equalTo(1));
+    atMostOnePerKey();
+  }
+
+  @Test
+  void aTimeoutIsUnknownAndA500IsUnknownTooThenQueriedNeverBlindlyRetried() throws Exception {
+    EffectRule rule = rule(true, true);
+    writer(rule).write(List.of(revision(7, 10, 1, "1200")));
+    provider.mode(LocalProviderServer.Mode.FAIL_500);
+    assertThat(dispatcher("d1", rule).runOnce(10).unknown(), equalTo(1));
+    assertThat(provider.applied(keyOf(revision(7, 10, 1, "1200"))), equalTo(0));
+    // the receipt query says never applied and the provider dedupes by key: delivered again, same key
+    provider.mode(LocalProviderServer.Mode.OK);
+    Dispatcher.Report again = dispatcher("d1", rule).runOnce(10);
+    assertThat(again.redispatched(), equalTo(1));
+    assertThat(again.done(), equalTo(1));
+    assertThat(states(), equalTo(List.of("DONE")));
+    atMostOnePerKey();
+  }
+
+  @Test
+  void killedBetweenPreparedAndDispatchingThenRestartedDeliversOnce() throws Exception {
+    EffectRule rule = rule(true, true);
+    writer(rule).write(List.of(revision(7, 10, 1, "1200")));
+    Dispatcher.Hooks kill = new Dispatcher.Hooks() {
+      @Override
+      public void beforeClaimCommit(List<String> keys) {
+        throw new Killed();
+      }
+    };
+    assertThrows(Killed.class, () -> dispatcher("d1", rule, Duration.ofSeconds(30), kill).runOnce(10));
+    assertThat(states(), equalTo(List.of("PREPARED")));
+    assertThat(provider.requests(), equalTo(0));
+
+    assertThat(dispatcher("d1-restarted", rule).runOnce(10).done(), equalTo(1));
+    assertThat(states(), equalTo(List.of("DONE")));
+    assertThat(provider.applied(keyOf(revision(7, 10, 1, "1200"))), equalTo(1));
+    atMostOnePerKey();
+  }
+
+  @Test
+  void killedBetweenDispatchingAndDoneThenRestartedResolvesByReceipt() throws Exception {
+    EffectRule rule = rule(true, true);
+    writer(rule).write(List.of(revision(7, 10, 1, "1200")));
+    Dispatcher.Hooks kill = new Dispatcher.Hooks() {
+      @Override
+      public void afterDelivery(String key, EffectProvider.Delivery d) {
+        throw new Killed();
+      }
+    };
+    Duration lease = Duration.ofMillis(600);
+    assertThrows(Killed.class, () -> dispatcher("d1", rule, lease, kill).runOnce(10));
+    assertThat(states(), equalTo(List.of("DISPATCHING")));
+    assertThat(provider.applied(keyOf(revision(7, 10, 1, "1200"))), equalTo(1));
+
+    // restarted within the lease: the effect may still be on its way; nothing is touched
+    Dispatcher.Report early = dispatcher("d1-restarted", rule, lease, new Dispatcher.Hooks() {}).runOnce(10);
+    assertThat(early.expired() + early.claimed(), equalTo(0));
+    assertThat(states(), equalTo(List.of("DISPATCHING")));
+
+    Thread.sleep(lease.toMillis() + 200);
+    Dispatcher.Report late = dispatcher("d1-restarted", rule, lease, new Dispatcher.Hooks() {}).runOnce(10);
+    assertThat(late.expired(), equalTo(1));
+    assertThat(late.resolvedDone(), equalTo(1));
+    assertThat(states(), equalTo(List.of("DONE")));
+    assertThat(provider.requests(), equalTo(1));
+    atMostOnePerKey();
+  }
+
+  @Test
+  void twoDispatchersRacingNeverDeliverAnEffectTwice() throws Exception {
+    EffectRule rule = rule(true, true);
+    List<WindowRevision> many = new ArrayList<>();
+    for (int m = 1; m <= 30; m++) {
+      many.add(revision(m, 10, 1, String.valueOf(1000 + m)));
+    }
+    writer(rule).write(many);
+    Dispatcher a = dispatcher("a", rule);
+    Dispatcher b = dispatcher("b", rule);
+    List<CompletableFuture<Integer>> runs = new ArrayList<>();
+    for (Dispatcher d : List.of(a, b, a, b)) {
+      runs.add(CompletableFuture.supplyAsync(() -> {
+        try {
+          return d.runOnce(7).done();
+        } catch (Exception e) {
+          throw new RuntimeException(e);
+        }
+      }));
+    }
+    int done = 0;
+    for (CompletableFuture<Integer> r : runs) {
+      done += r.get(30, TimeUnit.SECONDS);
+    }
+    done += a.runOnce(100).done();
+    assertThat(done, equalTo(30));
+    assertThat(provider.requests(), equalTo(30));
+    assertThat(provider.appliedPerKey().size(), equalTo(30));
+    assertThat(states().stream().distinct().toList(), equalTo(List.of("DONE")));
+    atMostOnePerKey();
+  }
+
+  @Test
+  void aReplayUnderGenerationTwoNamesTheSameEffectAndCausesNone() throws Exception {
+    EffectRule rule = rule(true, true);
+    LedgerWriter w = writer(rule);
+    w.write(List.of(revision(7, 10, 1, "1200", 1)));
+    dispatcher("d", rule).runOnce(10);
+    assertThat(states(), equalTo(List.of("DONE")));
+
+    // a shadow generation 2 writes its own projection; it is not canonical: nothing is prepared
+    LedgerWriter.Outcome shadow = w.write(List.of(revision(7, 10, 1, "1200", 2)));
+    assertThat(shadow.effects(), equalTo(LedgerWriter.Effects.NONE));
+    // generation 2 becomes canonical and replays the window: the same effect key, already DONE
+    Ledger.at(pool).setCanonicalGeneration(Revisions.MODEL, 2);
+    LedgerWriter.Outcome replay = w.write(List.of(revision(7, 10, 2, "1200", 2)));
+    assertThat(replay.effects(), equalTo(LedgerWriter.Effects.NONE));
+    assertThat(dispatcher("d", rule).runOnce(10).claimed(), equalTo(0));
+    assertThat(states(), equalTo(List.of("DONE")));
+    assertThat(effects.compensations(Revisions.MODEL), empty());
+    assertThat(provider.requests(), equalTo(1));
+    atMostOnePerKey();
+  }
+
+  @Test
+  void aCorrectionBelowTheTargetAfterDoneIsACompensationNeverASecondEffect() throws Exception {
+    EffectRule rule = rule(true, true);
+    LedgerWriter w = writer(rule);
+    w.write(List.of(revision(7, 10, 1, "1200")));
+    dispatcher("d", rule).runOnce(10);
+    // the late refund: revenue 1200 -> 900
+    LedgerWriter.Outcome refund = w.write(List.of(revision(7, 10, 2, "900")));
+    assertThat(refund.effects().compensations(), equalTo(1));
+    assertThat(w.write(List.of(revision(7, 10, 2, "900"))).effects().compensations(), equalTo(0));
+    List<EffectsLedger.Compensation> open = effects.compensations(Revisions.MODEL);
+    assertThat(open.size(), equalTo(1));
+    assertThat(open.get(0).reason(), equalTo("rule_false"));
+    assertThat(open.get(0).revision(), equalTo(2));
+    assertThat(open.get(0).effectState(), equalTo("DONE"));
+    // back above the target with another amount: the payload changed, a second compensation
+    assertThat(w.write(List.of(revision(7, 10, 3, "1500"))).effects().compensations(), equalTo(1));
+    assertThat(dispatcher("d", rule).runOnce(10).claimed(), equalTo(0));
+    assertThat(states(), equalTo(List.of("DONE")));
+    assertThat(effects.verify(Revisions.MODEL).figures().get("open compensations"), equalTo(2));
+    assertThat(provider.requests(), equalTo(1));
+    atMostOnePerKey();
+  }
+
+  @Test
+  void aCorrectionBeforeDispatchCancelsOrFollowsThePreparedEffect() throws Exception {
+    EffectRule rule = rule(true, true);
+    LedgerWriter w = writer(rule);
+    w.write(List.of(revision(7, 10, 1, "1200")));
+    assertThat(w.write(List.of(revision(7, 10, 2, "900"))).effects().cancelled(), equalTo(1));
+    assertThat(states(), equalTo(List.of("CANCELLED")));
+    assertThat(dispatcher("d", rule).runOnce(10).claimed(), equalTo(0));
+    assertThat(w.write(List.of(revision(7, 10, 3, "1300"))).effects().prepared(), equalTo(1));
+    Dispatcher.Report r = dispatcher("d", rule).runOnce(10);
+    assertThat(r.done(), equalTo(1));
+    assertThat(effects.effects(Revisions.MODEL).get(0).revision(), equalTo(3));
+    assertThat(effects.compensations(Revisions.MODEL), empty());
+    atMostOnePerKey();
+  }
+
+  @Test
+  void aProviderWithoutIdempotencyOrQueriesIsNeverRetriedAfterDispatch() throws Exception {
+    EffectRule rule = rule(false, false);
+    writer(rule).write(List.of(revision(7, 10, 1, "1200")));
+    provider.mode(LocalProviderServer.Mode.TIMEOUT);
+    provider.hang(Duration.ofMillis(800));
+    assertThat(dispatcher("d", rule).runOnce(10).unknown(), equalTo(1));
+    provider.mode(LocalProviderServer.Mode.OK);
+    for (int i = 0; i < 3; i++) {
+      Dispatcher.Report r = dispatcher("d", rule).runOnce(10);
+      assertThat(r.stillUnknown(), equalTo(1));
+      assertThat(r.claimed() + r.redispatched(), equalTo(0));
+    }
+    Thread.sleep(600); // the slow provider applies it after the caller gave up
+    assertThat(states(), equalTo(List.of("UNKNOWN")));
+    assertThat(provider.requests(), equalTo(1));
+    assertThat(provider.applied(keyOf(revision(7, 10, 1, "1200"))), equalTo(1));
+    EffectsLedger.Effect e = effects.effects(Revisions.MODEL).get(0);
+    assertThat(e.attempts(), equalTo(1));
+    assertThat(e.lastError(), containsString("no answer within"));
+    atMostOnePerKey();
+  }
+
+  @Test
+  void aProviderThatWentAwayGetsNothingAndTheEffectWaits() throws Exception {
+    EffectRule rule = rule(false, false);
+    writer(rule).write(List.of(revision(7, 10, 1, "1200")));
+    provider.close();
+    Dispatcher.Report r = dispatcher("d", rule).runOnce(10);
+    assertThat(r.notSent(), equalTo(1));
+    assertThat(states(), equalTo(List.of("PREPARED")));
+    try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT attempts, last_error FROM streamform.effect")) {
+      rs.next();
+      assertThat(rs.getInt(1), equalTo(1));
+      assertThat(rs.getString(2), containsString("connection refused"));
+      c.commit();
+    }
+  }
+}
