@@ -155,16 +155,25 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     Pipeline pipeline = Pipeline.create(options);
-    ModelSinks sinks = KafkaModelPipeline.build(pipeline, declared, bootstrapServers, revisionSink);
+    ModelSinks named = ModelSinks.of(declared);
     String source = declared.source().topic().get();
+    List<Integer> sourcePartitions = new java.util.ArrayList<>();
     try (KafkaTopics topics = KafkaTopics.at(bootstrapServers)) {
       List<String> needed =
-          List.of(source, sinks.topic(), sinks.lateTopic(), sinks.quarantineTopic());
-      Set<String> compacted = sinks.topicIsCompacted() ? Set.of(sinks.topic()) : Set.of();
+          List.of(source, named.topic(), named.lateTopic(), named.quarantineTopic());
+      Set<String> compacted = named.topicIsCompacted() ? Set.of(named.topic()) : Set.of();
       for (String created : topics.ensure(needed, partitions, compacted)) {
         err.println("streamform run: created topic " + created + " (" + partitions + " partitions)");
       }
+      if (declared.windowed()) {
+        // a windowed model's clock holds every partition of the topic from the start
+        for (int p = 0; p < topics.partitions(source); p++) {
+          sourcePartitions.add(p);
+        }
+      }
     }
+    ModelSinks sinks =
+        KafkaModelPipeline.build(pipeline, declared, bootstrapServers, revisionSink, sourcePartitions);
     err.println("streamform run: model " + model + " on " + runner.describe() + ": " + source
         + " -> " + sinks.topic() + (declared.windowed() ? " (window records)" : "")
         + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe())

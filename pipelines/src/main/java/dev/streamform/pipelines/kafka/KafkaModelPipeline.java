@@ -27,6 +27,7 @@ import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import java.util.List;
 import org.joda.time.Duration;
 
 /**
@@ -38,12 +39,13 @@ import org.joda.time.Duration;
  *
  * <p>A windowed model's clock keeps late events (the windows judge them), so its late topic receives
  * the windows' too-late events. Its windows fire on {@code min_p W_p} over the topic's partitions
- * (SEMANTICS §6). As for an upsert model, the clock does not declare the partitions up front
- * ({@code SourceClock.withPartitions}): {@link ClockGatedTimestampPolicy} keeps KafkaIO's watermark
- * at the beginning of time for each partition until its first record has been read, and that record
- * reaches the clock — which from then on holds the watermark at the partition's {@code W_p} — before
- * any later watermark does. So no window closes before every partition has delivered (or gone
- * idle, {@code idle_after}).
+ * (SEMANTICS §6). {@code streamform run} declares the topic's partitions to a windowed model's
+ * clock ({@code SourceClock.withPartitions}), so each holds the watermark back from the start: a
+ * run on the DirectRunner closed windows early without it (KafkaIO's watermark moved on before a
+ * partition's first record reached the clock). An upsert model's clock does not declare them: its
+ * {@link ClockGatedTimestampPolicy} keeps KafkaIO's watermark at the beginning of time for each
+ * partition until its first record has been read, which only times expiry, and on Flink its
+ * changelog is applied as events arrive.
  */
 public final class KafkaModelPipeline {
   private KafkaModelPipeline() {}
@@ -66,6 +68,21 @@ public final class KafkaModelPipeline {
       DeclaredModel model,
       String bootstrapServers,
       @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink) {
+    return build(p, model, bootstrapServers, revisionSink, List.of());
+  }
+
+  /**
+   * As above, with the source topic's partitions declared to a windowed model's clock ({@code
+   * SourceClock.withPartitions}), so each holds the watermark back from the start: no window can
+   * close before every partition has delivered, whatever KafkaIO's watermark does meanwhile on the
+   * runner (empty: not declared).
+   */
+  public static ModelSinks build(
+      Pipeline p,
+      DeclaredModel model,
+      String bootstrapServers,
+      @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
+      List<Integer> partitions) {
     SourceDeclaration source = model.source();
     if (source.connector() != Connector.KAFKA) {
       throw new IllegalArgumentException(
@@ -119,7 +136,10 @@ public final class KafkaModelPipeline {
     if (model.windowed()) {
       // the clock keeps late events for a windowed model: its late() stays empty
       WindowedResult windows =
-          envelopes.apply("Clock", model.logClock()).events().apply("Model", model.windows());
+          envelopes
+              .apply("Clock", partitions.isEmpty() ? model.logClock() : model.logClock().withPartitions(partitions))
+              .events()
+              .apply("Model", model.windows());
       output =
           windows.revisions().apply("WindowRecords", MapElements.into(kvs()).via(sinks::windowRecord));
       late = windows.tooLate().apply("TooLateRecords", MapElements.into(kvs()).via(sinks::tooLateRecord));
