@@ -168,8 +168,18 @@ final class ModelsFile {
             "add window: <duration> or remove effects");
       }
       List<EffectDeclaration> declared = new ArrayList<>();
+      Map<String, Integer> types = new LinkedHashMap<>();
       for (YamlMap item : m.nestedList("effects", EFFECT_EXAMPLE)) {
-        effect(item, effects).ifPresent(declared::add);
+        effect(item, effects).ifPresent(e -> {
+          Integer first = types.putIfAbsent(e.type(), item.line("type"));
+          if (first != null) {
+            item.report("type", "'" + e.type() + "' is declared twice (first on line " + first
+                    + "): the type is part of the effect's key and names its provider",
+                "give each effect its own type, e.g. type: " + e.type() + "_2");
+          } else {
+            declared.add(e);
+          }
+        });
       }
       b.setEffects(declared);
     }

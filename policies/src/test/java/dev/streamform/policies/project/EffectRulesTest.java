@@ -162,6 +162,15 @@ class EffectRulesTest {
   }
 
   @Test
+  void eachEffectHasItsOwnType() {
+    String effect = "      - {type: reward, subject: customer_id, when: \"total_spend >= 1000\", provider: " + PROVIDER + "}\n";
+    assertThat(withModel("    effects:\n" + effect + effect).problems(), contains(
+        "streamform.yml:7: model 'customer_metrics', key 'effects[2].type': 'reward' is declared twice (first on"
+            + " line 6): the type is part of the effect's key and names its provider — give each effect its own"
+            + " type, e.g. type: reward_2"));
+  }
+
+  @Test
   void effectsIsAListOfMaps() {
     assertThat(withModel("    effects: reward\n").problems(), contains(
         "streamform.yml:5: model 'customer_metrics', key 'effects': expected a list, got 'reward' — write "
