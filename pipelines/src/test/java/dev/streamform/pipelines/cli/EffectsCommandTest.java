@@ -159,10 +159,14 @@ class EffectsCommandTest {
     assertThat(command("dispatch", project, "--once"), is(0));
     assertThat(provider.applied(keyOf(7)), is(1));
     assertThat(command("effects show", project), is(0));
-    assertThat(out.toString(), containsString("hourly_revenue: 1 effect, 1 compensation\n"));
-    assertThat(out.toString(), containsString("compensations (for a person: the effect happened and will not be"
-        + " repeated or undone):\n  key           reason      by     effect was\n  " + keyOf(7).substring(0, 12)
-        + "  rule_false  g1 r2  DONE\n"));
+    String key = keyOf(7).substring(0, 12);
+    assertThat(out.toString(), is(
+        "hourly_revenue: 1 effect, 1 compensation\n"
+            + "  key           type    subject  window                revision  state  attempts  receipt  last error\n"
+            + "  " + key + "  reward  7        2026-08-30T10:00:00Z  g1 r1     DONE   1         rcpt-1   -\n"
+            + "compensations (for a person: the effect happened and will not be repeated or undone):\n"
+            + "  key           reason      by     effect was\n"
+            + "  " + key + "  rule_false  g1 r2  DONE\n"));
     assertThat(command("effects verify", project), is(0));
     assertThat(out.toString(), containsString("; 1 dispatch, 1 open compensation; 0 problems\n"));
   }
