@@ -71,6 +71,11 @@ final class ModelLedger implements AutoCloseable {
     return Optional.of(new ModelLedger(model, pool));
   }
 
+  /** The database, for the effect ledger and the dispatcher. */
+  javax.sql.DataSource pool() {
+    return pool;
+  }
+
   String name() {
     return model.model().name();
   }

@@ -9,6 +9,7 @@ import dev.streamform.policies.project.Project;
 import dev.streamform.sink.JdbcTarget;
 import dev.streamform.sink.LedgerSchema;
 import dev.streamform.sink.RevisionSink;
+import dev.streamform.sink.effects.EffectRule;
 import dev.streamform.teststreams.fixture.RunnerChoice;
 import dev.streamform.teststreams.model.DeclaredModel;
 import java.io.PrintWriter;
@@ -51,7 +52,9 @@ import picocli.CommandLine.Spec;
           + " the key columns and window_start; value: the row with window_start, window_end,"
           + " status, revision and identity) and events too late for a window to <model>.late."
           + " With --jdbc-url, its revisions and final records also go to that PostgreSQL database"
-          + " (the revision ledger: streamform ledger, streamform alias)."
+          + " (the revision ledger: streamform ledger, streamform alias), and a revision that makes one"
+          + " of the model's declared effects true prepares it in the same transaction (streamform"
+          + " dispatch delivers it)."
           + " Creates missing topics (<model> compacted for an upsert model only). Blocks until"
           + " interrupted; with --detach, submits to a Flink cluster, prints the job id and returns."
     },
@@ -147,6 +150,10 @@ final class RunCommand implements Callable<Integer> {
         return 1;
       }
       revisionSink = RevisionSink.to(target);
+      List<EffectRule> effects = DeclaredEffects.rules(declared.model());
+      if (!effects.isEmpty()) {
+        revisionSink = revisionSink.withEffects(effects); // PREPARED in each revision's own transaction
+      }
     }
     if (declared.source().connector() != Connector.KAFKA) {
       err.println("streamform run: model '" + model + "' reads source '" + declared.source().name()
@@ -177,6 +184,8 @@ final class RunCommand implements Callable<Integer> {
     err.println("streamform run: model " + model + " on " + runner.describe() + ": " + source
         + " -> " + sinks.topic() + (declared.windowed() ? " (window records)" : "")
         + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe())
+        + (revisionSink == null || revisionSink.effects().isEmpty() ? ""
+            : " (with " + revisionSink.effects().size() + " effect rules; deliver with streamform dispatch)")
         + ", late -> " + sinks.lateTopic() + ", quarantine -> " + sinks.quarantineTopic());
     err.flush();
     PipelineResult result = pipeline.run();

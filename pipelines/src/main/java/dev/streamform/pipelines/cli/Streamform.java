@@ -27,7 +27,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     synopsisSubcommandLabel = "COMMAND",
     subcommands = {CheckCommand.class, TestCommand.class, ExplainCommand.class, RunCommand.class,
       ProduceCommand.class, ConsumeCommand.class, FuzzCommand.class, LedgerCommand.class,
-      AliasCommand.class})
+      AliasCommand.class, DispatchCommand.class, EffectsCommand.class})
 public final class Streamform implements Callable<Integer> {
   /** Exit status for a command line that could not be understood. */
   public static final int USAGE = 2;
@@ -80,8 +80,31 @@ public final class Streamform implements Callable<Integer> {
         : hasCommands ? "unknown command '" + arg + "'"
         : "unexpected argument '" + arg + "'";
     List<String> suggestions = unmatched.getSuggestions();
+    // picocli's suggestions are generous ('chek' -> check or dispatch): keep the near ones when there are any
+    List<String> near = suggestions.stream().filter(s -> distance(s, arg) <= 2).toList();
+    if (!near.isEmpty()) {
+      suggestions = near;
+    }
     return suggestions.isEmpty() ? what
         : what + " (did you mean '" + String.join("' or '", suggestions) + "'?)";
+  }
+
+  /** The Levenshtein distance between {@code a} and {@code b}. */
+  private static int distance(String a, String b) {
+    int[] previous = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      int[] current = new int[b.length() + 1];
+      current[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+      }
+      previous = current;
+    }
+    return previous[b.length()];
   }
 
   private static int internalError(Exception e, PrintWriter err) {

@@ -55,6 +55,12 @@ public abstract class ModelDeclaration {
   /** Kafka topic for events that could not be processed (no or bad event time). */
   public abstract Optional<String> quarantineTopic();
 
+  /**
+   * The declared effects (SEMANTICS §10), in file order; empty when none. Only a windowed model
+   * has effects.
+   */
+  public abstract List<EffectDeclaration> effects();
+
   /** The source the query reads, from its {@code FROM source('<name>')}. */
   public abstract String source();
 
@@ -75,7 +81,8 @@ public abstract class ModelDeclaration {
         .setMaterialized(Materialization.UPSERT)
         .setAllowedLateness(Duration.ZERO)
         .setEarlyResults(EarlyResults.none())
-        .setGeneration(1);
+        .setGeneration(1)
+        .setEffects(List.of());
   }
 
   /** Builds a {@link ModelDeclaration}. */
@@ -103,6 +110,8 @@ public abstract class ModelDeclaration {
 
     public abstract Builder setQuarantineTopic(String topic);
 
+    public abstract Builder setEffects(List<EffectDeclaration> effects);
+
     public abstract Builder setSource(String source);
 
     public abstract Builder setSqlFile(Path sqlFile);
@@ -111,15 +120,18 @@ public abstract class ModelDeclaration {
 
     abstract List<String> key();
 
+    abstract List<EffectDeclaration> effects();
+
     abstract ModelDeclaration autoBuild();
 
     /**
      * @throws IllegalStateException when the key is empty, the generation is below 1, the allowed
-     *     lateness is negative, or a model has retention with a window, or allowed lateness or
-     *     early results without one
+     *     lateness is negative, or a model has retention with a window, or allowed lateness,
+     *     early results or effects without one
      */
     public ModelDeclaration build() {
       setKey(List.copyOf(key()));
+      setEffects(List.copyOf(effects()));
       ModelDeclaration m = autoBuild();
       check(!m.key().isEmpty(), m, "has an empty key");
       check(m.generation() >= 1, m, "has generation " + m.generation() + "; it must be 1 or more");
@@ -129,6 +141,7 @@ public abstract class ModelDeclaration {
       } else {
         check(m.allowedLateness().isZero() && m.earlyResults().isNone(), m,
             "has allowed lateness or early results but no window");
+        check(m.effects().isEmpty(), m, "has effects but no window");
       }
       return m;
     }

@@ -1,5 +1,6 @@
 package dev.streamform.policies.digest;
 
+import dev.streamform.policies.declarations.EffectDeclaration;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.time.Durations;
@@ -24,7 +25,9 @@ import java.util.stream.Collectors;
  * the same way a model's window fields (window size and every, allowed lateness, early results)
  * are part of its form only when it is windowed, and its generation when it is windowed or not 1:
  * an upsert model has the same digest as before windows existed. A model's digest covers its
- * {@code streamform.yml} declaration, not its query text.
+ * {@code streamform.yml} declaration, not its query text. Its effects are part of its form only
+ * when it declares some (each with sorted keys and its provider's capabilities written out), so a
+ * model without effects has the same digest as before effects existed.
  */
 public final class DeclarationDigest {
   private DeclarationDigest() {}
@@ -84,10 +87,35 @@ public final class DeclarationDigest {
     if (m.windowed() || m.generation() != 1) {
       form.put("generation", String.valueOf(m.generation()));
     }
+    if (!m.effects().isEmpty()) {
+      form.put("effects", m.effects().stream().map(DeclarationDigest::effect)
+          .collect(Collectors.joining(",", "[", "]")));
+    }
     m.topic().ifPresent(t -> form.put("topic", quote(t)));
     m.lateTopic().ifPresent(t -> form.put("late_topic", quote(t)));
     m.quarantineTopic().ifPresent(t -> form.put("quarantine_topic", quote(t)));
     return join(form);
+  }
+
+  /** An effect with its keys sorted and the provider's capabilities written out. */
+  private static String effect(EffectDeclaration e) {
+    Map<String, String> form = new TreeMap<>();
+    form.put("type", quote(e.type()));
+    form.put("subject", quote(e.subject()));
+    form.put("when", quote(e.when().trim()));
+    Map<String, String> provider = new TreeMap<>();
+    provider.put("kind", quote(e.providerKind()));
+    provider.put("url", quote(e.providerUrl()));
+    provider.put("idempotency", quote(e.idempotencyKeys() ? "key" : "none"));
+    provider.put("receipts", String.valueOf(e.receiptQueries()));
+    form.put("provider", object(provider));
+    return object(form);
+  }
+
+  private static String object(Map<String, String> fields) {
+    return fields.entrySet().stream()
+        .map(e -> quote(e.getKey()) + ":" + e.getValue())
+        .collect(Collectors.joining(",", "{", "}"));
   }
 
   private static String join(Map<String, String> form) {

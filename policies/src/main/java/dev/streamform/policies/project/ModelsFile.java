@@ -1,14 +1,21 @@
 package dev.streamform.policies.project;
 
 import dev.streamform.policies.declarations.EarlyResults;
+import dev.streamform.policies.declarations.EffectDeclaration;
 import dev.streamform.policies.declarations.Materialization;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.WindowSpec;
+import dev.streamform.policies.sql.ModelSql;
+import dev.streamform.policies.sql.SqlModelException;
 import dev.streamform.policies.time.Durations;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -19,7 +26,19 @@ final class ModelsFile {
 
   static final List<String> KEYS =
       List.of("materialized", "key", "retention", "window", "allowed_lateness", "early_results",
-          "generation", "topic", "late_topic", "quarantine_topic");
+          "generation", "topic", "late_topic", "quarantine_topic", "effects");
+
+  /** The keys of one effect, {@code effects: [{type: reward, subject: ..., when: ..., provider: {...}}]}. */
+  static final List<String> EFFECT_KEYS = List.of("type", "subject", "when", "provider");
+
+  /** The keys of an effect's provider. */
+  static final List<String> PROVIDER_KEYS = List.of("kind", "url", "idempotency", "receipts");
+
+  static final String EFFECT_EXAMPLE = "effects: [{type: reward, subject: merchant_id, when: \"revenue >= 1000\","
+      + " provider: {kind: webhook, url: \"http://127.0.0.1:8099/rewards\", idempotency: key, receipts: true}}]";
+
+  static final String PROVIDER_EXAMPLE = "provider: {kind: webhook, url: \"http://127.0.0.1:8099/rewards\","
+      + " idempotency: key, receipts: true}";
 
   /** The keys of a hopping window, {@code window: {size: 1h, every: 15m}}. */
   static final List<String> WINDOW_KEYS = List.of("size", "every");
@@ -37,7 +56,17 @@ final class ModelsFile {
       String name,
       YamlMap yaml,
       Optional<ModelDeclaration.Builder> declaration,
-      Optional<List<String>> key) {}
+      Optional<List<String>> key,
+      List<EffectEntry> effects) {}
+
+  /**
+   * One item of a model's {@code effects:}, kept to check it against the query's output columns.
+   *
+   * @param yaml the item's mapping, to report at the right line
+   * @param subject the subject column, when it could be read
+   * @param condition {@code when}, parsed, when it parses
+   */
+  record EffectEntry(YamlMap yaml, Optional<String> subject, Optional<ModelSql.Condition> condition) {}
 
   /**
    * Every model declared in {@code text}, in file order; problems go to {@code problems}. Empty
@@ -132,9 +161,123 @@ final class ModelsFile {
     m.string("late_topic", "late_topic: orders_late").ifPresent(b::setLateTopic);
     m.string("quarantine_topic", "quarantine_topic: orders_quarantine").ifPresent(b::setQuarantineTopic);
 
+    List<EffectEntry> effects = new ArrayList<>();
+    if (m.has("effects")) {
+      if (!m.has("window")) {
+        m.report("effects", "effects apply to windowed models only: an effect is keyed by its window",
+            "add window: <duration> or remove effects");
+      }
+      List<EffectDeclaration> declared = new ArrayList<>();
+      Map<String, Integer> types = new LinkedHashMap<>();
+      for (YamlMap item : m.nestedList("effects", EFFECT_EXAMPLE)) {
+        effect(item, effects).ifPresent(e -> {
+          Integer first = types.putIfAbsent(e.type(), item.line("type"));
+          if (first != null) {
+            item.report("type", "'" + e.type() + "' is declared twice (first on line " + first
+                    + "): the type is part of the effect's key and names its provider",
+                "give each effect its own type, e.g. type: " + e.type() + "_2");
+          } else {
+            declared.add(e);
+          }
+        });
+      }
+      b.setEffects(declared);
+    }
+
     Optional<ModelDeclaration.Builder> declaration =
         problems.size() == problemsBefore ? Optional.of(b) : Optional.empty();
-    return new Entry(name, m, declaration, key);
+    return new Entry(name, m, declaration, key, effects);
+  }
+
+  /**
+   * One item of {@code effects:}: its own rules (required keys, the condition parses, the provider
+   * is a webhook at an http(s) URL with its capabilities stated). Its entry goes to {@code entries};
+   * the declaration is empty when the item has a problem.
+   */
+  private static Optional<EffectDeclaration> effect(YamlMap e, List<EffectEntry> entries) {
+    e.allowOnly(EFFECT_KEYS);
+    boolean ok = true;
+    for (String required : EFFECT_KEYS) {
+      if (!e.has(required)) {
+        ok = false;
+        e.reportMissing(required, "write " + EFFECT_EXAMPLE);
+      }
+    }
+    Optional<String> type = e.string("type", "type: reward");
+    if (type.isPresent() && !Names.isIdentifier(type.get())) {
+      ok = false;
+      e.report("type", "'" + type.get() + "' is not a usable effect type",
+          "use letters, digits and _ (starting with a letter or _), e.g. type: reward");
+    }
+    Optional<String> subject = e.string("subject", "subject: merchant_id");
+    Optional<String> when = e.string("when", "when: \"revenue >= 1000\"");
+    Optional<ModelSql.Condition> condition = Optional.empty();
+    if (when.isPresent()) {
+      try {
+        condition = Optional.of(ModelSql.condition(when.get()));
+      } catch (SqlModelException x) {
+        e.report("when", "is not a condition: " + x.getMessage(),
+            "write a condition over the model's output columns in its SQL expression language,"
+                + " e.g. when: \"revenue >= 1000\"");
+      }
+    }
+    entries.add(new EffectEntry(e, subject, condition));
+    Optional<String> url = Optional.empty();
+    boolean idempotency = false;
+    boolean receipts = false;
+    Optional<YamlMap> provider = e.nested("provider", PROVIDER_EXAMPLE);
+    if (provider.isPresent()) {
+      YamlMap p = provider.get();
+      p.allowOnly(PROVIDER_KEYS);
+      for (String required : PROVIDER_KEYS) {
+        if (!p.has(required)) {
+          ok = false;
+          p.reportMissing(required, "write " + PROVIDER_EXAMPLE
+              + " (idempotency: key when the provider dedupes by the Idempotency-Key header, else none;"
+              + " receipts: true when it answers GET <url>/<effect key>, else false)");
+        }
+      }
+      Optional<String> kind = p.string("kind", "kind: webhook");
+      if (kind.isPresent() && !kind.get().equals(EffectDeclaration.WEBHOOK)) {
+        ok = false;
+        p.report("kind", "'" + kind.get() + "' is not a provider kind", "write kind: webhook (the only kind so far)");
+      }
+      url = p.string("url", "url: \"http://127.0.0.1:8099/rewards\"");
+      if (url.isPresent() && !isHttpUrl(url.get())) {
+        ok = false;
+        p.report("url", "'" + url.get() + "' is not an http(s) URL",
+            "write the webhook's endpoint, e.g. url: \"http://127.0.0.1:8099/rewards\"");
+      }
+      Optional<String> idem = p.string("idempotency", "idempotency: key");
+      if (idem.isPresent() && !List.of("key", "none").contains(idem.get())) {
+        ok = false;
+        p.report("idempotency", "'" + idem.get() + "' is neither key nor none",
+            "write idempotency: key when the provider dedupes by the Idempotency-Key header, else idempotency: none");
+      }
+      idempotency = idem.filter("key"::equals).isPresent();
+      Optional<String> rec = p.string("receipts", "receipts: true");
+      if (rec.isPresent() && !List.of("true", "false").contains(rec.get())) {
+        ok = false;
+        p.report("receipts", "'" + rec.get() + "' is neither true nor false",
+            "write receipts: true when the provider answers GET <url>/<effect key> with a receipt, else receipts: false");
+      }
+      receipts = rec.filter("true"::equals).isPresent();
+    }
+    if (!ok || type.isEmpty() || subject.isEmpty() || condition.isEmpty() || url.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(EffectDeclaration.webhook(type.get(), subject.get(), when.get(), url.get(), idempotency,
+        receipts));
+  }
+
+  private static boolean isHttpUrl(String text) {
+    try {
+      URI uri = new URI(text);
+      return uri.getScheme() != null && List.of("http", "https").contains(uri.getScheme().toLowerCase(Locale.ROOT))
+          && uri.getHost() != null;
+    } catch (URISyntaxException x) {
+      return false;
+    }
   }
 
   /**

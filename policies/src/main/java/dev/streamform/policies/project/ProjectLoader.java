@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
  * Loads a project folder and checks the rules that span files: a model's query file exists and
  * parses, reads a declared source, produces its key columns, has a clock upstream for
  * {@code retention} and {@code window}, and, when windowed, leaves {@code window_start} and
- * {@code window_end} to the window.
+ * {@code window_end} to the window, and names only its output columns in its effects.
  */
 final class ProjectLoader {
   static final String MODELS_DIR = "models";
@@ -226,6 +226,23 @@ final class ProjectLoader {
       model.yaml().report("key", "[" + String.join(", ", key) + "] is not the query's GROUP BY ["
               + String.join(", ", groupBy) + "], so one key could have several rows",
           "write key: [" + String.join(", ", groupBy) + "]");
+    }
+    for (ModelsFile.EffectEntry effect : model.effects()) {
+      effect.subject().filter(column -> !output.containsKey(column)).ifPresent(column ->
+          effect.yaml().report("subject", "'" + column + "' is not a column the query produces (it produces "
+                  + String.join(", ", output.keySet()) + ")",
+              Names.closest(column, output.keySet()).map(c -> "did you mean '" + c + "'? ").orElse("")
+                  + "name a key or output column, e.g. subject: " + key.get(0)));
+      effect.condition().ifPresent(condition -> {
+        for (String column : condition.columns()) {
+          if (!output.containsKey(column)) {
+            effect.yaml().report("when", "names '" + column + "', which is not an output column of the query"
+                    + " (it produces " + String.join(", ", output.keySet()) + ")",
+                Names.closest(column, output.keySet()).map(c -> "did you mean '" + c + "'? ").orElse("")
+                    + "a condition reads the window's output row only");
+          }
+        }
+      });
     }
   }
 

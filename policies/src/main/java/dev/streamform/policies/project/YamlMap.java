@@ -303,6 +303,35 @@ final class YamlMap {
   }
 
   /**
+   * The items of a list of mappings under {@code key}, about the same subject, whose problems name
+   * their keys as {@code key[i].inner} (i from 1, e.g. {@code effects[1].when}). A value that is not
+   * a list, or an item that is not a mapping, is a problem and is skipped.
+   */
+  List<YamlMap> nestedList(String key, String example) {
+    NodeTuple entry = entries.get(key);
+    List<YamlMap> items = new ArrayList<>();
+    if (entry == null) {
+      return items;
+    }
+    Node value = entry.getValueNode();
+    if (!(value instanceof SequenceNode)) {
+      report(key, "expected a list, got " + describe(value), "write " + example);
+      return items;
+    }
+    int i = 0;
+    for (Node item : ((SequenceNode) value).getValue()) {
+      i++;
+      if (item instanceof MappingNode) {
+        items.add(new YamlMap(file, subject, keyPrefix + key + "[" + i + "].", (MappingNode) item, problems));
+      } else {
+        report(item, Optional.of(key + "[" + i + "]"), "expected a map, got " + describe(item),
+            "write " + example);
+      }
+    }
+    return items;
+  }
+
+  /**
    * The scalar under {@code key} with its YAML type: Long for an integer, BigDecimal for a
    * float (kept exact), Boolean, String, or null for an explicit null. Empty when the key is
    * absent or its value is not a scalar (the latter is reported).

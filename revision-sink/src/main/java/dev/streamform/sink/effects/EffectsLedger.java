@@ -28,10 +28,10 @@ public final class EffectsLedger {
     this.dataSource = dataSource;
   }
 
-  /** One effect as stored. */
+  /** One effect as stored; {@code windowStart} as its payload says it (RFC 3339). */
   public record Effect(
       String effectKey, String type, String subject, int generation, int madeTrueBy, int revision, String state,
-      int attempts, String receipt, String lastError, String provider, int compensations) {
+      int attempts, String receipt, String lastError, String provider, int compensations, String windowStart) {
     public String line() {
       return effectKey.substring(0, 12) + "  " + type + "  subject " + subject + "  " + state + "  generation "
           + generation + " revision " + revision + " (made true by " + madeTrueBy + ")  attempts " + attempts
@@ -63,14 +63,15 @@ public final class EffectsLedger {
             c.prepareStatement(
                 "SELECT e.effect_key, e.effect_type, e.subject::text, e.generation, e.made_true_by, e.revision,"
                     + " e.state, e.attempts, e.receipt, e.last_error, e.provider,"
-                    + " (SELECT count(*) FROM streamform.effect_compensation k WHERE k.effect_key = e.effect_key)"
+                    + " (SELECT count(*) FROM streamform.effect_compensation k WHERE k.effect_key = e.effect_key),"
+                    + " e.payload->>'window_start'"
                     + " FROM streamform.effect e WHERE e.model = ? ORDER BY e.prepared_at, e.effect_key")) {
       s.setString(1, model);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
           out.add(new Effect(rs.getString(1), rs.getString(2), rs.getString(3), rs.getInt(4), rs.getInt(5),
               rs.getInt(6), rs.getString(7), rs.getInt(8), rs.getString(9), rs.getString(10), rs.getString(11),
-              rs.getInt(12)));
+              rs.getInt(12), rs.getString(13)));
         }
       }
       c.commit();

@@ -1,0 +1,52 @@
+package dev.streamform.policies.declarations;
+
+import com.google.auto.value.AutoValue;
+
+/**
+ * One declared effect of a windowed model (SEMANTICS §10), an item of its {@code effects:} list in
+ * {@code streamform.yml}:
+ *
+ * <pre>{@code
+ * effects:
+ *   - type: reward
+ *     subject: merchant_id
+ *     when: "revenue >= 1000"
+ *     provider: {kind: webhook, url: "http://127.0.0.1:8099/rewards", idempotency: key, receipts: true}
+ * }</pre>
+ *
+ * When a canonical revision of a window makes {@link #when()} true, the effect {@link #type()} for
+ * the window's {@link #subject()} value happens once, through the provider. Checked by {@code
+ * streamform check}: the subject is a key or output column of the model, the condition names only
+ * output columns. Immutable.
+ */
+@AutoValue
+public abstract class EffectDeclaration {
+  /** The only provider kind so far. */
+  public static final String WEBHOOK = "webhook";
+
+  /** The effect's type, part of its key, e.g. {@code reward}. */
+  public abstract String type();
+
+  /** The output column whose value is the effect's subject, e.g. {@code merchant_id}. */
+  public abstract String subject();
+
+  /** The condition over output columns, in the model's SQL expression language. */
+  public abstract String when();
+
+  /** The provider's kind: {@value #WEBHOOK}. */
+  public abstract String providerKind();
+
+  /** The provider's http(s) endpoint. */
+  public abstract String providerUrl();
+
+  /** {@code idempotency: key}: the provider dedupes by the effect key; {@code none}: it does not. */
+  public abstract boolean idempotencyKeys();
+
+  /** {@code receipts: true}: the provider answers receipt queries by effect key. */
+  public abstract boolean receiptQueries();
+
+  public static EffectDeclaration webhook(
+      String type, String subject, String when, String url, boolean idempotencyKeys, boolean receiptQueries) {
+    return new AutoValue_EffectDeclaration(type, subject, when, WEBHOOK, url, idempotencyKeys, receiptQueries);
+  }
+}
