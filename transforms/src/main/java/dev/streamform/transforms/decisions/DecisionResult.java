@@ -16,6 +16,7 @@ public final class DecisionResult implements POutput {
   private final PCollection<Decision> decisions;
   private final PCollection<UnscoredLateEvent> reconciliations;
   private final PCollection<UnscoredLateEvent> ignored;
+  private final PCollection<UnscoredLateEvent> revising;
   private final PCollection<DeadLetter> deadLetters;
   private final PCollection<StateUpdate> stateUpdates;
 
@@ -25,6 +26,7 @@ public final class DecisionResult implements POutput {
       PCollection<Decision> decisions,
       PCollection<UnscoredLateEvent> reconciliations,
       PCollection<UnscoredLateEvent> ignored,
+      PCollection<UnscoredLateEvent> revising,
       PCollection<DeadLetter> deadLetters,
       PCollection<StateUpdate> stateUpdates) {
     this.pipeline = pipeline;
@@ -32,6 +34,7 @@ public final class DecisionResult implements POutput {
     this.decisions = decisions;
     this.reconciliations = reconciliations;
     this.ignored = ignored;
+    this.revising = revising;
     this.deadLetters = deadLetters;
     this.stateUpdates = stateUpdates;
   }
@@ -49,6 +52,14 @@ public final class DecisionResult implements POutput {
   /** Late events that got no decision ({@code late_action: ignore}). */
   public PCollection<UnscoredLateEvent> ignored() {
     return ignored;
+  }
+
+  /**
+   * Late events that revised decisions ({@code late_action: revise}), each with the ids of the
+   * decisions it superseded; the revisions themselves are in {@link #decisions()}.
+   */
+  public PCollection<UnscoredLateEvent> revising() {
+    return revising;
   }
 
   /** Malformed timestamps (when given the quarantine) and impossible clock skew. */

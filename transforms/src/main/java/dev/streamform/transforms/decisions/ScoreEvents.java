@@ -292,6 +292,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     TupleTag<Decision> decisions = new TupleTag<>("decisions");
     TupleTag<UnscoredLateEvent> reconciled = new TupleTag<>("reconciliations");
     TupleTag<UnscoredLateEvent> ignored = new TupleTag<>("ignored");
+    TupleTag<UnscoredLateEvent> revising = new TupleTag<>("revising");
     TupleTag<DeadLetter> dead = new TupleTag<>("skewed");
     TupleTag<StateUpdate> updates = new TupleTag<>("stateUpdates");
     PCollectionTuple out = input
@@ -300,8 +301,8 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
             .via((TimedEvent e) -> KV.of(KeyedChangelog.keyText(e.envelope().record(), keys), e)))
         .setCoder(KvCoder.of(StringUtf8Coder.of(), coder))
         .apply("Score", ParDo.of(new ScoreFn(this, keySchema.build(), accumulators, coder,
-                new Tags(decisions, reconciled, ignored, dead, updates)))
-            .withOutputTags(decisions, TupleTagList.of(List.of(reconciled, ignored, dead, updates))));
+                new Tags(decisions, reconciled, ignored, revising, dead, updates)))
+            .withOutputTags(decisions, TupleTagList.of(List.of(reconciled, ignored, revising, dead, updates))));
     PCollection<DeadLetter> skewed = out.get(dead).setCoder(SerializableCoder.of(DeadLetter.class));
     PCollection<DeadLetter> deadLetters = quarantine() == null
         ? skewed
@@ -314,9 +315,10 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     PCollection<Decision> d = out.get(decisions).setCoder(SerializableCoder.of(Decision.class));
     PCollection<UnscoredLateEvent> r = out.get(reconciled).setCoder(SerializableCoder.of(UnscoredLateEvent.class));
     PCollection<UnscoredLateEvent> i = out.get(ignored).setCoder(SerializableCoder.of(UnscoredLateEvent.class));
+    PCollection<UnscoredLateEvent> v = out.get(revising).setCoder(SerializableCoder.of(UnscoredLateEvent.class));
     PCollection<StateUpdate> u = out.get(updates).setCoder(SerializableCoder.of(StateUpdate.class));
     all.put(new TupleTag<DeadLetter>("deadLetters"), deadLetters);
-    return new DecisionResult(input.getPipeline(), all, d, r, i, deadLetters, u);
+    return new DecisionResult(input.getPipeline(), all, d, r, i, v, deadLetters, u);
   }
 
   @Override
@@ -346,14 +348,17 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     final TupleTag<Decision> decisions;
     final TupleTag<UnscoredLateEvent> reconciled;
     final TupleTag<UnscoredLateEvent> ignored;
+    final TupleTag<UnscoredLateEvent> revising;
     final TupleTag<DeadLetter> dead;
     final TupleTag<StateUpdate> updates;
 
     Tags(TupleTag<Decision> decisions, TupleTag<UnscoredLateEvent> reconciled,
-        TupleTag<UnscoredLateEvent> ignored, TupleTag<DeadLetter> dead, TupleTag<StateUpdate> updates) {
+        TupleTag<UnscoredLateEvent> ignored, TupleTag<UnscoredLateEvent> revising,
+        TupleTag<DeadLetter> dead, TupleTag<StateUpdate> updates) {
       this.decisions = decisions;
       this.reconciled = reconciled;
       this.ignored = ignored;
+      this.revising = revising;
       this.dead = dead;
       this.updates = updates;
     }
@@ -710,13 +715,13 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       if (lateUpdatesState) {
         applyToState(event, true, key, out);
       }
+      List<String> ids = new ArrayList<>();
+      affected.forEach(d -> ids.add(d.latestId)); // before the revisions below replace them
+      out.get(lateAction == LateAction.IGNORE ? tags.ignored
+              : lateAction == LateAction.RECONCILE ? tags.reconciled : tags.revising)
+          .outputWithTimestamp(UnscoredLateEvent.of(model, keyOf(e.record()), e.record(), e.eventId(),
+              e.partition(), e.offset(), e.eventTime(), a, lateAction, lateUpdatesState, ids), e.eventTime());
       if (lateAction != LateAction.REVISE) {
-        List<String> ids = new ArrayList<>();
-        affected.forEach(d -> ids.add(d.latestId));
-        out.get(lateAction == LateAction.IGNORE ? tags.ignored : tags.reconciled).outputWithTimestamp(
-            UnscoredLateEvent.of(model, keyOf(e.record()), e.record(), e.eventId(), e.partition(),
-                e.offset(), e.eventTime(), a, lateAction, lateUpdatesState, ids),
-            e.eventTime());
         return;
       }
       for (Decided d : affected) {

@@ -7,9 +7,9 @@ import org.apache.beam.sdk.values.Row;
 import org.joda.time.Instant;
 
 /**
- * An event beyond the declared lateness that got no decision of its own ({@link LateAction#IGNORE}
- * or {@link LateAction#RECONCILE}), with the ids of the decisions whose features it would have
- * changed, so that nothing it touches is lost from sight.
+ * An event beyond the declared lateness — it never gets a decision of its own — with its {@link
+ * #action()} and the ids of the decisions whose features it would have changed (under {@link
+ * LateAction#REVISE}: the decisions it superseded), so that nothing it touches is lost from sight.
  */
 @AutoValue
 public abstract class UnscoredLateEvent implements Serializable {
@@ -39,9 +39,10 @@ public abstract class UnscoredLateEvent implements Serializable {
   /** The latest decision ids of the key's events in {@code [t, t + range)}, in log order. */
   public abstract List<String> affectedDecisions();
 
-  /** {@code ignored} or {@code reconciled}. */
+  /** {@code ignored}, {@code reconciled} or {@code revising}. */
   public String route() {
-    return action() == LateAction.IGNORE ? "ignored" : "reconciled";
+    return action() == LateAction.IGNORE ? "ignored"
+        : action() == LateAction.RECONCILE ? "reconciled" : "revising";
   }
 
   static UnscoredLateEvent of(String model, Row key, Row event, String eventId, int partition,
