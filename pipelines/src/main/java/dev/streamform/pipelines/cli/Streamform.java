@@ -26,7 +26,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
     description = "Declared event time for Apache Beam pipelines.",
     synopsisSubcommandLabel = "COMMAND",
     subcommands = {CheckCommand.class, TestCommand.class, ExplainCommand.class, RunCommand.class,
-      ProduceCommand.class, ConsumeCommand.class, FuzzCommand.class})
+      ProduceCommand.class, ConsumeCommand.class, FuzzCommand.class, ReplayOrdersCommand.class,
+      DecisionsCommand.class})
 public final class Streamform implements Callable<Integer> {
   /** Exit status for a command line that could not be understood. */
   public static final int USAGE = 2;
