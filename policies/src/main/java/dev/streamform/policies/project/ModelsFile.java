@@ -174,7 +174,7 @@ final class ModelsFile {
     }
     range.ifPresent(b::setFeaturesOver);
     if (d.has("scorer") == d.has("linear")) {
-      d.reportHere(d.has("scorer") ? "names both a scorer class and a linear model"
+      m.report("decisions", d.has("scorer") ? "names both a scorer class and a linear model"
               : "names no model to score with",
           "give linear: models/<model>.linear.yml (bias and weights) or scorer: <a Scorer class>");
       ok = false;
