@@ -88,6 +88,18 @@ class DecisionCommandsTest {
   }
 
   @Test
+  void explainAndRunKnowAScoringModel() {
+    assertThat(err.toString(), run("explain", RECEIPTS.toString(), "receipt_risk"), is(0));
+    assertThat(out.toString(), containsString("Decisions\n  contract=as_of_occurrence\n"
+        + "  scorer=linear models/receipt_risk.linear.yml digest="));
+    assertThat(out.toString(), containsString("  lateness=10m late_action=revise late_updates_state=true\n"
+        + "  max_clock_skew=5m arrival=received_at\n"));
+    assertThat(run("run", RECEIPTS.toString(), "--model", "receipt_risk", "--bootstrap-servers", "127.0.0.1:1"), is(1));
+    assertThat(err.toString(), containsString("model 'receipt_risk' is a scoring model (decisions:), which"
+        + " streamform run does not run yet"));
+  }
+
+  @Test
   void showRefusesAModelWithoutDecisions() {
     assertThat(run("decisions", "show", RECEIPTS.toString(), "--model", "nope"), is(2));
     assertThat(err.toString(), containsString("no model named 'nope'; models: receipt_risk,"
