@@ -58,6 +58,10 @@ final class ReplayOrdersCommand implements Callable<Integer> {
       description = "the seed of the orders (default: ${DEFAULT-VALUE})")
   long seed;
 
+  @Option(names = "--delayed-partition",
+      description = "also one order per partition in which it delivers after every other partition")
+  boolean delayedPartition;
+
   @Mixin RunnerOptions runnerOptions;
 
   @Spec CommandSpec spec;
@@ -83,7 +87,7 @@ final class ReplayOrdersCommand implements Callable<Integer> {
       var declared = DecisionsModelArgument.model(spec.commandLine(), found.get(), model);
       var f = DecisionsModelArgument.fixture(spec.commandLine(), found.get(), model, fixture);
       ReplayOrders.Result result = ReplayOrders.run(declared, f, orders, seed,
-          FixtureRunner.on(choice), spec.commandLine().getOut());
+          delayedPartition, FixtureRunner.on(choice), spec.commandLine().getOut());
       return result.permitted() ? 0 : 1;
     } catch (InvalidProjectException e) {
       e.problems().forEach(p -> err.println(p));

@@ -21,10 +21,27 @@ import java.util.TreeSet;
 public final class ArrivalOrders {
   private ArrivalOrders() {}
 
+  private static void add(Fixture.Builder b, Fixture.Given g, int partition) {
+    if (g.event().isPresent()) {
+      b.event(partition, g.event().get());
+    } else {
+      b.watermark(Optional.of(partition), g.watermark().get());
+    }
+  }
+
   /** One arrival order: the fixture to run and the partitions in the order their items come. */
   public record Order(int number, Fixture fixture, String pattern) {}
 
   public static List<Order> of(Fixture fixture, int count, long seed) {
+    return of(fixture, count, seed, false);
+  }
+
+  /**
+   * As {@link #of(Fixture, int, long)}, and with {@code delayedPartitions} one more order per
+   * partition in which that partition delivers nothing until every other partition has delivered
+   * everything (a partition that was down, then catches up).
+   */
+  public static List<Order> of(Fixture fixture, int count, long seed, boolean delayedPartitions) {
     TreeSet<Integer> partitions = new TreeSet<>();
     fixture.given().stream().filter(g -> !g.allPartitions()).forEach(g -> partitions.add(g.partition()));
     Map<Integer, List<Fixture.Given>> logs = new TreeMap<>();
@@ -55,16 +72,32 @@ public final class ArrivalOrders {
           }
           pick -= e.getValue().size();
         }
-        Fixture.Given g = left.get(partition).poll();
-        if (g.event().isPresent()) {
-          b.event(partition, g.event().get());
-        } else {
-          b.watermark(Optional.of(partition), g.watermark().get());
-        }
+        add(b, left.get(partition).poll(), partition);
         pattern.append(partition);
         remaining--;
       }
       orders.add(new Order(n, b.build(), pattern.toString()));
+    }
+    if (delayedPartitions && partitions.size() > 1) {
+      for (int delayed : partitions) {
+        int n = orders.size() + 1;
+        Fixture.Builder b = Fixture.builder(fixture.name() + "-order" + n, fixture.model());
+        StringBuilder pattern = new StringBuilder();
+        // the others as written (each all-partition watermark item on each of them), then the delayed one
+        for (Fixture.Given g : fixture.given()) {
+          for (int p : g.allPartitions() ? partitions : java.util.Set.of(g.partition())) {
+            if (p != delayed) {
+              add(b, g, p);
+              pattern.append(p);
+            }
+          }
+        }
+        for (Fixture.Given g : logs.get(delayed)) {
+          add(b, g, delayed);
+          pattern.append(delayed);
+        }
+        orders.add(new Order(n, b.build(), pattern + ", partition " + delayed + " delayed"));
+      }
     }
     return orders;
   }

@@ -38,10 +38,16 @@ public final class ReplayOrders {
 
   public static Result run(DeclaredModel model, Fixture fixture, int count, long seed,
       FixtureRunner runner, PrintWriter out) {
+    return run(model, fixture, count, seed, false, runner, out);
+  }
+
+  /** With {@code delayedPartitions}: one more order per partition, that partition delivering last. */
+  public static Result run(DeclaredModel model, Fixture fixture, int count, long seed,
+      boolean delayedPartitions, FixtureRunner runner, PrintWriter out) {
     FeatureContract contract = model.scoreEvents().contract();
-    List<ArrivalOrders.Order> orders = ArrivalOrders.of(fixture, count, seed);
+    List<ArrivalOrders.Order> orders = ArrivalOrders.of(fixture, count, seed, delayedPartitions);
     out.printf("replay-orders: model %s (%s), fixture %s, %d arrival orders on %s, seed %d%n",
-        model.model().name(), contract.declared(), fixture.name(), count, runner.runner().describe(), seed);
+        model.model().name(), contract.declared(), fixture.name(), orders.size(), runner.runner().describe(), seed);
     List<FixtureOutcome> outcomes = new ArrayList<>();
     if (runner.runner().isFlink()) {
       List<FixtureRunner.Case> cases = new ArrayList<>();

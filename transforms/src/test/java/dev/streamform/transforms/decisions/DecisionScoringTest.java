@@ -199,4 +199,26 @@ class DecisionScoringTest {
     });
     p.run().waitUntilFinish();
   }
+
+  @Test
+  void lateEventsIgnoredButAppliedToState() {
+    Pipeline p = pipeline();
+    DecisionResult result = p.apply(receipts()).apply(EventTimeExtraction.from("occurred_at")).events()
+        .apply(SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5))
+            .keepingLateEvents().withContiguousOffsets().withPartitions(0, 1))
+        .events()
+        .apply(receiptRisk().onLateEvents(LateAction.IGNORE).lateEventsUpdateState(true));
+    // e7 is applied (state revision 5) but arrived after p0 passed 10:55: e8 still reads 220 over 4,
+    // at state revision 6; nothing is revised; each late event names the decisions it would change.
+    PAssert.that(result.decisions().apply("Routes", MapElements.into(TypeDescriptors.strings())
+            .via(d -> d.eventId() + " " + d.route() + " " + d.score() + " state " + d.stateRevision())))
+        .containsInAnyOrder("0-0 scored 1.0 state 3", "1-0 scored 0.6 state 4", "0-1 scored 0.84 state 4",
+            "1-1 scored 0.79 state 4", "0-5 scored 0.77 state 6", "0-2 scored 0.8 state 1");
+    PAssert.that(result.ignored().apply("Late", MapElements.into(TypeDescriptors.strings())
+            .via(r -> r.eventId() + " " + r.route() + " " + r.affectedDecisions().size() + " " + r.updatedState())))
+        .containsInAnyOrder("0-4 ignored 3 true", "1-4 ignored 1 true");
+    PAssert.that(result.reconciliations()).empty();
+    PAssert.that(result.revising()).empty();
+    p.run().waitUntilFinish();
+  }
 }
