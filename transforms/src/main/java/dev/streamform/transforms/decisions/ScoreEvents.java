@@ -405,7 +405,6 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     ArrayList<TimedEvent> awaiting;
     long revision;
 
-    @SuppressWarnings("unchecked")
     KeyState(@Nullable ArrayList<Applied> applied, @Nullable ArrayList<Decided> decided,
         @Nullable ArrayList<TimedEvent> awaiting, @Nullable Long revision) {
       this.applied = applied == null ? new ArrayList<>() : applied;
