@@ -135,6 +135,12 @@ final class RunCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--model: " + e.getMessage());
     }
+    if (declared.decides()) {
+      err.println("streamform run: model '" + model + "' is a scoring model (decisions:), which"
+          + " streamform run does not run yet; use its fixtures (streamform test, replay-orders) or"
+          + " the ScoreEvents transform in a Java pipeline (see examples/ReceiptRisk)");
+      return 1;
+    }
     RevisionSink revisionSink = null;
     if (jdbcUrl != null) {
       if (!declared.windowed()) {

@@ -41,6 +41,17 @@ public abstract class ModelDeclaration {
   /** The policy generation (SEMANTICS §9), 1 or more; 1 when not declared. */
   public abstract int generation();
 
+  /**
+   * The decisions of a scoring model (SEMANTICS §11): its query's aggregates are the features,
+   * over a trailing range; every event of the source gets a decision. Empty for other models.
+   */
+  public abstract Optional<DecisionsSpec> decisions();
+
+  /** True when the model has {@link #decisions()}. */
+  public boolean decides() {
+    return decisions().isPresent();
+  }
+
   /** True when the model has a {@link #window()}. */
   public boolean windowed() {
     return window().isPresent();
@@ -98,6 +109,10 @@ public abstract class ModelDeclaration {
 
     public abstract Builder setWindow(WindowSpec window);
 
+    public abstract Builder setDecisions(DecisionsSpec decisions);
+
+    public abstract Optional<DecisionsSpec> decisions();
+
     public abstract Builder setAllowedLateness(Duration allowedLateness);
 
     public abstract Builder setEarlyResults(EarlyResults earlyResults);
@@ -136,6 +151,9 @@ public abstract class ModelDeclaration {
       check(!m.key().isEmpty(), m, "has an empty key");
       check(m.generation() >= 1, m, "has generation " + m.generation() + "; it must be 1 or more");
       check(!m.allowedLateness().isNegative(), m, "has a negative allowed lateness");
+      if (m.decides()) {
+        check(!m.windowed() && m.retention().isEmpty(), m, "has decisions and a window or retention");
+      }
       if (m.windowed()) {
         check(m.retention().isEmpty(), m, "has both a window and a retention");
       } else {

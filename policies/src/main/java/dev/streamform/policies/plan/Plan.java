@@ -1,5 +1,6 @@
 package dev.streamform.policies.plan;
 
+import dev.streamform.policies.declarations.DecisionsSpec;
 import dev.streamform.policies.declarations.EarlyResults;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
@@ -78,6 +79,26 @@ public final class Plan {
         "key=" + key,
         "aggregates=" + aggregates.stream().map(Plan::call).collect(Collectors.joining(", "))));
     String fingerprint = "fingerprint=aggregate key=[" + key + "] accumulators=[" + accumulators + "]";
+    if (model.decisions().isPresent()) {
+      DecisionsSpec d = model.decisions().get();
+      String lower = d.contract().name().toLowerCase(java.util.Locale.ROOT);
+      aggregate.add("features over=" + Durations.format(d.featuresOver()) + " (trailing, event time)");
+      aggregate.add(fingerprint + " features_over=" + Durations.format(d.featuresOver())
+          + " lateness=" + Durations.format(d.lateness()) + " late_updates_state=" + d.lateUpdatesState());
+      nodes.add(aggregate);
+      nodes.add(List.of("Decisions",
+          "contract=" + lower,
+          "scorer=" + d.linear().map(l -> "linear " + d.linearFile().get() + " digest=" + l.digest())
+              .orElse("class " + d.scorer().orElse("?")),
+          "lateness=" + Durations.format(d.lateness()) + " late_action="
+              + d.lateAction().name().toLowerCase(java.util.Locale.ROOT)
+              + " late_updates_state=" + d.lateUpdatesState(),
+          "max_clock_skew=" + d.maxClockSkew().map(Durations::format).orElse("not checked")
+              + " arrival=" + d.arrival().orElse("ingest time"),
+          "generation=" + model.generation(),
+          "materialized=decisions (one per event: scored | revised; late events, dead letters)"));
+      return new Plan(nodes);
+    }
     if (model.window().isPresent()) {
       WindowSpec window = model.window().get();
       aggregate.add("window=" + window.describe() + " (aligned to the epoch, UTC)");

@@ -50,11 +50,18 @@ final class FixtureFile {
     final SourceDeclaration source;
     final Map<String, ColumnType> outputs;
     final Optional<WindowSpec> window;
+    final boolean decides;
 
     Target(SourceDeclaration source, Map<String, ColumnType> outputs, Optional<WindowSpec> window) {
+      this(source, outputs, window, false);
+    }
+
+    Target(SourceDeclaration source, Map<String, ColumnType> outputs, Optional<WindowSpec> window,
+        boolean decides) {
       this.source = source;
       this.outputs = outputs;
       this.window = window;
+      this.decides = decides;
     }
   }
 
@@ -105,7 +112,7 @@ final class FixtureFile {
           return Optional.empty();
         }
         SourceDeclaration source = project.sourceOf(found);
-        return Optional.of(new Target(source, outputsOf(found, source), found.window()));
+        return Optional.of(new Target(source, outputsOf(found, source), found.window(), found.decides()));
       }
 
       @Override
@@ -171,8 +178,12 @@ final class FixtureFile {
           ? "- { window_start: \"" + Timestamps.EXAMPLE + "\", window_end: ..., "
               + String.join(": ..., ", outputs.keySet()) + ": ..., revision: 1, status: on_time }"
           : "- { op: insert, " + String.join(": ..., ", outputs.keySet()) + ": ... }";
+      if (target.get().decides) {
+        expectExample = "- { route: scored, " + String.join(": ..., ", source.schema().keySet())
+            + ": ..., score: 0.5 }";
+      }
       for (YamlMap row : root.mapList("expect", i -> "expect row " + i, expectExample)) {
-        (window.isPresent()
+        (target.get().decides ? decisionRow(row, modelName.get(), source, outputs) : window.isPresent()
             ? windowedExpectRow(row, modelName.get(), outputs, window.get())
             : expectRow(row, modelName.get(), outputs)).ifPresent(expect::add);
       }
@@ -259,6 +270,38 @@ final class FixtureFile {
       row.reportHere("does not give " + missing.stream().map(c -> "`" + c + "`")
               .collect(Collectors.joining(", ")),
           "list every output column of the model: op, " + String.join(", ", outputs.keySet()));
+      return Optional.empty();
+    }
+    return Optional.of(Fixture.Row.of(row.line(), values.get()));
+  }
+
+  /** What a scoring model's {@code expect:} row may give besides the source's columns and features. */
+  private static final Map<String, ColumnType> DECISION_KEYS = Map.of(
+      "route", ColumnType.STRING, "score", ColumnType.DOUBLE, "revision", ColumnType.INT64,
+      "state_revision", ColumnType.INT64, "event", ColumnType.INT64);
+  private static final List<String> ROUTES =
+      List.of("scored", "revised", "revising", "reconciled", "ignored", "dead_lettered");
+
+  /**
+   * A scoring model's {@code expect:} row: its {@code route} (scored, revised, revising — a late
+   * event that revised decisions —, reconciled, ignored or dead_lettered), the event's columns that identify it, and optionally {@code score},
+   * feature values, {@code revision} and {@code state_revision}.
+   */
+  private Optional<Fixture.Row> decisionRow(YamlMap row, String model, SourceDeclaration source,
+      Map<String, ColumnType> features) {
+    Map<String, ColumnType> columns = new LinkedHashMap<>(source.schema());
+    features.forEach(columns::putIfAbsent);
+    DECISION_KEYS.forEach(columns::putIfAbsent);
+    Optional<Map<String, Object>> values = typedRow(row, columns,
+        "a column of source '" + source.name() + "', a feature of model '" + model + "' or one of "
+            + String.join(", ", new java.util.TreeSet<>(DECISION_KEYS.keySet())));
+    if (values.isEmpty()) {
+      return Optional.empty();
+    }
+    Object route = values.get().get("route");
+    if (!ROUTES.contains(route)) {
+      row.report("route", route == null ? "is missing" : "'" + route + "' is not a route",
+          "write route: one of " + String.join(", ", ROUTES));
       return Optional.empty();
     }
     return Optional.of(Fixture.Row.of(row.line(), values.get()));

@@ -1,5 +1,6 @@
 package dev.streamform.policies.project;
 
+import dev.streamform.policies.declarations.DecisionsSpec;
 import dev.streamform.policies.declarations.EarlyResults;
 import dev.streamform.policies.declarations.EffectDeclaration;
 import dev.streamform.policies.declarations.Materialization;
@@ -26,7 +27,8 @@ final class ModelsFile {
 
   static final List<String> KEYS =
       List.of("materialized", "key", "retention", "window", "allowed_lateness", "early_results",
-          "generation", "topic", "late_topic", "quarantine_topic", "effects");
+          "generation", "topic", "late_topic", "quarantine_topic", "effects",
+          "decisions");
 
   /** The keys of one effect, {@code effects: [{type: reward, subject: ..., when: ..., provider: {...}}]}. */
   static final List<String> EFFECT_KEYS = List.of("type", "subject", "when", "provider");
@@ -39,6 +41,10 @@ final class ModelsFile {
 
   static final String PROVIDER_EXAMPLE = "provider: {kind: webhook, url: \"http://127.0.0.1:8099/rewards\","
       + " idempotency: key, receipts: true}";
+
+  /** The keys of a scoring model's {@code decisions:} (SEMANTICS §11; README "Decisions"). */
+  static final List<String> DECISIONS_KEYS = List.of("features_over", "scorer", "linear", "contract",
+      "lateness", "late_action", "late_updates_state", "max_clock_skew", "arrival");
 
   /** The keys of a hopping window, {@code window: {size: 1h, every: 15m}}. */
   static final List<String> WINDOW_KEYS = List.of("size", "every");
@@ -133,6 +139,7 @@ final class ModelsFile {
           "remove retention, and give allowed_lateness: <duration> to say how long corrections are accepted");
     }
     window(m).ifPresent(b::setWindow);
+    decisions(m).ifPresent(b::setDecisions);
     for (String windowedOnly : List.of("allowed_lateness", "early_results")) {
       if (m.has(windowedOnly) && !m.has("window")) {
         m.report(windowedOnly, windowedOnly + " applies to windowed models only",
@@ -277,6 +284,73 @@ final class ModelsFile {
           && uri.getHost() != null;
     } catch (URISyntaxException x) {
       return false;
+    }
+  }
+
+  /** {@code decisions: {features_over: 1h, linear: <file> | scorer: <class>, ...}}. */
+  private static Optional<DecisionsSpec> decisions(YamlMap m) {
+    if (!m.has("decisions")) {
+      return Optional.empty();
+    }
+    String example = "decisions: {features_over: 1h, linear: models/<model>.linear.yml}";
+    for (String other : List.of("window", "retention")) {
+      if (m.has(other)) {
+        m.report(other, "a scoring model (decisions) keeps its features for its range and lateness;"
+                + " it has no " + other, "remove " + other + ", or move decisions to a model of its own");
+      }
+    }
+    Optional<YamlMap> nested = m.nested("decisions", example);
+    if (nested.isEmpty()) {
+      return Optional.empty();
+    }
+    YamlMap d = nested.get();
+    d.allowOnly(DECISIONS_KEYS);
+    DecisionsSpec.Builder b = DecisionsSpec.builder();
+    boolean ok = true;
+    if (!d.has("features_over")) {
+      d.reportMissing("features_over", "give the trailing event-time range of the features, e.g. features_over: 1h");
+      ok = false;
+    }
+    Optional<Duration> range = d.duration("features_over", "1h");
+    if (range.isPresent() && range.get().isZero()) {
+      d.report("features_over", "a feature range cannot be 0s", "give a positive range, e.g. features_over: 1h");
+      ok = false;
+    }
+    range.ifPresent(b::setFeaturesOver);
+    if (d.has("scorer") == d.has("linear")) {
+      m.report("decisions", d.has("scorer") ? "names both a scorer class and a linear model"
+              : "names no model to score with",
+          "give linear: models/<model>.linear.yml (bias and weights) or scorer: <a Scorer class>");
+      ok = false;
+    }
+    d.string("scorer", "scorer: com.example.RiskScorer").ifPresent(b::setScorer);
+    d.string("linear", "linear: models/receipt_risk.linear.yml").ifPresent(b::setLinearFile);
+    d.choice("contract", DecisionsSpec.Contract.class, "as_of_occurrence or latest_available")
+        .ifPresent(b::setContract);
+    d.duration("lateness", "10m").ifPresent(b::setLateness);
+    d.choice("late_action", DecisionsSpec.LateAction.class, "ignore, revise or reconcile")
+        .ifPresent(b::setLateAction);
+    d.string("late_updates_state", "late_updates_state: true").ifPresent(text -> {
+      if (text.equals("true") || text.equals("false")) {
+        b.setLateUpdatesState(Boolean.parseBoolean(text));
+      } else {
+        d.report("late_updates_state", "'" + text + "' is not true or false",
+            "write late_updates_state: true (late events feed later decisions) or false (the default)");
+      }
+    });
+    d.duration("max_clock_skew", "5m").ifPresent(b::setMaxClockSkew);
+    d.string("arrival", "arrival: received_at").ifPresent(b::setArrival);
+    if (d.has("arrival") && !d.has("max_clock_skew")) {
+      d.report("arrival", "the arrival column is only used to judge clock skew",
+          "add max_clock_skew: <duration> or remove arrival");
+    }
+    if (!ok || range.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(b.build());
+    } catch (IllegalStateException e) {
+      return Optional.empty(); // a value above was reported already
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.streamform.policies.project;
 
+import dev.streamform.policies.declarations.DecisionsSpec;
+import dev.streamform.policies.declarations.LinearModel;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.schema.ColumnType;
@@ -161,7 +163,7 @@ final class ProjectLoader {
           "reads source '" + query.source() + "', which sources.yml does not declare", Optional.of(fix)));
       return Optional.empty();
     }
-    for (String timed : List.of("retention", "window")) {
+    for (String timed : List.of("retention", "window", "decisions")) {
       if (yaml.has(timed) && !source.eventTime()) {
         yaml.report(timed, timed + " needs an event-time source upstream; source '" + source.name()
                 + "' has no event_time, so there is no clock to measure it by",
@@ -175,8 +177,67 @@ final class ProjectLoader {
     if (model.declaration().isEmpty() || source.declaration().isEmpty()) {
       return Optional.empty();
     }
+    Optional<DecisionsSpec> decisions = model.declaration().get().decisions();
+    if (decisions.isPresent()) {
+      Optional<DecisionsSpec> checked = checkDecisions(yaml, decisions.get(), query, source);
+      if (checked.isEmpty()) {
+        return Optional.empty();
+      }
+      model.declaration().get().setDecisions(checked.get());
+    }
     return Optional.of(model.declaration().get()
         .setSource(query.source()).setSqlFile(sqlFile).setSql(sql.get()).build());
+  }
+
+  /**
+   * A scoring model's decisions against its query and source: the linear model file is read (its
+   * digest is its content's), its weights name features or numeric source columns, and the arrival
+   * column is a timestamp of the source.
+   */
+  private Optional<DecisionsSpec> checkDecisions(YamlMap yaml, DecisionsSpec spec, ModelQuery query,
+      SourcesFile.Entry source) {
+    Optional<YamlMap> d = yaml.nested("decisions", "decisions: {...}");
+    if (d.isEmpty()) {
+      return Optional.empty();
+    }
+    int before = problems.size();
+    Map<String, ColumnType> schema = source.schema();
+    spec.arrival().ifPresent(column -> {
+      if (!ColumnType.TIMESTAMP.equals(schema.get(column))) {
+        d.get().report("arrival", "'" + column + "' is not a timestamp column of source '" + source.name() + "'",
+            "name the timestamp column that says when the record arrived, or remove arrival (the ingest time is used)");
+      }
+    });
+    DecisionsSpec checked = spec;
+    if (spec.linearFile().isPresent()) {
+      String file = spec.linearFile().get();
+      Path path = dir.resolve(file);
+      try {
+        LinearModel linear = LinearModel.read(path);
+        java.util.Set<String> inputs = new java.util.TreeSet<>();
+        query.outputs().forEach(o -> inputs.add(o.name()));
+        schema.forEach((column, type) -> {
+          if (type.isNumeric()) {
+            inputs.add(column);
+          }
+        });
+        for (String name : linear.weights().keySet()) {
+          if (!inputs.contains(name)) {
+            d.get().report("linear", file + ": weight '" + name + "' names no feature of the query and no"
+                    + " numeric column of source '" + source.name() + "'",
+                "weigh one of: " + String.join(", ", inputs));
+          }
+        }
+        checked = spec.withLinear(linear);
+      } catch (java.io.IOException e) {
+        d.get().report("linear", file + " cannot be read (" + e.getMessage() + ")",
+            "create it with bias: <number> and weights: {<feature or column>: <number>, ...}");
+      } catch (IllegalArgumentException e) {
+        d.get().report("linear", file + " " + e.getMessage(),
+            "write bias: <number> and weights: {<feature or column>: <number>, ...}");
+      }
+    }
+    return problems.size() == before ? Optional.of(checked) : Optional.empty();
   }
 
   /** The query's own problems against the source schema, then the key against its output. */

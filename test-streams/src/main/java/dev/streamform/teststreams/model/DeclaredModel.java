@@ -1,6 +1,13 @@
 package dev.streamform.teststreams.model;
 
+import dev.streamform.policies.declarations.DecisionsSpec;
 import dev.streamform.policies.declarations.EarlyResults;
+import dev.streamform.policies.declarations.LinearModel;
+import dev.streamform.transforms.decisions.FeatureContract;
+import dev.streamform.transforms.decisions.LateAction;
+import dev.streamform.transforms.decisions.LinearScorer;
+import dev.streamform.transforms.decisions.ScoreEvents;
+import dev.streamform.transforms.decisions.Scorer;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.declarations.SourceDeclaration;
@@ -113,13 +120,56 @@ public final class DeclaredModel {
    */
   public SourceClock clock() {
     SourceClock clock = declaredSource().clock();
-    return windowed() ? clock.keepingLateEvents() : clock;
+    return windowed() || decides() ? clock.keepingLateEvents() : clock;
   }
 
   /** The source's clock for a Kafka log; see {@link DeclaredSource#logClock()} and {@link #clock()}. */
   public SourceClock logClock() {
     SourceClock clock = declaredSource().logClock();
-    return windowed() ? clock.keepingLateEvents() : clock;
+    return windowed() || decides() ? clock.keepingLateEvents() : clock;
+  }
+
+  /** True for a scoring model, with {@code decisions:} (SEMANTICS §11). */
+  public boolean decides() {
+    return model.decides();
+  }
+
+  /**
+   * The scoring model as configured by streamform.yml and its query: the query's aggregates are
+   * the features over {@code features_over}; the scorer is the declared linear model (its digest
+   * the file's SHA-256) or an instance of the declared {@code Scorer} class.
+   */
+  public ScoreEvents scoreEvents() {
+    DecisionsSpec d = model.decisions()
+        .orElseThrow(() -> new IllegalStateException("model " + model.name() + " has no decisions"));
+    ScoreEvents s = ScoreEvents.forModel(model.name())
+        .by(keyColumns())
+        .withFeatures(aggregations())
+        .over(Duration.millis(d.featuresOver().toMillis()))
+        .scoredBy(scorerOf(d))
+        .withContract(FeatureContract.valueOf(d.contract().name()))
+        .withLateness(Duration.millis(d.lateness().toMillis()))
+        .onLateEvents(LateAction.valueOf(d.lateAction().name()))
+        .lateEventsUpdateState(d.lateUpdatesState())
+        .withGeneration(model.generation());
+    if (d.maxClockSkew().isPresent()) {
+      s = s.withMaxClockSkew(Duration.millis(d.maxClockSkew().get().toMillis()), d.arrival().orElse(null));
+    }
+    return s;
+  }
+
+  private static Scorer scorerOf(DecisionsSpec d) {
+    if (d.linear().isPresent()) {
+      LinearModel m = d.linear().get();
+      return LinearScorer.of(m.weights(), m.bias(), m.digest());
+    }
+    String name = d.scorer().orElseThrow(() -> new IllegalStateException("decisions without a scorer"));
+    try {
+      return (Scorer) Class.forName(name).getDeclaredConstructor().newInstance();
+    } catch (ReflectiveOperationException | ClassCastException e) {
+      throw new IllegalStateException("scorer " + name + " cannot be made: it must be a Scorer with a"
+          + " public no-argument constructor on the class path (" + e + ")", e);
+    }
   }
 
   /** The windowed model's aggregate as configured by streamform.yml and its query. */

@@ -1,0 +1,42 @@
+package dev.streamform.transforms.decisions;
+
+import com.google.auto.value.AutoValue;
+import java.io.Serializable;
+import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * An event that cannot be scored at all, with the reason: a malformed or missing event time (from
+ * {@code EventTimeExtraction}'s quarantine) or an impossible clock skew (its time ahead of its
+ * arrival by more than the declared bound).
+ */
+@AutoValue
+public abstract class DeadLetter implements Serializable {
+
+  public enum Reason {
+    MALFORMED_TIMESTAMP,
+    CLOCK_SKEW
+  }
+
+  public abstract Reason reason();
+
+  /** What was wrong, in words, with the partition and offset. */
+  public abstract String description();
+
+  /** The event id ({@code <partition>-<offset>}) when the event got that far; null otherwise. */
+  public abstract @Nullable String eventId();
+
+  /** The record as text. */
+  public abstract String record();
+
+  public static DeadLetter skew(String eventId, String description, String record) {
+    return new AutoValue_DeadLetter(Reason.CLOCK_SKEW, description, eventId, record);
+  }
+
+  /** A record the event-time extraction quarantined. */
+  public static DeadLetter of(BadRecord quarantined) {
+    return new AutoValue_DeadLetter(Reason.MALFORMED_TIMESTAMP,
+        quarantined.getFailure().getDescription(), null,
+        String.valueOf(quarantined.getRecord().getHumanReadableJsonRecord()));
+  }
+}

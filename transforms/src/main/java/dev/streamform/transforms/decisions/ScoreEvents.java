@@ -1,0 +1,847 @@
+package dev.streamform.transforms.decisions;
+
+import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
+
+import com.google.auto.value.AutoValue;
+import dev.streamform.transforms.StreamformMetrics;
+import dev.streamform.transforms.changelog.Accumulators;
+import dev.streamform.transforms.changelog.Aggregation;
+import dev.streamform.transforms.changelog.KeyedChangelog;
+import dev.streamform.transforms.clock.ClockCoders;
+import dev.streamform.transforms.clock.LogOrder;
+import dev.streamform.transforms.clock.TimedEvent;
+import dev.streamform.transforms.envelope.Envelope;
+import java.io.Serializable;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.SerializableCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.state.BagState;
+import org.apache.beam.sdk.state.StateSpec;
+import org.apache.beam.sdk.state.StateSpecs;
+import org.apache.beam.sdk.state.TimeDomain;
+import org.apache.beam.sdk.state.Timer;
+import org.apache.beam.sdk.state.TimerSpec;
+import org.apache.beam.sdk.state.TimerSpecs;
+import org.apache.beam.sdk.state.ValueState;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.PValue;
+import org.apache.beam.sdk.values.Row;
+import org.apache.beam.sdk.values.TimestampedValue;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
+import org.apache.beam.sdk.values.TypeDescriptor;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * Scores each event of a clocked stream against its key's event-time feature state and emits one
+ * {@link Decision} per event, with its identity (SEMANTICS §11).
+ *
+ * <pre>{@code
+ * DecisionResult scored = clocked.events().apply(
+ *     ScoreEvents.forModel("receipt_risk")
+ *         .by("merchant_id")
+ *         .withFeatures(Aggregation.sum("amount").as("spend_1h"), Aggregation.countAll().as("receipts_1h"))
+ *         .over(Duration.standardHours(1))
+ *         .scoredBy(scorer)                                  // a Scorer with a digest
+ *         .withLateness(Duration.standardMinutes(10))
+ *         .onLateEvents(LateAction.REVISE)
+ *         .withMaxClockSkew(Duration.standardMinutes(5), "received_at"));
+ * scored.decisions();        // scored | revised
+ * scored.reconciliations();  // late events for reconciliation
+ * scored.deadLetters();      // malformed timestamps, impossible clock skew
+ * }</pre>
+ *
+ * <p><b>Features.</b> For an event of key {@code k} with time {@code t}, each feature is its
+ * aggregate over the key's other events applied to state with time in {@code (t - range, t]}; which
+ * of them count depends on the {@link FeatureContract}. Read the events of a {@code SourceClock}
+ * that keeps late events ({@code keepingLateEvents()}): here the declared lateness decides.
+ *
+ * <p><b>Judging</b>, from the event's own partition's watermark at arrival {@code A}
+ * ({@link TimedEvent#watermarkAtArrival()}), in this order: an event whose time is ahead of its
+ * arrival clock by more than the maximum clock skew is dead-lettered; an event with {@code A >= t +
+ * lateness} is late and handled by the {@link LateAction}; any other event is applied to its key's
+ * state and decided.
+ *
+ * <p><b>As of occurrence</b> (the default): the event is decided once the source watermark reaches
+ * {@code t} (at once if its partition's watermark had already passed {@code t}), from the events
+ * that arrived while their partition's watermark was below {@code t} ({@code state_cutoff = t}).
+ * Events are applied in log order ({@link LogOrder}) and the watermark edges {@code t} between them
+ * exactly as {@code WindowedAggregate} interleaves window edges, so every decision, with its state
+ * revision and id, is a function of the per-partition logs. <b>Latest available</b>: the event is
+ * decided as it reaches the keyed stage, from everything applied so far; not replay-stable.
+ *
+ * <p>State: a key's events are kept while the watermark is below their time + 2·range +
+ * lateness, its decisions (for revisions) while below their time + range + lateness; a late event
+ * only reaches decisions with time + range + lateness above its arrival watermark, so pruning never
+ * changes an answer.
+ */
+@AutoValue
+public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, DecisionResult> {
+
+  public abstract String model();
+
+  public abstract List<String> keyColumns();
+
+  public abstract List<Aggregation> features();
+
+  public abstract Duration range();
+
+  public abstract @Nullable Scorer scorer();
+
+  public abstract Preprocessor preprocessor();
+
+  public abstract FeatureContract contract();
+
+  public abstract Duration lateness();
+
+  public abstract LateAction lateAction();
+
+  public abstract boolean lateUpdatesState();
+
+  /** The largest allowed lead of event time over arrival; null = not checked. */
+  public abstract @Nullable Duration maxClockSkew();
+
+  /** The record's arrival clock column; null = the record's ingest time. */
+  public abstract @Nullable String arrivalColumn();
+
+  public abstract int generation();
+
+  public abstract @Nullable PCollection<BadRecord> quarantine();
+
+  abstract Builder toBuilder();
+
+  @AutoValue.Builder
+  abstract static class Builder {
+    abstract Builder setModel(String model);
+
+    abstract Builder setKeyColumns(List<String> keys);
+
+    abstract Builder setFeatures(List<Aggregation> features);
+
+    abstract Builder setRange(Duration range);
+
+    abstract Builder setScorer(@Nullable Scorer scorer);
+
+    abstract Builder setPreprocessor(Preprocessor preprocessor);
+
+    abstract Builder setContract(FeatureContract contract);
+
+    abstract Builder setLateness(Duration lateness);
+
+    abstract Builder setLateAction(LateAction action);
+
+    abstract Builder setLateUpdatesState(boolean updates);
+
+    abstract Builder setMaxClockSkew(@Nullable Duration skew);
+
+    abstract Builder setArrivalColumn(@Nullable String column);
+
+    abstract Builder setGeneration(int generation);
+
+    abstract Builder setQuarantine(@Nullable PCollection<BadRecord> quarantine);
+
+    abstract ScoreEvents build();
+  }
+
+  /**
+   * Decisions of {@code model}: as of occurrence, lateness 0s, late events ignored and not applied
+   * to state, the default preprocessor, generation 1. Needs {@link #by}, {@link #withFeatures},
+   * {@link #over} and {@link #scoredBy}.
+   */
+  public static ScoreEvents forModel(String model) {
+    checkArgument(model != null && !model.isBlank(), "ScoreEvents.forModel: a model name is needed");
+    return new AutoValue_ScoreEvents.Builder()
+        .setModel(model)
+        .setKeyColumns(List.of())
+        .setFeatures(List.of())
+        .setRange(Duration.ZERO)
+        .setScorer(null)
+        .setPreprocessor(Preprocessor.featuresAndNumericColumns())
+        .setContract(FeatureContract.AS_OF_OCCURRENCE)
+        .setLateness(Duration.ZERO)
+        .setLateAction(LateAction.IGNORE)
+        .setLateUpdatesState(false)
+        .setGeneration(1)
+        .build();
+  }
+
+  public ScoreEvents by(String... keyColumns) {
+    return by(List.of(keyColumns));
+  }
+
+  public ScoreEvents by(List<String> keyColumns) {
+    checkArgument(!keyColumns.isEmpty(), "ScoreEvents.by: at least one key column is needed");
+    return toBuilder().setKeyColumns(List.copyOf(keyColumns)).build();
+  }
+
+  /** The feature aggregates, in order (their names are the features' names). */
+  public ScoreEvents withFeatures(Aggregation... features) {
+    return withFeatures(List.of(features));
+  }
+
+  public ScoreEvents withFeatures(List<Aggregation> features) {
+    return toBuilder().setFeatures(List.copyOf(features)).build();
+  }
+
+  /** The trailing event-time range the features aggregate over: {@code (t - range, t]}. */
+  public ScoreEvents over(Duration range) {
+    checkArgument(range != null && range.isLongerThan(Duration.ZERO), "ScoreEvents.over: the range must be positive");
+    return toBuilder().setRange(range).build();
+  }
+
+  public ScoreEvents scoredBy(Scorer scorer) {
+    checkArgument(scorer != null, "ScoreEvents.scoredBy: a scorer is needed");
+    return toBuilder().setScorer(scorer).build();
+  }
+
+  public ScoreEvents withPreprocessor(Preprocessor preprocessor) {
+    checkArgument(preprocessor != null, "ScoreEvents.withPreprocessor: a preprocessor is needed");
+    return toBuilder().setPreprocessor(preprocessor).build();
+  }
+
+  public ScoreEvents withContract(FeatureContract contract) {
+    return toBuilder().setContract(contract).build();
+  }
+
+  /** Events with {@code W_p >= t + lateness} at arrival are late ({@link #onLateEvents}). */
+  public ScoreEvents withLateness(Duration lateness) {
+    checkArgument(lateness != null && !lateness.isShorterThan(Duration.ZERO),
+        "ScoreEvents.withLateness: must be 0 or more, got %s", lateness);
+    return toBuilder().setLateness(lateness).build();
+  }
+
+  public ScoreEvents onLateEvents(LateAction action) {
+    return toBuilder().setLateAction(action).build();
+  }
+
+  /**
+   * Whether late events are applied to the key's feature state (so later decisions read them);
+   * the decisions already made never change either way.
+   */
+  public ScoreEvents lateEventsUpdateState(boolean updates) {
+    return toBuilder().setLateUpdatesState(updates).build();
+  }
+
+  /**
+   * Dead-letters an event whose time is ahead of its arrival by more than {@code skew}; arrival is
+   * the record's {@code arrivalColumn} (a timestamp column, e.g. when the broker or server received
+   * it), or its ingest time when null. Both are part of the log, so replays judge alike.
+   */
+  public ScoreEvents withMaxClockSkew(Duration skew, @Nullable String arrivalColumn) {
+    checkArgument(skew != null && !skew.isShorterThan(Duration.ZERO), "ScoreEvents.withMaxClockSkew: must be 0 or more");
+    return toBuilder().setMaxClockSkew(skew).setArrivalColumn(arrivalColumn).build();
+  }
+
+  public ScoreEvents withGeneration(int generation) {
+    checkArgument(generation > 0, "ScoreEvents.withGeneration: must be positive, got %s", generation);
+    return toBuilder().setGeneration(generation).build();
+  }
+
+  /** Adds the extraction's quarantine to {@link DecisionResult#deadLetters()} (malformed timestamps). */
+  public ScoreEvents withQuarantine(PCollection<BadRecord> quarantine) {
+    return toBuilder().setQuarantine(quarantine).build();
+  }
+
+  @Override
+  public DecisionResult expand(PCollection<TimedEvent> input) {
+    checkArgument(input.getCoder() instanceof ClockCoders.TimedEventCoder,
+        "ScoreEvents reads the events() of a SourceClock; got coder %s", input.getCoder());
+    checkArgument(!keyColumns().isEmpty(), "ScoreEvents: call by(<key columns>) first");
+    checkArgument(!features().isEmpty(), "ScoreEvents: call withFeatures(<aggregations>) first");
+    checkArgument(range().isLongerThan(Duration.ZERO), "ScoreEvents: call over(<range>) first");
+    checkArgument(scorer() != null, "ScoreEvents: call scoredBy(<scorer>) first");
+    ClockCoders.TimedEventCoder coder = (ClockCoders.TimedEventCoder) input.getCoder();
+    Schema records = coder.envelopeCoder().recordSchema();
+    Schema.Builder keySchema = Schema.builder();
+    for (String k : keyColumns()) {
+      checkArgument(records.hasField(k), "ScoreEvents: key column `%s` is not a field of the records (fields: %s)",
+          k, records.getFieldNames());
+      keySchema.addField(records.getField(k));
+    }
+    if (arrivalColumn() != null) {
+      checkArgument(records.hasField(arrivalColumn())
+              && records.getField(arrivalColumn()).getType().getTypeName() == Schema.TypeName.DATETIME,
+          "ScoreEvents: arrival column `%s` is not a timestamp field of the records", arrivalColumn());
+    }
+    Accumulators accumulators = new Accumulators(records, features());
+    List<String> keys = keyColumns();
+    // Named, not anonymous, tags: an anonymous one would capture this transform in the DoFn.
+    TupleTag<Decision> decisions = new TupleTag<>("decisions");
+    TupleTag<UnscoredLateEvent> reconciled = new TupleTag<>("reconciliations");
+    TupleTag<UnscoredLateEvent> ignored = new TupleTag<>("ignored");
+    TupleTag<UnscoredLateEvent> revising = new TupleTag<>("revising");
+    TupleTag<DeadLetter> dead = new TupleTag<>("skewed");
+    TupleTag<StateUpdate> updates = new TupleTag<>("stateUpdates");
+    PCollectionTuple out = input
+        .apply("ByKey", MapElements.into(
+                TypeDescriptors.kvs(TypeDescriptors.strings(), new TypeDescriptor<TimedEvent>() {}))
+            .via((TimedEvent e) -> KV.of(KeyedChangelog.keyText(e.envelope().record(), keys), e)))
+        .setCoder(KvCoder.of(StringUtf8Coder.of(), coder))
+        .apply("Score", ParDo.of(new ScoreFn(this, keySchema.build(), accumulators, coder,
+                new Tags(decisions, reconciled, ignored, revising, dead, updates)))
+            .withOutputTags(decisions, TupleTagList.of(List.of(reconciled, ignored, revising, dead, updates))));
+    PCollection<DeadLetter> skewed = out.get(dead).setCoder(SerializableCoder.of(DeadLetter.class));
+    PCollection<DeadLetter> deadLetters = quarantine() == null
+        ? skewed
+        : PCollectionList.of(skewed)
+            .and(quarantine()
+                .apply("Quarantined", MapElements.into(TypeDescriptor.of(DeadLetter.class)).via(DeadLetter::of))
+                .setCoder(SerializableCoder.of(DeadLetter.class)))
+            .apply("DeadLetters", Flatten.pCollections());
+    Map<TupleTag<?>, PValue> all = new LinkedHashMap<>(out.expand());
+    PCollection<Decision> d = out.get(decisions).setCoder(SerializableCoder.of(Decision.class));
+    PCollection<UnscoredLateEvent> r = out.get(reconciled).setCoder(SerializableCoder.of(UnscoredLateEvent.class));
+    PCollection<UnscoredLateEvent> i = out.get(ignored).setCoder(SerializableCoder.of(UnscoredLateEvent.class));
+    PCollection<UnscoredLateEvent> v = out.get(revising).setCoder(SerializableCoder.of(UnscoredLateEvent.class));
+    PCollection<StateUpdate> u = out.get(updates).setCoder(SerializableCoder.of(StateUpdate.class));
+    all.put(new TupleTag<DeadLetter>("deadLetters"), deadLetters);
+    return new DecisionResult(input.getPipeline(), all, d, r, i, v, deadLetters, u);
+  }
+
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    builder
+        .add(DisplayData.item("model", model()))
+        .add(DisplayData.item("key", String.join(",", keyColumns())))
+        .add(DisplayData.item("features", features().toString()))
+        .add(DisplayData.item("range", range()))
+        .add(DisplayData.item("contract", contract().declared()))
+        .add(DisplayData.item("lateness", lateness()))
+        .add(DisplayData.item("lateAction", lateAction().declared()))
+        .add(DisplayData.item("lateUpdatesState", lateUpdatesState()))
+        .add(DisplayData.item("generation", generation()));
+    if (scorer() != null) {
+      builder.add(DisplayData.item("modelDigest", scorer().digest()));
+    }
+    builder.add(DisplayData.item("preprocessingDigest", preprocessor().digest()));
+    if (maxClockSkew() != null) {
+      builder.add(DisplayData.item("maxClockSkew", maxClockSkew()));
+    }
+  }
+
+  /** The output tags of the scoring DoFn. */
+  private static final class Tags implements Serializable {
+    final TupleTag<Decision> decisions;
+    final TupleTag<UnscoredLateEvent> reconciled;
+    final TupleTag<UnscoredLateEvent> ignored;
+    final TupleTag<UnscoredLateEvent> revising;
+    final TupleTag<DeadLetter> dead;
+    final TupleTag<StateUpdate> updates;
+
+    Tags(TupleTag<Decision> decisions, TupleTag<UnscoredLateEvent> reconciled,
+        TupleTag<UnscoredLateEvent> ignored, TupleTag<UnscoredLateEvent> revising,
+        TupleTag<DeadLetter> dead, TupleTag<StateUpdate> updates) {
+      this.decisions = decisions;
+      this.reconciled = reconciled;
+      this.ignored = ignored;
+      this.revising = revising;
+      this.dead = dead;
+      this.updates = updates;
+    }
+  }
+
+  /** An event applied to a key's feature state. */
+  private static final class Applied implements Serializable {
+    final String eventId;
+    final long time;
+    final long arrival; // LogOrder.arrivalOf: the beginning of time while undefined
+    final Row record;
+
+    Applied(String eventId, long time, long arrival, Row record) {
+      this.eventId = eventId;
+      this.time = time;
+      this.arrival = arrival;
+      this.record = record;
+    }
+  }
+
+  /** A decided event, kept so that a late event can revise its decision. */
+  private static final class Decided implements Serializable {
+    final TimedEvent event;
+    final Instant arrivedAt;
+    String latestId;
+    int revision;
+
+    Decided(TimedEvent event, Instant arrivedAt, String latestId) {
+      this.event = event;
+      this.arrivedAt = arrivedAt;
+      this.latestId = latestId;
+      this.revision = 1;
+    }
+
+    long time() {
+      return event.envelope().eventTime().getMillis();
+    }
+  }
+
+  /** A key's state as one tick or element changes it. */
+  private static final class KeyState {
+    ArrayList<Applied> applied;
+    ArrayList<Decided> decided;
+    ArrayList<TimedEvent> awaiting;
+    long revision;
+
+    KeyState(@Nullable ArrayList<Applied> applied, @Nullable ArrayList<Decided> decided,
+        @Nullable ArrayList<TimedEvent> awaiting, @Nullable Long revision) {
+      this.applied = applied == null ? new ArrayList<>() : applied;
+      this.decided = decided == null ? new ArrayList<>() : decided;
+      this.awaiting = awaiting == null ? new ArrayList<>() : awaiting;
+      this.revision = revision == null ? 0 : revision;
+    }
+  }
+
+  private static final class ScoreFn extends DoFn<KV<String, TimedEvent>, Decision> {
+    private final String model;
+    private final List<String> keyColumns;
+    private final Schema keySchema;
+    private final Accumulators accumulators;
+    private final long range;
+    private final Scorer scorer;
+    private final Preprocessor preprocessor;
+    private final FeatureContract contract;
+    private final long lateness;
+    private final LateAction lateAction;
+    private final boolean lateUpdatesState;
+    private final @Nullable Long maxSkew;
+    private final @Nullable String arrivalColumn;
+    private final int generation;
+    private final Tags tags;
+
+    private final Counter decided = StreamformMetrics.counter("decisions");
+    private final Counter revised = StreamformMetrics.counter("decisions_revised");
+    private final Counter lateCount = StreamformMetrics.counter("decisions_late");
+    private final Counter skewed = StreamformMetrics.counter("decisions_dead_lettered");
+
+    @StateId("pending")
+    private final StateSpec<BagState<TimestampedValue<TimedEvent>>> pendingSpec;
+
+    @StateId("applied")
+    private final StateSpec<ValueState<ArrayList<Applied>>> appliedSpec =
+        StateSpecs.value(SerializableCoder.of(new TypeDescriptor<ArrayList<Applied>>() {}));
+
+    @StateId("decided")
+    private final StateSpec<ValueState<ArrayList<Decided>>> decidedSpec =
+        StateSpecs.value(SerializableCoder.of(new TypeDescriptor<ArrayList<Decided>>() {}));
+
+    @StateId("awaiting")
+    private final StateSpec<ValueState<ArrayList<TimedEvent>>> awaitingSpec =
+        StateSpecs.value(SerializableCoder.of(new TypeDescriptor<ArrayList<TimedEvent>>() {}));
+
+    @StateId("revision")
+    private final StateSpec<ValueState<Long>> revisionSpec = StateSpecs.value(VarLongCoder.of());
+
+    @StateId("tickAt")
+    private final StateSpec<ValueState<Long>> tickAtSpec = StateSpecs.value(VarLongCoder.of());
+
+    @StateId("holdAt")
+    private final StateSpec<ValueState<Long>> holdAtSpec = StateSpecs.value(VarLongCoder.of());
+
+    /** Releases due events in log order and passes the events' occurrence edges in watermark order. */
+    @TimerId("tick")
+    private final TimerSpec tickSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
+    ScoreFn(ScoreEvents spec, Schema keySchema, Accumulators accumulators,
+        ClockCoders.TimedEventCoder events, Tags tags) {
+      this.model = spec.model();
+      this.keyColumns = spec.keyColumns();
+      this.keySchema = keySchema;
+      this.accumulators = accumulators;
+      this.range = spec.range().getMillis();
+      this.scorer = spec.scorer();
+      this.preprocessor = spec.preprocessor();
+      this.contract = spec.contract();
+      this.lateness = spec.lateness().getMillis();
+      this.lateAction = spec.lateAction();
+      this.lateUpdatesState = spec.lateUpdatesState();
+      this.maxSkew = spec.maxClockSkew() == null ? null : spec.maxClockSkew().getMillis();
+      this.arrivalColumn = spec.arrivalColumn();
+      this.generation = spec.generation();
+      this.tags = tags;
+      this.pendingSpec = StateSpecs.bag(LogOrder.bufferCoder(events));
+    }
+
+    @ProcessElement
+    public void process(
+        @Element KV<String, TimedEvent> element,
+        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
+        @StateId("applied") ValueState<ArrayList<Applied>> appliedState,
+        @StateId("decided") ValueState<ArrayList<Decided>> decidedState,
+        @StateId("awaiting") ValueState<ArrayList<TimedEvent>> awaitingState,
+        @StateId("revision") ValueState<Long> revisionState,
+        @StateId("tickAt") ValueState<Long> tickAt,
+        @StateId("holdAt") ValueState<Long> holdAt,
+        @TimerId("tick") Timer tick,
+        MultiOutputReceiver out) {
+      if (contract == FeatureContract.LATEST_AVAILABLE) {
+        // Decided as it reaches this stage, in the runner's delivery order: not replay-stable.
+        KeyState key = new KeyState(appliedState.read(), decidedState.read(), null, revisionState.read());
+        TimedEvent event = element.getValue();
+        apply(event, key, out);
+        Instant w = event.watermarkAtArrival();
+        if (w != null) {
+          prune(key, w.getMillis());
+        }
+        write(key, appliedState, decidedState, awaitingState, revisionState);
+        return;
+      }
+      // Buffered with its stamp (its place in the log order), not its element timestamp (the
+      // earlier of stamp and event time); held at the earlier of the two (LogOrder.holdOf) until
+      // applied, so that what it causes is not late downstream.
+      TimedEvent value = element.getValue();
+      TimestampedValue<TimedEvent> event = TimestampedValue.of(value, value.stamp());
+      pending.add(event);
+      long stamp = value.stamp().getMillis();
+      long holdFor = LogOrder.holdOf(event);
+      Long at = tickAt.read();
+      Long held = holdAt.read();
+      if (at == null || stamp + 1 < at || held == null || holdFor < held) {
+        long fire = at == null ? stamp + 1 : Math.min(at, stamp + 1);
+        long hold = Math.min(fire, held == null ? holdFor : Math.min(held, holdFor));
+        tick.withOutputTimestamp(new Instant(hold)).set(new Instant(fire));
+        tickAt.write(fire);
+        holdAt.write(hold);
+      }
+    }
+
+    @OnTimer("tick")
+    public void onTick(
+        OnTimerContext context,
+        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
+        @StateId("applied") ValueState<ArrayList<Applied>> appliedState,
+        @StateId("decided") ValueState<ArrayList<Decided>> decidedState,
+        @StateId("awaiting") ValueState<ArrayList<TimedEvent>> awaitingState,
+        @StateId("revision") ValueState<Long> revisionState,
+        @StateId("tickAt") ValueState<Long> tickAt,
+        @StateId("holdAt") ValueState<Long> holdAt,
+        @TimerId("tick") Timer tick,
+        MultiOutputReceiver out) {
+      long now = context.fireTimestamp().getMillis(); // the input watermark is at least this
+      List<TimestampedValue<TimedEvent>> buffered = new ArrayList<>();
+      pending.read().forEach(buffered::add);
+      buffered.sort(LogOrder.LOG_ORDER);
+      boolean[] done = new boolean[buffered.size()];
+      KeyState key = new KeyState(appliedState.read(), decidedState.read(), awaitingState.read(),
+          revisionState.read());
+      int appliedCount = 0;
+      while (true) {
+        Long edge = nextEdge(key.awaiting, now);
+        int pick = -1;
+        boolean blocked = false;
+        for (int j = 0; j < buffered.size(); j++) {
+          if (done[j]) {
+            continue;
+          }
+          boolean due = buffered.get(j).getTimestamp().getMillis() < now;
+          if (edge == null || LogOrder.arrivalOf(buffered.get(j).getValue()) < edge) {
+            // An event that arrived while its partition was behind the edge comes before it; one
+            // not yet due holds the edge back (as WindowedAggregate holds a window's end).
+            pick = due ? j : -1;
+            blocked = !due && edge != null;
+          }
+          break;
+        }
+        if (pick >= 0) {
+          apply(buffered.get(pick).getValue(), key, out);
+          done[pick] = true;
+          appliedCount++;
+        } else if (edge != null && !blocked) {
+          passEdge(edge, key, out);
+        } else {
+          break;
+        }
+      }
+      Long earliestHold = null;
+      Long earliestArrival = null;
+      Long nextDue = null;
+      if (appliedCount > 0) {
+        pending.clear();
+      }
+      for (int j = 0; j < buffered.size(); j++) {
+        if (!done[j]) {
+          long stamp = buffered.get(j).getTimestamp().getMillis();
+          if (appliedCount > 0) {
+            pending.add(buffered.get(j));
+          }
+          long holdFor = LogOrder.holdOf(buffered.get(j));
+          earliestHold = earliestHold == null ? holdFor : Math.min(earliestHold, holdFor);
+          long arrival = LogOrder.arrivalOf(buffered.get(j).getValue());
+          earliestArrival = earliestArrival == null ? arrival : Math.min(earliestArrival, arrival);
+          if (stamp + 1 > now) {
+            nextDue = nextDue == null ? stamp + 1 : Math.min(nextDue, stamp + 1);
+          }
+        }
+      }
+      prune(key, earliestArrival == null ? now : Math.min(now, earliestArrival));
+      write(key, appliedState, decidedState, awaitingState, revisionState);
+      Long fire = nextDue;
+      Long hold = earliestHold;
+      for (TimedEvent e : key.awaiting) {
+        long t = e.envelope().eventTime().getMillis();
+        if (t > now) {
+          fire = fire == null ? t : Math.min(fire, t);
+        }
+        hold = hold == null ? t : Math.min(hold, t);
+      }
+      if (fire == null) {
+        tickAt.clear();
+        holdAt.clear();
+      } else {
+        long h = hold == null ? fire : Math.min(hold, fire);
+        tick.withOutputTimestamp(new Instant(h)).set(new Instant(fire));
+        tickAt.write(fire);
+        holdAt.write(h);
+      }
+    }
+
+    private static @Nullable Long nextEdge(List<TimedEvent> awaiting, long now) {
+      Long first = null;
+      for (TimedEvent e : awaiting) {
+        long t = e.envelope().eventTime().getMillis();
+        if (t <= now && (first == null || t < first)) {
+          first = t;
+        }
+      }
+      return first;
+    }
+
+    /** The source watermark reached {@code edge}: decides the events that occurred at it. */
+    private void passEdge(long edge, KeyState key, MultiOutputReceiver out) {
+      List<TimedEvent> now = new ArrayList<>();
+      key.awaiting.removeIf(e -> {
+        if (e.envelope().eventTime().getMillis() == edge) {
+          now.add(e);
+          return true;
+        }
+        return false;
+      });
+      for (TimedEvent e : now) {
+        decideFirst(e, new Instant(edge), new Instant(edge), key, out);
+      }
+    }
+
+    /** Judges and applies one event (see the class comment). */
+    private void apply(TimedEvent event, KeyState key, MultiOutputReceiver out) {
+      Envelope e = event.envelope();
+      long t = e.eventTime().getMillis();
+      Instant arrivedAt = arrivedAt(e);
+      if (maxSkew != null && t - arrivedAt.getMillis() > maxSkew) {
+        skewed.inc();
+        out.get(tags.dead).outputWithTimestamp(DeadLetter.skew(e.eventId(),
+            "partition " + e.partition() + " offset " + e.offset() + ": event time " + e.eventTime()
+                + " is " + (t - arrivedAt.getMillis()) + "ms ahead of its arrival " + arrivedAt
+                + " (max clock skew " + maxSkew + "ms)",
+            e.record().toString()), e.eventTime());
+        return;
+      }
+      Instant a = event.watermarkAtArrival();
+      if (a != null && a.getMillis() >= t + lateness) {
+        late(event, arrivedAt, key, out);
+        return;
+      }
+      applyToState(event, false, key, out);
+      if (contract == FeatureContract.LATEST_AVAILABLE) {
+        Instant stamp = a == null ? e.eventTime() : a;
+        decideFirst(event, stamp, stamp, key, out);
+      } else if (a == null || a.getMillis() < t) {
+        key.awaiting.add(event); // decided when the source watermark reaches t
+      } else {
+        decideFirst(event, e.eventTime(), a, key, out); // its partition had passed t already
+      }
+    }
+
+    private void applyToState(TimedEvent event, boolean late, KeyState key, MultiOutputReceiver out) {
+      Envelope e = event.envelope();
+      key.applied.add(new Applied(e.eventId(), e.eventTime().getMillis(), LogOrder.arrivalOf(event), e.record()));
+      key.revision++;
+      out.get(tags.updates).outputWithTimestamp(
+          StateUpdate.of(keyOf(e.record()), e.eventId(), e.eventTime(), key.revision, late), e.eventTime());
+    }
+
+    /** An event's first decision, reading the state up to {@code cutoff}. */
+    private void decideFirst(TimedEvent event, Instant cutoff, Instant scoredAt, KeyState key,
+        MultiOutputReceiver out) {
+      Envelope e = event.envelope();
+      long t = e.eventTime().getMillis();
+      List<Row> read = new ArrayList<>();
+      for (Applied x : key.applied) {
+        boolean inRange = x.time > t - range
+            && (contract == FeatureContract.LATEST_AVAILABLE || x.time <= t);
+        boolean arrived = contract == FeatureContract.LATEST_AVAILABLE || x.arrival < cutoff.getMillis();
+        if (!x.eventId.equals(e.eventId()) && inRange && arrived) {
+          read.add(x.record);
+        }
+      }
+      Instant arrivedAt = arrivedAt(e);
+      Decision d = decide(event, arrivedAt, read, cutoff, scoredAt, key.revision, 1, null, null);
+      key.decided.add(new Decided(event, arrivedAt, d.decisionId()));
+      decided.inc();
+      out.get(tags.decisions).outputWithTimestamp(d, scoredAt);
+    }
+
+    /** A late event: applied to state if declared, then ignored, reconciled or revising. */
+    private void late(TimedEvent event, Instant arrivedAt, KeyState key, MultiOutputReceiver out) {
+      lateCount.inc();
+      Envelope e = event.envelope();
+      long t = e.eventTime().getMillis();
+      Instant a = event.watermarkAtArrival();
+      List<Decided> affected = new ArrayList<>();
+      for (Decided d : key.decided) {
+        if (d.time() >= t && d.time() < t + range && d.time() + range + lateness > a.getMillis()) {
+          affected.add(d);
+        }
+      }
+      affected.sort(Comparator.comparingLong(Decided::time)
+          .thenComparingInt(d -> d.event.envelope().partition())
+          .thenComparingLong(d -> d.event.envelope().offset()));
+      if (lateUpdatesState) {
+        applyToState(event, true, key, out);
+      }
+      List<String> ids = new ArrayList<>();
+      affected.forEach(d -> ids.add(d.latestId)); // before the revisions below replace them
+      out.get(lateAction == LateAction.IGNORE ? tags.ignored
+              : lateAction == LateAction.RECONCILE ? tags.reconciled : tags.revising)
+          .outputWithTimestamp(UnscoredLateEvent.of(model, keyOf(e.record()), e.record(), e.eventId(),
+              e.partition(), e.offset(), e.eventTime(), a, lateAction, lateUpdatesState, ids), e.eventTime());
+      if (lateAction != LateAction.REVISE) {
+        return;
+      }
+      for (Decided d : affected) {
+        long s = d.time();
+        List<Row> read = new ArrayList<>();
+        boolean withLate = false;
+        for (Applied x : key.applied) {
+          if (!x.eventId.equals(d.event.envelope().eventId()) && x.time > s - range && x.time <= s) {
+            read.add(x.record);
+            withLate |= x.eventId.equals(e.eventId());
+          }
+        }
+        if (!withLate) {
+          read.add(e.record()); // the revision reads the late event even when state does not keep it
+        }
+        Decision revision = decide(d.event, d.arrivedAt, read, a, a, key.revision, d.revision + 1,
+            d.latestId, e.eventId());
+        d.latestId = revision.decisionId();
+        d.revision++;
+        revised.inc();
+        out.get(tags.decisions).outputWithTimestamp(revision, a);
+      }
+    }
+
+    private Decision decide(TimedEvent event, Instant arrivedAt, List<Row> read, Instant cutoff,
+        Instant scoredAt, long stateRevision, int revision, @Nullable String supersedes,
+        @Nullable String revisedBy) {
+      Envelope e = event.envelope();
+      Row state = null;
+      for (Row r : read) {
+        state = accumulators.add(state, r);
+      }
+      Map<String, Double> features = new LinkedHashMap<>();
+      Row values = state == null ? null : accumulators.output(state);
+      for (Schema.Field f : accumulators.outputSchema().getFields()) {
+        Object v = values == null ? null : values.getValue(f.getName());
+        features.put(f.getName(), v == null ? 0.0 : ((Number) v).doubleValue());
+      }
+      double raw = scorer.score(preprocessor.prepare(features, e.record()));
+      double score = Double.isFinite(raw)
+          ? BigDecimal.valueOf(raw).setScale(6, RoundingMode.HALF_EVEN).doubleValue() : raw;
+      return Decision.builder()
+          .setModel(model)
+          .setKey(keyOf(e.record()))
+          .setEvent(e.record())
+          .setEventId(e.eventId())
+          .setPartition(e.partition())
+          .setOffset(e.offset())
+          .setOccurredAt(e.eventTime())
+          .setArrivedAt(arrivedAt)
+          .setArrivalWatermark(event.watermarkAtArrival())
+          .setScoredAt(scoredAt)
+          .setContract(contract)
+          .setStateCutoff(cutoff)
+          .setStateRevision(stateRevision)
+          .setFeatures(Decision.sorted(features))
+          .setScore(score)
+          .setModelDigest(scorer.digest())
+          .setPreprocessingDigest(preprocessor.digest())
+          .setPolicyGeneration(generation)
+          .setRevision(revision)
+          .setSupersedes(supersedes)
+          .setRevisedBy(revisedBy)
+          .build();
+    }
+
+    /** Frees what no event arriving at or after watermark {@code w} can read (class comment). */
+    private void prune(KeyState key, long w) {
+      key.applied.removeIf(x -> x.time + 2 * range + lateness <= w);
+      key.decided.removeIf(d -> d.time() + range + lateness <= w);
+    }
+
+    private static void write(KeyState key, ValueState<ArrayList<Applied>> applied,
+        ValueState<ArrayList<Decided>> decided, ValueState<ArrayList<TimedEvent>> awaiting,
+        ValueState<Long> revision) {
+      if (key.applied.isEmpty()) {
+        applied.clear();
+      } else {
+        applied.write(key.applied);
+      }
+      if (key.decided.isEmpty()) {
+        decided.clear();
+      } else {
+        decided.write(key.decided);
+      }
+      if (key.awaiting.isEmpty()) {
+        awaiting.clear();
+      } else {
+        awaiting.write(key.awaiting);
+      }
+      revision.write(key.revision);
+    }
+
+    private Instant arrivedAt(Envelope e) {
+      if (arrivalColumn != null) {
+        Object v = e.record().getValue(arrivalColumn);
+        if (v instanceof org.joda.time.ReadableInstant) {
+          return new Instant(((org.joda.time.ReadableInstant) v).getMillis());
+        }
+      }
+      return e.ingestTime();
+    }
+
+    private Row keyOf(Row record) {
+      Row.Builder b = Row.withSchema(keySchema);
+      for (String k : keyColumns) {
+        b.addValue(record.getValue(k));
+      }
+      return b.build();
+    }
+
+    @Override
+    @SuppressWarnings("deprecation") // decisions are stamped with their scoring time, maybe behind
+    public Duration getAllowedTimestampSkew() {
+      return Duration.millis(Long.MAX_VALUE);
+    }
+  }
+}
