@@ -449,22 +449,7 @@ public abstract class KeyedChangelog
         }
         return;
       }
-      TimestampedValue<TimedEvent> event = TimestampedValue.of(value, value.stamp());
-      pending.add(event);
-      long stamp = value.stamp().getMillis();
-      long holdFor = LogOrder.holdOf(event);
-      Long at = tickAt.read();
-      Long held = holdAt.read();
-      if (at == null || stamp + 1 < at || held == null || holdFor < held) {
-        // The hold keeps this stage's output watermark at the earlier of the event's stamp and its
-        // event time until it is applied, so its record (timestamped with its event time) is not
-        // late downstream — an on-time event may be earlier than its stamp.
-        long fire = at == null ? stamp + 1 : Math.min(at, stamp + 1);
-        long hold = Math.min(fire, held == null ? holdFor : Math.min(held, holdFor));
-        tick.withOutputTimestamp(new Instant(hold)).set(new Instant(fire));
-        tickAt.write(fire);
-        holdAt.write(hold);
-      }
+      LogOrder.buffer(value, pending, tickAt, holdAt, tick);
     }
 
     @OnTimer("tick")

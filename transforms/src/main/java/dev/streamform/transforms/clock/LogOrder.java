@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import org.apache.beam.sdk.state.BagState;
+import org.apache.beam.sdk.state.Timer;
+import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.joda.time.Instant;
@@ -56,6 +58,34 @@ public final class LogOrder {
   public static long arrivalOf(TimedEvent e) {
     Instant w = e.watermarkAtArrival();
     return w == null ? BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis() : w.getMillis();
+  }
+
+  /**
+   * Buffers {@code event} in a keyed stage with its stamp (its place in the log order; not its
+   * element timestamp, which is the earlier of stamp and event time) and makes sure the stage's
+   * one event-time timer ({@code tick}, its time in {@code tickAt}) fires once the event is due,
+   * holding the stage's output watermark ({@code holdAt}) at {@link #holdOf} until then, so that
+   * what the event causes is not late downstream.
+   */
+  public static void buffer(
+      TimedEvent event,
+      BagState<TimestampedValue<TimedEvent>> pending,
+      ValueState<Long> tickAt,
+      ValueState<Long> holdAt,
+      Timer tick) {
+    TimestampedValue<TimedEvent> stamped = TimestampedValue.of(event, event.stamp());
+    pending.add(stamped);
+    long stamp = event.stamp().getMillis();
+    long holdFor = holdOf(stamped);
+    Long at = tickAt.read();
+    Long held = holdAt.read();
+    if (at == null || stamp + 1 < at || held == null || holdFor < held) {
+      long fire = at == null ? stamp + 1 : Math.min(at, stamp + 1);
+      long hold = Math.min(fire, held == null ? holdFor : Math.min(held, holdFor));
+      tick.withOutputTimestamp(new Instant(hold)).set(new Instant(fire));
+      tickAt.write(fire);
+      holdAt.write(hold);
+    }
   }
 
   /** The coder of a keyed stage's buffer of stamped events. */

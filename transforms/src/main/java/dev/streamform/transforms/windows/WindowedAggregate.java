@@ -430,23 +430,9 @@ public abstract class WindowedAggregate
         @StateId("tickAt") ValueState<Long> tickAt,
         @StateId("holdAt") ValueState<Long> holdAt,
         @TimerId("tick") Timer tick) {
-      // Buffered with its stamp (its place in the log order), not its element timestamp (the
-      // earlier of stamp and event time); held at the earlier of the two until applied, so that a
-      // revision it causes is not late downstream.
+      // applied in log order once due (see LogOrder.buffer)
       TimedEvent value = element.getValue();
-      TimestampedValue<TimedEvent> event = TimestampedValue.of(value, value.stamp());
-      pending.add(event);
-      long stamp = value.stamp().getMillis();
-      long holdFor = LogOrder.holdOf(event);
-      Long at = tickAt.read();
-      Long held = holdAt.read();
-      if (at == null || stamp + 1 < at || held == null || holdFor < held) {
-        long fire = at == null ? stamp + 1 : Math.min(at, stamp + 1);
-        long hold = Math.min(fire, held == null ? holdFor : Math.min(held, holdFor));
-        tick.withOutputTimestamp(new Instant(hold)).set(new Instant(fire));
-        tickAt.write(fire);
-        holdAt.write(hold);
-      }
+      LogOrder.buffer(value, pending, tickAt, holdAt, tick);
     }
 
     @OnTimer("tick")
