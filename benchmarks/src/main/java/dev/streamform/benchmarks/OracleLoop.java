@@ -2,7 +2,7 @@ package dev.streamform.benchmarks;
 
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.oracle.Oracle;
 import java.time.Instant;
 import java.util.HashMap;

@@ -8,7 +8,7 @@ import static org.hamcrest.Matchers.lessThan;
 
 import dev.streamform.policies.project.Project;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.streamform.pipelines.cli.Streamform;
+import dev.streamform.cli.Streamform;
 import dev.streamform.runners.postgres.LocalPostgres;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.Project;

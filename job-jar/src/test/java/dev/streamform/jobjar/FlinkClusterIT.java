@@ -3,14 +3,14 @@ package dev.streamform.jobjar;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.streamform.pipelines.cli.Streamform;
+import dev.streamform.cli.Streamform;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.Project;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureSuite;
 import dev.streamform.teststreams.fixture.RunnerChoice;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

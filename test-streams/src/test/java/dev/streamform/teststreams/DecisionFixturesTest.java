@@ -12,7 +12,7 @@ import dev.streamform.teststreams.fixture.FixtureStream;
 import dev.streamform.teststreams.fixture.FixtureSuite;
 import dev.streamform.teststreams.fixture.FixtureVerdict;
 import dev.streamform.teststreams.fixture.RunnerChoice;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;

@@ -13,7 +13,7 @@ import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureVerdict;
 import dev.streamform.teststreams.fixture.RunnerChoice;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.oracle.WindowedOracle;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.changelog.KeyedChangelog;

@@ -2,7 +2,7 @@ package dev.streamform.pipelines.kafka;
 
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.SourceDeclaration;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.ClockResult;
 import dev.streamform.transforms.envelope.Envelope;

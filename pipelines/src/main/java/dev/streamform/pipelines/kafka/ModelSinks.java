@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.sql.OutputColumn;
 import dev.streamform.policies.time.Timestamps;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.LateEvent;
 import dev.streamform.transforms.envelope.Envelope;

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.streamform.policies.digest.RevisionIdentity;
 import dev.streamform.policies.project.Project;
-import dev.streamform.teststreams.model.DeclaredModel;
-import dev.streamform.teststreams.model.Schemas;
+import dev.streamform.planner.DeclaredModel;
+import dev.streamform.planner.Schemas;
 import dev.streamform.transforms.clock.LateEvent;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.SourceRecord;

@@ -2,7 +2,7 @@ package dev.streamform.teststreams.fuzz;
 
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.trace.TraceGenerator;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -3,7 +3,7 @@ package dev.streamform.teststreams.fuzz;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.oracle.Oracle;
 import dev.streamform.teststreams.oracle.WindowedOracle;
 import java.util.ArrayList;

@@ -5,7 +5,7 @@ import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.sql.OutputColumn;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.OutcomeBuilder;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;

@@ -8,7 +8,7 @@ import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.sql.ModelQuery;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.OutcomeBuilder;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -9,7 +9,7 @@ import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.sql.ModelQuery;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.OutcomeBuilder;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Late;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Offsets;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Quarantined;

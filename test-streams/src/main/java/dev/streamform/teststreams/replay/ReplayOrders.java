@@ -3,7 +3,7 @@ package dev.streamform.teststreams.replay;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.transforms.decisions.FeatureContract;
 import java.io.PrintWriter;
 import java.util.ArrayList;

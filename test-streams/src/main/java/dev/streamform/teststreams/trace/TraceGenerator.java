@@ -3,7 +3,7 @@ package dev.streamform.teststreams.trace;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.schema.ColumnType;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;

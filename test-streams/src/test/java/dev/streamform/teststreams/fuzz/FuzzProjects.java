@@ -2,7 +2,7 @@ package dev.streamform.teststreams.fuzz;
 
 import dev.streamform.policies.project.InvalidProjectException;
 import dev.streamform.policies.project.Project;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -8,7 +8,7 @@ import dev.streamform.policies.project.Fixture;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.RunnerChoice;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.oracle.WindowedOracle;
 import dev.streamform.teststreams.trace.TraceGenerator;
 import java.io.PrintWriter;

@@ -7,7 +7,7 @@ import dev.streamform.policies.project.Fixture;
 import dev.streamform.teststreams.fixture.Delivery;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.RunnerChoice;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.trace.TraceGenerator;
 import java.util.ArrayList;
 import java.util.List;

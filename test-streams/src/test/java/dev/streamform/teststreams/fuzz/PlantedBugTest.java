@@ -11,7 +11,7 @@ import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureStream;
 import dev.streamform.teststreams.fixture.FixtureVerdict;
 import dev.streamform.teststreams.fixture.RunnerChoice;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.oracle.Oracle;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.TimedEvent;

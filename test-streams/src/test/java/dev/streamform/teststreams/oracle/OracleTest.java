@@ -8,7 +8,7 @@ import dev.streamform.policies.project.Project;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureStream;
 import dev.streamform.teststreams.fixture.FixtureVerdict;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.trace.Interleavings;
 import dev.streamform.teststreams.trace.TraceGenerator;
 import java.nio.file.Files;

@@ -3,7 +3,7 @@ package dev.streamform.teststreams.oracle;
 import dev.streamform.policies.schema.ColumnValues;
 import dev.streamform.policies.sql.OutputColumn;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
-import dev.streamform.teststreams.model.DeclaredModel;
+import dev.streamform.planner.DeclaredModel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

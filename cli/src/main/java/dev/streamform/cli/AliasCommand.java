@@ -1,0 +1,91 @@
+package dev.streamform.cli;
+
+import dev.streamform.sink.Ledger;
+import java.io.PrintWriter;
+import java.sql.SQLException;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code streamform alias set}: names the generation of a windowed model whose projections the
+ * canonical view ({@code streamform.canonical_projection}) shows — a promotion or a rollback. No
+ * revision is ever deleted; a job of another generation keeps writing its own projections.
+ */
+@Command(
+    name = "alias",
+    mixinStandardHelpOptions = true,
+    description = "The canonical alias of a windowed model: which generation readers of the canonical view see.",
+    synopsisSubcommandLabel = "COMMAND",
+    subcommands = {AliasCommand.Set.class})
+final class AliasCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return Streamform.USAGE;
+  }
+
+  @Command(
+      name = "set",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Makes generation N the model's canonical one: streamform.canonical_projection shows that"
+            + " generation's projections from now on (promote a new generation, or roll back to an"
+            + " old one). Deletes nothing; recorded in streamform.canonical_alias_history."
+      },
+      exitCodeListHeading = "%nExit status:%n",
+      exitCodeList = {"0:set", "1:the project or database cannot be used", "2:bad command line"})
+  static final class Set implements Callable<Integer> {
+    @Mixin LedgerCommand.Target target;
+
+    @Option(names = "--generation", paramLabel = "N", required = true,
+        description = "the generation to make canonical (a whole number from 1)")
+    int generation;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      if (generation < 1) {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+            "--generation: a whole number from 1, got " + generation);
+      }
+      Optional<ModelLedger> opened =
+          ModelLedger.open(target.project, target.model,
+              target.credentials.target(target.jdbcUrl, spec.commandLine()), true, "alias set",
+              spec.commandLine());
+      if (opened.isEmpty()) {
+        return 1;
+      }
+      try (ModelLedger l = opened.get()) {
+        Ledger.AliasChange change = l.ledger.setCanonicalGeneration(l.name(), generation);
+        String previous = change.previous().isPresent() ? String.valueOf(change.previous().getAsInt()) : "none";
+        out.println(l.name() + ": canonical generation " + previous + " -> " + change.generation() + " ("
+            + change.projections() + (change.projections() == 1 ? " projection" : " projections")
+            + " of generation " + change.generation() + ")");
+        if (change.projections() == 0) {
+          err.println("streamform alias set: no projection of generation " + generation + " yet: the"
+              + " canonical view shows nothing for " + l.name() + " until a generation-" + generation
+              + " job writes");
+        }
+        int declared = l.model.model().generation();
+        if (declared != generation) {
+          err.println("streamform alias set: note: " + target.project + " declares generation " + declared
+              + " for " + l.name());
+        }
+        return 0;
+      } catch (SQLException e) {
+        err.println("streamform alias set: " + ModelLedger.firstLine(e));
+        return 1;
+      }
+    }
+  }
+}

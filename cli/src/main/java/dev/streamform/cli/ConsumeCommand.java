@@ -1,0 +1,112 @@
+package dev.streamform.cli;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.streamform.pipelines.kafka.JsonRecords;
+import dev.streamform.policies.time.Durations;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code streamform consume <topic>}: prints a topic from its beginning, one JSON object per record
+ * and line, {@code {"partition":..,"offset":..,"key":<json>,"value":<json>}}, and returns once no
+ * record arrived for {@code --max-wait}. Keys and values that are not JSON are printed as strings.
+ */
+@Command(
+    name = "consume",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Prints every record of a Kafka topic from its beginning, one JSON object per line:"
+          + " {\"partition\":..,\"offset\":..,\"key\":<json>,\"value\":<json>} (keys and values"
+          + " that are not JSON as strings), and returns once no record arrived for --max-wait."
+          + " Commits nothing: every call reads the topic from the start."
+    },
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {"0:read until quiet", "1:the topic does not exist", "2:bad command line"})
+final class ConsumeCommand implements Callable<Integer> {
+
+  @Parameters(paramLabel = "<topic>", description = "the topic")
+  String topic;
+
+  @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT", required = true,
+      description = "the Kafka brokers, e.g. 127.0.0.1:9092")
+  String bootstrapServers;
+
+  @Option(names = "--max-wait", paramLabel = "DURATION", defaultValue = "30s",
+      description = "return once no record arrived for this long, e.g. 500ms, 10s"
+          + " (default: ${DEFAULT-VALUE})")
+  String maxWait;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    Duration quiet;
+    try {
+      quiet = Durations.parse(maxWait);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "--max-wait: " + e.getMessage());
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrapServers)) {
+      List<PartitionInfo> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(20));
+      if (partitions == null || partitions.isEmpty()) {
+        err.println("streamform consume: no topic '" + topic + "' at " + bootstrapServers);
+        return 1;
+      }
+      List<TopicPartition> assigned = new ArrayList<>();
+      partitions.forEach(p -> assigned.add(new TopicPartition(topic, p.partition())));
+      consumer.assign(assigned);
+      consumer.seekToBeginning(assigned);
+      long lastArrival = System.nanoTime();
+      while (System.nanoTime() - lastArrival < quiet.toNanos()) {
+        long leftMillis = (quiet.toNanos() - (System.nanoTime() - lastArrival)) / 1_000_000;
+        var records = consumer.poll(Duration.ofMillis(Math.max(1, Math.min(500, leftMillis))));
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+          out.println(line(r));
+        }
+        if (!records.isEmpty()) {
+          out.flush();
+          lastArrival = System.nanoTime();
+        }
+      }
+      out.flush();
+    }
+    return 0;
+  }
+
+  static String line(ConsumerRecord<byte[], byte[]> r) {
+    ObjectNode o = JsonNodeFactory.instance.objectNode();
+    o.put("partition", r.partition());
+    o.put("offset", r.offset());
+    o.set("key", JsonRecords.parseOrText(r.key()));
+    o.set("value", JsonRecords.parseOrText(r.value()));
+    return o.toString();
+  }
+
+  static KafkaConsumer<byte[], byte[]> consumer(String bootstrapServers) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+}

@@ -1,0 +1,57 @@
+package dev.streamform.cli;
+
+import dev.streamform.policies.project.Fixture;
+import dev.streamform.policies.project.InvalidProjectException;
+import dev.streamform.policies.project.Project;
+import dev.streamform.planner.DeclaredModel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * The scoring model and fixture that {@code replay-orders} and {@code decisions show} work on: the
+ * model named by {@code --model} (it must have {@code decisions:}) and the fixture named by {@code
+ * --fixture} (a file name under {@code fixtures/}, with or without {@code .yml}; by default the
+ * first fixture whose {@code model:} is this model, else the first fixture of the project). The
+ * fixture's events are run through the chosen model whatever its {@code model:} says, so one
+ * fixture serves every model of its source.
+ */
+final class DecisionsModelArgument {
+  private DecisionsModelArgument() {}
+
+  static DeclaredModel model(CommandLine cli, Project project, String name) {
+    if (!project.models().containsKey(name)) {
+      throw new ParameterException(cli, "no model named '" + name + "'; models: "
+          + String.join(", ", project.models().keySet()));
+    }
+    if (!project.models().get(name).decides()) {
+      throw new ParameterException(cli, "model '" + name + "' has no decisions: (it is not a scoring model)");
+    }
+    return DeclaredModel.of(project, name);
+  }
+
+  static Fixture fixture(CommandLine cli, Project project, String model, String fixture)
+      throws InvalidProjectException {
+    List<Path> files = Fixture.filesOf(project);
+    if (fixture != null) {
+      Path file = project.dir().resolve("fixtures").resolve(fixture.endsWith(".yml") ? fixture : fixture + ".yml");
+      if (!Files.isRegularFile(file)) {
+        throw new ParameterException(cli, "no fixture " + file + "; fixtures: " + files.stream()
+            .map(f -> f.getFileName().toString()).toList());
+      }
+      return Fixture.load(project, file);
+    }
+    if (files.isEmpty()) {
+      throw new ParameterException(cli, "project " + project.dir() + " has no fixtures");
+    }
+    for (Path f : files) {
+      Fixture loaded = Fixture.load(project, f);
+      if (loaded.model().equals(model)) {
+        return loaded;
+      }
+    }
+    return Fixture.load(project, files.get(0));
+  }
+}

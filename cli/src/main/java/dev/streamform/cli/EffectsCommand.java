@@ -1,0 +1,180 @@
+package dev.streamform.cli;
+
+import dev.streamform.sink.effects.EffectsLedger;
+import java.io.PrintWriter;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code streamform effects show|verify}: a windowed model's effect ledger (SEMANTICS §10), shown
+ * as a table or checked against its invariants. Reads only.
+ */
+@Command(
+    name = "effects",
+    mixinStandardHelpOptions = true,
+    description = "Reads a windowed model's effect ledger in PostgreSQL: show its effects and compensations, or verify it.",
+    synopsisSubcommandLabel = "COMMAND",
+    subcommands = {EffectsCommand.Show.class, EffectsCommand.Verify.class})
+final class EffectsCommand implements Callable<Integer> {
+  static final List<String> STATES = List.of("PREPARED", "DISPATCHING", "DONE", "UNKNOWN", "CANCELLED");
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return Streamform.USAGE;
+  }
+
+  @Command(
+      name = "show",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Prints the model's effects, one line each: key (first 12 hex digits), type, subject, window start,"
+            + " the generation and revision that confirmed it, state, delivery attempts, the provider's"
+            + " receipt and the last error; then the compensation records waiting for a person."
+      },
+      exitCodeListHeading = "%nExit status:%n",
+      exitCodeList = {"0:printed", "1:the project or database cannot be used", "2:bad command line"})
+  static final class Show implements Callable<Integer> {
+    @Mixin LedgerCommand.Target target;
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      Optional<ModelLedger> opened = ModelLedger.open(target.project, target.model,
+          target.credentials.target(target.jdbcUrl, spec.commandLine()), false, "effects show", spec.commandLine());
+      if (opened.isEmpty()) {
+        return 1;
+      }
+      try (ModelLedger l = opened.get()) {
+        EffectsLedger ledger = new EffectsLedger(l.pool());
+        List<EffectsLedger.Effect> effects = ledger.effects(l.name());
+        List<EffectsLedger.Compensation> compensations = ledger.compensations(l.name());
+        out.println(l.name() + ": " + count(effects.size(), "effect") + ", " + count(compensations.size(), "compensation"));
+        if (!effects.isEmpty()) {
+          List<List<String>> rows = new ArrayList<>();
+          rows.add(List.of("key", "type", "subject", "window", "revision", "state", "attempts", "receipt",
+              "last error"));
+          for (EffectsLedger.Effect e : effects) {
+            rows.add(List.of(e.effectKey().substring(0, 12), e.type(), e.subject(),
+                instant(e.windowStart()),
+                "g" + e.generation() + " r" + e.revision(), e.state(), String.valueOf(e.attempts()),
+                e.receipt() == null ? "-" : e.receipt(), e.lastError() == null ? "-" : e.lastError()));
+          }
+          table(rows, out);
+        }
+        if (!compensations.isEmpty()) {
+          out.println("compensations (for a person: the effect happened and will not be repeated or undone):");
+          List<List<String>> rows = new ArrayList<>();
+          rows.add(List.of("key", "reason", "by", "effect was"));
+          for (EffectsLedger.Compensation k : compensations) {
+            rows.add(List.of(k.effectKey().substring(0, 12), k.reason(), "g" + k.generation() + " r" + k.revision(),
+                k.effectState()));
+          }
+          table(rows, out);
+        }
+        return 0;
+      } catch (SQLException e) {
+        err.println("streamform effects show: " + ModelLedger.firstLine(e));
+        return 1;
+      }
+    }
+  }
+
+  @Command(
+      name = "verify",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Checks the model's effect ledger: every effect key and payload digest recomputes, DONE effects"
+            + " have a receipt and a dispatch, nothing was delivered again after UNKNOWN without a receipt"
+            + " query, a provider with neither idempotency keys nor receipts got at most one dispatch, every"
+            + " effect's window has its confirming revision. Prints each problem, then the figures:"
+            + " 'N effects: N done, N unknown, ...; N dispatches, N open compensations; N problems'."
+      },
+      exitCodeListHeading = "%nExit status:%n",
+      exitCodeList = {"0:no problem", "1:a problem, or the project or database cannot be used",
+        "2:bad command line"})
+  static final class Verify implements Callable<Integer> {
+    @Mixin LedgerCommand.Target target;
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      Optional<ModelLedger> opened = ModelLedger.open(target.project, target.model,
+          target.credentials.target(target.jdbcUrl, spec.commandLine()), false, "effects verify",
+          spec.commandLine());
+      if (opened.isEmpty()) {
+        return 1;
+      }
+      try (ModelLedger l = opened.get()) {
+        EffectsLedger.Verification v = new EffectsLedger(l.pool()).verify(l.name());
+        v.problems().forEach(out::println);
+        out.println(summary(v));
+        return v.ok() ? 0 : 1;
+      } catch (SQLException e) {
+        err.println("streamform effects verify: " + ModelLedger.firstLine(e));
+        return 1;
+      }
+    }
+  }
+
+  /** {@code 3 effects: 2 done, 1 unknown, 0 prepared, 0 dispatching, 0 cancelled; 3 dispatches, 0 open compensations; 0 problems}. */
+  static String summary(EffectsLedger.Verification v) {
+    Map<String, Integer> f = v.figures();
+    List<String> states = new ArrayList<>();
+    for (String state : List.of("DONE", "UNKNOWN", "PREPARED", "DISPATCHING", "CANCELLED")) {
+      states.add(f.getOrDefault("state " + state, 0) + " " + state.toLowerCase(java.util.Locale.ROOT));
+    }
+    return count(f.getOrDefault("effects", 0), "effect") + ": " + String.join(", ", states) + "; "
+        + count(f.getOrDefault("dispatches", 0), "dispatch") + ", " + f.getOrDefault("open compensations", 0)
+        + " open " + (f.getOrDefault("open compensations", 0) == 1 ? "compensation" : "compensations") + "; "
+        + count(v.problems().size(), "problem");
+  }
+
+  /** An RFC 3339 time as {@link java.time.Instant} prints it (no .000); as stored when it is not one. */
+  private static String instant(String text) {
+    if (text == null) {
+      return "-";
+    }
+    try {
+      return java.time.Instant.parse(text).toString();
+    } catch (java.time.format.DateTimeParseException e) {
+      return text;
+    }
+  }
+
+  private static String count(int n, String noun) {
+    return n + " " + (n == 1 ? noun : noun.endsWith("h") ? noun + "es" : noun + "s");
+  }
+
+  /** Left-aligned columns, two spaces apart, indented by two; the last column unpadded. */
+  private static void table(List<List<String>> rows, PrintWriter out) {
+    int columns = rows.get(0).size();
+    int[] width = new int[columns];
+    for (List<String> row : rows) {
+      for (int i = 0; i < columns; i++) {
+        width[i] = Math.max(width[i], row.get(i).length());
+      }
+    }
+    for (List<String> row : rows) {
+      StringBuilder line = new StringBuilder("  ");
+      for (int i = 0; i < columns; i++) {
+        line.append(i == columns - 1 ? row.get(i) : String.format("%-" + (width[i] + 2) + "s", row.get(i)));
+      }
+      out.println(line.toString().stripTrailing());
+    }
+  }
+}

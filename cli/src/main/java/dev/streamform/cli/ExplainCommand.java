@@ -1,0 +1,53 @@
+package dev.streamform.cli;
+
+import dev.streamform.policies.plan.Plan;
+import dev.streamform.policies.project.Project;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code streamform explain <project> <model>}: prints the model's plan with its clock and state. */
+@Command(
+    name = "explain",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Prints a model's plan: the Source with its clock, the time attribute on every node that"
+          + " carries it, and the Aggregate with its state fingerprint (key, accumulators with"
+          + " types, retention; for a windowed model its window, allowed lateness and trigger),"
+          + " and a windowed model's generation."
+    },
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {"0:plan printed", "1:the project has problems or no such model", "2:bad command line"})
+final class ExplainCommand implements Callable<Integer> {
+
+  @Parameters(index = "0", paramLabel = "<project>", description = "the project folder")
+  Path dir;
+
+  @Parameters(index = "1", paramLabel = "<model>", description = "a model of streamform.yml")
+  String model;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    Optional<Project> loaded = ProjectArgument.load(dir, "explain", err);
+    if (loaded.isEmpty()) {
+      return 1;
+    }
+    Project project = loaded.get();
+    if (!project.models().containsKey(model)) {
+      err.println("streamform explain: no model named '" + model + "' in " + dir.resolve("streamform.yml")
+          + " — models: " + String.join(", ", project.models().keySet()));
+      return 1;
+    }
+    out.print(Plan.of(project, model).render());
+    return 0;
+  }
+}

@@ -1,0 +1,128 @@
+package dev.streamform.cli;
+
+import dev.streamform.policies.project.Project;
+import dev.streamform.teststreams.fixture.FixtureRunner;
+import dev.streamform.teststreams.fixture.RunnerChoice;
+import dev.streamform.teststreams.fuzz.FuzzRun;
+import dev.streamform.teststreams.fuzz.Fuzzer;
+import dev.streamform.planner.DeclaredModel;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code streamform fuzz <project> --model M --traces N}: generated traces through the reference
+ * oracle and the chosen runners, compared whole; a disagreement is shrunk and written as a
+ * fixture file whose expectations are the oracle's.
+ */
+@Command(
+    name = "fuzz",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Generates N traces for a model's source (out-of-order and late events, bursts, repeated"
+          + " keys, watermark items, several partitions, missing event times), runs each through"
+          + " the reference oracle of the event-time contract and through the chosen runners, and"
+          + " compares the whole outputs: changelog, late events, quarantine, processed count."
+          + " When a runner disagrees, the trace is shrunk to a small one that still disagrees and"
+          + " written as a fixture file (expect: and late: from the oracle) to commit."
+    },
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {
+      "0:every trace agreed on every runner",
+      "1:a trace disagreed (a fixture file was written), or the project has problems",
+      "2:bad command line"
+    })
+final class FuzzCommand implements Callable<Integer> {
+
+  @Parameters(paramLabel = "<project>", description = "the project folder")
+  Path project;
+
+  @Option(names = "--model", paramLabel = "M",
+      description = "the model to fuzz (default: the project's only model)")
+  String model;
+
+  @Option(names = "--traces", paramLabel = "N", required = true, description = "how many traces")
+  int traces;
+
+  @Option(names = "--seed", paramLabel = "S",
+      description = "the seed; the same seed gives the same traces (default: chosen and printed)")
+  Long seed;
+
+  @Option(names = "--runners", paramLabel = "direct,flink", split = ",",
+      description = "the runners to compare with the oracle (default: ${DEFAULT-VALUE})",
+      defaultValue = "direct")
+  List<String> runners;
+
+  @Option(names = "--parallelism", paramLabel = "P",
+      description = "Flink parallelism (default: ${DEFAULT-VALUE})", defaultValue = "2")
+  int parallelism;
+
+  @Option(names = "--batch", paramLabel = "B",
+      description = "traces run together in one pipeline (default: ${DEFAULT-VALUE})",
+      defaultValue = "50")
+  int batch;
+
+  @Option(names = "--out", paramLabel = "DIR",
+      description = "where shrunk fixtures are written (default: the project's fixtures/)")
+  Path out;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() throws IOException {
+    if (traces < 1 || parallelism < 1 || batch < 1) {
+      throw new ParameterException(
+          spec.commandLine(), "--traces, --parallelism and --batch must be at least 1");
+    }
+    List<RunnerChoice> choices = new ArrayList<>();
+    for (String r : runners) {
+      switch (r.trim()) {
+        case "direct":
+          choices.add(RunnerChoice.direct());
+          break;
+        case "flink":
+          choices.add(RunnerChoice.flinkLocal(parallelism));
+          break;
+        default:
+          throw new ParameterException(
+              spec.commandLine(), "--runners takes direct and/or flink, not '" + r + "'");
+      }
+    }
+    PrintWriter err = spec.commandLine().getErr();
+    PrintWriter stdout = spec.commandLine().getOut();
+    Optional<Project> found = ProjectArgument.load(project, "fuzz", err);
+    if (found.isEmpty()) {
+      return 1;
+    }
+    Project loaded = found.get();
+    String name = model;
+    if (name == null) {
+      if (loaded.models().size() != 1) {
+        throw new ParameterException(spec.commandLine(),
+            "--model is needed: the project has models " + String.join(", ", loaded.models().keySet()));
+      }
+      name = loaded.models().keySet().iterator().next();
+    } else if (!loaded.models().containsKey(name)) {
+      throw new ParameterException(spec.commandLine(), "no model named '" + name
+          + "'; models: " + String.join(", ", loaded.models().keySet()));
+    }
+    DeclaredModel declared = DeclaredModel.of(loaded, name);
+    List<Fuzzer.Target> targets = new ArrayList<>();
+    choices.forEach(c -> targets.add(Fuzzer.Target.of(FixtureRunner.on(c), declared)));
+    long s = seed != null ? seed : System.currentTimeMillis() % 1_000_000;
+    FuzzRun.Result result =
+        new FuzzRun(declared, Fuzzer.of(declared, batch), stdout)
+            .run(traces, s, targets, out != null ? out : project.resolve("fixtures"));
+    return result.allAgree() ? 0 : 1;
+  }
+}

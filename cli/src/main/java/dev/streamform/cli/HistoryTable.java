@@ -1,0 +1,116 @@
+package dev.streamform.cli;
+
+import dev.streamform.sink.Ledger;
+import dev.streamform.sink.WindowHistory;
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * A window's revision history as a person reads it: a heading (window, key, generation, where it
+ * stands), one table row per ledger revision with its values as columns, then what is held and what
+ * was refused.
+ *
+ * <pre>
+ * window [2026-08-30T10:00:00Z, 2026-08-30T11:00:00Z) merchant_id=7, generation 1 (canonical): final at revision 2
+ *   projection 95dbe384decc..., logical window 63f859c63e35...
+ *   revision  predecessor  status     revenue  events       digest        recorded at
+ *   1         -            on_time    30       p0 0..1 (2)  0a465ba8d454  2026-11-30T10:00:01Z
+ *   2         1            corrected  26       p0 0..2 (3)  02b73f3d2aec  2026-11-30T10:00:03Z
+ * </pre>
+ */
+final class HistoryTable {
+  private HistoryTable() {}
+
+  static void print(WindowHistory w, PrintWriter out) {
+    String key = w.key().entrySet().stream().map(e -> e.getKey() + "=" + text(e.getValue()))
+        .collect(Collectors.joining(" "));
+    String standing = w.current()
+        .map(c -> c.status().equals("final")
+            ? "final at revision " + c.revision()
+            : "at revision " + c.revision() + " (" + c.status() + ")")
+        .orElse("no revision applied yet");
+    out.println("window [" + w.windowStart() + ", " + w.windowEnd() + ") " + key + ", generation "
+        + w.generation() + (w.canonical() ? " (canonical)" : "") + ": " + standing);
+    out.println("  projection " + w.projectionId() + ", logical window " + w.logicalWindowId());
+
+    Set<String> valueColumns = new LinkedHashSet<>();
+    w.ledger().forEach(r -> valueColumns.addAll(r.values().keySet()));
+    List<String> header = new ArrayList<>(List.of("revision", "predecessor", "status"));
+    header.addAll(valueColumns);
+    header.addAll(List.of("events", "digest", "recorded at"));
+    List<List<String>> rows = new ArrayList<>();
+    rows.add(header);
+    for (WindowHistory.LedgerRow r : w.ledger()) {
+      List<String> row = new ArrayList<>(List.of(
+          String.valueOf(r.revision()),
+          r.predecessor() == null ? "-" : String.valueOf(r.predecessor()),
+          r.status()));
+      for (String column : valueColumns) {
+        row.add(text(r.values().get(column)));
+      }
+      row.add(offsets(r.offsets()));
+      row.add(Ledger.shortId(r.digest()));
+      row.add(seconds(r.recordedAt()));
+      rows.add(row);
+    }
+    if (!w.ledger().isEmpty()) {
+      printAligned(rows, out);
+    }
+    for (WindowHistory.HeldRow h : w.held()) {
+      out.println("  held: " + (h.isFinal() ? "final record of revision " : "revision ") + h.revision()
+          + " (digest " + Ledger.shortId(h.digest()) + "), waiting for revision "
+          + (h.isFinal() ? h.revision() : h.revision() - 1) + " since " + seconds(h.heldAt()));
+    }
+    for (WindowHistory.ConflictRow c : w.conflicts()) {
+      out.println("  refused: " + (c.isFinal() ? "final record of revision " : "revision ") + c.revision()
+          + " with digest " + Ledger.shortId(c.offeredDigest()) + " at " + seconds(c.recordedAt()) + ": "
+          + c.reason());
+    }
+  }
+
+  private static void printAligned(List<List<String>> rows, PrintWriter out) {
+    int columns = rows.get(0).size();
+    int[] widths = new int[columns];
+    for (List<String> row : rows) {
+      for (int i = 0; i < columns; i++) {
+        widths[i] = Math.max(widths[i], row.get(i).length());
+      }
+    }
+    for (List<String> row : rows) {
+      StringBuilder line = new StringBuilder(" ");
+      for (int i = 0; i < columns; i++) {
+        line.append(' ').append(row.get(i));
+        if (i < columns - 1) {
+          line.append(" ".repeat(widths[i] - row.get(i).length() + 1));
+        }
+      }
+      out.println(line);
+    }
+  }
+
+  /** {@code p0 0..3 (3)} per partition: smallest and largest offset, and how many events. */
+  @SuppressWarnings("unchecked")
+  private static String offsets(Map<String, Object> offsets) {
+    List<String> parts = new ArrayList<>();
+    offsets.forEach((partition, range) -> {
+      Map<String, Object> r = (Map<String, Object>) range;
+      parts.add("p" + partition + " " + r.get("min") + ".." + r.get("max") + " (" + r.get("count") + ")");
+    });
+    return String.join(", ", parts);
+  }
+
+  private static String text(Object value) {
+    return String.valueOf(value);
+  }
+
+  private static String seconds(Instant t) {
+    return t.truncatedTo(ChronoUnit.SECONDS).toString();
+  }
+}

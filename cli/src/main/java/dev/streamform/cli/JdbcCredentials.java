@@ -1,0 +1,44 @@
+package dev.streamform.cli;
+
+import dev.streamform.sink.JdbcTarget;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * Who connects to the ledger's database: {@code --jdbc-user}, and the password from {@code
+ * --jdbc-password-file} or the environment variable {@code STREAMFORM_JDBC_PASSWORD} — never from
+ * the command line or the URL, where process lists and shell histories would show it.
+ */
+final class JdbcCredentials {
+  @Option(names = "--jdbc-user", paramLabel = "USER",
+      description = "the database user (runners-config/bin/postgres: postgres)")
+  String user;
+
+  @Option(names = "--jdbc-password-file", paramLabel = "FILE",
+      description = "a file whose first line is the password; without it the environment variable "
+          + JdbcTarget.PASSWORD_ENV + " is used when set")
+  Path passwordFile;
+
+  /** The database at {@code url} with these credentials; a bad URL or file is a usage error. */
+  JdbcTarget target(String url, CommandLine commandLine) {
+    JdbcTarget target;
+    try {
+      target = JdbcTarget.of(url);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(commandLine, "--jdbc-url: " + e.getMessage());
+    }
+    if (user != null) {
+      target = target.withUser(user);
+    }
+    if (passwordFile != null) {
+      if (!Files.isReadable(passwordFile)) {
+        throw new ParameterException(commandLine, "--jdbc-password-file: cannot read " + passwordFile);
+      }
+      target = target.withPasswordFile(passwordFile);
+    }
+    return target;
+  }
+}

@@ -1,0 +1,194 @@
+package dev.streamform.cli;
+
+import dev.streamform.policies.time.Timestamps;
+import dev.streamform.sink.Ledger;
+import dev.streamform.sink.LedgerVerification;
+import dev.streamform.sink.WindowHistory;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code streamform ledger verify|show}: a windowed model's revision ledger in PostgreSQL (written by
+ * {@code streamform run --jdbc-url}), checked against SEMANTICS §8's invariant or shown as tables.
+ */
+@Command(
+    name = "ledger",
+    mixinStandardHelpOptions = true,
+    description = "Reads a windowed model's revision ledger in PostgreSQL: verify it, or show a window's revisions.",
+    synopsisSubcommandLabel = "COMMAND",
+    subcommands = {LedgerCommand.Verify.class, LedgerCommand.Show.class})
+final class LedgerCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return Streamform.USAGE;
+  }
+
+  /** The options every ledger command takes. */
+  static final class Target {
+    @Parameters(paramLabel = "<project>", description = "the project folder")
+    Path project;
+
+    @Option(names = "--model", paramLabel = "M", required = true, description = "the windowed model")
+    String model;
+
+    @Option(names = "--jdbc-url", paramLabel = "URL", required = true,
+        description = "the ledger's database, e.g. jdbc:postgresql://127.0.0.1:5432/postgres"
+            + " (no password in it)")
+    String jdbcUrl;
+
+    @Mixin JdbcCredentials credentials;
+  }
+
+  @Command(
+      name = "verify",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Recomputes every projection of the model (every generation) from its ledger rows and checks"
+            + " that each window's revisions form one chain 1..n. Prints each defect, then"
+            + " 'N projections, N revisions, N gaps, N mismatches, N conflicts'."
+      },
+      exitCodeListHeading = "%nExit status:%n",
+      exitCodeList = {
+        "0:no gap, no mismatch, no conflict",
+        "1:a defect, or the project or database cannot be used",
+        "2:bad command line"
+      })
+  static final class Verify implements Callable<Integer> {
+    @Mixin Target target;
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      Optional<ModelLedger> opened =
+          ModelLedger.open(target.project, target.model,
+              target.credentials.target(target.jdbcUrl, spec.commandLine()), false, "ledger verify",
+              spec.commandLine());
+      if (opened.isEmpty()) {
+        return 1;
+      }
+      try (ModelLedger l = opened.get()) {
+        LedgerVerification v = l.ledger.verify(l.name());
+        v.defects().forEach(out::println);
+        if (v.held() > 0) {
+          out.println(v.held() + (v.held() == 1 ? " record is" : " records are")
+              + " held, waiting for a predecessor");
+        }
+        out.println(v.summary());
+        return v.clean() ? 0 : 1;
+      } catch (SQLException e) {
+        err.println("streamform ledger verify: " + ModelLedger.firstLine(e));
+        return 1;
+      }
+    }
+  }
+
+  @Command(
+      name = "show",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Prints the revision history of the model's windows, one table per window and generation:"
+            + " each revision with its predecessor, status, values, events (offsets per partition),"
+            + " digest and when it was recorded; then what is held and what was refused."
+      },
+      exitCodeListHeading = "%nExit status:%n",
+      exitCodeList = {
+        "0:printed",
+        "1:no window matches, or the project or database cannot be used",
+        "2:bad command line"
+      })
+  static final class Show implements Callable<Integer> {
+    @Mixin Target target;
+
+    @Option(names = "--window-key", paramLabel = "COLUMN=VALUE",
+        description = "only windows whose key column has this value, e.g. merchant_id=7 (repeatable)")
+    List<String> windowKey = List.of();
+
+    @Option(names = "--window-start", paramLabel = "TIME",
+        description = "only the window starting at this RFC 3339 time, e.g. 2026-08-30T10:00:00Z")
+    String windowStart;
+
+    @Option(names = "--generation", paramLabel = "N", description = "only this generation")
+    Integer generation;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      Ledger.Filter filter = filter();
+      Optional<ModelLedger> opened =
+          ModelLedger.open(target.project, target.model,
+              target.credentials.target(target.jdbcUrl, spec.commandLine()), false, "ledger show",
+              spec.commandLine());
+      if (opened.isEmpty()) {
+        return 1;
+      }
+      try (ModelLedger l = opened.get()) {
+        for (String column : filter.keyEquals().keySet()) {
+          if (!l.model.model().key().contains(column)) {
+            throw new ParameterException(spec.commandLine(), "--window-key: '" + column
+                + "' is not a key column of model " + l.name() + " (key: " + l.model.model().key() + ")");
+          }
+        }
+        List<WindowHistory> windows = l.ledger.history(l.name(), filter);
+        if (windows.isEmpty()) {
+          err.println("streamform ledger show: no window of model " + l.name() + " matches");
+          return 1;
+        }
+        boolean first = true;
+        for (WindowHistory w : windows) {
+          if (!first) {
+            out.println();
+          }
+          first = false;
+          HistoryTable.print(w, out);
+        }
+        return 0;
+      } catch (SQLException e) {
+        err.println("streamform ledger show: " + ModelLedger.firstLine(e));
+        return 1;
+      }
+    }
+
+    private Ledger.Filter filter() {
+      Map<String, String> keys = new LinkedHashMap<>();
+      for (String pair : windowKey) {
+        int eq = pair.indexOf('=');
+        if (eq <= 0) {
+          throw new ParameterException(spec.commandLine(),
+              "--window-key: expected COLUMN=VALUE, e.g. merchant_id=7, got '" + pair + "'");
+        }
+        keys.put(pair.substring(0, eq), pair.substring(eq + 1));
+      }
+      Instant start = null;
+      if (windowStart != null) {
+        try {
+          start = Timestamps.parse(windowStart);
+        } catch (IllegalArgumentException e) {
+          throw new ParameterException(spec.commandLine(), "--window-start: " + e.getMessage());
+        }
+      }
+      return new Ledger.Filter(keys, start, generation);
+    }
+  }
+}

@@ -1,0 +1,97 @@
+package dev.streamform.cli;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.policies.project.Project;
+import dev.streamform.sink.JdbcTarget;
+import dev.streamform.sink.Ledger;
+import dev.streamform.sink.LedgerSchema;
+import dev.streamform.planner.DeclaredModel;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.Optional;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * The ledger of a project's windowed model, opened for one command: the project loaded, the model
+ * checked to be windowed, the database reached. Each failure is one line on stderr.
+ */
+final class ModelLedger implements AutoCloseable {
+  final DeclaredModel model;
+  final Ledger ledger;
+  private final HikariDataSource pool;
+
+  private ModelLedger(DeclaredModel model, HikariDataSource pool) {
+    this.model = model;
+    this.pool = pool;
+    this.ledger = Ledger.at(pool);
+  }
+
+  /**
+   * Opens the ledger of {@code modelName} in {@code project} at {@code target}; with {@code
+   * migrate}, creates or migrates the schema first, else requires it to exist. Empty after
+   * printing why not.
+   */
+  static Optional<ModelLedger> open(
+      Path project, String modelName, JdbcTarget target, boolean migrate, String command,
+      CommandLine commandLine) {
+    PrintWriter err = commandLine.getErr();
+    Optional<Project> loaded = ProjectArgument.load(project, command, err);
+    if (loaded.isEmpty()) {
+      return Optional.empty();
+    }
+    DeclaredModel model;
+    try {
+      model = DeclaredModel.of(loaded.get(), modelName);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(commandLine, "--model: " + e.getMessage());
+    }
+    if (!model.windowed()) {
+      err.println("streamform " + command + ": model '" + modelName + "' is not windowed (no window:"
+          + " in streamform.yml): it has a changelog, not revisions, and no ledger");
+      return Optional.empty();
+    }
+    HikariDataSource pool = target.openPool("streamform-" + command.replace(' ', '-'), 2, 10_000);
+    try {
+      if (migrate) {
+        LedgerSchema.migrate(pool);
+      } else if (!Ledger.at(pool).exists()) {
+        err.println("streamform " + command + ": no Streamform ledger in " + target.describe()
+            + " (streamform run --jdbc-url creates it)");
+        pool.close();
+        return Optional.empty();
+      }
+    } catch (SQLException | RuntimeException e) {
+      err.println("streamform " + command + ": cannot use the database " + target.describe() + ": "
+          + firstLine(e));
+      pool.close();
+      return Optional.empty();
+    }
+    return Optional.of(new ModelLedger(model, pool));
+  }
+
+  /** The database, for the effect ledger and the dispatcher. */
+  javax.sql.DataSource pool() {
+    return pool;
+  }
+
+  String name() {
+    return model.model().name();
+  }
+
+  static String firstLine(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message = String.valueOf(root.getMessage());
+    int eol = message.indexOf('\n');
+    return eol < 0 ? message : message.substring(0, eol);
+  }
+
+  @Override
+  public void close() {
+    pool.close();
+  }
+}

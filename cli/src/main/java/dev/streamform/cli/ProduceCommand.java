@@ -1,0 +1,149 @@
+package dev.streamform.cli;
+
+import dev.streamform.pipelines.kafka.JsonRecords;
+import dev.streamform.pipelines.kafka.KafkaTopics;
+import dev.streamform.policies.declarations.Connector;
+import dev.streamform.policies.project.Fixture;
+import dev.streamform.policies.project.InvalidProjectException;
+import dev.streamform.policies.project.Problem;
+import dev.streamform.policies.project.Project;
+import dev.streamform.planner.DeclaredModel;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code streamform produce <project> <fixture.yml>}: writes a fixture's {@code given:} items to its
+ * model's Kafka source topic, in order — events as JSON records keyed by the model's key columns,
+ * watermark items as punctuation records {@code {"__watermark": "<instant>"}}.
+ */
+@Command(
+    name = "produce",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Writes a fixture's given: items, in order, to the Kafka topic of its model's source: each"
+          + " event as a JSON record keyed by the model's key columns ({\"customer_id\":42}), each"
+          + " watermark item as a punctuation record {\"__watermark\": \"<instant>\"} to every"
+          + " partition (or to the one it names). When the fixture's events name partitions"
+          + " (partition: N), each goes to its partition; otherwise Kafka's partitioner places"
+          + " them by key, so each key's events keep their order. Creates the topic when missing."
+    },
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {
+      "0:every item was written",
+      "1:the project or fixture has problems, or the broker refused",
+      "2:bad command line"
+    })
+final class ProduceCommand implements Callable<Integer> {
+
+  @Parameters(index = "0", paramLabel = "<project>", description = "the project folder")
+  Path project;
+
+  @Parameters(index = "1", paramLabel = "<fixture.yml>", description = "the fixture file")
+  Path fixtureFile;
+
+  @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT", required = true,
+      description = "the Kafka brokers, e.g. 127.0.0.1:9092")
+  String bootstrapServers;
+
+  @Option(names = "--partitions", paramLabel = "N", defaultValue = "3",
+      description = "partitions of the topic when it has to be created (default: ${DEFAULT-VALUE})")
+  int partitions;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    Project loaded;
+    Fixture fixture;
+    try {
+      loaded = Project.load(project);
+      fixture = Fixture.load(loaded, fixtureFile);
+    } catch (InvalidProjectException e) {
+      for (Problem problem : e.problems()) {
+        err.println(problem);
+      }
+      return 1;
+    }
+    DeclaredModel model = DeclaredModel.of(loaded, fixture.model());
+    if (model.source().connector() != Connector.KAFKA) {
+      err.println("streamform produce: source '" + model.source().name()
+          + "' is not a kafka source (connector: " + model.source().connector().yamlName() + ")");
+      return 1;
+    }
+    String topic = model.source().topic().get();
+    int topicPartitions;
+    try (KafkaTopics topics = KafkaTopics.at(bootstrapServers)) {
+      for (String created : topics.ensure(List.of(topic), partitions, Set.of())) {
+        err.println("streamform produce: created topic " + created + " (" + partitions + " partitions)");
+      }
+      topicPartitions = topics.partitions(topic);
+    }
+    boolean byPartition =
+        fixture.given().stream().anyMatch(g -> g.event().isPresent() && g.partition() != 0);
+    int events = 0;
+    int punctuations = 0;
+    try (KafkaProducer<byte[], byte[]> producer = producer(bootstrapServers)) {
+      for (Fixture.Given item : fixture.given()) {
+        if (item.event().isPresent()) {
+          Map<String, Object> values = item.event().get();
+          Map<String, Object> key = new LinkedHashMap<>();
+          model.keyColumns().forEach(k -> key.put(k, values.get(k)));
+          Integer partition = byPartition ? checkPartition(item.partition(), topicPartitions) : null;
+          producer.send(new ProducerRecord<>(topic, partition,
+              JsonRecords.bytes(JsonRecords.object(key)), JsonRecords.bytes(JsonRecords.object(values))));
+          events++;
+        } else {
+          byte[] punctuation = JsonRecords.punctuation(item.watermark().get());
+          if (item.allPartitions()) {
+            for (int p = 0; p < topicPartitions; p++) {
+              producer.send(new ProducerRecord<>(topic, p, null, punctuation));
+            }
+          } else {
+            producer.send(new ProducerRecord<>(topic,
+                checkPartition(item.partition(), topicPartitions), null, punctuation));
+          }
+          punctuations++;
+        }
+      }
+      producer.flush();
+    }
+    out.println("produced " + events + " events and " + punctuations + " watermark items of "
+        + fixture.name() + " to " + topic + " (" + topicPartitions + " partitions)");
+    return 0;
+  }
+
+  private int checkPartition(int partition, int topicPartitions) {
+    if (partition >= topicPartitions) {
+      throw new IllegalStateException("the fixture names partition " + partition
+          + " but the topic has " + topicPartitions + " partitions");
+    }
+    return partition;
+  }
+
+  /** An idempotent producer: each partition's records land in the order they were sent. */
+  static KafkaProducer<byte[], byte[]> producer(String bootstrapServers) {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 20_000);
+    return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+}

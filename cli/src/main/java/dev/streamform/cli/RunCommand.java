@@ -1,0 +1,221 @@
+package dev.streamform.cli;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.pipelines.kafka.KafkaModelPipeline;
+import dev.streamform.pipelines.kafka.KafkaTopics;
+import dev.streamform.pipelines.kafka.ModelSinks;
+import dev.streamform.policies.declarations.Connector;
+import dev.streamform.policies.project.Project;
+import dev.streamform.sink.JdbcTarget;
+import dev.streamform.sink.LedgerSchema;
+import dev.streamform.sink.RevisionSink;
+import dev.streamform.sink.effects.EffectRule;
+import dev.streamform.teststreams.fixture.RunnerChoice;
+import dev.streamform.planner.DeclaredModel;
+import java.io.PrintWriter;
+import java.lang.reflect.Field;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.apache.beam.runners.flink.FlinkDetachedRunnerResult;
+import org.apache.beam.runners.flink.FlinkPipelineOptions;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.options.StreamingOptions;
+import org.apache.flink.core.execution.JobClient;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code streamform run <project> --model M}: runs a model as a streaming job reading its Kafka
+ * source and writing its changelog (or window records), late and quarantine topics ({@link
+ * KafkaModelPipeline}). Blocks until the job ends or the command is interrupted; with {@code
+ * --detach} (a Flink cluster only) prints the job id once the cluster accepted the job and returns.
+ */
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Runs a model as a streaming job: reads its kafka source with the declared clock, writes the"
+          + " changelog to the upsert topic <model> (key: the key columns as JSON; value: the row"
+          + " with op), late events to <model>.late and records that cannot be processed to"
+          + " <model>.quarantine, each with its reason (streamform.yml may name other topics)."
+          + " A windowed model writes its previews, revisions and final records to <model> (key:"
+          + " the key columns and window_start; value: the row with window_start, window_end,"
+          + " status, revision and identity) and events too late for a window to <model>.late."
+          + " With --jdbc-url, its revisions and final records also go to that PostgreSQL database"
+          + " (the revision ledger: streamform ledger, streamform alias), and a revision that makes one"
+          + " of the model's declared effects true prepares it in the same transaction (streamform"
+          + " dispatch delivers it)."
+          + " Creates missing topics (<model> compacted for an upsert model only). Blocks until"
+          + " interrupted; with --detach, submits to a Flink cluster, prints the job id and returns."
+    },
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {
+      "0:submitted (--detach), or the job ended",
+      "1:the project has problems, the job failed, or the broker or cluster refused",
+      "2:bad command line"
+    })
+final class RunCommand implements Callable<Integer> {
+
+  @Parameters(paramLabel = "<project>", description = "the project folder")
+  Path project;
+
+  @Option(names = "--model", paramLabel = "M", required = true, description = "the model to run")
+  String model;
+
+  @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT", required = true,
+      description = "the Kafka brokers, e.g. 127.0.0.1:9092")
+  String bootstrapServers;
+
+  @Mixin RunnerOptions runnerOptions;
+
+  @Option(names = "--detach",
+      description = "Flink cluster only: print the job id once submitted and return")
+  boolean detach;
+
+  @Option(names = "--from-savepoint", paramLabel = "PATH",
+      description = "Flink only: restore the job's state and Kafka offsets from this savepoint")
+  String savepoint;
+
+  @Option(names = "--jdbc-url", paramLabel = "URL",
+      description = "windowed models: write the revisions to this PostgreSQL database, the revision"
+          + " ledger read by streamform ledger (e.g. jdbc:postgresql://127.0.0.1:5432/postgres;"
+          + " no password in it)")
+  String jdbcUrl;
+
+  @Mixin JdbcCredentials jdbcCredentials;
+
+  @Option(names = "--partitions", paramLabel = "N", defaultValue = "3",
+      description = "partitions of topics that have to be created (default: ${DEFAULT-VALUE})")
+  int partitions;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    RunnerChoice runner = runnerOptions.choice();
+    PipelineOptions options = runner.options();
+    options.as(StreamingOptions.class).setStreaming(true);
+    if (runner.isFlink()) {
+      FlinkPipelineOptions flink = options.as(FlinkPipelineOptions.class);
+      boolean cluster = !flink.getFlinkMaster().startsWith("[");
+      if (detach && !cluster) {
+        throw new ParameterException(spec.commandLine(),
+            "--detach needs a Flink cluster (--flink-master HOST:PORT or a cluster profile)");
+      }
+      flink.setAttachedMode(!detach);
+      flink.setJobName("streamform-" + model);
+      if (savepoint != null) {
+        flink.setSavepointPath(savepoint);
+      }
+    } else if (detach || savepoint != null) {
+      throw new ParameterException(spec.commandLine(),
+          (detach ? "--detach" : "--from-savepoint") + " needs --runner flink");
+    }
+
+    Optional<Project> found = ProjectArgument.load(project, "run", err);
+    if (found.isEmpty()) {
+      return 1;
+    }
+    Project loaded = found.get();
+    DeclaredModel declared;
+    try {
+      declared = DeclaredModel.of(loaded, model);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "--model: " + e.getMessage());
+    }
+    if (declared.decides()) {
+      err.println("streamform run: model '" + model + "' is a scoring model (decisions:), which"
+          + " streamform run does not run yet; use its fixtures (streamform test, replay-orders) or"
+          + " the ScoreEvents transform in a Java pipeline (see examples/ReceiptRisk)");
+      return 1;
+    }
+    RevisionSink revisionSink = null;
+    if (jdbcUrl != null) {
+      if (!declared.windowed()) {
+        throw new ParameterException(spec.commandLine(), "--jdbc-url: model '" + model
+            + "' is not windowed; only a windowed model's revisions go to a database");
+      }
+      JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
+      try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
+        LedgerSchema.migrate(pool); // fail here, not in the job, when the database cannot be used
+      } catch (RuntimeException e) {
+        err.println("streamform run: cannot use the database " + target.describe() + ": "
+            + ModelLedger.firstLine(e));
+        return 1;
+      }
+      revisionSink = RevisionSink.to(target);
+      List<EffectRule> effects = DeclaredEffects.rules(declared.model());
+      if (!effects.isEmpty()) {
+        revisionSink = revisionSink.withEffects(effects); // PREPARED in each revision's own transaction
+      }
+    }
+    if (declared.source().connector() != Connector.KAFKA) {
+      err.println("streamform run: model '" + model + "' reads source '" + declared.source().name()
+          + "', which is not a kafka source (connector: "
+          + declared.source().connector().yamlName() + ")");
+      return 1;
+    }
+    Pipeline pipeline = Pipeline.create(options);
+    ModelSinks named = ModelSinks.of(declared);
+    String source = declared.source().topic().get();
+    List<Integer> sourcePartitions = new java.util.ArrayList<>();
+    try (KafkaTopics topics = KafkaTopics.at(bootstrapServers)) {
+      List<String> needed =
+          List.of(source, named.topic(), named.lateTopic(), named.quarantineTopic());
+      Set<String> compacted = named.topicIsCompacted() ? Set.of(named.topic()) : Set.of();
+      for (String created : topics.ensure(needed, partitions, compacted)) {
+        err.println("streamform run: created topic " + created + " (" + partitions + " partitions)");
+      }
+      if (declared.windowed()) {
+        // a windowed model's clock holds every partition of the topic from the start
+        for (int p = 0; p < topics.partitions(source); p++) {
+          sourcePartitions.add(p);
+        }
+      }
+    }
+    ModelSinks sinks =
+        KafkaModelPipeline.build(pipeline, declared, bootstrapServers, revisionSink, sourcePartitions);
+    err.println("streamform run: model " + model + " on " + runner.describe() + ": " + source
+        + " -> " + sinks.topic() + (declared.windowed() ? " (window records)" : "")
+        + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe())
+        + (revisionSink == null || revisionSink.effects().isEmpty() ? ""
+            : " (with " + revisionSink.effects().size() + " effect rules; deliver with streamform dispatch)")
+        + ", late -> " + sinks.lateTopic() + ", quarantine -> " + sinks.quarantineTopic());
+    err.flush();
+    PipelineResult result = pipeline.run();
+    if (detach) {
+      out.println(jobId(result));
+      out.flush();
+      return 0;
+    }
+    PipelineResult.State state = result.waitUntilFinish();
+    err.println("streamform run: the job ended: " + state);
+    return state == PipelineResult.State.DONE || state == PipelineResult.State.CANCELLED ? 0 : 1;
+  }
+
+  /** The Flink job id of a detached submission (Beam's result keeps it to itself). */
+  private static String jobId(PipelineResult result) {
+    if (result instanceof FlinkDetachedRunnerResult) {
+      try {
+        Field f = FlinkDetachedRunnerResult.class.getDeclaredField("jobClient");
+        f.setAccessible(true);
+        return ((JobClient) f.get(result)).getJobID().toHexString();
+      } catch (ReflectiveOperationException | RuntimeException e) {
+        // fall through: the job runs, only its id is unknown here
+      }
+    }
+    return "submitted (job id unknown: see the Flink dashboard)";
+  }
+}

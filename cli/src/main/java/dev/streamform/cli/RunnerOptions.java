@@ -1,0 +1,192 @@
+package dev.streamform.cli;
+
+import dev.streamform.teststreams.fixture.RunnerChoice;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * The runner options every command that runs a pipeline shares ({@code @Mixin RunnerOptions}):
+ * a named profile from {@code runners-config/profiles/NAME.properties}, and options that override
+ * it. A profile's keys are Beam pipeline option names; {@code runner}, {@code flinkMaster} and
+ * {@code parallelism} choose the runner, every other key is passed to Beam as {@code --key=value}.
+ * Without a profile: the DirectRunner, or with {@code --runner flink} the embedded Flink runner at
+ * parallelism 1.
+ */
+final class RunnerOptions {
+  static final String PROFILES = "runners-config/profiles";
+
+  @Option(
+      names = "--profile",
+      paramLabel = "NAME",
+      description = "a runner profile, " + PROFILES + "/NAME.properties: direct, flink-local,"
+          + " flink-cluster, or one of your own; the options below override it")
+  String profile;
+
+  @Option(names = "--runner", paramLabel = "direct|flink",
+      description = "the Beam runner (default: the profile's, else direct)")
+  String runner;
+
+  @Option(names = "--parallelism", paramLabel = "N",
+      description = "Flink parallelism (default: the profile's, else 1)")
+  Integer parallelism;
+
+  @Option(names = "--flink-master", paramLabel = "HOST:PORT",
+      description = "submit to a Flink cluster instead of the embedded one, e.g. 127.0.0.1:8081")
+  String flinkMaster;
+
+  @Option(names = "--checkpointing-interval", paramLabel = "MS",
+      description = "Flink: milliseconds between checkpoints, -1 for none (default: the profile's)")
+  Long checkpointingInterval;
+
+  @Option(names = "--state-backend", paramLabel = "filesystem|rocksdb",
+      description = "Flink: where keyed state lives (default: the profile's, else Flink's)")
+  String stateBackend;
+
+  @Option(names = "--job-jar", paramLabel = "JAR",
+      description = "the shaded jar to stage to a Flink cluster (default: the checkout's"
+          + " job-jar/target jar, built when missing or stale)")
+  Path jobJar;
+
+  @Spec(Spec.Target.MIXEE)
+  CommandSpec command;
+
+  /** The runner these options choose; a mistake in them or in the profile is a usage error. */
+  RunnerChoice choice() {
+    Map<String, String> beam = profile == null ? new LinkedHashMap<>() : loadProfile(profile);
+    String profileRunner = beam.remove("runner");
+    String profileMaster = beam.remove("flinkMaster");
+    String profileParallelism = beam.remove("parallelism");
+    String chosenRunner = runner != null ? runner : runnerName(profileRunner);
+    if (checkpointingInterval != null) {
+      beam.put("checkpointingInterval", checkpointingInterval.toString());
+    }
+    if (stateBackend != null) {
+      beam.put("stateBackend", stateBackend);
+    }
+    RunnerChoice choice;
+    switch (chosenRunner) {
+      case "direct":
+        if (flinkMaster != null) {
+          throw usage("--flink-master needs --runner flink");
+        }
+        choice = RunnerChoice.direct();
+        break;
+      case "flink":
+        int n = parallelism != null ? parallelism
+            : profileParallelism != null ? profileInt("parallelism", profileParallelism) : 1;
+        if (n < 1) {
+          throw usage("--parallelism must be at least 1");
+        }
+        String master = flinkMaster != null ? flinkMaster
+            : profileMaster != null ? profileMaster : "[local]";
+        choice = isEmbedded(master) ? RunnerChoice.flinkLocal(n)
+            : RunnerChoice.flinkCluster(master, n, List.of(jobJar().toString()));
+        break;
+      default:
+        throw usage("--runner must be direct or flink, not '" + chosenRunner + "'");
+    }
+    choice = choice.withBeamOptions(beam);
+    try {
+      choice.options();
+    } catch (IllegalArgumentException e) {
+      throw usage((profile == null ? "" : "profile " + profile + ": ") + e.getMessage());
+    }
+    return choice;
+  }
+
+  private static boolean isEmbedded(String master) {
+    return master.equals("[local]") || master.equals("[auto]");
+  }
+
+  private Path jobJar() {
+    if (jobJar != null) {
+      if (!Files.isRegularFile(jobJar)) {
+        throw usage("--job-jar " + jobJar + ": no such file");
+      }
+      return jobJar.toAbsolutePath();
+    }
+    PrintWriter err = command.commandLine().getErr();
+    try {
+      return JobJar.locate(Home.dir(), err);
+    } catch (IOException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while building the job jar", e);
+    }
+  }
+
+  /** A profile's runner key: Beam's class name (DirectRunner, FlinkRunner) or direct/flink. */
+  private String runnerName(String value) {
+    if (value == null) {
+      return "direct";
+    }
+    switch (value.trim()) {
+      case "DirectRunner":
+      case "direct":
+        return "direct";
+      case "FlinkRunner":
+      case "flink":
+        return "flink";
+      default:
+        throw usage("profile " + profile + ": runner must be DirectRunner or FlinkRunner, not '"
+            + value + "'");
+    }
+  }
+
+  private int profileInt(String key, String value) {
+    try {
+      return Integer.parseInt(value.trim());
+    } catch (NumberFormatException e) {
+      throw usage("profile " + profile + ": " + key + " must be a whole number, not '" + value + "'");
+    }
+  }
+
+  private Map<String, String> loadProfile(String name) {
+    Path dir = Home.dir().resolve(PROFILES);
+    Path file = dir.resolve(name + ".properties");
+    if (name.contains("/") || !Files.isRegularFile(file)) {
+      throw usage("unknown profile '" + name + "' (profiles in " + dir + ": "
+          + String.join(", ", profileNames(dir)) + ")");
+    }
+    Properties properties = new Properties();
+    try (InputStream in = Files.newInputStream(file)) {
+      properties.load(in);
+    } catch (IOException e) {
+      throw usage("profile " + name + ": cannot read " + file + ": " + e.getMessage());
+    }
+    Map<String, String> values = new LinkedHashMap<>();
+    properties.stringPropertyNames().stream().sorted()
+        .forEach(key -> values.put(key, properties.getProperty(key).trim()));
+    return values;
+  }
+
+  static List<String> profileNames(Path dir) {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.map(f -> f.getFileName().toString())
+          .filter(f -> f.endsWith(".properties"))
+          .map(f -> f.substring(0, f.length() - ".properties".length()))
+          .sorted()
+          .collect(Collectors.toList());
+    } catch (IOException e) {
+      return List.of();
+    }
+  }
+
+  private ParameterException usage(String message) {
+    return new ParameterException(command.commandLine(), message);
+  }
+}

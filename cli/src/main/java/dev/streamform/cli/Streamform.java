@@ -1,0 +1,133 @@
+package dev.streamform.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.UnmatchedArgumentException;
+
+/**
+ * The {@code streamform} command line. Every command has {@code --help}; a mistake in how a command
+ * is called gives one line naming it and pointing at {@code --help} (exit 2), never a stack trace.
+ * A new command is a class annotated with {@link Command} added to {@code subcommands} below.
+ */
+@Command(
+    name = "streamform",
+    mixinStandardHelpOptions = true,
+    versionProvider = Streamform.Version.class,
+    description = "Declared event time for Apache Beam pipelines.",
+    synopsisSubcommandLabel = "COMMAND",
+    subcommands = {CheckCommand.class, TestCommand.class, ExplainCommand.class, RunCommand.class,
+      ProduceCommand.class, ConsumeCommand.class, FuzzCommand.class, LedgerCommand.class,
+      AliasCommand.class, DispatchCommand.class, EffectsCommand.class,
+      ReplayOrdersCommand.class, DecisionsCommand.class})
+public final class Streamform implements Callable<Integer> {
+  /** Exit status for a command line that could not be understood. */
+  public static final int USAGE = 2;
+
+  @Spec CommandSpec spec;
+
+  /** Runs the command line and exits with its status. */
+  public static void main(String... args) {
+    PrintWriter out = new PrintWriter(System.out, true);
+    PrintWriter err = new PrintWriter(System.err, true);
+    System.exit(run(out, err, args));
+  }
+
+  /** Runs the command line with the given streams and returns its exit status. */
+  public static int run(PrintWriter out, PrintWriter err, String... args) {
+    CommandLine commandLine = new CommandLine(new Streamform())
+        .setOut(out)
+        .setErr(err)
+        .setParameterExceptionHandler((e, ignored) -> usageError(e, err))
+        .setExecutionExceptionHandler((e, command, parsed) -> internalError(e, err));
+    int status = commandLine.execute(args);
+    out.flush();
+    err.flush();
+    return status;
+  }
+
+  /** Without a command: show what there is to run. */
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return USAGE;
+  }
+
+  private static int usageError(ParameterException e, PrintWriter err) {
+    CommandLine at = e.getCommandLine();
+    String name = at.getCommandSpec().qualifiedName();
+    err.println(name + ": " + describe(e) + " — see '" + name + " --help'");
+    return USAGE;
+  }
+
+  private static String describe(ParameterException e) {
+    if (!(e instanceof UnmatchedArgumentException)) {
+      return e.getMessage();
+    }
+    UnmatchedArgumentException unmatched = (UnmatchedArgumentException) e;
+    List<String> args = unmatched.getUnmatched();
+    String arg = args.isEmpty() ? "" : args.get(0);
+    boolean hasCommands = !e.getCommandLine().getSubcommands().isEmpty();
+    String what = arg.startsWith("-") ? "unknown option '" + arg + "'"
+        : hasCommands ? "unknown command '" + arg + "'"
+        : "unexpected argument '" + arg + "'";
+    List<String> suggestions = unmatched.getSuggestions();
+    // picocli's suggestions are generous ('chek' -> check or dispatch): keep the near ones when there are any
+    List<String> near = suggestions.stream().filter(s -> distance(s, arg) <= 2).toList();
+    if (!near.isEmpty()) {
+      suggestions = near;
+    }
+    return suggestions.isEmpty() ? what
+        : what + " (did you mean '" + String.join("' or '", suggestions) + "'?)";
+  }
+
+  /** The Levenshtein distance between {@code a} and {@code b}. */
+  private static int distance(String a, String b) {
+    int[] previous = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      int[] current = new int[b.length() + 1];
+      current[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+      }
+      previous = current;
+    }
+    return previous[b.length()];
+  }
+
+  private static int internalError(Exception e, PrintWriter err) {
+    err.println("streamform: internal error: " + e
+        + " (set STREAMFORM_DEBUG=1 for the stack trace, and please report it)");
+    if (System.getenv("STREAMFORM_DEBUG") != null) {
+      e.printStackTrace(err);
+    }
+    return 1;
+  }
+
+  /** The version this build was made from. */
+  static final class Version implements IVersionProvider {
+    @Override
+    public String[] getVersion() throws IOException {
+      Properties properties = new Properties();
+      try (InputStream in = Streamform.class.getResourceAsStream("version.properties")) {
+        if (in != null) {
+          properties.load(in);
+        }
+      }
+      return new String[] {"streamform " + properties.getProperty("version", "(development build)")};
+    }
+  }
+}

@@ -1,0 +1,201 @@
+package dev.streamform.cli;
+
+import static dev.streamform.sink.Revisions.revision;
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.startsWith;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.runners.postgres.LocalPostgresExtension;
+import dev.streamform.sink.JdbcTarget;
+import dev.streamform.sink.LedgerWriter;
+import dev.streamform.sink.effects.EffectIdentity;
+import dev.streamform.sink.effects.EffectRule;
+import dev.streamform.sink.effects.LocalProviderServer;
+import dev.streamform.transforms.windows.WindowRevision;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code streamform dispatch} and {@code streamform effects show|verify} as a user meets them: the
+ * hourly revenue project with a declared reward, the module's test PostgreSQL, the local provider.
+ */
+class EffectsCommandTest {
+  @RegisterExtension static final LocalPostgresExtension POSTGRES = new LocalPostgresExtension();
+
+  private static final Path HOURLY = Path.of("../revision-sink/src/test/resources/hourly-revenue");
+
+  @TempDir Path dir;
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+  private String url;
+  private HikariDataSource pool;
+  private LocalProviderServer provider;
+  private Path project;
+
+  @BeforeEach
+  void fresh() throws Exception {
+    url = POSTGRES.newDatabase();
+    pool = JdbcTarget.of(url).withUser("postgres").openPool("test", 2, 2_000);
+    provider = LocalProviderServer.start(0);
+    project = dir.resolve("hourly-revenue");
+    try (Stream<Path> files = Files.walk(HOURLY)) {
+      for (Path f : files.toList()) {
+        Path to = project.resolve(HOURLY.relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(to);
+        } else {
+          Files.copy(f, to);
+        }
+      }
+    }
+    Files.writeString(project.resolve("streamform.yml"), Files.readString(project.resolve("streamform.yml"))
+        + "    effects:\n"
+        + "      - type: reward\n"
+        + "        subject: merchant_id\n"
+        + "        when: \"revenue >= 1000\"\n"
+        + "        provider: {kind: webhook, url: \"" + provider.url() + "\", idempotency: key, receipts: true}\n");
+  }
+
+  @AfterEach
+  void close() {
+    provider.close();
+    pool.close();
+  }
+
+  private int run(String... args) {
+    return Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
+  }
+
+  private int command(String command, Path at, String... more) {
+    List<String> args = new ArrayList<>(List.of(command.split(" ")));
+    args.addAll(List.of(at.toString(), "--model", "hourly_revenue", "--jdbc-url", url, "--jdbc-user", "postgres"));
+    args.addAll(List.of(more));
+    out.getBuffer().setLength(0);
+    err.getBuffer().setLength(0);
+    return run(args.toArray(String[]::new));
+  }
+
+  /** Writes revisions as streamform run --jdbc-url would, with the project's declared rules. */
+  private void write(WindowRevision... records) throws Exception {
+    List<EffectRule> rules = DeclaredEffects.rules(
+        dev.streamform.planner.DeclaredModel.of(
+            dev.streamform.policies.project.Project.load(project), "hourly_revenue").model());
+    new LedgerWriter(pool, Duration.ofSeconds(10), rules).write(List.of(records));
+  }
+
+  private static String keyOf(long merchant) {
+    return EffectIdentity.effectKey("reward", revision(merchant, 10, 1, "0").logicalWindowId(), merchant);
+  }
+
+  @Test
+  void checkAcceptsTheDeclaredEffect() {
+    assertThat(run("check", project.toString()), is(0));
+  }
+
+  @Test
+  void dispatchOnceDeliversEachPreparedEffectOnceAndShowAndVerifySayIt() throws Exception {
+    write(revision(7, 10, 1, "1200"), revision(8, 10, 1, "400"));
+    assertThat(command("dispatch", project, "--once", "--name", "d1"), is(0));
+    assertThat(out.toString(), is("pass 1: 1 claimed, 1 done, 0 unknown, 0 not sent (prepared again), 0 waiting for"
+        + " their canonical revision; 0 expired dispatches, 0 resolved by receipt, 0 delivered again after a"
+        + " receipt query said never applied, 0 still unknown\n"));
+    assertThat(err.toString(), is("streamform dispatch: d1 for model hourly_revenue: [reward -> webhook "
+        + provider.url() + " [idempotency: key, receipts: true]]\n"));
+    assertThat(provider.applied(keyOf(7)), is(1));
+    assertThat(provider.requests(), is(1));
+
+    assertThat(command("dispatch", project, "--once"), is(0));
+    assertThat(out.toString(), startsWith("pass 1: 0 claimed, 0 done,"));
+    assertThat(provider.requests(), is(1));
+
+    assertThat(command("effects show", project), is(0));
+    assertThat(out.toString(), is(
+        "hourly_revenue: 1 effect, 0 compensations\n"
+            + "  key           type    subject  window                revision  state  attempts  receipt  last error\n"
+            + "  " + keyOf(7).substring(0, 12) + "  reward  7        2026-08-30T10:00:00Z  g1 r1     DONE   1       "
+            + "  rcpt-1   -\n"));
+
+    assertThat(command("effects verify", project), is(0));
+    assertThat(out.toString(), is("1 effect: 1 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled;"
+        + " 1 dispatch, 0 open compensations; 0 problems\n"));
+  }
+
+  @Test
+  void aLostResponseIsUnknownThenResolvedByReceiptNeverDeliveredTwice() throws Exception {
+    write(revision(7, 10, 1, "1200"));
+    provider.mode(LocalProviderServer.Mode.ACCEPT_THEN_DROP);
+    assertThat(command("dispatch", project, "--once", "--timeout", "1s"), is(0));
+    assertThat(out.toString(), startsWith("pass 1: 1 claimed, 0 done, 1 unknown,"));
+    assertThat(command("effects verify", project), is(0));
+    assertThat(out.toString(), startsWith("1 effect: 0 done, 1 unknown,"));
+    provider.mode(LocalProviderServer.Mode.OK);
+    assertThat(command("dispatch", project, "--once"), is(0));
+    assertThat(out.toString(), containsString(" 1 resolved by receipt,"));
+    assertThat(provider.applied(keyOf(7)), is(1));
+    assertThat(command("effects verify", project), is(0));
+    assertThat(out.toString(), startsWith("1 effect: 1 done, 0 unknown,"));
+  }
+
+  @Test
+  void aCorrectionBelowTheTargetAfterDoneIsACompensationForAPerson() throws Exception {
+    write(revision(7, 10, 1, "1200"));
+    assertThat(command("dispatch", project, "--once"), is(0));
+    write(revision(7, 10, 2, "900"));
+    assertThat(command("dispatch", project, "--once"), is(0));
+    assertThat(provider.applied(keyOf(7)), is(1));
+    assertThat(command("effects show", project), is(0));
+    String key = keyOf(7).substring(0, 12);
+    assertThat(out.toString(), is(
+        "hourly_revenue: 1 effect, 1 compensation\n"
+            + "  key           type    subject  window                revision  state  attempts  receipt  last error\n"
+            + "  " + key + "  reward  7        2026-08-30T10:00:00Z  g1 r1     DONE   1         rcpt-1   -\n"
+            + "compensations (for a person: the effect happened and will not be repeated or undone):\n"
+            + "  key           reason      by     effect was\n"
+            + "  " + key + "  rule_false  g1 r2  DONE\n"));
+    assertThat(command("effects verify", project), is(0));
+    assertThat(out.toString(), containsString("; 1 dispatch, 1 open compensation; 0 problems\n"));
+  }
+
+  @Test
+  void verifyPrintsEachProblemAndExitsOne() throws Exception {
+    write(revision(7, 10, 1, "1200"));
+    assertThat(command("dispatch", project, "--once"), is(0));
+    try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+      s.executeUpdate("UPDATE streamform.effect SET payload_digest = repeat('0', 64)");
+      c.commit();
+    }
+    assertThat(command("effects verify", project), is(1));
+    assertThat(out.toString(), is(keyOf(7).substring(0, 12) + ": the payload digest does not recompute from the"
+        + " payload\n1 effect: 1 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled; 1 dispatch,"
+        + " 0 open compensations; 1 problem\n"));
+  }
+
+  @Test
+  void dispatchRefusesAModelWithoutEffects() throws Exception {
+    dev.streamform.sink.LedgerSchema.migrate(pool);
+    assertThat(command("dispatch", HOURLY, "--once"), is(1));
+    assertThat(err.toString(), containsString(
+        "streamform dispatch: model 'hourly_revenue' declares no effects (effects: in streamform.yml)\n"));
+  }
+
+  @Test
+  void theLeaseMustExceedTheTimeout() {
+    assertThat(command("dispatch", project, "--once", "--timeout", "30s", "--lease", "10s"), is(2));
+    assertThat(err.toString(), containsString("--lease (10s) must exceed --timeout (30s)"));
+  }
+}

@@ -1,0 +1,74 @@
+package dev.streamform.cli;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.endsWith;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.streamform.teststreams.fixture.RunnerChoice;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.beam.runners.flink.FlinkPipelineOptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParameterException;
+
+/** Runner profiles from runners-config/profiles, and the options that override them. */
+class RunnerOptionsTest {
+  @TempDir Path dir;
+
+  @Command(name = "probe")
+  static final class Probe implements Runnable {
+    @Mixin RunnerOptions options;
+
+    @Override
+    public void run() {}
+  }
+
+  private static RunnerChoice choose(String... args) {
+    Probe probe = new Probe();
+    new CommandLine(probe).parseArgs(args);
+    return probe.options.choice();
+  }
+
+  private static FlinkPipelineOptions flink(RunnerChoice choice) {
+    return choice.options().as(FlinkPipelineOptions.class);
+  }
+
+  @Test
+  void withoutAProfileTheDirectRunner() {
+    assertThat(choose().describe(), is("direct"));
+    assertThat(choose("--runner", "flink").describe(), is("flink [local] parallelism 1"));
+  }
+
+  @Test
+  void theFlinkLocalProfileSetsParallelismCheckpointingAndStateBackend() {
+    RunnerChoice choice = choose("--profile", "flink-local");
+    assertThat(choice.describe(), is("flink [local] parallelism 2"));
+    assertThat(flink(choice).getCheckpointingInterval(), is(-1L));
+    assertThat(flink(choice).getStateBackend(), is("filesystem"));
+  }
+
+  @Test
+  void optionsOnTheCommandLineWinOverTheProfile() throws Exception {
+    Path jar = Files.createFile(dir.resolve("job.jar"));
+    RunnerChoice choice = choose("--profile", "flink-cluster", "--parallelism", "1",
+        "--flink-master", "127.0.0.1:18081", "--checkpointing-interval", "5000",
+        "--job-jar", jar.toString());
+    assertThat(choice.describe(), is("flink 127.0.0.1:18081 parallelism 1"));
+    assertThat(flink(choice).getCheckpointingInterval(), is(5000L));
+    assertThat(flink(choice).getFilesToStage(), contains(jar.toAbsolutePath().toString()));
+    assertThat(choose("--profile", "flink-local", "--runner", "direct").describe(), is("direct"));
+  }
+
+  @Test
+  void anUnknownProfileIsOneLineListingTheProfiles() {
+    ParameterException e = assertThrows(ParameterException.class, () -> choose("--profile", "flink"));
+    assertThat(e.getMessage().startsWith("unknown profile 'flink' (profiles in "), is(true));
+    assertThat(e.getMessage(), endsWith(": direct, flink-cluster, flink-local)"));
+  }
+}

@@ -1,0 +1,119 @@
+package dev.streamform.cli;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** {@code streamform test} and {@code streamform explain} as a user meets them. */
+class TestAndExplainCommandTest {
+  private static final Path TIME = Path.of("../test-streams/fixtures/time");
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    return Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
+  }
+
+  @Test
+  void testRunsEverySeedFixtureAndExitsZero() {
+    assertThat(err.toString(), run("test", TIME.toString()), is(0));
+    assertThat(out.toString(), containsString(
+        "late_event (model customer_metrics)\nPASS\n3 events processed\n3 changelog records emitted\n"
+            + "1 late event dropped\n"));
+    assertThat(out.toString(), containsString(
+        "hourly_revenue (model hourly_revenue)\nPASS\n4 events processed\n3 revisions emitted\n"
+            + "2 windows finalized\n1 late event dropped\n"));
+    assertThat(out.toString(), containsString("9 fixtures on direct: 9 passed, 0 failed"));
+  }
+
+  @Test
+  void testNamesAMissingPath() {
+    assertThat(run("test", "no/such/project"), is(1));
+    assertThat(err.toString(), containsString("no/such/project: no such file or folder"));
+  }
+
+  @Test
+  void testRefusesAnUnknownRunnerInOneLine() {
+    assertThat(run("test", TIME.toString(), "--runner", "spark"), is(2));
+    assertThat(err.toString(), containsString("--runner must be direct or flink, not 'spark'"));
+    assertThat(err.toString().trim().lines().count(), is(1L));
+  }
+
+  @Test
+  void explainShowsTheClockAndTheStateFingerprint() {
+    assertThat(run("explain", TIME.resolve("retention").toString(), "customer_metrics"), is(0));
+    assertThat(out.toString(), containsString("time=event(ordered_at) watermark=5m late=drop"));
+    assertThat(out.toString(), containsString(
+        "fingerprint=aggregate key=[customer_id] accumulators=[sum(amount): decimal(38,2)]"
+            + " retention=10m"));
+  }
+
+  @Test
+  void explainShowsAWindowedModelsWindowTriggerAndGeneration(@org.junit.jupiter.api.io.TempDir Path dir)
+      throws Exception {
+    java.nio.file.Files.createDirectories(dir.resolve("models"));
+    java.nio.file.Files.copy(TIME.resolve("late-event/sources.yml"), dir.resolve("sources.yml"));
+    java.nio.file.Files.writeString(dir.resolve("streamform.yml"), "models:\n  hourly:\n"
+        + "    key: [customer_id]\n    window: {size: 1h, every: 15m}\n    allowed_lateness: 10m\n"
+        + "    early_results: every 3 events\n    generation: 2\n");
+    java.nio.file.Files.writeString(dir.resolve("models/hourly.sql"),
+        "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY customer_id");
+    assertThat(err.toString(), run("explain", dir.toString(), "hourly"), is(0));
+    assertThat(out.toString(), containsString("Aggregate\n  key=customer_id\n  aggregates=sum(amount)\n"
+        + "  window=hopping 1h every 15m (aligned to the epoch, UTC)\n"
+        + "  allowed lateness=10m\n"
+        + "  trigger=early results after every 3 on-time events of a key's window; on time at the"
+        + " watermark; one revision per correction; final at end + allowed lateness\n"
+        + "  generation=2\n"
+        + "  fingerprint=aggregate key=[customer_id] accumulators=[sum(amount): decimal(38,2)]"
+        + " window=hopping 1h every 15m allowed_lateness=10m trigger=early every 3 events\n"));
+  }
+
+  @Test
+  void explainNamesAMissingModel() {
+    assertThat(run("explain", TIME.resolve("retention").toString(), "orders_by_day"), is(1));
+    assertThat(err.toString(), containsString("no model named 'orders_by_day'"));
+  }
+
+  @Test
+  void checkAlsoReadsTheFixtures(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    Path project = dir.resolve("p");
+    java.nio.file.Files.createDirectories(project.resolve("models"));
+    java.nio.file.Files.createDirectories(project.resolve("fixtures"));
+    Path late = TIME.resolve("late-event");
+    for (String f : new String[] {"sources.yml", "streamform.yml", "models/customer_metrics.sql"}) {
+      java.nio.file.Files.copy(late.resolve(f), project.resolve(f));
+    }
+    java.nio.file.Files.writeString(project.resolve("fixtures/bad.yml"),
+        "model: customer_metrics\ngiven:\n  - event: { customer_id: 42, amount: 1, ordered_at: \"10:00:00\" }\n");
+    assertThat(run("check", project.toString()), is(1));
+    assertThat(err.toString(), containsString("fixtures/bad.yml:3: event 1, key 'ordered_at': '10:00:00' is a time of day without a date"));
+  }
+
+  @Test
+  void explainOfAnInvalidProjectPrintsItsProblemsAndPointsAtCheck(
+      @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    java.nio.file.Files.writeString(dir.resolve("sources.yml"), "sources:\n  orders: [\n");
+    assertThat(run("explain", dir.toString(), "customer_metrics"), is(1));
+    assertThat(err.toString(), containsString("sources.yml:"));
+    assertThat(err.toString(), containsString("malformed YAML"));
+    assertThat(err.toString(), containsString(
+        "streamform explain: fix the problems above first (streamform check " + dir + ")"));
+  }
+
+  @Test
+  void testRunsOneFixtureFileOrEveryProjectBelowAFolder() {
+    assertThat(err.toString(),
+        run("test", TIME.resolve("retention/fixtures/retention.yml").toString()), is(0));
+    assertThat(out.toString(), containsString("retention (model customer_metrics)\nPASS\n"));
+    assertThat(out.toString(), containsString("1 fixture on direct: 1 passed, 0 failed"));
+    assertThat(run("test", TIME.getParent().toString()), is(0)); // time/ and decisions/
+    assertThat(out.toString(), containsString("11 fixtures on direct: 11 passed, 0 failed"));
+  }
+}

@@ -1,0 +1,327 @@
+package dev.streamform.planner;
+
+import dev.streamform.policies.declarations.DecisionsSpec;
+import dev.streamform.policies.declarations.EarlyResults;
+import dev.streamform.policies.declarations.LinearModel;
+import dev.streamform.transforms.decisions.FeatureContract;
+import dev.streamform.transforms.decisions.LateAction;
+import dev.streamform.transforms.decisions.LinearScorer;
+import dev.streamform.transforms.decisions.ScoreEvents;
+import dev.streamform.transforms.decisions.Scorer;
+import dev.streamform.policies.declarations.ModelDeclaration;
+import dev.streamform.policies.declarations.WindowSpec;
+import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.policies.project.Project;
+import dev.streamform.policies.schema.ColumnType;
+import dev.streamform.policies.sql.ModelQuery;
+import dev.streamform.policies.sql.ModelSql;
+import dev.streamform.policies.sql.OutputColumn;
+import dev.streamform.policies.sql.RowPredicate;
+import dev.streamform.policies.sql.SqlModelException;
+import dev.streamform.transforms.changelog.Aggregation;
+import dev.streamform.transforms.changelog.ChangelogRecord;
+import dev.streamform.transforms.changelog.ChangelogRecordCoder;
+import dev.streamform.transforms.changelog.KeyedChangelog;
+import dev.streamform.transforms.clock.LateEvents;
+import dev.streamform.transforms.clock.SourceClock;
+import dev.streamform.transforms.clock.TimedEvent;
+import dev.streamform.transforms.windows.WindowedAggregate;
+import dev.streamform.transforms.windows.WindowedResult;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.transforms.Filter;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.Row;
+import org.apache.beam.sdk.values.TypeDescriptor;
+import org.joda.time.Duration;
+
+/**
+ * A model of a project, turned into the composite transforms that run it: the source's clock (from
+ * {@code sources.yml}) and the keyed changelog (from {@code streamform.yml} and the model's SQL).
+ * Fixtures and production pipelines build their transforms here, so both run the same code.
+ */
+public final class DeclaredModel {
+  private final ModelDeclaration model;
+  private final SourceDeclaration source;
+  private final ModelQuery query;
+
+  private DeclaredModel(ModelDeclaration model, SourceDeclaration source, ModelQuery query) {
+    this.model = model;
+    this.source = source;
+    this.query = query;
+  }
+
+  /** The model {@code name} of a loaded (hence valid) project. */
+  public static DeclaredModel of(Project project, String name) {
+    ModelDeclaration model = project.models().get(name);
+    if (model == null) {
+      throw new IllegalArgumentException(
+          "no model named '" + name + "'; models: " + String.join(", ", project.models().keySet()));
+    }
+    try {
+      return new DeclaredModel(model, project.sourceOf(model), ModelSql.parse(model.sql()));
+    } catch (SqlModelException e) {
+      throw new IllegalStateException("model " + name + " was checked when the project loaded", e);
+    }
+  }
+
+  public ModelDeclaration model() {
+    return model;
+  }
+
+  public SourceDeclaration source() {
+    return source;
+  }
+
+  public ModelQuery query() {
+    return query;
+  }
+
+  /**
+   * The source columns the model's state is keyed by: the query's GROUP BY columns. The {@code
+   * key:} of streamform.yml names the same columns as the query outputs them (an alias may rename
+   * them: {@code customer_id AS customer}).
+   */
+  public List<String> keyColumns() {
+    return query.keyColumns();
+  }
+
+  /** The model's source: its record schema and declared clock. */
+  public DeclaredSource declaredSource() {
+    return DeclaredSource.of(source);
+  }
+
+  /** The Beam schema of the source's records. */
+  public Schema recordSchema() {
+    return declaredSource().recordSchema();
+  }
+
+  /** The model's output columns and their types, key columns first as selected. */
+  public Map<String, ColumnType> outputColumns() {
+    return new LinkedHashMap<>(query.outputColumns(source.schema()));
+  }
+
+  /** True for a model with {@code window:} (SEMANTICS §6). */
+  public boolean windowed() {
+    return model.windowed();
+  }
+
+  /**
+   * The source's clock for fixtures; see {@link DeclaredSource#clock()}. A windowed model's clock
+   * keeps late events: for a windowed model the window decides (SEMANTICS §6).
+   */
+  public SourceClock clock() {
+    SourceClock clock = declaredSource().clock();
+    return windowed() || decides() ? clock.keepingLateEvents() : clock;
+  }
+
+  /** The source's clock for a Kafka log; see {@link DeclaredSource#logClock()} and {@link #clock()}. */
+  public SourceClock logClock() {
+    SourceClock clock = declaredSource().logClock();
+    return windowed() || decides() ? clock.keepingLateEvents() : clock;
+  }
+
+  /** True for a scoring model, with {@code decisions:} (SEMANTICS §11). */
+  public boolean decides() {
+    return model.decides();
+  }
+
+  /**
+   * The scoring model as configured by streamform.yml and its query: the query's aggregates are
+   * the features over {@code features_over}; the scorer is the declared linear model (its digest
+   * the file's SHA-256) or an instance of the declared {@code Scorer} class.
+   */
+  public ScoreEvents scoreEvents() {
+    DecisionsSpec d = model.decisions()
+        .orElseThrow(() -> new IllegalStateException("model " + model.name() + " has no decisions"));
+    ScoreEvents s = ScoreEvents.forModel(model.name())
+        .by(keyColumns())
+        .withFeatures(aggregations())
+        .over(Duration.millis(d.featuresOver().toMillis()))
+        .scoredBy(scorerOf(d))
+        .withContract(FeatureContract.valueOf(d.contract().name()))
+        .withLateness(Duration.millis(d.lateness().toMillis()))
+        .onLateEvents(LateAction.valueOf(d.lateAction().name()))
+        .lateEventsUpdateState(d.lateUpdatesState())
+        .withGeneration(model.generation());
+    if (d.maxClockSkew().isPresent()) {
+      s = s.withMaxClockSkew(Duration.millis(d.maxClockSkew().get().toMillis()), d.arrival().orElse(null));
+    }
+    return s;
+  }
+
+  private static Scorer scorerOf(DecisionsSpec d) {
+    if (d.linear().isPresent()) {
+      LinearModel m = d.linear().get();
+      return LinearScorer.of(m.weights(), m.bias(), m.digest());
+    }
+    String name = d.scorer().orElseThrow(() -> new IllegalStateException("decisions without a scorer"));
+    try {
+      return (Scorer) Class.forName(name).getDeclaredConstructor().newInstance();
+    } catch (ReflectiveOperationException | ClassCastException e) {
+      throw new IllegalStateException("scorer " + name + " cannot be made: it must be a Scorer with a"
+          + " public no-argument constructor on the class path (" + e + ")", e);
+    }
+  }
+
+  /** The windowed model's aggregate as configured by streamform.yml and its query. */
+  public WindowedAggregate windowAggregate() {
+    WindowSpec spec =
+        model.window().orElseThrow(() -> new IllegalStateException("model " + model.name() + " has no window"));
+    WindowedAggregate w =
+        WindowedAggregate.of(
+                spec.isHopping()
+                    ? SlidingWindows.of(Duration.millis(spec.size().toMillis()))
+                        .every(Duration.millis(spec.every().toMillis()))
+                    : FixedWindows.of(Duration.millis(spec.size().toMillis())))
+            .forModel(model.name())
+            .by(keyColumns())
+            .aggregating(aggregations())
+            .withAllowedLateness(Duration.millis(model.allowedLateness().toMillis()))
+            .withGeneration(model.generation());
+    EarlyResults early = model.earlyResults();
+    if (early.kind() == EarlyResults.Kind.EVERY_EVENTS) {
+      w = w.withEarlyResultsEvery(early.everyEvents());
+    } else if (early.kind() == EarlyResults.Kind.EVERY_INTERVAL) {
+      w = w.withEarlyResultsEvery(Duration.millis(early.everyInterval().toMillis()));
+    }
+    for (OutputColumn c : query.outputs()) {
+      if (c.kind() == OutputColumn.Kind.KEY && !c.name().equals(c.argument().get())) {
+        w = w.withKeyName(c.argument().get(), c.name());
+      }
+    }
+    return w;
+  }
+
+  /** The windowed model as a transform from clocked events to its records (WHERE, then windows). */
+  public PTransform<PCollection<TimedEvent>, WindowedResult> windows() {
+    WindowedAggregate windows = windowAggregate();
+    Optional<PTransform<PCollection<TimedEvent>, PCollection<TimedEvent>>> where = where();
+    return new PTransform<>("Model " + model.name()) {
+      @Override
+      public WindowedResult expand(PCollection<TimedEvent> events) {
+        PCollection<TimedEvent> selected =
+            where.isPresent() ? events.apply("Where", where.get()) : events;
+        return selected.apply("Windows", windows);
+      }
+    };
+  }
+
+  /**
+   * The query's WHERE clause as a filter of clocked events; empty when the query has none. It
+   * comes after the clock (a filtered event still advances its partition's watermark) and before
+   * the keyed state or the windows, as SQL filters rows before it groups them.
+   */
+  public Optional<PTransform<PCollection<TimedEvent>, PCollection<TimedEvent>>> where() {
+    if (query.where().isEmpty()) {
+      return Optional.empty();
+    }
+    RowPredicate where = query.where().get();
+    return Optional.of(
+        new PTransform<>() {
+          @Override
+          public PCollection<TimedEvent> expand(PCollection<TimedEvent> events) {
+            return events
+                .apply("Filter", Filter.by(e -> matches(where, e.envelope().record())))
+                .setCoder(events.getCoder());
+          }
+        });
+  }
+
+  private List<Aggregation> aggregations() {
+    List<Aggregation> aggregations = new ArrayList<>();
+    for (OutputColumn c : query.outputs()) {
+      if (c.kind() == OutputColumn.Kind.AGGREGATE) {
+        Aggregation a =
+            c.argument().isEmpty()
+                ? Aggregation.countAll()
+                : Aggregation.of(
+                    Aggregation.Function.valueOf(c.function().get().name()), c.argument().get());
+        aggregations.add(a.as(c.name()));
+      }
+    }
+    return aggregations;
+  }
+
+  /** The model's query as a transform from clocked events to the changelog. */
+  public PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> changelog() {
+    return changelog(false);
+  }
+
+  /**
+   * The model's query as a transform from clocked events to the changelog; with {@code
+   * onArrival}, events are applied as they arrive ({@link KeyedChangelog#appliedOnArrival()}),
+   * for runners that keep each key's order between stages.
+   */
+  public PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> changelog(boolean onArrival) {
+    List<Aggregation> aggregations = aggregations();
+    Map<String, String> sourceOfKey = new LinkedHashMap<>();
+    for (OutputColumn c : query.outputs()) {
+      if (c.kind() == OutputColumn.Kind.KEY) {
+        sourceOfKey.put(c.name(), c.argument().get());
+      }
+    }
+    KeyedChangelog changelog = KeyedChangelog.by(keyColumns()).aggregating(aggregations);
+    if (model.retention().isPresent()) {
+      changelog = changelog.withRetention(Duration.millis(model.retention().get().toMillis()));
+    }
+    if (onArrival) {
+      changelog = changelog.appliedOnArrival();
+    }
+    KeyedChangelog keyed = changelog;
+    Optional<PTransform<PCollection<TimedEvent>, PCollection<TimedEvent>>> where = where();
+    Map<String, String> keyNames = new LinkedHashMap<>();
+    sourceOfKey.forEach((name, column) -> {
+      if (!name.equals(column)) {
+        keyNames.put(column, name);
+      }
+    });
+    return new PTransform<>("Model " + model.name()) {
+      @Override
+      public PCollection<ChangelogRecord> expand(PCollection<TimedEvent> events) {
+        PCollection<TimedEvent> selected =
+            where.isPresent() ? events.apply("Where", where.get()) : events;
+        PCollection<ChangelogRecord> changes = selected.apply("Changelog", keyed);
+        return keyNames.isEmpty() ? changes : renameKeys(changes, keyNames);
+      }
+    };
+  }
+
+  /** Key columns named as the SELECT names them ({@code customer_id AS cid} gives {@code cid}). */
+  private static PCollection<ChangelogRecord> renameKeys(
+      PCollection<ChangelogRecord> changes, Map<String, String> names) {
+    ChangelogRecordCoder coder = (ChangelogRecordCoder) changes.getCoder();
+    Schema.Builder renamed = Schema.builder();
+    for (Schema.Field f : coder.keySchema().getFields()) {
+      renamed.addField(f.withName(names.getOrDefault(f.getName(), f.getName())));
+    }
+    Schema keySchema = renamed.build();
+    return changes
+        .apply(
+            "KeyNames",
+            MapElements.into(TypeDescriptor.of(ChangelogRecord.class))
+                .via(
+                    (ChangelogRecord r) ->
+                        ChangelogRecord.of(
+                            r.op(),
+                            Row.withSchema(keySchema).addValues(r.key().getValues()).build(),
+                            r.values(),
+                            r.eventId(),
+                            r.partition(),
+                            r.offset(),
+                            r.eventTime())))
+        .setCoder(ChangelogRecordCoder.of(keySchema, coder.valueSchema()));
+  }
+
+  private static boolean matches(RowPredicate where, Row record) {
+    return where.test(column -> Schemas.fromBeam(record.getValue(column)));
+  }
+}
