@@ -175,8 +175,19 @@ final class RunCommand implements Callable<Integer> {
       List<String> needed =
           List.of(source, named.topic(), named.lateTopic(), named.quarantineTopic());
       Set<String> compacted = named.topicIsCompacted() ? Set.of(named.topic()) : Set.of();
-      for (String created : topics.ensure(needed, partitions, compacted)) {
-        err.println("streamform run: created topic " + created + " (" + partitions + " partitions)");
+      // a source that declares its partition count gets its topics created with that count
+      int create = declared.source().partitions().orElse(partitions);
+      for (String created : topics.ensure(needed, create, compacted)) {
+        err.println("streamform run: created topic " + created + " (" + create + " partitions)");
+      }
+      Optional<Integer> expected = declared.source().partitions();
+      if (expected.isPresent() && topics.partitions(source) != expected.get()) {
+        err.println("streamform run: " + project.resolve("sources.yml") + ": source '"
+            + declared.source().name() + "' declares partitions: " + expected.get() + " but topic "
+            + source + " has " + topics.partitions(source) + "; a partition count is part of the"
+            + " watermark topology: declare the topic's count and a new generation (streamform plan"
+            + " shows the change), or use the topic the declaration names");
+        return 1;
       }
       if (declared.windowed()) {
         // a windowed model's clock holds every partition of the topic from the start

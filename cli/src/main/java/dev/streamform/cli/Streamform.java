@@ -25,7 +25,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
     versionProvider = Streamform.Version.class,
     description = "Declared event time for Apache Beam pipelines.",
     synopsisSubcommandLabel = "COMMAND",
-    subcommands = {CheckCommand.class, TestCommand.class, ExplainCommand.class, RunCommand.class,
+    subcommands = {CheckCommand.class, TestCommand.class, ExplainCommand.class,
+      InspectPlanCommand.class, PlanCommand.class, RunCommand.class,
       ProduceCommand.class, ConsumeCommand.class, FuzzCommand.class, LedgerCommand.class,
       AliasCommand.class, DispatchCommand.class, EffectsCommand.class,
       ReplayOrdersCommand.class, DecisionsCommand.class})

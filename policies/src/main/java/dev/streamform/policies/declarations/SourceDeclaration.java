@@ -44,6 +44,14 @@ public abstract class SourceDeclaration {
   /** How long (processing time) a partition may be silent before it stops holding the watermark. */
   public abstract Optional<Duration> idleAfter();
 
+  /**
+   * The declared partition count of a Kafka source's topic (the source's partition set is {@code
+   * 0..n-1}); absent when the source leaves it to the topic. Part of the watermark topology (§9):
+   * {@code streamform run} refuses a topic whose count differs, and {@code streamform plan} says
+   * that a change needs a new generation.
+   */
+  public abstract Optional<Integer> partitions();
+
   /** True when the source declares event time, i.e. has a clock. */
   public boolean hasEventTime() {
     return eventTime().isPresent();
@@ -77,6 +85,8 @@ public abstract class SourceDeclaration {
     public abstract Builder setEventTime(String column);
 
     public abstract Builder setWatermark(Duration watermark);
+
+    public abstract Builder setPartitions(int partitions);
 
     public abstract Builder setLateEvents(LateEvents lateEvents);
 

@@ -50,6 +50,7 @@ public final class DeclarationDigest {
     form.put("connector", quote(s.connector().yamlName()));
     s.topic().ifPresent(topic -> form.put("topic", quote(topic)));
     s.path().ifPresent(path -> form.put("path", quote(path)));
+    s.partitions().ifPresent(n -> form.put("partitions", String.valueOf(n)));
     form.put("format", quote(s.format()));
     Map<String, String> schema = new TreeMap<>();
     s.schema().forEach((column, type) -> schema.put(column, type.toString()));

@@ -17,7 +17,7 @@ final class SourcesFile {
 
   static final List<String> KEYS =
       List.of("connector", "topic", "path", "format", "schema", "event_time", "watermark",
-          "late_events", "idle_after");
+          "late_events", "idle_after", "partitions");
 
   private SourcesFile() {}
 
@@ -105,6 +105,18 @@ final class SourcesFile {
     });
     topic.ifPresent(b::setTopic);
     path.ifPresent(b::setPath);
+    s.string("partitions", "partitions: 3").ifPresent(text -> {
+      String t = text.trim();
+      if (!t.matches("\\d{1,5}") || Integer.parseInt(t) < 1 || Integer.parseInt(t) > 10000) {
+        s.report("partitions", "'" + text + "' is not a partition count",
+            "write the topic's partition count, a whole number from 1 to 10000, e.g. partitions: 3");
+      } else if (connector.isPresent() && connector.get() != Connector.KAFKA) {
+        s.report("partitions", "a file source's partitions are not declared",
+            "remove partitions (it is the partition count of a kafka topic)");
+      } else {
+        b.setPartitions(Integer.parseInt(t));
+      }
+    });
 
     s.string("format", "format: json").ifPresent(format -> {
       if (format.trim().equalsIgnoreCase("json")) {
