@@ -41,8 +41,8 @@ public final class TimelineChart {
   static final int HEIGHT = 400;
   private static final int LEFT = 96;
   private static final int RIGHT = 24;
-  private static final int TOP = 16;
-  private static final int BOTTOM = 104; // the x axis, the quarantine row, the legend
+  private static final int TOP = 28;
+  private static final int BOTTOM = 112; // the x axis, the quarantine row, the legend
   private static final String[] PALETTE = {"#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf"};
 
   private static final String STYLE = String.join("\n",
@@ -86,8 +86,15 @@ public final class TimelineChart {
       times.add(r.windowStart);
       times.add(r.windowEnd);
     });
-    Instant lo = times.isEmpty() ? Instant.EPOCH : times.first();
-    Instant hi = times.isEmpty() ? Instant.EPOCH.plusSeconds(3600) : times.last();
+    Instant lo0 = times.isEmpty() ? Instant.EPOCH : times.first();
+    Instant hi0 = times.isEmpty() ? Instant.EPOCH.plusSeconds(3600) : times.last();
+    // watermarks near the events widen the scale; one far ahead (end + a day) stays at the top
+    long near = Math.max(3_600_000, hi0.toEpochMilli() - lo0.toEpochMilli());
+    timeline.watermarks().stream().map(Timeline.WatermarkStep::value)
+        .filter(w -> !w.isBefore(lo0.minusMillis(near)) && !w.isAfter(hi0.plusMillis(near)))
+        .forEach(times::add);
+    Instant lo = times.isEmpty() ? lo0 : times.first();
+    Instant hi = times.isEmpty() ? hi0 : times.last();
     long pad = Math.max(60_000, (hi.toEpochMilli() - lo.toEpochMilli()) / 12);
     this.min = lo.minusMillis(pad);
     this.max = hi.plusMillis(pad);
@@ -180,7 +187,7 @@ public final class TimelineChart {
     }
     m.element("text", "delivery order (given: item) →", "x", num(LEFT + plotWidth / 2),
         "y", num(bottom + 46), "text-anchor", "middle");
-    m.element("text", "event time (UTC) ↑", "x", "4", "y", num(TOP - 4 < 10 ? 10 : TOP - 4));
+    m.element("text", "event time (UTC) ↑", "x", "4", "y", num(TOP - 12));
   }
 
   /** Every window the run emitted a record for: a band from its start to its end. */
@@ -315,7 +322,7 @@ public final class TimelineChart {
       double room = Math.max(0, (bottom - top) / 2 - 5);
       double offset = keys.size() == 1 ? 0
           : (keys.indexOf(key(r.key)) - (keys.size() - 1) / 2.0) * Math.min(12, 2 * room / (keys.size() - 1));
-      double cx = x(item);
+      double cx = x(item) + step() / 4; // beside the event that caused it, not over it
       double cy = (top + bottom) / 2 + offset;
       String statusClass = r.status.replace('-', '_');
       m.open("rect", "class", "mark " + statusClass + (at == null ? " unexpected" : ""),
@@ -342,7 +349,7 @@ public final class TimelineChart {
   }
 
   private void legend(Markup m) {
-    double y = HEIGHT - 14;
+    double y = HEIGHT - 34;
     double x = LEFT;
     String[][] entries = {
         {"circle", "event on time", "fill:#1f77b4"},
@@ -350,7 +357,8 @@ public final class TimelineChart {
         {"circle", "correction", "fill:#1f77b4;stroke:#000;stroke-width:2"},
         {"line", "W_p (per partition)", "stroke:#1f77b4;stroke-width:2;stroke-dasharray:6 3"},
         {"rect", "window", "fill:#f2c94c;fill-opacity:0.35;stroke:#d4a017"},
-        {"mark", "on time / corrected / final", ""}};
+        {"mark", "on time / corrected / final", ""},
+        {"cross", "key state expired / quarantined (under the axis)", "stroke:#7f7f7f;stroke-width:2.5"}};
     m.open("g", "class", "legend");
     for (String[] e : entries) {
       switch (e[0]) {
@@ -359,6 +367,9 @@ public final class TimelineChart {
             "y2", num(y - 4), "style", e[2]);
         case "rect" -> m.empty("rect", "x", num(x), "y", num(y - 10), "width", "14", "height", "12",
             "style", e[2]);
+        case "cross" -> m.empty("path", "d", "M" + num(x) + "," + num(y - 9) + " L" + num(x + 10)
+            + "," + num(y + 1) + " M" + num(x) + "," + num(y + 1) + " L" + num(x + 10) + ","
+            + num(y - 9), "style", e[2]);
         default -> {
           m.empty("rect", "x", num(x), "y", num(y - 9), "width", "8", "height", "8",
               "style", "fill:#2ca02c;stroke:#000");
@@ -371,7 +382,11 @@ public final class TimelineChart {
         }
       }
       m.element("text", e[1], "x", num(x + 18), "y", num(y));
-      x += 26 + e[1].length() * 5.6;
+      x += 30 + e[1].length() * 6.2;
+      if (x > WIDTH - 200) { // next row
+        x = LEFT;
+        y += 20;
+      }
     }
     m.close();
   }
