@@ -78,7 +78,7 @@ final class Progress {
       public void project(int index, int count, Path dir) {
         if (count > 1) {
           done();
-          show("test: project", index, count, String.valueOf(dir.getFileName()));
+          show("test: projects done", index, count, "running " + dir.getFileName());
         }
       }
 
