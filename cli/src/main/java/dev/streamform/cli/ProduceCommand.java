@@ -104,8 +104,10 @@ final class ProduceCommand implements Callable<Integer> {
     }
     int events = 0;
     int punctuations = 0;
+    Progress progress = Progress.onTerminal(err);
     try (KafkaProducer<byte[], byte[]> producer = producer(bootstrapServers)) {
       for (Fixture.Given item : fixture.given()) {
+        progress.show("produce: items", events + punctuations, fixture.given().size(), topic);
         if (item.event().isPresent()) {
           Map<String, Object> values = item.event().get();
           Map<String, Object> key = new LinkedHashMap<>();
@@ -129,6 +131,7 @@ final class ProduceCommand implements Callable<Integer> {
       }
       producer.flush();
     }
+    progress.done();
     out.println("produced " + events + " events and " + punctuations + " watermark items of "
         + fixture.name() + " to " + topic + " (" + topicPartitions + " partitions)");
     return 0;

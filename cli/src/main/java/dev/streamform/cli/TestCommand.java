@@ -3,6 +3,7 @@ package dev.streamform.cli;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureSuite;
 import dev.streamform.teststreams.fixture.RunnerChoice;
+import dev.streamform.teststreams.report.HtmlReport;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -11,6 +12,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -44,6 +46,12 @@ final class TestCommand implements Callable<Integer> {
 
   @Mixin RunnerOptions runnerOptions;
 
+  @Option(names = "--report", paramLabel = "<file.html>",
+      description = "also write one self-contained HTML report: per fixture PASS/FAIL, counts,"
+          + " a timeline (events by delivery order and event time, each partition's watermark,"
+          + " windows and their records) and the expected and actual rows")
+  Path report;
+
   @Spec CommandSpec spec;
 
   @Override
@@ -61,6 +69,18 @@ final class TestCommand implements Callable<Integer> {
       return 1;
     }
     FixtureSuite suite = new FixtureSuite(FixtureRunner.on(choice), spec.commandLine().getOut());
-    return suite.run(path) ? 0 : 1;
+    Progress progress = Progress.onTerminal(err);
+    suite.listening(progress.projects());
+    HtmlReport html = new HtmlReport();
+    if (report != null) {
+      suite.listening(html);
+    }
+    boolean passed = suite.run(path);
+    progress.done();
+    if (report != null) {
+      html.write(report, "streamform test " + path, suite.summary());
+      err.println("report: " + report.toAbsolutePath());
+    }
+    return passed ? 0 : 1;
   }
 }

@@ -154,6 +154,14 @@ public final class Plan {
     return c.function().get().name().toLowerCase(Locale.ROOT) + "(" + c.argument().orElse("*") + ")";
   }
 
+  /**
+   * The nodes from the source down, each its kind ({@code Source}, {@code Filter}, {@code
+   * Aggregate}, {@code Decisions}) followed by its attribute lines as {@link #render} prints them.
+   */
+  public List<List<String>> nodes() {
+    return nodes.stream().map(List::copyOf).collect(Collectors.toList());
+  }
+
   /** The plan as text, nodes joined by arrows, ending with a newline. */
   public String render() {
     StringBuilder b = new StringBuilder();
