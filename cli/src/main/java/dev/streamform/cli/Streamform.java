@@ -27,7 +27,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     synopsisSubcommandLabel = "COMMAND",
     subcommands = {CheckCommand.class, TestCommand.class, ExplainCommand.class, RunCommand.class,
       ProduceCommand.class, ConsumeCommand.class, FuzzCommand.class, LedgerCommand.class,
-      AliasCommand.class, DispatchCommand.class, EffectsCommand.class,
+      AliasCommand.class, CompareGenerationsCommand.class, DispatchCommand.class, EffectsCommand.class,
       ReplayOrdersCommand.class, DecisionsCommand.class})
 public final class Streamform implements Callable<Integer> {
   /** Exit status for a command line that could not be understood. */
