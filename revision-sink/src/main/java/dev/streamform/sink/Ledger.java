@@ -29,9 +29,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 /**
  * The ledger as its readers and operators see it: a model's windows and their revision histories,
  * the verification of SEMANTICS §8's invariant (every projection equals a recomputation from its
- * ledger rows; every window's revisions form one chain {@code 1..n}), and the canonical alias.
- * Reading never changes anything; {@link #setCanonicalGeneration} only moves the alias (it never
- * deletes a revision).
+ * ledger rows; every window's revisions form one chain {@code 1..n}), two generations compared
+ * window by window ({@link #compare}), and the canonical alias. Reading never changes anything;
+ * {@link #setCanonicalGeneration} only moves the alias (it never deletes a revision).
  */
 public final class Ledger {
   private static final ObjectMapper JSON =
