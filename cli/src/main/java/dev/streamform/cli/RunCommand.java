@@ -7,6 +7,7 @@ import dev.streamform.pipelines.kafka.ModelSinks;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.project.Project;
 import dev.streamform.sink.JdbcTarget;
+import dev.streamform.sink.Ledger;
 import dev.streamform.sink.LedgerSchema;
 import dev.streamform.sink.RevisionSink;
 import dev.streamform.sink.effects.EffectRule;
@@ -15,9 +16,11 @@ import dev.streamform.planner.DeclaredModel;
 import java.io.PrintWriter;
 import java.lang.reflect.Field;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.util.List;
-import java.util.Set;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.apache.beam.runners.flink.FlinkDetachedRunnerResult;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
@@ -56,7 +59,12 @@ import picocli.CommandLine.Spec;
           + " of the model's declared effects true prepares it in the same transaction (streamform"
           + " dispatch delivers it)."
           + " Creates missing topics (<model> compacted for an upsert model only). Blocks until"
-          + " interrupted; with --detach, submits to a Flink cluster, prints the job id and returns."
+          + " interrupted; with --detach, submits to a Flink cluster, prints the job id and returns.",
+      "With --shadow (a windowed model, with --jdbc-url), recomputes generation N (--generation, else"
+          + " the declared one) from the offsets the source topic retains into that generation's own"
+          + " projections and ledger rows only: no topic is written, no effect is prepared, and the"
+          + " canonical alias does not move (compare with streamform compare-generations, promote with"
+          + " streamform alias set)."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
@@ -94,6 +102,17 @@ final class RunCommand implements Callable<Integer> {
 
   @Mixin JdbcCredentials jdbcCredentials;
 
+  @Option(names = "--generation", paramLabel = "N",
+      description = "windowed models: run as policy generation N instead of the declared one; the"
+          + " revisions carry N (projection_id = H(logical_window_id, N))")
+  Integer generation;
+
+  @Option(names = "--shadow",
+      description = "windowed models, with --jdbc-url: recompute the generation from the topic's"
+          + " retained offsets into the database only — its own projections and ledger rows; never"
+          + " the model's topics, never the canonical alias, never an effect")
+  boolean shadow;
+
   @Option(names = "--partitions", paramLabel = "N", defaultValue = "3",
       description = "partitions of topics that have to be created (default: ${DEFAULT-VALUE})")
   int partitions;
@@ -115,7 +134,8 @@ final class RunCommand implements Callable<Integer> {
             "--detach needs a Flink cluster (--flink-master HOST:PORT or a cluster profile)");
       }
       flink.setAttachedMode(!detach);
-      flink.setJobName("streamform-" + model);
+      flink.setJobName("streamform-" + model + (generation != null ? "-g" + generation : "")
+          + (shadow ? "-shadow" : ""));
       if (savepoint != null) {
         flink.setSavepointPath(savepoint);
       }
@@ -135,6 +155,30 @@ final class RunCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--model: " + e.getMessage());
     }
+    if (shadow && !declared.windowed()) {
+      throw new ParameterException(spec.commandLine(), "--shadow: model '" + model + "' is "
+          + (declared.decides() ? "a scoring model (decisions:)" : "an upsert model (no window: in streamform.yml)")
+          + "; only a windowed model's revisions have generations to recompute in the shadow of the canonical one");
+    }
+    if (generation != null) {
+      if (!declared.windowed()) {
+        throw new ParameterException(spec.commandLine(), "--generation: model '" + model
+            + "' is not windowed; a generation names a windowed model's projections");
+      }
+      if (generation < 1) {
+        throw new ParameterException(spec.commandLine(), "--generation: a whole number from 1, got " + generation);
+      }
+      if (generation != declared.model().generation()) {
+        err.println("streamform run: generation " + generation + " (" + project + " declares generation "
+            + declared.model().generation() + " for " + model + ")");
+      }
+      declared = declared.withGeneration(generation);
+    }
+    if (shadow && jdbcUrl == null) {
+      throw new ParameterException(spec.commandLine(), "--shadow needs --jdbc-url: a shadow run writes its"
+          + " revisions only to the revision ledger, never to the model's topics");
+    }
+    int runGeneration = declared.model().generation();
     if (declared.decides()) {
       err.println("streamform run: model '" + model + "' is a scoring model (decisions:), which"
           + " streamform run does not run yet; use its fixtures (streamform test, replay-orders) or"
@@ -148,16 +192,32 @@ final class RunCommand implements Callable<Integer> {
             + "' is not windowed; only a windowed model's revisions go to a database");
       }
       JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
+      OptionalInt canonical;
       try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
         LedgerSchema.migrate(pool); // fail here, not in the job, when the database cannot be used
-      } catch (RuntimeException e) {
+        canonical = Ledger.at(pool).canonicalGeneration(model);
+      } catch (RuntimeException | SQLException e) {
         err.println("streamform run: cannot use the database " + target.describe() + ": "
             + ModelLedger.firstLine(e));
         return 1;
       }
       revisionSink = RevisionSink.to(target);
       List<EffectRule> effects = DeclaredEffects.rules(declared.model());
-      if (!effects.isEmpty()) {
+      if (shadow) {
+        if (canonical.isPresent() && canonical.getAsInt() == runGeneration) {
+          err.println("streamform run: generation " + runGeneration + " is the canonical generation of " + model
+              + " (readers read it): a shadow run recomputes another generation beside it — give"
+              + " --generation N with a new N, or declare generation: N in streamform.yml");
+          return 1;
+        }
+        revisionSink = revisionSink.asShadow(); // never the alias, never an effect
+        err.println("streamform run: shadow run of generation " + runGeneration + ": revisions go only to "
+            + target.describe() + " (generation " + runGeneration + "'s own projections); no topic is"
+            + " written, " + (effects.isEmpty() ? "no effect is prepared" : "none of the model's "
+                + effects.size() + " effect rules prepares anything")
+            + ", and the canonical alias stays "
+            + (canonical.isPresent() ? "at generation " + canonical.getAsInt() : "unset"));
+      } else if (!effects.isEmpty()) {
         revisionSink = revisionSink.withEffects(effects); // PREPARED in each revision's own transaction
       }
     }
@@ -172,7 +232,12 @@ final class RunCommand implements Callable<Integer> {
     String source = declared.source().topic().get();
     List<Integer> sourcePartitions = new java.util.ArrayList<>();
     try (KafkaTopics topics = KafkaTopics.at(bootstrapServers)) {
-      List<String> needed =
+      if (shadow && !topics.names().contains(source)) {
+        err.println("streamform run: the source topic " + source + " does not exist on " + bootstrapServers
+            + ": a shadow run recomputes what the topic retains, and there is nothing");
+        return 1;
+      }
+      List<String> needed = shadow ? List.of() :
           List.of(source, named.topic(), named.lateTopic(), named.quarantineTopic());
       Set<String> compacted = named.topicIsCompacted() ? Set.of(named.topic()) : Set.of();
       // a source that declares its partition count gets its topics created with that count
@@ -196,14 +261,21 @@ final class RunCommand implements Callable<Integer> {
         }
       }
     }
-    ModelSinks sinks =
-        KafkaModelPipeline.build(pipeline, declared, bootstrapServers, revisionSink, sourcePartitions);
-    err.println("streamform run: model " + model + " on " + runner.describe() + ": " + source
-        + " -> " + sinks.topic() + (declared.windowed() ? " (window records)" : "")
-        + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe())
-        + (revisionSink == null || revisionSink.effects().isEmpty() ? ""
-            : " (with " + revisionSink.effects().size() + " effect rules; deliver with streamform dispatch)")
-        + ", late -> " + sinks.lateTopic() + ", quarantine -> " + sinks.quarantineTopic());
+    ModelSinks sinks = shadow
+        ? KafkaModelPipeline.buildShadow(pipeline, declared, bootstrapServers, revisionSink, sourcePartitions)
+        : KafkaModelPipeline.build(pipeline, declared, bootstrapServers, revisionSink, sourcePartitions);
+    if (shadow) {
+      err.println("streamform run: model " + model + " generation " + runGeneration + " (shadow) on "
+          + runner.describe() + ": " + source + " from its earliest retained offsets -> "
+          + revisionSink.target().describe());
+    } else {
+      err.println("streamform run: model " + model + " on " + runner.describe() + ": " + source
+          + " -> " + sinks.topic() + (declared.windowed() ? " (window records)" : "")
+          + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe())
+          + (revisionSink == null || revisionSink.effects().isEmpty() ? ""
+              : " (with " + revisionSink.effects().size() + " effect rules; deliver with streamform dispatch)")
+          + ", late -> " + sinks.lateTopic() + ", quarantine -> " + sinks.quarantineTopic());
+    }
     err.flush();
     PipelineResult result = pipeline.run();
     if (detach) {

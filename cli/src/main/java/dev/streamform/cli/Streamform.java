@@ -28,7 +28,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
     subcommands = {CheckCommand.class, TestCommand.class, ExplainCommand.class,
       InspectPlanCommand.class, PlanCommand.class, RunCommand.class,
       ProduceCommand.class, ConsumeCommand.class, FuzzCommand.class, LedgerCommand.class,
-      AliasCommand.class, DispatchCommand.class, EffectsCommand.class, ProviderCommand.class,
+      AliasCommand.class, CompareGenerationsCommand.class, DispatchCommand.class, EffectsCommand.class,
+      ProviderCommand.class,
       ReplayOrdersCommand.class, DecisionsCommand.class})
 public final class Streamform implements Callable<Integer> {
   /** Exit status for a command line that could not be understood. */

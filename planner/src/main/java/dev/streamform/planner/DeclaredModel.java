@@ -77,6 +77,20 @@ public final class DeclaredModel {
     return model;
   }
 
+  /**
+   * This model under policy generation {@code generation} instead of the declared one (SEMANTICS
+   * §9; {@code streamform run --generation N}): its revisions carry {@code generation} and their
+   * {@code projection_id = H(logical_window_id, generation)}; the logical window ids, and every other
+   * part of the declaration, are unchanged.
+   */
+  public DeclaredModel withGeneration(int generation) {
+    if (generation < 1) {
+      throw new IllegalArgumentException("a generation is a whole number from 1, got " + generation);
+    }
+    return generation == model.generation() ? this
+        : new DeclaredModel(model.toBuilder().setGeneration(generation).build(), source, query);
+  }
+
   public SourceDeclaration source() {
     return source;
   }

@@ -83,6 +83,41 @@ public final class KafkaModelPipeline {
       String bootstrapServers,
       @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
       List<Integer> partitions) {
+    return build(p, model, bootstrapServers, revisionSink, partitions, true);
+  }
+
+  /**
+   * A shadow run of a windowed model ({@code streamform run --shadow}): the same source, clock and
+   * windows as {@link #build}, but its revisions and final records go to {@code revisionSink} only
+   * — nothing is written to the model's window, late or quarantine topics, which readers and the
+   * live generation own. Its too-late events and undecodable records are not written anywhere:
+   * the live generation's late and quarantine topics already hold what the source gave it.
+   *
+   * @throws IllegalArgumentException when the model is not windowed or its source is not Kafka
+   */
+  public static ModelSinks buildShadow(
+      Pipeline p,
+      DeclaredModel model,
+      String bootstrapServers,
+      PTransform<PCollection<WindowRevision>, ?> revisionSink,
+      List<Integer> partitions) {
+    if (!model.windowed()) {
+      throw new IllegalArgumentException(
+          "model '" + model.model().name() + "' is not windowed: only a windowed model has a shadow run");
+    }
+    if (revisionSink == null) {
+      throw new IllegalArgumentException("a shadow run writes only to a revision sink, and none was given");
+    }
+    return build(p, model, bootstrapServers, revisionSink, partitions, false);
+  }
+
+  private static ModelSinks build(
+      Pipeline p,
+      DeclaredModel model,
+      String bootstrapServers,
+      @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
+      List<Integer> partitions,
+      boolean writeTopics) {
     SourceDeclaration source = model.source();
     if (source.connector() != Connector.KAFKA) {
       throw new IllegalArgumentException(
@@ -156,6 +191,9 @@ public final class KafkaModelPipeline {
       PCollection<ChangelogRecord> changelog = clocked.events().apply("Model", model.changelog(fifo));
       output = changelog.apply("ChangelogRecords", MapElements.into(kvs()).via(sinks::changelogRecord));
       late = clocked.late().apply("LateRecords", MapElements.into(kvs()).via(sinks::lateRecord));
+    }
+    if (!writeTopics) {
+      return sinks; // a shadow run: the revision sink above is its only output
     }
     output
         .setCoder(json)
