@@ -773,4 +773,95 @@ class KafkaFlinkEndToEndTest {
     }
     return dir;
   }
+
+  private static final Path EFFECT_PARTS = Path.of("src/test/resources/payments-effects").toAbsolutePath();
+
+  /**
+   * Issue 13 end to end: the hourly-revenue model with a reward rule ({@code revenue >= 28}) runs on
+   * the cluster into PostgreSQL, which prepares the reward in the transaction of the revision that
+   * makes the rule true; {@code streamform dispatch} delivers it to the local provider, whose first
+   * answer is lost (UNKNOWN), resolved by the receipt query (DONE); then a late refund corrects the
+   * hour below the target: a compensation record, never a second reward. The provider counts
+   * exactly one reward for the one rewarded window, and {@code effects verify} finds no problem.
+   */
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aRewardHappensOnceAcrossALostAnswerAndALateRefund(@org.junit.jupiter.api.io.TempDir Path dir)
+      throws Exception {
+    try (dev.streamform.sink.effects.LocalProviderServer provider =
+            dev.streamform.sink.effects.LocalProviderServer.start(0);
+        LocalPostgres postgres = LocalPostgres.temporary()) {
+      postgres.start();
+      Path project = dir.resolve("payments-effects");
+      copyProject(WINDOWED, project);
+      Path sources = project.resolve("sources.yml");
+      Files.writeString(sources, Files.readString(sources).replace("topic: payments", "topic: payments_effects"));
+      Path models = project.resolve("streamform.yml");
+      Files.writeString(models, Files.readString(models)
+          + "    topic: hourly_revenue_effects\n"
+          + "    late_topic: hourly_revenue_effects.late\n"
+          + "    quarantine_topic: hourly_revenue_effects.quarantine\n"
+          + "    effects:\n"
+          + "      - type: reward\n"
+          + "        subject: merchant_id\n"
+          + "        when: \"revenue >= 28\"\n"
+          + "        provider: {kind: webhook, url: \"" + provider.url() + "\", idempotency: key, receipts: true}\n");
+      String[] database = {"--jdbc-url", postgres.jdbcUrl(), "--jdbc-user", LocalPostgres.USER};
+      String[] model = {"--model", WINDOWED_MODEL};
+
+      cli("produce", project.toString(), EFFECT_PARTS.resolve("part1.yml").toString(),
+          "--bootstrap-servers", BOOTSTRAP, "--partitions", "3");
+      submit(project, WINDOWED_MODEL, database);
+      List<String> effects = awaitRows(postgres, "SELECT state || ' ' || subject::text || ' ' || to_char(p.window_start AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI')"
+          + " FROM streamform.effect e JOIN streamform.projection p ON p.logical_window_id = e.logical_window_id"
+          + " AND p.generation = e.generation ORDER BY 1", 1);
+      assertEquals(List.of("PREPARED 1 2026-08-30T10:00"), effects,
+          "one reward prepared: merchant 1's 10:00 hour, revenue 30");
+
+      provider.loseAnswers(1);
+      String first = cli(join(join(new String[] {"dispatch", project.toString(), "--once", "--name", "e2e"}, model), database));
+      assertThat(first, first, containsString("1 claimed, 0 done, 1 unknown"));
+      assertEquals(1, provider.requests(), "the provider got the reward and applied it; its answer was lost");
+      String second = cli(join(join(new String[] {"dispatch", project.toString(), "--once", "--name", "e2e"}, model), database));
+      assertThat(second, second, containsString("1 resolved by receipt"));
+      assertEquals(List.of("DONE"), query(postgres, "SELECT state FROM streamform.effect"));
+
+      cli("produce", project.toString(), EFFECT_PARTS.resolve("part2.yml").toString(),
+          "--bootstrap-servers", BOOTSTRAP, "--partitions", "3");
+      List<String> compensations = awaitRows(postgres, "SELECT reason FROM streamform.effect_compensation", 1);
+      assertEquals(List.of("rule_false"), compensations, "the refund made the rule false after DONE");
+      awaitRows(postgres, "SELECT projection_id FROM streamform.canonical_projection WHERE status = 'final'", 6);
+      String third = cli(join(join(new String[] {"dispatch", project.toString(), "--once", "--name", "e2e"}, model), database));
+      assertThat(third, third, containsString("0 claimed, 0 done"));
+
+      assertEquals(1, provider.appliedPerKey().size(), "one rewarded window: " + provider.appliedPerKey());
+      assertEquals(List.of(1), List.copyOf(provider.appliedPerKey().values()), "exactly one reward per key");
+      assertEquals(1, provider.requests(), "no second delivery");
+      String verified = cli(join(join(new String[] {"effects", "verify", project.toString()}, model), database));
+      assertThat(verified, verified, containsString("1 effect: 1 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled;"
+          + " 1 dispatch, 1 open compensation; 0 problems"));
+      System.out.println("effects end to end: provider " + provider.appliedPerKey() + ", " + provider.requests()
+          + " deliveries; " + verified.trim());
+    }
+  }
+
+  /** Polls {@code sql} until it returns at least {@code count} rows; fails with the job's error if it failed. */
+  private static List<String> awaitRows(LocalPostgres postgres, String sql, int count) throws Exception {
+    long deadline = System.nanoTime() + AWAIT.toNanos();
+    List<String> rows = List.of();
+    while (System.nanoTime() < deadline) {
+      try {
+        rows = query(postgres, sql);
+      } catch (java.sql.SQLException notYet) {
+        rows = List.of(); // the schema is migrated by run; a failed query is retried
+      }
+      if (rows.size() >= count) {
+        return rows;
+      }
+      checkNoJobFailed();
+      Thread.sleep(500);
+    }
+    return fail("after " + AWAIT + " only " + rows.size() + " of " + count + " rows for " + sql + ": " + rows);
+  }
+
 }
