@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamform.pipelines.ModelPipeline;
 import dev.streamform.pipelines.SourceResult;
+import dev.streamform.transforms.collect.LinesToFiles;
 import dev.streamform.pipelines.kafka.ModelSinks;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.Connector;
