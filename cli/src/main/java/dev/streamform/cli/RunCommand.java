@@ -1,6 +1,7 @@
 package dev.streamform.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.pipelines.file.FileModelRun;
 import dev.streamform.pipelines.kafka.KafkaModelPipeline;
 import dev.streamform.pipelines.kafka.KafkaTopics;
 import dev.streamform.pipelines.kafka.ModelSinks;
@@ -40,14 +41,19 @@ import picocli.CommandLine.Spec;
 /**
  * {@code streamform run <project> --model M}: runs a model as a streaming job reading its Kafka
  * source and writing its changelog (or window records), late and quarantine topics ({@link
- * KafkaModelPipeline}). Blocks until the job ends or the command is interrupted; with {@code
+ * KafkaModelPipeline}); or, for a file source, reads its files to their end and writes the same
+ * three outputs as JSON lines files ({@link FileModelRun}), printing the counts. Blocks until the job ends or the command is interrupted; with {@code
  * --detach} (a Flink cluster only) prints the job id once the cluster accepted the job and returns.
  */
 @Command(
     name = "run",
     mixinStandardHelpOptions = true,
     description = {
-      "Runs a model as a streaming job: reads its kafka source with the declared clock, writes the"
+      "Runs a model. A file source (connector: file) is read to its end: the changelog or window"
+          + " records, late events and quarantined lines go to <model>.jsonl, <model>.late.jsonl and"
+          + " <model>.quarantine.jsonl in --output (or to the topics below with"
+          + " --bootstrap-servers), and the counts are printed."
+          + " A kafka source runs as a streaming job: reads the topic with the declared clock, writes the"
           + " changelog to the upsert topic <model> (key: the key columns as JSON; value: the row"
           + " with op), late events to <model>.late and records that cannot be processed to"
           + " <model>.quarantine, each with its reason (streamform.yml may name other topics)."
@@ -80,9 +86,15 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--model", paramLabel = "M", required = true, description = "the model to run")
   String model;
 
-  @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT", required = true,
-      description = "the Kafka brokers, e.g. 127.0.0.1:9092")
+  @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT",
+      description = "the Kafka brokers, e.g. 127.0.0.1:9092: required for a kafka source; for a"
+          + " file source, the outputs go to the model's topics there instead of --output")
   String bootstrapServers;
+
+  @Option(names = "--output", paramLabel = "DIR",
+      description = "file source: the folder for <model>.jsonl, <model>.late.jsonl and"
+          + " <model>.quarantine.jsonl (default: <project>/target/<model>)")
+  Path output;
 
   @Mixin RunnerOptions runnerOptions;
 
@@ -221,11 +233,16 @@ final class RunCommand implements Callable<Integer> {
         revisionSink = revisionSink.withEffects(effects); // PREPARED in each revision's own transaction
       }
     }
-    if (declared.source().connector() != Connector.KAFKA) {
-      err.println("streamform run: model '" + model + "' reads source '" + declared.source().name()
-          + "', which is not a kafka source (connector: "
-          + declared.source().connector().yamlName() + ")");
-      return 1;
+    if (declared.source().connector() == Connector.FILE) {
+      return runOnFiles(declared, runner, options, revisionSink, out, err);
+    }
+    if (output != null) {
+      throw new ParameterException(spec.commandLine(), "--output: model '" + model + "' reads"
+          + " kafka source '" + declared.source().name() + "'; --output is for a file source");
+    }
+    if (bootstrapServers == null) {
+      throw new ParameterException(spec.commandLine(), "model '" + model + "' reads kafka source '"
+          + declared.source().name() + "': give --bootstrap-servers HOST:PORT");
     }
     Pipeline pipeline = Pipeline.create(options);
     ModelSinks named = ModelSinks.of(declared);
@@ -287,6 +304,88 @@ final class RunCommand implements Callable<Integer> {
     err.println("streamform run: the job ended: " + state);
     return state == PipelineResult.State.DONE || state == PipelineResult.State.CANCELLED ? 0 : 1;
   }
+
+  /**
+   * A model on its file source: reads the files to their end, writes the outputs to {@code
+   * --output} (or the model's topics with {@code --bootstrap-servers}) and prints the counts.
+   */
+  private int runOnFiles(
+      DeclaredModel declared,
+      RunnerChoice runner,
+      PipelineOptions options,
+      RevisionSink revisionSink,
+      PrintWriter out,
+      PrintWriter err) {
+    if (detach || savepoint != null) {
+      throw new ParameterException(spec.commandLine(), (detach ? "--detach" : "--from-savepoint")
+          + ": model '" + model + "' reads a file source, which runs to its end in this process");
+    }
+    if (output != null && bootstrapServers != null) {
+      throw new ParameterException(spec.commandLine(),
+          "give --output (files) or --bootstrap-servers (topics), not both");
+    }
+    FileModelRun run;
+    try {
+      run = FileModelRun.of(declared, project);
+    } catch (IllegalArgumentException e) {
+      err.println("streamform run: " + e.getMessage());
+      return 1;
+    }
+    if (runner.isFlink()) {
+      // the files end: without this the Flink runner keeps finished sources alive to checkpoint them
+      options.as(FlinkPipelineOptions.class).setShutdownSourcesAfterIdleMs(0L);
+    }
+    FileModelRun.Target target;
+    String where;
+    if (bootstrapServers != null) {
+      ModelSinks named = ModelSinks.of(declared);
+      try (KafkaTopics topics = KafkaTopics.at(bootstrapServers)) {
+        List<String> needed = List.of(named.topic(), named.lateTopic(), named.quarantineTopic());
+        Set<String> compacted = named.topicIsCompacted() ? Set.of(named.topic()) : Set.of();
+        for (String created : topics.ensure(needed, partitions, compacted)) {
+          err.println("streamform run: created topic " + created + " (" + partitions + " partitions)");
+        }
+      }
+      target = FileModelRun.Target.kafka(bootstrapServers);
+      where = "topics " + named.topic() + ", " + named.lateTopic() + ", " + named.quarantineTopic()
+          + " at " + bootstrapServers;
+    } else {
+      Path dir = output != null ? output : project.resolve("target").resolve(model);
+      target = FileModelRun.Target.folder(dir);
+      where = dir.toString();
+    }
+    err.println("streamform run: model " + model + " on " + runner.describe() + ": "
+        + run.fileNames().size() + (run.fileNames().size() == 1 ? " file (" : " files (")
+        + String.join(", ", run.fileNames()) + ") -> " + where
+        + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe()));
+    err.flush();
+    FileModelRun.Summary summary;
+    try {
+      summary = run.run(options, target, revisionSink, PROGRESS_EVERY);
+    } catch (java.io.IOException | RuntimeException e) {
+      err.println("streamform run: the run failed: " + ModelLedger.firstLine(e));
+      return 1;
+    }
+    out.printf(java.util.Locale.ROOT, "%,d %s read: %,d %s processed, %,d late, %,d quarantined%s%s%n",
+        summary.recordsRead, summary.recordsRead == 1 ? "line" : "lines",
+        summary.processed, summary.processed == 1 ? "event" : "events",
+        summary.late, summary.quarantined,
+        summary.filtered == 0 ? "" : String.format(java.util.Locale.ROOT, ", %,d filtered out by WHERE", summary.filtered),
+        summary.punctuations == 0 ? "" : String.format(java.util.Locale.ROOT, ", %,d watermark %s",
+            summary.punctuations, summary.punctuations == 1 ? "line" : "lines"));
+    summary.written.forEach((file, rows) ->
+        out.printf(java.util.Locale.ROOT, "wrote %s (%,d %s)%n", file, rows, rows == 1 ? "row" : "rows"));
+    out.flush();
+    if (!summary.addsUp()) {
+      err.println("streamform run: the counts do not add up to the lines read (a bug: please report"
+          + " it with the input)");
+      return 1;
+    }
+    return 0;
+  }
+
+  /** A progress line on standard error every this many lines of a file. */
+  private static final long PROGRESS_EVERY = 100_000;
 
   /** The Flink job id of a detached submission (Beam's result keeps it to itself). */
   private static String jobId(PipelineResult result) {

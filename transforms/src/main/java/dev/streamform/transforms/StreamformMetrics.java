@@ -5,8 +5,9 @@ import org.apache.beam.sdk.metrics.Metrics;
 
 /**
  * The Beam metrics Streamform's transforms report, all in namespace {@value #NAMESPACE}. Together
- * they account for every input event: {@code events_quarantined + late_events_dropped +
- * events_processed} equals the number of events read.
+ * they account for every record read: {@code events_quarantined + late_events_dropped +
+ * events_filtered + events_processed + punctuations_read} equals {@code records_read}. A windowed
+ * model counts an event in {@code late_events_dropped} when every window containing it refused it.
  */
 public final class StreamformMetrics {
   public static final String NAMESPACE = "streamform";
@@ -28,6 +29,12 @@ public final class StreamformMetrics {
   public static final String WINDOW_LATE = "window_late_rows";
   /** On-time events that reached their window after its revision 1 (see WindowedAggregate). */
   public static final String ON_TIME_AFTER_REVISION = "on_time_after_revision";
+  /** Records a source read (for a file: its non-blank lines), punctuations and bad ones included. */
+  public static final String RECORDS_READ = "records_read";
+  /** Punctuation records ({@code {"__watermark": ...}}) a source read. */
+  public static final String PUNCTUATIONS_READ = "punctuations_read";
+  /** Events the model's WHERE selected away (judged by the clock, not applied). */
+  public static final String FILTERED = "events_filtered";
 
   private StreamformMetrics() {}
 
