@@ -25,7 +25,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,8 +41,6 @@ import org.junit.jupiter.api.io.TempDir;
 class DispatcherKillTest {
   @RegisterExtension static final LocalPostgresExtension POSTGRES = new LocalPostgresExtension();
 
-  private static final Path HOURLY = Path.of("../revision-sink/src/test/resources/hourly-revenue");
-
   @TempDir Path dir;
   private String url;
   private HikariDataSource pool;
@@ -56,25 +53,8 @@ class DispatcherKillTest {
     url = POSTGRES.newDatabase();
     pool = JdbcTarget.of(url).withUser("postgres").openPool("test", 3, 2_000);
     provider = LocalProviderServer.start(0);
-    project = dir.resolve("hourly-revenue");
-    try (Stream<Path> files = Files.walk(HOURLY)) {
-      for (Path f : files.toList()) {
-        Path to = project.resolve(HOURLY.relativize(f).toString());
-        if (Files.isDirectory(f)) {
-          Files.createDirectories(to);
-        } else {
-          Files.copy(f, to);
-        }
-      }
-    }
-    Files.writeString(project.resolve("streamform.yml"), Files.readString(project.resolve("streamform.yml"))
-        + "    effects:\n"
-        + "      - type: reward\n"
-        + "        subject: merchant_id\n"
-        + "        when: \"revenue >= 1000\"\n"
-        + "        provider: {kind: webhook, url: \"" + provider.url() + "\", idempotency: key, receipts: true}\n");
-    List<EffectRule> rules = DeclaredEffects.rules(dev.streamform.planner.DeclaredModel.of(
-        dev.streamform.policies.project.Project.load(project), "hourly_revenue").model());
+    project = EffectsProject.copy(dir, provider);
+    List<EffectRule> rules = EffectsProject.rules(project);
     new LedgerWriter(pool, Duration.ofSeconds(10), rules).write(List.<WindowRevision>of(revision(7, 10, 1, "1200")));
   }
 

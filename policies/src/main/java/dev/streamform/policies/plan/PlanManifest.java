@@ -17,9 +17,7 @@ import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.project.Project;
 import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.sql.ModelQuery;
-import dev.streamform.policies.sql.ModelSql;
 import dev.streamform.policies.sql.OutputColumn;
-import dev.streamform.policies.sql.SqlModelException;
 import dev.streamform.policies.time.Durations;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -72,19 +70,9 @@ public final class PlanManifest {
 
   /** The manifest of {@code modelName} in a loaded (hence valid) project. */
   public static PlanManifest of(Project project, String modelName) {
-    ModelDeclaration model = project.models().get(modelName);
-    if (model == null) {
-      throw new IllegalArgumentException(
-          "no model named '" + modelName + "' in streamform.yml; models: "
-              + String.join(", ", project.models().keySet()));
-    }
+    ModelDeclaration model = Plan.model(project, modelName);
     SourceDeclaration source = project.sourceOf(model);
-    ModelQuery query;
-    try {
-      query = ModelSql.parse(model.sql());
-    } catch (SqlModelException e) {
-      throw new IllegalStateException("model " + modelName + " was checked on load", e);
-    }
+    ModelQuery query = Plan.query(model);
     List<Object> nodes = new ArrayList<>();
     String time = source.eventTime().orElse(null);
 
@@ -103,12 +91,12 @@ public final class PlanManifest {
     Map<String, Object> aggregateDefinition = new TreeMap<>();
     aggregateDefinition.put("key", model.key());
     aggregateDefinition.put("aggregates", aggregates.stream()
-        .map(a -> call(a) + " AS " + a.name()).collect(Collectors.toList()));
+        .map(a -> Plan.call(a) + " AS " + a.name()).collect(Collectors.toList()));
     aggregateDefinition.put("materialized", model.materialized().yamlName());
     Map<String, Object> fingerprint = new TreeMap<>();
     fingerprint.put("key", model.key());
     fingerprint.put("accumulators", aggregates.stream()
-        .map(a -> call(a) + ": " + outputs.get(a.name())).collect(Collectors.toList()));
+        .map(a -> Plan.call(a) + ": " + outputs.get(a.name())).collect(Collectors.toList()));
     if (model.decisions().isPresent()) {
       DecisionsSpec d = model.decisions().get();
       fingerprint.put("features_over", Durations.format(d.featuresOver()));
@@ -259,10 +247,6 @@ public final class PlanManifest {
     Map<String, Object> m = new TreeMap<>();
     m.put(key, value);
     return m;
-  }
-
-  private static String call(OutputColumn c) {
-    return c.function().get().name().toLowerCase(Locale.ROOT) + "(" + c.argument().orElse("*") + ")";
   }
 
   private static String trigger(EarlyResults early) {
