@@ -132,7 +132,16 @@ final class ModelsFile {
       }
     });
 
-    m.duration("retention", "30d").ifPresent(b::setRetention);
+    m.duration("retention", "30d").ifPresent(retention -> {
+      if (retention.isZero()) {
+        m.report("retention", "retention cannot be 0s: a key's state would be dropped as soon as"
+                + " the watermark reaches its latest event",
+            "give how long a key's state lives after its latest event, e.g. retention: 30d, or remove"
+                + " retention to keep state forever");
+      } else {
+        b.setRetention(retention);
+      }
+    });
     if (m.has("retention") && m.has("window")) {
       m.report("retention", "a windowed model has no retention: a window's state lives until the"
               + " window is final (its end + allowed_lateness)",
