@@ -307,6 +307,11 @@ public abstract class Fixture {
 
   private static final String DIR_LABEL = FixtureFile.DIR + "/";
 
+  /** The fixture files of the project in folder {@code dir}, {@code fixtures/*.yml} in name order. */
+  public static List<Path> filesOfFolder(Path dir) {
+    return FixtureFile.filesOf(dir);
+  }
+
   /** The fixture files of a project, {@code fixtures/*.yml} in name order. */
   public static List<Path> filesOf(Project project) {
     return FixtureFile.filesOf(project.dir());
