@@ -401,6 +401,16 @@ final class ModelsFile {
     if (size.isEmpty() || !positive || (w.has("every") && every.isEmpty())) {
       return Optional.empty();
     }
+    long perEvent = size.get().toMillis() / every.orElse(size.get()).toMillis();
+    if (perEvent > WindowSpec.MAX_WINDOWS_PER_EVENT) {
+      // each event is in size/every windows: beyond this a fixture or a job does little but open windows
+      w.report("every", "every event would be in " + perEvent + " windows (size / every); the most is "
+              + WindowSpec.MAX_WINDOWS_PER_EVENT,
+          "make every at least " + Durations.format(java.time.Duration.ofMillis(Math.max(1,
+              -Math.floorDiv(-size.get().toMillis(), WindowSpec.MAX_WINDOWS_PER_EVENT))))
+              + " (size / " + WindowSpec.MAX_WINDOWS_PER_EVENT + "), or the size smaller");
+      return Optional.empty();
+    }
     try {
       return Optional.of(WindowSpec.hopping(size.get(), every.orElse(size.get())));
     } catch (IllegalArgumentException e) {

@@ -94,6 +94,17 @@ class ImpossibleValuesTest {
   }
 
   @Test
+  void aHoppingWindowThatPutsAnEventInMillionsOfWindowsIsRefused() throws Exception {
+    assertThat(withModel("    window: {size: 30d, every: 1ms}\n").problems(), contains(
+        "streamform.yml:4: model 'customer_metrics', key 'window.every': every event would be in"
+            + " 2592000000 windows (size / every); the most is 10000 — make every at least 259200ms"
+            + " (size / 10000), or the size smaller"));
+    // 10,000 windows per event is still accepted
+    assertThat(withModel("    window: {size: 10000m, every: 1m}\n").load().models()
+        .get("customer_metrics").window().get().size(), is(Duration.ofMinutes(10_000)));
+  }
+
+  @Test
   void earlyResultsEveryAnOverflowingDurationIsRefused() {
     List<String> problems = withModel("    window: 1h\n    early_results: every 99999999999999d\n")
         .problems();
