@@ -151,6 +151,31 @@ class FixtureSuiteTest {
   }
 
   @Test
+  void acceptRoundTripsAWindowedFixtureAndItsQuarantine() throws Exception {
+    Path p = FixtureProjects.copy("hourly-revenue", dir);
+    // the seed's hourly revenue without its expectations, and one event without its time
+    String given = FixtureProjects.read(FixtureProjects.TIME.resolve(
+        "hourly-revenue/fixtures/hourly_revenue.yml"));
+    given = given.substring(0, given.indexOf("expect:"))
+        + "  - event: { merchant_id: 9, amount: 1.00 }\n"
+        + "expect:\n  - { window_start: \"2026-08-30T10:00:00Z\", window_end: \"2026-08-30T11:00:00Z\","
+        + " merchant_id: 7, revenue: 1, orders: 1, revision: 1, status: on_time }\n";
+    Path file = FixtureProjects.write(p, "fixtures/hourly.yml", given);
+
+    FixtureSuite accepting = suite().accepting(true);
+    assertThat(accepting.run(p), is(true));
+    assertThat(statuses(accepting), is(List.of("hourly ACCEPTED")));
+    String rewritten = Files.readString(file);
+    assertThat(rewritten, containsString("  - { window_start: \"2026-08-30T10:00:00Z\", window_end:"
+        + " \"2026-08-30T11:00:00Z\", merchant_id: 7, revenue: 180, orders: 3, revision: 2, status: final }"));
+    assertThat(rewritten, containsString("late:\n  - { merchant_id: 7, amount: -10, ordered_at:"
+        + " \"2026-08-30T10:45:00Z\", window_start: \"2026-08-30T10:00:00Z\" }"));
+    assertThat(rewritten, containsString("quarantined:\n  - { merchant_id: 9, amount: 1 }"));
+    FixtureSuite again = suite();
+    assertThat(again.run(p), is(true));
+  }
+
+  @Test
   void aQuarantinedSectionExpectsAnInvalidRecordInsteadOfFailing() throws Exception {
     Path p = FixtureProjects.copy("late-event", dir);
     String base = """
