@@ -86,16 +86,14 @@ class TestCommandCiTest {
 
     assertThat(run("test", late.toString(), retention.toString(), "--junit-xml", xml.toString()), is(1));
 
-    SchemaFactory.newInstance(XMLConstants.W3C_XML_SCHEMA_NS_URI)
-        .newSchema(new StreamSource(getClass().getResourceAsStream("/junit.xsd")))
-        .newValidator()
-        .validate(new StreamSource(xml.toFile()));
+    validate(xml);
     Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(xml.toFile());
     Element suites = doc.getDocumentElement();
     assertThat(suites.getTagName(), is("testsuites"));
     assertThat(suites.getAttribute("tests"), is("4"));
     assertThat(suites.getAttribute("failures"), is("1"));
     assertThat(suites.getAttribute("errors"), is("0"));
+    assertThat(suites.hasAttribute("skipped"), is(false));
     NodeList suiteList = suites.getElementsByTagName("testsuite");
     assertThat(suiteList.getLength(), is(2));
     assertThat(((Element) suiteList.item(0)).getAttribute("name"), is(late.toString()));
@@ -114,6 +112,28 @@ class TestCommandCiTest {
     assertThat(failure.getAttribute("message"), containsString("`total_spend` is 30, expected 29"));
     assertThat(failure.getTextContent(), startsWith("wrong (model customer_metrics)\nFAIL\n"));
     assertThat(err.toString(), containsString("wrote JUnit XML to " + xml));
+  }
+
+  @Test
+  void failFastReportsTheRestAsSkippedInValidJunitXml() throws Exception {
+    Path xml = dir.resolve("fast.xml");
+
+    assertThat(run("test", late.toString(), retention.toString(), "--fail-fast", "--junit-xml",
+        xml.toString()), is(1));
+
+    validate(xml);
+    Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(xml.toFile());
+    assertThat(doc.getElementsByTagName("skipped").getLength(), is(2));
+    Element second = (Element) doc.getElementsByTagName("testsuite").item(1);
+    assertThat(second.getAttribute("skipped"), is("2"));
+    assertThat(out.toString(), containsString("2 fixtures on direct: 1 passed, 1 failed; 2 not run (--fail-fast)"));
+  }
+
+  private void validate(Path xml) throws Exception {
+    SchemaFactory.newInstance(XMLConstants.W3C_XML_SCHEMA_NS_URI)
+        .newSchema(new StreamSource(getClass().getResourceAsStream("/junit.xsd")))
+        .newValidator()
+        .validate(new StreamSource(xml.toFile()));
   }
 
   @Test
