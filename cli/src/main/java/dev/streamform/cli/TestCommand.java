@@ -144,14 +144,23 @@ final class TestCommand implements Callable<Integer> {
     }
     if (junitXml != null) {
       Path parent = junitXml.toAbsolutePath().getParent();
-      if (parent != null) {
-        Files.createDirectories(parent);
-      }
-      try (Writer w = Files.newBufferedWriter(junitXml, StandardCharsets.UTF_8)) {
+      try (Writer w = newWriter(junitXml, parent)) {
         SuiteReports.junitXml(suite, w);
+      } catch (IOException e) {
+        err.println("streamform test: cannot write JUnit XML to " + junitXml + ": " + e
+            + " — give --junit-xml a file in a folder you can write to");
+        return 1;
       }
       err.println("streamform test: wrote JUnit XML to " + junitXml);
     }
     return passed ? 0 : 1;
+  }
+
+  /** A writer for {@code file}, creating its folder first. */
+  private static Writer newWriter(Path file, Path parent) throws IOException {
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    return Files.newBufferedWriter(file, StandardCharsets.UTF_8);
   }
 }
