@@ -17,7 +17,10 @@ public final class StreamformMetrics {
   public static final String PROCESSED = "events_processed";
   public static final String CHANGELOG = "changelog_records";
   public static final String EXPIRED = "keys_expired";
+  /** Items whose offset a contiguous-offsets clock had judged already, or held already. */
   public static final String DUPLICATES = "duplicate_offsets_ignored";
+  /** Items a contiguous-offsets clock held back until an earlier offset of their partition came. */
+  public static final String OFFSETS_BUFFERED = "offsets_buffered";
   /** Items of a partition that reached the clock after a later offset (arrival-order clocks). */
   public static final String OUT_OF_ORDER = "offsets_out_of_order";
   /** Window revisions emitted (on time and corrected). */
