@@ -6,7 +6,7 @@ import org.apache.beam.sdk.metrics.Metrics;
 /**
  * The Beam metrics Streamform's transforms report, all in namespace {@value #NAMESPACE}. Together
  * they account for every input event: {@code events_quarantined + late_events_dropped +
- * events_processed} equals the number of events read.
+ * duplicate_events_dropped + events_processed} equals the number of events read.
  */
 public final class StreamformMetrics {
   public static final String NAMESPACE = "streamform";
@@ -19,6 +19,10 @@ public final class StreamformMetrics {
   public static final String EXPIRED = "keys_expired";
   /** Items whose offset a contiguous-offsets clock had judged already, or held already. */
   public static final String DUPLICATES = "duplicate_offsets_ignored";
+  /** Events dropped as repeats of an earlier event with the same {@code event_id} and payload. */
+  public static final String DUPLICATES_DROPPED = "duplicate_events_dropped";
+  /** Event ids whose duplicate horizon passed, so their state was freed. */
+  public static final String IDS_FORGOTTEN = "event_ids_forgotten";
   /** Items a contiguous-offsets clock held back until an earlier offset of their partition came. */
   public static final String OFFSETS_BUFFERED = "offsets_buffered";
   /** Items of a partition that reached the clock after a later offset (arrival-order clocks). */
