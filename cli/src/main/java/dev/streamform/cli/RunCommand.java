@@ -271,11 +271,10 @@ final class RunCommand implements Callable<Integer> {
             + " shows the change), or use the topic the declaration names");
         return 1;
       }
-      if (declared.windowed()) {
-        // a windowed model's clock holds every partition of the topic from the start
-        for (int p = 0; p < topics.partitions(source); p++) {
-          sourcePartitions.add(p);
-        }
+      // every model's clock holds every partition of the topic from the start: no window closes
+      // and no key expires before each partition has delivered (issue 16)
+      for (int p = 0; p < topics.partitions(source); p++) {
+        sourcePartitions.add(p);
       }
     }
     ModelSinks sinks = shadow

@@ -6,8 +6,9 @@ import org.apache.beam.sdk.metrics.Metrics;
 /**
  * The Beam metrics Streamform's transforms report, all in namespace {@value #NAMESPACE}. Together
  * they account for every record read: {@code events_quarantined + late_events_dropped +
- * events_filtered + events_processed + punctuations_read} equals {@code records_read}. A windowed
- * model counts an event in {@code late_events_dropped} when every window containing it refused it.
+ * duplicate_events_dropped + events_filtered + events_processed + punctuations_read} equals {@code
+ * records_read}. A windowed model counts an event in {@code late_events_dropped} when every window
+ * containing it refused it.
  */
 public final class StreamformMetrics {
   public static final String NAMESPACE = "streamform";
@@ -18,7 +19,14 @@ public final class StreamformMetrics {
   public static final String PROCESSED = "events_processed";
   public static final String CHANGELOG = "changelog_records";
   public static final String EXPIRED = "keys_expired";
+  /** Items whose offset a contiguous-offsets clock had judged already, or held already. */
   public static final String DUPLICATES = "duplicate_offsets_ignored";
+  /** Events dropped as repeats of an earlier event with the same {@code event_id} and payload. */
+  public static final String DUPLICATES_DROPPED = "duplicate_events_dropped";
+  /** Event ids whose duplicate horizon passed, so their state was freed. */
+  public static final String IDS_FORGOTTEN = "event_ids_forgotten";
+  /** Items a contiguous-offsets clock held back until an earlier offset of their partition came. */
+  public static final String OFFSETS_BUFFERED = "offsets_buffered";
   /** Items of a partition that reached the clock after a later offset (arrival-order clocks). */
   public static final String OUT_OF_ORDER = "offsets_out_of_order";
   /** Window revisions emitted (on time and corrected). */

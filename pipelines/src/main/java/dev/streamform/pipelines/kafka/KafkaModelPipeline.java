@@ -27,13 +27,14 @@ import org.joda.time.Duration;
  *
  * <p>A windowed model's clock keeps late events (the windows judge them), so its late topic receives
  * the windows' too-late events. Its windows fire on {@code min_p W_p} over the topic's partitions
- * (SEMANTICS §6). {@code streamform run} declares the topic's partitions to a windowed model's
- * clock ({@code SourceClock.withPartitions}), so each holds the watermark back from the start: a
- * run on the DirectRunner closed windows early without it (KafkaIO's watermark moved on before a
- * partition's first record reached the clock). An upsert model's clock does not declare them: its
- * {@link ClockGatedTimestampPolicy} keeps KafkaIO's watermark at the beginning of time for each
- * partition until its first record has been read, which only times expiry, and on Flink its
- * changelog is applied as events arrive.
+ * (SEMANTICS §6). {@code streamform run} declares the topic's partitions to every model's clock
+ * ({@code SourceClock.withPartitions}), so each holds the watermark back from the start: on the
+ * DirectRunner, KafkaIO's watermark moves on in the same step that emits a partition's first record,
+ * before that record reaches the clock, so without the declaration windows closed early and an
+ * upsert model's expiry timers freed keys that the partition's next event still had to find alive
+ * (issue 16; {@code QuarantinedFirstRecordTest}). On Flink an upsert model's changelog is applied as
+ * events arrive; the declared partitions there only delay expiry until every partition has
+ * delivered a record (or is idle).
  */
 public final class KafkaModelPipeline {
   private KafkaModelPipeline() {}
@@ -60,10 +61,10 @@ public final class KafkaModelPipeline {
   }
 
   /**
-   * As above, with the source topic's partitions declared to a windowed model's clock ({@code
+   * As above, with the source topic's partitions declared to the model's clock ({@code
    * SourceClock.withPartitions}), so each holds the watermark back from the start: no window can
-   * close before every partition has delivered, whatever KafkaIO's watermark does meanwhile on the
-   * runner (empty: not declared).
+   * close, and no key's state expire, before every partition has delivered, whatever KafkaIO's
+   * watermark does meanwhile on the runner (empty: not declared).
    */
   public static ModelSinks build(
       Pipeline p,
@@ -122,9 +123,7 @@ public final class KafkaModelPipeline {
     PCollection<KV<String, String>> undecodable =
         records.quarantined().apply("Undecodable", MapElements.into(kvs()).via(named::undecodableRecord));
     SourceClock clock =
-        model.windowed() && !partitions.isEmpty()
-            ? model.logClock().withPartitions(partitions)
-            : model.logClock();
+        partitions.isEmpty() ? model.logClock() : model.logClock().withPartitions(partitions);
     // The Flink runner keeps each key's order from the clock to the changelog (one channel per
     // sender, first in first out), so a streaming job there applies events as they arrive instead
     // of waiting for the watermark; other runners (the DirectRunner) apply them in log order.

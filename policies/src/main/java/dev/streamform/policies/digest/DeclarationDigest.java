@@ -63,6 +63,11 @@ public final class DeclarationDigest {
       form.put("late_events", quote(s.lateEvents().yamlName()));
       s.idleAfter().ifPresent(idle -> form.put("idle_after", quote(Durations.format(idle))));
     });
+    // only when declared, so a source without event_id keeps the digest it had
+    s.eventId().ifPresent(column -> {
+      form.put("event_id", quote(column));
+      form.put("duplicates_within", quote(Durations.format(s.duplicatesWithin().get())));
+    });
     return join(form);
   }
 

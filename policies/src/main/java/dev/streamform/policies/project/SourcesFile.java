@@ -17,7 +17,7 @@ final class SourcesFile {
 
   static final List<String> KEYS =
       List.of("connector", "topic", "path", "format", "schema", "event_time", "watermark",
-          "late_events", "idle_after", "partitions");
+          "late_events", "idle_after", "partitions", "event_id", "duplicates_within");
 
   private SourcesFile() {}
 
@@ -152,9 +152,52 @@ final class SourcesFile {
       }
     });
 
+    readEventId(s, b, schema, schemaComplete);
+
     Optional<SourceDeclaration> declaration =
         problems.size() == problemsBefore ? Optional.of(b.build()) : Optional.empty();
     return new Entry(name, declaration, Collections.unmodifiableMap(schema), schemaComplete, eventTime.isPresent());
+  }
+
+  /**
+   * {@code event_id} (a column of the schema, on a source with event time) and its horizon {@code
+   * duplicates_within} (a positive duration; default one hour).
+   */
+  private static void readEventId(
+      YamlMap s, SourceDeclaration.Builder b, Map<String, ColumnType> schema, boolean schemaComplete) {
+    Optional<String> eventId = s.string("event_id", "event_id: <id column>");
+    Optional<java.time.Duration> within = s.duration("duplicates_within", "1h");
+    if (s.has("duplicates_within") && !s.has("event_id")) {
+      s.report("duplicates_within", "duplicates_within needs event_id: there is no id to repeat",
+          "add event_id: <column that identifies an event> or remove duplicates_within");
+    }
+    within.ifPresent(w -> {
+      if (w.isZero()) {
+        s.report("duplicates_within", "0s would recognise no duplicate",
+            "give how long after an event's time a repeat of its id is still a duplicate, e.g."
+                + " duplicates_within: 1h, or remove event_id");
+      }
+    });
+    if (eventId.isEmpty()) {
+      return;
+    }
+    String column = eventId.get();
+    if (!s.has("event_time")) {
+      s.report("event_id", "event_id needs an event-time column: duplicates are recognised within"
+              + " a horizon of event time, which bounds the state",
+          "add event_time: <timestamp column> or remove event_id");
+    }
+    if (!schema.containsKey(column)) {
+      if (schemaComplete) {
+        Optional<String> closest = Names.closest(column, schema.keySet());
+        s.report("event_id", "'" + column + "' is not a column of the schema",
+            closest.map(c -> "did you mean '" + c + "'? ").orElse("")
+                + "name the column that identifies an event: " + String.join(", ", schema.keySet()));
+      }
+      return;
+    }
+    b.setEventId(column);
+    b.setDuplicatesWithin(within.filter(w -> !w.isZero()).orElse(SourceDeclaration.DEFAULT_DUPLICATES_WITHIN));
   }
 
   /** Reads the schema into {@code schema}; true when every column's type could be read. */
