@@ -1,6 +1,7 @@
 package dev.streamform.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.pipelines.kafka.KafkaConnection;
 import dev.streamform.pipelines.kafka.KafkaModelPipeline;
 import dev.streamform.pipelines.kafka.KafkaTopics;
 import dev.streamform.pipelines.kafka.ModelSinks;
@@ -80,9 +81,7 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--model", paramLabel = "M", required = true, description = "the model to run")
   String model;
 
-  @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT", required = true,
-      description = "the Kafka brokers, e.g. 127.0.0.1:9092")
-  String bootstrapServers;
+  @Mixin KafkaOptions kafka;
 
   @Mixin RunnerOptions runnerOptions;
 
@@ -227,11 +226,18 @@ final class RunCommand implements Callable<Integer> {
           + declared.source().connector().yamlName() + ")");
       return 1;
     }
+    Optional<KafkaConnection> connected =
+        kafka.connection(runnerOptions.kafkaProperties(), project, declared.source(), err);
+    if (connected.isEmpty()) {
+      return 1;
+    }
+    KafkaConnection connection = connected.get();
+    String bootstrapServers = connection.bootstrapServers();
     Pipeline pipeline = Pipeline.create(options);
     ModelSinks named = ModelSinks.of(declared);
     String source = declared.source().topic().get();
     List<Integer> sourcePartitions = new java.util.ArrayList<>();
-    try (KafkaTopics topics = KafkaTopics.at(bootstrapServers)) {
+    try (KafkaTopics topics = KafkaTopics.at(connection)) {
       if (shadow && !topics.names().contains(source)) {
         err.println("streamform run: the source topic " + source + " does not exist on " + bootstrapServers
             + ": a shadow run recomputes what the topic retains, and there is nothing");
@@ -262,8 +268,8 @@ final class RunCommand implements Callable<Integer> {
       }
     }
     ModelSinks sinks = shadow
-        ? KafkaModelPipeline.buildShadow(pipeline, declared, bootstrapServers, revisionSink, sourcePartitions)
-        : KafkaModelPipeline.build(pipeline, declared, bootstrapServers, revisionSink, sourcePartitions);
+        ? KafkaModelPipeline.buildShadow(pipeline, declared, connection, revisionSink, sourcePartitions)
+        : KafkaModelPipeline.build(pipeline, declared, connection, revisionSink, sourcePartitions);
     if (shadow) {
       err.println("streamform run: model " + model + " generation " + runGeneration + " (shadow) on "
           + runner.describe() + ": " + source + " from its earliest retained offsets -> "
@@ -275,6 +281,9 @@ final class RunCommand implements Callable<Integer> {
           + (revisionSink == null || revisionSink.effects().isEmpty() ? ""
               : " (with " + revisionSink.effects().size() + " effect rules; deliver with streamform dispatch)")
           + ", late -> " + sinks.lateTopic() + ", quarantine -> " + sinks.quarantineTopic());
+    }
+    if (!connection.isPlaintext()) {
+      err.println("streamform run: Kafka client settings: " + connection);
     }
     err.flush();
     PipelineResult result = pipeline.run();

@@ -55,8 +55,8 @@ public final class KafkaModelPipeline {
    *
    * @throws IllegalArgumentException when the model's source is not a Kafka source
    */
-  public static ModelSinks build(Pipeline p, DeclaredModel model, String bootstrapServers) {
-    return build(p, model, bootstrapServers, null);
+  public static ModelSinks build(Pipeline p, DeclaredModel model, KafkaConnection connection) {
+    return build(p, model, connection, null);
   }
 
   /**
@@ -66,9 +66,9 @@ public final class KafkaModelPipeline {
   public static ModelSinks build(
       Pipeline p,
       DeclaredModel model,
-      String bootstrapServers,
+      KafkaConnection connection,
       @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink) {
-    return build(p, model, bootstrapServers, revisionSink, List.of());
+    return build(p, model, connection, revisionSink, List.of());
   }
 
   /**
@@ -80,10 +80,10 @@ public final class KafkaModelPipeline {
   public static ModelSinks build(
       Pipeline p,
       DeclaredModel model,
-      String bootstrapServers,
+      KafkaConnection connection,
       @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
       List<Integer> partitions) {
-    return build(p, model, bootstrapServers, revisionSink, partitions, true);
+    return build(p, model, connection, revisionSink, partitions, true);
   }
 
   /**
@@ -98,7 +98,7 @@ public final class KafkaModelPipeline {
   public static ModelSinks buildShadow(
       Pipeline p,
       DeclaredModel model,
-      String bootstrapServers,
+      KafkaConnection connection,
       PTransform<PCollection<WindowRevision>, ?> revisionSink,
       List<Integer> partitions) {
     if (!model.windowed()) {
@@ -108,13 +108,13 @@ public final class KafkaModelPipeline {
     if (revisionSink == null) {
       throw new IllegalArgumentException("a shadow run writes only to a revision sink, and none was given");
     }
-    return build(p, model, bootstrapServers, revisionSink, partitions, false);
+    return build(p, model, connection, revisionSink, partitions, false);
   }
 
   private static ModelSinks build(
       Pipeline p,
       DeclaredModel model,
-      String bootstrapServers,
+      KafkaConnection connection,
       @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
       List<Integer> partitions,
       boolean writeTopics) {
@@ -127,7 +127,7 @@ public final class KafkaModelPipeline {
     Schema schema = model.recordSchema();
     ModelSinks sinks = ModelSinks.of(model);
     KafkaSource read =
-        KafkaSource.of(bootstrapServers, source.topic().get(), source.schema(), model.keyColumns());
+        KafkaSource.of(connection, source.topic().get(), source.schema(), model.keyColumns());
     if (source.idleAfter().isPresent()) {
       read = read.withIdleness(Duration.millis(source.idleAfter().get().toMillis()));
     }
@@ -197,15 +197,15 @@ public final class KafkaModelPipeline {
     }
     output
         .setCoder(json)
-        .apply("Write " + sinks.topic(), ModelSinks.write(bootstrapServers, sinks.topic()));
+        .apply("Write " + sinks.topic(), ModelSinks.write(connection, sinks.topic()));
     late.setCoder(json)
-        .apply("Write " + sinks.lateTopic(), ModelSinks.write(bootstrapServers, sinks.lateTopic()));
+        .apply("Write " + sinks.lateTopic(), ModelSinks.write(connection, sinks.lateTopic()));
     quarantine
         .apply("Quarantine", Flatten.pCollections())
         .setCoder(json)
         .apply(
             "Write " + sinks.quarantineTopic(),
-            ModelSinks.write(bootstrapServers, sinks.quarantineTopic()));
+            ModelSinks.write(connection, sinks.quarantineTopic()));
     return sinks;
   }
 

@@ -52,6 +52,13 @@ public abstract class SourceDeclaration {
    */
   public abstract Optional<Integer> partitions();
 
+  /**
+   * A kafka source's client settings ({@code kafka.properties:}): a {@code .properties} file, as
+   * written (relative to the project folder), checked when the project loads. Not part of the
+   * declaration's digest: where and how to connect is not what the model computes.
+   */
+  public abstract Optional<String> kafkaProperties();
+
   /** True when the source declares event time, i.e. has a clock. */
   public boolean hasEventTime() {
     return eventTime().isPresent();
@@ -89,6 +96,8 @@ public abstract class SourceDeclaration {
     public abstract Builder setPartitions(int partitions);
 
     public abstract Builder setLateEvents(LateEvents lateEvents);
+
+    public abstract Builder setKafkaProperties(String file);
 
     public abstract Builder setIdleAfter(Duration idleAfter);
 
