@@ -3,20 +3,25 @@ package dev.streamform.cli;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamform.pipelines.kafka.JsonRecords;
+import dev.streamform.pipelines.kafka.KafkaConnection;
+import dev.streamform.pipelines.kafka.KafkaRefusedException;
 import dev.streamform.policies.time.Durations;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -44,9 +49,7 @@ final class ConsumeCommand implements Callable<Integer> {
   @Parameters(paramLabel = "<topic>", description = "the topic")
   String topic;
 
-  @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT", required = true,
-      description = "the Kafka brokers, e.g. 127.0.0.1:9092")
-  String bootstrapServers;
+  @Mixin KafkaOptions kafka;
 
   @Option(names = "--max-wait", paramLabel = "DURATION", defaultValue = "30s",
       description = "return once no record arrived for this long, e.g. 500ms, 10s"
@@ -65,10 +68,26 @@ final class ConsumeCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrapServers)) {
-      List<PartitionInfo> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(20));
+    Optional<KafkaConnection> connected = kafka.connection(null, null, null, err);
+    if (connected.isEmpty()) {
+      return 1;
+    }
+    KafkaConnection connection = connected.get();
+    KafkaConsumer<byte[], byte[]> created;
+    try {
+      created = consumer(connection);
+    } catch (KafkaException e) {
+      throw KafkaRefusedException.of("create a consumer", connection, e);
+    }
+    try (KafkaConsumer<byte[], byte[]> consumer = created) {
+      List<PartitionInfo> partitions;
+      try {
+        partitions = consumer.partitionsFor(topic, Duration.ofSeconds(20));
+      } catch (KafkaException e) {
+        throw KafkaRefusedException.of("read topic " + topic, connection, e);
+      }
       if (partitions == null || partitions.isEmpty()) {
-        err.println("streamform consume: no topic '" + topic + "' at " + bootstrapServers);
+        err.println("streamform consume: no topic '" + topic + "' at " + connection.bootstrapServers());
         return 1;
       }
       List<TopicPartition> assigned = new ArrayList<>();
@@ -101,9 +120,10 @@ final class ConsumeCommand implements Callable<Integer> {
     return o.toString();
   }
 
-  static KafkaConsumer<byte[], byte[]> consumer(String bootstrapServers) {
+  static KafkaConsumer<byte[], byte[]> consumer(KafkaConnection connection) {
     Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20_000);
+    p.putAll(connection.clientConfig());
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");

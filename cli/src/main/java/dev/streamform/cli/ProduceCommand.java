@@ -1,6 +1,8 @@
 package dev.streamform.cli;
 
 import dev.streamform.pipelines.kafka.JsonRecords;
+import dev.streamform.pipelines.kafka.KafkaConnection;
+import dev.streamform.pipelines.kafka.KafkaRefusedException;
 import dev.streamform.pipelines.kafka.KafkaTopics;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.project.Fixture;
@@ -13,14 +15,19 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -56,9 +63,7 @@ final class ProduceCommand implements Callable<Integer> {
   @Parameters(index = "1", paramLabel = "<fixture.yml>", description = "the fixture file")
   Path fixtureFile;
 
-  @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT", required = true,
-      description = "the Kafka brokers, e.g. 127.0.0.1:9092")
-  String bootstrapServers;
+  @Mixin KafkaOptions kafka;
 
   @Option(names = "--partitions", paramLabel = "N", defaultValue = "3",
       description = "partitions of the topic when it has to be created (default: ${DEFAULT-VALUE})")
@@ -94,9 +99,14 @@ final class ProduceCommand implements Callable<Integer> {
           + "' is not a kafka source (connector: " + model.source().connector().yamlName() + ")");
       return 1;
     }
+    Optional<KafkaConnection> connected = kafka.connection(null, project, model.source(), err);
+    if (connected.isEmpty()) {
+      return 1;
+    }
+    KafkaConnection connection = connected.get();
     String topic = model.source().topic().get();
     int topicPartitions;
-    try (KafkaTopics topics = KafkaTopics.at(bootstrapServers)) {
+    try (KafkaTopics topics = KafkaTopics.at(connection)) {
       for (String created : topics.ensure(List.of(topic), partitions, Set.of())) {
         err.println("streamform produce: created topic " + created + " (" + partitions + " partitions)");
       }
@@ -105,7 +115,13 @@ final class ProduceCommand implements Callable<Integer> {
     int events = 0;
     int punctuations = 0;
     Progress progress = Progress.onTerminal(err);
-    try (KafkaProducer<byte[], byte[]> producer = producer(bootstrapServers)) {
+    AtomicReference<Exception> failed = new AtomicReference<>();
+    Callback firstFailure = (metadata, e) -> {
+      if (e != null) {
+        failed.compareAndSet(null, e);
+      }
+    };
+    try (KafkaProducer<byte[], byte[]> producer = producer(connection)) {
       for (Fixture.Given item : fixture.given()) {
         progress.show("produce: items", events + punctuations, fixture.given().size(), topic);
         if (item.event().isPresent()) {
@@ -114,24 +130,30 @@ final class ProduceCommand implements Callable<Integer> {
           model.keyColumns().forEach(k -> key.put(k, values.get(k)));
           Integer partition = spreadByKey ? null : checkPartition(item.partition(), topicPartitions);
           producer.send(new ProducerRecord<>(topic, partition,
-              JsonRecords.bytes(JsonRecords.object(key)), JsonRecords.bytes(JsonRecords.object(values))));
+              JsonRecords.bytes(JsonRecords.object(key)), JsonRecords.bytes(JsonRecords.object(values))),
+              firstFailure);
           events++;
         } else {
           byte[] punctuation = JsonRecords.punctuation(item.watermark().get());
           if (item.allPartitions()) {
             for (int p = 0; p < topicPartitions; p++) {
-              producer.send(new ProducerRecord<>(topic, p, null, punctuation));
+              producer.send(new ProducerRecord<>(topic, p, null, punctuation), firstFailure);
             }
           } else {
             producer.send(new ProducerRecord<>(topic,
-                checkPartition(item.partition(), topicPartitions), null, punctuation));
+                checkPartition(item.partition(), topicPartitions), null, punctuation), firstFailure);
           }
           punctuations++;
         }
       }
       producer.flush();
+    } catch (KafkaException e) {
+      failed.compareAndSet(null, e);
     }
     progress.done();
+    if (failed.get() != null) {
+      throw KafkaRefusedException.of("write to " + topic, connection, failed.get());
+    }
     out.println("produced " + events + " events and " + punctuations + " watermark items of "
         + fixture.name() + " to " + topic + " (" + topicPartitions + " partitions)");
     return 0;
@@ -145,13 +167,17 @@ final class ProduceCommand implements Callable<Integer> {
     return partition;
   }
 
-  /** An idempotent producer: each partition's records land in the order they were sent. */
-  static KafkaProducer<byte[], byte[]> producer(String bootstrapServers) {
+  /**
+   * An idempotent producer: each partition's records land in the order they were sent. Blocks at
+   * most 20 s for the cluster (a wrong password fails at once), unless the settings say otherwise.
+   */
+  static KafkaProducer<byte[], byte[]> producer(KafkaConnection connection) {
     Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 20_000);
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
+    p.putAll(connection.clientConfig());
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 20_000);
     return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
   }
 }

@@ -2,6 +2,7 @@ package dev.streamform.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.streamform.pipelines.file.FileModelRun;
+import dev.streamform.pipelines.kafka.KafkaConnection;
 import dev.streamform.pipelines.kafka.KafkaModelPipeline;
 import dev.streamform.pipelines.kafka.KafkaTopics;
 import dev.streamform.pipelines.kafka.ModelSinks;
@@ -86,10 +87,7 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--model", paramLabel = "M", required = true, description = "the model to run")
   String model;
 
-  @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT",
-      description = "the Kafka brokers, e.g. 127.0.0.1:9092: required for a kafka source; for a"
-          + " file source, the outputs go to the model's topics there instead of --output")
-  String bootstrapServers;
+  @Mixin KafkaOptions kafka;
 
   @Option(names = "--output", paramLabel = "DIR",
       description = "file source: the folder for <model>.jsonl, <model>.late.jsonl and"
@@ -240,15 +238,18 @@ final class RunCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--output: model '" + model + "' reads"
           + " kafka source '" + declared.source().name() + "'; --output is for a file source");
     }
-    if (bootstrapServers == null) {
-      throw new ParameterException(spec.commandLine(), "model '" + model + "' reads kafka source '"
-          + declared.source().name() + "': give --bootstrap-servers HOST:PORT");
+    Optional<KafkaConnection> connected =
+        kafka.connection(runnerOptions.kafkaProperties(), project, declared.source(), err);
+    if (connected.isEmpty()) {
+      return 1;
     }
+    KafkaConnection connection = connected.get();
+    String bootstrapServers = connection.bootstrapServers();
     Pipeline pipeline = Pipeline.create(options);
     ModelSinks named = ModelSinks.of(declared);
     String source = declared.source().topic().get();
     List<Integer> sourcePartitions = new java.util.ArrayList<>();
-    try (KafkaTopics topics = KafkaTopics.at(bootstrapServers)) {
+    try (KafkaTopics topics = KafkaTopics.at(connection)) {
       if (shadow && !topics.names().contains(source)) {
         err.println("streamform run: the source topic " + source + " does not exist on " + bootstrapServers
             + ": a shadow run recomputes what the topic retains, and there is nothing");
@@ -278,8 +279,8 @@ final class RunCommand implements Callable<Integer> {
       }
     }
     ModelSinks sinks = shadow
-        ? KafkaModelPipeline.buildShadow(pipeline, declared, bootstrapServers, revisionSink, sourcePartitions)
-        : KafkaModelPipeline.build(pipeline, declared, bootstrapServers, revisionSink, sourcePartitions);
+        ? KafkaModelPipeline.buildShadow(pipeline, declared, connection, revisionSink, sourcePartitions)
+        : KafkaModelPipeline.build(pipeline, declared, connection, revisionSink, sourcePartitions);
     if (shadow) {
       err.println("streamform run: model " + model + " generation " + runGeneration + " (shadow) on "
           + runner.describe() + ": " + source + " from its earliest retained offsets -> "
@@ -291,6 +292,9 @@ final class RunCommand implements Callable<Integer> {
           + (revisionSink == null || revisionSink.effects().isEmpty() ? ""
               : " (with " + revisionSink.effects().size() + " effect rules; deliver with streamform dispatch)")
           + ", late -> " + sinks.lateTopic() + ", quarantine -> " + sinks.quarantineTopic());
+    }
+    if (!connection.isPlaintext()) {
+      err.println("streamform run: Kafka client settings: " + connection);
     }
     err.flush();
     PipelineResult result = pipeline.run();
@@ -319,7 +323,8 @@ final class RunCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), (detach ? "--detach" : "--from-savepoint")
           + ": model '" + model + "' reads a file source, which runs to its end in this process");
     }
-    if (output != null && bootstrapServers != null) {
+    boolean toKafka = kafka.bootstrapServers != null || kafka.propertiesFile != null;
+    if (output != null && toKafka) {
       throw new ParameterException(spec.commandLine(),
           "give --output (files) or --bootstrap-servers (topics), not both");
     }
@@ -336,18 +341,24 @@ final class RunCommand implements Callable<Integer> {
     }
     FileModelRun.Target target;
     String where;
-    if (bootstrapServers != null) {
+    if (toKafka) {
+      Optional<KafkaConnection> connected =
+          kafka.connection(runnerOptions.kafkaProperties(), project, null, err);
+      if (connected.isEmpty()) {
+        return 1;
+      }
+      KafkaConnection connection = connected.get();
       ModelSinks named = ModelSinks.of(declared);
-      try (KafkaTopics topics = KafkaTopics.at(bootstrapServers)) {
+      try (KafkaTopics topics = KafkaTopics.at(connection)) {
         List<String> needed = List.of(named.topic(), named.lateTopic(), named.quarantineTopic());
         Set<String> compacted = named.topicIsCompacted() ? Set.of(named.topic()) : Set.of();
         for (String created : topics.ensure(needed, partitions, compacted)) {
           err.println("streamform run: created topic " + created + " (" + partitions + " partitions)");
         }
       }
-      target = FileModelRun.Target.kafka(bootstrapServers);
+      target = FileModelRun.Target.kafka(connection);
       where = "topics " + named.topic() + ", " + named.lateTopic() + ", " + named.quarantineTopic()
-          + " at " + bootstrapServers;
+          + " at " + connection.bootstrapServers();
     } else {
       Path dir = output != null ? output : project.resolve("target").resolve(model);
       target = FileModelRun.Target.folder(dir);

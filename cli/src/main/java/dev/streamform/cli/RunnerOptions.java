@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
  * it. A profile's keys are Beam pipeline option names; {@code runner}, {@code flinkMaster} and
  * {@code parallelism} choose the runner, every other key is passed to Beam as {@code --key=value}.
  * Without a profile: the DirectRunner, or with {@code --runner flink} the embedded Flink runner at
- * parallelism 1.
+ * parallelism 1. A profile's {@code kafka.properties} (not a Beam option) names Kafka client
+ * settings, relative to the profile's folder ({@link KafkaOptions}).
  */
 final class RunnerOptions {
   static final String PROFILES = "runners-config/profiles";
@@ -63,12 +64,22 @@ final class RunnerOptions {
   @Spec(Spec.Target.MIXEE)
   CommandSpec command;
 
+  /** The profile's kafka.properties file, known once {@link #choice()} has read the profile. */
+  private Path kafkaProperties;
+
   /** The runner these options choose; a mistake in them or in the profile is a usage error. */
   RunnerChoice choice() {
     Map<String, String> beam = profile == null ? new LinkedHashMap<>() : loadProfile(profile);
     String profileRunner = beam.remove("runner");
     String profileMaster = beam.remove("flinkMaster");
     String profileParallelism = beam.remove("parallelism");
+    String profileKafka = beam.remove("kafka.properties");
+    if (profileKafka != null) {
+      kafkaProperties = Home.dir().resolve(PROFILES).resolve(profileKafka);
+      if (!Files.isRegularFile(kafkaProperties)) {
+        throw usage("profile " + profile + ": kafka.properties " + kafkaProperties + " is not a file");
+      }
+    }
     String chosenRunner = runner != null ? runner : runnerName(profileRunner);
     if (checkpointingInterval != null) {
       beam.put("checkpointingInterval", checkpointingInterval.toString());
@@ -105,6 +116,11 @@ final class RunnerOptions {
       throw usage((profile == null ? "" : "profile " + profile + ": ") + e.getMessage());
     }
     return choice;
+  }
+
+  /** The Kafka client settings the profile names, or null (call after {@link #choice()}). */
+  Path kafkaProperties() {
+    return kafkaProperties;
   }
 
   private static boolean isEmbedded(String master) {

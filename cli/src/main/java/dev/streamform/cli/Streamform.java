@@ -1,5 +1,6 @@
 package dev.streamform.cli;
 
+import dev.streamform.pipelines.kafka.KafkaRefusedException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -111,6 +112,11 @@ public final class Streamform implements Callable<Integer> {
   }
 
   private static int internalError(Exception e, PrintWriter err) {
+    if (e instanceof KafkaRefusedException) {
+      // not a bug: the cluster is down or refused the connection, said in one line
+      err.println("streamform: " + e.getMessage());
+      return 1;
+    }
     err.println("streamform: internal error: " + e
         + " (set STREAMFORM_DEBUG=1 for the stack trace, and please report it)");
     if (System.getenv("STREAMFORM_DEBUG") != null) {

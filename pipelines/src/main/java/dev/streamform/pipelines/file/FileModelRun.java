@@ -140,19 +140,20 @@ public final class FileModelRun {
   /** Where the outputs go: a folder of JSON lines files, or Kafka topics at a broker. */
   public static final class Target {
     final @Nullable Path dir;
-    final @Nullable String bootstrapServers;
+    final dev.streamform.pipelines.kafka.@Nullable KafkaConnection kafka;
 
-    private Target(@Nullable Path dir, @Nullable String bootstrapServers) {
+    private Target(@Nullable Path dir, dev.streamform.pipelines.kafka.@Nullable KafkaConnection kafka) {
       this.dir = dir;
-      this.bootstrapServers = bootstrapServers;
+      this.kafka = kafka;
     }
 
     public static Target folder(Path dir) {
       return new Target(dir, null);
     }
 
-    public static Target kafka(String bootstrapServers) {
-      return new Target(null, bootstrapServers);
+    /** The model's topics at the broker {@code connection} reaches (with its client settings). */
+    public static Target kafka(dev.streamform.pipelines.kafka.KafkaConnection connection) {
+      return new Target(null, connection);
     }
   }
 
@@ -223,7 +224,7 @@ public final class FileModelRun {
       writeParts(outputs.late(), parts, "late");
       writeParts(outputs.quarantined(), parts, "quarantine");
     } else {
-      String servers = target.bootstrapServers;
+      dev.streamform.pipelines.kafka.KafkaConnection servers = target.kafka;
       outputs.records().apply("Write " + sinks.topic(), ModelSinks.write(servers, sinks.topic()));
       outputs.late().apply("Write " + sinks.lateTopic(), ModelSinks.write(servers, sinks.lateTopic()));
       outputs.quarantined()

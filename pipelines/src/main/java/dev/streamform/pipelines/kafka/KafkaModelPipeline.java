@@ -44,8 +44,8 @@ public final class KafkaModelPipeline {
    *
    * @throws IllegalArgumentException when the model's source is not a Kafka source
    */
-  public static ModelSinks build(Pipeline p, DeclaredModel model, String bootstrapServers) {
-    return build(p, model, bootstrapServers, null);
+  public static ModelSinks build(Pipeline p, DeclaredModel model, KafkaConnection connection) {
+    return build(p, model, connection, null);
   }
 
   /**
@@ -55,9 +55,9 @@ public final class KafkaModelPipeline {
   public static ModelSinks build(
       Pipeline p,
       DeclaredModel model,
-      String bootstrapServers,
+      KafkaConnection connection,
       @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink) {
-    return build(p, model, bootstrapServers, revisionSink, List.of());
+    return build(p, model, connection, revisionSink, List.of());
   }
 
   /**
@@ -69,10 +69,10 @@ public final class KafkaModelPipeline {
   public static ModelSinks build(
       Pipeline p,
       DeclaredModel model,
-      String bootstrapServers,
+      KafkaConnection connection,
       @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
       List<Integer> partitions) {
-    return build(p, model, bootstrapServers, revisionSink, partitions, true);
+    return build(p, model, connection, revisionSink, partitions, true);
   }
 
   /**
@@ -87,7 +87,7 @@ public final class KafkaModelPipeline {
   public static ModelSinks buildShadow(
       Pipeline p,
       DeclaredModel model,
-      String bootstrapServers,
+      KafkaConnection connection,
       PTransform<PCollection<WindowRevision>, ?> revisionSink,
       List<Integer> partitions) {
     if (!model.windowed()) {
@@ -97,13 +97,13 @@ public final class KafkaModelPipeline {
     if (revisionSink == null) {
       throw new IllegalArgumentException("a shadow run writes only to a revision sink, and none was given");
     }
-    return build(p, model, bootstrapServers, revisionSink, partitions, false);
+    return build(p, model, connection, revisionSink, partitions, false);
   }
 
   private static ModelSinks build(
       Pipeline p,
       DeclaredModel model,
-      String bootstrapServers,
+      KafkaConnection connection,
       @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
       List<Integer> partitions,
       boolean writeTopics) {
@@ -114,7 +114,7 @@ public final class KafkaModelPipeline {
               + "', which is not a kafka source (connector: " + source.connector().yamlName() + ")");
     }
     KafkaSource read =
-        KafkaSource.of(bootstrapServers, source.topic().get(), source.schema(), model.keyColumns());
+        KafkaSource.of(connection, source.topic().get(), source.schema(), model.keyColumns());
     if (source.idleAfter().isPresent()) {
       read = read.withIdleness(Duration.millis(source.idleAfter().get().toMillis()));
     }
@@ -134,13 +134,13 @@ public final class KafkaModelPipeline {
     if (!writeTopics) {
       return sinks; // a shadow run: the revision sink is its only output
     }
-    outputs.records().apply("Write " + sinks.topic(), ModelSinks.write(bootstrapServers, sinks.topic()));
-    outputs.late().apply("Write " + sinks.lateTopic(), ModelSinks.write(bootstrapServers, sinks.lateTopic()));
+    outputs.records().apply("Write " + sinks.topic(), ModelSinks.write(connection, sinks.topic()));
+    outputs.late().apply("Write " + sinks.lateTopic(), ModelSinks.write(connection, sinks.lateTopic()));
     outputs
         .quarantined()
         .apply(
             "Write " + sinks.quarantineTopic(),
-            ModelSinks.write(bootstrapServers, sinks.quarantineTopic()));
+            ModelSinks.write(connection, sinks.quarantineTopic()));
     return sinks;
   }
 

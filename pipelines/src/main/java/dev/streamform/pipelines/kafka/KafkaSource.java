@@ -57,7 +57,12 @@ import org.joda.time.Instant;
 @AutoValue
 public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
 
-  public abstract String bootstrapServers();
+  /** The cluster and client settings; its secrets are applied by the consumer factory only. */
+  public abstract KafkaConnection connection();
+
+  public String bootstrapServers() {
+    return connection().bootstrapServers();
+  }
 
   public abstract String topic();
 
@@ -71,7 +76,7 @@ public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
 
   @AutoValue.Builder
   abstract static class Builder {
-    abstract Builder setBootstrapServers(String servers);
+    abstract Builder setConnection(KafkaConnection connection);
 
     abstract Builder setTopic(String topic);
 
@@ -87,12 +92,18 @@ public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
   /** Reads {@code topic} at {@code bootstrapServers}; {@code keyColumns} must have values. */
   public static KafkaSource of(
       String bootstrapServers, String topic, Map<String, ColumnType> schema, List<String> keyColumns) {
+    return of(KafkaConnection.plaintext(bootstrapServers), topic, schema, keyColumns);
+  }
+
+  /** Reads {@code topic} through {@code connection}; {@code keyColumns} must have values. */
+  public static KafkaSource of(
+      KafkaConnection connection, String topic, Map<String, ColumnType> schema, List<String> keyColumns) {
     checkArgument(!schema.isEmpty(), "a source needs a schema");
     for (String k : keyColumns) {
       checkArgument(schema.containsKey(k), "key column `%s` is not in the schema %s", k, schema);
     }
     return new AutoValue_KafkaSource.Builder()
-        .setBootstrapServers(bootstrapServers)
+        .setConnection(connection)
         .setTopic(topic)
         .setSchema(new java.util.LinkedHashMap<>(schema))
         .setKeyColumns(List.copyOf(keyColumns))
@@ -107,13 +118,18 @@ public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
   @Override
   public SourceResult expand(PBegin input) {
     Schema schema = Schemas.of(schema());
+    Map<String, Object> consumer = new java.util.LinkedHashMap<>();
+    consumer.put("auto.offset.reset", "earliest");
+    // only settings that may be shown: KafkaIO lists its consumer configuration in display data
+    consumer.putAll(connection().shownConfig());
     PCollection<KafkaRecord<byte[], byte[]>> raw =
         input.apply(
             "Read " + topic(),
             KafkaIO.readBytes()
                 .withBootstrapServers(bootstrapServers())
                 .withTopic(topic())
-                .withConsumerConfigUpdates(Map.of("auto.offset.reset", "earliest"))
+                .withConsumerConfigUpdates(consumer)
+                .withConsumerFactoryFn(connection().consumerFactory())
                 .withTimestampPolicyFactory(ClockGatedTimestampPolicy.factory(idleAfter())));
     // plain tags: an anonymous one would capture this transform (and its schema) into the DoFn
     TupleTag<SourceRecord> records = new TupleTag<>("records");
@@ -137,6 +153,7 @@ public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
     builder
         .add(DisplayData.item("topic", topic()))
         .add(DisplayData.item("bootstrapServers", bootstrapServers()))
+        .add(DisplayData.item("connection", connection().toString()).withLabel("Kafka connection"))
         .add(DisplayData.item("key", String.join(",", keyColumns())));
     if (idleAfter() != null) {
       builder.add(

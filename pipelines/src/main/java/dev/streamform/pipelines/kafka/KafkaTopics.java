@@ -18,25 +18,43 @@ import org.apache.kafka.common.errors.TopicExistsException;
 /**
  * Creates the topics a command needs when they are missing, with Kafka's {@link Admin} client (the
  * broker started by {@code runners-config/bin/kafka} has no topic tools). A topic that exists is
- * left as it is, whatever its partition count.
+ * left as it is, whatever its partition count. A cluster that cannot be reached or refuses the
+ * connection's credentials is a {@link KafkaRefusedException} within about 30 seconds.
  */
 public final class KafkaTopics implements AutoCloseable {
   private static final long TIMEOUT_SECONDS = 30;
 
   private final Admin admin;
-  private final String bootstrapServers;
+  private final KafkaConnection connection;
 
-  private KafkaTopics(String bootstrapServers) {
+  private KafkaTopics(KafkaConnection connection) {
     Properties p = new Properties();
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    // timeouts first: a wrong password or protocol fails within them instead of hanging; the
+    // connection's own settings may change them
     p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
     p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20_000);
-    this.admin = Admin.create(p);
-    this.bootstrapServers = bootstrapServers;
+    p.putAll(connection.clientConfig());
+    this.connection = connection;
+    try {
+      this.admin = Admin.create(p);
+    } catch (org.apache.kafka.common.KafkaException e) {
+      throw failure("create an admin client", e); // e.g. a truststore that cannot be loaded
+    }
   }
 
+  /** Kafka's defaults at {@code bootstrapServers}. */
   public static KafkaTopics at(String bootstrapServers) {
-    return new KafkaTopics(bootstrapServers);
+    return at(KafkaConnection.plaintext(bootstrapServers));
+  }
+
+  /**
+   * The cluster {@code connection} reaches.
+   *
+   * @throws dev.streamform.policies.project.KafkaClientProperties.UnsetVariableException when a
+   *     setting names an environment variable that is not set
+   */
+  public static KafkaTopics at(KafkaConnection connection) {
+    return new KafkaTopics(connection);
   }
 
   /** The topics that exist. */
@@ -92,14 +110,11 @@ public final class KafkaTopics implements AutoCloseable {
     }
   }
 
-  private IllegalStateException failure(String what, Exception e) {
+  private KafkaRefusedException failure(String what, Exception e) {
     if (e instanceof InterruptedException) {
       Thread.currentThread().interrupt();
     }
-    Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-    return new IllegalStateException(
-        "cannot " + what + " at " + bootstrapServers + ": " + cause.getMessage()
-            + " (is the broker running? runners-config/bin/kafka start)", cause);
+    return KafkaRefusedException.of(what, connection, e);
   }
 
   @Override

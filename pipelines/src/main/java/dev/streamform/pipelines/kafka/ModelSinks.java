@@ -273,12 +273,18 @@ public final class ModelSinks implements Serializable {
     }
   }
 
-  /** Writes JSON keys and values to {@code topic}. */
+  /**
+   * Writes JSON keys and values to {@code topic} through {@code connection}: the settings that may
+   * be shown as KafkaIO's producer configuration (which it displays), the hidden ones applied by
+   * the producer factory where the producer is created.
+   */
   public static PTransform<PCollection<KV<String, String>>, PDone> write(
-      String bootstrapServers, String topic) {
+      KafkaConnection connection, String topic) {
     return KafkaIO.<String, String>write()
-        .withBootstrapServers(bootstrapServers)
+        .withBootstrapServers(connection.bootstrapServers())
         .withTopic(topic)
+        .withProducerConfigUpdates(connection.shownConfig())
+        .withProducerFactoryFn(connection.<String, String>producerFactory())
         .withKeySerializer(StringSerializer.class)
         .withValueSerializer(StringSerializer.class);
   }

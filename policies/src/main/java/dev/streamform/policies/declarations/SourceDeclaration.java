@@ -69,6 +69,13 @@ public abstract class SourceDeclaration {
   /** The horizon of {@code event_id} when {@code duplicates_within} is not given: one hour. */
   public static final Duration DEFAULT_DUPLICATES_WITHIN = Duration.ofHours(1);
 
+  /**
+   * A kafka source's client settings ({@code kafka.properties:}): a {@code .properties} file, as
+   * written (relative to the project folder), checked when the project loads. Not part of the
+   * declaration's digest: where and how to connect is not what the model computes.
+   */
+  public abstract Optional<String> kafkaProperties();
+
   /** True when the source declares event time, i.e. has a clock. */
   public boolean hasEventTime() {
     return eventTime().isPresent();
@@ -106,6 +113,8 @@ public abstract class SourceDeclaration {
     public abstract Builder setPartitions(int partitions);
 
     public abstract Builder setLateEvents(LateEvents lateEvents);
+
+    public abstract Builder setKafkaProperties(String file);
 
     public abstract Builder setIdleAfter(Duration idleAfter);
 

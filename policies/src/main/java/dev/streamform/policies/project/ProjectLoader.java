@@ -58,7 +58,7 @@ final class ProjectLoader {
     loader.checkFolder();
     Optional<Map<String, SourcesFile.Entry>> sources = loader.readFile(SourcesFile.NAME,
         "create it with sources: and one source per name (connector, topic or path, schema)")
-        .flatMap(text -> SourcesFile.read(text, loader.problems));
+        .flatMap(text -> SourcesFile.read(dir, text, loader.problems));
     if (!loader.problems.isEmpty()) {
       throw new InvalidProjectException(inFileOrder(loader.problems));
     }
@@ -82,7 +82,7 @@ final class ProjectLoader {
     checkFolder();
     Optional<Map<String, SourcesFile.Entry>> sources = readFile(SourcesFile.NAME,
         "create it with sources: and one source per name (connector, topic or path, schema)")
-        .flatMap(text -> SourcesFile.read(text, problems));
+        .flatMap(text -> SourcesFile.read(dir, text, problems));
     Optional<Map<String, ModelsFile.Entry>> models = readFile(ModelsFile.NAME,
         "create it with models: and one model per name (materialized, key)")
         .flatMap(text -> ModelsFile.read(text, problems));

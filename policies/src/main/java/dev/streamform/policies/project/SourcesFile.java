@@ -4,6 +4,8 @@ import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.LateEvents;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.schema.ColumnType;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -17,7 +19,7 @@ final class SourcesFile {
 
   static final List<String> KEYS =
       List.of("connector", "topic", "path", "format", "schema", "event_time", "watermark",
-          "late_events", "idle_after", "partitions", "event_id", "duplicates_within");
+          "late_events", "idle_after", "partitions", "event_id", "duplicates_within", "kafka.properties");
 
   private SourcesFile() {}
 
@@ -41,7 +43,7 @@ final class SourcesFile {
    * Every source declared in {@code text}, in file order; problems go to {@code problems}. Empty
    * when the file is not even a {@code sources:} map, so checks that depend on it are skipped.
    */
-  static Optional<Map<String, Entry>> read(String text, List<Problem> problems) {
+  static Optional<Map<String, Entry>> read(Path dir, String text, List<Problem> problems) {
     Map<String, Entry> sources = new LinkedHashMap<>();
     Optional<YamlMap> top =
         YamlMap.parseFile(NAME, text, "sources: followed by one source per name", problems);
@@ -69,13 +71,14 @@ final class SourcesFile {
         all.get().report(name, "'" + name + "' is not a usable source name",
             "use letters, digits and _ (starting with a letter or _)");
       }
-      sources.put(name, source.map(s -> read(name, s, before, problems))
+      sources.put(name, source.map(s -> read(dir, name, s, before, problems))
           .orElse(new Entry(name, Optional.empty(), Map.of(), false, false)));
     }
     return Optional.of(sources);
   }
 
-  private static Entry read(String name, YamlMap s, int problemsBefore, List<Problem> problems) {
+  private static Entry read(
+      Path dir, String name, YamlMap s, int problemsBefore, List<Problem> problems) {
     s.allowOnly(KEYS);
     SourceDeclaration.Builder b = SourceDeclaration.builder().setName(name);
 
@@ -115,6 +118,21 @@ final class SourcesFile {
             "remove partitions (it is the partition count of a kafka topic)");
       } else {
         b.setPartitions(Integer.parseInt(t));
+      }
+    });
+
+    s.string("kafka.properties", "kafka.properties: kafka.properties").ifPresent(file -> {
+      if (connector.isPresent() && connector.get() != Connector.KAFKA) {
+        s.report("kafka.properties", "a file source has no Kafka client settings",
+            "remove kafka.properties (it names the Kafka client settings of a kafka source)");
+      } else if (!Files.isRegularFile(dir.resolve(file))) {
+        s.report("kafka.properties", "'" + file + "' is not a file in the project folder " + dir,
+            "give the path of a .properties file of Kafka client settings, relative to the project"
+                + " folder (e.g. kafka.properties: kafka.properties with security.protocol=SASL_SSL)");
+      } else {
+        // a project file is shared: its secrets must come from the environment
+        KafkaClientProperties.read(dir.resolve(file), file, true, problems);
+        b.setKafkaProperties(file);
       }
     });
 

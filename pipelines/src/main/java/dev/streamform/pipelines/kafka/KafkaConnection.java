@@ -1,0 +1,212 @@
+package dev.streamform.pipelines.kafka;
+
+import dev.streamform.policies.project.KafkaClientProperties;
+import dev.streamform.policies.project.KafkaClientProperties.Setting;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+import org.apache.beam.sdk.transforms.SerializableFunction;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigDef;
+
+/**
+ * How Streamform's Kafka clients reach a cluster: the bootstrap servers and the client settings
+ * ({@link KafkaClientProperties}: TLS, SASL and any other consumer, producer or admin property).
+ *
+ * <p>Where secrets live. A setting is <em>hidden</em> when its key holds a secret ({@code
+ * sasl.jaas.config}, {@code *.password}, and every property Kafka itself types as a password) or
+ * its value names an environment variable ({@code ${NAME}}). Hidden settings never reach a
+ * transform's configuration that a runner shows: KafkaIO gets only the shown ones ({@link
+ * #shownConfig()}, passed with {@code withConsumerConfigUpdates}/{@code withProducerConfigUpdates},
+ * which KafkaIO's display data lists), and the hidden ones are applied by the consumer and producer
+ * factories ({@link #consumerFactory()}, {@link #producerFactory()}), which are not displayed.
+ * Those factories carry the hidden settings as written — {@code ${NAME}} references, not their
+ * values — and resolve them when a client is created, on the worker: the job graph a cluster
+ * receives, its savepoints (the Flink runner keeps the Kafka source in its checkpoint state) and
+ * the pipeline options (Flink's dashboard shows them) hold no secret from the environment. The
+ * workers need the same variables (and the files {@code ssl.*.location} names) as the client.
+ *
+ * <p>{@link #toString()} shows the bootstrap servers and the keys, never a hidden value.
+ */
+public final class KafkaConnection implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  private final String bootstrapServers;
+  private final List<Setting> settings;
+
+  private KafkaConnection(String bootstrapServers, List<Setting> settings) {
+    this.bootstrapServers = Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+    this.settings = List.copyOf(settings);
+  }
+
+  /** Kafka's defaults (PLAINTEXT, no authentication) at {@code bootstrapServers}. */
+  public static KafkaConnection plaintext(String bootstrapServers) {
+    return new KafkaConnection(bootstrapServers, List.of());
+  }
+
+  /** {@code properties} at {@code bootstrapServers} (which wins over a bootstrap.servers setting). */
+  public static KafkaConnection of(String bootstrapServers, KafkaClientProperties properties) {
+    return new KafkaConnection(
+        bootstrapServers, properties.without(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG).settings());
+  }
+
+  public String bootstrapServers() {
+    return bootstrapServers;
+  }
+
+  /** True when no client setting was given. */
+  public boolean isPlaintext() {
+    return settings.isEmpty();
+  }
+
+  /**
+   * True when {@code key}'s value must never be shown: a secret by name ({@link
+   * KafkaClientProperties#isSecret}) or a property some Kafka client types as a password.
+   */
+  public static boolean isSecret(String key) {
+    return KafkaClientProperties.isSecret(key)
+        || passwordTyped(ConsumerConfig.configDef(), key)
+        || passwordTyped(ProducerConfig.configDef(), key)
+        || passwordTyped(AdminClientConfig.configDef(), key);
+  }
+
+  private static boolean passwordTyped(ConfigDef def, String key) {
+    ConfigDef.ConfigKey k = def.configKeys().get(key);
+    return k != null && k.type == ConfigDef.Type.PASSWORD;
+  }
+
+  private static boolean hidden(Setting s) {
+    return s.hasReference() || isSecret(s.key());
+  }
+
+  /** The settings a transform may show: literal values of keys that are not secret. */
+  public Map<String, Object> shownConfig() {
+    Map<String, Object> shown = new LinkedHashMap<>();
+    for (Setting s : settings) {
+      if (!hidden(s)) {
+        shown.put(s.key(), s.value());
+      }
+    }
+    return shown;
+  }
+
+  private List<Setting> hiddenSettings() {
+    List<Setting> hidden = new ArrayList<>();
+    for (Setting s : settings) {
+      if (hidden(s)) {
+        hidden.add(s);
+      }
+    }
+    return hidden;
+  }
+
+  /**
+   * Every setting resolved from this process's environment, with the bootstrap servers: for a
+   * client this process creates itself (the admin client, {@code produce}, {@code consume}).
+   *
+   * @throws KafkaClientProperties.UnsetVariableException naming file, line and variable
+   */
+  public Map<String, Object> clientConfig() {
+    return clientConfig(System::getenv);
+  }
+
+  Map<String, Object> clientConfig(Function<String, String> environment) {
+    Map<String, Object> config = new LinkedHashMap<>(KafkaClientProperties.resolve(settings, environment));
+    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    return config;
+  }
+
+  /** Checks that every referenced variable is set here, before anything is started. */
+  public void checkEnvironment() {
+    KafkaClientProperties.resolve(settings, System::getenv);
+  }
+
+  /**
+   * KafkaIO's consumer factory: KafkaIO's configuration plus the hidden settings, resolved where
+   * the consumer is created.
+   */
+  public SerializableFunction<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory() {
+    return new ConsumerFactory(hiddenSettings());
+  }
+
+  /** KafkaIO's producer factory, as {@link #consumerFactory()}. */
+  public <K, V> SerializableFunction<Map<String, Object>, Producer<K, V>> producerFactory() {
+    return new ProducerFactory<>(hiddenSettings());
+  }
+
+  /** Applies hidden settings on top of KafkaIO's configuration, on the worker. */
+  private static Map<String, Object> withHidden(Map<String, Object> config, List<Setting> hidden) {
+    Map<String, Object> all = new LinkedHashMap<>(config);
+    all.putAll(KafkaClientProperties.resolve(hidden, System::getenv));
+    return all;
+  }
+
+  private static final class ConsumerFactory
+      implements SerializableFunction<Map<String, Object>, Consumer<byte[], byte[]>> {
+    private static final long serialVersionUID = 1L;
+    private final List<Setting> hidden;
+
+    ConsumerFactory(List<Setting> hidden) {
+      this.hidden = hidden;
+    }
+
+    @Override
+    public Consumer<byte[], byte[]> apply(Map<String, Object> config) {
+      return new KafkaConsumer<>(withHidden(config, hidden));
+    }
+
+    @Override
+    public String toString() {
+      return "consumer with hidden settings " + keys(hidden);
+    }
+  }
+
+  private static final class ProducerFactory<K, V>
+      implements SerializableFunction<Map<String, Object>, Producer<K, V>> {
+    private static final long serialVersionUID = 1L;
+    private final List<Setting> hidden;
+
+    ProducerFactory(List<Setting> hidden) {
+      this.hidden = hidden;
+    }
+
+    @Override
+    public Producer<K, V> apply(Map<String, Object> config) {
+      return new KafkaProducer<>(withHidden(config, hidden));
+    }
+
+    @Override
+    public String toString() {
+      return "producer with hidden settings " + keys(hidden);
+    }
+  }
+
+  private static List<String> keys(List<Setting> settings) {
+    return settings.stream().map(Setting::key).toList();
+  }
+
+  /** E.g. {@code 127.0.0.1:9094 (security.protocol=SASL_SSL, sasl.jaas.config=<hidden>)}. */
+  @Override
+  public String toString() {
+    if (settings.isEmpty()) {
+      return bootstrapServers;
+    }
+    StringBuilder s = new StringBuilder(bootstrapServers).append(" (");
+    for (int i = 0; i < settings.size(); i++) {
+      Setting setting = settings.get(i);
+      s.append(i == 0 ? "" : ", ").append(setting.key()).append('=')
+          .append(hidden(setting) ? "<hidden>" : setting.value());
+    }
+    return s.append(')').toString();
+  }
+}
