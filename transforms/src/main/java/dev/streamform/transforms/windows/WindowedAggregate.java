@@ -368,6 +368,7 @@ public abstract class WindowedAggregate
     private final Counter processed = StreamformMetrics.counter(StreamformMetrics.PROCESSED);
     private final Counter revisionsEmitted = StreamformMetrics.counter(StreamformMetrics.REVISIONS);
     private final Counter finalized = StreamformMetrics.counter(StreamformMetrics.WINDOWS_FINALIZED);
+    private final Counter live = StreamformMetrics.counter(StreamformMetrics.WINDOWS_LIVE);
     private final Counter lateRows = StreamformMetrics.counter(StreamformMetrics.WINDOW_LATE);
     private final Counter onTimeAfterRevision =
         StreamformMetrics.counter(StreamformMetrics.ON_TIME_AFTER_REVISION);
@@ -594,6 +595,7 @@ public abstract class WindowedAggregate
         finalized.inc();
         emit(w, key, WindowRevision.Status.FINAL, w.revision, w.revision > 1 ? w.revision - 1 : null, out);
         windows.remove(w); // the window is final: its state is freed
+        live.dec();
       }
     }
 
@@ -617,6 +619,7 @@ public abstract class WindowedAggregate
         if (w == null) {
           w = new WindowState(start, end);
           windows.add(w);
+          live.inc();
         }
         w.accumulator = accumulators.add(w.accumulator, e.record());
         w.include(e.partition(), e.offset());
