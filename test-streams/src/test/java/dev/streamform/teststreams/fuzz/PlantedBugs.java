@@ -5,16 +5,20 @@ import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.SourceRecord;
+import java.math.BigDecimal;
+import org.apache.beam.sdk.transforms.Filter;
 import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.joda.time.Instant;
 
 /**
- * Bugs planted in front of the real changelog, test code only: each wraps the declared model's
- * changelog ({@link DeclaredModel#changelog()}) so that one rule of the contract is off by a
- * millisecond, and nothing in production code can switch them on.
+ * Bugs planted around the real model, test code only — one per rule family of the contract: each
+ * wraps the declared model's changelog ({@link DeclaredModel#changelog()}) or the delivery of a
+ * fixture so that one rule is off by a millisecond or an item, and nothing in production code
+ * can switch them on.
  */
 final class PlantedBugs {
   private PlantedBugs() {}
@@ -43,6 +47,78 @@ final class PlantedBugs {
   static PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> exclusiveRetention(
       DeclaredModel model) {
     return shifted("ExclusiveRetentionEdge", model, 1, false);
+  }
+
+  /**
+   * Lateness edge: an event exactly at its partition's watermark ({@code t == W_p}, on time by
+   * SEMANTICS §2) is treated as late and silently lost between the clock and the changelog.
+   */
+  static PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> lateAtTheWatermark(
+      DeclaredModel model) {
+    return new PTransform<>("LateAtTheWatermark") {
+      @Override
+      public PCollection<ChangelogRecord> expand(PCollection<TimedEvent> events) {
+        return events
+            .apply("DropAtW", Filter.by((TimedEvent e) -> e.watermarkAtArrival() == null
+                || !e.envelope().eventTime().equals(e.watermarkAtArrival())))
+            .setCoder(events.getCoder())
+            .apply(model.changelog());
+      }
+    };
+  }
+
+  /**
+   * Aggregate arithmetic: a NULL {@code column} is added as 0 (SQL's SUM skips it; a key whose
+   * values are all NULL has a NULL sum, not 0).
+   */
+  static PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> nullAsZero(
+      DeclaredModel model, String column) {
+    return new PTransform<>("NullAsZero") {
+      @Override
+      public PCollection<ChangelogRecord> expand(PCollection<TimedEvent> events) {
+        return events
+            .apply("ZeroForNull", MapElements.into(TypeDescriptor.of(TimedEvent.class))
+                .via((TimedEvent e) -> {
+                  Envelope v = e.envelope();
+                  if (v.record().getValue(column) != null) {
+                    return e;
+                  }
+                  Row zero = Row.fromRow(v.record()).withFieldValue(column, BigDecimal.ZERO).build();
+                  return TimedEvent.of(
+                      Envelope.event(SourceRecord.of(v.partition(), v.offset(), v.ingestTime(), zero), v.eventTime()),
+                      e.watermarkAtArrival(), e.keptLate(), e.stamp());
+                }))
+            .setCoder(events.getCoder())
+            .apply(model.changelog());
+      }
+    };
+  }
+
+  /**
+   * Watermark ordering within one event's handling (SEMANTICS §3: judge, expire, apply, <em>then</em>
+   * advance {@code W}): the event's own {@code t − delay} is taken into the watermark before its
+   * key's expiry is decided, so an event that itself moves {@code W} past its key's edge finds the
+   * state gone. (Reordering watermark items in the delivery plants nothing: the clock restores each
+   * partition's offset order.)
+   */
+  static PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> watermarkBeforeEvent(
+      DeclaredModel model) {
+    long delay = model.source().watermark().toMillis();
+    return new PTransform<>("WatermarkBeforeEvent") {
+      @Override
+      public PCollection<ChangelogRecord> expand(PCollection<TimedEvent> events) {
+        return events
+            .apply("AdvanceFirst", MapElements.into(TypeDescriptor.of(TimedEvent.class))
+                .via((TimedEvent e) -> {
+                  Instant own = e.envelope().eventTime().minus(delay);
+                  Instant w = e.watermarkAtArrival();
+                  return e.keptLate() || (w != null && !own.isAfter(w)) ? e
+                      : TimedEvent.of(e.envelope(), own, e.keptLate(), e.stamp());
+                }))
+            .setCoder(events.getCoder())
+            .apply(model.changelog());
+      }
+    };
   }
 
   private static PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> shifted(
