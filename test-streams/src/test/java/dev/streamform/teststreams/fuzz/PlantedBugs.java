@@ -36,7 +36,16 @@ final class PlantedBugs {
    */
   static PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> earlyExpiryTimer(
       DeclaredModel model) {
-    return shifted("EarlyExpiryTimer", model, -2, true);
+    return earlyExpiryTimer(model, 1);
+  }
+
+  /**
+   * The expiry timer frees a key's state once the runner's watermark reaches {@code latest +
+   * retention − early} (millis); see {@link #earlyExpiryTimer(DeclaredModel)}.
+   */
+  static PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> earlyExpiryTimer(
+      DeclaredModel model, long early) {
+    return shifted("EarlyExpiryTimer" + early, model, -(early + 1), true);
   }
 
   /**
