@@ -41,7 +41,9 @@ final class PlantedBugs {
 
   /**
    * The expiry timer frees a key's state once the runner's watermark reaches {@code latest +
-   * retention − early} (millis); see {@link #earlyExpiryTimer(DeclaredModel)}.
+   * retention − early} (millis); see {@link #earlyExpiryTimer(DeclaredModel)}. (On embedded Flink
+   * not even 5 minutes early showed in fuzz: see the README, "What the tests can and cannot
+   * catch".)
    */
   static PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> earlyExpiryTimer(
       DeclaredModel model, long early) {
