@@ -91,11 +91,11 @@ final class BeamPipelines {
   }
 
   static Pipeline streamform(PipelineOptions options, Workload w, Schema schema) {
-    return streamform(options, w, schema, Duration.millis(Workload.RETENTION.toMillis()));
+    return streamform(options, w, schema, Aggregation.sum("amount").as("total_spend"));
   }
 
-  /** The streamform pipeline with another retention (tests plant a wrong one with it). */
-  static Pipeline streamform(PipelineOptions options, Workload w, Schema schema, Duration retention) {
+  /** The streamform pipeline with another aggregate (tests plant a wrong one with it). */
+  static Pipeline streamform(PipelineOptions options, Workload w, Schema schema, Aggregation total) {
     Pipeline p = Pipeline.create(options);
     source(p, w, schema)
         .apply(EventTimeExtraction.from("ordered_at"))
@@ -106,8 +106,8 @@ final class BeamPipelines {
         .events()
         .apply(
             KeyedChangelog.by("customer_id")
-                .aggregating(Aggregation.sum("amount").as("total_spend"))
-                .withRetention(retention))
+                .aggregating(total)
+                .withRetention(Duration.millis(Workload.RETENTION.toMillis())))
         .apply("Sink", ParDo.of(new CountChanges()));
     return p;
   }
