@@ -37,16 +37,27 @@ final class AliasCommand implements Callable<Integer> {
       description = {
         "Makes generation N the model's canonical one: streamform.canonical_projection shows that"
             + " generation's projections from now on (promote a new generation, or roll back to an"
-            + " old one). Deletes nothing; recorded in streamform.canonical_alias_history."
+            + " old one). Deletes nothing — both generations keep every projection and ledger row;"
+            + " recorded in streamform.canonical_alias_history. Refused for a generation with no"
+            + " projection (the canonical view would go empty) unless --allow-empty."
       },
       exitCodeListHeading = "%nExit status:%n",
-      exitCodeList = {"0:set", "1:the project or database cannot be used", "2:bad command line"})
+      exitCodeList = {
+        "0:set",
+        "1:the generation has no projection (without --allow-empty), or the project or database cannot be used",
+        "2:bad command line"
+      })
   static final class Set implements Callable<Integer> {
     @Mixin LedgerCommand.Target target;
 
     @Option(names = "--generation", paramLabel = "N", required = true,
         description = "the generation to make canonical (a whole number from 1)")
     int generation;
+
+    @Option(names = "--allow-empty",
+        description = "also to a generation with no projection yet: the canonical view then shows"
+            + " nothing of the model until a job of that generation writes")
+    boolean allowEmpty;
 
     @Spec CommandSpec spec;
 
@@ -66,11 +77,22 @@ final class AliasCommand implements Callable<Integer> {
         return 1;
       }
       try (ModelLedger l = opened.get()) {
-        Ledger.AliasChange change = l.ledger.setCanonicalGeneration(l.name(), generation);
+        Ledger.AliasChange change;
+        try {
+          change = l.ledger.setCanonicalGeneration(l.name(), generation, allowEmpty);
+        } catch (Ledger.EmptyGeneration e) {
+          err.println("streamform alias set: refused: " + e.getMessage() + ". The canonical view would"
+              + " show nothing of " + l.name() + "; run generation " + generation + " first (streamform run"
+              + " --generation " + generation + " --shadow), or give --allow-empty");
+          return 1;
+        }
         String previous = change.previous().isPresent() ? String.valueOf(change.previous().getAsInt()) : "none";
         out.println(l.name() + ": canonical generation " + previous + " -> " + change.generation() + " ("
-            + change.projections() + (change.projections() == 1 ? " projection" : " projections")
-            + " of generation " + change.generation() + ")");
+            + projections(change.projections()) + " of generation " + change.generation()
+            + (change.previous().isPresent() && change.previous().getAsInt() != change.generation()
+                ? "; generation " + previous + " keeps its " + projections(change.previousProjections())
+                : "")
+            + ")");
         if (change.projections() == 0) {
           err.println("streamform alias set: no projection of generation " + generation + " yet: the"
               + " canonical view shows nothing for " + l.name() + " until a generation-" + generation
@@ -86,6 +108,10 @@ final class AliasCommand implements Callable<Integer> {
         err.println("streamform alias set: " + ModelLedger.firstLine(e));
         return 1;
       }
+    }
+
+    private static String projections(int n) {
+      return n + (n == 1 ? " projection" : " projections");
     }
   }
 }

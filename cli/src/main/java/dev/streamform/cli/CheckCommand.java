@@ -6,6 +6,8 @@ import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.InvalidProjectException;
 import dev.streamform.policies.project.Problem;
 import dev.streamform.policies.project.Project;
+import dev.streamform.policies.sql.ModelSql;
+import dev.streamform.policies.sql.SqlModelException;
 import dev.streamform.policies.time.Durations;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -23,7 +25,8 @@ import picocli.CommandLine.Spec;
  * {@code streamform check <project-dir>}: loads a project and checks every declaration and every
  * fixture file. Valid: one
  * summary line on stdout, exit 0. Invalid: every problem on stderr, one per line, then their count,
- * exit 1.
+ * exit 1. Warnings (a fixture that spreads a key over partitions, which SEMANTICS §7 does not
+ * promise) go to stderr, as {@code streamform test} prints them, and do not change the status.
  */
 @Command(
     name = "check",
@@ -49,12 +52,22 @@ final class CheckCommand implements Callable<Integer> {
     try {
       Project project = Project.load(dir);
       List<Path> fixtures = Fixture.filesOf(project);
+      List<Problem> warnings = new ArrayList<>();
       for (Path fixture : fixtures) {
         try {
-          Fixture.load(project, fixture);
+          Fixture f = Fixture.load(project, fixture);
+          ModelDeclaration model = project.models().get(f.model());
+          if (!model.windowed() && !model.decides()) {
+            warnings.addAll(f.partitionWarnings(ModelSql.parse(model.sql()).keyColumns()));
+          }
         } catch (InvalidProjectException e) {
           problems.addAll(e.problems());
+        } catch (SqlModelException e) {
+          throw new IllegalStateException("the project loaded, so its SQL parses", e);
         }
+      }
+      for (Problem w : warnings) {
+        err.println("warning: " + w);
       }
       if (problems.isEmpty()) {
         out.println(summary(project)

@@ -4,10 +4,13 @@ import dev.streamform.policies.plan.Plan;
 import dev.streamform.policies.project.Project;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -31,12 +34,21 @@ final class ExplainCommand implements Callable<Integer> {
   @Parameters(index = "1", paramLabel = "<model>", description = "a model of streamform.yml")
   String model;
 
+  @Option(names = "--format", paramLabel = "text|dot|svg", defaultValue = "text",
+      description = "text (default), dot (Graphviz: `dot -Tpng`) or svg (a drawing, no Graphviz"
+          + " needed)")
+  String format;
+
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if (!List.of("text", "dot", "svg").contains(format)) {
+      throw new ParameterException(spec.commandLine(),
+          "--format takes text, dot or svg, not '" + format + "'");
+    }
     Optional<Project> loaded = ProjectArgument.load(dir, "explain", err);
     if (loaded.isEmpty()) {
       return 1;
@@ -47,7 +59,12 @@ final class ExplainCommand implements Callable<Integer> {
           + " — models: " + String.join(", ", project.models().keySet()));
       return 1;
     }
-    out.print(Plan.of(project, model).render());
+    Plan plan = Plan.of(project, model);
+    switch (format) {
+      case "dot" -> out.print(PlanDiagram.dot(plan, model));
+      case "svg" -> out.println(PlanDiagram.svg(plan));
+      default -> out.print(plan.render());
+    }
     return 0;
   }
 }

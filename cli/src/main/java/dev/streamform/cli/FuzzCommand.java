@@ -120,8 +120,23 @@ final class FuzzCommand implements Callable<Integer> {
     List<Fuzzer.Target> targets = new ArrayList<>();
     choices.forEach(c -> targets.add(Fuzzer.Target.of(FixtureRunner.on(c), declared)));
     long s = seed != null ? seed : System.currentTimeMillis() % 1_000_000;
+    FuzzRun session = new FuzzRun(declared, Fuzzer.of(declared, batch), stdout);
+    Progress progress = Progress.onTerminal(err);
+    if (progress.shows()) {
+      session.withProgress(new FuzzRun.Progress() {
+        @Override
+        public void traces(String target, int done, int total, int disagreeing) {
+          progress.show("fuzz " + target + ": traces", done, total, disagreeing + " disagree");
+        }
+
+        @Override
+        public void end() {
+          progress.done();
+        }
+      });
+    }
     FuzzRun.Result result =
-        new FuzzRun(declared, Fuzzer.of(declared, batch), stdout)
+        session
             .run(traces, s, targets, out != null ? out : project.resolve("fixtures"));
     return result.allAgree() ? 0 : 1;
   }

@@ -38,9 +38,9 @@ import picocli.CommandLine.Spec;
       "Writes a fixture's given: items, in order, to the Kafka topic of its model's source: each"
           + " event as a JSON record keyed by the model's key columns ({\"customer_id\":42}), each"
           + " watermark item as a punctuation record {\"__watermark\": \"<instant>\"} to every"
-          + " partition (or to the one it names). When the fixture's events name partitions"
-          + " (partition: N), each goes to its partition; otherwise Kafka's partitioner places"
-          + " them by key, so each key's events keep their order. Creates the topic when missing."
+          + " partition (or to the one it names). Each event goes to its fixture partition"
+          + " (partition: N, default 0), so the topic holds the same per-partition logs as the"
+          + " fixture and a model run on it gives the fixture's answer. Creates the topic when missing."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
@@ -63,6 +63,13 @@ final class ProduceCommand implements Callable<Integer> {
   @Option(names = "--partitions", paramLabel = "N", defaultValue = "3",
       description = "partitions of the topic when it has to be created (default: ${DEFAULT-VALUE})")
   int partitions;
+
+  @Option(names = "--spread-by-key",
+      description = "send each event to the partition Kafka's partitioner picks for its key instead of"
+          + " its fixture partition. What it changes: each partition has its own clock (SEMANTICS §2),"
+          + " so which events are late and when windows fire can differ from streamform test of the"
+          + " same fixture; each key's events still keep their order.")
+  boolean spreadByKey;
 
   @Spec CommandSpec spec;
 
@@ -95,17 +102,17 @@ final class ProduceCommand implements Callable<Integer> {
       }
       topicPartitions = topics.partitions(topic);
     }
-    boolean byPartition =
-        fixture.given().stream().anyMatch(g -> g.event().isPresent() && g.partition() != 0);
     int events = 0;
     int punctuations = 0;
+    Progress progress = Progress.onTerminal(err);
     try (KafkaProducer<byte[], byte[]> producer = producer(bootstrapServers)) {
       for (Fixture.Given item : fixture.given()) {
+        progress.show("produce: items", events + punctuations, fixture.given().size(), topic);
         if (item.event().isPresent()) {
           Map<String, Object> values = item.event().get();
           Map<String, Object> key = new LinkedHashMap<>();
           model.keyColumns().forEach(k -> key.put(k, values.get(k)));
-          Integer partition = byPartition ? checkPartition(item.partition(), topicPartitions) : null;
+          Integer partition = spreadByKey ? null : checkPartition(item.partition(), topicPartitions);
           producer.send(new ProducerRecord<>(topic, partition,
               JsonRecords.bytes(JsonRecords.object(key)), JsonRecords.bytes(JsonRecords.object(values))));
           events++;
@@ -124,6 +131,7 @@ final class ProduceCommand implements Callable<Integer> {
       }
       producer.flush();
     }
+    progress.done();
     out.println("produced " + events + " events and " + punctuations + " watermark items of "
         + fixture.name() + " to " + topic + " (" + topicPartitions + " partitions)");
     return 0;

@@ -1,12 +1,14 @@
 package dev.streamform.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.pipelines.file.FileModelRun;
 import dev.streamform.pipelines.kafka.KafkaModelPipeline;
 import dev.streamform.pipelines.kafka.KafkaTopics;
 import dev.streamform.pipelines.kafka.ModelSinks;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.project.Project;
 import dev.streamform.sink.JdbcTarget;
+import dev.streamform.sink.Ledger;
 import dev.streamform.sink.LedgerSchema;
 import dev.streamform.sink.RevisionSink;
 import dev.streamform.sink.effects.EffectRule;
@@ -15,9 +17,11 @@ import dev.streamform.planner.DeclaredModel;
 import java.io.PrintWriter;
 import java.lang.reflect.Field;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.util.List;
-import java.util.Set;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.apache.beam.runners.flink.FlinkDetachedRunnerResult;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
@@ -37,14 +41,19 @@ import picocli.CommandLine.Spec;
 /**
  * {@code streamform run <project> --model M}: runs a model as a streaming job reading its Kafka
  * source and writing its changelog (or window records), late and quarantine topics ({@link
- * KafkaModelPipeline}). Blocks until the job ends or the command is interrupted; with {@code
+ * KafkaModelPipeline}); or, for a file source, reads its files to their end and writes the same
+ * three outputs as JSON lines files ({@link FileModelRun}), printing the counts. Blocks until the job ends or the command is interrupted; with {@code
  * --detach} (a Flink cluster only) prints the job id once the cluster accepted the job and returns.
  */
 @Command(
     name = "run",
     mixinStandardHelpOptions = true,
     description = {
-      "Runs a model as a streaming job: reads its kafka source with the declared clock, writes the"
+      "Runs a model. A file source (connector: file) is read to its end: the changelog or window"
+          + " records, late events and quarantined lines go to <model>.jsonl, <model>.late.jsonl and"
+          + " <model>.quarantine.jsonl in --output (or to the topics below with"
+          + " --bootstrap-servers), and the counts are printed."
+          + " A kafka source runs as a streaming job: reads the topic with the declared clock, writes the"
           + " changelog to the upsert topic <model> (key: the key columns as JSON; value: the row"
           + " with op), late events to <model>.late and records that cannot be processed to"
           + " <model>.quarantine, each with its reason (streamform.yml may name other topics)."
@@ -56,7 +65,12 @@ import picocli.CommandLine.Spec;
           + " of the model's declared effects true prepares it in the same transaction (streamform"
           + " dispatch delivers it)."
           + " Creates missing topics (<model> compacted for an upsert model only). Blocks until"
-          + " interrupted; with --detach, submits to a Flink cluster, prints the job id and returns."
+          + " interrupted; with --detach, submits to a Flink cluster, prints the job id and returns.",
+      "With --shadow (a windowed model, with --jdbc-url), recomputes generation N (--generation, else"
+          + " the declared one) from the offsets the source topic retains into that generation's own"
+          + " projections and ledger rows only: no topic is written, no effect is prepared, and the"
+          + " canonical alias does not move (compare with streamform compare-generations, promote with"
+          + " streamform alias set)."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
@@ -72,9 +86,15 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--model", paramLabel = "M", required = true, description = "the model to run")
   String model;
 
-  @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT", required = true,
-      description = "the Kafka brokers, e.g. 127.0.0.1:9092")
+  @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT",
+      description = "the Kafka brokers, e.g. 127.0.0.1:9092: required for a kafka source; for a"
+          + " file source, the outputs go to the model's topics there instead of --output")
   String bootstrapServers;
+
+  @Option(names = "--output", paramLabel = "DIR",
+      description = "file source: the folder for <model>.jsonl, <model>.late.jsonl and"
+          + " <model>.quarantine.jsonl (default: <project>/target/<model>)")
+  Path output;
 
   @Mixin RunnerOptions runnerOptions;
 
@@ -93,6 +113,17 @@ final class RunCommand implements Callable<Integer> {
   String jdbcUrl;
 
   @Mixin JdbcCredentials jdbcCredentials;
+
+  @Option(names = "--generation", paramLabel = "N",
+      description = "windowed models: run as policy generation N instead of the declared one; the"
+          + " revisions carry N (projection_id = H(logical_window_id, N))")
+  Integer generation;
+
+  @Option(names = "--shadow",
+      description = "windowed models, with --jdbc-url: recompute the generation from the topic's"
+          + " retained offsets into the database only — its own projections and ledger rows; never"
+          + " the model's topics, never the canonical alias, never an effect")
+  boolean shadow;
 
   @Option(names = "--partitions", paramLabel = "N", defaultValue = "3",
       description = "partitions of topics that have to be created (default: ${DEFAULT-VALUE})")
@@ -115,7 +146,8 @@ final class RunCommand implements Callable<Integer> {
             "--detach needs a Flink cluster (--flink-master HOST:PORT or a cluster profile)");
       }
       flink.setAttachedMode(!detach);
-      flink.setJobName("streamform-" + model);
+      flink.setJobName("streamform-" + model + (generation != null ? "-g" + generation : "")
+          + (shadow ? "-shadow" : ""));
       if (savepoint != null) {
         flink.setSavepointPath(savepoint);
       }
@@ -135,6 +167,30 @@ final class RunCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--model: " + e.getMessage());
     }
+    if (shadow && !declared.windowed()) {
+      throw new ParameterException(spec.commandLine(), "--shadow: model '" + model + "' is "
+          + (declared.decides() ? "a scoring model (decisions:)" : "an upsert model (no window: in streamform.yml)")
+          + "; only a windowed model's revisions have generations to recompute in the shadow of the canonical one");
+    }
+    if (generation != null) {
+      if (!declared.windowed()) {
+        throw new ParameterException(spec.commandLine(), "--generation: model '" + model
+            + "' is not windowed; a generation names a windowed model's projections");
+      }
+      if (generation < 1) {
+        throw new ParameterException(spec.commandLine(), "--generation: a whole number from 1, got " + generation);
+      }
+      if (generation != declared.model().generation()) {
+        err.println("streamform run: generation " + generation + " (" + project + " declares generation "
+            + declared.model().generation() + " for " + model + ")");
+      }
+      declared = declared.withGeneration(generation);
+    }
+    if (shadow && jdbcUrl == null) {
+      throw new ParameterException(spec.commandLine(), "--shadow needs --jdbc-url: a shadow run writes its"
+          + " revisions only to the revision ledger, never to the model's topics");
+    }
+    int runGeneration = declared.model().generation();
     if (declared.decides()) {
       err.println("streamform run: model '" + model + "' is a scoring model (decisions:), which"
           + " streamform run does not run yet; use its fixtures (streamform test, replay-orders) or"
@@ -148,51 +204,94 @@ final class RunCommand implements Callable<Integer> {
             + "' is not windowed; only a windowed model's revisions go to a database");
       }
       JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
+      OptionalInt canonical;
       try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
         LedgerSchema.migrate(pool); // fail here, not in the job, when the database cannot be used
-      } catch (RuntimeException e) {
+        canonical = Ledger.at(pool).canonicalGeneration(model);
+      } catch (RuntimeException | SQLException e) {
         err.println("streamform run: cannot use the database " + target.describe() + ": "
             + ModelLedger.firstLine(e));
         return 1;
       }
       revisionSink = RevisionSink.to(target);
       List<EffectRule> effects = DeclaredEffects.rules(declared.model());
-      if (!effects.isEmpty()) {
+      if (shadow) {
+        if (canonical.isPresent() && canonical.getAsInt() == runGeneration) {
+          err.println("streamform run: generation " + runGeneration + " is the canonical generation of " + model
+              + " (readers read it): a shadow run recomputes another generation beside it — give"
+              + " --generation N with a new N, or declare generation: N in streamform.yml");
+          return 1;
+        }
+        revisionSink = revisionSink.asShadow(); // never the alias, never an effect
+        err.println("streamform run: shadow run of generation " + runGeneration + ": revisions go only to "
+            + target.describe() + " (generation " + runGeneration + "'s own projections); no topic is"
+            + " written, " + (effects.isEmpty() ? "no effect is prepared" : "none of the model's "
+                + effects.size() + " effect rules prepares anything")
+            + ", and the canonical alias stays "
+            + (canonical.isPresent() ? "at generation " + canonical.getAsInt() : "unset"));
+      } else if (!effects.isEmpty()) {
         revisionSink = revisionSink.withEffects(effects); // PREPARED in each revision's own transaction
       }
     }
-    if (declared.source().connector() != Connector.KAFKA) {
-      err.println("streamform run: model '" + model + "' reads source '" + declared.source().name()
-          + "', which is not a kafka source (connector: "
-          + declared.source().connector().yamlName() + ")");
-      return 1;
+    if (declared.source().connector() == Connector.FILE) {
+      return runOnFiles(declared, runner, options, revisionSink, out, err);
+    }
+    if (output != null) {
+      throw new ParameterException(spec.commandLine(), "--output: model '" + model + "' reads"
+          + " kafka source '" + declared.source().name() + "'; --output is for a file source");
+    }
+    if (bootstrapServers == null) {
+      throw new ParameterException(spec.commandLine(), "model '" + model + "' reads kafka source '"
+          + declared.source().name() + "': give --bootstrap-servers HOST:PORT");
     }
     Pipeline pipeline = Pipeline.create(options);
     ModelSinks named = ModelSinks.of(declared);
     String source = declared.source().topic().get();
     List<Integer> sourcePartitions = new java.util.ArrayList<>();
     try (KafkaTopics topics = KafkaTopics.at(bootstrapServers)) {
-      List<String> needed =
+      if (shadow && !topics.names().contains(source)) {
+        err.println("streamform run: the source topic " + source + " does not exist on " + bootstrapServers
+            + ": a shadow run recomputes what the topic retains, and there is nothing");
+        return 1;
+      }
+      List<String> needed = shadow ? List.of() :
           List.of(source, named.topic(), named.lateTopic(), named.quarantineTopic());
       Set<String> compacted = named.topicIsCompacted() ? Set.of(named.topic()) : Set.of();
-      for (String created : topics.ensure(needed, partitions, compacted)) {
-        err.println("streamform run: created topic " + created + " (" + partitions + " partitions)");
+      // a source that declares its partition count gets its topics created with that count
+      int create = declared.source().partitions().orElse(partitions);
+      for (String created : topics.ensure(needed, create, compacted)) {
+        err.println("streamform run: created topic " + created + " (" + create + " partitions)");
       }
-      if (declared.windowed()) {
-        // a windowed model's clock holds every partition of the topic from the start
-        for (int p = 0; p < topics.partitions(source); p++) {
-          sourcePartitions.add(p);
-        }
+      Optional<Integer> expected = declared.source().partitions();
+      if (expected.isPresent() && topics.partitions(source) != expected.get()) {
+        err.println("streamform run: " + project.resolve("sources.yml") + ": source '"
+            + declared.source().name() + "' declares partitions: " + expected.get() + " but topic "
+            + source + " has " + topics.partitions(source) + "; a partition count is part of the"
+            + " watermark topology: declare the topic's count and a new generation (streamform plan"
+            + " shows the change), or use the topic the declaration names");
+        return 1;
+      }
+      // every model's clock holds every partition of the topic from the start: no window closes
+      // and no key expires before each partition has delivered (issue 16)
+      for (int p = 0; p < topics.partitions(source); p++) {
+        sourcePartitions.add(p);
       }
     }
-    ModelSinks sinks =
-        KafkaModelPipeline.build(pipeline, declared, bootstrapServers, revisionSink, sourcePartitions);
-    err.println("streamform run: model " + model + " on " + runner.describe() + ": " + source
-        + " -> " + sinks.topic() + (declared.windowed() ? " (window records)" : "")
-        + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe())
-        + (revisionSink == null || revisionSink.effects().isEmpty() ? ""
-            : " (with " + revisionSink.effects().size() + " effect rules; deliver with streamform dispatch)")
-        + ", late -> " + sinks.lateTopic() + ", quarantine -> " + sinks.quarantineTopic());
+    ModelSinks sinks = shadow
+        ? KafkaModelPipeline.buildShadow(pipeline, declared, bootstrapServers, revisionSink, sourcePartitions)
+        : KafkaModelPipeline.build(pipeline, declared, bootstrapServers, revisionSink, sourcePartitions);
+    if (shadow) {
+      err.println("streamform run: model " + model + " generation " + runGeneration + " (shadow) on "
+          + runner.describe() + ": " + source + " from its earliest retained offsets -> "
+          + revisionSink.target().describe());
+    } else {
+      err.println("streamform run: model " + model + " on " + runner.describe() + ": " + source
+          + " -> " + sinks.topic() + (declared.windowed() ? " (window records)" : "")
+          + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe())
+          + (revisionSink == null || revisionSink.effects().isEmpty() ? ""
+              : " (with " + revisionSink.effects().size() + " effect rules; deliver with streamform dispatch)")
+          + ", late -> " + sinks.lateTopic() + ", quarantine -> " + sinks.quarantineTopic());
+    }
     err.flush();
     PipelineResult result = pipeline.run();
     if (detach) {
@@ -204,6 +303,88 @@ final class RunCommand implements Callable<Integer> {
     err.println("streamform run: the job ended: " + state);
     return state == PipelineResult.State.DONE || state == PipelineResult.State.CANCELLED ? 0 : 1;
   }
+
+  /**
+   * A model on its file source: reads the files to their end, writes the outputs to {@code
+   * --output} (or the model's topics with {@code --bootstrap-servers}) and prints the counts.
+   */
+  private int runOnFiles(
+      DeclaredModel declared,
+      RunnerChoice runner,
+      PipelineOptions options,
+      RevisionSink revisionSink,
+      PrintWriter out,
+      PrintWriter err) {
+    if (detach || savepoint != null) {
+      throw new ParameterException(spec.commandLine(), (detach ? "--detach" : "--from-savepoint")
+          + ": model '" + model + "' reads a file source, which runs to its end in this process");
+    }
+    if (output != null && bootstrapServers != null) {
+      throw new ParameterException(spec.commandLine(),
+          "give --output (files) or --bootstrap-servers (topics), not both");
+    }
+    FileModelRun run;
+    try {
+      run = FileModelRun.of(declared, project);
+    } catch (IllegalArgumentException e) {
+      err.println("streamform run: " + e.getMessage());
+      return 1;
+    }
+    if (runner.isFlink()) {
+      // the files end: without this the Flink runner keeps finished sources alive to checkpoint them
+      options.as(FlinkPipelineOptions.class).setShutdownSourcesAfterIdleMs(0L);
+    }
+    FileModelRun.Target target;
+    String where;
+    if (bootstrapServers != null) {
+      ModelSinks named = ModelSinks.of(declared);
+      try (KafkaTopics topics = KafkaTopics.at(bootstrapServers)) {
+        List<String> needed = List.of(named.topic(), named.lateTopic(), named.quarantineTopic());
+        Set<String> compacted = named.topicIsCompacted() ? Set.of(named.topic()) : Set.of();
+        for (String created : topics.ensure(needed, partitions, compacted)) {
+          err.println("streamform run: created topic " + created + " (" + partitions + " partitions)");
+        }
+      }
+      target = FileModelRun.Target.kafka(bootstrapServers);
+      where = "topics " + named.topic() + ", " + named.lateTopic() + ", " + named.quarantineTopic()
+          + " at " + bootstrapServers;
+    } else {
+      Path dir = output != null ? output : project.resolve("target").resolve(model);
+      target = FileModelRun.Target.folder(dir);
+      where = dir.toString();
+    }
+    err.println("streamform run: model " + model + " on " + runner.describe() + ": "
+        + run.fileNames().size() + (run.fileNames().size() == 1 ? " file (" : " files (")
+        + String.join(", ", run.fileNames()) + ") -> " + where
+        + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe()));
+    err.flush();
+    FileModelRun.Summary summary;
+    try {
+      summary = run.run(options, target, revisionSink, PROGRESS_EVERY);
+    } catch (java.io.IOException | RuntimeException e) {
+      err.println("streamform run: the run failed: " + ModelLedger.firstLine(e));
+      return 1;
+    }
+    out.printf(java.util.Locale.ROOT, "%,d %s read: %,d %s processed, %,d late, %,d quarantined%s%s%n",
+        summary.recordsRead, summary.recordsRead == 1 ? "line" : "lines",
+        summary.processed, summary.processed == 1 ? "event" : "events",
+        summary.late, summary.quarantined,
+        summary.filtered == 0 ? "" : String.format(java.util.Locale.ROOT, ", %,d filtered out by WHERE", summary.filtered),
+        summary.punctuations == 0 ? "" : String.format(java.util.Locale.ROOT, ", %,d watermark %s",
+            summary.punctuations, summary.punctuations == 1 ? "line" : "lines"));
+    summary.written.forEach((file, rows) ->
+        out.printf(java.util.Locale.ROOT, "wrote %s (%,d %s)%n", file, rows, rows == 1 ? "row" : "rows"));
+    out.flush();
+    if (!summary.addsUp()) {
+      err.println("streamform run: the counts do not add up to the lines read (a bug: please report"
+          + " it with the input)");
+      return 1;
+    }
+    return 0;
+  }
+
+  /** A progress line on standard error every this many lines of a file. */
+  private static final long PROGRESS_EVERY = 100_000;
 
   /** The Flink job id of a detached submission (Beam's result keeps it to itself). */
   private static String jobId(PipelineResult result) {

@@ -25,9 +25,11 @@ import picocli.CommandLine.UnmatchedArgumentException;
     versionProvider = Streamform.Version.class,
     description = "Declared event time for Apache Beam pipelines.",
     synopsisSubcommandLabel = "COMMAND",
-    subcommands = {CheckCommand.class, TestCommand.class, ExplainCommand.class, RunCommand.class,
+    subcommands = {CheckCommand.class, TestCommand.class, ExplainCommand.class,
+      InspectPlanCommand.class, PlanCommand.class, RunCommand.class,
       ProduceCommand.class, ConsumeCommand.class, FuzzCommand.class, LedgerCommand.class,
-      AliasCommand.class, DispatchCommand.class, EffectsCommand.class,
+      AliasCommand.class, CompareGenerationsCommand.class, DispatchCommand.class, EffectsCommand.class,
+      ProviderCommand.class,
       ReplayOrdersCommand.class, DecisionsCommand.class})
 public final class Streamform implements Callable<Integer> {
   /** Exit status for a command line that could not be understood. */

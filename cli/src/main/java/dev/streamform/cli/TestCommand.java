@@ -3,11 +3,19 @@ package dev.streamform.cli;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureSuite;
 import dev.streamform.teststreams.fixture.RunnerChoice;
+import dev.streamform.teststreams.fixture.SuiteReports;
+import dev.streamform.teststreams.report.HtmlReport;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Help;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
@@ -15,9 +23,11 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code streamform test <path>}: runs every fixture of a project (or of every project in a
- * folder) as a Beam TestStream through the model's transforms — its changelog, or for a windowed
- * model its windows — and reports each with its counts.
+ * {@code streamform test <path>...}: runs every fixture of the projects (or of every project in a
+ * folder, or single fixture files) as a Beam TestStream through the model's transforms — its
+ * changelog, or for a windowed model its windows — and reports each with its counts. Results go to
+ * stdout (text, or JSON with {@code --format json}); warnings and diagnostics to stderr, as {@code
+ * check} does. A fixture whose run throws is that fixture's failure; the summary always prints.
  */
 @Command(
     name = "test",
@@ -27,7 +37,8 @@ import picocli.CommandLine.Spec;
           + " fixture file, as Beam TestStreams through the same transforms a production pipeline uses, and prints"
           + " PASS or FAIL with the counts for each (for a windowed model: events processed,"
           + " revisions emitted, windows finalized, late events dropped); a failure shows what"
-          + " was expected next to what happened, why, and how to fix it."
+          + " was expected next to what happened, why, and how to fix it. Results go to stdout,"
+          + " warnings to stderr."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
@@ -38,9 +49,49 @@ import picocli.CommandLine.Spec;
 final class TestCommand implements Callable<Integer> {
 
   @Parameters(
+      arity = "1..*",
       paramLabel = "<path>",
-      description = "a project folder, a folder of projects (searched below), or one fixture file")
-  Path path;
+      description = "project folders, folders of projects (searched below), or fixture files; as"
+          + " many as you like")
+  List<Path> paths;
+
+  @Option(names = "--select", paramLabel = "GLOB", split = ",",
+      description = "run only fixtures whose name, <project folder>/<name> or path matches;"
+          + " repeatable or comma-separated; * any characters but /, ** any, ? one")
+  List<String> select = new ArrayList<>();
+
+  @Option(names = {"--fail-fast", "-x"},
+      description = "stop after the first fixture that fails; the rest are reported as not run")
+  boolean failFast;
+
+  @Option(names = "--report", paramLabel = "<file.html>",
+      description = "also write one self-contained HTML report: per fixture PASS/FAIL, counts,"
+          + " a timeline (events by delivery order and event time, each partition's watermark,"
+          + " windows and their records) and the expected and actual rows")
+  Path report;
+
+  @Option(names = "--junit-xml", paramLabel = "FILE",
+      description = "also write the results as JUnit XML (what CI servers read) to FILE")
+  Path junitXml;
+
+  @Option(names = "--format", paramLabel = "text|json",
+      description = "how results print on stdout: text (default) or one JSON object")
+  String format = "text";
+
+  @Option(names = {"--accept", "--update"},
+      description = "after showing a failure, write what happened into the fixture's expect:,"
+          + " late: (and quarantined:) sections for you to review; the rest of the file is kept")
+  boolean accept;
+
+  @Option(names = "--tolerance", paramLabel = "X",
+      description = "how far a double column may be from an expected value, for fixtures without"
+          + " tolerance: of their own: |expected - actual| <= X * max(1, |expected|) (default 0:"
+          + " exact)")
+  Double tolerance;
+
+  @Option(names = "--color", paramLabel = "auto|always|never",
+      description = "colour PASS, FAIL and ^ lines: auto (default: only on a terminal), always, never")
+  String color = "auto";
 
   @Mixin RunnerOptions runnerOptions;
 
@@ -48,7 +99,31 @@ final class TestCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
+    PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if (!format.equals("text") && !format.equals("json")) {
+      err.println("streamform test: --format " + format + " is not text or json");
+      return Streamform.USAGE;
+    }
+    if (tolerance != null && !(tolerance >= 0 && Double.isFinite(tolerance))) {
+      err.println("streamform test: --tolerance " + tolerance + " is not a number from 0, e.g. 1e-9");
+      return Streamform.USAGE;
+    }
+    Help.Ansi ansi;
+    switch (color) {
+      case "auto":
+        ansi = Help.Ansi.AUTO;
+        break;
+      case "always":
+        ansi = Help.Ansi.ON;
+        break;
+      case "never":
+        ansi = Help.Ansi.OFF;
+        break;
+      default:
+        err.println("streamform test: --color " + color + " is not auto, always or never");
+        return Streamform.USAGE;
+    }
     RunnerChoice choice;
     try {
       choice = runnerOptions.choice();
@@ -56,11 +131,55 @@ final class TestCommand implements Callable<Integer> {
       err.println("streamform test: " + e.getMessage());
       return 1;
     }
-    if (!Files.exists(path)) {
-      err.println("streamform test: " + path + ": no such file or folder");
-      return 1;
+    for (Path path : paths) {
+      if (!Files.exists(path)) {
+        err.println("streamform test: " + path + ": no such file or folder");
+        return 1;
+      }
     }
-    FixtureSuite suite = new FixtureSuite(FixtureRunner.on(choice), spec.commandLine().getOut());
-    return suite.run(path) ? 0 : 1;
+    boolean json = format.equals("json");
+    FixtureSuite suite = new FixtureSuite(FixtureRunner.on(choice), json ? null : out)
+        .warningsTo(err)
+        .selecting(select)
+        .failingFast(failFast)
+        .accepting(accept)
+        .withTolerance(tolerance)
+        .coloured(!json && ansi.enabled());
+    Progress progress = Progress.onTerminal(err);
+    suite.listening(progress.projects());
+    HtmlReport html = new HtmlReport();
+    if (report != null) {
+      suite.listening(html);
+    }
+    boolean passed = suite.run(paths);
+    progress.done();
+    if (report != null) {
+      html.write(report, "streamform test " + paths.stream().map(Path::toString)
+          .collect(java.util.stream.Collectors.joining(" ")), suite.summary());
+      err.println("report: " + report.toAbsolutePath());
+    }
+    if (json) {
+      SuiteReports.json(suite, out);
+    }
+    if (junitXml != null) {
+      Path parent = junitXml.toAbsolutePath().getParent();
+      try (Writer w = newWriter(junitXml, parent)) {
+        SuiteReports.junitXml(suite, w);
+      } catch (IOException e) {
+        err.println("streamform test: cannot write JUnit XML to " + junitXml + ": " + e
+            + " — give --junit-xml a file in a folder you can write to");
+        return 1;
+      }
+      err.println("streamform test: wrote JUnit XML to " + junitXml);
+    }
+    return passed ? 0 : 1;
+  }
+
+  /** A writer for {@code file}, creating its folder first. */
+  private static Writer newWriter(Path file, Path parent) throws IOException {
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    return Files.newBufferedWriter(file, StandardCharsets.UTF_8);
   }
 }

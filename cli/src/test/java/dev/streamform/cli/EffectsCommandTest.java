@@ -23,7 +23,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,8 +35,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EffectsCommandTest {
   @RegisterExtension static final LocalPostgresExtension POSTGRES = new LocalPostgresExtension();
-
-  private static final Path HOURLY = Path.of("../revision-sink/src/test/resources/hourly-revenue");
 
   @TempDir Path dir;
   private final StringWriter out = new StringWriter();
@@ -52,23 +49,7 @@ class EffectsCommandTest {
     url = POSTGRES.newDatabase();
     pool = JdbcTarget.of(url).withUser("postgres").openPool("test", 2, 2_000);
     provider = LocalProviderServer.start(0);
-    project = dir.resolve("hourly-revenue");
-    try (Stream<Path> files = Files.walk(HOURLY)) {
-      for (Path f : files.toList()) {
-        Path to = project.resolve(HOURLY.relativize(f).toString());
-        if (Files.isDirectory(f)) {
-          Files.createDirectories(to);
-        } else {
-          Files.copy(f, to);
-        }
-      }
-    }
-    Files.writeString(project.resolve("streamform.yml"), Files.readString(project.resolve("streamform.yml"))
-        + "    effects:\n"
-        + "      - type: reward\n"
-        + "        subject: merchant_id\n"
-        + "        when: \"revenue >= 1000\"\n"
-        + "        provider: {kind: webhook, url: \"" + provider.url() + "\", idempotency: key, receipts: true}\n");
+    project = EffectsProject.copy(dir, provider);
   }
 
   @AfterEach
@@ -92,9 +73,7 @@ class EffectsCommandTest {
 
   /** Writes revisions as streamform run --jdbc-url would, with the project's declared rules. */
   private void write(WindowRevision... records) throws Exception {
-    List<EffectRule> rules = DeclaredEffects.rules(
-        dev.streamform.planner.DeclaredModel.of(
-            dev.streamform.policies.project.Project.load(project), "hourly_revenue").model());
+    List<EffectRule> rules = EffectsProject.rules(project);
     new LedgerWriter(pool, Duration.ofSeconds(10), rules).write(List.of(records));
   }
 
@@ -188,7 +167,7 @@ class EffectsCommandTest {
   @Test
   void dispatchRefusesAModelWithoutEffects() throws Exception {
     dev.streamform.sink.LedgerSchema.migrate(pool);
-    assertThat(command("dispatch", HOURLY, "--once"), is(1));
+    assertThat(command("dispatch", EffectsProject.HOURLY, "--once"), is(1));
     assertThat(err.toString(), containsString(
         "streamform dispatch: model 'hourly_revenue' declares no effects (effects: in streamform.yml)\n"));
   }

@@ -114,14 +114,16 @@ class LedgerCommandTest {
   void aliasSetPromotesAGenerationAndRollsBackWithoutDeletingAnything() throws Exception {
     write(revision(7, 10, 1, "30", 1), revision(7, 10, 1, "31", 2));
     assertThat(ledger("alias set", "--generation", "2"), is(0));
-    assertThat(out.toString(), is("hourly_revenue: canonical generation 1 -> 2 (1 projection of generation 2)\n"));
+    assertThat(out.toString(), is("hourly_revenue: canonical generation 1 -> 2 (1 projection of generation 2;"
+        + " generation 1 keeps its 1 projection)\n"));
     assertThat(err.toString(), is("streamform alias set: note: " + HOURLY
         + " declares generation 1 for hourly_revenue\n"));
     assertThat(ledger("ledger show"), is(0));
     assertThat(out.toString(), containsString("generation 2 (canonical): at revision 1 (on_time)"));
 
     assertThat(ledger("alias set", "--generation", "1"), is(0));
-    assertThat(out.toString(), endsWith("hourly_revenue: canonical generation 2 -> 1 (1 projection of generation 1)\n"));
+    assertThat(out.toString(), endsWith("hourly_revenue: canonical generation 2 -> 1 (1 projection of generation 1;"
+        + " generation 2 keeps its 1 projection)\n"));
     assertThat(ledger("ledger verify"), is(0));
     assertThat(out.toString(), endsWith("2 projections, 2 revisions, 0 gaps, 0 mismatches, 0 conflicts\n"));
   }

@@ -13,6 +13,8 @@ import dev.streamform.runners.postgres.LocalPostgres;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.Project;
 import dev.streamform.policies.schema.ColumnValues;
+import dev.streamform.teststreams.oracle.WindowedOracle;
+import dev.streamform.teststreams.oracle.WindowedOutcome;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -209,7 +211,7 @@ class KafkaFlinkEndToEndTest {
   }
 
   @Test
-  @Timeout(value = 4, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  @Timeout(value = 7, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void windowedRevisionsFinalsAndTooLateEventsOnTheCluster() throws Exception {
     Project project = Project.load(WINDOWED);
     Fixture hourly = Fixture.load(project, WINDOWED.resolve("fixtures/hourly.yml"));
@@ -222,6 +224,190 @@ class KafkaFlinkEndToEndTest {
       submit(WINDOWED, WINDOWED_MODEL, database);
       windowTopics(project, hourly);
       revisionLedger(postgres, hourly, database);
+      // the cluster's 2 slots take one parallelism-2 job: generation 1 has written everything the
+      // fixture implies, so it stops here (in production the shadow job runs beside the live one)
+      cancelJobs();
+      shadowGenerationComparedPromotedAndRolledBack(postgres, hourly, database);
+    }
+  }
+
+  /**
+   * The rollout (SEMANTICS §8 and §9, the seed's rollout paragraph) on the same topic, cluster and
+   * database: a copy of the project with a longer watermark (60m instead of 5m) and generation 2 is
+   * run with {@code --shadow}, recomputing the topic's retained offsets into generation 2's own
+   * projections; {@code compare-generations --from 1 --to 2} reports what the two policies' oracles
+   * imply; {@code alias set --generation 2} promotes it, {@code alias set --generation 1} rolls
+   * back — and every revision either generation published is still in the ledger, which verifies.
+   */
+  private void shadowGenerationComparedPromotedAndRolledBack(
+      LocalPostgres postgres, Fixture hourly, String[] database) throws Exception {
+    Path shadow = Files.createTempDirectory("payments-kafka-generation-2");
+    copyProject(WINDOWED, shadow);
+    Path sources = shadow.resolve("sources.yml");
+    String longer = Files.readString(sources).replace("    watermark: 5m\n", "    watermark: 60m\n");
+    assertThat("the copy's watermark is longer", longer.contains("watermark: 60m"), equalTo(true));
+    Files.writeString(sources, longer);
+    Path models = shadow.resolve("streamform.yml");
+    String declared = Files.readString(models).replace("    window: 1h\n", "    window: 1h\n    generation: 2\n");
+    assertThat("the copy declares generation 2", declared.contains("generation: 2"), equalTo(true));
+    Files.writeString(models, declared);
+
+    // what each policy implies for the fixture's events: the oracle of each project
+    Map<String, WindowedOutcome.Row> gen1 = lastRevisions(WINDOWED, hourly);
+    Project shadowProject = Project.load(shadow);
+    Map<String, WindowedOutcome.Row> gen2 =
+        lastRevisions(shadow, Fixture.load(shadowProject, shadow.resolve("fixtures/hourly.yml")));
+    assertThat("the longer watermark changes how some window got to its values",
+        gen1.keySet().stream().anyMatch(w -> gen2.containsKey(w) && gen1.get(w).revision() != gen2.get(w).revision()),
+        equalTo(true));
+
+    String before = ledgerRows(postgres, 1);
+    String shadowErr = cliErr(join(new String[] {"run", shadow.toString(), "--model", WINDOWED_MODEL,
+        "--runner", "flink", "--flink-master", "127.0.0.1:8081", "--parallelism", "2",
+        "--checkpointing-interval", "5000", "--bootstrap-servers", BOOTSTRAP, "--detach", "--shadow"}, database));
+    assertThat(shadowErr, shadowErr.contains("shadow run of generation 2: revisions go only to"), equalTo(true));
+    assertThat(shadowErr, shadowErr.contains("no topic is written"), equalTo(true));
+    assertThat(shadowErr, shadowErr.contains("the canonical alias stays at generation 1"), equalTo(true));
+
+    // wait until generation 2 has every window final
+    long deadline = System.nanoTime() + AWAIT.toNanos();
+    int finals = 0;
+    while (System.nanoTime() < deadline && finals < gen2.size()) {
+      finals = Integer.parseInt(query(postgres, "SELECT count(*) FROM streamform.projection WHERE model = '"
+          + WINDOWED_MODEL + "' AND generation = 2 AND status = 'final'").get(0));
+      checkNoJobFailed();
+      Thread.sleep(500);
+    }
+    assertEquals(gen2.size(), finals, "generation 2's windows final in the ledger");
+    assertEquals(List.of("1"), query(postgres, "SELECT generation FROM streamform.canonical_alias WHERE model = '"
+        + WINDOWED_MODEL + "'"), "the shadow run did not move the alias");
+    assertEquals(hourly.expect().size(), await(WINDOWED_MODEL, hourly.expect().size()).size(),
+        "the shadow run wrote nothing to the window topic");
+    assertEquals(before, ledgerRows(postgres, 1), "the shadow run did not touch generation 1");
+
+    // compare: per window, equal when the two policies' last revisions have the same values
+    Map<String, Integer> counts = new TreeMap<>(Map.of("equal", 0, "different", 0, "only1", 0, "only2", 0));
+    Set<String> windows = new java.util.TreeSet<>(gen1.keySet());
+    windows.addAll(gen2.keySet());
+    for (String w : windows) {
+      String kind = !gen1.containsKey(w) ? "only2" : !gen2.containsKey(w) ? "only1"
+          : gen1.get(w).aggregateDigest().equals(gen2.get(w).aggregateDigest()) ? "equal" : "different";
+      counts.merge(kind, 1, Integer::sum);
+    }
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int status = Streamform.run(new PrintWriter(out), new PrintWriter(err),
+        join(new String[] {"compare-generations", shadow.toString(), "--model", WINDOWED_MODEL,
+            "--from", "1", "--to", "2"}, database));
+    String compared = out.toString();
+    assertThat(compared, compared.endsWith(windows.size() + " windows: " + counts.get("equal") + " equal, "
+        + counts.get("different") + " different, " + counts.get("only1") + " only in generation 1, "
+        + counts.get("only2") + " only in generation 2\n"), equalTo(true));
+    assertEquals(counts.get("equal") == windows.size() ? 0 : 3, status, "exit status of compare-generations: " + err);
+    for (String w : windows) {
+      if (gen1.containsKey(w) && gen2.containsKey(w)) {
+        WindowedOutcome.Row a = gen1.get(w);
+        WindowedOutcome.Row b = gen2.get(w);
+        String at = "merchant_id=" + a.key().get("merchant_id") + " [" + a.windowStart() + ", " + a.windowEnd() + "): ";
+        String line = compared.lines().filter(l -> l.startsWith(at)).findFirst().orElse("(no line for " + at + ")");
+        boolean equal = a.aggregateDigest().equals(b.aggregateDigest());
+        assertThat(line, line.startsWith(at + (equal ? "equal — " : "different — ")), equalTo(true));
+        assertThat(line, equal
+            ? line.endsWith("(generation 1 revision " + a.revision() + " final, generation 2 revision " + b.revision() + " final)")
+            : line.contains("(revision " + a.revision() + " final); generation 2: ")
+                && line.endsWith("(revision " + b.revision() + " final)"), equalTo(true));
+      }
+    }
+
+    // promote, then roll back: alias moves only
+    cli(join(new String[] {"alias", "set", shadow.toString(), "--model", WINDOWED_MODEL, "--generation", "2"}, database));
+    assertEquals(canonicalFrom(gen2, 2), canonical(postgres), "the canonical view shows generation 2");
+    cli(join(new String[] {"alias", "set", WINDOWED.toString(), "--model", WINDOWED_MODEL, "--generation", "1"}, database));
+    assertEquals(canonicalFrom(gen1, 1), canonical(postgres), "rolled back: the canonical view shows generation 1");
+
+    // every revision either generation published is still in the ledger, as each oracle implies
+    Set<String> published = new java.util.TreeSet<>();
+    for (Path p : List.of(WINDOWED, shadow)) {
+      Project pr = Project.load(p);
+      for (WindowedOutcome.Row r : WindowedOracle.of(dev.streamform.planner.DeclaredModel.of(pr, WINDOWED_MODEL))
+          .run(Fixture.load(pr, p.resolve("fixtures/hourly.yml"))).rows()) {
+        if (r.status() == WindowedOutcome.Status.ON_TIME || r.status() == WindowedOutcome.Status.CORRECTED) {
+          published.add(r.projectionId() + " " + r.revision() + " " + r.aggregateDigest());
+        }
+      }
+    }
+    assertEquals(published, new java.util.TreeSet<>(query(postgres,
+        "SELECT projection_id || ' ' || revision || ' ' || aggregate_digest FROM streamform.correction_ledger")),
+        "every published revision of both generations is in the ledger");
+    assertEquals(before, ledgerRows(postgres, 1), "generation 1's ledger rows are unchanged");
+    assertEquals(List.of("1 null first write", "2 1 alias set", "1 2 alias set"),
+        query(postgres, "SELECT generation || ' ' || coalesce(previous_generation::text, 'null') || ' ' || set_by"
+            + " FROM streamform.canonical_alias_history ORDER BY set_at, generation"), "the alias history");
+    String verified = cli(join(new String[] {"ledger", "verify", WINDOWED.toString(), "--model", WINDOWED_MODEL}, database));
+    assertThat(verified, verified.endsWith((gen1.size() + gen2.size()) + " projections, " + published.size()
+        + " revisions, 0 gaps, 0 mismatches, 0 conflicts\n"), equalTo(true));
+  }
+
+  /** Per window ({@code key@start}), the last revision the oracle of the project's model gives. */
+  private static Map<String, WindowedOutcome.Row> lastRevisions(Path dir, Fixture fixture) throws Exception {
+    Project project = Project.load(dir);
+    Map<String, WindowedOutcome.Row> last = new TreeMap<>();
+    for (WindowedOutcome.Row r : WindowedOracle.of(dev.streamform.planner.DeclaredModel.of(project, WINDOWED_MODEL))
+        .run(fixture).rows()) {
+      if (r.status() == WindowedOutcome.Status.ON_TIME || r.status() == WindowedOutcome.Status.CORRECTED) {
+        last.put(r.key().get("merchant_id") + "@" + r.windowStart(), r);
+      }
+    }
+    return last;
+  }
+
+  /** The canonical view as {@code key@start generation revision digest final}, what {@link #canonical} reads. */
+  private static Map<String, String> canonicalFrom(Map<String, WindowedOutcome.Row> last, int generation) {
+    Map<String, String> out = new TreeMap<>();
+    last.forEach((w, r) -> out.put(w, generation + " " + r.revision() + " " + r.aggregateDigest() + " final"));
+    return out;
+  }
+
+  private static Map<String, String> canonical(LocalPostgres postgres) throws Exception {
+    Map<String, String> out = new TreeMap<>();
+    for (String row : query(postgres, "SELECT (window_key->>'merchant_id') || '@' || to_char(window_start AT TIME ZONE 'UTC',"
+        + " 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') || '|' || generation || ' ' || revision || ' ' || aggregate_digest || ' ' || status"
+        + " FROM streamform.canonical_projection WHERE model = '" + WINDOWED_MODEL + "'")) {
+      int bar = row.indexOf('|');
+      out.put(row.substring(0, bar), row.substring(bar + 1));
+    }
+    return out;
+  }
+
+  /** Generation {@code g}'s ledger rows, every column, in one string. */
+  private static String ledgerRows(LocalPostgres postgres, int g) throws Exception {
+    return String.join("\n", query(postgres, "SELECT l.projection_id || ' ' || l.revision || ' ' || l.aggregate_digest"
+        + " || ' ' || l.offsets::text || ' ' || l.recorded_at FROM streamform.correction_ledger l"
+        + " JOIN streamform.projection p USING (projection_id) WHERE p.generation = " + g + " ORDER BY 1"));
+  }
+
+  /** The first column of each row of {@code sql}, as text. */
+  private static List<String> query(LocalPostgres postgres, String sql) throws Exception {
+    List<String> out = new ArrayList<>();
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(postgres.jdbcUrl(), LocalPostgres.USER, "");
+        java.sql.ResultSet r = c.createStatement().executeQuery(sql)) {
+      while (r.next()) {
+        out.add(r.getString(1));
+      }
+    }
+    return out;
+  }
+
+  private static void copyProject(Path from, Path to) throws IOException {
+    try (java.util.stream.Stream<Path> files = Files.walk(from)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        Path target = to.resolve(from.relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(target);
+        } else {
+          Files.copy(f, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
     }
   }
 
@@ -526,6 +712,17 @@ class KafkaFlinkEndToEndTest {
     return out;
   }
 
+  /** Runs the command line, which must succeed; returns what it printed on stderr. */
+  private static String cliErr(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int status = Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
+    if (status != 0) {
+      fail("streamform " + String.join(" ", args) + " exited " + status + ":\n" + out + err);
+    }
+    return err.toString();
+  }
+
   private static String cli(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
@@ -576,4 +773,95 @@ class KafkaFlinkEndToEndTest {
     }
     return dir;
   }
+
+  private static final Path EFFECT_PARTS = Path.of("src/test/resources/payments-effects").toAbsolutePath();
+
+  /**
+   * Issue 13 end to end: the hourly-revenue model with a reward rule ({@code revenue >= 28}) runs on
+   * the cluster into PostgreSQL, which prepares the reward in the transaction of the revision that
+   * makes the rule true; {@code streamform dispatch} delivers it to the local provider, whose first
+   * answer is lost (UNKNOWN), resolved by the receipt query (DONE); then a late refund corrects the
+   * hour below the target: a compensation record, never a second reward. The provider counts
+   * exactly one reward for the one rewarded window, and {@code effects verify} finds no problem.
+   */
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aRewardHappensOnceAcrossALostAnswerAndALateRefund(@org.junit.jupiter.api.io.TempDir Path dir)
+      throws Exception {
+    try (dev.streamform.sink.effects.LocalProviderServer provider =
+            dev.streamform.sink.effects.LocalProviderServer.start(0);
+        LocalPostgres postgres = LocalPostgres.temporary()) {
+      postgres.start();
+      Path project = dir.resolve("payments-effects");
+      copyProject(WINDOWED, project);
+      Path sources = project.resolve("sources.yml");
+      Files.writeString(sources, Files.readString(sources).replace("topic: payments", "topic: payments_effects"));
+      Path models = project.resolve("streamform.yml");
+      Files.writeString(models, Files.readString(models)
+          + "    topic: hourly_revenue_effects\n"
+          + "    late_topic: hourly_revenue_effects.late\n"
+          + "    quarantine_topic: hourly_revenue_effects.quarantine\n"
+          + "    effects:\n"
+          + "      - type: reward\n"
+          + "        subject: merchant_id\n"
+          + "        when: \"revenue >= 28\"\n"
+          + "        provider: {kind: webhook, url: \"" + provider.url() + "\", idempotency: key, receipts: true}\n");
+      String[] database = {"--jdbc-url", postgres.jdbcUrl(), "--jdbc-user", LocalPostgres.USER};
+      String[] model = {"--model", WINDOWED_MODEL};
+
+      cli("produce", project.toString(), EFFECT_PARTS.resolve("part1.yml").toString(),
+          "--bootstrap-servers", BOOTSTRAP, "--partitions", "3");
+      submit(project, WINDOWED_MODEL, database);
+      List<String> effects = awaitRows(postgres, "SELECT state || ' ' || subject::text || ' ' || to_char(p.window_start AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI')"
+          + " FROM streamform.effect e JOIN streamform.projection p ON p.logical_window_id = e.logical_window_id"
+          + " AND p.generation = e.generation ORDER BY 1", 1);
+      assertEquals(List.of("PREPARED 1 2026-08-30T10:00"), effects,
+          "one reward prepared: merchant 1's 10:00 hour, revenue 30");
+
+      provider.loseAnswers(1);
+      String first = cli(join(join(new String[] {"dispatch", project.toString(), "--once", "--name", "e2e"}, model), database));
+      assertThat(first, first, containsString("1 claimed, 0 done, 1 unknown"));
+      assertEquals(1, provider.requests(), "the provider got the reward and applied it; its answer was lost");
+      String second = cli(join(join(new String[] {"dispatch", project.toString(), "--once", "--name", "e2e"}, model), database));
+      assertThat(second, second, containsString("1 resolved by receipt"));
+      assertEquals(List.of("DONE"), query(postgres, "SELECT state FROM streamform.effect"));
+
+      cli("produce", project.toString(), EFFECT_PARTS.resolve("part2.yml").toString(),
+          "--bootstrap-servers", BOOTSTRAP, "--partitions", "3");
+      List<String> compensations = awaitRows(postgres, "SELECT reason FROM streamform.effect_compensation", 1);
+      assertEquals(List.of("rule_false"), compensations, "the refund made the rule false after DONE");
+      awaitRows(postgres, "SELECT projection_id FROM streamform.canonical_projection WHERE status = 'final'", 6);
+      String third = cli(join(join(new String[] {"dispatch", project.toString(), "--once", "--name", "e2e"}, model), database));
+      assertThat(third, third, containsString("0 claimed, 0 done"));
+
+      assertEquals(1, provider.appliedPerKey().size(), "one rewarded window: " + provider.appliedPerKey());
+      assertEquals(List.of(1), List.copyOf(provider.appliedPerKey().values()), "exactly one reward per key");
+      assertEquals(1, provider.requests(), "no second delivery");
+      String verified = cli(join(join(new String[] {"effects", "verify", project.toString()}, model), database));
+      assertThat(verified, verified, containsString("1 effect: 1 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled;"
+          + " 1 dispatch, 1 open compensation; 0 problems"));
+      System.out.println("effects end to end: provider " + provider.appliedPerKey() + ", " + provider.requests()
+          + " deliveries; " + verified.trim());
+    }
+  }
+
+  /** Polls {@code sql} until it returns at least {@code count} rows; fails with the job's error if it failed. */
+  private static List<String> awaitRows(LocalPostgres postgres, String sql, int count) throws Exception {
+    long deadline = System.nanoTime() + AWAIT.toNanos();
+    List<String> rows = List.of();
+    while (System.nanoTime() < deadline) {
+      try {
+        rows = query(postgres, sql);
+      } catch (java.sql.SQLException notYet) {
+        rows = List.of(); // the schema is migrated by run; a failed query is retried
+      }
+      if (rows.size() >= count) {
+        return rows;
+      }
+      checkNoJobFailed();
+      Thread.sleep(500);
+    }
+    return fail("after " + AWAIT + " only " + rows.size() + " of " + count + " rows for " + sql + ": " + rows);
+  }
+
 }

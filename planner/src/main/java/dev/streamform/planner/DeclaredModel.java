@@ -35,7 +35,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.beam.sdk.schemas.Schema;
-import org.apache.beam.sdk.transforms.Filter;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.metrics.Counter;
+import dev.streamform.transforms.StreamformMetrics;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.values.PCollection;
@@ -75,6 +78,20 @@ public final class DeclaredModel {
 
   public ModelDeclaration model() {
     return model;
+  }
+
+  /**
+   * This model under policy generation {@code generation} instead of the declared one (SEMANTICS
+   * §9; {@code streamform run --generation N}): its revisions carry {@code generation} and their
+   * {@code projection_id = H(logical_window_id, generation)}; the logical window ids, and every other
+   * part of the declaration, are unchanged.
+   */
+  public DeclaredModel withGeneration(int generation) {
+    if (generation < 1) {
+      throw new IllegalArgumentException("a generation is a whole number from 1, got " + generation);
+    }
+    return generation == model.generation() ? this
+        : new DeclaredModel(model.toBuilder().setGeneration(generation).build(), source, query);
   }
 
   public SourceDeclaration source() {
@@ -230,7 +247,7 @@ public final class DeclaredModel {
           @Override
           public PCollection<TimedEvent> expand(PCollection<TimedEvent> events) {
             return events
-                .apply("Filter", Filter.by(e -> matches(where, e.envelope().record())))
+                .apply("Filter", ParDo.of(new WhereFn(where)))
                 .setCoder(events.getCoder());
           }
         });
@@ -319,6 +336,25 @@ public final class DeclaredModel {
                             r.offset(),
                             r.eventTime())))
         .setCoder(ChangelogRecordCoder.of(keySchema, coder.valueSchema()));
+  }
+
+  /** Keeps the events the WHERE selects; counts the others ({@link StreamformMetrics#FILTERED}). */
+  private static final class WhereFn extends DoFn<TimedEvent, TimedEvent> {
+    private final RowPredicate where;
+    private final Counter filtered = StreamformMetrics.counter(StreamformMetrics.FILTERED);
+
+    WhereFn(RowPredicate where) {
+      this.where = where;
+    }
+
+    @ProcessElement
+    public void process(@Element TimedEvent event, OutputReceiver<TimedEvent> out) {
+      if (matches(where, event.envelope().record())) {
+        out.output(event);
+      } else {
+        filtered.inc();
+      }
+    }
   }
 
   private static boolean matches(RowPredicate where, Row record) {

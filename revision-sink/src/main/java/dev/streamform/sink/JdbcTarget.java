@@ -94,6 +94,10 @@ public abstract class JdbcTarget implements Serializable {
     HikariConfig config = new HikariConfig();
     config.setPoolName(name);
     config.setJdbcUrl(url());
+    // Named, so the pool loads the driver from the job's own class loader: on a Flink TaskManager
+    // a second job (a shadow generation, a restore) found only the first job's registration in
+    // DriverManager, which its class loader may not use ("No suitable driver").
+    config.setDriverClassName("org.postgresql.Driver");
     if (user() != null) {
       config.setUsername(user());
     }

@@ -19,6 +19,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
@@ -27,9 +29,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 /**
  * The ledger as its readers and operators see it: a model's windows and their revision histories,
  * the verification of SEMANTICS §8's invariant (every projection equals a recomputation from its
- * ledger rows; every window's revisions form one chain {@code 1..n}), and the canonical alias.
- * Reading never changes anything; {@link #setCanonicalGeneration} only moves the alias (it never
- * deletes a revision).
+ * ledger rows; every window's revisions form one chain {@code 1..n}), two generations compared
+ * window by window ({@link #compare}), and the canonical alias. Reading never changes anything;
+ * {@link #setCanonicalGeneration} only moves the alias (it never deletes a revision).
  */
 public final class Ledger {
   private static final ObjectMapper JSON =
@@ -77,15 +79,55 @@ public final class Ledger {
     }
   }
 
-  /** What {@link #setCanonicalGeneration} did. */
-  public record AliasChange(String model, OptionalInt previous, int generation, int projections) {}
+  /**
+   * What {@link #setCanonicalGeneration} did.
+   *
+   * @param previous the generation that was canonical before, if any
+   * @param projections how many projections the new canonical generation has
+   * @param previousProjections how many projections the previous generation has (kept: 0 without one)
+   */
+  public record AliasChange(
+      String model, OptionalInt previous, int generation, int projections, int previousProjections) {}
+
+  /** {@link #setCanonicalGeneration} refused: the generation has no projection of the model. */
+  public static final class EmptyGeneration extends Exception {
+    private final SortedMap<Integer, Integer> generations;
+
+    EmptyGeneration(String model, int generation, SortedMap<Integer, Integer> generations) {
+      super("generation " + generation + " of " + model + " has no projection"
+          + (generations.isEmpty() ? " (no generation has any yet)" : "; projections per generation: "
+              + generations.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue())
+                  .collect(Collectors.joining(", "))));
+      this.generations = generations;
+    }
+
+    /** Projections per generation of the model, as the refusal found them. */
+    public SortedMap<Integer, Integer> generations() {
+      return generations;
+    }
+  }
 
   /**
    * Makes {@code generation} the model's canonical one (promotion or rollback): the canonical view
    * shows that generation's projections from now on. Recorded in {@code canonical_alias_history};
-   * no projection or revision is touched.
+   * no projection or revision is touched, of either generation. Refused when the generation has no
+   * projection (the canonical view would go empty); see {@link #setCanonicalGeneration(String, int,
+   * boolean)}.
    */
-  public AliasChange setCanonicalGeneration(String model, int generation) throws SQLException {
+  public AliasChange setCanonicalGeneration(String model, int generation) throws SQLException, EmptyGeneration {
+    return setCanonicalGeneration(model, generation, false);
+  }
+
+  /**
+   * As {@link #setCanonicalGeneration(String, int)}; with {@code allowEmpty}, also to a generation
+   * that has no projection yet (the canonical view shows nothing of the model until a job of that
+   * generation writes).
+   *
+   * @throws EmptyGeneration when the generation has no projection and {@code allowEmpty} is false;
+   *     the alias did not move
+   */
+  public AliasChange setCanonicalGeneration(String model, int generation, boolean allowEmpty)
+      throws SQLException, EmptyGeneration {
     if (generation < 1) {
       throw new IllegalArgumentException("a generation is a whole number from 1, got " + generation);
     }
@@ -93,6 +135,11 @@ public final class Ledger {
       c.setAutoCommit(false);
       try {
         OptionalInt previous = canonicalGeneration(c, model, true);
+        SortedMap<Integer, Integer> counts = generations(c, model);
+        int projections = counts.getOrDefault(generation, 0);
+        if (projections == 0 && !allowEmpty) {
+          throw new EmptyGeneration(model, generation, counts);
+        }
         try (PreparedStatement s =
             c.prepareStatement(
                 "INSERT INTO streamform.canonical_alias (model, generation, set_by) VALUES (?, ?, 'alias set')"
@@ -111,23 +158,90 @@ public final class Ledger {
           s.setObject(3, previous.isPresent() ? previous.getAsInt() : null, java.sql.Types.INTEGER);
           s.executeUpdate();
         }
-        int projections;
-        try (PreparedStatement s =
-            c.prepareStatement("SELECT count(*) FROM streamform.projection WHERE model = ? AND generation = ?")) {
-          s.setString(1, model);
-          s.setInt(2, generation);
-          try (ResultSet rs = s.executeQuery()) {
-            rs.next();
-            projections = rs.getInt(1);
-          }
-        }
         c.commit();
-        return new AliasChange(model, previous, generation, projections);
-      } catch (SQLException | RuntimeException e) {
+        int before = previous.isPresent() ? counts.getOrDefault(previous.getAsInt(), 0) : 0;
+        return new AliasChange(model, previous, generation, projections, before);
+      } catch (SQLException | RuntimeException | EmptyGeneration e) {
         c.rollback();
         throw e;
       }
     }
+  }
+
+  /** The model's generations that have projections, each with how many. */
+  public SortedMap<Integer, Integer> generations(String model) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      return generations(c, model);
+    }
+  }
+
+  private static SortedMap<Integer, Integer> generations(Connection c, String model) throws SQLException {
+    SortedMap<Integer, Integer> out = new TreeMap<>();
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT generation, count(*) FROM streamform.projection WHERE model = ? GROUP BY generation")) {
+      s.setString(1, model);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          out.put(rs.getInt(1), rs.getInt(2));
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Generation {@code from} (A) and generation {@code to} (B) of {@code model} compared window by
+   * window on their projections' current values, read in one snapshot ({@link GenerationComparison}).
+   * A generation without projections gives an empty side; callers that want to refuse an unknown
+   * generation check {@link #generations} first.
+   */
+  public GenerationComparison compare(String model, int from, int to) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      c.setReadOnly(true);
+      c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+      try (PreparedStatement s =
+          c.prepareStatement(
+              "SELECT logical_window_id, coalesce(a.window_key, b.window_key)::text,"
+                  + " coalesce(a.window_start, b.window_start), coalesce(a.window_end, b.window_end),"
+                  + " a.revision, a.status, a.aggregate_values::text, a.aggregate_digest,"
+                  + " b.revision, b.status, b.aggregate_values::text, b.aggregate_digest"
+                  + " FROM (SELECT * FROM streamform.projection WHERE model = ? AND generation = ?) a"
+                  + " FULL OUTER JOIN (SELECT * FROM streamform.projection WHERE model = ? AND generation = ?) b"
+                  + " USING (logical_window_id)")) {
+        s.setString(1, model);
+        s.setInt(2, from);
+        s.setString(3, model);
+        s.setInt(4, to);
+        List<GenerationComparison.Window> windows = new ArrayList<>();
+        try (ResultSet rs = s.executeQuery()) {
+          while (rs.next()) {
+            windows.add(
+                new GenerationComparison.Window(
+                    rs.getString(1), json(rs.getString(2)), instant(rs, 3), instant(rs, 4),
+                    side(rs, 5), side(rs, 9)));
+          }
+        }
+        windows.sort(
+            java.util.Comparator.comparing(GenerationComparison.Window::windowStart)
+                .thenComparing(w -> RevisionIdentity.canonical(w.key()))
+                .thenComparing(GenerationComparison.Window::windowEnd));
+        return new GenerationComparison(model, from, to, List.copyOf(windows));
+      } finally {
+        c.rollback();
+      }
+    }
+  }
+
+  /** The projection in columns {@code at..at+3} (revision, status, values, digest), if the row has one. */
+  private static Optional<GenerationComparison.Side> side(ResultSet rs, int at) throws SQLException {
+    if (rs.getObject(at) == null) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new GenerationComparison.Side(
+            rs.getInt(at), rs.getString(at + 1), json(rs.getString(at + 2)), rs.getString(at + 3)));
   }
 
   /** Which windows {@link #history} returns: key columns equal to values, a window start, a generation. */

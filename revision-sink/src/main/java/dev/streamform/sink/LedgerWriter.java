@@ -41,7 +41,9 @@ import org.slf4j.LoggerFactory;
  *   <li>a final record marks the projection final at its revision (status {@code final}), held
  *       like a revision until that revision is applied; a final record that contradicts the
  *       projection, and a revision after the final one, are conflicts;
- *   <li>a model's first written generation becomes its canonical alias if it has none.
+ *   <li>a model's first written generation becomes its canonical alias if it has none — except for
+ *       a {@linkplain #shadow shadow writer}, which never touches the alias and never prepares an
+ *       effect.
  * </ul>
  *
  * Writers of the same projections serialize on a transaction-scoped advisory lock per projection,
@@ -59,6 +61,7 @@ public final class LedgerWriter {
   private final DataSource dataSource;
   private final Duration retryFor;
   private final EffectOutbox outbox;
+  private final boolean shadow;
   private boolean migrated;
 
   /**
@@ -110,9 +113,32 @@ public final class LedgerWriter {
    * transaction as the canonical revision that decides them.
    */
   public LedgerWriter(DataSource dataSource, Duration retryFor, List<dev.streamform.sink.effects.EffectRule> rules) {
+    this(dataSource, retryFor, rules, false);
+  }
+
+  private LedgerWriter(
+      DataSource dataSource, Duration retryFor, List<dev.streamform.sink.effects.EffectRule> rules, boolean shadow) {
     this.dataSource = dataSource;
     this.retryFor = retryFor;
     this.outbox = new EffectOutbox(rules);
+    this.shadow = shadow;
+  }
+
+  /**
+   * A writer for a shadow run ({@code streamform run --shadow}): it writes its generation's
+   * projections and ledger rows like any writer, but never makes that generation the model's
+   * canonical alias (not even as the model's first written generation) and keeps no effect ledger,
+   * so nothing it writes can prepare an effect — also after its generation has been promoted
+   * (a promoted generation's effects are prepared by a job of that generation run without
+   * {@code --shadow}). The alias moves only by {@link Ledger#setCanonicalGeneration}.
+   */
+  public static LedgerWriter shadow(DataSource dataSource, Duration retryFor) {
+    return new LedgerWriter(dataSource, retryFor, List.of(), true);
+  }
+
+  /** True for a {@linkplain #shadow shadow} writer. */
+  public boolean isShadow() {
+    return shadow;
   }
 
   /**
@@ -213,8 +239,8 @@ public final class LedgerWriter {
       c.setAutoCommit(false);
       try {
         Plan plan = plan(c, batch);
-        plan.execute(c);
-        if (!outbox.isEmpty() && !plan.ledgerRows.isEmpty()) {
+        plan.execute(c, !shadow);
+        if (!shadow && !outbox.isEmpty() && !plan.ledgerRows.isEmpty()) {
           Map<String, StoredRevision> latest = new LinkedHashMap<>();
           for (StoredRevision r : plan.ledgerRows) {
             latest.put(r.projectionId(), r);
@@ -520,7 +546,8 @@ public final class LedgerWriter {
           effects);
     }
 
-    void execute(Connection c) throws SQLException {
+    /** Writes the plan; with {@code claimAlias}, a model without a canonical alias gets its first generation. */
+    void execute(Connection c, boolean claimAlias) throws SQLException {
       batch(c,
           "INSERT INTO streamform.projection (projection_id, model, logical_window_id, generation,"
               + " window_key, window_start, window_end, revision, status, aggregate_values, aggregate_digest)"
@@ -631,6 +658,9 @@ public final class LedgerWriter {
             s.setString(9, r.valuesJson());
             s.setString(10, r.offsetsJson());
           });
+      if (!claimAlias) {
+        return;
+      }
       try (PreparedStatement s =
           c.prepareStatement(
               "WITH set AS (INSERT INTO streamform.canonical_alias (model, generation, set_by)"

@@ -65,6 +65,9 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
   /** The effect rules whose ledger the sink keeps (the transactional outbox, SEMANTICS §10). */
   public abstract List<EffectRule> effects();
 
+  /** True for a shadow sink ({@link #asShadow}): never moves the canonical alias, prepares no effect. */
+  public abstract boolean shadow();
+
   abstract Builder toBuilder();
 
   @AutoValue.Builder
@@ -77,6 +80,8 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
 
     abstract Builder setEffects(List<EffectRule> effects);
 
+    abstract Builder setShadow(boolean shadow);
+
     abstract RevisionSink build();
   }
 
@@ -88,6 +93,7 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
         .setBatchSize(500)
         .setRetryTimeout(Duration.standardMinutes(5))
         .setEffects(List.of())
+        .setShadow(false)
         .build();
   }
 
@@ -114,7 +120,20 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
    */
   public RevisionSink withEffects(List<EffectRule> rules) {
     checkArgument(rules != null, "RevisionSink.withEffects: no rules");
+    checkArgument(rules.isEmpty() || !shadow(), "RevisionSink.withEffects: a shadow sink prepares no effects");
     return toBuilder().setEffects(new ArrayList<>(rules)).build();
+  }
+
+  /**
+   * A sink for a shadow generation ({@code streamform run --shadow}, SEMANTICS §8 and the rollout):
+   * it writes the generation's own projections and ledger rows, but never makes it the model's
+   * canonical alias and never prepares an effect ({@link LedgerWriter#shadow}). Refused on a sink
+   * with effect rules.
+   */
+  public RevisionSink asShadow() {
+    checkArgument(effects().isEmpty(), "RevisionSink.asShadow: a shadow sink prepares no effects, but %s"
+        + " effect rules were given", effects().size());
+    return toBuilder().setShadow(true).build();
   }
 
   @Override
@@ -122,7 +141,8 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
     TupleTag<RevisionConflict> tag = new TupleTag<>() {};
     PCollection<RevisionConflict> conflicts =
         revisions
-            .apply("Write revisions", ParDo.of(new WriteFn(target(), batchSize(), retryTimeout(), effects())))
+            .apply(shadow() ? "Write shadow revisions" : "Write revisions",
+                ParDo.of(new WriteFn(target(), batchSize(), retryTimeout(), effects(), shadow())))
             .setCoder(RevisionConflict.Coder.of());
     return new RevisionSinkResult(revisions.getPipeline(), tag, conflicts);
   }
@@ -134,6 +154,7 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
         .add(DisplayData.item("database", target().describe()).withLabel("Database"))
         .add(DisplayData.item("batchSize", batchSize()).withLabel("Batch size"))
         .add(DisplayData.item("effects", effects().size()).withLabel("Effect rules"))
+        .add(DisplayData.item("shadow", shadow()).withLabel("Shadow (never canonical, no effects)"))
         .add(DisplayData.item("retryTimeout", retryTimeout().getStandardSeconds() + "s")
             .withLabel("Retry timeout"));
   }
@@ -144,6 +165,7 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
     private final int batchSize;
     private final Duration retryTimeout;
     private final List<EffectRule> effects;
+    private final boolean shadow;
 
     private final Counter applied = StreamformMetrics.counter(APPLIED);
     private final Counter released = StreamformMetrics.counter(RELEASED);
@@ -162,17 +184,19 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
     /** A record with where it came from, so a refusal goes out in its window at its timestamp. */
     private record Buffered(WindowRevision record, Instant timestamp, BoundedWindow window, RevisionConflict conflict) {}
 
-    WriteFn(JdbcTarget target, int batchSize, Duration retryTimeout, List<EffectRule> effects) {
+    WriteFn(JdbcTarget target, int batchSize, Duration retryTimeout, List<EffectRule> effects, boolean shadow) {
       this.target = target;
       this.batchSize = batchSize;
       this.retryTimeout = retryTimeout;
       this.effects = new ArrayList<>(effects);
+      this.shadow = shadow;
     }
 
     @Setup
     public void setup() {
       pool = target.openPool("streamform-revision-sink", 2, 2_000);
-      writer = new LedgerWriter(pool, java.time.Duration.ofMillis(retryTimeout.getMillis()), effects);
+      java.time.Duration retryFor = java.time.Duration.ofMillis(retryTimeout.getMillis());
+      writer = shadow ? LedgerWriter.shadow(pool, retryFor) : new LedgerWriter(pool, retryFor, effects);
     }
 
     @StartBundle

@@ -5,8 +5,10 @@ import org.apache.beam.sdk.metrics.Metrics;
 
 /**
  * The Beam metrics Streamform's transforms report, all in namespace {@value #NAMESPACE}. Together
- * they account for every input event: {@code events_quarantined + late_events_dropped +
- * events_processed} equals the number of events read.
+ * they account for every record read: {@code events_quarantined + late_events_dropped +
+ * duplicate_events_dropped + events_filtered + events_processed + punctuations_read} equals {@code
+ * records_read}. A windowed model counts an event in {@code late_events_dropped} when every window
+ * containing it refused it.
  */
 public final class StreamformMetrics {
   public static final String NAMESPACE = "streamform";
@@ -23,7 +25,14 @@ public final class StreamformMetrics {
    * pipeline rather than inferred from its output.
    */
   public static final String KEYS_LIVE = "keys_live";
+  /** Items whose offset a contiguous-offsets clock had judged already, or held already. */
   public static final String DUPLICATES = "duplicate_offsets_ignored";
+  /** Events dropped as repeats of an earlier event with the same {@code event_id} and payload. */
+  public static final String DUPLICATES_DROPPED = "duplicate_events_dropped";
+  /** Event ids whose duplicate horizon passed, so their state was freed. */
+  public static final String IDS_FORGOTTEN = "event_ids_forgotten";
+  /** Items a contiguous-offsets clock held back until an earlier offset of their partition came. */
+  public static final String OFFSETS_BUFFERED = "offsets_buffered";
   /** Items of a partition that reached the clock after a later offset (arrival-order clocks). */
   public static final String OUT_OF_ORDER = "offsets_out_of_order";
   /** Window revisions emitted (on time and corrected). */
@@ -39,6 +48,12 @@ public final class StreamformMetrics {
   public static final String WINDOW_LATE = "window_late_rows";
   /** On-time events that reached their window after its revision 1 (see WindowedAggregate). */
   public static final String ON_TIME_AFTER_REVISION = "on_time_after_revision";
+  /** Records a source read (for a file: its non-blank lines), punctuations and bad ones included. */
+  public static final String RECORDS_READ = "records_read";
+  /** Punctuation records ({@code {"__watermark": ...}}) a source read. */
+  public static final String PUNCTUATIONS_READ = "punctuations_read";
+  /** Events the model's WHERE selected away (judged by the clock, not applied). */
+  public static final String FILTERED = "events_filtered";
 
   private StreamformMetrics() {}
 

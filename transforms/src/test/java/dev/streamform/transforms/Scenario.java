@@ -72,7 +72,9 @@ final class Scenario {
   static Scenario of(
       Pipeline p,
       String name,
-      TestStream<SourceRecord> stream,
+      org.apache.beam.sdk.transforms.PTransform<
+              org.apache.beam.sdk.values.PBegin, PCollection<SourceRecord>>
+          stream,
       SourceClock clock,
       KeyedChangelog model) {
     ExtractionResult extracted =

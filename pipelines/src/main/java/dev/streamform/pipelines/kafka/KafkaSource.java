@@ -1,5 +1,6 @@
 package dev.streamform.pipelines.kafka;
 
+import dev.streamform.pipelines.SourceResult;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
@@ -38,9 +39,9 @@ import org.joda.time.Instant;
  * A {@code connector: kafka} source: reads a topic with KafkaIO and decodes each record's JSON by
  * the declared schema ({@link JsonRecords}) into a {@link SourceRecord} at its (partition, offset).
  *
- * <p>Guarantees: every record read ends up either in {@link KafkaSourceResult#records()} (a record
+ * <p>Guarantees: every record read ends up either in {@link SourceResult#records()} (a record
  * or, for {@code {"__watermark": ...}}, a punctuation of its partition) or in {@link
- * KafkaSourceResult#quarantined()} as a Beam {@link BadRecord} with the reason and the raw value
+ * SourceResult#quarantined()} as a Beam {@link BadRecord} with the reason and the raw value
  * bytes; a bad record never stops the job. A quarantined record still leaves a punctuation at
  * {@link BoundedWindow#TIMESTAMP_MIN_VALUE} (no watermark information) at its position, so the
  * clock holds its partition's watermark from the partition's very first record on. KafkaIO reads
@@ -48,13 +49,13 @@ import org.joda.time.Instant;
  * ClockGatedTimestampPolicy}.
  *
  * <pre>{@code
- * KafkaSourceResult read = p.apply(KafkaSource.of("127.0.0.1:9092", "orders", schema, key)
+ * SourceResult read = p.apply(KafkaSource.of("127.0.0.1:9092", "orders", schema, key)
  *     .withIdleness(Duration.standardMinutes(1)));
  * read.records().apply(EventTimeExtraction.from("ordered_at"));
  * }</pre>
  */
 @AutoValue
-public abstract class KafkaSource extends PTransform<PBegin, KafkaSourceResult> {
+public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
 
   public abstract String bootstrapServers();
 
@@ -104,7 +105,7 @@ public abstract class KafkaSource extends PTransform<PBegin, KafkaSourceResult> 
   }
 
   @Override
-  public KafkaSourceResult expand(PBegin input) {
+  public SourceResult expand(PBegin input) {
     Schema schema = Schemas.of(schema());
     PCollection<KafkaRecord<byte[], byte[]>> raw =
         input.apply(
@@ -122,7 +123,7 @@ public abstract class KafkaSource extends PTransform<PBegin, KafkaSourceResult> 
             "Decode JSON",
             ParDo.of(new DecodeFn(JsonRecords.of(schema(), keyColumns()), schema, records, quarantined))
                 .withOutputTags(records, TupleTagList.of(quarantined)));
-    return new KafkaSourceResult(
+    return new SourceResult(
         input.getPipeline(),
         records,
         out.get(records).setCoder(SourceRecordCoder.of(schema)),

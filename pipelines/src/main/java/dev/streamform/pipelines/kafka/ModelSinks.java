@@ -195,6 +195,16 @@ public final class ModelSinks implements Serializable {
   }
 
   /**
+   * A line {@code FileSource} could not decode, as its key and value; its encoded record is {@code
+   * KV<KV<partition, offset>, bytes>} ({@code FileSource.LINE}).
+   */
+  public KV<String, String> unreadableLine(BadRecord bad) {
+    KV<KV<Integer, Long>, byte[]> line = decode(bad, dev.streamform.pipelines.file.FileSource.LINE);
+    return quarantined(
+        line.getKey().getKey(), line.getKey().getValue(), bad.getFailure().getDescription(), line.getValue());
+  }
+
+  /**
    * A record {@code EventTimeExtraction} quarantined (no usable event time), as its Kafka key and
    * value; its bytes are the decoded record written back as JSON.
    */

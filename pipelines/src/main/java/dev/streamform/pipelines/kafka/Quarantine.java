@@ -4,15 +4,15 @@ package dev.streamform.pipelines.kafka;
  * The description of a quarantined record, {@code partition <p> offset <o>: <reason>} — the form
  * {@code EventTimeExtraction} uses too, so both kinds of quarantine read alike.
  */
-final class Quarantine {
+public final class Quarantine {
   private Quarantine() {}
 
-  static String describe(int partition, long offset, String reason) {
+  public static String describe(int partition, long offset, String reason) {
     return "partition " + partition + " offset " + offset + ": " + reason;
   }
 
   /** The reason alone, without the position prefix. */
-  static String reasonOf(String description) {
+  public static String reasonOf(String description) {
     return description.replaceFirst("^partition \\d+ offset \\d+: ", "");
   }
 }

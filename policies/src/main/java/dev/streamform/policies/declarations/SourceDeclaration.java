@@ -44,6 +44,31 @@ public abstract class SourceDeclaration {
   /** How long (processing time) a partition may be silent before it stops holding the watermark. */
   public abstract Optional<Duration> idleAfter();
 
+  /**
+   * The declared partition count of a Kafka source's topic (the source's partition set is {@code
+   * 0..n-1}); absent when the source leaves it to the topic. Part of the watermark topology (§9):
+   * {@code streamform run} refuses a topic whose count differs, and {@code streamform plan} says
+   * that a change needs a new generation.
+   */
+  public abstract Optional<Integer> partitions();
+
+  /**
+   * The column that identifies an event ({@code event_id:}); a repeat of its value within {@link
+   * #duplicatesWithin()} is a duplicate (same payload) or a conflict (another payload). Empty: no
+   * deduplication. Needs {@link #eventTime()}: the horizon is event time.
+   */
+  public abstract Optional<String> eventId();
+
+  /**
+   * How long, in event time after an id was first seen, a repeat of it is still recognised
+   * ({@code duplicates_within:}, default {@link #DEFAULT_DUPLICATES_WITHIN}); present exactly when
+   * {@link #eventId()} is.
+   */
+  public abstract Optional<Duration> duplicatesWithin();
+
+  /** The horizon of {@code event_id} when {@code duplicates_within} is not given: one hour. */
+  public static final Duration DEFAULT_DUPLICATES_WITHIN = Duration.ofHours(1);
+
   /** True when the source declares event time, i.e. has a clock. */
   public boolean hasEventTime() {
     return eventTime().isPresent();
@@ -78,9 +103,15 @@ public abstract class SourceDeclaration {
 
     public abstract Builder setWatermark(Duration watermark);
 
+    public abstract Builder setPartitions(int partitions);
+
     public abstract Builder setLateEvents(LateEvents lateEvents);
 
     public abstract Builder setIdleAfter(Duration idleAfter);
+
+    public abstract Builder setEventId(String column);
+
+    public abstract Builder setDuplicatesWithin(Duration horizon);
 
     abstract Map<String, ColumnType> schema();
 
@@ -106,6 +137,15 @@ public abstract class SourceDeclaration {
             && s.idleAfter().isEmpty(), s, "has clock settings but no event_time");
       }
       check(!s.watermark().isNegative(), s, "has a negative watermark");
+      check(s.eventId().isPresent() == s.duplicatesWithin().isPresent(), s,
+          "has duplicates_within without event_id, or event_id without its horizon");
+      if (s.eventId().isPresent()) {
+        check(s.eventTime().isPresent(), s, "has event_id but no event_time");
+        check(s.schema().containsKey(s.eventId().get()), s,
+            "event_id '" + s.eventId().get() + "' is not a column");
+        check(!s.duplicatesWithin().get().isNegative() && !s.duplicatesWithin().get().isZero(), s,
+            "has a duplicates_within that is not positive");
+      }
       return s;
     }
 

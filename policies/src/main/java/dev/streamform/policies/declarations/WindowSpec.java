@@ -21,6 +21,13 @@ public abstract class WindowSpec {
   /** How long each window is: {@code [start, start + size)}. */
   public abstract Duration size();
 
+  /**
+   * The most windows one event may belong to ({@code size / every}) in a declared model: {@code
+   * streamform check} refuses more (a {@code {size: 30d, every: 1ms}} would put each event in 2.6
+   * billion windows and never finish).
+   */
+  public static final long MAX_WINDOWS_PER_EVENT = 10_000;
+
   /** How far apart window starts are; equal to {@link #size()} for tumbling windows. */
   public abstract Duration every();
 

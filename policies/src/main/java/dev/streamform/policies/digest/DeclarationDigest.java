@@ -50,6 +50,7 @@ public final class DeclarationDigest {
     form.put("connector", quote(s.connector().yamlName()));
     s.topic().ifPresent(topic -> form.put("topic", quote(topic)));
     s.path().ifPresent(path -> form.put("path", quote(path)));
+    s.partitions().ifPresent(n -> form.put("partitions", String.valueOf(n)));
     form.put("format", quote(s.format()));
     Map<String, String> schema = new TreeMap<>();
     s.schema().forEach((column, type) -> schema.put(column, type.toString()));
@@ -61,6 +62,11 @@ public final class DeclarationDigest {
       form.put("watermark", quote(Durations.format(s.watermark())));
       form.put("late_events", quote(s.lateEvents().yamlName()));
       s.idleAfter().ifPresent(idle -> form.put("idle_after", quote(Durations.format(idle))));
+    });
+    // only when declared, so a source without event_id keeps the digest it had
+    s.eventId().ifPresent(column -> {
+      form.put("event_id", quote(column));
+      form.put("duplicates_within", quote(Durations.format(s.duplicatesWithin().get())));
     });
     return join(form);
   }

@@ -36,19 +36,9 @@ public final class Plan {
 
   /** The plan of {@code modelName} in a loaded (hence valid) project. */
   public static Plan of(Project project, String modelName) {
-    ModelDeclaration model = project.models().get(modelName);
-    if (model == null) {
-      throw new IllegalArgumentException(
-          "no model named '" + modelName + "' in streamform.yml; models: "
-              + String.join(", ", project.models().keySet()));
-    }
+    ModelDeclaration model = model(project, modelName);
     SourceDeclaration source = project.sourceOf(model);
-    ModelQuery query;
-    try {
-      query = ModelSql.parse(model.sql());
-    } catch (SqlModelException e) {
-      throw new IllegalStateException("model " + modelName + " was checked on load", e);
-    }
+    ModelQuery query = query(model);
     List<List<String>> nodes = new ArrayList<>();
     nodes.add(List.of(
         "Source",
@@ -122,6 +112,26 @@ public final class Plan {
     return new Plan(nodes);
   }
 
+  /** The declared model {@code name}; a clear refusal naming the models there are otherwise. */
+  static ModelDeclaration model(Project project, String name) {
+    ModelDeclaration model = project.models().get(name);
+    if (model == null) {
+      throw new IllegalArgumentException(
+          "no model named '" + name + "' in streamform.yml; models: "
+              + String.join(", ", project.models().keySet()));
+    }
+    return model;
+  }
+
+  /** The model's query, parsed (it was checked when the project loaded). */
+  static ModelQuery query(ModelDeclaration model) {
+    try {
+      return ModelSql.parse(model.sql());
+    } catch (SqlModelException e) {
+      throw new IllegalStateException("model " + model.name() + " was checked on load", e);
+    }
+  }
+
   /** When a window emits, in words. */
   private static String trigger(EarlyResults early) {
     String previews;
@@ -150,8 +160,17 @@ public final class Plan {
         + source.idleAfter().map(i -> " idle_after=" + Durations.format(i)).orElse("");
   }
 
-  private static String call(OutputColumn c) {
+  /** An aggregate as called: {@code sum(amount)}, {@code count(*)}. */
+  static String call(OutputColumn c) {
     return c.function().get().name().toLowerCase(Locale.ROOT) + "(" + c.argument().orElse("*") + ")";
+  }
+
+  /**
+   * The nodes from the source down, each its kind ({@code Source}, {@code Filter}, {@code
+   * Aggregate}, {@code Decisions}) followed by its attribute lines as {@link #render} prints them.
+   */
+  public List<List<String>> nodes() {
+    return nodes.stream().map(List::copyOf).collect(Collectors.toList());
   }
 
   /** The plan as text, nodes joined by arrows, ending with a newline. */

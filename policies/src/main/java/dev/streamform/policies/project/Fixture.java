@@ -34,6 +34,27 @@ public abstract class Fixture {
 
   public abstract List<Row> late();
 
+  /**
+   * The events a fixture expects to be quarantined ({@code quarantined:}), in delivery order: each
+   * row's {@link Row#values()} are columns of the source that the event must have, plus optionally
+   * {@code reason}, a text the quarantine's reason must contain. A quarantined event not listed
+   * fails the fixture, as SEMANTICS §2 asks; a listed one accepts it.
+   */
+  public abstract List<Row> quarantined();
+
+  /**
+   * {@code tolerance:} how far a double column may be from the value a row expects: it matches when
+   * {@code |expected - actual| <= tolerance * max(1, |expected|)} (absolute below 1, relative above).
+   * Empty: the run's default ({@code streamform test --tolerance}, else exact).
+   */
+  public abstract Optional<Double> tolerance();
+
+  /** This fixture, with {@code tolerance} when it gives none of its own. */
+  public Fixture withDefaultTolerance(double tolerance) {
+    return tolerance().isPresent() ? this : new AutoValue_Fixture(name(), file(), model(), given(),
+        expect(), late(), quarantined(), Optional.of(tolerance));
+  }
+
   /** One {@code given:} item: an event or a watermark. */
   @AutoValue
   public abstract static class Given {
@@ -166,8 +187,13 @@ public abstract class Fixture {
 
   static Fixture create(
       String name, Path file, String model, List<Given> given, List<Row> expect, List<Row> late) {
-    return new AutoValue_Fixture(
-        name, file, model, List.copyOf(given), List.copyOf(expect), List.copyOf(late));
+    return create(name, file, model, given, expect, late, List.of(), Optional.empty());
+  }
+
+  static Fixture create(String name, Path file, String model, List<Given> given, List<Row> expect,
+      List<Row> late, List<Row> quarantined, Optional<Double> tolerance) {
+    return new AutoValue_Fixture(name, file, model, List.copyOf(given), List.copyOf(expect),
+        List.copyOf(late), List.copyOf(quarantined), tolerance);
   }
 
   /** A fixture built in code (e.g. a generated trace): given items only, no expectations. */
@@ -234,6 +260,56 @@ public abstract class Fixture {
   public static Fixture load(Path file, SourceDeclaration source,
       Map<String, ColumnType> outputColumns, WindowSpec window) throws InvalidProjectException {
     return FixtureFile.read(file, source, outputColumns, Optional.of(window));
+  }
+
+  /**
+   * What this fixture of an upsert model asks beyond SEMANTICS §7, as warnings (not problems): each
+   * key — the values of {@code keyColumns}, the query's GROUP BY columns — whose events are given on
+   * more than one partition. §7 promises a key's changelog only for keys that live in one
+   * partition; a spread key's records come in the order its keyed stage applies them (by each
+   * partition's watermark at arrival, then partition), which need not be the order written here.
+   * One warning per key, at the line of its first event on a second partition.
+   */
+  public List<Problem> partitionWarnings(List<String> keyColumns) {
+    Map<List<Object>, Given> first = new java.util.LinkedHashMap<>();
+    Map<List<Object>, java.util.SortedSet<Integer>> partitions = new java.util.LinkedHashMap<>();
+    List<Problem> warnings = new java.util.ArrayList<>();
+    String label = DIR_LABEL + file().getFileName();
+    for (Given g : given()) {
+      if (g.event().isEmpty()) {
+        continue;
+      }
+      List<Object> key = new java.util.ArrayList<>();
+      for (String c : keyColumns) {
+        Object v = g.event().get().get(c);
+        key.add(v instanceof Number ? new java.math.BigDecimal(v.toString()).stripTrailingZeros() : v);
+      }
+      first.putIfAbsent(key, g);
+      java.util.SortedSet<Integer> seen = partitions.computeIfAbsent(key, k -> new java.util.TreeSet<>());
+      if (seen.add(g.partition()) && seen.size() == 2) {
+        StringBuilder k = new StringBuilder();
+        for (int i = 0; i < keyColumns.size(); i++) {
+          k.append(i == 0 ? "" : " ").append(keyColumns.get(i)).append('=')
+              .append(dev.streamform.policies.schema.ColumnValues.show(g.event().get().get(keyColumns.get(i))));
+        }
+        Given at = first.get(key);
+        warnings.add(Problem.of(label, g.line(), Optional.of("event " + g.eventNumber()), Optional.empty(),
+            "key " + k + " has events on partitions " + at.partition() + " and " + g.partition()
+                + " (first on line " + at.line() + "): SEMANTICS §7 promises a key's changelog only"
+                + " for keys that live in one partition; this key's records come in the order its"
+                + " partitions' watermarks let them through, which may differ from the order written"
+                + " here and between runners",
+            Optional.of("give a key's events one partition, unless the fixture is about that")));
+      }
+    }
+    return warnings;
+  }
+
+  private static final String DIR_LABEL = FixtureFile.DIR + "/";
+
+  /** The fixture files of the project in folder {@code dir}, {@code fixtures/*.yml} in name order. */
+  public static List<Path> filesOfFolder(Path dir) {
+    return FixtureFile.filesOf(dir);
   }
 
   /** The fixture files of a project, {@code fixtures/*.yml} in name order. */

@@ -30,7 +30,7 @@ import java.util.stream.Stream;
  */
 final class FixtureFile {
   static final String DIR = "fixtures";
-  private static final List<String> KEYS = List.of("model", "description", "given", "expect", "late");
+  private static final List<String> KEYS = List.of("model", "description", "given", "expect", "late", "quarantined", "tolerance");
   private static final String GIVEN_EXAMPLE =
       "- event: { customer_id: 42, ordered_at: \"" + Timestamps.EXAMPLE + "\" }  or  - watermark: \""
           + Timestamps.EXAMPLE + "\"";
@@ -169,6 +169,7 @@ final class FixtureFile {
     List<Fixture.Given> given = new ArrayList<>();
     List<Fixture.Row> expect = new ArrayList<>();
     List<Fixture.Row> late = new ArrayList<>();
+    List<Fixture.Row> quarantined = new ArrayList<>();
     if (target.isPresent()) {
       SourceDeclaration source = target.get().source;
       Map<String, ColumnType> outputs = target.get().outputs;
@@ -195,11 +196,36 @@ final class FixtureFile {
                 .map(v -> Fixture.Row.of(row.line(), v)))
             .ifPresent(late::add);
       }
+      Map<String, ColumnType> quarantineColumns = new LinkedHashMap<>(source.schema());
+      quarantineColumns.putIfAbsent("reason", ColumnType.STRING);
+      for (YamlMap row : root.mapList("quarantined", i -> "quarantined row " + i,
+          "- { " + String.join(": ..., ", source.schema().keySet()) + ": ..., reason: \"no value\" }")) {
+        typedRow(row, quarantineColumns, "a column of source '" + source.name() + "' or reason")
+            .map(v -> Fixture.Row.of(row.line(), v)).ifPresent(quarantined::add);
+      }
     }
+    Optional<Double> tolerance = root.typedScalar("tolerance", "tolerance: 1e-9").flatMap(t -> {
+      Object v = t.getValue();
+      double d = v instanceof Number ? ((Number) v).doubleValue() : Double.NaN;
+      if (v instanceof String) {
+        try {
+          d = Double.parseDouble((String) v);
+        } catch (NumberFormatException e) {
+          d = Double.NaN;
+        }
+      }
+      if (!(d >= 0) || Double.isInfinite(d)) {
+        root.report("tolerance", "'" + t.getKey() + "' is not a tolerance",
+            "write a number from 0, e.g. tolerance: 1e-9 (how far a double column may be from the"
+                + " value a row expects, relative above 1)");
+        return Optional.empty();
+      }
+      return Optional.of(d);
+    });
     if (!problems.isEmpty()) {
       throw new InvalidProjectException(problems);
     }
-    return Fixture.create(name, file, modelName.get(), given, expect, late);
+    return Fixture.create(name, file, modelName.get(), given, expect, late, quarantined, tolerance);
   }
 
   private static Map<String, ColumnType> outputsOf(ModelDeclaration model, SourceDeclaration source) {

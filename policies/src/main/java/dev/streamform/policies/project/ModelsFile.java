@@ -132,7 +132,16 @@ final class ModelsFile {
       }
     });
 
-    m.duration("retention", "30d").ifPresent(b::setRetention);
+    m.duration("retention", "30d").ifPresent(retention -> {
+      if (retention.isZero()) {
+        m.report("retention", "retention cannot be 0s: a key's state would be dropped as soon as"
+                + " the watermark reaches its latest event",
+            "give how long a key's state lives after its latest event, e.g. retention: 30d, or remove"
+                + " retention to keep state forever");
+      } else {
+        b.setRetention(retention);
+      }
+    });
     if (m.has("retention") && m.has("window")) {
       m.report("retention", "a windowed model has no retention: a window's state lives until the"
               + " window is final (its end + allowed_lateness)",
@@ -390,6 +399,16 @@ final class ModelsFile {
       }
     }
     if (size.isEmpty() || !positive || (w.has("every") && every.isEmpty())) {
+      return Optional.empty();
+    }
+    long perEvent = size.get().toMillis() / every.orElse(size.get()).toMillis();
+    if (perEvent > WindowSpec.MAX_WINDOWS_PER_EVENT) {
+      // each event is in size/every windows: beyond this a fixture or a job does little but open windows
+      w.report("every", "every event would be in " + perEvent + " windows (size / every); the most is "
+              + WindowSpec.MAX_WINDOWS_PER_EVENT,
+          "make every at least " + Durations.format(java.time.Duration.ofMillis(Math.max(1,
+              -Math.floorDiv(-size.get().toMillis(), WindowSpec.MAX_WINDOWS_PER_EVENT))))
+              + " (size / " + WindowSpec.MAX_WINDOWS_PER_EVENT + "), or the size smaller");
       return Optional.empty();
     }
     try {

@@ -17,7 +17,7 @@ final class SourcesFile {
 
   static final List<String> KEYS =
       List.of("connector", "topic", "path", "format", "schema", "event_time", "watermark",
-          "late_events", "idle_after");
+          "late_events", "idle_after", "partitions", "event_id", "duplicates_within");
 
   private SourcesFile() {}
 
@@ -105,6 +105,18 @@ final class SourcesFile {
     });
     topic.ifPresent(b::setTopic);
     path.ifPresent(b::setPath);
+    s.string("partitions", "partitions: 3").ifPresent(text -> {
+      String t = text.trim();
+      if (!t.matches("\\d{1,5}") || Integer.parseInt(t) < 1 || Integer.parseInt(t) > 10000) {
+        s.report("partitions", "'" + text + "' is not a partition count",
+            "write the topic's partition count, a whole number from 1 to 10000, e.g. partitions: 3");
+      } else if (connector.isPresent() && connector.get() != Connector.KAFKA) {
+        s.report("partitions", "a file source's partitions are not declared",
+            "remove partitions (it is the partition count of a kafka topic)");
+      } else {
+        b.setPartitions(Integer.parseInt(t));
+      }
+    });
 
     s.string("format", "format: json").ifPresent(format -> {
       if (format.trim().equalsIgnoreCase("json")) {
@@ -140,9 +152,52 @@ final class SourcesFile {
       }
     });
 
+    readEventId(s, b, schema, schemaComplete);
+
     Optional<SourceDeclaration> declaration =
         problems.size() == problemsBefore ? Optional.of(b.build()) : Optional.empty();
     return new Entry(name, declaration, Collections.unmodifiableMap(schema), schemaComplete, eventTime.isPresent());
+  }
+
+  /**
+   * {@code event_id} (a column of the schema, on a source with event time) and its horizon {@code
+   * duplicates_within} (a positive duration; default one hour).
+   */
+  private static void readEventId(
+      YamlMap s, SourceDeclaration.Builder b, Map<String, ColumnType> schema, boolean schemaComplete) {
+    Optional<String> eventId = s.string("event_id", "event_id: <id column>");
+    Optional<java.time.Duration> within = s.duration("duplicates_within", "1h");
+    if (s.has("duplicates_within") && !s.has("event_id")) {
+      s.report("duplicates_within", "duplicates_within needs event_id: there is no id to repeat",
+          "add event_id: <column that identifies an event> or remove duplicates_within");
+    }
+    within.ifPresent(w -> {
+      if (w.isZero()) {
+        s.report("duplicates_within", "0s would recognise no duplicate",
+            "give how long after an event's time a repeat of its id is still a duplicate, e.g."
+                + " duplicates_within: 1h, or remove event_id");
+      }
+    });
+    if (eventId.isEmpty()) {
+      return;
+    }
+    String column = eventId.get();
+    if (!s.has("event_time")) {
+      s.report("event_id", "event_id needs an event-time column: duplicates are recognised within"
+              + " a horizon of event time, which bounds the state",
+          "add event_time: <timestamp column> or remove event_id");
+    }
+    if (!schema.containsKey(column)) {
+      if (schemaComplete) {
+        Optional<String> closest = Names.closest(column, schema.keySet());
+        s.report("event_id", "'" + column + "' is not a column of the schema",
+            closest.map(c -> "did you mean '" + c + "'? ").orElse("")
+                + "name the column that identifies an event: " + String.join(", ", schema.keySet()));
+      }
+      return;
+    }
+    b.setEventId(column);
+    b.setDuplicatesWithin(within.filter(w -> !w.isZero()).orElse(SourceDeclaration.DEFAULT_DUPLICATES_WITHIN));
   }
 
   /** Reads the schema into {@code schema}; true when every column's type could be read. */

@@ -68,14 +68,31 @@ final class YamlMap {
   }
 
   /**
-   * Parses {@code text} as one YAML document whose top level is a mapping. A malformed file, an
-   * empty one or one whose top level is not a mapping records a problem and returns empty.
+   * The largest declaration or fixture file read, in characters (Unicode code points): 16 MiB,
+   * about 100,000 fixture events of one line each. SnakeYAML's own default (3 MiB) refused a
+   * 20,000-event fixture; past this size a file is refused as too large, before it is parsed.
+   */
+  static final int MAX_CHARACTERS = 16 * 1024 * 1024;
+
+  /**
+   * Parses {@code text} as one YAML document whose top level is a mapping. A file over {@link
+   * #MAX_CHARACTERS}, a malformed file, an empty one or one whose top level is not a mapping records
+   * a problem and returns empty.
    */
   static Optional<YamlMap> parseFile(
       String file, String text, String example, List<Problem> problems) {
+    long size = text.codePointCount(0, text.length());
+    if (size > MAX_CHARACTERS) {
+      problems.add(Problem.ofFile(file, String.format(java.util.Locale.ROOT,
+              "is too large: %,d characters, more than the limit of %,d (16 MiB)", size, MAX_CHARACTERS),
+          "split it into several files (a fixture into several fixtures of the same model)"));
+      return Optional.empty();
+    }
     Node root;
     try {
-      root = new Yaml(new LoaderOptions()).compose(new StringReader(text));
+      LoaderOptions options = new LoaderOptions();
+      options.setCodePointLimit(MAX_CHARACTERS);
+      root = new Yaml(options).compose(new StringReader(text));
     } catch (MarkedYAMLException e) {
       Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
       String what = e.getProblem() != null ? e.getProblem() : e.getMessage();

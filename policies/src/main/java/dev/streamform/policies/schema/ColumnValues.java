@@ -89,8 +89,27 @@ public final class ColumnValues {
 
   /** Whether two converted values are equal by value: 10 = 10.00, 1 = 1.0. */
   public static boolean sameValue(Object a, Object b) {
+    return sameValue(a, b, 0);
+  }
+
+  /**
+   * Like {@link #sameValue(Object, Object)}, but when either value is a double, {@code a} (the
+   * expected value) and {@code b} match when {@code |a - b| <= tolerance * max(1, |a|)}: an absolute
+   * tolerance for values below 1, a relative one above. NaN matches NaN and an infinity itself.
+   */
+  public static boolean sameValue(Object a, Object b, double tolerance) {
     if (a == null || b == null) {
       return a == b;
+    }
+    if (a instanceof Number && b instanceof Number && (a instanceof Double || b instanceof Double)) {
+      double x = ((Number) a).doubleValue();
+      double y = ((Number) b).doubleValue();
+      if (!Double.isFinite(x) || !Double.isFinite(y)) {
+        return Double.compare(x, y) == 0;
+      }
+      if (tolerance > 0) {
+        return Math.abs(x - y) <= tolerance * Math.max(1, Math.abs(x));
+      }
     }
     if (a instanceof Number && b instanceof Number) {
       return new BigDecimal(a.toString()).compareTo(new BigDecimal(b.toString())) == 0;

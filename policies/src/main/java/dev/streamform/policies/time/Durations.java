@@ -16,6 +16,14 @@ import java.util.regex.Pattern;
 public final class Durations {
   private Durations() {}
 
+  /**
+   * The longest duration a declaration may give: 36500 days (100 years). Event times plus a
+   * duration must stay far inside what a runner's timers can hold (Beam's timestamps end near the
+   * year 294,000, and millisecond arithmetic overflows long before a {@code Duration} does); a
+   * longer retention or lateness means "forever", which is written by leaving the key out.
+   */
+  public static final Duration MAX = Duration.ofDays(36_500);
+
   /** What a bad duration's message suggests instead. */
   public static final String EXAMPLES = "500ms, 0s, 10s, 5m, 2h or 30d";
 
@@ -24,7 +32,8 @@ public final class Durations {
   /**
    * Parses {@code text}.
    *
-   * @throws IllegalArgumentException quoting {@code text} and giving examples of valid durations
+   * @throws IllegalArgumentException quoting {@code text} and giving examples of valid durations,
+   *     or saying that it is longer than {@link #MAX}
    */
   public static Duration parse(String text) {
     String t = text == null ? "" : text.trim();
@@ -37,28 +46,33 @@ public final class Durations {
       throw new IllegalArgumentException(
           "'" + text + "' is not a duration" + hint + "; write a whole number and a unit, e.g. " + EXAMPLES);
     }
-    long amount;
+    Duration d;
     try {
-      amount = Long.parseLong(m.group(1));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("'" + text + "' is too long a duration");
-    }
-    try {
+      long amount = Long.parseLong(m.group(1));
       switch (m.group(2)) {
         case "ms":
-          return Duration.ofMillis(amount);
+          d = Duration.ofMillis(amount);
+          break;
         case "s":
-          return Duration.ofSeconds(amount);
+          d = Duration.ofSeconds(amount);
+          break;
         case "m":
-          return Duration.ofMinutes(amount);
+          d = Duration.ofMinutes(amount);
+          break;
         case "h":
-          return Duration.ofHours(amount);
+          d = Duration.ofHours(amount);
+          break;
         default:
-          return Duration.ofDays(amount);
+          d = Duration.ofDays(amount);
       }
-    } catch (ArithmeticException e) {
-      throw new IllegalArgumentException("'" + text + "' is too long a duration");
+    } catch (NumberFormatException | ArithmeticException e) {
+      d = null; // more digits than a long holds, or more seconds than a Duration: too long either way
     }
+    if (d == null || d.compareTo(MAX) > 0) {
+      throw new IllegalArgumentException("'" + text + "' is too long a duration: the longest is "
+          + format(MAX) + " (100 years)");
+    }
+    return d;
   }
 
   /**

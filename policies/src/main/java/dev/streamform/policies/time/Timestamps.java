@@ -59,7 +59,25 @@ public final class Timestamps {
     return DateTimeFormatter.ISO_INSTANT.format(instant);
   }
 
+  /** The earliest event time accepted: the first instant RFC 3339 can write. */
+  public static final Instant MIN = Instant.parse("0001-01-01T00:00:00Z");
+
+  /** The latest event time accepted: the last millisecond RFC 3339 can write. */
+  public static final Instant MAX = Instant.parse("9999-12-31T23:59:59.999Z");
+
   private static Instant read(Object value, boolean zoneOptional) {
+    Instant t = readAny(value, zoneOptional);
+    // Beyond RFC 3339's years a runner's timers (and a window's end plus its lateness) overflow;
+    // such a value is a typo (epoch seconds written with extra digits), never a real event time.
+    if (t.isBefore(MIN) || t.isAfter(MAX)) {
+      throw new IllegalArgumentException("'" + value + "' is out of range: event times lie between "
+          + format(MIN) + " and " + format(MAX) + " (epoch milliseconds "
+          + MIN.toEpochMilli() + " to " + MAX.toEpochMilli() + ")");
+    }
+    return t;
+  }
+
+  private static Instant readAny(Object value, boolean zoneOptional) {
     if (value instanceof Instant) {
       return (Instant) value;
     }

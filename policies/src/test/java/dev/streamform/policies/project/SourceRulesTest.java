@@ -1,6 +1,7 @@
 package dev.streamform.policies.project;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.hasItem;
 
@@ -113,7 +114,18 @@ class SourceRulesTest {
     assertThat(processingTimeSourceWith("    event_time: ordered_at\n    watermak: 5m\n").problems(),
         hasItem("sources.yml:11: source 'orders', key 'watermak': unknown key — did you mean"
             + " 'watermark'? (known keys: connector, topic, path, format, schema, event_time,"
-            + " watermark, late_events, idle_after)"));
+            + " watermark, late_events, idle_after, partitions, event_id, duplicates_within)"));
+  }
+
+  @Test
+  void partitionsIsAWholeNumberOnAKafkaSource() throws Exception {
+    assertThat(processingTimeSourceWith("    partitions: three\n").problems(),
+        hasItem(org.hamcrest.Matchers.startsWith("sources.yml:10: source 'orders', key 'partitions':"
+            + " 'three' is not a partition count — write the topic's partition count")));
+    assertThat(processingTimeSourceWith("    partitions: 0\n").problems(),
+        hasItem(org.hamcrest.Matchers.containsString("'0' is not a partition count")));
+    assertEquals(java.util.Optional.of(3), Project.load(processingTimeSourceWith("    partitions: 3\n").dir())
+        .sources().get("orders").partitions());
   }
 
   @Test

@@ -53,6 +53,6 @@ class DurationsTest {
   void refusesOverflow() {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> Durations.parse("99999999999999999999d"));
-    assertThat(e.getMessage(), is("'99999999999999999999d' is too long a duration"));
+    assertThat(e.getMessage(), is("'99999999999999999999d' is too long a duration: the longest is 36500d (100 years)"));
   }
 }

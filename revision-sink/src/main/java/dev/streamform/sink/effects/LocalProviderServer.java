@@ -22,7 +22,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * /effects} applies an effect — counted per effect key (the payload's {@code effect_key}) — and
  * answers its receipt; with an {@code Idempotency-Key} it already saw, it applies nothing and
  * answers the first receipt again (Stripe's rule). {@code GET /effects/<key>} answers the receipt
- * (200) or 404. It can be told to misbehave ({@link Mode}) and to go away ({@link #close}).
+ * (200) or 404; {@code GET /effects} answers the counts as JSON ({@code {"applied": {key: n},
+ * "requests": n}}). It can be told to misbehave ({@link Mode}, or to lose the answers of the next
+ * deliveries, {@link #loseAnswers}) and to go away ({@link #close}). {@code streamform provider}
+ * runs it on its own.
  */
 public final class LocalProviderServer implements AutoCloseable {
   /** How the next deliveries are answered. */
@@ -52,6 +55,8 @@ public final class LocalProviderServer implements AutoCloseable {
   private final AtomicInteger sequence = new AtomicInteger();
   private volatile Mode mode = Mode.OK;
   private volatile Duration hang = Duration.ofSeconds(2);
+  private final AtomicInteger answersToLose = new AtomicInteger();
+  private volatile java.util.function.BiConsumer<String, String> onApplied = (key, receipt) -> {};
 
   private LocalProviderServer(int port) throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
@@ -82,6 +87,19 @@ public final class LocalProviderServer implements AutoCloseable {
     this.hang = hang;
   }
 
+  /**
+   * The next {@code n} deliveries are applied but their answers are lost (the connection is cut),
+   * whatever the mode; then the mode applies again.
+   */
+  public void loseAnswers(int n) {
+    answersToLose.set(n);
+  }
+
+  /** Called with the effect key and its receipt each time an effect is applied (not on a replay). */
+  public void onApplied(java.util.function.BiConsumer<String, String> listener) {
+    this.onApplied = listener;
+  }
+
   /** How many times the effect {@code effectKey} was applied here. */
   public int applied(String effectKey) {
     AtomicInteger n = applied.get(effectKey);
@@ -104,6 +122,10 @@ public final class LocalProviderServer implements AutoCloseable {
     try {
       if ("GET".equals(x.getRequestMethod())) {
         String path = x.getRequestURI().getPath();
+        if (path.equals("/effects") || path.equals("/effects/")) {
+          answer(x, 200, JSON.writeValueAsString(Map.of("applied", appliedPerKey(), "requests", requests())));
+          return;
+        }
         String key = path.substring(path.lastIndexOf('/') + 1);
         String receipt = receipts.get(key);
         answer(x, receipt == null ? 404 : 200, receipt == null ? "never applied" : receipt);
@@ -122,7 +144,9 @@ public final class LocalProviderServer implements AutoCloseable {
       if (now == Mode.TIMEOUT) {
         sleep(hang);
       }
+      boolean lose = answersToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
       String receipt;
+      boolean fresh = false;
       synchronized (this) {
         String seen = idempotencyKey == null ? null : byIdempotencyKey.get(idempotencyKey);
         if (seen != null) {
@@ -131,12 +155,16 @@ public final class LocalProviderServer implements AutoCloseable {
           receipt = "rcpt-" + sequence.incrementAndGet();
           applied.computeIfAbsent(effectKey, k -> new AtomicInteger()).incrementAndGet();
           receipts.putIfAbsent(effectKey, receipt);
+          fresh = true;
           if (idempotencyKey != null) {
             byIdempotencyKey.put(idempotencyKey, receipt);
           }
         }
       }
-      if (now == Mode.ACCEPT_THEN_DROP) {
+      if (fresh) {
+        onApplied.accept(effectKey, receipt);
+      }
+      if (now == Mode.ACCEPT_THEN_DROP || lose) {
         // the effect is applied; the answer never leaves: the connection is cut
         x.getResponseBody().close();
         x.close();

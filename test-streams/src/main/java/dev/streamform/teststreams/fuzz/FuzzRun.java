@@ -24,6 +24,18 @@ public final class FuzzRun {
   private final DeclaredModel model;
   private final Fuzzer fuzzer;
   private final PrintWriter out;
+  private Progress progress;
+
+  /**
+   * Where the count of traces goes while a target runs, instead of a printed line per batch (a
+   * status line on a terminal): {@link #traces} after each batch, {@link #end} before the session
+   * prints again.
+   */
+  public interface Progress {
+    void traces(String target, int done, int total, int disagreeing);
+
+    void end();
+  }
 
   /** What a session found. */
   public static final class Result {
@@ -49,6 +61,12 @@ public final class FuzzRun {
     this.out = out;
   }
 
+  /** This session, showing its progress on {@code progress} rather than printing it. */
+  public FuzzRun withProgress(Progress progress) {
+    this.progress = progress;
+    return this;
+  }
+
   /** Runs {@code traces} traces of {@code seed} on {@code targets}; shrunk fixtures go to {@code dir}. */
   public Result run(int traces, long seed, List<Fuzzer.Target> targets, Path dir) throws IOException {
     TraceGenerator generator = TraceGenerator.forModel(model);
@@ -69,10 +87,19 @@ public final class FuzzRun {
           fuzzer.compare(all, target, batch -> {
             done[0] += batch.size();
             done[1] += (int) batch.stream().filter(Fuzzer.Verdict::agrees).count();
+            if (progress != null) {
+              progress.traces(target.name(), done[0], traces, done[0] - done[1]);
+              return;
+            }
             out.printf("%s: %d/%d traces run, %d agree (%.1fs)%n",
                 target.name(), done[0], traces, done[1], seconds(start));
             out.flush();
           });
+      if (progress != null) {
+        progress.end();
+        out.printf("%s: %d traces run, %d agree (%.1fs)%n",
+            target.name(), traces, done[1], seconds(start));
+      }
       Fuzzer.Verdict smallest = null;
       for (Fuzzer.Verdict v : verdicts) {
         if (!v.agrees()) {

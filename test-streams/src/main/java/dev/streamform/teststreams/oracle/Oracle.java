@@ -63,6 +63,17 @@ public final class Oracle {
 
   /** What SEMANTICS says {@code given} (items in delivery order) must produce. */
   public FixtureOutcome run(List<Fixture.Given> given) {
+    return play(given, new Timeline(given.size()));
+  }
+
+  /** When {@code fixture}'s events were judged, its watermarks moved and keys expired. */
+  public Timeline timeline(Fixture fixture) {
+    Timeline timeline = new Timeline(fixture.given().size());
+    play(fixture.given(), timeline);
+    return timeline;
+  }
+
+  private FixtureOutcome play(List<Fixture.Given> given, Timeline timeline) {
     TreeSet<Integer> partitions = new TreeSet<>(List.of(0));
     given.forEach(g -> partitions.add(g.partition()));
     Map<Integer, Long> nextOffset = new HashMap<>();
@@ -71,13 +82,15 @@ public final class Oracle {
     OutcomeBuilder out = new OutcomeBuilder();
     int processed = 0;
     Optional<String> eventTime = source.eventTime();
-    for (Fixture.Given item : given) {
+    for (int i = 0; i < given.size(); i++) {
+      Fixture.Given item = given.get(i);
       if (item.watermark().isPresent()) {
         Instant w = item.watermark().get();
         for (int p : item.allPartitions() ? partitions : List.of(item.partition())) {
           nextOffset.merge(p, 1L, Long::sum);
           if (eventTime.isPresent()) {
             watermarks.merge(p, w, Oracle::later);
+            timeline.watermark(i, p, watermarks.get(p));
           }
         }
         continue;
@@ -87,23 +100,28 @@ public final class Oracle {
       Map<String, Object> record = item.event().get();
       if (eventTime.isEmpty()) {
         processed++;
-        apply(record, null, null, id, keys, out);
+        timeline.event(i, id, p, null, null, Timeline.Judgement.ON_TIME);
+        apply(record, null, null, id, keys, out, i, timeline);
         continue;
       }
       Instant t = (Instant) record.get(eventTime.get());
       if (t == null) {
+        timeline.event(i, id, p, null, watermarks.get(p), Timeline.Judgement.QUARANTINED);
         out.quarantined(id, "no value for event-time column `" + eventTime.get() + "`");
         continue;
       }
       Instant w = watermarks.get(p);
       boolean late = w != null && t.isBefore(w);
       if (late && source.lateEvents() == LateEvents.DROP) {
+        timeline.event(i, id, p, t, w, Timeline.Judgement.LATE);
         out.late(id, sourceColumns(record), w);
         continue;
       }
+      timeline.event(i, id, p, t, w, late ? Timeline.Judgement.LATE_KEPT : Timeline.Judgement.ON_TIME);
       processed++;
-      apply(record, t, w, id, keys, out);
+      apply(record, t, w, id, keys, out, i, timeline);
       watermarks.put(p, later(w, t.minus(source.watermark())));
+      timeline.watermark(i, p, watermarks.get(p));
     }
     return out.processed(processed).build();
   }
@@ -115,7 +133,9 @@ public final class Oracle {
       Instant w,
       String id,
       Map<List<Object>, KeyState> keys,
-      OutcomeBuilder out) {
+      OutcomeBuilder out,
+      int item,
+      Timeline timeline) {
     if (!query.selects(record)) {
       return;
     }
@@ -126,6 +146,7 @@ public final class Oracle {
         && retention.isPresent()
         && w != null
         && !w.isBefore(state.latest.plus(retention.get()))) {
+      timeline.expiry(item, key, state.latest.plus(retention.get()));
       state = null; // expired: the key starts over
     }
     String op = state == null ? "insert" : "update";

@@ -137,6 +137,16 @@ public final class WindowedOracle {
   }
 
   /**
+   * When {@code fixture}'s events were judged, its partitions' watermarks moved and each record
+   * was emitted.
+   */
+  public Timeline timeline(Fixture fixture) {
+    Run run = new Run(fixture.given());
+    run.play();
+    return run.timeline;
+  }
+
+  /**
    * What SEMANTICS says {@code fixture}'s given items must produce, in the shape a runner's run
    * has ({@link FixtureOutcome}: the same event ids, value types and order), so the two compare by
    * {@link FixtureOutcome#canonical()}.
@@ -179,9 +189,13 @@ public final class WindowedOracle {
     private final List<Late> late = new ArrayList<>();
     private final List<Quarantined> quarantined = new ArrayList<>();
     private int processed;
+    private final Timeline timeline;
+    /** The item being played; {@code given.size()} at the end of the input. */
+    private int item;
 
     Run(List<Fixture.Given> given) {
       this.given = given;
+      this.timeline = new Timeline(given.size());
       for (Fixture.Given g : given) {
         if (!g.allPartitions()) {
           partitions.add(g.partition());
@@ -190,14 +204,16 @@ public final class WindowedOracle {
     }
 
     WindowedOutcome play() {
-      for (Fixture.Given item : given) {
-        if (item.watermark().isPresent()) {
-          for (int p : item.allPartitions() ? partitions : List.of(item.partition())) {
+      for (item = 0; item < given.size(); item++) {
+        Fixture.Given g = given.get(item);
+        if (g.watermark().isPresent()) {
+          for (int p : g.allPartitions() ? partitions : List.of(g.partition())) {
             nextOffset.merge(p, 1L, Long::sum);
-            watermarks.merge(p, item.watermark().get(), Oracle::later);
+            watermarks.merge(p, g.watermark().get(), Oracle::later);
+            timeline.watermark(item, p, watermarks.get(p));
           }
         } else {
-          event(item);
+          event(g);
         }
         fire(sourceWatermark());
       }
@@ -212,6 +228,7 @@ public final class WindowedOracle {
       Map<String, Object> record = item.event().get();
       Instant t = (Instant) record.get(eventTime);
       if (t == null) {
+        timeline.event(this.item, id, p, null, watermarks.get(p), Timeline.Judgement.QUARANTINED);
         quarantined.add(
             new Quarantined(item, id, "no value for event-time column `" + eventTime + "`"));
         return;
@@ -219,10 +236,13 @@ public final class WindowedOracle {
       Instant wp = watermarks.get(p);
       Instant w = sourceWatermark(); // at the event's arrival, before it advances W_p
       watermarks.put(p, Oracle.later(wp, t.minus(source.watermark())));
+      timeline.watermark(this.item, p, watermarks.get(p));
       if (!query.selects(record)) {
+        timeline.event(this.item, id, p, t, wp, Timeline.Judgement.ON_TIME);
         return; // judged by the clock, in no window
       }
       boolean accepted = false;
+      boolean correction = false;
       for (Instant start : policy.windowStartsOf(t)) {
         Instant end = start.plus(policy.size());
         if (wp != null && !wp.isBefore(end.plus(policy.allowedLateness()))) {
@@ -237,6 +257,7 @@ public final class WindowedOracle {
         if (wp == null || wp.isBefore(end)) {
           window.onTime(e);
         } else { // a correction: held until W passes end, a revision at once when it has
+          correction = true;
           window.held.add(e);
           if (w != null && !w.isBefore(end)) {
             window.release();
@@ -246,6 +267,14 @@ public final class WindowedOracle {
       if (accepted) {
         processed++;
       }
+      timeline.event(this.item, id, p, t, wp, !accepted ? Timeline.Judgement.LATE
+          : correction ? Timeline.Judgement.CORRECTION : Timeline.Judgement.ON_TIME);
+    }
+
+    private void emit(Row row) {
+      rows.add(row);
+      timeline.emission(item, row.status().yamlName(), row.revision(), row.windowStart(),
+          row.windowEnd(), row.key());
     }
 
     /** {@code min_p W_p} over {@link #partitions}; null while any is undefined (or there is none). */
@@ -284,7 +313,7 @@ public final class WindowedOracle {
               .thenComparing(Edge::isFinal));
       for (Edge e : edges) {
         if (e.isFinal()) {
-          rows.add(e.window().last.asFinal());
+          emit(e.window().last.asFinal());
           open.remove(e.window().id);
         } else {
           e.window().release();
@@ -315,7 +344,7 @@ public final class WindowedOracle {
         onTime.add(e);
         int n = policy.earlyEveryEvents();
         if (n > 0 && onTime.size() % n == 0) {
-          rows.add(row(Status.EARLY, 0, onTime));
+          emit(row(Status.EARLY, 0, onTime));
         }
       }
 
@@ -335,7 +364,7 @@ public final class WindowedOracle {
       private void revise(Status status) {
         revision++;
         last = row(status, revision, included);
-        rows.add(last);
+        emit(last);
       }
 
       private Row row(Status status, int number, List<Included> events) {

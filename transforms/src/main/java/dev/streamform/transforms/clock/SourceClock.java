@@ -101,6 +101,19 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
   /** The partitions declared up front with {@link #withPartitions}; empty when not declared. */
   public abstract List<Integer> partitions();
 
+  /**
+   * With {@link #contiguousOffsets()}: how many items one partition may hold back while they wait
+   * for an earlier offset ({@link #DEFAULT_OFFSET_BUFFER} unless {@link #withOffsetBuffer} says).
+   */
+  public abstract int offsetBuffer();
+
+  /**
+   * The default of {@link #offsetBuffer()}: far more than a runner reorders (a {@code TestStream}
+   * redistributed by the Flink runner is reordered within a few bundles), few enough that a gap
+   * that will never close fails the pipeline long before the items behind it exhaust memory.
+   */
+  public static final int DEFAULT_OFFSET_BUFFER = 100_000;
+
   abstract Builder toBuilder();
 
   @AutoValue.Builder
@@ -118,6 +131,8 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     abstract Builder setIdleAfter(@Nullable Duration idleAfter);
 
     abstract Builder setPartitions(List<Integer> partitions);
+
+    abstract Builder setOffsetBuffer(int offsetBuffer);
 
     abstract SourceClock build();
   }
@@ -143,6 +158,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         .setFirstOffsets(Map.of())
         .setJudging(true)
         .setPartitions(List.of())
+        .setOffsetBuffer(DEFAULT_OFFSET_BUFFER)
         .build();
   }
 
@@ -159,6 +175,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         .setFirstOffsets(Map.of())
         .setJudging(false)
         .setPartitions(List.of())
+        .setOffsetBuffer(DEFAULT_OFFSET_BUFFER)
         .build();
   }
 
@@ -181,8 +198,12 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
 
   /**
    * Declares that each partition's offsets run 0, 1, 2, ... without gaps, so the clock can judge
-   * items in offset order even when a runner delivers them reordered. An item whose offset was
-   * already judged is ignored and counted as a duplicate.
+   * items in offset order even when a runner delivers them reordered. An item that arrives ahead
+   * of an earlier offset waits in state (counted: {@code offsets_buffered}); an item whose offset
+   * was already judged, or is already waiting, is ignored (counted: {@code
+   * duplicate_offsets_ignored}; the first delivery wins). A gap never passes silently: more than
+   * {@link #offsetBuffer()} items waiting in one partition, or items still waiting at the end of a
+   * bounded input, fail the pipeline with a message naming the partition and the missing offset.
    */
   public SourceClock withContiguousOffsets() {
     return toBuilder().setContiguousOffsets(true).build();
@@ -208,6 +229,21 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
                 p,
                 first));
     return toBuilder().setContiguousOffsets(true).setFirstOffsets(Map.copyOf(firstOffsets)).build();
+  }
+
+  /**
+   * With {@link #withContiguousOffsets()}: at most {@code maxWaiting} items of one partition may
+   * wait for an earlier offset; one more fails the pipeline, naming the partition and the offset it
+   * waits for (default {@link #DEFAULT_OFFSET_BUFFER}).
+   */
+  public SourceClock withOffsetBuffer(int maxWaiting) {
+    checkArgument(
+        maxWaiting >= 1,
+        "SourceClock.withOffsetBuffer(%s): give how many items of a partition may wait for an"
+            + " earlier offset, 1 or more (default %s)",
+        maxWaiting,
+        DEFAULT_OFFSET_BUFFER);
+    return toBuilder().setOffsetBuffer(maxWaiting).build();
   }
 
   /**
@@ -292,6 +328,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
             .withLabel("Clock"))
         .add(DisplayData.item("order", contiguousOffsets()
                 ? "offset order, contiguous from " + (firstOffsets().isEmpty() ? "0" : firstOffsets().toString())
+                    + ", at most " + offsetBuffer() + " waiting per partition"
                 : "arrival order")
             .withLabel("Partition order"))
         .add(DisplayData.item("partitions", partitions().isEmpty() ? "as they arrive" : partitions().toString())
@@ -316,6 +353,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     private final Map<Integer, Long> firstOffsets;
     private final java.util.Set<Integer> declared;
     private final boolean judging;
+    private final int offsetBuffer;
     private final @Nullable Duration idleAfter;
     private final TupleTag<TimedEvent> events;
     private final TupleTag<LateEvent> late;
@@ -325,6 +363,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     private final Counter lateKept = StreamformMetrics.counter(StreamformMetrics.LATE_KEPT);
     private final Counter duplicates = StreamformMetrics.counter(StreamformMetrics.DUPLICATES);
     private final Counter outOfOrder = StreamformMetrics.counter(StreamformMetrics.OUT_OF_ORDER);
+    private final Counter buffered = StreamformMetrics.counter(StreamformMetrics.OFFSETS_BUFFERED);
 
     @StateId("watermark")
     private final StateSpec<ValueState<Long>> watermarkSpec = StateSpecs.value(VarLongCoder.of());
@@ -334,6 +373,10 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
 
     @StateId("pending")
     private final StateSpec<MapState<Long, Envelope>> pendingSpec;
+
+    /** How many items wait in {@code pending} (a MapState has no size). */
+    @StateId("waiting")
+    private final StateSpec<ValueState<Integer>> waitingSpec = StateSpecs.value(VarIntCoder.of());
 
     /** The last stamp given to an event of the partition (see {@link LogOrder}). */
     @StateId("stamp")
@@ -363,6 +406,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       this.firstOffsets = clock.firstOffsets();
       this.declared = java.util.Set.copyOf(clock.partitions());
       this.judging = clock.judging();
+      this.offsetBuffer = clock.offsetBuffer();
       this.idleAfter = clock.idleAfter();
       this.events = events;
       this.late = late;
@@ -375,6 +419,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         @StateId("watermark") ValueState<Long> watermarkState,
         @StateId("nextOffset") ValueState<Long> nextOffsetState,
         @StateId("pending") MapState<Long, Envelope> pending,
+        @StateId("waiting") ValueState<Integer> waitingState,
         @StateId("stamp") ValueState<Long> stampState,
         @StateId("holding") ValueState<Boolean> holdingState,
         @Timestamp Instant timestamp,
@@ -430,7 +475,28 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
           return;
         }
         if (item.offset() > next) {
+          Integer waitingBefore = waitingState.read();
+          int waiting = waitingBefore == null ? 0 : waitingBefore;
+          if (waiting >= offsetBuffer) {
+            throw new IllegalStateException(
+                String.format(
+                    "SourceClock.withContiguousOffsets(): partition %d has %d item(s) waiting for"
+                        + " offset %d, the most withOffsetBuffer(%d) allows, and offset %d came"
+                        + " too. Either offset %d is lost (a gap in the log that will never close:"
+                        + " give the partition's real first offset with"
+                        + " withContiguousOffsets(Map.of(partition, first)), or judge in arrival"
+                        + " order without withContiguousOffsets()) or the runner reorders more"
+                        + " than that (raise withOffsetBuffer)",
+                    item.partition(), waiting, next, offsetBuffer, item.offset(), next));
+          }
           pending.put(item.offset(), item);
+          waitingState.write(waiting + 1);
+          buffered.inc();
+          if (!judging && waiting == 0) {
+            // No watermark to hold, but the end of input must be seen (releaseHold), so a gap that
+            // never closes is reported rather than its waiting items dropped unseen.
+            hold.withNoOutputTimestamp().set(GlobalWindow.INSTANCE.maxTimestamp());
+          }
           if (judging && !Boolean.TRUE.equals(holdingStored)) {
             // Waiting for an earlier offset: hold from here on, and make sure the end of input is
             // seen (releaseHold), so a gap that never closes is reported.
@@ -443,10 +509,21 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         }
         watermark = judge(item, watermark, out);
         next++;
+        int released = 0;
         for (Envelope e = pending.get(next).read(); e != null; e = pending.get(next).read()) {
           pending.remove(next);
+          released++;
           watermark = judge(e, watermark, out);
           next++;
+        }
+        if (released > 0) {
+          Integer waiting = waitingState.read();
+          int left = (waiting == null ? 0 : waiting) - released;
+          if (left > 0) {
+            waitingState.write(left);
+          } else {
+            waitingState.clear();
+          }
         }
         nextOffsetState.write(next);
       }

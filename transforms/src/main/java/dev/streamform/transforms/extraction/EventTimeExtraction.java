@@ -39,8 +39,9 @@ import org.joda.time.ReadableInstant;
  * and whose encoded record is the {@link SourceRecord} (decodable with the input's coder).
  * Punctuations pass through unchanged. Every input record ends up as an event or as a quarantined
  * record; a quarantined one also leaves an {@link Envelope#gap} (no record, no watermark
- * information) in the events at its position, so the partition's offsets stay contiguous for
- * {@code SourceClock.withContiguousOffsets()}.
+ * information, timestamped at the beginning of time) in the events at its position, so the
+ * partition's offsets stay contiguous for {@code SourceClock.withContiguousOffsets()} and the
+ * clock holds the partition from that record on.
  *
  * <p>The event-time column may be a {@code DATETIME}, an {@code INT64} (epoch milliseconds) or a
  * {@code STRING} (an RFC 3339 instant, or epoch milliseconds written as digits). The input must be
@@ -186,8 +187,12 @@ public abstract class EventTimeExtraction
       } catch (UnusableEventTime reason) {
         quarantinedCount.inc();
         // Keep the record's place in its partition's log, or an offset-ordering clock would wait
-        // for this offset forever and hold back every later item of the partition.
-        out.get(events).output(Envelope.gap(record));
+        // for this offset forever and hold back every later item of the partition. Timestamped at
+        // the beginning of time, like the gap a Kafka source leaves for an undecodable record: in
+        // flight it holds the watermark until the clock has seen it and holds the partition itself
+        // (a partition's hold starts with its first record of any kind), and it never raises the
+        // stamps of the partition's later events to a read time.
+        out.get(events).outputWithTimestamp(Envelope.gap(record), BoundedWindow.TIMESTAMP_MIN_VALUE);
         out.get(quarantined)
             .output(
                 BadRecord.builder()

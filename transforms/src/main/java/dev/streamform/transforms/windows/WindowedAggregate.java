@@ -370,6 +370,7 @@ public abstract class WindowedAggregate
     private final Counter finalized = StreamformMetrics.counter(StreamformMetrics.WINDOWS_FINALIZED);
     private final Counter live = StreamformMetrics.counter(StreamformMetrics.WINDOWS_LIVE);
     private final Counter lateRows = StreamformMetrics.counter(StreamformMetrics.WINDOW_LATE);
+    private final Counter lateEvents = StreamformMetrics.counter(StreamformMetrics.LATE_DROPPED);
     private final Counter onTimeAfterRevision =
         StreamformMetrics.counter(StreamformMetrics.ON_TIME_AFTER_REVISION);
 
@@ -640,6 +641,8 @@ public abstract class WindowedAggregate
       }
       if (accepted) {
         processed.inc();
+      } else {
+        lateEvents.inc(); // every window containing it refused it
       }
     }
 

@@ -1,4 +1,4 @@
-package dev.streamform.pipelines.kafka;
+package dev.streamform.pipelines;
 
 import dev.streamform.transforms.envelope.SourceRecord;
 import java.util.Map;
@@ -11,15 +11,18 @@ import org.apache.beam.sdk.values.POutput;
 import org.apache.beam.sdk.values.PValue;
 import org.apache.beam.sdk.values.TupleTag;
 
-/** The outputs of {@link KafkaSource}: decoded records and punctuations, and undecodable records. */
-public final class KafkaSourceResult implements POutput {
+/**
+ * What a source read ({@code KafkaSource}, {@code FileSource}): its records and punctuations at
+ * their (partition, offset), and what it could not decode, as Beam {@link BadRecord}s.
+ */
+public final class SourceResult implements POutput {
   private final Pipeline pipeline;
   private final TupleTag<SourceRecord> recordsTag;
   private final PCollection<SourceRecord> records;
   private final TupleTag<BadRecord> quarantinedTag;
   private final PCollection<BadRecord> quarantined;
 
-  KafkaSourceResult(
+  public SourceResult(
       Pipeline pipeline,
       TupleTag<SourceRecord> recordsTag,
       PCollection<SourceRecord> records,
@@ -39,7 +42,8 @@ public final class KafkaSourceResult implements POutput {
 
   /**
    * Records that are not records of the schema: the description gives the partition, offset and
-   * reason; the encoded record is the Kafka record as read (with its raw key and value bytes).
+   * reason ({@code partition <p> offset <o>: <reason>}); the encoded record is what the source read
+   * (the Kafka record with its raw bytes; a file's line, {@code FileSource.LINE}).
    */
   public PCollection<BadRecord> quarantined() {
     return quarantined;

@@ -1,0 +1,164 @@
+package dev.streamform.cli;
+
+import dev.streamform.sink.GenerationComparison;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.SortedMap;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code streamform compare-generations <project> --model M --from A --to B --jdbc-url URL}: two
+ * generations of a windowed model compared window by window on their projections' current values
+ * in the revision ledger ({@link GenerationComparison}) — the check between a shadow run and a
+ * promotion. Reads only.
+ */
+@Command(
+    name = "compare-generations",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Compares two generations of a windowed model in the revision ledger, window by window (key and"
+          + " window bounds): each window is 'equal' (the same current values, whatever the revision"
+          + " numbers), 'different' (both sides shown: revision, status, values), or only in one"
+          + " generation. Then a summary line with the counts. Held revisions are not compared.",
+      "Use it between a shadow run (streamform run --generation B --shadow) and a promotion"
+          + " (streamform alias set --generation B)."
+    },
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {
+      "0:every window is in both generations with the same values",
+      "1:a generation has no projection of the model, or the project or database cannot be used",
+      "2:bad command line",
+      "3:a window differs, or is in one generation only"
+    })
+final class CompareGenerationsCommand implements Callable<Integer> {
+  /** Exit status when the generations differ (2 is a bad command line in every command). */
+  static final int DIFFERENT = 3;
+
+  @Parameters(paramLabel = "<project>", description = "the project folder")
+  Path project;
+
+  @Option(names = "--model", paramLabel = "M", required = true, description = "the windowed model")
+  String model;
+
+  @Option(names = "--from", paramLabel = "A", required = true,
+      description = "the generation compared from, usually the canonical one")
+  int from;
+
+  @Option(names = "--to", paramLabel = "B", required = true,
+      description = "the generation compared to, usually the shadow one")
+  int to;
+
+  @Option(names = "--jdbc-url", paramLabel = "URL", required = true,
+      description = "the ledger's database, e.g. jdbc:postgresql://127.0.0.1:5432/postgres"
+          + " (no password in it)")
+  String jdbcUrl;
+
+  @Mixin JdbcCredentials credentials;
+
+  @Option(names = "--differences-only",
+      description = "print only the windows that are not equal (the summary counts every window)")
+  boolean differencesOnly;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    if (from < 1 || to < 1) {
+      throw new ParameterException(spec.commandLine(),
+          (from < 1 ? "--from" : "--to") + ": a generation is a whole number from 1, got " + (from < 1 ? from : to));
+    }
+    if (from == to) {
+      throw new ParameterException(spec.commandLine(),
+          "--from and --to are both generation " + from + ": compare two different generations");
+    }
+    Optional<ModelLedger> opened =
+        ModelLedger.open(project, model, credentials.target(jdbcUrl, spec.commandLine()), false,
+            "compare-generations", spec.commandLine());
+    if (opened.isEmpty()) {
+      return 1;
+    }
+    try (ModelLedger l = opened.get()) {
+      SortedMap<Integer, Integer> generations = l.ledger.generations(l.name());
+      for (int g : new int[] {from, to}) {
+        if (!generations.containsKey(g)) {
+          err.println("streamform compare-generations: generation " + g + " of " + l.name()
+              + " has no projection in this ledger (" + describe(generations) + ")");
+          return 1;
+        }
+      }
+      OptionalInt canonical = l.ledger.canonicalGeneration(l.name());
+      out.println(l.name() + ": generation " + from + " (" + standing(from, generations, canonical)
+          + ") against generation " + to + " (" + standing(to, generations, canonical) + ")");
+      GenerationComparison c = l.ledger.compare(l.name(), from, to);
+      for (GenerationComparison.Window w : c.windows()) {
+        if (differencesOnly && w.kind() == GenerationComparison.Kind.EQUAL) {
+          continue;
+        }
+        out.println(line(w));
+      }
+      out.println(c.summary());
+      return c.allEqual() ? 0 : DIFFERENT;
+    } catch (SQLException e) {
+      err.println("streamform compare-generations: " + ModelLedger.firstLine(e));
+      return 1;
+    }
+  }
+
+  /** One window, e.g. {@code merchant_id=1 [10:00, 11:00): equal — revenue=26 orders=3 (...)}. */
+  private String line(GenerationComparison.Window w) {
+    String at = w.key().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+        .collect(Collectors.joining(" ")) + " [" + w.windowStart() + ", " + w.windowEnd() + "): ";
+    switch (w.kind()) {
+      case EQUAL:
+        return at + "equal — " + values(w.from().get().values()) + " (generation " + from + " "
+            + revision(w.from().get()) + ", generation " + to + " " + revision(w.to().get()) + ")";
+      case DIFFERENT:
+        return at + "different — generation " + from + ": " + side(w.from().get()) + "; generation " + to
+            + ": " + side(w.to().get());
+      case ONLY_IN_FROM:
+        return at + "only in generation " + from + " — " + side(w.from().get());
+      default:
+        return at + "only in generation " + to + " — " + side(w.to().get());
+    }
+  }
+
+  private static String side(GenerationComparison.Side s) {
+    return values(s.values()) + " (" + revision(s) + ")";
+  }
+
+  private static String revision(GenerationComparison.Side s) {
+    return "revision " + s.revision() + " " + s.status();
+  }
+
+  private static String values(Map<String, Object> values) {
+    return values.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" "));
+  }
+
+  private static String standing(int generation, SortedMap<Integer, Integer> generations, OptionalInt canonical) {
+    int n = generations.getOrDefault(generation, 0);
+    boolean isCanonical = canonical.isPresent() && canonical.getAsInt() == generation;
+    return (isCanonical ? "canonical, " : "") + n + (n == 1 ? " projection" : " projections");
+  }
+
+  private static String describe(SortedMap<Integer, Integer> generations) {
+    if (generations.isEmpty()) {
+      return "no generation has any yet";
+    }
+    return "generations with projections: " + generations.entrySet().stream()
+        .map(e -> e.getKey() + " (" + e.getValue() + ")").collect(Collectors.joining(", "));
+  }
+}

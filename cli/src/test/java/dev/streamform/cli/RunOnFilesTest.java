@@ -1,0 +1,279 @@
+package dev.streamform.cli;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamform.pipelines.kafka.JsonRecords;
+import dev.streamform.planner.DeclaredModel;
+import dev.streamform.policies.project.Fixture;
+import dev.streamform.policies.project.Project;
+import dev.streamform.teststreams.fixture.FixtureOutcome;
+import dev.streamform.teststreams.fixture.FixtureRunner;
+import dev.streamform.teststreams.fixture.RunnerChoice;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * {@code streamform run} on a file source: the same events as a fixture give the same changelog
+ * (or window records) and late rows as the fixture's own run; bad lines are quarantined with their
+ * file and line; the counts add up.
+ */
+class RunOnFilesTest {
+  private static final Path TIME = Path.of("../test-streams/fixtures/time");
+  private static final Path EXAMPLE = Path.of("../examples/orders-on-file");
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+  @TempDir Path dir;
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    return Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
+  }
+
+  /**
+   * A seed fixture project with its source turned into files, one per partition, each holding the
+   * fixture's items of that partition in order (a watermark item without partition in every file):
+   * the file run's outputs equal the fixture run's, row for row, identity and offsets included.
+   */
+  @ParameterizedTest
+  @CsvSource({
+    "late-event, late_event",
+    "retention, retention",
+    "watermark-items, watermark_items",
+    "hourly-revenue, hourly_revenue",
+    "two-partitions, partition_behind",
+    "early-results, previews",
+    "hopping-revenue, hopping_revenue",
+  })
+  void aFileOfAFixturesEventsGivesTheFixturesOutputs(String projectName, String fixtureName)
+      throws Exception {
+    Path project = copyAsFileProject(TIME.resolve(projectName), dir.resolve(projectName));
+    Project loaded = Project.load(project);
+    Fixture fixture = Fixture.load(loaded, fixtureFile(project, fixtureName));
+    writeFiles(project, fixture);
+    DeclaredModel model = DeclaredModel.of(loaded, fixture.model());
+    FixtureOutcome expected = FixtureRunner.on(RunnerChoice.direct()).run(model, fixture);
+
+    Path output = dir.resolve("out");
+    assertThat(err.toString(), run("run", project.toString(), "--model", fixture.model(),
+        "--output", output.toString()), is(0));
+    String name = fixture.model();
+    List<JsonNode> records = rows(output.resolve(name + ".jsonl"));
+    List<JsonNode> late = rows(output.resolve(name + ".late.jsonl"));
+
+    if (model.windowed()) {
+      List<String> want = new ArrayList<>();
+      for (FixtureOutcome.Revision r : expected.revisions) {
+        Map<String, Object> offsets = new TreeMap<>();
+        r.offsets.forEach((p, o) -> offsets.put(p.toString(), o.min() + "/" + o.max() + "/" + o.count()));
+        want.add(windowRow(r.windowStart.toString(), r.columns(), r.revision, r.status,
+            r.logicalWindowId, r.projectionId, r.aggregateDigest, offsets));
+      }
+      List<String> got = new ArrayList<>();
+      for (JsonNode r : records) {
+        Map<String, Object> columns = new LinkedHashMap<>();
+        model.outputColumns().keySet().forEach(c -> columns.put(c, r.get(c)));
+        Map<String, Object> offsets = new TreeMap<>();
+        r.get("offsets").fields().forEachRemaining(e -> offsets.put(e.getKey(),
+            e.getValue().get("min") + "/" + e.getValue().get("max") + "/" + e.getValue().get("count")));
+        got.add(windowRow(Instant.parse(r.get("window_start").asText()).toString(), columns,
+            r.get("revision").asInt(), r.get("status").asText(), r.get("logical_window_id").asText(),
+            r.get("projection_id").asText(), r.get("aggregate_digest").asText(), offsets));
+      }
+      // per (key, window) in order; between windows the order is not part of the contract
+      assertThat(sortedByWindow(got), is(sortedByWindow(want)));
+    } else {
+      List<String> want = new ArrayList<>();
+      expected.changelog.forEach(c -> want.add(c.eventId + " " + c.op + " " + text(c.values)));
+      List<String> got = new ArrayList<>();
+      for (JsonNode r : records) {
+        Map<String, Object> values = new LinkedHashMap<>();
+        model.outputColumns().keySet().forEach(c -> values.put(c, r.get(c)));
+        got.add(r.get("__event").asText() + " " + r.get("op").asText() + " " + text(values));
+      }
+      assertThat(got, is(want));
+    }
+    List<String> wantLate = new ArrayList<>();
+    expected.late.forEach(d -> wantLate.add(d.eventId + " " + d.windowStart));
+    List<String> gotLate = new ArrayList<>();
+    late.forEach(l -> gotLate.add(l.get("partition").asInt() + "-" + l.get("offset").asLong() + " "
+        + (l.has("window_start") ? Instant.parse(l.get("window_start").asText()) : null)));
+    assertThat(gotLate, is(wantLate));
+    // the same processed count as the fixture's; the command exits 0 only when the counts add up
+    assertThat(out.toString(), containsString(expected.processed + " event"
+        + (expected.processed == 1 ? "" : "s") + " processed, "));
+  }
+
+  @Test
+  void theShippedSampleQuarantinesItsBadLinesWithFileAndLineAndCountsAddUp() throws Exception {
+    Path output = dir.resolve("out");
+    assertThat(err.toString(), run("run", EXAMPLE.toString(), "--model", "customer_metrics",
+        "--output", output.toString()), is(0));
+    assertThat(out.toString(), containsString(
+        "13 lines read: 7 events processed, 3 late, 2 quarantined, 1 watermark line\n"));
+    List<JsonNode> quarantined = rows(output.resolve("customer_metrics.quarantine.jsonl"));
+    assertThat(quarantined.size(), is(2));
+    assertThat(quarantined.get(0).get("file").asText(), is("orders.jsonl"));
+    assertThat(quarantined.get(0).get("line").asInt(), is(5));
+    assertThat(quarantined.get(0).get("reason").asText(), containsString("not JSON"));
+    assertThat(quarantined.get(0).get("value").asText(), is("this line is not JSON"));
+    assertThat(quarantined.get(1).get("line").asInt(), is(7));
+    assertThat(quarantined.get(1).get("reason").asText(),
+        is("no value for event-time column `ordered_at`"));
+    // 13 lines, every one of them somewhere: 7 changelog rows (one per processed event), 3 late
+    long lines = Files.readAllLines(EXAMPLE.resolve("orders.jsonl")).stream().filter(l -> !l.isBlank()).count();
+    long records = rows(output.resolve("customer_metrics.jsonl")).size();
+    long late = rows(output.resolve("customer_metrics.late.jsonl")).size();
+    assertThat(records + late + quarantined.size() + 1, is(lines));
+  }
+
+  @Test
+  void theShippedSampleGivesWhatItsFixturesExpect() throws Exception {
+    // the sample's fixtures hold its good lines; streamform test passes them
+    assertThat(err.toString(), run("test", EXAMPLE.toString()), is(0));
+    Path output = dir.resolve("out");
+    assertThat(err.toString(), run("run", EXAMPLE.toString(), "--model", "hourly_revenue",
+        "--output", output.toString()), is(0));
+    assertThat(out.toString(), containsString(
+        "13 lines read: 9 events processed, 1 late, 2 quarantined, 1 watermark line\n"));
+    Project loaded = Project.load(EXAMPLE);
+    Fixture fixture = Fixture.load(loaded, EXAMPLE.resolve("fixtures/hourly_revenue.yml"));
+    List<String> want = new ArrayList<>();
+    for (Fixture.Row r : fixture.expect()) {
+      want.add(r.windowStart().get() + " " + r.values().get("merchant_id") + " "
+          + decimal(r.values().get("revenue")) + " " + r.values().get("orders") + " "
+          + r.revision().get() + " " + r.status().get().yamlName());
+    }
+    List<String> got = new ArrayList<>();
+    for (JsonNode r : rows(output.resolve("hourly_revenue.jsonl"))) {
+      got.add(Instant.parse(r.get("window_start").asText()) + " " + r.get("merchant_id").asLong()
+          + " " + decimal(r.get("revenue").decimalValue()) + " " + r.get("orders").asLong() + " "
+          + r.get("revision").asInt() + " " + r.get("status").asText());
+    }
+    assertThat(got, is(want));
+  }
+
+  @Test
+  void aPathThatMatchesNoFileIsNamedWithTheFix() throws Exception {
+    Path project = copyAsFileProject(TIME.resolve("late-event"), dir.resolve("p"));
+    assertThat(run("run", project.toString(), "--model", "customer_metrics"), is(1));
+    assertThat(err.toString(), containsString(
+        "sources.yml: source 'orders' path: orders-*.jsonl matches no file under"));
+  }
+
+  private static String windowRow(String start, Map<String, Object> columns, int revision,
+      String status, String logical, String projection, String digest, Map<String, Object> offsets) {
+    return start + " " + text(columns) + " " + revision + " " + status + " " + logical + " "
+        + projection + " " + digest + " " + offsets;
+  }
+
+  /** Rows of the same key and window keep their order; windows by start, then key text. */
+  private static List<String> sortedByWindow(List<String> rows) {
+    Map<String, List<String>> byWindow = new TreeMap<>();
+    for (String r : rows) {
+      String[] parts = r.split(" ");
+      String key = parts[0] + " " + r.substring(r.indexOf('{'), r.indexOf('}') + 1);
+      byWindow.computeIfAbsent(key, k -> new ArrayList<>()).add(r);
+    }
+    return byWindow.values().stream().flatMap(List::stream).collect(Collectors.toList());
+  }
+
+  /** Values as text; decimals by value (10 = 10.00). */
+  private static String text(Map<String, Object> values) {
+    Map<String, String> t = new LinkedHashMap<>();
+    values.forEach((k, v) -> t.put(k, value(v)));
+    return t.toString();
+  }
+
+  private static String value(Object v) {
+    if (v instanceof JsonNode) {
+      JsonNode n = (JsonNode) v;
+      return n.isNull() ? "null" : n.isNumber() ? decimal(n.decimalValue()) : n.asText();
+    }
+    if (v instanceof BigDecimal || v instanceof Long || v instanceof Double) {
+      return decimal(new BigDecimal(v.toString()));
+    }
+    return String.valueOf(v);
+  }
+
+  private static String decimal(Object d) {
+    return new BigDecimal(d.toString()).stripTrailingZeros().toPlainString();
+  }
+
+  private static List<JsonNode> rows(Path file) throws Exception {
+    List<JsonNode> rows = new ArrayList<>();
+    for (String line : Files.readAllLines(file)) {
+      rows.add(JSON.readTree(line));
+    }
+    return rows;
+  }
+
+  private static Path fixtureFile(Path project, String name) {
+    return project.resolve("fixtures").resolve(name + ".yml");
+  }
+
+  /** The project with its kafka source turned into a file source reading orders-<partition>.jsonl. */
+  private static Path copyAsFileProject(Path from, Path to) throws Exception {
+    try (Stream<Path> files = Files.walk(from)) {
+      for (Path f : (Iterable<Path>) files.sorted(Comparator.naturalOrder())::iterator) {
+        Path target = to.resolve(from.relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(target);
+        } else {
+          Files.copy(f, target);
+        }
+      }
+    }
+    Path sources = to.resolve("sources.yml");
+    String yml = Files.readString(sources);
+    assertThat(yml, containsString("connector: kafka"));
+    Files.writeString(sources, yml.replace("connector: kafka", "connector: file")
+        .replaceAll("topic: \\S+", "path: \"orders-*.jsonl\""));
+    return to;
+  }
+
+  /** The fixture's items as files, one per partition: events as records, watermark items as punctuations. */
+  private static void writeFiles(Path project, Fixture fixture) throws Exception {
+    List<Integer> partitions = fixture.given().stream()
+        .filter(g -> !g.allPartitions()).map(Fixture.Given::partition).distinct().sorted()
+        .collect(Collectors.toList());
+    assertThat("partitions must be 0..n-1 to be files", partitions.get(partitions.size() - 1),
+        is(partitions.size() - 1));
+    Map<Integer, StringBuilder> files = new TreeMap<>();
+    partitions.forEach(p -> files.put(p, new StringBuilder()));
+    for (Fixture.Given g : fixture.given()) {
+      for (int p : g.allPartitions() ? partitions : List.of(g.partition())) {
+        String line = g.event().isPresent()
+            ? JsonRecords.object(g.event().get()).toString()
+            : new String(JsonRecords.punctuation(g.watermark().get()), java.nio.charset.StandardCharsets.UTF_8);
+        files.get(p).append(line).append('\n');
+      }
+    }
+    for (Map.Entry<Integer, StringBuilder> f : files.entrySet()) {
+      Files.writeString(project.resolve("orders-" + f.getKey() + ".jsonl"), f.getValue());
+    }
+  }
+}

@@ -1,0 +1,158 @@
+package dev.streamform.pipelines;
+
+import dev.streamform.pipelines.kafka.ModelSinks;
+import dev.streamform.planner.DeclaredModel;
+import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.transforms.changelog.ChangelogRecord;
+import dev.streamform.transforms.clock.ClockResult;
+import dev.streamform.transforms.clock.SourceClock;
+import dev.streamform.transforms.envelope.Envelope;
+import dev.streamform.transforms.envelope.EnvelopeCoder;
+import dev.streamform.transforms.envelope.SourceRecord;
+import dev.streamform.transforms.extraction.EventTimeExtraction;
+import dev.streamform.transforms.extraction.ExtractionResult;
+import dev.streamform.transforms.windows.WindowRevision;
+import dev.streamform.transforms.windows.WindowedResult;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
+import org.apache.beam.sdk.values.TypeDescriptor;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * The one place a model's pipeline is built between its source and its sinks, whatever the source
+ * (a Kafka topic, files of JSON lines) and the sinks (topics, files, a database): the source's
+ * records get their event time ({@link EventTimeExtraction}; arrival time for a source without
+ * one), are judged by the given clock, and go through the model's changelog or, for a windowed
+ * model, its windows ({@link DeclaredModel#changelog}, {@link DeclaredModel#windows()}). The three
+ * outputs come back as JSON keys and values in the form {@link ModelSinks} documents.
+ *
+ * <p>Guarantees: every record the source read is in exactly one place — the output (an applied
+ * event; a WHERE may select it away), the late output, or the quarantine (the source's own,
+ * passed in, and the extraction's: no usable event time).
+ */
+public final class ModelPipeline {
+  private ModelPipeline() {}
+
+  /** The three outputs of a model, as JSON keys and values, and the names of their sinks. */
+  public static final class Outputs {
+    private final ModelSinks sinks;
+    private final PCollection<KV<String, String>> records;
+    private final PCollection<KV<String, String>> late;
+    private final PCollection<KV<String, String>> quarantined;
+
+    Outputs(
+        ModelSinks sinks,
+        PCollection<KV<String, String>> records,
+        PCollection<KV<String, String>> late,
+        PCollection<KV<String, String>> quarantined) {
+      this.sinks = sinks;
+      this.records = records;
+      this.late = late;
+      this.quarantined = quarantined;
+    }
+
+    public ModelSinks sinks() {
+      return sinks;
+    }
+
+    /** The changelog of an upsert model, or a windowed model's previews, revisions and finals. */
+    public PCollection<KV<String, String>> records() {
+      return records;
+    }
+
+    /** Late events (upsert), or events too late for a window (windowed): one row per refusal. */
+    public PCollection<KV<String, String>> late() {
+      return late;
+    }
+
+    /** Records that could not be processed, each with its reason. */
+    public PCollection<KV<String, String>> quarantined() {
+      return quarantined;
+    }
+  }
+
+  /**
+   * Builds the model's pipeline on {@code records} (its source's records and punctuations at their
+   * partition and offset), judged by {@code clock}; {@code unreadable} is the source's own
+   * quarantine, already as JSON keys and values. With {@code appliedOnArrival} an upsert model
+   * applies events as they arrive ({@link DeclaredModel#changelog(boolean)}); a windowed model's
+   * revisions also go to {@code revisionSink} when one is given.
+   */
+  public static Outputs build(
+      DeclaredModel model,
+      PCollection<SourceRecord> records,
+      PCollection<KV<String, String>> unreadable,
+      SourceClock clock,
+      boolean appliedOnArrival,
+      @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink) {
+    SourceDeclaration source = model.source();
+    Schema schema = model.recordSchema();
+    ModelSinks sinks = ModelSinks.of(model);
+    PCollectionList<KV<String, String>> quarantine = PCollectionList.of(unreadable);
+    PCollection<Envelope> envelopes;
+    if (source.hasEventTime()) {
+      ExtractionResult extracted =
+          records.apply("EventTime", EventTimeExtraction.from(source.eventTime().get()));
+      envelopes = extracted.events();
+      quarantine =
+          quarantine.and(
+              extracted
+                  .quarantined()
+                  .apply(
+                      "NoEventTime",
+                      MapElements.into(kvs())
+                          .via((BadRecord bad) -> sinks.eventTimeRecord(bad, schema))));
+    } else {
+      envelopes =
+          records
+              .apply(
+                  "ArrivalTime",
+                  MapElements.into(TypeDescriptor.of(Envelope.class))
+                      .via(
+                          (SourceRecord r) ->
+                              r.isWatermark()
+                                  ? Envelope.punctuation(r)
+                                  : Envelope.event(r, r.ingestTime())))
+              .setCoder(EnvelopeCoder.of(schema));
+    }
+    KvCoder<String, String> json = KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of());
+    PCollection<KV<String, String>> output;
+    PCollection<KV<String, String>> late;
+    if (model.windowed()) {
+      // the clock keeps late events for a windowed model: its late() stays empty
+      WindowedResult windows =
+          envelopes.apply("Clock", clock).events().apply("Model", model.windows());
+      output =
+          windows.revisions().apply("WindowRecords", MapElements.into(kvs()).via(sinks::windowRecord));
+      late = windows.tooLate().apply("TooLateRecords", MapElements.into(kvs()).via(sinks::tooLateRecord));
+      if (revisionSink != null) {
+        // alongside the window records: the revisions also land in the revision ledger (SEMANTICS §8)
+        windows.revisions().apply("Revisions to the database", revisionSink);
+      }
+    } else {
+      ClockResult clocked = envelopes.apply("Clock", clock);
+      PCollection<ChangelogRecord> changelog =
+          clocked.events().apply("Model", model.changelog(appliedOnArrival));
+      output = changelog.apply("ChangelogRecords", MapElements.into(kvs()).via(sinks::changelogRecord));
+      late = clocked.late().apply("LateRecords", MapElements.into(kvs()).via(sinks::lateRecord));
+    }
+    return new Outputs(
+        sinks,
+        output.setCoder(json),
+        late.setCoder(json),
+        quarantine.apply("Quarantine", Flatten.pCollections()).setCoder(json));
+  }
+
+  private static TypeDescriptor<KV<String, String>> kvs() {
+    return TypeDescriptors.kvs(TypeDescriptors.strings(), TypeDescriptors.strings());
+  }
+}

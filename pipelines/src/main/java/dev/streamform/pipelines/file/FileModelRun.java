@@ -1,0 +1,351 @@
+package dev.streamform.pipelines.file;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.streamform.pipelines.ModelPipeline;
+import dev.streamform.pipelines.SourceResult;
+import dev.streamform.transforms.collect.LinesToFiles;
+import dev.streamform.pipelines.kafka.ModelSinks;
+import dev.streamform.planner.DeclaredModel;
+import dev.streamform.policies.declarations.Connector;
+import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.transforms.StreamformMetrics;
+import dev.streamform.transforms.windows.WindowRevision;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.PathMatcher;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.metrics.MetricNameFilter;
+import org.apache.beam.sdk.metrics.MetricQueryResults;
+import org.apache.beam.sdk.metrics.MetricResult;
+import org.apache.beam.sdk.metrics.MetricsFilter;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * A model run on its {@code connector: file} source: the declared file(s) read by {@link
+ * FileSource}, the model's pipeline built by {@link ModelPipeline} with the clock fixtures use
+ * ({@link DeclaredModel#clock()}: offset order per partition, every file's partition held from the
+ * start), and the three outputs written as JSON lines files in a folder — or to Kafka topics when a
+ * broker is named. The input is bounded: at its end every partition's watermark goes to infinity
+ * (SEMANTICS §6), so every open window ends with its final record, as in a fixture.
+ *
+ * <p>Files: {@code path:} of {@code sources.yml}, relative to the project folder, names one file or
+ * a glob ({@code orders/*.jsonl}); the files it matches, sorted by name, are partitions 0, 1, ....
+ * A line's offset is its line number minus one.
+ *
+ * <p>Output files in the folder, named after the model's topics: {@code <model>.jsonl} (the
+ * changelog, or the window records), {@code <model>.late.jsonl} and {@code
+ * <model>.quarantine.jsonl}; each line is the JSON value {@link ModelSinks} documents, late and
+ * quarantine rows with the {@code file} and {@code line} they came from. They are in a fixed order,
+ * whatever the runner did: the changelog and late rows by the causing event's partition and
+ * offset (per key, the order the events were applied, for keys that live in one file), window
+ * records by window end, window start, key, then revision (previews first, the final record
+ * last), quarantine rows by partition and offset.
+ */
+public final class FileModelRun {
+  // exact decimals both ways: 10.00 stays 10.00 when a row is read back and written again
+  private static final ObjectMapper JSON =
+      new ObjectMapper()
+          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
+
+  private final DeclaredModel model;
+  private final List<Path> files;
+  private final List<String> names;
+
+  private FileModelRun(DeclaredModel model, List<Path> files, List<String> names) {
+    this.model = model;
+    this.files = files;
+    this.names = names;
+  }
+
+  /**
+   * The run of {@code model}, whose source is a file source of the project at {@code projectDir}.
+   *
+   * @throws IllegalArgumentException naming the source, its path and the fix, when the source is
+   *     not a file source or its path matches no file
+   */
+  public static FileModelRun of(DeclaredModel model, Path projectDir) {
+    SourceDeclaration source = model.source();
+    if (source.connector() != Connector.FILE) {
+      throw new IllegalArgumentException("model '" + model.model().name() + "' reads source '"
+          + source.name() + "', which is not a file source (connector: " + source.connector().yamlName() + ")");
+    }
+    String pattern = source.path().get();
+    List<Path> files = resolve(projectDir, pattern);
+    if (files.isEmpty()) {
+      throw new IllegalArgumentException("sources.yml: source '" + source.name() + "' path: "
+          + pattern + " matches no file under " + projectDir
+          + " — give a file of JSON lines (or a glob such as orders/*.jsonl) relative to the project folder");
+    }
+    List<String> names = new ArrayList<>();
+    for (Path f : files) {
+      names.add(projectDir.toAbsolutePath().normalize().relativize(f).toString());
+    }
+    return new FileModelRun(model, files, names);
+  }
+
+  /** The files path: names, relative to {@code projectDir}: one file, or a glob's matches by name. */
+  static List<Path> resolve(Path projectDir, String pattern) {
+    Path root = projectDir.toAbsolutePath().normalize();
+    if (!pattern.matches(".*[*?\\[{].*")) {
+      Path f = root.resolve(pattern).normalize();
+      return Files.isRegularFile(f) ? List.of(f) : List.of();
+    }
+    PathMatcher matcher = FileSystems.getDefault().getPathMatcher("glob:" + pattern);
+    try (Stream<Path> all = Files.walk(root)) {
+      return all.filter(Files::isRegularFile)
+          .filter(f -> matcher.matches(root.relativize(f)))
+          .sorted(Comparator.comparing(f -> root.relativize(f).toString()))
+          .collect(Collectors.toList());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot list " + root, e);
+    }
+  }
+
+  /** The files read, partition 0 first. */
+  public List<Path> files() {
+    return files;
+  }
+
+  /** The files as the output names them (relative to the project folder), partition 0 first. */
+  public List<String> fileNames() {
+    return names;
+  }
+
+  /** Where the outputs go: a folder of JSON lines files, or Kafka topics at a broker. */
+  public static final class Target {
+    final @Nullable Path dir;
+    final @Nullable String bootstrapServers;
+
+    private Target(@Nullable Path dir, @Nullable String bootstrapServers) {
+      this.dir = dir;
+      this.bootstrapServers = bootstrapServers;
+    }
+
+    public static Target folder(Path dir) {
+      return new Target(dir, null);
+    }
+
+    public static Target kafka(String bootstrapServers) {
+      return new Target(null, bootstrapServers);
+    }
+  }
+
+  /** What a run read and wrote. The counts come from the run's Beam metrics. */
+  public static final class Summary {
+    public final long recordsRead;
+    public final long punctuations;
+    public final long processed;
+    public final long late;
+    public final long quarantined;
+    public final long filtered;
+    /** Output name -> rows written (files only; empty for Kafka). */
+    public final Map<Path, Long> written;
+
+    Summary(Map<String, Long> counters, Map<Path, Long> written) {
+      this.recordsRead = counters.getOrDefault(StreamformMetrics.RECORDS_READ, 0L);
+      this.punctuations = counters.getOrDefault(StreamformMetrics.PUNCTUATIONS_READ, 0L);
+      this.processed = counters.getOrDefault(StreamformMetrics.PROCESSED, 0L);
+      this.late = counters.getOrDefault(StreamformMetrics.LATE_DROPPED, 0L);
+      this.quarantined = counters.getOrDefault(StreamformMetrics.QUARANTINED, 0L);
+      this.filtered = counters.getOrDefault(StreamformMetrics.FILTERED, 0L);
+      this.written = written;
+    }
+
+    /** True when processed + late + quarantined + filtered + punctuations = records read. */
+    public boolean addsUp() {
+      return processed + late + quarantined + filtered + punctuations == recordsRead;
+    }
+  }
+
+  /**
+   * Runs the model on {@code options}' runner, waits for the end of the input and writes the
+   * outputs to {@code target}; {@code revisionSink}, when given, receives a windowed model's
+   * revisions too. {@code progressEvery}: a progress line on standard error every that many lines
+   * of a file (0: none).
+   *
+   * @throws IllegalStateException when the job does not end DONE
+   */
+  public Summary run(
+      PipelineOptions options,
+      Target target,
+      @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
+      long progressEvery)
+      throws IOException {
+    Pipeline p = Pipeline.create(options);
+    SourceDeclaration source = model.source();
+    SourceResult read =
+        p.apply(
+            "Source " + source.name(),
+            FileSource.of(files, source.schema(), model.keyColumns()).withProgressEvery(progressEvery));
+    ModelSinks named = ModelSinks.of(model);
+    PCollection<KV<String, String>> unreadable =
+        read.quarantined()
+            .apply(
+                "Unreadable",
+                MapElements.into(TypeDescriptors.kvs(TypeDescriptors.strings(), TypeDescriptors.strings()))
+                    .via(named::unreadableLine));
+    List<Integer> partitions = IntStream.range(0, files.size()).boxed().collect(Collectors.toList());
+    ModelPipeline.Outputs outputs =
+        ModelPipeline.build(
+            model, read.records(), unreadable, model.clock().withPartitions(partitions), false, revisionSink);
+    ModelSinks sinks = outputs.sinks();
+    Path parts = null;
+    if (target.dir != null) {
+      Files.createDirectories(target.dir);
+      parts = Files.createTempDirectory(target.dir, ".parts-");
+      writeParts(outputs.records(), parts, "records");
+      writeParts(outputs.late(), parts, "late");
+      writeParts(outputs.quarantined(), parts, "quarantine");
+    } else {
+      String servers = target.bootstrapServers;
+      outputs.records().apply("Write " + sinks.topic(), ModelSinks.write(servers, sinks.topic()));
+      outputs.late().apply("Write " + sinks.lateTopic(), ModelSinks.write(servers, sinks.lateTopic()));
+      outputs.quarantined()
+          .apply("Write " + sinks.quarantineTopic(), ModelSinks.write(servers, sinks.quarantineTopic()));
+    }
+    PipelineResult result = p.run();
+    PipelineResult.State state = result.waitUntilFinish();
+    if (state != PipelineResult.State.DONE) {
+      throw new IllegalStateException("the job ended " + state);
+    }
+    Map<Path, Long> written = new LinkedHashMap<>();
+    if (parts != null) {
+      try {
+        written.put(merge(parts, "records", target.dir.resolve(sinks.topic() + ".jsonl"),
+            model.windowed() ? WINDOW_ORDER : EVENT_ORDER), 0L);
+        written.put(merge(parts, "late", target.dir.resolve(sinks.lateTopic() + ".jsonl"), EVENT_ORDER), 0L);
+        written.put(merge(parts, "quarantine", target.dir.resolve(sinks.quarantineTopic() + ".jsonl"),
+            EVENT_ORDER), 0L);
+        for (Path f : written.keySet()) {
+          try (Stream<String> lines = Files.lines(f, StandardCharsets.UTF_8)) {
+            written.put(f, lines.count());
+          }
+        }
+      } finally {
+        deleteTree(parts);
+      }
+    }
+    return new Summary(counters(result), written);
+  }
+
+  private static void writeParts(PCollection<KV<String, String>> rows, Path dir, String name) {
+    rows.apply(
+            "Lines " + name,
+            MapElements.into(TypeDescriptors.strings())
+                .via((KV<String, String> kv) -> kv.getKey() + "\t" + kv.getValue()))
+        .apply("Write " + name, ParDo.of(new LinesToFiles(dir, name)));
+  }
+
+  /** One output row read back: its key and value, and the value parsed for ordering. */
+  private static final class Row {
+    final String key;
+    final ObjectNode value;
+
+    Row(String line) throws IOException {
+      int tab = line.indexOf('\t');
+      this.key = line.substring(0, tab);
+      this.value = (ObjectNode) JSON.readTree(line.substring(tab + 1));
+    }
+  }
+
+  /** The changelog, late and quarantine rows: by the causing event's partition and offset. */
+  private static final Comparator<Row> EVENT_ORDER =
+      Comparator.comparingLong((Row r) -> place(r)[0])
+          .thenComparingLong(r -> place(r)[1])
+          .thenComparing(r -> r.value.path("window_start").asText(""));
+
+  private static final Map<String, Integer> STATUS_RANK = Map.of("early", 0, "on_time", 1, "corrected", 1, "final", 2);
+
+  /** Window records: by window end, window start and key, then in the order a window emits them. */
+  private static final Comparator<Row> WINDOW_ORDER =
+      Comparator.comparing((Row r) -> r.value.path("window_end").asText())
+          .thenComparing(r -> r.value.path("window_start").asText())
+          .thenComparing(r -> r.key)
+          .thenComparingInt(r -> r.value.path("revision").asInt())
+          .thenComparingInt(r -> STATUS_RANK.getOrDefault(r.value.path("status").asText(), 1))
+          .thenComparingLong(FileModelRun::eventsIn);
+
+  /** {partition, offset} of the event a row is about. */
+  private static long[] place(Row r) {
+    JsonNode event = r.value.get(ModelSinks.EVENT_FIELD);
+    if (event != null) {
+      String[] id = event.asText().split("-");
+      return new long[] {Long.parseLong(id[0]), Long.parseLong(id[1])};
+    }
+    return new long[] {r.value.path("partition").asLong(), r.value.path("offset").asLong()};
+  }
+
+  private static long eventsIn(Row r) {
+    long n = 0;
+    for (JsonNode p : r.value.path("offsets")) {
+      n += p.path("count").asLong();
+    }
+    return n;
+  }
+
+  /** Sorts one output's parts into {@code file}; late and quarantine rows get their file and line. */
+  private Path merge(Path parts, String name, Path file, Comparator<Row> order) throws IOException {
+    List<Row> rows = new ArrayList<>();
+    for (String line : LinesToFiles.read(parts, name)) {
+      rows.add(new Row(line));
+    }
+    rows.sort(order);
+    try (BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+      for (Row r : rows) {
+        if (r.value.has("partition") && r.value.has("offset")) {
+          int partition = r.value.get("partition").asInt();
+          r.value.put("file", partition < names.size() ? names.get(partition) : "?");
+          r.value.put("line", r.value.get("offset").asLong() + 1);
+        }
+        out.write(r.value.toString());
+        out.newLine();
+      }
+    }
+    return file;
+  }
+
+  private static Map<String, Long> counters(PipelineResult result) {
+    MetricQueryResults metrics =
+        result.metrics().queryMetrics(
+            MetricsFilter.builder().addNameFilter(MetricNameFilter.inNamespace(StreamformMetrics.NAMESPACE)).build());
+    Map<String, Long> counters = new LinkedHashMap<>();
+    for (MetricResult<Long> c : metrics.getCounters()) {
+      counters.merge(c.getName().getName(), c.getAttempted(), Long::sum);
+    }
+    return counters;
+  }
+
+  private static void deleteTree(Path dir) {
+    try (Stream<Path> all = Files.walk(dir)) {
+      all.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    } catch (IOException e) {
+      // a temporary folder left behind is harmless
+    }
+  }
+}

@@ -1,0 +1,334 @@
+package dev.streamform.policies.plan;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * What a change of declarations does to a running plan (SEMANTICS §9): each node of the two
+ * manifests classified {@link Classification#SAFE SAFE}, {@link Classification#COMPATIBLE
+ * COMPATIBLE} or {@link Classification#STATE_MIGRATION_REQUIRED STATE MIGRATION REQUIRED} with the
+ * reason (which field moved which digest), and whether the change needs a new generation.
+ *
+ * <p>The rules, conservative on purpose because the diff cannot know the data:
+ *
+ * <ul>
+ *   <li>A node whose state fingerprint moved (key, accumulators, retention, window, allowed
+ *       lateness, features window) needs a state migration; so does a node with keyed state that
+ *       appears or disappears.
+ *   <li>A clock edit (event time, watermark, late events, idleness, partition count of a source) is
+ *       never SAFE: the Source itself is stateless and is COMPATIBLE; every node with keyed state
+ *       below it needs a state migration, because that state was accumulated under the old clock.
+ *       Without keyed state below, the chain stays COMPATIBLE.
+ *   <li>Any other change of a node's definition, output schema or time attribute is COMPATIBLE.
+ *   <li>Nothing it depends on changed: SAFE.
+ *   <li>A change of the watermark topology (watermark delay, idleness, partition count, window,
+ *       allowed lateness, or event time declared or removed) needs a new {@code generation}; the
+ *       diff says so when the generation did not change.
+ * </ul>
+ */
+public final class PlanDiff {
+  /** How a node of a running plan is affected, from harmless to needing a migration. */
+  public enum Classification {
+    SAFE("SAFE"),
+    COMPATIBLE("COMPATIBLE"),
+    STATE_MIGRATION_REQUIRED("STATE MIGRATION REQUIRED");
+
+    private final String label;
+
+    Classification(String label) {
+      this.label = label;
+    }
+
+    /** As printed: {@code STATE MIGRATION REQUIRED} with spaces. */
+    public String label() {
+      return label;
+    }
+  }
+
+  /** One node's verdict: its id and kind, its classification and why. */
+  public record NodeChange(String id, String kind, Classification classification, List<String> reasons) {}
+
+  private final List<NodeChange> nodes;
+  private final List<String> generationReasons;
+  private final int runningGeneration;
+  private final int newGeneration;
+
+  private PlanDiff(List<NodeChange> nodes, List<String> generationReasons, int runningGeneration, int newGeneration) {
+    this.nodes = List.copyOf(nodes);
+    this.generationReasons = List.copyOf(generationReasons);
+    this.runningGeneration = runningGeneration;
+    this.newGeneration = newGeneration;
+  }
+
+  /** Thrown when a file is not a plan manifest; the message says what is wrong and how to get one. */
+  public static final class NotAManifestException extends Exception {
+    NotAManifestException(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * Checks that {@code tree} is a plan manifest {@link PlanManifest} writes: an object with {@code
+   * "manifest": "streamform-plan/1"} and a {@code nodes} list whose entries have an {@code id} and
+   * a {@code kind}.
+   */
+  public static void requireManifest(JsonNode tree) throws NotAManifestException {
+    if (tree == null || !tree.isObject()) {
+      throw new NotAManifestException("it is not a JSON object");
+    }
+    if (!PlanManifest.FORMAT.equals(tree.path("manifest").asText(null))) {
+      throw new NotAManifestException("it has no \"manifest\": \"" + PlanManifest.FORMAT + "\" field"
+          + (tree.has("manifest") ? " (it says " + tree.get("manifest") + ")" : ""));
+    }
+    if (!tree.path("nodes").isArray()) {
+      throw new NotAManifestException("it has no \"nodes\" list");
+    }
+    int i = 0;
+    for (JsonNode n : tree.get("nodes")) {
+      i++;
+      if (!n.path("id").isTextual() || !n.path("kind").isTextual()) {
+        throw new NotAManifestException("node " + i + " has no \"id\" or \"kind\"");
+      }
+    }
+  }
+
+  /** Compares the running plan's manifest with the new one (both checked with {@link #requireManifest}). */
+  public static PlanDiff between(JsonNode running, JsonNode proposed) {
+    Map<String, JsonNode> before = byId(running);
+    Map<String, JsonNode> after = byId(proposed);
+    List<String> clockChanges = clockChanges(before, after);
+
+    List<String> ids = new ArrayList<>(after.keySet());
+    before.keySet().stream().filter(id -> !after.containsKey(id)).forEach(ids::add);
+    List<NodeChange> changes = new ArrayList<>();
+    for (String id : ids) {
+      JsonNode old = before.get(id);
+      JsonNode now = after.get(id);
+      String kind = (now != null ? now : old).get("kind").asText();
+      changes.add(classify(id, kind, old, now, clockChanges));
+    }
+
+    int runningGeneration = generation(running);
+    int newGeneration = generation(proposed);
+    List<String> topology = topologyChanges(running, proposed);
+    List<String> generationReasons =
+        !topology.isEmpty() && newGeneration == runningGeneration ? topology : List.of();
+    return new PlanDiff(changes, generationReasons, runningGeneration, newGeneration);
+  }
+
+  /** The nodes in the new plan's order, then those the new plan no longer has. */
+  public List<NodeChange> nodes() {
+    return nodes;
+  }
+
+  /** The worst classification of any node (SAFE for two identical plans). */
+  public Classification overall() {
+    return nodes.stream().map(NodeChange::classification)
+        .max(Enum::compareTo).orElse(Classification.SAFE);
+  }
+
+  /**
+   * Why the change needs a new generation that it does not declare: the watermark-topology fields
+   * that moved while the generation stayed the same. Empty when none moved or the generation did.
+   */
+  public List<String> generationRequired() {
+    return generationReasons;
+  }
+
+  public int runningGeneration() {
+    return runningGeneration;
+  }
+
+  public int newGeneration() {
+    return newGeneration;
+  }
+
+  /**
+   * 0 when every node is SAFE or COMPATIBLE and no generation is missing; 2 when a node needs a
+   * state migration or the change needs a new generation it does not declare.
+   */
+  public int exitCode() {
+    return overall() == Classification.STATE_MIGRATION_REQUIRED || !generationReasons.isEmpty() ? 2 : 0;
+  }
+
+  private static NodeChange classify(String id, String kind, JsonNode old, JsonNode now, List<String> clockChanges) {
+    boolean stateful = (old != null && old.has("state")) || (now != null && now.has("state"));
+    if (old == null) {
+      return stateful
+          ? new NodeChange(id, kind, Classification.STATE_MIGRATION_REQUIRED,
+              List.of("new node with keyed state: its state starts empty"))
+          : new NodeChange(id, kind, Classification.COMPATIBLE, List.of("new stateless node"));
+    }
+    if (now == null) {
+      return stateful
+          ? new NodeChange(id, kind, Classification.STATE_MIGRATION_REQUIRED,
+              List.of("removed: its keyed state is dropped"))
+          : new NodeChange(id, kind, Classification.COMPATIBLE, List.of("removed stateless node"));
+    }
+    if (stateful) {
+      String oldDigest = old.path("state").path("digest").asText("");
+      String newDigest = now.path("state").path("digest").asText("");
+      if (!oldDigest.equals(newDigest)) {
+        List<String> reasons = new ArrayList<>();
+        differences("state", old.path("state").path("fingerprint"), now.path("state").path("fingerprint"), reasons);
+        reasons.add("state digest " + shortDigest(oldDigest) + " -> " + shortDigest(newDigest));
+        return new NodeChange(id, kind, Classification.STATE_MIGRATION_REQUIRED, reasons);
+      }
+      if (!clockChanges.isEmpty()) {
+        List<String> reasons = new ArrayList<>();
+        reasons.add("the clock above it changed, and its keyed state was accumulated under the old clock:");
+        clockChanges.forEach(c -> reasons.add("  " + c));
+        return new NodeChange(id, kind, Classification.STATE_MIGRATION_REQUIRED, reasons);
+      }
+    }
+    List<String> reasons = new ArrayList<>();
+    if (!old.path("definition_digest").equals(now.path("definition_digest"))) {
+      differences("definition", old.path("definition"), now.path("definition"), reasons);
+      reasons.add("definition digest " + shortDigest(old.path("definition_digest").asText(""))
+          + " -> " + shortDigest(now.path("definition_digest").asText("")));
+    }
+    if (!old.path("schema_digest").equals(now.path("schema_digest"))) {
+      differences("schema", old.path("schema"), now.path("schema"), reasons);
+      reasons.add("schema digest " + shortDigest(old.path("schema_digest").asText(""))
+          + " -> " + shortDigest(now.path("schema_digest").asText("")));
+    }
+    if (!old.path("time").equals(now.path("time"))) {
+      reasons.add("time attribute: " + text(old.get("time")) + " -> " + text(now.get("time")));
+    }
+    if (!reasons.isEmpty()) {
+      if (stateful) {
+        reasons.add(0, "its state fingerprint did not move");
+      } else {
+        reasons.add(0, "stateless node changed");
+      }
+      return new NodeChange(id, kind, Classification.COMPATIBLE, reasons);
+    }
+    return new NodeChange(id, kind, Classification.SAFE, List.of("nothing it depends on changed"));
+  }
+
+  /** Clock edits of the sources: fields of a source's definition that make its watermark. */
+  private static List<String> clockChanges(Map<String, JsonNode> before, Map<String, JsonNode> after) {
+    List<String> changes = new ArrayList<>();
+    TreeSet<String> sources = new TreeSet<>();
+    before.keySet().stream().filter(id -> id.startsWith("source:")).forEach(sources::add);
+    after.keySet().stream().filter(id -> id.startsWith("source:")).forEach(sources::add);
+    for (String id : sources) {
+      String name = id.substring("source:".length());
+      if (!before.containsKey(id)) {
+        changes.add("source " + name + " is new");
+        continue;
+      }
+      if (!after.containsKey(id)) {
+        changes.add("source " + name + " is no longer read");
+        continue;
+      }
+      JsonNode old = before.get(id).path("definition");
+      JsonNode now = after.get(id).path("definition");
+      for (String field : List.of("event_time", "watermark", "late_events", "idle_after", "partitions")) {
+        if (!old.path(field).equals(now.path(field))) {
+          changes.add("source " + name + " " + field + ": " + text(old.get(field)) + " -> " + text(now.get(field)));
+        }
+      }
+    }
+    return changes;
+  }
+
+  /** Watermark-topology fields that moved (SEMANTICS §9: a change needs a new generation). */
+  private static List<String> topologyChanges(JsonNode running, JsonNode proposed) {
+    JsonNode old = running.path("time_policy").path("policy");
+    JsonNode now = proposed.path("time_policy").path("policy");
+    List<String> changes = new ArrayList<>();
+    if (old.isMissingNode() && now.isMissingNode()) {
+      return changes;
+    }
+    if (old.isMissingNode() || now.isMissingNode()) {
+      changes.add(old.isMissingNode() ? "event time declared: the source now has a watermark"
+          : "event time removed: the source no longer has a watermark");
+      return changes;
+    }
+    for (String field : List.of("watermark", "idleness", "window", "allowed_lateness", "timestamp_extractor")) {
+      if (!old.path(field).equals(now.path(field))) {
+        changes.add(field + ": " + text(old.get(field)) + " -> " + text(now.get(field)));
+      }
+    }
+    Map<String, JsonNode> oldSources = sources(old);
+    Map<String, JsonNode> newSources = sources(now);
+    if (!oldSources.keySet().equals(newSources.keySet())) {
+      changes.add("sources: " + oldSources.keySet() + " -> " + newSources.keySet());
+    }
+    oldSources.forEach((name, s) -> {
+      JsonNode n = newSources.get(name);
+      if (n != null && !s.path("partitions").equals(n.path("partitions"))) {
+        changes.add("source " + name + " partitions: " + text(s.get("partitions")) + " -> " + text(n.get("partitions")));
+      }
+    });
+    return changes;
+  }
+
+  private static Map<String, JsonNode> sources(JsonNode policy) {
+    Map<String, JsonNode> m = new LinkedHashMap<>();
+    for (JsonNode s : policy.path("sources")) {
+      m.put(s.path("name").asText(), s);
+    }
+    return m;
+  }
+
+  private static int generation(JsonNode manifest) {
+    JsonNode policy = manifest.path("time_policy").path("policy").path("generation");
+    if (policy.canConvertToInt()) {
+      return policy.asInt();
+    }
+    JsonNode top = manifest.path("generation");
+    return top.canConvertToInt() ? top.asInt() : 1;
+  }
+
+  private static Map<String, JsonNode> byId(JsonNode manifest) {
+    Map<String, JsonNode> m = new LinkedHashMap<>();
+    for (JsonNode n : manifest.get("nodes")) {
+      m.put(n.get("id").asText(), n);
+    }
+    return m;
+  }
+
+  /** Lines {@code path: old -> new} for every leaf that differs between {@code a} and {@code b}. */
+  private static void differences(String path, JsonNode a, JsonNode b, List<String> out) {
+    if (a != null && b != null && a.isObject() && b.isObject()) {
+      TreeSet<String> fields = new TreeSet<>();
+      a.fieldNames().forEachRemaining(fields::add);
+      b.fieldNames().forEachRemaining(fields::add);
+      for (String f : fields) {
+        differences(path + "." + f, a.get(f), b.get(f), out);
+      }
+      return;
+    }
+    boolean same = a == null ? b == null || b.isMissingNode() : a.equals(b);
+    if (!same) {
+      out.add(path + ": " + text(a) + " -> " + text(b));
+    }
+  }
+
+  private static String text(JsonNode value) {
+    if (value == null || value.isMissingNode() || value.isNull()) {
+      return "(absent)";
+    }
+    if (value.isTextual()) {
+      return value.asText();
+    }
+    if (value.isArray()) {
+      List<String> items = new ArrayList<>();
+      Iterator<JsonNode> it = value.elements();
+      it.forEachRemaining(v -> items.add(text(v)));
+      return "[" + String.join(", ", items) + "]";
+    }
+    return value.toString();
+  }
+
+  private static String shortDigest(String digest) {
+    return digest.isEmpty() ? "(none)" : digest.substring(0, Math.min(12, digest.length()));
+  }
+}

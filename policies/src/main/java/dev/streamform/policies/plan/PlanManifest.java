@@ -1,0 +1,262 @@
+package dev.streamform.policies.plan;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.streamform.policies.declarations.DecisionsSpec;
+import dev.streamform.policies.declarations.EarlyResults;
+import dev.streamform.policies.declarations.ModelDeclaration;
+import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.policies.project.Project;
+import dev.streamform.policies.schema.ColumnType;
+import dev.streamform.policies.sql.ModelQuery;
+import dev.streamform.policies.sql.OutputColumn;
+import dev.streamform.policies.time.Durations;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * The manifest of a model's plan, as {@code streamform inspect-plan} prints it: JSON with the
+ * model's nodes in plan order (Source, an optional Filter, the Aggregate, for a scoring model its
+ * Decisions), each with its definition and definition digest, its output schema and schema digest
+ * where it has one, the state fingerprint and state digest of the node that keeps keyed state, and
+ * the event-time attribute of every node that carries it; then the model's time policy (SEMANTICS
+ * §9) with its digest, the job digest.
+ *
+ * <p>Guarantees: the text is a function of the meaning of the declarations only — object keys are
+ * sorted, durations and types are in their canonical spelling, defaults are written out — so it is
+ * identical across runs and however the YAML was written (key order, quoting, {@code 300s} or
+ * {@code 5m}). A model whose source has no event time gets no {@code time} field on any node and no
+ * {@code time_policy}: its manifest is byte-identical to one written before event time existed.
+ * Declaring event time moves no state or schema digest: the Source's definition gains the clock
+ * fields and the nodes that carry the attribute gain {@code time}. Digests are SHA-256 of the
+ * compact canonical JSON of what they cover.
+ */
+public final class PlanManifest {
+  /** The value of the manifest's {@code manifest} field: its format and version. */
+  public static final String FORMAT = "streamform-plan/1";
+
+  private static final ObjectMapper CANONICAL = JsonMapper.builder()
+      .enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
+      .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+      .build();
+  private static final ObjectWriter PRETTY = CANONICAL.writer(new DefaultPrettyPrinter()
+      .withSeparators(Separators.createDefaultInstance()
+          .withObjectFieldValueSpacing(Separators.Spacing.AFTER))
+      .withObjectIndenter(new DefaultIndenter("  ", "\n"))
+      .withArrayIndenter(new DefaultIndenter("  ", "\n")));
+
+  private final Map<String, Object> manifest;
+
+  private PlanManifest(Map<String, Object> manifest) {
+    this.manifest = manifest;
+  }
+
+  /** The manifest of {@code modelName} in a loaded (hence valid) project. */
+  public static PlanManifest of(Project project, String modelName) {
+    ModelDeclaration model = Plan.model(project, modelName);
+    SourceDeclaration source = project.sourceOf(model);
+    ModelQuery query = Plan.query(model);
+    List<Object> nodes = new ArrayList<>();
+    String time = source.eventTime().orElse(null);
+
+    Map<String, Object> definition = sourceDefinition(source);
+    Map<String, Object> sourceNode = node("source:" + source.name(), "Source", definition, time);
+    withSchema(sourceNode, new LinkedHashMap<>(source.schema()));
+    nodes.add(sourceNode);
+
+    query.where().ifPresent(w ->
+        nodes.add(node("filter", "Filter", map("predicate", w.toSql()), time)));
+
+    Map<String, ColumnType> outputs = query.outputColumns(source.schema());
+    List<OutputColumn> aggregates = query.outputs().stream()
+        .filter(c -> c.kind() == OutputColumn.Kind.AGGREGATE)
+        .collect(Collectors.toList());
+    Map<String, Object> aggregateDefinition = new TreeMap<>();
+    aggregateDefinition.put("key", model.key());
+    aggregateDefinition.put("aggregates", aggregates.stream()
+        .map(a -> Plan.call(a) + " AS " + a.name()).collect(Collectors.toList()));
+    aggregateDefinition.put("materialized", model.materialized().yamlName());
+    Map<String, Object> fingerprint = new TreeMap<>();
+    fingerprint.put("key", model.key());
+    fingerprint.put("accumulators", aggregates.stream()
+        .map(a -> Plan.call(a) + ": " + outputs.get(a.name())).collect(Collectors.toList()));
+    if (model.decisions().isPresent()) {
+      DecisionsSpec d = model.decisions().get();
+      fingerprint.put("features_over", Durations.format(d.featuresOver()));
+      fingerprint.put("lateness", Durations.format(d.lateness()));
+      fingerprint.put("late_updates_state", d.lateUpdatesState());
+    } else if (model.window().isPresent()) {
+      fingerprint.put("window", model.window().get().describe());
+      fingerprint.put("allowed_lateness", Durations.format(model.allowedLateness()));
+      // an early trigger counts events per key and window in state: part of what state holds
+      fingerprint.put("trigger", trigger(model.earlyResults()));
+    } else {
+      fingerprint.put("retention", model.retention().map(Durations::format).orElse("unbounded"));
+    }
+    Map<String, Object> aggregate = node("aggregate", "Aggregate", aggregateDefinition, time);
+    withSchema(aggregate, new LinkedHashMap<>(outputs));
+    aggregate.put("state", withDigest(fingerprint, "fingerprint"));
+    nodes.add(aggregate);
+
+    if (model.decisions().isPresent()) {
+      DecisionsSpec d = model.decisions().get();
+      Map<String, Object> decisions = new TreeMap<>();
+      decisions.put("contract", d.contract().name().toLowerCase(Locale.ROOT));
+      decisions.put("scorer", d.linear().map(l -> "linear " + d.linearFile().get() + " digest=" + l.digest())
+          .orElse("class " + d.scorer().orElse("?")));
+      decisions.put("late_action", d.lateAction().name().toLowerCase(Locale.ROOT));
+      decisions.put("max_clock_skew", d.maxClockSkew().map(Durations::format).orElse("not checked"));
+      decisions.put("arrival", d.arrival().orElse("ingest time"));
+      nodes.add(node("decisions", "Decisions", decisions, time));
+    }
+
+    Map<String, Object> m = new TreeMap<>();
+    m.put("manifest", FORMAT);
+    m.put("model", model.name());
+    m.put("nodes", nodes);
+    if (model.generation() != 1 || model.windowed() || model.decides()) {
+      m.put("generation", model.generation());
+    }
+    if (source.hasEventTime()) {
+      m.put("time_policy", withDigest(timePolicy(source, model), "policy"));
+    }
+    return new PlanManifest(m);
+  }
+
+  /** The manifest as pretty-printed canonical JSON, ending with a newline. */
+  public String toJson() {
+    try {
+      return PRETTY.writeValueAsString(manifest) + "\n";
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a manifest is plain maps, lists and strings", e);
+    }
+  }
+
+  /** The manifest as a JSON tree (what {@link PlanDiff} compares). */
+  public JsonNode toTree() {
+    return CANONICAL.valueToTree(manifest);
+  }
+
+  /** The SHA-256 of the compact canonical JSON of {@code value}, as 64 lowercase hex digits. */
+  static String digest(Object value) {
+    try {
+      byte[] json = CANONICAL.writeValueAsString(value).getBytes(StandardCharsets.UTF_8);
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(json));
+    } catch (JsonProcessingException | NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * The source's definition: connector, where, format and, when declared, the partition count;
+   * with event time also its clock (event_time, watermark, late_events, idle_after) — the suffix
+   * that declaring event time adds.
+   */
+  private static Map<String, Object> sourceDefinition(SourceDeclaration s) {
+    Map<String, Object> d = new TreeMap<>();
+    d.put("name", s.name());
+    d.put("connector", s.connector().yamlName());
+    s.topic().ifPresent(t -> d.put("topic", t));
+    s.path().ifPresent(p -> d.put("path", p));
+    d.put("format", s.format());
+    s.partitions().ifPresent(n -> d.put("partitions", n));
+    s.eventTime().ifPresent(column -> {
+      d.put("event_time", column);
+      d.put("watermark", Durations.format(s.watermark()));
+      d.put("late_events", s.lateEvents().yamlName());
+      s.idleAfter().ifPresent(i -> d.put("idle_after", Durations.format(i)));
+    });
+    return d;
+  }
+
+  /** Every field SEMANTICS §9 binds into a model's time policy. */
+  private static Map<String, Object> timePolicy(SourceDeclaration s, ModelDeclaration model) {
+    Map<String, Object> p = new TreeMap<>();
+    Map<String, Object> source = new TreeMap<>();
+    source.put("name", s.name());
+    source.put("connector", s.connector().yamlName());
+    s.topic().ifPresent(t -> source.put("topic", t));
+    s.path().ifPresent(path -> source.put("path", path));
+    source.put("partitions", s.partitions().<Object>map(n -> n).orElse("undeclared"));
+    p.put("sources", List.of(source));
+    p.put("timestamp_extractor", s.eventTime().get());
+    p.put("time_zone", "UTC");
+    p.put("watermark", Durations.format(s.watermark()));
+    p.put("idleness", s.idleAfter().map(Durations::format).orElse("never"));
+    p.put("late_classification", s.lateEvents().yamlName());
+    p.put("window", model.window().map(w -> w.describe()).orElse("none"));
+    p.put("trigger", model.windowed() ? trigger(model.earlyResults()) : "none");
+    p.put("allowed_lateness", model.decisions().map(d -> Durations.format(d.lateness()))
+        .orElse(Durations.format(model.allowedLateness())));
+    p.put("retention", model.decides() ? "features over " + Durations.format(model.decisions().get().featuresOver())
+        : model.windowed() ? "until final: window end + allowed lateness"
+        : model.retention().map(Durations::format).orElse("unbounded"));
+    p.put("sink_correction_mode", model.decides()
+        ? "decisions: one per event, revised decisions carry their predecessor"
+        : model.windowed()
+            ? "revisions: accumulating, compare-and-set on (projection_id, revision - 1)"
+            : "upsert: insert then update per key, latest value wins");
+    p.put("generation", model.generation());
+    return p;
+  }
+
+  private static Map<String, Object> node(String id, String kind, Map<String, Object> definition, String time) {
+    Map<String, Object> n = new TreeMap<>();
+    n.put("id", id);
+    n.put("kind", kind);
+    n.put("definition", definition);
+    n.put("definition_digest", digest(definition));
+    if (time != null) {
+      n.put("time", time);
+    }
+    return n;
+  }
+
+  private static void withSchema(Map<String, Object> node, Map<String, ColumnType> columns) {
+    Map<String, Object> schema = new TreeMap<>();
+    columns.forEach((c, t) -> schema.put(c, t.toString()));
+    node.put("schema", schema);
+    node.put("schema_digest", digest(schema));
+  }
+
+  private static Map<String, Object> withDigest(Map<String, Object> content, String name) {
+    Map<String, Object> m = new TreeMap<>();
+    m.put(name, content);
+    m.put("digest", digest(content));
+    return m;
+  }
+
+  private static Map<String, Object> map(String key, Object value) {
+    Map<String, Object> m = new TreeMap<>();
+    m.put(key, value);
+    return m;
+  }
+
+  private static String trigger(EarlyResults early) {
+    switch (early.kind()) {
+      case NONE:
+        return "on time at the watermark, one revision per correction, final at end + allowed lateness";
+      case EVERY_EVENTS:
+        return "early every " + early.everyEvents() + " events; on time; corrections; final";
+      default:
+        return "early every " + Durations.format(early.everyInterval()) + " (processing time); on time; corrections; final";
+    }
+  }
+}

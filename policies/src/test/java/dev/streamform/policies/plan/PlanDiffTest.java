@@ -1,0 +1,234 @@
+package dev.streamform.policies.plan;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.not;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamform.policies.plan.PlanDiff.Classification;
+import dev.streamform.policies.plan.PlanDiff.NodeChange;
+import dev.streamform.policies.project.Project;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The plan diff's rules (SEMANTICS §9), each with the seed's own examples: declaring retention,
+ * declaring event time, a longer watermark, late events kept, a window edit, a filter edit, a
+ * partition count, and nothing at all.
+ */
+class PlanDiffTest {
+  @TempDir Path dir;
+
+  private static final String ORDERS =
+      "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    schema:\n"
+          + "      customer_id: int64\n      amount: decimal(12,2)\n      ordered_at: timestamp\n";
+  private static final String CLOCK = "    event_time: ordered_at\n    watermark: 5m\n";
+  private static final String UPSERT = "models:\n  customer_metrics:\n    materialized: upsert\n    key: [customer_id]\n";
+  private static final String SQL =
+      "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY customer_id";
+  private static final String FILTERED =
+      "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') WHERE amount > 0 GROUP BY customer_id";
+
+  private int projects;
+
+  private PlanManifest manifest(String sources, String models, String sql) throws Exception {
+    Path p = Files.createDirectories(dir.resolve("p" + projects++));
+    Files.writeString(p.resolve("sources.yml"), sources);
+    Files.writeString(p.resolve("streamform.yml"), models);
+    Files.createDirectories(p.resolve("models"));
+    Files.writeString(p.resolve("models/customer_metrics.sql"), sql);
+    return PlanManifest.of(Project.load(p), "customer_metrics");
+  }
+
+  private static PlanDiff diff(PlanManifest running, PlanManifest proposed) throws Exception {
+    // through the text, as plan reads a saved file
+    var tree = new ObjectMapper().readTree(running.toJson());
+    PlanDiff.requireManifest(tree);
+    return PlanDiff.between(tree, proposed.toTree());
+  }
+
+  private static Classification of(PlanDiff diff, String id) {
+    return node(diff, id).classification();
+  }
+
+  private static NodeChange node(PlanDiff diff, String id) {
+    return diff.nodes().stream().filter(n -> n.id().equals(id)).findFirst().orElseThrow();
+  }
+
+  private static String reasons(PlanDiff diff, String id) {
+    return String.join("\n", node(diff, id).reasons());
+  }
+
+  @Test
+  void nothingChangedIsSafeEverywhere() throws Exception {
+    PlanManifest a = manifest(ORDERS + CLOCK, UPSERT + "    retention: 10m\n", FILTERED);
+    PlanDiff d = diff(a, manifest(ORDERS + CLOCK, UPSERT + "    retention: 10m\n", FILTERED));
+    assertThat(d.nodes().stream().map(NodeChange::classification).distinct().collect(Collectors.toList()),
+        contains(Classification.SAFE));
+    assertEquals(3, d.nodes().size());
+    assertEquals(0, d.exitCode());
+    assertThat(d.generationRequired(), empty());
+  }
+
+  @Test
+  void declaringRetentionMovesOnlyTheStateDigest() throws Exception {
+    PlanManifest before = manifest(ORDERS + CLOCK, UPSERT, SQL);
+    PlanManifest after = manifest(ORDERS + CLOCK, UPSERT + "    retention: 30d\n", SQL);
+    PlanDiff d = diff(before, after);
+    assertEquals(Classification.SAFE, of(d, "source:orders"));
+    assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(d, "aggregate"));
+    assertThat(reasons(d, "aggregate"), containsString("state.retention: unbounded -> 30d"));
+    // only the state digest: definition and schema digests of every node are unchanged
+    var b = before.toTree();
+    var a = after.toTree();
+    for (int i = 0; i < 2; i++) {
+      assertEquals(b.get("nodes").get(i).get("definition_digest"), a.get("nodes").get(i).get("definition_digest"));
+      assertEquals(b.get("nodes").get(i).get("schema_digest"), a.get("nodes").get(i).get("schema_digest"));
+    }
+    assertThat(b.get("nodes").get(1).get("state").get("digest"),
+        not(equalTo(a.get("nodes").get(1).get("state").get("digest"))));
+    assertThat("retention is not watermark topology", d.generationRequired(), empty());
+    assertEquals(2, d.exitCode());
+  }
+
+  @Test
+  void declaringEventTimeMovesNoStateOrSchemaDigestButIsNeverSafe() throws Exception {
+    PlanManifest before = manifest(ORDERS, UPSERT, SQL);
+    PlanManifest after = manifest(ORDERS + CLOCK, UPSERT, SQL);
+    var b = before.toTree();
+    var a = after.toTree();
+    for (int i = 0; i < 2; i++) {
+      assertEquals(b.get("nodes").get(i).get("schema_digest"), a.get("nodes").get(i).get("schema_digest"));
+      assertEquals(null, b.get("nodes").get(i).get("time"), "no time field without event time");
+      assertEquals("ordered_at", a.get("nodes").get(i).get("time").asText(), "every node carrying it gains time");
+    }
+    assertEquals(b.get("nodes").get(1).get("state"), a.get("nodes").get(1).get("state"));
+    PlanDiff d = diff(before, after);
+    assertEquals(Classification.COMPATIBLE, of(d, "source:orders"), "the Source is stateless");
+    assertThat(reasons(d, "source:orders"), containsString("definition.watermark: (absent) -> 5m"));
+    assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(d, "aggregate"),
+        "keyed state below a clock edit was accumulated under the old clock");
+    assertThat(reasons(d, "aggregate"), containsString("source orders event_time: (absent) -> ordered_at"));
+    assertThat(d.generationRequired(), hasItem(containsString("event time declared")));
+  }
+
+  @Test
+  void aLongerWatermarkIsNeverSafeAndNeedsANewGeneration() throws Exception {
+    String windowed = "models:\n  customer_metrics:\n    key: [customer_id]\n    window: 1h\n";
+    PlanManifest before = manifest(ORDERS + CLOCK, windowed, SQL);
+    String longer = ORDERS + "    event_time: ordered_at\n    watermark: 15m\n";
+    PlanDiff same = diff(before, manifest(longer, windowed, SQL));
+    assertEquals(Classification.COMPATIBLE, of(same, "source:orders"));
+    assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(same, "aggregate"));
+    assertThat(same.generationRequired(), contains("watermark: 5m -> 15m"));
+    assertEquals(2, same.exitCode());
+
+    PlanDiff bumped = diff(before, manifest(longer, windowed + "    generation: 2\n", SQL));
+    assertThat("a new generation was declared", bumped.generationRequired(), empty());
+    assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(bumped, "aggregate"));
+  }
+
+  @Test
+  void aClockEditWithNoKeyedStateBelowStaysCompatible() throws Exception {
+    PlanManifest before = manifest(ORDERS + CLOCK, UPSERT, SQL);
+    PlanManifest after = manifest(ORDERS + CLOCK + "    late_events: keep\n", UPSERT, SQL);
+    // the running plan had no keyed node: drop the aggregate from both manifests
+    var b = (com.fasterxml.jackson.databind.node.ObjectNode) before.toTree();
+    var a = (com.fasterxml.jackson.databind.node.ObjectNode) after.toTree();
+    ((com.fasterxml.jackson.databind.node.ArrayNode) b.get("nodes")).remove(1);
+    ((com.fasterxml.jackson.databind.node.ArrayNode) a.get("nodes")).remove(1);
+    PlanDiff d = PlanDiff.between(b, a);
+    assertEquals(Classification.COMPATIBLE, d.overall());
+    assertThat(reasons(d, "source:orders"), containsString("definition.late_events: drop -> keep"));
+    assertThat("late classification is not topology", d.generationRequired(), empty());
+    assertEquals(0, d.exitCode());
+  }
+
+  @Test
+  void keepingLateEventsMigratesTheStateBelowButNeedsNoGeneration() throws Exception {
+    PlanDiff d = diff(manifest(ORDERS + CLOCK, UPSERT, SQL),
+        manifest(ORDERS + CLOCK + "    late_events: keep\n", UPSERT, SQL));
+    assertEquals(Classification.COMPATIBLE, of(d, "source:orders"));
+    assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(d, "aggregate"));
+    assertThat(d.generationRequired(), empty());
+  }
+
+  @Test
+  void aWindowOrLatenessEditMigratesStateAndNeedsAGeneration() throws Exception {
+    String base = "models:\n  customer_metrics:\n    key: [customer_id]\n";
+    PlanManifest before = manifest(ORDERS + CLOCK, base + "    window: 1h\n", SQL);
+    PlanDiff window = diff(before, manifest(ORDERS + CLOCK, base + "    window: 2h\n", SQL));
+    assertEquals(Classification.SAFE, of(window, "source:orders"));
+    assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(window, "aggregate"));
+    assertThat(reasons(window, "aggregate"), containsString("state.window: tumbling 1h -> tumbling 2h"));
+    assertThat(window.generationRequired(), contains("window: tumbling 1h -> tumbling 2h"));
+
+    PlanDiff lateness = diff(before, manifest(ORDERS + CLOCK, base + "    window: 1h\n    allowed_lateness: 1d\n", SQL));
+    assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(lateness, "aggregate"));
+    assertThat(lateness.generationRequired(), contains("allowed_lateness: 0s -> 1d"));
+  }
+
+  @Test
+  void aFilterEditIsCompatibleAndLeavesTheAggregateSafe() throws Exception {
+    PlanDiff d = diff(manifest(ORDERS + CLOCK, UPSERT, FILTERED),
+        manifest(ORDERS + CLOCK, UPSERT, FILTERED.replace("amount > 0", "amount >= 1")));
+    assertEquals(Classification.COMPATIBLE, of(d, "filter"));
+    assertThat(reasons(d, "filter"), containsString("stateless node changed"));
+    assertEquals(Classification.SAFE, of(d, "aggregate"));
+    assertEquals(0, d.exitCode());
+
+    PlanDiff added = diff(manifest(ORDERS + CLOCK, UPSERT, SQL), manifest(ORDERS + CLOCK, UPSERT, FILTERED));
+    assertEquals(Classification.COMPATIBLE, of(added, "filter"));
+    assertThat(node(added, "filter").reasons(), contains("new stateless node"));
+  }
+
+  @Test
+  void aKeyOrAccumulatorEditMigratesState() throws Exception {
+    PlanDiff d = diff(manifest(ORDERS + CLOCK, UPSERT, SQL), manifest(ORDERS + CLOCK, UPSERT,
+        "SELECT customer_id, SUM(amount) AS total_spend, COUNT(*) AS orders FROM source('orders') GROUP BY customer_id"));
+    assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(d, "aggregate"));
+    assertThat(reasons(d, "aggregate"), containsString(
+        "state.accumulators: [sum(amount): decimal(38,2)] -> [sum(amount): decimal(38,2), count(*): int64]"));
+  }
+
+  @Test
+  void aPartitionCountIsWatermarkTopology() throws Exception {
+    PlanManifest three = manifest(ORDERS + "    partitions: 3\n" + CLOCK, UPSERT, SQL);
+    PlanDiff d = diff(three, manifest(ORDERS + "    partitions: 6\n" + CLOCK, UPSERT, SQL));
+    assertEquals(Classification.COMPATIBLE, of(d, "source:orders"));
+    assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(d, "aggregate"));
+    assertThat(d.generationRequired(), contains("source orders partitions: 3 -> 6"));
+    PlanDiff bumped = diff(three, manifest(ORDERS + "    partitions: 6\n" + CLOCK, UPSERT + "    generation: 2\n", SQL));
+    assertThat(bumped.generationRequired(), empty());
+  }
+
+  @Test
+  void aFileThatIsNotAManifestIsRefusedWithWhatIsWrong() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    var e = assertThrows(PlanDiff.NotAManifestException.class,
+        () -> PlanDiff.requireManifest(json.readTree("{\"nodes\": []}")));
+    assertThat(e.getMessage(), containsString("\"manifest\": \"streamform-plan/1\""));
+    assertThrows(PlanDiff.NotAManifestException.class,
+        () -> PlanDiff.requireManifest(json.readTree("[1, 2]")));
+    assertThrows(PlanDiff.NotAManifestException.class, () -> PlanDiff.requireManifest(
+        json.readTree("{\"manifest\": \"streamform-plan/1\", \"nodes\": [{\"id\": 3}]}")));
+  }
+
+  @Test
+  void theSummaryOrdersNodesAsTheNewPlanThenRemovedOnes() throws Exception {
+    PlanDiff d = diff(manifest(ORDERS + CLOCK, UPSERT, FILTERED), manifest(ORDERS + CLOCK, UPSERT, SQL));
+    List<String> ids = d.nodes().stream().map(NodeChange::id).collect(Collectors.toList());
+    assertThat(ids, contains("source:orders", "aggregate", "filter"));
+    assertThat(node(d, "filter").reasons(), contains("removed stateless node"));
+  }
+}

@@ -1,0 +1,82 @@
+package dev.streamform.sink;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Two generations of a windowed model compared window by window ({@link Ledger#compare}): for every
+ * logical window (key and window bounds; its id has no generation in it) that either generation has
+ * a projection of, the current projection of each side. Two windows are {@link Kind#EQUAL} when
+ * their current values are the same (same aggregate digest), whatever their revision numbers and
+ * status: a longer watermark can reach the same values in fewer revisions. Held revisions (not yet
+ * applied) are not compared.
+ *
+ * @param model the model
+ * @param from generation A
+ * @param to generation B
+ * @param windows every window of A or B, ordered by window start, then key
+ */
+public record GenerationComparison(String model, int from, int to, List<Window> windows) {
+
+  /** How a window of A compares with the same window of B. */
+  public enum Kind {
+    EQUAL("equal"),
+    DIFFERENT("different"),
+    ONLY_IN_FROM("only in A"),
+    ONLY_IN_TO("only in B");
+
+    private final String label;
+
+    Kind(String label) {
+      this.label = label;
+    }
+
+    /** How a person reads it: {@code equal}, {@code different}, {@code only in A}, {@code only in B}. */
+    public String label() {
+      return label;
+    }
+  }
+
+  /** A projection's current state: revision, status ({@code on_time}, {@code corrected}, {@code final}), values. */
+  public record Side(int revision, String status, Map<String, Object> values, String digest) {}
+
+  /** One logical window, with each generation's projection of it (empty where it has none). */
+  public record Window(
+      String logicalWindowId,
+      Map<String, Object> key,
+      Instant windowStart,
+      Instant windowEnd,
+      Optional<Side> from,
+      Optional<Side> to) {
+
+    public Kind kind() {
+      if (from.isEmpty()) {
+        return Kind.ONLY_IN_TO;
+      }
+      if (to.isEmpty()) {
+        return Kind.ONLY_IN_FROM;
+      }
+      return from.get().digest().equals(to.get().digest()) ? Kind.EQUAL : Kind.DIFFERENT;
+    }
+  }
+
+  /** How many windows are of {@code kind}. */
+  public long count(Kind kind) {
+    return windows.stream().filter(w -> w.kind() == kind).count();
+  }
+
+  /** True when every window is in both generations with the same values. */
+  public boolean allEqual() {
+    return count(Kind.EQUAL) == windows.size();
+  }
+
+  /** {@code 6 windows: 5 equal, 1 different, 0 only in generation 1, 0 only in generation 2}. */
+  public String summary() {
+    return windows.size() + (windows.size() == 1 ? " window: " : " windows: ")
+        + count(Kind.EQUAL) + " equal, " + count(Kind.DIFFERENT) + " different, "
+        + count(Kind.ONLY_IN_FROM) + " only in generation " + from + ", "
+        + count(Kind.ONLY_IN_TO) + " only in generation " + to;
+  }
+}

@@ -1,0 +1,51 @@
+package dev.streamform.sink.effects;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The local provider as the demo and the end-to-end test use it: lost answers, counts, receipts. */
+class LocalProviderServerTest {
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  private static HttpResponse<String> post(LocalProviderServer s, String key) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create(s.url())).header("Idempotency-Key", key)
+        .POST(HttpRequest.BodyPublishers.ofString("{\"effect_key\":\"" + key + "\"}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static HttpResponse<String> get(String url) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void losesTheNextAnswersButAppliesOnceThenAnswersTheSameReceipt() throws Exception {
+    try (LocalProviderServer s = LocalProviderServer.start(0)) {
+      List<String> applied = new ArrayList<>();
+      s.onApplied((key, receipt) -> applied.add(key + "=" + receipt));
+      s.loseAnswers(1);
+      assertThrows(IOException.class, () -> post(s, "k1"), "the first answer is lost");
+      HttpResponse<String> again = post(s, "k1");
+      assertThat(again.statusCode(), is(200));
+      assertThat(again.body(), is("rcpt-1"));
+      assertThat(get(s.url() + "/k1").body(), is("rcpt-1"));
+      assertThat(get(s.url() + "/nope").statusCode(), is(404));
+      JsonNode counts = new ObjectMapper().readTree(get(s.url()).body());
+      assertThat(counts.get("applied").get("k1").asInt(), is(1));
+      assertThat(counts.get("requests").asInt(), is(2));
+      assertThat(applied, is(List.of("k1=rcpt-1")));
+      assertThat(s.applied("k1"), is(1));
+    }
+  }
+}

@@ -1,0 +1,198 @@
+package dev.streamform.teststreams.report;
+
+import dev.streamform.planner.DeclaredModel;
+import dev.streamform.policies.project.Fixture;
+import dev.streamform.policies.schema.ColumnValues;
+import dev.streamform.teststreams.fixture.FixtureOutcome;
+import dev.streamform.teststreams.fixture.FixtureSuite;
+import dev.streamform.teststreams.fixture.FixtureVerdict;
+import dev.streamform.teststreams.oracle.Oracle;
+import dev.streamform.teststreams.oracle.Timeline;
+import dev.streamform.teststreams.oracle.WindowedOracle;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The HTML test report of {@code streamform test --report}: one self-contained file (inline CSS
+ * and SVG, no script, nothing fetched) with, per fixture, PASS or FAIL, the counts and failure
+ * tables as the terminal shows them, a {@link TimelineChart} and the expected and actual rows.
+ * It listens to a {@link FixtureSuite} and is written once the suite has run.
+ */
+public final class HtmlReport implements FixtureSuite.Listener {
+  private static final String CSS = String.join("\n",
+      "body{font:14px/1.4 sans-serif;margin:24px;color:#222;max-width:1100px}",
+      "section.fixture{border:1px solid #ccc;border-left:8px solid #2ca02c;padding:8px 16px;margin:16px 0}",
+      "section.fixture.fail{border-left-color:#d62728}",
+      ".verdict{font-weight:bold}.pass .verdict{color:#2ca02c}.fail .verdict{color:#d62728}",
+      "pre{background:#f7f7f7;padding:8px;overflow-x:auto}",
+      "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px}",
+      "th{background:#eee}.tables{display:flex;gap:24px;flex-wrap:wrap}",
+      "p.note{color:#555;font-size:12px}");
+
+  private record Entry(DeclaredModel model, FixtureVerdict verdict) {}
+
+  private final List<Entry> entries = new ArrayList<>();
+
+  @Override
+  public void fixture(DeclaredModel model, FixtureVerdict verdict) {
+    entries.add(new Entry(model, verdict));
+  }
+
+  /** Writes the report of the fixtures heard so far to {@code file}, under {@code title}. */
+  public void write(Path file, String title, String summary) throws IOException {
+    Path parent = file.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    Files.writeString(file, html(title, summary), StandardCharsets.UTF_8);
+  }
+
+  /** The report as one HTML document. */
+  public String html(String title, String summary) {
+    Markup m = new Markup().doctypeHtml();
+    m.open("html", "lang", "en").open("head");
+    m.empty("meta", "charset", "utf-8");
+    m.element("title", title).element("style", CSS).close();
+    m.open("body");
+    m.element("h1", title);
+    m.element("p", summary, "class", "summary");
+    m.element("p", "x: delivery order (given: items, then the end of the input); y: event time."
+        + " Dashed lines: each partition's watermark W_p, stepping up right after the item that"
+        + " raised it. Hollow red dots: late events; outlined: corrections; bands: windows, with"
+        + " the records emitted (green square on time, orange diamond corrected, grey final);"
+        + " grey crosses: a key's expired state; crosses under the axis: quarantined events; red"
+        + " rings: the first difference of a failure. Hover for details.", "class", "note");
+    for (int i = 0; i < entries.size(); i++) {
+      section(m, entries.get(i), i);
+    }
+    m.close().close();
+    return m.toString();
+  }
+
+  private static void section(Markup m, Entry e, int index) {
+    FixtureVerdict v = e.verdict();
+    Fixture f = v.fixture();
+    m.open("section", "class", "fixture " + (v.passed() ? "pass" : "fail"),
+        "id", "fixture-" + (index + 1), "data-fixture", f.name(), "data-model", f.model());
+    m.element("h2", f.name() + " (model " + f.model() + ")");
+    m.element("p", f.file().toString(), "class", "note");
+    m.element("p", v.passed() ? "PASS" : "FAIL", "class", "verdict");
+    m.element("pre", v.render());
+    Optional<Timeline> timeline = timeline(e.model(), f);
+    if (timeline.isPresent()) {
+      TimelineChart.of(timeline.get(), v.outcome(), v.differences()).draw(m);
+    } else {
+      m.element("p", "no timeline for a scoring model's decisions", "class", "note");
+    }
+    m.open("div", "class", "tables");
+    table(m, "expected (expect:)", expected(f));
+    table(m, "actual (the run)", actual(v.outcome()));
+    m.close();
+    m.close();
+  }
+
+  /** The oracle's timeline of an upsert or windowed model; none for a scoring model. */
+  private static Optional<Timeline> timeline(DeclaredModel model, Fixture fixture) {
+    if (model.decides()) {
+      return Optional.empty();
+    }
+    return Optional.of(model.windowed()
+        ? WindowedOracle.of(model).timeline(fixture)
+        : Oracle.of(model).timeline(fixture));
+  }
+
+  private static List<Map<String, String>> expected(Fixture f) {
+    List<Map<String, String>> rows = new ArrayList<>();
+    for (Fixture.Row r : f.expect()) {
+      Map<String, String> row = new LinkedHashMap<>();
+      row.put("line", String.valueOf(r.line()));
+      r.windowStart().ifPresent(s -> row.put("window_start", s.toString()));
+      r.windowEnd().ifPresent(s -> row.put("window_end", s.toString()));
+      r.status().ifPresent(s -> row.put("status", s.yamlName()));
+      r.revision().ifPresent(s -> row.put("revision", String.valueOf(s)));
+      r.values().forEach((k, x) -> row.put(k, ColumnValues.show(x)));
+      rows.add(row);
+    }
+    for (Fixture.Row r : f.late()) {
+      Map<String, String> row = new LinkedHashMap<>();
+      row.put("line", String.valueOf(r.line()));
+      row.put("status", "late");
+      r.windowStart().ifPresent(s -> row.put("window_start", s.toString()));
+      r.values().forEach((k, x) -> row.put(k, ColumnValues.show(x)));
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  private static List<Map<String, String>> actual(FixtureOutcome o) {
+    List<Map<String, String>> rows = new ArrayList<>();
+    for (FixtureOutcome.Change c : o.changelog) {
+      Map<String, String> row = new LinkedHashMap<>();
+      row.put("event", c.eventId);
+      row.put("op", c.op);
+      c.values.forEach((k, x) -> row.put(k, ColumnValues.show(x)));
+      rows.add(row);
+    }
+    for (FixtureOutcome.Revision r : o.revisions) {
+      Map<String, String> row = new LinkedHashMap<>();
+      row.put("window_start", r.windowStart.toString());
+      row.put("window_end", r.windowEnd.toString());
+      row.put("status", r.status);
+      row.put("revision", String.valueOf(r.revision));
+      r.columns().forEach((k, x) -> row.put(k, ColumnValues.show(x)));
+      rows.add(row);
+    }
+    for (FixtureOutcome.Routed r : o.routed) {
+      Map<String, String> row = new LinkedHashMap<>();
+      row.put("event", r.eventId());
+      row.put("status", r.route());
+      row.put("revision", String.valueOf(r.revision()));
+      r.event().forEach((k, x) -> row.put(k, ColumnValues.show(x)));
+      row.put("score", r.score() == null ? "" : String.valueOf(r.score()));
+      rows.add(row);
+    }
+    for (FixtureOutcome.Dropped d : o.late) {
+      Map<String, String> row = new LinkedHashMap<>();
+      row.put("event", d.eventId);
+      row.put("status", "late");
+      if (d.windowStart != null) {
+        row.put("window_start", d.windowStart.toString());
+      }
+      d.record.forEach((k, x) -> row.put(k, ColumnValues.show(x)));
+      row.put("watermark", d.watermark.toString());
+      rows.add(row);
+    }
+    for (FixtureOutcome.Quarantined q : o.quarantined) {
+      Map<String, String> row = new LinkedHashMap<>();
+      row.put("event", q.eventId);
+      row.put("status", "quarantined: " + q.reason);
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  private static void table(Markup m, String caption, List<Map<String, String>> rows) {
+    Set<String> columns = new LinkedHashSet<>();
+    rows.forEach(r -> columns.addAll(r.keySet()));
+    m.open("table");
+    m.element("caption", caption + (rows.isEmpty() ? ": nothing" : ""));
+    m.open("tr");
+    columns.forEach(c -> m.element("th", c));
+    m.close();
+    for (Map<String, String> r : rows) {
+      m.open("tr");
+      columns.forEach(c -> m.element("td", r.getOrDefault(c, "")));
+      m.close();
+    }
+    m.close();
+  }
+}

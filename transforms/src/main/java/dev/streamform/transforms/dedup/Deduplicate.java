@@ -1,0 +1,313 @@
+package dev.streamform.transforms.dedup;
+
+import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
+
+import com.google.auto.value.AutoValue;
+import dev.streamform.policies.time.Durations;
+import dev.streamform.transforms.StreamformMetrics;
+import dev.streamform.transforms.changelog.KeyedChangelog;
+import dev.streamform.transforms.clock.ClockCoders;
+import dev.streamform.transforms.clock.LogOrder;
+import dev.streamform.transforms.clock.TimedEvent;
+import dev.streamform.transforms.envelope.Envelope;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.state.BagState;
+import org.apache.beam.sdk.state.StateSpec;
+import org.apache.beam.sdk.state.StateSpecs;
+import org.apache.beam.sdk.state.TimeDomain;
+import org.apache.beam.sdk.state.Timer;
+import org.apache.beam.sdk.state.TimerSpec;
+import org.apache.beam.sdk.state.TimerSpecs;
+import org.apache.beam.sdk.state.ValueState;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.TimestampedValue;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
+import org.apache.beam.sdk.values.TypeDescriptor;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * Drops repeated events by a declared id column ({@code event_id:}), within a horizon in event time
+ * ({@code duplicates_within:}).
+ *
+ * <p>Per id, the first event applied keeps the id for {@code horizon} of event time: until the
+ * watermark reaches its event time + horizon. An event with a kept id is a <b>duplicate</b> when
+ * its payload (every column, decimals by value) is the first one's — dropped, counted ({@code
+ * duplicate_events_dropped}) and put on {@link DedupResult#duplicates()} — and a <b>conflict</b>
+ * otherwise: quarantined on {@link DedupResult#conflicts()} with a reason naming the id, both
+ * positions and the first payload, counted ({@code events_quarantined}). Whether an id is still
+ * kept for an event is decided from the event's own partition watermark at arrival ({@link
+ * TimedEvent#watermarkAtArrival()}), as retention is (SEMANTICS §3), so the answer is a function of
+ * the per-partition logs; event-time timers free an id's state at first-seen + horizon, never
+ * earlier than an arriving event would still find it. State is one small entry per id seen within
+ * the horizon.
+ *
+ * <p>Order: a keyed stage (by id), so it follows the hand-over rules of {@link LogOrder}: events
+ * are buffered and applied in log order once the watermark has passed their stamps; which of two
+ * deliveries of one id is "first" is the log order's, the same on every runner. Input: the {@code
+ * events()} of a {@code SourceClock} (late events are judged by the clock first, so an event is
+ * late or a duplicate, never both); outputs keep the clock's coder.
+ */
+@AutoValue
+public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, DedupResult> {
+
+  public abstract String idColumn();
+
+  public abstract Duration horizon();
+
+  /** Repeats of {@code idColumn}'s value within {@code horizon} of event time are duplicates. */
+  public static Deduplicate byId(String idColumn, Duration horizon) {
+    checkArgument(
+        idColumn != null && !idColumn.isBlank(),
+        "Deduplicate.byId(%s, ..): name the column that identifies an event, e.g. \"order_id\"",
+        idColumn);
+    checkArgument(
+        horizon != null && horizon.isLongerThan(Duration.ZERO),
+        "Deduplicate.byId(\"%s\", %s): the horizon must be a positive duration, e.g."
+            + " Duration.standardHours(1): how long after an event's time a repeat is still a"
+            + " duplicate",
+        idColumn,
+        horizon);
+    return new AutoValue_Deduplicate(idColumn, horizon);
+  }
+
+  @Override
+  public DedupResult expand(PCollection<TimedEvent> input) {
+    checkArgument(
+        input.getCoder() instanceof ClockCoders.TimedEventCoder,
+        "Deduplicate reads the events() of a SourceClock, encoded with the coder the clock gives"
+            + " them; got %s",
+        input.getCoder());
+    ClockCoders.TimedEventCoder coder = (ClockCoders.TimedEventCoder) input.getCoder();
+    Schema records = coder.envelopeCoder().recordSchema();
+    checkArgument(
+        records.hasField(idColumn()),
+        "Deduplicate.byId(\"%s\", ..): `%s` is not a field of the records (fields: %s)",
+        idColumn(),
+        idColumn(),
+        records.getFieldNames());
+    List<String> id = List.of(idColumn());
+    List<String> payload = records.getFieldNames();
+    TupleTag<TimedEvent> events = new TupleTag<>("events");
+    TupleTag<TimedEvent> duplicates = new TupleTag<>("duplicates");
+    TupleTag<BadRecord> conflicts = new TupleTag<>("conflicts");
+    PCollectionTuple out =
+        input
+            .apply(
+                "ById",
+                MapElements.into(
+                        TypeDescriptors.kvs(TypeDescriptors.strings(), new TypeDescriptor<TimedEvent>() {}))
+                    .via((TimedEvent e) -> KV.of(KeyedChangelog.keyText(e.envelope().record(), id), e)))
+            .setCoder(KvCoder.of(StringUtf8Coder.of(), coder))
+            .apply(
+                "Deduplicate",
+                ParDo.of(new DedupFn(idColumn(), payload, horizon().getMillis(), coder, events, duplicates, conflicts))
+                    .withOutputTags(events, TupleTagList.of(duplicates).and(conflicts)));
+    PCollection<TimedEvent> kept = out.get(events).setCoder(coder);
+    PCollection<TimedEvent> repeated = out.get(duplicates).setCoder(coder);
+    PCollection<BadRecord> refused = out.get(conflicts).setCoder(BadRecord.getCoder(input.getPipeline()));
+    return new DedupResult(
+        input.getPipeline(),
+        Map.of(events, kept, duplicates, repeated, conflicts, refused),
+        kept,
+        repeated,
+        refused);
+  }
+
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    builder
+        .add(DisplayData.item("eventId", idColumn()).withLabel("Event id"))
+        .add(DisplayData.item("duplicatesWithin",
+                Durations.format(java.time.Duration.ofMillis(horizon().getMillis())))
+            .withLabel("Duplicates within"));
+  }
+
+  private static final class DedupFn extends DoFn<KV<String, TimedEvent>, TimedEvent> {
+    private final String idColumn;
+    private final List<String> payloadColumns;
+    private final long horizon;
+    private final Coder<TimedEvent> coder;
+    private final TupleTag<TimedEvent> events;
+    private final TupleTag<TimedEvent> duplicates;
+    private final TupleTag<BadRecord> conflicts;
+    private final Counter dropped = StreamformMetrics.counter(StreamformMetrics.DUPLICATES_DROPPED);
+    private final Counter quarantined = StreamformMetrics.counter(StreamformMetrics.QUARANTINED);
+    private final Counter freed = StreamformMetrics.counter(StreamformMetrics.IDS_FORGOTTEN);
+
+    /** The payload of the id's first event, canonical (decimals by value). */
+    @StateId("payload")
+    private final StateSpec<ValueState<String>> payloadSpec = StateSpecs.value(StringUtf8Coder.of());
+
+    /** Where the first event was: {@code partition <p> offset <o>}. */
+    @StateId("first")
+    private final StateSpec<ValueState<String>> firstSpec = StateSpecs.value(StringUtf8Coder.of());
+
+    /** The first event's time (millis): the id is kept until the watermark reaches it + horizon. */
+    @StateId("seenAt")
+    private final StateSpec<ValueState<Long>> seenAtSpec = StateSpecs.value(VarLongCoder.of());
+
+    @StateId("pending")
+    private final StateSpec<BagState<TimestampedValue<TimedEvent>>> pendingSpec;
+
+    @StateId("tickAt")
+    private final StateSpec<ValueState<Long>> tickAtSpec = StateSpecs.value(VarLongCoder.of());
+
+    @StateId("holdAt")
+    private final StateSpec<ValueState<Long>> holdAtSpec = StateSpecs.value(VarLongCoder.of());
+
+    @TimerId("tick")
+    private final TimerSpec tickSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
+    DedupFn(
+        String idColumn,
+        List<String> payloadColumns,
+        long horizon,
+        Coder<TimedEvent> coder,
+        TupleTag<TimedEvent> events,
+        TupleTag<TimedEvent> duplicates,
+        TupleTag<BadRecord> conflicts) {
+      this.events = events;
+      this.idColumn = idColumn;
+      this.payloadColumns = payloadColumns;
+      this.horizon = horizon;
+      this.coder = coder;
+      this.duplicates = duplicates;
+      this.conflicts = conflicts;
+      this.pendingSpec = StateSpecs.bag(LogOrder.bufferCoder(coder));
+    }
+
+    @ProcessElement
+    public void process(
+        @Element KV<String, TimedEvent> element,
+        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
+        @StateId("tickAt") ValueState<Long> tickAt,
+        @StateId("holdAt") ValueState<Long> holdAt,
+        @TimerId("tick") Timer tick) {
+      LogOrder.buffer(element.getValue(), pending, tickAt, holdAt, tick);
+    }
+
+    @OnTimer("tick")
+    public void onTick(
+        OnTimerContext context,
+        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
+        @StateId("tickAt") ValueState<Long> tickAt,
+        @StateId("holdAt") ValueState<Long> holdAt,
+        @StateId("payload") ValueState<String> payloadState,
+        @StateId("first") ValueState<String> firstState,
+        @StateId("seenAt") ValueState<Long> seenAtState,
+        @TimerId("tick") Timer tick,
+        MultiOutputReceiver out)
+        throws Exception {
+      long now = context.fireTimestamp().getMillis();
+      LogOrder.Released released = LogOrder.release(pending, now);
+      String payload = payloadState.read();
+      String first = firstState.read();
+      Long seenAt = seenAtState.read();
+      boolean changed = false;
+      for (TimedEvent event : released.events()) {
+        Envelope e = event.envelope();
+        Instant w = event.watermarkAtArrival();
+        if (seenAt != null && w != null && w.getMillis() >= seenAt + horizon) {
+          seenAt = null; // the horizon had passed for this event's partition: a new first event
+        }
+        String text = KeyedChangelog.keyText(e.record(), payloadColumns);
+        if (seenAt == null) {
+          payload = text;
+          first = "partition " + e.partition() + " offset " + e.offset();
+          seenAt = e.eventTime().getMillis();
+          changed = true;
+          out.get(events).outputWithTimestamp(event, earlier(event));
+        } else if (text.equals(payload)) {
+          dropped.inc();
+          out.get(duplicates).outputWithTimestamp(event, e.eventTime());
+        } else {
+          quarantined.inc();
+          out.get(conflicts).outputWithTimestamp(conflict(event, first), e.eventTime());
+        }
+      }
+      Long waitingArrival = released.earliestWaitingArrival();
+      if (seenAt != null
+          && now >= seenAt + horizon
+          && (waitingArrival == null || waitingArrival >= seenAt + horizon)) {
+        freed.inc(); // W >= first seen + horizon: every event still to come finds the id forgotten
+        seenAt = null;
+      }
+      if (seenAt == null) {
+        payloadState.clear();
+        firstState.clear();
+        seenAtState.clear();
+      } else if (changed) {
+        payloadState.write(payload);
+        firstState.write(first);
+        seenAtState.write(seenAt);
+      }
+      Long next = released.earliestWaiting() == null ? null : released.earliestWaiting() + 1;
+      if (seenAt != null && seenAt + horizon > now) {
+        next = next == null ? seenAt + horizon : Math.min(next, seenAt + horizon);
+      }
+      Long hold = released.earliestHold();
+      if (next == null) {
+        tickAt.clear();
+        holdAt.clear();
+      } else if (hold == null) {
+        tick.withNoOutputTimestamp().set(new Instant(next));
+        tickAt.write(next);
+        holdAt.clear();
+      } else {
+        tick.withOutputTimestamp(new Instant(Math.min(hold, next))).set(new Instant(next));
+        tickAt.write(next);
+        holdAt.write(Math.min(hold, next));
+      }
+    }
+
+    private static Instant earlier(TimedEvent e) {
+      Instant t = e.envelope().eventTime();
+      return t.isBefore(e.stamp()) ? t : e.stamp();
+    }
+
+    private BadRecord conflict(TimedEvent event, String first) throws Exception {
+      Envelope e = event.envelope();
+      Object id = e.record().getValue(idColumn);
+      return BadRecord.builder()
+          .setRecord(
+              BadRecord.Record.builder()
+                  .setHumanReadableJsonRecord(e.record().toString())
+                  .addCoderAndEncodedRecord(coder, event)
+                  .build())
+          .setFailure(
+              BadRecord.Failure.builder()
+                  .setDescription(
+                      "partition " + e.partition() + " offset " + e.offset() + ": event_id `"
+                          + idColumn + "` = " + id + " was first seen at " + first
+                          + " with another payload; a repeated id must repeat its event exactly")
+                  .build())
+          .build();
+    }
+
+    @Override
+    @SuppressWarnings("deprecation") // duplicates and conflicts leave with their own, earlier, time
+    public Duration getAllowedTimestampSkew() {
+      return Duration.millis(Long.MAX_VALUE);
+    }
+  }
+}

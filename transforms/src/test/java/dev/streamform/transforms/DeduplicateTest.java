@@ -1,0 +1,94 @@
+package dev.streamform.transforms;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.streamform.transforms.clock.ClockResult;
+import dev.streamform.transforms.clock.TimedEvent;
+import dev.streamform.transforms.dedup.DedupResult;
+import dev.streamform.transforms.dedup.Deduplicate;
+import dev.streamform.transforms.envelope.SourceRecord;
+import java.util.List;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.testing.PAssert;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.joda.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 16, duplicates: {@link Deduplicate} by an id column within a horizon of event time. The
+ * seed's orders log with {@code customer_id} standing in for an event id (watermark 5m, horizon
+ * 10m).
+ */
+class DeduplicateTest {
+
+  private static List<SourceRecord> log() {
+    return new SeedStreams()
+        .event(0, 1, "10", Scenarios.iso("10:00:00"))   // p0/0 first of id 1
+        .event(0, 1, "10.00", Scenarios.iso("10:00:00")) // p0/1 duplicate (10 = 10.00)
+        .event(0, 2, "5", Scenarios.iso("10:01:00"))    // p0/2 first of id 2
+        .event(0, 2, "6", Scenarios.iso("10:01:00"))    // p0/3 conflict: another amount
+        .event(1, 1, "10", Scenarios.iso("10:00:00"))   // p1/0 duplicate from another partition
+        .event(0, 9, "1", Scenarios.iso("10:30:00"))    // p0/4 W_0 -> 10:25: ids 1, 2 forgotten
+        .event(0, 1, "7", Scenarios.iso("10:26:00"))    // p0/5 id 1 again, past its horizon: first
+        .items();
+  }
+
+  @Test
+  void repeatsWithinTheHorizonAreDuplicatesOrConflictsAndEveryEventIsAccountedFor() {
+    Pipeline p = SeedStreams.pipeline();
+    ClockResult clocked =
+        p.apply(SeedStreams.testStreamOf(log()))
+            .apply(dev.streamform.transforms.extraction.EventTimeExtraction.from("ordered_at"))
+            .events()
+            .apply(SourceClockTest.FIVE);
+    DedupResult d = clocked.events().apply(Deduplicate.byId("customer_id", Duration.standardMinutes(10)));
+    PAssert.that(lines("Kept", d.events()))
+        .containsInAnyOrder("p0/0", "p0/2", "p0/4", "p0/5");
+    PAssert.that(lines("Dropped", d.duplicates())).containsInAnyOrder("p0/1", "p1/0");
+    PAssert.that(
+            d.conflicts()
+                .apply(MapElements.into(TypeDescriptors.strings())
+                    .via((BadRecord b) -> b.getFailure().getDescription())))
+        .containsInAnyOrder(
+            "partition 0 offset 3: event_id `customer_id` = 2 was first seen at partition 0 offset 2"
+                + " with another payload; a repeated id must repeat its event exactly");
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
+    assertThat(Scenario.counter(result, StreamformMetrics.DUPLICATES_DROPPED), equalTo(2L));
+    assertThat(Scenario.counter(result, StreamformMetrics.QUARANTINED), equalTo(1L));
+    // ids 1 (twice: before and after its horizon), 2 and 9 are all freed by the end of input
+    assertThat(Scenario.counter(result, StreamformMetrics.IDS_FORGOTTEN), equalTo(4L));
+  }
+
+  @Test
+  void aBadDeclarationIsRefusedWithTheFix() {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Deduplicate.byId("order_id", Duration.ZERO));
+    assertThat(e.getMessage(), containsString("the horizon must be a positive duration"));
+    Pipeline p = SeedStreams.pipeline();
+    PCollection<TimedEvent> events =
+        p.apply(SeedStreams.testStreamOf(log()))
+            .apply(dev.streamform.transforms.extraction.EventTimeExtraction.from("ordered_at"))
+            .events()
+            .apply(SourceClockTest.FIVE)
+            .events();
+    IllegalArgumentException missing =
+        assertThrows(IllegalArgumentException.class,
+            () -> events.apply(Deduplicate.byId("order_id", Duration.standardHours(1))));
+    assertThat(missing.getMessage(), containsString("`order_id` is not a field of the records"));
+  }
+
+  private static PCollection<String> lines(String name, PCollection<TimedEvent> events) {
+    return events.apply(
+        name,
+        MapElements.into(TypeDescriptors.strings())
+            .via((TimedEvent e) -> "p" + e.envelope().partition() + "/" + e.envelope().offset()));
+  }
+}
