@@ -91,6 +91,11 @@ final class BeamPipelines {
   }
 
   static Pipeline streamform(PipelineOptions options, Workload w, Schema schema) {
+    return streamform(options, w, schema, Aggregation.sum("amount").as("total_spend"));
+  }
+
+  /** The streamform pipeline with another aggregate (tests plant a wrong one with it). */
+  static Pipeline streamform(PipelineOptions options, Workload w, Schema schema, Aggregation total) {
     Pipeline p = Pipeline.create(options);
     source(p, w, schema)
         .apply(EventTimeExtraction.from("ordered_at"))
@@ -101,7 +106,7 @@ final class BeamPipelines {
         .events()
         .apply(
             KeyedChangelog.by("customer_id")
-                .aggregating(Aggregation.sum("amount").as("total_spend"))
+                .aggregating(total)
                 .withRetention(Duration.millis(Workload.RETENTION.toMillis())))
         .apply("Sink", ParDo.of(new CountChanges()));
     return p;
@@ -198,10 +203,15 @@ final class BeamPipelines {
     }
   }
 
-  /** The sink of streamform: counts changelog records and inserts. */
+  /**
+   * The sink of streamform: counts changelog records and inserts, and sums a 64-bit hash of each
+   * record's values ({@link #valuesDigest}) so that the run's values, not only its counts, can be
+   * compared with the oracle's — a sum, so the runner's output order does not matter.
+   */
   static final class CountChanges extends DoFn<ChangelogRecord, Void> {
     private final Counter changes = Metrics.counter(NAMESPACE, "outputs");
     private final Counter inserts = Metrics.counter(NAMESPACE, "inserts");
+    private final Counter digest = Metrics.counter(NAMESPACE, "values_digest");
 
     @ProcessElement
     public void process(@Element ChangelogRecord change) {
@@ -209,6 +219,19 @@ final class BeamPipelines {
       if (change.op() == ChangelogRecord.Op.INSERT) {
         inserts.inc();
       }
+      digest.inc(valuesDigest(change.eventId(), change.op().name(), change.key().getValue(0),
+          change.values().getValue(0)));
     }
+  }
+
+  /**
+   * A 64-bit hash of one changelog record of the customer_metrics shape: its event, operation,
+   * key and total (compared by value: 10 and 10.00 hash alike).
+   */
+  static long valuesDigest(String eventId, String op, Object customer, Object total) {
+    String text = eventId + " " + op.toLowerCase(java.util.Locale.ROOT) + " " + customer + " "
+        + (total == null ? "null" : ((BigDecimal) total).stripTrailingZeros().toPlainString());
+    return org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.hash.Hashing.murmur3_128()
+        .hashString(text, java.nio.charset.StandardCharsets.UTF_8).asLong();
   }
 }

@@ -141,8 +141,11 @@ public final class Benchmarks {
           c.liveKeys = keys;
           boolean same = expected.get("late_events_dropped").equals(c.counters.get("late_events_dropped"))
               && expected.get("outputs").equals(c.counters.get("outputs"))
-              && expected.get("inserts").equals(c.counters.get("inserts"));
-          c.state = same ? "= oracle (late, changelog, inserts)" : "DIFFERS from oracle " + expected;
+              && expected.get("inserts").equals(c.counters.get("inserts"))
+              && expected.get("values_digest").equals(c.counters.get("values_digest"));
+          c.state = same
+              ? "= oracle (late, changelog values, inserts)"
+              : "DIFFERS from oracle " + expected;
           break;
         case "oracle":
           c.liveKeys = keys;

@@ -39,6 +39,12 @@ final class OracleLoop {
     c.put("late_events_dropped", (long) outcome.late.size());
     c.put("outputs", (long) outcome.changelog.size());
     c.put("inserts", outcome.changelog.stream().filter(ch -> ch.op.equals("insert")).count());
+    long digest = 0;
+    for (FixtureOutcome.Change ch : outcome.changelog) {
+      digest += BeamPipelines.valuesDigest(
+          ch.eventId, ch.op, ch.values.get("customer_id"), ch.values.get("total_spend"));
+    }
+    c.put("values_digest", digest);
     return c;
   }
 

@@ -47,4 +47,34 @@ class WorkloadTest {
     assertThat(live[1], greaterThan(8_000L)); // 20k events over 10k keys touch most of them
     assertThat(live[0], allOf(greaterThan(0L), lessThan(live[1] / 2)));
   }
+
+  /**
+   * The benchmark's "= oracle" check compares values, not only counts: streamform on the
+   * DirectRunner gives the oracle's late count, changelog count, inserts and values digest on a
+   * small workload, and the same pipeline summing with MAX (a planted bug that keeps every count
+   * the old check compared) does not.
+   * State is measured in the pipeline: every key freed by the end of input (keys_live 0).
+   */
+  @Test
+  void streamformMatchesTheOraclesValuesAndAPlantedRetentionDoesNot() throws Exception {
+    Workload w = Workload.of(2_000, 2, 7);
+    DeclaredModel model = DeclaredModel.of(Project.load(Path.of("project")), "customer_metrics");
+    java.util.Map<String, Long> expected = OracleLoop.counters(OracleLoop.run(w, model));
+    java.util.Map<String, Long> actual = BeamPipelines.run(
+        BeamPipelines.streamform(BeamPipelines.direct(), w, model.recordSchema()));
+    for (String c : java.util.List.of("late_events_dropped", "outputs", "inserts", "values_digest")) {
+      assertThat(c, actual.get(c), equalTo(expected.get(c)));
+    }
+    assertThat(actual.get("keys_expired"), equalTo(actual.get("inserts")));
+    assertThat(actual.get("keys_live"), equalTo(0L));
+
+    // a planted bug that keeps every count: MAX where the model says SUM
+    java.util.Map<String, Long> planted = BeamPipelines.run(BeamPipelines.streamform(
+        BeamPipelines.direct(), w, model.recordSchema(),
+        dev.streamform.transforms.changelog.Aggregation.max("amount").as("total_spend")));
+    for (String c : java.util.List.of("late_events_dropped", "outputs", "inserts")) {
+      assertThat(c, planted.get(c), equalTo(expected.get(c)));
+    }
+    assertThat(planted.get("values_digest").equals(expected.get("values_digest")), equalTo(false));
+  }
 }

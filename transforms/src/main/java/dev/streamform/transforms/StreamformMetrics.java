@@ -19,6 +19,12 @@ public final class StreamformMetrics {
   public static final String PROCESSED = "events_processed";
   public static final String CHANGELOG = "changelog_records";
   public static final String EXPIRED = "keys_expired";
+  /**
+   * Keys whose changelog state is held now: +1 when a key's state is created (its {@code INSERT}),
+   * −1 when retention frees it; so its value after a run is the state left behind, measured in the
+   * pipeline rather than inferred from its output.
+   */
+  public static final String KEYS_LIVE = "keys_live";
   /** Items whose offset a contiguous-offsets clock had judged already, or held already. */
   public static final String DUPLICATES = "duplicate_offsets_ignored";
   /** Events dropped as repeats of an earlier event with the same {@code event_id} and payload. */
@@ -33,6 +39,11 @@ public final class StreamformMetrics {
   public static final String REVISIONS = "window_revisions";
   /** Final records emitted (one per key and window). */
   public static final String WINDOWS_FINALIZED = "windows_finalized";
+  /**
+   * Windows (per key) whose state is held now: +1 when a window's state is created, −1 when its
+   * final record frees it.
+   */
+  public static final String WINDOWS_LIVE = "windows_live";
   /** Events refused by a window as too late (one per refused window). */
   public static final String WINDOW_LATE = "window_late_rows";
   /** On-time events that reached their window after its revision 1 (see WindowedAggregate). */

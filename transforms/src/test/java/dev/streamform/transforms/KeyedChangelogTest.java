@@ -39,6 +39,62 @@ class KeyedChangelogTest {
     p.run().waitUntilFinish();
   }
 
+  /**
+   * Retention frees state, measured in the pipeline: 42 @10:00 and 7 @10:05; the watermark item
+   * 10:10 reaches 42's edge, so 42 @10:11 starts over (INSERT; its old state freed, by the timer or
+   * on arrival, counted once); 7 @10:12 is 3 min short of its edge (UPDATE). The end of input
+   * passes every edge: 42's second state and 7's are freed by their timers. Three states were
+   * created (three INSERTs), three freed, none left — a timer that never frees leaves keys_live
+   * above 0 while the changelog stays right.
+   */
+  @Test
+  void retentionFreesEveryKeysStateAndTheMetricsSaySo() {
+    Pipeline p = SeedStreams.pipeline();
+    Scenario s =
+        Scenario.of(
+            p,
+            "freed",
+            new SeedStreams()
+                .event(0, 42, "1", iso("10:00:00"))
+                .event(0, 7, "2", iso("10:05:00"))
+                .watermark(0, t("10:10:00"))
+                .event(0, 42, "3", iso("10:11:00"))
+                .event(0, 7, "4", iso("10:12:00"))
+                .items(),
+            NO_DELAY,
+            TEN_MINUTES);
+    PAssert.that(s.changelog)
+        .containsInAnyOrder("p0/0 insert 42 1", "p0/1 insert 7 2", "p0/3 insert 42 3", "p0/4 update 7 6");
+    org.apache.beam.sdk.PipelineResult result = p.run();
+    result.waitUntilFinish();
+    org.junit.jupiter.api.Assertions.assertEquals(3, Scenario.counter(result, StreamformMetrics.EXPIRED));
+    org.junit.jupiter.api.Assertions.assertEquals(0, Scenario.counter(result, StreamformMetrics.KEYS_LIVE));
+  }
+
+  /** Without retention nothing is freed: every key's state is still held after the run. */
+  @Test
+  void withoutRetentionEveryKeysStateIsKept() {
+    Pipeline p = SeedStreams.pipeline();
+    Scenario s =
+        Scenario.of(
+            p,
+            "kept",
+            new SeedStreams()
+                .event(0, 42, "1", iso("10:00:00"))
+                .event(0, 7, "2", iso("10:05:00"))
+                .watermark(0, t("12:00:00"))
+                .event(0, 42, "3", iso("12:11:00"))
+                .items(),
+            NO_DELAY,
+            Scenarios.customerMetrics());
+    PAssert.that(s.changelog)
+        .containsInAnyOrder("p0/0 insert 42 1", "p0/1 insert 7 2", "p0/3 update 42 4");
+    org.apache.beam.sdk.PipelineResult result = p.run();
+    result.waitUntilFinish();
+    org.junit.jupiter.api.Assertions.assertEquals(0, Scenario.counter(result, StreamformMetrics.EXPIRED));
+    org.junit.jupiter.api.Assertions.assertEquals(2, Scenario.counter(result, StreamformMetrics.KEYS_LIVE));
+  }
+
   @Test
   void stateIsKeptOneMillisecondBeforeTheEdge() {
     Pipeline p = SeedStreams.pipeline();

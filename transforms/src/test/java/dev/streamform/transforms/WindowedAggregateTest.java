@@ -200,7 +200,37 @@ class WindowedAggregateTest {
         List.of(
             "p0/2 window 10:00 W 2026-08-30T11:45:00.000Z",
             "p0/2 window 10:30 W 2026-08-30T11:45:00.000Z"));
-    p.run().waitUntilFinish();
+    org.apache.beam.sdk.PipelineResult result = p.run();
+    result.waitUntilFinish();
+    // four windows held state (key 7 in each); each one's final record freed it
+    assertEquals(4, Scenario.counter(result, StreamformMetrics.WINDOWS_FINALIZED));
+    assertEquals(0, Scenario.counter(result, StreamformMetrics.WINDOWS_LIVE));
+  }
+
+  /**
+   * A window's state lives until its final record, and only that long: two keys' windows, one
+   * finalized mid-stream by the watermark item (10:00 + lateness 10m <= 11:30), the others by the
+   * end of input. Measured in the pipeline (windows_live), not inferred from the output.
+   */
+  @Test
+  void finalizedWindowsFreeTheirState() {
+    SeedStreams s = new SeedStreams()
+        .event(7, "1", "10:05").event(8, "2", "10:10").event(7, "3", "11:20")
+        .watermark(0, Instant.parse("2026-08-30T11:30:00Z"))
+        .event(8, "4", "11:40");
+    Pipeline p = SeedStreams.pipeline();
+    WindowedAggregate model = hourly().withAllowedLateness(Duration.standardMinutes(10));
+    expect("freed", build(p, "freed", p.apply(s.testStream()), model),
+        List.of(
+            "10:00 on_time r1 7 1", "10:00 final r1 7 1",
+            "10:00 on_time r1 8 2", "10:00 final r1 8 2",
+            "11:00 on_time r1 7 3", "11:00 final r1 7 3",
+            "11:00 on_time r1 8 4", "11:00 final r1 8 4"),
+        List.of());
+    org.apache.beam.sdk.PipelineResult result = p.run();
+    result.waitUntilFinish();
+    assertEquals(4, Scenario.counter(result, StreamformMetrics.WINDOWS_FINALIZED));
+    assertEquals(0, Scenario.counter(result, StreamformMetrics.WINDOWS_LIVE));
   }
 
   /** Identity fields are RevisionIdentity's, and offsets name the events included. */

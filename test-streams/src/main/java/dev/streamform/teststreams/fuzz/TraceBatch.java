@@ -5,6 +5,7 @@ import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.sql.OutputColumn;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.OutcomeBuilder;
+import dev.streamform.teststreams.fixture.PartitionClocks;
 import dev.streamform.planner.DeclaredModel;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -22,8 +23,15 @@ import java.util.TreeSet;
  * a trace milliseconds to process. Trace {@code j} (its slot) keeps its items but gets partitions
  * {@code j * stride + p} and its keys tagged with {@code j} (slot 0 is left as it is); since the
  * clock is per partition and the changelog per key, the traces cannot touch each other. Their
- * items are interleaved at random, each trace's own order kept — which by SEMANTICS §7 must not
- * matter either. A watermark item for every partition becomes one item per partition of its trace.
+ * items are interleaved, each trace's own order kept — which by SEMANTICS §7 must not matter
+ * either. A watermark item for every partition becomes one item per partition of its trace.
+ *
+ * <p>The runner's watermark is one for the whole batch: the minimum over every trace's partitions
+ * ({@link PartitionClocks}). Interleaved blindly, the slowest trace would hold it below every
+ * other trace's edges, and a timer 1 ms off (an expiry, a window end) could not show. So the next
+ * item is drawn at random among the traces whose own {@code min_p W_p} is lowest: a trace moves on
+ * only once the others have caught up with it, so the batch's watermark steps onto each trace's
+ * own watermark values, as if it ran alone.
  *
  * <p>Both the oracle and the runner see the same merged fixture; {@link #split} cuts either's
  * outcome back into one outcome per trace, with the trace's own event ids.
@@ -31,6 +39,13 @@ import java.util.TreeSet;
 final class TraceBatch {
   /** Added to a tagged key value per slot: far above any generated key. */
   private static final long TAG = 1_000_000L;
+
+  /**
+   * The watermark a finished trace's partitions are moved to: far beyond any generated time, so
+   * the trace no longer holds the batch back. It changes nothing of the trace's outcome — no item
+   * of it follows; its keys expire silently, as at the end of a run of the trace alone.
+   */
+  static final Instant CLOSED = Instant.parse("9999-01-01T00:00:00Z");
 
   private final List<Fixture> traces;
   private final int stride;
@@ -87,6 +102,11 @@ final class TraceBatch {
       }
     }
     List<List<Runnable>> pending = new ArrayList<>();
+    List<PartitionClocks> clocks = new ArrayList<>();
+    List<List<Long>> moves = new ArrayList<>(); // per item: the trace's min_p W_p after it, or null
+    List<List<Integer>> closing = new ArrayList<>(); // per trace: its partitions in the batch
+    long delay = model.source().watermark().toMillis();
+    Optional<String> eventTime = model.source().eventTime();
     Fixture.Builder b = Fixture.builder("batch", model.model().name());
     int[] events = new int[traces.size()];
     for (int slot = 0; slot < traces.size(); slot++) {
@@ -96,6 +116,13 @@ final class TraceBatch {
       List<Runnable> items = new ArrayList<>();
       int base = slot * stride;
       int s = slot;
+      TreeSet<Integer> used = new TreeSet<>(); // the trace's partitions in the merged fixture
+      for (Fixture.Given g : trace.given()) {
+        used.addAll(g.event().isPresent() || !g.allPartitions() ? List.of(g.partition()) : partitions);
+      }
+      PartitionClocks clock = new PartitionClocks(used, delay, eventTime.isPresent());
+      closing.add(used.stream().map(p -> base + p).collect(java.util.stream.Collectors.toList()));
+      List<Long> move = new ArrayList<>();
       for (Fixture.Given g : trace.given()) {
         if (g.event().isPresent()) {
           events[slot]++;
@@ -104,15 +131,26 @@ final class TraceBatch {
             values.put(tagColumn, tag(tagType, values.get(tagColumn), s));
           }
           items.add(() -> b.event(base + g.partition(), values));
+          Object t = eventTime.map(values::get).orElse(null);
+          move.add(t instanceof Instant ? clock.event(g.partition(), ((Instant) t).toEpochMilli()) : null);
         } else {
           List<Integer> to = g.allPartitions() ? List.copyOf(partitions) : List.of(g.partition());
           items.add(() -> to.forEach(p -> b.watermark(Optional.of(base + p), g.watermark().get())));
+          Long after = null;
+          for (int p : to) {
+            Long m = clock.punctuation(p, g.watermark().get().toEpochMilli());
+            after = m == null ? after : m;
+          }
+          move.add(after);
         }
       }
       pending.add(items);
+      moves.add(move);
     }
     Random random = new Random(seed);
     int[] next = new int[traces.size()];
+    long[] level = new long[traces.size()]; // each trace's min_p W_p so far
+    java.util.Arrays.fill(level, Long.MIN_VALUE);
     List<Integer> open = new ArrayList<>();
     for (int i = 0; i < traces.size(); i++) {
       if (!pending.get(i).isEmpty()) {
@@ -120,11 +158,27 @@ final class TraceBatch {
       }
     }
     while (!open.isEmpty()) {
-      int pick = random.nextInt(open.size());
+      long lowest = Long.MAX_VALUE;
+      for (int slot : open) {
+        lowest = Math.min(lowest, level[slot]);
+      }
+      List<Integer> laggards = new ArrayList<>();
+      for (int i = 0; i < open.size(); i++) {
+        if (level[open.get(i)] == lowest) {
+          laggards.add(i);
+        }
+      }
+      int pick = laggards.get(random.nextInt(laggards.size()));
       int slot = open.get(pick);
+      Long moved = moves.get(slot).get(next[slot]);
       pending.get(slot).get(next[slot]++).run();
+      if (moved != null) {
+        level[slot] = moved;
+      }
       if (next[slot] == pending.get(slot).size()) {
         open.remove(pick);
+        // a finished trace stops holding the batch's watermark back: nothing of it comes after
+        closing.get(slot).forEach(p -> b.watermark(Optional.of(p), CLOSED));
       }
     }
     return new TraceBatch(model, List.copyOf(traces), stride, b.build(), events);

@@ -11,7 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A model's query evaluated in plain Java, for the oracles: its WHERE clause, the key of a record
+ * A model's query evaluated in plain Java, for the oracles: its WHERE clause (by the oracle's own
+ * reading, {@link WhereClause}, not the engine's evaluator), the key of a record
  * and the output row of a group of records. Values follow SQL: aggregates skip nulls, {@code
  * COUNT} of nothing is 0 and the others are null, decimals are exact and {@code AVG(decimal(p,s))}
  * rounds half-even to scale {@code max(s, 6)}, and {@code SUM} of int64 that overflows throws.
@@ -19,15 +20,30 @@ import java.util.Map;
 final class GroupedQuery {
   private final ModelQuery query;
   private final Map<String, ColumnType> schema;
+  private final WhereClause where;
 
-  GroupedQuery(ModelQuery query, Map<String, ColumnType> schema) {
+  /**
+   * The query of a model; {@code sql}, the model's SQL as written, gives the WHERE clause its own
+   * reading ({@link WhereClause}) — null when only the parsed query is known, in which case the
+   * clause is read back from the parsed query's SQL (its evaluation is still the oracle's own).
+   */
+  GroupedQuery(ModelQuery query, Map<String, ColumnType> schema, String sql) {
     this.query = query;
     this.schema = schema;
+    if (sql != null) {
+      this.where = WhereClause.ofQuery(sql);
+    } else {
+      this.where = query.where().map(w -> WhereClause.ofQuery("WHERE " + w.toSql())).orElse(null);
+    }
+    if ((where == null) != query.where().isEmpty()) {
+      throw new IllegalArgumentException("the oracle read no WHERE clause where the model has one,"
+          + " or one where it has none: " + sql);
+    }
   }
 
   /** True when {@code record} passes the WHERE clause (or there is none). */
   boolean selects(Map<String, Object> record) {
-    return query.where().isEmpty() || query.where().get().test(record::get);
+    return where == null || where.test(record);
   }
 
   /** The state key of a record: its GROUP BY columns, by value (decimal 10 and 10.00 are one key). */

@@ -44,7 +44,7 @@ public final class Oracle {
   private Oracle(SourceDeclaration source, ModelDeclaration model, ModelQuery query) {
     this.source = source;
     this.model = model;
-    this.query = new GroupedQuery(query, source.schema());
+    this.query = new GroupedQuery(query, source.schema(), model.sql());
   }
 
   /** The oracle of a model: its source's clock, its key, retention and query. */

@@ -72,9 +72,9 @@ public final class WindowedOracle {
   private final WindowPolicy policy;
   private final String eventTime;
 
-  private WindowedOracle(SourceDeclaration source, ModelQuery query, WindowPolicy policy) {
+  private WindowedOracle(SourceDeclaration source, ModelQuery query, WindowPolicy policy, String sql) {
     this.source = source;
-    this.query = new GroupedQuery(query, source.schema());
+    this.query = new GroupedQuery(query, source.schema(), sql);
     this.policy = policy;
     this.eventTime =
         source
@@ -93,7 +93,7 @@ public final class WindowedOracle {
    * @throws IllegalArgumentException when the source has no event time
    */
   public static WindowedOracle of(SourceDeclaration source, ModelQuery query, WindowPolicy policy) {
-    return new WindowedOracle(source, query, policy);
+    return new WindowedOracle(source, query, policy, null);
   }
 
   /**
@@ -118,7 +118,7 @@ public final class WindowedOracle {
             m.allowedLateness(),
             early.kind() == EarlyResults.Kind.EVERY_EVENTS ? early.everyEvents() : 0,
             m.generation());
-    return of(model.source(), model.query(), policy);
+    return new WindowedOracle(model.source(), model.query(), policy, m.sql());
   }
 
   /** The window policy this oracle applies. */

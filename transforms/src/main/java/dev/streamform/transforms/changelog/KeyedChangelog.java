@@ -384,6 +384,7 @@ public abstract class KeyedChangelog
     private final Counter processed = StreamformMetrics.counter(StreamformMetrics.PROCESSED);
     private final Counter emitted = StreamformMetrics.counter(StreamformMetrics.CHANGELOG);
     private final Counter expired = StreamformMetrics.counter(StreamformMetrics.EXPIRED);
+    private final Counter live = StreamformMetrics.counter(StreamformMetrics.KEYS_LIVE);
 
     @StateId("aggregate")
     private final StateSpec<ValueState<Row>> aggregateSpec;
@@ -478,6 +479,7 @@ public abstract class KeyedChangelog
           && (waitingArrival == null || waitingArrival >= latest + retentionMillis)) {
         // W >= latest + retention: every event still to come sees the state gone too.
         expired.inc();
+        live.dec();
         aggregate = null;
         latest = null;
       }
@@ -537,11 +539,15 @@ public abstract class KeyedChangelog
           && w != null
           && w.getMillis() >= key.latest + retentionMillis) {
         expired.inc(); // gone before this event arrived; the timer had not come round yet
+        live.dec();
         key.aggregate = null;
         key.latest = null;
       }
       ChangelogRecord.Op op =
           key.aggregate == null ? ChangelogRecord.Op.INSERT : ChangelogRecord.Op.UPDATE;
+      if (op == ChangelogRecord.Op.INSERT) {
+        live.inc();
+      }
       key.aggregate = accumulators.add(key.aggregate, envelope.record());
       long t = envelope.eventTime().getMillis();
       key.latest = key.latest == null ? t : Math.max(key.latest, t);

@@ -368,6 +368,7 @@ public abstract class WindowedAggregate
     private final Counter processed = StreamformMetrics.counter(StreamformMetrics.PROCESSED);
     private final Counter revisionsEmitted = StreamformMetrics.counter(StreamformMetrics.REVISIONS);
     private final Counter finalized = StreamformMetrics.counter(StreamformMetrics.WINDOWS_FINALIZED);
+    private final Counter live = StreamformMetrics.counter(StreamformMetrics.WINDOWS_LIVE);
     private final Counter lateRows = StreamformMetrics.counter(StreamformMetrics.WINDOW_LATE);
     private final Counter lateEvents = StreamformMetrics.counter(StreamformMetrics.LATE_DROPPED);
     private final Counter onTimeAfterRevision =
@@ -595,6 +596,7 @@ public abstract class WindowedAggregate
         finalized.inc();
         emit(w, key, WindowRevision.Status.FINAL, w.revision, w.revision > 1 ? w.revision - 1 : null, out);
         windows.remove(w); // the window is final: its state is freed
+        live.dec();
       }
     }
 
@@ -618,6 +620,7 @@ public abstract class WindowedAggregate
         if (w == null) {
           w = new WindowState(start, end);
           windows.add(w);
+          live.inc();
         }
         w.accumulator = accumulators.add(w.accumulator, e.record());
         w.include(e.partition(), e.offset());
