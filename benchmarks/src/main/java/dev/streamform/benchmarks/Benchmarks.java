@@ -84,11 +84,11 @@ public final class Benchmarks {
 
     List<Case> cases = new ArrayList<>();
     cases.add(new Case("streamform", "direct", capped,
-        () -> BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.direct(), capped, schema))));
+        () -> BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.direct(), capped, model))));
     cases.add(new Case("plain-beam", "direct", capped,
         () -> BeamPipelines.run(BeamPipelines.plainBeam(BeamPipelines.direct(), capped, schema))));
     cases.add(new Case("streamform", "flink-p" + PARALLELISM, full,
-        () -> BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.flink(PARALLELISM), full, schema))));
+        () -> BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.flink(PARALLELISM), full, model))));
     cases.add(new Case("plain-beam", "flink-p" + PARALLELISM, full,
         () -> BeamPipelines.run(BeamPipelines.plainBeam(BeamPipelines.flink(PARALLELISM), full, schema))));
     cases.add(new Case("native-flink", "flink-p" + PARALLELISM, full,

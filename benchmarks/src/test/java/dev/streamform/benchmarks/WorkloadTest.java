@@ -61,7 +61,7 @@ class WorkloadTest {
     DeclaredModel model = DeclaredModel.of(Project.load(Path.of("project")), "customer_metrics");
     java.util.Map<String, Long> expected = OracleLoop.counters(OracleLoop.run(w, model));
     java.util.Map<String, Long> actual = BeamPipelines.run(
-        BeamPipelines.streamform(BeamPipelines.direct(), w, model.recordSchema()));
+        BeamPipelines.streamform(BeamPipelines.direct(), w, model));
     for (String c : java.util.List.of("late_events_dropped", "outputs", "inserts", "values_digest")) {
       assertThat(c, actual.get(c), equalTo(expected.get(c)));
     }

@@ -54,7 +54,7 @@ class KafkaModelPipelineClockTest {
     options.setRunner(DirectRunner.class);
     Pipeline p = Pipeline.create(options);
     KafkaModelPipeline.build(
-        p, DeclaredModel.of(Project.load(dir), "customer_metrics"), "127.0.0.1:1", null, List.of(0, 1, 2));
+        p, DeclaredModel.of(Project.load(dir), "customer_metrics"), KafkaConnection.plaintext("127.0.0.1:1"), null, List.of(0, 1, 2));
 
     List<SourceClock> clocks = new ArrayList<>();
     p.traverseTopologically(
