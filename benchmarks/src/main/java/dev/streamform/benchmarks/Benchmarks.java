@@ -108,6 +108,12 @@ public final class Benchmarks {
         events, directEvents, Workload.KEYS, partitions, seed, 1, repeats);
     for (int round = 0; round <= repeats; round++) {
       for (Case c : cases) {
+        if (System.console() != null) {
+          // progress on a terminal only (stays quiet when piped): what runs now, before its line
+          System.err.printf(Locale.ROOT, "\r%s %s on %s...%20s\r", round == 0 ? "warm-up" : "round " + round + "/" + repeats,
+              c.pipeline, c.runner, "");
+          System.err.flush();
+        }
         System.gc();
         resetPeaks();
         long start = System.nanoTime();
