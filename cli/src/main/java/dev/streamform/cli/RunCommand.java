@@ -263,18 +263,19 @@ final class RunCommand implements Callable<Integer> {
       for (String created : topics.ensure(needed, create, compacted)) {
         err.println("streamform run: created topic " + created + " (" + create + " partitions)");
       }
+      int topicPartitions = topics.partitions(source); // one metadata request, not one per use
       Optional<Integer> expected = declared.source().partitions();
-      if (expected.isPresent() && topics.partitions(source) != expected.get()) {
+      if (expected.isPresent() && topicPartitions != expected.get()) {
         err.println("streamform run: " + project.resolve("sources.yml") + ": source '"
             + declared.source().name() + "' declares partitions: " + expected.get() + " but topic "
-            + source + " has " + topics.partitions(source) + "; a partition count is part of the"
+            + source + " has " + topicPartitions + "; a partition count is part of the"
             + " watermark topology: declare the topic's count and a new generation (streamform plan"
             + " shows the change), or use the topic the declaration names");
         return 1;
       }
       // every model's clock holds every partition of the topic from the start: no window closes
       // and no key expires before each partition has delivered (issue 16)
-      for (int p = 0; p < topics.partitions(source); p++) {
+      for (int p = 0; p < topicPartitions; p++) {
         sourcePartitions.add(p);
       }
     }

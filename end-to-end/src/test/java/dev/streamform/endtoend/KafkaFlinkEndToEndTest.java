@@ -1,5 +1,9 @@
 package dev.streamform.endtoend;
 
+import static dev.streamform.endtoend.ChangelogRows.rows;
+import static dev.streamform.endtoend.ChangelogRows.expected;
+import static dev.streamform.endtoend.ChangelogRows.byKey;
+import static dev.streamform.endtoend.ChangelogRows.normalized;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
@@ -12,14 +16,12 @@ import dev.streamform.cli.Streamform;
 import dev.streamform.runners.postgres.LocalPostgres;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.Project;
-import dev.streamform.policies.schema.ColumnValues;
 import dev.streamform.teststreams.oracle.WindowedOracle;
 import dev.streamform.teststreams.oracle.WindowedOutcome;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.math.BigDecimal;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -82,7 +84,7 @@ class KafkaFlinkEndToEndTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP = HttpClient.newHttpClient();
 
-  private static final Path HOME = home();
+  private static final Path HOME = Checkout.home();
   private static final Path PROJECT = Path.of("src/test/resources/orders-kafka").toAbsolutePath();
   private static final String MODEL = "customer_metrics";
   private static final Path WINDOWED = Path.of("src/test/resources/payments-kafka").toAbsolutePath();
@@ -94,7 +96,7 @@ class KafkaFlinkEndToEndTest {
   @BeforeAll
   static void startServices() throws Exception {
     for (int port : PORTS) {
-      if (listening(port)) {
+      if (Checkout.listening(port)) {
         fail("127.0.0.1:" + port + " is already in use. This test starts its own Kafka broker and"
             + " Flink cluster on 9092/9093 and 8081/6123: stop whatever holds the port (if it is"
             + " ours: runners-config/bin/kafka stop; runners-config/bin/flink stop) and run again.");
@@ -580,21 +582,6 @@ class KafkaFlinkEndToEndTest {
     return records;
   }
 
-  /** Changelog values as rows {op, columns...}. */
-  private static List<Map<String, Object>> rows(List<JsonNode> changelog) {
-    List<Map<String, Object>> out = new ArrayList<>();
-    for (JsonNode r : changelog) {
-      Map<String, Object> row = new LinkedHashMap<>();
-      r.get("value").fields().forEachRemaining(f -> {
-        if (!f.getKey().equals("__event")) {
-          row.put(f.getKey(), f.getValue().isNumber() ? f.getValue().decimalValue() : f.getValue().asText());
-        }
-      });
-      out.add(normalized(row));
-    }
-    return out;
-  }
-
   private static List<Map<String, Object>> lateRecords(List<JsonNode> late) {
     List<Map<String, Object>> out = new ArrayList<>();
     for (JsonNode r : late) {
@@ -679,32 +666,6 @@ class KafkaFlinkEndToEndTest {
     return out;
   }
 
-  private static List<Map<String, Object>> expected(List<Fixture.Row> rows) {
-    List<Map<String, Object>> out = new ArrayList<>();
-    for (Fixture.Row r : rows) {
-      Map<String, Object> row = new LinkedHashMap<>();
-      r.values().forEach((k, v) -> row.put(k, v instanceof java.time.Instant
-          ? dev.streamform.policies.time.Timestamps.format((java.time.Instant) v) : v));
-      out.add(normalized(row));
-    }
-    return out;
-  }
-
-  /** Values compared by value: numbers as plain decimals without trailing zeros, the rest as text. */
-  private static <K> Map<K, Object> normalized(Map<K, ?> row) {
-    Map<K, Object> out = new TreeMap<>();
-    row.forEach((k, v) -> out.put(k, v instanceof Number
-        ? ColumnValues.show(new BigDecimal(v.toString())) : String.valueOf(v)));
-    return out;
-  }
-
-  /** Rows per key (customer_id), in changelog order within each key. */
-  private static Map<String, List<Map<String, Object>>> byKey(List<Map<String, Object>> rows) {
-    Map<String, List<Map<String, Object>>> out = new TreeMap<>();
-    rows.forEach(r -> out.computeIfAbsent(String.valueOf(r.get("customer_id")), k -> new ArrayList<>()).add(r));
-    return out;
-  }
-
   private static List<String> sorted(List<Map<String, Object>> rows) {
     List<String> out = new ArrayList<>();
     rows.forEach(r -> out.add(r.toString()));
@@ -753,25 +714,6 @@ class KafkaFlinkEndToEndTest {
     if (p.waitFor() != 0) {
       fail("runners-config/bin/" + service + " " + command + " failed; see " + log);
     }
-  }
-
-  private static boolean listening(int port) {
-    try (Socket s = new Socket("127.0.0.1", port)) {
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  private static Path home() {
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !Files.isDirectory(dir.resolve("runners-config/bin"))) {
-      dir = dir.getParent();
-    }
-    if (dir == null) {
-      throw new IllegalStateException("not inside a Streamform checkout");
-    }
-    return dir;
   }
 
   private static final Path EFFECT_PARTS = Path.of("src/test/resources/payments-effects").toAbsolutePath();

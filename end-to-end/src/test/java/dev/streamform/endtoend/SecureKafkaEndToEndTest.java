@@ -1,5 +1,8 @@
 package dev.streamform.endtoend;
 
+import static dev.streamform.endtoend.ChangelogRows.rows;
+import static dev.streamform.endtoend.ChangelogRows.expected;
+import static dev.streamform.endtoend.ChangelogRows.byKey;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.lessThan;
@@ -11,22 +14,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.Project;
-import dev.streamform.policies.schema.ColumnValues;
 import java.io.File;
 import java.io.IOException;
-import java.math.BigDecimal;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 import java.util.stream.Collectors;
@@ -60,7 +58,7 @@ class SecureKafkaEndToEndTest {
   private static final int[] PORTS = {9094, 9095};
   private static final String BOOTSTRAP = "127.0.0.1:9094";
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Path HOME = home();
+  private static final Path HOME = Checkout.home();
   private static final Path SOURCE_PROJECT = Path.of("src/test/resources/orders-kafka").toAbsolutePath();
   private static final Path STATE = Path.of("target/kafka-secure").toAbsolutePath();
   private static final Path OUTPUT = Path.of("target/secure-outputs").toAbsolutePath();
@@ -71,7 +69,7 @@ class SecureKafkaEndToEndTest {
   @BeforeAll
   static void start() throws Exception {
     for (int port : PORTS) {
-      if (listening(port)) {
+      if (Checkout.listening(port)) {
         fail("127.0.0.1:" + port + " is already in use. This test starts its own SASL_SSL broker on"
             + " 9094/9095: stop whatever holds the port (if it is ours: runners-config/bin/kafka stop"
             + " --secure) and run again.");
@@ -238,39 +236,6 @@ class SecureKafkaEndToEndTest {
     return records;
   }
 
-  private static List<Map<String, Object>> rows(List<JsonNode> changelog) {
-    List<Map<String, Object>> out = new ArrayList<>();
-    for (JsonNode r : changelog) {
-      Map<String, Object> row = new TreeMap<>();
-      r.get("value").fields().forEachRemaining(f -> {
-        if (!f.getKey().equals("__event")) {
-          row.put(f.getKey(), f.getValue().isNumber()
-              ? ColumnValues.show(f.getValue().decimalValue()) : f.getValue().asText());
-        }
-      });
-      out.add(row);
-    }
-    return out;
-  }
-
-  private static List<Map<String, Object>> expected(List<Fixture.Row> rows) {
-    List<Map<String, Object>> out = new ArrayList<>();
-    for (Fixture.Row r : rows) {
-      Map<String, Object> row = new TreeMap<>();
-      r.values().forEach((k, v) -> row.put(k, v instanceof Number
-          ? ColumnValues.show(new BigDecimal(v.toString())) : String.valueOf(v)));
-      out.add(row);
-    }
-    return out;
-  }
-
-  /** Rows per customer, in the order they were written (one key lives on one partition). */
-  private static Map<String, List<Map<String, Object>>> byKey(List<Map<String, Object>> rows) {
-    Map<String, List<Map<String, Object>>> out = new TreeMap<>();
-    rows.forEach(r -> out.computeIfAbsent(String.valueOf(r.get("customer_id")), k -> new ArrayList<>()).add(r));
-    return out;
-  }
-
   /** Runs {@code streamform args} in this JVM; its output kept in {@code OUTPUT}; its exit status. */
   private static int inProcess(String name, List<Path> outputs, String... args) throws IOException {
     java.io.StringWriter out = new java.io.StringWriter();
@@ -376,22 +341,4 @@ class SecureKafkaEndToEndTest {
     return s.toString();
   }
 
-  private static boolean listening(int port) {
-    try (Socket s = new Socket("127.0.0.1", port)) {
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  private static Path home() {
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !Files.isDirectory(dir.resolve("runners-config/bin"))) {
-      dir = dir.getParent();
-    }
-    if (dir == null) {
-      throw new IllegalStateException("not inside a Streamform checkout");
-    }
-    return dir;
-  }
 }
