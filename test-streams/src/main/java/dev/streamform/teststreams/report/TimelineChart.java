@@ -266,7 +266,8 @@ public final class TimelineChart {
             "d", "M" + num(cx - 5) + "," + num(quarantineRow - 5) + " L" + num(cx + 5) + ","
                 + num(quarantineRow + 5) + " M" + num(cx - 5) + "," + num(quarantineRow + 5) + " L"
                 + num(cx + 5) + "," + num(quarantineRow - 5));
-        m.element("title", title + ": quarantined (no event time)");
+        m.element("title", title + (e.time() == null ? ": quarantined (no event time)"
+            : ": quarantined (event_id conflict)"));
         m.close();
         ring(m, ringed.contains(id), id, cx, quarantineRow);
         continue;
@@ -274,6 +275,7 @@ public final class TimelineChart {
       String kind = late.contains(id) ? "late"
           : e.judgement() == Timeline.Judgement.LATE_KEPT ? "late_kept"
           : e.judgement() == Timeline.Judgement.CORRECTION ? "correction"
+          : e.judgement() == Timeline.Judgement.DUPLICATE ? "duplicate"
           : "on_time";
       double cy = y(e.time());
       m.open("circle", "class", "event " + kind, "data-event", id,
