@@ -65,6 +65,9 @@ import picocli.CommandLine.Spec;
           + " (the revision ledger: streamform ledger, streamform alias), and a revision that makes one"
           + " of the model's declared effects true prepares it in the same transaction (streamform"
           + " dispatch delivers it)."
+          + " A source with event_id drops repeated events as duplicates (to <model>.duplicates.jsonl"
+          + " or the topic <model>.duplicates, counted) and quarantines a repeated id with another"
+          + " payload."
           + " Creates missing topics (<model> compacted for an upsert model only). Blocks until"
           + " interrupted; with --detach, submits to a Flink cluster, prints the job id and returns.",
       "With --shadow (a windowed model, with --jdbc-url), recomputes generation N (--generation, else"
