@@ -54,6 +54,7 @@ public final class TimelineChart {
       ".event.late{fill:#fff;stroke:#d62728;stroke-width:2.5}",
       ".event.late_kept{stroke:#ff7f0e;stroke-width:2.5}",
       ".event.correction{stroke:#000;stroke-width:2}",
+      ".event.duplicate{fill:#fff;stroke:#7f7f7f;stroke-width:2;stroke-dasharray:2 2}",
       ".quarantined{stroke:#d62728;stroke-width:2.5}",
       ".mark{stroke:#000;stroke-width:1}",
       ".mark.on_time{fill:#2ca02c}",
