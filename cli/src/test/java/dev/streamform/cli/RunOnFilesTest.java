@@ -192,7 +192,7 @@ class RunOnFilesTest {
     assertThat(err.toString(), run("run", project.toString(), "--model", "customer_metrics",
         "--output", output.toString()), is(0));
     assertThat(out.toString(), containsString(
-        "11 lines read: 6 events processed, 3 late, 1 duplicate, 1 quarantined\n"));
+        "12 lines read: 6 events processed, 3 late, 1 duplicate, 2 quarantined\n"));
     assertThat(out.toString(), containsString("customer_metrics.duplicates.jsonl (1 row)"));
 
     List<String> want = new ArrayList<>();
@@ -213,9 +213,11 @@ class RunOnFilesTest {
     assertThat(d.get("record").get("order_id").asText(), is("A-1"));
     assertThat(d.get("reason").asText(), containsString("event_id `order_id` = A-1"));
     List<JsonNode> quarantined = rows(output.resolve("customer_metrics.quarantine.jsonl"));
-    assertThat(quarantined.size(), is(1));
+    assertThat(quarantined.size(), is(2));
     assertThat(quarantined.get(0).get("line").asInt(), is(4));
     assertThat(quarantined.get(0).get("reason").asText(), is(expected.quarantined.get(0).reason));
+    assertThat(quarantined.get(1).get("line").asInt(), is(12));
+    assertThat(quarantined.get(1).get("reason").asText(), is(expected.quarantined.get(1).reason));
     assertThat(rows(output.resolve("customer_metrics.late.jsonl")).size(), is(expected.late.size()));
   }
 

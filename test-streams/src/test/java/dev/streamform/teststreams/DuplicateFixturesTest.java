@@ -62,7 +62,7 @@ class DuplicateFixturesTest {
     assertThat(out.toString(), suite().run(ORDERS), is(true));
     assertThat(out.toString(), containsString("customer_duplicates (model customer_metrics)\nPASS\n"
         + "6 events processed\n6 changelog records emitted\n3 late events dropped\n"
-        + "1 duplicate dropped\n1 event quarantined\n"));
+        + "1 duplicate dropped\n2 events quarantined\n"));
     assertThat(out.toString(), containsString("hourly_duplicates (model hourly_spend)\nPASS\n"
         + "3 events processed\n2 revisions emitted\n2 windows finalized\n1 late event dropped\n"
         + "3 duplicates dropped\n1 event quarantined\n"));
@@ -131,7 +131,7 @@ class DuplicateFixturesTest {
     rewrite(p, "customer_duplicates.yml", text -> text.replace("duplicates:\n", "duplicate:\n"));
     InvalidProjectException typo = assertThrows(InvalidProjectException.class,
         () -> Fixture.load(Project.load(p), p.resolve("fixtures/customer_duplicates.yml")));
-    assertThat(typo.problems().get(0).toString(), containsString("customer_duplicates.yml:36"));
+    assertThat(typo.problems().get(0).toString(), containsString("customer_duplicates.yml:38"));
     assertThat(typo.problems().get(0).toString(), containsString("did you mean 'duplicates'?"));
 
     Path noIds = copy();
@@ -140,7 +140,7 @@ class DuplicateFixturesTest {
     InvalidProjectException refused = assertThrows(InvalidProjectException.class,
         () -> Fixture.load(Project.load(noIds), noIds.resolve("fixtures/customer_duplicates.yml")));
     String problem = refused.problems().get(0).toString();
-    assertThat(problem, containsString("customer_duplicates.yml:36"));
+    assertThat(problem, containsString("customer_duplicates.yml:38"));
     assertThat(problem, containsString("source 'orders' declares no event_id"));
     assertThat(problem, containsString("declare event_id: <column that identifies an event>"));
   }
@@ -153,7 +153,7 @@ class DuplicateFixturesTest {
     FixtureSuite accepting = suite().accepting(true);
     assertThat(out.toString(), accepting.run(p), is(true));
     assertThat(out.toString(), containsString("accepted: wrote 6 expect: rows, 3 late: rows,"
-        + " 1 duplicates: row, 1 quarantined: row to fixtures/customer_duplicates.yml"));
+        + " 1 duplicates: row, 2 quarantined: rows to fixtures/customer_duplicates.yml"));
     String rewritten = Files.readString(file);
     assertThat(rewritten, containsString("duplicates:\n  - { order_id: \"A-1\", customer_id: 42, amount: 10,"
         + " ordered_at: \"2026-08-30T10:00:00Z\" }\n"));

@@ -17,7 +17,8 @@ import java.util.Optional;
  * id's first event: when there is none, or its own partition's watermark at its arrival {@code
  * W_p} has reached {@code first event time + duplicates_within}, it is a new first event (kept);
  * otherwise it is a {@link Verdict#DUPLICATE} when every column has the first one's value (decimals
- * by value) and a {@link Verdict#CONFLICT} when any differs. The oracles play items in delivery
+ * by value) and a {@link Verdict#CONFLICT} when any differs. An event without a value for the id
+ * column is {@link Verdict#NO_ID}: quarantined, remembered by nothing. The oracles play items in delivery
  * order, which is the transform's order for the events of one id as long as they live in one
  * partition (a producer's retry goes to the partition of its key).
  */
@@ -29,7 +30,9 @@ final class EventIds {
     /** Dropped and counted: the same id and payload again, within the horizon. */
     DUPLICATE,
     /** Quarantined: the same id with another payload, within the horizon. */
-    CONFLICT
+    CONFLICT,
+    /** Quarantined: no value for the id column (no id, not one shared null id). */
+    NO_ID
   }
 
   private record First(Map<String, Object> record, Instant time, String eventId) {}
@@ -60,6 +63,9 @@ final class EventIds {
       return Verdict.FIRST;
     }
     Object id = canonical(record.get(column.get()));
+    if (id == null) {
+      return Verdict.NO_ID;
+    }
     First first = seen.get(id);
     if (first != null && wp != null && !wp.isBefore(first.time().plus(horizon))) {
       first = null; // the horizon has passed for this event's partition
@@ -84,6 +90,12 @@ final class EventIds {
     return "event_id `" + column.get() + "` = " + record.get(column.get())
         + " was first seen at partition " + place[0] + " offset " + place[1]
         + " with another payload; a repeated id must repeat its event exactly";
+  }
+
+  /** The quarantine reason of an event without a value for the id column. */
+  String noIdReason() {
+    return "no value for event_id column `" + column.get() + "`; an event without its id cannot be"
+        + " told from a repeat";
   }
 
   /** Ids compare by value: 7 and 7.0 of a decimal id are one id. */

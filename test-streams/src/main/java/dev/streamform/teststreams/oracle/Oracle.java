@@ -125,9 +125,9 @@ public final class Oracle {
       if (repeat == EventIds.Verdict.DUPLICATE) {
         timeline.event(i, id, p, t, w, Timeline.Judgement.DUPLICATE);
         out.duplicate(id, sourceColumns(record));
-      } else if (repeat == EventIds.Verdict.CONFLICT) {
+      } else if (repeat == EventIds.Verdict.CONFLICT || repeat == EventIds.Verdict.NO_ID) {
         timeline.event(i, id, p, t, w, Timeline.Judgement.QUARANTINED);
-        out.quarantined(id, ids.conflictReason(record));
+        out.quarantined(id, repeat == EventIds.Verdict.NO_ID ? ids.noIdReason() : ids.conflictReason(record));
       } else {
         timeline.event(i, id, p, t, w, late ? Timeline.Judgement.LATE_KEPT : Timeline.Judgement.ON_TIME);
         processed++;

@@ -256,9 +256,10 @@ public final class WindowedOracle {
         duplicates.add(new WindowedOutcome.Duplicate(item, id));
         return;
       }
-      if (repeat == EventIds.Verdict.CONFLICT) {
+      if (repeat == EventIds.Verdict.CONFLICT || repeat == EventIds.Verdict.NO_ID) {
         timeline.event(this.item, id, p, t, wp, Timeline.Judgement.QUARANTINED);
-        quarantined.add(new Quarantined(item, id, ids.conflictReason(record)));
+        quarantined.add(new Quarantined(item, id,
+            repeat == EventIds.Verdict.NO_ID ? ids.noIdReason() : ids.conflictReason(record)));
         return;
       }
       if (!query.selects(record)) {

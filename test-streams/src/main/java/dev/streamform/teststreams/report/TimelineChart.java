@@ -268,7 +268,7 @@ public final class TimelineChart {
                 + num(quarantineRow + 5) + " M" + num(cx - 5) + "," + num(quarantineRow + 5) + " L"
                 + num(cx + 5) + "," + num(quarantineRow - 5));
         m.element("title", title + (e.time() == null ? ": quarantined (no event time)"
-            : ": quarantined (event_id conflict)"));
+            : ": quarantined (event_id: a conflict, or no id)"));
         m.close();
         ring(m, ringed.contains(id), id, cx, quarantineRow);
         continue;
