@@ -24,6 +24,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -158,6 +159,46 @@ class DuplicateFixturesTest {
     assertThat(rewritten, containsString("duplicates:\n  - { order_id: \"A-1\", customer_id: 42, amount: 10,"
         + " ordered_at: \"2026-08-30T10:00:00Z\" }\n"));
     assertThat(suite().run(p), is(true));
+  }
+
+  /**
+   * A scoring model (the receipts project with {@code event_id: receipt_id}) gets the same step:
+   * a retried receipt is dropped before it is scored, a conflicting one is dead-lettered with
+   * reason {@code event_id_conflict}, and neither changes a decision.
+   */
+  @Test
+  void aScoringModelDropsDuplicatesBeforeScoring() throws Exception {
+    Path receipts = DecisionFixturesTest.RECEIPTS.toAbsolutePath();
+    Path p = dir.resolve("receipts");
+    try (Stream<Path> files = Files.walk(receipts)) {
+      for (Path f : files.collect(Collectors.toList())) {
+        Path target = p.resolve(receipts.relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(target);
+        } else if (!receipts.relativize(f).startsWith("fixtures")) {
+          Files.copy(f, target);
+        }
+      }
+    }
+    Files.writeString(p.resolve("sources.yml"), Files.readString(p.resolve("sources.yml"))
+        .replace("    schema:\n", "    schema:\n      receipt_id: string\n")
+        + "    event_id: receipt_id\n    duplicates_within: 1h\n");
+    String at = "occurred_at: \"2026-08-30T10:00:00Z\", received_at: \"2026-08-30T10:00:00Z\"";
+    String later = "occurred_at: \"2026-08-30T10:20:00Z\", received_at: \"2026-08-30T10:21:00Z\"";
+    Files.writeString(p.resolve("fixtures/dups.yml"), "model: receipt_risk\ngiven:\n"
+        + "  - event: { receipt_id: r1, merchant_id: 7, amount: 100.00, " + at + " }\n"
+        + "  - event: { receipt_id: r1, merchant_id: 7, amount: 100.00, " + at + " }\n"
+        + "  - event: { receipt_id: r2, merchant_id: 7, amount: 50.00, " + later + " }\n"
+        + "  - event: { receipt_id: r2, merchant_id: 7, amount: 60.00, " + later + " }\n"
+        + "expect: []\n");
+    Project loaded = Project.load(p);
+    Fixture f = Fixture.load(loaded, p.resolve("fixtures/dups.yml"));
+    FixtureOutcome run = FixtureRunner.on(RunnerChoice.direct()).run(DeclaredModel.of(loaded, "receipt_risk"), f);
+    assertThat(run.duplicates.stream().map(d -> d.eventId).collect(Collectors.toList()), is(List.of("0-1")));
+    assertThat(run.routed.stream().map(r -> r.eventId() + " " + r.route()
+            + (r.route().equals("dead_lettered") ? " " + r.identity().get("reason") : ""))
+        .collect(Collectors.toList()),
+        is(List.of("0-0 scored", "0-2 scored", "0-3 dead_lettered event_id_conflict")));
   }
 
   /** The project in a temporary folder with only its upsert fixture. */
