@@ -95,7 +95,8 @@ final class BeamPipelines {
   /**
    * The streamform pipeline as the planner builds it from the declarations in {@code
    * benchmarks/project} (the same {@link DeclaredModel} transforms fixtures, {@code run} and fuzz
-   * use): event time, the model's log clock, its WHERE filter if any, its changelog.
+   * use): event time, the model's log clock, its duplicate detection and WHERE filter if any, its
+   * changelog.
    */
   static Pipeline streamform(PipelineOptions options, Workload w, DeclaredModel model) {
     Pipeline p = Pipeline.create(options);
@@ -104,6 +105,9 @@ final class BeamPipelines {
         .events()
         .apply(model.logClock())
         .events();
+    if (model.deduplicate().isPresent()) {
+      events = events.apply(model.deduplicate().get()).events();
+    }
     if (model.where().isPresent()) {
       events = events.apply(model.where().get());
     }

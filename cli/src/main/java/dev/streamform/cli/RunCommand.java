@@ -65,6 +65,9 @@ import picocli.CommandLine.Spec;
           + " (the revision ledger: streamform ledger, streamform alias), and a revision that makes one"
           + " of the model's declared effects true prepares it in the same transaction (streamform"
           + " dispatch delivers it)."
+          + " A source with event_id drops repeated events as duplicates (to <model>.duplicates.jsonl"
+          + " or the topic <model>.duplicates, counted) and quarantines a repeated id with another"
+          + " payload."
           + " Creates missing topics (<model> compacted for an upsert model only). Blocks until"
           + " interrupted; with --detach, submits to a Flink cluster, prints the job id and returns.",
       "With --shadow (a windowed model, with --jdbc-url), recomputes generation N (--generation, else"
@@ -255,8 +258,7 @@ final class RunCommand implements Callable<Integer> {
             + ": a shadow run recomputes what the topic retains, and there is nothing");
         return 1;
       }
-      List<String> needed = shadow ? List.of() :
-          List.of(source, named.topic(), named.lateTopic(), named.quarantineTopic());
+      List<String> needed = shadow ? List.of() : named.topics(source);
       Set<String> compacted = named.topicIsCompacted() ? Set.of(named.topic()) : Set.of();
       // a source that declares its partition count gets its topics created with that count
       int create = declared.source().partitions().orElse(partitions);
@@ -292,7 +294,8 @@ final class RunCommand implements Callable<Integer> {
           + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe())
           + (revisionSink == null || revisionSink.effects().isEmpty() ? ""
               : " (with " + revisionSink.effects().size() + " effect rules; deliver with streamform dispatch)")
-          + ", late -> " + sinks.lateTopic() + ", quarantine -> " + sinks.quarantineTopic());
+          + ", late -> " + sinks.lateTopic() + ", quarantine -> " + sinks.quarantineTopic()
+          + sinks.duplicatesTopic().map(t -> ", duplicates -> " + t).orElse(""));
     }
     if (!connection.isPlaintext()) {
       err.println("streamform run: Kafka client settings: " + connection);
@@ -351,15 +354,14 @@ final class RunCommand implements Callable<Integer> {
       KafkaConnection connection = connected.get();
       ModelSinks named = ModelSinks.of(declared);
       try (KafkaTopics topics = KafkaTopics.at(connection)) {
-        List<String> needed = List.of(named.topic(), named.lateTopic(), named.quarantineTopic());
+        List<String> needed = named.topics(null);
         Set<String> compacted = named.topicIsCompacted() ? Set.of(named.topic()) : Set.of();
         for (String created : topics.ensure(needed, partitions, compacted)) {
           err.println("streamform run: created topic " + created + " (" + partitions + " partitions)");
         }
       }
       target = FileModelRun.Target.kafka(connection);
-      where = "topics " + named.topic() + ", " + named.lateTopic() + ", " + named.quarantineTopic()
-          + " at " + connection.bootstrapServers();
+      where = "topics " + String.join(", ", named.topics(null)) + " at " + connection.bootstrapServers();
     } else {
       Path dir = output != null ? output : project.resolve("target").resolve(model);
       target = FileModelRun.Target.folder(dir);
@@ -377,10 +379,15 @@ final class RunCommand implements Callable<Integer> {
       err.println("streamform run: the run failed: " + ModelLedger.firstLine(e));
       return 1;
     }
-    out.printf(java.util.Locale.ROOT, "%,d %s read: %,d %s processed, %,d late, %,d quarantined%s%s%n",
+    out.printf(java.util.Locale.ROOT, "%,d %s read: %,d %s processed, %,d late, %s%,d quarantined%s%s%n",
         summary.recordsRead, summary.recordsRead == 1 ? "line" : "lines",
         summary.processed, summary.processed == 1 ? "event" : "events",
-        summary.late, summary.quarantined,
+        summary.late,
+        summary.detectsDuplicates || summary.duplicates > 0
+            ? String.format(java.util.Locale.ROOT, "%,d %s, ", summary.duplicates,
+                summary.duplicates == 1 ? "duplicate" : "duplicates")
+            : "",
+        summary.quarantined,
         summary.filtered == 0 ? "" : String.format(java.util.Locale.ROOT, ", %,d filtered out by WHERE", summary.filtered),
         summary.punctuations == 0 ? "" : String.format(java.util.Locale.ROOT, ", %,d watermark %s",
             summary.punctuations, summary.punctuations == 1 ? "line" : "lines"));

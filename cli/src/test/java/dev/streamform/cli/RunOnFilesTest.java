@@ -176,6 +176,51 @@ class RunOnFilesTest {
     assertThat(got, is(want));
   }
 
+  /**
+   * Issue 16: the duplicates project's file holds its upsert fixture's events; the file run drops
+   * the same duplicate, quarantines the same conflict and emits the same changelog as the fixture,
+   * writes the duplicate with its file and line, prints the count, and the counts add up.
+   */
+  @Test
+  void aFileWithRepeatedOrderIdsGivesTheFixturesDuplicatesAndConflicts() throws Exception {
+    Path project = Path.of("../test-streams/fixtures/duplicates/orders");
+    Project loaded = Project.load(project);
+    Fixture fixture = Fixture.load(loaded, fixtureFile(project, "customer_duplicates"));
+    FixtureOutcome expected =
+        FixtureRunner.on(RunnerChoice.direct()).run(DeclaredModel.of(loaded, "customer_metrics"), fixture);
+    Path output = dir.resolve("out");
+    assertThat(err.toString(), run("run", project.toString(), "--model", "customer_metrics",
+        "--output", output.toString()), is(0));
+    assertThat(out.toString(), containsString(
+        "12 lines read: 6 events processed, 3 late, 1 duplicate, 2 quarantined\n"));
+    assertThat(out.toString(), containsString("customer_metrics.duplicates.jsonl (1 row)"));
+
+    List<String> want = new ArrayList<>();
+    expected.changelog.forEach(c -> want.add(c.eventId + " " + c.op + " " + text(c.values)));
+    List<String> got = new ArrayList<>();
+    for (JsonNode r : rows(output.resolve("customer_metrics.jsonl"))) {
+      Map<String, Object> values = new LinkedHashMap<>();
+      values.put("customer_id", r.get("customer_id"));
+      values.put("total_spend", r.get("total_spend"));
+      got.add(r.get("__event").asText() + " " + r.get("op").asText() + " " + text(values));
+    }
+    assertThat(got, is(want));
+    List<JsonNode> duplicates = rows(output.resolve("customer_metrics.duplicates.jsonl"));
+    assertThat(duplicates.size(), is(expected.duplicates.size()));
+    JsonNode d = duplicates.get(0);
+    assertThat(d.get("partition").asInt() + "-" + d.get("offset").asLong(), is(expected.duplicates.get(0).eventId));
+    assertThat(d.get("line").asInt(), is(2));
+    assertThat(d.get("record").get("order_id").asText(), is("A-1"));
+    assertThat(d.get("reason").asText(), containsString("event_id `order_id` = A-1"));
+    List<JsonNode> quarantined = rows(output.resolve("customer_metrics.quarantine.jsonl"));
+    assertThat(quarantined.size(), is(2));
+    assertThat(quarantined.get(0).get("line").asInt(), is(4));
+    assertThat(quarantined.get(0).get("reason").asText(), is(expected.quarantined.get(0).reason));
+    assertThat(quarantined.get(1).get("line").asInt(), is(12));
+    assertThat(quarantined.get(1).get("reason").asText(), is(expected.quarantined.get(1).reason));
+    assertThat(rows(output.resolve("customer_metrics.late.jsonl")).size(), is(expected.late.size()));
+  }
+
   @Test
   void aPathThatMatchesNoFileIsNamedWithTheFix() throws Exception {
     Path project = copyAsFileProject(TIME.resolve("late-event"), dir.resolve("p"));

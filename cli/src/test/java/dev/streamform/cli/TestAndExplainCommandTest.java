@@ -113,7 +113,7 @@ class TestAndExplainCommandTest {
         run("test", TIME.resolve("retention/fixtures/retention.yml").toString()), is(0));
     assertThat(out.toString(), containsString("retention (model customer_metrics)\nPASS\n"));
     assertThat(out.toString(), containsString("1 fixture on direct: 1 passed, 0 failed"));
-    assertThat(run("test", TIME.getParent().toString()), is(0)); // time/ and decisions/
-    assertThat(out.toString(), containsString("11 fixtures on direct: 11 passed, 0 failed"));
+    assertThat(run("test", TIME.getParent().toString()), is(0)); // time/, decisions/, duplicates/
+    assertThat(out.toString(), containsString("13 fixtures on direct: 13 passed, 0 failed"));
   }
 }

@@ -6,6 +6,8 @@ import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.ClockResult;
 import dev.streamform.transforms.clock.SourceClock;
+import dev.streamform.transforms.clock.TimedEvent;
+import dev.streamform.transforms.dedup.DedupResult;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.EnvelopeCoder;
 import dev.streamform.transforms.envelope.SourceRecord;
@@ -35,29 +37,35 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * model, its windows ({@link DeclaredModel#changelog}, {@link DeclaredModel#windows()}). The three
  * outputs come back as JSON keys and values in the form {@link ModelSinks} documents.
  *
+ * <p>A source with {@code event_id} gets {@link DeclaredModel#deduplicate()} right after the clock:
+ * repeats within the horizon go to {@link Outputs#duplicates()}, conflicts to the quarantine.
+ *
  * <p>Guarantees: every record the source read is in exactly one place — the output (an applied
- * event; a WHERE may select it away), the late output, or the quarantine (the source's own,
- * passed in, and the extraction's: no usable event time).
+ * event; a WHERE may select it away), the late output, the duplicates, or the quarantine (the
+ * source's own, passed in, the extraction's: no usable event time, and conflicting repeats).
  */
 public final class ModelPipeline {
   private ModelPipeline() {}
 
-  /** The three outputs of a model, as JSON keys and values, and the names of their sinks. */
+  /** The outputs of a model, as JSON keys and values, and the names of their sinks. */
   public static final class Outputs {
     private final ModelSinks sinks;
     private final PCollection<KV<String, String>> records;
     private final PCollection<KV<String, String>> late;
     private final PCollection<KV<String, String>> quarantined;
+    private final @Nullable PCollection<KV<String, String>> duplicates;
 
     Outputs(
         ModelSinks sinks,
         PCollection<KV<String, String>> records,
         PCollection<KV<String, String>> late,
-        PCollection<KV<String, String>> quarantined) {
+        PCollection<KV<String, String>> quarantined,
+        @Nullable PCollection<KV<String, String>> duplicates) {
       this.sinks = sinks;
       this.records = records;
       this.late = late;
       this.quarantined = quarantined;
+      this.duplicates = duplicates;
     }
 
     public ModelSinks sinks() {
@@ -74,9 +82,21 @@ public final class ModelPipeline {
       return late;
     }
 
-    /** Records that could not be processed, each with its reason. */
+    /**
+     * Records that could not be processed, each with its reason; with {@code event_id}, also the
+     * conflicts (a repeated id with another payload).
+     */
     public PCollection<KV<String, String>> quarantined() {
       return quarantined;
+    }
+
+    /**
+     * Events dropped as duplicates (the same {@code event_id} and payload again, within {@code
+     * duplicates_within}); null when the source declares no {@code event_id}, whose pipeline has
+     * no such step.
+     */
+    public @Nullable PCollection<KV<String, String>> duplicates() {
+      return duplicates;
     }
   }
 
@@ -125,12 +145,14 @@ public final class ModelPipeline {
               .setCoder(EnvelopeCoder.of(schema));
     }
     KvCoder<String, String> json = KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of());
+    Dedup dedup = new Dedup();
     PCollection<KV<String, String>> output;
     PCollection<KV<String, String>> late;
     if (model.windowed()) {
       // the clock keeps late events for a windowed model: its late() stays empty
       WindowedResult windows =
-          envelopes.apply("Clock", clock).events().apply("Model", model.windows());
+          deduplicated(envelopes.apply("Clock", clock).events(), model, sinks, schema, dedup)
+              .apply("Model", model.windows());
       output =
           windows.revisions().apply("WindowRecords", MapElements.into(kvs()).via(sinks::windowRecord));
       late = windows.tooLate().apply("TooLateRecords", MapElements.into(kvs()).via(sinks::tooLateRecord));
@@ -141,15 +163,45 @@ public final class ModelPipeline {
     } else {
       ClockResult clocked = envelopes.apply("Clock", clock);
       PCollection<ChangelogRecord> changelog =
-          clocked.events().apply("Model", model.changelog(appliedOnArrival));
+          deduplicated(clocked.events(), model, sinks, schema, dedup)
+              .apply("Model", model.changelog(appliedOnArrival));
       output = changelog.apply("ChangelogRecords", MapElements.into(kvs()).via(sinks::changelogRecord));
       late = clocked.late().apply("LateRecords", MapElements.into(kvs()).via(sinks::lateRecord));
+    }
+    if (dedup.conflicts != null) {
+      quarantine = quarantine.and(dedup.conflicts);
     }
     return new Outputs(
         sinks,
         output.setCoder(json),
         late.setCoder(json),
-        quarantine.apply("Quarantine", Flatten.pCollections()).setCoder(json));
+        quarantine.apply("Quarantine", Flatten.pCollections()).setCoder(json),
+        dedup.duplicates == null ? null : dedup.duplicates.setCoder(json));
+  }
+
+  /** What the duplicate detection put aside, as JSON keys and values (null without it). */
+  private static final class Dedup {
+    PCollection<KV<String, String>> duplicates;
+    PCollection<KV<String, String>> conflicts;
+  }
+
+  /**
+   * {@code events} without the duplicates, when the source declares {@code event_id}: the
+   * duplicates and conflicts are written into {@code out}; the events unchanged otherwise.
+   */
+  private static PCollection<TimedEvent> deduplicated(
+      PCollection<TimedEvent> events, DeclaredModel model, ModelSinks sinks, Schema schema, Dedup out) {
+    if (model.deduplicate().isEmpty()) {
+      return events;
+    }
+    DedupResult result = events.apply("Duplicates", model.deduplicate().get());
+    out.duplicates =
+        result.duplicates().apply("DuplicateRecords", MapElements.into(kvs()).via(sinks::duplicateRecord));
+    out.conflicts =
+        result.conflicts()
+            .apply("ConflictRecords",
+                MapElements.into(kvs()).via((BadRecord bad) -> sinks.conflictRecord(bad, schema)));
+    return result.events();
   }
 
   private static TypeDescriptor<KV<String, String>> kvs() {

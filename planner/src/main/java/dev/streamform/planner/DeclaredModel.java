@@ -146,6 +146,15 @@ public final class DeclaredModel {
     return windowed() || decides() ? clock.keepingLateEvents() : clock;
   }
 
+  /**
+   * The source's duplicate detection ({@code event_id:}), applied by every pipeline of this model —
+   * changelog, windows and decisions alike — right after the clock and before the WHERE; see
+   * {@link DeclaredSource#deduplicate()}. Empty when the source declares no {@code event_id}.
+   */
+  public Optional<dev.streamform.transforms.dedup.Deduplicate> deduplicate() {
+    return declaredSource().deduplicate();
+  }
+
   /** True for a scoring model, with {@code decisions:} (SEMANTICS §11). */
   public boolean decides() {
     return model.decides();

@@ -3,12 +3,14 @@ package dev.streamform.planner;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.transforms.clock.LateEvents;
 import dev.streamform.transforms.clock.SourceClock;
+import dev.streamform.transforms.dedup.Deduplicate;
+import java.util.Optional;
 import org.apache.beam.sdk.schemas.Schema;
 import org.joda.time.Duration;
 
 /**
- * A source of {@code sources.yml} turned into what runs it: the Beam schema of its records and its
- * declared clock. Fixtures and production pipelines take the clock from here, so both judge events
+ * A source of {@code sources.yml} turned into what runs it: the Beam schema of its records, its
+ * declared clock and, with {@code event_id}, its duplicate detection. Fixtures and production pipelines take the clock from here, so both judge events
  * by the same declaration.
  */
 public final class DeclaredSource {
@@ -52,6 +54,21 @@ public final class DeclaredSource {
       clock = clock.withIdleness(Duration.millis(source.idleAfter().get().toMillis()));
     }
     return clock;
+  }
+
+  /**
+   * The source's duplicate detection, when it declares {@code event_id} (with {@code
+   * duplicates_within}, whose default the declaration fills in): {@link Deduplicate} by that column
+   * within that horizon of event time. Every pipeline applies it right after the clock, so an event
+   * is judged late first and a duplicate only if it passed the clock. Empty for a source without
+   * {@code event_id}: its pipelines have no such step at all.
+   */
+  public Optional<Deduplicate> deduplicate() {
+    if (source.eventId().isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(Deduplicate.byId(source.eventId().get(),
+        Duration.millis(source.duplicatesWithin().get().toMillis())));
   }
 
   private SourceClock declaredClock() {

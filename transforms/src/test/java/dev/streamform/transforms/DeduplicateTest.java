@@ -67,6 +67,43 @@ class DeduplicateTest {
     assertThat(Scenario.counter(result, StreamformMetrics.IDS_FORGOTTEN), equalTo(4L));
   }
 
+  /**
+   * An event without its id is quarantined with the reason, and two of them are not duplicates of
+   * each other (a null id is no id, not one shared id).
+   */
+  @Test
+  void anEventWithoutItsIdIsQuarantinedAndRegistersNothing() {
+    Pipeline p = SeedStreams.pipeline();
+    List<SourceRecord> log = new SeedStreams()
+        .event(0, 1, null, Scenarios.iso("10:00:00"))   // p0/0 no id
+        .event(0, 1, null, Scenarios.iso("10:00:00"))   // p0/1 no id again: not a duplicate
+        .event(0, 1, "5", Scenarios.iso("10:01:00"))    // p0/2 first of id 5
+        .event(0, 1, "5", Scenarios.iso("10:01:00"))    // p0/3 duplicate
+        .items();
+    DedupResult d =
+        p.apply(SeedStreams.testStreamOf(log))
+            .apply(dev.streamform.transforms.extraction.EventTimeExtraction.from("ordered_at"))
+            .events()
+            .apply(SourceClockTest.FIVE)
+            .events()
+            .apply(Deduplicate.byId("amount", Duration.standardMinutes(10)));
+    PAssert.that(lines("Kept", d.events())).containsInAnyOrder("p0/2");
+    PAssert.that(lines("Dropped", d.duplicates())).containsInAnyOrder("p0/3");
+    PAssert.that(
+            d.conflicts()
+                .apply(MapElements.into(TypeDescriptors.strings())
+                    .via((BadRecord b) -> b.getFailure().getDescription())))
+        .containsInAnyOrder(
+            "partition 0 offset 0: no value for event_id column `amount`; an event without its id"
+                + " cannot be told from a repeat",
+            "partition 0 offset 1: no value for event_id column `amount`; an event without its id"
+                + " cannot be told from a repeat");
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
+    assertThat(Scenario.counter(result, StreamformMetrics.QUARANTINED), equalTo(2L));
+    assertThat(Scenario.counter(result, StreamformMetrics.DUPLICATES_DROPPED), equalTo(1L));
+  }
+
   @Test
   void aBadDeclarationIsRefusedWithTheFix() {
     IllegalArgumentException e =

@@ -58,8 +58,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * A line's offset is its line number minus one.
  *
  * <p>Output files in the folder, named after the model's topics: {@code <model>.jsonl} (the
- * changelog, or the window records), {@code <model>.late.jsonl} and {@code
- * <model>.quarantine.jsonl}; each line is the JSON value {@link ModelSinks} documents, late and
+ * changelog, or the window records), {@code <model>.late.jsonl}, {@code
+ * <model>.quarantine.jsonl} and, when the source declares {@code event_id}, {@code
+ * <model>.duplicates.jsonl} (the events dropped as duplicates, by partition and offset); each line is the JSON value {@link ModelSinks} documents, late and
  * quarantine rows with the {@code file} and {@code line} they came from. They are in a fixed order,
  * whatever the runner did: the changelog and late rows by the causing event's partition and
  * offset (per key, the order the events were applied, for keys that live in one file), window
@@ -165,22 +166,31 @@ public final class FileModelRun {
     public final long late;
     public final long quarantined;
     public final long filtered;
+    /** Events dropped as duplicates ({@code event_id}); conflicts count as quarantined. */
+    public final long duplicates;
+    /** True when the source declares {@code event_id}, so duplicates are looked for. */
+    public final boolean detectsDuplicates;
     /** Output name -> rows written (files only; empty for Kafka). */
     public final Map<Path, Long> written;
 
-    Summary(Map<String, Long> counters, Map<Path, Long> written) {
+    Summary(Map<String, Long> counters, Map<Path, Long> written, boolean detectsDuplicates) {
       this.recordsRead = counters.getOrDefault(StreamformMetrics.RECORDS_READ, 0L);
       this.punctuations = counters.getOrDefault(StreamformMetrics.PUNCTUATIONS_READ, 0L);
       this.processed = counters.getOrDefault(StreamformMetrics.PROCESSED, 0L);
       this.late = counters.getOrDefault(StreamformMetrics.LATE_DROPPED, 0L);
       this.quarantined = counters.getOrDefault(StreamformMetrics.QUARANTINED, 0L);
       this.filtered = counters.getOrDefault(StreamformMetrics.FILTERED, 0L);
+      this.duplicates = counters.getOrDefault(StreamformMetrics.DUPLICATES_DROPPED, 0L);
+      this.detectsDuplicates = detectsDuplicates;
       this.written = written;
     }
 
-    /** True when processed + late + quarantined + filtered + punctuations = records read. */
+    /**
+     * True when processed + late + duplicates + quarantined + filtered + punctuations = records
+     * read.
+     */
     public boolean addsUp() {
-      return processed + late + quarantined + filtered + punctuations == recordsRead;
+      return processed + late + duplicates + quarantined + filtered + punctuations == recordsRead;
     }
   }
 
@@ -223,12 +233,19 @@ public final class FileModelRun {
       writeParts(outputs.records(), parts, "records");
       writeParts(outputs.late(), parts, "late");
       writeParts(outputs.quarantined(), parts, "quarantine");
+      if (outputs.duplicates() != null) {
+        writeParts(outputs.duplicates(), parts, "duplicates");
+      }
     } else {
       dev.streamform.pipelines.kafka.KafkaConnection servers = target.kafka;
       outputs.records().apply("Write " + sinks.topic(), ModelSinks.write(servers, sinks.topic()));
       outputs.late().apply("Write " + sinks.lateTopic(), ModelSinks.write(servers, sinks.lateTopic()));
       outputs.quarantined()
           .apply("Write " + sinks.quarantineTopic(), ModelSinks.write(servers, sinks.quarantineTopic()));
+      if (outputs.duplicates() != null) {
+        String topic = sinks.duplicatesTopic().get();
+        outputs.duplicates().apply("Write " + topic, ModelSinks.write(servers, topic));
+      }
     }
     PipelineResult result = p.run();
     PipelineResult.State state = result.waitUntilFinish();
@@ -243,6 +260,10 @@ public final class FileModelRun {
         written.put(merge(parts, "late", target.dir.resolve(sinks.lateTopic() + ".jsonl"), EVENT_ORDER), 0L);
         written.put(merge(parts, "quarantine", target.dir.resolve(sinks.quarantineTopic() + ".jsonl"),
             EVENT_ORDER), 0L);
+        if (outputs.duplicates() != null) {
+          written.put(merge(parts, "duplicates",
+              target.dir.resolve(sinks.duplicatesTopic().get() + ".jsonl"), EVENT_ORDER), 0L);
+        }
         for (Path f : written.keySet()) {
           try (Stream<String> lines = Files.lines(f, StandardCharsets.UTF_8)) {
             written.put(f, lines.count());
@@ -252,7 +273,7 @@ public final class FileModelRun {
         deleteTree(parts);
       }
     }
-    return new Summary(counters(result), written);
+    return new Summary(counters(result), written, model.deduplicate().isPresent());
   }
 
   private static void writeParts(PCollection<KV<String, String>> rows, Path dir, String name) {

@@ -22,8 +22,10 @@ import org.joda.time.Duration;
  * A model of a project as a streaming Kafka pipeline: its {@code connector: kafka} source read by
  * {@link KafkaSource}, event time extracted, judged by the declared clock ({@link
  * DeclaredModel#logClock()}), the model's changelog — or, for a windowed model, its windows ({@link
- * DeclaredModel#windows()}) — built by {@link ModelPipeline}, and the three outputs written by
- * {@link ModelSinks}. The transforms between source and sinks are the ones fixtures run.
+ * DeclaredModel#windows()}) — built by {@link ModelPipeline}, and the outputs written by {@link
+ * ModelSinks}: changelog (or window records), late and quarantine topics and, for a source with
+ * {@code event_id}, the duplicates topic (conflicts go to the quarantine topic; both are counted,
+ * {@code duplicate_events_dropped} and {@code events_quarantined}). The transforms between source and sinks are the ones fixtures run.
  *
  * <p>A windowed model's clock keeps late events (the windows judge them), so its late topic receives
  * the windows' too-late events. Its windows fire on {@code min_p W_p} over the topic's partitions
@@ -141,6 +143,12 @@ public final class KafkaModelPipeline {
         .apply(
             "Write " + sinks.quarantineTopic(),
             ModelSinks.write(connection, sinks.quarantineTopic()));
+    if (outputs.duplicates() != null) {
+      // dropped duplicates get a topic of their own: nothing leaves the pipeline unseen, and the
+      // late topic keeps meaning "behind the watermark"
+      String topic = sinks.duplicatesTopic().get();
+      outputs.duplicates().apply("Write " + topic, ModelSinks.write(connection, topic));
+    }
     return sinks;
   }
 

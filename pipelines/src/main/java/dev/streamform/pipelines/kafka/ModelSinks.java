@@ -7,7 +7,10 @@ import dev.streamform.policies.sql.OutputColumn;
 import dev.streamform.policies.time.Timestamps;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.transforms.changelog.ChangelogRecord;
+import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.LateEvent;
+import dev.streamform.transforms.clock.TimedEvent;
+import dev.streamform.transforms.envelope.EnvelopeCoder;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
@@ -62,7 +65,12 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *
  * <p>Both: quarantine, topic {@code <model>.quarantine}: key {@code {"partition":..,"offset":..}},
  * value {@code {"reason":..,"partition":..,"offset":..,"value":..,"value_base64":..}} — the
- * record's bytes as read, base64, and as JSON or text for reading.
+ * record's bytes as read, base64, and as JSON or text for reading; with {@code event_id}, a
+ * repeated id with another payload too (a conflict: its bytes are the event written as JSON).
+ *
+ * <p>With {@code event_id} on the source: duplicates, topic {@code <model>.duplicates}: key the
+ * event's key columns, value {@code {"reason":..,"partition":..,"offset":..,"event_time":..,
+ * "record":{..}}} — the repeats dropped, so that nothing leaves the pipeline unseen.
  *
  * <p>{@code streamform.yml} may name other topics ({@code topic}, {@code late_topic}, {@code
  * quarantine_topic}).
@@ -79,6 +87,9 @@ public final class ModelSinks implements Serializable {
   // key column as the output names it -> the source column it reads (an alias may rename it)
   private final Map<String, String> keySources;
   private final List<String> outputColumns;
+  private final String duplicatesTopic;
+  private final String eventIdColumn; // null without event_id
+  private final String duplicatesWithin; // null without event_id
 
   private ModelSinks(DeclaredModel declared) {
     ModelDeclaration model = declared.model();
@@ -95,6 +106,10 @@ public final class ModelSinks implements Serializable {
     }
     this.keySources = sources;
     this.outputColumns = List.copyOf(declared.outputColumns().keySet());
+    this.duplicatesTopic = model.name() + ".duplicates";
+    this.eventIdColumn = declared.source().eventId().orElse(null);
+    this.duplicatesWithin = declared.source().duplicatesWithin()
+        .map(dev.streamform.policies.time.Durations::format).orElse(null);
   }
 
   /** The sinks of {@code model}: its topics, and its rows' key and output columns. */
@@ -123,6 +138,31 @@ public final class ModelSinks implements Serializable {
     return quarantineTopic;
   }
 
+  /**
+   * Where events dropped as duplicates go, {@code <model>.duplicates}, when the source declares
+   * {@code event_id}; empty otherwise (no such topic is written or created).
+   */
+  public java.util.Optional<String> duplicatesTopic() {
+    return eventIdColumn == null ? java.util.Optional.empty() : java.util.Optional.of(duplicatesTopic);
+  }
+
+  /**
+   * The topics a run of the model writes, after {@code source} when it is not null (a run that
+   * reads the topic creates it too): its own topic, late, quarantine and, with {@code event_id},
+   * duplicates.
+   */
+  public List<String> topics(String source) {
+    List<String> all = new java.util.ArrayList<>();
+    if (source != null) {
+      all.add(source);
+    }
+    all.add(topic);
+    all.add(lateTopic);
+    all.add(quarantineTopic);
+    duplicatesTopic().ifPresent(all::add);
+    return all;
+  }
+
   /** A changelog record as its Kafka key and value. */
   public KV<String, String> changelogRecord(ChangelogRecord r) {
     ObjectNode value = JsonNodeFactory.instance.objectNode();
@@ -139,6 +179,36 @@ public final class ModelSinks implements Serializable {
     ObjectNode value = JsonNodeFactory.instance.objectNode();
     value.put("reason", e.reason());
     return KV.of(keyOfEvent(e.envelope().record()).toString(), withEvent(value, e.envelope(), e.watermark()));
+  }
+
+  /**
+   * An event dropped as a duplicate ({@code event_id}) as its Kafka key (the event's key columns)
+   * and value: the reason, its place in the log, its event time and the event.
+   */
+  public KV<String, String> duplicateRecord(TimedEvent e) {
+    ObjectNode value = JsonNodeFactory.instance.objectNode();
+    Object id = e.envelope().record().getValue(eventIdColumn);
+    value.put("reason", "duplicate: event_id `" + eventIdColumn + "` = " + id + " was seen with the"
+        + " same payload within duplicates_within " + duplicatesWithin + "; dropped");
+    value.put("partition", e.envelope().partition());
+    value.put("offset", e.envelope().offset());
+    value.set("event_time", JsonRecords.node(e.envelope().eventTime()));
+    value.set("record", rowObject(e.envelope().record()));
+    return KV.of(keyOfEvent(e.envelope().record()).toString(), value.toString());
+  }
+
+  /**
+   * A repeated {@code event_id} with another payload ({@code Deduplicate}'s conflicts, encoded as
+   * the clock encodes events of {@code schema}) as a quarantine record: the reason names both
+   * places in the log; its bytes are the event written back as JSON.
+   */
+  public KV<String, String> conflictRecord(BadRecord bad, Schema schema) {
+    TimedEvent e = decode(bad, ClockCoders.TimedEventCoder.of(EnvelopeCoder.of(schema)));
+    return quarantined(
+        e.envelope().partition(),
+        e.envelope().offset(),
+        bad.getFailure().getDescription(),
+        JsonRecords.bytes(rowObject(e.envelope().record())));
   }
 
   /** A windowed model's preview, revision or final record as its Kafka key and value. */

@@ -14,7 +14,7 @@ import java.util.Optional;
 /**
  * A fixture of a project ({@code fixtures/<name>.yml}): the items given to a model's source in
  * delivery order, the changelog (or, for a windowed model, the previews, revisions and final
- * records) it must produce and the events it must drop as late. Values are
+ * records) it must produce and the events it must drop as late or as duplicates. Values are
  * already typed by the source schema and the model's output columns (int64 -> Long, decimal ->
  * BigDecimal, timestamp -> Instant, ...). Read with {@link #load(Project, Path)}.
  */
@@ -43,6 +43,15 @@ public abstract class Fixture {
   public abstract List<Row> quarantined();
 
   /**
+   * The events a fixture expects to be dropped as duplicates ({@code duplicates:}), in delivery
+   * order: each row's {@link Row#values()} are the event's columns, as a {@code late:} row gives
+   * them. Like {@code late:}, the list is exact: a duplicate dropped but not listed fails the
+   * fixture, and so does a listed one that was not dropped. Only for a source with {@code
+   * event_id:}; a repeated id with another payload is a conflict, listed under {@code quarantined:}.
+   */
+  public abstract List<Row> duplicates();
+
+  /**
    * {@code tolerance:} how far a double column may be from the value a row expects: it matches when
    * {@code |expected - actual| <= tolerance * max(1, |expected|)} (absolute below 1, relative above).
    * Empty: the run's default ({@code streamform test --tolerance}, else exact).
@@ -52,7 +61,7 @@ public abstract class Fixture {
   /** This fixture, with {@code tolerance} when it gives none of its own. */
   public Fixture withDefaultTolerance(double tolerance) {
     return tolerance().isPresent() ? this : new AutoValue_Fixture(name(), file(), model(), given(),
-        expect(), late(), quarantined(), Optional.of(tolerance));
+        expect(), late(), quarantined(), duplicates(), Optional.of(tolerance));
   }
 
   /** One {@code given:} item: an event or a watermark. */
@@ -187,13 +196,13 @@ public abstract class Fixture {
 
   static Fixture create(
       String name, Path file, String model, List<Given> given, List<Row> expect, List<Row> late) {
-    return create(name, file, model, given, expect, late, List.of(), Optional.empty());
+    return create(name, file, model, given, expect, late, List.of(), List.of(), Optional.empty());
   }
 
   static Fixture create(String name, Path file, String model, List<Given> given, List<Row> expect,
-      List<Row> late, List<Row> quarantined, Optional<Double> tolerance) {
+      List<Row> late, List<Row> quarantined, List<Row> duplicates, Optional<Double> tolerance) {
     return new AutoValue_Fixture(name, file, model, List.copyOf(given), List.copyOf(expect),
-        List.copyOf(late), List.copyOf(quarantined), tolerance);
+        List.copyOf(late), List.copyOf(quarantined), List.copyOf(duplicates), tolerance);
   }
 
   /** A fixture built in code (e.g. a generated trace): given items only, no expectations. */

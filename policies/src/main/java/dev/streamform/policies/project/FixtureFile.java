@@ -30,7 +30,7 @@ import java.util.stream.Stream;
  */
 final class FixtureFile {
   static final String DIR = "fixtures";
-  private static final List<String> KEYS = List.of("model", "description", "given", "expect", "late", "quarantined", "tolerance");
+  private static final List<String> KEYS = List.of("model", "description", "given", "expect", "late", "duplicates", "quarantined", "tolerance");
   private static final String GIVEN_EXAMPLE =
       "- event: { customer_id: 42, ordered_at: \"" + Timestamps.EXAMPLE + "\" }  or  - watermark: \""
           + Timestamps.EXAMPLE + "\"";
@@ -170,6 +170,7 @@ final class FixtureFile {
     List<Fixture.Row> expect = new ArrayList<>();
     List<Fixture.Row> late = new ArrayList<>();
     List<Fixture.Row> quarantined = new ArrayList<>();
+    List<Fixture.Row> duplicates = new ArrayList<>();
     if (target.isPresent()) {
       SourceDeclaration source = target.get().source;
       Map<String, ColumnType> outputs = target.get().outputs;
@@ -195,6 +196,18 @@ final class FixtureFile {
             : typedRow(row, source.schema(), "a column of source '" + source.name() + "'")
                 .map(v -> Fixture.Row.of(row.line(), v)))
             .ifPresent(late::add);
+      }
+      String duplicateExample = "- { " + String.join(": ..., ", source.schema().keySet()) + ": ... }";
+      if (root.has("duplicates") && source.eventId().isEmpty()) {
+        root.report("duplicates", "source '" + source.name() + "' declares no event_id, so no event"
+                + " is ever dropped as a duplicate",
+            "declare event_id: <column that identifies an event> on source '" + source.name()
+                + "' in sources.yml, or remove duplicates:");
+      } else {
+        for (YamlMap row : root.mapList("duplicates", i -> "duplicates row " + i, duplicateExample)) {
+          typedRow(row, source.schema(), "a column of source '" + source.name() + "'")
+              .map(v -> Fixture.Row.of(row.line(), v)).ifPresent(duplicates::add);
+        }
       }
       Map<String, ColumnType> quarantineColumns = new LinkedHashMap<>(source.schema());
       quarantineColumns.putIfAbsent("reason", ColumnType.STRING);
@@ -225,7 +238,8 @@ final class FixtureFile {
     if (!problems.isEmpty()) {
       throw new InvalidProjectException(problems);
     }
-    return Fixture.create(name, file, modelName.get(), given, expect, late, quarantined, tolerance);
+    return Fixture.create(
+        name, file, modelName.get(), given, expect, late, quarantined, duplicates, tolerance);
   }
 
   private static Map<String, ColumnType> outputsOf(ModelDeclaration model, SourceDeclaration source) {

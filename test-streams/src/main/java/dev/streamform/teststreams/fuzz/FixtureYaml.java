@@ -10,7 +10,8 @@ import java.util.Map;
 
 /**
  * Writes a trace as a fixture file in the SEMANTICS §4 format: its {@code given:} items, and the
- * {@code expect:} and {@code late:} the oracle gave for them — what the runner should have done.
+ * {@code expect:}, {@code late:} and {@code duplicates:} the oracle gave for them — what the
+ * runner should have done.
  */
 final class FixtureYaml {
   private FixtureYaml() {}
@@ -52,6 +53,12 @@ final class FixtureYaml {
           row.put("window_start", d.windowStart);
         }
         b.append("  - ").append(flow(row)).append('\n');
+      }
+    }
+    if (!oracle.duplicates.isEmpty()) {
+      b.append("\nduplicates:\n");
+      for (FixtureOutcome.Duplicate d : oracle.duplicates) {
+        b.append("  - ").append(flow(d.record)).append('\n');
       }
     }
     return b.toString();

@@ -21,8 +21,9 @@ import java.util.TreeSet;
 /**
  * Many traces as one fixture, so that one pipeline runs them all: a runner costs seconds to start,
  * a trace milliseconds to process. Trace {@code j} (its slot) keeps its items but gets partitions
- * {@code j * stride + p} and its keys tagged with {@code j} (slot 0 is left as it is); since the
- * clock is per partition and the changelog per key, the traces cannot touch each other. Their
+ * {@code j * stride + p} and its keys (and {@code event_id}s) tagged with {@code j} (slot 0 is left
+ * as it is); since the clock is per partition and the changelog per key (the duplicate detection
+ * per id), the traces cannot touch each other. Their
  * items are interleaved, each trace's own order kept — which by SEMANTICS §7 must not matter
  * either. A watermark item for every partition becomes one item per partition of its trace.
  *
@@ -54,6 +55,9 @@ final class TraceBatch {
   private final String tagColumn;
   private final ColumnType tagType;
   private final List<String> tagOutputs = new ArrayList<>();
+  /** The source's {@code event_id} column when it is tagged too (it is not the key's tag column). */
+  private final String idColumn;
+  private final ColumnType idType;
 
   private TraceBatch(
       DeclaredModel model, List<Fixture> traces, int stride, Fixture merged, int[] events) {
@@ -63,6 +67,8 @@ final class TraceBatch {
     this.events = events;
     this.tagColumn = tagColumn(model).orElse(null);
     this.tagType = tagColumn == null ? null : model.source().schema().get(tagColumn);
+    this.idColumn = idColumn(model).orElse(null);
+    this.idType = idColumn == null ? null : model.source().schema().get(idColumn);
     for (OutputColumn c : model.query().outputs()) {
       if (c.kind() == OutputColumn.Kind.KEY && c.argument().get().equals(tagColumn)) {
         tagOutputs.add(c.name());
@@ -82,11 +88,21 @@ final class TraceBatch {
     return Optional.empty();
   }
 
-  /** Whether traces of {@code model} can share a pipeline (their keys can be kept apart). */
+  /**
+   * The source's {@code event_id} column when it is not the tag column: tagged per slot as well,
+   * so that two traces' ids never meet.
+   */
+  private static Optional<String> idColumn(DeclaredModel model) {
+    return model.source().eventId().filter(c -> !c.equals(tagColumn(model).orElse(null)));
+  }
+
+  /** Whether traces of {@code model} can share a pipeline (their keys and ids can be kept apart). */
   static boolean canBatch(DeclaredModel model) {
     // A windowed trace runs alone: splitting window records (their offsets and identity, which
     // name partitions and key values) back into traces is not done.
-    return tagColumn(model).isPresent() && !model.windowed();
+    boolean idsTaggable = idColumn(model)
+        .map(c -> model.source().schema().get(c).kind() != ColumnType.Kind.BOOL).orElse(true);
+    return tagColumn(model).isPresent() && !model.windowed() && idsTaggable;
   }
 
   static TraceBatch of(DeclaredModel model, List<Fixture> traces, long seed) {
@@ -95,6 +111,8 @@ final class TraceBatch {
     }
     String tagColumn = tagColumn(model).orElse(null);
     ColumnType tagType = tagColumn == null ? null : model.source().schema().get(tagColumn);
+    String idColumn = idColumn(model).orElse(null);
+    ColumnType idType = idColumn == null ? null : model.source().schema().get(idColumn);
     int stride = 1;
     for (Fixture t : traces) {
       for (Fixture.Given g : t.given()) {
@@ -129,6 +147,9 @@ final class TraceBatch {
           Map<String, Object> values = new LinkedHashMap<>(g.event().get());
           if (tagColumn != null) {
             values.put(tagColumn, tag(tagType, values.get(tagColumn), s));
+          }
+          if (idColumn != null && values.containsKey(idColumn)) {
+            values.put(idColumn, tag(idType, values.get(idColumn), s));
           }
           items.add(() -> b.event(base + g.partition(), values));
           Object t = eventTime.map(values::get).orElse(null);
@@ -235,13 +256,50 @@ final class TraceBatch {
     }
     for (FixtureOutcome.Quarantined q : outcome.quarantined) {
       processed[slot(q.eventId)]--;
-      parts.get(slot(q.eventId)).quarantined(local(q.eventId), q.reason);
+      parts.get(slot(q.eventId)).quarantined(local(q.eventId), localReason(q.reason, slot(q.eventId)));
+    }
+    for (FixtureOutcome.Duplicate d : outcome.duplicates) {
+      processed[slot(d.eventId)]--;
+      List<String> columns = new ArrayList<>();
+      if (tagColumn != null) {
+        columns.add(tagColumn);
+      }
+      Map<String, Object> record = untag(d.record, columns, slot(d.eventId));
+      if (idColumn != null && record.containsKey(idColumn)) {
+        record.put(idColumn, tag(idType, record.get(idColumn), -slot(d.eventId)));
+      }
+      parts.get(slot(d.eventId)).duplicate(local(d.eventId), record);
     }
     List<FixtureOutcome> out = new ArrayList<>();
     for (int i = 0; i < parts.size(); i++) {
       out.add(parts.get(i).processed(processed[i]).build());
     }
     return out;
+  }
+
+  private static final java.util.regex.Pattern CONFLICT = java.util.regex.Pattern.compile(
+      "^(event_id `([^`]+)` = )(.*)( was first seen at partition )(\\d+)( offset .*)$", java.util.regex.Pattern.DOTALL);
+
+  /**
+   * A conflict's reason as the trace alone would give it: the id without its tag, the first event's
+   * partition the trace's own. Other reasons name no partition and no value of a tagged column.
+   */
+  private String localReason(String reason, int slot) {
+    java.util.regex.Matcher m = CONFLICT.matcher(reason);
+    if (!m.matches()) {
+      return reason;
+    }
+    String column = m.group(2);
+    ColumnType type = column.equals(idColumn) ? idType : column.equals(tagColumn) ? tagType : null;
+    String id = m.group(3);
+    if (type != null && slot != 0) {
+      Object tagged = type.kind() == ColumnType.Kind.STRING ? id
+          : type.kind() == ColumnType.Kind.INT64 ? (Object) Long.valueOf(id)
+          : type.kind() == ColumnType.Kind.DECIMAL ? new BigDecimal(id)
+          : type.kind() == ColumnType.Kind.DOUBLE ? (Object) Double.valueOf(id) : null;
+      id = tagged == null ? id : String.valueOf(tag(type, tagged, -slot));
+    }
+    return m.group(1) + id + m.group(4) + Integer.parseInt(m.group(5)) % stride + m.group(6);
   }
 
   private Map<String, Object> untag(Map<String, Object> values, List<String> columns, int slot) {

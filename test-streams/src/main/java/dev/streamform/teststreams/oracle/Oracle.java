@@ -34,7 +34,10 @@ import java.util.TreeSet;
  * latest(k) + retention}); a watermark item with no partition applies to every partition of the
  * fixture (partition 0 and every partition an item names); the processed count includes events
  * that pass the clock but not the WHERE clause; decimals are exact and {@code AVG(decimal(p,s))}
- * rounds half-even to scale {@code max(s, 6)}.
+ * rounds half-even to scale {@code max(s, 6)}; with {@code event_id} on the source, an event that
+ * passed the clock is judged by {@link EventIds} before the model (a late event dropped by the
+ * clock never reaches it: late, not a duplicate), and a duplicate or conflict still advances its
+ * partition's watermark.
  */
 public final class Oracle {
   private final SourceDeclaration source;
@@ -81,6 +84,7 @@ public final class Oracle {
     Map<List<Object>, KeyState> keys = new HashMap<>();
     OutcomeBuilder out = new OutcomeBuilder();
     int processed = 0;
+    EventIds ids = new EventIds(source);
     Optional<String> eventTime = source.eventTime();
     for (int i = 0; i < given.size(); i++) {
       Fixture.Given item = given.get(i);
@@ -117,9 +121,19 @@ public final class Oracle {
         out.late(id, sourceColumns(record), w);
         continue;
       }
-      timeline.event(i, id, p, t, w, late ? Timeline.Judgement.LATE_KEPT : Timeline.Judgement.ON_TIME);
-      processed++;
-      apply(record, t, w, id, keys, out, i, timeline);
+      EventIds.Verdict repeat = ids.judge(id, record, t, w);
+      if (repeat == EventIds.Verdict.DUPLICATE) {
+        timeline.event(i, id, p, t, w, Timeline.Judgement.DUPLICATE);
+        out.duplicate(id, sourceColumns(record));
+      } else if (repeat == EventIds.Verdict.CONFLICT || repeat == EventIds.Verdict.NO_ID) {
+        timeline.event(i, id, p, t, w, Timeline.Judgement.QUARANTINED);
+        out.quarantined(id, repeat == EventIds.Verdict.NO_ID ? ids.noIdReason() : ids.conflictReason(record));
+      } else {
+        timeline.event(i, id, p, t, w, late ? Timeline.Judgement.LATE_KEPT : Timeline.Judgement.ON_TIME);
+        processed++;
+        apply(record, t, w, id, keys, out, i, timeline);
+      }
+      // a repeat passed the clock too: it advances its partition's watermark like any event
       watermarks.put(p, later(w, t.minus(source.watermark())));
       timeline.watermark(i, p, watermarks.get(p));
     }

@@ -29,8 +29,13 @@ public final class Timeline {
     LATE,
     /** Behind {@code W_p} and processed anyway ({@code late_events: keep}). */
     LATE_KEPT,
-    /** No event time: quarantined, never processed. */
-    QUARANTINED
+    /**
+     * No event time, or ({@code event_id}) a repeated id with another payload: quarantined, never
+     * processed.
+     */
+    QUARANTINED,
+    /** Passed the clock, then dropped as a repeat of an earlier event ({@code event_id}). */
+    DUPLICATE
   }
 
   /** One event: {@code time} null when quarantined, {@code watermark} null while undefined. */

@@ -64,6 +64,10 @@ import java.util.TreeSet;
  *   <li>The identity's key is the key columns as the query outputs them ({@code customer_id AS
  *       customer} gives {@code customer}); its values are the aggregate columns.
  *   <li>An event without a value for the event-time column is quarantined, as in {@link Oracle}.
+ *   <li>With {@code event_id}, an event is judged by {@link EventIds} after the clock (it has
+ *       advanced {@code W_p}) and before the WHERE and the windows: a duplicate or a conflict is
+ *       in no window, and a repeat within the horizon is a duplicate even when its windows would
+ *       have refused it as too late.
  * </ul>
  */
 public final class WindowedOracle {
@@ -168,6 +172,11 @@ public final class WindowedOracle {
       b.tooLate(l.eventId(), record, l.watermark(), l.windowStart());
     }
     out.quarantined().forEach(q -> b.quarantined(q.eventId(), q.reason()));
+    for (WindowedOutcome.Duplicate d : out.duplicates()) {
+      Map<String, Object> record = new LinkedHashMap<>();
+      source.schema().keySet().forEach(c -> record.put(c, d.item().event().get().get(c)));
+      b.duplicate(d.eventId(), record);
+    }
     return b.build();
   }
 
@@ -188,6 +197,8 @@ public final class WindowedOracle {
     private final List<Row> rows = new ArrayList<>();
     private final List<Late> late = new ArrayList<>();
     private final List<Quarantined> quarantined = new ArrayList<>();
+    private final List<WindowedOutcome.Duplicate> duplicates = new ArrayList<>();
+    private final EventIds ids = new EventIds(source);
     private int processed;
     private final Timeline timeline;
     /** The item being played; {@code given.size()} at the end of the input. */
@@ -218,7 +229,7 @@ public final class WindowedOracle {
         fire(sourceWatermark());
       }
       fire(Instant.MAX); // the end of input: every W_p goes to infinity
-      return new WindowedOutcome(rows, late, quarantined, processed);
+      return new WindowedOutcome(rows, late, quarantined, processed, duplicates);
     }
 
     private void event(Fixture.Given item) {
@@ -237,6 +248,20 @@ public final class WindowedOracle {
       Instant w = sourceWatermark(); // at the event's arrival, before it advances W_p
       watermarks.put(p, Oracle.later(wp, t.minus(source.watermark())));
       timeline.watermark(this.item, p, watermarks.get(p));
+      // after the clock, before the WHERE and the windows: a repeat is a duplicate even when its
+      // windows would refuse it as too late (the clock keeps late events for a windowed model)
+      EventIds.Verdict repeat = ids.judge(id, record, t, wp);
+      if (repeat == EventIds.Verdict.DUPLICATE) {
+        timeline.event(this.item, id, p, t, wp, Timeline.Judgement.DUPLICATE);
+        duplicates.add(new WindowedOutcome.Duplicate(item, id));
+        return;
+      }
+      if (repeat == EventIds.Verdict.CONFLICT || repeat == EventIds.Verdict.NO_ID) {
+        timeline.event(this.item, id, p, t, wp, Timeline.Judgement.QUARANTINED);
+        quarantined.add(new Quarantined(item, id,
+            repeat == EventIds.Verdict.NO_ID ? ids.noIdReason() : ids.conflictReason(record)));
+        return;
+      }
       if (!query.selects(record)) {
         timeline.event(this.item, id, p, t, wp, Timeline.Judgement.ON_TIME);
         return; // judged by the clock, in no window

@@ -22,18 +22,31 @@ import java.util.TreeMap;
  *
  * @param rows every output row
  * @param late one row per window that refused an event as too late
- * @param quarantined the events without an event time, in delivery order
+ * @param quarantined the events without an event time and ({@code event_id}) the conflicts, in
+ *     delivery order
  * @param eventsProcessed events accepted into at least one window (on time or correction); an
  *     event the model's WHERE clause filters out is in no window and is not counted
+ * @param duplicates the events dropped as duplicates ({@code event_id}), in delivery order
  */
 public record WindowedOutcome(
-    List<Row> rows, List<Late> late, List<Quarantined> quarantined, int eventsProcessed) {
+    List<Row> rows, List<Late> late, List<Quarantined> quarantined, int eventsProcessed,
+    List<Duplicate> duplicates) {
 
   public WindowedOutcome {
     rows = List.copyOf(rows);
     late = List.copyOf(late);
     quarantined = List.copyOf(quarantined);
+    duplicates = List.copyOf(duplicates);
   }
+
+  /** An outcome without duplicates (a source without {@code event_id}). */
+  public WindowedOutcome(
+      List<Row> rows, List<Late> late, List<Quarantined> quarantined, int eventsProcessed) {
+    this(rows, late, quarantined, eventsProcessed, List.of());
+  }
+
+  /** An event dropped as a duplicate ({@code event_id}), before the windows judged it. */
+  public record Duplicate(Fixture.Given item, String eventId) {}
 
   /** The {@code status} of an output row. */
   public enum Status {

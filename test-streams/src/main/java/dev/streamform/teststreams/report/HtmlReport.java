@@ -130,6 +130,13 @@ public final class HtmlReport implements FixtureSuite.Listener {
       r.values().forEach((k, x) -> row.put(k, ColumnValues.show(x)));
       rows.add(row);
     }
+    for (Fixture.Row r : f.duplicates()) {
+      Map<String, String> row = new LinkedHashMap<>();
+      row.put("line", String.valueOf(r.line()));
+      row.put("status", "duplicate");
+      r.values().forEach((k, x) -> row.put(k, ColumnValues.show(x)));
+      rows.add(row);
+    }
     return rows;
   }
 
@@ -169,6 +176,13 @@ public final class HtmlReport implements FixtureSuite.Listener {
       }
       d.record.forEach((k, x) -> row.put(k, ColumnValues.show(x)));
       row.put("watermark", d.watermark.toString());
+      rows.add(row);
+    }
+    for (FixtureOutcome.Duplicate d : o.duplicates) {
+      Map<String, String> row = new LinkedHashMap<>();
+      row.put("event", d.eventId);
+      row.put("status", "duplicate");
+      d.record.forEach((k, x) -> row.put(k, ColumnValues.show(x)));
       rows.add(row);
     }
     for (FixtureOutcome.Quarantined q : o.quarantined) {

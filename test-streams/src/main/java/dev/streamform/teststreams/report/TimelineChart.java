@@ -54,6 +54,7 @@ public final class TimelineChart {
       ".event.late{fill:#fff;stroke:#d62728;stroke-width:2.5}",
       ".event.late_kept{stroke:#ff7f0e;stroke-width:2.5}",
       ".event.correction{stroke:#000;stroke-width:2}",
+      ".event.duplicate{fill:#fff;stroke:#7f7f7f;stroke-width:2;stroke-dasharray:2 2}",
       ".quarantined{stroke:#d62728;stroke-width:2.5}",
       ".mark{stroke:#000;stroke-width:1}",
       ".mark.on_time{fill:#2ca02c}",
@@ -266,7 +267,8 @@ public final class TimelineChart {
             "d", "M" + num(cx - 5) + "," + num(quarantineRow - 5) + " L" + num(cx + 5) + ","
                 + num(quarantineRow + 5) + " M" + num(cx - 5) + "," + num(quarantineRow + 5) + " L"
                 + num(cx + 5) + "," + num(quarantineRow - 5));
-        m.element("title", title + ": quarantined (no event time)");
+        m.element("title", title + (e.time() == null ? ": quarantined (no event time)"
+            : ": quarantined (event_id: a conflict, or no id)"));
         m.close();
         ring(m, ringed.contains(id), id, cx, quarantineRow);
         continue;
@@ -274,6 +276,7 @@ public final class TimelineChart {
       String kind = late.contains(id) ? "late"
           : e.judgement() == Timeline.Judgement.LATE_KEPT ? "late_kept"
           : e.judgement() == Timeline.Judgement.CORRECTION ? "correction"
+          : e.judgement() == Timeline.Judgement.DUPLICATE ? "duplicate"
           : "on_time";
       double cy = y(e.time());
       m.open("circle", "class", "event " + kind, "data-event", id,

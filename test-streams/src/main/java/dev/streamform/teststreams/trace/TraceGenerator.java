@@ -27,7 +27,10 @@ import java.util.regex.Pattern;
  * watermark delay, exactly on the watermark and one millisecond behind it, far beyond the delay;
  * bursts of events at one instant; a few hot keys repeated; watermark items ahead of the clock,
  * behind it and exactly on a key's retention edge; several partitions, each key living in one of
- * them; and now and then an event without its event time. Values of other columns are drawn
+ * them; and now and then an event without its event time. For a source with {@code event_id}, each
+ * event gets a new id, and now and then one of the last events comes again on its partition —
+ * mostly as it was (a duplicate, or late, or new past the horizon), sometimes with another value
+ * or time (a conflict). Values of other columns are drawn
  * small, sometimes null, and sometimes from the literals of the model's WHERE clause, so that the
  * clause both passes and filters. The generator keeps its own rough account of each partition's
  * watermark only to aim at edges; the oracle decides what the trace means.
@@ -47,6 +50,8 @@ public final class TraceGenerator {
   private final Optional<Long> retention;
   /** A windowed model's window size, period and allowed lateness (millis); empty for upsert. */
   private final Optional<long[]> window;
+  /** The source's {@code event_id} column, when it declares one that the generator may fill. */
+  private final Optional<String> idColumn;
   private final List<String> stringLiterals = new ArrayList<>();
   private final List<BigDecimal> numberLiterals = new ArrayList<>();
 
@@ -62,6 +67,9 @@ public final class TraceGenerator {
         model.model().window().map(w -> new long[] {
             w.size().toMillis(), w.every().toMillis(), model.model().allowedLateness().toMillis()});
     model.query().where().ifPresent(w -> readLiterals(w.toSql()));
+    // an id that is also a key or the event time keeps the values those give it
+    this.idColumn = source.eventId()
+        .filter(c -> !keyColumns.contains(c) && !eventTime.map(c::equals).orElse(false));
   }
 
   public static TraceGenerator forModel(DeclaredModel model) {
@@ -97,6 +105,9 @@ public final class TraceGenerator {
     private final Map<Integer, Long> maxTime = new HashMap<>();
     private final Map<Integer, Long> watermark = new HashMap<>();
     private final Map<Integer, Long> latest = new HashMap<>(); // by key index
+    /** The events given so far, for repeats: {partition, key index, values}. */
+    private final List<Object[]> given = new ArrayList<>();
+    private int ids;
     private final long scale;
 
     Draw(long seed) {
@@ -123,6 +134,9 @@ public final class TraceGenerator {
         int r = random.nextInt(100);
         if (r < 10) {
           watermarkItem(b);
+        } else if (r >= 88 && idColumn.isPresent() && !given.isEmpty()) {
+          repeat(b);
+          made++;
         } else if (r < 18) {
           int burst = 2 + random.nextInt(5);
           int p = random.nextInt(partitions);
@@ -191,8 +205,66 @@ public final class TraceGenerator {
           values.put(column, v);
         }
       }
+      if (idColumn.isPresent()) {
+        values.put(idColumn.get(), freshId(schema.get(idColumn.get())));
+      }
+      emit(b, p, k, values, missingTime ? null : t);
+    }
+
+    /**
+     * A repeat of one of the last events given ({@code event_id}), on its partition as a producer's
+     * retry would be: mostly the same event again (a duplicate within the horizon, or late, or a
+     * new event after it), sometimes the same id with another value or time (a conflict, or a new
+     * event once the horizon has passed).
+     */
+    private void repeat(Fixture.Builder b) {
+      Object[] earlier = given.get(given.size() - 1 - random.nextInt(Math.min(5, given.size())));
+      int p = (Integer) earlier[0];
+      int k = (Integer) earlier[1];
+      @SuppressWarnings("unchecked")
+      Map<String, Object> values = new LinkedHashMap<>((Map<String, Object>) earlier[2]);
+      if (random.nextInt(4) == 0) {
+        List<String> others = new ArrayList<>();
+        for (String c : schema.keySet()) {
+          if (!c.equals(idColumn.get()) && !keyColumns.contains(c) && !eventTime.map(c::equals).orElse(false)) {
+            others.add(c);
+          }
+        }
+        if (others.isEmpty() || random.nextInt(3) == 0) {
+          eventTime.ifPresent(c -> values.put(c, Instant.ofEpochMilli(nextTime(p))));
+        } else {
+          String c = others.get(random.nextInt(others.size()));
+          values.put(c, value(schema.get(c)));
+        }
+      }
+      Object t = eventTime.map(values::get).orElse(null);
+      emit(b, p, k, values, t instanceof Instant ? ((Instant) t).toEpochMilli() : null);
+    }
+
+    /** A new id, never given before in this trace. */
+    private Object freshId(ColumnType type) {
+      int n = ++ids;
+      switch (type.kind()) {
+        case INT64:
+          return (long) n;
+        case STRING:
+          return "o" + n;
+        case DECIMAL:
+          return BigDecimal.valueOf(n).setScale(type.scale());
+        case DOUBLE:
+          return n + 0.25;
+        case TIMESTAMP:
+          return BASE.plus(Duration.ofSeconds(n));
+        default:
+          return value(type); // a bool id: two ids at most, so repeats come by themselves
+      }
+    }
+
+    /** Gives the event and keeps the generator's rough account of its partition's clock. */
+    private void emit(Fixture.Builder b, int p, int k, Map<String, Object> values, Long t) {
       b.event(p, values);
-      if (eventTime.isPresent() && !missingTime) {
+      given.add(new Object[] {p, k, values});
+      if (eventTime.isPresent() && t != null) {
         Long w = watermark.get(p);
         boolean late = w != null && t < w;
         if (!late) {

@@ -8,6 +8,7 @@ import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.RunnerChoice;
 import dev.streamform.planner.DeclaredModel;
+import dev.streamform.teststreams.oracle.Oracle;
 import dev.streamform.teststreams.oracle.PerKey;
 import dev.streamform.teststreams.trace.Interleavings;
 import dev.streamform.teststreams.trace.TraceGenerator;
@@ -38,6 +39,33 @@ class FuzzDirectTest {
       agreeing += result.agreeing;
     }
     assertEquals(200, agreeing);
+  }
+
+  /**
+   * Issue 16: traces whose events repeat (the same order again, or its id with another amount or
+   * time) agree with the oracle, which judges ids on its own; the traces do hold duplicates and
+   * conflicts, so the comparison covers them.
+   */
+  @Test
+  void tracesWithRepeatedEventIdsAgreeWithTheOracle(@TempDir Path dir) throws Exception {
+    DeclaredModel model = FuzzProjects.model(FuzzProjects.ordersWithIds(dir.resolve("ids"), false),
+        "customer_metrics");
+    StringWriter log = new StringWriter();
+    FuzzRun.Result result = new FuzzRun(model, Fuzzer.of(model, 40), new PrintWriter(log))
+        .run(80, 2026, List.of(Fuzzer.Target.of(DIRECT, model)), dir.resolve("out"));
+    assertTrue(result.allAgree(), log.toString());
+    assertEquals(80, result.agreeing);
+    int duplicates = 0;
+    int conflicts = 0;
+    Oracle oracle = Oracle.of(model);
+    TraceGenerator generator = TraceGenerator.forModel(model);
+    for (int i = 0; i < 80; i++) {
+      FixtureOutcome expected = oracle.run(generator.generate(2026, i));
+      duplicates += expected.duplicates.size();
+      conflicts += (int) expected.quarantined.stream().filter(q -> q.reason.startsWith("event_id")).count();
+    }
+    assertTrue(duplicates >= 20, duplicates + " duplicates in 80 traces");
+    assertTrue(conflicts >= 5, conflicts + " conflicts in 80 traces");
   }
 
   @Test

@@ -70,6 +70,39 @@ final class FuzzProjects {
     return dir;
   }
 
+  /**
+   * The seed's orders with an id ({@code event_id: order_id}, {@code duplicates_within: 10m}), an
+   * upsert model with retention or, {@code windowed}, tumbling quarter hours with 5m of allowed
+   * lateness: the generator repeats some of its events (issue 16).
+   */
+  static Path ordersWithIds(Path dir, boolean windowed) {
+    write(dir, "sources.yml", String.join("\n",
+        "sources:",
+        "  orders:",
+        "    connector: file",
+        "    path: orders.jsonl",
+        "    schema:",
+        "      order_id: string",
+        "      customer_id: int64",
+        "      amount: decimal(12,2)",
+        "      ordered_at: timestamp",
+        "    event_time: ordered_at",
+        "    watermark: 5m",
+        "    event_id: order_id",
+        "    duplicates_within: 10m",
+        ""));
+    write(dir, "streamform.yml", String.join("\n",
+        "models:",
+        "  customer_metrics:",
+        "    key: [customer_id]",
+        windowed ? "    window: 15m\n    allowed_lateness: 5m" : "    retention: 10m",
+        ""));
+    write(dir, "models/customer_metrics.sql",
+        "SELECT customer_id, SUM(amount) AS total_spend, COUNT(*) AS orders FROM source('orders')"
+            + " GROUP BY customer_id\n");
+    return dir;
+  }
+
   static void write(Path dir, String relative, String text) {
     try {
       Path f = dir.resolve(relative);

@@ -15,7 +15,7 @@ import org.apache.beam.sdk.values.TupleTag;
  * The outputs of {@link Deduplicate}: every input event is in exactly one of them — {@link
  * #events()} (first seen, or seen again after the horizon), {@link #duplicates()} (the same id and
  * the same payload again, within the horizon) or {@link #conflicts()} (the same id with another
- * payload, within the horizon: quarantined with the reason).
+ * payload, within the horizon, or no id at all: quarantined with the reason).
  */
 public final class DedupResult implements POutput {
   private final Pipeline pipeline;
@@ -47,7 +47,10 @@ public final class DedupResult implements POutput {
     return duplicates;
   }
 
-  /** Repeated ids with another payload, as Beam dead letters with the reason. */
+  /**
+   * Repeated ids with another payload, and events without an id, as Beam dead letters with the
+   * reason.
+   */
   public PCollection<BadRecord> conflicts() {
     return conflicts;
   }

@@ -53,7 +53,9 @@ import org.joda.time.Instant;
  * its payload (every column, decimals by value) is the first one's — dropped, counted ({@code
  * duplicate_events_dropped}) and put on {@link DedupResult#duplicates()} — and a <b>conflict</b>
  * otherwise: quarantined on {@link DedupResult#conflicts()} with a reason naming the id, both
- * positions and the first payload, counted ({@code events_quarantined}). Whether an id is still
+ * positions and the first payload, counted ({@code events_quarantined}). An event without a value
+ * for the id column is quarantined too (it cannot be told from a repeat) and registers nothing.
+ * Whether an id is still
  * kept for an event is decided from the event's own partition watermark at arrival ({@link
  * TimedEvent#watermarkAtArrival()}), as retention is (SEMANTICS §3), so the answer is a function of
  * the per-partition logs; event-time timers free an id's state at first-seen + horizon, never
@@ -230,6 +232,13 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
         if (seenAt != null && w != null && w.getMillis() >= seenAt + horizon) {
           seenAt = null; // the horizon had passed for this event's partition: a new first event
         }
+        if (e.record().getValue(idColumn) == null) {
+          // no id: it cannot be told from a repeat, nor a repeat from it (as an event without its
+          // event time cannot be judged by the clock); it registers nothing
+          quarantined.inc();
+          out.get(conflicts).outputWithTimestamp(noId(event), e.eventTime());
+          continue;
+        }
         String text = KeyedChangelog.keyText(e.record(), payloadColumns);
         if (seenAt == null) {
           payload = text;
@@ -285,23 +294,31 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
       return t.isBefore(e.stamp()) ? t : e.stamp();
     }
 
-    private BadRecord conflict(TimedEvent event, String first) throws Exception {
+    private BadRecord noId(TimedEvent event) throws Exception {
       Envelope e = event.envelope();
-      Object id = e.record().getValue(idColumn);
+      return badRecord(event, "partition " + e.partition() + " offset " + e.offset()
+          + ": no value for event_id column `" + idColumn + "`; an event without its id cannot be"
+          + " told from a repeat");
+    }
+
+    private BadRecord badRecord(TimedEvent event, String description) throws Exception {
       return BadRecord.builder()
           .setRecord(
               BadRecord.Record.builder()
-                  .setHumanReadableJsonRecord(e.record().toString())
+                  .setHumanReadableJsonRecord(event.envelope().record().toString())
                   .addCoderAndEncodedRecord(coder, event)
                   .build())
-          .setFailure(
-              BadRecord.Failure.builder()
-                  .setDescription(
-                      "partition " + e.partition() + " offset " + e.offset() + ": event_id `"
-                          + idColumn + "` = " + id + " was first seen at " + first
-                          + " with another payload; a repeated id must repeat its event exactly")
-                  .build())
+          .setFailure(BadRecord.Failure.builder().setDescription(description).build())
           .build();
+    }
+
+    private BadRecord conflict(TimedEvent event, String first) throws Exception {
+      Envelope e = event.envelope();
+      Object id = e.record().getValue(idColumn);
+      return badRecord(event,
+          "partition " + e.partition() + " offset " + e.offset() + ": event_id `"
+              + idColumn + "` = " + id + " was first seen at " + first
+              + " with another payload; a repeated id must repeat its event exactly");
     }
 
     @Override

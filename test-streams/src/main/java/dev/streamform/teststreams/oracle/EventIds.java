@@ -1,0 +1,105 @@
+package dev.streamform.teststreams.oracle;
+
+import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.policies.schema.ColumnValues;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The reference reading of {@code event_id} / {@code duplicates_within} (issue 16), in plain Java
+ * for the oracles: a map from id to the first event that carried it. It shares no code with the
+ * {@code Deduplicate} transform.
+ *
+ * <p>An event that passed the clock (not dropped as late, not quarantined) is judged against its
+ * id's first event: when there is none, or its own partition's watermark at its arrival {@code
+ * W_p} has reached {@code first event time + duplicates_within}, it is a new first event (kept);
+ * otherwise it is a {@link Verdict#DUPLICATE} when every column has the first one's value (decimals
+ * by value) and a {@link Verdict#CONFLICT} when any differs. An event without a value for the id
+ * column is {@link Verdict#NO_ID}: quarantined, remembered by nothing. The oracles play items in delivery
+ * order, which is the transform's order for the events of one id as long as they live in one
+ * partition (a producer's retry goes to the partition of its key).
+ */
+final class EventIds {
+  /** How an event that passed the clock is judged. */
+  enum Verdict {
+    /** Processed: the id's first event, or the first after the horizon passed. */
+    FIRST,
+    /** Dropped and counted: the same id and payload again, within the horizon. */
+    DUPLICATE,
+    /** Quarantined: the same id with another payload, within the horizon. */
+    CONFLICT,
+    /** Quarantined: no value for the id column (no id, not one shared null id). */
+    NO_ID
+  }
+
+  private record First(Map<String, Object> record, Instant time, String eventId) {}
+
+  private final SourceDeclaration source;
+  private final Optional<String> column;
+  private final Duration horizon;
+  private final Map<Object, First> seen = new HashMap<>();
+  private String firstOfLast;
+
+  EventIds(SourceDeclaration source) {
+    this.source = source;
+    this.column = source.eventId();
+    this.horizon = source.duplicatesWithin().orElse(Duration.ZERO);
+  }
+
+  /** True when the source declares {@code event_id}. */
+  boolean declared() {
+    return column.isPresent();
+  }
+
+  /**
+   * Judges event {@code eventId} with time {@code t}, arriving when its partition's watermark was
+   * {@code wp} (null: undefined); a {@link Verdict#FIRST} is remembered.
+   */
+  Verdict judge(String eventId, Map<String, Object> record, Instant t, Instant wp) {
+    if (column.isEmpty()) {
+      return Verdict.FIRST;
+    }
+    Object id = canonical(record.get(column.get()));
+    if (id == null) {
+      return Verdict.NO_ID;
+    }
+    First first = seen.get(id);
+    if (first != null && wp != null && !wp.isBefore(first.time().plus(horizon))) {
+      first = null; // the horizon has passed for this event's partition
+    }
+    if (first == null) {
+      seen.put(id, new First(record, t, eventId));
+      return Verdict.FIRST;
+    }
+    firstOfLast = first.eventId();
+    for (String c : source.schema().keySet()) {
+      if (!ColumnValues.sameValue(first.record().get(c), record.get(c))) {
+        return Verdict.CONFLICT;
+      }
+    }
+    return Verdict.DUPLICATE;
+  }
+
+  /** The quarantine reason of the last {@link Verdict#CONFLICT} judged, for event {@code record}. */
+  String conflictReason(Map<String, Object> record) {
+    String[] place = firstOfLast.split("-");
+    // the id as the pipeline's record prints it: text without quotes, numbers as written
+    return "event_id `" + column.get() + "` = " + record.get(column.get())
+        + " was first seen at partition " + place[0] + " offset " + place[1]
+        + " with another payload; a repeated id must repeat its event exactly";
+  }
+
+  /** The quarantine reason of an event without a value for the id column. */
+  String noIdReason() {
+    return "no value for event_id column `" + column.get() + "`; an event without its id cannot be"
+        + " told from a repeat";
+  }
+
+  /** Ids compare by value: 7 and 7.0 of a decimal id are one id. */
+  private static Object canonical(Object v) {
+    return v instanceof java.math.BigDecimal ? ((java.math.BigDecimal) v).stripTrailingZeros() : v;
+  }
+}
