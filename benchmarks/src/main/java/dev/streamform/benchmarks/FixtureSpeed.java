@@ -39,6 +39,13 @@ import java.util.SplittableRandom;
 public final class FixtureSpeed {
   static final long START_MILLIS = 1_788_076_800_000L; // 2026-08-30T00:00:00Z
 
+  /**
+   * The runner {@code streamform test} uses: the DirectRunner with its immutability and
+   * encodability checks off (as the CLI's {@code TestCommand} sets them without --runner-checks).
+   */
+  static final RunnerChoice AS_STREAMFORM_TEST = RunnerChoice.direct().withDefaultBeamOptions(
+      Map.of("enforceImmutability", "false", "enforceEncodability", "false"));
+
   private FixtureSpeed() {}
 
   public static void main(String[] args) throws Exception {
@@ -102,7 +109,7 @@ public final class FixtureSpeed {
   /** Runs the fixtures at {@code path} as {@code streamform test} does; {seconds, fixtures}. */
   static double[] suite(Path path) throws IOException {
     StringWriter text = new StringWriter();
-    FixtureSuite suite = new FixtureSuite(FixtureRunner.on(RunnerChoice.direct()), new PrintWriter(text));
+    FixtureSuite suite = new FixtureSuite(FixtureRunner.on(AS_STREAMFORM_TEST), new PrintWriter(text));
     long cpu = cpuNanos();
     long start = System.nanoTime();
     boolean passed = suite.run(path);
