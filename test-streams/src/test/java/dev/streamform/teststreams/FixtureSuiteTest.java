@@ -82,6 +82,41 @@ class FixtureSuiteTest {
   }
 
   @Test
+  void fixturesRunTogetherInOnePipelineReportExactlyWhatEachReportsAlone() throws Exception {
+    // the seed suite (changelog, windowed and multi-partition fixtures), then a project whose
+    // fixtures pass, fail their comparison, and do not load, in that order of files
+    Path p = FixtureProjects.copy("late-event", dir);
+    FixtureProjects.write(p, "fixtures/a_late.yml", LATE_EVENT);
+    FixtureProjects.write(p, "fixtures/b_wrong.yml", LATE_EVENT.replace("total_spend: 30", "total_spend: 31"));
+    FixtureProjects.write(p, "fixtures/c_unknown_model.yml", LATE_EVENT.replace("model: customer_metrics",
+        "model: no_such_model"));
+    FixtureProjects.write(p, "fixtures/d_late.yml", LATE_EVENT);
+    List<Path> paths = List.of(FixtureProjects.TIME, p);
+
+    FixtureSuite together = suite();
+    boolean passedTogether = together.run(paths);
+    String printedTogether = out.toString();
+    out.getBuffer().setLength(0);
+    FixtureSuite alone = suite().batching(false);
+    boolean passedAlone = alone.run(paths);
+
+    assertThat(passedTogether, is(false));
+    assertThat(passedAlone, is(false));
+    assertThat(reports(together), is(reports(alone)));
+    assertThat(printedTogether, is(out.toString()));
+    assertThat(together.pipelines(), is(1)); // 12 fixtures that load, 30 events in all
+    assertThat(alone.pipelines(), is(12));
+    assertThat(statuses(together).subList(9, 13), is(List.of("a_late PASSED", "b_wrong FAILED",
+        "c_unknown_model ERROR", "d_late PASSED")));
+  }
+
+  private static List<String> reports(FixtureSuite suite) {
+    return suite.results().stream()
+        .map(r -> r.name() + " " + r.status() + " " + r.reason() + "\n" + r.report())
+        .collect(Collectors.toList());
+  }
+
+  @Test
   void selectRunsTheMatchingFixturesAndFailFastStopsAtTheFirstFailure() throws Exception {
     Path p = FixtureProjects.copy("late-event", dir);
     FixtureProjects.write(p, "fixtures/a_wrong.yml", LATE_EVENT.replace("total_spend: 30", "total_spend: 31"));

@@ -11,12 +11,14 @@ import java.util.Map;
 /**
  * Writes a trace as a fixture file in the SEMANTICS §4 format: its {@code given:} items, and the
  * {@code expect:}, {@code late:} and {@code duplicates:} the oracle gave for them — what the
- * runner should have done.
+ * runner should have done. Public for generated fixtures elsewhere (the benchmarks' 5,000-event
+ * fixture); its output reads back with {@code Fixture.load}.
  */
-final class FixtureYaml {
+public final class FixtureYaml {
   private FixtureYaml() {}
 
-  static String render(Fixture trace, FixtureOutcome oracle, List<String> comments) {
+  /** {@code trace}'s items and {@code oracle}'s answer as fixture YAML, {@code comments} first. */
+  public static String render(Fixture trace, FixtureOutcome oracle, List<String> comments) {
     StringBuilder b = new StringBuilder();
     comments.forEach(c -> b.append("# ").append(c).append('\n'));
     b.append("model: ").append(trace.model()).append("\n\ngiven:\n");
