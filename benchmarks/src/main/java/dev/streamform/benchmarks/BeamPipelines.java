@@ -31,6 +31,7 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.Combine;
 import org.apache.beam.sdk.io.Read;
+import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.ParDo;
@@ -89,6 +90,10 @@ final class BeamPipelines {
   static boolean objectReuse = false;
 
   static PipelineOptions flink(int parallelism) {
+    return flink(parallelism, objectReuse);
+  }
+
+  static PipelineOptions flink(int parallelism, boolean objectReuse) {
     FlinkPipelineOptions options = PipelineOptionsFactory.as(FlinkPipelineOptions.class);
     options.setRunner(FlinkRunner.class);
     options.setFlinkMaster("[local]");
@@ -102,7 +107,52 @@ final class BeamPipelines {
 
   /** The records of the workload, each partition read in offset order, with a watermark ({@link WorkloadSource}). */
   static PCollection<SourceRecord> source(Pipeline p, Workload w, Schema schema) {
+    if (p.getOptions().getRunner() == DirectRunner.class) {
+      // The DirectRunner reads an unbounded source in bundles of ten, and every watermark step
+      // fires each waiting key's timer as a bundle of its own: 93 events/s against ~4,000 with the
+      // bounded read below (20,000 events, measured). So on the DirectRunner the workload is read
+      // as before: no watermark until the end of input, every timer fires then.
+      List<Integer> partitions = new ArrayList<>();
+      for (int i = 0; i < w.partitions; i++) {
+        partitions.add(i);
+      }
+      return p.apply("Partitions", Create.of(partitions).withCoder(VarIntCoder.of()))
+          .apply("ReadPartition", ParDo.of(new ReadPartition(w.events, w.partitions, w.seed, schema)))
+          .setCoder(SourceRecordCoder.of(schema));
+    }
     return p.apply("ReadPartitions", Read.from(new WorkloadSource(w, schema)));
+  }
+
+  /** The DirectRunner's source: emits the records of one partition in offset order. */
+  static final class ReadPartition extends DoFn<Integer, SourceRecord> {
+    private final int events;
+    private final int partitions;
+    private final long seed;
+    private final Schema schema;
+
+    ReadPartition(int events, int partitions, long seed, Schema schema) {
+      this.events = events;
+      this.partitions = partitions;
+      this.seed = seed;
+      this.schema = schema;
+    }
+
+    @ProcessElement
+    public void process(@Element Integer partition, OutputReceiver<SourceRecord> out) {
+      Workload w = Workload.of(events, partitions, seed);
+      Instant ingest = Instant.now();
+      int customer = schema.indexOf("customer_id");
+      int amount = schema.indexOf("amount");
+      int orderedAt = schema.indexOf("ordered_at");
+      Object[] values = new Object[schema.getFieldCount()];
+      for (int i : w.byPartition[partition]) {
+        values[customer] = w.customerId[i];
+        values[amount] = w.amount(i);
+        values[orderedAt] = new Instant(w.eventTime[i]);
+        Row row = Row.withSchema(schema).addValues(values).build();
+        out.output(SourceRecord.of(partition, w.offset[i], ingest, row));
+      }
+    }
   }
 
   /**

@@ -113,6 +113,10 @@ public final class Benchmarks {
         () -> BeamPipelines.run(BeamPipelines.plainBeam(BeamPipelines.direct(), capped, schema))));
     cases.add(new Case("streamform", p2, full,
         () -> BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.flink(PARALLELISM), full, model))));
+    // the lever of the runner profiles: Flink object reuse (no encode/decode copy between chained
+    // operators), side by side with the same pipeline without it
+    cases.add(new Case("sf-reuse", p2, full,
+        () -> BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.flink(PARALLELISM, true), full, model))));
     cases.add(new Case("streamform", "flink-p1", full,
         () -> BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.flink(1), full, model))));
     cases.add(new Case("plain-beam", p2, full,
@@ -174,6 +178,7 @@ public final class Benchmarks {
     long[] logicalFull = null;
     for (Case c : cases) {
       switch (c.pipeline) {
+        case "sf-reuse":
         case "streamform": {
           FixtureOutcome o = oracle.computeIfAbsent(c.workload, w -> OracleLoop.run(w, model));
           c.expected = OracleLoop.counters(o);
@@ -295,7 +300,7 @@ public final class Benchmarks {
   private static String ratios(Case c, List<Case> cases) {
     double m = c.median();
     List<String> r = new ArrayList<>();
-    if (c.pipeline.equals("streamform") && !c.runner.equals("flink-p1")) {
+    if ((c.pipeline.equals("streamform") || c.pipeline.equals("sf-reuse")) && !c.runner.equals("flink-p1")) {
       Double plain = medianOf(cases, "plain-beam", c.runner);
       if (plain != null) {
         r.add(String.format(Locale.ROOT, "%.2f plain", m / plain));
