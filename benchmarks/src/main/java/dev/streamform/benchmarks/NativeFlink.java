@@ -1,6 +1,8 @@
 package dev.streamform.benchmarks;
 
 import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -215,8 +217,23 @@ final class NativeFlink {
       Workload w = Workload.of(events, partitions, seed);
       int subtask = getRuntimeContext().getIndexOfThisSubtask();
       int subtasks = getRuntimeContext().getNumberOfParallelSubtasks();
-      for (int p = subtask; p < partitions && running; p += subtasks) {
-        for (int i : w.byPartition[p]) {
+      // its partitions interleaved one record at a time, as the Beam runner's source reader
+      // round-robins its splits: read one after the other, the second partition would be all
+      // late behind the first one's watermark at parallelism 1
+      List<Integer> mine = new ArrayList<>();
+      for (int p = subtask; p < partitions; p += subtasks) {
+        mine.add(p);
+      }
+      int[] next = new int[partitions];
+      boolean more = true;
+      while (more && running) {
+        more = false;
+        for (int p : mine) {
+          if (next[p] >= w.byPartition[p].length) {
+            continue;
+          }
+          more = true;
+          int i = w.byPartition[p][next[p]++];
           Order o = new Order();
           o.customerId = w.customerId[i];
           o.amount = w.amount(i);
