@@ -17,9 +17,10 @@ import org.junit.jupiter.api.Test;
  * The Flink benchmark source has a watermark, so retention frees state during the run, and the
  * live state is measured from the pipeline's own {@code keys_live} counter (issue 22): on the
  * embedded Flink runner at parallelism 2, streamform over 20,000 events equals the oracle in
- * values; keys expire before the end of input (the expired count exceeds what the end would free
- * alone is not observable, so: the sampled live keys at the last sample are well below the keys
- * ever inserted); and the windowed model equals the windowed oracle in values.
+ * values; state is freed while the input is read — the last live-keys sample, taken from the
+ * pipeline's own counter while it runs, is far below the keys ever inserted (without a watermark
+ * the hand-over would apply nothing before the end, and the samples would stay at 0); and the
+ * windowed model equals the windowed oracle in values.
  */
 class WatermarkedSourceTest {
   @Test
