@@ -27,10 +27,13 @@ import org.apache.beam.sdk.schemas.Schema;
  * The benchmark harness: every pipeline side by side in one JVM, in rounds (one warm-up round,
  * then {@code --repeats} measured rounds, each running every pipeline once, so that the machine's
  * load at any moment hits all of them alike); events/s is the median over the measured rounds and
- * is compared as ratios. Prints the table and writes {@code results.json}.
+ * is compared as ratios. Prints the table and writes {@code results.json} and {@code
+ * benchmarks.png} ({@link Charts}); live state is sampled from each Flink pipeline while it runs
+ * ({@link LiveMetrics}). Exits 1 when a streamform answer differs from the oracle's, values
+ * included.
  *
  * <p>Usage: {@code Benchmarks [--quick] [--events N] [--direct-events N] [--repeats R]
- * [--partitions P] [--seed S] [--only name,name] [--fixtures DIR] [--out DIR]}.
+ * [--partitions P] [--seed S] [--only name,name] [--object-reuse true] [--fixtures DIR] [--out DIR]}.
  */
 public final class Benchmarks {
   private static final int PARALLELISM = 2;
@@ -44,14 +47,22 @@ public final class Benchmarks {
     final List<Double> rates = new ArrayList<>();
     final List<Double> heaps = new ArrayList<>();
     Map<String, Long> counters = Map.of();
-    long[] liveKeys; // {with retention, without}, when known
+    /** {records read, live keys or windows} sampled from the pipeline in the last round. */
+    List<long[]> live = List.of();
+    /** What the oracle says it must count, for the cases checked against it. */
+    Map<String, Long> expected;
     String state = "";
+    boolean differs;
 
     Case(String pipeline, String runner, Workload workload, Callable<Map<String, Long>> run) {
       this.pipeline = pipeline;
       this.runner = runner;
       this.workload = workload;
       this.run = run;
+    }
+
+    String label() {
+      return pipeline + " " + runner;
     }
 
     double median() {
@@ -62,7 +73,18 @@ public final class Benchmarks {
     double peakHeap() {
       return heaps.stream().mapToDouble(Double::doubleValue).max().orElse(0);
     }
+
+    /** The live keys (or windows) of the last sample: the state after (about) the last event. */
+    Long lastLive() {
+      return live.isEmpty() ? null : live.get(live.size() - 1)[1];
+    }
   }
+
+  /** The keys a check against the oracle compares, per kind of pipeline. */
+  private static final List<String> CHANGELOG_CHECK =
+      List.of("late_events_dropped", "outputs", "inserts", "values_digest");
+  private static final List<String> WINDOWED_CHECK =
+      List.of("outputs", "window_revisions", "windows_finalized", "window_late_rows", "values_digest");
 
   public static void main(String[] args) throws Exception {
     Map<String, String> opt = options(args);
@@ -76,36 +98,49 @@ public final class Benchmarks {
     List<String> only = opt.containsKey("only") ? Arrays.asList(opt.get("only").split(",")) : null;
     Path out = Path.of(opt.getOrDefault("out", "benchmarks/target"));
     Path projectDir = Path.of(opt.getOrDefault("project", "benchmarks/project"));
+    BeamPipelines.objectReuse = Boolean.parseBoolean(opt.getOrDefault("object-reuse", "false"));
+    BeamPipelines.flinkConfDir = LiveMetrics.confDir(out.toAbsolutePath());
 
-    DeclaredModel model = DeclaredModel.of(Project.load(projectDir), "customer_metrics");
+    Project project = Project.load(projectDir);
+    DeclaredModel model = DeclaredModel.of(project, "customer_metrics");
+    DeclaredModel hourly = DeclaredModel.of(project, "hourly_revenue");
     Schema schema = model.recordSchema();
     Workload full = Workload.of(events, partitions, seed);
     Workload capped = Workload.of(directEvents, partitions, seed);
+    String p2 = "flink-p" + PARALLELISM;
 
     List<Case> cases = new ArrayList<>();
     cases.add(new Case("streamform", "direct", capped,
         () -> BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.direct(), capped, model))));
     cases.add(new Case("plain-beam", "direct", capped,
         () -> BeamPipelines.run(BeamPipelines.plainBeam(BeamPipelines.direct(), capped, schema))));
-    cases.add(new Case("streamform", "flink-p" + PARALLELISM, full,
+    cases.add(new Case("streamform", p2, full,
         () -> BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.flink(PARALLELISM), full, model))));
-    cases.add(new Case("plain-beam", "flink-p" + PARALLELISM, full,
+    // the lever of the runner profiles: Flink object reuse (no encode/decode copy between chained
+    // operators), side by side with the same pipeline without it
+    cases.add(new Case("sf-reuse", p2, full,
+        () -> BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.flink(PARALLELISM, true), full, model))));
+    cases.add(new Case("streamform", "flink-p1", full,
+        () -> BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.flink(1), full, model))));
+    cases.add(new Case("plain-beam", p2, full,
         () -> BeamPipelines.run(BeamPipelines.plainBeam(BeamPipelines.flink(PARALLELISM), full, schema))));
-    cases.add(new Case("native-flink", "flink-p" + PARALLELISM, full,
-        () -> NativeFlink.run(full, PARALLELISM)));
-    Map<Workload, FixtureOutcome> oracleOutcome = new LinkedHashMap<>();
-    cases.add(new Case("oracle", "jvm", full, () -> {
-      FixtureOutcome o = OracleLoop.run(full, model);
-      oracleOutcome.put(full, o);
-      return OracleLoop.counters(o);
-    }));
+    cases.add(new Case("native-flink", p2, full, () -> NativeFlink.run(full, PARALLELISM)));
+    cases.add(new Case("native-flink", "flink-p1", full, () -> NativeFlink.run(full, 1)));
+    cases.add(new Case("oracle", "jvm", full, () -> OracleLoop.counters(OracleLoop.run(full, model))));
+    cases.add(new Case("sf-hourly", p2, full,
+        () -> BeamPipelines.run(BeamPipelines.streamformWindowed(BeamPipelines.flink(PARALLELISM), full, hourly))));
+    cases.add(new Case("beam-windows", p2, full,
+        () -> BeamPipelines.run(BeamPipelines.beamWindowing(BeamPipelines.flink(PARALLELISM), full, schema))));
+    cases.add(new Case("flink-windows", p2, full, () -> NativeFlink.runWindowed(full, PARALLELISM)));
+    // The windowed oracle is not timed: it keeps every event of a window and is far slower than
+    // the changelog oracle (~2-5k events/s here); it runs once, for the check below.
     if (only != null) {
       cases.removeIf(c -> !only.contains(c.pipeline) && !only.contains(c.pipeline + "/" + c.runner));
     }
 
     System.out.printf(Locale.ROOT,
-        "workload: %,d events (direct runner: %,d), %,d keys, %d partitions, seed %d; %d warm-up + %d measured rounds%n",
-        events, directEvents, Workload.KEYS, partitions, seed, 1, repeats);
+        "workload: %,d events (direct runner: %,d), %,d keys, %d partitions, seed %d; %d warm-up + %d measured rounds; %s%n",
+        events, directEvents, Workload.KEYS, partitions, seed, 1, repeats, machine());
     for (int round = 0; round <= repeats; round++) {
       for (Case c : cases) {
         if (System.console() != null) {
@@ -116,14 +151,25 @@ public final class Benchmarks {
         }
         System.gc();
         resetPeaks();
+        LiveMetrics.Sampler sampler = new LiveMetrics.Sampler();
         long start = System.nanoTime();
-        Map<String, Long> counters = c.run.call();
+        Map<String, Long> counters;
+        try {
+          counters = c.run.call();
+        } finally {
+          List<long[]> samples = sampler.stop();
+          // a pipeline without a live-state counter (plain Beam's combine, Beam's windowing)
+          // reports none: no line rather than a line at zero
+          if (c.runner.startsWith("flink") && samples.stream().anyMatch(s -> s[1] != 0)) {
+            c.live = samples;
+          }
+        }
         double seconds = (System.nanoTime() - start) / 1e9;
         double heap = peakHeapMb();
         c.counters = counters;
-        System.out.printf(Locale.ROOT, "  %s %-12s %-9s %,9d events %7.2f s %,10.0f ev/s heap %5.0f MB %s%n",
+        System.out.printf(Locale.ROOT, "  %s %-13s %-9s %,9d events %7.2f s %,10.0f ev/s heap %5.0f MB live %s %s%n",
             round == 0 ? "warm-up " : "round " + round + " ", c.pipeline, c.runner, c.workload.events,
-            seconds, c.workload.events / seconds, heap, counters);
+            seconds, c.workload.events / seconds, heap, c.lastLive(), counters);
         if (round > 0) {
           c.rates.add(c.workload.events / seconds);
           c.heaps.add(heap);
@@ -131,70 +177,79 @@ public final class Benchmarks {
       }
     }
 
-    // state after N events: the oracle's logical state (it is what every runner must hold, since
-    // retention is exact in event time); native Flink's as its own timers freed it
-    Map<Workload, long[]> logical = new LinkedHashMap<>();
-    for (Workload w : List.of(full, capped)) {
-      FixtureOutcome o = oracleOutcome.containsKey(w) ? oracleOutcome.get(w) : OracleLoop.run(w, model);
-      oracleOutcome.put(w, o);
-      logical.put(w, OracleLoop.liveKeys(w, o));
-    }
+    // every streamform answer against the oracle's, values included; the others' lateness beside it
+    Map<Workload, FixtureOutcome> oracle = new LinkedHashMap<>();
+    Map<String, Long> windowedExpected = null;
+    long[] logicalFull = null;
     for (Case c : cases) {
-      long[] keys = logical.get(c.workload);
-      Map<String, Long> expected = OracleLoop.counters(oracleOutcome.get(c.workload));
       switch (c.pipeline) {
-        case "streamform":
-          c.liveKeys = keys;
-          boolean same = expected.get("late_events_dropped").equals(c.counters.get("late_events_dropped"))
-              && expected.get("outputs").equals(c.counters.get("outputs"))
-              && expected.get("inserts").equals(c.counters.get("inserts"))
-              && expected.get("values_digest").equals(c.counters.get("values_digest"));
-          c.state = same
-              ? "= oracle (late, changelog values, inserts)"
-              : "DIFFERS from oracle " + expected;
+        case "sf-reuse":
+        case "streamform": {
+          FixtureOutcome o = oracle.computeIfAbsent(c.workload, w -> OracleLoop.run(w, model));
+          c.expected = OracleLoop.counters(o);
+          check(c, CHANGELOG_CHECK, "late, changelog values, inserts");
+          long[] logical = OracleLoop.liveKeys(c.workload, o);
+          c.state += "; oracle's live keys after the last event " + logical[0];
+          break;
+        }
+        case "sf-hourly":
+          if (windowedExpected == null) {
+            long start = System.nanoTime();
+            windowedExpected = OracleLoop.windowedCounters(OracleLoop.runWindowed(full, hourly));
+            System.out.printf(Locale.ROOT, "windowed oracle over %,d events: %.1f s%n", full.events,
+                (System.nanoTime() - start) / 1e9);
+          }
+          c.expected = windowedExpected;
+          check(c, WINDOWED_CHECK, "records' values, finals, too-late rows");
           break;
         case "oracle":
-          c.liveKeys = keys;
-          c.state = "logical state after the last event";
+          logicalFull = OracleLoop.liveKeys(full, oracle.computeIfAbsent(full, w -> OracleLoop.run(w, model)));
+          c.state = "logical: " + logicalFull[0] + " keys live with retention, " + logicalFull[1] + " without";
           break;
         case "plain-beam":
-          c.liveKeys = new long[] {-1, keys[1]};
           c.state = "no retention: a combine accumulator per key, forever";
           break;
-        case "native-flink":
-          long inserts = c.counters.getOrDefault("inserts", 0L);
-          long expired = c.counters.getOrDefault("keys_expired_before_end", 0L);
-          c.liveKeys = new long[] {inserts - expired, keys[1]};
-          c.state = "its timers; late " + c.counters.get("late_events_dropped") + " vs oracle "
-              + expected.get("late_events_dropped");
+        case "native-flink": {
+          FixtureOutcome o = oracle.computeIfAbsent(full, w -> OracleLoop.run(w, model));
+          c.state = "its own watermark: late " + c.counters.get("late_events_dropped") + " vs oracle " + o.late.size();
+          break;
+        }
+        case "beam-windows":
+          c.state = "runner watermark: " + c.counters.get("late_panes") + " late panes";
+          break;
+        case "flink-windows":
+          c.state = "its own watermark: late " + c.counters.get("late_events_dropped") + ", late firings "
+              + c.counters.get("late_firings");
           break;
         default:
       }
     }
 
-    Double plainFlink = medianOf(cases, "plain-beam", "flink-p" + PARALLELISM);
-    Double plainDirect = medianOf(cases, "plain-beam", "direct");
-    Double nativeFlink = medianOf(cases, "native-flink", "flink-p" + PARALLELISM);
     StringBuilder table = new StringBuilder();
-    table.append(String.format(Locale.ROOT, "| %-12s | %-8s | %9s | %10s | %8s | %8s | %7s | %-17s | %s |%n",
-        "pipeline", "runner", "events", "events/s", "/ plain", "/ native", "heap MB", "live keys ret/none", "notes"));
-    table.append("|---|---|--:|--:|--:|--:|--:|---|---|\n");
+    table.append(String.format(Locale.ROOT, "| %-13s | %-8s | %9s | %10s | %-15s | %7s | %10s | %11s | %s |%n",
+        "pipeline", "runner", "events", "events/s", "ratios", "heap MB", "live state", "state B/key", "notes"));
+    table.append("|---|---|--:|--:|---|--:|--:|--:|---|\n");
     StringBuilder json = new StringBuilder("[\n");
     for (Case c : cases) {
       double m = c.median();
-      Double plain = c.runner.equals("direct") ? plainDirect : plainFlink;
-      String keys = c.liveKeys == null ? "" : (c.liveKeys[0] < 0 ? "-" : String.valueOf(c.liveKeys[0])) + " / " + c.liveKeys[1];
-      table.append(String.format(Locale.ROOT, "| %-12s | %-8s | %,9d | %,10.0f | %8s | %8s | %7.0f | %-17s | %s |%n",
-          c.pipeline, c.runner, c.workload.events, m, ratio(m, plain), ratio(m, nativeFlink),
-          c.peakHeap(), keys, c.state));
+      String ratios = ratios(c, cases);
+      Long bytes = c.counters.get("state_bytes_per_key");
+      table.append(String.format(Locale.ROOT, "| %-13s | %-8s | %,9d | %,10.0f | %-15s | %7.0f | %10s | %11s | %s |%n",
+          c.pipeline, c.runner, c.workload.events, m, ratios, c.peakHeap(),
+          c.lastLive() == null ? "-" : String.format(Locale.ROOT, "%,d", c.lastLive()),
+          bytes == null ? "-" : bytes.toString(), c.state));
+      StringBuilder live = new StringBuilder("[");
+      for (long[] s : c.live) {
+        live.append(live.length() > 1 ? ", " : "").append('[').append(s[0]).append(", ").append(s[1]).append(']');
+      }
       json.append(String.format(Locale.ROOT,
           "  {\"pipeline\": \"%s\", \"runner\": \"%s\", \"events\": %d, \"events_per_s\": %.1f, \"peak_heap_mb\": %.1f, "
-              + "\"runs_events_per_s\": %s, \"ratio_to_plain_beam\": %s, \"ratio_to_native_flink\": %s, "
-              + "\"live_keys_with_retention\": %s, \"live_keys_without_retention\": %s, \"counters\": %s},%n",
-          c.pipeline, c.runner, c.workload.events, m, c.peakHeap(), c.rates.toString(),
-          ratioJson(m, plain), ratioJson(m, nativeFlink),
-          c.liveKeys == null || c.liveKeys[0] < 0 ? "null" : c.liveKeys[0],
-          c.liveKeys == null ? "null" : c.liveKeys[1], jsonMap(c.counters)));
+              + "\"runs_events_per_s\": %s, \"ratios\": \"%s\", \"live_state_last\": %s, \"state_bytes_per_key\": %s, "
+              + "\"matches_oracle\": %s, \"counters\": %s, \"expected\": %s, \"live_over_events\": %s},%n",
+          c.pipeline, c.runner, c.workload.events, m, c.peakHeap(), c.rates.toString(), ratios,
+          c.lastLive() == null ? "null" : c.lastLive(), bytes == null ? "null" : bytes,
+          c.expected == null ? "null" : String.valueOf(!c.differs), jsonMap(c.counters),
+          c.expected == null ? "null" : jsonMap(c.expected), live.append(']')));
     }
 
     if (opt.containsKey("fixtures")) {
@@ -214,7 +269,71 @@ public final class Benchmarks {
     Files.createDirectories(out);
     Files.writeString(out.resolve("results.json"), results);
     Files.writeString(out.resolve("table.md"), table.toString());
-    System.out.println("\nwrote " + out.resolve("results.json"));
+    List<Charts.Bar> bars = new ArrayList<>();
+    List<Charts.Line> lines = new ArrayList<>();
+    for (Case c : cases) {
+      bars.add(new Charts.Bar(c.label(), c.median()));
+      if (!c.live.isEmpty()) {
+        lines.add(new Charts.Line(c.label() + (c.pipeline.contains("window") || c.pipeline.contains("hourly")
+            ? " (live windows)" : " (live keys)"), c.live));
+      }
+    }
+    Path chart = out.resolve("benchmarks.png");
+    Charts.write(chart, bars, lines, LocalDate.now() + ", " + machine());
+    System.out.println("\nwrote " + out.resolve("results.json") + " and " + chart);
+    List<String> wrong = new ArrayList<>();
+    cases.stream().filter(c -> c.differs).forEach(c -> wrong.add(c.label() + ": " + c.state));
+    if (!wrong.isEmpty()) {
+      System.err.println("\nbenchmarks: an answer differs from the oracle's:\n  " + String.join("\n  ", wrong));
+      System.exit(1);
+    }
+  }
+
+  /** Compares {@code keys} of the case's counters with the oracle's; marks the case if one differs. */
+  private static void check(Case c, List<String> keys, String what) {
+    List<String> diffs = new ArrayList<>();
+    for (String k : keys) {
+      if (!java.util.Objects.equals(c.expected.get(k), c.counters.get(k))) {
+        diffs.add(k + " " + c.counters.get(k) + " (oracle " + c.expected.get(k) + ")");
+      }
+    }
+    c.differs = !diffs.isEmpty();
+    c.state = c.differs ? "DIFFERS from oracle: " + String.join(", ", diffs) : "= oracle (" + what + ")";
+  }
+
+  /** The ratios each target of issue 17 names, for the case's row. */
+  private static String ratios(Case c, List<Case> cases) {
+    double m = c.median();
+    List<String> r = new ArrayList<>();
+    if ((c.pipeline.equals("streamform") || c.pipeline.equals("sf-reuse")) && !c.runner.equals("flink-p1")) {
+      Double plain = medianOf(cases, "plain-beam", c.runner);
+      if (plain != null) {
+        r.add(String.format(Locale.ROOT, "%.2f plain", m / plain));
+      }
+      if (c.runner.startsWith("flink")) {
+        Double nat = medianOf(cases, "native-flink", c.runner);
+        if (nat != null) {
+          r.add(String.format(Locale.ROOT, "%.2f native", m / nat));
+        }
+      }
+    }
+    if (c.runner.equals("flink-p" + PARALLELISM) && !c.pipeline.equals("plain-beam")) {
+      Double p1 = medianOf(cases, c.pipeline, "flink-p1");
+      if (p1 != null) {
+        r.add(String.format(Locale.ROOT, "%.2f p1", m / p1));
+      }
+    }
+    if (c.pipeline.equals("sf-hourly")) {
+      Double beam = medianOf(cases, "beam-windows", c.runner);
+      Double nat = medianOf(cases, "flink-windows", c.runner);
+      if (beam != null) {
+        r.add(String.format(Locale.ROOT, "%.2f beam", m / beam));
+      }
+      if (nat != null) {
+        r.add(String.format(Locale.ROOT, "%.2f native", m / nat));
+      }
+    }
+    return r.isEmpty() ? "-" : String.join(", ", r);
   }
 
   /** Runs the fixture suite at {@code path} twice on the DirectRunner; {first s, second s, fixtures}. */
@@ -237,14 +356,6 @@ public final class Benchmarks {
   private static Double medianOf(List<Case> cases, String pipeline, String runner) {
     return cases.stream().filter(c -> c.pipeline.equals(pipeline) && c.runner.equals(runner))
         .map(Case::median).findFirst().orElse(null);
-  }
-
-  private static String ratio(double m, Double base) {
-    return base == null || base == 0 ? "-" : String.format(Locale.ROOT, "%.2f", m / base);
-  }
-
-  private static String ratioJson(double m, Double base) {
-    return base == null || base == 0 ? "null" : String.format(Locale.ROOT, "%.3f", m / base);
   }
 
   private static String jsonMap(Map<String, Long> m) {

@@ -1,10 +1,17 @@
 package dev.streamform.benchmarks;
 
 import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.accumulators.LongCounter;
+import org.apache.flink.api.common.functions.AggregateFunction;
+import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.time.Time;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -57,7 +64,7 @@ final class NativeFlink {
 
   static Map<String, Long> run(Workload w, int parallelism) throws Exception {
     StreamExecutionEnvironment env =
-        StreamExecutionEnvironment.createLocalEnvironment(parallelism, new Configuration());
+        StreamExecutionEnvironment.createLocalEnvironment(parallelism, LiveMetrics.configuration());
     OutputTag<Order> late = new OutputTag<>("late") {};
     SingleOutputStreamOperator<Change> changes =
         env.addSource(new Partitions(w.events, w.partitions, w.seed))
@@ -70,11 +77,126 @@ final class NativeFlink {
     changes.sinkTo(new DiscardingSink<>());
     changes.getSideOutput(late).sinkTo(new DiscardingSink<>());
     JobExecutionResult result = env.execute("native-flink customer_metrics");
+    return counters(result);
+  }
+
+  private static Map<String, Long> counters(JobExecutionResult result) {
     Map<String, Long> counters = new TreeMap<>();
     for (Map.Entry<String, Object> e : result.getAllAccumulatorResults().entrySet()) {
       counters.put(e.getKey(), (Long) e.getValue());
     }
+    Long sum = counters.remove("state_bytes_sum");
+    Long samples = counters.get("state_bytes_samples");
+    if (sum != null && samples != null && samples > 0) {
+      counters.put("state_bytes_per_key", Math.round((double) sum / samples));
+    }
     return counters;
+  }
+
+  /**
+   * {@code native-flink} windowed: the hourly sums as a Flink user writes them — {@code
+   * keyBy(customer_id).window(TumblingEventTimeWindows.of(1h)).allowedLateness(30m)
+   * .sideOutputLateData(late)}, an incremental sum and a window function that counts firings
+   * (the default trigger fires at the watermark and again for every late element within the
+   * lateness). Live windows: +1 at a window's first firing, -1 when Flink purges it ({@code clear}).
+   */
+  static Map<String, Long> runWindowed(Workload w, int parallelism) throws Exception {
+    StreamExecutionEnvironment env =
+        StreamExecutionEnvironment.createLocalEnvironment(parallelism, LiveMetrics.configuration());
+    OutputTag<Order> late = new OutputTag<>("late") {};
+    SingleOutputStreamOperator<BigDecimal> sums =
+        env.addSource(new Partitions(w.events, w.partitions, w.seed))
+            .name("orders")
+            .assignTimestampsAndWatermarks(
+                WatermarkStrategy.<Order>forBoundedOutOfOrderness(Workload.WATERMARK)
+                    .withTimestampAssigner((o, previous) -> o.orderedAt))
+            .keyBy(o -> o.customerId)
+            .window(TumblingEventTimeWindows.of(Time.hours(1)))
+            .allowedLateness(Time.minutes(30))
+            .sideOutputLateData(late)
+            .aggregate(new SumAmount(), new CountFirings());
+    sums.sinkTo(new DiscardingSink<>());
+    sums.getSideOutput(late)
+        .map(new CountLate())
+        .sinkTo(new DiscardingSink<>());
+    return counters(env.execute("native-flink hourly_revenue"));
+  }
+
+  /** Sum of amounts. */
+  static final class SumAmount implements AggregateFunction<Order, BigDecimal, BigDecimal> {
+    @Override
+    public BigDecimal createAccumulator() {
+      return BigDecimal.ZERO;
+    }
+
+    @Override
+    public BigDecimal add(Order o, BigDecimal sum) {
+      return sum.add(o.amount);
+    }
+
+    @Override
+    public BigDecimal getResult(BigDecimal sum) {
+      return sum;
+    }
+
+    @Override
+    public BigDecimal merge(BigDecimal a, BigDecimal b) {
+      return a.add(b);
+    }
+  }
+
+  /** Counts firings (outputs, first and late) and live windows. */
+  static final class CountFirings extends ProcessWindowFunction<BigDecimal, BigDecimal, Long, TimeWindow> {
+    private final LongCounter outputs = new LongCounter();
+    private final LongCounter lateFirings = new LongCounter();
+    private transient org.apache.flink.metrics.Counter live;
+    private static final ValueStateDescriptor<Boolean> FIRED = new ValueStateDescriptor<>("fired", Boolean.class);
+
+    @Override
+    public void open(Configuration parameters) {
+      getRuntimeContext().addAccumulator("outputs", outputs);
+      getRuntimeContext().addAccumulator("late_firings", lateFirings);
+      live = getRuntimeContext().getMetricGroup().counter("windows_live");
+    }
+
+    @Override
+    public void process(Long key, Context ctx, Iterable<BigDecimal> sums, Collector<BigDecimal> out)
+        throws Exception {
+      ValueState<Boolean> fired = ctx.windowState().getState(FIRED);
+      if (fired.value() == null) {
+        fired.update(true);
+        live.inc();
+      } else {
+        lateFirings.add(1);
+      }
+      outputs.add(1);
+      out.collect(sums.iterator().next());
+    }
+
+    @Override
+    public void clear(Context ctx) throws Exception {
+      ValueState<Boolean> fired = ctx.windowState().getState(FIRED);
+      if (fired.value() != null) {
+        live.dec();
+      }
+      fired.clear();
+    }
+  }
+
+  /** Counts the late side output. */
+  static final class CountLate extends org.apache.flink.api.common.functions.RichMapFunction<Order, Order> {
+    private final LongCounter late = new LongCounter();
+
+    @Override
+    public void open(Configuration parameters) {
+      getRuntimeContext().addAccumulator("late_events_dropped", late);
+    }
+
+    @Override
+    public Order map(Order o) {
+      late.add(1);
+      return o;
+    }
   }
 
   /** Source subtask {@code i} reads the partitions {@code p} with {@code p % parallelism == i}. */
@@ -95,8 +217,23 @@ final class NativeFlink {
       Workload w = Workload.of(events, partitions, seed);
       int subtask = getRuntimeContext().getIndexOfThisSubtask();
       int subtasks = getRuntimeContext().getNumberOfParallelSubtasks();
-      for (int p = subtask; p < partitions && running; p += subtasks) {
-        for (int i : w.byPartition[p]) {
+      // its partitions interleaved one record at a time, as the Beam runner's source reader
+      // round-robins its splits: read one after the other, the second partition would be all
+      // late behind the first one's watermark at parallelism 1
+      List<Integer> mine = new ArrayList<>();
+      for (int p = subtask; p < partitions; p += subtasks) {
+        mine.add(p);
+      }
+      int[] next = new int[partitions];
+      boolean more = true;
+      while (more && running) {
+        more = false;
+        for (int p : mine) {
+          if (next[p] >= w.byPartition[p].length) {
+            continue;
+          }
+          more = true;
+          int i = w.byPartition[p][next[p]++];
           Order o = new Order();
           o.customerId = w.customerId[i];
           o.amount = w.amount(i);
@@ -106,6 +243,7 @@ final class NativeFlink {
           synchronized (ctx.getCheckpointLock()) {
             ctx.collect(o);
           }
+          WorkloadSource.READ.incrementAndGet();
         }
       }
     }
@@ -127,6 +265,9 @@ final class NativeFlink {
     private final LongCounter outputs = new LongCounter();
     private final LongCounter inserts = new LongCounter();
     private final LongCounter expired = new LongCounter();
+    private transient org.apache.flink.metrics.Counter live;
+    private transient int writes;
+    private transient org.apache.flink.core.memory.DataOutputSerializer bytes;
 
     CustomerMetrics(OutputTag<Order> lateTag, long retention) {
       this.lateTag = lateTag;
@@ -142,7 +283,14 @@ final class NativeFlink {
       getRuntimeContext().addAccumulator("outputs", outputs);
       getRuntimeContext().addAccumulator("inserts", inserts);
       getRuntimeContext().addAccumulator("keys_expired_before_end", expired);
+      live = getRuntimeContext().getMetricGroup().counter("keys_live");
+      bytes = new org.apache.flink.core.memory.DataOutputSerializer(64);
+      getRuntimeContext().addAccumulator("state_bytes_sum", stateBytesSum);
+      getRuntimeContext().addAccumulator("state_bytes_samples", stateBytesSamples);
     }
+
+    private final LongCounter stateBytesSum = new LongCounter();
+    private final LongCounter stateBytesSamples = new LongCounter();
 
     @Override
     public void processElement(Order o, Context ctx, Collector<Change> out) throws Exception {
@@ -170,6 +318,17 @@ final class NativeFlink {
       outputs.add(1);
       if (c.insert) {
         inserts.add(1);
+        live.inc();
+      }
+      if (++writes % 256 == 0) {
+        // as streamform's StateBytes: the key and its state cells, serialized as the heap
+        // backend's checkpoint writes them (key, sum, latest; the timer not counted)
+        bytes.clear();
+        org.apache.flink.api.common.typeutils.base.LongSerializer.INSTANCE.serialize(o.customerId, bytes);
+        org.apache.flink.api.common.typeutils.base.BigDecSerializer.INSTANCE.serialize(c.totalSpend, bytes);
+        org.apache.flink.api.common.typeutils.base.LongSerializer.INSTANCE.serialize(now, bytes);
+        stateBytesSum.add(bytes.length());
+        stateBytesSamples.add(1);
       }
       out.collect(c);
     }
@@ -178,6 +337,7 @@ final class NativeFlink {
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<Change> out) {
       total.clear();
       latest.clear();
+      live.dec();
       // the end of input fires every timer at Long.MAX_VALUE: that is not retention at work
       if (ctx.timerService().currentWatermark() < Long.MAX_VALUE) {
         expired.add(1);

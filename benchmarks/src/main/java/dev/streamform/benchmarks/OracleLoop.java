@@ -4,6 +4,8 @@ import dev.streamform.policies.project.Fixture;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.oracle.Oracle;
+import dev.streamform.teststreams.oracle.WindowedOracle;
+import dev.streamform.teststreams.oracle.WindowedOutcome;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -22,6 +24,31 @@ final class OracleLoop {
   private OracleLoop() {}
 
   static FixtureOutcome run(Workload w, DeclaredModel model) {
+    return Oracle.of(model).run(fixture(w, model));
+  }
+
+  /** The windowed oracle over the workload ({@link WindowedOracle}), for {@code hourly_revenue}. */
+  static WindowedOutcome runWindowed(Workload w, DeclaredModel model) {
+    return WindowedOracle.of(model).run(fixture(w, model));
+  }
+
+  /** What a windowed streamform run must count: records, their digest, finals, too-late rows. */
+  static Map<String, Long> windowedCounters(WindowedOutcome outcome) {
+    Map<String, Long> c = new TreeMap<>();
+    c.put("outputs", (long) outcome.rows().size());
+    c.put("window_revisions", (long) outcome.revisionsEmitted());
+    c.put("windows_finalized", (long) outcome.windowsFinalized());
+    c.put("window_late_rows", (long) outcome.lateEventsDropped());
+    long digest = 0;
+    for (WindowedOutcome.Row r : outcome.rows()) {
+      digest += BeamPipelines.windowDigest(r.status().yamlName(), r.revision(),
+          r.windowStart().toEpochMilli(), r.key().get("customer_id"), r.values().get("revenue"));
+    }
+    c.put("values_digest", digest);
+    return c;
+  }
+
+  private static Fixture fixture(Workload w, DeclaredModel model) {
     Fixture.Builder items = Fixture.builder("benchmark", model.model().name());
     for (int i = 0; i < w.events; i++) {
       Map<String, Object> values = new LinkedHashMap<>();
@@ -30,7 +57,7 @@ final class OracleLoop {
       values.put("ordered_at", Instant.ofEpochMilli(w.eventTime[i]));
       items.event(w.partition[i], values);
     }
-    return Oracle.of(model).run(items.build());
+    return items.build();
   }
 
   static Map<String, Long> counters(FixtureOutcome outcome) {

@@ -25,6 +25,12 @@ public final class StreamformMetrics {
    * pipeline rather than inferred from its output.
    */
   public static final String KEYS_LIVE = "keys_live";
+  /**
+   * A distribution: the encoded bytes of one key's keyed state (its key, aggregate or windows and its
+   * timer bookkeeping; not the events waiting in the hand-over's buffer), sampled every {@link StateBytes#EVERY}th state write of a stage; its mean is
+   * bytes of state per live key.
+   */
+  public static final String STATE_BYTES = "state_bytes_per_key";
   /** Items whose offset a contiguous-offsets clock had judged already, or held already. */
   public static final String DUPLICATES = "duplicate_offsets_ignored";
   /** Events dropped as repeats of an earlier event with the same {@code event_id} and payload. */

@@ -385,6 +385,8 @@ public abstract class KeyedChangelog
     private final Counter emitted = StreamformMetrics.counter(StreamformMetrics.CHANGELOG);
     private final Counter expired = StreamformMetrics.counter(StreamformMetrics.EXPIRED);
     private final Counter live = StreamformMetrics.counter(StreamformMetrics.KEYS_LIVE);
+    private final dev.streamform.transforms.StateBytes stateBytes = new dev.streamform.transforms.StateBytes();
+    private final Coder<Row> aggregateCoder;
 
     @StateId("aggregate")
     private final StateSpec<ValueState<Row>> aggregateSpec;
@@ -420,7 +422,8 @@ public abstract class KeyedChangelog
       this.keyColumns = keyColumns;
       this.accumulators = accumulators;
       this.retentionMillis = retention == null ? null : retention.getMillis();
-      this.aggregateSpec = StateSpecs.value(RowCoder.of(accumulators.stateSchema()));
+      this.aggregateCoder = RowCoder.of(accumulators.stateSchema());
+      this.aggregateSpec = StateSpecs.value(aggregateCoder);
       this.pendingSpec = StateSpecs.bag(LogOrder.bufferCoder(events));
     }
 
@@ -448,6 +451,7 @@ public abstract class KeyedChangelog
             tickAt.write(key.latest + retentionMillis);
           }
         }
+        measure(element.getKey(), key.aggregate, key.latest, retentionMillis == null ? null : key.latest + retentionMillis, null);
         return;
       }
       LogOrder.buffer(value, pending, tickAt, holdAt, tick);
@@ -456,6 +460,7 @@ public abstract class KeyedChangelog
     @OnTimer("tick")
     public void onTick(
         OnTimerContext context,
+        @Key String keyText,
         @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
         @StateId("tickAt") ValueState<Long> tickAt,
         @StateId("holdAt") ValueState<Long> holdAt,
@@ -516,6 +521,21 @@ public abstract class KeyedChangelog
         tick.withOutputTimestamp(new Instant(Math.min(hold, next))).set(new Instant(next));
         tickAt.write(next);
         holdAt.write(Math.min(hold, next));
+      }
+      if (aggregate != null) {
+        measure(keyText, aggregate, latest, next, hold == null || next == null ? null : Math.min(hold, next));
+      }
+    }
+
+    /** Every {@link dev.streamform.transforms.StateBytes#EVERY}th write: a key's state in bytes. */
+    private void measure(String keyText, Row aggregate, Long latest, @Nullable Long tickAt, @Nullable Long holdAt) {
+      if (stateBytes.due()) {
+        VarLongCoder longs = VarLongCoder.of();
+        stateBytes.add(stateBytes.size(StringUtf8Coder.of(), keyText)
+            + stateBytes.size(aggregateCoder, aggregate)
+            + stateBytes.size(longs, latest)
+            + stateBytes.size(longs, tickAt)
+            + stateBytes.size(longs, holdAt));
       }
     }
 

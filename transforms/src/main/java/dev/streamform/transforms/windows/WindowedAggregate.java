@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.beam.sdk.coders.BooleanCoder;
+import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.RowCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
@@ -369,6 +370,9 @@ public abstract class WindowedAggregate
     private final Counter revisionsEmitted = StreamformMetrics.counter(StreamformMetrics.REVISIONS);
     private final Counter finalized = StreamformMetrics.counter(StreamformMetrics.WINDOWS_FINALIZED);
     private final Counter live = StreamformMetrics.counter(StreamformMetrics.WINDOWS_LIVE);
+    private final dev.streamform.transforms.StateBytes stateBytes = new dev.streamform.transforms.StateBytes();
+    private final WindowState.ListCoder windowsCoder;
+    private final Coder<Row> keyCoder;
     private final Counter lateRows = StreamformMetrics.counter(StreamformMetrics.WINDOW_LATE);
     private final Counter lateEvents = StreamformMetrics.counter(StreamformMetrics.LATE_DROPPED);
     private final Counter onTimeAfterRevision =
@@ -421,8 +425,10 @@ public abstract class WindowedAggregate
       this.revisions = revisions;
       this.tooLate = tooLate;
       this.pendingSpec = StateSpecs.bag(LogOrder.bufferCoder(events));
-      this.windowsSpec = StateSpecs.value(new WindowState.ListCoder(accumulators.stateSchema()));
-      this.keySpec = StateSpecs.value(RowCoder.of(keySchema));
+      this.windowsCoder = new WindowState.ListCoder(accumulators.stateSchema());
+      this.keyCoder = RowCoder.of(keySchema);
+      this.windowsSpec = StateSpecs.value(windowsCoder);
+      this.keySpec = StateSpecs.value(keyCoder);
     }
 
     @ProcessElement
@@ -527,6 +533,11 @@ public abstract class WindowedAggregate
         }
       } else if (changed) {
         windowsState.write(windows);
+        if (stateBytes.due()) {
+          // the key's windows, its key row and its tick's two times (see StateBytes)
+          stateBytes.add(stateBytes.size(windowsCoder, windows) + stateBytes.size(keyCoder, key)
+              + 2 * stateBytes.size(VarLongCoder.of(), now));
+        }
       }
       schedule(windows, earliestHold, nextDue, now, tick, tickAt, holdAt);
     }
