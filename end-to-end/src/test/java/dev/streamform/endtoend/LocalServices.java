@@ -72,11 +72,12 @@ final class LocalServices {
   static long taskManagerPid() throws Exception {
     Path file = HOME.resolve("runners-config/target/flink/taskmanager.pid");
     long pid = Long.parseLong(Files.readString(file).trim());
-    ProcessHandle tm = ProcessHandle.of(pid).orElseThrow(() ->
-        new AssertionError("no TaskManager process " + pid + " (" + file + ")"));
-    String command = tm.info().commandLine().orElse("");
-    if (!command.contains("TaskManagerRunner")) {
-      fail("pid " + pid + " from " + file + " is not a TaskManager: " + command);
+    // /proc, as bin/flink checks it: ProcessHandle.Info cuts a long command line short
+    Path cmdline = Path.of("/proc", String.valueOf(pid), "cmdline");
+    String command = Files.exists(cmdline)
+        ? new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8).replace('\0', ' ') : "";
+    if (!command.contains("org.apache.flink.runtime.taskexecutor.TaskManagerRunner")) {
+      fail("pid " + pid + " from " + file + " is not a running TaskManager");
     }
     return pid;
   }
@@ -231,8 +232,11 @@ final class LocalServices {
   private static void failIfFailed(JsonNode job) throws Exception {
     if (job.get("state").asText().equals("FAILED")) {
       JsonNode exceptions = rest("GET", "/jobs/" + job.get("jid").asText() + "/exceptions", null);
+      // Flink 1.19 lists the failures in exceptionHistory (root-exception may be empty)
+      String trace = exceptions.path("exceptionHistory").path("entries").path(0).path("stacktrace").asText(
+          exceptions.path("root-exception").asText());
       fail("job " + job.get("jid").asText() + " failed on the cluster: "
-          + exceptions.path("root-exception").asText().lines().limit(8).reduce("", (x, y) -> x + "\n" + y));
+          + trace.lines().filter(l -> !l.startsWith("\tat ")).limit(8).reduce("", (x, y) -> x + "\n" + y));
     }
   }
 
