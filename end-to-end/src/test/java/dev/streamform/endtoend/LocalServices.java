@@ -55,6 +55,33 @@ final class LocalServices {
     }
   }
 
+  private static boolean kafkaStarted;
+  private static boolean flinkStarted;
+
+  /** Starts the broker and the cluster (for a test class's {@code @BeforeAll}); fixed ports must be free. */
+  static void start() throws Exception {
+    requireFreePorts();
+    kafkaStarted = true; // set first: a half-started service is stopped too
+    script("kafka", "start");
+    flinkStarted = true;
+    script("flink", "start");
+  }
+
+  /** Stops what {@link #start} started, by the scripts (by pid). */
+  static void stop() throws Exception {
+    try {
+      if (flinkStarted) {
+        flinkStarted = false;
+        script("flink", "stop");
+      }
+    } finally {
+      if (kafkaStarted) {
+        kafkaStarted = false;
+        script("kafka", "stop");
+      }
+    }
+  }
+
   /** Runs {@code runners-config/bin/<service> <command>}, output appended to target/services.log. */
   static void script(String service, String command) throws Exception {
     Path log = Path.of("target", "services.log").toAbsolutePath();
