@@ -200,6 +200,20 @@ final class LocalServices {
     return metric.size() == 0 ? 0 : metric.get(0).get("value").asLong();
   }
 
+  /**
+   * Failures of {@code job} the JobManager recorded at or after {@code since} (its exception
+   * history, newest first; each is followed by a restart when the job asked for restarts).
+   */
+  static int failuresSince(String job, java.time.Instant since) throws Exception {
+    int n = 0;
+    for (JsonNode e : rest("GET", "/jobs/" + job + "/exceptions", null).path("exceptionHistory").path("entries")) {
+      if (e.path("timestamp").asLong() >= since.toEpochMilli()) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   /** Stops {@code job} with a savepoint; returns its location. */
   static String stopWithSavepoint(String job) throws Exception {
     String id = rest("POST", "/jobs/" + job + "/stop", "{\"drain\":false}").get("request-id").asText();

@@ -63,14 +63,14 @@ class SoakTest {
     long[] clock = new long[3]; // per partition: seconds after 10:00 of the latest event time
     Instant start = Instant.now();
     int kills = 0;
-    long restartsBeforeLastKill = 0;
+    Instant lastKill = null;
     for (int second = 0; second < minutes * 60; second++) {
       Path batch = batches.resolve(String.format(Locale.ROOT, "batch-%05d.yml", second));
       Files.writeString(batch, batch(random, clock, rate));
       produce(story.project, batch);
       story.addPhase(batch);
       if (second % 60 == 59) {
-        restartsBeforeLastKill = LocalServices.restarts(job);
+        lastKill = Instant.now();
         killTaskManager();
         script("flink", "start-taskmanager");
         kills++;
@@ -83,12 +83,12 @@ class SoakTest {
         Thread.sleep(wait);
       }
     }
-    // the last kill came with the last batch: the job must have come back from it too (a kill
-    // while the job still waited for slots after an earlier one fails nothing over, so restarts
-    // can be fewer than kills)
-    long before = restartsBeforeLastKill;
-    await("the job restarted after the last TaskManager kill").atMost(LocalServices.AWAIT)
-        .pollInterval(Duration.ofSeconds(1)).until(() -> LocalServices.restarts(job) > before);
+    // the last kill came with the last batch: the job must have failed over from it and run again
+    // (a kill while the job still waited for slots after an earlier one fails nothing over, so
+    // restarts can be fewer than kills)
+    Instant killed = lastKill;
+    await("the JobManager recorded the failure the last TaskManager kill caused").atMost(LocalServices.AWAIT)
+        .pollInterval(Duration.ofSeconds(1)).until(() -> LocalServices.failuresSince(job, killed) >= 1);
     awaitRunning(job);
     FaultStory.Figures f = story.check("soak of " + minutes + " min at " + rate + " events/s, the TaskManager"
         + " killed " + kills + " times, the job restarted " + LocalServices.restarts(job) + " times");
