@@ -52,6 +52,12 @@ final class RunnerOptions {
       description = "Flink: milliseconds between checkpoints, -1 for none (default: the profile's)")
   Long checkpointingInterval;
 
+  @Option(names = "--restarts", paramLabel = "N",
+      description = "Flink: restart a failed job up to N times, each from its last checkpoint (e.g."
+          + " after a TaskManager died); default: the profile's numberOfExecutionRetries, else the"
+          + " cluster's restart strategy (none on the local cluster)")
+  Integer restarts;
+
   @Option(names = "--state-backend", paramLabel = "filesystem|rocksdb",
       description = "Flink: where keyed state lives (default: the profile's, else Flink's)")
   String stateBackend;
@@ -86,6 +92,12 @@ final class RunnerOptions {
     }
     if (stateBackend != null) {
       beam.put("stateBackend", stateBackend);
+    }
+    if (restarts != null) {
+      if (restarts < 0) {
+        throw usage("--restarts must be 0 or more, not " + restarts);
+      }
+      beam.put("numberOfExecutionRetries", restarts.toString());
     }
     RunnerChoice choice;
     switch (chosenRunner) {

@@ -66,6 +66,17 @@ class RunnerOptionsTest {
   }
 
   @Test
+  void restartsAskFlinkToRestartAFailedJob() throws Exception {
+    Path jar = Files.createFile(dir.resolve("job.jar"));
+    RunnerChoice choice = choose("--profile", "flink-cluster", "--restarts", "3", "--job-jar", jar.toString());
+    assertThat(flink(choice).getNumberOfExecutionRetries(), is(3));
+    assertThat(flink(choose("--profile", "flink-cluster", "--job-jar", jar.toString())).getNumberOfExecutionRetries(),
+        is(-1)); // Beam's default: the cluster's restart strategy decides
+    ParameterException e = assertThrows(ParameterException.class, () -> choose("--runner", "flink", "--restarts", "-1"));
+    assertThat(e.getMessage(), is("--restarts must be 0 or more, not -1"));
+  }
+
+  @Test
   void anUnknownProfileIsOneLineListingTheProfiles() {
     ParameterException e = assertThrows(ParameterException.class, () -> choose("--profile", "flink"));
     assertThat(e.getMessage().startsWith("unknown profile 'flink' (profiles in "), is(true));

@@ -1,0 +1,203 @@
+package dev.streamform.endtoend;
+
+import static dev.streamform.endtoend.LocalServices.awaitNextCheckpoint;
+import static dev.streamform.endtoend.LocalServices.awaitRunning;
+import static dev.streamform.endtoend.LocalServices.cancelAll;
+import static dev.streamform.endtoend.LocalServices.killTaskManager;
+import static dev.streamform.endtoend.LocalServices.produce;
+import static dev.streamform.endtoend.LocalServices.rest;
+import static dev.streamform.endtoend.LocalServices.script;
+import static dev.streamform.endtoend.LocalServices.submit;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The fault suite of issue 16 on real services: one KRaft broker and one Flink session cluster
+ * (started by {@code runners-config/bin}, stopped by pid), the upsert model {@code
+ * customer_metrics} of project {@code faults/} submitted by {@code streamform run} with the shaded
+ * job jar. Each test runs its own copy of the project on its own topics ({@link FaultStory}),
+ * injects one fault, and compares everything the job wrote with the reference oracle's answer for
+ * the same items in the same per-partition order (the fixture-shaped files of {@code
+ * faults/phases/}, or {@code faults/jump.yml}); each prints its figures in one line ({@code fault
+ * ...: events in N, processed ...}).
+ */
+class FaultSuiteTest {
+  private static final String MODEL = FaultStory.MODEL;
+
+  @BeforeAll
+  static void startServices() throws Exception {
+    LocalServices.start();
+  }
+
+  @AfterAll
+  static void stopServices() throws Exception {
+    LocalServices.stop();
+  }
+
+  /** Frees the slots for the next test, and brings a TaskManager back if a test left none. */
+  @AfterEach
+  void cleanUp() throws Exception {
+    script("flink", "start-taskmanager"); // "already running" unless a kill test failed half-way
+    cancelAll();
+  }
+
+  /**
+   * kill -9 of the TaskManager while it reads phase 2 (phase 1 is covered by a completed
+   * checkpoint); a new TaskManager is started; the job (submitted with {@code --restarts}) restarts
+   * from its last checkpoint, reads phase 2 again from the checkpointed offsets, and then phase 3.
+   */
+  @Test
+  @Timeout(value = 6, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void taskManagerKilledMidStreamRecoversFromTheLastCheckpoint() throws Exception {
+    FaultStory story = FaultStory.of("kill", "phases/kill-1.yml", "phases/kill-2.yml", "phases/kill-3.yml");
+    String job = submit(story.project, MODEL, 2, "--restarts", "3");
+    awaitRunning(job);
+
+    produce(story.project, story.phase(0));
+    story.awaitChangelogOf(1);
+    awaitNextCheckpoint(job); // phase 1 is now safe from a crash
+
+    produce(story.project, story.phase(1));
+    killTaskManager(); // mid-stream: phase 2 is being read and applied, and is in no checkpoint
+    script("flink", "start-taskmanager");
+    // the JobManager notices the loss by missed heartbeats, fails the job over, and restarts it
+    await("job " + job + " restarted after the TaskManager died").atMost(LocalServices.AWAIT)
+        .pollInterval(Duration.ofMillis(500)).until(() -> LocalServices.restarts(job) >= 1);
+    awaitRunning(job);
+    long restarts = LocalServices.restarts(job);
+
+    produce(story.project, story.phase(2));
+    FaultStory.Figures f = story.check("TaskManager kill -9 mid-stream (" + restarts + " restart)");
+    assertEquals(0, f.lost(), "lost");
+    assertEquals(0, f.doubled(), "doubled");
+  }
+
+  /** Stop with a savepoint at parallelism 2, restore it into a job at parallelism 1, go on. */
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void savepointAtParallelismTwoRestoresIntoParallelismOne() throws Exception {
+    FaultStory story = FaultStory.of("rescale", "phases/rescale-1.yml", "phases/rescale-2.yml");
+    String job = submit(story.project, MODEL, 2);
+    awaitRunning(job);
+    produce(story.project, story.phase(0));
+    story.awaitChangelogOf(1);
+    String savepoint = LocalServices.stopWithSavepoint(job);
+
+    produce(story.project, story.phase(1));
+    String restored = submit(story.project, MODEL, 1, "--from-savepoint", savepoint);
+    awaitRunning(restored);
+    for (JsonNode v : rest("GET", "/jobs/" + restored, null).get("vertices")) {
+      assertEquals(1, v.get("parallelism").asInt(), "restored job runs at parallelism 1: " + v.get("name"));
+    }
+    FaultStory.Figures f = story.check("savepoint at parallelism 2, restored at parallelism 1");
+    assertEquals(0, f.redelivered(), "a stop with savepoint leaves nothing to replay");
+  }
+
+  /**
+   * A consumer offset rewind: the job is cancelled after phase 2 and a new one restored from the
+   * savepoint taken after phase 1 — its state and its offsets — so it reads phase 2 again; then
+   * phase 3. Then a full replay: a job with no savepoint reads the whole topic again from its
+   * earliest offsets with empty state. Readers by key never see a double count.
+   */
+  @Test
+  @Timeout(value = 7, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void offsetRewindReplaysWithoutDoubleCounting() throws Exception {
+    FaultStory story = FaultStory.of("rewind", "phases/rewind-1.yml", "phases/rewind-2.yml", "phases/rewind-3.yml");
+    String job = submit(story.project, MODEL, 2);
+    awaitRunning(job);
+    produce(story.project, story.phase(0));
+    story.awaitChangelogOf(1);
+    String afterPhase1 = LocalServices.savepoint(job); // the job goes on
+    produce(story.project, story.phase(1));
+    story.awaitChangelogOf(2);
+    cancelAll();
+
+    String rewound = submit(story.project, MODEL, 2, "--from-savepoint", afterPhase1);
+    awaitRunning(rewound);
+    produce(story.project, story.phase(2));
+    int phase2 = story.oracle(2).changelog.size() - story.oracle(1).changelog.size();
+    int all = story.oracle(3).changelog.size();
+    FaultStory.Figures rewind = story.check("offset rewind to the savepoint after phase 1", all + phase2);
+    assertEquals(phase2, rewind.redelivered(), "phase 2's records, written once more by the rewound job");
+    cancelAll();
+
+    submit(story.project, MODEL, 2); // no savepoint: from the earliest offsets, empty state
+    FaultStory.Figures replay = story.check("full replay from the earliest offsets", 2 * all + phase2);
+    assertEquals(phase2 + all, replay.redelivered(),
+        "every record written once more by the replay");
+  }
+
+  /**
+   * Partition 2 pauses past {@code idle_after} (5 s) while partitions 0 and 1 move two hours on;
+   * the source watermark leaves partition 2 behind (observed on the cluster); then partition 2
+   * resumes with events two hours behind the others: judged against its own W_2, they are on time
+   * (or late only behind W_2), and the source watermark does not move back.
+   */
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aPartitionPausedPastIdleAfterResumesOnItsOwnClock() throws Exception {
+    FaultStory story = FaultStory.of("idle", "phases/idle-1.yml", "phases/idle-2.yml", "phases/idle-3.yml")
+        .withSourceLines("    idle_after: 5s\n");
+    String job = submit(story.project, MODEL, 2);
+    awaitRunning(job);
+    produce(story.project, story.phase(0));
+    story.awaitChangelogOf(1);
+    produce(story.project, story.phase(1)); // partition 2 gets nothing from here on: it pauses
+    story.awaitChangelogOf(2);
+    // without idleness W = min_p W_p stays at partition 2's 09:59; idle, it follows W_0 = 11:55
+    Instant released = Instant.parse("2026-08-30T11:55:00Z");
+    await("the source watermark passes paused partition 2 (idle_after 5s)")
+        .atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
+        .until(() -> !sourceWatermark(job).isBefore(released));
+    Instant before = sourceWatermark(job);
+
+    produce(story.project, story.phase(2)); // partition 2 resumes, two hours behind
+    FaultStory.Figures f = story.check("partition 2 idle past idle_after, resumed two hours behind");
+    Instant after = sourceWatermark(job);
+    assertTrue(!after.isBefore(before), "the resumed partition's first events did not move the watermark back: "
+        + before + " -> " + after);
+    assertEquals(0, f.lost(), "lost");
+  }
+
+  /** One producer's clock jumps three hours ahead: its partition's later events are late; the others are not. */
+  @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aProducerClockJumpMakesOnlyItsOwnPartitionLate() throws Exception {
+    FaultStory story = FaultStory.of("jump", "jump.yml");
+    String job = submit(story.project, MODEL, 2);
+    awaitRunning(job);
+    produce(story.project, story.phase(0));
+    FaultStory.Figures f = story.check("producer clock jump of 3 hours on partition 1");
+    assertTrue(f.late() > 0 && f.quarantined() > 0, "the story has late and quarantined events: " + f);
+  }
+
+  /**
+   * The source watermark as the job's operators see it: the smallest watermark any vertex of {@code
+   * job} has on every subtask (the vertices after the clock follow its holds, W = min_p W_p over
+   * partitions that are not idle; KafkaIO's own watermark, upstream of the clock, is processing
+   * time; a source vertex reports none).
+   */
+  private static Instant sourceWatermark(String job) throws Exception {
+    long smallest = Long.MAX_VALUE;
+    for (JsonNode v : rest("GET", "/jobs/" + job, null).get("vertices")) {
+      for (JsonNode w : rest("GET", "/jobs/" + job + "/vertices/" + v.get("id").asText() + "/watermarks", null)) {
+        long value = Long.parseLong(w.get("value").asText());
+        if (value != Long.MIN_VALUE) {
+          smallest = Math.min(smallest, value);
+        }
+      }
+    }
+    return Instant.ofEpochMilli(smallest == Long.MAX_VALUE ? Long.MIN_VALUE : smallest);
+  }
+}

@@ -1,0 +1,329 @@
+package dev.streamform.endtoend;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamform.cli.Streamform;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * The KRaft broker (127.0.0.1:9092) and the Flink session cluster (REST 127.0.0.1:8081) that
+ * {@code runners-config/bin} starts as local processes, seen from a test: start and stop them (by
+ * the scripts, which stop by pid), kill and restart the TaskManager, run the command line in
+ * process, talk to the cluster's REST API and read topics. Every wait polls observable state (a
+ * topic's records, a job's status or checkpoint count) until a deadline and fails with what it saw.
+ */
+final class LocalServices {
+  static final String BOOTSTRAP = "127.0.0.1:9092";
+  static final String REST = "http://127.0.0.1:8081";
+  static final int[] PORTS = {9092, 9093, 8081, 6123};
+  static final Duration AWAIT = Duration.ofSeconds(120);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private static final Path HOME = Checkout.home();
+
+  private LocalServices() {}
+
+  /** Fails with how to free them when one of the fixed ports is taken. */
+  static void requireFreePorts() {
+    for (int port : PORTS) {
+      if (Checkout.listening(port)) {
+        fail("127.0.0.1:" + port + " is already in use. The end-to-end tests start their own Kafka"
+            + " broker and Flink cluster on 9092/9093 and 8081/6123: stop whatever holds the port (if"
+            + " it is ours: runners-config/bin/kafka stop; runners-config/bin/flink stop) and run again.");
+      }
+    }
+  }
+
+  private static boolean kafkaStarted;
+  private static boolean flinkStarted;
+
+  /** Starts the broker and the cluster (for a test class's {@code @BeforeAll}); fixed ports must be free. */
+  static void start() throws Exception {
+    requireFreePorts();
+    kafkaStarted = true; // set first: a half-started service is stopped too
+    script("kafka", "start");
+    flinkStarted = true;
+    script("flink", "start");
+  }
+
+  /** Stops what {@link #start} started, by the scripts (by pid). */
+  static void stop() throws Exception {
+    try {
+      if (flinkStarted) {
+        flinkStarted = false;
+        script("flink", "stop");
+      }
+    } finally {
+      if (kafkaStarted) {
+        kafkaStarted = false;
+        script("kafka", "stop");
+      }
+    }
+  }
+
+  /** Runs {@code runners-config/bin/<service> <command>}, output appended to target/services.log. */
+  static void script(String service, String command) throws Exception {
+    Path log = Path.of("target", "services.log").toAbsolutePath();
+    Files.createDirectories(log.getParent());
+    Process p = new ProcessBuilder(HOME.resolve("runners-config/bin/" + service).toString(), command)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+        .start();
+    if (p.waitFor() != 0) {
+      fail("runners-config/bin/" + service + " " + command + " failed; see " + log);
+    }
+  }
+
+  /** The TaskManager's pid, from the pid file {@code bin/flink} keeps. */
+  static long taskManagerPid() throws Exception {
+    Path file = HOME.resolve("runners-config/target/flink/taskmanager.pid");
+    long pid = Long.parseLong(Files.readString(file).trim());
+    // /proc, as bin/flink checks it: ProcessHandle.Info cuts a long command line short
+    Path cmdline = Path.of("/proc", String.valueOf(pid), "cmdline");
+    String command = Files.exists(cmdline)
+        ? new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8).replace('\0', ' ') : "";
+    if (!command.contains("org.apache.flink.runtime.taskexecutor.TaskManagerRunner")) {
+      fail("pid " + pid + " from " + file + " is not a running TaskManager");
+    }
+    return pid;
+  }
+
+  /** kill -9 of the TaskManager: no shutdown hook, no goodbye to the JobManager. */
+  static void killTaskManager() throws Exception {
+    ProcessHandle tm = ProcessHandle.of(taskManagerPid()).orElseThrow();
+    tm.destroyForcibly(); // SIGKILL on Unix
+    await("the killed TaskManager is gone").atMost(Duration.ofSeconds(30)).until(() -> !tm.isAlive());
+  }
+
+  /** Runs the command line, which must succeed; returns what it printed on standard output. */
+  static String cli(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int status = Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
+    if (status != 0) {
+      fail("streamform " + String.join(" ", args) + " exited " + status + ":\n" + out + err);
+    }
+    return out.toString();
+  }
+
+  /** {@code streamform produce} of a fixture-shaped file to the project's topic (3 partitions). */
+  static void produce(Path project, Path items) {
+    cli("produce", project.toString(), items.toString(), "--bootstrap-servers", BOOTSTRAP, "--partitions", "3");
+  }
+
+  /** {@code streamform run --detach} on the cluster; returns the job id. */
+  static String submit(Path project, String model, int parallelism, String... more) {
+    List<String> args = new ArrayList<>(List.of("run", project.toString(), "--model", model,
+        "--runner", "flink", "--flink-master", "127.0.0.1:8081", "--parallelism", String.valueOf(parallelism),
+        "--checkpointing-interval", "2000", "--bootstrap-servers", BOOTSTRAP, "--detach"));
+    args.addAll(List.of(more));
+    String out = cli(args.toArray(String[]::new)).trim();
+    if (!out.matches("[0-9a-f]{32}")) {
+      fail("not a job id: " + out);
+    }
+    return out;
+  }
+
+  static JsonNode rest(String method, String path, String body) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(REST + path))
+        .header("Content-Type", "application/json");
+    b = body == null ? b.method(method, HttpRequest.BodyPublishers.noBody())
+        : b.method(method, HttpRequest.BodyPublishers.ofString(body));
+    HttpResponse<String> response = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() >= 300) {
+      fail(method + " " + path + ": " + response.statusCode() + " " + response.body());
+    }
+    return response.body().isBlank() ? JSON.createObjectNode() : JSON.readTree(response.body());
+  }
+
+  static String status(String job) throws Exception {
+    return rest("GET", "/jobs/" + job, null).get("state").asText();
+  }
+
+  /** Waits until every task of {@code job} runs (after a submission or a restart). */
+  static void awaitRunning(String job) {
+    await("job " + job + " running on every task").atMost(AWAIT).pollInterval(Duration.ofMillis(500))
+        .until(() -> {
+          JsonNode j = rest("GET", "/jobs/" + job, null);
+          failIfFailed(j);
+          if (!j.get("state").asText().equals("RUNNING")) {
+            return false;
+          }
+          for (JsonNode v : j.get("vertices")) {
+            if (!v.get("status").asText().equals("RUNNING")) {
+              return false;
+            }
+          }
+          return true;
+        });
+  }
+
+  /** Completed checkpoints of {@code job} so far. */
+  static long completedCheckpoints(String job) throws Exception {
+    return rest("GET", "/jobs/" + job + "/checkpoints", null).path("counts").path("completed").asLong();
+  }
+
+  /** Waits for a checkpoint that completes after this call: what it covers is safe from a crash. */
+  static void awaitNextCheckpoint(String job) throws Exception {
+    long before = completedCheckpoints(job);
+    await("a checkpoint of job " + job + " completing").atMost(AWAIT).pollInterval(Duration.ofMillis(300))
+        .until(() -> {
+          failIfFailed(rest("GET", "/jobs/" + job, null));
+          return completedCheckpoints(job) > before;
+        });
+  }
+
+  /** How often the job restarted (Flink counts it as numRestarts). */
+  static long restarts(String job) throws Exception {
+    JsonNode metric = rest("GET", "/jobs/" + job + "/metrics?get=numRestarts", null);
+    return metric.size() == 0 ? 0 : metric.get(0).get("value").asLong();
+  }
+
+  /**
+   * Failures of {@code job} the JobManager recorded at or after {@code since} (its exception
+   * history, newest first; each is followed by a restart when the job asked for restarts).
+   */
+  static int failuresSince(String job, java.time.Instant since) throws Exception {
+    int n = 0;
+    for (JsonNode e : rest("GET", "/jobs/" + job + "/exceptions", null).path("exceptionHistory").path("entries")) {
+      if (e.path("timestamp").asLong() >= since.toEpochMilli()) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Stops {@code job} with a savepoint; returns its location. */
+  static String stopWithSavepoint(String job) throws Exception {
+    String id = rest("POST", "/jobs/" + job + "/stop", "{\"drain\":false}").get("request-id").asText();
+    return savepointLocation(job, id);
+  }
+
+  /** Takes a savepoint of {@code job}, which goes on running; returns its location. */
+  static String savepoint(String job) throws Exception {
+    String id = rest("POST", "/jobs/" + job + "/savepoints", "{\"cancel-job\":false}").get("request-id").asText();
+    return savepointLocation(job, id);
+  }
+
+  private static String savepointLocation(String job, String request) {
+    JsonNode[] done = new JsonNode[1];
+    await("savepoint of job " + job).atMost(AWAIT).pollInterval(Duration.ofMillis(500)).until(() -> {
+      JsonNode status = rest("GET", "/jobs/" + job + "/savepoints/" + request, null);
+      done[0] = status.get("operation");
+      return status.path("status").path("id").asText().equals("COMPLETED");
+    });
+    if (done[0].has("failure-cause")) {
+      fail("savepoint of job " + job + " failed: " + done[0].get("failure-cause"));
+    }
+    return done[0].get("location").asText();
+  }
+
+  /**
+   * Cancels every job still active on the cluster and waits until they let go of their slots: the
+   * cluster's 2 slots take one parallelism-2 job at a time.
+   */
+  static void cancelAll() throws Exception {
+    for (JsonNode job : rest("GET", "/jobs", null).get("jobs")) {
+      String status = job.get("status").asText();
+      if (!(status.equals("CANCELED") || status.equals("FINISHED") || status.equals("FAILED"))) {
+        rest("PATCH", "/jobs/" + job.get("id").asText() + "?mode=cancel", null);
+      }
+    }
+    await("every job cancelled").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> {
+      for (JsonNode job : rest("GET", "/jobs", null).get("jobs")) {
+        String status = job.get("status").asText();
+        if (!(status.equals("CANCELED") || status.equals("FINISHED") || status.equals("FAILED"))) {
+          return false;
+        }
+      }
+      return true;
+    });
+  }
+
+  /** Fails at once with the cluster's reason when a job failed. */
+  static void checkNoJobFailed() throws Exception {
+    for (JsonNode job : rest("GET", "/jobs", null).get("jobs")) {
+      if (job.get("status").asText().equals("FAILED")) {
+        failIfFailed(rest("GET", "/jobs/" + job.get("id").asText(), null));
+      }
+    }
+  }
+
+  private static void failIfFailed(JsonNode job) throws Exception {
+    if (job.get("state").asText().equals("FAILED")) {
+      JsonNode exceptions = rest("GET", "/jobs/" + job.get("jid").asText() + "/exceptions", null);
+      // Flink 1.19 lists the failures in exceptionHistory (root-exception may be empty)
+      String trace = exceptions.path("exceptionHistory").path("entries").path(0).path("stacktrace").asText(
+          exceptions.path("root-exception").asText());
+      fail("job " + job.get("jid").asText() + " failed on the cluster: "
+          + trace.lines().filter(l -> !l.startsWith("\tat ")).limit(8).reduce("", (x, y) -> x + "\n" + y));
+    }
+  }
+
+  /** One record of a topic: its partition, offset, and JSON key and value. */
+  record TopicRecord(int partition, long offset, JsonNode key, JsonNode value) {}
+
+  /**
+   * Reads {@code topic} from the start (committed records only, as {@code streamform consume}
+   * does) until what was read satisfies {@code enough}, then a moment more to catch any extra
+   * record; fails with what it read when {@code enough} never holds.
+   */
+  static List<TopicRecord> readUntil(String topic, String what, Predicate<List<TopicRecord>> enough)
+      throws Exception {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    List<TopicRecord> records = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> partitions = new ArrayList<>();
+      await("topic " + topic + " exists").atMost(AWAIT).until(() -> {
+        partitions.clear();
+        consumer.listTopics(Duration.ofSeconds(5)).getOrDefault(topic, List.of())
+            .forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
+        return !partitions.isEmpty();
+      });
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      long deadline = System.nanoTime() + AWAIT.toNanos();
+      long settle = Long.MAX_VALUE;
+      while (System.nanoTime() < Math.min(deadline, settle)) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+          records.add(new TopicRecord(r.partition(), r.offset(),
+              r.key() == null ? null : JSON.readTree(new String(r.key(), StandardCharsets.UTF_8)),
+              JSON.readTree(new String(r.value(), StandardCharsets.UTF_8))));
+        }
+        checkNoJobFailed();
+        if (settle == Long.MAX_VALUE && enough.test(records)) {
+          settle = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+        }
+      }
+    }
+    if (!enough.test(records)) {
+      fail(topic + ": not " + what + " after " + AWAIT + "; read " + records.size() + " records: " + records);
+    }
+    return records;
+  }
+}
