@@ -135,7 +135,8 @@ public final class FixtureSpeed {
 
   /**
    * Writes a project at {@code target}: {@code template}'s {@code sources.yml}, {@code
-   * streamform.yml} and models (the benchmark's customer_metrics with retention), and {@code
+   * streamform.yml} and every model's query (the fixture is the benchmark's customer_metrics, with
+   * retention), and {@code
    * fixtures/large.yml} of {@code events} orders over {@code keys} customers — one a second, 70%
    * in order, 29% up to 4 minutes behind (inside the 5m watermark), 1% 6 to 60 minutes behind
    * (late) — with every changelog row and late event the {@link Oracle} gives for them. A pure
@@ -145,7 +146,14 @@ public final class FixtureSpeed {
       throws Exception {
     Files.createDirectories(target.resolve("models"));
     Files.createDirectories(target.resolve("fixtures"));
-    for (String file : List.of("sources.yml", "streamform.yml", "models/customer_metrics.sql")) {
+    // every model the template declares: streamform.yml names them all, and loading the project
+    // needs each one's query (a model added to the benchmarks must not break this fixture)
+    List<String> files = new java.util.ArrayList<>(List.of("sources.yml", "streamform.yml"));
+    try (java.util.stream.Stream<Path> models = Files.list(template.resolve("models"))) {
+      models.filter(m -> m.getFileName().toString().endsWith(".sql")).sorted()
+          .forEach(m -> files.add("models/" + m.getFileName()));
+    }
+    for (String file : files) {
       Files.copy(template.resolve(file), target.resolve(file),
           java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
