@@ -244,8 +244,10 @@ final class FaultStory {
     Figures f = new Figures(eventsIn(phases.size()), written.size(), lateWritten.size(),
         quarantinedWritten.size(), changelog.size(), redelivered, lost, doubled, duplicatesWritten.size(),
         conflictsWritten.size());
-    String repeats = !eventIds ? "" : String.format(", duplicates %d (oracle %d), conflicts %d (oracle %d)",
-        f.duplicates(), duplicateIds.size(), f.conflicts(), conflictReasons.size());
+    // a duplicate written again by a replay shows as more records than distinct positions
+    String repeats = !eventIds ? "" : String.format(
+        ", duplicates %d (oracle %d; %d records on the topic), conflicts %d (oracle %d)",
+        f.duplicates(), duplicateIds.size(), duplicates.size(), f.conflicts(), conflictReasons.size());
     System.out.printf("fault %s: %s: events in %d, processed %d (oracle %d), late %d (oracle %d),"
             + " quarantined %d (oracle %d)%s, changelog records %d (%d distinct, %d redelivered),"
             + " lost %d, doubled %d%n",
