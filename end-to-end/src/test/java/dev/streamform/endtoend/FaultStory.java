@@ -3,6 +3,7 @@ package dev.streamform.endtoend;
 import static dev.streamform.endtoend.ChangelogRows.normalized;
 import static dev.streamform.endtoend.LocalServices.readUntil;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.streamform.endtoend.LocalServices.TopicRecord;
 import dev.streamform.planner.DeclaredModel;
@@ -37,8 +38,15 @@ import java.util.stream.Stream;
  *   <li>per key, the last record on the topic is the oracle's final value: what a reader of the
  *       compacted upsert topic by key sees;
  *   <li>the late and quarantine topics hold exactly the oracle's late and quarantined events, and
- *       processed + late + quarantined = events in.
+ *       processed + late + quarantined = events in;
+ *   <li>with {@link #withEventId} (a source with {@code event_id}): the duplicates topic ({@code
+ *       customer_metrics.duplicates}) holds exactly the oracle's duplicates, the quarantine topic's
+ *       conflicts (a repeated id with another payload) are the oracle's with the oracle's reason,
+ *       and processed + late + duplicates + quarantined = events in.
  * </ul>
+ *
+ * <p>A record written again by a replay (late, quarantine, duplicates topics) is counted once: the
+ * figures count distinct source positions.
  */
 final class FaultStory {
   static final Path TEMPLATE = Path.of("src/test/resources/faults").toAbsolutePath();
@@ -46,12 +54,17 @@ final class FaultStory {
 
   /** What one test counted, against the oracle. */
   record Figures(int eventsIn, int processed, int late, int quarantined, int changelogRecords,
-      int redelivered, int lost, int doubled) {}
+      int redelivered, int lost, int doubled, int duplicates, int conflicts) {}
+
+  /** The quarantine reason of a repeated id with another payload (Deduplicate's and the oracle's). */
+  private static final String CONFLICT = " with another payload; a repeated id must repeat its event exactly";
 
   final String name;
   final Path project;
   final List<Path> phases = new ArrayList<>();
   final String topic;
+  /** True once {@link #withEventId} declared {@code event_id}: duplicates and conflicts are checked. */
+  private boolean eventIds;
 
   private FaultStory(String name, Path project) {
     this.name = name;
@@ -84,6 +97,25 @@ final class FaultStory {
     return this;
   }
 
+  /**
+   * Declares {@code event_id: order_id} (a string column added to the schema) and {@code
+   * duplicates_within} on the source, before the job is submitted. The job then writes dropped
+   * duplicates to {@code customer_metrics.duplicates} (the name cannot be changed per test, so only
+   * one story of a run may use this).
+   */
+  FaultStory withEventId(String duplicatesWithin) throws IOException {
+    Path sources = project.resolve("sources.yml");
+    String s = Files.readString(sources);
+    String column = "      customer_id: int64\n";
+    if (!s.contains(column)) {
+      throw new IllegalStateException(sources + " has no line `" + column.strip() + "` to put order_id before");
+    }
+    Files.writeString(sources, s.replace(column, "      order_id: string\n" + column)
+        + "    event_id: order_id\n    duplicates_within: " + duplicatesWithin + "\n");
+    eventIds = true;
+    return this;
+  }
+
   Path phase(int i) {
     return phases.get(i);
   }
@@ -101,6 +133,21 @@ final class FaultStory {
       given.addAll(Fixture.load(p, phases.get(i)).given());
     }
     return Oracle.of(DeclaredModel.of(p, MODEL)).run(given);
+  }
+
+  /**
+   * The oracle's duplicates dropped among phases {@code from..} (0-based, to the end) whose id
+   * ({@code order_id}) came with an event of phase {@code first}: repeats whose first delivery is
+   * in that phase. For a story to show that it has the cases it is about.
+   */
+  long duplicatesOf(int first, int from) throws Exception {
+    Project p = Project.load(project);
+    Set<Object> ids = new java.util.HashSet<>();
+    Fixture.load(p, phases.get(first)).given().forEach(g -> g.event().ifPresent(e -> ids.add(e.get("order_id"))));
+    Set<String> before = new TreeSet<>();
+    oracle(from).duplicates.forEach(d -> before.add(d.eventId));
+    return oracle(phases.size()).duplicates.stream()
+        .filter(d -> !before.contains(d.eventId) && ids.contains(d.record.get("order_id"))).count();
   }
 
   int eventsIn(int n) throws Exception {
@@ -150,6 +197,15 @@ final class FaultStory {
         records -> positions(records).containsAll(lateIds));
     List<TopicRecord> quarantine = readUntil(topic + ".quarantine", quarantinedIds.size() + " quarantined records",
         records -> positions(records).containsAll(quarantinedIds));
+    Set<String> duplicateIds = new TreeSet<>();
+    oracle.duplicates.forEach(d -> duplicateIds.add(d.eventId));
+    Map<String, String> conflictReasons = new TreeMap<>(); // position -> the oracle's reason
+    oracle.quarantined.stream().filter(q -> q.reason.endsWith(CONFLICT))
+        .forEach(q -> conflictReasons.put(q.eventId, q.reason));
+    // the duplicates topic exists only for a source with event_id (streamform run creates it)
+    List<TopicRecord> duplicates = !eventIds ? List.of()
+        : readUntil(MODEL + ".duplicates", duplicateIds.size() + " duplicates",
+            records -> positions(records).containsAll(duplicateIds));
 
     Map<String, Map<String, Object>> firstSeen = new TreeMap<>();
     Map<String, Map<String, Object>> lastByKey = new TreeMap<>();
@@ -177,13 +233,27 @@ final class FaultStory {
     int lost = (int) expected.keySet().stream().filter(e -> !written.contains(e)).count();
     Set<String> lateWritten = positions(late);
     Set<String> quarantinedWritten = positions(quarantine);
+    Set<String> duplicatesWritten = positions(duplicates);
+    Map<String, String> conflictsWritten = new TreeMap<>(); // position -> the reason on the topic
+    for (TopicRecord r : quarantine) {
+      String reason = r.value().get("reason").asText();
+      if (reason.endsWith(CONFLICT)) {
+        conflictsWritten.put(r.value().get("partition").asInt() + "-" + r.value().get("offset").asLong(), reason);
+      }
+    }
     Figures f = new Figures(eventsIn(phases.size()), written.size(), lateWritten.size(),
-        quarantinedWritten.size(), changelog.size(), redelivered, lost, doubled);
+        quarantinedWritten.size(), changelog.size(), redelivered, lost, doubled, duplicatesWritten.size(),
+        conflictsWritten.size());
+    // a duplicate written again by a replay shows as more records than distinct positions
+    String repeats = !eventIds ? "" : String.format(
+        ", duplicates %d (oracle %d; %d records on the topic), conflicts %d (oracle %d)",
+        f.duplicates(), duplicateIds.size(), duplicates.size(), f.conflicts(), conflictReasons.size());
     System.out.printf("fault %s: %s: events in %d, processed %d (oracle %d), late %d (oracle %d),"
-            + " quarantined %d (oracle %d), changelog records %d (%d distinct, %d redelivered),"
+            + " quarantined %d (oracle %d)%s, changelog records %d (%d distinct, %d redelivered),"
             + " lost %d, doubled %d%n",
         name, fault, f.eventsIn(), f.processed(), oracle.processed, f.late(), lateIds.size(), f.quarantined(),
-        quarantinedIds.size(), f.changelogRecords(), firstSeen.size(), f.redelivered(), f.lost(), f.doubled());
+        quarantinedIds.size(), repeats, f.changelogRecords(), firstSeen.size(), f.redelivered(), f.lost(),
+        f.doubled());
 
     assertEquals(List.of(), wrong, "records the oracle does not give for their event (a double count)");
     assertEquals(expected.keySet(), written, "changelog events: the oracle's, each at least once");
@@ -191,7 +261,13 @@ final class FaultStory {
     assertEquals(finalByKey, lastByKey, "per key, the last record on the upsert topic is the oracle's final value");
     assertEquals(lateIds, lateWritten, "late events");
     assertEquals(quarantinedIds, quarantinedWritten, "quarantined events");
-    assertEquals(f.eventsIn(), f.processed() + f.late() + f.quarantined(), "every event processed, late or quarantined");
+    assertEquals(duplicateIds, duplicatesWritten, "duplicates");
+    assertEquals(conflictReasons.keySet(), conflictsWritten.keySet(), "conflicts (quarantined as such)");
+    conflictReasons.forEach((at, reason) -> assertTrue(conflictsWritten.get(at).endsWith(reason),
+        "conflict at " + at + ": the topic's reason `" + conflictsWritten.get(at) + "` ends with the oracle's `"
+            + reason + "`"));
+    assertEquals(f.eventsIn(), f.processed() + f.late() + f.duplicates() + f.quarantined(),
+        "every event processed, late, a duplicate or quarantined");
     return f;
   }
   /** The causing events ({@code __event}) of changelog records. */

@@ -104,7 +104,9 @@ public final class ModelPipeline {
    * Builds the model's pipeline on {@code records} (its source's records and punctuations at their
    * partition and offset), judged by {@code clock}; {@code unreadable} is the source's own
    * quarantine, already as JSON keys and values. With {@code appliedOnArrival} an upsert model
-   * applies events as they arrive ({@link DeclaredModel#changelog(boolean)}); a windowed model's
+   * applies events as they arrive ({@link DeclaredModel#changelog(boolean)}) — unless its source
+   * declares {@code event_id}: after the duplicate detection (keyed by id) it applies them in log
+   * order whatever the runner; a windowed model's
    * revisions also go to {@code revisionSink} when one is given.
    */
   public static Outputs build(
@@ -162,9 +164,14 @@ public final class ModelPipeline {
       }
     } else {
       ClockResult clocked = envelopes.apply("Clock", clock);
+      // On arrival is right only where each key's order from the clock to the changelog is kept.
+      // The duplicate detection is keyed by id and releases each id's events by its own timer, so
+      // after it a key's events arrive in no fixed order (a Flink cluster applied them out of log
+      // order at parallelism 2): the changelog then applies them in log order, by their stamps.
+      boolean onArrival = appliedOnArrival && model.deduplicate().isEmpty();
       PCollection<ChangelogRecord> changelog =
           deduplicated(clocked.events(), model, sinks, schema, dedup)
-              .apply("Model", model.changelog(appliedOnArrival));
+              .apply("Model", model.changelog(onArrival));
       output = changelog.apply("ChangelogRecords", MapElements.into(kvs()).via(sinks::changelogRecord));
       late = clocked.late().apply("LateRecords", MapElements.into(kvs()).via(sinks::lateRecord));
     }
