@@ -82,12 +82,29 @@ public final class FixtureSpeed {
     double warmLargeCpu = median(largeCpu.subList(Math.min(2, largeCpu.size() - 1), largeCpu.size()));
     double[] first = suite(fixtures);
     double[] second = suite(fixtures);
+    // what one more fixture costs: the whole suite against a suite of one of its projects, warm,
+    // alternating, three times each; (median whole - median one) / (fixtures - fixtures of the one)
+    Path one = fixtures.resolve(opt.getOrDefault("one", "late-event"));
+    List<Double> wholes = new ArrayList<>();
+    List<Double> ones = new ArrayList<>();
+    double oneCount = 0;
+    for (int i = 0; i < 3; i++) {
+      double[] o = suite(one);
+      double[] w = suite(fixtures);
+      ones.add(o[0]);
+      wholes.add(w[0]);
+      oneCount = o[1];
+    }
+    double perExtra = (median(wholes) - median(ones)) / (second[1] - oneCount);
     System.out.printf(Locale.ROOT,
         "%n%,d-event fixture: first run %.2f s, warm (median of runs 3-%d) %.2f s wall, %.2f s CPU%n"
             + "streamform test %s: first suite %.2f s, second %.2f s (%.2f s CPU), %d fixtures: "
-            + "%.3f s per fixture warm%n",
+            + "%.3f s per fixture warm%n"
+            + "one more fixture, warm: %.3f s (suite of %d fixtures %s s, of %d %s s: median difference"
+            + " over the %d fixtures more)%n",
         events, large.get(0), runs, warmLarge, warmLargeCpu, fixtures, first[0], second[0], second[2],
-        (int) second[1], second[0] / second[1]);
+        (int) second[1], second[0] / second[1], perExtra, (int) second[1], rounded(wholes),
+        (int) oneCount, rounded(ones), (int) (second[1] - oneCount));
     System.out.printf(Locale.ROOT, "(%d processors, load average %.1f at the end)%n",
         Runtime.getRuntime().availableProcessors(),
         java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
@@ -99,8 +116,10 @@ public final class FixtureSpeed {
     json.append(String.format(Locale.ROOT,
         "  {\"pipeline\": \"fixture-seed-suite\", \"runner\": \"direct\", \"fixtures\": %d, "
             + "\"first_suite_s\": %.3f, \"second_suite_s\": %.3f, \"second_suite_cpu_s\": %.3f, "
-            + "\"per_fixture_warm_s\": %.3f}%n]%n",
-        (int) second[1], first[0], second[0], second[2], second[0] / second[1]));
+            + "\"per_fixture_warm_s\": %.3f, \"one_more_fixture_warm_s\": %.3f, \"suite_s\": %s, "
+            + "\"one_project_s\": %s, \"one_project_fixtures\": %d}%n]%n",
+        (int) second[1], first[0], second[0], second[2], second[0] / second[1], perExtra,
+        rounded(wholes), rounded(ones), (int) oneCount));
     Files.createDirectories(out);
     Files.writeString(out.resolve("fixture-speed.json"), json);
     System.out.println("wrote " + out.resolve("fixture-speed.json"));
@@ -182,5 +201,11 @@ public final class FixtureSpeed {
   private static double median(List<Double> values) {
     double[] s = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
     return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  }
+
+  private static String rounded(List<Double> seconds) {
+    List<String> r = new ArrayList<>();
+    seconds.forEach(x -> r.add(String.format(Locale.ROOT, "%.3f", x)));
+    return r.toString();
   }
 }

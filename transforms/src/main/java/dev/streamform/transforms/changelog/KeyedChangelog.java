@@ -20,7 +20,6 @@ import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.RowCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
-import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.state.BagState;
@@ -387,24 +386,15 @@ public abstract class KeyedChangelog
     private final Counter live = StreamformMetrics.counter(StreamformMetrics.KEYS_LIVE);
     private final dev.streamform.transforms.StateBytes stateBytes = new dev.streamform.transforms.StateBytes();
     private final Coder<Row> aggregateCoder;
+    private final KeyCell.CellCoder cellCoder;
 
-    @StateId("aggregate")
-    private final StateSpec<ValueState<Row>> aggregateSpec;
-
-    @StateId("latest")
-    private final StateSpec<ValueState<Long>> latestSpec = StateSpecs.value(VarLongCoder.of());
+    /** The key's aggregate, latest event time and tick, in one cell (see {@link KeyCell}). */
+    @StateId("key")
+    private final StateSpec<ValueState<KeyCell>> keySpec;
 
     /** Events that arrived but are not due yet (see {@link LogOrder}). */
     @StateId("pending")
     private final StateSpec<BagState<TimestampedValue<TimedEvent>>> pendingSpec;
-
-    /** When the tick timer is set for, if it is. */
-    @StateId("tickAt")
-    private final StateSpec<ValueState<Long>> tickAtSpec = StateSpecs.value(VarLongCoder.of());
-
-    /** The tick timer's output timestamp (its watermark hold), if it has one. */
-    @StateId("holdAt")
-    private final StateSpec<ValueState<Long>> holdAtSpec = StateSpecs.value(VarLongCoder.of());
 
     /** One timer per key: releases due events in log order, then frees expired state. */
     @TimerId("tick")
@@ -423,7 +413,8 @@ public abstract class KeyedChangelog
       this.accumulators = accumulators;
       this.retentionMillis = retention == null ? null : retention.getMillis();
       this.aggregateCoder = RowCoder.of(accumulators.stateSchema());
-      this.aggregateSpec = StateSpecs.value(aggregateCoder);
+      this.cellCoder = new KeyCell.CellCoder(aggregateCoder);
+      this.keySpec = StateSpecs.value(cellCoder);
       this.pendingSpec = StateSpecs.bag(LogOrder.bufferCoder(events));
     }
 
@@ -431,30 +422,29 @@ public abstract class KeyedChangelog
     public void process(
         @Element KV<String, TimedEvent> element,
         @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
-        @StateId("tickAt") ValueState<Long> tickAt,
-        @StateId("holdAt") ValueState<Long> holdAt,
-        @StateId("aggregate") ValueState<Row> aggregateState,
-        @StateId("latest") ValueState<Long> latestState,
+        @StateId("key") ValueState<KeyCell> cellState,
         @TimerId("tick") Timer tick,
         OutputReceiver<ChangelogRecord> out) {
       TimedEvent value = element.getValue();
+      KeyCell cell = KeyCell.of(cellState.read());
       if (onArrival) {
         // The runner keeps each key's order between stages (see appliedOnArrival()): apply now.
-        KeyState key = new KeyState(aggregateState.read(), latestState.read());
+        KeyState key = new KeyState(cell.aggregate, cell.latest);
         Long latestBefore = key.latest;
         applyOne(value, key, out);
-        aggregateState.write(key.aggregate);
-        if (!key.latest.equals(latestBefore)) {
-          latestState.write(key.latest);
-          if (retentionMillis != null) {
-            tick.withNoOutputTimestamp().set(new Instant(key.latest + retentionMillis));
-            tickAt.write(key.latest + retentionMillis);
-          }
+        cell = cell.withKey(key.aggregate, key.latest);
+        if (!key.latest.equals(latestBefore) && retentionMillis != null) {
+          tick.withNoOutputTimestamp().set(new Instant(key.latest + retentionMillis));
+          cell = cell.withTick(key.latest + retentionMillis, null);
         }
-        measure(element.getKey(), key.aggregate, key.latest, retentionMillis == null ? null : key.latest + retentionMillis, null);
+        cellState.write(cell);
+        measure(element.getKey(), cell);
         return;
       }
-      LogOrder.buffer(value, pending, tickAt, holdAt, tick);
+      long[] moved = LogOrder.buffer(value, pending, cell.tickAt, cell.holdAt, tick);
+      if (moved != null) {
+        cellState.write(cell.withTick(moved[0], moved[1]));
+      }
     }
 
     @OnTimer("tick")
@@ -462,16 +452,14 @@ public abstract class KeyedChangelog
         OnTimerContext context,
         @Key String keyText,
         @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
-        @StateId("tickAt") ValueState<Long> tickAt,
-        @StateId("holdAt") ValueState<Long> holdAt,
-        @StateId("aggregate") ValueState<Row> aggregateState,
-        @StateId("latest") ValueState<Long> latestState,
+        @StateId("key") ValueState<KeyCell> cellState,
         @TimerId("tick") Timer tick,
         OutputReceiver<ChangelogRecord> out) {
       long now = context.fireTimestamp().getMillis(); // the input watermark is at least this
       LogOrder.Released released = LogOrder.release(pending, now);
-      KeyState key = new KeyState(aggregateState.read(), latestState.read());
-      Long latestBefore = key.latest;
+      KeyCell stored = cellState.read();
+      KeyCell cell = KeyCell.of(stored);
+      KeyState key = new KeyState(cell.aggregate, cell.latest);
       for (TimedEvent event : released.events()) {
         applyOne(event, key, out);
       }
@@ -488,17 +476,6 @@ public abstract class KeyedChangelog
         aggregate = null;
         latest = null;
       }
-      if (aggregate == null) {
-        aggregateState.clear();
-        latestState.clear();
-      } else {
-        if (!released.events().isEmpty()) {
-          aggregateState.write(aggregate);
-        }
-        if (!latest.equals(latestBefore)) {
-          latestState.write(latest);
-        }
-      }
       Long next = null;
       Long waiting = released.earliestWaiting();
       Long hold = released.earliestHold();
@@ -510,32 +487,33 @@ public abstract class KeyedChangelog
         long expiry = latest + retentionMillis;
         next = next == null ? expiry : Math.min(next, expiry);
       }
+      Long holdAt = null;
       if (next == null) {
-        tickAt.clear();
-        holdAt.clear();
+        // no timer: the one that fired was the last
       } else if (hold == null) {
         tick.withNoOutputTimestamp().set(new Instant(next));
-        tickAt.write(next);
-        holdAt.clear();
       } else {
-        tick.withOutputTimestamp(new Instant(Math.min(hold, next))).set(new Instant(next));
-        tickAt.write(next);
-        holdAt.write(Math.min(hold, next));
+        holdAt = Math.min(hold, next);
+        tick.withOutputTimestamp(new Instant(holdAt)).set(new Instant(next));
+      }
+      KeyCell after = new KeyCell(aggregate, latest, next, holdAt);
+      if (after.isEmpty()) {
+        if (stored != null) {
+          cellState.clear();
+        }
+      } else if (!after.equals(stored)) {
+        cellState.write(after);
       }
       if (aggregate != null) {
-        measure(keyText, aggregate, latest, next, hold == null || next == null ? null : Math.min(hold, next));
+        measure(keyText, after);
       }
     }
 
     /** Every {@link dev.streamform.transforms.StateBytes#EVERY}th write: a key's state in bytes. */
-    private void measure(String keyText, Row aggregate, Long latest, @Nullable Long tickAt, @Nullable Long holdAt) {
+    private void measure(String keyText, KeyCell cell) {
       if (stateBytes.due()) {
-        VarLongCoder longs = VarLongCoder.of();
         stateBytes.add(stateBytes.size(StringUtf8Coder.of(), keyText)
-            + stateBytes.size(aggregateCoder, aggregate)
-            + stateBytes.size(longs, latest)
-            + stateBytes.size(longs, tickAt)
-            + stateBytes.size(longs, holdAt));
+            + stateBytes.size(cellCoder, cell));
       }
     }
 
@@ -592,11 +570,11 @@ public abstract class KeyedChangelog
     }
 
     private Row keyOf(Row record) {
-      Row.Builder b = Row.withSchema(keySchema);
+      List<Object> values = new ArrayList<>(keyColumns.size());
       for (String k : keyColumns) {
-        b.addValue(record.getValue(k));
+        values.add(record.getValue(k));
       }
-      return b.build();
+      return Row.withSchema(keySchema).attachValues(values); // the record's own, verified values
     }
   }
 }

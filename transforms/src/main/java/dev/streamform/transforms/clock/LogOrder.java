@@ -73,19 +73,36 @@ public final class LogOrder {
       ValueState<Long> tickAt,
       ValueState<Long> holdAt,
       Timer tick) {
+    long[] moved = buffer(event, pending, tickAt.read(), holdAt.read(), tick);
+    if (moved != null) {
+      tickAt.write(moved[0]);
+      holdAt.write(moved[1]);
+    }
+  }
+
+  /**
+   * {@link #buffer(TimedEvent, BagState, ValueState, ValueState, Timer)} for a stage that keeps the
+   * tick's time and hold in a state cell of its own making (one cell per key, read once): {@code at}
+   * and {@code held} are the tick's current time and hold (null: not set). Returns the new {@code
+   * {at, hold}} when the timer was set again, null when it already fires and holds early enough.
+   */
+  public static long @Nullable [] buffer(
+      TimedEvent event,
+      BagState<TimestampedValue<TimedEvent>> pending,
+      @Nullable Long at,
+      @Nullable Long held,
+      Timer tick) {
     TimestampedValue<TimedEvent> stamped = TimestampedValue.of(event, event.stamp());
     pending.add(stamped);
     long stamp = event.stamp().getMillis();
     long holdFor = holdOf(stamped);
-    Long at = tickAt.read();
-    Long held = holdAt.read();
     if (at == null || stamp + 1 < at || held == null || holdFor < held) {
       long fire = at == null ? stamp + 1 : Math.min(at, stamp + 1);
       long hold = Math.min(fire, held == null ? holdFor : Math.min(held, holdFor));
       tick.withOutputTimestamp(new Instant(hold)).set(new Instant(fire));
-      tickAt.write(fire);
-      holdAt.write(hold);
+      return new long[] {fire, hold};
     }
+    return null;
   }
 
   /** The coder of a keyed stage's buffer of stamped events. */
