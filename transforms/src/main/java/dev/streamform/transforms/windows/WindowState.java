@@ -32,6 +32,16 @@ final class WindowState {
   long previewedOnTime;
   /** partition -> {min offset, max offset, count}. */
   final TreeMap<Integer, long[]> offsets = new TreeMap<>();
+  /**
+   * Derived, not state (the coder leaves them out; a decoded window computes them again): the
+   * window's logical and projection ids, and the aggregate digest of {@link #digestOf}, the
+   * accumulator it was computed from (the accumulator is replaced, never changed, when an event is
+   * applied, so an identical reference means identical values).
+   */
+  transient @Nullable String logicalId;
+  transient @Nullable String projectionId;
+  transient @Nullable String digest;
+  transient @Nullable Row digestOf;
 
   WindowState(long start, long end) {
     this.start = start;

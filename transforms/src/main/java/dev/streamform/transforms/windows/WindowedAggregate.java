@@ -387,11 +387,10 @@ public abstract class WindowedAggregate
     @StateId("key")
     private final StateSpec<ValueState<Row>> keySpec;
 
-    @StateId("tickAt")
-    private final StateSpec<ValueState<Long>> tickAtSpec = StateSpecs.value(VarLongCoder.of());
-
-    @StateId("holdAt")
-    private final StateSpec<ValueState<Long>> holdAtSpec = StateSpecs.value(VarLongCoder.of());
+    /** The tick timer's time and its hold, in one cell (one state lookup instead of two). */
+    @StateId("tickCell")
+    private final StateSpec<ValueState<KV<Long, Long>>> tickCellSpec =
+        StateSpecs.value(KvCoder.of(VarLongCoder.of(), VarLongCoder.of()));
 
     @StateId("earlyArmed")
     private final StateSpec<ValueState<Boolean>> earlyArmedSpec = StateSpecs.value(BooleanCoder.of());
@@ -435,12 +434,16 @@ public abstract class WindowedAggregate
     public void process(
         @Element KV<String, TimedEvent> element,
         @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
-        @StateId("tickAt") ValueState<Long> tickAt,
-        @StateId("holdAt") ValueState<Long> holdAt,
+        @StateId("tickCell") ValueState<KV<Long, Long>> tickCell,
         @TimerId("tick") Timer tick) {
       // applied in log order once due (see LogOrder.buffer)
       TimedEvent value = element.getValue();
-      LogOrder.buffer(value, pending, tickAt, holdAt, tick);
+      KV<Long, Long> current = tickCell.read();
+      long[] moved = LogOrder.buffer(value, pending, current == null ? null : current.getKey(),
+          current == null ? null : current.getValue(), tick);
+      if (moved != null) {
+        tickCell.write(KV.of(moved[0], moved[1]));
+      }
     }
 
     @OnTimer("tick")
@@ -449,8 +452,7 @@ public abstract class WindowedAggregate
         @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
         @StateId("windows") ValueState<List<WindowState>> windowsState,
         @StateId("key") ValueState<Row> keyState,
-        @StateId("tickAt") ValueState<Long> tickAt,
-        @StateId("holdAt") ValueState<Long> holdAt,
+        @StateId("tickCell") ValueState<KV<Long, Long>> tickCell,
         @StateId("earlyArmed") ValueState<Boolean> earlyArmed,
         @TimerId("tick") Timer tick,
         @TimerId("early") Timer early,
@@ -539,7 +541,7 @@ public abstract class WindowedAggregate
               + 2 * stateBytes.size(VarLongCoder.of(), now));
         }
       }
-      schedule(windows, earliestHold, nextDue, now, tick, tickAt, holdAt);
+      schedule(windows, earliestHold, nextDue, now, tick, tickCell);
     }
 
     @OnTimer("early")
@@ -674,9 +676,19 @@ public abstract class WindowedAggregate
         @Nullable Integer predecessor,
         MultiOutputReceiver out) {
       Row values = accumulators.output(w.accumulator);
-      java.time.Instant start = java.time.Instant.ofEpochMilli(w.start);
-      java.time.Instant end = java.time.Instant.ofEpochMilli(w.end);
-      String logical = RevisionIdentity.logicalWindowId(model, WindowRevision.plainValues(key), start, end);
+      if (w.logicalId == null) {
+        // the window's identity, hashed once per window while its state stays in memory (a
+        // SHA-256 of a canonical text: 13% of this stage's samples when hashed on every record)
+        java.time.Instant start = java.time.Instant.ofEpochMilli(w.start);
+        java.time.Instant end = java.time.Instant.ofEpochMilli(w.end);
+        w.logicalId = RevisionIdentity.logicalWindowId(model, WindowRevision.plainValues(key), start, end);
+        w.projectionId = RevisionIdentity.projectionId(w.logicalId, generation);
+      }
+      if (w.digestOf != w.accumulator) {
+        w.digest = RevisionIdentity.aggregateDigest(WindowRevision.plainValues(values));
+        w.digestOf = w.accumulator;
+      }
+      String logical = w.logicalId;
       out.get(revisions)
           .outputWithTimestamp(
               WindowRevision.builder()
@@ -690,8 +702,8 @@ public abstract class WindowedAggregate
                   .setPredecessor(predecessor)
                   .setGeneration(generation)
                   .setLogicalWindowId(logical)
-                  .setProjectionId(RevisionIdentity.projectionId(logical, generation))
-                  .setAggregateDigest(RevisionIdentity.aggregateDigest(WindowRevision.plainValues(values)))
+                  .setProjectionId(w.projectionId)
+                  .setAggregateDigest(w.digest)
                   .setOffsets(w.offsetList())
                   .build(),
               new Instant(w.end - 1));
@@ -709,8 +721,7 @@ public abstract class WindowedAggregate
         @Nullable Long nextDue,
         long now,
         Timer tick,
-        ValueState<Long> tickAt,
-        ValueState<Long> holdAt) {
+        ValueState<KV<Long, Long>> tickCell) {
       Long fire = nextDue;
       Long hold = earliestHold;
       for (WindowState w : windows) {
@@ -723,20 +734,17 @@ public abstract class WindowedAggregate
         }
       }
       if (fire == null) {
-        tickAt.clear();
-        holdAt.clear();
+        tickCell.clear();
       } else if (hold == null) {
         // Only final edges are left. (A timer without an output timestamp set at the end of input
         // never fired on the Flink runner; holding at its own firing time costs nothing here, as
         // final records are stamped with their window's end, which is already behind.)
         tick.withOutputTimestamp(new Instant(fire)).set(new Instant(fire));
-        tickAt.write(fire);
-        holdAt.write(fire);
+        tickCell.write(KV.of(fire, fire));
       } else {
         long h = Math.min(hold, fire);
         tick.withOutputTimestamp(new Instant(h)).set(new Instant(fire));
-        tickAt.write(fire);
-        holdAt.write(h);
+        tickCell.write(KV.of(fire, h));
       }
     }
 
