@@ -29,11 +29,12 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *       partition the stamps never decrease in offset order, and the clock's output watermark never
  *       passes a stamp still to come (it is held at {@code W_p}). Its element timestamp ({@link
  *       #timestampOf}) is its event time, but never later than its stamp nor earlier than {@code
- *       W_p}, so in flight it holds the watermark at or before its stamp — and it is never behind
- *       the output watermark of the stage that emits it, which it must not be to hold anything:
- *       the DirectRunner's keyed stages take their input through a {@code GroupByKey}, which
- *       gives an element behind its output watermark no hold, so such an element lets the next
- *       stage's watermark pass it while it is still on its way;
+ *       W_p}, so in flight it holds the watermark at or before its stamp — and, while the clock
+ *       holds the partition at {@code W_p}, it is not behind the output watermark of the stage
+ *       that emits it, which it must not be to hold anything: the DirectRunner's keyed stages take
+ *       their input through a {@code GroupByKey}, which gives an element behind its output
+ *       watermark no hold, so such an element lets the next stage's watermark pass it while it is
+ *       still on its way;
  *   <li>so once the keyed stage's input watermark has passed a stamp {@code T} (it is at least
  *       {@code T + 1ms}), every event stamped {@code T} or earlier has arrived: events are
  *       <em>due</em> at {@code T + 1ms};
@@ -66,7 +67,7 @@ public final class LogOrder {
 
   /**
    * Buffers {@code event} in a keyed stage with its stamp (its place in the log order; not its
-   * element timestamp, which is the earlier of stamp and event time) and makes sure the stage's
+   * element timestamp, {@link #timestampOf}) and makes sure the stage's
    * one event-time timer ({@code tick}, its time in {@code tickAt}) fires once the event is due,
    * holding the stage's output watermark ({@code holdAt}) at {@link #holdOf} until then, so that
    * what the event causes is not late downstream.
@@ -144,14 +145,21 @@ public final class LogOrder {
   }
 
   /**
-   * Where a keyed stage holds its output watermark while {@code event} waits: at its {@link
-   * #timestampOf element timestamp}, the time it travels with. Its output is timestamped with its
-   * event time, which for an on-time event may be earlier than its stamp (the stamps of a partition
-   * start at its first item's timestamp, while an on-time event may be earlier than that by up to
-   * the delay); held at the stamp alone, that output could be late for a window downstream.
+   * Where a keyed stage holds its output watermark while {@code event} waits: at the earlier of its
+   * stamp and its event time. Its output is timestamped with its event time, which for an on-time
+   * event may be earlier than its stamp (the stamps of a partition start at its first item's
+   * timestamp, while an on-time event may be earlier than that by up to the delay); held at the
+   * stamp alone, that output could be late for a window downstream.
+   *
+   * <p>This is at or before the event's {@link #timestampOf element timestamp}, and the event held
+   * the stage's input watermark at that timestamp until it arrived; so while it waits, the stage's
+   * output watermark stays at or before it (a hold behind the output watermark still keeps it
+   * from moving on), and a stage that passes the event on at {@link #timestampOf} never emits it
+   * behind its output watermark.
    */
   public static long holdOf(TimestampedValue<TimedEvent> event) {
-    return timestampOf(event.getValue()).getMillis();
+    return Math.min(
+        event.getTimestamp().getMillis(), event.getValue().envelope().eventTime().getMillis());
   }
 
   /**
@@ -163,11 +171,11 @@ public final class LogOrder {
    * <p>Not later than the stamp: in flight it holds the next stage's watermark before the event
    * is due there. Not earlier than {@code W_p}: an event behind its partition's watermark (a late
    * event kept for the windows to judge) would otherwise leave behind the output watermark of the
-   * stage that emits it — the clock holds at {@code W_p}, and a keyed stage that holds at {@link
-   * #holdOf} holds at this same time — and an element behind the watermark holds nothing on its
-   * way (the DirectRunner gives it no hold in the {@code GroupByKey} before a keyed stage): a
-   * window's edge could pass while such an event that arrived before the edge was still on its
-   * way, and the event became a correction of a window it belongs to on time. For an on-time
+   * stage that emits it — the clock holds at {@code W_p}, and a keyed stage holds at or before
+   * this time ({@link #holdOf}) — and an element behind the watermark holds nothing on its way
+   * (the DirectRunner gives it no hold in the {@code GroupByKey} before a keyed stage): a window's
+   * edge could pass while such an event that arrived before the edge was still on its way, and
+   * the event became a correction of a window it belongs to on time. For an on-time
    * event ({@code W_p} at most its event time) this is the earlier of its stamp and its event
    * time. Still before the edges it counts for: a window that takes the event on time ends after
    * both its event time and {@code W_p}.

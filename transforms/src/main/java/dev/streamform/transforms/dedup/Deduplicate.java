@@ -245,9 +245,9 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
           first = "partition " + e.partition() + " offset " + e.offset();
           seenAt = e.eventTime().getMillis();
           changed = true;
-          // the time it came with: at or after this stage's output watermark (its tick held at
-          // LogOrder.holdOf, this same time, since it came), so it holds the next keyed stage's
-          // watermark before its stamp while on its way — see LogOrder.timestampOf
+          // the time it came with, not its event time: that is behind this stage's output
+          // watermark for a kept late event, and would hold nothing on its way to the next keyed
+          // stage, whose window edges could then pass it (LogOrder.timestampOf, LogOrder.holdOf)
           out.get(events).outputWithTimestamp(event, LogOrder.timestampOf(event));
         } else if (text.equals(payload)) {
           dropped.inc();
