@@ -29,8 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * GroupByKey before the windowed stage gave it no hold, so the windowed stage's watermark passed
  * 10:00 while it was on its way, depending on the runner's scheduling. Before the fix (events
  * travel at {@code LogOrder.timestampOf}, never behind their partition's watermark) 23 of 180
- * runs of this trace disagreed on the DirectRunner (default options), and this test failed 3 times in
- * 3 (4, 5 and 3 of its 30 runs); after it, 0 of 120 runs did.
+ * runs of this trace disagreed on the DirectRunner (default options), and this test failed 3
+ * times in 3 (4, 5 and 3 of its 30 runs); after it, 0 of 120 runs did.
  */
 class DedupWindowedHandOverTest {
   private static final FixtureRunner DIRECT = FixtureRunner.on(RunnerChoice.direct());
