@@ -14,11 +14,14 @@ import java.util.List;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.testing.PAssert;
+import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
+import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -102,6 +105,58 @@ class DeduplicateTest {
     result.waitUntilFinish();
     assertThat(Scenario.counter(result, StreamformMetrics.QUARANTINED), equalTo(2L));
     assertThat(Scenario.counter(result, StreamformMetrics.DUPLICATES_DROPPED), equalTo(1L));
+  }
+
+  /**
+   * A kept late event (its time behind its partition's watermark, kept for the windows to judge)
+   * leaves the clock and Deduplicate timestamped with that watermark, not with its event time: the
+   * stages hold their output watermarks there, and an element behind the watermark holds nothing
+   * on its way (the DirectRunner's GroupByKey before a keyed stage gives it no hold). Timestamped
+   * with its event time, it let a window's watermark pass the window's end while it was on its way
+   * from Deduplicate to WindowedAggregate, and an on-time event became a correction
+   * ({@code FuzzWindowedTest}, seed 2026 trace 5; {@code DedupWindowedHandOverTest}).
+   */
+  @Test
+  void aKeptLateEventTravelsAtItsPartitionsWatermarkNotBehindIt() {
+    Pipeline p = SeedStreams.pipeline();
+    List<SourceRecord> log = new SeedStreams()
+        .event(0, 1, "1", Scenarios.iso("10:00:00"))   // p0/0 W_0 -> 09:55
+        .event(0, 2, "2", Scenarios.iso("10:10:00"))   // p0/1 W_0 -> 10:05
+        .event(0, 3, "3", Scenarios.iso("10:02:00"))   // p0/2 late: 10:02 < 10:05, kept
+        .event(0, 4, "4", Scenarios.iso("10:06:00"))   // p0/3 on time
+        .items();
+    PCollection<TimedEvent> clocked =
+        p.apply(SeedStreams.testStreamOf(log))
+            .apply(dev.streamform.transforms.extraction.EventTimeExtraction.from("ordered_at"))
+            .events()
+            .apply(SourceClockTest.FIVE.keepingLateEvents())
+            .events();
+    DedupResult d = clocked.apply(Deduplicate.byId("customer_id", Duration.standardMinutes(10)));
+    // each: its element timestamp, its partition's watermark at arrival and its stamp; the first
+    // item is stamped with its own time (no hold yet), the rest with W_0 or the stamp before
+    List<String> expected = List.of(
+        "p0/0 at 10:00:00 W=null stamp=10:00:00",
+        "p0/1 at 10:00:00 W=09:55:00 stamp=10:00:00",
+        "p0/2 at 10:05:00 W=10:05:00 stamp=10:05:00",
+        "p0/3 at 10:05:00 W=10:05:00 stamp=10:05:00");
+    PAssert.that(times("Clock", clocked)).containsInAnyOrder(expected);
+    PAssert.that(times("Deduplicated", d.events())).containsInAnyOrder(expected);
+    p.run().waitUntilFinish();
+  }
+
+  private static PCollection<String> times(String name, PCollection<TimedEvent> events) {
+    return events.apply(name + "Times", ParDo.of(new DoFn<TimedEvent, String>() {
+      @ProcessElement
+      public void process(@Element TimedEvent e, @Timestamp Instant at, OutputReceiver<String> out) {
+        out.output("p" + e.envelope().partition() + "/" + e.envelope().offset()
+            + " at " + clock(at) + " W=" + (e.watermarkAtArrival() == null ? "null" : clock(e.watermarkAtArrival()))
+            + " stamp=" + clock(e.stamp()));
+      }
+    }));
+  }
+
+  private static String clock(Instant t) {
+    return t.toString().substring(11, 19); // HH:mm:ss of the seed's day
   }
 
   @Test

@@ -27,9 +27,14 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *       partition's watermark at arrival, {@code W_p} — or, until the clock's hold on the partition
  *       took effect, the timestamp of the partition's first item — whichever is later. Within a
  *       partition the stamps never decrease in offset order, and the clock's output watermark never
- *       passes a stamp still to come (it is held at {@code W_p}). Its element timestamp is its
- *       stamp or its event time, whichever is earlier, so in flight it holds the watermark at or
- *       before its stamp;
+ *       passes a stamp still to come (it is held at {@code W_p}). Its element timestamp ({@link
+ *       #timestampOf}) is its event time, but never later than its stamp nor earlier than {@code
+ *       W_p}, so in flight it holds the watermark at or before its stamp — and, while the clock
+ *       holds the partition at {@code W_p}, it is not behind the output watermark of the stage
+ *       that emits it, which it must not be to hold anything: the DirectRunner's keyed stages take
+ *       their input through a {@code GroupByKey}, which gives an element behind its output
+ *       watermark no hold, so such an element lets the next stage's watermark pass it while it is
+ *       still on its way;
  *   <li>so once the keyed stage's input watermark has passed a stamp {@code T} (it is at least
  *       {@code T + 1ms}), every event stamped {@code T} or earlier has arrived: events are
  *       <em>due</em> at {@code T + 1ms};
@@ -62,7 +67,7 @@ public final class LogOrder {
 
   /**
    * Buffers {@code event} in a keyed stage with its stamp (its place in the log order; not its
-   * element timestamp, which is the earlier of stamp and event time) and makes sure the stage's
+   * element timestamp, {@link #timestampOf}) and makes sure the stage's
    * one event-time timer ({@code tick}, its time in {@code tickAt}) fires once the event is due,
    * holding the stage's output watermark ({@code holdAt}) at {@link #holdOf} until then, so that
    * what the event causes is not late downstream.
@@ -145,10 +150,39 @@ public final class LogOrder {
    * event may be earlier than its stamp (the stamps of a partition start at its first item's
    * timestamp, while an on-time event may be earlier than that by up to the delay); held at the
    * stamp alone, that output could be late for a window downstream.
+   *
+   * <p>This is at or before the event's {@link #timestampOf element timestamp}, and the event held
+   * the stage's input watermark at that timestamp until it arrived; so while it waits, the stage's
+   * output watermark stays at or before it (a hold behind the output watermark still keeps it
+   * from moving on), and a stage that passes the event on at {@link #timestampOf} never emits it
+   * behind its output watermark.
    */
   public static long holdOf(TimestampedValue<TimedEvent> event) {
     return Math.min(
         event.getTimestamp().getMillis(), event.getValue().envelope().eventTime().getMillis());
+  }
+
+  /**
+   * The element timestamp an event travels with from the clock and from every keyed stage that
+   * passes it on ({@code Deduplicate}): its event time, but not later than its stamp and not
+   * earlier than its partition's watermark at arrival ({@link #arrivalOf}) — {@code min(stamp,
+   * max(event time, W_p))}.
+   *
+   * <p>Not later than the stamp: in flight it holds the next stage's watermark before the event
+   * is due there. Not earlier than {@code W_p}: an event behind its partition's watermark (a late
+   * event kept for the windows to judge) would otherwise leave behind the output watermark of the
+   * stage that emits it — the clock holds at {@code W_p}, and a keyed stage holds at or before
+   * this time ({@link #holdOf}) — and an element behind the watermark holds nothing on its way
+   * (the DirectRunner gives it no hold in the {@code GroupByKey} before a keyed stage): a window's
+   * edge could pass while such an event that arrived before the edge was still on its way, and
+   * the event became a correction of a window it belongs to on time. For an on-time
+   * event ({@code W_p} at most its event time) this is the earlier of its stamp and its event
+   * time. Still before the edges it counts for: a window that takes the event on time ends after
+   * both its event time and {@code W_p}.
+   */
+  public static Instant timestampOf(TimedEvent event) {
+    long time = Math.max(event.envelope().eventTime().getMillis(), arrivalOf(event));
+    return time < event.stamp().getMillis() ? new Instant(time) : event.stamp();
   }
 
   /** What {@link #release} took out of a buffer, and what still waits: its earliest stamp and hold. */

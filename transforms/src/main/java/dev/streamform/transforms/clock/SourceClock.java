@@ -588,15 +588,17 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     }
 
     /**
-     * Outputs an event timestamped with the earlier of its stamp and its event time. The stamp can
-     * be later than an on-time event's time (a partition's stamps start at its first item's
+     * Outputs an event timestamped with {@link LogOrder#timestampOf}: its event time, but not later
+     * than its stamp and not earlier than its partition's watermark at arrival. The stamp can be
+     * later than an on-time event's time (a partition's stamps start at its first item's
      * timestamp); timestamped with the stamp, the event would let the keyed stage's watermark pass
      * its time while in flight, and the record it causes, timestamped with its event time, would be
-     * late for a window downstream. The stamp travels in the event.
+     * late for a window downstream. A kept late event's time is behind {@code W_p}, where this
+     * clock may hold its output watermark; timestamped with it, the event would leave behind the
+     * watermark and hold nothing downstream while in flight. The stamp travels in the event.
      */
     private void emit(TimedEvent event, MultiOutputReceiver out) {
-      Instant t = event.envelope().eventTime();
-      out.get(events).outputWithTimestamp(event, t.isBefore(event.stamp()) ? t : event.stamp());
+      out.get(events).outputWithTimestamp(event, LogOrder.timestampOf(event));
     }
 
     @OnTimer("hold")

@@ -245,7 +245,10 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
           first = "partition " + e.partition() + " offset " + e.offset();
           seenAt = e.eventTime().getMillis();
           changed = true;
-          out.get(events).outputWithTimestamp(event, earlier(event));
+          // the time it came with, not its event time: that is behind this stage's output
+          // watermark for a kept late event, and would hold nothing on its way to the next keyed
+          // stage, whose window edges could then pass it (LogOrder.timestampOf, LogOrder.holdOf)
+          out.get(events).outputWithTimestamp(event, LogOrder.timestampOf(event));
         } else if (text.equals(payload)) {
           dropped.inc();
           out.get(duplicates).outputWithTimestamp(event, e.eventTime());
@@ -287,11 +290,6 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
         tickAt.write(next);
         holdAt.write(Math.min(hold, next));
       }
-    }
-
-    private static Instant earlier(TimedEvent e) {
-      Instant t = e.envelope().eventTime();
-      return t.isBefore(e.stamp()) ? t : e.stamp();
     }
 
     private BadRecord noId(TimedEvent event) throws Exception {
