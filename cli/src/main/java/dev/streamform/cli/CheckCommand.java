@@ -53,7 +53,7 @@ final class CheckCommand implements Callable<Integer> {
     try {
       Project project = Project.load(dir);
       List<Path> fixtures = Fixture.filesOf(project);
-      List<Problem> warnings = new ArrayList<>();
+      List<Problem> warnings = new ArrayList<>(project.warnings());
       for (Path fixture : fixtures) {
         try {
           Fixture f = Fixture.load(project, fixture);

@@ -3,9 +3,20 @@ package dev.streamform.policies.declarations;
 import com.google.auto.value.AutoValue;
 import dev.streamform.core.time.Durations;
 import java.time.Duration;
+import java.time.DayOfWeek;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.temporal.TemporalAdjusters;
+import java.time.zone.ZoneOffsetTransition;
+import java.time.zone.ZoneRules;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.TreeSet;
 
 /**
  * The windows of a windowed model (docs/semantics.md §6): windows of {@link #size()} that start at every
@@ -13,7 +24,13 @@ import java.util.List;
  * {@code every == size}, so each instant is in exactly one window; hopping windows ({@code window:
  * {size: 1h, every: 15m}}) overlap, each instant being in {@code size / every} of them. Both
  * durations are positive whole milliseconds and {@code size} is a multiple of {@code every}, so no
- * instant falls between windows. Immutable.
+ * instant falls between windows.
+ *
+ * <p>Calendar windows ({@code window: 1d | 1w | 1mo}, docs/semantics.md §6.22) are local days,
+ * weeks or months of {@link #timeZone()}: each runs from a local midnight to the next, so a day
+ * lasts 23 or 25 hours across a daylight-saving change. For them {@link #size()} and {@link
+ * #every()} are only nominal (24h, 7d, 31d); {@link #startsContaining}, {@link #isStart} and
+ * {@link #endOf} give the real instants. A zone never moves a fixed window (§6.24). Immutable.
  */
 @AutoValue
 public abstract class WindowSpec {
@@ -30,6 +47,113 @@ public abstract class WindowSpec {
 
   /** How far apart window starts are; equal to {@link #size()} for tumbling windows. */
   public abstract Duration every();
+
+  /** The calendar unit of a calendar window; empty for fixed and hopping windows. */
+  public abstract Optional<CalendarUnit> calendarUnit();
+
+  /**
+   * The zone: for calendar windows the zone of their midnights (UTC unless declared); for a fixed
+   * window only when declared (it labels outputs, it never moves the window).
+   */
+  public abstract Optional<ZoneId> timeZone();
+
+  /** True when {@code time_zone:} was declared (false: a calendar window in UTC by default). */
+  public abstract boolean timeZoneDeclared();
+
+  /** The first day of a calendar week ({@code week_starts:}, default Monday). */
+  public abstract DayOfWeek weekStarts();
+
+  /** A calendar window's unit, as {@code window:} writes it. */
+  public enum CalendarUnit {
+    DAY("1d"),
+    WEEK("1w"),
+    MONTH("1mo");
+
+    private final String yaml;
+
+    CalendarUnit(String yaml) {
+      this.yaml = yaml;
+    }
+
+    /** {@code 1d}, {@code 1w} or {@code 1mo}. */
+    public String yamlText() {
+      return yaml;
+    }
+
+    /** The unit {@code window:} names, if it is {@code 1d}, {@code 1w} or {@code 1mo}. */
+    public static Optional<CalendarUnit> parse(String text) {
+      String t = text.trim().replace(" ", "");
+      for (CalendarUnit u : values()) {
+        if (u.yaml.equals(t)) {
+          return Optional.of(u);
+        }
+      }
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Calendar windows of {@code unit} in {@code zone} (docs/semantics.md §6.22).
+   *
+   * @param declared whether {@code time_zone} was written ({@code explain} says when UTC is the
+   *     default)
+   */
+  public static WindowSpec calendar(
+      CalendarUnit unit, ZoneId zone, boolean declared, DayOfWeek weekStarts) {
+    Duration nominal = unit == CalendarUnit.DAY ? Duration.ofDays(1)
+        : unit == CalendarUnit.WEEK ? Duration.ofDays(7) : Duration.ofDays(31);
+    return new AutoValue_WindowSpec(
+        nominal, nominal, Optional.of(unit), Optional.of(zone), declared, weekStarts);
+  }
+
+  /** These fixed windows, labelled with {@code zone} (the zone does not move them). */
+  public WindowSpec withTimeZone(ZoneId zone) {
+    if (isCalendar()) {
+      return calendar(calendarUnit().get(), zone, true, weekStarts());
+    }
+    return new AutoValue_WindowSpec(
+        size(), every(), Optional.empty(), Optional.of(zone), true, DayOfWeek.MONDAY);
+  }
+
+  /** True for calendar windows ({@code 1d}, {@code 1w}, {@code 1mo}). */
+  public boolean isCalendar() {
+    return calendarUnit().isPresent();
+  }
+
+  /** The zone of a calendar window's midnights, UTC when none is declared. */
+  public ZoneId zoneOrUtc() {
+    return timeZone().orElse(ZoneId.of("UTC"));
+  }
+
+  /**
+   * The offsets {@code zone} has had since 1970 or will have by its current rules that are not a
+   * whole multiple of {@code alignment}, sorted: a fixed window of that alignment would not begin
+   * at a whole local hour (or quarter) there. Empty when the zone fits.
+   */
+  public static List<ZoneOffset> misalignedOffsets(ZoneId zone, Duration alignment) {
+    ZoneRules rules = zone.getRules();
+    TreeSet<ZoneOffset> offsets = new TreeSet<>();
+    Instant since = Instant.parse("1970-01-01T00:00:00Z");
+    offsets.add(rules.getOffset(since));
+    for (ZoneOffsetTransition t : rules.getTransitions()) {
+      if (!t.getInstant().isBefore(since)) {
+        offsets.add(t.getOffsetAfter());
+      }
+    }
+    rules.getTransitionRules().forEach(r -> {
+      offsets.add(r.getOffsetBefore());
+      offsets.add(r.getOffsetAfter());
+    });
+    offsets.add(rules.getOffset(Instant.now()));
+    List<ZoneOffset> misaligned = new ArrayList<>();
+    long step = alignment.toMillis();
+    for (ZoneOffset o : offsets) {
+      if (Math.floorMod(o.getTotalSeconds() * 1000L, step) != 0) {
+        misaligned.add(o);
+      }
+    }
+    return misaligned;
+  }
 
   /**
    * Tumbling windows of {@code size}.
@@ -59,7 +183,8 @@ public abstract class WindowSpec {
       throw new IllegalArgumentException("the window's size (" + Durations.format(size)
           + ") is not a multiple of every (" + Durations.format(every) + ")");
     }
-    return new AutoValue_WindowSpec(size, every);
+    return new AutoValue_WindowSpec(
+        size, every, Optional.empty(), Optional.empty(), false, DayOfWeek.MONDAY);
   }
 
   /** True when windows overlap ({@code every < size}). */
@@ -72,6 +197,9 @@ public abstract class WindowSpec {
    * {@code size / every} for hopping ones.
    */
   public List<Instant> startsContaining(Instant t) {
+    if (isCalendar()) {
+      return List.of(localStart(t.atZone(zoneOrUtc()).toLocalDate()));
+    }
     long every = every().toMillis();
     long latest = Math.floorDiv(t.toEpochMilli(), every) * every;
     List<Instant> starts = new ArrayList<>();
@@ -83,17 +211,66 @@ public abstract class WindowSpec {
 
   /** True when {@code start} is the start of a window: a multiple of {@link #every()} from the epoch. */
   public boolean isStart(Instant start) {
+    if (isCalendar()) {
+      return startsContaining(start).get(0).equals(start);
+    }
     return start.getNano() % 1_000_000 == 0
         && Math.floorMod(start.toEpochMilli(), every().toMillis()) == 0;
   }
 
   /** The end (exclusive) of the window that starts at {@code start}. */
   public Instant endOf(Instant start) {
+    if (isCalendar()) {
+      LocalDate first = firstDay(start.atZone(zoneOrUtc()).toLocalDate());
+      LocalDate next = calendarUnit().get() == CalendarUnit.DAY ? first.plusDays(1)
+          : calendarUnit().get() == CalendarUnit.WEEK ? first.plusWeeks(1) : first.plusMonths(1);
+      return next.atStartOfDay(zoneOrUtc()).toInstant();
+    }
     return start.plus(size());
+  }
+
+  /**
+   * The local date a window stands for, as outputs write it in {@code window_local}: the day
+   * ({@code 2026-10-25}), a week's first day, or the month ({@code 2026-10}); for a fixed window
+   * with a zone, its start in local time ({@code 2026-10-25T02:00+01:00}); empty otherwise.
+   */
+  public Optional<String> localLabel(Instant start) {
+    if (timeZone().isEmpty()) {
+      return Optional.empty();
+    }
+    ZonedDateTime local = start.atZone(timeZone().get());
+    if (!isCalendar()) {
+      return Optional.of(local.toOffsetDateTime().toString());
+    }
+    LocalDate first = firstDay(local.toLocalDate());
+    return Optional.of(calendarUnit().get() == CalendarUnit.MONTH
+        ? first.toString().substring(0, 7) : first.toString());
+  }
+
+  /** The local midnight that begins the calendar window holding {@code day}. */
+  private Instant localStart(LocalDate day) {
+    return firstDay(day).atStartOfDay(zoneOrUtc()).toInstant();
+  }
+
+  private LocalDate firstDay(LocalDate day) {
+    switch (calendarUnit().get()) {
+      case DAY:
+        return day;
+      case WEEK:
+        return day.with(TemporalAdjusters.previousOrSame(weekStarts()));
+      default:
+        return day.withDayOfMonth(1);
+    }
   }
 
   /** As {@code streamform.yml} writes it, canonically: {@code 1h} or {@code {size: 1h, every: 15m}}. */
   public String yamlText() {
+    if (isCalendar()) {
+      return calendarUnit().get().yamlText();
+    }
+    if (size().equals(Duration.ofDays(1))) {
+      return "24h"; // "1d" is a calendar day (docs/semantics.md §6.22)
+    }
     return isHopping()
         ? "{size: " + Durations.format(size()) + ", every: " + Durations.format(every()) + "}"
         : Durations.format(size());
@@ -101,9 +278,18 @@ public abstract class WindowSpec {
 
   /** In words: {@code tumbling 1h} or {@code hopping 1h every 15m}. */
   public String describe() {
-    return isHopping()
+    if (isCalendar()) {
+      String unit = calendarUnit().get().name().toLowerCase(Locale.ROOT);
+      return "calendar " + unit + " in " + zoneOrUtc().getId()
+          + (timeZoneDeclared() ? "" : " (time_zone not declared: UTC by default)")
+          + (calendarUnit().get() == CalendarUnit.WEEK
+              ? " from " + weekStarts().name().toLowerCase(Locale.ROOT)
+              : "");
+    }
+    String fixed = isHopping()
         ? "hopping " + Durations.format(size()) + " every " + Durations.format(every())
         : "tumbling " + Durations.format(size());
+    return fixed + timeZone().map(z -> " (labelled in " + z.getId() + ")").orElse("");
   }
 
   @Override

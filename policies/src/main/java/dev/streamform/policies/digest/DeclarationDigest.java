@@ -85,8 +85,18 @@ public final class DeclarationDigest {
     form.put("key", list(m.key()));
     m.retention().ifPresent(d -> form.put("retention", quote(Durations.format(d))));
     m.window().ifPresent(w -> {
-      form.put("window", "{" + quote("every") + ":" + quote(Durations.format(w.every())) + ","
-          + quote("size") + ":" + quote(Durations.format(w.size())) + "}");
+      if (w.isCalendar()) {
+        // a calendar window's form names its unit, zone and week start (fixed windows' unchanged)
+        form.put("window", "{" + quote("calendar") + ":" + quote(w.yamlText()) + ","
+            + quote("time_zone") + ":" + quote(w.zoneOrUtc().getId()) + ","
+            + quote("week_starts") + ":" + quote(w.weekStarts().name().toLowerCase(java.util.Locale.ROOT))
+            + "}");
+      } else {
+        form.put("window", "{" + quote("every") + ":" + quote(Durations.format(w.every())) + ","
+            + quote("size") + ":" + quote(Durations.format(w.size())) + "}"
+);
+        w.timeZone().ifPresent(z -> form.put("time_zone", quote(z.getId())));
+      }
       form.put("allowed_lateness", quote(Durations.format(m.allowedLateness())));
       form.put("early_results", quote(m.earlyResults().yamlText()));
     });

@@ -91,7 +91,9 @@ public final class Plan {
     }
     if (model.window().isPresent()) {
       WindowSpec window = model.window().get();
-      aggregate.add("window=" + window.describe() + " (aligned to the epoch, UTC)");
+      aggregate.add("window=" + window.describe() + (window.isCalendar()
+          ? " (from local midnight to the next local midnight; docs/semantics.md §6.22)"
+          : " (aligned to the epoch, UTC)"));
       aggregate.add("allowed lateness=" + Durations.format(model.allowedLateness()));
       aggregate.add("trigger=" + trigger(model.earlyResults()));
       aggregate.add("generation=" + model.generation());

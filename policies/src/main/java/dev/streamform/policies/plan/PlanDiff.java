@@ -27,7 +27,7 @@ import java.util.TreeSet;
  *   <li>Any other change of a node's definition, output schema or time attribute is COMPATIBLE.
  *   <li>Nothing it depends on changed: SAFE.
  *   <li>A change of the watermark topology (watermark delay, idleness, partition count, window,
- *       allowed lateness, or event time declared or removed) needs a new {@code generation}; the
+ *       allowed lateness, time zone, or event time declared or removed) needs a new {@code generation}; the
  *       diff says so when the generation did not change.
  * </ul>
  */
@@ -251,7 +251,8 @@ public final class PlanDiff {
           : "event time removed: the source no longer has a watermark");
       return changes;
     }
-    for (String field : List.of("watermark", "idleness", "window", "allowed_lateness", "timestamp_extractor")) {
+    for (String field : List.of("watermark", "idleness", "window", "allowed_lateness", "timestamp_extractor",
+        "time_zone")) {
       if (!old.path(field).equals(now.path(field))) {
         changes.add(field + ": " + text(old.get(field)) + " -> " + text(now.get(field)));
       }

@@ -104,6 +104,9 @@ public final class PlanManifest {
       fingerprint.put("late_updates_state", d.lateUpdatesState());
     } else if (model.window().isPresent()) {
       fingerprint.put("window", model.window().get().describe());
+      if (model.window().get().timeZone().isPresent()) {
+        fingerprint.put("time_zone", model.window().get().timeZone().get().getId());
+      }
       fingerprint.put("allowed_lateness", Durations.format(model.allowedLateness()));
       // an early trigger counts events per key and window in state: part of what state holds
       fingerprint.put("trigger", trigger(model.earlyResults()));
@@ -197,7 +200,8 @@ public final class PlanManifest {
     source.put("partitions", s.partitions().<Object>map(n -> n).orElse("undeclared"));
     p.put("sources", List.of(source));
     p.put("timestamp_extractor", s.eventTime().get());
-    p.put("time_zone", "UTC");
+    // a calendar window's zone places its midnights: part of the time policy (docs/semantics.md §6.24)
+    p.put("time_zone", model.window().flatMap(w -> w.timeZone()).map(z -> z.getId()).orElse("UTC"));
     p.put("watermark", Durations.format(s.watermark()));
     p.put("idleness", s.idleAfter().map(Durations::format).orElse("never"));
     p.put("late_classification", s.lateEvents().yamlName());

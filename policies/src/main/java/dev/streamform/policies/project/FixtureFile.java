@@ -387,8 +387,11 @@ final class FixtureFile {
     checkWindowStart(row, start, window, model);
     start.ifPresent(s -> end.ifPresent(e -> {
       if (window.isStart(s) && !e.equals(window.endOf(s))) {
-        row.report("window_end", "'" + Timestamps.format(e) + "' is not window_start + "
-                + Durations.format(window.size()) + " (the size of model '" + model + "''s windows)",
+        row.report("window_end", window.isCalendar()
+                ? "'" + Timestamps.format(e) + "' is not the end of the window that starts at"
+                    + " window_start (model '" + model + "''s windows: " + window.describe() + ")"
+                : "'" + Timestamps.format(e) + "' is not window_start + "
+                    + Durations.format(window.size()) + " (the size of model '" + model + "''s windows)",
             "write window_end: \"" + Timestamps.format(window.endOf(s)) + "\"");
       }
     }));
@@ -494,8 +497,9 @@ final class FixtureFile {
     start.filter(s -> !window.isStart(s)).ifPresent(s -> row.report("window_start",
         "'" + Timestamps.format(s) + "' is not the start of a window: "
             + (model == null ? "the model's" : "model '" + model + "''s") + " windows ("
-            + window.describe() + ") start at multiples of " + Durations.format(window.every())
-            + " from the epoch, UTC",
+            + window.describe() + ") start "
+            + (window.isCalendar() ? "at local midnight in " + window.zoneOrUtc().getId()
+                : "at multiples of " + Durations.format(window.every()) + " from the epoch, UTC"),
         "write the start of a window, e.g. window_start: \""
             + Timestamps.format(window.startsContaining(s).get(window.startsContaining(s).size() - 1))
             + "\""));

@@ -20,6 +20,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.time.DayOfWeek;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 
 /** Reads and checks {@code streamform.yml}: the rules of a model's declaration on its own. */
 final class ModelsFile {
@@ -28,7 +31,7 @@ final class ModelsFile {
   static final List<String> KEYS =
       List.of("materialized", "key", "retention", "window", "allowed_lateness", "early_results",
           "generation", "topic", "late_topic", "quarantine_topic", "effects",
-          "decisions");
+          "decisions", "time_zone", "week_starts");
 
   /** The keys of one effect, {@code effects: [{type: reward, subject: ..., when: ..., provider: {...}}]}. */
   static final List<String> EFFECT_KEYS = List.of("type", "subject", "when", "provider");
@@ -79,6 +82,12 @@ final class ModelsFile {
    * when the file is not even a {@code models:} map, so checks that depend on it are skipped.
    */
   static Optional<Map<String, Entry>> read(String text, List<Problem> problems) {
+    return read(text, problems, new ArrayList<>());
+  }
+
+  /** As {@link #read(String, List)}, with warnings (allowed but doubtful) to {@code warnings}. */
+  static Optional<Map<String, Entry>> read(
+      String text, List<Problem> problems, List<Problem> warnings) {
     Map<String, Entry> models = new LinkedHashMap<>();
     Optional<YamlMap> top =
         YamlMap.parseFile(NAME, text, "models: followed by one model per name", problems);
@@ -103,12 +112,13 @@ final class ModelsFile {
       }
       all.get()
           .map(name, Optional.of("model '" + name + "'"), name + ": followed by its keys (materialized, key, ...)")
-          .ifPresent(m -> models.put(name, read(name, m, before, problems)));
+          .ifPresent(m -> models.put(name, read(name, m, before, problems, warnings)));
     }
     return Optional.of(models);
   }
 
-  private static Entry read(String name, YamlMap m, int problemsBefore, List<Problem> problems) {
+  private static Entry read(
+      String name, YamlMap m, int problemsBefore, List<Problem> problems, List<Problem> warnings) {
     m.allowOnly(KEYS);
     ModelDeclaration.Builder b = ModelDeclaration.builder().setName(name);
     m.choice("materialized", Materialization.class, "upsert").ifPresent(b::setMaterialized);
@@ -147,7 +157,16 @@ final class ModelsFile {
               + " window is final (its end + allowed_lateness)",
           "remove retention, and give allowed_lateness: <duration> to say how long corrections are accepted");
     }
-    window(m).ifPresent(b::setWindow);
+    Optional<WindowSpec> window = window(m).flatMap(w -> zoned(m, w));
+    window.ifPresent(b::setWindow);
+    if (!m.has("window")) {
+      for (String windowOnly : List.of("time_zone", "week_starts")) {
+        if (m.has(windowOnly)) {
+          m.report(windowOnly, windowOnly + " applies to windowed models only",
+              "add window: 1d (or 1w, 1mo) or remove " + windowOnly);
+        }
+      }
+    }
     decisions(m).ifPresent(b::setDecisions);
     for (String windowedOnly : List.of("allowed_lateness", "early_results")) {
       if (m.has(windowedOnly) && !m.has("window")) {
@@ -155,7 +174,17 @@ final class ModelsFile {
             "add window: <duration> or remove " + windowedOnly);
       }
     }
-    m.duration("allowed_lateness", "10m").ifPresent(b::setAllowedLateness);
+    m.duration("allowed_lateness", "10m").ifPresent(lateness -> {
+      b.setAllowedLateness(lateness);
+      if (window.flatMap(WindowSpec::calendarUnit).orElse(null) == WindowSpec.CalendarUnit.MONTH
+          && lateness.compareTo(Duration.ofDays(28)) > 0) {
+        warnings.add(m.at("allowed_lateness", "allowed_lateness " + Durations.format(lateness)
+                + " is longer than a month (28 days, February's length): a month's window stays open"
+                + " for corrections after the next month's window has ended, so the state of two or"
+                + " more months is kept at once",
+            "this is allowed; give allowed_lateness: 28d or less unless corrections really come that late"));
+      }
+    });
     m.string("early_results", "early_results: every 100 events").ifPresent(text -> {
       try {
         b.setEarlyResults(EarlyResults.parse(text));
@@ -373,6 +402,14 @@ final class ModelsFile {
       return Optional.empty();
     }
     if (!m.isMap("window")) {
+      Optional<String> text = m.string("window", "window: 1h");
+      if (text.isEmpty()) {
+        return Optional.empty();
+      }
+      Optional<WindowSpec.CalendarUnit> unit = WindowSpec.CalendarUnit.parse(text.get());
+      if (unit.isPresent()) {
+        return Optional.of(WindowSpec.calendar(unit.get(), ZoneId.of("UTC"), false, DayOfWeek.MONDAY));
+      }
       return m.duration("window", "1h").flatMap(size -> {
         if (size.isZero()) {
           m.report("window", "a window cannot be 0s long", "give the window's size, e.g. window: 1h");
@@ -426,5 +463,106 @@ final class ModelsFile {
       w.report("every", e.getMessage(), fix);
       return Optional.empty();
     }
+  }
+
+  /** Half-hour and 45-minute zones, named in messages (an example, not a list to check against). */
+  static final String ODD_OFFSET_ZONES = "zones with half-hour offsets include Asia/Kolkata (+05:30),"
+      + " Australia/Adelaide (+09:30/+10:30), America/St_Johns (-03:30/-02:30) and Asia/Tehran"
+      + " (+03:30); Asia/Kathmandu (+05:45) and Australia/Eucla (+08:45) are at 45 minutes";
+
+  /**
+   * {@code window} with the model's {@code time_zone} and {@code week_starts} applied (docs/semantics.md
+   * §6.22 to §6.24); empty, with a problem, when they do not fit it.
+   */
+  private static Optional<WindowSpec> zoned(YamlMap m, WindowSpec window) {
+    boolean ok = true;
+    DayOfWeek weekStarts = DayOfWeek.MONDAY;
+    if (m.has("week_starts")) {
+      Optional<String> text = m.string("week_starts", "week_starts: monday");
+      if (window.calendarUnit().orElse(null) != WindowSpec.CalendarUnit.WEEK) {
+        m.report("week_starts", "week_starts applies to weekly windows only (window: 1w), not to "
+            + window.describe(), "remove week_starts, or write window: 1w");
+        ok = false;
+      } else if (text.isPresent()) {
+        try {
+          weekStarts = DayOfWeek.valueOf(text.get().trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+          m.report("week_starts", "'" + text.get() + "' is not a day of the week",
+              "write week_starts: monday (or tuesday ... sunday)");
+          ok = false;
+        }
+      } else {
+        ok = false;
+      }
+    }
+    Optional<ZoneId> zone = Optional.empty();
+    if (m.has("time_zone")) {
+      Optional<String> text = m.string("time_zone", "time_zone: Europe/Berlin");
+      if (text.isEmpty()) {
+        return Optional.empty();
+      }
+      String name = text.get().trim();
+      if (!ZoneId.getAvailableZoneIds().contains(name)) {
+        String closest = closestZone(name);
+        m.report("time_zone", "'" + name + "' is not an IANA time zone name",
+            "did you mean '" + closest + "'? write time_zone: " + closest);
+        return Optional.empty();
+      }
+      zone = Optional.of(ZoneId.of(name));
+      if (!window.isCalendar()) {
+        List<ZoneOffset> odd = WindowSpec.misalignedOffsets(zone.get(), window.every());
+        if (!odd.isEmpty()) {
+          m.report("time_zone", name + " has the offset " + odd.get(0) + ", not a whole multiple of "
+                  + Durations.format(window.every()) + ": fixed windows (" + window.describe()
+                  + ") stay aligned to the epoch (docs/semantics.md §6.24), so in " + name
+                  + " they would not begin on the local " + Durations.format(window.every())
+                  + " boundaries; " + ODD_OFFSET_ZONES,
+              "for local days, weeks or months write window: 1d, 1w or 1mo; otherwise remove"
+                  + " time_zone, or give a window whose start interval divides every offset of "
+                  + name + " (e.g. " + alignedEvery(zone.get()) + ")");
+          return Optional.empty();
+        }
+      }
+    }
+    if (!ok) {
+      return Optional.empty();
+    }
+    if (window.isCalendar()) {
+      return Optional.of(WindowSpec.calendar(window.calendarUnit().get(),
+          zone.orElse(ZoneId.of("UTC")), zone.isPresent(), weekStarts));
+    }
+    return Optional.of(zone.map(window::withTimeZone).orElse(window));
+  }
+
+  /** The longest of 1h, 30m, 15m, 5m, 1m that divides every offset of {@code zone}. */
+  private static String alignedEvery(ZoneId zone) {
+    for (Duration d : List.of(Duration.ofHours(1), Duration.ofMinutes(30), Duration.ofMinutes(15),
+        Duration.ofMinutes(5), Duration.ofMinutes(1))) {
+      if (WindowSpec.misalignedOffsets(zone, d).isEmpty()) {
+        return "window: " + Durations.format(d);
+      }
+    }
+    return "window: 1s";
+  }
+
+  /**
+   * The IANA name closest to {@code name}: the same name in other case, else one whose city is
+   * {@code name} ({@code Berlin}, {@code new york}), else the nearest by edit distance.
+   */
+  static String closestZone(String name) {
+    List<String> zones = new ArrayList<>(ZoneId.getAvailableZoneIds());
+    java.util.Collections.sort(zones);
+    String city = name.replace(' ', '_');
+    for (String z : zones) {
+      if (z.equalsIgnoreCase(name)) {
+        return z;
+      }
+    }
+    for (String z : zones) {
+      if (z.contains("/") && z.substring(z.lastIndexOf('/') + 1).equalsIgnoreCase(city)) {
+        return z;
+      }
+    }
+    return Names.nearest(name, zones);
   }
 }

@@ -22,6 +22,20 @@ final class Names {
     return bestDistance <= allowed ? Optional.ofNullable(best) : Optional.empty();
   }
 
+  /** The candidate nearest to {@code name} by edit distance, however far (ties: the first). */
+  static String nearest(String name, Collection<String> candidates) {
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (String candidate : candidates) {
+      int d = distance(name.toLowerCase(), candidate.toLowerCase());
+      if (d < bestDistance) {
+        best = candidate;
+        bestDistance = d;
+      }
+    }
+    return best;
+  }
+
   /** True for a name usable in SQL and as a file name: letters, digits and _, not starting with a digit. */
   static boolean isIdentifier(String name) {
     return name.matches("[A-Za-z_][A-Za-z0-9_]*");

@@ -6,6 +6,7 @@ import dev.streamform.policies.declarations.SourceDeclaration;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -26,6 +27,12 @@ public abstract class Project {
   public abstract Map<String, ModelDeclaration> models();
 
   /**
+   * What the project allows but doubts, each naming file, line and key (e.g. a monthly window
+   * whose {@code allowed_lateness} is longer than a month); {@code check} prints them.
+   */
+  public abstract List<Problem> warnings();
+
+  /**
    * Reads and checks the project in {@code dir}.
    *
    * @throws InvalidProjectException with every problem found (a missing folder or file, malformed
@@ -36,10 +43,11 @@ public abstract class Project {
   }
 
   static Project create(
-      Path dir, Map<String, SourceDeclaration> sources, Map<String, ModelDeclaration> models) {
+      Path dir, Map<String, SourceDeclaration> sources, Map<String, ModelDeclaration> models,
+      List<Problem> warnings) {
     return new AutoValue_Project(dir,
         Collections.unmodifiableMap(new LinkedHashMap<>(sources)),
-        Collections.unmodifiableMap(new LinkedHashMap<>(models)));
+        Collections.unmodifiableMap(new LinkedHashMap<>(models)), List.copyOf(warnings));
   }
 
   /**

@@ -43,6 +43,7 @@ final class ProjectLoader {
 
   private final Path dir;
   private final List<Problem> problems = new ArrayList<>();
+  private final List<Problem> warnings = new ArrayList<>();
 
   private ProjectLoader(Path dir) {
     this.dir = dir;
@@ -85,7 +86,7 @@ final class ProjectLoader {
         .flatMap(text -> SourcesFile.read(dir, text, problems));
     Optional<Map<String, ModelsFile.Entry>> models = readFile(ModelsFile.NAME,
         "create it with models: and one model per name (materialized, key)")
-        .flatMap(text -> ModelsFile.read(text, problems));
+        .flatMap(text -> ModelsFile.read(text, problems, warnings));
 
     Map<String, ModelDeclaration> checkedModels = new LinkedHashMap<>();
     if (models.isPresent()) {
@@ -100,7 +101,7 @@ final class ProjectLoader {
     }
     Map<String, SourceDeclaration> checkedSources = new LinkedHashMap<>();
     sources.get().forEach((name, entry) -> checkedSources.put(name, entry.declaration().get()));
-    return Project.create(dir, checkedSources, checkedModels);
+    return Project.create(dir, checkedSources, checkedModels, warnings);
   }
 
   private Optional<String> readFile(String name, String fix) {

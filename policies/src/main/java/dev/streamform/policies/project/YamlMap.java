@@ -186,6 +186,11 @@ final class YamlMap {
     problems.add(Problem.of(file, line(key), subject, Optional.of(keyPrefix + key), message, Optional.of(fix)));
   }
 
+  /** A problem about {@code key} at its line, not recorded: for a warning. */
+  Problem at(String key, String message, String fix) {
+    return Problem.of(file, line(key), subject, Optional.of(keyPrefix + key), message, Optional.of(fix));
+  }
+
   /** Records a problem about this whole mapping, at its first line. */
   void reportHere(String message, String fix) {
     problems.add(Problem.of(file, line(), subject, Optional.empty(), message, Optional.of(fix)));

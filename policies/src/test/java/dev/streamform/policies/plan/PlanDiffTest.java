@@ -179,6 +179,22 @@ class PlanDiffTest {
   }
 
   @Test
+  void aTimeZoneChangeOfACalendarWindowNeedsANewGeneration() throws Exception {
+    String base = "models:\n  customer_metrics:\n    key: [customer_id]\n    window: 1d\n";
+    PlanManifest berlin = manifest(ORDERS + CLOCK, base + "    time_zone: Europe/Berlin\n", SQL);
+    PlanManifest kolkata = manifest(ORDERS + CLOCK, base + "    time_zone: Asia/Kolkata\n", SQL);
+    PlanDiff d = diff(berlin, kolkata);
+    assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(d, "aggregate"));
+    assertThat(d.generationRequired(), hasItem("time_zone: Europe/Berlin -> Asia/Kolkata"));
+    assertEquals(2, d.exitCode());
+    PlanDiff bumped = diff(berlin, manifest(ORDERS + CLOCK,
+        base + "    time_zone: Asia/Kolkata\n    generation: 2\n", SQL));
+    assertThat("a new generation was declared", bumped.generationRequired(), empty());
+    PlanDiff same = diff(berlin, manifest(ORDERS + CLOCK, base + "    time_zone: Europe/Berlin\n", SQL));
+    assertThat(same.generationRequired(), empty());
+  }
+
+  @Test
   void aFilterEditIsCompatibleAndLeavesTheAggregateSafe() throws Exception {
     PlanDiff d = diff(manifest(ORDERS + CLOCK, UPSERT, FILTERED),
         manifest(ORDERS + CLOCK, UPSERT, FILTERED.replace("amount > 0", "amount >= 1")));

@@ -225,7 +225,8 @@ class WindowedModelRulesTest {
     assertThat(withModel("    " + misspelt + ": 1h\n").problems(), contains(
         "streamform.yml:4: model 'customer_metrics', key '" + misspelt + "': unknown key — did you mean '"
             + meant + "'? (known keys: materialized, key, retention, window, allowed_lateness,"
-            + " early_results, generation, topic, late_topic, quarantine_topic, effects, decisions)"));
+            + " early_results, generation, topic, late_topic, quarantine_topic, effects, decisions,"
+            + " time_zone, week_starts)"));
   }
 
   @Test

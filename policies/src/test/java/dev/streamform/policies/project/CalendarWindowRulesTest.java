@@ -1,0 +1,121 @@
+package dev.streamform.policies.project;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.is;
+
+import dev.streamform.policies.declarations.ModelDeclaration;
+import dev.streamform.policies.declarations.WindowSpec;
+import java.nio.file.Path;
+import java.time.DayOfWeek;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Calendar windows in a time zone (docs/semantics.md §6.22 to §6.24) as streamform.yml declares them. */
+class CalendarWindowRulesTest {
+  @TempDir Path dir;
+
+  private ProjectFolder withModel(String keys) {
+    return ProjectFolder.seed(dir).models("models:\n  customer_metrics:\n    key: [customer_id]\n" + keys);
+  }
+
+  private ModelDeclaration loaded(String keys) throws Exception {
+    return withModel(keys).load().models().get("customer_metrics");
+  }
+
+  @Test
+  void aDayInBerlinLoadsAndItsWindowsRunFromLocalMidnightToLocalMidnight() throws Exception {
+    WindowSpec w = loaded("    window: 1d\n    time_zone: Europe/Berlin\n").window().get();
+    assertThat(w.calendarUnit(), is(Optional.of(WindowSpec.CalendarUnit.DAY)));
+    assertThat(w.timeZone(), is(Optional.of(ZoneId.of("Europe/Berlin"))));
+    // the last Sunday of October 2026: 25 hours, from 22:00Z (CEST midnight) to 23:00Z (CET midnight)
+    Instant start = w.startsContaining(Instant.parse("2026-10-25T12:00:00Z")).get(0);
+    assertThat(start, is(Instant.parse("2026-10-24T22:00:00Z")));
+    assertThat(w.endOf(start), is(Instant.parse("2026-10-25T23:00:00Z")));
+    assertThat(w.localLabel(start), is(Optional.of("2026-10-25")));
+    // the last Sunday of March 2026: 23 hours
+    Instant march = w.startsContaining(Instant.parse("2026-03-29T05:00:00Z")).get(0);
+    assertThat(march, is(Instant.parse("2026-03-28T23:00:00Z")));
+    assertThat(w.endOf(march), is(Instant.parse("2026-03-29T22:00:00Z")));
+    assertThat(w.isStart(Instant.parse("2026-03-29T00:00:00Z")), is(false));
+  }
+
+  @Test
+  void aDayWithoutTimeZoneIsAUtcDayAndSaysSo() throws Exception {
+    WindowSpec w = loaded("    window: 1d\n").window().get();
+    assertThat(w.zoneOrUtc(), is(ZoneId.of("UTC")));
+    assertThat(w.timeZoneDeclared(), is(false));
+    assertThat(w.describe(), is("calendar day in UTC (time_zone not declared: UTC by default)"));
+  }
+
+  @Test
+  void weeksStartOnTheDeclaredDayAndMonthsAreLabelledByMonth() throws Exception {
+    WindowSpec week = loaded("    window: 1w\n    time_zone: America/New_York\n    week_starts: sunday\n")
+        .window().get();
+    assertThat(week.weekStarts(), is(DayOfWeek.SUNDAY));
+    Instant s = week.startsContaining(Instant.parse("2026-11-04T12:00:00Z")).get(0);
+    assertThat(s, is(Instant.parse("2026-11-01T04:00:00Z"))); // Sunday 1 Nov, midnight EDT
+    assertThat(week.endOf(s), is(Instant.parse("2026-11-08T05:00:00Z"))); // EST after the change
+    assertThat(week.localLabel(s), is(Optional.of("2026-11-01")));
+    WindowSpec month = loaded("    window: 1mo\n    time_zone: Asia/Kolkata\n").window().get();
+    Instant m = month.startsContaining(Instant.parse("2026-02-10T00:00:00Z")).get(0);
+    assertThat(m, is(Instant.parse("2026-01-31T18:30:00Z")));
+    assertThat(month.endOf(m), is(Instant.parse("2026-02-28T18:30:00Z")));
+    assertThat(month.localLabel(m), is(Optional.of("2026-02")));
+  }
+
+  @Test
+  void anUnknownZoneIsRefusedWithTheClosestIanaName() {
+    assertThat(withModel("    window: 1d\n    time_zone: Europe/Berln\n").problems(), contains(
+        "streamform.yml:5: model 'customer_metrics', key 'time_zone': 'Europe/Berln' is not an IANA"
+            + " time zone name — did you mean 'Europe/Berlin'? write time_zone: Europe/Berlin"));
+    assertThat(withModel("    window: 1d\n    time_zone: Berlin\n").problems().get(0),
+        containsString("did you mean 'Europe/Berlin'?"));
+  }
+
+  @Test
+  void aZoneOnAFixedWindowIsRefusedWhenAnOffsetIsNotWholeHours() throws Exception {
+    List<String> problems = withModel("    window: 1h\n    time_zone: Asia/Kolkata\n").problems();
+    assertThat(problems, hasSize(1));
+    assertThat(problems.get(0), containsString("streamform.yml:5: model 'customer_metrics', key"
+        + " 'time_zone': Asia/Kolkata has the offset +05:30, not a whole multiple of 1h"));
+    assertThat(problems.get(0), containsString("Asia/Kathmandu (+05:45)"));
+    assertThat(problems.get(0), containsString("(e.g. window: 30m)"));
+    assertThat(loaded("    window: 15m\n    time_zone: Asia/Kathmandu\n").window().get().timeZone(),
+        is(Optional.of(ZoneId.of("Asia/Kathmandu"))));
+    WindowSpec berlin = loaded("    window: 1h\n    time_zone: Europe/Berlin\n").window().get();
+    // the zone labels, it never moves a fixed window (§6.24)
+    assertThat(berlin.startsContaining(Instant.parse("2026-10-25T12:34:00Z")),
+        contains(Instant.parse("2026-10-25T12:00:00Z")));
+    assertThat(berlin.size(), is(Duration.ofHours(1)));
+  }
+
+  @Test
+  void weekStartsAndTimeZoneNeedTheRightWindow() {
+    assertThat(withModel("    window: 1d\n    week_starts: sunday\n").problems().get(0),
+        containsString("key 'week_starts': week_starts applies to weekly windows only (window: 1w)"));
+    assertThat(withModel("    window: 1w\n    week_starts: sundy\n").problems().get(0),
+        containsString("'sundy' is not a day of the week"));
+    assertThat(withModel("    time_zone: Europe/Berlin\n").problems().get(0),
+        containsString("key 'time_zone': time_zone applies to windowed models only"));
+  }
+
+  @Test
+  void aMonthWithLatenessLongerThanAMonthIsAllowedButWarnedAbout() throws Exception {
+    Project p = withModel("    window: 1mo\n    time_zone: Europe/Berlin\n    allowed_lateness: 40d\n").load();
+    assertThat(p.models().get("customer_metrics").allowedLateness(), is(Duration.ofDays(40)));
+    assertThat(p.warnings(), hasSize(1));
+    assertThat(p.warnings().get(0).toString(), containsString("streamform.yml:6: model"
+        + " 'customer_metrics', key 'allowed_lateness': allowed_lateness 40d is longer than a month"));
+    assertThat(withModel("    window: 1mo\n    allowed_lateness: 7d\n").load().warnings(), is(empty()));
+  }
+}
