@@ -36,11 +36,16 @@ import java.util.TreeMap;
  *
  * <pre>
  * logical_window_id = H(["window", model, {key col: value, ...}, window_start, window_end])
+ *                   (a calendar window: H([..., window_start, window_end, time_zone]))
  * projection_id     = H(["projection", logical_window_id, generation])
  * aggregate_digest  = H(["aggregate", {output col: value, ...}])
  * </pre>
  *
- * Test vectors are in the README ("Revision identity") and in {@code RevisionIdentityTest}.
+ * A calendar window's zone is a sixth element (its IANA name, e.g. {@code "Europe/Berlin"}), so
+ * the same instant range in two zones is two windows (docs/semantics.md §6.24); fixed windows keep
+ * five elements and the ids they always had (docs/decisions/0019-calendar-windows.md).
+ *
+ * <p>Test vectors are in docs/reference/revision-identity.md and in {@code RevisionIdentityTest}.
  */
 public final class RevisionIdentity {
   private static final DateTimeFormatter RFC3339_MILLIS =
@@ -52,6 +57,17 @@ public final class RevisionIdentity {
   public static String logicalWindowId(
       String model, Map<String, ?> key, Instant windowStart, Instant windowEnd) {
     return hash(List.of("window", model, key, windowStart, windowEnd));
+  }
+
+  /**
+   * The id of a window: {@code timeZone} null for fixed windows (five elements), the calendar
+   * window's IANA zone otherwise ({@code H(["window", model, key, start, end, time_zone])}).
+   */
+  public static String logicalWindowId(
+      String model, Map<String, ?> key, Instant windowStart, Instant windowEnd, String timeZone) {
+    return timeZone == null
+        ? logicalWindowId(model, key, windowStart, windowEnd)
+        : hash(List.of("window", model, key, windowStart, windowEnd, timeZone));
   }
 
   /** {@code H(["projection", logical_window_id, generation])}. */

@@ -32,6 +32,21 @@ class RevisionIdentityTest {
   }
 
   @Test
+  void aCalendarWindowsZoneIsInItsIdAndAFixedWindowsIdIsUnchanged() {
+    Instant start = Instant.parse("2026-10-24T22:00:00Z");
+    Instant end = Instant.parse("2026-10-25T23:00:00Z"); // the 25-hour day in Europe/Berlin
+    Map<String, Object> key = Map.of("store_id", "berlin-1");
+    // vectors computed outside Java (Python hashlib.sha256 over the canonical text)
+    assertEquals("a5c0e92eaa81df50af0e0a67c5f9ac5effe8638955838ccfc084bcf9ed4f1b5d",
+        RevisionIdentity.logicalWindowId("daily_revenue", key, start, end, "Europe/Berlin"));
+    assertEquals("abb33cb203a4c1bb2590fe84ad67132f1e6b30b5e02c7ab2318cf5e07690e20a",
+        RevisionIdentity.logicalWindowId("daily_revenue", key, start, end, null));
+    assertNotEquals(
+        RevisionIdentity.logicalWindowId("daily_revenue", key, start, end, "Europe/Berlin"),
+        RevisionIdentity.logicalWindowId("daily_revenue", key, start, end, "Africa/Lagos"));
+  }
+
+  @Test
   void projectionIdVector() {
     assertEquals(
         "95dbe384decc86d458ba30b9e59b81cde90638d99e4e5ea7f4e73f218b0df281",

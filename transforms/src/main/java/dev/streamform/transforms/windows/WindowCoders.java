@@ -48,6 +48,10 @@ public final class WindowCoders {
       return valueSchema;
     }
 
+    /** A calendar window's {@code window_local}, absent for fixed windows. */
+    private static final Coder<String> LOCAL =
+        org.apache.beam.sdk.coders.NullableCoder.of(StringUtf8Coder.of());
+
     @Override
     public void encode(WindowRevision r, OutputStream out) throws IOException {
       StringUtf8Coder.of().encode(r.model(), out);
@@ -69,6 +73,7 @@ public final class WindowCoders {
         VarLongCoder.of().encode(o.max(), out);
         VarLongCoder.of().encode(o.count(), out);
       }
+      LOCAL.encode(r.windowLocal(), out);
     }
 
     @Override
@@ -97,7 +102,7 @@ public final class WindowCoders {
                 VarLongCoder.of().decode(in),
                 VarLongCoder.of().decode(in)));
       }
-      return b.setOffsets(List.copyOf(offsets)).build();
+      return b.setOffsets(List.copyOf(offsets)).setWindowLocal(LOCAL.decode(in)).build();
     }
 
     @Override

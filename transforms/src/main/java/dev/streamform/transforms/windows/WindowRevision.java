@@ -89,6 +89,12 @@ public abstract class WindowRevision implements Serializable {
   /** Per partition (ascending), the offsets of the events this record's values include. */
   public abstract List<PartitionOffsets> offsets();
 
+  /**
+   * The local date a calendar window stands for ({@code 2026-10-25}; a week's first day; a month
+   * as {@code 2026-10}), written as {@code window_local}; null for fixed windows.
+   */
+  public abstract @Nullable String windowLocal();
+
   public static Builder builder() {
     return new AutoValue_WindowRevision.Builder();
   }
@@ -121,6 +127,8 @@ public abstract class WindowRevision implements Serializable {
     public abstract Builder setAggregateDigest(String digest);
 
     public abstract Builder setOffsets(List<PartitionOffsets> offsets);
+
+    public abstract Builder setWindowLocal(@Nullable String windowLocal);
 
     public abstract WindowRevision build();
   }

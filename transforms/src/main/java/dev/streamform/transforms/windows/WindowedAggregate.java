@@ -38,6 +38,7 @@ import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.windowing.CalendarWindows;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
 import org.apache.beam.sdk.transforms.windowing.WindowFn;
@@ -98,6 +99,12 @@ public abstract class WindowedAggregate
 
   public abstract long offsetMillis();
 
+  /**
+   * Calendar windows (local days, weeks, months in a zone), or null for fixed and sliding ones;
+   * when set, {@link #sizeMillis()} and {@link #everyMillis()} are only nominal.
+   */
+  public abstract @Nullable CalendarWindow calendar();
+
   public abstract String model();
 
   public abstract List<String> keyColumns();
@@ -127,6 +134,8 @@ public abstract class WindowedAggregate
 
     abstract Builder setOffsetMillis(long offset);
 
+    abstract Builder setCalendar(@Nullable CalendarWindow calendar);
+
     abstract Builder setModel(String model);
 
     abstract Builder setKeyColumns(List<String> keys);
@@ -154,7 +163,11 @@ public abstract class WindowedAggregate
     long size;
     long every;
     long offset;
-    if (windows instanceof FixedWindows) {
+    if (windows instanceof CalendarWindows.DaysWindows) {
+      return of((CalendarWindows.DaysWindows) windows);
+    } else if (windows instanceof CalendarWindows.MonthsWindows) {
+      return of((CalendarWindows.MonthsWindows) windows);
+    } else if (windows instanceof FixedWindows) {
       FixedWindows f = (FixedWindows) windows;
       size = f.getSize().getMillis();
       every = size;
@@ -166,14 +179,53 @@ public abstract class WindowedAggregate
       offset = s.getOffset().getMillis();
     } else {
       throw new IllegalArgumentException(
-          "WindowedAggregate.of: windows must be FixedWindows or SlidingWindows, got "
+          "WindowedAggregate.of: windows must be FixedWindows, SlidingWindows or CalendarWindows, got "
               + (windows == null ? "null" : windows.getClass().getName()));
     }
     checkArgument(size > 0 && every > 0, "WindowedAggregate.of: window size and period must be positive");
+    return create(size, every, offset, null);
+  }
+
+  /**
+   * Local days ({@code CalendarWindows.days(1)}) or weeks ({@code CalendarWindows.weeks(1,
+   * DateTimeConstants.MONDAY)}, Beam's seven-day {@code DaysWindows}) in the windows' time zone
+   * (docs/semantics.md §6.22). Other counts of days are refused: a declaration has no name for them.
+   */
+  public static WindowedAggregate of(CalendarWindows.DaysWindows windows) {
+    java.time.ZoneId zone = java.time.ZoneId.of(windows.getTimeZone().getID());
+    if (windows.getNumber() == 1) {
+      return of(CalendarWindow.days(zone));
+    }
+    checkArgument(windows.getNumber() == 7,
+        "WindowedAggregate.of: CalendarWindows.days(%s) is not a day or a week; use days(1) or"
+            + " weeks(1, <first day>)", windows.getNumber());
+    return of(CalendarWindow.weeks(zone,
+        java.time.DayOfWeek.of(windows.getStartDate().getDayOfWeek())));
+  }
+
+  /** Local months ({@code CalendarWindows.months(1)}) in the windows' time zone. */
+  public static WindowedAggregate of(CalendarWindows.MonthsWindows windows) {
+    checkArgument(windows.getNumber() == 1 && windows.getDayOfMonth() == 1,
+        "WindowedAggregate.of: only CalendarWindows.months(1) from the 1st is supported, got"
+            + " months(%s) beginning on day %s", windows.getNumber(), windows.getDayOfMonth());
+    return of(CalendarWindow.months(java.time.ZoneId.of(windows.getTimeZone().getID())));
+  }
+
+  /** Calendar windows computed with java.time's zone rules (docs/semantics.md §6.22 to §6.24). */
+  public static WindowedAggregate of(CalendarWindow windows) {
+    checkArgument(windows != null, "WindowedAggregate.of: windows must not be null");
+    long nominal = windows.unit() == CalendarWindow.Unit.DAY ? 86_400_000L
+        : windows.unit() == CalendarWindow.Unit.WEEK ? 7 * 86_400_000L : 31 * 86_400_000L;
+    return create(nominal, nominal, 0, windows);
+  }
+
+  private static WindowedAggregate create(
+      long size, long every, long offset, @Nullable CalendarWindow calendar) {
     return new AutoValue_WindowedAggregate.Builder()
         .setSizeMillis(size)
         .setEveryMillis(every)
         .setOffsetMillis(offset)
+        .setCalendar(calendar)
         .setModel("windowed")
         .setKeyColumns(List.of())
         .setKeyNames(Map.of())
@@ -308,6 +360,9 @@ public abstract class WindowedAggregate
 
   /** A human description of the window, e.g. {@code tumbling 1h} or {@code hopping 1h every 15m}. */
   public String windowText() {
+    if (calendar() != null) {
+      return calendar().describe();
+    }
     String size = Durations.format(java.time.Duration.ofMillis(sizeMillis()));
     return everyMillis() == sizeMillis()
         ? "tumbling " + size
@@ -355,6 +410,8 @@ public abstract class WindowedAggregate
     private final long size;
     private final long every;
     private final long offset;
+    private final @Nullable CalendarWindow calendar;
+    private final @Nullable String zoneId;
     private final long lateness;
     private final int earlyEvents;
     private final @Nullable Duration earlyInterval;
@@ -413,6 +470,8 @@ public abstract class WindowedAggregate
       this.size = spec.sizeMillis();
       this.every = spec.everyMillis();
       this.offset = spec.offsetMillis();
+      this.calendar = spec.calendar();
+      this.zoneId = calendar == null ? null : calendar.zoneId();
       this.lateness = spec.allowedLateness().getMillis();
       this.earlyEvents = spec.earlyEveryEvents();
       this.earlyInterval = spec.earlyEveryInterval();
@@ -619,8 +678,9 @@ public abstract class WindowedAggregate
       Instant arrival = event.watermarkAtArrival();
       long t = e.eventTime().getMillis();
       boolean accepted = false;
-      for (long start : windowStarts(t, size, every, offset)) {
-        long end = start + size;
+      for (long[] window : windowsOf(t)) {
+        long start = window[0];
+        long end = window[1];
         if (arrival != null && arrival.getMillis() >= end + lateness) {
           lateRows.inc();
           out.get(tooLate)
@@ -659,6 +719,18 @@ public abstract class WindowedAggregate
       }
     }
 
+    /** {@code {start, end}} of each window holding {@code t}, earliest first. */
+    private List<long[]> windowsOf(long t) {
+      if (calendar != null) {
+        return List.of(calendar.windowOf(t)); // a local day, week or month: its real instants
+      }
+      List<long[]> windows = new ArrayList<>();
+      for (long start : windowStarts(t, size, every, offset)) {
+        windows.add(new long[] {start, start + size});
+      }
+      return windows;
+    }
+
     private static @Nullable WindowState find(List<WindowState> windows, long start) {
       for (WindowState w : windows) {
         if (w.start == start) {
@@ -681,7 +753,8 @@ public abstract class WindowedAggregate
         // SHA-256 of a canonical text: 13% of this stage's samples when hashed on every record)
         java.time.Instant start = java.time.Instant.ofEpochMilli(w.start);
         java.time.Instant end = java.time.Instant.ofEpochMilli(w.end);
-        w.logicalId = RevisionIdentity.logicalWindowId(model, WindowRevision.plainValues(key), start, end);
+        w.logicalId = RevisionIdentity.logicalWindowId(
+            model, WindowRevision.plainValues(key), start, end, zoneId); // zone: calendar only
         w.projectionId = RevisionIdentity.projectionId(w.logicalId, generation);
       }
       if (w.digestOf != w.accumulator) {
@@ -705,6 +778,7 @@ public abstract class WindowedAggregate
                   .setProjectionId(w.projectionId)
                   .setAggregateDigest(w.digest)
                   .setOffsets(w.offsetList())
+                  .setWindowLocal(calendar == null ? null : calendar.localLabel(w.start))
                   .build(),
               new Instant(w.end - 1));
     }

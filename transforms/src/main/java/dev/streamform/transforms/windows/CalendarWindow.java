@@ -1,0 +1,95 @@
+package dev.streamform.transforms.windows;
+
+import com.google.auto.value.AutoValue;
+import java.io.Serializable;
+import java.time.DayOfWeek;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.time.temporal.TemporalAdjusters;
+import java.util.Locale;
+
+/**
+ * Calendar windows in a time zone (docs/semantics.md §6.22): each window is one local day, week
+ * or month of {@link #zoneId()}, from a local midnight to the next, so a day lasts 23 or 25 hours
+ * across a daylight-saving change. Boundaries come from java.time's zone rules (the JDK's tzdata,
+ * the same the declarations are checked against), not from Joda's copy inside Beam, so a zone
+ * {@code streamform check} accepts always has windows here. Beam's {@code CalendarWindows} are
+ * accepted by {@link WindowedAggregate#of} and read into one of these.
+ */
+@AutoValue
+public abstract class CalendarWindow implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  /** The calendar unit of a window. */
+  public enum Unit {
+    DAY,
+    WEEK,
+    MONTH
+  }
+
+  public abstract Unit unit();
+
+  /** The IANA name of the zone, as declared ({@code Europe/Berlin}, {@code UTC}). */
+  public abstract String zoneId();
+
+  /** The first day of a week (used by {@link Unit#WEEK} only). */
+  public abstract DayOfWeek weekStarts();
+
+  /** Local days of {@code zone}. */
+  public static CalendarWindow days(ZoneId zone) {
+    return new AutoValue_CalendarWindow(Unit.DAY, zone.getId(), DayOfWeek.MONDAY);
+  }
+
+  /** Local weeks of {@code zone} that begin on {@code weekStarts}. */
+  public static CalendarWindow weeks(ZoneId zone, DayOfWeek weekStarts) {
+    return new AutoValue_CalendarWindow(Unit.WEEK, zone.getId(), weekStarts);
+  }
+
+  /** Local months of {@code zone}. */
+  public static CalendarWindow months(ZoneId zone) {
+    return new AutoValue_CalendarWindow(Unit.MONTH, zone.getId(), DayOfWeek.MONDAY);
+  }
+
+  /** {@code {start, end}} in epoch millis of the window holding instant {@code t} (millis). */
+  public long[] windowOf(long t) {
+    ZoneId zone = ZoneId.of(zoneId());
+    LocalDate day = Instant.ofEpochMilli(t).atZone(zone).toLocalDate();
+    LocalDate first;
+    LocalDate next;
+    switch (unit()) {
+      case DAY:
+        first = day;
+        next = day.plusDays(1);
+        break;
+      case WEEK:
+        first = day.with(TemporalAdjusters.previousOrSame(weekStarts()));
+        next = first.plusWeeks(1);
+        break;
+      default:
+        first = day.withDayOfMonth(1);
+        next = first.plusMonths(1);
+    }
+    // atStartOfDay: where DST skips midnight, the day begins at the first local time that exists
+    return new long[] {
+      first.atStartOfDay(zone).toInstant().toEpochMilli(),
+      next.atStartOfDay(zone).toInstant().toEpochMilli()
+    };
+  }
+
+  /**
+   * The local date the window that starts at {@code start} stands for ({@code window_local}):
+   * {@code 2026-10-25} for a day, the first day of a week, {@code 2026-10} for a month.
+   */
+  public String localLabel(long start) {
+    LocalDate d = Instant.ofEpochMilli(start).atZone(ZoneId.of(zoneId())).toLocalDate();
+    return unit() == Unit.MONTH ? d.toString().substring(0, 7) : d.toString();
+  }
+
+  /** In words: {@code calendar day in Europe/Berlin}, {@code calendar week from sunday in UTC}. */
+  public String describe() {
+    return "calendar " + unit().name().toLowerCase(Locale.ROOT)
+        + (unit() == Unit.WEEK ? " from " + weekStarts().name().toLowerCase(Locale.ROOT) : "")
+        + " in " + zoneId();
+  }
+}
