@@ -10,6 +10,7 @@ import dev.streamform.transforms.decisions.ScoreEvents;
 import dev.streamform.transforms.decisions.Scorer;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.WindowSpec;
+import dev.streamform.transforms.windows.CalendarWindow;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.project.Project;
 import dev.streamform.policies.schema.ColumnType;
@@ -202,12 +203,15 @@ public final class DeclaredModel {
   public WindowedAggregate windowAggregate() {
     WindowSpec spec =
         model.window().orElseThrow(() -> new IllegalStateException("model " + model.name() + " has no window"));
+    WindowedAggregate base = spec.isCalendar()
+        ? WindowedAggregate.of(calendarOf(spec))
+        : WindowedAggregate.of(
+            spec.isHopping()
+                ? SlidingWindows.of(Duration.millis(spec.size().toMillis()))
+                    .every(Duration.millis(spec.every().toMillis()))
+                : FixedWindows.of(Duration.millis(spec.size().toMillis())));
     WindowedAggregate w =
-        WindowedAggregate.of(
-                spec.isHopping()
-                    ? SlidingWindows.of(Duration.millis(spec.size().toMillis()))
-                        .every(Duration.millis(spec.every().toMillis()))
-                    : FixedWindows.of(Duration.millis(spec.size().toMillis())))
+        base
             .forModel(model.name())
             .by(keyColumns())
             .aggregating(aggregations())
@@ -225,6 +229,18 @@ public final class DeclaredModel {
       }
     }
     return w;
+  }
+
+  /** A declared calendar window as the engine's {@link CalendarWindow} (docs/semantics.md §6.22). */
+  static CalendarWindow calendarOf(WindowSpec spec) {
+    switch (spec.calendarUnit().get()) {
+      case DAY:
+        return CalendarWindow.days(spec.zoneOrUtc());
+      case WEEK:
+        return CalendarWindow.weeks(spec.zoneOrUtc(), spec.weekStarts());
+      default:
+        return CalendarWindow.months(spec.zoneOrUtc());
+    }
   }
 
   /** The windowed model as a transform from clocked events to its records (WHERE, then windows). */

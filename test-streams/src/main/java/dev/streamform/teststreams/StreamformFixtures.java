@@ -245,6 +245,11 @@ public final class StreamformFixtures {
 
   /** The windows of {@code windows} as a fixture names them. */
   private static WindowSpec windowsOf(WindowedAggregate windows) {
+    if (windows.calendar() != null) {
+      dev.streamform.transforms.windows.CalendarWindow c = windows.calendar();
+      return WindowSpec.calendar(WindowSpec.CalendarUnit.valueOf(c.unit().name()),
+          java.time.ZoneId.of(c.zoneId()), true, c.weekStarts());
+    }
     if (windows.offsetMillis() != 0) {
       throw new IllegalArgumentException("a fixture names windows that start at multiples of"
           + " their period from the epoch (docs/semantics.md §6); these are offset by "

@@ -1,7 +1,12 @@
 package dev.streamform.teststreams.oracle;
 
+import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
+import java.time.temporal.TemporalAdjusters;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,6 +24,8 @@ import java.util.List;
  * @param allowedLateness how long after a window's end corrections are accepted, not negative
  * @param earlyEveryEvents N of {@code early_results: every N events}, or 0 for none
  * @param generation the policy generation, positive
+ * @param calendar calendar windows (docs/semantics.md §6.22), or null for fixed ones; when set,
+ *     {@code size} and {@code every} are only nominal
  */
 public record WindowPolicy(
     String model,
@@ -26,7 +33,62 @@ public record WindowPolicy(
     Duration every,
     Duration allowedLateness,
     int earlyEveryEvents,
-    int generation) {
+    int generation,
+    Calendar calendar) {
+
+  /**
+   * Local days, weeks or months of {@code zone}. The oracle works their bounds out on its own
+   * with {@link ZonedDateTime} (truncating to the day in the zone), sharing no code with the
+   * engine's windows, so the two only agree when both read the zone database right.
+   *
+   * @param unit {@link ChronoUnit#DAYS}, {@link ChronoUnit#WEEKS} or {@link ChronoUnit#MONTHS}
+   */
+  public record Calendar(ChronoUnit unit, ZoneId zone, DayOfWeek weekStarts) {
+    public Calendar {
+      check(unit == ChronoUnit.DAYS || unit == ChronoUnit.WEEKS || unit == ChronoUnit.MONTHS,
+          "a calendar unit of days, weeks or months");
+    }
+
+    /** The start of the local day, week or month holding {@code t}. */
+    Instant startOf(Instant t) {
+      ZonedDateTime local = ZonedDateTime.ofInstant(t, zone);
+      if (unit == ChronoUnit.WEEKS) {
+        local = local.with(TemporalAdjusters.previousOrSame(weekStarts));
+      } else if (unit == ChronoUnit.MONTHS) {
+        local = local.withDayOfMonth(1);
+      }
+      return local.truncatedTo(ChronoUnit.DAYS).toInstant();
+    }
+
+    /** The end of the window that starts at {@code start}: the next local midnight of its kind. */
+    Instant endOf(Instant start) {
+      ZonedDateTime next = ZonedDateTime.ofInstant(start, zone).plus(1, unit);
+      return next.truncatedTo(ChronoUnit.DAYS).toInstant();
+    }
+  }
+
+  /** Fixed (tumbling or hopping) windows. */
+  public WindowPolicy(String model, Duration size, Duration every, Duration allowedLateness,
+      int earlyEveryEvents, int generation) {
+    this(model, size, every, allowedLateness, earlyEveryEvents, generation, null);
+  }
+
+  /** Calendar windows {@code calendar}; no lateness, no previews, generation 1. */
+  public static WindowPolicy calendar(String model, Calendar calendar) {
+    Duration nominal = Duration.of(1, calendar.unit() == ChronoUnit.MONTHS ? ChronoUnit.DAYS : calendar.unit())
+        .multipliedBy(calendar.unit() == ChronoUnit.MONTHS ? 31 : 1);
+    return new WindowPolicy(model, nominal, nominal, Duration.ZERO, 0, 1, calendar);
+  }
+
+  /** The end (exclusive) of the window that starts at {@code start}. */
+  public Instant windowEndOf(Instant start) {
+    return calendar == null ? start.plus(size) : calendar.endOf(start);
+  }
+
+  /** The zone in a calendar window's identity, or null for fixed windows. */
+  public String identityZone() {
+    return calendar == null ? null : calendar.zone().getId();
+  }
 
   public WindowPolicy {
     check(!model.isEmpty(), "a model name");
@@ -49,20 +111,23 @@ public record WindowPolicy(
   }
 
   public WindowPolicy withAllowedLateness(Duration allowedLateness) {
-    return new WindowPolicy(model, size, every, allowedLateness, earlyEveryEvents, generation);
+    return new WindowPolicy(model, size, every, allowedLateness, earlyEveryEvents, generation, calendar);
   }
 
   /** {@code early_results: every n events}. */
   public WindowPolicy withEarlyResultsEvery(int n) {
-    return new WindowPolicy(model, size, every, allowedLateness, n, generation);
+    return new WindowPolicy(model, size, every, allowedLateness, n, generation, calendar);
   }
 
   public WindowPolicy withGeneration(int generation) {
-    return new WindowPolicy(model, size, every, allowedLateness, earlyEveryEvents, generation);
+    return new WindowPolicy(model, size, every, allowedLateness, earlyEveryEvents, generation, calendar);
   }
 
   /** The starts of the {@code size / every} windows {@code [s, s + size)} that contain {@code t}, ascending. */
   public List<Instant> windowStartsOf(Instant t) {
+    if (calendar != null) {
+      return List.of(calendar.startOf(t));
+    }
     long step = every.toMillis();
     long millis = t.toEpochMilli(); // floor: window bounds are whole milliseconds
     long last = Math.floorDiv(millis, step) * step;

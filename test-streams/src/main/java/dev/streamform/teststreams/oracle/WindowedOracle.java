@@ -121,7 +121,12 @@ public final class WindowedOracle {
             window.every(),
             m.allowedLateness(),
             early.kind() == EarlyResults.Kind.EVERY_EVENTS ? early.everyEvents() : 0,
-            m.generation());
+            m.generation(),
+            window.calendarUnit().map(u -> new WindowPolicy.Calendar(
+                u == WindowSpec.CalendarUnit.DAY ? java.time.temporal.ChronoUnit.DAYS
+                    : u == WindowSpec.CalendarUnit.WEEK ? java.time.temporal.ChronoUnit.WEEKS
+                    : java.time.temporal.ChronoUnit.MONTHS,
+                window.zoneOrUtc(), window.weekStarts())).orElse(null));
     return new WindowedOracle(model.source(), model.query(), policy, m.sql());
   }
 
@@ -269,7 +274,7 @@ public final class WindowedOracle {
       boolean accepted = false;
       boolean correction = false;
       for (Instant start : policy.windowStartsOf(t)) {
-        Instant end = start.plus(policy.size());
+        Instant end = policy.windowEndOf(start);
         if (wp != null && !wp.isBefore(end.plus(policy.allowedLateness()))) {
           late.add(new Late(item, id, start, wp));
           continue;
@@ -361,7 +366,7 @@ public final class WindowedOracle {
 
       Window(WindowId id, Map<String, Object> first) {
         this.id = id;
-        this.end = id.start().plus(policy.size());
+        this.end = policy.windowEndOf(id.start());
         this.keyRow = query.keyRow(List.of(first));
       }
 
@@ -405,7 +410,8 @@ public final class WindowedOracle {
         }
         Map<String, Object> values = query.aggregateRow(records);
         String logical =
-            RevisionIdentity.logicalWindowId(policy.model(), keyRow, id.start(), end);
+            RevisionIdentity.logicalWindowId(
+                policy.model(), keyRow, id.start(), end, policy.identityZone());
         return new Row(
             status,
             number,

@@ -48,6 +48,15 @@ public final class TraceGenerator {
   private final Optional<String> eventTime;
   private final long delay;
   private final Optional<Long> retention;
+  /** A calendar window (docs/semantics.md §6.22): its real bounds come from the declaration. */
+  private final Optional<dev.streamform.policies.declarations.WindowSpec> calendar;
+
+  /**
+   * For calendar windows, the zone's daylight-saving changes in 2026 (none for a zone without
+   * them): traces start up to 36 hours before one, so their days are 23 or 25 hours long.
+   */
+  private final List<Long> anchors = new ArrayList<>();
+
   /** A windowed model's window size, period and allowed lateness (millis); empty for upsert. */
   private final Optional<long[]> window;
   /** The source's {@code event_id} column, when it declares one that the generator may fill. */
@@ -66,6 +75,16 @@ public final class TraceGenerator {
     this.window =
         model.model().window().map(w -> new long[] {
             w.size().toMillis(), w.every().toMillis(), model.model().allowedLateness().toMillis()});
+    this.calendar = model.model().window().filter(w -> w.isCalendar());
+    calendar.ifPresent(w -> {
+      java.time.zone.ZoneRules rules = w.zoneOrUtc().getRules();
+      Instant from = Instant.parse("2026-01-01T00:00:00Z");
+      for (java.time.zone.ZoneOffsetTransition t = rules.nextTransition(from);
+          t != null && t.getInstant().isBefore(Instant.parse("2027-01-01T00:00:00Z"));
+          t = rules.nextTransition(t.getInstant())) {
+        anchors.add(t.getInstant().toEpochMilli());
+      }
+    });
     model.query().where().ifPresent(w -> readLiterals(w.toSql()));
     // an id that is also a key or the event time keeps the values those give it
     this.idColumn = source.eventId()
@@ -109,9 +128,13 @@ public final class TraceGenerator {
     private final List<Object[]> given = new ArrayList<>();
     private int ids;
     private final long scale;
+    /** Where this trace's time starts. */
+    private final long base;
 
     Draw(long seed) {
       this.random = new Random(seed);
+      this.base = anchors.isEmpty() ? BASE.toEpochMilli()
+          : anchors.get(random.nextInt(anchors.size())) - random.nextInt(36 * 3600) * 1000L;
       this.partitions = 1 + random.nextInt(3);
       long unit = Math.max(delay, Duration.ofMinutes(1).toMillis());
       long span = window.map(w -> Math.min(w[0], w[0] / 2 + w[2] / 4)).orElse(retention.map(r -> r / 4).orElse(0L));
@@ -158,7 +181,7 @@ public final class TraceGenerator {
     private long nextTime(int p) {
       Long max = maxTime.get(p);
       if (max == null) {
-        return BASE.toEpochMilli() + random.nextInt(10) * 1000L;
+        return base + random.nextInt(10) * 1000L;
       }
       Long w = watermark.get(p);
       int r = random.nextInt(100);
@@ -279,7 +302,7 @@ public final class TraceGenerator {
       boolean all = partitions == 1 ? random.nextBoolean() : random.nextInt(3) == 0;
       int p = random.nextInt(partitions);
       Long w = watermark.get(p);
-      long base = w != null ? w : BASE.toEpochMilli();
+      long base = w != null ? w : this.base;
       long at;
       int r = random.nextInt(100);
       if (r < 35) {
@@ -309,7 +332,8 @@ public final class TraceGenerator {
         List<Long> edges = new ArrayList<>();
         latest.forEach((k, t) -> {
           if (keyPartition.get(k) == p) {
-            long end = t - Math.floorMod(t, w[1]) + w[0];
+            long end = calendar.map(c -> c.endOf(c.startsContaining(Instant.ofEpochMilli(t)).get(0))
+                .toEpochMilli()).orElse(t - Math.floorMod(t, w[1]) + w[0]);
             edges.add(end);
             edges.add(end + w[2]);
           }

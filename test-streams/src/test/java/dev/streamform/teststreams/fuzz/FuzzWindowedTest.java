@@ -61,6 +61,69 @@ class FuzzWindowedTest {
     return dir;
   }
 
+  /** Daily revenue per store in Europe/Berlin (calendar days, docs/semantics.md §6.22). */
+  static Path dailyBerlin(Path dir) {
+    FuzzProjects.write(dir, "sources.yml", String.join("\n",
+        "sources:",
+        "  sales:",
+        "    connector: file",
+        "    path: sales.jsonl",
+        "    schema:",
+        "      store_id: string",
+        "      amount: decimal(10,2)",
+        "      sold_at: timestamp",
+        "    event_time: sold_at",
+        "    watermark: 1h",
+        ""));
+    FuzzProjects.write(dir, "streamform.yml", String.join("\n",
+        "models:",
+        "  daily_revenue:",
+        "    key: [store_id]",
+        "    window: 1d",
+        "    time_zone: Europe/Berlin",
+        "    allowed_lateness: 3h",
+        ""));
+    FuzzProjects.write(dir, "models/daily_revenue.sql", String.join("\n",
+        "SELECT store_id, SUM(amount) AS revenue, COUNT(*) AS sales",
+        "FROM source('sales')",
+        "GROUP BY store_id",
+        ""));
+    return dir;
+  }
+
+  /**
+   * Issue 35: 100 generated traces of a daily model in Europe/Berlin, each starting up to 36 hours
+   * before one of 2026's daylight-saving changes (03-29, 10-25), so their windows include the
+   * 23-hour and the 25-hour day; the oracle works the days out with ZonedDateTime on its own, and
+   * the engine on the DirectRunner agrees with it on every trace.
+   */
+  @Test
+  void calendarDayTracesAcrossBothDstChangesAgreeWithTheOracle(@TempDir Path dir) throws Exception {
+    DeclaredModel model = FuzzProjects.model(dailyBerlin(dir.resolve("daily")), "daily_revenue");
+    TraceGenerator generator = TraceGenerator.forModel(model);
+    WindowedOracle oracle = WindowedOracle.of(model);
+    java.util.Set<Long> hours = new java.util.TreeSet<>();
+    int corrected = 0;
+    int late = 0;
+    for (int i = 0; i < 100; i++) {
+      FixtureOutcome expected = oracle.outcome(generator.generate(35, i));
+      for (FixtureOutcome.Revision r : expected.revisions) {
+        hours.add(java.time.Duration.between(r.windowStart, r.windowEnd).toHours());
+      }
+      corrected += (int) expected.revisions.stream().filter(r -> r.status.equals("corrected")).count();
+      late += expected.late.size();
+    }
+    System.out.println("calendar fuzz: window lengths " + hours + " h, corrected " + corrected
+        + ", late " + late);
+    assertTrue(hours.containsAll(List.of(23L, 24L, 25L)) && corrected >= 5 && late >= 5,
+        "window lengths " + hours + " h, corrected " + corrected + ", late " + late);
+    StringWriter log = new StringWriter();
+    FuzzRun.Result result = fuzz(model, 100, 35, Fuzzer.Target.of(DIRECT, model), dir.resolve("out"), log);
+    System.out.println("calendar fuzz: " + result.agreeing + " of 100 traces agree");
+    assertTrue(result.allAgree(), log.toString());
+    assertEquals(100, result.agreeing);
+  }
+
   private static FuzzRun.Result fuzz(DeclaredModel model, int traces, long seed, Fuzzer.Target target, Path out, StringWriter log)
       throws Exception {
     return new FuzzRun(model, Fuzzer.of(model, 1), new PrintWriter(log))
