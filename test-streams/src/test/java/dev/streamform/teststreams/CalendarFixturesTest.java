@@ -1,0 +1,79 @@
+package dev.streamform.teststreams;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+
+import dev.streamform.planner.DeclaredModel;
+import dev.streamform.policies.project.Fixture;
+import dev.streamform.policies.project.Project;
+import dev.streamform.teststreams.fixture.FixtureOutcome;
+import dev.streamform.teststreams.fixture.FixtureRunner;
+import dev.streamform.teststreams.fixture.FixtureSuite;
+import dev.streamform.teststreams.fixture.FixtureVerdict;
+import dev.streamform.teststreams.fixture.RunnerChoice;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 35: the daily-revenue-berlin project (test-streams/fixtures/calendar): calendar days in
+ * Europe/Berlin over both daylight-saving changes of 2026 (the 23-hour 03-29 and the 25-hour
+ * 10-25), worked out by hand, pass on the DirectRunner and on Flink at parallelism 2 with the same
+ * records and identities.
+ */
+class CalendarFixturesTest {
+  static final Path BERLIN = locate();
+
+  private static Path locate() {
+    for (Path p : new Path[] {Paths.get("fixtures/calendar/daily-revenue-berlin"),
+        Paths.get("test-streams/fixtures/calendar/daily-revenue-berlin")}) {
+      if (Files.isDirectory(p)) {
+        return p;
+      }
+    }
+    throw new IllegalStateException("no fixtures/calendar/daily-revenue-berlin below "
+        + Paths.get("").toAbsolutePath());
+  }
+
+  @Test
+  void bothDstDaysPassOnTheDirectRunner() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    boolean passed = new FixtureSuite(FixtureRunner.on(RunnerChoice.direct()),
+        new PrintWriter(bytes, true, StandardCharsets.UTF_8)).run(BERLIN);
+    String output = bytes.toString(StandardCharsets.UTF_8);
+    System.out.println(output);
+    assertThat(output, passed, is(true));
+    assertThat(output, containsString("last_sunday_of_october (model daily_revenue)\nPASS\n"
+        + "6 events processed\n4 revisions emitted\n3 windows finalized\n1 late event dropped\n"));
+    assertThat(output, containsString("last_sunday_of_march (model daily_revenue)\nPASS\n"
+        + "5 events processed\n4 revisions emitted\n3 windows finalized\n"));
+  }
+
+  @Test
+  void bothDstDaysPassOnFlinkAtParallelismTwoWithTheDirectRunnersRecords() throws Exception {
+    Project project = Project.load(BERLIN);
+    List<Fixture> fixtures = new ArrayList<>();
+    List<FixtureRunner.Case> cases = new ArrayList<>();
+    for (Path file : Fixture.filesOf(project)) {
+      Fixture f = Fixture.load(project, file);
+      fixtures.add(f);
+      cases.add(FixtureRunner.Case.of(DeclaredModel.of(project, f.model()), f));
+    }
+    List<FixtureOutcome> flink = FixtureRunner.on(RunnerChoice.flinkLocal(2)).runTogether(cases);
+    for (int i = 0; i < fixtures.size(); i++) {
+      Fixture f = fixtures.get(i);
+      DeclaredModel model = DeclaredModel.of(project, f.model());
+      FixtureVerdict.judge(f, model, flink.get(i)).assertPassed();
+      FixtureOutcome direct = FixtureRunner.on(RunnerChoice.direct()).run(model, f);
+      assertThat(f.name(), flink.get(i).canonical(), is(direct.canonical()));
+    }
+    System.out.println("flink p2: " + fixtures.size() + " calendar fixtures passed, same records as direct");
+  }
+}
