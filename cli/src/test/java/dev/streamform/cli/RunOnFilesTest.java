@@ -229,6 +229,40 @@ class RunOnFilesTest {
         "sources.yml: source 'orders' path: orders-*.jsonl matches no file under"));
   }
 
+  /**
+   * Issue 35: the 25-hour day in Europe/Berlin on files: each record carries its window's real
+   * instants in UTC, the local date it stands for ({@code window_local}) and the identity of the
+   * fixture run, zone included.
+   */
+  @Test
+  void aCalendarDayOnFilesWritesItsLocalDateAndTheFixturesIdentity() throws Exception {
+    Path project = copyAsFileProject(Path.of("../test-streams/fixtures/calendar/daily-revenue-berlin"),
+        dir.resolve("berlin"));
+    Project loaded = Project.load(project);
+    Fixture fixture = Fixture.load(loaded, fixtureFile(project, "last_sunday_of_october"));
+    writeFiles(project, fixture);
+    DeclaredModel model = DeclaredModel.of(loaded, fixture.model());
+    FixtureOutcome expected = FixtureRunner.on(RunnerChoice.direct()).run(model, fixture);
+    Path output = dir.resolve("out");
+    assertThat(err.toString(), run("run", project.toString(), "--model", "daily_revenue",
+        "--output", output.toString()), is(0));
+    List<String> want = new ArrayList<>();
+    for (FixtureOutcome.Revision r : expected.revisions) {
+      want.add(r.windowStart + " " + r.windowEnd + " " + r.status + " " + r.logicalWindowId);
+    }
+    List<String> got = new ArrayList<>();
+    List<String> local = new ArrayList<>();
+    for (JsonNode r : rows(output.resolve("daily_revenue.jsonl"))) {
+      got.add(Instant.parse(r.get("window_start").asText()) + " " + Instant.parse(r.get("window_end").asText())
+          + " " + r.get("status").asText() + " " + r.get("logical_window_id").asText());
+      local.add(r.get("window_start").asText() + " " + r.path("window_local").asText("(none)"));
+    }
+    assertThat(got.stream().sorted().collect(Collectors.toList()),
+        is(want.stream().sorted().collect(Collectors.toList())));
+    assertThat(local.stream().distinct().sorted().collect(Collectors.toList()), is(List.of(
+        "2026-10-24T22:00:00Z 2026-10-25", "2026-10-25T23:00:00Z 2026-10-26")));
+  }
+
   private static String windowRow(String start, Map<String, Object> columns, int revision,
       String status, String logical, String projection, String digest, Map<String, Object> offsets) {
     return start + " " + text(columns) + " " + revision + " " + status + " " + logical + " "

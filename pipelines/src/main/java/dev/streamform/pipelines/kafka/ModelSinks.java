@@ -57,7 +57,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       columns and the window), value {@code {"window_start":..,"window_end":..,<key and output
  *       columns>,"status":"corrected","revision":2,"predecessor":1,"logical_window_id":..,
  *       "projection_id":..,"aggregate_digest":..,"offsets":{"0":{"min":0,"max":3,"count":3}},
- *       "generation":1}} — {@code predecessor} is null for revision 1 and previews;
+ *       "generation":1}} — {@code predecessor} is null for revision 1 and previews; a calendar
+ *       window ({@code window: 1d | 1w | 1mo}) adds {@code "window_local":"2026-10-25"} after
+ *       {@code window_end}: the local date it stands for (a week's first day; a month
+ *       {@code "2026-10"}), while {@code window_start}/{@code window_end} stay UTC instants;
  *   <li>too-late events, topic {@code <model>.late}: key that of the window that refused the event,
  *       value {@code {"reason":..,"window_start":..,"window_end":..,"watermark":..,"partition":..,
  *       "offset":..,"event_time":..,"record":{..}}}, one record per refused window.
@@ -216,6 +219,9 @@ public final class ModelSinks implements Serializable {
     ObjectNode value = JsonNodeFactory.instance.objectNode();
     value.set("window_start", JsonRecords.node(r.windowStart()));
     value.set("window_end", JsonRecords.node(r.windowEnd()));
+    if (r.windowLocal() != null) {
+      value.put("window_local", r.windowLocal()); // the local date a calendar window stands for
+    }
     for (String column : outputColumns) {
       value.set(column, JsonRecords.node(r.value(column)));
     }
