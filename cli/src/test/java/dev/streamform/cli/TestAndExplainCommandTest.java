@@ -75,6 +75,32 @@ class TestAndExplainCommandTest {
         + " window=hopping 1h every 15m allowed_lateness=10m trigger=early every 3 events\n"));
   }
 
+  /**
+   * Issue 35: {@code window: 1d} without {@code time_zone} is a UTC day and explain says so; with a
+   * zone it names it; check warns about a month window with more than a month of lateness.
+   */
+  @Test
+  void explainSaysACalendarDayWithoutZoneIsUtcAndCheckWarnsAboutLongMonthLateness(
+      @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    java.nio.file.Files.createDirectories(dir.resolve("models"));
+    java.nio.file.Files.copy(TIME.resolve("late-event/sources.yml"), dir.resolve("sources.yml"));
+    java.nio.file.Files.writeString(dir.resolve("streamform.yml"), "models:\n  daily:\n"
+        + "    key: [customer_id]\n    window: 1d\n  monthly:\n    key: [customer_id]\n"
+        + "    window: 1mo\n    time_zone: Asia/Kolkata\n    allowed_lateness: 35d\n");
+    for (String m : new String[] {"daily", "monthly"}) {
+      java.nio.file.Files.writeString(dir.resolve("models/" + m + ".sql"),
+          "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY customer_id");
+    }
+    assertThat(err.toString(), run("explain", dir.toString(), "daily"), is(0));
+    assertThat(out.toString(), containsString("  window=calendar day in UTC (time_zone not declared:"
+        + " UTC by default) (from local midnight to the next local midnight; docs/semantics.md §6.22)\n"));
+    assertThat(err.toString(), run("explain", dir.toString(), "monthly"), is(0));
+    assertThat(out.toString(), containsString("  window=calendar month in Asia/Kolkata (from local"));
+    assertThat(run("check", dir.toString()), is(0));
+    assertThat(err.toString(), containsString("warning: streamform.yml:9: model 'monthly', key"
+        + " 'allowed_lateness': allowed_lateness 35d is longer than a month"));
+  }
+
   @Test
   void explainNamesAMissingModel() {
     assertThat(run("explain", TIME.resolve("retention").toString(), "orders_by_day"), is(1));
@@ -113,7 +139,7 @@ class TestAndExplainCommandTest {
         run("test", TIME.resolve("retention/fixtures/retention.yml").toString()), is(0));
     assertThat(out.toString(), containsString("retention (model customer_metrics)\nPASS\n"));
     assertThat(out.toString(), containsString("1 fixture on direct: 1 passed, 0 failed"));
-    assertThat(run("test", TIME.getParent().toString()), is(0)); // time/, decisions/, duplicates/
-    assertThat(out.toString(), containsString("13 fixtures on direct: 13 passed, 0 failed"));
+    assertThat(run("test", TIME.getParent().toString()), is(0)); // time/, decisions/, duplicates/, calendar/
+    assertThat(out.toString(), containsString("15 fixtures on direct: 15 passed, 0 failed"));
   }
 }
