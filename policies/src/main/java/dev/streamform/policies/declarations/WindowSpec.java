@@ -8,7 +8,6 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
 import java.time.temporal.TemporalAdjusters;
 import java.time.zone.ZoneOffsetTransition;
 import java.time.zone.ZoneRules;
@@ -53,7 +52,7 @@ public abstract class WindowSpec {
 
   /**
    * The zone: for calendar windows the zone of their midnights (UTC unless declared); for a fixed
-   * window only when declared (it labels outputs, it never moves the window).
+   * window only when declared (part of the time policy; it never moves the window).
    */
   public abstract Optional<ZoneId> timeZone();
 
@@ -106,7 +105,7 @@ public abstract class WindowSpec {
         nominal, nominal, Optional.of(unit), Optional.of(zone), declared, weekStarts);
   }
 
-  /** These fixed windows, labelled with {@code zone} (the zone does not move them). */
+  /** These windows with {@code zone} declared (the zone never moves fixed windows). */
   public WindowSpec withTimeZone(ZoneId zone) {
     if (isCalendar()) {
       return calendar(calendarUnit().get(), zone, true, weekStarts());
@@ -230,19 +229,15 @@ public abstract class WindowSpec {
   }
 
   /**
-   * The local date a window stands for, as outputs write it in {@code window_local}: the day
-   * ({@code 2026-10-25}), a week's first day, or the month ({@code 2026-10}); for a fixed window
-   * with a zone, its start in local time ({@code 2026-10-25T02:00+01:00}); empty otherwise.
+   * The local date a calendar window stands for, as outputs write it in {@code window_local}: the
+   * day ({@code 2026-10-25}), a week's first day, or the month ({@code 2026-10}); empty for fixed
+   * windows.
    */
   public Optional<String> localLabel(Instant start) {
-    if (timeZone().isEmpty()) {
+    if (!isCalendar()) {
       return Optional.empty();
     }
-    ZonedDateTime local = start.atZone(timeZone().get());
-    if (!isCalendar()) {
-      return Optional.of(local.toOffsetDateTime().toString());
-    }
-    LocalDate first = firstDay(local.toLocalDate());
+    LocalDate first = firstDay(start.atZone(zoneOrUtc()).toLocalDate());
     return Optional.of(calendarUnit().get() == CalendarUnit.MONTH
         ? first.toString().substring(0, 7) : first.toString());
   }
@@ -289,7 +284,7 @@ public abstract class WindowSpec {
     String fixed = isHopping()
         ? "hopping " + Durations.format(size()) + " every " + Durations.format(every())
         : "tumbling " + Durations.format(size());
-    return fixed + timeZone().map(z -> " (labelled in " + z.getId() + ")").orElse("");
+    return fixed + timeZone().map(z -> " (time_zone " + z.getId() + " declared)").orElse("");
   }
 
   @Override
