@@ -88,7 +88,9 @@ final class LedgerCommand implements Callable<Integer> {
         return 1;
       }
       try (ModelLedger l = opened.get()) {
-        LedgerVerification v = l.ledger.verify(l.name());
+        // a calendar window's zone is part of its logical_window_id (docs/semantics.md §6.24)
+        LedgerVerification v = l.ledger.verify(l.name(), l.model.model().window()
+            .filter(w -> w.isCalendar()).map(w -> w.zoneOrUtc().getId()).orElse(null));
         v.defects().forEach(out::println);
         if (v.held() > 0) {
           out.println(v.held() + (v.held() == 1 ? " record is" : " records are")

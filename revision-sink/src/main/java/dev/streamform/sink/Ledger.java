@@ -303,6 +303,14 @@ public final class Ledger {
    * its identity hashes recompute (mismatches); refused records count as conflicts.
    */
   public LedgerVerification verify(String model) throws SQLException {
+    return verify(model, null);
+  }
+
+  /**
+   * As {@link #verify(String)} for a model of calendar windows in {@code timeZone} (its IANA name,
+   * part of their {@code logical_window_id}, docs/semantics.md §6.24); null for fixed windows.
+   */
+  public LedgerVerification verify(String model, @Nullable String timeZone) throws SQLException {
     List<WindowHistory> windows = history(model, Filter.all());
     int projections = 0;
     int revisions = 0;
@@ -389,12 +397,12 @@ public final class Ledger {
             + " is not the hash of its values " + RevisionIdentity.canonical(p.values()));
       }
       String logical =
-          RevisionIdentity.logicalWindowId(w.model(), w.key(), w.windowStart(), w.windowEnd());
+          RevisionIdentity.logicalWindowId(w.model(), w.key(), w.windowStart(), w.windowEnd(), timeZone);
       if (!logical.equals(w.logicalWindowId())
           || !RevisionIdentity.projectionId(logical, w.generation()).equals(w.projectionId())) {
         mismatches++;
         defects.add("mismatch: " + at + ": logical_window_id or projection_id is not the hash of"
-            + " model, key, window and generation");
+            + " model, key, window" + (timeZone == null ? "" : ", time zone") + " and generation");
       }
     }
     int conflicts = conflictCount(model);

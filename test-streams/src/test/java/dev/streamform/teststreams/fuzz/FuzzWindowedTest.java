@@ -198,6 +198,18 @@ class FuzzWindowedTest {
     }
   }
 
+  /** Issue 35: calendar-day traces across both DST changes agree with the oracle on Flink p2. */
+  @Test
+  void calendarDayTracesAgreeWithTheOracleOnFlinkAtParallelismTwo(@TempDir Path dir) throws Exception {
+    DeclaredModel model = FuzzProjects.model(dailyBerlin(dir.resolve("daily")), "daily_revenue");
+    StringWriter log = new StringWriter();
+    FuzzRun.Result result = fuzz(model, 100, 35, Fuzzer.Target.of(FixtureRunner.on(RunnerChoice.flinkLocal(2)), model),
+        dir.resolve("out"), log);
+    System.out.println("calendar fuzz on flink p2: " + result.agreeing + " of 100 traces agree");
+    assertTrue(result.allAgree(), log.toString());
+    assertEquals(100, result.agreeing);
+  }
+
   /**
    * A planted bug — a runner whose corrections lose their predecessor's values (a delta instead of
    * accumulating) — is found and shrunk to a fixture that names the difference.
