@@ -69,6 +69,31 @@ class LedgerWriterTest {
         equalTo("1 projection, 2 revisions, 0 gaps, 0 mismatches, 0 conflicts"));
   }
 
+  /**
+   * Issue 35: a calendar day's revisions carry the zone in their logical_window_id; verify, told
+   * the zone, recomputes the same id (without it, the id would be a mismatch).
+   */
+  @Test
+  void aCalendarDaysIdsVerifyWithTheirZone() throws Exception {
+    WindowRevision hourly = revision(7, 10, 1, "30");
+    java.time.Instant start = java.time.Instant.parse("2026-10-24T22:00:00Z");
+    java.time.Instant end = java.time.Instant.parse("2026-10-25T23:00:00Z");
+    String logical = dev.streamform.core.digest.RevisionIdentity.logicalWindowId(Revisions.MODEL,
+        WindowRevision.plainValues(hourly.key()), start, end, "Europe/Berlin");
+    WindowRevision day = hourly.toBuilder()
+        .setWindowStart(new org.joda.time.Instant(start.toEpochMilli()))
+        .setWindowEnd(new org.joda.time.Instant(end.toEpochMilli()))
+        .setLogicalWindowId(logical)
+        .setProjectionId(dev.streamform.core.digest.RevisionIdentity.projectionId(logical, 1))
+        .setWindowLocal("2026-10-25")
+        .build();
+    writer.write(List.of(day));
+    assertThat(ledger.verify(Revisions.MODEL, "Europe/Berlin").summary(),
+        equalTo("1 projection, 1 revision, 0 gaps, 0 mismatches, 0 conflicts"));
+    assertThat(ledger.verify(Revisions.MODEL, "UTC").summary(),
+        equalTo("1 projection, 1 revision, 0 gaps, 1 mismatch, 0 conflicts"));
+  }
+
   @Test
   void aFinalRecordAheadOfItsRevisionWaitsForIt() throws Exception {
     WindowRevision r2 = revision(7, 10, 2, "26");

@@ -95,6 +95,9 @@ public abstract class WindowRevision implements Serializable {
    */
   public abstract @Nullable String windowLocal();
 
+  /** A builder holding this record's fields. */
+  public abstract Builder toBuilder();
+
   public static Builder builder() {
     return new AutoValue_WindowRevision.Builder();
   }
