@@ -93,6 +93,35 @@ class KafkaConnectionTest {
     SerializableUtils.ensureSerializable(connection.<String, String>producerFactory());
   }
 
+  /**
+   * A secret named by a file reference ({@code ${file:PATH:KEY}}, Kafka's FileConfigProvider) is
+   * read where a client is created: the pipeline as a runner receives it (every transform, its
+   * consumer and producer factories, serialized) holds the reference, never the secret.
+   */
+  @Test
+  void aFileReferenceIsResolvedWhereTheClientIsCreatedNotInTheSerializedPipeline() throws Exception {
+    Path secrets = Files.writeString(dir.resolve("kafka-secrets.properties"), "password=" + SECRET + "\n");
+    Path file = Files.writeString(dir.resolve("deploy.properties"), String.join("\n",
+        "security.protocol=SASL_SSL",
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required"
+            + " username=\"u\" password=\"${file:" + secrets + ":password}\";",
+        ""));
+    KafkaConnection connection =
+        KafkaConnection.of("127.0.0.1:9094", KafkaClientProperties.read(file, "deploy.properties", true));
+    Pipeline p = Pipeline.create(PipelineOptionsFactory.create());
+    p.apply(KafkaSource.of(connection, "orders", Map.of("id", ColumnType.INT64), List.of("id")));
+    p.apply(Create.of(KV.of("k", "v")).withCoder(KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of())))
+        .apply(ModelSinks.write(connection, "out"));
+
+    String graph = new String(
+        org.apache.beam.sdk.util.construction.PipelineTranslation.toProto(p).toByteArray(),
+        java.nio.charset.StandardCharsets.ISO_8859_1);
+    assertThat("the check sees what it looks for", graph, containsString("${file:" + secrets));
+    assertThat(graph, not(containsString(SECRET)));
+    Map<String, Object> client = connection.clientConfig(Map.<String, String>of()::get);
+    assertThat((String) client.get("sasl.jaas.config"), containsString("password=\"" + SECRET + "\";"));
+  }
+
   @Test
   void passwordTypedKafkaPropertiesCountAsSecrets() {
     assertTrue(KafkaConnection.isSecret("ssl.key.password"));

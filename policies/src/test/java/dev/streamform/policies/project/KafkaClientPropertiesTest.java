@@ -89,6 +89,18 @@ class KafkaClientPropertiesTest {
   }
 
   @Test
+  void anyJaasOptionThatCarriesASecretMustBeAReference() {
+    List<String> problems = sourceWith(
+        "security.protocol=SASL_SSL\n"
+            + "sasl.mechanism=OAUTHBEARER\n"
+            + "sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
+            + " required clientId=\"streamform\" clientSecret=\"oauth-s3cret\" scope=\"kafka\";\n").problems();
+    assertThat(problems, hasItem(containsString(
+        "conf/kafka.properties:3: key 'sasl.jaas.config': holds a secret written into the file")));
+    assertThat("no problem repeats the secret", String.join("\n", problems), not(containsString("oauth-s3cret")));
+  }
+
+  @Test
   void aFileOutsideProjectsMayHoldLiteralSecrets() throws Exception {
     Path file = dir.resolve("deploy.properties");
     Files.writeString(file, "ssl.truststore.password=changeit\n");
