@@ -131,7 +131,7 @@ final class SourcesFile {
                 + " folder (e.g. kafka.properties: kafka.properties with security.protocol=SASL_SSL)");
       } else {
         // a project file is shared: its secrets must come from the environment
-        KafkaClientProperties.read(dir.resolve(file), file, true, problems);
+        KafkaClientProperties.read(dir.resolve(file), file, problems);
         b.setKafkaProperties(file);
       }
     });
