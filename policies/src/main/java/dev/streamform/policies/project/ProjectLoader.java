@@ -212,6 +212,12 @@ final class ProjectLoader {
     if (spec.linearFile().isPresent()) {
       String file = spec.linearFile().get();
       Path path = dir.resolve(file);
+      Optional<String> outside = ProjectFiles.outside(dir, file);
+      if (outside.isPresent()) {
+        d.get().report("linear", outside.get(), ProjectFiles.FIX
+            + ", e.g. linear: models/<model>.linear.yml");
+        return Optional.empty();
+      }
       try {
         LinearModel linear = LinearModel.read(path);
         java.util.Set<String> inputs = new java.util.TreeSet<>();
