@@ -150,6 +150,22 @@ class PoisonRecordsTest {
     assertThat(said, containsString("is given twice"));
   }
 
+  /** Names become paths: a topic of ../escape would write beside the output folder. */
+  @Test
+  void aTopicThatIsAPathIsRefusedAndNothingIsWrittenOutsideTheOutputFolder() throws Exception {
+    Path project = project();
+    Files.writeString(project.resolve("streamform.yml"),
+        Files.readString(project.resolve("streamform.yml")).replace("    retention: 10m\n",
+            "    retention: 10m\n    late_topic: ../escape\n"));
+    Path output = dir.resolve("out");
+    int status = run("run", project.toString(), "--model", "customer_metrics", "--output", output.toString());
+    String said = out + "" + err;
+    assertThat(said, Files.exists(dir.resolve("escape.jsonl")), is(false));
+    assertThat(said, status, is(1));
+    assertThat(said, containsString("streamform.yml:6: model 'customer_metrics', key 'late_topic':"
+        + " '../escape' is not a Kafka topic name"));
+  }
+
   private Path project() throws Exception {
     Path project = dir.resolve("project");
     try (Stream<Path> all = Files.walk(EXAMPLE)) {
