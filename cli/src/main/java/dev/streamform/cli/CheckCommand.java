@@ -8,7 +8,7 @@ import dev.streamform.policies.project.Problem;
 import dev.streamform.policies.project.Project;
 import dev.streamform.policies.sql.ModelSql;
 import dev.streamform.policies.sql.SqlModelException;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,6 +30,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "check",
+    header = "Checks declarations, SQL and fixtures; each problem with file, line and fix.",
     mixinStandardHelpOptions = true,
     description = {
       "Checks a project's sources.yml, streamform.yml and models/*.sql and fixtures/*.yml and reports every problem"

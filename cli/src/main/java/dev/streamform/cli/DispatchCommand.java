@@ -1,6 +1,6 @@
 package dev.streamform.cli;
 
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import dev.streamform.sink.effects.Dispatcher;
 import dev.streamform.sink.effects.EffectRule;
 import java.io.PrintWriter;
@@ -22,6 +22,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "dispatch",
+    header = "Delivers a model's prepared effects to their providers, never twice.",
     mixinStandardHelpOptions = true,
     description = {
       "Delivers the model's declared effects (effects: in streamform.yml) that streamform run --jdbc-url"

@@ -40,6 +40,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "produce",
+    header = "Writes a fixture's events to its source's Kafka topic.",
     mixinStandardHelpOptions = true,
     description = {
       "Writes a fixture's given: items, in order, to the Kafka topic of its model's source: each"

@@ -114,16 +114,17 @@ class ReadmeJavaAuthorsTest {
 
   @Test
   void theSnippetIsTheReadmes() throws IOException {
-    Path readme = Files.isRegularFile(Paths.get("../README.md")) ? Paths.get("../README.md") : Paths.get("README.md");
+    Path page = Paths.get("docs/guides/java-authors.md");
+    Path readme = Files.isRegularFile(Paths.get("..").resolve(page)) ? Paths.get("..").resolve(page) : page;
     Path self = Paths.get("src/test/java/dev/streamform/transforms/ReadmeJavaAuthorsTest.java");
     String source = Files.readString(Files.isRegularFile(self) ? self : Paths.get("transforms").resolve(self));
     String snippet = source.substring(
         source.indexOf("// README begin\n") + "// README begin\n".length(), source.indexOf("    // README end"));
     String text = Files.readString(readme);
-    int start = text.indexOf("## For Java authors");
+    int start = text.indexOf("# For Java authors");
     String section = text.substring(start, text.indexOf("\n## ", start + 1));
     assertTrue(normalized(section).contains(normalized(snippet)),
-        "README's \"For Java authors\" no longer shows the pipeline this test runs:\n" + snippet);
+        "docs/guides/java-authors.md no longer shows the pipeline this test runs:\n" + snippet);
   }
 
   /** Lines without their common indentation. */

@@ -2,7 +2,7 @@ package dev.streamform.transforms;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.streamform.policies.digest.RevisionIdentity;
+import dev.streamform.core.digest.RevisionIdentity;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.envelope.SourceRecord;

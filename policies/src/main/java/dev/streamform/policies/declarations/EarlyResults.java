@@ -1,7 +1,7 @@
 package dev.streamform.policies.declarations;
 
 import com.google.auto.value.AutoValue;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;

@@ -18,7 +18,7 @@ import dev.streamform.policies.project.Project;
 import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.sql.ModelQuery;
 import dev.streamform.policies.sql.OutputColumn;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

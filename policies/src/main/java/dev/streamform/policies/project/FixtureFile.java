@@ -8,7 +8,7 @@ import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.schema.ColumnValues;
 import dev.streamform.policies.sql.ModelSql;
 import dev.streamform.policies.sql.SqlModelException;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import dev.streamform.policies.time.Timestamps;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

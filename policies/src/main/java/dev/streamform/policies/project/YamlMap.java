@@ -1,6 +1,6 @@
 package dev.streamform.policies.project;
 
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import java.io.StringReader;
 import java.time.Duration;
 import java.util.ArrayList;

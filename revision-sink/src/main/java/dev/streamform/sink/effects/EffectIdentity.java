@@ -1,6 +1,6 @@
 package dev.streamform.sink.effects;
 
-import dev.streamform.policies.digest.RevisionIdentity;
+import dev.streamform.core.digest.RevisionIdentity;
 import java.util.List;
 import java.util.Map;
 

@@ -4,7 +4,7 @@ import dev.streamform.policies.declarations.EarlyResults;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.declarations.WindowSpec;
-import dev.streamform.policies.digest.RevisionIdentity;
+import dev.streamform.core.digest.RevisionIdentity;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.sql.ModelQuery;
 import dev.streamform.teststreams.fixture.FixtureOutcome;

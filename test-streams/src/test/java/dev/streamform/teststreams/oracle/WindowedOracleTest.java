@@ -350,7 +350,7 @@ class WindowedOracleTest {
     Row row = out.rows().get(0);
     assertEquals("merchant=7", show(row.key()));
     assertEquals(
-        dev.streamform.policies.digest.RevisionIdentity.logicalWindowId(
+        dev.streamform.core.digest.RevisionIdentity.logicalWindowId(
             "hourly_revenue", Map.of("merchant", 7L), at("10:00"), at("11:00")),
         row.logicalWindowId());
   }

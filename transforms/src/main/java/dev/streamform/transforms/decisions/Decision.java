@@ -1,7 +1,7 @@
 package dev.streamform.transforms.decisions;
 
 import com.google.auto.value.AutoValue;
-import dev.streamform.policies.digest.RevisionIdentity;
+import dev.streamform.core.digest.RevisionIdentity;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -20,7 +20,7 @@ import org.joda.time.ReadableInstant;
  * <p>Values accumulate: every revision carries the aggregate of every event accepted into the
  * window so far, never a delta. The identity fields are the same on every runner: {@link
  * #logicalWindowId()} and {@link #projectionId()} by {@code
- * dev.streamform.policies.digest.RevisionIdentity}, {@link #aggregateDigest()} over the output
+ * dev.streamform.core.digest.RevisionIdentity}, {@link #aggregateDigest()} over the output
  * values, {@link #offsets()} per partition over the events included.
  *
  * <p>Element timestamp: the window's last millisecond ({@code window_end - 1ms}), as Beam stamps

@@ -3,8 +3,8 @@ package dev.streamform.transforms.windows;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
-import dev.streamform.policies.digest.RevisionIdentity;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.digest.RevisionIdentity;
+import dev.streamform.core.time.Durations;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.changelog.Accumulators;
 import dev.streamform.transforms.changelog.Aggregation;

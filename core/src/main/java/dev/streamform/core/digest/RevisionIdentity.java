@@ -1,4 +1,4 @@
-package dev.streamform.policies.digest;
+package dev.streamform.core.digest;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
