@@ -137,6 +137,18 @@ class UnattendedSinkTest {
   }
 
   @Test
+  void aWindowColumnIsASubject() throws Exception {
+    EffectRule perWindow = EffectRule.of(Revisions.MODEL, "window_bonus", "window_start", "revenue >= 1000",
+        ProviderSpec.webhook("http://127.0.0.1:9/effects", true, true));
+    LedgerWriter w = new LedgerWriter(pool, Duration.ofSeconds(5), List.of(perWindow));
+    assertThat(w.write(List.of(revision(7, 10, 1, "1500"))).effects().prepared(), equalTo(1));
+    // a correction keeps the subject, so it follows the same effect
+    assertThat(w.write(List.of(revision(7, 10, 2, "1600"))).effects().updated(), equalTo(1));
+    assertThat(rows("SELECT subject::text, revision, state FROM streamform.effect"),
+        equalTo(List.of("\"2026-08-30T10:00:00.000Z\" 2 PREPARED")));
+  }
+
+  @Test
   void aHeldRecordRefusedByALaterBatchReachesTheConflictOutput() throws Exception {
     // a final record of revision 2 is held; revision 2 arrives with other values: the held record is
     // refused by a batch that does not carry it
