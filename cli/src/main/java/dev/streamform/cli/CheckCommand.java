@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
  * {@code streamform check <project-dir>}: loads a project and checks every declaration and every
  * fixture file. Valid: one
  * summary line on stdout, exit 0. Invalid: every problem on stderr, one per line, then their count,
- * exit 1. Warnings (a fixture that spreads a key over partitions, which SEMANTICS §7 does not
+ * exit 1. Warnings (a fixture that spreads a key over partitions, which docs/semantics.md §7 does not
  * promise) go to stderr, as {@code streamform test} prints them, and do not change the status.
  */
 @Command(

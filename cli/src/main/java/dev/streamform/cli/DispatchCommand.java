@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code streamform dispatch}: moves a windowed model's declared effects out of the effect ledger
- * to their providers (SEMANTICS §10), one {@link Dispatcher#runOnce} pass at a time.
+ * to their providers (docs/semantics.md §10), one {@link Dispatcher#runOnce} pass at a time.
  */
 @Command(
     name = "dispatch",

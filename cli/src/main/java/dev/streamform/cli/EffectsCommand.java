@@ -15,7 +15,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code streamform effects show|verify}: a windowed model's effect ledger (SEMANTICS §10), shown
+ * {@code streamform effects show|verify}: a windowed model's effect ledger (docs/semantics.md §10), shown
  * as a table or checked against its invariants. Reads only.
  */
 @Command(

@@ -23,7 +23,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code streamform ledger verify|show}: a windowed model's revision ledger in PostgreSQL (written by
- * {@code streamform run --jdbc-url}), checked against SEMANTICS §8's invariant or shown as tables.
+ * {@code streamform run --jdbc-url}), checked against docs/semantics.md §8's invariant or shown as tables.
  */
 @Command(
     name = "ledger",

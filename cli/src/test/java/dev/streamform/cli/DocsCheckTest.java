@@ -209,6 +209,36 @@ class DocsCheckTest {
     assertTrue(wrong.isEmpty(), String.join("\n", wrong));
   }
 
+  @Test
+  void everyCitationOfTheContractNamesASectionThatExists() throws IOException {
+    String contract = Files.readString(ROOT.resolve("docs/semantics.md"), StandardCharsets.UTF_8);
+    Pattern citation = Pattern.compile("docs/semantics\\.md\\s+(?:\\*\\s+)?§(\\d+)(?:\\.(\\d+))?");
+    List<String> wrong = new ArrayList<>();
+    int cited = 0;
+    List<Path> sources;
+    try (Stream<Path> walk = Files.walk(ROOT)) {
+      sources = walk.filter(p -> p.toString().endsWith(".java"))
+          .filter(p -> !ROOT.relativize(p).toString().contains("target/"))
+          .collect(Collectors.toList());
+    }
+    for (Path source : sources) {
+      Matcher m = citation.matcher(Files.readString(source, StandardCharsets.UTF_8));
+      while (m.find()) {
+        cited++;
+        String section = m.group(1);
+        String rule = m.group(2);
+        boolean exists = contract.contains("\n## §" + section + " ")
+            && (rule == null || contract.contains("**" + section + "." + rule + "**"));
+        if (!exists) {
+          wrong.add(ROOT.relativize(source) + ": cites " + m.group()
+              + ", which docs/semantics.md does not have");
+        }
+      }
+    }
+    assertTrue(cited > 50, "found only " + cited + " citations of docs/semantics.md");
+    assertTrue(wrong.isEmpty(), String.join("\n", wrong));
+  }
+
   /** A command line's words; a word naming a path in the repository becomes that path. */
   private static String[] arguments(String line) {
     List<String> words = new ArrayList<>();

@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The transactional outbox of one-time effects (SEMANTICS §10): in the transaction that applies a
+ * The transactional outbox of one-time effects (docs/semantics.md §10): in the transaction that applies a
  * batch of revisions, for every window whose canonical generation got a new revision, each rule of
  * its model is evaluated on the window's latest revision and the effect ledger is brought in line:
  *

@@ -38,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code README} markers below must be the README's snippet, which the first test checks), fed the
  * seed's late-event log by a bounded {@code Create.of}: 40 runs on the DirectRunner and 3 on Flink
  * at parallelism 2 each give the seed's answer — insert 10, update 30, update 31, the 10:01 event
- * late (SEMANTICS §5, fixture 1).
+ * late (docs/semantics.md §5, fixture 1).
  */
 class ReadmeJavaAuthorsTest {
   private static final int DIRECT_RUNS = 40;
@@ -90,7 +90,7 @@ class ReadmeJavaAuthorsTest {
         .apply("WriteLate", ParDo.of(new Scenario.LinesToFiles(out.resolve("late"))));
   }
 
-  /** The seed's answer, by hand from SEMANTICS §5 (sorted as {@link Scenario#readLines} sorts). */
+  /** The seed's answer, by hand from docs/semantics.md §5 (sorted as {@link Scenario#readLines} sorts). */
   private static final List<String> CHANGELOG =
       List.of("p0/0 insert 42 10", "p0/1 update 42 30", "p0/3 update 42 31");
   private static final List<String> LATE =

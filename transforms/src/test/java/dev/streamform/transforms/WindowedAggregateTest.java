@@ -32,7 +32,7 @@ import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link WindowedAggregate} against SEMANTICS §6, with answers worked out by hand in the comments,
+ * {@link WindowedAggregate} against docs/semantics.md §6, with answers worked out by hand in the comments,
  * fed as an author would: Create.of in shuffled orders and one element per TestStream batch.
  */
 class WindowedAggregateTest {

@@ -49,7 +49,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       {"reason":..,"watermark":..,"partition":..,"offset":..,"event_time":..,"record":{..}}}.
  * </ul>
  *
- * <p>A windowed model (SEMANTICS §6):
+ * <p>A windowed model (docs/semantics.md §6):
  *
  * <ul>
  *   <li>window records, topic {@code <model>} (every record kept: previews, each revision, the

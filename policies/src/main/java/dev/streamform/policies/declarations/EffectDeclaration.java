@@ -3,7 +3,7 @@ package dev.streamform.policies.declarations;
 import com.google.auto.value.AutoValue;
 
 /**
- * One declared effect of a windowed model (SEMANTICS §10), an item of its {@code effects:} list in
+ * One declared effect of a windowed model (docs/semantics.md §10), an item of its {@code effects:} list in
  * {@code streamform.yml}:
  *
  * <pre>{@code

@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The windows of a windowed model (SEMANTICS §6): windows of {@link #size()} that start at every
+ * The windows of a windowed model (docs/semantics.md §6): windows of {@link #size()} that start at every
  * multiple of {@link #every()} from the epoch, in UTC. Tumbling windows ({@code window: 1h}) have
  * {@code every == size}, so each instant is in exactly one window; hopping windows ({@code window:
  * {size: 1h, every: 15m}}) overlap, each instant being in {@code size / every} of them. Both

@@ -25,7 +25,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Reads a fixture file (SEMANTICS §4, and §6 for a windowed model's rows) through {@link
+ * Reads a fixture file (docs/semantics.md §4, and §6 for a windowed model's rows) through {@link
  * YamlMap}, typing every value.
  */
 final class FixtureFile {

@@ -42,7 +42,7 @@ final class ModelsFile {
   static final String PROVIDER_EXAMPLE = "provider: {kind: webhook, url: \"http://127.0.0.1:8099/rewards\","
       + " idempotency: key, receipts: true}";
 
-  /** The keys of a scoring model's {@code decisions:} (SEMANTICS §11; README "Decisions"). */
+  /** The keys of a scoring model's {@code decisions:} (docs/semantics.md §11; README "Decisions"). */
   static final List<String> DECISIONS_KEYS = List.of("features_over", "scorer", "linear", "contract",
       "lateness", "late_action", "late_updates_state", "max_clock_skew", "arrival");
 

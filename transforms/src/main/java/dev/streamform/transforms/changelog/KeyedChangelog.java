@@ -528,7 +528,7 @@ public abstract class KeyedChangelog
       }
     }
 
-    /** Applies one event to its key (SEMANTICS §3) and emits its changelog record. */
+    /** Applies one event to its key (docs/semantics.md §3) and emits its changelog record. */
     private void applyOne(TimedEvent event, KeyState key, OutputReceiver<ChangelogRecord> out) {
       Envelope envelope = event.envelope();
       Instant w = event.watermarkAtArrival();

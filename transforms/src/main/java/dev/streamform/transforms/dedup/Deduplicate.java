@@ -57,7 +57,7 @@ import org.joda.time.Instant;
  * for the id column is quarantined too (it cannot be told from a repeat) and registers nothing.
  * Whether an id is still
  * kept for an event is decided from the event's own partition watermark at arrival ({@link
- * TimedEvent#watermarkAtArrival()}), as retention is (SEMANTICS §3), so the answer is a function of
+ * TimedEvent#watermarkAtArrival()}), as retention is (docs/semantics.md §3), so the answer is a function of
  * the per-partition logs; event-time timers free an id's state at first-seen + horizon, never
  * earlier than an arriving event would still find it. State is one small entry per id seen within
  * the horizon.

@@ -55,7 +55,7 @@ import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
- * Event-time windows whose results are revisable objects (SEMANTICS §6): per key and window, early
+ * Event-time windows whose results are revisable objects (docs/semantics.md §6): per key and window, early
  * previews, revision 1 at the watermark, one accumulating revision per correction, and a final
  * record at {@code window_end + allowed_lateness}, after which the window's state is freed.
  *
