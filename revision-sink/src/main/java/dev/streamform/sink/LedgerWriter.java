@@ -58,6 +58,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class LedgerWriter {
   private static final Logger LOG = LoggerFactory.getLogger(LedgerWriter.class);
+  /**
+   * What HikariCP's stand-in for a connection it evicted after a fatal error (the server went away)
+   * throws, with no SQLState: seen when a restart cuts a schema migration short.
+   */
+  private static final String HIKARI_CLOSED = "Connection is closed";
 
   private final DataSource dataSource;
   private final Duration retryFor;
@@ -203,7 +208,8 @@ public final class LedgerWriter {
   /**
    * True for a failure a retry can cure: the connection was lost or refused, the server is shutting
    * down or starting, a serialization failure or deadlock, a compare-and-set that lost a race, the
-   * server's lock table or connection slots exhausted (53200, 53300: other transactions free them).
+   * server's lock table or connection slots exhausted (53200, 53300: other transactions free them),
+   * a pooled connection the pool closed after the server went away.
    */
   static boolean retryable(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
@@ -213,6 +219,9 @@ public final class LedgerWriter {
       if (t instanceof SQLException) {
         SQLException sql = (SQLException) t;
         String state = sql.getSQLState();
+        if (state == null && HIKARI_CLOSED.equals(sql.getMessage())) {
+          return true;
+        }
         if (state != null
             && (state.startsWith("08")
                 || state.startsWith("57P")
