@@ -239,6 +239,25 @@ class DocsCheckTest {
     assertTrue(wrong.isEmpty(), String.join("\n", wrong));
   }
 
+  @Test
+  void everyPackageSaysWhatItIsFor() throws IOException {
+    List<String> missing;
+    try (Stream<Path> walk = Files.walk(ROOT)) {
+      missing = walk.filter(p -> p.toString().endsWith(".java"))
+          .filter(p -> ROOT.relativize(p).toString().contains("src/main/java/"))
+          .filter(p -> !ROOT.relativize(p).toString().contains("target/"))
+          .filter(p -> !ROOT.relativize(p).startsWith("examples"))
+          .map(Path::getParent)
+          .distinct()
+          .filter(dir -> !Files.isRegularFile(dir.resolve("package-info.java")))
+          .map(dir -> ROOT.relativize(dir).toString())
+          .sorted()
+          .collect(Collectors.toList());
+    }
+    assertTrue(missing.isEmpty(), "packages without a package-info.java saying what they are for"
+        + " (CONTRIBUTING.md):\n" + String.join("\n", missing));
+  }
+
   /** A command line's words; a word naming a path in the repository becomes that path. */
   private static String[] arguments(String line) {
     List<String> words = new ArrayList<>();

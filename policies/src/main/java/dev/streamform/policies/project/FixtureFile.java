@@ -30,7 +30,7 @@ import java.util.stream.Stream;
  */
 final class FixtureFile {
   static final String DIR = "fixtures";
-  private static final List<String> KEYS = List.of("model", "description", "given", "expect", "late", "duplicates", "quarantined", "tolerance");
+  static final List<String> KEYS = List.of("model", "description", "given", "expect", "late", "duplicates", "quarantined", "tolerance");
   private static final String GIVEN_EXAMPLE =
       "- event: { customer_id: 42, ordered_at: \"" + Timestamps.EXAMPLE + "\" }  or  - watermark: \""
           + Timestamps.EXAMPLE + "\"";

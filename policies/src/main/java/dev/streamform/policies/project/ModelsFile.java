@@ -44,7 +44,7 @@ final class ModelsFile {
 
   /** The keys of a scoring model's {@code decisions:} (docs/semantics.md §11; README "Decisions"). */
   static final List<String> DECISIONS_KEYS = List.of("features_over", "scorer", "linear", "contract",
-      "lateness", "late_action", "late_updates_state", "max_clock_skew", "arrival");
+      "allowed_lateness", "lateness", "late_action", "late_updates_state", "max_clock_skew", "arrival");
 
   /** The keys of a hopping window, {@code window: {size: 1h, every: 15m}}. */
   static final List<String> WINDOW_KEYS = List.of("size", "every");
@@ -336,7 +336,8 @@ final class ModelsFile {
     d.string("linear", "linear: models/receipt_risk.linear.yml").ifPresent(b::setLinearFile);
     d.choice("contract", DecisionsSpec.Contract.class, "as_of_occurrence or latest_available")
         .ifPresent(b::setContract);
-    d.duration("lateness", "10m").ifPresent(b::setLateness);
+    // allowed_lateness, as for windows (docs/concepts/glossary.md); "lateness" is its older name
+    d.duration(d.nameOf("allowed_lateness", "lateness"), "10m").ifPresent(b::setLateness);
     d.choice("late_action", DecisionsSpec.LateAction.class, "ignore, revise or reconcile")
         .ifPresent(b::setLateAction);
     d.string("late_updates_state", "late_updates_state: true").ifPresent(text -> {

@@ -167,6 +167,20 @@ final class YamlMap {
     }
   }
 
+  /**
+   * The key this mapping uses for a setting with two names, {@code name} and its older
+   * {@code alias} (docs/concepts/glossary.md): the one present, {@code name} when neither is.
+   * Both present is a problem at the alias.
+   */
+  String nameOf(String name, String alias) {
+    if (has(name) && has(alias)) {
+      report(alias, "'" + alias + "' and '" + name + "' are the same setting",
+          "keep " + name + ": (" + alias + ": is its older name) and remove " + alias);
+      return name;
+    }
+    return has(alias) ? alias : name;
+  }
+
   /** Records a problem about {@code key} (at its line, or this mapping's when absent). */
   void report(String key, String message, String fix) {
     problems.add(Problem.of(file, line(key), subject, Optional.of(keyPrefix + key), message, Optional.of(fix)));
