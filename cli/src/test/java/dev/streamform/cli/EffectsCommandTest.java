@@ -167,7 +167,7 @@ class EffectsCommandTest {
   /** Issue 28: a rule the sink could not evaluate is recorded, shown, and a problem for verify. */
   @Test
   void aRuleTheSinkCouldNotEvaluateIsShownAndFailsVerify() throws Exception {
-    // a decimal compared with a string: `streamform check` refuses it; a rule made by hand is not checked
+    // a decimal compared with a string: `streamform check` refuses it, a hand-made rule is unchecked
     EffectRule broken = EffectRule.of("hourly_revenue", "broken", "merchant_id", "revenue >= '1000'",
         EffectsProject.rules(project).get(0).provider());
     LedgerWriter.Outcome written =
