@@ -248,7 +248,7 @@ class LedgerWriterTest {
     assertThat(gap.defects().get(0), containsString("revision 2 is missing"));
 
     // plant a mismatch: merchant 8's projection says 99 (with a digest that matches 99)
-    String digest99 = dev.streamform.policies.digest.RevisionIdentity.aggregateDigest(
+    String digest99 = dev.streamform.core.digest.RevisionIdentity.aggregateDigest(
         java.util.Map.of("revenue", new java.math.BigDecimal("99")));
     execute("UPDATE streamform.projection SET aggregate_values = '{\"revenue\": \"99\"}', aggregate_digest = '"
         + digest99 + "' WHERE window_key->>'merchant_id' = '8'");
@@ -265,6 +265,12 @@ class LedgerWriterTest {
     assertThat(LedgerWriter.retryable(new SQLException("refused", "08001")), equalTo(true));
     assertThat(LedgerWriter.retryable(new SQLException("terminating connection", "57P01")), equalTo(true));
     assertThat(LedgerWriter.retryable(new SQLException("deadlock", "40P01")), equalTo(true));
+    assertThat(LedgerWriter.retryable(new SQLException("serialization failure", "40001")), equalTo(true));
+    // the lock table exhausted (issue 28): other transactions free it, so a retry can cure it
+    assertThat(LedgerWriter.retryable(new SQLException("out of shared memory", "53200")), equalTo(true));
+    // HikariCP's stand-in for a connection it evicted after the server went away (a restart)
+    assertThat(LedgerWriter.retryable(new RuntimeException(new SQLException("Connection is closed"))),
+        equalTo(true));
     assertThat(LedgerWriter.retryable(new SQLException("check constraint", "23514")), equalTo(false));
     assertThat(LedgerWriter.retryable(new RuntimeException(new java.sql.SQLTransientConnectionException("pool"))),
         equalTo(true));

@@ -8,7 +8,7 @@ import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.sql.ModelSql;
 import dev.streamform.policies.sql.SqlModelException;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -42,9 +42,12 @@ final class ModelsFile {
   static final String PROVIDER_EXAMPLE = "provider: {kind: webhook, url: \"http://127.0.0.1:8099/rewards\","
       + " idempotency: key, receipts: true}";
 
-  /** The keys of a scoring model's {@code decisions:} (SEMANTICS §11; README "Decisions"). */
+  /** The longest model name: {@code <model>.quarantine}, its default topic, is a legal topic. */
+  static final int MAX_MODEL_NAME = 249 - ".quarantine".length();
+
+  /** The keys of a scoring model's {@code decisions:} (docs/semantics.md §11; README "Decisions"). */
   static final List<String> DECISIONS_KEYS = List.of("features_over", "scorer", "linear", "contract",
-      "lateness", "late_action", "late_updates_state", "max_clock_skew", "arrival");
+      "allowed_lateness", "lateness", "late_action", "late_updates_state", "max_clock_skew", "arrival");
 
   /** The keys of a hopping window, {@code window: {size: 1h, every: 15m}}. */
   static final List<String> WINDOW_KEYS = List.of("size", "every");
@@ -100,6 +103,9 @@ final class ModelsFile {
       if (!Names.isIdentifier(name)) {
         all.get().report(name, "'" + name + "' is not a usable model name (it names models/" + name + ".sql)",
             "use letters, digits and _ (starting with a letter or _)");
+      } else if (name.length() > MAX_MODEL_NAME) {
+        all.get().report(name, "is " + name.length() + " characters long: its topic " + name
+            + ".quarantine would be longer than Kafka's 249", "use at most " + MAX_MODEL_NAME + " characters");
       }
       all.get()
           .map(name, Optional.of("model '" + name + "'"), name + ": followed by its keys (materialized, key, ...)")
@@ -173,9 +179,9 @@ final class ModelsFile {
             "write a whole number from 1, e.g. generation: 2 (the default is 1)");
       }
     });
-    m.string("topic", "topic: customer_metrics").ifPresent(b::setTopic);
-    m.string("late_topic", "late_topic: orders_late").ifPresent(b::setLateTopic);
-    m.string("quarantine_topic", "quarantine_topic: orders_quarantine").ifPresent(b::setQuarantineTopic);
+    topic(m, "topic", "customer_metrics").ifPresent(b::setTopic);
+    topic(m, "late_topic", "orders_late").ifPresent(b::setLateTopic);
+    topic(m, "quarantine_topic", "orders_quarantine").ifPresent(b::setQuarantineTopic);
 
     List<EffectEntry> effects = new ArrayList<>();
     if (m.has("effects")) {
@@ -336,7 +342,8 @@ final class ModelsFile {
     d.string("linear", "linear: models/receipt_risk.linear.yml").ifPresent(b::setLinearFile);
     d.choice("contract", DecisionsSpec.Contract.class, "as_of_occurrence or latest_available")
         .ifPresent(b::setContract);
-    d.duration("lateness", "10m").ifPresent(b::setLateness);
+    // allowed_lateness, as for windows (docs/concepts/glossary.md); "lateness" is its older name
+    d.duration(d.nameOf("allowed_lateness", "lateness"), "10m").ifPresent(b::setLateness);
     d.choice("late_action", DecisionsSpec.LateAction.class, "ignore, revise or reconcile")
         .ifPresent(b::setLateAction);
     d.string("late_updates_state", "late_updates_state: true").ifPresent(text -> {
@@ -425,5 +432,14 @@ final class ModelsFile {
       w.report("every", e.getMessage(), fix);
       return Optional.empty();
     }
+  }
+
+  /** A topic name under {@code key}: a legal Kafka topic name (it names an output file too). */
+  private static Optional<String> topic(YamlMap m, String key, String example) {
+    return m.string(key, key + ": " + example).filter(t -> {
+      Optional<String> problem = Names.topicProblem(t);
+      problem.ifPresent(p -> m.report(key, p, Names.topicFix(key, example)));
+      return problem.isEmpty();
+    });
   }
 }

@@ -6,7 +6,7 @@ import java.io.Serializable;
 import java.util.Objects;
 
 /**
- * A declared effect rule of a windowed model (SEMANTICS §10): when a canonical revision of a
+ * A declared effect rule of a windowed model (docs/semantics.md §10): when a canonical revision of a
  * window makes {@code condition} true, the effect {@code type} for the window's {@code subject}
  * (the value of that output column) is to happen once, through {@code provider}.
  *
@@ -20,7 +20,8 @@ import java.util.Objects;
  *
  * @param model the windowed model whose revisions the rule reads
  * @param type the effect's type, part of its key
- * @param subject the output column (a key column, as a rule) whose value is the effect's subject
+ * @param subject the key or window column whose value is the effect's subject (never an aggregate:
+ *     the key must not move with a correction; {@code streamform check} refuses one)
  * @param when the condition's text, in the model's SQL expression language
  * @param condition {@code when}, parsed
  * @param provider where and how the effect is delivered

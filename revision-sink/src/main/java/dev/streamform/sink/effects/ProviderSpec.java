@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * A declared provider: its kind ({@code webhook}), where it is, and the two capabilities that
- * decide what the dispatcher may do after a dispatch whose outcome it did not learn (SEMANTICS §10).
+ * decide what the dispatcher may do after a dispatch whose outcome it did not learn (docs/semantics.md §10).
  *
  * @param kind {@code webhook}
  * @param url the webhook's endpoint: effects are POSTed to it, receipts are read from {@code
