@@ -131,15 +131,15 @@ class FaultSuiteTest {
   }
 
   /**
-   * The late topic refuses every write mid-stream (SEMANTICS §2: the late output is as durable as
-   * the main one). Phase 2's late events are on the topic before the fault, and no checkpoint
-   * covers them yet (a checkpoint every 15 s, the last one just before phase 2); then the broker
-   * refuses every record of the late topic ({@code max.message.bytes} smaller than any record)
-   * while phase 3 is read: the job must fail and restart from its last checkpoint instead of
-   * dropping phase 3's late events. Once the restart is seen, the topic takes writes again, and
+   * The late topic refuses every write mid-stream (docs/semantics.md §2: the late output is as
+   * durable as the main one). Phase 2's late events are on the topic before the fault, and no
+   * checkpoint covers them yet (a checkpoint every 15 s, the last one just before phase 2); the
+   * broker refuses every record of the late topic ({@code max.message.bytes} smaller than any
+   * record) while phase 3 is read: the job must fail and restart from its last checkpoint instead
+   * of dropping phase 3's late events. Once the restart is seen, the topic takes writes again, and
    * every late event is on it afterwards (read committed). Not asserted yet (issue 28 leaves it
-   * open, README Reliability): each once — the writes are at least once, so the replay after the
-   * restart writes phase 2's late events a second time; the figure line shows how many records.
+   * open, docs/operations/reliability.md): each once — the writes are at least once, so the
+   * replay after the restart writes phase 2's late events again; the figure line counts them.
    */
   @Test
   @Timeout(value = 6, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
