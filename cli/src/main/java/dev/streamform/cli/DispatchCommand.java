@@ -213,7 +213,7 @@ final class DispatchCommand implements Callable<Integer> {
   /** A pass that changed something: worth a line when looping (effects still UNKNOWN are not news). */
   private static boolean busy(Dispatcher.Report r) {
     return r.expired() + r.resolvedDone() + r.redispatched() + r.claimed() + r.done()
-        + r.unknown() + r.notSent() + r.lost() + r.unwritten() > 0;
+        + r.unknown() + r.notSent() + r.lost() + r.unwritten() + r.writeFailures() > 0;
   }
 
   private Duration duration(String option, String text) {

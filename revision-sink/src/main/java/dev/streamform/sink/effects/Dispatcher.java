@@ -79,10 +79,11 @@ public final class Dispatcher {
    * @param backingOff effects (PREPARED or UNKNOWN) whose next attempt is not due yet
    * @param lost outcomes not written because another dispatcher moved the effect first
    * @param unwritten outcomes the database has not taken yet (kept, written by a later pass)
+   * @param writeFailures outcome writes the database refused in this pass (each tried again)
    */
   public record Report(
       int expired, int resolvedDone, int redispatched, int stillUnknown, int claimed, int waiting,
-      int done, int unknown, int notSent, int backingOff, int lost, int unwritten) {
+      int done, int unknown, int notSent, int backingOff, int lost, int unwritten, int writeFailures) {
     public String describe() {
       return claimed + " claimed, " + done + " done, " + unknown + " unknown, " + notSent
           + " not sent (prepared again), " + waiting + " waiting for their canonical revision; "
@@ -90,7 +91,9 @@ public final class Dispatcher {
           + " delivered again after a receipt query said never applied, " + stillUnknown + " still unknown"
           + (backingOff == 0 ? "" : "; " + backingOff + " backing off until their next attempt")
           + (lost == 0 ? "" : "; " + lost + " outcomes lost to another dispatcher (not written)")
-          + (unwritten == 0 ? "" : "; " + unwritten + " outcomes not yet written (database unavailable)");
+          + (writeFailures == 0 ? "" : "; " + writeFailures + " outcome writes failed (database unavailable)"
+              + " and were tried again")
+          + (unwritten == 0 ? "" : "; " + unwritten + " outcomes not yet written, kept to be written");
     }
   }
 
@@ -149,6 +152,7 @@ public final class Dispatcher {
     int unknown;
     int notSent;
     int lost;
+    int writeFailures;
   }
 
   /** Outcomes learned but not yet written (the database refused them so far). */
@@ -185,7 +189,7 @@ public final class Dispatcher {
 
   private Report report(int expired, Counts n, int waiting, int backingOff) {
     return new Report(expired, n.resolvedDone, n.redispatched, n.stillUnknown, n.claimed, waiting, n.done,
-        n.unknown, n.notSent, backingOff, n.lost, unwritten.size());
+        n.unknown, n.notSent, backingOff, n.lost, unwritten.size(), n.writeFailures);
   }
 
   /** Writes the kept outcomes, oldest first; false when one is still refused. */
@@ -195,6 +199,7 @@ public final class Dispatcher {
       try {
         count(o, write(o), n);
       } catch (SQLException e) {
+        n.writeFailures++;
         LOG.warn("dispatcher {}: the outcome of {} is still not written ({}); {} kept", name,
             o.attempt().key(), e.getMessage(), unwritten.size());
         return false;
@@ -214,6 +219,7 @@ public final class Dispatcher {
         count(o, write(o), n);
         return;
       } catch (SQLException e) {
+        n.writeFailures++;
         last = e;
         pause(Duration.ofMillis(100L << attempt));
       }
