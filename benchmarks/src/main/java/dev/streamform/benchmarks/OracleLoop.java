@@ -77,7 +77,7 @@ final class OracleLoop {
 
   /**
    * The keys holding state after the last event, from the oracle's changelog: with retention, a
-   * key whose {@code latest + retention} is beyond its partition's final watermark (SEMANTICS §3:
+   * key whose {@code latest + retention} is beyond its partition's final watermark (docs/semantics.md §3:
    * its state is dropped once {@code W_p >= latest + retention}); without retention, every key
    * that ever had an event applied.
    */

@@ -18,6 +18,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "alias",
+    header = "Which generation of a model the canonical view shows.",
     mixinStandardHelpOptions = true,
     description = "The canonical alias of a windowed model: which generation readers of the canonical view see.",
     synopsisSubcommandLabel = "COMMAND",
@@ -33,6 +34,7 @@ final class AliasCommand implements Callable<Integer> {
 
   @Command(
       name = "set",
+      header = "Points the canonical view at a generation (promote or roll back).",
       mixinStandardHelpOptions = true,
       description = {
         "Makes generation N the model's canonical one: streamform.canonical_projection shows that"

@@ -8,7 +8,7 @@ import dev.streamform.policies.project.Problem;
 import dev.streamform.policies.project.Project;
 import dev.streamform.policies.sql.ModelSql;
 import dev.streamform.policies.sql.SqlModelException;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,11 +25,12 @@ import picocli.CommandLine.Spec;
  * {@code streamform check <project-dir>}: loads a project and checks every declaration and every
  * fixture file. Valid: one
  * summary line on stdout, exit 0. Invalid: every problem on stderr, one per line, then their count,
- * exit 1. Warnings (a fixture that spreads a key over partitions, which SEMANTICS §7 does not
+ * exit 1. Warnings (a fixture that spreads a key over partitions, which docs/semantics.md §7 does not
  * promise) go to stderr, as {@code streamform test} prints them, and do not change the status.
  */
 @Command(
     name = "check",
+    header = "Checks declarations, SQL and fixtures; each problem with file, line and fix.",
     mixinStandardHelpOptions = true,
     description = {
       "Checks a project's sources.yml, streamform.yml and models/*.sql and fixtures/*.yml and reports every problem"

@@ -26,6 +26,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "compare-generations",
+    header = "Compares two generations of a windowed model window by window.",
     mixinStandardHelpOptions = true,
     description = {
       "Compares two generations of a windowed model in the revision ledger, window by window (key and"

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamform.pipelines.kafka.JsonRecords;
 import dev.streamform.pipelines.kafka.KafkaConnection;
 import dev.streamform.pipelines.kafka.KafkaRefusedException;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,6 +35,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "consume",
+    header = "Prints every record of a Kafka topic as JSON lines.",
     mixinStandardHelpOptions = true,
     description = {
       "Prints every record of a Kafka topic from its beginning, one JSON object per line:"

@@ -25,6 +25,7 @@ import picocli.CommandLine.Spec;
 /** {@code streamform decisions show}: the decision ledger of a fixture, each traced to its inputs. */
 @Command(
     name = "decisions",
+    header = "A scoring model's decisions and their identity.",
     mixinStandardHelpOptions = true,
     description = "The decisions of a scoring model (decisions:).",
     subcommands = {DecisionsCommand.Show.class})
@@ -39,6 +40,7 @@ final class DecisionsCommand implements Callable<Integer> {
 
   @Command(
       name = "show",
+      header = "Shows each decision traced to its event, clocks, state cutoff and digests.",
       mixinStandardHelpOptions = true,
       description = {
         "Runs a fixture through a scoring model and prints its decision ledger: for each decision"
@@ -96,8 +98,8 @@ final class DecisionsCommand implements Callable<Integer> {
       DecisionsSpec spec = declared.model().decisions().get();
       out.printf("model %s: %s, features over %s, lateness %s, late_action %s, late_updates_state %s%n",
           model, spec.contract().name().toLowerCase(java.util.Locale.ROOT),
-          dev.streamform.policies.time.Durations.format(spec.featuresOver()),
-          dev.streamform.policies.time.Durations.format(spec.lateness()),
+          dev.streamform.core.time.Durations.format(spec.featuresOver()),
+          dev.streamform.core.time.Durations.format(spec.lateness()),
           spec.lateAction().name().toLowerCase(java.util.Locale.ROOT), spec.lateUpdatesState());
       out.printf("scorer: %s%n", spec.linearFile().map(l -> "linear " + l).orElse("class " + spec.scorer().orElse("?")));
       out.printf("fixture %s%n%n", f.file());

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
-/** A model's {@code effects:} as the sink and the dispatcher take them (SEMANTICS §10). */
+/** A model's {@code effects:} as the sink and the dispatcher take them (docs/semantics.md §10). */
 final class DeclaredEffects {
   private DeclaredEffects() {}
 

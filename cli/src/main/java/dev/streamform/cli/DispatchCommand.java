@@ -1,6 +1,6 @@
 package dev.streamform.cli;
 
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import dev.streamform.sink.effects.Dispatcher;
 import dev.streamform.sink.effects.EffectProvider;
 import dev.streamform.sink.effects.EffectRule;
@@ -21,10 +21,11 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code streamform dispatch}: moves a windowed model's declared effects out of the effect ledger
- * to their providers (SEMANTICS §10), one {@link Dispatcher#runOnce} pass at a time.
+ * to their providers (docs/semantics.md §10), one {@link Dispatcher#runOnce} pass at a time.
  */
 @Command(
     name = "dispatch",
+    header = "Delivers a model's prepared effects to their providers, never twice.",
     mixinStandardHelpOptions = true,
     description = {
       "Delivers the model's declared effects (effects: in streamform.yml) that streamform run --jdbc-url"

@@ -14,11 +14,12 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code streamform effects show|verify}: a windowed model's effect ledger (SEMANTICS §10), shown
+ * {@code streamform effects show|verify}: a windowed model's effect ledger (docs/semantics.md §10), shown
  * as a table or checked against its invariants. Reads only.
  */
 @Command(
     name = "effects",
+    header = "The effect ledger of a windowed model.",
     mixinStandardHelpOptions = true,
     description = "Reads a windowed model's effect ledger in PostgreSQL: show its effects and compensations, or verify it.",
     synopsisSubcommandLabel = "COMMAND",
@@ -36,6 +37,7 @@ final class EffectsCommand implements Callable<Integer> {
 
   @Command(
       name = "show",
+      header = "Shows the effect ledger: effects, then compensations.",
       mixinStandardHelpOptions = true,
       description = {
         "Prints the model's effects, one line each: key (first 12 hex digits), type, subject, window start,"
@@ -94,6 +96,7 @@ final class EffectsCommand implements Callable<Integer> {
 
   @Command(
       name = "verify",
+      header = "Checks the effect ledger's invariants; exits 1 on a problem.",
       mixinStandardHelpOptions = true,
       description = {
         "Checks the model's effect ledger: every effect key and payload digest recomputes, DONE effects"

@@ -17,6 +17,7 @@ import picocli.CommandLine.Spec;
 /** {@code streamform explain <project> <model>}: prints the model's plan with its clock and state. */
 @Command(
     name = "explain",
+    header = "Prints a model's plan: clock, time attributes, window, state fingerprint.",
     mixinStandardHelpOptions = true,
     description = {
       "Prints a model's plan: the Source with its clock, the time attribute on every node that"

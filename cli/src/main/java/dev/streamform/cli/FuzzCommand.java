@@ -27,6 +27,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "fuzz",
+    header = "Compares runners with the oracle on generated traces; shrinks a difference.",
     mixinStandardHelpOptions = true,
     description = {
       "Generates N traces for a model's source (out-of-order and late events, bursts, repeated"

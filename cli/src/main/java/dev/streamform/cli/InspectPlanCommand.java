@@ -14,6 +14,7 @@ import picocli.CommandLine.Spec;
 /** {@code streamform inspect-plan <project> <model>}: the model's plan manifest as JSON. */
 @Command(
     name = "inspect-plan",
+    header = "Prints a model's plan manifest and time policy as JSON.",
     mixinStandardHelpOptions = true,
     description = {
       "Prints a model's plan manifest as JSON: each node (Source, Filter, Aggregate, Decisions)"

@@ -23,10 +23,11 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code streamform ledger verify|show}: a windowed model's revision ledger in PostgreSQL (written by
- * {@code streamform run --jdbc-url}), checked against SEMANTICS §8's invariant or shown as tables.
+ * {@code streamform run --jdbc-url}), checked against docs/semantics.md §8's invariant or shown as tables.
  */
 @Command(
     name = "ledger",
+    header = "A windowed model's revision ledger in PostgreSQL.",
     mixinStandardHelpOptions = true,
     description = "Reads a windowed model's revision ledger in PostgreSQL: verify it, or show a window's revisions.",
     synopsisSubcommandLabel = "COMMAND",
@@ -58,6 +59,7 @@ final class LedgerCommand implements Callable<Integer> {
 
   @Command(
       name = "verify",
+      header = "Recomputes every projection from the ledger; exits 1 on a gap or mismatch.",
       mixinStandardHelpOptions = true,
       description = {
         "Recomputes every projection of the model (every generation) from its ledger rows and checks"
@@ -103,6 +105,7 @@ final class LedgerCommand implements Callable<Integer> {
 
   @Command(
       name = "show",
+      header = "Shows a window's revision history as a table.",
       mixinStandardHelpOptions = true,
       description = {
         "Prints the revision history of the model's windows, one table per window and generation:"

@@ -29,6 +29,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "plan",
+    header = "Classifies each node against a running plan's manifest, with the reason.",
     mixinStandardHelpOptions = true,
     description = {
       "Compares a model's plan with a running plan's manifest (written by streamform inspect-plan)"

@@ -40,6 +40,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "produce",
+    header = "Writes a fixture's events to its source's Kafka topic.",
     mixinStandardHelpOptions = true,
     description = {
       "Writes a fixture's given: items, in order, to the Kafka topic of its model's source: each"
@@ -71,7 +72,7 @@ final class ProduceCommand implements Callable<Integer> {
 
   @Option(names = "--spread-by-key",
       description = "send each event to the partition Kafka's partitioner picks for its key instead of"
-          + " its fixture partition. What it changes: each partition has its own clock (SEMANTICS §2),"
+          + " its fixture partition. What it changes: each partition has its own clock (docs/semantics.md §2),"
           + " so which events are late and when windows fire can differ from streamform test of the"
           + " same fixture; each key's events still keep their order.")
   boolean spreadByKey;

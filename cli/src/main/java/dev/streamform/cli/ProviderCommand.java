@@ -1,6 +1,6 @@
 package dev.streamform.cli;
 
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import dev.streamform.sink.effects.LocalProviderServer;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "provider",
+    header = "Runs the local effect provider, a webhook for trying effects out.",
     mixinStandardHelpOptions = true,
     description = {
       "Runs the local effect provider on 127.0.0.1 until stopped (Ctrl-C): POST /effects applies an"

@@ -24,6 +24,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "replay-orders",
+    header = "Replays a scoring model's fixture in many arrival orders; judges decisions.",
     mixinStandardHelpOptions = true,
     description = {
       "Replays a fixture of a scoring model (decisions:) in N arrival orders: order 1 as written,"

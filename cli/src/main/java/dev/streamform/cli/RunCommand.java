@@ -48,6 +48,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "run",
+    header = "Runs a model on its file or Kafka source, on the DirectRunner or Flink.",
     mixinStandardHelpOptions = true,
     description = {
       "Runs a model. A file source (connector: file) is read to its end: the changelog or window"

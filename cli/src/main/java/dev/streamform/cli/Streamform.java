@@ -36,6 +36,9 @@ public final class Streamform implements Callable<Integer> {
   /** Exit status for a command line that could not be understood. */
   public static final int USAGE = 2;
 
+  /** Columns of {@code --help}: each command's one-line header fits beside its name. */
+  static final int USAGE_WIDTH = 100;
+
   @Spec CommandSpec spec;
 
   /** Runs the command line and exits with its status. */
@@ -50,6 +53,7 @@ public final class Streamform implements Callable<Integer> {
     CommandLine commandLine = new CommandLine(new Streamform())
         .setOut(out)
         .setErr(err)
+        .setUsageHelpWidth(USAGE_WIDTH)
         .setParameterExceptionHandler((e, ignored) -> usageError(e, err))
         .setExecutionExceptionHandler((e, command, parsed) -> internalError(e, err));
     int status = commandLine.execute(args);

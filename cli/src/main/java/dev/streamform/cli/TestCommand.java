@@ -31,6 +31,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "test",
+    header = "Runs fixtures as TestStreams and prints PASS or FAIL with the counts.",
     mixinStandardHelpOptions = true,
     description = {
       "Runs the fixtures (fixtures/*.yml) of a project, of every project under a folder, or one"
@@ -96,7 +97,7 @@ final class TestCommand implements Callable<Integer> {
   @Option(names = "--runner-checks",
       description = "keep the DirectRunner's immutability and encodability checks on (off by"
           + " default: they test Streamform's own transforms, which its test suites run with them,"
-          + " and cost about 40% of a fixture's time)")
+          + " and cost about 40%% of a fixture's time)")
   boolean runnerChecks;
 
   @Mixin RunnerOptions runnerOptions;

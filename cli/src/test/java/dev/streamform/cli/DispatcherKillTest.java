@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A real {@code streamform dispatch} process killed with SIGKILL ({@link Process#destroyForcibly})
- * at the two points SEMANTICS §10 cares about, then restarted: between PREPARED and DISPATCHING
+ * at the two points docs/semantics.md §10 cares about, then restarted: between PREPARED and DISPATCHING
  * (the process is blocked inside its claim transaction, on a table lock this test holds), and
  * between DISPATCHING and DONE (the provider has the request and is slow to answer). Each ends
  * with the ledger's state as expected and "provider-side effects per key <= 1".

@@ -234,7 +234,7 @@ class KafkaFlinkEndToEndTest {
   }
 
   /**
-   * The rollout (SEMANTICS §8 and §9, the seed's rollout paragraph) on the same topic, cluster and
+   * The rollout (docs/semantics.md §8 and §9, the seed's rollout paragraph) on the same topic, cluster and
    * database: a copy of the project with a longer watermark (60m instead of 5m) and generation 2 is
    * run with {@code --shadow}, recomputing the topic's retained offsets into generation 2's own
    * projections; {@code compare-generations --from 1 --to 2} reports what the two policies' oracles
@@ -635,7 +635,7 @@ class KafkaFlinkEndToEndTest {
     return out;
   }
 
-  /** Rows per (key, window), in topic order within each: the order SEMANTICS §6 asserts. */
+  /** Rows per (key, window), in topic order within each: the order docs/semantics.md §6 asserts. */
   private static Map<String, List<Map<String, Object>>> byWindow(List<Map<String, Object>> rows) {
     Map<String, List<Map<String, Object>>> out = new TreeMap<>();
     rows.forEach(r -> out.computeIfAbsent(r.get("merchant_id") + " " + r.get("window_start"),

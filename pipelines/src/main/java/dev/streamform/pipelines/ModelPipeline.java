@@ -159,7 +159,7 @@ public final class ModelPipeline {
           windows.revisions().apply("WindowRecords", MapElements.into(kvs()).via(sinks::windowRecord));
       late = windows.tooLate().apply("TooLateRecords", MapElements.into(kvs()).via(sinks::tooLateRecord));
       if (revisionSink != null) {
-        // alongside the window records: the revisions also land in the revision ledger (SEMANTICS §8)
+        // alongside the window records: the revisions also land in the revision ledger (docs/semantics.md §8)
         windows.revisions().apply("Revisions to the database", revisionSink);
       }
     } else {

@@ -81,7 +81,7 @@ public final class DeclaredModel {
   }
 
   /**
-   * This model under policy generation {@code generation} instead of the declared one (SEMANTICS
+   * This model under policy generation {@code generation} instead of the declared one (docs/semantics.md
    * §9; {@code streamform run --generation N}): its revisions carry {@code generation} and their
    * {@code projection_id = H(logical_window_id, generation)}; the logical window ids, and every other
    * part of the declaration, are unchanged.
@@ -126,14 +126,14 @@ public final class DeclaredModel {
     return new LinkedHashMap<>(query.outputColumns(source.schema()));
   }
 
-  /** True for a model with {@code window:} (SEMANTICS §6). */
+  /** True for a model with {@code window:} (docs/semantics.md §6). */
   public boolean windowed() {
     return model.windowed();
   }
 
   /**
    * The source's clock for fixtures; see {@link DeclaredSource#clock()}. A windowed model's clock
-   * keeps late events: for a windowed model the window decides (SEMANTICS §6).
+   * keeps late events: for a windowed model the window decides (docs/semantics.md §6).
    */
   public SourceClock clock() {
     SourceClock clock = declaredSource().clock();
@@ -155,7 +155,7 @@ public final class DeclaredModel {
     return declaredSource().deduplicate();
   }
 
-  /** True for a scoring model, with {@code decisions:} (SEMANTICS §11). */
+  /** True for a scoring model, with {@code decisions:} (docs/semantics.md §11). */
   public boolean decides() {
     return model.decides();
   }

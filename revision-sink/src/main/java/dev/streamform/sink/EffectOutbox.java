@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.streamform.policies.digest.RevisionIdentity;
+import dev.streamform.core.digest.RevisionIdentity;
 import dev.streamform.sink.effects.EffectIdentity;
 import dev.streamform.sink.effects.EffectRule;
 import java.io.Serializable;
@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * The transactional outbox of one-time effects (SEMANTICS §10): in the transaction that applies a
+ * The transactional outbox of one-time effects (docs/semantics.md §10): in the transaction that applies a
  * batch of revisions, for every window whose canonical generation got a new revision, each rule of
  * its model is evaluated on the window's latest revision and the effect ledger is brought in line:
  *

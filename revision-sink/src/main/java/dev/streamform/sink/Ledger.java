@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.streamform.policies.digest.RevisionIdentity;
+import dev.streamform.core.digest.RevisionIdentity;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -28,7 +28,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * The ledger as its readers and operators see it: a model's windows and their revision histories,
- * the verification of SEMANTICS §8's invariant (every projection equals a recomputation from its
+ * the verification of docs/semantics.md §8's invariant (every projection equals a recomputation from its
  * ledger rows; every window's revisions form one chain {@code 1..n}), two generations compared
  * window by window ({@link #compare}), and the canonical alias. Reading never changes anything;
  * {@link #setCanonicalGeneration} only moves the alias (it never deletes a revision).
@@ -297,7 +297,7 @@ public final class Ledger {
   }
 
   /**
-   * Checks SEMANTICS §8's invariant for every window of {@code model}, every generation: the
+   * Checks docs/semantics.md §8's invariant for every window of {@code model}, every generation: the
    * ledger rows of a projection form one chain {@code 1..n} (gaps), each ledger row's digest is the
    * hash of its values, the projection is the ledger's row {@code n} (values, digest, status), and
    * its identity hashes recompute (mismatches); refused records count as conflicts.

@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies revisions and final records to the ledger (SEMANTICS §8), a batch per transaction, a
+ * Applies revisions and final records to the ledger (docs/semantics.md §8), a batch per transaction, a
  * fixed number of round trips per batch whatever its size. For each projection in the batch:
  *
  * <ul>
@@ -88,7 +88,7 @@ public final class LedgerWriter {
       Effects effects) {}
 
   /**
-   * What one {@link #write} did to the effect ledger (SEMANTICS §10; all 0 without effect rules).
+   * What one {@link #write} did to the effect ledger (docs/semantics.md §10; all 0 without effect rules).
    *
    * @param prepared effects written PREPARED (new, or a cancelled one whose rule is true again)
    * @param updated PREPARED effects that followed a later revision (payload or confirming revision)

@@ -13,7 +13,7 @@ import org.apache.beam.sdk.coders.VarIntCoder;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * A record the sink refused (SEMANTICS §8): the same {@code (projection_id, revision)} offered with
+ * A record the sink refused (docs/semantics.md §8): the same {@code (projection_id, revision)} offered with
  * another digest than the one stored or held, or a final record that contradicts its projection.
  * The stored revision is never overwritten; the refusal is recorded in {@code
  * streamform.revision_conflict} and reported here.

@@ -24,7 +24,7 @@ import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
- * Writes a windowed model's revisions to PostgreSQL (SEMANTICS §8): compare-and-set projections,
+ * Writes a windowed model's revisions to PostgreSQL (docs/semantics.md §8): compare-and-set projections,
  * the append-only correction ledger, held revisions, conflicts and the canonical alias, as {@link
  * LedgerWriter} describes. Previews are ignored; final records mark their projection final.
  *
@@ -62,7 +62,7 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
 
   public abstract Duration retryTimeout();
 
-  /** The effect rules whose ledger the sink keeps (the transactional outbox, SEMANTICS §10). */
+  /** The effect rules whose ledger the sink keeps (the transactional outbox, docs/semantics.md §10). */
   public abstract List<EffectRule> effects();
 
   /** True for a shadow sink ({@link #asShadow}): never moves the canonical alias, prepares no effect. */
@@ -125,7 +125,7 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
   }
 
   /**
-   * A sink for a shadow generation ({@code streamform run --shadow}, SEMANTICS §8 and the rollout):
+   * A sink for a shadow generation ({@code streamform run --shadow}, docs/semantics.md §8 and the rollout):
    * it writes the generation's own projections and ledger rows, but never makes it the model's
    * canonical alias and never prepares an effect ({@link LedgerWriter#shadow}). Refused on a sink
    * with effect rules.

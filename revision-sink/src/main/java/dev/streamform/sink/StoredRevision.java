@@ -1,6 +1,6 @@
 package dev.streamform.sink;
 
-import dev.streamform.policies.digest.RevisionIdentity;
+import dev.streamform.core.digest.RevisionIdentity;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.time.Instant;
 import java.util.LinkedHashMap;

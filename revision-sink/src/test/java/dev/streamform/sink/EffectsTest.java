@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * One-time effects (SEMANTICS §10, issue 13): a reward when a merchant's hourly revenue reaches
+ * One-time effects (docs/semantics.md §10, issue 13): a reward when a merchant's hourly revenue reaches
  * 1000. Every fault ends with "provider-side effects per key <= 1" and the ledger's states.
  */
 class EffectsTest {

@@ -248,7 +248,7 @@ class LedgerWriterTest {
     assertThat(gap.defects().get(0), containsString("revision 2 is missing"));
 
     // plant a mismatch: merchant 8's projection says 99 (with a digest that matches 99)
-    String digest99 = dev.streamform.policies.digest.RevisionIdentity.aggregateDigest(
+    String digest99 = dev.streamform.core.digest.RevisionIdentity.aggregateDigest(
         java.util.Map.of("revenue", new java.math.BigDecimal("99")));
     execute("UPDATE streamform.projection SET aggregate_values = '{\"revenue\": \"99\"}', aggregate_digest = '"
         + digest99 + "' WHERE window_key->>'merchant_id' = '8'");

@@ -51,7 +51,7 @@ import org.apache.beam.sdk.values.PCollection;
  * }</pre>
  *
  * <p>A windowed model written in Java is a {@link WindowedAggregate}; its fixture's rows are
- * revisions (SEMANTICS §6), typed by its key and aggregate columns:
+ * revisions (docs/semantics.md §6), typed by its key and aggregate columns:
  *
  * <pre>{@code
  * StreamformFixtures.forSource(Paths.get("hourly-revenue"), "orders")
@@ -247,7 +247,7 @@ public final class StreamformFixtures {
   private static WindowSpec windowsOf(WindowedAggregate windows) {
     if (windows.offsetMillis() != 0) {
       throw new IllegalArgumentException("a fixture names windows that start at multiples of"
-          + " their period from the epoch (SEMANTICS §6); these are offset by "
+          + " their period from the epoch (docs/semantics.md §6); these are offset by "
           + windows.offsetMillis() + "ms");
     }
     try {

@@ -18,7 +18,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Each way a fixture can fail says what differed, where, and how to fix it (SEMANTICS §4). */
+/** Each way a fixture can fail says what differed, where, and how to fix it (docs/semantics.md §4). */
 class FixtureFailuresTest {
   private static final String HEAD = "model: customer_metrics\ngiven:\n";
   private static final String SEED_EVENTS =

@@ -284,7 +284,7 @@ class FixtureSuiteTest {
     FixtureSuite suite = suite();
     suite.run(p);
     assertThat(warnings.toString(), containsString("warning: fixtures/spread.yml:5: event 2: key"
-        + " customer_id=42 has events on partitions 1 and 0 (first on line 3): SEMANTICS §7 promises"
+        + " customer_id=42 has events on partitions 1 and 0 (first on line 3): docs/semantics.md §7 promises"
         + " a key's changelog only for keys that live in one partition"));
     String report = suite.results().get(0).report();
     assertThat(report, containsString(

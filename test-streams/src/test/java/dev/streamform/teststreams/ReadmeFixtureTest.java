@@ -15,13 +15,15 @@ import java.nio.file.Paths;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The fixtures the README shows run first time, as a user who read only the README would. */
+/** The fixtures the docs show run first time, as a user who read only the docs would. */
 class ReadmeFixtureTest {
   @TempDir Path dir;
 
+  /** The pages that show these fixtures: the windowed-models and fixtures guides. */
   private static String readme() throws Exception {
-    Path readme = Files.isRegularFile(Paths.get("../README.md")) ? Paths.get("../README.md") : Paths.get("README.md");
-    return Files.readString(readme);
+    Path docs = Files.isDirectory(Paths.get("../docs")) ? Paths.get("../docs") : Paths.get("docs");
+    return Files.readString(docs.resolve("guides/windowed-models.md"))
+        + Files.readString(docs.resolve("guides/fixtures.md"));
   }
 
   @Test

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The seed's fixture projects (SEMANTICS §5) and the windowed ones (§6) pass on the DirectRunner
+ * The seed's fixture projects (docs/semantics.md §5) and the windowed ones (§6) pass on the DirectRunner
  * with the counts worked out by hand in their fixtures.
  */
 class SeedFixtureProjectsTest {

@@ -11,7 +11,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The windowed seeds' fixtures hold however their items reach the pipeline (SEMANTICS §7). */
+/** The windowed seeds' fixtures hold however their items reach the pipeline (docs/semantics.md §7). */
 class WindowedDeliveryTest {
   @TempDir Path dir;
 

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Each way a windowed fixture can fail says what differed, why — the events of the key's window
- * and their partition's watermark at arrival — and how to fix it (SEMANTICS §6); and what §6 leaves
+ * and their partition's watermark at arrival — and how to fix it (docs/semantics.md §6); and what §6 leaves
  * out of the comparison is left out.
  */
 class WindowedFixtureFailuresTest {

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SEMANTICS §7 on the Flink runner: every scenario of {@link Scenarios} (the seed's results, a
+ * docs/semantics.md §7 on the Flink runner: every scenario of {@link Scenarios} (the seed's results, a
  * multi-partition log, a reordered partition with a duplicate, quarantine) on an embedded Flink
  * 1.19 cluster at parallelism 2 in streaming mode, five times, gives exactly the outputs the
  * DirectRunner gives. Outputs leave through a file sink (one file per DoFn instance, flushed per

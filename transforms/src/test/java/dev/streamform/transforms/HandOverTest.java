@@ -52,7 +52,7 @@ import org.junit.jupiter.api.io.TempDir;
  * between the clock and the changelog — gives the seed's changelog every time.
  */
 class HandOverTest {
-  /** SEMANTICS §5 fixture 1: 42@10:00 (10), 42@10:10 (20), 42@10:01 (5, late), 42@10:06 (1). */
+  /** docs/semantics.md §5 fixture 1: 42@10:00 (10), 42@10:10 (20), 42@10:01 (5, late), 42@10:06 (1). */
   static final SeedStreams SEED =
       new SeedStreams()
           .event(42, "10", "10:00")
@@ -110,7 +110,7 @@ class HandOverTest {
   }
 
   /**
-   * SEMANTICS §5 fixture 3 (retention 10m) from Create.of in shuffled orders, with no declared
+   * docs/semantics.md §5 fixture 3 (retention 10m) from Create.of in shuffled orders, with no declared
    * partitions: 42@10:00 (10), 7@10:08 (3), watermark 10:10, 42@10:11 (5), 7@10:12 (1) -> insert
    * 42/10, insert 7/3, insert 42/5 (its state was gone: W = 10:10 >= 10:00 + 10m), update 7/4.
    */

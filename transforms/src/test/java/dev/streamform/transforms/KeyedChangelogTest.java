@@ -11,7 +11,7 @@ import org.apache.beam.sdk.testing.PAssert;
 import org.joda.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** SEMANTICS §3, rule by rule, on the DirectRunner (TestStream + PAssert, exact outputs). */
+/** docs/semantics.md §3, rule by rule, on the DirectRunner (TestStream + PAssert, exact outputs). */
 class KeyedChangelogTest {
   static final SourceClock NO_DELAY =
       SourceClock.forBoundedOutOfOrderness(Duration.ZERO).withContiguousOffsets();

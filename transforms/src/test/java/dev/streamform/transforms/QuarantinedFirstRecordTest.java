@@ -46,7 +46,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * <p>Partition 0 moves {@code W_0} to 10:20; key 42's state (latest 10:00, retention 10m) is due
  * to expire at 10:10. Partition 1's first record has no {@code ordered_at} (or, for comparison, is
  * an ordinary event of another key); its next is 42 at 10:05, judged against {@code W_1}. {@code
- * W_1} is undefined (the quarantined record says nothing about time) or 09:55, so by SEMANTICS §3
+ * W_1} is undefined (the quarantined record says nothing about time) or 09:55, so by docs/semantics.md §3
  * key 42 is alive for that event: {@code update 42 15}.
  *
  * <ul>

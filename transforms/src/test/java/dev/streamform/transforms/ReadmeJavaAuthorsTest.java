@@ -38,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code README} markers below must be the README's snippet, which the first test checks), fed the
  * seed's late-event log by a bounded {@code Create.of}: 40 runs on the DirectRunner and 3 on Flink
  * at parallelism 2 each give the seed's answer — insert 10, update 30, update 31, the 10:01 event
- * late (SEMANTICS §5, fixture 1).
+ * late (docs/semantics.md §5, fixture 1).
  */
 class ReadmeJavaAuthorsTest {
   private static final int DIRECT_RUNS = 40;
@@ -90,7 +90,7 @@ class ReadmeJavaAuthorsTest {
         .apply("WriteLate", ParDo.of(new Scenario.LinesToFiles(out.resolve("late"))));
   }
 
-  /** The seed's answer, by hand from SEMANTICS §5 (sorted as {@link Scenario#readLines} sorts). */
+  /** The seed's answer, by hand from docs/semantics.md §5 (sorted as {@link Scenario#readLines} sorts). */
   private static final List<String> CHANGELOG =
       List.of("p0/0 insert 42 10", "p0/1 update 42 30", "p0/3 update 42 31");
   private static final List<String> LATE =
@@ -114,16 +114,17 @@ class ReadmeJavaAuthorsTest {
 
   @Test
   void theSnippetIsTheReadmes() throws IOException {
-    Path readme = Files.isRegularFile(Paths.get("../README.md")) ? Paths.get("../README.md") : Paths.get("README.md");
+    Path page = Paths.get("docs/guides/java-authors.md");
+    Path readme = Files.isRegularFile(Paths.get("..").resolve(page)) ? Paths.get("..").resolve(page) : page;
     Path self = Paths.get("src/test/java/dev/streamform/transforms/ReadmeJavaAuthorsTest.java");
     String source = Files.readString(Files.isRegularFile(self) ? self : Paths.get("transforms").resolve(self));
     String snippet = source.substring(
         source.indexOf("// README begin\n") + "// README begin\n".length(), source.indexOf("    // README end"));
     String text = Files.readString(readme);
-    int start = text.indexOf("## For Java authors");
+    int start = text.indexOf("# For Java authors");
     String section = text.substring(start, text.indexOf("\n## ", start + 1));
     assertTrue(normalized(section).contains(normalized(snippet)),
-        "README's \"For Java authors\" no longer shows the pipeline this test runs:\n" + snippet);
+        "docs/guides/java-authors.md no longer shows the pipeline this test runs:\n" + snippet);
   }
 
   /** Lines without their common indentation. */

@@ -22,7 +22,7 @@ import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The seed's three reference results (SEMANTICS §5), through the composite transforms. */
+/** The seed's three reference results (docs/semantics.md §5), through the composite transforms. */
 class SeedFixturesTest {
 
   /** Runs the customer_metrics model; returns "offset op key total" lines and late offsets. */

@@ -21,7 +21,7 @@ import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** SEMANTICS §2, rule by rule, on the DirectRunner (TestStream + PAssert, exact outputs). */
+/** docs/semantics.md §2, rule by rule, on the DirectRunner (TestStream + PAssert, exact outputs). */
 class SourceClockTest {
   static final SourceClock FIVE =
       SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5)).withContiguousOffsets();

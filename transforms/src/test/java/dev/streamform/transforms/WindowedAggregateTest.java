@@ -2,7 +2,7 @@ package dev.streamform.transforms;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.streamform.policies.digest.RevisionIdentity;
+import dev.streamform.core.digest.RevisionIdentity;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.envelope.SourceRecord;
@@ -32,7 +32,7 @@ import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link WindowedAggregate} against SEMANTICS §6, with answers worked out by hand in the comments,
+ * {@link WindowedAggregate} against docs/semantics.md §6, with answers worked out by hand in the comments,
  * fed as an author would: Create.of in shuffled orders and one element per TestStream batch.
  */
 class WindowedAggregateTest {

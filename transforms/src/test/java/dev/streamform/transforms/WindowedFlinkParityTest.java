@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SEMANTICS §6–§7 for windows: the same per-partition logs give the same previews, revisions,
+ * docs/semantics.md §6–§7 for windows: the same per-partition logs give the same previews, revisions,
  * finals and too-late rows on the DirectRunner and on Flink at parallelism 2 (five runs), and they
  * are the answers worked out by hand below. Revision numbers carry the order within a window.
  */

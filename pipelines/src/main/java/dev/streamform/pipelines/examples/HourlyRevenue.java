@@ -60,7 +60,7 @@ import org.joda.time.Instant;
  * }</pre>
  *
  * <p>The same records come on every runner and at any parallelism, because lateness is judged from
- * each partition's own log, never from the runner's watermark (SEMANTICS §7).
+ * each partition's own log, never from the runner's watermark (docs/semantics.md §7).
  */
 public final class HourlyRevenue extends PTransform<PCollection<SourceRecord>, WindowedResult> {
 

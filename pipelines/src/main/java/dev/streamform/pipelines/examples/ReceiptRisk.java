@@ -2,7 +2,7 @@ package dev.streamform.pipelines.examples;
 
 import static org.apache.beam.sdk.values.TypeDescriptors.strings;
 
-import dev.streamform.policies.digest.RevisionIdentity;
+import dev.streamform.core.digest.RevisionIdentity;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.decisions.DeadLetter;

@@ -51,7 +51,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * ({@link DeclaredModel#clock()}: offset order per partition, every file's partition held from the
  * start), and the three outputs written as JSON lines files in a folder — or to Kafka topics when a
  * broker is named. The input is bounded: at its end every partition's watermark goes to infinity
- * (SEMANTICS §6), so every open window ends with its final record, as in a fixture.
+ * (docs/semantics.md §6), so every open window ends with its final record, as in a fixture.
  *
  * <p>Files: {@code path:} of {@code sources.yml}, relative to the project folder, names one file or
  * a glob ({@code orders/*.jsonl}); the files it matches, sorted by name, are partitions 0, 1, ....

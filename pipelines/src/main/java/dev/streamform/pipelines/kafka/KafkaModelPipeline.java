@@ -29,7 +29,7 @@ import org.joda.time.Duration;
  *
  * <p>A windowed model's clock keeps late events (the windows judge them), so its late topic receives
  * the windows' too-late events. Its windows fire on {@code min_p W_p} over the topic's partitions
- * (SEMANTICS §6). {@code streamform run} declares the topic's partitions to every model's clock
+ * (docs/semantics.md §6). {@code streamform run} declares the topic's partitions to every model's clock
  * ({@code SourceClock.withPartitions}), so each holds the watermark back from the start: on the
  * DirectRunner, KafkaIO's watermark moves on in the same step that emits a partition's first record,
  * before that record reaches the clock, so without the declaration windows closed early and an

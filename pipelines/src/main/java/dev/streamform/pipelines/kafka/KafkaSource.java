@@ -5,7 +5,7 @@ import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Pr
 
 import com.google.auto.value.AutoValue;
 import dev.streamform.policies.schema.ColumnType;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import dev.streamform.planner.Schemas;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.envelope.SourceRecord;

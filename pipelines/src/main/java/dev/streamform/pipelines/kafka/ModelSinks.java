@@ -49,7 +49,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       {"reason":..,"watermark":..,"partition":..,"offset":..,"event_time":..,"record":{..}}}.
  * </ul>
  *
- * <p>A windowed model (SEMANTICS §6):
+ * <p>A windowed model (docs/semantics.md §6):
  *
  * <ul>
  *   <li>window records, topic {@code <model>} (every record kept: previews, each revision, the
@@ -109,7 +109,7 @@ public final class ModelSinks implements Serializable {
     this.duplicatesTopic = model.name() + ".duplicates";
     this.eventIdColumn = declared.source().eventId().orElse(null);
     this.duplicatesWithin = declared.source().duplicatesWithin()
-        .map(dev.streamform.policies.time.Durations::format).orElse(null);
+        .map(dev.streamform.core.time.Durations::format).orElse(null);
   }
 
   /** The sinks of {@code model}: its topics, and its rows' key and output columns. */

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.streamform.policies.digest.RevisionIdentity;
+import dev.streamform.core.digest.RevisionIdentity;
 import dev.streamform.policies.project.Project;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.planner.Schemas;

@@ -1,7 +1,7 @@
 package dev.streamform.policies.declarations;
 
 import com.google.auto.value.AutoValue;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
 
 /**
  * When a windowed model shows a preview of a window before the watermark passes its end
- * (SEMANTICS §6, {@code early_results}): {@link #none()} (the default), after every N-th on-time
+ * (docs/semantics.md §6, {@code early_results}): {@link #none()} (the default), after every N-th on-time
  * event of a key's window ({@link #everyEvents(int)}, deterministic), or every interval of
  * processing time ({@link #everyInterval(Duration)}, production only; fixtures do not compare
  * those previews). Previews are not revisions. Immutable.

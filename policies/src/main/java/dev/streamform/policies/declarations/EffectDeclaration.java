@@ -4,7 +4,7 @@ import com.google.auto.value.AutoValue;
 import java.util.Optional;
 
 /**
- * One declared effect of a windowed model (SEMANTICS §10), an item of its {@code effects:} list in
+ * One declared effect of a windowed model (docs/semantics.md §10), an item of its {@code effects:} list in
  * {@code streamform.yml}:
  *
  * <pre>{@code

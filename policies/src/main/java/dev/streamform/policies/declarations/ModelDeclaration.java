@@ -12,7 +12,7 @@ import java.util.Optional;
  * produces, and {@link #retention()} or {@link #window()} is present only when that source has
  * event time.
  *
- * <p>A model with a {@link #window()} is windowed (SEMANTICS §6): it has no retention (a window's
+ * <p>A model with a {@link #window()} is windowed (docs/semantics.md §6): it has no retention (a window's
  * state lives until the window is final), and only a windowed model may have a non-zero {@link
  * #allowedLateness()} or {@link #earlyResults()} other than none. Immutable.
  */
@@ -38,11 +38,11 @@ public abstract class ModelDeclaration {
   /** When a windowed model previews a window before it is on time; {@code none} when not declared. */
   public abstract EarlyResults earlyResults();
 
-  /** The policy generation (SEMANTICS §9), 1 or more; 1 when not declared. */
+  /** The policy generation (docs/semantics.md §9), 1 or more; 1 when not declared. */
   public abstract int generation();
 
   /**
-   * The decisions of a scoring model (SEMANTICS §11): its query's aggregates are the features,
+   * The decisions of a scoring model (docs/semantics.md §11): its query's aggregates are the features,
    * over a trailing range; every event of the source gets a decision. Empty for other models.
    */
   public abstract Optional<DecisionsSpec> decisions();
@@ -67,7 +67,7 @@ public abstract class ModelDeclaration {
   public abstract Optional<String> quarantineTopic();
 
   /**
-   * The declared effects (SEMANTICS §10), in file order; empty when none. Only a windowed model
+   * The declared effects (docs/semantics.md §10), in file order; empty when none. Only a windowed model
    * has effects.
    */
   public abstract List<EffectDeclaration> effects();

@@ -3,7 +3,7 @@ package dev.streamform.policies.declarations;
 import java.util.Locale;
 
 /**
- * The status of a windowed model's output record for one key and window (SEMANTICS §6), as
+ * The status of a windowed model's output record for one key and window (docs/semantics.md §6), as
  * fixtures and sinks spell it.
  */
 public enum RevisionStatus {

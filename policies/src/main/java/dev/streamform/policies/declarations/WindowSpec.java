@@ -1,14 +1,14 @@
 package dev.streamform.policies.declarations;
 
 import com.google.auto.value.AutoValue;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The windows of a windowed model (SEMANTICS §6): windows of {@link #size()} that start at every
+ * The windows of a windowed model (docs/semantics.md §6): windows of {@link #size()} that start at every
  * multiple of {@link #every()} from the epoch, in UTC. Tumbling windows ({@code window: 1h}) have
  * {@code every == size}, so each instant is in exactly one window; hopping windows ({@code window:
  * {size: 1h, every: 15m}}) overlap, each instant being in {@code size / every} of them. Both

@@ -3,7 +3,7 @@ package dev.streamform.policies.digest;
 import dev.streamform.policies.declarations.EffectDeclaration;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

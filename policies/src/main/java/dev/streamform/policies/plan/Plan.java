@@ -12,7 +12,7 @@ import dev.streamform.policies.sql.ModelQuery;
 import dev.streamform.policies.sql.ModelSql;
 import dev.streamform.policies.sql.OutputColumn;
 import dev.streamform.policies.sql.SqlModelException;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * What a change of declarations does to a running plan (SEMANTICS §9): each node of the two
+ * What a change of declarations does to a running plan (docs/semantics.md §9): each node of the two
  * manifests classified {@link Classification#SAFE SAFE}, {@link Classification#COMPATIBLE
  * COMPATIBLE} or {@link Classification#STATE_MIGRATION_REQUIRED STATE MIGRATION REQUIRED} with the
  * reason (which field moved which digest), and whether the change needs a new generation.
@@ -238,7 +238,7 @@ public final class PlanDiff {
     return changes;
   }
 
-  /** Watermark-topology fields that moved (SEMANTICS §9: a change needs a new generation). */
+  /** Watermark-topology fields that moved (docs/semantics.md §9: a change needs a new generation). */
   private static List<String> topologyChanges(JsonNode running, JsonNode proposed) {
     JsonNode old = running.path("time_policy").path("policy");
     JsonNode now = proposed.path("time_policy").path("policy");

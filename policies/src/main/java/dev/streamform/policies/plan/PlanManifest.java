@@ -18,7 +18,7 @@ import dev.streamform.policies.project.Project;
 import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.sql.ModelQuery;
 import dev.streamform.policies.sql.OutputColumn;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -36,7 +36,7 @@ import java.util.stream.Collectors;
  * model's nodes in plan order (Source, an optional Filter, the Aggregate, for a scoring model its
  * Decisions), each with its definition and definition digest, its output schema and schema digest
  * where it has one, the state fingerprint and state digest of the node that keeps keyed state, and
- * the event-time attribute of every node that carries it; then the model's time policy (SEMANTICS
+ * the event-time attribute of every node that carries it; then the model's time policy (docs/semantics.md
  * §9) with its digest, the job digest.
  *
  * <p>Guarantees: the text is a function of the meaning of the declarations only — object keys are
@@ -186,7 +186,7 @@ public final class PlanManifest {
     return d;
   }
 
-  /** Every field SEMANTICS §9 binds into a model's time policy. */
+  /** Every field docs/semantics.md §9 binds into a model's time policy. */
   private static Map<String, Object> timePolicy(SourceDeclaration s, ModelDeclaration model) {
     Map<String, Object> p = new TreeMap<>();
     Map<String, Object> source = new TreeMap<>();

@@ -38,7 +38,7 @@ public abstract class Fixture {
    * The events a fixture expects to be quarantined ({@code quarantined:}), in delivery order: each
    * row's {@link Row#values()} are columns of the source that the event must have, plus optionally
    * {@code reason}, a text the quarantine's reason must contain. A quarantined event not listed
-   * fails the fixture, as SEMANTICS §2 asks; a listed one accepts it.
+   * fails the fixture, as docs/semantics.md §2 asks; a listed one accepts it.
    */
   public abstract List<Row> quarantined();
 
@@ -96,7 +96,7 @@ public abstract class Fixture {
 
   /**
    * One row of {@code expect:} or {@code late:}, with its line. For an upsert model only {@link
-   * #values()} is set. For a windowed model (SEMANTICS §6) an {@code expect:} row also has its
+   * #values()} is set. For a windowed model (docs/semantics.md §6) an {@code expect:} row also has its
    * window, {@link #revision()} and {@link #status()} (always) and the identity fields it gives
    * (optional in fixtures); a {@code late:} row also has its {@link #windowStart()}, the window
    * that refused the event.
@@ -272,7 +272,7 @@ public abstract class Fixture {
   }
 
   /**
-   * What this fixture of an upsert model asks beyond SEMANTICS §7, as warnings (not problems): each
+   * What this fixture of an upsert model asks beyond docs/semantics.md §7, as warnings (not problems): each
    * key — the values of {@code keyColumns}, the query's GROUP BY columns — whose events are given on
    * more than one partition. §7 promises a key's changelog only for keys that live in one
    * partition; a spread key's records come in the order its keyed stage applies them (by each
@@ -304,7 +304,7 @@ public abstract class Fixture {
         Given at = first.get(key);
         warnings.add(Problem.of(label, g.line(), Optional.of("event " + g.eventNumber()), Optional.empty(),
             "key " + k + " has events on partitions " + at.partition() + " and " + g.partition()
-                + " (first on line " + at.line() + "): SEMANTICS §7 promises a key's changelog only"
+                + " (first on line " + at.line() + "): docs/semantics.md §7 promises a key's changelog only"
                 + " for keys that live in one partition; this key's records come in the order its"
                 + " partitions' watermarks let them through, which may differ from the order written"
                 + " here and between runners",

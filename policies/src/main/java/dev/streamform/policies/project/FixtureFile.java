@@ -8,7 +8,7 @@ import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.schema.ColumnValues;
 import dev.streamform.policies.sql.ModelSql;
 import dev.streamform.policies.sql.SqlModelException;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import dev.streamform.policies.time.Timestamps;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -25,12 +25,12 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Reads a fixture file (SEMANTICS §4, and §6 for a windowed model's rows) through {@link
+ * Reads a fixture file (docs/semantics.md §4, and §6 for a windowed model's rows) through {@link
  * YamlMap}, typing every value.
  */
 final class FixtureFile {
   static final String DIR = "fixtures";
-  private static final List<String> KEYS = List.of("model", "description", "given", "expect", "late", "duplicates", "quarantined", "tolerance");
+  static final List<String> KEYS = List.of("model", "description", "given", "expect", "late", "duplicates", "quarantined", "tolerance");
   private static final String GIVEN_EXAMPLE =
       "- event: { customer_id: 42, ordered_at: \"" + Timestamps.EXAMPLE + "\" }  or  - watermark: \""
           + Timestamps.EXAMPLE + "\"";

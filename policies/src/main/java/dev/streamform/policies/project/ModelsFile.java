@@ -8,7 +8,7 @@ import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.sql.ModelSql;
 import dev.streamform.policies.sql.SqlModelException;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -53,9 +53,9 @@ final class ModelsFile {
   static final String PROVIDER_EXAMPLE = "provider: {kind: webhook, url: \"http://127.0.0.1:8099/rewards\","
       + " idempotency: key, receipts: true}";
 
-  /** The keys of a scoring model's {@code decisions:} (SEMANTICS §11; README "Decisions"). */
+  /** The keys of a scoring model's {@code decisions:} (docs/semantics.md §11; README "Decisions"). */
   static final List<String> DECISIONS_KEYS = List.of("features_over", "scorer", "linear", "contract",
-      "lateness", "late_action", "late_updates_state", "max_clock_skew", "arrival");
+      "allowed_lateness", "lateness", "late_action", "late_updates_state", "max_clock_skew", "arrival");
 
   /** The keys of a hopping window, {@code window: {size: 1h, every: 15m}}. */
   static final List<String> WINDOW_KEYS = List.of("size", "every");
@@ -412,7 +412,8 @@ final class ModelsFile {
     d.string("linear", "linear: models/receipt_risk.linear.yml").ifPresent(b::setLinearFile);
     d.choice("contract", DecisionsSpec.Contract.class, "as_of_occurrence or latest_available")
         .ifPresent(b::setContract);
-    d.duration("lateness", "10m").ifPresent(b::setLateness);
+    // allowed_lateness, as for windows (docs/concepts/glossary.md); "lateness" is its older name
+    d.duration(d.nameOf("allowed_lateness", "lateness"), "10m").ifPresent(b::setLateness);
     d.choice("late_action", DecisionsSpec.LateAction.class, "ignore, revise or reconcile")
         .ifPresent(b::setLateAction);
     d.string("late_updates_state", "late_updates_state: true").ifPresent(text -> {

@@ -36,7 +36,7 @@ import java.util.regex.Pattern;
 final class ProjectLoader {
   static final String MODELS_DIR = "models";
 
-  /** The columns a windowed model adds to every output row (SEMANTICS §6). */
+  /** The columns a windowed model adds to every output row (docs/semantics.md §6). */
   static final List<String> WINDOW_COLUMNS = List.of("window_start", "window_end");
 
   private static final Pattern LINE_PREFIX = Pattern.compile("line (\\d+)(, column \\d+)?: ");

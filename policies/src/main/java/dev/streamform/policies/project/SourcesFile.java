@@ -18,7 +18,8 @@ final class SourcesFile {
   static final String NAME = "sources.yml";
 
   static final List<String> KEYS =
-      List.of("connector", "topic", "path", "format", "schema", "event_time", "watermark",
+      List.of("connector", "topic", "path", "format", "schema", "event_time", "max_out_of_orderness",
+          "watermark",
           "late_events", "idle_after", "partitions", "event_id", "duplicates_within", "kafka.properties");
 
   private SourcesFile() {}
@@ -153,13 +154,15 @@ final class SourcesFile {
       b.setEventTime(column);
       checkEventTime(s, column, schema, schemaComplete);
     });
-    for (String clockKey : List.of("watermark", "late_events", "idle_after")) {
+    // the bound on disorder; "watermark" is its older name, kept (the watermark is W_p itself)
+    String bound = s.nameOf("max_out_of_orderness", "watermark");
+    for (String clockKey : List.of(bound, "late_events", "idle_after")) {
       if (s.has(clockKey) && !s.has("event_time")) {
         s.report(clockKey, clockMessage(clockKey),
             "add event_time: <timestamp column> or remove " + clockKey);
       }
     }
-    s.duration("watermark", "5m").ifPresent(b::setWatermark);
+    s.duration(bound, "5m").ifPresent(b::setWatermark);
     s.choice("late_events", LateEvents.class, "drop or late_events: keep").ifPresent(b::setLateEvents);
     s.duration("idle_after", "1m").ifPresent(idle -> {
       if (idle.isZero()) {
@@ -278,6 +281,8 @@ final class SourcesFile {
     switch (key) {
       case "watermark":
         return "a watermark needs an event-time column";
+      case "max_out_of_orderness":
+        return "an out-of-orderness bound needs an event-time column";
       case "late_events":
         return "late_events needs an event-time column; without one nothing is late";
       default:

@@ -1,6 +1,6 @@
 package dev.streamform.policies.project;
 
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import java.io.StringReader;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -165,6 +165,20 @@ final class YamlMap {
       report(entry.getKeyNode(), Optional.of(key), "unknown key",
           closest.map(c -> "did you mean '" + c + "'? (" + list + ")").orElse(list));
     }
+  }
+
+  /**
+   * The key this mapping uses for a setting with two names, {@code name} and its older
+   * {@code alias} (docs/concepts/glossary.md): the one present, {@code name} when neither is.
+   * Both present is a problem at the alias.
+   */
+  String nameOf(String name, String alias) {
+    if (has(name) && has(alias)) {
+      report(alias, "'" + alias + "' and '" + name + "' are the same setting",
+          "keep " + name + ": (" + alias + ": is its older name) and remove " + alias);
+      return name;
+    }
+    return has(alias) ? alias : name;
   }
 
   /** Records a problem about {@code key} (at its line, or this mapping's when absent). */

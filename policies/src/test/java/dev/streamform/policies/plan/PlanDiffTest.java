@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The plan diff's rules (SEMANTICS §9), each with the seed's own examples: declaring retention,
+ * The plan diff's rules (docs/semantics.md §9), each with the seed's own examples: declaring retention,
  * declaring event time, a longer watermark, late events kept, a window edit, a filter edit, a
  * partition count, and nothing at all.
  */

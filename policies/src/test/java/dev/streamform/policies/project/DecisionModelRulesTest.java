@@ -16,7 +16,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The rules of a scoring model's {@code decisions:} (SEMANTICS §11) and the messages they give. */
+/** The rules of a scoring model's {@code decisions:} (docs/semantics.md §11) and the messages they give. */
 class DecisionModelRulesTest {
   @TempDir Path dir;
 

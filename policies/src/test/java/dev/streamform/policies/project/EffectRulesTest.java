@@ -13,7 +13,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Each rule of a windowed model's {@code effects:} (SEMANTICS §10) in {@code streamform.yml}, and its message. */
+/** Each rule of a windowed model's {@code effects:} (docs/semantics.md §10) in {@code streamform.yml}, and its message. */
 class EffectRulesTest {
   @TempDir Path dir;
 

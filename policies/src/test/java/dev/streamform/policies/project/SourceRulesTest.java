@@ -114,7 +114,7 @@ class SourceRulesTest {
     assertThat(processingTimeSourceWith("    event_time: ordered_at\n    watermak: 5m\n").problems(),
         hasItem("sources.yml:11: source 'orders', key 'watermak': unknown key — did you mean"
             + " 'watermark'? (known keys: connector, topic, path, format, schema, event_time,"
-            + " watermark, late_events, idle_after, partitions, event_id, duplicates_within, kafka.properties)"));
+            + " max_out_of_orderness, watermark, late_events, idle_after, partitions, event_id, duplicates_within, kafka.properties)"));
   }
 
   @Test

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Fixtures of a windowed model (SEMANTICS §6): their rows, and the problems check reports in them. */
+/** Fixtures of a windowed model (docs/semantics.md §6): their rows, and the problems check reports in them. */
 class WindowedFixtureTest {
   @TempDir Path dir;
 

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Each rule of a windowed model (SEMANTICS §6) in {@code streamform.yml}, and the message it gives. */
+/** Each rule of a windowed model (docs/semantics.md §6) in {@code streamform.yml}, and the message it gives. */
 class WindowedModelRulesTest {
   @TempDir Path dir;
 

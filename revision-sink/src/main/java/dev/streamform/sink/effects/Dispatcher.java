@@ -18,7 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Moves a model's effects out of the ledger to their providers (SEMANTICS §10), one atomic phase
+ * Moves a model's effects out of the ledger to their providers (docs/semantics.md §10), one atomic phase
  * per step, each a compare-and-set on the effect's state, foreign I/O only between them:
  *
  * <ol>

@@ -1,12 +1,12 @@
 package dev.streamform.sink.effects;
 
-import dev.streamform.policies.digest.RevisionIdentity;
+import dev.streamform.core.digest.RevisionIdentity;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The identity of an effect and of its payload, by {@link RevisionIdentity}'s canonical JSON and
- * SHA-256 (SEMANTICS §10):
+ * SHA-256 (docs/semantics.md §10):
  *
  * <pre>
  * effect_key     = H(["effect", effect_type, logical_window_id, subject])

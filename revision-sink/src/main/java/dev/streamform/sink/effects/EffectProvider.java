@@ -6,7 +6,7 @@ import java.time.Duration;
  * Where effects are delivered. The two capabilities decide what the dispatcher may do after a
  * delivery whose outcome it did not learn: with {@link #receiptQueries} it asks; with {@link
  * #idempotencyKeys} and a query that says "never applied" it may deliver again under the same key;
- * with neither, never again (SEMANTICS §10).
+ * with neither, never again (docs/semantics.md §10).
  */
 public interface EffectProvider {
   /** The provider dedupes deliveries by the effect key it receives as its idempotency key. */

@@ -6,7 +6,7 @@ import java.io.Serializable;
 import java.util.Objects;
 
 /**
- * A declared effect rule of a windowed model (SEMANTICS §10): when a canonical revision of a
+ * A declared effect rule of a windowed model (docs/semantics.md §10): when a canonical revision of a
  * window makes {@code condition} true, the effect {@code type} for the window's {@code subject}
  * (the value of that output column) is to happen once, through {@code provider}.
  *

@@ -4,7 +4,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.not;
 
-import dev.streamform.policies.digest.RevisionIdentity;
+import dev.streamform.core.digest.RevisionIdentity;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Writes a trace as a fixture file in the SEMANTICS §4 format: its {@code given:} items, and the
+ * Writes a trace as a fixture file in the docs/semantics.md §4 format: its {@code given:} items, and the
  * {@code expect:}, {@code late:} and {@code duplicates:} the oracle gave for them — what the
  * runner should have done. Public for generated fixtures elsewhere (the benchmarks' 5,000-event
  * fixture); its output reads back with {@code Fixture.load}.

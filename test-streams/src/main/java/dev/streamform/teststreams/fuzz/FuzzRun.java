@@ -140,7 +140,7 @@ public final class FuzzRun {
     comments.add("Found by `streamform fuzz` (seed " + seed + ", " + trace.name() + ", shrunk from "
         + trace.given().size() + " to " + small.given().size() + " items): on "
         + target.name() + " the model disagrees with the reference oracle.");
-    comments.add("expect: and late: are the oracle's (SEMANTICS " + (model.windowed() ? "§6" : "§2-§3")
+    comments.add("expect: and late: are the oracle's (docs/semantics.md " + (model.windowed() ? "§6" : "§2-§3")
         + "); the runner gave:");
     for (String line : actual.canonical().split("\n")) {
       comments.add("  " + line);

@@ -24,7 +24,7 @@ import java.util.TreeSet;
  * {@code j * stride + p} and its keys (and {@code event_id}s) tagged with {@code j} (slot 0 is left
  * as it is); since the clock is per partition and the changelog per key (the duplicate detection
  * per id), the traces cannot touch each other. Their
- * items are interleaved, each trace's own order kept — which by SEMANTICS §7 must not matter
+ * items are interleaved, each trace's own order kept — which by docs/semantics.md §7 must not matter
  * either. A watermark item for every partition becomes one item per partition of its trace.
  *
  * <p>The runner's watermark is one for the whole batch: the minimum over every trace's partitions

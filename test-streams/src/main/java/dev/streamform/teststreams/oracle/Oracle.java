@@ -20,7 +20,7 @@ import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * The reference implementation of SEMANTICS §2–§3, in plain Java: one loop over the delivered
+ * The reference implementation of docs/semantics.md §2–§3, in plain Java: one loop over the delivered
  * items, a map of partition watermarks and a map of key states. It shares no code with the Beam
  * transforms; it exists to be obviously right, so that whatever a runner produces can be compared
  * with it.
@@ -59,12 +59,12 @@ public final class Oracle {
     return of(model.source(), model.model(), model.query());
   }
 
-  /** What SEMANTICS says {@code fixture}'s given items must produce. */
+  /** What docs/semantics.md says {@code fixture}'s given items must produce. */
   public FixtureOutcome run(Fixture fixture) {
     return run(fixture.given());
   }
 
-  /** What SEMANTICS says {@code given} (items in delivery order) must produce. */
+  /** What docs/semantics.md says {@code given} (items in delivery order) must produce. */
   public FixtureOutcome run(List<Fixture.Given> given) {
     return play(given, new Timeline(given.size()));
   }

@@ -15,7 +15,7 @@ import java.util.TreeSet;
  * number {@link #items()} stands for the end of the input.
  *
  * <p>It records the oracle's own decisions and computes nothing: a picture drawn from it shows
- * exactly what SEMANTICS §2, §3 and §6 say happens, and a runner's outcome can be laid over it.
+ * exactly what docs/semantics.md §2, §3 and §6 say happens, and a runner's outcome can be laid over it.
  */
 public final class Timeline {
 

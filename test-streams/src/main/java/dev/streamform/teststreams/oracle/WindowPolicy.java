@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The window settings of a windowed model (SEMANTICS §6), as the {@link WindowedOracle} reads
+ * The window settings of a windowed model (docs/semantics.md §6), as the {@link WindowedOracle} reads
  * them: windows of {@code size} starting at every multiple of {@code every} from the epoch
  * ({@code every == size} for tumbling windows), corrections accepted until {@code allowedLateness}
  * after a window's end, a preview after every {@code earlyEveryEvents}-th on-time event of a key's

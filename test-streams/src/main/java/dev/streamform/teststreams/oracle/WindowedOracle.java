@@ -4,7 +4,7 @@ import dev.streamform.policies.declarations.EarlyResults;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.declarations.WindowSpec;
-import dev.streamform.policies.digest.RevisionIdentity;
+import dev.streamform.core.digest.RevisionIdentity;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.sql.ModelQuery;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
@@ -28,7 +28,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The reference implementation of SEMANTICS §6 (windowed models) in plain Java: one loop over the
+ * The reference implementation of docs/semantics.md §6 (windowed models) in plain Java: one loop over the
  * delivered items, a map of partition watermarks and a map of open windows per key. Like {@link
  * Oracle} it shares no code with the Beam transforms; it exists to be obviously right.
  *
@@ -130,12 +130,12 @@ public final class WindowedOracle {
     return policy;
   }
 
-  /** What SEMANTICS says {@code fixture}'s given items must produce. */
+  /** What docs/semantics.md says {@code fixture}'s given items must produce. */
   public WindowedOutcome run(Fixture fixture) {
     return run(fixture.given());
   }
 
-  /** What SEMANTICS says {@code given} (items in delivery order, then the end of input) must produce. */
+  /** What docs/semantics.md says {@code given} (items in delivery order, then the end of input) must produce. */
   public WindowedOutcome run(List<Fixture.Given> given) {
     return new Run(given).play();
   }
@@ -151,7 +151,7 @@ public final class WindowedOracle {
   }
 
   /**
-   * What SEMANTICS says {@code fixture}'s given items must produce, in the shape a runner's run
+   * What docs/semantics.md says {@code fixture}'s given items must produce, in the shape a runner's run
    * has ({@link FixtureOutcome}: the same event ids, value types and order), so the two compare by
    * {@link FixtureOutcome#canonical()}.
    */

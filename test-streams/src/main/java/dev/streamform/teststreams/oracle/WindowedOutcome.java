@@ -11,7 +11,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * What SEMANTICS §6 says a windowed model's input must produce, as the {@link WindowedOracle}
+ * What docs/semantics.md §6 says a windowed model's input must produce, as the {@link WindowedOracle}
  * computes it: the output rows (previews, revisions and final records), the too-late rows, the
  * quarantined events and the counts {@code streamform test} prints.
  *

@@ -29,7 +29,7 @@ import java.util.stream.Collectors;
  * model's expired key states are marked where the next event found them expired, at the time they
  * expired. The first difference of each failure is ringed.
  *
- * <p>The positions come from the reference oracle's {@link Timeline} (what SEMANTICS says happens
+ * <p>The positions come from the reference oracle's {@link Timeline} (what docs/semantics.md says happens
  * when); what is late, quarantined and emitted comes from the run's {@link FixtureOutcome}, so a
  * run that disagrees with the contract shows it (a record with no such emission in the oracle is
  * drawn at the end of the input and dashed). Every drawn element carries its data ({@code

@@ -12,7 +12,7 @@ import java.util.TreeSet;
 /**
  * A trace's per-partition logs delivered in another order. Each partition keeps its own items in
  * their order (a watermark item for every partition becomes one item in each partition's log);
- * only which partition delivers next changes. By SEMANTICS §7 the per-key changelog and the late
+ * only which partition delivers next changes. By docs/semantics.md §7 the per-key changelog and the late
  * events must not change with it.
  */
 public final class Interleavings {

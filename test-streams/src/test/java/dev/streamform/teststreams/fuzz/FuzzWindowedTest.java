@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Windowed models (SEMANTICS §6) under generated traces — several partitions, keys that live in
+ * Windowed models (docs/semantics.md §6) under generated traces — several partitions, keys that live in
  * one partition, disorder, watermark items at window ends and at end + allowed lateness,
  * corrections and too-late events — agree with the reference {@link WindowedOracle} on the
  * DirectRunner and on Flink at parallelism 2, and a planted bug is caught and shrunk.

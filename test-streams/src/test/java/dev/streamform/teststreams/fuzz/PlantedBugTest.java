@@ -37,7 +37,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>The shrunk fixture's {@code expect:} is the oracle's, so it proves nothing where the oracle
  * could share the bug; each family therefore also has a fixture whose outcome is written here by
- * hand, from SEMANTICS, which the oracle and the real model give and the planted bug does not.
+ * hand, from docs/semantics.md, which the oracle and the real model give and the planted bug does not.
  * (The model: the seed's customer_metrics, SUM(amount) by customer_id, watermark delay 5m,
  * retention 10m.)
  */

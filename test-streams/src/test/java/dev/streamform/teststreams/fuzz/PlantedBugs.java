@@ -62,7 +62,7 @@ final class PlantedBugs {
 
   /**
    * Lateness edge: an event exactly at its partition's watermark ({@code t == W_p}, on time by
-   * SEMANTICS §2) is treated as late and silently lost between the clock and the changelog.
+   * docs/semantics.md §2) is treated as late and silently lost between the clock and the changelog.
    */
   static PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> lateAtTheWatermark(
       DeclaredModel model) {
@@ -106,7 +106,7 @@ final class PlantedBugs {
   }
 
   /**
-   * Watermark ordering within one event's handling (SEMANTICS §3: judge, expire, apply, <em>then</em>
+   * Watermark ordering within one event's handling (docs/semantics.md §3: judge, expire, apply, <em>then</em>
    * advance {@code W}): the event's own {@code t − delay} is taken into the watermark before its
    * key's expiry is decided, so an event that itself moves {@code W} past its key's edge finds the
    * state gone. (Reordering watermark items in the delivery plants nothing: the clock restores each

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * An outcome as SEMANTICS §7 says it must not depend on partition interleaving: each key's
+ * An outcome as docs/semantics.md §7 says it must not depend on partition interleaving: each key's
  * changelog in order, and the late and quarantined events as a set (by event id).
  */
 public final class PerKey {

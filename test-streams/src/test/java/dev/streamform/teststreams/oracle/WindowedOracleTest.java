@@ -28,7 +28,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The windowed oracle against SEMANTICS §6, every expectation worked out by hand in the comments
+ * The windowed oracle against docs/semantics.md §6, every expectation worked out by hand in the comments
  * beside the items. Rows are written as {@code status revision[<-predecessor] start-end key values
  * {partition:min..max#count}}, times on 2026-08-30 as {@code HH:mm}, other days as {@code MM-dd
  * HH:mm}. Events are numbered {@code <partition>-<offset>}; a watermark item takes an offset in
@@ -350,7 +350,7 @@ class WindowedOracleTest {
     Row row = out.rows().get(0);
     assertEquals("merchant=7", show(row.key()));
     assertEquals(
-        dev.streamform.policies.digest.RevisionIdentity.logicalWindowId(
+        dev.streamform.core.digest.RevisionIdentity.logicalWindowId(
             "hourly_revenue", Map.of("merchant", 7L), at("10:00"), at("11:00")),
         row.logicalWindowId());
   }

@@ -3,7 +3,7 @@ package dev.streamform.transforms.changelog;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.LogOrder;
@@ -528,7 +528,7 @@ public abstract class KeyedChangelog
       }
     }
 
-    /** Applies one event to its key (SEMANTICS §3) and emits its changelog record. */
+    /** Applies one event to its key (docs/semantics.md §3) and emits its changelog record. */
     private void applyOne(TimedEvent event, KeyState key, OutputReceiver<ChangelogRecord> out) {
       Envelope envelope = event.envelope();
       Instant w = event.watermarkAtArrival();

@@ -43,7 +43,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * </ul>
  *
  * <p>The runner's watermark thus decides <em>when</em> an event is applied, never in which order:
- * the same per-partition logs give the same keyed results on every runner and parallelism (SEMANTICS
+ * the same per-partition logs give the same keyed results on every runner and parallelism (docs/semantics.md
  * §7). The price is latency: an event is applied once the source watermark ({@code min_p W_p})
  * moves past the watermark it arrived at.
  */

@@ -3,7 +3,7 @@ package dev.streamform.transforms.clock;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.EnvelopeCoder;

@@ -1,7 +1,7 @@
 package dev.streamform.transforms.decisions;
 
 import com.google.auto.value.AutoValue;
-import dev.streamform.policies.digest.RevisionIdentity;
+import dev.streamform.core.digest.RevisionIdentity;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -13,7 +13,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
 /**
- * One decision about one event, with everything needed to defend it (SEMANTICS §11): the event
+ * One decision about one event, with everything needed to defend it (docs/semantics.md §11): the event
  * (id, partition, offset), its three clocks, the feature state it read ({@link #stateCutoff()} and
  * {@link #stateRevision()}), the model and preprocessing digests and the policy generation.
  *

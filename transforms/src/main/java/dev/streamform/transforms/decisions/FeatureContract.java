@@ -1,6 +1,6 @@
 package dev.streamform.transforms.decisions;
 
-/** Which feature state a decision reads (SEMANTICS §11; README "Decisions"). */
+/** Which feature state a decision reads (docs/semantics.md §11; README "Decisions"). */
 public enum FeatureContract {
   /**
    * Features from the key's events with time {@code <=} the scored event's time {@code t} that

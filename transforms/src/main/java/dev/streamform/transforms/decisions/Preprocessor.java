@@ -1,6 +1,6 @@
 package dev.streamform.transforms.decisions;
 
-import dev.streamform.policies.digest.RevisionIdentity;
+import dev.streamform.core.digest.RevisionIdentity;
 import java.io.Serializable;
 import java.math.BigDecimal;
 import java.util.LinkedHashMap;

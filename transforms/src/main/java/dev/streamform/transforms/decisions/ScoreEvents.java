@@ -57,7 +57,7 @@ import org.joda.time.Instant;
 
 /**
  * Scores each event of a clocked stream against its key's event-time feature state and emits one
- * {@link Decision} per event, with its identity (SEMANTICS §11).
+ * {@link Decision} per event, with its identity (docs/semantics.md §11).
  *
  * <pre>{@code
  * DecisionResult scored = clocked.events().apply(

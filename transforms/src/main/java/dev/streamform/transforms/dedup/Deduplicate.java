@@ -3,7 +3,7 @@ package dev.streamform.transforms.dedup;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.time.Durations;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.clock.ClockCoders;
@@ -57,7 +57,7 @@ import org.joda.time.Instant;
  * for the id column is quarantined too (it cannot be told from a repeat) and registers nothing.
  * Whether an id is still
  * kept for an event is decided from the event's own partition watermark at arrival ({@link
- * TimedEvent#watermarkAtArrival()}), as retention is (SEMANTICS §3), so the answer is a function of
+ * TimedEvent#watermarkAtArrival()}), as retention is (docs/semantics.md §3), so the answer is a function of
  * the per-partition logs; event-time timers free an id's state at first-seen + horizon, never
  * earlier than an arriving event would still find it. State is one small entry per id seen within
  * the horizon.

@@ -12,7 +12,7 @@ import org.joda.time.Instant;
 import org.joda.time.ReadableInstant;
 
 /**
- * One result of a window of one key, as a revisable object (SEMANTICS §6): a preview ({@link
+ * One result of a window of one key, as a revisable object (docs/semantics.md §6): a preview ({@link
  * Status#EARLY}, revision 0), a revision ({@link Status#ON_TIME} or {@link Status#CORRECTED},
  * numbered 1, 2, ... each naming its predecessor) or the window's {@link Status#FINAL} record (the
  * last revision's number and values again; the window's state is then freed).
@@ -20,7 +20,7 @@ import org.joda.time.ReadableInstant;
  * <p>Values accumulate: every revision carries the aggregate of every event accepted into the
  * window so far, never a delta. The identity fields are the same on every runner: {@link
  * #logicalWindowId()} and {@link #projectionId()} by {@code
- * dev.streamform.policies.digest.RevisionIdentity}, {@link #aggregateDigest()} over the output
+ * dev.streamform.core.digest.RevisionIdentity}, {@link #aggregateDigest()} over the output
  * values, {@link #offsets()} per partition over the events included.
  *
  * <p>Element timestamp: the window's last millisecond ({@code window_end - 1ms}), as Beam stamps

@@ -3,8 +3,8 @@ package dev.streamform.transforms.windows;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
-import dev.streamform.policies.digest.RevisionIdentity;
-import dev.streamform.policies.time.Durations;
+import dev.streamform.core.digest.RevisionIdentity;
+import dev.streamform.core.time.Durations;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.changelog.Accumulators;
 import dev.streamform.transforms.changelog.Aggregation;
@@ -55,7 +55,7 @@ import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
- * Event-time windows whose results are revisable objects (SEMANTICS §6): per key and window, early
+ * Event-time windows whose results are revisable objects (docs/semantics.md §6): per key and window, early
  * previews, revision 1 at the watermark, one accumulating revision per correction, and a final
  * record at {@code window_end + allowed_lateness}, after which the window's state is freed.
  *

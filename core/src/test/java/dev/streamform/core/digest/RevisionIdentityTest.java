@@ -1,4 +1,4 @@
-package dev.streamform.policies.digest;
+package dev.streamform.core.digest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

@@ -1,4 +1,4 @@
-package dev.streamform.policies.time;
+package dev.streamform.core.time;
 
 import java.time.Duration;
 import java.util.Locale;

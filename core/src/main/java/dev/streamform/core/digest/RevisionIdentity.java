@@ -1,4 +1,4 @@
-package dev.streamform.policies.digest;
+package dev.streamform.core.digest;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The identity of a window's revisions (SEMANTICS §6): {@code H} is SHA-256, as 64 lowercase hex
+ * The identity of a window's revisions (docs/semantics.md §6): {@code H} is SHA-256, as 64 lowercase hex
  * digits, over the UTF-8 bytes of a canonical JSON text of the hashed fields. The same values give
  * the same text on every runner, JVM and machine.
  *

@@ -1,4 +1,4 @@
-package dev.streamform.policies.time;
+package dev.streamform.core.time;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
