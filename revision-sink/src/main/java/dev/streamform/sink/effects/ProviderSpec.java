@@ -6,9 +6,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * A declared provider: its kind ({@code webhook}), where it is, the two capabilities that decide
- * what the dispatcher may do after a dispatch whose outcome it did not learn (docs/semantics.md §10),
- * and
- * where its credential comes from. The credential itself is never held here: only the name of the
+ * what the dispatcher may do after a dispatch whose outcome it did not learn (docs/semantics.md
+ * §10), and where its credential comes from. The credential itself is never held here: only the name of the
  * environment variable or the path of the file it is read from at delivery time, so it never
  * reaches the effect ledger, display data or {@code effects show}.
  *
