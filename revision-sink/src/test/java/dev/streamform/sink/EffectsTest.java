@@ -430,4 +430,28 @@ class EffectsTest {
     assertThat(rows, lessThanOrEqualTo(2 * 6));
     assertThat(states(), equalTo(List.of("PREPARED")));
   }
+
+  @Test
+  void anAnswerThatComesAfterTheLeaseStillMakesTheAppliedEffectDone() throws Exception {
+    // no receipts: an applied effect left UNKNOWN here would stay UNKNOWN for good
+    EffectRule rule = rule(true, false);
+    writer(rule).write(List.of(revision(7, 10, 1, "1200")));
+    Dispatcher other = dispatcher("d2", rule, Duration.ofMillis(500), new Dispatcher.Hooks() {});
+    Dispatcher.Hooks slow = new Dispatcher.Hooks() {
+      @Override
+      public void afterDelivery(String k, EffectProvider.Delivery d) {
+        // d1 stalls (GC, a slow disk) past the lease; d2 expires its dispatch meanwhile
+        try {
+          Thread.sleep(700);
+          assertThat(other.runOnce(0).expired(), equalTo(1));
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    };
+    Dispatcher.Report r = dispatcher("d1", rule, Duration.ofMillis(500), slow).runOnce(10);
+    System.out.println("an answer after the lease: " + r.describe() + "; states " + states());
+    assertThat(states(), equalTo(List.of("DONE")));
+    atMostOnePerKey();
+  }
 }
