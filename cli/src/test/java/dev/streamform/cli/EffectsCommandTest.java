@@ -170,6 +170,29 @@ class EffectsCommandTest {
         + " 0 open compensations; 1 problem\n"));
   }
 
+  /** Issue 28: a rule the sink could not evaluate is recorded, shown, and a problem for verify. */
+  @Test
+  void aRuleTheSinkCouldNotEvaluateIsShownAndFailsVerify() throws Exception {
+    // a decimal compared with a string: `streamform check` refuses it, a hand-made rule is unchecked
+    EffectRule broken = EffectRule.of("hourly_revenue", "broken", "merchant_id", "revenue >= '1000'",
+        EffectsProject.rules(project).get(0).provider());
+    LedgerWriter.Outcome written =
+        new LedgerWriter(pool, Duration.ofSeconds(10), List.of(broken)).write(List.of(revision(7, 10, 1, "1200")));
+    assertThat(written.applied(), is(1));
+    String window = revision(7, 10, 1, "1200").logicalWindowId().substring(0, 12);
+    assertThat(command("effects show", project), is(0));
+    assertThat(out.toString(), is("hourly_revenue: 0 effects, 0 compensations\n"
+        + "rule errors (the rule could not be evaluated on the revision; the window's effect was left as it was):\n"
+        + "  type    window        by     resolved  rule                 error\n"
+        + "  broken  " + window + "  g1 r1  no        `revenue >= '1000'`  `revenue >= '1000'` cannot compare"
+        + " BigDecimal 1200 with String 1000\n"));
+    assertThat(command("effects verify", project), is(1));
+    assertThat(out.toString(), is("rule error: broken `revenue >= '1000'` on window " + window + " g1 r1:"
+        + " `revenue >= '1000'` cannot compare BigDecimal 1200 with String 1000\n"
+        + "0 effects: 0 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled; 0 dispatches,"
+        + " 0 open compensations; 1 problem\n"));
+  }
+
   @Test
   void dispatchRefusesAModelWithoutEffects() throws Exception {
     dev.streamform.sink.LedgerSchema.migrate(pool);

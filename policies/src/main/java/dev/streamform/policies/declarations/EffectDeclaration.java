@@ -18,7 +18,7 @@ import java.util.Optional;
  *
  * When a canonical revision of a window makes {@link #when()} true, the effect {@link #type()} for
  * the window's {@link #subject()} value happens once, through the provider. Checked by {@code
- * streamform check}: the subject is a key or output column of the model, the condition names only
+ * streamform check}: the subject is a key or window column of the model, the condition names only
  * output columns. Immutable.
  */
 @AutoValue
@@ -29,7 +29,7 @@ public abstract class EffectDeclaration {
   /** The effect's type, part of its key, e.g. {@code reward}. */
   public abstract String type();
 
-  /** The output column whose value is the effect's subject, e.g. {@code merchant_id}. */
+  /** The key or window column whose value is the effect's subject, e.g. {@code merchant_id}. */
   public abstract String subject();
 
   /** The condition over output columns, in the model's SQL expression language. */

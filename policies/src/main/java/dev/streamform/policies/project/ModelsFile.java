@@ -53,6 +53,9 @@ final class ModelsFile {
   static final String PROVIDER_EXAMPLE = "provider: {kind: webhook, url: \"http://127.0.0.1:8099/rewards\","
       + " idempotency: key, receipts: true}";
 
+  /** The longest model name: {@code <model>.quarantine}, its default topic, is a legal topic. */
+  static final int MAX_MODEL_NAME = 249 - ".quarantine".length();
+
   /** The keys of a scoring model's {@code decisions:} (docs/semantics.md §11; README "Decisions"). */
   static final List<String> DECISIONS_KEYS = List.of("features_over", "scorer", "linear", "contract",
       "allowed_lateness", "lateness", "late_action", "late_updates_state", "max_clock_skew", "arrival");
@@ -111,6 +114,9 @@ final class ModelsFile {
       if (!Names.isIdentifier(name)) {
         all.get().report(name, "'" + name + "' is not a usable model name (it names models/" + name + ".sql)",
             "use letters, digits and _ (starting with a letter or _)");
+      } else if (name.length() > MAX_MODEL_NAME) {
+        all.get().report(name, "is " + name.length() + " characters long: its topic " + name
+            + ".quarantine would be longer than Kafka's 249", "use at most " + MAX_MODEL_NAME + " characters");
       }
       all.get()
           .map(name, Optional.of("model '" + name + "'"), name + ": followed by its keys (materialized, key, ...)")
@@ -184,9 +190,9 @@ final class ModelsFile {
             "write a whole number from 1, e.g. generation: 2 (the default is 1)");
       }
     });
-    m.string("topic", "topic: customer_metrics").ifPresent(b::setTopic);
-    m.string("late_topic", "late_topic: orders_late").ifPresent(b::setLateTopic);
-    m.string("quarantine_topic", "quarantine_topic: orders_quarantine").ifPresent(b::setQuarantineTopic);
+    topic(m, "topic", "customer_metrics").ifPresent(b::setTopic);
+    topic(m, "late_topic", "orders_late").ifPresent(b::setLateTopic);
+    topic(m, "quarantine_topic", "orders_quarantine").ifPresent(b::setQuarantineTopic);
 
     List<EffectEntry> effects = new ArrayList<>();
     if (m.has("effects")) {
@@ -502,5 +508,14 @@ final class ModelsFile {
       w.report("every", e.getMessage(), fix);
       return Optional.empty();
     }
+  }
+
+  /** A topic name under {@code key}: a legal Kafka topic name (it names an output file too). */
+  private static Optional<String> topic(YamlMap m, String key, String example) {
+    return m.string(key, key + ": " + example).filter(t -> {
+      Optional<String> problem = Names.topicProblem(t);
+      problem.ifPresent(p -> m.report(key, p, Names.topicFix(key, example)));
+      return problem.isEmpty();
+    });
   }
 }
