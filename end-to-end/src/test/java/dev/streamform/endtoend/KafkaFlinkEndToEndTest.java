@@ -805,6 +805,8 @@ class KafkaFlinkEndToEndTest {
             dev.streamform.sink.effects.LocalProviderServer.start(0);
         LocalPostgres postgres = LocalPostgres.temporary()) {
       postgres.start();
+      // a second delivery of the reward must show as a second effect, not be deduplicated away
+      provider.dedupe(false);
       Path project = dir.resolve("payments-effects");
       copyProject(WINDOWED, project);
       Path sources = project.resolve("sources.yml");
@@ -850,6 +852,7 @@ class KafkaFlinkEndToEndTest {
       assertEquals(1, provider.appliedPerKey().size(), "one rewarded window: " + provider.appliedPerKey());
       assertEquals(List.of(1), List.copyOf(provider.appliedPerKey().values()), "exactly one reward per key");
       assertEquals(1, provider.requests(), "no second delivery");
+      assertEquals(List.of(1), List.copyOf(provider.requestsPerKey().values()), "one request per key");
       String verified = cli(join(join(new String[] {"effects", "verify", project.toString()}, model), database));
       assertThat(verified, verified, containsString("1 effect: 1 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled;"
           + " 1 dispatch, 1 open compensation; 0 problems"));

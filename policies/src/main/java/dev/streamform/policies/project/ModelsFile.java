@@ -33,8 +33,19 @@ final class ModelsFile {
   /** The keys of one effect, {@code effects: [{type: reward, subject: ..., when: ..., provider: {...}}]}. */
   static final List<String> EFFECT_KEYS = List.of("type", "subject", "when", "provider");
 
-  /** The keys of an effect's provider. */
+  /** The keys an effect's provider must have. */
   static final List<String> PROVIDER_KEYS = List.of("kind", "url", "idempotency", "receipts");
+
+  /** The keys an effect's provider may have: its credential comes from the environment or a file. */
+  static final List<String> PROVIDER_OPTIONAL_KEYS = List.of("authorization_env", "authorization_file");
+
+  static final String AUTHORIZATION_FIX = "declare the credential outside the committed files:"
+      + " authorization_env: REWARDS_AUTHORIZATION (an environment variable holding the Authorization"
+      + " header's value, e.g. \"Bearer ...\") or authorization_file: <a file inside the project folder>";
+
+  /** Query parameter names (or their _-separated parts) that carry a credential in a URL. */
+  private static final Set<String> CREDENTIAL_PARAMS = Set.of("token", "key", "apikey", "secret", "password",
+      "passwd", "pwd", "auth", "signature", "sig", "credential", "credentials");
 
   static final String EFFECT_EXAMPLE = "effects: [{type: reward, subject: merchant_id, when: \"revenue >= 1000\","
       + " provider: {kind: webhook, url: \"http://127.0.0.1:8099/rewards\", idempotency: key, receipts: true}}]";
@@ -245,12 +256,16 @@ final class ModelsFile {
     }
     entries.add(new EffectEntry(e, subject, condition));
     Optional<String> url = Optional.empty();
+    Optional<String> authorizationEnv = Optional.empty();
+    Optional<String> authorizationFile = Optional.empty();
     boolean idempotency = false;
     boolean receipts = false;
     Optional<YamlMap> provider = e.nested("provider", PROVIDER_EXAMPLE);
     if (provider.isPresent()) {
       YamlMap p = provider.get();
-      p.allowOnly(PROVIDER_KEYS);
+      List<String> allowed = new ArrayList<>(PROVIDER_KEYS);
+      allowed.addAll(PROVIDER_OPTIONAL_KEYS);
+      p.allowOnly(allowed);
       for (String required : PROVIDER_KEYS) {
         if (!p.has(required)) {
           ok = false;
@@ -269,6 +284,31 @@ final class ModelsFile {
         ok = false;
         p.report("url", "'" + url.get() + "' is not an http(s) URL",
             "write the webhook's endpoint, e.g. url: \"http://127.0.0.1:8099/rewards\"");
+      }
+      Optional<String> credential = url.filter(ModelsFile::isHttpUrl).flatMap(ModelsFile::credentialInUrl);
+      if (credential.isPresent()) {
+        ok = false;
+        p.report("url", "carries a credential (" + credential.get() + "): it would be committed and copied"
+            + " into every effect row", "remove it from the URL and " + AUTHORIZATION_FIX);
+      }
+      authorizationEnv = p.string("authorization_env", "authorization_env: REWARDS_AUTHORIZATION");
+      if (authorizationEnv.isPresent() && !authorizationEnv.get().matches("[A-Za-z_][A-Za-z0-9_]*")) {
+        ok = false;
+        p.report("authorization_env", "'" + authorizationEnv.get() + "' is not an environment variable name",
+            "name the variable that holds the Authorization header's value, e.g."
+                + " authorization_env: REWARDS_AUTHORIZATION");
+      }
+      authorizationFile = p.string("authorization_file", "authorization_file: secrets/rewards-authorization");
+      if (authorizationFile.isPresent() && !insideProject(authorizationFile.get())) {
+        ok = false;
+        p.report("authorization_file", "'" + authorizationFile.get() + "' is not a path inside the project folder",
+            "give a relative path that stays inside the project, e.g."
+                + " authorization_file: secrets/rewards-authorization (keep it out of version control)");
+      }
+      if (authorizationEnv.isPresent() && authorizationFile.isPresent()) {
+        ok = false;
+        p.report("authorization_file", "is declared beside authorization_env",
+            "declare one of authorization_env and authorization_file, not both");
       }
       Optional<String> idem = p.string("idempotency", "idempotency: key");
       if (idem.isPresent() && !List.of("key", "none").contains(idem.get())) {
@@ -289,7 +329,43 @@ final class ModelsFile {
       return Optional.empty();
     }
     return Optional.of(EffectDeclaration.webhook(type.get(), subject.get(), when.get(), url.get(), idempotency,
-        receipts));
+        receipts, authorizationEnv, authorizationFile));
+  }
+
+  /**
+   * What in an http(s) URL looks like a credential — user info, or a query parameter named like
+   * one ({@code token=}, {@code api_key=}, {@code secret=}, {@code password=}, ...) — named without
+   * its value; empty when nothing does.
+   */
+  static Optional<String> credentialInUrl(String text) {
+    URI uri = URI.create(text);
+    if (uri.getRawUserInfo() != null) {
+      return Optional.of("user info before the host");
+    }
+    String query = uri.getRawQuery();
+    if (query == null) {
+      return Optional.empty();
+    }
+    for (String pair : query.split("&")) {
+      String name = pair.split("=", 2)[0];
+      for (String part : name.toLowerCase(Locale.ROOT).split("[^a-z0-9]+")) {
+        if (CREDENTIAL_PARAMS.contains(part)) {
+          return Optional.of("query parameter '" + name + "'");
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** A relative path that stays inside the folder it is relative to. */
+  private static boolean insideProject(String path) {
+    try {
+      java.nio.file.Path p = java.nio.file.Path.of(path);
+      return !path.isBlank() && !p.isAbsolute() && !p.normalize().startsWith("..")
+          && !p.normalize().toString().isEmpty();
+    } catch (java.nio.file.InvalidPathException e) {
+      return false;
+    }
   }
 
   private static boolean isHttpUrl(String text) {

@@ -175,7 +175,8 @@ class EffectRulesTest {
             + " subject, when, provider"));
     assertThat(withEffect(TYPE + SUBJECT + WHEN + "provider: " + PROVIDER.replace("}", ", retry: true}") + "\n")
         .problems(), contains("streamform.yml:9: model 'customer_metrics', key 'effects[1].provider.retry':"
-            + " unknown key — known keys: kind, url, idempotency, receipts"));
+            + " unknown key — known keys: kind, url, idempotency, receipts, authorization_env,"
+            + " authorization_file"));
   }
 
   @Test
