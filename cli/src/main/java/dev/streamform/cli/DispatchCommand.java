@@ -2,11 +2,14 @@ package dev.streamform.cli;
 
 import dev.streamform.core.time.Durations;
 import dev.streamform.sink.effects.Dispatcher;
+import dev.streamform.sink.effects.EffectProvider;
 import dev.streamform.sink.effects.EffectRule;
+import dev.streamform.sink.effects.WebhookProvider;
 import java.io.PrintWriter;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -30,14 +33,21 @@ import picocli.CommandLine.Spec;
           + " resolves UNKNOWN effects by receipt query only (never a blind retry), claims PREPARED effects"
           + " confirmed against the canonical generation and revision, and delivers them with the effect"
           + " key as Idempotency-Key. Prints what each pass did. Several dispatchers may run at once.",
-      "Without --once, passes repeat every --interval until the command is stopped; a dispatcher"
-          + " stopped mid-pass leaves at most DISPATCHING effects, which a later pass expires to UNKNOWN"
-          + " after the lease and resolves by receipt."
+      "Effects are claimed one at a time, each right before its delivery (its lease starts then), and"
+          + " every outcome is written only over the dispatcher's own attempt. After nothing was sent or"
+          + " an unknown outcome, an effect's next attempt waits --backoff, doubling per attempt up to"
+          + " --max-backoff.",
+      "Without --once, passes repeat every --interval until the command is stopped; when the database"
+          + " fails, the dispatcher keeps the outcomes it learned, says so, and writes them when the"
+          + " database is back (passes claim nothing meanwhile). A dispatcher stopped mid-pass leaves at"
+          + " most DISPATCHING effects, which a later pass expires to UNKNOWN after the lease and"
+          + " resolves by receipt."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
       "0:the passes ran (effects left UNKNOWN are shown by streamform effects show)",
-      "1:the model declares no effects, or the project or database cannot be used",
+      "1:the model declares no effects, the project or database cannot be used, a provider's"
+          + " credential cannot be read, or (--once) an outcome could not be written",
       "2:bad command line"
     })
 final class DispatchCommand implements Callable<Integer> {
@@ -67,6 +77,18 @@ final class DispatchCommand implements Callable<Integer> {
           + " must exceed --timeout (default: ${DEFAULT-VALUE})")
   String lease;
 
+  @Option(names = "--backoff", paramLabel = "DURATION", defaultValue = "1s",
+      description = "after an attempt that sent nothing or whose outcome is unknown, the effect's next"
+          + " attempt waits this long, doubling per attempt (default: ${DEFAULT-VALUE})")
+  String backoff;
+
+  @Option(names = "--max-backoff", paramLabel = "DURATION", defaultValue = "5m",
+      description = "the longest wait between two attempts of an effect (default: ${DEFAULT-VALUE})")
+  String maxBackoff;
+
+  /** Tries of writing kept outcomes before {@code --once} gives up (about a minute in all). */
+  private static final int ONCE_OUTCOME_TRIES = 8;
+
   @Spec CommandSpec spec;
 
   @Override
@@ -76,6 +98,12 @@ final class DispatchCommand implements Callable<Integer> {
     Duration pause = duration("--interval", interval);
     Duration wait = duration("--timeout", timeout);
     Duration held = duration("--lease", lease);
+    Duration firstBackoff = duration("--backoff", backoff);
+    Duration longestBackoff = duration("--max-backoff", maxBackoff);
+    if (longestBackoff.compareTo(firstBackoff) < 0) {
+      throw new ParameterException(spec.commandLine(), "--max-backoff (" + maxBackoff + ") must be at least"
+          + " --backoff (" + backoff + ")");
+    }
     if (held.compareTo(wait) <= 0) {
       throw new ParameterException(spec.commandLine(), "--lease (" + lease + ") must exceed --timeout ("
           + timeout + "): a delivery still waiting for its answer would be taken for abandoned");
@@ -91,42 +119,102 @@ final class DispatchCommand implements Callable<Integer> {
       return 1;
     }
     try (ModelLedger l = opened.get()) {
-      List<EffectRule> rules = DeclaredEffects.rules(l.model.model());
+      List<EffectRule> rules = DeclaredEffects.rules(l.model.model(), target.project);
       if (rules.isEmpty()) {
         err.println("streamform dispatch: model '" + l.name() + "' declares no effects (effects: in streamform.yml)");
         return 1;
       }
-      Dispatcher dispatcher = new Dispatcher(l.pool(), me, l.name(), DeclaredEffects.providers(rules, wait), held,
-          new Dispatcher.Hooks() {});
+      Map<String, EffectProvider> providers = DeclaredEffects.providers(rules, wait);
+      for (Map.Entry<String, EffectProvider> p : providers.entrySet()) {
+        Optional<String> problem = ((WebhookProvider) p.getValue()).authorizationProblem();
+        if (problem.isPresent()) {
+          err.println("streamform dispatch: effect " + p.getKey() + ": " + problem.get());
+          return 1;
+        }
+      }
+      Dispatcher dispatcher = new Dispatcher(l.pool(), me, l.name(), providers, held, new Dispatcher.Hooks() {})
+          .withBackoff(firstBackoff, longestBackoff);
       err.println("streamform dispatch: " + me + " for model " + l.name() + ": "
-          + rules.stream().map(r -> r.type() + " -> " + r.provider().describe()).toList());
+          + rules.stream().map(r -> r.type() + " -> " + r.provider().describe()
+              + (r.provider().authorizationEnv() == null && r.provider().authorizationFile() == null ? ""
+                  : " (" + r.provider().describeAuthorization() + ")")).toList());
       err.flush();
+      Duration failing = Duration.ZERO;
       for (int pass = 1; ; pass++) {
-        Dispatcher.Report report = dispatcher.runOnce(limit);
-        if (once || busy(report)) {
-          out.println("pass " + pass + ": " + report.describe());
-          out.flush();
-        }
-        if (once) {
-          return 0;
-        }
         try {
-          Thread.sleep(pause.toMillis());
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
+          Dispatcher.Report report = dispatcher.runOnce(limit);
+          failing = Duration.ZERO;
+          if (once || busy(report)) {
+            out.println("pass " + pass + ": " + report.describe());
+            out.flush();
+          }
+          if (once) {
+            return finishOnce(dispatcher, err);
+          }
+        } catch (SQLException e) {
+          // the database failed: keep what was learned, say so, try again later (never exit here)
+          failing = failing.isZero() ? pause : min(failing.multipliedBy(2), Duration.ofSeconds(30));
+          err.println("streamform dispatch: pass " + pass + ": the database failed: " + ModelLedger.firstLine(e)
+              + (dispatcher.unwrittenOutcomes() > 0 ? "; " + dispatcher.unwrittenOutcomes()
+                  + " outcomes kept to be written" : "")
+              + (once ? "" : "; next pass in " + failing.toMillis() + " ms"));
+          err.flush();
+          if (once) {
+            finishOnce(dispatcher, err);
+            return 1;
+          }
+        }
+        if (!sleep(failing.isZero() ? pause : failing)) {
           return 0;
         }
       }
-    } catch (SQLException e) {
-      err.println("streamform dispatch: " + ModelLedger.firstLine(e));
+    }
+  }
+
+  /**
+   * {@code --once}: outcomes the database refused are written again for a while; those still
+   * refused stay DISPATCHING in the ledger (resolved by receipt after the lease): exit 1.
+   */
+  private static int finishOnce(Dispatcher dispatcher, PrintWriter err) {
+    Duration wait = Duration.ofMillis(250);
+    for (int i = 0; i < ONCE_OUTCOME_TRIES && dispatcher.unwrittenOutcomes() > 0; i++) {
+      if (!sleep(wait)) {
+        break;
+      }
+      wait = min(wait.multipliedBy(2), Duration.ofSeconds(15));
+      try {
+        dispatcher.runOnce(0);
+      } catch (SQLException e) {
+        err.println("streamform dispatch: the database failed again: " + ModelLedger.firstLine(e));
+      }
+    }
+    if (dispatcher.unwrittenOutcomes() > 0) {
+      err.println("streamform dispatch: " + dispatcher.unwrittenOutcomes() + " outcomes could not be written;"
+          + " those effects stay DISPATCHING and are resolved by receipt after the lease");
+      err.flush();
       return 1;
+    }
+    return 0;
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  private static boolean sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
   }
 
   /** A pass that changed something: worth a line when looping (effects still UNKNOWN are not news). */
   private static boolean busy(Dispatcher.Report r) {
     return r.expired() + r.resolvedDone() + r.redispatched() + r.claimed() + r.done()
-        + r.unknown() + r.notSent() > 0;
+        + r.unknown() + r.notSent() + r.lost() + r.unwritten() + r.writeFailures() > 0;
   }
 
   private Duration duration(String option, String text) {

@@ -1,5 +1,6 @@
 package dev.streamform.cli;
 
+import dev.streamform.sink.effects.EffectRuleErrors;
 import dev.streamform.sink.effects.EffectsLedger;
 import java.io.PrintWriter;
 import java.sql.SQLException;
@@ -42,7 +43,8 @@ final class EffectsCommand implements Callable<Integer> {
       description = {
         "Prints the model's effects, one line each: key (first 12 hex digits), type, subject, window start,"
             + " the generation and revision that confirmed it, state, delivery attempts, the provider's"
-            + " receipt and the last error; then the compensation records waiting for a person."
+            + " receipt and the last error; then the compensation records waiting for a person, and the"
+            + " rules the sink could not evaluate on a revision (that window's effect was left as it was)."
       },
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {"0:printed", "1:the project or database cannot be used", "2:bad command line"})
@@ -86,6 +88,19 @@ final class EffectsCommand implements Callable<Integer> {
           }
           table(rows, out);
         }
+        List<EffectRuleErrors.RuleError> ruleErrors = new EffectRuleErrors(l.pool()).list(l.name());
+        if (!ruleErrors.isEmpty()) {
+          out.println("rule errors (the rule could not be evaluated on the revision; the window's effect was"
+              + " left as it was):");
+          List<List<String>> rows = new ArrayList<>();
+          rows.add(List.of("type", "window", "by", "resolved", "rule", "error"));
+          for (EffectRuleErrors.RuleError r : ruleErrors) {
+            rows.add(List.of(r.effectType(), r.logicalWindowId().substring(0, 12),
+                "g" + r.generation() + " r" + r.revision(), r.resolved() ? "yes" : "no", "`" + r.rule() + "`",
+                r.error()));
+          }
+          table(rows, out);
+        }
         return 0;
       } catch (SQLException e) {
         err.println("streamform effects show: " + ModelLedger.firstLine(e));
@@ -102,7 +117,8 @@ final class EffectsCommand implements Callable<Integer> {
         "Checks the model's effect ledger: every effect key and payload digest recomputes, DONE effects"
             + " have a receipt and a dispatch, nothing was delivered again after UNKNOWN without a receipt"
             + " query, a provider with neither idempotency keys nor receipts got at most one dispatch, every"
-            + " effect's window has its confirming revision. Prints each problem, then the figures:"
+            + " effect's window has its confirming revision, no rule error is open (a rule the sink"
+            + " could not evaluate on a revision). Prints each problem, then the figures:"
             + " 'N effects: N done, N unknown, ...; N dispatches, N open compensations; N problems'."
       },
       exitCodeListHeading = "%nExit status:%n",
@@ -123,7 +139,14 @@ final class EffectsCommand implements Callable<Integer> {
         return 1;
       }
       try (ModelLedger l = opened.get()) {
-        EffectsLedger.Verification v = new EffectsLedger(l.pool()).verify(l.name());
+        EffectsLedger.Verification checked = new EffectsLedger(l.pool()).verify(l.name());
+        List<String> problems = new ArrayList<>(checked.problems());
+        for (EffectRuleErrors.RuleError r : new EffectRuleErrors(l.pool()).list(l.name())) {
+          if (!r.resolved()) {
+            problems.add("rule error: " + r.line());
+          }
+        }
+        EffectsLedger.Verification v = new EffectsLedger.Verification(checked.figures(), problems);
         v.problems().forEach(out::println);
         out.println(summary(v));
         return v.ok() ? 0 : 1;

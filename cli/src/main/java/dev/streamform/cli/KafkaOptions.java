@@ -19,7 +19,9 @@ import picocli.CommandLine.Spec;
  * --bootstrap-servers} and the Kafka client settings, merged from up to three {@code .properties}
  * files, a later one's key winning: the runner profile's {@code kafka.properties=}, the source's
  * {@code kafka.properties:} in {@code sources.yml}, then {@code --kafka-properties}. A value may
- * name environment variables ({@code ${NAME}}); every one must be set here before anything starts.
+ * name environment variables ({@code ${NAME}}) and files ({@code ${file:/PATH:KEY}}); every one
+ * must resolve here before anything starts. A secret is such a reference in every one of the files:
+ * written out, it would travel in the job a cluster stores and in its savepoints.
  */
 final class KafkaOptions {
   @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT",
@@ -30,7 +32,7 @@ final class KafkaOptions {
   @Option(names = "--kafka-properties", paramLabel = "FILE",
       description = "Kafka client settings (security.protocol, sasl.*, ssl.*, any consumer,"
           + " producer or admin property), on top of the profile's and the source's kafka.properties;"
-          + " a value may name an environment variable as ${NAME}, which keeps secrets out of files")
+          + " a secret is a reference: an environment variable ${NAME} or a file ${file:/PATH:KEY}")
   Path propertiesFile;
 
   @Spec(Spec.Target.MIXEE)
@@ -47,12 +49,11 @@ final class KafkaOptions {
     try {
       KafkaClientProperties settings = KafkaClientProperties.none();
       if (profileFile != null) {
-        // a profile is shared like a project file: its secrets must come from the environment
-        settings = settings.overriddenBy(KafkaClientProperties.read(profileFile, profileFile.toString(), true));
+        settings = settings.overriddenBy(KafkaClientProperties.read(profileFile, profileFile.toString()));
       }
       if (source != null && source.kafkaProperties().isPresent()) {
         String file = source.kafkaProperties().get();
-        settings = settings.overriddenBy(KafkaClientProperties.read(projectDir.resolve(file), file, true));
+        settings = settings.overriddenBy(KafkaClientProperties.read(projectDir.resolve(file), file));
       }
       if (propertiesFile != null) {
         if (!Files.isRegularFile(propertiesFile)) {
@@ -60,7 +61,7 @@ final class KafkaOptions {
               "--kafka-properties: " + propertiesFile + " is not a file");
         }
         settings = settings.overriddenBy(
-            KafkaClientProperties.read(propertiesFile, propertiesFile.toString(), false));
+            KafkaClientProperties.read(propertiesFile, propertiesFile.toString()));
       }
       String servers = bootstrapServers;
       if (servers == null) {

@@ -28,7 +28,9 @@ import picocli.CommandLine.Spec;
           + " receipt or 404 (never applied); GET /effects answers the counts per effect key as JSON."
           + " Declare it as provider: {kind: webhook, url: \"http://127.0.0.1:<port>/effects\","
           + " idempotency: key, receipts: true}.",
-      "Prints a line per applied effect. It can misbehave: --mode, --lose-answers."
+      "Prints a line per applied effect. It can misbehave: --mode, --lose-answers, --no-dedupe (apply a"
+          + " repeated Idempotency-Key again, so a second delivery of an effect is a second effect: what a"
+          + " test of at-most-once needs to see one). GET /effects counts requests per key too."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:stopped", "1:the port could not be opened", "2:bad command line"})
@@ -46,6 +48,10 @@ final class ProviderCommand implements Callable<Integer> {
   @Option(names = "--lose-answers", paramLabel = "N", defaultValue = "0",
       description = "apply the next N deliveries but lose their answers, then behave as --mode (default: ${DEFAULT-VALUE})")
   int loseAnswers;
+
+  @Option(names = "--no-dedupe",
+      description = "do not deduplicate by Idempotency-Key: every delivery is applied (and counted)")
+  boolean noDedupe;
 
   @Option(names = "--hang", paramLabel = "DURATION", defaultValue = "2s",
       description = "how long --mode timeout stays silent (default: ${DEFAULT-VALUE})")
@@ -83,19 +89,23 @@ final class ProviderCommand implements Callable<Integer> {
     }
     server.mode(chosen);
     server.loseAnswers(loseAnswers);
+    server.dedupe(!noDedupe);
     server.onApplied((key, receipt) -> {
       synchronized (out) {
-        out.println("applied " + key + " receipt " + receipt + " (" + server.applied(key) + " for this key)");
+        out.println("applied " + key + " receipt " + receipt + " (" + server.applied(key) + " for this key, "
+            + server.requests(key) + " requests)");
         out.flush();
       }
     });
     err.println("streamform provider: listening on " + server.url() + " (mode " + mode
+        + (noDedupe ? ", not deduplicating by Idempotency-Key" : "")
         + (loseAnswers > 0 ? ", losing the next " + loseAnswers + " answers" : "") + "); Ctrl-C stops it");
     err.flush();
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      int twice = (int) server.requestsPerKey().values().stream().filter(n -> n > 1).count();
       err.println("streamform provider: " + server.appliedPerKey().size() + " effect keys applied, "
-          + server.requests() + " deliveries received");
+          + server.requests() + " deliveries received, " + twice + " keys delivered more than once");
       err.flush();
       server.close();
       stopped.countDown();

@@ -53,6 +53,8 @@ class DispatcherKillTest {
     url = POSTGRES.newDatabase();
     pool = JdbcTarget.of(url).withUser("postgres").openPool("test", 3, 2_000);
     provider = LocalProviderServer.start(0);
+    // a second delivery of a key must show as a second effect, not be deduplicated away
+    provider.dedupe(false);
     project = EffectsProject.copy(dir, provider);
     List<EffectRule> rules = EffectsProject.rules(project);
     new LedgerWriter(pool, Duration.ofSeconds(10), rules).write(List.<WindowRevision>of(revision(7, 10, 1, "1200")));
@@ -119,6 +121,9 @@ class DispatcherKillTest {
   private void assertAtMostOncePerKey() {
     for (Map.Entry<String, Integer> e : provider.appliedPerKey().entrySet()) {
       assertThat("provider-side effects for key " + e.getKey(), e.getValue(), lessThanOrEqualTo(1));
+    }
+    for (Map.Entry<String, Integer> e : provider.requestsPerKey().entrySet()) {
+      assertThat("requests for key " + e.getKey(), e.getValue(), lessThanOrEqualTo(1));
     }
   }
 

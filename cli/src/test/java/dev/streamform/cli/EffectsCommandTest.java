@@ -4,6 +4,7 @@ import static dev.streamform.sink.Revisions.revision;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.startsWith;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -49,6 +50,8 @@ class EffectsCommandTest {
     url = POSTGRES.newDatabase();
     pool = JdbcTarget.of(url).withUser("postgres").openPool("test", 2, 2_000);
     provider = LocalProviderServer.start(0);
+    // a second delivery of a key must show as a second effect, not be deduplicated away
+    provider.dedupe(false);
     project = EffectsProject.copy(dir, provider);
   }
 
@@ -96,6 +99,7 @@ class EffectsCommandTest {
     assertThat(err.toString(), is("streamform dispatch: d1 for model hourly_revenue: [reward -> webhook "
         + provider.url() + " [idempotency: key, receipts: true]]\n"));
     assertThat(provider.applied(keyOf(7)), is(1));
+    assertThat(provider.requests(keyOf(7)), is(1));
     assertThat(provider.requests(), is(1));
 
     assertThat(command("dispatch", project, "--once"), is(0));
@@ -126,6 +130,7 @@ class EffectsCommandTest {
     assertThat(command("dispatch", project, "--once"), is(0));
     assertThat(out.toString(), containsString(" 1 resolved by receipt,"));
     assertThat(provider.applied(keyOf(7)), is(1));
+    assertThat("resolved by the receipt query, not delivered again", provider.requests(keyOf(7)), is(1));
     assertThat(command("effects verify", project), is(0));
     assertThat(out.toString(), startsWith("1 effect: 1 done, 0 unknown,"));
   }
@@ -137,6 +142,7 @@ class EffectsCommandTest {
     write(revision(7, 10, 2, "900"));
     assertThat(command("dispatch", project, "--once"), is(0));
     assertThat(provider.applied(keyOf(7)), is(1));
+    assertThat(provider.requests(keyOf(7)), is(1));
     assertThat(command("effects show", project), is(0));
     String key = keyOf(7).substring(0, 12);
     assertThat(out.toString(), is(
@@ -164,6 +170,29 @@ class EffectsCommandTest {
         + " 0 open compensations; 1 problem\n"));
   }
 
+  /** Issue 28: a rule the sink could not evaluate is recorded, shown, and a problem for verify. */
+  @Test
+  void aRuleTheSinkCouldNotEvaluateIsShownAndFailsVerify() throws Exception {
+    // a decimal compared with a string: `streamform check` refuses it, a hand-made rule is unchecked
+    EffectRule broken = EffectRule.of("hourly_revenue", "broken", "merchant_id", "revenue >= '1000'",
+        EffectsProject.rules(project).get(0).provider());
+    LedgerWriter.Outcome written =
+        new LedgerWriter(pool, Duration.ofSeconds(10), List.of(broken)).write(List.of(revision(7, 10, 1, "1200")));
+    assertThat(written.applied(), is(1));
+    String window = revision(7, 10, 1, "1200").logicalWindowId().substring(0, 12);
+    assertThat(command("effects show", project), is(0));
+    assertThat(out.toString(), is("hourly_revenue: 0 effects, 0 compensations\n"
+        + "rule errors (the rule could not be evaluated on the revision; the window's effect was left as it was):\n"
+        + "  type    window        by     resolved  rule                 error\n"
+        + "  broken  " + window + "  g1 r1  no        `revenue >= '1000'`  `revenue >= '1000'` cannot compare"
+        + " BigDecimal 1200 with String 1000\n"));
+    assertThat(command("effects verify", project), is(1));
+    assertThat(out.toString(), is("rule error: broken `revenue >= '1000'` on window " + window + " g1 r1:"
+        + " `revenue >= '1000'` cannot compare BigDecimal 1200 with String 1000\n"
+        + "0 effects: 0 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled; 0 dispatches,"
+        + " 0 open compensations; 1 problem\n"));
+  }
+
   @Test
   void dispatchRefusesAModelWithoutEffects() throws Exception {
     dev.streamform.sink.LedgerSchema.migrate(pool);
@@ -176,5 +205,60 @@ class EffectsCommandTest {
   void theLeaseMustExceedTheTimeout() {
     assertThat(command("dispatch", project, "--once", "--timeout", "30s", "--lease", "10s"), is(2));
     assertThat(err.toString(), containsString("--lease (10s) must exceed --timeout (30s)"));
+  }
+
+  @Test
+  void checkRefusesACredentialInTheWebhookUrlAndNamesTheEnvironmentOption() throws Exception {
+    Path p = EffectsProject.copy(dir.resolve("p"), "{kind: webhook, url: \"" + provider.url() + "?api_key=abc123\","
+        + " idempotency: key, receipts: true}");
+    assertThat(run("check", p.toString()), is(1));
+    String said = out.toString() + err.toString();
+    assertThat(said, containsString("carries a credential (query parameter 'api_key')"));
+    assertThat(said, containsString("authorization_env: REWARDS_AUTHORIZATION"));
+    assertThat(said, not(containsString("abc123")));
+    Path q = EffectsProject.copy(dir.resolve("q"), "{kind: webhook, url: \"http://user:pw@127.0.0.1:9/x\","
+        + " idempotency: key, receipts: true}");
+    out.getBuffer().setLength(0);
+    err.getBuffer().setLength(0);
+    assertThat(run("check", q.toString()), is(1));
+    assertThat(out.toString() + err.toString(), containsString("carries a credential (user info before the host)"));
+  }
+
+  @Test
+  void checkRefusesACredentialFileOutsideTheProject() throws Exception {
+    Path p = EffectsProject.copy(dir.resolve("p"), "{kind: webhook, url: \"" + provider.url() + "\","
+        + " idempotency: key, receipts: true, authorization_file: ../elsewhere/token}");
+    assertThat(run("check", p.toString()), is(1));
+    assertThat(out.toString() + err.toString(),
+        containsString("'../elsewhere/token' is not a path inside the project folder"));
+  }
+
+  @Test
+  void aCredentialFileIsSentAsTheAuthorizationHeaderAndNeverStoredOrShown() throws Exception {
+    String secret = "Bearer f1le-secret-" + System.nanoTime();
+    provider.requireAuthorization(secret);
+    Path p = EffectsProject.copy(dir.resolve("p"), "{kind: webhook, url: \"" + provider.url() + "\","
+        + " idempotency: key, receipts: true, authorization_file: secrets/rewards}");
+    Files.createDirectories(p.resolve("secrets"));
+    Files.writeString(p.resolve("secrets/rewards"), secret + "\n");
+    assertThat(run("check", p.toString()), is(0));
+    project = p;
+    write(revision(7, 10, 1, "1200"));
+    assertThat(command("dispatch", p, "--once"), is(0));
+    assertThat(err.toString(), containsString("(Authorization from file " + p.toAbsolutePath().normalize()
+        .resolve("secrets/rewards") + ")"));
+    assertThat(provider.authorizations(), is(List.of(secret)));
+    assertThat(provider.applied(keyOf(7)), is(1));
+    assertThat(command("effects show", p), is(0));
+    assertThat(out.toString(), containsString("DONE"));
+    assertThat(out.toString() + err.toString(), not(containsString("f1le-secret")));
+    try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+        java.sql.ResultSet r = s.executeQuery("SELECT (SELECT count(*) FROM streamform.effect e"
+            + " WHERE e::text LIKE '%f1le-secret%') + (SELECT count(*) FROM streamform.effect_transition t"
+            + " WHERE t::text LIKE '%f1le-secret%')")) {
+      r.next();
+      assertThat("ledger rows holding the credential", r.getInt(1), is(0));
+      c.commit();
+    }
   }
 }

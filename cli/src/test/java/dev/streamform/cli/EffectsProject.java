@@ -18,6 +18,11 @@ final class EffectsProject {
 
   /** A copy of the project in {@code dir}, its reward delivered to {@code provider}; returns its folder. */
   static Path copy(Path dir, LocalProviderServer provider) throws IOException {
+    return copy(dir, "{kind: webhook, url: \"" + provider.url() + "\", idempotency: key, receipts: true}");
+  }
+
+  /** A copy of the project in {@code dir}, its reward declared with {@code providerYaml} (a flow map). */
+  static Path copy(Path dir, String providerYaml) throws IOException {
     Path project = dir.resolve("hourly-revenue");
     try (Stream<Path> files = Files.walk(HOURLY)) {
       for (Path f : files.toList()) {
@@ -34,7 +39,7 @@ final class EffectsProject {
         + "      - type: reward\n"
         + "        subject: merchant_id\n"
         + "        when: \"revenue >= 1000\"\n"
-        + "        provider: {kind: webhook, url: \"" + provider.url() + "\", idempotency: key, receipts: true}\n");
+        + "        provider: " + providerYaml + "\n");
     return project;
   }
 

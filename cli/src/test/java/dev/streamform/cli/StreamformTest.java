@@ -149,7 +149,9 @@ class StreamformTest {
   @Test
   void everyCommandHasHelp() {
     assertThat(run("check", "--help"), is(0));
-    assertThat(out.toString(), startsWith("Usage: streamform check [-hV] <project-dir>"));
+    // the one-line header (what --help lists), then the usage
+    assertThat(out.toString(), startsWith("Checks declarations, SQL and fixtures; each problem with"
+        + " file, line and fix.\nUsage: streamform check [-hV] <project-dir>"));
   }
 
   @Test

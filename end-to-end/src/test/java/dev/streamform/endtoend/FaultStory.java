@@ -54,7 +54,7 @@ final class FaultStory {
 
   /** What one test counted, against the oracle. */
   record Figures(int eventsIn, int processed, int late, int quarantined, int changelogRecords,
-      int redelivered, int lost, int doubled, int duplicates, int conflicts) {}
+      int redelivered, int lost, int doubled, int duplicates, int conflicts, int lateRecords) {}
 
   /** The quarantine reason of a repeated id with another payload (Deduplicate's and the oracle's). */
   private static final String CONFLICT = " with another payload; a repeated id must repeat its event exactly";
@@ -159,6 +159,13 @@ final class FaultStory {
     return events;
   }
 
+  /** Waits until the late topic holds every event the oracle drops as late in the first {@code n} phases. */
+  void awaitLateOf(int n) throws Exception {
+    Set<String> late = new TreeSet<>();
+    oracle(n).late.forEach(d -> late.add(d.eventId));
+    readUntil(topic + ".late", late.size() + " late events", records -> positions(records).containsAll(late));
+  }
+
   /** Waits until the changelog topic holds a record for every event the first {@code n} phases change. */
   void awaitChangelogOf(int n) throws Exception {
     Set<String> events = new TreeSet<>();
@@ -243,15 +250,16 @@ final class FaultStory {
     }
     Figures f = new Figures(eventsIn(phases.size()), written.size(), lateWritten.size(),
         quarantinedWritten.size(), changelog.size(), redelivered, lost, doubled, duplicatesWritten.size(),
-        conflictsWritten.size());
+        conflictsWritten.size(), late.size());
     // a duplicate written again by a replay shows as more records than distinct positions
     String repeats = !eventIds ? "" : String.format(
         ", duplicates %d (oracle %d; %d records on the topic), conflicts %d (oracle %d)",
         f.duplicates(), duplicateIds.size(), duplicates.size(), f.conflicts(), conflictReasons.size());
-    System.out.printf("fault %s: %s: events in %d, processed %d (oracle %d), late %d (oracle %d),"
-            + " quarantined %d (oracle %d)%s, changelog records %d (%d distinct, %d redelivered),"
-            + " lost %d, doubled %d%n",
-        name, fault, f.eventsIn(), f.processed(), oracle.processed, f.late(), lateIds.size(), f.quarantined(),
+    System.out.printf("fault %s: %s: events in %d, processed %d (oracle %d), late %d (oracle %d;"
+            + " %d records on the topic), quarantined %d (oracle %d)%s, changelog records %d (%d distinct,"
+            + " %d redelivered), lost %d, doubled %d%n",
+        name, fault, f.eventsIn(), f.processed(), oracle.processed, f.late(), lateIds.size(), f.lateRecords(),
+        f.quarantined(),
         quarantinedIds.size(), repeats, f.changelogRecords(), firstSeen.size(), f.redelivered(), f.lost(),
         f.doubled());
 

@@ -184,6 +184,77 @@ class KafkaFlinkEndToEndTest {
   }
 
   /**
+   * Issue 28: poison records on a topic read by a job on the cluster — a decimal of 1e900000000
+   * (which once failed the job: BigInteger overflow), one of 1e500000000 (which once took minutes),
+   * an int64 of 1e900000000, a line that is not JSON and an object with a repeated key. The job
+   * keeps running, the good records after them are processed, and each poison record is in the
+   * quarantine topic at its offset with a reason naming its column (or key).
+   */
+  @Test
+  @Timeout(value = 6, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void poisonRecordsAreQuarantinedAndTheJobKeepsRunning(@org.junit.jupiter.api.io.TempDir Path dir)
+      throws Exception {
+    // the orders project on topics of its own, so other tests' records are not in them
+    Path project = dir.resolve("poison-kafka");
+    Files.createDirectories(project.resolve("models"));
+    Files.writeString(project.resolve("sources.yml"),
+        Files.readString(PROJECT.resolve("sources.yml")).replace("topic: orders", "topic: poison_orders"));
+    Files.writeString(project.resolve("streamform.yml"), Files.readString(PROJECT.resolve("streamform.yml"))
+        + "    topic: poison_metrics\n    late_topic: poison_metrics.late\n"
+        + "    quarantine_topic: poison_metrics.quarantine\n");
+    Files.copy(PROJECT.resolve("models/customer_metrics.sql"), project.resolve("models/customer_metrics.sql"));
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP))) {
+      admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic("poison_orders", 1, (short) 1)))
+          .all().get();
+    }
+    String[][] poison = {
+      {"{\"customer_id\":1,\"amount\":1e900000000,\"ordered_at\":\"2026-08-30T10:01:00Z\"}",
+          "column `amount`: '1E+900000000' has too many digits for decimal(12,2)"},
+      {"{\"customer_id\":1,\"amount\":1e500000000,\"ordered_at\":\"2026-08-30T10:01:00Z\"}",
+          "column `amount`: '1E+500000000' has too many digits for decimal(12,2)"},
+      {"{\"customer_id\":1e900000000,\"amount\":1,\"ordered_at\":\"2026-08-30T10:01:00Z\"}",
+          "column `customer_id`: '1E+900000000' is out of the int64 range"},
+      {"this line is not JSON", "not JSON: Unrecognized token 'this'"},
+      {"{\"customer_id\":1,\"amount\":3.00,\"amount\":300.00,\"ordered_at\":\"2026-08-30T10:01:00Z\"}",
+          "key `amount` is repeated in the JSON object"},
+    };
+    String job = submit(project, MODEL);
+    long start = System.nanoTime();
+    try (KafkaProducer<byte[], byte[]> producer = producer()) {
+      producer.send(new ProducerRecord<>("poison_orders", 0, null,
+          bytes("{\"customer_id\":1,\"amount\":10.00,\"ordered_at\":\"2026-08-30T10:00:00Z\"}")));
+      for (String[] p : poison) {
+        producer.send(new ProducerRecord<>("poison_orders", 0, null, bytes(p[0])));
+      }
+      producer.send(new ProducerRecord<>("poison_orders", 0, null,
+          bytes("{\"customer_id\":2,\"amount\":5.00,\"ordered_at\":\"2026-08-30T10:02:00Z\"}")));
+      producer.send(new ProducerRecord<>("poison_orders", 0, null,
+          bytes("{\"customer_id\":1,\"amount\":2.50,\"ordered_at\":\"2026-08-30T10:03:00Z\"}")));
+      producer.flush();
+    }
+    List<JsonNode> quarantine = await("poison_metrics.quarantine", poison.length);
+    List<JsonNode> changelog = await("poison_metrics", 3);
+    double seconds = (System.nanoTime() - start) / 1e9;
+    assertEquals(poison.length, quarantine.size(), "quarantine rows: " + quarantine);
+    Map<Long, String> reasons = new TreeMap<>();
+    quarantine.forEach(q -> reasons.put(q.get("value").get("offset").asLong(),
+        q.get("value").get("reason").asText()));
+    for (int i = 0; i < poison.length; i++) {
+      assertThat("offset " + (i + 1), reasons.get((long) i + 1), containsString(poison[i][1]));
+    }
+    // the good records after the poison ones are processed; the repeated key changed nothing
+    Map<String, List<String>> spend = new TreeMap<>();
+    changelog.forEach(r -> spend.computeIfAbsent(r.get("value").get("customer_id").asText(),
+        k -> new ArrayList<>()).add(
+            r.get("value").get("total_spend").decimalValue().stripTrailingZeros().toPlainString()));
+    assertEquals(Map.of("1", List.of("10", "12.5"), "2", List.of("5")), spend, "changelog per key");
+    String status = rest("GET", "/jobs/" + job, null).get("state").asText();
+    assertEquals("RUNNING", status, "the job after the poison records");
+    System.out.printf("poison on the cluster: %d poison records quarantined, 3 good processed,"
+        + " job %s, %.1f s from produce to all outputs%n", poison.length, status, seconds);
+  }
+
+  /**
    * Cancels every job still running on the cluster (ours: this class started it), also when a test
    * failed half-way, and waits until they have let go of their slots: the cluster's 2 slots take
    * one parallelism-2 job at a time, and the next test's job must not wait for them.
@@ -734,6 +805,8 @@ class KafkaFlinkEndToEndTest {
             dev.streamform.sink.effects.LocalProviderServer.start(0);
         LocalPostgres postgres = LocalPostgres.temporary()) {
       postgres.start();
+      // a second delivery of the reward must show as a second effect, not be deduplicated away
+      provider.dedupe(false);
       Path project = dir.resolve("payments-effects");
       copyProject(WINDOWED, project);
       Path sources = project.resolve("sources.yml");
@@ -779,6 +852,7 @@ class KafkaFlinkEndToEndTest {
       assertEquals(1, provider.appliedPerKey().size(), "one rewarded window: " + provider.appliedPerKey());
       assertEquals(List.of(1), List.copyOf(provider.appliedPerKey().values()), "exactly one reward per key");
       assertEquals(1, provider.requests(), "no second delivery");
+      assertEquals(List.of(1), List.copyOf(provider.requestsPerKey().values()), "one request per key");
       String verified = cli(join(join(new String[] {"effects", "verify", project.toString()}, model), database));
       assertThat(verified, verified, containsString("1 effect: 1 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled;"
           + " 1 dispatch, 1 open compensation; 0 problems"));

@@ -20,10 +20,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.function.Predicate;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
@@ -132,11 +138,17 @@ final class LocalServices {
     cli("produce", project.toString(), items.toString(), "--bootstrap-servers", BOOTSTRAP, "--partitions", "3");
   }
 
-  /** {@code streamform run --detach} on the cluster; returns the job id. */
+  /** {@code streamform run --detach} on the cluster, a checkpoint every 2 s; returns the job id. */
   static String submit(Path project, String model, int parallelism, String... more) {
+    return submit(project, model, parallelism, Duration.ofSeconds(2), more);
+  }
+
+  /** {@link #submit(Path, String, int, String...)} with a checkpoint every {@code checkpoints}. */
+  static String submit(Path project, String model, int parallelism, Duration checkpoints, String... more) {
     List<String> args = new ArrayList<>(List.of("run", project.toString(), "--model", model,
         "--runner", "flink", "--flink-master", "127.0.0.1:8081", "--parallelism", String.valueOf(parallelism),
-        "--checkpointing-interval", "2000", "--bootstrap-servers", BOOTSTRAP, "--detach"));
+        "--checkpointing-interval", String.valueOf(checkpoints.toMillis()), "--bootstrap-servers", BOOTSTRAP,
+        "--detach"));
     args.addAll(List.of(more));
     String out = cli(args.toArray(String[]::new)).trim();
     if (!out.matches("[0-9a-f]{32}")) {
@@ -278,6 +290,20 @@ final class LocalServices {
           exceptions.path("root-exception").asText());
       fail("job " + job.get("jid").asText() + " failed on the cluster: "
           + trace.lines().filter(l -> !l.startsWith("\tat ")).limit(8).reduce("", (x, y) -> x + "\n" + y));
+    }
+  }
+
+  /**
+   * Sets ({@code value} not null) or removes a configuration of {@code topic} at the broker, e.g.
+   * {@code max.message.bytes}, which the broker checks on every write.
+   */
+  static void topicConfig(String topic, String key, String value) throws Exception {
+    try (Admin admin = Admin.create(Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP))) {
+      ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+      AlterConfigOp op = value == null
+          ? new AlterConfigOp(new ConfigEntry(key, ""), AlterConfigOp.OpType.DELETE)
+          : new AlterConfigOp(new ConfigEntry(key, value), AlterConfigOp.OpType.SET);
+      admin.incrementalAlterConfigs(Map.of(resource, List.of(op))).all().get();
     }
   }
 

@@ -19,8 +19,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
+import org.apache.beam.sdk.schemas.Schema;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The transactional outbox of one-time effects (docs/semantics.md §10): in the transaction that applies a
@@ -39,8 +41,17 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * </ul>
  *
  * A revision of a generation that is not its model's canonical one prepares nothing (an older or
- * shadow job can never cause an effect). Effect rows are locked ({@code FOR UPDATE}) so a
- * dispatcher claiming them concurrently either sees the effect before or after this transaction.
+ * shadow job can never cause an effect). The alias is read {@code FOR SHARE}, so an {@code alias
+ * set} (which takes the row {@code FOR UPDATE}) either waits for this transaction or is seen by it:
+ * a generation demoted meanwhile prepares and cancels nothing. Effect rows are locked ({@code FOR
+ * UPDATE}) so a dispatcher claiming them concurrently either sees the effect before or after this
+ * transaction.
+ *
+ * <p>A rule is evaluated on the revision's columns typed by the model's output schema (a revision
+ * released from the held table is read back from its JSON by that schema). A rule that cannot be
+ * evaluated on a revision (a comparison of values that do not compare, a schema that is not
+ * known) leaves that effect as it is and is recorded in {@code effect_rule_error}; the batch goes
+ * on, since retrying it would only fail the same way.
  */
 final class EffectOutbox implements Serializable {
   private static final ObjectMapper JSON =
@@ -48,13 +59,13 @@ final class EffectOutbox implements Serializable {
           .enable(DeserializationFeature.USE_LONG_FOR_INTS)
           .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
   private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {};
-  private static final Pattern DECIMAL = Pattern.compile("-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?");
+  private static final Logger LOG = LoggerFactory.getLogger(EffectOutbox.class);
 
   private final Map<String, List<EffectRule>> rulesByModel;
 
   /** What one batch did to the effect ledger. */
-  record Outcome(int prepared, int updated, int cancelled, int compensations) {
-    static final Outcome NONE = new Outcome(0, 0, 0, 0);
+  record Outcome(int prepared, int updated, int cancelled, int compensations, int ruleErrors) {
+    static final Outcome NONE = new Outcome(0, 0, 0, 0, 0);
   }
 
   EffectOutbox(List<EffectRule> rules) {
@@ -74,13 +85,21 @@ final class EffectOutbox implements Serializable {
   private record Wanted(EffectRule rule, StoredRevision revision, String key, Object subject, boolean holds,
       Map<String, Object> payload, String digest) {}
 
+  /** A rule that could not be evaluated on a revision. */
+  private record RuleError(EffectRule rule, StoredRevision revision, String error) {}
+
+  /** The key of {@link #apply}'s {@code schemas}: a model's generation. */
+  static String schemaKey(String model, int generation) {
+    return model + "/" + generation;
+  }
+
   /**
    * Brings the effect ledger in line with {@code latest} (per projection, the last revision the
-   * batch applied), in {@code c}'s transaction. {@code typed} holds the typed columns of revisions
-   * offered in this batch (keyed by projection id and revision); a revision released from the held
-   * table is read back from its JSON.
+   * batch applied), in {@code c}'s transaction. {@code schemas} holds the output schema (key and
+   * value columns) of each model's generation ({@link #schemaKey}), by which the stored JSON of a
+   * revision is typed.
    */
-  Outcome apply(Connection c, List<StoredRevision> latest, Map<String, Map<String, Object>> typed,
+  Outcome apply(Connection c, List<StoredRevision> latest, Map<String, Schema> schemas,
       Map<String, Integer> firstGenerations) throws SQLException {
     List<StoredRevision> relevant = new ArrayList<>();
     for (StoredRevision r : latest) {
@@ -93,6 +112,7 @@ final class EffectOutbox implements Serializable {
     }
     Map<String, Integer> canonical = canonicalGenerations(c, relevant, firstGenerations);
     List<Wanted> wanted = new ArrayList<>();
+    List<RuleError> errors = new ArrayList<>();
     for (StoredRevision r : relevant) {
       Integer gen = canonical.get(r.model());
       if (gen == null || gen != r.generation()) {
@@ -100,33 +120,45 @@ final class EffectOutbox implements Serializable {
       }
       Map<String, Object> key = parse(r.keyJson());
       Map<String, Object> values = parse(r.valuesJson());
-      Map<String, Object> columns = typed.get(r.projectionId() + "/" + r.revision());
-      if (columns == null) {
-        columns = new HashMap<>();
-        for (Map.Entry<String, Object> e : key.entrySet()) {
-          columns.put(e.getKey(), coerce(e.getValue()));
-        }
-        for (Map.Entry<String, Object> e : values.entrySet()) {
-          columns.put(e.getKey(), coerce(e.getValue()));
-        }
-      }
       Map<String, Object> plain = new HashMap<>(key);
       plain.putAll(values);
+      plain.put(WINDOW_START, r.windowStart());
+      plain.put(WINDOW_END, r.windowEnd());
+      Schema schema = schemas.get(schemaKey(r.model(), r.generation()));
+      Map<String, Object> columns = null;
+      String typingError = null;
+      try {
+        columns = typed(plain, schema, r);
+      } catch (RuntimeException e) {
+        typingError = e.getMessage();
+      }
       for (EffectRule rule : rulesByModel.get(r.model())) {
+        if (typingError != null) {
+          errors.add(new RuleError(rule, r, typingError));
+          continue;
+        }
         Object subject = plain.get(rule.subject());
         if (subject == null) {
           continue;
         }
         Map<String, Object> cols = columns;
-        boolean holds = rule.condition().predicate().test(cols::get);
-        String effectKey = EffectIdentity.effectKey(rule.type(), r.logicalWindowId(), subject);
-        Map<String, Object> payload = EffectIdentity.payload(effectKey, rule.type(), subject, r.model(),
-            r.windowStart(), r.windowEnd(), key, values);
-        wanted.add(new Wanted(rule, r, effectKey, subject, holds, payload, EffectIdentity.payloadDigest(payload)));
+        try {
+          boolean holds = rule.condition().predicate().test(cols::get);
+          String effectKey = EffectIdentity.effectKey(rule.type(), r.logicalWindowId(), subject);
+          Map<String, Object> payload = EffectIdentity.payload(effectKey, rule.type(), subject, r.model(),
+              r.windowStart(), r.windowEnd(), key, values);
+          wanted.add(new Wanted(rule, r, effectKey, subject, holds, payload, EffectIdentity.payloadDigest(payload)));
+        } catch (RuntimeException e) {
+          // evaluating again gives the same error: record it rather than fail (and retry) the batch
+          errors.add(new RuleError(rule, r, String.valueOf(e.getMessage())));
+        }
       }
     }
+    for (RuleError e : errors) {
+      recordError(c, e);
+    }
     if (wanted.isEmpty()) {
-      return Outcome.NONE;
+      return new Outcome(0, 0, 0, 0, errors.size());
     }
     Map<String, Existing> existing = lockExisting(c, wanted);
     int prepared = 0;
@@ -164,7 +196,80 @@ final class EffectOutbox implements Serializable {
         }
       }
     }
-    return new Outcome(prepared, updated, cancelled, compensations);
+    return new Outcome(prepared, updated, cancelled, compensations, errors.size());
+  }
+
+  private static final String WINDOW_START = "window_start";
+  private static final String WINDOW_END = "window_end";
+
+  /**
+   * The revision's columns as the rule's condition sees them, each typed by {@code schema}: the
+   * ledger's canonical JSON keeps decimals, doubles and timestamps as strings, so the column's
+   * declared type (never the look of the value) says which of them a string is.
+   */
+  private static Map<String, Object> typed(Map<String, Object> plain, @Nullable Schema schema, StoredRevision r) {
+    if (schema == null) {
+      throw new IllegalStateException("the output schema of generation " + r.generation() + " of model "
+          + r.model() + " is not known to this writer, so the stored values cannot be typed");
+    }
+    Map<String, Object> out = new HashMap<>();
+    out.put(WINDOW_START, r.windowStart());
+    out.put(WINDOW_END, r.windowEnd());
+    for (Schema.Field f : schema.getFields()) {
+      Object v = plain.get(f.getName());
+      out.put(f.getName(), v == null ? null : typed(v, f.getType(), f.getName()));
+    }
+    return out;
+  }
+
+  private static Object typed(Object v, Schema.FieldType type, String column) {
+    Schema.TypeName name = type.getTypeName();
+    if (name == Schema.TypeName.LOGICAL_TYPE) {
+      return typed(v, type.getLogicalType().getBaseType(), column);
+    }
+    try {
+      switch (name) {
+        case DECIMAL:
+          return new BigDecimal(v.toString());
+        case DOUBLE:
+        case FLOAT:
+          return Double.valueOf(v.toString());
+        case DATETIME:
+          return java.time.Instant.parse(v.toString());
+        case BYTE:
+        case INT16:
+        case INT32:
+        case INT64:
+          return ((Number) v).longValue();
+        default:
+          return v;
+      }
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("column " + column + " holds " + RevisionIdentity.canonical(v)
+          + ", which is not a " + name, e);
+    }
+  }
+
+  private static void recordError(Connection c, RuleError e) throws SQLException {
+    StoredRevision r = e.revision();
+    LOG.warn("streamform sink: effect rule {} (`{}`) cannot be evaluated on {}: {}; recorded in"
+        + " streamform.effect_rule_error, the effect is left as it is", e.rule().type(), e.rule().when(),
+        r.label(), e.error());
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "INSERT INTO streamform.effect_rule_error (model, effect_type, rule, logical_window_id,"
+                + " projection_id, generation, revision, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                + " ON CONFLICT (projection_id, revision, effect_type) DO NOTHING")) {
+      s.setString(1, r.model());
+      s.setString(2, e.rule().type());
+      s.setString(3, e.rule().when());
+      s.setString(4, r.logicalWindowId());
+      s.setString(5, r.projectionId());
+      s.setInt(6, r.generation());
+      s.setInt(7, r.revision());
+      s.setString(8, e.error());
+      s.executeUpdate();
+    }
   }
 
   private static Map<String, Integer> canonicalGenerations(
@@ -172,7 +277,9 @@ final class EffectOutbox implements Serializable {
     String[] models = revisions.stream().map(StoredRevision::model).distinct().toArray(String[]::new);
     Map<String, Integer> out = new HashMap<>(firstGenerations);
     try (PreparedStatement s =
-        c.prepareStatement("SELECT model, generation FROM streamform.canonical_alias WHERE model = ANY(?)")) {
+        c.prepareStatement("SELECT model, generation FROM streamform.canonical_alias WHERE model = ANY(?)"
+            // the lock `alias set` waits for (it takes FOR UPDATE): no demoted generation acts
+            + " ORDER BY model FOR SHARE")) {
       s.setArray(1, c.createArrayOf("text", models));
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
@@ -302,13 +409,5 @@ final class EffectOutbox implements Serializable {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("the ledger holds JSON that does not parse: " + json, e);
     }
-  }
-
-  /** A decimal or double is stored as a JSON string (canonical form): read it back as a number. */
-  private static Object coerce(Object v) {
-    if (v instanceof String && DECIMAL.matcher((String) v).matches()) {
-      return new BigDecimal((String) v);
-    }
-    return v;
   }
 }

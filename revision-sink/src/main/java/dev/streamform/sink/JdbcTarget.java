@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.regex.Pattern;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -56,7 +57,7 @@ public abstract class JdbcTarget implements Serializable {
     checkArgument(
         url != null && url.startsWith("jdbc:postgresql:"),
         "a PostgreSQL JDBC URL is needed (jdbc:postgresql://HOST:PORT/DATABASE), got: %s",
-        url);
+        url == null ? null : masked(url));
     String lower = url.toLowerCase(Locale.ROOT);
     int query = lower.indexOf('?');
     checkArgument(
@@ -77,9 +78,27 @@ public abstract class JdbcTarget implements Serializable {
     return toBuilder().setPasswordFile(file.toAbsolutePath().normalize().toString()).build();
   }
 
-  /** URL and user, for messages and display data. */
+  /**
+   * URL ({@link #masked}) and user, for messages and display data ({@code RevisionSink} shows it
+   * in a runner's UI).
+   */
   public String describe() {
-    return url() + (user() == null ? "" : " as " + user());
+    return masked(url()) + (user() == null ? "" : " as " + user());
+  }
+
+  // user info (//user:secret@host) and any parameter whose name ends in "password" (password=,
+  // sslpassword=, in any case; PgJDBC separates parameters with & and also reads ;)
+  private static final Pattern USER_INFO = Pattern.compile("(//)[^/@?#]*@");
+  private static final Pattern PASSWORD_PARAMETER =
+      Pattern.compile("(?i)([?&;][^&;#=]*password=)[^&;#]*");
+
+  /**
+   * {@code url} fit to show: user info and the values of {@code password=}, {@code sslpassword=}
+   * (any parameter whose name ends in {@code password}) replaced by {@code <hidden>}.
+   */
+  public static String masked(String url) {
+    String noUser = USER_INFO.matcher(url).replaceFirst("$1<hidden>@");
+    return PASSWORD_PARAMETER.matcher(noUser).replaceAll("$1<hidden>");
   }
 
   /**

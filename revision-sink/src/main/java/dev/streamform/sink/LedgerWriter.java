@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import javax.sql.DataSource;
+import org.apache.beam.sdk.schemas.Schema;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,22 +47,29 @@ import org.slf4j.LoggerFactory;
  *       effect.
  * </ul>
  *
- * Writers of the same projections serialize on a transaction-scoped advisory lock per projection,
- * so concurrent writers (parallel workers, a restored job beside a live one) stay correct. Failures
- * that a retry can cure (connection lost, database restarting, serialization failure, deadlock) are
- * retried with backoff for up to the retry time; since every step is compare-and-set or keyed by
+ * Writers of the same projections serialize on a row lock per projection ({@code
+ * projection_lock}, taken in projection-id order), so concurrent writers (parallel workers, a
+ * restored job beside a live one) stay correct; a row lock takes no slot of the server's shared
+ * lock table, so any number of writers with batches of any size cannot run it out. Failures that a
+ * retry can cure (connection lost, database restarting, serialization failure, deadlock, the lock
+ * table or connections exhausted) are retried with backoff for up to the retry time; since every step is compare-and-set or keyed by
  * {@code (projection_id, revision)}, a retried batch — even one whose commit succeeded unseen —
  * applies nothing twice. Previews are ignored. Not thread-safe: one writer per thread.
  */
 public final class LedgerWriter {
   private static final Logger LOG = LoggerFactory.getLogger(LedgerWriter.class);
-  /** The first key of the advisory locks this writer takes, so they meet no other application's. */
-  private static final int LOCK_NAMESPACE = 0x53464c31;
+  /**
+   * What HikariCP's stand-in for a connection it evicted after a fatal error (the server went away)
+   * throws, with no SQLState: seen when a restart cuts a schema migration short.
+   */
+  private static final String HIKARI_CLOSED = "Connection is closed";
 
   private final DataSource dataSource;
   private final Duration retryFor;
   private final EffectOutbox outbox;
   private final boolean shadow;
+  /** Each model generation's output schema, as its revisions carry it: how stored JSON is typed. */
+  private final Map<String, Schema> schemas = new HashMap<>();
   private boolean migrated;
 
   /**
@@ -94,9 +102,11 @@ public final class LedgerWriter {
    * @param updated PREPARED effects that followed a later revision (payload or confirming revision)
    * @param cancelled PREPARED effects whose rule became false before anything was sent
    * @param compensations compensation records written for effects already dispatched
+   * @param ruleErrors rules that could not be evaluated on a revision, recorded in {@code
+   *     effect_rule_error} (the effect was left as it was)
    */
-  public record Effects(int prepared, int updated, int cancelled, int compensations) {
-    public static final Effects NONE = new Effects(0, 0, 0, 0);
+  public record Effects(int prepared, int updated, int cancelled, int compensations, int ruleErrors) {
+    public static final Effects NONE = new Effects(0, 0, 0, 0, 0);
   }
 
   /**
@@ -150,14 +160,14 @@ public final class LedgerWriter {
    */
   public Outcome write(List<WindowRevision> records) throws SQLException {
     List<StoredRevision> batch = new ArrayList<>();
-    Map<String, Map<String, Object>> typed = new HashMap<>();
     for (WindowRevision r : records) {
       if (r.isRevision() || r.status() == WindowRevision.Status.FINAL) {
         batch.add(StoredRevision.of(r));
-        if (r.isRevision() && !outbox.isEmpty()) {
-          Map<String, Object> columns = new HashMap<>(WindowRevision.plainValues(r.key()));
-          columns.putAll(WindowRevision.plainValues(r.values()));
-          typed.put(r.projectionId() + "/" + r.revision(), columns);
+        if (!outbox.isEmpty()) {
+          // a held revision released later is of a projection in that batch, so its schema is known
+          schemas.computeIfAbsent(EffectOutbox.schemaKey(r.model(), r.generation()),
+              k -> Schema.builder().addFields(r.key().getSchema().getFields())
+                  .addFields(r.values().getSchema().getFields()).build());
         }
       }
     }
@@ -173,7 +183,7 @@ public final class LedgerWriter {
           LedgerSchema.migrate(dataSource);
           migrated = true;
         }
-        Plan plan = attempt(batch, typed);
+        Plan plan = attempt(batch);
         for (Refusal r : plan.refusals) {
           LOG.warn("streamform sink: {}", r.conflict().describe());
         }
@@ -197,7 +207,9 @@ public final class LedgerWriter {
 
   /**
    * True for a failure a retry can cure: the connection was lost or refused, the server is shutting
-   * down or starting, a serialization failure or deadlock, a compare-and-set that lost a race.
+   * down or starting, a serialization failure or deadlock, a compare-and-set that lost a race, the
+   * server's lock table or connection slots exhausted (53200, 53300: other transactions free them),
+   * a pooled connection the pool closed after the server went away.
    */
   static boolean retryable(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
@@ -207,11 +219,15 @@ public final class LedgerWriter {
       if (t instanceof SQLException) {
         SQLException sql = (SQLException) t;
         String state = sql.getSQLState();
+        if (state == null && HIKARI_CLOSED.equals(sql.getMessage())) {
+          return true;
+        }
         if (state != null
             && (state.startsWith("08")
                 || state.startsWith("57P")
                 || state.equals("40001")
                 || state.equals("40P01")
+                || state.equals("53200")
                 || state.equals("53300"))) {
           return true;
         }
@@ -234,7 +250,7 @@ public final class LedgerWriter {
     }
   }
 
-  private Plan attempt(List<StoredRevision> batch, Map<String, Map<String, Object>> typed) throws SQLException {
+  private Plan attempt(List<StoredRevision> batch) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
@@ -246,8 +262,9 @@ public final class LedgerWriter {
             latest.put(r.projectionId(), r);
           }
           EffectOutbox.Outcome fx =
-              outbox.apply(c, new ArrayList<>(latest.values()), typed, plan.firstGenerations);
-          plan.effects = new Effects(fx.prepared(), fx.updated(), fx.cancelled(), fx.compensations());
+              outbox.apply(c, new ArrayList<>(latest.values()), schemas, plan.firstGenerations);
+          plan.effects =
+              new Effects(fx.prepared(), fx.updated(), fx.cancelled(), fx.compensations(), fx.ruleErrors());
         }
         c.commit();
         return plan;
@@ -303,17 +320,27 @@ public final class LedgerWriter {
     return plan;
   }
 
-  /** Serializes writers of the same projections; locks in one order, so writers never deadlock. */
+  /**
+   * Serializes writers of the same projections on their {@code projection_lock} rows, created
+   * when missing and locked in projection-id order, so writers never deadlock. Row locks, not
+   * advisory locks: they take no slot of the shared lock table, whatever the batch size.
+   */
   private static void lock(Connection c, Array ids) throws SQLException {
     try (PreparedStatement s =
         c.prepareStatement(
-            "SELECT pg_advisory_xact_lock(?, k)::text FROM"
-                + " (SELECT DISTINCT hashtext(id) AS k FROM unnest(?::text[]) AS t(id) ORDER BY k) AS locks")) {
-      s.setInt(1, LOCK_NAMESPACE);
-      s.setArray(2, ids);
+            "INSERT INTO streamform.projection_lock (projection_id)"
+                + " SELECT id FROM unnest(?::text[]) AS t(id) ORDER BY id ON CONFLICT DO NOTHING")) {
+      s.setArray(1, ids);
+      s.executeUpdate();
+    }
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT projection_id FROM streamform.projection_lock WHERE projection_id = ANY(?)"
+                + " ORDER BY projection_id FOR UPDATE")) {
+      s.setArray(1, ids);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
-          // each row is one lock taken
+          // each row is one projection locked
         }
       }
     }

@@ -43,7 +43,11 @@ import org.joda.time.Instant;
  *
  * <p>Metrics (namespace {@value StreamformMetrics#NAMESPACE}): {@value #APPLIED}, {@value
  * #RELEASED}, {@value #HELD}, {@value #REPLAYED}, {@value #FINALIZED}, {@value #CONFLICTS},
- * {@value #PREVIEWS}, {@value #RETRIES}.
+ * {@value #PREVIEWS}, {@value #RETRIES}, {@value #EFFECT_RULE_ERRORS}.
+ *
+ * <p>A refused record goes out on {@link RevisionSinkResult#conflicts()} in the window and at the
+ * timestamp of the record that brought it to the writer: itself, or — for a held record refused
+ * when a later batch settles its window — the batch's record of the same projection.
  */
 @AutoValue
 public abstract class RevisionSink extends PTransform<PCollection<WindowRevision>, RevisionSinkResult> {
@@ -55,6 +59,8 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
   public static final String CONFLICTS = "sink_conflicts";
   public static final String PREVIEWS = "sink_previews_ignored";
   public static final String RETRIES = "sink_retries";
+  /** Effect rules that could not be evaluated on a revision, recorded in {@code effect_rule_error}. */
+  public static final String EFFECT_RULE_ERRORS = "sink_effect_rule_errors";
 
   public abstract JdbcTarget target();
 
@@ -175,6 +181,7 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
     private final Counter conflicts = StreamformMetrics.counter(CONFLICTS);
     private final Counter previews = StreamformMetrics.counter(PREVIEWS);
     private final Counter retries = StreamformMetrics.counter(RETRIES);
+    private final Counter ruleErrors = StreamformMetrics.counter(EFFECT_RULE_ERRORS);
 
     private transient HikariDataSource pool;
     private transient LedgerWriter writer;
@@ -233,10 +240,12 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
       }
       List<WindowRevision> records = new ArrayList<>(buffer.size());
       Map<String, Buffered> byIdentity = new HashMap<>();
+      Map<String, Buffered> byProjection = new HashMap<>();
       for (Buffered b : buffer) {
         records.add(b.record());
         byIdentity.putIfAbsent(identity(b.record().projectionId(), b.record().revision(),
             b.record().status() == WindowRevision.Status.FINAL), b);
+        byProjection.putIfAbsent(b.record().projectionId(), b);
       }
       LedgerWriter.Outcome outcome = writer.write(records);
       buffer.clear();
@@ -246,9 +255,15 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
       replayed.inc(outcome.replayed());
       finalized.inc(outcome.finalized());
       retries.inc(outcome.retries());
+      ruleErrors.inc(outcome.effects().ruleErrors());
       conflicts.inc(outcome.conflicts().size());
       for (RevisionConflict c : outcome.conflicts()) {
         Buffered source = byIdentity.get(identity(c.projectionId(), c.revision(), c.isFinal()));
+        if (source == null) {
+          // a held record (the conflict carries the ledger's stored copy) refused when this
+          // batch's record of its projection settled the window
+          source = byProjection.get(c.projectionId());
+        }
         refused.add(new Buffered(source.record(), source.timestamp(), source.window(), c));
       }
     }

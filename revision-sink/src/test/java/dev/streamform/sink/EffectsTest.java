@@ -5,8 +5,10 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
-import static org.hamcrest.Matchers.everyItem;
+import static org.hamcrest.Matchers.greaterThan;
+import static org.hamcrest.Matchers.hasValue;
 import static org.hamcrest.Matchers.lessThanOrEqualTo;
+import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -49,6 +51,8 @@ class EffectsTest {
   void fresh() throws Exception {
     pool = JdbcTarget.of(POSTGRES.newDatabase()).withUser("postgres").openPool("test", 6, 2_000);
     provider = LocalProviderServer.start(0);
+    // a second delivery of a key must be visible as a second effect, not deduplicated away
+    provider.dedupe(false);
     effects = new EffectsLedger(pool);
   }
 
@@ -69,7 +73,9 @@ class EffectsTest {
 
   private Dispatcher dispatcher(String name, EffectRule rule, Duration lease, Dispatcher.Hooks hooks) {
     EffectProvider p = new WebhookProvider(rule.provider(), Duration.ofMillis(400));
-    return new Dispatcher(pool, name, Revisions.MODEL, Map.of("reward", p), lease, hooks);
+    // no backoff: these tests run their passes back to back (backoff has its own test)
+    return new Dispatcher(pool, name, Revisions.MODEL, Map.of("reward", p), lease, hooks)
+        .withBackoff(Duration.ZERO, Duration.ZERO);
   }
 
   private Dispatcher dispatcher(String name, EffectRule rule) {
@@ -84,8 +90,15 @@ class EffectsTest {
     return effects.effects(Revisions.MODEL).stream().map(EffectsLedger.Effect::state).toList();
   }
 
+  /** At most one provider-side effect and at most one request per key (none deduplicated away). */
   private void atMostOnePerKey() throws Exception {
-    assertThat(provider.appliedPerKey().values(), everyItem(lessThanOrEqualTo(1)));
+    atMostOnePerKey(1);
+  }
+
+  /** ... with up to {@code requests} requests per key (a redelivery after "never applied"). */
+  private void atMostOnePerKey(int requests) throws Exception {
+    assertThat("provider-side effects per key", provider.appliedPerKey(), not(hasValue(greaterThan(1))));
+    assertThat("requests per key", provider.requestsPerKey(), not(hasValue(greaterThan(requests))));
     EffectsLedger.Verification v = effects.verify(Revisions.MODEL);
     assertThat(v.problems(), empty());
   }
@@ -146,7 +159,8 @@ class EffectsTest {
     assertThat(again.redispatched(), equalTo(1));
     assertThat(again.done(), equalTo(1));
     assertThat(states(), equalTo(List.of("DONE")));
-    atMostOnePerKey();
+    assertThat(provider.requests(keyOf(revision(7, 10, 1, "1200"))), equalTo(2));
+    atMostOnePerKey(2);
   }
 
   @Test
@@ -330,5 +344,114 @@ class EffectsTest {
       assertThat(rs.getString(2), containsString("connection refused"));
       c.commit();
     }
+  }
+
+  private int count(String sql) throws Exception {
+    try (Connection c = pool.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      int n = rs.getInt(1);
+      c.commit();
+      return n;
+    }
+  }
+
+  @Test
+  void effectsThatCannotBeSentYetNeverStarveOneThatCan() throws Exception {
+    EffectRule rule = rule(true, true);
+    LedgerWriter w = writer(rule);
+    List<WindowRevision> stale = new ArrayList<>();
+    for (int m = 1; m <= 120; m++) {
+      stale.add(revision(m, 10, 1, "1500", 1));
+    }
+    w.write(stale);
+    // alias set: generation 2 is canonical; generation 1's 120 PREPARED effects cannot be sent now
+    w.write(List.of(revision(1, 10, 1, "10", 2)));
+    Ledger.at(pool).setCanonicalGeneration(Revisions.MODEL, 2);
+    w.write(List.of(revision(500, 10, 1, "2000", 2)));
+    assertThat(count("SELECT count(*) FROM streamform.effect WHERE state = 'PREPARED'"), equalTo(121));
+
+    Dispatcher.Report r = dispatcher("d", rule).runOnce(100);
+    System.out.println("120 stale PREPARED effects ahead of a sendable one, limit 100: " + r.describe());
+    assertThat("the sendable effect behind 120 that cannot be sent", r.claimed(), equalTo(1));
+    assertThat(r.done(), equalTo(1));
+    assertThat(provider.applied(keyOf(revision(500, 10, 1, "2000", 2))), equalTo(1));
+    atMostOnePerKey();
+  }
+
+  @Test
+  void aLateOutcomeNeverOverwritesAnotherDispatchersClaim() throws Exception {
+    EffectRule rule = rule(true, true);
+    writer(rule).write(List.of(revision(7, 10, 1, "1200")));
+    String key = keyOf(revision(7, 10, 1, "1200"));
+    provider.close(); // "nothing sent" is the outcome d1 will try to write
+    Dispatcher.Hooks meanwhile = new Dispatcher.Hooks() {
+      @Override
+      public void afterDelivery(String k, EffectProvider.Delivery d) {
+        // d1 was slow: its lease ran out and dispatcher b claimed the effect and is delivering it
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+          s.executeUpdate("UPDATE streamform.effect SET dispatcher = 'b', dispatched_at = now(),"
+              + " attempts = attempts + 1 WHERE effect_key = '" + k + "'");
+          c.commit();
+        } catch (java.sql.SQLException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    };
+    Dispatcher.Report r = dispatcher("d1", rule, Duration.ofSeconds(30), meanwhile).runOnce(10);
+    System.out.println("a late 'not sent' over another dispatcher's claim: " + r.describe());
+    try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT state, dispatcher FROM streamform.effect WHERE effect_key = '" + key
+            + "'")) {
+      rs.next();
+      assertThat("b's claim stands", rs.getString(1) + " by " + rs.getString(2), equalTo("DISPATCHING by b"));
+      c.commit();
+    }
+  }
+
+  @Test
+  void aProviderThatIsDownIsRetriedWithExponentialBackoff() throws Exception {
+    EffectRule rule = rule(true, true);
+    writer(rule).write(List.of(revision(7, 10, 1, "1200")));
+    provider.close();
+    Dispatcher d = dispatcher("d", rule).withBackoff(Duration.ofMillis(100), Duration.ofSeconds(10));
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+    int passes = 0;
+    while (System.nanoTime() < end) {
+      d.runOnce(10);
+      passes++;
+      Thread.sleep(20);
+    }
+    int rows = count("SELECT count(*) FROM streamform.effect_transition WHERE from_state IS NOT NULL");
+    int attempts = count("SELECT attempts FROM streamform.effect");
+    System.out.println("provider down for 3 s, " + passes + " passes 20 ms apart, backoff 100 ms doubling: "
+        + attempts + " attempts, " + rows + " transition rows for the effect");
+    // attempts at about 0, 0.1, 0.3, 0.7, 1.5 and 3.1 s: at most 6 in 3 s, two rows each
+    assertThat(attempts, lessThanOrEqualTo(6));
+    assertThat(rows, lessThanOrEqualTo(2 * 6));
+    assertThat(states(), equalTo(List.of("PREPARED")));
+  }
+
+  @Test
+  void anAnswerThatComesAfterTheLeaseStillMakesTheAppliedEffectDone() throws Exception {
+    // no receipts: an applied effect left UNKNOWN here would stay UNKNOWN for good
+    EffectRule rule = rule(true, false);
+    writer(rule).write(List.of(revision(7, 10, 1, "1200")));
+    Dispatcher other = dispatcher("d2", rule, Duration.ofMillis(500), new Dispatcher.Hooks() {});
+    Dispatcher.Hooks slow = new Dispatcher.Hooks() {
+      @Override
+      public void afterDelivery(String k, EffectProvider.Delivery d) {
+        // d1 stalls (GC, a slow disk) past the lease; d2 expires its dispatch meanwhile
+        try {
+          Thread.sleep(700);
+          assertThat(other.runOnce(0).expired(), equalTo(1));
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    };
+    Dispatcher.Report r = dispatcher("d1", rule, Duration.ofMillis(500), slow).runOnce(10);
+    System.out.println("an answer after the lease: " + r.describe() + "; states " + states());
+    assertThat(states(), equalTo(List.of("DONE")));
+    atMostOnePerKey();
   }
 }

@@ -290,6 +290,12 @@ class LedgerWriterTest {
     assertThat(LedgerWriter.retryable(new SQLException("refused", "08001")), equalTo(true));
     assertThat(LedgerWriter.retryable(new SQLException("terminating connection", "57P01")), equalTo(true));
     assertThat(LedgerWriter.retryable(new SQLException("deadlock", "40P01")), equalTo(true));
+    assertThat(LedgerWriter.retryable(new SQLException("serialization failure", "40001")), equalTo(true));
+    // the lock table exhausted (issue 28): other transactions free it, so a retry can cure it
+    assertThat(LedgerWriter.retryable(new SQLException("out of shared memory", "53200")), equalTo(true));
+    // HikariCP's stand-in for a connection it evicted after the server went away (a restart)
+    assertThat(LedgerWriter.retryable(new RuntimeException(new SQLException("Connection is closed"))),
+        equalTo(true));
     assertThat(LedgerWriter.retryable(new SQLException("check constraint", "23514")), equalTo(false));
     assertThat(LedgerWriter.retryable(new RuntimeException(new java.sql.SQLTransientConnectionException("pool"))),
         equalTo(true));

@@ -56,6 +56,17 @@ public final class Revisions {
       long merchant, int hour, WindowRevision.Status status, int n, Integer predecessor, String revenue, int generation) {
     Row key = Row.withSchema(KEY).addValue(merchant).build();
     Row values = Row.withSchema(VALUES).addValue(new BigDecimal(revenue)).build();
+    return record(key, values, hour, status, n, predecessor, generation);
+  }
+
+  /** Revision {@code n} of generation 1 of the window of {@code key} at {@code hour}:00 with {@code values}. */
+  public static WindowRevision revision(Row key, Row values, int hour, int n) {
+    return record(key, values, hour, n == 1 ? WindowRevision.Status.ON_TIME : WindowRevision.Status.CORRECTED,
+        n, n > 1 ? n - 1 : null, 1);
+  }
+
+  private static WindowRevision record(
+      Row key, Row values, int hour, WindowRevision.Status status, int n, Integer predecessor, int generation) {
     Instant start = Instant.parse(String.format("2026-08-30T%02d:00:00Z", hour));
     Instant end = start.plus(org.joda.time.Duration.standardHours(1));
     String logical =

@@ -103,6 +103,14 @@ public final class FileModelRun {
           + pattern + " matches no file under " + projectDir
           + " — give a file of JSON lines (or a glob such as orders/*.jsonl) relative to the project folder");
     }
+    for (Path f : files) {
+      // check refused such a path:; a glob's match may still be a link to elsewhere
+      if (!dev.streamform.policies.project.ProjectFiles.inside(projectDir, f)) {
+        throw new IllegalArgumentException("sources.yml: source '" + source.name() + "' path: "
+            + pattern + " matches " + f + ", which lies outside the project folder " + projectDir
+            + " — copy the file into the project folder");
+      }
+    }
     List<String> names = new ArrayList<>();
     for (Path f : files) {
       names.add(projectDir.toAbsolutePath().normalize().relativize(f).toString());
@@ -228,6 +236,10 @@ public final class FileModelRun {
     ModelSinks sinks = outputs.sinks();
     Path parts = null;
     if (target.dir != null) {
+      // before anything runs: every output file lies in the folder
+      output(target.dir, sinks.topic());
+      output(target.dir, sinks.lateTopic());
+      output(target.dir, sinks.quarantineTopic());
       Files.createDirectories(target.dir);
       parts = Files.createTempDirectory(target.dir, ".parts-");
       writeParts(outputs.records(), parts, "records");
@@ -255,14 +267,14 @@ public final class FileModelRun {
     Map<Path, Long> written = new LinkedHashMap<>();
     if (parts != null) {
       try {
-        written.put(merge(parts, "records", target.dir.resolve(sinks.topic() + ".jsonl"),
+        written.put(merge(parts, "records", output(target.dir, sinks.topic()),
             model.windowed() ? WINDOW_ORDER : EVENT_ORDER), 0L);
-        written.put(merge(parts, "late", target.dir.resolve(sinks.lateTopic() + ".jsonl"), EVENT_ORDER), 0L);
-        written.put(merge(parts, "quarantine", target.dir.resolve(sinks.quarantineTopic() + ".jsonl"),
+        written.put(merge(parts, "late", output(target.dir, sinks.lateTopic()), EVENT_ORDER), 0L);
+        written.put(merge(parts, "quarantine", output(target.dir, sinks.quarantineTopic()),
             EVENT_ORDER), 0L);
         if (outputs.duplicates() != null) {
           written.put(merge(parts, "duplicates",
-              target.dir.resolve(sinks.duplicatesTopic().get() + ".jsonl"), EVENT_ORDER), 0L);
+              output(target.dir, sinks.duplicatesTopic().get()), EVENT_ORDER), 0L);
         }
         for (Path f : written.keySet()) {
           try (Stream<String> lines = Files.lines(f, StandardCharsets.UTF_8)) {
@@ -274,6 +286,20 @@ public final class FileModelRun {
       }
     }
     return new Summary(counters(result), written, model.deduplicate().isPresent());
+  }
+
+  /**
+   * The file of topic {@code topic} in the folder {@code dir}; a name that would lead elsewhere
+   * ({@code ../x}, a '/') is refused, though check refuses such a topic first.
+   */
+  static Path output(Path dir, String topic) {
+    Path folder = dir.toAbsolutePath().normalize();
+    Path file = folder.resolve(topic + ".jsonl").normalize();
+    if (!folder.equals(file.getParent())) {
+      throw new IllegalArgumentException("topic '" + topic + "' is not a Kafka topic name: it would write "
+          + file + ", outside the output folder " + folder);
+    }
+    return file;
   }
 
   private static void writeParts(PCollection<KV<String, String>> rows, Path dir, String name) {

@@ -11,7 +11,6 @@ import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -59,7 +58,9 @@ import org.joda.time.Instant;
  * never stops the run. A quarantined or blank line leaves a gap at its offset (a punctuation at
  * the beginning of time, which says nothing about time), so its partition's offsets stay
  * contiguous. Counts {@code records_read} (non-blank lines), {@code punctuations_read} and, for
- * undecodable lines, {@code events_quarantined}.
+ * undecodable lines, {@code events_quarantined}. Reading one line costs bounded time and memory:
+ * a line over {@link #MAX_LINE} characters is quarantined unread, and every decoding limit of
+ * {@link JsonRecords} applies; any failure to decode or type a line quarantines it.
  *
  * <pre>{@code
  * SourceResult read = p.apply(FileSource.of(List.of("orders.jsonl"), schema, key));
@@ -71,6 +72,14 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
   /** The coder of a quarantined line: {@code KV<KV<partition, offset>, the line's bytes>}. */
   public static final KvCoder<KV<Integer, Long>, byte[]> LINE =
       KvCoder.of(KvCoder.of(VarIntCoder.of(), VarLongCoder.of()), ByteArrayCoder.of());
+
+  /**
+   * The longest line read, in characters: a longer one is quarantined, kept as its first {@value
+   * #SHOWN_OF_LONG_LINE} characters, and the rest skipped unread into memory.
+   */
+  public static final int MAX_LINE = JsonRecords.MAX_RECORD_BYTES;
+
+  static final int SHOWN_OF_LONG_LINE = 1000;
 
   /** The files, partition 0 first; absolute paths. */
   public abstract List<String> files();
@@ -183,8 +192,9 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
       Path path = Path.of(file.getValue());
       Instant readAt = Instant.now();
       long offset = 0;
-      try (BufferedReader lines = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
-        for (String line = lines.readLine(); line != null; line = lines.readLine(), offset++) {
+      try (BoundedLines lines =
+          new BoundedLines(Files.newBufferedReader(path, StandardCharsets.UTF_8), MAX_LINE)) {
+        for (String line = lines.next(); line != null; line = lines.next(), offset++) {
           if (progressEvery > 0 && offset > 0 && offset % progressEvery == 0) {
             progress().printf(Locale.ROOT, "streamform run: read %,d lines of %s%n", offset, path);
           }
@@ -193,22 +203,33 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
             continue;
           }
           read.inc();
-          byte[] bytes = line.getBytes(StandardCharsets.UTF_8);
-          try {
-            JsonRecords.Decoded decoded = json.decode(bytes);
-            if (decoded.watermark() != null) {
-              punctuations.inc();
-              out.get(records).output(SourceRecord.punctuation(
-                  partition, offset, readAt, new Instant(decoded.watermark().toEpochMilli())));
-            } else {
-              out.get(records).output(
-                  SourceRecord.of(partition, offset, readAt, Schemas.row(schema, decoded.values())));
+          SourceRecord decoded = null;
+          String reason;
+          if (lines.tooLong()) {
+            // only the line's start was read: it is kept (cut) in the quarantine row
+            line = line.substring(0, SHOWN_OF_LONG_LINE);
+            reason = String.format(Locale.ROOT,
+                "the line is %,d characters long, more than the limit of %,d", lines.length(), MAX_LINE);
+          } else {
+            try {
+              decoded = decode(partition, offset, readAt, line);
+              reason = null;
+            } catch (JsonRecords.NotARecord notARecord) {
+              reason = notARecord.getMessage();
+            } catch (RuntimeException e) {
+              // whatever else one line provokes is that line's fault: it must not stop the run
+              reason = "cannot be decoded: " + e;
             }
-          } catch (JsonRecords.NotARecord reason) {
-            quarantinedCount.inc();
-            out.get(records).output(gap(partition, offset, readAt));
-            out.get(quarantined).output(unreadable(partition, offset, line, bytes, reason.getMessage()));
           }
+          // outside the try: a failure downstream (fused into this call) is not this line's
+          if (decoded != null) {
+            out.get(records).output(decoded);
+            continue;
+          }
+          quarantinedCount.inc();
+          out.get(records).output(gap(partition, offset, readAt));
+          out.get(quarantined).output(
+              unreadable(partition, offset, line, line.getBytes(StandardCharsets.UTF_8), reason));
         }
       } catch (IOException e) {
         throw new UncheckedIOException("cannot read " + path + " (partition " + partition + ")", e);
@@ -216,6 +237,17 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
       if (progressEvery > 0) {
         progress().printf(Locale.ROOT, "streamform run: read %s: %,d lines%n", path, offset);
       }
+    }
+
+    private SourceRecord decode(int partition, long offset, Instant readAt, String line)
+        throws JsonRecords.NotARecord {
+      JsonRecords.Decoded decoded = json.decode(line.getBytes(StandardCharsets.UTF_8));
+      if (decoded.watermark() != null) {
+        punctuations.inc();
+        return SourceRecord.punctuation(
+            partition, offset, readAt, new Instant(decoded.watermark().toEpochMilli()));
+      }
+      return SourceRecord.of(partition, offset, readAt, Schemas.row(schema, decoded.values()));
     }
 
     @SuppressWarnings("SystemOut") // progress of a run embedded in the command's own process

@@ -1,8 +1,15 @@
 package dev.streamform.pipelines.kafka;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamform.policies.schema.ColumnType;
@@ -17,6 +24,8 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -35,8 +44,30 @@ public final class JsonRecords implements Serializable {
 
   // exact: Jackson's default factory would write 10.00 as 1E+1
   private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
+  /** The largest record read, in bytes (Kafka's default largest message is about 1 MiB). */
+  public static final int MAX_RECORD_BYTES = 4 * 1024 * 1024;
+
+  /** How deep objects and arrays may nest in a record: its columns are at the top level. */
+  public static final int MAX_NESTING_DEPTH = 100;
+
+  // every limit explicit, so a hostile record costs bounded time and memory and is refused with
+  // Jackson's own message; a repeated key is an error, not "the last one wins"
   private static final ObjectMapper JSON =
-      new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+      JsonMapper.builder(
+              JsonFactory.builder()
+                  .streamReadConstraints(
+                      StreamReadConstraints.builder()
+                          .maxNumberLength(ColumnValues.MAX_NUMBER_LENGTH)
+                          .maxNestingDepth(MAX_NESTING_DEPTH)
+                          .maxStringLength(MAX_RECORD_BYTES)
+                          .maxDocumentLength(MAX_RECORD_BYTES)
+                          .build())
+                  .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                  .build())
+          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .build();
+
+  private static final Pattern DUPLICATE = Pattern.compile("^Duplicate (?:field|Object property) '(.*)'");
 
   // column -> type as written (ColumnType is not Serializable; a DoFn carries this object)
   private final LinkedHashMap<String, String> types = new LinkedHashMap<>();
@@ -99,15 +130,32 @@ public final class JsonRecords implements Serializable {
     if (bytes == null) {
       throw new NotARecord("the record has no value (a tombstone)");
     }
+    if (bytes.length > MAX_RECORD_BYTES) {
+      throw new NotARecord(String.format(java.util.Locale.ROOT,
+          "the record is %,d bytes, more than the limit of %,d", bytes.length, MAX_RECORD_BYTES));
+    }
     JsonNode node;
+    JsonParser parser = null;
     try {
-      node = JSON.readTree(bytes);
-    } catch (IOException e) {
+      parser = JSON.createParser(bytes);
+      node = JSON.readTree(parser);
+    } catch (JsonProcessingException e) {
+      Matcher repeated = DUPLICATE.matcher(String.valueOf(e.getOriginalMessage()));
+      if (repeated.find()) {
+        throw new NotARecord("key `" + repeated.group(1) + "` is repeated in the JSON object:"
+            + " which value holds is ambiguous");
+      }
+      throw new NotARecord(
+          field(parser) + "not JSON: " + firstLine(e.getOriginalMessage()) + location(e));
+    } catch (IOException | RuntimeException e) {
       throw new NotARecord("not JSON: " + firstLine(e.getMessage()));
+    } finally {
+      close(parser);
     }
     if (node == null || !node.isObject()) {
       throw new NotARecord(
-          "not a JSON object: " + (node == null ? "empty" : "a JSON " + node.getNodeType().name().toLowerCase()));
+          "not a JSON object: " + (node == null || node.isMissingNode() ? "empty"
+              : "a JSON " + node.getNodeType().name().toLowerCase()));
     }
     if (node.has(WATERMARK_FIELD)) {
       return new Decoded(null, punctuation((ObjectNode) node));
@@ -125,6 +173,37 @@ public final class JsonRecords implements Serializable {
     return new Decoded(values, null);
   }
 
+  /**
+   * {@code column `x`: } (or {@code field `x`: }) when the parser stopped inside top-level field
+   * {@code x}, however deep.
+   */
+  private String field(@Nullable JsonParser parser) {
+    JsonStreamContext at = parser == null ? null : parser.getParsingContext();
+    while (at != null && at.getParent() != null && !at.getParent().inRoot()) {
+      at = at.getParent();
+    }
+    String name = at == null ? null : at.getCurrentName();
+    if (name == null) {
+      return "";
+    }
+    return (types.containsKey(name) ? "column `" : "field `") + name + "`: ";
+  }
+
+  private static void close(@Nullable JsonParser parser) {
+    if (parser != null) {
+      try {
+        parser.close();
+      } catch (IOException e) {
+        // reading from bytes: nothing to release
+      }
+    }
+  }
+
+  private static String location(JsonProcessingException e) {
+    return e.getLocation() == null ? ""
+        : " (at character " + (e.getLocation().getColumnNr()) + ")";
+  }
+
   private static Instant punctuation(ObjectNode node) throws NotARecord {
     if (node.size() != 1) {
       throw new NotARecord(
@@ -132,8 +211,9 @@ public final class JsonRecords implements Serializable {
     }
     JsonNode w = node.get(WATERMARK_FIELD);
     try {
-      return Timestamps.parseLenient(w.isIntegralNumber() ? (Object) w.longValue() : w.asText());
-    } catch (IllegalArgumentException e) {
+      return Timestamps.parseLenient(
+          w.isIntegralNumber() && w.canConvertToLong() ? (Object) w.longValue() : w.asText());
+    } catch (RuntimeException e) {
       throw new NotARecord(WATERMARK_FIELD + ": " + e.getMessage());
     }
   }
@@ -155,8 +235,10 @@ public final class JsonRecords implements Serializable {
     }
     try {
       return ColumnValues.convertLenient(type, raw);
-    } catch (IllegalArgumentException e) {
-      throw new NotARecord("column `" + name + "`: " + e.getMessage());
+    } catch (RuntimeException e) {
+      // any failure typing one value is this record's, never the job's
+      throw new NotARecord("column `" + name + "`: " + (e instanceof IllegalArgumentException
+          ? e.getMessage() : "cannot be read as " + type + " (" + e + ")"));
     }
   }
 

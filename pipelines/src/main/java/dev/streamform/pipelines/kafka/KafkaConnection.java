@@ -10,14 +10,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 import org.apache.beam.sdk.transforms.SerializableFunction;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.config.ConfigDef;
 
 /**
  * How Streamform's Kafka clients reach a cluster: the bootstrap servers and the client settings
@@ -25,7 +22,8 @@ import org.apache.kafka.common.config.ConfigDef;
  *
  * <p>Where secrets live. A setting is <em>hidden</em> when its key holds a secret ({@code
  * sasl.jaas.config}, {@code *.password}, and every property Kafka itself types as a password) or
- * its value names an environment variable ({@code ${NAME}}). Hidden settings never reach a
+ * its value holds a reference ({@code ${NAME}}, {@code ${file:PATH:KEY}}); a secret's value is
+ * always a reference ({@link KafkaClientProperties#read} refuses a literal one). Hidden settings never reach a
  * transform's configuration that a runner shows: KafkaIO gets only the shown ones ({@link
  * #shownConfig()}, passed with {@code withConsumerConfigUpdates}/{@code withProducerConfigUpdates},
  * which KafkaIO's display data lists), and the hidden ones are applied by the consumer and producer
@@ -70,19 +68,11 @@ public final class KafkaConnection implements Serializable {
   }
 
   /**
-   * True when {@code key}'s value must never be shown: a secret by name ({@link
-   * KafkaClientProperties#isSecret}) or a property some Kafka client types as a password.
+   * True when {@code key}'s value must never be shown ({@link KafkaClientProperties#isSecret}: a
+   * property some Kafka client types as a password, or a secret by name).
    */
   public static boolean isSecret(String key) {
-    return KafkaClientProperties.isSecret(key)
-        || passwordTyped(ConsumerConfig.configDef(), key)
-        || passwordTyped(ProducerConfig.configDef(), key)
-        || passwordTyped(AdminClientConfig.configDef(), key);
-  }
-
-  private static boolean passwordTyped(ConfigDef def, String key) {
-    ConfigDef.ConfigKey k = def.configKeys().get(key);
-    return k != null && k.type == ConfigDef.Type.PASSWORD;
+    return KafkaClientProperties.isSecret(key);
   }
 
   private static boolean hidden(Setting s) {

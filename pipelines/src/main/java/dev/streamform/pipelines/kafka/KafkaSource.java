@@ -194,37 +194,49 @@ public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
       int partition = record.getPartition();
       long offset = record.getOffset();
       byte[] value = record.getKV().getValue();
+      SourceRecord read;
+      String reason;
       try {
         JsonRecords.Decoded decoded = json.decode(value);
-        out.get(records)
-            .output(
-                decoded.watermark() != null
-                    ? SourceRecord.punctuation(
-                        partition, offset, readAt, new Instant(decoded.watermark().toEpochMilli()))
-                    : SourceRecord.of(
-                        partition, offset, readAt, Schemas.row(schema, decoded.values())));
-      } catch (JsonRecords.NotARecord reason) {
-        quarantinedCount.inc();
-        out.get(records)
-            .output(
-                SourceRecord.punctuation(
-                    partition, offset, readAt, BoundedWindow.TIMESTAMP_MIN_VALUE));
-        out.get(quarantined)
-            .output(
-                BadRecord.builder()
-                    .setRecord(
-                        BadRecord.Record.builder()
-                            .setHumanReadableJsonRecord(
-                                value == null ? "null" : new String(value, StandardCharsets.UTF_8))
-                            .addCoderAndEncodedRecord(RAW, record)
-                            .build())
-                    .setFailure(
-                        BadRecord.Failure.builder()
-                            .setDescription(
-                                Quarantine.describe(partition, offset, reason.getMessage()))
-                            .build())
-                    .build());
+        read =
+            decoded.watermark() != null
+                ? SourceRecord.punctuation(
+                    partition, offset, readAt, new Instant(decoded.watermark().toEpochMilli()))
+                : SourceRecord.of(partition, offset, readAt, Schemas.row(schema, decoded.values()));
+        reason = null;
+      } catch (JsonRecords.NotARecord notARecord) {
+        read = null;
+        reason = notARecord.getMessage();
+      } catch (RuntimeException e) {
+        // whatever else one record's bytes provoke is that record's fault: it must not stop the
+        // job (which would fail on the same offset after every restart)
+        read = null;
+        reason = "cannot be decoded: " + e;
       }
+      // outside the try: a failure downstream (fused into this call) is not this record's
+      if (read != null) {
+        out.get(records).output(read);
+        return;
+      }
+      quarantinedCount.inc();
+      out.get(records)
+          .output(
+              SourceRecord.punctuation(
+                  partition, offset, readAt, BoundedWindow.TIMESTAMP_MIN_VALUE));
+      out.get(quarantined)
+          .output(
+              BadRecord.builder()
+                  .setRecord(
+                      BadRecord.Record.builder()
+                          .setHumanReadableJsonRecord(
+                              value == null ? "null" : new String(value, StandardCharsets.UTF_8))
+                          .addCoderAndEncodedRecord(RAW, record)
+                          .build())
+                  .setFailure(
+                      BadRecord.Failure.builder()
+                          .setDescription(Quarantine.describe(partition, offset, reason))
+                          .build())
+                  .build());
     }
   }
 }

@@ -41,13 +41,13 @@ class KafkaConnectionTest {
         "security.protocol=SASL_SSL",
         "sasl.mechanism=PLAIN",
         "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required"
-            + " username=\"u\" password=\"" + SECRET + "\";",
-        "ssl.truststore.password=" + TRUSTSTORE_SECRET,
+            + " username=\"u\" password=\"${STREAMFORM_TEST_PASSWORD}\";",
+        "ssl.truststore.password=${STREAMFORM_TEST_TRUSTSTORE_PASSWORD}",
         "ssl.truststore.location=/etc/kafka/truststore.p12",
         "client.id=${STREAMFORM_TEST_CLIENT_ID}",
         ""));
-    // a file outside a project may hold literal secrets: they still must not be shown
-    return KafkaConnection.of("127.0.0.1:9094", KafkaClientProperties.read(file, "deploy.properties", false));
+    // secrets are references (a literal one is refused); the references must not be shown either
+    return KafkaConnection.of("127.0.0.1:9094", KafkaClientProperties.read(file, "deploy.properties"));
   }
 
   @Test
@@ -79,11 +79,12 @@ class KafkaConnectionTest {
     // the check can see what it looks for: shown settings are shown
     assertThat(shown.toString(), containsString("SASL_SSL"));
     assertThat(shown.toString(), containsString("/etc/kafka/truststore.p12"));
-    assertThat(shown.toString(), not(containsString(SECRET)));
-    assertThat(shown.toString(), not(containsString(TRUSTSTORE_SECRET)));
+    assertThat(shown.toString(), not(containsString("STREAMFORM_TEST_PASSWORD")));
+    assertThat(shown.toString(), not(containsString("STREAMFORM_TEST_TRUSTSTORE_PASSWORD")));
 
     // ... and the clients get every setting, references resolved where they are created
-    Map<String, Object> client = connection.clientConfig(Map.of("STREAMFORM_TEST_CLIENT_ID", "job-7")::get);
+    Map<String, Object> client = connection.clientConfig(Map.of("STREAMFORM_TEST_CLIENT_ID", "job-7",
+        "STREAMFORM_TEST_PASSWORD", SECRET, "STREAMFORM_TEST_TRUSTSTORE_PASSWORD", TRUSTSTORE_SECRET)::get);
     assertThat((String) client.get("sasl.jaas.config"), containsString(SECRET));
     assertEquals(TRUSTSTORE_SECRET, client.get("ssl.truststore.password"));
     assertEquals("job-7", client.get("client.id"));
@@ -91,6 +92,48 @@ class KafkaConnectionTest {
     // the factories travel to workers: they must serialize
     SerializableUtils.ensureSerializable(connection.consumerFactory());
     SerializableUtils.ensureSerializable(connection.<String, String>producerFactory());
+  }
+
+  /**
+   * A secret named by a file reference ({@code ${file:PATH:KEY}}, Kafka's FileConfigProvider) is
+   * read where a client is created: the pipeline as a runner receives it (every step, with its
+   * consumer and producer factories, serialized) holds the reference, never the secret.
+   */
+  @Test
+  void aFileReferenceIsResolvedWhereTheClientIsCreatedNotInTheSerializedPipeline() throws Exception {
+    Path secrets = Files.writeString(dir.resolve("kafka-secrets.properties"), "password=" + SECRET + "\n");
+    Path file = Files.writeString(dir.resolve("deploy.properties"), String.join("\n",
+        "security.protocol=SASL_SSL",
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required"
+            + " username=\"u\" password=\"${file:" + secrets + ":password}\";",
+        ""));
+    KafkaConnection connection =
+        KafkaConnection.of("127.0.0.1:9094", KafkaClientProperties.read(file, "deploy.properties"));
+    Pipeline p = Pipeline.create(PipelineOptionsFactory.create());
+    p.apply(KafkaSource.of(connection, "orders", Map.of("id", ColumnType.INT64), List.of("id")));
+    p.apply(Create.of(KV.of("k", "v")).withCoder(KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of())))
+        .apply(ModelSinks.write(connection, "out"));
+
+    // every transform Java-serialized as a runner ships it (Beam's own serialization compresses
+    // the bytes, which would hide what this looks for)
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+      p.traverseTopologically(new Pipeline.PipelineVisitor.Defaults() {
+        @Override
+        public void visitPrimitiveTransform(TransformHierarchy.Node node) {
+          try {
+            out.writeObject(node.getTransform());
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(node.getFullName(), e);
+          }
+        }
+      });
+    }
+    String graph = bytes.toString(java.nio.charset.StandardCharsets.ISO_8859_1);
+    assertThat("the check sees what it looks for", graph, containsString("${file:" + secrets));
+    assertThat(graph, not(containsString(SECRET)));
+    Map<String, Object> client = connection.clientConfig(Map.<String, String>of()::get);
+    assertThat((String) client.get("sasl.jaas.config"), containsString("password=\"" + SECRET + "\";"));
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.streamform.policies.declarations;
 
 import com.google.auto.value.AutoValue;
+import java.util.Optional;
 
 /**
  * One declared effect of a windowed model (docs/semantics.md §10), an item of its {@code effects:} list in
@@ -11,12 +12,13 @@ import com.google.auto.value.AutoValue;
  *   - type: reward
  *     subject: merchant_id
  *     when: "revenue >= 1000"
- *     provider: {kind: webhook, url: "http://127.0.0.1:8099/rewards", idempotency: key, receipts: true}
+ *     provider: {kind: webhook, url: "http://127.0.0.1:8099/rewards", idempotency: key, receipts: true,
+ *                authorization_env: REWARDS_AUTHORIZATION}
  * }</pre>
  *
  * When a canonical revision of a window makes {@link #when()} true, the effect {@link #type()} for
  * the window's {@link #subject()} value happens once, through the provider. Checked by {@code
- * streamform check}: the subject is a key or output column of the model, the condition names only
+ * streamform check}: the subject is a key or window column of the model, the condition names only
  * output columns. Immutable.
  */
 @AutoValue
@@ -27,7 +29,7 @@ public abstract class EffectDeclaration {
   /** The effect's type, part of its key, e.g. {@code reward}. */
   public abstract String type();
 
-  /** The output column whose value is the effect's subject, e.g. {@code merchant_id}. */
+  /** The key or window column whose value is the effect's subject, e.g. {@code merchant_id}. */
   public abstract String subject();
 
   /** The condition over output columns, in the model's SQL expression language. */
@@ -45,8 +47,27 @@ public abstract class EffectDeclaration {
   /** {@code receipts: true}: the provider answers receipt queries by effect key. */
   public abstract boolean receiptQueries();
 
+  /**
+   * {@code authorization_env: NAME}: the environment variable whose value the dispatcher sends as
+   * the {@code Authorization} header. Only the name is declared; the value is read at delivery.
+   */
+  public abstract Optional<String> authorizationEnv();
+
+  /**
+   * {@code authorization_file: path}: the file (inside the project folder, relative to it) whose
+   * first line the dispatcher sends as the {@code Authorization} header, read at delivery.
+   */
+  public abstract Optional<String> authorizationFile();
+
   public static EffectDeclaration webhook(
       String type, String subject, String when, String url, boolean idempotencyKeys, boolean receiptQueries) {
-    return new AutoValue_EffectDeclaration(type, subject, when, WEBHOOK, url, idempotencyKeys, receiptQueries);
+    return webhook(type, subject, when, url, idempotencyKeys, receiptQueries, Optional.empty(), Optional.empty());
+  }
+
+  public static EffectDeclaration webhook(
+      String type, String subject, String when, String url, boolean idempotencyKeys, boolean receiptQueries,
+      Optional<String> authorizationEnv, Optional<String> authorizationFile) {
+    return new AutoValue_EffectDeclaration(type, subject, when, WEBHOOK, url, idempotencyKeys, receiptQueries,
+        authorizationEnv, authorizationFile);
   }
 }

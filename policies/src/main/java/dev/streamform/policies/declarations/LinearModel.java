@@ -52,7 +52,13 @@ public abstract class LinearModel {
     byte[] bytes = Files.readAllBytes(file);
     Object doc;
     try {
-      doc = new Yaml(new SafeConstructor(new LoaderOptions())).load(new String(bytes, java.nio.charset.StandardCharsets.UTF_8));
+      // a repeated key is ambiguous (which weight holds?): refused, as in every declaration file
+      LoaderOptions options = new LoaderOptions();
+      options.setAllowDuplicateKeys(false);
+      doc = new Yaml(new SafeConstructor(options)).load(new String(bytes, java.nio.charset.StandardCharsets.UTF_8));
+    } catch (org.yaml.snakeyaml.error.MarkedYAMLException e) {
+      throw new IllegalArgumentException("line " + (e.getProblemMark() == null ? 0
+          : e.getProblemMark().getLine() + 1) + ": " + e.getProblem());
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("is not YAML: " + e.getMessage().lines().findFirst().orElse(""));
     }

@@ -602,8 +602,11 @@ final class FixtureFile {
       }
       try {
         values.put(key, ColumnValues.convert(type, raw.get().getValue()));
-      } catch (IllegalArgumentException e) {
-        row.report(key, e.getMessage(), "give " + what + " of type " + type);
+      } catch (RuntimeException e) {
+        // any failure typing one value is a problem at its line, never a stack trace
+        row.report(key, e instanceof IllegalArgumentException ? e.getMessage()
+            : "'" + raw.get().getKey() + "' cannot be read as " + type + " (" + e + ")",
+            "give " + what + " of type " + type);
         ok = false;
       }
     }

@@ -17,6 +17,12 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.provider.FileConfigProvider;
 
 /**
  * Kafka client settings from a {@code .properties} file ({@code kafka.properties:} of a kafka
@@ -24,17 +30,23 @@ import java.util.regex.Pattern;
  * --kafka-properties}): any consumer, producer or admin client property, e.g. {@code
  * security.protocol}, {@code sasl.mechanism}, {@code sasl.jaas.config}, {@code ssl.truststore.*}.
  *
- * <p>A value may name environment variables, {@code ${NAME}}, so that secrets stay out of files
- * ({@code $${} is a literal {@code ${}). A reference is kept as written until {@link #resolve}
- * replaces it, which happens where a Kafka client is created: a job on a cluster resolves it on the
- * worker, so the job it is submitted as holds no secret. Every setting remembers its file and line,
- * so an unset variable is reported as {@code kafka.properties:4: sasl.jaas.config names
- * ${KAFKA_PASSWORD}, which is not set}.
+ * <p>A value may hold references, so that secrets stay out of files ({@code $${} is a literal {@code
+ * ${}): {@code ${NAME}}, an environment variable, and {@code ${file:/ABSOLUTE/PATH:KEY}}, the value
+ * of {@code KEY} in that {@code .properties} file, read by Kafka's own {@code FileConfigProvider}
+ * (the syntax of Kafka's config providers; e.g. a mounted Kubernetes secret). A reference is kept
+ * as written until {@link #resolve} replaces it, which happens where a Kafka client is created: a
+ * job on a cluster resolves it on the worker, so the job it is submitted as, and its savepoints,
+ * hold no secret. Every setting remembers its file and line, so an unset variable is reported as
+ * {@code kafka.properties:4: sasl.jaas.config names ${KAFKA_PASSWORD}, which is not set}.
  *
  * <p>Guarantees: {@link #read} returns only files without problems: every line is {@code
  * key=value} with a value, no key twice, well-formed references, none of the (de)serializer keys
- * Streamform sets itself, and — for a file that belongs to a project or a profile — no secret
- * ({@link #isSecret}) written out literally. Immutable and serializable.
+ * Streamform sets itself, and no secret written out literally: a key that holds a secret ({@link
+ * #isSecret}) has references for values, and in {@code sasl.jaas.config} every option that holds
+ * one ({@code password=}, {@code clientSecret=}, any {@code *secret*}, {@code *token*}, {@code
+ * *credential*}, {@code *passphrase*} option) is a reference — in every file alike: a project's, a
+ * profile's and a {@code --kafka-properties} file, whose literal would travel in the job graph.
+ * Immutable and serializable.
  */
 public final class KafkaClientProperties implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -44,8 +56,14 @@ public final class KafkaClientProperties implements Serializable {
       Set.of("key.serializer", "value.serializer", "key.deserializer", "value.deserializer");
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-  private static final Pattern JAAS_PASSWORD =
-      Pattern.compile("(?i)password\\s*=\\s*(\"[^\"]*\"|[^\\s;]+)");
+  /** {@code file:/ABSOLUTE/PATH:KEY}, Kafka's FileConfigProvider reference. */
+  private static final Pattern FILE_REFERENCE = Pattern.compile("file:(/[^:}]+):([^:}]+)");
+  /** A JAAS option, {@code name=value} or {@code name="value"}. */
+  private static final Pattern JAAS_OPTION =
+      Pattern.compile("([A-Za-z_][A-Za-z0-9_.-]*)\\s*=\\s*(\"[^\"]*\"|[^\\s;\"]+)");
+  /** The name of a JAAS option (or of a property) that holds a secret. */
+  private static final Pattern SECRET_NAME =
+      Pattern.compile("(?i).*(password|secret|token|credential|passphrase|api_?key|private_?key).*");
 
   /**
    * One {@code key=value} line.
@@ -92,25 +110,22 @@ public final class KafkaClientProperties implements Serializable {
   }
 
   /**
-   * Reads and checks {@code file}, named {@code shownAs} in problems. With {@code
-   * secretsMustBeReferences} (a file of a project or profile, which is committed), a secret written
-   * out literally is a problem: it must come from the environment.
+   * Reads and checks {@code file}, named {@code shownAs} in problems; a secret written out
+   * literally is a problem: it must be a reference.
    *
    * @throws InvalidProjectException listing every problem, each with file, line and fix
    */
-  public static KafkaClientProperties read(Path file, String shownAs, boolean secretsMustBeReferences)
-      throws InvalidProjectException {
+  public static KafkaClientProperties read(Path file, String shownAs) throws InvalidProjectException {
     List<Problem> problems = new ArrayList<>();
-    List<Setting> settings = read(file, shownAs, secretsMustBeReferences, problems);
+    List<Setting> settings = read(file, shownAs, problems);
     if (!problems.isEmpty()) {
       throw new InvalidProjectException(problems);
     }
     return new KafkaClientProperties(settings);
   }
 
-  /** As {@link #read(Path, String, boolean)}, adding problems to {@code problems}. */
-  static List<Setting> read(
-      Path file, String shownAs, boolean secretsMustBeReferences, List<Problem> problems) {
+  /** As {@link #read(Path, String)}, adding problems to {@code problems}. */
+  static List<Setting> read(Path file, String shownAs, List<Problem> problems) {
     String text;
     try {
       text = Files.readString(file, StandardCharsets.UTF_8);
@@ -144,7 +159,7 @@ public final class KafkaClientProperties implements Serializable {
       }
       for (String key : one.stringPropertyNames()) {
         String value = one.getProperty(key).strip();
-        check(key, value, shownAs, start, secretsMustBeReferences, seen, problems);
+        check(key, value, shownAs, start, seen, problems);
         settings.add(new Setting(key, value, shownAs, start));
       }
     }
@@ -160,7 +175,7 @@ public final class KafkaClientProperties implements Serializable {
   }
 
   private static void check(String key, String value, String file, int line,
-      boolean secretsMustBeReferences, Map<String, Integer> seen, List<Problem> problems) {
+      Map<String, Integer> seen, List<Problem> problems) {
     Integer before = seen.put(key, line);
     if (before != null) {
       problems.add(problem(file, line, key, "is set twice (also on line " + before + ")",
@@ -177,30 +192,61 @@ public final class KafkaClientProperties implements Serializable {
     Optional<String> malformed = malformedReference(value);
     if (malformed.isPresent()) {
       problems.add(problem(file, line, key, "has a malformed reference " + malformed.get(),
-          "name an environment variable as ${NAME} (letters, digits, _), or write $${ for a literal ${"));
+          "name an environment variable as ${NAME} (letters, digits, _) or a file as"
+              + " ${file:/ABSOLUTE/PATH:KEY}, or write $${ for a literal ${"));
       return;
     }
-    if (secretsMustBeReferences && isSecret(key) && literalSecret(key, value)) {
+    Optional<String> literal = isSecret(key) ? literalSecret(key, value) : Optional.empty();
+    if (literal.isPresent()) {
+      String example = key.equals("sasl.jaas.config")
+          ? literal.get() + "=\"${KAFKA_PASSWORD}\"" : key + "=${KAFKA_SSL_PASSWORD}";
       problems.add(problem(file, line, key,
-          "holds a secret written into the file (project and profile files are shared)",
-          "write the secret as an environment variable reference, e.g. "
-              + (key.equals("sasl.jaas.config") ? "password=\"${KAFKA_PASSWORD}\"" : key + "=${KAFKA_SSL_PASSWORD}")
-              + ", and export it where streamform and the job run"));
+          "holds a secret written into the file"
+              + (key.equals("sasl.jaas.config") ? " (option " + literal.get() + ")" : "")
+              + " (files are shared, and a literal would travel in the job and its savepoints)",
+          "write the secret as a reference: an environment variable, e.g. " + example
+              + ", exported where streamform and the job run, or a file only they can read, e.g. "
+              + "${file:/etc/streamform/kafka-secrets.properties:password}"));
     }
   }
 
-  /** True when a secret key's value carries its secret literally instead of by reference. */
-  private static boolean literalSecret(String key, String value) {
+  /**
+   * Where a secret key's value carries its secret literally instead of by reference: for {@code
+   * sasl.jaas.config} the first secret option's name, else the key; empty when it does not.
+   */
+  private static Optional<String> literalSecret(String key, String value) {
     if (key.equals("sasl.jaas.config")) {
-      Matcher m = JAAS_PASSWORD.matcher(value);
+      Matcher m = JAAS_OPTION.matcher(value);
       while (m.find()) {
-        if (variables(m.group(1)).isEmpty()) {
-          return true;
+        String option = m.group(1);
+        String v = m.group(2).startsWith("\"") ? m.group(2).substring(1, m.group(2).length() - 1) : m.group(2);
+        if (SECRET_NAME.matcher(option).matches() && !onlyReferences(v)) {
+          return Optional.of(option);
         }
       }
+      return Optional.empty();
+    }
+    return onlyReferences(value) ? Optional.empty() : Optional.of(key);
+  }
+
+  /** True when {@code value} is made of references (and blanks) only, at least one. */
+  private static boolean onlyReferences(String value) {
+    if (variables(value).isEmpty()) {
       return false;
     }
-    return variables(value).isEmpty();
+    StringBuilder rest = new StringBuilder();
+    int i = 0;
+    while (i < value.length()) {
+      if (value.startsWith("$${", i)) {
+        rest.append("${");
+        i += 3;
+      } else if (value.startsWith("${", i)) {
+        i = value.indexOf('}', i) + 1;
+      } else {
+        rest.append(value.charAt(i++));
+      }
+    }
+    return rest.toString().isBlank();
   }
 
   private static Problem problem(String file, int line, String key, String message, String fix) {
@@ -208,17 +254,34 @@ public final class KafkaClientProperties implements Serializable {
   }
 
   /**
-   * True for a key whose value is a secret: {@code sasl.jaas.config}, any {@code *.password}, and
-   * the key material and credentials Kafka itself treats as passwords. Such a value is never shown.
+   * True for a key whose value is a secret: every property a Kafka consumer, producer or admin
+   * client types as a password ({@code ConfigDef.Type.PASSWORD}: {@code sasl.jaas.config}, {@code
+   * ssl.key.password}, {@code ssl.keystore.key}, ...), and by name any {@code *password}, {@code
+   * *secret*}, {@code *token*} or {@code *credential*} key (a login handler's own options, which
+   * Kafka does not define). Such a value is never shown and must be a reference.
    */
   public static boolean isSecret(String key) {
     String k = key.toLowerCase(Locale.ROOT);
-    return k.equals("sasl.jaas.config")
+    return PASSWORD_TYPED.contains(key)
         || k.endsWith("password")
-        || k.equals("ssl.keystore.key")
         || k.contains("secret")
         || k.contains("token")
         || k.contains("credential");
+  }
+
+  private static final Set<String> PASSWORD_TYPED = passwordTyped(
+      ConsumerConfig.configDef(), ProducerConfig.configDef(), AdminClientConfig.configDef());
+
+  private static Set<String> passwordTyped(ConfigDef... defs) {
+    Set<String> keys = new java.util.TreeSet<>();
+    for (ConfigDef def : defs) {
+      def.configKeys().forEach((name, k) -> {
+        if (k.type == ConfigDef.Type.PASSWORD) {
+          keys.add(name);
+        }
+      });
+    }
+    return Set.copyOf(keys);
   }
 
   /** The settings in file order. */
@@ -283,6 +346,12 @@ public final class KafkaClientProperties implements Serializable {
       } else if (v.startsWith("${", i)) {
         int end = v.indexOf('}', i);
         String name = v.substring(i + 2, end);
+        Matcher file = FILE_REFERENCE.matcher(name);
+        if (file.matches()) {
+          out.append(fromFile(s, name, file.group(1), file.group(2)));
+          i = end + 1;
+          continue;
+        }
         String value = environment.apply(name);
         if (value == null) {
           throw new UnsetVariableException(s.origin() + ": " + s.key() + " names ${" + name
@@ -299,7 +368,25 @@ public final class KafkaClientProperties implements Serializable {
     return out.toString();
   }
 
-  /** The environment variables {@code value} names, in order. */
+  /** {@code key} of the {@code .properties} file at {@code path}, by Kafka's FileConfigProvider. */
+  private static String fromFile(Setting s, String reference, String path, String key) {
+    String problem;
+    try (FileConfigProvider provider = new FileConfigProvider()) {
+      provider.configure(Map.of());
+      String value = provider.get(path, Set.of(key)).data().get(key);
+      if (value != null) {
+        return value;
+      }
+      problem = "which has no key " + key;
+    } catch (ConfigException e) {
+      problem = "which cannot be read (" + e.getMessage() + ")";
+    }
+    throw new UnsetVariableException(s.origin() + ": " + s.key() + " names ${" + reference + "}, "
+        + problem + " — the file must be readable where streamform runs (and, for a job on a"
+        + " cluster, on its workers)");
+  }
+
+  /** The references {@code value} makes (variable names, {@code file:PATH:KEY}), in order. */
   static List<String> variables(String value) {
     List<String> names = new ArrayList<>();
     int i = 0;
@@ -332,7 +419,7 @@ public final class KafkaClientProperties implements Serializable {
           return Optional.of("'" + value.substring(i, Math.min(value.length(), i + 20)) + "' (no closing })");
         }
         String name = value.substring(i + 2, end);
-        if (!NAME.matcher(name).matches()) {
+        if (!NAME.matcher(name).matches() && !FILE_REFERENCE.matcher(name).matches()) {
           return Optional.of("'${" + name + "}'");
         }
         i = end + 1;

@@ -36,14 +36,28 @@ final class ModelsFile {
   /** The keys of one effect, {@code effects: [{type: reward, subject: ..., when: ..., provider: {...}}]}. */
   static final List<String> EFFECT_KEYS = List.of("type", "subject", "when", "provider");
 
-  /** The keys of an effect's provider. */
+  /** The keys an effect's provider must have. */
   static final List<String> PROVIDER_KEYS = List.of("kind", "url", "idempotency", "receipts");
+
+  /** The keys an effect's provider may have: its credential comes from the environment or a file. */
+  static final List<String> PROVIDER_OPTIONAL_KEYS = List.of("authorization_env", "authorization_file");
+
+  static final String AUTHORIZATION_FIX = "declare the credential outside the committed files:"
+      + " authorization_env: REWARDS_AUTHORIZATION (an environment variable holding the Authorization"
+      + " header's value, e.g. \"Bearer ...\") or authorization_file: <a file inside the project folder>";
+
+  /** Query parameter names (or their _-separated parts) that carry a credential in a URL. */
+  private static final Set<String> CREDENTIAL_PARAMS = Set.of("token", "key", "apikey", "secret", "password",
+      "passwd", "pwd", "auth", "signature", "sig", "credential", "credentials");
 
   static final String EFFECT_EXAMPLE = "effects: [{type: reward, subject: merchant_id, when: \"revenue >= 1000\","
       + " provider: {kind: webhook, url: \"http://127.0.0.1:8099/rewards\", idempotency: key, receipts: true}}]";
 
   static final String PROVIDER_EXAMPLE = "provider: {kind: webhook, url: \"http://127.0.0.1:8099/rewards\","
       + " idempotency: key, receipts: true}";
+
+  /** The longest model name: {@code <model>.quarantine}, its default topic, is a legal topic. */
+  static final int MAX_MODEL_NAME = 249 - ".quarantine".length();
 
   /** The keys of a scoring model's {@code decisions:} (docs/semantics.md §11; README "Decisions"). */
   static final List<String> DECISIONS_KEYS = List.of("features_over", "scorer", "linear", "contract",
@@ -109,6 +123,9 @@ final class ModelsFile {
       if (!Names.isIdentifier(name)) {
         all.get().report(name, "'" + name + "' is not a usable model name (it names models/" + name + ".sql)",
             "use letters, digits and _ (starting with a letter or _)");
+      } else if (name.length() > MAX_MODEL_NAME) {
+        all.get().report(name, "is " + name.length() + " characters long: its topic " + name
+            + ".quarantine would be longer than Kafka's 249", "use at most " + MAX_MODEL_NAME + " characters");
       }
       all.get()
           .map(name, Optional.of("model '" + name + "'"), name + ": followed by its keys (materialized, key, ...)")
@@ -202,9 +219,9 @@ final class ModelsFile {
             "write a whole number from 1, e.g. generation: 2 (the default is 1)");
       }
     });
-    m.string("topic", "topic: customer_metrics").ifPresent(b::setTopic);
-    m.string("late_topic", "late_topic: orders_late").ifPresent(b::setLateTopic);
-    m.string("quarantine_topic", "quarantine_topic: orders_quarantine").ifPresent(b::setQuarantineTopic);
+    topic(m, "topic", "customer_metrics").ifPresent(b::setTopic);
+    topic(m, "late_topic", "orders_late").ifPresent(b::setLateTopic);
+    topic(m, "quarantine_topic", "orders_quarantine").ifPresent(b::setQuarantineTopic);
 
     List<EffectEntry> effects = new ArrayList<>();
     if (m.has("effects")) {
@@ -268,12 +285,16 @@ final class ModelsFile {
     }
     entries.add(new EffectEntry(e, subject, condition));
     Optional<String> url = Optional.empty();
+    Optional<String> authorizationEnv = Optional.empty();
+    Optional<String> authorizationFile = Optional.empty();
     boolean idempotency = false;
     boolean receipts = false;
     Optional<YamlMap> provider = e.nested("provider", PROVIDER_EXAMPLE);
     if (provider.isPresent()) {
       YamlMap p = provider.get();
-      p.allowOnly(PROVIDER_KEYS);
+      List<String> allowed = new ArrayList<>(PROVIDER_KEYS);
+      allowed.addAll(PROVIDER_OPTIONAL_KEYS);
+      p.allowOnly(allowed);
       for (String required : PROVIDER_KEYS) {
         if (!p.has(required)) {
           ok = false;
@@ -292,6 +313,31 @@ final class ModelsFile {
         ok = false;
         p.report("url", "'" + url.get() + "' is not an http(s) URL",
             "write the webhook's endpoint, e.g. url: \"http://127.0.0.1:8099/rewards\"");
+      }
+      Optional<String> credential = url.filter(ModelsFile::isHttpUrl).flatMap(ModelsFile::credentialInUrl);
+      if (credential.isPresent()) {
+        ok = false;
+        p.report("url", "carries a credential (" + credential.get() + "): it would be committed and copied"
+            + " into every effect row", "remove it from the URL and " + AUTHORIZATION_FIX);
+      }
+      authorizationEnv = p.string("authorization_env", "authorization_env: REWARDS_AUTHORIZATION");
+      if (authorizationEnv.isPresent() && !authorizationEnv.get().matches("[A-Za-z_][A-Za-z0-9_]*")) {
+        ok = false;
+        p.report("authorization_env", "'" + authorizationEnv.get() + "' is not an environment variable name",
+            "name the variable that holds the Authorization header's value, e.g."
+                + " authorization_env: REWARDS_AUTHORIZATION");
+      }
+      authorizationFile = p.string("authorization_file", "authorization_file: secrets/rewards-authorization");
+      if (authorizationFile.isPresent() && !insideProject(authorizationFile.get())) {
+        ok = false;
+        p.report("authorization_file", "'" + authorizationFile.get() + "' is not a path inside the project folder",
+            "give a relative path that stays inside the project, e.g."
+                + " authorization_file: secrets/rewards-authorization (keep it out of version control)");
+      }
+      if (authorizationEnv.isPresent() && authorizationFile.isPresent()) {
+        ok = false;
+        p.report("authorization_file", "is declared beside authorization_env",
+            "declare one of authorization_env and authorization_file, not both");
       }
       Optional<String> idem = p.string("idempotency", "idempotency: key");
       if (idem.isPresent() && !List.of("key", "none").contains(idem.get())) {
@@ -312,7 +358,43 @@ final class ModelsFile {
       return Optional.empty();
     }
     return Optional.of(EffectDeclaration.webhook(type.get(), subject.get(), when.get(), url.get(), idempotency,
-        receipts));
+        receipts, authorizationEnv, authorizationFile));
+  }
+
+  /**
+   * What in an http(s) URL looks like a credential — user info, or a query parameter named like
+   * one ({@code token=}, {@code api_key=}, {@code secret=}, {@code password=}, ...) — named without
+   * its value; empty when nothing does.
+   */
+  static Optional<String> credentialInUrl(String text) {
+    URI uri = URI.create(text);
+    if (uri.getRawUserInfo() != null) {
+      return Optional.of("user info before the host");
+    }
+    String query = uri.getRawQuery();
+    if (query == null) {
+      return Optional.empty();
+    }
+    for (String pair : query.split("&")) {
+      String name = pair.split("=", 2)[0];
+      for (String part : name.toLowerCase(Locale.ROOT).split("[^a-z0-9]+")) {
+        if (CREDENTIAL_PARAMS.contains(part)) {
+          return Optional.of("query parameter '" + name + "'");
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** A relative path that stays inside the folder it is relative to. */
+  private static boolean insideProject(String path) {
+    try {
+      java.nio.file.Path p = java.nio.file.Path.of(path);
+      return !path.isBlank() && !p.isAbsolute() && !p.normalize().startsWith("..")
+          && !p.normalize().toString().isEmpty();
+    } catch (java.nio.file.InvalidPathException e) {
+      return false;
+    }
   }
 
   private static boolean isHttpUrl(String text) {
@@ -564,5 +646,14 @@ final class ModelsFile {
       }
     }
     return Names.nearest(name, zones);
+  }
+
+  /** A topic name under {@code key}: a legal Kafka topic name (it names an output file too). */
+  private static Optional<String> topic(YamlMap m, String key, String example) {
+    return m.string(key, key + ": " + example).filter(t -> {
+      Optional<String> problem = Names.topicProblem(t);
+      problem.ifPresent(p -> m.report(key, p, Names.topicFix(key, example)));
+      return problem.isEmpty();
+    });
   }
 }

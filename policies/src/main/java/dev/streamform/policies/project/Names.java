@@ -41,6 +41,30 @@ final class Names {
     return name.matches("[A-Za-z_][A-Za-z0-9_]*");
   }
 
+  /** Kafka's own rule for a topic name (which the file runs also use as a file name). */
+  private static final java.util.regex.Pattern TOPIC = java.util.regex.Pattern.compile("[a-zA-Z0-9._-]{1,249}");
+
+  /**
+   * Why {@code name} is not a legal Kafka topic name, or empty: 1 to 249 of letters, digits, '.',
+   * '_' and '-', and not {@code .} or {@code ..}. So a topic never names a path: {@code ../x}, a
+   * '/' or an absolute path cannot leave the folder that {@code streamform run --output} names.
+   */
+  static Optional<String> topicProblem(String name) {
+    if (TOPIC.matcher(name).matches() && !name.equals(".") && !name.equals("..")) {
+      return Optional.empty();
+    }
+    if (name.length() > 249) {
+      return Optional.of("is " + name.length() + " characters long, not a Kafka topic name (at most 249)");
+    }
+    return Optional.of("'" + name + "' is not a Kafka topic name (letters, digits, '.', '_' and '-'"
+        + (name.equals(".") || name.equals("..") ? ", other than . and .." : "") + ")");
+  }
+
+  /** The fix for a bad topic name under {@code key}. */
+  static String topicFix(String key, String example) {
+    return "write " + key + ": " + example + " — 1 to 249 letters, digits, '.', '_' or '-', no '/'";
+  }
+
   /** Levenshtein distance. */
   private static int distance(String a, String b) {
     int[] previous = new int[b.length() + 1];

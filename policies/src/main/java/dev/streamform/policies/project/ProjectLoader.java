@@ -172,6 +172,7 @@ final class ProjectLoader {
                 + "' in sources.yml, or remove " + timed);
       }
     }
+    checkEffectSubjects(model, query);
     if (source.schemaComplete()) {
       checkQuery(model, query, source.schema(), sqlName, subject);
     }
@@ -213,6 +214,12 @@ final class ProjectLoader {
     if (spec.linearFile().isPresent()) {
       String file = spec.linearFile().get();
       Path path = dir.resolve(file);
+      Optional<String> outside = ProjectFiles.outside(dir, file);
+      if (outside.isPresent()) {
+        d.get().report("linear", outside.get(), ProjectFiles.FIX
+            + ", e.g. linear: models/<model>.linear.yml");
+        return Optional.empty();
+      }
       try {
         LinearModel linear = LinearModel.read(path);
         java.util.Set<String> inputs = new java.util.TreeSet<>();
@@ -239,6 +246,42 @@ final class ProjectLoader {
       }
     }
     return problems.size() == before ? Optional.of(checked) : Optional.empty();
+  }
+
+  /**
+   * An effect's subject is a key column or a window column: it is part of the effect key, which
+   * must not change with a correction. An aggregate would move the key with its value, so a
+   * correction would prepare a second effect for the window and never cancel the first.
+   */
+  private void checkEffectSubjects(ModelsFile.Entry model, ModelQuery query) {
+    Set<String> keys = new LinkedHashSet<>();
+    Set<String> produced = new LinkedHashSet<>();
+    for (OutputColumn column : query.outputs()) {
+      produced.add(column.name());
+      if (column.kind() == OutputColumn.Kind.KEY) {
+        keys.add(column.name());
+      }
+    }
+    model.key().ifPresent(keys::addAll);
+    Set<String> allowed = new LinkedHashSet<>(keys);
+    allowed.addAll(WINDOW_COLUMNS);
+    String example = "subject: " + allowed.iterator().next();
+    for (ModelsFile.EffectEntry effect : model.effects()) {
+      effect.subject().filter(column -> !allowed.contains(column)).ifPresent(column -> {
+        if (produced.contains(column)) {
+          effect.yaml().report("subject", "'" + column + "' is an aggregate, not a key or window column:"
+                  + " the effect key would change with its value, so a correction would prepare a second"
+                  + " effect for the window and never cancel the first",
+              "name a key or window column (" + String.join(", ", allowed) + "), e.g. " + example
+                  + "; test the aggregate in when:");
+        } else {
+          effect.yaml().report("subject", "'" + column + "' is not a key or window column of the model"
+                  + " (they are " + String.join(", ", allowed) + ")",
+              Names.closest(column, allowed).map(c -> "did you mean '" + c + "'? ").orElse("")
+                  + "name a key or window column, e.g. " + example);
+        }
+      });
+    }
   }
 
   /** The query's own problems against the source schema, then the key against its output. */
@@ -290,11 +333,6 @@ final class ProjectLoader {
           "write key: [" + String.join(", ", groupBy) + "]");
     }
     for (ModelsFile.EffectEntry effect : model.effects()) {
-      effect.subject().filter(column -> !output.containsKey(column)).ifPresent(column ->
-          effect.yaml().report("subject", "'" + column + "' is not a column the query produces (it produces "
-                  + String.join(", ", output.keySet()) + ")",
-              Names.closest(column, output.keySet()).map(c -> "did you mean '" + c + "'? ").orElse("")
-                  + "name a key or output column, e.g. subject: " + key.get(0)));
       effect.condition().ifPresent(condition -> {
         for (String column : condition.columns()) {
           if (!output.containsKey(column)) {

@@ -107,8 +107,11 @@ final class SourcesFile {
         }
       }
     });
-    topic.ifPresent(b::setTopic);
-    path.ifPresent(b::setPath);
+    topic.ifPresent(t -> Names.topicProblem(t).ifPresentOrElse(
+        problem -> s.report("topic", problem, Names.topicFix("topic", "orders")), () -> b.setTopic(t)));
+    path.ifPresent(p -> ProjectFiles.outside(dir, p).ifPresentOrElse(
+        problem -> s.report("path", problem, ProjectFiles.FIX + ", e.g. path: orders.jsonl"),
+        () -> b.setPath(p)));
     s.string("partitions", "partitions: 3").ifPresent(text -> {
       String t = text.trim();
       if (!t.matches("\\d{1,5}") || Integer.parseInt(t) < 1 || Integer.parseInt(t) > 10000) {
@@ -126,13 +129,16 @@ final class SourcesFile {
       if (connector.isPresent() && connector.get() != Connector.KAFKA) {
         s.report("kafka.properties", "a file source has no Kafka client settings",
             "remove kafka.properties (it names the Kafka client settings of a kafka source)");
+      } else if (ProjectFiles.outside(dir, file).isPresent()) {
+        s.report("kafka.properties", ProjectFiles.outside(dir, file).get(),
+            ProjectFiles.FIX + ", e.g. kafka.properties: kafka.properties");
       } else if (!Files.isRegularFile(dir.resolve(file))) {
         s.report("kafka.properties", "'" + file + "' is not a file in the project folder " + dir,
             "give the path of a .properties file of Kafka client settings, relative to the project"
                 + " folder (e.g. kafka.properties: kafka.properties with security.protocol=SASL_SSL)");
       } else {
         // a project file is shared: its secrets must come from the environment
-        KafkaClientProperties.read(dir.resolve(file), file, true, problems);
+        KafkaClientProperties.read(dir.resolve(file), file, problems);
         b.setKafkaProperties(file);
       }
     });

@@ -9,6 +9,11 @@ import java.time.Instant;
  * Converts a value as written in a fixture or a JSON record to the Java value of a column type:
  * int64 -> Long, string -> String, bool -> Boolean, double -> Double, decimal(p,s) -> BigDecimal
  * with scale s, timestamp -> Instant. Decimals never pass through floating point.
+ *
+ * <p>Cost is bounded by the text's length, never by the value: a number longer than {@link
+ * #MAX_NUMBER_LENGTH} characters is refused unparsed, and a decimal or int64 out of its range is
+ * refused from its precision and exponent before any scaling, so {@code 1e900000000} is refused
+ * at once. A double beyond the double range is refused, not read as Infinity.
  */
 public final class ColumnValues {
   private ColumnValues() {}
@@ -29,39 +34,14 @@ public final class ColumnValues {
         if (raw instanceof Long || raw instanceof Integer) {
           return ((Number) raw).longValue();
         }
-        try {
-          return new BigDecimal(text).longValueExact();
-        } catch (NumberFormatException | ArithmeticException e) {
-          throw new IllegalArgumentException("'" + text + "' is not an int64");
-        }
+        return int64(text);
       case DOUBLE:
         if (raw instanceof Boolean) {
-          throw new IllegalArgumentException("'" + text + "' is not a double");
+          throw new IllegalArgumentException("'" + shown(text) + "' is not a double");
         }
-        try {
-          return Double.valueOf(text);
-        } catch (NumberFormatException e) {
-          throw new IllegalArgumentException("'" + text + "' is not a double");
-        }
+        return finiteDouble(text);
       case DECIMAL:
-        BigDecimal d;
-        try {
-          d = raw instanceof Boolean ? null : new BigDecimal(text);
-        } catch (NumberFormatException e) {
-          d = null;
-        }
-        if (d == null) {
-          throw new IllegalArgumentException("'" + text + "' is not a " + type);
-        }
-        if (d.stripTrailingZeros().scale() > type.scale()) {
-          throw new IllegalArgumentException(
-              "'" + text + "' has more than " + type.scale() + " decimal places for " + type);
-        }
-        BigDecimal scaled = d.setScale(type.scale(), RoundingMode.UNNECESSARY);
-        if (scaled.precision() > type.precision()) {
-          throw new IllegalArgumentException("'" + text + "' has too many digits for " + type);
-        }
-        return scaled;
+        return decimal(type, raw instanceof Boolean ? null : number(text), text);
       case BOOL:
         if (raw instanceof Boolean) {
           return raw;
@@ -77,6 +57,118 @@ public final class ColumnValues {
       default:
         throw new IllegalStateException("unknown type " + type);
     }
+  }
+
+  /**
+   * The longest number text read, as Jackson's default {@code maxNumberLength}: a longer one is
+   * refused before it is parsed (parsing a number of n digits costs more than n steps).
+   */
+  public static final int MAX_NUMBER_LENGTH = 1000;
+
+  private static BigDecimal number(String text) {
+    if (text.length() > MAX_NUMBER_LENGTH) {
+      return null;
+    }
+    try {
+      return new BigDecimal(text);
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  private static long int64(String text) {
+    if (text.length() > MAX_NUMBER_LENGTH) {
+      throw new IllegalArgumentException(tooLong(text, "an int64"));
+    }
+    BigDecimal d = number(text);
+    if (d == null) {
+      throw new IllegalArgumentException("'" + shown(text) + "' is not an int64");
+    }
+    if (d.signum() == 0) {
+      return 0;
+    }
+    // digits before the point, from precision and scale alone: 1e900000000 costs nothing here,
+    // while turning it into an integer would build a number of 900 million digits
+    long integerDigits = (long) d.precision() - d.scale();
+    if (integerDigits > 19) {
+      throw new IllegalArgumentException("'" + shown(text) + "' is out of the int64 range ("
+          + Long.MIN_VALUE + " to " + Long.MAX_VALUE + ")");
+    }
+    // |d| < 1, or a fraction left after the zeros are stripped (cheap: fewer than 20 digits
+    // before the point and at most MAX_NUMBER_LENGTH after it)
+    if (integerDigits <= 0 || d.stripTrailingZeros().scale() > 0) {
+      throw new IllegalArgumentException("'" + shown(text) + "' is not an int64 (not a whole number)");
+    }
+    try {
+      return d.longValueExact();
+    } catch (ArithmeticException e) {
+      throw new IllegalArgumentException("'" + shown(text) + "' is out of the int64 range ("
+          + Long.MIN_VALUE + " to " + Long.MAX_VALUE + ")");
+    }
+  }
+
+  /**
+   * A double column holds finite numbers and the IEEE specials spelled out (NaN, Infinity): a
+   * finite number beyond the double range (1e400) is refused rather than read as Infinity;
+   * one below it (1e-400) rounds to 0 like any other double rounding.
+   */
+  private static double finiteDouble(String text) {
+    if (text.length() > MAX_NUMBER_LENGTH) {
+      throw new IllegalArgumentException(tooLong(text, "a double"));
+    }
+    double v;
+    try {
+      v = Double.parseDouble(text);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("'" + shown(text) + "' is not a double");
+    }
+    if (Double.isInfinite(v) && !text.contains("Infinity")) {
+      throw new IllegalArgumentException("'" + shown(text) + "' is out of the double range (about "
+          + "±1.8e308)");
+    }
+    return v;
+  }
+
+  /**
+   * {@code d} with the type's scale, after checks on its precision and scale alone: no work here
+   * grows with the exponent, so 1e900000000 is refused at once, never scaled.
+   */
+  private static BigDecimal decimal(
+      ColumnType type, BigDecimal d, String text) {
+    if (d == null) {
+      throw new IllegalArgumentException(text.length() > MAX_NUMBER_LENGTH
+          ? tooLong(text, "a " + type) : "'" + shown(text) + "' is not a " + type);
+    }
+    if (d.signum() == 0) {
+      return BigDecimal.valueOf(0, type.scale());
+    }
+    long integerDigits = (long) d.precision() - d.scale();
+    if (integerDigits > type.precision() - type.scale()) {
+      throw new IllegalArgumentException("'" + shown(text) + "' has too many digits for " + type
+          + " (at most " + (type.precision() - type.scale()) + " before the decimal point)");
+    }
+    // at most precision() trailing zeros can be stripped: past that, too many places for sure
+    if ((long) d.scale() - d.precision() > type.scale()
+        || d.stripTrailingZeros().scale() > type.scale()) {
+      throw new IllegalArgumentException(
+          "'" + shown(text) + "' has more than " + type.scale() + " decimal places for " + type);
+    }
+    BigDecimal scaled = d.setScale(type.scale(), RoundingMode.UNNECESSARY);
+    if (scaled.precision() > type.precision()) {
+      throw new IllegalArgumentException("'" + shown(text) + "' has too many digits for " + type);
+    }
+    return scaled;
+  }
+
+  private static String tooLong(String text, String what) {
+    return "a number of " + text.length() + " characters is longer than the " + MAX_NUMBER_LENGTH
+        + " allowed for " + what;
+  }
+
+  /** A value as messages quote it: a long one cut to its first and last characters. */
+  private static String shown(String text) {
+    return text.length() <= 60 ? text
+        : text.substring(0, 30) + "…(" + text.length() + " characters)…" + text.substring(text.length() - 20);
   }
 
   /** Like {@link #convert}, but a timestamp may also be RFC 3339 without a zone (UTC). */

@@ -91,11 +91,28 @@ class EffectRulesTest {
   }
 
   @Test
-  void theSubjectIsAColumnTheQueryProduces() {
+  void theSubjectIsAKeyOrWindowColumn() {
     assertThat(withEffect(TYPE + "subject: customer\n" + WHEN + WITH_PROVIDER).problems(), contains(
-        "streamform.yml:7: model 'customer_metrics', key 'effects[1].subject': 'customer' is not a column the"
-            + " query produces (it produces customer_id, total_spend) — did you mean 'customer_id'? name a key or"
-            + " output column, e.g. subject: customer_id"));
+        "streamform.yml:7: model 'customer_metrics', key 'effects[1].subject': 'customer' is not a key or"
+            + " window column of the model (they are customer_id, window_start, window_end) — did you mean"
+            + " 'customer_id'? name a key or window column, e.g. subject: customer_id"));
+  }
+
+  /** Issue 28: an aggregate subject moves the effect key with its value (a second effect, never cancelled). */
+  @Test
+  void anAggregateIsNoSubject() {
+    assertThat(withEffect(TYPE + "subject: total_spend\n" + WHEN + WITH_PROVIDER).problems(), contains(
+        "streamform.yml:7: model 'customer_metrics', key 'effects[1].subject': 'total_spend' is an aggregate,"
+            + " not a key or window column: the effect key would change with its value, so a correction would"
+            + " prepare a second effect for the window and never cancel the first — name a key or window column"
+            + " (customer_id, window_start, window_end), e.g. subject: customer_id; test the aggregate in when:"));
+  }
+
+  @Test
+  void theWindowStartIsASubject() throws Exception {
+    ModelDeclaration m =
+        withEffect(TYPE + "subject: window_start\n" + WHEN + WITH_PROVIDER).load().models().get("customer_metrics");
+    assertThat(m.effects().get(0).subject(), is("window_start"));
   }
 
   @Test
@@ -158,7 +175,8 @@ class EffectRulesTest {
             + " subject, when, provider"));
     assertThat(withEffect(TYPE + SUBJECT + WHEN + "provider: " + PROVIDER.replace("}", ", retry: true}") + "\n")
         .problems(), contains("streamform.yml:9: model 'customer_metrics', key 'effects[1].provider.retry':"
-            + " unknown key — known keys: kind, url, idempotency, receipts"));
+            + " unknown key — known keys: kind, url, idempotency, receipts, authorization_env,"
+            + " authorization_file"));
   }
 
   @Test

@@ -49,7 +49,7 @@ class KafkaClientPropertiesTest {
         .load();
     assertEquals("conf/kafka.properties", project.sources().get("orders").kafkaProperties().get());
     KafkaClientProperties read =
-        KafkaClientProperties.read(dir.resolve("conf/kafka.properties"), "conf/kafka.properties", true);
+        KafkaClientProperties.read(dir.resolve("conf/kafka.properties"), "conf/kafka.properties");
     assertEquals(List.of("security.protocol", "sasl.mechanism", "sasl.jaas.config"),
         read.settings().stream().map(KafkaClientProperties.Setting::key).toList());
     KafkaClientProperties.Setting jaas = read.get("sasl.jaas.config").get();
@@ -65,7 +65,7 @@ class KafkaClientPropertiesTest {
   void anUnsetVariableNamesFileLineKeyAndVariable() throws Exception {
     KafkaClientProperties read = KafkaClientProperties.read(
         sourceWith("security.protocol=SASL_SSL\n" + JAAS).dir().resolve("conf/kafka.properties"),
-        "conf/kafka.properties", true);
+        "conf/kafka.properties");
     KafkaClientProperties.UnsetVariableException e = assertThrows(
         KafkaClientProperties.UnsetVariableException.class, () -> read.resolve(Map.<String, String>of()::get));
     assertThat(e.getMessage(), containsString(
@@ -84,17 +84,55 @@ class KafkaClientPropertiesTest {
         "conf/kafka.properties:2: key 'sasl.jaas.config': holds a secret written into the file")));
     assertThat(problems, hasItem(containsString(
         "conf/kafka.properties:3: key 'ssl.truststore.password': holds a secret written into the file"
-            + " (project and profile files are shared) — write the secret as an environment variable reference")));
+            + " (files are shared, and a literal would travel in the job and its savepoints) — write the"
+            + " secret as a reference: an environment variable")));
     assertThat("no problem repeats the secret", String.join("\n", problems), not(containsString("hunter2")));
   }
 
   @Test
-  void aFileOutsideProjectsMayHoldLiteralSecrets() throws Exception {
+  void anyJaasOptionThatCarriesASecretMustBeAReference() {
+    List<String> problems = sourceWith(
+        "security.protocol=SASL_SSL\n"
+            + "sasl.mechanism=OAUTHBEARER\n"
+            + "sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
+            + " required clientId=\"streamform\" clientSecret=\"oauth-s3cret\" scope=\"kafka\";\n").problems();
+    assertThat(problems, hasItem(containsString(
+        "conf/kafka.properties:3: key 'sasl.jaas.config': holds a secret written into the file")));
+    assertThat("no problem repeats the secret", String.join("\n", problems), not(containsString("oauth-s3cret")));
+  }
+
+  @Test
+  void aFileOutsideProjectsMayNotHoldLiteralSecretsEither() throws Exception {
     Path file = dir.resolve("deploy.properties");
-    Files.writeString(file, "ssl.truststore.password=changeit\n");
-    assertEquals("changeit",
-        KafkaClientProperties.read(file, file.toString(), false).resolve(Map.<String, String>of()::get)
-            .get("ssl.truststore.password"));
+    Files.writeString(file, "ssl.truststore.password=changeit\nssl.keystore.key=${KEY_PEM}\n");
+    InvalidProjectException e = assertThrows(InvalidProjectException.class,
+        () -> KafkaClientProperties.read(file, "deploy.properties"));
+    assertThat(e.getMessage(), containsString(
+        "deploy.properties:1: key 'ssl.truststore.password': holds a secret written into the file"));
+    assertThat(e.getMessage(), not(containsString("deploy.properties:2")));
+  }
+
+  @Test
+  void aFileReferenceReadsItsKeyWithKafkasFileConfigProvider() throws Exception {
+    Path secrets = Files.writeString(dir.resolve("secrets.properties"), "password=pw-from-file\n");
+    Path file = Files.writeString(dir.resolve("deploy.properties"),
+        "ssl.key.password=${file:" + secrets + ":password}\n"
+            + "ssl.keystore.password=${file:" + secrets + ":missing}\n"
+            + "ssl.truststore.password=${file:relative.properties:password}\n");
+    InvalidProjectException relative = assertThrows(InvalidProjectException.class,
+        () -> KafkaClientProperties.read(file, "deploy.properties"));
+    assertThat(relative.getMessage(), containsString("deploy.properties:3: key 'ssl.truststore.password': has a"
+        + " malformed reference '${file:relative.properties:password}'"));
+    Files.writeString(file, Files.readString(file).lines().limit(2).reduce("", (a, b) -> a + b + "\n"));
+    KafkaClientProperties read = KafkaClientProperties.read(file, "deploy.properties");
+    assertEquals("pw-from-file",
+        KafkaClientProperties.resolve(List.of(read.get("ssl.key.password").get()), Map.<String, String>of()::get)
+            .get("ssl.key.password"));
+    KafkaClientProperties.UnsetVariableException e = assertThrows(
+        KafkaClientProperties.UnsetVariableException.class, () -> read.resolve(Map.<String, String>of()::get));
+    assertThat(e.getMessage(), containsString("deploy.properties:2: ssl.keystore.password names ${file:"
+        + secrets + ":missing}, which has no key missing"));
+    assertThat(e.getMessage(), not(containsString("pw-from-file")));
   }
 
   @Test
@@ -125,10 +163,10 @@ class KafkaClientPropertiesTest {
   void aDollarDollarIsALiteralAndLaterFilesWin() throws Exception {
     Path a = Files.writeString(dir.resolve("a.properties"), "client.id=a-$${x}\nacks=all\n");
     Path b = Files.writeString(dir.resolve("b.properties"), "client.id=b\n");
-    KafkaClientProperties merged = KafkaClientProperties.read(a, "a.properties", true)
-        .overriddenBy(KafkaClientProperties.read(b, "b.properties", true));
+    KafkaClientProperties merged = KafkaClientProperties.read(a, "a.properties")
+        .overriddenBy(KafkaClientProperties.read(b, "b.properties"));
     assertEquals(Map.of("client.id", "b", "acks", "all"), merged.resolve(Map.<String, String>of()::get));
-    assertEquals("a-${x}", KafkaClientProperties.read(a, "a.properties", true)
+    assertEquals("a-${x}", KafkaClientProperties.read(a, "a.properties")
         .resolve(Map.<String, String>of()::get).get("client.id"));
   }
 

@@ -26,6 +26,7 @@ class YamlReferenceTest {
     accepted.put("streamform.yml (window)", ModelsFile.WINDOW_KEYS);
     accepted.put("streamform.yml (effects)", ModelsFile.EFFECT_KEYS);
     accepted.put("streamform.yml (providers)", ModelsFile.PROVIDER_KEYS);
+    accepted.put("streamform.yml (provider credentials)", ModelsFile.PROVIDER_OPTIONAL_KEYS);
     accepted.put("streamform.yml (decisions)", ModelsFile.DECISIONS_KEYS);
     accepted.put("fixtures/*.yml", FixtureFile.KEYS);
     List<String> missing = new ArrayList<>();

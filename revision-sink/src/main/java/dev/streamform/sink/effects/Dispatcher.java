@@ -1,15 +1,21 @@
 package dev.streamform.sink.effects;
 
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import javax.sql.DataSource;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Moves a model's effects out of the ledger to their providers (docs/semantics.md §10), one atomic phase
@@ -22,23 +28,41 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *       receipt queries: found is {@code DONE} with the receipt; never applied and the provider
  *       dedupes by key: claimed again ({@code UNKNOWN -> DISPATCHING}) and delivered under the same
  *       key; otherwise it stays {@code UNKNOWN} for a person. Never a blind retry;
- *   <li><b>claim</b>: {@code PREPARED} effects are locked ({@code FOR UPDATE SKIP LOCKED}: several
- *       dispatchers take disjoint sets), each confirmed against the canonical alias and its window's
- *       canonical revision, and moved to {@code DISPATCHING} in one transaction, before any I/O;
- *   <li><b>deliver</b>: the provider receives the effect key as its idempotency key; applied is
- *       {@code DONE} with the receipt, a refused connection {@code PREPARED} again (nothing was
- *       sent), anything else {@code UNKNOWN}.
+ *   <li><b>claim</b>: one {@code PREPARED} effect at a time, chosen in SQL among those that can be
+ *       sent now (confirmed against the canonical alias and its window's canonical revision, a
+ *       provider here, its backoff over), locked ({@code FOR UPDATE SKIP LOCKED}: several
+ *       dispatchers take disjoint effects) and moved to {@code DISPATCHING} with a fresh attempt
+ *       token, its lease starting then, before any I/O;
+ *   <li><b>deliver</b>: right after its claim; the provider receives the effect key as its
+ *       idempotency key; applied is {@code DONE} with the receipt, a refused connection {@code
+ *       PREPARED} again (nothing was sent), anything else {@code UNKNOWN} — the last two with a
+ *       {@code next_attempt_at} that doubles per attempt.
  * </ol>
  *
- * A {@link Hooks} lets a test stop the dispatcher dead between the phases, as a kill would.
+ * <p>An outcome is written only over its own attempt (the effect's attempt token, this dispatcher,
+ * state {@code DISPATCHING}, or {@code UNKNOWN} when the lease expired with no attempt since): a
+ * lost compare-and-set is logged and counted, never overwrites. An outcome the database refused is
+ * kept in memory and written again by the next passes (which claim nothing meanwhile); a dispatcher
+ * that dies with one leaves the effect {@code DISPATCHING}, resolved by receipt after the lease.
+ *
+ * <p>A {@link Hooks} lets a test stop the dispatcher dead between the phases, as a kill would.
  */
 public final class Dispatcher {
+  private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+
+  /** In-line tries of one outcome write before it is kept for the next pass. */
+  private static final int OUTCOME_TRIES = 3;
+
   private final DataSource dataSource;
   private final String name;
   private final String model;
   private final Map<String, EffectProvider> providers;
   private final Duration lease;
   private final Hooks hooks;
+  private final Duration backoff;
+  private final Duration maxBackoff;
+  /** Outcomes learned from providers that the database has not taken yet, oldest first. */
+  private final Deque<Outcome> unwritten = new ArrayDeque<>();
 
   /** Called between the phases; a test throws from one to simulate a dispatcher killed there. */
   public interface Hooks {
@@ -49,65 +73,204 @@ public final class Dispatcher {
     default void afterDelivery(String effectKey, EffectProvider.Delivery delivery) {}
   }
 
-  /** What one {@link #runOnce} did. */
+  /**
+   * What one {@link #runOnce} did.
+   *
+   * @param backingOff effects (PREPARED or UNKNOWN) whose next attempt is not due yet
+   * @param lost outcomes not written because another dispatcher moved the effect first
+   * @param unwritten outcomes the database has not taken yet (kept, written by a later pass)
+   * @param writeFailures outcome writes the database refused in this pass (each tried again)
+   */
   public record Report(
       int expired, int resolvedDone, int redispatched, int stillUnknown, int claimed, int waiting,
-      int done, int unknown, int notSent) {
+      int done, int unknown, int notSent, int backingOff, int lost, int unwritten, int writeFailures) {
     public String describe() {
       return claimed + " claimed, " + done + " done, " + unknown + " unknown, " + notSent
           + " not sent (prepared again), " + waiting + " waiting for their canonical revision; "
           + expired + " expired dispatches, " + resolvedDone + " resolved by receipt, " + redispatched
-          + " delivered again after a receipt query said never applied, " + stillUnknown + " still unknown";
+          + " delivered again after a receipt query said never applied, " + stillUnknown + " still unknown"
+          + (backingOff == 0 ? "" : "; " + backingOff + " backing off until their next attempt")
+          + (lost == 0 ? "" : "; " + lost + " outcomes lost to another dispatcher (not written)")
+          + (writeFailures == 0 ? "" : "; " + writeFailures + " outcome writes failed (database unavailable)"
+              + " and were tried again")
+          + (unwritten == 0 ? "" : "; " + unwritten + " outcomes not yet written, kept to be written");
     }
   }
 
   /**
    * A dispatcher named {@code name} (recorded on the effects it claims) for {@code model}'s effects,
    * with a provider per effect type. {@code lease} must exceed the providers' timeouts: an effect
-   * dispatching for longer is taken for abandoned.
+   * dispatching for longer is taken for abandoned. Backoff: 1 s doubling up to 5 min.
    */
   public Dispatcher(DataSource dataSource, String name, String model, Map<String, EffectProvider> providers,
       Duration lease, Hooks hooks) {
+    this(dataSource, name, model, providers, lease, hooks, Duration.ofSeconds(1), Duration.ofMinutes(5));
+  }
+
+  private Dispatcher(DataSource dataSource, String name, String model, Map<String, EffectProvider> providers,
+      Duration lease, Hooks hooks, Duration backoff, Duration maxBackoff) {
+    for (Map.Entry<String, EffectProvider> p : providers.entrySet()) {
+      if (lease.compareTo(p.getValue().timeout()) <= 0) {
+        throw new IllegalArgumentException("the lease (" + lease.toMillis() + " ms) must exceed the timeout of "
+            + p.getKey() + "'s provider (" + p.getValue().timeout().toMillis() + " ms)");
+      }
+    }
+    if (backoff.isNegative() || maxBackoff.compareTo(backoff) < 0) {
+      throw new IllegalArgumentException("backoff " + backoff + " must be >= 0 and <= its maximum " + maxBackoff);
+    }
     this.dataSource = dataSource;
     this.name = name;
     this.model = model;
     this.providers = Map.copyOf(providers);
     this.lease = lease;
     this.hooks = hooks;
+    this.backoff = backoff;
+    this.maxBackoff = maxBackoff;
   }
 
-  private record Claimed(String key, String type, String payload) {}
+  /**
+   * The same dispatcher with another backoff: after an attempt that sent nothing or whose outcome
+   * is unknown, the effect's next attempt waits {@code first × 2^(attempts-1)}, at most {@code max}.
+   */
+  public Dispatcher withBackoff(Duration first, Duration max) {
+    return new Dispatcher(dataSource, name, model, providers, lease, hooks, first, max);
+  }
 
-  /** One pass: expire, resolve, claim up to {@code limit} PREPARED effects and deliver them. */
+  /** An effect this dispatcher holds: claimed under {@code token}. */
+  private record Attempt(String key, String type, String payload, String token) {}
+
+  /** What a delivery of an attempt learned, to be written over that attempt. */
+  private record Outcome(Attempt attempt, EffectProvider.Delivery delivery) {}
+
+  /** Counts of one pass. */
+  private static final class Counts {
+    int resolvedDone;
+    int redispatched;
+    int stillUnknown;
+    int claimed;
+    int done;
+    int unknown;
+    int notSent;
+    int lost;
+    int writeFailures;
+  }
+
+  /** Outcomes learned but not yet written (the database refused them so far). */
+  public int unwrittenOutcomes() {
+    return unwritten.size();
+  }
+
+  /**
+   * One pass: writes the outcomes kept from earlier passes (and stops there while the database
+   * refuses them), then expires, resolves, and claims and delivers up to {@code limit} PREPARED
+   * effects one at a time.
+   */
   public Report runOnce(int limit) throws SQLException {
+    Counts n = new Counts();
+    if (!writeUnwritten(n)) {
+      return report(0, n, 0, 0);
+    }
     int expired = expire();
-    int[] resolution = new int[3];
-    List<Claimed> again = resolve(resolution);
-    int[] waiting = new int[1];
-    List<Claimed> claimed = claim(limit, waiting);
-    int done = 0;
-    int unknown = 0;
-    int notSent = 0;
-    List<Claimed> all = new ArrayList<>(again);
-    all.addAll(claimed);
-    for (Claimed c : all) {
-      EffectProvider provider = providers.get(c.type());
-      EffectProvider.Delivery d = provider.deliver(c.key(), c.payload());
-      hooks.afterDelivery(c.key(), d);
-      if (d instanceof EffectProvider.Applied a) {
-        move(c.key(), "DISPATCHING", "DONE", a.receipt(), null, "applied");
-        done++;
-      } else if (d instanceof EffectProvider.NotSent n) {
-        move(c.key(), "DISPATCHING", "PREPARED", null, n.reason(), "nothing sent: " + n.reason());
-        notSent++;
-      } else {
-        String reason = ((EffectProvider.Unknown) d).reason();
-        move(c.key(), "DISPATCHING", "UNKNOWN", null, reason, "outcome not known: " + reason);
-        unknown++;
+    List<String> tried = new ArrayList<>();
+    resolve(n, tried);
+    for (int i = 0; i < limit && unwritten.isEmpty(); i++) {
+      // an effect is attempted at most once per pass, whatever its backoff
+      Attempt a = claimOne(tried);
+      if (a == null) {
+        break;
+      }
+      n.claimed++;
+      tried.add(a.key());
+      deliver(a, n);
+    }
+    int[] idle = idle();
+    return report(expired, n, idle[0], idle[1]);
+  }
+
+  private Report report(int expired, Counts n, int waiting, int backingOff) {
+    return new Report(expired, n.resolvedDone, n.redispatched, n.stillUnknown, n.claimed, waiting, n.done,
+        n.unknown, n.notSent, backingOff, n.lost, unwritten.size(), n.writeFailures);
+  }
+
+  /** Writes the kept outcomes, oldest first; false when one is still refused. */
+  private boolean writeUnwritten(Counts n) {
+    while (!unwritten.isEmpty()) {
+      Outcome o = unwritten.peekFirst();
+      try {
+        count(o, write(o), n);
+      } catch (SQLException e) {
+        n.writeFailures++;
+        LOG.warn("dispatcher {}: the outcome of {} is still not written ({}); {} kept", name,
+            o.attempt().key(), e.getMessage(), unwritten.size());
+        return false;
+      }
+      unwritten.removeFirst();
+    }
+    return true;
+  }
+
+  private void deliver(Attempt a, Counts n) {
+    EffectProvider.Delivery d = providers.get(a.type()).deliver(a.key(), a.payload());
+    hooks.afterDelivery(a.key(), d);
+    Outcome o = new Outcome(a, d);
+    SQLException last = null;
+    for (int attempt = 0; attempt < OUTCOME_TRIES; attempt++) {
+      try {
+        count(o, write(o), n);
+        return;
+      } catch (SQLException e) {
+        n.writeFailures++;
+        last = e;
+        pause(Duration.ofMillis(100L << attempt));
       }
     }
-    return new Report(expired, resolution[0], resolution[1], resolution[2], claimed.size(), waiting[0], done,
-        unknown, notSent);
+    LOG.warn("dispatcher {}: the outcome of {} ({}) could not be written ({}); kept to be written later", name,
+        a.key(), d, last.getMessage());
+    unwritten.addLast(o);
+  }
+
+  private static void count(Outcome o, boolean written, Counts n) {
+    if (!written) {
+      n.lost++;
+    } else if (o.delivery() instanceof EffectProvider.Applied) {
+      n.done++;
+    } else if (o.delivery() instanceof EffectProvider.NotSent) {
+      n.notSent++;
+    } else {
+      n.unknown++;
+    }
+  }
+
+  /** Effects that cannot be claimed now: {waiting for their canonical revision, backing off}. */
+  private int[] idle() throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      try (PreparedStatement s =
+          c.prepareStatement(
+              "SELECT count(*) FILTER (WHERE e.state = 'PREPARED' AND (p.revision IS NULL"
+                  + "   OR NOT e.effect_type = ANY(?))),"
+                  + " count(*) FILTER (WHERE e.next_attempt_at > now() AND (e.state = 'UNKNOWN'"
+                  + "   OR (p.revision IS NOT NULL AND e.effect_type = ANY(?))))"
+                  + " FROM streamform.effect e"
+                  + " LEFT JOIN streamform.canonical_alias a ON a.model = e.model AND a.generation = e.generation"
+                  + " LEFT JOIN streamform.projection p ON p.logical_window_id = e.logical_window_id"
+                  + "   AND p.generation = a.generation AND p.revision = e.revision"
+                  + " WHERE e.model = ? AND e.state IN ('PREPARED', 'UNKNOWN')")) {
+        Array types = types(c);
+        s.setArray(1, types);
+        s.setArray(2, types);
+        s.setString(3, model);
+        try (ResultSet rs = s.executeQuery()) {
+          rs.next();
+          int[] out = {rs.getInt(1), rs.getInt(2)};
+          c.commit();
+          return out;
+        }
+      }
+    }
+  }
+
+  private Array types(Connection c) throws SQLException {
+    return c.createArrayOf("text", providers.keySet().toArray());
   }
 
   private int expire() throws SQLException {
@@ -136,130 +299,235 @@ public final class Dispatcher {
     }
   }
 
-  private List<Claimed> resolve(int[] counts) throws SQLException {
-    List<Claimed> unknown = new ArrayList<>();
+  private record Unknown(String key, String type, String payload, @Nullable String token, boolean due) {}
+
+  private void resolve(Counts n, List<String> tried) throws SQLException {
+    List<Unknown> unknown = new ArrayList<>();
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try (PreparedStatement s =
           c.prepareStatement(
-              "SELECT effect_key, effect_type, payload::text FROM streamform.effect"
-                  + " WHERE model = ? AND state = 'UNKNOWN' ORDER BY updated_at")) {
+              "SELECT effect_key, effect_type, payload::text, attempt_token,"
+                  + " next_attempt_at IS NULL OR next_attempt_at <= now()"
+                  + " FROM streamform.effect WHERE model = ? AND state = 'UNKNOWN' ORDER BY updated_at")) {
         s.setString(1, model);
         try (ResultSet rs = s.executeQuery()) {
           while (rs.next()) {
-            unknown.add(new Claimed(rs.getString(1), rs.getString(2), rs.getString(3)));
+            unknown.add(new Unknown(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                rs.getBoolean(5)));
           }
         }
       }
       c.commit();
     }
-    List<Claimed> again = new ArrayList<>();
-    for (Claimed u : unknown) {
+    for (Unknown u : unknown) {
+      if (!unwritten.isEmpty()) {
+        n.stillUnknown++;
+        continue;
+      }
       EffectProvider provider = providers.get(u.type());
       if (provider == null || !provider.receiptQueries()) {
-        counts[2]++;
+        n.stillUnknown++;
         continue;
       }
       EffectProvider.Lookup l = provider.lookup(u.key());
       if (l instanceof EffectProvider.Found f) {
-        if (move(u.key(), "UNKNOWN", "DONE", f.receipt(), null, "receipt query: applied")) {
-          counts[0]++;
+        if (resolveDone(u, f.receipt())) {
+          n.resolvedDone++;
+        } else {
+          n.lost++;
         }
-      } else if (l instanceof EffectProvider.NotFound && provider.idempotencyKeys()) {
-        if (move(u.key(), "UNKNOWN", "DISPATCHING", null, null,
-            "receipt query: never applied; delivered again under the same idempotency key")) {
-          counts[1]++;
-          again.add(u);
+      } else if (l instanceof EffectProvider.NotFound && provider.idempotencyKeys() && u.due()) {
+        Attempt again = reclaim(u);
+        if (again == null) {
+          n.lost++;
+        } else {
+          n.redispatched++;
+          tried.add(again.key());
+          deliver(again, n);
         }
       } else {
-        counts[2]++;
+        n.stillUnknown++;
       }
     }
-    return again;
   }
 
-  private List<Claimed> claim(int limit, int[] waiting) throws SQLException {
+  /** UNKNOWN -> DONE by a receipt, over the attempt that was read. */
+  private boolean resolveDone(Unknown u, String receipt) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      int moved;
+      try (PreparedStatement s =
+          c.prepareStatement(
+              "UPDATE streamform.effect SET state = 'DONE', receipt = ?, last_error = NULL, updated_at = now(),"
+                  + " resolved_at = now(), next_attempt_at = NULL"
+                  + " WHERE effect_key = ? AND state = 'UNKNOWN' AND attempt_token IS NOT DISTINCT FROM ?")) {
+        s.setString(1, receipt);
+        s.setString(2, u.key());
+        s.setString(3, u.token());
+        moved = s.executeUpdate();
+      }
+      if (moved == 1) {
+        transition(c, u.key(), "UNKNOWN", "DONE", "receipt query: applied");
+      } else {
+        LOG.info("dispatcher {}: {} moved before its receipt was written; left as it is", name, u.key());
+      }
+      c.commit();
+      return moved == 1;
+    }
+  }
+
+  /** UNKNOWN -> DISPATCHING under a new attempt, over the attempt that was read; null when lost. */
+  private @Nullable Attempt reclaim(Unknown u) throws SQLException {
+    String token = UUID.randomUUID().toString();
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      int moved;
+      try (PreparedStatement s =
+          c.prepareStatement(
+              "UPDATE streamform.effect SET state = 'DISPATCHING', attempts = attempts + 1, dispatcher = ?,"
+                  + " attempt_token = ?, dispatched_at = now(), updated_at = now(), last_error = NULL"
+                  + " WHERE effect_key = ? AND state = 'UNKNOWN' AND attempt_token IS NOT DISTINCT FROM ?")) {
+        s.setString(1, name);
+        s.setString(2, token);
+        s.setString(3, u.key());
+        s.setString(4, u.token());
+        moved = s.executeUpdate();
+      }
+      if (moved == 1) {
+        transition(c, u.key(), "UNKNOWN", "DISPATCHING",
+            "receipt query: never applied; delivered again under the same idempotency key");
+      }
+      c.commit();
+      return moved == 1 ? new Attempt(u.key(), u.type(), u.payload(), token) : null;
+    }
+  }
+
+  /**
+   * PREPARED -> DISPATCHING for the first effect that can be sent now; null when there is none.
+   * Everything that makes an effect unsendable is filtered before the LIMIT, so effects that
+   * cannot be sent never hide one that can.
+   */
+  private @Nullable Attempt claimOne(List<String> tried) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        List<Claimed> claimed = new ArrayList<>();
+        Attempt claimed = null;
         try (PreparedStatement s =
             c.prepareStatement(
-                "SELECT e.effect_key, e.effect_type, e.payload::text,"
-                    + " (a.generation = e.generation AND p.revision = e.revision) AS confirmed"
+                "SELECT e.effect_key, e.effect_type, e.payload::text"
                     + " FROM streamform.effect e"
-                    + " LEFT JOIN streamform.canonical_alias a ON a.model = e.model"
-                    + " LEFT JOIN streamform.projection p"
-                    + "   ON p.logical_window_id = e.logical_window_id AND p.generation = a.generation"
-                    + " WHERE e.model = ? AND e.state = 'PREPARED'"
-                    + " ORDER BY e.prepared_at, e.effect_key LIMIT ? FOR UPDATE OF e SKIP LOCKED")) {
+                    + " JOIN streamform.canonical_alias a ON a.model = e.model AND a.generation = e.generation"
+                    + " JOIN streamform.projection p ON p.logical_window_id = e.logical_window_id"
+                    + "   AND p.generation = a.generation AND p.revision = e.revision"
+                    + " WHERE e.model = ? AND e.state = 'PREPARED' AND e.effect_type = ANY(?)"
+                    + " AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= now())"
+                    + " AND NOT e.effect_key = ANY(?)"
+                    + " ORDER BY e.prepared_at, e.effect_key LIMIT 1 FOR UPDATE OF e SKIP LOCKED")) {
           s.setString(1, model);
-          s.setInt(2, limit);
+          s.setArray(2, types(c));
+          s.setArray(3, c.createArrayOf("text", tried.toArray()));
           try (ResultSet rs = s.executeQuery()) {
-            while (rs.next()) {
-              if (rs.getBoolean(4) && providers.containsKey(rs.getString(2))) {
-                claimed.add(new Claimed(rs.getString(1), rs.getString(2), rs.getString(3)));
-              } else {
-                waiting[0]++;
-              }
+            if (rs.next()) {
+              claimed = new Attempt(rs.getString(1), rs.getString(2), rs.getString(3), UUID.randomUUID().toString());
             }
           }
+        }
+        if (claimed == null) {
+          c.commit();
+          return null;
         }
         try (PreparedStatement s =
             c.prepareStatement(
                 "UPDATE streamform.effect SET state = 'DISPATCHING', attempts = attempts + 1, dispatcher = ?,"
-                    + " dispatched_at = now(), updated_at = now() WHERE effect_key = ? AND state = 'PREPARED'")) {
-          for (Claimed k : claimed) {
-            s.setString(1, name);
-            s.setString(2, k.key());
-            if (s.executeUpdate() != 1) {
-              throw new SQLException("effect " + k.key() + " moved under its row lock");
-            }
-            transition(c, k.key(), "PREPARED", "DISPATCHING", "claimed by " + name);
+                    + " attempt_token = ?, dispatched_at = now(), updated_at = now()"
+                    + " WHERE effect_key = ? AND state = 'PREPARED'")) {
+          s.setString(1, name);
+          s.setString(2, claimed.token());
+          s.setString(3, claimed.key());
+          if (s.executeUpdate() != 1) {
+            throw new SQLException("effect " + claimed.key() + " moved under its row lock");
           }
         }
-        hooks.beforeClaimCommit(claimed.stream().map(Claimed::key).toList());
+        transition(c, claimed.key(), "PREPARED", "DISPATCHING", "claimed by " + name);
+        hooks.beforeClaimCommit(List.of(claimed.key()));
         c.commit();
         return claimed;
       } catch (SQLException | RuntimeException | Error e) {
-        c.rollback();
+        rollbackQuietly(c);
         throw e;
       }
     }
   }
 
-  /** Compare-and-set of one effect's state; false when another dispatcher moved it first. */
-  private boolean move(String key, String from, String to, @Nullable String receipt, @Nullable String error,
-      String note) throws SQLException {
+  /**
+   * Writes an outcome over its own attempt: the effect must still carry the attempt's token and
+   * this dispatcher's name, and be DISPATCHING — or UNKNOWN, when the lease expired and nobody
+   * claimed it since (the outcome is then known after all). False when the compare-and-set is lost.
+   */
+  private boolean write(Outcome o) throws SQLException {
+    Attempt a = o.attempt();
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
-      int n;
-      try (PreparedStatement s =
-          c.prepareStatement(
-              "UPDATE streamform.effect SET state = ?, receipt = coalesce(?, receipt), last_error = ?,"
-                  + " updated_at = now(),"
-                  + " attempts = attempts + CASE WHEN ? = 'DISPATCHING' THEN 1 ELSE 0 END,"
-                  + " dispatcher = CASE WHEN ? = 'DISPATCHING' THEN ? ELSE dispatcher END,"
-                  + " dispatched_at = CASE WHEN ? = 'DISPATCHING' THEN now() ELSE dispatched_at END,"
-                  + " resolved_at = CASE WHEN ? IN ('DONE', 'UNKNOWN') THEN now() ELSE resolved_at END"
-                  + " WHERE effect_key = ? AND state = ?")) {
-        s.setString(1, to);
-        s.setString(2, receipt);
-        s.setString(3, error);
-        s.setString(4, to);
-        s.setString(5, to);
-        s.setString(6, name);
-        s.setString(7, to);
-        s.setString(8, to);
-        s.setString(9, key);
-        s.setString(10, from);
-        n = s.executeUpdate();
+      try {
+        String from;
+        try (PreparedStatement s =
+            c.prepareStatement(
+                "SELECT state FROM streamform.effect WHERE effect_key = ? AND attempt_token = ? AND dispatcher = ?"
+                    + " AND state IN ('DISPATCHING', 'UNKNOWN') FOR UPDATE")) {
+          s.setString(1, a.key());
+          s.setString(2, a.token());
+          s.setString(3, name);
+          try (ResultSet rs = s.executeQuery()) {
+            from = rs.next() ? rs.getString(1) : null;
+          }
+        }
+        if (from == null) {
+          c.commit();
+          LOG.warn("dispatcher {}: lost the compare-and-set for {} (another dispatcher moved it); outcome {}"
+              + " not written", name, a.key(), o.delivery());
+          return false;
+        }
+        EffectProvider.Delivery d = o.delivery();
+        if (d instanceof EffectProvider.Applied applied) {
+          update(c, a.key(), "DONE", applied.receipt(), null, false);
+          transition(c, a.key(), from, "DONE", from.equals("UNKNOWN") ? "applied (answer came after the lease)"
+              : "applied");
+        } else if (d instanceof EffectProvider.NotSent notSent) {
+          update(c, a.key(), "PREPARED", null, notSent.reason(), true);
+          transition(c, a.key(), from, "PREPARED", "nothing sent: " + notSent.reason());
+        } else if (from.equals("DISPATCHING")) {
+          String reason = ((EffectProvider.Unknown) d).reason();
+          update(c, a.key(), "UNKNOWN", null, reason, true);
+          transition(c, a.key(), from, "UNKNOWN", "outcome not known: " + reason);
+        }
+        c.commit();
+        return true;
+      } catch (SQLException | RuntimeException e) {
+        rollbackQuietly(c);
+        throw e;
       }
-      if (n == 1) {
-        transition(c, key, from, to, note);
-      }
-      c.commit();
-      return n == 1;
+    }
+  }
+
+  private void update(Connection c, String key, String to, @Nullable String receipt, @Nullable String error,
+      boolean backOff) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "UPDATE streamform.effect SET state = ?, receipt = ?, last_error = ?, updated_at = now(),"
+                + " resolved_at = CASE WHEN ? IN ('DONE', 'UNKNOWN') THEN now() ELSE resolved_at END,"
+                + " next_attempt_at = CASE WHEN ? THEN now() + least(? * power(2, least(attempts - 1, 30)), ?)"
+                + "   * interval '1 millisecond' END"
+                + " WHERE effect_key = ?")) {
+      s.setString(1, to);
+      s.setString(2, receipt);
+      s.setString(3, error);
+      s.setString(4, to);
+      s.setBoolean(5, backOff);
+      s.setDouble(6, backoff.toMillis());
+      s.setDouble(7, maxBackoff.toMillis());
+      s.setString(8, key);
+      s.executeUpdate();
     }
   }
 
@@ -273,6 +541,22 @@ public final class Dispatcher {
       s.setString(3, to);
       s.setString(4, note);
       s.executeUpdate();
+    }
+  }
+
+  private static void rollbackQuietly(Connection c) {
+    try {
+      c.rollback();
+    } catch (SQLException ignored) {
+      // the connection is gone: the transaction is rolled back with it
+    }
+  }
+
+  private static void pause(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }

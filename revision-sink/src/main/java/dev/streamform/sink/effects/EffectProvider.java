@@ -1,5 +1,7 @@
 package dev.streamform.sink.effects;
 
+import java.time.Duration;
+
 /**
  * Where effects are delivered. The two capabilities decide what the dispatcher may do after a
  * delivery whose outcome it did not learn: with {@link #receiptQueries} it asks; with {@link
@@ -18,6 +20,11 @@ public interface EffectProvider {
 
   /** Asks whether the provider applied {@code effectKey}: only when {@link #receiptQueries}. */
   Lookup lookup(String effectKey);
+
+  /** The longest a {@link #deliver} waits for an answer: a dispatcher's lease must exceed it. */
+  default Duration timeout() {
+    return Duration.ZERO;
+  }
 
   /** What a delivery learned. */
   sealed interface Delivery {}

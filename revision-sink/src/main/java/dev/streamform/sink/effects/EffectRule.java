@@ -20,7 +20,8 @@ import java.util.Objects;
  *
  * @param model the windowed model whose revisions the rule reads
  * @param type the effect's type, part of its key
- * @param subject the output column (a key column, as a rule) whose value is the effect's subject
+ * @param subject the key or window column whose value is the effect's subject (never an aggregate:
+ *     the key must not move with a correction; {@code streamform check} refuses one)
  * @param when the condition's text, in the model's SQL expression language
  * @param condition {@code when}, parsed
  * @param provider where and how the effect is delivered

@@ -21,9 +21,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A provider for tests and the demo (JDK {@code com.sun.net.httpserver}, on 127.0.0.1): {@code POST
  * /effects} applies an effect — counted per effect key (the payload's {@code effect_key}) — and
  * answers its receipt; with an {@code Idempotency-Key} it already saw, it applies nothing and
- * answers the first receipt again (Stripe's rule). {@code GET /effects/<key>} answers the receipt
- * (200) or 404; {@code GET /effects} answers the counts as JSON ({@code {"applied": {key: n},
- * "requests": n}}). It can be told to misbehave ({@link Mode}, or to lose the answers of the next
+ * answers the first receipt again (Stripe's rule) — unless told not to deduplicate ({@link
+ * #dedupe}), when every delivery is applied, so a second delivery of a key is visible as a second
+ * application. Requests are counted per effect key as well as applications. {@code GET
+ * /effects/<key>} answers the receipt (200) or 404; {@code GET /effects} answers the counts as
+ * JSON ({@code {"applied": {key: n}, "requests_per_key": {key: n}, "requests": n}}). With {@link
+ * #requireAuthorization} it answers 401 to a request without that {@code Authorization} header and
+ * remembers the headers it received. It can be told to misbehave ({@link Mode}, or to lose the answers of the next
  * deliveries, {@link #loseAnswers}) and to go away ({@link #close}). {@code streamform provider}
  * runs it on its own.
  */
@@ -51,6 +55,10 @@ public final class LocalProviderServer implements AutoCloseable {
   private final Map<String, AtomicInteger> applied = new ConcurrentHashMap<>();
   private final Map<String, String> receipts = new ConcurrentHashMap<>();
   private final Map<String, String> byIdempotencyKey = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> requestsPerKey = new ConcurrentHashMap<>();
+  private final java.util.List<String> authorizations = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private volatile boolean dedupe = true;
+  private volatile String requiredAuthorization;
   private final AtomicInteger requests = new AtomicInteger();
   private final AtomicInteger sequence = new AtomicInteger();
   private volatile Mode mode = Mode.OK;
@@ -83,6 +91,25 @@ public final class LocalProviderServer implements AutoCloseable {
     this.mode = mode;
   }
 
+  /**
+   * Whether a repeated {@code Idempotency-Key} is applied once (true, the default: Stripe's rule)
+   * or again (false: a provider that does not deduplicate, so a second delivery is a second
+   * effect — what tests need to see one).
+   */
+  public void dedupe(boolean dedupe) {
+    this.dedupe = dedupe;
+  }
+
+  /** Requests (deliveries and receipt queries) must carry this {@code Authorization} header; else 401. */
+  public void requireAuthorization(String value) {
+    this.requiredAuthorization = value;
+  }
+
+  /** The {@code Authorization} headers received, in order (absent ones as the empty string). */
+  public java.util.List<String> authorizations() {
+    return java.util.List.copyOf(authorizations);
+  }
+
   public void hang(Duration hang) {
     this.hang = hang;
   }
@@ -113,6 +140,19 @@ public final class LocalProviderServer implements AutoCloseable {
     return out;
   }
 
+  /** POST requests received for {@code effectKey}, applied or not. */
+  public int requests(String effectKey) {
+    AtomicInteger n = requestsPerKey.get(effectKey);
+    return n == null ? 0 : n.get();
+  }
+
+  /** POST requests received, per effect key. */
+  public Map<String, Integer> requestsPerKey() {
+    Map<String, Integer> out = new TreeMap<>();
+    requestsPerKey.forEach((k, v) -> out.put(k, v.get()));
+    return out;
+  }
+
   /** POST requests received. */
   public int requests() {
     return requests.get();
@@ -120,10 +160,21 @@ public final class LocalProviderServer implements AutoCloseable {
 
   private void handle(HttpExchange x) throws IOException {
     try {
+      String path = x.getRequestURI().getPath();
+      boolean counts = "GET".equals(x.getRequestMethod()) && (path.equals("/effects") || path.equals("/effects/"));
+      if (!counts) {
+        String authorization = x.getRequestHeaders().getFirst("Authorization");
+        authorizations.add(authorization == null ? "" : authorization);
+        String required = requiredAuthorization;
+        if (required != null && !required.equals(authorization)) {
+          answer(x, 401, "missing or wrong Authorization");
+          return;
+        }
+      }
       if ("GET".equals(x.getRequestMethod())) {
-        String path = x.getRequestURI().getPath();
-        if (path.equals("/effects") || path.equals("/effects/")) {
-          answer(x, 200, JSON.writeValueAsString(Map.of("applied", appliedPerKey(), "requests", requests())));
+        if (counts) {
+          answer(x, 200, JSON.writeValueAsString(Map.of("applied", appliedPerKey(), "requests_per_key",
+              requestsPerKey(), "requests", requests())));
           return;
         }
         String key = path.substring(path.lastIndexOf('/') + 1);
@@ -135,6 +186,7 @@ public final class LocalProviderServer implements AutoCloseable {
       byte[] body = x.getRequestBody().readAllBytes();
       JsonNode payload = JSON.readTree(body);
       String effectKey = payload.path("effect_key").asText();
+      requestsPerKey.computeIfAbsent(effectKey, k -> new AtomicInteger()).incrementAndGet();
       String idempotencyKey = x.getRequestHeaders().getFirst("Idempotency-Key");
       Mode now = mode;
       if (now == Mode.FAIL_500) {
@@ -148,7 +200,7 @@ public final class LocalProviderServer implements AutoCloseable {
       String receipt;
       boolean fresh = false;
       synchronized (this) {
-        String seen = idempotencyKey == null ? null : byIdempotencyKey.get(idempotencyKey);
+        String seen = idempotencyKey == null || !dedupe ? null : byIdempotencyKey.get(idempotencyKey);
         if (seen != null) {
           receipt = seen;
         } else {

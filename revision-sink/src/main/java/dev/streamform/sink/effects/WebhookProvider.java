@@ -8,7 +8,15 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.UnaryOperator;
 
 /**
  * An HTTP webhook (JDK {@code java.net.http}): an effect is {@code POST <url>} with the payload as
@@ -16,22 +24,33 @@ import java.time.Duration;
  * a 2xx answer is applied, its body (trimmed) the receipt. A receipt is {@code GET <url>/<key>}: 200
  * with the receipt, 404 never applied. Only a refused connection proves that nothing was sent; a
  * timeout, a broken connection and any non-2xx answer (a 500 may come after the effect was applied)
- * are {@link Unknown}.
+ * are {@link Unknown}. A delivery waits at most the timeout in all (connection and answer), so a
+ * dispatcher's lease longer than the timeout covers it. A declared credential is read (from the
+ * environment or its file) at each delivery and receipt query and sent as the {@code Authorization}
+ * header, nowhere else; when it cannot be read, nothing is sent.
  */
 public final class WebhookProvider implements EffectProvider {
   private final ProviderSpec spec;
   private final HttpClient client;
   private final Duration timeout;
+  private final UnaryOperator<String> environment;
 
   public WebhookProvider(ProviderSpec spec, Duration timeout) {
+    this(spec, timeout, System::getenv);
+  }
+
+  /** With {@code environment} in place of {@link System#getenv(String)} (for tests). */
+  public WebhookProvider(ProviderSpec spec, Duration timeout, UnaryOperator<String> environment) {
     if (!ProviderSpec.WEBHOOK.equals(spec.kind())) {
       throw new IllegalArgumentException("not a webhook provider: " + spec.describe());
     }
     this.spec = spec;
     this.timeout = timeout;
+    this.environment = environment;
     this.client = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
   }
 
+  @Override
   public Duration timeout() {
     return timeout;
   }
@@ -46,6 +65,46 @@ public final class WebhookProvider implements EffectProvider {
     return spec.receiptQueries();
   }
 
+  /**
+   * The {@code Authorization} header's value, if one is declared; a message saying why it cannot
+   * be read otherwise (never the value).
+   */
+  public Optional<String> authorizationProblem() {
+    try {
+      authorization();
+      return Optional.empty();
+    } catch (IllegalStateException e) {
+      return Optional.of(e.getMessage());
+    }
+  }
+
+  private Optional<String> authorization() {
+    if (spec.authorizationEnv() != null) {
+      String value = environment.apply(spec.authorizationEnv());
+      if (value == null || value.isBlank()) {
+        throw new IllegalStateException("the environment variable " + spec.authorizationEnv()
+            + " (the provider's authorization) is not set");
+      }
+      return Optional.of(value.strip());
+    }
+    if (spec.authorizationFile() != null) {
+      String text;
+      try {
+        text = Files.readString(Path.of(spec.authorizationFile()), StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new IllegalStateException("cannot read the provider's authorization file "
+            + spec.authorizationFile() + ": " + e.getClass().getSimpleName());
+      }
+      String line = text.lines().findFirst().orElse("").strip();
+      if (line.isEmpty()) {
+        throw new IllegalStateException("the provider's authorization file " + spec.authorizationFile()
+            + " is empty");
+      }
+      return Optional.of(line);
+    }
+    return Optional.empty();
+  }
+
   @Override
   public Delivery deliver(String effectKey, String payloadJson) {
     HttpRequest.Builder request =
@@ -57,19 +116,33 @@ public final class WebhookProvider implements EffectProvider {
       request.header("Idempotency-Key", effectKey);
     }
     try {
-      HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      authorization().ifPresent(a -> request.header("Authorization", a));
+    } catch (IllegalStateException e) {
+      return new NotSent(e.getMessage());
+    }
+    CompletableFuture<HttpResponse<String>> sent =
+        client.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString());
+    try {
+      HttpResponse<String> response = sent.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
       if (response.statusCode() / 100 == 2) {
         String receipt = response.body().trim();
         return new Applied(receipt.isEmpty() ? "HTTP " + response.statusCode() : receipt);
       }
       return new Unknown("HTTP " + response.statusCode() + " " + abbreviate(response.body()));
-    } catch (ConnectException e) {
-      return new NotSent("connection refused: " + e.getMessage());
-    } catch (HttpTimeoutException e) {
+    } catch (TimeoutException e) {
+      sent.cancel(true);
       return new Unknown("no answer within " + timeout.toMillis() + " ms");
-    } catch (IOException e) {
-      return new Unknown("connection broken: " + e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof ConnectException) {
+        return new NotSent("connection refused: " + cause.getMessage());
+      }
+      if (cause instanceof HttpTimeoutException) {
+        return new Unknown("no answer within " + timeout.toMillis() + " ms");
+      }
+      return new Unknown("connection broken: " + cause);
     } catch (InterruptedException e) {
+      sent.cancel(true);
       Thread.currentThread().interrupt();
       return new Unknown("interrupted while waiting for the answer");
     }
@@ -81,10 +154,14 @@ public final class WebhookProvider implements EffectProvider {
       throw new IllegalStateException("the provider declares no receipt queries: " + spec.describe());
     }
     String base = spec.url().endsWith("/") ? spec.url() : spec.url() + "/";
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + effectKey)).timeout(timeout).GET();
     try {
-      HttpResponse<String> response =
-          client.send(HttpRequest.newBuilder(URI.create(base + effectKey)).timeout(timeout).GET().build(),
-              HttpResponse.BodyHandlers.ofString());
+      authorization().ifPresent(a -> request.header("Authorization", a));
+    } catch (IllegalStateException e) {
+      return new Unanswered(e.getMessage());
+    }
+    try {
+      HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
       if (response.statusCode() == 200) {
         return new Found(response.body().trim());
       }

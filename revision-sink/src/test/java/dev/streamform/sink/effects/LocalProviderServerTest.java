@@ -48,4 +48,22 @@ class LocalProviderServerTest {
       assertThat(s.applied("k1"), is(1));
     }
   }
+
+  @Test
+  void withoutDedupeASecondDeliveryOfAKeyIsASecondEffectAndEveryRequestIsCounted() throws Exception {
+    try (LocalProviderServer s = LocalProviderServer.start(0)) {
+      s.dedupe(false);
+      assertThat(post(s, "k1").body(), is("rcpt-1"));
+      assertThat(post(s, "k1").body(), is("rcpt-2"));
+      s.mode(LocalProviderServer.Mode.FAIL_500);
+      assertThat(post(s, "k2").statusCode(), is(500));
+      assertThat(s.applied("k1"), is(2));
+      assertThat(s.requests("k1"), is(2));
+      assertThat(s.applied("k2"), is(0));
+      assertThat(s.requests("k2"), is(1));
+      JsonNode counts = new ObjectMapper().readTree(get(s.url()).body());
+      assertThat(counts.get("requests_per_key").get("k1").asInt(), is(2));
+      assertThat(counts.get("applied").get("k1").asInt(), is(2));
+    }
+  }
 }

@@ -1,0 +1,45 @@
+package dev.streamform.sink;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.not;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A JDBC URL may carry secrets the driver reads from it ({@code sslpassword=}, user info): what a
+ * runner's UI shows ({@link RevisionSink}'s display data) and what messages print never does.
+ */
+class JdbcTargetTest {
+  private static final String KEY_SECRET = "sf-ssl-key-secret-4Zt";
+
+  @Test
+  void theSinksDisplayDataMasksPasswordsInTheUrl() {
+    JdbcTarget target = JdbcTarget.of("jdbc:postgresql://db.example.net:5432/ledger?sslmode=verify-full"
+        + "&sslpassword=" + KEY_SECRET + "&ApplicationName=streamform").withUser("writer");
+    String shown = DisplayData.from(RevisionSink.to(target)).toString();
+    // the check sees what it looks for: the rest of the URL is shown
+    assertThat(shown, containsString("db.example.net:5432/ledger?sslmode=verify-full"));
+    assertThat(shown, containsString("ApplicationName=streamform"));
+    assertThat(shown, not(containsString(KEY_SECRET)));
+    assertThat(target.describe(), not(containsString(KEY_SECRET)));
+  }
+
+  @Test
+  void userInfoAndPasswordParametersAreMaskedInEveryMessage() {
+    String userInfo = JdbcTarget.of("jdbc:postgresql://writer:" + KEY_SECRET + "@db:5432/ledger").describe();
+    assertThat(userInfo, not(containsString(KEY_SECRET)));
+    assertThat(userInfo, containsString("@db:5432/ledger"));
+    String params = JdbcTarget.of("jdbc:postgresql://db/ledger?user=w&sslPassword=" + KEY_SECRET
+        + "&ssl=true").describe();
+    assertThat(params, not(containsString(KEY_SECRET)));
+    assertThat(params, containsString("user=w"));
+    assertThat(params, containsString("ssl=true"));
+    // a refused URL's message does not repeat it unmasked either
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> JdbcTarget.of("jdbc:mysql://u:" + KEY_SECRET + "@db/ledger"));
+    assertThat(e.getMessage(), not(containsString(KEY_SECRET)));
+  }
+}
