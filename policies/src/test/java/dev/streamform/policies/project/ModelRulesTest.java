@@ -95,7 +95,7 @@ class ModelRulesTest {
     assertThat(withModel("    key: [customer_id]\n    retension: 30d\n").problems(), contains(
         "streamform.yml:4: model 'customer_metrics', key 'retension': unknown key — did you mean"
             + " 'retention'? (known keys: materialized, key, retention, window, allowed_lateness,"
-            + " early_results, generation, topic, late_topic, quarantine_topic, effects, decisions)"));
+            + " early_results, generation, topic, late_topic, quarantine_topic, effects, decisions, time_zone, week_starts)"));
   }
 
   @Test
