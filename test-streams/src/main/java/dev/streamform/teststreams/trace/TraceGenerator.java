@@ -53,7 +53,8 @@ public final class TraceGenerator {
 
   /**
    * For calendar windows, the zone's daylight-saving changes in 2026 (none for a zone without
-   * them): traces start up to 36 hours before one, so their days are 23 or 25 hours long.
+   * them) and the ends of the windows holding them: traces start up to 36 hours before one, so
+   * their days are 23 or 25 hours long and their weeks and months end in them.
    */
   private final List<Long> anchors = new ArrayList<>();
 
@@ -83,6 +84,8 @@ public final class TraceGenerator {
           t != null && t.getInstant().isBefore(Instant.parse("2027-01-01T00:00:00Z"));
           t = rules.nextTransition(t.getInstant())) {
         anchors.add(t.getInstant().toEpochMilli());
+        // and the end of the window that holds the change: a week's or a month's edge too
+        anchors.add(w.endOf(w.startsContaining(t.getInstant()).get(0)).toEpochMilli());
       }
     });
     model.query().where().ifPresent(w -> readLiterals(w.toSql()));

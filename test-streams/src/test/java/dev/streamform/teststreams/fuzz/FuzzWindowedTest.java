@@ -63,6 +63,11 @@ class FuzzWindowedTest {
 
   /** Daily revenue per store in Europe/Berlin (calendar days, docs/semantics.md §6.22). */
   static Path dailyBerlin(Path dir) {
+    return calendarProject(dir, "1d", "Europe/Berlin", "");
+  }
+
+  /** A calendar model {@code daily_revenue} of {@code window} in {@code zone}, with {@code more}. */
+  static Path calendarProject(Path dir, String window, String zone, String more) {
     FuzzProjects.write(dir, "sources.yml", String.join("\n",
         "sources:",
         "  sales:",
@@ -79,10 +84,10 @@ class FuzzWindowedTest {
         "models:",
         "  daily_revenue:",
         "    key: [store_id]",
-        "    window: 1d",
-        "    time_zone: Europe/Berlin",
+        "    window: " + window,
+        "    time_zone: " + zone,
         "    allowed_lateness: 3h",
-        ""));
+        more));
     FuzzProjects.write(dir, "models/daily_revenue.sql", String.join("\n",
         "SELECT store_id, SUM(amount) AS revenue, COUNT(*) AS sales",
         "FROM source('sales')",
@@ -196,6 +201,28 @@ class FuzzWindowedTest {
       assertTrue(result.allAgree(), log.toString());
       assertEquals(8, result.agreeing);
     }
+  }
+
+  /**
+   * Issue 35, zones not in the examples: days, weeks from Sunday and months in zones whose
+   * changes fall at midnight (America/Santiago: a day that begins at 01:00), by half an hour
+   * (Australia/Lord_Howe), at a 45-minute offset (Pacific/Chatham) or not at all any more
+   * (Asia/Tehran) agree with the oracle on the DirectRunner, 10 traces each.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({
+    "1d, America/Santiago", "1w, America/Santiago", "1mo, America/Santiago",
+    "1d, Australia/Lord_Howe", "1w, Australia/Lord_Howe", "1mo, Pacific/Chatham",
+    "1d, Pacific/Chatham", "1d, Asia/Tehran",
+  })
+  void calendarTracesInOtherZonesAgreeWithTheOracle(String window, String zone, @TempDir Path dir)
+      throws Exception {
+    DeclaredModel model = FuzzProjects.model(calendarProject(dir.resolve("p"), window, zone,
+        window.equals("1w") ? "    week_starts: sunday\n" : ""), "daily_revenue");
+    StringWriter log = new StringWriter();
+    FuzzRun.Result result = fuzz(model, 10, 35, Fuzzer.Target.of(DIRECT, model), dir.resolve("out"), log);
+    assertTrue(result.allAgree(), log.toString());
+    assertEquals(10, result.agreeing);
   }
 
   /** Issue 35: calendar-day traces across both DST changes agree with the oracle on Flink p2. */
