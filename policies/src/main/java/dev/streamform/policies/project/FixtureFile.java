@@ -364,9 +364,14 @@ final class FixtureFile {
     Map<String, ColumnType> hashes = new LinkedHashMap<>();
     HASH_KEYS.forEach(k -> hashes.put(k, ColumnType.STRING));
     List<String> known = new ArrayList<>(List.of("window_start", "window_end"));
+    if (window.isCalendar()) {
+      known.add("window_local"); // the local date, for the reader; checked against window_start
+    }
     known.addAll(outputs.keySet());
     known.addAll(REVISION_KEYS);
     row.allowOnly(known, List.of("op"));
+    Optional<String> local = window.isCalendar() ? row.string("window_local", "window_local: 2026-10-25")
+        : Optional.empty();
     Map<String, Object> values = new LinkedHashMap<>();
     typedValues(row, bounds, "the window's start or end").ifPresent(values::putAll);
     typedValues(row, outputs, "an output column of model '" + model + "'").ifPresent(values::putAll);
@@ -393,6 +398,14 @@ final class FixtureFile {
                 : "'" + Timestamps.format(e) + "' is not window_start + "
                     + Durations.format(window.size()) + " (the size of model '" + model + "''s windows)",
             "write window_end: \"" + Timestamps.format(window.endOf(s)) + "\"");
+      }
+    }));
+    start.filter(window::isStart).ifPresent(s -> local.ifPresent(l -> {
+      String want = window.localLabel(s).get();
+      if (!l.trim().equals(want)) {
+        row.report("window_local", "'" + l + "' is not the local date of window_start in "
+                + window.zoneOrUtc().getId() + " (model '" + model + "''s windows: " + window.describe() + ")",
+            "write window_local: " + want);
       }
     }));
     start.ifPresent(b::setWindowStart);

@@ -118,4 +118,22 @@ class CalendarWindowRulesTest {
         + " 'customer_metrics', key 'allowed_lateness': allowed_lateness 40d is longer than a month"));
     assertThat(withModel("    window: 1mo\n    allowed_lateness: 7d\n").load().warnings(), is(empty()));
   }
+
+  @Test
+  void aFixtureRowMayGiveWindowLocalAndItMustBeTheLocalDateOfItsStart() throws Exception {
+    String row = "  - { window_start: \"2026-10-24T22:00:00Z\", window_end: \"2026-10-25T23:00:00Z\","
+        + " window_local: %s, customer_id: 1, total_spend: 10, revision: 1, status: on_time }\n";
+    ProjectFolder p = withModel("    window: 1d\n    time_zone: Europe/Berlin\n");
+    String fixture = "model: customer_metrics\ngiven:\n  - event: { customer_id: 1, amount: 10,"
+        + " ordered_at: \"2026-10-25T10:00:00Z\" }\nexpect:\n";
+    p.write("fixtures/ok.yml", fixture + String.format(row, "2026-10-25"));
+    Project project = p.load();
+    Fixture.load(project, dir.resolve("fixtures/ok.yml"));
+    p.write("fixtures/bad.yml", fixture + String.format(row, "2026-10-24"));
+    InvalidProjectException e = org.junit.jupiter.api.Assertions.assertThrows(
+        InvalidProjectException.class, () -> Fixture.load(project, dir.resolve("fixtures/bad.yml")));
+    assertThat(e.problems().get(0).toString(), containsString("fixtures/bad.yml:5: expect row 1, key"
+        + " 'window_local': '2026-10-24' is not the local date of window_start in Europe/Berlin"));
+    assertThat(e.problems().get(0).toString(), containsString("write window_local: 2026-10-25"));
+  }
 }
