@@ -101,6 +101,21 @@ class TestAndExplainCommandTest {
         + " 'allowed_lateness': allowed_lateness 35d is longer than a month"));
   }
 
+  /** Issue 35: the HTML report of the Berlin calendar fixtures shows the 25- and 23-hour days. */
+  @Test
+  void theHtmlReportOfCalendarFixturesShowsTheirRealWindows(@org.junit.jupiter.api.io.TempDir Path dir)
+      throws Exception {
+    Path report = dir.resolve("berlin.html");
+    assertThat(err.toString(), run("test", "../test-streams/fixtures/calendar/daily-revenue-berlin",
+        "--report", report.toString()), is(0));
+    String html = java.nio.file.Files.readString(report);
+    System.out.println("report: " + html.length() + " characters");
+    for (String window : new String[] {"2026-10-24T22:00:00Z", "2026-10-25T23:00:00Z",
+        "2026-03-28T23:00:00Z", "2026-03-29T22:00:00Z"}) {
+      assertThat(window, html.contains(window), is(true));
+    }
+  }
+
   @Test
   void explainNamesAMissingModel() {
     assertThat(run("explain", TIME.resolve("retention").toString(), "orders_by_day"), is(1));
