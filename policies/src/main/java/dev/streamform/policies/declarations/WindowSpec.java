@@ -287,6 +287,15 @@ public abstract class WindowSpec {
     return fixed + timeZone().map(z -> " (time_zone " + z.getId() + " declared)").orElse("");
   }
 
+  /**
+   * {@link #describe()} without saying whether the zone was declared: what a plan's time policy
+   * and state fingerprint record, so writing {@code time_zone: UTC} where it was the default
+   * changes nothing there.
+   */
+  public String policyText() {
+    return describe().replace(" (time_zone not declared: UTC by default)", "");
+  }
+
   @Override
   public final String toString() {
     return describe();

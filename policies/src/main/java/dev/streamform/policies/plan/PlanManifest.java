@@ -103,7 +103,7 @@ public final class PlanManifest {
       fingerprint.put("lateness", Durations.format(d.lateness()));
       fingerprint.put("late_updates_state", d.lateUpdatesState());
     } else if (model.window().isPresent()) {
-      fingerprint.put("window", model.window().get().describe());
+      fingerprint.put("window", model.window().get().policyText());
       if (model.window().get().timeZone().isPresent()) {
         fingerprint.put("time_zone", model.window().get().timeZone().get().getId());
       }
@@ -205,7 +205,7 @@ public final class PlanManifest {
     p.put("watermark", Durations.format(s.watermark()));
     p.put("idleness", s.idleAfter().map(Durations::format).orElse("never"));
     p.put("late_classification", s.lateEvents().yamlName());
-    p.put("window", model.window().map(w -> w.describe()).orElse("none"));
+    p.put("window", model.window().map(w -> w.policyText()).orElse("none"));
     p.put("trigger", model.windowed() ? trigger(model.earlyResults()) : "none");
     p.put("allowed_lateness", model.decisions().map(d -> Durations.format(d.lateness()))
         .orElse(Durations.format(model.allowedLateness())));

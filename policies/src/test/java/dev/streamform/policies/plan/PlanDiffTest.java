@@ -192,6 +192,11 @@ class PlanDiffTest {
     assertThat("a new generation was declared", bumped.generationRequired(), empty());
     PlanDiff same = diff(berlin, manifest(ORDERS + CLOCK, base + "    time_zone: Europe/Berlin\n", SQL));
     assertThat(same.generationRequired(), empty());
+    // writing out the default zone changes nothing
+    PlanDiff utc = diff(manifest(ORDERS + CLOCK, base, SQL),
+        manifest(ORDERS + CLOCK, base + "    time_zone: UTC\n", SQL));
+    assertThat(utc.generationRequired(), empty());
+    assertEquals(0, utc.exitCode());
   }
 
   @Test
