@@ -231,7 +231,7 @@ public final class DeclaredModel {
     return w;
   }
 
-  /** A declared calendar window as the engine's {@link CalendarWindow} (docs/semantics.md §6.22). */
+  /** A declared calendar window as the engine's {@link CalendarWindow} (semantics §6.22). */
   static CalendarWindow calendarOf(WindowSpec spec) {
     switch (spec.calendarUnit().get()) {
       case DAY:

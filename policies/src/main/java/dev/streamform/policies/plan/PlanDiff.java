@@ -27,8 +27,8 @@ import java.util.TreeSet;
  *   <li>Any other change of a node's definition, output schema or time attribute is COMPATIBLE.
  *   <li>Nothing it depends on changed: SAFE.
  *   <li>A change of the watermark topology (watermark delay, idleness, partition count, window,
- *       allowed lateness, time zone, or event time declared or removed) needs a new {@code generation}; the
- *       diff says so when the generation did not change.
+ *       allowed lateness, time zone, or event time declared or removed) needs a new
+ *       {@code generation}; the diff says so when the generation did not change.
  * </ul>
  */
 public final class PlanDiff {

@@ -200,7 +200,7 @@ public final class PlanManifest {
     source.put("partitions", s.partitions().<Object>map(n -> n).orElse("undeclared"));
     p.put("sources", List.of(source));
     p.put("timestamp_extractor", s.eventTime().get());
-    // a calendar window's zone places its midnights: part of the time policy (docs/semantics.md §6.24)
+    // a calendar window's zone places its midnights: part of the time policy (semantics §6.24)
     p.put("time_zone", model.window().flatMap(w -> w.timeZone()).map(z -> z.getId()).orElse("UTC"));
     p.put("watermark", Durations.format(s.watermark()));
     p.put("idleness", s.idleAfter().map(Durations::format).orElse("never"));
