@@ -89,6 +89,7 @@ class KafkaFlinkEndToEndTest {
   private static final String MODEL = "customer_metrics";
   private static final Path WINDOWED = Path.of("src/test/resources/payments-kafka").toAbsolutePath();
   private static final String WINDOWED_MODEL = "hourly_revenue";
+  private static final Path BERLIN = Path.of("src/test/resources/sales-kafka-berlin").toAbsolutePath();
 
   private static boolean kafkaStarted;
   private static boolean flinkStarted;
@@ -302,6 +303,45 @@ class KafkaFlinkEndToEndTest {
       cancelJobs();
       shadowGenerationComparedPromotedAndRolledBack(postgres, hourly, database);
     }
+  }
+
+  /**
+   * Issue 35: calendar days in Europe/Berlin on the cluster at parallelism 2. The 25-hour day's
+   * revisions, its correction after local midnight, the too-late refund and the next day come out
+   * on the topics as the fixture (which passes on the DirectRunner first) says, with the local
+   * date in {@code window_local} and the zone in the window's identity.
+   */
+  @Test
+  @Timeout(value = 7, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void calendarDaysInBerlinOnTheCluster() throws Exception {
+    Project project = Project.load(BERLIN);
+    Fixture berlin = Fixture.load(project, BERLIN.resolve("fixtures/berlin.yml"));
+    cli("test", BERLIN.toString()); // the fixture passes on the DirectRunner
+    cli("produce", BERLIN.toString(), BERLIN.resolve("fixtures/berlin.yml").toString(),
+        "--bootstrap-servers", BOOTSTRAP, "--partitions", "3");
+    submit(BERLIN, "daily_revenue");
+    List<JsonNode> records = await("daily_revenue", berlin.expect().size());
+    Map<String, List<Map<String, Object>>> expected = byWindow(windowRows(berlin.expect()));
+    assertEquals(expected, onFieldsOf(expected, byWindow(windowRecords(records))),
+        "revisions and finals per (key, window), in order");
+    for (JsonNode r : records) {
+      JsonNode v = r.get("value");
+      String start = v.get("window_start").asText();
+      assertEquals(start.startsWith("2026-10-24T22:00") ? "2026-10-25" : "2026-10-26",
+          v.get("window_local").asText(), "the local date of " + start);
+      assertEquals(dev.streamform.core.digest.RevisionIdentity.logicalWindowId("daily_revenue",
+              Map.of("merchant_id", v.get("merchant_id").asLong()), java.time.Instant.parse(start),
+              java.time.Instant.parse(v.get("window_end").asText()), "Europe/Berlin"),
+          v.get("logical_window_id").asText(), "the zone is in the window's identity");
+    }
+    List<JsonNode> late = await("daily_revenue.late", berlin.late().size());
+    List<Map<String, Object>> refused = lateRecords(late);
+    for (int i = 0; i < late.size(); i++) {
+      refused.get(i).put("window_start", late.get(i).get("value").get("window_start").asText());
+    }
+    assertEquals(sorted(windowRows(berlin.late())), sorted(refused), "too-late events");
+    System.out.println("calendar on the cluster: " + records.size() + " window records, "
+        + late.size() + " late, as the fixture says");
   }
 
   /**
