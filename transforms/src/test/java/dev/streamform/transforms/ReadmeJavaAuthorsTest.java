@@ -68,6 +68,7 @@ class ReadmeJavaAuthorsTest {
     Schema schema = Schema.builder()
         .addInt64Field("customer_id").addDecimalField("amount").addDateTimeField("ordered_at").build();
     List<SourceRecord> log = seedLog(schema);
+    // spotless:off (the docs show this code as it is written here)
     // README begin
     PCollection<SourceRecord> records =                   // (partition, offset, Row): a log
         pipeline.apply(Create.of(log).withCoder(SourceRecordCoder.of(schema)));
@@ -82,6 +83,7 @@ class ReadmeJavaAuthorsTest {
             .aggregating(Aggregation.sum("amount").as("total_spend"))
             .withRetention(Duration.standardMinutes(10)));
     // README end
+    // spotless:on
     changes
         .apply("ChangelogLines", MapElements.into(TypeDescriptors.strings()).via(Scenario::changelogLine))
         .apply("WriteChangelog", ParDo.of(new Scenario.LinesToFiles(out.resolve("changelog"))));

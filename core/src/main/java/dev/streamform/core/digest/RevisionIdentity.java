@@ -43,7 +43,7 @@ import java.util.TreeMap;
  *
  * A calendar window's zone is a sixth element (its IANA name, e.g. {@code "Europe/Berlin"}), so
  * the same instant range in two zones is two windows (docs/semantics.md §6.24); fixed windows keep
- * five elements and the ids they always had (docs/decisions/0020-calendar-windows.md).
+ * five elements and the ids they always had (docs/decisions/0021-calendar-windows.md).
  *
  * <p>Test vectors are in docs/reference/revision-identity.md and in {@code RevisionIdentityTest}.
  */
