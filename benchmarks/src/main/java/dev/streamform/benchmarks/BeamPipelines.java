@@ -1,14 +1,16 @@
 package dev.streamform.benchmarks;
 
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.changelog.KeyedChangelog;
-import dev.streamform.planner.DeclaredModel;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
+import dev.streamform.transforms.windows.WindowRevision;
+import dev.streamform.transforms.windows.WindowedResult;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +23,7 @@ import org.apache.beam.sdk.coders.BigDecimalCoder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.io.Read;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.MetricNameFilter;
 import org.apache.beam.sdk.metrics.MetricResult;
@@ -30,18 +33,15 @@ import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.Combine;
-import org.apache.beam.sdk.io.Read;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.ParDo;
-import dev.streamform.transforms.windows.WindowRevision;
-import dev.streamform.transforms.windows.WindowedResult;
 import org.apache.beam.sdk.transforms.windowing.AfterPane;
 import org.apache.beam.sdk.transforms.windowing.AfterWatermark;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
-import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
+import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.transforms.windowing.Repeatedly;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
@@ -106,7 +106,10 @@ final class BeamPipelines {
     return options;
   }
 
-  /** The records of the workload, each partition read in offset order, with a watermark ({@link WorkloadSource}). */
+  /**
+   * The records of the workload, each partition read in offset order, with a watermark ({@link
+   * WorkloadSource}).
+   */
   static PCollection<SourceRecord> source(Pipeline p, Workload w, Schema schema) {
     if (p.getOptions().getRunner() == DirectRunner.class) {
       // The DirectRunner reads an unbounded source in small bundles, and every watermark step
@@ -118,7 +121,8 @@ final class BeamPipelines {
         partitions.add(i);
       }
       return p.apply("Partitions", Create.of(partitions).withCoder(VarIntCoder.of()))
-          .apply("ReadPartition", ParDo.of(new ReadPartition(w.events, w.partitions, w.seed, schema)))
+          .apply(
+              "ReadPartition", ParDo.of(new ReadPartition(w.events, w.partitions, w.seed, schema)))
           .setCoder(SourceRecordCoder.of(schema));
     }
     return p.apply("ReadPartitions", Read.from(new WorkloadSource(w, schema)));
@@ -164,11 +168,12 @@ final class BeamPipelines {
    */
   static Pipeline streamform(PipelineOptions options, Workload w, DeclaredModel model) {
     Pipeline p = Pipeline.create(options);
-    PCollection<TimedEvent> events = source(p, w, model.recordSchema())
-        .apply(EventTimeExtraction.from(model.source().eventTime().get()))
-        .events()
-        .apply(model.logClock())
-        .events();
+    PCollection<TimedEvent> events =
+        source(p, w, model.recordSchema())
+            .apply(EventTimeExtraction.from(model.source().eventTime().get()))
+            .events()
+            .apply(model.logClock())
+            .events();
     if (model.deduplicate().isPresent()) {
       events = events.apply(model.deduplicate().get()).events();
     }
@@ -183,7 +188,8 @@ final class BeamPipelines {
    * The same chain written out by hand with another aggregate: the tests plant a wrong one with it
    * (the planner builds only what is declared).
    */
-  static Pipeline streamform(PipelineOptions options, Workload w, Schema schema, Aggregation total) {
+  static Pipeline streamform(
+      PipelineOptions options, Workload w, Schema schema, Aggregation total) {
     Pipeline p = Pipeline.create(options);
     source(p, w, schema)
         .apply(EventTimeExtraction.from("ordered_at"))
@@ -205,7 +211,8 @@ final class BeamPipelines {
     source(p, w, schema)
         .apply(
             "ToKv",
-            MapElements.into(TypeDescriptors.kvs(TypeDescriptors.longs(), TypeDescriptors.bigdecimals()))
+            MapElements.into(
+                    TypeDescriptors.kvs(TypeDescriptors.longs(), TypeDescriptors.bigdecimals()))
                 .via(
                     (SourceRecord r) ->
                         KV.of(r.record().getInt64("customer_id"), r.record().getDecimal("amount"))))
@@ -226,12 +233,13 @@ final class BeamPipelines {
    */
   static Pipeline streamformWindowed(PipelineOptions options, Workload w, DeclaredModel model) {
     Pipeline p = Pipeline.create(options);
-    WindowedResult result = source(p, w, model.recordSchema())
-        .apply(EventTimeExtraction.from(model.source().eventTime().get()))
-        .events()
-        .apply(model.logClock())
-        .events()
-        .apply(model.windows());
+    WindowedResult result =
+        source(p, w, model.recordSchema())
+            .apply(EventTimeExtraction.from(model.source().eventTime().get()))
+            .events()
+            .apply(model.logClock())
+            .events()
+            .apply(model.windows());
     result.revisions().apply("Sink", ParDo.of(new CountRevisions()));
     return p;
   }
@@ -242,7 +250,8 @@ final class BeamPipelines {
     source(p, w, schema)
         .apply(
             "ToKv",
-            MapElements.into(TypeDescriptors.kvs(TypeDescriptors.longs(), TypeDescriptors.bigdecimals()))
+            MapElements.into(
+                    TypeDescriptors.kvs(TypeDescriptors.longs(), TypeDescriptors.bigdecimals()))
                 .via(
                     (SourceRecord r) ->
                         KV.of(r.record().getInt64("customer_id"), r.record().getDecimal("amount"))))
@@ -284,14 +293,21 @@ final class BeamPipelines {
     @ProcessElement
     public void process(@Element WindowRevision r) {
       outputs.inc();
-      digest.inc(windowDigest(r.status().yamlName(), r.revision(), r.windowStart().getMillis(),
-          r.key().getValue("customer_id"), r.values().getValue("revenue")));
+      digest.inc(
+          windowDigest(
+              r.status().yamlName(),
+              r.revision(),
+              r.windowStart().getMillis(),
+              r.key().getValue("customer_id"),
+              r.values().getValue("revenue")));
     }
   }
 
   /** A 64-bit hash of one windowed record: status, revision, window start, key and revenue. */
-  static long windowDigest(String status, int revision, long windowStart, Object customer, Object revenue) {
-    return hash(status + " " + revision + " " + windowStart + " " + customer + " " + plain(revenue));
+  static long windowDigest(
+      String status, int revision, long windowStart, Object customer, Object revenue) {
+    return hash(
+        status + " " + revision + " " + windowStart + " " + customer + " " + plain(revenue));
   }
 
   private static String plain(Object decimal) {
@@ -300,7 +316,8 @@ final class BeamPipelines {
 
   private static long hash(String text) {
     return org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.hash.Hashing.murmur3_128()
-        .hashString(text, java.nio.charset.StandardCharsets.UTF_8).asLong();
+        .hashString(text, java.nio.charset.StandardCharsets.UTF_8)
+        .asLong();
   }
 
   /** Runs {@code p} to the end; the counters of namespaces streamform and benchmark. */
@@ -323,8 +340,12 @@ final class BeamPipelines {
     }
     long[] sc = new long[2];
     for (MetricResult<org.apache.beam.sdk.metrics.DistributionResult> d :
-        result.metrics().queryMetrics(MetricsFilter.builder()
-            .addNameFilter(MetricNameFilter.named("streamform", "state_bytes_per_key")).build())
+        result
+            .metrics()
+            .queryMetrics(
+                MetricsFilter.builder()
+                    .addNameFilter(MetricNameFilter.named("streamform", "state_bytes_per_key"))
+                    .build())
             .getDistributions()) {
       // merged over steps: (sum, count) -> mean bytes of state per key
       sc[0] += d.getAttempted().getSum();
@@ -377,16 +398,27 @@ final class BeamPipelines {
       if (change.op() == ChangelogRecord.Op.INSERT) {
         inserts.inc();
       }
-      digest.inc(valuesDigest(change.eventId(), change.op().name(), change.key().getValue(0),
-          change.values().getValue(0)));
+      digest.inc(
+          valuesDigest(
+              change.eventId(),
+              change.op().name(),
+              change.key().getValue(0),
+              change.values().getValue(0)));
     }
   }
 
   /**
-   * A 64-bit hash of one changelog record of the customer_metrics shape: its event, operation,
-   * key and total (compared by value: 10 and 10.00 hash alike).
+   * A 64-bit hash of one changelog record of the customer_metrics shape: its event, operation, key
+   * and total (compared by value: 10 and 10.00 hash alike).
    */
   static long valuesDigest(String eventId, String op, Object customer, Object total) {
-    return hash(eventId + " " + op.toLowerCase(java.util.Locale.ROOT) + " " + customer + " " + plain(total));
+    return hash(
+        eventId
+            + " "
+            + op.toLowerCase(java.util.Locale.ROOT)
+            + " "
+            + customer
+            + " "
+            + plain(total));
   }
 }

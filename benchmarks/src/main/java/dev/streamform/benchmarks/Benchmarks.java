@@ -1,11 +1,11 @@
 package dev.streamform.benchmarks;
 
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Project;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureSuite;
 import dev.streamform.teststreams.fixture.RunnerChoice;
-import dev.streamform.planner.DeclaredModel;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.management.ManagementFactory;
@@ -24,16 +24,16 @@ import java.util.concurrent.Callable;
 import org.apache.beam.sdk.schemas.Schema;
 
 /**
- * The benchmark harness: every pipeline side by side in one JVM, in rounds (one warm-up round,
- * then {@code --repeats} measured rounds, each running every pipeline once, so that the machine's
- * load at any moment hits all of them alike); events/s is the median over the measured rounds and
- * is compared as ratios. Prints the table and writes {@code results.json} and {@code
- * benchmarks.png} ({@link Charts}); live state is sampled from each Flink pipeline while it runs
- * ({@link LiveMetrics}). Exits 1 when a streamform answer differs from the oracle's, values
- * included.
+ * The benchmark harness: every pipeline side by side in one JVM, in rounds (one warm-up round, then
+ * {@code --repeats} measured rounds, each running every pipeline once, so that the machine's load
+ * at any moment hits all of them alike); events/s is the median over the measured rounds and is
+ * compared as ratios. Prints the table and writes {@code results.json} and {@code benchmarks.png}
+ * ({@link Charts}); live state is sampled from each Flink pipeline while it runs ({@link
+ * LiveMetrics}). Exits 1 when a streamform answer differs from the oracle's, values included.
  *
  * <p>Usage: {@code Benchmarks [--quick] [--events N] [--direct-events N] [--repeats R]
- * [--partitions P] [--seed S] [--only name,name] [--object-reuse true] [--fixtures DIR] [--out DIR]}.
+ * [--partitions P] [--seed S] [--only name,name] [--object-reuse true] [--fixtures DIR] [--out
+ * DIR]}.
  */
 public final class Benchmarks {
   private static final int PARALLELISM = 2;
@@ -47,10 +47,13 @@ public final class Benchmarks {
     final List<Double> rates = new ArrayList<>();
     final List<Double> heaps = new ArrayList<>();
     Map<String, Long> counters = Map.of();
+
     /** {records read, live keys or windows} sampled from the pipeline in the last round. */
     List<long[]> live = List.of();
+
     /** What the oracle says it must count, for the cases checked against it. */
     Map<String, Long> expected;
+
     String state = "";
     boolean differs;
 
@@ -67,7 +70,9 @@ public final class Benchmarks {
 
     double median() {
       double[] s = rates.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-      return s.length == 0 ? 0 : s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+      return s.length == 0
+          ? 0
+          : s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
     }
 
     double peakHeap() {
@@ -83,15 +88,18 @@ public final class Benchmarks {
   /** The keys a check against the oracle compares, per kind of pipeline. */
   private static final List<String> CHANGELOG_CHECK =
       List.of("late_events_dropped", "outputs", "inserts", "values_digest");
+
   private static final List<String> WINDOWED_CHECK =
-      List.of("outputs", "window_revisions", "windows_finalized", "window_late_rows", "values_digest");
+      List.of(
+          "outputs", "window_revisions", "windows_finalized", "window_late_rows", "values_digest");
 
   public static void main(String[] args) throws Exception {
     Map<String, String> opt = options(args);
     boolean quick = opt.containsKey("quick");
     int events = Integer.parseInt(opt.getOrDefault("events", quick ? "100000" : "1000000"));
     int directEvents =
-        Math.min(events, Integer.parseInt(opt.getOrDefault("direct-events", quick ? "20000" : "50000")));
+        Math.min(
+            events, Integer.parseInt(opt.getOrDefault("direct-events", quick ? "20000" : "50000")));
     int repeats = Integer.parseInt(opt.getOrDefault("repeats", "3"));
     int partitions = Integer.parseInt(opt.getOrDefault("partitions", "2"));
     long seed = Long.parseLong(opt.getOrDefault("seed", "20260830"));
@@ -110,43 +118,109 @@ public final class Benchmarks {
     String p2 = "flink-p" + PARALLELISM;
 
     List<Case> cases = new ArrayList<>();
-    cases.add(new Case("streamform", "direct", capped,
-        () -> BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.direct(), capped, model))));
-    cases.add(new Case("plain-beam", "direct", capped,
-        () -> BeamPipelines.run(BeamPipelines.plainBeam(BeamPipelines.direct(), capped, schema))));
-    cases.add(new Case("streamform", p2, full,
-        () -> BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.flink(PARALLELISM), full, model))));
+    cases.add(
+        new Case(
+            "streamform",
+            "direct",
+            capped,
+            () ->
+                BeamPipelines.run(
+                    BeamPipelines.streamform(BeamPipelines.direct(), capped, model))));
+    cases.add(
+        new Case(
+            "plain-beam",
+            "direct",
+            capped,
+            () ->
+                BeamPipelines.run(
+                    BeamPipelines.plainBeam(BeamPipelines.direct(), capped, schema))));
+    cases.add(
+        new Case(
+            "streamform",
+            p2,
+            full,
+            () ->
+                BeamPipelines.run(
+                    BeamPipelines.streamform(BeamPipelines.flink(PARALLELISM), full, model))));
     // the lever of the runner profiles: Flink object reuse (no encode/decode copy between chained
     // operators), side by side with the same pipeline without it
-    cases.add(new Case("sf-reuse", p2, full,
-        () -> BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.flink(PARALLELISM, true), full, model))));
-    cases.add(new Case("streamform", "flink-p1", full,
-        () -> BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.flink(1), full, model))));
-    cases.add(new Case("plain-beam", p2, full,
-        () -> BeamPipelines.run(BeamPipelines.plainBeam(BeamPipelines.flink(PARALLELISM), full, schema))));
+    cases.add(
+        new Case(
+            "sf-reuse",
+            p2,
+            full,
+            () ->
+                BeamPipelines.run(
+                    BeamPipelines.streamform(
+                        BeamPipelines.flink(PARALLELISM, true), full, model))));
+    cases.add(
+        new Case(
+            "streamform",
+            "flink-p1",
+            full,
+            () ->
+                BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.flink(1), full, model))));
+    cases.add(
+        new Case(
+            "plain-beam",
+            p2,
+            full,
+            () ->
+                BeamPipelines.run(
+                    BeamPipelines.plainBeam(BeamPipelines.flink(PARALLELISM), full, schema))));
     cases.add(new Case("native-flink", p2, full, () -> NativeFlink.run(full, PARALLELISM)));
     cases.add(new Case("native-flink", "flink-p1", full, () -> NativeFlink.run(full, 1)));
-    cases.add(new Case("oracle", "jvm", full, () -> OracleLoop.counters(OracleLoop.run(full, model))));
-    cases.add(new Case("sf-hourly", p2, full,
-        () -> BeamPipelines.run(BeamPipelines.streamformWindowed(BeamPipelines.flink(PARALLELISM), full, hourly))));
-    cases.add(new Case("beam-windows", p2, full,
-        () -> BeamPipelines.run(BeamPipelines.beamWindowing(BeamPipelines.flink(PARALLELISM), full, schema))));
-    cases.add(new Case("flink-windows", p2, full, () -> NativeFlink.runWindowed(full, PARALLELISM)));
+    cases.add(
+        new Case("oracle", "jvm", full, () -> OracleLoop.counters(OracleLoop.run(full, model))));
+    cases.add(
+        new Case(
+            "sf-hourly",
+            p2,
+            full,
+            () ->
+                BeamPipelines.run(
+                    BeamPipelines.streamformWindowed(
+                        BeamPipelines.flink(PARALLELISM), full, hourly))));
+    cases.add(
+        new Case(
+            "beam-windows",
+            p2,
+            full,
+            () ->
+                BeamPipelines.run(
+                    BeamPipelines.beamWindowing(BeamPipelines.flink(PARALLELISM), full, schema))));
+    cases.add(
+        new Case("flink-windows", p2, full, () -> NativeFlink.runWindowed(full, PARALLELISM)));
     // The windowed oracle is not timed: it keeps every event of a window and is far slower than
     // the changelog oracle (~2-5k events/s here); it runs once, for the check below.
     if (only != null) {
-      cases.removeIf(c -> !only.contains(c.pipeline) && !only.contains(c.pipeline + "/" + c.runner));
+      cases.removeIf(
+          c -> !only.contains(c.pipeline) && !only.contains(c.pipeline + "/" + c.runner));
     }
 
-    System.out.printf(Locale.ROOT,
-        "workload: %,d events (direct runner: %,d), %,d keys, %d partitions, seed %d; %d warm-up + %d measured rounds; %s%n",
-        events, directEvents, Workload.KEYS, partitions, seed, 1, repeats, machine());
+    System.out.printf(
+        Locale.ROOT,
+        "workload: %,d events (direct runner: %,d), %,d keys, %d partitions, seed %d; %d warm-up +"
+            + " %d measured rounds; %s%n",
+        events,
+        directEvents,
+        Workload.KEYS,
+        partitions,
+        seed,
+        1,
+        repeats,
+        machine());
     for (int round = 0; round <= repeats; round++) {
       for (Case c : cases) {
         if (System.console() != null) {
           // progress on a terminal only (stays quiet when piped): what runs now, before its line
-          System.err.printf(Locale.ROOT, "\r%s %s on %s...%20s\r", round == 0 ? "warm-up" : "round " + round + "/" + repeats,
-              c.pipeline, c.runner, "");
+          System.err.printf(
+              Locale.ROOT,
+              "\r%s %s on %s...%20s\r",
+              round == 0 ? "warm-up" : "round " + round + "/" + repeats,
+              c.pipeline,
+              c.runner,
+              "");
           System.err.flush();
         }
         System.gc();
@@ -167,9 +241,18 @@ public final class Benchmarks {
         double seconds = (System.nanoTime() - start) / 1e9;
         double heap = peakHeapMb();
         c.counters = counters;
-        System.out.printf(Locale.ROOT, "  %s %-13s %-9s %,9d events %7.2f s %,10.0f ev/s heap %5.0f MB live %s %s%n",
-            round == 0 ? "warm-up " : "round " + round + " ", c.pipeline, c.runner, c.workload.events,
-            seconds, c.workload.events / seconds, heap, c.lastLive(), counters);
+        System.out.printf(
+            Locale.ROOT,
+            "  %s %-13s %-9s %,9d events %7.2f s %,10.0f ev/s heap %5.0f MB live %s %s%n",
+            round == 0 ? "warm-up " : "round " + round + " ",
+            c.pipeline,
+            c.runner,
+            c.workload.events,
+            seconds,
+            c.workload.events / seconds,
+            heap,
+            c.lastLive(),
+            counters);
         if (round > 0) {
           c.rates.add(c.workload.events / seconds);
           c.heaps.add(heap);
@@ -184,85 +267,153 @@ public final class Benchmarks {
     for (Case c : cases) {
       switch (c.pipeline) {
         case "sf-reuse":
-        case "streamform": {
-          FixtureOutcome o = oracle.computeIfAbsent(c.workload, w -> OracleLoop.run(w, model));
-          c.expected = OracleLoop.counters(o);
-          check(c, CHANGELOG_CHECK, "late, changelog values, inserts");
-          long[] logical = OracleLoop.liveKeys(c.workload, o);
-          c.state += "; oracle's live keys after the last event " + logical[0];
-          break;
-        }
+        case "streamform":
+          {
+            FixtureOutcome o = oracle.computeIfAbsent(c.workload, w -> OracleLoop.run(w, model));
+            c.expected = OracleLoop.counters(o);
+            check(c, CHANGELOG_CHECK, "late, changelog values, inserts");
+            long[] logical = OracleLoop.liveKeys(c.workload, o);
+            c.state += "; oracle's live keys after the last event " + logical[0];
+            break;
+          }
         case "sf-hourly":
           if (windowedExpected == null) {
             long start = System.nanoTime();
             windowedExpected = OracleLoop.windowedCounters(OracleLoop.runWindowed(full, hourly));
-            System.out.printf(Locale.ROOT, "windowed oracle over %,d events: %.1f s%n", full.events,
+            System.out.printf(
+                Locale.ROOT,
+                "windowed oracle over %,d events: %.1f s%n",
+                full.events,
                 (System.nanoTime() - start) / 1e9);
           }
           c.expected = windowedExpected;
           check(c, WINDOWED_CHECK, "records' values, finals, too-late rows");
           break;
         case "oracle":
-          logicalFull = OracleLoop.liveKeys(full, oracle.computeIfAbsent(full, w -> OracleLoop.run(w, model)));
-          c.state = "logical: " + logicalFull[0] + " keys live with retention, " + logicalFull[1] + " without";
+          logicalFull =
+              OracleLoop.liveKeys(
+                  full, oracle.computeIfAbsent(full, w -> OracleLoop.run(w, model)));
+          c.state =
+              "logical: "
+                  + logicalFull[0]
+                  + " keys live with retention, "
+                  + logicalFull[1]
+                  + " without";
           break;
         case "plain-beam":
           c.state = "no retention: a combine accumulator per key, forever";
           break;
-        case "native-flink": {
-          FixtureOutcome o = oracle.computeIfAbsent(full, w -> OracleLoop.run(w, model));
-          c.state = "its own watermark: late " + c.counters.get("late_events_dropped") + " vs oracle " + o.late.size();
-          break;
-        }
+        case "native-flink":
+          {
+            FixtureOutcome o = oracle.computeIfAbsent(full, w -> OracleLoop.run(w, model));
+            c.state =
+                "its own watermark: late "
+                    + c.counters.get("late_events_dropped")
+                    + " vs oracle "
+                    + o.late.size();
+            break;
+          }
         case "beam-windows":
           c.state = "runner watermark: " + c.counters.get("late_panes") + " late panes";
           break;
         case "flink-windows":
-          c.state = "its own watermark: late " + c.counters.get("late_events_dropped") + ", late firings "
-              + c.counters.get("late_firings");
+          c.state =
+              "its own watermark: late "
+                  + c.counters.get("late_events_dropped")
+                  + ", late firings "
+                  + c.counters.get("late_firings");
           break;
         default:
       }
     }
 
     StringBuilder table = new StringBuilder();
-    table.append(String.format(Locale.ROOT, "| %-13s | %-8s | %9s | %10s | %-15s | %7s | %10s | %11s | %s |%n",
-        "pipeline", "runner", "events", "events/s", "ratios", "heap MB", "live state", "state B/key", "notes"));
+    table.append(
+        String.format(
+            Locale.ROOT,
+            "| %-13s | %-8s | %9s | %10s | %-15s | %7s | %10s | %11s | %s |%n",
+            "pipeline",
+            "runner",
+            "events",
+            "events/s",
+            "ratios",
+            "heap MB",
+            "live state",
+            "state B/key",
+            "notes"));
     table.append("|---|---|--:|--:|---|--:|--:|--:|---|\n");
     StringBuilder json = new StringBuilder("[\n");
     for (Case c : cases) {
       double m = c.median();
       String ratios = ratios(c, cases);
       Long bytes = c.counters.get("state_bytes_per_key");
-      table.append(String.format(Locale.ROOT, "| %-13s | %-8s | %,9d | %,10.0f | %-15s | %7.0f | %10s | %11s | %s |%n",
-          c.pipeline, c.runner, c.workload.events, m, ratios, c.peakHeap(),
-          c.lastLive() == null ? "-" : String.format(Locale.ROOT, "%,d", c.lastLive()),
-          bytes == null ? "-" : bytes.toString(), c.state));
+      table.append(
+          String.format(
+              Locale.ROOT,
+              "| %-13s | %-8s | %,9d | %,10.0f | %-15s | %7.0f | %10s | %11s | %s |%n",
+              c.pipeline,
+              c.runner,
+              c.workload.events,
+              m,
+              ratios,
+              c.peakHeap(),
+              c.lastLive() == null ? "-" : String.format(Locale.ROOT, "%,d", c.lastLive()),
+              bytes == null ? "-" : bytes.toString(),
+              c.state));
       StringBuilder live = new StringBuilder("[");
       for (long[] s : c.live) {
-        live.append(live.length() > 1 ? ", " : "").append('[').append(s[0]).append(", ").append(s[1]).append(']');
+        live.append(live.length() > 1 ? ", " : "")
+            .append('[')
+            .append(s[0])
+            .append(", ")
+            .append(s[1])
+            .append(']');
       }
-      json.append(String.format(Locale.ROOT,
-          "  {\"pipeline\": \"%s\", \"runner\": \"%s\", \"events\": %d, \"events_per_s\": %.1f, \"peak_heap_mb\": %.1f, "
-              + "\"runs_events_per_s\": %s, \"ratios\": \"%s\", \"live_state_last\": %s, \"state_bytes_per_key\": %s, "
-              + "\"matches_oracle\": %s, \"counters\": %s, \"expected\": %s, \"live_over_events\": %s},%n",
-          c.pipeline, c.runner, c.workload.events, m, c.peakHeap(), c.rates.toString(), ratios,
-          c.lastLive() == null ? "null" : c.lastLive(), bytes == null ? "null" : bytes,
-          c.expected == null ? "null" : String.valueOf(!c.differs), jsonMap(c.counters),
-          c.expected == null ? "null" : jsonMap(c.expected), live.append(']')));
+      json.append(
+          String.format(
+              Locale.ROOT,
+              "  {\"pipeline\": \"%s\", \"runner\": \"%s\", \"events\": %d, \"events_per_s\": %.1f,"
+                  + " \"peak_heap_mb\": %.1f, \"runs_events_per_s\": %s, \"ratios\": \"%s\","
+                  + " \"live_state_last\": %s, \"state_bytes_per_key\": %s, \"matches_oracle\": %s,"
+                  + " \"counters\": %s, \"expected\": %s, \"live_over_events\": %s},%n",
+              c.pipeline,
+              c.runner,
+              c.workload.events,
+              m,
+              c.peakHeap(),
+              c.rates.toString(),
+              ratios,
+              c.lastLive() == null ? "null" : c.lastLive(),
+              bytes == null ? "null" : bytes,
+              c.expected == null ? "null" : String.valueOf(!c.differs),
+              jsonMap(c.counters),
+              c.expected == null ? "null" : jsonMap(c.expected),
+              live.append(']')));
     }
 
     if (opt.containsKey("fixtures")) {
       Path fixtures = Path.of(opt.get("fixtures"));
       double[] warm = fixtureSuiteTwice(fixtures);
-      System.out.printf(Locale.ROOT,
-          "%nstreamform test %s in this JVM: first suite %.2f s, second suite %.2f s, %d fixtures: %.2f s per fixture warm%n",
-          fixtures, warm[0], warm[1], (int) warm[2], warm[1] / warm[2]);
-      json.append(String.format(Locale.ROOT,
-          "  {\"pipeline\": \"fixture-suite-warm\", \"runner\": \"direct\", \"events\": 0, \"events_per_s\": null, "
-              + "\"peak_heap_mb\": null, \"fixtures\": %d, \"first_suite_s\": %.3f, \"second_suite_s\": %.3f, "
-              + "\"per_fixture_warm_s\": %.3f},%n",
-          (int) warm[2], warm[0], warm[1], warm[1] / warm[2]));
+      System.out.printf(
+          Locale.ROOT,
+          "%nstreamform test %s in this JVM: first suite %.2f s, second suite %.2f s, %d fixtures:"
+              + " %.2f s per fixture warm%n",
+          fixtures,
+          warm[0],
+          warm[1],
+          (int) warm[2],
+          warm[1] / warm[2]);
+      json.append(
+          String.format(
+              Locale.ROOT,
+              "  {\"pipeline\": \"fixture-suite-warm\", \"runner\": \"direct\", \"events\": 0,"
+                  + " \"events_per_s\": null, \"peak_heap_mb\": null, \"fixtures\": %d,"
+                  + " \"first_suite_s\": %.3f, \"second_suite_s\": %.3f, \"per_fixture_warm_s\":"
+                  + " %.3f},%n",
+              (int) warm[2],
+              warm[0],
+              warm[1],
+              warm[1] / warm[2]));
     }
     String results = json.substring(0, json.length() - 2) + "\n]\n";
     System.out.printf("%n%s, %s%n%n%s", LocalDate.now(), machine(), table);
@@ -274,8 +425,13 @@ public final class Benchmarks {
     for (Case c : cases) {
       bars.add(new Charts.Bar(c.label(), c.median()));
       if (!c.live.isEmpty()) {
-        lines.add(new Charts.Line(c.label() + (c.pipeline.contains("window") || c.pipeline.contains("hourly")
-            ? " (live windows)" : " (live keys)"), c.live));
+        lines.add(
+            new Charts.Line(
+                c.label()
+                    + (c.pipeline.contains("window") || c.pipeline.contains("hourly")
+                        ? " (live windows)"
+                        : " (live keys)"),
+                c.live));
       }
     }
     Path chart = out.resolve("benchmarks.png");
@@ -284,12 +440,15 @@ public final class Benchmarks {
     List<String> wrong = new ArrayList<>();
     cases.stream().filter(c -> c.differs).forEach(c -> wrong.add(c.label() + ": " + c.state));
     if (!wrong.isEmpty()) {
-      System.err.println("\nbenchmarks: an answer differs from the oracle's:\n  " + String.join("\n  ", wrong));
+      System.err.println(
+          "\nbenchmarks: an answer differs from the oracle's:\n  " + String.join("\n  ", wrong));
       System.exit(1);
     }
   }
 
-  /** Compares {@code keys} of the case's counters with the oracle's; marks the case if one differs. */
+  /**
+   * Compares {@code keys} of the case's counters with the oracle's; marks the case if one differs.
+   */
   private static void check(Case c, List<String> keys, String what) {
     List<String> diffs = new ArrayList<>();
     for (String k : keys) {
@@ -298,14 +457,16 @@ public final class Benchmarks {
       }
     }
     c.differs = !diffs.isEmpty();
-    c.state = c.differs ? "DIFFERS from oracle: " + String.join(", ", diffs) : "= oracle (" + what + ")";
+    c.state =
+        c.differs ? "DIFFERS from oracle: " + String.join(", ", diffs) : "= oracle (" + what + ")";
   }
 
   /** The ratios each target of issue 17 names, for the case's row. */
   private static String ratios(Case c, List<Case> cases) {
     double m = c.median();
     List<String> r = new ArrayList<>();
-    if ((c.pipeline.equals("streamform") || c.pipeline.equals("sf-reuse")) && !c.runner.equals("flink-p1")) {
+    if ((c.pipeline.equals("streamform") || c.pipeline.equals("sf-reuse"))
+        && !c.runner.equals("flink-p1")) {
       Double plain = medianOf(cases, "plain-beam", c.runner);
       if (plain != null) {
         r.add(String.format(Locale.ROOT, "%.2f plain", m / plain));
@@ -336,12 +497,16 @@ public final class Benchmarks {
     return r.isEmpty() ? "-" : String.join(", ", r);
   }
 
-  /** Runs the fixture suite at {@code path} twice on the DirectRunner; {first s, second s, fixtures}. */
+  /**
+   * Runs the fixture suite at {@code path} twice on the DirectRunner; {first s, second s,
+   * fixtures}.
+   */
   private static double[] fixtureSuiteTwice(Path path) throws Exception {
     double[] times = new double[3];
     for (int i = 0; i < 2; i++) {
       StringWriter text = new StringWriter();
-      FixtureSuite suite = new FixtureSuite(FixtureRunner.on(RunnerChoice.direct()), new PrintWriter(text));
+      FixtureSuite suite =
+          new FixtureSuite(FixtureRunner.on(RunnerChoice.direct()), new PrintWriter(text));
       long start = System.nanoTime();
       boolean passed = suite.run(path);
       times[i] = (System.nanoTime() - start) / 1e9;
@@ -354,13 +519,18 @@ public final class Benchmarks {
   }
 
   private static Double medianOf(List<Case> cases, String pipeline, String runner) {
-    return cases.stream().filter(c -> c.pipeline.equals(pipeline) && c.runner.equals(runner))
-        .map(Case::median).findFirst().orElse(null);
+    return cases.stream()
+        .filter(c -> c.pipeline.equals(pipeline) && c.runner.equals(runner))
+        .map(Case::median)
+        .findFirst()
+        .orElse(null);
   }
 
   private static String jsonMap(Map<String, Long> m) {
     StringBuilder b = new StringBuilder("{");
-    m.forEach((k, v) -> b.append(b.length() > 1 ? ", " : "").append('"').append(k).append("\": ").append(v));
+    m.forEach(
+        (k, v) ->
+            b.append(b.length() > 1 ? ", " : "").append('"').append(k).append("\": ").append(v));
     return b.append('}').toString();
   }
 
@@ -384,10 +554,16 @@ public final class Benchmarks {
   }
 
   private static String machine() {
-    return Runtime.getRuntime().availableProcessors() + " cores, max heap "
-        + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MB, load average "
-        + String.format(Locale.ROOT, "%.1f", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage())
-        + " at the end, Java " + System.getProperty("java.version");
+    return Runtime.getRuntime().availableProcessors()
+        + " cores, max heap "
+        + Runtime.getRuntime().maxMemory() / (1024 * 1024)
+        + " MB, load average "
+        + String.format(
+            Locale.ROOT,
+            "%.1f",
+            ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage())
+        + " at the end, Java "
+        + System.getProperty("java.version");
   }
 
   private static Map<String, String> options(String[] args) {

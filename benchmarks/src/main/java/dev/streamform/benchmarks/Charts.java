@@ -26,9 +26,9 @@ import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
 /**
- * The benchmark's chart (JFreeChart, one PNG): throughput per pipeline and runner on the left,
- * live state over events read on the right — the {@code keys_live}/{@code windows_live} counters
- * the pipelines themselves report, sampled while they run ({@link LiveMetrics}).
+ * The benchmark's chart (JFreeChart, one PNG): throughput per pipeline and runner on the left, live
+ * state over events read on the right — the {@code keys_live}/{@code windows_live} counters the
+ * pipelines themselves report, sampled while they run ({@link LiveMetrics}).
  */
 final class Charts {
   private Charts() {}
@@ -39,13 +39,22 @@ final class Charts {
   /** One line: {records read, live keys or windows} samples of a case. */
   record Line(String label, List<long[]> samples) {}
 
-  static void write(Path png, List<Bar> bars, List<Line> lines, String subtitle) throws IOException {
+  static void write(Path png, List<Bar> bars, List<Line> lines, String subtitle)
+      throws IOException {
     DefaultCategoryDataset rates = new DefaultCategoryDataset();
     for (Bar b : bars) {
       rates.addValue(b.eventsPerSecond(), "events/s (median)", b.label());
     }
-    JFreeChart throughput = ChartFactory.createBarChart(
-        "Throughput per pipeline and runner", null, "events/s", rates, PlotOrientation.VERTICAL, false, false, false);
+    JFreeChart throughput =
+        ChartFactory.createBarChart(
+            "Throughput per pipeline and runner",
+            null,
+            "events/s",
+            rates,
+            PlotOrientation.VERTICAL,
+            false,
+            false,
+            false);
     CategoryPlot cp = throughput.getCategoryPlot();
     cp.getDomainAxis().setCategoryLabelPositions(CategoryLabelPositions.UP_45);
     cp.getDomainAxis().setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
@@ -63,9 +72,16 @@ final class Charts {
       }
       state.addSeries(s);
     }
-    JFreeChart live = ChartFactory.createXYLineChart(
-        "Live state over events read (measured in the pipeline)", "events read", "live keys / windows", state,
-        PlotOrientation.VERTICAL, true, false, false);
+    JFreeChart live =
+        ChartFactory.createXYLineChart(
+            "Live state over events read (measured in the pipeline)",
+            "events read",
+            "live keys / windows",
+            state,
+            PlotOrientation.VERTICAL,
+            true,
+            false,
+            false);
     XYPlot xp = live.getXYPlot();
     XYLineAndShapeRenderer r = new XYLineAndShapeRenderer(true, false);
     for (int i = 0; i < state.getSeriesCount(); i++) {

@@ -43,8 +43,10 @@ public final class FixtureSpeed {
    * The runner {@code streamform test} uses: the DirectRunner with its immutability and
    * encodability checks off (as the CLI's {@code TestCommand} sets them without --runner-checks).
    */
-  static final RunnerChoice AS_STREAMFORM_TEST = RunnerChoice.direct().withDefaultBeamOptions(
-      Map.of("enforceImmutability", "false", "enforceEncodability", "false"));
+  static final RunnerChoice AS_STREAMFORM_TEST =
+      RunnerChoice.direct()
+          .withDefaultBeamOptions(
+              Map.of("enforceImmutability", "false", "enforceEncodability", "false"));
 
   private FixtureSpeed() {}
 
@@ -63,8 +65,13 @@ public final class FixtureSpeed {
     Path fixtures = Path.of(opt.getOrDefault("fixtures", "test-streams/fixtures/time"));
     Path project = out.resolve("fixture-" + events);
     writeLargeProject(Path.of("benchmarks/project"), project, events, keys, seed);
-    System.out.printf(Locale.ROOT, "wrote %s (%,d events over %d keys, %,d bytes of fixture YAML)%n",
-        project, events, keys, Files.size(project.resolve("fixtures/large.yml")));
+    System.out.printf(
+        Locale.ROOT,
+        "wrote %s (%,d events over %d keys, %,d bytes of fixture YAML)%n",
+        project,
+        events,
+        keys,
+        Files.size(project.resolve("fixtures/large.yml")));
     if (opt.containsKey("write-only")) {
       return;
     }
@@ -75,11 +82,17 @@ public final class FixtureSpeed {
       double[] s = suite(project);
       large.add(s[0]);
       largeCpu.add(s[2]);
-      System.out.printf(Locale.ROOT, "  %,d-event fixture, run %d in this JVM: %.2f s wall, %.2f s CPU%n",
-          events, run, s[0], s[2]);
+      System.out.printf(
+          Locale.ROOT,
+          "  %,d-event fixture, run %d in this JVM: %.2f s wall, %.2f s CPU%n",
+          events,
+          run,
+          s[0],
+          s[2]);
     }
     double warmLarge = median(large.subList(Math.min(2, large.size() - 1), large.size()));
-    double warmLargeCpu = median(largeCpu.subList(Math.min(2, largeCpu.size() - 1), largeCpu.size()));
+    double warmLargeCpu =
+        median(largeCpu.subList(Math.min(2, largeCpu.size() - 1), largeCpu.size()));
     double[] first = suite(fixtures);
     double[] second = suite(fixtures);
     // what one more fixture costs: the whole suite against a suite of one of its projects, warm,
@@ -96,30 +109,63 @@ public final class FixtureSpeed {
       oneCount = o[1];
     }
     double perExtra = (median(wholes) - median(ones)) / (second[1] - oneCount);
-    System.out.printf(Locale.ROOT,
-        "%n%,d-event fixture: first run %.2f s, warm (median of runs 3-%d) %.2f s wall, %.2f s CPU%n"
-            + "streamform test %s: first suite %.2f s, second %.2f s (%.2f s CPU), %d fixtures: "
-            + "%.3f s per fixture warm%n"
-            + "one more fixture, warm: %.3f s (suite of %d fixtures %s s, of %d %s s: median difference"
-            + " over the %d fixtures more)%n",
-        events, large.get(0), runs, warmLarge, warmLargeCpu, fixtures, first[0], second[0], second[2],
-        (int) second[1], second[0] / second[1], perExtra, (int) second[1], rounded(wholes),
-        (int) oneCount, rounded(ones), (int) (second[1] - oneCount));
-    System.out.printf(Locale.ROOT, "(%d processors, load average %.1f at the end)%n",
+    System.out.printf(
+        Locale.ROOT,
+        "%n%,d-event fixture: first run %.2f s, warm (median of runs 3-%d) %.2f s wall, %.2f s"
+            + " CPU%nstreamform test %s: first suite %.2f s, second %.2f s (%.2f s CPU), %d"
+            + " fixtures: %.3f s per fixture warm%none more fixture, warm: %.3f s (suite of %d"
+            + " fixtures %s s, of %d %s s: median difference over the %d fixtures more)%n",
+        events,
+        large.get(0),
+        runs,
+        warmLarge,
+        warmLargeCpu,
+        fixtures,
+        first[0],
+        second[0],
+        second[2],
+        (int) second[1],
+        second[0] / second[1],
+        perExtra,
+        (int) second[1],
+        rounded(wholes),
+        (int) oneCount,
+        rounded(ones),
+        (int) (second[1] - oneCount));
+    System.out.printf(
+        Locale.ROOT,
+        "(%d processors, load average %.1f at the end)%n",
         Runtime.getRuntime().availableProcessors(),
         java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-    json.append(String.format(Locale.ROOT,
-        "  {\"pipeline\": \"fixture-large\", \"runner\": \"direct\", \"events\": %d, \"keys\": %d, "
-            + "\"runs_s\": %s, \"runs_cpu_s\": %s, \"first_s\": %.3f, \"warm_s\": %.3f, "
-            + "\"warm_cpu_s\": %.3f},%n",
-        events, keys, large, largeCpu, large.get(0), warmLarge, warmLargeCpu));
-    json.append(String.format(Locale.ROOT,
-        "  {\"pipeline\": \"fixture-seed-suite\", \"runner\": \"direct\", \"fixtures\": %d, "
-            + "\"first_suite_s\": %.3f, \"second_suite_s\": %.3f, \"second_suite_cpu_s\": %.3f, "
-            + "\"per_fixture_warm_s\": %.3f, \"one_more_fixture_warm_s\": %.3f, \"suite_s\": %s, "
-            + "\"one_project_s\": %s, \"one_project_fixtures\": %d}%n]%n",
-        (int) second[1], first[0], second[0], second[2], second[0] / second[1], perExtra,
-        rounded(wholes), rounded(ones), (int) oneCount));
+    json.append(
+        String.format(
+            Locale.ROOT,
+            "  {\"pipeline\": \"fixture-large\", \"runner\": \"direct\", \"events\": %d, \"keys\":"
+                + " %d, \"runs_s\": %s, \"runs_cpu_s\": %s, \"first_s\": %.3f, \"warm_s\": %.3f,"
+                + " \"warm_cpu_s\": %.3f},%n",
+            events,
+            keys,
+            large,
+            largeCpu,
+            large.get(0),
+            warmLarge,
+            warmLargeCpu));
+    json.append(
+        String.format(
+            Locale.ROOT,
+            "  {\"pipeline\": \"fixture-seed-suite\", \"runner\": \"direct\", \"fixtures\": %d,"
+                + " \"first_suite_s\": %.3f, \"second_suite_s\": %.3f, \"second_suite_cpu_s\":"
+                + " %.3f, \"per_fixture_warm_s\": %.3f, \"one_more_fixture_warm_s\": %.3f,"
+                + " \"suite_s\": %s, \"one_project_s\": %s, \"one_project_fixtures\": %d}%n]%n",
+            (int) second[1],
+            first[0],
+            second[0],
+            second[2],
+            second[0] / second[1],
+            perExtra,
+            rounded(wholes),
+            rounded(ones),
+            (int) oneCount));
     Files.createDirectories(out);
     Files.writeString(out.resolve("fixture-speed.json"), json);
     System.out.println("wrote " + out.resolve("fixture-speed.json"));
@@ -128,7 +174,8 @@ public final class FixtureSpeed {
   /** Runs the fixtures at {@code path} as {@code streamform test} does; {seconds, fixtures}. */
   static double[] suite(Path path) throws IOException {
     StringWriter text = new StringWriter();
-    FixtureSuite suite = new FixtureSuite(FixtureRunner.on(AS_STREAMFORM_TEST), new PrintWriter(text));
+    FixtureSuite suite =
+        new FixtureSuite(FixtureRunner.on(AS_STREAMFORM_TEST), new PrintWriter(text));
     long cpu = cpuNanos();
     long start = System.nanoTime();
     boolean passed = suite.run(path);
@@ -141,8 +188,8 @@ public final class FixtureSpeed {
   }
 
   /**
-   * CPU time of this whole JVM (every thread, JIT and GC too): on a machine shared with other
-   * work, wall clock grows with the load and CPU time much less, so both are reported.
+   * CPU time of this whole JVM (every thread, JIT and GC too): on a machine shared with other work,
+   * wall clock grows with the load and CPU time much less, so both are reported.
    */
   static long cpuNanos() {
     java.lang.management.OperatingSystemMXBean os =
@@ -155,11 +202,10 @@ public final class FixtureSpeed {
   /**
    * Writes a project at {@code target}: {@code template}'s {@code sources.yml}, {@code
    * streamform.yml} and every model's query (the fixture is the benchmark's customer_metrics, with
-   * retention), and {@code
-   * fixtures/large.yml} of {@code events} orders over {@code keys} customers — one a second, 70%
-   * in order, 29% up to 4 minutes behind (inside the 5m watermark), 1% 6 to 60 minutes behind
-   * (late) — with every changelog row and late event the {@link Oracle} gives for them. A pure
-   * function of its arguments.
+   * retention), and {@code fixtures/large.yml} of {@code events} orders over {@code keys} customers
+   * — one a second, 70% in order, 29% up to 4 minutes behind (inside the 5m watermark), 1% 6 to 60
+   * minutes behind (late) — with every changelog row and late event the {@link Oracle} gives for
+   * them. A pure function of its arguments.
    */
   public static void writeLargeProject(Path template, Path target, int events, int keys, long seed)
       throws Exception {
@@ -169,11 +215,15 @@ public final class FixtureSpeed {
     // needs each one's query (a model added to the benchmarks must not break this fixture)
     List<String> files = new java.util.ArrayList<>(List.of("sources.yml", "streamform.yml"));
     try (java.util.stream.Stream<Path> models = Files.list(template.resolve("models"))) {
-      models.filter(m -> m.getFileName().toString().endsWith(".sql")).sorted()
+      models
+          .filter(m -> m.getFileName().toString().endsWith(".sql"))
+          .sorted()
           .forEach(m -> files.add("models/" + m.getFileName()));
     }
     for (String file : files) {
-      Files.copy(template.resolve(file), target.resolve(file),
+      Files.copy(
+          template.resolve(file),
+          target.resolve(file),
           java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
     DeclaredModel model = DeclaredModel.of(Project.load(target), "customer_metrics");
@@ -181,9 +231,8 @@ public final class FixtureSpeed {
     SplittableRandom random = new SplittableRandom(seed);
     for (int i = 0; i < events; i++) {
       double r = random.nextDouble();
-      long delay = r < 0.70 ? 0
-          : r < 0.99 ? random.nextLong(240_000)
-          : 360_000 + random.nextLong(3_240_000);
+      long delay =
+          r < 0.70 ? 0 : r < 0.99 ? random.nextLong(240_000) : 360_000 + random.nextLong(3_240_000);
       Map<String, Object> values = new LinkedHashMap<>();
       values.put("customer_id", (long) (1 + random.nextInt(keys)));
       values.put("amount", BigDecimal.valueOf(100 + random.nextInt(49_900), 2));
@@ -192,9 +241,18 @@ public final class FixtureSpeed {
     }
     Fixture fixture = items.build();
     FixtureOutcome expected = Oracle.of(model).run(fixture);
-    String yaml = FixtureYaml.render(fixture, expected, List.of(
-        "Generated by dev.streamform.benchmarks.FixtureSpeed (--events " + events + " --keys " + keys
-            + " --seed " + seed + "): do not edit; expect: and late: are the oracle's answer."));
+    String yaml =
+        FixtureYaml.render(
+            fixture,
+            expected,
+            List.of(
+                "Generated by dev.streamform.benchmarks.FixtureSpeed (--events "
+                    + events
+                    + " --keys "
+                    + keys
+                    + " --seed "
+                    + seed
+                    + "): do not edit; expect: and late: are the oracle's answer."));
     Files.writeString(target.resolve("fixtures/large.yml"), yaml);
   }
 

@@ -18,13 +18,13 @@ import org.apache.flink.metrics.reporter.MetricReporterFactory;
 
 /**
  * Live state, read from the running pipeline: a Flink {@link MetricReporter} registered in the
- * embedded cluster (through a {@code flink-conf.yaml} the Beam runner's {@code flinkConfDir}
- * points at, and the native job's configuration) keeps every counter named {@code ...keys_live}
- * or {@code ...windows_live} — Beam's {@code streamform} counters as the Flink runner forwards them
- * at each bundle's end, or the native job's own — and a sampler thread sums them over subtasks
- * every {@value #SAMPLE_MILLIS} ms together with {@link WorkloadSource#READ}, the records read so
- * far. So "state after N events" is what the pipeline itself counted, not what the oracle says it
- * should hold.
+ * embedded cluster (through a {@code flink-conf.yaml} the Beam runner's {@code flinkConfDir} points
+ * at, and the native job's configuration) keeps every counter named {@code ...keys_live} or {@code
+ * ...windows_live} — Beam's {@code streamform} counters as the Flink runner forwards them at each
+ * bundle's end, or the native job's own — and a sampler thread sums them over subtasks every
+ * {@value #SAMPLE_MILLIS} ms together with {@link WorkloadSource#READ}, the records read so far. So
+ * "state after N events" is what the pipeline itself counted, not what the oracle says it should
+ * hold.
  */
 final class LiveMetrics {
   static final long SAMPLE_MILLIS = 50;
@@ -74,23 +74,26 @@ final class LiveMetrics {
 
     Sampler() {
       reset();
-      thread = new Thread(() -> {
-        long lastRead = -1;
-        while (running) {
-          long read = WorkloadSource.READ.get();
-          if (read != lastRead) {
-            synchronized (samples) {
-              samples.add(new long[] {read, liveNow()});
-            }
-            lastRead = read;
-          }
-          try {
-            Thread.sleep(SAMPLE_MILLIS);
-          } catch (InterruptedException e) {
-            return;
-          }
-        }
-      }, "live-state-sampler");
+      thread =
+          new Thread(
+              () -> {
+                long lastRead = -1;
+                while (running) {
+                  long read = WorkloadSource.READ.get();
+                  if (read != lastRead) {
+                    synchronized (samples) {
+                      samples.add(new long[] {read, liveNow()});
+                    }
+                    lastRead = read;
+                  }
+                  try {
+                    Thread.sleep(SAMPLE_MILLIS);
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                }
+              },
+              "live-state-sampler");
       thread.setDaemon(true);
       thread.start();
     }
@@ -125,8 +128,11 @@ final class LiveMetrics {
 
     @Override
     public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
-      if (metric instanceof Counter && (name.endsWith("keys_live") || name.endsWith("windows_live"))) {
-        LIVE.put(group.getMetricIdentifier(name) + "@" + System.identityHashCode(metric), (Counter) metric);
+      if (metric instanceof Counter
+          && (name.endsWith("keys_live") || name.endsWith("windows_live"))) {
+        LIVE.put(
+            group.getMetricIdentifier(name) + "@" + System.identityHashCode(metric),
+            (Counter) metric);
       }
     }
 

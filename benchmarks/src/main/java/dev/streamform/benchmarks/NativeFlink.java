@@ -7,12 +7,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.accumulators.LongCounter;
-import org.apache.flink.api.common.functions.AggregateFunction;
-import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
-import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
-import org.apache.flink.streaming.api.windowing.time.Time;
-import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.configuration.Configuration;
@@ -21,16 +17,20 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.streaming.api.functions.source.RichParallelSourceFunction;
+import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.time.Time;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
  * {@code native-flink}: the customer_metrics changelog written the way a Flink user writes it — a
- * parallel source reading its partitions in order, {@code WatermarkStrategy.forBoundedOutOfOrderness(5m)}
- * per source subtask, {@code keyBy(customer_id)}, and a {@link KeyedProcessFunction} with two
- * {@code ValueState}s (sum, latest event time), late events to a side output, and an event-time
- * timer per key at {@code latest + retention} that clears its state. Local MiniCluster at the
- * given parallelism, heap state backend (the default).
+ * parallel source reading its partitions in order, {@code
+ * WatermarkStrategy.forBoundedOutOfOrderness(5m)} per source subtask, {@code keyBy(customer_id)},
+ * and a {@link KeyedProcessFunction} with two {@code ValueState}s (sum, latest event time), late
+ * events to a side output, and an event-time timer per key at {@code latest + retention} that
+ * clears its state. Local MiniCluster at the given parallelism, heap state backend (the default).
  *
  * <p>It is not the same contract: Flink's watermark is periodic (every 200 ms of processing time)
  * and the minimum over the operator's inputs, so what is late, and when a key expires, depends on
@@ -96,9 +96,9 @@ final class NativeFlink {
   /**
    * {@code native-flink} windowed: the hourly sums as a Flink user writes them — {@code
    * keyBy(customer_id).window(TumblingEventTimeWindows.of(1h)).allowedLateness(30m)
-   * .sideOutputLateData(late)}, an incremental sum and a window function that counts firings
-   * (the default trigger fires at the watermark and again for every late element within the
-   * lateness). Live windows: +1 at a window's first firing, -1 when Flink purges it ({@code clear}).
+   * .sideOutputLateData(late)}, an incremental sum and a window function that counts firings (the
+   * default trigger fires at the watermark and again for every late element within the lateness).
+   * Live windows: +1 at a window's first firing, -1 when Flink purges it ({@code clear}).
    */
   static Map<String, Long> runWindowed(Workload w, int parallelism) throws Exception {
     StreamExecutionEnvironment env =
@@ -116,9 +116,7 @@ final class NativeFlink {
             .sideOutputLateData(late)
             .aggregate(new SumAmount(), new CountFirings());
     sums.sinkTo(new DiscardingSink<>());
-    sums.getSideOutput(late)
-        .map(new CountLate())
-        .sinkTo(new DiscardingSink<>());
+    sums.getSideOutput(late).map(new CountLate()).sinkTo(new DiscardingSink<>());
     return counters(env.execute("native-flink hourly_revenue"));
   }
 
@@ -146,11 +144,13 @@ final class NativeFlink {
   }
 
   /** Counts firings (outputs, first and late) and live windows. */
-  static final class CountFirings extends ProcessWindowFunction<BigDecimal, BigDecimal, Long, TimeWindow> {
+  static final class CountFirings
+      extends ProcessWindowFunction<BigDecimal, BigDecimal, Long, TimeWindow> {
     private final LongCounter outputs = new LongCounter();
     private final LongCounter lateFirings = new LongCounter();
     private transient org.apache.flink.metrics.Counter live;
-    private static final ValueStateDescriptor<Boolean> FIRED = new ValueStateDescriptor<>("fired", Boolean.class);
+    private static final ValueStateDescriptor<Boolean> FIRED =
+        new ValueStateDescriptor<>("fired", Boolean.class);
 
     @Override
     public void open(Configuration parameters) {
@@ -184,7 +184,8 @@ final class NativeFlink {
   }
 
   /** Counts the late side output. */
-  static final class CountLate extends org.apache.flink.api.common.functions.RichMapFunction<Order, Order> {
+  static final class CountLate
+      extends org.apache.flink.api.common.functions.RichMapFunction<Order, Order> {
     private final LongCounter late = new LongCounter();
 
     @Override
@@ -324,8 +325,10 @@ final class NativeFlink {
         // as streamform's StateBytes: the key and its state cells, serialized as the heap
         // backend's checkpoint writes them (key, sum, latest; the timer not counted)
         bytes.clear();
-        org.apache.flink.api.common.typeutils.base.LongSerializer.INSTANCE.serialize(o.customerId, bytes);
-        org.apache.flink.api.common.typeutils.base.BigDecSerializer.INSTANCE.serialize(c.totalSpend, bytes);
+        org.apache.flink.api.common.typeutils.base.LongSerializer.INSTANCE.serialize(
+            o.customerId, bytes);
+        org.apache.flink.api.common.typeutils.base.BigDecSerializer.INSTANCE.serialize(
+            c.totalSpend, bytes);
         org.apache.flink.api.common.typeutils.base.LongSerializer.INSTANCE.serialize(now, bytes);
         stateBytesSum.add(bytes.length());
         stateBytesSamples.add(1);

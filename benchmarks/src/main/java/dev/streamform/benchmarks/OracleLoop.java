@@ -1,8 +1,8 @@
 package dev.streamform.benchmarks;
 
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
-import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.oracle.Oracle;
 import dev.streamform.teststreams.oracle.WindowedOracle;
 import dev.streamform.teststreams.oracle.WindowedOutcome;
@@ -41,8 +41,13 @@ final class OracleLoop {
     c.put("window_late_rows", (long) outcome.lateEventsDropped());
     long digest = 0;
     for (WindowedOutcome.Row r : outcome.rows()) {
-      digest += BeamPipelines.windowDigest(r.status().yamlName(), r.revision(),
-          r.windowStart().toEpochMilli(), r.key().get("customer_id"), r.values().get("revenue"));
+      digest +=
+          BeamPipelines.windowDigest(
+              r.status().yamlName(),
+              r.revision(),
+              r.windowStart().toEpochMilli(),
+              r.key().get("customer_id"),
+              r.values().get("revenue"));
     }
     c.put("values_digest", digest);
     return c;
@@ -68,17 +73,18 @@ final class OracleLoop {
     c.put("inserts", outcome.changelog.stream().filter(ch -> ch.op.equals("insert")).count());
     long digest = 0;
     for (FixtureOutcome.Change ch : outcome.changelog) {
-      digest += BeamPipelines.valuesDigest(
-          ch.eventId, ch.op, ch.values.get("customer_id"), ch.values.get("total_spend"));
+      digest +=
+          BeamPipelines.valuesDigest(
+              ch.eventId, ch.op, ch.values.get("customer_id"), ch.values.get("total_spend"));
     }
     c.put("values_digest", digest);
     return c;
   }
 
   /**
-   * The keys holding state after the last event, from the oracle's changelog: with retention, a
-   * key whose {@code latest + retention} is beyond its partition's final watermark (docs/semantics.md §3:
-   * its state is dropped once {@code W_p >= latest + retention}); without retention, every key
+   * The keys holding state after the last event, from the oracle's changelog: with retention, a key
+   * whose {@code latest + retention} is beyond its partition's final watermark (docs/semantics.md
+   * §3: its state is dropped once {@code W_p >= latest + retention}); without retention, every key
    * that ever had an event applied.
    */
   static long[] liveKeys(Workload w, FixtureOutcome outcome) {

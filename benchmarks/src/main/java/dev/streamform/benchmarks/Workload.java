@@ -17,8 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * (behind the watermark, so late). Uniform keys keep the oracle usable: it recomputes a key's
  * aggregate from all its events, which is quadratic in a hot key's event count.
  *
- * <p>Every engine reads the same arrays, generated once per JVM (the embedded Flink cluster runs
- * in the benchmark's JVM), so generation is not part of any engine's time.
+ * <p>Every engine reads the same arrays, generated once per JVM (the embedded Flink cluster runs in
+ * the benchmark's JVM), so generation is not part of any engine's time.
  */
 public final class Workload {
   public static final int KEYS = 10_000;
@@ -31,12 +31,15 @@ public final class Workload {
   public final int events;
   public final int partitions;
   public final long seed;
+
   /** Per event, in global arrival order. */
   public final long[] customerId;
+
   public final long[] amountCents;
   public final long[] eventTime;
   public final int[] partition;
   public final long[] offset;
+
   /** Per partition, the indexes of its events in offset order. */
   public final int[][] byPartition;
 

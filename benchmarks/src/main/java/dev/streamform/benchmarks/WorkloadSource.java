@@ -23,10 +23,10 @@ import org.joda.time.Instant;
 
 /**
  * The Beam pipelines' source: the {@link Workload}'s partitions as an {@link UnboundedSource} with
- * one split per partition, each read in offset order (as KafkaIO reads a partition), each
- * reporting a watermark of its own — the largest event time it has read minus the workload's
- * watermark delay (5m), {@code BoundedOutOfOrderness} the way a Kafka timestamp policy does it —
- * and the end of time once its partition is read, which ends the run.
+ * one split per partition, each read in offset order (as KafkaIO reads a partition), each reporting
+ * a watermark of its own — the largest event time it has read minus the workload's watermark delay
+ * (5m), {@code BoundedOutOfOrderness} the way a Kafka timestamp policy does it — and the end of
+ * time once its partition is read, which ends the run.
  *
  * <p>With this watermark the runner's watermark moves during the run, so event-time timers
  * (retention, the hand-over's releases, windows' ends) fire as the data goes, not all at the end;
@@ -45,6 +45,7 @@ final class WorkloadSource extends UnboundedSource<SourceRecord, WorkloadSource.
   private final int partitions;
   private final long seed;
   private final Schema schema;
+
   /** The partition this split reads, or -1 for the whole source before it is split. */
   private final int partition;
 
@@ -75,9 +76,11 @@ final class WorkloadSource extends UnboundedSource<SourceRecord, WorkloadSource.
   @Override
   public UnboundedReader<SourceRecord> createReader(PipelineOptions options, @Nullable Mark mark) {
     if (partition < 0) {
-      throw new IllegalStateException("WorkloadSource must be split into partitions before it is read");
+      throw new IllegalStateException(
+          "WorkloadSource must be split into partitions before it is read");
     }
-    return new Reader(this, mark == null ? new Mark(0, BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis()) : mark);
+    return new Reader(
+        this, mark == null ? new Mark(0, BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis()) : mark);
   }
 
   @Override
@@ -160,8 +163,12 @@ final class WorkloadSource extends UnboundedSource<SourceRecord, WorkloadSource.
       values[customer] = w.customerId[i];
       values[amount] = w.amount(i);
       values[orderedAt] = new Instant(w.eventTime[i]);
-      current = SourceRecord.of(source.partition, w.offset[i], ingest,
-          Row.withSchema(source.schema).addValues(values).build());
+      current =
+          SourceRecord.of(
+              source.partition,
+              w.offset[i],
+              ingest,
+              Row.withSchema(source.schema).addValues(values).build());
       currentTime = w.eventTime[i];
       maxEventTime = Math.max(maxEventTime, currentTime);
       READ.incrementAndGet();

@@ -38,13 +38,15 @@ class FixtureSpeedTest {
     String yaml = Files.readString(dir.resolve("a/fixtures/large.yml"));
     assertThat(yaml, equalTo(Files.readString(dir.resolve("b/fixtures/large.yml"))));
 
-    Fixture fixture = Fixture.load(Project.load(dir.resolve("a")), dir.resolve("a/fixtures/large.yml"));
+    Fixture fixture =
+        Fixture.load(Project.load(dir.resolve("a")), dir.resolve("a/fixtures/large.yml"));
     assertThat(fixture.given(), hasSize(300));
     assertThat(fixture.late().size(), greaterThan(0));
     assertThat(fixture.expect().size(), greaterThan(0));
 
     StringWriter out = new StringWriter();
-    FixtureSuite suite = new FixtureSuite(FixtureRunner.on(RunnerChoice.direct()), new PrintWriter(out));
+    FixtureSuite suite =
+        new FixtureSuite(FixtureRunner.on(RunnerChoice.direct()), new PrintWriter(out));
     assertThat(out.toString(), suite.run(dir.resolve("a")), equalTo(true));
     assertThat(out.toString(), containsString("large (model customer_metrics)\nPASS\n"));
   }

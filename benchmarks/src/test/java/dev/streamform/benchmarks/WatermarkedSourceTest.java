@@ -14,13 +14,13 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Flink benchmark source has a watermark, so retention frees state during the run, and the
- * live state is measured from the pipeline's own {@code keys_live} counter (issue 22): on the
- * embedded Flink runner at parallelism 2, streamform over 20,000 events equals the oracle in
- * values; state is freed while the input is read — the last live-keys sample, taken from the
- * pipeline's own counter while it runs, is far below the keys ever inserted (without a watermark
- * the hand-over would apply nothing before the end, and the samples would stay at 0); and the
- * windowed model equals the windowed oracle in values.
+ * The Flink benchmark source has a watermark, so retention frees state during the run, and the live
+ * state is measured from the pipeline's own {@code keys_live} counter (issue 22): on the embedded
+ * Flink runner at parallelism 2, streamform over 20,000 events equals the oracle in values; state
+ * is freed while the input is read — the last live-keys sample, taken from the pipeline's own
+ * counter while it runs, is far below the keys ever inserted (without a watermark the hand-over
+ * would apply nothing before the end, and the samples would stay at 0); and the windowed model
+ * equals the windowed oracle in values.
  */
 class WatermarkedSourceTest {
   @Test
@@ -33,7 +33,8 @@ class WatermarkedSourceTest {
 
     Map<String, Long> expected = OracleLoop.counters(OracleLoop.run(w, model));
     LiveMetrics.Sampler sampler = new LiveMetrics.Sampler();
-    Map<String, Long> actual = BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.flink(2), w, model));
+    Map<String, Long> actual =
+        BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.flink(2), w, model));
     List<long[]> samples = sampler.stop();
     for (String c : List.of("late_events_dropped", "outputs", "inserts", "values_digest")) {
       assertThat(c, actual.get(c), equalTo(expected.get(c)));
@@ -48,10 +49,17 @@ class WatermarkedSourceTest {
     assertThat("state bytes measured", actual.get("state_bytes_per_key"), greaterThan(8L));
 
     DeclaredModel hourly = DeclaredModel.of(project, "hourly_revenue");
-    Map<String, Long> windowedExpected = OracleLoop.windowedCounters(OracleLoop.runWindowed(w, hourly));
+    Map<String, Long> windowedExpected =
+        OracleLoop.windowedCounters(OracleLoop.runWindowed(w, hourly));
     Map<String, Long> windowed =
         BeamPipelines.run(BeamPipelines.streamformWindowed(BeamPipelines.flink(2), w, hourly));
-    for (String c : List.of("outputs", "window_revisions", "windows_finalized", "window_late_rows", "values_digest")) {
+    for (String c :
+        List.of(
+            "outputs",
+            "window_revisions",
+            "windows_finalized",
+            "window_late_rows",
+            "values_digest")) {
       assertThat(c, windowed.get(c), equalTo(windowedExpected.get(c)));
     }
   }

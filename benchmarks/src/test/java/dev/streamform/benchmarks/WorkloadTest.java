@@ -6,9 +6,9 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.lessThan;
 
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Project;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
-import dev.streamform.planner.DeclaredModel;
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
@@ -38,8 +38,7 @@ class WorkloadTest {
   @Test
   void aboutOnePercentIsLateAndRetentionShrinksTheState() throws Exception {
     Workload w = Workload.of(EVENTS, 2, 7);
-    DeclaredModel model =
-        DeclaredModel.of(Project.load(Path.of("project")), "customer_metrics");
+    DeclaredModel model = DeclaredModel.of(Project.load(Path.of("project")), "customer_metrics");
     FixtureOutcome outcome = OracleLoop.run(w, model);
     double late = outcome.late.size() / (double) EVENTS;
     assertThat(late, allOf(greaterThan(0.005), lessThan(0.015)));
@@ -52,26 +51,31 @@ class WorkloadTest {
    * The benchmark's "= oracle" check compares values, not only counts: streamform on the
    * DirectRunner gives the oracle's late count, changelog count, inserts and values digest on a
    * small workload, and the same pipeline summing with MAX (a planted bug that keeps every count
-   * the old check compared) does not.
-   * State is measured in the pipeline: every key freed by the end of input (keys_live 0).
+   * the old check compared) does not. State is measured in the pipeline: every key freed by the end
+   * of input (keys_live 0).
    */
   @Test
   void streamformMatchesTheOraclesValuesAndAPlantedRetentionDoesNot() throws Exception {
     Workload w = Workload.of(2_000, 2, 7);
     DeclaredModel model = DeclaredModel.of(Project.load(Path.of("project")), "customer_metrics");
     java.util.Map<String, Long> expected = OracleLoop.counters(OracleLoop.run(w, model));
-    java.util.Map<String, Long> actual = BeamPipelines.run(
-        BeamPipelines.streamform(BeamPipelines.direct(), w, model));
-    for (String c : java.util.List.of("late_events_dropped", "outputs", "inserts", "values_digest")) {
+    java.util.Map<String, Long> actual =
+        BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.direct(), w, model));
+    for (String c :
+        java.util.List.of("late_events_dropped", "outputs", "inserts", "values_digest")) {
       assertThat(c, actual.get(c), equalTo(expected.get(c)));
     }
     assertThat(actual.get("keys_expired"), equalTo(actual.get("inserts")));
     assertThat(actual.get("keys_live"), equalTo(0L));
 
     // a planted bug that keeps every count: MAX where the model says SUM
-    java.util.Map<String, Long> planted = BeamPipelines.run(BeamPipelines.streamform(
-        BeamPipelines.direct(), w, model.recordSchema(),
-        dev.streamform.transforms.changelog.Aggregation.max("amount").as("total_spend")));
+    java.util.Map<String, Long> planted =
+        BeamPipelines.run(
+            BeamPipelines.streamform(
+                BeamPipelines.direct(),
+                w,
+                model.recordSchema(),
+                dev.streamform.transforms.changelog.Aggregation.max("amount").as("total_spend")));
     for (String c : java.util.List.of("late_events_dropped", "outputs", "inserts")) {
       assertThat(c, planted.get(c), equalTo(expected.get(c)));
     }

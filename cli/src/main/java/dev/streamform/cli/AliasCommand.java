@@ -20,7 +20,9 @@ import picocli.CommandLine.Spec;
     name = "alias",
     header = "Which generation of a model the canonical view shows.",
     mixinStandardHelpOptions = true,
-    description = "The canonical alias of a windowed model: which generation readers of the canonical view see.",
+    description =
+        "The canonical alias of a windowed model: which generation readers of the canonical view"
+            + " see.",
     synopsisSubcommandLabel = "COMMAND",
     subcommands = {AliasCommand.Set.class})
 final class AliasCommand implements Callable<Integer> {
@@ -46,19 +48,25 @@ final class AliasCommand implements Callable<Integer> {
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {
         "0:set",
-        "1:the generation has no projection (without --allow-empty), or the project or database cannot be used",
+        "1:the generation has no projection (without --allow-empty), or the project or database"
+            + " cannot be used",
         "2:bad command line"
       })
   static final class Set implements Callable<Integer> {
     @Mixin LedgerCommand.Target target;
 
-    @Option(names = "--generation", paramLabel = "N", required = true,
+    @Option(
+        names = "--generation",
+        paramLabel = "N",
+        required = true,
         description = "the generation to make canonical (a whole number from 1)")
     int generation;
 
-    @Option(names = "--allow-empty",
-        description = "also to a generation with no projection yet: the canonical view then shows"
-            + " nothing of the model until a job of that generation writes")
+    @Option(
+        names = "--allow-empty",
+        description =
+            "also to a generation with no projection yet: the canonical view then shows"
+                + " nothing of the model until a job of that generation writes")
     boolean allowEmpty;
 
     @Spec CommandSpec spec;
@@ -68,12 +76,16 @@ final class AliasCommand implements Callable<Integer> {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
       if (generation < 1) {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-            "--generation: a whole number from 1, got " + generation);
+        throw new picocli.CommandLine.ParameterException(
+            spec.commandLine(), "--generation: a whole number from 1, got " + generation);
       }
       Optional<ModelLedger> opened =
-          ModelLedger.open(target.project, target.model,
-              target.credentials.target(target.jdbcUrl, spec.commandLine()), true, "alias set",
+          ModelLedger.open(
+              target.project,
+              target.model,
+              target.credentials.target(target.jdbcUrl, spec.commandLine()),
+              true,
+              "alias set",
               spec.commandLine());
       if (opened.isEmpty()) {
         return 1;
@@ -83,27 +95,60 @@ final class AliasCommand implements Callable<Integer> {
         try {
           change = l.ledger.setCanonicalGeneration(l.name(), generation, allowEmpty);
         } catch (Ledger.EmptyGeneration e) {
-          err.println("streamform alias set: refused: " + e.getMessage() + ". The canonical view would"
-              + " show nothing of " + l.name() + "; run generation " + generation + " first (streamform run"
-              + " --generation " + generation + " --shadow), or give --allow-empty");
+          err.println(
+              "streamform alias set: refused: "
+                  + e.getMessage()
+                  + ". The canonical view would"
+                  + " show nothing of "
+                  + l.name()
+                  + "; run generation "
+                  + generation
+                  + " first (streamform run"
+                  + " --generation "
+                  + generation
+                  + " --shadow), or give --allow-empty");
           return 1;
         }
-        String previous = change.previous().isPresent() ? String.valueOf(change.previous().getAsInt()) : "none";
-        out.println(l.name() + ": canonical generation " + previous + " -> " + change.generation() + " ("
-            + projections(change.projections()) + " of generation " + change.generation()
-            + (change.previous().isPresent() && change.previous().getAsInt() != change.generation()
-                ? "; generation " + previous + " keeps its " + projections(change.previousProjections())
-                : "")
-            + ")");
+        String previous =
+            change.previous().isPresent() ? String.valueOf(change.previous().getAsInt()) : "none";
+        out.println(
+            l.name()
+                + ": canonical generation "
+                + previous
+                + " -> "
+                + change.generation()
+                + " ("
+                + projections(change.projections())
+                + " of generation "
+                + change.generation()
+                + (change.previous().isPresent()
+                        && change.previous().getAsInt() != change.generation()
+                    ? "; generation "
+                        + previous
+                        + " keeps its "
+                        + projections(change.previousProjections())
+                    : "")
+                + ")");
         if (change.projections() == 0) {
-          err.println("streamform alias set: no projection of generation " + generation + " yet: the"
-              + " canonical view shows nothing for " + l.name() + " until a generation-" + generation
-              + " job writes");
+          err.println(
+              "streamform alias set: no projection of generation "
+                  + generation
+                  + " yet: the"
+                  + " canonical view shows nothing for "
+                  + l.name()
+                  + " until a generation-"
+                  + generation
+                  + " job writes");
         }
         int declared = l.model.model().generation();
         if (declared != generation) {
-          err.println("streamform alias set: note: " + target.project + " declares generation " + declared
-              + " for " + l.name());
+          err.println(
+              "streamform alias set: note: "
+                  + target.project
+                  + " declares generation "
+                  + declared
+                  + " for "
+                  + l.name());
         }
         return 0;
       } catch (SQLException e) {

@@ -1,5 +1,6 @@
 package dev.streamform.cli;
 
+import dev.streamform.core.time.Durations;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.project.Fixture;
@@ -8,7 +9,6 @@ import dev.streamform.policies.project.Problem;
 import dev.streamform.policies.project.Project;
 import dev.streamform.policies.sql.ModelSql;
 import dev.streamform.policies.sql.SqlModelException;
-import dev.streamform.core.time.Durations;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,18 +23,18 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code streamform check <project-dir>}: loads a project and checks every declaration and every
- * fixture file. Valid: one
- * summary line on stdout, exit 0. Invalid: every problem on stderr, one per line, then their count,
- * exit 1. Warnings (a fixture that spreads a key over partitions, which docs/semantics.md §7 does not
- * promise) go to stderr, as {@code streamform test} prints them, and do not change the status.
+ * fixture file. Valid: one summary line on stdout, exit 0. Invalid: every problem on stderr, one
+ * per line, then their count, exit 1. Warnings (a fixture that spreads a key over partitions, which
+ * docs/semantics.md §7 does not promise) go to stderr, as {@code streamform test} prints them, and
+ * do not change the status.
  */
 @Command(
     name = "check",
     header = "Checks declarations, SQL and fixtures; each problem with file, line and fix.",
     mixinStandardHelpOptions = true,
     description = {
-      "Checks a project's sources.yml, streamform.yml and models/*.sql and fixtures/*.yml and reports every problem"
-          + " found, each with its file, line, key and how to fix it."
+      "Checks a project's sources.yml, streamform.yml and models/*.sql and fixtures/*.yml and"
+          + " reports every problem found, each with its file, line, key and how to fix it."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:the project is valid", "1:the project has problems", "2:bad command line"})
@@ -71,8 +71,9 @@ final class CheckCommand implements Callable<Integer> {
         err.println("warning: " + w);
       }
       if (problems.isEmpty()) {
-        out.println(summary(project)
-            + (fixtures.isEmpty() ? "" : ", " + count(fixtures.size(), "fixture")));
+        out.println(
+            summary(project)
+                + (fixtures.isEmpty() ? "" : ", " + count(fixtures.size(), "fixture")));
         return 0;
       }
     } catch (InvalidProjectException e) {
@@ -91,24 +92,34 @@ final class CheckCommand implements Callable<Integer> {
    * window and allowed lateness ({@code hourly: window tumbling 1h, allowed lateness 10m}).
    */
   static String summary(Project project) {
-    return "ok: " + list(project.sources().values(), "source", CheckCommand::describe)
-        + ", " + list(project.models().values(), "model", CheckCommand::describe);
+    return "ok: "
+        + list(project.sources().values(), "source", CheckCommand::describe)
+        + ", "
+        + list(project.models().values(), "model", CheckCommand::describe);
   }
 
   private static String describe(SourceDeclaration s) {
     if (!s.hasEventTime()) {
       return s.name() + ": processing time";
     }
-    String text = s.name() + ": event time " + s.eventTime().get()
-        + ", watermark " + Durations.format(s.watermark())
-        + ", late " + s.lateEvents().yamlName();
+    String text =
+        s.name()
+            + ": event time "
+            + s.eventTime().get()
+            + ", watermark "
+            + Durations.format(s.watermark())
+            + ", late "
+            + s.lateEvents().yamlName();
     return s.idleAfter().map(idle -> text + ", idle after " + Durations.format(idle)).orElse(text);
   }
 
   private static String describe(ModelDeclaration m) {
     if (m.window().isPresent()) {
-      return m.name() + ": window " + m.window().get().describe()
-          + ", allowed lateness " + Durations.format(m.allowedLateness())
+      return m.name()
+          + ": window "
+          + m.window().get().describe()
+          + ", allowed lateness "
+          + Durations.format(m.allowedLateness())
           + (m.earlyResults().isNone() ? "" : ", early results " + m.earlyResults().yamlText())
           + (m.generation() == 1 ? "" : ", generation " + m.generation());
     }

@@ -20,8 +20,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code streamform compare-generations <project> --model M --from A --to B --jdbc-url URL}: two
- * generations of a windowed model compared window by window on their projections' current values
- * in the revision ledger ({@link GenerationComparison}) — the check between a shadow run and a
+ * generations of a windowed model compared window by window on their projections' current values in
+ * the revision ledger ({@link GenerationComparison}) — the check between a shadow run and a
  * promotion. Reads only.
  */
 @Command(
@@ -29,10 +29,11 @@ import picocli.CommandLine.Spec;
     header = "Compares two generations of a windowed model window by window.",
     mixinStandardHelpOptions = true,
     description = {
-      "Compares two generations of a windowed model in the revision ledger, window by window (key and"
-          + " window bounds): each window is 'equal' (the same current values, whatever the revision"
-          + " numbers), 'different' (both sides shown: revision, status, values), or only in one"
-          + " generation. Then a summary line with the counts. Held revisions are not compared.",
+      "Compares two generations of a windowed model in the revision ledger, window by window (key"
+          + " and window bounds): each window is 'equal' (the same current values, whatever the"
+          + " revision numbers), 'different' (both sides shown: revision, status, values), or only"
+          + " in one generation. Then a summary line with the counts. Held revisions are not"
+          + " compared.",
       "Use it between a shadow run (streamform run --generation B --shadow) and a promotion"
           + " (streamform alias set --generation B)."
     },
@@ -53,22 +54,33 @@ final class CompareGenerationsCommand implements Callable<Integer> {
   @Option(names = "--model", paramLabel = "M", required = true, description = "the windowed model")
   String model;
 
-  @Option(names = "--from", paramLabel = "A", required = true,
+  @Option(
+      names = "--from",
+      paramLabel = "A",
+      required = true,
       description = "the generation compared from, usually the canonical one")
   int from;
 
-  @Option(names = "--to", paramLabel = "B", required = true,
+  @Option(
+      names = "--to",
+      paramLabel = "B",
+      required = true,
       description = "the generation compared to, usually the shadow one")
   int to;
 
-  @Option(names = "--jdbc-url", paramLabel = "URL", required = true,
-      description = "the ledger's database, e.g. jdbc:postgresql://127.0.0.1:5432/postgres"
-          + " (no password in it)")
+  @Option(
+      names = "--jdbc-url",
+      paramLabel = "URL",
+      required = true,
+      description =
+          "the ledger's database, e.g. jdbc:postgresql://127.0.0.1:5432/postgres"
+              + " (no password in it)")
   String jdbcUrl;
 
   @Mixin JdbcCredentials credentials;
 
-  @Option(names = "--differences-only",
+  @Option(
+      names = "--differences-only",
       description = "print only the windows that are not equal (the summary counts every window)")
   boolean differencesOnly;
 
@@ -79,16 +91,25 @@ final class CompareGenerationsCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     if (from < 1 || to < 1) {
-      throw new ParameterException(spec.commandLine(),
-          (from < 1 ? "--from" : "--to") + ": a generation is a whole number from 1, got " + (from < 1 ? from : to));
+      throw new ParameterException(
+          spec.commandLine(),
+          (from < 1 ? "--from" : "--to")
+              + ": a generation is a whole number from 1, got "
+              + (from < 1 ? from : to));
     }
     if (from == to) {
-      throw new ParameterException(spec.commandLine(),
+      throw new ParameterException(
+          spec.commandLine(),
           "--from and --to are both generation " + from + ": compare two different generations");
     }
     Optional<ModelLedger> opened =
-        ModelLedger.open(project, model, credentials.target(jdbcUrl, spec.commandLine()), false,
-            "compare-generations", spec.commandLine());
+        ModelLedger.open(
+            project,
+            model,
+            credentials.target(jdbcUrl, spec.commandLine()),
+            false,
+            "compare-generations",
+            spec.commandLine());
     if (opened.isEmpty()) {
       return 1;
     }
@@ -96,14 +117,29 @@ final class CompareGenerationsCommand implements Callable<Integer> {
       SortedMap<Integer, Integer> generations = l.ledger.generations(l.name());
       for (int g : new int[] {from, to}) {
         if (!generations.containsKey(g)) {
-          err.println("streamform compare-generations: generation " + g + " of " + l.name()
-              + " has no projection in this ledger (" + describe(generations) + ")");
+          err.println(
+              "streamform compare-generations: generation "
+                  + g
+                  + " of "
+                  + l.name()
+                  + " has no projection in this ledger ("
+                  + describe(generations)
+                  + ")");
           return 1;
         }
       }
       OptionalInt canonical = l.ledger.canonicalGeneration(l.name());
-      out.println(l.name() + ": generation " + from + " (" + standing(from, generations, canonical)
-          + ") against generation " + to + " (" + standing(to, generations, canonical) + ")");
+      out.println(
+          l.name()
+              + ": generation "
+              + from
+              + " ("
+              + standing(from, generations, canonical)
+              + ") against generation "
+              + to
+              + " ("
+              + standing(to, generations, canonical)
+              + ")");
       GenerationComparison c = l.ledger.compare(l.name(), from, to);
       for (GenerationComparison.Window w : c.windows()) {
         if (differencesOnly && w.kind() == GenerationComparison.Kind.EQUAL) {
@@ -121,15 +157,39 @@ final class CompareGenerationsCommand implements Callable<Integer> {
 
   /** One window, e.g. {@code merchant_id=1 [10:00, 11:00): equal — revenue=26 orders=3 (...)}. */
   private String line(GenerationComparison.Window w) {
-    String at = w.key().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
-        .collect(Collectors.joining(" ")) + " [" + w.windowStart() + ", " + w.windowEnd() + "): ";
+    String at =
+        w.key().entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue())
+                .collect(Collectors.joining(" "))
+            + " ["
+            + w.windowStart()
+            + ", "
+            + w.windowEnd()
+            + "): ";
     switch (w.kind()) {
       case EQUAL:
-        return at + "equal — " + values(w.from().get().values()) + " (generation " + from + " "
-            + revision(w.from().get()) + ", generation " + to + " " + revision(w.to().get()) + ")";
+        return at
+            + "equal — "
+            + values(w.from().get().values())
+            + " (generation "
+            + from
+            + " "
+            + revision(w.from().get())
+            + ", generation "
+            + to
+            + " "
+            + revision(w.to().get())
+            + ")";
       case DIFFERENT:
-        return at + "different — generation " + from + ": " + side(w.from().get()) + "; generation " + to
-            + ": " + side(w.to().get());
+        return at
+            + "different — generation "
+            + from
+            + ": "
+            + side(w.from().get())
+            + "; generation "
+            + to
+            + ": "
+            + side(w.to().get());
       case ONLY_IN_FROM:
         return at + "only in generation " + from + " — " + side(w.from().get());
       default:
@@ -146,10 +206,13 @@ final class CompareGenerationsCommand implements Callable<Integer> {
   }
 
   private static String values(Map<String, Object> values) {
-    return values.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" "));
+    return values.entrySet().stream()
+        .map(e -> e.getKey() + "=" + e.getValue())
+        .collect(Collectors.joining(" "));
   }
 
-  private static String standing(int generation, SortedMap<Integer, Integer> generations, OptionalInt canonical) {
+  private static String standing(
+      int generation, SortedMap<Integer, Integer> generations, OptionalInt canonical) {
     int n = generations.getOrDefault(generation, 0);
     boolean isCanonical = canonical.isPresent() && canonical.getAsInt() == generation;
     return (isCanonical ? "canonical, " : "") + n + (n == 1 ? " projection" : " projections");
@@ -159,7 +222,9 @@ final class CompareGenerationsCommand implements Callable<Integer> {
     if (generations.isEmpty()) {
       return "no generation has any yet";
     }
-    return "generations with projections: " + generations.entrySet().stream()
-        .map(e -> e.getKey() + " (" + e.getValue() + ")").collect(Collectors.joining(", "));
+    return "generations with projections: "
+        + generations.entrySet().stream()
+            .map(e -> e.getKey() + " (" + e.getValue() + ")")
+            .collect(Collectors.joining(", "));
   }
 }

@@ -2,10 +2,10 @@ package dev.streamform.cli;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.streamform.core.time.Durations;
 import dev.streamform.pipelines.kafka.JsonRecords;
 import dev.streamform.pipelines.kafka.KafkaConnection;
 import dev.streamform.pipelines.kafka.KafkaRefusedException;
-import dev.streamform.core.time.Durations;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,9 +52,13 @@ final class ConsumeCommand implements Callable<Integer> {
 
   @Mixin KafkaOptions kafka;
 
-  @Option(names = "--max-wait", paramLabel = "DURATION", defaultValue = "30s",
-      description = "return once no record arrived for this long, e.g. 500ms, 10s"
-          + " (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--max-wait",
+      paramLabel = "DURATION",
+      defaultValue = "30s",
+      description =
+          "return once no record arrived for this long, e.g. 500ms, 10s"
+              + " (default: ${DEFAULT-VALUE})")
   String maxWait;
 
   @Spec CommandSpec spec;
@@ -88,7 +92,8 @@ final class ConsumeCommand implements Callable<Integer> {
         throw KafkaRefusedException.of("read topic " + topic, connection, e);
       }
       if (partitions == null || partitions.isEmpty()) {
-        err.println("streamform consume: no topic '" + topic + "' at " + connection.bootstrapServers());
+        err.println(
+            "streamform consume: no topic '" + topic + "' at " + connection.bootstrapServers());
         return 1;
       }
       List<TopicPartition> assigned = new ArrayList<>();

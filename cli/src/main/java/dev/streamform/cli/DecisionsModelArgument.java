@@ -1,9 +1,9 @@
 package dev.streamform.cli;
 
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.InvalidProjectException;
 import dev.streamform.policies.project.Project;
-import dev.streamform.planner.DeclaredModel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -23,11 +23,13 @@ final class DecisionsModelArgument {
 
   static DeclaredModel model(CommandLine cli, Project project, String name) {
     if (!project.models().containsKey(name)) {
-      throw new ParameterException(cli, "no model named '" + name + "'; models: "
-          + String.join(", ", project.models().keySet()));
+      throw new ParameterException(
+          cli,
+          "no model named '" + name + "'; models: " + String.join(", ", project.models().keySet()));
     }
     if (!project.models().get(name).decides()) {
-      throw new ParameterException(cli, "model '" + name + "' has no decisions: (it is not a scoring model)");
+      throw new ParameterException(
+          cli, "model '" + name + "' has no decisions: (it is not a scoring model)");
     }
     return DeclaredModel.of(project, name);
   }
@@ -36,10 +38,18 @@ final class DecisionsModelArgument {
       throws InvalidProjectException {
     List<Path> files = Fixture.filesOf(project);
     if (fixture != null) {
-      Path file = project.dir().resolve("fixtures").resolve(fixture.endsWith(".yml") ? fixture : fixture + ".yml");
+      Path file =
+          project
+              .dir()
+              .resolve("fixtures")
+              .resolve(fixture.endsWith(".yml") ? fixture : fixture + ".yml");
       if (!Files.isRegularFile(file)) {
-        throw new ParameterException(cli, "no fixture " + file + "; fixtures: " + files.stream()
-            .map(f -> f.getFileName().toString()).toList());
+        throw new ParameterException(
+            cli,
+            "no fixture "
+                + file
+                + "; fixtures: "
+                + files.stream().map(f -> f.getFileName().toString()).toList());
       }
       return Fixture.load(project, file);
     }

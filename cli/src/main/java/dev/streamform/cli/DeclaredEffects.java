@@ -34,17 +34,24 @@ final class DeclaredEffects {
   static List<EffectRule> rules(ModelDeclaration model, @Nullable Path projectDir) {
     List<EffectRule> rules = new ArrayList<>();
     for (EffectDeclaration e : model.effects()) {
-      ProviderSpec spec = ProviderSpec.webhook(e.providerUrl(), e.idempotencyKeys(), e.receiptQueries());
+      ProviderSpec spec =
+          ProviderSpec.webhook(e.providerUrl(), e.idempotencyKeys(), e.receiptQueries());
       if (projectDir != null && e.authorizationEnv().isPresent()) {
         spec = spec.withAuthorizationFromEnv(e.authorizationEnv().get());
       } else if (projectDir != null && e.authorizationFile().isPresent()) {
-        spec = spec.withAuthorizationFromFile(
-            projectDir.resolve(e.authorizationFile().get()).toAbsolutePath().normalize().toString());
+        spec =
+            spec.withAuthorizationFromFile(
+                projectDir
+                    .resolve(e.authorizationFile().get())
+                    .toAbsolutePath()
+                    .normalize()
+                    .toString());
       }
       try {
         rules.add(EffectRule.of(model.name(), e.type(), e.subject(), e.when(), spec));
       } catch (SqlModelException x) {
-        throw new IllegalStateException("streamform check accepted a condition that does not parse: " + e.when(), x);
+        throw new IllegalStateException(
+            "streamform check accepted a condition that does not parse: " + e.when(), x);
       }
     }
     return rules;

@@ -28,20 +28,21 @@ import picocli.CommandLine.Spec;
     header = "Delivers a model's prepared effects to their providers, never twice.",
     mixinStandardHelpOptions = true,
     description = {
-      "Delivers the model's declared effects (effects: in streamform.yml) that streamform run --jdbc-url"
-          + " prepared in the ledger: each pass expires dispatches older than the lease to UNKNOWN,"
-          + " resolves UNKNOWN effects by receipt query only (never a blind retry), claims PREPARED effects"
-          + " confirmed against the canonical generation and revision, and delivers them with the effect"
-          + " key as Idempotency-Key. Prints what each pass did. Several dispatchers may run at once.",
-      "Effects are claimed one at a time, each right before its delivery (its lease starts then), and"
-          + " every outcome is written only over the dispatcher's own attempt. After nothing was sent or"
-          + " an unknown outcome, an effect's next attempt waits --backoff, doubling per attempt up to"
-          + " --max-backoff.",
-      "Without --once, passes repeat every --interval until the command is stopped; when the database"
-          + " fails, the dispatcher keeps the outcomes it learned, says so, and writes them when the"
-          + " database is back (passes claim nothing meanwhile). A dispatcher stopped mid-pass leaves at"
-          + " most DISPATCHING effects, which a later pass expires to UNKNOWN after the lease and"
-          + " resolves by receipt."
+      "Delivers the model's declared effects (effects: in streamform.yml) that streamform run"
+          + " --jdbc-url prepared in the ledger: each pass expires dispatches older than the lease"
+          + " to UNKNOWN, resolves UNKNOWN effects by receipt query only (never a blind retry),"
+          + " claims PREPARED effects confirmed against the canonical generation and revision, and"
+          + " delivers them with the effect key as Idempotency-Key. Prints what each pass did."
+          + " Several dispatchers may run at once.",
+      "Effects are claimed one at a time, each right before its delivery (its lease starts then),"
+          + " and every outcome is written only over the dispatcher's own attempt. After nothing"
+          + " was sent or an unknown outcome, an effect's next attempt waits --backoff, doubling"
+          + " per attempt up to --max-backoff.",
+      "Without --once, passes repeat every --interval until the command is stopped; when the"
+          + " database fails, the dispatcher keeps the outcomes it learned, says so, and writes"
+          + " them when the database is back (passes claim nothing meanwhile). A dispatcher stopped"
+          + " mid-pass leaves at most DISPATCHING effects, which a later pass expires to UNKNOWN"
+          + " after the lease and resolves by receipt."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
@@ -56,34 +57,60 @@ final class DispatchCommand implements Callable<Integer> {
   @Option(names = "--once", description = "one pass, then exit")
   boolean once;
 
-  @Option(names = "--name", paramLabel = "N",
-      description = "this dispatcher's name, recorded on the effects it claims (default: dispatch-<pid>)")
+  @Option(
+      names = "--name",
+      paramLabel = "N",
+      description =
+          "this dispatcher's name, recorded on the effects it claims (default: dispatch-<pid>)")
   String name;
 
-  @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "1s",
+  @Option(
+      names = "--interval",
+      paramLabel = "DURATION",
+      defaultValue = "1s",
       description = "pause between passes (default: ${DEFAULT-VALUE})")
   String interval;
 
-  @Option(names = "--limit", paramLabel = "N", defaultValue = "100",
+  @Option(
+      names = "--limit",
+      paramLabel = "N",
+      defaultValue = "100",
       description = "PREPARED effects claimed per pass at most (default: ${DEFAULT-VALUE})")
   int limit;
 
-  @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10s",
-      description = "how long to wait for a provider's answer; no answer is UNKNOWN (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--timeout",
+      paramLabel = "DURATION",
+      defaultValue = "10s",
+      description =
+          "how long to wait for a provider's answer; no answer is UNKNOWN (default:"
+              + " ${DEFAULT-VALUE})")
   String timeout;
 
-  @Option(names = "--lease", paramLabel = "DURATION", defaultValue = "1m",
-      description = "an effect DISPATCHING for longer belongs to a dispatcher that died: UNKNOWN;"
-          + " must exceed --timeout (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--lease",
+      paramLabel = "DURATION",
+      defaultValue = "1m",
+      description =
+          "an effect DISPATCHING for longer belongs to a dispatcher that died: UNKNOWN;"
+              + " must exceed --timeout (default: ${DEFAULT-VALUE})")
   String lease;
 
-  @Option(names = "--backoff", paramLabel = "DURATION", defaultValue = "1s",
-      description = "after an attempt that sent nothing or whose outcome is unknown, the effect's next"
-          + " attempt waits this long, doubling per attempt (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--backoff",
+      paramLabel = "DURATION",
+      defaultValue = "1s",
+      description =
+          "after an attempt that sent nothing or whose outcome is unknown, the effect's next"
+              + " attempt waits this long, doubling per attempt (default: ${DEFAULT-VALUE})")
   String backoff;
 
-  @Option(names = "--max-backoff", paramLabel = "DURATION", defaultValue = "5m",
-      description = "the longest wait between two attempts of an effect (default: ${DEFAULT-VALUE})")
+  @Option(
+      names = "--max-backoff",
+      paramLabel = "DURATION",
+      defaultValue = "5m",
+      description =
+          "the longest wait between two attempts of an effect (default: ${DEFAULT-VALUE})")
   String maxBackoff;
 
   /** Tries of writing kept outcomes before {@code --once} gives up (about a minute in all). */
@@ -101,27 +128,41 @@ final class DispatchCommand implements Callable<Integer> {
     Duration firstBackoff = duration("--backoff", backoff);
     Duration longestBackoff = duration("--max-backoff", maxBackoff);
     if (longestBackoff.compareTo(firstBackoff) < 0) {
-      throw new ParameterException(spec.commandLine(), "--max-backoff (" + maxBackoff + ") must be at least"
-          + " --backoff (" + backoff + ")");
+      throw new ParameterException(
+          spec.commandLine(),
+          "--max-backoff (" + maxBackoff + ") must be at least" + " --backoff (" + backoff + ")");
     }
     if (held.compareTo(wait) <= 0) {
-      throw new ParameterException(spec.commandLine(), "--lease (" + lease + ") must exceed --timeout ("
-          + timeout + "): a delivery still waiting for its answer would be taken for abandoned");
+      throw new ParameterException(
+          spec.commandLine(),
+          "--lease ("
+              + lease
+              + ") must exceed --timeout ("
+              + timeout
+              + "): a delivery still waiting for its answer would be taken for abandoned");
     }
     if (limit < 1) {
       throw new ParameterException(spec.commandLine(), "--limit must be 1 or more");
     }
     String me = name != null ? name : "dispatch-" + ProcessHandle.current().pid();
     Optional<ModelLedger> opened =
-        ModelLedger.open(target.project, target.model,
-            target.credentials.target(target.jdbcUrl, spec.commandLine()), false, "dispatch", spec.commandLine());
+        ModelLedger.open(
+            target.project,
+            target.model,
+            target.credentials.target(target.jdbcUrl, spec.commandLine()),
+            false,
+            "dispatch",
+            spec.commandLine());
     if (opened.isEmpty()) {
       return 1;
     }
     try (ModelLedger l = opened.get()) {
       List<EffectRule> rules = DeclaredEffects.rules(l.model.model(), target.project);
       if (rules.isEmpty()) {
-        err.println("streamform dispatch: model '" + l.name() + "' declares no effects (effects: in streamform.yml)");
+        err.println(
+            "streamform dispatch: model '"
+                + l.name()
+                + "' declares no effects (effects: in streamform.yml)");
         return 1;
       }
       Map<String, EffectProvider> providers = DeclaredEffects.providers(rules, wait);
@@ -132,12 +173,26 @@ final class DispatchCommand implements Callable<Integer> {
           return 1;
         }
       }
-      Dispatcher dispatcher = new Dispatcher(l.pool(), me, l.name(), providers, held, new Dispatcher.Hooks() {})
-          .withBackoff(firstBackoff, longestBackoff);
-      err.println("streamform dispatch: " + me + " for model " + l.name() + ": "
-          + rules.stream().map(r -> r.type() + " -> " + r.provider().describe()
-              + (r.provider().authorizationEnv() == null && r.provider().authorizationFile() == null ? ""
-                  : " (" + r.provider().describeAuthorization() + ")")).toList());
+      Dispatcher dispatcher =
+          new Dispatcher(l.pool(), me, l.name(), providers, held, new Dispatcher.Hooks() {})
+              .withBackoff(firstBackoff, longestBackoff);
+      err.println(
+          "streamform dispatch: "
+              + me
+              + " for model "
+              + l.name()
+              + ": "
+              + rules.stream()
+                  .map(
+                      r ->
+                          r.type()
+                              + " -> "
+                              + r.provider().describe()
+                              + (r.provider().authorizationEnv() == null
+                                      && r.provider().authorizationFile() == null
+                                  ? ""
+                                  : " (" + r.provider().describeAuthorization() + ")"))
+                  .toList());
       err.flush();
       Duration failing = Duration.ZERO;
       for (int pass = 1; ; pass++) {
@@ -154,10 +209,15 @@ final class DispatchCommand implements Callable<Integer> {
         } catch (SQLException e) {
           // the database failed: keep what was learned, say so, try again later (never exit here)
           failing = failing.isZero() ? pause : min(failing.multipliedBy(2), Duration.ofSeconds(30));
-          err.println("streamform dispatch: pass " + pass + ": the database failed: " + ModelLedger.firstLine(e)
-              + (dispatcher.unwrittenOutcomes() > 0 ? "; " + dispatcher.unwrittenOutcomes()
-                  + " outcomes kept to be written" : "")
-              + (once ? "" : "; next pass in " + failing.toMillis() + " ms"));
+          err.println(
+              "streamform dispatch: pass "
+                  + pass
+                  + ": the database failed: "
+                  + ModelLedger.firstLine(e)
+                  + (dispatcher.unwrittenOutcomes() > 0
+                      ? "; " + dispatcher.unwrittenOutcomes() + " outcomes kept to be written"
+                      : "")
+                  + (once ? "" : "; next pass in " + failing.toMillis() + " ms"));
           err.flush();
           if (once) {
             finishOnce(dispatcher, err);
@@ -189,8 +249,11 @@ final class DispatchCommand implements Callable<Integer> {
       }
     }
     if (dispatcher.unwrittenOutcomes() > 0) {
-      err.println("streamform dispatch: " + dispatcher.unwrittenOutcomes() + " outcomes could not be written;"
-          + " those effects stay DISPATCHING and are resolved by receipt after the lease");
+      err.println(
+          "streamform dispatch: "
+              + dispatcher.unwrittenOutcomes()
+              + " outcomes could not be written;"
+              + " those effects stay DISPATCHING and are resolved by receipt after the lease");
       err.flush();
       return 1;
     }
@@ -211,10 +274,21 @@ final class DispatchCommand implements Callable<Integer> {
     }
   }
 
-  /** A pass that changed something: worth a line when looping (effects still UNKNOWN are not news). */
+  /**
+   * A pass that changed something: worth a line when looping (effects still UNKNOWN are not news).
+   */
   private static boolean busy(Dispatcher.Report r) {
-    return r.expired() + r.resolvedDone() + r.redispatched() + r.claimed() + r.done()
-        + r.unknown() + r.notSent() + r.lost() + r.unwritten() + r.writeFailures() > 0;
+    return r.expired()
+            + r.resolvedDone()
+            + r.redispatched()
+            + r.claimed()
+            + r.done()
+            + r.unknown()
+            + r.notSent()
+            + r.lost()
+            + r.unwritten()
+            + r.writeFailures()
+        > 0;
   }
 
   private Duration duration(String option, String text) {

@@ -15,18 +15,21 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code streamform effects show|verify}: a windowed model's effect ledger (docs/semantics.md §10), shown
- * as a table or checked against its invariants. Reads only.
+ * {@code streamform effects show|verify}: a windowed model's effect ledger (docs/semantics.md §10),
+ * shown as a table or checked against its invariants. Reads only.
  */
 @Command(
     name = "effects",
     header = "The effect ledger of a windowed model.",
     mixinStandardHelpOptions = true,
-    description = "Reads a windowed model's effect ledger in PostgreSQL: show its effects and compensations, or verify it.",
+    description =
+        "Reads a windowed model's effect ledger in PostgreSQL: show its effects and compensations,"
+            + " or verify it.",
     synopsisSubcommandLabel = "COMMAND",
     subcommands = {EffectsCommand.Show.class, EffectsCommand.Verify.class})
 final class EffectsCommand implements Callable<Integer> {
-  static final List<String> STATES = List.of("PREPARED", "DISPATCHING", "DONE", "UNKNOWN", "CANCELLED");
+  static final List<String> STATES =
+      List.of("PREPARED", "DISPATCHING", "DONE", "UNKNOWN", "CANCELLED");
 
   @Spec CommandSpec spec;
 
@@ -41,13 +44,18 @@ final class EffectsCommand implements Callable<Integer> {
       header = "Shows the effect ledger: effects, then compensations.",
       mixinStandardHelpOptions = true,
       description = {
-        "Prints the model's effects, one line each: key (first 12 hex digits), type, subject, window start,"
-            + " the generation and revision that confirmed it, state, delivery attempts, the provider's"
-            + " receipt and the last error; then the compensation records waiting for a person, and the"
-            + " rules the sink could not evaluate on a revision (that window's effect was left as it was)."
+        "Prints the model's effects, one line each: key (first 12 hex digits), type, subject,"
+            + " window start, the generation and revision that confirmed it, state, delivery"
+            + " attempts, the provider's receipt and the last error; then the compensation records"
+            + " waiting for a person, and the rules the sink could not evaluate on a revision (that"
+            + " window's effect was left as it was)."
       },
       exitCodeListHeading = "%nExit status:%n",
-      exitCodeList = {"0:printed", "1:the project or database cannot be used", "2:bad command line"})
+      exitCodeList = {
+        "0:printed",
+        "1:the project or database cannot be used",
+        "2:bad command line"
+      })
   static final class Show implements Callable<Integer> {
     @Mixin LedgerCommand.Target target;
     @Spec CommandSpec spec;
@@ -56,8 +64,14 @@ final class EffectsCommand implements Callable<Integer> {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
-      Optional<ModelLedger> opened = ModelLedger.open(target.project, target.model,
-          target.credentials.target(target.jdbcUrl, spec.commandLine()), false, "effects show", spec.commandLine());
+      Optional<ModelLedger> opened =
+          ModelLedger.open(
+              target.project,
+              target.model,
+              target.credentials.target(target.jdbcUrl, spec.commandLine()),
+              false,
+              "effects show",
+              spec.commandLine());
       if (opened.isEmpty()) {
         return 1;
       }
@@ -65,39 +79,72 @@ final class EffectsCommand implements Callable<Integer> {
         EffectsLedger ledger = new EffectsLedger(l.pool());
         List<EffectsLedger.Effect> effects = ledger.effects(l.name());
         List<EffectsLedger.Compensation> compensations = ledger.compensations(l.name());
-        out.println(l.name() + ": " + count(effects.size(), "effect") + ", " + count(compensations.size(), "compensation"));
+        out.println(
+            l.name()
+                + ": "
+                + count(effects.size(), "effect")
+                + ", "
+                + count(compensations.size(), "compensation"));
         if (!effects.isEmpty()) {
           List<List<String>> rows = new ArrayList<>();
-          rows.add(List.of("key", "type", "subject", "window", "revision", "state", "attempts", "receipt",
-              "last error"));
+          rows.add(
+              List.of(
+                  "key",
+                  "type",
+                  "subject",
+                  "window",
+                  "revision",
+                  "state",
+                  "attempts",
+                  "receipt",
+                  "last error"));
           for (EffectsLedger.Effect e : effects) {
-            rows.add(List.of(e.effectKey().substring(0, 12), e.type(), e.subject(),
-                instant(e.windowStart()),
-                "g" + e.generation() + " r" + e.revision(), e.state(), String.valueOf(e.attempts()),
-                e.receipt() == null ? "-" : e.receipt(), e.lastError() == null ? "-" : e.lastError()));
+            rows.add(
+                List.of(
+                    e.effectKey().substring(0, 12),
+                    e.type(),
+                    e.subject(),
+                    instant(e.windowStart()),
+                    "g" + e.generation() + " r" + e.revision(),
+                    e.state(),
+                    String.valueOf(e.attempts()),
+                    e.receipt() == null ? "-" : e.receipt(),
+                    e.lastError() == null ? "-" : e.lastError()));
           }
           table(rows, out);
         }
         if (!compensations.isEmpty()) {
-          out.println("compensations (for a person: the effect happened and will not be repeated or undone):");
+          out.println(
+              "compensations (for a person: the effect happened and will not be repeated or"
+                  + " undone):");
           List<List<String>> rows = new ArrayList<>();
           rows.add(List.of("key", "reason", "by", "effect was"));
           for (EffectsLedger.Compensation k : compensations) {
-            rows.add(List.of(k.effectKey().substring(0, 12), k.reason(), "g" + k.generation() + " r" + k.revision(),
-                k.effectState()));
+            rows.add(
+                List.of(
+                    k.effectKey().substring(0, 12),
+                    k.reason(),
+                    "g" + k.generation() + " r" + k.revision(),
+                    k.effectState()));
           }
           table(rows, out);
         }
         List<EffectRuleErrors.RuleError> ruleErrors = new EffectRuleErrors(l.pool()).list(l.name());
         if (!ruleErrors.isEmpty()) {
-          out.println("rule errors (the rule could not be evaluated on the revision; the window's effect was"
-              + " left as it was):");
+          out.println(
+              "rule errors (the rule could not be evaluated on the revision; the window's effect"
+                  + " was left as it was):");
           List<List<String>> rows = new ArrayList<>();
           rows.add(List.of("type", "window", "by", "resolved", "rule", "error"));
           for (EffectRuleErrors.RuleError r : ruleErrors) {
-            rows.add(List.of(r.effectType(), r.logicalWindowId().substring(0, 12),
-                "g" + r.generation() + " r" + r.revision(), r.resolved() ? "yes" : "no", "`" + r.rule() + "`",
-                r.error()));
+            rows.add(
+                List.of(
+                    r.effectType(),
+                    r.logicalWindowId().substring(0, 12),
+                    "g" + r.generation() + " r" + r.revision(),
+                    r.resolved() ? "yes" : "no",
+                    "`" + r.rule() + "`",
+                    r.error()));
           }
           table(rows, out);
         }
@@ -114,16 +161,20 @@ final class EffectsCommand implements Callable<Integer> {
       header = "Checks the effect ledger's invariants; exits 1 on a problem.",
       mixinStandardHelpOptions = true,
       description = {
-        "Checks the model's effect ledger: every effect key and payload digest recomputes, DONE effects"
-            + " have a receipt and a dispatch, nothing was delivered again after UNKNOWN without a receipt"
-            + " query, a provider with neither idempotency keys nor receipts got at most one dispatch, every"
-            + " effect's window has its confirming revision, no rule error is open (a rule the sink"
-            + " could not evaluate on a revision). Prints each problem, then the figures:"
-            + " 'N effects: N done, N unknown, ...; N dispatches, N open compensations; N problems'."
+        "Checks the model's effect ledger: every effect key and payload digest recomputes, DONE"
+            + " effects have a receipt and a dispatch, nothing was delivered again after UNKNOWN"
+            + " without a receipt query, a provider with neither idempotency keys nor receipts got"
+            + " at most one dispatch, every effect's window has its confirming revision, no rule"
+            + " error is open (a rule the sink could not evaluate on a revision). Prints each"
+            + " problem, then the figures: 'N effects: N done, N unknown, ...; N dispatches, N open"
+            + " compensations; N problems'."
       },
       exitCodeListHeading = "%nExit status:%n",
-      exitCodeList = {"0:no problem", "1:a problem, or the project or database cannot be used",
-        "2:bad command line"})
+      exitCodeList = {
+        "0:no problem",
+        "1:a problem, or the project or database cannot be used",
+        "2:bad command line"
+      })
   static final class Verify implements Callable<Integer> {
     @Mixin LedgerCommand.Target target;
     @Spec CommandSpec spec;
@@ -132,9 +183,14 @@ final class EffectsCommand implements Callable<Integer> {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
-      Optional<ModelLedger> opened = ModelLedger.open(target.project, target.model,
-          target.credentials.target(target.jdbcUrl, spec.commandLine()), false, "effects verify",
-          spec.commandLine());
+      Optional<ModelLedger> opened =
+          ModelLedger.open(
+              target.project,
+              target.model,
+              target.credentials.target(target.jdbcUrl, spec.commandLine()),
+              false,
+              "effects verify",
+              spec.commandLine());
       if (opened.isEmpty()) {
         return 1;
       }
@@ -157,20 +213,34 @@ final class EffectsCommand implements Callable<Integer> {
     }
   }
 
-  /** {@code 3 effects: 2 done, 1 unknown, 0 prepared, 0 dispatching, 0 cancelled; 3 dispatches, 0 open compensations; 0 problems}. */
+  /**
+   * {@code 3 effects: 2 done, 1 unknown, 0 prepared, 0 dispatching, 0 cancelled; 3 dispatches, 0
+   * open compensations; 0 problems}.
+   */
   static String summary(EffectsLedger.Verification v) {
     Map<String, Integer> f = v.figures();
     List<String> states = new ArrayList<>();
     for (String state : List.of("DONE", "UNKNOWN", "PREPARED", "DISPATCHING", "CANCELLED")) {
-      states.add(f.getOrDefault("state " + state, 0) + " " + state.toLowerCase(java.util.Locale.ROOT));
+      states.add(
+          f.getOrDefault("state " + state, 0) + " " + state.toLowerCase(java.util.Locale.ROOT));
     }
-    return count(f.getOrDefault("effects", 0), "effect") + ": " + String.join(", ", states) + "; "
-        + count(f.getOrDefault("dispatches", 0), "dispatch") + ", " + f.getOrDefault("open compensations", 0)
-        + " open " + (f.getOrDefault("open compensations", 0) == 1 ? "compensation" : "compensations") + "; "
+    return count(f.getOrDefault("effects", 0), "effect")
+        + ": "
+        + String.join(", ", states)
+        + "; "
+        + count(f.getOrDefault("dispatches", 0), "dispatch")
+        + ", "
+        + f.getOrDefault("open compensations", 0)
+        + " open "
+        + (f.getOrDefault("open compensations", 0) == 1 ? "compensation" : "compensations")
+        + "; "
         + count(v.problems().size(), "problem");
   }
 
-  /** An RFC 3339 time as {@link java.time.Instant} prints it (no .000); as stored when it is not one. */
+  /**
+   * An RFC 3339 time as {@link java.time.Instant} prints it (no .000); as stored when it is not
+   * one.
+   */
   private static String instant(String text) {
     if (text == null) {
       return "-";
@@ -198,7 +268,8 @@ final class EffectsCommand implements Callable<Integer> {
     for (List<String> row : rows) {
       StringBuilder line = new StringBuilder("  ");
       for (int i = 0; i < columns; i++) {
-        line.append(i == columns - 1 ? row.get(i) : String.format("%-" + (width[i] + 2) + "s", row.get(i)));
+        line.append(
+            i == columns - 1 ? row.get(i) : String.format("%-" + (width[i] + 2) + "s", row.get(i)));
       }
       out.println(line.toString().stripTrailing());
     }

@@ -14,7 +14,9 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code streamform explain <project> <model>}: prints the model's plan with its clock and state. */
+/**
+ * {@code streamform explain <project> <model>}: prints the model's plan with its clock and state.
+ */
 @Command(
     name = "explain",
     header = "Prints a model's plan: clock, time attributes, window, state fingerprint.",
@@ -26,7 +28,11 @@ import picocli.CommandLine.Spec;
           + " and a windowed model's generation."
     },
     exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:plan printed", "1:the project has problems or no such model", "2:bad command line"})
+    exitCodeList = {
+      "0:plan printed",
+      "1:the project has problems or no such model",
+      "2:bad command line"
+    })
 final class ExplainCommand implements Callable<Integer> {
 
   @Parameters(index = "0", paramLabel = "<project>", description = "the project folder")
@@ -35,9 +41,12 @@ final class ExplainCommand implements Callable<Integer> {
   @Parameters(index = "1", paramLabel = "<model>", description = "a model of streamform.yml")
   String model;
 
-  @Option(names = "--format", paramLabel = "text|dot|svg", defaultValue = "text",
-      description = "text (default), dot (Graphviz: `dot -Tpng`) or svg (a drawing, no Graphviz"
-          + " needed)")
+  @Option(
+      names = "--format",
+      paramLabel = "text|dot|svg",
+      defaultValue = "text",
+      description =
+          "text (default), dot (Graphviz: `dot -Tpng`) or svg (a drawing, no Graphviz" + " needed)")
   String format;
 
   @Spec CommandSpec spec;
@@ -47,8 +56,8 @@ final class ExplainCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     if (!List.of("text", "dot", "svg").contains(format)) {
-      throw new ParameterException(spec.commandLine(),
-          "--format takes text, dot or svg, not '" + format + "'");
+      throw new ParameterException(
+          spec.commandLine(), "--format takes text, dot or svg, not '" + format + "'");
     }
     Optional<Project> loaded = ProjectArgument.load(dir, "explain", err);
     if (loaded.isEmpty()) {
@@ -56,8 +65,13 @@ final class ExplainCommand implements Callable<Integer> {
     }
     Project project = loaded.get();
     if (!project.models().containsKey(model)) {
-      err.println("streamform explain: no model named '" + model + "' in " + dir.resolve("streamform.yml")
-          + " — models: " + String.join(", ", project.models().keySet()));
+      err.println(
+          "streamform explain: no model named '"
+              + model
+              + "' in "
+              + dir.resolve("streamform.yml")
+              + " — models: "
+              + String.join(", ", project.models().keySet()));
       return 1;
     }
     Plan plan = Plan.of(project, model);

@@ -1,11 +1,11 @@
 package dev.streamform.cli;
 
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Project;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.RunnerChoice;
 import dev.streamform.teststreams.fuzz.FuzzRun;
 import dev.streamform.teststreams.fuzz.Fuzzer;
-import dev.streamform.planner.DeclaredModel;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -22,8 +22,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code streamform fuzz <project> --model M --traces N}: generated traces through the reference
- * oracle and the chosen runners, compared whole; a disagreement is shrunk and written as a
- * fixture file whose expectations are the oracle's.
+ * oracle and the chosen runners, compared whole; a disagreement is shrunk and written as a fixture
+ * file whose expectations are the oracle's.
  */
 @Command(
     name = "fuzz",
@@ -48,32 +48,46 @@ final class FuzzCommand implements Callable<Integer> {
   @Parameters(paramLabel = "<project>", description = "the project folder")
   Path project;
 
-  @Option(names = "--model", paramLabel = "M",
+  @Option(
+      names = "--model",
+      paramLabel = "M",
       description = "the model to fuzz (default: the project's only model)")
   String model;
 
   @Option(names = "--traces", paramLabel = "N", required = true, description = "how many traces")
   int traces;
 
-  @Option(names = "--seed", paramLabel = "S",
+  @Option(
+      names = "--seed",
+      paramLabel = "S",
       description = "the seed; the same seed gives the same traces (default: chosen and printed)")
   Long seed;
 
-  @Option(names = "--runners", paramLabel = "direct,flink", split = ",",
+  @Option(
+      names = "--runners",
+      paramLabel = "direct,flink",
+      split = ",",
       description = "the runners to compare with the oracle (default: ${DEFAULT-VALUE})",
       defaultValue = "direct")
   List<String> runners;
 
-  @Option(names = "--parallelism", paramLabel = "P",
-      description = "Flink parallelism (default: ${DEFAULT-VALUE})", defaultValue = "2")
+  @Option(
+      names = "--parallelism",
+      paramLabel = "P",
+      description = "Flink parallelism (default: ${DEFAULT-VALUE})",
+      defaultValue = "2")
   int parallelism;
 
-  @Option(names = "--batch", paramLabel = "B",
+  @Option(
+      names = "--batch",
+      paramLabel = "B",
       description = "traces run together in one pipeline (default: ${DEFAULT-VALUE})",
       defaultValue = "50")
   int batch;
 
-  @Option(names = "--out", paramLabel = "DIR",
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
       description = "where shrunk fixtures are written (default: the project's fixtures/)")
   Path out;
 
@@ -109,13 +123,16 @@ final class FuzzCommand implements Callable<Integer> {
     String name = model;
     if (name == null) {
       if (loaded.models().size() != 1) {
-        throw new ParameterException(spec.commandLine(),
-            "--model is needed: the project has models " + String.join(", ", loaded.models().keySet()));
+        throw new ParameterException(
+            spec.commandLine(),
+            "--model is needed: the project has models "
+                + String.join(", ", loaded.models().keySet()));
       }
       name = loaded.models().keySet().iterator().next();
     } else if (!loaded.models().containsKey(name)) {
-      throw new ParameterException(spec.commandLine(), "no model named '" + name
-          + "'; models: " + String.join(", ", loaded.models().keySet()));
+      throw new ParameterException(
+          spec.commandLine(),
+          "no model named '" + name + "'; models: " + String.join(", ", loaded.models().keySet()));
     }
     DeclaredModel declared = DeclaredModel.of(loaded, name);
     List<Fuzzer.Target> targets = new ArrayList<>();
@@ -124,21 +141,21 @@ final class FuzzCommand implements Callable<Integer> {
     FuzzRun session = new FuzzRun(declared, Fuzzer.of(declared, batch), stdout);
     Progress progress = Progress.onTerminal(err);
     if (progress.shows()) {
-      session.withProgress(new FuzzRun.Progress() {
-        @Override
-        public void traces(String target, int done, int total, int disagreeing) {
-          progress.show("fuzz " + target + ": traces", done, total, disagreeing + " disagree");
-        }
+      session.withProgress(
+          new FuzzRun.Progress() {
+            @Override
+            public void traces(String target, int done, int total, int disagreeing) {
+              progress.show("fuzz " + target + ": traces", done, total, disagreeing + " disagree");
+            }
 
-        @Override
-        public void end() {
-          progress.done();
-        }
-      });
+            @Override
+            public void end() {
+              progress.done();
+            }
+          });
     }
     FuzzRun.Result result =
-        session
-            .run(traces, s, targets, out != null ? out : project.resolve("fixtures"));
+        session.run(traces, s, targets, out != null ? out : project.resolve("fixtures"));
     return result.allAgree() ? 0 : 1;
   }
 }

@@ -29,15 +29,30 @@ final class HistoryTable {
   private HistoryTable() {}
 
   static void print(WindowHistory w, PrintWriter out) {
-    String key = w.key().entrySet().stream().map(e -> e.getKey() + "=" + text(e.getValue()))
-        .collect(Collectors.joining(" "));
-    String standing = w.current()
-        .map(c -> c.status().equals("final")
-            ? "final at revision " + c.revision()
-            : "at revision " + c.revision() + " (" + c.status() + ")")
-        .orElse("no revision applied yet");
-    out.println("window [" + w.windowStart() + ", " + w.windowEnd() + ") " + key + ", generation "
-        + w.generation() + (w.canonical() ? " (canonical)" : "") + ": " + standing);
+    String key =
+        w.key().entrySet().stream()
+            .map(e -> e.getKey() + "=" + text(e.getValue()))
+            .collect(Collectors.joining(" "));
+    String standing =
+        w.current()
+            .map(
+                c ->
+                    c.status().equals("final")
+                        ? "final at revision " + c.revision()
+                        : "at revision " + c.revision() + " (" + c.status() + ")")
+            .orElse("no revision applied yet");
+    out.println(
+        "window ["
+            + w.windowStart()
+            + ", "
+            + w.windowEnd()
+            + ") "
+            + key
+            + ", generation "
+            + w.generation()
+            + (w.canonical() ? " (canonical)" : "")
+            + ": "
+            + standing);
     out.println("  projection " + w.projectionId() + ", logical window " + w.logicalWindowId());
 
     Set<String> valueColumns = new LinkedHashSet<>();
@@ -48,10 +63,12 @@ final class HistoryTable {
     List<List<String>> rows = new ArrayList<>();
     rows.add(header);
     for (WindowHistory.LedgerRow r : w.ledger()) {
-      List<String> row = new ArrayList<>(List.of(
-          String.valueOf(r.revision()),
-          r.predecessor() == null ? "-" : String.valueOf(r.predecessor()),
-          r.status()));
+      List<String> row =
+          new ArrayList<>(
+              List.of(
+                  String.valueOf(r.revision()),
+                  r.predecessor() == null ? "-" : String.valueOf(r.predecessor()),
+                  r.status()));
       for (String column : valueColumns) {
         row.add(text(r.values().get(column)));
       }
@@ -64,14 +81,28 @@ final class HistoryTable {
       printAligned(rows, out);
     }
     for (WindowHistory.HeldRow h : w.held()) {
-      out.println("  held: " + (h.isFinal() ? "final record of revision " : "revision ") + h.revision()
-          + " (digest " + Ledger.shortId(h.digest()) + "), waiting for revision "
-          + (h.isFinal() ? h.revision() : h.revision() - 1) + " since " + seconds(h.heldAt()));
+      out.println(
+          "  held: "
+              + (h.isFinal() ? "final record of revision " : "revision ")
+              + h.revision()
+              + " (digest "
+              + Ledger.shortId(h.digest())
+              + "), waiting for revision "
+              + (h.isFinal() ? h.revision() : h.revision() - 1)
+              + " since "
+              + seconds(h.heldAt()));
     }
     for (WindowHistory.ConflictRow c : w.conflicts()) {
-      out.println("  refused: " + (c.isFinal() ? "final record of revision " : "revision ") + c.revision()
-          + " with digest " + Ledger.shortId(c.offeredDigest()) + " at " + seconds(c.recordedAt()) + ": "
-          + c.reason());
+      out.println(
+          "  refused: "
+              + (c.isFinal() ? "final record of revision " : "revision ")
+              + c.revision()
+              + " with digest "
+              + Ledger.shortId(c.offeredDigest())
+              + " at "
+              + seconds(c.recordedAt())
+              + ": "
+              + c.reason());
     }
   }
 
@@ -99,10 +130,20 @@ final class HistoryTable {
   @SuppressWarnings("unchecked")
   private static String offsets(Map<String, Object> offsets) {
     List<String> parts = new ArrayList<>();
-    offsets.forEach((partition, range) -> {
-      Map<String, Object> r = (Map<String, Object>) range;
-      parts.add("p" + partition + " " + r.get("min") + ".." + r.get("max") + " (" + r.get("count") + ")");
-    });
+    offsets.forEach(
+        (partition, range) -> {
+          Map<String, Object> r = (Map<String, Object>) range;
+          parts.add(
+              "p"
+                  + partition
+                  + " "
+                  + r.get("min")
+                  + ".."
+                  + r.get("max")
+                  + " ("
+                  + r.get("count")
+                  + ")");
+        });
     return String.join(", ", parts);
   }
 

@@ -6,9 +6,9 @@ import java.nio.file.Path;
 
 /**
  * The Streamform checkout a command runs from: the folder holding {@code runners-config/} (runner
- * profiles, cluster scripts) and the job jar's module. The launcher names it with
- * {@code -Dstreamform.home}; without that (tests, an IDE) it is found by walking up from this
- * class's jar or classes folder, then from the working folder.
+ * profiles, cluster scripts) and the job jar's module. The launcher names it with {@code
+ * -Dstreamform.home}; without that (tests, an IDE) it is found by walking up from this class's jar
+ * or classes folder, then from the working folder.
  */
 final class Home {
   static final String PROPERTY = "streamform.home";
@@ -27,7 +27,9 @@ final class Home {
     if (found == null) {
       throw new IllegalStateException(
           "cannot find the Streamform checkout (a folder with runners-config/): run streamform"
-              + " through its launcher, or set -D" + PROPERTY + "=<checkout>");
+              + " through its launcher, or set -D"
+              + PROPERTY
+              + "=<checkout>");
     }
     return found;
   }

@@ -20,15 +20,19 @@ import picocli.CommandLine.Spec;
       "Prints a model's plan manifest as JSON: each node (Source, Filter, Aggregate, Decisions)"
           + " with its definition, output schema and time attribute with their digests, the state"
           + " fingerprint of the node that keeps keyed state with its digest, and the model's time"
-          + " policy (sources with their partition set, event-time column, UTC, watermark, idleness,"
-          + " window, trigger, allowed lateness, late classification, retention, sink correction"
-          + " mode, generation) with its digest.",
+          + " policy (sources with their partition set, event-time column, UTC, watermark,"
+          + " idleness, window, trigger, allowed lateness, late classification, retention, sink"
+          + " correction mode, generation) with its digest.",
       "The text depends only on what the declarations mean (sorted keys, canonical durations), so"
           + " it is identical across runs. Save it when you deploy, and compare a change with"
           + " streamform plan <project> <model> --against <file>."
     },
     exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:manifest printed", "1:the project has problems or no such model", "2:bad command line"})
+    exitCodeList = {
+      "0:manifest printed",
+      "1:the project has problems or no such model",
+      "2:bad command line"
+    })
 final class InspectPlanCommand implements Callable<Integer> {
 
   @Parameters(index = "0", paramLabel = "<project>", description = "the project folder")

@@ -13,13 +13,19 @@ import picocli.CommandLine.ParameterException;
  * the command line or the URL, where process lists and shell histories would show it.
  */
 final class JdbcCredentials {
-  @Option(names = "--jdbc-user", paramLabel = "USER",
+  @Option(
+      names = "--jdbc-user",
+      paramLabel = "USER",
       description = "the database user (runners-config/bin/postgres: postgres)")
   String user;
 
-  @Option(names = "--jdbc-password-file", paramLabel = "FILE",
-      description = "a file whose first line is the password; without it the environment variable "
-          + JdbcTarget.PASSWORD_ENV + " is used when set")
+  @Option(
+      names = "--jdbc-password-file",
+      paramLabel = "FILE",
+      description =
+          "a file whose first line is the password; without it the environment variable "
+              + JdbcTarget.PASSWORD_ENV
+              + " is used when set")
   Path passwordFile;
 
   /** The database at {@code url} with these credentials; a bad URL or file is a usage error. */
@@ -35,7 +41,8 @@ final class JdbcCredentials {
     }
     if (passwordFile != null) {
       if (!Files.isReadable(passwordFile)) {
-        throw new ParameterException(commandLine, "--jdbc-password-file: cannot read " + passwordFile);
+        throw new ParameterException(
+            commandLine, "--jdbc-password-file: cannot read " + passwordFile);
       }
       target = target.withPasswordFile(passwordFile);
     }

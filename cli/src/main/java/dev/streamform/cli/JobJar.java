@@ -11,16 +11,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * The shaded jar a Flink cluster runs (module {@code job-jar}: Streamform's pipelines with the
- * Beam Flink runner and every dependency, Beam's service files merged). Staging that one jar
- * takes a moment where staging the ~200 jars of the classpath took ~20 s. {@link #locate} builds
- * it with Maven when it is missing or older than one of Streamform's own module jars.
+ * The shaded jar a Flink cluster runs (module {@code job-jar}: Streamform's pipelines with the Beam
+ * Flink runner and every dependency, Beam's service files merged). Staging that one jar takes a
+ * moment where staging the ~200 jars of the classpath took ~20 s. {@link #locate} builds it with
+ * Maven when it is missing or older than one of Streamform's own module jars.
  */
 final class JobJar {
   static final String MODULE = "job-jar";
+
   /** The modules of this checkout that the job jar packs. */
   private static final List<String> PACKED =
-      List.of("policies", "transforms", "planner", "test-streams", "revision-sink", "pipelines", "cli");
+      List.of(
+          "policies", "transforms", "planner", "test-streams", "revision-sink", "pipelines", "cli");
+
   private static final long BUILD_TIMEOUT_MINUTES = 10;
 
   private JobJar() {}
@@ -31,15 +34,23 @@ final class JobJar {
     if (jar != null && !olderThanModules(jar, home)) {
       return jar;
     }
-    err.println("streamform: building the job jar for the Flink cluster (" + MODULE + ", once per change)...");
+    err.println(
+        "streamform: building the job jar for the Flink cluster ("
+            + MODULE
+            + ", once per change)...");
     err.flush();
     if (!mvn(home, true) && !mvn(home, false)) {
-      throw new IOException("building the job jar failed: see " + buildLog(home)
-          + " (or build it yourself: mvn -pl " + MODULE + " -am package -DskipTests)");
+      throw new IOException(
+          "building the job jar failed: see "
+              + buildLog(home)
+              + " (or build it yourself: mvn -pl "
+              + MODULE
+              + " -am package -DskipTests)");
     }
     jar = find(home);
     if (jar == null) {
-      throw new IOException("the build made no job jar in " + home.resolve(MODULE).resolve("target"));
+      throw new IOException(
+          "the build made no job jar in " + home.resolve(MODULE).resolve("target"));
     }
     return jar;
   }
@@ -69,11 +80,15 @@ final class JobJar {
       return jars;
     }
     try (Stream<Path> files = Files.list(target)) {
-      files.filter(f -> {
-            String name = f.getFileName().toString();
-            return name.startsWith("streamform-") && name.endsWith(".jar")
-                && !name.endsWith("-tests.jar") && !name.endsWith("-sources.jar");
-          })
+      files
+          .filter(
+              f -> {
+                String name = f.getFileName().toString();
+                return name.startsWith("streamform-")
+                    && name.endsWith(".jar")
+                    && !name.endsWith("-tests.jar")
+                    && !name.endsWith("-sources.jar");
+              })
           .forEach(jars::add);
     }
     return jars;
@@ -85,12 +100,13 @@ final class JobJar {
     if (offline) {
       command.add("-o");
     }
-    command.addAll(List.of("-f", home.resolve("pom.xml").toString(), "-pl", MODULE,
-        "package", "-DskipTests"));
-    Process process = new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(buildLog(home).toFile())
-        .start();
+    command.addAll(
+        List.of("-f", home.resolve("pom.xml").toString(), "-pl", MODULE, "package", "-DskipTests"));
+    Process process =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(buildLog(home).toFile())
+            .start();
     if (!process.waitFor(BUILD_TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
       process.destroyForcibly();
       return false;

@@ -24,15 +24,21 @@ import picocli.CommandLine.Spec;
  * written out, it would travel in the job a cluster stores and in its savepoints.
  */
 final class KafkaOptions {
-  @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT",
-      description = "the Kafka brokers, e.g. 127.0.0.1:9092 (default: bootstrap.servers of the"
-          + " Kafka client settings)")
+  @Option(
+      names = "--bootstrap-servers",
+      paramLabel = "HOST:PORT",
+      description =
+          "the Kafka brokers, e.g. 127.0.0.1:9092 (default: bootstrap.servers of the"
+              + " Kafka client settings)")
   String bootstrapServers;
 
-  @Option(names = "--kafka-properties", paramLabel = "FILE",
-      description = "Kafka client settings (security.protocol, sasl.*, ssl.*, any consumer,"
-          + " producer or admin property), on top of the profile's and the source's kafka.properties;"
-          + " a secret is a reference: an environment variable ${NAME} or a file ${file:/PATH:KEY}")
+  @Option(
+      names = "--kafka-properties",
+      paramLabel = "FILE",
+      description =
+          "Kafka client settings (security.protocol, sasl.*, ssl.*, any consumer, producer or admin"
+              + " property), on top of the profile's and the source's kafka.properties; a secret is"
+              + " a reference: an environment variable ${NAME} or a file ${file:/PATH:KEY}")
   Path propertiesFile;
 
   @Spec(Spec.Target.MIXEE)
@@ -40,8 +46,8 @@ final class KafkaOptions {
 
   /**
    * The connection these options, {@code profileFile} (a runner profile's kafka.properties, may be
-   * null) and {@code source} (read from the project in {@code projectDir}, may be null) give;
-   * empty after printing each problem (file, line, fix) or the unset variable to {@code err}.
+   * null) and {@code source} (read from the project in {@code projectDir}, may be null) give; empty
+   * after printing each problem (file, line, fix) or the unset variable to {@code err}.
    */
   Optional<KafkaConnection> connection(
       Path profileFile, Path projectDir, SourceDeclaration source, PrintWriter err) {
@@ -49,29 +55,35 @@ final class KafkaOptions {
     try {
       KafkaClientProperties settings = KafkaClientProperties.none();
       if (profileFile != null) {
-        settings = settings.overriddenBy(KafkaClientProperties.read(profileFile, profileFile.toString()));
+        settings =
+            settings.overriddenBy(KafkaClientProperties.read(profileFile, profileFile.toString()));
       }
       if (source != null && source.kafkaProperties().isPresent()) {
         String file = source.kafkaProperties().get();
-        settings = settings.overriddenBy(KafkaClientProperties.read(projectDir.resolve(file), file));
+        settings =
+            settings.overriddenBy(KafkaClientProperties.read(projectDir.resolve(file), file));
       }
       if (propertiesFile != null) {
         if (!Files.isRegularFile(propertiesFile)) {
-          throw new ParameterException(command.commandLine(),
-              "--kafka-properties: " + propertiesFile + " is not a file");
+          throw new ParameterException(
+              command.commandLine(), "--kafka-properties: " + propertiesFile + " is not a file");
         }
-        settings = settings.overriddenBy(
-            KafkaClientProperties.read(propertiesFile, propertiesFile.toString()));
+        settings =
+            settings.overriddenBy(
+                KafkaClientProperties.read(propertiesFile, propertiesFile.toString()));
       }
       String servers = bootstrapServers;
       if (servers == null) {
         Optional<KafkaClientProperties.Setting> fromFile = settings.get("bootstrap.servers");
         if (fromFile.isEmpty()) {
-          throw new ParameterException(command.commandLine(),
-              "--bootstrap-servers is missing (or give bootstrap.servers in the Kafka client settings)");
+          throw new ParameterException(
+              command.commandLine(),
+              "--bootstrap-servers is missing (or give bootstrap.servers in the Kafka client"
+                  + " settings)");
         }
-        servers = KafkaClientProperties.resolve(java.util.List.of(fromFile.get()), System::getenv)
-            .get("bootstrap.servers");
+        servers =
+            KafkaClientProperties.resolve(java.util.List.of(fromFile.get()), System::getenv)
+                .get("bootstrap.servers");
       }
       KafkaConnection connection = KafkaConnection.of(servers, settings);
       connection.checkEnvironment(); // here, not in a job on a worker minutes later

@@ -22,14 +22,17 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code streamform ledger verify|show}: a windowed model's revision ledger in PostgreSQL (written by
- * {@code streamform run --jdbc-url}), checked against docs/semantics.md §8's invariant or shown as tables.
+ * {@code streamform ledger verify|show}: a windowed model's revision ledger in PostgreSQL (written
+ * by {@code streamform run --jdbc-url}), checked against docs/semantics.md §8's invariant or shown
+ * as tables.
  */
 @Command(
     name = "ledger",
     header = "A windowed model's revision ledger in PostgreSQL.",
     mixinStandardHelpOptions = true,
-    description = "Reads a windowed model's revision ledger in PostgreSQL: verify it, or show a window's revisions.",
+    description =
+        "Reads a windowed model's revision ledger in PostgreSQL: verify it, or show a window's"
+            + " revisions.",
     synopsisSubcommandLabel = "COMMAND",
     subcommands = {LedgerCommand.Verify.class, LedgerCommand.Show.class})
 final class LedgerCommand implements Callable<Integer> {
@@ -46,12 +49,20 @@ final class LedgerCommand implements Callable<Integer> {
     @Parameters(paramLabel = "<project>", description = "the project folder")
     Path project;
 
-    @Option(names = "--model", paramLabel = "M", required = true, description = "the windowed model")
+    @Option(
+        names = "--model",
+        paramLabel = "M",
+        required = true,
+        description = "the windowed model")
     String model;
 
-    @Option(names = "--jdbc-url", paramLabel = "URL", required = true,
-        description = "the ledger's database, e.g. jdbc:postgresql://127.0.0.1:5432/postgres"
-            + " (no password in it)")
+    @Option(
+        names = "--jdbc-url",
+        paramLabel = "URL",
+        required = true,
+        description =
+            "the ledger's database, e.g. jdbc:postgresql://127.0.0.1:5432/postgres"
+                + " (no password in it)")
     String jdbcUrl;
 
     @Mixin JdbcCredentials credentials;
@@ -62,8 +73,8 @@ final class LedgerCommand implements Callable<Integer> {
       header = "Recomputes every projection from the ledger; exits 1 on a gap or mismatch.",
       mixinStandardHelpOptions = true,
       description = {
-        "Recomputes every projection of the model (every generation) from its ledger rows and checks"
-            + " that each window's revisions form one chain 1..n. Prints each defect, then"
+        "Recomputes every projection of the model (every generation) from its ledger rows and"
+            + " checks that each window's revisions form one chain 1..n. Prints each defect, then"
             + " 'N projections, N revisions, N gaps, N mismatches, N conflicts'."
       },
       exitCodeListHeading = "%nExit status:%n",
@@ -81,20 +92,33 @@ final class LedgerCommand implements Callable<Integer> {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
       Optional<ModelLedger> opened =
-          ModelLedger.open(target.project, target.model,
-              target.credentials.target(target.jdbcUrl, spec.commandLine()), false, "ledger verify",
+          ModelLedger.open(
+              target.project,
+              target.model,
+              target.credentials.target(target.jdbcUrl, spec.commandLine()),
+              false,
+              "ledger verify",
               spec.commandLine());
       if (opened.isEmpty()) {
         return 1;
       }
       try (ModelLedger l = opened.get()) {
         // a calendar window's zone is part of its logical_window_id (docs/semantics.md §6.24)
-        LedgerVerification v = l.ledger.verify(l.name(), l.model.model().window()
-            .filter(w -> w.isCalendar()).map(w -> w.zoneOrUtc().getId()).orElse(null));
+        LedgerVerification v =
+            l.ledger.verify(
+                l.name(),
+                l.model
+                    .model()
+                    .window()
+                    .filter(w -> w.isCalendar())
+                    .map(w -> w.zoneOrUtc().getId())
+                    .orElse(null));
         v.defects().forEach(out::println);
         if (v.held() > 0) {
-          out.println(v.held() + (v.held() == 1 ? " record is" : " records are")
-              + " held, waiting for a predecessor");
+          out.println(
+              v.held()
+                  + (v.held() == 1 ? " record is" : " records are")
+                  + " held, waiting for a predecessor");
         }
         out.println(v.summary());
         return v.clean() ? 0 : 1;
@@ -123,11 +147,16 @@ final class LedgerCommand implements Callable<Integer> {
   static final class Show implements Callable<Integer> {
     @Mixin Target target;
 
-    @Option(names = "--window-key", paramLabel = "COLUMN=VALUE",
-        description = "only windows whose key column has this value, e.g. merchant_id=7 (repeatable)")
+    @Option(
+        names = "--window-key",
+        paramLabel = "COLUMN=VALUE",
+        description =
+            "only windows whose key column has this value, e.g. merchant_id=7 (repeatable)")
     List<String> windowKey = List.of();
 
-    @Option(names = "--window-start", paramLabel = "TIME",
+    @Option(
+        names = "--window-start",
+        paramLabel = "TIME",
         description = "only the window starting at this RFC 3339 time, e.g. 2026-08-30T10:00:00Z")
     String windowStart;
 
@@ -142,8 +171,12 @@ final class LedgerCommand implements Callable<Integer> {
       PrintWriter err = spec.commandLine().getErr();
       Ledger.Filter filter = filter();
       Optional<ModelLedger> opened =
-          ModelLedger.open(target.project, target.model,
-              target.credentials.target(target.jdbcUrl, spec.commandLine()), false, "ledger show",
+          ModelLedger.open(
+              target.project,
+              target.model,
+              target.credentials.target(target.jdbcUrl, spec.commandLine()),
+              false,
+              "ledger show",
               spec.commandLine());
       if (opened.isEmpty()) {
         return 1;
@@ -151,8 +184,15 @@ final class LedgerCommand implements Callable<Integer> {
       try (ModelLedger l = opened.get()) {
         for (String column : filter.keyEquals().keySet()) {
           if (!l.model.model().key().contains(column)) {
-            throw new ParameterException(spec.commandLine(), "--window-key: '" + column
-                + "' is not a key column of model " + l.name() + " (key: " + l.model.model().key() + ")");
+            throw new ParameterException(
+                spec.commandLine(),
+                "--window-key: '"
+                    + column
+                    + "' is not a key column of model "
+                    + l.name()
+                    + " (key: "
+                    + l.model.model().key()
+                    + ")");
           }
         }
         List<WindowHistory> windows = l.ledger.history(l.name(), filter);
@@ -180,7 +220,8 @@ final class LedgerCommand implements Callable<Integer> {
       for (String pair : windowKey) {
         int eq = pair.indexOf('=');
         if (eq <= 0) {
-          throw new ParameterException(spec.commandLine(),
+          throw new ParameterException(
+              spec.commandLine(),
               "--window-key: expected COLUMN=VALUE, e.g. merchant_id=7, got '" + pair + "'");
         }
         keys.put(pair.substring(0, eq), pair.substring(eq + 1));

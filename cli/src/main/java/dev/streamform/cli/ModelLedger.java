@@ -1,11 +1,11 @@
 package dev.streamform.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Project;
 import dev.streamform.sink.JdbcTarget;
 import dev.streamform.sink.Ledger;
 import dev.streamform.sink.LedgerSchema;
-import dev.streamform.planner.DeclaredModel;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -30,11 +30,15 @@ final class ModelLedger implements AutoCloseable {
 
   /**
    * Opens the ledger of {@code modelName} in {@code project} at {@code target}; with {@code
-   * migrate}, creates or migrates the schema first, else requires it to exist. Empty after
-   * printing why not.
+   * migrate}, creates or migrates the schema first, else requires it to exist. Empty after printing
+   * why not.
    */
   static Optional<ModelLedger> open(
-      Path project, String modelName, JdbcTarget target, boolean migrate, String command,
+      Path project,
+      String modelName,
+      JdbcTarget target,
+      boolean migrate,
+      String command,
       CommandLine commandLine) {
     PrintWriter err = commandLine.getErr();
     Optional<Project> loaded = ProjectArgument.load(project, command, err);
@@ -48,8 +52,13 @@ final class ModelLedger implements AutoCloseable {
       throw new ParameterException(commandLine, "--model: " + e.getMessage());
     }
     if (!model.windowed()) {
-      err.println("streamform " + command + ": model '" + modelName + "' is not windowed (no window:"
-          + " in streamform.yml): it has a changelog, not revisions, and no ledger");
+      err.println(
+          "streamform "
+              + command
+              + ": model '"
+              + modelName
+              + "' is not windowed (no window:"
+              + " in streamform.yml): it has a changelog, not revisions, and no ledger");
       return Optional.empty();
     }
     HikariDataSource pool = target.openPool("streamform-" + command.replace(' ', '-'), 2, 10_000);
@@ -57,14 +66,23 @@ final class ModelLedger implements AutoCloseable {
       if (migrate) {
         LedgerSchema.migrate(pool);
       } else if (!Ledger.at(pool).exists()) {
-        err.println("streamform " + command + ": no Streamform ledger in " + target.describe()
-            + " (streamform run --jdbc-url creates it)");
+        err.println(
+            "streamform "
+                + command
+                + ": no Streamform ledger in "
+                + target.describe()
+                + " (streamform run --jdbc-url creates it)");
         pool.close();
         return Optional.empty();
       }
     } catch (SQLException | RuntimeException e) {
-      err.println("streamform " + command + ": cannot use the database " + target.describe() + ": "
-          + firstLine(e));
+      err.println(
+          "streamform "
+              + command
+              + ": cannot use the database "
+              + target.describe()
+              + ": "
+              + firstLine(e));
       pool.close();
       return Optional.empty();
     }

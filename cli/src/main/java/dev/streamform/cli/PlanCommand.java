@@ -35,19 +35,21 @@ import picocli.CommandLine.Spec;
       "Compares a model's plan with a running plan's manifest (written by streamform inspect-plan)"
           + " and classifies each node, with the reason:",
       "  SAFE                      nothing the node's state depends on changed",
-      "  COMPATIBLE                a stateless node changed, or a clock changed with no keyed state below",
-      "  STATE MIGRATION REQUIRED  the state fingerprint moved (key, accumulators, retention, window,"
-          + " allowed lateness), or the clock above keyed state changed",
-      "A clock edit is never SAFE. A change of the watermark topology (watermark, idleness, partition"
-          + " count, window, allowed lateness) needs a new generation: plan says so when the"
-          + " generation did not change."
+      "  COMPATIBLE                a stateless node changed, or a clock changed with no keyed state"
+          + " below",
+      "  STATE MIGRATION REQUIRED  the state fingerprint moved (key, accumulators, retention,"
+          + " window, allowed lateness), or the clock above keyed state changed",
+      "A clock edit is never SAFE. A change of the watermark topology (watermark, idleness,"
+          + " partition count, window, allowed lateness) needs a new generation: plan says so when"
+          + " the generation did not change."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
       "0:every node SAFE or COMPATIBLE, no generation missing",
       "1:the project has problems, no such model, or the file is not a plan manifest",
       "2:a node needs a STATE MIGRATION, or the change needs a new generation"
-          + " (also: a command line that could not be understood, with its message)"})
+          + " (also: a command line that could not be understood, with its message)"
+    })
 final class PlanCommand implements Callable<Integer> {
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -57,7 +59,10 @@ final class PlanCommand implements Callable<Integer> {
   @Parameters(index = "1", paramLabel = "<model>", description = "a model of streamform.yml")
   String model;
 
-  @Option(names = "--against", paramLabel = "<manifest.json>", required = true,
+  @Option(
+      names = "--against",
+      paramLabel = "<manifest.json>",
+      required = true,
       description = "the running plan's manifest, as streamform inspect-plan printed it")
   Path against;
 
@@ -76,16 +81,30 @@ final class PlanCommand implements Callable<Integer> {
       running = JSON.readTree(Files.readString(against));
       PlanDiff.requireManifest(running);
     } catch (NoSuchFileException e) {
-      err.println("streamform plan: " + against + ": no such file; write the running plan's manifest with"
-          + " streamform inspect-plan <project> <model> > " + against);
+      err.println(
+          "streamform plan: "
+              + against
+              + ": no such file; write the running plan's manifest with"
+              + " streamform inspect-plan <project> <model> > "
+              + against);
       return 1;
     } catch (JsonProcessingException e) {
-      err.println("streamform plan: " + against + ":" + e.getLocation().getLineNr() + ": not JSON ("
-          + e.getOriginalMessage() + "); give the file streamform inspect-plan wrote");
+      err.println(
+          "streamform plan: "
+              + against
+              + ":"
+              + e.getLocation().getLineNr()
+              + ": not JSON ("
+              + e.getOriginalMessage()
+              + "); give the file streamform inspect-plan wrote");
       return 1;
     } catch (PlanDiff.NotAManifestException e) {
-      err.println("streamform plan: " + against + " is not a plan manifest: " + e.getMessage()
-          + "; give the file streamform inspect-plan wrote");
+      err.println(
+          "streamform plan: "
+              + against
+              + " is not a plan manifest: "
+              + e.getMessage()
+              + "; give the file streamform inspect-plan wrote");
       return 1;
     } catch (IOException e) {
       err.println("streamform plan: cannot read " + against + ": " + e.getMessage());
@@ -93,29 +112,50 @@ final class PlanCommand implements Callable<Integer> {
     }
     String runningModel = running.path("model").asText("");
     if (!runningModel.equals(model)) {
-      err.println("streamform plan: note: " + against + " is the manifest of model '" + runningModel
-          + "', compared with model '" + model + "'");
+      err.println(
+          "streamform plan: note: "
+              + against
+              + " is the manifest of model '"
+              + runningModel
+              + "', compared with model '"
+              + model
+              + "'");
     }
     PlanDiff diff = PlanDiff.between(running, PlanManifest.of(project.get(), model).toTree());
     Map<Classification, Integer> counts = new EnumMap<>(Classification.class);
     for (NodeChange node : diff.nodes()) {
       counts.merge(node.classification(), 1, Integer::sum);
-      out.println(String.format("%-26s %s", node.kind() + " " + name(node), node.classification().label()));
+      out.println(
+          String.format("%-26s %s", node.kind() + " " + name(node), node.classification().label()));
       node.reasons().forEach(r -> out.println("    " + r));
     }
     if (!diff.generationRequired().isEmpty()) {
-      out.println("NEW GENERATION REQUIRED: the watermark topology changed but generation is still "
-          + diff.newGeneration() + ":");
+      out.println(
+          "NEW GENERATION REQUIRED: the watermark topology changed but generation is still "
+              + diff.newGeneration()
+              + ":");
       diff.generationRequired().forEach(r -> out.println("    " + r));
-      out.println("    set generation: " + (diff.runningGeneration() + 1) + " on model " + model
-          + " in streamform.yml, and roll it out as a new generation (streamform run --generation --shadow)");
+      out.println(
+          "    set generation: "
+              + (diff.runningGeneration() + 1)
+              + " on model "
+              + model
+              + " in streamform.yml, and roll it out as a new generation (streamform run"
+              + " --generation --shadow)");
     }
-    out.println("plan: " + diff.nodes().size() + " nodes: "
-        + counts.getOrDefault(Classification.STATE_MIGRATION_REQUIRED, 0) + " STATE MIGRATION REQUIRED, "
-        + counts.getOrDefault(Classification.COMPATIBLE, 0) + " COMPATIBLE, "
-        + counts.getOrDefault(Classification.SAFE, 0) + " SAFE"
-        + (diff.generationRequired().isEmpty() ? "" : "; a new generation is required")
-        + " -> " + verdict(diff));
+    out.println(
+        "plan: "
+            + diff.nodes().size()
+            + " nodes: "
+            + counts.getOrDefault(Classification.STATE_MIGRATION_REQUIRED, 0)
+            + " STATE MIGRATION REQUIRED, "
+            + counts.getOrDefault(Classification.COMPATIBLE, 0)
+            + " COMPATIBLE, "
+            + counts.getOrDefault(Classification.SAFE, 0)
+            + " SAFE"
+            + (diff.generationRequired().isEmpty() ? "" : "; a new generation is required")
+            + " -> "
+            + verdict(diff));
     out.flush();
     return diff.exitCode();
   }
@@ -129,6 +169,8 @@ final class PlanCommand implements Callable<Integer> {
     if (diff.exitCode() != 0) {
       return "do not deploy over the running plan as is";
     }
-    return diff.overall() == Classification.SAFE ? "nothing changes" : "safe to deploy over the running plan";
+    return diff.overall() == Classification.SAFE
+        ? "nothing changes"
+        : "safe to deploy over the running plan";
   }
 }

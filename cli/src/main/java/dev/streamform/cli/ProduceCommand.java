@@ -4,12 +4,12 @@ import dev.streamform.pipelines.kafka.JsonRecords;
 import dev.streamform.pipelines.kafka.KafkaConnection;
 import dev.streamform.pipelines.kafka.KafkaRefusedException;
 import dev.streamform.pipelines.kafka.KafkaTopics;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.InvalidProjectException;
 import dev.streamform.policies.project.Problem;
 import dev.streamform.policies.project.Project;
-import dev.streamform.planner.DeclaredModel;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -17,9 +17,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -34,9 +34,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code streamform produce <project> <fixture.yml>}: writes a fixture's {@code given:} items to its
- * model's Kafka source topic, in order — events as JSON records keyed by the model's key columns,
- * watermark items as punctuation records {@code {"__watermark": "<instant>"}}.
+ * {@code streamform produce <project> <fixture.yml>}: writes a fixture's {@code given:} items to
+ * its model's Kafka source topic, in order — events as JSON records keyed by the model's key
+ * columns, watermark items as punctuation records {@code {"__watermark": "<instant>"}}.
  */
 @Command(
     name = "produce",
@@ -48,7 +48,8 @@ import picocli.CommandLine.Spec;
           + " watermark item as a punctuation record {\"__watermark\": \"<instant>\"} to every"
           + " partition (or to the one it names). Each event goes to its fixture partition"
           + " (partition: N, default 0), so the topic holds the same per-partition logs as the"
-          + " fixture and a model run on it gives the fixture's answer. Creates the topic when missing."
+          + " fixture and a model run on it gives the fixture's answer. Creates the topic when"
+          + " missing."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
@@ -66,15 +67,21 @@ final class ProduceCommand implements Callable<Integer> {
 
   @Mixin KafkaOptions kafka;
 
-  @Option(names = "--partitions", paramLabel = "N", defaultValue = "3",
+  @Option(
+      names = "--partitions",
+      paramLabel = "N",
+      defaultValue = "3",
       description = "partitions of the topic when it has to be created (default: ${DEFAULT-VALUE})")
   int partitions;
 
-  @Option(names = "--spread-by-key",
-      description = "send each event to the partition Kafka's partitioner picks for its key instead of"
-          + " its fixture partition. What it changes: each partition has its own clock (docs/semantics.md §2),"
-          + " so which events are late and when windows fire can differ from streamform test of the"
-          + " same fixture; each key's events still keep their order.")
+  @Option(
+      names = "--spread-by-key",
+      description =
+          "send each event to the partition Kafka's partitioner picks for its key instead of its"
+              + " fixture partition. What it changes: each partition has its own clock"
+              + " (docs/semantics.md §2), so which events are late and when windows fire can differ"
+              + " from streamform test of the same fixture; each key's events still keep their"
+              + " order.")
   boolean spreadByKey;
 
   @Spec CommandSpec spec;
@@ -96,8 +103,12 @@ final class ProduceCommand implements Callable<Integer> {
     }
     DeclaredModel model = DeclaredModel.of(loaded, fixture.model());
     if (model.source().connector() != Connector.KAFKA) {
-      err.println("streamform produce: source '" + model.source().name()
-          + "' is not a kafka source (connector: " + model.source().connector().yamlName() + ")");
+      err.println(
+          "streamform produce: source '"
+              + model.source().name()
+              + "' is not a kafka source (connector: "
+              + model.source().connector().yamlName()
+              + ")");
       return 1;
     }
     Optional<KafkaConnection> connected = kafka.connection(null, project, model.source(), err);
@@ -109,7 +120,8 @@ final class ProduceCommand implements Callable<Integer> {
     int topicPartitions;
     try (KafkaTopics topics = KafkaTopics.at(connection)) {
       for (String created : topics.ensure(List.of(topic), partitions, Set.of())) {
-        err.println("streamform produce: created topic " + created + " (" + partitions + " partitions)");
+        err.println(
+            "streamform produce: created topic " + created + " (" + partitions + " partitions)");
       }
       topicPartitions = topics.partitions(topic);
     }
@@ -117,11 +129,12 @@ final class ProduceCommand implements Callable<Integer> {
     int punctuations = 0;
     Progress progress = Progress.onTerminal(err);
     AtomicReference<Exception> failed = new AtomicReference<>();
-    Callback firstFailure = (metadata, e) -> {
-      if (e != null) {
-        failed.compareAndSet(null, e);
-      }
-    };
+    Callback firstFailure =
+        (metadata, e) -> {
+          if (e != null) {
+            failed.compareAndSet(null, e);
+          }
+        };
     try (KafkaProducer<byte[], byte[]> producer = producer(connection)) {
       for (Fixture.Given item : fixture.given()) {
         progress.show("produce: items", events + punctuations, fixture.given().size(), topic);
@@ -129,9 +142,14 @@ final class ProduceCommand implements Callable<Integer> {
           Map<String, Object> values = item.event().get();
           Map<String, Object> key = new LinkedHashMap<>();
           model.keyColumns().forEach(k -> key.put(k, values.get(k)));
-          Integer partition = spreadByKey ? null : checkPartition(item.partition(), topicPartitions);
-          producer.send(new ProducerRecord<>(topic, partition,
-              JsonRecords.bytes(JsonRecords.object(key)), JsonRecords.bytes(JsonRecords.object(values))),
+          Integer partition =
+              spreadByKey ? null : checkPartition(item.partition(), topicPartitions);
+          producer.send(
+              new ProducerRecord<>(
+                  topic,
+                  partition,
+                  JsonRecords.bytes(JsonRecords.object(key)),
+                  JsonRecords.bytes(JsonRecords.object(values))),
               firstFailure);
           events++;
         } else {
@@ -141,8 +159,10 @@ final class ProduceCommand implements Callable<Integer> {
               producer.send(new ProducerRecord<>(topic, p, null, punctuation), firstFailure);
             }
           } else {
-            producer.send(new ProducerRecord<>(topic,
-                checkPartition(item.partition(), topicPartitions), null, punctuation), firstFailure);
+            producer.send(
+                new ProducerRecord<>(
+                    topic, checkPartition(item.partition(), topicPartitions), null, punctuation),
+                firstFailure);
           }
           punctuations++;
         }
@@ -155,15 +175,29 @@ final class ProduceCommand implements Callable<Integer> {
     if (failed.get() != null) {
       throw KafkaRefusedException.of("write to " + topic, connection, failed.get());
     }
-    out.println("produced " + events + " events and " + punctuations + " watermark items of "
-        + fixture.name() + " to " + topic + " (" + topicPartitions + " partitions)");
+    out.println(
+        "produced "
+            + events
+            + " events and "
+            + punctuations
+            + " watermark items of "
+            + fixture.name()
+            + " to "
+            + topic
+            + " ("
+            + topicPartitions
+            + " partitions)");
     return 0;
   }
 
   private int checkPartition(int partition, int topicPartitions) {
     if (partition >= topicPartitions) {
-      throw new IllegalStateException("the fixture names partition " + partition
-          + " but the topic has " + topicPartitions + " partitions");
+      throw new IllegalStateException(
+          "the fixture names partition "
+              + partition
+              + " but the topic has "
+              + topicPartitions
+              + " partitions");
     }
     return partition;
   }

@@ -11,8 +11,8 @@ import java.util.Locale;
  * One status line of long work ({@code fuzz}, {@code test} over many projects, {@code produce}),
  * redrawn in place on standard error while a person watches, and nothing at all when the output is
  * piped or captured: {@link #onTerminal} is quiet unless the JVM has a console (standard input and
- * output are a terminal). At most one redraw per {@value #MIN_INTERVAL_MS} ms, so a fast loop
- * costs nothing. {@link #done} clears the line, so the command's own output stays clean.
+ * output are a terminal). At most one redraw per {@value #MIN_INTERVAL_MS} ms, so a fast loop costs
+ * nothing. {@link #done} clears the line, so the command's own output stays clean.
  */
 final class Progress {
   static final long MIN_INTERVAL_MS = 200;
@@ -62,10 +62,19 @@ final class Progress {
 
   /** The text of a progress line: what, count, detail, elapsed and the time left at this pace. */
   static String line(String what, int done, int total, String detail, double elapsedSeconds) {
-    String eta = done == 0 || done >= total ? ""
-        : String.format(Locale.ROOT, ", ETA %.0fs", elapsedSeconds / done * (total - done));
-    return String.format(Locale.ROOT, "%s %d/%d%s (%.0fs%s)", what, done, total,
-        detail.isEmpty() ? "" : ", " + detail, elapsedSeconds, eta);
+    String eta =
+        done == 0 || done >= total
+            ? ""
+            : String.format(Locale.ROOT, ", ETA %.0fs", elapsedSeconds / done * (total - done));
+    return String.format(
+        Locale.ROOT,
+        "%s %d/%d%s (%.0fs%s)",
+        what,
+        done,
+        total,
+        detail.isEmpty() ? "" : ", " + detail,
+        elapsedSeconds,
+        eta);
   }
 
   /**

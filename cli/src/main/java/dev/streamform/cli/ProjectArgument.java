@@ -12,8 +12,8 @@ final class ProjectArgument {
   private ProjectArgument() {}
 
   /**
-   * The project in {@code dir}; empty after printing each problem (file, line, fix) and a last
-   * line pointing at {@code streamform check} to {@code err}.
+   * The project in {@code dir}; empty after printing each problem (file, line, fix) and a last line
+   * pointing at {@code streamform check} to {@code err}.
    */
   static Optional<Project> load(Path dir, String command, PrintWriter err) {
     try {
@@ -22,8 +22,12 @@ final class ProjectArgument {
       for (Problem problem : e.problems()) {
         err.println(problem);
       }
-      err.println("streamform " + command + ": fix the problems above first (streamform check "
-          + dir + ")");
+      err.println(
+          "streamform "
+              + command
+              + ": fix the problems above first (streamform check "
+              + dir
+              + ")");
       return Optional.empty();
     }
   }

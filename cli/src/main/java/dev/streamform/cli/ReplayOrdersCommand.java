@@ -19,8 +19,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code streamform replay-orders <project> --model M --orders N}: a scoring model's fixture in N
- * arrival orders that keep each partition's order; decisions and final feature state compared
- * with the first order, decision by decision, and judged against the model's feature contract.
+ * arrival orders that keep each partition's order; decisions and final feature state compared with
+ * the first order, decision by decision, and judged against the model's feature contract.
  */
 @Command(
     name = "replay-orders",
@@ -48,18 +48,29 @@ final class ReplayOrdersCommand implements Callable<Integer> {
   @Option(names = "--model", paramLabel = "M", required = true, description = "the scoring model")
   String model;
 
-  @Option(names = "--fixture", paramLabel = "F",
-      description = "the fixture under fixtures/ (default: the first one of the model, else the first)")
+  @Option(
+      names = "--fixture",
+      paramLabel = "F",
+      description =
+          "the fixture under fixtures/ (default: the first one of the model, else the first)")
   String fixture;
 
-  @Option(names = "--orders", paramLabel = "N", required = true, description = "how many arrival orders")
+  @Option(
+      names = "--orders",
+      paramLabel = "N",
+      required = true,
+      description = "how many arrival orders")
   int orders;
 
-  @Option(names = "--seed", paramLabel = "S", defaultValue = "1",
+  @Option(
+      names = "--seed",
+      paramLabel = "S",
+      defaultValue = "1",
       description = "the seed of the orders (default: ${DEFAULT-VALUE})")
   long seed;
 
-  @Option(names = "--delayed-partition",
+  @Option(
+      names = "--delayed-partition",
       description = "also one order per partition in which it delivers after every other partition")
   boolean delayedPartition;
 
@@ -87,8 +98,15 @@ final class ReplayOrdersCommand implements Callable<Integer> {
     try {
       var declared = DecisionsModelArgument.model(spec.commandLine(), found.get(), model);
       var f = DecisionsModelArgument.fixture(spec.commandLine(), found.get(), model, fixture);
-      ReplayOrders.Result result = ReplayOrders.run(declared, f, orders, seed,
-          delayedPartition, FixtureRunner.on(choice), spec.commandLine().getOut());
+      ReplayOrders.Result result =
+          ReplayOrders.run(
+              declared,
+              f,
+              orders,
+              seed,
+              delayedPartition,
+              FixtureRunner.on(choice),
+              spec.commandLine().getOut());
       return result.permitted() ? 0 : 1;
     } catch (InvalidProjectException e) {
       e.problems().forEach(p -> err.println(p));

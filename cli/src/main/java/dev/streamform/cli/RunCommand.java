@@ -6,6 +6,7 @@ import dev.streamform.pipelines.kafka.KafkaConnection;
 import dev.streamform.pipelines.kafka.KafkaModelPipeline;
 import dev.streamform.pipelines.kafka.KafkaTopics;
 import dev.streamform.pipelines.kafka.ModelSinks;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.project.Project;
 import dev.streamform.sink.JdbcTarget;
@@ -14,7 +15,6 @@ import dev.streamform.sink.LedgerSchema;
 import dev.streamform.sink.RevisionSink;
 import dev.streamform.sink.effects.EffectRule;
 import dev.streamform.teststreams.fixture.RunnerChoice;
-import dev.streamform.planner.DeclaredModel;
 import java.io.PrintWriter;
 import java.lang.reflect.Field;
 import java.nio.file.Path;
@@ -43,8 +43,9 @@ import picocli.CommandLine.Spec;
  * {@code streamform run <project> --model M}: runs a model as a streaming job reading its Kafka
  * source and writing its changelog (or window records), late and quarantine topics ({@link
  * KafkaModelPipeline}); or, for a file source, reads its files to their end and writes the same
- * three outputs as JSON lines files ({@link FileModelRun}), printing the counts. Blocks until the job ends or the command is interrupted; with {@code
- * --detach} (a Flink cluster only) prints the job id once the cluster accepted the job and returns.
+ * three outputs as JSON lines files ({@link FileModelRun}), printing the counts. Blocks until the
+ * job ends or the command is interrupted; with {@code --detach} (a Flink cluster only) prints the
+ * job id once the cluster accepted the job and returns.
  */
 @Command(
     name = "run",
@@ -52,30 +53,29 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "Runs a model. A file source (connector: file) is read to its end: the changelog or window"
-          + " records, late events and quarantined lines go to <model>.jsonl, <model>.late.jsonl and"
-          + " <model>.quarantine.jsonl in --output (or to the topics below with"
-          + " --bootstrap-servers), and the counts are printed."
-          + " A kafka source runs as a streaming job: reads the topic with the declared clock, writes the"
-          + " changelog to the upsert topic <model> (key: the key columns as JSON; value: the row"
-          + " with op), late events to <model>.late and records that cannot be processed to"
-          + " <model>.quarantine, each with its reason (streamform.yml may name other topics)."
-          + " A windowed model writes its previews, revisions and final records to <model> (key:"
-          + " the key columns and window_start; value: the row with window_start, window_end,"
-          + " status, revision and identity) and events too late for a window to <model>.late."
-          + " With --jdbc-url, its revisions and final records also go to that PostgreSQL database"
-          + " (the revision ledger: streamform ledger, streamform alias), and a revision that makes one"
-          + " of the model's declared effects true prepares it in the same transaction (streamform"
-          + " dispatch delivers it)."
-          + " A source with event_id drops repeated events as duplicates (to <model>.duplicates.jsonl"
-          + " or the topic <model>.duplicates, counted) and quarantines a repeated id with another"
-          + " payload."
-          + " Creates missing topics (<model> compacted for an upsert model only). Blocks until"
-          + " interrupted; with --detach, submits to a Flink cluster, prints the job id and returns.",
-      "With --shadow (a windowed model, with --jdbc-url), recomputes generation N (--generation, else"
-          + " the declared one) from the offsets the source topic retains into that generation's own"
-          + " projections and ledger rows only: no topic is written, no effect is prepared, and the"
-          + " canonical alias does not move (compare with streamform compare-generations, promote with"
-          + " streamform alias set)."
+          + " records, late events and quarantined lines go to <model>.jsonl, <model>.late.jsonl"
+          + " and <model>.quarantine.jsonl in --output (or to the topics below with"
+          + " --bootstrap-servers), and the counts are printed. A kafka source runs as a streaming"
+          + " job: reads the topic with the declared clock, writes the changelog to the upsert"
+          + " topic <model> (key: the key columns as JSON; value: the row with op), late events to"
+          + " <model>.late and records that cannot be processed to <model>.quarantine, each with"
+          + " its reason (streamform.yml may name other topics). A windowed model writes its"
+          + " previews, revisions and final records to <model> (key: the key columns and"
+          + " window_start; value: the row with window_start, window_end, status, revision and"
+          + " identity) and events too late for a window to <model>.late. With --jdbc-url, its"
+          + " revisions and final records also go to that PostgreSQL database (the revision ledger:"
+          + " streamform ledger, streamform alias), and a revision that makes one of the model's"
+          + " declared effects true prepares it in the same transaction (streamform dispatch"
+          + " delivers it). A source with event_id drops repeated events as duplicates (to"
+          + " <model>.duplicates.jsonl or the topic <model>.duplicates, counted) and quarantines a"
+          + " repeated id with another payload. Creates missing topics (<model> compacted for an"
+          + " upsert model only). Blocks until interrupted; with --detach, submits to a Flink"
+          + " cluster, prints the job id and returns.",
+      "With --shadow (a windowed model, with --jdbc-url), recomputes generation N (--generation,"
+          + " else the declared one) from the offsets the source topic retains into that"
+          + " generation's own projections and ledger rows only: no topic is written, no effect is"
+          + " prepared, and the canonical alias does not move (compare with streamform"
+          + " compare-generations, promote with streamform alias set)."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
@@ -93,41 +93,58 @@ final class RunCommand implements Callable<Integer> {
 
   @Mixin KafkaOptions kafka;
 
-  @Option(names = "--output", paramLabel = "DIR",
-      description = "file source: the folder for <model>.jsonl, <model>.late.jsonl and"
-          + " <model>.quarantine.jsonl (default: <project>/target/<model>)")
+  @Option(
+      names = "--output",
+      paramLabel = "DIR",
+      description =
+          "file source: the folder for <model>.jsonl, <model>.late.jsonl and"
+              + " <model>.quarantine.jsonl (default: <project>/target/<model>)")
   Path output;
 
   @Mixin RunnerOptions runnerOptions;
 
-  @Option(names = "--detach",
+  @Option(
+      names = "--detach",
       description = "Flink cluster only: print the job id once submitted and return")
   boolean detach;
 
-  @Option(names = "--from-savepoint", paramLabel = "PATH",
+  @Option(
+      names = "--from-savepoint",
+      paramLabel = "PATH",
       description = "Flink only: restore the job's state and Kafka offsets from this savepoint")
   String savepoint;
 
-  @Option(names = "--jdbc-url", paramLabel = "URL",
-      description = "windowed models: write the revisions to this PostgreSQL database, the revision"
-          + " ledger read by streamform ledger (e.g. jdbc:postgresql://127.0.0.1:5432/postgres;"
-          + " no password in it)")
+  @Option(
+      names = "--jdbc-url",
+      paramLabel = "URL",
+      description =
+          "windowed models: write the revisions to this PostgreSQL database, the revision"
+              + " ledger read by streamform ledger (e.g. jdbc:postgresql://127.0.0.1:5432/postgres;"
+              + " no password in it)")
   String jdbcUrl;
 
   @Mixin JdbcCredentials jdbcCredentials;
 
-  @Option(names = "--generation", paramLabel = "N",
-      description = "windowed models: run as policy generation N instead of the declared one; the"
-          + " revisions carry N (projection_id = H(logical_window_id, N))")
+  @Option(
+      names = "--generation",
+      paramLabel = "N",
+      description =
+          "windowed models: run as policy generation N instead of the declared one; the"
+              + " revisions carry N (projection_id = H(logical_window_id, N))")
   Integer generation;
 
-  @Option(names = "--shadow",
-      description = "windowed models, with --jdbc-url: recompute the generation from the topic's"
-          + " retained offsets into the database only — its own projections and ledger rows; never"
-          + " the model's topics, never the canonical alias, never an effect")
+  @Option(
+      names = "--shadow",
+      description =
+          "windowed models, with --jdbc-url: recompute the generation from the topic's retained"
+              + " offsets into the database only — its own projections and ledger rows; never the"
+              + " model's topics, never the canonical alias, never an effect")
   boolean shadow;
 
-  @Option(names = "--partitions", paramLabel = "N", defaultValue = "3",
+  @Option(
+      names = "--partitions",
+      paramLabel = "N",
+      defaultValue = "3",
       description = "partitions of topics that have to be created (default: ${DEFAULT-VALUE})")
   int partitions;
 
@@ -144,18 +161,22 @@ final class RunCommand implements Callable<Integer> {
       FlinkPipelineOptions flink = options.as(FlinkPipelineOptions.class);
       boolean cluster = !flink.getFlinkMaster().startsWith("[");
       if (detach && !cluster) {
-        throw new ParameterException(spec.commandLine(),
+        throw new ParameterException(
+            spec.commandLine(),
             "--detach needs a Flink cluster (--flink-master HOST:PORT or a cluster profile)");
       }
       flink.setAttachedMode(!detach);
-      flink.setJobName("streamform-" + model + (generation != null ? "-g" + generation : "")
-          + (shadow ? "-shadow" : ""));
+      flink.setJobName(
+          "streamform-"
+              + model
+              + (generation != null ? "-g" + generation : "")
+              + (shadow ? "-shadow" : ""));
       if (savepoint != null) {
         flink.setSavepointPath(savepoint);
       }
     } else if (detach || savepoint != null) {
-      throw new ParameterException(spec.commandLine(),
-          (detach ? "--detach" : "--from-savepoint") + " needs --runner flink");
+      throw new ParameterException(
+          spec.commandLine(), (detach ? "--detach" : "--from-savepoint") + " needs --runner flink");
     }
 
     Optional<Project> found = ProjectArgument.load(project, "run", err);
@@ -170,40 +191,67 @@ final class RunCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--model: " + e.getMessage());
     }
     if (shadow && !declared.windowed()) {
-      throw new ParameterException(spec.commandLine(), "--shadow: model '" + model + "' is "
-          + (declared.decides() ? "a scoring model (decisions:)" : "an upsert model (no window: in streamform.yml)")
-          + "; only a windowed model's revisions have generations to recompute in the shadow of the canonical one");
+      throw new ParameterException(
+          spec.commandLine(),
+          "--shadow: model '"
+              + model
+              + "' is "
+              + (declared.decides()
+                  ? "a scoring model (decisions:)"
+                  : "an upsert model (no window: in streamform.yml)")
+              + "; only a windowed model's revisions have generations to recompute in the shadow of"
+              + " the canonical one");
     }
     if (generation != null) {
       if (!declared.windowed()) {
-        throw new ParameterException(spec.commandLine(), "--generation: model '" + model
-            + "' is not windowed; a generation names a windowed model's projections");
+        throw new ParameterException(
+            spec.commandLine(),
+            "--generation: model '"
+                + model
+                + "' is not windowed; a generation names a windowed model's projections");
       }
       if (generation < 1) {
-        throw new ParameterException(spec.commandLine(), "--generation: a whole number from 1, got " + generation);
+        throw new ParameterException(
+            spec.commandLine(), "--generation: a whole number from 1, got " + generation);
       }
       if (generation != declared.model().generation()) {
-        err.println("streamform run: generation " + generation + " (" + project + " declares generation "
-            + declared.model().generation() + " for " + model + ")");
+        err.println(
+            "streamform run: generation "
+                + generation
+                + " ("
+                + project
+                + " declares generation "
+                + declared.model().generation()
+                + " for "
+                + model
+                + ")");
       }
       declared = declared.withGeneration(generation);
     }
     if (shadow && jdbcUrl == null) {
-      throw new ParameterException(spec.commandLine(), "--shadow needs --jdbc-url: a shadow run writes its"
-          + " revisions only to the revision ledger, never to the model's topics");
+      throw new ParameterException(
+          spec.commandLine(),
+          "--shadow needs --jdbc-url: a shadow run writes its"
+              + " revisions only to the revision ledger, never to the model's topics");
     }
     int runGeneration = declared.model().generation();
     if (declared.decides()) {
-      err.println("streamform run: model '" + model + "' is a scoring model (decisions:), which"
-          + " streamform run does not run yet; use its fixtures (streamform test, replay-orders) or"
-          + " the ScoreEvents transform in a Java pipeline (see examples/ReceiptRisk)");
+      err.println(
+          "streamform run: model '"
+              + model
+              + "' is a scoring model (decisions:), which streamform run does not run yet; use its"
+              + " fixtures (streamform test, replay-orders) or the ScoreEvents transform in a Java"
+              + " pipeline (see examples/ReceiptRisk)");
       return 1;
     }
     RevisionSink revisionSink = null;
     if (jdbcUrl != null) {
       if (!declared.windowed()) {
-        throw new ParameterException(spec.commandLine(), "--jdbc-url: model '" + model
-            + "' is not windowed; only a windowed model's revisions go to a database");
+        throw new ParameterException(
+            spec.commandLine(),
+            "--jdbc-url: model '"
+                + model
+                + "' is not windowed; only a windowed model's revisions go to a database");
       }
       JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
       OptionalInt canonical;
@@ -211,36 +259,59 @@ final class RunCommand implements Callable<Integer> {
         LedgerSchema.migrate(pool); // fail here, not in the job, when the database cannot be used
         canonical = Ledger.at(pool).canonicalGeneration(model);
       } catch (RuntimeException | SQLException e) {
-        err.println("streamform run: cannot use the database " + target.describe() + ": "
-            + ModelLedger.firstLine(e));
+        err.println(
+            "streamform run: cannot use the database "
+                + target.describe()
+                + ": "
+                + ModelLedger.firstLine(e));
         return 1;
       }
       revisionSink = RevisionSink.to(target);
       List<EffectRule> effects = DeclaredEffects.rules(declared.model());
       if (shadow) {
         if (canonical.isPresent() && canonical.getAsInt() == runGeneration) {
-          err.println("streamform run: generation " + runGeneration + " is the canonical generation of " + model
-              + " (readers read it): a shadow run recomputes another generation beside it — give"
-              + " --generation N with a new N, or declare generation: N in streamform.yml");
+          err.println(
+              "streamform run: generation "
+                  + runGeneration
+                  + " is the canonical generation of "
+                  + model
+                  + " (readers read it): a shadow run recomputes another generation beside it —"
+                  + " give --generation N with a new N, or declare generation: N in"
+                  + " streamform.yml");
           return 1;
         }
         revisionSink = revisionSink.asShadow(); // never the alias, never an effect
-        err.println("streamform run: shadow run of generation " + runGeneration + ": revisions go only to "
-            + target.describe() + " (generation " + runGeneration + "'s own projections); no topic is"
-            + " written, " + (effects.isEmpty() ? "no effect is prepared" : "none of the model's "
-                + effects.size() + " effect rules prepares anything")
-            + ", and the canonical alias stays "
-            + (canonical.isPresent() ? "at generation " + canonical.getAsInt() : "unset"));
+        err.println(
+            "streamform run: shadow run of generation "
+                + runGeneration
+                + ": revisions go only to "
+                + target.describe()
+                + " (generation "
+                + runGeneration
+                + "'s own projections); no topic is"
+                + " written, "
+                + (effects.isEmpty()
+                    ? "no effect is prepared"
+                    : "none of the model's " + effects.size() + " effect rules prepares anything")
+                + ", and the canonical alias stays "
+                + (canonical.isPresent() ? "at generation " + canonical.getAsInt() : "unset"));
       } else if (!effects.isEmpty()) {
-        revisionSink = revisionSink.withEffects(effects); // PREPARED in each revision's own transaction
+        revisionSink =
+            revisionSink.withEffects(effects); // PREPARED in each revision's own transaction
       }
     }
     if (declared.source().connector() == Connector.FILE) {
       return runOnFiles(declared, runner, options, revisionSink, out, err);
     }
     if (output != null) {
-      throw new ParameterException(spec.commandLine(), "--output: model '" + model + "' reads"
-          + " kafka source '" + declared.source().name() + "'; --output is for a file source");
+      throw new ParameterException(
+          spec.commandLine(),
+          "--output: model '"
+              + model
+              + "' reads"
+              + " kafka source '"
+              + declared.source().name()
+              + "'; --output is for a file source");
     }
     Optional<KafkaConnection> connected =
         kafka.connection(runnerOptions.kafkaProperties(), project, declared.source(), err);
@@ -255,8 +326,12 @@ final class RunCommand implements Callable<Integer> {
     List<Integer> sourcePartitions = new java.util.ArrayList<>();
     try (KafkaTopics topics = KafkaTopics.at(connection)) {
       if (shadow && !topics.names().contains(source)) {
-        err.println("streamform run: the source topic " + source + " does not exist on " + bootstrapServers
-            + ": a shadow run recomputes what the topic retains, and there is nothing");
+        err.println(
+            "streamform run: the source topic "
+                + source
+                + " does not exist on "
+                + bootstrapServers
+                + ": a shadow run recomputes what the topic retains, and there is nothing");
         return 1;
       }
       List<String> needed = shadow ? List.of() : named.topics(source);
@@ -269,11 +344,20 @@ final class RunCommand implements Callable<Integer> {
       int topicPartitions = topics.partitions(source); // one metadata request, not one per use
       Optional<Integer> expected = declared.source().partitions();
       if (expected.isPresent() && topicPartitions != expected.get()) {
-        err.println("streamform run: " + project.resolve("sources.yml") + ": source '"
-            + declared.source().name() + "' declares partitions: " + expected.get() + " but topic "
-            + source + " has " + topicPartitions + "; a partition count is part of the"
-            + " watermark topology: declare the topic's count and a new generation (streamform plan"
-            + " shows the change), or use the topic the declaration names");
+        err.println(
+            "streamform run: "
+                + project.resolve("sources.yml")
+                + ": source '"
+                + declared.source().name()
+                + "' declares partitions: "
+                + expected.get()
+                + " but topic "
+                + source
+                + " has "
+                + topicPartitions
+                + "; a partition count is part of the watermark topology: declare the topic's count"
+                + " and a new generation (streamform plan shows the change), or use the topic the"
+                + " declaration names");
         return 1;
       }
       // every model's clock holds every partition of the topic from the start: no window closes
@@ -282,21 +366,46 @@ final class RunCommand implements Callable<Integer> {
         sourcePartitions.add(p);
       }
     }
-    ModelSinks sinks = shadow
-        ? KafkaModelPipeline.buildShadow(pipeline, declared, connection, revisionSink, sourcePartitions)
-        : KafkaModelPipeline.build(pipeline, declared, connection, revisionSink, sourcePartitions);
+    ModelSinks sinks =
+        shadow
+            ? KafkaModelPipeline.buildShadow(
+                pipeline, declared, connection, revisionSink, sourcePartitions)
+            : KafkaModelPipeline.build(
+                pipeline, declared, connection, revisionSink, sourcePartitions);
     if (shadow) {
-      err.println("streamform run: model " + model + " generation " + runGeneration + " (shadow) on "
-          + runner.describe() + ": " + source + " from its earliest retained offsets -> "
-          + revisionSink.target().describe());
+      err.println(
+          "streamform run: model "
+              + model
+              + " generation "
+              + runGeneration
+              + " (shadow) on "
+              + runner.describe()
+              + ": "
+              + source
+              + " from its earliest retained offsets -> "
+              + revisionSink.target().describe());
     } else {
-      err.println("streamform run: model " + model + " on " + runner.describe() + ": " + source
-          + " -> " + sinks.topic() + (declared.windowed() ? " (window records)" : "")
-          + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe())
-          + (revisionSink == null || revisionSink.effects().isEmpty() ? ""
-              : " (with " + revisionSink.effects().size() + " effect rules; deliver with streamform dispatch)")
-          + ", late -> " + sinks.lateTopic() + ", quarantine -> " + sinks.quarantineTopic()
-          + sinks.duplicatesTopic().map(t -> ", duplicates -> " + t).orElse(""));
+      err.println(
+          "streamform run: model "
+              + model
+              + " on "
+              + runner.describe()
+              + ": "
+              + source
+              + " -> "
+              + sinks.topic()
+              + (declared.windowed() ? " (window records)" : "")
+              + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe())
+              + (revisionSink == null || revisionSink.effects().isEmpty()
+                  ? ""
+                  : " (with "
+                      + revisionSink.effects().size()
+                      + " effect rules; deliver with streamform dispatch)")
+              + ", late -> "
+              + sinks.lateTopic()
+              + ", quarantine -> "
+              + sinks.quarantineTopic()
+              + sinks.duplicatesTopic().map(t -> ", duplicates -> " + t).orElse(""));
     }
     if (!connection.isPlaintext()) {
       err.println("streamform run: Kafka client settings: " + connection);
@@ -325,13 +434,17 @@ final class RunCommand implements Callable<Integer> {
       PrintWriter out,
       PrintWriter err) {
     if (detach || savepoint != null) {
-      throw new ParameterException(spec.commandLine(), (detach ? "--detach" : "--from-savepoint")
-          + ": model '" + model + "' reads a file source, which runs to its end in this process");
+      throw new ParameterException(
+          spec.commandLine(),
+          (detach ? "--detach" : "--from-savepoint")
+              + ": model '"
+              + model
+              + "' reads a file source, which runs to its end in this process");
     }
     boolean toKafka = kafka.bootstrapServers != null || kafka.propertiesFile != null;
     if (output != null && toKafka) {
-      throw new ParameterException(spec.commandLine(),
-          "give --output (files) or --bootstrap-servers (topics), not both");
+      throw new ParameterException(
+          spec.commandLine(), "give --output (files) or --bootstrap-servers (topics), not both");
     }
     FileModelRun run;
     try {
@@ -341,7 +454,8 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     if (runner.isFlink()) {
-      // the files end: without this the Flink runner keeps finished sources alive to checkpoint them
+      // the files end: without this the Flink runner keeps finished sources alive to checkpoint
+      // them
       options.as(FlinkPipelineOptions.class).setShutdownSourcesAfterIdleMs(0L);
     }
     FileModelRun.Target target;
@@ -358,20 +472,33 @@ final class RunCommand implements Callable<Integer> {
         List<String> needed = named.topics(null);
         Set<String> compacted = named.topicIsCompacted() ? Set.of(named.topic()) : Set.of();
         for (String created : topics.ensure(needed, partitions, compacted)) {
-          err.println("streamform run: created topic " + created + " (" + partitions + " partitions)");
+          err.println(
+              "streamform run: created topic " + created + " (" + partitions + " partitions)");
         }
       }
       target = FileModelRun.Target.kafka(connection);
-      where = "topics " + String.join(", ", named.topics(null)) + " at " + connection.bootstrapServers();
+      where =
+          "topics "
+              + String.join(", ", named.topics(null))
+              + " at "
+              + connection.bootstrapServers();
     } else {
       Path dir = output != null ? output : project.resolve("target").resolve(model);
       target = FileModelRun.Target.folder(dir);
       where = dir.toString();
     }
-    err.println("streamform run: model " + model + " on " + runner.describe() + ": "
-        + run.fileNames().size() + (run.fileNames().size() == 1 ? " file (" : " files (")
-        + String.join(", ", run.fileNames()) + ") -> " + where
-        + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe()));
+    err.println(
+        "streamform run: model "
+            + model
+            + " on "
+            + runner.describe()
+            + ": "
+            + run.fileNames().size()
+            + (run.fileNames().size() == 1 ? " file (" : " files (")
+            + String.join(", ", run.fileNames())
+            + ") -> "
+            + where
+            + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe()));
     err.flush();
     FileModelRun.Summary summary;
     try {
@@ -380,24 +507,45 @@ final class RunCommand implements Callable<Integer> {
       err.println("streamform run: the run failed: " + ModelLedger.firstLine(e));
       return 1;
     }
-    out.printf(java.util.Locale.ROOT, "%,d %s read: %,d %s processed, %,d late, %s%,d quarantined%s%s%n",
-        summary.recordsRead, summary.recordsRead == 1 ? "line" : "lines",
-        summary.processed, summary.processed == 1 ? "event" : "events",
+    out.printf(
+        java.util.Locale.ROOT,
+        "%,d %s read: %,d %s processed, %,d late, %s%,d quarantined%s%s%n",
+        summary.recordsRead,
+        summary.recordsRead == 1 ? "line" : "lines",
+        summary.processed,
+        summary.processed == 1 ? "event" : "events",
         summary.late,
         summary.detectsDuplicates || summary.duplicates > 0
-            ? String.format(java.util.Locale.ROOT, "%,d %s, ", summary.duplicates,
+            ? String.format(
+                java.util.Locale.ROOT,
+                "%,d %s, ",
+                summary.duplicates,
                 summary.duplicates == 1 ? "duplicate" : "duplicates")
             : "",
         summary.quarantined,
-        summary.filtered == 0 ? "" : String.format(java.util.Locale.ROOT, ", %,d filtered out by WHERE", summary.filtered),
-        summary.punctuations == 0 ? "" : String.format(java.util.Locale.ROOT, ", %,d watermark %s",
-            summary.punctuations, summary.punctuations == 1 ? "line" : "lines"));
-    summary.written.forEach((file, rows) ->
-        out.printf(java.util.Locale.ROOT, "wrote %s (%,d %s)%n", file, rows, rows == 1 ? "row" : "rows"));
+        summary.filtered == 0
+            ? ""
+            : String.format(java.util.Locale.ROOT, ", %,d filtered out by WHERE", summary.filtered),
+        summary.punctuations == 0
+            ? ""
+            : String.format(
+                java.util.Locale.ROOT,
+                ", %,d watermark %s",
+                summary.punctuations,
+                summary.punctuations == 1 ? "line" : "lines"));
+    summary.written.forEach(
+        (file, rows) ->
+            out.printf(
+                java.util.Locale.ROOT,
+                "wrote %s (%,d %s)%n",
+                file,
+                rows,
+                rows == 1 ? "row" : "rows"));
     out.flush();
     if (!summary.addsUp()) {
-      err.println("streamform run: the counts do not add up to the lines read (a bug: please report"
-          + " it with the input)");
+      err.println(
+          "streamform run: the counts do not add up to the lines read (a bug: please report"
+              + " it with the input)");
       return 1;
     }
     return 0;

@@ -18,11 +18,11 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * The runner options every command that runs a pipeline shares ({@code @Mixin RunnerOptions}):
- * a named profile from {@code runners-config/profiles/NAME.properties}, and options that override
- * it. A profile's keys are Beam pipeline option names; {@code runner}, {@code flinkMaster} and
- * {@code parallelism} choose the runner, every other key is passed to Beam as {@code --key=value}.
- * Without a profile: the DirectRunner, or with {@code --runner flink} the embedded Flink runner at
+ * The runner options every command that runs a pipeline shares ({@code @Mixin RunnerOptions}): a
+ * named profile from {@code runners-config/profiles/NAME.properties}, and options that override it.
+ * A profile's keys are Beam pipeline option names; {@code runner}, {@code flinkMaster} and {@code
+ * parallelism} choose the runner, every other key is passed to Beam as {@code --key=value}. Without
+ * a profile: the DirectRunner, or with {@code --runner flink} the embedded Flink runner at
  * parallelism 1. A profile's {@code kafka.properties} (not a Beam option) names Kafka client
  * settings, relative to the profile's folder ({@link KafkaOptions}).
  */
@@ -32,39 +32,58 @@ final class RunnerOptions {
   @Option(
       names = "--profile",
       paramLabel = "NAME",
-      description = "a runner profile, " + PROFILES + "/NAME.properties: direct, flink-local,"
-          + " flink-cluster, or one of your own; the options below override it")
+      description =
+          "a runner profile, "
+              + PROFILES
+              + "/NAME.properties: direct, flink-local,"
+              + " flink-cluster, or one of your own; the options below override it")
   String profile;
 
-  @Option(names = "--runner", paramLabel = "direct|flink",
+  @Option(
+      names = "--runner",
+      paramLabel = "direct|flink",
       description = "the Beam runner (default: the profile's, else direct)")
   String runner;
 
-  @Option(names = "--parallelism", paramLabel = "N",
+  @Option(
+      names = "--parallelism",
+      paramLabel = "N",
       description = "Flink parallelism (default: the profile's, else 1)")
   Integer parallelism;
 
-  @Option(names = "--flink-master", paramLabel = "HOST:PORT",
+  @Option(
+      names = "--flink-master",
+      paramLabel = "HOST:PORT",
       description = "submit to a Flink cluster instead of the embedded one, e.g. 127.0.0.1:8081")
   String flinkMaster;
 
-  @Option(names = "--checkpointing-interval", paramLabel = "MS",
+  @Option(
+      names = "--checkpointing-interval",
+      paramLabel = "MS",
       description = "Flink: milliseconds between checkpoints, -1 for none (default: the profile's)")
   Long checkpointingInterval;
 
-  @Option(names = "--restarts", paramLabel = "N",
-      description = "Flink: restart a failed job up to N times, each from its last checkpoint (e.g."
-          + " after a TaskManager died); default: the profile's numberOfExecutionRetries, else the"
-          + " cluster's restart strategy (none on the local cluster)")
+  @Option(
+      names = "--restarts",
+      paramLabel = "N",
+      description =
+          "Flink: restart a failed job up to N times, each from its last checkpoint (e.g. after a"
+              + " TaskManager died); default: the profile's numberOfExecutionRetries, else the"
+              + " cluster's restart strategy (none on the local cluster)")
   Integer restarts;
 
-  @Option(names = "--state-backend", paramLabel = "filesystem|rocksdb",
+  @Option(
+      names = "--state-backend",
+      paramLabel = "filesystem|rocksdb",
       description = "Flink: where keyed state lives (default: the profile's, else Flink's)")
   String stateBackend;
 
-  @Option(names = "--job-jar", paramLabel = "JAR",
-      description = "the shaded jar to stage to a Flink cluster (default: the checkout's"
-          + " job-jar/target jar, built when missing or stale)")
+  @Option(
+      names = "--job-jar",
+      paramLabel = "JAR",
+      description =
+          "the shaded jar to stage to a Flink cluster (default: the checkout's"
+              + " job-jar/target jar, built when missing or stale)")
   Path jobJar;
 
   @Spec(Spec.Target.MIXEE)
@@ -83,7 +102,8 @@ final class RunnerOptions {
     if (profileKafka != null) {
       kafkaProperties = Home.dir().resolve(PROFILES).resolve(profileKafka);
       if (!Files.isRegularFile(kafkaProperties)) {
-        throw usage("profile " + profile + ": kafka.properties " + kafkaProperties + " is not a file");
+        throw usage(
+            "profile " + profile + ": kafka.properties " + kafkaProperties + " is not a file");
       }
     }
     String chosenRunner = runner != null ? runner : runnerName(profileRunner);
@@ -108,15 +128,19 @@ final class RunnerOptions {
         choice = RunnerChoice.direct();
         break;
       case "flink":
-        int n = parallelism != null ? parallelism
-            : profileParallelism != null ? profileInt("parallelism", profileParallelism) : 1;
+        int n =
+            parallelism != null
+                ? parallelism
+                : profileParallelism != null ? profileInt("parallelism", profileParallelism) : 1;
         if (n < 1) {
           throw usage("--parallelism must be at least 1");
         }
-        String master = flinkMaster != null ? flinkMaster
-            : profileMaster != null ? profileMaster : "[local]";
-        choice = isEmbedded(master) ? RunnerChoice.flinkLocal(n)
-            : RunnerChoice.flinkCluster(master, n, List.of(jobJar().toString()));
+        String master =
+            flinkMaster != null ? flinkMaster : profileMaster != null ? profileMaster : "[local]";
+        choice =
+            isEmbedded(master)
+                ? RunnerChoice.flinkLocal(n)
+                : RunnerChoice.flinkCluster(master, n, List.of(jobJar().toString()));
         break;
       default:
         throw usage("--runner must be direct or flink, not '" + chosenRunner + "'");
@@ -170,8 +194,12 @@ final class RunnerOptions {
       case "flink":
         return "flink";
       default:
-        throw usage("profile " + profile + ": runner must be DirectRunner or FlinkRunner, not '"
-            + value + "'");
+        throw usage(
+            "profile "
+                + profile
+                + ": runner must be DirectRunner or FlinkRunner, not '"
+                + value
+                + "'");
     }
   }
 
@@ -179,7 +207,8 @@ final class RunnerOptions {
     try {
       return Integer.parseInt(value.trim());
     } catch (NumberFormatException e) {
-      throw usage("profile " + profile + ": " + key + " must be a whole number, not '" + value + "'");
+      throw usage(
+          "profile " + profile + ": " + key + " must be a whole number, not '" + value + "'");
     }
   }
 
@@ -187,8 +216,14 @@ final class RunnerOptions {
     Path dir = Home.dir().resolve(PROFILES);
     Path file = dir.resolve(name + ".properties");
     if (name.contains("/") || !Files.isRegularFile(file)) {
-      throw usage("unknown profile '" + name + "' (profiles in " + dir + ": "
-          + String.join(", ", profileNames(dir)) + ")");
+      throw usage(
+          "unknown profile '"
+              + name
+              + "' (profiles in "
+              + dir
+              + ": "
+              + String.join(", ", profileNames(dir))
+              + ")");
     }
     Properties properties = new Properties();
     try (InputStream in = Files.newInputStream(file)) {
@@ -197,14 +232,16 @@ final class RunnerOptions {
       throw usage("profile " + name + ": cannot read " + file + ": " + e.getMessage());
     }
     Map<String, String> values = new LinkedHashMap<>();
-    properties.stringPropertyNames().stream().sorted()
+    properties.stringPropertyNames().stream()
+        .sorted()
         .forEach(key -> values.put(key, properties.getProperty(key).trim()));
     return values;
   }
 
   static List<String> profileNames(Path dir) {
     try (Stream<Path> files = Files.list(dir)) {
-      return files.map(f -> f.getFileName().toString())
+      return files
+          .map(f -> f.getFileName().toString())
           .filter(f -> f.endsWith(".properties"))
           .map(f -> f.substring(0, f.length() - ".properties".length()))
           .sorted()

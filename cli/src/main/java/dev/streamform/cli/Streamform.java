@@ -26,12 +26,25 @@ import picocli.CommandLine.UnmatchedArgumentException;
     versionProvider = Streamform.Version.class,
     description = "Declared event time for Apache Beam pipelines.",
     synopsisSubcommandLabel = "COMMAND",
-    subcommands = {CheckCommand.class, TestCommand.class, ExplainCommand.class,
-      InspectPlanCommand.class, PlanCommand.class, RunCommand.class,
-      ProduceCommand.class, ConsumeCommand.class, FuzzCommand.class, LedgerCommand.class,
-      AliasCommand.class, CompareGenerationsCommand.class, DispatchCommand.class, EffectsCommand.class,
+    subcommands = {
+      CheckCommand.class,
+      TestCommand.class,
+      ExplainCommand.class,
+      InspectPlanCommand.class,
+      PlanCommand.class,
+      RunCommand.class,
+      ProduceCommand.class,
+      ConsumeCommand.class,
+      FuzzCommand.class,
+      LedgerCommand.class,
+      AliasCommand.class,
+      CompareGenerationsCommand.class,
+      DispatchCommand.class,
+      EffectsCommand.class,
       ProviderCommand.class,
-      ReplayOrdersCommand.class, DecisionsCommand.class})
+      ReplayOrdersCommand.class,
+      DecisionsCommand.class
+    })
 public final class Streamform implements Callable<Integer> {
   /** Exit status for a command line that could not be understood. */
   public static final int USAGE = 2;
@@ -50,12 +63,13 @@ public final class Streamform implements Callable<Integer> {
 
   /** Runs the command line with the given streams and returns its exit status. */
   public static int run(PrintWriter out, PrintWriter err, String... args) {
-    CommandLine commandLine = new CommandLine(new Streamform())
-        .setOut(out)
-        .setErr(err)
-        .setUsageHelpWidth(USAGE_WIDTH)
-        .setParameterExceptionHandler((e, ignored) -> usageError(e, err))
-        .setExecutionExceptionHandler((e, command, parsed) -> internalError(e, err));
+    CommandLine commandLine =
+        new CommandLine(new Streamform())
+            .setOut(out)
+            .setErr(err)
+            .setUsageHelpWidth(USAGE_WIDTH)
+            .setParameterExceptionHandler((e, ignored) -> usageError(e, err))
+            .setExecutionExceptionHandler((e, command, parsed) -> internalError(e, err));
     int status = commandLine.execute(args);
     out.flush();
     err.flush();
@@ -84,16 +98,19 @@ public final class Streamform implements Callable<Integer> {
     List<String> args = unmatched.getUnmatched();
     String arg = args.isEmpty() ? "" : args.get(0);
     boolean hasCommands = !e.getCommandLine().getSubcommands().isEmpty();
-    String what = arg.startsWith("-") ? "unknown option '" + arg + "'"
-        : hasCommands ? "unknown command '" + arg + "'"
-        : "unexpected argument '" + arg + "'";
+    String what =
+        arg.startsWith("-")
+            ? "unknown option '" + arg + "'"
+            : hasCommands ? "unknown command '" + arg + "'" : "unexpected argument '" + arg + "'";
     List<String> suggestions = unmatched.getSuggestions();
-    // picocli's suggestions are generous ('chek' -> check or dispatch): keep the near ones when there are any
+    // picocli's suggestions are generous ('chek' -> check or dispatch): keep the near ones when
+    // there are any
     List<String> near = suggestions.stream().filter(s -> distance(s, arg) <= 2).toList();
     if (!near.isEmpty()) {
       suggestions = near;
     }
-    return suggestions.isEmpty() ? what
+    return suggestions.isEmpty()
+        ? what
         : what + " (did you mean '" + String.join("' or '", suggestions) + "'?)";
   }
 
@@ -121,8 +138,10 @@ public final class Streamform implements Callable<Integer> {
       err.println("streamform: " + e.getMessage());
       return 1;
     }
-    err.println("streamform: internal error: " + e
-        + " (set STREAMFORM_DEBUG=1 for the stack trace, and please report it)");
+    err.println(
+        "streamform: internal error: "
+            + e
+            + " (set STREAMFORM_DEBUG=1 for the stack trace, and please report it)");
     if (System.getenv("STREAMFORM_DEBUG") != null) {
       e.printStackTrace(err);
     }
@@ -139,7 +158,9 @@ public final class Streamform implements Callable<Integer> {
           properties.load(in);
         }
       }
-      return new String[] {"streamform " + properties.getProperty("version", "(development build)")};
+      return new String[] {
+        "streamform " + properties.getProperty("version", "(development build)")
+      };
     }
   }
 }

@@ -14,11 +14,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import picocli.CommandLine.Help;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Help;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -35,11 +35,11 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "Runs the fixtures (fixtures/*.yml) of a project, of every project under a folder, or one"
-          + " fixture file, as Beam TestStreams through the same transforms a production pipeline uses, and prints"
-          + " PASS or FAIL with the counts for each (for a windowed model: events processed,"
-          + " revisions emitted, windows finalized, late events dropped); a failure shows what"
-          + " was expected next to what happened, why, and how to fix it. Results go to stdout,"
-          + " warnings to stderr."
+          + " fixture file, as Beam TestStreams through the same transforms a production pipeline"
+          + " uses, and prints PASS or FAIL with the counts for each (for a windowed model: events"
+          + " processed, revisions emitted, windows finalized, late events dropped); a failure"
+          + " shows what was expected next to what happened, why, and how to fix it. Results go to"
+          + " stdout, warnings to stderr."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
@@ -52,52 +52,74 @@ final class TestCommand implements Callable<Integer> {
   @Parameters(
       arity = "1..*",
       paramLabel = "<path>",
-      description = "project folders, folders of projects (searched below), or fixture files; as"
-          + " many as you like")
+      description =
+          "project folders, folders of projects (searched below), or fixture files; as"
+              + " many as you like")
   List<Path> paths;
 
-  @Option(names = "--select", paramLabel = "GLOB", split = ",",
-      description = "run only fixtures whose name, <project folder>/<name> or path matches;"
-          + " repeatable or comma-separated; * any characters but /, ** any, ? one")
+  @Option(
+      names = "--select",
+      paramLabel = "GLOB",
+      split = ",",
+      description =
+          "run only fixtures whose name, <project folder>/<name> or path matches;"
+              + " repeatable or comma-separated; * any characters but /, ** any, ? one")
   List<String> select = new ArrayList<>();
 
-  @Option(names = {"--fail-fast", "-x"},
+  @Option(
+      names = {"--fail-fast", "-x"},
       description = "stop after the first fixture that fails; the rest are reported as not run")
   boolean failFast;
 
-  @Option(names = "--report", paramLabel = "<file.html>",
-      description = "also write one self-contained HTML report: per fixture PASS/FAIL, counts,"
-          + " a timeline (events by delivery order and event time, each partition's watermark,"
-          + " windows and their records) and the expected and actual rows")
+  @Option(
+      names = "--report",
+      paramLabel = "<file.html>",
+      description =
+          "also write one self-contained HTML report: per fixture PASS/FAIL, counts,"
+              + " a timeline (events by delivery order and event time, each partition's watermark,"
+              + " windows and their records) and the expected and actual rows")
   Path report;
 
-  @Option(names = "--junit-xml", paramLabel = "FILE",
+  @Option(
+      names = "--junit-xml",
+      paramLabel = "FILE",
       description = "also write the results as JUnit XML (what CI servers read) to FILE")
   Path junitXml;
 
-  @Option(names = "--format", paramLabel = "text|json",
+  @Option(
+      names = "--format",
+      paramLabel = "text|json",
       description = "how results print on stdout: text (default) or one JSON object")
   String format = "text";
 
-  @Option(names = {"--accept", "--update"},
-      description = "after showing a failure, write what happened into the fixture's expect:,"
-          + " late: (and quarantined:) sections for you to review; the rest of the file is kept")
+  @Option(
+      names = {"--accept", "--update"},
+      description =
+          "after showing a failure, write what happened into the fixture's expect:, late: (and"
+              + " quarantined:) sections for you to review; the rest of the file is kept")
   boolean accept;
 
-  @Option(names = "--tolerance", paramLabel = "X",
-      description = "how far a double column may be from an expected value, for fixtures without"
-          + " tolerance: of their own: |expected - actual| <= X * max(1, |expected|) (default 0:"
-          + " exact)")
+  @Option(
+      names = "--tolerance",
+      paramLabel = "X",
+      description =
+          "how far a double column may be from an expected value, for fixtures without tolerance:"
+              + " of their own: |expected - actual| <= X * max(1, |expected|) (default 0: exact)")
   Double tolerance;
 
-  @Option(names = "--color", paramLabel = "auto|always|never",
-      description = "colour PASS, FAIL and ^ lines: auto (default: only on a terminal), always, never")
+  @Option(
+      names = "--color",
+      paramLabel = "auto|always|never",
+      description =
+          "colour PASS, FAIL and ^ lines: auto (default: only on a terminal), always, never")
   String color = "auto";
 
-  @Option(names = "--runner-checks",
-      description = "keep the DirectRunner's immutability and encodability checks on (off by"
-          + " default: they test Streamform's own transforms, which its test suites run with them,"
-          + " and cost about 40%% of a fixture's time)")
+  @Option(
+      names = "--runner-checks",
+      description =
+          "keep the DirectRunner's immutability and encodability checks on (off by default: they"
+              + " test Streamform's own transforms, which its test suites run with them, and cost"
+              + " about 40%% of a fixture's time)")
   boolean runnerChecks;
 
   @Mixin RunnerOptions runnerOptions;
@@ -117,7 +139,8 @@ final class TestCommand implements Callable<Integer> {
       return Streamform.USAGE;
     }
     if (tolerance != null && !(tolerance >= 0 && Double.isFinite(tolerance))) {
-      err.println("streamform test: --tolerance " + tolerance + " is not a number from 0, e.g. 1e-9");
+      err.println(
+          "streamform test: --tolerance " + tolerance + " is not a number from 0, e.g. 1e-9");
       return Streamform.USAGE;
     }
     Help.Ansi ansi;
@@ -153,13 +176,14 @@ final class TestCommand implements Callable<Integer> {
       }
     }
     boolean json = format.equals("json");
-    FixtureSuite suite = new FixtureSuite(FixtureRunner.on(choice), json ? null : out)
-        .warningsTo(err)
-        .selecting(select)
-        .failingFast(failFast)
-        .accepting(accept)
-        .withTolerance(tolerance)
-        .coloured(!json && ansi.enabled());
+    FixtureSuite suite =
+        new FixtureSuite(FixtureRunner.on(choice), json ? null : out)
+            .warningsTo(err)
+            .selecting(select)
+            .failingFast(failFast)
+            .accepting(accept)
+            .withTolerance(tolerance)
+            .coloured(!json && ansi.enabled());
     Progress progress = Progress.onTerminal(err);
     suite.listening(progress.projects());
     HtmlReport html = new HtmlReport();
@@ -169,8 +193,13 @@ final class TestCommand implements Callable<Integer> {
     boolean passed = suite.run(paths);
     progress.done();
     if (report != null) {
-      html.write(report, "streamform test " + paths.stream().map(Path::toString)
-          .collect(java.util.stream.Collectors.joining(" ")), suite.summary());
+      html.write(
+          report,
+          "streamform test "
+              + paths.stream()
+                  .map(Path::toString)
+                  .collect(java.util.stream.Collectors.joining(" ")),
+          suite.summary());
       err.println("report: " + report.toAbsolutePath());
     }
     if (json) {
@@ -181,8 +210,12 @@ final class TestCommand implements Callable<Integer> {
       try (Writer w = newWriter(junitXml, parent)) {
         SuiteReports.junitXml(suite, w);
       } catch (IOException e) {
-        err.println("streamform test: cannot write JUnit XML to " + junitXml + ": " + e
-            + " — give --junit-xml a file in a folder you can write to");
+        err.println(
+            "streamform test: cannot write JUnit XML to "
+                + junitXml
+                + ": "
+                + e
+                + " — give --junit-xml a file in a folder you can write to");
         return 1;
       }
       err.println("streamform test: wrote JUnit XML to " + junitXml);

@@ -15,10 +15,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code streamform replay-orders} and {@code streamform decisions show} on the receipts project:
- * as of occurrence, 20 arrival orders on the DirectRunner and 5 on Flink at parallelism 2 (two
- * of them with a partition delivering after the other) give
- * identical decisions and final state; latest available differs, decision by decision, as its
- * contract permits; a revised decision is traced to its event, cutoff, state revision and digests.
+ * as of occurrence, 20 arrival orders on the DirectRunner and 5 on Flink at parallelism 2 (two of
+ * them with a partition delivering after the other) give identical decisions and final state;
+ * latest available differs, decision by decision, as its contract permits; a revised decision is
+ * traced to its event, cutoff, state revision and digests.
  */
 class DecisionCommandsTest {
   private static final Path RECEIPTS = Path.of("../test-streams/fixtures/decisions/receipts");
@@ -32,59 +32,148 @@ class DecisionCommandsTest {
 
   @Test
   void asOfOccurrenceIsIdenticalInTwentyArrivalOrdersOnTheDirectRunner() {
-    assertThat(err.toString(), run("replay-orders", RECEIPTS.toString(), "--model", "receipt_risk",
-        "--orders", "20", "--seed", "7"), is(0));
+    assertThat(
+        err.toString(),
+        run(
+            "replay-orders",
+            RECEIPTS.toString(),
+            "--model",
+            "receipt_risk",
+            "--orders",
+            "20",
+            "--seed",
+            "7"),
+        is(0));
     String o = out.toString();
-    assertThat(o, containsString("replay-orders: model receipt_risk (as_of_occurrence), fixture"
-        + " offline_uploads, 20 arrival orders on direct, seed 7\n"));
+    assertThat(
+        o,
+        containsString(
+            "replay-orders: model receipt_risk (as_of_occurrence), fixture"
+                + " offline_uploads, 20 arrival orders on direct, seed 7\n"));
     assertThat(o, containsString("order 20 (100101010011): identical to order 1\n"));
     assertThat(o.split("identical to order 1\n", -1).length - 1, is(20));
-    assertThat(o, containsString("20 orders: 10 decisions, 4 revised, 2 dead-lettered per order;"
-        + " final feature state of 2 keys\n  key [7]: revision 6: 0-0, 1-0, 0-1, 1-1, 0-4 (late), 0-5\n"
-        + "  key [8]: revision 2: 0-2, 1-4 (late)\n"));
-    assertThat(o, containsString("identical decisions and final feature state in every order — as"
-        + " as_of_occurrence requires"));
+    assertThat(
+        o,
+        containsString(
+            "20 orders: 10 decisions, 4 revised, 2 dead-lettered per order; final feature state of"
+                + " 2 keys\n"
+                + "  key [7]: revision 6: 0-0, 1-0, 0-1, 1-1, 0-4 (late), 0-5\n"
+                + "  key [8]: revision 2: 0-2, 1-4 (late)\n"));
+    assertThat(
+        o,
+        containsString(
+            "identical decisions and final feature state in every order — as"
+                + " as_of_occurrence requires"));
   }
 
   @Test
   void latestAvailableDiffersDecisionByDecisionAsItsContractPermits() {
-    assertThat(err.toString(), run("replay-orders", RECEIPTS.toString(), "--model", "receipt_risk_latest",
-        "--fixture", "offline_uploads", "--orders", "3", "--seed", "7"), is(0));
+    assertThat(
+        err.toString(),
+        run(
+            "replay-orders",
+            RECEIPTS.toString(),
+            "--model",
+            "receipt_risk_latest",
+            "--fixture",
+            "offline_uploads",
+            "--orders",
+            "3",
+            "--seed",
+            "7"),
+        is(0));
     String o = out.toString();
     assertThat(o, containsString("differences from order 1\n  event "));
     assertThat(o, containsString("scored r1: score "));
-    assertThat(o, containsString("permitted by latest_available — the same events decided with the same routes"));
+    assertThat(
+        o,
+        containsString(
+            "permitted by latest_available — the same events decided with the same routes"));
     assertThat(o, not(containsString("not permitted")));
   }
 
   @Test
   void onFlinkAtParallelismTwoAsOfOccurrenceIsIdenticalAndLatestAvailablePermitted() {
-    assertThat(err.toString(), run("replay-orders", RECEIPTS.toString(), "--model", "receipt_risk",
-        "--orders", "3", "--delayed-partition", "--runner", "flink", "--parallelism", "2"), is(0));
-    assertThat(out.toString(), containsString("5 arrival orders on flink [local] parallelism 2, seed 1\n"));
-    assertThat(out.toString(), containsString("order 4 (111111000000, partition 0 delayed): identical to order 1\n"));
-    assertThat(out.toString(), containsString("order 5 (000000111111, partition 1 delayed): identical to order 1\n"));
-    assertThat(out.toString(), containsString("identical decisions and final feature state in every order"));
-    assertThat(err.toString(), run("replay-orders", RECEIPTS.toString(), "--model", "receipt_risk_latest",
-        "--fixture", "offline_uploads", "--orders", "2", "--runner", "flink", "--parallelism", "2"), is(0));
+    assertThat(
+        err.toString(),
+        run(
+            "replay-orders",
+            RECEIPTS.toString(),
+            "--model",
+            "receipt_risk",
+            "--orders",
+            "3",
+            "--delayed-partition",
+            "--runner",
+            "flink",
+            "--parallelism",
+            "2"),
+        is(0));
+    assertThat(
+        out.toString(),
+        containsString("5 arrival orders on flink [local] parallelism 2, seed 1\n"));
+    assertThat(
+        out.toString(),
+        containsString("order 4 (111111000000, partition 0 delayed): identical to order 1\n"));
+    assertThat(
+        out.toString(),
+        containsString("order 5 (000000111111, partition 1 delayed): identical to order 1\n"));
+    assertThat(
+        out.toString(),
+        containsString("identical decisions and final feature state in every order"));
+    assertThat(
+        err.toString(),
+        run(
+            "replay-orders",
+            RECEIPTS.toString(),
+            "--model",
+            "receipt_risk_latest",
+            "--fixture",
+            "offline_uploads",
+            "--orders",
+            "2",
+            "--runner",
+            "flink",
+            "--parallelism",
+            "2"),
+        is(0));
     assertThat(out.toString(), not(containsString("NOT permitted")));
   }
 
   @Test
   void showTracesARevisedDecisionToItsEventCutoffAndDigests() throws Exception {
-    String digest = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-        .digest(Files.readAllBytes(RECEIPTS.resolve("models/receipt_risk.linear.yml"))));
-    assertThat(err.toString(), run("decisions", "show", RECEIPTS.toString(), "--model", "receipt_risk",
-        "--event", "4"), is(0));
+    String digest =
+        HexFormat.of()
+            .formatHex(
+                MessageDigest.getInstance("SHA-256")
+                    .digest(
+                        Files.readAllBytes(RECEIPTS.resolve("models/receipt_risk.linear.yml"))));
+    assertThat(
+        err.toString(),
+        run("decisions", "show", RECEIPTS.toString(), "--model", "receipt_risk", "--event", "4"),
+        is(0));
     String o = out.toString();
-    assertThat(o, containsString("  scored, revision 1, of event 1-0 (partition 1, offset 0; fixture event 4, line 17)\n"
-        + "  occurred_at: 2026-08-30T10:10:00.000Z\n  arrived_at: 2026-08-30T10:12:00.000Z\n"
-        + "  arrival_watermark: undefined (nothing earlier on its partition)\n"
-        + "  scored_at: 2026-08-30T10:10:00.000Z\n  contract: as_of_occurrence\n"
-        + "  state_cutoff: 2026-08-30T10:10:00.000Z\n  state_revision: 4\n  model_digest: " + digest + "\n"));
+    assertThat(
+        o,
+        containsString(
+            "  scored, revision 1, of event 1-0 (partition 1, offset 0; fixture event 4, line 17)\n"
+                + "  occurred_at: 2026-08-30T10:10:00.000Z\n"
+                + "  arrived_at: 2026-08-30T10:12:00.000Z\n"
+                + "  arrival_watermark: undefined (nothing earlier on its partition)\n"
+                + "  scored_at: 2026-08-30T10:10:00.000Z\n"
+                + "  contract: as_of_occurrence\n"
+                + "  state_cutoff: 2026-08-30T10:10:00.000Z\n"
+                + "  state_revision: 4\n"
+                + "  model_digest: "
+                + digest
+                + "\n"));
     assertThat(o, containsString("  revised, revision 2, of event 1-0"));
-    assertThat(o, containsString("  state_cutoff: 2026-08-30T11:00:00.000Z\n  state_revision: 5\n"));
-    assertThat(o, containsString("  revised_by: 0-4\n  features: {receipts_1h=2.0, spend_1h=160.0}\n  score: 0.76\n"));
+    assertThat(
+        o, containsString("  state_cutoff: 2026-08-30T11:00:00.000Z\n  state_revision: 5\n"));
+    assertThat(
+        o,
+        containsString(
+            "  revised_by: 0-4\n  features: {receipts_1h=2.0, spend_1h=160.0}\n  score: 0.76\n"));
     // the revision names the first decision, which is still in the ledger
     String first = o.substring(o.indexOf("decision ") + 9, o.indexOf("decision ") + 9 + 64);
     assertThat(o, containsString("  supersedes: " + first + "\n"));
@@ -93,19 +182,39 @@ class DecisionCommandsTest {
   @Test
   void explainAndRunKnowAScoringModel() {
     assertThat(err.toString(), run("explain", RECEIPTS.toString(), "receipt_risk"), is(0));
-    assertThat(out.toString(), containsString("Decisions\n  contract=as_of_occurrence\n"
-        + "  scorer=linear models/receipt_risk.linear.yml digest="));
-    assertThat(out.toString(), containsString("  lateness=10m late_action=revise late_updates_state=true\n"
-        + "  max_clock_skew=5m arrival=received_at\n"));
-    assertThat(run("run", RECEIPTS.toString(), "--model", "receipt_risk", "--bootstrap-servers", "127.0.0.1:1"), is(1));
-    assertThat(err.toString(), containsString("model 'receipt_risk' is a scoring model (decisions:), which"
-        + " streamform run does not run yet"));
+    assertThat(
+        out.toString(),
+        containsString(
+            "Decisions\n  contract=as_of_occurrence\n"
+                + "  scorer=linear models/receipt_risk.linear.yml digest="));
+    assertThat(
+        out.toString(),
+        containsString(
+            "  lateness=10m late_action=revise late_updates_state=true\n"
+                + "  max_clock_skew=5m arrival=received_at\n"));
+    assertThat(
+        run(
+            "run",
+            RECEIPTS.toString(),
+            "--model",
+            "receipt_risk",
+            "--bootstrap-servers",
+            "127.0.0.1:1"),
+        is(1));
+    assertThat(
+        err.toString(),
+        containsString(
+            "model 'receipt_risk' is a scoring model (decisions:), which"
+                + " streamform run does not run yet"));
   }
 
   @Test
   void showRefusesAModelWithoutDecisions() {
     assertThat(run("decisions", "show", RECEIPTS.toString(), "--model", "nope"), is(2));
-    assertThat(err.toString(), containsString("no model named 'nope'; models: receipt_risk,"
-        + " receipt_risk_reconciled, receipt_risk_latest"));
+    assertThat(
+        err.toString(),
+        containsString(
+            "no model named 'nope'; models: receipt_risk,"
+                + " receipt_risk_reconciled, receipt_risk_latest"));
   }
 }

@@ -36,8 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Faults really injected into live {@code streamform dispatch} processes (issue 28), against the
  * local provider in its no-dedupe mode, so a second delivery of a key is a second request and a
- * second effect: two dispatchers over one ledger with a provider slower than their lease allows
- * for a batch; the database refusing every connection between a delivery and its outcome write; a
+ * second effect: two dispatchers over one ledger with a provider slower than their lease allows for
+ * a batch; the database refusing every connection between a delivery and its outcome write; a
  * credential from the environment.
  */
 class DispatcherFaultTest {
@@ -65,26 +65,51 @@ class DispatcherFaultTest {
   }
 
   private Path project(boolean receipts, String more) throws Exception {
-    Path project = EffectsProject.copy(dir, "{kind: webhook, url: \"" + provider.url() + "\", idempotency: key,"
-        + " receipts: " + receipts + more + "}");
+    Path project =
+        EffectsProject.copy(
+            dir,
+            "{kind: webhook, url: \""
+                + provider.url()
+                + "\", idempotency: key,"
+                + " receipts: "
+                + receipts
+                + more
+                + "}");
     return project;
   }
 
   private void write(Path project, WindowRevision... revisions) throws Exception {
-    new LedgerWriter(pool, Duration.ofSeconds(10), EffectsProject.rules(project)).write(List.of(revisions));
+    new LedgerWriter(pool, Duration.ofSeconds(10), EffectsProject.rules(project))
+        .write(List.of(revisions));
   }
 
   /** {@code streamform dispatch} in a JVM of its own, output to {@code <name>.log}. */
-  private Process dispatcher(Path project, String name, Map<String, String> env, String... more) throws Exception {
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-        "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-        Streamform.class.getName(), "dispatch", project.toString(), "--model", "hourly_revenue",
-        "--jdbc-url", url, "--jdbc-user", "postgres", "--name", name));
+  private Process dispatcher(Path project, String name, Map<String, String> env, String... more)
+      throws Exception {
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-cp",
+                System.getProperty(
+                    "surefire.test.class.path", System.getProperty("java.class.path")),
+                Streamform.class.getName(),
+                "dispatch",
+                project.toString(),
+                "--model",
+                "hourly_revenue",
+                "--jdbc-url",
+                url,
+                "--jdbc-user",
+                "postgres",
+                "--name",
+                name));
     command.addAll(List.of(more));
-    ProcessBuilder b = new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(dir.resolve(name + ".log").toFile());
+    ProcessBuilder b =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve(name + ".log").toFile());
     b.environment().putAll(env);
     Process p = b.start();
     processes.add(p);
@@ -97,7 +122,8 @@ class DispatcherFaultTest {
 
   private Map<String, String> states() throws Exception {
     Map<String, String> out = new TreeMap<>();
-    try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement();
         ResultSet r = s.executeQuery("SELECT effect_key, state FROM streamform.effect")) {
       while (r.next()) {
         out.put(r.getString(1), r.getString(2));
@@ -108,7 +134,8 @@ class DispatcherFaultTest {
   }
 
   private static String key(long merchant) {
-    return EffectIdentity.effectKey("reward", revision(merchant, 10, 1, "0").logicalWindowId(), merchant);
+    return EffectIdentity.effectKey(
+        "reward", revision(merchant, 10, 1, "0").logicalWindowId(), merchant);
   }
 
   @Test
@@ -127,21 +154,35 @@ class DispatcherFaultTest {
     dispatcher(project, "a", Map.of(), options);
     dispatcher(project, "b", Map.of(), options);
     try {
-      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
-          .until(() -> states().values().stream().allMatch("DONE"::equals) && provider.requests() >= effects);
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () ->
+                  states().values().stream().allMatch("DONE"::equals)
+                      && provider.requests() >= effects);
     } catch (org.awaitility.core.ConditionTimeoutException e) {
       // reported below, with the requests per key first
     }
     Thread.sleep(1_500); // a delivery still on its way would show up as a second request
     Map<String, Integer> requests = provider.requestsPerKey();
-    System.out.println("two dispatcher processes, " + effects + " effects, provider 1 s per delivery, lease 2 s:"
-        + " requests per key " + requests.values() + ", applied per key " + provider.appliedPerKey().values()
-        + ", states " + states().values());
+    System.out.println(
+        "two dispatcher processes, "
+            + effects
+            + " effects, provider 1 s per delivery, lease 2 s:"
+            + " requests per key "
+            + requests.values()
+            + ", applied per key "
+            + provider.appliedPerKey().values()
+            + ", states "
+            + states().values());
     Map<String, Integer> expected = new TreeMap<>();
     for (int m = 1; m <= effects; m++) {
       expected.put(key(m), 1);
     }
-    assertThat("requests per key\na printed:\n" + log("a") + "\nb printed:\n" + log("b"), requests,
+    assertThat(
+        "requests per key\na printed:\n" + log("a") + "\nb printed:\n" + log("b"),
+        requests,
         equalTo(expected));
     assertThat(provider.appliedPerKey(), equalTo(expected));
     assertThat(states().values().stream().distinct().toList(), equalTo(List.of("DONE")));
@@ -154,15 +195,24 @@ class DispatcherFaultTest {
     write(project, revision(7, 10, 1, "1200"));
     provider.mode(LocalProviderServer.Mode.TIMEOUT);
     provider.hang(Duration.ofSeconds(2));
-    Process d = dispatcher(project, "d", Map.of(), "--interval", "200ms", "--timeout", "30s", "--lease", "2m");
-    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).until(() -> provider.requests() == 1);
+    Process d =
+        dispatcher(
+            project, "d", Map.of(), "--interval", "200ms", "--timeout", "30s", "--lease", "2m");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> provider.requests() == 1);
     // the provider holds the request; the database goes away before its answer comes
     String database = url.substring(url.lastIndexOf('/') + 1).replaceAll("\\?.*", "");
     String admin = url.substring(0, url.lastIndexOf('/') + 1) + "postgres";
     long outage = System.nanoTime();
-    try (Connection c = DriverManager.getConnection(admin, "postgres", ""); Statement s = c.createStatement()) {
+    try (Connection c = DriverManager.getConnection(admin, "postgres", "");
+        Statement s = c.createStatement()) {
       s.execute("ALTER DATABASE \"" + database + "\" ALLOW_CONNECTIONS false");
-      s.executeQuery("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + database + "'");
+      s.executeQuery(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '"
+              + database
+              + "'");
       await().atMost(Duration.ofSeconds(30)).until(() -> provider.applied(key(7)) == 1);
       // longer than the dispatcher's pool waits for a connection (10 s): its outcome write fails
       Thread.sleep(13_000);
@@ -170,19 +220,40 @@ class DispatcherFaultTest {
     }
     long down = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - outage);
     try {
-      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
-          .ignoreExceptions().until(() -> "DONE".equals(states().get(key(7))));
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(200))
+          .ignoreExceptions()
+          .until(() -> "DONE".equals(states().get(key(7))));
     } catch (org.awaitility.core.ConditionTimeoutException e) {
-      throw new AssertionError("effect " + states().get(key(7)) + " after a " + down + " ms outage, not DONE;"
-          + " dispatcher alive: " + d.isAlive() + "; it printed:\n" + log("d"), e);
+      throw new AssertionError(
+          "effect "
+              + states().get(key(7))
+              + " after a "
+              + down
+              + " ms outage, not DONE;"
+              + " dispatcher alive: "
+              + d.isAlive()
+              + "; it printed:\n"
+              + log("d"),
+          e);
     }
-    System.out.println("database refused connections for " + down + " ms between the delivery and its outcome:"
-        + " effect " + states().get(key(7)) + ", requests " + provider.requests(key(7)) + ", dispatcher alive "
-        + d.isAlive());
+    System.out.println(
+        "database refused connections for "
+            + down
+            + " ms between the delivery and its outcome:"
+            + " effect "
+            + states().get(key(7))
+            + ", requests "
+            + provider.requests(key(7))
+            + ", dispatcher alive "
+            + d.isAlive());
     assertThat(provider.requests(key(7)), is(1));
     assertThat(provider.applied(key(7)), is(1));
     assertThat("the dispatcher kept running\n" + log("d"), d.isAlive(), is(true));
-    assertThat(log("d"), containsString(" outcome writes failed (database unavailable) and were tried again"));
+    assertThat(
+        log("d"),
+        containsString(" outcome writes failed (database unavailable) and were tried again"));
   }
 
   @Test
@@ -196,11 +267,16 @@ class DispatcherFaultTest {
     assertThat(log("d"), d.exitValue(), is(0));
     assertThat(log("d"), states().get(key(7)), is("DONE"));
     assertThat(provider.authorizations(), equalTo(List.of(secret)));
-    assertThat(log("d"), containsString("Authorization from environment variable REWARDS_AUTHORIZATION"));
+    assertThat(
+        log("d"), containsString("Authorization from environment variable REWARDS_AUTHORIZATION"));
     assertThat(log("d"), not(containsString("s3cret")));
-    try (Connection c = pool.getConnection(); Statement s = c.createStatement();
-        ResultSet r = s.executeQuery("SELECT (SELECT count(*) FROM streamform.effect e WHERE e::text LIKE '%s3cret%')"
-            + " + (SELECT count(*) FROM streamform.effect_transition t WHERE t::text LIKE '%s3cret%')")) {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement();
+        ResultSet r =
+            s.executeQuery(
+                "SELECT (SELECT count(*) FROM streamform.effect e WHERE e::text LIKE '%s3cret%') +"
+                    + " (SELECT count(*) FROM streamform.effect_transition t WHERE t::text LIKE"
+                    + " '%s3cret%')")) {
       r.next();
       assertThat("ledger rows holding the credential", r.getInt(1), is(0));
       c.commit();
@@ -210,9 +286,11 @@ class DispatcherFaultTest {
     Process without = dispatcher(project, "without", Map.of(), "--once");
     assertThat(without.waitFor(60, TimeUnit.SECONDS), is(true));
     assertThat(without.exitValue(), is(1));
-    assertThat(log("without"), containsString(
-        "streamform dispatch: effect reward: the environment variable REWARDS_AUTHORIZATION (the provider's"
-            + " authorization) is not set"));
+    assertThat(
+        log("without"),
+        containsString(
+            "streamform dispatch: effect reward: the environment variable REWARDS_AUTHORIZATION"
+                + " (the provider's authorization) is not set"));
     assertThat(provider.requests(), is(1));
   }
 }

@@ -3,7 +3,6 @@ package dev.streamform.cli;
 import static dev.streamform.sink.Revisions.revision;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.MatcherAssert.assertThat;
-import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.lessThanOrEqualTo;
 
@@ -33,10 +32,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A real {@code streamform dispatch} process killed with SIGKILL ({@link Process#destroyForcibly})
- * at the two points docs/semantics.md §10 cares about, then restarted: between PREPARED and DISPATCHING
- * (the process is blocked inside its claim transaction, on a table lock this test holds), and
- * between DISPATCHING and DONE (the provider has the request and is slow to answer). Each ends
- * with the ledger's state as expected and "provider-side effects per key <= 1".
+ * at the two points docs/semantics.md §10 cares about, then restarted: between PREPARED and
+ * DISPATCHING (the process is blocked inside its claim transaction, on a table lock this test
+ * holds), and between DISPATCHING and DONE (the provider has the request and is slow to answer).
+ * Each ends with the ledger's state as expected and "provider-side effects per key <= 1".
  */
 class DispatcherKillTest {
   @RegisterExtension static final LocalPostgresExtension POSTGRES = new LocalPostgresExtension();
@@ -57,7 +56,8 @@ class DispatcherKillTest {
     provider.dedupe(false);
     project = EffectsProject.copy(dir, provider);
     List<EffectRule> rules = EffectsProject.rules(project);
-    new LedgerWriter(pool, Duration.ofSeconds(10), rules).write(List.<WindowRevision>of(revision(7, 10, 1, "1200")));
+    new LedgerWriter(pool, Duration.ofSeconds(10), rules)
+        .write(List.<WindowRevision>of(revision(7, 10, 1, "1200")));
   }
 
   @AfterEach
@@ -69,42 +69,79 @@ class DispatcherKillTest {
 
   /** {@code streamform dispatch} in a JVM of its own, output to a file. */
   private Process dispatcher(String name, String... more) throws Exception {
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-        "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-        Streamform.class.getName(), "dispatch", project.toString(), "--model", "hourly_revenue",
-        "--jdbc-url", url, "--jdbc-user", "postgres", "--name", name, "--interval", "200ms"));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-cp",
+                System.getProperty(
+                    "surefire.test.class.path", System.getProperty("java.class.path")),
+                Streamform.class.getName(),
+                "dispatch",
+                project.toString(),
+                "--model",
+                "hourly_revenue",
+                "--jdbc-url",
+                url,
+                "--jdbc-user",
+                "postgres",
+                "--name",
+                name,
+                "--interval",
+                "200ms"));
     command.addAll(List.of(more));
-    Process p = new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(dir.resolve(name + ".log").toFile())
-        .start();
+    Process p =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve(name + ".log").toFile())
+            .start();
     processes.add(p);
     return p;
   }
 
   private String state() throws Exception {
-    try (Connection c = pool.getConnection(); Statement s = c.createStatement();
-        ResultSet r = s.executeQuery("SELECT state FROM streamform.effect WHERE model = 'hourly_revenue'")) {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement();
+        ResultSet r =
+            s.executeQuery("SELECT state FROM streamform.effect WHERE model = 'hourly_revenue'")) {
       r.next();
       return r.getString(1);
     }
   }
 
-  /** Waits for the effect's state, failing with the dispatcher's own output when it does not come. */
+  /**
+   * Waits for the effect's state, failing with the dispatcher's own output when it does not come.
+   */
   private void awaitState(String expected, String dispatcher) throws Exception {
     try {
-      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> state().equals(expected));
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> state().equals(expected));
     } catch (org.awaitility.core.ConditionTimeoutException e) {
-      throw new AssertionError("effect still " + state() + ", not " + expected + "; dispatcher " + dispatcher
-          + " printed:\n" + Files.readString(dir.resolve(dispatcher + ".log")), e);
+      throw new AssertionError(
+          "effect still "
+              + state()
+              + ", not "
+              + expected
+              + "; dispatcher "
+              + dispatcher
+              + " printed:\n"
+              + Files.readString(dir.resolve(dispatcher + ".log")),
+          e);
     }
   }
 
-  /** Waits until the dispatcher printed {@code text} (a looping dispatcher prints the passes that did something). */
+  /**
+   * Waits until the dispatcher printed {@code text} (a looping dispatcher prints the passes that
+   * did something).
+   */
   private void awaitOutput(String dispatcher, String text) throws Exception {
     Path log = dir.resolve(dispatcher + ".log");
-    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
         .until(() -> Files.readString(log).contains(text));
   }
 
@@ -138,14 +175,21 @@ class DispatcherKillTest {
         s.execute("LOCK TABLE streamform.canonical_alias IN ACCESS EXCLUSIVE MODE");
       }
       first = dispatcher("first");
-      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
-            ResultSet r = s.executeQuery("SELECT count(*) FROM pg_stat_activity"
-                + " WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE OF e SKIP LOCKED%'")) {
-          r.next();
-          return r.getInt(1) == 1;
-        }
-      });
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () -> {
+                try (Connection c = pool.getConnection();
+                    Statement s = c.createStatement();
+                    ResultSet r =
+                        s.executeQuery(
+                            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                                + " AND query LIKE '%FOR UPDATE OF e SKIP LOCKED%'")) {
+                  r.next();
+                  return r.getInt(1) == 1;
+                }
+              });
       kill(first);
       lock.rollback();
     }
@@ -165,7 +209,9 @@ class DispatcherKillTest {
     provider.mode(LocalProviderServer.Mode.TIMEOUT);
     provider.hang(Duration.ofSeconds(3));
     Process first = dispatcher("first", "--timeout", "30s");
-    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(100))
         .until(() -> provider.requests() == 1);
     assertThat(state(), is("DISPATCHING"));
     kill(first);

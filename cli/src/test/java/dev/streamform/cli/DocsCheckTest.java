@@ -28,10 +28,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The documentation checked as code: every relative link resolves (file and heading), every
- * command block marked {@code <!-- runnable -->} runs and prints what the page shows, every block
- * marked {@code <!-- file: PATH -->} is that file of the repository, and every Java snippet
- * compiles against the project's classes. See CONTRIBUTING.md, "Documentation".
+ * The documentation checked as code: every relative link resolves (file and heading), every command
+ * block marked {@code <!-- runnable -->} runs and prints what the page shows, every block marked
+ * {@code <!-- file: PATH -->} is that file of the repository, and every Java snippet compiles
+ * against the project's classes. See CONTRIBUTING.md, "Documentation".
  */
 class DocsCheckTest {
   private static final Path ROOT = root();
@@ -43,7 +43,8 @@ class DocsCheckTest {
 
   static Path root() {
     Path here = Paths.get("").toAbsolutePath();
-    return Files.isRegularFile(here.resolve("../README.md")) && Files.isDirectory(here.resolve("../docs"))
+    return Files.isRegularFile(here.resolve("../README.md"))
+            && Files.isDirectory(here.resolve("../docs"))
         ? here.getParent()
         : here;
   }
@@ -51,20 +52,23 @@ class DocsCheckTest {
   /** Every Markdown page of the repository outside build output. */
   static List<Path> pages() throws IOException {
     try (Stream<Path> walk = Files.walk(ROOT)) {
-      return walk
-          .filter(p -> p.toString().endsWith(".md"))
-          .filter(p -> {
-            String rel = ROOT.relativize(p).toString();
-            return !rel.contains("target/") && !rel.startsWith(".") && !rel.contains("/.")
-                && !rel.contains("node_modules");
-          })
+      return walk.filter(p -> p.toString().endsWith(".md"))
+          .filter(
+              p -> {
+                String rel = ROOT.relativize(p).toString();
+                return !rel.contains("target/")
+                    && !rel.startsWith(".")
+                    && !rel.contains("/.")
+                    && !rel.contains("node_modules");
+              })
           .sorted()
           .collect(Collectors.toList());
     }
   }
 
   /** One fenced code block of a page: its info string, its first line number, its lines. */
-  record Block(Path page, int line, String info, boolean runnable, String file, List<String> lines) {
+  record Block(
+      Path page, int line, String info, boolean runnable, String file, List<String> lines) {
     String where() {
       return ROOT.relativize(page) + ":" + line;
     }
@@ -144,17 +148,23 @@ class DocsCheckTest {
           String where = ROOT.relativize(page) + ":" + (i + 1) + ": ";
           if (!Files.exists(resolved)) {
             broken.add(where + target + " (no such file: " + ROOT.relativize(resolved) + ")");
-          } else if (anchor != null && resolved.toString().endsWith(".md")
+          } else if (anchor != null
+              && resolved.toString().endsWith(".md")
               && !anchors(resolved).contains(anchor)) {
-            broken.add(where + target + " (no heading with that anchor in "
-                + ROOT.relativize(resolved) + ")");
+            broken.add(
+                where
+                    + target
+                    + " (no heading with that anchor in "
+                    + ROOT.relativize(resolved)
+                    + ")");
           }
         }
       }
     }
     assertTrue(checked > 50, "found only " + checked + " relative links: is the docs tree there?");
-    assertTrue(broken.isEmpty(), "broken links (fix the path or the anchor):\n"
-        + String.join("\n", broken));
+    assertTrue(
+        broken.isEmpty(),
+        "broken links (fix the path or the anchor):\n" + String.join("\n", broken));
   }
 
   @Test
@@ -179,9 +189,18 @@ class DocsCheckTest {
         String expected = String.join("\n", block.lines().subList(1, block.lines().size()));
         String printed = out.toString().replace("\r", "").stripTrailing();
         if (status != 0 || !printed.equals(expected.stripTrailing())) {
-          wrong.add(block.where() + ": `" + command + "` exited " + status + " and printed:\n"
-              + printed + (err.toString().isBlank() ? "" : "\n(stderr) " + err) + "\n"
-              + "the page shows:\n" + expected);
+          wrong.add(
+              block.where()
+                  + ": `"
+                  + command
+                  + "` exited "
+                  + status
+                  + " and printed:\n"
+                  + printed
+                  + (err.toString().isBlank() ? "" : "\n(stderr) " + err)
+                  + "\n"
+                  + "the page shows:\n"
+                  + expected);
         }
       }
     }
@@ -217,9 +236,10 @@ class DocsCheckTest {
     int cited = 0;
     List<Path> sources;
     try (Stream<Path> walk = Files.walk(ROOT)) {
-      sources = walk.filter(p -> p.toString().endsWith(".java"))
-          .filter(p -> !ROOT.relativize(p).toString().contains("target/"))
-          .collect(Collectors.toList());
+      sources =
+          walk.filter(p -> p.toString().endsWith(".java"))
+              .filter(p -> !ROOT.relativize(p).toString().contains("target/"))
+              .collect(Collectors.toList());
     }
     for (Path source : sources) {
       Matcher m = citation.matcher(Files.readString(source, StandardCharsets.UTF_8));
@@ -227,11 +247,15 @@ class DocsCheckTest {
         cited++;
         String section = m.group(1);
         String rule = m.group(2);
-        boolean exists = contract.contains("\n## §" + section + " ")
-            && (rule == null || contract.contains("**" + section + "." + rule + "**"));
+        boolean exists =
+            contract.contains("\n## §" + section + " ")
+                && (rule == null || contract.contains("**" + section + "." + rule + "**"));
         if (!exists) {
-          wrong.add(ROOT.relativize(source) + ": cites " + m.group()
-              + ", which docs/semantics.md does not have");
+          wrong.add(
+              ROOT.relativize(source)
+                  + ": cites "
+                  + m.group()
+                  + ", which docs/semantics.md does not have");
         }
       }
     }
@@ -243,27 +267,31 @@ class DocsCheckTest {
   void everyPackageSaysWhatItIsFor() throws IOException {
     List<String> missing;
     try (Stream<Path> walk = Files.walk(ROOT)) {
-      missing = walk.filter(p -> p.toString().endsWith(".java"))
-          .filter(p -> ROOT.relativize(p).toString().contains("src/main/java/"))
-          .filter(p -> !ROOT.relativize(p).toString().contains("target/"))
-          .filter(p -> !ROOT.relativize(p).startsWith("examples"))
-          .map(Path::getParent)
-          .distinct()
-          .filter(dir -> !Files.isRegularFile(dir.resolve("package-info.java")))
-          .map(dir -> ROOT.relativize(dir).toString())
-          .sorted()
-          .collect(Collectors.toList());
+      missing =
+          walk.filter(p -> p.toString().endsWith(".java"))
+              .filter(p -> ROOT.relativize(p).toString().contains("src/main/java/"))
+              .filter(p -> !ROOT.relativize(p).toString().contains("target/"))
+              .filter(p -> !ROOT.relativize(p).startsWith("examples"))
+              .map(Path::getParent)
+              .distinct()
+              .filter(dir -> !Files.isRegularFile(dir.resolve("package-info.java")))
+              .map(dir -> ROOT.relativize(dir).toString())
+              .sorted()
+              .collect(Collectors.toList());
     }
-    assertTrue(missing.isEmpty(), "packages without a package-info.java saying what they are for"
-        + " (CONTRIBUTING.md):\n" + String.join("\n", missing));
+    assertTrue(
+        missing.isEmpty(),
+        "packages without a package-info.java saying what they are for"
+            + " (CONTRIBUTING.md):\n"
+            + String.join("\n", missing));
   }
 
   /** A command line's words; a word naming a path in the repository becomes that path. */
   private static String[] arguments(String line) {
     List<String> words = new ArrayList<>();
     for (String word : line.trim().split("\\s+")) {
-      boolean repositoryPath = !word.startsWith("-") && !word.startsWith("/")
-          && Files.exists(ROOT.resolve(word));
+      boolean repositoryPath =
+          !word.startsWith("-") && !word.startsWith("/") && Files.exists(ROOT.resolve(word));
       words.add(repositoryPath ? ROOT.resolve(word).toString() : word);
     }
     return words.toArray(new String[0]);
@@ -275,41 +303,45 @@ class DocsCheckTest {
    * own declarations shadow them); {@code = ...;} in a snippet stands for a value and compiles as
    * {@code = null;}.
    */
-  private static final String IMPORTS = String.join("\n",
-      "import dev.streamform.pipelines.*;",
-      "import dev.streamform.pipelines.examples.*;",
-      "import dev.streamform.pipelines.examples.ReceiptRisk.SpendShare;",
-      "import dev.streamform.policies.schema.*;",
-      "import dev.streamform.sink.*;",
-      "import dev.streamform.sink.effects.*;",
-      "import dev.streamform.teststreams.*;",
-      "import dev.streamform.teststreams.fixture.*;",
-      "import dev.streamform.transforms.*;",
-      "import dev.streamform.transforms.changelog.*;",
-      "import dev.streamform.transforms.clock.*;",
-      "import dev.streamform.transforms.decisions.*;",
-      "import dev.streamform.transforms.dedup.*;",
-      "import dev.streamform.transforms.envelope.*;",
-      "import dev.streamform.transforms.extraction.*;",
-      "import dev.streamform.transforms.windows.*;",
-      "import java.nio.file.*;",
-      "import java.util.*;",
-      "import org.apache.beam.sdk.Pipeline;",
-      "import org.apache.beam.sdk.schemas.Schema;",
-      "import org.apache.beam.sdk.transforms.*;",
-      "import org.apache.beam.sdk.transforms.windowing.*;",
-      "import org.apache.beam.sdk.values.*;",
-      "import org.joda.time.Duration;");
+  private static final String IMPORTS =
+      String.join(
+          "\n",
+          "import dev.streamform.pipelines.*;",
+          "import dev.streamform.pipelines.examples.*;",
+          "import dev.streamform.pipelines.examples.ReceiptRisk.SpendShare;",
+          "import dev.streamform.policies.schema.*;",
+          "import dev.streamform.sink.*;",
+          "import dev.streamform.sink.effects.*;",
+          "import dev.streamform.teststreams.*;",
+          "import dev.streamform.teststreams.fixture.*;",
+          "import dev.streamform.transforms.*;",
+          "import dev.streamform.transforms.changelog.*;",
+          "import dev.streamform.transforms.clock.*;",
+          "import dev.streamform.transforms.decisions.*;",
+          "import dev.streamform.transforms.dedup.*;",
+          "import dev.streamform.transforms.envelope.*;",
+          "import dev.streamform.transforms.extraction.*;",
+          "import dev.streamform.transforms.windows.*;",
+          "import java.nio.file.*;",
+          "import java.util.*;",
+          "import org.apache.beam.sdk.Pipeline;",
+          "import org.apache.beam.sdk.schemas.Schema;",
+          "import org.apache.beam.sdk.transforms.*;",
+          "import org.apache.beam.sdk.transforms.windowing.*;",
+          "import org.apache.beam.sdk.values.*;",
+          "import org.joda.time.Duration;");
 
   /** The names snippets use without declaring them. */
-  private static final String CONTEXT = String.join("\n",
-      "  Pipeline pipeline;",
-      "  PCollection<SourceRecord> records;",
-      "  PCollection<SourceRecord> payments;",
-      "  ClockResult clocked;",
-      "  ExtractionResult extracted;",
-      "  WindowedResult windowed;",
-      "  WindowedAggregate hourlyRevenue;");
+  private static final String CONTEXT =
+      String.join(
+          "\n",
+          "  Pipeline pipeline;",
+          "  PCollection<SourceRecord> records;",
+          "  PCollection<SourceRecord> payments;",
+          "  ClockResult clocked;",
+          "  ExtractionResult extracted;",
+          "  WindowedResult windowed;",
+          "  WindowedAggregate hourlyRevenue;");
 
   @Test
   void everyJavaSnippetCompiles() throws IOException {
@@ -323,32 +355,60 @@ class DocsCheckTest {
         String name = "Snippet" + snippets.size();
         snippets.add(block);
         String code = String.join("\n", block.lines()).replaceAll("=\\s*\\.\\.\\.\\s*;", "= null;");
-        boolean whole = code.contains("class ") && (code.contains("import ") || code.contains("package "));
-        String source = whole ? code
-            : IMPORTS + "\n@SuppressWarnings(\"all\")\nclass " + name + " {\n" + CONTEXT
-                + "\n  void snippet() throws Exception {\n" + code + "\n  }\n}\n";
+        boolean whole =
+            code.contains("class ") && (code.contains("import ") || code.contains("package "));
+        String source =
+            whole
+                ? code
+                : IMPORTS
+                    + "\n@SuppressWarnings(\"all\")\nclass "
+                    + name
+                    + " {\n"
+                    + CONTEXT
+                    + "\n  void snippet() throws Exception {\n"
+                    + code
+                    + "\n  }\n}\n";
         units.add(new Source(whole ? publicClassOf(code, name) : name, source, block));
       }
     }
     assertTrue(snippets.size() >= 5, "found only " + snippets.size() + " Java snippets");
     JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
     DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-    String classpath = System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path"));
+    String classpath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     try (StandardJavaFileManager files = compiler.getStandardFileManager(null, null, null)) {
-      boolean ok = compiler.getTask(null, files, diagnostics,
-          List.of("-classpath", classpath, "-d", classes.toString(), "-proc:none",
-              "-Xlint:none", "-nowarn"), null, units).call();
+      boolean ok =
+          compiler
+              .getTask(
+                  null,
+                  files,
+                  diagnostics,
+                  List.of(
+                      "-classpath",
+                      classpath,
+                      "-d",
+                      classes.toString(),
+                      "-proc:none",
+                      "-Xlint:none",
+                      "-nowarn"),
+                  null,
+                  units)
+              .call();
       List<String> errors = new ArrayList<>();
       for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
         if (d.getKind() == Diagnostic.Kind.ERROR) {
           Block block = ((Source) d.getSource()).block;
-          errors.add(block.where() + " (snippet line " + snippetLine(d, (Source) d.getSource())
-              + "): " + d.getMessage(Locale.ROOT));
+          errors.add(
+              block.where()
+                  + " (snippet line "
+                  + snippetLine(d, (Source) d.getSource())
+                  + "): "
+                  + d.getMessage(Locale.ROOT));
         }
       }
-      assertTrue(ok && errors.isEmpty(), "Java snippets that do not compile:\n"
-          + String.join("\n", errors));
+      assertTrue(
+          ok && errors.isEmpty(),
+          "Java snippets that do not compile:\n" + String.join("\n", errors));
     }
   }
 
@@ -383,8 +443,10 @@ class DocsCheckTest {
 
   @Test
   void slugsAreGithubs() {
-    assertEquals("streamform-test-every-day-and-in-ci", slug("## `streamform test` every day and in CI"));
-    assertEquals("seeing-it-timelines-and-the-html-report",
+    assertEquals(
+        "streamform-test-every-day-and-in-ci", slug("## `streamform test` every day and in CI"));
+    assertEquals(
+        "seeing-it-timelines-and-the-html-report",
         slug("# Seeing it: timelines and the HTML report"));
   }
 }

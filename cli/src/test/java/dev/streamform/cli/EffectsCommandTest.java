@@ -67,7 +67,15 @@ class EffectsCommandTest {
 
   private int command(String command, Path at, String... more) {
     List<String> args = new ArrayList<>(List.of(command.split(" ")));
-    args.addAll(List.of(at.toString(), "--model", "hourly_revenue", "--jdbc-url", url, "--jdbc-user", "postgres"));
+    args.addAll(
+        List.of(
+            at.toString(),
+            "--model",
+            "hourly_revenue",
+            "--jdbc-url",
+            url,
+            "--jdbc-user",
+            "postgres"));
     args.addAll(List.of(more));
     out.getBuffer().setLength(0);
     err.getBuffer().setLength(0);
@@ -81,7 +89,8 @@ class EffectsCommandTest {
   }
 
   private static String keyOf(long merchant) {
-    return EffectIdentity.effectKey("reward", revision(merchant, 10, 1, "0").logicalWindowId(), merchant);
+    return EffectIdentity.effectKey(
+        "reward", revision(merchant, 10, 1, "0").logicalWindowId(), merchant);
   }
 
   @Test
@@ -93,11 +102,18 @@ class EffectsCommandTest {
   void dispatchOnceDeliversEachPreparedEffectOnceAndShowAndVerifySayIt() throws Exception {
     write(revision(7, 10, 1, "1200"), revision(8, 10, 1, "400"));
     assertThat(command("dispatch", project, "--once", "--name", "d1"), is(0));
-    assertThat(out.toString(), is("pass 1: 1 claimed, 1 done, 0 unknown, 0 not sent (prepared again), 0 waiting for"
-        + " their canonical revision; 0 expired dispatches, 0 resolved by receipt, 0 delivered again after a"
-        + " receipt query said never applied, 0 still unknown\n"));
-    assertThat(err.toString(), is("streamform dispatch: d1 for model hourly_revenue: [reward -> webhook "
-        + provider.url() + " [idempotency: key, receipts: true]]\n"));
+    assertThat(
+        out.toString(),
+        is(
+            "pass 1: 1 claimed, 1 done, 0 unknown, 0 not sent (prepared again), 0 waiting for their"
+                + " canonical revision; 0 expired dispatches, 0 resolved by receipt, 0 delivered"
+                + " again after a receipt query said never applied, 0 still unknown\n"));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform dispatch: d1 for model hourly_revenue: [reward -> webhook "
+                + provider.url()
+                + " [idempotency: key, receipts: true]]\n"));
     assertThat(provider.applied(keyOf(7)), is(1));
     assertThat(provider.requests(keyOf(7)), is(1));
     assertThat(provider.requests(), is(1));
@@ -107,15 +123,23 @@ class EffectsCommandTest {
     assertThat(provider.requests(), is(1));
 
     assertThat(command("effects show", project), is(0));
-    assertThat(out.toString(), is(
-        "hourly_revenue: 1 effect, 0 compensations\n"
-            + "  key           type    subject  window                revision  state  attempts  receipt  last error\n"
-            + "  " + keyOf(7).substring(0, 12) + "  reward  7        2026-08-30T10:00:00Z  g1 r1     DONE   1       "
-            + "  rcpt-1   -\n"));
+    assertThat(
+        out.toString(),
+        is(
+            "hourly_revenue: 1 effect, 0 compensations\n"
+                + "  key           type    subject  window                revision  state  attempts"
+                + "  receipt  last error\n"
+                + "  "
+                + keyOf(7).substring(0, 12)
+                + "  reward  7        2026-08-30T10:00:00Z  g1 r1     DONE   1       "
+                + "  rcpt-1   -\n"));
 
     assertThat(command("effects verify", project), is(0));
-    assertThat(out.toString(), is("1 effect: 1 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled;"
-        + " 1 dispatch, 0 open compensations; 0 problems\n"));
+    assertThat(
+        out.toString(),
+        is(
+            "1 effect: 1 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled;"
+                + " 1 dispatch, 0 open compensations; 0 problems\n"));
   }
 
   @Test
@@ -130,7 +154,8 @@ class EffectsCommandTest {
     assertThat(command("dispatch", project, "--once"), is(0));
     assertThat(out.toString(), containsString(" 1 resolved by receipt,"));
     assertThat(provider.applied(keyOf(7)), is(1));
-    assertThat("resolved by the receipt query, not delivered again", provider.requests(keyOf(7)), is(1));
+    assertThat(
+        "resolved by the receipt query, not delivered again", provider.requests(keyOf(7)), is(1));
     assertThat(command("effects verify", project), is(0));
     assertThat(out.toString(), startsWith("1 effect: 1 done, 0 unknown,"));
   }
@@ -145,13 +170,21 @@ class EffectsCommandTest {
     assertThat(provider.requests(keyOf(7)), is(1));
     assertThat(command("effects show", project), is(0));
     String key = keyOf(7).substring(0, 12);
-    assertThat(out.toString(), is(
-        "hourly_revenue: 1 effect, 1 compensation\n"
-            + "  key           type    subject  window                revision  state  attempts  receipt  last error\n"
-            + "  " + key + "  reward  7        2026-08-30T10:00:00Z  g1 r1     DONE   1         rcpt-1   -\n"
-            + "compensations (for a person: the effect happened and will not be repeated or undone):\n"
-            + "  key           reason      by     effect was\n"
-            + "  " + key + "  rule_false  g1 r2  DONE\n"));
+    assertThat(
+        out.toString(),
+        is(
+            "hourly_revenue: 1 effect, 1 compensation\n"
+                + "  key           type    subject  window                revision  state  attempts"
+                + "  receipt  last error\n"
+                + "  "
+                + key
+                + "  reward  7        2026-08-30T10:00:00Z  g1 r1     DONE   1         rcpt-1   -\n"
+                + "compensations (for a person: the effect happened and will not be repeated or"
+                + " undone):\n"
+                + "  key           reason      by     effect was\n"
+                + "  "
+                + key
+                + "  rule_false  g1 r2  DONE\n"));
     assertThat(command("effects verify", project), is(0));
     assertThat(out.toString(), containsString("; 1 dispatch, 1 open compensation; 0 problems\n"));
   }
@@ -160,45 +193,70 @@ class EffectsCommandTest {
   void verifyPrintsEachProblemAndExitsOne() throws Exception {
     write(revision(7, 10, 1, "1200"));
     assertThat(command("dispatch", project, "--once"), is(0));
-    try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
       s.executeUpdate("UPDATE streamform.effect SET payload_digest = repeat('0', 64)");
       c.commit();
     }
     assertThat(command("effects verify", project), is(1));
-    assertThat(out.toString(), is(keyOf(7).substring(0, 12) + ": the payload digest does not recompute from the"
-        + " payload\n1 effect: 1 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled; 1 dispatch,"
-        + " 0 open compensations; 1 problem\n"));
+    assertThat(
+        out.toString(),
+        is(
+            keyOf(7).substring(0, 12)
+                + ": the payload digest does not recompute from the payload\n"
+                + "1 effect: 1 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled; 1 dispatch,"
+                + " 0 open compensations; 1 problem\n"));
   }
 
   /** Issue 28: a rule the sink could not evaluate is recorded, shown, and a problem for verify. */
   @Test
   void aRuleTheSinkCouldNotEvaluateIsShownAndFailsVerify() throws Exception {
-    // a decimal compared with a string: `streamform check` refuses it, a hand-made rule is unchecked
-    EffectRule broken = EffectRule.of("hourly_revenue", "broken", "merchant_id", "revenue >= '1000'",
-        EffectsProject.rules(project).get(0).provider());
+    // a decimal compared with a string: `streamform check` refuses it, a hand-made rule is
+    // unchecked
+    EffectRule broken =
+        EffectRule.of(
+            "hourly_revenue",
+            "broken",
+            "merchant_id",
+            "revenue >= '1000'",
+            EffectsProject.rules(project).get(0).provider());
     LedgerWriter.Outcome written =
-        new LedgerWriter(pool, Duration.ofSeconds(10), List.of(broken)).write(List.of(revision(7, 10, 1, "1200")));
+        new LedgerWriter(pool, Duration.ofSeconds(10), List.of(broken))
+            .write(List.of(revision(7, 10, 1, "1200")));
     assertThat(written.applied(), is(1));
     String window = revision(7, 10, 1, "1200").logicalWindowId().substring(0, 12);
     assertThat(command("effects show", project), is(0));
-    assertThat(out.toString(), is("hourly_revenue: 0 effects, 0 compensations\n"
-        + "rule errors (the rule could not be evaluated on the revision; the window's effect was left as it was):\n"
-        + "  type    window        by     resolved  rule                 error\n"
-        + "  broken  " + window + "  g1 r1  no        `revenue >= '1000'`  `revenue >= '1000'` cannot compare"
-        + " BigDecimal 1200 with String 1000\n"));
+    assertThat(
+        out.toString(),
+        is(
+            "hourly_revenue: 0 effects, 0 compensations\n"
+                + "rule errors (the rule could not be evaluated on the revision; the window's"
+                + " effect was left as it was):\n"
+                + "  type    window        by     resolved  rule                 error\n"
+                + "  broken  "
+                + window
+                + "  g1 r1  no        `revenue >= '1000'`  `revenue >= '1000'` cannot compare"
+                + " BigDecimal 1200 with String 1000\n"));
     assertThat(command("effects verify", project), is(1));
-    assertThat(out.toString(), is("rule error: broken `revenue >= '1000'` on window " + window + " g1 r1:"
-        + " `revenue >= '1000'` cannot compare BigDecimal 1200 with String 1000\n"
-        + "0 effects: 0 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled; 0 dispatches,"
-        + " 0 open compensations; 1 problem\n"));
+    assertThat(
+        out.toString(),
+        is(
+            "rule error: broken `revenue >= '1000'` on window "
+                + window
+                + " g1 r1: `revenue >= '1000'` cannot compare BigDecimal 1200 with String 1000\n"
+                + "0 effects: 0 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled; 0"
+                + " dispatches, 0 open compensations; 1 problem\n"));
   }
 
   @Test
   void dispatchRefusesAModelWithoutEffects() throws Exception {
     dev.streamform.sink.LedgerSchema.migrate(pool);
     assertThat(command("dispatch", EffectsProject.HOURLY, "--once"), is(1));
-    assertThat(err.toString(), containsString(
-        "streamform dispatch: model 'hourly_revenue' declares no effects (effects: in streamform.yml)\n"));
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform dispatch: model 'hourly_revenue' declares no effects (effects: in"
+                + " streamform.yml)\n"));
   }
 
   @Test
@@ -209,27 +267,43 @@ class EffectsCommandTest {
 
   @Test
   void checkRefusesACredentialInTheWebhookUrlAndNamesTheEnvironmentOption() throws Exception {
-    Path p = EffectsProject.copy(dir.resolve("p"), "{kind: webhook, url: \"" + provider.url() + "?api_key=abc123\","
-        + " idempotency: key, receipts: true}");
+    Path p =
+        EffectsProject.copy(
+            dir.resolve("p"),
+            "{kind: webhook, url: \""
+                + provider.url()
+                + "?api_key=abc123\","
+                + " idempotency: key, receipts: true}");
     assertThat(run("check", p.toString()), is(1));
     String said = out.toString() + err.toString();
     assertThat(said, containsString("carries a credential (query parameter 'api_key')"));
     assertThat(said, containsString("authorization_env: REWARDS_AUTHORIZATION"));
     assertThat(said, not(containsString("abc123")));
-    Path q = EffectsProject.copy(dir.resolve("q"), "{kind: webhook, url: \"http://user:pw@127.0.0.1:9/x\","
-        + " idempotency: key, receipts: true}");
+    Path q =
+        EffectsProject.copy(
+            dir.resolve("q"),
+            "{kind: webhook, url: \"http://user:pw@127.0.0.1:9/x\","
+                + " idempotency: key, receipts: true}");
     out.getBuffer().setLength(0);
     err.getBuffer().setLength(0);
     assertThat(run("check", q.toString()), is(1));
-    assertThat(out.toString() + err.toString(), containsString("carries a credential (user info before the host)"));
+    assertThat(
+        out.toString() + err.toString(),
+        containsString("carries a credential (user info before the host)"));
   }
 
   @Test
   void checkRefusesACredentialFileOutsideTheProject() throws Exception {
-    Path p = EffectsProject.copy(dir.resolve("p"), "{kind: webhook, url: \"" + provider.url() + "\","
-        + " idempotency: key, receipts: true, authorization_file: ../elsewhere/token}");
+    Path p =
+        EffectsProject.copy(
+            dir.resolve("p"),
+            "{kind: webhook, url: \""
+                + provider.url()
+                + "\","
+                + " idempotency: key, receipts: true, authorization_file: ../elsewhere/token}");
     assertThat(run("check", p.toString()), is(1));
-    assertThat(out.toString() + err.toString(),
+    assertThat(
+        out.toString() + err.toString(),
         containsString("'../elsewhere/token' is not a path inside the project folder"));
   }
 
@@ -237,25 +311,37 @@ class EffectsCommandTest {
   void aCredentialFileIsSentAsTheAuthorizationHeaderAndNeverStoredOrShown() throws Exception {
     String secret = "Bearer f1le-secret-" + System.nanoTime();
     provider.requireAuthorization(secret);
-    Path p = EffectsProject.copy(dir.resolve("p"), "{kind: webhook, url: \"" + provider.url() + "\","
-        + " idempotency: key, receipts: true, authorization_file: secrets/rewards}");
+    Path p =
+        EffectsProject.copy(
+            dir.resolve("p"),
+            "{kind: webhook, url: \""
+                + provider.url()
+                + "\","
+                + " idempotency: key, receipts: true, authorization_file: secrets/rewards}");
     Files.createDirectories(p.resolve("secrets"));
     Files.writeString(p.resolve("secrets/rewards"), secret + "\n");
     assertThat(run("check", p.toString()), is(0));
     project = p;
     write(revision(7, 10, 1, "1200"));
     assertThat(command("dispatch", p, "--once"), is(0));
-    assertThat(err.toString(), containsString("(Authorization from file " + p.toAbsolutePath().normalize()
-        .resolve("secrets/rewards") + ")"));
+    assertThat(
+        err.toString(),
+        containsString(
+            "(Authorization from file "
+                + p.toAbsolutePath().normalize().resolve("secrets/rewards")
+                + ")"));
     assertThat(provider.authorizations(), is(List.of(secret)));
     assertThat(provider.applied(keyOf(7)), is(1));
     assertThat(command("effects show", p), is(0));
     assertThat(out.toString(), containsString("DONE"));
     assertThat(out.toString() + err.toString(), not(containsString("f1le-secret")));
-    try (Connection c = pool.getConnection(); Statement s = c.createStatement();
-        java.sql.ResultSet r = s.executeQuery("SELECT (SELECT count(*) FROM streamform.effect e"
-            + " WHERE e::text LIKE '%f1le-secret%') + (SELECT count(*) FROM streamform.effect_transition t"
-            + " WHERE t::text LIKE '%f1le-secret%')")) {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement();
+        java.sql.ResultSet r =
+            s.executeQuery(
+                "SELECT (SELECT count(*) FROM streamform.effect e WHERE e::text LIKE"
+                    + " '%f1le-secret%') + (SELECT count(*) FROM streamform.effect_transition t"
+                    + " WHERE t::text LIKE '%f1le-secret%')")) {
       r.next();
       assertThat("ledger rows holding the credential", r.getInt(1), is(0));
       c.commit();

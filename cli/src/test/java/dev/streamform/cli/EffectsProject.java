@@ -10,18 +10,28 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 
-/** The tests' hourly revenue project with a reward rule ({@code revenue >= 1000}) pointing at a local provider. */
+/**
+ * The tests' hourly revenue project with a reward rule ({@code revenue >= 1000}) pointing at a
+ * local provider.
+ */
 final class EffectsProject {
   static final Path HOURLY = Path.of("../revision-sink/src/test/resources/hourly-revenue");
 
   private EffectsProject() {}
 
-  /** A copy of the project in {@code dir}, its reward delivered to {@code provider}; returns its folder. */
+  /**
+   * A copy of the project in {@code dir}, its reward delivered to {@code provider}; returns its
+   * folder.
+   */
   static Path copy(Path dir, LocalProviderServer provider) throws IOException {
-    return copy(dir, "{kind: webhook, url: \"" + provider.url() + "\", idempotency: key, receipts: true}");
+    return copy(
+        dir, "{kind: webhook, url: \"" + provider.url() + "\", idempotency: key, receipts: true}");
   }
 
-  /** A copy of the project in {@code dir}, its reward declared with {@code providerYaml} (a flow map). */
+  /**
+   * A copy of the project in {@code dir}, its reward declared with {@code providerYaml} (a flow
+   * map).
+   */
   static Path copy(Path dir, String providerYaml) throws IOException {
     Path project = dir.resolve("hourly-revenue");
     try (Stream<Path> files = Files.walk(HOURLY)) {
@@ -34,12 +44,16 @@ final class EffectsProject {
         }
       }
     }
-    Files.writeString(project.resolve("streamform.yml"), Files.readString(project.resolve("streamform.yml"))
-        + "    effects:\n"
-        + "      - type: reward\n"
-        + "        subject: merchant_id\n"
-        + "        when: \"revenue >= 1000\"\n"
-        + "        provider: " + providerYaml + "\n");
+    Files.writeString(
+        project.resolve("streamform.yml"),
+        Files.readString(project.resolve("streamform.yml"))
+            + "    effects:\n"
+            + "      - type: reward\n"
+            + "        subject: merchant_id\n"
+            + "        when: \"revenue >= 1000\"\n"
+            + "        provider: "
+            + providerYaml
+            + "\n");
     return project;
   }
 

@@ -16,38 +16,55 @@ class FuzzCommandTest {
   @Test
   void fuzzesANewProjectWithAnotherSchema(@TempDir Path dir) throws Exception {
     Path project = dir.resolve("rides");
-    write(project, "sources.yml", String.join("\n",
-        "sources:",
-        "  rides:",
-        "    connector: kafka",
-        "    topic: rides",
-        "    schema:",
-        "      driver: string",
-        "      city: string",
-        "      km: double",
-        "      stops: int64",
-        "      fare: decimal(10,2)",
-        "      started: timestamp",
-        "    event_time: started",
-        "    watermark: 1m",
-        ""));
-    write(project, "streamform.yml", String.join("\n",
-        "models:",
-        "  driver_stats:",
-        "    key: [driver]",
-        "    retention: 15m",
-        ""));
-    write(project, "models/driver_stats.sql", String.join("\n",
-        "SELECT driver, COUNT(*) AS rides, SUM(km) AS km, SUM(stops) AS stops,",
-        "  MIN(km) AS shortest, MAX(stops) AS most_stops, AVG(km) AS avg_km,",
-        "  AVG(stops) AS avg_stops, AVG(fare) AS avg_fare, COUNT(fare) AS paid",
-        "FROM source('rides') WHERE city <> 'test' AND km > 0.5",
-        "GROUP BY driver",
-        ""));
+    write(
+        project,
+        "sources.yml",
+        String.join(
+            "\n",
+            "sources:",
+            "  rides:",
+            "    connector: kafka",
+            "    topic: rides",
+            "    schema:",
+            "      driver: string",
+            "      city: string",
+            "      km: double",
+            "      stops: int64",
+            "      fare: decimal(10,2)",
+            "      started: timestamp",
+            "    event_time: started",
+            "    watermark: 1m",
+            ""));
+    write(
+        project,
+        "streamform.yml",
+        String.join(
+            "\n", "models:", "  driver_stats:", "    key: [driver]", "    retention: 15m", ""));
+    write(
+        project,
+        "models/driver_stats.sql",
+        String.join(
+            "\n",
+            "SELECT driver, COUNT(*) AS rides, SUM(km) AS km, SUM(stops) AS stops,",
+            "  MIN(km) AS shortest, MAX(stops) AS most_stops, AVG(km) AS avg_km,",
+            "  AVG(stops) AS avg_stops, AVG(fare) AS avg_fare, COUNT(fare) AS paid",
+            "FROM source('rides') WHERE city <> 'test' AND km > 0.5",
+            "GROUP BY driver",
+            ""));
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    int status = Streamform.run(new PrintWriter(out), new PrintWriter(err),
-        "fuzz", project.toString(), "--model", "driver_stats", "--traces", "25", "--seed", "17");
+    int status =
+        Streamform.run(
+            new PrintWriter(out),
+            new PrintWriter(err),
+            "fuzz",
+            project.toString(),
+            "--model",
+            "driver_stats",
+            "--traces",
+            "25",
+            "--seed",
+            "17");
     assertEquals(0, status, out + "\n" + err);
     assertTrue(out.toString().contains("25/25 traces agree"), out.toString());
   }
@@ -55,8 +72,16 @@ class FuzzCommandTest {
   @Test
   void refusesAnUnknownRunner(@TempDir Path dir) {
     StringWriter err = new StringWriter();
-    int status = Streamform.run(new PrintWriter(new StringWriter()), new PrintWriter(err),
-        "fuzz", dir.toString(), "--traces", "1", "--runners", "spark");
+    int status =
+        Streamform.run(
+            new PrintWriter(new StringWriter()),
+            new PrintWriter(err),
+            "fuzz",
+            dir.toString(),
+            "--traces",
+            "1",
+            "--runners",
+            "spark");
     assertEquals(Streamform.USAGE, status);
     assertTrue(err.toString().contains("--runners takes direct and/or flink"), err.toString());
   }

@@ -24,19 +24,37 @@ class KafkaPropertiesSecretsTest {
 
   @Test
   void aLiteralSecretInAKafkaPropertiesFileIsRefusedBeforeConnecting() throws Exception {
-    Path file = Files.writeString(dir.resolve("deploy.properties"), String.join("\n",
-        "security.protocol=SASL_SSL",
-        "sasl.mechanism=PLAIN",
-        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required"
-            + " username=\"u\" password=\"" + SECRET + "\";",
-        ""));
+    Path file =
+        Files.writeString(
+            dir.resolve("deploy.properties"),
+            String.join(
+                "\n",
+                "security.protocol=SASL_SSL",
+                "sasl.mechanism=PLAIN",
+                "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required"
+                    + " username=\"u\" password=\""
+                    + SECRET
+                    + "\";",
+                ""));
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    int status = Streamform.run(new PrintWriter(out), new PrintWriter(err), "consume", "orders",
-        "--kafka-properties", file.toString(), "--bootstrap-servers", "127.0.0.1:1", "--max-wait", "1s");
+    int status =
+        Streamform.run(
+            new PrintWriter(out),
+            new PrintWriter(err),
+            "consume",
+            "orders",
+            "--kafka-properties",
+            file.toString(),
+            "--bootstrap-servers",
+            "127.0.0.1:1",
+            "--max-wait",
+            "1s");
     assertEquals(1, status, err.toString());
-    assertThat(err.toString(), containsString(file + ":3: key 'sasl.jaas.config': holds a secret written"
-        + " into the file"));
+    assertThat(
+        err.toString(),
+        containsString(
+            file + ":3: key 'sasl.jaas.config': holds a secret written" + " into the file"));
     assertThat(err.toString(), not(containsString(SECRET)));
   }
 }

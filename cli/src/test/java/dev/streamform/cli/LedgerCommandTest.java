@@ -28,8 +28,11 @@ class LedgerCommandTest {
   @RegisterExtension static final LocalPostgresExtension POSTGRES = new LocalPostgresExtension();
 
   /** The hourly revenue project (tumbling 1h, allowed lateness 24h), from this module's folder. */
-  private static final String HOURLY = Path.of("../revision-sink/src/test/resources/hourly-revenue").toString();
-  private static final String LATE_EVENT = Path.of("../test-streams/fixtures/time/late-event").toString();
+  private static final String HOURLY =
+      Path.of("../revision-sink/src/test/resources/hourly-revenue").toString();
+
+  private static final String LATE_EVENT =
+      Path.of("../test-streams/fixtures/time/late-event").toString();
 
   private final StringWriter out = new StringWriter();
   private final StringWriter err = new StringWriter();
@@ -53,7 +56,8 @@ class LedgerCommandTest {
 
   private int ledger(String command, String... more) {
     List<String> args = new java.util.ArrayList<>(List.of(command.split(" ")));
-    args.addAll(List.of(HOURLY, "--model", "hourly_revenue", "--jdbc-url", url, "--jdbc-user", "postgres"));
+    args.addAll(
+        List.of(HOURLY, "--model", "hourly_revenue", "--jdbc-url", url, "--jdbc-user", "postgres"));
     args.addAll(List.of(more));
     return run(args.toArray(String[]::new));
   }
@@ -64,10 +68,14 @@ class LedgerCommandTest {
 
   @Test
   void verifyPrintsTheFiguresAndExitsZeroWhenClean() throws Exception {
-    write(revision(7, 10, 1, "30"), revision(7, 10, 2, "26"), finalOf(revision(7, 10, 2, "26")),
+    write(
+        revision(7, 10, 1, "30"),
+        revision(7, 10, 2, "26"),
+        finalOf(revision(7, 10, 2, "26")),
         revision(8, 10, 1, "12"));
     assertThat(ledger("ledger verify"), is(0));
-    assertThat(out.toString(), is("2 projections, 3 revisions, 0 gaps, 0 mismatches, 0 conflicts\n"));
+    assertThat(
+        out.toString(), is("2 projections, 3 revisions, 0 gaps, 0 mismatches, 0 conflicts\n"));
     assertThat(err.toString(), is(""));
   }
 
@@ -78,76 +86,130 @@ class LedgerCommandTest {
     assertThat(ledger("ledger verify"), is(1));
     String id7 = Ledger.shortId(revision(7, 10, 1, "30").projectionId());
     String id8 = Ledger.shortId(revision(8, 10, 3, "12").projectionId());
-    assertThat(out.toString(), is(
-        "gap: merchant_id=8 [2026-08-30T10:00:00Z, 2026-08-30T11:00:00Z) generation 1 (projection " + id8
-            + "): revision 1 is missing (held: [3])\n"
-            + "gap: merchant_id=8 [2026-08-30T10:00:00Z, 2026-08-30T11:00:00Z) generation 1 (projection " + id8
-            + "): revision 2 is missing (held: [3])\n"
-            + "conflict: merchant_id=7 [2026-08-30T10:00:00Z, 2026-08-30T11:00:00Z) generation 1 (projection " + id7
-            + "): revision 1 offered with digest " + Ledger.shortId(revision(7, 10, 1, "31").aggregateDigest())
-            + " refused: revision 1 is recorded with another digest\n"
-            + "1 record is held, waiting for a predecessor\n"
-            + "1 projection, 1 revision, 2 gaps, 0 mismatches, 1 conflict\n"));
+    assertThat(
+        out.toString(),
+        is(
+            "gap: merchant_id=8 [2026-08-30T10:00:00Z, 2026-08-30T11:00:00Z) generation 1"
+                + " (projection "
+                + id8
+                + "): revision 1 is missing (held: [3])\n"
+                + "gap: merchant_id=8 [2026-08-30T10:00:00Z, 2026-08-30T11:00:00Z) generation 1"
+                + " (projection "
+                + id8
+                + "): revision 2 is missing (held: [3])\n"
+                + "conflict: merchant_id=7 [2026-08-30T10:00:00Z, 2026-08-30T11:00:00Z) generation"
+                + " 1 (projection "
+                + id7
+                + "): revision 1 offered with digest "
+                + Ledger.shortId(revision(7, 10, 1, "31").aggregateDigest())
+                + " refused: revision 1 is recorded with another digest\n"
+                + "1 record is held, waiting for a predecessor\n"
+                + "1 projection, 1 revision, 2 gaps, 0 mismatches, 1 conflict\n"));
   }
 
   @Test
   void showPrintsAWindowsRevisionsAsATable() throws Exception {
-    write(revision(7, 10, 1, "30"), revision(7, 10, 2, "26"), finalOf(revision(7, 10, 2, "26")),
+    write(
+        revision(7, 10, 1, "30"),
+        revision(7, 10, 2, "26"),
+        finalOf(revision(7, 10, 2, "26")),
         revision(8, 10, 1, "12"));
     assertThat(ledger("ledger show", "--window-key", "merchant_id=7"), is(0));
     WindowRevision r1 = revision(7, 10, 1, "30");
-    String shown = out.toString().replaceAll("(?m)\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ$", "<recorded>");
-    assertThat(shown, is(
-        "window [2026-08-30T10:00:00Z, 2026-08-30T11:00:00Z) merchant_id=7, generation 1 (canonical):"
-            + " final at revision 2\n"
-            + "  projection " + r1.projectionId() + ", logical window " + r1.logicalWindowId() + "\n"
-            + "  revision  predecessor  status     revenue  events       digest        recorded at\n"
-            + "  1         -            on_time    30       p0 0..1 (2)  " + Ledger.shortId(r1.aggregateDigest())
-            + "  <recorded>\n"
-            + "  2         1            corrected  26       p0 0..2 (3)  "
-            + Ledger.shortId(revision(7, 10, 2, "26").aggregateDigest()) + "  <recorded>\n"));
+    String shown =
+        out.toString().replaceAll("(?m)\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ$", "<recorded>");
+    assertThat(
+        shown,
+        is(
+            "window [2026-08-30T10:00:00Z, 2026-08-30T11:00:00Z) merchant_id=7, generation 1"
+                + " (canonical): final at revision 2\n"
+                + "  projection "
+                + r1.projectionId()
+                + ", logical window "
+                + r1.logicalWindowId()
+                + "\n"
+                + "  revision  predecessor  status     revenue  events       digest        recorded"
+                + " at\n"
+                + "  1         -            on_time    30       p0 0..1 (2)  "
+                + Ledger.shortId(r1.aggregateDigest())
+                + "  <recorded>\n"
+                + "  2         1            corrected  26       p0 0..2 (3)  "
+                + Ledger.shortId(revision(7, 10, 2, "26").aggregateDigest())
+                + "  <recorded>\n"));
     assertThat(ledger("ledger show", "--window-key", "merchant_id=9"), is(1));
-    assertThat(err.toString(), is("streamform ledger show: no window of model hourly_revenue matches\n"));
+    assertThat(
+        err.toString(), is("streamform ledger show: no window of model hourly_revenue matches\n"));
   }
 
   @Test
   void aliasSetPromotesAGenerationAndRollsBackWithoutDeletingAnything() throws Exception {
     write(revision(7, 10, 1, "30", 1), revision(7, 10, 1, "31", 2));
     assertThat(ledger("alias set", "--generation", "2"), is(0));
-    assertThat(out.toString(), is("hourly_revenue: canonical generation 1 -> 2 (1 projection of generation 2;"
-        + " generation 1 keeps its 1 projection)\n"));
-    assertThat(err.toString(), is("streamform alias set: note: " + HOURLY
-        + " declares generation 1 for hourly_revenue\n"));
+    assertThat(
+        out.toString(),
+        is(
+            "hourly_revenue: canonical generation 1 -> 2 (1 projection of generation 2;"
+                + " generation 1 keeps its 1 projection)\n"));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform alias set: note: "
+                + HOURLY
+                + " declares generation 1 for hourly_revenue\n"));
     assertThat(ledger("ledger show"), is(0));
     assertThat(out.toString(), containsString("generation 2 (canonical): at revision 1 (on_time)"));
 
     assertThat(ledger("alias set", "--generation", "1"), is(0));
-    assertThat(out.toString(), endsWith("hourly_revenue: canonical generation 2 -> 1 (1 projection of generation 1;"
-        + " generation 2 keeps its 1 projection)\n"));
+    assertThat(
+        out.toString(),
+        endsWith(
+            "hourly_revenue: canonical generation 2 -> 1 (1 projection of generation 1;"
+                + " generation 2 keeps its 1 projection)\n"));
     assertThat(ledger("ledger verify"), is(0));
-    assertThat(out.toString(), endsWith("2 projections, 2 revisions, 0 gaps, 0 mismatches, 0 conflicts\n"));
+    assertThat(
+        out.toString(),
+        endsWith("2 projections, 2 revisions, 0 gaps, 0 mismatches, 0 conflicts\n"));
   }
 
   @Test
   void aPasswordInTheUrlIsRefused() {
     url = url + "?password=secret";
     assertThat(ledger("ledger verify"), is(2));
-    assertThat(err.toString(), containsString("--jdbc-url: the JDBC URL names a password: give it in the"
-        + " environment (STREAMFORM_JDBC_PASSWORD) or a password file instead"));
+    assertThat(
+        err.toString(),
+        containsString(
+            "--jdbc-url: the JDBC URL names a password: give it in the"
+                + " environment (STREAMFORM_JDBC_PASSWORD) or a password file instead"));
   }
 
   @Test
   void aDatabaseWithoutALedgerIsSaidSo() {
     assertThat(ledger("ledger verify"), is(1));
-    assertThat(err.toString(), is("streamform ledger verify: no Streamform ledger in " + url
-        + " as postgres (streamform run --jdbc-url creates it)\n"));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform ledger verify: no Streamform ledger in "
+                + url
+                + " as postgres (streamform run --jdbc-url creates it)\n"));
   }
 
   @Test
   void runSendsOnlyAWindowedModelsRevisionsToADatabase() {
-    assertThat(run("run", LATE_EVENT, "--model", "customer_metrics", "--bootstrap-servers", "127.0.0.1:9",
-        "--jdbc-url", url), is(2));
-    assertThat(err.toString(), is("streamform run: --jdbc-url: model 'customer_metrics' is not windowed;"
-        + " only a windowed model's revisions go to a database — see 'streamform run --help'\n"));
+    assertThat(
+        run(
+            "run",
+            LATE_EVENT,
+            "--model",
+            "customer_metrics",
+            "--bootstrap-servers",
+            "127.0.0.1:9",
+            "--jdbc-url",
+            url),
+        is(2));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform run: --jdbc-url: model 'customer_metrics' is not windowed; only a windowed"
+                + " model's revisions go to a database — see 'streamform run --help'\n"));
   }
 }

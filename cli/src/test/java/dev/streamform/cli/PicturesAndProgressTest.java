@@ -59,10 +59,19 @@ class PicturesAndProgressTest {
   @Test
   void explainAsSvgDrawsEachNodeOfThePlanTopToBottomWithItsLines() throws Exception {
     List<List<String>> plan = textPlan("hourly-revenue", "hourly_revenue");
-    assertThat(err, run("explain", TIME.resolve("hourly-revenue").toString(), "hourly_revenue",
-        "--format", "svg"), is(0));
-    Document svg = DocumentBuilderFactory.newInstance().newDocumentBuilder()
-        .parse(new ByteArrayInputStream(out.getBytes(StandardCharsets.UTF_8)));
+    assertThat(
+        err,
+        run(
+            "explain",
+            TIME.resolve("hourly-revenue").toString(),
+            "hourly_revenue",
+            "--format",
+            "svg"),
+        is(0));
+    Document svg =
+        DocumentBuilderFactory.newInstance()
+            .newDocumentBuilder()
+            .parse(new ByteArrayInputStream(out.getBytes(StandardCharsets.UTF_8)));
     NodeList groups = svg.getElementsByTagName("g");
     assertThat(groups.getLength(), is(plan.size()));
     double lastBottom = 0;
@@ -89,12 +98,21 @@ class PicturesAndProgressTest {
   @Test
   void explainAsDotIsAGraphvizChainOfThePlansNodes() {
     List<List<String>> plan = textPlan("late-event", "customer_metrics");
-    assertThat(err, run("explain", TIME.resolve("late-event").toString(), "customer_metrics",
-        "--format", "dot"), is(0));
+    assertThat(
+        err,
+        run(
+            "explain",
+            TIME.resolve("late-event").toString(),
+            "customer_metrics",
+            "--format",
+            "dot"),
+        is(0));
     assertThat(out, containsString("digraph \"customer_metrics\" {"));
     for (int i = 0; i < plan.size(); i++) {
-      String label = plan.get(i).stream().map(l -> l.replace("\"", "\\\"") + "\\l")
-          .collect(Collectors.joining());
+      String label =
+          plan.get(i).stream()
+              .map(l -> l.replace("\"", "\\\"") + "\\l")
+              .collect(Collectors.joining());
       assertThat(out, containsString("n" + i + " [label=\"" + label + "\""));
     }
     assertThat(out, containsString("n0 -> n1;"));
@@ -102,15 +120,23 @@ class PicturesAndProgressTest {
 
   @Test
   void explainRefusesAnUnknownFormat() {
-    assertThat(run("explain", TIME.resolve("late-event").toString(), "customer_metrics",
-        "--format", "png"), is(2));
+    assertThat(
+        run(
+            "explain",
+            TIME.resolve("late-event").toString(),
+            "customer_metrics",
+            "--format",
+            "png"),
+        is(2));
     assertThat(err, containsString("--format takes text, dot or svg, not 'png'"));
   }
 
   @Test
   void testWritesTheReportAndPrintsNoProgressWhenCaptured(@TempDir Path dir) throws Exception {
     Path report = dir.resolve("out/report.html");
-    assertThat(err, run("test", TIME.resolve("late-event").toString(), "--report", report.toString()),
+    assertThat(
+        err,
+        run("test", TIME.resolve("late-event").toString(), "--report", report.toString()),
         is(0));
     String html = Files.readString(report);
     assertThat(html, containsString("data-fixture=\"late_event\""));
@@ -121,7 +147,8 @@ class PicturesAndProgressTest {
 
   @Test
   void aProgressLineCountsAndEstimatesTheTimeLeft() {
-    assertThat(Progress.line("fuzz direct: traces", 50, 200, "1 disagree", 10.0),
+    assertThat(
+        Progress.line("fuzz direct: traces", 50, 200, "1 disagree", 10.0),
         is("fuzz direct: traces 50/200, 1 disagree (10s, ETA 30s)"));
     assertThat(Progress.line("test: project", 3, 3, "", 4.2), is("test: project 3/3 (4s)"));
     assertThat(Progress.onTerminal(new PrintWriter(new StringWriter())).shows(), is(false));

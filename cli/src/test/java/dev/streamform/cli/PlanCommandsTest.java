@@ -66,10 +66,14 @@ class PlanCommandsTest {
   @Test
   void anUnchangedProjectIsSafeAndExitsZero() throws Exception {
     Path manifest = saved(HOURLY);
-    assertThat(run("plan", HOURLY.toString(), "hourly_revenue", "--against", manifest.toString()), is(0));
+    assertThat(
+        run("plan", HOURLY.toString(), "hourly_revenue", "--against", manifest.toString()), is(0));
     assertThat(out.toString(), containsString("Source orders              SAFE"));
-    assertThat(out.toString(), containsString("plan: 2 nodes: 0 STATE MIGRATION REQUIRED, 0 COMPATIBLE, 2 SAFE"
-        + " -> nothing changes"));
+    assertThat(
+        out.toString(),
+        containsString(
+            "plan: 2 nodes: 0 STATE MIGRATION REQUIRED, 0 COMPATIBLE, 2 SAFE"
+                + " -> nothing changes"));
   }
 
   @Test
@@ -77,8 +81,12 @@ class PlanCommandsTest {
     Path project = copy();
     Path manifest = saved(project);
     Path sources = project.resolve("sources.yml");
-    Files.writeString(sources, Files.readString(sources).replace("watermark: 5m", "watermark: 30m"));
-    assertThat(err.toString(), run("plan", project.toString(), "hourly_revenue", "--against", manifest.toString()), is(2));
+    Files.writeString(
+        sources, Files.readString(sources).replace("watermark: 5m", "watermark: 30m"));
+    assertThat(
+        err.toString(),
+        run("plan", project.toString(), "hourly_revenue", "--against", manifest.toString()),
+        is(2));
     String text = out.toString();
     assertThat(text, containsString("Source orders              COMPATIBLE\n"));
     assertThat(text, containsString("definition.watermark: 5m -> 30m"));
@@ -90,7 +98,8 @@ class PlanCommandsTest {
     Path models = project.resolve("streamform.yml");
     Files.writeString(models, Files.readString(models) + "    generation: 2\n");
     assertThat(err.toString(), run("check", project.toString()), is(0));
-    assertThat(run("plan", project.toString(), "hourly_revenue", "--against", manifest.toString()), is(2));
+    assertThat(
+        run("plan", project.toString(), "hourly_revenue", "--against", manifest.toString()), is(2));
     assertThat(out.toString(), not(containsString("NEW GENERATION REQUIRED")));
     assertThat(out.toString(), containsString("1 STATE MIGRATION REQUIRED, 1 COMPATIBLE, 0 SAFE"));
   }
@@ -99,18 +108,31 @@ class PlanCommandsTest {
   void aFileThatIsNotAManifestIsNamedWithWhatIsWrong() throws Exception {
     Path notJson = dir.resolve("broken.json");
     Files.writeString(notJson, "{\n  \"manifest\": \n");
-    assertThat(run("plan", HOURLY.toString(), "hourly_revenue", "--against", notJson.toString()), is(1));
+    assertThat(
+        run("plan", HOURLY.toString(), "hourly_revenue", "--against", notJson.toString()), is(1));
     assertThat(err.toString(), containsString(notJson + ":"));
     assertThat(err.toString(), containsString("not JSON"));
     assertThat(err.toString(), not(containsString("Exception")));
 
     Path other = dir.resolve("other.json");
     Files.writeString(other, "{\"nodes\": []}");
-    assertThat(run("plan", HOURLY.toString(), "hourly_revenue", "--against", other.toString()), is(1));
-    assertThat(err.toString(), containsString(other + " is not a plan manifest: it has no \"manifest\""));
+    assertThat(
+        run("plan", HOURLY.toString(), "hourly_revenue", "--against", other.toString()), is(1));
+    assertThat(
+        err.toString(), containsString(other + " is not a plan manifest: it has no \"manifest\""));
 
-    assertThat(run("plan", HOURLY.toString(), "hourly_revenue", "--against", dir.resolve("none.json").toString()), is(1));
-    assertThat(err.toString(), containsString("no such file; write the running plan's manifest with streamform inspect-plan"));
+    assertThat(
+        run(
+            "plan",
+            HOURLY.toString(),
+            "hourly_revenue",
+            "--against",
+            dir.resolve("none.json").toString()),
+        is(1));
+    assertThat(
+        err.toString(),
+        containsString(
+            "no such file; write the running plan's manifest with streamform inspect-plan"));
   }
 
   @Test

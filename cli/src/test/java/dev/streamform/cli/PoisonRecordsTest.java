@@ -39,22 +39,43 @@ class PoisonRecordsTest {
   }
 
   private static String order(int customer, String amount, String at) {
-    return "{\"customer_id\": " + customer + ", \"merchant_id\": 7, \"amount\": " + amount
-        + ", \"ordered_at\": \"2026-08-30T10:" + at + ":00Z\"}";
+    return "{\"customer_id\": "
+        + customer
+        + ", \"merchant_id\": 7, \"amount\": "
+        + amount
+        + ", \"ordered_at\": \"2026-08-30T10:"
+        + at
+        + ":00Z\"}";
   }
 
   /** The poison lines, each with what its quarantine reason must say (its column, its key). */
   private static final String[][] POISON = {
-    {order(1, "1e900000000", "01"), "column `amount`: '1E+900000000' has too many digits for decimal(12,2)"},
-    {order(1, "1e500000000", "02"), "column `amount`: '1E+500000000' has too many digits for decimal(12,2)"},
-    {"{\"customer_id\": 1e900000000, \"amount\": 1, \"ordered_at\": \"2026-08-30T10:03:00Z\"}",
-        "column `customer_id`: '1E+900000000' is out of the int64 range"},
+    {
+      order(1, "1e900000000", "01"),
+      "column `amount`: '1E+900000000' has too many digits for decimal(12,2)"
+    },
+    {
+      order(1, "1e500000000", "02"),
+      "column `amount`: '1E+500000000' has too many digits for decimal(12,2)"
+    },
+    {
+      "{\"customer_id\": 1e900000000, \"amount\": 1, \"ordered_at\": \"2026-08-30T10:03:00Z\"}",
+      "column `customer_id`: '1E+900000000' is out of the int64 range"
+    },
     {"this line is not JSON", "not JSON: Unrecognized token 'this'"},
-    {"{\"customer_id\": 1, \"amount\": 3.00, \"amount\": 300.00, \"ordered_at\": \"2026-08-30T10:04:00Z\"}",
-        "key `amount` is repeated in the JSON object"},
-    {order(1, "9".repeat(2000), "05"), "column `amount`: not JSON: Number value length (2000) exceeds"},
-    {"{\"customer_id\": 1, \"note\": \"" + "x".repeat(5_000_000) + "\"}",
-        "the line is 5,000,030 characters long, more than the limit of 4,194,304"},
+    {
+      "{\"customer_id\": 1, \"amount\": 3.00, \"amount\": 300.00, \"ordered_at\":"
+          + " \"2026-08-30T10:04:00Z\"}",
+      "key `amount` is repeated in the JSON object"
+    },
+    {
+      order(1, "9".repeat(2000), "05"),
+      "column `amount`: not JSON: Number value length (2000) exceeds"
+    },
+    {
+      "{\"customer_id\": 1, \"note\": \"" + "x".repeat(5_000_000) + "\"}",
+      "the line is 5,000,030 characters long, more than the limit of 4,194,304"
+    },
   };
 
   @Test
@@ -71,14 +92,27 @@ class PoisonRecordsTest {
 
     Path output = dir.resolve("out");
     long start = System.nanoTime();
-    int status = run("run", project.toString(), "--model", "customer_metrics", "--output", output.toString());
+    int status =
+        run(
+            "run",
+            project.toString(),
+            "--model",
+            "customer_metrics",
+            "--output",
+            output.toString());
     long millis = (System.nanoTime() - start) / 1_000_000;
-    System.out.printf("poison file run: %d lines, %d poison, exit %d, %d ms%n",
+    System.out.printf(
+        "poison file run: %d lines, %d poison, exit %d, %d ms%n",
         lines.size(), POISON.length, status, millis);
     assertThat(err.toString(), status, is(0));
     assertThat(err.toString(), not(containsString("Exception")));
-    assertThat(out.toString(), containsString(
-        lines.size() + " lines read: 3 events processed, 0 late, " + POISON.length + " quarantined\n"));
+    assertThat(
+        out.toString(),
+        containsString(
+            lines.size()
+                + " lines read: 3 events processed, 0 late, "
+                + POISON.length
+                + " quarantined\n"));
     // bounded: 1e500000000 alone took minutes before (scaled to a 500-million-digit number)
     assertThat(millis, lessThan(120_000L));
 
@@ -94,7 +128,10 @@ class PoisonRecordsTest {
     assertThat(quarantined.get(6).get("value").asText().length(), is(1000));
     List<String> changelog = new ArrayList<>();
     for (JsonNode r : rows(output.resolve("customer_metrics.jsonl"))) {
-      changelog.add(r.get("customer_id") + "=" + r.get("total_spend").decimalValue().stripTrailingZeros().toPlainString());
+      changelog.add(
+          r.get("customer_id")
+              + "="
+              + r.get("total_spend").decimalValue().stripTrailingZeros().toPlainString());
     }
     // the repeated-key line (3.00 or 300.00?) changed nothing: 10.00 + 2.50
     assertThat(changelog, is(List.of("1=10", "2=5", "1=12.5")));
@@ -104,15 +141,21 @@ class PoisonRecordsTest {
   @Test
   void aFixtureWithAPoisonValueNamesFileLineAndColumn() throws Exception {
     Path project = project();
-    Files.writeString(project.resolve("fixtures/poison.yml"), String.join("\n",
-        "model: customer_metrics",
-        "given:",
-        "  - event: { customer_id: 42, merchant_id: 7, amount: 10.00, ordered_at: \"2026-08-30T10:00:00Z\" }",
-        "  - event: { customer_id: 42, merchant_id: 7, amount: 1e900000000, ordered_at: \"2026-08-30T10:01:00Z\" }",
-        "  - event: { customer_id: 1e900000000, merchant_id: 7, amount: 1, ordered_at: \"2026-08-30T10:01:00Z\" }",
-        "expect:",
-        "  - { op: insert, customer_id: 42, total_spend: 10 }",
-        ""));
+    Files.writeString(
+        project.resolve("fixtures/poison.yml"),
+        String.join(
+            "\n",
+            "model: customer_metrics",
+            "given:",
+            "  - event: { customer_id: 42, merchant_id: 7, amount: 10.00, ordered_at:"
+                + " \"2026-08-30T10:00:00Z\" }",
+            "  - event: { customer_id: 42, merchant_id: 7, amount: 1e900000000, ordered_at:"
+                + " \"2026-08-30T10:01:00Z\" }",
+            "  - event: { customer_id: 1e900000000, merchant_id: 7, amount: 1, ordered_at:"
+                + " \"2026-08-30T10:01:00Z\" }",
+            "expect:",
+            "  - { op: insert, customer_id: 42, total_spend: 10 }",
+            ""));
     for (String command : new String[] {"check", "test"}) {
       out.getBuffer().setLength(0);
       err.getBuffer().setLength(0);
@@ -123,10 +166,16 @@ class PoisonRecordsTest {
       System.out.printf("poison fixture, streamform %s: exit %d, %d ms%n", command, status, millis);
       assertThat(said, status, is(1));
       assertThat(said, not(containsString("Exception")));
-      assertThat(said, containsString("fixtures/poison.yml:4: event 2, key 'amount': '1E+900000000'"
-          + " has too many digits for decimal(12,2)"));
-      assertThat(said, containsString("fixtures/poison.yml:5: event 3, key 'customer_id': '1E+900000000'"
-          + " is out of the int64 range"));
+      assertThat(
+          said,
+          containsString(
+              "fixtures/poison.yml:4: event 2, key 'amount': '1E+900000000'"
+                  + " has too many digits for decimal(12,2)"));
+      assertThat(
+          said,
+          containsString(
+              "fixtures/poison.yml:5: event 3, key 'customer_id': '1E+900000000'"
+                  + " is out of the int64 range"));
       assertThat(millis, lessThan(60_000L));
     }
   }
@@ -135,14 +184,17 @@ class PoisonRecordsTest {
   @Test
   void aFixtureEventWithARepeatedKeyIsRefused() throws Exception {
     Path project = project();
-    Files.writeString(project.resolve("fixtures/repeated.yml"), String.join("\n",
-        "model: customer_metrics",
-        "given:",
-        "  - event: { customer_id: 42, merchant_id: 7, amount: 10.00, amount: 99.00,"
-            + " ordered_at: \"2026-08-30T10:00:00Z\" }",
-        "expect:",
-        "  - { op: insert, customer_id: 42, total_spend: 10 }",
-        ""));
+    Files.writeString(
+        project.resolve("fixtures/repeated.yml"),
+        String.join(
+            "\n",
+            "model: customer_metrics",
+            "given:",
+            "  - event: { customer_id: 42, merchant_id: 7, amount: 10.00, amount: 99.00,"
+                + " ordered_at: \"2026-08-30T10:00:00Z\" }",
+            "expect:",
+            "  - { op: insert, customer_id: 42, total_spend: 10 }",
+            ""));
     int status = run("check", project.toString());
     String said = out + "" + err;
     assertThat(said, status, is(1));
@@ -154,16 +206,27 @@ class PoisonRecordsTest {
   @Test
   void aTopicThatIsAPathIsRefusedAndNothingIsWrittenOutsideTheOutputFolder() throws Exception {
     Path project = project();
-    Files.writeString(project.resolve("streamform.yml"),
-        Files.readString(project.resolve("streamform.yml")).replace("    retention: 10m\n",
-            "    retention: 10m\n    late_topic: ../escape\n"));
+    Files.writeString(
+        project.resolve("streamform.yml"),
+        Files.readString(project.resolve("streamform.yml"))
+            .replace("    retention: 10m\n", "    retention: 10m\n    late_topic: ../escape\n"));
     Path output = dir.resolve("out");
-    int status = run("run", project.toString(), "--model", "customer_metrics", "--output", output.toString());
+    int status =
+        run(
+            "run",
+            project.toString(),
+            "--model",
+            "customer_metrics",
+            "--output",
+            output.toString());
     String said = out + "" + err;
     assertThat(said, Files.exists(dir.resolve("escape.jsonl")), is(false));
     assertThat(said, status, is(1));
-    assertThat(said, containsString("streamform.yml:6: model 'customer_metrics', key 'late_topic':"
-        + " '../escape' is not a Kafka topic name"));
+    assertThat(
+        said,
+        containsString(
+            "streamform.yml:6: model 'customer_metrics', key 'late_topic':"
+                + " '../escape' is not a Kafka topic name"));
   }
 
   private Path project() throws Exception {

@@ -33,9 +33,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class RolloutCommandsTest {
   @RegisterExtension static final LocalPostgresExtension POSTGRES = new LocalPostgresExtension();
 
-  private static final String HOURLY = Path.of("../revision-sink/src/test/resources/hourly-revenue").toString();
-  private static final String LATE_EVENT = Path.of("../test-streams/fixtures/time/late-event").toString();
-  private static final String RECEIPTS = Path.of("../test-streams/fixtures/decisions/receipts").toString();
+  private static final String HOURLY =
+      Path.of("../revision-sink/src/test/resources/hourly-revenue").toString();
+  private static final String LATE_EVENT =
+      Path.of("../test-streams/fixtures/time/late-event").toString();
+  private static final String RECEIPTS =
+      Path.of("../test-streams/fixtures/decisions/receipts").toString();
   private static final String W10 = "[2026-08-30T10:00:00Z, 2026-08-30T11:00:00Z)";
 
   private StringWriter out = new StringWriter();
@@ -62,7 +65,8 @@ class RolloutCommandsTest {
 
   private int onLedger(String command, String... more) {
     List<String> args = new ArrayList<>(List.of(command.split(" ")));
-    args.addAll(List.of(HOURLY, "--model", "hourly_revenue", "--jdbc-url", url, "--jdbc-user", "postgres"));
+    args.addAll(
+        List.of(HOURLY, "--model", "hourly_revenue", "--jdbc-url", url, "--jdbc-user", "postgres"));
     args.addAll(List.of(more));
     return run(args.toArray(String[]::new));
   }
@@ -77,7 +81,9 @@ class RolloutCommandsTest {
 
   private List<String> rows(String sql) throws Exception {
     List<String> lines = new ArrayList<>();
-    try (Connection c = pool.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
       int n = rs.getMetaData().getColumnCount();
       while (rs.next()) {
         List<String> cells = new ArrayList<>();
@@ -92,28 +98,47 @@ class RolloutCommandsTest {
   }
 
   @Test
-  void compareGenerationsPrintsEachWindowThenTheCountsAndExitsThreeOnADifference() throws Exception {
-    live(revision(7, 10, 1, "30", 1), revision(7, 10, 2, "26", 1), finalOf(revision(7, 10, 2, "26", 1)),
-        revision(8, 10, 1, "12", 1), revision(9, 10, 1, "5", 1));
+  void compareGenerationsPrintsEachWindowThenTheCountsAndExitsThreeOnADifference()
+      throws Exception {
+    live(
+        revision(7, 10, 1, "30", 1),
+        revision(7, 10, 2, "26", 1),
+        finalOf(revision(7, 10, 2, "26", 1)),
+        revision(8, 10, 1, "12", 1),
+        revision(9, 10, 1, "5", 1));
     shadow(revision(7, 10, 1, "26", 2), revision(8, 10, 1, "15", 2), revision(7, 11, 1, "3", 2));
 
     assertThat(onLedger("compare-generations", "--from", "1", "--to", "2"), is(3));
-    assertThat(out.toString(), is(
-        "hourly_revenue: generation 1 (canonical, 3 projections) against generation 2 (3 projections)\n"
-            + "merchant_id=7 " + W10 + ": equal — revenue=26 (generation 1 revision 2 final,"
-            + " generation 2 revision 1 on_time)\n"
-            + "merchant_id=8 " + W10 + ": different — generation 1: revenue=12 (revision 1 on_time);"
-            + " generation 2: revenue=15 (revision 1 on_time)\n"
-            + "merchant_id=9 " + W10 + ": only in generation 1 — revenue=5 (revision 1 on_time)\n"
-            + "merchant_id=7 [2026-08-30T11:00:00Z, 2026-08-30T12:00:00Z): only in generation 2 — revenue=3"
-            + " (revision 1 on_time)\n"
-            + "4 windows: 1 equal, 1 different, 1 only in generation 1, 1 only in generation 2\n"));
+    assertThat(
+        out.toString(),
+        is(
+            "hourly_revenue: generation 1 (canonical, 3 projections) against generation 2 (3"
+                + " projections)\n"
+                + "merchant_id=7 "
+                + W10
+                + ": equal — revenue=26 (generation 1 revision 2 final,"
+                + " generation 2 revision 1 on_time)\n"
+                + "merchant_id=8 "
+                + W10
+                + ": different — generation 1: revenue=12 (revision 1 on_time);"
+                + " generation 2: revenue=15 (revision 1 on_time)\n"
+                + "merchant_id=9 "
+                + W10
+                + ": only in generation 1 — revenue=5 (revision 1 on_time)\n"
+                + "merchant_id=7 [2026-08-30T11:00:00Z, 2026-08-30T12:00:00Z): only in generation 2"
+                + " — revenue=3 (revision 1 on_time)\n"
+                + "4 windows: 1 equal, 1 different, 1 only in generation 1, 1 only in generation"
+                + " 2\n"));
     assertThat(err.toString(), is(""));
 
-    assertThat(onLedger("compare-generations", "--from", "1", "--to", "2", "--differences-only"), is(3));
+    assertThat(
+        onLedger("compare-generations", "--from", "1", "--to", "2", "--differences-only"), is(3));
     assertThat(out.toString().lines().filter(l -> l.contains(": equal")).count(), is(0L));
-    assertThat(out.toString(), endsWith("4 windows: 1 equal, 1 different, 1 only in generation 1,"
-        + " 1 only in generation 2\n"));
+    assertThat(
+        out.toString(),
+        endsWith(
+            "4 windows: 1 equal, 1 different, 1 only in generation 1,"
+                + " 1 only in generation 2\n"));
   }
 
   @Test
@@ -121,24 +146,36 @@ class RolloutCommandsTest {
     live(revision(7, 10, 1, "30", 1), revision(7, 10, 2, "26", 1), revision(8, 10, 1, "12", 1));
     shadow(revision(7, 10, 1, "26", 2), revision(8, 10, 1, "12", 2));
     assertThat(onLedger("compare-generations", "--from", "1", "--to", "2"), is(0));
-    assertThat(out.toString(), endsWith("2 windows: 2 equal, 0 different, 0 only in generation 1,"
-        + " 0 only in generation 2\n"));
+    assertThat(
+        out.toString(),
+        endsWith(
+            "2 windows: 2 equal, 0 different, 0 only in generation 1,"
+                + " 0 only in generation 2\n"));
   }
 
   @Test
   void compareGenerationsRefusesAnUnknownGenerationAndBadArguments() throws Exception {
     live(revision(7, 10, 1, "30", 1));
     assertThat(onLedger("compare-generations", "--from", "1", "--to", "4"), is(1));
-    assertThat(err.toString(), is("streamform compare-generations: generation 4 of hourly_revenue has no"
-        + " projection in this ledger (generations with projections: 1 (1))\n"));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform compare-generations: generation 4 of hourly_revenue has no"
+                + " projection in this ledger (generations with projections: 1 (1))\n"));
     assertThat(out.toString(), is(""));
 
     assertThat(onLedger("compare-generations", "--from", "1", "--to", "1"), is(2));
-    assertThat(err.toString(), is("streamform compare-generations: --from and --to are both generation 1:"
-        + " compare two different generations — see 'streamform compare-generations --help'\n"));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform compare-generations: --from and --to are both generation 1: compare two"
+                + " different generations — see 'streamform compare-generations --help'\n"));
     assertThat(onLedger("compare-generations", "--from", "0", "--to", "1"), is(2));
-    assertThat(err.toString(), is("streamform compare-generations: --from: a generation is a whole number"
-        + " from 1, got 0 — see 'streamform compare-generations --help'\n"));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform compare-generations: --from: a generation is a whole number"
+                + " from 1, got 0 — see 'streamform compare-generations --help'\n"));
   }
 
   @Test
@@ -146,75 +183,165 @@ class RolloutCommandsTest {
     live(revision(7, 10, 1, "30", 1), revision(7, 10, 2, "26", 1), revision(8, 10, 1, "12", 1));
     shadow(revision(7, 10, 1, "26", 2), revision(8, 10, 1, "12", 2));
     List<String> ledgerBefore =
-        rows("SELECT projection_id, revision, aggregate_digest FROM streamform.correction_ledger ORDER BY 1, 2");
+        rows(
+            "SELECT projection_id, revision, aggregate_digest FROM streamform.correction_ledger"
+                + " ORDER BY 1, 2");
 
     assertThat(onLedger("alias set", "--generation", "2"), is(0));
-    assertThat(out.toString(), is("hourly_revenue: canonical generation 1 -> 2 (2 projections of generation 2;"
-        + " generation 1 keeps its 2 projections)\n"));
-    assertThat(rows("SELECT DISTINCT generation FROM streamform.canonical_projection"), is(List.of("2")));
+    assertThat(
+        out.toString(),
+        is(
+            "hourly_revenue: canonical generation 1 -> 2 (2 projections of generation 2;"
+                + " generation 1 keeps its 2 projections)\n"));
+    assertThat(
+        rows("SELECT DISTINCT generation FROM streamform.canonical_projection"), is(List.of("2")));
 
     assertThat(onLedger("alias set", "--generation", "1"), is(0));
-    assertThat(out.toString(), is("hourly_revenue: canonical generation 2 -> 1 (2 projections of generation 1;"
-        + " generation 2 keeps its 2 projections)\n"));
-    assertThat(rows("SELECT DISTINCT generation FROM streamform.canonical_projection"), is(List.of("1")));
+    assertThat(
+        out.toString(),
+        is(
+            "hourly_revenue: canonical generation 2 -> 1 (2 projections of generation 1;"
+                + " generation 2 keeps its 2 projections)\n"));
+    assertThat(
+        rows("SELECT DISTINCT generation FROM streamform.canonical_projection"), is(List.of("1")));
 
-    assertThat(rows("SELECT projection_id, revision, aggregate_digest FROM streamform.correction_ledger ORDER BY 1, 2"),
+    assertThat(
+        rows(
+            "SELECT projection_id, revision, aggregate_digest FROM streamform.correction_ledger"
+                + " ORDER BY 1, 2"),
         is(ledgerBefore));
-    assertThat(rows("SELECT generation, previous_generation, set_by FROM streamform.canonical_alias_history"
-        + " ORDER BY set_at, generation"), is(List.of("1 null first write", "2 1 alias set", "1 2 alias set")));
+    assertThat(
+        rows(
+            "SELECT generation, previous_generation, set_by FROM streamform.canonical_alias_history"
+                + " ORDER BY set_at, generation"),
+        is(List.of("1 null first write", "2 1 alias set", "1 2 alias set")));
     assertThat(onLedger("ledger verify"), is(0));
-    assertThat(out.toString(), is("4 projections, 5 revisions, 0 gaps, 0 mismatches, 0 conflicts\n"));
+    assertThat(
+        out.toString(), is("4 projections, 5 revisions, 0 gaps, 0 mismatches, 0 conflicts\n"));
   }
 
   @Test
   void aliasSetRefusesAGenerationWithoutProjectionsUnlessAllowed() throws Exception {
     live(revision(7, 10, 1, "30", 1));
     assertThat(onLedger("alias set", "--generation", "2"), is(1));
-    assertThat(err.toString(), is("streamform alias set: refused: generation 2 of hourly_revenue has no"
-        + " projection; projections per generation: 1: 1. The canonical view would show nothing of"
-        + " hourly_revenue; run generation 2 first (streamform run --generation 2 --shadow), or give"
-        + " --allow-empty\n"));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform alias set: refused: generation 2 of hourly_revenue has no projection;"
+                + " projections per generation: 1: 1. The canonical view would show nothing of"
+                + " hourly_revenue; run generation 2 first (streamform run --generation 2"
+                + " --shadow), or give --allow-empty\n"));
     assertThat(rows("SELECT generation FROM streamform.canonical_alias"), is(List.of("1")));
 
     assertThat(onLedger("alias set", "--generation", "2", "--allow-empty"), is(0));
-    assertThat(out.toString(), is("hourly_revenue: canonical generation 1 -> 2 (0 projections of generation 2;"
-        + " generation 1 keeps its 1 projection)\n"));
+    assertThat(
+        out.toString(),
+        is(
+            "hourly_revenue: canonical generation 1 -> 2 (0 projections of generation 2;"
+                + " generation 1 keeps its 1 projection)\n"));
     assertThat(rows("SELECT generation FROM streamform.canonical_alias"), is(List.of("2")));
   }
 
   @Test
   void shadowIsRefusedForUpsertAndScoringModelsAndWithoutADatabase() {
-    assertThat(run("run", LATE_EVENT, "--model", "customer_metrics", "--bootstrap-servers", "127.0.0.1:9",
-        "--shadow", "--jdbc-url", url), is(2));
-    assertThat(err.toString(), is("streamform run: --shadow: model 'customer_metrics' is an upsert model"
-        + " (no window: in streamform.yml); only a windowed model's revisions have generations to recompute"
-        + " in the shadow of the canonical one — see 'streamform run --help'\n"));
+    assertThat(
+        run(
+            "run",
+            LATE_EVENT,
+            "--model",
+            "customer_metrics",
+            "--bootstrap-servers",
+            "127.0.0.1:9",
+            "--shadow",
+            "--jdbc-url",
+            url),
+        is(2));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform run: --shadow: model 'customer_metrics' is an upsert model (no window: in"
+                + " streamform.yml); only a windowed model's revisions have generations to"
+                + " recompute in the shadow of the canonical one — see 'streamform run --help'\n"));
 
-    assertThat(run("run", RECEIPTS, "--model", "receipt_risk", "--bootstrap-servers", "127.0.0.1:9",
-        "--shadow", "--jdbc-url", url), is(2));
-    assertThat(err.toString(), is("streamform run: --shadow: model 'receipt_risk' is a scoring model"
-        + " (decisions:); only a windowed model's revisions have generations to recompute in the shadow of"
-        + " the canonical one — see 'streamform run --help'\n"));
+    assertThat(
+        run(
+            "run",
+            RECEIPTS,
+            "--model",
+            "receipt_risk",
+            "--bootstrap-servers",
+            "127.0.0.1:9",
+            "--shadow",
+            "--jdbc-url",
+            url),
+        is(2));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform run: --shadow: model 'receipt_risk' is a scoring model (decisions:); only a"
+                + " windowed model's revisions have generations to recompute in the shadow of the"
+                + " canonical one — see 'streamform run --help'\n"));
 
-    assertThat(run("run", HOURLY, "--model", "hourly_revenue", "--bootstrap-servers", "127.0.0.1:9",
-        "--shadow", "--generation", "2"), is(2));
-    assertThat(err.toString(), endsWith("streamform run: --shadow needs --jdbc-url: a shadow run writes its"
-        + " revisions only to the revision ledger, never to the model's topics — see 'streamform run --help'\n"));
+    assertThat(
+        run(
+            "run",
+            HOURLY,
+            "--model",
+            "hourly_revenue",
+            "--bootstrap-servers",
+            "127.0.0.1:9",
+            "--shadow",
+            "--generation",
+            "2"),
+        is(2));
+    assertThat(
+        err.toString(),
+        endsWith(
+            "streamform run: --shadow needs --jdbc-url: a shadow run writes its revisions only to"
+                + " the revision ledger, never to the model's topics — see 'streamform run"
+                + " --help'\n"));
 
-    assertThat(run("run", LATE_EVENT, "--model", "customer_metrics", "--bootstrap-servers", "127.0.0.1:9",
-        "--generation", "2"), is(2));
-    assertThat(err.toString(), is("streamform run: --generation: model 'customer_metrics' is not windowed;"
-        + " a generation names a windowed model's projections — see 'streamform run --help'\n"));
+    assertThat(
+        run(
+            "run",
+            LATE_EVENT,
+            "--model",
+            "customer_metrics",
+            "--bootstrap-servers",
+            "127.0.0.1:9",
+            "--generation",
+            "2"),
+        is(2));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform run: --generation: model 'customer_metrics' is not windowed; a generation"
+                + " names a windowed model's projections — see 'streamform run --help'\n"));
   }
 
   @Test
   void aShadowRunOfTheCanonicalGenerationIsRefusedBeforeAnythingRuns() throws Exception {
     live(revision(7, 10, 1, "30", 1));
-    assertThat(run("run", HOURLY, "--model", "hourly_revenue", "--bootstrap-servers", "127.0.0.1:9",
-        "--shadow", "--jdbc-url", url, "--jdbc-user", "postgres"), is(1));
-    assertThat(err.toString(), is("streamform run: generation 1 is the canonical generation of hourly_revenue"
-        + " (readers read it): a shadow run recomputes another generation beside it — give --generation N"
-        + " with a new N, or declare generation: N in streamform.yml\n"));
+    assertThat(
+        run(
+            "run",
+            HOURLY,
+            "--model",
+            "hourly_revenue",
+            "--bootstrap-servers",
+            "127.0.0.1:9",
+            "--shadow",
+            "--jdbc-url",
+            url,
+            "--jdbc-user",
+            "postgres"),
+        is(1));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform run: generation 1 is the canonical generation of hourly_revenue (readers"
+                + " read it): a shadow run recomputes another generation beside it — give"
+                + " --generation N with a new N, or declare generation: N in streamform.yml\n"));
     assertThat(rows("SELECT count(*) FROM streamform.canonical_alias_history"), is(List.of("1")));
   }
 }

@@ -34,9 +34,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * {@code streamform run} on a file source: the same events as a fixture give the same changelog
- * (or window records) and late rows as the fixture's own run; bad lines are quarantined with their
- * file and line; the counts add up.
+ * {@code streamform run} on a file source: the same events as a fixture give the same changelog (or
+ * window records) and late rows as the fixture's own run; bad lines are quarantined with their file
+ * and line; the counts add up.
  */
 class RunOnFilesTest {
   private static final Path TIME = Path.of("../test-streams/fixtures/time");
@@ -78,8 +78,10 @@ class RunOnFilesTest {
     FixtureOutcome expected = FixtureRunner.on(RunnerChoice.direct()).run(model, fixture);
 
     Path output = dir.resolve("out");
-    assertThat(err.toString(), run("run", project.toString(), "--model", fixture.model(),
-        "--output", output.toString()), is(0));
+    assertThat(
+        err.toString(),
+        run("run", project.toString(), "--model", fixture.model(), "--output", output.toString()),
+        is(0));
     String name = fixture.model();
     List<JsonNode> records = rows(output.resolve(name + ".jsonl"));
     List<JsonNode> late = rows(output.resolve(name + ".late.jsonl"));
@@ -88,20 +90,45 @@ class RunOnFilesTest {
       List<String> want = new ArrayList<>();
       for (FixtureOutcome.Revision r : expected.revisions) {
         Map<String, Object> offsets = new TreeMap<>();
-        r.offsets.forEach((p, o) -> offsets.put(p.toString(), o.min() + "/" + o.max() + "/" + o.count()));
-        want.add(windowRow(r.windowStart.toString(), r.columns(), r.revision, r.status,
-            r.logicalWindowId, r.projectionId, r.aggregateDigest, offsets));
+        r.offsets.forEach(
+            (p, o) -> offsets.put(p.toString(), o.min() + "/" + o.max() + "/" + o.count()));
+        want.add(
+            windowRow(
+                r.windowStart.toString(),
+                r.columns(),
+                r.revision,
+                r.status,
+                r.logicalWindowId,
+                r.projectionId,
+                r.aggregateDigest,
+                offsets));
       }
       List<String> got = new ArrayList<>();
       for (JsonNode r : records) {
         Map<String, Object> columns = new LinkedHashMap<>();
         model.outputColumns().keySet().forEach(c -> columns.put(c, r.get(c)));
         Map<String, Object> offsets = new TreeMap<>();
-        r.get("offsets").fields().forEachRemaining(e -> offsets.put(e.getKey(),
-            e.getValue().get("min") + "/" + e.getValue().get("max") + "/" + e.getValue().get("count")));
-        got.add(windowRow(Instant.parse(r.get("window_start").asText()).toString(), columns,
-            r.get("revision").asInt(), r.get("status").asText(), r.get("logical_window_id").asText(),
-            r.get("projection_id").asText(), r.get("aggregate_digest").asText(), offsets));
+        r.get("offsets")
+            .fields()
+            .forEachRemaining(
+                e ->
+                    offsets.put(
+                        e.getKey(),
+                        e.getValue().get("min")
+                            + "/"
+                            + e.getValue().get("max")
+                            + "/"
+                            + e.getValue().get("count")));
+        got.add(
+            windowRow(
+                Instant.parse(r.get("window_start").asText()).toString(),
+                columns,
+                r.get("revision").asInt(),
+                r.get("status").asText(),
+                r.get("logical_window_id").asText(),
+                r.get("projection_id").asText(),
+                r.get("aggregate_digest").asText(),
+                offsets));
       }
       // per (key, window) in order; between windows the order is not part of the contract
       assertThat(sortedByWindow(got), is(sortedByWindow(want)));
@@ -119,21 +146,41 @@ class RunOnFilesTest {
     List<String> wantLate = new ArrayList<>();
     expected.late.forEach(d -> wantLate.add(d.eventId + " " + d.windowStart));
     List<String> gotLate = new ArrayList<>();
-    late.forEach(l -> gotLate.add(l.get("partition").asInt() + "-" + l.get("offset").asLong() + " "
-        + (l.has("window_start") ? Instant.parse(l.get("window_start").asText()) : null)));
+    late.forEach(
+        l ->
+            gotLate.add(
+                l.get("partition").asInt()
+                    + "-"
+                    + l.get("offset").asLong()
+                    + " "
+                    + (l.has("window_start")
+                        ? Instant.parse(l.get("window_start").asText())
+                        : null)));
     assertThat(gotLate, is(wantLate));
     // the same processed count as the fixture's; the command exits 0 only when the counts add up
-    assertThat(out.toString(), containsString(expected.processed + " event"
-        + (expected.processed == 1 ? "" : "s") + " processed, "));
+    assertThat(
+        out.toString(),
+        containsString(
+            expected.processed + " event" + (expected.processed == 1 ? "" : "s") + " processed, "));
   }
 
   @Test
   void theShippedSampleQuarantinesItsBadLinesWithFileAndLineAndCountsAddUp() throws Exception {
     Path output = dir.resolve("out");
-    assertThat(err.toString(), run("run", EXAMPLE.toString(), "--model", "customer_metrics",
-        "--output", output.toString()), is(0));
-    assertThat(out.toString(), containsString(
-        "13 lines read: 7 events processed, 3 late, 2 quarantined, 1 watermark line\n"));
+    assertThat(
+        err.toString(),
+        run(
+            "run",
+            EXAMPLE.toString(),
+            "--model",
+            "customer_metrics",
+            "--output",
+            output.toString()),
+        is(0));
+    assertThat(
+        out.toString(),
+        containsString(
+            "13 lines read: 7 events processed, 3 late, 2 quarantined, 1 watermark line\n"));
     List<JsonNode> quarantined = rows(output.resolve("customer_metrics.quarantine.jsonl"));
     assertThat(quarantined.size(), is(2));
     assertThat(quarantined.get(0).get("file").asText(), is("orders.jsonl"));
@@ -141,10 +188,14 @@ class RunOnFilesTest {
     assertThat(quarantined.get(0).get("reason").asText(), containsString("not JSON"));
     assertThat(quarantined.get(0).get("value").asText(), is("this line is not JSON"));
     assertThat(quarantined.get(1).get("line").asInt(), is(7));
-    assertThat(quarantined.get(1).get("reason").asText(),
+    assertThat(
+        quarantined.get(1).get("reason").asText(),
         is("no value for event-time column `ordered_at`"));
     // 13 lines, every one of them somewhere: 7 changelog rows (one per processed event), 3 late
-    long lines = Files.readAllLines(EXAMPLE.resolve("orders.jsonl")).stream().filter(l -> !l.isBlank()).count();
+    long lines =
+        Files.readAllLines(EXAMPLE.resolve("orders.jsonl")).stream()
+            .filter(l -> !l.isBlank())
+            .count();
     long records = rows(output.resolve("customer_metrics.jsonl")).size();
     long late = rows(output.resolve("customer_metrics.late.jsonl")).size();
     assertThat(records + late + quarantined.size() + 1, is(lines));
@@ -155,23 +206,45 @@ class RunOnFilesTest {
     // the sample's fixtures hold its good lines; streamform test passes them
     assertThat(err.toString(), run("test", EXAMPLE.toString()), is(0));
     Path output = dir.resolve("out");
-    assertThat(err.toString(), run("run", EXAMPLE.toString(), "--model", "hourly_revenue",
-        "--output", output.toString()), is(0));
-    assertThat(out.toString(), containsString(
-        "13 lines read: 9 events processed, 1 late, 2 quarantined, 1 watermark line\n"));
+    assertThat(
+        err.toString(),
+        run("run", EXAMPLE.toString(), "--model", "hourly_revenue", "--output", output.toString()),
+        is(0));
+    assertThat(
+        out.toString(),
+        containsString(
+            "13 lines read: 9 events processed, 1 late, 2 quarantined, 1 watermark line\n"));
     Project loaded = Project.load(EXAMPLE);
     Fixture fixture = Fixture.load(loaded, EXAMPLE.resolve("fixtures/hourly_revenue.yml"));
     List<String> want = new ArrayList<>();
     for (Fixture.Row r : fixture.expect()) {
-      want.add(r.windowStart().get() + " " + r.values().get("merchant_id") + " "
-          + decimal(r.values().get("revenue")) + " " + r.values().get("orders") + " "
-          + r.revision().get() + " " + r.status().get().yamlName());
+      want.add(
+          r.windowStart().get()
+              + " "
+              + r.values().get("merchant_id")
+              + " "
+              + decimal(r.values().get("revenue"))
+              + " "
+              + r.values().get("orders")
+              + " "
+              + r.revision().get()
+              + " "
+              + r.status().get().yamlName());
     }
     List<String> got = new ArrayList<>();
     for (JsonNode r : rows(output.resolve("hourly_revenue.jsonl"))) {
-      got.add(Instant.parse(r.get("window_start").asText()) + " " + r.get("merchant_id").asLong()
-          + " " + decimal(r.get("revenue").decimalValue()) + " " + r.get("orders").asLong() + " "
-          + r.get("revision").asInt() + " " + r.get("status").asText());
+      got.add(
+          Instant.parse(r.get("window_start").asText())
+              + " "
+              + r.get("merchant_id").asLong()
+              + " "
+              + decimal(r.get("revenue").decimalValue())
+              + " "
+              + r.get("orders").asLong()
+              + " "
+              + r.get("revision").asInt()
+              + " "
+              + r.get("status").asText());
     }
     assertThat(got, is(want));
   }
@@ -187,12 +260,22 @@ class RunOnFilesTest {
     Project loaded = Project.load(project);
     Fixture fixture = Fixture.load(loaded, fixtureFile(project, "customer_duplicates"));
     FixtureOutcome expected =
-        FixtureRunner.on(RunnerChoice.direct()).run(DeclaredModel.of(loaded, "customer_metrics"), fixture);
+        FixtureRunner.on(RunnerChoice.direct())
+            .run(DeclaredModel.of(loaded, "customer_metrics"), fixture);
     Path output = dir.resolve("out");
-    assertThat(err.toString(), run("run", project.toString(), "--model", "customer_metrics",
-        "--output", output.toString()), is(0));
-    assertThat(out.toString(), containsString(
-        "12 lines read: 6 events processed, 3 late, 1 duplicate, 2 quarantined\n"));
+    assertThat(
+        err.toString(),
+        run(
+            "run",
+            project.toString(),
+            "--model",
+            "customer_metrics",
+            "--output",
+            output.toString()),
+        is(0));
+    assertThat(
+        out.toString(),
+        containsString("12 lines read: 6 events processed, 3 late, 1 duplicate, 2 quarantined\n"));
     assertThat(out.toString(), containsString("customer_metrics.duplicates.jsonl (1 row)"));
 
     List<String> want = new ArrayList<>();
@@ -208,7 +291,9 @@ class RunOnFilesTest {
     List<JsonNode> duplicates = rows(output.resolve("customer_metrics.duplicates.jsonl"));
     assertThat(duplicates.size(), is(expected.duplicates.size()));
     JsonNode d = duplicates.get(0);
-    assertThat(d.get("partition").asInt() + "-" + d.get("offset").asLong(), is(expected.duplicates.get(0).eventId));
+    assertThat(
+        d.get("partition").asInt() + "-" + d.get("offset").asLong(),
+        is(expected.duplicates.get(0).eventId));
     assertThat(d.get("line").asInt(), is(2));
     assertThat(d.get("record").get("order_id").asText(), is("A-1"));
     assertThat(d.get("reason").asText(), containsString("event_id `order_id` = A-1"));
@@ -218,15 +303,17 @@ class RunOnFilesTest {
     assertThat(quarantined.get(0).get("reason").asText(), is(expected.quarantined.get(0).reason));
     assertThat(quarantined.get(1).get("line").asInt(), is(12));
     assertThat(quarantined.get(1).get("reason").asText(), is(expected.quarantined.get(1).reason));
-    assertThat(rows(output.resolve("customer_metrics.late.jsonl")).size(), is(expected.late.size()));
+    assertThat(
+        rows(output.resolve("customer_metrics.late.jsonl")).size(), is(expected.late.size()));
   }
 
   @Test
   void aPathThatMatchesNoFileIsNamedWithTheFix() throws Exception {
     Path project = copyAsFileProject(TIME.resolve("late-event"), dir.resolve("p"));
     assertThat(run("run", project.toString(), "--model", "customer_metrics"), is(1));
-    assertThat(err.toString(), containsString(
-        "sources.yml: source 'orders' path: orders-*.jsonl matches no file under"));
+    assertThat(
+        err.toString(),
+        containsString("sources.yml: source 'orders' path: orders-*.jsonl matches no file under"));
   }
 
   /**
@@ -236,16 +323,20 @@ class RunOnFilesTest {
    */
   @Test
   void aCalendarDayOnFilesWritesItsLocalDateAndTheFixturesIdentity() throws Exception {
-    Path project = copyAsFileProject(Path.of("../test-streams/fixtures/calendar/daily-revenue-berlin"),
-        dir.resolve("berlin"));
+    Path project =
+        copyAsFileProject(
+            Path.of("../test-streams/fixtures/calendar/daily-revenue-berlin"),
+            dir.resolve("berlin"));
     Project loaded = Project.load(project);
     Fixture fixture = Fixture.load(loaded, fixtureFile(project, "last_sunday_of_october"));
     writeFiles(project, fixture);
     DeclaredModel model = DeclaredModel.of(loaded, fixture.model());
     FixtureOutcome expected = FixtureRunner.on(RunnerChoice.direct()).run(model, fixture);
     Path output = dir.resolve("out");
-    assertThat(err.toString(), run("run", project.toString(), "--model", "daily_revenue",
-        "--output", output.toString()), is(0));
+    assertThat(
+        err.toString(),
+        run("run", project.toString(), "--model", "daily_revenue", "--output", output.toString()),
+        is(0));
     List<String> want = new ArrayList<>();
     for (FixtureOutcome.Revision r : expected.revisions) {
       want.add(r.windowStart + " " + r.windowEnd + " " + r.status + " " + r.logicalWindowId);
@@ -253,20 +344,48 @@ class RunOnFilesTest {
     List<String> got = new ArrayList<>();
     List<String> local = new ArrayList<>();
     for (JsonNode r : rows(output.resolve("daily_revenue.jsonl"))) {
-      got.add(Instant.parse(r.get("window_start").asText()) + " " + Instant.parse(r.get("window_end").asText())
-          + " " + r.get("status").asText() + " " + r.get("logical_window_id").asText());
+      got.add(
+          Instant.parse(r.get("window_start").asText())
+              + " "
+              + Instant.parse(r.get("window_end").asText())
+              + " "
+              + r.get("status").asText()
+              + " "
+              + r.get("logical_window_id").asText());
       local.add(r.get("window_start").asText() + " " + r.path("window_local").asText("(none)"));
     }
-    assertThat(got.stream().sorted().collect(Collectors.toList()),
+    assertThat(
+        got.stream().sorted().collect(Collectors.toList()),
         is(want.stream().sorted().collect(Collectors.toList())));
-    assertThat(local.stream().distinct().sorted().collect(Collectors.toList()), is(List.of(
-        "2026-10-24T22:00:00Z 2026-10-25", "2026-10-25T23:00:00Z 2026-10-26")));
+    assertThat(
+        local.stream().distinct().sorted().collect(Collectors.toList()),
+        is(List.of("2026-10-24T22:00:00Z 2026-10-25", "2026-10-25T23:00:00Z 2026-10-26")));
   }
 
-  private static String windowRow(String start, Map<String, Object> columns, int revision,
-      String status, String logical, String projection, String digest, Map<String, Object> offsets) {
-    return start + " " + text(columns) + " " + revision + " " + status + " " + logical + " "
-        + projection + " " + digest + " " + offsets;
+  private static String windowRow(
+      String start,
+      Map<String, Object> columns,
+      int revision,
+      String status,
+      String logical,
+      String projection,
+      String digest,
+      Map<String, Object> offsets) {
+    return start
+        + " "
+        + text(columns)
+        + " "
+        + revision
+        + " "
+        + status
+        + " "
+        + logical
+        + " "
+        + projection
+        + " "
+        + digest
+        + " "
+        + offsets;
   }
 
   /** Rows of the same key and window keep their order; windows by start, then key text. */
@@ -314,7 +433,9 @@ class RunOnFilesTest {
     return project.resolve("fixtures").resolve(name + ".yml");
   }
 
-  /** The project with its kafka source turned into a file source reading orders-<partition>.jsonl. */
+  /**
+   * The project with its kafka source turned into a file source reading orders-<partition>.jsonl.
+   */
   private static Path copyAsFileProject(Path from, Path to) throws Exception {
     try (Stream<Path> files = Files.walk(from)) {
       for (Path f : (Iterable<Path>) files.sorted(Comparator.naturalOrder())::iterator) {
@@ -329,25 +450,39 @@ class RunOnFilesTest {
     Path sources = to.resolve("sources.yml");
     String yml = Files.readString(sources);
     assertThat(yml, containsString("connector: kafka"));
-    Files.writeString(sources, yml.replace("connector: kafka", "connector: file")
-        .replaceAll("topic: \\S+", "path: \"orders-*.jsonl\""));
+    Files.writeString(
+        sources,
+        yml.replace("connector: kafka", "connector: file")
+            .replaceAll("topic: \\S+", "path: \"orders-*.jsonl\""));
     return to;
   }
 
-  /** The fixture's items as files, one per partition: events as records, watermark items as punctuations. */
+  /**
+   * The fixture's items as files, one per partition: events as records, watermark items as
+   * punctuations.
+   */
   private static void writeFiles(Path project, Fixture fixture) throws Exception {
-    List<Integer> partitions = fixture.given().stream()
-        .filter(g -> !g.allPartitions()).map(Fixture.Given::partition).distinct().sorted()
-        .collect(Collectors.toList());
-    assertThat("partitions must be 0..n-1 to be files", partitions.get(partitions.size() - 1),
+    List<Integer> partitions =
+        fixture.given().stream()
+            .filter(g -> !g.allPartitions())
+            .map(Fixture.Given::partition)
+            .distinct()
+            .sorted()
+            .collect(Collectors.toList());
+    assertThat(
+        "partitions must be 0..n-1 to be files",
+        partitions.get(partitions.size() - 1),
         is(partitions.size() - 1));
     Map<Integer, StringBuilder> files = new TreeMap<>();
     partitions.forEach(p -> files.put(p, new StringBuilder()));
     for (Fixture.Given g : fixture.given()) {
       for (int p : g.allPartitions() ? partitions : List.of(g.partition())) {
-        String line = g.event().isPresent()
-            ? JsonRecords.object(g.event().get()).toString()
-            : new String(JsonRecords.punctuation(g.watermark().get()), java.nio.charset.StandardCharsets.UTF_8);
+        String line =
+            g.event().isPresent()
+                ? JsonRecords.object(g.event().get()).toString()
+                : new String(
+                    JsonRecords.punctuation(g.watermark().get()),
+                    java.nio.charset.StandardCharsets.UTF_8);
         files.get(p).append(line).append('\n');
       }
     }

@@ -56,9 +56,18 @@ class RunnerOptionsTest {
   @Test
   void optionsOnTheCommandLineWinOverTheProfile() throws Exception {
     Path jar = Files.createFile(dir.resolve("job.jar"));
-    RunnerChoice choice = choose("--profile", "flink-cluster", "--parallelism", "1",
-        "--flink-master", "127.0.0.1:18081", "--checkpointing-interval", "5000",
-        "--job-jar", jar.toString());
+    RunnerChoice choice =
+        choose(
+            "--profile",
+            "flink-cluster",
+            "--parallelism",
+            "1",
+            "--flink-master",
+            "127.0.0.1:18081",
+            "--checkpointing-interval",
+            "5000",
+            "--job-jar",
+            jar.toString());
     assertThat(choice.describe(), is("flink 127.0.0.1:18081 parallelism 1"));
     assertThat(flink(choice).getCheckpointingInterval(), is(5000L));
     assertThat(flink(choice).getFilesToStage(), contains(jar.toAbsolutePath().toString()));
@@ -68,17 +77,23 @@ class RunnerOptionsTest {
   @Test
   void restartsAskFlinkToRestartAFailedJob() throws Exception {
     Path jar = Files.createFile(dir.resolve("job.jar"));
-    RunnerChoice choice = choose("--profile", "flink-cluster", "--restarts", "3", "--job-jar", jar.toString());
+    RunnerChoice choice =
+        choose("--profile", "flink-cluster", "--restarts", "3", "--job-jar", jar.toString());
     assertThat(flink(choice).getNumberOfExecutionRetries(), is(3));
-    assertThat(flink(choose("--profile", "flink-cluster", "--job-jar", jar.toString())).getNumberOfExecutionRetries(),
+    assertThat(
+        flink(choose("--profile", "flink-cluster", "--job-jar", jar.toString()))
+            .getNumberOfExecutionRetries(),
         is(-1)); // Beam's default: the cluster's restart strategy decides
-    ParameterException e = assertThrows(ParameterException.class, () -> choose("--runner", "flink", "--restarts", "-1"));
+    ParameterException e =
+        assertThrows(
+            ParameterException.class, () -> choose("--runner", "flink", "--restarts", "-1"));
     assertThat(e.getMessage(), is("--restarts must be 0 or more, not -1"));
   }
 
   @Test
   void anUnknownProfileIsOneLineListingTheProfiles() {
-    ParameterException e = assertThrows(ParameterException.class, () -> choose("--profile", "flink"));
+    ParameterException e =
+        assertThrows(ParameterException.class, () -> choose("--profile", "flink"));
     assertThat(e.getMessage().startsWith("unknown profile 'flink' (profiles in "), is(true));
     assertThat(e.getMessage(), endsWith(": direct, flink-cluster, flink-local)"));
   }

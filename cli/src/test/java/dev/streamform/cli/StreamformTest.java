@@ -30,112 +30,158 @@ class StreamformTest {
   @Test
   void checkSummarisesAValidProject() {
     assertThat(run("check", LATE_EVENT.toString()), is(0));
-    assertThat(out.toString(), is("ok: 1 source (orders: event time ordered_at, watermark 5m, late drop),"
-        + " 1 model (customer_metrics), 1 fixture\n"));
+    assertThat(
+        out.toString(),
+        is(
+            "ok: 1 source (orders: event time ordered_at, watermark 5m, late drop),"
+                + " 1 model (customer_metrics), 1 fixture\n"));
     assertThat(err.toString(), is(""));
   }
 
   @Test
   void checkListsEveryProblemThenTheCount() throws IOException {
     Files.createDirectories(dir.resolve("models"));
-    Files.writeString(dir.resolve("sources.yml"),
-        "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    schema:\n"
-            + "      customer_id: int64\n      amount: double\n    watermark: 5m\n    late_events: keep\n");
-    Files.writeString(dir.resolve("streamform.yml"),
+    Files.writeString(
+        dir.resolve("sources.yml"),
+        "sources:\n"
+            + "  orders:\n"
+            + "    connector: kafka\n"
+            + "    topic: orders\n"
+            + "    schema:\n"
+            + "      customer_id: int64\n"
+            + "      amount: double\n"
+            + "    watermark: 5m\n"
+            + "    late_events: keep\n");
+    Files.writeString(
+        dir.resolve("streamform.yml"),
         "models:\n  customer_metrics:\n    key: [customer_id]\n    retention: 30d\n");
-    Files.writeString(dir.resolve("models/customer_metrics.sql"),
-        "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY customer_id");
+    Files.writeString(
+        dir.resolve("models/customer_metrics.sql"),
+        "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY"
+            + " customer_id");
     assertThat(run("check", dir.toString()), is(1));
     assertThat(out.toString(), is(""));
-    assertThat(err.toString(), is(
-        "sources.yml:8: source 'orders', key 'watermark': a watermark needs an event-time column"
-            + " — add event_time: <timestamp column> or remove watermark\n"
-            + "sources.yml:9: source 'orders', key 'late_events': late_events needs an event-time"
-            + " column; without one nothing is late — add event_time: <timestamp column> or remove"
-            + " late_events\n"
-            + "streamform.yml:4: model 'customer_metrics', key 'retention': retention needs an"
-            + " event-time source upstream; source 'orders' has no event_time, so there is no clock to"
-            + " measure it by — add event_time: <timestamp column> to source 'orders' in sources.yml,"
-            + " or remove retention\n"
-            + "3 problems\n"));
+    assertThat(
+        err.toString(),
+        is(
+            "sources.yml:8: source 'orders', key 'watermark': a watermark needs an event-time"
+                + " column — add event_time: <timestamp column> or remove watermark\n"
+                + "sources.yml:9: source 'orders', key 'late_events': late_events needs an"
+                + " event-time column; without one nothing is late — add event_time: <timestamp"
+                + " column> or remove late_events\n"
+                + "streamform.yml:4: model 'customer_metrics', key 'retention': retention needs an"
+                + " event-time source upstream; source 'orders' has no event_time, so there is no"
+                + " clock to measure it by — add event_time: <timestamp column> to source 'orders'"
+                + " in sources.yml, or remove retention\n"
+                + "3 problems\n"));
   }
 
-  /** The late-event project's source and a windowed model of it, with {@code fixture} as fixtures/w.yml. */
+  /**
+   * The late-event project's source and a windowed model of it, with {@code fixture} as
+   * fixtures/w.yml.
+   */
   private void windowedProject(String fixture) throws IOException {
     Files.createDirectories(dir.resolve("models"));
     Files.createDirectories(dir.resolve("fixtures"));
     Files.copy(LATE_EVENT.resolve("sources.yml"), dir.resolve("sources.yml"));
-    Files.writeString(dir.resolve("streamform.yml"), "models:\n  hourly:\n    key: [customer_id]\n"
-        + "    window: {size: 1h, every: 30m}\n    allowed_lateness: 10m\n"
-        + "    early_results: every 2 events\n    generation: 2\n");
-    Files.writeString(dir.resolve("models/hourly.sql"),
-        "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY customer_id");
+    Files.writeString(
+        dir.resolve("streamform.yml"),
+        "models:\n  hourly:\n    key: [customer_id]\n"
+            + "    window: {size: 1h, every: 30m}\n    allowed_lateness: 10m\n"
+            + "    early_results: every 2 events\n    generation: 2\n");
+    Files.writeString(
+        dir.resolve("models/hourly.sql"),
+        "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY"
+            + " customer_id");
     Files.writeString(dir.resolve("fixtures/w.yml"), fixture);
   }
 
-  private static final String WINDOWED_FIXTURE_HEAD = "model: hourly\ngiven:\n"
-      + "  - event: { customer_id: 42, amount: 10, ordered_at: \"2026-08-30T10:00:00Z\" }\nexpect:\n";
+  private static final String WINDOWED_FIXTURE_HEAD =
+      "model: hourly\n"
+          + "given:\n"
+          + "  - event: { customer_id: 42, amount: 10, ordered_at: \"2026-08-30T10:00:00Z\" }\n"
+          + "expect:\n";
 
   @Test
   void checkSummarisesAWindowedModel() throws IOException {
-    windowedProject(WINDOWED_FIXTURE_HEAD + "  - { window_start: \"2026-08-30T09:30:00Z\","
-        + " window_end: \"2026-08-30T10:30:00Z\", customer_id: 42, total_spend: 10, revision: 1,"
-        + " status: on_time }\n");
+    windowedProject(
+        WINDOWED_FIXTURE_HEAD
+            + "  - { window_start: \"2026-08-30T09:30:00Z\", window_end: \"2026-08-30T10:30:00Z\","
+            + " customer_id: 42, total_spend: 10, revision: 1, status: on_time }\n");
     assertThat(err.toString(), run("check", dir.toString()), is(0));
-    assertThat(out.toString(), is("ok: 1 source (orders: event time ordered_at, watermark 5m, late drop),"
-        + " 1 model (hourly: window hopping 1h every 30m, allowed lateness 10m, early results every 2"
-        + " events, generation 2), 1 fixture\n"));
+    assertThat(
+        out.toString(),
+        is(
+            "ok: 1 source (orders: event time ordered_at, watermark 5m, late drop), 1 model"
+                + " (hourly: window hopping 1h every 30m, allowed lateness 10m, early results every"
+                + " 2 events, generation 2), 1 fixture\n"));
   }
 
   @Test
   void checkReportsAWindowedFixturesProblemsWithFileAndLine() throws IOException {
-    windowedProject(WINDOWED_FIXTURE_HEAD
-        + "  - { op: insert, window_start: \"2026-08-30T10:00:00Z\", window_end: \"2026-08-30T11:00:00Z\","
-        + " customer_id: 42, total_spend: 10, revision: 1 }\n"
-        + "  - { window_start: \"2026-08-30T10:00:00Z\", customer_id: 42, total_spend: 10,"
-        + " revision: -1, status: done }\n");
+    windowedProject(
+        WINDOWED_FIXTURE_HEAD
+            + "  - { op: insert, window_start: \"2026-08-30T10:00:00Z\", window_end:"
+            + " \"2026-08-30T11:00:00Z\", customer_id: 42, total_spend: 10, revision: 1 }\n"
+            + "  - { window_start: \"2026-08-30T10:00:00Z\", customer_id: 42, total_spend: 10,"
+            + " revision: -1, status: done }\n");
     assertThat(run("check", dir.toString()), is(1));
-    assertThat(err.toString(), is(
-        "fixtures/w.yml:5: expect row 1, key 'op': op belongs to fixtures of upsert models; a row of"
-            + " windowed model 'hourly' says its revision and status instead — remove op and give"
-            + " revision: <0 for early, 1, 2, ...> and status: early, on_time, corrected or final\n"
-            + "fixtures/w.yml:5: expect row 1, key 'status': required key is missing — add status:"
-            + " early, on_time, corrected or final\n"
-            + "fixtures/w.yml:6: expect row 2, key 'window_end': required key is missing — add"
-            + " window_end: \"2026-08-30T10:00:00Z\" (a timestamp), the end (exclusive) of the row's"
-            + " window\n"
-            + "fixtures/w.yml:6: expect row 2, key 'revision': '-1' is not a whole number from 0 — write"
-            + " a whole number from 0: 0 for an early preview, 1 for the first revision, 2, ...\n"
-            + "fixtures/w.yml:6: expect row 2, key 'status': 'done' is not early, on_time, corrected or"
-            + " final — write status: early, on_time, corrected or final\n"
-            + "5 problems\n"));
+    assertThat(
+        err.toString(),
+        is(
+            "fixtures/w.yml:5: expect row 1, key 'op': op belongs to fixtures of upsert models; a"
+                + " row of windowed model 'hourly' says its revision and status instead — remove op"
+                + " and give revision: <0 for early, 1, 2, ...> and status: early, on_time,"
+                + " corrected or final\n"
+                + "fixtures/w.yml:5: expect row 1, key 'status': required key is missing — add"
+                + " status: early, on_time, corrected or final\n"
+                + "fixtures/w.yml:6: expect row 2, key 'window_end': required key is missing — add"
+                + " window_end: \"2026-08-30T10:00:00Z\" (a timestamp), the end (exclusive) of the"
+                + " row's window\n"
+                + "fixtures/w.yml:6: expect row 2, key 'revision': '-1' is not a whole number from"
+                + " 0 — write a whole number from 0: 0 for an early preview, 1 for the first"
+                + " revision, 2, ...\n"
+                + "fixtures/w.yml:6: expect row 2, key 'status': 'done' is not early, on_time,"
+                + " corrected or final — write status: early, on_time, corrected or final\n"
+                + "5 problems\n"));
   }
 
   @Test
   void checkNamesAMissingFolder() {
     assertThat(run("check", dir.resolve("nowhere").toString()), is(1));
-    assertThat(err.toString(), is(dir.resolve("nowhere") + ": no such folder — give the folder that"
-        + " holds sources.yml, streamform.yml and models/\n1 problem\n"));
+    assertThat(
+        err.toString(),
+        is(
+            dir.resolve("nowhere")
+                + ": no such folder — give the folder that"
+                + " holds sources.yml, streamform.yml and models/\n1 problem\n"));
   }
 
   @Test
   void checkWithoutAFolderIsAUsageError() {
     assertThat(run("check"), is(2));
-    assertThat(err.toString(), is("streamform check: Missing required parameter: '<project-dir>'"
-        + " — see 'streamform check --help'\n"));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform check: Missing required parameter: '<project-dir>'"
+                + " — see 'streamform check --help'\n"));
   }
 
   @Test
   void unknownCommandIsOneLineWithAHint() {
     assertThat(run("chek", "x"), is(2));
-    assertThat(err.toString(),
-        is("streamform: unknown command 'chek' (did you mean 'check'?) — see 'streamform --help'\n"));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform: unknown command 'chek' (did you mean 'check'?) — see 'streamform"
+                + " --help'\n"));
   }
 
   @Test
   void unknownOptionIsOneLineWithAHint() {
     assertThat(run("check", "--frobnicate", "x"), is(2));
-    assertThat(err.toString(),
+    assertThat(
+        err.toString(),
         is("streamform check: unknown option '--frobnicate' — see 'streamform check --help'\n"));
   }
 
@@ -150,8 +196,11 @@ class StreamformTest {
   void everyCommandHasHelp() {
     assertThat(run("check", "--help"), is(0));
     // the one-line header (what --help lists), then the usage
-    assertThat(out.toString(), startsWith("Checks declarations, SQL and fixtures; each problem with"
-        + " file, line and fix.\nUsage: streamform check [-hV] <project-dir>"));
+    assertThat(
+        out.toString(),
+        startsWith(
+            "Checks declarations, SQL and fixtures; each problem with"
+                + " file, line and fix.\nUsage: streamform check [-hV] <project-dir>"));
   }
 
   @Test

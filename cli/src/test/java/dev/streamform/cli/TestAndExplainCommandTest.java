@@ -23,12 +23,19 @@ class TestAndExplainCommandTest {
   @Test
   void testRunsEverySeedFixtureAndExitsZero() {
     assertThat(err.toString(), run("test", TIME.toString()), is(0));
-    assertThat(out.toString(), containsString(
-        "late_event (model customer_metrics)\nPASS\n3 events processed\n3 changelog records emitted\n"
-            + "1 late event dropped\n"));
-    assertThat(out.toString(), containsString(
-        "hourly_revenue (model hourly_revenue)\nPASS\n4 events processed\n3 revisions emitted\n"
-            + "2 windows finalized\n1 late event dropped\n"));
+    assertThat(
+        out.toString(),
+        containsString(
+            "late_event (model customer_metrics)\n"
+                + "PASS\n"
+                + "3 events processed\n"
+                + "3 changelog records emitted\n"
+                + "1 late event dropped\n"));
+    assertThat(
+        out.toString(),
+        containsString(
+            "hourly_revenue (model hourly_revenue)\nPASS\n4 events processed\n3 revisions emitted\n"
+                + "2 windows finalized\n1 late event dropped\n"));
     assertThat(out.toString(), containsString("9 fixtures on direct: 9 passed, 0 failed"));
   }
 
@@ -49,30 +56,47 @@ class TestAndExplainCommandTest {
   void explainShowsTheClockAndTheStateFingerprint() {
     assertThat(run("explain", TIME.resolve("retention").toString(), "customer_metrics"), is(0));
     assertThat(out.toString(), containsString("time=event(ordered_at) watermark=5m late=drop"));
-    assertThat(out.toString(), containsString(
-        "fingerprint=aggregate key=[customer_id] accumulators=[sum(amount): decimal(38,2)]"
-            + " retention=10m"));
+    assertThat(
+        out.toString(),
+        containsString(
+            "fingerprint=aggregate key=[customer_id] accumulators=[sum(amount): decimal(38,2)]"
+                + " retention=10m"));
   }
 
   @Test
-  void explainShowsAWindowedModelsWindowTriggerAndGeneration(@org.junit.jupiter.api.io.TempDir Path dir)
-      throws Exception {
+  void explainShowsAWindowedModelsWindowTriggerAndGeneration(
+      @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
     java.nio.file.Files.createDirectories(dir.resolve("models"));
     java.nio.file.Files.copy(TIME.resolve("late-event/sources.yml"), dir.resolve("sources.yml"));
-    java.nio.file.Files.writeString(dir.resolve("streamform.yml"), "models:\n  hourly:\n"
-        + "    key: [customer_id]\n    window: {size: 1h, every: 15m}\n    allowed_lateness: 10m\n"
-        + "    early_results: every 3 events\n    generation: 2\n");
-    java.nio.file.Files.writeString(dir.resolve("models/hourly.sql"),
-        "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY customer_id");
+    java.nio.file.Files.writeString(
+        dir.resolve("streamform.yml"),
+        "models:\n"
+            + "  hourly:\n"
+            + "    key: [customer_id]\n"
+            + "    window: {size: 1h, every: 15m}\n"
+            + "    allowed_lateness: 10m\n"
+            + "    early_results: every 3 events\n"
+            + "    generation: 2\n");
+    java.nio.file.Files.writeString(
+        dir.resolve("models/hourly.sql"),
+        "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY"
+            + " customer_id");
     assertThat(err.toString(), run("explain", dir.toString(), "hourly"), is(0));
-    assertThat(out.toString(), containsString("Aggregate\n  key=customer_id\n  aggregates=sum(amount)\n"
-        + "  window=hopping 1h every 15m (aligned to the epoch, UTC)\n"
-        + "  allowed lateness=10m\n"
-        + "  trigger=early results after every 3 on-time events of a key's window; on time at the"
-        + " watermark; one revision per correction; final at end + allowed lateness\n"
-        + "  generation=2\n"
-        + "  fingerprint=aggregate key=[customer_id] accumulators=[sum(amount): decimal(38,2)]"
-        + " window=hopping 1h every 15m allowed_lateness=10m trigger=early every 3 events\n"));
+    assertThat(
+        out.toString(),
+        containsString(
+            "Aggregate\n"
+                + "  key=customer_id\n"
+                + "  aggregates=sum(amount)\n"
+                + "  window=hopping 1h every 15m (aligned to the epoch, UTC)\n"
+                + "  allowed lateness=10m\n"
+                + "  trigger=early results after every 3 on-time events of a key's window; on time"
+                + " at the watermark; one revision per correction; final at end + allowed"
+                + " lateness\n"
+                + "  generation=2\n"
+                + "  fingerprint=aggregate key=[customer_id] accumulators=[sum(amount):"
+                + " decimal(38,2)] window=hopping 1h every 15m allowed_lateness=10m trigger=early"
+                + " every 3 events\n"));
   }
 
   /**
@@ -84,34 +108,56 @@ class TestAndExplainCommandTest {
       @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
     java.nio.file.Files.createDirectories(dir.resolve("models"));
     java.nio.file.Files.copy(TIME.resolve("late-event/sources.yml"), dir.resolve("sources.yml"));
-    java.nio.file.Files.writeString(dir.resolve("streamform.yml"), "models:\n  daily:\n"
-        + "    key: [customer_id]\n    window: 1d\n  monthly:\n    key: [customer_id]\n"
-        + "    window: 1mo\n    time_zone: Asia/Kolkata\n    allowed_lateness: 35d\n");
+    java.nio.file.Files.writeString(
+        dir.resolve("streamform.yml"),
+        "models:\n  daily:\n"
+            + "    key: [customer_id]\n    window: 1d\n  monthly:\n    key: [customer_id]\n"
+            + "    window: 1mo\n    time_zone: Asia/Kolkata\n    allowed_lateness: 35d\n");
     for (String m : new String[] {"daily", "monthly"}) {
-      java.nio.file.Files.writeString(dir.resolve("models/" + m + ".sql"),
-          "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY customer_id");
+      java.nio.file.Files.writeString(
+          dir.resolve("models/" + m + ".sql"),
+          "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY"
+              + " customer_id");
     }
     assertThat(err.toString(), run("explain", dir.toString(), "daily"), is(0));
-    assertThat(out.toString(), containsString("  window=calendar day in UTC (time_zone not declared:"
-        + " UTC by default) (from local midnight to the next local midnight; docs/semantics.md §6.22)\n"));
+    assertThat(
+        out.toString(),
+        containsString(
+            "  window=calendar day in UTC (time_zone not declared: UTC by default) (from local"
+                + " midnight to the next local midnight; docs/semantics.md §6.22)\n"));
     assertThat(err.toString(), run("explain", dir.toString(), "monthly"), is(0));
-    assertThat(out.toString(), containsString("  window=calendar month in Asia/Kolkata (from local"));
+    assertThat(
+        out.toString(), containsString("  window=calendar month in Asia/Kolkata (from local"));
     assertThat(run("check", dir.toString()), is(0));
-    assertThat(err.toString(), containsString("warning: streamform.yml:9: model 'monthly', key"
-        + " 'allowed_lateness': allowed_lateness 35d is longer than a month"));
+    assertThat(
+        err.toString(),
+        containsString(
+            "warning: streamform.yml:9: model 'monthly', key"
+                + " 'allowed_lateness': allowed_lateness 35d is longer than a month"));
   }
 
   /** Issue 35: the HTML report of the Berlin calendar fixtures shows the 25- and 23-hour days. */
   @Test
-  void theHtmlReportOfCalendarFixturesShowsTheirRealWindows(@org.junit.jupiter.api.io.TempDir Path dir)
-      throws Exception {
+  void theHtmlReportOfCalendarFixturesShowsTheirRealWindows(
+      @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
     Path report = dir.resolve("berlin.html");
-    assertThat(err.toString(), run("test", "../test-streams/fixtures/calendar/daily-revenue-berlin",
-        "--report", report.toString()), is(0));
+    assertThat(
+        err.toString(),
+        run(
+            "test",
+            "../test-streams/fixtures/calendar/daily-revenue-berlin",
+            "--report",
+            report.toString()),
+        is(0));
     String html = java.nio.file.Files.readString(report);
     System.out.println("report: " + html.length() + " characters");
-    for (String window : new String[] {"2026-10-24T22:00:00Z", "2026-10-25T23:00:00Z",
-        "2026-03-28T23:00:00Z", "2026-03-29T22:00:00Z"}) {
+    for (String window :
+        new String[] {
+          "2026-10-24T22:00:00Z",
+          "2026-10-25T23:00:00Z",
+          "2026-03-28T23:00:00Z",
+          "2026-03-29T22:00:00Z"
+        }) {
       assertThat(window, html.contains(window), is(true));
     }
   }
@@ -131,10 +177,17 @@ class TestAndExplainCommandTest {
     for (String f : new String[] {"sources.yml", "streamform.yml", "models/customer_metrics.sql"}) {
       java.nio.file.Files.copy(late.resolve(f), project.resolve(f));
     }
-    java.nio.file.Files.writeString(project.resolve("fixtures/bad.yml"),
-        "model: customer_metrics\ngiven:\n  - event: { customer_id: 42, amount: 1, ordered_at: \"10:00:00\" }\n");
+    java.nio.file.Files.writeString(
+        project.resolve("fixtures/bad.yml"),
+        "model: customer_metrics\n"
+            + "given:\n"
+            + "  - event: { customer_id: 42, amount: 1, ordered_at: \"10:00:00\" }\n");
     assertThat(run("check", project.toString()), is(1));
-    assertThat(err.toString(), containsString("fixtures/bad.yml:3: event 1, key 'ordered_at': '10:00:00' is a time of day without a date"));
+    assertThat(
+        err.toString(),
+        containsString(
+            "fixtures/bad.yml:3: event 1, key 'ordered_at': '10:00:00' is a time of day without a"
+                + " date"));
   }
 
   @Test
@@ -144,14 +197,18 @@ class TestAndExplainCommandTest {
     assertThat(run("explain", dir.toString(), "customer_metrics"), is(1));
     assertThat(err.toString(), containsString("sources.yml:"));
     assertThat(err.toString(), containsString("malformed YAML"));
-    assertThat(err.toString(), containsString(
-        "streamform explain: fix the problems above first (streamform check " + dir + ")"));
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform explain: fix the problems above first (streamform check " + dir + ")"));
   }
 
   @Test
   void testRunsOneFixtureFileOrEveryProjectBelowAFolder() {
-    assertThat(err.toString(),
-        run("test", TIME.resolve("retention/fixtures/retention.yml").toString()), is(0));
+    assertThat(
+        err.toString(),
+        run("test", TIME.resolve("retention/fixtures/retention.yml").toString()),
+        is(0));
     assertThat(out.toString(), containsString("retention (model customer_metrics)\nPASS\n"));
     assertThat(out.toString(), containsString("1 fixture on direct: 1 passed, 0 failed"));
     assertThat(run("test", TIME.getParent().toString()), is(0)); // time/ ... calendar/

@@ -28,8 +28,8 @@ import org.w3c.dom.NodeList;
 
 /**
  * {@code streamform test} as CI runs it (issue 20): several paths, {@code --junit-xml} valid
- * against the JUnit XML schema and read back, {@code --format json}, colour only when asked or on
- * a terminal, results on stdout and warnings on stderr as {@code check} does; and {@code check}
+ * against the JUnit XML schema and read back, {@code --format json}, colour only when asked or on a
+ * terminal, results on stdout and warnings on stderr as {@code check} does; and {@code check}
  * refusing what used to crash {@code test}.
  */
 class TestCommandCiTest {
@@ -66,9 +66,13 @@ class TestCommandCiTest {
     copy(TIME.resolve("late-event"), late);
     copy(TIME.resolve("retention"), retention);
     // a failing fixture beside the passing one, and one spreading a key over two partitions
-    Files.writeString(late.resolve("fixtures/wrong.yml"), Files.readString(
-        late.resolve("fixtures/late_event.yml")).replace("total_spend: 30 }", "total_spend: 29 }"));
-    Files.writeString(retention.resolve("fixtures/spread.yml"), """
+    Files.writeString(
+        late.resolve("fixtures/wrong.yml"),
+        Files.readString(late.resolve("fixtures/late_event.yml"))
+            .replace("total_spend: 30 }", "total_spend: 29 }"));
+    Files.writeString(
+        retention.resolve("fixtures/spread.yml"),
+        """
         model: customer_metrics
         given:
           - event: { customer_id: 42, amount: 10, ordered_at: "2026-08-30T10:00:00Z" }
@@ -84,7 +88,8 @@ class TestCommandCiTest {
   void junitXmlIsValidAndSaysWhatRanFailedAndHowLong() throws Exception {
     Path xml = dir.resolve("reports/streamform.xml");
 
-    assertThat(run("test", late.toString(), retention.toString(), "--junit-xml", xml.toString()), is(1));
+    assertThat(
+        run("test", late.toString(), retention.toString(), "--junit-xml", xml.toString()), is(1));
 
     validate(xml);
     Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(xml.toFile());
@@ -105,8 +110,14 @@ class TestCommandCiTest {
       cases.add(c.getAttribute("classname") + "." + c.getAttribute("name"));
       assertThat(Double.parseDouble(c.getAttribute("time")) > 0, is(true));
     }
-    assertThat(cases, is(List.of("streamform.late-event.late_event", "streamform.late-event.wrong",
-        "streamform.retention.retention", "streamform.retention.spread")));
+    assertThat(
+        cases,
+        is(
+            List.of(
+                "streamform.late-event.late_event",
+                "streamform.late-event.wrong",
+                "streamform.retention.retention",
+                "streamform.retention.spread")));
     Element failure = (Element) doc.getElementsByTagName("failure").item(0);
     assertThat(((Element) failure.getParentNode()).getAttribute("name"), is("wrong"));
     assertThat(failure.getAttribute("message"), containsString("`total_spend` is 30, expected 29"));
@@ -118,15 +129,24 @@ class TestCommandCiTest {
   void failFastReportsTheRestAsSkippedInValidJunitXml() throws Exception {
     Path xml = dir.resolve("fast.xml");
 
-    assertThat(run("test", late.toString(), retention.toString(), "--fail-fast", "--junit-xml",
-        xml.toString()), is(1));
+    assertThat(
+        run(
+            "test",
+            late.toString(),
+            retention.toString(),
+            "--fail-fast",
+            "--junit-xml",
+            xml.toString()),
+        is(1));
 
     validate(xml);
     Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(xml.toFile());
     assertThat(doc.getElementsByTagName("skipped").getLength(), is(2));
     Element second = (Element) doc.getElementsByTagName("testsuite").item(1);
     assertThat(second.getAttribute("skipped"), is("2"));
-    assertThat(out.toString(), containsString("2 fixtures on direct: 1 passed, 1 failed; 2 not run (--fail-fast)"));
+    assertThat(
+        out.toString(),
+        containsString("2 fixtures on direct: 1 passed, 1 failed; 2 not run (--fail-fast)"));
   }
 
   private void validate(Path xml) throws Exception {
@@ -157,11 +177,17 @@ class TestCommandCiTest {
     assertThat(run("test", late.toString(), retention.toString()), is(1));
 
     String text = out.toString();
-    assertThat(text, containsString("failed fixtures:\n  wrong  " + late.resolve("fixtures/wrong.yml")));
-    assertThat(text.trim().lines().reduce((a, b) -> b).get(), is("4 fixtures on direct: 3 passed, 1 failed"));
+    assertThat(
+        text, containsString("failed fixtures:\n  wrong  " + late.resolve("fixtures/wrong.yml")));
+    assertThat(
+        text.trim().lines().reduce((a, b) -> b).get(),
+        is("4 fixtures on direct: 3 passed, 1 failed"));
     assertThat(text, not(containsString("warning:")));
-    assertThat(err.toString(), containsString("warning: fixtures/spread.yml:4: event 2: key customer_id=42"
-        + " has events on partitions 0 and 1"));
+    assertThat(
+        err.toString(),
+        containsString(
+            "warning: fixtures/spread.yml:4: event 2: key customer_id=42"
+                + " has events on partitions 0 and 1"));
     // not a terminal: no colour
     assertThat(text, not(containsString("\u001B[")));
   }
@@ -184,14 +210,23 @@ class TestCommandCiTest {
     Path models = retention.resolve("streamform.yml");
     Files.writeString(models, Files.readString(models).replace("retention: 10m", "retention: 0s"));
     assertThat(run("check", retention.toString()), is(1));
-    assertThat(err.toString(), containsString("streamform.yml:5: model 'customer_metrics', key"
-        + " 'retention': retention cannot be 0s"));
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform.yml:5: model 'customer_metrics', key"
+                + " 'retention': retention cannot be 0s"));
 
-    Files.writeString(models, Files.readString(models).replace("retention: 0s", "retention: 99999999999999d"));
+    Files.writeString(
+        models, Files.readString(models).replace("retention: 0s", "retention: 99999999999999d"));
     StringWriter again = new StringWriter();
-    assertThat(Streamform.run(new PrintWriter(out), new PrintWriter(again), "check", retention.toString()), is(1));
-    assertThat(again.toString(), containsString("streamform.yml:5: model 'customer_metrics', key"
-        + " 'retention': bad duration: '99999999999999d' is too long a duration: the longest is 36500d"));
+    assertThat(
+        Streamform.run(new PrintWriter(out), new PrintWriter(again), "check", retention.toString()),
+        is(1));
+    assertThat(
+        again.toString(),
+        containsString(
+            "streamform.yml:5: model 'customer_metrics', key 'retention': bad duration:"
+                + " '99999999999999d' is too long a duration: the longest is 36500d"));
     assertThat(again.toString(), not(containsString("internal error")));
   }
 }

@@ -22,11 +22,18 @@ final class ChangelogRows {
     List<Map<String, Object>> out = new ArrayList<>();
     for (JsonNode r : changelog) {
       Map<String, Object> row = new LinkedHashMap<>();
-      r.get("value").fields().forEachRemaining(f -> {
-        if (!f.getKey().equals("__event")) {
-          row.put(f.getKey(), f.getValue().isNumber() ? f.getValue().decimalValue() : f.getValue().asText());
-        }
-      });
+      r.get("value")
+          .fields()
+          .forEachRemaining(
+              f -> {
+                if (!f.getKey().equals("__event")) {
+                  row.put(
+                      f.getKey(),
+                      f.getValue().isNumber()
+                          ? f.getValue().decimalValue()
+                          : f.getValue().asText());
+                }
+              });
       out.add(normalized(row));
     }
     return out;
@@ -37,8 +44,14 @@ final class ChangelogRows {
     List<Map<String, Object>> out = new ArrayList<>();
     for (Fixture.Row r : rows) {
       Map<String, Object> row = new LinkedHashMap<>();
-      r.values().forEach((k, v) -> row.put(k, v instanceof java.time.Instant
-          ? dev.streamform.policies.time.Timestamps.format((java.time.Instant) v) : v));
+      r.values()
+          .forEach(
+              (k, v) ->
+                  row.put(
+                      k,
+                      v instanceof java.time.Instant
+                          ? dev.streamform.policies.time.Timestamps.format((java.time.Instant) v)
+                          : v));
       out.add(normalized(row));
     }
     return out;
@@ -46,15 +59,23 @@ final class ChangelogRows {
 
   static <K> Map<K, Object> normalized(Map<K, ?> row) {
     Map<K, Object> out = new TreeMap<>();
-    row.forEach((k, v) -> out.put(k, v instanceof Number
-        ? ColumnValues.show(new BigDecimal(v.toString())) : String.valueOf(v)));
+    row.forEach(
+        (k, v) ->
+            out.put(
+                k,
+                v instanceof Number
+                    ? ColumnValues.show(new BigDecimal(v.toString()))
+                    : String.valueOf(v)));
     return out;
   }
 
   /** Rows per customer, in the order they were written (one key lives on one partition). */
   static Map<String, List<Map<String, Object>>> byKey(List<Map<String, Object>> rows) {
     Map<String, List<Map<String, Object>>> out = new TreeMap<>();
-    rows.forEach(r -> out.computeIfAbsent(String.valueOf(r.get("customer_id")), k -> new ArrayList<>()).add(r));
+    rows.forEach(
+        r ->
+            out.computeIfAbsent(String.valueOf(r.get("customer_id")), k -> new ArrayList<>())
+                .add(r));
     return out;
   }
 }

@@ -53,17 +53,33 @@ final class FaultStory {
   static final String MODEL = "customer_metrics";
 
   /** What one test counted, against the oracle. */
-  record Figures(int eventsIn, int processed, int late, int quarantined, int changelogRecords,
-      int redelivered, int lost, int doubled, int duplicates, int conflicts, int lateRecords) {}
+  record Figures(
+      int eventsIn,
+      int processed,
+      int late,
+      int quarantined,
+      int changelogRecords,
+      int redelivered,
+      int lost,
+      int doubled,
+      int duplicates,
+      int conflicts,
+      int lateRecords) {}
 
-  /** The quarantine reason of a repeated id with another payload (Deduplicate's and the oracle's). */
-  private static final String CONFLICT = " with another payload; a repeated id must repeat its event exactly";
+  /**
+   * The quarantine reason of a repeated id with another payload (Deduplicate's and the oracle's).
+   */
+  private static final String CONFLICT =
+      " with another payload; a repeated id must repeat its event exactly";
 
   final String name;
   final Path project;
   final List<Path> phases = new ArrayList<>();
   final String topic;
-  /** True once {@link #withEventId} declared {@code event_id}: duplicates and conflicts are checked. */
+
+  /**
+   * True once {@link #withEventId} declared {@code event_id}: duplicates and conflicts are checked.
+   */
   private boolean eventIds;
 
   private FaultStory(String name, Path project) {
@@ -77,12 +93,23 @@ final class FaultStory {
     Path dir = Path.of("target", "faults", name).toAbsolutePath();
     copy(TEMPLATE, dir);
     Path sources = dir.resolve("sources.yml");
-    String s = Files.readString(sources).replace("    topic: orders\n", "    topic: faults_" + name + "\n");
+    String s =
+        Files.readString(sources)
+            .replace("    topic: orders\n", "    topic: faults_" + name + "\n");
     Files.writeString(sources, s);
     Path models = dir.resolve("streamform.yml");
     String topic = "faults_" + name + "_metrics";
-    Files.writeString(models, Files.readString(models) + "    topic: " + topic + "\n"
-        + "    late_topic: " + topic + ".late\n    quarantine_topic: " + topic + ".quarantine\n");
+    Files.writeString(
+        models,
+        Files.readString(models)
+            + "    topic: "
+            + topic
+            + "\n"
+            + "    late_topic: "
+            + topic
+            + ".late\n    quarantine_topic: "
+            + topic
+            + ".quarantine\n");
     FaultStory story = new FaultStory(name, dir);
     for (String f : phaseFiles) {
       story.phases.add(dir.resolve(f));
@@ -108,10 +135,15 @@ final class FaultStory {
     String s = Files.readString(sources);
     String column = "      customer_id: int64\n";
     if (!s.contains(column)) {
-      throw new IllegalStateException(sources + " has no line `" + column.strip() + "` to put order_id before");
+      throw new IllegalStateException(
+          sources + " has no line `" + column.strip() + "` to put order_id before");
     }
-    Files.writeString(sources, s.replace(column, "      order_id: string\n" + column)
-        + "    event_id: order_id\n    duplicates_within: " + duplicatesWithin + "\n");
+    Files.writeString(
+        sources,
+        s.replace(column, "      order_id: string\n" + column)
+            + "    event_id: order_id\n    duplicates_within: "
+            + duplicatesWithin
+            + "\n");
     eventIds = true;
     return this;
   }
@@ -143,46 +175,66 @@ final class FaultStory {
   long duplicatesOf(int first, int from) throws Exception {
     Project p = Project.load(project);
     Set<Object> ids = new java.util.HashSet<>();
-    Fixture.load(p, phases.get(first)).given().forEach(g -> g.event().ifPresent(e -> ids.add(e.get("order_id"))));
+    Fixture.load(p, phases.get(first))
+        .given()
+        .forEach(g -> g.event().ifPresent(e -> ids.add(e.get("order_id"))));
     Set<String> before = new TreeSet<>();
     oracle(from).duplicates.forEach(d -> before.add(d.eventId));
     return oracle(phases.size()).duplicates.stream()
-        .filter(d -> !before.contains(d.eventId) && ids.contains(d.record.get("order_id"))).count();
+        .filter(d -> !before.contains(d.eventId) && ids.contains(d.record.get("order_id")))
+        .count();
   }
 
   int eventsIn(int n) throws Exception {
     Project p = Project.load(project);
     int events = 0;
     for (int i = 0; i < n; i++) {
-      events += (int) Fixture.load(p, phases.get(i)).given().stream().filter(g -> g.event().isPresent()).count();
+      events +=
+          (int)
+              Fixture.load(p, phases.get(i)).given().stream()
+                  .filter(g -> g.event().isPresent())
+                  .count();
     }
     return events;
   }
 
-  /** Waits until the late topic holds every event the oracle drops as late in the first {@code n} phases. */
+  /**
+   * Waits until the late topic holds every event the oracle drops as late in the first {@code n}
+   * phases.
+   */
   void awaitLateOf(int n) throws Exception {
     Set<String> late = new TreeSet<>();
     oracle(n).late.forEach(d -> late.add(d.eventId));
-    readUntil(topic + ".late", late.size() + " late events", records -> positions(records).containsAll(late));
+    readUntil(
+        topic + ".late",
+        late.size() + " late events",
+        records -> positions(records).containsAll(late));
   }
 
-  /** Waits until the changelog topic holds a record for every event the first {@code n} phases change. */
+  /**
+   * Waits until the changelog topic holds a record for every event the first {@code n} phases
+   * change.
+   */
   void awaitChangelogOf(int n) throws Exception {
     Set<String> events = new TreeSet<>();
     oracle(n).changelog.forEach(c -> events.add(c.eventId));
-    readUntil(topic, "a record for each of " + events.size() + " events",
+    readUntil(
+        topic,
+        "a record for each of " + events.size() + " events",
         records -> causes(records).containsAll(events));
   }
 
   /**
-   * Reads the three topics once they hold the oracle's answer for every phase, prints the
-   * figures and asserts them.
+   * Reads the three topics once they hold the oracle's answer for every phase, prints the figures
+   * and asserts them.
    */
   Figures check(String fault) throws Exception {
     return check(fault, 0);
   }
 
-  /** {@link #check(String)} once the changelog topic also holds at least {@code atLeast} records. */
+  /**
+   * {@link #check(String)} once the changelog topic also holds at least {@code atLeast} records.
+   */
   Figures check(String fault, int atLeast) throws Exception {
     FixtureOutcome oracle = oracle(phases.size());
     Map<String, Map<String, Object>> expected = new TreeMap<>();
@@ -198,21 +250,35 @@ final class FaultStory {
     Set<String> quarantinedIds = new TreeSet<>();
     oracle.quarantined.forEach(q -> quarantinedIds.add(q.eventId));
 
-    List<TopicRecord> changelog = readUntil(topic, "the oracle's " + expected.size() + " changelog events",
-        read -> read.size() >= atLeast && causes(read).containsAll(expected.keySet()));
-    List<TopicRecord> late = readUntil(topic + ".late", lateIds.size() + " late events",
-        records -> positions(records).containsAll(lateIds));
-    List<TopicRecord> quarantine = readUntil(topic + ".quarantine", quarantinedIds.size() + " quarantined records",
-        records -> positions(records).containsAll(quarantinedIds));
+    List<TopicRecord> changelog =
+        readUntil(
+            topic,
+            "the oracle's " + expected.size() + " changelog events",
+            read -> read.size() >= atLeast && causes(read).containsAll(expected.keySet()));
+    List<TopicRecord> late =
+        readUntil(
+            topic + ".late",
+            lateIds.size() + " late events",
+            records -> positions(records).containsAll(lateIds));
+    List<TopicRecord> quarantine =
+        readUntil(
+            topic + ".quarantine",
+            quarantinedIds.size() + " quarantined records",
+            records -> positions(records).containsAll(quarantinedIds));
     Set<String> duplicateIds = new TreeSet<>();
     oracle.duplicates.forEach(d -> duplicateIds.add(d.eventId));
     Map<String, String> conflictReasons = new TreeMap<>(); // position -> the oracle's reason
-    oracle.quarantined.stream().filter(q -> q.reason.endsWith(CONFLICT))
+    oracle.quarantined.stream()
+        .filter(q -> q.reason.endsWith(CONFLICT))
         .forEach(q -> conflictReasons.put(q.eventId, q.reason));
     // the duplicates topic exists only for a source with event_id (streamform run creates it)
-    List<TopicRecord> duplicates = !eventIds ? List.of()
-        : readUntil(MODEL + ".duplicates", duplicateIds.size() + " duplicates",
-            records -> positions(records).containsAll(duplicateIds));
+    List<TopicRecord> duplicates =
+        !eventIds
+            ? List.of()
+            : readUntil(
+                MODEL + ".duplicates",
+                duplicateIds.size() + " duplicates",
+                records -> positions(records).containsAll(duplicateIds));
 
     Map<String, Map<String, Object>> firstSeen = new TreeMap<>();
     Map<String, Map<String, Object>> lastByKey = new TreeMap<>();
@@ -221,11 +287,18 @@ final class FaultStory {
     List<String> wrong = new ArrayList<>();
     for (TopicRecord r : changelog) { // topic order: a key lives in one topic partition
       Map<String, Object> row = new LinkedHashMap<>();
-      r.value().fields().forEachRemaining(f -> {
-        if (!f.getKey().equals("__event")) {
-          row.put(f.getKey(), f.getValue().isNumber() ? f.getValue().decimalValue() : f.getValue().asText());
-        }
-      });
+      r.value()
+          .fields()
+          .forEachRemaining(
+              f -> {
+                if (!f.getKey().equals("__event")) {
+                  row.put(
+                      f.getKey(),
+                      f.getValue().isNumber()
+                          ? f.getValue().decimalValue()
+                          : f.getValue().asText());
+                }
+              });
       Map<String, Object> shown = normalized(row);
       String cause = r.value().get("__event").asText();
       lastByKey.put(String.valueOf(shown.get("customer_id")), shown);
@@ -245,39 +318,86 @@ final class FaultStory {
     for (TopicRecord r : quarantine) {
       String reason = r.value().get("reason").asText();
       if (reason.endsWith(CONFLICT)) {
-        conflictsWritten.put(r.value().get("partition").asInt() + "-" + r.value().get("offset").asLong(), reason);
+        conflictsWritten.put(
+            r.value().get("partition").asInt() + "-" + r.value().get("offset").asLong(), reason);
       }
     }
-    Figures f = new Figures(eventsIn(phases.size()), written.size(), lateWritten.size(),
-        quarantinedWritten.size(), changelog.size(), redelivered, lost, doubled, duplicatesWritten.size(),
-        conflictsWritten.size(), late.size());
+    Figures f =
+        new Figures(
+            eventsIn(phases.size()),
+            written.size(),
+            lateWritten.size(),
+            quarantinedWritten.size(),
+            changelog.size(),
+            redelivered,
+            lost,
+            doubled,
+            duplicatesWritten.size(),
+            conflictsWritten.size(),
+            late.size());
     // a duplicate written again by a replay shows as more records than distinct positions
-    String repeats = !eventIds ? "" : String.format(
-        ", duplicates %d (oracle %d; %d records on the topic), conflicts %d (oracle %d)",
-        f.duplicates(), duplicateIds.size(), duplicates.size(), f.conflicts(), conflictReasons.size());
-    System.out.printf("fault %s: %s: events in %d, processed %d (oracle %d), late %d (oracle %d;"
-            + " %d records on the topic), quarantined %d (oracle %d)%s, changelog records %d (%d distinct,"
-            + " %d redelivered), lost %d, doubled %d%n",
-        name, fault, f.eventsIn(), f.processed(), oracle.processed, f.late(), lateIds.size(), f.lateRecords(),
+    String repeats =
+        !eventIds
+            ? ""
+            : String.format(
+                ", duplicates %d (oracle %d; %d records on the topic), conflicts %d (oracle %d)",
+                f.duplicates(),
+                duplicateIds.size(),
+                duplicates.size(),
+                f.conflicts(),
+                conflictReasons.size());
+    System.out.printf(
+        "fault %s: %s: events in %d, processed %d (oracle %d), late %d (oracle %d; %d records on"
+            + " the topic), quarantined %d (oracle %d)%s, changelog records %d (%d distinct, %d"
+            + " redelivered), lost %d, doubled %d%n",
+        name,
+        fault,
+        f.eventsIn(),
+        f.processed(),
+        oracle.processed,
+        f.late(),
+        lateIds.size(),
+        f.lateRecords(),
         f.quarantined(),
-        quarantinedIds.size(), repeats, f.changelogRecords(), firstSeen.size(), f.redelivered(), f.lost(),
+        quarantinedIds.size(),
+        repeats,
+        f.changelogRecords(),
+        firstSeen.size(),
+        f.redelivered(),
+        f.lost(),
         f.doubled());
 
-    assertEquals(List.of(), wrong, "records the oracle does not give for their event (a double count)");
+    assertEquals(
+        List.of(), wrong, "records the oracle does not give for their event (a double count)");
     assertEquals(expected.keySet(), written, "changelog events: the oracle's, each at least once");
     assertEquals(oracle.processed, f.processed(), "events processed");
-    assertEquals(finalByKey, lastByKey, "per key, the last record on the upsert topic is the oracle's final value");
+    assertEquals(
+        finalByKey,
+        lastByKey,
+        "per key, the last record on the upsert topic is the oracle's final value");
     assertEquals(lateIds, lateWritten, "late events");
     assertEquals(quarantinedIds, quarantinedWritten, "quarantined events");
     assertEquals(duplicateIds, duplicatesWritten, "duplicates");
-    assertEquals(conflictReasons.keySet(), conflictsWritten.keySet(), "conflicts (quarantined as such)");
-    conflictReasons.forEach((at, reason) -> assertTrue(conflictsWritten.get(at).endsWith(reason),
-        "conflict at " + at + ": the topic's reason `" + conflictsWritten.get(at) + "` ends with the oracle's `"
-            + reason + "`"));
-    assertEquals(f.eventsIn(), f.processed() + f.late() + f.duplicates() + f.quarantined(),
+    assertEquals(
+        conflictReasons.keySet(), conflictsWritten.keySet(), "conflicts (quarantined as such)");
+    conflictReasons.forEach(
+        (at, reason) ->
+            assertTrue(
+                conflictsWritten.get(at).endsWith(reason),
+                "conflict at "
+                    + at
+                    + ": the topic's reason `"
+                    + conflictsWritten.get(at)
+                    + "` ends with the oracle's `"
+                    + reason
+                    + "`"));
+    assertEquals(
+        f.eventsIn(),
+        f.processed() + f.late() + f.duplicates() + f.quarantined(),
         "every event processed, late, a duplicate or quarantined");
     return f;
   }
+
   /** The causing events ({@code __event}) of changelog records. */
   private static Set<String> causes(List<TopicRecord> records) {
     Set<String> out = new TreeSet<>();
@@ -288,7 +408,8 @@ final class FaultStory {
   /** {@code <partition>-<offset>} of the source records that late or quarantine records name. */
   private static Set<String> positions(List<TopicRecord> records) {
     Set<String> out = new TreeSet<>();
-    records.forEach(r -> out.add(r.value().get("partition").asInt() + "-" + r.value().get("offset").asLong()));
+    records.forEach(
+        r -> out.add(r.value().get("partition").asInt() + "-" + r.value().get("offset").asLong()));
     return out;
   }
 

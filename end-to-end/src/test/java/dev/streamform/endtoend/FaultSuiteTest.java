@@ -61,7 +61,8 @@ class FaultSuiteTest {
   @Test
   @Timeout(value = 6, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void taskManagerKilledMidStreamRecoversFromTheLastCheckpoint() throws Exception {
-    FaultStory story = FaultStory.of("kill", "phases/kill-1.yml", "phases/kill-2.yml", "phases/kill-3.yml");
+    FaultStory story =
+        FaultStory.of("kill", "phases/kill-1.yml", "phases/kill-2.yml", "phases/kill-3.yml");
     String job = submit(story.project, MODEL, 2, "--restarts", "3");
     awaitRunning(job);
 
@@ -73,8 +74,10 @@ class FaultSuiteTest {
     killTaskManager(); // mid-stream: phase 2 is being read and applied, and is in no checkpoint
     script("flink", "start-taskmanager");
     // the JobManager notices the loss by missed heartbeats, fails the job over, and restarts it
-    await("job " + job + " restarted after the TaskManager died").atMost(LocalServices.AWAIT)
-        .pollInterval(Duration.ofMillis(500)).until(() -> LocalServices.restarts(job) >= 1);
+    await("job " + job + " restarted after the TaskManager died")
+        .atMost(LocalServices.AWAIT)
+        .pollInterval(Duration.ofMillis(500))
+        .until(() -> LocalServices.restarts(job) >= 1);
     awaitRunning(job);
     long restarts = LocalServices.restarts(job);
 
@@ -97,16 +100,23 @@ class FaultSuiteTest {
   @Test
   @Timeout(value = 6, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void duplicateIdsBeforeAndAfterACheckpointAndAcrossATaskManagerKill() throws Exception {
-    FaultStory story = FaultStory.of("dups", "phases/dups-1.yml", "phases/dups-2.yml", "phases/dups-3.yml")
-        .withEventId("1h");
+    FaultStory story =
+        FaultStory.of("dups", "phases/dups-1.yml", "phases/dups-2.yml", "phases/dups-3.yml")
+            .withEventId("1h");
     // the cases the story is about, as the oracle judges the inputs (before anything runs)
     FixtureOutcome phase1 = story.oracle(1);
     assertTrue(!phase1.duplicates.isEmpty(), "phase 1 has duplicates before the checkpoint");
-    assertTrue(phase1.quarantined.stream().anyMatch(q -> q.reason.contains("another payload")),
+    assertTrue(
+        phase1.quarantined.stream().anyMatch(q -> q.reason.contains("another payload")),
         "phase 1 has a conflict before the checkpoint");
-    assertTrue(story.duplicatesOf(0, 1) > 0, "phases 2-3 repeat orders first delivered in phase 1 (checkpointed)");
-    assertTrue(story.duplicatesOf(0, 2) > 0, "phase 3 (after the restart) repeats orders of phase 1");
-    assertTrue(story.duplicatesOf(1, 2) > 0, "phase 3 repeats orders first delivered in phase 2 (replayed)");
+    assertTrue(
+        story.duplicatesOf(0, 1) > 0,
+        "phases 2-3 repeat orders first delivered in phase 1 (checkpointed)");
+    assertTrue(
+        story.duplicatesOf(0, 2) > 0, "phase 3 (after the restart) repeats orders of phase 1");
+    assertTrue(
+        story.duplicatesOf(1, 2) > 0,
+        "phase 3 repeats orders first delivered in phase 2 (replayed)");
     String job = submit(story.project, MODEL, 2, "--restarts", "3");
     awaitRunning(job);
 
@@ -115,19 +125,26 @@ class FaultSuiteTest {
     awaitNextCheckpoint(job); // phase 1 and the ids it registered are now safe from a crash
 
     produce(story.project, story.phase(1));
-    killTaskManager(); // phase 2, its repeats of phase 1 among them, is being read: not all in a checkpoint
+    killTaskManager(); // phase 2, its repeats of phase 1 among them, is being read: not all in a
+    // checkpoint
     script("flink", "start-taskmanager");
-    await("job " + job + " restarted after the TaskManager died").atMost(LocalServices.AWAIT)
-        .pollInterval(Duration.ofMillis(500)).until(() -> LocalServices.restarts(job) >= 1);
+    await("job " + job + " restarted after the TaskManager died")
+        .atMost(LocalServices.AWAIT)
+        .pollInterval(Duration.ofMillis(500))
+        .until(() -> LocalServices.restarts(job) >= 1);
     awaitRunning(job);
     long restarts = LocalServices.restarts(job);
 
     produce(story.project, story.phase(2)); // repeats of phases 1 and 2 after the restart
-    FaultStory.Figures f = story.check("duplicate ids across a checkpoint and a TaskManager kill -9 ("
-        + restarts + " restart)");
+    FaultStory.Figures f =
+        story.check(
+            "duplicate ids across a checkpoint and a TaskManager kill -9 ("
+                + restarts
+                + " restart)");
     assertEquals(0, f.lost(), "lost");
     assertEquals(0, f.doubled(), "doubled");
-    assertTrue(f.duplicates() > 0 && f.conflicts() > 0, "the story has duplicates and conflicts: " + f);
+    assertTrue(
+        f.duplicates() > 0 && f.conflicts() > 0, "the story has duplicates and conflicts: " + f);
   }
 
   /**
@@ -138,16 +155,20 @@ class FaultSuiteTest {
    * record) while phase 3 is read: the job must fail and restart from its last checkpoint instead
    * of dropping phase 3's late events. Once the restart is seen, the topic takes writes again, and
    * every late event is on it afterwards (read committed). Not asserted yet (issue 28 leaves it
-   * open, docs/operations/reliability.md): each once — the writes are at least once, so the
-   * replay after the restart writes phase 2's late events again; the figure line counts them.
+   * open, docs/operations/reliability.md): each once — the writes are at least once, so the replay
+   * after the restart writes phase 2's late events again; the figure line counts them.
    */
   @Test
   @Timeout(value = 6, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-  void anUnwritableLateTopicFailsTheJobWhichRestartsFromItsCheckpointAndLosesNothing() throws Exception {
-    FaultStory story = FaultStory.of("unwritable", "phases/kill-1.yml", "phases/kill-2.yml", "phases/kill-3.yml");
+  void anUnwritableLateTopicFailsTheJobWhichRestartsFromItsCheckpointAndLosesNothing()
+      throws Exception {
+    FaultStory story =
+        FaultStory.of("unwritable", "phases/kill-1.yml", "phases/kill-2.yml", "phases/kill-3.yml");
     String lateTopic = story.topic + ".late";
-    assertTrue(story.oracle(3).late.size() > story.oracle(2).late.size()
-        && story.oracle(2).late.size() > story.oracle(1).late.size(), "phases 2 and 3 have late events");
+    assertTrue(
+        story.oracle(3).late.size() > story.oracle(2).late.size()
+            && story.oracle(2).late.size() > story.oracle(1).late.size(),
+        "phases 2 and 3 have late events");
     String job = submit(story.project, MODEL, 2, Duration.ofSeconds(15), "--restarts", "1000");
     awaitRunning(job);
 
@@ -160,15 +181,22 @@ class FaultSuiteTest {
     LocalServices.topicConfig(lateTopic, "max.message.bytes", "64"); // every late record is larger
     Instant refused = Instant.now();
     produce(story.project, story.phase(2));
-    await("job " + job + " restarted after the late topic refused its writes").atMost(LocalServices.AWAIT)
-        .pollInterval(Duration.ofMillis(500)).until(() -> LocalServices.restarts(job) >= 1);
+    await("job " + job + " restarted after the late topic refused its writes")
+        .atMost(LocalServices.AWAIT)
+        .pollInterval(Duration.ofMillis(500))
+        .until(() -> LocalServices.restarts(job) >= 1);
     int failures = LocalServices.failuresSince(job, refused);
     LocalServices.topicConfig(lateTopic, "max.message.bytes", null); // writable again
     awaitRunning(job);
     long restarts = LocalServices.restarts(job);
 
-    FaultStory.Figures f = story.check("late topic unwritable mid-stream (" + restarts + " restarts, "
-        + failures + " failures before it was writable again)");
+    FaultStory.Figures f =
+        story.check(
+            "late topic unwritable mid-stream ("
+                + restarts
+                + " restarts, "
+                + failures
+                + " failures before it was writable again)");
     assertTrue(restarts > 0, "the job restarted from its checkpoint");
     assertEquals(story.oracle(3).late.size(), f.late(), "every late event is on the late topic");
     assertEquals(0, f.lost(), "lost");
@@ -190,7 +218,8 @@ class FaultSuiteTest {
     String restored = submit(story.project, MODEL, 1, "--from-savepoint", savepoint);
     awaitRunning(restored);
     for (JsonNode v : rest("GET", "/jobs/" + restored, null).get("vertices")) {
-      assertEquals(1, v.get("parallelism").asInt(), "restored job runs at parallelism 1: " + v.get("name"));
+      assertEquals(
+          1, v.get("parallelism").asInt(), "restored job runs at parallelism 1: " + v.get("name"));
     }
     FaultStory.Figures f = story.check("savepoint at parallelism 2, restored at parallelism 1");
     assertEquals(0, f.redelivered(), "a stop with savepoint leaves nothing to replay");
@@ -205,7 +234,9 @@ class FaultSuiteTest {
   @Test
   @Timeout(value = 7, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void offsetRewindReplaysWithoutDoubleCounting() throws Exception {
-    FaultStory story = FaultStory.of("rewind", "phases/rewind-1.yml", "phases/rewind-2.yml", "phases/rewind-3.yml");
+    FaultStory story =
+        FaultStory.of(
+            "rewind", "phases/rewind-1.yml", "phases/rewind-2.yml", "phases/rewind-3.yml");
     String job = submit(story.project, MODEL, 2);
     awaitRunning(job);
     produce(story.project, story.phase(0));
@@ -220,14 +251,17 @@ class FaultSuiteTest {
     produce(story.project, story.phase(2));
     int phase2 = story.oracle(2).changelog.size() - story.oracle(1).changelog.size();
     int all = story.oracle(3).changelog.size();
-    FaultStory.Figures rewind = story.check("offset rewind to the savepoint after phase 1", all + phase2);
-    assertEquals(phase2, rewind.redelivered(), "phase 2's records, written once more by the rewound job");
+    FaultStory.Figures rewind =
+        story.check("offset rewind to the savepoint after phase 1", all + phase2);
+    assertEquals(
+        phase2, rewind.redelivered(), "phase 2's records, written once more by the rewound job");
     cancelAll();
 
     submit(story.project, MODEL, 2); // no savepoint: from the earliest offsets, empty state
-    FaultStory.Figures replay = story.check("full replay from the earliest offsets", 2 * all + phase2);
-    assertEquals(phase2 + all, replay.redelivered(),
-        "every record written once more by the replay");
+    FaultStory.Figures replay =
+        story.check("full replay from the earliest offsets", 2 * all + phase2);
+    assertEquals(
+        phase2 + all, replay.redelivered(), "every record written once more by the replay");
   }
 
   /**
@@ -239,8 +273,9 @@ class FaultSuiteTest {
   @Test
   @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void aPartitionPausedPastIdleAfterResumesOnItsOwnClock() throws Exception {
-    FaultStory story = FaultStory.of("idle", "phases/idle-1.yml", "phases/idle-2.yml", "phases/idle-3.yml")
-        .withSourceLines("    idle_after: 5s\n");
+    FaultStory story =
+        FaultStory.of("idle", "phases/idle-1.yml", "phases/idle-2.yml", "phases/idle-3.yml")
+            .withSourceLines("    idle_after: 5s\n");
     String job = submit(story.project, MODEL, 2);
     awaitRunning(job);
     produce(story.project, story.phase(0));
@@ -250,19 +285,28 @@ class FaultSuiteTest {
     // without idleness W = min_p W_p stays at partition 2's 09:59; idle, it follows W_0 = 11:55
     Instant released = Instant.parse("2026-08-30T11:55:00Z");
     await("the source watermark passes paused partition 2 (idle_after 5s)")
-        .atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(500))
         .until(() -> !sourceWatermark(job).isBefore(released));
     Instant before = sourceWatermark(job);
 
     produce(story.project, story.phase(2)); // partition 2 resumes, two hours behind
-    FaultStory.Figures f = story.check("partition 2 idle past idle_after, resumed two hours behind");
+    FaultStory.Figures f =
+        story.check("partition 2 idle past idle_after, resumed two hours behind");
     Instant after = sourceWatermark(job);
-    assertTrue(!after.isBefore(before), "the resumed partition's first events did not move the watermark back: "
-        + before + " -> " + after);
+    assertTrue(
+        !after.isBefore(before),
+        "the resumed partition's first events did not move the watermark back: "
+            + before
+            + " -> "
+            + after);
     assertEquals(0, f.lost(), "lost");
   }
 
-  /** One producer's clock jumps three hours ahead: its partition's later events are late; the others are not. */
+  /**
+   * One producer's clock jumps three hours ahead: its partition's later events are late; the others
+   * are not.
+   */
   @Test
   @Timeout(value = 4, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void aProducerClockJumpMakesOnlyItsOwnPartitionLate() throws Exception {
@@ -271,7 +315,8 @@ class FaultSuiteTest {
     awaitRunning(job);
     produce(story.project, story.phase(0));
     FaultStory.Figures f = story.check("producer clock jump of 3 hours on partition 1");
-    assertTrue(f.late() > 0 && f.quarantined() > 0, "the story has late and quarantined events: " + f);
+    assertTrue(
+        f.late() > 0 && f.quarantined() > 0, "the story has late and quarantined events: " + f);
   }
 
   /**
@@ -283,7 +328,8 @@ class FaultSuiteTest {
   private static Instant sourceWatermark(String job) throws Exception {
     long smallest = Long.MAX_VALUE;
     for (JsonNode v : rest("GET", "/jobs/" + job, null).get("vertices")) {
-      for (JsonNode w : rest("GET", "/jobs/" + job + "/vertices/" + v.get("id").asText() + "/watermarks", null)) {
+      for (JsonNode w :
+          rest("GET", "/jobs/" + job + "/vertices/" + v.get("id").asText() + "/watermarks", null)) {
         long value = Long.parseLong(w.get("value").asText());
         if (value != Long.MIN_VALUE) {
           smallest = Math.min(smallest, value);

@@ -1,9 +1,9 @@
 package dev.streamform.endtoend;
 
-import static dev.streamform.endtoend.ChangelogRows.rows;
-import static dev.streamform.endtoend.ChangelogRows.expected;
 import static dev.streamform.endtoend.ChangelogRows.byKey;
+import static dev.streamform.endtoend.ChangelogRows.expected;
 import static dev.streamform.endtoend.ChangelogRows.normalized;
+import static dev.streamform.endtoend.ChangelogRows.rows;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
@@ -13,15 +13,14 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamform.cli.Streamform;
-import dev.streamform.runners.postgres.LocalPostgres;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.Project;
+import dev.streamform.runners.postgres.LocalPostgres;
 import dev.streamform.teststreams.oracle.WindowedOracle;
 import dev.streamform.teststreams.oracle.WindowedOutcome;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.math.BigDecimal;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -38,6 +37,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -54,7 +54,6 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -73,8 +72,8 @@ import org.junit.jupiter.api.Timeout;
  * <p>The windowed story (project {@code payments-kafka}, one merchant per partition): {@code
  * fixtures/hourly.yml}'s events and watermark items are produced, the windowed model runs on the
  * same cluster at parallelism 2, and its topic must hold the fixture's previews, revisions and
- * final records (compared per key and window, in order within it) and its late topic the event
- * too late for its window.
+ * final records (compared per key and window, in order within it) and its late topic the event too
+ * late for its window.
  */
 class KafkaFlinkEndToEndTest {
   private static final String BOOTSTRAP = "127.0.0.1:9092";
@@ -87,9 +86,11 @@ class KafkaFlinkEndToEndTest {
   private static final Path HOME = Checkout.home();
   private static final Path PROJECT = Path.of("src/test/resources/orders-kafka").toAbsolutePath();
   private static final String MODEL = "customer_metrics";
-  private static final Path WINDOWED = Path.of("src/test/resources/payments-kafka").toAbsolutePath();
+  private static final Path WINDOWED =
+      Path.of("src/test/resources/payments-kafka").toAbsolutePath();
   private static final String WINDOWED_MODEL = "hourly_revenue";
-  private static final Path BERLIN = Path.of("src/test/resources/sales-kafka-berlin").toAbsolutePath();
+  private static final Path BERLIN =
+      Path.of("src/test/resources/sales-kafka-berlin").toAbsolutePath();
 
   private static boolean kafkaStarted;
   private static boolean flinkStarted;
@@ -98,9 +99,12 @@ class KafkaFlinkEndToEndTest {
   static void startServices() throws Exception {
     for (int port : PORTS) {
       if (Checkout.listening(port)) {
-        fail("127.0.0.1:" + port + " is already in use. This test starts its own Kafka broker and"
-            + " Flink cluster on 9092/9093 and 8081/6123: stop whatever holds the port (if it is"
-            + " ours: runners-config/bin/kafka stop; runners-config/bin/flink stop) and run again.");
+        fail(
+            "127.0.0.1:"
+                + port
+                + " is already in use. This test starts its own Kafka broker and Flink cluster on"
+                + " 9092/9093 and 8081/6123: stop whatever holds the port (if it is ours:"
+                + " runners-config/bin/kafka stop; runners-config/bin/flink stop) and run again.");
       }
     }
     kafkaStarted = true;
@@ -129,8 +133,14 @@ class KafkaFlinkEndToEndTest {
     Fixture phase1 = Fixture.load(project, PROJECT.resolve("fixtures/phase1.yml"));
     Fixture both = Fixture.load(project, PROJECT.resolve("fixtures/both.yml"));
 
-    cli("produce", PROJECT.toString(), PROJECT.resolve("fixtures/phase1.yml").toString(),
-        "--bootstrap-servers", BOOTSTRAP, "--partitions", "3");
+    cli(
+        "produce",
+        PROJECT.toString(),
+        PROJECT.resolve("fixtures/phase1.yml").toString(),
+        "--bootstrap-servers",
+        BOOTSTRAP,
+        "--partitions",
+        "3");
     String job = submit();
 
     List<JsonNode> changelog = await(MODEL, phase1.expect().size());
@@ -141,45 +151,63 @@ class KafkaFlinkEndToEndTest {
     // Bad records: each is quarantined with its reason, and the job goes on (phase 2 below).
     try (KafkaProducer<byte[], byte[]> producer = producer()) {
       producer.send(new ProducerRecord<>("orders", 0, null, bytes("not json at all")));
-      producer.send(new ProducerRecord<>("orders", 1, null,
-          bytes("{\"customer_id\":\"abc\",\"amount\":1,\"ordered_at\":\"2026-08-30T10:22:00Z\"}")));
-      producer.send(new ProducerRecord<>("orders", 2, null,
-          bytes("{\"amount\":1,\"ordered_at\":\"2026-08-30T10:22:00Z\"}")));
-      producer.send(new ProducerRecord<>("orders", 0, null,
-          bytes("{\"customer_id\":1,\"amount\":1}")));
+      producer.send(
+          new ProducerRecord<>(
+              "orders",
+              1,
+              null,
+              bytes(
+                  "{\"customer_id\":\"abc\",\"amount\":1,\"ordered_at\":\"2026-08-30T10:22:00Z\"}")));
+      producer.send(
+          new ProducerRecord<>(
+              "orders", 2, null, bytes("{\"amount\":1,\"ordered_at\":\"2026-08-30T10:22:00Z\"}")));
+      producer.send(
+          new ProducerRecord<>("orders", 0, null, bytes("{\"customer_id\":1,\"amount\":1}")));
       producer.flush();
     }
     List<JsonNode> quarantine = await(MODEL + ".quarantine", 4);
     List<String> reasons = new ArrayList<>();
     quarantine.forEach(q -> reasons.add(q.get("value").get("reason").asText()));
     reasons.sort(null);
-    assertThat(String.join("\n", reasons), containsString("column `customer_id`: 'abc' is not an int64"));
+    assertThat(
+        String.join("\n", reasons), containsString("column `customer_id`: 'abc' is not an int64"));
     assertThat(String.join("\n", reasons), containsString("key column `customer_id` has no value"));
-    assertThat(String.join("\n", reasons), containsString("no value for event-time column `ordered_at`"));
+    assertThat(
+        String.join("\n", reasons), containsString("no value for event-time column `ordered_at`"));
     assertThat(String.join("\n", reasons), containsString("not JSON"));
 
     String savepoint = stopWithSavepoint(job);
-    cli("produce", PROJECT.toString(), PROJECT.resolve("continued/phase2.yml").toString(),
-        "--bootstrap-servers", BOOTSTRAP);
+    cli(
+        "produce",
+        PROJECT.toString(),
+        PROJECT.resolve("continued/phase2.yml").toString(),
+        "--bootstrap-servers",
+        BOOTSTRAP);
     String restored = submit("--from-savepoint", savepoint);
     try {
       changelog = await(MODEL, both.expect().size());
-      assertEquals(byKey(expected(both.expect())), byKey(rows(changelog)),
+      assertEquals(
+          byKey(expected(both.expect())),
+          byKey(rows(changelog)),
           "changelog across the savepoint (a lost or twice-counted event shows here)");
       Set<String> events = new HashSet<>();
       for (JsonNode r : changelog) {
-        assertThat("each event applied once", events.add(r.get("value").get("__event").asText()),
+        assertThat(
+            "each event applied once",
+            events.add(r.get("value").get("__event").asText()),
             equalTo(true));
       }
       Map<String, Object> finalValues = new TreeMap<>();
-      byKey(rows(changelog)).forEach((k, rows) ->
-          finalValues.put(k, rows.get(rows.size() - 1).get("total_spend")));
+      byKey(rows(changelog))
+          .forEach((k, rows) -> finalValues.put(k, rows.get(rows.size() - 1).get("total_spend")));
       assertEquals(Map.of("1", "131", "2", "56", "3", "7"), finalValues, "final value per key");
       late = await(MODEL + ".late", both.late().size());
       assertEquals(sorted(expected(both.late())), sorted(lateRecords(late)), "late events");
     } finally {
-      HTTP.send(HttpRequest.newBuilder(URI.create(REST + "/jobs/" + restored + "?mode=cancel"))
-          .method("PATCH", HttpRequest.BodyPublishers.noBody()).build(),
+      HTTP.send(
+          HttpRequest.newBuilder(URI.create(REST + "/jobs/" + restored + "?mode=cancel"))
+              .method("PATCH", HttpRequest.BodyPublishers.noBody())
+              .build(),
           HttpResponse.BodyHandlers.ofString());
     }
   }
@@ -198,39 +226,72 @@ class KafkaFlinkEndToEndTest {
     // the orders project on topics of its own, so other tests' records are not in them
     Path project = dir.resolve("poison-kafka");
     Files.createDirectories(project.resolve("models"));
-    Files.writeString(project.resolve("sources.yml"),
-        Files.readString(PROJECT.resolve("sources.yml")).replace("topic: orders", "topic: poison_orders"));
-    Files.writeString(project.resolve("streamform.yml"), Files.readString(PROJECT.resolve("streamform.yml"))
-        + "    topic: poison_metrics\n    late_topic: poison_metrics.late\n"
-        + "    quarantine_topic: poison_metrics.quarantine\n");
-    Files.copy(PROJECT.resolve("models/customer_metrics.sql"), project.resolve("models/customer_metrics.sql"));
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP))) {
-      admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic("poison_orders", 1, (short) 1)))
-          .all().get();
+    Files.writeString(
+        project.resolve("sources.yml"),
+        Files.readString(PROJECT.resolve("sources.yml"))
+            .replace("topic: orders", "topic: poison_orders"));
+    Files.writeString(
+        project.resolve("streamform.yml"),
+        Files.readString(PROJECT.resolve("streamform.yml"))
+            + "    topic: poison_metrics\n    late_topic: poison_metrics.late\n"
+            + "    quarantine_topic: poison_metrics.quarantine\n");
+    Files.copy(
+        PROJECT.resolve("models/customer_metrics.sql"),
+        project.resolve("models/customer_metrics.sql"));
+    try (Admin admin =
+        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP))) {
+      admin
+          .createTopics(
+              List.of(new org.apache.kafka.clients.admin.NewTopic("poison_orders", 1, (short) 1)))
+          .all()
+          .get();
     }
     String[][] poison = {
-      {"{\"customer_id\":1,\"amount\":1e900000000,\"ordered_at\":\"2026-08-30T10:01:00Z\"}",
-          "column `amount`: '1E+900000000' has too many digits for decimal(12,2)"},
-      {"{\"customer_id\":1,\"amount\":1e500000000,\"ordered_at\":\"2026-08-30T10:01:00Z\"}",
-          "column `amount`: '1E+500000000' has too many digits for decimal(12,2)"},
-      {"{\"customer_id\":1e900000000,\"amount\":1,\"ordered_at\":\"2026-08-30T10:01:00Z\"}",
-          "column `customer_id`: '1E+900000000' is out of the int64 range"},
+      {
+        "{\"customer_id\":1,\"amount\":1e900000000,\"ordered_at\":\"2026-08-30T10:01:00Z\"}",
+        "column `amount`: '1E+900000000' has too many digits for decimal(12,2)"
+      },
+      {
+        "{\"customer_id\":1,\"amount\":1e500000000,\"ordered_at\":\"2026-08-30T10:01:00Z\"}",
+        "column `amount`: '1E+500000000' has too many digits for decimal(12,2)"
+      },
+      {
+        "{\"customer_id\":1e900000000,\"amount\":1,\"ordered_at\":\"2026-08-30T10:01:00Z\"}",
+        "column `customer_id`: '1E+900000000' is out of the int64 range"
+      },
       {"this line is not JSON", "not JSON: Unrecognized token 'this'"},
-      {"{\"customer_id\":1,\"amount\":3.00,\"amount\":300.00,\"ordered_at\":\"2026-08-30T10:01:00Z\"}",
-          "key `amount` is repeated in the JSON object"},
+      {
+        "{\"customer_id\":1,\"amount\":3.00,\"amount\":300.00,\"ordered_at\":\"2026-08-30T10:01:00Z\"}",
+        "key `amount` is repeated in the JSON object"
+      },
     };
     String job = submit(project, MODEL);
     long start = System.nanoTime();
     try (KafkaProducer<byte[], byte[]> producer = producer()) {
-      producer.send(new ProducerRecord<>("poison_orders", 0, null,
-          bytes("{\"customer_id\":1,\"amount\":10.00,\"ordered_at\":\"2026-08-30T10:00:00Z\"}")));
+      producer.send(
+          new ProducerRecord<>(
+              "poison_orders",
+              0,
+              null,
+              bytes(
+                  "{\"customer_id\":1,\"amount\":10.00,\"ordered_at\":\"2026-08-30T10:00:00Z\"}")));
       for (String[] p : poison) {
         producer.send(new ProducerRecord<>("poison_orders", 0, null, bytes(p[0])));
       }
-      producer.send(new ProducerRecord<>("poison_orders", 0, null,
-          bytes("{\"customer_id\":2,\"amount\":5.00,\"ordered_at\":\"2026-08-30T10:02:00Z\"}")));
-      producer.send(new ProducerRecord<>("poison_orders", 0, null,
-          bytes("{\"customer_id\":1,\"amount\":2.50,\"ordered_at\":\"2026-08-30T10:03:00Z\"}")));
+      producer.send(
+          new ProducerRecord<>(
+              "poison_orders",
+              0,
+              null,
+              bytes(
+                  "{\"customer_id\":2,\"amount\":5.00,\"ordered_at\":\"2026-08-30T10:02:00Z\"}")));
+      producer.send(
+          new ProducerRecord<>(
+              "poison_orders",
+              0,
+              null,
+              bytes(
+                  "{\"customer_id\":1,\"amount\":2.50,\"ordered_at\":\"2026-08-30T10:03:00Z\"}")));
       producer.flush();
     }
     List<JsonNode> quarantine = await("poison_metrics.quarantine", poison.length);
@@ -238,21 +299,32 @@ class KafkaFlinkEndToEndTest {
     double seconds = (System.nanoTime() - start) / 1e9;
     assertEquals(poison.length, quarantine.size(), "quarantine rows: " + quarantine);
     Map<Long, String> reasons = new TreeMap<>();
-    quarantine.forEach(q -> reasons.put(q.get("value").get("offset").asLong(),
-        q.get("value").get("reason").asText()));
+    quarantine.forEach(
+        q ->
+            reasons.put(
+                q.get("value").get("offset").asLong(), q.get("value").get("reason").asText()));
     for (int i = 0; i < poison.length; i++) {
       assertThat("offset " + (i + 1), reasons.get((long) i + 1), containsString(poison[i][1]));
     }
     // the good records after the poison ones are processed; the repeated key changed nothing
     Map<String, List<String>> spend = new TreeMap<>();
-    changelog.forEach(r -> spend.computeIfAbsent(r.get("value").get("customer_id").asText(),
-        k -> new ArrayList<>()).add(
-            r.get("value").get("total_spend").decimalValue().stripTrailingZeros().toPlainString()));
+    changelog.forEach(
+        r ->
+            spend
+                .computeIfAbsent(r.get("value").get("customer_id").asText(), k -> new ArrayList<>())
+                .add(
+                    r.get("value")
+                        .get("total_spend")
+                        .decimalValue()
+                        .stripTrailingZeros()
+                        .toPlainString()));
     assertEquals(Map.of("1", List.of("10", "12.5"), "2", List.of("5")), spend, "changelog per key");
     String status = rest("GET", "/jobs/" + job, null).get("state").asText();
     assertEquals("RUNNING", status, "the job after the poison records");
-    System.out.printf("poison on the cluster: %d poison records quarantined, 3 good processed,"
-        + " job %s, %.1f s from produce to all outputs%n", poison.length, status, seconds);
+    System.out.printf(
+        "poison on the cluster: %d poison records quarantined, 3 good processed,"
+            + " job %s, %.1f s from produce to all outputs%n",
+        poison.length, status, seconds);
   }
 
   /**
@@ -268,17 +340,23 @@ class KafkaFlinkEndToEndTest {
       for (JsonNode job : rest("GET", "/jobs", null).get("jobs")) {
         String status = job.get("status").asText();
         if (status.equals("RUNNING") || status.equals("CREATED") || status.equals("RESTARTING")) {
-          HTTP.send(HttpRequest.newBuilder(URI.create(REST + "/jobs/" + job.get("id").asText() + "?mode=cancel"))
-              .method("PATCH", HttpRequest.BodyPublishers.noBody()).build(),
+          HTTP.send(
+              HttpRequest.newBuilder(
+                      URI.create(REST + "/jobs/" + job.get("id").asText() + "?mode=cancel"))
+                  .method("PATCH", HttpRequest.BodyPublishers.noBody())
+                  .build(),
               HttpResponse.BodyHandlers.ofString());
         }
-        active |= !(status.equals("CANCELED") || status.equals("FINISHED") || status.equals("FAILED"));
+        active |=
+            !(status.equals("CANCELED") || status.equals("FINISHED") || status.equals("FAILED"));
       }
       if (!active) {
         return;
       }
       if (System.nanoTime() > deadline) {
-        fail("jobs still active on the cluster 60 s after cancelling them: " + rest("GET", "/jobs", null));
+        fail(
+            "jobs still active on the cluster 60 s after cancelling them: "
+                + rest("GET", "/jobs", null));
       }
       Thread.sleep(500);
     }
@@ -293,8 +371,14 @@ class KafkaFlinkEndToEndTest {
     try (LocalPostgres postgres = LocalPostgres.temporary()) {
       postgres.start();
       String[] database = {"--jdbc-url", postgres.jdbcUrl(), "--jdbc-user", LocalPostgres.USER};
-      cli("produce", WINDOWED.toString(), WINDOWED.resolve("fixtures/hourly.yml").toString(),
-          "--bootstrap-servers", BOOTSTRAP, "--partitions", "3");
+      cli(
+          "produce",
+          WINDOWED.toString(),
+          WINDOWED.resolve("fixtures/hourly.yml").toString(),
+          "--bootstrap-servers",
+          BOOTSTRAP,
+          "--partitions",
+          "3");
       submit(WINDOWED, WINDOWED_MODEL, database);
       windowTopics(project, hourly);
       revisionLedger(postgres, hourly, database);
@@ -308,8 +392,8 @@ class KafkaFlinkEndToEndTest {
   /**
    * Issue 35: calendar days in Europe/Berlin on the cluster at parallelism 2. The 25-hour day's
    * revisions, its correction after local midnight, the too-late refund and the next day come out
-   * on the topics as the fixture (which passes on the DirectRunner first) says, with the local
-   * date in {@code window_local} and the zone in the window's identity.
+   * on the topics as the fixture (which passes on the DirectRunner first) says, with the local date
+   * in {@code window_local} and the zone in the window's identity.
    */
   @Test
   @Timeout(value = 7, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -317,22 +401,37 @@ class KafkaFlinkEndToEndTest {
     Project project = Project.load(BERLIN);
     Fixture berlin = Fixture.load(project, BERLIN.resolve("fixtures/berlin.yml"));
     cli("test", BERLIN.toString()); // the fixture passes on the DirectRunner
-    cli("produce", BERLIN.toString(), BERLIN.resolve("fixtures/berlin.yml").toString(),
-        "--bootstrap-servers", BOOTSTRAP, "--partitions", "3");
+    cli(
+        "produce",
+        BERLIN.toString(),
+        BERLIN.resolve("fixtures/berlin.yml").toString(),
+        "--bootstrap-servers",
+        BOOTSTRAP,
+        "--partitions",
+        "3");
     submit(BERLIN, "daily_revenue");
     List<JsonNode> records = await("daily_revenue", berlin.expect().size());
     Map<String, List<Map<String, Object>>> expected = byWindow(windowRows(berlin.expect()));
-    assertEquals(expected, onFieldsOf(expected, byWindow(windowRecords(records))),
+    assertEquals(
+        expected,
+        onFieldsOf(expected, byWindow(windowRecords(records))),
         "revisions and finals per (key, window), in order");
     for (JsonNode r : records) {
       JsonNode v = r.get("value");
       String start = v.get("window_start").asText();
-      assertEquals(start.startsWith("2026-10-24T22:00") ? "2026-10-25" : "2026-10-26",
-          v.get("window_local").asText(), "the local date of " + start);
-      assertEquals(dev.streamform.core.digest.RevisionIdentity.logicalWindowId("daily_revenue",
-              Map.of("merchant_id", v.get("merchant_id").asLong()), java.time.Instant.parse(start),
-              java.time.Instant.parse(v.get("window_end").asText()), "Europe/Berlin"),
-          v.get("logical_window_id").asText(), "the zone is in the window's identity");
+      assertEquals(
+          start.startsWith("2026-10-24T22:00") ? "2026-10-25" : "2026-10-26",
+          v.get("window_local").asText(),
+          "the local date of " + start);
+      assertEquals(
+          dev.streamform.core.digest.RevisionIdentity.logicalWindowId(
+              "daily_revenue",
+              Map.of("merchant_id", v.get("merchant_id").asLong()),
+              java.time.Instant.parse(start),
+              java.time.Instant.parse(v.get("window_end").asText()),
+              "Europe/Berlin"),
+          v.get("logical_window_id").asText(),
+          "the zone is in the window's identity");
     }
     List<JsonNode> late = await("daily_revenue.late", berlin.late().size());
     List<Map<String, Object>> refused = lateRecords(late);
@@ -340,28 +439,35 @@ class KafkaFlinkEndToEndTest {
       refused.get(i).put("window_start", late.get(i).get("value").get("window_start").asText());
     }
     assertEquals(sorted(windowRows(berlin.late())), sorted(refused), "too-late events");
-    System.out.println("calendar on the cluster: " + records.size() + " window records, "
-        + late.size() + " late, as the fixture says");
+    System.out.println(
+        "calendar on the cluster: "
+            + records.size()
+            + " window records, "
+            + late.size()
+            + " late, as the fixture says");
   }
 
   /**
-   * The rollout (docs/semantics.md §8 and §9, the seed's rollout paragraph) on the same topic, cluster and
-   * database: a copy of the project with a longer watermark (60m instead of 5m) and generation 2 is
-   * run with {@code --shadow}, recomputing the topic's retained offsets into generation 2's own
-   * projections; {@code compare-generations --from 1 --to 2} reports what the two policies' oracles
-   * imply; {@code alias set --generation 2} promotes it, {@code alias set --generation 1} rolls
-   * back — and every revision either generation published is still in the ledger, which verifies.
+   * The rollout (docs/semantics.md §8 and §9, the seed's rollout paragraph) on the same topic,
+   * cluster and database: a copy of the project with a longer watermark (60m instead of 5m) and
+   * generation 2 is run with {@code --shadow}, recomputing the topic's retained offsets into
+   * generation 2's own projections; {@code compare-generations --from 1 --to 2} reports what the
+   * two policies' oracles imply; {@code alias set --generation 2} promotes it, {@code alias set
+   * --generation 1} rolls back — and every revision either generation published is still in the
+   * ledger, which verifies.
    */
   private void shadowGenerationComparedPromotedAndRolledBack(
       LocalPostgres postgres, Fixture hourly, String[] database) throws Exception {
     Path shadow = Files.createTempDirectory("payments-kafka-generation-2");
     copyProject(WINDOWED, shadow);
     Path sources = shadow.resolve("sources.yml");
-    String longer = Files.readString(sources).replace("    watermark: 5m\n", "    watermark: 60m\n");
+    String longer =
+        Files.readString(sources).replace("    watermark: 5m\n", "    watermark: 60m\n");
     assertThat("the copy's watermark is longer", longer.contains("watermark: 60m"), equalTo(true));
     Files.writeString(sources, longer);
     Path models = shadow.resolve("streamform.yml");
-    String declared = Files.readString(models).replace("    window: 1h\n", "    window: 1h\n    generation: 2\n");
+    String declared =
+        Files.readString(models).replace("    window: 1h\n", "    window: 1h\n    generation: 2\n");
     assertThat("the copy declares generation 2", declared.contains("generation: 2"), equalTo(true));
     Files.writeString(models, declared);
 
@@ -370,122 +476,268 @@ class KafkaFlinkEndToEndTest {
     Project shadowProject = Project.load(shadow);
     Map<String, WindowedOutcome.Row> gen2 =
         lastRevisions(shadow, Fixture.load(shadowProject, shadow.resolve("fixtures/hourly.yml")));
-    assertThat("the longer watermark changes how some window got to its values",
-        gen1.keySet().stream().anyMatch(w -> gen2.containsKey(w) && gen1.get(w).revision() != gen2.get(w).revision()),
+    assertThat(
+        "the longer watermark changes how some window got to its values",
+        gen1.keySet().stream()
+            .anyMatch(w -> gen2.containsKey(w) && gen1.get(w).revision() != gen2.get(w).revision()),
         equalTo(true));
 
     String before = ledgerRows(postgres, 1);
-    String shadowErr = cliErr(join(new String[] {"run", shadow.toString(), "--model", WINDOWED_MODEL,
-        "--runner", "flink", "--flink-master", "127.0.0.1:8081", "--parallelism", "2",
-        "--checkpointing-interval", "5000", "--bootstrap-servers", BOOTSTRAP, "--detach", "--shadow"}, database));
-    assertThat(shadowErr, shadowErr.contains("shadow run of generation 2: revisions go only to"), equalTo(true));
+    String shadowErr =
+        cliErr(
+            join(
+                new String[] {
+                  "run",
+                  shadow.toString(),
+                  "--model",
+                  WINDOWED_MODEL,
+                  "--runner",
+                  "flink",
+                  "--flink-master",
+                  "127.0.0.1:8081",
+                  "--parallelism",
+                  "2",
+                  "--checkpointing-interval",
+                  "5000",
+                  "--bootstrap-servers",
+                  BOOTSTRAP,
+                  "--detach",
+                  "--shadow"
+                },
+                database));
+    assertThat(
+        shadowErr,
+        shadowErr.contains("shadow run of generation 2: revisions go only to"),
+        equalTo(true));
     assertThat(shadowErr, shadowErr.contains("no topic is written"), equalTo(true));
-    assertThat(shadowErr, shadowErr.contains("the canonical alias stays at generation 1"), equalTo(true));
+    assertThat(
+        shadowErr, shadowErr.contains("the canonical alias stays at generation 1"), equalTo(true));
 
     // wait until generation 2 has every window final
     long deadline = System.nanoTime() + AWAIT.toNanos();
     int finals = 0;
     while (System.nanoTime() < deadline && finals < gen2.size()) {
-      finals = Integer.parseInt(query(postgres, "SELECT count(*) FROM streamform.projection WHERE model = '"
-          + WINDOWED_MODEL + "' AND generation = 2 AND status = 'final'").get(0));
+      finals =
+          Integer.parseInt(
+              query(
+                      postgres,
+                      "SELECT count(*) FROM streamform.projection WHERE model = '"
+                          + WINDOWED_MODEL
+                          + "' AND generation = 2 AND status = 'final'")
+                  .get(0));
       checkNoJobFailed();
       Thread.sleep(500);
     }
     assertEquals(gen2.size(), finals, "generation 2's windows final in the ledger");
-    assertEquals(List.of("1"), query(postgres, "SELECT generation FROM streamform.canonical_alias WHERE model = '"
-        + WINDOWED_MODEL + "'"), "the shadow run did not move the alias");
-    assertEquals(hourly.expect().size(), await(WINDOWED_MODEL, hourly.expect().size()).size(),
+    assertEquals(
+        List.of("1"),
+        query(
+            postgres,
+            "SELECT generation FROM streamform.canonical_alias WHERE model = '"
+                + WINDOWED_MODEL
+                + "'"),
+        "the shadow run did not move the alias");
+    assertEquals(
+        hourly.expect().size(),
+        await(WINDOWED_MODEL, hourly.expect().size()).size(),
         "the shadow run wrote nothing to the window topic");
     assertEquals(before, ledgerRows(postgres, 1), "the shadow run did not touch generation 1");
 
     // compare: per window, equal when the two policies' last revisions have the same values
-    Map<String, Integer> counts = new TreeMap<>(Map.of("equal", 0, "different", 0, "only1", 0, "only2", 0));
+    Map<String, Integer> counts =
+        new TreeMap<>(Map.of("equal", 0, "different", 0, "only1", 0, "only2", 0));
     Set<String> windows = new java.util.TreeSet<>(gen1.keySet());
     windows.addAll(gen2.keySet());
     for (String w : windows) {
-      String kind = !gen1.containsKey(w) ? "only2" : !gen2.containsKey(w) ? "only1"
-          : gen1.get(w).aggregateDigest().equals(gen2.get(w).aggregateDigest()) ? "equal" : "different";
+      String kind =
+          !gen1.containsKey(w)
+              ? "only2"
+              : !gen2.containsKey(w)
+                  ? "only1"
+                  : gen1.get(w).aggregateDigest().equals(gen2.get(w).aggregateDigest())
+                      ? "equal"
+                      : "different";
       counts.merge(kind, 1, Integer::sum);
     }
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    int status = Streamform.run(new PrintWriter(out), new PrintWriter(err),
-        join(new String[] {"compare-generations", shadow.toString(), "--model", WINDOWED_MODEL,
-            "--from", "1", "--to", "2"}, database));
+    int status =
+        Streamform.run(
+            new PrintWriter(out),
+            new PrintWriter(err),
+            join(
+                new String[] {
+                  "compare-generations",
+                  shadow.toString(),
+                  "--model",
+                  WINDOWED_MODEL,
+                  "--from",
+                  "1",
+                  "--to",
+                  "2"
+                },
+                database));
     String compared = out.toString();
-    assertThat(compared, compared.endsWith(windows.size() + " windows: " + counts.get("equal") + " equal, "
-        + counts.get("different") + " different, " + counts.get("only1") + " only in generation 1, "
-        + counts.get("only2") + " only in generation 2\n"), equalTo(true));
-    assertEquals(counts.get("equal") == windows.size() ? 0 : 3, status, "exit status of compare-generations: " + err);
+    assertThat(
+        compared,
+        compared.endsWith(
+            windows.size()
+                + " windows: "
+                + counts.get("equal")
+                + " equal, "
+                + counts.get("different")
+                + " different, "
+                + counts.get("only1")
+                + " only in generation 1, "
+                + counts.get("only2")
+                + " only in generation 2\n"),
+        equalTo(true));
+    assertEquals(
+        counts.get("equal") == windows.size() ? 0 : 3,
+        status,
+        "exit status of compare-generations: " + err);
     for (String w : windows) {
       if (gen1.containsKey(w) && gen2.containsKey(w)) {
         WindowedOutcome.Row a = gen1.get(w);
         WindowedOutcome.Row b = gen2.get(w);
-        String at = "merchant_id=" + a.key().get("merchant_id") + " [" + a.windowStart() + ", " + a.windowEnd() + "): ";
-        String line = compared.lines().filter(l -> l.startsWith(at)).findFirst().orElse("(no line for " + at + ")");
+        String at =
+            "merchant_id="
+                + a.key().get("merchant_id")
+                + " ["
+                + a.windowStart()
+                + ", "
+                + a.windowEnd()
+                + "): ";
+        String line =
+            compared
+                .lines()
+                .filter(l -> l.startsWith(at))
+                .findFirst()
+                .orElse("(no line for " + at + ")");
         boolean equal = a.aggregateDigest().equals(b.aggregateDigest());
-        assertThat(line, line.startsWith(at + (equal ? "equal — " : "different — ")), equalTo(true));
-        assertThat(line, equal
-            ? line.endsWith("(generation 1 revision " + a.revision() + " final, generation 2 revision " + b.revision() + " final)")
-            : line.contains("(revision " + a.revision() + " final); generation 2: ")
-                && line.endsWith("(revision " + b.revision() + " final)"), equalTo(true));
+        assertThat(
+            line, line.startsWith(at + (equal ? "equal — " : "different — ")), equalTo(true));
+        assertThat(
+            line,
+            equal
+                ? line.endsWith(
+                    "(generation 1 revision "
+                        + a.revision()
+                        + " final, generation 2 revision "
+                        + b.revision()
+                        + " final)")
+                : line.contains("(revision " + a.revision() + " final); generation 2: ")
+                    && line.endsWith("(revision " + b.revision() + " final)"),
+            equalTo(true));
       }
     }
 
     // promote, then roll back: alias moves only
-    cli(join(new String[] {"alias", "set", shadow.toString(), "--model", WINDOWED_MODEL, "--generation", "2"}, database));
-    assertEquals(canonicalFrom(gen2, 2), canonical(postgres), "the canonical view shows generation 2");
-    cli(join(new String[] {"alias", "set", WINDOWED.toString(), "--model", WINDOWED_MODEL, "--generation", "1"}, database));
-    assertEquals(canonicalFrom(gen1, 1), canonical(postgres), "rolled back: the canonical view shows generation 1");
+    cli(
+        join(
+            new String[] {
+              "alias", "set", shadow.toString(), "--model", WINDOWED_MODEL, "--generation", "2"
+            },
+            database));
+    assertEquals(
+        canonicalFrom(gen2, 2), canonical(postgres), "the canonical view shows generation 2");
+    cli(
+        join(
+            new String[] {
+              "alias", "set", WINDOWED.toString(), "--model", WINDOWED_MODEL, "--generation", "1"
+            },
+            database));
+    assertEquals(
+        canonicalFrom(gen1, 1),
+        canonical(postgres),
+        "rolled back: the canonical view shows generation 1");
 
     // every revision either generation published is still in the ledger, as each oracle implies
     Set<String> published = new java.util.TreeSet<>();
     for (Path p : List.of(WINDOWED, shadow)) {
       Project pr = Project.load(p);
-      for (WindowedOutcome.Row r : WindowedOracle.of(dev.streamform.planner.DeclaredModel.of(pr, WINDOWED_MODEL))
-          .run(Fixture.load(pr, p.resolve("fixtures/hourly.yml"))).rows()) {
-        if (r.status() == WindowedOutcome.Status.ON_TIME || r.status() == WindowedOutcome.Status.CORRECTED) {
+      for (WindowedOutcome.Row r :
+          WindowedOracle.of(dev.streamform.planner.DeclaredModel.of(pr, WINDOWED_MODEL))
+              .run(Fixture.load(pr, p.resolve("fixtures/hourly.yml")))
+              .rows()) {
+        if (r.status() == WindowedOutcome.Status.ON_TIME
+            || r.status() == WindowedOutcome.Status.CORRECTED) {
           published.add(r.projectionId() + " " + r.revision() + " " + r.aggregateDigest());
         }
       }
     }
-    assertEquals(published, new java.util.TreeSet<>(query(postgres,
-        "SELECT projection_id || ' ' || revision || ' ' || aggregate_digest FROM streamform.correction_ledger")),
+    assertEquals(
+        published,
+        new java.util.TreeSet<>(
+            query(
+                postgres,
+                "SELECT projection_id || ' ' || revision || ' ' || aggregate_digest FROM"
+                    + " streamform.correction_ledger")),
         "every published revision of both generations is in the ledger");
     assertEquals(before, ledgerRows(postgres, 1), "generation 1's ledger rows are unchanged");
-    assertEquals(List.of("1 null first write", "2 1 alias set", "1 2 alias set"),
-        query(postgres, "SELECT generation || ' ' || coalesce(previous_generation::text, 'null') || ' ' || set_by"
-            + " FROM streamform.canonical_alias_history ORDER BY set_at, generation"), "the alias history");
-    String verified = cli(join(new String[] {"ledger", "verify", WINDOWED.toString(), "--model", WINDOWED_MODEL}, database));
-    assertThat(verified, verified.endsWith((gen1.size() + gen2.size()) + " projections, " + published.size()
-        + " revisions, 0 gaps, 0 mismatches, 0 conflicts\n"), equalTo(true));
+    assertEquals(
+        List.of("1 null first write", "2 1 alias set", "1 2 alias set"),
+        query(
+            postgres,
+            "SELECT generation || ' ' || coalesce(previous_generation::text, 'null') || ' ' ||"
+                + " set_by FROM streamform.canonical_alias_history ORDER BY set_at, generation"),
+        "the alias history");
+    String verified =
+        cli(
+            join(
+                new String[] {"ledger", "verify", WINDOWED.toString(), "--model", WINDOWED_MODEL},
+                database));
+    assertThat(
+        verified,
+        verified.endsWith(
+            (gen1.size() + gen2.size())
+                + " projections, "
+                + published.size()
+                + " revisions, 0 gaps, 0 mismatches, 0 conflicts\n"),
+        equalTo(true));
   }
 
   /** Per window ({@code key@start}), the last revision the oracle of the project's model gives. */
-  private static Map<String, WindowedOutcome.Row> lastRevisions(Path dir, Fixture fixture) throws Exception {
+  private static Map<String, WindowedOutcome.Row> lastRevisions(Path dir, Fixture fixture)
+      throws Exception {
     Project project = Project.load(dir);
     Map<String, WindowedOutcome.Row> last = new TreeMap<>();
-    for (WindowedOutcome.Row r : WindowedOracle.of(dev.streamform.planner.DeclaredModel.of(project, WINDOWED_MODEL))
-        .run(fixture).rows()) {
-      if (r.status() == WindowedOutcome.Status.ON_TIME || r.status() == WindowedOutcome.Status.CORRECTED) {
+    for (WindowedOutcome.Row r :
+        WindowedOracle.of(dev.streamform.planner.DeclaredModel.of(project, WINDOWED_MODEL))
+            .run(fixture)
+            .rows()) {
+      if (r.status() == WindowedOutcome.Status.ON_TIME
+          || r.status() == WindowedOutcome.Status.CORRECTED) {
         last.put(r.key().get("merchant_id") + "@" + r.windowStart(), r);
       }
     }
     return last;
   }
 
-  /** The canonical view as {@code key@start generation revision digest final}, what {@link #canonical} reads. */
-  private static Map<String, String> canonicalFrom(Map<String, WindowedOutcome.Row> last, int generation) {
+  /**
+   * The canonical view as {@code key@start generation revision digest final}, what {@link
+   * #canonical} reads.
+   */
+  private static Map<String, String> canonicalFrom(
+      Map<String, WindowedOutcome.Row> last, int generation) {
     Map<String, String> out = new TreeMap<>();
-    last.forEach((w, r) -> out.put(w, generation + " " + r.revision() + " " + r.aggregateDigest() + " final"));
+    last.forEach(
+        (w, r) ->
+            out.put(w, generation + " " + r.revision() + " " + r.aggregateDigest() + " final"));
     return out;
   }
 
   private static Map<String, String> canonical(LocalPostgres postgres) throws Exception {
     Map<String, String> out = new TreeMap<>();
-    for (String row : query(postgres, "SELECT (window_key->>'merchant_id') || '@' || to_char(window_start AT TIME ZONE 'UTC',"
-        + " 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') || '|' || generation || ' ' || revision || ' ' || aggregate_digest || ' ' || status"
-        + " FROM streamform.canonical_projection WHERE model = '" + WINDOWED_MODEL + "'")) {
+    for (String row :
+        query(
+            postgres,
+            "SELECT (window_key->>'merchant_id') || '@' || to_char(window_start AT TIME ZONE 'UTC',"
+                + " 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') || '|' || generation || ' ' || revision || '"
+                + " ' || aggregate_digest || ' ' || status FROM streamform.canonical_projection"
+                + " WHERE model = '"
+                + WINDOWED_MODEL
+                + "'")) {
       int bar = row.indexOf('|');
       out.put(row.substring(0, bar), row.substring(bar + 1));
     }
@@ -494,15 +746,22 @@ class KafkaFlinkEndToEndTest {
 
   /** Generation {@code g}'s ledger rows, every column, in one string. */
   private static String ledgerRows(LocalPostgres postgres, int g) throws Exception {
-    return String.join("\n", query(postgres, "SELECT l.projection_id || ' ' || l.revision || ' ' || l.aggregate_digest"
-        + " || ' ' || l.offsets::text || ' ' || l.recorded_at FROM streamform.correction_ledger l"
-        + " JOIN streamform.projection p USING (projection_id) WHERE p.generation = " + g + " ORDER BY 1"));
+    return String.join(
+        "\n",
+        query(
+            postgres,
+            "SELECT l.projection_id || ' ' || l.revision || ' ' || l.aggregate_digest || ' ' ||"
+                + " l.offsets::text || ' ' || l.recorded_at FROM streamform.correction_ledger l"
+                + " JOIN streamform.projection p USING (projection_id) WHERE p.generation = "
+                + g
+                + " ORDER BY 1"));
   }
 
   /** The first column of each row of {@code sql}, as text. */
   private static List<String> query(LocalPostgres postgres, String sql) throws Exception {
     List<String> out = new ArrayList<>();
-    try (java.sql.Connection c = java.sql.DriverManager.getConnection(postgres.jdbcUrl(), LocalPostgres.USER, "");
+    try (java.sql.Connection c =
+            java.sql.DriverManager.getConnection(postgres.jdbcUrl(), LocalPostgres.USER, "");
         java.sql.ResultSet r = c.createStatement().executeQuery(sql)) {
       while (r.next()) {
         out.add(r.getString(1));
@@ -539,23 +798,42 @@ class KafkaFlinkEndToEndTest {
     }
     Map<String, String> expected = new java.util.TreeMap<>();
     for (Map<String, Object> row : finals) {
-      expected.put(row.get("merchant_id") + "@" + java.time.Instant.parse(String.valueOf(row.get("window_start"))),
-          "revision " + row.get("revision") + " revenue " + new java.math.BigDecimal(String.valueOf(row.get("revenue")))
-              .stripTrailingZeros().toPlainString() + " orders " + row.get("orders"));
+      expected.put(
+          row.get("merchant_id")
+              + "@"
+              + java.time.Instant.parse(String.valueOf(row.get("window_start"))),
+          "revision "
+              + row.get("revision")
+              + " revenue "
+              + new java.math.BigDecimal(String.valueOf(row.get("revenue")))
+                  .stripTrailingZeros()
+                  .toPlainString()
+              + " orders "
+              + row.get("orders"));
     }
     Map<String, String> canonical = new java.util.TreeMap<>();
     long deadline = System.nanoTime() + AWAIT.toNanos();
     while (System.nanoTime() < deadline) {
       canonical.clear();
-      try (java.sql.Connection c = java.sql.DriverManager.getConnection(postgres.jdbcUrl(), LocalPostgres.USER, "");
-          java.sql.ResultSet r = c.createStatement().executeQuery(
-              "SELECT window_key->>'merchant_id', window_start, revision, aggregate_values->>'revenue',"
-                  + " aggregate_values->>'orders' FROM streamform.canonical_projection"
-                  + " WHERE model = '" + WINDOWED_MODEL + "' AND status = 'final'")) {
+      try (java.sql.Connection c =
+              java.sql.DriverManager.getConnection(postgres.jdbcUrl(), LocalPostgres.USER, "");
+          java.sql.ResultSet r =
+              c.createStatement()
+                  .executeQuery(
+                      "SELECT window_key->>'merchant_id', window_start, revision,"
+                          + " aggregate_values->>'revenue', aggregate_values->>'orders' FROM"
+                          + " streamform.canonical_projection WHERE model = '"
+                          + WINDOWED_MODEL
+                          + "' AND status = 'final'")) {
         while (r.next()) {
-          canonical.put(r.getString(1) + "@" + r.getTimestamp(2).toInstant(),
-              "revision " + r.getInt(3) + " revenue " + new java.math.BigDecimal(r.getString(4))
-                  .stripTrailingZeros().toPlainString() + " orders " + r.getString(5));
+          canonical.put(
+              r.getString(1) + "@" + r.getTimestamp(2).toInstant(),
+              "revision "
+                  + r.getInt(3)
+                  + " revenue "
+                  + new java.math.BigDecimal(r.getString(4)).stripTrailingZeros().toPlainString()
+                  + " orders "
+                  + r.getString(5));
         }
       } catch (java.sql.SQLException notYet) {
         // the job creates nothing: `run` migrated the schema; a failed query is retried
@@ -567,7 +845,11 @@ class KafkaFlinkEndToEndTest {
       Thread.sleep(500);
     }
     assertEquals(expected, canonical, "the canonical view holds every window's final values");
-    String verified = cli(join(new String[] {"ledger", "verify", WINDOWED.toString(), "--model", WINDOWED_MODEL}, database));
+    String verified =
+        cli(
+            join(
+                new String[] {"ledger", "verify", WINDOWED.toString(), "--model", WINDOWED_MODEL},
+                database));
     assertThat(verified, verified.contains(expected.size() + " projections, "), equalTo(true));
     assertThat(verified, verified.contains(" 0 gaps, 0 mismatches, 0 conflicts"), equalTo(true));
   }
@@ -583,11 +865,19 @@ class KafkaFlinkEndToEndTest {
     List<JsonNode> records = await(WINDOWED_MODEL, hourly.expect().size());
     for (JsonNode r : records) {
       JsonNode value = r.get("value");
-      assertEquals("{\"merchant_id\":" + value.get("merchant_id") + ",\"window_start\":"
-          + value.get("window_start") + "}", r.get("key").toString(), "keyed by key and window");
+      assertEquals(
+          "{\"merchant_id\":"
+              + value.get("merchant_id")
+              + ",\"window_start\":"
+              + value.get("window_start")
+              + "}",
+          r.get("key").toString(),
+          "keyed by key and window");
     }
     Map<String, List<Map<String, Object>>> expected = byWindow(windowRows(hourly.expect()));
-    assertEquals(expected, onFieldsOf(expected, byWindow(windowRecords(records))),
+    assertEquals(
+        expected,
+        onFieldsOf(expected, byWindow(windowRecords(records))),
         "previews, revisions and finals per (key, window), in order");
     List<JsonNode> late = await(WINDOWED_MODEL + ".late", hourly.late().size());
     List<Map<String, Object>> refused = lateRecords(late);
@@ -595,10 +885,19 @@ class KafkaFlinkEndToEndTest {
       refused.get(i).put("window_start", late.get(i).get("value").get("window_start").asText());
     }
     assertEquals(sorted(windowRows(hourly.late())), sorted(refused), "too-late events");
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP))) {
+    try (Admin admin =
+        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP))) {
       ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, WINDOWED_MODEL);
-      assertEquals("delete", admin.describeConfigs(List.of(topic)).all().get().get(topic)
-          .get(TopicConfig.CLEANUP_POLICY_CONFIG).value(), "every revision is kept: not compacted");
+      assertEquals(
+          "delete",
+          admin
+              .describeConfigs(List.of(topic))
+              .all()
+              .get()
+              .get(topic)
+              .get(TopicConfig.CLEANUP_POLICY_CONFIG)
+              .value(),
+          "every revision is kept: not compacted");
     }
   }
 
@@ -609,9 +908,24 @@ class KafkaFlinkEndToEndTest {
 
   /** {@code streamform run --detach} on the cluster at parallelism 2; returns the job id. */
   private static String submit(Path project, String model, String... more) throws Exception {
-    List<String> args = new ArrayList<>(List.of("run", project.toString(), "--model", model,
-        "--runner", "flink", "--flink-master", "127.0.0.1:8081", "--parallelism", "2",
-        "--checkpointing-interval", "5000", "--bootstrap-servers", BOOTSTRAP, "--detach"));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "run",
+                project.toString(),
+                "--model",
+                model,
+                "--runner",
+                "flink",
+                "--flink-master",
+                "127.0.0.1:8081",
+                "--parallelism",
+                "2",
+                "--checkpointing-interval",
+                "5000",
+                "--bootstrap-servers",
+                BOOTSTRAP,
+                "--detach"));
     args.addAll(List.of(more));
     String out = cli(args.toArray(String[]::new)).trim();
     assertThat("a job id", out.matches("[0-9a-f]{32}"), equalTo(true));
@@ -638,8 +952,8 @@ class KafkaFlinkEndToEndTest {
   }
 
   private static JsonNode rest(String method, String path, String body) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(REST + path))
-        .header("Content-Type", "application/json");
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(REST + path)).header("Content-Type", "application/json");
     b = body == null ? b.GET() : b.method(method, HttpRequest.BodyPublishers.ofString(body));
     HttpResponse<String> response = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() >= 300) {
@@ -653,14 +967,23 @@ class KafkaFlinkEndToEndTest {
     for (JsonNode job : rest("GET", "/jobs", null).get("jobs")) {
       if (job.get("status").asText().equals("FAILED")) {
         JsonNode exceptions = rest("GET", "/jobs/" + job.get("id").asText() + "/exceptions", null);
-        fail("job " + job.get("id").asText() + " failed on the cluster: "
-            + exceptions.path("root-exception").asText().lines().limit(5)
-                .reduce("", (x, y) -> x + "\n" + y));
+        fail(
+            "job "
+                + job.get("id").asText()
+                + " failed on the cluster: "
+                + exceptions
+                    .path("root-exception")
+                    .asText()
+                    .lines()
+                    .limit(5)
+                    .reduce("", (x, y) -> x + "\n" + y));
       }
     }
   }
 
-  /** Reads {@code topic} from the start until it holds {@code count} records (then a moment more). */
+  /**
+   * Reads {@code topic} from the start until it holds {@code count} records (then a moment more).
+   */
   private static List<JsonNode> await(String topic, int count) throws Exception {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
@@ -669,7 +992,8 @@ class KafkaFlinkEndToEndTest {
     try (KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> partitions = new ArrayList<>();
-      consumer.partitionsFor(topic, Duration.ofSeconds(20))
+      consumer
+          .partitionsFor(topic, Duration.ofSeconds(20))
           .forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
@@ -677,8 +1001,13 @@ class KafkaFlinkEndToEndTest {
       long settle = Long.MAX_VALUE;
       while (System.nanoTime() < Math.min(deadline, settle)) {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-          records.add(JSON.readTree("{\"key\":" + new String(r.key(), StandardCharsets.UTF_8)
-              + ",\"value\":" + new String(r.value(), StandardCharsets.UTF_8) + "}"));
+          records.add(
+              JSON.readTree(
+                  "{\"key\":"
+                      + new String(r.key(), StandardCharsets.UTF_8)
+                      + ",\"value\":"
+                      + new String(r.value(), StandardCharsets.UTF_8)
+                      + "}"));
         }
         checkNoJobFailed();
         if (records.size() >= count && settle == Long.MAX_VALUE) {
@@ -687,8 +1016,16 @@ class KafkaFlinkEndToEndTest {
       }
     }
     if (records.size() < count) {
-      fail(topic + ": " + records.size() + " records after " + AWAIT + ", expected " + count
-          + ": " + records);
+      fail(
+          topic
+              + ": "
+              + records.size()
+              + " records after "
+              + AWAIT
+              + ", expected "
+              + count
+              + ": "
+              + records);
     }
     return records;
   }
@@ -697,8 +1034,16 @@ class KafkaFlinkEndToEndTest {
     List<Map<String, Object>> out = new ArrayList<>();
     for (JsonNode r : late) {
       Map<String, Object> row = new LinkedHashMap<>();
-      r.get("value").get("record").fields().forEachRemaining(f ->
-          row.put(f.getKey(), f.getValue().isNumber() ? f.getValue().decimalValue() : f.getValue().asText()));
+      r.get("value")
+          .get("record")
+          .fields()
+          .forEachRemaining(
+              f ->
+                  row.put(
+                      f.getKey(),
+                      f.getValue().isNumber()
+                          ? f.getValue().decimalValue()
+                          : f.getValue().asText()));
       out.add(normalized(row));
     }
     return out;
@@ -709,9 +1054,17 @@ class KafkaFlinkEndToEndTest {
     List<Map<String, Object>> out = new ArrayList<>();
     for (JsonNode r : records) {
       Map<String, Object> row = new LinkedHashMap<>();
-      r.get("value").fields().forEachRemaining(f -> row.put(f.getKey(),
-          f.getValue().isNumber() ? f.getValue().decimalValue()
-              : f.getValue().isContainerNode() ? f.getValue().toString() : f.getValue().asText()));
+      r.get("value")
+          .fields()
+          .forEachRemaining(
+              f ->
+                  row.put(
+                      f.getKey(),
+                      f.getValue().isNumber()
+                          ? f.getValue().decimalValue()
+                          : f.getValue().isContainerNode()
+                              ? f.getValue().toString()
+                              : f.getValue().asText()));
       out.add(normalized(row));
     }
     return out;
@@ -731,17 +1084,21 @@ class KafkaFlinkEndToEndTest {
       r.revision().ifPresent(n -> row.put("revision", String.valueOf(n)));
       r.status().ifPresent(s -> row.put("status", s.yamlName()));
       r.predecessor().ifPresent(n -> row.put("predecessor", String.valueOf(n)));
-      r.offsets().ifPresent(offsets -> {
-        Map<String, Object> json = new LinkedHashMap<>();
-        new TreeMap<>(offsets).forEach((partition, o) -> {
-          Map<String, Long> range = new LinkedHashMap<>();
-          range.put("min", o.min());
-          range.put("max", o.max());
-          range.put("count", o.count());
-          json.put(String.valueOf(partition), range);
-        });
-        row.put("offsets", JSON.valueToTree(json).toString());
-      });
+      r.offsets()
+          .ifPresent(
+              offsets -> {
+                Map<String, Object> json = new LinkedHashMap<>();
+                new TreeMap<>(offsets)
+                    .forEach(
+                        (partition, o) -> {
+                          Map<String, Long> range = new LinkedHashMap<>();
+                          range.put("min", o.min());
+                          range.put("max", o.max());
+                          range.put("count", o.count());
+                          json.put(String.valueOf(partition), range);
+                        });
+                row.put("offsets", JSON.valueToTree(json).toString());
+              });
     }
     return out;
   }
@@ -749,8 +1106,11 @@ class KafkaFlinkEndToEndTest {
   /** Rows per (key, window), in topic order within each: the order docs/semantics.md §6 asserts. */
   private static Map<String, List<Map<String, Object>>> byWindow(List<Map<String, Object>> rows) {
     Map<String, List<Map<String, Object>>> out = new TreeMap<>();
-    rows.forEach(r -> out.computeIfAbsent(r.get("merchant_id") + " " + r.get("window_start"),
-        k -> new ArrayList<>()).add(r));
+    rows.forEach(
+        r ->
+            out.computeIfAbsent(
+                    r.get("merchant_id") + " " + r.get("window_start"), k -> new ArrayList<>())
+                .add(r));
     return out;
   }
 
@@ -760,20 +1120,22 @@ class KafkaFlinkEndToEndTest {
    * compared here — ModelSinksTest and RevisionIdentityTest pin them.
    */
   private static Map<String, List<Map<String, Object>>> onFieldsOf(
-      Map<String, List<Map<String, Object>>> expected, Map<String, List<Map<String, Object>>> actual) {
+      Map<String, List<Map<String, Object>>> expected,
+      Map<String, List<Map<String, Object>>> actual) {
     Map<String, List<Map<String, Object>>> out = new TreeMap<>();
-    actual.forEach((window, rows) -> {
-      List<Map<String, Object>> want = expected.getOrDefault(window, List.of());
-      List<Map<String, Object>> cut = new ArrayList<>();
-      for (int i = 0; i < rows.size(); i++) {
-        Map<String, Object> row = new TreeMap<>(rows.get(i));
-        if (i < want.size()) {
-          row.keySet().retainAll(want.get(i).keySet());
-        }
-        cut.add(row);
-      }
-      out.put(window, cut);
-    });
+    actual.forEach(
+        (window, rows) -> {
+          List<Map<String, Object>> want = expected.getOrDefault(window, List.of());
+          List<Map<String, Object>> cut = new ArrayList<>();
+          for (int i = 0; i < rows.size(); i++) {
+            Map<String, Object> row = new TreeMap<>(rows.get(i));
+            if (i < want.size()) {
+              row.keySet().retainAll(want.get(i).keySet());
+            }
+            cut.add(row);
+          }
+          out.put(window, cut);
+        });
     return out;
   }
 
@@ -818,24 +1180,27 @@ class KafkaFlinkEndToEndTest {
   private static void script(String service, String command) throws Exception {
     Path log = Path.of("target", "services.log").toAbsolutePath();
     Files.createDirectories(log.getParent());
-    Process p = new ProcessBuilder(HOME.resolve("runners-config/bin/" + service).toString(), command)
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-        .start();
+    Process p =
+        new ProcessBuilder(HOME.resolve("runners-config/bin/" + service).toString(), command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .start();
     if (p.waitFor() != 0) {
       fail("runners-config/bin/" + service + " " + command + " failed; see " + log);
     }
   }
 
-  private static final Path EFFECT_PARTS = Path.of("src/test/resources/payments-effects").toAbsolutePath();
+  private static final Path EFFECT_PARTS =
+      Path.of("src/test/resources/payments-effects").toAbsolutePath();
 
   /**
-   * Issue 13 end to end: the hourly-revenue model with a reward rule ({@code revenue >= 28}) runs on
-   * the cluster into PostgreSQL, which prepares the reward in the transaction of the revision that
-   * makes the rule true; {@code streamform dispatch} delivers it to the local provider, whose first
-   * answer is lost (UNKNOWN), resolved by the receipt query (DONE); then a late refund corrects the
-   * hour below the target: a compensation record, never a second reward. The provider counts
-   * exactly one reward for the one rewarded window, and {@code effects verify} finds no problem.
+   * Issue 13 end to end: the hourly-revenue model with a reward rule ({@code revenue >= 28}) runs
+   * on the cluster into PostgreSQL, which prepares the reward in the transaction of the revision
+   * that makes the rule true; {@code streamform dispatch} delivers it to the local provider, whose
+   * first answer is lost (UNKNOWN), resolved by the receipt query (DONE); then a late refund
+   * corrects the hour below the target: a compensation record, never a second reward. The provider
+   * counts exactly one reward for the one rewarded window, and {@code effects verify} finds no
+   * problem.
    */
   @Test
   @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -850,59 +1215,126 @@ class KafkaFlinkEndToEndTest {
       Path project = dir.resolve("payments-effects");
       copyProject(WINDOWED, project);
       Path sources = project.resolve("sources.yml");
-      Files.writeString(sources, Files.readString(sources).replace("topic: payments", "topic: payments_effects"));
+      Files.writeString(
+          sources, Files.readString(sources).replace("topic: payments", "topic: payments_effects"));
       Path models = project.resolve("streamform.yml");
-      Files.writeString(models, Files.readString(models)
-          + "    topic: hourly_revenue_effects\n"
-          + "    late_topic: hourly_revenue_effects.late\n"
-          + "    quarantine_topic: hourly_revenue_effects.quarantine\n"
-          + "    effects:\n"
-          + "      - type: reward\n"
-          + "        subject: merchant_id\n"
-          + "        when: \"revenue >= 28\"\n"
-          + "        provider: {kind: webhook, url: \"" + provider.url() + "\", idempotency: key, receipts: true}\n");
+      Files.writeString(
+          models,
+          Files.readString(models)
+              + "    topic: hourly_revenue_effects\n"
+              + "    late_topic: hourly_revenue_effects.late\n"
+              + "    quarantine_topic: hourly_revenue_effects.quarantine\n"
+              + "    effects:\n"
+              + "      - type: reward\n"
+              + "        subject: merchant_id\n"
+              + "        when: \"revenue >= 28\"\n"
+              + "        provider: {kind: webhook, url: \""
+              + provider.url()
+              + "\", idempotency: key, receipts: true}\n");
       String[] database = {"--jdbc-url", postgres.jdbcUrl(), "--jdbc-user", LocalPostgres.USER};
       String[] model = {"--model", WINDOWED_MODEL};
 
-      cli("produce", project.toString(), EFFECT_PARTS.resolve("part1.yml").toString(),
-          "--bootstrap-servers", BOOTSTRAP, "--partitions", "3");
+      cli(
+          "produce",
+          project.toString(),
+          EFFECT_PARTS.resolve("part1.yml").toString(),
+          "--bootstrap-servers",
+          BOOTSTRAP,
+          "--partitions",
+          "3");
       submit(project, WINDOWED_MODEL, database);
-      List<String> effects = awaitRows(postgres, "SELECT state || ' ' || subject::text || ' ' || to_char(p.window_start AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI')"
-          + " FROM streamform.effect e JOIN streamform.projection p ON p.logical_window_id = e.logical_window_id"
-          + " AND p.generation = e.generation ORDER BY 1", 1);
-      assertEquals(List.of("PREPARED 1 2026-08-30T10:00"), effects,
+      List<String> effects =
+          awaitRows(
+              postgres,
+              "SELECT state || ' ' || subject::text || ' ' || to_char(p.window_start AT TIME ZONE"
+                  + " 'UTC', 'YYYY-MM-DD\"T\"HH24:MI') FROM streamform.effect e JOIN"
+                  + " streamform.projection p ON p.logical_window_id = e.logical_window_id AND"
+                  + " p.generation = e.generation ORDER BY 1",
+              1);
+      assertEquals(
+          List.of("PREPARED 1 2026-08-30T10:00"),
+          effects,
           "one reward prepared: merchant 1's 10:00 hour, revenue 30");
 
       provider.loseAnswers(1);
-      String first = cli(join(join(new String[] {"dispatch", project.toString(), "--once", "--name", "e2e"}, model), database));
+      String first =
+          cli(
+              join(
+                  join(
+                      new String[] {"dispatch", project.toString(), "--once", "--name", "e2e"},
+                      model),
+                  database));
       assertThat(first, first, containsString("1 claimed, 0 done, 1 unknown"));
-      assertEquals(1, provider.requests(), "the provider got the reward and applied it; its answer was lost");
-      String second = cli(join(join(new String[] {"dispatch", project.toString(), "--once", "--name", "e2e"}, model), database));
+      assertEquals(
+          1,
+          provider.requests(),
+          "the provider got the reward and applied it; its answer was lost");
+      String second =
+          cli(
+              join(
+                  join(
+                      new String[] {"dispatch", project.toString(), "--once", "--name", "e2e"},
+                      model),
+                  database));
       assertThat(second, second, containsString("1 resolved by receipt"));
       assertEquals(List.of("DONE"), query(postgres, "SELECT state FROM streamform.effect"));
 
-      cli("produce", project.toString(), EFFECT_PARTS.resolve("part2.yml").toString(),
-          "--bootstrap-servers", BOOTSTRAP, "--partitions", "3");
-      List<String> compensations = awaitRows(postgres, "SELECT reason FROM streamform.effect_compensation", 1);
-      assertEquals(List.of("rule_false"), compensations, "the refund made the rule false after DONE");
-      awaitRows(postgres, "SELECT projection_id FROM streamform.canonical_projection WHERE status = 'final'", 6);
-      String third = cli(join(join(new String[] {"dispatch", project.toString(), "--once", "--name", "e2e"}, model), database));
+      cli(
+          "produce",
+          project.toString(),
+          EFFECT_PARTS.resolve("part2.yml").toString(),
+          "--bootstrap-servers",
+          BOOTSTRAP,
+          "--partitions",
+          "3");
+      List<String> compensations =
+          awaitRows(postgres, "SELECT reason FROM streamform.effect_compensation", 1);
+      assertEquals(
+          List.of("rule_false"), compensations, "the refund made the rule false after DONE");
+      awaitRows(
+          postgres,
+          "SELECT projection_id FROM streamform.canonical_projection WHERE status = 'final'",
+          6);
+      String third =
+          cli(
+              join(
+                  join(
+                      new String[] {"dispatch", project.toString(), "--once", "--name", "e2e"},
+                      model),
+                  database));
       assertThat(third, third, containsString("0 claimed, 0 done"));
 
-      assertEquals(1, provider.appliedPerKey().size(), "one rewarded window: " + provider.appliedPerKey());
-      assertEquals(List.of(1), List.copyOf(provider.appliedPerKey().values()), "exactly one reward per key");
+      assertEquals(
+          1, provider.appliedPerKey().size(), "one rewarded window: " + provider.appliedPerKey());
+      assertEquals(
+          List.of(1), List.copyOf(provider.appliedPerKey().values()), "exactly one reward per key");
       assertEquals(1, provider.requests(), "no second delivery");
-      assertEquals(List.of(1), List.copyOf(provider.requestsPerKey().values()), "one request per key");
-      String verified = cli(join(join(new String[] {"effects", "verify", project.toString()}, model), database));
-      assertThat(verified, verified, containsString("1 effect: 1 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled;"
-          + " 1 dispatch, 1 open compensation; 0 problems"));
-      System.out.println("effects end to end: provider " + provider.appliedPerKey() + ", " + provider.requests()
-          + " deliveries; " + verified.trim());
+      assertEquals(
+          List.of(1), List.copyOf(provider.requestsPerKey().values()), "one request per key");
+      String verified =
+          cli(join(join(new String[] {"effects", "verify", project.toString()}, model), database));
+      assertThat(
+          verified,
+          verified,
+          containsString(
+              "1 effect: 1 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled;"
+                  + " 1 dispatch, 1 open compensation; 0 problems"));
+      System.out.println(
+          "effects end to end: provider "
+              + provider.appliedPerKey()
+              + ", "
+              + provider.requests()
+              + " deliveries; "
+              + verified.trim());
     }
   }
 
-  /** Polls {@code sql} until it returns at least {@code count} rows; fails with the job's error if it failed. */
-  private static List<String> awaitRows(LocalPostgres postgres, String sql, int count) throws Exception {
+  /**
+   * Polls {@code sql} until it returns at least {@code count} rows; fails with the job's error if
+   * it failed.
+   */
+  private static List<String> awaitRows(LocalPostgres postgres, String sql, int count)
+      throws Exception {
     long deadline = System.nanoTime() + AWAIT.toNanos();
     List<String> rows = List.of();
     while (System.nanoTime() < deadline) {
@@ -917,7 +1349,16 @@ class KafkaFlinkEndToEndTest {
       checkNoJobFailed();
       Thread.sleep(500);
     }
-    return fail("after " + AWAIT + " only " + rows.size() + " of " + count + " rows for " + sql + ": " + rows);
+    return fail(
+        "after "
+            + AWAIT
+            + " only "
+            + rows.size()
+            + " of "
+            + count
+            + " rows for "
+            + sql
+            + ": "
+            + rows);
   }
-
 }

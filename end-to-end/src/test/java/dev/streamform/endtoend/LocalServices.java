@@ -18,9 +18,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.function.Predicate;
-import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -33,11 +33,11 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * The KRaft broker (127.0.0.1:9092) and the Flink session cluster (REST 127.0.0.1:8081) that
- * {@code runners-config/bin} starts as local processes, seen from a test: start and stop them (by
- * the scripts, which stop by pid), kill and restart the TaskManager, run the command line in
- * process, talk to the cluster's REST API and read topics. Every wait polls observable state (a
- * topic's records, a job's status or checkpoint count) until a deadline and fails with what it saw.
+ * The KRaft broker (127.0.0.1:9092) and the Flink session cluster (REST 127.0.0.1:8081) that {@code
+ * runners-config/bin} starts as local processes, seen from a test: start and stop them (by the
+ * scripts, which stop by pid), kill and restart the TaskManager, run the command line in process,
+ * talk to the cluster's REST API and read topics. Every wait polls observable state (a topic's
+ * records, a job's status or checkpoint count) until a deadline and fails with what it saw.
  */
 final class LocalServices {
   static final String BOOTSTRAP = "127.0.0.1:9092";
@@ -54,9 +54,13 @@ final class LocalServices {
   static void requireFreePorts() {
     for (int port : PORTS) {
       if (Checkout.listening(port)) {
-        fail("127.0.0.1:" + port + " is already in use. The end-to-end tests start their own Kafka"
-            + " broker and Flink cluster on 9092/9093 and 8081/6123: stop whatever holds the port (if"
-            + " it is ours: runners-config/bin/kafka stop; runners-config/bin/flink stop) and run again.");
+        fail(
+            "127.0.0.1:"
+                + port
+                + " is already in use. The end-to-end tests start their own Kafka broker and Flink"
+                + " cluster on 9092/9093 and 8081/6123: stop whatever holds the port (if it is"
+                + " ours: runners-config/bin/kafka stop; runners-config/bin/flink stop) and run"
+                + " again.");
       }
     }
   }
@@ -64,7 +68,10 @@ final class LocalServices {
   private static boolean kafkaStarted;
   private static boolean flinkStarted;
 
-  /** Starts the broker and the cluster (for a test class's {@code @BeforeAll}); fixed ports must be free. */
+  /**
+   * Starts the broker and the cluster (for a test class's {@code @BeforeAll}); fixed ports must be
+   * free.
+   */
   static void start() throws Exception {
     requireFreePorts();
     kafkaStarted = true; // set first: a half-started service is stopped too
@@ -88,14 +95,17 @@ final class LocalServices {
     }
   }
 
-  /** Runs {@code runners-config/bin/<service> <command>}, output appended to target/services.log. */
+  /**
+   * Runs {@code runners-config/bin/<service> <command>}, output appended to target/services.log.
+   */
   static void script(String service, String command) throws Exception {
     Path log = Path.of("target", "services.log").toAbsolutePath();
     Files.createDirectories(log.getParent());
-    Process p = new ProcessBuilder(HOME.resolve("runners-config/bin/" + service).toString(), command)
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-        .start();
+    Process p =
+        new ProcessBuilder(HOME.resolve("runners-config/bin/" + service).toString(), command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .start();
     if (p.waitFor() != 0) {
       fail("runners-config/bin/" + service + " " + command + " failed; see " + log);
     }
@@ -107,8 +117,10 @@ final class LocalServices {
     long pid = Long.parseLong(Files.readString(file).trim());
     // /proc, as bin/flink checks it: ProcessHandle.Info cuts a long command line short
     Path cmdline = Path.of("/proc", String.valueOf(pid), "cmdline");
-    String command = Files.exists(cmdline)
-        ? new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8).replace('\0', ' ') : "";
+    String command =
+        Files.exists(cmdline)
+            ? new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8).replace('\0', ' ')
+            : "";
     if (!command.contains("org.apache.flink.runtime.taskexecutor.TaskManagerRunner")) {
       fail("pid " + pid + " from " + file + " is not a running TaskManager");
     }
@@ -119,7 +131,9 @@ final class LocalServices {
   static void killTaskManager() throws Exception {
     ProcessHandle tm = ProcessHandle.of(taskManagerPid()).orElseThrow();
     tm.destroyForcibly(); // SIGKILL on Unix
-    await("the killed TaskManager is gone").atMost(Duration.ofSeconds(30)).until(() -> !tm.isAlive());
+    await("the killed TaskManager is gone")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> !tm.isAlive());
   }
 
   /** Runs the command line, which must succeed; returns what it printed on standard output. */
@@ -135,7 +149,14 @@ final class LocalServices {
 
   /** {@code streamform produce} of a fixture-shaped file to the project's topic (3 partitions). */
   static void produce(Path project, Path items) {
-    cli("produce", project.toString(), items.toString(), "--bootstrap-servers", BOOTSTRAP, "--partitions", "3");
+    cli(
+        "produce",
+        project.toString(),
+        items.toString(),
+        "--bootstrap-servers",
+        BOOTSTRAP,
+        "--partitions",
+        "3");
   }
 
   /** {@code streamform run --detach} on the cluster, a checkpoint every 2 s; returns the job id. */
@@ -144,11 +165,26 @@ final class LocalServices {
   }
 
   /** {@link #submit(Path, String, int, String...)} with a checkpoint every {@code checkpoints}. */
-  static String submit(Path project, String model, int parallelism, Duration checkpoints, String... more) {
-    List<String> args = new ArrayList<>(List.of("run", project.toString(), "--model", model,
-        "--runner", "flink", "--flink-master", "127.0.0.1:8081", "--parallelism", String.valueOf(parallelism),
-        "--checkpointing-interval", String.valueOf(checkpoints.toMillis()), "--bootstrap-servers", BOOTSTRAP,
-        "--detach"));
+  static String submit(
+      Path project, String model, int parallelism, Duration checkpoints, String... more) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "run",
+                project.toString(),
+                "--model",
+                model,
+                "--runner",
+                "flink",
+                "--flink-master",
+                "127.0.0.1:8081",
+                "--parallelism",
+                String.valueOf(parallelism),
+                "--checkpointing-interval",
+                String.valueOf(checkpoints.toMillis()),
+                "--bootstrap-servers",
+                BOOTSTRAP,
+                "--detach"));
     args.addAll(List.of(more));
     String out = cli(args.toArray(String[]::new)).trim();
     if (!out.matches("[0-9a-f]{32}")) {
@@ -158,10 +194,12 @@ final class LocalServices {
   }
 
   static JsonNode rest(String method, String path, String body) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(REST + path))
-        .header("Content-Type", "application/json");
-    b = body == null ? b.method(method, HttpRequest.BodyPublishers.noBody())
-        : b.method(method, HttpRequest.BodyPublishers.ofString(body));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(REST + path)).header("Content-Type", "application/json");
+    b =
+        body == null
+            ? b.method(method, HttpRequest.BodyPublishers.noBody())
+            : b.method(method, HttpRequest.BodyPublishers.ofString(body));
     HttpResponse<String> response = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() >= 300) {
       fail(method + " " + path + ": " + response.statusCode() + " " + response.body());
@@ -175,35 +213,44 @@ final class LocalServices {
 
   /** Waits until every task of {@code job} runs (after a submission or a restart). */
   static void awaitRunning(String job) {
-    await("job " + job + " running on every task").atMost(AWAIT).pollInterval(Duration.ofMillis(500))
-        .until(() -> {
-          JsonNode j = rest("GET", "/jobs/" + job, null);
-          failIfFailed(j);
-          if (!j.get("state").asText().equals("RUNNING")) {
-            return false;
-          }
-          for (JsonNode v : j.get("vertices")) {
-            if (!v.get("status").asText().equals("RUNNING")) {
-              return false;
-            }
-          }
-          return true;
-        });
+    await("job " + job + " running on every task")
+        .atMost(AWAIT)
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () -> {
+              JsonNode j = rest("GET", "/jobs/" + job, null);
+              failIfFailed(j);
+              if (!j.get("state").asText().equals("RUNNING")) {
+                return false;
+              }
+              for (JsonNode v : j.get("vertices")) {
+                if (!v.get("status").asText().equals("RUNNING")) {
+                  return false;
+                }
+              }
+              return true;
+            });
   }
 
   /** Completed checkpoints of {@code job} so far. */
   static long completedCheckpoints(String job) throws Exception {
-    return rest("GET", "/jobs/" + job + "/checkpoints", null).path("counts").path("completed").asLong();
+    return rest("GET", "/jobs/" + job + "/checkpoints", null)
+        .path("counts")
+        .path("completed")
+        .asLong();
   }
 
   /** Waits for a checkpoint that completes after this call: what it covers is safe from a crash. */
   static void awaitNextCheckpoint(String job) throws Exception {
     long before = completedCheckpoints(job);
-    await("a checkpoint of job " + job + " completing").atMost(AWAIT).pollInterval(Duration.ofMillis(300))
-        .until(() -> {
-          failIfFailed(rest("GET", "/jobs/" + job, null));
-          return completedCheckpoints(job) > before;
-        });
+    await("a checkpoint of job " + job + " completing")
+        .atMost(AWAIT)
+        .pollInterval(Duration.ofMillis(300))
+        .until(
+            () -> {
+              failIfFailed(rest("GET", "/jobs/" + job, null));
+              return completedCheckpoints(job) > before;
+            });
   }
 
   /** How often the job restarted (Flink counts it as numRestarts). */
@@ -218,7 +265,10 @@ final class LocalServices {
    */
   static int failuresSince(String job, java.time.Instant since) throws Exception {
     int n = 0;
-    for (JsonNode e : rest("GET", "/jobs/" + job + "/exceptions", null).path("exceptionHistory").path("entries")) {
+    for (JsonNode e :
+        rest("GET", "/jobs/" + job + "/exceptions", null)
+            .path("exceptionHistory")
+            .path("entries")) {
       if (e.path("timestamp").asLong() >= since.toEpochMilli()) {
         n++;
       }
@@ -228,23 +278,31 @@ final class LocalServices {
 
   /** Stops {@code job} with a savepoint; returns its location. */
   static String stopWithSavepoint(String job) throws Exception {
-    String id = rest("POST", "/jobs/" + job + "/stop", "{\"drain\":false}").get("request-id").asText();
+    String id =
+        rest("POST", "/jobs/" + job + "/stop", "{\"drain\":false}").get("request-id").asText();
     return savepointLocation(job, id);
   }
 
   /** Takes a savepoint of {@code job}, which goes on running; returns its location. */
   static String savepoint(String job) throws Exception {
-    String id = rest("POST", "/jobs/" + job + "/savepoints", "{\"cancel-job\":false}").get("request-id").asText();
+    String id =
+        rest("POST", "/jobs/" + job + "/savepoints", "{\"cancel-job\":false}")
+            .get("request-id")
+            .asText();
     return savepointLocation(job, id);
   }
 
   private static String savepointLocation(String job, String request) {
     JsonNode[] done = new JsonNode[1];
-    await("savepoint of job " + job).atMost(AWAIT).pollInterval(Duration.ofMillis(500)).until(() -> {
-      JsonNode status = rest("GET", "/jobs/" + job + "/savepoints/" + request, null);
-      done[0] = status.get("operation");
-      return status.path("status").path("id").asText().equals("COMPLETED");
-    });
+    await("savepoint of job " + job)
+        .atMost(AWAIT)
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () -> {
+              JsonNode status = rest("GET", "/jobs/" + job + "/savepoints/" + request, null);
+              done[0] = status.get("operation");
+              return status.path("status").path("id").asText().equals("COMPLETED");
+            });
     if (done[0].has("failure-cause")) {
       fail("savepoint of job " + job + " failed: " + done[0].get("failure-cause"));
     }
@@ -262,15 +320,21 @@ final class LocalServices {
         rest("PATCH", "/jobs/" + job.get("id").asText() + "?mode=cancel", null);
       }
     }
-    await("every job cancelled").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> {
-      for (JsonNode job : rest("GET", "/jobs", null).get("jobs")) {
-        String status = job.get("status").asText();
-        if (!(status.equals("CANCELED") || status.equals("FINISHED") || status.equals("FAILED"))) {
-          return false;
-        }
-      }
-      return true;
-    });
+    await("every job cancelled")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () -> {
+              for (JsonNode job : rest("GET", "/jobs", null).get("jobs")) {
+                String status = job.get("status").asText();
+                if (!(status.equals("CANCELED")
+                    || status.equals("FINISHED")
+                    || status.equals("FAILED"))) {
+                  return false;
+                }
+              }
+              return true;
+            });
   }
 
   /** Fails at once with the cluster's reason when a job failed. */
@@ -286,10 +350,22 @@ final class LocalServices {
     if (job.get("state").asText().equals("FAILED")) {
       JsonNode exceptions = rest("GET", "/jobs/" + job.get("jid").asText() + "/exceptions", null);
       // Flink 1.19 lists the failures in exceptionHistory (root-exception may be empty)
-      String trace = exceptions.path("exceptionHistory").path("entries").path(0).path("stacktrace").asText(
-          exceptions.path("root-exception").asText());
-      fail("job " + job.get("jid").asText() + " failed on the cluster: "
-          + trace.lines().filter(l -> !l.startsWith("\tat ")).limit(8).reduce("", (x, y) -> x + "\n" + y));
+      String trace =
+          exceptions
+              .path("exceptionHistory")
+              .path("entries")
+              .path(0)
+              .path("stacktrace")
+              .asText(exceptions.path("root-exception").asText());
+      fail(
+          "job "
+              + job.get("jid").asText()
+              + " failed on the cluster: "
+              + trace
+                  .lines()
+                  .filter(l -> !l.startsWith("\tat "))
+                  .limit(8)
+                  .reduce("", (x, y) -> x + "\n" + y));
     }
   }
 
@@ -298,11 +374,14 @@ final class LocalServices {
    * {@code max.message.bytes}, which the broker checks on every write.
    */
   static void topicConfig(String topic, String key, String value) throws Exception {
-    try (Admin admin = Admin.create(Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP))) {
+    try (Admin admin =
+        Admin.create(
+            Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP))) {
       ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-      AlterConfigOp op = value == null
-          ? new AlterConfigOp(new ConfigEntry(key, ""), AlterConfigOp.OpType.DELETE)
-          : new AlterConfigOp(new ConfigEntry(key, value), AlterConfigOp.OpType.SET);
+      AlterConfigOp op =
+          value == null
+              ? new AlterConfigOp(new ConfigEntry(key, ""), AlterConfigOp.OpType.DELETE)
+              : new AlterConfigOp(new ConfigEntry(key, value), AlterConfigOp.OpType.SET);
       admin.incrementalAlterConfigs(Map.of(resource, List.of(op))).all().get();
     }
   }
@@ -311,9 +390,9 @@ final class LocalServices {
   record TopicRecord(int partition, long offset, JsonNode key, JsonNode value) {}
 
   /**
-   * Reads {@code topic} from the start (committed records only, as {@code streamform consume}
-   * does) until what was read satisfies {@code enough}, then a moment more to catch any extra
-   * record; fails with what it read when {@code enough} never holds.
+   * Reads {@code topic} from the start (committed records only, as {@code streamform consume} does)
+   * until what was read satisfies {@code enough}, then a moment more to catch any extra record;
+   * fails with what it read when {@code enough} never holds.
    */
   static List<TopicRecord> readUntil(String topic, String what, Predicate<List<TopicRecord>> enough)
       throws Exception {
@@ -325,21 +404,31 @@ final class LocalServices {
     try (KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> partitions = new ArrayList<>();
-      await("topic " + topic + " exists").atMost(AWAIT).until(() -> {
-        partitions.clear();
-        consumer.listTopics(Duration.ofSeconds(5)).getOrDefault(topic, List.of())
-            .forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
-        return !partitions.isEmpty();
-      });
+      await("topic " + topic + " exists")
+          .atMost(AWAIT)
+          .until(
+              () -> {
+                partitions.clear();
+                consumer
+                    .listTopics(Duration.ofSeconds(5))
+                    .getOrDefault(topic, List.of())
+                    .forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
+                return !partitions.isEmpty();
+              });
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
       long deadline = System.nanoTime() + AWAIT.toNanos();
       long settle = Long.MAX_VALUE;
       while (System.nanoTime() < Math.min(deadline, settle)) {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-          records.add(new TopicRecord(r.partition(), r.offset(),
-              r.key() == null ? null : JSON.readTree(new String(r.key(), StandardCharsets.UTF_8)),
-              JSON.readTree(new String(r.value(), StandardCharsets.UTF_8))));
+          records.add(
+              new TopicRecord(
+                  r.partition(),
+                  r.offset(),
+                  r.key() == null
+                      ? null
+                      : JSON.readTree(new String(r.key(), StandardCharsets.UTF_8)),
+                  JSON.readTree(new String(r.value(), StandardCharsets.UTF_8))));
         }
         checkNoJobFailed();
         if (settle == Long.MAX_VALUE && enough.test(records)) {
@@ -348,7 +437,16 @@ final class LocalServices {
       }
     }
     if (!enough.test(records)) {
-      fail(topic + ": not " + what + " after " + AWAIT + "; read " + records.size() + " records: " + records);
+      fail(
+          topic
+              + ": not "
+              + what
+              + " after "
+              + AWAIT
+              + "; read "
+              + records.size()
+              + " records: "
+              + records);
     }
     return records;
   }

@@ -22,15 +22,15 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * The soak of issue 16, run by {@code end-to-end/soak [--minutes N] [--rate R]} and never by {@code
- * mvn verify} (it runs only when {@code -Dsoak.minutes} is set): for N minutes, a batch of R
- * events a second goes through broker → cluster → topics while the TaskManager is killed with
- * {@code kill -9} once a minute and a new one started; the job ({@code --restarts}) recovers from
- * its last checkpoint each time. At the end the totals are compared with the oracle's for every
- * event produced, as {@link FaultStory#check} does for the fault suite: lost 0, doubled 0.
+ * mvn verify} (it runs only when {@code -Dsoak.minutes} is set): for N minutes, a batch of R events
+ * a second goes through broker → cluster → topics while the TaskManager is killed with {@code kill
+ * -9} once a minute and a new one started; the job ({@code --restarts}) recovers from its last
+ * checkpoint each time. At the end the totals are compared with the oracle's for every event
+ * produced, as {@link FaultStory#check} does for the fault suite: lost 0, doubled 0.
  *
  * <p>The events are a seeded random walk (customers {@code p*10+1..p*10+5} on partition p, each
- * event 0–10 s after its partition's last, ~10% out of order within the 5m watermark, ~5% more
- * than 5 minutes behind: late), written as one fixture-shaped file per second under {@code
+ * event 0–10 s after its partition's last, ~10% out of order within the 5m watermark, ~5% more than
+ * 5 minutes behind: late), written as one fixture-shaped file per second under {@code
  * target/faults/soak/batches/} and produced with {@code streamform produce}.
  */
 @EnabledIfSystemProperty(named = "soak.minutes", matches = "[1-9][0-9]*")
@@ -56,7 +56,8 @@ class SoakTest {
     int rate = Integer.getInteger("soak.rate", 20);
     FaultStory story = FaultStory.of("soak");
     Path batches = Files.createDirectories(story.project.resolve("batches"));
-    String job = submit(story.project, FaultStory.MODEL, 2, "--restarts", String.valueOf(minutes + 3));
+    String job =
+        submit(story.project, FaultStory.MODEL, 2, "--restarts", String.valueOf(minutes + 3));
     awaitRunning(job);
 
     Random random = new Random(16);
@@ -87,17 +88,31 @@ class SoakTest {
     // (a kill while the job still waited for slots after an earlier one fails nothing over, so
     // restarts can be fewer than kills)
     Instant killed = lastKill;
-    await("the JobManager recorded the failure the last TaskManager kill caused").atMost(LocalServices.AWAIT)
-        .pollInterval(Duration.ofSeconds(1)).until(() -> LocalServices.failuresSince(job, killed) >= 1);
+    await("the JobManager recorded the failure the last TaskManager kill caused")
+        .atMost(LocalServices.AWAIT)
+        .pollInterval(Duration.ofSeconds(1))
+        .until(() -> LocalServices.failuresSince(job, killed) >= 1);
     awaitRunning(job);
-    FaultStory.Figures f = story.check("soak of " + minutes + " min at " + rate + " events/s, the TaskManager"
-        + " killed " + kills + " times, the job restarted " + LocalServices.restarts(job) + " times");
+    FaultStory.Figures f =
+        story.check(
+            "soak of "
+                + minutes
+                + " min at "
+                + rate
+                + " events/s, the TaskManager"
+                + " killed "
+                + kills
+                + " times, the job restarted "
+                + LocalServices.restarts(job)
+                + " times");
     assertEquals(0, f.lost(), "lost");
     assertEquals(0, f.doubled(), "doubled");
     assertTrue(f.eventsIn() == minutes * 60 * rate, "every event produced was counted in: " + f);
   }
 
-  /** One second's events as a fixture-shaped file; {@code clock} carries each partition's time on. */
+  /**
+   * One second's events as a fixture-shaped file; {@code clock} carries each partition's time on.
+   */
   private static String batch(Random random, long[] clock, int events) {
     StringBuilder out = new StringBuilder("model: customer_metrics\n\ngiven:\n");
     for (int i = 0; i < events; i++) {
@@ -112,10 +127,14 @@ class SoakTest {
         clock[p] += random.nextInt(11);
         t = clock[p];
       }
-      out.append(String.format(Locale.ROOT,
-          "  - { partition: %d, event: { customer_id: %d, amount: %d, ordered_at: \"%s\" } }%n",
-          p, p * 10 + 1 + random.nextInt(5), 1 + random.nextInt(50),
-          Instant.parse("2026-08-30T10:00:00Z").plusSeconds(t)));
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "  - { partition: %d, event: { customer_id: %d, amount: %d, ordered_at: \"%s\" } }%n",
+              p,
+              p * 10 + 1 + random.nextInt(5),
+              1 + random.nextInt(50),
+              Instant.parse("2026-08-30T10:00:00Z").plusSeconds(t)));
     }
     return out.append("\nexpect: []\n").toString();
   }

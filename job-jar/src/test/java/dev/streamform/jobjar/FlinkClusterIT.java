@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.streamform.cli.Streamform;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.Project;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureSuite;
 import dev.streamform.teststreams.fixture.RunnerChoice;
-import dev.streamform.planner.DeclaredModel;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -30,9 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A real standalone Flink cluster, started with {@code runners-config/bin/flink start}: the seed
  * fixtures, submitted with the shaded job jar at parallelism 2, give the DirectRunner's outcomes.
- * The cluster gets free ports and its own configuration and state folders, so a developer's
- * cluster on 127.0.0.1:8081 is neither hit nor stopped; it is stopped by its pid files afterwards,
- * whatever happened.
+ * The cluster gets free ports and its own configuration and state folders, so a developer's cluster
+ * on 127.0.0.1:8081 is neither hit nor stopped; it is stopped by its pid files afterwards, whatever
+ * happened.
  */
 class FlinkClusterIT {
   private static final Path HOME = Path.of(System.getProperty("streamform.home", ".."));
@@ -49,9 +49,10 @@ class FlinkClusterIT {
     int restPort = freePort();
     int rpcPort = freePort();
     Path conf = Files.createDirectories(work.resolve("conf"));
-    String config = Files.readString(HOME.resolve("runners-config/flink/conf/config.yaml"))
-        .replaceAll("(?m)^rest\\.port:.*$", "rest.port: " + restPort)
-        .replaceAll("(?m)^jobmanager\\.rpc\\.port:.*$", "jobmanager.rpc.port: " + rpcPort);
+    String config =
+        Files.readString(HOME.resolve("runners-config/flink/conf/config.yaml"))
+            .replaceAll("(?m)^rest\\.port:.*$", "rest.port: " + restPort)
+            .replaceAll("(?m)^jobmanager\\.rpc\\.port:.*$", "jobmanager.rpc.port: " + rpcPort);
     Files.writeString(conf.resolve("config.yaml"), config);
     master = "127.0.0.1:" + restPort;
     flink("start", 150);
@@ -80,7 +81,8 @@ class FlinkClusterIT {
     List<FixtureOutcome> onCluster = FixtureRunner.on(cluster).runTogether(cases);
     FixtureRunner direct = FixtureRunner.on(RunnerChoice.direct());
     for (int i = 0; i < cases.size(); i++) {
-      assertEquals(direct.runTogether(List.of(cases.get(i))).get(0).canonical(),
+      assertEquals(
+          direct.runTogether(List.of(cases.get(i))).get(0).canonical(),
           onCluster.get(i).canonical(),
           cases.get(i).fixture().file() + " on " + cluster.describe());
     }
@@ -91,21 +93,32 @@ class FlinkClusterIT {
   void streamformTestSubmitsToTheClusterWithTheFlinkClusterProfile() {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    int status = Streamform.run(new PrintWriter(out), new PrintWriter(err),
-        "test", SEED.resolve("late-event").toString(), "--profile", "flink-cluster",
-        "--flink-master", master, "--job-jar", JOB_JAR.toString());
+    int status =
+        Streamform.run(
+            new PrintWriter(out),
+            new PrintWriter(err),
+            "test",
+            SEED.resolve("late-event").toString(),
+            "--profile",
+            "flink-cluster",
+            "--flink-master",
+            master,
+            "--job-jar",
+            JOB_JAR.toString());
     assertEquals(0, status, out + "\n" + err);
-    assertTrue(out.toString().endsWith(
-            "1 fixture on flink " + master + " parallelism 2: 1 passed, 0 failed\n"),
+    assertTrue(
+        out.toString()
+            .endsWith("1 fixture on flink " + master + " parallelism 2: 1 passed, 0 failed\n"),
         out.toString());
   }
 
   /** Runs bin/flink with this test's configuration and state folders; fails on a non-zero exit. */
   private static void flink(String command, int timeoutSeconds) throws Exception {
     Path log = work.resolve("flink-" + command + ".out");
-    ProcessBuilder builder = new ProcessBuilder(FLINK.toString(), command)
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile());
+    ProcessBuilder builder =
+        new ProcessBuilder(FLINK.toString(), command)
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
     builder.environment().put("STREAMFORM_FLINK_CONF_DIR", work.resolve("conf").toString());
     builder.environment().put("STREAMFORM_FLINK_STATE_DIR", work.resolve("state").toString());
     Process process = builder.start();
@@ -114,7 +127,8 @@ class FlinkClusterIT {
     System.out.print(output);
     if (!exited) {
       process.destroy();
-      throw new AssertionError("bin/flink " + command + " took over " + timeoutSeconds + " s:\n" + output);
+      throw new AssertionError(
+          "bin/flink " + command + " took over " + timeoutSeconds + " s:\n" + output);
     }
     assertEquals(0, process.exitValue(), "bin/flink " + command + ":\n" + output);
   }

@@ -92,8 +92,8 @@ public final class ModelPipeline {
 
     /**
      * Events dropped as duplicates (the same {@code event_id} and payload again, within {@code
-     * duplicates_within}); null when the source declares no {@code event_id}, whose pipeline has
-     * no such step.
+     * duplicates_within}); null when the source declares no {@code event_id}, whose pipeline has no
+     * such step.
      */
     public @Nullable PCollection<KV<String, String>> duplicates() {
       return duplicates;
@@ -106,8 +106,8 @@ public final class ModelPipeline {
    * quarantine, already as JSON keys and values. With {@code appliedOnArrival} an upsert model
    * applies events as they arrive ({@link DeclaredModel#changelog(boolean)}) — unless its source
    * declares {@code event_id}: after the duplicate detection (keyed by id) it applies them in log
-   * order whatever the runner; a windowed model's
-   * revisions also go to {@code revisionSink} when one is given.
+   * order whatever the runner; a windowed model's revisions also go to {@code revisionSink} when
+   * one is given.
    */
   public static Outputs build(
       DeclaredModel model,
@@ -156,10 +156,16 @@ public final class ModelPipeline {
           deduplicated(envelopes.apply("Clock", clock).events(), model, sinks, schema, dedup)
               .apply("Model", model.windows());
       output =
-          windows.revisions().apply("WindowRecords", MapElements.into(kvs()).via(sinks::windowRecord));
-      late = windows.tooLate().apply("TooLateRecords", MapElements.into(kvs()).via(sinks::tooLateRecord));
+          windows
+              .revisions()
+              .apply("WindowRecords", MapElements.into(kvs()).via(sinks::windowRecord));
+      late =
+          windows
+              .tooLate()
+              .apply("TooLateRecords", MapElements.into(kvs()).via(sinks::tooLateRecord));
       if (revisionSink != null) {
-        // alongside the window records: the revisions also land in the revision ledger (docs/semantics.md §8)
+        // alongside the window records: the revisions also land in the revision ledger
+        // (docs/semantics.md §8)
         windows.revisions().apply("Revisions to the database", revisionSink);
       }
     } else {
@@ -172,7 +178,8 @@ public final class ModelPipeline {
       PCollection<ChangelogRecord> changelog =
           deduplicated(clocked.events(), model, sinks, schema, dedup)
               .apply("Model", model.changelog(onArrival));
-      output = changelog.apply("ChangelogRecords", MapElements.into(kvs()).via(sinks::changelogRecord));
+      output =
+          changelog.apply("ChangelogRecords", MapElements.into(kvs()).via(sinks::changelogRecord));
       late = clocked.late().apply("LateRecords", MapElements.into(kvs()).via(sinks::lateRecord));
     }
     if (dedup.conflicts != null) {
@@ -197,16 +204,24 @@ public final class ModelPipeline {
    * duplicates and conflicts are written into {@code out}; the events unchanged otherwise.
    */
   private static PCollection<TimedEvent> deduplicated(
-      PCollection<TimedEvent> events, DeclaredModel model, ModelSinks sinks, Schema schema, Dedup out) {
+      PCollection<TimedEvent> events,
+      DeclaredModel model,
+      ModelSinks sinks,
+      Schema schema,
+      Dedup out) {
     if (model.deduplicate().isEmpty()) {
       return events;
     }
     DedupResult result = events.apply("Duplicates", model.deduplicate().get());
     out.duplicates =
-        result.duplicates().apply("DuplicateRecords", MapElements.into(kvs()).via(sinks::duplicateRecord));
+        result
+            .duplicates()
+            .apply("DuplicateRecords", MapElements.into(kvs()).via(sinks::duplicateRecord));
     out.conflicts =
-        result.conflicts()
-            .apply("ConflictRecords",
+        result
+            .conflicts()
+            .apply(
+                "ConflictRecords",
                 MapElements.into(kvs()).via((BadRecord bad) -> sinks.conflictRecord(bad, schema)));
     return result.events();
   }

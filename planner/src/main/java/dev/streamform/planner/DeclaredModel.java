@@ -3,15 +3,9 @@ package dev.streamform.planner;
 import dev.streamform.policies.declarations.DecisionsSpec;
 import dev.streamform.policies.declarations.EarlyResults;
 import dev.streamform.policies.declarations.LinearModel;
-import dev.streamform.transforms.decisions.FeatureContract;
-import dev.streamform.transforms.decisions.LateAction;
-import dev.streamform.transforms.decisions.LinearScorer;
-import dev.streamform.transforms.decisions.ScoreEvents;
-import dev.streamform.transforms.decisions.Scorer;
 import dev.streamform.policies.declarations.ModelDeclaration;
-import dev.streamform.policies.declarations.WindowSpec;
-import dev.streamform.transforms.windows.CalendarWindow;
 import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.project.Project;
 import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.sql.ModelQuery;
@@ -19,29 +13,34 @@ import dev.streamform.policies.sql.ModelSql;
 import dev.streamform.policies.sql.OutputColumn;
 import dev.streamform.policies.sql.RowPredicate;
 import dev.streamform.policies.sql.SqlModelException;
+import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.changelog.ChangelogRecordCoder;
 import dev.streamform.transforms.changelog.KeyedChangelog;
-import dev.streamform.transforms.clock.LateEvents;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.clock.TimedEvent;
+import dev.streamform.transforms.decisions.FeatureContract;
+import dev.streamform.transforms.decisions.LateAction;
+import dev.streamform.transforms.decisions.LinearScorer;
+import dev.streamform.transforms.decisions.ScoreEvents;
+import dev.streamform.transforms.decisions.Scorer;
+import dev.streamform.transforms.windows.CalendarWindow;
 import dev.streamform.transforms.windows.WindowedAggregate;
 import dev.streamform.transforms.windows.WindowedResult;
-import org.apache.beam.sdk.transforms.windowing.FixedWindows;
-import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.DoFn;
-import org.apache.beam.sdk.transforms.ParDo;
-import org.apache.beam.sdk.metrics.Counter;
-import dev.streamform.transforms.StreamformMetrics;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TypeDescriptor;
@@ -82,16 +81,18 @@ public final class DeclaredModel {
   }
 
   /**
-   * This model under policy generation {@code generation} instead of the declared one (docs/semantics.md
-   * §9; {@code streamform run --generation N}): its revisions carry {@code generation} and their
-   * {@code projection_id = H(logical_window_id, generation)}; the logical window ids, and every other
-   * part of the declaration, are unchanged.
+   * This model under policy generation {@code generation} instead of the declared one
+   * (docs/semantics.md §9; {@code streamform run --generation N}): its revisions carry {@code
+   * generation} and their {@code projection_id = H(logical_window_id, generation)}; the logical
+   * window ids, and every other part of the declaration, are unchanged.
    */
   public DeclaredModel withGeneration(int generation) {
     if (generation < 1) {
-      throw new IllegalArgumentException("a generation is a whole number from 1, got " + generation);
+      throw new IllegalArgumentException(
+          "a generation is a whole number from 1, got " + generation);
     }
-    return generation == model.generation() ? this
+    return generation == model.generation()
+        ? this
         : new DeclaredModel(model.toBuilder().setGeneration(generation).build(), source, query);
   }
 
@@ -141,7 +142,9 @@ public final class DeclaredModel {
     return windowed() || decides() ? clock.keepingLateEvents() : clock;
   }
 
-  /** The source's clock for a Kafka log; see {@link DeclaredSource#logClock()} and {@link #clock()}. */
+  /**
+   * The source's clock for a Kafka log; see {@link DeclaredSource#logClock()} and {@link #clock()}.
+   */
   public SourceClock logClock() {
     SourceClock clock = declaredSource().logClock();
     return windowed() || decides() ? clock.keepingLateEvents() : clock;
@@ -149,8 +152,8 @@ public final class DeclaredModel {
 
   /**
    * The source's duplicate detection ({@code event_id:}), applied by every pipeline of this model —
-   * changelog, windows and decisions alike — right after the clock and before the WHERE; see
-   * {@link DeclaredSource#deduplicate()}. Empty when the source declares no {@code event_id}.
+   * changelog, windows and decisions alike — right after the clock and before the WHERE; see {@link
+   * DeclaredSource#deduplicate()}. Empty when the source declares no {@code event_id}.
    */
   public Optional<dev.streamform.transforms.dedup.Deduplicate> deduplicate() {
     return declaredSource().deduplicate();
@@ -162,25 +165,31 @@ public final class DeclaredModel {
   }
 
   /**
-   * The scoring model as configured by streamform.yml and its query: the query's aggregates are
-   * the features over {@code features_over}; the scorer is the declared linear model (its digest
-   * the file's SHA-256) or an instance of the declared {@code Scorer} class.
+   * The scoring model as configured by streamform.yml and its query: the query's aggregates are the
+   * features over {@code features_over}; the scorer is the declared linear model (its digest the
+   * file's SHA-256) or an instance of the declared {@code Scorer} class.
    */
   public ScoreEvents scoreEvents() {
-    DecisionsSpec d = model.decisions()
-        .orElseThrow(() -> new IllegalStateException("model " + model.name() + " has no decisions"));
-    ScoreEvents s = ScoreEvents.forModel(model.name())
-        .by(keyColumns())
-        .withFeatures(aggregations())
-        .over(Duration.millis(d.featuresOver().toMillis()))
-        .scoredBy(scorerOf(d))
-        .withContract(FeatureContract.valueOf(d.contract().name()))
-        .withLateness(Duration.millis(d.lateness().toMillis()))
-        .onLateEvents(LateAction.valueOf(d.lateAction().name()))
-        .lateEventsUpdateState(d.lateUpdatesState())
-        .withGeneration(model.generation());
+    DecisionsSpec d =
+        model
+            .decisions()
+            .orElseThrow(
+                () -> new IllegalStateException("model " + model.name() + " has no decisions"));
+    ScoreEvents s =
+        ScoreEvents.forModel(model.name())
+            .by(keyColumns())
+            .withFeatures(aggregations())
+            .over(Duration.millis(d.featuresOver().toMillis()))
+            .scoredBy(scorerOf(d))
+            .withContract(FeatureContract.valueOf(d.contract().name()))
+            .withLateness(Duration.millis(d.lateness().toMillis()))
+            .onLateEvents(LateAction.valueOf(d.lateAction().name()))
+            .lateEventsUpdateState(d.lateUpdatesState())
+            .withGeneration(model.generation());
     if (d.maxClockSkew().isPresent()) {
-      s = s.withMaxClockSkew(Duration.millis(d.maxClockSkew().get().toMillis()), d.arrival().orElse(null));
+      s =
+          s.withMaxClockSkew(
+              Duration.millis(d.maxClockSkew().get().toMillis()), d.arrival().orElse(null));
     }
     return s;
   }
@@ -190,29 +199,39 @@ public final class DeclaredModel {
       LinearModel m = d.linear().get();
       return LinearScorer.of(m.weights(), m.bias(), m.digest());
     }
-    String name = d.scorer().orElseThrow(() -> new IllegalStateException("decisions without a scorer"));
+    String name =
+        d.scorer().orElseThrow(() -> new IllegalStateException("decisions without a scorer"));
     try {
       return (Scorer) Class.forName(name).getDeclaredConstructor().newInstance();
     } catch (ReflectiveOperationException | ClassCastException e) {
-      throw new IllegalStateException("scorer " + name + " cannot be made: it must be a Scorer with a"
-          + " public no-argument constructor on the class path (" + e + ")", e);
+      throw new IllegalStateException(
+          "scorer "
+              + name
+              + " cannot be made: it must be a Scorer with a"
+              + " public no-argument constructor on the class path ("
+              + e
+              + ")",
+          e);
     }
   }
 
   /** The windowed model's aggregate as configured by streamform.yml and its query. */
   public WindowedAggregate windowAggregate() {
     WindowSpec spec =
-        model.window().orElseThrow(() -> new IllegalStateException("model " + model.name() + " has no window"));
-    WindowedAggregate base = spec.isCalendar()
-        ? WindowedAggregate.of(calendarOf(spec))
-        : WindowedAggregate.of(
-            spec.isHopping()
-                ? SlidingWindows.of(Duration.millis(spec.size().toMillis()))
-                    .every(Duration.millis(spec.every().toMillis()))
-                : FixedWindows.of(Duration.millis(spec.size().toMillis())));
+        model
+            .window()
+            .orElseThrow(
+                () -> new IllegalStateException("model " + model.name() + " has no window"));
+    WindowedAggregate base =
+        spec.isCalendar()
+            ? WindowedAggregate.of(calendarOf(spec))
+            : WindowedAggregate.of(
+                spec.isHopping()
+                    ? SlidingWindows.of(Duration.millis(spec.size().toMillis()))
+                        .every(Duration.millis(spec.every().toMillis()))
+                    : FixedWindows.of(Duration.millis(spec.size().toMillis())));
     WindowedAggregate w =
-        base
-            .forModel(model.name())
+        base.forModel(model.name())
             .by(keyColumns())
             .aggregating(aggregations())
             .withAllowedLateness(Duration.millis(model.allowedLateness().toMillis()))
@@ -258,9 +277,9 @@ public final class DeclaredModel {
   }
 
   /**
-   * The query's WHERE clause as a filter of clocked events; empty when the query has none. It
-   * comes after the clock (a filtered event still advances its partition's watermark) and before
-   * the keyed state or the windows, as SQL filters rows before it groups them.
+   * The query's WHERE clause as a filter of clocked events; empty when the query has none. It comes
+   * after the clock (a filtered event still advances its partition's watermark) and before the
+   * keyed state or the windows, as SQL filters rows before it groups them.
    */
   public Optional<PTransform<PCollection<TimedEvent>, PCollection<TimedEvent>>> where() {
     if (query.where().isEmpty()) {
@@ -271,9 +290,7 @@ public final class DeclaredModel {
         new PTransform<>() {
           @Override
           public PCollection<TimedEvent> expand(PCollection<TimedEvent> events) {
-            return events
-                .apply("Filter", ParDo.of(new WhereFn(where)))
-                .setCoder(events.getCoder());
+            return events.apply("Filter", ParDo.of(new WhereFn(where))).setCoder(events.getCoder());
           }
         });
   }
@@ -299,11 +316,12 @@ public final class DeclaredModel {
   }
 
   /**
-   * The model's query as a transform from clocked events to the changelog; with {@code
-   * onArrival}, events are applied as they arrive ({@link KeyedChangelog#appliedOnArrival()}),
-   * for runners that keep each key's order between stages.
+   * The model's query as a transform from clocked events to the changelog; with {@code onArrival},
+   * events are applied as they arrive ({@link KeyedChangelog#appliedOnArrival()}), for runners that
+   * keep each key's order between stages.
    */
-  public PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> changelog(boolean onArrival) {
+  public PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> changelog(
+      boolean onArrival) {
     List<Aggregation> aggregations = aggregations();
     Map<String, String> sourceOfKey = new LinkedHashMap<>();
     for (OutputColumn c : query.outputs()) {
@@ -321,11 +339,12 @@ public final class DeclaredModel {
     KeyedChangelog keyed = changelog;
     Optional<PTransform<PCollection<TimedEvent>, PCollection<TimedEvent>>> where = where();
     Map<String, String> keyNames = new LinkedHashMap<>();
-    sourceOfKey.forEach((name, column) -> {
-      if (!name.equals(column)) {
-        keyNames.put(column, name);
-      }
-    });
+    sourceOfKey.forEach(
+        (name, column) -> {
+          if (!name.equals(column)) {
+            keyNames.put(column, name);
+          }
+        });
     return new PTransform<>("Model " + model.name()) {
       @Override
       public PCollection<ChangelogRecord> expand(PCollection<TimedEvent> events) {

@@ -10,8 +10,8 @@ import org.joda.time.Duration;
 
 /**
  * A source of {@code sources.yml} turned into what runs it: the Beam schema of its records, its
- * declared clock and, with {@code event_id}, its duplicate detection. Fixtures and production pipelines take the clock from here, so both judge events
- * by the same declaration.
+ * declared clock and, with {@code event_id}, its duplicate detection. Fixtures and production
+ * pipelines take the clock from here, so both judge events by the same declaration.
  */
 public final class DeclaredSource {
   private final SourceDeclaration source;
@@ -35,8 +35,8 @@ public final class DeclaredSource {
 
   /**
    * The source's clock as declared: bounded out-of-orderness and late-event policy, judging each
-   * partition in offset order; or arrival order only, for a source without {@code event_time}.
-   * For fixtures, whose offsets run 0, 1, 2, ... and which a runner may deliver reordered.
+   * partition in offset order; or arrival order only, for a source without {@code event_time}. For
+   * fixtures, whose offsets run 0, 1, 2, ... and which a runner may deliver reordered.
    */
   public SourceClock clock() {
     return declaredClock().withContiguousOffsets();
@@ -67,8 +67,9 @@ public final class DeclaredSource {
     if (source.eventId().isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(Deduplicate.byId(source.eventId().get(),
-        Duration.millis(source.duplicatesWithin().get().toMillis())));
+    return Optional.of(
+        Deduplicate.byId(
+            source.eventId().get(), Duration.millis(source.duplicatesWithin().get().toMillis())));
   }
 
   private SourceClock declaredClock() {

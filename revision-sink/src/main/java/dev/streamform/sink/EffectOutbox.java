@@ -25,9 +25,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The transactional outbox of one-time effects (docs/semantics.md §10): in the transaction that applies a
- * batch of revisions, for every window whose canonical generation got a new revision, each rule of
- * its model is evaluated on the window's latest revision and the effect ledger is brought in line:
+ * The transactional outbox of one-time effects (docs/semantics.md §10): in the transaction that
+ * applies a batch of revisions, for every window whose canonical generation got a new revision,
+ * each rule of its model is evaluated on the window's latest revision and the effect ledger is
+ * brought in line:
  *
  * <ul>
  *   <li>no effect yet and the rule is true: the effect is written {@code PREPARED} with its payload
@@ -49,9 +50,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A rule is evaluated on the revision's columns typed by the model's output schema (a revision
  * released from the held table is read back from its JSON by that schema). A rule that cannot be
- * evaluated on a revision (a comparison of values that do not compare, a schema that is not
- * known) leaves that effect as it is and is recorded in {@code effect_rule_error}; the batch goes
- * on, since retrying it would only fail the same way.
+ * evaluated on a revision (a comparison of values that do not compare, a schema that is not known)
+ * leaves that effect as it is and is recorded in {@code effect_rule_error}; the batch goes on,
+ * since retrying it would only fail the same way.
  */
 final class EffectOutbox implements Serializable {
   private static final ObjectMapper JSON =
@@ -82,8 +83,14 @@ final class EffectOutbox implements Serializable {
 
   private record Existing(String state, String payloadDigest, int revision) {}
 
-  private record Wanted(EffectRule rule, StoredRevision revision, String key, Object subject, boolean holds,
-      Map<String, Object> payload, String digest) {}
+  private record Wanted(
+      EffectRule rule,
+      StoredRevision revision,
+      String key,
+      Object subject,
+      boolean holds,
+      Map<String, Object> payload,
+      String digest) {}
 
   /** A rule that could not be evaluated on a revision. */
   private record RuleError(EffectRule rule, StoredRevision revision, String error) {}
@@ -99,8 +106,12 @@ final class EffectOutbox implements Serializable {
    * value columns) of each model's generation ({@link #schemaKey}), by which the stored JSON of a
    * revision is typed.
    */
-  Outcome apply(Connection c, List<StoredRevision> latest, Map<String, Schema> schemas,
-      Map<String, Integer> firstGenerations) throws SQLException {
+  Outcome apply(
+      Connection c,
+      List<StoredRevision> latest,
+      Map<String, Schema> schemas,
+      Map<String, Integer> firstGenerations)
+      throws SQLException {
     List<StoredRevision> relevant = new ArrayList<>();
     for (StoredRevision r : latest) {
       if (rulesByModel.containsKey(r.model())) {
@@ -145,9 +156,25 @@ final class EffectOutbox implements Serializable {
         try {
           boolean holds = rule.condition().predicate().test(cols::get);
           String effectKey = EffectIdentity.effectKey(rule.type(), r.logicalWindowId(), subject);
-          Map<String, Object> payload = EffectIdentity.payload(effectKey, rule.type(), subject, r.model(),
-              r.windowStart(), r.windowEnd(), key, values);
-          wanted.add(new Wanted(rule, r, effectKey, subject, holds, payload, EffectIdentity.payloadDigest(payload)));
+          Map<String, Object> payload =
+              EffectIdentity.payload(
+                  effectKey,
+                  rule.type(),
+                  subject,
+                  r.model(),
+                  r.windowStart(),
+                  r.windowEnd(),
+                  key,
+                  values);
+          wanted.add(
+              new Wanted(
+                  rule,
+                  r,
+                  effectKey,
+                  subject,
+                  holds,
+                  payload,
+                  EffectIdentity.payloadDigest(payload)));
         } catch (RuntimeException e) {
           // evaluating again gives the same error: record it rather than fail (and retry) the batch
           errors.add(new RuleError(rule, r, String.valueOf(e.getMessage())));
@@ -171,12 +198,15 @@ final class EffectOutbox implements Serializable {
       if (e == null) {
         if (w.holds()) {
           insert(c, w);
-          transition(c, w.key(), null, "PREPARED", r.revision(), "rule `" + w.rule().when() + "` true");
+          transition(
+              c, w.key(), null, "PREPARED", r.revision(), "rule `" + w.rule().when() + "` true");
           prepared++;
         }
       } else if (e.state().equals("PREPARED") || e.state().equals("CANCELLED")) {
         if (w.holds()) {
-          if (e.state().equals("CANCELLED") || !e.payloadDigest().equals(w.digest()) || e.revision() != r.revision()) {
+          if (e.state().equals("CANCELLED")
+              || !e.payloadDigest().equals(w.digest())
+              || e.revision() != r.revision()) {
             follow(c, w, e.state().equals("CANCELLED"));
             if (e.state().equals("CANCELLED")) {
               transition(c, w.key(), "CANCELLED", "PREPARED", r.revision(), "rule true again");
@@ -187,7 +217,8 @@ final class EffectOutbox implements Serializable {
           }
         } else if (e.state().equals("PREPARED")) {
           cancel(c, w);
-          transition(c, w.key(), "PREPARED", "CANCELLED", r.revision(), "rule false before dispatch");
+          transition(
+              c, w.key(), "PREPARED", "CANCELLED", r.revision(), "rule false before dispatch");
           cancelled++;
         }
       } else if (!w.holds() || !e.payloadDigest().equals(w.digest())) {
@@ -207,10 +238,15 @@ final class EffectOutbox implements Serializable {
    * ledger's canonical JSON keeps decimals, doubles and timestamps as strings, so the column's
    * declared type (never the look of the value) says which of them a string is.
    */
-  private static Map<String, Object> typed(Map<String, Object> plain, @Nullable Schema schema, StoredRevision r) {
+  private static Map<String, Object> typed(
+      Map<String, Object> plain, @Nullable Schema schema, StoredRevision r) {
     if (schema == null) {
-      throw new IllegalStateException("the output schema of generation " + r.generation() + " of model "
-          + r.model() + " is not known to this writer, so the stored values cannot be typed");
+      throw new IllegalStateException(
+          "the output schema of generation "
+              + r.generation()
+              + " of model "
+              + r.model()
+              + " is not known to this writer, so the stored values cannot be typed");
     }
     Map<String, Object> out = new HashMap<>();
     out.put(WINDOW_START, r.windowStart());
@@ -245,16 +281,26 @@ final class EffectOutbox implements Serializable {
           return v;
       }
     } catch (RuntimeException e) {
-      throw new IllegalStateException("column " + column + " holds " + RevisionIdentity.canonical(v)
-          + ", which is not a " + name, e);
+      throw new IllegalStateException(
+          "column "
+              + column
+              + " holds "
+              + RevisionIdentity.canonical(v)
+              + ", which is not a "
+              + name,
+          e);
     }
   }
 
   private static void recordError(Connection c, RuleError e) throws SQLException {
     StoredRevision r = e.revision();
-    LOG.warn("streamform sink: effect rule {} (`{}`) cannot be evaluated on {}: {}; recorded in"
-        + " streamform.effect_rule_error, the effect is left as it is", e.rule().type(), e.rule().when(),
-        r.label(), e.error());
+    LOG.warn(
+        "streamform sink: effect rule {} (`{}`) cannot be evaluated on {}: {}; recorded in"
+            + " streamform.effect_rule_error, the effect is left as it is",
+        e.rule().type(),
+        e.rule().when(),
+        r.label(),
+        e.error());
     try (PreparedStatement s =
         c.prepareStatement(
             "INSERT INTO streamform.effect_rule_error (model, effect_type, rule, logical_window_id,"
@@ -273,13 +319,16 @@ final class EffectOutbox implements Serializable {
   }
 
   private static Map<String, Integer> canonicalGenerations(
-      Connection c, List<StoredRevision> revisions, Map<String, Integer> firstGenerations) throws SQLException {
-    String[] models = revisions.stream().map(StoredRevision::model).distinct().toArray(String[]::new);
+      Connection c, List<StoredRevision> revisions, Map<String, Integer> firstGenerations)
+      throws SQLException {
+    String[] models =
+        revisions.stream().map(StoredRevision::model).distinct().toArray(String[]::new);
     Map<String, Integer> out = new HashMap<>(firstGenerations);
     try (PreparedStatement s =
-        c.prepareStatement("SELECT model, generation FROM streamform.canonical_alias WHERE model = ANY(?)"
-            // the lock `alias set` waits for (it takes FOR UPDATE): no demoted generation acts
-            + " ORDER BY model FOR SHARE")) {
+        c.prepareStatement(
+            "SELECT model, generation FROM streamform.canonical_alias WHERE model = ANY(?)"
+                // the lock `alias set` waits for (it takes FOR UPDATE): no demoted generation acts
+                + " ORDER BY model FOR SHARE")) {
       s.setArray(1, c.createArrayOf("text", models));
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
@@ -290,7 +339,8 @@ final class EffectOutbox implements Serializable {
     return out;
   }
 
-  private static Map<String, Existing> lockExisting(Connection c, List<Wanted> wanted) throws SQLException {
+  private static Map<String, Existing> lockExisting(Connection c, List<Wanted> wanted)
+      throws SQLException {
     String[] keys = wanted.stream().map(Wanted::key).sorted().distinct().toArray(String[]::new);
     Map<String, Existing> out = new HashMap<>();
     Array array = c.createArrayOf("text", keys);
@@ -312,9 +362,9 @@ final class EffectOutbox implements Serializable {
     StoredRevision r = w.revision();
     try (PreparedStatement s =
         c.prepareStatement(
-            "INSERT INTO streamform.effect (effect_key, effect_type, model, logical_window_id, subject,"
-                + " generation, made_true_by, revision, provider, payload, payload_digest, state)"
-                + " VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?::jsonb, ?, 'PREPARED')")) {
+            "INSERT INTO streamform.effect (effect_key, effect_type, model, logical_window_id,"
+                + " subject, generation, made_true_by, revision, provider, payload, payload_digest,"
+                + " state) VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?::jsonb, ?, 'PREPARED')")) {
       s.setString(1, w.key());
       s.setString(2, w.rule().type());
       s.setString(3, r.model());
@@ -334,8 +384,8 @@ final class EffectOutbox implements Serializable {
     StoredRevision r = w.revision();
     try (PreparedStatement s =
         c.prepareStatement(
-            "UPDATE streamform.effect SET payload = ?::jsonb, payload_digest = ?, revision = ?, generation = ?,"
-                + " state = 'PREPARED', updated_at = now()"
+            "UPDATE streamform.effect SET payload = ?::jsonb, payload_digest = ?, revision = ?,"
+                + " generation = ?, state = 'PREPARED', updated_at = now()"
                 + (reopen ? ", made_true_by = ?" : "")
                 + " WHERE effect_key = ? AND state IN ('PREPARED', 'CANCELLED')")) {
       int i = 1;
@@ -356,8 +406,8 @@ final class EffectOutbox implements Serializable {
   private static void cancel(Connection c, Wanted w) throws SQLException {
     try (PreparedStatement s =
         c.prepareStatement(
-            "UPDATE streamform.effect SET state = 'CANCELLED', revision = ?, generation = ?, updated_at = now()"
-                + " WHERE effect_key = ? AND state = 'PREPARED'")) {
+            "UPDATE streamform.effect SET state = 'CANCELLED', revision = ?, generation = ?,"
+                + " updated_at = now() WHERE effect_key = ? AND state = 'PREPARED'")) {
       s.setInt(1, w.revision().revision());
       s.setInt(2, w.revision().generation());
       s.setString(3, w.key());
@@ -370,9 +420,9 @@ final class EffectOutbox implements Serializable {
   private static boolean compensate(Connection c, Wanted w, String state) throws SQLException {
     try (PreparedStatement s =
         c.prepareStatement(
-            "INSERT INTO streamform.effect_compensation (effect_key, generation, revision, effect_state, reason,"
-                + " payload, payload_digest) VALUES (?, ?, ?, ?, ?, ?::jsonb, ?)"
-                + " ON CONFLICT (effect_key, generation, revision) DO NOTHING")) {
+            "INSERT INTO streamform.effect_compensation (effect_key, generation, revision,"
+                + " effect_state, reason, payload, payload_digest) VALUES (?, ?, ?, ?, ?, ?::jsonb,"
+                + " ?) ON CONFLICT (effect_key, generation, revision) DO NOTHING")) {
       s.setString(1, w.key());
       s.setInt(2, w.revision().generation());
       s.setInt(3, w.revision().revision());
@@ -384,12 +434,18 @@ final class EffectOutbox implements Serializable {
     }
   }
 
-  static void transition(Connection c, String key, @Nullable String from, String to, @Nullable Integer revision,
-      String note) throws SQLException {
+  static void transition(
+      Connection c,
+      String key,
+      @Nullable String from,
+      String to,
+      @Nullable Integer revision,
+      String note)
+      throws SQLException {
     try (PreparedStatement s =
         c.prepareStatement(
-            "INSERT INTO streamform.effect_transition (effect_key, from_state, to_state, revision, note)"
-                + " VALUES (?, ?, ?, ?, ?)")) {
+            "INSERT INTO streamform.effect_transition (effect_key, from_state, to_state, revision,"
+                + " note) VALUES (?, ?, ?, ?, ?)")) {
       s.setString(1, key);
       s.setString(2, from);
       s.setString(3, to);

@@ -33,13 +33,19 @@ public record GenerationComparison(String model, int from, int to, List<Window> 
       this.label = label;
     }
 
-    /** How a person reads it: {@code equal}, {@code different}, {@code only in A}, {@code only in B}. */
+    /**
+     * How a person reads it: {@code equal}, {@code different}, {@code only in A}, {@code only in
+     * B}.
+     */
     public String label() {
       return label;
     }
   }
 
-  /** A projection's current state: revision, status ({@code on_time}, {@code corrected}, {@code final}), values. */
+  /**
+   * A projection's current state: revision, status ({@code on_time}, {@code corrected}, {@code
+   * final}), values.
+   */
   public record Side(int revision, String status, Map<String, Object> values, String digest) {}
 
   /** One logical window, with each generation's projection of it (empty where it has none). */
@@ -74,9 +80,18 @@ public record GenerationComparison(String model, int from, int to, List<Window> 
 
   /** {@code 6 windows: 5 equal, 1 different, 0 only in generation 1, 0 only in generation 2}. */
   public String summary() {
-    return windows.size() + (windows.size() == 1 ? " window: " : " windows: ")
-        + count(Kind.EQUAL) + " equal, " + count(Kind.DIFFERENT) + " different, "
-        + count(Kind.ONLY_IN_FROM) + " only in generation " + from + ", "
-        + count(Kind.ONLY_IN_TO) + " only in generation " + to;
+    return windows.size()
+        + (windows.size() == 1 ? " window: " : " windows: ")
+        + count(Kind.EQUAL)
+        + " equal, "
+        + count(Kind.DIFFERENT)
+        + " different, "
+        + count(Kind.ONLY_IN_FROM)
+        + " only in generation "
+        + from
+        + ", "
+        + count(Kind.ONLY_IN_TO)
+        + " only in generation "
+        + to;
   }
 }

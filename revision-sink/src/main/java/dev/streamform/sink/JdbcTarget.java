@@ -68,7 +68,8 @@ public abstract class JdbcTarget implements Serializable {
   }
 
   public JdbcTarget withUser(String user) {
-    checkArgument(user != null && !user.isBlank(), "JdbcTarget.withUser: the user must not be empty");
+    checkArgument(
+        user != null && !user.isBlank(), "JdbcTarget.withUser: the user must not be empty");
     return toBuilder().setUser(user).build();
   }
 
@@ -79,8 +80,8 @@ public abstract class JdbcTarget implements Serializable {
   }
 
   /**
-   * URL ({@link #masked}) and user, for messages and display data ({@code RevisionSink} shows it
-   * in a runner's UI).
+   * URL ({@link #masked}) and user, for messages and display data ({@code RevisionSink} shows it in
+   * a runner's UI).
    */
   public String describe() {
     return masked(url()) + (user() == null ? "" : " as " + user());
@@ -104,11 +105,13 @@ public abstract class JdbcTarget implements Serializable {
   /**
    * A connection pool of at most {@code maxConnections}, at least 2: migrating the schema ({@link
    * LedgerSchema}) holds two connections at once. It opens without the database being up
-   * (connections are made when asked for, each attempt waiting at most {@code connectTimeoutMillis}),
-   * so a caller that retries rides out a database restart.
+   * (connections are made when asked for, each attempt waiting at most {@code
+   * connectTimeoutMillis}), so a caller that retries rides out a database restart.
    */
   public HikariDataSource openPool(String name, int maxConnections, long connectTimeoutMillis) {
-    checkArgument(maxConnections >= 2, "JdbcTarget.openPool: at least 2 connections (Flyway holds two), got %s",
+    checkArgument(
+        maxConnections >= 2,
+        "JdbcTarget.openPool: at least 2 connections (Flyway holds two), got %s",
         maxConnections);
     HikariConfig config = new HikariConfig();
     config.setPoolName(name);

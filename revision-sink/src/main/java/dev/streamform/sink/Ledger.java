@@ -28,10 +28,10 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * The ledger as its readers and operators see it: a model's windows and their revision histories,
- * the verification of docs/semantics.md §8's invariant (every projection equals a recomputation from its
- * ledger rows; every window's revisions form one chain {@code 1..n}), two generations compared
- * window by window ({@link #compare}), and the canonical alias. Reading never changes anything;
- * {@link #setCanonicalGeneration} only moves the alias (it never deletes a revision).
+ * the verification of docs/semantics.md §8's invariant (every projection equals a recomputation
+ * from its ledger rows; every window's revisions form one chain {@code 1..n}), two generations
+ * compared window by window ({@link #compare}), and the canonical alias. Reading never changes
+ * anything; {@link #setCanonicalGeneration} only moves the alias (it never deletes a revision).
  */
 public final class Ledger {
   private static final ObjectMapper JSON =
@@ -53,7 +53,8 @@ public final class Ledger {
   /** True when the database holds a Streamform ledger (its schema was migrated). */
   public boolean exists() throws SQLException {
     try (Connection c = dataSource.getConnection();
-        PreparedStatement s = c.prepareStatement("SELECT to_regclass('streamform.projection') IS NOT NULL");
+        PreparedStatement s =
+            c.prepareStatement("SELECT to_regclass('streamform.projection') IS NOT NULL");
         ResultSet rs = s.executeQuery()) {
       rs.next();
       return rs.getBoolean(1);
@@ -71,7 +72,8 @@ public final class Ledger {
       throws SQLException {
     try (PreparedStatement s =
         c.prepareStatement(
-            "SELECT generation FROM streamform.canonical_alias WHERE model = ?" + (forUpdate ? " FOR UPDATE" : ""))) {
+            "SELECT generation FROM streamform.canonical_alias WHERE model = ?"
+                + (forUpdate ? " FOR UPDATE" : ""))) {
       s.setString(1, model);
       try (ResultSet rs = s.executeQuery()) {
         return rs.next() ? OptionalInt.of(rs.getInt(1)) : OptionalInt.empty();
@@ -84,20 +86,33 @@ public final class Ledger {
    *
    * @param previous the generation that was canonical before, if any
    * @param projections how many projections the new canonical generation has
-   * @param previousProjections how many projections the previous generation has (kept: 0 without one)
+   * @param previousProjections how many projections the previous generation has (kept: 0 without
+   *     one)
    */
   public record AliasChange(
-      String model, OptionalInt previous, int generation, int projections, int previousProjections) {}
+      String model,
+      OptionalInt previous,
+      int generation,
+      int projections,
+      int previousProjections) {}
 
   /** {@link #setCanonicalGeneration} refused: the generation has no projection of the model. */
   public static final class EmptyGeneration extends Exception {
     private final SortedMap<Integer, Integer> generations;
 
     EmptyGeneration(String model, int generation, SortedMap<Integer, Integer> generations) {
-      super("generation " + generation + " of " + model + " has no projection"
-          + (generations.isEmpty() ? " (no generation has any yet)" : "; projections per generation: "
-              + generations.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue())
-                  .collect(Collectors.joining(", "))));
+      super(
+          "generation "
+              + generation
+              + " of "
+              + model
+              + " has no projection"
+              + (generations.isEmpty()
+                  ? " (no generation has any yet)"
+                  : "; projections per generation: "
+                      + generations.entrySet().stream()
+                          .map(e -> e.getKey() + ": " + e.getValue())
+                          .collect(Collectors.joining(", "))));
       this.generations = generations;
     }
 
@@ -114,7 +129,8 @@ public final class Ledger {
    * projection (the canonical view would go empty); see {@link #setCanonicalGeneration(String, int,
    * boolean)}.
    */
-  public AliasChange setCanonicalGeneration(String model, int generation) throws SQLException, EmptyGeneration {
+  public AliasChange setCanonicalGeneration(String model, int generation)
+      throws SQLException, EmptyGeneration {
     return setCanonicalGeneration(model, generation, false);
   }
 
@@ -129,7 +145,8 @@ public final class Ledger {
   public AliasChange setCanonicalGeneration(String model, int generation, boolean allowEmpty)
       throws SQLException, EmptyGeneration {
     if (generation < 1) {
-      throw new IllegalArgumentException("a generation is a whole number from 1, got " + generation);
+      throw new IllegalArgumentException(
+          "a generation is a whole number from 1, got " + generation);
     }
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
@@ -142,17 +159,17 @@ public final class Ledger {
         }
         try (PreparedStatement s =
             c.prepareStatement(
-                "INSERT INTO streamform.canonical_alias (model, generation, set_by) VALUES (?, ?, 'alias set')"
-                    + " ON CONFLICT (model) DO UPDATE SET generation = EXCLUDED.generation, set_at = now(),"
-                    + " set_by = EXCLUDED.set_by")) {
+                "INSERT INTO streamform.canonical_alias (model, generation, set_by) VALUES (?, ?,"
+                    + " 'alias set') ON CONFLICT (model) DO UPDATE SET generation ="
+                    + " EXCLUDED.generation, set_at = now(), set_by = EXCLUDED.set_by")) {
           s.setString(1, model);
           s.setInt(2, generation);
           s.executeUpdate();
         }
         try (PreparedStatement s =
             c.prepareStatement(
-                "INSERT INTO streamform.canonical_alias_history (model, generation, previous_generation, set_by)"
-                    + " VALUES (?, ?, ?, 'alias set')")) {
+                "INSERT INTO streamform.canonical_alias_history (model, generation,"
+                    + " previous_generation, set_by) VALUES (?, ?, ?, 'alias set')")) {
           s.setString(1, model);
           s.setInt(2, generation);
           s.setObject(3, previous.isPresent() ? previous.getAsInt() : null, java.sql.Types.INTEGER);
@@ -175,11 +192,13 @@ public final class Ledger {
     }
   }
 
-  private static SortedMap<Integer, Integer> generations(Connection c, String model) throws SQLException {
+  private static SortedMap<Integer, Integer> generations(Connection c, String model)
+      throws SQLException {
     SortedMap<Integer, Integer> out = new TreeMap<>();
     try (PreparedStatement s =
         c.prepareStatement(
-            "SELECT generation, count(*) FROM streamform.projection WHERE model = ? GROUP BY generation")) {
+            "SELECT generation, count(*) FROM streamform.projection WHERE model = ? GROUP BY"
+                + " generation")) {
       s.setString(1, model);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
@@ -192,9 +211,9 @@ public final class Ledger {
 
   /**
    * Generation {@code from} (A) and generation {@code to} (B) of {@code model} compared window by
-   * window on their projections' current values, read in one snapshot ({@link GenerationComparison}).
-   * A generation without projections gives an empty side; callers that want to refuse an unknown
-   * generation check {@link #generations} first.
+   * window on their projections' current values, read in one snapshot ({@link
+   * GenerationComparison}). A generation without projections gives an empty side; callers that want
+   * to refuse an unknown generation check {@link #generations} first.
    */
   public GenerationComparison compare(String model, int from, int to) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
@@ -204,12 +223,12 @@ public final class Ledger {
       try (PreparedStatement s =
           c.prepareStatement(
               "SELECT logical_window_id, coalesce(a.window_key, b.window_key)::text,"
-                  + " coalesce(a.window_start, b.window_start), coalesce(a.window_end, b.window_end),"
-                  + " a.revision, a.status, a.aggregate_values::text, a.aggregate_digest,"
-                  + " b.revision, b.status, b.aggregate_values::text, b.aggregate_digest"
-                  + " FROM (SELECT * FROM streamform.projection WHERE model = ? AND generation = ?) a"
-                  + " FULL OUTER JOIN (SELECT * FROM streamform.projection WHERE model = ? AND generation = ?) b"
-                  + " USING (logical_window_id)")) {
+                  + " coalesce(a.window_start, b.window_start), coalesce(a.window_end,"
+                  + " b.window_end), a.revision, a.status, a.aggregate_values::text,"
+                  + " a.aggregate_digest, b.revision, b.status, b.aggregate_values::text,"
+                  + " b.aggregate_digest FROM (SELECT * FROM streamform.projection WHERE model = ?"
+                  + " AND generation = ?) a FULL OUTER JOIN (SELECT * FROM streamform.projection"
+                  + " WHERE model = ? AND generation = ?) b USING (logical_window_id)")) {
         s.setString(1, model);
         s.setInt(2, from);
         s.setString(3, model);
@@ -219,8 +238,12 @@ public final class Ledger {
           while (rs.next()) {
             windows.add(
                 new GenerationComparison.Window(
-                    rs.getString(1), json(rs.getString(2)), instant(rs, 3), instant(rs, 4),
-                    side(rs, 5), side(rs, 9)));
+                    rs.getString(1),
+                    json(rs.getString(2)),
+                    instant(rs, 3),
+                    instant(rs, 4),
+                    side(rs, 5),
+                    side(rs, 9)));
           }
         }
         windows.sort(
@@ -234,8 +257,12 @@ public final class Ledger {
     }
   }
 
-  /** The projection in columns {@code at..at+3} (revision, status, values, digest), if the row has one. */
-  private static Optional<GenerationComparison.Side> side(ResultSet rs, int at) throws SQLException {
+  /**
+   * The projection in columns {@code at..at+3} (revision, status, values, digest), if the row has
+   * one.
+   */
+  private static Optional<GenerationComparison.Side> side(ResultSet rs, int at)
+      throws SQLException {
     if (rs.getObject(at) == null) {
       return Optional.empty();
     }
@@ -244,8 +271,12 @@ public final class Ledger {
             rs.getInt(at), rs.getString(at + 1), json(rs.getString(at + 2)), rs.getString(at + 3)));
   }
 
-  /** Which windows {@link #history} returns: key columns equal to values, a window start, a generation. */
-  public record Filter(Map<String, String> keyEquals, @Nullable Instant windowStart, @Nullable Integer generation) {
+  /**
+   * Which windows {@link #history} returns: key columns equal to values, a window start, a
+   * generation.
+   */
+  public record Filter(
+      Map<String, String> keyEquals, @Nullable Instant windowStart, @Nullable Integer generation) {
     public static Filter all() {
       return new Filter(Map.of(), null, null);
     }
@@ -287,7 +318,9 @@ public final class Ledger {
   /** The number of refused records recorded for {@code model}. */
   private int conflictCount(String model) throws SQLException {
     try (Connection c = dataSource.getConnection();
-        PreparedStatement s = c.prepareStatement("SELECT count(*) FROM streamform.revision_conflict WHERE model = ?")) {
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT count(*) FROM streamform.revision_conflict WHERE model = ?")) {
       s.setString(1, model);
       try (ResultSet rs = s.executeQuery()) {
         rs.next();
@@ -297,10 +330,10 @@ public final class Ledger {
   }
 
   /**
-   * Checks docs/semantics.md §8's invariant for every window of {@code model}, every generation: the
-   * ledger rows of a projection form one chain {@code 1..n} (gaps), each ledger row's digest is the
-   * hash of its values, the projection is the ledger's row {@code n} (values, digest, status), and
-   * its identity hashes recompute (mismatches); refused records count as conflicts.
+   * Checks docs/semantics.md §8's invariant for every window of {@code model}, every generation:
+   * the ledger rows of a projection form one chain {@code 1..n} (gaps), each ledger row's digest is
+   * the hash of its values, the projection is the ledger's row {@code n} (values, digest, status),
+   * and its identity hashes recompute (mismatches); refused records count as conflicts.
    */
   public LedgerVerification verify(String model) throws SQLException {
     return verify(model, null);
@@ -343,27 +376,54 @@ public final class Ledger {
       for (int n = 1; n <= top; n++) {
         if (!byRevision.containsKey(n) && !heldRevisions.contains(n)) {
           gaps++;
-          defects.add("gap: " + at + ": revision " + n + " is missing"
-              + (heldRevisions.isEmpty() ? "" : " (held: " + heldRevisions + ")"));
+          defects.add(
+              "gap: "
+                  + at
+                  + ": revision "
+                  + n
+                  + " is missing"
+                  + (heldRevisions.isEmpty() ? "" : " (held: " + heldRevisions + ")"));
         }
       }
       for (int n : heldRevisions) {
         if (n == current + 1) {
           mismatches++;
-          defects.add("mismatch: " + at + ": revision " + n + " is held although revision " + current + " is applied");
+          defects.add(
+              "mismatch: "
+                  + at
+                  + ": revision "
+                  + n
+                  + " is held although revision "
+                  + current
+                  + " is applied");
         }
       }
       for (WindowHistory.LedgerRow r : w.ledger()) {
         Integer expected = r.revision() > 1 ? r.revision() - 1 : null;
         if (!Objects.equals(r.predecessor(), expected)) {
           mismatches++;
-          defects.add("mismatch: " + at + ": revision " + r.revision() + " names predecessor " + r.predecessor());
+          defects.add(
+              "mismatch: "
+                  + at
+                  + ": revision "
+                  + r.revision()
+                  + " names predecessor "
+                  + r.predecessor());
         }
         String recomputed = RevisionIdentity.aggregateDigest(r.values());
         if (!recomputed.equals(r.digest())) {
           mismatches++;
-          defects.add("mismatch: " + at + ": ledger revision " + r.revision() + " has digest " + shortId(r.digest())
-              + " but its values " + RevisionIdentity.canonical(r.values()) + " hash to " + shortId(recomputed));
+          defects.add(
+              "mismatch: "
+                  + at
+                  + ": ledger revision "
+                  + r.revision()
+                  + " has digest "
+                  + shortId(r.digest())
+                  + " but its values "
+                  + RevisionIdentity.canonical(r.values())
+                  + " hash to "
+                  + shortId(recomputed));
         }
       }
       if (w.current().isEmpty()) {
@@ -374,53 +434,102 @@ public final class Ledger {
       int last = byRevision.keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
       if (last != p.revision()) {
         mismatches++;
-        defects.add("mismatch: " + at + ": the projection is at revision " + p.revision()
-            + " but its ledger ends at revision " + last);
+        defects.add(
+            "mismatch: "
+                + at
+                + ": the projection is at revision "
+                + p.revision()
+                + " but its ledger ends at revision "
+                + last);
       }
       WindowHistory.LedgerRow row = byRevision.get(p.revision());
       if (row != null) {
         if (!RevisionIdentity.canonical(row.values()).equals(RevisionIdentity.canonical(p.values()))
             || !row.digest().equals(p.digest())) {
           mismatches++;
-          defects.add("mismatch: " + at + ": the projection's values " + RevisionIdentity.canonical(p.values())
-              + " are not ledger revision " + p.revision() + "'s " + RevisionIdentity.canonical(row.values()));
+          defects.add(
+              "mismatch: "
+                  + at
+                  + ": the projection's values "
+                  + RevisionIdentity.canonical(p.values())
+                  + " are not ledger revision "
+                  + p.revision()
+                  + "'s "
+                  + RevisionIdentity.canonical(row.values()));
         }
         if (!p.status().equals(row.status()) && !p.status().equals(StoredRevision.FINAL)) {
           mismatches++;
-          defects.add("mismatch: " + at + ": the projection's status " + p.status()
-              + " is not ledger revision " + p.revision() + "'s " + row.status());
+          defects.add(
+              "mismatch: "
+                  + at
+                  + ": the projection's status "
+                  + p.status()
+                  + " is not ledger revision "
+                  + p.revision()
+                  + "'s "
+                  + row.status());
         }
       }
       if (!RevisionIdentity.aggregateDigest(p.values()).equals(p.digest())) {
         mismatches++;
-        defects.add("mismatch: " + at + ": the projection's digest " + shortId(p.digest())
-            + " is not the hash of its values " + RevisionIdentity.canonical(p.values()));
+        defects.add(
+            "mismatch: "
+                + at
+                + ": the projection's digest "
+                + shortId(p.digest())
+                + " is not the hash of its values "
+                + RevisionIdentity.canonical(p.values()));
       }
       String logical =
-          RevisionIdentity.logicalWindowId(w.model(), w.key(), w.windowStart(), w.windowEnd(), timeZone);
+          RevisionIdentity.logicalWindowId(
+              w.model(), w.key(), w.windowStart(), w.windowEnd(), timeZone);
       if (!logical.equals(w.logicalWindowId())
           || !RevisionIdentity.projectionId(logical, w.generation()).equals(w.projectionId())) {
         mismatches++;
-        defects.add("mismatch: " + at + ": logical_window_id or projection_id is not the hash of"
-            + " model, key, window" + (timeZone == null ? "" : ", time zone") + " and generation");
+        defects.add(
+            "mismatch: "
+                + at
+                + ": logical_window_id or projection_id is not the hash of"
+                + " model, key, window"
+                + (timeZone == null ? "" : ", time zone")
+                + " and generation");
       }
     }
     int conflicts = conflictCount(model);
     for (WindowHistory w : windows) {
       for (WindowHistory.ConflictRow r : w.conflicts()) {
-        defects.add("conflict: " + label(w) + ": " + (r.isFinal() ? "final record of revision " : "revision ")
-            + r.revision() + " offered with digest " + shortId(r.offeredDigest()) + " refused: " + r.reason());
+        defects.add(
+            "conflict: "
+                + label(w)
+                + ": "
+                + (r.isFinal() ? "final record of revision " : "revision ")
+                + r.revision()
+                + " offered with digest "
+                + shortId(r.offeredDigest())
+                + " refused: "
+                + r.reason());
       }
     }
-    return new LedgerVerification(model, projections, revisions, gaps, mismatches, conflicts, held, List.copyOf(defects));
+    return new LedgerVerification(
+        model, projections, revisions, gaps, mismatches, conflicts, held, List.copyOf(defects));
   }
 
   /** A window for people: key, bounds, generation and the projection id's first 12 digits. */
   public static String label(WindowHistory w) {
     String key =
-        w.key().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" "));
-    return key + " [" + w.windowStart() + ", " + w.windowEnd() + ") generation " + w.generation()
-        + " (projection " + shortId(w.projectionId()) + ")";
+        w.key().entrySet().stream()
+            .map(e -> e.getKey() + "=" + e.getValue())
+            .collect(Collectors.joining(" "));
+    return key
+        + " ["
+        + w.windowStart()
+        + ", "
+        + w.windowEnd()
+        + ") generation "
+        + w.generation()
+        + " (projection "
+        + shortId(w.projectionId())
+        + ")";
   }
 
   /** The first 12 hex digits of a 64-digit id or digest. */
@@ -445,12 +554,26 @@ public final class Ledger {
     final List<WindowHistory.ConflictRow> conflicts = new ArrayList<>();
 
     WindowHistory toHistory(boolean canonical) {
-      return new WindowHistory(projectionId, model, logicalWindowId, generation, key, windowStart, windowEnd,
-          Optional.ofNullable(current), List.copyOf(ledger), List.copyOf(held), List.copyOf(conflicts), canonical);
+      return new WindowHistory(
+          projectionId,
+          model,
+          logicalWindowId,
+          generation,
+          key,
+          windowStart,
+          windowEnd,
+          Optional.ofNullable(current),
+          List.copyOf(ledger),
+          List.copyOf(held),
+          List.copyOf(conflicts),
+          canonical);
     }
   }
 
-  /** The WHERE clause shared by every query: model, then the filter on the window's columns ({@code w.}). */
+  /**
+   * The WHERE clause shared by every query: model, then the filter on the window's columns ({@code
+   * w.}).
+   */
   private static String where(Filter f) {
     StringBuilder sql = new StringBuilder(" WHERE w.model = ?");
     for (int i = 0; i < f.keyEquals().size(); i++) {
@@ -481,16 +604,21 @@ public final class Ledger {
     return i;
   }
 
-  private static void readWindows(Connection c, String model, Filter f, String table, Map<String, Window> windows)
+  private static void readWindows(
+      Connection c, String model, Filter f, String table, Map<String, Window> windows)
       throws SQLException {
     boolean projection = table.endsWith(".projection");
     String sql =
         "SELECT w.projection_id, w.model, w.logical_window_id, w.generation, w.window_key::text,"
             + " w.window_start, w.window_end"
             + (projection
-                ? ", w.revision, w.status, w.aggregate_values::text, w.aggregate_digest, w.updated_at, w.finalized_at"
+                ? ", w.revision, w.status, w.aggregate_values::text, w.aggregate_digest,"
+                    + " w.updated_at, w.finalized_at"
                 : "")
-            + " FROM " + table + " w" + where(f);
+            + " FROM "
+            + table
+            + " w"
+            + where(f);
     try (PreparedStatement s = c.prepareStatement(sql)) {
       bind(s, model, f);
       try (ResultSet rs = s.executeQuery()) {
@@ -510,7 +638,11 @@ public final class Ledger {
           if (projection) {
             w.current =
                 new WindowHistory.Current(
-                    rs.getInt(8), rs.getString(9), json(rs.getString(10)), rs.getString(11), instant(rs, 12),
+                    rs.getInt(8),
+                    rs.getString(9),
+                    json(rs.getString(10)),
+                    rs.getString(11),
+                    instant(rs, 12),
                     rs.getObject(13) == null ? null : instant(rs, 13));
           }
         }
@@ -522,17 +654,26 @@ public final class Ledger {
       throws SQLException {
     String sql =
         "SELECT l.projection_id, l.revision, l.predecessor, l.status, l.aggregate_values::text,"
-            + " l.aggregate_digest, l.offsets::text, l.recorded_at"
-            + " FROM streamform.correction_ledger l JOIN streamform.projection w USING (projection_id)"
-            + where(f) + " ORDER BY l.projection_id, l.revision";
+            + " l.aggregate_digest, l.offsets::text, l.recorded_at FROM"
+            + " streamform.correction_ledger l JOIN streamform.projection w USING (projection_id)"
+            + where(f)
+            + " ORDER BY l.projection_id, l.revision";
     try (PreparedStatement s = c.prepareStatement(sql)) {
       bind(s, model, f);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
-          windows.get(rs.getString(1)).ledger.add(
-              new WindowHistory.LedgerRow(
-                  rs.getInt(2), (Integer) rs.getObject(3), rs.getString(4), json(rs.getString(5)),
-                  rs.getString(6), json(rs.getString(7)), instant(rs, 8)));
+          windows
+              .get(rs.getString(1))
+              .ledger
+              .add(
+                  new WindowHistory.LedgerRow(
+                      rs.getInt(2),
+                      (Integer) rs.getObject(3),
+                      rs.getString(4),
+                      json(rs.getString(5)),
+                      rs.getString(6),
+                      json(rs.getString(7)),
+                      instant(rs, 8)));
         }
       }
     }
@@ -542,31 +683,47 @@ public final class Ledger {
       throws SQLException {
     String sql =
         "SELECT w.projection_id, w.revision, w.final, w.aggregate_digest, w.held_at"
-            + " FROM streamform.held_revision w" + where(f) + " ORDER BY w.projection_id, w.revision, w.final";
+            + " FROM streamform.held_revision w"
+            + where(f)
+            + " ORDER BY w.projection_id, w.revision, w.final";
     try (PreparedStatement s = c.prepareStatement(sql)) {
       bind(s, model, f);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
-          windows.get(rs.getString(1)).held.add(
-              new WindowHistory.HeldRow(rs.getInt(2), rs.getBoolean(3), rs.getString(4), instant(rs, 5)));
+          windows
+              .get(rs.getString(1))
+              .held
+              .add(
+                  new WindowHistory.HeldRow(
+                      rs.getInt(2), rs.getBoolean(3), rs.getString(4), instant(rs, 5)));
         }
       }
     }
   }
 
-  private static void readConflicts(Connection c, String model, Filter f, Map<String, Window> windows)
-      throws SQLException {
+  private static void readConflicts(
+      Connection c, String model, Filter f, Map<String, Window> windows) throws SQLException {
     String sql =
-        "SELECT k.projection_id, k.revision, k.final, k.reason, k.stored_digest, k.offered_digest, k.recorded_at"
-            + " FROM streamform.revision_conflict k JOIN streamform.projection w USING (projection_id)"
-            + where(f) + " ORDER BY k.projection_id, k.conflict_id";
+        "SELECT k.projection_id, k.revision, k.final, k.reason, k.stored_digest, k.offered_digest,"
+            + " k.recorded_at FROM streamform.revision_conflict k JOIN streamform.projection w"
+            + " USING (projection_id)"
+            + where(f)
+            + " ORDER BY k.projection_id, k.conflict_id";
     try (PreparedStatement s = c.prepareStatement(sql)) {
       bind(s, model, f);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
-          windows.get(rs.getString(1)).conflicts.add(
-              new WindowHistory.ConflictRow(
-                  rs.getInt(2), rs.getBoolean(3), rs.getString(4), rs.getString(5), rs.getString(6), instant(rs, 7)));
+          windows
+              .get(rs.getString(1))
+              .conflicts
+              .add(
+                  new WindowHistory.ConflictRow(
+                      rs.getInt(2),
+                      rs.getBoolean(3),
+                      rs.getString(4),
+                      rs.getString(5),
+                      rs.getString(6),
+                      instant(rs, 7)));
         }
       }
     }

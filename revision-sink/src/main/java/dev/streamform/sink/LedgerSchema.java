@@ -15,7 +15,9 @@ public final class LedgerSchema {
 
   private LedgerSchema() {}
 
-  /** Creates or migrates the ledger's tables; returns how many migrations ran (0 when up to date). */
+  /**
+   * Creates or migrates the ledger's tables; returns how many migrations ran (0 when up to date).
+   */
   public static int migrate(DataSource dataSource) {
     MigrateResult result =
         Flyway.configure(LedgerSchema.class.getClassLoader())

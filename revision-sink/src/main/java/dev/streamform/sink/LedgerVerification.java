@@ -3,8 +3,8 @@ package dev.streamform.sink;
 import java.util.List;
 
 /**
- * The result of {@link Ledger#verify}: figures and one line per defect. The ledger is clean when
- * it has no gap, no mismatch and no conflict.
+ * The result of {@link Ledger#verify}: figures and one line per defect. The ledger is clean when it
+ * has no gap, no mismatch and no conflict.
  *
  * @param projections projection rows of the model (every generation)
  * @param revisions ledger rows of those projections
@@ -31,10 +31,14 @@ public record LedgerVerification(
 
   /** {@code 3 projections, 5 revisions, 0 gaps, 0 mismatches, 0 conflicts}. */
   public String summary() {
-    return count(projections, "projection", "projections") + ", "
-        + count(revisions, "revision", "revisions") + ", "
-        + count(gaps, "gap", "gaps") + ", "
-        + count(mismatches, "mismatch", "mismatches") + ", "
+    return count(projections, "projection", "projections")
+        + ", "
+        + count(revisions, "revision", "revisions")
+        + ", "
+        + count(gaps, "gap", "gaps")
+        + ", "
+        + count(mismatches, "mismatch", "mismatches")
+        + ", "
         + count(conflicts, "conflict", "conflicts");
   }
 

@@ -26,38 +26,40 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies revisions and final records to the ledger (docs/semantics.md §8), a batch per transaction, a
- * fixed number of round trips per batch whatever its size. For each projection in the batch:
+ * Applies revisions and final records to the ledger (docs/semantics.md §8), a batch per
+ * transaction, a fixed number of round trips per batch whatever its size. For each projection in
+ * the batch:
  *
  * <ul>
  *   <li>revision {@code n} is applied only by compare-and-set: revision 1 inserts the projection,
- *       revision {@code n > 1} updates it {@code WHERE revision = n-1}; the ledger row is appended in
- *       the same transaction, so projection and ledger never disagree;
+ *       revision {@code n > 1} updates it {@code WHERE revision = n-1}; the ledger row is appended
+ *       in the same transaction, so projection and ledger never disagree;
  *   <li>a revision ahead of its predecessor is held ({@code held_revision}) and applied, in order,
  *       in the transaction that closes the gap; the current revision never moves backward;
  *   <li>a revision the ledger (or the held table) already has with the same digest is a no-op
  *       (replays, restored checkpoints, retried batches);
  *   <li>the same {@code (projection_id, revision)} with another digest is refused, recorded in
  *       {@code revision_conflict}, logged and returned — never overwritten;
- *   <li>a final record marks the projection final at its revision (status {@code final}), held
- *       like a revision until that revision is applied; a final record that contradicts the
- *       projection, and a revision after the final one, are conflicts;
+ *   <li>a final record marks the projection final at its revision (status {@code final}), held like
+ *       a revision until that revision is applied; a final record that contradicts the projection,
+ *       and a revision after the final one, are conflicts;
  *   <li>a model's first written generation becomes its canonical alias if it has none — except for
  *       a {@linkplain #shadow shadow writer}, which never touches the alias and never prepares an
  *       effect.
  * </ul>
  *
- * Writers of the same projections serialize on a row lock per projection ({@code
- * projection_lock}, taken in projection-id order), so concurrent writers (parallel workers, a
- * restored job beside a live one) stay correct; a row lock takes no slot of the server's shared
- * lock table, so any number of writers with batches of any size cannot run it out. Failures that a
- * retry can cure (connection lost, database restarting, serialization failure, deadlock, the lock
- * table or connections exhausted) are retried with backoff for up to the retry time; since every step is compare-and-set or keyed by
- * {@code (projection_id, revision)}, a retried batch — even one whose commit succeeded unseen —
- * applies nothing twice. Previews are ignored. Not thread-safe: one writer per thread.
+ * Writers of the same projections serialize on a row lock per projection ({@code projection_lock},
+ * taken in projection-id order), so concurrent writers (parallel workers, a restored job beside a
+ * live one) stay correct; a row lock takes no slot of the server's shared lock table, so any number
+ * of writers with batches of any size cannot run it out. Failures that a retry can cure (connection
+ * lost, database restarting, serialization failure, deadlock, the lock table or connections
+ * exhausted) are retried with backoff for up to the retry time; since every step is compare-and-set
+ * or keyed by {@code (projection_id, revision)}, a retried batch — even one whose commit succeeded
+ * unseen — applies nothing twice. Previews are ignored. Not thread-safe: one writer per thread.
  */
 public final class LedgerWriter {
   private static final Logger LOG = LoggerFactory.getLogger(LedgerWriter.class);
+
   /**
    * What HikariCP's stand-in for a connection it evicted after a fatal error (the server went away)
    * throws, with no SQLState: seen when a restart cuts a schema migration short.
@@ -68,8 +70,10 @@ public final class LedgerWriter {
   private final Duration retryFor;
   private final EffectOutbox outbox;
   private final boolean shadow;
+
   /** Each model generation's output schema, as its revisions carry it: how stored JSON is typed. */
   private final Map<String, Schema> schemas = new HashMap<>();
+
   private boolean migrated;
 
   /**
@@ -96,7 +100,8 @@ public final class LedgerWriter {
       Effects effects) {}
 
   /**
-   * What one {@link #write} did to the effect ledger (docs/semantics.md §10; all 0 without effect rules).
+   * What one {@link #write} did to the effect ledger (docs/semantics.md §10; all 0 without effect
+   * rules).
    *
    * @param prepared effects written PREPARED (new, or a cancelled one whose rule is true again)
    * @param updated PREPARED effects that followed a later revision (payload or confirming revision)
@@ -105,7 +110,8 @@ public final class LedgerWriter {
    * @param ruleErrors rules that could not be evaluated on a revision, recorded in {@code
    *     effect_rule_error} (the effect was left as it was)
    */
-  public record Effects(int prepared, int updated, int cancelled, int compensations, int ruleErrors) {
+  public record Effects(
+      int prepared, int updated, int cancelled, int compensations, int ruleErrors) {
     public static final Effects NONE = new Effects(0, 0, 0, 0, 0);
   }
 
@@ -122,12 +128,18 @@ public final class LedgerWriter {
    * EffectOutbox}): effects are prepared, followed, cancelled or compensated in the same
    * transaction as the canonical revision that decides them.
    */
-  public LedgerWriter(DataSource dataSource, Duration retryFor, List<dev.streamform.sink.effects.EffectRule> rules) {
+  public LedgerWriter(
+      DataSource dataSource,
+      Duration retryFor,
+      List<dev.streamform.sink.effects.EffectRule> rules) {
     this(dataSource, retryFor, rules, false);
   }
 
   private LedgerWriter(
-      DataSource dataSource, Duration retryFor, List<dev.streamform.sink.effects.EffectRule> rules, boolean shadow) {
+      DataSource dataSource,
+      Duration retryFor,
+      List<dev.streamform.sink.effects.EffectRule> rules,
+      boolean shadow) {
     this.dataSource = dataSource;
     this.retryFor = retryFor;
     this.outbox = new EffectOutbox(rules);
@@ -138,9 +150,9 @@ public final class LedgerWriter {
    * A writer for a shadow run ({@code streamform run --shadow}): it writes its generation's
    * projections and ledger rows like any writer, but never makes that generation the model's
    * canonical alias (not even as the model's first written generation) and keeps no effect ledger,
-   * so nothing it writes can prepare an effect — also after its generation has been promoted
-   * (a promoted generation's effects are prepared by a job of that generation run without
-   * {@code --shadow}). The alias moves only by {@link Ledger#setCanonicalGeneration}.
+   * so nothing it writes can prepare an effect — also after its generation has been promoted (a
+   * promoted generation's effects are prepared by a job of that generation run without {@code
+   * --shadow}). The alias moves only by {@link Ledger#setCanonicalGeneration}.
    */
   public static LedgerWriter shadow(DataSource dataSource, Duration retryFor) {
     return new LedgerWriter(dataSource, retryFor, List.of(), true);
@@ -165,9 +177,13 @@ public final class LedgerWriter {
         batch.add(StoredRevision.of(r));
         if (!outbox.isEmpty()) {
           // a held revision released later is of a projection in that batch, so its schema is known
-          schemas.computeIfAbsent(EffectOutbox.schemaKey(r.model(), r.generation()),
-              k -> Schema.builder().addFields(r.key().getSchema().getFields())
-                  .addFields(r.values().getSchema().getFields()).build());
+          schemas.computeIfAbsent(
+              EffectOutbox.schemaKey(r.model(), r.generation()),
+              k ->
+                  Schema.builder()
+                      .addFields(r.key().getSchema().getFields())
+                      .addFields(r.values().getSchema().getFields())
+                      .build());
         }
       }
     }
@@ -192,8 +208,11 @@ public final class LedgerWriter {
         if (!retryable(e) || System.nanoTime() + backoffMillis * 1_000_000 > deadline) {
           throw e;
         }
-        LOG.warn("streamform sink: writing {} records failed ({}); retrying in {} ms",
-            batch.size(), e.getMessage(), backoffMillis);
+        LOG.warn(
+            "streamform sink: writing {} records failed ({}); retrying in {} ms",
+            batch.size(),
+            e.getMessage(),
+            backoffMillis);
         try {
           Thread.sleep(backoffMillis);
         } catch (InterruptedException interrupted) {
@@ -264,7 +283,8 @@ public final class LedgerWriter {
           EffectOutbox.Outcome fx =
               outbox.apply(c, new ArrayList<>(latest.values()), schemas, plan.firstGenerations);
           plan.effects =
-              new Effects(fx.prepared(), fx.updated(), fx.cancelled(), fx.compensations(), fx.ruleErrors());
+              new Effects(
+                  fx.prepared(), fx.updated(), fx.cancelled(), fx.compensations(), fx.ruleErrors());
         }
         c.commit();
         return plan;
@@ -321,15 +341,15 @@ public final class LedgerWriter {
   }
 
   /**
-   * Serializes writers of the same projections on their {@code projection_lock} rows, created
-   * when missing and locked in projection-id order, so writers never deadlock. Row locks, not
-   * advisory locks: they take no slot of the shared lock table, whatever the batch size.
+   * Serializes writers of the same projections on their {@code projection_lock} rows, created when
+   * missing and locked in projection-id order, so writers never deadlock. Row locks, not advisory
+   * locks: they take no slot of the shared lock table, whatever the batch size.
    */
   private static void lock(Connection c, Array ids) throws SQLException {
     try (PreparedStatement s =
         c.prepareStatement(
-            "INSERT INTO streamform.projection_lock (projection_id)"
-                + " SELECT id FROM unnest(?::text[]) AS t(id) ORDER BY id ON CONFLICT DO NOTHING")) {
+            "INSERT INTO streamform.projection_lock (projection_id) SELECT id FROM"
+                + " unnest(?::text[]) AS t(id) ORDER BY id ON CONFLICT DO NOTHING")) {
       s.setArray(1, ids);
       s.executeUpdate();
     }
@@ -378,28 +398,33 @@ public final class LedgerWriter {
     Map<String, Map<Integer, String>> digests = new HashMap<>();
     try (PreparedStatement s =
         c.prepareStatement(
-            "SELECT l.projection_id, l.revision, l.aggregate_digest FROM streamform.correction_ledger l"
-                + " JOIN (SELECT DISTINCT * FROM unnest(?::text[], ?::int[]) AS o(projection_id, revision)) o"
-                + " ON l.projection_id = o.projection_id AND l.revision = o.revision")) {
+            "SELECT l.projection_id, l.revision, l.aggregate_digest FROM"
+                + " streamform.correction_ledger l JOIN (SELECT DISTINCT * FROM unnest(?::text[],"
+                + " ?::int[]) AS o(projection_id, revision)) o ON l.projection_id = o.projection_id"
+                + " AND l.revision = o.revision")) {
       s.setArray(1, c.createArrayOf("text", ids.toArray()));
       s.setArray(2, c.createArrayOf("integer", revisions.toArray()));
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
-          digests.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(rs.getInt(2), rs.getString(3));
+          digests
+              .computeIfAbsent(rs.getString(1), k -> new HashMap<>())
+              .put(rs.getInt(2), rs.getString(3));
         }
       }
     }
     return digests;
   }
 
-  private static Map<String, List<StoredRevision>> readHeld(Connection c, Array ids) throws SQLException {
+  private static Map<String, List<StoredRevision>> readHeld(Connection c, Array ids)
+      throws SQLException {
     Map<String, List<StoredRevision>> held = new HashMap<>();
     try (PreparedStatement s =
         c.prepareStatement(
-            "SELECT projection_id, model, logical_window_id, generation, window_key::text, window_start,"
-                + " window_end, revision, predecessor, status, aggregate_values::text, aggregate_digest,"
-                + " offsets::text FROM streamform.held_revision WHERE projection_id = ANY(?)"
-                + " ORDER BY projection_id, revision, final")) {
+            "SELECT projection_id, model, logical_window_id, generation, window_key::text,"
+                + " window_start, window_end, revision, predecessor, status,"
+                + " aggregate_values::text, aggregate_digest, offsets::text FROM"
+                + " streamform.held_revision WHERE projection_id = ANY(?) ORDER BY projection_id,"
+                + " revision, final")) {
       s.setArray(1, ids);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
@@ -442,7 +467,10 @@ public final class LedgerWriter {
     Effects effects = Effects.NONE;
 
     void projection(
-        List<StoredRevision> offered, Current cur, Map<Integer, String> ledger, List<StoredRevision> held) {
+        List<StoredRevision> offered,
+        Current cur,
+        Map<Integer, String> ledger,
+        List<StoredRevision> held) {
       TreeMap<Integer, Candidate> revisions = new TreeMap<>();
       TreeMap<Integer, Candidate> finalRecords = new TreeMap<>();
       for (StoredRevision h : held) {
@@ -453,10 +481,14 @@ public final class LedgerWriter {
         if (s.isFinal()) {
           Candidate known = finalRecords.get(n);
           if (known != null) {
-            sameOrRefused(s, known.record().digest(), "final record of revision " + n + " is already held with another digest");
+            sameOrRefused(
+                s,
+                known.record().digest(),
+                "final record of revision " + n + " is already held with another digest");
           } else if (cur.isFinal()) {
             if (n == cur.revision) {
-              sameOrRefused(s, cur.digest, "the window is final at revision " + n + " with another digest");
+              sameOrRefused(
+                  s, cur.digest, "the window is final at revision " + n + " with another digest");
             } else {
               refuse(s, null, "the window is already final at revision " + cur.revision);
             }
@@ -466,7 +498,13 @@ public final class LedgerWriter {
         } else if (n <= cur.revision) {
           String stored = ledger.get(n);
           if (stored == null) {
-            refuse(s, null, "the projection is at revision " + cur.revision + " but the ledger has no revision " + n);
+            refuse(
+                s,
+                null,
+                "the projection is at revision "
+                    + cur.revision
+                    + " but the ledger has no revision "
+                    + n);
           } else {
             sameOrRefused(s, stored, "revision " + n + " is recorded with another digest");
           }
@@ -475,9 +513,12 @@ public final class LedgerWriter {
           if (known == null) {
             revisions.put(n, new Candidate(s, false));
           } else {
-            sameOrRefused(s, known.record().digest(), known.fromHeld()
-                ? "revision " + n + " is held with another digest"
-                : "revision " + n + " came twice in one batch with different digests");
+            sameOrRefused(
+                s,
+                known.record().digest(),
+                known.fromHeld()
+                    ? "revision " + n + " is held with another digest"
+                    : "revision " + n + " came twice in one batch with different digests");
           }
         }
       }
@@ -515,7 +556,13 @@ public final class LedgerWriter {
             refuse(s, cur.digest, "the final record's values differ from revision " + cur.revision);
           }
         } else if (s.revision() < cur.revision) {
-          refuse(s, null, "final record of revision " + s.revision() + ", but the window is at revision " + cur.revision);
+          refuse(
+              s,
+              null,
+              "final record of revision "
+                  + s.revision()
+                  + ", but the window is at revision "
+                  + cur.revision);
         } else {
           settled = false;
           if (!f.fromHeld()) {
@@ -530,7 +577,10 @@ public final class LedgerWriter {
       for (Candidate waiting : revisions.values()) {
         StoredRevision s = waiting.record();
         if (cur.isFinal()) {
-          refuse(s, null, "revision " + s.revision() + " after the window's final revision " + cur.revision);
+          refuse(
+              s,
+              null,
+              "revision " + s.revision() + " after the window's final revision " + cur.revision);
           if (waiting.fromHeld()) {
             unholds.add(s);
           }
@@ -553,7 +603,14 @@ public final class LedgerWriter {
           new Refusal(
               s,
               RevisionConflict.of(
-                  s.model(), s.projectionId(), s.generation(), s.revision(), s.isFinal(), reason, stored, s.digest())));
+                  s.model(),
+                  s.projectionId(),
+                  s.generation(),
+                  s.revision(),
+                  s.isFinal(),
+                  reason,
+                  stored,
+                  s.digest())));
     }
 
     Outcome outcome(int previews, int retries) {
@@ -573,13 +630,19 @@ public final class LedgerWriter {
           effects);
     }
 
-    /** Writes the plan; with {@code claimAlias}, a model without a canonical alias gets its first generation. */
+    /**
+     * Writes the plan; with {@code claimAlias}, a model without a canonical alias gets its first
+     * generation.
+     */
     void execute(Connection c, boolean claimAlias) throws SQLException {
-      batch(c,
+      batch(
+          c,
           "INSERT INTO streamform.projection (projection_id, model, logical_window_id, generation,"
-              + " window_key, window_start, window_end, revision, status, aggregate_values, aggregate_digest)"
-              + " VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?::jsonb, ?) ON CONFLICT (projection_id) DO NOTHING",
-          inserts, "insert of revision 1",
+              + " window_key, window_start, window_end, revision, status, aggregate_values,"
+              + " aggregate_digest) VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?::jsonb, ?) ON"
+              + " CONFLICT (projection_id) DO NOTHING",
+          inserts,
+          "insert of revision 1",
           (s, r) -> {
             s.setString(1, r.projectionId());
             s.setString(2, r.model());
@@ -593,11 +656,13 @@ public final class LedgerWriter {
             s.setString(10, r.valuesJson());
             s.setString(11, r.digest());
           });
-      batch(c,
+      batch(
+          c,
           "UPDATE streamform.projection SET revision = ?, status = ?, aggregate_values = ?::jsonb,"
               + " aggregate_digest = ?, updated_at = now()"
               + " WHERE projection_id = ? AND revision = ? AND status <> 'final'",
-          updates, "compare-and-set",
+          updates,
+          "compare-and-set",
           (s, r) -> {
             s.setInt(1, r.revision());
             s.setString(2, r.status());
@@ -606,10 +671,13 @@ public final class LedgerWriter {
             s.setString(5, r.projectionId());
             s.setInt(6, r.revision() - 1);
           });
-      batch(c,
+      batch(
+          c,
           "INSERT INTO streamform.correction_ledger (projection_id, revision, predecessor, status,"
-              + " aggregate_values, aggregate_digest, offsets) VALUES (?, ?, ?, ?, ?::jsonb, ?, ?::jsonb)",
-          ledgerRows, null,
+              + " aggregate_values, aggregate_digest, offsets) VALUES (?, ?, ?, ?, ?::jsonb, ?,"
+              + " ?::jsonb)",
+          ledgerRows,
+          null,
           (s, r) -> {
             s.setString(1, r.projectionId());
             s.setInt(2, r.revision());
@@ -623,29 +691,37 @@ public final class LedgerWriter {
             s.setString(6, r.digest());
             s.setString(7, r.offsetsJson());
           });
-      batch(c,
-          "UPDATE streamform.projection SET status = 'final', finalized_at = now(), updated_at = now()"
-              + " WHERE projection_id = ? AND revision = ? AND aggregate_digest = ? AND status <> 'final'",
-          finals, "final",
+      batch(
+          c,
+          "UPDATE streamform.projection SET status = 'final', finalized_at = now(), updated_at ="
+              + " now() WHERE projection_id = ? AND revision = ? AND aggregate_digest = ? AND"
+              + " status <> 'final'",
+          finals,
+          "final",
           (s, r) -> {
             s.setString(1, r.projectionId());
             s.setInt(2, r.revision());
             s.setString(3, r.digest());
           });
-      batch(c,
-          "DELETE FROM streamform.held_revision WHERE projection_id = ? AND revision = ? AND final = ?",
-          unholds, null,
+      batch(
+          c,
+          "DELETE FROM streamform.held_revision WHERE projection_id = ? AND revision = ? AND final"
+              + " = ?",
+          unholds,
+          null,
           (s, r) -> {
             s.setString(1, r.projectionId());
             s.setInt(2, r.revision());
             s.setBoolean(3, r.isFinal());
           });
-      batch(c,
-          "INSERT INTO streamform.held_revision (projection_id, revision, final, model, logical_window_id,"
-              + " generation, window_key, window_start, window_end, predecessor, status, aggregate_values,"
-              + " aggregate_digest, offsets)"
-              + " VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb) ON CONFLICT DO NOTHING",
-          holds, null,
+      batch(
+          c,
+          "INSERT INTO streamform.held_revision (projection_id, revision, final, model,"
+              + " logical_window_id, generation, window_key, window_start, window_end, predecessor,"
+              + " status, aggregate_values, aggregate_digest, offsets) VALUES (?, ?, ?, ?, ?, ?,"
+              + " ?::jsonb, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb) ON CONFLICT DO NOTHING",
+          holds,
+          null,
           (s, r) -> {
             s.setString(1, r.projectionId());
             s.setInt(2, r.revision());
@@ -666,12 +742,14 @@ public final class LedgerWriter {
             s.setString(13, r.digest());
             s.setString(14, r.offsetsJson());
           });
-      batch(c,
-          "INSERT INTO streamform.revision_conflict (projection_id, model, generation, revision, final,"
-              + " reason, stored_digest, offered_digest, offered_values, offered_offsets)"
-              + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb)"
-              + " ON CONFLICT (projection_id, revision, final, offered_digest) DO NOTHING",
-          refusals, null,
+      batch(
+          c,
+          "INSERT INTO streamform.revision_conflict (projection_id, model, generation, revision,"
+              + " final, reason, stored_digest, offered_digest, offered_values, offered_offsets)"
+              + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb) ON CONFLICT (projection_id,"
+              + " revision, final, offered_digest) DO NOTHING",
+          refusals,
+          null,
           (s, refusal) -> {
             StoredRevision r = refusal.record();
             s.setString(1, r.projectionId());
@@ -691,10 +769,10 @@ public final class LedgerWriter {
       try (PreparedStatement s =
           c.prepareStatement(
               "WITH set AS (INSERT INTO streamform.canonical_alias (model, generation, set_by)"
-                  + " VALUES (?, ?, 'first write') ON CONFLICT (model) DO NOTHING"
-                  + " RETURNING model, generation, set_at, set_by)"
-                  + " INSERT INTO streamform.canonical_alias_history (model, generation, set_at, set_by)"
-                  + " SELECT model, generation, set_at, set_by FROM set")) {
+                  + " VALUES (?, ?, 'first write') ON CONFLICT (model) DO NOTHING RETURNING model,"
+                  + " generation, set_at, set_by) INSERT INTO streamform.canonical_alias_history"
+                  + " (model, generation, set_at, set_by) SELECT model, generation, set_at, set_by"
+                  + " FROM set")) {
         for (Map.Entry<String, Integer> e : firstGenerations.entrySet()) {
           s.setString(1, e.getKey());
           s.setInt(2, e.getValue());
@@ -729,7 +807,8 @@ public final class LedgerWriter {
         if (compareAndSet != null) {
           for (int i = 0; i < counts.length; i++) {
             if (counts[i] != 1) {
-              throw new LostRace("the " + compareAndSet + " of " + ((StoredRevision) records.get(i)).label());
+              throw new LostRace(
+                  "the " + compareAndSet + " of " + ((StoredRevision) records.get(i)).label());
             }
           }
         }

@@ -13,9 +13,9 @@ import org.apache.beam.sdk.coders.VarIntCoder;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * A record the sink refused (docs/semantics.md §8): the same {@code (projection_id, revision)} offered with
- * another digest than the one stored or held, or a final record that contradicts its projection.
- * The stored revision is never overwritten; the refusal is recorded in {@code
+ * A record the sink refused (docs/semantics.md §8): the same {@code (projection_id, revision)}
+ * offered with another digest than the one stored or held, or a final record that contradicts its
+ * projection. The stored revision is never overwritten; the refusal is recorded in {@code
  * streamform.revision_conflict} and reported here.
  */
 @AutoValue
@@ -54,9 +54,16 @@ public abstract class RevisionConflict implements Serializable {
 
   /** One line for a log or a terminal. */
   public String describe() {
-    return (isFinal() ? "final record of revision " : "revision ") + revision() + " of projection "
-        + projectionId().substring(0, 12) + " (model " + model() + ", generation " + generation()
-        + ") refused: " + reason();
+    return (isFinal() ? "final record of revision " : "revision ")
+        + revision()
+        + " of projection "
+        + projectionId().substring(0, 12)
+        + " (model "
+        + model()
+        + ", generation "
+        + generation()
+        + ") refused: "
+        + reason();
   }
 
   /** The coder of {@link RevisionConflict}s. */

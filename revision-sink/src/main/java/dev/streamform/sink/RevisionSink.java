@@ -24,9 +24,10 @@ import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
- * Writes a windowed model's revisions to PostgreSQL (docs/semantics.md §8): compare-and-set projections,
- * the append-only correction ledger, held revisions, conflicts and the canonical alias, as {@link
- * LedgerWriter} describes. Previews are ignored; final records mark their projection final.
+ * Writes a windowed model's revisions to PostgreSQL (docs/semantics.md §8): compare-and-set
+ * projections, the append-only correction ledger, held revisions, conflicts and the canonical
+ * alias, as {@link LedgerWriter} describes. Previews are ignored; final records mark their
+ * projection final.
  *
  * <pre>{@code
  * RevisionSinkResult written = windowed.revisions().apply(
@@ -42,15 +43,16 @@ import org.joda.time.Instant;
  * {@link #retryTimeout()}; after that the bundle fails and the runner's own retry takes over.
  *
  * <p>Metrics (namespace {@value StreamformMetrics#NAMESPACE}): {@value #APPLIED}, {@value
- * #RELEASED}, {@value #HELD}, {@value #REPLAYED}, {@value #FINALIZED}, {@value #CONFLICTS},
- * {@value #PREVIEWS}, {@value #RETRIES}, {@value #EFFECT_RULE_ERRORS}.
+ * #RELEASED}, {@value #HELD}, {@value #REPLAYED}, {@value #FINALIZED}, {@value #CONFLICTS}, {@value
+ * #PREVIEWS}, {@value #RETRIES}, {@value #EFFECT_RULE_ERRORS}.
  *
  * <p>A refused record goes out on {@link RevisionSinkResult#conflicts()} in the window and at the
  * timestamp of the record that brought it to the writer: itself, or — for a held record refused
  * when a later batch settles its window — the batch's record of the same projection.
  */
 @AutoValue
-public abstract class RevisionSink extends PTransform<PCollection<WindowRevision>, RevisionSinkResult> {
+public abstract class RevisionSink
+    extends PTransform<PCollection<WindowRevision>, RevisionSinkResult> {
   public static final String APPLIED = "sink_revisions_applied";
   public static final String RELEASED = "sink_held_revisions_released";
   public static final String HELD = "sink_revisions_held";
@@ -59,7 +61,10 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
   public static final String CONFLICTS = "sink_conflicts";
   public static final String PREVIEWS = "sink_previews_ignored";
   public static final String RETRIES = "sink_retries";
-  /** Effect rules that could not be evaluated on a revision, recorded in {@code effect_rule_error}. */
+
+  /**
+   * Effect rules that could not be evaluated on a revision, recorded in {@code effect_rule_error}.
+   */
   public static final String EFFECT_RULE_ERRORS = "sink_effect_rule_errors";
 
   public abstract JdbcTarget target();
@@ -68,10 +73,15 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
 
   public abstract Duration retryTimeout();
 
-  /** The effect rules whose ledger the sink keeps (the transactional outbox, docs/semantics.md §10). */
+  /**
+   * The effect rules whose ledger the sink keeps (the transactional outbox, docs/semantics.md §10).
+   */
   public abstract List<EffectRule> effects();
 
-  /** True for a shadow sink ({@link #asShadow}): never moves the canonical alias, prepares no effect. */
+  /**
+   * True for a shadow sink ({@link #asShadow}): never moves the canonical alias, prepares no
+   * effect.
+   */
   public abstract boolean shadow();
 
   abstract Builder toBuilder();
@@ -91,7 +101,10 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
     abstract RevisionSink build();
   }
 
-  /** A sink to {@code target}: batches of up to 500 records, unreachable database retried for 5 minutes. */
+  /**
+   * A sink to {@code target}: batches of up to 500 records, unreachable database retried for 5
+   * minutes.
+   */
   public static RevisionSink to(JdbcTarget target) {
     checkArgument(target != null, "RevisionSink.to: no JdbcTarget");
     return new AutoValue_RevisionSink.Builder()
@@ -109,7 +122,10 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
     return toBuilder().setBatchSize(size).build();
   }
 
-  /** How long a batch keeps retrying a failure a retry can cure (connection lost, restart, deadlock). */
+  /**
+   * How long a batch keeps retrying a failure a retry can cure (connection lost, restart,
+   * deadlock).
+   */
   public RevisionSink withRetryTimeout(Duration timeout) {
     checkArgument(
         timeout != null && !timeout.isShorterThan(Duration.ZERO),
@@ -126,19 +142,24 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
    */
   public RevisionSink withEffects(List<EffectRule> rules) {
     checkArgument(rules != null, "RevisionSink.withEffects: no rules");
-    checkArgument(rules.isEmpty() || !shadow(), "RevisionSink.withEffects: a shadow sink prepares no effects");
+    checkArgument(
+        rules.isEmpty() || !shadow(),
+        "RevisionSink.withEffects: a shadow sink prepares no effects");
     return toBuilder().setEffects(new ArrayList<>(rules)).build();
   }
 
   /**
-   * A sink for a shadow generation ({@code streamform run --shadow}, docs/semantics.md §8 and the rollout):
-   * it writes the generation's own projections and ledger rows, but never makes it the model's
-   * canonical alias and never prepares an effect ({@link LedgerWriter#shadow}). Refused on a sink
-   * with effect rules.
+   * A sink for a shadow generation ({@code streamform run --shadow}, docs/semantics.md §8 and the
+   * rollout): it writes the generation's own projections and ledger rows, but never makes it the
+   * model's canonical alias and never prepares an effect ({@link LedgerWriter#shadow}). Refused on
+   * a sink with effect rules.
    */
   public RevisionSink asShadow() {
-    checkArgument(effects().isEmpty(), "RevisionSink.asShadow: a shadow sink prepares no effects, but %s"
-        + " effect rules were given", effects().size());
+    checkArgument(
+        effects().isEmpty(),
+        "RevisionSink.asShadow: a shadow sink prepares no effects, but %s"
+            + " effect rules were given",
+        effects().size());
     return toBuilder().setShadow(true).build();
   }
 
@@ -147,7 +168,8 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
     TupleTag<RevisionConflict> tag = new TupleTag<>() {};
     PCollection<RevisionConflict> conflicts =
         revisions
-            .apply(shadow() ? "Write shadow revisions" : "Write revisions",
+            .apply(
+                shadow() ? "Write shadow revisions" : "Write revisions",
                 ParDo.of(new WriteFn(target(), batchSize(), retryTimeout(), effects(), shadow())))
             .setCoder(RevisionConflict.Coder.of());
     return new RevisionSinkResult(revisions.getPipeline(), tag, conflicts);
@@ -161,8 +183,9 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
         .add(DisplayData.item("batchSize", batchSize()).withLabel("Batch size"))
         .add(DisplayData.item("effects", effects().size()).withLabel("Effect rules"))
         .add(DisplayData.item("shadow", shadow()).withLabel("Shadow (never canonical, no effects)"))
-        .add(DisplayData.item("retryTimeout", retryTimeout().getStandardSeconds() + "s")
-            .withLabel("Retry timeout"));
+        .add(
+            DisplayData.item("retryTimeout", retryTimeout().getStandardSeconds() + "s")
+                .withLabel("Retry timeout"));
   }
 
   /** Buffers a bundle's records and writes them in batches through a {@link LedgerWriter}. */
@@ -189,9 +212,18 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
     private transient List<Buffered> refused;
 
     /** A record with where it came from, so a refusal goes out in its window at its timestamp. */
-    private record Buffered(WindowRevision record, Instant timestamp, BoundedWindow window, RevisionConflict conflict) {}
+    private record Buffered(
+        WindowRevision record,
+        Instant timestamp,
+        BoundedWindow window,
+        RevisionConflict conflict) {}
 
-    WriteFn(JdbcTarget target, int batchSize, Duration retryTimeout, List<EffectRule> effects, boolean shadow) {
+    WriteFn(
+        JdbcTarget target,
+        int batchSize,
+        Duration retryTimeout,
+        List<EffectRule> effects,
+        boolean shadow) {
       this.target = target;
       this.batchSize = batchSize;
       this.retryTimeout = retryTimeout;
@@ -203,7 +235,8 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
     public void setup() {
       pool = target.openPool("streamform-revision-sink", 2, 2_000);
       java.time.Duration retryFor = java.time.Duration.ofMillis(retryTimeout.getMillis());
-      writer = shadow ? LedgerWriter.shadow(pool, retryFor) : new LedgerWriter(pool, retryFor, effects);
+      writer =
+          shadow ? LedgerWriter.shadow(pool, retryFor) : new LedgerWriter(pool, retryFor, effects);
     }
 
     @StartBundle
@@ -213,7 +246,8 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
     }
 
     @ProcessElement
-    public void process(@Element WindowRevision r, @Timestamp Instant timestamp, BoundedWindow window)
+    public void process(
+        @Element WindowRevision r, @Timestamp Instant timestamp, BoundedWindow window)
         throws SQLException {
       if (!r.isRevision() && r.status() != WindowRevision.Status.FINAL) {
         previews.inc();
@@ -243,8 +277,12 @@ public abstract class RevisionSink extends PTransform<PCollection<WindowRevision
       Map<String, Buffered> byProjection = new HashMap<>();
       for (Buffered b : buffer) {
         records.add(b.record());
-        byIdentity.putIfAbsent(identity(b.record().projectionId(), b.record().revision(),
-            b.record().status() == WindowRevision.Status.FINAL), b);
+        byIdentity.putIfAbsent(
+            identity(
+                b.record().projectionId(),
+                b.record().revision(),
+                b.record().status() == WindowRevision.Status.FINAL),
+            b);
         byProjection.putIfAbsent(b.record().projectionId(), b);
       }
       LedgerWriter.Outcome outcome = writer.write(records);

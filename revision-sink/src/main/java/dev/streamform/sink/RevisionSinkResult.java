@@ -9,14 +9,18 @@ import org.apache.beam.sdk.values.POutput;
 import org.apache.beam.sdk.values.PValue;
 import org.apache.beam.sdk.values.TupleTag;
 
-/** What {@link RevisionSink} returns: the records it refused, as Beam's WriteResult-like outputs. */
+/**
+ * What {@link RevisionSink} returns: the records it refused, as Beam's WriteResult-like outputs.
+ */
 public final class RevisionSinkResult implements POutput {
   private final Pipeline pipeline;
   private final TupleTag<RevisionConflict> conflictsTag;
   private final PCollection<RevisionConflict> conflicts;
 
   RevisionSinkResult(
-      Pipeline pipeline, TupleTag<RevisionConflict> conflictsTag, PCollection<RevisionConflict> conflicts) {
+      Pipeline pipeline,
+      TupleTag<RevisionConflict> conflictsTag,
+      PCollection<RevisionConflict> conflicts) {
     this.pipeline = pipeline;
     this.conflictsTag = conflictsTag;
     this.conflicts = conflicts;
@@ -41,5 +45,6 @@ public final class RevisionSinkResult implements POutput {
   }
 
   @Override
-  public void finishSpecifyingOutput(String transformName, PInput input, PTransform<?, ?> transform) {}
+  public void finishSpecifyingOutput(
+      String transformName, PInput input, PTransform<?, ?> transform) {}
 }

@@ -40,15 +40,23 @@ record StoredRevision(
       throw new IllegalArgumentException("a preview is not stored: " + r);
     }
     Integer expected = r.revision() > 1 ? r.revision() - 1 : null;
-    if (r.isRevision() && (r.revision() < 1 || !java.util.Objects.equals(r.predecessor(), expected))) {
+    if (r.isRevision()
+        && (r.revision() < 1 || !java.util.Objects.equals(r.predecessor(), expected))) {
       throw new IllegalArgumentException(
-          "revision " + r.revision() + " of projection " + r.projectionId() + " names predecessor "
-              + r.predecessor() + ", not " + expected);
+          "revision "
+              + r.revision()
+              + " of projection "
+              + r.projectionId()
+              + " names predecessor "
+              + r.predecessor()
+              + ", not "
+              + expected);
     }
     Map<String, Object> offsets = new LinkedHashMap<>();
     for (WindowRevision.PartitionOffsets o : r.offsets()) {
       offsets.put(
-          String.valueOf(o.partition()), Map.of("min", o.min(), "max", o.max(), "count", o.count()));
+          String.valueOf(o.partition()),
+          Map.of("min", o.min(), "max", o.max(), "count", o.count()));
     }
     return new StoredRevision(
         r.projectionId(),
@@ -72,8 +80,20 @@ record StoredRevision(
 
   /** Short identity for log lines: the projection id's first 12 digits and the revision. */
   String label() {
-    return (isFinal() ? "final record of revision " : "revision ") + revision + " of projection "
-        + projectionId.substring(0, 12) + " (model " + model + ", generation " + generation + ", key "
-        + keyJson + ", window " + windowStart + " .. " + windowEnd + ")";
+    return (isFinal() ? "final record of revision " : "revision ")
+        + revision
+        + " of projection "
+        + projectionId.substring(0, 12)
+        + " (model "
+        + model
+        + ", generation "
+        + generation
+        + ", key "
+        + keyJson
+        + ", window "
+        + windowStart
+        + " .. "
+        + windowEnd
+        + ")";
   }
 }

@@ -12,7 +12,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * offsets are the stored canonical JSON read back as maps (numbers as {@code Long}, decimals,
  * doubles and timestamps as the strings the digests hash).
  *
- * @param current the projection row; empty when only held revisions exist (revision 1 not yet applied)
+ * @param current the projection row; empty when only held revisions exist (revision 1 not yet
+ *     applied)
  * @param canonical true when the window's generation is its model's canonical alias
  */
 public record WindowHistory(

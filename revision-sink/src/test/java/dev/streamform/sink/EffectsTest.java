@@ -37,8 +37,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * One-time effects (docs/semantics.md §10, issue 13): a reward when a merchant's hourly revenue reaches
- * 1000. Every fault ends with "provider-side effects per key <= 1" and the ledger's states.
+ * One-time effects (docs/semantics.md §10, issue 13): a reward when a merchant's hourly revenue
+ * reaches 1000. Every fault ends with "provider-side effects per key <= 1" and the ledger's states.
  */
 class EffectsTest {
   @RegisterExtension static final LocalPostgresExtension POSTGRES = new LocalPostgresExtension();
@@ -63,7 +63,11 @@ class EffectsTest {
   }
 
   private EffectRule rule(boolean idempotency, boolean receipts) throws Exception {
-    return EffectRule.of(Revisions.MODEL, "reward", "merchant_id", "revenue >= 1000",
+    return EffectRule.of(
+        Revisions.MODEL,
+        "reward",
+        "merchant_id",
+        "revenue >= 1000",
         ProviderSpec.webhook(provider.url(), idempotency, receipts));
   }
 
@@ -71,7 +75,8 @@ class EffectsTest {
     return new LedgerWriter(pool, Duration.ofSeconds(30), List.of(rule));
   }
 
-  private Dispatcher dispatcher(String name, EffectRule rule, Duration lease, Dispatcher.Hooks hooks) {
+  private Dispatcher dispatcher(
+      String name, EffectRule rule, Duration lease, Dispatcher.Hooks hooks) {
     EffectProvider p = new WebhookProvider(rule.provider(), Duration.ofMillis(400));
     // no backoff: these tests run their passes back to back (backoff has its own test)
     return new Dispatcher(pool, name, Revisions.MODEL, Map.of("reward", p), lease, hooks)
@@ -97,7 +102,8 @@ class EffectsTest {
 
   /** ... with up to {@code requests} requests per key (a redelivery after "never applied"). */
   private void atMostOnePerKey(int requests) throws Exception {
-    assertThat("provider-side effects per key", provider.appliedPerKey(), not(hasValue(greaterThan(1))));
+    assertThat(
+        "provider-side effects per key", provider.appliedPerKey(), not(hasValue(greaterThan(1))));
     assertThat("requests per key", provider.requestsPerKey(), not(hasValue(greaterThan(requests))));
     EffectsLedger.Verification v = effects.verify(Revisions.MODEL);
     assertThat(v.problems(), empty());
@@ -115,7 +121,8 @@ class EffectsTest {
     LedgerWriter w = writer(rule(true, true));
     LedgerWriter.Outcome below = w.write(List.of(revision(7, 10, 1, "400")));
     assertThat(below.effects().prepared(), equalTo(0));
-    LedgerWriter.Outcome above = w.write(List.of(revision(7, 10, 2, "1200"), revision(8, 10, 1, "999.99")));
+    LedgerWriter.Outcome above =
+        w.write(List.of(revision(7, 10, 2, "1200"), revision(8, 10, 1, "999.99")));
     assertThat(above.effects().prepared(), equalTo(1));
     assertThat(states(), equalTo(List.of("PREPARED")));
     EffectsLedger.Effect e = effects.effects(Revisions.MODEL).get(0);
@@ -153,7 +160,8 @@ class EffectsTest {
     provider.mode(LocalProviderServer.Mode.FAIL_500);
     assertThat(dispatcher("d1", rule).runOnce(10).unknown(), equalTo(1));
     assertThat(provider.applied(keyOf(revision(7, 10, 1, "1200"))), equalTo(0));
-    // the receipt query says never applied and the provider dedupes by key: delivered again, same key
+    // the receipt query says never applied and the provider dedupes by key: delivered again, same
+    // key
     provider.mode(LocalProviderServer.Mode.OK);
     Dispatcher.Report again = dispatcher("d1", rule).runOnce(10);
     assertThat(again.redispatched(), equalTo(1));
@@ -167,13 +175,15 @@ class EffectsTest {
   void killedBetweenPreparedAndDispatchingThenRestartedDeliversOnce() throws Exception {
     EffectRule rule = rule(true, true);
     writer(rule).write(List.of(revision(7, 10, 1, "1200")));
-    Dispatcher.Hooks kill = new Dispatcher.Hooks() {
-      @Override
-      public void beforeClaimCommit(List<String> keys) {
-        throw new Killed();
-      }
-    };
-    assertThrows(Killed.class, () -> dispatcher("d1", rule, Duration.ofSeconds(30), kill).runOnce(10));
+    Dispatcher.Hooks kill =
+        new Dispatcher.Hooks() {
+          @Override
+          public void beforeClaimCommit(List<String> keys) {
+            throw new Killed();
+          }
+        };
+    assertThrows(
+        Killed.class, () -> dispatcher("d1", rule, Duration.ofSeconds(30), kill).runOnce(10));
     assertThat(states(), equalTo(List.of("PREPARED")));
     assertThat(provider.requests(), equalTo(0));
 
@@ -187,24 +197,27 @@ class EffectsTest {
   void killedBetweenDispatchingAndDoneThenRestartedResolvesByReceipt() throws Exception {
     EffectRule rule = rule(true, true);
     writer(rule).write(List.of(revision(7, 10, 1, "1200")));
-    Dispatcher.Hooks kill = new Dispatcher.Hooks() {
-      @Override
-      public void afterDelivery(String key, EffectProvider.Delivery d) {
-        throw new Killed();
-      }
-    };
+    Dispatcher.Hooks kill =
+        new Dispatcher.Hooks() {
+          @Override
+          public void afterDelivery(String key, EffectProvider.Delivery d) {
+            throw new Killed();
+          }
+        };
     Duration lease = Duration.ofMillis(600);
     assertThrows(Killed.class, () -> dispatcher("d1", rule, lease, kill).runOnce(10));
     assertThat(states(), equalTo(List.of("DISPATCHING")));
     assertThat(provider.applied(keyOf(revision(7, 10, 1, "1200"))), equalTo(1));
 
     // restarted within the lease: the effect may still be on its way; nothing is touched
-    Dispatcher.Report early = dispatcher("d1-restarted", rule, lease, new Dispatcher.Hooks() {}).runOnce(10);
+    Dispatcher.Report early =
+        dispatcher("d1-restarted", rule, lease, new Dispatcher.Hooks() {}).runOnce(10);
     assertThat(early.expired() + early.claimed(), equalTo(0));
     assertThat(states(), equalTo(List.of("DISPATCHING")));
 
     Thread.sleep(lease.toMillis() + 200);
-    Dispatcher.Report late = dispatcher("d1-restarted", rule, lease, new Dispatcher.Hooks() {}).runOnce(10);
+    Dispatcher.Report late =
+        dispatcher("d1-restarted", rule, lease, new Dispatcher.Hooks() {}).runOnce(10);
     assertThat(late.expired(), equalTo(1));
     assertThat(late.resolvedDone(), equalTo(1));
     assertThat(states(), equalTo(List.of("DONE")));
@@ -224,13 +237,15 @@ class EffectsTest {
     Dispatcher b = dispatcher("b", rule);
     List<CompletableFuture<Integer>> runs = new ArrayList<>();
     for (Dispatcher d : List.of(a, b, a, b)) {
-      runs.add(CompletableFuture.supplyAsync(() -> {
-        try {
-          return d.runOnce(7).done();
-        } catch (Exception e) {
-          throw new RuntimeException(e);
-        }
-      }));
+      runs.add(
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return d.runOnce(7).done();
+                } catch (Exception e) {
+                  throw new RuntimeException(e);
+                }
+              }));
     }
     int done = 0;
     for (CompletableFuture<Integer> r : runs) {
@@ -337,7 +352,8 @@ class EffectsTest {
     Dispatcher.Report r = dispatcher("d", rule).runOnce(10);
     assertThat(r.notSent(), equalTo(1));
     assertThat(states(), equalTo(List.of("PREPARED")));
-    try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT attempts, last_error FROM streamform.effect")) {
       rs.next();
       assertThat(rs.getInt(1), equalTo(1));
@@ -347,7 +363,9 @@ class EffectsTest {
   }
 
   private int count(String sql) throws Exception {
-    try (Connection c = pool.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
       rs.next();
       int n = rs.getInt(1);
       c.commit();
@@ -368,10 +386,12 @@ class EffectsTest {
     w.write(List.of(revision(1, 10, 1, "10", 2)));
     Ledger.at(pool).setCanonicalGeneration(Revisions.MODEL, 2);
     w.write(List.of(revision(500, 10, 1, "2000", 2)));
-    assertThat(count("SELECT count(*) FROM streamform.effect WHERE state = 'PREPARED'"), equalTo(121));
+    assertThat(
+        count("SELECT count(*) FROM streamform.effect WHERE state = 'PREPARED'"), equalTo(121));
 
     Dispatcher.Report r = dispatcher("d", rule).runOnce(100);
-    System.out.println("120 stale PREPARED effects ahead of a sendable one, limit 100: " + r.describe());
+    System.out.println(
+        "120 stale PREPARED effects ahead of a sendable one, limit 100: " + r.describe());
     assertThat("the sendable effect behind 120 that cannot be sent", r.claimed(), equalTo(1));
     assertThat(r.done(), equalTo(1));
     assertThat(provider.applied(keyOf(revision(500, 10, 1, "2000", 2))), equalTo(1));
@@ -384,26 +404,39 @@ class EffectsTest {
     writer(rule).write(List.of(revision(7, 10, 1, "1200")));
     String key = keyOf(revision(7, 10, 1, "1200"));
     provider.close(); // "nothing sent" is the outcome d1 will try to write
-    Dispatcher.Hooks meanwhile = new Dispatcher.Hooks() {
-      @Override
-      public void afterDelivery(String k, EffectProvider.Delivery d) {
-        // d1 was slow: its lease ran out and dispatcher b claimed the effect and is delivering it
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-          s.executeUpdate("UPDATE streamform.effect SET dispatcher = 'b', dispatched_at = now(),"
-              + " attempts = attempts + 1 WHERE effect_key = '" + k + "'");
-          c.commit();
-        } catch (java.sql.SQLException e) {
-          throw new IllegalStateException(e);
-        }
-      }
-    };
+    Dispatcher.Hooks meanwhile =
+        new Dispatcher.Hooks() {
+          @Override
+          public void afterDelivery(String k, EffectProvider.Delivery d) {
+            // d1 was slow: its lease ran out and dispatcher b claimed the effect and is delivering
+            // it
+            try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
+              s.executeUpdate(
+                  "UPDATE streamform.effect SET dispatcher = 'b', dispatched_at = now(),"
+                      + " attempts = attempts + 1 WHERE effect_key = '"
+                      + k
+                      + "'");
+              c.commit();
+            } catch (java.sql.SQLException e) {
+              throw new IllegalStateException(e);
+            }
+          }
+        };
     Dispatcher.Report r = dispatcher("d1", rule, Duration.ofSeconds(30), meanwhile).runOnce(10);
     System.out.println("a late 'not sent' over another dispatcher's claim: " + r.describe());
-    try (Connection c = pool.getConnection(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT state, dispatcher FROM streamform.effect WHERE effect_key = '" + key
-            + "'")) {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT state, dispatcher FROM streamform.effect WHERE effect_key = '"
+                    + key
+                    + "'")) {
       rs.next();
-      assertThat("b's claim stands", rs.getString(1) + " by " + rs.getString(2), equalTo("DISPATCHING by b"));
+      assertThat(
+          "b's claim stands",
+          rs.getString(1) + " by " + rs.getString(2),
+          equalTo("DISPATCHING by b"));
       c.commit();
     }
   }
@@ -413,7 +446,8 @@ class EffectsTest {
     EffectRule rule = rule(true, true);
     writer(rule).write(List.of(revision(7, 10, 1, "1200")));
     provider.close();
-    Dispatcher d = dispatcher("d", rule).withBackoff(Duration.ofMillis(100), Duration.ofSeconds(10));
+    Dispatcher d =
+        dispatcher("d", rule).withBackoff(Duration.ofMillis(100), Duration.ofSeconds(10));
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
     int passes = 0;
     while (System.nanoTime() < end) {
@@ -421,10 +455,17 @@ class EffectsTest {
       passes++;
       Thread.sleep(20);
     }
-    int rows = count("SELECT count(*) FROM streamform.effect_transition WHERE from_state IS NOT NULL");
+    int rows =
+        count("SELECT count(*) FROM streamform.effect_transition WHERE from_state IS NOT NULL");
     int attempts = count("SELECT attempts FROM streamform.effect");
-    System.out.println("provider down for 3 s, " + passes + " passes 20 ms apart, backoff 100 ms doubling: "
-        + attempts + " attempts, " + rows + " transition rows for the effect");
+    System.out.println(
+        "provider down for 3 s, "
+            + passes
+            + " passes 20 ms apart, backoff 100 ms doubling: "
+            + attempts
+            + " attempts, "
+            + rows
+            + " transition rows for the effect");
     // attempts at about 0, 0.1, 0.3, 0.7, 1.5 and 3.1 s: at most 6 in 3 s, two rows each
     assertThat(attempts, lessThanOrEqualTo(6));
     assertThat(rows, lessThanOrEqualTo(2 * 6));
@@ -437,18 +478,19 @@ class EffectsTest {
     EffectRule rule = rule(true, false);
     writer(rule).write(List.of(revision(7, 10, 1, "1200")));
     Dispatcher other = dispatcher("d2", rule, Duration.ofMillis(500), new Dispatcher.Hooks() {});
-    Dispatcher.Hooks slow = new Dispatcher.Hooks() {
-      @Override
-      public void afterDelivery(String k, EffectProvider.Delivery d) {
-        // d1 stalls (GC, a slow disk) past the lease; d2 expires its dispatch meanwhile
-        try {
-          Thread.sleep(700);
-          assertThat(other.runOnce(0).expired(), equalTo(1));
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-      }
-    };
+    Dispatcher.Hooks slow =
+        new Dispatcher.Hooks() {
+          @Override
+          public void afterDelivery(String k, EffectProvider.Delivery d) {
+            // d1 stalls (GC, a slow disk) past the lease; d2 expires its dispatch meanwhile
+            try {
+              Thread.sleep(700);
+              assertThat(other.runOnce(0).expired(), equalTo(1));
+            } catch (Exception e) {
+              throw new IllegalStateException(e);
+            }
+          }
+        };
     Dispatcher.Report r = dispatcher("d1", rule, Duration.ofMillis(500), slow).runOnce(10);
     System.out.println("an answer after the lease: " + r.describe() + "; states " + states());
     assertThat(states(), equalTo(List.of("DONE")));

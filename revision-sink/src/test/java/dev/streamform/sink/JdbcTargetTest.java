@@ -17,8 +17,13 @@ class JdbcTargetTest {
 
   @Test
   void theSinksDisplayDataMasksPasswordsInTheUrl() {
-    JdbcTarget target = JdbcTarget.of("jdbc:postgresql://db.example.net:5432/ledger?sslmode=verify-full"
-        + "&sslpassword=" + KEY_SECRET + "&ApplicationName=streamform").withUser("writer");
+    JdbcTarget target =
+        JdbcTarget.of(
+                "jdbc:postgresql://db.example.net:5432/ledger?sslmode=verify-full"
+                    + "&sslpassword="
+                    + KEY_SECRET
+                    + "&ApplicationName=streamform")
+            .withUser("writer");
     String shown = DisplayData.from(RevisionSink.to(target)).toString();
     // the check sees what it looks for: the rest of the URL is shown
     assertThat(shown, containsString("db.example.net:5432/ledger?sslmode=verify-full"));
@@ -29,17 +34,21 @@ class JdbcTargetTest {
 
   @Test
   void userInfoAndPasswordParametersAreMaskedInEveryMessage() {
-    String userInfo = JdbcTarget.of("jdbc:postgresql://writer:" + KEY_SECRET + "@db:5432/ledger").describe();
+    String userInfo =
+        JdbcTarget.of("jdbc:postgresql://writer:" + KEY_SECRET + "@db:5432/ledger").describe();
     assertThat(userInfo, not(containsString(KEY_SECRET)));
     assertThat(userInfo, containsString("@db:5432/ledger"));
-    String params = JdbcTarget.of("jdbc:postgresql://db/ledger?user=w&sslPassword=" + KEY_SECRET
-        + "&ssl=true").describe();
+    String params =
+        JdbcTarget.of("jdbc:postgresql://db/ledger?user=w&sslPassword=" + KEY_SECRET + "&ssl=true")
+            .describe();
     assertThat(params, not(containsString(KEY_SECRET)));
     assertThat(params, containsString("user=w"));
     assertThat(params, containsString("ssl=true"));
     // a refused URL's message does not repeat it unmasked either
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> JdbcTarget.of("jdbc:mysql://u:" + KEY_SECRET + "@db/ledger"));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> JdbcTarget.of("jdbc:mysql://u:" + KEY_SECRET + "@db/ledger"));
     assertThat(e.getMessage(), not(containsString(KEY_SECRET)));
   }
 }

@@ -6,8 +6,8 @@ import static org.hamcrest.Matchers.equalTo;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.streamform.runners.postgres.LocalPostgres;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import dev.streamform.transforms.windows.WindowRevision;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -29,8 +29,8 @@ import org.junit.jupiter.api.Test;
  * LedgerWriter} in its own thread like the sink's DoFn instances. With an advisory lock per
  * projection, 16 writers of batches of 500 ran PostgreSQL's shared lock table out (SQLSTATE 53200,
  * not retried: the job died); with a row lock per projection they never do. Writers of the same
- * windows, each in its own shuffled order, replay, hold and release what the others write, and
- * the ledger verifies clean.
+ * windows, each in its own shuffled order, replay, hold and release what the others write, and the
+ * ledger verifies clean.
  */
 class ManyWritersTest {
   private static final int WRITERS = 16;
@@ -45,12 +45,13 @@ class ManyWritersTest {
    */
   @BeforeAll
   static void smallLockTable() throws Exception {
-    server = EmbeddedPostgres.builder()
-        .setServerConfig("listen_addresses", "127.0.0.1")
-        .setServerConfig("max_locks_per_transaction", "10")
-        .setServerConfig("max_connections", "20")
-        .setPGStartupWait(java.time.Duration.ofSeconds(60))
-        .start();
+    server =
+        EmbeddedPostgres.builder()
+            .setServerConfig("listen_addresses", "127.0.0.1")
+            .setServerConfig("max_locks_per_transaction", "10")
+            .setServerConfig("max_connections", "20")
+            .setPGStartupWait(java.time.Duration.ofSeconds(60))
+            .start();
   }
 
   @AfterAll
@@ -62,7 +63,9 @@ class ManyWritersTest {
     return "jdbc:postgresql://127.0.0.1:" + server.getPort() + "/" + database;
   }
 
-  /** Revision {@code n} of merchant {@code m}'s window: values of both only, so every writer agrees. */
+  /**
+   * Revision {@code n} of merchant {@code m}'s window: values of both only, so every writer agrees.
+   */
   private static WindowRevision revisionOf(int m, int n) {
     return revision(m, 10, n, String.valueOf(m * 10 + n));
   }
@@ -83,18 +86,28 @@ class ManyWritersTest {
    */
   private void writeInParallel(int shared, int own, int batch) throws Exception {
     String database = "w" + shared + "_" + own;
-    try (Connection c = java.sql.DriverManager.getConnection(url("postgres"), LocalPostgres.USER, "");
+    try (Connection c =
+            java.sql.DriverManager.getConnection(url("postgres"), LocalPostgres.USER, "");
         Statement s = c.createStatement()) {
       s.execute("CREATE DATABASE " + database);
     }
     try (HikariDataSource pool =
-        JdbcTarget.of(url(database)).withUser(LocalPostgres.USER).openPool("writers", WRITERS, 10_000)) {
-      try (Connection c = pool.getConnection(); Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery("SELECT current_setting('max_locks_per_transaction'),"
-              + " current_setting('max_connections')")) {
+        JdbcTarget.of(url(database))
+            .withUser(LocalPostgres.USER)
+            .openPool("writers", WRITERS, 10_000)) {
+      try (Connection c = pool.getConnection();
+          Statement s = c.createStatement();
+          ResultSet rs =
+              s.executeQuery(
+                  "SELECT current_setting('max_locks_per_transaction'),"
+                      + " current_setting('max_connections')")) {
         rs.next();
         assertThat(rs.getString(1), equalTo("10"));
-        System.out.println("max_locks_per_transaction " + rs.getString(1) + ", max_connections " + rs.getString(2));
+        System.out.println(
+            "max_locks_per_transaction "
+                + rs.getString(1)
+                + ", max_connections "
+                + rs.getString(2));
       }
       ExecutorService threads = Executors.newFixedThreadPool(WRITERS);
       List<Future<int[]>> done = new ArrayList<>();
@@ -102,26 +115,29 @@ class ManyWritersTest {
       for (int t = 0; t < WRITERS; t++) {
         Random random = new Random(t);
         int first = (t + 1) * 1_000; // this writer's own merchants: first .. first + own - 1
-        done.add(threads.submit(() -> {
-          LedgerWriter writer = new LedgerWriter(pool, Duration.ofSeconds(60));
-          List<WindowRevision> all = new ArrayList<>();
-          for (int n = 1; n <= REVISIONS; n++) {
-            for (int w = 0; w < shared; w++) {
-              all.add(revisionOf(w, n));
-            }
-            for (int w = 0; w < own; w++) {
-              all.add(revisionOf(first + w, n));
-            }
-          }
-          Collections.shuffle(all, random);
-          int retries = 0;
-          int batches = 0;
-          for (int i = 0; i < all.size(); i += batch) {
-            retries += writer.write(all.subList(i, Math.min(all.size(), i + batch))).retries();
-            batches++;
-          }
-          return new int[] {batches, retries};
-        }));
+        done.add(
+            threads.submit(
+                () -> {
+                  LedgerWriter writer = new LedgerWriter(pool, Duration.ofSeconds(60));
+                  List<WindowRevision> all = new ArrayList<>();
+                  for (int n = 1; n <= REVISIONS; n++) {
+                    for (int w = 0; w < shared; w++) {
+                      all.add(revisionOf(w, n));
+                    }
+                    for (int w = 0; w < own; w++) {
+                      all.add(revisionOf(first + w, n));
+                    }
+                  }
+                  Collections.shuffle(all, random);
+                  int retries = 0;
+                  int batches = 0;
+                  for (int i = 0; i < all.size(); i += batch) {
+                    retries +=
+                        writer.write(all.subList(i, Math.min(all.size(), i + batch))).retries();
+                    batches++;
+                  }
+                  return new int[] {batches, retries};
+                }));
       }
       int batches = 0;
       int retries = 0;
@@ -133,11 +149,29 @@ class ManyWritersTest {
       threads.shutdown();
       long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
       LedgerVerification v = Ledger.at(pool).verify(Revisions.MODEL);
-      System.out.println(WRITERS + " writers, " + batches + " batches of up to " + batch + " records, "
-          + retries + " retries, " + millis + " ms; ledger: " + v.summary() + ", " + v.held() + " held");
+      System.out.println(
+          WRITERS
+              + " writers, "
+              + batches
+              + " batches of up to "
+              + batch
+              + " records, "
+              + retries
+              + " retries, "
+              + millis
+              + " ms; ledger: "
+              + v.summary()
+              + ", "
+              + v.held()
+              + " held");
       int windows = shared + WRITERS * own;
-      assertThat(v.summary(), equalTo(windows + " projections, " + windows * REVISIONS
-          + " revisions, 0 gaps, 0 mismatches, 0 conflicts"));
+      assertThat(
+          v.summary(),
+          equalTo(
+              windows
+                  + " projections, "
+                  + windows * REVISIONS
+                  + " revisions, 0 gaps, 0 mismatches, 0 conflicts"));
       assertThat(v.held(), equalTo(0));
     }
   }

@@ -15,18 +15,29 @@ import org.joda.time.Instant;
 public final class Revisions {
   public static final String MODEL = "hourly_revenue";
   static final Schema KEY = Schema.builder().addInt64Field("merchant_id").build();
-  static final Schema VALUES = Schema.builder().addNullableField("revenue", Schema.FieldType.DECIMAL).build();
+  static final Schema VALUES =
+      Schema.builder().addNullableField("revenue", Schema.FieldType.DECIMAL).build();
 
   private Revisions() {}
 
-  /** Revision {@code n} (on time for 1, corrected after) of merchant's window at {@code hour}:00 on 2026-08-30. */
+  /**
+   * Revision {@code n} (on time for 1, corrected after) of merchant's window at {@code hour}:00 on
+   * 2026-08-30.
+   */
   public static WindowRevision revision(long merchant, int hour, int n, String revenue) {
     return revision(merchant, hour, n, revenue, 1);
   }
 
-  public static WindowRevision revision(long merchant, int hour, int n, String revenue, int generation) {
-    return record(merchant, hour, n == 1 ? WindowRevision.Status.ON_TIME : WindowRevision.Status.CORRECTED,
-        n, n > 1 ? n - 1 : null, revenue, generation);
+  public static WindowRevision revision(
+      long merchant, int hour, int n, String revenue, int generation) {
+    return record(
+        merchant,
+        hour,
+        n == 1 ? WindowRevision.Status.ON_TIME : WindowRevision.Status.CORRECTED,
+        n,
+        n > 1 ? n - 1 : null,
+        revenue,
+        generation);
   }
 
   /** The window's final record after revision {@code r}. */
@@ -53,26 +64,49 @@ public final class Revisions {
   }
 
   private static WindowRevision record(
-      long merchant, int hour, WindowRevision.Status status, int n, Integer predecessor, String revenue, int generation) {
+      long merchant,
+      int hour,
+      WindowRevision.Status status,
+      int n,
+      Integer predecessor,
+      String revenue,
+      int generation) {
     Row key = Row.withSchema(KEY).addValue(merchant).build();
     Row values = Row.withSchema(VALUES).addValue(new BigDecimal(revenue)).build();
     return record(key, values, hour, status, n, predecessor, generation);
   }
 
-  /** Revision {@code n} of generation 1 of the window of {@code key} at {@code hour}:00 with {@code values}. */
+  /**
+   * Revision {@code n} of generation 1 of the window of {@code key} at {@code hour}:00 with {@code
+   * values}.
+   */
   public static WindowRevision revision(Row key, Row values, int hour, int n) {
-    return record(key, values, hour, n == 1 ? WindowRevision.Status.ON_TIME : WindowRevision.Status.CORRECTED,
-        n, n > 1 ? n - 1 : null, 1);
+    return record(
+        key,
+        values,
+        hour,
+        n == 1 ? WindowRevision.Status.ON_TIME : WindowRevision.Status.CORRECTED,
+        n,
+        n > 1 ? n - 1 : null,
+        1);
   }
 
   private static WindowRevision record(
-      Row key, Row values, int hour, WindowRevision.Status status, int n, Integer predecessor, int generation) {
+      Row key,
+      Row values,
+      int hour,
+      WindowRevision.Status status,
+      int n,
+      Integer predecessor,
+      int generation) {
     Instant start = Instant.parse(String.format("2026-08-30T%02d:00:00Z", hour));
     Instant end = start.plus(org.joda.time.Duration.standardHours(1));
     String logical =
         RevisionIdentity.logicalWindowId(
-            MODEL, WindowRevision.plainValues(key),
-            java.time.Instant.ofEpochMilli(start.getMillis()), java.time.Instant.ofEpochMilli(end.getMillis()));
+            MODEL,
+            WindowRevision.plainValues(key),
+            java.time.Instant.ofEpochMilli(start.getMillis()),
+            java.time.Instant.ofEpochMilli(end.getMillis()));
     return WindowRevision.builder()
         .setModel(MODEL)
         .setKey(key)
@@ -86,7 +120,8 @@ public final class Revisions {
         .setLogicalWindowId(logical)
         .setProjectionId(RevisionIdentity.projectionId(logical, generation))
         .setAggregateDigest(RevisionIdentity.aggregateDigest(WindowRevision.plainValues(values)))
-        .setOffsets(List.of(WindowRevision.PartitionOffsets.of(0, 0, Math.max(n, 0), Math.max(n, 0) + 1)))
+        .setOffsets(
+            List.of(WindowRevision.PartitionOffsets.of(0, 0, Math.max(n, 0), Math.max(n, 0) + 1)))
         .build();
   }
 }

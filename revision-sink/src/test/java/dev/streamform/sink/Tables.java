@@ -8,7 +8,9 @@ import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 
-/** What the ledger's tables hold, as lines a test compares: one per row, cells separated by a space. */
+/**
+ * What the ledger's tables hold, as lines a test compares: one per row, cells separated by a space.
+ */
 final class Tables {
   private Tables() {}
 
@@ -34,7 +36,8 @@ final class Tables {
 
   /** Runs {@code sql} (statements separated by ;) in one committed transaction. */
   static void execute(DataSource dataSource, String sql) throws SQLException {
-    try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
       c.setAutoCommit(false);
       try {
         s.execute(sql);

@@ -1,20 +1,20 @@
 package dev.streamform.teststreams;
 
+import dev.streamform.planner.DeclaredModel;
+import dev.streamform.planner.DeclaredSource;
+import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.InvalidProjectException;
 import dev.streamform.policies.project.Problem;
 import dev.streamform.policies.project.Project;
+import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.teststreams.fixture.ComposedResult;
 import dev.streamform.teststreams.fixture.Delivery;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureVerdict;
 import dev.streamform.teststreams.fixture.RunnerChoice;
-import dev.streamform.policies.declarations.SourceDeclaration;
-import dev.streamform.policies.declarations.WindowSpec;
-import dev.streamform.policies.schema.ColumnType;
-import dev.streamform.planner.DeclaredModel;
-import dev.streamform.planner.DeclaredSource;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.SourceRecord;
@@ -29,8 +29,8 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.values.PCollection;
 
 /**
- * The Java entry to fixtures, for JUnit tests: run a fixture file of a project through the
- * declared model, or through any composite transform of your own, and assert on the verdict.
+ * The Java entry to fixtures, for JUnit tests: run a fixture file of a project through the declared
+ * model, or through any composite transform of your own, and assert on the verdict.
  *
  * <pre>{@code
  * StreamformFixtures.inProject(Paths.get("my-project"))
@@ -39,8 +39,8 @@ import org.apache.beam.sdk.values.PCollection;
  *     .assertPassed();
  * }</pre>
  *
- * <p>A model written only in Java needs no {@code streamform.yml} or SQL: name the source of
- * {@code sources.yml} and the output columns the transform emits.
+ * <p>A model written only in Java needs no {@code streamform.yml} or SQL: name the source of {@code
+ * sources.yml} and the output columns the transform emits.
  *
  * <pre>{@code
  * StreamformFixtures.forSource(Paths.get("my-project"), "orders")
@@ -134,10 +134,14 @@ public final class StreamformFixtures {
     }
     SourceDeclaration source = sources.get(sourceName);
     if (source == null) {
-      throw new IllegalArgumentException("sources.yml has no source '" + sourceName + "'; sources: "
-          + String.join(", ", sources.keySet()));
+      throw new IllegalArgumentException(
+          "sources.yml has no source '"
+              + sourceName
+              + "'; sources: "
+              + String.join(", ", sources.keySet()));
     }
-    return new StreamformFixtures(dir, null, source, RunnerChoice.direct(), Delivery.testStreamBatches());
+    return new StreamformFixtures(
+        dir, null, source, RunnerChoice.direct(), Delivery.testStreamBatches());
   }
 
   /** The same fixtures on another runner, e.g. {@code RunnerChoice.flinkLocal(2)}. */
@@ -146,8 +150,8 @@ public final class StreamformFixtures {
   }
 
   /**
-   * The same fixtures with their items fed by {@code other}: e.g. {@link Delivery#createOf()}, as
-   * a bounded source would feed them, or {@link Delivery#oneElementPerBatch()}.
+   * The same fixtures with their items fed by {@code other}: e.g. {@link Delivery#createOf()}, as a
+   * bounded source would feed them, or {@link Delivery#oneElementPerBatch()}.
    */
   public StreamformFixtures delivering(Delivery other) {
     return new StreamformFixtures(dir, project, source, runner, other);
@@ -161,13 +165,15 @@ public final class StreamformFixtures {
       String fixtureFile,
       Map<String, ColumnType> outputColumns,
       PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> transform) {
-    return judged(fixtureFile, outputColumns,
+    return judged(
+        fixtureFile,
+        outputColumns,
         (declared, fixture) -> runner().run(declared, fixture, transform, outputColumns));
   }
 
   /**
-   * Runs {@code fixtureFile} (relative to the folder) through a pipeline of the author's own: {@code
-   * pipeline} gets the source's records — {@code (partition, offset, Row)} as a {@code
+   * Runs {@code fixtureFile} (relative to the folder) through a pipeline of the author's own:
+   * {@code pipeline} gets the source's records — {@code (partition, offset, Row)} as a {@code
    * PCollection<SourceRecord>} coded with {@code SourceRecordCoder} of the source's schema — and
    * returns its changelog (whose columns are {@code outputColumns}) and late events. The clock is
    * the pipeline's own; {@code sources.yml} gives the records' schema and event-time column.
@@ -176,7 +182,9 @@ public final class StreamformFixtures {
       String fixtureFile,
       Map<String, ColumnType> outputColumns,
       Function<PCollection<SourceRecord>, ComposedResult> pipeline) {
-    return judged(fixtureFile, outputColumns,
+    return judged(
+        fixtureFile,
+        outputColumns,
         (declared, fixture) -> runner().runComposed(declared, fixture, pipeline, outputColumns));
   }
 
@@ -209,8 +217,8 @@ public final class StreamformFixtures {
    * aggregate columns are {@code outputColumns}. The fixture's rows are read for {@code windows}'
    * windows.
    *
-   * @throws IllegalArgumentException when the fixture has problems, or when {@code windows} are
-   *     not windows a fixture can name: aligned to the epoch, their size a multiple of their period
+   * @throws IllegalArgumentException when the fixture has problems, or when {@code windows} are not
+   *     windows a fixture can name: aligned to the epoch, their size a multiple of their period
    */
   public FixtureVerdict run(
       String fixtureFile, Map<String, ColumnType> outputColumns, WindowedAggregate windows) {
@@ -247,20 +255,25 @@ public final class StreamformFixtures {
   private static WindowSpec windowsOf(WindowedAggregate windows) {
     if (windows.calendar() != null) {
       dev.streamform.transforms.windows.CalendarWindow c = windows.calendar();
-      return WindowSpec.calendar(WindowSpec.CalendarUnit.valueOf(c.unit().name()),
-          java.time.ZoneId.of(c.zoneId()), true, c.weekStarts());
+      return WindowSpec.calendar(
+          WindowSpec.CalendarUnit.valueOf(c.unit().name()),
+          java.time.ZoneId.of(c.zoneId()),
+          true,
+          c.weekStarts());
     }
     if (windows.offsetMillis() != 0) {
-      throw new IllegalArgumentException("a fixture names windows that start at multiples of"
-          + " their period from the epoch (docs/semantics.md §6); these are offset by "
-          + windows.offsetMillis() + "ms");
+      throw new IllegalArgumentException(
+          "a fixture names windows that start at multiples of"
+              + " their period from the epoch (docs/semantics.md §6); these are offset by "
+              + windows.offsetMillis()
+              + "ms");
     }
     try {
       return WindowSpec.hopping(
           Duration.ofMillis(windows.sizeMillis()), Duration.ofMillis(windows.everyMillis()));
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("these windows cannot be named in a fixture: "
-          + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "these windows cannot be named in a fixture: " + e.getMessage(), e);
     }
   }
 
@@ -278,19 +291,23 @@ public final class StreamformFixtures {
     Fixture fixture = load(fixtureFile);
     DeclaredModel model = DeclaredModel.of(project, fixture.model());
     if (model.windowed()) {
-      throw new IllegalArgumentException("model " + model.model().name() + " is windowed: its"
-          + " fixtures expect revisions, so pass a WindowedAggregate, run(fixture, windows)");
+      throw new IllegalArgumentException(
+          "model "
+              + model.model().name()
+              + " is windowed: its"
+              + " fixtures expect revisions, so pass a WindowedAggregate, run(fixture, windows)");
     }
     return FixtureVerdict.judge(
-        fixture,
-        model,
-        runner().run(model, fixture, transform, model.outputColumns()));
+        fixture, model, runner().run(model, fixture, transform, model.outputColumns()));
   }
 
   private Fixture load(String fixtureFile) {
     if (project == null) {
-      throw new IllegalStateException("no streamform.yml model for " + fixtureFile
-          + ": pass the output columns and the transform, run(fixture, outputColumns, transform)");
+      throw new IllegalStateException(
+          "no streamform.yml model for "
+              + fixtureFile
+              + ": pass the output columns and the transform, run(fixture, outputColumns,"
+              + " transform)");
     }
     try {
       return Fixture.load(project, project.dir().resolve(fixtureFile));

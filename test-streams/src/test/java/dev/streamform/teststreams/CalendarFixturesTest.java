@@ -32,28 +32,44 @@ class CalendarFixturesTest {
   static final Path BERLIN = locate();
 
   private static Path locate() {
-    for (Path p : new Path[] {Paths.get("fixtures/calendar/daily-revenue-berlin"),
-        Paths.get("test-streams/fixtures/calendar/daily-revenue-berlin")}) {
+    for (Path p :
+        new Path[] {
+          Paths.get("fixtures/calendar/daily-revenue-berlin"),
+          Paths.get("test-streams/fixtures/calendar/daily-revenue-berlin")
+        }) {
       if (Files.isDirectory(p)) {
         return p;
       }
     }
-    throw new IllegalStateException("no fixtures/calendar/daily-revenue-berlin below "
-        + Paths.get("").toAbsolutePath());
+    throw new IllegalStateException(
+        "no fixtures/calendar/daily-revenue-berlin below " + Paths.get("").toAbsolutePath());
   }
 
   @Test
   void bothDstDaysPassOnTheDirectRunner() throws Exception {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    boolean passed = new FixtureSuite(FixtureRunner.on(RunnerChoice.direct()),
-        new PrintWriter(bytes, true, StandardCharsets.UTF_8)).run(BERLIN);
+    boolean passed =
+        new FixtureSuite(
+                FixtureRunner.on(RunnerChoice.direct()),
+                new PrintWriter(bytes, true, StandardCharsets.UTF_8))
+            .run(BERLIN);
     String output = bytes.toString(StandardCharsets.UTF_8);
     System.out.println(output);
     assertThat(output, passed, is(true));
-    assertThat(output, containsString("last_sunday_of_october (model daily_revenue)\nPASS\n"
-        + "6 events processed\n4 revisions emitted\n3 windows finalized\n1 late event dropped\n"));
-    assertThat(output, containsString("last_sunday_of_march (model daily_revenue)\nPASS\n"
-        + "5 events processed\n4 revisions emitted\n3 windows finalized\n"));
+    assertThat(
+        output,
+        containsString(
+            "last_sunday_of_october (model daily_revenue)\n"
+                + "PASS\n"
+                + "6 events processed\n"
+                + "4 revisions emitted\n"
+                + "3 windows finalized\n"
+                + "1 late event dropped\n"));
+    assertThat(
+        output,
+        containsString(
+            "last_sunday_of_march (model daily_revenue)\nPASS\n"
+                + "5 events processed\n4 revisions emitted\n3 windows finalized\n"));
   }
 
   @Test
@@ -74,6 +90,7 @@ class CalendarFixturesTest {
       FixtureOutcome direct = FixtureRunner.on(RunnerChoice.direct()).run(model, f);
       assertThat(f.name(), flink.get(i).canonical(), is(direct.canonical()));
     }
-    System.out.println("flink p2: " + fixtures.size() + " calendar fixtures passed, same records as direct");
+    System.out.println(
+        "flink p2: " + fixtures.size() + " calendar fixtures passed, same records as direct");
   }
 }

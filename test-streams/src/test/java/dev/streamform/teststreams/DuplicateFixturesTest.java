@@ -45,13 +45,17 @@ class DuplicateFixturesTest {
   private final StringWriter out = new StringWriter();
 
   private static Path locate() {
-    for (Path p : new Path[] {Paths.get("fixtures/duplicates/orders"),
-        Paths.get("test-streams/fixtures/duplicates/orders")}) {
+    for (Path p :
+        new Path[] {
+          Paths.get("fixtures/duplicates/orders"),
+          Paths.get("test-streams/fixtures/duplicates/orders")
+        }) {
       if (Files.isDirectory(p)) {
         return p.toAbsolutePath();
       }
     }
-    throw new IllegalStateException("no fixtures/duplicates/orders below " + Paths.get("").toAbsolutePath());
+    throw new IllegalStateException(
+        "no fixtures/duplicates/orders below " + Paths.get("").toAbsolutePath());
   }
 
   private FixtureSuite suite() {
@@ -61,12 +65,23 @@ class DuplicateFixturesTest {
   @Test
   void theProjectPassesWithItsDuplicatesConflictsAndLateRepeatsCounted() throws Exception {
     assertThat(out.toString(), suite().run(ORDERS), is(true));
-    assertThat(out.toString(), containsString("customer_duplicates (model customer_metrics)\nPASS\n"
-        + "6 events processed\n6 changelog records emitted\n3 late events dropped\n"
-        + "1 duplicate dropped\n2 events quarantined\n"));
-    assertThat(out.toString(), containsString("hourly_duplicates (model hourly_spend)\nPASS\n"
-        + "3 events processed\n2 revisions emitted\n2 windows finalized\n1 late event dropped\n"
-        + "3 duplicates dropped\n1 event quarantined\n"));
+    assertThat(
+        out.toString(),
+        containsString(
+            "customer_duplicates (model customer_metrics)\nPASS\n"
+                + "6 events processed\n6 changelog records emitted\n3 late events dropped\n"
+                + "1 duplicate dropped\n2 events quarantined\n"));
+    assertThat(
+        out.toString(),
+        containsString(
+            "hourly_duplicates (model hourly_spend)\n"
+                + "PASS\n"
+                + "3 events processed\n"
+                + "2 revisions emitted\n"
+                + "2 windows finalized\n"
+                + "1 late event dropped\n"
+                + "3 duplicates dropped\n"
+                + "1 event quarantined\n"));
   }
 
   @Test
@@ -81,7 +96,9 @@ class DuplicateFixturesTest {
       assertThat(f.name(), run.canonical(), is(oracle.canonical()));
       assertThat(f.name(), run.duplicates, hasSize(f.duplicates().size()));
       // events in = processed + late + duplicates + quarantined (one late row per event here)
-      assertThat(f.name(), run.processed + run.late.size() + run.duplicates.size() + run.quarantined.size(),
+      assertThat(
+          f.name(),
+          run.processed + run.late.size() + run.duplicates.size() + run.quarantined.size(),
           is((int) f.given().stream().filter(g -> g.event().isPresent()).count()));
     }
   }
@@ -89,40 +106,63 @@ class DuplicateFixturesTest {
   @Test
   void anUnlistedDuplicateFailsAndSaysHowToFixIt() throws Exception {
     Path p = copy();
-    rewrite(p, "customer_duplicates.yml", text -> text.substring(0, text.indexOf("duplicates:\n"))
-        + text.substring(text.indexOf("quarantined:\n")));
+    rewrite(
+        p,
+        "customer_duplicates.yml",
+        text ->
+            text.substring(0, text.indexOf("duplicates:\n"))
+                + text.substring(text.indexOf("quarantined:\n")));
     FixtureVerdict v = verdict(p, "customer_duplicates.yml");
     assertThat(v.passed(), is(false));
     String report = v.render();
     assertThat(report, containsString("duplicates: listed  dropped"));
-    assertThat(report, containsString(
-        "1  (not listed)        amount=10 customer_id=42 order_id=\"A-1\" ordered_at=\"2026-08-30T10:00:00Z\""));
-    assertThat(report, containsString("^ dropped as a duplicate (an earlier event had the same `order_id`"
-        + " and payload, within duplicates_within 30m) but not listed; list it under `duplicates:`"));
+    assertThat(
+        report,
+        containsString(
+            "1  (not listed)        amount=10 customer_id=42 order_id=\"A-1\""
+                + " ordered_at=\"2026-08-30T10:00:00Z\""));
+    assertThat(
+        report,
+        containsString(
+            "^ dropped as a duplicate (an earlier event had the same `order_id` and payload, within"
+                + " duplicates_within 30m) but not listed; list it under `duplicates:`"));
   }
 
   @Test
   void aListedDuplicateThatWasNotDroppedFails() throws Exception {
     Path p = copy();
     // E-1 was given once: it is processed, not a duplicate
-    rewrite(p, "customer_duplicates.yml", text -> text.replace("duplicates:\n",
-        "duplicates:\n  - { order_id: E-1, customer_id: 7, amount: 1, ordered_at: \"2026-08-30T11:00:00Z\" }\n"));
+    rewrite(
+        p,
+        "customer_duplicates.yml",
+        text ->
+            text.replace(
+                "duplicates:\n",
+                "duplicates:\n"
+                    + "  - { order_id: E-1, customer_id: 7, amount: 1, ordered_at:"
+                    + " \"2026-08-30T11:00:00Z\" }\n"));
     FixtureVerdict v = verdict(p, "customer_duplicates.yml");
     assertThat(v.passed(), is(false));
-    assertThat(v.render(), containsString("but it was not dropped as a duplicate: no earlier event with"
-        + " the same `order_id` and payload within duplicates_within 30m"));
+    assertThat(
+        v.render(),
+        containsString(
+            "but it was not dropped as a duplicate: no earlier event with"
+                + " the same `order_id` and payload within duplicates_within 30m"));
     assertThat(v.render(), containsString("remove it from `duplicates:`"));
   }
 
   @Test
   void anUnlistedConflictFailsNamingTheFirstEvent() throws Exception {
     Path p = copy();
-    rewrite(p, "customer_duplicates.yml", text -> text.substring(0, text.indexOf("quarantined:\n")));
+    rewrite(
+        p, "customer_duplicates.yml", text -> text.substring(0, text.indexOf("quarantined:\n")));
     FixtureVerdict v = verdict(p, "customer_duplicates.yml");
     assertThat(v.passed(), is(false));
-    assertThat(v.render(), containsString("event 4 was quarantined as a conflict (customer_duplicates.yml"
-        + " line 11): event_id `order_id` = A-2 was first seen at partition 0 offset 2 with another"
-        + " payload"));
+    assertThat(
+        v.render(),
+        containsString(
+            "event 4 was quarantined as a conflict (customer_duplicates.yml line 11): event_id"
+                + " `order_id` = A-2 was first seen at partition 0 offset 2 with another payload"));
     assertThat(v.render(), containsString("list it under `quarantined:`"));
   }
 
@@ -130,16 +170,24 @@ class DuplicateFixturesTest {
   void theSectionIsReadStrictly() throws Exception {
     Path p = copy();
     rewrite(p, "customer_duplicates.yml", text -> text.replace("duplicates:\n", "duplicate:\n"));
-    InvalidProjectException typo = assertThrows(InvalidProjectException.class,
-        () -> Fixture.load(Project.load(p), p.resolve("fixtures/customer_duplicates.yml")));
+    InvalidProjectException typo =
+        assertThrows(
+            InvalidProjectException.class,
+            () -> Fixture.load(Project.load(p), p.resolve("fixtures/customer_duplicates.yml")));
     assertThat(typo.problems().get(0).toString(), containsString("customer_duplicates.yml:38"));
     assertThat(typo.problems().get(0).toString(), containsString("did you mean 'duplicates'?"));
 
     Path noIds = copy();
-    Files.writeString(noIds.resolve("sources.yml"), Files.readString(noIds.resolve("sources.yml"))
-        .replaceAll("(?m)^    (event_id|duplicates_within):.*\n", ""));
-    InvalidProjectException refused = assertThrows(InvalidProjectException.class,
-        () -> Fixture.load(Project.load(noIds), noIds.resolve("fixtures/customer_duplicates.yml")));
+    Files.writeString(
+        noIds.resolve("sources.yml"),
+        Files.readString(noIds.resolve("sources.yml"))
+            .replaceAll("(?m)^    (event_id|duplicates_within):.*\n", ""));
+    InvalidProjectException refused =
+        assertThrows(
+            InvalidProjectException.class,
+            () ->
+                Fixture.load(
+                    Project.load(noIds), noIds.resolve("fixtures/customer_duplicates.yml")));
     String problem = refused.problems().get(0).toString();
     assertThat(problem, containsString("customer_duplicates.yml:38"));
     assertThat(problem, containsString("source 'orders' declares no event_id"));
@@ -149,22 +197,31 @@ class DuplicateFixturesTest {
   @Test
   void acceptWritesTheDuplicatesSectionAndTheFixtureThenPasses() throws Exception {
     Path p = copy();
-    Path file = rewrite(p, "customer_duplicates.yml",
-        text -> text.substring(0, text.indexOf("expect:\n")) + "expect: []\n");
+    Path file =
+        rewrite(
+            p,
+            "customer_duplicates.yml",
+            text -> text.substring(0, text.indexOf("expect:\n")) + "expect: []\n");
     FixtureSuite accepting = suite().accepting(true);
     assertThat(out.toString(), accepting.run(p), is(true));
-    assertThat(out.toString(), containsString("accepted: wrote 6 expect: rows, 3 late: rows,"
-        + " 1 duplicates: row, 2 quarantined: rows to fixtures/customer_duplicates.yml"));
+    assertThat(
+        out.toString(),
+        containsString(
+            "accepted: wrote 6 expect: rows, 3 late: rows,"
+                + " 1 duplicates: row, 2 quarantined: rows to fixtures/customer_duplicates.yml"));
     String rewritten = Files.readString(file);
-    assertThat(rewritten, containsString("duplicates:\n  - { order_id: \"A-1\", customer_id: 42, amount: 10,"
-        + " ordered_at: \"2026-08-30T10:00:00Z\" }\n"));
+    assertThat(
+        rewritten,
+        containsString(
+            "duplicates:\n  - { order_id: \"A-1\", customer_id: 42, amount: 10,"
+                + " ordered_at: \"2026-08-30T10:00:00Z\" }\n"));
     assertThat(suite().run(p), is(true));
   }
 
   /**
-   * A scoring model (the receipts project with {@code event_id: receipt_id}) gets the same step:
-   * a retried receipt is dropped before it is scored, a conflicting one is dead-lettered with
-   * reason {@code event_id_conflict}, and neither changes a decision.
+   * A scoring model (the receipts project with {@code event_id: receipt_id}) gets the same step: a
+   * retried receipt is dropped before it is scored, a conflicting one is dead-lettered with reason
+   * {@code event_id_conflict}, and neither changes a decision.
    */
   @Test
   void aScoringModelDropsDuplicatesBeforeScoring() throws Exception {
@@ -180,24 +237,47 @@ class DuplicateFixturesTest {
         }
       }
     }
-    Files.writeString(p.resolve("sources.yml"), Files.readString(p.resolve("sources.yml"))
-        .replace("    schema:\n", "    schema:\n      receipt_id: string\n")
-        + "    event_id: receipt_id\n    duplicates_within: 1h\n");
+    Files.writeString(
+        p.resolve("sources.yml"),
+        Files.readString(p.resolve("sources.yml"))
+                .replace("    schema:\n", "    schema:\n      receipt_id: string\n")
+            + "    event_id: receipt_id\n    duplicates_within: 1h\n");
     String at = "occurred_at: \"2026-08-30T10:00:00Z\", received_at: \"2026-08-30T10:00:00Z\"";
     String later = "occurred_at: \"2026-08-30T10:20:00Z\", received_at: \"2026-08-30T10:21:00Z\"";
-    Files.writeString(p.resolve("fixtures/dups.yml"), "model: receipt_risk\ngiven:\n"
-        + "  - event: { receipt_id: r1, merchant_id: 7, amount: 100.00, " + at + " }\n"
-        + "  - event: { receipt_id: r1, merchant_id: 7, amount: 100.00, " + at + " }\n"
-        + "  - event: { receipt_id: r2, merchant_id: 7, amount: 50.00, " + later + " }\n"
-        + "  - event: { receipt_id: r2, merchant_id: 7, amount: 60.00, " + later + " }\n"
-        + "expect: []\n");
+    Files.writeString(
+        p.resolve("fixtures/dups.yml"),
+        "model: receipt_risk\ngiven:\n"
+            + "  - event: { receipt_id: r1, merchant_id: 7, amount: 100.00, "
+            + at
+            + " }\n"
+            + "  - event: { receipt_id: r1, merchant_id: 7, amount: 100.00, "
+            + at
+            + " }\n"
+            + "  - event: { receipt_id: r2, merchant_id: 7, amount: 50.00, "
+            + later
+            + " }\n"
+            + "  - event: { receipt_id: r2, merchant_id: 7, amount: 60.00, "
+            + later
+            + " }\n"
+            + "expect: []\n");
     Project loaded = Project.load(p);
     Fixture f = Fixture.load(loaded, p.resolve("fixtures/dups.yml"));
-    FixtureOutcome run = FixtureRunner.on(RunnerChoice.direct()).run(DeclaredModel.of(loaded, "receipt_risk"), f);
-    assertThat(run.duplicates.stream().map(d -> d.eventId).collect(Collectors.toList()), is(List.of("0-1")));
-    assertThat(run.routed.stream().map(r -> r.eventId() + " " + r.route()
-            + (r.route().equals("dead_lettered") ? " " + r.identity().get("reason") : ""))
-        .collect(Collectors.toList()),
+    FixtureOutcome run =
+        FixtureRunner.on(RunnerChoice.direct()).run(DeclaredModel.of(loaded, "receipt_risk"), f);
+    assertThat(
+        run.duplicates.stream().map(d -> d.eventId).collect(Collectors.toList()),
+        is(List.of("0-1")));
+    assertThat(
+        run.routed.stream()
+            .map(
+                r ->
+                    r.eventId()
+                        + " "
+                        + r.route()
+                        + (r.route().equals("dead_lettered")
+                            ? " " + r.identity().get("reason")
+                            : ""))
+            .collect(Collectors.toList()),
         is(List.of("0-0 scored", "0-2 scored", "0-3 dead_lettered event_id_conflict")));
   }
 
@@ -217,7 +297,8 @@ class DuplicateFixturesTest {
     return to;
   }
 
-  private static Path rewrite(Path project, String fixture, java.util.function.UnaryOperator<String> edit) {
+  private static Path rewrite(
+      Path project, String fixture, java.util.function.UnaryOperator<String> edit) {
     Path file = project.resolve("fixtures").resolve(fixture);
     try {
       Files.writeString(file, edit.apply(Files.readString(file)));

@@ -18,7 +18,9 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Each way a fixture can fail says what differed, where, and how to fix it (docs/semantics.md §4). */
+/**
+ * Each way a fixture can fail says what differed, where, and how to fix it (docs/semantics.md §4).
+ */
 class FixtureFailuresTest {
   private static final String HEAD = "model: customer_metrics\ngiven:\n";
   private static final String SEED_EVENTS =
@@ -47,11 +49,19 @@ class FixtureFailuresTest {
     FixtureVerdict v = run("late-event", HEAD + SEED_EVENTS + SEED_EXPECT);
     assertThat(v.passed(), is(false));
     String report = v.render();
-    assertThat(report, containsString("FAIL\n3 events processed\n3 changelog records emitted\n1 late event dropped\n"));
+    assertThat(
+        report,
+        containsString(
+            "FAIL\n3 events processed\n3 changelog records emitted\n1 late event dropped\n"));
     assertThat(report, containsString("late: listed  dropped"));
-    assertThat(report, containsString("1  (not listed)  amount=5 customer_id=42 ordered_at=\"2026-08-30T10:01:00Z\""));
+    assertThat(
+        report,
+        containsString(
+            "1  (not listed)  amount=5 customer_id=42 ordered_at=\"2026-08-30T10:01:00Z\""));
     assertThat(report, containsString("^ dropped as late but not acknowledged"));
-    assertThat(report, containsString("list it under `late:` or set `late_events: keep` on source 'orders'"));
+    assertThat(
+        report,
+        containsString("list it under `late:` or set `late_events: keep` on source 'orders'"));
   }
 
   @Test
@@ -59,13 +69,18 @@ class FixtureFailuresTest {
     FixtureVerdict v =
         run(
             "late-event",
-            HEAD + SEED_EVENTS + SEED_EXPECT
+            HEAD
+                + SEED_EVENTS
+                + SEED_EXPECT
                 + "late:\n"
                 + "  - { customer_id: 42, amount: 5, ordered_at: \"2026-08-30T10:01:00Z\" }\n"
                 + "  - { customer_id: 42, amount: 1, ordered_at: \"2026-08-30T10:06:00Z\" }\n");
     assertThat(v.passed(), is(false));
     String report = v.render();
-    assertThat(report, containsString("2  amount=1 customer_id=42 ordered_at=\"2026-08-30T10:06:00Z\"  (delivered)"));
+    assertThat(
+        report,
+        containsString(
+            "2  amount=1 customer_id=42 ordered_at=\"2026-08-30T10:06:00Z\"  (delivered)"));
     assertThat(report, containsString("but it was delivered, not dropped"));
     assertThat(report, containsString("remove it from `late:`"));
   }
@@ -76,9 +91,11 @@ class FixtureFailuresTest {
         run(
             "late-event",
             HEAD
-                + "  - event: { customer_id: 42, amount: 10, ordered_at: \"2026-08-30T10:00:00Z\" }\n"
+                + "  - event: { customer_id: 42, amount: 10, ordered_at: \"2026-08-30T10:00:00Z\""
+                + " }\n"
                 + "  - event: { customer_id: 42, amount: 20 }\n"
-                + "expect:\n  - { op: insert, customer_id: 42, total_spend: 10 }\n");
+                + "expect:\n"
+                + "  - { op: insert, customer_id: 42, total_spend: 10 }\n");
     assertThat(v.passed(), is(false));
     assertThat(v.render(), containsString("event 2 has no `ordered_at`"));
     assertThat(v.render(), containsString("1 event quarantined"));
@@ -90,12 +107,22 @@ class FixtureFailuresTest {
     FixtureVerdict v =
         run(
             "late-event-kept",
-            HEAD + SEED_EVENTS + SEED_EXPECT + "  - { op: update, customer_id: 42, total_spend: 36 }\n");
+            HEAD
+                + SEED_EVENTS
+                + SEED_EXPECT
+                + "  - { op: update, customer_id: 42, total_spend: 36 }\n");
     assertThat(v.passed(), is(false));
     String report = v.render();
     assertThat(report, containsString("expect:"));
-    assertThat(report, containsString("3  update customer_id=42 total_spend=31  update customer_id=42 total_spend=35"));
-    assertThat(report, containsString("^ first difference (expect: line 10): emitted for event 3 (line 5): `total_spend` is 35, expected 31"));
+    assertThat(
+        report,
+        containsString(
+            "3  update customer_id=42 total_spend=31  update customer_id=42 total_spend=35"));
+    assertThat(
+        report,
+        containsString(
+            "^ first difference (expect: line 10): emitted for event 3 (line 5): `total_spend` is"
+                + " 35, expected 31"));
   }
 
   @Test
@@ -104,14 +131,19 @@ class FixtureFailuresTest {
         run(
             "retention",
             HEAD
-                + "  - event: { customer_id: 42, amount: 10, ordered_at: \"2026-08-30T10:00:00Z\" }\n"
+                + "  - event: { customer_id: 42, amount: 10, ordered_at: \"2026-08-30T10:00:00Z\""
+                + " }\n"
                 + "  - watermark: \"2026-08-30T10:10:00Z\"\n"
-                + "  - event: { customer_id: 42, amount: 5, ordered_at: \"2026-08-30T10:11:00Z\" }\n"
+                + "  - event: { customer_id: 42, amount: 5, ordered_at: \"2026-08-30T10:11:00Z\""
+                + " }\n"
                 + "expect:\n"
                 + "  - { op: insert, customer_id: 42, total_spend: 10 }\n"
                 + "  - { op: update, customer_id: 42, total_spend: 15 }\n");
     assertThat(v.passed(), is(false));
-    assertThat(v.render(), containsString("as an insert: the key had no state — it is new, or its state expired (retention)"));
+    assertThat(
+        v.render(),
+        containsString(
+            "as an insert: the key had no state — it is new, or its state expired (retention)"));
   }
 
   @Test
@@ -120,14 +152,18 @@ class FixtureFailuresTest {
         "  - event: { customer_id: 42, amount: 10, ordered_at: \"2026-08-30T10:00:00Z\" }\n"
             + "  - watermark: \"%s\"\n"
             + "  - event: { customer_id: 42, amount: 5, ordered_at: \"2026-08-30T10:11:00Z\" }\n";
-    run("retention",
-            HEAD + String.format(events, "2026-08-30T10:09:59.999Z")
+    run(
+            "retention",
+            HEAD
+                + String.format(events, "2026-08-30T10:09:59.999Z")
                 + "expect:\n"
                 + "  - { op: insert, customer_id: 42, total_spend: 10 }\n"
                 + "  - { op: update, customer_id: 42, total_spend: 15 }\n")
         .assertPassed();
-    run("retention",
-            HEAD + String.format(events, "2026-08-30T10:10:00Z")
+    run(
+            "retention",
+            HEAD
+                + String.format(events, "2026-08-30T10:10:00Z")
                 + "expect:\n"
                 + "  - { op: insert, customer_id: 42, total_spend: 10 }\n"
                 + "  - { op: insert, customer_id: 42, total_spend: 5 }\n")
@@ -136,10 +172,12 @@ class FixtureFailuresTest {
 
   @Test
   void decimalsCompareByValueAndTimestampFormsAreEquivalent() {
-    run("late-event",
+    run(
+            "late-event",
             HEAD
                 + "  - event: { customer_id: 42, amount: 10.50, ordered_at: 1788084000000 }\n"
-                + "  - event: { customer_id: 42, amount: 0.5, ordered_at: \"2026-08-30T10:10:00.000Z\" }\n"
+                + "  - event: { customer_id: 42, amount: 0.5, ordered_at:"
+                + " \"2026-08-30T10:10:00.000Z\" }\n"
                 + "expect:\n"
                 + "  - { op: insert, customer_id: 42, total_spend: 10.5 }\n"
                 + "  - { op: update, customer_id: 42, total_spend: 11.00 }\n")
@@ -152,7 +190,8 @@ class FixtureFailuresTest {
     FixtureProjects.write(
         p,
         "fixtures/f.yml",
-        HEAD + "  - event: { customer_id: 42, amount: 10, ordered_at: \"10:00:00\" }\nexpect: []\n");
+        HEAD
+            + "  - event: { customer_id: 42, amount: 10, ordered_at: \"10:00:00\" }\nexpect: []\n");
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
@@ -173,8 +212,13 @@ class FixtureFailuresTest {
         assertThrows(
             IllegalArgumentException.class,
             () -> StreamformFixtures.inProject(p).run("fixtures/f.yml"));
-    assertThat(e.getMessage(), containsString("f.yml:2: key 'expected': unknown key — did you mean 'expect'?"));
-    assertThat(e.getMessage(), containsString("f.yml:4: event 1, key 'customer': unknown key — did you mean 'customer_id'?"));
+    assertThat(
+        e.getMessage(),
+        containsString("f.yml:2: key 'expected': unknown key — did you mean 'expect'?"));
+    assertThat(
+        e.getMessage(),
+        containsString(
+            "f.yml:4: event 1, key 'customer': unknown key — did you mean 'customer_id'?"));
   }
 
   @Test
@@ -183,16 +227,22 @@ class FixtureFailuresTest {
     FixtureProjects.write(
         p,
         "fixtures/f.yml",
-        HEAD + SEED_EVENTS + SEED_EXPECT
+        HEAD
+            + SEED_EVENTS
+            + SEED_EXPECT
             + "late:\n  - { customer_id: 42, amount: 5, ordered_at: \"2026-08-30T10:01:00Z\" }\n");
     StreamformFixtures fixtures = StreamformFixtures.inProject(p);
     fixtures
-        .run("fixtures/f.yml",
-            KeyedChangelog.by("customer_id").aggregating(Aggregation.sum("amount").as("total_spend")))
+        .run(
+            "fixtures/f.yml",
+            KeyedChangelog.by("customer_id")
+                .aggregating(Aggregation.sum("amount").as("total_spend")))
         .assertPassed();
     FixtureVerdict wrong =
-        fixtures.run("fixtures/f.yml",
-            KeyedChangelog.by("customer_id").aggregating(Aggregation.max("amount").as("total_spend")));
+        fixtures.run(
+            "fixtures/f.yml",
+            KeyedChangelog.by("customer_id")
+                .aggregating(Aggregation.max("amount").as("total_spend")));
     assertThat(wrong.passed(), is(false));
     assertThat(wrong.render(), containsString("`total_spend` is 20, expected 30"));
   }
@@ -207,36 +257,51 @@ class FixtureFailuresTest {
             FixtureRunner.on(RunnerChoice.direct()),
             new PrintWriter(bytes, true, StandardCharsets.UTF_8));
     assertThat(suite.run(p), is(false));
-    assertThat(bytes.toString(StandardCharsets.UTF_8), containsString("1 fixture on direct: 0 passed, 1 failed"));
+    assertThat(
+        bytes.toString(StandardCharsets.UTF_8),
+        containsString("1 fixture on direct: 0 passed, 1 failed"));
   }
 
   @Test
   void aModelWrittenOnlyInJavaNeedsNoSqlOrStreamformYml() throws Exception {
     Path p = dir.resolve("java-only");
     java.nio.file.Files.createDirectories(p);
-    java.nio.file.Files.copy(FixtureProjects.TIME.resolve("late-event/sources.yml"), p.resolve("sources.yml"));
-    FixtureProjects.write(p, "fixtures/f.yml",
-        "model: spend_in_java\ngiven:\n" + SEED_EVENTS
+    java.nio.file.Files.copy(
+        FixtureProjects.TIME.resolve("late-event/sources.yml"), p.resolve("sources.yml"));
+    FixtureProjects.write(
+        p,
+        "fixtures/f.yml",
+        "model: spend_in_java\ngiven:\n"
+            + SEED_EVENTS
             + "expect:\n"
             + "  - { op: insert, customer_id: 42, total: 10, orders: 1 }\n"
             + "  - { op: update, customer_id: 42, total: 30, orders: 2 }\n"
             + "  - { op: update, customer_id: 42, total: 31, orders: 3 }\n"
             + "late:\n  - { customer_id: 42, amount: 5 }\n");
-    java.util.Map<String, dev.streamform.policies.schema.ColumnType> columns = new java.util.LinkedHashMap<>();
+    java.util.Map<String, dev.streamform.policies.schema.ColumnType> columns =
+        new java.util.LinkedHashMap<>();
     columns.put("customer_id", dev.streamform.policies.schema.ColumnType.INT64);
     columns.put("total", dev.streamform.policies.schema.ColumnType.decimal(38, 2));
     columns.put("orders", dev.streamform.policies.schema.ColumnType.INT64);
-    KeyedChangelog spend = KeyedChangelog.by("customer_id")
-        .aggregating(Aggregation.sum("amount").as("total"), Aggregation.countAll().as("orders"));
+    KeyedChangelog spend =
+        KeyedChangelog.by("customer_id")
+            .aggregating(
+                Aggregation.sum("amount").as("total"), Aggregation.countAll().as("orders"));
     StreamformFixtures fixtures = StreamformFixtures.forSource(p, "orders");
     fixtures.run("fixtures/f.yml", columns, spend).assertPassed();
-    FixtureVerdict wrong = fixtures.run("fixtures/f.yml", columns,
-        KeyedChangelog.by("customer_id")
-            .aggregating(Aggregation.max("amount").as("total"), Aggregation.countAll().as("orders")));
+    FixtureVerdict wrong =
+        fixtures.run(
+            "fixtures/f.yml",
+            columns,
+            KeyedChangelog.by("customer_id")
+                .aggregating(
+                    Aggregation.max("amount").as("total"), Aggregation.countAll().as("orders")));
     assertThat(wrong.passed(), is(false));
     assertThat(wrong.render(), containsString("`total` is 20, expected 30"));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> StreamformFixtures.forSource(p, "payments"));
-    assertThat(e.getMessage(), containsString("sources.yml has no source 'payments'; sources: orders"));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> StreamformFixtures.forSource(p, "payments"));
+    assertThat(
+        e.getMessage(), containsString("sources.yml has no source 'payments'; sources: orders"));
   }
 }

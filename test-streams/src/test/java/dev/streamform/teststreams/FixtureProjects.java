@@ -13,12 +13,14 @@ final class FixtureProjects {
   static final Path TIME = locate();
 
   private static Path locate() {
-    for (Path p : new Path[] {Paths.get("fixtures/time"), Paths.get("test-streams/fixtures/time")}) {
+    for (Path p :
+        new Path[] {Paths.get("fixtures/time"), Paths.get("test-streams/fixtures/time")}) {
       if (Files.isDirectory(p)) {
         return p.toAbsolutePath();
       }
     }
-    throw new IllegalStateException("fixtures/time not found from " + Paths.get("").toAbsolutePath());
+    throw new IllegalStateException(
+        "fixtures/time not found from " + Paths.get("").toAbsolutePath());
   }
 
   /** A copy of seed project {@code name} in {@code dir}, without its fixtures. */

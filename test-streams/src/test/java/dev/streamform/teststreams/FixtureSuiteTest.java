@@ -9,7 +9,6 @@ import static org.hamcrest.Matchers.not;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureSuite;
 import dev.streamform.teststreams.fixture.FixtureSuite.Result;
-import dev.streamform.teststreams.fixture.FixtureSuite.Status;
 import dev.streamform.teststreams.fixture.RunnerChoice;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -31,7 +30,8 @@ class FixtureSuiteTest {
   private final StringWriter out = new StringWriter();
   private final StringWriter warnings = new StringWriter();
 
-  private static final String LATE_EVENT = """
+  private static final String LATE_EVENT =
+      """
       model: customer_metrics
       given:
         - event: { customer_id: 42, amount: 10, ordered_at: "2026-08-30T10:00:00Z" }
@@ -50,15 +50,22 @@ class FixtureSuiteTest {
   }
 
   private static List<String> statuses(FixtureSuite suite) {
-    return suite.results().stream().map(r -> r.name() + " " + r.status()).collect(Collectors.toList());
+    return suite.results().stream()
+        .map(r -> r.name() + " " + r.status())
+        .collect(Collectors.toList());
   }
 
   @Test
   void aRunThatThrowsFailsItsFixtureAndTheSuiteGoesOnToTheSummary() throws Exception {
     Path p = FixtureProjects.copy("late-event", dir);
-    Files.writeString(p.resolve("sources.yml"),
-        Files.readString(p.resolve("sources.yml")).replace("amount: decimal(12,2)", "amount: int64"));
-    FixtureProjects.write(p, "fixtures/a_overflow.yml", """
+    Files.writeString(
+        p.resolve("sources.yml"),
+        Files.readString(p.resolve("sources.yml"))
+            .replace("amount: decimal(12,2)", "amount: int64"));
+    FixtureProjects.write(
+        p,
+        "fixtures/a_overflow.yml",
+        """
         model: customer_metrics
         given:
           - event: { customer_id: 42, amount: 9223372036854775807, ordered_at: "2026-08-30T10:00:00Z" }
@@ -73,10 +80,14 @@ class FixtureSuiteTest {
 
     assertThat(statuses(suite), is(List.of("a_overflow ERROR", "b_late PASSED")));
     Result overflow = suite.results().get(0);
-    assertThat(overflow.reason(), containsString("an int64 sum overflowed: 9223372036854775807 + 1"
-        + " is outside int64"));
-    assertThat(out.toString(), containsString("a_overflow (model customer_metrics)\nFAIL\n"
-        + "the run stopped with an error: an int64 sum overflowed"));
+    assertThat(
+        overflow.reason(),
+        containsString("an int64 sum overflowed: 9223372036854775807 + 1" + " is outside int64"));
+    assertThat(
+        out.toString(),
+        containsString(
+            "a_overflow (model customer_metrics)\nFAIL\n"
+                + "the run stopped with an error: an int64 sum overflowed"));
     assertThat(out.toString(), containsString("failed fixtures:\n  a_overflow  "));
     assertThat(out.toString().trim(), endsWith("2 fixtures on direct: 1 passed, 1 failed"));
   }
@@ -87,9 +98,12 @@ class FixtureSuiteTest {
     // fixtures pass, fail their comparison, and do not load, in that order of files
     Path p = FixtureProjects.copy("late-event", dir);
     FixtureProjects.write(p, "fixtures/a_late.yml", LATE_EVENT);
-    FixtureProjects.write(p, "fixtures/b_wrong.yml", LATE_EVENT.replace("total_spend: 30", "total_spend: 31"));
-    FixtureProjects.write(p, "fixtures/c_unknown_model.yml", LATE_EVENT.replace("model: customer_metrics",
-        "model: no_such_model"));
+    FixtureProjects.write(
+        p, "fixtures/b_wrong.yml", LATE_EVENT.replace("total_spend: 30", "total_spend: 31"));
+    FixtureProjects.write(
+        p,
+        "fixtures/c_unknown_model.yml",
+        LATE_EVENT.replace("model: customer_metrics", "model: no_such_model"));
     FixtureProjects.write(p, "fixtures/d_late.yml", LATE_EVENT);
     List<Path> paths = List.of(FixtureProjects.TIME, p);
 
@@ -106,8 +120,9 @@ class FixtureSuiteTest {
     assertThat(printedTogether, is(out.toString()));
     assertThat(together.pipelines(), is(1)); // 12 fixtures that load, 30 events in all
     assertThat(alone.pipelines(), is(12));
-    assertThat(statuses(together).subList(9, 13), is(List.of("a_late PASSED", "b_wrong FAILED",
-        "c_unknown_model ERROR", "d_late PASSED")));
+    assertThat(
+        statuses(together).subList(9, 13),
+        is(List.of("a_late PASSED", "b_wrong FAILED", "c_unknown_model ERROR", "d_late PASSED")));
   }
 
   private static List<String> reports(FixtureSuite suite) {
@@ -119,7 +134,8 @@ class FixtureSuiteTest {
   @Test
   void selectRunsTheMatchingFixturesAndFailFastStopsAtTheFirstFailure() throws Exception {
     Path p = FixtureProjects.copy("late-event", dir);
-    FixtureProjects.write(p, "fixtures/a_wrong.yml", LATE_EVENT.replace("total_spend: 30", "total_spend: 31"));
+    FixtureProjects.write(
+        p, "fixtures/a_wrong.yml", LATE_EVENT.replace("total_spend: 30", "total_spend: 31"));
     FixtureProjects.write(p, "fixtures/b_right.yml", LATE_EVENT);
     FixtureProjects.write(p, "fixtures/c_right.yml", LATE_EVENT);
 
@@ -130,7 +146,8 @@ class FixtureSuiteTest {
     FixtureSuite fast = suite().failingFast(true);
     assertThat(fast.run(List.of(p)), is(false));
     assertThat(statuses(fast), is(List.of("a_wrong FAILED", "b_right NOT_RUN", "c_right NOT_RUN")));
-    assertThat(fast.summary(), is("1 fixture on direct: 0 passed, 1 failed; 2 not run (--fail-fast)"));
+    assertThat(
+        fast.summary(), is("1 fixture on direct: 0 passed, 1 failed; 2 not run (--fail-fast)"));
 
     FixtureSuite none = suite().selecting(List.of("nothing*"));
     assertThat(none.run(p), is(false));
@@ -140,7 +157,8 @@ class FixtureSuiteTest {
   @Test
   void acceptWritesWhatHappenedKeepsTheRestAndTheFixtureThenPasses() throws Exception {
     Path p = FixtureProjects.copy("late-event", dir);
-    String wrong = """
+    String wrong =
+        """
         # a comment at the top stays
         model: customer_metrics
         description: the seed's late event   # and so does this key
@@ -160,26 +178,32 @@ class FixtureSuiteTest {
     assertThat(accepting.run(p), is(true));
     assertThat(statuses(accepting), is(List.of("late ACCEPTED")));
     assertThat(out.toString(), containsString("changelog:\n")); // the diff was shown first
-    assertThat(out.toString(), containsString(
-        "accepted: wrote 2 expect: rows, 1 late: row to fixtures/late.yml — review the change"));
+    assertThat(
+        out.toString(),
+        containsString(
+            "accepted: wrote 2 expect: rows, 1 late: row to fixtures/late.yml — review the"
+                + " change"));
 
     String rewritten = Files.readString(file);
-    assertThat(rewritten, is("""
-        # a comment at the top stays
-        model: customer_metrics
-        description: the seed's late event   # and so does this key
-        given:
-          - event: { customer_id: 42, amount: 10, ordered_at: "2026-08-30T10:00:00Z" }
-          - event: { customer_id: 42, amount: 20, ordered_at: "2026-08-30T10:10:00Z" }
-          - event: { customer_id: 42, amount: 5,  ordered_at: "2026-08-30T10:01:00Z" }
-        expect:            # the changelog
-          - { op: insert, customer_id: 42, total_spend: 10 }
-          - { op: update, customer_id: 42, total_spend: 30 }
-        # a comment between sections stays
+    assertThat(
+        rewritten,
+        is(
+            """
+            # a comment at the top stays
+            model: customer_metrics
+            description: the seed's late event   # and so does this key
+            given:
+              - event: { customer_id: 42, amount: 10, ordered_at: "2026-08-30T10:00:00Z" }
+              - event: { customer_id: 42, amount: 20, ordered_at: "2026-08-30T10:10:00Z" }
+              - event: { customer_id: 42, amount: 5,  ordered_at: "2026-08-30T10:01:00Z" }
+            expect:            # the changelog
+              - { op: insert, customer_id: 42, total_spend: 10 }
+              - { op: update, customer_id: 42, total_spend: 30 }
+            # a comment between sections stays
 
-        late:
-          - { customer_id: 42, amount: 5, ordered_at: "2026-08-30T10:01:00Z" }
-        """));
+            late:
+              - { customer_id: 42, amount: 5, ordered_at: "2026-08-30T10:01:00Z" }
+            """));
     FixtureSuite again = suite();
     assertThat(again.run(p), is(true));
     assertThat(statuses(again), is(List.of("late PASSED")));
@@ -189,22 +213,31 @@ class FixtureSuiteTest {
   void acceptRoundTripsAWindowedFixtureAndItsQuarantine() throws Exception {
     Path p = FixtureProjects.copy("hourly-revenue", dir);
     // the seed's hourly revenue without its expectations, and one event without its time
-    String given = FixtureProjects.read(FixtureProjects.TIME.resolve(
-        "hourly-revenue/fixtures/hourly_revenue.yml"));
-    given = given.substring(0, given.indexOf("expect:"))
-        + "  - event: { merchant_id: 9, amount: 1.00 }\n"
-        + "expect:\n  - { window_start: \"2026-08-30T10:00:00Z\", window_end: \"2026-08-30T11:00:00Z\","
-        + " merchant_id: 7, revenue: 1, orders: 1, revision: 1, status: on_time }\n";
+    String given =
+        FixtureProjects.read(
+            FixtureProjects.TIME.resolve("hourly-revenue/fixtures/hourly_revenue.yml"));
+    given =
+        given.substring(0, given.indexOf("expect:"))
+            + "  - event: { merchant_id: 9, amount: 1.00 }\n"
+            + "expect:\n"
+            + "  - { window_start: \"2026-08-30T10:00:00Z\", window_end: \"2026-08-30T11:00:00Z\","
+            + " merchant_id: 7, revenue: 1, orders: 1, revision: 1, status: on_time }\n";
     Path file = FixtureProjects.write(p, "fixtures/hourly.yml", given);
 
     FixtureSuite accepting = suite().accepting(true);
     assertThat(accepting.run(p), is(true));
     assertThat(statuses(accepting), is(List.of("hourly ACCEPTED")));
     String rewritten = Files.readString(file);
-    assertThat(rewritten, containsString("  - { window_start: \"2026-08-30T10:00:00Z\", window_end:"
-        + " \"2026-08-30T11:00:00Z\", merchant_id: 7, revenue: 180, orders: 3, revision: 2, status: final }"));
-    assertThat(rewritten, containsString("late:\n  - { merchant_id: 7, amount: -10, ordered_at:"
-        + " \"2026-08-30T10:45:00Z\", window_start: \"2026-08-30T10:00:00Z\" }"));
+    assertThat(
+        rewritten,
+        containsString(
+            "  - { window_start: \"2026-08-30T10:00:00Z\", window_end: \"2026-08-30T11:00:00Z\","
+                + " merchant_id: 7, revenue: 180, orders: 3, revision: 2, status: final }"));
+    assertThat(
+        rewritten,
+        containsString(
+            "late:\n  - { merchant_id: 7, amount: -10, ordered_at:"
+                + " \"2026-08-30T10:45:00Z\", window_start: \"2026-08-30T10:00:00Z\" }"));
     assertThat(rewritten, containsString("quarantined:\n  - { merchant_id: 9, amount: 1 }"));
     FixtureSuite again = suite();
     assertThat(again.run(p), is(true));
@@ -213,7 +246,8 @@ class FixtureSuiteTest {
   @Test
   void aQuarantinedSectionExpectsAnInvalidRecordInsteadOfFailing() throws Exception {
     Path p = FixtureProjects.copy("late-event", dir);
-    String base = """
+    String base =
+        """
         model: customer_metrics
         given:
           - event: { customer_id: 42, amount: 10, ordered_at: "2026-08-30T10:00:00Z" }
@@ -222,27 +256,37 @@ class FixtureSuiteTest {
           - { op: insert, customer_id: 42, total_spend: 10 }
         """;
     FixtureProjects.write(p, "fixtures/a_unlisted.yml", base);
-    FixtureProjects.write(p, "fixtures/b_listed.yml", base
-        + "quarantined:\n  - { customer_id: 7, reason: no value for event-time column }\n");
-    FixtureProjects.write(p, "fixtures/c_wrong_reason.yml", base
-        + "quarantined:\n  - { customer_id: 7, reason: something else }\n");
+    FixtureProjects.write(
+        p,
+        "fixtures/b_listed.yml",
+        base + "quarantined:\n  - { customer_id: 7, reason: no value for event-time column }\n");
+    FixtureProjects.write(
+        p,
+        "fixtures/c_wrong_reason.yml",
+        base + "quarantined:\n  - { customer_id: 7, reason: something else }\n");
     FixtureSuite suite = suite();
     suite.run(p);
-    assertThat(statuses(suite), is(List.of(
-        "a_unlisted FAILED", "b_listed PASSED", "c_wrong_reason FAILED")));
+    assertThat(
+        statuses(suite),
+        is(List.of("a_unlisted FAILED", "b_listed PASSED", "c_wrong_reason FAILED")));
     assertThat(suite.results().get(0).report(), containsString("event 2 has no `ordered_at`"));
     assertThat(suite.results().get(0).report(), containsString("list it under `quarantined:`"));
-    assertThat(suite.results().get(2).report(), containsString(
-        "quarantined: line 8 lists customer_id=7 reason=\"something else\", but no such event was"
-            + " quarantined"));
+    assertThat(
+        suite.results().get(2).report(),
+        containsString(
+            "quarantined: line 8 lists customer_id=7 reason=\"something else\", but no such event"
+                + " was quarantined"));
   }
 
   @Test
   void toleranceLetsADoubleColumnDifferByThatMuch() throws Exception {
     Path p = FixtureProjects.copy("late-event", dir);
-    Files.writeString(p.resolve("sources.yml"),
-        Files.readString(p.resolve("sources.yml")).replace("amount: decimal(12,2)", "amount: double"));
-    String fixture = """
+    Files.writeString(
+        p.resolve("sources.yml"),
+        Files.readString(p.resolve("sources.yml"))
+            .replace("amount: decimal(12,2)", "amount: double"));
+    String fixture =
+        """
         model: customer_metrics
         given:
           - event: { customer_id: 42, amount: 0.1, ordered_at: "2026-08-30T10:00:00Z" }
@@ -253,13 +297,18 @@ class FixtureSuiteTest {
         """;
     FixtureProjects.write(p, "fixtures/a_exact.yml", fixture);
     FixtureProjects.write(p, "fixtures/b_tolerant.yml", fixture + "tolerance: 1e-9\n");
-    FixtureProjects.write(p, "fixtures/c_too_far.yml",
+    FixtureProjects.write(
+        p,
+        "fixtures/c_too_far.yml",
         fixture.replace("total_spend: 0.3 }", "total_spend: 0.31 }") + "tolerance: 1e-9\n");
     FixtureSuite exact = suite();
     exact.run(p);
-    // 0.1 + 0.2 is 0.30000000000000004 in doubles: exact comparison fails, 1e-9 passes, 0.31 does not
-    assertThat(statuses(exact), is(List.of("a_exact FAILED", "b_tolerant PASSED", "c_too_far FAILED")));
-    assertThat(exact.results().get(0).reason(), containsString("is 0.30000000000000004, expected 0.3"));
+    // 0.1 + 0.2 is 0.30000000000000004 in doubles: exact comparison fails, 1e-9 passes, 0.31 does
+    // not
+    assertThat(
+        statuses(exact), is(List.of("a_exact FAILED", "b_tolerant PASSED", "c_too_far FAILED")));
+    assertThat(
+        exact.results().get(0).reason(), containsString("is 0.30000000000000004, expected 0.3"));
 
     FixtureSuite defaulted = suite().withTolerance(1e-9).selecting(List.of("a_exact"));
     defaulted.run(p);
@@ -271,7 +320,10 @@ class FixtureSuiteTest {
     Path p = FixtureProjects.copy("late-event", dir);
     // event 1 (partition 1) is given first, but partition 0's event is applied first: the keyed
     // stage applies a key's events by each partition's watermark at arrival, then partition
-    FixtureProjects.write(p, "fixtures/spread.yml", """
+    FixtureProjects.write(
+        p,
+        "fixtures/spread.yml",
+        """
         model: customer_metrics
         given:
           - event: { customer_id: 42, amount: 10, ordered_at: "2026-08-30T10:00:00Z" }
@@ -283,16 +335,26 @@ class FixtureSuiteTest {
         """);
     FixtureSuite suite = suite();
     suite.run(p);
-    assertThat(warnings.toString(), containsString("warning: fixtures/spread.yml:5: event 2: key"
-        + " customer_id=42 has events on partitions 1 and 0 (first on line 3): docs/semantics.md §7 promises"
-        + " a key's changelog only for keys that live in one partition"));
+    assertThat(
+        warnings.toString(),
+        containsString(
+            "warning: fixtures/spread.yml:5: event 2: key customer_id=42 has events on partitions 1"
+                + " and 0 (first on line 3): docs/semantics.md §7 promises a key's changelog only"
+                + " for keys that live in one partition"));
     String report = suite.results().get(0).report();
-    assertThat(report, containsString(
-        "  1  insert customer_id=42 total_spend=10  insert customer_id=42 total_spend=5\n"));
-    assertThat(report, containsString(
-        "  2  update customer_id=42 total_spend=15  update customer_id=42 total_spend=15\n"));
-    assertThat(report, containsString("its key has events on partitions [0, 1]: the emitted column"
-        + " shows this key's records in the order they were emitted"));
+    assertThat(
+        report,
+        containsString(
+            "  1  insert customer_id=42 total_spend=10  insert customer_id=42 total_spend=5\n"));
+    assertThat(
+        report,
+        containsString(
+            "  2  update customer_id=42 total_spend=15  update customer_id=42 total_spend=15\n"));
+    assertThat(
+        report,
+        containsString(
+            "its key has events on partitions [0, 1]: the emitted column"
+                + " shows this key's records in the order they were emitted"));
     assertThat(report, not(containsString("retention")));
   }
 
@@ -302,11 +364,18 @@ class FixtureSuiteTest {
     StringBuilder given = new StringBuilder("model: customer_metrics\ngiven:\n");
     StringBuilder expect = new StringBuilder("expect:\n");
     for (int i = 0; i < 200; i++) {
-      given.append("  - event: { customer_id: ").append(i).append(", amount: 1, ordered_at: ")
+      given
+          .append("  - event: { customer_id: ")
+          .append(i)
+          .append(", amount: 1, ordered_at: ")
           .append("\"2026-08-30T10:00:00Z\" }\n");
       // rows 101..200 expect 2 where 1 was emitted
-      expect.append("  - { op: insert, customer_id: ").append(i).append(", total_spend: ")
-          .append(i < 100 ? 1 : 2).append(" }\n");
+      expect
+          .append("  - { op: insert, customer_id: ")
+          .append(i)
+          .append(", total_spend: ")
+          .append(i < 100 ? 1 : 2)
+          .append(" }\n");
     }
     FixtureProjects.write(p, "fixtures/big.yml", given + expect.toString());
     FixtureSuite suite = suite();

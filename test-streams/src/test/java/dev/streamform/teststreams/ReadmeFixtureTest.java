@@ -30,22 +30,34 @@ class ReadmeFixtureTest {
   void theWindowedWorkedExampleIsTheSeedProjectAndPrintsWhatTheReadmeShows() throws Exception {
     String text = readme();
     Path project = FixtureProjects.TIME.resolve("hourly-revenue");
-    for (String[] file : new String[][] {
-        {"yaml", "sources.yml"}, {"yaml", "streamform.yml"}, {"sql", "models/hourly_revenue.sql"},
-        {"yaml", "fixtures/hourly_revenue.yml"}}) {
+    for (String[] file :
+        new String[][] {
+          {"yaml", "sources.yml"},
+          {"yaml", "streamform.yml"},
+          {"sql", "models/hourly_revenue.sql"},
+          {"yaml", "fixtures/hourly_revenue.yml"}
+        }) {
       String shown = "`" + file[1] + "`";
-      assertThat(file[1], text, containsString("```" + file[0] + "\n"
-          + FixtureProjects.read(project.resolve(file[1])) + "```"));
+      assertThat(
+          file[1],
+          text,
+          containsString(
+              "```" + file[0] + "\n" + FixtureProjects.read(project.resolve(file[1])) + "```"));
       assertThat(text, containsString(shown));
     }
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    new FixtureSuite(FixtureRunner.on(RunnerChoice.direct()),
+    new FixtureSuite(
+            FixtureRunner.on(RunnerChoice.direct()),
             new PrintWriter(bytes, true, StandardCharsets.UTF_8))
         .run(project.resolve("fixtures/hourly_revenue.yml"));
     String printed = bytes.toString(StandardCharsets.UTF_8);
-    assertThat(text, containsString(
-        "$ ./streamform test test-streams/fixtures/time/hourly-revenue/fixtures/hourly_revenue.yml\n"
-            + printed + "```"));
+    assertThat(
+        text,
+        containsString(
+            "$ ./streamform test"
+                + " test-streams/fixtures/time/hourly-revenue/fixtures/hourly_revenue.yml\n"
+                + printed
+                + "```"));
   }
 
   @Test

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The seed's fixture projects (docs/semantics.md §5) and the windowed ones (§6) pass on the DirectRunner
- * with the counts worked out by hand in their fixtures.
+ * The seed's fixture projects (docs/semantics.md §5) and the windowed ones (§6) pass on the
+ * DirectRunner with the counts worked out by hand in their fixtures.
  */
 class SeedFixtureProjectsTest {
   private static String output;

@@ -11,7 +11,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The windowed seeds' fixtures hold however their items reach the pipeline (docs/semantics.md §7). */
+/**
+ * The windowed seeds' fixtures hold however their items reach the pipeline (docs/semantics.md §7).
+ */
 class WindowedDeliveryTest {
   @TempDir Path dir;
 
@@ -25,15 +27,20 @@ class WindowedDeliveryTest {
     seeds.put("hourly-revenue", "fixtures/hourly_revenue.yml");
     seeds.put("two-partitions", "fixtures/partition_behind.yml");
     seeds.put("hopping-revenue", "fixtures/hopping_revenue.yml");
-    seeds.forEach((seed, fixture) -> {
-      Path p = FixtureProjects.copy(seed, dir);
-      FixtureProjects.write(p, fixture,
-          FixtureProjects.read(FixtureProjects.TIME.resolve(seed).resolve(fixture)));
-      for (Delivery delivery : new Delivery[] {
-          Delivery.oneElementPerBatch(), Delivery.createOf(), Delivery.createOfShuffled(3)}) {
-        FixtureVerdict v = StreamformFixtures.inProject(p).delivering(delivery).run(fixture);
-        assertThat(seed + " " + delivery.describe() + ":\n" + v.render(), v.passed(), is(true));
-      }
-    });
+    seeds.forEach(
+        (seed, fixture) -> {
+          Path p = FixtureProjects.copy(seed, dir);
+          FixtureProjects.write(
+              p,
+              fixture,
+              FixtureProjects.read(FixtureProjects.TIME.resolve(seed).resolve(fixture)));
+          for (Delivery delivery :
+              new Delivery[] {
+                Delivery.oneElementPerBatch(), Delivery.createOf(), Delivery.createOfShuffled(3)
+              }) {
+            FixtureVerdict v = StreamformFixtures.inProject(p).delivering(delivery).run(fixture);
+            assertThat(seed + " " + delivery.describe() + ":\n" + v.render(), v.passed(), is(true));
+          }
+        });
   }
 }

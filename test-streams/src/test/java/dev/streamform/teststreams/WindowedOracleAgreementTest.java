@@ -4,6 +4,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.Project;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
@@ -11,7 +12,6 @@ import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureSuite;
 import dev.streamform.teststreams.fixture.FixtureVerdict;
 import dev.streamform.teststreams.fixture.RunnerChoice;
-import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.oracle.WindowPolicy;
 import dev.streamform.teststreams.oracle.WindowedOracle;
 import java.nio.file.Path;
@@ -45,10 +45,18 @@ class WindowedOracleAgreementTest {
         String where = dir.getFileName() + "/" + file.getFileName();
         assertEquals(oracle.canonical(), beam.canonical(), where + ": DirectRunner vs oracle");
         assertEquals(
-            List.of(oracle.processed, oracle.revisionsEmitted(), oracle.windowsFinalized(),
-                oracle.late.size(), oracle.quarantined.size()),
-            List.of(beam.processed, beam.revisionsEmitted(), beam.windowsFinalized(),
-                beam.late.size(), beam.quarantined.size()),
+            List.of(
+                oracle.processed,
+                oracle.revisionsEmitted(),
+                oracle.windowsFinalized(),
+                oracle.late.size(),
+                oracle.quarantined.size()),
+            List.of(
+                beam.processed,
+                beam.revisionsEmitted(),
+                beam.windowsFinalized(),
+                beam.late.size(),
+                beam.quarantined.size()),
             where + ": processed, revisions, finalized, late, quarantined");
         FixtureVerdict.judge(fixture, model, oracle).assertPassed();
         checked.add(where);
@@ -62,17 +70,28 @@ class WindowedOracleAgreementTest {
   void theOracleOfADeclaredModelTakesItsWindowPolicyFromStreamformYml() throws Exception {
     WindowPolicy early = oracleOf("early-results", "hourly_revenue").policy();
     assertEquals(
-        new WindowPolicy("hourly_revenue", Duration.ofHours(1), Duration.ofHours(1),
-            Duration.ofMinutes(10), 2, 1),
+        new WindowPolicy(
+            "hourly_revenue",
+            Duration.ofHours(1),
+            Duration.ofHours(1),
+            Duration.ofMinutes(10),
+            2,
+            1),
         early);
     WindowPolicy hopping = oracleOf("hopping-revenue", "hopping_revenue").policy();
     assertEquals(
-        new WindowPolicy("hopping_revenue", Duration.ofHours(1), Duration.ofMinutes(30),
-            Duration.ofMinutes(15), 0, 1),
+        new WindowPolicy(
+            "hopping_revenue",
+            Duration.ofHours(1),
+            Duration.ofMinutes(30),
+            Duration.ofMinutes(15),
+            0,
+            1),
         hopping);
   }
 
   private static WindowedOracle oracleOf(String project, String model) throws Exception {
-    return WindowedOracle.of(DeclaredModel.of(Project.load(FixtureProjects.TIME.resolve(project)), model));
+    return WindowedOracle.of(
+        DeclaredModel.of(Project.load(FixtureProjects.TIME.resolve(project)), model));
   }
 }

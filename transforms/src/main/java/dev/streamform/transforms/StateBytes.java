@@ -8,11 +8,11 @@ import org.apache.beam.sdk.metrics.Metrics;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * Measures the keyed state a stage holds, in the pipeline: every {@value #EVERY}th time a stage
- * has written a key's state, it encodes that state with the coders its state cells use and adds
- * the byte count to the distribution {@value StreamformMetrics#STATE_BYTES} (its mean is bytes of
- * state per live key). Sampling keeps the cost to one encoding per {@value #EVERY} writes; a
- * stage instance that never reaches its {@value #EVERY}th write reports nothing.
+ * Measures the keyed state a stage holds, in the pipeline: every {@value #EVERY}th time a stage has
+ * written a key's state, it encodes that state with the coders its state cells use and adds the
+ * byte count to the distribution {@value StreamformMetrics#STATE_BYTES} (its mean is bytes of state
+ * per live key). Sampling keeps the cost to one encoding per {@value #EVERY} writes; a stage
+ * instance that never reaches its {@value #EVERY}th write reports nothing.
  *
  * <p>It measures encoded bytes (what a checkpoint or RocksDB stores), not the heap objects of the
  * runner's in-memory backend, which are larger.
@@ -21,11 +21,15 @@ public final class StateBytes implements java.io.Serializable {
   /** One sample per this many state writes of one stage instance. */
   public static final int EVERY = 256;
 
-  private final Distribution bytes = Metrics.distribution(StreamformMetrics.NAMESPACE, StreamformMetrics.STATE_BYTES);
+  private final Distribution bytes =
+      Metrics.distribution(StreamformMetrics.NAMESPACE, StreamformMetrics.STATE_BYTES);
   private transient int writes;
   private transient @Nullable Counting sink;
 
-  /** True on every {@value #EVERY}th call: the caller then measures its key's state with {@link #add}. */
+  /**
+   * True on every {@value #EVERY}th call: the caller then measures its key's state with {@link
+   * #add}.
+   */
   public boolean due() {
     return ++writes % EVERY == 0;
   }

@@ -19,45 +19,62 @@ public final class StreamformMetrics {
   public static final String PROCESSED = "events_processed";
   public static final String CHANGELOG = "changelog_records";
   public static final String EXPIRED = "keys_expired";
+
   /**
    * Keys whose changelog state is held now: +1 when a key's state is created (its {@code INSERT}),
    * −1 when retention frees it; so its value after a run is the state left behind, measured in the
    * pipeline rather than inferred from its output.
    */
   public static final String KEYS_LIVE = "keys_live";
+
   /**
-   * A distribution: the encoded bytes of one key's keyed state (its key, aggregate or windows and its
-   * timer bookkeeping; not the events waiting in the hand-over's buffer), sampled every {@link StateBytes#EVERY}th state write of a stage; its mean is
-   * bytes of state per live key.
+   * A distribution: the encoded bytes of one key's keyed state (its key, aggregate or windows and
+   * its timer bookkeeping; not the events waiting in the hand-over's buffer), sampled every {@link
+   * StateBytes#EVERY}th state write of a stage; its mean is bytes of state per live key.
    */
   public static final String STATE_BYTES = "state_bytes_per_key";
+
   /** Items whose offset a contiguous-offsets clock had judged already, or held already. */
   public static final String DUPLICATES = "duplicate_offsets_ignored";
+
   /** Events dropped as repeats of an earlier event with the same {@code event_id} and payload. */
   public static final String DUPLICATES_DROPPED = "duplicate_events_dropped";
+
   /** Event ids whose duplicate horizon passed, so their state was freed. */
   public static final String IDS_FORGOTTEN = "event_ids_forgotten";
+
   /** Items a contiguous-offsets clock held back until an earlier offset of their partition came. */
   public static final String OFFSETS_BUFFERED = "offsets_buffered";
+
   /** Items of a partition that reached the clock after a later offset (arrival-order clocks). */
   public static final String OUT_OF_ORDER = "offsets_out_of_order";
+
   /** Window revisions emitted (on time and corrected). */
   public static final String REVISIONS = "window_revisions";
+
   /** Final records emitted (one per key and window). */
   public static final String WINDOWS_FINALIZED = "windows_finalized";
+
   /**
    * Windows (per key) whose state is held now: +1 when a window's state is created, −1 when its
    * final record frees it.
    */
   public static final String WINDOWS_LIVE = "windows_live";
+
   /** Events refused by a window as too late (one per refused window). */
   public static final String WINDOW_LATE = "window_late_rows";
+
   /** On-time events that reached their window after its revision 1 (see WindowedAggregate). */
   public static final String ON_TIME_AFTER_REVISION = "on_time_after_revision";
-  /** Records a source read (for a file: its non-blank lines), punctuations and bad ones included. */
+
+  /**
+   * Records a source read (for a file: its non-blank lines), punctuations and bad ones included.
+   */
   public static final String RECORDS_READ = "records_read";
+
   /** Punctuation records ({@code {"__watermark": ...}}) a source read. */
   public static final String PUNCTUATIONS_READ = "punctuations_read";
+
   /** Events the model's WHERE selected away (judged by the clock, not applied). */
   public static final String FILTERED = "events_filtered";
 

@@ -38,7 +38,9 @@ import org.junit.jupiter.api.Test;
 class BetweenClockAndChangelogTest {
 
   private static ClockResult clocked(Pipeline p, String name, List<SourceRecord> records) {
-    return p.apply(name + "/Create", Create.of(records).withCoder(SourceRecordCoder.of(SeedStreams.ORDERS)))
+    return p.apply(
+            name + "/Create",
+            Create.of(records).withCoder(SourceRecordCoder.of(SeedStreams.ORDERS)))
         .apply(name + "/Extract", EventTimeExtraction.from("ordered_at"))
         .events()
         .apply(name + "/Clock", HandOverTest.clock());
@@ -46,13 +48,15 @@ class BetweenClockAndChangelogTest {
 
   /** A step with a coder of its own: what MapElements infers for a Serializable type. */
   private static PCollection<TimedEvent> mapped(PCollection<TimedEvent> events, String name) {
-    return events.apply(name,
-        MapElements.into(TypeDescriptor.of(TimedEvent.class)).via((TimedEvent e) -> e));
+    return events.apply(
+        name, MapElements.into(TypeDescriptor.of(TimedEvent.class)).via((TimedEvent e) -> e));
   }
 
   private static void assertSeedChangelog(String name, PCollection<ChangelogRecord> changes) {
-    PAssert.that(name + "/Is",
-            changes.apply(name + "/Lines",
+    PAssert.that(
+            name + "/Is",
+            changes.apply(
+                name + "/Lines",
                 MapElements.into(TypeDescriptors.strings()).via(Scenario::changelogLine)))
         .containsInAnyOrder(HandOverTest.CHANGELOG);
   }
@@ -60,16 +64,19 @@ class BetweenClockAndChangelogTest {
   @Test
   void aMapElementsWithItsOwnCoderIsRefusedWithTheSetCoderToAdd() {
     Pipeline p = SeedStreams.pipeline();
-    PCollection<TimedEvent> events = mapped(clocked(p, "seed", HandOverTest.SEED.items()).events(), "Map");
+    PCollection<TimedEvent> events =
+        mapped(clocked(p, "seed", HandOverTest.SEED.items()).events(), "Map");
     assertThat(events.getCoder(), instanceOf(SerializableCoder.class));
     String message =
         assertThrows(IllegalArgumentException.class, () -> events.apply(HandOverTest.model()))
             .getMessage();
-    assertThat(message, allOf(
-        containsString("KeyedChangelog.by(\"customer_id\")"),
-        containsString("SerializableCoder"),
-        containsString(".setCoder(clocked.events().getCoder())"),
-        containsString("KeyedChangelog.by(\"customer_id\").withRecordSchema(schema)")));
+    assertThat(
+        message,
+        allOf(
+            containsString("KeyedChangelog.by(\"customer_id\")"),
+            containsString("SerializableCoder"),
+            containsString(".setCoder(clocked.events().getCoder())"),
+            containsString("KeyedChangelog.by(\"customer_id\").withRecordSchema(schema)")));
   }
 
   @Test
@@ -81,8 +88,10 @@ class BetweenClockAndChangelogTest {
       Collections.shuffle(records, random);
       String name = "branch" + branch;
       PCollection<TimedEvent> events = mapped(clocked(p, name, records).events(), name + "/Map");
-      assertSeedChangelog(name, events.apply(name + "/Changelog",
-          HandOverTest.model().withRecordSchema(SeedStreams.ORDERS)));
+      assertSeedChangelog(
+          name,
+          events.apply(
+              name + "/Changelog", HandOverTest.model().withRecordSchema(SeedStreams.ORDERS)));
     }
     p.run().waitUntilFinish();
   }
@@ -91,10 +100,14 @@ class BetweenClockAndChangelogTest {
   void stepsThatKeepTheClocksCoderNeedNothing() {
     Pipeline p = SeedStreams.pipeline();
     ClockResult clocked = clocked(p, "seed", HandOverTest.SEED.items());
-    PCollection<TimedEvent> kept = clocked.events()
-        .apply("Map", MapElements.into(TypeDescriptor.of(TimedEvent.class)).via((TimedEvent e) -> e))
-        .setCoder(clocked.events().getCoder())
-        .apply("Filter", Filter.by((TimedEvent e) -> e.envelope().record() != null));
+    PCollection<TimedEvent> kept =
+        clocked
+            .events()
+            .apply(
+                "Map",
+                MapElements.into(TypeDescriptor.of(TimedEvent.class)).via((TimedEvent e) -> e))
+            .setCoder(clocked.events().getCoder())
+            .apply("Filter", Filter.by((TimedEvent e) -> e.envelope().record() != null));
     assertThat(kept.getCoder(), not(instanceOf(SerializableCoder.class)));
     assertSeedChangelog("kept", kept.apply("Changelog", HandOverTest.model()));
     p.run().waitUntilFinish();
@@ -106,9 +119,12 @@ class BetweenClockAndChangelogTest {
     PCollection<TimedEvent> events = clocked(p, "seed", HandOverTest.SEED.items()).events();
     Schema other = Schema.builder().addInt64Field("customer_id").build();
     assertThat(
-        assertThrows(IllegalArgumentException.class,
-            () -> events.apply(HandOverTest.model().withRecordSchema(other))).getMessage(),
-        allOf(containsString("withRecordSchema([customer_id])"),
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> events.apply(HandOverTest.model().withRecordSchema(other)))
+            .getMessage(),
+        allOf(
+            containsString("withRecordSchema([customer_id])"),
             containsString("another schema, [customer_id, amount, ordered_at]")));
   }
 }

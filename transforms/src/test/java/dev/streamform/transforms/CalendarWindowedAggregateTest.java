@@ -31,14 +31,15 @@ import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
 
 /**
- * Calendar windows (docs/semantics.md §6.22 to §6.24) in {@link WindowedAggregate}: the 25-hour
- * day 2026-10-25 in Europe/Berlin, worked out by hand, and the boundaries of {@link
- * CalendarWindow} against Beam's own {@link CalendarWindows} (Joda's zone rules) over two years.
+ * Calendar windows (docs/semantics.md §6.22 to §6.24) in {@link WindowedAggregate}: the 25-hour day
+ * 2026-10-25 in Europe/Berlin, worked out by hand, and the boundaries of {@link CalendarWindow}
+ * against Beam's own {@link CalendarWindows} (Joda's zone rules) over two years.
  */
 class CalendarWindowedAggregateTest {
 
   private static WindowedAggregate dailyBerlin() {
-    return WindowedAggregate.of(CalendarWindows.days(1).withTimeZone(DateTimeZone.forID("Europe/Berlin")))
+    return WindowedAggregate.of(
+            CalendarWindows.days(1).withTimeZone(DateTimeZone.forID("Europe/Berlin")))
         .forModel("daily_revenue")
         .by("customer_id")
         .aggregating(Aggregation.sum("amount").as("revenue"))
@@ -46,85 +47,139 @@ class CalendarWindowedAggregateTest {
   }
 
   static String line(WindowRevision r) {
-    return r.windowLocal() + " [" + r.windowStart() + ", " + r.windowEnd() + ") " + r.status().yamlName()
-        + " r" + r.revision() + " " + r.key().getValue(0) + " "
+    return r.windowLocal()
+        + " ["
+        + r.windowStart()
+        + ", "
+        + r.windowEnd()
+        + ") "
+        + r.status().yamlName()
+        + " r"
+        + r.revision()
+        + " "
+        + r.key().getValue(0)
+        + " "
         + ((BigDecimal) r.values().getValue(0)).stripTrailingZeros().toPlainString();
   }
 
   /**
    * Bound 5m. The local day 2026-10-25 is [10-24T22:00Z, 10-25T23:00Z): 25 hours. 10 @00:30 local
-   * and 20 @23:30 local (22:30Z, which a UTC day would put in 10-25 too, but 10 @22:30Z on 10-24
-   * it would not) are on time; 5 @00:10 local on the 26th moves W to 23:05Z past the end: revision
-   * 1 = 30. A refund -4 @23:50 local arrives at W = 23:05Z, a correction: revision 2 = 26. The
-   * watermark 10-26T02:00Z passes end + 2h: final 26, and the 26th's day is not over. A refund -1
-   * @12:00 local on the 25th is then too late. The end of input closes the 26th: 5.
+   * and 20 @23:30 local (22:30Z, which a UTC day would put in 10-25 too, but 10 @22:30Z on 10-24 it
+   * would not) are on time; 5 @00:10 local on the 26th moves W to 23:05Z past the end: revision 1 =
+   * 30. A refund -4 @23:50 local arrives at W = 23:05Z, a correction: revision 2 = 26. The
+   * watermark 10-26T02:00Z passes end + 2h: final 26, and the 26th's day is not over. A refund
+   * -1 @12:00 local on the 25th is then too late. The end of input closes the 26th: 5.
    */
   @Test
   void theTwentyFiveHourDayInBerlinIsOneWindowJudgedAtItsRealEnd() {
-    SeedStreams s = new SeedStreams()
-        .event(0, 7, "10", "2026-10-24T22:30:00Z")
-        .event(0, 7, "20", "2026-10-25T22:30:00Z")
-        .event(0, 7, "5", "2026-10-25T23:10:00Z")
-        .event(0, 7, "-4", "2026-10-25T22:50:00Z")
-        .watermark(0, Instant.parse("2026-10-26T02:00:00Z"))
-        .event(0, 7, "-1", "2026-10-25T10:00:00Z");
+    SeedStreams s =
+        new SeedStreams()
+            .event(0, 7, "10", "2026-10-24T22:30:00Z")
+            .event(0, 7, "20", "2026-10-25T22:30:00Z")
+            .event(0, 7, "5", "2026-10-25T23:10:00Z")
+            .event(0, 7, "-4", "2026-10-25T22:50:00Z")
+            .watermark(0, Instant.parse("2026-10-26T02:00:00Z"))
+            .event(0, 7, "-1", "2026-10-25T10:00:00Z");
     Pipeline p = SeedStreams.pipeline();
     PCollection<SourceRecord> records = p.apply(s.testStream());
-    WindowedResult result = records
-        .apply(EventTimeExtraction.from("ordered_at")).events()
-        .apply(SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5))
-            .keepingLateEvents().withContiguousOffsets().withPartitions(0)).events()
-        .apply(dailyBerlin());
+    WindowedResult result =
+        records
+            .apply(EventTimeExtraction.from("ordered_at"))
+            .events()
+            .apply(
+                SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5))
+                    .keepingLateEvents()
+                    .withContiguousOffsets()
+                    .withPartitions(0))
+            .events()
+            .apply(dailyBerlin());
     String day25 = "2026-10-25 [2026-10-24T22:00:00.000Z, 2026-10-25T23:00:00.000Z) ";
     String day26 = "2026-10-26 [2026-10-25T23:00:00.000Z, 2026-10-26T23:00:00.000Z) ";
-    PAssert.that(result.revisions().apply("Lines",
-            MapElements.into(TypeDescriptors.strings()).via(CalendarWindowedAggregateTest::line)))
+    PAssert.that(
+            result
+                .revisions()
+                .apply(
+                    "Lines",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via(CalendarWindowedAggregateTest::line)))
         .containsInAnyOrder(
-            day25 + "on_time r1 7 30", day25 + "corrected r2 7 26", day25 + "final r2 7 26",
-            day26 + "on_time r1 7 5", day26 + "final r1 7 5");
-    PAssert.that(result.tooLate().apply("Late",
-            MapElements.into(TypeDescriptors.strings()).via((TooLateEvent e) -> e.windowStart() + " " + e.watermark())))
+            day25 + "on_time r1 7 30",
+            day25 + "corrected r2 7 26",
+            day25 + "final r2 7 26",
+            day26 + "on_time r1 7 5",
+            day26 + "final r1 7 5");
+    PAssert.that(
+            result
+                .tooLate()
+                .apply(
+                    "Late",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((TooLateEvent e) -> e.windowStart() + " " + e.watermark())))
         .containsInAnyOrder("2026-10-24T22:00:00.000Z 2026-10-26T02:00:00.000Z");
-    String id = RevisionIdentity.logicalWindowId("daily_revenue", Map.of("customer_id", 7L),
-        java.time.Instant.parse("2026-10-24T22:00:00Z"), java.time.Instant.parse("2026-10-25T23:00:00Z"),
-        "Europe/Berlin");
-    PAssert.that(result.revisions().apply("Ids", MapElements.into(TypeDescriptors.strings())
-            .via((WindowRevision r) -> r.windowLocal() + " " + r.logicalWindowId())))
-        .satisfies(ids -> {
-          ids.forEach(line -> {
-            if (line.startsWith("2026-10-25 ")) {
-              assertEquals("2026-10-25 " + id, line, "the zone is in the window's identity");
-            }
-          });
-          return null;
-        });
+    String id =
+        RevisionIdentity.logicalWindowId(
+            "daily_revenue",
+            Map.of("customer_id", 7L),
+            java.time.Instant.parse("2026-10-24T22:00:00Z"),
+            java.time.Instant.parse("2026-10-25T23:00:00Z"),
+            "Europe/Berlin");
+    PAssert.that(
+            result
+                .revisions()
+                .apply(
+                    "Ids",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((WindowRevision r) -> r.windowLocal() + " " + r.logicalWindowId())))
+        .satisfies(
+            ids -> {
+              ids.forEach(
+                  line -> {
+                    if (line.startsWith("2026-10-25 ")) {
+                      assertEquals(
+                          "2026-10-25 " + id, line, "the zone is in the window's identity");
+                    }
+                  });
+              return null;
+            });
     p.run().waitUntilFinish();
   }
 
   /** Every hour of 2026 and 2027 in four zones: our java.time windows = Beam's Joda windows. */
   @Test
   void boundariesAgreeWithBeamsCalendarWindows() {
-    for (String zone : List.of("Europe/Berlin", "America/New_York", "Asia/Kolkata", "Australia/Adelaide")) {
+    for (String zone :
+        List.of("Europe/Berlin", "America/New_York", "Asia/Kolkata", "Australia/Adelaide")) {
       DateTimeZone joda = DateTimeZone.forID(zone);
       ZoneId java = ZoneId.of(zone);
-      List<Object[]> pairs = List.of(
-          new Object[] {CalendarWindows.days(1).withTimeZone(joda), CalendarWindow.days(java)},
-          new Object[] {CalendarWindows.weeks(1, DateTimeConstants.MONDAY).withTimeZone(joda),
-              CalendarWindow.weeks(java, DayOfWeek.MONDAY)},
-          new Object[] {CalendarWindows.weeks(1, DateTimeConstants.SUNDAY).withTimeZone(joda),
-              CalendarWindow.weeks(java, DayOfWeek.SUNDAY)},
-          new Object[] {CalendarWindows.months(1).withTimeZone(joda), CalendarWindow.months(java)});
+      List<Object[]> pairs =
+          List.of(
+              new Object[] {CalendarWindows.days(1).withTimeZone(joda), CalendarWindow.days(java)},
+              new Object[] {
+                CalendarWindows.weeks(1, DateTimeConstants.MONDAY).withTimeZone(joda),
+                CalendarWindow.weeks(java, DayOfWeek.MONDAY)
+              },
+              new Object[] {
+                CalendarWindows.weeks(1, DateTimeConstants.SUNDAY).withTimeZone(joda),
+                CalendarWindow.weeks(java, DayOfWeek.SUNDAY)
+              },
+              new Object[] {
+                CalendarWindows.months(1).withTimeZone(joda), CalendarWindow.months(java)
+              });
       for (Object[] pair : pairs) {
         @SuppressWarnings("unchecked")
         org.apache.beam.sdk.transforms.windowing.PartitioningWindowFn<Object, IntervalWindow> beam =
-            (org.apache.beam.sdk.transforms.windowing.PartitioningWindowFn<Object, IntervalWindow>) pair[0];
+            (org.apache.beam.sdk.transforms.windowing.PartitioningWindowFn<Object, IntervalWindow>)
+                pair[0];
         CalendarWindow ours = (CalendarWindow) pair[1];
         assertEquals(ours, WindowedAggregate.of(beam).calendar(), "read from Beam's " + beam);
         for (long t = Instant.parse("2026-01-01T00:00:00Z").getMillis();
-            t < Instant.parse("2028-01-01T00:00:00Z").getMillis(); t += 3_600_000L - 1) {
+            t < Instant.parse("2028-01-01T00:00:00Z").getMillis();
+            t += 3_600_000L - 1) {
           IntervalWindow w = beam.assignWindow(new Instant(t));
           long[] mine = ours.windowOf(t);
-          assertEquals(w.start().getMillis() + " " + w.end().getMillis(), mine[0] + " " + mine[1],
+          assertEquals(
+              w.start().getMillis() + " " + w.end().getMillis(),
+              mine[0] + " " + mine[1],
               ours.describe() + " at " + new Instant(t));
         }
       }

@@ -37,7 +37,12 @@ class ContiguousOffsetsTest {
     Pipeline p = SeedStreams.pipeline();
     // 2 and 3 wait for 1; 3 again while it waits, 0 again after it was judged: two duplicates
     Scenario s =
-        Scenario.of(p, "reordered", Scenarios.pick(log, 0, 2, 3, 3, 1, 0), FIVE, Scenarios.customerMetrics());
+        Scenario.of(
+            p,
+            "reordered",
+            Scenarios.pick(log, 0, 2, 3, 3, 1, 0),
+            FIVE,
+            Scenarios.customerMetrics());
     PAssert.that(s.changelog)
         .containsInAnyOrder(
             "p0/0 insert 42 10", "p0/1 update 42 30", "p0/2 update 42 31", "p0/3 update 42 33");
@@ -50,25 +55,34 @@ class ContiguousOffsetsTest {
   @Test
   void aGapThatNeverClosesFailsTheRunNamingTheMissingOffset() {
     String message = failure(FIVE);
-    assertThat(message, containsString("partition 0 ended with 2 item(s) (offsets 2..3) waiting for offset 1"));
+    assertThat(
+        message,
+        containsString("partition 0 ended with 2 item(s) (offsets 2..3) waiting for offset 1"));
   }
 
   /** Before issue 16 a clock without event time dropped the waiting items silently. */
   @Test
   void aGapThatNeverClosesFailsTheRunWithoutEventTimeToo() {
     String message = failure(SourceClock.inArrivalOrder().withContiguousOffsets());
-    assertThat(message, containsString("partition 0 ended with 2 item(s) (offsets 2..3) waiting for offset 1"));
+    assertThat(
+        message,
+        containsString("partition 0 ended with 2 item(s) (offsets 2..3) waiting for offset 1"));
   }
 
   @Test
   void moreWaitingItemsThanTheBufferAllowsFailTheRun() {
     String message = failure(FIVE.withOffsetBuffer(1));
-    assertThat(message, containsString("partition 0 has 1 item(s) waiting for offset 1, the most withOffsetBuffer(1) allows, and offset 3 came too"));
+    assertThat(
+        message,
+        containsString(
+            "partition 0 has 1 item(s) waiting for offset 1, the most withOffsetBuffer(1) allows,"
+                + " and offset 3 came too"));
   }
 
   @Test
   void theBufferMustHoldAtLeastOneItem() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> FIVE.withOffsetBuffer(0));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> FIVE.withOffsetBuffer(0));
     assertThat(e.getMessage(), containsString("1 or more"));
   }
 

@@ -33,13 +33,13 @@ class DeduplicateTest {
 
   private static List<SourceRecord> log() {
     return new SeedStreams()
-        .event(0, 1, "10", Scenarios.iso("10:00:00"))   // p0/0 first of id 1
+        .event(0, 1, "10", Scenarios.iso("10:00:00")) // p0/0 first of id 1
         .event(0, 1, "10.00", Scenarios.iso("10:00:00")) // p0/1 duplicate (10 = 10.00)
-        .event(0, 2, "5", Scenarios.iso("10:01:00"))    // p0/2 first of id 2
-        .event(0, 2, "6", Scenarios.iso("10:01:00"))    // p0/3 conflict: another amount
-        .event(1, 1, "10", Scenarios.iso("10:00:00"))   // p1/0 duplicate from another partition
-        .event(0, 9, "1", Scenarios.iso("10:30:00"))    // p0/4 W_0 -> 10:25: ids 1, 2 forgotten
-        .event(0, 1, "7", Scenarios.iso("10:26:00"))    // p0/5 id 1 again, past its horizon: first
+        .event(0, 2, "5", Scenarios.iso("10:01:00")) // p0/2 first of id 2
+        .event(0, 2, "6", Scenarios.iso("10:01:00")) // p0/3 conflict: another amount
+        .event(1, 1, "10", Scenarios.iso("10:00:00")) // p1/0 duplicate from another partition
+        .event(0, 9, "1", Scenarios.iso("10:30:00")) // p0/4 W_0 -> 10:25: ids 1, 2 forgotten
+        .event(0, 1, "7", Scenarios.iso("10:26:00")) // p0/5 id 1 again, past its horizon: first
         .items();
   }
 
@@ -51,17 +51,18 @@ class DeduplicateTest {
             .apply(dev.streamform.transforms.extraction.EventTimeExtraction.from("ordered_at"))
             .events()
             .apply(SourceClockTest.FIVE);
-    DedupResult d = clocked.events().apply(Deduplicate.byId("customer_id", Duration.standardMinutes(10)));
-    PAssert.that(lines("Kept", d.events()))
-        .containsInAnyOrder("p0/0", "p0/2", "p0/4", "p0/5");
+    DedupResult d =
+        clocked.events().apply(Deduplicate.byId("customer_id", Duration.standardMinutes(10)));
+    PAssert.that(lines("Kept", d.events())).containsInAnyOrder("p0/0", "p0/2", "p0/4", "p0/5");
     PAssert.that(lines("Dropped", d.duplicates())).containsInAnyOrder("p0/1", "p1/0");
     PAssert.that(
             d.conflicts()
-                .apply(MapElements.into(TypeDescriptors.strings())
-                    .via((BadRecord b) -> b.getFailure().getDescription())))
+                .apply(
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((BadRecord b) -> b.getFailure().getDescription())))
         .containsInAnyOrder(
-            "partition 0 offset 3: event_id `customer_id` = 2 was first seen at partition 0 offset 2"
-                + " with another payload; a repeated id must repeat its event exactly");
+            "partition 0 offset 3: event_id `customer_id` = 2 was first seen at partition 0 offset"
+                + " 2 with another payload; a repeated id must repeat its event exactly");
     PipelineResult result = p.run();
     result.waitUntilFinish();
     assertThat(Scenario.counter(result, StreamformMetrics.DUPLICATES_DROPPED), equalTo(2L));
@@ -77,12 +78,13 @@ class DeduplicateTest {
   @Test
   void anEventWithoutItsIdIsQuarantinedAndRegistersNothing() {
     Pipeline p = SeedStreams.pipeline();
-    List<SourceRecord> log = new SeedStreams()
-        .event(0, 1, null, Scenarios.iso("10:00:00"))   // p0/0 no id
-        .event(0, 1, null, Scenarios.iso("10:00:00"))   // p0/1 no id again: not a duplicate
-        .event(0, 1, "5", Scenarios.iso("10:01:00"))    // p0/2 first of id 5
-        .event(0, 1, "5", Scenarios.iso("10:01:00"))    // p0/3 duplicate
-        .items();
+    List<SourceRecord> log =
+        new SeedStreams()
+            .event(0, 1, null, Scenarios.iso("10:00:00")) // p0/0 no id
+            .event(0, 1, null, Scenarios.iso("10:00:00")) // p0/1 no id again: not a duplicate
+            .event(0, 1, "5", Scenarios.iso("10:01:00")) // p0/2 first of id 5
+            .event(0, 1, "5", Scenarios.iso("10:01:00")) // p0/3 duplicate
+            .items();
     DedupResult d =
         p.apply(SeedStreams.testStreamOf(log))
             .apply(dev.streamform.transforms.extraction.EventTimeExtraction.from("ordered_at"))
@@ -94,8 +96,9 @@ class DeduplicateTest {
     PAssert.that(lines("Dropped", d.duplicates())).containsInAnyOrder("p0/3");
     PAssert.that(
             d.conflicts()
-                .apply(MapElements.into(TypeDescriptors.strings())
-                    .via((BadRecord b) -> b.getFailure().getDescription())))
+                .apply(
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((BadRecord b) -> b.getFailure().getDescription())))
         .containsInAnyOrder(
             "partition 0 offset 0: no value for event_id column `amount`; an event without its id"
                 + " cannot be told from a repeat",
@@ -110,21 +113,22 @@ class DeduplicateTest {
   /**
    * A kept late event (its time behind its partition's watermark, kept for the windows to judge)
    * leaves the clock and Deduplicate timestamped with that watermark, not with its event time: the
-   * stages hold their output watermarks there, and an element behind the watermark holds nothing
-   * on its way (the DirectRunner's GroupByKey before a keyed stage gives it no hold). Timestamped
-   * with its event time, it let a window's watermark pass the window's end while it was on its way
-   * from Deduplicate to WindowedAggregate, and an on-time event became a correction
-   * ({@code FuzzWindowedTest}, seed 2026 trace 5; {@code DedupWindowedHandOverTest}).
+   * stages hold their output watermarks there, and an element behind the watermark holds nothing on
+   * its way (the DirectRunner's GroupByKey before a keyed stage gives it no hold). Timestamped with
+   * its event time, it let a window's watermark pass the window's end while it was on its way from
+   * Deduplicate to WindowedAggregate, and an on-time event became a correction ({@code
+   * FuzzWindowedTest}, seed 2026 trace 5; {@code DedupWindowedHandOverTest}).
    */
   @Test
   void aKeptLateEventTravelsAtItsPartitionsWatermarkNotBehindIt() {
     Pipeline p = SeedStreams.pipeline();
-    List<SourceRecord> log = new SeedStreams()
-        .event(0, 1, "1", Scenarios.iso("10:00:00"))   // p0/0 W_0 -> 09:55
-        .event(0, 2, "2", Scenarios.iso("10:10:00"))   // p0/1 W_0 -> 10:05
-        .event(0, 3, "3", Scenarios.iso("10:02:00"))   // p0/2 late: 10:02 < 10:05, kept
-        .event(0, 4, "4", Scenarios.iso("10:06:00"))   // p0/3 on time
-        .items();
+    List<SourceRecord> log =
+        new SeedStreams()
+            .event(0, 1, "1", Scenarios.iso("10:00:00")) // p0/0 W_0 -> 09:55
+            .event(0, 2, "2", Scenarios.iso("10:10:00")) // p0/1 W_0 -> 10:05
+            .event(0, 3, "3", Scenarios.iso("10:02:00")) // p0/2 late: 10:02 < 10:05, kept
+            .event(0, 4, "4", Scenarios.iso("10:06:00")) // p0/3 on time
+            .items();
     PCollection<TimedEvent> clocked =
         p.apply(SeedStreams.testStreamOf(log))
             .apply(dev.streamform.transforms.extraction.EventTimeExtraction.from("ordered_at"))
@@ -134,25 +138,38 @@ class DeduplicateTest {
     DedupResult d = clocked.apply(Deduplicate.byId("customer_id", Duration.standardMinutes(10)));
     // each: its element timestamp, its partition's watermark at arrival and its stamp; the first
     // item is stamped with its own time (no hold yet), the rest with W_0 or the stamp before
-    List<String> expected = List.of(
-        "p0/0 at 10:00:00 W=null stamp=10:00:00",
-        "p0/1 at 10:00:00 W=09:55:00 stamp=10:00:00",
-        "p0/2 at 10:05:00 W=10:05:00 stamp=10:05:00",
-        "p0/3 at 10:05:00 W=10:05:00 stamp=10:05:00");
+    List<String> expected =
+        List.of(
+            "p0/0 at 10:00:00 W=null stamp=10:00:00",
+            "p0/1 at 10:00:00 W=09:55:00 stamp=10:00:00",
+            "p0/2 at 10:05:00 W=10:05:00 stamp=10:05:00",
+            "p0/3 at 10:05:00 W=10:05:00 stamp=10:05:00");
     PAssert.that(times("Clock", clocked)).containsInAnyOrder(expected);
     PAssert.that(times("Deduplicated", d.events())).containsInAnyOrder(expected);
     p.run().waitUntilFinish();
   }
 
   private static PCollection<String> times(String name, PCollection<TimedEvent> events) {
-    return events.apply(name + "Times", ParDo.of(new DoFn<TimedEvent, String>() {
-      @ProcessElement
-      public void process(@Element TimedEvent e, @Timestamp Instant at, OutputReceiver<String> out) {
-        out.output("p" + e.envelope().partition() + "/" + e.envelope().offset()
-            + " at " + clock(at) + " W=" + (e.watermarkAtArrival() == null ? "null" : clock(e.watermarkAtArrival()))
-            + " stamp=" + clock(e.stamp()));
-      }
-    }));
+    return events.apply(
+        name + "Times",
+        ParDo.of(
+            new DoFn<TimedEvent, String>() {
+              @ProcessElement
+              public void process(
+                  @Element TimedEvent e, @Timestamp Instant at, OutputReceiver<String> out) {
+                out.output(
+                    "p"
+                        + e.envelope().partition()
+                        + "/"
+                        + e.envelope().offset()
+                        + " at "
+                        + clock(at)
+                        + " W="
+                        + (e.watermarkAtArrival() == null ? "null" : clock(e.watermarkAtArrival()))
+                        + " stamp="
+                        + clock(e.stamp()));
+              }
+            }));
   }
 
   private static String clock(Instant t) {
@@ -162,7 +179,8 @@ class DeduplicateTest {
   @Test
   void aBadDeclarationIsRefusedWithTheFix() {
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> Deduplicate.byId("order_id", Duration.ZERO));
+        assertThrows(
+            IllegalArgumentException.class, () -> Deduplicate.byId("order_id", Duration.ZERO));
     assertThat(e.getMessage(), containsString("the horizon must be a positive duration"));
     Pipeline p = SeedStreams.pipeline();
     PCollection<TimedEvent> events =
@@ -172,7 +190,8 @@ class DeduplicateTest {
             .apply(SourceClockTest.FIVE)
             .events();
     IllegalArgumentException missing =
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+            IllegalArgumentException.class,
             () -> events.apply(Deduplicate.byId("order_id", Duration.standardHours(1))));
     assertThat(missing.getMessage(), containsString("`order_id` is not a field of the records"));
   }

@@ -15,8 +15,8 @@ import org.joda.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * What a runner's UI shows of each transform reads as the declarations do: durations as {@code 10m},
- * words rather than raw milliseconds or booleans.
+ * What a runner's UI shows of each transform reads as the declarations do: durations as {@code
+ * 10m}, words rather than raw milliseconds or booleans.
  */
 class DisplayDataTest {
 
@@ -26,7 +26,8 @@ class DisplayDataTest {
     for (DisplayData.Item item : DisplayData.from(transform).items()) {
       String value = String.valueOf(item.getValue());
       assertEquals(DisplayData.Type.STRING, item.getType(), item.getKey() + " = " + value);
-      assertTrue(!value.matches("-?\\d+") && !value.equals("true") && !value.equals("false"),
+      assertTrue(
+          !value.matches("-?\\d+") && !value.equals("true") && !value.equals("false"),
           item.getKey() + " shows a raw number or flag: " + value);
       items.put(item.getKey(), value);
     }
@@ -35,28 +36,35 @@ class DisplayDataTest {
 
   @Test
   void keyedChangelogShowsItsRetentionAsADuration() {
-    Map<String, String> items = shown(
-        KeyedChangelog.by("customer_id", "region")
-            .aggregating(Aggregation.sum("amount").as("total_spend"), Aggregation.countAll().as("orders"))
-            .withRetention(Duration.standardMinutes(10)));
+    Map<String, String> items =
+        shown(
+            KeyedChangelog.by("customer_id", "region")
+                .aggregating(
+                    Aggregation.sum("amount").as("total_spend"),
+                    Aggregation.countAll().as("orders"))
+                .withRetention(Duration.standardMinutes(10)));
     assertEquals("10m", items.get("retention"));
     assertEquals("customer_id, region", items.get("key"));
     assertEquals("sum(amount) as total_spend, count(*) as orders", items.get("aggregates"));
-    assertEquals("30d", shown(KeyedChangelog.by("k").withRetention(Duration.standardDays(30))).get("retention"));
+    assertEquals(
+        "30d",
+        shown(KeyedChangelog.by("k").withRetention(Duration.standardDays(30))).get("retention"));
   }
 
   @Test
   void clockAndExtractionShowWords() {
-    Map<String, String> clock = shown(
-        SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5))
-            .withContiguousOffsets()
-            .withIdleness(Duration.standardSeconds(90))
-            .keepingLateEvents());
+    Map<String, String> clock =
+        shown(
+            SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5))
+                .withContiguousOffsets()
+                .withIdleness(Duration.standardSeconds(90))
+                .keepingLateEvents());
     assertEquals("5m", clock.get("watermark"));
     assertEquals("90s", clock.get("idleAfter"));
     assertEquals("keep", clock.get("lateEvents"));
     assertEquals("event time", clock.get("clock"));
     shown(SourceClock.inArrivalOrder());
-    assertEquals("ordered_at", shown(EventTimeExtraction.from("ordered_at")).get("eventTimeColumn"));
+    assertEquals(
+        "ordered_at", shown(EventTimeExtraction.from("ordered_at")).get("eventTimeColumn"));
   }
 }

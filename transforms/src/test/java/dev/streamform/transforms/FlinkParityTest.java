@@ -16,11 +16,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * docs/semantics.md §7 on the Flink runner: every scenario of {@link Scenarios} (the seed's results, a
- * multi-partition log, a reordered partition with a duplicate, quarantine) on an embedded Flink
- * 1.19 cluster at parallelism 2 in streaming mode, five times, gives exactly the outputs the
- * DirectRunner gives. Outputs leave through a file sink (one file per DoFn instance, flushed per
- * element) and are compared as sorted lines.
+ * docs/semantics.md §7 on the Flink runner: every scenario of {@link Scenarios} (the seed's
+ * results, a multi-partition log, a reordered partition with a duplicate, quarantine) on an
+ * embedded Flink 1.19 cluster at parallelism 2 in streaming mode, five times, gives exactly the
+ * outputs the DirectRunner gives. Outputs leave through a file sink (one file per DoFn instance,
+ * flushed per element) and are compared as sorted lines.
  */
 class FlinkParityTest {
   static final int RUNS = 5;
@@ -50,11 +50,21 @@ class FlinkParityTest {
       assertThat("run " + run, state, equalTo(PipelineResult.State.DONE));
       for (Map.Entry<String, Scenarios.Case> e : Scenarios.all().entrySet()) {
         for (String output : List.of("changelog", "late", "quarantined")) {
-          List<String> want = Scenario.readLines(dir.resolve("direct").resolve(e.getKey()).resolve(output));
+          List<String> want =
+              Scenario.readLines(dir.resolve("direct").resolve(e.getKey()).resolve(output));
           List<String> got = Scenario.readLines(out.resolve(e.getKey()).resolve(output));
           if (!want.equals(got)) {
             differences.add(
-                "run " + run + " " + e.getKey() + " " + output + ": direct " + want + " flink " + got);
+                "run "
+                    + run
+                    + " "
+                    + e.getKey()
+                    + " "
+                    + output
+                    + ": direct "
+                    + want
+                    + " flink "
+                    + got);
           }
         }
       }

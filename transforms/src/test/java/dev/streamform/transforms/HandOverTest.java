@@ -24,8 +24,6 @@ import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.VarIntCoder;
-import org.apache.beam.sdk.transforms.Reify;
-import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -33,6 +31,7 @@ import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.Reify;
 import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
@@ -40,19 +39,22 @@ import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The hand-over between the clock and keyed state must not depend on how a runner delivers
- * elements (issue "Determinism for Java authors"): the seed's late-event log, fed as an author
- * would — {@code Create.of} in any order, one element per TestStream batch, or reordered on purpose
- * between the clock and the changelog — gives the seed's changelog every time.
+ * The hand-over between the clock and keyed state must not depend on how a runner delivers elements
+ * (issue "Determinism for Java authors"): the seed's late-event log, fed as an author would —
+ * {@code Create.of} in any order, one element per TestStream batch, or reordered on purpose between
+ * the clock and the changelog — gives the seed's changelog every time.
  */
 class HandOverTest {
-  /** docs/semantics.md §5 fixture 1: 42@10:00 (10), 42@10:10 (20), 42@10:01 (5, late), 42@10:06 (1). */
+  /**
+   * docs/semantics.md §5 fixture 1: 42@10:00 (10), 42@10:10 (20), 42@10:01 (5, late), 42@10:06 (1).
+   */
   static final SeedStreams SEED =
       new SeedStreams()
           .event(42, "10", "10:00")
@@ -66,17 +68,22 @@ class HandOverTest {
       List.of("p0/2 2026-08-30T10:01:00.000Z < 2026-08-30T10:05:00.000Z");
 
   static KeyedChangelog model() {
-    return KeyedChangelog.by("customer_id").aggregating(Aggregation.sum("amount").as("total_spend"));
+    return KeyedChangelog.by("customer_id")
+        .aggregating(Aggregation.sum("amount").as("total_spend"));
   }
 
   static SourceClock clock() {
-    return SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5)).withContiguousOffsets();
+    return SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5))
+        .withContiguousOffsets();
   }
 
   /** The README's "For Java authors" pipeline over a bounded {@code Create.of} source. */
-  private static void createOf(Pipeline p, String name, List<SourceRecord> records, boolean reorder) {
+  private static void createOf(
+      Pipeline p, String name, List<SourceRecord> records, boolean reorder) {
     ClockResult clocked =
-        p.apply(name + "/Create", Create.of(records).withCoder(SourceRecordCoder.of(SeedStreams.ORDERS)))
+        p.apply(
+                name + "/Create",
+                Create.of(records).withCoder(SourceRecordCoder.of(SeedStreams.ORDERS)))
             .apply(name + "/Extract", EventTimeExtraction.from("ordered_at"))
             .events()
             .apply(name + "/Clock", clock());
@@ -87,11 +94,17 @@ class HandOverTest {
     PCollection<ChangelogRecord> changes = events.apply(name + "/Changelog", model());
     PAssert.that(
             name + "/ChangelogIs",
-            changes.apply(name + "/Lines", MapElements.into(TypeDescriptors.strings()).via(Scenario::changelogLine)))
+            changes.apply(
+                name + "/Lines",
+                MapElements.into(TypeDescriptors.strings()).via(Scenario::changelogLine)))
         .containsInAnyOrder(CHANGELOG);
     PAssert.that(
             name + "/LateIs",
-            clocked.late().apply(name + "/LateLines", MapElements.into(TypeDescriptors.strings()).via(Scenario::lateLine)))
+            clocked
+                .late()
+                .apply(
+                    name + "/LateLines",
+                    MapElements.into(TypeDescriptors.strings()).via(Scenario::lateLine)))
         .containsInAnyOrder(LATE);
   }
 
@@ -110,9 +123,10 @@ class HandOverTest {
   }
 
   /**
-   * docs/semantics.md §5 fixture 3 (retention 10m) from Create.of in shuffled orders, with no declared
-   * partitions: 42@10:00 (10), 7@10:08 (3), watermark 10:10, 42@10:11 (5), 7@10:12 (1) -> insert
-   * 42/10, insert 7/3, insert 42/5 (its state was gone: W = 10:10 >= 10:00 + 10m), update 7/4.
+   * docs/semantics.md §5 fixture 3 (retention 10m) from Create.of in shuffled orders, with no
+   * declared partitions: 42@10:00 (10), 7@10:08 (3), watermark 10:10, 42@10:11 (5), 7@10:12 (1) ->
+   * insert 42/10, insert 7/3, insert 42/5 (its state was gone: W = 10:10 >= 10:00 + 10m), update
+   * 7/4.
    */
   @Test
   void retentionFromCreateOfInAnyOrder() {
@@ -134,15 +148,21 @@ class HandOverTest {
       Collections.shuffle(records, random);
       String name = "retention" + run;
       PCollection<ChangelogRecord> changes =
-          p.apply(name + "/Create", Create.of(records).withCoder(SourceRecordCoder.of(SeedStreams.ORDERS)))
+          p.apply(
+                  name + "/Create",
+                  Create.of(records).withCoder(SourceRecordCoder.of(SeedStreams.ORDERS)))
               .apply(name + "/Extract", EventTimeExtraction.from("ordered_at"))
               .events()
               .apply(name + "/Clock", clock())
               .events()
               .apply(name + "/Changelog", model);
-      PAssert.that(name + "/Is",
-              changes.apply(name + "/Lines", MapElements.into(TypeDescriptors.strings()).via(Scenario::changelogLine)))
-          .containsInAnyOrder("p0/0 insert 42 10", "p0/1 insert 7 3", "p0/3 insert 42 5", "p0/4 update 7 4");
+      PAssert.that(
+              name + "/Is",
+              changes.apply(
+                  name + "/Lines",
+                  MapElements.into(TypeDescriptors.strings()).via(Scenario::changelogLine)))
+          .containsInAnyOrder(
+              "p0/0 insert 42 10", "p0/1 insert 7 3", "p0/3 insert 42 5", "p0/4 update 7 4");
     }
     p.run().waitUntilFinish();
   }
@@ -171,7 +191,8 @@ class HandOverTest {
   void appliedOnArrivalOnFlinkAtParallelismTwo(@TempDir Path dir) throws Exception {
     for (int run = 0; run < 2; run++) {
       Pipeline p = FlinkParityTest.flinkPipeline();
-      Scenario s = Scenario.of(p, "arrival", SEED.testStream(), clock(), model().appliedOnArrival());
+      Scenario s =
+          Scenario.of(p, "arrival", SEED.testStream(), clock(), model().appliedOnArrival());
       s.writeTo("arrival", dir.resolve("run" + run));
       p.run().waitUntilFinish();
       assertEquals(CHANGELOG, Scenario.readLines(dir.resolve("run" + run).resolve("changelog")));
@@ -204,9 +225,9 @@ class HandOverTest {
 
   /**
    * An on-time event earlier than its partition's first event (42@10:06 after 42@10:10, on time
-   * against W = 10:05) is stamped with the partition's first timestamp, 10:10; its record, timestamped
-   * 10:06, must still reach a downstream one-minute window: the changelog holds its output watermark
-   * at the record's own time, not only at the stamp, until the record is out.
+   * against W = 10:05) is stamped with the partition's first timestamp, 10:10; its record,
+   * timestamped 10:06, must still reach a downstream one-minute window: the changelog holds its
+   * output watermark at the record's own time, not only at the stamp, until the record is out.
    */
   @Test
   void onTimeRecordsAreNotLateForANarrowWindowDownstream() {
@@ -215,7 +236,9 @@ class HandOverTest {
     for (int branch = 0; branch < 8; branch++) {
       String name = "branch" + branch;
       PCollection<String> minutes =
-          p.apply(name + "/Create", Create.of(log.items()).withCoder(SourceRecordCoder.of(SeedStreams.ORDERS)))
+          p.apply(
+                  name + "/Create",
+                  Create.of(log.items()).withCoder(SourceRecordCoder.of(SeedStreams.ORDERS)))
               .apply(name + "/Extract", EventTimeExtraction.from("ordered_at"))
               .events()
               .apply(name + "/Clock", clock())
@@ -235,8 +258,8 @@ class HandOverTest {
   /**
    * The same for a windowed stage: the 10:06 event (stamped 10:10) makes window [10:06, 10:07),
    * whose records leave timestamped 10:06:59.999 once the event is applied. The windows buffer it
-   * by its stamp but hold their output watermark at the earlier of stamp and event time
-   * ({@link LogOrder#holdOf}); held at the stamp, a one-minute window downstream would drop them.
+   * by its stamp but hold their output watermark at the earlier of stamp and event time ({@link
+   * LogOrder#holdOf}); held at the stamp, a one-minute window downstream would drop them.
    */
   @Test
   void windowRecordsOfAnEventEarlierThanItsStampAreNotLateDownstream() {
@@ -245,12 +268,15 @@ class HandOverTest {
     for (int branch = 0; branch < 8; branch++) {
       String name = "branch" + branch;
       PCollection<WindowRevision> revisions =
-          p.apply(name + "/Create", Create.of(log.items()).withCoder(SourceRecordCoder.of(SeedStreams.ORDERS)))
+          p.apply(
+                  name + "/Create",
+                  Create.of(log.items()).withCoder(SourceRecordCoder.of(SeedStreams.ORDERS)))
               .apply(name + "/Extract", EventTimeExtraction.from("ordered_at"))
               .events()
               .apply(name + "/Clock", clock().keepingLateEvents())
               .events()
-              .apply(name + "/Windows",
+              .apply(
+                  name + "/Windows",
                   WindowedAggregate.of(FixedWindows.of(Duration.standardMinutes(1)))
                       .by("customer_id")
                       .aggregating(Aggregation.sum("amount").as("total")))
@@ -276,9 +302,7 @@ class HandOverTest {
   void logOrderIsStampThenPartitionThenOffset() {
     assertEquals(
         List.of("0-1", "1-0", "0-2"),
-        sorted(
-            List.of(
-                timed(0, 2, 5_000L), timed(1, 0, 1_000L), timed(0, 1, 1_000L))));
+        sorted(List.of(timed(0, 2, 5_000L), timed(1, 0, 1_000L), timed(0, 1, 1_000L))));
   }
 
   private static List<String> sorted(List<TimestampedValue<TimedEvent>> events) {
@@ -295,10 +319,13 @@ class HandOverTest {
             partition,
             offset,
             SeedStreams.INGEST,
-            org.apache.beam.sdk.values.Row.withSchema(SeedStreams.ORDERS).addValues(1L, null, null).build());
+            org.apache.beam.sdk.values.Row.withSchema(SeedStreams.ORDERS)
+                .addValues(1L, null, null)
+                .build());
     return TimestampedValue.of(
         TimedEvent.of(
-            dev.streamform.transforms.envelope.Envelope.event(r, new org.joda.time.Instant(watermark)),
+            dev.streamform.transforms.envelope.Envelope.event(
+                r, new org.joda.time.Instant(watermark)),
             new org.joda.time.Instant(watermark),
             false,
             new org.joda.time.Instant(watermark)),
@@ -317,18 +344,31 @@ class HandOverTest {
   static final class GroupedInWindow extends DoFn<KV<Integer, Iterable<ChangelogRecord>>, String> {
     @ProcessElement
     public void process(
-        @Element KV<Integer, Iterable<ChangelogRecord>> in, BoundedWindow w, OutputReceiver<String> out) {
+        @Element KV<Integer, Iterable<ChangelogRecord>> in,
+        BoundedWindow w,
+        OutputReceiver<String> out) {
       in.getValue().forEach(r -> out.output(r.eventId() + " in " + ((IntervalWindow) w).start()));
     }
   }
 
-  /** Names each window record of a group (status, its window's start) and the window it fired in. */
+  /**
+   * Names each window record of a group (status, its window's start) and the window it fired in.
+   */
   static final class RevisionsInWindow extends DoFn<KV<Integer, Iterable<WindowRevision>>, String> {
     @ProcessElement
     public void process(
-        @Element KV<Integer, Iterable<WindowRevision>> in, BoundedWindow w, OutputReceiver<String> out) {
-      in.getValue().forEach(r -> out.output(
-          r.status().yamlName() + " [" + r.windowStart() + "] in " + ((IntervalWindow) w).start()));
+        @Element KV<Integer, Iterable<WindowRevision>> in,
+        BoundedWindow w,
+        OutputReceiver<String> out) {
+      in.getValue()
+          .forEach(
+              r ->
+                  out.output(
+                      r.status().yamlName()
+                          + " ["
+                          + r.windowStart()
+                          + "] in "
+                          + ((IntervalWindow) w).start()));
     }
   }
 
@@ -343,23 +383,25 @@ class HandOverTest {
           .apply(WithKeys.of(0))
           .setCoder(KvCoder.of(VarIntCoder.of(), TimestampedValue.TimestampedValueCoder.of(coder)))
           .apply(GroupByKey.create())
-          .apply(ParDo.of(new DoFn<KV<Integer, Iterable<TimestampedValue<TimedEvent>>>, TimedEvent>() {
-            @ProcessElement
-            public void process(
-                @Element KV<Integer, Iterable<TimestampedValue<TimedEvent>>> all,
-                OutputReceiver<TimedEvent> out) {
-              List<TimestampedValue<TimedEvent>> list = new ArrayList<>();
-              all.getValue().forEach(list::add);
-              Collections.reverse(list);
-              list.forEach(e -> out.outputWithTimestamp(e.getValue(), e.getTimestamp()));
-            }
+          .apply(
+              ParDo.of(
+                  new DoFn<KV<Integer, Iterable<TimestampedValue<TimedEvent>>>, TimedEvent>() {
+                    @ProcessElement
+                    public void process(
+                        @Element KV<Integer, Iterable<TimestampedValue<TimedEvent>>> all,
+                        OutputReceiver<TimedEvent> out) {
+                      List<TimestampedValue<TimedEvent>> list = new ArrayList<>();
+                      all.getValue().forEach(list::add);
+                      Collections.reverse(list);
+                      list.forEach(e -> out.outputWithTimestamp(e.getValue(), e.getTimestamp()));
+                    }
 
-            @Override
-            @SuppressWarnings("deprecation")
-            public Duration getAllowedTimestampSkew() {
-              return Duration.millis(Long.MAX_VALUE);
-            }
-          }))
+                    @Override
+                    @SuppressWarnings("deprecation")
+                    public Duration getAllowedTimestampSkew() {
+                      return Duration.millis(Long.MAX_VALUE);
+                    }
+                  }))
           .setCoder(coder);
     }
   }

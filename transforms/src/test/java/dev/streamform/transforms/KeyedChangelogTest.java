@@ -11,7 +11,9 @@ import org.apache.beam.sdk.testing.PAssert;
 import org.joda.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** docs/semantics.md §3, rule by rule, on the DirectRunner (TestStream + PAssert, exact outputs). */
+/**
+ * docs/semantics.md §3, rule by rule, on the DirectRunner (TestStream + PAssert, exact outputs).
+ */
 class KeyedChangelogTest {
   static final SourceClock NO_DELAY =
       SourceClock.forBoundedOutOfOrderness(Duration.ZERO).withContiguousOffsets();
@@ -64,11 +66,14 @@ class KeyedChangelogTest {
             NO_DELAY,
             TEN_MINUTES);
     PAssert.that(s.changelog)
-        .containsInAnyOrder("p0/0 insert 42 1", "p0/1 insert 7 2", "p0/3 insert 42 3", "p0/4 update 7 6");
+        .containsInAnyOrder(
+            "p0/0 insert 42 1", "p0/1 insert 7 2", "p0/3 insert 42 3", "p0/4 update 7 6");
     org.apache.beam.sdk.PipelineResult result = p.run();
     result.waitUntilFinish();
-    org.junit.jupiter.api.Assertions.assertEquals(3, Scenario.counter(result, StreamformMetrics.EXPIRED));
-    org.junit.jupiter.api.Assertions.assertEquals(0, Scenario.counter(result, StreamformMetrics.KEYS_LIVE));
+    org.junit.jupiter.api.Assertions.assertEquals(
+        3, Scenario.counter(result, StreamformMetrics.EXPIRED));
+    org.junit.jupiter.api.Assertions.assertEquals(
+        0, Scenario.counter(result, StreamformMetrics.KEYS_LIVE));
   }
 
   /** Without retention nothing is freed: every key's state is still held after the run. */
@@ -91,8 +96,10 @@ class KeyedChangelogTest {
         .containsInAnyOrder("p0/0 insert 42 1", "p0/1 insert 7 2", "p0/3 update 42 4");
     org.apache.beam.sdk.PipelineResult result = p.run();
     result.waitUntilFinish();
-    org.junit.jupiter.api.Assertions.assertEquals(0, Scenario.counter(result, StreamformMetrics.EXPIRED));
-    org.junit.jupiter.api.Assertions.assertEquals(2, Scenario.counter(result, StreamformMetrics.KEYS_LIVE));
+    org.junit.jupiter.api.Assertions.assertEquals(
+        0, Scenario.counter(result, StreamformMetrics.EXPIRED));
+    org.junit.jupiter.api.Assertions.assertEquals(
+        2, Scenario.counter(result, StreamformMetrics.KEYS_LIVE));
   }
 
   @Test

@@ -17,8 +17,8 @@ import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestStream;
 import org.apache.beam.sdk.transforms.DoFn;
-import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
@@ -39,15 +39,15 @@ import org.junit.jupiter.params.provider.CsvSource;
  * runner watermark stays at the beginning of time until partition 1's first record has been read;
  * then KafkaIO emits that record (timestamped with its read time, 12:00) and, in the same commit,
  * moves its watermark to processing time. {@link ReadLikeKafka} reproduces exactly that: it holds
- * partition 1's first record back and emits it when the watermark moves, so the record is in
- * flight while the watermark is already at 12:00 (a plain TestStream step would let the record
- * reach the clock first: the DirectRunner finishes each step before the next).
+ * partition 1's first record back and emits it when the watermark moves, so the record is in flight
+ * while the watermark is already at 12:00 (a plain TestStream step would let the record reach the
+ * clock first: the DirectRunner finishes each step before the next).
  *
- * <p>Partition 0 moves {@code W_0} to 10:20; key 42's state (latest 10:00, retention 10m) is due
- * to expire at 10:10. Partition 1's first record has no {@code ordered_at} (or, for comparison, is
- * an ordinary event of another key); its next is 42 at 10:05, judged against {@code W_1}. {@code
- * W_1} is undefined (the quarantined record says nothing about time) or 09:55, so by docs/semantics.md §3
- * key 42 is alive for that event: {@code update 42 15}.
+ * <p>Partition 0 moves {@code W_0} to 10:20; key 42's state (latest 10:00, retention 10m) is due to
+ * expire at 10:10. Partition 1's first record has no {@code ordered_at} (or, for comparison, is an
+ * ordinary event of another key); its next is 42 at 10:05, judged against {@code W_1}. {@code W_1}
+ * is undefined (the quarantined record says nothing about time) or 09:55, so by docs/semantics.md
+ * §3 key 42 is alive for that event: {@code update 42 15}.
  *
  * <ul>
  *   <li>With the partitions declared ({@link SourceClock#withPartitions}), each holds the clock's
@@ -81,9 +81,13 @@ class QuarantinedFirstRecordTest {
     TestStream<SourceRecord> stream =
         TestStream.create(coder)
             .addElements(
-                TimestampedValue.of(record(0, 0, 42, "10", "2026-08-30T10:00:00Z"), READ.minus(Duration.standardMinutes(2))))
+                TimestampedValue.of(
+                    record(0, 0, 42, "10", "2026-08-30T10:00:00Z"),
+                    READ.minus(Duration.standardMinutes(2))))
             .addElements(
-                TimestampedValue.of(record(0, 1, 7, "3", "2026-08-30T10:25:00Z"), READ.minus(Duration.standardMinutes(1))))
+                TimestampedValue.of(
+                    record(0, 1, 7, "3", "2026-08-30T10:25:00Z"),
+                    READ.minus(Duration.standardMinutes(1))))
             .addElements(
                 TimestampedValue.of(
                     quarantinedFirst
@@ -92,7 +96,9 @@ class QuarantinedFirstRecordTest {
                     READ))
             .advanceWatermarkTo(READ.plus(Duration.millis(1)))
             .addElements(
-                TimestampedValue.of(record(1, 1, 42, "5", "2026-08-30T10:05:00Z"), READ.plus(Duration.standardSeconds(1))))
+                TimestampedValue.of(
+                    record(1, 1, 42, "5", "2026-08-30T10:05:00Z"),
+                    READ.plus(Duration.standardSeconds(1))))
             .advanceWatermarkToInfinity();
     Pipeline p = SeedStreams.pipeline();
     var model = Scenarios.customerMetrics().withRetention(Duration.standardMinutes(10));
@@ -144,14 +150,17 @@ class QuarantinedFirstRecordTest {
       SourceRecordCoder coder = (SourceRecordCoder) stream.getValueCoder();
       return begin
           .apply("Records", stream)
-          .apply("OneReader", WithKeys.<Integer, SourceRecord>of(0).withKeyType(TypeDescriptors.integers()))
+          .apply(
+              "OneReader",
+              WithKeys.<Integer, SourceRecord>of(0).withKeyType(TypeDescriptors.integers()))
           .setCoder(KvCoder.of(VarIntCoder.of(), coder))
           .apply("EmitWithWatermark", ParDo.of(new EmitWithWatermark(coder)))
           .setCoder(coder);
     }
   }
 
-  private static final class EmitWithWatermark extends DoFn<KV<Integer, SourceRecord>, SourceRecord> {
+  private static final class EmitWithWatermark
+      extends DoFn<KV<Integer, SourceRecord>, SourceRecord> {
     @StateId("held")
     private final StateSpec<BagState<SourceRecord>> heldSpec;
 
@@ -179,7 +188,8 @@ class QuarantinedFirstRecordTest {
     }
 
     @OnTimer("read")
-    public void emit(@StateId("held") BagState<SourceRecord> held, OutputReceiver<SourceRecord> out) {
+    public void emit(
+        @StateId("held") BagState<SourceRecord> held, OutputReceiver<SourceRecord> out) {
       held.read().forEach(out::output);
       held.clear();
     }

@@ -34,11 +34,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's "For Java authors" pipeline, exactly as printed there (the code between the
- * {@code README} markers below must be the README's snippet, which the first test checks), fed the
- * seed's late-event log by a bounded {@code Create.of}: 40 runs on the DirectRunner and 3 on Flink
- * at parallelism 2 each give the seed's answer — insert 10, update 30, update 31, the 10:01 event
- * late (docs/semantics.md §5, fixture 1).
+ * The README's "For Java authors" pipeline, exactly as printed there (the code between the {@code
+ * README} markers below must be the README's snippet, which the first test checks), fed the seed's
+ * late-event log by a bounded {@code Create.of}: 40 runs on the DirectRunner and 3 on Flink at
+ * parallelism 2 each give the seed's answer — insert 10, update 30, update 31, the 10:01 event late
+ * (docs/semantics.md §5, fixture 1).
  */
 class ReadmeJavaAuthorsTest {
   private static final int DIRECT_RUNS = 40;
@@ -55,18 +55,26 @@ class ReadmeJavaAuthorsTest {
     String[] times = {"10:00", "10:10", "10:01", "10:06"};
     List<SourceRecord> log = new ArrayList<>();
     for (int offset = 0; offset < 4; offset++) {
-      Row order = Row.withSchema(schema)
-          .addValues(customers[offset], new BigDecimal(amounts[offset]), at(times[offset]))
-          .build();
+      Row order =
+          Row.withSchema(schema)
+              .addValues(customers[offset], new BigDecimal(amounts[offset]), at(times[offset]))
+              .build();
       log.add(SourceRecord.of(0, offset, Instant.now(), order));
     }
     return log;
   }
 
-  /** Builds the README's pipeline on {@code pipeline}, its outputs written as lines under {@code out}. */
+  /**
+   * Builds the README's pipeline on {@code pipeline}, its outputs written as lines under {@code
+   * out}.
+   */
   private static void readmePipeline(Pipeline pipeline, Path out) {
-    Schema schema = Schema.builder()
-        .addInt64Field("customer_id").addDecimalField("amount").addDateTimeField("ordered_at").build();
+    Schema schema =
+        Schema.builder()
+            .addInt64Field("customer_id")
+            .addDecimalField("amount")
+            .addDateTimeField("ordered_at")
+            .build();
     List<SourceRecord> log = seedLog(schema);
     // spotless:off (the docs show this code as it is written here)
     // README begin
@@ -85,16 +93,23 @@ class ReadmeJavaAuthorsTest {
     // README end
     // spotless:on
     changes
-        .apply("ChangelogLines", MapElements.into(TypeDescriptors.strings()).via(Scenario::changelogLine))
+        .apply(
+            "ChangelogLines",
+            MapElements.into(TypeDescriptors.strings()).via(Scenario::changelogLine))
         .apply("WriteChangelog", ParDo.of(new Scenario.LinesToFiles(out.resolve("changelog"))));
-    clocked.late()
+    clocked
+        .late()
         .apply("LateLines", MapElements.into(TypeDescriptors.strings()).via(Scenario::lateLine))
         .apply("WriteLate", ParDo.of(new Scenario.LinesToFiles(out.resolve("late"))));
   }
 
-  /** The seed's answer, by hand from docs/semantics.md §5 (sorted as {@link Scenario#readLines} sorts). */
+  /**
+   * The seed's answer, by hand from docs/semantics.md §5 (sorted as {@link Scenario#readLines}
+   * sorts).
+   */
   private static final List<String> CHANGELOG =
       List.of("p0/0 insert 42 10", "p0/1 update 42 30", "p0/3 update 42 31");
+
   private static final List<String> LATE =
       List.of("p0/2 2026-08-30T10:01:00.000Z < 2026-08-30T10:05:00.000Z");
 
@@ -102,7 +117,8 @@ class ReadmeJavaAuthorsTest {
     List<String> wrong = new ArrayList<>();
     for (int run = 1; run <= runs; run++) {
       Path out = dir.resolve(runner + "-" + run);
-      Pipeline p = runner.equals("direct") ? SeedStreams.pipeline() : FlinkParityTest.flinkPipeline();
+      Pipeline p =
+          runner.equals("direct") ? SeedStreams.pipeline() : FlinkParityTest.flinkPipeline();
       readmePipeline(p, out);
       assertEquals(PipelineResult.State.DONE, p.run().waitUntilFinish(), runner + " run " + run);
       List<String> changelog = Scenario.readLines(out.resolve("changelog"));
@@ -117,15 +133,20 @@ class ReadmeJavaAuthorsTest {
   @Test
   void theSnippetIsTheReadmes() throws IOException {
     Path page = Paths.get("docs/guides/java-authors.md");
-    Path readme = Files.isRegularFile(Paths.get("..").resolve(page)) ? Paths.get("..").resolve(page) : page;
+    Path readme =
+        Files.isRegularFile(Paths.get("..").resolve(page)) ? Paths.get("..").resolve(page) : page;
     Path self = Paths.get("src/test/java/dev/streamform/transforms/ReadmeJavaAuthorsTest.java");
-    String source = Files.readString(Files.isRegularFile(self) ? self : Paths.get("transforms").resolve(self));
-    String snippet = source.substring(
-        source.indexOf("// README begin\n") + "// README begin\n".length(), source.indexOf("    // README end"));
+    String source =
+        Files.readString(Files.isRegularFile(self) ? self : Paths.get("transforms").resolve(self));
+    String snippet =
+        source.substring(
+            source.indexOf("// README begin\n") + "// README begin\n".length(),
+            source.indexOf("    // README end"));
     String text = Files.readString(readme);
     int start = text.indexOf("# For Java authors");
     String section = text.substring(start, text.indexOf("\n## ", start + 1));
-    assertTrue(normalized(section).contains(normalized(snippet)),
+    assertTrue(
+        normalized(section).contains(normalized(snippet)),
         "docs/guides/java-authors.md no longer shows the pipeline this test runs:\n" + snippet);
   }
 

@@ -7,8 +7,8 @@ import dev.streamform.transforms.clock.LateEvent;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
-import dev.streamform.transforms.extraction.ExtractionResult;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
+import dev.streamform.transforms.extraction.ExtractionResult;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -23,12 +23,11 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.metrics.MetricNameFilter;
 import org.apache.beam.sdk.metrics.MetricQueryResults;
 import org.apache.beam.sdk.metrics.MetricResult;
 import org.apache.beam.sdk.metrics.MetricsFilter;
-import org.apache.beam.sdk.PipelineResult;
-import org.apache.beam.sdk.testing.TestStream;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.ParDo;
@@ -78,7 +77,8 @@ final class Scenario {
       SourceClock clock,
       KeyedChangelog model) {
     ExtractionResult extracted =
-        p.apply(name + "/Read", stream).apply(name + "/Extract", EventTimeExtraction.from("ordered_at"));
+        p.apply(name + "/Read", stream)
+            .apply(name + "/Extract", EventTimeExtraction.from("ordered_at"));
     ClockResult clocked = extracted.events().apply(name + "/Clock", clock);
     PCollection<ChangelogRecord> changes = clocked.events().apply(name + "/Model", model);
     return new Scenario(

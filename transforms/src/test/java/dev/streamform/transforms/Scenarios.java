@@ -14,9 +14,9 @@ import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
- * The named scenarios that must give the same outputs on every runner and in every delivery
- * order: the seed's three results (§5, late events both dropped and kept), a multi-partition log,
- * a single partition delivered out of offset order with a duplicate, and quarantine.
+ * The named scenarios that must give the same outputs on every runner and in every delivery order:
+ * the seed's three results (§5, late events both dropped and kept), a multi-partition log, a single
+ * partition delivered out of offset order with a duplicate, and quarantine.
  *
  * <p>Each has its source log (items in per-partition offset order), a delivery order, the clock,
  * the model and the exact expected lines (see {@link Scenario} for the line formats).
@@ -35,7 +35,8 @@ final class Scenarios {
   }
 
   static KeyedChangelog customerMetrics() {
-    return KeyedChangelog.by("customer_id").aggregating(Aggregation.sum("amount").as("total_spend"));
+    return KeyedChangelog.by("customer_id")
+        .aggregating(Aggregation.sum("amount").as("total_spend"));
   }
 
   /** One scenario: what to deliver, through what, and what must come out. */
@@ -161,7 +162,8 @@ final class Scenarios {
   /** Every scenario, by name. */
   static Map<String, Case> all() {
     Map<String, Case> cases = new LinkedHashMap<>();
-    SourceClock fiveMinutes = SourceClock.forBoundedOutOfOrderness(FIVE_MINUTES).withContiguousOffsets();
+    SourceClock fiveMinutes =
+        SourceClock.forBoundedOutOfOrderness(FIVE_MINUTES).withContiguousOffsets();
     cases.put(
         "seedLateDropped",
         new Case(
@@ -254,6 +256,7 @@ final class Scenarios {
     all()
         .forEach(
             (name, c) ->
-                Scenario.of(p, name, c.delivery, c.clock, c.model).writeTo(name, dir.resolve(name)));
+                Scenario.of(p, name, c.delivery, c.clock, c.model)
+                    .writeTo(name, dir.resolve(name)));
   }
 }

@@ -37,10 +37,13 @@ class ScenariosTest {
     p.run().waitUntilFinish();
     for (Map.Entry<String, Scenarios.Case> e : Scenarios.all().entrySet()) {
       Path d = dir.resolve(e.getKey());
-      assertThat(e.getKey(), Scenario.readLines(d.resolve("changelog")), equalTo(e.getValue().changelog));
+      assertThat(
+          e.getKey(), Scenario.readLines(d.resolve("changelog")), equalTo(e.getValue().changelog));
       assertThat(e.getKey(), Scenario.readLines(d.resolve("late")), equalTo(e.getValue().late));
       assertThat(
-          e.getKey(), Scenario.readLines(d.resolve("quarantined")), equalTo(e.getValue().quarantined));
+          e.getKey(),
+          Scenario.readLines(d.resolve("quarantined")),
+          equalTo(e.getValue().quarantined));
     }
   }
 }

@@ -1,9 +1,5 @@
 package dev.streamform.transforms;
 
-import static org.hamcrest.MatcherAssert.assertThat;
-import static org.hamcrest.Matchers.contains;
-import static org.hamcrest.Matchers.containsInAnyOrder;
-
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.changelog.KeyedChangelog;
@@ -12,7 +8,6 @@ import dev.streamform.transforms.clock.LateEvent;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.testing.PAssert;
@@ -52,7 +47,11 @@ class SeedFixturesTest {
         MapElements.into(TypeDescriptors.strings())
             .via(
                 (LateEvent e) ->
-                    e.envelope().offset() + " " + e.envelope().eventTime() + " < " + e.watermark()));
+                    e.envelope().offset()
+                        + " "
+                        + e.envelope().eventTime()
+                        + " < "
+                        + e.watermark()));
   }
 
   static ClockResult clock(Pipeline p, SeedStreams given, SourceClock clock) {
@@ -63,7 +62,8 @@ class SeedFixturesTest {
   }
 
   static KeyedChangelog customerMetrics() {
-    return KeyedChangelog.by("customer_id").aggregating(Aggregation.sum("amount").as("total_spend"));
+    return KeyedChangelog.by("customer_id")
+        .aggregating(Aggregation.sum("amount").as("total_spend"));
   }
 
   static SeedStreams lateEventStream() {
@@ -78,7 +78,10 @@ class SeedFixturesTest {
   void lateEventIsDroppedAndListed() {
     Pipeline p = SeedStreams.pipeline();
     ClockResult clocked =
-        clock(p, lateEventStream(), SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5)));
+        clock(
+            p,
+            lateEventStream(),
+            SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5)));
     PAssert.that(changelogLines(clocked.events().apply(customerMetrics())))
         .containsInAnyOrder("0 insert 42 10", "1 update 42 30", "3 update 42 31");
     PAssert.that(lateLines(clocked.late()))
@@ -95,8 +98,7 @@ class SeedFixturesTest {
             lateEventStream(),
             SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5)).keepingLateEvents());
     PAssert.that(changelogLines(clocked.events().apply(customerMetrics())))
-        .containsInAnyOrder(
-            "0 insert 42 10", "1 update 42 30", "2 update 42 35", "3 update 42 36");
+        .containsInAnyOrder("0 insert 42 10", "1 update 42 30", "2 update 42 35", "3 update 42 36");
     PAssert.that(clocked.late()).empty();
     p.run().waitUntilFinish();
   }
@@ -141,7 +143,9 @@ class SeedFixturesTest {
         clock(p, given, SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5)));
     PAssert.that(
             changelogLines(
-                clocked.events().apply(customerMetrics().withRetention(Duration.standardMinutes(10)))))
+                clocked
+                    .events()
+                    .apply(customerMetrics().withRetention(Duration.standardMinutes(10)))))
         .containsInAnyOrder("0 insert 42 10", "1 insert 7 3", "3 insert 42 5", "4 update 7 4");
     PAssert.that(clocked.late()).empty();
     p.run().waitUntilFinish();

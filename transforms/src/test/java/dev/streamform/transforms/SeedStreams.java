@@ -88,8 +88,8 @@ final class SeedStreams {
   }
 
   /**
-   * The TestStream timestamp of an item: its event time when it has a usable RFC 3339 one, else
-   * the ingest time (the extraction re-stamps events; quarantined records keep this one).
+   * The TestStream timestamp of an item: its event time when it has a usable RFC 3339 one, else the
+   * ingest time (the extraction re-stamps events; quarantined records keep this one).
    */
   static Instant elementTimestamp(SourceRecord r) {
     if (r.isWatermark()) {
@@ -102,7 +102,8 @@ final class SeedStreams {
     try {
       Instant t = Instant.parse(text);
       return t.isBefore(org.apache.beam.sdk.transforms.windowing.BoundedWindow.TIMESTAMP_MAX_VALUE)
-              && t.isAfter(org.apache.beam.sdk.transforms.windowing.BoundedWindow.TIMESTAMP_MIN_VALUE)
+              && t.isAfter(
+                  org.apache.beam.sdk.transforms.windowing.BoundedWindow.TIMESTAMP_MIN_VALUE)
           ? t
           : INGEST;
     } catch (IllegalArgumentException e) {

@@ -21,7 +21,9 @@ import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** docs/semantics.md §2, rule by rule, on the DirectRunner (TestStream + PAssert, exact outputs). */
+/**
+ * docs/semantics.md §2, rule by rule, on the DirectRunner (TestStream + PAssert, exact outputs).
+ */
 class SourceClockTest {
   static final SourceClock FIVE =
       SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5)).withContiguousOffsets();
@@ -207,8 +209,10 @@ class SourceClockTest {
               deliveries.get(i),
               FIVE,
               Scenarios.customerMetrics().withRetention(Duration.standardMinutes(15)));
-      PAssert.that("order " + i, s.changelog).containsInAnyOrder(Scenarios.MULTI_PARTITION_CHANGELOG);
-      PAssert.that("order " + i + " late", s.late).containsInAnyOrder(Scenarios.MULTI_PARTITION_LATE);
+      PAssert.that("order " + i, s.changelog)
+          .containsInAnyOrder(Scenarios.MULTI_PARTITION_CHANGELOG);
+      PAssert.that("order " + i + " late", s.late)
+          .containsInAnyOrder(Scenarios.MULTI_PARTITION_LATE);
     }
     p.run().waitUntilFinish();
   }
@@ -217,10 +221,14 @@ class SourceClockTest {
   void itemsOutOfOffsetOrderGiveTheInOrderResultsAndDuplicatesAreIgnored() {
     List<SourceRecord> log = Scenarios.lateEventLog().items();
     Pipeline p = SeedStreams.pipeline();
-    Scenario inOrder = Scenario.of(p, "inOrder", Scenarios.pick(log, 0, 1, 2), FIVE, Scenarios.customerMetrics());
-    Scenario reordered = Scenario.of(p, "reordered", Scenarios.pick(log, 2, 0, 1), FIVE, Scenarios.customerMetrics());
+    Scenario inOrder =
+        Scenario.of(p, "inOrder", Scenarios.pick(log, 0, 1, 2), FIVE, Scenarios.customerMetrics());
+    Scenario reordered =
+        Scenario.of(
+            p, "reordered", Scenarios.pick(log, 2, 0, 1), FIVE, Scenarios.customerMetrics());
     Scenario duplicated =
-        Scenario.of(p, "duplicated", Scenarios.pick(log, 1, 0, 1, 2, 0), FIVE, Scenarios.customerMetrics());
+        Scenario.of(
+            p, "duplicated", Scenarios.pick(log, 1, 0, 1, 2, 0), FIVE, Scenarios.customerMetrics());
     for (Scenario s : List.of(inOrder, reordered, duplicated)) {
       PAssert.that(s.changelog).containsInAnyOrder("p0/0 insert 42 10", "p0/1 update 42 30");
       PAssert.that(s.late)

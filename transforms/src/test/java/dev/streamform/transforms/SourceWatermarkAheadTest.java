@@ -31,7 +31,8 @@ class SourceWatermarkAheadTest {
             .event(1, 7, "3", Scenarios.iso("08:00:00"))
             .event(1, 7, "1", Scenarios.iso("08:01:00"))
             .items();
-    TestStream.Builder<SourceRecord> b = TestStream.create(SourceRecordCoder.of(SeedStreams.ORDERS));
+    TestStream.Builder<SourceRecord> b =
+        TestStream.create(SourceRecordCoder.of(SeedStreams.ORDERS));
     b = b.addElements(TimestampedValue.of(log.get(0), SeedStreams.elementTimestamp(log.get(0))));
     b = b.addElements(TimestampedValue.of(log.get(1), SeedStreams.elementTimestamp(log.get(1))));
     b = b.advanceWatermarkTo(Scenarios.t("10:30:00"));

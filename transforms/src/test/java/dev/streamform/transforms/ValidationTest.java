@@ -31,39 +31,59 @@ class ValidationTest {
 
   @Test
   void keyColumnsAreRequiredNamedAndDistinct() {
-    assertThat(refused(() -> KeyedChangelog.by((String) null)),
-        allOf(containsString("KeyedChangelog.by(null)"), containsString("a key column is null"),
+    assertThat(
+        refused(() -> KeyedChangelog.by((String) null)),
+        allOf(
+            containsString("KeyedChangelog.by(null)"),
+            containsString("a key column is null"),
             containsString("KeyedChangelog.by(\"customer_id\")")));
-    assertThat(refused(() -> KeyedChangelog.by((String[]) null)),
-        allOf(containsString("KeyedChangelog.by(null)"), containsString("at least one key column")));
-    assertThat(refused(() -> KeyedChangelog.by((List<String>) null)),
+    assertThat(
+        refused(() -> KeyedChangelog.by((String[]) null)),
+        allOf(
+            containsString("KeyedChangelog.by(null)"), containsString("at least one key column")));
+    assertThat(
+        refused(() -> KeyedChangelog.by((List<String>) null)),
         containsString("at least one key column"));
     assertThat(refused(() -> KeyedChangelog.by()), containsString("at least one key column"));
-    assertThat(refused(() -> KeyedChangelog.by("customer_id", " ")),
-        allOf(containsString("KeyedChangelog.by(\"customer_id\", \" \")"), containsString("blank")));
-    assertThat(refused(() -> KeyedChangelog.by(Arrays.asList("customer_id", null))),
+    assertThat(
+        refused(() -> KeyedChangelog.by("customer_id", " ")),
+        allOf(
+            containsString("KeyedChangelog.by(\"customer_id\", \" \")"), containsString("blank")));
+    assertThat(
+        refused(() -> KeyedChangelog.by(Arrays.asList("customer_id", null))),
         containsString("a key column is null"));
-    assertThat(refused(() -> KeyedChangelog.by("customer_id", "customer_id")),
+    assertThat(
+        refused(() -> KeyedChangelog.by("customer_id", "customer_id")),
         containsString("key column `customer_id` is named twice"));
   }
 
   @Test
   void everyAggregateOfAColumnNeedsTheColumn() {
     List<Function<String, Aggregation>> factories =
-        List.of(Aggregation::sum, Aggregation::count, Aggregation::min, Aggregation::max, Aggregation::avg);
+        List.of(
+            Aggregation::sum,
+            Aggregation::count,
+            Aggregation::min,
+            Aggregation::max,
+            Aggregation::avg);
     List<String> names = List.of("sum", "count", "min", "max", "avg");
     for (int i = 0; i < factories.size(); i++) {
       Function<String, Aggregation> factory = factories.get(i);
       String name = names.get(i);
-      assertThat(refused(() -> factory.apply(null)),
-          allOf(containsString("Aggregation." + name + "(null)"),
+      assertThat(
+          refused(() -> factory.apply(null)),
+          allOf(
+              containsString("Aggregation." + name + "(null)"),
               containsString("Aggregation." + name + "(\"amount\")")));
-      assertThat(refused(() -> factory.apply("  ")), containsString("Aggregation." + name + "(\"  \")"));
+      assertThat(
+          refused(() -> factory.apply("  ")), containsString("Aggregation." + name + "(\"  \")"));
     }
     assertThat(refused(() -> Aggregation.count(null)), containsString("Aggregation.countAll()"));
-    assertThat(refused(() -> Aggregation.of(Aggregation.Function.SUM, null)),
+    assertThat(
+        refused(() -> Aggregation.of(Aggregation.Function.SUM, null)),
         containsString("Aggregation.sum(null)"));
-    assertThat(refused(() -> Aggregation.of(null, "amount")), containsString("the function is required"));
+    assertThat(
+        refused(() -> Aggregation.of(null, "amount")), containsString("the function is required"));
     // COUNT(*) is the one aggregate without a column
     assertNull(Aggregation.of(Aggregation.Function.COUNT, null).column());
     assertEquals("count(*) as n", Aggregation.countAll().as("n").toString());
@@ -71,59 +91,94 @@ class ValidationTest {
 
   @Test
   void anAggregateNeedsANameOfItsOwn() {
-    assertThat(refused(() -> Aggregation.sum("amount").as(null)),
-        allOf(containsString("Aggregation.sum(amount).as(null)"), containsString(".as(\"total_spend\")")));
+    assertThat(
+        refused(() -> Aggregation.sum("amount").as(null)),
+        allOf(
+            containsString("Aggregation.sum(amount).as(null)"),
+            containsString(".as(\"total_spend\")")));
     assertThat(refused(() -> Aggregation.sum("amount").as("")), containsString(".as(\"\")"));
 
     KeyedChangelog byCustomer = KeyedChangelog.by("customer_id");
     assertThat(
-        refused(() -> byCustomer.aggregating(
-            Aggregation.sum("amount").as("total"), Aggregation.max("amount").as("total"))),
-        allOf(containsString("KeyedChangelog.by(\"customer_id\").aggregating"),
-            containsString("two aggregates are named `total` (sum(amount) as total, max(amount) as total)"),
+        refused(
+            () ->
+                byCustomer.aggregating(
+                    Aggregation.sum("amount").as("total"), Aggregation.max("amount").as("total"))),
+        allOf(
+            containsString("KeyedChangelog.by(\"customer_id\").aggregating"),
+            containsString(
+                "two aggregates are named `total` (sum(amount) as total, max(amount) as total)"),
             containsString(".as(...)")));
     // across calls, and by their default names
     assertThat(
-        refused(() -> byCustomer.aggregating(Aggregation.sum("amount").as("total"))
-            .aggregating(Aggregation.count("amount").as("total"))),
+        refused(
+            () ->
+                byCustomer
+                    .aggregating(Aggregation.sum("amount").as("total"))
+                    .aggregating(Aggregation.count("amount").as("total"))),
         containsString("two aggregates are named `total`"));
-    assertThat(refused(() -> byCustomer.aggregating(Aggregation.sum("amount"), Aggregation.sum("amount"))),
+    assertThat(
+        refused(() -> byCustomer.aggregating(Aggregation.sum("amount"), Aggregation.sum("amount"))),
         containsString("two aggregates are named `sum_amount`"));
-    assertThat(refused(() -> byCustomer.aggregating(Aggregation.max("amount").as("customer_id"))),
-        allOf(containsString("aggregate max(amount) as customer_id is named like the key column"
-            + " `customer_id`"), containsString(".as(...)")));
-    assertThat(refused(() -> byCustomer.aggregating((Aggregation) null)), containsString("an aggregate is null"));
-    assertThat(refused(() -> byCustomer.aggregating((List<Aggregation>) null)),
+    assertThat(
+        refused(() -> byCustomer.aggregating(Aggregation.max("amount").as("customer_id"))),
+        allOf(
+            containsString(
+                "aggregate max(amount) as customer_id is named like the key column"
+                    + " `customer_id`"),
+            containsString(".as(...)")));
+    assertThat(
+        refused(() -> byCustomer.aggregating((Aggregation) null)),
+        containsString("an aggregate is null"));
+    assertThat(
+        refused(() -> byCustomer.aggregating((List<Aggregation>) null)),
         containsString(".aggregating(null)"));
   }
 
   @Test
   void retentionIsPositive() {
     KeyedChangelog byCustomer = KeyedChangelog.by("customer_id");
-    assertThat(refused(() -> byCustomer.withRetention(null)),
-        allOf(containsString("KeyedChangelog.by(\"customer_id\").withRetention(null)"),
+    assertThat(
+        refused(() -> byCustomer.withRetention(null)),
+        allOf(
+            containsString("KeyedChangelog.by(\"customer_id\").withRetention(null)"),
             containsString("positive")));
     assertThat(refused(() -> byCustomer.withRetention(Duration.ZERO)), containsString("positive"));
-    assertThat(refused(() -> byCustomer.withRecordSchema(null)), containsString("withRecordSchema(null)"));
+    assertThat(
+        refused(() -> byCustomer.withRecordSchema(null)), containsString("withRecordSchema(null)"));
   }
 
   @Test
   void theClockNamesWhatItNeeds() {
-    assertThat(refused(() -> SourceClock.forBoundedOutOfOrderness(null)),
-        allOf(containsString("SourceClock.forBoundedOutOfOrderness(null)"),
-            containsString("Duration.standardMinutes(5)"), containsString("Duration.ZERO")));
-    assertThat(refused(() -> SourceClock.forBoundedOutOfOrderness(Duration.millis(-1))),
+    assertThat(
+        refused(() -> SourceClock.forBoundedOutOfOrderness(null)),
+        allOf(
+            containsString("SourceClock.forBoundedOutOfOrderness(null)"),
+            containsString("Duration.standardMinutes(5)"),
+            containsString("Duration.ZERO")));
+    assertThat(
+        refused(() -> SourceClock.forBoundedOutOfOrderness(Duration.millis(-1))),
         containsString("must not be negative"));
     SourceClock clock = SourceClock.forBoundedOutOfOrderness(Duration.ZERO);
-    assertThat(refused(() -> clock.withLateEvents(null)), containsString("SourceClock.withLateEvents(null)"));
-    assertThat(refused(() -> clock.withIdleness(null)), containsString("SourceClock.withIdleness(null)"));
-    assertThat(refused(() -> clock.withPartitions((List<Integer>) null)),
+    assertThat(
+        refused(() -> clock.withLateEvents(null)),
+        containsString("SourceClock.withLateEvents(null)"));
+    assertThat(
+        refused(() -> clock.withIdleness(null)), containsString("SourceClock.withIdleness(null)"));
+    assertThat(
+        refused(() -> clock.withPartitions((List<Integer>) null)),
         containsString("SourceClock.withPartitions(null)"));
     assertThat(refused(() -> clock.withPartitions(0, -1)), containsString("each 0 or more"));
-    assertThat(refused(() -> clock.withContiguousOffsets(null)),
+    assertThat(
+        refused(() -> clock.withContiguousOffsets(null)),
         containsString("SourceClock.withContiguousOffsets(null)"));
-    assertThat(refused(() -> EventTimeExtraction.from(" ")),
-        allOf(containsString("EventTimeExtraction.from(\" \")"), containsString("from(\"ordered_at\")")));
-    assertThat(refused(() -> EventTimeExtraction.from(null)), containsString("EventTimeExtraction.from(null)"));
+    assertThat(
+        refused(() -> EventTimeExtraction.from(" ")),
+        allOf(
+            containsString("EventTimeExtraction.from(\" \")"),
+            containsString("from(\"ordered_at\")")));
+    assertThat(
+        refused(() -> EventTimeExtraction.from(null)),
+        containsString("EventTimeExtraction.from(null)"));
   }
 }

@@ -32,8 +32,9 @@ import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link WindowedAggregate} against docs/semantics.md §6, with answers worked out by hand in the comments,
- * fed as an author would: Create.of in shuffled orders and one element per TestStream batch.
+ * {@link WindowedAggregate} against docs/semantics.md §6, with answers worked out by hand in the
+ * comments, fed as an author would: Create.of in shuffled orders and one element per TestStream
+ * batch.
  */
 class WindowedAggregateTest {
   private static final String DAY2 = "2026-08-31T";
@@ -81,17 +82,31 @@ class WindowedAggregateTest {
 
   static String line(WindowRevision r) {
     String start = r.windowStart().toString().substring(11, 16);
-    return start + " " + r.status().yamlName() + " r" + r.revision()
+    return start
+        + " "
+        + r.status().yamlName()
+        + " r"
+        + r.revision()
         + (r.predecessor() == null ? "" : "<" + r.predecessor())
-        + " " + r.key().getValue(0) + " " + ((BigDecimal) r.values().getValue(0)).stripTrailingZeros().toPlainString();
+        + " "
+        + r.key().getValue(0)
+        + " "
+        + ((BigDecimal) r.values().getValue(0)).stripTrailingZeros().toPlainString();
   }
 
   static String lateLine(TooLateEvent e) {
-    return "p" + e.envelope().partition() + "/" + e.envelope().offset() + " window "
-        + e.windowStart().toString().substring(11, 16) + " W " + e.watermark();
+    return "p"
+        + e.envelope().partition()
+        + "/"
+        + e.envelope().offset()
+        + " window "
+        + e.windowStart().toString().substring(11, 16)
+        + " W "
+        + e.watermark();
   }
 
-  private static WindowedResult build(Pipeline p, String name, PCollection<SourceRecord> records, WindowedAggregate model) {
+  private static WindowedResult build(
+      Pipeline p, String name, PCollection<SourceRecord> records, WindowedAggregate model) {
     return build(name, records, model, clock());
   }
 
@@ -105,12 +120,24 @@ class WindowedAggregateTest {
         .apply(name + "/Windows", model);
   }
 
-  private static void expect(String name, WindowedResult result, List<String> records, List<String> late) {
-    PAssert.that(name + "/Records",
-            result.revisions().apply(name + "/Lines", MapElements.into(TypeDescriptors.strings()).via(WindowedAggregateTest::line)))
+  private static void expect(
+      String name, WindowedResult result, List<String> records, List<String> late) {
+    PAssert.that(
+            name + "/Records",
+            result
+                .revisions()
+                .apply(
+                    name + "/Lines",
+                    MapElements.into(TypeDescriptors.strings()).via(WindowedAggregateTest::line)))
         .containsInAnyOrder(records);
-    PAssert.that(name + "/Late",
-            result.tooLate().apply(name + "/LateLines", MapElements.into(TypeDescriptors.strings()).via(WindowedAggregateTest::lateLine)))
+    PAssert.that(
+            name + "/Late",
+            result
+                .tooLate()
+                .apply(
+                    name + "/LateLines",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via(WindowedAggregateTest::lateLine)))
         .containsInAnyOrder(late);
   }
 
@@ -122,9 +149,17 @@ class WindowedAggregateTest {
       List<SourceRecord> records = new ArrayList<>(SEED.items());
       Collections.shuffle(records, random);
       String name = "run" + run;
-      expect(name, build(p, name,
-          p.apply(name + "/Create", Create.of(records).withCoder(SourceRecordCoder.of(SeedStreams.ORDERS))),
-          hourly()), SEED_RECORDS, SEED_LATE);
+      expect(
+          name,
+          build(
+              p,
+              name,
+              p.apply(
+                  name + "/Create",
+                  Create.of(records).withCoder(SourceRecordCoder.of(SeedStreams.ORDERS))),
+              hourly()),
+          SEED_RECORDS,
+          SEED_LATE);
     }
     p.run().waitUntilFinish();
   }
@@ -138,14 +173,24 @@ class WindowedAggregateTest {
     Random random = new Random(12);
     Pipeline p = SeedStreams.pipeline();
     SourceClock undeclared =
-        SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5)).keepingLateEvents().withContiguousOffsets();
+        SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5))
+            .keepingLateEvents()
+            .withContiguousOffsets();
     for (int run = 0; run < 6; run++) {
       List<SourceRecord> records = new ArrayList<>(SEED.items());
       Collections.shuffle(records, random);
       String name = "undeclared" + run;
-      expect(name, build(name,
-          p.apply(name + "/Create", Create.of(records).withCoder(SourceRecordCoder.of(SeedStreams.ORDERS))),
-          hourly(), undeclared), SEED_RECORDS, SEED_LATE);
+      expect(
+          name,
+          build(
+              name,
+              p.apply(
+                  name + "/Create",
+                  Create.of(records).withCoder(SourceRecordCoder.of(SeedStreams.ORDERS))),
+              hourly(),
+              undeclared),
+          SEED_RECORDS,
+          SEED_LATE);
     }
     p.run().waitUntilFinish();
   }
@@ -159,17 +204,27 @@ class WindowedAggregateTest {
   }
 
   /**
-   * Early every 2 events: 1 @10:00, 2 @10:10 (preview 3), 4 @10:20, 8 @10:30 (preview 15), then
-   * the end of input: revision 1 = 15 and final. Allowed lateness 0: final right after revision 1.
+   * Early every 2 events: 1 @10:00, 2 @10:10 (preview 3), 4 @10:20, 8 @10:30 (preview 15), then the
+   * end of input: revision 1 = 15 and final. Allowed lateness 0: final right after revision 1.
    */
   @Test
   void earlyPreviewsEveryTwoOnTimeEvents() {
-    SeedStreams s = new SeedStreams()
-        .event(7, "1", "10:00").event(7, "2", "10:10").event(7, "4", "10:20").event(7, "8", "10:30");
+    SeedStreams s =
+        new SeedStreams()
+            .event(7, "1", "10:00")
+            .event(7, "2", "10:10")
+            .event(7, "4", "10:20")
+            .event(7, "8", "10:30");
     Pipeline p = SeedStreams.pipeline();
     WindowedAggregate model = hourly().withAllowedLateness(Duration.ZERO).withEarlyResultsEvery(2);
-    expect("early", build(p, "early", p.apply(s.testStream()), model),
-        List.of("10:00 early r0 7 3", "10:00 early r0 7 15", "10:00 on_time r1 7 15", "10:00 final r1 7 15"),
+    expect(
+        "early",
+        build(p, "early", p.apply(s.testStream()), model),
+        List.of(
+            "10:00 early r0 7 3",
+            "10:00 early r0 7 15",
+            "10:00 on_time r1 7 15",
+            "10:00 final r1 7 15"),
         List.of());
     p.run().waitUntilFinish();
   }
@@ -182,16 +237,19 @@ class WindowedAggregateTest {
    */
   @Test
   void hoppingWindows() {
-    SeedStreams s = new SeedStreams()
-        .event(7, "3", "10:40").event(7, "50", "11:50").event(7, "1", "10:45");
+    SeedStreams s =
+        new SeedStreams().event(7, "3", "10:40").event(7, "50", "11:50").event(7, "1", "10:45");
     Pipeline p = SeedStreams.pipeline();
     WindowedAggregate model =
-        WindowedAggregate.of(SlidingWindows.of(Duration.standardHours(1)).every(Duration.standardMinutes(30)))
+        WindowedAggregate.of(
+                SlidingWindows.of(Duration.standardHours(1)).every(Duration.standardMinutes(30)))
             .forModel("half_hourly")
             .by("customer_id")
             .aggregating(Aggregation.sum("amount").as("revenue"))
             .withAllowedLateness(Duration.standardMinutes(10));
-    expect("hopping", build(p, "hopping", p.apply(s.testStream()), model),
+    expect(
+        "hopping",
+        build(p, "hopping", p.apply(s.testStream()), model),
         List.of(
             "10:00 on_time r1 7 3", "10:00 final r1 7 3",
             "10:30 on_time r1 7 3", "10:30 final r1 7 3",
@@ -214,13 +272,18 @@ class WindowedAggregateTest {
    */
   @Test
   void finalizedWindowsFreeTheirState() {
-    SeedStreams s = new SeedStreams()
-        .event(7, "1", "10:05").event(8, "2", "10:10").event(7, "3", "11:20")
-        .watermark(0, Instant.parse("2026-08-30T11:30:00Z"))
-        .event(8, "4", "11:40");
+    SeedStreams s =
+        new SeedStreams()
+            .event(7, "1", "10:05")
+            .event(8, "2", "10:10")
+            .event(7, "3", "11:20")
+            .watermark(0, Instant.parse("2026-08-30T11:30:00Z"))
+            .event(8, "4", "11:40");
     Pipeline p = SeedStreams.pipeline();
     WindowedAggregate model = hourly().withAllowedLateness(Duration.standardMinutes(10));
-    expect("freed", build(p, "freed", p.apply(s.testStream()), model),
+    expect(
+        "freed",
+        build(p, "freed", p.apply(s.testStream()), model),
         List.of(
             "10:00 on_time r1 7 1", "10:00 final r1 7 1",
             "10:00 on_time r1 8 2", "10:00 final r1 8 2",
@@ -237,34 +300,61 @@ class WindowedAggregateTest {
   @Test
   void revisionsCarryTheirIdentity() {
     Pipeline p = SeedStreams.pipeline();
-    WindowedResult result = build(p, "identity", p.apply(SEED.testStream()), hourly().withGeneration(3));
+    WindowedResult result =
+        build(p, "identity", p.apply(SEED.testStream()), hourly().withGeneration(3));
     java.time.Instant start = java.time.Instant.parse("2026-08-30T10:00:00Z");
-    String logical = RevisionIdentity.logicalWindowId(
-        "hourly_revenue", Map.of("customer_id", 7L), start, start.plusSeconds(3600));
-    String expected = "10:00 r2 " + logical + " " + RevisionIdentity.projectionId(logical, 3) + " "
-        + RevisionIdentity.aggregateDigest(Map.of("revenue", new BigDecimal("26"))) + " [p0 0..3 x3]";
+    String logical =
+        RevisionIdentity.logicalWindowId(
+            "hourly_revenue", Map.of("customer_id", 7L), start, start.plusSeconds(3600));
+    String expected =
+        "10:00 r2 "
+            + logical
+            + " "
+            + RevisionIdentity.projectionId(logical, 3)
+            + " "
+            + RevisionIdentity.aggregateDigest(Map.of("revenue", new BigDecimal("26")))
+            + " [p0 0..3 x3]";
     PAssert.that(
-            result.revisions()
-                .apply(org.apache.beam.sdk.transforms.Filter.by(
-                    (WindowRevision r) -> r.status() == WindowRevision.Status.CORRECTED))
-                .apply(MapElements.into(TypeDescriptors.strings()).via((WindowRevision r) ->
-                    r.windowStart().toString().substring(11, 16) + " r" + r.revision() + " "
-                        + r.logicalWindowId() + " " + r.projectionId() + " " + r.aggregateDigest() + " "
-                        + offsets(r))))
+            result
+                .revisions()
+                .apply(
+                    org.apache.beam.sdk.transforms.Filter.by(
+                        (WindowRevision r) -> r.status() == WindowRevision.Status.CORRECTED))
+                .apply(
+                    MapElements.into(TypeDescriptors.strings())
+                        .via(
+                            (WindowRevision r) ->
+                                r.windowStart().toString().substring(11, 16)
+                                    + " r"
+                                    + r.revision()
+                                    + " "
+                                    + r.logicalWindowId()
+                                    + " "
+                                    + r.projectionId()
+                                    + " "
+                                    + r.aggregateDigest()
+                                    + " "
+                                    + offsets(r))))
         .containsInAnyOrder(expected);
     p.run().waitUntilFinish();
   }
 
   private static String offsets(WindowRevision r) {
     List<String> parts = new ArrayList<>();
-    r.offsets().forEach(o -> parts.add("p" + o.partition() + " " + o.min() + ".." + o.max() + " x" + o.count()));
+    r.offsets()
+        .forEach(
+            o ->
+                parts.add("p" + o.partition() + " " + o.min() + ".." + o.max() + " x" + o.count()));
     return parts.toString();
   }
 
   @Test
   void windowStartsOfHoppingWindowsAreMultiplesOfEvery() {
-    assertEquals("hopping 1h every 30m",
-        WindowedAggregate.of(SlidingWindows.of(Duration.standardHours(1)).every(Duration.standardMinutes(30))).windowText());
+    assertEquals(
+        "hopping 1h every 30m",
+        WindowedAggregate.of(
+                SlidingWindows.of(Duration.standardHours(1)).every(Duration.standardMinutes(30)))
+            .windowText());
     assertEquals("tumbling 1h", hourly().windowText());
   }
 }

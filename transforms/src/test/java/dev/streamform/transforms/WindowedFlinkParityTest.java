@@ -26,9 +26,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * docs/semantics.md §6–§7 for windows: the same per-partition logs give the same previews, revisions,
- * finals and too-late rows on the DirectRunner and on Flink at parallelism 2 (five runs), and they
- * are the answers worked out by hand below. Revision numbers carry the order within a window.
+ * docs/semantics.md §6–§7 for windows: the same per-partition logs give the same previews,
+ * revisions, finals and too-late rows on the DirectRunner and on Flink at parallelism 2 (five
+ * runs), and they are the answers worked out by hand below. Revision numbers carry the order within
+ * a window.
  */
 class WindowedFlinkParityTest {
 
@@ -48,55 +49,99 @@ class WindowedFlinkParityTest {
   }
 
   private static WindowedAggregate sum(WindowedAggregate w) {
-    return w.forModel("revenue").by("customer_id").aggregating(Aggregation.sum("amount").as("revenue"));
+    return w.forModel("revenue")
+        .by("customer_id")
+        .aggregating(Aggregation.sum("amount").as("revenue"));
   }
 
   static Map<String, Case> cases() {
     Map<String, Case> all = new LinkedHashMap<>();
     // The seed's hourly revenue (see WindowedAggregateTest).
-    all.put("hourly", new Case(
-        new SeedStreams()
-            .event(7, "10", "10:00").event(7, "20", "10:30").event(7, "5", "11:10").event(7, "-4", "10:50")
-            .watermark(0, Instant.parse("2026-08-31T11:30:00Z"))
-            .event(0, 7, "-1", "2026-08-30T10:20:00Z"),
-        sum(WindowedAggregate.of(FixedWindows.of(Duration.standardHours(1))))
-            .withAllowedLateness(Duration.standardHours(24)),
-        List.of("10:00 on_time r1 7 30", "10:00 corrected r2<1 7 26", "10:00 final r2<1 7 26",
-            "11:00 on_time r1 7 5", "11:00 final r1 7 5"),
-        List.of("p0/5 window 10:00 W 2026-08-31T11:30:00.000Z")));
+    all.put(
+        "hourly",
+        new Case(
+            new SeedStreams()
+                .event(7, "10", "10:00")
+                .event(7, "20", "10:30")
+                .event(7, "5", "11:10")
+                .event(7, "-4", "10:50")
+                .watermark(0, Instant.parse("2026-08-31T11:30:00Z"))
+                .event(0, 7, "-1", "2026-08-30T10:20:00Z"),
+            sum(WindowedAggregate.of(FixedWindows.of(Duration.standardHours(1))))
+                .withAllowedLateness(Duration.standardHours(24)),
+            List.of(
+                "10:00 on_time r1 7 30",
+                "10:00 corrected r2<1 7 26",
+                "10:00 final r2<1 7 26",
+                "11:00 on_time r1 7 5",
+                "11:00 final r1 7 5"),
+            List.of("p0/5 window 10:00 W 2026-08-31T11:30:00.000Z")));
     // Two partitions, partition 1 behind: key 7's correction (-2 @10:40, arriving at W_0 = 11:25)
     // waits until W = min(W_0, W_1) passes 11:00, which happens when 8 @11:20 moves W_1 to 11:15;
     // then [10,11) of key 7 gets revision 1 = 10 and the held correction as revision 2 = 8.
-    all.put("two-partitions", new Case(
-        new SeedStreams()
-            .event(0, 7, "10", "2026-08-30T10:00:00Z").event(0, 7, "5", "2026-08-30T11:30:00Z")
-            .event(0, 7, "-2", "2026-08-30T10:40:00Z")
-            .event(1, 8, "3", "2026-08-30T10:20:00Z").event(1, 8, "4", "2026-08-30T11:20:00Z"),
-        sum(WindowedAggregate.of(FixedWindows.of(Duration.standardHours(1))))
-            .withAllowedLateness(Duration.standardHours(1)),
-        List.of("10:00 on_time r1 7 10", "10:00 corrected r2<1 7 8", "10:00 final r2<1 7 8",
-            "11:00 on_time r1 7 5", "11:00 final r1 7 5",
-            "10:00 on_time r1 8 3", "10:00 final r1 8 3",
-            "11:00 on_time r1 8 4", "11:00 final r1 8 4"),
-        List.of()));
+    all.put(
+        "two-partitions",
+        new Case(
+            new SeedStreams()
+                .event(0, 7, "10", "2026-08-30T10:00:00Z")
+                .event(0, 7, "5", "2026-08-30T11:30:00Z")
+                .event(0, 7, "-2", "2026-08-30T10:40:00Z")
+                .event(1, 8, "3", "2026-08-30T10:20:00Z")
+                .event(1, 8, "4", "2026-08-30T11:20:00Z"),
+            sum(WindowedAggregate.of(FixedWindows.of(Duration.standardHours(1))))
+                .withAllowedLateness(Duration.standardHours(1)),
+            List.of(
+                "10:00 on_time r1 7 10",
+                "10:00 corrected r2<1 7 8",
+                "10:00 final r2<1 7 8",
+                "11:00 on_time r1 7 5",
+                "11:00 final r1 7 5",
+                "10:00 on_time r1 8 3",
+                "10:00 final r1 8 3",
+                "11:00 on_time r1 8 4",
+                "11:00 final r1 8 4"),
+            List.of()));
     // Hopping (see WindowedAggregateTest#hoppingWindows).
-    all.put("hopping", new Case(
-        new SeedStreams().event(7, "3", "10:40").event(7, "50", "11:50").event(7, "1", "10:45"),
-        sum(WindowedAggregate.of(SlidingWindows.of(Duration.standardHours(1)).every(Duration.standardMinutes(30))))
-            .withAllowedLateness(Duration.standardMinutes(10)),
-        List.of("10:00 on_time r1 7 3", "10:00 final r1 7 3", "10:30 on_time r1 7 3", "10:30 final r1 7 3",
-            "11:00 on_time r1 7 50", "11:00 final r1 7 50", "11:30 on_time r1 7 50", "11:30 final r1 7 50"),
-        List.of("p0/2 window 10:00 W 2026-08-30T11:45:00.000Z", "p0/2 window 10:30 W 2026-08-30T11:45:00.000Z")));
+    all.put(
+        "hopping",
+        new Case(
+            new SeedStreams().event(7, "3", "10:40").event(7, "50", "11:50").event(7, "1", "10:45"),
+            sum(WindowedAggregate.of(
+                    SlidingWindows.of(Duration.standardHours(1))
+                        .every(Duration.standardMinutes(30))))
+                .withAllowedLateness(Duration.standardMinutes(10)),
+            List.of(
+                "10:00 on_time r1 7 3",
+                "10:00 final r1 7 3",
+                "10:30 on_time r1 7 3",
+                "10:30 final r1 7 3",
+                "11:00 on_time r1 7 50",
+                "11:00 final r1 7 50",
+                "11:30 on_time r1 7 50",
+                "11:30 final r1 7 50"),
+            List.of(
+                "p0/2 window 10:00 W 2026-08-30T11:45:00.000Z",
+                "p0/2 window 10:30 W 2026-08-30T11:45:00.000Z")));
     // Early every 2 on-time events; a correction with no on-time events is revision 1 corrected:
     // 5 @09:10 arrives at W = 10:25 (after 20 @10:30), past [09,10)'s end, within 1h of lateness.
-    all.put("early-and-correction-first", new Case(
-        new SeedStreams().event(7, "1", "10:00").event(7, "2", "10:10").event(7, "20", "10:30")
-            .event(7, "5", "09:10"),
-        sum(WindowedAggregate.of(FixedWindows.of(Duration.standardHours(1))))
-            .withAllowedLateness(Duration.standardHours(1)).withEarlyResultsEvery(2),
-        List.of("10:00 early r0 7 3", "10:00 on_time r1 7 23", "10:00 final r1 7 23",
-            "09:00 corrected r1 7 5", "09:00 final r1 7 5"),
-        List.of()));
+    all.put(
+        "early-and-correction-first",
+        new Case(
+            new SeedStreams()
+                .event(7, "1", "10:00")
+                .event(7, "2", "10:10")
+                .event(7, "20", "10:30")
+                .event(7, "5", "09:10"),
+            sum(WindowedAggregate.of(FixedWindows.of(Duration.standardHours(1))))
+                .withAllowedLateness(Duration.standardHours(1))
+                .withEarlyResultsEvery(2),
+            List.of(
+                "10:00 early r0 7 3",
+                "10:00 on_time r1 7 23",
+                "10:00 final r1 7 23",
+                "09:00 corrected r1 7 5",
+                "09:00 final r1 7 5"),
+            List.of()));
     return all;
   }
 
@@ -107,16 +152,30 @@ class WindowedFlinkParityTest {
           p.apply(name + "/Read", e.getValue().log.testStream())
               .apply(name + "/Extract", EventTimeExtraction.from("ordered_at"))
               .events()
-              .apply(name + "/Clock", SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5))
-                  .keepingLateEvents().withContiguousOffsets().withPartitions(0, 1))
+              .apply(
+                  name + "/Clock",
+                  SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5))
+                      .keepingLateEvents()
+                      .withContiguousOffsets()
+                      .withPartitions(0, 1))
               .events()
               .apply(name + "/Windows", e.getValue().model);
-      result.revisions()
-          .apply(name + "/Lines", MapElements.into(TypeDescriptors.strings()).via(WindowedAggregateTest::line))
-          .apply(name + "/WriteRecords", ParDo.of(new Scenario.LinesToFiles(dir.resolve(name).resolve("records"))));
-      result.tooLate()
-          .apply(name + "/LateLines", MapElements.into(TypeDescriptors.strings()).via(WindowedAggregateTest::lateLine))
-          .apply(name + "/WriteLate", ParDo.of(new Scenario.LinesToFiles(dir.resolve(name).resolve("late"))));
+      result
+          .revisions()
+          .apply(
+              name + "/Lines",
+              MapElements.into(TypeDescriptors.strings()).via(WindowedAggregateTest::line))
+          .apply(
+              name + "/WriteRecords",
+              ParDo.of(new Scenario.LinesToFiles(dir.resolve(name).resolve("records"))));
+      result
+          .tooLate()
+          .apply(
+              name + "/LateLines",
+              MapElements.into(TypeDescriptors.strings()).via(WindowedAggregateTest::lateLine))
+          .apply(
+              name + "/WriteLate",
+              ParDo.of(new Scenario.LinesToFiles(dir.resolve(name).resolve("late"))));
     }
   }
 

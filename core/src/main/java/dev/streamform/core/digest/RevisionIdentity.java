@@ -12,9 +12,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The identity of a window's revisions (docs/semantics.md §6): {@code H} is SHA-256, as 64 lowercase hex
- * digits, over the UTF-8 bytes of a canonical JSON text of the hashed fields. The same values give
- * the same text on every runner, JVM and machine.
+ * The identity of a window's revisions (docs/semantics.md §6): {@code H} is SHA-256, as 64
+ * lowercase hex digits, over the UTF-8 bytes of a canonical JSON text of the hashed fields. The
+ * same values give the same text on every runner, JVM and machine.
  *
  * <p>The canonical text ({@link #canonical(Object)}):
  *
@@ -41,15 +41,16 @@ import java.util.TreeMap;
  * aggregate_digest  = H(["aggregate", {output col: value, ...}])
  * </pre>
  *
- * A calendar window's zone is a sixth element (its IANA name, e.g. {@code "Europe/Berlin"}), so
- * the same instant range in two zones is two windows (docs/semantics.md §6.24); fixed windows keep
- * five elements and the ids they always had (docs/decisions/0021-calendar-windows.md).
+ * A calendar window's zone is a sixth element (its IANA name, e.g. {@code "Europe/Berlin"}), so the
+ * same instant range in two zones is two windows (docs/semantics.md §6.24); fixed windows keep five
+ * elements and the ids they always had (docs/decisions/0021-calendar-windows.md).
  *
  * <p>Test vectors are in docs/reference/revision-identity.md and in {@code RevisionIdentityTest}.
  */
 public final class RevisionIdentity {
   private static final DateTimeFormatter RFC3339_MILLIS =
-      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(java.time.ZoneOffset.UTC);
+      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
+          .withZone(java.time.ZoneOffset.UTC);
 
   private RevisionIdentity() {}
 
@@ -104,7 +105,10 @@ public final class RevisionIdentity {
       out.append("null");
     } else if (v instanceof String) {
       string((String) v, out);
-    } else if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
+    } else if (v instanceof Long
+        || v instanceof Integer
+        || v instanceof Short
+        || v instanceof Byte) {
       out.append(((Number) v).longValue());
     } else if (v instanceof BigDecimal) {
       BigDecimal d = (BigDecimal) v;

@@ -44,7 +44,12 @@ public final class Durations {
               ? " (a number needs a unit)"
               : t.startsWith("-") ? " (a duration cannot be negative)" : "";
       throw new IllegalArgumentException(
-          "'" + text + "' is not a duration" + hint + "; write a whole number and a unit, e.g. " + EXAMPLES);
+          "'"
+              + text
+              + "' is not a duration"
+              + hint
+              + "; write a whole number and a unit, e.g. "
+              + EXAMPLES);
     }
     Duration d;
     try {
@@ -66,11 +71,12 @@ public final class Durations {
           d = Duration.ofDays(amount);
       }
     } catch (NumberFormatException | ArithmeticException e) {
-      d = null; // more digits than a long holds, or more seconds than a Duration: too long either way
+      d = null; // more digits than a long holds, or more seconds than a Duration: too long either
+      // way
     }
     if (d == null || d.compareTo(MAX) > 0) {
-      throw new IllegalArgumentException("'" + text + "' is too long a duration: the longest is "
-          + format(MAX) + " (100 years)");
+      throw new IllegalArgumentException(
+          "'" + text + "' is too long a duration: the longest is " + format(MAX) + " (100 years)");
     }
     return d;
   }

@@ -25,7 +25,8 @@ class RevisionIdentityTest {
     assertEquals(
         "[\"window\",\"hourly_revenue\",{\"merchant_id\":7},"
             + "\"2026-08-30T10:00:00.000Z\",\"2026-08-30T11:00:00.000Z\"]",
-        RevisionIdentity.canonical(List.of("window", "hourly_revenue", Map.of("merchant_id", 7L), START, END)));
+        RevisionIdentity.canonical(
+            List.of("window", "hourly_revenue", Map.of("merchant_id", 7L), START, END)));
     assertEquals(
         "63f859c63e35403012fad180f0e51c7ceef796cd726b773a95f7df60ec46904b",
         RevisionIdentity.logicalWindowId("hourly_revenue", Map.of("merchant_id", 7L), START, END));
@@ -37,9 +38,11 @@ class RevisionIdentityTest {
     Instant end = Instant.parse("2026-10-25T23:00:00Z"); // the 25-hour day in Europe/Berlin
     Map<String, Object> key = Map.of("store_id", "berlin-1");
     // vectors computed outside Java (Python hashlib.sha256 over the canonical text)
-    assertEquals("a5c0e92eaa81df50af0e0a67c5f9ac5effe8638955838ccfc084bcf9ed4f1b5d",
+    assertEquals(
+        "a5c0e92eaa81df50af0e0a67c5f9ac5effe8638955838ccfc084bcf9ed4f1b5d",
         RevisionIdentity.logicalWindowId("daily_revenue", key, start, end, "Europe/Berlin"));
-    assertEquals("abb33cb203a4c1bb2590fe84ad67132f1e6b30b5e02c7ab2318cf5e07690e20a",
+    assertEquals(
+        "abb33cb203a4c1bb2590fe84ad67132f1e6b30b5e02c7ab2318cf5e07690e20a",
         RevisionIdentity.logicalWindowId("daily_revenue", key, start, end, null));
     assertNotEquals(
         RevisionIdentity.logicalWindowId("daily_revenue", key, start, end, "Europe/Berlin"),
@@ -59,7 +62,8 @@ class RevisionIdentityTest {
     Map<String, Object> values = new LinkedHashMap<>();
     values.put("revenue", new BigDecimal("30.50"));
     values.put("orders", 3L);
-    assertEquals("[\"aggregate\",{\"orders\":3,\"revenue\":\"30.5\"}]",
+    assertEquals(
+        "[\"aggregate\",{\"orders\":3,\"revenue\":\"30.5\"}]",
         RevisionIdentity.canonical(List.of("aggregate", values)));
     assertEquals(
         "04d964cac68690b4d9f19ebf4de5cc38f44712cbb388fa91d2565c71e58d4f35",

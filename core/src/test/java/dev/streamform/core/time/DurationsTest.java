@@ -13,15 +13,32 @@ import org.junit.jupiter.params.provider.ValueSource;
 class DurationsTest {
 
   @ParameterizedTest
-  @CsvSource({"500ms, 500", "0s, 0", "10s, 10000", "5m, 300000", "2h, 7200000", "30d, 2592000000",
-      "0ms, 0", "5M, 300000", "' 5m ', 300000"})
+  @CsvSource({
+    "500ms, 500",
+    "0s, 0",
+    "10s, 10000",
+    "5m, 300000",
+    "2h, 7200000",
+    "30d, 2592000000",
+    "0ms, 0",
+    "5M, 300000",
+    "' 5m ', 300000"
+  })
   void parses(String text, long millis) {
     assertThat(Durations.parse(text), is(Duration.ofMillis(millis)));
   }
 
   @ParameterizedTest
-  @CsvSource({"0, 0s", "500, 500ms", "1500, 1500ms", "90000, 90s", "300000, 5m", "7200000, 2h",
-      "2592000000, 30d", "5400000, 90m"})
+  @CsvSource({
+    "0, 0s",
+    "500, 500ms",
+    "1500, 1500ms",
+    "90000, 90s",
+    "300000, 5m",
+    "7200000, 2h",
+    "2592000000, 30d",
+    "5400000, 90m"
+  })
   void formatsCanonically(long millis, String text) {
     assertThat(Durations.format(Duration.ofMillis(millis)), is(text));
     assertThat(Durations.parse(text), is(Duration.ofMillis(millis)));
@@ -31,16 +48,22 @@ class DurationsTest {
   void refusalQuotesTheValueAndGivesExamples() {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> Durations.parse("5 minutes"));
-    assertThat(e.getMessage(), is("'5 minutes' is not a duration; write a whole number and a unit,"
-        + " e.g. 500ms, 0s, 10s, 5m, 2h or 30d"));
+    assertThat(
+        e.getMessage(),
+        is(
+            "'5 minutes' is not a duration; write a whole number and a unit,"
+                + " e.g. 500ms, 0s, 10s, 5m, 2h or 30d"));
   }
 
   @Test
   void aNumberNeedsAUnit() {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> Durations.parse("60"));
-    assertThat(e.getMessage(), is("'60' is not a duration (a number needs a unit); write a whole"
-        + " number and a unit, e.g. 500ms, 0s, 10s, 5m, 2h or 30d"));
+    assertThat(
+        e.getMessage(),
+        is(
+            "'60' is not a duration (a number needs a unit); write a whole"
+                + " number and a unit, e.g. 500ms, 0s, 10s, 5m, 2h or 30d"));
   }
 
   @ParameterizedTest
@@ -52,7 +75,10 @@ class DurationsTest {
   @Test
   void refusesOverflow() {
     IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> Durations.parse("99999999999999999999d"));
-    assertThat(e.getMessage(), is("'99999999999999999999d' is too long a duration: the longest is 36500d (100 years)"));
+        assertThrows(
+            IllegalArgumentException.class, () -> Durations.parse("99999999999999999999d"));
+    assertThat(
+        e.getMessage(),
+        is("'99999999999999999999d' is too long a duration: the longest is 36500d (100 years)"));
   }
 }

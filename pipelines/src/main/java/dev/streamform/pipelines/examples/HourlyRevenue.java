@@ -141,18 +141,33 @@ public final class HourlyRevenue extends PTransform<PCollection<SourceRecord>, W
    * revision 1, revenue 30.00, orders 2}.
    */
   public static String describe(WindowRevision r) {
-    return "merchant " + r.key().getInt64("merchant_id") + ", hour " + instant(r.windowStart())
-        + ": " + r.status().yamlName() + " revision " + r.revision()
-        + ", revenue " + r.values().getDecimal("revenue").toPlainString()
-        + ", orders " + r.values().getInt64("orders");
+    return "merchant "
+        + r.key().getInt64("merchant_id")
+        + ", hour "
+        + instant(r.windowStart())
+        + ": "
+        + r.status().yamlName()
+        + " revision "
+        + r.revision()
+        + ", revenue "
+        + r.values().getDecimal("revenue").toPlainString()
+        + ", orders "
+        + r.values().getInt64("orders");
   }
 
   /** A refused payment as one line. */
   public static String describe(TooLateEvent e) {
     Row payment = e.envelope().record();
-    return "merchant " + payment.getInt64("merchant_id") + ", hour " + instant(e.windowStart())
-        + ": too late, " + payment.getDecimal("amount").toPlainString() + " paid at "
-        + payment.getString("paid_at") + " arrived at watermark " + instant(e.watermark());
+    return "merchant "
+        + payment.getInt64("merchant_id")
+        + ", hour "
+        + instant(e.windowStart())
+        + ": too late, "
+        + payment.getDecimal("amount").toPlainString()
+        + " paid at "
+        + payment.getString("paid_at")
+        + " arrived at watermark "
+        + instant(e.watermark());
   }
 
   /**

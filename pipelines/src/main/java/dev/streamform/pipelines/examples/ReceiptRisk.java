@@ -57,12 +57,13 @@ import org.joda.time.Instant;
 public final class ReceiptRisk extends PTransform<PCollection<SourceRecord>, DecisionResult> {
 
   /** Receipts: {@code occurred_at} is an RFC 3339 instant, {@code received_at} a timestamp. */
-  public static final Schema RECEIPTS = Schema.builder()
-      .addInt64Field("merchant_id")
-      .addDecimalField("amount")
-      .addNullableField("occurred_at", Schema.FieldType.STRING)
-      .addDateTimeField("received_at")
-      .build();
+  public static final Schema RECEIPTS =
+      Schema.builder()
+          .addInt64Field("merchant_id")
+          .addDecimalField("amount")
+          .addNullableField("occurred_at", Schema.FieldType.STRING)
+          .addDateTimeField("received_at")
+          .build();
 
   private final List<Integer> partitions;
 
@@ -77,23 +78,31 @@ public final class ReceiptRisk extends PTransform<PCollection<SourceRecord>, Dec
 
   @Override
   public DecisionResult expand(PCollection<SourceRecord> receipts) {
-    ExtractionResult extracted = receipts.apply("OccurredAt", EventTimeExtraction.from("occurred_at"));
-    return extracted.events()
-        .apply("Clock", SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5))
-            .keepingLateEvents()
-            .withContiguousOffsets()
-            .withPartitions(partitions))
+    ExtractionResult extracted =
+        receipts.apply("OccurredAt", EventTimeExtraction.from("occurred_at"));
+    return extracted
         .events()
-        .apply("Score", ScoreEvents.forModel("receipt_risk")
-            .by("merchant_id")
-            .withFeatures(Aggregation.sum("amount").as("spend_1h"), Aggregation.countAll().as("receipts_1h"))
-            .over(Duration.standardHours(1))
-            .scoredBy(new SpendShare())
-            .withLateness(Duration.standardMinutes(10))
-            .onLateEvents(LateAction.REVISE)
-            .lateEventsUpdateState(true)
-            .withMaxClockSkew(Duration.standardMinutes(5), "received_at")
-            .withQuarantine(extracted.quarantined()));
+        .apply(
+            "Clock",
+            SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5))
+                .keepingLateEvents()
+                .withContiguousOffsets()
+                .withPartitions(partitions))
+        .events()
+        .apply(
+            "Score",
+            ScoreEvents.forModel("receipt_risk")
+                .by("merchant_id")
+                .withFeatures(
+                    Aggregation.sum("amount").as("spend_1h"),
+                    Aggregation.countAll().as("receipts_1h"))
+                .over(Duration.standardHours(1))
+                .scoredBy(new SpendShare())
+                .withLateness(Duration.standardMinutes(10))
+                .onLateEvents(LateAction.REVISE)
+                .lateEventsUpdateState(true)
+                .withMaxClockSkew(Duration.standardMinutes(5), "received_at")
+                .withQuarantine(extracted.quarantined()));
   }
 
   /**
@@ -101,7 +110,8 @@ public final class ReceiptRisk extends PTransform<PCollection<SourceRecord>, Dec
    * receipt among many. Its digest names the formula and its version.
    */
   public static final class SpendShare implements Scorer {
-    private static final String DIGEST = RevisionIdentity.hash(List.of("scorer", "spend-share", 1L));
+    private static final String DIGEST =
+        RevisionIdentity.hash(List.of("scorer", "spend-share", 1L));
 
     @Override
     public double score(Map<String, Double> inputs) {
@@ -115,27 +125,48 @@ public final class ReceiptRisk extends PTransform<PCollection<SourceRecord>, Dec
     }
   }
 
-  /** A decision as one line, e.g. {@code receipt 1-0 merchant 7: scored r1 0.285714 (spend_1h 100.0)}. */
+  /**
+   * A decision as one line, e.g. {@code receipt 1-0 merchant 7: scored r1 0.285714 (spend_1h
+   * 100.0)}.
+   */
   public static String describe(Decision d) {
-    return "receipt " + d.eventId() + " merchant " + d.key().getInt64("merchant_id") + ": " + d.route()
-        + " r" + d.revision() + " " + d.score() + " (spend_1h " + d.features().get("spend_1h")
-        + (d.revisedBy() == null ? "" : ", revised by " + d.revisedBy()) + ")";
+    return "receipt "
+        + d.eventId()
+        + " merchant "
+        + d.key().getInt64("merchant_id")
+        + ": "
+        + d.route()
+        + " r"
+        + d.revision()
+        + " "
+        + d.score()
+        + " (spend_1h "
+        + d.features().get("spend_1h")
+        + (d.revisedBy() == null ? "" : ", revised by " + d.revisedBy())
+        + ")";
   }
 
   /** A dead letter as one line. */
   public static String describe(DeadLetter d) {
-    return "dead letter " + d.reason().name().toLowerCase(java.util.Locale.ROOT)
+    return "dead letter "
+        + d.reason().name().toLowerCase(java.util.Locale.ROOT)
         + (d.eventId() == null ? "" : " " + d.eventId());
   }
 
   /** Runs the sample on the DirectRunner and prints its decisions and dead letters. */
   public static void main(String[] args) {
     Pipeline p = Pipeline.create(PipelineOptionsFactory.fromArgs(args).create());
-    DecisionResult scored = p
-        .apply("Receipts", Create.of(sampleReceipts()).withCoder(SourceRecordCoder.of(RECEIPTS)))
-        .apply("ReceiptRisk", readingPartitions(0, 1));
-    PCollectionList.of(scored.decisions().apply("Decisions", MapElements.into(strings()).via(ReceiptRisk::describe)))
-        .and(scored.deadLetters().apply("DeadLetters", MapElements.into(strings()).via(ReceiptRisk::describe)))
+    DecisionResult scored =
+        p.apply("Receipts", Create.of(sampleReceipts()).withCoder(SourceRecordCoder.of(RECEIPTS)))
+            .apply("ReceiptRisk", readingPartitions(0, 1));
+    PCollectionList.of(
+            scored
+                .decisions()
+                .apply("Decisions", MapElements.into(strings()).via(ReceiptRisk::describe)))
+        .and(
+            scored
+                .deadLetters()
+                .apply("DeadLetters", MapElements.into(strings()).via(ReceiptRisk::describe)))
         .apply("Lines", Flatten.pCollections())
         .apply("Print", ParDo.of(new Print()));
     p.run().waitUntilFinish();
@@ -167,8 +198,14 @@ public final class ReceiptRisk extends PTransform<PCollection<SourceRecord>, Dec
     final Map<Integer, Long> offsets = new HashMap<>();
 
     void receipt(int partition, long merchant, String amount, String occurred, String received) {
-      Row row = Row.withSchema(RECEIPTS).addValues(merchant, new BigDecimal(amount),
-          occurred == null ? null : "2026-08-30T" + occurred + ":00Z", at(received).toDateTime()).build();
+      Row row =
+          Row.withSchema(RECEIPTS)
+              .addValues(
+                  merchant,
+                  new BigDecimal(amount),
+                  occurred == null ? null : "2026-08-30T" + occurred + ":00Z",
+                  at(received).toDateTime())
+              .build();
       records.add(SourceRecord.of(partition, next(partition), READ_AT, row));
     }
 

@@ -5,10 +5,10 @@ import java.io.IOException;
 import java.io.Reader;
 
 /**
- * The lines of a reader, each held to at most {@code max} characters: a longer line is given as
- * its first {@code max} characters with {@link #tooLong()} set, and the rest of it is skipped
- * unread into memory, so one line without an end cannot exhaust the heap. Lines end at {@code \n}
- * (a {@code \r} before it is dropped), as {@code BufferedReader.readLine} reads JSON lines.
+ * The lines of a reader, each held to at most {@code max} characters: a longer line is given as its
+ * first {@code max} characters with {@link #tooLong()} set, and the rest of it is skipped unread
+ * into memory, so one line without an end cannot exhaust the heap. Lines end at {@code \n} (a
+ * {@code \r} before it is dropped), as {@code BufferedReader.readLine} reads JSON lines.
  */
 final class BoundedLines implements Closeable {
   private final Reader in;

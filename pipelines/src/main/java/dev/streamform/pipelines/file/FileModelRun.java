@@ -2,17 +2,17 @@ package dev.streamform.pipelines.file;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamform.pipelines.ModelPipeline;
 import dev.streamform.pipelines.SourceResult;
-import dev.streamform.transforms.collect.LinesToFiles;
 import dev.streamform.pipelines.kafka.ModelSinks;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.transforms.StreamformMetrics;
+import dev.streamform.transforms.collect.LinesToFiles;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -58,14 +58,14 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * A line's offset is its line number minus one.
  *
  * <p>Output files in the folder, named after the model's topics: {@code <model>.jsonl} (the
- * changelog, or the window records), {@code <model>.late.jsonl}, {@code
- * <model>.quarantine.jsonl} and, when the source declares {@code event_id}, {@code
- * <model>.duplicates.jsonl} (the events dropped as duplicates, by partition and offset); each line is the JSON value {@link ModelSinks} documents, late and
- * quarantine rows with the {@code file} and {@code line} they came from. They are in a fixed order,
- * whatever the runner did: the changelog and late rows by the causing event's partition and
- * offset (per key, the order the events were applied, for keys that live in one file), window
- * records by window end, window start, key, then revision (previews first, the final record
- * last), quarantine rows by partition and offset.
+ * changelog, or the window records), {@code <model>.late.jsonl}, {@code <model>.quarantine.jsonl}
+ * and, when the source declares {@code event_id}, {@code <model>.duplicates.jsonl} (the events
+ * dropped as duplicates, by partition and offset); each line is the JSON value {@link ModelSinks}
+ * documents, late and quarantine rows with the {@code file} and {@code line} they came from. They
+ * are in a fixed order, whatever the runner did: the changelog and late rows by the causing event's
+ * partition and offset (per key, the order the events were applied, for keys that live in one
+ * file), window records by window end, window start, key, then revision (previews first, the final
+ * record last), quarantine rows by partition and offset.
  */
 public final class FileModelRun {
   // exact decimals both ways: 10.00 stays 10.00 when a row is read back and written again
@@ -93,22 +93,41 @@ public final class FileModelRun {
   public static FileModelRun of(DeclaredModel model, Path projectDir) {
     SourceDeclaration source = model.source();
     if (source.connector() != Connector.FILE) {
-      throw new IllegalArgumentException("model '" + model.model().name() + "' reads source '"
-          + source.name() + "', which is not a file source (connector: " + source.connector().yamlName() + ")");
+      throw new IllegalArgumentException(
+          "model '"
+              + model.model().name()
+              + "' reads source '"
+              + source.name()
+              + "', which is not a file source (connector: "
+              + source.connector().yamlName()
+              + ")");
     }
     String pattern = source.path().get();
     List<Path> files = resolve(projectDir, pattern);
     if (files.isEmpty()) {
-      throw new IllegalArgumentException("sources.yml: source '" + source.name() + "' path: "
-          + pattern + " matches no file under " + projectDir
-          + " — give a file of JSON lines (or a glob such as orders/*.jsonl) relative to the project folder");
+      throw new IllegalArgumentException(
+          "sources.yml: source '"
+              + source.name()
+              + "' path: "
+              + pattern
+              + " matches no file under "
+              + projectDir
+              + " — give a file of JSON lines (or a glob such as orders/*.jsonl) relative to the"
+              + " project folder");
     }
     for (Path f : files) {
       // check refused such a path:; a glob's match may still be a link to elsewhere
       if (!dev.streamform.policies.project.ProjectFiles.inside(projectDir, f)) {
-        throw new IllegalArgumentException("sources.yml: source '" + source.name() + "' path: "
-            + pattern + " matches " + f + ", which lies outside the project folder " + projectDir
-            + " — copy the file into the project folder");
+        throw new IllegalArgumentException(
+            "sources.yml: source '"
+                + source.name()
+                + "' path: "
+                + pattern
+                + " matches "
+                + f
+                + ", which lies outside the project folder "
+                + projectDir
+                + " — copy the file into the project folder");
       }
     }
     List<String> names = new ArrayList<>();
@@ -118,7 +137,9 @@ public final class FileModelRun {
     return new FileModelRun(model, files, names);
   }
 
-  /** The files path: names, relative to {@code projectDir}: one file, or a glob's matches by name. */
+  /**
+   * The files path: names, relative to {@code projectDir}: one file, or a glob's matches by name.
+   */
   static List<Path> resolve(Path projectDir, String pattern) {
     Path root = projectDir.toAbsolutePath().normalize();
     if (!pattern.matches(".*[*?\\[{].*")) {
@@ -151,7 +172,8 @@ public final class FileModelRun {
     final @Nullable Path dir;
     final dev.streamform.pipelines.kafka.@Nullable KafkaConnection kafka;
 
-    private Target(@Nullable Path dir, dev.streamform.pipelines.kafka.@Nullable KafkaConnection kafka) {
+    private Target(
+        @Nullable Path dir, dev.streamform.pipelines.kafka.@Nullable KafkaConnection kafka) {
       this.dir = dir;
       this.kafka = kafka;
     }
@@ -174,10 +196,13 @@ public final class FileModelRun {
     public final long late;
     public final long quarantined;
     public final long filtered;
+
     /** Events dropped as duplicates ({@code event_id}); conflicts count as quarantined. */
     public final long duplicates;
+
     /** True when the source declares {@code event_id}, so duplicates are looked for. */
     public final boolean detectsDuplicates;
+
     /** Output name -> rows written (files only; empty for Kafka). */
     public final Map<Path, Long> written;
 
@@ -221,18 +246,26 @@ public final class FileModelRun {
     SourceResult read =
         p.apply(
             "Source " + source.name(),
-            FileSource.of(files, source.schema(), model.keyColumns()).withProgressEvery(progressEvery));
+            FileSource.of(files, source.schema(), model.keyColumns())
+                .withProgressEvery(progressEvery));
     ModelSinks named = ModelSinks.of(model);
     PCollection<KV<String, String>> unreadable =
         read.quarantined()
             .apply(
                 "Unreadable",
-                MapElements.into(TypeDescriptors.kvs(TypeDescriptors.strings(), TypeDescriptors.strings()))
+                MapElements.into(
+                        TypeDescriptors.kvs(TypeDescriptors.strings(), TypeDescriptors.strings()))
                     .via(named::unreadableLine));
-    List<Integer> partitions = IntStream.range(0, files.size()).boxed().collect(Collectors.toList());
+    List<Integer> partitions =
+        IntStream.range(0, files.size()).boxed().collect(Collectors.toList());
     ModelPipeline.Outputs outputs =
         ModelPipeline.build(
-            model, read.records(), unreadable, model.clock().withPartitions(partitions), false, revisionSink);
+            model,
+            read.records(),
+            unreadable,
+            model.clock().withPartitions(partitions),
+            false,
+            revisionSink);
     ModelSinks sinks = outputs.sinks();
     Path parts = null;
     if (target.dir != null) {
@@ -251,9 +284,14 @@ public final class FileModelRun {
     } else {
       dev.streamform.pipelines.kafka.KafkaConnection servers = target.kafka;
       outputs.records().apply("Write " + sinks.topic(), ModelSinks.write(servers, sinks.topic()));
-      outputs.late().apply("Write " + sinks.lateTopic(), ModelSinks.write(servers, sinks.lateTopic()));
-      outputs.quarantined()
-          .apply("Write " + sinks.quarantineTopic(), ModelSinks.write(servers, sinks.quarantineTopic()));
+      outputs
+          .late()
+          .apply("Write " + sinks.lateTopic(), ModelSinks.write(servers, sinks.lateTopic()));
+      outputs
+          .quarantined()
+          .apply(
+              "Write " + sinks.quarantineTopic(),
+              ModelSinks.write(servers, sinks.quarantineTopic()));
       if (outputs.duplicates() != null) {
         String topic = sinks.duplicatesTopic().get();
         outputs.duplicates().apply("Write " + topic, ModelSinks.write(servers, topic));
@@ -267,14 +305,25 @@ public final class FileModelRun {
     Map<Path, Long> written = new LinkedHashMap<>();
     if (parts != null) {
       try {
-        written.put(merge(parts, "records", output(target.dir, sinks.topic()),
-            model.windowed() ? WINDOW_ORDER : EVENT_ORDER), 0L);
+        written.put(
+            merge(
+                parts,
+                "records",
+                output(target.dir, sinks.topic()),
+                model.windowed() ? WINDOW_ORDER : EVENT_ORDER),
+            0L);
         written.put(merge(parts, "late", output(target.dir, sinks.lateTopic()), EVENT_ORDER), 0L);
-        written.put(merge(parts, "quarantine", output(target.dir, sinks.quarantineTopic()),
-            EVENT_ORDER), 0L);
+        written.put(
+            merge(parts, "quarantine", output(target.dir, sinks.quarantineTopic()), EVENT_ORDER),
+            0L);
         if (outputs.duplicates() != null) {
-          written.put(merge(parts, "duplicates",
-              output(target.dir, sinks.duplicatesTopic().get()), EVENT_ORDER), 0L);
+          written.put(
+              merge(
+                  parts,
+                  "duplicates",
+                  output(target.dir, sinks.duplicatesTopic().get()),
+                  EVENT_ORDER),
+              0L);
         }
         for (Path f : written.keySet()) {
           try (Stream<String> lines = Files.lines(f, StandardCharsets.UTF_8)) {
@@ -296,8 +345,13 @@ public final class FileModelRun {
     Path folder = dir.toAbsolutePath().normalize();
     Path file = folder.resolve(topic + ".jsonl").normalize();
     if (!folder.equals(file.getParent())) {
-      throw new IllegalArgumentException("topic '" + topic + "' is not a Kafka topic name: it would write "
-          + file + ", outside the output folder " + folder);
+      throw new IllegalArgumentException(
+          "topic '"
+              + topic
+              + "' is not a Kafka topic name: it would write "
+              + file
+              + ", outside the output folder "
+              + folder);
     }
     return file;
   }
@@ -328,7 +382,8 @@ public final class FileModelRun {
           .thenComparingLong(r -> place(r)[1])
           .thenComparing(r -> r.value.path("window_start").asText(""));
 
-  private static final Map<String, Integer> STATUS_RANK = Map.of("early", 0, "on_time", 1, "corrected", 1, "final", 2);
+  private static final Map<String, Integer> STATUS_RANK =
+      Map.of("early", 0, "on_time", 1, "corrected", 1, "final", 2);
 
   /** Window records: by window end, window start and key, then in the order a window emits them. */
   private static final Comparator<Row> WINDOW_ORDER =
@@ -357,7 +412,9 @@ public final class FileModelRun {
     return n;
   }
 
-  /** Sorts one output's parts into {@code file}; late and quarantine rows get their file and line. */
+  /**
+   * Sorts one output's parts into {@code file}; late and quarantine rows get their file and line.
+   */
   private Path merge(Path parts, String name, Path file, Comparator<Row> order) throws IOException {
     List<Row> rows = new ArrayList<>();
     for (String line : LinesToFiles.read(parts, name)) {
@@ -380,8 +437,12 @@ public final class FileModelRun {
 
   private static Map<String, Long> counters(PipelineResult result) {
     MetricQueryResults metrics =
-        result.metrics().queryMetrics(
-            MetricsFilter.builder().addNameFilter(MetricNameFilter.inNamespace(StreamformMetrics.NAMESPACE)).build());
+        result
+            .metrics()
+            .queryMetrics(
+                MetricsFilter.builder()
+                    .addNameFilter(MetricNameFilter.inNamespace(StreamformMetrics.NAMESPACE))
+                    .build());
     Map<String, Long> counters = new LinkedHashMap<>();
     for (MetricResult<Long> c : metrics.getCounters()) {
       counters.merge(c.getName().getName(), c.getAttempted(), Long::sum);

@@ -1,9 +1,9 @@
 package dev.streamform.pipelines.file;
 
-import dev.streamform.pipelines.SourceResult;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
+import dev.streamform.pipelines.SourceResult;
 import dev.streamform.pipelines.kafka.JsonRecords;
 import dev.streamform.pipelines.kafka.Quarantine;
 import dev.streamform.planner.Schemas;
@@ -38,7 +38,6 @@ import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PBegin;
-import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
@@ -52,15 +51,15 @@ import org.joda.time.Instant;
  * is ({@link JsonRecords}): a record, or {@code {"__watermark": ...}}, a punctuation of its file's
  * partition.
  *
- * <p>Guarantees: every non-blank line read ends up either in {@link SourceResult#records()}
- * or in {@link SourceResult#quarantined()} (a Beam {@link BadRecord} whose description is
- * {@code partition <p> offset <o>: <reason>} and whose encoded record is {@link #LINE}); a bad line
- * never stops the run. A quarantined or blank line leaves a gap at its offset (a punctuation at
- * the beginning of time, which says nothing about time), so its partition's offsets stay
- * contiguous. Counts {@code records_read} (non-blank lines), {@code punctuations_read} and, for
- * undecodable lines, {@code events_quarantined}. Reading one line costs bounded time and memory:
- * a line over {@link #MAX_LINE} characters is quarantined unread, and every decoding limit of
- * {@link JsonRecords} applies; any failure to decode or type a line quarantines it.
+ * <p>Guarantees: every non-blank line read ends up either in {@link SourceResult#records()} or in
+ * {@link SourceResult#quarantined()} (a Beam {@link BadRecord} whose description is {@code
+ * partition <p> offset <o>: <reason>} and whose encoded record is {@link #LINE}); a bad line never
+ * stops the run. A quarantined or blank line leaves a gap at its offset (a punctuation at the
+ * beginning of time, which says nothing about time), so its partition's offsets stay contiguous.
+ * Counts {@code records_read} (non-blank lines), {@code punctuations_read} and, for undecodable
+ * lines, {@code events_quarantined}. Reading one line costs bounded time and memory: a line over
+ * {@link #MAX_LINE} characters is quarantined unread, and every decoding limit of {@link
+ * JsonRecords} applies; any failure to decode or type a line quarantines it.
  *
  * <pre>{@code
  * SourceResult read = p.apply(FileSource.of(List.of("orders.jsonl"), schema, key));
@@ -106,7 +105,10 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
     abstract FileSource build();
   }
 
-  /** Reads {@code files} (file {@code i} = partition {@code i}); {@code keyColumns} must have values. */
+  /**
+   * Reads {@code files} (file {@code i} = partition {@code i}); {@code keyColumns} must have
+   * values.
+   */
   public static FileSource of(
       List<Path> files, Map<String, ColumnType> schema, List<String> keyColumns) {
     checkArgument(!files.isEmpty(), "a file source needs at least one file");
@@ -141,11 +143,18 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
     TupleTag<BadRecord> quarantined = new TupleTag<>("quarantined");
     PCollectionTuple out =
         input
-            .apply("Files", Create.of(partitions).withCoder(KvCoder.of(VarIntCoder.of(), StringUtf8Coder.of())))
+            .apply(
+                "Files",
+                Create.of(partitions).withCoder(KvCoder.of(VarIntCoder.of(), StringUtf8Coder.of())))
             .apply(
                 "Read lines",
-                ParDo.of(new ReadFn(JsonRecords.of(schema(), keyColumns()), schema, progressEvery(),
-                        records, quarantined))
+                ParDo.of(
+                        new ReadFn(
+                            JsonRecords.of(schema(), keyColumns()),
+                            schema,
+                            progressEvery(),
+                            records,
+                            quarantined))
                     .withOutputTags(records, TupleTagList.of(quarantined)));
     return new SourceResult(
         input.getPipeline(),
@@ -159,7 +168,9 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
   public void populateDisplayData(DisplayData.Builder builder) {
     super.populateDisplayData(builder);
     builder
-        .add(DisplayData.item("files", String.join(", ", files())).withLabel("Files (partition 0 first)"))
+        .add(
+            DisplayData.item("files", String.join(", ", files()))
+                .withLabel("Files (partition 0 first)"))
         .add(DisplayData.item("key", String.join(",", keyColumns())));
   }
 
@@ -170,8 +181,10 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
     private final TupleTag<SourceRecord> records;
     private final TupleTag<BadRecord> quarantined;
     private final Counter read = StreamformMetrics.counter(StreamformMetrics.RECORDS_READ);
-    private final Counter punctuations = StreamformMetrics.counter(StreamformMetrics.PUNCTUATIONS_READ);
-    private final Counter quarantinedCount = StreamformMetrics.counter(StreamformMetrics.QUARANTINED);
+    private final Counter punctuations =
+        StreamformMetrics.counter(StreamformMetrics.PUNCTUATIONS_READ);
+    private final Counter quarantinedCount =
+        StreamformMetrics.counter(StreamformMetrics.QUARANTINED);
 
     ReadFn(
         JsonRecords json,
@@ -208,8 +221,12 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
           if (lines.tooLong()) {
             // only the line's start was read: it is kept (cut) in the quarantine row
             line = line.substring(0, SHOWN_OF_LONG_LINE);
-            reason = String.format(Locale.ROOT,
-                "the line is %,d characters long, more than the limit of %,d", lines.length(), MAX_LINE);
+            reason =
+                String.format(
+                    Locale.ROOT,
+                    "the line is %,d characters long, more than the limit of %,d",
+                    lines.length(),
+                    MAX_LINE);
           } else {
             try {
               decoded = decode(partition, offset, readAt, line);
@@ -228,8 +245,10 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
           }
           quarantinedCount.inc();
           out.get(records).output(gap(partition, offset, readAt));
-          out.get(quarantined).output(
-              unreadable(partition, offset, line, line.getBytes(StandardCharsets.UTF_8), reason));
+          out.get(quarantined)
+              .output(
+                  unreadable(
+                      partition, offset, line, line.getBytes(StandardCharsets.UTF_8), reason));
         }
       } catch (IOException e) {
         throw new UncheckedIOException("cannot read " + path + " (partition " + partition + ")", e);
@@ -259,8 +278,8 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
       return SourceRecord.punctuation(partition, offset, readAt, BoundedWindow.TIMESTAMP_MIN_VALUE);
     }
 
-    private static BadRecord unreadable(int partition, long offset, String line, byte[] bytes, String reason)
-        throws IOException {
+    private static BadRecord unreadable(
+        int partition, long offset, String line, byte[] bytes, String reason) throws IOException {
       return BadRecord.builder()
           .setRecord(
               BadRecord.Record.builder()

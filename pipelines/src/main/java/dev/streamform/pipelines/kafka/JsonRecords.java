@@ -44,6 +44,7 @@ public final class JsonRecords implements Serializable {
 
   // exact: Jackson's default factory would write 10.00 as 1E+1
   private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
+
   /** The largest record read, in bytes (Kafka's default largest message is about 1 MiB). */
   public static final int MAX_RECORD_BYTES = 4 * 1024 * 1024;
 
@@ -67,7 +68,8 @@ public final class JsonRecords implements Serializable {
           .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
           .build();
 
-  private static final Pattern DUPLICATE = Pattern.compile("^Duplicate (?:field|Object property) '(.*)'");
+  private static final Pattern DUPLICATE =
+      Pattern.compile("^Duplicate (?:field|Object property) '(.*)'");
 
   // column -> type as written (ColumnType is not Serializable; a DoFn carries this object)
   private final LinkedHashMap<String, String> types = new LinkedHashMap<>();
@@ -131,8 +133,12 @@ public final class JsonRecords implements Serializable {
       throw new NotARecord("the record has no value (a tombstone)");
     }
     if (bytes.length > MAX_RECORD_BYTES) {
-      throw new NotARecord(String.format(java.util.Locale.ROOT,
-          "the record is %,d bytes, more than the limit of %,d", bytes.length, MAX_RECORD_BYTES));
+      throw new NotARecord(
+          String.format(
+              java.util.Locale.ROOT,
+              "the record is %,d bytes, more than the limit of %,d",
+              bytes.length,
+              MAX_RECORD_BYTES));
     }
     JsonNode node;
     JsonParser parser = null;
@@ -142,8 +148,11 @@ public final class JsonRecords implements Serializable {
     } catch (JsonProcessingException e) {
       Matcher repeated = DUPLICATE.matcher(String.valueOf(e.getOriginalMessage()));
       if (repeated.find()) {
-        throw new NotARecord("key `" + repeated.group(1) + "` is repeated in the JSON object:"
-            + " which value holds is ambiguous");
+        throw new NotARecord(
+            "key `"
+                + repeated.group(1)
+                + "` is repeated in the JSON object:"
+                + " which value holds is ambiguous");
       }
       throw new NotARecord(
           field(parser) + "not JSON: " + firstLine(e.getOriginalMessage()) + location(e));
@@ -154,8 +163,10 @@ public final class JsonRecords implements Serializable {
     }
     if (node == null || !node.isObject()) {
       throw new NotARecord(
-          "not a JSON object: " + (node == null || node.isMissingNode() ? "empty"
-              : "a JSON " + node.getNodeType().name().toLowerCase()));
+          "not a JSON object: "
+              + (node == null || node.isMissingNode()
+                  ? "empty"
+                  : "a JSON " + node.getNodeType().name().toLowerCase()));
     }
     if (node.has(WATERMARK_FIELD)) {
       return new Decoded(null, punctuation((ObjectNode) node));
@@ -200,14 +211,16 @@ public final class JsonRecords implements Serializable {
   }
 
   private static String location(JsonProcessingException e) {
-    return e.getLocation() == null ? ""
-        : " (at character " + (e.getLocation().getColumnNr()) + ")";
+    return e.getLocation() == null ? "" : " (at character " + (e.getLocation().getColumnNr()) + ")";
   }
 
   private static Instant punctuation(ObjectNode node) throws NotARecord {
     if (node.size() != 1) {
       throw new NotARecord(
-          "a punctuation has only the field " + WATERMARK_FIELD + ", this one has " + fieldNames(node));
+          "a punctuation has only the field "
+              + WATERMARK_FIELD
+              + ", this one has "
+              + fieldNames(node));
     }
     JsonNode w = node.get(WATERMARK_FIELD);
     try {
@@ -230,15 +243,24 @@ public final class JsonRecords implements Serializable {
       raw = v.textValue();
     } else {
       throw new NotARecord(
-          "column `" + name + "` holds a JSON " + v.getNodeType().name().toLowerCase()
-              + ", not a " + type);
+          "column `"
+              + name
+              + "` holds a JSON "
+              + v.getNodeType().name().toLowerCase()
+              + ", not a "
+              + type);
     }
     try {
       return ColumnValues.convertLenient(type, raw);
     } catch (RuntimeException e) {
       // any failure typing one value is this record's, never the job's
-      throw new NotARecord("column `" + name + "`: " + (e instanceof IllegalArgumentException
-          ? e.getMessage() : "cannot be read as " + type + " (" + e + ")"));
+      throw new NotARecord(
+          "column `"
+              + name
+              + "`: "
+              + (e instanceof IllegalArgumentException
+                  ? e.getMessage()
+                  : "cannot be read as " + type + " (" + e + ")"));
     }
   }
 

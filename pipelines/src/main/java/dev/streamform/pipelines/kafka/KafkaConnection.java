@@ -23,16 +23,17 @@ import org.apache.kafka.clients.producer.Producer;
  * <p>Where secrets live. A setting is <em>hidden</em> when its key holds a secret ({@code
  * sasl.jaas.config}, {@code *.password}, and every property Kafka itself types as a password) or
  * its value holds a reference ({@code ${NAME}}, {@code ${file:PATH:KEY}}); a secret's value is
- * always a reference ({@link KafkaClientProperties#read} refuses a literal one). Hidden settings never reach a
- * transform's configuration that a runner shows: KafkaIO gets only the shown ones ({@link
- * #shownConfig()}, passed with {@code withConsumerConfigUpdates}/{@code withProducerConfigUpdates},
- * which KafkaIO's display data lists), and the hidden ones are applied by the consumer and producer
- * factories ({@link #consumerFactory()}, {@link #producerFactory()}), which are not displayed.
- * Those factories carry the hidden settings as written — {@code ${NAME}} references, not their
- * values — and resolve them when a client is created, on the worker: the job graph a cluster
- * receives, its savepoints (the Flink runner keeps the Kafka source in its checkpoint state) and
- * the pipeline options (Flink's dashboard shows them) hold no secret from the environment. The
- * workers need the same variables (and the files {@code ssl.*.location} names) as the client.
+ * always a reference ({@link KafkaClientProperties#read} refuses a literal one). Hidden settings
+ * never reach a transform's configuration that a runner shows: KafkaIO gets only the shown ones
+ * ({@link #shownConfig()}, passed with {@code withConsumerConfigUpdates}/{@code
+ * withProducerConfigUpdates}, which KafkaIO's display data lists), and the hidden ones are applied
+ * by the consumer and producer factories ({@link #consumerFactory()}, {@link #producerFactory()}),
+ * which are not displayed. Those factories carry the hidden settings as written — {@code ${NAME}}
+ * references, not their values — and resolve them when a client is created, on the worker: the job
+ * graph a cluster receives, its savepoints (the Flink runner keeps the Kafka source in its
+ * checkpoint state) and the pipeline options (Flink's dashboard shows them) hold no secret from the
+ * environment. The workers need the same variables (and the files {@code ssl.*.location} names) as
+ * the client.
  *
  * <p>{@link #toString()} shows the bootstrap servers and the keys, never a hidden value.
  */
@@ -52,7 +53,9 @@ public final class KafkaConnection implements Serializable {
     return new KafkaConnection(bootstrapServers, List.of());
   }
 
-  /** {@code properties} at {@code bootstrapServers} (which wins over a bootstrap.servers setting). */
+  /**
+   * {@code properties} at {@code bootstrapServers} (which wins over a bootstrap.servers setting).
+   */
   public static KafkaConnection of(String bootstrapServers, KafkaClientProperties properties) {
     return new KafkaConnection(
         bootstrapServers, properties.without(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG).settings());
@@ -111,7 +114,8 @@ public final class KafkaConnection implements Serializable {
   }
 
   Map<String, Object> clientConfig(Function<String, String> environment) {
-    Map<String, Object> config = new LinkedHashMap<>(KafkaClientProperties.resolve(settings, environment));
+    Map<String, Object> config =
+        new LinkedHashMap<>(KafkaClientProperties.resolve(settings, environment));
     config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     return config;
   }
@@ -194,7 +198,9 @@ public final class KafkaConnection implements Serializable {
     StringBuilder s = new StringBuilder(bootstrapServers).append(" (");
     for (int i = 0; i < settings.size(); i++) {
       Setting setting = settings.get(i);
-      s.append(i == 0 ? "" : ", ").append(setting.key()).append('=')
+      s.append(i == 0 ? "" : ", ")
+          .append(setting.key())
+          .append('=')
           .append(hidden(setting) ? "<hidden>" : setting.value());
     }
     return s.append(')').toString();

@@ -1,12 +1,13 @@
 package dev.streamform.pipelines.kafka;
 
+import dev.streamform.pipelines.ModelPipeline;
 import dev.streamform.pipelines.SourceResult;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.SourceDeclaration;
-import dev.streamform.pipelines.ModelPipeline;
-import dev.streamform.planner.DeclaredModel;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.windows.WindowRevision;
+import java.util.List;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
@@ -15,7 +16,6 @@ import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import java.util.List;
 import org.joda.time.Duration;
 
 /**
@@ -25,18 +25,19 @@ import org.joda.time.Duration;
  * DeclaredModel#windows()}) — built by {@link ModelPipeline}, and the outputs written by {@link
  * ModelSinks}: changelog (or window records), late and quarantine topics and, for a source with
  * {@code event_id}, the duplicates topic (conflicts go to the quarantine topic; both are counted,
- * {@code duplicate_events_dropped} and {@code events_quarantined}). The transforms between source and sinks are the ones fixtures run.
+ * {@code duplicate_events_dropped} and {@code events_quarantined}). The transforms between source
+ * and sinks are the ones fixtures run.
  *
- * <p>A windowed model's clock keeps late events (the windows judge them), so its late topic receives
- * the windows' too-late events. Its windows fire on {@code min_p W_p} over the topic's partitions
- * (docs/semantics.md §6). {@code streamform run} declares the topic's partitions to every model's clock
- * ({@code SourceClock.withPartitions}), so each holds the watermark back from the start: on the
- * DirectRunner, KafkaIO's watermark moves on in the same step that emits a partition's first record,
- * before that record reaches the clock, so without the declaration windows closed early and an
- * upsert model's expiry timers freed keys that the partition's next event still had to find alive
- * (issue 16; {@code QuarantinedFirstRecordTest}). On Flink an upsert model's changelog is applied as
- * events arrive; the declared partitions there only delay expiry until every partition has
- * delivered a record (or is idle).
+ * <p>A windowed model's clock keeps late events (the windows judge them), so its late topic
+ * receives the windows' too-late events. Its windows fire on {@code min_p W_p} over the topic's
+ * partitions (docs/semantics.md §6). {@code streamform run} declares the topic's partitions to
+ * every model's clock ({@code SourceClock.withPartitions}), so each holds the watermark back from
+ * the start: on the DirectRunner, KafkaIO's watermark moves on in the same step that emits a
+ * partition's first record, before that record reaches the clock, so without the declaration
+ * windows closed early and an upsert model's expiry timers freed keys that the partition's next
+ * event still had to find alive (issue 16; {@code QuarantinedFirstRecordTest}). On Flink an upsert
+ * model's changelog is applied as events arrive; the declared partitions there only delay expiry
+ * until every partition has delivered a record (or is idle).
  */
 public final class KafkaModelPipeline {
   private KafkaModelPipeline() {}
@@ -81,8 +82,8 @@ public final class KafkaModelPipeline {
    * A shadow run of a windowed model ({@code streamform run --shadow}): the same source, clock and
    * windows as {@link #build}, but its revisions and final records go to {@code revisionSink} only
    * — nothing is written to the model's window, late or quarantine topics, which readers and the
-   * live generation own. Its too-late events and undecodable records are not written anywhere:
-   * the live generation's late and quarantine topics already hold what the source gave it.
+   * live generation own. Its too-late events and undecodable records are not written anywhere: the
+   * live generation's late and quarantine topics already hold what the source gave it.
    *
    * @throws IllegalArgumentException when the model is not windowed or its source is not Kafka
    */
@@ -94,10 +95,13 @@ public final class KafkaModelPipeline {
       List<Integer> partitions) {
     if (!model.windowed()) {
       throw new IllegalArgumentException(
-          "model '" + model.model().name() + "' is not windowed: only a windowed model has a shadow run");
+          "model '"
+              + model.model().name()
+              + "' is not windowed: only a windowed model has a shadow run");
     }
     if (revisionSink == null) {
-      throw new IllegalArgumentException("a shadow run writes only to a revision sink, and none was given");
+      throw new IllegalArgumentException(
+          "a shadow run writes only to a revision sink, and none was given");
     }
     return build(p, model, connection, revisionSink, partitions, false);
   }
@@ -112,8 +116,13 @@ public final class KafkaModelPipeline {
     SourceDeclaration source = model.source();
     if (source.connector() != Connector.KAFKA) {
       throw new IllegalArgumentException(
-          "model '" + model.model().name() + "' reads source '" + source.name()
-              + "', which is not a kafka source (connector: " + source.connector().yamlName() + ")");
+          "model '"
+              + model.model().name()
+              + "' reads source '"
+              + source.name()
+              + "', which is not a kafka source (connector: "
+              + source.connector().yamlName()
+              + ")");
     }
     KafkaSource read =
         KafkaSource.of(connection, source.topic().get(), source.schema(), model.keyColumns());
@@ -123,7 +132,9 @@ public final class KafkaModelPipeline {
     SourceResult records = p.apply("Source " + source.name(), read);
     ModelSinks named = ModelSinks.of(model);
     PCollection<KV<String, String>> undecodable =
-        records.quarantined().apply("Undecodable", MapElements.into(kvs()).via(named::undecodableRecord));
+        records
+            .quarantined()
+            .apply("Undecodable", MapElements.into(kvs()).via(named::undecodableRecord));
     SourceClock clock =
         partitions.isEmpty() ? model.logClock() : model.logClock().withPartitions(partitions);
     // The Flink runner keeps each key's order from the clock to the changelog (one channel per
@@ -137,7 +148,9 @@ public final class KafkaModelPipeline {
       return sinks; // a shadow run: the revision sink is its only output
     }
     outputs.records().apply("Write " + sinks.topic(), ModelSinks.write(connection, sinks.topic()));
-    outputs.late().apply("Write " + sinks.lateTopic(), ModelSinks.write(connection, sinks.lateTopic()));
+    outputs
+        .late()
+        .apply("Write " + sinks.lateTopic(), ModelSinks.write(connection, sinks.lateTopic()));
     outputs
         .quarantined()
         .apply(

@@ -24,29 +24,40 @@ public final class KafkaRefusedException extends IllegalStateException {
   public static KafkaRefusedException of(String what, KafkaConnection connection, Throwable e) {
     Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
     String at = "cannot " + what + " at " + connection.bootstrapServers() + ": ";
-    String reason = cause.getMessage() == null ? cause.getClass().getSimpleName() : firstLine(cause.getMessage());
+    String reason =
+        cause.getMessage() == null
+            ? cause.getClass().getSimpleName()
+            : firstLine(cause.getMessage());
     String hint;
     if (cause instanceof SaslAuthenticationException) {
-      hint = "the broker refused the credentials: check sasl.mechanism and the username and password"
-          + " in sasl.jaas.config (and the environment variables it names)";
+      hint =
+          "the broker refused the credentials: check sasl.mechanism and the username and password"
+              + " in sasl.jaas.config (and the environment variables it names)";
     } else if (cause instanceof SslAuthenticationException) {
       Throwable root = cause;
       while (root.getCause() != null) {
         root = root.getCause();
       }
-      reason = reason + (root == cause ? "" : " (" + firstLine(String.valueOf(root.getMessage())) + ")");
-      hint = "the TLS handshake failed: check ssl.truststore.* (does it trust the broker's"
-          + " certificate?) and that the servers' names match the certificate";
+      reason =
+          reason + (root == cause ? "" : " (" + firstLine(String.valueOf(root.getMessage())) + ")");
+      hint =
+          "the TLS handshake failed: check ssl.truststore.* (does it trust the broker's"
+              + " certificate?) and that the servers' names match the certificate";
     } else if (cause instanceof AuthenticationException) {
-      hint = "the broker refused to authenticate this client: check security.protocol and the sasl.* settings";
+      hint =
+          "the broker refused to authenticate this client: check security.protocol and the sasl.*"
+              + " settings";
     } else if (cause instanceof AuthorizationException) {
-      hint = "the user is not allowed to do this: ask for the ACLs on the topics Streamform reads and writes";
+      hint =
+          "the user is not allowed to do this: ask for the ACLs on the topics Streamform reads and"
+              + " writes";
     } else if (cause instanceof TimeoutException
         || cause instanceof org.apache.kafka.common.errors.TimeoutException) {
-      hint = connection.isPlaintext()
-          ? "is the broker running (runners-config/bin/kafka start)? a TLS or SASL listener needs"
-              + " --kafka-properties or kafka.properties: with security.protocol"
-          : "is the broker running, and does security.protocol match its listener?";
+      hint =
+          connection.isPlaintext()
+              ? "is the broker running (runners-config/bin/kafka start)? a TLS or SASL listener"
+                  + " needs --kafka-properties or kafka.properties: with security.protocol"
+              : "is the broker running, and does security.protocol match its listener?";
     } else if (cause instanceof org.apache.kafka.common.KafkaException
         && !(cause instanceof org.apache.kafka.common.errors.ApiException)) {
       // raised while a client is created: a setting Kafka cannot use (a missing truststore, ...)
@@ -54,7 +65,8 @@ public final class KafkaRefusedException extends IllegalStateException {
       while (root.getCause() != null) {
         root = root.getCause();
       }
-      reason = reason + (root == cause ? "" : " (" + firstLine(String.valueOf(root.getMessage())) + ")");
+      reason =
+          reason + (root == cause ? "" : " (" + firstLine(String.valueOf(root.getMessage())) + ")");
       hint = "check the Kafka client settings (--kafka-properties, kafka.properties:)";
     } else {
       hint = "is the broker running (runners-config/bin/kafka start)?";

@@ -1,12 +1,12 @@
 package dev.streamform.pipelines.kafka;
 
-import dev.streamform.pipelines.SourceResult;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
-import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.core.time.Durations;
+import dev.streamform.pipelines.SourceResult;
 import dev.streamform.planner.Schemas;
+import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
@@ -39,14 +39,13 @@ import org.joda.time.Instant;
  * A {@code connector: kafka} source: reads a topic with KafkaIO and decodes each record's JSON by
  * the declared schema ({@link JsonRecords}) into a {@link SourceRecord} at its (partition, offset).
  *
- * <p>Guarantees: every record read ends up either in {@link SourceResult#records()} (a record
- * or, for {@code {"__watermark": ...}}, a punctuation of its partition) or in {@link
- * SourceResult#quarantined()} as a Beam {@link BadRecord} with the reason and the raw value
- * bytes; a bad record never stops the job. A quarantined record still leaves a punctuation at
- * {@link BoundedWindow#TIMESTAMP_MIN_VALUE} (no watermark information) at its position, so the
- * clock holds its partition's watermark from the partition's very first record on. KafkaIO reads
- * each partition in offset order, and the runner's watermark follows {@link
- * ClockGatedTimestampPolicy}.
+ * <p>Guarantees: every record read ends up either in {@link SourceResult#records()} (a record or,
+ * for {@code {"__watermark": ...}}, a punctuation of its partition) or in {@link
+ * SourceResult#quarantined()} as a Beam {@link BadRecord} with the reason and the raw value bytes;
+ * a bad record never stops the job. A quarantined record still leaves a punctuation at {@link
+ * BoundedWindow#TIMESTAMP_MIN_VALUE} (no watermark information) at its position, so the clock holds
+ * its partition's watermark from the partition's very first record on. KafkaIO reads each partition
+ * in offset order, and the runner's watermark follows {@link ClockGatedTimestampPolicy}.
  *
  * <pre>{@code
  * SourceResult read = p.apply(KafkaSource.of("127.0.0.1:9092", "orders", schema, key)
@@ -91,13 +90,19 @@ public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
 
   /** Reads {@code topic} at {@code bootstrapServers}; {@code keyColumns} must have values. */
   public static KafkaSource of(
-      String bootstrapServers, String topic, Map<String, ColumnType> schema, List<String> keyColumns) {
+      String bootstrapServers,
+      String topic,
+      Map<String, ColumnType> schema,
+      List<String> keyColumns) {
     return of(KafkaConnection.plaintext(bootstrapServers), topic, schema, keyColumns);
   }
 
   /** Reads {@code topic} through {@code connection}; {@code keyColumns} must have values. */
   public static KafkaSource of(
-      KafkaConnection connection, String topic, Map<String, ColumnType> schema, List<String> keyColumns) {
+      KafkaConnection connection,
+      String topic,
+      Map<String, ColumnType> schema,
+      List<String> keyColumns) {
     checkArgument(!schema.isEmpty(), "a source needs a schema");
     for (String k : keyColumns) {
       checkArgument(schema.containsKey(k), "key column `%s` is not in the schema %s", k, schema);
@@ -137,7 +142,9 @@ public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
     PCollectionTuple out =
         raw.apply(
             "Decode JSON",
-            ParDo.of(new DecodeFn(JsonRecords.of(schema(), keyColumns()), schema, records, quarantined))
+            ParDo.of(
+                    new DecodeFn(
+                        JsonRecords.of(schema(), keyColumns()), schema, records, quarantined))
                 .withOutputTags(records, TupleTagList.of(quarantined)));
     return new SourceResult(
         input.getPipeline(),
@@ -157,14 +164,17 @@ public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
         .add(DisplayData.item("key", String.join(",", keyColumns())));
     if (idleAfter() != null) {
       builder.add(
-          DisplayData.item("idleAfter", Durations.format(java.time.Duration.ofMillis(idleAfter().getMillis())))
+          DisplayData.item(
+                  "idleAfter",
+                  Durations.format(java.time.Duration.ofMillis(idleAfter().getMillis())))
               .withLabel("Idle after"));
     }
   }
 
   /** The coder of the records KafkaIO reads; a quarantined record is encoded with it. */
   static final KafkaRecordCoder<byte[], byte[]> RAW =
-      KafkaRecordCoder.of(NullableCoder.of(ByteArrayCoder.of()), NullableCoder.of(ByteArrayCoder.of()));
+      KafkaRecordCoder.of(
+          NullableCoder.of(ByteArrayCoder.of()), NullableCoder.of(ByteArrayCoder.of()));
 
   private static final class DecodeFn extends DoFn<KafkaRecord<byte[], byte[]>, SourceRecord> {
     private final JsonRecords json;

@@ -81,7 +81,8 @@ public final class KafkaTopics implements AutoCloseable {
       if (!existing.contains(t) && !missing.containsKey(t)) {
         NewTopic topic = new NewTopic(t, partitions, (short) 1);
         if (compacted.contains(t)) {
-          topic.configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
+          topic.configs(
+              Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
         }
         missing.put(t, topic);
       }

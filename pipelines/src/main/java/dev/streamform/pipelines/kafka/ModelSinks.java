@@ -2,16 +2,15 @@ package dev.streamform.pipelines.kafka;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.sql.OutputColumn;
-import dev.streamform.policies.time.Timestamps;
-import dev.streamform.planner.DeclaredModel;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.LateEvent;
 import dev.streamform.transforms.clock.TimedEvent;
-import dev.streamform.transforms.envelope.EnvelopeCoder;
 import dev.streamform.transforms.envelope.Envelope;
+import dev.streamform.transforms.envelope.EnvelopeCoder;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
 import dev.streamform.transforms.windows.TooLateEvent;
@@ -43,8 +42,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * <ul>
  *   <li>changelog, topic {@code <model>} (an upsert topic: the last record per key is the key's
  *       row): key {@code {"customer_id":42}} (the key columns), value {@code
- *       {"op":"update","customer_id":42,"total_spend":30.00,"__event":"0-1"}} — the row with its
- *       op and the causing event ({@code <partition>-<offset>} of the source topic);
+ *       {"op":"update","customer_id":42,"total_spend":30.00,"__event":"0-1"}} — the row with its op
+ *       and the causing event ({@code <partition>-<offset>} of the source topic);
  *   <li>late events, topic {@code <model>.late}: key the event's key columns, value {@code
  *       {"reason":..,"watermark":..,"partition":..,"offset":..,"event_time":..,"record":{..}}}.
  * </ul>
@@ -59,8 +58,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       "projection_id":..,"aggregate_digest":..,"offsets":{"0":{"min":0,"max":3,"count":3}},
  *       "generation":1}} — {@code predecessor} is null for revision 1 and previews; a calendar
  *       window ({@code window: 1d | 1w | 1mo}) adds {@code "window_local":"2026-10-25"} after
- *       {@code window_end}: the local date it stands for (a week's first day; a month
- *       {@code "2026-10"}), while {@code window_start}/{@code window_end} stay UTC instants;
+ *       {@code window_end}: the local date it stands for (a week's first day; a month {@code
+ *       "2026-10"}), while {@code window_start}/{@code window_end} stay UTC instants;
  *   <li>too-late events, topic {@code <model>.late}: key that of the window that refused the event,
  *       value {@code {"reason":..,"window_start":..,"window_end":..,"watermark":..,"partition":..,
  *       "offset":..,"event_time":..,"record":{..}}}, one record per refused window.
@@ -111,8 +110,12 @@ public final class ModelSinks implements Serializable {
     this.outputColumns = List.copyOf(declared.outputColumns().keySet());
     this.duplicatesTopic = model.name() + ".duplicates";
     this.eventIdColumn = declared.source().eventId().orElse(null);
-    this.duplicatesWithin = declared.source().duplicatesWithin()
-        .map(dev.streamform.core.time.Durations::format).orElse(null);
+    this.duplicatesWithin =
+        declared
+            .source()
+            .duplicatesWithin()
+            .map(dev.streamform.core.time.Durations::format)
+            .orElse(null);
   }
 
   /** The sinks of {@code model}: its topics, and its rows' key and output columns. */
@@ -146,7 +149,9 @@ public final class ModelSinks implements Serializable {
    * {@code event_id}; empty otherwise (no such topic is written or created).
    */
   public java.util.Optional<String> duplicatesTopic() {
-    return eventIdColumn == null ? java.util.Optional.empty() : java.util.Optional.of(duplicatesTopic);
+    return eventIdColumn == null
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(duplicatesTopic);
   }
 
   /**
@@ -181,7 +186,9 @@ public final class ModelSinks implements Serializable {
   public KV<String, String> lateRecord(LateEvent e) {
     ObjectNode value = JsonNodeFactory.instance.objectNode();
     value.put("reason", e.reason());
-    return KV.of(keyOfEvent(e.envelope().record()).toString(), withEvent(value, e.envelope(), e.watermark()));
+    return KV.of(
+        keyOfEvent(e.envelope().record()).toString(),
+        withEvent(value, e.envelope(), e.watermark()));
   }
 
   /**
@@ -191,8 +198,16 @@ public final class ModelSinks implements Serializable {
   public KV<String, String> duplicateRecord(TimedEvent e) {
     ObjectNode value = JsonNodeFactory.instance.objectNode();
     Object id = e.envelope().record().getValue(eventIdColumn);
-    value.put("reason", "duplicate: event_id `" + eventIdColumn + "` = " + id + " was seen with the"
-        + " same payload within duplicates_within " + duplicatesWithin + "; dropped");
+    value.put(
+        "reason",
+        "duplicate: event_id `"
+            + eventIdColumn
+            + "` = "
+            + id
+            + " was seen with the"
+            + " same payload within duplicates_within "
+            + duplicatesWithin
+            + "; dropped");
     value.put("partition", e.envelope().partition());
     value.put("offset", e.envelope().offset());
     value.set("event_time", JsonRecords.node(e.envelope().eventTime()));
@@ -233,7 +248,8 @@ public final class ModelSinks implements Serializable {
     value.put("aggregate_digest", r.aggregateDigest());
     ObjectNode offsets = value.putObject("offsets");
     for (WindowRevision.PartitionOffsets o : r.offsets()) {
-      offsets.putObject(Integer.toString(o.partition()))
+      offsets
+          .putObject(Integer.toString(o.partition()))
           .put("min", o.min())
           .put("max", o.max())
           .put("count", o.count());
@@ -254,7 +270,8 @@ public final class ModelSinks implements Serializable {
   }
 
   /** {@code value} with the watermark the event lost to, its place in the log and the event. */
-  private static String withEvent(ObjectNode value, Envelope event, org.joda.time.Instant watermark) {
+  private static String withEvent(
+      ObjectNode value, Envelope event, org.joda.time.Instant watermark) {
     value.set("watermark", JsonRecords.node(watermark));
     value.put("partition", event.partition());
     value.put("offset", event.offset());
@@ -267,7 +284,10 @@ public final class ModelSinks implements Serializable {
   public KV<String, String> undecodableRecord(BadRecord bad) {
     KafkaRecord<byte[], byte[]> read = decode(bad, KafkaSource.RAW);
     return quarantined(
-        read.getPartition(), read.getOffset(), bad.getFailure().getDescription(), read.getKV().getValue());
+        read.getPartition(),
+        read.getOffset(),
+        bad.getFailure().getDescription(),
+        read.getKV().getValue());
   }
 
   /**
@@ -277,7 +297,10 @@ public final class ModelSinks implements Serializable {
   public KV<String, String> unreadableLine(BadRecord bad) {
     KV<KV<Integer, Long>, byte[]> line = decode(bad, dev.streamform.pipelines.file.FileSource.LINE);
     return quarantined(
-        line.getKey().getKey(), line.getKey().getValue(), bad.getFailure().getDescription(), line.getValue());
+        line.getKey().getKey(),
+        line.getKey().getValue(),
+        bad.getFailure().getDescription(),
+        line.getValue());
   }
 
   /**

@@ -35,10 +35,15 @@ class DecisionReceiptRiskTest {
     PipelineOptions options = PipelineOptionsFactory.create();
     options.setRunner(DirectRunner.class);
     Pipeline p = Pipeline.create(options);
-    DecisionResult scored = p
-        .apply(Create.of(ReceiptRisk.sampleReceipts()).withCoder(SourceRecordCoder.of(ReceiptRisk.RECEIPTS)))
-        .apply(ReceiptRisk.readingPartitions(0, 1));
-    PAssert.that(scored.decisions().apply("Lines", MapElements.into(strings()).via(ReceiptRisk::describe)))
+    DecisionResult scored =
+        p.apply(
+                Create.of(ReceiptRisk.sampleReceipts())
+                    .withCoder(SourceRecordCoder.of(ReceiptRisk.RECEIPTS)))
+            .apply(ReceiptRisk.readingPartitions(0, 1));
+    PAssert.that(
+            scored
+                .decisions()
+                .apply("Lines", MapElements.into(strings()).via(ReceiptRisk::describe)))
         .containsInAnyOrder(
             "receipt 0-0 merchant 7: scored r1 1.0 (spend_1h 0.0)",
             "receipt 1-0 merchant 7: scored r1 0.285714 (spend_1h 100.0)",
@@ -50,7 +55,10 @@ class DecisionReceiptRiskTest {
             "receipt 0-5 merchant 7: scored r1 0.06383 (spend_1h 220.0)",
             "receipt 0-2 merchant 8: scored r1 1.0 (spend_1h 0.0)",
             "receipt 0-2 merchant 8: revised r2 0.761905 (spend_1h 25.0, revised by 1-4)");
-    PAssert.that(scored.deadLetters().apply("Dead", MapElements.into(strings()).via(ReceiptRisk::describe)))
+    PAssert.that(
+            scored
+                .deadLetters()
+                .apply("Dead", MapElements.into(strings()).via(ReceiptRisk::describe)))
         .containsInAnyOrder("dead letter clock_skew 1-2", "dead letter malformed_timestamp");
     p.run().waitUntilFinish();
   }

@@ -75,11 +75,19 @@ class HourlyRevenueTest {
   }
 
   private static void expect(WindowedResult hourly, List<String> records, List<String> tooLate) {
-    PAssert.that(hourly.revisions().apply("Revisions",
-            MapElements.into(TypeDescriptors.strings()).via(HourlyRevenue::describe)))
+    PAssert.that(
+            hourly
+                .revisions()
+                .apply(
+                    "Revisions",
+                    MapElements.into(TypeDescriptors.strings()).via(HourlyRevenue::describe)))
         .containsInAnyOrder(records);
-    PAssert.that(hourly.tooLate().apply("TooLate",
-            MapElements.into(TypeDescriptors.strings()).via(HourlyRevenue::describe)))
+    PAssert.that(
+            hourly
+                .tooLate()
+                .apply(
+                    "TooLate",
+                    MapElements.into(TypeDescriptors.strings()).via(HourlyRevenue::describe)))
         .containsInAnyOrder(tooLate);
   }
 
@@ -90,8 +98,10 @@ class HourlyRevenueTest {
       stream = stream.addElements(payment); // one payment per batch, in arrival order (as on Kafka)
     }
     Pipeline p = pipeline();
-    expect(p.apply(stream.advanceWatermarkToInfinity()).apply(HourlyRevenue.readingPartitions(0)),
-        RECORDS, TOO_LATE);
+    expect(
+        p.apply(stream.advanceWatermarkToInfinity()).apply(HourlyRevenue.readingPartitions(0)),
+        RECORDS,
+        TOO_LATE);
     p.run().waitUntilFinish();
   }
 
@@ -100,9 +110,11 @@ class HourlyRevenueTest {
     List<SourceRecord> shuffled = new ArrayList<>(HourlyRevenue.samplePayments());
     Collections.shuffle(shuffled, new Random(3));
     Pipeline p = pipeline();
-    expect(p.apply(Create.of(shuffled).withCoder(CODER))
+    expect(
+        p.apply(Create.of(shuffled).withCoder(CODER))
             .apply(HourlyRevenue.readingPartitions(0).withContiguousOffsets()),
-        RECORDS, TOO_LATE);
+        RECORDS,
+        TOO_LATE);
     p.run().waitUntilFinish();
   }
 
@@ -110,16 +122,21 @@ class HourlyRevenueTest {
   @Test
   void aPaymentWithoutPaidAtGoesToTheBadRecordHandler() {
     Pipeline p = pipeline();
-    BadRecordErrorHandler<PCollection<Long>> bad = p.registerBadRecordErrorHandler(Count.globally());
+    BadRecordErrorHandler<PCollection<Long>> bad =
+        p.registerBadRecordErrorHandler(Count.globally());
     WindowedResult hourly =
-        p.apply(Create.of(payment(0, "10.00", "2026-08-30T10:00:00Z"), payment(1, "3.00", null))
-                .withCoder(CODER))
-            .apply(HourlyRevenue.readingPartitions(0)
-                .withContiguousOffsets()
-                .withBadRecordErrorHandler(bad));
+        p.apply(
+                Create.of(payment(0, "10.00", "2026-08-30T10:00:00Z"), payment(1, "3.00", null))
+                    .withCoder(CODER))
+            .apply(
+                HourlyRevenue.readingPartitions(0)
+                    .withContiguousOffsets()
+                    .withBadRecordErrorHandler(bad));
     bad.close();
-    expect(hourly,
-        List.of("merchant 7, hour 2026-08-30T10:00:00Z: on_time revision 1, revenue 10.00, orders 1",
+    expect(
+        hourly,
+        List.of(
+            "merchant 7, hour 2026-08-30T10:00:00Z: on_time revision 1, revenue 10.00, orders 1",
             "merchant 7, hour 2026-08-30T10:00:00Z: final revision 1, revenue 10.00, orders 1"),
         List.of());
     PAssert.thatSingleton(bad.getOutput()).isEqualTo(1L);
@@ -132,12 +149,15 @@ class HourlyRevenueTest {
     p.apply(Create.of(payment(0, "3.00", null)).withCoder(CODER))
         .apply(HourlyRevenue.readingPartitions(0).withContiguousOffsets());
     Exception e = assertThrows(Exception.class, () -> p.run().waitUntilFinish());
-    assertThat(String.valueOf(e.getMessage()), containsString("a payment without a usable paid_at"));
+    assertThat(
+        String.valueOf(e.getMessage()), containsString("a payment without a usable paid_at"));
   }
 
   private static SourceRecord payment(long offset, String amount, String paidAt) {
     Row row =
-        Row.withSchema(HourlyRevenue.PAYMENTS).addValues(7L, new BigDecimal(amount), paidAt).build();
+        Row.withSchema(HourlyRevenue.PAYMENTS)
+            .addValues(7L, new BigDecimal(amount), paidAt)
+            .build();
     return SourceRecord.of(0, offset, new Instant(0), row);
   }
 }

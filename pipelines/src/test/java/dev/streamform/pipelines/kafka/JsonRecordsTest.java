@@ -39,8 +39,9 @@ class JsonRecordsTest {
   @Test
   void aRecordIsTypedByTheSchema() throws Exception {
     Map<String, Object> v =
-        decode("{\"customer_id\": 42, \"amount\": 0.1, \"ordered_at\": \"2026-08-30T10:00:00Z\","
-                + " \"vip\": true}")
+        decode(
+                "{\"customer_id\": 42, \"amount\": 0.1, \"ordered_at\": \"2026-08-30T10:00:00Z\","
+                    + " \"vip\": true}")
             .values();
     assertThat(v.get("customer_id"), is(42L));
     assertThat(v.get("amount"), is(new BigDecimal("0.10")));
@@ -51,10 +52,16 @@ class JsonRecordsTest {
   @Test
   void timestampsMayOmitTheZoneOrBeEpochMillis() throws Exception {
     Instant t = Instant.parse("2026-08-30T10:00:00Z");
-    assertThat(decode("{\"customer_id\": 1, \"ordered_at\": \"2026-08-30T10:00:00\"}").values()
-        .get("ordered_at"), is(t));
-    assertThat(decode("{\"customer_id\": 1, \"ordered_at\": " + t.toEpochMilli() + "}").values()
-        .get("ordered_at"), is(t));
+    assertThat(
+        decode("{\"customer_id\": 1, \"ordered_at\": \"2026-08-30T10:00:00\"}")
+            .values()
+            .get("ordered_at"),
+        is(t));
+    assertThat(
+        decode("{\"customer_id\": 1, \"ordered_at\": " + t.toEpochMilli() + "}")
+            .values()
+            .get("ordered_at"),
+        is(t));
   }
 
   @Test
@@ -75,43 +82,68 @@ class JsonRecordsTest {
   void everyBadRecordGetsAReason() {
     assertThat(refusal("not json at all"), containsString("not JSON"));
     assertThat(refusal("[1, 2]"), containsString("not a JSON object: a JSON array"));
-    assertThat(refusal("{\"customer_id\": \"abc\"}"), containsString("column `customer_id`: 'abc' is not an int64"));
-    assertThat(refusal("{\"customer_id\": 1, \"amount\": 1.234}"),
-        containsString("column `amount`: '1.234' has more than 2 decimal places for decimal(12,2)"));
-    assertThat(refusal("{\"customer_id\": 1, \"amount\": {\"x\": 1}}"),
+    assertThat(
+        refusal("{\"customer_id\": \"abc\"}"),
+        containsString("column `customer_id`: 'abc' is not an int64"));
+    assertThat(
+        refusal("{\"customer_id\": 1, \"amount\": 1.234}"),
+        containsString(
+            "column `amount`: '1.234' has more than 2 decimal places for decimal(12,2)"));
+    assertThat(
+        refusal("{\"customer_id\": 1, \"amount\": {\"x\": 1}}"),
         containsString("column `amount` holds a JSON object, not a decimal(12,2)"));
     assertThat(refusal("{\"amount\": 1}"), containsString("key column `customer_id` has no value"));
-    assertThat(refusal("{\"customer_id\": 1, \"ordered_at\": \"10:00:00\"}"),
+    assertThat(
+        refusal("{\"customer_id\": 1, \"ordered_at\": \"10:00:00\"}"),
         containsString("column `ordered_at`: '10:00:00' is a time of day without a date"));
-    assertThat(refusal("{\"__watermark\": \"2026-08-30T10:20:00Z\", \"x\": 1}"),
+    assertThat(
+        refusal("{\"__watermark\": \"2026-08-30T10:20:00Z\", \"x\": 1}"),
         containsString("a punctuation has only the field __watermark"));
-    assertThat(assertThrows(JsonRecords.NotARecord.class, () -> RECORDS.decode(null)).getMessage(),
+    assertThat(
+        assertThrows(JsonRecords.NotARecord.class, () -> RECORDS.decode(null)).getMessage(),
         containsString("tombstone"));
   }
 
   /**
-   * Poison records: each is refused with a reason naming the column (or the repeated key) within
-   * a bound of time, whatever its number's exponent or its nesting; none throws anything else.
+   * Poison records: each is refused with a reason naming the column (or the repeated key) within a
+   * bound of time, whatever its number's exponent or its nesting; none throws anything else.
    */
   @Test
   void poisonRecordsAreRefusedAtBoundedCostNamingTheColumn() {
     String[][] cases = {
-      {"{\"customer_id\": 1, \"amount\": 1e900000000}",
-          "column `amount`: '1E+900000000' has too many digits for decimal(12,2)"},
-      {"{\"customer_id\": 1, \"amount\": 1e500000000}",
-          "column `amount`: '1E+500000000' has too many digits for decimal(12,2)"},
-      {"{\"customer_id\": 1e900000000}", "column `customer_id`: '1E+900000000' is out of the int64 range"},
-      {"{\"customer_id\": 1, \"amount\": " + "9".repeat(5000) + "}",
-          "column `amount`: not JSON: Number value length (5000) exceeds the maximum allowed (1000"},
-      {"{\"customer_id\": 1, \"deep\": " + "[".repeat(100_000) + "]".repeat(100_000) + "}",
-          "field `deep`: not JSON: Document nesting depth (101) exceeds the maximum allowed (100"},
-      {"{\"__watermark\": 99999999999999999999999}", "__watermark: '99999999999999999999999' is not"},
-      {"{\"customer_id\": 1, \"note\": \"" + "x".repeat(4 * 1024 * 1024) + "\"}",
-          "more than the limit of 4,194,304"},
+      {
+        "{\"customer_id\": 1, \"amount\": 1e900000000}",
+        "column `amount`: '1E+900000000' has too many digits for decimal(12,2)"
+      },
+      {
+        "{\"customer_id\": 1, \"amount\": 1e500000000}",
+        "column `amount`: '1E+500000000' has too many digits for decimal(12,2)"
+      },
+      {
+        "{\"customer_id\": 1e900000000}",
+        "column `customer_id`: '1E+900000000' is out of the int64 range"
+      },
+      {
+        "{\"customer_id\": 1, \"amount\": " + "9".repeat(5000) + "}",
+        "column `amount`: not JSON: Number value length (5000) exceeds the maximum allowed (1000"
+      },
+      {
+        "{\"customer_id\": 1, \"deep\": " + "[".repeat(100_000) + "]".repeat(100_000) + "}",
+        "field `deep`: not JSON: Document nesting depth (101) exceeds the maximum allowed (100"
+      },
+      {
+        "{\"__watermark\": 99999999999999999999999}",
+        "__watermark: '99999999999999999999999' is not"
+      },
+      {
+        "{\"customer_id\": 1, \"note\": \"" + "x".repeat(4 * 1024 * 1024) + "\"}",
+        "more than the limit of 4,194,304"
+      },
     };
     for (String[] c : cases) {
-      String reason = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
-          java.time.Duration.ofSeconds(2), () -> refusal(c[0]));
+      String reason =
+          org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+              java.time.Duration.ofSeconds(2), () -> refusal(c[0]));
       assertThat(reason, containsString(c[1]));
     }
   }
@@ -119,17 +151,22 @@ class JsonRecordsTest {
   /** A repeated key is ambiguous (which value holds?): the record is refused, naming the key. */
   @Test
   void aRepeatedKeyIsRefusedNamingIt() {
-    assertThat(refusal("{\"customer_id\": 1, \"amount\": 3, \"amount\": 4}"),
+    assertThat(
+        refusal("{\"customer_id\": 1, \"amount\": 3, \"amount\": 4}"),
         is("key `amount` is repeated in the JSON object: which value holds is ambiguous"));
-    assertThat(refusal("{\"customer_id\": 1, \"extra\": {\"a\": 1, \"a\": 2}}"),
+    assertThat(
+        refusal("{\"customer_id\": 1, \"extra\": {\"a\": 1, \"a\": 2}}"),
         containsString("key `a` is repeated"));
   }
 
   @Test
   void aDoubleBeyondItsRangeIsRefusedNotInfinity() {
     JsonRecords doubles = JsonRecords.of(Map.of("score", ColumnType.DOUBLE), List.of());
-    String reason = assertThrows(JsonRecords.NotARecord.class,
-        () -> doubles.decode("{\"score\": 1e400}".getBytes(StandardCharsets.UTF_8))).getMessage();
+    String reason =
+        assertThrows(
+                JsonRecords.NotARecord.class,
+                () -> doubles.decode("{\"score\": 1e400}".getBytes(StandardCharsets.UTF_8)))
+            .getMessage();
     assertThat(reason, containsString("column `score`: '1E+400' is out of the double range"));
   }
 }

@@ -37,17 +37,22 @@ class KafkaConnectionTest {
   @TempDir Path dir;
 
   private KafkaConnection connection() throws Exception {
-    Path file = Files.writeString(dir.resolve("deploy.properties"), String.join("\n",
-        "security.protocol=SASL_SSL",
-        "sasl.mechanism=PLAIN",
-        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required"
-            + " username=\"u\" password=\"${STREAMFORM_TEST_PASSWORD}\";",
-        "ssl.truststore.password=${STREAMFORM_TEST_TRUSTSTORE_PASSWORD}",
-        "ssl.truststore.location=/etc/kafka/truststore.p12",
-        "client.id=${STREAMFORM_TEST_CLIENT_ID}",
-        ""));
+    Path file =
+        Files.writeString(
+            dir.resolve("deploy.properties"),
+            String.join(
+                "\n",
+                "security.protocol=SASL_SSL",
+                "sasl.mechanism=PLAIN",
+                "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required"
+                    + " username=\"u\" password=\"${STREAMFORM_TEST_PASSWORD}\";",
+                "ssl.truststore.password=${STREAMFORM_TEST_TRUSTSTORE_PASSWORD}",
+                "ssl.truststore.location=/etc/kafka/truststore.p12",
+                "client.id=${STREAMFORM_TEST_CLIENT_ID}",
+                ""));
     // secrets are references (a literal one is refused); the references must not be shown either
-    return KafkaConnection.of("127.0.0.1:9094", KafkaClientProperties.read(file, "deploy.properties"));
+    return KafkaConnection.of(
+        "127.0.0.1:9094", KafkaClientProperties.read(file, "deploy.properties"));
   }
 
   @Test
@@ -55,26 +60,35 @@ class KafkaConnectionTest {
     KafkaConnection connection = connection();
     Pipeline p = Pipeline.create(PipelineOptionsFactory.create());
     p.apply(KafkaSource.of(connection, "orders", Map.of("id", ColumnType.INT64), List.of("id")));
-    p.apply(Create.of(KV.of("k", "v")).withCoder(KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of())))
+    p.apply(
+            Create.of(KV.of("k", "v"))
+                .withCoder(KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of())))
         .apply(ModelSinks.write(connection, "out"));
 
     StringBuilder shown = new StringBuilder();
-    p.traverseTopologically(new Pipeline.PipelineVisitor.Defaults() {
-      @Override
-      public CompositeBehavior enterCompositeTransform(TransformHierarchy.Node node) {
-        if (node.getTransform() != null) {
-          shown.append(DisplayData.from(node.getTransform())).append('\n');
-        }
-        return CompositeBehavior.ENTER_TRANSFORM;
-      }
+    p.traverseTopologically(
+        new Pipeline.PipelineVisitor.Defaults() {
+          @Override
+          public CompositeBehavior enterCompositeTransform(TransformHierarchy.Node node) {
+            if (node.getTransform() != null) {
+              shown.append(DisplayData.from(node.getTransform())).append('\n');
+            }
+            return CompositeBehavior.ENTER_TRANSFORM;
+          }
 
-      @Override
-      public void visitPrimitiveTransform(TransformHierarchy.Node node) {
-        shown.append(DisplayData.from(node.getTransform())).append('\n');
-      }
-    });
-    shown.append(p.getOptions()).append('\n').append(connection).append('\n')
-        .append(connection.consumerFactory()).append('\n').append(connection.producerFactory());
+          @Override
+          public void visitPrimitiveTransform(TransformHierarchy.Node node) {
+            shown.append(DisplayData.from(node.getTransform())).append('\n');
+          }
+        });
+    shown
+        .append(p.getOptions())
+        .append('\n')
+        .append(connection)
+        .append('\n')
+        .append(connection.consumerFactory())
+        .append('\n')
+        .append(connection.producerFactory());
 
     // the check can see what it looks for: shown settings are shown
     assertThat(shown.toString(), containsString("SASL_SSL"));
@@ -83,8 +97,16 @@ class KafkaConnectionTest {
     assertThat(shown.toString(), not(containsString("STREAMFORM_TEST_TRUSTSTORE_PASSWORD")));
 
     // ... and the clients get every setting, references resolved where they are created
-    Map<String, Object> client = connection.clientConfig(Map.of("STREAMFORM_TEST_CLIENT_ID", "job-7",
-        "STREAMFORM_TEST_PASSWORD", SECRET, "STREAMFORM_TEST_TRUSTSTORE_PASSWORD", TRUSTSTORE_SECRET)::get);
+    Map<String, Object> client =
+        connection.clientConfig(
+            Map.of(
+                    "STREAMFORM_TEST_CLIENT_ID",
+                    "job-7",
+                    "STREAMFORM_TEST_PASSWORD",
+                    SECRET,
+                    "STREAMFORM_TEST_TRUSTSTORE_PASSWORD",
+                    TRUSTSTORE_SECRET)
+                ::get);
     assertThat((String) client.get("sasl.jaas.config"), containsString(SECRET));
     assertEquals(TRUSTSTORE_SECRET, client.get("ssl.truststore.password"));
     assertEquals("job-7", client.get("client.id"));
@@ -100,40 +122,52 @@ class KafkaConnectionTest {
    * consumer and producer factories, serialized) holds the reference, never the secret.
    */
   @Test
-  void aFileReferenceIsResolvedWhereTheClientIsCreatedNotInTheSerializedPipeline() throws Exception {
-    Path secrets = Files.writeString(dir.resolve("kafka-secrets.properties"), "password=" + SECRET + "\n");
-    Path file = Files.writeString(dir.resolve("deploy.properties"), String.join("\n",
-        "security.protocol=SASL_SSL",
-        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required"
-            + " username=\"u\" password=\"${file:" + secrets + ":password}\";",
-        ""));
+  void aFileReferenceIsResolvedWhereTheClientIsCreatedNotInTheSerializedPipeline()
+      throws Exception {
+    Path secrets =
+        Files.writeString(dir.resolve("kafka-secrets.properties"), "password=" + SECRET + "\n");
+    Path file =
+        Files.writeString(
+            dir.resolve("deploy.properties"),
+            String.join(
+                "\n",
+                "security.protocol=SASL_SSL",
+                "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required"
+                    + " username=\"u\" password=\"${file:"
+                    + secrets
+                    + ":password}\";",
+                ""));
     KafkaConnection connection =
         KafkaConnection.of("127.0.0.1:9094", KafkaClientProperties.read(file, "deploy.properties"));
     Pipeline p = Pipeline.create(PipelineOptionsFactory.create());
     p.apply(KafkaSource.of(connection, "orders", Map.of("id", ColumnType.INT64), List.of("id")));
-    p.apply(Create.of(KV.of("k", "v")).withCoder(KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of())))
+    p.apply(
+            Create.of(KV.of("k", "v"))
+                .withCoder(KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of())))
         .apply(ModelSinks.write(connection, "out"));
 
     // every transform Java-serialized as a runner ships it (Beam's own serialization compresses
     // the bytes, which would hide what this looks for)
     java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
     try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
-      p.traverseTopologically(new Pipeline.PipelineVisitor.Defaults() {
-        @Override
-        public void visitPrimitiveTransform(TransformHierarchy.Node node) {
-          try {
-            out.writeObject(node.getTransform());
-          } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(node.getFullName(), e);
-          }
-        }
-      });
+      p.traverseTopologically(
+          new Pipeline.PipelineVisitor.Defaults() {
+            @Override
+            public void visitPrimitiveTransform(TransformHierarchy.Node node) {
+              try {
+                out.writeObject(node.getTransform());
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(node.getFullName(), e);
+              }
+            }
+          });
     }
     String graph = bytes.toString(java.nio.charset.StandardCharsets.ISO_8859_1);
     assertThat("the check sees what it looks for", graph, containsString("${file:" + secrets));
     assertThat(graph, not(containsString(SECRET)));
     Map<String, Object> client = connection.clientConfig(Map.<String, String>of()::get);
-    assertThat((String) client.get("sasl.jaas.config"), containsString("password=\"" + SECRET + "\";"));
+    assertThat(
+        (String) client.get("sasl.jaas.config"), containsString("password=\"" + SECRET + "\";"));
   }
 
   @Test

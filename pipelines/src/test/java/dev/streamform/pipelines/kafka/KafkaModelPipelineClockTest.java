@@ -30,31 +30,43 @@ class KafkaModelPipelineClockTest {
   @ParameterizedTest(name = "windowed={0}")
   @ValueSource(booleans = {false, true})
   void theTopicsPartitionsAreDeclaredToTheClock(boolean windowed) throws Exception {
-    write("sources.yml", String.join("\n",
-        "sources:",
-        "  orders:",
-        "    connector: kafka",
-        "    topic: orders",
-        "    schema:",
-        "      customer_id: int64",
-        "      amount: decimal(12,2)",
-        "      ordered_at: timestamp",
-        "    event_time: ordered_at",
-        "    watermark: 5m",
-        ""));
-    write("streamform.yml", String.join("\n",
-        "models:",
-        "  customer_metrics:",
-        "    key: [customer_id]",
-        windowed ? "    window: 1h" : "    retention: 10m",
-        ""));
-    write("models/customer_metrics.sql",
-        "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY customer_id\n");
+    write(
+        "sources.yml",
+        String.join(
+            "\n",
+            "sources:",
+            "  orders:",
+            "    connector: kafka",
+            "    topic: orders",
+            "    schema:",
+            "      customer_id: int64",
+            "      amount: decimal(12,2)",
+            "      ordered_at: timestamp",
+            "    event_time: ordered_at",
+            "    watermark: 5m",
+            ""));
+    write(
+        "streamform.yml",
+        String.join(
+            "\n",
+            "models:",
+            "  customer_metrics:",
+            "    key: [customer_id]",
+            windowed ? "    window: 1h" : "    retention: 10m",
+            ""));
+    write(
+        "models/customer_metrics.sql",
+        "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY"
+            + " customer_id\n");
     PipelineOptions options = PipelineOptionsFactory.create();
     options.setRunner(DirectRunner.class);
     Pipeline p = Pipeline.create(options);
     KafkaModelPipeline.build(
-        p, DeclaredModel.of(Project.load(dir), "customer_metrics"), KafkaConnection.plaintext("127.0.0.1:1"), null, List.of(0, 1, 2));
+        p,
+        DeclaredModel.of(Project.load(dir), "customer_metrics"),
+        KafkaConnection.plaintext("127.0.0.1:1"),
+        null,
+        List.of(0, 1, 2));
 
     List<SourceClock> clocks = new ArrayList<>();
     p.traverseTopologically(

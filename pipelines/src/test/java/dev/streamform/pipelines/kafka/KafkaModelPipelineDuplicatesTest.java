@@ -22,9 +22,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Issue 16, duplicates on Kafka: a source with {@code event_id} gets {@link Deduplicate} right after
- * its clock, for upsert and windowed models alike, and its dropped duplicates are written to the
- * topic {@code <model>.duplicates} (conflicts join the quarantine topic); a source without has
+ * Issue 16, duplicates on Kafka: a source with {@code event_id} gets {@link Deduplicate} right
+ * after its clock, for upsert and windowed models alike, and its dropped duplicates are written to
+ * the topic {@code <model>.duplicates} (conflicts join the quarantine topic); a source without has
  * neither the step nor the topic. Built only: the pipeline is never run, so no broker is needed.
  */
 class KafkaModelPipelineDuplicatesTest {
@@ -32,36 +32,45 @@ class KafkaModelPipelineDuplicatesTest {
 
   @ParameterizedTest(name = "windowed={0}, event_id={1}")
   @CsvSource({"false, true", "true, true", "false, false", "true, false"})
-  void aSourceWithEventIdsDropsDuplicatesAfterItsClockIntoTheirOwnTopic(boolean windowed, boolean ids)
-      throws Exception {
-    write("sources.yml", String.join("\n",
-        "sources:",
-        "  orders:",
-        "    connector: kafka",
-        "    topic: orders",
-        "    schema:",
-        "      order_id: string",
-        "      customer_id: int64",
-        "      amount: decimal(12,2)",
-        "      ordered_at: timestamp",
-        "    event_time: ordered_at",
-        "    watermark: 5m",
-        ids ? "    event_id: order_id\n    duplicates_within: 2h" : "",
-        ""));
-    write("streamform.yml", String.join("\n",
-        "models:",
-        "  customer_metrics:",
-        "    key: [customer_id]",
-        windowed ? "    window: 1h" : "    retention: 10m",
-        ""));
-    write("models/customer_metrics.sql",
-        "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY customer_id\n");
+  void aSourceWithEventIdsDropsDuplicatesAfterItsClockIntoTheirOwnTopic(
+      boolean windowed, boolean ids) throws Exception {
+    write(
+        "sources.yml",
+        String.join(
+            "\n",
+            "sources:",
+            "  orders:",
+            "    connector: kafka",
+            "    topic: orders",
+            "    schema:",
+            "      order_id: string",
+            "      customer_id: int64",
+            "      amount: decimal(12,2)",
+            "      ordered_at: timestamp",
+            "    event_time: ordered_at",
+            "    watermark: 5m",
+            ids ? "    event_id: order_id\n    duplicates_within: 2h" : "",
+            ""));
+    write(
+        "streamform.yml",
+        String.join(
+            "\n",
+            "models:",
+            "  customer_metrics:",
+            "    key: [customer_id]",
+            windowed ? "    window: 1h" : "    retention: 10m",
+            ""));
+    write(
+        "models/customer_metrics.sql",
+        "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY"
+            + " customer_id\n");
     PipelineOptions options = PipelineOptionsFactory.create();
     options.setRunner(DirectRunner.class);
     Pipeline p = Pipeline.create(options);
     DeclaredModel model = DeclaredModel.of(Project.load(dir), "customer_metrics");
-    ModelSinks sinks = KafkaModelPipeline.build(
-        p, model, KafkaConnection.plaintext("127.0.0.1:1"), null, List.of(0, 1));
+    ModelSinks sinks =
+        KafkaModelPipeline.build(
+            p, model, KafkaConnection.plaintext("127.0.0.1:1"), null, List.of(0, 1));
 
     List<String> order = new ArrayList<>(); // clock and duplicate steps, in topological order
     List<Deduplicate> dedups = new ArrayList<>();
@@ -85,8 +94,14 @@ class KafkaModelPipelineDuplicatesTest {
       assertEquals("order_id", dedups.get(0).idColumn());
       assertEquals(7_200_000L, dedups.get(0).horizon().getMillis());
       assertEquals(Optional.of("customer_metrics.duplicates"), sinks.duplicatesTopic());
-      assertEquals(List.of("orders", "customer_metrics", "customer_metrics.late",
-          "customer_metrics.quarantine", "customer_metrics.duplicates"), sinks.topics("orders"));
+      assertEquals(
+          List.of(
+              "orders",
+              "customer_metrics",
+              "customer_metrics.late",
+              "customer_metrics.quarantine",
+              "customer_metrics.duplicates"),
+          sinks.topics("orders"));
       assertTrue(names.contains("Write customer_metrics.duplicates"), names.toString());
     } else {
       assertEquals(List.of("clock"), order);

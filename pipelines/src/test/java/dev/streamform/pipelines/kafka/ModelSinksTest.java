@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.streamform.core.digest.RevisionIdentity;
-import dev.streamform.policies.project.Project;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.planner.Schemas;
+import dev.streamform.policies.project.Project;
 import dev.streamform.transforms.clock.LateEvent;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.SourceRecord;
@@ -44,27 +44,36 @@ class ModelSinksTest {
   @TempDir Path dir;
 
   private DeclaredModel model(String select, String extra) throws Exception {
-    write("sources.yml", String.join("\n",
-        "sources:",
-        "  payments:",
-        "    connector: kafka",
-        "    topic: payments",
-        "    schema:",
-        "      merchant_id: int64",
-        "      amount: decimal(12,2)",
-        "      paid_at: timestamp",
-        "    event_time: paid_at",
-        "    watermark: 5m",
-        ""));
-    write("streamform.yml", String.join("\n",
-        "models:",
-        "  hourly_revenue:",
-        "    window: 1h",
-        "    allowed_lateness: 24h",
-        extra,
-        ""));
-    write("models/hourly_revenue.sql",
-        "SELECT " + select + ", SUM(amount) AS revenue, COUNT(*) AS orders"
+    write(
+        "sources.yml",
+        String.join(
+            "\n",
+            "sources:",
+            "  payments:",
+            "    connector: kafka",
+            "    topic: payments",
+            "    schema:",
+            "      merchant_id: int64",
+            "      amount: decimal(12,2)",
+            "      paid_at: timestamp",
+            "    event_time: paid_at",
+            "    watermark: 5m",
+            ""));
+    write(
+        "streamform.yml",
+        String.join(
+            "\n",
+            "models:",
+            "  hourly_revenue:",
+            "    window: 1h",
+            "    allowed_lateness: 24h",
+            extra,
+            ""));
+    write(
+        "models/hourly_revenue.sql",
+        "SELECT "
+            + select
+            + ", SUM(amount) AS revenue, COUNT(*) AS orders"
             + " FROM source('payments') GROUP BY merchant_id\n");
     return DeclaredModel.of(Project.load(dir), "hourly_revenue");
   }
@@ -80,13 +89,22 @@ class ModelSinksTest {
   }
 
   private static WindowRevision revision(
-      String keyName, Status status, int revision, Integer predecessor, String revenue, long orders) {
-    Row key = Row.withSchema(Schema.builder().addNullableField(keyName, Schema.FieldType.INT64).build())
-        .addValue(7L)
-        .build();
-    String logical = RevisionIdentity.logicalWindowId(
-        "hourly_revenue", Map.of(keyName, 7L),
-        java.time.Instant.ofEpochMilli(START.getMillis()), java.time.Instant.ofEpochMilli(END.getMillis()));
+      String keyName,
+      Status status,
+      int revision,
+      Integer predecessor,
+      String revenue,
+      long orders) {
+    Row key =
+        Row.withSchema(Schema.builder().addNullableField(keyName, Schema.FieldType.INT64).build())
+            .addValue(7L)
+            .build();
+    String logical =
+        RevisionIdentity.logicalWindowId(
+            "hourly_revenue",
+            Map.of(keyName, 7L),
+            java.time.Instant.ofEpochMilli(START.getMillis()),
+            java.time.Instant.ofEpochMilli(END.getMillis()));
     Map<String, Object> values = new LinkedHashMap<>();
     values.put("revenue", new BigDecimal(revenue));
     values.put("orders", orders);
@@ -128,40 +146,59 @@ class ModelSinksTest {
         "{\"window_start\":\"2026-08-30T10:00:00Z\",\"window_end\":\"2026-08-30T11:00:00Z\","
             + "\"merchant_id\":7,\"revenue\":26.00,\"orders\":3,"
             + "\"status\":\"corrected\",\"revision\":2,\"predecessor\":1,"
-            + "\"logical_window_id\":\"" + r.logicalWindowId() + "\","
-            + "\"projection_id\":\"" + r.projectionId() + "\","
-            + "\"aggregate_digest\":\"" + r.aggregateDigest() + "\","
+            + "\"logical_window_id\":\""
+            + r.logicalWindowId()
+            + "\","
+            + "\"projection_id\":\""
+            + r.projectionId()
+            + "\","
+            + "\"aggregate_digest\":\""
+            + r.aggregateDigest()
+            + "\","
             + "\"offsets\":{\"0\":{\"min\":0,\"max\":3,\"count\":3}},\"generation\":1}",
         record.getValue());
-    // the identity is RevisionIdentity's test vector for this window (policies' RevisionIdentityTest)
-    assertEquals("63f859c63e35403012fad180f0e51c7ceef796cd726b773a95f7df60ec46904b", r.logicalWindowId());
+    // the identity is RevisionIdentity's test vector for this window (policies'
+    // RevisionIdentityTest)
+    assertEquals(
+        "63f859c63e35403012fad180f0e51c7ceef796cd726b773a95f7df60ec46904b", r.logicalWindowId());
   }
 
   @Test
   void revisionOneAndPreviewsHaveNoPredecessorAndFinalsRepeatTheLastRevision() throws Exception {
     ModelSinks sinks = ModelSinks.of(hourlyRevenue());
-    String early = sinks.windowRecord(revision("merchant_id", Status.EARLY, 0, null, "30", 2)).getValue();
-    String onTime = sinks.windowRecord(revision("merchant_id", Status.ON_TIME, 1, null, "30", 2)).getValue();
-    String fin = sinks.windowRecord(revision("merchant_id", Status.FINAL, 2, 1, "26.00", 3)).getValue();
+    String early =
+        sinks.windowRecord(revision("merchant_id", Status.EARLY, 0, null, "30", 2)).getValue();
+    String onTime =
+        sinks.windowRecord(revision("merchant_id", Status.ON_TIME, 1, null, "30", 2)).getValue();
+    String fin =
+        sinks.windowRecord(revision("merchant_id", Status.FINAL, 2, 1, "26.00", 3)).getValue();
 
     assertTrue(early.contains("\"status\":\"early\",\"revision\":0,\"predecessor\":null"), early);
-    assertTrue(onTime.contains("\"status\":\"on_time\",\"revision\":1,\"predecessor\":null"), onTime);
-    assertTrue(fin.contains("\"revenue\":26.00,\"orders\":3,\"status\":\"final\",\"revision\":2,\"predecessor\":1"), fin);
+    assertTrue(
+        onTime.contains("\"status\":\"on_time\",\"revision\":1,\"predecessor\":null"), onTime);
+    assertTrue(
+        fin.contains(
+            "\"revenue\":26.00,\"orders\":3,\"status\":\"final\",\"revision\":2,\"predecessor\":1"),
+        fin);
   }
 
   @Test
   void aTooLateEventIsKeyedLikeTheWindowThatRefusedIt() throws Exception {
     DeclaredModel model = hourlyRevenue();
-    TooLateEvent e = TooLateEvent.of(
-        payment(model, 6, "-1.00", "2026-08-30T10:20:00Z"), START, END,
-        Instant.parse("2026-08-31T11:05:00Z"));
+    TooLateEvent e =
+        TooLateEvent.of(
+            payment(model, 6, "-1.00", "2026-08-30T10:20:00Z"),
+            START,
+            END,
+            Instant.parse("2026-08-31T11:05:00Z"));
 
     KV<String, String> record = ModelSinks.of(model).tooLateRecord(e);
 
     assertEquals("{\"merchant_id\":7,\"window_start\":\"2026-08-30T10:00:00Z\"}", record.getKey());
     assertEquals(
-        "{\"reason\":\"" + e.reason() + "\","
-            + "\"window_start\":\"2026-08-30T10:00:00Z\",\"window_end\":\"2026-08-30T11:00:00Z\","
+        "{\"reason\":\""
+            + e.reason()
+            + "\",\"window_start\":\"2026-08-30T10:00:00Z\",\"window_end\":\"2026-08-30T11:00:00Z\","
             + "\"watermark\":\"2026-08-31T11:05:00Z\",\"partition\":0,\"offset\":6,"
             + "\"event_time\":\"2026-08-30T10:20:00Z\","
             + "\"record\":{\"merchant_id\":7,\"amount\":-1.00,\"paid_at\":\"2026-08-30T10:20:00Z\"}}",
@@ -174,26 +211,47 @@ class ModelSinksTest {
     ModelSinks sinks = ModelSinks.of(model);
     String expectedKey = "{\"merchant\":7,\"window_start\":\"2026-08-30T10:00:00Z\"}";
 
-    assertEquals(expectedKey,
+    assertEquals(
+        expectedKey,
         sinks.windowRecord(revision("merchant", Status.ON_TIME, 1, null, "30", 2)).getKey());
-    assertEquals(expectedKey, sinks.tooLateRecord(TooLateEvent.of(
-        payment(model, 6, "-1.00", "2026-08-30T10:20:00Z"), START, END,
-        Instant.parse("2026-08-31T11:05:00Z"))).getKey());
+    assertEquals(
+        expectedKey,
+        sinks
+            .tooLateRecord(
+                TooLateEvent.of(
+                    payment(model, 6, "-1.00", "2026-08-30T10:20:00Z"),
+                    START,
+                    END,
+                    Instant.parse("2026-08-31T11:05:00Z")))
+            .getKey());
     // the same holds for a late event of an upsert model: its key is read by source column
-    assertEquals("{\"merchant\":7}", sinks.lateRecord(LateEvent.of(
-        payment(model, 2, "5.00", "2026-08-30T10:01:00Z"), Instant.parse("2026-08-30T10:05:00Z"))).getKey());
+    assertEquals(
+        "{\"merchant\":7}",
+        sinks
+            .lateRecord(
+                LateEvent.of(
+                    payment(model, 2, "5.00", "2026-08-30T10:01:00Z"),
+                    Instant.parse("2026-08-30T10:05:00Z")))
+            .getKey());
   }
 
   @Test
   void aWindowedModelsTopicIsNotCompactedAndStreamformYmlMayNameTheTopics() throws Exception {
     ModelSinks defaults = ModelSinks.of(hourlyRevenue());
-    assertEquals(List.of("hourly_revenue", "hourly_revenue.late", "hourly_revenue.quarantine"),
+    assertEquals(
+        List.of("hourly_revenue", "hourly_revenue.late", "hourly_revenue.quarantine"),
         List.of(defaults.topic(), defaults.lateTopic(), defaults.quarantineTopic()));
     assertFalse(defaults.topicIsCompacted(), "every revision is a record to keep");
 
-    ModelSinks named = ModelSinks.of(model("merchant_id",
-        "    key: [merchant_id]\n    topic: revenue.hourly\n    late_topic: revenue.refused"));
-    assertEquals(List.of("revenue.hourly", "revenue.refused", "hourly_revenue.quarantine"),
+    ModelSinks named =
+        ModelSinks.of(
+            model(
+                "merchant_id",
+                "    key: [merchant_id]\n"
+                    + "    topic: revenue.hourly\n"
+                    + "    late_topic: revenue.refused"));
+    assertEquals(
+        List.of("revenue.hourly", "revenue.refused", "hourly_revenue.quarantine"),
         List.of(named.topic(), named.lateTopic(), named.quarantineTopic()));
   }
 }

@@ -5,11 +5,11 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The {@code decisions:} of a scoring model (docs/semantics.md §11): the model's query gives the features
- * (its aggregates, per key, over the trailing event-time range {@link #featuresOver()}); every event
- * of its source is scored by a {@link #scorer()} class or a declared {@link #linear()} model, under
- * a feature {@link #contract()}, with a bounded {@link #lateness()} and the {@link #lateAction()}
- * for events beyond it. Immutable.
+ * The {@code decisions:} of a scoring model (docs/semantics.md §11): the model's query gives the
+ * features (its aggregates, per key, over the trailing event-time range {@link #featuresOver()});
+ * every event of its source is scored by a {@link #scorer()} class or a declared {@link #linear()}
+ * model, under a feature {@link #contract()}, with a bounded {@link #lateness()} and the {@link
+ * #lateAction()} for events beyond it. Immutable.
  */
 @AutoValue
 public abstract class DecisionsSpec {

@@ -10,10 +10,10 @@ import java.util.regex.Pattern;
 
 /**
  * When a windowed model shows a preview of a window before the watermark passes its end
- * (docs/semantics.md §6, {@code early_results}): {@link #none()} (the default), after every N-th on-time
- * event of a key's window ({@link #everyEvents(int)}, deterministic), or every interval of
- * processing time ({@link #everyInterval(Duration)}, production only; fixtures do not compare
- * those previews). Previews are not revisions. Immutable.
+ * (docs/semantics.md §6, {@code early_results}): {@link #none()} (the default), after every N-th
+ * on-time event of a key's window ({@link #everyEvents(int)}, deterministic), or every interval of
+ * processing time ({@link #everyInterval(Duration)}, production only; fixtures do not compare those
+ * previews). Previews are not revisions. Immutable.
  */
 @AutoValue
 public abstract class EarlyResults {
@@ -29,7 +29,8 @@ public abstract class EarlyResults {
   }
 
   /** What {@link #parse(String)} accepts, as messages show it. */
-  public static final String FORMS = "none, every N events (N a whole number from 1) or every <duration>";
+  public static final String FORMS =
+      "none, every N events (N a whole number from 1) or every <duration>";
 
   private static final Pattern EVERY = Pattern.compile("every\\s+(\\S+)(?:\\s+(\\S+))?");
 
@@ -51,7 +52,8 @@ public abstract class EarlyResults {
    */
   public static EarlyResults everyEvents(int n) {
     if (n < 1) {
-      throw new IllegalArgumentException("early results every " + n + " events: N must be 1 or more");
+      throw new IllegalArgumentException(
+          "early results every " + n + " events: N must be 1 or more");
     }
     return new AutoValue_EarlyResults(Kind.EVERY_EVENTS, n, Optional.empty());
   }
@@ -59,12 +61,15 @@ public abstract class EarlyResults {
   /**
    * A preview every {@code interval} of processing time.
    *
-   * @throws IllegalArgumentException when {@code interval} is not a positive whole number of milliseconds
+   * @throws IllegalArgumentException when {@code interval} is not a positive whole number of
+   *     milliseconds
    */
   public static EarlyResults everyInterval(Duration interval) {
     if (interval.isNegative() || interval.isZero() || interval.getNano() % 1_000_000 != 0) {
       throw new IllegalArgumentException(
-          "early results every " + interval + ": the interval must be whole milliseconds longer than 0s");
+          "early results every "
+              + interval
+              + ": the interval must be whole milliseconds longer than 0s");
     }
     return new AutoValue_EarlyResults(Kind.EVERY_INTERVAL, 0, Optional.of(interval));
   }
@@ -88,14 +93,22 @@ public abstract class EarlyResults {
     String unit = m.group(2);
     if (unit == null) {
       if (amount.matches("-?\\d+")) {
-        throw new IllegalArgumentException("'" + text + "' says neither events nor a unit of time;"
-            + " write every " + amount + " events or every " + amount + "s");
+        throw new IllegalArgumentException(
+            "'"
+                + text
+                + "' says neither events nor a unit of time;"
+                + " write every "
+                + amount
+                + " events or every "
+                + amount
+                + "s");
       }
       Duration interval;
       try {
         interval = Durations.parse(amount);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("'" + text + "' is not " + FORMS + ": " + e.getMessage());
+        throw new IllegalArgumentException(
+            "'" + text + "' is not " + FORMS + ": " + e.getMessage());
       }
       if (interval.isZero()) {
         throw new IllegalArgumentException("'" + text + "': the interval must be longer than 0s");
@@ -103,9 +116,12 @@ public abstract class EarlyResults {
       return everyInterval(interval);
     }
     if (!unit.equals("events") && !unit.equals("event")) {
-      String meant = !amount.matches("\\d+") ? ""
-          : unit.matches("ms|s|m|h|d") ? " (did you mean every " + amount + unit + "?)"
-          : " (did you mean every " + amount + " events?)";
+      String meant =
+          !amount.matches("\\d+")
+              ? ""
+              : unit.matches("ms|s|m|h|d")
+                  ? " (did you mean every " + amount + unit + "?)"
+                  : " (did you mean every " + amount + " events?)";
       throw new IllegalArgumentException("'" + text + "' is not " + FORMS + meant);
     }
     if (!amount.matches("\\d+") || amount.matches("0+")) {
@@ -118,8 +134,8 @@ public abstract class EarlyResults {
       throw new IllegalArgumentException("'" + text + "': N is too large");
     }
     if (unit.equals("event") && n != 1) {
-      throw new IllegalArgumentException("'" + text + "' is not " + FORMS
-          + " (did you mean every " + n + " events?)");
+      throw new IllegalArgumentException(
+          "'" + text + "' is not " + FORMS + " (did you mean every " + n + " events?)");
     }
     return everyEvents(n);
   }

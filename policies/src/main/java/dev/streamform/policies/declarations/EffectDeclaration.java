@@ -4,8 +4,8 @@ import com.google.auto.value.AutoValue;
 import java.util.Optional;
 
 /**
- * One declared effect of a windowed model (docs/semantics.md §10), an item of its {@code effects:} list in
- * {@code streamform.yml}:
+ * One declared effect of a windowed model (docs/semantics.md §10), an item of its {@code effects:}
+ * list in {@code streamform.yml}:
  *
  * <pre>{@code
  * effects:
@@ -41,7 +41,9 @@ public abstract class EffectDeclaration {
   /** The provider's http(s) endpoint. */
   public abstract String providerUrl();
 
-  /** {@code idempotency: key}: the provider dedupes by the effect key; {@code none}: it does not. */
+  /**
+   * {@code idempotency: key}: the provider dedupes by the effect key; {@code none}: it does not.
+   */
   public abstract boolean idempotencyKeys();
 
   /** {@code receipts: true}: the provider answers receipt queries by effect key. */
@@ -60,14 +62,41 @@ public abstract class EffectDeclaration {
   public abstract Optional<String> authorizationFile();
 
   public static EffectDeclaration webhook(
-      String type, String subject, String when, String url, boolean idempotencyKeys, boolean receiptQueries) {
-    return webhook(type, subject, when, url, idempotencyKeys, receiptQueries, Optional.empty(), Optional.empty());
+      String type,
+      String subject,
+      String when,
+      String url,
+      boolean idempotencyKeys,
+      boolean receiptQueries) {
+    return webhook(
+        type,
+        subject,
+        when,
+        url,
+        idempotencyKeys,
+        receiptQueries,
+        Optional.empty(),
+        Optional.empty());
   }
 
   public static EffectDeclaration webhook(
-      String type, String subject, String when, String url, boolean idempotencyKeys, boolean receiptQueries,
-      Optional<String> authorizationEnv, Optional<String> authorizationFile) {
-    return new AutoValue_EffectDeclaration(type, subject, when, WEBHOOK, url, idempotencyKeys, receiptQueries,
-        authorizationEnv, authorizationFile);
+      String type,
+      String subject,
+      String when,
+      String url,
+      boolean idempotencyKeys,
+      boolean receiptQueries,
+      Optional<String> authorizationEnv,
+      Optional<String> authorizationFile) {
+    return new AutoValue_EffectDeclaration(
+        type,
+        subject,
+        when,
+        WEBHOOK,
+        url,
+        idempotencyKeys,
+        receiptQueries,
+        authorizationEnv,
+        authorizationFile);
   }
 }

@@ -55,12 +55,18 @@ public abstract class LinearModel {
       // a repeated key is ambiguous (which weight holds?): refused, as in every declaration file
       LoaderOptions options = new LoaderOptions();
       options.setAllowDuplicateKeys(false);
-      doc = new Yaml(new SafeConstructor(options)).load(new String(bytes, java.nio.charset.StandardCharsets.UTF_8));
+      doc =
+          new Yaml(new SafeConstructor(options))
+              .load(new String(bytes, java.nio.charset.StandardCharsets.UTF_8));
     } catch (org.yaml.snakeyaml.error.MarkedYAMLException e) {
-      throw new IllegalArgumentException("line " + (e.getProblemMark() == null ? 0
-          : e.getProblemMark().getLine() + 1) + ": " + e.getProblem());
+      throw new IllegalArgumentException(
+          "line "
+              + (e.getProblemMark() == null ? 0 : e.getProblemMark().getLine() + 1)
+              + ": "
+              + e.getProblem());
     } catch (RuntimeException e) {
-      throw new IllegalArgumentException("is not YAML: " + e.getMessage().lines().findFirst().orElse(""));
+      throw new IllegalArgumentException(
+          "is not YAML: " + e.getMessage().lines().findFirst().orElse(""));
     }
     if (!(doc instanceof Map)) {
       throw new IllegalArgumentException("is not a map of bias: and weights:");
@@ -68,7 +74,8 @@ public abstract class LinearModel {
     Map<?, ?> top = (Map<?, ?>) doc;
     for (Object k : top.keySet()) {
       if (!"bias".equals(k) && !"weights".equals(k)) {
-        throw new IllegalArgumentException("has an unknown key '" + k + "' (only bias and weights)");
+        throw new IllegalArgumentException(
+            "has an unknown key '" + k + "' (only bias and weights)");
       }
     }
     Object bias = top.containsKey("bias") ? top.get("bias") : 0;
@@ -81,12 +88,15 @@ public abstract class LinearModel {
     Map<String, Double> weights = new LinkedHashMap<>();
     for (Map.Entry<?, ?> w : ((Map<?, ?>) top.get("weights")).entrySet()) {
       if (!(w.getValue() instanceof Number)) {
-        throw new IllegalArgumentException("weight '" + w.getKey() + "' is not a number: " + w.getValue());
+        throw new IllegalArgumentException(
+            "weight '" + w.getKey() + "' is not a number: " + w.getValue());
       }
       weights.put(String.valueOf(w.getKey()), ((Number) w.getValue()).doubleValue());
     }
     try {
-      return of(weights, ((Number) bias).doubleValue(),
+      return of(
+          weights,
+          ((Number) bias).doubleValue(),
           HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java runtime has SHA-256", e);

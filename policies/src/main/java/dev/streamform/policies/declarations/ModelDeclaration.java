@@ -12,9 +12,9 @@ import java.util.Optional;
  * produces, and {@link #retention()} or {@link #window()} is present only when that source has
  * event time.
  *
- * <p>A model with a {@link #window()} is windowed (docs/semantics.md §6): it has no retention (a window's
- * state lives until the window is final), and only a windowed model may have a non-zero {@link
- * #allowedLateness()} or {@link #earlyResults()} other than none. Immutable.
+ * <p>A model with a {@link #window()} is windowed (docs/semantics.md §6): it has no retention (a
+ * window's state lives until the window is final), and only a windowed model may have a non-zero
+ * {@link #allowedLateness()} or {@link #earlyResults()} other than none. Immutable.
  */
 @AutoValue
 public abstract class ModelDeclaration {
@@ -35,15 +35,18 @@ public abstract class ModelDeclaration {
   /** How long after a window's end corrections are still accepted; {@code 0s} when not declared. */
   public abstract Duration allowedLateness();
 
-  /** When a windowed model previews a window before it is on time; {@code none} when not declared. */
+  /**
+   * When a windowed model previews a window before it is on time; {@code none} when not declared.
+   */
   public abstract EarlyResults earlyResults();
 
   /** The policy generation (docs/semantics.md §9), 1 or more; 1 when not declared. */
   public abstract int generation();
 
   /**
-   * The decisions of a scoring model (docs/semantics.md §11): its query's aggregates are the features,
-   * over a trailing range; every event of the source gets a decision. Empty for other models.
+   * The decisions of a scoring model (docs/semantics.md §11): its query's aggregates are the
+   * features, over a trailing range; every event of the source gets a decision. Empty for other
+   * models.
    */
   public abstract Optional<DecisionsSpec> decisions();
 
@@ -67,8 +70,8 @@ public abstract class ModelDeclaration {
   public abstract Optional<String> quarantineTopic();
 
   /**
-   * The declared effects (docs/semantics.md §10), in file order; empty when none. Only a windowed model
-   * has effects.
+   * The declared effects (docs/semantics.md §10), in file order; empty when none. Only a windowed
+   * model has effects.
    */
   public abstract List<EffectDeclaration> effects();
 
@@ -141,8 +144,8 @@ public abstract class ModelDeclaration {
 
     /**
      * @throws IllegalStateException when the key is empty, the generation is below 1, the allowed
-     *     lateness is negative, or a model has retention with a window, or allowed lateness,
-     *     early results or effects without one
+     *     lateness is negative, or a model has retention with a window, or allowed lateness, early
+     *     results or effects without one
      */
     public ModelDeclaration build() {
       setKey(List.copyOf(key()));
@@ -152,12 +155,15 @@ public abstract class ModelDeclaration {
       check(m.generation() >= 1, m, "has generation " + m.generation() + "; it must be 1 or more");
       check(!m.allowedLateness().isNegative(), m, "has a negative allowed lateness");
       if (m.decides()) {
-        check(!m.windowed() && m.retention().isEmpty(), m, "has decisions and a window or retention");
+        check(
+            !m.windowed() && m.retention().isEmpty(), m, "has decisions and a window or retention");
       }
       if (m.windowed()) {
         check(m.retention().isEmpty(), m, "has both a window and a retention");
       } else {
-        check(m.allowedLateness().isZero() && m.earlyResults().isNone(), m,
+        check(
+            m.allowedLateness().isZero() && m.earlyResults().isNone(),
+            m,
             "has allowed lateness or early results but no window");
         check(m.effects().isEmpty(), m, "has effects but no window");
       }

@@ -16,7 +16,10 @@ public enum RevisionStatus {
   /** The window is closed: the last revision's number and values again; its state is freed. */
   FINAL;
 
-  /** The spelling in fixtures and records: {@code early}, {@code on_time}, {@code corrected}, {@code final}. */
+  /**
+   * The spelling in fixtures and records: {@code early}, {@code on_time}, {@code corrected}, {@code
+   * final}.
+   */
   public String yamlName() {
     return name().toLowerCase(Locale.ROOT);
   }

@@ -24,7 +24,10 @@ public abstract class SourceDeclaration {
   /** The Kafka topic; present exactly when the connector is {@code kafka}. */
   public abstract Optional<String> topic();
 
-  /** The JSON-lines file, as written (relative to the project folder); present exactly for {@code file}. */
+  /**
+   * The JSON-lines file, as written (relative to the project folder); present exactly for {@code
+   * file}.
+   */
   public abstract Optional<String> path();
 
   /** The record format; {@code json}, the only one so far. */
@@ -60,9 +63,9 @@ public abstract class SourceDeclaration {
   public abstract Optional<String> eventId();
 
   /**
-   * How long, in event time after an id was first seen, a repeat of it is still recognised
-   * ({@code duplicates_within:}, default {@link #DEFAULT_DUPLICATES_WITHIN}); present exactly when
-   * {@link #eventId()} is.
+   * How long, in event time after an id was first seen, a repeat of it is still recognised ({@code
+   * duplicates_within:}, default {@link #DEFAULT_DUPLICATES_WITHIN}); present exactly when {@link
+   * #eventId()} is.
    */
   public abstract Optional<Duration> duplicatesWithin();
 
@@ -91,7 +94,9 @@ public abstract class SourceDeclaration {
         .setLateEvents(LateEvents.DROP);
   }
 
-  /** Builds a {@link SourceDeclaration}; {@link #build()} checks what a parser has already checked. */
+  /**
+   * Builds a {@link SourceDeclaration}; {@link #build()} checks what a parser has already checked.
+   */
   @AutoValue.Builder
   public abstract static class Builder {
     public abstract Builder setName(String name);
@@ -132,27 +137,41 @@ public abstract class SourceDeclaration {
     public SourceDeclaration build() {
       setSchema(Collections.unmodifiableMap(new LinkedHashMap<>(schema())));
       SourceDeclaration s = autoBuild();
-      check(s.connector() == Connector.KAFKA ? s.topic().isPresent() : s.path().isPresent(),
-          s, "a " + s.connector().yamlName() + " source needs "
+      check(
+          s.connector() == Connector.KAFKA ? s.topic().isPresent() : s.path().isPresent(),
+          s,
+          "a "
+              + s.connector().yamlName()
+              + " source needs "
               + (s.connector() == Connector.KAFKA ? "a topic" : "a path"));
       check(s.topic().isEmpty() || s.path().isEmpty(), s, "has both a topic and a path");
       check(!s.schema().isEmpty(), s, "has an empty schema");
       if (s.eventTime().isPresent()) {
         String column = s.eventTime().get();
-        check(s.schema().get(column) == ColumnType.TIMESTAMP, s,
+        check(
+            s.schema().get(column) == ColumnType.TIMESTAMP,
+            s,
             "event_time '" + column + "' is not a timestamp column");
       } else {
-        check(s.watermark().isZero() && s.lateEvents() == LateEvents.DROP
-            && s.idleAfter().isEmpty(), s, "has clock settings but no event_time");
+        check(
+            s.watermark().isZero() && s.lateEvents() == LateEvents.DROP && s.idleAfter().isEmpty(),
+            s,
+            "has clock settings but no event_time");
       }
       check(!s.watermark().isNegative(), s, "has a negative watermark");
-      check(s.eventId().isPresent() == s.duplicatesWithin().isPresent(), s,
+      check(
+          s.eventId().isPresent() == s.duplicatesWithin().isPresent(),
+          s,
           "has duplicates_within without event_id, or event_id without its horizon");
       if (s.eventId().isPresent()) {
         check(s.eventTime().isPresent(), s, "has event_id but no event_time");
-        check(s.schema().containsKey(s.eventId().get()), s,
+        check(
+            s.schema().containsKey(s.eventId().get()),
+            s,
             "event_id '" + s.eventId().get() + "' is not a column");
-        check(!s.duplicatesWithin().get().isNegative() && !s.duplicatesWithin().get().isZero(), s,
+        check(
+            !s.duplicatesWithin().get().isNegative() && !s.duplicatesWithin().get().isZero(),
+            s,
             "has a duplicates_within that is not positive");
       }
       return s;

@@ -2,8 +2,8 @@ package dev.streamform.policies.declarations;
 
 import com.google.auto.value.AutoValue;
 import dev.streamform.core.time.Durations;
-import java.time.Duration;
 import java.time.DayOfWeek;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
@@ -18,18 +18,18 @@ import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * The windows of a windowed model (docs/semantics.md §6): windows of {@link #size()} that start at every
- * multiple of {@link #every()} from the epoch, in UTC. Tumbling windows ({@code window: 1h}) have
- * {@code every == size}, so each instant is in exactly one window; hopping windows ({@code window:
- * {size: 1h, every: 15m}}) overlap, each instant being in {@code size / every} of them. Both
- * durations are positive whole milliseconds and {@code size} is a multiple of {@code every}, so no
- * instant falls between windows.
+ * The windows of a windowed model (docs/semantics.md §6): windows of {@link #size()} that start at
+ * every multiple of {@link #every()} from the epoch, in UTC. Tumbling windows ({@code window: 1h})
+ * have {@code every == size}, so each instant is in exactly one window; hopping windows ({@code
+ * window: {size: 1h, every: 15m}}) overlap, each instant being in {@code size / every} of them.
+ * Both durations are positive whole milliseconds and {@code size} is a multiple of {@code every},
+ * so no instant falls between windows.
  *
  * <p>Calendar windows ({@code window: 1d | 1w | 1mo}, docs/semantics.md §6.22) are local days,
  * weeks or months of {@link #timeZone()}: each runs from a local midnight to the next, so a day
  * lasts 23 or 25 hours across a daylight-saving change. For them {@link #size()} and {@link
- * #every()} are only nominal (24h, 7d, 31d); {@link #startsContaining}, {@link #isStart} and
- * {@link #endOf} give the real instants. A zone never moves a fixed window (§6.24). Immutable.
+ * #every()} are only nominal (24h, 7d, 31d); {@link #startsContaining}, {@link #isStart} and {@link
+ * #endOf} give the real instants. A zone never moves a fixed window (§6.24). Immutable.
  */
 @AutoValue
 public abstract class WindowSpec {
@@ -99,8 +99,10 @@ public abstract class WindowSpec {
    */
   public static WindowSpec calendar(
       CalendarUnit unit, ZoneId zone, boolean declared, DayOfWeek weekStarts) {
-    Duration nominal = unit == CalendarUnit.DAY ? Duration.ofDays(1)
-        : unit == CalendarUnit.WEEK ? Duration.ofDays(7) : Duration.ofDays(31);
+    Duration nominal =
+        unit == CalendarUnit.DAY
+            ? Duration.ofDays(1)
+            : unit == CalendarUnit.WEEK ? Duration.ofDays(7) : Duration.ofDays(31);
     return new AutoValue_WindowSpec(
         nominal, nominal, Optional.of(unit), Optional.of(zone), declared, weekStarts);
   }
@@ -139,10 +141,13 @@ public abstract class WindowSpec {
         offsets.add(t.getOffsetAfter());
       }
     }
-    rules.getTransitionRules().forEach(r -> {
-      offsets.add(r.getOffsetBefore());
-      offsets.add(r.getOffsetAfter());
-    });
+    rules
+        .getTransitionRules()
+        .forEach(
+            r -> {
+              offsets.add(r.getOffsetBefore());
+              offsets.add(r.getOffsetAfter());
+            });
     offsets.add(rules.getOffset(Instant.now()));
     List<ZoneOffset> misaligned = new ArrayList<>();
     long step = alignment.toMillis();
@@ -157,7 +162,8 @@ public abstract class WindowSpec {
   /**
    * Tumbling windows of {@code size}.
    *
-   * @throws IllegalArgumentException when {@code size} is not a positive whole number of milliseconds
+   * @throws IllegalArgumentException when {@code size} is not a positive whole number of
+   *     milliseconds
    */
   public static WindowSpec tumbling(Duration size) {
     return hopping(size, size);
@@ -174,13 +180,20 @@ public abstract class WindowSpec {
     checkPositiveMillis(size, "size");
     checkPositiveMillis(every, "every");
     if (every.compareTo(size) > 0) {
-      throw new IllegalArgumentException("every (" + Durations.format(every)
-          + ") is longer than the window's size (" + Durations.format(size)
-          + "): events between windows would belong to none");
+      throw new IllegalArgumentException(
+          "every ("
+              + Durations.format(every)
+              + ") is longer than the window's size ("
+              + Durations.format(size)
+              + "): events between windows would belong to none");
     }
     if (size.toMillis() % every.toMillis() != 0) {
-      throw new IllegalArgumentException("the window's size (" + Durations.format(size)
-          + ") is not a multiple of every (" + Durations.format(every) + ")");
+      throw new IllegalArgumentException(
+          "the window's size ("
+              + Durations.format(size)
+              + ") is not a multiple of every ("
+              + Durations.format(every)
+              + ")");
     }
     return new AutoValue_WindowSpec(
         size, every, Optional.empty(), Optional.empty(), false, DayOfWeek.MONDAY);
@@ -208,7 +221,10 @@ public abstract class WindowSpec {
     return starts;
   }
 
-  /** True when {@code start} is the start of a window: a multiple of {@link #every()} from the epoch. */
+  /**
+   * True when {@code start} is the start of a window: a multiple of {@link #every()} from the
+   * epoch.
+   */
   public boolean isStart(Instant start) {
     if (isCalendar()) {
       return startsContaining(start).get(0).equals(start);
@@ -221,8 +237,12 @@ public abstract class WindowSpec {
   public Instant endOf(Instant start) {
     if (isCalendar()) {
       LocalDate first = firstDay(start.atZone(zoneOrUtc()).toLocalDate());
-      LocalDate next = calendarUnit().get() == CalendarUnit.DAY ? first.plusDays(1)
-          : calendarUnit().get() == CalendarUnit.WEEK ? first.plusWeeks(1) : first.plusMonths(1);
+      LocalDate next =
+          calendarUnit().get() == CalendarUnit.DAY
+              ? first.plusDays(1)
+              : calendarUnit().get() == CalendarUnit.WEEK
+                  ? first.plusWeeks(1)
+                  : first.plusMonths(1);
       return next.atStartOfDay(zoneOrUtc()).toInstant();
     }
     return start.plus(size());
@@ -238,8 +258,10 @@ public abstract class WindowSpec {
       return Optional.empty();
     }
     LocalDate first = firstDay(start.atZone(zoneOrUtc()).toLocalDate());
-    return Optional.of(calendarUnit().get() == CalendarUnit.MONTH
-        ? first.toString().substring(0, 7) : first.toString());
+    return Optional.of(
+        calendarUnit().get() == CalendarUnit.MONTH
+            ? first.toString().substring(0, 7)
+            : first.toString());
   }
 
   /** The local midnight that begins the calendar window holding {@code day}. */
@@ -258,7 +280,9 @@ public abstract class WindowSpec {
     }
   }
 
-  /** As {@code streamform.yml} writes it, canonically: {@code 1h} or {@code {size: 1h, every: 15m}}. */
+  /**
+   * As {@code streamform.yml} writes it, canonically: {@code 1h} or {@code {size: 1h, every: 15m}}.
+   */
   public String yamlText() {
     if (isCalendar()) {
       return calendarUnit().get().yamlText();
@@ -275,22 +299,26 @@ public abstract class WindowSpec {
   public String describe() {
     if (isCalendar()) {
       String unit = calendarUnit().get().name().toLowerCase(Locale.ROOT);
-      return "calendar " + unit + " in " + zoneOrUtc().getId()
+      return "calendar "
+          + unit
+          + " in "
+          + zoneOrUtc().getId()
           + (timeZoneDeclared() ? "" : " (time_zone not declared: UTC by default)")
           + (calendarUnit().get() == CalendarUnit.WEEK
               ? " from " + weekStarts().name().toLowerCase(Locale.ROOT)
               : "");
     }
-    String fixed = isHopping()
-        ? "hopping " + Durations.format(size()) + " every " + Durations.format(every())
-        : "tumbling " + Durations.format(size());
+    String fixed =
+        isHopping()
+            ? "hopping " + Durations.format(size()) + " every " + Durations.format(every())
+            : "tumbling " + Durations.format(size());
     return fixed + timeZone().map(z -> " (time_zone " + z.getId() + " declared)").orElse("");
   }
 
   /**
-   * {@link #describe()} without saying whether the zone was declared: what a plan's time policy
-   * and state fingerprint record, so writing {@code time_zone: UTC} where it was the default
-   * changes nothing there.
+   * {@link #describe()} without saying whether the zone was declared: what a plan's time policy and
+   * state fingerprint record, so writing {@code time_zone: UTC} where it was the default changes
+   * nothing there.
    */
   public String policyText() {
     return describe().replace(" (time_zone not declared: UTC by default)", "");
@@ -303,10 +331,12 @@ public abstract class WindowSpec {
 
   private static void checkPositiveMillis(Duration d, String what) {
     if (d.isNegative() || d.isZero()) {
-      throw new IllegalArgumentException("a window's " + what + " must be longer than 0s, not " + d);
+      throw new IllegalArgumentException(
+          "a window's " + what + " must be longer than 0s, not " + d);
     }
     if (d.getNano() % 1_000_000 != 0) {
-      throw new IllegalArgumentException("a window's " + what + " must be whole milliseconds, not " + d);
+      throw new IllegalArgumentException(
+          "a window's " + what + " must be whole milliseconds, not " + d);
     }
   }
 }

@@ -1,9 +1,9 @@
 package dev.streamform.policies.digest;
 
+import dev.streamform.core.time.Durations;
 import dev.streamform.policies.declarations.EffectDeclaration;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
-import dev.streamform.core.time.Durations;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -15,19 +15,19 @@ import java.util.stream.Collectors;
 
 /**
  * A SHA-256 digest of a declaration, computed from its canonical form: keys sorted, durations and
- * types in their canonical spelling, defaults written out. Two declarations that mean the same
- * give the same digest however the YAML was written (key order, quoting, whitespace, a default
- * written or left out); any change of meaning changes it. The key list of a model keeps its order,
- * which is part of its meaning.
+ * types in their canonical spelling, defaults written out. Two declarations that mean the same give
+ * the same digest however the YAML was written (key order, quoting, whitespace, a default written
+ * or left out); any change of meaning changes it. The key list of a model keeps its order, which is
+ * part of its meaning.
  *
  * <p>A source's clock fields (watermark, late events, idle) are part of its form only when it has
- * event time, so a processing-time source has the same digest as before event time existed. In
- * the same way a model's window fields (window size and every, allowed lateness, early results)
- * are part of its form only when it is windowed, and its generation when it is windowed or not 1:
- * an upsert model has the same digest as before windows existed. A model's digest covers its
- * {@code streamform.yml} declaration, not its query text. Its effects are part of its form only
- * when it declares some (each with sorted keys and its provider's capabilities written out), so a
- * model without effects has the same digest as before effects existed.
+ * event time, so a processing-time source has the same digest as before event time existed. In the
+ * same way a model's window fields (window size and every, allowed lateness, early results) are
+ * part of its form only when it is windowed, and its generation when it is windowed or not 1: an
+ * upsert model has the same digest as before windows existed. A model's digest covers its {@code
+ * streamform.yml} declaration, not its query text. Its effects are part of its form only when it
+ * declares some (each with sorted keys and its provider's capabilities written out), so a model
+ * without effects has the same digest as before effects existed.
  */
 public final class DeclarationDigest {
   private DeclarationDigest() {}
@@ -42,7 +42,9 @@ public final class DeclarationDigest {
     return sha256(canonicalForm(model));
   }
 
-  /** The source as one line of sorted {@code key=value} pairs, e.g. {@code connector="kafka";...}. */
+  /**
+   * The source as one line of sorted {@code key=value} pairs, e.g. {@code connector="kafka";...}.
+   */
   public static String canonicalForm(SourceDeclaration s) {
     Map<String, String> form = new TreeMap<>();
     form.put("kind", quote("source"));
@@ -54,20 +56,27 @@ public final class DeclarationDigest {
     form.put("format", quote(s.format()));
     Map<String, String> schema = new TreeMap<>();
     s.schema().forEach((column, type) -> schema.put(column, type.toString()));
-    form.put("schema", schema.entrySet().stream()
-        .map(e -> quote(e.getKey()) + ":" + quote(e.getValue()))
-        .collect(Collectors.joining(",", "{", "}")));
-    s.eventTime().ifPresent(column -> {
-      form.put("event_time", quote(column));
-      form.put("watermark", quote(Durations.format(s.watermark())));
-      form.put("late_events", quote(s.lateEvents().yamlName()));
-      s.idleAfter().ifPresent(idle -> form.put("idle_after", quote(Durations.format(idle))));
-    });
+    form.put(
+        "schema",
+        schema.entrySet().stream()
+            .map(e -> quote(e.getKey()) + ":" + quote(e.getValue()))
+            .collect(Collectors.joining(",", "{", "}")));
+    s.eventTime()
+        .ifPresent(
+            column -> {
+              form.put("event_time", quote(column));
+              form.put("watermark", quote(Durations.format(s.watermark())));
+              form.put("late_events", quote(s.lateEvents().yamlName()));
+              s.idleAfter()
+                  .ifPresent(idle -> form.put("idle_after", quote(Durations.format(idle))));
+            });
     // only when declared, so a source without event_id keeps the digest it had
-    s.eventId().ifPresent(column -> {
-      form.put("event_id", quote(column));
-      form.put("duplicates_within", quote(Durations.format(s.duplicatesWithin().get())));
-    });
+    s.eventId()
+        .ifPresent(
+            column -> {
+              form.put("event_id", quote(column));
+              form.put("duplicates_within", quote(Durations.format(s.duplicatesWithin().get())));
+            });
     return join(form);
   }
 
@@ -84,28 +93,53 @@ public final class DeclarationDigest {
     form.put("materialized", quote(m.materialized().yamlName()));
     form.put("key", list(m.key()));
     m.retention().ifPresent(d -> form.put("retention", quote(Durations.format(d))));
-    m.window().ifPresent(w -> {
-      if (w.isCalendar()) {
-        // a calendar window's form names its unit, zone and week start (fixed windows' unchanged)
-        form.put("window", "{" + quote("calendar") + ":" + quote(w.yamlText()) + ","
-            + quote("time_zone") + ":" + quote(w.zoneOrUtc().getId()) + ","
-            + quote("week_starts") + ":" + quote(w.weekStarts().name().toLowerCase(java.util.Locale.ROOT))
-            + "}");
-      } else {
-        form.put("window", "{" + quote("every") + ":" + quote(Durations.format(w.every())) + ","
-            + quote("size") + ":" + quote(Durations.format(w.size())) + "}"
-);
-        w.timeZone().ifPresent(z -> form.put("time_zone", quote(z.getId())));
-      }
-      form.put("allowed_lateness", quote(Durations.format(m.allowedLateness())));
-      form.put("early_results", quote(m.earlyResults().yamlText()));
-    });
+    m.window()
+        .ifPresent(
+            w -> {
+              if (w.isCalendar()) {
+                // a calendar window's form names its unit, zone and week start (fixed windows'
+                // unchanged)
+                form.put(
+                    "window",
+                    "{"
+                        + quote("calendar")
+                        + ":"
+                        + quote(w.yamlText())
+                        + ","
+                        + quote("time_zone")
+                        + ":"
+                        + quote(w.zoneOrUtc().getId())
+                        + ","
+                        + quote("week_starts")
+                        + ":"
+                        + quote(w.weekStarts().name().toLowerCase(java.util.Locale.ROOT))
+                        + "}");
+              } else {
+                form.put(
+                    "window",
+                    "{"
+                        + quote("every")
+                        + ":"
+                        + quote(Durations.format(w.every()))
+                        + ","
+                        + quote("size")
+                        + ":"
+                        + quote(Durations.format(w.size()))
+                        + "}");
+                w.timeZone().ifPresent(z -> form.put("time_zone", quote(z.getId())));
+              }
+              form.put("allowed_lateness", quote(Durations.format(m.allowedLateness())));
+              form.put("early_results", quote(m.earlyResults().yamlText()));
+            });
     if (m.windowed() || m.generation() != 1) {
       form.put("generation", String.valueOf(m.generation()));
     }
     if (!m.effects().isEmpty()) {
-      form.put("effects", m.effects().stream().map(DeclarationDigest::effect)
-          .collect(Collectors.joining(",", "[", "]")));
+      form.put(
+          "effects",
+          m.effects().stream()
+              .map(DeclarationDigest::effect)
+              .collect(Collectors.joining(",", "[", "]")));
     }
     m.topic().ifPresent(t -> form.put("topic", quote(t)));
     m.lateTopic().ifPresent(t -> form.put("late_topic", quote(t)));
@@ -161,8 +195,9 @@ public final class DeclarationDigest {
 
   private static String sha256(String text) {
     try {
-      return HexFormat.of().formatHex(
-          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java runtime has SHA-256", e);
     }

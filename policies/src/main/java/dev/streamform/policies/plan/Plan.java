@@ -1,5 +1,6 @@
 package dev.streamform.policies.plan;
 
+import dev.streamform.core.time.Durations;
 import dev.streamform.policies.declarations.DecisionsSpec;
 import dev.streamform.policies.declarations.EarlyResults;
 import dev.streamform.policies.declarations.ModelDeclaration;
@@ -12,7 +13,6 @@ import dev.streamform.policies.sql.ModelQuery;
 import dev.streamform.policies.sql.ModelSql;
 import dev.streamform.policies.sql.OutputColumn;
 import dev.streamform.policies.sql.SqlModelException;
-import dev.streamform.core.time.Durations;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -40,72 +40,113 @@ public final class Plan {
     SourceDeclaration source = project.sourceOf(model);
     ModelQuery query = query(model);
     List<List<String>> nodes = new ArrayList<>();
-    nodes.add(List.of(
-        "Source",
-        "name=" + source.name(),
-        "connector=" + source.connector().name().toLowerCase(Locale.ROOT)
-            + source.topic().map(t -> " topic=" + t).orElse("")
-            + source.path().map(p -> " path=" + p).orElse(""),
-        "time=" + clock(source),
-        "digest=" + DeclarationDigest.of(source).substring(0, 12)));
+    nodes.add(
+        List.of(
+            "Source",
+            "name=" + source.name(),
+            "connector="
+                + source.connector().name().toLowerCase(Locale.ROOT)
+                + source.topic().map(t -> " topic=" + t).orElse("")
+                + source.path().map(p -> " path=" + p).orElse(""),
+            "time=" + clock(source),
+            "digest=" + DeclarationDigest.of(source).substring(0, 12)));
     String timeAttribute = source.eventTime().map(c -> "time attribute=" + c).orElse(null);
-    query.where().ifPresent(w -> {
-      List<String> filter = new ArrayList<>(List.of("Filter", "predicate=" + w.toSql()));
-      if (timeAttribute != null) {
-        filter.add(timeAttribute);
-      }
-      nodes.add(filter);
-    });
+    query
+        .where()
+        .ifPresent(
+            w -> {
+              List<String> filter = new ArrayList<>(List.of("Filter", "predicate=" + w.toSql()));
+              if (timeAttribute != null) {
+                filter.add(timeAttribute);
+              }
+              nodes.add(filter);
+            });
     Map<String, ColumnType> outputs = query.outputColumns(source.schema());
-    List<OutputColumn> aggregates = query.outputs().stream()
-        .filter(c -> c.kind() == OutputColumn.Kind.AGGREGATE)
-        .collect(Collectors.toList());
+    List<OutputColumn> aggregates =
+        query.outputs().stream()
+            .filter(c -> c.kind() == OutputColumn.Kind.AGGREGATE)
+            .collect(Collectors.toList());
     String key = String.join(",", model.key());
-    String accumulators = aggregates.stream()
-        .map(a -> call(a) + ": " + outputs.get(a.name()))
-        .collect(Collectors.joining(", "));
-    List<String> aggregate = new ArrayList<>(List.of(
-        "Aggregate",
-        "key=" + key,
-        "aggregates=" + aggregates.stream().map(Plan::call).collect(Collectors.joining(", "))));
-    String fingerprint = "fingerprint=aggregate key=[" + key + "] accumulators=[" + accumulators + "]";
+    String accumulators =
+        aggregates.stream()
+            .map(a -> call(a) + ": " + outputs.get(a.name()))
+            .collect(Collectors.joining(", "));
+    List<String> aggregate =
+        new ArrayList<>(
+            List.of(
+                "Aggregate",
+                "key=" + key,
+                "aggregates="
+                    + aggregates.stream().map(Plan::call).collect(Collectors.joining(", "))));
+    String fingerprint =
+        "fingerprint=aggregate key=[" + key + "] accumulators=[" + accumulators + "]";
     if (model.decisions().isPresent()) {
       DecisionsSpec d = model.decisions().get();
       String lower = d.contract().name().toLowerCase(java.util.Locale.ROOT);
-      aggregate.add("features over=" + Durations.format(d.featuresOver()) + " (trailing, event time)");
-      aggregate.add(fingerprint + " features_over=" + Durations.format(d.featuresOver())
-          + " lateness=" + Durations.format(d.lateness()) + " late_updates_state=" + d.lateUpdatesState());
+      aggregate.add(
+          "features over=" + Durations.format(d.featuresOver()) + " (trailing, event time)");
+      aggregate.add(
+          fingerprint
+              + " features_over="
+              + Durations.format(d.featuresOver())
+              + " lateness="
+              + Durations.format(d.lateness())
+              + " late_updates_state="
+              + d.lateUpdatesState());
       nodes.add(aggregate);
-      nodes.add(List.of("Decisions",
-          "contract=" + lower,
-          "scorer=" + d.linear().map(l -> "linear " + d.linearFile().get() + " digest=" + l.digest())
-              .orElse("class " + d.scorer().orElse("?")),
-          "lateness=" + Durations.format(d.lateness()) + " late_action="
-              + d.lateAction().name().toLowerCase(java.util.Locale.ROOT)
-              + " late_updates_state=" + d.lateUpdatesState(),
-          "max_clock_skew=" + d.maxClockSkew().map(Durations::format).orElse("not checked")
-              + " arrival=" + d.arrival().orElse("ingest time"),
-          "generation=" + model.generation(),
-          "materialized=decisions (one per event: scored | revised; late events, dead letters)"));
+      nodes.add(
+          List.of(
+              "Decisions",
+              "contract=" + lower,
+              "scorer="
+                  + d.linear()
+                      .map(l -> "linear " + d.linearFile().get() + " digest=" + l.digest())
+                      .orElse("class " + d.scorer().orElse("?")),
+              "lateness="
+                  + Durations.format(d.lateness())
+                  + " late_action="
+                  + d.lateAction().name().toLowerCase(java.util.Locale.ROOT)
+                  + " late_updates_state="
+                  + d.lateUpdatesState(),
+              "max_clock_skew="
+                  + d.maxClockSkew().map(Durations::format).orElse("not checked")
+                  + " arrival="
+                  + d.arrival().orElse("ingest time"),
+              "generation=" + model.generation(),
+              "materialized=decisions (one per event: scored | revised; late events, dead"
+                  + " letters)"));
       return new Plan(nodes);
     }
     if (model.window().isPresent()) {
       WindowSpec window = model.window().get();
-      aggregate.add("window=" + window.describe() + (window.isCalendar()
-          ? " (from local midnight to the next local midnight; docs/semantics.md §6.22)"
-          : " (aligned to the epoch, UTC)"));
+      aggregate.add(
+          "window="
+              + window.describe()
+              + (window.isCalendar()
+                  ? " (from local midnight to the next local midnight; docs/semantics.md §6.22)"
+                  : " (aligned to the epoch, UTC)"));
       aggregate.add("allowed lateness=" + Durations.format(model.allowedLateness()));
       aggregate.add("trigger=" + trigger(model.earlyResults()));
       aggregate.add("generation=" + model.generation());
-      aggregate.add(fingerprint + " window=" + window.describe()
-          + " allowed_lateness=" + Durations.format(model.allowedLateness())
-          + " trigger=early " + model.earlyResults().yamlText());
-      aggregate.add("materialized=" + model.materialized().yamlName()
-          + " (revisions per key and window, accumulating: on_time, corrected, final)");
+      aggregate.add(
+          fingerprint
+              + " window="
+              + window.describe()
+              + " allowed_lateness="
+              + Durations.format(model.allowedLateness())
+              + " trigger=early "
+              + model.earlyResults().yamlText());
+      aggregate.add(
+          "materialized="
+              + model.materialized().yamlName()
+              + " (revisions per key and window, accumulating: on_time, corrected, final)");
     } else {
-      aggregate.add(fingerprint + " retention="
-          + model.retention().map(Durations::format).orElse("unbounded"));
-      aggregate.add("materialized=" + model.materialized().yamlName() + " (insert/update changelog)");
+      aggregate.add(
+          fingerprint
+              + " retention="
+              + model.retention().map(Durations::format).orElse("unbounded"));
+      aggregate.add(
+          "materialized=" + model.materialized().yamlName() + " (insert/update changelog)");
       if (model.generation() != 1) {
         aggregate.add("generation=" + model.generation());
       }
@@ -119,7 +160,9 @@ public final class Plan {
     ModelDeclaration model = project.models().get(name);
     if (model == null) {
       throw new IllegalArgumentException(
-          "no model named '" + name + "' in streamform.yml; models: "
+          "no model named '"
+              + name
+              + "' in streamform.yml; models: "
               + String.join(", ", project.models().keySet()));
     }
     return model;
@@ -142,14 +185,20 @@ public final class Plan {
         previews = "no early results";
         break;
       case EVERY_EVENTS:
-        previews = "early results after every " + (early.everyEvents() == 1 ? "on-time event"
-            : early.everyEvents() + " on-time events of a key's window");
+        previews =
+            "early results after every "
+                + (early.everyEvents() == 1
+                    ? "on-time event"
+                    : early.everyEvents() + " on-time events of a key's window");
         break;
       default:
-        previews = "early results every " + Durations.format(early.everyInterval())
-            + " of processing time";
+        previews =
+            "early results every "
+                + Durations.format(early.everyInterval())
+                + " of processing time";
     }
-    return previews + "; on time at the watermark; one revision per correction;"
+    return previews
+        + "; on time at the watermark; one revision per correction;"
         + " final at end + allowed lateness";
   }
 
@@ -157,14 +206,21 @@ public final class Plan {
     if (!source.hasEventTime()) {
       return "processing (arrival order, no lateness, no expiry)";
     }
-    return "event(" + source.eventTime().get() + ") watermark=" + Durations.format(source.watermark())
-        + " late=" + source.lateEvents().yamlName()
+    return "event("
+        + source.eventTime().get()
+        + ") watermark="
+        + Durations.format(source.watermark())
+        + " late="
+        + source.lateEvents().yamlName()
         + source.idleAfter().map(i -> " idle_after=" + Durations.format(i)).orElse("");
   }
 
   /** An aggregate as called: {@code sum(amount)}, {@code count(*)}. */
   static String call(OutputColumn c) {
-    return c.function().get().name().toLowerCase(Locale.ROOT) + "(" + c.argument().orElse("*") + ")";
+    return c.function().get().name().toLowerCase(Locale.ROOT)
+        + "("
+        + c.argument().orElse("*")
+        + ")";
   }
 
   /**

@@ -27,8 +27,8 @@ import java.util.TreeSet;
  *   <li>Any other change of a node's definition, output schema or time attribute is COMPATIBLE.
  *   <li>Nothing it depends on changed: SAFE.
  *   <li>A change of the watermark topology (watermark delay, idleness, partition count, window,
- *       allowed lateness, time zone, or event time declared or removed) needs a new
- *       {@code generation}; the diff says so when the generation did not change.
+ *       allowed lateness, time zone, or event time declared or removed) needs a new {@code
+ *       generation}; the diff says so when the generation did not change.
  * </ul>
  */
 public final class PlanDiff {
@@ -51,21 +51,28 @@ public final class PlanDiff {
   }
 
   /** One node's verdict: its id and kind, its classification and why. */
-  public record NodeChange(String id, String kind, Classification classification, List<String> reasons) {}
+  public record NodeChange(
+      String id, String kind, Classification classification, List<String> reasons) {}
 
   private final List<NodeChange> nodes;
   private final List<String> generationReasons;
   private final int runningGeneration;
   private final int newGeneration;
 
-  private PlanDiff(List<NodeChange> nodes, List<String> generationReasons, int runningGeneration, int newGeneration) {
+  private PlanDiff(
+      List<NodeChange> nodes,
+      List<String> generationReasons,
+      int runningGeneration,
+      int newGeneration) {
     this.nodes = List.copyOf(nodes);
     this.generationReasons = List.copyOf(generationReasons);
     this.runningGeneration = runningGeneration;
     this.newGeneration = newGeneration;
   }
 
-  /** Thrown when a file is not a plan manifest; the message says what is wrong and how to get one. */
+  /**
+   * Thrown when a file is not a plan manifest; the message says what is wrong and how to get one.
+   */
   public static final class NotAManifestException extends Exception {
     NotAManifestException(String message) {
       super(message);
@@ -82,8 +89,11 @@ public final class PlanDiff {
       throw new NotAManifestException("it is not a JSON object");
     }
     if (!PlanManifest.FORMAT.equals(tree.path("manifest").asText(null))) {
-      throw new NotAManifestException("it has no \"manifest\": \"" + PlanManifest.FORMAT + "\" field"
-          + (tree.has("manifest") ? " (it says " + tree.get("manifest") + ")" : ""));
+      throw new NotAManifestException(
+          "it has no \"manifest\": \""
+              + PlanManifest.FORMAT
+              + "\" field"
+              + (tree.has("manifest") ? " (it says " + tree.get("manifest") + ")" : ""));
     }
     if (!tree.path("nodes").isArray()) {
       throw new NotAManifestException("it has no \"nodes\" list");
@@ -97,7 +107,10 @@ public final class PlanDiff {
     }
   }
 
-  /** Compares the running plan's manifest with the new one (both checked with {@link #requireManifest}). */
+  /**
+   * Compares the running plan's manifest with the new one (both checked with {@link
+   * #requireManifest}).
+   */
   public static PlanDiff between(JsonNode running, JsonNode proposed) {
     Map<String, JsonNode> before = byId(running);
     Map<String, JsonNode> after = byId(proposed);
@@ -128,8 +141,10 @@ public final class PlanDiff {
 
   /** The worst classification of any node (SAFE for two identical plans). */
   public Classification overall() {
-    return nodes.stream().map(NodeChange::classification)
-        .max(Enum::compareTo).orElse(Classification.SAFE);
+    return nodes.stream()
+        .map(NodeChange::classification)
+        .max(Enum::compareTo)
+        .orElse(Classification.SAFE);
   }
 
   /**
@@ -153,20 +168,29 @@ public final class PlanDiff {
    * state migration or the change needs a new generation it does not declare.
    */
   public int exitCode() {
-    return overall() == Classification.STATE_MIGRATION_REQUIRED || !generationReasons.isEmpty() ? 2 : 0;
+    return overall() == Classification.STATE_MIGRATION_REQUIRED || !generationReasons.isEmpty()
+        ? 2
+        : 0;
   }
 
-  private static NodeChange classify(String id, String kind, JsonNode old, JsonNode now, List<String> clockChanges) {
+  private static NodeChange classify(
+      String id, String kind, JsonNode old, JsonNode now, List<String> clockChanges) {
     boolean stateful = (old != null && old.has("state")) || (now != null && now.has("state"));
     if (old == null) {
       return stateful
-          ? new NodeChange(id, kind, Classification.STATE_MIGRATION_REQUIRED,
+          ? new NodeChange(
+              id,
+              kind,
+              Classification.STATE_MIGRATION_REQUIRED,
               List.of("new node with keyed state: its state starts empty"))
           : new NodeChange(id, kind, Classification.COMPATIBLE, List.of("new stateless node"));
     }
     if (now == null) {
       return stateful
-          ? new NodeChange(id, kind, Classification.STATE_MIGRATION_REQUIRED,
+          ? new NodeChange(
+              id,
+              kind,
+              Classification.STATE_MIGRATION_REQUIRED,
               List.of("removed: its keyed state is dropped"))
           : new NodeChange(id, kind, Classification.COMPATIBLE, List.of("removed stateless node"));
     }
@@ -175,13 +199,18 @@ public final class PlanDiff {
       String newDigest = now.path("state").path("digest").asText("");
       if (!oldDigest.equals(newDigest)) {
         List<String> reasons = new ArrayList<>();
-        differences("state", old.path("state").path("fingerprint"), now.path("state").path("fingerprint"), reasons);
+        differences(
+            "state",
+            old.path("state").path("fingerprint"),
+            now.path("state").path("fingerprint"),
+            reasons);
         reasons.add("state digest " + shortDigest(oldDigest) + " -> " + shortDigest(newDigest));
         return new NodeChange(id, kind, Classification.STATE_MIGRATION_REQUIRED, reasons);
       }
       if (!clockChanges.isEmpty()) {
         List<String> reasons = new ArrayList<>();
-        reasons.add("the clock above it changed, and its keyed state was accumulated under the old clock:");
+        reasons.add(
+            "the clock above it changed, and its keyed state was accumulated under the old clock:");
         clockChanges.forEach(c -> reasons.add("  " + c));
         return new NodeChange(id, kind, Classification.STATE_MIGRATION_REQUIRED, reasons);
       }
@@ -189,13 +218,19 @@ public final class PlanDiff {
     List<String> reasons = new ArrayList<>();
     if (!old.path("definition_digest").equals(now.path("definition_digest"))) {
       differences("definition", old.path("definition"), now.path("definition"), reasons);
-      reasons.add("definition digest " + shortDigest(old.path("definition_digest").asText(""))
-          + " -> " + shortDigest(now.path("definition_digest").asText("")));
+      reasons.add(
+          "definition digest "
+              + shortDigest(old.path("definition_digest").asText(""))
+              + " -> "
+              + shortDigest(now.path("definition_digest").asText("")));
     }
     if (!old.path("schema_digest").equals(now.path("schema_digest"))) {
       differences("schema", old.path("schema"), now.path("schema"), reasons);
-      reasons.add("schema digest " + shortDigest(old.path("schema_digest").asText(""))
-          + " -> " + shortDigest(now.path("schema_digest").asText("")));
+      reasons.add(
+          "schema digest "
+              + shortDigest(old.path("schema_digest").asText(""))
+              + " -> "
+              + shortDigest(now.path("schema_digest").asText("")));
     }
     if (!old.path("time").equals(now.path("time"))) {
       reasons.add("time attribute: " + text(old.get("time")) + " -> " + text(now.get("time")));
@@ -212,7 +247,8 @@ public final class PlanDiff {
   }
 
   /** Clock edits of the sources: fields of a source's definition that make its watermark. */
-  private static List<String> clockChanges(Map<String, JsonNode> before, Map<String, JsonNode> after) {
+  private static List<String> clockChanges(
+      Map<String, JsonNode> before, Map<String, JsonNode> after) {
     List<String> changes = new ArrayList<>();
     TreeSet<String> sources = new TreeSet<>();
     before.keySet().stream().filter(id -> id.startsWith("source:")).forEach(sources::add);
@@ -229,16 +265,27 @@ public final class PlanDiff {
       }
       JsonNode old = before.get(id).path("definition");
       JsonNode now = after.get(id).path("definition");
-      for (String field : List.of("event_time", "watermark", "late_events", "idle_after", "partitions")) {
+      for (String field :
+          List.of("event_time", "watermark", "late_events", "idle_after", "partitions")) {
         if (!old.path(field).equals(now.path(field))) {
-          changes.add("source " + name + " " + field + ": " + text(old.get(field)) + " -> " + text(now.get(field)));
+          changes.add(
+              "source "
+                  + name
+                  + " "
+                  + field
+                  + ": "
+                  + text(old.get(field))
+                  + " -> "
+                  + text(now.get(field)));
         }
       }
     }
     return changes;
   }
 
-  /** Watermark-topology fields that moved (docs/semantics.md §9: a change needs a new generation). */
+  /**
+   * Watermark-topology fields that moved (docs/semantics.md §9: a change needs a new generation).
+   */
   private static List<String> topologyChanges(JsonNode running, JsonNode proposed) {
     JsonNode old = running.path("time_policy").path("policy");
     JsonNode now = proposed.path("time_policy").path("policy");
@@ -247,12 +294,20 @@ public final class PlanDiff {
       return changes;
     }
     if (old.isMissingNode() || now.isMissingNode()) {
-      changes.add(old.isMissingNode() ? "event time declared: the source now has a watermark"
-          : "event time removed: the source no longer has a watermark");
+      changes.add(
+          old.isMissingNode()
+              ? "event time declared: the source now has a watermark"
+              : "event time removed: the source no longer has a watermark");
       return changes;
     }
-    for (String field : List.of("watermark", "idleness", "window", "allowed_lateness", "timestamp_extractor",
-        "time_zone")) {
+    for (String field :
+        List.of(
+            "watermark",
+            "idleness",
+            "window",
+            "allowed_lateness",
+            "timestamp_extractor",
+            "time_zone")) {
       if (!old.path(field).equals(now.path(field))) {
         changes.add(field + ": " + text(old.get(field)) + " -> " + text(now.get(field)));
       }
@@ -262,12 +317,19 @@ public final class PlanDiff {
     if (!oldSources.keySet().equals(newSources.keySet())) {
       changes.add("sources: " + oldSources.keySet() + " -> " + newSources.keySet());
     }
-    oldSources.forEach((name, s) -> {
-      JsonNode n = newSources.get(name);
-      if (n != null && !s.path("partitions").equals(n.path("partitions"))) {
-        changes.add("source " + name + " partitions: " + text(s.get("partitions")) + " -> " + text(n.get("partitions")));
-      }
-    });
+    oldSources.forEach(
+        (name, s) -> {
+          JsonNode n = newSources.get(name);
+          if (n != null && !s.path("partitions").equals(n.path("partitions"))) {
+            changes.add(
+                "source "
+                    + name
+                    + " partitions: "
+                    + text(s.get("partitions"))
+                    + " -> "
+                    + text(n.get("partitions")));
+          }
+        });
     return changes;
   }
 

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.streamform.core.time.Durations;
 import dev.streamform.policies.declarations.DecisionsSpec;
 import dev.streamform.policies.declarations.EarlyResults;
 import dev.streamform.policies.declarations.ModelDeclaration;
@@ -18,7 +19,6 @@ import dev.streamform.policies.project.Project;
 import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.sql.ModelQuery;
 import dev.streamform.policies.sql.OutputColumn;
-import dev.streamform.core.time.Durations;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -36,8 +36,8 @@ import java.util.stream.Collectors;
  * model's nodes in plan order (Source, an optional Filter, the Aggregate, for a scoring model its
  * Decisions), each with its definition and definition digest, its output schema and schema digest
  * where it has one, the state fingerprint and state digest of the node that keeps keyed state, and
- * the event-time attribute of every node that carries it; then the model's time policy (docs/semantics.md
- * §9) with its digest, the job digest.
+ * the event-time attribute of every node that carries it; then the model's time policy
+ * (docs/semantics.md §9) with its digest, the job digest.
  *
  * <p>Guarantees: the text is a function of the meaning of the declarations only — object keys are
  * sorted, durations and types are in their canonical spelling, defaults are written out — so it is
@@ -52,15 +52,19 @@ public final class PlanManifest {
   /** The value of the manifest's {@code manifest} field: its format and version. */
   public static final String FORMAT = "streamform-plan/1";
 
-  private static final ObjectMapper CANONICAL = JsonMapper.builder()
-      .enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
-      .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
-      .build();
-  private static final ObjectWriter PRETTY = CANONICAL.writer(new DefaultPrettyPrinter()
-      .withSeparators(Separators.createDefaultInstance()
-          .withObjectFieldValueSpacing(Separators.Spacing.AFTER))
-      .withObjectIndenter(new DefaultIndenter("  ", "\n"))
-      .withArrayIndenter(new DefaultIndenter("  ", "\n")));
+  private static final ObjectMapper CANONICAL =
+      JsonMapper.builder()
+          .enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
+          .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+          .build();
+  private static final ObjectWriter PRETTY =
+      CANONICAL.writer(
+          new DefaultPrettyPrinter()
+              .withSeparators(
+                  Separators.createDefaultInstance()
+                      .withObjectFieldValueSpacing(Separators.Spacing.AFTER))
+              .withObjectIndenter(new DefaultIndenter("  ", "\n"))
+              .withArrayIndenter(new DefaultIndenter("  ", "\n")));
 
   private final Map<String, Object> manifest;
 
@@ -81,22 +85,30 @@ public final class PlanManifest {
     withSchema(sourceNode, new LinkedHashMap<>(source.schema()));
     nodes.add(sourceNode);
 
-    query.where().ifPresent(w ->
-        nodes.add(node("filter", "Filter", map("predicate", w.toSql()), time)));
+    query
+        .where()
+        .ifPresent(w -> nodes.add(node("filter", "Filter", map("predicate", w.toSql()), time)));
 
     Map<String, ColumnType> outputs = query.outputColumns(source.schema());
-    List<OutputColumn> aggregates = query.outputs().stream()
-        .filter(c -> c.kind() == OutputColumn.Kind.AGGREGATE)
-        .collect(Collectors.toList());
+    List<OutputColumn> aggregates =
+        query.outputs().stream()
+            .filter(c -> c.kind() == OutputColumn.Kind.AGGREGATE)
+            .collect(Collectors.toList());
     Map<String, Object> aggregateDefinition = new TreeMap<>();
     aggregateDefinition.put("key", model.key());
-    aggregateDefinition.put("aggregates", aggregates.stream()
-        .map(a -> Plan.call(a) + " AS " + a.name()).collect(Collectors.toList()));
+    aggregateDefinition.put(
+        "aggregates",
+        aggregates.stream()
+            .map(a -> Plan.call(a) + " AS " + a.name())
+            .collect(Collectors.toList()));
     aggregateDefinition.put("materialized", model.materialized().yamlName());
     Map<String, Object> fingerprint = new TreeMap<>();
     fingerprint.put("key", model.key());
-    fingerprint.put("accumulators", aggregates.stream()
-        .map(a -> Plan.call(a) + ": " + outputs.get(a.name())).collect(Collectors.toList()));
+    fingerprint.put(
+        "accumulators",
+        aggregates.stream()
+            .map(a -> Plan.call(a) + ": " + outputs.get(a.name()))
+            .collect(Collectors.toList()));
     if (model.decisions().isPresent()) {
       DecisionsSpec d = model.decisions().get();
       fingerprint.put("features_over", Durations.format(d.featuresOver()));
@@ -122,10 +134,14 @@ public final class PlanManifest {
       DecisionsSpec d = model.decisions().get();
       Map<String, Object> decisions = new TreeMap<>();
       decisions.put("contract", d.contract().name().toLowerCase(Locale.ROOT));
-      decisions.put("scorer", d.linear().map(l -> "linear " + d.linearFile().get() + " digest=" + l.digest())
-          .orElse("class " + d.scorer().orElse("?")));
+      decisions.put(
+          "scorer",
+          d.linear()
+              .map(l -> "linear " + d.linearFile().get() + " digest=" + l.digest())
+              .orElse("class " + d.scorer().orElse("?")));
       decisions.put("late_action", d.lateAction().name().toLowerCase(Locale.ROOT));
-      decisions.put("max_clock_skew", d.maxClockSkew().map(Durations::format).orElse("not checked"));
+      decisions.put(
+          "max_clock_skew", d.maxClockSkew().map(Durations::format).orElse("not checked"));
       decisions.put("arrival", d.arrival().orElse("ingest time"));
       nodes.add(node("decisions", "Decisions", decisions, time));
     }
@@ -168,9 +184,9 @@ public final class PlanManifest {
   }
 
   /**
-   * The source's definition: connector, where, format and, when declared, the partition count;
-   * with event time also its clock (event_time, watermark, late_events, idle_after) — the suffix
-   * that declaring event time adds.
+   * The source's definition: connector, where, format and, when declared, the partition count; with
+   * event time also its clock (event_time, watermark, late_events, idle_after) — the suffix that
+   * declaring event time adds.
    */
   private static Map<String, Object> sourceDefinition(SourceDeclaration s) {
     Map<String, Object> d = new TreeMap<>();
@@ -180,12 +196,14 @@ public final class PlanManifest {
     s.path().ifPresent(p -> d.put("path", p));
     d.put("format", s.format());
     s.partitions().ifPresent(n -> d.put("partitions", n));
-    s.eventTime().ifPresent(column -> {
-      d.put("event_time", column);
-      d.put("watermark", Durations.format(s.watermark()));
-      d.put("late_events", s.lateEvents().yamlName());
-      s.idleAfter().ifPresent(i -> d.put("idle_after", Durations.format(i)));
-    });
+    s.eventTime()
+        .ifPresent(
+            column -> {
+              d.put("event_time", column);
+              d.put("watermark", Durations.format(s.watermark()));
+              d.put("late_events", s.lateEvents().yamlName());
+              s.idleAfter().ifPresent(i -> d.put("idle_after", Durations.format(i)));
+            });
     return d;
   }
 
@@ -207,21 +225,32 @@ public final class PlanManifest {
     p.put("late_classification", s.lateEvents().yamlName());
     p.put("window", model.window().map(w -> w.policyText()).orElse("none"));
     p.put("trigger", model.windowed() ? trigger(model.earlyResults()) : "none");
-    p.put("allowed_lateness", model.decisions().map(d -> Durations.format(d.lateness()))
-        .orElse(Durations.format(model.allowedLateness())));
-    p.put("retention", model.decides() ? "features over " + Durations.format(model.decisions().get().featuresOver())
-        : model.windowed() ? "until final: window end + allowed lateness"
-        : model.retention().map(Durations::format).orElse("unbounded"));
-    p.put("sink_correction_mode", model.decides()
-        ? "decisions: one per event, revised decisions carry their predecessor"
-        : model.windowed()
-            ? "revisions: accumulating, compare-and-set on (projection_id, revision - 1)"
-            : "upsert: insert then update per key, latest value wins");
+    p.put(
+        "allowed_lateness",
+        model
+            .decisions()
+            .map(d -> Durations.format(d.lateness()))
+            .orElse(Durations.format(model.allowedLateness())));
+    p.put(
+        "retention",
+        model.decides()
+            ? "features over " + Durations.format(model.decisions().get().featuresOver())
+            : model.windowed()
+                ? "until final: window end + allowed lateness"
+                : model.retention().map(Durations::format).orElse("unbounded"));
+    p.put(
+        "sink_correction_mode",
+        model.decides()
+            ? "decisions: one per event, revised decisions carry their predecessor"
+            : model.windowed()
+                ? "revisions: accumulating, compare-and-set on (projection_id, revision - 1)"
+                : "upsert: insert then update per key, latest value wins");
     p.put("generation", model.generation());
     return p;
   }
 
-  private static Map<String, Object> node(String id, String kind, Map<String, Object> definition, String time) {
+  private static Map<String, Object> node(
+      String id, String kind, Map<String, Object> definition, String time) {
     Map<String, Object> n = new TreeMap<>();
     n.put("id", id);
     n.put("kind", kind);
@@ -256,11 +285,14 @@ public final class PlanManifest {
   private static String trigger(EarlyResults early) {
     switch (early.kind()) {
       case NONE:
-        return "on time at the watermark, one revision per correction, final at end + allowed lateness";
+        return "on time at the watermark, one revision per correction, final at end + allowed"
+            + " lateness";
       case EVERY_EVENTS:
         return "early every " + early.everyEvents() + " events; on time; corrections; final";
       default:
-        return "early every " + Durations.format(early.everyInterval()) + " (processing time); on time; corrections; final";
+        return "early every "
+            + Durations.format(early.everyInterval())
+            + " (processing time); on time; corrections; final";
     }
   }
 }

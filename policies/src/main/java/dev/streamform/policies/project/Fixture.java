@@ -14,9 +14,9 @@ import java.util.Optional;
 /**
  * A fixture of a project ({@code fixtures/<name>.yml}): the items given to a model's source in
  * delivery order, the changelog (or, for a windowed model, the previews, revisions and final
- * records) it must produce and the events it must drop as late or as duplicates. Values are
- * already typed by the source schema and the model's output columns (int64 -> Long, decimal ->
- * BigDecimal, timestamp -> Instant, ...). Read with {@link #load(Project, Path)}.
+ * records) it must produce and the events it must drop as late or as duplicates. Values are already
+ * typed by the source schema and the model's output columns (int64 -> Long, decimal -> BigDecimal,
+ * timestamp -> Instant, ...). Read with {@link #load(Project, Path)}.
  */
 @AutoValue
 public abstract class Fixture {
@@ -47,21 +47,32 @@ public abstract class Fixture {
    * order: each row's {@link Row#values()} are the event's columns, as a {@code late:} row gives
    * them. Like {@code late:}, the list is exact: a duplicate dropped but not listed fails the
    * fixture, and so does a listed one that was not dropped. Only for a source with {@code
-   * event_id:}; a repeated id with another payload is a conflict, listed under {@code quarantined:}.
+   * event_id:}; a repeated id with another payload is a conflict, listed under {@code
+   * quarantined:}.
    */
   public abstract List<Row> duplicates();
 
   /**
    * {@code tolerance:} how far a double column may be from the value a row expects: it matches when
-   * {@code |expected - actual| <= tolerance * max(1, |expected|)} (absolute below 1, relative above).
-   * Empty: the run's default ({@code streamform test --tolerance}, else exact).
+   * {@code |expected - actual| <= tolerance * max(1, |expected|)} (absolute below 1, relative
+   * above). Empty: the run's default ({@code streamform test --tolerance}, else exact).
    */
   public abstract Optional<Double> tolerance();
 
   /** This fixture, with {@code tolerance} when it gives none of its own. */
   public Fixture withDefaultTolerance(double tolerance) {
-    return tolerance().isPresent() ? this : new AutoValue_Fixture(name(), file(), model(), given(),
-        expect(), late(), quarantined(), duplicates(), Optional.of(tolerance));
+    return tolerance().isPresent()
+        ? this
+        : new AutoValue_Fixture(
+            name(),
+            file(),
+            model(),
+            given(),
+            expect(),
+            late(),
+            quarantined(),
+            duplicates(),
+            Optional.of(tolerance));
   }
 
   /** One {@code given:} item: an event or a watermark. */
@@ -90,14 +101,19 @@ public abstract class Fixture {
 
     static Given watermark(int line, Optional<Integer> partition, Instant watermark) {
       return new AutoValue_Fixture_Given(
-          line, partition.orElse(0), 0, Optional.empty(), Optional.of(watermark), partition.isEmpty());
+          line,
+          partition.orElse(0),
+          0,
+          Optional.empty(),
+          Optional.of(watermark),
+          partition.isEmpty());
     }
   }
 
   /**
    * One row of {@code expect:} or {@code late:}, with its line. For an upsert model only {@link
-   * #values()} is set. For a windowed model (docs/semantics.md §6) an {@code expect:} row also has its
-   * window, {@link #revision()} and {@link #status()} (always) and the identity fields it gives
+   * #values()} is set. For a windowed model (docs/semantics.md §6) an {@code expect:} row also has
+   * its window, {@link #revision()} and {@link #status()} (always) and the identity fields it gives
    * (optional in fixtures); a {@code late:} row also has its {@link #windowStart()}, the window
    * that refused the event.
    */
@@ -107,8 +123,8 @@ public abstract class Fixture {
 
     /**
      * Column -> typed value, in the order written: for an upsert {@code expect:} row {@code op}
-     * ("insert" or "update") and the output columns; for a windowed one the key and output
-     * columns only; for a {@code late:} row the event's columns.
+     * ("insert" or "update") and the output columns; for a windowed one the key and output columns
+     * only; for a {@code late:} row the event's columns.
      */
     public abstract Map<String, Object> values();
 
@@ -136,7 +152,9 @@ public abstract class Fixture {
     /** {@code aggregate_digest}, 64 hex digits, when the row gives it. */
     public abstract Optional<String> aggregateDigest();
 
-    /** {@code offsets}: partition -> the offsets of the events included, when the row gives them. */
+    /**
+     * {@code offsets}: partition -> the offsets of the events included, when the row gives them.
+     */
     public abstract Optional<Map<Integer, OffsetRange>> offsets();
 
     static Row of(int line, Map<String, Object> values) {
@@ -177,9 +195,9 @@ public abstract class Fixture {
   }
 
   /**
-   * The offsets of one partition's events included in a revision: the smallest, the largest and
-   * how many ({@code {min: 0, max: 3, count: 4}}). A fixture event's offset is its position among
-   * its partition's items, from 0.
+   * The offsets of one partition's events included in a revision: the smallest, the largest and how
+   * many ({@code {min: 0, max: 3, count: 4}}). A fixture event's offset is its position among its
+   * partition's items, from 0.
    */
   @AutoValue
   public abstract static class OffsetRange {
@@ -199,10 +217,26 @@ public abstract class Fixture {
     return create(name, file, model, given, expect, late, List.of(), List.of(), Optional.empty());
   }
 
-  static Fixture create(String name, Path file, String model, List<Given> given, List<Row> expect,
-      List<Row> late, List<Row> quarantined, List<Row> duplicates, Optional<Double> tolerance) {
-    return new AutoValue_Fixture(name, file, model, List.copyOf(given), List.copyOf(expect),
-        List.copyOf(late), List.copyOf(quarantined), List.copyOf(duplicates), tolerance);
+  static Fixture create(
+      String name,
+      Path file,
+      String model,
+      List<Given> given,
+      List<Row> expect,
+      List<Row> late,
+      List<Row> quarantined,
+      List<Row> duplicates,
+      Optional<Double> tolerance) {
+    return new AutoValue_Fixture(
+        name,
+        file,
+        model,
+        List.copyOf(given),
+        List.copyOf(expect),
+        List.copyOf(late),
+        List.copyOf(quarantined),
+        List.copyOf(duplicates),
+        tolerance);
   }
 
   /** A fixture built in code (e.g. a generated trace): given items only, no expectations. */
@@ -249,8 +283,8 @@ public abstract class Fixture {
   }
 
   /**
-   * Reads and checks {@code file} for a model written in Java: its events go to {@code source}
-   * and its {@code expect:} rows are typed by {@code outputColumns}; {@code model:} is a label.
+   * Reads and checks {@code file} for a model written in Java: its events go to {@code source} and
+   * its {@code expect:} rows are typed by {@code outputColumns}; {@code model:} is a label.
    *
    * @throws InvalidProjectException with every problem, each naming the file and line
    */
@@ -266,18 +300,19 @@ public abstract class Fixture {
    *
    * @throws InvalidProjectException with every problem, each naming the file and line
    */
-  public static Fixture load(Path file, SourceDeclaration source,
-      Map<String, ColumnType> outputColumns, WindowSpec window) throws InvalidProjectException {
+  public static Fixture load(
+      Path file, SourceDeclaration source, Map<String, ColumnType> outputColumns, WindowSpec window)
+      throws InvalidProjectException {
     return FixtureFile.read(file, source, outputColumns, Optional.of(window));
   }
 
   /**
-   * What this fixture of an upsert model asks beyond docs/semantics.md §7, as warnings (not problems): each
-   * key — the values of {@code keyColumns}, the query's GROUP BY columns — whose events are given on
-   * more than one partition. §7 promises a key's changelog only for keys that live in one
-   * partition; a spread key's records come in the order its keyed stage applies them (by each
-   * partition's watermark at arrival, then partition), which need not be the order written here.
-   * One warning per key, at the line of its first event on a second partition.
+   * What this fixture of an upsert model asks beyond docs/semantics.md §7, as warnings (not
+   * problems): each key — the values of {@code keyColumns}, the query's GROUP BY columns — whose
+   * events are given on more than one partition. §7 promises a key's changelog only for keys that
+   * live in one partition; a spread key's records come in the order its keyed stage applies them
+   * (by each partition's watermark at arrival, then partition), which need not be the order written
+   * here. One warning per key, at the line of its first event on a second partition.
    */
   public List<Problem> partitionWarnings(List<String> keyColumns) {
     Map<List<Object>, Given> first = new java.util.LinkedHashMap<>();
@@ -291,24 +326,43 @@ public abstract class Fixture {
       List<Object> key = new java.util.ArrayList<>();
       for (String c : keyColumns) {
         Object v = g.event().get().get(c);
-        key.add(v instanceof Number ? new java.math.BigDecimal(v.toString()).stripTrailingZeros() : v);
+        key.add(
+            v instanceof Number ? new java.math.BigDecimal(v.toString()).stripTrailingZeros() : v);
       }
       first.putIfAbsent(key, g);
-      java.util.SortedSet<Integer> seen = partitions.computeIfAbsent(key, k -> new java.util.TreeSet<>());
+      java.util.SortedSet<Integer> seen =
+          partitions.computeIfAbsent(key, k -> new java.util.TreeSet<>());
       if (seen.add(g.partition()) && seen.size() == 2) {
         StringBuilder k = new StringBuilder();
         for (int i = 0; i < keyColumns.size(); i++) {
-          k.append(i == 0 ? "" : " ").append(keyColumns.get(i)).append('=')
-              .append(dev.streamform.policies.schema.ColumnValues.show(g.event().get().get(keyColumns.get(i))));
+          k.append(i == 0 ? "" : " ")
+              .append(keyColumns.get(i))
+              .append('=')
+              .append(
+                  dev.streamform.policies.schema.ColumnValues.show(
+                      g.event().get().get(keyColumns.get(i))));
         }
         Given at = first.get(key);
-        warnings.add(Problem.of(label, g.line(), Optional.of("event " + g.eventNumber()), Optional.empty(),
-            "key " + k + " has events on partitions " + at.partition() + " and " + g.partition()
-                + " (first on line " + at.line() + "): docs/semantics.md §7 promises a key's changelog only"
-                + " for keys that live in one partition; this key's records come in the order its"
-                + " partitions' watermarks let them through, which may differ from the order written"
-                + " here and between runners",
-            Optional.of("give a key's events one partition, unless the fixture is about that")));
+        warnings.add(
+            Problem.of(
+                label,
+                g.line(),
+                Optional.of("event " + g.eventNumber()),
+                Optional.empty(),
+                "key "
+                    + k
+                    + " has events on partitions "
+                    + at.partition()
+                    + " and "
+                    + g.partition()
+                    + " (first on line "
+                    + at.line()
+                    + "): docs/semantics.md §7 promises a key's changelog only for keys that live"
+                    + " in one partition; this key's records come in the order its partitions'"
+                    + " watermarks let them through, which may differ from the order written here"
+                    + " and between runners",
+                Optional.of(
+                    "give a key's events one partition, unless the fixture is about that")));
       }
     }
     return warnings;
@@ -316,7 +370,9 @@ public abstract class Fixture {
 
   private static final String DIR_LABEL = FixtureFile.DIR + "/";
 
-  /** The fixture files of the project in folder {@code dir}, {@code fixtures/*.yml} in name order. */
+  /**
+   * The fixture files of the project in folder {@code dir}, {@code fixtures/*.yml} in name order.
+   */
   public static List<Path> filesOfFolder(Path dir) {
     return FixtureFile.filesOf(dir);
   }

@@ -1,5 +1,6 @@
 package dev.streamform.policies.project;
 
+import dev.streamform.core.time.Durations;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.RevisionStatus;
 import dev.streamform.policies.declarations.SourceDeclaration;
@@ -8,7 +9,6 @@ import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.schema.ColumnValues;
 import dev.streamform.policies.sql.ModelSql;
 import dev.streamform.policies.sql.SqlModelException;
-import dev.streamform.core.time.Durations;
 import dev.streamform.policies.time.Timestamps;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -30,21 +30,41 @@ import java.util.stream.Stream;
  */
 final class FixtureFile {
   static final String DIR = "fixtures";
-  static final List<String> KEYS = List.of("model", "description", "given", "expect", "late", "duplicates", "quarantined", "tolerance");
+  static final List<String> KEYS =
+      List.of(
+          "model",
+          "description",
+          "given",
+          "expect",
+          "late",
+          "duplicates",
+          "quarantined",
+          "tolerance");
   private static final String GIVEN_EXAMPLE =
-      "- event: { customer_id: 42, ordered_at: \"" + Timestamps.EXAMPLE + "\" }  or  - watermark: \""
-          + Timestamps.EXAMPLE + "\"";
+      "- event: { customer_id: 42, ordered_at: \""
+          + Timestamps.EXAMPLE
+          + "\" }  or  - watermark: \""
+          + Timestamps.EXAMPLE
+          + "\"";
 
   /** The keys of a windowed model's {@code expect:} row besides its key and output columns. */
-  private static final List<String> REVISION_KEYS = List.of("revision", "status",
-      "logical_window_id", "projection_id", "predecessor", "aggregate_digest", "offsets");
+  private static final List<String> REVISION_KEYS =
+      List.of(
+          "revision",
+          "status",
+          "logical_window_id",
+          "projection_id",
+          "predecessor",
+          "aggregate_digest",
+          "offsets");
+
   private static final List<String> HASH_KEYS =
       List.of("logical_window_id", "projection_id", "aggregate_digest");
   private static final String STATUSES = "early, on_time, corrected or final";
 
   /**
-   * What a fixture's {@code model:} resolves to: the source it feeds, the output columns and,
-   * for a windowed model, its windows.
+   * What a fixture's {@code model:} resolves to: the source it feeds, the output columns and, for a
+   * windowed model, its windows.
    */
   static final class Target {
     final SourceDeclaration source;
@@ -56,7 +76,10 @@ final class FixtureFile {
       this(source, outputs, window, false);
     }
 
-    Target(SourceDeclaration source, Map<String, ColumnType> outputs, Optional<WindowSpec> window,
+    Target(
+        SourceDeclaration source,
+        Map<String, ColumnType> outputs,
+        Optional<WindowSpec> window,
         boolean decides) {
       this.source = source;
       this.outputs = outputs;
@@ -81,8 +104,10 @@ final class FixtureFile {
   private FixtureFile(Models models, Path file, Path dir) {
     this.models = models;
     this.file = file;
-    Path rel = dir != null && file.isAbsolute() && file.startsWith(dir.toAbsolutePath())
-        ? dir.toAbsolutePath().relativize(file) : file;
+    Path rel =
+        dir != null && file.isAbsolute() && file.startsWith(dir.toAbsolutePath())
+            ? dir.toAbsolutePath().relativize(file)
+            : file;
     this.label = rel.toString();
   }
 
@@ -102,24 +127,28 @@ final class FixtureFile {
   }
 
   static Fixture read(Project project, Path file) throws InvalidProjectException {
-    Models models = new Models() {
-      @Override
-      public Optional<Target> resolve(String m, YamlMap root) {
-        ModelDeclaration found = project.models().get(m);
-        if (found == null) {
-          root.report("model", "no model named '" + m + "' in streamform.yml",
-              "use one of: " + String.join(", ", project.models().keySet()));
-          return Optional.empty();
-        }
-        SourceDeclaration source = project.sourceOf(found);
-        return Optional.of(new Target(source, outputsOf(found, source), found.window(), found.decides()));
-      }
+    Models models =
+        new Models() {
+          @Override
+          public Optional<Target> resolve(String m, YamlMap root) {
+            ModelDeclaration found = project.models().get(m);
+            if (found == null) {
+              root.report(
+                  "model",
+                  "no model named '" + m + "' in streamform.yml",
+                  "use one of: " + String.join(", ", project.models().keySet()));
+              return Optional.empty();
+            }
+            SourceDeclaration source = project.sourceOf(found);
+            return Optional.of(
+                new Target(source, outputsOf(found, source), found.window(), found.decides()));
+          }
 
-      @Override
-      public String example() {
-        return project.models().keySet().stream().findFirst().orElse("customer_metrics");
-      }
-    };
+          @Override
+          public String example() {
+            return project.models().keySet().stream().findFirst().orElse("customer_metrics");
+          }
+        };
     return new FixtureFile(models, file, project.dir()).read();
   }
 
@@ -127,19 +156,24 @@ final class FixtureFile {
    * Reads a fixture whose events go to {@code source} and whose model emits {@code outputs}, over
    * {@code window} when it is windowed.
    */
-  static Fixture read(Path file, SourceDeclaration source, Map<String, ColumnType> outputs,
-      Optional<WindowSpec> window) throws InvalidProjectException {
-    Models models = new Models() {
-      @Override
-      public Optional<Target> resolve(String m, YamlMap root) {
-        return Optional.of(new Target(source, outputs, window));
-      }
+  static Fixture read(
+      Path file,
+      SourceDeclaration source,
+      Map<String, ColumnType> outputs,
+      Optional<WindowSpec> window)
+      throws InvalidProjectException {
+    Models models =
+        new Models() {
+          @Override
+          public Optional<Target> resolve(String m, YamlMap root) {
+            return Optional.of(new Target(source, outputs, window));
+          }
 
-      @Override
-      public String example() {
-        return "my_model";
-      }
-    };
+          @Override
+          public String example() {
+            return "my_model";
+          }
+        };
     return new FixtureFile(models, file, null).read();
   }
 
@@ -148,8 +182,12 @@ final class FixtureFile {
     try {
       text = Files.readString(file, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new InvalidProjectException(List.of(Problem.ofFile(label, "cannot be read: " + e.getMessage(),
-          "check that the fixture file exists and is readable")));
+      throw new InvalidProjectException(
+          List.of(
+              Problem.ofFile(
+                  label,
+                  "cannot be read: " + e.getMessage(),
+                  "check that the fixture file exists and is readable")));
     }
     Optional<YamlMap> top = YamlMap.parseFile(label, text, "model: <model name>", problems);
     if (top.isEmpty()) {
@@ -176,65 +214,98 @@ final class FixtureFile {
       Map<String, ColumnType> outputs = target.get().outputs;
       Optional<WindowSpec> window = target.get().window;
       readGiven(root, source, given);
-      String expectExample = window.isPresent()
-          ? "- { window_start: \"" + Timestamps.EXAMPLE + "\", window_end: ..., "
-              + String.join(": ..., ", outputs.keySet()) + ": ..., revision: 1, status: on_time }"
-          : "- { op: insert, " + String.join(": ..., ", outputs.keySet()) + ": ... }";
+      String expectExample =
+          window.isPresent()
+              ? "- { window_start: \""
+                  + Timestamps.EXAMPLE
+                  + "\", window_end: ..., "
+                  + String.join(": ..., ", outputs.keySet())
+                  + ": ..., revision: 1, status: on_time }"
+              : "- { op: insert, " + String.join(": ..., ", outputs.keySet()) + ": ... }";
       if (target.get().decides) {
-        expectExample = "- { route: scored, " + String.join(": ..., ", source.schema().keySet())
-            + ": ..., score: 0.5 }";
+        expectExample =
+            "- { route: scored, "
+                + String.join(": ..., ", source.schema().keySet())
+                + ": ..., score: 0.5 }";
       }
       for (YamlMap row : root.mapList("expect", i -> "expect row " + i, expectExample)) {
-        (target.get().decides ? decisionRow(row, modelName.get(), source, outputs) : window.isPresent()
-            ? windowedExpectRow(row, modelName.get(), outputs, window.get())
-            : expectRow(row, modelName.get(), outputs)).ifPresent(expect::add);
+        (target.get().decides
+                ? decisionRow(row, modelName.get(), source, outputs)
+                : window.isPresent()
+                    ? windowedExpectRow(row, modelName.get(), outputs, window.get())
+                    : expectRow(row, modelName.get(), outputs))
+            .ifPresent(expect::add);
       }
-      String lateExample = "- { " + String.join(": ..., ", source.schema().keySet()) + ": ..."
-          + (window.isPresent() ? ", window_start: ..." : "") + " }";
+      String lateExample =
+          "- { "
+              + String.join(": ..., ", source.schema().keySet())
+              + ": ..."
+              + (window.isPresent() ? ", window_start: ..." : "")
+              + " }";
       for (YamlMap row : root.mapList("late", i -> "late row " + i, lateExample)) {
-        (window.isPresent() ? windowedLateRow(row, source, window.get())
-            : typedRow(row, source.schema(), "a column of source '" + source.name() + "'")
-                .map(v -> Fixture.Row.of(row.line(), v)))
+        (window.isPresent()
+                ? windowedLateRow(row, source, window.get())
+                : typedRow(row, source.schema(), "a column of source '" + source.name() + "'")
+                    .map(v -> Fixture.Row.of(row.line(), v)))
             .ifPresent(late::add);
       }
-      String duplicateExample = "- { " + String.join(": ..., ", source.schema().keySet()) + ": ... }";
+      String duplicateExample =
+          "- { " + String.join(": ..., ", source.schema().keySet()) + ": ... }";
       if (root.has("duplicates") && source.eventId().isEmpty()) {
-        root.report("duplicates", "source '" + source.name() + "' declares no event_id, so no event"
+        root.report(
+            "duplicates",
+            "source '"
+                + source.name()
+                + "' declares no event_id, so no event"
                 + " is ever dropped as a duplicate",
-            "declare event_id: <column that identifies an event> on source '" + source.name()
+            "declare event_id: <column that identifies an event> on source '"
+                + source.name()
                 + "' in sources.yml, or remove duplicates:");
       } else {
-        for (YamlMap row : root.mapList("duplicates", i -> "duplicates row " + i, duplicateExample)) {
+        for (YamlMap row :
+            root.mapList("duplicates", i -> "duplicates row " + i, duplicateExample)) {
           typedRow(row, source.schema(), "a column of source '" + source.name() + "'")
-              .map(v -> Fixture.Row.of(row.line(), v)).ifPresent(duplicates::add);
+              .map(v -> Fixture.Row.of(row.line(), v))
+              .ifPresent(duplicates::add);
         }
       }
       Map<String, ColumnType> quarantineColumns = new LinkedHashMap<>(source.schema());
       quarantineColumns.putIfAbsent("reason", ColumnType.STRING);
-      for (YamlMap row : root.mapList("quarantined", i -> "quarantined row " + i,
-          "- { " + String.join(": ..., ", source.schema().keySet()) + ": ..., reason: \"no value\" }")) {
+      for (YamlMap row :
+          root.mapList(
+              "quarantined",
+              i -> "quarantined row " + i,
+              "- { "
+                  + String.join(": ..., ", source.schema().keySet())
+                  + ": ..., reason: \"no value\" }")) {
         typedRow(row, quarantineColumns, "a column of source '" + source.name() + "' or reason")
-            .map(v -> Fixture.Row.of(row.line(), v)).ifPresent(quarantined::add);
+            .map(v -> Fixture.Row.of(row.line(), v))
+            .ifPresent(quarantined::add);
       }
     }
-    Optional<Double> tolerance = root.typedScalar("tolerance", "tolerance: 1e-9").flatMap(t -> {
-      Object v = t.getValue();
-      double d = v instanceof Number ? ((Number) v).doubleValue() : Double.NaN;
-      if (v instanceof String) {
-        try {
-          d = Double.parseDouble((String) v);
-        } catch (NumberFormatException e) {
-          d = Double.NaN;
-        }
-      }
-      if (!(d >= 0) || Double.isInfinite(d)) {
-        root.report("tolerance", "'" + t.getKey() + "' is not a tolerance",
-            "write a number from 0, e.g. tolerance: 1e-9 (how far a double column may be from the"
-                + " value a row expects, relative above 1)");
-        return Optional.empty();
-      }
-      return Optional.of(d);
-    });
+    Optional<Double> tolerance =
+        root.typedScalar("tolerance", "tolerance: 1e-9")
+            .flatMap(
+                t -> {
+                  Object v = t.getValue();
+                  double d = v instanceof Number ? ((Number) v).doubleValue() : Double.NaN;
+                  if (v instanceof String) {
+                    try {
+                      d = Double.parseDouble((String) v);
+                    } catch (NumberFormatException e) {
+                      d = Double.NaN;
+                    }
+                  }
+                  if (!(d >= 0) || Double.isInfinite(d)) {
+                    root.report(
+                        "tolerance",
+                        "'" + t.getKey() + "' is not a tolerance",
+                        "write a number from 0, e.g. tolerance: 1e-9 (how far a double column may"
+                            + " be from the value a row expects, relative above 1)");
+                    return Optional.empty();
+                  }
+                  return Optional.of(d);
+                });
     if (!problems.isEmpty()) {
       throw new InvalidProjectException(problems);
     }
@@ -242,7 +313,8 @@ final class FixtureFile {
         name, file, modelName.get(), given, expect, late, quarantined, duplicates, tolerance);
   }
 
-  private static Map<String, ColumnType> outputsOf(ModelDeclaration model, SourceDeclaration source) {
+  private static Map<String, ColumnType> outputsOf(
+      ModelDeclaration model, SourceDeclaration source) {
     try {
       return ModelSql.parse(model.sql()).outputColumns(source.schema());
     } catch (SqlModelException e) {
@@ -254,36 +326,52 @@ final class FixtureFile {
     int events = 0;
     for (YamlMap item : root.mapList("given", i -> "given item " + i, GIVEN_EXAMPLE)) {
       item.allowOnly(List.of("event", "watermark", "partition"));
-      Optional<Integer> partition = item.typedScalar("partition", "partition: 0").flatMap(p -> {
-        if (p.getValue() instanceof Long && (Long) p.getValue() >= 0 && (Long) p.getValue() < 1 << 16) {
-          return Optional.of(((Long) p.getValue()).intValue());
-        }
-        item.report("partition", "'" + p.getKey() + "' is not a partition number",
-            "write a whole number from 0, e.g. partition: 1");
-        return Optional.empty();
-      });
+      Optional<Integer> partition =
+          item.typedScalar("partition", "partition: 0")
+              .flatMap(
+                  p -> {
+                    if (p.getValue() instanceof Long
+                        && (Long) p.getValue() >= 0
+                        && (Long) p.getValue() < 1 << 16) {
+                      return Optional.of(((Long) p.getValue()).intValue());
+                    }
+                    item.report(
+                        "partition",
+                        "'" + p.getKey() + "' is not a partition number",
+                        "write a whole number from 0, e.g. partition: 1");
+                    return Optional.empty();
+                  });
       boolean isEvent = item.has("event");
       if (isEvent == item.has("watermark")) {
-        item.reportHere(isEvent ? "has both event: and watermark:" : "has neither event: nor watermark:",
+        item.reportHere(
+            isEvent ? "has both event: and watermark:" : "has neither event: nor watermark:",
             "write one item per line: " + GIVEN_EXAMPLE);
         continue;
       }
       if (isEvent) {
         events++;
         int number = events;
-        Optional<YamlMap> values = item.map("event", Optional.of("event " + number),
-            "event: { column: value, ... }");
-        values.flatMap(v -> typedRow(v, source.schema(), "a column of source '" + source.name() + "'"))
-            .ifPresent(v -> given.add(Fixture.Given.event(item.line(), partition.orElse(0), number, v)));
+        Optional<YamlMap> values =
+            item.map("event", Optional.of("event " + number), "event: { column: value, ... }");
+        values
+            .flatMap(
+                v -> typedRow(v, source.schema(), "a column of source '" + source.name() + "'"))
+            .ifPresent(
+                v -> given.add(Fixture.Given.event(item.line(), partition.orElse(0), number, v)));
       } else {
-        item.typedScalar("watermark", "watermark: \"" + Timestamps.EXAMPLE + "\"").ifPresent(w -> {
-          try {
-            Instant at = Timestamps.parse(w.getValue());
-            given.add(Fixture.Given.watermark(item.line(), partition, at));
-          } catch (IllegalArgumentException e) {
-            item.report("watermark", e.getMessage(), "write watermark: \"" + Timestamps.EXAMPLE + "\"");
-          }
-        });
+        item.typedScalar("watermark", "watermark: \"" + Timestamps.EXAMPLE + "\"")
+            .ifPresent(
+                w -> {
+                  try {
+                    Instant at = Timestamps.parse(w.getValue());
+                    given.add(Fixture.Given.watermark(item.line(), partition, at));
+                  } catch (IllegalArgumentException e) {
+                    item.report(
+                        "watermark",
+                        e.getMessage(),
+                        "write watermark: \"" + Timestamps.EXAMPLE + "\"");
+                  }
+                });
       }
     }
   }
@@ -293,54 +381,79 @@ final class FixtureFile {
     Map<String, ColumnType> columns = new LinkedHashMap<>();
     columns.put("op", ColumnType.STRING);
     columns.putAll(outputs);
-    Optional<Map<String, Object>> values = typedRow(row, columns, "an output column of model '"
-        + model + "' or op");
+    Optional<Map<String, Object>> values =
+        typedRow(row, columns, "an output column of model '" + model + "' or op");
     if (values.isEmpty()) {
       return Optional.empty();
     }
     Object op = values.get().get("op");
     if (!"insert".equals(op) && !"update".equals(op)) {
-      row.report("op", op == null ? "is missing" : "'" + op + "' is not insert or update",
+      row.report(
+          "op",
+          op == null ? "is missing" : "'" + op + "' is not insert or update",
           "write op: insert (first record of a key) or op: update");
       return Optional.empty();
     }
-    List<String> missing = outputs.keySet().stream()
-        .filter(c -> !row.has(c)).collect(Collectors.toList());
+    List<String> missing =
+        outputs.keySet().stream().filter(c -> !row.has(c)).collect(Collectors.toList());
     if (!missing.isEmpty()) {
-      row.reportHere("does not give " + missing.stream().map(c -> "`" + c + "`")
-              .collect(Collectors.joining(", ")),
+      row.reportHere(
+          "does not give "
+              + missing.stream().map(c -> "`" + c + "`").collect(Collectors.joining(", ")),
           "list every output column of the model: op, " + String.join(", ", outputs.keySet()));
       return Optional.empty();
     }
     return Optional.of(Fixture.Row.of(row.line(), values.get()));
   }
 
-  /** What a scoring model's {@code expect:} row may give besides the source's columns and features. */
-  private static final Map<String, ColumnType> DECISION_KEYS = Map.of(
-      "route", ColumnType.STRING, "score", ColumnType.DOUBLE, "revision", ColumnType.INT64,
-      "state_revision", ColumnType.INT64, "event", ColumnType.INT64);
+  /**
+   * What a scoring model's {@code expect:} row may give besides the source's columns and features.
+   */
+  private static final Map<String, ColumnType> DECISION_KEYS =
+      Map.of(
+          "route",
+          ColumnType.STRING,
+          "score",
+          ColumnType.DOUBLE,
+          "revision",
+          ColumnType.INT64,
+          "state_revision",
+          ColumnType.INT64,
+          "event",
+          ColumnType.INT64);
+
   private static final List<String> ROUTES =
       List.of("scored", "revised", "revising", "reconciled", "ignored", "dead_lettered");
 
   /**
    * A scoring model's {@code expect:} row: its {@code route} (scored, revised, revising — a late
-   * event that revised decisions —, reconciled, ignored or dead_lettered), the event's columns that identify it, and optionally {@code score},
-   * feature values, {@code revision} and {@code state_revision}.
+   * event that revised decisions —, reconciled, ignored or dead_lettered), the event's columns that
+   * identify it, and optionally {@code score}, feature values, {@code revision} and {@code
+   * state_revision}.
    */
-  private Optional<Fixture.Row> decisionRow(YamlMap row, String model, SourceDeclaration source,
-      Map<String, ColumnType> features) {
+  private Optional<Fixture.Row> decisionRow(
+      YamlMap row, String model, SourceDeclaration source, Map<String, ColumnType> features) {
     Map<String, ColumnType> columns = new LinkedHashMap<>(source.schema());
     features.forEach(columns::putIfAbsent);
     DECISION_KEYS.forEach(columns::putIfAbsent);
-    Optional<Map<String, Object>> values = typedRow(row, columns,
-        "a column of source '" + source.name() + "', a feature of model '" + model + "' or one of "
-            + String.join(", ", new java.util.TreeSet<>(DECISION_KEYS.keySet())));
+    Optional<Map<String, Object>> values =
+        typedRow(
+            row,
+            columns,
+            "a column of source '"
+                + source.name()
+                + "', a feature of model '"
+                + model
+                + "' or one of "
+                + String.join(", ", new java.util.TreeSet<>(DECISION_KEYS.keySet())));
     if (values.isEmpty()) {
       return Optional.empty();
     }
     Object route = values.get().get("route");
     if (!ROUTES.contains(route)) {
-      row.report("route", route == null ? "is missing" : "'" + route + "' is not a route",
+      row.report(
+          "route",
+          route == null ? "is missing" : "'" + route + "' is not a route",
           "write route: one of " + String.join(", ", ROUTES));
       return Optional.empty();
     }
@@ -355,7 +468,10 @@ final class FixtureFile {
       YamlMap row, String model, Map<String, ColumnType> outputs, WindowSpec window) {
     int before = problems.size();
     if (row.has("op")) {
-      row.report("op", "op belongs to fixtures of upsert models; a row of windowed model '" + model
+      row.report(
+          "op",
+          "op belongs to fixtures of upsert models; a row of windowed model '"
+              + model
               + "' says its revision and status instead",
           "remove op and give revision: <0 for early, 1, 2, ...> and status: " + STATUSES);
     }
@@ -370,11 +486,14 @@ final class FixtureFile {
     known.addAll(outputs.keySet());
     known.addAll(REVISION_KEYS);
     row.allowOnly(known, List.of("op"));
-    Optional<String> local = window.isCalendar() ? row.string("window_local", "window_local: 2026-10-25")
-        : Optional.empty();
+    Optional<String> local =
+        window.isCalendar()
+            ? row.string("window_local", "window_local: 2026-10-25")
+            : Optional.empty();
     Map<String, Object> values = new LinkedHashMap<>();
     typedValues(row, bounds, "the window's start or end").ifPresent(values::putAll);
-    typedValues(row, outputs, "an output column of model '" + model + "'").ifPresent(values::putAll);
+    typedValues(row, outputs, "an output column of model '" + model + "'")
+        .ifPresent(values::putAll);
     typedValues(row, hashes, "a digest").ifPresent(values::putAll);
     List<String> notNull = new ArrayList<>(bounds.keySet());
     notNull.addAll(HASH_KEYS);
@@ -385,29 +504,66 @@ final class FixtureFile {
     Optional<Instant> end = Optional.ofNullable((Instant) values.remove("window_end"));
     for (String key : List.of("window_start", "window_end")) {
       if (!row.has(key)) {
-        row.reportMissing(key, "add " + key + ": \"" + Timestamps.EXAMPLE + "\" (a timestamp), the "
-            + (key.equals("window_start") ? "start" : "end (exclusive)") + " of the row's window");
+        row.reportMissing(
+            key,
+            "add "
+                + key
+                + ": \""
+                + Timestamps.EXAMPLE
+                + "\" (a timestamp), the "
+                + (key.equals("window_start") ? "start" : "end (exclusive)")
+                + " of the row's window");
       }
     }
     checkWindowStart(row, start, window, model);
-    start.ifPresent(s -> end.ifPresent(e -> {
-      if (window.isStart(s) && !e.equals(window.endOf(s))) {
-        row.report("window_end", window.isCalendar()
-                ? "'" + Timestamps.format(e) + "' is not the end of the window that starts at"
-                    + " window_start (model '" + model + "''s windows: " + window.describe() + ")"
-                : "'" + Timestamps.format(e) + "' is not window_start + "
-                    + Durations.format(window.size()) + " (the size of model '" + model + "''s windows)",
-            "write window_end: \"" + Timestamps.format(window.endOf(s)) + "\"");
-      }
-    }));
-    start.filter(window::isStart).ifPresent(s -> local.ifPresent(l -> {
-      String want = window.localLabel(s).get();
-      if (!l.trim().equals(want)) {
-        row.report("window_local", "'" + l + "' is not the local date of window_start in "
-                + window.zoneOrUtc().getId() + " (model '" + model + "''s windows: " + window.describe() + ")",
-            "write window_local: " + want);
-      }
-    }));
+    start.ifPresent(
+        s ->
+            end.ifPresent(
+                e -> {
+                  if (window.isStart(s) && !e.equals(window.endOf(s))) {
+                    row.report(
+                        "window_end",
+                        window.isCalendar()
+                            ? "'"
+                                + Timestamps.format(e)
+                                + "' is not the end of the window that starts at"
+                                + " window_start (model '"
+                                + model
+                                + "''s windows: "
+                                + window.describe()
+                                + ")"
+                            : "'"
+                                + Timestamps.format(e)
+                                + "' is not window_start + "
+                                + Durations.format(window.size())
+                                + " (the size of model '"
+                                + model
+                                + "''s windows)",
+                        "write window_end: \"" + Timestamps.format(window.endOf(s)) + "\"");
+                  }
+                }));
+    start
+        .filter(window::isStart)
+        .ifPresent(
+            s ->
+                local.ifPresent(
+                    l -> {
+                      String want = window.localLabel(s).get();
+                      if (!l.trim().equals(want)) {
+                        row.report(
+                            "window_local",
+                            "'"
+                                + l
+                                + "' is not the local date of window_start in "
+                                + window.zoneOrUtc().getId()
+                                + " (model '"
+                                + model
+                                + "''s windows: "
+                                + window.describe()
+                                + ")",
+                            "write window_local: " + want);
+                      }
+                    }));
     start.ifPresent(b::setWindowStart);
     end.ifPresent(b::setWindowEnd);
     for (String key : HASH_KEYS) {
@@ -416,8 +572,12 @@ final class FixtureFile {
         continue;
       }
       if (!id.toString().matches("[0-9a-f]{64}")) {
-        row.report(key, "'" + id + "' is not a SHA-256 digest (64 hex digits, 0-9 and a-f)",
-            "copy it from the output, or leave " + key + " out (identity fields are optional in fixtures)");
+        row.report(
+            key,
+            "'" + id + "' is not a SHA-256 digest (64 hex digits, 0-9 and a-f)",
+            "copy it from the output, or leave "
+                + key
+                + " out (identity fields are optional in fixtures)");
       } else if (key.equals("logical_window_id")) {
         b.setLogicalWindowId(id.toString());
       } else if (key.equals("projection_id")) {
@@ -427,10 +587,16 @@ final class FixtureFile {
       }
     }
 
-    Optional<Integer> revision = wholeNumber(row, "revision", 0,
-        "write a whole number from 0: 0 for an early preview, 1 for the first revision, 2, ...");
+    Optional<Integer> revision =
+        wholeNumber(
+            row,
+            "revision",
+            0,
+            "write a whole number from 0: 0 for an early preview, 1 for the first revision, 2,"
+                + " ...");
     if (!row.has("revision")) {
-      row.reportMissing("revision", "add revision: 0 for an early preview, 1 for the first revision, 2, ...");
+      row.reportMissing(
+          "revision", "add revision: 0 for an early preview, 1 for the first revision, 2, ...");
     }
     Optional<RevisionStatus> status = status(row);
     if (!row.has("status")) {
@@ -438,27 +604,41 @@ final class FixtureFile {
     }
     revision.ifPresent(b::setRevision);
     status.ifPresent(b::setStatus);
-    revision.ifPresent(n -> status.ifPresent(st -> {
-      boolean early = st == RevisionStatus.EARLY;
-      if (early != (n == 0) || (st == RevisionStatus.ON_TIME && n != 1)) {
-        row.report("revision", "status " + st.yamlName() + " has revision "
-                + (early ? "0" : st == RevisionStatus.ON_TIME ? "1" : "1 or more") + ", not " + n,
-            early ? "write revision: 0 (a preview is not a revision)"
-                : st == RevisionStatus.ON_TIME ? "write revision: 1 (on_time is always the first revision)"
-                : "write the revision's number, from 1");
-      }
-    }));
-    wholeNumber(row, "predecessor", 1, "write the revision this one replaces, a whole number from 1")
+    revision.ifPresent(
+        n ->
+            status.ifPresent(
+                st -> {
+                  boolean early = st == RevisionStatus.EARLY;
+                  if (early != (n == 0) || (st == RevisionStatus.ON_TIME && n != 1)) {
+                    row.report(
+                        "revision",
+                        "status "
+                            + st.yamlName()
+                            + " has revision "
+                            + (early ? "0" : st == RevisionStatus.ON_TIME ? "1" : "1 or more")
+                            + ", not "
+                            + n,
+                        early
+                            ? "write revision: 0 (a preview is not a revision)"
+                            : st == RevisionStatus.ON_TIME
+                                ? "write revision: 1 (on_time is always the first revision)"
+                                : "write the revision's number, from 1");
+                  }
+                }));
+    wholeNumber(
+            row, "predecessor", 1, "write the revision this one replaces, a whole number from 1")
         .ifPresent(b::setPredecessor);
     offsets(row).ifPresent(b::setOffsets);
 
-    List<String> missing = outputs.keySet().stream()
-        .filter(c -> !row.has(c)).collect(Collectors.toList());
+    List<String> missing =
+        outputs.keySet().stream().filter(c -> !row.has(c)).collect(Collectors.toList());
     if (!missing.isEmpty()) {
-      row.reportHere("does not give " + missing.stream().map(c -> "`" + c + "`")
-              .collect(Collectors.joining(", ")),
+      row.reportHere(
+          "does not give "
+              + missing.stream().map(c -> "`" + c + "`").collect(Collectors.joining(", ")),
           "list every output column of the model: window_start, window_end, "
-              + String.join(", ", outputs.keySet()) + ", revision, status");
+              + String.join(", ", outputs.keySet())
+              + ", revision, status");
     }
     if (problems.size() > before) {
       return Optional.empty();
@@ -467,15 +647,18 @@ final class FixtureFile {
   }
 
   /** A windowed model's {@code late:} row: the refused event's columns and {@code window_start}. */
-  private Optional<Fixture.Row> windowedLateRow(YamlMap row, SourceDeclaration source, WindowSpec window) {
+  private Optional<Fixture.Row> windowedLateRow(
+      YamlMap row, SourceDeclaration source, WindowSpec window) {
     int before = problems.size();
     Map<String, ColumnType> columns = new LinkedHashMap<>(source.schema());
     columns.put("window_start", ColumnType.TIMESTAMP);
     Optional<Map<String, Object>> values =
         typedRow(row, columns, "a column of source '" + source.name() + "' or window_start");
     if (!row.has("window_start")) {
-      row.reportMissing("window_start", "add window_start: the start of the window that refused the"
-          + " event (one late row per refused window)");
+      row.reportMissing(
+          "window_start",
+          "add window_start: the start of the window that refused the"
+              + " event (one late row per refused window)");
     }
     if (values.isEmpty() || problems.size() > before) {
       return Optional.empty();
@@ -496,10 +679,20 @@ final class FixtureFile {
   private static void refuseNulls(YamlMap row, Map<String, Object> values, List<String> keys) {
     for (String key : keys) {
       if (values.containsKey(key) && values.get(key) == null) {
-        row.report(key, "has no value", HASH_KEYS.contains(key)
-            ? "give the digest, or leave " + key + " out (identity fields are optional in fixtures)"
-            : "give the window's " + (key.equals("window_end") ? "end" : "start") + " as a timestamp, e.g. "
-                + key + ": \"" + Timestamps.EXAMPLE + "\"");
+        row.report(
+            key,
+            "has no value",
+            HASH_KEYS.contains(key)
+                ? "give the digest, or leave "
+                    + key
+                    + " out (identity fields are optional in fixtures)"
+                : "give the window's "
+                    + (key.equals("window_end") ? "end" : "start")
+                    + " as a timestamp, e.g. "
+                    + key
+                    + ": \""
+                    + Timestamps.EXAMPLE
+                    + "\"");
       }
     }
   }
@@ -507,46 +700,71 @@ final class FixtureFile {
   /** Reports a {@code window_start} that is not the start of one of {@code window}'s windows. */
   private static void checkWindowStart(
       YamlMap row, Optional<Instant> start, WindowSpec window, String model) {
-    start.filter(s -> !window.isStart(s)).ifPresent(s -> row.report("window_start",
-        "'" + Timestamps.format(s) + "' is not the start of a window: "
-            + (model == null ? "the model's" : "model '" + model + "''s") + " windows ("
-            + window.describe() + ") start "
-            + (window.isCalendar() ? "at local midnight in " + window.zoneOrUtc().getId()
-                : "at multiples of " + Durations.format(window.every()) + " from the epoch, UTC"),
-        "write the start of a window, e.g. window_start: \""
-            + Timestamps.format(window.startsContaining(s).get(window.startsContaining(s).size() - 1))
-            + "\""));
+    start
+        .filter(s -> !window.isStart(s))
+        .ifPresent(
+            s ->
+                row.report(
+                    "window_start",
+                    "'"
+                        + Timestamps.format(s)
+                        + "' is not the start of a window: "
+                        + (model == null ? "the model's" : "model '" + model + "''s")
+                        + " windows ("
+                        + window.describe()
+                        + ") start "
+                        + (window.isCalendar()
+                            ? "at local midnight in " + window.zoneOrUtc().getId()
+                            : "at multiples of "
+                                + Durations.format(window.every())
+                                + " from the epoch, UTC"),
+                    "write the start of a window, e.g. window_start: \""
+                        + Timestamps.format(
+                            window.startsContaining(s).get(window.startsContaining(s).size() - 1))
+                        + "\""));
   }
 
-  /** {@code key}'s value as a whole number from {@code min}; empty when absent or bad (reported). */
+  /**
+   * {@code key}'s value as a whole number from {@code min}; empty when absent or bad (reported).
+   */
   private static Optional<Integer> wholeNumber(YamlMap row, String key, int min, String fix) {
-    return row.typedScalar(key, key + ": " + Math.max(min, 1)).flatMap(raw -> {
-      String text = raw.getKey().trim();
-      if ((raw.getValue() instanceof Long || raw.getValue() instanceof String)
-          && text.matches("\\d{1,9}") && Integer.parseInt(text) >= min) {
-        return Optional.of(Integer.parseInt(text));
-      }
-      row.report(key, "'" + raw.getKey() + "' is not a whole number from " + min, fix);
-      return Optional.empty();
-    });
+    return row.typedScalar(key, key + ": " + Math.max(min, 1))
+        .flatMap(
+            raw -> {
+              String text = raw.getKey().trim();
+              if ((raw.getValue() instanceof Long || raw.getValue() instanceof String)
+                  && text.matches("\\d{1,9}")
+                  && Integer.parseInt(text) >= min) {
+                return Optional.of(Integer.parseInt(text));
+              }
+              row.report(key, "'" + raw.getKey() + "' is not a whole number from " + min, fix);
+              return Optional.empty();
+            });
   }
 
   private static Optional<RevisionStatus> status(YamlMap row) {
-    return row.string("status", "status: on_time").flatMap(text -> {
-      for (RevisionStatus st : RevisionStatus.values()) {
-        if (st.yamlName().equals(text.trim())) {
-          return Optional.of(st);
-        }
-      }
-      List<String> names = new ArrayList<>();
-      for (RevisionStatus st : RevisionStatus.values()) {
-        names.add(st.yamlName());
-      }
-      row.report("status", "'" + text + "' is not " + STATUSES,
-          Names.closest(text.trim(), names).map(c -> "did you mean '" + c + "'? ").orElse("")
-              + "write status: " + STATUSES);
-      return Optional.empty();
-    });
+    return row.string("status", "status: on_time")
+        .flatMap(
+            text -> {
+              for (RevisionStatus st : RevisionStatus.values()) {
+                if (st.yamlName().equals(text.trim())) {
+                  return Optional.of(st);
+                }
+              }
+              List<String> names = new ArrayList<>();
+              for (RevisionStatus st : RevisionStatus.values()) {
+                names.add(st.yamlName());
+              }
+              row.report(
+                  "status",
+                  "'" + text + "' is not " + STATUSES,
+                  Names.closest(text.trim(), names)
+                          .map(c -> "did you mean '" + c + "'? ")
+                          .orElse("")
+                      + "write status: "
+                      + STATUSES);
+              return Optional.empty();
+            });
   }
 
   /** {@code offsets: {<partition>: {min: 0, max: 3, count: 4}, ...}}; empty when absent or bad. */
@@ -560,32 +778,52 @@ final class FixtureFile {
     Map<Integer, Fixture.OffsetRange> offsets = new TreeMap<>();
     for (String partition : all.get().keys()) {
       if (!partition.matches("\\d{1,5}") || Integer.parseInt(partition) >= 1 << 16) {
-        all.get().report(partition, "'" + partition + "' is not a partition number",
-            "key each partition's offsets by its number, e.g. " + example);
+        all.get()
+            .report(
+                partition,
+                "'" + partition + "' is not a partition number",
+                "key each partition's offsets by its number, e.g. " + example);
         continue;
       }
-      all.get().nested(partition, example).ifPresent(range -> {
-        range.allowOnly(List.of("min", "max", "count"));
-        Map<String, Long> v = new LinkedHashMap<>();
-        for (String key : List.of("min", "max", "count")) {
-          if (!range.has(key)) {
-            range.reportMissing(key, "give min, max and count, e.g. " + example);
-          }
-          wholeNumber(range, key, key.equals("count") ? 1 : 0,
-              key.equals("count") ? "write how many events, from 1" : "write an offset, from 0")
-              .ifPresent(n -> v.put(key, (long) n));
-        }
-        if (v.size() == 3) {
-          if (v.get("min") > v.get("max") || v.get("count") > v.get("max") - v.get("min") + 1) {
-            range.reportHere("min " + v.get("min") + ", max " + v.get("max") + " and count "
-                    + v.get("count") + " cannot all hold",
-                "give the smallest and largest offset of the events included and how many they are");
-          } else {
-            offsets.put(Integer.parseInt(partition),
-                Fixture.OffsetRange.of(v.get("min"), v.get("max"), v.get("count")));
-          }
-        }
-      });
+      all.get()
+          .nested(partition, example)
+          .ifPresent(
+              range -> {
+                range.allowOnly(List.of("min", "max", "count"));
+                Map<String, Long> v = new LinkedHashMap<>();
+                for (String key : List.of("min", "max", "count")) {
+                  if (!range.has(key)) {
+                    range.reportMissing(key, "give min, max and count, e.g. " + example);
+                  }
+                  wholeNumber(
+                          range,
+                          key,
+                          key.equals("count") ? 1 : 0,
+                          key.equals("count")
+                              ? "write how many events, from 1"
+                              : "write an offset, from 0")
+                      .ifPresent(n -> v.put(key, (long) n));
+                }
+                if (v.size() == 3) {
+                  if (v.get("min") > v.get("max")
+                      || v.get("count") > v.get("max") - v.get("min") + 1) {
+                    range.reportHere(
+                        "min "
+                            + v.get("min")
+                            + ", max "
+                            + v.get("max")
+                            + " and count "
+                            + v.get("count")
+                            + " cannot all hold",
+                        "give the smallest and largest offset of the events included and how many"
+                            + " they are");
+                  } else {
+                    offsets.put(
+                        Integer.parseInt(partition),
+                        Fixture.OffsetRange.of(v.get("min"), v.get("max"), v.get("count")));
+                  }
+                }
+              });
     }
     return problems.size() > before ? Optional.empty() : Optional.of(offsets);
   }
@@ -617,8 +855,11 @@ final class FixtureFile {
         values.put(key, ColumnValues.convert(type, raw.get().getValue()));
       } catch (RuntimeException e) {
         // any failure typing one value is a problem at its line, never a stack trace
-        row.report(key, e instanceof IllegalArgumentException ? e.getMessage()
-            : "'" + raw.get().getKey() + "' cannot be read as " + type + " (" + e + ")",
+        row.report(
+            key,
+            e instanceof IllegalArgumentException
+                ? e.getMessage()
+                : "'" + raw.get().getKey() + "' cannot be read as " + type + " (" + e + ")",
             "give " + what + " of type " + type);
         ok = false;
       }

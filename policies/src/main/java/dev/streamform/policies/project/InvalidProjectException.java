@@ -3,8 +3,8 @@ package dev.streamform.policies.project;
 import java.util.List;
 
 /**
- * A project cannot be used. Carries every problem found in one pass, in file and line order;
- * {@link #getMessage()} lists them one per line.
+ * A project cannot be used. Carries every problem found in one pass, in file and line order; {@link
+ * #getMessage()} lists them one per line.
  */
 public final class InvalidProjectException extends Exception {
   private static final long serialVersionUID = 1L;
@@ -29,6 +29,8 @@ public final class InvalidProjectException extends Exception {
     for (Problem p : problems) {
       s.append(p).append('\n');
     }
-    return s.append(problems.size()).append(problems.size() == 1 ? " problem" : " problems").toString();
+    return s.append(problems.size())
+        .append(problems.size() == 1 ? " problem" : " problems")
+        .toString();
   }
 }

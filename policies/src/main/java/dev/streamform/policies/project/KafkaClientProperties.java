@@ -56,14 +56,18 @@ public final class KafkaClientProperties implements Serializable {
       Set.of("key.serializer", "value.serializer", "key.deserializer", "value.deserializer");
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
   /** {@code file:/ABSOLUTE/PATH:KEY}, Kafka's FileConfigProvider reference. */
   private static final Pattern FILE_REFERENCE = Pattern.compile("file:(/[^:}]+):([^:}]+)");
+
   /** A JAAS option, {@code name=value} or {@code name="value"}. */
   private static final Pattern JAAS_OPTION =
       Pattern.compile("([A-Za-z_][A-Za-z0-9_.-]*)\\s*=\\s*(\"[^\"]*\"|[^\\s;\"]+)");
+
   /** The name of a JAAS option (or of a property) that holds a secret. */
   private static final Pattern SECRET_NAME =
-      Pattern.compile("(?i).*(password|secret|token|credential|passphrase|api_?key|private_?key).*");
+      Pattern.compile(
+          "(?i).*(password|secret|token|credential|passphrase|api_?key|private_?key).*");
 
   /**
    * One {@code key=value} line.
@@ -115,7 +119,8 @@ public final class KafkaClientProperties implements Serializable {
    *
    * @throws InvalidProjectException listing every problem, each with file, line and fix
    */
-  public static KafkaClientProperties read(Path file, String shownAs) throws InvalidProjectException {
+  public static KafkaClientProperties read(Path file, String shownAs)
+      throws InvalidProjectException {
     List<Problem> problems = new ArrayList<>();
     List<Setting> settings = read(file, shownAs, problems);
     if (!problems.isEmpty()) {
@@ -130,8 +135,11 @@ public final class KafkaClientProperties implements Serializable {
     try {
       text = Files.readString(file, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      problems.add(Problem.ofFile(shownAs, "cannot be read: " + e.getMessage(),
-          "give a readable .properties file of Kafka client settings"));
+      problems.add(
+          Problem.ofFile(
+              shownAs,
+              "cannot be read: " + e.getMessage(),
+              "give a readable .properties file of Kafka client settings"));
       return List.of();
     }
     List<Setting> settings = new ArrayList<>();
@@ -153,8 +161,8 @@ public final class KafkaClientProperties implements Serializable {
       try {
         one.load(new StringReader(logical.toString()));
       } catch (IOException | IllegalArgumentException e) {
-        problems.add(problem(shownAs, start, null, "cannot be read: " + e.getMessage(),
-            "write key=value"));
+        problems.add(
+            problem(shownAs, start, null, "cannot be read: " + e.getMessage(), "write key=value"));
         continue;
       }
       for (String key : one.stringPropertyNames()) {
@@ -174,39 +182,68 @@ public final class KafkaClientProperties implements Serializable {
     return backslashes % 2 == 1;
   }
 
-  private static void check(String key, String value, String file, int line,
-      Map<String, Integer> seen, List<Problem> problems) {
+  private static void check(
+      String key,
+      String value,
+      String file,
+      int line,
+      Map<String, Integer> seen,
+      List<Problem> problems) {
     Integer before = seen.put(key, line);
     if (before != null) {
-      problems.add(problem(file, line, key, "is set twice (also on line " + before + ")",
-          "keep one of the two lines"));
+      problems.add(
+          problem(
+              file,
+              line,
+              key,
+              "is set twice (also on line " + before + ")",
+              "keep one of the two lines"));
     }
     if (RESERVED.contains(key)) {
-      problems.add(problem(file, line, key, "is set by Streamform (records are JSON bytes)",
-          "remove this line"));
+      problems.add(
+          problem(
+              file,
+              line,
+              key,
+              "is set by Streamform (records are JSON bytes)",
+              "remove this line"));
     }
     if (value.isEmpty()) {
-      problems.add(problem(file, line, key, "has no value", "write " + key + "=<value>, or remove the line"));
+      problems.add(
+          problem(
+              file, line, key, "has no value", "write " + key + "=<value>, or remove the line"));
       return;
     }
     Optional<String> malformed = malformedReference(value);
     if (malformed.isPresent()) {
-      problems.add(problem(file, line, key, "has a malformed reference " + malformed.get(),
-          "name an environment variable as ${NAME} (letters, digits, _) or a file as"
-              + " ${file:/ABSOLUTE/PATH:KEY}, or write $${ for a literal ${"));
+      problems.add(
+          problem(
+              file,
+              line,
+              key,
+              "has a malformed reference " + malformed.get(),
+              "name an environment variable as ${NAME} (letters, digits, _) or a file as"
+                  + " ${file:/ABSOLUTE/PATH:KEY}, or write $${ for a literal ${"));
       return;
     }
     Optional<String> literal = isSecret(key) ? literalSecret(key, value) : Optional.empty();
     if (literal.isPresent()) {
-      String example = key.equals("sasl.jaas.config")
-          ? literal.get() + "=\"${KAFKA_PASSWORD}\"" : key + "=${KAFKA_SSL_PASSWORD}";
-      problems.add(problem(file, line, key,
-          "holds a secret written into the file"
-              + (key.equals("sasl.jaas.config") ? " (option " + literal.get() + ")" : "")
-              + " (files are shared, and a literal would travel in the job and its savepoints)",
-          "write the secret as a reference: an environment variable, e.g. " + example
-              + ", exported where streamform and the job run, or a file only they can read, e.g. "
-              + "${file:/etc/streamform/kafka-secrets.properties:password}"));
+      String example =
+          key.equals("sasl.jaas.config")
+              ? literal.get() + "=\"${KAFKA_PASSWORD}\""
+              : key + "=${KAFKA_SSL_PASSWORD}";
+      problems.add(
+          problem(
+              file,
+              line,
+              key,
+              "holds a secret written into the file"
+                  + (key.equals("sasl.jaas.config") ? " (option " + literal.get() + ")" : "")
+                  + " (files are shared, and a literal would travel in the job and its savepoints)",
+              "write the secret as a reference: an environment variable, e.g. "
+                  + example
+                  + ", exported where streamform and the job run, or a file only they can read,"
+                  + " e.g. ${file:/etc/streamform/kafka-secrets.properties:password}"));
     }
   }
 
@@ -219,7 +256,10 @@ public final class KafkaClientProperties implements Serializable {
       Matcher m = JAAS_OPTION.matcher(value);
       while (m.find()) {
         String option = m.group(1);
-        String v = m.group(2).startsWith("\"") ? m.group(2).substring(1, m.group(2).length() - 1) : m.group(2);
+        String v =
+            m.group(2).startsWith("\"")
+                ? m.group(2).substring(1, m.group(2).length() - 1)
+                : m.group(2);
         if (SECRET_NAME.matcher(option).matches() && !onlyReferences(v)) {
           return Optional.of(option);
         }
@@ -250,7 +290,8 @@ public final class KafkaClientProperties implements Serializable {
   }
 
   private static Problem problem(String file, int line, String key, String message, String fix) {
-    return Problem.of(file, line, Optional.empty(), Optional.ofNullable(key), message, Optional.of(fix));
+    return Problem.of(
+        file, line, Optional.empty(), Optional.ofNullable(key), message, Optional.of(fix));
   }
 
   /**
@@ -269,17 +310,20 @@ public final class KafkaClientProperties implements Serializable {
         || k.contains("credential");
   }
 
-  private static final Set<String> PASSWORD_TYPED = passwordTyped(
-      ConsumerConfig.configDef(), ProducerConfig.configDef(), AdminClientConfig.configDef());
+  private static final Set<String> PASSWORD_TYPED =
+      passwordTyped(
+          ConsumerConfig.configDef(), ProducerConfig.configDef(), AdminClientConfig.configDef());
 
   private static Set<String> passwordTyped(ConfigDef... defs) {
     Set<String> keys = new java.util.TreeSet<>();
     for (ConfigDef def : defs) {
-      def.configKeys().forEach((name, k) -> {
-        if (k.type == ConfigDef.Type.PASSWORD) {
-          keys.add(name);
-        }
-      });
+      def.configKeys()
+          .forEach(
+              (name, k) -> {
+                if (k.type == ConfigDef.Type.PASSWORD) {
+                  keys.add(name);
+                }
+              });
     }
     return Set.copyOf(keys);
   }
@@ -297,10 +341,11 @@ public final class KafkaClientProperties implements Serializable {
   public KafkaClientProperties overriddenBy(KafkaClientProperties later) {
     Map<String, Setting> merged = new LinkedHashMap<>();
     settings.forEach(s -> merged.put(s.key(), s));
-    later.settings.forEach(s -> {
-      merged.remove(s.key());
-      merged.put(s.key(), s);
-    });
+    later.settings.forEach(
+        s -> {
+          merged.remove(s.key());
+          merged.put(s.key(), s);
+        });
     return new KafkaClientProperties(new ArrayList<>(merged.values()));
   }
 
@@ -354,10 +399,16 @@ public final class KafkaClientProperties implements Serializable {
         }
         String value = environment.apply(name);
         if (value == null) {
-          throw new UnsetVariableException(s.origin() + ": " + s.key() + " names ${" + name
-              + "}, which is not set in the environment — export " + name
-              + " where streamform runs (and, for a job on a cluster, in the environment of its"
-              + " workers)");
+          throw new UnsetVariableException(
+              s.origin()
+                  + ": "
+                  + s.key()
+                  + " names ${"
+                  + name
+                  + "}, which is not set in the environment — export "
+                  + name
+                  + " where streamform runs (and, for a job on a cluster, in the environment of its"
+                  + " workers)");
         }
         out.append(value);
         i = end + 1;
@@ -381,9 +432,16 @@ public final class KafkaClientProperties implements Serializable {
     } catch (ConfigException e) {
       problem = "which cannot be read (" + e.getMessage() + ")";
     }
-    throw new UnsetVariableException(s.origin() + ": " + s.key() + " names ${" + reference + "}, "
-        + problem + " — the file must be readable where streamform runs (and, for a job on a"
-        + " cluster, on its workers)");
+    throw new UnsetVariableException(
+        s.origin()
+            + ": "
+            + s.key()
+            + " names ${"
+            + reference
+            + "}, "
+            + problem
+            + " — the file must be readable where streamform runs (and, for a job on a"
+            + " cluster, on its workers)");
   }
 
   /** The references {@code value} makes (variable names, {@code file:PATH:KEY}), in order. */
@@ -416,7 +474,8 @@ public final class KafkaClientProperties implements Serializable {
       } else if (value.startsWith("${", i)) {
         int end = value.indexOf('}', i);
         if (end < 0) {
-          return Optional.of("'" + value.substring(i, Math.min(value.length(), i + 20)) + "' (no closing })");
+          return Optional.of(
+              "'" + value.substring(i, Math.min(value.length(), i + 20)) + "' (no closing })");
         }
         String name = value.substring(i + 2, end);
         if (!NAME.matcher(name).matches() && !FILE_REFERENCE.matcher(name).matches()) {

@@ -1,5 +1,6 @@
 package dev.streamform.policies.project;
 
+import dev.streamform.core.time.Durations;
 import dev.streamform.policies.declarations.DecisionsSpec;
 import dev.streamform.policies.declarations.EarlyResults;
 import dev.streamform.policies.declarations.EffectDeclaration;
@@ -8,10 +9,12 @@ import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.sql.ModelSql;
 import dev.streamform.policies.sql.SqlModelException;
-import dev.streamform.core.time.Durations;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.time.DayOfWeek;
 import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -20,48 +23,90 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.time.DayOfWeek;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 
 /** Reads and checks {@code streamform.yml}: the rules of a model's declaration on its own. */
 final class ModelsFile {
   static final String NAME = "streamform.yml";
 
   static final List<String> KEYS =
-      List.of("materialized", "key", "retention", "window", "allowed_lateness", "early_results",
-          "generation", "topic", "late_topic", "quarantine_topic", "effects",
-          "decisions", "time_zone", "week_starts");
+      List.of(
+          "materialized",
+          "key",
+          "retention",
+          "window",
+          "allowed_lateness",
+          "early_results",
+          "generation",
+          "topic",
+          "late_topic",
+          "quarantine_topic",
+          "effects",
+          "decisions",
+          "time_zone",
+          "week_starts");
 
-  /** The keys of one effect, {@code effects: [{type: reward, subject: ..., when: ..., provider: {...}}]}. */
+  /**
+   * The keys of one effect, {@code effects: [{type: reward, subject: ..., when: ..., provider:
+   * {...}}]}.
+   */
   static final List<String> EFFECT_KEYS = List.of("type", "subject", "when", "provider");
 
   /** The keys an effect's provider must have. */
   static final List<String> PROVIDER_KEYS = List.of("kind", "url", "idempotency", "receipts");
 
-  /** The keys an effect's provider may have: its credential comes from the environment or a file. */
-  static final List<String> PROVIDER_OPTIONAL_KEYS = List.of("authorization_env", "authorization_file");
+  /**
+   * The keys an effect's provider may have: its credential comes from the environment or a file.
+   */
+  static final List<String> PROVIDER_OPTIONAL_KEYS =
+      List.of("authorization_env", "authorization_file");
 
-  static final String AUTHORIZATION_FIX = "declare the credential outside the committed files:"
-      + " authorization_env: REWARDS_AUTHORIZATION (an environment variable holding the Authorization"
-      + " header's value, e.g. \"Bearer ...\") or authorization_file: <a file inside the project folder>";
+  static final String AUTHORIZATION_FIX =
+      "declare the credential outside the committed files: authorization_env: REWARDS_AUTHORIZATION"
+          + " (an environment variable holding the Authorization header's value, e.g. \"Bearer"
+          + " ...\") or authorization_file: <a file inside the project folder>";
 
   /** Query parameter names (or their _-separated parts) that carry a credential in a URL. */
-  private static final Set<String> CREDENTIAL_PARAMS = Set.of("token", "key", "apikey", "secret", "password",
-      "passwd", "pwd", "auth", "signature", "sig", "credential", "credentials");
+  private static final Set<String> CREDENTIAL_PARAMS =
+      Set.of(
+          "token",
+          "key",
+          "apikey",
+          "secret",
+          "password",
+          "passwd",
+          "pwd",
+          "auth",
+          "signature",
+          "sig",
+          "credential",
+          "credentials");
 
-  static final String EFFECT_EXAMPLE = "effects: [{type: reward, subject: merchant_id, when: \"revenue >= 1000\","
-      + " provider: {kind: webhook, url: \"http://127.0.0.1:8099/rewards\", idempotency: key, receipts: true}}]";
+  static final String EFFECT_EXAMPLE =
+      "effects: [{type: reward, subject: merchant_id, when: \"revenue >= 1000\", provider: {kind:"
+          + " webhook, url: \"http://127.0.0.1:8099/rewards\", idempotency: key, receipts: true}}]";
 
-  static final String PROVIDER_EXAMPLE = "provider: {kind: webhook, url: \"http://127.0.0.1:8099/rewards\","
-      + " idempotency: key, receipts: true}";
+  static final String PROVIDER_EXAMPLE =
+      "provider: {kind: webhook, url: \"http://127.0.0.1:8099/rewards\","
+          + " idempotency: key, receipts: true}";
 
   /** The longest model name: {@code <model>.quarantine}, its default topic, is a legal topic. */
   static final int MAX_MODEL_NAME = 249 - ".quarantine".length();
 
-  /** The keys of a scoring model's {@code decisions:} (docs/semantics.md §11; README "Decisions"). */
-  static final List<String> DECISIONS_KEYS = List.of("features_over", "scorer", "linear", "contract",
-      "allowed_lateness", "lateness", "late_action", "late_updates_state", "max_clock_skew", "arrival");
+  /**
+   * The keys of a scoring model's {@code decisions:} (docs/semantics.md §11; README "Decisions").
+   */
+  static final List<String> DECISIONS_KEYS =
+      List.of(
+          "features_over",
+          "scorer",
+          "linear",
+          "contract",
+          "allowed_lateness",
+          "lateness",
+          "late_action",
+          "late_updates_state",
+          "max_clock_skew",
+          "arrival");
 
   /** The keys of a hopping window, {@code window: {size: 1h, every: 15m}}. */
   static final List<String> WINDOW_KEYS = List.of("size", "every");
@@ -89,7 +134,8 @@ final class ModelsFile {
    * @param subject the subject column, when it could be read
    * @param condition {@code when}, parsed, when it parses
    */
-  record EffectEntry(YamlMap yaml, Optional<String> subject, Optional<ModelSql.Condition> condition) {}
+  record EffectEntry(
+      YamlMap yaml, Optional<String> subject, Optional<ModelSql.Condition> condition) {}
 
   /**
    * Every model declared in {@code text}, in file order; problems go to {@code problems}. Empty
@@ -121,14 +167,27 @@ final class ModelsFile {
     for (String name : all.get().keys()) {
       int before = problems.size();
       if (!Names.isIdentifier(name)) {
-        all.get().report(name, "'" + name + "' is not a usable model name (it names models/" + name + ".sql)",
-            "use letters, digits and _ (starting with a letter or _)");
+        all.get()
+            .report(
+                name,
+                "'" + name + "' is not a usable model name (it names models/" + name + ".sql)",
+                "use letters, digits and _ (starting with a letter or _)");
       } else if (name.length() > MAX_MODEL_NAME) {
-        all.get().report(name, "is " + name.length() + " characters long: its topic " + name
-            + ".quarantine would be longer than Kafka's 249", "use at most " + MAX_MODEL_NAME + " characters");
+        all.get()
+            .report(
+                name,
+                "is "
+                    + name.length()
+                    + " characters long: its topic "
+                    + name
+                    + ".quarantine would be longer than Kafka's 249",
+                "use at most " + MAX_MODEL_NAME + " characters");
       }
       all.get()
-          .map(name, Optional.of("model '" + name + "'"), name + ": followed by its keys (materialized, key, ...)")
+          .map(
+              name,
+              Optional.of("model '" + name + "'"),
+              name + ": followed by its keys (materialized, key, ...)")
           .ifPresent(m -> models.put(name, read(name, m, before, problems, warnings)));
     }
     return Optional.of(models);
@@ -145,41 +204,51 @@ final class ModelsFile {
     if (!m.has("key")) {
       m.reportMissing("key", "add key: [<column>, ...] naming the columns the query groups by");
     }
-    key.ifPresent(columns -> {
-      Set<String> seen = new HashSet<>();
-      for (String column : columns) {
-        if (!seen.add(column)) {
-          m.report("key", "names '" + column + "' twice", "list each key column once");
-        }
-      }
-      if (columns.isEmpty()) {
-        m.report("key", "is empty", "name the columns the query groups by, e.g. " + keyExample);
-      } else {
-        b.setKey(columns);
-      }
-    });
+    key.ifPresent(
+        columns -> {
+          Set<String> seen = new HashSet<>();
+          for (String column : columns) {
+            if (!seen.add(column)) {
+              m.report("key", "names '" + column + "' twice", "list each key column once");
+            }
+          }
+          if (columns.isEmpty()) {
+            m.report("key", "is empty", "name the columns the query groups by, e.g. " + keyExample);
+          } else {
+            b.setKey(columns);
+          }
+        });
 
-    m.duration("retention", "30d").ifPresent(retention -> {
-      if (retention.isZero()) {
-        m.report("retention", "retention cannot be 0s: a key's state would be dropped as soon as"
-                + " the watermark reaches its latest event",
-            "give how long a key's state lives after its latest event, e.g. retention: 30d, or remove"
-                + " retention to keep state forever");
-      } else {
-        b.setRetention(retention);
-      }
-    });
+    m.duration("retention", "30d")
+        .ifPresent(
+            retention -> {
+              if (retention.isZero()) {
+                m.report(
+                    "retention",
+                    "retention cannot be 0s: a key's state would be dropped as soon as"
+                        + " the watermark reaches its latest event",
+                    "give how long a key's state lives after its latest event, e.g. retention: 30d,"
+                        + " or remove retention to keep state forever");
+              } else {
+                b.setRetention(retention);
+              }
+            });
     if (m.has("retention") && m.has("window")) {
-      m.report("retention", "a windowed model has no retention: a window's state lives until the"
+      m.report(
+          "retention",
+          "a windowed model has no retention: a window's state lives until the"
               + " window is final (its end + allowed_lateness)",
-          "remove retention, and give allowed_lateness: <duration> to say how long corrections are accepted");
+          "remove retention, and give allowed_lateness: <duration> to say how long corrections are"
+              + " accepted");
     }
     Optional<WindowSpec> window = window(m).flatMap(w -> zoned(m, w));
     window.ifPresent(b::setWindow);
     if (!m.has("window")) {
       for (String windowOnly : List.of("time_zone", "week_starts")) {
         if (m.has(windowOnly)) {
-          m.report(windowOnly, windowOnly + " applies to windowed models only",
+          m.report(
+              windowOnly,
+              windowOnly + " applies to windowed models only",
               "add window: 1d (or 1w, 1mo) or remove " + windowOnly);
         }
       }
@@ -187,38 +256,57 @@ final class ModelsFile {
     decisions(m).ifPresent(b::setDecisions);
     for (String windowedOnly : List.of("allowed_lateness", "early_results")) {
       if (m.has(windowedOnly) && !m.has("window")) {
-        m.report(windowedOnly, windowedOnly + " applies to windowed models only",
+        m.report(
+            windowedOnly,
+            windowedOnly + " applies to windowed models only",
             "add window: <duration> or remove " + windowedOnly);
       }
     }
-    m.duration("allowed_lateness", "10m").ifPresent(lateness -> {
-      b.setAllowedLateness(lateness);
-      if (window.flatMap(WindowSpec::calendarUnit).orElse(null) == WindowSpec.CalendarUnit.MONTH
-          && lateness.compareTo(Duration.ofDays(28)) > 0) {
-        warnings.add(m.at("allowed_lateness", "allowed_lateness " + Durations.format(lateness)
-                + " is longer than a month (28 days, February's length): a month's window stays open"
-                + " for corrections after the next month's window has ended, so the state of two or"
-                + " more months is kept at once",
-            "this is allowed; give allowed_lateness: 28d or less unless corrections really come that late"));
-      }
-    });
-    m.string("early_results", "early_results: every 100 events").ifPresent(text -> {
-      try {
-        b.setEarlyResults(EarlyResults.parse(text));
-      } catch (IllegalArgumentException e) {
-        m.report("early_results", e.getMessage(),
-            "write early_results: none, early_results: every 100 events or early_results: every 1m");
-      }
-    });
-    m.string("generation", "generation: 2").ifPresent(text -> {
-      String t = text.trim();
-      if (t.matches("\\d{1,9}") && Integer.parseInt(t) >= 1) {
-        b.setGeneration(Integer.parseInt(t));
-      } else {
-        m.report("generation", "'" + text + "' is not a generation",
-            "write a whole number from 1, e.g. generation: 2 (the default is 1)");
-      }
-    });
+    m.duration("allowed_lateness", "10m")
+        .ifPresent(
+            lateness -> {
+              b.setAllowedLateness(lateness);
+              if (window.flatMap(WindowSpec::calendarUnit).orElse(null)
+                      == WindowSpec.CalendarUnit.MONTH
+                  && lateness.compareTo(Duration.ofDays(28)) > 0) {
+                warnings.add(
+                    m.at(
+                        "allowed_lateness",
+                        "allowed_lateness "
+                            + Durations.format(lateness)
+                            + " is longer than a month (28 days, February's length): a month's"
+                            + " window stays open for corrections after the next month's window has"
+                            + " ended, so the state of two or more months is kept at once",
+                        "this is allowed; give allowed_lateness: 28d or less unless corrections"
+                            + " really come that late"));
+              }
+            });
+    m.string("early_results", "early_results: every 100 events")
+        .ifPresent(
+            text -> {
+              try {
+                b.setEarlyResults(EarlyResults.parse(text));
+              } catch (IllegalArgumentException e) {
+                m.report(
+                    "early_results",
+                    e.getMessage(),
+                    "write early_results: none, early_results: every 100 events or early_results:"
+                        + " every 1m");
+              }
+            });
+    m.string("generation", "generation: 2")
+        .ifPresent(
+            text -> {
+              String t = text.trim();
+              if (t.matches("\\d{1,9}") && Integer.parseInt(t) >= 1) {
+                b.setGeneration(Integer.parseInt(t));
+              } else {
+                m.report(
+                    "generation",
+                    "'" + text + "' is not a generation",
+                    "write a whole number from 1, e.g. generation: 2 (the default is 1)");
+              }
+            });
     topic(m, "topic", "customer_metrics").ifPresent(b::setTopic);
     topic(m, "late_topic", "orders_late").ifPresent(b::setLateTopic);
     topic(m, "quarantine_topic", "orders_quarantine").ifPresent(b::setQuarantineTopic);
@@ -226,22 +314,31 @@ final class ModelsFile {
     List<EffectEntry> effects = new ArrayList<>();
     if (m.has("effects")) {
       if (!m.has("window")) {
-        m.report("effects", "effects apply to windowed models only: an effect is keyed by its window",
+        m.report(
+            "effects",
+            "effects apply to windowed models only: an effect is keyed by its window",
             "add window: <duration> or remove effects");
       }
       List<EffectDeclaration> declared = new ArrayList<>();
       Map<String, Integer> types = new LinkedHashMap<>();
       for (YamlMap item : m.nestedList("effects", EFFECT_EXAMPLE)) {
-        effect(item, effects).ifPresent(e -> {
-          Integer first = types.putIfAbsent(e.type(), item.line("type"));
-          if (first != null) {
-            item.report("type", "'" + e.type() + "' is declared twice (first on line " + first
-                    + "): the type is part of the effect's key and names its provider",
-                "give each effect its own type, e.g. type: " + e.type() + "_2");
-          } else {
-            declared.add(e);
-          }
-        });
+        effect(item, effects)
+            .ifPresent(
+                e -> {
+                  Integer first = types.putIfAbsent(e.type(), item.line("type"));
+                  if (first != null) {
+                    item.report(
+                        "type",
+                        "'"
+                            + e.type()
+                            + "' is declared twice (first on line "
+                            + first
+                            + "): the type is part of the effect's key and names its provider",
+                        "give each effect its own type, e.g. type: " + e.type() + "_2");
+                  } else {
+                    declared.add(e);
+                  }
+                });
       }
       b.setEffects(declared);
     }
@@ -253,8 +350,8 @@ final class ModelsFile {
 
   /**
    * One item of {@code effects:}: its own rules (required keys, the condition parses, the provider
-   * is a webhook at an http(s) URL with its capabilities stated). Its entry goes to {@code entries};
-   * the declaration is empty when the item has a problem.
+   * is a webhook at an http(s) URL with its capabilities stated). Its entry goes to {@code
+   * entries}; the declaration is empty when the item has a problem.
    */
   private static Optional<EffectDeclaration> effect(YamlMap e, List<EffectEntry> entries) {
     e.allowOnly(EFFECT_KEYS);
@@ -268,7 +365,9 @@ final class ModelsFile {
     Optional<String> type = e.string("type", "type: reward");
     if (type.isPresent() && !Names.isIdentifier(type.get())) {
       ok = false;
-      e.report("type", "'" + type.get() + "' is not a usable effect type",
+      e.report(
+          "type",
+          "'" + type.get() + "' is not a usable effect type",
           "use letters, digits and _ (starting with a letter or _), e.g. type: reward");
     }
     Optional<String> subject = e.string("subject", "subject: merchant_id");
@@ -278,7 +377,9 @@ final class ModelsFile {
       try {
         condition = Optional.of(ModelSql.condition(when.get()));
       } catch (SqlModelException x) {
-        e.report("when", "is not a condition: " + x.getMessage(),
+        e.report(
+            "when",
+            "is not a condition: " + x.getMessage(),
             "write a condition over the model's output columns in its SQL expression language,"
                 + " e.g. when: \"revenue >= 1000\"");
       }
@@ -298,73 +399,110 @@ final class ModelsFile {
       for (String required : PROVIDER_KEYS) {
         if (!p.has(required)) {
           ok = false;
-          p.reportMissing(required, "write " + PROVIDER_EXAMPLE
-              + " (idempotency: key when the provider dedupes by the Idempotency-Key header, else none;"
-              + " receipts: true when it answers GET <url>/<effect key>, else false)");
+          p.reportMissing(
+              required,
+              "write "
+                  + PROVIDER_EXAMPLE
+                  + " (idempotency: key when the provider dedupes by the Idempotency-Key header,"
+                  + " else none; receipts: true when it answers GET <url>/<effect key>, else"
+                  + " false)");
         }
       }
       Optional<String> kind = p.string("kind", "kind: webhook");
       if (kind.isPresent() && !kind.get().equals(EffectDeclaration.WEBHOOK)) {
         ok = false;
-        p.report("kind", "'" + kind.get() + "' is not a provider kind", "write kind: webhook (the only kind so far)");
+        p.report(
+            "kind",
+            "'" + kind.get() + "' is not a provider kind",
+            "write kind: webhook (the only kind so far)");
       }
       url = p.string("url", "url: \"http://127.0.0.1:8099/rewards\"");
       if (url.isPresent() && !isHttpUrl(url.get())) {
         ok = false;
-        p.report("url", "'" + url.get() + "' is not an http(s) URL",
+        p.report(
+            "url",
+            "'" + url.get() + "' is not an http(s) URL",
             "write the webhook's endpoint, e.g. url: \"http://127.0.0.1:8099/rewards\"");
       }
-      Optional<String> credential = url.filter(ModelsFile::isHttpUrl).flatMap(ModelsFile::credentialInUrl);
+      Optional<String> credential =
+          url.filter(ModelsFile::isHttpUrl).flatMap(ModelsFile::credentialInUrl);
       if (credential.isPresent()) {
         ok = false;
-        p.report("url", "carries a credential (" + credential.get() + "): it would be committed and copied"
-            + " into every effect row", "remove it from the URL and " + AUTHORIZATION_FIX);
+        p.report(
+            "url",
+            "carries a credential ("
+                + credential.get()
+                + "): it would be committed and copied"
+                + " into every effect row",
+            "remove it from the URL and " + AUTHORIZATION_FIX);
       }
       authorizationEnv = p.string("authorization_env", "authorization_env: REWARDS_AUTHORIZATION");
-      if (authorizationEnv.isPresent() && !authorizationEnv.get().matches("[A-Za-z_][A-Za-z0-9_]*")) {
+      if (authorizationEnv.isPresent()
+          && !authorizationEnv.get().matches("[A-Za-z_][A-Za-z0-9_]*")) {
         ok = false;
-        p.report("authorization_env", "'" + authorizationEnv.get() + "' is not an environment variable name",
+        p.report(
+            "authorization_env",
+            "'" + authorizationEnv.get() + "' is not an environment variable name",
             "name the variable that holds the Authorization header's value, e.g."
                 + " authorization_env: REWARDS_AUTHORIZATION");
       }
-      authorizationFile = p.string("authorization_file", "authorization_file: secrets/rewards-authorization");
+      authorizationFile =
+          p.string("authorization_file", "authorization_file: secrets/rewards-authorization");
       if (authorizationFile.isPresent() && !insideProject(authorizationFile.get())) {
         ok = false;
-        p.report("authorization_file", "'" + authorizationFile.get() + "' is not a path inside the project folder",
-            "give a relative path that stays inside the project, e.g."
-                + " authorization_file: secrets/rewards-authorization (keep it out of version control)");
+        p.report(
+            "authorization_file",
+            "'" + authorizationFile.get() + "' is not a path inside the project folder",
+            "give a relative path that stays inside the project, e.g. authorization_file:"
+                + " secrets/rewards-authorization (keep it out of version control)");
       }
       if (authorizationEnv.isPresent() && authorizationFile.isPresent()) {
         ok = false;
-        p.report("authorization_file", "is declared beside authorization_env",
+        p.report(
+            "authorization_file",
+            "is declared beside authorization_env",
             "declare one of authorization_env and authorization_file, not both");
       }
       Optional<String> idem = p.string("idempotency", "idempotency: key");
       if (idem.isPresent() && !List.of("key", "none").contains(idem.get())) {
         ok = false;
-        p.report("idempotency", "'" + idem.get() + "' is neither key nor none",
-            "write idempotency: key when the provider dedupes by the Idempotency-Key header, else idempotency: none");
+        p.report(
+            "idempotency",
+            "'" + idem.get() + "' is neither key nor none",
+            "write idempotency: key when the provider dedupes by the Idempotency-Key header, else"
+                + " idempotency: none");
       }
       idempotency = idem.filter("key"::equals).isPresent();
       Optional<String> rec = p.string("receipts", "receipts: true");
       if (rec.isPresent() && !List.of("true", "false").contains(rec.get())) {
         ok = false;
-        p.report("receipts", "'" + rec.get() + "' is neither true nor false",
-            "write receipts: true when the provider answers GET <url>/<effect key> with a receipt, else receipts: false");
+        p.report(
+            "receipts",
+            "'" + rec.get() + "' is neither true nor false",
+            "write receipts: true when the provider answers GET <url>/<effect key> with a receipt,"
+                + " else receipts: false");
       }
       receipts = rec.filter("true"::equals).isPresent();
     }
     if (!ok || type.isEmpty() || subject.isEmpty() || condition.isEmpty() || url.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(EffectDeclaration.webhook(type.get(), subject.get(), when.get(), url.get(), idempotency,
-        receipts, authorizationEnv, authorizationFile));
+    return Optional.of(
+        EffectDeclaration.webhook(
+            type.get(),
+            subject.get(),
+            when.get(),
+            url.get(),
+            idempotency,
+            receipts,
+            authorizationEnv,
+            authorizationFile));
   }
 
   /**
-   * What in an http(s) URL looks like a credential — user info, or a query parameter named like
-   * one ({@code token=}, {@code api_key=}, {@code secret=}, {@code password=}, ...) — named without
-   * its value; empty when nothing does.
+   * What in an http(s) URL looks like a credential — user info, or a query parameter named like one
+   * ({@code token=}, {@code api_key=}, {@code secret=}, {@code password=}, ...) — named without its
+   * value; empty when nothing does.
    */
   static Optional<String> credentialInUrl(String text) {
     URI uri = URI.create(text);
@@ -390,7 +528,9 @@ final class ModelsFile {
   private static boolean insideProject(String path) {
     try {
       java.nio.file.Path p = java.nio.file.Path.of(path);
-      return !path.isBlank() && !p.isAbsolute() && !p.normalize().startsWith("..")
+      return !path.isBlank()
+          && !p.isAbsolute()
+          && !p.normalize().startsWith("..")
           && !p.normalize().toString().isEmpty();
     } catch (java.nio.file.InvalidPathException e) {
       return false;
@@ -400,7 +540,8 @@ final class ModelsFile {
   private static boolean isHttpUrl(String text) {
     try {
       URI uri = new URI(text);
-      return uri.getScheme() != null && List.of("http", "https").contains(uri.getScheme().toLowerCase(Locale.ROOT))
+      return uri.getScheme() != null
+          && List.of("http", "https").contains(uri.getScheme().toLowerCase(Locale.ROOT))
           && uri.getHost() != null;
     } catch (URISyntaxException x) {
       return false;
@@ -415,8 +556,12 @@ final class ModelsFile {
     String example = "decisions: {features_over: 1h, linear: models/<model>.linear.yml}";
     for (String other : List.of("window", "retention")) {
       if (m.has(other)) {
-        m.report(other, "a scoring model (decisions) keeps its features for its range and lateness;"
-                + " it has no " + other, "remove " + other + ", or move decisions to a model of its own");
+        m.report(
+            other,
+            "a scoring model (decisions) keeps its features for its range and lateness;"
+                + " it has no "
+                + other,
+            "remove " + other + ", or move decisions to a model of its own");
       }
     }
     Optional<YamlMap> nested = m.nested("decisions", example);
@@ -428,17 +573,25 @@ final class ModelsFile {
     DecisionsSpec.Builder b = DecisionsSpec.builder();
     boolean ok = true;
     if (!d.has("features_over")) {
-      d.reportMissing("features_over", "give the trailing event-time range of the features, e.g. features_over: 1h");
+      d.reportMissing(
+          "features_over",
+          "give the trailing event-time range of the features, e.g. features_over: 1h");
       ok = false;
     }
     Optional<Duration> range = d.duration("features_over", "1h");
     if (range.isPresent() && range.get().isZero()) {
-      d.report("features_over", "a feature range cannot be 0s", "give a positive range, e.g. features_over: 1h");
+      d.report(
+          "features_over",
+          "a feature range cannot be 0s",
+          "give a positive range, e.g. features_over: 1h");
       ok = false;
     }
     range.ifPresent(b::setFeaturesOver);
     if (d.has("scorer") == d.has("linear")) {
-      m.report("decisions", d.has("scorer") ? "names both a scorer class and a linear model"
+      m.report(
+          "decisions",
+          d.has("scorer")
+              ? "names both a scorer class and a linear model"
               : "names no model to score with",
           "give linear: models/<model>.linear.yml (bias and weights) or scorer: <a Scorer class>");
       ok = false;
@@ -451,18 +604,25 @@ final class ModelsFile {
     d.duration(d.nameOf("allowed_lateness", "lateness"), "10m").ifPresent(b::setLateness);
     d.choice("late_action", DecisionsSpec.LateAction.class, "ignore, revise or reconcile")
         .ifPresent(b::setLateAction);
-    d.string("late_updates_state", "late_updates_state: true").ifPresent(text -> {
-      if (text.equals("true") || text.equals("false")) {
-        b.setLateUpdatesState(Boolean.parseBoolean(text));
-      } else {
-        d.report("late_updates_state", "'" + text + "' is not true or false",
-            "write late_updates_state: true (late events feed later decisions) or false (the default)");
-      }
-    });
+    d.string("late_updates_state", "late_updates_state: true")
+        .ifPresent(
+            text -> {
+              if (text.equals("true") || text.equals("false")) {
+                b.setLateUpdatesState(Boolean.parseBoolean(text));
+              } else {
+                d.report(
+                    "late_updates_state",
+                    "'" + text + "' is not true or false",
+                    "write late_updates_state: true (late events feed later decisions) or false"
+                        + " (the default)");
+              }
+            });
     d.duration("max_clock_skew", "5m").ifPresent(b::setMaxClockSkew);
     d.string("arrival", "arrival: received_at").ifPresent(b::setArrival);
     if (d.has("arrival") && !d.has("max_clock_skew")) {
-      d.report("arrival", "the arrival column is only used to judge clock skew",
+      d.report(
+          "arrival",
+          "the arrival column is only used to judge clock skew",
           "add max_clock_skew: <duration> or remove arrival");
     }
     if (!ok || range.isEmpty()) {
@@ -490,15 +650,21 @@ final class ModelsFile {
       }
       Optional<WindowSpec.CalendarUnit> unit = WindowSpec.CalendarUnit.parse(text.get());
       if (unit.isPresent()) {
-        return Optional.of(WindowSpec.calendar(unit.get(), ZoneId.of("UTC"), false, DayOfWeek.MONDAY));
+        return Optional.of(
+            WindowSpec.calendar(unit.get(), ZoneId.of("UTC"), false, DayOfWeek.MONDAY));
       }
-      return m.duration("window", "1h").flatMap(size -> {
-        if (size.isZero()) {
-          m.report("window", "a window cannot be 0s long", "give the window's size, e.g. window: 1h");
-          return Optional.empty();
-        }
-        return Optional.of(WindowSpec.tumbling(size));
-      });
+      return m.duration("window", "1h")
+          .flatMap(
+              size -> {
+                if (size.isZero()) {
+                  m.report(
+                      "window",
+                      "a window cannot be 0s long",
+                      "give the window's size, e.g. window: 1h");
+                  return Optional.empty();
+                }
+                return Optional.of(WindowSpec.tumbling(size));
+              });
     }
     Optional<YamlMap> hopping = m.nested("window", "window: {size: 1h, every: 15m}");
     YamlMap w = hopping.get();
@@ -513,9 +679,13 @@ final class ModelsFile {
       Optional<Duration> d = key.equals("size") ? size : every;
       if (d.isPresent() && d.get().isZero()) {
         positive = false;
-        w.report(key, "a window's " + key + " cannot be 0s", key.equals("size")
-            ? "give the window's size, e.g. window: {size: 1h, every: 15m}"
-            : "give how far apart windows start, e.g. every: 15m, or remove every for tumbling windows");
+        w.report(
+            key,
+            "a window's " + key + " cannot be 0s",
+            key.equals("size")
+                ? "give the window's size, e.g. window: {size: 1h, every: 15m}"
+                : "give how far apart windows start, e.g. every: 15m, or remove every for tumbling"
+                    + " windows");
       }
     }
     if (size.isEmpty() || !positive || (w.has("every") && every.isEmpty())) {
@@ -523,38 +693,61 @@ final class ModelsFile {
     }
     long perEvent = size.get().toMillis() / every.orElse(size.get()).toMillis();
     if (perEvent > WindowSpec.MAX_WINDOWS_PER_EVENT) {
-      // each event is in size/every windows: beyond this a fixture or a job does little but open windows
-      w.report("every", "every event would be in " + perEvent + " windows (size / every); the most is "
+      // each event is in size/every windows: beyond this a fixture or a job does little but open
+      // windows
+      w.report(
+          "every",
+          "every event would be in "
+              + perEvent
+              + " windows (size / every); the most is "
               + WindowSpec.MAX_WINDOWS_PER_EVENT,
-          "make every at least " + Durations.format(java.time.Duration.ofMillis(Math.max(1,
-              -Math.floorDiv(-size.get().toMillis(), WindowSpec.MAX_WINDOWS_PER_EVENT))))
-              + " (size / " + WindowSpec.MAX_WINDOWS_PER_EVENT + "), or the size smaller");
+          "make every at least "
+              + Durations.format(
+                  java.time.Duration.ofMillis(
+                      Math.max(
+                          1,
+                          -Math.floorDiv(
+                              -size.get().toMillis(), WindowSpec.MAX_WINDOWS_PER_EVENT))))
+              + " (size / "
+              + WindowSpec.MAX_WINDOWS_PER_EVENT
+              + "), or the size smaller");
       return Optional.empty();
     }
     try {
       return Optional.of(WindowSpec.hopping(size.get(), every.orElse(size.get())));
     } catch (IllegalArgumentException e) {
-      String fix = every.get().compareTo(size.get()) > 0
-          ? "make every at most the size, e.g. window: {size: " + Durations.format(every.get())
-              + ", every: " + Durations.format(size.get()) + "}, or write window: "
-              + Durations.format(size.get()) + " for tumbling windows"
-          : "make the size a multiple of every, e.g. window: {size: "
-              + Durations.format(every.get().multipliedBy(
-                  Math.max(1, size.get().toMillis() / every.get().toMillis())))
-              + ", every: " + Durations.format(every.get()) + "}";
+      String fix =
+          every.get().compareTo(size.get()) > 0
+              ? "make every at most the size, e.g. window: {size: "
+                  + Durations.format(every.get())
+                  + ", every: "
+                  + Durations.format(size.get())
+                  + "}, or write window: "
+                  + Durations.format(size.get())
+                  + " for tumbling windows"
+              : "make the size a multiple of every, e.g. window: {size: "
+                  + Durations.format(
+                      every
+                          .get()
+                          .multipliedBy(
+                              Math.max(1, size.get().toMillis() / every.get().toMillis())))
+                  + ", every: "
+                  + Durations.format(every.get())
+                  + "}";
       w.report("every", e.getMessage(), fix);
       return Optional.empty();
     }
   }
 
   /** Half-hour and 45-minute zones, named in messages (an example, not a list to check against). */
-  static final String ODD_OFFSET_ZONES = "zones with half-hour offsets include Asia/Kolkata (+05:30),"
-      + " Australia/Adelaide (+09:30/+10:30), America/St_Johns (-03:30/-02:30) and Asia/Tehran"
-      + " (+03:30); Asia/Kathmandu (+05:45) and Australia/Eucla (+08:45) are at 45 minutes";
+  static final String ODD_OFFSET_ZONES =
+      "zones with half-hour offsets include Asia/Kolkata (+05:30),"
+          + " Australia/Adelaide (+09:30/+10:30), America/St_Johns (-03:30/-02:30) and Asia/Tehran"
+          + " (+03:30); Asia/Kathmandu (+05:45) and Australia/Eucla (+08:45) are at 45 minutes";
 
   /**
-   * {@code window} with the model's {@code time_zone} and {@code week_starts} applied (docs/semantics.md
-   * §6.22 to §6.24); empty, with a problem, when they do not fit it.
+   * {@code window} with the model's {@code time_zone} and {@code week_starts} applied
+   * (docs/semantics.md §6.22 to §6.24); empty, with a problem, when they do not fit it.
    */
   private static Optional<WindowSpec> zoned(YamlMap m, WindowSpec window) {
     boolean ok = true;
@@ -562,14 +755,18 @@ final class ModelsFile {
     if (m.has("week_starts")) {
       Optional<String> text = m.string("week_starts", "week_starts: monday");
       if (window.calendarUnit().orElse(null) != WindowSpec.CalendarUnit.WEEK) {
-        m.report("week_starts", "week_starts applies to weekly windows only (window: 1w), not to "
-            + window.describe(), "remove week_starts, or write window: 1w");
+        m.report(
+            "week_starts",
+            "week_starts applies to weekly windows only (window: 1w), not to " + window.describe(),
+            "remove week_starts, or write window: 1w");
         ok = false;
       } else if (text.isPresent()) {
         try {
           weekStarts = DayOfWeek.valueOf(text.get().trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-          m.report("week_starts", "'" + text.get() + "' is not a day of the week",
+          m.report(
+              "week_starts",
+              "'" + text.get() + "' is not a day of the week",
               "write week_starts: monday (or tuesday ... sunday)");
           ok = false;
         }
@@ -586,7 +783,9 @@ final class ModelsFile {
       String name = text.get().trim();
       if (!ZoneId.getAvailableZoneIds().contains(name)) {
         String closest = closestZone(name);
-        m.report("time_zone", "'" + name + "' is not an IANA time zone name",
+        m.report(
+            "time_zone",
+            "'" + name + "' is not an IANA time zone name",
             "did you mean '" + closest + "'? write time_zone: " + closest);
         return Optional.empty();
       }
@@ -594,14 +793,27 @@ final class ModelsFile {
       if (!window.isCalendar()) {
         List<ZoneOffset> odd = WindowSpec.misalignedOffsets(zone.get(), window.every());
         if (!odd.isEmpty()) {
-          m.report("time_zone", name + " has the offset " + odd.get(0) + ", not a whole multiple of "
-                  + Durations.format(window.every()) + ": fixed windows (" + window.describe()
-                  + ") stay aligned to the epoch (docs/semantics.md §6.24), so in " + name
-                  + " they would not begin on the local " + Durations.format(window.every())
-                  + " boundaries; " + ODD_OFFSET_ZONES,
+          m.report(
+              "time_zone",
+              name
+                  + " has the offset "
+                  + odd.get(0)
+                  + ", not a whole multiple of "
+                  + Durations.format(window.every())
+                  + ": fixed windows ("
+                  + window.describe()
+                  + ") stay aligned to the epoch (docs/semantics.md §6.24), so in "
+                  + name
+                  + " they would not begin on the local "
+                  + Durations.format(window.every())
+                  + " boundaries; "
+                  + ODD_OFFSET_ZONES,
               "for local days, weeks or months write window: 1d, 1w or 1mo; otherwise remove"
                   + " time_zone, or give a window whose start interval divides every offset of "
-                  + name + " (e.g. " + alignedEvery(zone.get()) + ")");
+                  + name
+                  + " (e.g. "
+                  + alignedEvery(zone.get())
+                  + ")");
           return Optional.empty();
         }
       }
@@ -610,16 +822,25 @@ final class ModelsFile {
       return Optional.empty();
     }
     if (window.isCalendar()) {
-      return Optional.of(WindowSpec.calendar(window.calendarUnit().get(),
-          zone.orElse(ZoneId.of("UTC")), zone.isPresent(), weekStarts));
+      return Optional.of(
+          WindowSpec.calendar(
+              window.calendarUnit().get(),
+              zone.orElse(ZoneId.of("UTC")),
+              zone.isPresent(),
+              weekStarts));
     }
     return Optional.of(zone.map(window::withTimeZone).orElse(window));
   }
 
   /** The longest of 1h, 30m, 15m, 5m, 1m that divides every offset of {@code zone}. */
   private static String alignedEvery(ZoneId zone) {
-    for (Duration d : List.of(Duration.ofHours(1), Duration.ofMinutes(30), Duration.ofMinutes(15),
-        Duration.ofMinutes(5), Duration.ofMinutes(1))) {
+    for (Duration d :
+        List.of(
+            Duration.ofHours(1),
+            Duration.ofMinutes(30),
+            Duration.ofMinutes(15),
+            Duration.ofMinutes(5),
+            Duration.ofMinutes(1))) {
       if (WindowSpec.misalignedOffsets(zone, d).isEmpty()) {
         return "window: " + Durations.format(d);
       }
@@ -650,10 +871,12 @@ final class ModelsFile {
 
   /** A topic name under {@code key}: a legal Kafka topic name (it names an output file too). */
   private static Optional<String> topic(YamlMap m, String key, String example) {
-    return m.string(key, key + ": " + example).filter(t -> {
-      Optional<String> problem = Names.topicProblem(t);
-      problem.ifPresent(p -> m.report(key, p, Names.topicFix(key, example)));
-      return problem.isEmpty();
-    });
+    return m.string(key, key + ": " + example)
+        .filter(
+            t -> {
+              Optional<String> problem = Names.topicProblem(t);
+              problem.ifPresent(p -> m.report(key, p, Names.topicFix(key, example)));
+              return problem.isEmpty();
+            });
   }
 }

@@ -36,13 +36,17 @@ final class Names {
     return best;
   }
 
-  /** True for a name usable in SQL and as a file name: letters, digits and _, not starting with a digit. */
+  /**
+   * True for a name usable in SQL and as a file name: letters, digits and _, not starting with a
+   * digit.
+   */
   static boolean isIdentifier(String name) {
     return name.matches("[A-Za-z_][A-Za-z0-9_]*");
   }
 
   /** Kafka's own rule for a topic name (which the file runs also use as a file name). */
-  private static final java.util.regex.Pattern TOPIC = java.util.regex.Pattern.compile("[a-zA-Z0-9._-]{1,249}");
+  private static final java.util.regex.Pattern TOPIC =
+      java.util.regex.Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
   /**
    * Why {@code name} is not a legal Kafka topic name, or empty: 1 to 249 of letters, digits, '.',
@@ -54,10 +58,15 @@ final class Names {
       return Optional.empty();
     }
     if (name.length() > 249) {
-      return Optional.of("is " + name.length() + " characters long, not a Kafka topic name (at most 249)");
+      return Optional.of(
+          "is " + name.length() + " characters long, not a Kafka topic name (at most 249)");
     }
-    return Optional.of("'" + name + "' is not a Kafka topic name (letters, digits, '.', '_' and '-'"
-        + (name.equals(".") || name.equals("..") ? ", other than . and .." : "") + ")");
+    return Optional.of(
+        "'"
+            + name
+            + "' is not a Kafka topic name (letters, digits, '.', '_' and '-'"
+            + (name.equals(".") || name.equals("..") ? ", other than . and .." : "")
+            + ")");
   }
 
   /** The fix for a bad topic name under {@code key}. */

@@ -15,13 +15,18 @@ import java.util.Optional;
 @AutoValue
 public abstract class Problem {
 
-  /** The file, relative to the project folder where it is inside it ({@code sources.yml}, {@code models/x.sql}). */
+  /**
+   * The file, relative to the project folder where it is inside it ({@code sources.yml}, {@code
+   * models/x.sql}).
+   */
   public abstract String file();
 
   /** 1-based line in {@link #file()}; 0 when the problem is about the whole file. */
   public abstract int line();
 
-  /** What the problem is about, e.g. {@code source 'orders'} or {@code model 'customer_metrics'}. */
+  /**
+   * What the problem is about, e.g. {@code source 'orders'} or {@code model 'customer_metrics'}.
+   */
   public abstract Optional<String> subject();
 
   /** The key at fault, e.g. {@code watermark} or {@code schema.amount}. */
@@ -34,7 +39,11 @@ public abstract class Problem {
   public abstract Optional<String> fix();
 
   public static Problem of(
-      String file, int line, Optional<String> subject, Optional<String> key, String message,
+      String file,
+      int line,
+      Optional<String> subject,
+      Optional<String> key,
+      String message,
       Optional<String> fix) {
     return new AutoValue_Problem(file, line, subject, key, message, fix);
   }
@@ -52,7 +61,13 @@ public abstract class Problem {
     }
     s.append(": ");
     subject().ifPresent(subject -> s.append(subject));
-    key().ifPresent(key -> s.append(subject().isPresent() ? ", " : "").append("key '").append(key).append('\''));
+    key()
+        .ifPresent(
+            key ->
+                s.append(subject().isPresent() ? ", " : "")
+                    .append("key '")
+                    .append(key)
+                    .append('\''));
     if (subject().isPresent() || key().isPresent()) {
       s.append(": ");
     }

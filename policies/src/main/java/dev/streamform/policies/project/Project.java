@@ -27,8 +27,8 @@ public abstract class Project {
   public abstract Map<String, ModelDeclaration> models();
 
   /**
-   * What the project allows but doubts, each naming file, line and key (e.g. a monthly window
-   * whose {@code allowed_lateness} is longer than a month); {@code check} prints them.
+   * What the project allows but doubts, each naming file, line and key (e.g. a monthly window whose
+   * {@code allowed_lateness} is longer than a month); {@code check} prints them.
    */
   public abstract List<Problem> warnings();
 
@@ -43,11 +43,15 @@ public abstract class Project {
   }
 
   static Project create(
-      Path dir, Map<String, SourceDeclaration> sources, Map<String, ModelDeclaration> models,
+      Path dir,
+      Map<String, SourceDeclaration> sources,
+      Map<String, ModelDeclaration> models,
       List<Problem> warnings) {
-    return new AutoValue_Project(dir,
+    return new AutoValue_Project(
+        dir,
         Collections.unmodifiableMap(new LinkedHashMap<>(sources)),
-        Collections.unmodifiableMap(new LinkedHashMap<>(models)), List.copyOf(warnings));
+        Collections.unmodifiableMap(new LinkedHashMap<>(models)),
+        List.copyOf(warnings));
   }
 
   /**
@@ -56,7 +60,8 @@ public abstract class Project {
    *
    * @throws InvalidProjectException with every problem of {@code sources.yml}
    */
-  public static Map<String, SourceDeclaration> loadSources(Path dir) throws InvalidProjectException {
+  public static Map<String, SourceDeclaration> loadSources(Path dir)
+      throws InvalidProjectException {
     return ProjectLoader.loadSources(dir);
   }
 

@@ -10,14 +10,15 @@ import java.util.Optional;
  * The rule for a file a declaration names ({@code path:}, {@code kafka.properties:}, {@code
  * linear:}): it lies inside the project folder, so checking out a project and running it reads
  * nothing else of the machine. A reference is relative to the project folder; after {@code ..}
- * segments are resolved, and after symbolic links are followed when the file exists, it must
- * still be inside the folder.
+ * segments are resolved, and after symbolic links are followed when the file exists, it must still
+ * be inside the folder.
  */
 public final class ProjectFiles {
   private ProjectFiles() {}
 
   /** The usual fix for a reference outside the project folder. */
-  static final String FIX = "copy the file into the project folder and name it relative to the folder";
+  static final String FIX =
+      "copy the file into the project folder and name it relative to the folder";
 
   /**
    * Why {@code reference} (relative to the project folder {@code dir}) is not a file of the
@@ -31,7 +32,9 @@ public final class ProjectFiles {
     } catch (InvalidPathException e) {
       return Optional.of("'" + reference + "' is not a path (" + e.getReason() + ")");
     }
-    if (given.isAbsolute() || reference.startsWith("/") || reference.startsWith("\\")
+    if (given.isAbsolute()
+        || reference.startsWith("/")
+        || reference.startsWith("\\")
         || reference.startsWith("~")) {
       return Optional.of("'" + reference + "' is not relative to the project folder");
     }
@@ -50,7 +53,8 @@ public final class ProjectFiles {
         Path real = file.toRealPath();
         Path realRoot = root.toRealPath();
         if (!real.startsWith(realRoot)) {
-          return Optional.of("'" + reference + "' is a link to " + real + ", outside the project folder");
+          return Optional.of(
+              "'" + reference + "' is a link to " + real + ", outside the project folder");
         }
       } catch (IOException e) {
         return Optional.of("'" + reference + "' cannot be resolved (" + e.getMessage() + ")");

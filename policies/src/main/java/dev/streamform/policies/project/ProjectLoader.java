@@ -29,9 +29,9 @@ import java.util.regex.Pattern;
 
 /**
  * Loads a project folder and checks the rules that span files: a model's query file exists and
- * parses, reads a declared source, produces its key columns, has a clock upstream for
- * {@code retention} and {@code window}, and, when windowed, leaves {@code window_start} and
- * {@code window_end} to the window, and names only its output columns in its effects.
+ * parses, reads a declared source, produces its key columns, has a clock upstream for {@code
+ * retention} and {@code window}, and, when windowed, leaves {@code window_start} and {@code
+ * window_end} to the window, and names only its output columns in its effects.
  */
 final class ProjectLoader {
   static final String MODELS_DIR = "models";
@@ -57,9 +57,13 @@ final class ProjectLoader {
   static Map<String, SourceDeclaration> loadSources(Path dir) throws InvalidProjectException {
     ProjectLoader loader = new ProjectLoader(dir);
     loader.checkFolder();
-    Optional<Map<String, SourcesFile.Entry>> sources = loader.readFile(SourcesFile.NAME,
-        "create it with sources: and one source per name (connector, topic or path, schema)")
-        .flatMap(text -> SourcesFile.read(dir, text, loader.problems));
+    Optional<Map<String, SourcesFile.Entry>> sources =
+        loader
+            .readFile(
+                SourcesFile.NAME,
+                "create it with sources: and one source per name (connector, topic or path,"
+                    + " schema)")
+            .flatMap(text -> SourcesFile.read(dir, text, loader.problems));
     if (!loader.problems.isEmpty()) {
       throw new InvalidProjectException(inFileOrder(loader.problems));
     }
@@ -70,23 +74,36 @@ final class ProjectLoader {
 
   private void checkFolder() throws InvalidProjectException {
     if (!Files.exists(dir)) {
-      throw new InvalidProjectException(List.of(Problem.ofFile(dir.toString(), "no such folder",
-          "give the folder that holds sources.yml, streamform.yml and models/")));
+      throw new InvalidProjectException(
+          List.of(
+              Problem.ofFile(
+                  dir.toString(),
+                  "no such folder",
+                  "give the folder that holds sources.yml, streamform.yml and models/")));
     }
     if (!Files.isDirectory(dir)) {
-      throw new InvalidProjectException(List.of(Problem.ofFile(dir.toString(), "is a file, not a folder",
-          "give the folder that holds sources.yml, streamform.yml and models/")));
+      throw new InvalidProjectException(
+          List.of(
+              Problem.ofFile(
+                  dir.toString(),
+                  "is a file, not a folder",
+                  "give the folder that holds sources.yml, streamform.yml and models/")));
     }
   }
 
   private Project load() throws InvalidProjectException {
     checkFolder();
-    Optional<Map<String, SourcesFile.Entry>> sources = readFile(SourcesFile.NAME,
-        "create it with sources: and one source per name (connector, topic or path, schema)")
-        .flatMap(text -> SourcesFile.read(dir, text, problems));
-    Optional<Map<String, ModelsFile.Entry>> models = readFile(ModelsFile.NAME,
-        "create it with models: and one model per name (materialized, key)")
-        .flatMap(text -> ModelsFile.read(text, problems, warnings));
+    Optional<Map<String, SourcesFile.Entry>> sources =
+        readFile(
+                SourcesFile.NAME,
+                "create it with sources: and one source per name (connector, topic or path,"
+                    + " schema)")
+            .flatMap(text -> SourcesFile.read(dir, text, problems));
+    Optional<Map<String, ModelsFile.Entry>> models =
+        readFile(
+                ModelsFile.NAME,
+                "create it with models: and one model per name (materialized, key)")
+            .flatMap(text -> ModelsFile.read(text, problems, warnings));
 
     Map<String, ModelDeclaration> checkedModels = new LinkedHashMap<>();
     if (models.isPresent()) {
@@ -134,8 +151,12 @@ final class ProjectLoader {
     Path sqlFile = dir.resolve(MODELS_DIR).resolve(model.name() + ".sql");
     YamlMap yaml = model.yaml();
     if (!Files.isRegularFile(sqlFile)) {
-      yaml.reportHere("has no query: " + sqlName + " does not exist",
-          "create " + sqlName + " with SELECT <key columns>, <aggregates> FROM source('<source>') GROUP BY <key columns>");
+      yaml.reportHere(
+          "has no query: " + sqlName + " does not exist",
+          "create "
+              + sqlName
+              + " with SELECT <key columns>, <aggregates> FROM source('<source>') GROUP BY <key"
+              + " columns>");
       return Optional.empty();
     }
     Optional<String> sql = readText(sqlFile, sqlName);
@@ -156,20 +177,36 @@ final class ProjectLoader {
     Map<String, SourcesFile.Entry> sources = declared.get();
     SourcesFile.Entry source = sources.get(query.source());
     if (source == null) {
-      String fix = Names.closest(query.source(), sources.keySet())
-          .map(c -> "did you mean source('" + c + "')?")
-          .orElse(sources.isEmpty() ? "declare it in sources.yml"
-              : "declare it in sources.yml or read one of: " + String.join(", ", sources.keySet()));
-      problems.add(Problem.of(sqlName, lineOf(sql.get(), query.source()), subject, Optional.empty(),
-          "reads source '" + query.source() + "', which sources.yml does not declare", Optional.of(fix)));
+      String fix =
+          Names.closest(query.source(), sources.keySet())
+              .map(c -> "did you mean source('" + c + "')?")
+              .orElse(
+                  sources.isEmpty()
+                      ? "declare it in sources.yml"
+                      : "declare it in sources.yml or read one of: "
+                          + String.join(", ", sources.keySet()));
+      problems.add(
+          Problem.of(
+              sqlName,
+              lineOf(sql.get(), query.source()),
+              subject,
+              Optional.empty(),
+              "reads source '" + query.source() + "', which sources.yml does not declare",
+              Optional.of(fix)));
       return Optional.empty();
     }
     for (String timed : List.of("retention", "window", "decisions")) {
       if (yaml.has(timed) && !source.eventTime()) {
-        yaml.report(timed, timed + " needs an event-time source upstream; source '" + source.name()
+        yaml.report(
+            timed,
+            timed
+                + " needs an event-time source upstream; source '"
+                + source.name()
                 + "' has no event_time, so there is no clock to measure it by",
-            "add event_time: <timestamp column> to source '" + source.name()
-                + "' in sources.yml, or remove " + timed);
+            "add event_time: <timestamp column> to source '"
+                + source.name()
+                + "' in sources.yml, or remove "
+                + timed);
       }
     }
     checkEffectSubjects(model, query);
@@ -187,8 +224,14 @@ final class ProjectLoader {
       }
       model.declaration().get().setDecisions(checked.get());
     }
-    return Optional.of(model.declaration().get()
-        .setSource(query.source()).setSqlFile(sqlFile).setSql(sql.get()).build());
+    return Optional.of(
+        model
+            .declaration()
+            .get()
+            .setSource(query.source())
+            .setSqlFile(sqlFile)
+            .setSql(sql.get())
+            .build());
   }
 
   /**
@@ -196,53 +239,81 @@ final class ProjectLoader {
    * digest is its content's), its weights name features or numeric source columns, and the arrival
    * column is a timestamp of the source.
    */
-  private Optional<DecisionsSpec> checkDecisions(YamlMap yaml, DecisionsSpec spec, ModelQuery query,
-      SourcesFile.Entry source) {
+  private Optional<DecisionsSpec> checkDecisions(
+      YamlMap yaml, DecisionsSpec spec, ModelQuery query, SourcesFile.Entry source) {
     Optional<YamlMap> d = yaml.nested("decisions", "decisions: {...}");
     if (d.isEmpty()) {
       return Optional.empty();
     }
     int before = problems.size();
     Map<String, ColumnType> schema = source.schema();
-    spec.arrival().ifPresent(column -> {
-      if (!ColumnType.TIMESTAMP.equals(schema.get(column))) {
-        d.get().report("arrival", "'" + column + "' is not a timestamp column of source '" + source.name() + "'",
-            "name the timestamp column that says when the record arrived, or remove arrival (the ingest time is used)");
-      }
-    });
+    spec.arrival()
+        .ifPresent(
+            column -> {
+              if (!ColumnType.TIMESTAMP.equals(schema.get(column))) {
+                d.get()
+                    .report(
+                        "arrival",
+                        "'"
+                            + column
+                            + "' is not a timestamp column of source '"
+                            + source.name()
+                            + "'",
+                        "name the timestamp column that says when the record arrived, or remove"
+                            + " arrival (the ingest time is used)");
+              }
+            });
     DecisionsSpec checked = spec;
     if (spec.linearFile().isPresent()) {
       String file = spec.linearFile().get();
       Path path = dir.resolve(file);
       Optional<String> outside = ProjectFiles.outside(dir, file);
       if (outside.isPresent()) {
-        d.get().report("linear", outside.get(), ProjectFiles.FIX
-            + ", e.g. linear: models/<model>.linear.yml");
+        d.get()
+            .report(
+                "linear",
+                outside.get(),
+                ProjectFiles.FIX + ", e.g. linear: models/<model>.linear.yml");
         return Optional.empty();
       }
       try {
         LinearModel linear = LinearModel.read(path);
         java.util.Set<String> inputs = new java.util.TreeSet<>();
         query.outputs().forEach(o -> inputs.add(o.name()));
-        schema.forEach((column, type) -> {
-          if (type.isNumeric()) {
-            inputs.add(column);
-          }
-        });
+        schema.forEach(
+            (column, type) -> {
+              if (type.isNumeric()) {
+                inputs.add(column);
+              }
+            });
         for (String name : linear.weights().keySet()) {
           if (!inputs.contains(name)) {
-            d.get().report("linear", file + ": weight '" + name + "' names no feature of the query and no"
-                    + " numeric column of source '" + source.name() + "'",
-                "weigh one of: " + String.join(", ", inputs));
+            d.get()
+                .report(
+                    "linear",
+                    file
+                        + ": weight '"
+                        + name
+                        + "' names no feature of the query and no"
+                        + " numeric column of source '"
+                        + source.name()
+                        + "'",
+                    "weigh one of: " + String.join(", ", inputs));
           }
         }
         checked = spec.withLinear(linear);
       } catch (java.io.IOException e) {
-        d.get().report("linear", file + " cannot be read (" + e.getMessage() + ")",
-            "create it with bias: <number> and weights: {<feature or column>: <number>, ...}");
+        d.get()
+            .report(
+                "linear",
+                file + " cannot be read (" + e.getMessage() + ")",
+                "create it with bias: <number> and weights: {<feature or column>: <number>, ...}");
       } catch (IllegalArgumentException e) {
-        d.get().report("linear", file + " " + e.getMessage(),
-            "write bias: <number> and weights: {<feature or column>: <number>, ...}");
+        d.get()
+            .report(
+                "linear",
+                file + " " + e.getMessage(),
+                "write bias: <number> and weights: {<feature or column>: <number>, ...}");
       }
     }
     return problems.size() == before ? Optional.of(checked) : Optional.empty();
@@ -267,34 +338,70 @@ final class ProjectLoader {
     allowed.addAll(WINDOW_COLUMNS);
     String example = "subject: " + allowed.iterator().next();
     for (ModelsFile.EffectEntry effect : model.effects()) {
-      effect.subject().filter(column -> !allowed.contains(column)).ifPresent(column -> {
-        if (produced.contains(column)) {
-          effect.yaml().report("subject", "'" + column + "' is an aggregate, not a key or window column:"
-                  + " the effect key would change with its value, so a correction would prepare a second"
-                  + " effect for the window and never cancel the first",
-              "name a key or window column (" + String.join(", ", allowed) + "), e.g. " + example
-                  + "; test the aggregate in when:");
-        } else {
-          effect.yaml().report("subject", "'" + column + "' is not a key or window column of the model"
-                  + " (they are " + String.join(", ", allowed) + ")",
-              Names.closest(column, allowed).map(c -> "did you mean '" + c + "'? ").orElse("")
-                  + "name a key or window column, e.g. " + example);
-        }
-      });
+      effect
+          .subject()
+          .filter(column -> !allowed.contains(column))
+          .ifPresent(
+              column -> {
+                if (produced.contains(column)) {
+                  effect
+                      .yaml()
+                      .report(
+                          "subject",
+                          "'"
+                              + column
+                              + "' is an aggregate, not a key or window column: the effect key"
+                              + " would change with its value, so a correction would prepare a"
+                              + " second effect for the window and never cancel the first",
+                          "name a key or window column ("
+                              + String.join(", ", allowed)
+                              + "), e.g. "
+                              + example
+                              + "; test the aggregate in when:");
+                } else {
+                  effect
+                      .yaml()
+                      .report(
+                          "subject",
+                          "'"
+                              + column
+                              + "' is not a key or window column of the model"
+                              + " (they are "
+                              + String.join(", ", allowed)
+                              + ")",
+                          Names.closest(column, allowed)
+                                  .map(c -> "did you mean '" + c + "'? ")
+                                  .orElse("")
+                              + "name a key or window column, e.g. "
+                              + example);
+                }
+              });
     }
   }
 
   /** The query's own problems against the source schema, then the key against its output. */
-  private void checkQuery(ModelsFile.Entry model, ModelQuery query, Map<String, ColumnType> schema,
-      String sqlName, Optional<String> subject) {
+  private void checkQuery(
+      ModelsFile.Entry model,
+      ModelQuery query,
+      Map<String, ColumnType> schema,
+      String sqlName,
+      Optional<String> subject) {
     if (model.yaml().has("window")) {
       for (OutputColumn column : query.outputs()) {
         if (WINDOW_COLUMNS.contains(column.name().toLowerCase(java.util.Locale.ROOT))) {
-          problems.add(Problem.of(sqlName, column.line(), subject, Optional.empty(),
-              "the query outputs a column named '" + column.name() + "', which a windowed model adds"
-                  + " to every row itself (window_start, window_end)",
-              Optional.of("rename it in the query with AS <another name>, or remove window from the"
-                  + " model in streamform.yml")));
+          problems.add(
+              Problem.of(
+                  sqlName,
+                  column.line(),
+                  subject,
+                  Optional.empty(),
+                  "the query outputs a column named '"
+                      + column.name()
+                      + "', which a windowed model adds"
+                      + " to every row itself (window_start, window_end)",
+                  Optional.of(
+                      "rename it in the query with AS <another name>, or remove window from the"
+                          + " model in streamform.yml")));
         }
       }
     }
@@ -317,36 +424,72 @@ final class ProjectLoader {
     for (String column : key) {
       if (!output.containsKey(column)) {
         each = false;
-        model.yaml().report("key", "'" + column + "' is not a column the query produces (it produces "
-                + String.join(", ", output.keySet()) + ")",
-            Names.closest(column, output.keySet()).map(c -> "did you mean '" + c + "'? ").orElse("")
-                + "name the query's GROUP BY columns in key:");
+        model
+            .yaml()
+            .report(
+                "key",
+                "'"
+                    + column
+                    + "' is not a column the query produces (it produces "
+                    + String.join(", ", output.keySet())
+                    + ")",
+                Names.closest(column, output.keySet())
+                        .map(c -> "did you mean '" + c + "'? ")
+                        .orElse("")
+                    + "name the query's GROUP BY columns in key:");
       } else if (!groupBy.contains(column)) {
         each = false;
-        model.yaml().report("key", "'" + column + "' is an aggregate, not a GROUP BY column of the query",
-            "name the query's GROUP BY columns in key: [" + String.join(", ", groupBy) + "]");
+        model
+            .yaml()
+            .report(
+                "key",
+                "'" + column + "' is an aggregate, not a GROUP BY column of the query",
+                "name the query's GROUP BY columns in key: [" + String.join(", ", groupBy) + "]");
       }
     }
     if (each && !new TreeSet<>(key).equals(new TreeSet<>(groupBy))) {
-      model.yaml().report("key", "[" + String.join(", ", key) + "] is not the query's GROUP BY ["
-              + String.join(", ", groupBy) + "], so one key could have several rows",
-          "write key: [" + String.join(", ", groupBy) + "]");
+      model
+          .yaml()
+          .report(
+              "key",
+              "["
+                  + String.join(", ", key)
+                  + "] is not the query's GROUP BY ["
+                  + String.join(", ", groupBy)
+                  + "], so one key could have several rows",
+              "write key: [" + String.join(", ", groupBy) + "]");
     }
     for (ModelsFile.EffectEntry effect : model.effects()) {
-      effect.condition().ifPresent(condition -> {
-        for (String column : condition.columns()) {
-          if (!output.containsKey(column)) {
-            effect.yaml().report("when", "names '" + column + "', which is not an output column of the query"
-                    + " (it produces " + String.join(", ", output.keySet()) + ")",
-                Names.closest(column, output.keySet()).map(c -> "did you mean '" + c + "'? ").orElse("")
-                    + "a condition reads the window's output row only");
-          }
-        }
-      });
+      effect
+          .condition()
+          .ifPresent(
+              condition -> {
+                for (String column : condition.columns()) {
+                  if (!output.containsKey(column)) {
+                    effect
+                        .yaml()
+                        .report(
+                            "when",
+                            "names '"
+                                + column
+                                + "', which is not an output column of the query"
+                                + " (it produces "
+                                + String.join(", ", output.keySet())
+                                + ")",
+                            Names.closest(column, output.keySet())
+                                    .map(c -> "did you mean '" + c + "'? ")
+                                    .orElse("")
+                                + "a condition reads the window's output row only");
+                  }
+                }
+              });
     }
   }
 
-  /** A problem from the SQL parser; its messages may start with {@code line N: }, which the problem's line says instead. */
+  /**
+   * A problem from the SQL parser; its messages may start with {@code line N: }, which the
+   * problem's line says instead.
+   */
   private void addSqlProblem(String sqlName, Optional<String> subject, int line, String message) {
     Matcher at = LINE_PREFIX.matcher(message);
     if (at.lookingAt()) {
@@ -371,13 +514,21 @@ final class ProjectLoader {
         }
       }
     } catch (IOException e) {
-      problems.add(Problem.ofFile(MODELS_DIR, "cannot be listed: " + e, "check the folder's permissions"));
+      problems.add(
+          Problem.ofFile(MODELS_DIR, "cannot be listed: " + e, "check the folder's permissions"));
     }
     undeclared.sort(Comparator.naturalOrder());
     for (String name : undeclared) {
-      problems.add(Problem.ofFile(MODELS_DIR + "/" + name + ".sql", "no model '" + name + "' in streamform.yml",
-          Names.closest(name, declared).map(c -> "did you mean '" + c + "'? rename the file, or ").orElse("")
-              + "declare " + name + ": under models: in streamform.yml, or delete the file"));
+      problems.add(
+          Problem.ofFile(
+              MODELS_DIR + "/" + name + ".sql",
+              "no model '" + name + "' in streamform.yml",
+              Names.closest(name, declared)
+                      .map(c -> "did you mean '" + c + "'? rename the file, or ")
+                      .orElse("")
+                  + "declare "
+                  + name
+                  + ": under models: in streamform.yml, or delete the file"));
     }
   }
 
@@ -389,9 +540,10 @@ final class ProjectLoader {
 
   private static List<Problem> inFileOrder(List<Problem> problems) {
     List<Problem> sorted = new ArrayList<>(problems);
-    sorted.sort(Comparator.comparingInt((Problem p) -> fileRank(p.file()))
-        .thenComparing(Problem::file)
-        .thenComparingInt(Problem::line));
+    sorted.sort(
+        Comparator.comparingInt((Problem p) -> fileRank(p.file()))
+            .thenComparing(Problem::file)
+            .thenComparingInt(Problem::line));
     return sorted;
   }
 

@@ -18,9 +18,21 @@ final class SourcesFile {
   static final String NAME = "sources.yml";
 
   static final List<String> KEYS =
-      List.of("connector", "topic", "path", "format", "schema", "event_time", "max_out_of_orderness",
+      List.of(
+          "connector",
+          "topic",
+          "path",
+          "format",
+          "schema",
+          "event_time",
+          "max_out_of_orderness",
           "watermark",
-          "late_events", "idle_after", "partitions", "event_id", "duplicates_within", "kafka.properties");
+          "late_events",
+          "idle_after",
+          "partitions",
+          "event_id",
+          "duplicates_within",
+          "kafka.properties");
 
   private SourcesFile() {}
 
@@ -62,18 +74,33 @@ final class SourcesFile {
       return Optional.empty();
     }
     if (all.get().keys().isEmpty()) {
-      all.get().report("sources", "declares no source", "add one, e.g. orders: with connector:, topic: and schema:");
+      all.get()
+          .report(
+              "sources",
+              "declares no source",
+              "add one, e.g. orders: with connector:, topic: and schema:");
     }
     for (String name : all.get().keys()) {
       String subject = "source '" + name + "'";
-      Optional<YamlMap> source = all.get().map(name, Optional.of(subject), name + ": followed by its keys (connector, topic, schema, ...)");
+      Optional<YamlMap> source =
+          all.get()
+              .map(
+                  name,
+                  Optional.of(subject),
+                  name + ": followed by its keys (connector, topic, schema, ...)");
       int before = problems.size();
       if (!Names.isIdentifier(name)) {
-        all.get().report(name, "'" + name + "' is not a usable source name",
-            "use letters, digits and _ (starting with a letter or _)");
+        all.get()
+            .report(
+                name,
+                "'" + name + "' is not a usable source name",
+                "use letters, digits and _ (starting with a letter or _)");
       }
-      sources.put(name, source.map(s -> read(dir, name, s, before, problems))
-          .orElse(new Entry(name, Optional.empty(), Map.of(), false, false)));
+      sources.put(
+          name,
+          source
+              .map(s -> read(dir, name, s, before, problems))
+              .orElse(new Entry(name, Optional.empty(), Map.of(), false, false)));
     }
     return Optional.of(sources);
   }
@@ -83,107 +110,163 @@ final class SourcesFile {
     s.allowOnly(KEYS);
     SourceDeclaration.Builder b = SourceDeclaration.builder().setName(name);
 
-    Optional<Connector> connector = s.choice("connector", Connector.class, "kafka or connector: file");
+    Optional<Connector> connector =
+        s.choice("connector", Connector.class, "kafka or connector: file");
     Optional<String> topic = s.string("topic", "topic: orders");
     Optional<String> path = s.string("path", "path: orders.jsonl");
     if (!s.has("connector")) {
-      s.reportMissing("connector", "add connector: kafka (with topic:) or connector: file (with path:)");
+      s.reportMissing(
+          "connector", "add connector: kafka (with topic:) or connector: file (with path:)");
     }
-    connector.ifPresent(c -> {
-      b.setConnector(c);
-      if (c == Connector.KAFKA) {
-        if (!s.has("topic")) {
-          s.reportMissing("topic", "a kafka source needs its topic: add topic: <kafka topic>");
-        }
-        if (s.has("path")) {
-          s.report("path", "a kafka source reads a topic, not a file", "remove path, or use connector: file");
-        }
-      } else {
-        if (!s.has("path")) {
-          s.reportMissing("path", "a file source needs its file: add path: <file of JSON lines>");
-        }
-        if (s.has("topic")) {
-          s.report("topic", "a file source reads a file, not a topic", "remove topic, or use connector: kafka");
-        }
-      }
-    });
-    topic.ifPresent(t -> Names.topicProblem(t).ifPresentOrElse(
-        problem -> s.report("topic", problem, Names.topicFix("topic", "orders")), () -> b.setTopic(t)));
-    path.ifPresent(p -> ProjectFiles.outside(dir, p).ifPresentOrElse(
-        problem -> s.report("path", problem, ProjectFiles.FIX + ", e.g. path: orders.jsonl"),
-        () -> b.setPath(p)));
-    s.string("partitions", "partitions: 3").ifPresent(text -> {
-      String t = text.trim();
-      if (!t.matches("\\d{1,5}") || Integer.parseInt(t) < 1 || Integer.parseInt(t) > 10000) {
-        s.report("partitions", "'" + text + "' is not a partition count",
-            "write the topic's partition count, a whole number from 1 to 10000, e.g. partitions: 3");
-      } else if (connector.isPresent() && connector.get() != Connector.KAFKA) {
-        s.report("partitions", "a file source's partitions are not declared",
-            "remove partitions (it is the partition count of a kafka topic)");
-      } else {
-        b.setPartitions(Integer.parseInt(t));
-      }
-    });
+    connector.ifPresent(
+        c -> {
+          b.setConnector(c);
+          if (c == Connector.KAFKA) {
+            if (!s.has("topic")) {
+              s.reportMissing("topic", "a kafka source needs its topic: add topic: <kafka topic>");
+            }
+            if (s.has("path")) {
+              s.report(
+                  "path",
+                  "a kafka source reads a topic, not a file",
+                  "remove path, or use connector: file");
+            }
+          } else {
+            if (!s.has("path")) {
+              s.reportMissing(
+                  "path", "a file source needs its file: add path: <file of JSON lines>");
+            }
+            if (s.has("topic")) {
+              s.report(
+                  "topic",
+                  "a file source reads a file, not a topic",
+                  "remove topic, or use connector: kafka");
+            }
+          }
+        });
+    topic.ifPresent(
+        t ->
+            Names.topicProblem(t)
+                .ifPresentOrElse(
+                    problem -> s.report("topic", problem, Names.topicFix("topic", "orders")),
+                    () -> b.setTopic(t)));
+    path.ifPresent(
+        p ->
+            ProjectFiles.outside(dir, p)
+                .ifPresentOrElse(
+                    problem ->
+                        s.report("path", problem, ProjectFiles.FIX + ", e.g. path: orders.jsonl"),
+                    () -> b.setPath(p)));
+    s.string("partitions", "partitions: 3")
+        .ifPresent(
+            text -> {
+              String t = text.trim();
+              if (!t.matches("\\d{1,5}")
+                  || Integer.parseInt(t) < 1
+                  || Integer.parseInt(t) > 10000) {
+                s.report(
+                    "partitions",
+                    "'" + text + "' is not a partition count",
+                    "write the topic's partition count, a whole number from 1 to 10000, e.g."
+                        + " partitions: 3");
+              } else if (connector.isPresent() && connector.get() != Connector.KAFKA) {
+                s.report(
+                    "partitions",
+                    "a file source's partitions are not declared",
+                    "remove partitions (it is the partition count of a kafka topic)");
+              } else {
+                b.setPartitions(Integer.parseInt(t));
+              }
+            });
 
-    s.string("kafka.properties", "kafka.properties: kafka.properties").ifPresent(file -> {
-      if (connector.isPresent() && connector.get() != Connector.KAFKA) {
-        s.report("kafka.properties", "a file source has no Kafka client settings",
-            "remove kafka.properties (it names the Kafka client settings of a kafka source)");
-      } else if (ProjectFiles.outside(dir, file).isPresent()) {
-        s.report("kafka.properties", ProjectFiles.outside(dir, file).get(),
-            ProjectFiles.FIX + ", e.g. kafka.properties: kafka.properties");
-      } else if (!Files.isRegularFile(dir.resolve(file))) {
-        s.report("kafka.properties", "'" + file + "' is not a file in the project folder " + dir,
-            "give the path of a .properties file of Kafka client settings, relative to the project"
-                + " folder (e.g. kafka.properties: kafka.properties with security.protocol=SASL_SSL)");
-      } else {
-        // a project file is shared: its secrets must come from the environment
-        KafkaClientProperties.read(dir.resolve(file), file, problems);
-        b.setKafkaProperties(file);
-      }
-    });
+    s.string("kafka.properties", "kafka.properties: kafka.properties")
+        .ifPresent(
+            file -> {
+              if (connector.isPresent() && connector.get() != Connector.KAFKA) {
+                s.report(
+                    "kafka.properties",
+                    "a file source has no Kafka client settings",
+                    "remove kafka.properties (it names the Kafka client settings of a kafka"
+                        + " source)");
+              } else if (ProjectFiles.outside(dir, file).isPresent()) {
+                s.report(
+                    "kafka.properties",
+                    ProjectFiles.outside(dir, file).get(),
+                    ProjectFiles.FIX + ", e.g. kafka.properties: kafka.properties");
+              } else if (!Files.isRegularFile(dir.resolve(file))) {
+                s.report(
+                    "kafka.properties",
+                    "'" + file + "' is not a file in the project folder " + dir,
+                    "give the path of a .properties file of Kafka client settings, relative to the"
+                        + " project folder (e.g. kafka.properties: kafka.properties with"
+                        + " security.protocol=SASL_SSL)");
+              } else {
+                // a project file is shared: its secrets must come from the environment
+                KafkaClientProperties.read(dir.resolve(file), file, problems);
+                b.setKafkaProperties(file);
+              }
+            });
 
-    s.string("format", "format: json").ifPresent(format -> {
-      if (format.trim().equalsIgnoreCase("json")) {
-        b.setFormat("json");
-      } else {
-        s.report("format", "unknown format '" + format + "'", "write format: json (the only format so far)");
-      }
-    });
+    s.string("format", "format: json")
+        .ifPresent(
+            format -> {
+              if (format.trim().equalsIgnoreCase("json")) {
+                b.setFormat("json");
+              } else {
+                s.report(
+                    "format",
+                    "unknown format '" + format + "'",
+                    "write format: json (the only format so far)");
+              }
+            });
 
     Map<String, ColumnType> schema = new LinkedHashMap<>();
     boolean schemaComplete = readSchema(s, schema);
     b.setSchema(schema);
 
     Optional<String> eventTime = s.string("event_time", "event_time: <timestamp column>");
-    eventTime.ifPresent(column -> {
-      b.setEventTime(column);
-      checkEventTime(s, column, schema, schemaComplete);
-    });
+    eventTime.ifPresent(
+        column -> {
+          b.setEventTime(column);
+          checkEventTime(s, column, schema, schemaComplete);
+        });
     // the bound on disorder; "watermark" is its older name, kept (the watermark is W_p itself)
     String bound = s.nameOf("max_out_of_orderness", "watermark");
     for (String clockKey : List.of(bound, "late_events", "idle_after")) {
       if (s.has(clockKey) && !s.has("event_time")) {
-        s.report(clockKey, clockMessage(clockKey),
+        s.report(
+            clockKey,
+            clockMessage(clockKey),
             "add event_time: <timestamp column> or remove " + clockKey);
       }
     }
     s.duration(bound, "5m").ifPresent(b::setWatermark);
-    s.choice("late_events", LateEvents.class, "drop or late_events: keep").ifPresent(b::setLateEvents);
-    s.duration("idle_after", "1m").ifPresent(idle -> {
-      if (idle.isZero()) {
-        s.report("idle_after", "0s would make every partition idle at once",
-            "give how long a silent partition may hold the watermark back, e.g. idle_after: 1m, or remove it");
-      } else {
-        b.setIdleAfter(idle);
-      }
-    });
+    s.choice("late_events", LateEvents.class, "drop or late_events: keep")
+        .ifPresent(b::setLateEvents);
+    s.duration("idle_after", "1m")
+        .ifPresent(
+            idle -> {
+              if (idle.isZero()) {
+                s.report(
+                    "idle_after",
+                    "0s would make every partition idle at once",
+                    "give how long a silent partition may hold the watermark back, e.g. idle_after:"
+                        + " 1m, or remove it");
+              } else {
+                b.setIdleAfter(idle);
+              }
+            });
 
     readEventId(s, b, schema, schemaComplete);
 
     Optional<SourceDeclaration> declaration =
         problems.size() == problemsBefore ? Optional.of(b.build()) : Optional.empty();
-    return new Entry(name, declaration, Collections.unmodifiableMap(schema), schemaComplete, eventTime.isPresent());
+    return new Entry(
+        name,
+        declaration,
+        Collections.unmodifiableMap(schema),
+        schemaComplete,
+        eventTime.isPresent());
   }
 
   /**
@@ -191,49 +274,67 @@ final class SourcesFile {
    * duplicates_within} (a positive duration; default one hour).
    */
   private static void readEventId(
-      YamlMap s, SourceDeclaration.Builder b, Map<String, ColumnType> schema, boolean schemaComplete) {
+      YamlMap s,
+      SourceDeclaration.Builder b,
+      Map<String, ColumnType> schema,
+      boolean schemaComplete) {
     Optional<String> eventId = s.string("event_id", "event_id: <id column>");
     Optional<java.time.Duration> within = s.duration("duplicates_within", "1h");
     if (s.has("duplicates_within") && !s.has("event_id")) {
-      s.report("duplicates_within", "duplicates_within needs event_id: there is no id to repeat",
+      s.report(
+          "duplicates_within",
+          "duplicates_within needs event_id: there is no id to repeat",
           "add event_id: <column that identifies an event> or remove duplicates_within");
     }
-    within.ifPresent(w -> {
-      if (w.isZero()) {
-        s.report("duplicates_within", "0s would recognise no duplicate",
-            "give how long after an event's time a repeat of its id is still a duplicate, e.g."
-                + " duplicates_within: 1h, or remove event_id");
-      }
-    });
+    within.ifPresent(
+        w -> {
+          if (w.isZero()) {
+            s.report(
+                "duplicates_within",
+                "0s would recognise no duplicate",
+                "give how long after an event's time a repeat of its id is still a duplicate, e.g."
+                    + " duplicates_within: 1h, or remove event_id");
+          }
+        });
     if (eventId.isEmpty()) {
       return;
     }
     String column = eventId.get();
     if (!s.has("event_time")) {
-      s.report("event_id", "event_id needs an event-time column: duplicates are recognised within"
+      s.report(
+          "event_id",
+          "event_id needs an event-time column: duplicates are recognised within"
               + " a horizon of event time, which bounds the state",
           "add event_time: <timestamp column> or remove event_id");
     }
     if (!schema.containsKey(column)) {
       if (schemaComplete) {
         Optional<String> closest = Names.closest(column, schema.keySet());
-        s.report("event_id", "'" + column + "' is not a column of the schema",
+        s.report(
+            "event_id",
+            "'" + column + "' is not a column of the schema",
             closest.map(c -> "did you mean '" + c + "'? ").orElse("")
-                + "name the column that identifies an event: " + String.join(", ", schema.keySet()));
+                + "name the column that identifies an event: "
+                + String.join(", ", schema.keySet()));
       }
       return;
     }
     b.setEventId(column);
-    b.setDuplicatesWithin(within.filter(w -> !w.isZero()).orElse(SourceDeclaration.DEFAULT_DUPLICATES_WITHIN));
+    b.setDuplicatesWithin(
+        within.filter(w -> !w.isZero()).orElse(SourceDeclaration.DEFAULT_DUPLICATES_WITHIN));
   }
 
   /** Reads the schema into {@code schema}; true when every column's type could be read. */
   private static boolean readSchema(YamlMap s, Map<String, ColumnType> schema) {
     if (!s.has("schema")) {
-      s.reportMissing("schema", "add schema: with one column: type per line (int64, string, bool, double, decimal(p,s), timestamp)");
+      s.reportMissing(
+          "schema",
+          "add schema: with one column: type per line (int64, string, bool, double, decimal(p,s),"
+              + " timestamp)");
       return false;
     }
-    Optional<YamlMap> columns = s.map("schema", Optional.empty(), "schema: with one column: type per line");
+    Optional<YamlMap> columns =
+        s.map("schema", Optional.empty(), "schema: with one column: type per line");
     if (columns.isEmpty()) {
       return false;
     }
@@ -252,8 +353,10 @@ final class SourcesFile {
         schema.put(column, ColumnType.parse(type.get()));
       } catch (IllegalArgumentException e) {
         complete = false;
-        columns.get().report(column, "column '" + column + "': " + e.getMessage(),
-            "fix the type of " + column);
+        columns
+            .get()
+            .report(
+                column, "column '" + column + "': " + e.getMessage(), "fix the type of " + column);
       }
     }
     return complete;
@@ -262,23 +365,29 @@ final class SourcesFile {
   private static void checkEventTime(
       YamlMap s, String column, Map<String, ColumnType> schema, boolean schemaComplete) {
     List<String> timestamps = new ArrayList<>();
-    schema.forEach((name, type) -> {
-      if (type.equals(ColumnType.TIMESTAMP)) {
-        timestamps.add(name);
-      }
-    });
-    String choose = timestamps.isEmpty()
-        ? "add a column of type timestamp to the schema and name it here"
-        : "name a timestamp column: " + String.join(", ", timestamps);
+    schema.forEach(
+        (name, type) -> {
+          if (type.equals(ColumnType.TIMESTAMP)) {
+            timestamps.add(name);
+          }
+        });
+    String choose =
+        timestamps.isEmpty()
+            ? "add a column of type timestamp to the schema and name it here"
+            : "name a timestamp column: " + String.join(", ", timestamps);
     ColumnType type = schema.get(column);
     if (type == null) {
       if (schemaComplete || !s.has("schema")) {
         Optional<String> closest = Names.closest(column, schema.keySet());
-        s.report("event_time", "'" + column + "' is not a column of the schema",
+        s.report(
+            "event_time",
+            "'" + column + "' is not a column of the schema",
             closest.map(c -> "did you mean '" + c + "'? ").orElse("") + choose);
       }
     } else if (!type.equals(ColumnType.TIMESTAMP)) {
-      s.report("event_time", "'" + column + "' is a " + type + " column, not a timestamp",
+      s.report(
+          "event_time",
+          "'" + column + "' is a " + type + " column, not a timestamp",
           "declare " + column + ": timestamp in the schema, or " + choose);
     }
   }
@@ -292,7 +401,8 @@ final class SourcesFile {
       case "late_events":
         return "late_events needs an event-time column; without one nothing is late";
       default:
-        return "idle_after needs an event-time column; without one there is no watermark to hold back";
+        return "idle_after needs an event-time column; without one there is no watermark to hold"
+            + " back";
     }
   }
 }

@@ -31,18 +31,23 @@ import org.yaml.snakeyaml.nodes.Tag;
 final class YamlMap {
   private final String file;
   private final Optional<String> subject;
+
   /** Prepended to the keys problems name: {@code window.} for the keys of {@code window: {...}}. */
   private final String keyPrefix;
+
   private final Node node;
   private final Map<String, NodeTuple> entries;
   private final List<Problem> problems;
 
-  private YamlMap(
-      String file, Optional<String> subject, MappingNode node, List<Problem> problems) {
+  private YamlMap(String file, Optional<String> subject, MappingNode node, List<Problem> problems) {
     this(file, subject, "", node, problems);
   }
 
-  private YamlMap(String file, Optional<String> subject, String keyPrefix, MappingNode node,
+  private YamlMap(
+      String file,
+      Optional<String> subject,
+      String keyPrefix,
+      MappingNode node,
       List<Problem> problems) {
     this.file = file;
     this.subject = subject;
@@ -53,14 +58,20 @@ final class YamlMap {
     for (NodeTuple entry : node.getValue()) {
       Node keyNode = entry.getKeyNode();
       if (!(keyNode instanceof ScalarNode)) {
-        report(keyNode, Optional.empty(), "a key must be a plain name, not " + describe(keyNode),
+        report(
+            keyNode,
+            Optional.empty(),
+            "a key must be a plain name, not " + describe(keyNode),
             "write name: value");
         continue;
       }
       String key = ((ScalarNode) keyNode).getValue();
       if (entries.containsKey(key)) {
-        report(keyNode, Optional.of(key), "is given twice (first on line "
-            + line(entries.get(key).getKeyNode()) + ")", "keep one of them");
+        report(
+            keyNode,
+            Optional.of(key),
+            "is given twice (first on line " + line(entries.get(key).getKeyNode()) + ")",
+            "keep one of them");
         continue;
       }
       entries.put(key, entry);
@@ -76,16 +87,22 @@ final class YamlMap {
 
   /**
    * Parses {@code text} as one YAML document whose top level is a mapping. A file over {@link
-   * #MAX_CHARACTERS}, a malformed file, an empty one or one whose top level is not a mapping records
-   * a problem and returns empty.
+   * #MAX_CHARACTERS}, a malformed file, an empty one or one whose top level is not a mapping
+   * records a problem and returns empty.
    */
   static Optional<YamlMap> parseFile(
       String file, String text, String example, List<Problem> problems) {
     long size = text.codePointCount(0, text.length());
     if (size > MAX_CHARACTERS) {
-      problems.add(Problem.ofFile(file, String.format(java.util.Locale.ROOT,
-              "is too large: %,d characters, more than the limit of %,d (16 MiB)", size, MAX_CHARACTERS),
-          "split it into several files (a fixture into several fixtures of the same model)"));
+      problems.add(
+          Problem.ofFile(
+              file,
+              String.format(
+                  java.util.Locale.ROOT,
+                  "is too large: %,d characters, more than the limit of %,d (16 MiB)",
+                  size,
+                  MAX_CHARACTERS),
+              "split it into several files (a fixture into several fixtures of the same model)"));
       return Optional.empty();
     }
     Node root;
@@ -99,13 +116,21 @@ final class YamlMap {
       if (e.getContext() != null) {
         what = e.getContext() + ": " + what;
       }
-      problems.add(Problem.of(file, mark == null ? 0 : mark.getLine() + 1, Optional.empty(),
-          Optional.empty(), "malformed YAML: " + oneLine(what),
-          Optional.of("check the indentation and quoting on this line and the one before")));
+      problems.add(
+          Problem.of(
+              file,
+              mark == null ? 0 : mark.getLine() + 1,
+              Optional.empty(),
+              Optional.empty(),
+              "malformed YAML: " + oneLine(what),
+              Optional.of("check the indentation and quoting on this line and the one before")));
       return Optional.empty();
     } catch (YAMLException e) {
-      problems.add(Problem.ofFile(file, "malformed YAML: " + oneLine(e.getMessage()),
-          "check the file's indentation and quoting"));
+      problems.add(
+          Problem.ofFile(
+              file,
+              "malformed YAML: " + oneLine(e.getMessage()),
+              "check the file's indentation and quoting"));
       return Optional.empty();
     }
     if (root == null || isNull(root)) {
@@ -113,8 +138,14 @@ final class YamlMap {
       return Optional.empty();
     }
     if (!(root instanceof MappingNode)) {
-      problems.add(Problem.of(file, line(root), Optional.empty(), Optional.empty(),
-          "the top level is " + describe(root) + ", not a map", Optional.of("start it with " + example)));
+      problems.add(
+          Problem.of(
+              file,
+              line(root),
+              Optional.empty(),
+              Optional.empty(),
+              "the top level is " + describe(root) + ", not a map",
+              Optional.of("start it with " + example)));
       return Optional.empty();
     }
     return Optional.of(new YamlMap(file, Optional.empty(), (MappingNode) root, problems));
@@ -151,8 +182,8 @@ final class YamlMap {
   }
 
   /**
-   * Like {@link #allowOnly(Collection)}, but says nothing about the keys in {@code reportedElsewhere}
-   * (keys the caller refuses with a message of its own).
+   * Like {@link #allowOnly(Collection)}, but says nothing about the keys in {@code
+   * reportedElsewhere} (keys the caller refuses with a message of its own).
    */
   void allowOnly(Collection<String> known, Collection<String> reportedElsewhere) {
     for (NodeTuple entry : entries.values()) {
@@ -162,19 +193,24 @@ final class YamlMap {
       }
       Optional<String> closest = Names.closest(key, known);
       String list = "known keys: " + String.join(", ", known);
-      report(entry.getKeyNode(), Optional.of(key), "unknown key",
+      report(
+          entry.getKeyNode(),
+          Optional.of(key),
+          "unknown key",
           closest.map(c -> "did you mean '" + c + "'? (" + list + ")").orElse(list));
     }
   }
 
   /**
-   * The key this mapping uses for a setting with two names, {@code name} and its older
-   * {@code alias} (docs/concepts/glossary.md): the one present, {@code name} when neither is.
-   * Both present is a problem at the alias.
+   * The key this mapping uses for a setting with two names, {@code name} and its older {@code
+   * alias} (docs/concepts/glossary.md): the one present, {@code name} when neither is. Both present
+   * is a problem at the alias.
    */
   String nameOf(String name, String alias) {
     if (has(name) && has(alias)) {
-      report(alias, "'" + alias + "' and '" + name + "' are the same setting",
+      report(
+          alias,
+          "'" + alias + "' and '" + name + "' are the same setting",
           "keep " + name + ": (" + alias + ": is its older name) and remove " + alias);
       return name;
     }
@@ -183,12 +219,15 @@ final class YamlMap {
 
   /** Records a problem about {@code key} (at its line, or this mapping's when absent). */
   void report(String key, String message, String fix) {
-    problems.add(Problem.of(file, line(key), subject, Optional.of(keyPrefix + key), message, Optional.of(fix)));
+    problems.add(
+        Problem.of(
+            file, line(key), subject, Optional.of(keyPrefix + key), message, Optional.of(fix)));
   }
 
   /** A problem about {@code key} at its line, not recorded: for a warning. */
   Problem at(String key, String message, String fix) {
-    return Problem.of(file, line(key), subject, Optional.of(keyPrefix + key), message, Optional.of(fix));
+    return Problem.of(
+        file, line(key), subject, Optional.of(keyPrefix + key), message, Optional.of(fix));
   }
 
   /** Records a problem about this whole mapping, at its first line. */
@@ -198,11 +237,20 @@ final class YamlMap {
 
   /** Records that a required key is missing. */
   void reportMissing(String key, String fix) {
-    problems.add(Problem.of(file, line(), subject, Optional.of(keyPrefix + key), "required key is missing",
-        Optional.of(fix)));
+    problems.add(
+        Problem.of(
+            file,
+            line(),
+            subject,
+            Optional.of(keyPrefix + key),
+            "required key is missing",
+            Optional.of(fix)));
   }
 
-  /** A scalar value; a list, a map or an empty value is a problem. {@code example} shows the key written right. */
+  /**
+   * A scalar value; a list, a map or an empty value is a problem. {@code example} shows the key
+   * written right.
+   */
   Optional<String> string(String key, String example) {
     NodeTuple entry = entries.get(key);
     if (entry == null) {
@@ -213,27 +261,34 @@ final class YamlMap {
 
   /** A value from a fixed set of words (case-insensitive), e.g. {@code drop} or {@code keep}. */
   <E extends Enum<E>> Optional<E> choice(String key, Class<E> type, String fixHint) {
-    return string(key, key + ": " + fixHint).flatMap(text -> {
-      for (E value : type.getEnumConstants()) {
-        if (value.name().equalsIgnoreCase(text.trim())) {
-          return Optional.of(value);
-        }
-      }
-      report(key, "'" + text + "' is not one of " + words(type), "write " + key + ": " + fixHint);
-      return Optional.empty();
-    });
+    return string(key, key + ": " + fixHint)
+        .flatMap(
+            text -> {
+              for (E value : type.getEnumConstants()) {
+                if (value.name().equalsIgnoreCase(text.trim())) {
+                  return Optional.of(value);
+                }
+              }
+              report(
+                  key,
+                  "'" + text + "' is not one of " + words(type),
+                  "write " + key + ": " + fixHint);
+              return Optional.empty();
+            });
   }
 
   /** A duration such as {@code 5m}. */
   Optional<Duration> duration(String key, String example) {
-    return string(key, key + ": " + example).flatMap(text -> {
-      try {
-        return Optional.of(Durations.parse(text));
-      } catch (IllegalArgumentException e) {
-        report(key, "bad duration: " + e.getMessage(), "e.g. " + key + ": " + example);
-        return Optional.empty();
-      }
-    });
+    return string(key, key + ": " + example)
+        .flatMap(
+            text -> {
+              try {
+                return Optional.of(Durations.parse(text));
+              } catch (IllegalArgumentException e) {
+                report(key, "bad duration: " + e.getMessage(), "e.g. " + key + ": " + example);
+                return Optional.empty();
+              }
+            });
   }
 
   /** A list of scalars, in flow ({@code [a, b]}) or block style. */
@@ -279,9 +334,8 @@ final class YamlMap {
   }
 
   /**
-   * The mapping under {@code key}, about the same subject, whose problems name their keys as
-   * {@code key.inner} (e.g. {@code window.every}). Absent or not a mapping: empty, the latter
-   * reported.
+   * The mapping under {@code key}, about the same subject, whose problems name their keys as {@code
+   * key.inner} (e.g. {@code window.every}). Absent or not a mapping: empty, the latter reported.
    */
   Optional<YamlMap> nested(String key, String example) {
     NodeTuple entry = entries.get(key);
@@ -299,7 +353,10 @@ final class YamlMap {
 
   private Optional<String> scalar(Node value, String key, String example) {
     if (!(value instanceof ScalarNode)) {
-      report(value, Optional.of(key), "expected a single value, got " + describe(value),
+      report(
+          value,
+          Optional.of(key),
+          "expected a single value, got " + describe(value),
           "write " + example);
       return Optional.empty();
     }
@@ -314,7 +371,8 @@ final class YamlMap {
    * The items of a list of mappings under {@code key}, each about {@code subjectOf(i)} (i from 1).
    * A value that is not a list, or an item that is not a mapping, is a problem and is skipped.
    */
-  List<YamlMap> mapList(String key, java.util.function.IntFunction<String> subjectOf, String example) {
+  List<YamlMap> mapList(
+      String key, java.util.function.IntFunction<String> subjectOf, String example) {
     NodeTuple entry = entries.get(key);
     List<YamlMap> items = new ArrayList<>();
     if (entry == null || isNull(entry.getValueNode())) {
@@ -331,7 +389,10 @@ final class YamlMap {
       if (item instanceof MappingNode) {
         items.add(new YamlMap(file, Optional.of(subjectOf.apply(i)), (MappingNode) item, problems));
       } else {
-        report(item, Optional.of(key), "item " + i + " is " + describe(item) + ", not a map",
+        report(
+            item,
+            Optional.of(key),
+            "item " + i + " is " + describe(item) + ", not a map",
             "write " + example);
       }
     }
@@ -340,8 +401,8 @@ final class YamlMap {
 
   /**
    * The items of a list of mappings under {@code key}, about the same subject, whose problems name
-   * their keys as {@code key[i].inner} (i from 1, e.g. {@code effects[1].when}). A value that is not
-   * a list, or an item that is not a mapping, is a problem and is skipped.
+   * their keys as {@code key[i].inner} (i from 1, e.g. {@code effects[1].when}). A value that is
+   * not a list, or an item that is not a mapping, is a problem and is skipped.
    */
   List<YamlMap> nestedList(String key, String example) {
     NodeTuple entry = entries.get(key);
@@ -358,9 +419,14 @@ final class YamlMap {
     for (Node item : ((SequenceNode) value).getValue()) {
       i++;
       if (item instanceof MappingNode) {
-        items.add(new YamlMap(file, subject, keyPrefix + key + "[" + i + "].", (MappingNode) item, problems));
+        items.add(
+            new YamlMap(
+                file, subject, keyPrefix + key + "[" + i + "].", (MappingNode) item, problems));
       } else {
-        report(item, Optional.of(key + "[" + i + "]"), "expected a map, got " + describe(item),
+        report(
+            item,
+            Optional.of(key + "[" + i + "]"),
+            "expected a map, got " + describe(item),
             "write " + example);
       }
     }
@@ -368,9 +434,9 @@ final class YamlMap {
   }
 
   /**
-   * The scalar under {@code key} with its YAML type: Long for an integer, BigDecimal for a
-   * float (kept exact), Boolean, String, or null for an explicit null. Empty when the key is
-   * absent or its value is not a scalar (the latter is reported).
+   * The scalar under {@code key} with its YAML type: Long for an integer, BigDecimal for a float
+   * (kept exact), Boolean, String, or null for an explicit null. Empty when the key is absent or
+   * its value is not a scalar (the latter is reported).
    */
   Optional<java.util.Map.Entry<String, Object>> typedScalar(String key, String example) {
     NodeTuple entry = entries.get(key);
@@ -379,7 +445,10 @@ final class YamlMap {
     }
     Node value = entry.getValueNode();
     if (!(value instanceof ScalarNode)) {
-      report(value, Optional.of(key), "expected a single value, got " + describe(value),
+      report(
+          value,
+          Optional.of(key),
+          "expected a single value, got " + describe(value),
           "write " + example);
       return Optional.empty();
     }
@@ -405,7 +474,9 @@ final class YamlMap {
   }
 
   private void report(Node at, Optional<String> key, String message, String fix) {
-    problems.add(Problem.of(file, line(at), subject, key.map(k -> keyPrefix + k), message, Optional.of(fix)));
+    problems.add(
+        Problem.of(
+            file, line(at), subject, key.map(k -> keyPrefix + k), message, Optional.of(fix)));
   }
 
   private static boolean isNull(Node node) {

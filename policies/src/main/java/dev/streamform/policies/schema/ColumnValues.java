@@ -12,15 +12,15 @@ import java.time.Instant;
  *
  * <p>Cost is bounded by the text's length, never by the value: a number longer than {@link
  * #MAX_NUMBER_LENGTH} characters is refused unparsed, and a decimal or int64 out of its range is
- * refused from its precision and exponent before any scaling, so {@code 1e900000000} is refused
- * at once. A double beyond the double range is refused, not read as Infinity.
+ * refused from its precision and exponent before any scaling, so {@code 1e900000000} is refused at
+ * once. A double beyond the double range is refused, not read as Infinity.
  */
 public final class ColumnValues {
   private ColumnValues() {}
 
   /**
-   * The value of {@code raw} (Long, Integer, BigDecimal, Double, Boolean, String or null) as
-   * {@code type}; null stays null.
+   * The value of {@code raw} (Long, Integer, BigDecimal, Double, Boolean, String or null) as {@code
+   * type}; null stays null.
    *
    * @throws IllegalArgumentException naming the value and the type, e.g. "'abc' is not an int64"
    */
@@ -91,26 +91,39 @@ public final class ColumnValues {
     // while turning it into an integer would build a number of 900 million digits
     long integerDigits = (long) d.precision() - d.scale();
     if (integerDigits > 19) {
-      throw new IllegalArgumentException("'" + shown(text) + "' is out of the int64 range ("
-          + Long.MIN_VALUE + " to " + Long.MAX_VALUE + ")");
+      throw new IllegalArgumentException(
+          "'"
+              + shown(text)
+              + "' is out of the int64 range ("
+              + Long.MIN_VALUE
+              + " to "
+              + Long.MAX_VALUE
+              + ")");
     }
     // |d| < 1, or a fraction left after the zeros are stripped (cheap: fewer than 20 digits
     // before the point and at most MAX_NUMBER_LENGTH after it)
     if (integerDigits <= 0 || d.stripTrailingZeros().scale() > 0) {
-      throw new IllegalArgumentException("'" + shown(text) + "' is not an int64 (not a whole number)");
+      throw new IllegalArgumentException(
+          "'" + shown(text) + "' is not an int64 (not a whole number)");
     }
     try {
       return d.longValueExact();
     } catch (ArithmeticException e) {
-      throw new IllegalArgumentException("'" + shown(text) + "' is out of the int64 range ("
-          + Long.MIN_VALUE + " to " + Long.MAX_VALUE + ")");
+      throw new IllegalArgumentException(
+          "'"
+              + shown(text)
+              + "' is out of the int64 range ("
+              + Long.MIN_VALUE
+              + " to "
+              + Long.MAX_VALUE
+              + ")");
     }
   }
 
   /**
    * A double column holds finite numbers and the IEEE specials spelled out (NaN, Infinity): a
-   * finite number beyond the double range (1e400) is refused rather than read as Infinity;
-   * one below it (1e-400) rounds to 0 like any other double rounding.
+   * finite number beyond the double range (1e400) is refused rather than read as Infinity; one
+   * below it (1e-400) rounds to 0 like any other double rounding.
    */
   private static double finiteDouble(String text) {
     if (text.length() > MAX_NUMBER_LENGTH) {
@@ -123,8 +136,8 @@ public final class ColumnValues {
       throw new IllegalArgumentException("'" + shown(text) + "' is not a double");
     }
     if (Double.isInfinite(v) && !text.contains("Infinity")) {
-      throw new IllegalArgumentException("'" + shown(text) + "' is out of the double range (about "
-          + "±1.8e308)");
+      throw new IllegalArgumentException(
+          "'" + shown(text) + "' is out of the double range (about " + "±1.8e308)");
     }
     return v;
   }
@@ -133,19 +146,26 @@ public final class ColumnValues {
    * {@code d} with the type's scale, after checks on its precision and scale alone: no work here
    * grows with the exponent, so 1e900000000 is refused at once, never scaled.
    */
-  private static BigDecimal decimal(
-      ColumnType type, BigDecimal d, String text) {
+  private static BigDecimal decimal(ColumnType type, BigDecimal d, String text) {
     if (d == null) {
-      throw new IllegalArgumentException(text.length() > MAX_NUMBER_LENGTH
-          ? tooLong(text, "a " + type) : "'" + shown(text) + "' is not a " + type);
+      throw new IllegalArgumentException(
+          text.length() > MAX_NUMBER_LENGTH
+              ? tooLong(text, "a " + type)
+              : "'" + shown(text) + "' is not a " + type);
     }
     if (d.signum() == 0) {
       return BigDecimal.valueOf(0, type.scale());
     }
     long integerDigits = (long) d.precision() - d.scale();
     if (integerDigits > type.precision() - type.scale()) {
-      throw new IllegalArgumentException("'" + shown(text) + "' has too many digits for " + type
-          + " (at most " + (type.precision() - type.scale()) + " before the decimal point)");
+      throw new IllegalArgumentException(
+          "'"
+              + shown(text)
+              + "' has too many digits for "
+              + type
+              + " (at most "
+              + (type.precision() - type.scale())
+              + " before the decimal point)");
     }
     // at most precision() trailing zeros can be stripped: past that, too many places for sure
     if ((long) d.scale() - d.precision() > type.scale()
@@ -161,14 +181,23 @@ public final class ColumnValues {
   }
 
   private static String tooLong(String text, String what) {
-    return "a number of " + text.length() + " characters is longer than the " + MAX_NUMBER_LENGTH
-        + " allowed for " + what;
+    return "a number of "
+        + text.length()
+        + " characters is longer than the "
+        + MAX_NUMBER_LENGTH
+        + " allowed for "
+        + what;
   }
 
   /** A value as messages quote it: a long one cut to its first and last characters. */
   private static String shown(String text) {
-    return text.length() <= 60 ? text
-        : text.substring(0, 30) + "…(" + text.length() + " characters)…" + text.substring(text.length() - 20);
+    return text.length() <= 60
+        ? text
+        : text.substring(0, 30)
+            + "…("
+            + text.length()
+            + " characters)…"
+            + text.substring(text.length() - 20);
   }
 
   /** Like {@link #convert}, but a timestamp may also be RFC 3339 without a zone (UTC). */
@@ -186,14 +215,17 @@ public final class ColumnValues {
 
   /**
    * Like {@link #sameValue(Object, Object)}, but when either value is a double, {@code a} (the
-   * expected value) and {@code b} match when {@code |a - b| <= tolerance * max(1, |a|)}: an absolute
-   * tolerance for values below 1, a relative one above. NaN matches NaN and an infinity itself.
+   * expected value) and {@code b} match when {@code |a - b| <= tolerance * max(1, |a|)}: an
+   * absolute tolerance for values below 1, a relative one above. NaN matches NaN and an infinity
+   * itself.
    */
   public static boolean sameValue(Object a, Object b, double tolerance) {
     if (a == null || b == null) {
       return a == b;
     }
-    if (a instanceof Number && b instanceof Number && (a instanceof Double || b instanceof Double)) {
+    if (a instanceof Number
+        && b instanceof Number
+        && (a instanceof Double || b instanceof Double)) {
       double x = ((Number) a).doubleValue();
       double y = ((Number) b).doubleValue();
       if (!Double.isFinite(x) || !Double.isFinite(y)) {

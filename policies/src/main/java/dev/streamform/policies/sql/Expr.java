@@ -89,7 +89,9 @@ final class Expr {
       problems.add("line " + at.line + ": " + message);
     }
 
-    /** A description of an operand for messages, e.g. "`status` (string)" or "'paid' (a string)". */
+    /**
+     * A description of an operand for messages, e.g. "`status` (string)" or "'paid' (a string)".
+     */
     String describe(Node n, Type t) {
       if (n instanceof Column) {
         ColumnType ct = schema.get(((Column) n).name);
@@ -502,9 +504,9 @@ final class Expr {
   // ---------------------------------------------------------------- logic
 
   /**
-   * {@code a AND b AND ...} or {@code a OR b OR ...}, in SQL's three-valued logic: the first operand
-   * equal to the short-circuit value ({@code FALSE} for AND, {@code TRUE} for OR) decides; else any
-   * NULL operand makes the result NULL; else the result is the other value.
+   * {@code a AND b AND ...} or {@code a OR b OR ...}, in SQL's three-valued logic: the first
+   * operand equal to the short-circuit value ({@code FALSE} for AND, {@code TRUE} for OR) decides;
+   * else any NULL operand makes the result NULL; else the result is the other value.
    */
   static final class Junction extends Node {
     private static final long serialVersionUID = 1L;
@@ -1014,12 +1016,7 @@ final class Expr {
       return ((Instant) l).compareTo((Instant) r);
     }
     throw new IllegalArgumentException(
-        "`"
-            + at.toSql()
-            + "` cannot compare "
-            + describeValue(l)
-            + " with "
-            + describeValue(r));
+        "`" + at.toSql() + "` cannot compare " + describeValue(l) + " with " + describeValue(r));
   }
 
   /** The {@link RowPredicate} over a tree. */

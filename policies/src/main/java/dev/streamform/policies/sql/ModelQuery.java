@@ -53,19 +53,15 @@ public abstract class ModelQuery {
       List<OutputColumn> outputs,
       Optional<RowPredicate> where) {
     return new AutoValue_ModelQuery(
-        source,
-        List.copyOf(keyColumns),
-        List.copyOf(outputs),
-        where,
-        List.copyOf(keyColumnLines));
+        source, List.copyOf(keyColumns), List.copyOf(outputs), where, List.copyOf(keyColumnLines));
   }
 
   /**
-   * Semantic errors against the source schema, each a user-facing sentence that starts with
-   * {@code line N:} and says how to fix it; empty when the query is fine. Checked: unknown columns
-   * (with close names suggested), a non-key column selected without an aggregate, a GROUP BY column
-   * that is not selected or is listed twice, SUM/AVG over a non-numeric column, an aggregate without
-   * an alias, duplicate output names (also when they differ only in case), and in WHERE unknown
+   * Semantic errors against the source schema, each a user-facing sentence that starts with {@code
+   * line N:} and says how to fix it; empty when the query is fine. Checked: unknown columns (with
+   * close names suggested), a non-key column selected without an aggregate, a GROUP BY column that
+   * is not selected or is listed twice, SUM/AVG over a non-numeric column, an aggregate without an
+   * alias, duplicate output names (also when they differ only in case), and in WHERE unknown
    * columns, comparisons of incompatible types, conditions that are not boolean and comparisons
    * with NULL.
    */
@@ -120,12 +116,7 @@ public abstract class ModelQuery {
         ColumnType t = sourceSchema.get(c);
         if (t == null) {
           problems.add(
-              at
-                  + o.toSql()
-                  + " uses unknown column `"
-                  + c
-                  + "`; "
-                  + Names.suggestion(c, known));
+              at + o.toSql() + " uses unknown column `" + c + "`; " + Names.suggestion(c, known));
         } else if ((f == OutputColumn.Function.SUM || f == OutputColumn.Function.AVG)
             && !t.isNumeric()) {
           problems.add(

@@ -52,17 +52,18 @@ import org.apache.calcite.sql.type.SqlTypeName;
  * names and keywords are case-insensitive. A trailing semicolon is allowed.
  *
  * <p>The WHERE predicate supports {@code = <> < <= > >=}, {@code AND OR NOT}, {@code IS [NOT]
- * NULL}, {@code IS [NOT] TRUE|FALSE}, {@code [NOT] IN (literals)}, {@code [NOT] BETWEEN [SYMMETRIC]},
- * arithmetic {@code + - * /} on numbers, numeric, string, boolean and NULL literals and {@code
- * TIMESTAMP 'yyyy-MM-dd HH:mm:ss[.fff]'} literals (UTC). See {@link RowPredicate} for evaluation.
+ * NULL}, {@code IS [NOT] TRUE|FALSE}, {@code [NOT] IN (literals)}, {@code [NOT] BETWEEN
+ * [SYMMETRIC]}, arithmetic {@code + - * /} on numbers, numeric, string, boolean and NULL literals
+ * and {@code TIMESTAMP 'yyyy-MM-dd HH:mm:ss[.fff]'} literals (UTC). See {@link RowPredicate} for
+ * evaluation.
  *
  * <p>Refused here, with a message naming the construct and its line: JOIN (and several sources in
  * FROM), subqueries, WITH, window functions (OVER, WINDOW, QUALIFY), HAVING, ORDER BY, LIMIT,
  * OFFSET/FETCH, DISTINCT, UNION/INTERSECT/EXCEPT, {@code SELECT *}, FROM anything but {@code
  * source('name')}, a missing GROUP BY, GROUPING SETS/ROLLUP/CUBE, expressions in GROUP BY or the
  * SELECT list other than a column or a supported aggregate of a column, aggregate FILTER/DISTINCT,
- * and any other function or operator (named in the message). Checks that need the source schema
- * are {@link ModelQuery#problems(java.util.Map)}.
+ * and any other function or operator (named in the message). Checks that need the source schema are
+ * {@link ModelQuery#problems(java.util.Map)}.
  */
 public final class ModelSql {
   private ModelSql() {}
@@ -115,8 +116,8 @@ public final class ModelSql {
   /**
    * A condition over output columns in the WHERE language (the same operators, literals and
    * three-valued logic), e.g. an effect rule's {@code revenue >= 1000}: parsed alone, refused with
-   * the same messages as a WHERE clause. {@link Condition#columns()} names the columns it reads, for
-   * a caller to check against the columns it will offer.
+   * the same messages as a WHERE clause. {@link Condition#columns()} names the columns it reads,
+   * for a caller to check against the columns it will offer.
    */
   public static Condition condition(String text) throws SqlModelException {
     if (text == null || text.isBlank()) {
@@ -130,11 +131,12 @@ public final class ModelSql {
     }
     Expr.Node root = new Parser(text).expr(node);
     java.util.Set<String> columns = new java.util.TreeSet<>();
-    root.forEach(n -> {
-      if (n instanceof Expr.Column) {
-        columns.add(((Expr.Column) n).name);
-      }
-    });
+    root.forEach(
+        n -> {
+          if (n instanceof Expr.Column) {
+            columns.add(((Expr.Column) n).name);
+          }
+        });
     return new Condition(new Expr.Predicate(root), java.util.List.copyOf(columns));
   }
 
@@ -167,7 +169,8 @@ public final class ModelSql {
     } else if (word != null && isReservedWord(word) && detail.contains("Incorrect syntax near")) {
       msg.append("; `")
           .append(word)
-          .append("` is a SQL keyword that a model cannot use here (if it is a column, quote it as \"")
+          .append(
+              "` is a SQL keyword that a model cannot use here (if it is a column, quote it as \"")
           .append(word)
           .append("\"); ")
           .append(SHAPE);
@@ -218,7 +221,9 @@ public final class ModelSql {
     while (end < l.length() && (Character.isLetterOrDigit(l.charAt(end)) || l.charAt(end) == '_')) {
       end++;
     }
-    return end > col - 1 && Character.isLetter(l.charAt(col - 1)) ? l.substring(col - 1, end) : null;
+    return end > col - 1 && Character.isLetter(l.charAt(col - 1))
+        ? l.substring(col - 1, end)
+        : null;
   }
 
   static SqlModelException refuse(SqlParserPos pos, String message) {
@@ -446,18 +451,25 @@ public final class ModelSql {
             call instanceof SqlCall ? ((SqlCall) call).getOperator().getName() : call.toString();
         throw refuse(
             call.getParserPosition(),
-            "FROM " + fn + "(...) is not supported; read a source with FROM source('<source name>')");
+            "FROM "
+                + fn
+                + "(...) is not supported; read a source with FROM source('<source name>')");
       }
       if (from instanceof SqlIdentifier) {
         String n = ((SqlIdentifier) from).toString();
         throw refuse(
             from.getParserPosition(),
-            "FROM " + n + " is not supported: models read sources through source(); write FROM"
-                + " source('" + n + "')");
+            "FROM "
+                + n
+                + " is not supported: models read sources through source(); write FROM"
+                + " source('"
+                + n
+                + "')");
       }
       throw refuse(
           from.getParserPosition(),
-          "FROM " + from.getKind().sql.replace('_', ' ')
+          "FROM "
+              + from.getKind().sql.replace('_', ' ')
               + " is not supported; read a source with FROM source('<source name>')");
     }
 
@@ -472,7 +484,8 @@ public final class ModelSql {
         expr = as.operand(0);
         alias = ((SqlIdentifier) as.operand(1)).getSimple();
         if (as.operandCount() > 2) {
-          throw refuse(as.operand(2).getParserPosition(), "column lists after AS are not supported");
+          throw refuse(
+              as.operand(2).getParserPosition(), "column lists after AS are not supported");
         }
       }
       if (expr instanceof SqlIdentifier) {
@@ -481,10 +494,12 @@ public final class ModelSql {
           throw refuse(
               id.getParserPosition(),
               "SELECT * is not supported: list the key columns and the aggregates, e.g. SELECT"
-                  + " customer_id, SUM(amount) AS total FROM source('orders') GROUP BY customer_id");
+                  + " customer_id, SUM(amount) AS total FROM source('orders') GROUP BY"
+                  + " customer_id");
         }
         String column = column(id);
-        return OutputColumn.key(alias == null ? column : alias, column, pos.getLineNum(), pos.getColumnNum());
+        return OutputColumn.key(
+            alias == null ? column : alias, column, pos.getLineNum(), pos.getColumnNum());
       }
       refuseNested(expr);
       if (expr instanceof SqlBasicCall && expr.getKind() != SqlKind.OTHER_FUNCTION) {
@@ -500,20 +515,28 @@ public final class ModelSql {
         if (call.getFunctionQuantifier() != null) {
           throw refuse(
               call.getFunctionQuantifier().getParserPosition(),
-              f + "(" + call.getFunctionQuantifier().toValue()
-                  + " ...) is not supported; write " + f + "(<column>)");
+              f
+                  + "("
+                  + call.getFunctionQuantifier().toValue()
+                  + " ...) is not supported; write "
+                  + f
+                  + "(<column>)");
         }
         if (call.operandCount() != 1) {
           throw refuse(
               call.getParserPosition(),
-              f + " takes exactly one argument: " + f + "(<column>)"
+              f
+                  + " takes exactly one argument: "
+                  + f
+                  + "(<column>)"
                   + (f == OutputColumn.Function.COUNT ? " or COUNT(*)" : ""));
         }
         SqlNode arg = call.operand(0);
         Optional<String> argument;
         if (arg instanceof SqlIdentifier && ((SqlIdentifier) arg).isStar()) {
           if (f != OutputColumn.Function.COUNT) {
-            throw refuse(arg.getParserPosition(), f + "(*) is not supported; write " + f + "(<column>)");
+            throw refuse(
+                arg.getParserPosition(), f + "(*) is not supported; write " + f + "(<column>)");
           }
           argument = Optional.empty();
         } else if (arg instanceof SqlIdentifier) {
@@ -522,13 +545,21 @@ public final class ModelSql {
           if (arg instanceof SqlCall && aggregateFunction((SqlCall) arg) != null) {
             throw refuse(
                 arg.getParserPosition(),
-                "nested aggregates (" + f + "(" + ((SqlCall) arg).getOperator().getName().toUpperCase(Locale.ROOT)
+                "nested aggregates ("
+                    + f
+                    + "("
+                    + ((SqlCall) arg).getOperator().getName().toUpperCase(Locale.ROOT)
                     + "(...))) are not supported; aggregate a column directly");
           }
           throw refuse(
               arg.getParserPosition(),
-              f + "(" + text(arg) + ") is not supported: an aggregate's argument must be a single"
-                  + " column, e.g. " + f + "(amount)");
+              f
+                  + "("
+                  + text(arg)
+                  + ") is not supported: an aggregate's argument must be a single"
+                  + " column, e.g. "
+                  + f
+                  + "(amount)");
         }
         String name = alias == null ? generatedName(f, argument) : alias;
         return OutputColumn.aggregate(
@@ -537,12 +568,16 @@ public final class ModelSql {
       if (expr instanceof SqlLiteral) {
         throw refuse(
             expr.getParserPosition(),
-            "constant " + text(expr) + " in the SELECT list is not supported; select key columns and"
+            "constant "
+                + text(expr)
+                + " in the SELECT list is not supported; select key columns and"
                 + " aggregates only");
       }
       throw refuse(
           expr.getParserPosition(),
-          "`" + text(expr) + "` in the SELECT list is not supported; select key columns and aggregates"
+          "`"
+              + text(expr)
+              + "` in the SELECT list is not supported; select key columns and aggregates"
               + " only");
     }
 
@@ -578,12 +613,15 @@ public final class ModelSql {
         case CUBE:
           throw refuse(
               g.getParserPosition(),
-              "GROUP BY " + g.getKind().sql.replace('_', ' ')
+              "GROUP BY "
+                  + g.getKind().sql.replace('_', ' ')
                   + " is not supported; list the key columns: GROUP BY a, b");
         case LITERAL:
           throw refuse(
               g.getParserPosition(),
-              "GROUP BY " + text(g) + " (a position or constant) is not supported; name the key column");
+              "GROUP BY "
+                  + text(g)
+                  + " (a position or constant) is not supported; name the key column");
         default:
           throw refuse(
               g.getParserPosition(),
@@ -596,7 +634,9 @@ public final class ModelSql {
       if (!id.isSimple()) {
         throw refuse(
             id.getParserPosition(),
-            "qualified name " + id + " is not supported; write the column name alone: "
+            "qualified name "
+                + id
+                + " is not supported; write the column name alone: "
                 + id.names.get(id.names.size() - 1));
       }
       return id.getSimple();
@@ -619,8 +659,7 @@ public final class ModelSql {
         case EXISTS:
         case SCALAR_QUERY:
           throw refuse(
-              node.getParserPosition(),
-              "subqueries are not supported in a model; " + SHAPE);
+              node.getParserPosition(), "subqueries are not supported in a model; " + SHAPE);
         case OVER:
           throw refuse(
               node.getParserPosition(),
@@ -660,7 +699,11 @@ public final class ModelSql {
         case PLUS_PREFIX:
           throw refuse(
               call.getParserPosition(),
-              "arithmetic `" + text(call) + "` " + where + " is not supported; select key columns and"
+              "arithmetic `"
+                  + text(call)
+                  + "` "
+                  + where
+                  + " is not supported; select key columns and"
                   + " aggregates of single columns");
         case CAST:
           throw refuse(call.getParserPosition(), "CAST is not supported " + where + "; remove it");
@@ -673,15 +716,22 @@ public final class ModelSql {
 
     SqlModelException unsupportedFunction(SqlCall call, String where) {
       String name = call.getOperator().getName().toUpperCase(Locale.ROOT);
-      if (call.getKind() == SqlKind.OTHER_FUNCTION || call.getOperator().getSyntax().toString().startsWith("FUNCTION")) {
+      if (call.getKind() == SqlKind.OTHER_FUNCTION
+          || call.getOperator().getSyntax().toString().startsWith("FUNCTION")) {
         return refuse(
             call.getParserPosition(),
-            "function " + name + " is not supported " + where
+            "function "
+                + name
+                + " is not supported "
+                + where
                 + "; the aggregates are SUM, COUNT, MIN, MAX and AVG, each of one column");
       }
       return refuse(
           call.getParserPosition(),
-          "operator " + name + " is not supported " + where
+          "operator "
+              + name
+              + " is not supported "
+              + where
               + "; the aggregates are SUM, COUNT, MIN, MAX and AVG, each of one column");
     }
 
@@ -782,7 +832,9 @@ public final class ModelSql {
                 refuseNested(v);
                 throw refuse(
                     v.getParserPosition(),
-                    "IN lists hold literals only, found `" + text(v) + "`; write IN ('a', 'b') or"
+                    "IN lists hold literals only, found `"
+                        + text(v)
+                        + "`; write IN ('a', 'b') or"
                         + " compare columns with =");
               }
               values.add(expr(v));
@@ -820,18 +872,21 @@ public final class ModelSql {
       if (aggregateFunction(call) != null) {
         throw refuse(
             pos,
-            "aggregate " + call.getOperator().getName().toUpperCase(Locale.ROOT)
+            "aggregate "
+                + call.getOperator().getName().toUpperCase(Locale.ROOT)
                 + " is not allowed in WHERE: WHERE filters rows before aggregation (and HAVING"
                 + " is not supported); compare columns with literals");
       }
       refuseNested(call);
       refuseSpecial(call, "in WHERE");
       String name = call.getOperator().getName().toUpperCase(Locale.ROOT);
-      boolean function = call.getKind() == SqlKind.OTHER_FUNCTION
-          || call.getOperator().getSyntax().toString().startsWith("FUNCTION");
+      boolean function =
+          call.getKind() == SqlKind.OTHER_FUNCTION
+              || call.getOperator().getSyntax().toString().startsWith("FUNCTION");
       throw refuse(
           pos,
-          (function ? "function " : "operator ") + name
+          (function ? "function " : "operator ")
+              + name
               + " is not supported in WHERE; use comparisons (= <> < <= > >=), AND, OR, NOT,"
               + " IS [NOT] NULL, IN (...), BETWEEN and + - * / on numbers");
     }
@@ -890,7 +945,8 @@ public final class ModelSql {
         }
         throw refuse(
             pos,
-            u.tag.toUpperCase(Locale.ROOT) + " literals are not supported; write a timestamp as"
+            u.tag.toUpperCase(Locale.ROOT)
+                + " literals are not supported; write a timestamp as"
                 + " TIMESTAMP 'yyyy-MM-dd HH:mm:ss' (UTC)");
       }
       SqlTypeName t = lit.getTypeName();
@@ -904,7 +960,10 @@ public final class ModelSql {
         default:
           throw refuse(
               pos,
-              t.getName() + " literal " + text(lit) + " is not supported; use numbers, 'strings', TRUE,"
+              t.getName()
+                  + " literal "
+                  + text(lit)
+                  + " is not supported; use numbers, 'strings', TRUE,"
                   + " FALSE, NULL or TIMESTAMP 'yyyy-MM-dd HH:mm:ss'");
       }
     }
@@ -916,7 +975,9 @@ public final class ModelSql {
       } catch (DateTimeParseException e) {
         throw refuse(
             pos,
-            "TIMESTAMP '" + text + "' is not a valid timestamp; write TIMESTAMP"
+            "TIMESTAMP '"
+                + text
+                + "' is not a valid timestamp; write TIMESTAMP"
                 + " 'yyyy-MM-dd HH:mm:ss' with an optional fraction, in UTC, e.g. TIMESTAMP"
                 + " '2026-08-30 10:00:00'");
       }

@@ -38,7 +38,9 @@ final class Names {
       int limit = Math.max(1, Math.min(3, Math.max(name.length(), k.length()) / 3));
       if (kl.equals(lower)
           || distance(lower, kl) <= limit
-          || kl.length() >= 3 && lower.length() >= 3 && (kl.contains(lower) || lower.contains(kl))) {
+          || kl.length() >= 3
+              && lower.length() >= 3
+              && (kl.contains(lower) || lower.contains(kl))) {
         close.add(k);
       }
     }
@@ -71,7 +73,8 @@ final class Names {
 
   /** The name as a SQL identifier: bare when it is a plain identifier, double-quoted otherwise. */
   static String quoteIfNeeded(String name) {
-    boolean plain = !name.isEmpty() && (Character.isLetter(name.charAt(0)) || name.charAt(0) == '_');
+    boolean plain =
+        !name.isEmpty() && (Character.isLetter(name.charAt(0)) || name.charAt(0) == '_');
     for (int i = 0; plain && i < name.length(); i++) {
       char c = name.charAt(i);
       plain = Character.isLetterOrDigit(c) || c == '_';

@@ -31,8 +31,8 @@ public abstract class OutputColumn {
   public abstract Optional<Function> function();
 
   /**
-   * The column the item reads: the key column itself, or the aggregate's argument (empty for
-   * {@code COUNT(*)}).
+   * The column the item reads: the key column itself, or the aggregate's argument (empty for {@code
+   * COUNT(*)}).
    */
   public abstract Optional<String> argument();
 

@@ -70,9 +70,18 @@ public final class Timestamps {
     // Beyond RFC 3339's years a runner's timers (and a window's end plus its lateness) overflow;
     // such a value is a typo (epoch seconds written with extra digits), never a real event time.
     if (t.isBefore(MIN) || t.isAfter(MAX)) {
-      throw new IllegalArgumentException("'" + value + "' is out of range: event times lie between "
-          + format(MIN) + " and " + format(MAX) + " (epoch milliseconds "
-          + MIN.toEpochMilli() + " to " + MAX.toEpochMilli() + ")");
+      throw new IllegalArgumentException(
+          "'"
+              + value
+              + "' is out of range: event times lie between "
+              + format(MIN)
+              + " and "
+              + format(MAX)
+              + " (epoch milliseconds "
+              + MIN.toEpochMilli()
+              + " to "
+              + MAX.toEpochMilli()
+              + ")");
     }
     return t;
   }
@@ -105,7 +114,10 @@ public final class Timestamps {
               .toInstant(ZoneOffset.UTC);
         }
         throw new IllegalArgumentException(
-            "'" + value + "' has no time zone; give an RFC 3339 instant such as " + EXAMPLE
+            "'"
+                + value
+                + "' has no time zone; give an RFC 3339 instant such as "
+                + EXAMPLE
                 + " (add Z for UTC)");
       }
       return OffsetDateTime.parse(text.replace(' ', 'T'), DateTimeFormatter.ISO_OFFSET_DATE_TIME)
@@ -114,21 +126,32 @@ public final class Timestamps {
       // fall through to the message below
     } catch (DateTimeException e) {
       throw new IllegalArgumentException(
-          "'" + value + "' is not a valid timestamp (" + e.getMessage() + "); give an RFC 3339 instant such as "
+          "'"
+              + value
+              + "' is not a valid timestamp ("
+              + e.getMessage()
+              + "); give an RFC 3339 instant such as "
               + EXAMPLE);
     }
     if (TIME_OF_DAY.matcher(text).matches()) {
       throw new IllegalArgumentException(
-          "'" + value + "' is a time of day without a date; give a full RFC 3339 instant such as "
+          "'"
+              + value
+              + "' is a time of day without a date; give a full RFC 3339 instant such as "
               + EXAMPLE);
     }
     if (DATE_ONLY.matcher(text).matches()) {
       throw new IllegalArgumentException(
-          "'" + value + "' is a date without a time; give a full RFC 3339 instant such as "
+          "'"
+              + value
+              + "' is a date without a time; give a full RFC 3339 instant such as "
               + EXAMPLE);
     }
     throw new IllegalArgumentException(
-        "'" + value + "' is not a timestamp; give an RFC 3339 instant such as " + EXAMPLE
+        "'"
+            + value
+            + "' is not a timestamp; give an RFC 3339 instant such as "
+            + EXAMPLE
             + " or integer epoch milliseconds");
   }
 }

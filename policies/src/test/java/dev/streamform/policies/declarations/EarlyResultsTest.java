@@ -45,25 +45,31 @@ class EarlyResultsTest {
   @ParameterizedTest
   @CsvSource({"none", "every 3 events", "every 1 event", "every 30s", "every 2h"})
   void yamlTextReadsBack(String text) {
-    assertThat(EarlyResults.parse(EarlyResults.parse(text).yamlText()), is(EarlyResults.parse(text)));
+    assertThat(
+        EarlyResults.parse(EarlyResults.parse(text).yamlText()), is(EarlyResults.parse(text)));
     assertThat(EarlyResults.parse(text).yamlText(), is(text));
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
-      "every 0 events | 'every 0 events': N must be a whole number from 1",
-      "every -1 events | 'every -1 events': N must be a whole number from 1",
-      "every 1.5 events | 'every 1.5 events': N must be a whole number from 1",
-      "every 3 | 'every 3' says neither events nor a unit of time; write every 3 events or every 3s",
-      "every 3 evnts | 'every 3 evnts' is not none, every N events (N a whole number from 1) or every"
-          + " <duration> (did you mean every 3 events?)",
-      "every 3 event | 'every 3 event' is not none, every N events (N a whole number from 1) or every"
-          + " <duration> (did you mean every 3 events?)",
-      "every 5 m | 'every 5 m' is not none, every N events (N a whole number from 1) or every"
-          + " <duration> (did you mean every 5m?)",
-      "every 0s | 'every 0s': the interval must be longer than 0s",
-      "sometimes | 'sometimes' is not none, every N events (N a whole number from 1) or every <duration>",
-      "every | 'every' is not none, every N events (N a whole number from 1) or every <duration>"})
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "every 0 events | 'every 0 events': N must be a whole number from 1",
+        "every -1 events | 'every -1 events': N must be a whole number from 1",
+        "every 1.5 events | 'every 1.5 events': N must be a whole number from 1",
+        "every 3 | 'every 3' says neither events nor a unit of time; write every 3 events or every"
+            + " 3s",
+        "every 3 evnts | 'every 3 evnts' is not none, every N events (N a whole number from 1) or"
+            + " every <duration> (did you mean every 3 events?)",
+        "every 3 event | 'every 3 event' is not none, every N events (N a whole number from 1) or"
+            + " every <duration> (did you mean every 3 events?)",
+        "every 5 m | 'every 5 m' is not none, every N events (N a whole number from 1) or every"
+            + " <duration> (did you mean every 5m?)",
+        "every 0s | 'every 0s': the interval must be longer than 0s",
+        "sometimes | 'sometimes' is not none, every N events (N a whole number from 1) or every"
+            + " <duration>",
+        "every | 'every' is not none, every N events (N a whole number from 1) or every <duration>"
+      })
   void refuses(String text, String message) {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> EarlyResults.parse(text));

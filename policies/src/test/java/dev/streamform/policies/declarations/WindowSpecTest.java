@@ -39,18 +39,23 @@ class WindowSpecTest {
   @Test
   void tumblingWindowsAreAlignedToTheEpochInUtc() {
     WindowSpec w = WindowSpec.tumbling(HOUR);
-    assertThat(w.startsContaining(at("2026-08-30T10:59:59.999Z")), contains(at("2026-08-30T10:00:00Z")));
-    assertThat(w.startsContaining(at("2026-08-30T11:00:00Z")), contains(at("2026-08-30T11:00:00Z")));
-    assertThat(w.startsContaining(at("1969-12-31T23:30:00Z")), contains(at("1969-12-31T23:00:00Z")));
+    assertThat(
+        w.startsContaining(at("2026-08-30T10:59:59.999Z")), contains(at("2026-08-30T10:00:00Z")));
+    assertThat(
+        w.startsContaining(at("2026-08-30T11:00:00Z")), contains(at("2026-08-30T11:00:00Z")));
+    assertThat(
+        w.startsContaining(at("1969-12-31T23:30:00Z")), contains(at("1969-12-31T23:00:00Z")));
     assertThat(w.endOf(at("2026-08-30T10:00:00Z")), is(at("2026-08-30T11:00:00Z")));
   }
 
   @Test
   void anInstantIsInSizeOverEveryHoppingWindowsStartingAtMultiplesOfEvery() {
     WindowSpec w = WindowSpec.hopping(HOUR, QUARTER);
-    assertThat(w.startsContaining(at("2026-08-30T10:20:00Z")), contains(
-        at("2026-08-30T09:30:00Z"), at("2026-08-30T09:45:00Z"),
-        at("2026-08-30T10:00:00Z"), at("2026-08-30T10:15:00Z")));
+    assertThat(
+        w.startsContaining(at("2026-08-30T10:20:00Z")),
+        contains(
+            at("2026-08-30T09:30:00Z"), at("2026-08-30T09:45:00Z"),
+            at("2026-08-30T10:00:00Z"), at("2026-08-30T10:15:00Z")));
     assertThat(w.isStart(at("2026-08-30T10:15:00Z")), is(true));
     assertThat(w.isStart(at("2026-08-30T10:20:00Z")), is(false));
   }
@@ -59,11 +64,16 @@ class WindowSpecTest {
   void refusesWindowsThatLeaveGapsOrDoNotTile() {
     IllegalArgumentException longer =
         assertThrows(IllegalArgumentException.class, () -> WindowSpec.hopping(QUARTER, HOUR));
-    assertThat(longer.getMessage(), is(
-        "every (1h) is longer than the window's size (15m): events between windows would belong to none"));
-    IllegalArgumentException notMultiple = assertThrows(IllegalArgumentException.class,
-        () -> WindowSpec.hopping(HOUR, Duration.ofMinutes(25)));
-    assertThat(notMultiple.getMessage(), is("the window's size (1h) is not a multiple of every (25m)"));
+    assertThat(
+        longer.getMessage(),
+        is(
+            "every (1h) is longer than the window's size (15m): events between windows would belong"
+                + " to none"));
+    IllegalArgumentException notMultiple =
+        assertThrows(
+            IllegalArgumentException.class, () -> WindowSpec.hopping(HOUR, Duration.ofMinutes(25)));
+    assertThat(
+        notMultiple.getMessage(), is("the window's size (1h) is not a multiple of every (25m)"));
     assertThrows(IllegalArgumentException.class, () -> WindowSpec.tumbling(Duration.ZERO));
     assertThrows(IllegalArgumentException.class, () -> WindowSpec.tumbling(HOUR.negated()));
     assertThrows(IllegalArgumentException.class, () -> WindowSpec.tumbling(Duration.ofNanos(1)));

@@ -33,7 +33,10 @@ class DeclarationDigestTest {
           late_events: drop
       """;
 
-  /** The same source: keys and columns reordered, values quoted, spacing changed, defaults and canonical spelling varied. */
+  /**
+   * The same source: keys and columns reordered, values quoted, spacing changed, defaults and
+   * canonical spelling varied.
+   */
   private static final String SOURCES_RESPELT =
       """
       sources:
@@ -47,18 +50,25 @@ class DeclarationDigestTest {
       """;
 
   private static final String MODELS =
-      "models:\n  customer_metrics:\n    materialized: upsert\n    key: [customer_id]\n    retention: 30d\n";
+      "models:\n"
+          + "  customer_metrics:\n"
+          + "    materialized: upsert\n"
+          + "    key: [customer_id]\n"
+          + "    retention: 30d\n";
 
   private static final String MODELS_RESPELT =
       "models:\n  customer_metrics:\n    retention: \"720h\"\n    key:\n      - 'customer_id'\n";
 
-  private Project project(String name, String sources, String models) throws IOException, InvalidProjectException {
+  private Project project(String name, String sources, String models)
+      throws IOException, InvalidProjectException {
     Path p = dir.resolve(name);
     Files.createDirectories(p.resolve("models"));
     Files.writeString(p.resolve("sources.yml"), sources);
     Files.writeString(p.resolve("streamform.yml"), models);
-    Files.writeString(p.resolve("models/customer_metrics.sql"),
-        "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY customer_id");
+    Files.writeString(
+        p.resolve("models/customer_metrics.sql"),
+        "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY"
+            + " customer_id");
     return Project.load(p);
   }
 
@@ -88,10 +98,15 @@ class DeclarationDigestTest {
   @Test
   void aRealChangeChangesTheSourceDigest() throws Exception {
     String before = sourceDigest("a", SOURCES);
-    assertThat(sourceDigest("b", SOURCES.replace("watermark: 5m", "watermark: 6m")), is(not(before)));
-    assertThat(sourceDigest("c", SOURCES.replace("late_events: drop", "late_events: keep")), is(not(before)));
-    assertThat(sourceDigest("d", SOURCES.replace("decimal(12,2)", "decimal(12,3)")), is(not(before)));
-    assertThat(sourceDigest("e", SOURCES.replace("topic: orders", "topic: orders_v2")), is(not(before)));
+    assertThat(
+        sourceDigest("b", SOURCES.replace("watermark: 5m", "watermark: 6m")), is(not(before)));
+    assertThat(
+        sourceDigest("c", SOURCES.replace("late_events: drop", "late_events: keep")),
+        is(not(before)));
+    assertThat(
+        sourceDigest("d", SOURCES.replace("decimal(12,2)", "decimal(12,3)")), is(not(before)));
+    assertThat(
+        sourceDigest("e", SOURCES.replace("topic: orders", "topic: orders_v2")), is(not(before)));
   }
 
   @Test
@@ -111,22 +126,36 @@ class DeclarationDigestTest {
   @Test
   void windowedModelDigestIgnoresSpellingAndDefaults() throws Exception {
     assertThat(modelDigest("b", WINDOWED_RESPELT), is(modelDigest("a", WINDOWED)));
-    assertThat(modelDigest("c", WINDOWED.replace("1h", "{size: 1h, every: 1h}")), is(modelDigest("a", WINDOWED)));
+    assertThat(
+        modelDigest("c", WINDOWED.replace("1h", "{size: 1h, every: 1h}")),
+        is(modelDigest("a", WINDOWED)));
   }
 
   @Test
   void windowedModelCanonicalFormWritesEveryWindowFieldOut() throws Exception {
-    assertThat(DeclarationDigest.canonicalForm(
+    assertThat(
+        DeclarationDigest.canonicalForm(
             project("a", SOURCES, WINDOWED).models().get("customer_metrics")),
-        is("allowed_lateness=\"0s\";early_results=\"none\";generation=1;key=[\"customer_id\"];"
-            + "kind=\"model\";materialized=\"upsert\";name=\"customer_metrics\";"
-            + "window={\"every\":\"1h\",\"size\":\"1h\"}"));
-    assertThat(DeclarationDigest.canonicalForm(project("b", SOURCES, WINDOWED.replace("1h",
-            "{size: 1h, every: 15m}\n    allowed_lateness: 600s\n    early_results: every 3 events"))
-            .models().get("customer_metrics")),
-        is("allowed_lateness=\"10m\";early_results=\"every 3 events\";generation=1;"
-            + "key=[\"customer_id\"];kind=\"model\";materialized=\"upsert\";name=\"customer_metrics\";"
-            + "window={\"every\":\"15m\",\"size\":\"1h\"}"));
+        is(
+            "allowed_lateness=\"0s\";early_results=\"none\";generation=1;key=[\"customer_id\"];"
+                + "kind=\"model\";materialized=\"upsert\";name=\"customer_metrics\";"
+                + "window={\"every\":\"1h\",\"size\":\"1h\"}"));
+    assertThat(
+        DeclarationDigest.canonicalForm(
+            project(
+                    "b",
+                    SOURCES,
+                    WINDOWED.replace(
+                        "1h",
+                        "{size: 1h, every: 15m}\n"
+                            + "    allowed_lateness: 600s\n"
+                            + "    early_results: every 3 events"))
+                .models()
+                .get("customer_metrics")),
+        is(
+            "allowed_lateness=\"10m\";early_results=\"every 3 events\";generation=1;"
+                + "key=[\"customer_id\"];kind=\"model\";materialized=\"upsert\";name=\"customer_metrics\";"
+                + "window={\"every\":\"15m\",\"size\":\"1h\"}"));
   }
 
   @Test
@@ -143,18 +172,23 @@ class DeclarationDigestTest {
 
   @Test
   void anUpsertModelsFormHasNoWindowFieldsAndItsGenerationOnlyWhenNotOne() throws Exception {
-    assertThat(DeclarationDigest.canonicalForm(project("a", SOURCES, MODELS).models().get("customer_metrics")),
-        is("key=[\"customer_id\"];kind=\"model\";materialized=\"upsert\";name=\"customer_metrics\";"
-            + "retention=\"30d\""));
+    assertThat(
+        DeclarationDigest.canonicalForm(
+            project("a", SOURCES, MODELS).models().get("customer_metrics")),
+        is(
+            "key=[\"customer_id\"];kind=\"model\";materialized=\"upsert\";name=\"customer_metrics\";"
+                + "retention=\"30d\""));
     assertThat(modelDigest("b", MODELS + "    generation: 1\n"), is(modelDigest("a", MODELS)));
     assertThat(modelDigest("c", MODELS + "    generation: 2\n"), is(not(modelDigest("a", MODELS))));
   }
 
   @Test
   void canonicalFormIsReadable() throws Exception {
-    assertThat(DeclarationDigest.canonicalForm(project("a", SOURCES, MODELS).sources().get("orders")),
-        is("connector=\"kafka\";event_time=\"ordered_at\";format=\"json\";kind=\"source\";"
-            + "late_events=\"drop\";name=\"orders\";schema={\"amount\":\"decimal(12,2)\","
-            + "\"customer_id\":\"int64\",\"ordered_at\":\"timestamp\"};topic=\"orders\";watermark=\"5m\""));
+    assertThat(
+        DeclarationDigest.canonicalForm(project("a", SOURCES, MODELS).sources().get("orders")),
+        is(
+            "connector=\"kafka\";event_time=\"ordered_at\";format=\"json\";kind=\"source\";"
+                + "late_events=\"drop\";name=\"orders\";schema={\"amount\":\"decimal(12,2)\","
+                + "\"customer_id\":\"int64\",\"ordered_at\":\"timestamp\"};topic=\"orders\";watermark=\"5m\""));
   }
 }

@@ -22,9 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The plan diff's rules (docs/semantics.md §9), each with the seed's own examples: declaring retention,
- * declaring event time, a longer watermark, late events kept, a window edit, a filter edit, a
- * partition count, and nothing at all.
+ * The plan diff's rules (docs/semantics.md §9), each with the seed's own examples: declaring
+ * retention, declaring event time, a longer watermark, late events kept, a window edit, a filter
+ * edit, a partition count, and nothing at all.
  */
 class PlanDiffTest {
   @TempDir Path dir;
@@ -33,11 +33,13 @@ class PlanDiffTest {
       "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    schema:\n"
           + "      customer_id: int64\n      amount: decimal(12,2)\n      ordered_at: timestamp\n";
   private static final String CLOCK = "    event_time: ordered_at\n    watermark: 5m\n";
-  private static final String UPSERT = "models:\n  customer_metrics:\n    materialized: upsert\n    key: [customer_id]\n";
+  private static final String UPSERT =
+      "models:\n  customer_metrics:\n    materialized: upsert\n    key: [customer_id]\n";
   private static final String SQL =
       "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY customer_id";
   private static final String FILTERED =
-      "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') WHERE amount > 0 GROUP BY customer_id";
+      "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') WHERE amount > 0 GROUP"
+          + " BY customer_id";
 
   private int projects;
 
@@ -73,7 +75,8 @@ class PlanDiffTest {
   void nothingChangedIsSafeEverywhere() throws Exception {
     PlanManifest a = manifest(ORDERS + CLOCK, UPSERT + "    retention: 10m\n", FILTERED);
     PlanDiff d = diff(a, manifest(ORDERS + CLOCK, UPSERT + "    retention: 10m\n", FILTERED));
-    assertThat(d.nodes().stream().map(NodeChange::classification).distinct().collect(Collectors.toList()),
+    assertThat(
+        d.nodes().stream().map(NodeChange::classification).distinct().collect(Collectors.toList()),
         contains(Classification.SAFE));
     assertEquals(3, d.nodes().size());
     assertEquals(0, d.exitCode());
@@ -92,10 +95,14 @@ class PlanDiffTest {
     var b = before.toTree();
     var a = after.toTree();
     for (int i = 0; i < 2; i++) {
-      assertEquals(b.get("nodes").get(i).get("definition_digest"), a.get("nodes").get(i).get("definition_digest"));
-      assertEquals(b.get("nodes").get(i).get("schema_digest"), a.get("nodes").get(i).get("schema_digest"));
+      assertEquals(
+          b.get("nodes").get(i).get("definition_digest"),
+          a.get("nodes").get(i).get("definition_digest"));
+      assertEquals(
+          b.get("nodes").get(i).get("schema_digest"), a.get("nodes").get(i).get("schema_digest"));
     }
-    assertThat(b.get("nodes").get(1).get("state").get("digest"),
+    assertThat(
+        b.get("nodes").get(1).get("state").get("digest"),
         not(equalTo(a.get("nodes").get(1).get("state").get("digest"))));
     assertThat("retention is not watermark topology", d.generationRequired(), empty());
     assertEquals(2, d.exitCode());
@@ -108,17 +115,25 @@ class PlanDiffTest {
     var b = before.toTree();
     var a = after.toTree();
     for (int i = 0; i < 2; i++) {
-      assertEquals(b.get("nodes").get(i).get("schema_digest"), a.get("nodes").get(i).get("schema_digest"));
+      assertEquals(
+          b.get("nodes").get(i).get("schema_digest"), a.get("nodes").get(i).get("schema_digest"));
       assertEquals(null, b.get("nodes").get(i).get("time"), "no time field without event time");
-      assertEquals("ordered_at", a.get("nodes").get(i).get("time").asText(), "every node carrying it gains time");
+      assertEquals(
+          "ordered_at",
+          a.get("nodes").get(i).get("time").asText(),
+          "every node carrying it gains time");
     }
     assertEquals(b.get("nodes").get(1).get("state"), a.get("nodes").get(1).get("state"));
     PlanDiff d = diff(before, after);
     assertEquals(Classification.COMPATIBLE, of(d, "source:orders"), "the Source is stateless");
     assertThat(reasons(d, "source:orders"), containsString("definition.watermark: (absent) -> 5m"));
-    assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(d, "aggregate"),
+    assertEquals(
+        Classification.STATE_MIGRATION_REQUIRED,
+        of(d, "aggregate"),
         "keyed state below a clock edit was accumulated under the old clock");
-    assertThat(reasons(d, "aggregate"), containsString("source orders event_time: (absent) -> ordered_at"));
+    assertThat(
+        reasons(d, "aggregate"),
+        containsString("source orders event_time: (absent) -> ordered_at"));
     assertThat(d.generationRequired(), hasItem(containsString("event time declared")));
   }
 
@@ -156,8 +171,10 @@ class PlanDiffTest {
 
   @Test
   void keepingLateEventsMigratesTheStateBelowButNeedsNoGeneration() throws Exception {
-    PlanDiff d = diff(manifest(ORDERS + CLOCK, UPSERT, SQL),
-        manifest(ORDERS + CLOCK + "    late_events: keep\n", UPSERT, SQL));
+    PlanDiff d =
+        diff(
+            manifest(ORDERS + CLOCK, UPSERT, SQL),
+            manifest(ORDERS + CLOCK + "    late_events: keep\n", UPSERT, SQL));
     assertEquals(Classification.COMPATIBLE, of(d, "source:orders"));
     assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(d, "aggregate"));
     assertThat(d.generationRequired(), empty());
@@ -170,10 +187,14 @@ class PlanDiffTest {
     PlanDiff window = diff(before, manifest(ORDERS + CLOCK, base + "    window: 2h\n", SQL));
     assertEquals(Classification.SAFE, of(window, "source:orders"));
     assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(window, "aggregate"));
-    assertThat(reasons(window, "aggregate"), containsString("state.window: tumbling 1h -> tumbling 2h"));
+    assertThat(
+        reasons(window, "aggregate"), containsString("state.window: tumbling 1h -> tumbling 2h"));
     assertThat(window.generationRequired(), contains("window: tumbling 1h -> tumbling 2h"));
 
-    PlanDiff lateness = diff(before, manifest(ORDERS + CLOCK, base + "    window: 1h\n    allowed_lateness: 1d\n", SQL));
+    PlanDiff lateness =
+        diff(
+            before,
+            manifest(ORDERS + CLOCK, base + "    window: 1h\n    allowed_lateness: 1d\n", SQL));
     assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(lateness, "aggregate"));
     assertThat(lateness.generationRequired(), contains("allowed_lateness: 0s -> 1d"));
   }
@@ -187,39 +208,57 @@ class PlanDiffTest {
     assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(d, "aggregate"));
     assertThat(d.generationRequired(), hasItem("time_zone: Europe/Berlin -> Asia/Kolkata"));
     assertEquals(2, d.exitCode());
-    PlanDiff bumped = diff(berlin, manifest(ORDERS + CLOCK,
-        base + "    time_zone: Asia/Kolkata\n    generation: 2\n", SQL));
+    PlanDiff bumped =
+        diff(
+            berlin,
+            manifest(
+                ORDERS + CLOCK, base + "    time_zone: Asia/Kolkata\n    generation: 2\n", SQL));
     assertThat("a new generation was declared", bumped.generationRequired(), empty());
-    PlanDiff same = diff(berlin, manifest(ORDERS + CLOCK, base + "    time_zone: Europe/Berlin\n", SQL));
+    PlanDiff same =
+        diff(berlin, manifest(ORDERS + CLOCK, base + "    time_zone: Europe/Berlin\n", SQL));
     assertThat(same.generationRequired(), empty());
     // writing out the default zone changes nothing
-    PlanDiff utc = diff(manifest(ORDERS + CLOCK, base, SQL),
-        manifest(ORDERS + CLOCK, base + "    time_zone: UTC\n", SQL));
+    PlanDiff utc =
+        diff(
+            manifest(ORDERS + CLOCK, base, SQL),
+            manifest(ORDERS + CLOCK, base + "    time_zone: UTC\n", SQL));
     assertThat(utc.generationRequired(), empty());
     assertEquals(0, utc.exitCode());
   }
 
   @Test
   void aFilterEditIsCompatibleAndLeavesTheAggregateSafe() throws Exception {
-    PlanDiff d = diff(manifest(ORDERS + CLOCK, UPSERT, FILTERED),
-        manifest(ORDERS + CLOCK, UPSERT, FILTERED.replace("amount > 0", "amount >= 1")));
+    PlanDiff d =
+        diff(
+            manifest(ORDERS + CLOCK, UPSERT, FILTERED),
+            manifest(ORDERS + CLOCK, UPSERT, FILTERED.replace("amount > 0", "amount >= 1")));
     assertEquals(Classification.COMPATIBLE, of(d, "filter"));
     assertThat(reasons(d, "filter"), containsString("stateless node changed"));
     assertEquals(Classification.SAFE, of(d, "aggregate"));
     assertEquals(0, d.exitCode());
 
-    PlanDiff added = diff(manifest(ORDERS + CLOCK, UPSERT, SQL), manifest(ORDERS + CLOCK, UPSERT, FILTERED));
+    PlanDiff added =
+        diff(manifest(ORDERS + CLOCK, UPSERT, SQL), manifest(ORDERS + CLOCK, UPSERT, FILTERED));
     assertEquals(Classification.COMPATIBLE, of(added, "filter"));
     assertThat(node(added, "filter").reasons(), contains("new stateless node"));
   }
 
   @Test
   void aKeyOrAccumulatorEditMigratesState() throws Exception {
-    PlanDiff d = diff(manifest(ORDERS + CLOCK, UPSERT, SQL), manifest(ORDERS + CLOCK, UPSERT,
-        "SELECT customer_id, SUM(amount) AS total_spend, COUNT(*) AS orders FROM source('orders') GROUP BY customer_id"));
+    PlanDiff d =
+        diff(
+            manifest(ORDERS + CLOCK, UPSERT, SQL),
+            manifest(
+                ORDERS + CLOCK,
+                UPSERT,
+                "SELECT customer_id, SUM(amount) AS total_spend, COUNT(*) AS orders FROM"
+                    + " source('orders') GROUP BY customer_id"));
     assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(d, "aggregate"));
-    assertThat(reasons(d, "aggregate"), containsString(
-        "state.accumulators: [sum(amount): decimal(38,2)] -> [sum(amount): decimal(38,2), count(*): int64]"));
+    assertThat(
+        reasons(d, "aggregate"),
+        containsString(
+            "state.accumulators: [sum(amount): decimal(38,2)] -> [sum(amount): decimal(38,2),"
+                + " count(*): int64]"));
   }
 
   @Test
@@ -229,25 +268,35 @@ class PlanDiffTest {
     assertEquals(Classification.COMPATIBLE, of(d, "source:orders"));
     assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(d, "aggregate"));
     assertThat(d.generationRequired(), contains("source orders partitions: 3 -> 6"));
-    PlanDiff bumped = diff(three, manifest(ORDERS + "    partitions: 6\n" + CLOCK, UPSERT + "    generation: 2\n", SQL));
+    PlanDiff bumped =
+        diff(
+            three,
+            manifest(ORDERS + "    partitions: 6\n" + CLOCK, UPSERT + "    generation: 2\n", SQL));
     assertThat(bumped.generationRequired(), empty());
   }
 
   @Test
   void aFileThatIsNotAManifestIsRefusedWithWhatIsWrong() throws Exception {
     ObjectMapper json = new ObjectMapper();
-    var e = assertThrows(PlanDiff.NotAManifestException.class,
-        () -> PlanDiff.requireManifest(json.readTree("{\"nodes\": []}")));
+    var e =
+        assertThrows(
+            PlanDiff.NotAManifestException.class,
+            () -> PlanDiff.requireManifest(json.readTree("{\"nodes\": []}")));
     assertThat(e.getMessage(), containsString("\"manifest\": \"streamform-plan/1\""));
-    assertThrows(PlanDiff.NotAManifestException.class,
+    assertThrows(
+        PlanDiff.NotAManifestException.class,
         () -> PlanDiff.requireManifest(json.readTree("[1, 2]")));
-    assertThrows(PlanDiff.NotAManifestException.class, () -> PlanDiff.requireManifest(
-        json.readTree("{\"manifest\": \"streamform-plan/1\", \"nodes\": [{\"id\": 3}]}")));
+    assertThrows(
+        PlanDiff.NotAManifestException.class,
+        () ->
+            PlanDiff.requireManifest(
+                json.readTree("{\"manifest\": \"streamform-plan/1\", \"nodes\": [{\"id\": 3}]}")));
   }
 
   @Test
   void theSummaryOrdersNodesAsTheNewPlanThenRemovedOnes() throws Exception {
-    PlanDiff d = diff(manifest(ORDERS + CLOCK, UPSERT, FILTERED), manifest(ORDERS + CLOCK, UPSERT, SQL));
+    PlanDiff d =
+        diff(manifest(ORDERS + CLOCK, UPSERT, FILTERED), manifest(ORDERS + CLOCK, UPSERT, SQL));
     List<String> ids = d.nodes().stream().map(NodeChange::id).collect(Collectors.toList());
     assertThat(ids, contains("source:orders", "aggregate", "filter"));
     assertThat(node(d, "filter").reasons(), contains("removed stateless node"));

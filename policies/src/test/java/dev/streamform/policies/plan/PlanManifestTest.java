@@ -27,15 +27,25 @@ class PlanManifestTest {
     return PlanManifest.of(Project.load(p), "customer_metrics");
   }
 
-  private static final String SQL = "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders')"
-      + " WHERE amount > 0 GROUP BY customer_id";
+  private static final String SQL =
+      "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders')"
+          + " WHERE amount > 0 GROUP BY customer_id";
 
   @Test
   void aProjectWithoutEventTimeGivesTheManifestWrittenBeforeEventTimeExisted() throws Exception {
-    String json = manifest(
-        "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    schema:\n"
-            + "      customer_id: int64\n      amount: decimal(12,2)\n      ordered_at: timestamp\n",
-        "models:\n  customer_metrics:\n    materialized: upsert\n    key: [customer_id]\n", SQL).toJson();
+    String json =
+        manifest(
+                "sources:\n"
+                    + "  orders:\n"
+                    + "    connector: kafka\n"
+                    + "    topic: orders\n"
+                    + "    schema:\n"
+                    + "      customer_id: int64\n"
+                    + "      amount: decimal(12,2)\n"
+                    + "      ordered_at: timestamp\n",
+                "models:\n  customer_metrics:\n    materialized: upsert\n    key: [customer_id]\n",
+                SQL)
+            .toJson();
     // the manifest of this processing-time project as it was written (and reviewed) before any
     // time field existed: byte for byte
     try (InputStream before = getClass().getResourceAsStream("manifest-without-event-time.json")) {
@@ -47,35 +57,93 @@ class PlanManifestTest {
 
   @Test
   void theManifestIsTheSameHoweverTheYamlIsWritten() throws Exception {
-    String a = manifest(
-        "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    schema:\n"
-            + "      customer_id: int64\n      amount: decimal(12,2)\n      ordered_at: timestamp\n"
-            + "    event_time: ordered_at\n    watermark: 5m\n",
-        "models:\n  customer_metrics:\n    materialized: upsert\n    key: [customer_id]\n    window: 1h\n"
-            + "    allowed_lateness: 1d\n", SQL).toJson();
-    String b = manifest(
-        "sources:\n  orders:\n    watermark: \"300s\"\n    late_events: drop\n    event_time: 'ordered_at'\n"
-            + "    schema: {ordered_at: timestamp, amount: 'decimal(12,2)', customer_id: int64}\n"
-            + "    topic: orders\n    format: json\n    connector: kafka\n",
-        "models:\n  customer_metrics:\n    allowed_lateness: 24h\n    window: {size: 60m}\n"
-            + "    key: [customer_id]\n    materialized: upsert\n    generation: 1\n", SQL).toJson();
+    String a =
+        manifest(
+                "sources:\n"
+                    + "  orders:\n"
+                    + "    connector: kafka\n"
+                    + "    topic: orders\n"
+                    + "    schema:\n"
+                    + "      customer_id: int64\n"
+                    + "      amount: decimal(12,2)\n"
+                    + "      ordered_at: timestamp\n"
+                    + "    event_time: ordered_at\n"
+                    + "    watermark: 5m\n",
+                "models:\n"
+                    + "  customer_metrics:\n"
+                    + "    materialized: upsert\n"
+                    + "    key: [customer_id]\n"
+                    + "    window: 1h\n"
+                    + "    allowed_lateness: 1d\n",
+                SQL)
+            .toJson();
+    String b =
+        manifest(
+                "sources:\n"
+                    + "  orders:\n"
+                    + "    watermark: \"300s\"\n"
+                    + "    late_events: drop\n"
+                    + "    event_time: 'ordered_at'\n"
+                    + "    schema: {ordered_at: timestamp, amount: 'decimal(12,2)', customer_id:"
+                    + " int64}\n"
+                    + "    topic: orders\n"
+                    + "    format: json\n"
+                    + "    connector: kafka\n",
+                "models:\n  customer_metrics:\n    allowed_lateness: 24h\n    window: {size: 60m}\n"
+                    + "    key: [customer_id]\n    materialized: upsert\n    generation: 1\n",
+                SQL)
+            .toJson();
     assertEquals(a, b);
-    assertEquals(a, manifest(
-        "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    schema:\n"
-            + "      customer_id: int64\n      amount: decimal(12,2)\n      ordered_at: timestamp\n"
-            + "    event_time: ordered_at\n    watermark: 5m\n",
-        "models:\n  customer_metrics:\n    materialized: upsert\n    key: [customer_id]\n    window: 1h\n"
-            + "    allowed_lateness: 1d\n", SQL).toJson(), "stable across runs");
+    assertEquals(
+        a,
+        manifest(
+                "sources:\n"
+                    + "  orders:\n"
+                    + "    connector: kafka\n"
+                    + "    topic: orders\n"
+                    + "    schema:\n"
+                    + "      customer_id: int64\n"
+                    + "      amount: decimal(12,2)\n"
+                    + "      ordered_at: timestamp\n"
+                    + "    event_time: ordered_at\n"
+                    + "    watermark: 5m\n",
+                "models:\n"
+                    + "  customer_metrics:\n"
+                    + "    materialized: upsert\n"
+                    + "    key: [customer_id]\n"
+                    + "    window: 1h\n"
+                    + "    allowed_lateness: 1d\n",
+                SQL)
+            .toJson(),
+        "stable across runs");
   }
 
   @Test
   void theTimePolicyBindsEveryFieldWithItsDigest() throws Exception {
-    JsonNode tree = manifest(
-        "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    partitions: 3\n    schema:\n"
-            + "      customer_id: int64\n      amount: decimal(12,2)\n      ordered_at: timestamp\n"
-            + "    event_time: ordered_at\n    watermark: 5m\n    idle_after: 1m\n    late_events: keep\n",
-        "models:\n  customer_metrics:\n    key: [customer_id]\n    window: {size: 1h, every: 30m}\n"
-            + "    allowed_lateness: 1d\n    early_results: every 3 events\n    generation: 4\n", SQL).toTree();
+    JsonNode tree =
+        manifest(
+                "sources:\n"
+                    + "  orders:\n"
+                    + "    connector: kafka\n"
+                    + "    topic: orders\n"
+                    + "    partitions: 3\n"
+                    + "    schema:\n"
+                    + "      customer_id: int64\n"
+                    + "      amount: decimal(12,2)\n"
+                    + "      ordered_at: timestamp\n"
+                    + "    event_time: ordered_at\n"
+                    + "    watermark: 5m\n"
+                    + "    idle_after: 1m\n"
+                    + "    late_events: keep\n",
+                "models:\n"
+                    + "  customer_metrics:\n"
+                    + "    key: [customer_id]\n"
+                    + "    window: {size: 1h, every: 30m}\n"
+                    + "    allowed_lateness: 1d\n"
+                    + "    early_results: every 3 events\n"
+                    + "    generation: 4\n",
+                SQL)
+            .toTree();
     JsonNode policy = tree.get("time_policy").get("policy");
     assertEquals("orders", policy.get("sources").get(0).get("name").asText());
     assertEquals(3, policy.get("sources").get(0).get("partitions").asInt());
@@ -90,28 +158,37 @@ class PlanManifestTest {
     assertThat(policy.get("retention").asText(), containsString("window end + allowed lateness"));
     assertThat(policy.get("sink_correction_mode").asText(), containsString("compare-and-set"));
     assertEquals(4, policy.get("generation").asInt());
-    assertEquals(PlanManifest.digest(new com.fasterxml.jackson.databind.ObjectMapper()
-            .convertValue(policy, java.util.Map.class)),
-        tree.get("time_policy").get("digest").asText(), "the digest covers the policy");
+    assertEquals(
+        PlanManifest.digest(
+            new com.fasterxml.jackson.databind.ObjectMapper()
+                .convertValue(policy, java.util.Map.class)),
+        tree.get("time_policy").get("digest").asText(),
+        "the digest covers the policy");
     for (JsonNode node : tree.get("nodes")) {
-      assertEquals("ordered_at", node.get("time").asText(), node.get("id") + " carries the attribute");
+      assertEquals(
+          "ordered_at", node.get("time").asText(), node.get("id") + " carries the attribute");
     }
   }
 
   @Test
   void anyPolicyFieldMovesThePolicyDigest() throws Exception {
-    String sources = "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    schema:\n"
-        + "      customer_id: int64\n      amount: decimal(12,2)\n      ordered_at: timestamp\n"
-        + "    event_time: ordered_at\n";
+    String sources =
+        "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    schema:\n"
+            + "      customer_id: int64\n      amount: decimal(12,2)\n      ordered_at: timestamp\n"
+            + "    event_time: ordered_at\n";
     String model = "models:\n  customer_metrics:\n    key: [customer_id]\n    window: 1h\n";
     String base = digest(manifest(sources, model, SQL));
     assertThat(digest(manifest(sources + "    watermark: 1m\n", model, SQL)), not(base));
     assertThat(digest(manifest(sources + "    idle_after: 1m\n", model, SQL)), not(base));
     assertThat(digest(manifest(sources + "    late_events: keep\n", model, SQL)), not(base));
     assertThat(digest(manifest(sources, model + "    allowed_lateness: 1m\n", SQL)), not(base));
-    assertThat(digest(manifest(sources, model + "    early_results: every 2 events\n", SQL)), not(base));
+    assertThat(
+        digest(manifest(sources, model + "    early_results: every 2 events\n", SQL)), not(base));
     assertThat(digest(manifest(sources, model + "    generation: 2\n", SQL)), not(base));
-    assertEquals(base, digest(manifest(sources + "    watermark: 0s\n", model, SQL)), "a default written out");
+    assertEquals(
+        base,
+        digest(manifest(sources + "    watermark: 0s\n", model, SQL)),
+        "a default written out");
   }
 
   private static String digest(PlanManifest m) {

@@ -27,20 +27,34 @@ class PlanTest {
 
   @Test
   void showsTheClockTheTimeAttributeAndTheFingerprint() throws Exception {
-    Project p = project(
-        ORDERS + "    event_time: ordered_at\n    watermark: 5m\n    late_events: drop\n",
-        "models:\n  customer_metrics:\n    materialized: upsert\n    key: [customer_id]\n    retention: 30d\n",
-        "SELECT customer_id, SUM(amount) AS total_spend, COUNT(*) AS orders FROM source('orders')"
-            + " WHERE customer_id IS NOT NULL GROUP BY customer_id");
+    Project p =
+        project(
+            ORDERS + "    event_time: ordered_at\n    watermark: 5m\n    late_events: drop\n",
+            "models:\n"
+                + "  customer_metrics:\n"
+                + "    materialized: upsert\n"
+                + "    key: [customer_id]\n"
+                + "    retention: 30d\n",
+            "SELECT customer_id, SUM(amount) AS total_spend, COUNT(*) AS orders FROM"
+                + " source('orders') WHERE customer_id IS NOT NULL GROUP BY customer_id");
     String plan = Plan.of(p, "customer_metrics").render();
-    assertThat(plan, containsString("Source\n  name=orders\n  connector=kafka topic=orders\n"
-        + "  time=event(ordered_at) watermark=5m late=drop\n"));
+    assertThat(
+        plan,
+        containsString(
+            "Source\n  name=orders\n  connector=kafka topic=orders\n"
+                + "  time=event(ordered_at) watermark=5m late=drop\n"));
     assertThat(plan, containsString("     ↓\nFilter\n  predicate="));
     assertThat(plan, containsString("IS NOT NULL"));
-    assertThat(plan, containsString("  time attribute=ordered_at\n     ↓\nAggregate\n  key=customer_id\n"
-        + "  aggregates=sum(amount), count(*)\n"
-        + "  fingerprint=aggregate key=[customer_id] accumulators=[sum(amount): decimal(38,2),"
-        + " count(*): int64] retention=30d\n"));
+    assertThat(
+        plan,
+        containsString(
+            "  time attribute=ordered_at\n"
+                + "     ↓\n"
+                + "Aggregate\n"
+                + "  key=customer_id\n"
+                + "  aggregates=sum(amount), count(*)\n"
+                + "  fingerprint=aggregate key=[customer_id] accumulators=[sum(amount):"
+                + " decimal(38,2), count(*): int64] retention=30d\n"));
   }
 
   private static final String CLOCK = "    event_time: ordered_at\n    watermark: 5m\n";
@@ -49,52 +63,84 @@ class PlanTest {
 
   @Test
   void aTumblingWindowWithDefaultsShowsItsWindowTriggerAndGeneration() throws Exception {
-    Project p = project(ORDERS + CLOCK,
-        "models:\n  customer_metrics:\n    key: [customer_id]\n    window: 1h\n", SQL);
+    Project p =
+        project(
+            ORDERS + CLOCK,
+            "models:\n  customer_metrics:\n    key: [customer_id]\n    window: 1h\n",
+            SQL);
     String plan = Plan.of(p, "customer_metrics").render();
-    assertThat(plan, containsString("Aggregate\n  key=customer_id\n  aggregates=sum(amount)\n"
-        + "  window=tumbling 1h (aligned to the epoch, UTC)\n"
-        + "  allowed lateness=0s\n"
-        + "  trigger=no early results; on time at the watermark; one revision per correction;"
-        + " final at end + allowed lateness\n"
-        + "  generation=1\n"
-        + "  fingerprint=aggregate key=[customer_id] accumulators=[sum(amount): decimal(38,2)]"
-        + " window=tumbling 1h allowed_lateness=0s trigger=early none\n"
-        + "  materialized=upsert (revisions per key and window, accumulating: on_time, corrected, final)\n"));
+    assertThat(
+        plan,
+        containsString(
+            "Aggregate\n"
+                + "  key=customer_id\n"
+                + "  aggregates=sum(amount)\n"
+                + "  window=tumbling 1h (aligned to the epoch, UTC)\n"
+                + "  allowed lateness=0s\n"
+                + "  trigger=no early results; on time at the watermark; one revision per"
+                + " correction; final at end + allowed lateness\n"
+                + "  generation=1\n"
+                + "  fingerprint=aggregate key=[customer_id] accumulators=[sum(amount):"
+                + " decimal(38,2)] window=tumbling 1h allowed_lateness=0s trigger=early none\n"
+                + "  materialized=upsert (revisions per key and window, accumulating: on_time,"
+                + " corrected, final)\n"));
     assertThat(plan, not(containsString("retention")));
   }
 
   @Test
   void processingTimeEarlyResultsAreNamedInTheTrigger() throws Exception {
-    Project p = project(ORDERS + CLOCK, "models:\n  customer_metrics:\n    key: [customer_id]\n"
-        + "    window: {size: 1h, every: 30m}\n    allowed_lateness: 5m\n    early_results: every 30s\n",
-        SQL);
+    Project p =
+        project(
+            ORDERS + CLOCK,
+            "models:\n"
+                + "  customer_metrics:\n"
+                + "    key: [customer_id]\n"
+                + "    window: {size: 1h, every: 30m}\n"
+                + "    allowed_lateness: 5m\n"
+                + "    early_results: every 30s\n",
+            SQL);
     String plan = Plan.of(p, "customer_metrics").render();
     assertThat(plan, containsString("  window=hopping 1h every 30m (aligned to the epoch, UTC)\n"));
-    assertThat(plan, containsString("  trigger=early results every 30s of processing time; on time at"
-        + " the watermark;"));
-    assertThat(plan, containsString(
-        " window=hopping 1h every 30m allowed_lateness=5m trigger=early every 30s\n"));
+    assertThat(
+        plan,
+        containsString(
+            "  trigger=early results every 30s of processing time; on time at"
+                + " the watermark;"));
+    assertThat(
+        plan,
+        containsString(
+            " window=hopping 1h every 30m allowed_lateness=5m trigger=early every 30s\n"));
   }
 
   @Test
   void anUpsertModelShowsItsGenerationOnlyWhenNotOne() throws Exception {
-    Project p = project(ORDERS + CLOCK,
-        "models:\n  customer_metrics:\n    key: [customer_id]\n    generation: 4\n", SQL);
+    Project p =
+        project(
+            ORDERS + CLOCK,
+            "models:\n  customer_metrics:\n    key: [customer_id]\n    generation: 4\n",
+            SQL);
     String plan = Plan.of(p, "customer_metrics").render();
-    assertThat(plan, containsString(
-        "retention=unbounded\n  materialized=upsert (insert/update changelog)\n  generation=4\n"));
+    assertThat(
+        plan,
+        containsString(
+            "retention=unbounded\n"
+                + "  materialized=upsert (insert/update changelog)\n"
+                + "  generation=4\n"));
     assertThat(plan, not(containsString("window")));
   }
 
   @Test
   void processingTimeSourceHasNoTimeAttributeAndUnboundedRetention() throws Exception {
-    Project p = project(ORDERS,
-        "models:\n  customer_metrics:\n    materialized: upsert\n    key: [customer_id]\n",
-        "SELECT customer_id, AVG(amount) AS avg_amount FROM source('orders') GROUP BY customer_id");
+    Project p =
+        project(
+            ORDERS,
+            "models:\n  customer_metrics:\n    materialized: upsert\n    key: [customer_id]\n",
+            "SELECT customer_id, AVG(amount) AS avg_amount FROM source('orders') GROUP BY"
+                + " customer_id");
     String plan = Plan.of(p, "customer_metrics").render();
     assertThat(plan, containsString("time=processing"));
     assertThat(plan, not(containsString("time attribute")));
-    assertThat(plan, containsString("accumulators=[avg(amount): decimal(38,6)] retention=unbounded"));
+    assertThat(
+        plan, containsString("accumulators=[avg(amount): decimal(38,6)] retention=unbounded"));
   }
 }

@@ -14,18 +14,21 @@ import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Calendar windows in a time zone (docs/semantics.md §6.22 to §6.24) as streamform.yml declares them. */
+/**
+ * Calendar windows in a time zone (docs/semantics.md §6.22 to §6.24) as streamform.yml declares
+ * them.
+ */
 class CalendarWindowRulesTest {
   @TempDir Path dir;
 
   private ProjectFolder withModel(String keys) {
-    return ProjectFolder.seed(dir).models("models:\n  customer_metrics:\n    key: [customer_id]\n" + keys);
+    return ProjectFolder.seed(dir)
+        .models("models:\n  customer_metrics:\n    key: [customer_id]\n" + keys);
   }
 
   private ModelDeclaration loaded(String keys) throws Exception {
@@ -37,7 +40,8 @@ class CalendarWindowRulesTest {
     WindowSpec w = loaded("    window: 1d\n    time_zone: Europe/Berlin\n").window().get();
     assertThat(w.calendarUnit(), is(Optional.of(WindowSpec.CalendarUnit.DAY)));
     assertThat(w.timeZone(), is(Optional.of(ZoneId.of("Europe/Berlin"))));
-    // the last Sunday of October 2026: 25 hours, from 22:00Z (CEST midnight) to 23:00Z (CET midnight)
+    // the last Sunday of October 2026: 25 hours, from 22:00Z (CEST midnight) to 23:00Z (CET
+    // midnight)
     Instant start = w.startsContaining(Instant.parse("2026-10-25T12:00:00Z")).get(0);
     assertThat(start, is(Instant.parse("2026-10-24T22:00:00Z")));
     assertThat(w.endOf(start), is(Instant.parse("2026-10-25T23:00:00Z")));
@@ -59,8 +63,10 @@ class CalendarWindowRulesTest {
 
   @Test
   void weeksStartOnTheDeclaredDayAndMonthsAreLabelledByMonth() throws Exception {
-    WindowSpec week = loaded("    window: 1w\n    time_zone: America/New_York\n    week_starts: sunday\n")
-        .window().get();
+    WindowSpec week =
+        loaded("    window: 1w\n    time_zone: America/New_York\n    week_starts: sunday\n")
+            .window()
+            .get();
     assertThat(week.weekStarts(), is(DayOfWeek.SUNDAY));
     Instant s = week.startsContaining(Instant.parse("2026-11-04T12:00:00Z")).get(0);
     assertThat(s, is(Instant.parse("2026-11-01T04:00:00Z"))); // Sunday 1 Nov, midnight EDT
@@ -75,10 +81,14 @@ class CalendarWindowRulesTest {
 
   @Test
   void anUnknownZoneIsRefusedWithTheClosestIanaName() {
-    assertThat(withModel("    window: 1d\n    time_zone: Europe/Berln\n").problems(), contains(
-        "streamform.yml:5: model 'customer_metrics', key 'time_zone': 'Europe/Berln' is not an IANA"
-            + " time zone name — did you mean 'Europe/Berlin'? write time_zone: Europe/Berlin"));
-    assertThat(withModel("    window: 1d\n    time_zone: Berlin\n").problems().get(0),
+    assertThat(
+        withModel("    window: 1d\n    time_zone: Europe/Berln\n").problems(),
+        contains(
+            "streamform.yml:5: model 'customer_metrics', key 'time_zone': 'Europe/Berln' is not an"
+                + " IANA time zone name — did you mean 'Europe/Berlin'? write time_zone:"
+                + " Europe/Berlin"));
+    assertThat(
+        withModel("    window: 1d\n    time_zone: Berlin\n").problems().get(0),
         containsString("did you mean 'Europe/Berlin'?"));
   }
 
@@ -86,54 +96,77 @@ class CalendarWindowRulesTest {
   void aZoneOnAFixedWindowIsRefusedWhenAnOffsetIsNotWholeHours() throws Exception {
     List<String> problems = withModel("    window: 1h\n    time_zone: Asia/Kolkata\n").problems();
     assertThat(problems, hasSize(1));
-    assertThat(problems.get(0), containsString("streamform.yml:5: model 'customer_metrics', key"
-        + " 'time_zone': Asia/Kolkata has the offset +05:30, not a whole multiple of 1h"));
+    assertThat(
+        problems.get(0),
+        containsString(
+            "streamform.yml:5: model 'customer_metrics', key"
+                + " 'time_zone': Asia/Kolkata has the offset +05:30, not a whole multiple of 1h"));
     assertThat(problems.get(0), containsString("Asia/Kathmandu (+05:45)"));
     assertThat(problems.get(0), containsString("(e.g. window: 30m)"));
-    assertThat(loaded("    window: 15m\n    time_zone: Asia/Kathmandu\n").window().get().timeZone(),
+    assertThat(
+        loaded("    window: 15m\n    time_zone: Asia/Kathmandu\n").window().get().timeZone(),
         is(Optional.of(ZoneId.of("Asia/Kathmandu"))));
     WindowSpec berlin = loaded("    window: 1h\n    time_zone: Europe/Berlin\n").window().get();
     // the zone labels, it never moves a fixed window (§6.24)
-    assertThat(berlin.startsContaining(Instant.parse("2026-10-25T12:34:00Z")),
+    assertThat(
+        berlin.startsContaining(Instant.parse("2026-10-25T12:34:00Z")),
         contains(Instant.parse("2026-10-25T12:00:00Z")));
     assertThat(berlin.size(), is(Duration.ofHours(1)));
   }
 
   @Test
   void weekStartsAndTimeZoneNeedTheRightWindow() {
-    assertThat(withModel("    window: 1d\n    week_starts: sunday\n").problems().get(0),
-        containsString("key 'week_starts': week_starts applies to weekly windows only (window: 1w)"));
-    assertThat(withModel("    window: 1w\n    week_starts: sundy\n").problems().get(0),
+    assertThat(
+        withModel("    window: 1d\n    week_starts: sunday\n").problems().get(0),
+        containsString(
+            "key 'week_starts': week_starts applies to weekly windows only (window: 1w)"));
+    assertThat(
+        withModel("    window: 1w\n    week_starts: sundy\n").problems().get(0),
         containsString("'sundy' is not a day of the week"));
-    assertThat(withModel("    time_zone: Europe/Berlin\n").problems().get(0),
+    assertThat(
+        withModel("    time_zone: Europe/Berlin\n").problems().get(0),
         containsString("key 'time_zone': time_zone applies to windowed models only"));
   }
 
   @Test
   void aMonthWithLatenessLongerThanAMonthIsAllowedButWarnedAbout() throws Exception {
-    Project p = withModel("    window: 1mo\n    time_zone: Europe/Berlin\n    allowed_lateness: 40d\n").load();
+    Project p =
+        withModel("    window: 1mo\n    time_zone: Europe/Berlin\n    allowed_lateness: 40d\n")
+            .load();
     assertThat(p.models().get("customer_metrics").allowedLateness(), is(Duration.ofDays(40)));
     assertThat(p.warnings(), hasSize(1));
-    assertThat(p.warnings().get(0).toString(), containsString("streamform.yml:6: model"
-        + " 'customer_metrics', key 'allowed_lateness': allowed_lateness 40d is longer than a month"));
-    assertThat(withModel("    window: 1mo\n    allowed_lateness: 7d\n").load().warnings(), is(empty()));
+    assertThat(
+        p.warnings().get(0).toString(),
+        containsString(
+            "streamform.yml:6: model 'customer_metrics', key 'allowed_lateness': allowed_lateness"
+                + " 40d is longer than a month"));
+    assertThat(
+        withModel("    window: 1mo\n    allowed_lateness: 7d\n").load().warnings(), is(empty()));
   }
 
   @Test
   void aFixtureRowMayGiveWindowLocalAndItMustBeTheLocalDateOfItsStart() throws Exception {
-    String row = "  - { window_start: \"2026-10-24T22:00:00Z\", window_end: \"2026-10-25T23:00:00Z\","
-        + " window_local: %s, customer_id: 1, total_spend: 10, revision: 1, status: on_time }\n";
+    String row =
+        "  - { window_start: \"2026-10-24T22:00:00Z\", window_end: \"2026-10-25T23:00:00Z\","
+            + " window_local: %s, customer_id: 1, total_spend: 10, revision: 1, status: on_time"
+            + " }\n";
     ProjectFolder p = withModel("    window: 1d\n    time_zone: Europe/Berlin\n");
-    String fixture = "model: customer_metrics\ngiven:\n  - event: { customer_id: 1, amount: 10,"
-        + " ordered_at: \"2026-10-25T10:00:00Z\" }\nexpect:\n";
+    String fixture =
+        "model: customer_metrics\ngiven:\n  - event: { customer_id: 1, amount: 10,"
+            + " ordered_at: \"2026-10-25T10:00:00Z\" }\nexpect:\n";
     p.write("fixtures/ok.yml", fixture + String.format(row, "2026-10-25"));
     Project project = p.load();
     Fixture.load(project, dir.resolve("fixtures/ok.yml"));
     p.write("fixtures/bad.yml", fixture + String.format(row, "2026-10-24"));
-    InvalidProjectException e = org.junit.jupiter.api.Assertions.assertThrows(
-        InvalidProjectException.class, () -> Fixture.load(project, dir.resolve("fixtures/bad.yml")));
-    assertThat(e.problems().get(0).toString(), containsString("fixtures/bad.yml:5: expect row 1, key"
-        + " 'window_local': '2026-10-24' is not the local date of window_start in Europe/Berlin"));
+    InvalidProjectException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            InvalidProjectException.class,
+            () -> Fixture.load(project, dir.resolve("fixtures/bad.yml")));
+    assertThat(
+        e.problems().get(0).toString(),
+        containsString(
+            "fixtures/bad.yml:5: expect row 1, key 'window_local': '2026-10-24' is not the local"
+                + " date of window_start in Europe/Berlin"));
     assertThat(e.problems().get(0).toString(), containsString("write window_local: 2026-10-25"));
   }
 }

@@ -16,23 +16,31 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The rules of a scoring model's {@code decisions:} (docs/semantics.md §11) and the messages they give. */
+/**
+ * The rules of a scoring model's {@code decisions:} (docs/semantics.md §11) and the messages they
+ * give.
+ */
 class DecisionModelRulesTest {
   @TempDir Path dir;
 
-  private static final String LINEAR = "bias: -0.5\nweights:\n  amount: 0.01\n  total_spend: 0.001\n";
+  private static final String LINEAR =
+      "bias: -0.5\nweights:\n  amount: 0.01\n  total_spend: 0.001\n";
 
   /** The seed project with a scoring model whose decisions: are {@code decisions} (from line 5). */
   private ProjectFolder withDecisions(String decisions) {
     return ProjectFolder.seed(dir)
-        .models("models:\n  customer_metrics:\n    key: [customer_id]\n    decisions:\n" + decisions)
+        .models(
+            "models:\n  customer_metrics:\n    key: [customer_id]\n    decisions:\n" + decisions)
         .write("models/risk.linear.yml", LINEAR);
   }
 
   @Test
   void aScoringModelLoadsWithItsDefaultsAndItsLinearModelsDigest() throws Exception {
-    ModelDeclaration m = withDecisions("      features_over: 1h\n      linear: models/risk.linear.yml\n")
-        .load().models().get("customer_metrics");
+    ModelDeclaration m =
+        withDecisions("      features_over: 1h\n      linear: models/risk.linear.yml\n")
+            .load()
+            .models()
+            .get("customer_metrics");
     DecisionsSpec d = m.decisions().get();
     assertThat(m.decides(), is(true));
     assertThat(d.featuresOver(), is(Duration.ofHours(1)));
@@ -44,16 +52,31 @@ class DecisionModelRulesTest {
     assertThat(d.linear().get().weights(), is(Map.of("amount", 0.01, "total_spend", 0.001)));
     assertThat(d.linear().get().bias(), is(-0.5));
     // the digest is the SHA-256 of the file as written
-    assertThat(d.linear().get().digest(), is(HexFormat.of().formatHex(
-        MessageDigest.getInstance("SHA-256").digest(LINEAR.getBytes(StandardCharsets.UTF_8)))));
+    assertThat(
+        d.linear().get().digest(),
+        is(
+            HexFormat.of()
+                .formatHex(
+                    MessageDigest.getInstance("SHA-256")
+                        .digest(LINEAR.getBytes(StandardCharsets.UTF_8)))));
   }
 
   @Test
   void everyKeyIsRead() throws Exception {
-    DecisionsSpec d = withDecisions("      features_over: 30m\n      scorer: com.example.Risk\n"
-        + "      contract: latest_available\n      lateness: 10m\n      late_action: reconcile\n"
-        + "      late_updates_state: true\n      max_clock_skew: 5m\n")
-        .load().models().get("customer_metrics").decisions().get();
+    DecisionsSpec d =
+        withDecisions(
+                "      features_over: 30m\n"
+                    + "      scorer: com.example.Risk\n"
+                    + "      contract: latest_available\n"
+                    + "      lateness: 10m\n"
+                    + "      late_action: reconcile\n"
+                    + "      late_updates_state: true\n"
+                    + "      max_clock_skew: 5m\n")
+            .load()
+            .models()
+            .get("customer_metrics")
+            .decisions()
+            .get();
     assertThat(d.scorer(), is(Optional.of("com.example.Risk")));
     assertThat(d.contract(), is(DecisionsSpec.Contract.LATEST_AVAILABLE));
     assertThat(d.lateness(), is(Duration.ofMinutes(10)));
@@ -64,36 +87,57 @@ class DecisionModelRulesTest {
 
   @Test
   void aScoringModelNeedsAModelToScoreWith() {
-    assertThat(withDecisions("      features_over: 1h\n").problems(), contains(
-        "streamform.yml:4: model 'customer_metrics', key 'decisions': names no model to score with"
-            + " — give linear: models/<model>.linear.yml (bias and weights) or scorer: <a Scorer class>"));
+    assertThat(
+        withDecisions("      features_over: 1h\n").problems(),
+        contains(
+            "streamform.yml:4: model 'customer_metrics', key 'decisions': names no model to score"
+                + " with — give linear: models/<model>.linear.yml (bias and weights) or scorer: <a"
+                + " Scorer class>"));
   }
 
   @Test
   void aLateActionIsOneOfThree() {
-    assertThat(withDecisions("      features_over: 1h\n      linear: models/risk.linear.yml\n"
-        + "      late_action: overwrite\n").problems(), contains(
-        "streamform.yml:7: model 'customer_metrics', key 'decisions.late_action': 'overwrite' is not"
-            + " one of ignore, revise, reconcile — write late_action: ignore, revise or reconcile"));
+    assertThat(
+        withDecisions(
+                "      features_over: 1h\n      linear: models/risk.linear.yml\n"
+                    + "      late_action: overwrite\n")
+            .problems(),
+        contains(
+            "streamform.yml:7: model 'customer_metrics', key 'decisions.late_action': 'overwrite'"
+                + " is not one of ignore, revise, reconcile — write late_action: ignore, revise or"
+                + " reconcile"));
   }
 
   @Test
   void aWeightMustNameAFeatureOrANumericColumn() {
-    ProjectFolder p = withDecisions("      features_over: 1h\n      linear: models/risk.linear.yml\n")
-        .write("models/risk.linear.yml", "weights:\n  spend: 0.01\n");
-    assertThat(p.problems(), contains(
-        "streamform.yml:6: model 'customer_metrics', key 'decisions.linear': models/risk.linear.yml:"
-            + " weight 'spend' names no feature of the query and no numeric column of source 'orders'"
-            + " — weigh one of: amount, customer_id, total_spend"));
+    ProjectFolder p =
+        withDecisions("      features_over: 1h\n      linear: models/risk.linear.yml\n")
+            .write("models/risk.linear.yml", "weights:\n  spend: 0.01\n");
+    assertThat(
+        p.problems(),
+        contains(
+            "streamform.yml:6: model 'customer_metrics', key 'decisions.linear':"
+                + " models/risk.linear.yml: weight 'spend' names no feature of the query and no"
+                + " numeric column of source 'orders' — weigh one of: amount, customer_id,"
+                + " total_spend"));
   }
 
   @Test
   void aScoringModelHasNoWindow() {
-    assertThat(withDecisions("      features_over: 1h\n      linear: models/risk.linear.yml\n")
-        .models("models:\n  customer_metrics:\n    key: [customer_id]\n    window: 1h\n    decisions:\n"
-            + "      features_over: 1h\n      linear: models/risk.linear.yml\n").problems(), contains(
-        "streamform.yml:4: model 'customer_metrics', key 'window': a scoring model (decisions) keeps its"
-            + " features for its range and lateness; it has no window — remove window, or move"
-            + " decisions to a model of its own"));
+    assertThat(
+        withDecisions("      features_over: 1h\n      linear: models/risk.linear.yml\n")
+            .models(
+                "models:\n"
+                    + "  customer_metrics:\n"
+                    + "    key: [customer_id]\n"
+                    + "    window: 1h\n"
+                    + "    decisions:\n"
+                    + "      features_over: 1h\n"
+                    + "      linear: models/risk.linear.yml\n")
+            .problems(),
+        contains(
+            "streamform.yml:4: model 'customer_metrics', key 'window': a scoring model (decisions)"
+                + " keeps its features for its range and lateness; it has no window — remove"
+                + " window, or move decisions to a model of its own"));
   }
 }

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code kafka.properties:} of a kafka source: the file is checked with the project (file, line,
- * fix), secrets in it must be environment references, and references resolve with file and line
- * in the error when a variable is unset.
+ * fix), secrets in it must be environment references, and references resolve with file and line in
+ * the error when a variable is unset.
  */
 class KafkaClientPropertiesTest {
   @TempDir Path dir;
@@ -27,166 +27,260 @@ class KafkaClientPropertiesTest {
           + "    username=\"streamform\" password=\"${KAFKA_PASSWORD}\";\n";
 
   private ProjectFolder sourceWith(String properties) {
-    ProjectFolder project = ProjectFolder.seed(dir).sources(
-        """
-        sources:
-          orders:
-            connector: kafka
-            topic: orders
-            kafka.properties: conf/kafka.properties
-            schema:
-              customer_id: int64
-              amount: decimal(12,2)
-              ordered_at: timestamp
-            event_time: ordered_at
-        """);
+    ProjectFolder project =
+        ProjectFolder.seed(dir)
+            .sources(
+                """
+                sources:
+                  orders:
+                    connector: kafka
+                    topic: orders
+                    kafka.properties: conf/kafka.properties
+                    schema:
+                      customer_id: int64
+                      amount: decimal(12,2)
+                      ordered_at: timestamp
+                    event_time: ordered_at
+                """);
     return properties == null ? project : project.write("conf/kafka.properties", properties);
   }
 
   @Test
   void aSourceReadsItsSettingsWithReferencesKeptAsWritten() throws Exception {
-    Project project = sourceWith("# managed Kafka\nsecurity.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-256\n" + JAAS)
-        .load();
+    Project project =
+        sourceWith(
+                "# managed Kafka\nsecurity.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-256\n"
+                    + JAAS)
+            .load();
     assertEquals("conf/kafka.properties", project.sources().get("orders").kafkaProperties().get());
     KafkaClientProperties read =
         KafkaClientProperties.read(dir.resolve("conf/kafka.properties"), "conf/kafka.properties");
-    assertEquals(List.of("security.protocol", "sasl.mechanism", "sasl.jaas.config"),
+    assertEquals(
+        List.of("security.protocol", "sasl.mechanism", "sasl.jaas.config"),
         read.settings().stream().map(KafkaClientProperties.Setting::key).toList());
     KafkaClientProperties.Setting jaas = read.get("sasl.jaas.config").get();
     assertEquals(4, jaas.line(), "a continued value keeps the line it starts on");
     Map<String, String> resolved = read.resolve(Map.of("KAFKA_PASSWORD", "pw-1")::get);
-    assertThat(resolved.get("sasl.jaas.config"), containsString("username=\"streamform\" password=\"pw-1\";"));
+    assertThat(
+        resolved.get("sasl.jaas.config"),
+        containsString("username=\"streamform\" password=\"pw-1\";"));
     assertEquals("SASL_SSL", resolved.get("security.protocol"));
-    assertThat("toString hides the secret setting", read.toString(),
+    assertThat(
+        "toString hides the secret setting",
+        read.toString(),
         containsString("sasl.jaas.config=<hidden>"));
   }
 
   @Test
   void anUnsetVariableNamesFileLineKeyAndVariable() throws Exception {
-    KafkaClientProperties read = KafkaClientProperties.read(
-        sourceWith("security.protocol=SASL_SSL\n" + JAAS).dir().resolve("conf/kafka.properties"),
-        "conf/kafka.properties");
-    KafkaClientProperties.UnsetVariableException e = assertThrows(
-        KafkaClientProperties.UnsetVariableException.class, () -> read.resolve(Map.<String, String>of()::get));
-    assertThat(e.getMessage(), containsString(
-        "conf/kafka.properties:2: sasl.jaas.config names ${KAFKA_PASSWORD}, which is not set in the environment"
-            + " — export KAFKA_PASSWORD"));
+    KafkaClientProperties read =
+        KafkaClientProperties.read(
+            sourceWith("security.protocol=SASL_SSL\n" + JAAS)
+                .dir()
+                .resolve("conf/kafka.properties"),
+            "conf/kafka.properties");
+    KafkaClientProperties.UnsetVariableException e =
+        assertThrows(
+            KafkaClientProperties.UnsetVariableException.class,
+            () -> read.resolve(Map.<String, String>of()::get));
+    assertThat(
+        e.getMessage(),
+        containsString(
+            "conf/kafka.properties:2: sasl.jaas.config names ${KAFKA_PASSWORD}, which is not set in"
+                + " the environment — export KAFKA_PASSWORD"));
   }
 
   @Test
   void aSecretWrittenIntoAProjectFileIsAProblem() {
-    List<String> problems = sourceWith(
-        "security.protocol=SASL_SSL\n"
-            + "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required"
-            + " username=\"u\" password=\"hunter2\";\n"
-            + "ssl.truststore.password=changeit\n").problems();
-    assertThat(problems, hasItem(containsString(
-        "conf/kafka.properties:2: key 'sasl.jaas.config': holds a secret written into the file")));
-    assertThat(problems, hasItem(containsString(
-        "conf/kafka.properties:3: key 'ssl.truststore.password': holds a secret written into the file"
-            + " (files are shared, and a literal would travel in the job and its savepoints) — write the"
-            + " secret as a reference: an environment variable")));
-    assertThat("no problem repeats the secret", String.join("\n", problems), not(containsString("hunter2")));
+    List<String> problems =
+        sourceWith(
+                "security.protocol=SASL_SSL\n"
+                    + "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule"
+                    + " required username=\"u\" password=\"hunter2\";\n"
+                    + "ssl.truststore.password=changeit\n")
+            .problems();
+    assertThat(
+        problems,
+        hasItem(
+            containsString(
+                "conf/kafka.properties:2: key 'sasl.jaas.config': holds a secret written into the"
+                    + " file")));
+    assertThat(
+        problems,
+        hasItem(
+            containsString(
+                "conf/kafka.properties:3: key 'ssl.truststore.password': holds a secret written"
+                    + " into the file (files are shared, and a literal would travel in the job and"
+                    + " its savepoints) — write the secret as a reference: an environment"
+                    + " variable")));
+    assertThat(
+        "no problem repeats the secret",
+        String.join("\n", problems),
+        not(containsString("hunter2")));
   }
 
   @Test
   void anyJaasOptionThatCarriesASecretMustBeAReference() {
-    List<String> problems = sourceWith(
-        "security.protocol=SASL_SSL\n"
-            + "sasl.mechanism=OAUTHBEARER\n"
-            + "sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
-            + " required clientId=\"streamform\" clientSecret=\"oauth-s3cret\" scope=\"kafka\";\n").problems();
-    assertThat(problems, hasItem(containsString(
-        "conf/kafka.properties:3: key 'sasl.jaas.config': holds a secret written into the file")));
-    assertThat("no problem repeats the secret", String.join("\n", problems), not(containsString("oauth-s3cret")));
+    List<String> problems =
+        sourceWith(
+                "security.protocol=SASL_SSL\n"
+                    + "sasl.mechanism=OAUTHBEARER\n"
+                    + "sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
+                    + " required clientId=\"streamform\" clientSecret=\"oauth-s3cret\""
+                    + " scope=\"kafka\";\n")
+            .problems();
+    assertThat(
+        problems,
+        hasItem(
+            containsString(
+                "conf/kafka.properties:3: key 'sasl.jaas.config': holds a secret written into the"
+                    + " file")));
+    assertThat(
+        "no problem repeats the secret",
+        String.join("\n", problems),
+        not(containsString("oauth-s3cret")));
   }
 
   @Test
   void aFileOutsideProjectsMayNotHoldLiteralSecretsEither() throws Exception {
     Path file = dir.resolve("deploy.properties");
     Files.writeString(file, "ssl.truststore.password=changeit\nssl.keystore.key=${KEY_PEM}\n");
-    InvalidProjectException e = assertThrows(InvalidProjectException.class,
-        () -> KafkaClientProperties.read(file, "deploy.properties"));
-    assertThat(e.getMessage(), containsString(
-        "deploy.properties:1: key 'ssl.truststore.password': holds a secret written into the file"));
+    InvalidProjectException e =
+        assertThrows(
+            InvalidProjectException.class,
+            () -> KafkaClientProperties.read(file, "deploy.properties"));
+    assertThat(
+        e.getMessage(),
+        containsString(
+            "deploy.properties:1: key 'ssl.truststore.password': holds a secret written into the"
+                + " file"));
     assertThat(e.getMessage(), not(containsString("deploy.properties:2")));
   }
 
   @Test
   void aFileReferenceReadsItsKeyWithKafkasFileConfigProvider() throws Exception {
     Path secrets = Files.writeString(dir.resolve("secrets.properties"), "password=pw-from-file\n");
-    Path file = Files.writeString(dir.resolve("deploy.properties"),
-        "ssl.key.password=${file:" + secrets + ":password}\n"
-            + "ssl.keystore.password=${file:" + secrets + ":missing}\n"
-            + "ssl.truststore.password=${file:relative.properties:password}\n");
-    InvalidProjectException relative = assertThrows(InvalidProjectException.class,
-        () -> KafkaClientProperties.read(file, "deploy.properties"));
-    assertThat(relative.getMessage(), containsString("deploy.properties:3: key 'ssl.truststore.password': has a"
-        + " malformed reference '${file:relative.properties:password}'"));
-    Files.writeString(file, Files.readString(file).lines().limit(2).reduce("", (a, b) -> a + b + "\n"));
+    Path file =
+        Files.writeString(
+            dir.resolve("deploy.properties"),
+            "ssl.key.password=${file:"
+                + secrets
+                + ":password}\n"
+                + "ssl.keystore.password=${file:"
+                + secrets
+                + ":missing}\n"
+                + "ssl.truststore.password=${file:relative.properties:password}\n");
+    InvalidProjectException relative =
+        assertThrows(
+            InvalidProjectException.class,
+            () -> KafkaClientProperties.read(file, "deploy.properties"));
+    assertThat(
+        relative.getMessage(),
+        containsString(
+            "deploy.properties:3: key 'ssl.truststore.password': has a"
+                + " malformed reference '${file:relative.properties:password}'"));
+    Files.writeString(
+        file, Files.readString(file).lines().limit(2).reduce("", (a, b) -> a + b + "\n"));
     KafkaClientProperties read = KafkaClientProperties.read(file, "deploy.properties");
-    assertEquals("pw-from-file",
-        KafkaClientProperties.resolve(List.of(read.get("ssl.key.password").get()), Map.<String, String>of()::get)
+    assertEquals(
+        "pw-from-file",
+        KafkaClientProperties.resolve(
+                List.of(read.get("ssl.key.password").get()), Map.<String, String>of()::get)
             .get("ssl.key.password"));
-    KafkaClientProperties.UnsetVariableException e = assertThrows(
-        KafkaClientProperties.UnsetVariableException.class, () -> read.resolve(Map.<String, String>of()::get));
-    assertThat(e.getMessage(), containsString("deploy.properties:2: ssl.keystore.password names ${file:"
-        + secrets + ":missing}, which has no key missing"));
+    KafkaClientProperties.UnsetVariableException e =
+        assertThrows(
+            KafkaClientProperties.UnsetVariableException.class,
+            () -> read.resolve(Map.<String, String>of()::get));
+    assertThat(
+        e.getMessage(),
+        containsString(
+            "deploy.properties:2: ssl.keystore.password names ${file:"
+                + secrets
+                + ":missing}, which has no key missing"));
     assertThat(e.getMessage(), not(containsString("pw-from-file")));
   }
 
   @Test
   void malformedReferencesReservedKeysEmptyValuesAndRepeatsAreProblems() {
-    List<String> problems = sourceWith(
-        "sasl.jaas.config=x required password=\"${KAFKA PASSWORD}\";\n"
-            + "key.deserializer=org.example.Mine\n"
-            + "client.id=\n"
-            + "security.protocol=SSL\n"
-            + "security.protocol=SASL_SSL\n").problems();
-    assertThat(problems, hasItem(containsString(
-        "conf/kafka.properties:1: key 'sasl.jaas.config': has a malformed reference '${KAFKA PASSWORD}'")));
-    assertThat(problems, hasItem(containsString(
-        "conf/kafka.properties:2: key 'key.deserializer': is set by Streamform")));
-    assertThat(problems, hasItem(containsString("conf/kafka.properties:3: key 'client.id': has no value")));
-    assertThat(problems, hasItem(containsString(
-        "conf/kafka.properties:5: key 'security.protocol': is set twice (also on line 4)")));
+    List<String> problems =
+        sourceWith(
+                "sasl.jaas.config=x required password=\"${KAFKA PASSWORD}\";\n"
+                    + "key.deserializer=org.example.Mine\n"
+                    + "client.id=\n"
+                    + "security.protocol=SSL\n"
+                    + "security.protocol=SASL_SSL\n")
+            .problems();
+    assertThat(
+        problems,
+        hasItem(
+            containsString(
+                "conf/kafka.properties:1: key 'sasl.jaas.config': has a malformed reference"
+                    + " '${KAFKA PASSWORD}'")));
+    assertThat(
+        problems,
+        hasItem(
+            containsString(
+                "conf/kafka.properties:2: key 'key.deserializer': is set by Streamform")));
+    assertThat(
+        problems,
+        hasItem(containsString("conf/kafka.properties:3: key 'client.id': has no value")));
+    assertThat(
+        problems,
+        hasItem(
+            containsString(
+                "conf/kafka.properties:5: key 'security.protocol': is set twice (also on line"
+                    + " 4)")));
   }
 
   @Test
   void aMissingFileIsReportedAtItsLineOfSourcesYml() {
-    assertThat(sourceWith(null).problems(), hasItem(containsString(
-        "sources.yml:5: source 'orders', key 'kafka.properties': 'conf/kafka.properties' is not a file"
-            + " in the project folder")));
+    assertThat(
+        sourceWith(null).problems(),
+        hasItem(
+            containsString(
+                "sources.yml:5: source 'orders', key 'kafka.properties': 'conf/kafka.properties' is"
+                    + " not a file in the project folder")));
   }
 
   @Test
   void aDollarDollarIsALiteralAndLaterFilesWin() throws Exception {
     Path a = Files.writeString(dir.resolve("a.properties"), "client.id=a-$${x}\nacks=all\n");
     Path b = Files.writeString(dir.resolve("b.properties"), "client.id=b\n");
-    KafkaClientProperties merged = KafkaClientProperties.read(a, "a.properties")
-        .overriddenBy(KafkaClientProperties.read(b, "b.properties"));
-    assertEquals(Map.of("client.id", "b", "acks", "all"), merged.resolve(Map.<String, String>of()::get));
-    assertEquals("a-${x}", KafkaClientProperties.read(a, "a.properties")
-        .resolve(Map.<String, String>of()::get).get("client.id"));
+    KafkaClientProperties merged =
+        KafkaClientProperties.read(a, "a.properties")
+            .overriddenBy(KafkaClientProperties.read(b, "b.properties"));
+    assertEquals(
+        Map.of("client.id", "b", "acks", "all"), merged.resolve(Map.<String, String>of()::get));
+    assertEquals(
+        "a-${x}",
+        KafkaClientProperties.read(a, "a.properties")
+            .resolve(Map.<String, String>of()::get)
+            .get("client.id"));
   }
 
   @Test
   void connectionSettingsAreNotPartOfTheSourceDigest() throws Exception {
     Project with = sourceWith("security.protocol=SASL_SSL\n").load();
-    String digestWith = dev.streamform.policies.digest.DeclarationDigest.of(with.sources().get("orders"));
+    String digestWith =
+        dev.streamform.policies.digest.DeclarationDigest.of(with.sources().get("orders"));
     Path other = Files.createTempDirectory(dir, "plain");
-    Project without = ProjectFolder.seed(other).sources(
-        """
-        sources:
-          orders:
-            connector: kafka
-            topic: orders
-            schema:
-              customer_id: int64
-              amount: decimal(12,2)
-              ordered_at: timestamp
-            event_time: ordered_at
-        """).load();
-    assertEquals(dev.streamform.policies.digest.DeclarationDigest.of(without.sources().get("orders")), digestWith);
+    Project without =
+        ProjectFolder.seed(other)
+            .sources(
+                """
+                sources:
+                  orders:
+                    connector: kafka
+                    topic: orders
+                    schema:
+                      customer_id: int64
+                      amount: decimal(12,2)
+                      ordered_at: timestamp
+                    event_time: ordered_at
+                """)
+            .load();
+    assertEquals(
+        dev.streamform.policies.digest.DeclarationDigest.of(without.sources().get("orders")),
+        digestWith);
   }
 }

@@ -19,7 +19,8 @@ class YamlReferenceTest {
   @Test
   void everyAcceptedKeyIsInTheReference() throws Exception {
     Path page = Paths.get("../docs/reference/yaml.md");
-    String text = Files.readString(Files.isRegularFile(page) ? page : Paths.get("docs/reference/yaml.md"));
+    String text =
+        Files.readString(Files.isRegularFile(page) ? page : Paths.get("docs/reference/yaml.md"));
     Map<String, List<String>> accepted = new LinkedHashMap<>();
     accepted.put("sources.yml", SourcesFile.KEYS);
     accepted.put("streamform.yml (models)", ModelsFile.KEYS);
@@ -30,15 +31,18 @@ class YamlReferenceTest {
     accepted.put("streamform.yml (decisions)", ModelsFile.DECISIONS_KEYS);
     accepted.put("fixtures/*.yml", FixtureFile.KEYS);
     List<String> missing = new ArrayList<>();
-    accepted.forEach((file, keys) -> {
-      for (String key : keys) {
-        if (!text.contains("\n| `" + key + "` |")) {
-          missing.add(file + ": " + key);
-        }
-      }
-    });
-    assertTrue(missing.isEmpty(), "keys the loader accepts that docs/reference/yaml.md does not"
-        + " list (add a row '| `key` | type | default | meaning | check's message |'):\n"
-        + String.join("\n", missing));
+    accepted.forEach(
+        (file, keys) -> {
+          for (String key : keys) {
+            if (!text.contains("\n| `" + key + "` |")) {
+              missing.add(file + ": " + key);
+            }
+          }
+        });
+    assertTrue(
+        missing.isEmpty(),
+        "keys the loader accepts that docs/reference/yaml.md does not"
+            + " list (add a row '| `key` | type | default | meaning | check's message |'):\n"
+            + String.join("\n", missing));
   }
 }

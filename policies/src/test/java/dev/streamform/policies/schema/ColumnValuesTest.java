@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.math.BigDecimal;
 import java.time.Duration;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * Values that do not fit their column are refused with an IllegalArgumentException (the reason a
@@ -21,25 +21,31 @@ class ColumnValuesTest {
 
   /** Each refusal, of text or of the number Jackson reads from it, within 200 ms. */
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
-    "decimal(12,2) | 1e900000000    | has too many digits for decimal(12,2)",
-    "decimal(12,2) | 1e500000000    | has too many digits for decimal(12,2)",
-    "decimal(12,2) | -1e500000000   | has too many digits for decimal(12,2)",
-    "decimal(12,2) | 1e-900000000   | has more than 2 decimal places",
-    "decimal(12,2) | 1e-500000000   | has more than 2 decimal places",
-    "decimal(12,2) | 12345678901.5  | has too many digits for decimal(12,2)",
-    "int64         | 1e900000000    | is out of the int64 range",
-    "int64         | 1e19           | is out of the int64 range",
-    "int64         | 1e-900000000   | is not an int64 (not a whole number)",
-    "int64         | 1.5            | is not an int64 (not a whole number)",
-    "double        | 1e400          | is out of the double range",
-    "double        | -1e900000000   | is out of the double range",
-  })
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "decimal(12,2) | 1e900000000    | has too many digits for decimal(12,2)",
+        "decimal(12,2) | 1e500000000    | has too many digits for decimal(12,2)",
+        "decimal(12,2) | -1e500000000   | has too many digits for decimal(12,2)",
+        "decimal(12,2) | 1e-900000000   | has more than 2 decimal places",
+        "decimal(12,2) | 1e-500000000   | has more than 2 decimal places",
+        "decimal(12,2) | 12345678901.5  | has too many digits for decimal(12,2)",
+        "int64         | 1e900000000    | is out of the int64 range",
+        "int64         | 1e19           | is out of the int64 range",
+        "int64         | 1e-900000000   | is not an int64 (not a whole number)",
+        "int64         | 1.5            | is not an int64 (not a whole number)",
+        "double        | 1e400          | is out of the double range",
+        "double        | -1e900000000   | is out of the double range",
+      })
   void aValueOutOfRangeIsRefusedAtOnce(String type, String text, String reason) {
     ColumnType column = ColumnType.parse(type);
     for (Object raw : new Object[] {text, new BigDecimal(text)}) {
-      IllegalArgumentException e = assertTimeoutPreemptively(Duration.ofMillis(200),
-          () -> assertThrows(IllegalArgumentException.class, () -> ColumnValues.convert(column, raw)));
+      IllegalArgumentException e =
+          assertTimeoutPreemptively(
+              Duration.ofMillis(200),
+              () ->
+                  assertThrows(
+                      IllegalArgumentException.class, () -> ColumnValues.convert(column, raw)));
       assertThat(e.getMessage(), containsString(reason));
     }
   }
@@ -48,9 +54,13 @@ class ColumnValuesTest {
   void aNumberLongerThanTheLimitIsRefusedUnparsed() {
     String digits = "1".repeat(1_000_000);
     for (String type : new String[] {"decimal(12,2)", "int64", "double"}) {
-      IllegalArgumentException e = assertTimeoutPreemptively(Duration.ofMillis(200),
-          () -> assertThrows(IllegalArgumentException.class,
-              () -> ColumnValues.convert(ColumnType.parse(type), digits)));
+      IllegalArgumentException e =
+          assertTimeoutPreemptively(
+              Duration.ofMillis(200),
+              () ->
+                  assertThrows(
+                      IllegalArgumentException.class,
+                      () -> ColumnValues.convert(ColumnType.parse(type), digits)));
       assertThat(e.getMessage(), containsString("a number of 1000000 characters is longer than"));
     }
   }
@@ -58,10 +68,12 @@ class ColumnValuesTest {
   @Test
   void valuesInRangeStillConvert() {
     assertThat(ColumnValues.convert(AMOUNT, "1e3"), is(new BigDecimal("1000.00")));
-    assertThat(ColumnValues.convert(AMOUNT, new BigDecimal("1E+9")), is(new BigDecimal("1000000000.00")));
+    assertThat(
+        ColumnValues.convert(AMOUNT, new BigDecimal("1E+9")), is(new BigDecimal("1000000000.00")));
     assertThat(ColumnValues.convert(AMOUNT, "0e900000000"), is(new BigDecimal("0.00")));
     assertThat(ColumnValues.convert(AMOUNT, "12.3000000"), is(new BigDecimal("12.30")));
-    assertThat(ColumnValues.convert(AMOUNT, "-9999999999.99"), is(new BigDecimal("-9999999999.99")));
+    assertThat(
+        ColumnValues.convert(AMOUNT, "-9999999999.99"), is(new BigDecimal("-9999999999.99")));
     assertThat(ColumnValues.convert(ColumnType.INT64, "9223372036854775807"), is(Long.MAX_VALUE));
     assertThat(ColumnValues.convert(ColumnType.INT64, "-9223372036854775808"), is(Long.MIN_VALUE));
     assertThat(ColumnValues.convert(ColumnType.INT64, "1.000e3"), is(1000L));

@@ -52,21 +52,22 @@ class ModelQueryProblemsTest {
   @ParameterizedTest(name = "{0}({1}) = {2}")
   @CsvSource(
       delimiter = '|',
-      textBlock = """
-      SUM   | qty         | int64
-      SUM   | weight      | double
-      SUM   | amount      | decimal(38,2)
-      COUNT | region      | int64
-      COUNT | *           | int64
-      MIN   | ordered_at  | timestamp
-      MAX   | region      | string
-      MIN   | amount      | decimal(12,2)
-      MAX   | paid        | bool
-      MIN   | weight      | double
-      AVG   | qty         | double
-      AVG   | weight      | double
-      AVG   | amount      | decimal(38,6)
-      """)
+      textBlock =
+          """
+          SUM   | qty         | int64
+          SUM   | weight      | double
+          SUM   | amount      | decimal(38,2)
+          COUNT | region      | int64
+          COUNT | *           | int64
+          MIN   | ordered_at  | timestamp
+          MAX   | region      | string
+          MIN   | amount      | decimal(12,2)
+          MAX   | paid        | bool
+          MIN   | weight      | double
+          AVG   | qty         | double
+          AVG   | weight      | double
+          AVG   | amount      | decimal(38,6)
+          """)
   void outputTypes(String function, String argument, String expected) throws Exception {
     ModelQuery q =
         ModelSql.parse(
@@ -93,7 +94,8 @@ class ModelQueryProblemsTest {
   void keyColumnsKeepTheirTypeUnderAnAlias() throws Exception {
     ModelQuery q =
         ModelSql.parse(
-            "SELECT ordered_at AS t, paid, COUNT(*) AS n FROM source('o') GROUP BY ordered_at, paid");
+            "SELECT ordered_at AS t, paid, COUNT(*) AS n FROM source('o') GROUP BY ordered_at,"
+                + " paid");
     assertThat(q.problems(ORDERS), empty());
     LinkedHashMap<String, ColumnType> out = q.outputColumns(ORDERS);
     assertThat(out.keySet(), contains("t", "paid", "n"));
@@ -105,7 +107,10 @@ class ModelQueryProblemsTest {
   void unknownColumnSuggestsCloseNames() throws Exception {
     List<String> p =
         problems(
-            "SELECT customer_id,\n  SUM(amout) AS total\nFROM source('orders')\nGROUP BY customer_id");
+            "SELECT customer_id,\n"
+                + "  SUM(amout) AS total\n"
+                + "FROM source('orders')\n"
+                + "GROUP BY customer_id");
     assertThat(p, hasSize(1));
     assertEquals(
         "line 2: SUM(amout) AS total uses unknown column `amout`; did you mean `amount`?",
@@ -116,7 +121,10 @@ class ModelQueryProblemsTest {
   void unknownColumnInDifferentCaseSuggestsTheRightCase() throws Exception {
     List<String> p =
         problems("SELECT Customer_ID, COUNT(*) AS n FROM source('orders') GROUP BY Customer_ID");
-    assertThat(p.get(0), containsString("line 1: GROUP BY uses unknown column `Customer_ID`; did you mean `customer_id`?"));
+    assertThat(
+        p.get(0),
+        containsString(
+            "line 1: GROUP BY uses unknown column `Customer_ID`; did you mean `customer_id`?"));
   }
 
   @Test
@@ -130,11 +138,14 @@ class ModelQueryProblemsTest {
   void nonKeyColumnWithoutAggregate() throws Exception {
     List<String> p =
         problems(
-            "SELECT customer_id,\n  region,\n  COUNT(*) AS n FROM source('orders') GROUP BY customer_id");
+            "SELECT customer_id,\n"
+                + "  region,\n"
+                + "  COUNT(*) AS n FROM source('orders') GROUP BY customer_id");
     assertEquals(
         List.of(
             "line 2: column `region` is selected but is not a GROUP BY column, so it has no single"
-                + " value per key; add it to GROUP BY, or aggregate it, e.g. MAX(region) AS region"),
+                + " value per key; add it to GROUP BY, or aggregate it, e.g. MAX(region) AS"
+                + " region"),
         p);
   }
 
@@ -142,7 +153,9 @@ class ModelQueryProblemsTest {
   void groupByColumnNotSelected() throws Exception {
     List<String> p =
         problems(
-            "SELECT customer_id, COUNT(*) AS n FROM source('orders')\nGROUP BY customer_id,\n region");
+            "SELECT customer_id, COUNT(*) AS n FROM source('orders')\n"
+                + "GROUP BY customer_id,\n"
+                + " region");
     assertEquals(
         List.of(
             "line 3: GROUP BY column `region` is not selected; add it to the SELECT list (key"
@@ -161,13 +174,17 @@ class ModelQueryProblemsTest {
   void sumAndAvgNeedNumbers() throws Exception {
     List<String> p =
         problems(
-            "SELECT customer_id,\n SUM(status) AS s,\n AVG(ordered_at) AS a\nFROM source('orders') GROUP BY customer_id");
+            "SELECT customer_id,\n"
+                + " SUM(status) AS s,\n"
+                + " AVG(ordered_at) AS a\n"
+                + "FROM source('orders') GROUP BY customer_id");
     assertEquals(
         List.of(
             "line 2: SUM(status) needs a numeric column (int64, double or decimal), but `status`"
                 + " is string; aggregate a numeric column, or use COUNT, MIN or MAX",
             "line 3: AVG(ordered_at) needs a numeric column (int64, double or decimal), but"
-                + " `ordered_at` is timestamp; aggregate a numeric column, or use COUNT, MIN or MAX"),
+                + " `ordered_at` is timestamp; aggregate a numeric column, or use COUNT, MIN or"
+                + " MAX"),
         p);
   }
 
@@ -176,7 +193,8 @@ class ModelQueryProblemsTest {
     List<String> p =
         problems("SELECT customer_id,\n SUM(amount)\nFROM source('orders') GROUP BY customer_id");
     assertEquals(
-        List.of("line 2: SUM(amount) has no name; name the output column: SUM(amount) AS sum_amount"),
+        List.of(
+            "line 2: SUM(amount) has no name; name the output column: SUM(amount) AS sum_amount"),
         p);
   }
 
@@ -184,7 +202,10 @@ class ModelQueryProblemsTest {
   void duplicateOutputNames() throws Exception {
     List<String> p =
         problems(
-            "SELECT customer_id,\n SUM(amount) AS total,\n MAX(amount) AS total,\n COUNT(*) AS Total\n"
+            "SELECT customer_id,\n"
+                + " SUM(amount) AS total,\n"
+                + " MAX(amount) AS total,\n"
+                + " COUNT(*) AS Total\n"
                 + "FROM source('orders') GROUP BY customer_id");
     assertEquals(
         List.of(
@@ -195,33 +216,39 @@ class ModelQueryProblemsTest {
         p);
     assertThrows(
         IllegalArgumentException.class,
-        () -> ModelSql.parse("SELECT customer_id, SUM(amount) AS customer_id FROM source('o') GROUP BY customer_id").outputColumns(ORDERS));
+        () ->
+            ModelSql.parse(
+                    "SELECT customer_id, SUM(amount) AS customer_id FROM source('o') GROUP BY"
+                        + " customer_id")
+                .outputColumns(ORDERS));
   }
 
   @Test
   void whereUnknownColumn() throws Exception {
     List<String> p =
         problems(
-            "SELECT customer_id, COUNT(*) AS n FROM source('orders')\nWHERE stauts = 'paid'\nGROUP BY customer_id");
-    assertEquals(
-        List.of("line 2: WHERE uses unknown column `stauts`; did you mean `status`?"), p);
+            "SELECT customer_id, COUNT(*) AS n FROM source('orders')\n"
+                + "WHERE stauts = 'paid'\n"
+                + "GROUP BY customer_id");
+    assertEquals(List.of("line 2: WHERE uses unknown column `stauts`; did you mean `status`?"), p);
   }
 
   @ParameterizedTest(name = "{0}")
   @CsvSource(
       delimiter = '|',
-      textBlock = """
-      ordered_at > '2026-08-30 10:00:00' | `ordered_at > '2026-08-30 10:00:00'` compares `ordered_at` (timestamp) with '2026-08-30 10:00:00' (a string), which cannot be compared; write the time as a timestamp literal, e.g. TIMESTAMP '2026-08-30 10:00:00'
-      amount = '10'                      | `amount = '10'` compares `amount` (decimal(12,2)) with '10' (a string), which cannot be compared; compare numbers with numbers (no quotes) and strings with quoted strings
-      paid = 1                           | `paid = 1` compares `paid` (bool) with 1 (a number), which cannot be compared; compare values of the same kind
-      status IN ('a', 2)                 | IN list compares `status` (string) with 2 (a number)
-      qty BETWEEN 'a' AND 'b'            | BETWEEN compares `qty` (int64) with 'a' (a string)
-      status + 1 > 2                     | `status + 1`: arithmetic + needs numbers, but `status` (string) is not a number
-      qty AND paid                       | AND needs a condition, but `qty` (int64) is not a boolean; write a comparison such as `qty > 0`
-      NOT status                         | NOT needs a condition, but `status` (string) is not a boolean
-      qty                                | WHERE qty is not a condition (a number); write a comparison, e.g. WHERE qty > 0
-      status = NULL                      | `status = NULL` is never true: a comparison with NULL is UNKNOWN; write `status IS NULL` instead
-      """)
+      textBlock =
+          """
+          ordered_at > '2026-08-30 10:00:00' | `ordered_at > '2026-08-30 10:00:00'` compares `ordered_at` (timestamp) with '2026-08-30 10:00:00' (a string), which cannot be compared; write the time as a timestamp literal, e.g. TIMESTAMP '2026-08-30 10:00:00'
+          amount = '10'                      | `amount = '10'` compares `amount` (decimal(12,2)) with '10' (a string), which cannot be compared; compare numbers with numbers (no quotes) and strings with quoted strings
+          paid = 1                           | `paid = 1` compares `paid` (bool) with 1 (a number), which cannot be compared; compare values of the same kind
+          status IN ('a', 2)                 | IN list compares `status` (string) with 2 (a number)
+          qty BETWEEN 'a' AND 'b'            | BETWEEN compares `qty` (int64) with 'a' (a string)
+          status + 1 > 2                     | `status + 1`: arithmetic + needs numbers, but `status` (string) is not a number
+          qty AND paid                       | AND needs a condition, but `qty` (int64) is not a boolean; write a comparison such as `qty > 0`
+          NOT status                         | NOT needs a condition, but `status` (string) is not a boolean
+          qty                                | WHERE qty is not a condition (a number); write a comparison, e.g. WHERE qty > 0
+          status = NULL                      | `status = NULL` is never true: a comparison with NULL is UNKNOWN; write `status IS NULL` instead
+          """)
   void whereTypeProblems(String where, String message) throws Exception {
     List<String> p =
         problems(
@@ -249,7 +276,12 @@ class ModelQueryProblemsTest {
   void severalProblemsAreAllReported() throws Exception {
     List<String> p =
         problems(
-            "SELECT regon,\n SUM(status),\n COUNT(*) AS n\nFROM source('orders')\nWHERE qty = 'x'\nGROUP BY regon");
+            "SELECT regon,\n"
+                + " SUM(status),\n"
+                + " COUNT(*) AS n\n"
+                + "FROM source('orders')\n"
+                + "WHERE qty = 'x'\n"
+                + "GROUP BY regon");
     assertThat(p, hasSize(5));
   }
 }

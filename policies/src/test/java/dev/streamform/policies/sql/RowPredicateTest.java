@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 class RowPredicateTest {
 
   private static RowPredicate where(String predicate) throws SqlModelException {
-    return ModelSql.parse("SELECT k, COUNT(*) AS n FROM source('s') WHERE " + predicate + " GROUP BY k")
+    return ModelSql.parse(
+            "SELECT k, COUNT(*) AS n FROM source('s') WHERE " + predicate + " GROUP BY k")
         .where()
         .get();
   }
@@ -62,8 +63,7 @@ class RowPredicateTest {
     assertFalse(test("x > 10.001", "x", new BigDecimal("10.00")));
     assertTrue(test("x IN (1, 10.000)", "x", new BigDecimal("10")));
     // Exact: a decimal beyond double precision still compares exactly.
-    assertFalse(
-        test("x = 12345678901234567.1", "x", new BigDecimal("12345678901234567.2")));
+    assertFalse(test("x = 12345678901234567.1", "x", new BigDecimal("12345678901234567.2")));
     assertTrue(test("x BETWEEN 9.5 AND 10", "x", new BigDecimal("10.00")));
     // Integers are widened.
     assertTrue(test("x = 3", "x", 3));
@@ -152,11 +152,14 @@ class RowPredicateTest {
     assertFalse(p.test(row("a", 0L, "b", 2L, "c", 3L)::get));
     assertEquals(
         "(a = 1 OR b = 2) AND ts < TIMESTAMP '2026-08-30 10:00:00.5' AND x - (y - 1) > -1.5",
-        where("(a = 1 OR b = 2) AND ts < TIMESTAMP '2026-08-30 10:00:00.500' AND x - (y - 1) > -1.5")
+        where(
+                "(a = 1 OR b = 2) AND ts < TIMESTAMP '2026-08-30 10:00:00.500' AND x - (y - 1) >"
+                    + " -1.5")
             .toSql());
     assertEquals(
         "\"value\" IS NOT NULL AND s NOT IN ('it''s', 'b') AND x NOT BETWEEN 1 AND 2",
-        where("\"value\" IS NOT NULL AND s NOT IN ('it''s', 'b') AND x NOT BETWEEN 1 AND 2").toSql());
+        where("\"value\" IS NOT NULL AND s NOT IN ('it''s', 'b') AND x NOT BETWEEN 1 AND 2")
+            .toSql());
   }
 
   @Test

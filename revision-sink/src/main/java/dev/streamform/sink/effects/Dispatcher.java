@@ -18,8 +18,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Moves a model's effects out of the ledger to their providers (docs/semantics.md §10), one atomic phase
- * per step, each a compare-and-set on the effect's state, foreign I/O only between them:
+ * Moves a model's effects out of the ledger to their providers (docs/semantics.md §10), one atomic
+ * phase per step, each a compare-and-set on the effect's state, foreign I/O only between them:
  *
  * <ol>
  *   <li><b>expire</b>: an effect {@code DISPATCHING} for longer than the lease belongs to a
@@ -61,12 +61,15 @@ public final class Dispatcher {
   private final Hooks hooks;
   private final Duration backoff;
   private final Duration maxBackoff;
+
   /** Outcomes learned from providers that the database has not taken yet, oldest first. */
   private final Deque<Outcome> unwritten = new ArrayDeque<>();
 
   /** Called between the phases; a test throws from one to simulate a dispatcher killed there. */
   public interface Hooks {
-    /** The claim's transaction is about to commit (the effects are still PREPARED in the database). */
+    /**
+     * The claim's transaction is about to commit (the effects are still PREPARED in the database).
+     */
     default void beforeClaimCommit(List<String> effectKeys) {}
 
     /** The provider has answered (or not); the outcome is not yet written. */
@@ -82,41 +85,99 @@ public final class Dispatcher {
    * @param writeFailures outcome writes the database refused in this pass (each tried again)
    */
   public record Report(
-      int expired, int resolvedDone, int redispatched, int stillUnknown, int claimed, int waiting,
-      int done, int unknown, int notSent, int backingOff, int lost, int unwritten, int writeFailures) {
+      int expired,
+      int resolvedDone,
+      int redispatched,
+      int stillUnknown,
+      int claimed,
+      int waiting,
+      int done,
+      int unknown,
+      int notSent,
+      int backingOff,
+      int lost,
+      int unwritten,
+      int writeFailures) {
     public String describe() {
-      return claimed + " claimed, " + done + " done, " + unknown + " unknown, " + notSent
-          + " not sent (prepared again), " + waiting + " waiting for their canonical revision; "
-          + expired + " expired dispatches, " + resolvedDone + " resolved by receipt, " + redispatched
-          + " delivered again after a receipt query said never applied, " + stillUnknown + " still unknown"
+      return claimed
+          + " claimed, "
+          + done
+          + " done, "
+          + unknown
+          + " unknown, "
+          + notSent
+          + " not sent (prepared again), "
+          + waiting
+          + " waiting for their canonical revision; "
+          + expired
+          + " expired dispatches, "
+          + resolvedDone
+          + " resolved by receipt, "
+          + redispatched
+          + " delivered again after a receipt query said never applied, "
+          + stillUnknown
+          + " still unknown"
           + (backingOff == 0 ? "" : "; " + backingOff + " backing off until their next attempt")
           + (lost == 0 ? "" : "; " + lost + " outcomes lost to another dispatcher (not written)")
-          + (writeFailures == 0 ? "" : "; " + writeFailures + " outcome writes failed (database unavailable)"
-              + " and were tried again")
-          + (unwritten == 0 ? "" : "; " + unwritten + " outcomes not yet written, kept to be written");
+          + (writeFailures == 0
+              ? ""
+              : "; "
+                  + writeFailures
+                  + " outcome writes failed (database unavailable)"
+                  + " and were tried again")
+          + (unwritten == 0
+              ? ""
+              : "; " + unwritten + " outcomes not yet written, kept to be written");
     }
   }
 
   /**
-   * A dispatcher named {@code name} (recorded on the effects it claims) for {@code model}'s effects,
-   * with a provider per effect type. {@code lease} must exceed the providers' timeouts: an effect
-   * dispatching for longer is taken for abandoned. Backoff: 1 s doubling up to 5 min.
+   * A dispatcher named {@code name} (recorded on the effects it claims) for {@code model}'s
+   * effects, with a provider per effect type. {@code lease} must exceed the providers' timeouts: an
+   * effect dispatching for longer is taken for abandoned. Backoff: 1 s doubling up to 5 min.
    */
-  public Dispatcher(DataSource dataSource, String name, String model, Map<String, EffectProvider> providers,
-      Duration lease, Hooks hooks) {
-    this(dataSource, name, model, providers, lease, hooks, Duration.ofSeconds(1), Duration.ofMinutes(5));
+  public Dispatcher(
+      DataSource dataSource,
+      String name,
+      String model,
+      Map<String, EffectProvider> providers,
+      Duration lease,
+      Hooks hooks) {
+    this(
+        dataSource,
+        name,
+        model,
+        providers,
+        lease,
+        hooks,
+        Duration.ofSeconds(1),
+        Duration.ofMinutes(5));
   }
 
-  private Dispatcher(DataSource dataSource, String name, String model, Map<String, EffectProvider> providers,
-      Duration lease, Hooks hooks, Duration backoff, Duration maxBackoff) {
+  private Dispatcher(
+      DataSource dataSource,
+      String name,
+      String model,
+      Map<String, EffectProvider> providers,
+      Duration lease,
+      Hooks hooks,
+      Duration backoff,
+      Duration maxBackoff) {
     for (Map.Entry<String, EffectProvider> p : providers.entrySet()) {
       if (lease.compareTo(p.getValue().timeout()) <= 0) {
-        throw new IllegalArgumentException("the lease (" + lease.toMillis() + " ms) must exceed the timeout of "
-            + p.getKey() + "'s provider (" + p.getValue().timeout().toMillis() + " ms)");
+        throw new IllegalArgumentException(
+            "the lease ("
+                + lease.toMillis()
+                + " ms) must exceed the timeout of "
+                + p.getKey()
+                + "'s provider ("
+                + p.getValue().timeout().toMillis()
+                + " ms)");
       }
     }
     if (backoff.isNegative() || maxBackoff.compareTo(backoff) < 0) {
-      throw new IllegalArgumentException("backoff " + backoff + " must be >= 0 and <= its maximum " + maxBackoff);
+      throw new IllegalArgumentException(
+          "backoff " + backoff + " must be >= 0 and <= its maximum " + maxBackoff);
     }
     this.dataSource = dataSource;
     this.name = name;
@@ -130,7 +191,8 @@ public final class Dispatcher {
 
   /**
    * The same dispatcher with another backoff: after an attempt that sent nothing or whose outcome
-   * is unknown, the effect's next attempt waits {@code first × 2^(attempts-1)}, at most {@code max}.
+   * is unknown, the effect's next attempt waits {@code first × 2^(attempts-1)}, at most {@code
+   * max}.
    */
   public Dispatcher withBackoff(Duration first, Duration max) {
     return new Dispatcher(dataSource, name, model, providers, lease, hooks, first, max);
@@ -188,8 +250,20 @@ public final class Dispatcher {
   }
 
   private Report report(int expired, Counts n, int waiting, int backingOff) {
-    return new Report(expired, n.resolvedDone, n.redispatched, n.stillUnknown, n.claimed, waiting, n.done,
-        n.unknown, n.notSent, backingOff, n.lost, unwritten.size(), n.writeFailures);
+    return new Report(
+        expired,
+        n.resolvedDone,
+        n.redispatched,
+        n.stillUnknown,
+        n.claimed,
+        waiting,
+        n.done,
+        n.unknown,
+        n.notSent,
+        backingOff,
+        n.lost,
+        unwritten.size(),
+        n.writeFailures);
   }
 
   /** Writes the kept outcomes, oldest first; false when one is still refused. */
@@ -200,8 +274,12 @@ public final class Dispatcher {
         count(o, write(o), n);
       } catch (SQLException e) {
         n.writeFailures++;
-        LOG.warn("dispatcher {}: the outcome of {} is still not written ({}); {} kept", name,
-            o.attempt().key(), e.getMessage(), unwritten.size());
+        LOG.warn(
+            "dispatcher {}: the outcome of {} is still not written ({}); {} kept",
+            name,
+            o.attempt().key(),
+            e.getMessage(),
+            unwritten.size());
         return false;
       }
       unwritten.removeFirst();
@@ -224,8 +302,12 @@ public final class Dispatcher {
         pause(Duration.ofMillis(100L << attempt));
       }
     }
-    LOG.warn("dispatcher {}: the outcome of {} ({}) could not be written ({}); kept to be written later", name,
-        a.key(), d, last.getMessage());
+    LOG.warn(
+        "dispatcher {}: the outcome of {} ({}) could not be written ({}); kept to be written later",
+        name,
+        a.key(),
+        d,
+        last.getMessage());
     unwritten.addLast(o);
   }
 
@@ -246,15 +328,14 @@ public final class Dispatcher {
     try (Connection c = dataSource.getConnection()) {
       try (PreparedStatement s =
           c.prepareStatement(
-              "SELECT count(*) FILTER (WHERE e.state = 'PREPARED' AND (p.revision IS NULL"
-                  + "   OR NOT e.effect_type = ANY(?))),"
-                  + " count(*) FILTER (WHERE e.next_attempt_at > now() AND (e.state = 'UNKNOWN'"
-                  + "   OR (p.revision IS NOT NULL AND e.effect_type = ANY(?))))"
-                  + " FROM streamform.effect e"
-                  + " LEFT JOIN streamform.canonical_alias a ON a.model = e.model AND a.generation = e.generation"
-                  + " LEFT JOIN streamform.projection p ON p.logical_window_id = e.logical_window_id"
-                  + "   AND p.generation = a.generation AND p.revision = e.revision"
-                  + " WHERE e.model = ? AND e.state IN ('PREPARED', 'UNKNOWN')")) {
+              "SELECT count(*) FILTER (WHERE e.state = 'PREPARED' AND (p.revision IS NULL   OR NOT"
+                  + " e.effect_type = ANY(?))), count(*) FILTER (WHERE e.next_attempt_at > now()"
+                  + " AND (e.state = 'UNKNOWN'   OR (p.revision IS NOT NULL AND e.effect_type ="
+                  + " ANY(?)))) FROM streamform.effect e LEFT JOIN streamform.canonical_alias a ON"
+                  + " a.model = e.model AND a.generation = e.generation LEFT JOIN"
+                  + " streamform.projection p ON p.logical_window_id = e.logical_window_id   AND"
+                  + " p.generation = a.generation AND p.revision = e.revision WHERE e.model = ? AND"
+                  + " e.state IN ('PREPARED', 'UNKNOWN')")) {
         Array types = types(c);
         s.setArray(1, types);
         s.setArray(2, types);
@@ -279,9 +360,9 @@ public final class Dispatcher {
       List<String> keys = new ArrayList<>();
       try (PreparedStatement s =
           c.prepareStatement(
-              "UPDATE streamform.effect SET state = 'UNKNOWN', updated_at = now(),"
-                  + " last_error = 'dispatcher ' || coalesce(dispatcher, '?') || ' held it past its lease'"
-                  + " WHERE model = ? AND state = 'DISPATCHING' AND dispatched_at < now() - ?::interval"
+              "UPDATE streamform.effect SET state = 'UNKNOWN', updated_at = now(), last_error ="
+                  + " 'dispatcher ' || coalesce(dispatcher, '?') || ' held it past its lease' WHERE"
+                  + " model = ? AND state = 'DISPATCHING' AND dispatched_at < now() - ?::interval"
                   + " RETURNING effect_key")) {
         s.setString(1, model);
         s.setString(2, lease.toMillis() + " milliseconds");
@@ -299,7 +380,8 @@ public final class Dispatcher {
     }
   }
 
-  private record Unknown(String key, String type, String payload, @Nullable String token, boolean due) {}
+  private record Unknown(
+      String key, String type, String payload, @Nullable String token, boolean due) {}
 
   private void resolve(Counts n, List<String> tried) throws SQLException {
     List<Unknown> unknown = new ArrayList<>();
@@ -307,14 +389,19 @@ public final class Dispatcher {
       c.setAutoCommit(false);
       try (PreparedStatement s =
           c.prepareStatement(
-              "SELECT effect_key, effect_type, payload::text, attempt_token,"
-                  + " next_attempt_at IS NULL OR next_attempt_at <= now()"
-                  + " FROM streamform.effect WHERE model = ? AND state = 'UNKNOWN' ORDER BY updated_at")) {
+              "SELECT effect_key, effect_type, payload::text, attempt_token, next_attempt_at IS"
+                  + " NULL OR next_attempt_at <= now() FROM streamform.effect WHERE model = ? AND"
+                  + " state = 'UNKNOWN' ORDER BY updated_at")) {
         s.setString(1, model);
         try (ResultSet rs = s.executeQuery()) {
           while (rs.next()) {
-            unknown.add(new Unknown(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                rs.getBoolean(5)));
+            unknown.add(
+                new Unknown(
+                    rs.getString(1),
+                    rs.getString(2),
+                    rs.getString(3),
+                    rs.getString(4),
+                    rs.getBoolean(5)));
           }
         }
       }
@@ -359,9 +446,10 @@ public final class Dispatcher {
       int moved;
       try (PreparedStatement s =
           c.prepareStatement(
-              "UPDATE streamform.effect SET state = 'DONE', receipt = ?, last_error = NULL, updated_at = now(),"
-                  + " resolved_at = now(), next_attempt_at = NULL"
-                  + " WHERE effect_key = ? AND state = 'UNKNOWN' AND attempt_token IS NOT DISTINCT FROM ?")) {
+              "UPDATE streamform.effect SET state = 'DONE', receipt = ?, last_error = NULL,"
+                  + " updated_at = now(), resolved_at = now(), next_attempt_at = NULL WHERE"
+                  + " effect_key = ? AND state = 'UNKNOWN' AND attempt_token IS NOT DISTINCT"
+                  + " FROM ?")) {
         s.setString(1, receipt);
         s.setString(2, u.key());
         s.setString(3, u.token());
@@ -370,7 +458,8 @@ public final class Dispatcher {
       if (moved == 1) {
         transition(c, u.key(), "UNKNOWN", "DONE", "receipt query: applied");
       } else {
-        LOG.info("dispatcher {}: {} moved before its receipt was written; left as it is", name, u.key());
+        LOG.info(
+            "dispatcher {}: {} moved before its receipt was written; left as it is", name, u.key());
       }
       c.commit();
       return moved == 1;
@@ -385,9 +474,10 @@ public final class Dispatcher {
       int moved;
       try (PreparedStatement s =
           c.prepareStatement(
-              "UPDATE streamform.effect SET state = 'DISPATCHING', attempts = attempts + 1, dispatcher = ?,"
-                  + " attempt_token = ?, dispatched_at = now(), updated_at = now(), last_error = NULL"
-                  + " WHERE effect_key = ? AND state = 'UNKNOWN' AND attempt_token IS NOT DISTINCT FROM ?")) {
+              "UPDATE streamform.effect SET state = 'DISPATCHING', attempts = attempts + 1,"
+                  + " dispatcher = ?, attempt_token = ?, dispatched_at = now(), updated_at = now(),"
+                  + " last_error = NULL WHERE effect_key = ? AND state = 'UNKNOWN' AND"
+                  + " attempt_token IS NOT DISTINCT FROM ?")) {
         s.setString(1, name);
         s.setString(2, token);
         s.setString(3, u.key());
@@ -395,7 +485,11 @@ public final class Dispatcher {
         moved = s.executeUpdate();
       }
       if (moved == 1) {
-        transition(c, u.key(), "UNKNOWN", "DISPATCHING",
+        transition(
+            c,
+            u.key(),
+            "UNKNOWN",
+            "DISPATCHING",
             "receipt query: never applied; delivered again under the same idempotency key");
       }
       c.commit();
@@ -405,8 +499,8 @@ public final class Dispatcher {
 
   /**
    * PREPARED -> DISPATCHING for the first effect that can be sent now; null when there is none.
-   * Everything that makes an effect unsendable is filtered before the LIMIT, so effects that
-   * cannot be sent never hide one that can.
+   * Everything that makes an effect unsendable is filtered before the LIMIT, so effects that cannot
+   * be sent never hide one that can.
    */
   private @Nullable Attempt claimOne(List<String> tried) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
@@ -415,21 +509,25 @@ public final class Dispatcher {
         Attempt claimed = null;
         try (PreparedStatement s =
             c.prepareStatement(
-                "SELECT e.effect_key, e.effect_type, e.payload::text"
-                    + " FROM streamform.effect e"
-                    + " JOIN streamform.canonical_alias a ON a.model = e.model AND a.generation = e.generation"
-                    + " JOIN streamform.projection p ON p.logical_window_id = e.logical_window_id"
-                    + "   AND p.generation = a.generation AND p.revision = e.revision"
-                    + " WHERE e.model = ? AND e.state = 'PREPARED' AND e.effect_type = ANY(?)"
-                    + " AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= now())"
-                    + " AND NOT e.effect_key = ANY(?)"
-                    + " ORDER BY e.prepared_at, e.effect_key LIMIT 1 FOR UPDATE OF e SKIP LOCKED")) {
+                "SELECT e.effect_key, e.effect_type, e.payload::text FROM streamform.effect e JOIN"
+                    + " streamform.canonical_alias a ON a.model = e.model AND a.generation ="
+                    + " e.generation JOIN streamform.projection p ON p.logical_window_id ="
+                    + " e.logical_window_id   AND p.generation = a.generation AND p.revision ="
+                    + " e.revision WHERE e.model = ? AND e.state = 'PREPARED' AND e.effect_type ="
+                    + " ANY(?) AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= now()) AND"
+                    + " NOT e.effect_key = ANY(?) ORDER BY e.prepared_at, e.effect_key LIMIT 1 FOR"
+                    + " UPDATE OF e SKIP LOCKED")) {
           s.setString(1, model);
           s.setArray(2, types(c));
           s.setArray(3, c.createArrayOf("text", tried.toArray()));
           try (ResultSet rs = s.executeQuery()) {
             if (rs.next()) {
-              claimed = new Attempt(rs.getString(1), rs.getString(2), rs.getString(3), UUID.randomUUID().toString());
+              claimed =
+                  new Attempt(
+                      rs.getString(1),
+                      rs.getString(2),
+                      rs.getString(3),
+                      UUID.randomUUID().toString());
             }
           }
         }
@@ -439,9 +537,9 @@ public final class Dispatcher {
         }
         try (PreparedStatement s =
             c.prepareStatement(
-                "UPDATE streamform.effect SET state = 'DISPATCHING', attempts = attempts + 1, dispatcher = ?,"
-                    + " attempt_token = ?, dispatched_at = now(), updated_at = now()"
-                    + " WHERE effect_key = ? AND state = 'PREPARED'")) {
+                "UPDATE streamform.effect SET state = 'DISPATCHING', attempts = attempts + 1,"
+                    + " dispatcher = ?, attempt_token = ?, dispatched_at = now(), updated_at ="
+                    + " now() WHERE effect_key = ? AND state = 'PREPARED'")) {
           s.setString(1, name);
           s.setString(2, claimed.token());
           s.setString(3, claimed.key());
@@ -473,8 +571,8 @@ public final class Dispatcher {
         String from;
         try (PreparedStatement s =
             c.prepareStatement(
-                "SELECT state FROM streamform.effect WHERE effect_key = ? AND attempt_token = ? AND dispatcher = ?"
-                    + " AND state IN ('DISPATCHING', 'UNKNOWN') FOR UPDATE")) {
+                "SELECT state FROM streamform.effect WHERE effect_key = ? AND attempt_token = ? AND"
+                    + " dispatcher = ? AND state IN ('DISPATCHING', 'UNKNOWN') FOR UPDATE")) {
           s.setString(1, a.key());
           s.setString(2, a.token());
           s.setString(3, name);
@@ -484,15 +582,23 @@ public final class Dispatcher {
         }
         if (from == null) {
           c.commit();
-          LOG.warn("dispatcher {}: lost the compare-and-set for {} (another dispatcher moved it); outcome {}"
-              + " not written", name, a.key(), o.delivery());
+          LOG.warn(
+              "dispatcher {}: lost the compare-and-set for {} (another dispatcher moved it);"
+                  + " outcome {} not written",
+              name,
+              a.key(),
+              o.delivery());
           return false;
         }
         EffectProvider.Delivery d = o.delivery();
         if (d instanceof EffectProvider.Applied applied) {
           update(c, a.key(), "DONE", applied.receipt(), null, false);
-          transition(c, a.key(), from, "DONE", from.equals("UNKNOWN") ? "applied (answer came after the lease)"
-              : "applied");
+          transition(
+              c,
+              a.key(),
+              from,
+              "DONE",
+              from.equals("UNKNOWN") ? "applied (answer came after the lease)" : "applied");
         } else if (d instanceof EffectProvider.NotSent notSent) {
           update(c, a.key(), "PREPARED", null, notSent.reason(), true);
           transition(c, a.key(), from, "PREPARED", "nothing sent: " + notSent.reason());
@@ -510,15 +616,21 @@ public final class Dispatcher {
     }
   }
 
-  private void update(Connection c, String key, String to, @Nullable String receipt, @Nullable String error,
-      boolean backOff) throws SQLException {
+  private void update(
+      Connection c,
+      String key,
+      String to,
+      @Nullable String receipt,
+      @Nullable String error,
+      boolean backOff)
+      throws SQLException {
     try (PreparedStatement s =
         c.prepareStatement(
-            "UPDATE streamform.effect SET state = ?, receipt = ?, last_error = ?, updated_at = now(),"
-                + " resolved_at = CASE WHEN ? IN ('DONE', 'UNKNOWN') THEN now() ELSE resolved_at END,"
-                + " next_attempt_at = CASE WHEN ? THEN now() + least(? * power(2, least(attempts - 1, 30)), ?)"
-                + "   * interval '1 millisecond' END"
-                + " WHERE effect_key = ?")) {
+            "UPDATE streamform.effect SET state = ?, receipt = ?, last_error = ?, updated_at ="
+                + " now(), resolved_at = CASE WHEN ? IN ('DONE', 'UNKNOWN') THEN now() ELSE"
+                + " resolved_at END, next_attempt_at = CASE WHEN ? THEN now() + least(? * power(2,"
+                + " least(attempts - 1, 30)), ?)   * interval '1 millisecond' END WHERE effect_key"
+                + " = ?")) {
       s.setString(1, to);
       s.setString(2, receipt);
       s.setString(3, error);
@@ -535,7 +647,8 @@ public final class Dispatcher {
       throws SQLException {
     try (PreparedStatement s =
         c.prepareStatement(
-            "INSERT INTO streamform.effect_transition (effect_key, from_state, to_state, note) VALUES (?, ?, ?, ?)")) {
+            "INSERT INTO streamform.effect_transition (effect_key, from_state, to_state, note)"
+                + " VALUES (?, ?, ?, ?)")) {
       s.setString(1, key);
       s.setString(2, from);
       s.setString(3, to);

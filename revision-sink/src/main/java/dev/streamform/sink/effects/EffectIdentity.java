@@ -13,9 +13,9 @@ import java.util.Map;
  * payload_digest = H(["payload", payload])
  * </pre>
  *
- * No revision and no generation in the key: corrections, policy generations and replays of a
- * window name the same effect. The subject is the column's value as the canonical JSON has it (a
- * string stays a string, an int64 a number). Test vector ({@code EffectIdentityTest}): type {@code
+ * No revision and no generation in the key: corrections, policy generations and replays of a window
+ * name the same effect. The subject is the column's value as the canonical JSON has it (a string
+ * stays a string, an int64 a number). Test vector ({@code EffectIdentityTest}): type {@code
  * reward}, logical window id {@code 64 × "a"}, subject {@code "m-1"} hash the text {@code
  * ["effect","reward","aaa…a","m-1"]}, whose SHA-256 is {@code
  * 80186c51e464909ac6bbd61539f2c0b0fb61780c700610196024fc06abf181a8}.
@@ -29,12 +29,18 @@ public final class EffectIdentity {
 
   /**
    * The payload a provider receives: the effect's key, type, subject, model, window and the
-   * window's key and output values at the revision that confirmed it (no revision, no generation:
-   * a replay under another generation gives the same payload).
+   * window's key and output values at the revision that confirmed it (no revision, no generation: a
+   * replay under another generation gives the same payload).
    */
   public static Map<String, Object> payload(
-      String effectKey, String effectType, Object subject, String model, Object windowStart, Object windowEnd,
-      Map<String, Object> key, Map<String, Object> values) {
+      String effectKey,
+      String effectType,
+      Object subject,
+      String model,
+      Object windowStart,
+      Object windowEnd,
+      Map<String, Object> key,
+      Map<String, Object> values) {
     return Map.of(
         "effect_key", effectKey,
         "effect_type", effectType,

@@ -6,8 +6,8 @@ import java.io.Serializable;
 import java.util.Objects;
 
 /**
- * A declared effect rule of a windowed model (docs/semantics.md §10): when a canonical revision of a
- * window makes {@code condition} true, the effect {@code type} for the window's {@code subject}
+ * A declared effect rule of a windowed model (docs/semantics.md §10): when a canonical revision of
+ * a window makes {@code condition} true, the effect {@code type} for the window's {@code subject}
  * (the value of that output column) is to happen once, through {@code provider}.
  *
  * <pre>{@code
@@ -27,7 +27,12 @@ import java.util.Objects;
  * @param provider where and how the effect is delivered
  */
 public record EffectRule(
-    String model, String type, String subject, String when, ModelSql.Condition condition, ProviderSpec provider)
+    String model,
+    String type,
+    String subject,
+    String when,
+    ModelSql.Condition condition,
+    ProviderSpec provider)
     implements Serializable {
 
   public EffectRule {
@@ -43,7 +48,8 @@ public record EffectRule(
    *
    * @throws SqlModelException when {@code when} is not a condition of the expression language
    */
-  public static EffectRule of(String model, String type, String subject, String when, ProviderSpec provider)
+  public static EffectRule of(
+      String model, String type, String subject, String when, ProviderSpec provider)
       throws SqlModelException {
     return new EffectRule(model, type, subject, when, ModelSql.condition(when), provider);
   }

@@ -24,20 +24,40 @@ public final class EffectRuleErrors {
   }
 
   /** One rule not evaluated on one revision; {@code resolved} once a person has set resolved_at. */
-  public record RuleError(String effectType, String rule, String logicalWindowId, int generation, int revision,
-      String error, boolean resolved) {
+  public record RuleError(
+      String effectType,
+      String rule,
+      String logicalWindowId,
+      int generation,
+      int revision,
+      String error,
+      boolean resolved) {
     /** {@code reward `revenue >= 1000` on window 1a2b3c4d5e6f g1 r2: <error>}. */
     public String line() {
-      return effectType + " `" + rule + "` on window " + logicalWindowId.substring(0, 12) + " g" + generation
-          + " r" + revision + ": " + error + (resolved ? " (resolved)" : "");
+      return effectType
+          + " `"
+          + rule
+          + "` on window "
+          + logicalWindowId.substring(0, 12)
+          + " g"
+          + generation
+          + " r"
+          + revision
+          + ": "
+          + error
+          + (resolved ? " (resolved)" : "");
     }
   }
 
-  /** The model's recorded rule errors, oldest first; empty for a ledger migrated before they were kept. */
+  /**
+   * The model's recorded rule errors, oldest first; empty for a ledger migrated before they were
+   * kept.
+   */
   public List<RuleError> list(String model) throws SQLException {
     List<RuleError> out = new ArrayList<>();
     try (Connection c = dataSource.getConnection()) {
-      try (PreparedStatement s = c.prepareStatement("SELECT to_regclass('streamform.effect_rule_error') IS NOT NULL");
+      try (PreparedStatement s =
+              c.prepareStatement("SELECT to_regclass('streamform.effect_rule_error') IS NOT NULL");
           ResultSet rs = s.executeQuery()) {
         rs.next();
         if (!rs.getBoolean(1)) {
@@ -46,13 +66,21 @@ public final class EffectRuleErrors {
       }
       try (PreparedStatement s =
           c.prepareStatement(
-              "SELECT effect_type, rule, logical_window_id, generation, revision, error, resolved_at"
-                  + " FROM streamform.effect_rule_error WHERE model = ? ORDER BY recorded_at, rule_error_id")) {
+              "SELECT effect_type, rule, logical_window_id, generation, revision, error,"
+                  + " resolved_at FROM streamform.effect_rule_error WHERE model = ? ORDER BY"
+                  + " recorded_at, rule_error_id")) {
         s.setString(1, model);
         try (ResultSet rs = s.executeQuery()) {
           while (rs.next()) {
-            out.add(new RuleError(rs.getString(1), rs.getString(2), rs.getString(3), rs.getInt(4), rs.getInt(5),
-                rs.getString(6), rs.getObject(7, OffsetDateTime.class) != null));
+            out.add(
+                new RuleError(
+                    rs.getString(1),
+                    rs.getString(2),
+                    rs.getString(3),
+                    rs.getInt(4),
+                    rs.getInt(5),
+                    rs.getString(6),
+                    rs.getObject(7, OffsetDateTime.class) != null));
           }
         }
       }

@@ -30,11 +30,35 @@ public final class EffectsLedger {
 
   /** One effect as stored; {@code windowStart} as its payload says it (RFC 3339). */
   public record Effect(
-      String effectKey, String type, String subject, int generation, int madeTrueBy, int revision, String state,
-      int attempts, String receipt, String lastError, String provider, int compensations, String windowStart) {
+      String effectKey,
+      String type,
+      String subject,
+      int generation,
+      int madeTrueBy,
+      int revision,
+      String state,
+      int attempts,
+      String receipt,
+      String lastError,
+      String provider,
+      int compensations,
+      String windowStart) {
     public String line() {
-      return effectKey.substring(0, 12) + "  " + type + "  subject " + subject + "  " + state + "  generation "
-          + generation + " revision " + revision + " (made true by " + madeTrueBy + ")  attempts " + attempts
+      return effectKey.substring(0, 12)
+          + "  "
+          + type
+          + "  subject "
+          + subject
+          + "  "
+          + state
+          + "  generation "
+          + generation
+          + " revision "
+          + revision
+          + " (made true by "
+          + madeTrueBy
+          + ")  attempts "
+          + attempts
           + (receipt == null ? "" : "  receipt " + receipt)
           + (lastError == null ? "" : "  last error: " + lastError)
           + (compensations == 0 ? "" : "  compensations " + compensations);
@@ -42,10 +66,19 @@ public final class EffectsLedger {
   }
 
   /** A compensation record waiting for a person. */
-  public record Compensation(String effectKey, int generation, int revision, String effectState, String reason) {
+  public record Compensation(
+      String effectKey, int generation, int revision, String effectState, String reason) {
     public String line() {
-      return effectKey.substring(0, 12) + "  " + reason + " by generation " + generation + " revision " + revision
-          + " (effect was " + effectState + ")";
+      return effectKey.substring(0, 12)
+          + "  "
+          + reason
+          + " by generation "
+          + generation
+          + " revision "
+          + revision
+          + " (effect was "
+          + effectState
+          + ")";
     }
   }
 
@@ -61,17 +94,29 @@ public final class EffectsLedger {
     try (Connection c = dataSource.getConnection();
         PreparedStatement s =
             c.prepareStatement(
-                "SELECT e.effect_key, e.effect_type, e.subject::text, e.generation, e.made_true_by, e.revision,"
-                    + " e.state, e.attempts, e.receipt, e.last_error, e.provider,"
-                    + " (SELECT count(*) FROM streamform.effect_compensation k WHERE k.effect_key = e.effect_key),"
-                    + " e.payload->>'window_start'"
-                    + " FROM streamform.effect e WHERE e.model = ? ORDER BY e.prepared_at, e.effect_key")) {
+                "SELECT e.effect_key, e.effect_type, e.subject::text, e.generation, e.made_true_by,"
+                    + " e.revision, e.state, e.attempts, e.receipt, e.last_error, e.provider,"
+                    + " (SELECT count(*) FROM streamform.effect_compensation k WHERE k.effect_key ="
+                    + " e.effect_key), e.payload->>'window_start' FROM streamform.effect e WHERE"
+                    + " e.model = ? ORDER BY e.prepared_at, e.effect_key")) {
       s.setString(1, model);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
-          out.add(new Effect(rs.getString(1), rs.getString(2), rs.getString(3), rs.getInt(4), rs.getInt(5),
-              rs.getInt(6), rs.getString(7), rs.getInt(8), rs.getString(9), rs.getString(10), rs.getString(11),
-              rs.getInt(12), rs.getString(13)));
+          out.add(
+              new Effect(
+                  rs.getString(1),
+                  rs.getString(2),
+                  rs.getString(3),
+                  rs.getInt(4),
+                  rs.getInt(5),
+                  rs.getInt(6),
+                  rs.getString(7),
+                  rs.getInt(8),
+                  rs.getString(9),
+                  rs.getString(10),
+                  rs.getString(11),
+                  rs.getInt(12),
+                  rs.getString(13)));
         }
       }
       c.commit();
@@ -84,13 +129,15 @@ public final class EffectsLedger {
     try (Connection c = dataSource.getConnection();
         PreparedStatement s =
             c.prepareStatement(
-                "SELECT k.effect_key, k.generation, k.revision, k.effect_state, k.reason"
-                    + " FROM streamform.effect_compensation k JOIN streamform.effect e USING (effect_key)"
-                    + " WHERE e.model = ? ORDER BY k.compensation_id")) {
+                "SELECT k.effect_key, k.generation, k.revision, k.effect_state, k.reason FROM"
+                    + " streamform.effect_compensation k JOIN streamform.effect e USING"
+                    + " (effect_key) WHERE e.model = ? ORDER BY k.compensation_id")) {
       s.setString(1, model);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
-          out.add(new Compensation(rs.getString(1), rs.getInt(2), rs.getInt(3), rs.getString(4), rs.getString(5)));
+          out.add(
+              new Compensation(
+                  rs.getString(1), rs.getInt(2), rs.getInt(3), rs.getString(4), rs.getString(5)));
         }
       }
       c.commit();
@@ -111,16 +158,16 @@ public final class EffectsLedger {
     try (Connection c = dataSource.getConnection()) {
       try (PreparedStatement s =
           c.prepareStatement(
-              "SELECT e.effect_key, e.effect_type, e.logical_window_id, e.subject::text, e.payload::text,"
-                  + " e.payload_digest, e.state, e.attempts, e.receipt, e.provider, e.revision,"
-                  + " (SELECT max(p.revision) FROM streamform.projection p"
-                  + "   WHERE p.logical_window_id = e.logical_window_id AND p.generation = e.generation),"
-                  + " (SELECT count(*) FROM streamform.effect_transition t WHERE t.effect_key = e.effect_key"
-                  + "   AND t.to_state = 'DISPATCHING'),"
-                  + " (SELECT count(*) FROM streamform.effect_transition t WHERE t.effect_key = e.effect_key"
-                  + "   AND t.from_state = 'UNKNOWN' AND t.to_state = 'DISPATCHING'"
-                  + "   AND t.note NOT LIKE 'receipt query: never applied%')"
-                  + " FROM streamform.effect e WHERE e.model = ?")) {
+              "SELECT e.effect_key, e.effect_type, e.logical_window_id, e.subject::text,"
+                  + " e.payload::text, e.payload_digest, e.state, e.attempts, e.receipt,"
+                  + " e.provider, e.revision, (SELECT max(p.revision) FROM streamform.projection p "
+                  + "  WHERE p.logical_window_id = e.logical_window_id AND p.generation ="
+                  + " e.generation), (SELECT count(*) FROM streamform.effect_transition t WHERE"
+                  + " t.effect_key = e.effect_key   AND t.to_state = 'DISPATCHING'), (SELECT"
+                  + " count(*) FROM streamform.effect_transition t WHERE t.effect_key ="
+                  + " e.effect_key   AND t.from_state = 'UNKNOWN' AND t.to_state = 'DISPATCHING'  "
+                  + " AND t.note NOT LIKE 'receipt query: never applied%') FROM streamform.effect e"
+                  + " WHERE e.model = ?")) {
         s.setString(1, model);
         try (ResultSet rs = s.executeQuery()) {
           while (rs.next()) {
@@ -146,10 +193,15 @@ public final class EffectsLedger {
               problems.add(label + ": dispatched again after UNKNOWN without a receipt query");
             }
             String provider = rs.getString(10);
-            if (provider.contains("idempotency: none") && provider.contains("receipts: false") && dispatches > 1) {
+            if (provider.contains("idempotency: none")
+                && provider.contains("receipts: false")
+                && dispatches > 1) {
               figures.merge("blind retries", 1, Integer::sum);
-              problems.add(label + ": dispatched " + dispatches
-                  + " times by a provider with neither idempotency keys nor receipt queries");
+              problems.add(
+                  label
+                      + ": dispatched "
+                      + dispatches
+                      + " times by a provider with neither idempotency keys nor receipt queries");
             }
             Object current = rs.getObject(12);
             if (current == null || ((Number) current).intValue() < rs.getInt(11)) {
@@ -161,8 +213,8 @@ public final class EffectsLedger {
       }
       try (PreparedStatement s =
           c.prepareStatement(
-              "SELECT count(*) FROM streamform.effect_compensation k JOIN streamform.effect e USING (effect_key)"
-                  + " WHERE e.model = ? AND k.resolved_at IS NULL")) {
+              "SELECT count(*) FROM streamform.effect_compensation k JOIN streamform.effect e USING"
+                  + " (effect_key) WHERE e.model = ? AND k.resolved_at IS NULL")) {
         s.setString(1, model);
         try (ResultSet rs = s.executeQuery()) {
           rs.next();

@@ -24,12 +24,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * answers the first receipt again (Stripe's rule) — unless told not to deduplicate ({@link
  * #dedupe}), when every delivery is applied, so a second delivery of a key is visible as a second
  * application. Requests are counted per effect key as well as applications. {@code GET
- * /effects/<key>} answers the receipt (200) or 404; {@code GET /effects} answers the counts as
- * JSON ({@code {"applied": {key: n}, "requests_per_key": {key: n}, "requests": n}}). With {@link
+ * /effects/<key>} answers the receipt (200) or 404; {@code GET /effects} answers the counts as JSON
+ * ({@code {"applied": {key: n}, "requests_per_key": {key: n}, "requests": n}}). With {@link
  * #requireAuthorization} it answers 401 to a request without that {@code Authorization} header and
- * remembers the headers it received. It can be told to misbehave ({@link Mode}, or to lose the answers of the next
- * deliveries, {@link #loseAnswers}) and to go away ({@link #close}). {@code streamform provider}
- * runs it on its own.
+ * remembers the headers it received. It can be told to misbehave ({@link Mode}, or to lose the
+ * answers of the next deliveries, {@link #loseAnswers}) and to go away ({@link #close}). {@code
+ * streamform provider} runs it on its own.
  */
 public final class LocalProviderServer implements AutoCloseable {
   /** How the next deliveries are answered. */
@@ -40,23 +40,28 @@ public final class LocalProviderServer implements AutoCloseable {
     ACCEPT_THEN_DROP,
     /** apply nothing, answer 500 */
     FAIL_500,
-    /** hang for the hang time without answering, then apply (a slow provider the caller gave up on) */
+    /**
+     * hang for the hang time without answering, then apply (a slow provider the caller gave up on)
+     */
     TIMEOUT
   }
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final HttpServer server;
-  private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "local-provider");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService executor =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "local-provider");
+            t.setDaemon(true);
+            return t;
+          });
   private final Map<String, AtomicInteger> applied = new ConcurrentHashMap<>();
   private final Map<String, String> receipts = new ConcurrentHashMap<>();
   private final Map<String, String> byIdempotencyKey = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> requestsPerKey = new ConcurrentHashMap<>();
-  private final java.util.List<String> authorizations = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final java.util.List<String> authorizations =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   private volatile boolean dedupe = true;
   private volatile String requiredAuthorization;
   private final AtomicInteger requests = new AtomicInteger();
@@ -93,14 +98,17 @@ public final class LocalProviderServer implements AutoCloseable {
 
   /**
    * Whether a repeated {@code Idempotency-Key} is applied once (true, the default: Stripe's rule)
-   * or again (false: a provider that does not deduplicate, so a second delivery is a second
-   * effect — what tests need to see one).
+   * or again (false: a provider that does not deduplicate, so a second delivery is a second effect
+   * — what tests need to see one).
    */
   public void dedupe(boolean dedupe) {
     this.dedupe = dedupe;
   }
 
-  /** Requests (deliveries and receipt queries) must carry this {@code Authorization} header; else 401. */
+  /**
+   * Requests (deliveries and receipt queries) must carry this {@code Authorization} header; else
+   * 401.
+   */
   public void requireAuthorization(String value) {
     this.requiredAuthorization = value;
   }
@@ -122,7 +130,9 @@ public final class LocalProviderServer implements AutoCloseable {
     answersToLose.set(n);
   }
 
-  /** Called with the effect key and its receipt each time an effect is applied (not on a replay). */
+  /**
+   * Called with the effect key and its receipt each time an effect is applied (not on a replay).
+   */
   public void onApplied(java.util.function.BiConsumer<String, String> listener) {
     this.onApplied = listener;
   }
@@ -161,7 +171,9 @@ public final class LocalProviderServer implements AutoCloseable {
   private void handle(HttpExchange x) throws IOException {
     try {
       String path = x.getRequestURI().getPath();
-      boolean counts = "GET".equals(x.getRequestMethod()) && (path.equals("/effects") || path.equals("/effects/"));
+      boolean counts =
+          "GET".equals(x.getRequestMethod())
+              && (path.equals("/effects") || path.equals("/effects/"));
       if (!counts) {
         String authorization = x.getRequestHeaders().getFirst("Authorization");
         authorizations.add(authorization == null ? "" : authorization);
@@ -173,8 +185,17 @@ public final class LocalProviderServer implements AutoCloseable {
       }
       if ("GET".equals(x.getRequestMethod())) {
         if (counts) {
-          answer(x, 200, JSON.writeValueAsString(Map.of("applied", appliedPerKey(), "requests_per_key",
-              requestsPerKey(), "requests", requests())));
+          answer(
+              x,
+              200,
+              JSON.writeValueAsString(
+                  Map.of(
+                      "applied",
+                      appliedPerKey(),
+                      "requests_per_key",
+                      requestsPerKey(),
+                      "requests",
+                      requests())));
           return;
         }
         String key = path.substring(path.lastIndexOf('/') + 1);
@@ -200,7 +221,8 @@ public final class LocalProviderServer implements AutoCloseable {
       String receipt;
       boolean fresh = false;
       synchronized (this) {
-        String seen = idempotencyKey == null || !dedupe ? null : byIdempotencyKey.get(idempotencyKey);
+        String seen =
+            idempotencyKey == null || !dedupe ? null : byIdempotencyKey.get(idempotencyKey);
         if (seen != null) {
           receipt = seen;
         } else {

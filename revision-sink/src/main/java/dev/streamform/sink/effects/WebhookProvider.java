@@ -21,13 +21,13 @@ import java.util.function.UnaryOperator;
 /**
  * An HTTP webhook (JDK {@code java.net.http}): an effect is {@code POST <url>} with the payload as
  * JSON and, when the provider declares idempotency keys, the effect key as {@code Idempotency-Key};
- * a 2xx answer is applied, its body (trimmed) the receipt. A receipt is {@code GET <url>/<key>}: 200
- * with the receipt, 404 never applied. Only a refused connection proves that nothing was sent; a
- * timeout, a broken connection and any non-2xx answer (a 500 may come after the effect was applied)
- * are {@link Unknown}. A delivery waits at most the timeout in all (connection and answer), so a
- * dispatcher's lease longer than the timeout covers it. A declared credential is read (from the
- * environment or its file) at each delivery and receipt query and sent as the {@code Authorization}
- * header, nowhere else; when it cannot be read, nothing is sent.
+ * a 2xx answer is applied, its body (trimmed) the receipt. A receipt is {@code GET <url>/<key>}:
+ * 200 with the receipt, 404 never applied. Only a refused connection proves that nothing was sent;
+ * a timeout, a broken connection and any non-2xx answer (a 500 may come after the effect was
+ * applied) are {@link Unknown}. A delivery waits at most the timeout in all (connection and
+ * answer), so a dispatcher's lease longer than the timeout covers it. A declared credential is read
+ * (from the environment or its file) at each delivery and receipt query and sent as the {@code
+ * Authorization} header, nowhere else; when it cannot be read, nothing is sent.
  */
 public final class WebhookProvider implements EffectProvider {
   private final ProviderSpec spec;
@@ -47,7 +47,11 @@ public final class WebhookProvider implements EffectProvider {
     this.spec = spec;
     this.timeout = timeout;
     this.environment = environment;
-    this.client = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
+    this.client =
+        HttpClient.newBuilder()
+            .connectTimeout(timeout)
+            .version(HttpClient.Version.HTTP_1_1)
+            .build();
   }
 
   @Override
@@ -66,8 +70,8 @@ public final class WebhookProvider implements EffectProvider {
   }
 
   /**
-   * The {@code Authorization} header's value, if one is declared; a message saying why it cannot
-   * be read otherwise (never the value).
+   * The {@code Authorization} header's value, if one is declared; a message saying why it cannot be
+   * read otherwise (never the value).
    */
   public Optional<String> authorizationProblem() {
     try {
@@ -82,8 +86,10 @@ public final class WebhookProvider implements EffectProvider {
     if (spec.authorizationEnv() != null) {
       String value = environment.apply(spec.authorizationEnv());
       if (value == null || value.isBlank()) {
-        throw new IllegalStateException("the environment variable " + spec.authorizationEnv()
-            + " (the provider's authorization) is not set");
+        throw new IllegalStateException(
+            "the environment variable "
+                + spec.authorizationEnv()
+                + " (the provider's authorization) is not set");
       }
       return Optional.of(value.strip());
     }
@@ -92,13 +98,16 @@ public final class WebhookProvider implements EffectProvider {
       try {
         text = Files.readString(Path.of(spec.authorizationFile()), StandardCharsets.UTF_8);
       } catch (IOException e) {
-        throw new IllegalStateException("cannot read the provider's authorization file "
-            + spec.authorizationFile() + ": " + e.getClass().getSimpleName());
+        throw new IllegalStateException(
+            "cannot read the provider's authorization file "
+                + spec.authorizationFile()
+                + ": "
+                + e.getClass().getSimpleName());
       }
       String line = text.lines().findFirst().orElse("").strip();
       if (line.isEmpty()) {
-        throw new IllegalStateException("the provider's authorization file " + spec.authorizationFile()
-            + " is empty");
+        throw new IllegalStateException(
+            "the provider's authorization file " + spec.authorizationFile() + " is empty");
       }
       return Optional.of(line);
     }
@@ -151,17 +160,20 @@ public final class WebhookProvider implements EffectProvider {
   @Override
   public Lookup lookup(String effectKey) {
     if (!spec.receiptQueries()) {
-      throw new IllegalStateException("the provider declares no receipt queries: " + spec.describe());
+      throw new IllegalStateException(
+          "the provider declares no receipt queries: " + spec.describe());
     }
     String base = spec.url().endsWith("/") ? spec.url() : spec.url() + "/";
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + effectKey)).timeout(timeout).GET();
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(base + effectKey)).timeout(timeout).GET();
     try {
       authorization().ifPresent(a -> request.header("Authorization", a));
     } catch (IllegalStateException e) {
       return new Unanswered(e.getMessage());
     }
     try {
-      HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> response =
+          client.send(request.build(), HttpResponse.BodyHandlers.ofString());
       if (response.statusCode() == 200) {
         return new Found(response.body().trim());
       }

@@ -13,16 +13,19 @@ class EffectIdentityTest {
 
   @Test
   void theEffectKeyIsTheHashOfItsCanonicalText() {
-    assertThat(RevisionIdentity.canonical(List.of("effect", "reward", WINDOW, "m-1")),
+    assertThat(
+        RevisionIdentity.canonical(List.of("effect", "reward", WINDOW, "m-1")),
         equalTo("[\"effect\",\"reward\",\"" + WINDOW + "\",\"m-1\"]"));
-    assertThat(EffectIdentity.effectKey("reward", WINDOW, "m-1"),
+    assertThat(
+        EffectIdentity.effectKey("reward", WINDOW, "m-1"),
         equalTo(RevisionIdentity.hash(List.of("effect", "reward", WINDOW, "m-1"))));
     assertThat(EffectIdentity.effectKey("reward", WINDOW, "m-1"), equalTo(VECTOR));
   }
 
   @Test
   void aStringSubjectAndANumberSubjectAreDifferentEffects() {
-    assertThat(EffectIdentity.effectKey("reward", WINDOW, 7L),
+    assertThat(
+        EffectIdentity.effectKey("reward", WINDOW, 7L),
         not(equalTo(EffectIdentity.effectKey("reward", WINDOW, "7"))));
   }
 

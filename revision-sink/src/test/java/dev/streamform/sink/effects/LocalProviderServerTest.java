@@ -15,18 +15,25 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The local provider as the demo and the end-to-end test use it: lost answers, counts, receipts. */
+/**
+ * The local provider as the demo and the end-to-end test use it: lost answers, counts, receipts.
+ */
 class LocalProviderServerTest {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
 
   private static HttpResponse<String> post(LocalProviderServer s, String key) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create(s.url())).header("Idempotency-Key", key)
-        .POST(HttpRequest.BodyPublishers.ofString("{\"effect_key\":\"" + key + "\"}")).build(),
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create(s.url()))
+            .header("Idempotency-Key", key)
+            .POST(HttpRequest.BodyPublishers.ofString("{\"effect_key\":\"" + key + "\"}"))
+            .build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
   private static HttpResponse<String> get(String url) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(URI.create(url)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create(url)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   @Test
@@ -50,7 +57,8 @@ class LocalProviderServerTest {
   }
 
   @Test
-  void withoutDedupeASecondDeliveryOfAKeyIsASecondEffectAndEveryRequestIsCounted() throws Exception {
+  void withoutDedupeASecondDeliveryOfAKeyIsASecondEffectAndEveryRequestIsCounted()
+      throws Exception {
     try (LocalProviderServer s = LocalProviderServer.start(0)) {
       s.dedupe(false);
       assertThat(post(s, "k1").body(), is("rcpt-1"));

@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Writes a trace as a fixture file in the docs/semantics.md §4 format: its {@code given:} items, and the
- * {@code expect:}, {@code late:} and {@code duplicates:} the oracle gave for them — what the
- * runner should have done. Public for generated fixtures elsewhere (the benchmarks' 5,000-event
+ * Writes a trace as a fixture file in the docs/semantics.md §4 format: its {@code given:} items,
+ * and the {@code expect:}, {@code late:} and {@code duplicates:} the oracle gave for them — what
+ * the runner should have done. Public for generated fixtures elsewhere (the benchmarks' 5,000-event
  * fixture); its output reads back with {@code Fixture.load}.
  */
 public final class FixtureYaml {
@@ -41,11 +41,17 @@ public final class FixtureYaml {
       b.append(" }\n");
     }
     for (FixtureOutcome.Revision r : oracle.revisions) {
-      b.append("  - { window_start: ").append(scalar(r.windowStart))
-          .append(", window_end: ").append(scalar(r.windowEnd));
+      b.append("  - { window_start: ")
+          .append(scalar(r.windowStart))
+          .append(", window_end: ")
+          .append(scalar(r.windowEnd));
       r.key.forEach((k, v) -> b.append(", ").append(k).append(": ").append(scalar(v)));
       r.values.forEach((k, v) -> b.append(", ").append(k).append(": ").append(scalar(v)));
-      b.append(", revision: ").append(r.revision).append(", status: ").append(r.status).append(" }\n");
+      b.append(", revision: ")
+          .append(r.revision)
+          .append(", status: ")
+          .append(r.status)
+          .append(" }\n");
     }
     if (!oracle.late.isEmpty()) {
       b.append("\nlate:\n");
@@ -69,11 +75,12 @@ public final class FixtureYaml {
   /** A row as a YAML flow mapping; null columns are left out (absent is null). */
   private static String flow(Map<String, Object> values) {
     StringBuilder b = new StringBuilder("{ ");
-    values.forEach((k, v) -> {
-      if (v != null) {
-        b.append(b.length() > 2 ? ", " : "").append(k).append(": ").append(scalar(v));
-      }
-    });
+    values.forEach(
+        (k, v) -> {
+          if (v != null) {
+            b.append(b.length() > 2 ? ", " : "").append(k).append(": ").append(scalar(v));
+          }
+        });
     return b.append(" }").toString();
   }
 

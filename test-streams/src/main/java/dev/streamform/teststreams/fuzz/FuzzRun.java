@@ -1,8 +1,8 @@
 package dev.streamform.teststreams.fuzz;
 
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
-import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.trace.TraceGenerator;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -17,8 +17,8 @@ import java.util.Map;
 /**
  * One {@code streamform fuzz} session: generates {@code N} traces from a seed, compares each on
  * every target with the oracle, prints progress, and for each target that disagrees shrinks the
- * smallest disagreeing trace and writes it as a fixture file (expectations from the oracle).
- * A trace agrees when it agrees on every target.
+ * smallest disagreeing trace and writes it as a fixture file (expectations from the oracle). A
+ * trace agrees when it agrees on every target.
  */
 public final class FuzzRun {
   private final DeclaredModel model;
@@ -41,6 +41,7 @@ public final class FuzzRun {
   public static final class Result {
     public final int traces;
     public final int agreeing;
+
     /** The fixture files written, one per target that disagreed. */
     public final List<Path> fixtures;
 
@@ -67,8 +68,12 @@ public final class FuzzRun {
     return this;
   }
 
-  /** Runs {@code traces} traces of {@code seed} on {@code targets}; shrunk fixtures go to {@code dir}. */
-  public Result run(int traces, long seed, List<Fuzzer.Target> targets, Path dir) throws IOException {
+  /**
+   * Runs {@code traces} traces of {@code seed} on {@code targets}; shrunk fixtures go to {@code
+   * dir}.
+   */
+  public Result run(int traces, long seed, List<Fuzzer.Target> targets, Path dir)
+      throws IOException {
     TraceGenerator generator = TraceGenerator.forModel(model);
     List<Fixture> all = new ArrayList<>();
     int items = 0;
@@ -77,27 +82,33 @@ public final class FuzzRun {
       items += t.given().size();
       all.add(t);
     }
-    out.printf("fuzz %s: %d traces (%d items), seed %d%n", model.model().name(), traces, items, seed);
+    out.printf(
+        "fuzz %s: %d traces (%d items), seed %d%n", model.model().name(), traces, items, seed);
     Map<String, Fixture> disagreeing = new LinkedHashMap<>();
     List<Path> written = new ArrayList<>();
     for (Fuzzer.Target target : targets) {
       long start = System.nanoTime();
       int[] done = {0, 0};
       List<Fuzzer.Verdict> verdicts =
-          fuzzer.compare(all, target, batch -> {
-            done[0] += batch.size();
-            done[1] += (int) batch.stream().filter(Fuzzer.Verdict::agrees).count();
-            if (progress != null) {
-              progress.traces(target.name(), done[0], traces, done[0] - done[1]);
-              return;
-            }
-            out.printf("%s: %d/%d traces run, %d agree (%.1fs)%n",
-                target.name(), done[0], traces, done[1], seconds(start));
-            out.flush();
-          });
+          fuzzer.compare(
+              all,
+              target,
+              batch -> {
+                done[0] += batch.size();
+                done[1] += (int) batch.stream().filter(Fuzzer.Verdict::agrees).count();
+                if (progress != null) {
+                  progress.traces(target.name(), done[0], traces, done[0] - done[1]);
+                  return;
+                }
+                out.printf(
+                    "%s: %d/%d traces run, %d agree (%.1fs)%n",
+                    target.name(), done[0], traces, done[1], seconds(start));
+                out.flush();
+              });
       if (progress != null) {
         progress.end();
-        out.printf("%s: %d traces run, %d agree (%.1fs)%n",
+        out.printf(
+            "%s: %d traces run, %d agree (%.1fs)%n",
             target.name(), traces, done[1], seconds(start));
       }
       Fuzzer.Verdict smallest = null;
@@ -122,14 +133,16 @@ public final class FuzzRun {
   private Path shrinkAndWrite(Fixture trace, Fuzzer.Target target, long seed, Path dir)
       throws IOException {
     long start = System.nanoTime();
-    out.printf("%s: %s disagrees with the oracle; shrinking its %d items...%n",
+    out.printf(
+        "%s: %s disagrees with the oracle; shrinking its %d items...%n",
         target.name(), trace.name(), trace.given().size());
     out.flush();
     Fixture small = fuzzer.shrink(trace, target);
     FixtureOutcome expected = fuzzer.expected(small);
     FixtureOutcome actual = target.run(small);
     if (expected.canonical().equals(actual.canonical())) {
-      out.printf("%s: the shrunk trace agrees when run alone; writing the whole trace instead%n",
+      out.printf(
+          "%s: the shrunk trace agrees when run alone; writing the whole trace instead%n",
           target.name());
       small = trace;
       expected = fuzzer.expected(small);
@@ -137,18 +150,30 @@ public final class FuzzRun {
     }
     String name = "fuzz-" + model.model().name() + "-seed" + seed + "-" + trace.name();
     List<String> comments = new ArrayList<>();
-    comments.add("Found by `streamform fuzz` (seed " + seed + ", " + trace.name() + ", shrunk from "
-        + trace.given().size() + " to " + small.given().size() + " items): on "
-        + target.name() + " the model disagrees with the reference oracle.");
-    comments.add("expect: and late: are the oracle's (docs/semantics.md " + (model.windowed() ? "§6" : "§2-§3")
-        + "); the runner gave:");
+    comments.add(
+        "Found by `streamform fuzz` (seed "
+            + seed
+            + ", "
+            + trace.name()
+            + ", shrunk from "
+            + trace.given().size()
+            + " to "
+            + small.given().size()
+            + " items): on "
+            + target.name()
+            + " the model disagrees with the reference oracle.");
+    comments.add(
+        "expect: and late: are the oracle's (docs/semantics.md "
+            + (model.windowed() ? "§6" : "§2-§3")
+            + "); the runner gave:");
     for (String line : actual.canonical().split("\n")) {
       comments.add("  " + line);
     }
     Files.createDirectories(dir);
     Path file = dir.resolve(name + ".yml");
     Files.writeString(file, FixtureYaml.render(small, expected, comments), StandardCharsets.UTF_8);
-    out.printf("%s: shrunk %s to %d items (%.1fs); wrote %s%n",
+    out.printf(
+        "%s: shrunk %s to %d items (%.1fs); wrote %s%n",
         target.name(), trace.name(), small.given().size(), seconds(start), file);
     out.println(indent(diff(expected.canonical(), actual.canonical())));
     return file;

@@ -1,9 +1,9 @@
 package dev.streamform.teststreams.fuzz;
 
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
-import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.oracle.Oracle;
 import dev.streamform.teststreams.oracle.WindowedOracle;
 import java.util.ArrayList;
@@ -13,8 +13,8 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * Compares what a runner makes of traces with what the {@link Oracle} says they mean, and shrinks
- * a trace that disagrees to a small one that still does.
+ * Compares what a runner makes of traces with what the {@link Oracle} says they mean, and shrinks a
+ * trace that disagrees to a small one that still does.
  *
  * <p>Traces run in batches ({@link TraceBatch}): one pipeline per batch, the outcome split per
  * trace. A batch whose whole outcome equals the oracle's agrees on every trace; otherwise each
@@ -102,7 +102,8 @@ public final class Fuzzer {
   }
 
   /** Compares every trace; {@code progress} hears of each finished batch. */
-  public List<Verdict> compare(List<Fixture> traces, Target target, Consumer<List<Verdict>> progress) {
+  public List<Verdict> compare(
+      List<Fixture> traces, Target target, Consumer<List<Verdict>> progress) {
     List<Verdict> all = new ArrayList<>();
     for (int from = 0; from < traces.size(); from += batchSize) {
       List<Fixture> batch = traces.subList(from, Math.min(traces.size(), from + batchSize));
@@ -120,7 +121,8 @@ public final class Fuzzer {
   private List<Verdict> compareBatch(List<Fixture> traces, Target target, long seed) {
     if (traces.size() == 1) {
       Fixture trace = traces.get(0);
-      return List.of(new Verdict(trace, oracle.run(trace).canonical(), target.run(trace).canonical()));
+      return List.of(
+          new Verdict(trace, oracle.run(trace).canonical(), target.run(trace).canonical()));
     }
     TraceBatch batch = TraceBatch.of(model, traces, seed);
     FixtureOutcome expected = oracle.run(batch.fixture());
@@ -131,7 +133,8 @@ public final class Fuzzer {
     boolean anyDiffers = false;
     for (int i = 0; i < traces.size(); i++) {
       Verdict v =
-          new Verdict(traces.get(i), expectedParts.get(i).canonical(), actualParts.get(i).canonical());
+          new Verdict(
+              traces.get(i), expectedParts.get(i).canonical(), actualParts.get(i).canonical());
       anyDiffers |= !v.agrees();
       verdicts.add(v);
     }
@@ -153,8 +156,8 @@ public final class Fuzzer {
   /**
    * A small trace that still disagrees: delta debugging over {@code trace}'s items (drop halves,
    * then quarters, ... then single items, keeping whatever still disagrees), each round's
-   * candidates run as one batch. The result is 1-minimal: dropping any one item makes it agree
-   * (in a batch; {@link FuzzRun} checks that it still disagrees run alone, as a fixture runs).
+   * candidates run as one batch. The result is 1-minimal: dropping any one item makes it agree (in
+   * a batch; {@link FuzzRun} checks that it still disagrees run alone, as a fixture runs).
    */
   public Fixture shrink(Fixture trace, Target target) {
     List<Fixture.Given> items = new ArrayList<>(trace.given());
@@ -217,7 +220,8 @@ public final class Fuzzer {
       if (g.event().isPresent()) {
         b.event(g.partition(), g.event().get());
       } else {
-        b.watermark(g.allPartitions() ? Optional.empty() : Optional.of(g.partition()), g.watermark().get());
+        b.watermark(
+            g.allPartitions() ? Optional.empty() : Optional.of(g.partition()), g.watermark().get());
       }
     }
     return b.build();

@@ -1,12 +1,12 @@
 package dev.streamform.teststreams.fuzz;
 
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.sql.OutputColumn;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.OutcomeBuilder;
 import dev.streamform.teststreams.fixture.PartitionClocks;
-import dev.streamform.planner.DeclaredModel;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,16 +23,16 @@ import java.util.TreeSet;
  * a trace milliseconds to process. Trace {@code j} (its slot) keeps its items but gets partitions
  * {@code j * stride + p} and its keys (and {@code event_id}s) tagged with {@code j} (slot 0 is left
  * as it is); since the clock is per partition and the changelog per key (the duplicate detection
- * per id), the traces cannot touch each other. Their
- * items are interleaved, each trace's own order kept — which by docs/semantics.md §7 must not matter
- * either. A watermark item for every partition becomes one item per partition of its trace.
+ * per id), the traces cannot touch each other. Their items are interleaved, each trace's own order
+ * kept — which by docs/semantics.md §7 must not matter either. A watermark item for every partition
+ * becomes one item per partition of its trace.
  *
  * <p>The runner's watermark is one for the whole batch: the minimum over every trace's partitions
- * ({@link PartitionClocks}). Interleaved blindly, the slowest trace would hold it below every
- * other trace's edges, and a timer 1 ms off (an expiry, a window end) could not show. So the next
- * item is drawn at random among the traces whose own {@code min_p W_p} is lowest: a trace moves on
- * only once the others have caught up with it, so the batch's watermark steps onto each trace's
- * own watermark values, as if it ran alone.
+ * ({@link PartitionClocks}). Interleaved blindly, the slowest trace would hold it below every other
+ * trace's edges, and a timer 1 ms off (an expiry, a window end) could not show. So the next item is
+ * drawn at random among the traces whose own {@code min_p W_p} is lowest: a trace moves on only
+ * once the others have caught up with it, so the batch's watermark steps onto each trace's own
+ * watermark values, as if it ran alone.
  *
  * <p>Both the oracle and the runner see the same merged fixture; {@link #split} cuts either's
  * outcome back into one outcome per trace, with the trace's own event ids.
@@ -42,9 +42,9 @@ final class TraceBatch {
   private static final long TAG = 1_000_000L;
 
   /**
-   * The watermark a finished trace's partitions are moved to: far beyond any generated time, so
-   * the trace no longer holds the batch back. It changes nothing of the trace's outcome — no item
-   * of it follows; its keys expire silently, as at the end of a run of the trace alone.
+   * The watermark a finished trace's partitions are moved to: far beyond any generated time, so the
+   * trace no longer holds the batch back. It changes nothing of the trace's outcome — no item of it
+   * follows; its keys expire silently, as at the end of a run of the trace alone.
    */
   static final Instant CLOSED = Instant.parse("9999-01-01T00:00:00Z");
 
@@ -55,8 +55,12 @@ final class TraceBatch {
   private final String tagColumn;
   private final ColumnType tagType;
   private final List<String> tagOutputs = new ArrayList<>();
-  /** The source's {@code event_id} column when it is tagged too (it is not the key's tag column). */
+
+  /**
+   * The source's {@code event_id} column when it is tagged too (it is not the key's tag column).
+   */
   private final String idColumn;
+
   private final ColumnType idType;
 
   private TraceBatch(
@@ -89,25 +93,30 @@ final class TraceBatch {
   }
 
   /**
-   * The source's {@code event_id} column when it is not the tag column: tagged per slot as well,
-   * so that two traces' ids never meet.
+   * The source's {@code event_id} column when it is not the tag column: tagged per slot as well, so
+   * that two traces' ids never meet.
    */
   private static Optional<String> idColumn(DeclaredModel model) {
     return model.source().eventId().filter(c -> !c.equals(tagColumn(model).orElse(null)));
   }
 
-  /** Whether traces of {@code model} can share a pipeline (their keys and ids can be kept apart). */
+  /**
+   * Whether traces of {@code model} can share a pipeline (their keys and ids can be kept apart).
+   */
   static boolean canBatch(DeclaredModel model) {
     // A windowed trace runs alone: splitting window records (their offsets and identity, which
     // name partitions and key values) back into traces is not done.
-    boolean idsTaggable = idColumn(model)
-        .map(c -> model.source().schema().get(c).kind() != ColumnType.Kind.BOOL).orElse(true);
+    boolean idsTaggable =
+        idColumn(model)
+            .map(c -> model.source().schema().get(c).kind() != ColumnType.Kind.BOOL)
+            .orElse(true);
     return tagColumn(model).isPresent() && !model.windowed() && idsTaggable;
   }
 
   static TraceBatch of(DeclaredModel model, List<Fixture> traces, long seed) {
     if (traces.size() > 1 && !canBatch(model)) {
-      throw new IllegalArgumentException("model " + model.model().name() + " has no key column to tag");
+      throw new IllegalArgumentException(
+          "model " + model.model().name() + " has no key column to tag");
     }
     String tagColumn = tagColumn(model).orElse(null);
     ColumnType tagType = tagColumn == null ? null : model.source().schema().get(tagColumn);
@@ -136,7 +145,8 @@ final class TraceBatch {
       int s = slot;
       TreeSet<Integer> used = new TreeSet<>(); // the trace's partitions in the merged fixture
       for (Fixture.Given g : trace.given()) {
-        used.addAll(g.event().isPresent() || !g.allPartitions() ? List.of(g.partition()) : partitions);
+        used.addAll(
+            g.event().isPresent() || !g.allPartitions() ? List.of(g.partition()) : partitions);
       }
       PartitionClocks clock = new PartitionClocks(used, delay, eventTime.isPresent());
       closing.add(used.stream().map(p -> base + p).collect(java.util.stream.Collectors.toList()));
@@ -153,7 +163,10 @@ final class TraceBatch {
           }
           items.add(() -> b.event(base + g.partition(), values));
           Object t = eventTime.map(values::get).orElse(null);
-          move.add(t instanceof Instant ? clock.event(g.partition(), ((Instant) t).toEpochMilli()) : null);
+          move.add(
+              t instanceof Instant
+                  ? clock.event(g.partition(), ((Instant) t).toEpochMilli())
+                  : null);
         } else {
           List<Integer> to = g.allPartitions() ? List.copyOf(partitions) : List.of(g.partition());
           items.add(() -> to.forEach(p -> b.watermark(Optional.of(base + p), g.watermark().get())));
@@ -212,7 +225,9 @@ final class TraceBatch {
     }
     switch (type.kind()) {
       case STRING:
-        return slot > 0 ? slot + "~" + value : ((String) value).substring(String.valueOf(-slot).length() + 1);
+        return slot > 0
+            ? slot + "~" + value
+            : ((String) value).substring(String.valueOf(-slot).length() + 1);
       case INT64:
         return (Long) value + slot * TAG;
       case DECIMAL:
@@ -236,8 +251,8 @@ final class TraceBatch {
   }
 
   /**
-   * One outcome per trace, its ids and keys those of the trace run alone. The processed count is not
-   * reported per event, so each trace's is inferred: its events, less the late and quarantined
+   * One outcome per trace, its ids and keys those of the trace run alone. The processed count is
+   * not reported per event, so each trace's is inferred: its events, less the late and quarantined
    * ones; compare the merged outcomes' counts to catch an event lost or processed twice.
    */
   List<FixtureOutcome> split(FixtureOutcome outcome) {
@@ -247,16 +262,22 @@ final class TraceBatch {
       parts.add(new OutcomeBuilder());
     }
     for (FixtureOutcome.Change c : outcome.changelog) {
-      parts.get(slot(c.eventId)).change(local(c.eventId), c.op, untag(c.values, tagOutputs, slot(c.eventId)));
+      parts
+          .get(slot(c.eventId))
+          .change(local(c.eventId), c.op, untag(c.values, tagOutputs, slot(c.eventId)));
     }
     for (FixtureOutcome.Dropped d : outcome.late) {
       processed[slot(d.eventId)]--;
       List<String> columns = tagColumn == null ? List.of() : List.of(tagColumn);
-      parts.get(slot(d.eventId)).late(local(d.eventId), untag(d.record, columns, slot(d.eventId)), d.watermark);
+      parts
+          .get(slot(d.eventId))
+          .late(local(d.eventId), untag(d.record, columns, slot(d.eventId)), d.watermark);
     }
     for (FixtureOutcome.Quarantined q : outcome.quarantined) {
       processed[slot(q.eventId)]--;
-      parts.get(slot(q.eventId)).quarantined(local(q.eventId), localReason(q.reason, slot(q.eventId)));
+      parts
+          .get(slot(q.eventId))
+          .quarantined(local(q.eventId), localReason(q.reason, slot(q.eventId)));
     }
     for (FixtureOutcome.Duplicate d : outcome.duplicates) {
       processed[slot(d.eventId)]--;
@@ -277,8 +298,10 @@ final class TraceBatch {
     return out;
   }
 
-  private static final java.util.regex.Pattern CONFLICT = java.util.regex.Pattern.compile(
-      "^(event_id `([^`]+)` = )(.*)( was first seen at partition )(\\d+)( offset .*)$", java.util.regex.Pattern.DOTALL);
+  private static final java.util.regex.Pattern CONFLICT =
+      java.util.regex.Pattern.compile(
+          "^(event_id `([^`]+)` = )(.*)( was first seen at partition )(\\d+)( offset .*)$",
+          java.util.regex.Pattern.DOTALL);
 
   /**
    * A conflict's reason as the trace alone would give it: the id without its tag, the first event's
@@ -293,10 +316,14 @@ final class TraceBatch {
     ColumnType type = column.equals(idColumn) ? idType : column.equals(tagColumn) ? tagType : null;
     String id = m.group(3);
     if (type != null && slot != 0) {
-      Object tagged = type.kind() == ColumnType.Kind.STRING ? id
-          : type.kind() == ColumnType.Kind.INT64 ? (Object) Long.valueOf(id)
-          : type.kind() == ColumnType.Kind.DECIMAL ? new BigDecimal(id)
-          : type.kind() == ColumnType.Kind.DOUBLE ? (Object) Double.valueOf(id) : null;
+      Object tagged =
+          type.kind() == ColumnType.Kind.STRING
+              ? id
+              : type.kind() == ColumnType.Kind.INT64
+                  ? (Object) Long.valueOf(id)
+                  : type.kind() == ColumnType.Kind.DECIMAL
+                      ? new BigDecimal(id)
+                      : type.kind() == ColumnType.Kind.DOUBLE ? (Object) Double.valueOf(id) : null;
       id = tagged == null ? id : String.valueOf(tag(type, tagged, -slot));
     }
     return m.group(1) + id + m.group(4) + Integer.parseInt(m.group(5)) % stride + m.group(6);

@@ -14,13 +14,13 @@ import java.util.Optional;
  * {@code Deduplicate} transform.
  *
  * <p>An event that passed the clock (not dropped as late, not quarantined) is judged against its
- * id's first event: when there is none, or its own partition's watermark at its arrival {@code
- * W_p} has reached {@code first event time + duplicates_within}, it is a new first event (kept);
+ * id's first event: when there is none, or its own partition's watermark at its arrival {@code W_p}
+ * has reached {@code first event time + duplicates_within}, it is a new first event (kept);
  * otherwise it is a {@link Verdict#DUPLICATE} when every column has the first one's value (decimals
  * by value) and a {@link Verdict#CONFLICT} when any differs. An event without a value for the id
- * column is {@link Verdict#NO_ID}: quarantined, remembered by nothing. The oracles play items in delivery
- * order, which is the transform's order for the events of one id as long as they live in one
- * partition (a producer's retry goes to the partition of its key).
+ * column is {@link Verdict#NO_ID}: quarantined, remembered by nothing. The oracles play items in
+ * delivery order, which is the transform's order for the events of one id as long as they live in
+ * one partition (a producer's retry goes to the partition of its key).
  */
 final class EventIds {
   /** How an event that passed the clock is judged. */
@@ -83,18 +83,28 @@ final class EventIds {
     return Verdict.DUPLICATE;
   }
 
-  /** The quarantine reason of the last {@link Verdict#CONFLICT} judged, for event {@code record}. */
+  /**
+   * The quarantine reason of the last {@link Verdict#CONFLICT} judged, for event {@code record}.
+   */
   String conflictReason(Map<String, Object> record) {
     String[] place = firstOfLast.split("-");
     // the id as the pipeline's record prints it: text without quotes, numbers as written
-    return "event_id `" + column.get() + "` = " + record.get(column.get())
-        + " was first seen at partition " + place[0] + " offset " + place[1]
+    return "event_id `"
+        + column.get()
+        + "` = "
+        + record.get(column.get())
+        + " was first seen at partition "
+        + place[0]
+        + " offset "
+        + place[1]
         + " with another payload; a repeated id must repeat its event exactly";
   }
 
   /** The quarantine reason of an event without a value for the id column. */
   String noIdReason() {
-    return "no value for event_id column `" + column.get() + "`; an event without its id cannot be"
+    return "no value for event_id column `"
+        + column.get()
+        + "`; an event without its id cannot be"
         + " told from a repeat";
   }
 

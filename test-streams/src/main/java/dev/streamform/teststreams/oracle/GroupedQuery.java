@@ -12,10 +12,10 @@ import java.util.Map;
 
 /**
  * A model's query evaluated in plain Java, for the oracles: its WHERE clause (by the oracle's own
- * reading, {@link WhereClause}, not the engine's evaluator), the key of a record
- * and the output row of a group of records. Values follow SQL: aggregates skip nulls, {@code
- * COUNT} of nothing is 0 and the others are null, decimals are exact and {@code AVG(decimal(p,s))}
- * rounds half-even to scale {@code max(s, 6)}, and {@code SUM} of int64 that overflows throws.
+ * reading, {@link WhereClause}, not the engine's evaluator), the key of a record and the output row
+ * of a group of records. Values follow SQL: aggregates skip nulls, {@code COUNT} of nothing is 0
+ * and the others are null, decimals are exact and {@code AVG(decimal(p,s))} rounds half-even to
+ * scale {@code max(s, 6)}, and {@code SUM} of int64 that overflows throws.
  */
 final class GroupedQuery {
   private final ModelQuery query;
@@ -36,8 +36,10 @@ final class GroupedQuery {
       this.where = query.where().map(w -> WhereClause.ofQuery("WHERE " + w.toSql())).orElse(null);
     }
     if ((where == null) != query.where().isEmpty()) {
-      throw new IllegalArgumentException("the oracle read no WHERE clause where the model has one,"
-          + " or one where it has none: " + sql);
+      throw new IllegalArgumentException(
+          "the oracle read no WHERE clause where the model has one,"
+              + " or one where it has none: "
+              + sql);
     }
   }
 
@@ -46,7 +48,9 @@ final class GroupedQuery {
     return where == null || where.test(record);
   }
 
-  /** The state key of a record: its GROUP BY columns, by value (decimal 10 and 10.00 are one key). */
+  /**
+   * The state key of a record: its GROUP BY columns, by value (decimal 10 and 10.00 are one key).
+   */
   List<Object> keyOf(Map<String, Object> record) {
     List<Object> key = new ArrayList<>();
     for (String k : query.keyColumns()) {

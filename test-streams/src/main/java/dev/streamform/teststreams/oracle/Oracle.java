@@ -1,5 +1,6 @@
 package dev.streamform.teststreams.oracle;
 
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.LateEvents;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
@@ -8,7 +9,6 @@ import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.sql.ModelQuery;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.OutcomeBuilder;
-import dev.streamform.planner.DeclaredModel;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -20,10 +20,10 @@ import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * The reference implementation of docs/semantics.md §2–§3, in plain Java: one loop over the delivered
- * items, a map of partition watermarks and a map of key states. It shares no code with the Beam
- * transforms; it exists to be obviously right, so that whatever a runner produces can be compared
- * with it.
+ * The reference implementation of docs/semantics.md §2–§3, in plain Java: one loop over the
+ * delivered items, a map of partition watermarks and a map of key states. It shares no code with
+ * the Beam transforms; it exists to be obviously right, so that whatever a runner produces can be
+ * compared with it.
  *
  * <p>Its answer has the shape of a runner's ({@link FixtureOutcome}), with the same event ids
  * ({@code <partition>-<offset>}, a watermark item taking an offset in every partition it applies
@@ -32,12 +32,12 @@ import java.util.TreeSet;
  * <p>Decisions it encodes, beyond the text of §2–§3: lateness and expiry are judged against the
  * event's own partition's watermark at its arrival (a key's state is gone iff {@code W_p >=
  * latest(k) + retention}); a watermark item with no partition applies to every partition of the
- * fixture (partition 0 and every partition an item names); the processed count includes events
- * that pass the clock but not the WHERE clause; decimals are exact and {@code AVG(decimal(p,s))}
- * rounds half-even to scale {@code max(s, 6)}; with {@code event_id} on the source, an event that
- * passed the clock is judged by {@link EventIds} before the model (a late event dropped by the
- * clock never reaches it: late, not a duplicate), and a duplicate or conflict still advances its
- * partition's watermark.
+ * fixture (partition 0 and every partition an item names); the processed count includes events that
+ * pass the clock but not the WHERE clause; decimals are exact and {@code AVG(decimal(p,s))} rounds
+ * half-even to scale {@code max(s, 6)}; with {@code event_id} on the source, an event that passed
+ * the clock is judged by {@link EventIds} before the model (a late event dropped by the clock never
+ * reaches it: late, not a duplicate), and a duplicate or conflict still advances its partition's
+ * watermark.
  */
 public final class Oracle {
   private final SourceDeclaration source;
@@ -127,9 +127,11 @@ public final class Oracle {
         out.duplicate(id, sourceColumns(record));
       } else if (repeat == EventIds.Verdict.CONFLICT || repeat == EventIds.Verdict.NO_ID) {
         timeline.event(i, id, p, t, w, Timeline.Judgement.QUARANTINED);
-        out.quarantined(id, repeat == EventIds.Verdict.NO_ID ? ids.noIdReason() : ids.conflictReason(record));
+        out.quarantined(
+            id, repeat == EventIds.Verdict.NO_ID ? ids.noIdReason() : ids.conflictReason(record));
       } else {
-        timeline.event(i, id, p, t, w, late ? Timeline.Judgement.LATE_KEPT : Timeline.Judgement.ON_TIME);
+        timeline.event(
+            i, id, p, t, w, late ? Timeline.Judgement.LATE_KEPT : Timeline.Judgement.ON_TIME);
         processed++;
         apply(record, t, w, id, keys, out, i, timeline);
       }
@@ -140,7 +142,10 @@ public final class Oracle {
     return out.processed(processed).build();
   }
 
-  /** Applies one processed event with time {@code t} that arrived when its partition was at {@code w}. */
+  /**
+   * Applies one processed event with time {@code t} that arrived when its partition was at {@code
+   * w}.
+   */
   private void apply(
       Map<String, Object> record,
       Instant t,

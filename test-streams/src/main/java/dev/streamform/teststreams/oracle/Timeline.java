@@ -15,7 +15,8 @@ import java.util.TreeSet;
  * number {@link #items()} stands for the end of the input.
  *
  * <p>It records the oracle's own decisions and computes nothing: a picture drawn from it shows
- * exactly what docs/semantics.md §2, §3 and §6 say happens, and a runner's outcome can be laid over it.
+ * exactly what docs/semantics.md §2, §3 and §6 say happens, and a runner's outcome can be laid over
+ * it.
  */
 public final class Timeline {
 
@@ -40,7 +41,12 @@ public final class Timeline {
 
   /** One event: {@code time} null when quarantined, {@code watermark} null while undefined. */
   public record Event(
-      int item, String eventId, int partition, Instant time, Instant watermark, Judgement judgement) {}
+      int item,
+      String eventId,
+      int partition,
+      Instant time,
+      Instant watermark,
+      Judgement judgement) {}
 
   /** Partition {@code partition}'s {@code W_p} became {@code value} at item {@code item}. */
   public record WatermarkStep(int item, int partition, Instant value) {}
@@ -97,8 +103,8 @@ public final class Timeline {
     watermarks.add(new WatermarkStep(item, partition, value));
   }
 
-  void emission(int item, String status, int revision, Instant start, Instant end,
-      Map<String, Object> key) {
+  void emission(
+      int item, String status, int revision, Instant start, Instant end, Map<String, Object> key) {
     emissions.add(new Emission(item, status, revision, start, end, key));
   }
 

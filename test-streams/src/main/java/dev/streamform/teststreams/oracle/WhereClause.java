@@ -15,19 +15,19 @@ import java.util.Map;
 /**
  * The oracle's own reading of a model's WHERE clause: a tokenizer, parser and evaluator written
  * apart from the engine's ({@code ModelSql} parses with Calcite into {@code Expr}), so that a bug
- * in either shows up as a disagreement in fuzz instead of agreeing with itself. It reads the
- * clause from the model's SQL text as written.
+ * in either shows up as a disagreement in fuzz instead of agreeing with itself. It reads the clause
+ * from the model's SQL text as written.
  *
- * <p>The forms are the supported ones (README, "A Streamform project"): comparisons {@code = <>
- * != < <= > >=}, {@code AND}, {@code OR}, {@code NOT}, {@code IS [NOT] NULL|TRUE|FALSE|UNKNOWN},
+ * <p>The forms are the supported ones (README, "A Streamform project"): comparisons {@code = <> !=
+ * < <= > >=}, {@code AND}, {@code OR}, {@code NOT}, {@code IS [NOT] NULL|TRUE|FALSE|UNKNOWN},
  * {@code [NOT] IN (literals)}, {@code [NOT] BETWEEN [SYMMETRIC|ASYMMETRIC] a AND b}, {@code + - *
  * /} and unary minus on numbers, parentheses, literals (numbers, {@code 'strings'}, {@code TRUE},
  * {@code FALSE}, {@code NULL}, {@code UNKNOWN}, {@code TIMESTAMP 'yyyy-MM-dd HH:mm:ss[.f]'}, UTC)
  * and columns (case-sensitive; {@code "quoted"} too). Semantics as SQL gives them: three-valued
  * logic ({@code null} is UNKNOWN, and a row passes only on TRUE); numbers compare by value, in
- * double when a double is involved; int64 arithmetic stays int64 (division truncates) and
- * becomes exact decimal on overflow, decimal is exact (division to 34 digits), double is double;
- * division by zero is NULL.
+ * double when a double is involved; int64 arithmetic stays int64 (division truncates) and becomes
+ * exact decimal on overflow, decimal is exact (division to 34 digits), double is double; division
+ * by zero is NULL.
  */
 final class WhereClause {
   private final Node root;
@@ -56,8 +56,13 @@ final class WhereClause {
         depth--;
       } else if (depth == 0 && from < 0 && t.keyword("WHERE")) {
         from = i + 1;
-      } else if (depth == 0 && from >= 0 && (t.keyword("GROUP") || t.keyword("ORDER")
-          || t.keyword("HAVING") || t.keyword("LIMIT") || t.is(";"))) {
+      } else if (depth == 0
+          && from >= 0
+          && (t.keyword("GROUP")
+              || t.keyword("ORDER")
+              || t.keyword("HAVING")
+              || t.keyword("LIMIT")
+              || t.is(";"))) {
         to = i;
         break;
       }
@@ -70,7 +75,11 @@ final class WhereClause {
     Node root = p.or();
     if (p.at < clause.size()) {
       throw new IllegalArgumentException(
-          "the oracle cannot read the WHERE clause of `" + sql.strip() + "` at `" + clause.get(p.at).text + "`");
+          "the oracle cannot read the WHERE clause of `"
+              + sql.strip()
+              + "` at `"
+              + clause.get(p.at).text
+              + "`");
     }
     return new WhereClause(root, sql);
   }
@@ -170,10 +179,14 @@ final class WhereClause {
       double a = ((Number) l).doubleValue();
       double b = ((Number) r).doubleValue();
       switch (op) {
-        case '+': return a + b;
-        case '-': return a - b;
-        case '*': return a * b;
-        default: return b == 0 ? null : a / b;
+        case '+':
+          return a + b;
+        case '-':
+          return a - b;
+        case '*':
+          return a * b;
+        default:
+          return b == 0 ? null : a / b;
       }
     }
     BigDecimal a = exact((Number) l);
@@ -181,15 +194,23 @@ final class WhereClause {
     boolean ints = l instanceof Long && r instanceof Long;
     BigDecimal result;
     switch (op) {
-      case '+': result = a.add(b); break;
-      case '-': result = a.subtract(b); break;
-      case '*': result = a.multiply(b); break;
+      case '+':
+        result = a.add(b);
+        break;
+      case '-':
+        result = a.subtract(b);
+        break;
+      case '*':
+        result = a.multiply(b);
+        break;
       default:
         if (b.signum() == 0) {
           return null;
         }
-        result = ints ? new BigDecimal(a.toBigInteger().divide(b.toBigInteger()))
-            : a.divide(b, MathContext.DECIMAL128);
+        result =
+            ints
+                ? new BigDecimal(a.toBigInteger().divide(b.toBigInteger()))
+                : a.divide(b, MathContext.DECIMAL128);
     }
     if (ints) {
       // int64 stays int64 while it fits; past that, exact decimal
@@ -255,7 +276,8 @@ final class WhereClause {
         }
         out.add(new Token(b.toString(), c == '\'' ? 's' : 'q'));
         i = j + 1;
-      } else if (Character.isDigit(c) || (c == '.' && i + 1 < sql.length() && Character.isDigit(sql.charAt(i + 1)))) {
+      } else if (Character.isDigit(c)
+          || (c == '.' && i + 1 < sql.length() && Character.isDigit(sql.charAt(i + 1)))) {
         int j = i;
         while (j < sql.length() && (Character.isDigit(sql.charAt(j)) || sql.charAt(j) == '.')) {
           j++;
@@ -273,7 +295,8 @@ final class WhereClause {
         i = j;
       } else if (Character.isLetter(c) || c == '_') {
         int j = i;
-        while (j < sql.length() && (Character.isLetterOrDigit(sql.charAt(j)) || sql.charAt(j) == '_')) {
+        while (j < sql.length()
+            && (Character.isLetterOrDigit(sql.charAt(j)) || sql.charAt(j) == '_')) {
           j++;
         }
         out.add(new Token(sql.substring(i, j), 'i'));
@@ -293,7 +316,8 @@ final class WhereClause {
   }
 
   private static final DateTimeFormatter TIMESTAMP =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss[.SSSSSSSSS][.SSSSSS][.SSS][.SS][.S]", Locale.ROOT);
+      DateTimeFormatter.ofPattern(
+          "yyyy-MM-dd HH:mm:ss[.SSSSSSSSS][.SSSSSS][.SSS][.SS][.S]", Locale.ROOT);
 
   private static final class Parser {
     final List<Token> tokens;
@@ -326,8 +350,13 @@ final class WhereClause {
 
     IllegalArgumentException fail(String what) {
       return new IllegalArgumentException(
-          "the oracle cannot read the WHERE clause of `" + sql.strip() + "`: " + what + " at `"
-              + peek().text + "`");
+          "the oracle cannot read the WHERE clause of `"
+              + sql.strip()
+              + "`: "
+              + what
+              + " at `"
+              + peek().text
+              + "`");
     }
 
     Node or() {
@@ -393,18 +422,25 @@ final class WhereClause {
               return null;
             }
             switch (op) {
-              case "=": return c == 0;
-              case "<>": return c != 0;
-              case "<": return c < 0;
-              case "<=": return c <= 0;
-              case ">": return c > 0;
-              default: return c >= 0;
+              case "=":
+                return c == 0;
+              case "<>":
+                return c != 0;
+              case "<":
+                return c < 0;
+              case "<=":
+                return c <= 0;
+              case ">":
+                return c > 0;
+              default:
+                return c >= 0;
             }
           };
         }
       }
       boolean negated = false;
-      if (peek().keyword("NOT") && at + 1 < tokens.size()
+      if (peek().keyword("NOT")
+          && at + 1 < tokens.size()
           && (tokens.get(at + 1).keyword("IN") || tokens.get(at + 1).keyword("BETWEEN"))) {
         at++;
         negated = true;
@@ -416,15 +452,16 @@ final class WhereClause {
           items.add(additive());
         } while (eat(","));
         expect(")");
-        Node in = row -> {
-          Object v = left.eval(row);
-          Boolean found = false;
-          for (Node item : items) {
-            Integer c = order(v, item.eval(row));
-            found = WhereClause.or(found, c == null ? null : c == 0);
-          }
-          return found;
-        };
+        Node in =
+            row -> {
+              Object v = left.eval(row);
+              Boolean found = false;
+              for (Node item : items) {
+                Integer c = order(v, item.eval(row));
+                found = WhereClause.or(found, c == null ? null : c == 0);
+              }
+              return found;
+            };
         return negated ? row -> WhereClause.not((Boolean) in.eval(row)) : in;
       }
       if (eat("BETWEEN")) {
@@ -435,13 +472,14 @@ final class WhereClause {
         Node low = additive();
         expect("AND");
         Node high = additive();
-        Node between = row -> {
-          Object v = left.eval(row);
-          Object a = low.eval(row);
-          Object b = high.eval(row);
-          Boolean inside = within(v, a, b);
-          return symmetric ? WhereClause.or(inside, within(v, b, a)) : inside;
-        };
+        Node between =
+            row -> {
+              Object v = left.eval(row);
+              Object a = low.eval(row);
+              Object b = high.eval(row);
+              Boolean inside = within(v, a, b);
+              return symmetric ? WhereClause.or(inside, within(v, b, a)) : inside;
+            };
         return negated ? row -> WhereClause.not((Boolean) between.eval(row)) : between;
       }
       if (negated) {
@@ -498,7 +536,9 @@ final class WhereClause {
         return -(Double) v;
       }
       if (v instanceof Long) {
-        return (Long) v == Long.MIN_VALUE ? new BigDecimal((Long) v).negate() : (Object) (-(Long) v);
+        return (Long) v == Long.MIN_VALUE
+            ? new BigDecimal((Long) v).negate()
+            : (Object) (-(Long) v);
       }
       return ((BigDecimal) v).negate();
     }
@@ -535,7 +575,9 @@ final class WhereClause {
         }
         if (t.keyword("TIMESTAMP") && at + 1 < tokens.size() && tokens.get(at + 1).kind == 's') {
           at += 2;
-          Instant v = LocalDateTime.parse(tokens.get(at - 1).text.strip(), TIMESTAMP).toInstant(ZoneOffset.UTC);
+          Instant v =
+              LocalDateTime.parse(tokens.get(at - 1).text.strip(), TIMESTAMP)
+                  .toInstant(ZoneOffset.UTC);
           return row -> v;
         }
         at++;

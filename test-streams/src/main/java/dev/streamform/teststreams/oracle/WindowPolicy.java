@@ -11,8 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The window settings of a windowed model (docs/semantics.md §6), as the {@link WindowedOracle} reads
- * them: windows of {@code size} starting at every multiple of {@code every} from the epoch
+ * The window settings of a windowed model (docs/semantics.md §6), as the {@link WindowedOracle}
+ * reads them: windows of {@code size} starting at every multiple of {@code every} from the epoch
  * ({@code every == size} for tumbling windows), corrections accepted until {@code allowedLateness}
  * after a window's end, a preview after every {@code earlyEveryEvents}-th on-time event of a key's
  * window (0: none), and the policy {@code generation}. Immutable; the constructor refuses what
@@ -37,15 +37,16 @@ public record WindowPolicy(
     Calendar calendar) {
 
   /**
-   * Local days, weeks or months of {@code zone}. The oracle works their bounds out on its own
-   * with {@link ZonedDateTime} (truncating to the day in the zone), sharing no code with the
-   * engine's windows, so the two only agree when both read the zone database right.
+   * Local days, weeks or months of {@code zone}. The oracle works their bounds out on its own with
+   * {@link ZonedDateTime} (truncating to the day in the zone), sharing no code with the engine's
+   * windows, so the two only agree when both read the zone database right.
    *
    * @param unit {@link ChronoUnit#DAYS}, {@link ChronoUnit#WEEKS} or {@link ChronoUnit#MONTHS}
    */
   public record Calendar(ChronoUnit unit, ZoneId zone, DayOfWeek weekStarts) {
     public Calendar {
-      check(unit == ChronoUnit.DAYS || unit == ChronoUnit.WEEKS || unit == ChronoUnit.MONTHS,
+      check(
+          unit == ChronoUnit.DAYS || unit == ChronoUnit.WEEKS || unit == ChronoUnit.MONTHS,
           "a calendar unit of days, weeks or months");
     }
 
@@ -68,15 +69,21 @@ public record WindowPolicy(
   }
 
   /** Fixed (tumbling or hopping) windows. */
-  public WindowPolicy(String model, Duration size, Duration every, Duration allowedLateness,
-      int earlyEveryEvents, int generation) {
+  public WindowPolicy(
+      String model,
+      Duration size,
+      Duration every,
+      Duration allowedLateness,
+      int earlyEveryEvents,
+      int generation) {
     this(model, size, every, allowedLateness, earlyEveryEvents, generation, null);
   }
 
   /** Calendar windows {@code calendar}; no lateness, no previews, generation 1. */
   public static WindowPolicy calendar(String model, Calendar calendar) {
-    Duration nominal = Duration.of(1, calendar.unit() == ChronoUnit.MONTHS ? ChronoUnit.DAYS : calendar.unit())
-        .multipliedBy(calendar.unit() == ChronoUnit.MONTHS ? 31 : 1);
+    Duration nominal =
+        Duration.of(1, calendar.unit() == ChronoUnit.MONTHS ? ChronoUnit.DAYS : calendar.unit())
+            .multipliedBy(calendar.unit() == ChronoUnit.MONTHS ? 31 : 1);
     return new WindowPolicy(model, nominal, nominal, Duration.ZERO, 0, 1, calendar);
   }
 
@@ -100,7 +107,9 @@ public record WindowPolicy(
     check(generation >= 1, "a positive generation");
   }
 
-  /** Tumbling windows of {@code size} aligned to the epoch; no lateness, no previews, generation 1. */
+  /**
+   * Tumbling windows of {@code size} aligned to the epoch; no lateness, no previews, generation 1.
+   */
   public static WindowPolicy tumbling(String model, Duration size) {
     return new WindowPolicy(model, size, size, Duration.ZERO, 0, 1);
   }
@@ -111,7 +120,8 @@ public record WindowPolicy(
   }
 
   public WindowPolicy withAllowedLateness(Duration allowedLateness) {
-    return new WindowPolicy(model, size, every, allowedLateness, earlyEveryEvents, generation, calendar);
+    return new WindowPolicy(
+        model, size, every, allowedLateness, earlyEveryEvents, generation, calendar);
   }
 
   /** {@code early_results: every n events}. */
@@ -120,10 +130,14 @@ public record WindowPolicy(
   }
 
   public WindowPolicy withGeneration(int generation) {
-    return new WindowPolicy(model, size, every, allowedLateness, earlyEveryEvents, generation, calendar);
+    return new WindowPolicy(
+        model, size, every, allowedLateness, earlyEveryEvents, generation, calendar);
   }
 
-  /** The starts of the {@code size / every} windows {@code [s, s + size)} that contain {@code t}, ascending. */
+  /**
+   * The starts of the {@code size / every} windows {@code [s, s + size)} that contain {@code t},
+   * ascending.
+   */
   public List<Instant> windowStartsOf(Instant t) {
     if (calendar != null) {
       return List.of(calendar.startOf(t));

@@ -1,15 +1,15 @@
 package dev.streamform.teststreams.oracle;
 
+import dev.streamform.core.digest.RevisionIdentity;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.EarlyResults;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.declarations.WindowSpec;
-import dev.streamform.core.digest.RevisionIdentity;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.sql.ModelQuery;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.OutcomeBuilder;
-import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Late;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Offsets;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Quarantined;
@@ -28,18 +28,18 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The reference implementation of docs/semantics.md §6 (windowed models) in plain Java: one loop over the
- * delivered items, a map of partition watermarks and a map of open windows per key. Like {@link
- * Oracle} it shares no code with the Beam transforms; it exists to be obviously right.
+ * The reference implementation of docs/semantics.md §6 (windowed models) in plain Java: one loop
+ * over the delivered items, a map of partition watermarks and a map of open windows per key. Like
+ * {@link Oracle} it shares no code with the Beam transforms; it exists to be obviously right.
  *
  * <p>For each item in delivery order: a watermark item raises {@code W_p} of the partitions it
  * applies to; an event is judged, for each window {@code [s, end)} that contains its time {@code
  * t}, against its partition's {@code W_p} before it advances it — on time iff {@code W_p} is
- * undefined or {@code W_p < end}, a correction iff {@code end <= W_p < end + allowed_lateness},
- * too late otherwise — and then sets {@code W_p := max(W_p, t - delay)}. After every item the
- * source watermark {@code W = min_p W_p} (undefined while any {@code W_p} is) fires the edges it
- * has passed: at {@code end}, revision 1 and the held corrections; at {@code end +
- * allowed_lateness}, the final record. The end of the input takes {@code W} to infinity.
+ * undefined or {@code W_p < end}, a correction iff {@code end <= W_p < end + allowed_lateness}, too
+ * late otherwise — and then sets {@code W_p := max(W_p, t - delay)}. After every item the source
+ * watermark {@code W = min_p W_p} (undefined while any {@code W_p} is) fires the edges it has
+ * passed: at {@code end}, revision 1 and the held corrections; at {@code end + allowed_lateness},
+ * the final record. The end of the input takes {@code W} to infinity.
  *
  * <p>Decisions it encodes, beyond the text of §6:
  *
@@ -49,25 +49,25 @@ import java.util.TreeSet;
  *       none. {@code W} is the minimum over them. Events are numbered as {@code FixtureStream}
  *       numbers them ({@code <partition>-<offset>}, a watermark item taking an offset in every
  *       partition it applies to).
- *   <li>The model's WHERE comes before the windows, as SQL filters rows before it groups them:
- *       an event that the WHERE clause filters out is judged by the clock (it advances {@code
- *       W_p}) but is in no window, so it makes no window, preview, revision or too-late row and
- *       is not counted as processed.
+ *   <li>The model's WHERE comes before the windows, as SQL filters rows before it groups them: an
+ *       event that the WHERE clause filters out is judged by the clock (it advances {@code W_p})
+ *       but is in no window, so it makes no window, preview, revision or too-late row and is not
+ *       counted as processed.
  *   <li>A correction is a new revision at once when {@code W >= end} at its arrival ({@code W}
  *       before the event advances its {@code W_p}); otherwise it is held until {@code W} passes
  *       {@code end}.
  *   <li>A revision's values aggregate its window's on-time events in delivery order, then its
  *       corrections in revision order (for SUM of doubles, the order of the additions).
  *   <li>A final record repeats its last revision whole: number, predecessor, values, digest and
- *       offsets. A preview carries the identity of its window and the offsets of the on-time
- *       events it shows.
+ *       offsets. A preview carries the identity of its window and the offsets of the on-time events
+ *       it shows.
  *   <li>The identity's key is the key columns as the query outputs them ({@code customer_id AS
  *       customer} gives {@code customer}); its values are the aggregate columns.
  *   <li>An event without a value for the event-time column is quarantined, as in {@link Oracle}.
  *   <li>With {@code event_id}, an event is judged by {@link EventIds} after the clock (it has
- *       advanced {@code W_p}) and before the WHERE and the windows: a duplicate or a conflict is
- *       in no window, and a repeat within the horizon is a duplicate even when its windows would
- *       have refused it as too late.
+ *       advanced {@code W_p}) and before the WHERE and the windows: a duplicate or a conflict is in
+ *       no window, and a repeat within the horizon is a duplicate even when its windows would have
+ *       refused it as too late.
  * </ul>
  */
 public final class WindowedOracle {
@@ -76,7 +76,8 @@ public final class WindowedOracle {
   private final WindowPolicy policy;
   private final String eventTime;
 
-  private WindowedOracle(SourceDeclaration source, ModelQuery query, WindowPolicy policy, String sql) {
+  private WindowedOracle(
+      SourceDeclaration source, ModelQuery query, WindowPolicy policy, String sql) {
     this.source = source;
     this.query = new GroupedQuery(query, source.schema(), sql);
     this.policy = policy;
@@ -86,8 +87,11 @@ public final class WindowedOracle {
             .orElseThrow(
                 () ->
                     new IllegalArgumentException(
-                        "windowed model " + policy.model() + " needs an event-time source, and "
-                            + source.name() + " has no event_time"));
+                        "windowed model "
+                            + policy.model()
+                            + " needs an event-time source, and "
+                            + source.name()
+                            + " has no event_time"));
   }
 
   /**
@@ -101,9 +105,9 @@ public final class WindowedOracle {
   }
 
   /**
-   * The oracle of a windowed model of a project: its source, query and the window policy its
-   * {@code streamform.yml} entry declares. A processing-time {@code early_results} has no
-   * previews here: they depend on timing, and fixtures do not compare them.
+   * The oracle of a windowed model of a project: its source, query and the window policy its {@code
+   * streamform.yml} entry declares. A processing-time {@code early_results} has no previews here:
+   * they depend on timing, and fixtures do not compare them.
    *
    * @throws IllegalArgumentException when the model has no window
    */
@@ -122,11 +126,19 @@ public final class WindowedOracle {
             m.allowedLateness(),
             early.kind() == EarlyResults.Kind.EVERY_EVENTS ? early.everyEvents() : 0,
             m.generation(),
-            window.calendarUnit().map(u -> new WindowPolicy.Calendar(
-                u == WindowSpec.CalendarUnit.DAY ? java.time.temporal.ChronoUnit.DAYS
-                    : u == WindowSpec.CalendarUnit.WEEK ? java.time.temporal.ChronoUnit.WEEKS
-                    : java.time.temporal.ChronoUnit.MONTHS,
-                window.zoneOrUtc(), window.weekStarts())).orElse(null));
+            window
+                .calendarUnit()
+                .map(
+                    u ->
+                        new WindowPolicy.Calendar(
+                            u == WindowSpec.CalendarUnit.DAY
+                                ? java.time.temporal.ChronoUnit.DAYS
+                                : u == WindowSpec.CalendarUnit.WEEK
+                                    ? java.time.temporal.ChronoUnit.WEEKS
+                                    : java.time.temporal.ChronoUnit.MONTHS,
+                            window.zoneOrUtc(),
+                            window.weekStarts()))
+                .orElse(null));
     return new WindowedOracle(model.source(), model.query(), policy, m.sql());
   }
 
@@ -140,14 +152,17 @@ public final class WindowedOracle {
     return run(fixture.given());
   }
 
-  /** What docs/semantics.md says {@code given} (items in delivery order, then the end of input) must produce. */
+  /**
+   * What docs/semantics.md says {@code given} (items in delivery order, then the end of input) must
+   * produce.
+   */
   public WindowedOutcome run(List<Fixture.Given> given) {
     return new Run(given).play();
   }
 
   /**
-   * When {@code fixture}'s events were judged, its partitions' watermarks moved and each record
-   * was emitted.
+   * When {@code fixture}'s events were judged, its partitions' watermarks moved and each record was
+   * emitted.
    */
   public Timeline timeline(Fixture fixture) {
     Run run = new Run(fixture.given());
@@ -156,20 +171,30 @@ public final class WindowedOracle {
   }
 
   /**
-   * What docs/semantics.md says {@code fixture}'s given items must produce, in the shape a runner's run
-   * has ({@link FixtureOutcome}: the same event ids, value types and order), so the two compare by
-   * {@link FixtureOutcome#canonical()}.
+   * What docs/semantics.md says {@code fixture}'s given items must produce, in the shape a runner's
+   * run has ({@link FixtureOutcome}: the same event ids, value types and order), so the two compare
+   * by {@link FixtureOutcome#canonical()}.
    */
   public FixtureOutcome outcome(Fixture fixture) {
     WindowedOutcome out = run(fixture);
     OutcomeBuilder b = new OutcomeBuilder().processed(out.eventsProcessed());
     for (Row r : out.rows()) {
       SortedMap<Integer, FixtureOutcome.Offsets> offsets = new TreeMap<>();
-      r.offsets().forEach(
-          (p, o) -> offsets.put(p, new FixtureOutcome.Offsets(o.min(), o.max(), o.count())));
-      b.revision(r.status().yamlName(), r.revision(), r.predecessor().orElse(null), r.windowStart(),
-          r.windowEnd(), r.key(), r.values(), r.logicalWindowId(), r.projectionId(),
-          r.aggregateDigest(), offsets);
+      r.offsets()
+          .forEach(
+              (p, o) -> offsets.put(p, new FixtureOutcome.Offsets(o.min(), o.max(), o.count())));
+      b.revision(
+          r.status().yamlName(),
+          r.revision(),
+          r.predecessor().orElse(null),
+          r.windowStart(),
+          r.windowEnd(),
+          r.key(),
+          r.values(),
+          r.logicalWindowId(),
+          r.projectionId(),
+          r.aggregateDigest(),
+          offsets);
     }
     for (Late l : out.late()) {
       Map<String, Object> record = new LinkedHashMap<>();
@@ -194,8 +219,10 @@ public final class WindowedOracle {
   /** One pass over a list of items, with the partitions they name. */
   private final class Run {
     private final List<Fixture.Given> given;
+
     /** The fixture's partitions (§6, pinned details); {@code W} is their minimum. */
     private final TreeSet<Integer> partitions = new TreeSet<>();
+
     private final Map<Integer, Long> nextOffset = new HashMap<>();
     private final Map<Integer, Instant> watermarks = new HashMap<>(); // absent: undefined
     private final Map<WindowId, Window> open = new LinkedHashMap<>();
@@ -206,6 +233,7 @@ public final class WindowedOracle {
     private final EventIds ids = new EventIds(source);
     private int processed;
     private final Timeline timeline;
+
     /** The item being played; {@code given.size()} at the end of the input. */
     private int item;
 
@@ -263,8 +291,11 @@ public final class WindowedOracle {
       }
       if (repeat == EventIds.Verdict.CONFLICT || repeat == EventIds.Verdict.NO_ID) {
         timeline.event(this.item, id, p, t, wp, Timeline.Judgement.QUARANTINED);
-        quarantined.add(new Quarantined(item, id,
-            repeat == EventIds.Verdict.NO_ID ? ids.noIdReason() : ids.conflictReason(record)));
+        quarantined.add(
+            new Quarantined(
+                item,
+                id,
+                repeat == EventIds.Verdict.NO_ID ? ids.noIdReason() : ids.conflictReason(record)));
         return;
       }
       if (!query.selects(record)) {
@@ -297,17 +328,31 @@ public final class WindowedOracle {
       if (accepted) {
         processed++;
       }
-      timeline.event(this.item, id, p, t, wp, !accepted ? Timeline.Judgement.LATE
-          : correction ? Timeline.Judgement.CORRECTION : Timeline.Judgement.ON_TIME);
+      timeline.event(
+          this.item,
+          id,
+          p,
+          t,
+          wp,
+          !accepted
+              ? Timeline.Judgement.LATE
+              : correction ? Timeline.Judgement.CORRECTION : Timeline.Judgement.ON_TIME);
     }
 
     private void emit(Row row) {
       rows.add(row);
-      timeline.emission(item, row.status().yamlName(), row.revision(), row.windowStart(),
-          row.windowEnd(), row.key());
+      timeline.emission(
+          item,
+          row.status().yamlName(),
+          row.revision(),
+          row.windowStart(),
+          row.windowEnd(),
+          row.key());
     }
 
-    /** {@code min_p W_p} over {@link #partitions}; null while any is undefined (or there is none). */
+    /**
+     * {@code min_p W_p} over {@link #partitions}; null while any is undefined (or there is none).
+     */
     private Instant sourceWatermark() {
       Instant min = null;
       for (int p : partitions) {
@@ -357,10 +402,13 @@ public final class WindowedOracle {
       final Instant end;
       final Map<String, Object> keyRow;
       final List<Included> onTime = new ArrayList<>();
+
       /** Corrections waiting for {@code W >= end}, in arrival order. */
       final List<Included> held = new ArrayList<>();
+
       /** The events of the last revision, in the order they were added to it. */
       final List<Included> included = new ArrayList<>();
+
       int revision;
       Row last;
 
@@ -405,8 +453,11 @@ public final class WindowedOracle {
           offsets.merge(
               e.partition(),
               new Offsets(e.offset(), e.offset(), 1),
-              (a, b) -> new Offsets(
-                  Math.min(a.min(), b.min()), Math.max(a.max(), b.max()), a.count() + b.count()));
+              (a, b) ->
+                  new Offsets(
+                      Math.min(a.min(), b.min()),
+                      Math.max(a.max(), b.max()),
+                      a.count() + b.count()));
         }
         Map<String, Object> values = query.aggregateRow(records);
         String logical =

@@ -11,25 +11,28 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * What docs/semantics.md §6 says a windowed model's input must produce, as the {@link WindowedOracle}
- * computes it: the output rows (previews, revisions and final records), the too-late rows, the
- * quarantined events and the counts {@code streamform test} prints.
+ * What docs/semantics.md §6 says a windowed model's input must produce, as the {@link
+ * WindowedOracle} computes it: the output rows (previews, revisions and final records), the
+ * too-late rows, the quarantined events and the counts {@code streamform test} prints.
  *
  * <p>{@link #rows()} are in the order the oracle emits them: an event's previews and immediate
- * corrections at its arrival, then the rows of the window edges the following watermark passes,
- * by edge time, then key, then window start. Only the order within one key and window is part of
- * the contract. {@link #late()} is in delivery order, one event's rows by window start.
+ * corrections at its arrival, then the rows of the window edges the following watermark passes, by
+ * edge time, then key, then window start. Only the order within one key and window is part of the
+ * contract. {@link #late()} is in delivery order, one event's rows by window start.
  *
  * @param rows every output row
  * @param late one row per window that refused an event as too late
  * @param quarantined the events without an event time and ({@code event_id}) the conflicts, in
  *     delivery order
- * @param eventsProcessed events accepted into at least one window (on time or correction); an
- *     event the model's WHERE clause filters out is in no window and is not counted
+ * @param eventsProcessed events accepted into at least one window (on time or correction); an event
+ *     the model's WHERE clause filters out is in no window and is not counted
  * @param duplicates the events dropped as duplicates ({@code event_id}), in delivery order
  */
 public record WindowedOutcome(
-    List<Row> rows, List<Late> late, List<Quarantined> quarantined, int eventsProcessed,
+    List<Row> rows,
+    List<Late> late,
+    List<Quarantined> quarantined,
+    int eventsProcessed,
     List<Duplicate> duplicates) {
 
   public WindowedOutcome {
@@ -50,7 +53,10 @@ public record WindowedOutcome(
 
   /** The {@code status} of an output row. */
   public enum Status {
-    /** A preview of the on-time events so far ({@code early_results}); revision 0, not stored as a revision. */
+    /**
+     * A preview of the on-time events so far ({@code early_results}); revision 0, not stored as a
+     * revision.
+     */
     EARLY("early"),
     /** Revision 1 of a window with on-time events, when the watermark passes its end. */
     ON_TIME("on_time"),
@@ -77,8 +83,8 @@ public record WindowedOutcome(
   public record Offsets(long min, long max, long count) {}
 
   /**
-   * One output row of a key's window. A final row repeats its last revision's number,
-   * predecessor, values, digest and offsets.
+   * One output row of a key's window. A final row repeats its last revision's number, predecessor,
+   * values, digest and offsets.
    *
    * @param status see {@link Status}
    * @param revision 1, 2, ... for revisions and final rows; 0 for previews
@@ -115,14 +121,23 @@ public record WindowedOutcome(
     /** This row as the window's final record. */
     Row asFinal() {
       return new Row(
-          Status.FINAL, revision, predecessor, windowStart, windowEnd, key, values,
-          logicalWindowId, projectionId, aggregateDigest, offsets);
+          Status.FINAL,
+          revision,
+          predecessor,
+          windowStart,
+          windowEnd,
+          key,
+          values,
+          logicalWindowId,
+          projectionId,
+          aggregateDigest,
+          offsets);
     }
   }
 
   /**
-   * An event refused by one window as too late: its partition's watermark had reached the
-   * window's end + allowed lateness.
+   * An event refused by one window as too late: its partition's watermark had reached the window's
+   * end + allowed lateness.
    *
    * @param item the event's {@code given:} item
    * @param eventId {@code <partition>-<offset>}

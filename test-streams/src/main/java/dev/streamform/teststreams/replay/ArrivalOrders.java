@@ -12,11 +12,11 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Arrival orders of a fixture's items that keep each partition's own order: the same
- * per-partition logs (the same items at the same offsets), interleaved differently. Order 1 is the
- * fixture as written; each further order is a uniformly random interleaving of the partitions'
- * logs, a function of the seed. A watermark item without a partition is one punctuation on each
- * partition's log, so it becomes one per-partition item in the other orders.
+ * Arrival orders of a fixture's items that keep each partition's own order: the same per-partition
+ * logs (the same items at the same offsets), interleaved differently. Order 1 is the fixture as
+ * written; each further order is a uniformly random interleaving of the partitions' logs, a
+ * function of the seed. A watermark item without a partition is one punctuation on each partition's
+ * log, so it becomes one per-partition item in the other orders.
  */
 public final class ArrivalOrders {
   private ArrivalOrders() {}
@@ -43,7 +43,9 @@ public final class ArrivalOrders {
    */
   public static List<Order> of(Fixture fixture, int count, long seed, boolean delayedPartitions) {
     TreeSet<Integer> partitions = new TreeSet<>();
-    fixture.given().stream().filter(g -> !g.allPartitions()).forEach(g -> partitions.add(g.partition()));
+    fixture.given().stream()
+        .filter(g -> !g.allPartitions())
+        .forEach(g -> partitions.add(g.partition()));
     Map<Integer, List<Fixture.Given>> logs = new TreeMap<>();
     partitions.forEach(p -> logs.put(p, new ArrayList<>()));
     for (Fixture.Given g : fixture.given()) {
@@ -63,7 +65,8 @@ public final class ArrivalOrders {
       StringBuilder pattern = new StringBuilder();
       int remaining = logs.values().stream().mapToInt(List::size).sum();
       while (remaining > 0) {
-        int pick = random.nextInt(remaining); // uniform over interleavings: weighted by what is left
+        int pick =
+            random.nextInt(remaining); // uniform over interleavings: weighted by what is left
         int partition = -1;
         for (Map.Entry<Integer, Deque<Fixture.Given>> e : left.entrySet()) {
           if (pick < e.getValue().size()) {
@@ -83,7 +86,8 @@ public final class ArrivalOrders {
         int n = orders.size() + 1;
         Fixture.Builder b = Fixture.builder(fixture.name() + "-order" + n, fixture.model());
         StringBuilder pattern = new StringBuilder();
-        // the others as written (each all-partition watermark item on each of them), then the delayed one
+        // the others as written (each all-partition watermark item on each of them), then the
+        // delayed one
         for (Fixture.Given g : fixture.given()) {
           for (int p : g.allPartitions() ? partitions : java.util.Set.of(g.partition())) {
             if (p != delayed) {

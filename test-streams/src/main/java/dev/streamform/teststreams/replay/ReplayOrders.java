@@ -1,9 +1,9 @@
 package dev.streamform.teststreams.replay;
 
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
-import dev.streamform.planner.DeclaredModel;
 import dev.streamform.transforms.decisions.FeatureContract;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -28,26 +28,53 @@ import java.util.TreeSet;
  * </ul>
  */
 public final class ReplayOrders {
-  private static final List<String> PERMITTED_LATEST = List.of("score", "features", "state_revision",
-      "state_cutoff", "scored_at", "decision_id", "supersedes", "affected_decisions");
+  private static final List<String> PERMITTED_LATEST =
+      List.of(
+          "score",
+          "features",
+          "state_revision",
+          "state_cutoff",
+          "scored_at",
+          "decision_id",
+          "supersedes",
+          "affected_decisions");
 
   /** What a replay found. */
   public record Result(int orders, int differingOrders, int differences, boolean permitted) {}
 
   private ReplayOrders() {}
 
-  public static Result run(DeclaredModel model, Fixture fixture, int count, long seed,
-      FixtureRunner runner, PrintWriter out) {
+  public static Result run(
+      DeclaredModel model,
+      Fixture fixture,
+      int count,
+      long seed,
+      FixtureRunner runner,
+      PrintWriter out) {
     return run(model, fixture, count, seed, false, runner, out);
   }
 
-  /** With {@code delayedPartitions}: one more order per partition, that partition delivering last. */
-  public static Result run(DeclaredModel model, Fixture fixture, int count, long seed,
-      boolean delayedPartitions, FixtureRunner runner, PrintWriter out) {
+  /**
+   * With {@code delayedPartitions}: one more order per partition, that partition delivering last.
+   */
+  public static Result run(
+      DeclaredModel model,
+      Fixture fixture,
+      int count,
+      long seed,
+      boolean delayedPartitions,
+      FixtureRunner runner,
+      PrintWriter out) {
     FeatureContract contract = model.scoreEvents().contract();
     List<ArrivalOrders.Order> orders = ArrivalOrders.of(fixture, count, seed, delayedPartitions);
-    out.printf("replay-orders: model %s (%s), fixture %s, %d arrival orders on %s, seed %d%n",
-        model.model().name(), contract.declared(), fixture.name(), orders.size(), runner.runner().describe(), seed);
+    out.printf(
+        "replay-orders: model %s (%s), fixture %s, %d arrival orders on %s, seed %d%n",
+        model.model().name(),
+        contract.declared(),
+        fixture.name(),
+        orders.size(),
+        runner.runner().describe(),
+        seed);
     List<FixtureOutcome> outcomes = new ArrayList<>();
     if (runner.runner().isFlink()) {
       List<FixtureRunner.Case> cases = new ArrayList<>();
@@ -71,8 +98,12 @@ public final class ReplayOrders {
         Map<String, String> want = reference.get(k);
         Map<String, String> got = ledger.get(k);
         if (want == null || got == null) {
-          lines.add("  " + k + ": " + (want == null ? "only in this order" : "missing in this order")
-              + " — not permitted: every order decides the same events with the same routes");
+          lines.add(
+              "  "
+                  + k
+                  + ": "
+                  + (want == null ? "only in this order" : "missing in this order")
+                  + " — not permitted: every order decides the same events with the same routes");
           orderPermitted = false;
           continue;
         }
@@ -80,8 +111,16 @@ public final class ReplayOrders {
           if (!Objects.equals(want.get(field), got.get(field))) {
             boolean ok = contract == FeatureContract.LATEST_AVAILABLE && permittedLatest(field);
             orderPermitted &= ok;
-            lines.add("  " + k + ": " + field + " " + want.get(field) + " -> " + got.get(field)
-                + (ok ? "" : "   (not permitted)"));
+            lines.add(
+                "  "
+                    + k
+                    + ": "
+                    + field
+                    + " "
+                    + want.get(field)
+                    + " -> "
+                    + got.get(field)
+                    + (ok ? "" : "   (not permitted)"));
           }
         }
       }
@@ -92,32 +131,60 @@ public final class ReplayOrders {
         differing++;
         differences += lines.size();
         permitted &= orderPermitted;
-        out.println(header + lines.size() + " difference" + (lines.size() == 1 ? "" : "s") + " from order 1");
+        out.println(
+            header
+                + lines.size()
+                + " difference"
+                + (lines.size() == 1 ? "" : "s")
+                + " from order 1");
         lines.forEach(out::println);
       }
     }
     FixtureOutcome first = outcomes.get(0);
-    out.printf("%d orders: %d decisions, %d revised, %d dead-lettered per order; final feature state of %d keys%n",
-        orders.size(), first.routed("scored") + first.routed("revised"), first.routed("revised"),
-        first.routed("dead_lettered"), first.finalState.size());
+    out.printf(
+        "%d orders: %d decisions, %d revised, %d dead-lettered per order; final feature state of %d"
+            + " keys%n",
+        orders.size(),
+        first.routed("scored") + first.routed("revised"),
+        first.routed("revised"),
+        first.routed("dead_lettered"),
+        first.finalState.size());
     first.finalState.forEach((k, v) -> out.println("  key " + k + ": " + v));
     if (differing == 0) {
-      out.println("identical decisions and final feature state in every order — as " + contract.declared()
-          + " requires" + (contract == FeatureContract.LATEST_AVAILABLE ? " nothing; it permits differences" : ""));
+      out.println(
+          "identical decisions and final feature state in every order — as "
+              + contract.declared()
+              + " requires"
+              + (contract == FeatureContract.LATEST_AVAILABLE
+                  ? " nothing; it permits differences"
+                  : ""));
     } else if (permitted) {
-      out.println(differing + " of " + orders.size() + " orders differ from order 1 (" + differences
-          + " differences): permitted by latest_available — the same events decided with the same"
-          + " routes; what they read depended on arrival order");
+      out.println(
+          differing
+              + " of "
+              + orders.size()
+              + " orders differ from order 1 ("
+              + differences
+              + " differences): permitted by latest_available — the same events decided with the"
+              + " same routes; what they read depended on arrival order");
     } else {
-      out.println(differing + " of " + orders.size() + " orders differ from order 1 (" + differences
-          + " differences): NOT permitted by " + contract.declared());
+      out.println(
+          differing
+              + " of "
+              + orders.size()
+              + " orders differ from order 1 ("
+              + differences
+              + " differences): NOT permitted by "
+              + contract.declared());
     }
     out.flush();
     return new Result(orders.size(), differing, differences, permitted);
   }
 
   private static boolean permittedLatest(String field) {
-    return PERMITTED_LATEST.contains(field) || field.startsWith("feature ") || field.startsWith("state applied order");
+    return PERMITTED_LATEST.contains(field)
+        || field.startsWith("feature ")
+        || field.startsWith("state applied order");
   }
 
   /**
@@ -130,24 +197,30 @@ public final class ReplayOrders {
       Map<String, String> fields = new LinkedHashMap<>();
       if (r.score() != null) {
         fields.put("score", String.valueOf(r.score()));
-        new TreeMap<>(r.features()).forEach((f, v) -> fields.put("feature " + f, String.valueOf(v)));
+        new TreeMap<>(r.features())
+            .forEach((f, v) -> fields.put("feature " + f, String.valueOf(v)));
         fields.put("state_revision", String.valueOf(r.stateRevision()));
       }
-      r.identity().forEach((k, v) -> {
-        if (!k.equals("event_id") && !k.equals("route") && !k.equals("revision")) {
-          fields.put(k, v);
-        }
-      });
-      ledger.put("event " + r.eventId() + " " + r.route() + (r.score() == null ? "" : " r" + r.revision()), fields);
+      r.identity()
+          .forEach(
+              (k, v) -> {
+                if (!k.equals("event_id") && !k.equals("route") && !k.equals("revision")) {
+                  fields.put(k, v);
+                }
+              });
+      ledger.put(
+          "event " + r.eventId() + " " + r.route() + (r.score() == null ? "" : " r" + r.revision()),
+          fields);
     }
-    outcome.finalState.forEach((key, state) -> {
-      Map<String, String> fields = new LinkedHashMap<>();
-      String[] parts = state.split(": ", 2);
-      fields.put("state revision", parts[0]);
-      fields.put("state events", new TreeSet<>(List.of(parts[1].split(", "))).toString());
-      fields.put("state applied order", parts[1]);
-      ledger.put("key " + key, fields);
-    });
+    outcome.finalState.forEach(
+        (key, state) -> {
+          Map<String, String> fields = new LinkedHashMap<>();
+          String[] parts = state.split(": ", 2);
+          fields.put("state revision", parts[0]);
+          fields.put("state events", new TreeSet<>(List.of(parts[1].split(", "))).toString());
+          fields.put("state applied order", parts[1]);
+          ledger.put("key " + key, fields);
+        });
     return ledger;
   }
 }

@@ -22,21 +22,25 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The HTML test report of {@code streamform test --report}: one self-contained file (inline CSS
- * and SVG, no script, nothing fetched) with, per fixture, PASS or FAIL, the counts and failure
- * tables as the terminal shows them, a {@link TimelineChart} and the expected and actual rows.
- * It listens to a {@link FixtureSuite} and is written once the suite has run.
+ * The HTML test report of {@code streamform test --report}: one self-contained file (inline CSS and
+ * SVG, no script, nothing fetched) with, per fixture, PASS or FAIL, the counts and failure tables
+ * as the terminal shows them, a {@link TimelineChart} and the expected and actual rows. It listens
+ * to a {@link FixtureSuite} and is written once the suite has run.
  */
 public final class HtmlReport implements FixtureSuite.Listener {
-  private static final String CSS = String.join("\n",
-      "body{font:14px/1.4 sans-serif;margin:24px;color:#222;max-width:1100px}",
-      "section.fixture{border:1px solid #ccc;border-left:8px solid #2ca02c;padding:8px 16px;margin:16px 0}",
-      "section.fixture.fail{border-left-color:#d62728}",
-      ".verdict{font-weight:bold}.pass .verdict{color:#2ca02c}.fail .verdict{color:#d62728}",
-      "pre{background:#f7f7f7;padding:8px;overflow-x:auto}",
-      "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px}",
-      "th{background:#eee}.tables{display:flex;gap:24px;flex-wrap:wrap}",
-      "p.note{color:#555;font-size:12px}");
+  private static final String CSS =
+      String.join(
+          "\n",
+          "body{font:14px/1.4 sans-serif;margin:24px;color:#222;max-width:1100px}",
+          "section.fixture{border:1px solid #ccc;border-left:8px solid #2ca02c;padding:8px"
+              + " 16px;margin:16px 0}",
+          "section.fixture.fail{border-left-color:#d62728}",
+          ".verdict{font-weight:bold}.pass .verdict{color:#2ca02c}.fail .verdict{color:#d62728}",
+          "pre{background:#f7f7f7;padding:8px;overflow-x:auto}",
+          "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:2px"
+              + " 6px;font-size:12px}",
+          "th{background:#eee}.tables{display:flex;gap:24px;flex-wrap:wrap}",
+          "p.note{color:#555;font-size:12px}");
 
   private record Entry(DeclaredModel model, FixtureVerdict verdict) {}
 
@@ -65,12 +69,16 @@ public final class HtmlReport implements FixtureSuite.Listener {
     m.open("body");
     m.element("h1", title);
     m.element("p", summary, "class", "summary");
-    m.element("p", "x: delivery order (given: items, then the end of the input); y: event time."
-        + " Dashed lines: each partition's watermark W_p, stepping up right after the item that"
-        + " raised it. Hollow red dots: late events; outlined: corrections; bands: windows, with"
-        + " the records emitted (green square on time, orange diamond corrected, grey final);"
-        + " grey crosses: a key's expired state; crosses under the axis: quarantined events; red"
-        + " rings: the first difference of a failure. Hover for details.", "class", "note");
+    m.element(
+        "p",
+        "x: delivery order (given: items, then the end of the input); y: event time. Dashed lines:"
+            + " each partition's watermark W_p, stepping up right after the item that raised it."
+            + " Hollow red dots: late events; outlined: corrections; bands: windows, with the"
+            + " records emitted (green square on time, orange diamond corrected, grey final); grey"
+            + " crosses: a key's expired state; crosses under the axis: quarantined events; red"
+            + " rings: the first difference of a failure. Hover for details.",
+        "class",
+        "note");
     for (int i = 0; i < entries.size(); i++) {
       section(m, entries.get(i), i);
     }
@@ -81,8 +89,16 @@ public final class HtmlReport implements FixtureSuite.Listener {
   private static void section(Markup m, Entry e, int index) {
     FixtureVerdict v = e.verdict();
     Fixture f = v.fixture();
-    m.open("section", "class", "fixture " + (v.passed() ? "pass" : "fail"),
-        "id", "fixture-" + (index + 1), "data-fixture", f.name(), "data-model", f.model());
+    m.open(
+        "section",
+        "class",
+        "fixture " + (v.passed() ? "pass" : "fail"),
+        "id",
+        "fixture-" + (index + 1),
+        "data-fixture",
+        f.name(),
+        "data-model",
+        f.model());
     m.element("h2", f.name() + " (model " + f.model() + ")");
     m.element("p", f.file().toString(), "class", "note");
     m.element("p", v.passed() ? "PASS" : "FAIL", "class", "verdict");
@@ -105,9 +121,10 @@ public final class HtmlReport implements FixtureSuite.Listener {
     if (model.decides()) {
       return Optional.empty();
     }
-    return Optional.of(model.windowed()
-        ? WindowedOracle.of(model).timeline(fixture)
-        : Oracle.of(model).timeline(fixture));
+    return Optional.of(
+        model.windowed()
+            ? WindowedOracle.of(model).timeline(fixture)
+            : Oracle.of(model).timeline(fixture));
   }
 
   private static List<Map<String, String>> expected(Fixture f) {

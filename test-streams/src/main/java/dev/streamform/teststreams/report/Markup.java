@@ -9,9 +9,9 @@ import javax.xml.stream.XMLStreamWriter;
 /**
  * Writes HTML and SVG elements through the JDK's {@link XMLStreamWriter}, so every attribute and
  * text is escaped and every element closed by construction; nothing is pasted together as text.
- * Attributes are given as name, value pairs. An element written with {@link #element} always gets
- * a closing tag (HTML has no self-closing {@code <td/>}); {@link #empty} is for SVG shapes and
- * HTML void elements.
+ * Attributes are given as name, value pairs. An element written with {@link #element} always gets a
+ * closing tag (HTML has no self-closing {@code <td/>}); {@link #empty} is for SVG shapes and HTML
+ * void elements.
  */
 public final class Markup {
   private final StringWriter text = new StringWriter();
@@ -32,18 +32,20 @@ public final class Markup {
 
   /** Opens {@code name} with {@code attributes}; {@link #close} ends it. */
   public Markup open(String name, String... attributes) {
-    return call(() -> {
-      out.writeStartElement(name);
-      attributes(attributes);
-    });
+    return call(
+        () -> {
+          out.writeStartElement(name);
+          attributes(attributes);
+        });
   }
 
   /** An element without content. */
   public Markup empty(String name, String... attributes) {
-    return call(() -> {
-      out.writeEmptyElement(name);
-      attributes(attributes);
-    });
+    return call(
+        () -> {
+          out.writeEmptyElement(name);
+          attributes(attributes);
+        });
   }
 
   /** An element holding {@code text} (possibly empty). */

@@ -29,10 +29,10 @@ import java.util.stream.Collectors;
  * model's expired key states are marked where the next event found them expired, at the time they
  * expired. The first difference of each failure is ringed.
  *
- * <p>The positions come from the reference oracle's {@link Timeline} (what docs/semantics.md says happens
- * when); what is late, quarantined and emitted comes from the run's {@link FixtureOutcome}, so a
- * run that disagrees with the contract shows it (a record with no such emission in the oracle is
- * drawn at the end of the input and dashed). Every drawn element carries its data ({@code
+ * <p>The positions come from the reference oracle's {@link Timeline} (what docs/semantics.md says
+ * happens when); what is late, quarantined and emitted comes from the run's {@link FixtureOutcome},
+ * so a run that disagrees with the contract shows it (a record with no such emission in the oracle
+ * is drawn at the end of the input and dashed). Every drawn element carries its data ({@code
  * data-event}, {@code data-partition}, {@code data-time}, ...) and the plot its scale ({@code
  * data-*} of {@code g.plot}), so a reader or a test can check each position against the fixture.
  */
@@ -45,25 +45,27 @@ public final class TimelineChart {
   private static final int BOTTOM = 112; // the x axis, the quarantine row, the legend
   private static final String[] PALETTE = {"#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf"};
 
-  private static final String STYLE = String.join("\n",
-      ".axis{stroke:#444;stroke-width:1}",
-      ".grid{stroke:#ddd;stroke-width:1}",
-      "text{font:11px sans-serif;fill:#333}",
-      ".window{fill:#f2c94c;fill-opacity:0.18;stroke:#d4a017;stroke-opacity:0.6}",
-      ".watermark{fill:none;stroke-width:2;stroke-dasharray:6 3}",
-      ".event.late{fill:#fff;stroke:#d62728;stroke-width:2.5}",
-      ".event.late_kept{stroke:#ff7f0e;stroke-width:2.5}",
-      ".event.correction{stroke:#000;stroke-width:2}",
-      ".event.duplicate{fill:#fff;stroke:#7f7f7f;stroke-width:2;stroke-dasharray:2 2}",
-      ".quarantined{stroke:#d62728;stroke-width:2.5}",
-      ".mark{stroke:#000;stroke-width:1}",
-      ".mark.on_time{fill:#2ca02c}",
-      ".mark.corrected{fill:#ff7f0e}",
-      ".mark.final{fill:#555}",
-      ".mark.early{fill:#aec7e8}",
-      ".mark.unexpected{stroke-dasharray:2 2;stroke:#d62728}",
-      ".expiry{stroke:#7f7f7f;stroke-width:2.5}",
-      ".first-difference{fill:none;stroke:#d62728;stroke-width:3}");
+  private static final String STYLE =
+      String.join(
+          "\n",
+          ".axis{stroke:#444;stroke-width:1}",
+          ".grid{stroke:#ddd;stroke-width:1}",
+          "text{font:11px sans-serif;fill:#333}",
+          ".window{fill:#f2c94c;fill-opacity:0.18;stroke:#d4a017;stroke-opacity:0.6}",
+          ".watermark{fill:none;stroke-width:2;stroke-dasharray:6 3}",
+          ".event.late{fill:#fff;stroke:#d62728;stroke-width:2.5}",
+          ".event.late_kept{stroke:#ff7f0e;stroke-width:2.5}",
+          ".event.correction{stroke:#000;stroke-width:2}",
+          ".event.duplicate{fill:#fff;stroke:#7f7f7f;stroke-width:2;stroke-dasharray:2 2}",
+          ".quarantined{stroke:#d62728;stroke-width:2.5}",
+          ".mark{stroke:#000;stroke-width:1}",
+          ".mark.on_time{fill:#2ca02c}",
+          ".mark.corrected{fill:#ff7f0e}",
+          ".mark.final{fill:#555}",
+          ".mark.early{fill:#aec7e8}",
+          ".mark.unexpected{stroke-dasharray:2 2;stroke:#d62728}",
+          ".expiry{stroke:#7f7f7f;stroke-width:2.5}",
+          ".first-difference{fill:none;stroke:#d62728;stroke-width:3}");
 
   private final Timeline timeline;
   private final FixtureOutcome outcome;
@@ -83,15 +85,17 @@ public final class TimelineChart {
     timeline.events().forEach(e -> events.put(e.eventId(), e));
     TreeSet<Instant> times = new TreeSet<>();
     timeline.events().stream().map(Timeline.Event::time).filter(t -> t != null).forEach(times::add);
-    outcome.revisions.forEach(r -> {
-      times.add(r.windowStart);
-      times.add(r.windowEnd);
-    });
+    outcome.revisions.forEach(
+        r -> {
+          times.add(r.windowStart);
+          times.add(r.windowEnd);
+        });
     Instant lo0 = times.isEmpty() ? Instant.EPOCH : times.first();
     Instant hi0 = times.isEmpty() ? Instant.EPOCH.plusSeconds(3600) : times.last();
     // watermarks near the events widen the scale; one far ahead (end + a day) stays at the top
     long near = Math.max(3_600_000, hi0.toEpochMilli() - lo0.toEpochMilli());
-    timeline.watermarks().stream().map(Timeline.WatermarkStep::value)
+    timeline.watermarks().stream()
+        .map(Timeline.WatermarkStep::value)
         .filter(w -> !w.isBefore(lo0.minusMillis(near)) && !w.isAfter(hi0.plusMillis(near)))
         .forEach(times::add);
     Instant lo = times.isEmpty() ? lo0 : times.first();
@@ -99,9 +103,10 @@ public final class TimelineChart {
     long pad = Math.max(60_000, (hi.toEpochMilli() - lo.toEpochMilli()) / 12);
     this.min = lo.minusMillis(pad);
     this.max = hi.plusMillis(pad);
-    boolean oneDay = min.atZone(ZoneOffset.UTC).toLocalDate()
-        .equals(max.atZone(ZoneOffset.UTC).toLocalDate());
-    this.labels = DateTimeFormatter.ofPattern(oneDay ? "HH:mm" : "MM-dd HH:mm").withZone(ZoneOffset.UTC);
+    boolean oneDay =
+        min.atZone(ZoneOffset.UTC).toLocalDate().equals(max.atZone(ZoneOffset.UTC).toLocalDate());
+    this.labels =
+        DateTimeFormatter.ofPattern(oneDay ? "HH:mm" : "MM-dd HH:mm").withZone(ZoneOffset.UTC);
   }
 
   /**
@@ -122,14 +127,35 @@ public final class TimelineChart {
 
   /** Draws the chart into {@code m} as one {@code <svg>} element. */
   public void draw(Markup m) {
-    m.open("svg", "xmlns", "http://www.w3.org/2000/svg", "class", "timeline",
-        "width", String.valueOf(WIDTH), "height", String.valueOf(HEIGHT),
-        "viewBox", "0 0 " + WIDTH + " " + HEIGHT);
+    m.open(
+        "svg",
+        "xmlns",
+        "http://www.w3.org/2000/svg",
+        "class",
+        "timeline",
+        "width",
+        String.valueOf(WIDTH),
+        "height",
+        String.valueOf(HEIGHT),
+        "viewBox",
+        "0 0 " + WIDTH + " " + HEIGHT);
     m.element("style", STYLE);
-    m.open("g", "class", "plot",
-        "data-x0", num(x(0)), "data-x-step", num(step()),
-        "data-y-top", num(TOP), "data-y-bottom", num(TOP + plotHeight),
-        "data-time-top", max.toString(), "data-time-bottom", min.toString());
+    m.open(
+        "g",
+        "class",
+        "plot",
+        "data-x0",
+        num(x(0)),
+        "data-x-step",
+        num(step()),
+        "data-y-top",
+        num(TOP),
+        "data-y-bottom",
+        num(TOP + plotHeight),
+        "data-time-top",
+        max.toString(),
+        "data-time-bottom",
+        min.toString());
     axes(m);
     windows(m);
     watermarks(m);
@@ -169,25 +195,70 @@ public final class TimelineChart {
   private void axes(Markup m) {
     double bottom = TOP + plotHeight;
     for (int i = 0; i <= 4; i++) {
-      Instant t = Instant.ofEpochMilli(min.toEpochMilli()
-          + (max.toEpochMilli() - min.toEpochMilli()) * i / 4);
+      Instant t =
+          Instant.ofEpochMilli(
+              min.toEpochMilli() + (max.toEpochMilli() - min.toEpochMilli()) * i / 4);
       double y = y(t);
-      m.empty("line", "class", "grid", "x1", num(LEFT), "x2", num(LEFT + plotWidth),
-          "y1", num(y), "y2", num(y));
-      m.element("text", labels.format(t), "x", num(LEFT - 6), "y", num(y + 4),
-          "text-anchor", "end");
+      m.empty(
+          "line",
+          "class",
+          "grid",
+          "x1",
+          num(LEFT),
+          "x2",
+          num(LEFT + plotWidth),
+          "y1",
+          num(y),
+          "y2",
+          num(y));
+      m.element(
+          "text", labels.format(t), "x", num(LEFT - 6), "y", num(y + 4), "text-anchor", "end");
     }
-    m.empty("line", "class", "axis", "x1", num(LEFT), "x2", num(LEFT), "y1", num(TOP),
-        "y2", num(bottom));
-    m.empty("line", "class", "axis", "x1", num(LEFT), "x2", num(LEFT + plotWidth),
-        "y1", num(bottom), "y2", num(bottom));
+    m.empty(
+        "line",
+        "class",
+        "axis",
+        "x1",
+        num(LEFT),
+        "x2",
+        num(LEFT),
+        "y1",
+        num(TOP),
+        "y2",
+        num(bottom));
+    m.empty(
+        "line",
+        "class",
+        "axis",
+        "x1",
+        num(LEFT),
+        "x2",
+        num(LEFT + plotWidth),
+        "y1",
+        num(bottom),
+        "y2",
+        num(bottom));
     int every = Math.max(1, (timeline.items() + 1) / 20);
     for (int i = 0; i <= timeline.items(); i += every) {
-      m.element("text", i == timeline.items() ? "end" : String.valueOf(i + 1),
-          "x", num(x(i)), "y", num(bottom + 14), "text-anchor", "middle");
+      m.element(
+          "text",
+          i == timeline.items() ? "end" : String.valueOf(i + 1),
+          "x",
+          num(x(i)),
+          "y",
+          num(bottom + 14),
+          "text-anchor",
+          "middle");
     }
-    m.element("text", "delivery order (given: item) →", "x", num(LEFT + plotWidth / 2),
-        "y", num(bottom + 46), "text-anchor", "middle");
+    m.element(
+        "text",
+        "delivery order (given: item) →",
+        "x",
+        num(LEFT + plotWidth / 2),
+        "y",
+        num(bottom + 46),
+        "text-anchor",
+        "middle");
     m.element("text", "event time (UTC) ↑", "x", "4", "y", num(TOP - 12));
   }
 
@@ -197,9 +268,22 @@ public final class TimelineChart {
     for (FixtureOutcome.Revision r : outcome.revisions) {
       if (seen.add(List.of(r.windowStart, r.windowEnd))) {
         double top = y(r.windowEnd);
-        m.open("rect", "class", "window", "x", num(LEFT), "width", num(plotWidth),
-            "y", num(top), "height", num(y(r.windowStart) - top),
-            "data-start", r.windowStart.toString(), "data-end", r.windowEnd.toString());
+        m.open(
+            "rect",
+            "class",
+            "window",
+            "x",
+            num(LEFT),
+            "width",
+            num(plotWidth),
+            "y",
+            num(top),
+            "height",
+            num(y(r.windowStart) - top),
+            "data-start",
+            r.windowStart.toString(),
+            "data-end",
+            r.windowEnd.toString());
         m.element("title", "window [" + r.windowStart + ", " + r.windowEnd + ")");
         m.close();
       }
@@ -212,8 +296,10 @@ public final class TimelineChart {
    */
   private void watermarks(Markup m) {
     for (int p : timeline.partitions()) {
-      List<Timeline.WatermarkStep> steps = timeline.watermarks().stream()
-          .filter(s -> s.partition() == p).collect(Collectors.toList());
+      List<Timeline.WatermarkStep> steps =
+          timeline.watermarks().stream()
+              .filter(s -> s.partition() == p)
+              .collect(Collectors.toList());
       if (steps.isEmpty()) {
         continue;
       }
@@ -228,8 +314,16 @@ public final class TimelineChart {
         last = s.value();
       }
       points.append(num(LEFT + plotWidth)).append(',').append(num(y(last)));
-      m.open("polyline", "class", "watermark", "data-partition", String.valueOf(p),
-          "stroke", color(p), "points", points.toString());
+      m.open(
+          "polyline",
+          "class",
+          "watermark",
+          "data-partition",
+          String.valueOf(p),
+          "stroke",
+          color(p),
+          "points",
+          points.toString());
       m.element("title", "W_" + p + " (watermark of partition " + p + "), last " + last);
       m.close();
     }
@@ -239,12 +333,40 @@ public final class TimelineChart {
     for (Timeline.Expiry e : timeline.expiries()) {
       double cx = x(e.item());
       double cy = y(e.expiredAt());
-      m.open("path", "class", "expiry", "data-item", String.valueOf(e.item()),
-          "data-expired-at", e.expiredAt().toString(),
-          "d", "M" + num(cx - 5) + "," + num(cy - 5) + " L" + num(cx + 5) + "," + num(cy + 5)
-              + " M" + num(cx - 5) + "," + num(cy + 5) + " L" + num(cx + 5) + "," + num(cy - 5));
-      m.element("title", "state of key " + e.key() + " expired at " + e.expiredAt()
-          + " (latest + retention); found at item " + (e.item() + 1) + ", which starts it over");
+      m.open(
+          "path",
+          "class",
+          "expiry",
+          "data-item",
+          String.valueOf(e.item()),
+          "data-expired-at",
+          e.expiredAt().toString(),
+          "d",
+          "M"
+              + num(cx - 5)
+              + ","
+              + num(cy - 5)
+              + " L"
+              + num(cx + 5)
+              + ","
+              + num(cy + 5)
+              + " M"
+              + num(cx - 5)
+              + ","
+              + num(cy + 5)
+              + " L"
+              + num(cx + 5)
+              + ","
+              + num(cy - 5));
+      m.element(
+          "title",
+          "state of key "
+              + e.key()
+              + " expired at "
+              + e.expiredAt()
+              + " (latest + retention); found at item "
+              + (e.item() + 1)
+              + ", which starts it over");
       m.close();
     }
   }
@@ -253,39 +375,97 @@ public final class TimelineChart {
     Set<String> late = outcome.late.stream().map(d -> d.eventId).collect(Collectors.toSet());
     Set<String> quarantined =
         outcome.quarantined.stream().map(q -> q.eventId).collect(Collectors.toSet());
-    Set<String> ringed = differences.stream().map(FixtureVerdict.Difference::eventId)
-        .filter(id -> id != null).collect(Collectors.toSet());
+    Set<String> ringed =
+        differences.stream()
+            .map(FixtureVerdict.Difference::eventId)
+            .filter(id -> id != null)
+            .collect(Collectors.toSet());
     double quarantineRow = TOP + plotHeight + 28;
     for (Timeline.Event e : timeline.events()) {
       String id = e.eventId();
       double cx = x(e.item());
-      String title = "event " + id + " (item " + (e.item() + 1) + ", partition " + e.partition()
-          + ")" + (e.time() == null ? "" : " at " + e.time())
-          + ", W_" + e.partition() + " at arrival " + (e.watermark() == null ? "undefined" : e.watermark());
+      String title =
+          "event "
+              + id
+              + " (item "
+              + (e.item() + 1)
+              + ", partition "
+              + e.partition()
+              + ")"
+              + (e.time() == null ? "" : " at " + e.time())
+              + ", W_"
+              + e.partition()
+              + " at arrival "
+              + (e.watermark() == null ? "undefined" : e.watermark());
       if (quarantined.contains(id) || e.time() == null) {
-        m.open("path", "class", "quarantined", "data-event", id, "data-item", String.valueOf(e.item()),
-            "d", "M" + num(cx - 5) + "," + num(quarantineRow - 5) + " L" + num(cx + 5) + ","
-                + num(quarantineRow + 5) + " M" + num(cx - 5) + "," + num(quarantineRow + 5) + " L"
-                + num(cx + 5) + "," + num(quarantineRow - 5));
-        m.element("title", title + (e.time() == null ? ": quarantined (no event time)"
-            : ": quarantined (event_id: a conflict, or no id)"));
+        m.open(
+            "path",
+            "class",
+            "quarantined",
+            "data-event",
+            id,
+            "data-item",
+            String.valueOf(e.item()),
+            "d",
+            "M"
+                + num(cx - 5)
+                + ","
+                + num(quarantineRow - 5)
+                + " L"
+                + num(cx + 5)
+                + ","
+                + num(quarantineRow + 5)
+                + " M"
+                + num(cx - 5)
+                + ","
+                + num(quarantineRow + 5)
+                + " L"
+                + num(cx + 5)
+                + ","
+                + num(quarantineRow - 5));
+        m.element(
+            "title",
+            title
+                + (e.time() == null
+                    ? ": quarantined (no event time)"
+                    : ": quarantined (event_id: a conflict, or no id)"));
         m.close();
         ring(m, ringed.contains(id), id, cx, quarantineRow);
         continue;
       }
-      String kind = late.contains(id) ? "late"
-          : e.judgement() == Timeline.Judgement.LATE_KEPT ? "late_kept"
-          : e.judgement() == Timeline.Judgement.CORRECTION ? "correction"
-          : e.judgement() == Timeline.Judgement.DUPLICATE ? "duplicate"
-          : "on_time";
+      String kind =
+          late.contains(id)
+              ? "late"
+              : e.judgement() == Timeline.Judgement.LATE_KEPT
+                  ? "late_kept"
+                  : e.judgement() == Timeline.Judgement.CORRECTION
+                      ? "correction"
+                      : e.judgement() == Timeline.Judgement.DUPLICATE ? "duplicate" : "on_time";
       double cy = y(e.time());
-      m.open("circle", "class", "event " + kind, "data-event", id,
-          "data-item", String.valueOf(e.item()), "data-partition", String.valueOf(e.partition()),
-          "data-time", e.time().toString(),
-          "data-watermark", e.watermark() == null ? null : e.watermark().toString(),
-          "cx", num(cx), "cy", num(cy), "r", "5",
-          "fill", kind.equals("late") ? null : color(e.partition()),
-          "stroke", kind.equals("on_time") ? color(e.partition()) : null);
+      m.open(
+          "circle",
+          "class",
+          "event " + kind,
+          "data-event",
+          id,
+          "data-item",
+          String.valueOf(e.item()),
+          "data-partition",
+          String.valueOf(e.partition()),
+          "data-time",
+          e.time().toString(),
+          "data-watermark",
+          e.watermark() == null ? null : e.watermark().toString(),
+          "cx",
+          num(cx),
+          "cy",
+          num(cy),
+          "r",
+          "5",
+          "fill",
+          kind.equals("late") ? null : color(e.partition()),
+          "stroke",
+          kind.equals("on_time") ? color(e.partition()) : null);
       m.element("title", title + ": " + kind.replace('_', ' '));
       m.close();
       ring(m, ringed.contains(id), id, cx, cy);
@@ -298,11 +478,15 @@ public final class TimelineChart {
    */
   private void marks(Markup m) {
     List<Timeline.Emission> unused = new ArrayList<>(timeline.emissions());
-    Set<FixtureOutcome.Revision> ringed = differences.stream()
-        .map(FixtureVerdict.Difference::record).filter(r -> r != null).collect(Collectors.toSet());
+    Set<FixtureOutcome.Revision> ringed =
+        differences.stream()
+            .map(FixtureVerdict.Difference::record)
+            .filter(r -> r != null)
+            .collect(Collectors.toSet());
     Map<List<Instant>, List<String>> keysOfWindow = new LinkedHashMap<>();
     for (FixtureOutcome.Revision r : outcome.revisions) {
-      List<String> keys = keysOfWindow.computeIfAbsent(List.of(r.windowStart, r.windowEnd), w -> new ArrayList<>());
+      List<String> keys =
+          keysOfWindow.computeIfAbsent(List.of(r.windowStart, r.windowEnd), w -> new ArrayList<>());
       if (!keys.contains(key(r.key))) {
         keys.add(key(r.key));
       }
@@ -310,8 +494,10 @@ public final class TimelineChart {
     for (FixtureOutcome.Revision r : outcome.revisions) {
       Timeline.Emission at = null;
       for (Timeline.Emission e : unused) {
-        if (e.status().equals(r.status) && e.revision() == r.revision
-            && e.windowStart().equals(r.windowStart) && e.windowEnd().equals(r.windowEnd)
+        if (e.status().equals(r.status)
+            && e.revision() == r.revision
+            && e.windowStart().equals(r.windowStart)
+            && e.windowEnd().equals(r.windowEnd)
             && key(e.key()).equals(key(r.key))) {
           at = e;
           break;
@@ -323,20 +509,54 @@ public final class TimelineChart {
       double bottom = y(r.windowStart);
       List<String> keys = keysOfWindow.get(List.of(r.windowStart, r.windowEnd));
       double room = Math.max(0, (bottom - top) / 2 - 5);
-      double offset = keys.size() == 1 ? 0
-          : (keys.indexOf(key(r.key)) - (keys.size() - 1) / 2.0) * Math.min(12, 2 * room / (keys.size() - 1));
+      double offset =
+          keys.size() == 1
+              ? 0
+              : (keys.indexOf(key(r.key)) - (keys.size() - 1) / 2.0)
+                  * Math.min(12, 2 * room / (keys.size() - 1));
       double cx = x(item) + step() / 4; // beside the event that caused it, not over it
       double cy = (top + bottom) / 2 + offset;
       String statusClass = r.status.replace('-', '_');
-      m.open("rect", "class", "mark " + statusClass + (at == null ? " unexpected" : ""),
-          "data-status", r.status, "data-revision", String.valueOf(r.revision),
-          "data-window-start", r.windowStart.toString(), "data-window-end", r.windowEnd.toString(),
-          "data-key", key(r.key), "data-item", String.valueOf(item),
-          "x", num(cx - 5), "y", num(cy - 5), "width", "10", "height", "10",
-          "transform", r.status.equals("corrected") ? "rotate(45 " + num(cx) + " " + num(cy) + ")" : null);
-      m.element("title", r.status + " revision " + r.revision + " of " + key(r.key) + " ["
-          + r.windowStart + ", " + r.windowEnd + "): " + show(r.values)
-          + (at == null ? " — the oracle emits no such record" : ""));
+      m.open(
+          "rect",
+          "class",
+          "mark " + statusClass + (at == null ? " unexpected" : ""),
+          "data-status",
+          r.status,
+          "data-revision",
+          String.valueOf(r.revision),
+          "data-window-start",
+          r.windowStart.toString(),
+          "data-window-end",
+          r.windowEnd.toString(),
+          "data-key",
+          key(r.key),
+          "data-item",
+          String.valueOf(item),
+          "x",
+          num(cx - 5),
+          "y",
+          num(cy - 5),
+          "width",
+          "10",
+          "height",
+          "10",
+          "transform",
+          r.status.equals("corrected") ? "rotate(45 " + num(cx) + " " + num(cy) + ")" : null);
+      m.element(
+          "title",
+          r.status
+              + " revision "
+              + r.revision
+              + " of "
+              + key(r.key)
+              + " ["
+              + r.windowStart
+              + ", "
+              + r.windowEnd
+              + "): "
+              + show(r.values)
+              + (at == null ? " — the oracle emits no such record" : ""));
       m.close();
       ring(m, ringed.contains(r), r.status, cx, cy);
     }
@@ -344,8 +564,18 @@ public final class TimelineChart {
 
   private static void ring(Markup m, boolean ringed, String what, double cx, double cy) {
     if (ringed) {
-      m.open("circle", "class", "first-difference", "data-of", what, "cx", num(cx), "cy", num(cy),
-          "r", "11");
+      m.open(
+          "circle",
+          "class",
+          "first-difference",
+          "data-of",
+          what,
+          "cx",
+          num(cx),
+          "cy",
+          num(cy),
+          "r",
+          "11");
       m.element("title", "first difference: see the table below");
       m.close();
     }
@@ -355,32 +585,110 @@ public final class TimelineChart {
     double y = HEIGHT - 34;
     double x = LEFT;
     String[][] entries = {
-        {"circle", "event on time", "fill:#1f77b4"},
-        {"circle", "late (dropped)", "fill:#fff;stroke:#d62728;stroke-width:2.5"},
-        {"circle", "correction", "fill:#1f77b4;stroke:#000;stroke-width:2"},
-        {"line", "W_p (per partition)", "stroke:#1f77b4;stroke-width:2;stroke-dasharray:6 3"},
-        {"rect", "window", "fill:#f2c94c;fill-opacity:0.35;stroke:#d4a017"},
-        {"mark", "on time / corrected / final", ""},
-        {"cross", "key state expired / quarantined (under the axis)", "stroke:#7f7f7f;stroke-width:2.5"}};
+      {"circle", "event on time", "fill:#1f77b4"},
+      {"circle", "late (dropped)", "fill:#fff;stroke:#d62728;stroke-width:2.5"},
+      {"circle", "correction", "fill:#1f77b4;stroke:#000;stroke-width:2"},
+      {"line", "W_p (per partition)", "stroke:#1f77b4;stroke-width:2;stroke-dasharray:6 3"},
+      {"rect", "window", "fill:#f2c94c;fill-opacity:0.35;stroke:#d4a017"},
+      {"mark", "on time / corrected / final", ""},
+      {
+        "cross",
+        "key state expired / quarantined (under the axis)",
+        "stroke:#7f7f7f;stroke-width:2.5"
+      }
+    };
     m.open("g", "class", "legend");
     for (String[] e : entries) {
       switch (e[0]) {
-        case "circle" -> m.empty("circle", "cx", num(x + 5), "cy", num(y - 4), "r", "5", "style", e[2]);
-        case "line" -> m.empty("line", "x1", num(x), "x2", num(x + 14), "y1", num(y - 4),
-            "y2", num(y - 4), "style", e[2]);
-        case "rect" -> m.empty("rect", "x", num(x), "y", num(y - 10), "width", "14", "height", "12",
-            "style", e[2]);
-        case "cross" -> m.empty("path", "d", "M" + num(x) + "," + num(y - 9) + " L" + num(x + 10)
-            + "," + num(y + 1) + " M" + num(x) + "," + num(y + 1) + " L" + num(x + 10) + ","
-            + num(y - 9), "style", e[2]);
+        case "circle" ->
+            m.empty("circle", "cx", num(x + 5), "cy", num(y - 4), "r", "5", "style", e[2]);
+        case "line" ->
+            m.empty(
+                "line",
+                "x1",
+                num(x),
+                "x2",
+                num(x + 14),
+                "y1",
+                num(y - 4),
+                "y2",
+                num(y - 4),
+                "style",
+                e[2]);
+        case "rect" ->
+            m.empty(
+                "rect",
+                "x",
+                num(x),
+                "y",
+                num(y - 10),
+                "width",
+                "14",
+                "height",
+                "12",
+                "style",
+                e[2]);
+        case "cross" ->
+            m.empty(
+                "path",
+                "d",
+                "M"
+                    + num(x)
+                    + ","
+                    + num(y - 9)
+                    + " L"
+                    + num(x + 10)
+                    + ","
+                    + num(y + 1)
+                    + " M"
+                    + num(x)
+                    + ","
+                    + num(y + 1)
+                    + " L"
+                    + num(x + 10)
+                    + ","
+                    + num(y - 9),
+                "style",
+                e[2]);
         default -> {
-          m.empty("rect", "x", num(x), "y", num(y - 9), "width", "8", "height", "8",
-              "style", "fill:#2ca02c;stroke:#000");
-          m.empty("rect", "x", num(x + 11), "y", num(y - 9), "width", "8", "height", "8",
-              "style", "fill:#ff7f0e;stroke:#000", "transform",
+          m.empty(
+              "rect",
+              "x",
+              num(x),
+              "y",
+              num(y - 9),
+              "width",
+              "8",
+              "height",
+              "8",
+              "style",
+              "fill:#2ca02c;stroke:#000");
+          m.empty(
+              "rect",
+              "x",
+              num(x + 11),
+              "y",
+              num(y - 9),
+              "width",
+              "8",
+              "height",
+              "8",
+              "style",
+              "fill:#ff7f0e;stroke:#000",
+              "transform",
               "rotate(45 " + num(x + 15) + " " + num(y - 5) + ")");
-          m.empty("rect", "x", num(x + 22), "y", num(y - 9), "width", "8", "height", "8",
-              "style", "fill:#555;stroke:#000");
+          m.empty(
+              "rect",
+              "x",
+              num(x + 22),
+              "y",
+              num(y - 9),
+              "width",
+              "8",
+              "height",
+              "8",
+              "style",
+              "fill:#555;stroke:#000");
           x += 22;
         }
       }
@@ -395,7 +703,8 @@ public final class TimelineChart {
   }
 
   private static String key(Map<String, Object> key) {
-    return key.entrySet().stream().map(k -> k.getKey() + "=" + ColumnValues.show(k.getValue()))
+    return key.entrySet().stream()
+        .map(k -> k.getKey() + "=" + ColumnValues.show(k.getValue()))
         .collect(Collectors.joining(" "));
   }
 

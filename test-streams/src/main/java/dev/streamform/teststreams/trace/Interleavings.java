@@ -11,8 +11,8 @@ import java.util.TreeSet;
 
 /**
  * A trace's per-partition logs delivered in another order. Each partition keeps its own items in
- * their order (a watermark item for every partition becomes one item in each partition's log);
- * only which partition delivers next changes. By docs/semantics.md §7 the per-key changelog and the late
+ * their order (a watermark item for every partition becomes one item in each partition's log); only
+ * which partition delivers next changes. By docs/semantics.md §7 the per-key changelog and the late
  * events must not change with it.
  */
 public final class Interleavings {
@@ -31,11 +31,12 @@ public final class Interleavings {
     }
     Random random = new Random(seed);
     List<Integer> open = new ArrayList<>();
-    logs.forEach((p, log) -> {
-      if (!log.isEmpty()) {
-        open.add(p);
-      }
-    });
+    logs.forEach(
+        (p, log) -> {
+          if (!log.isEmpty()) {
+            open.add(p);
+          }
+        });
     Map<Integer, Integer> next = new TreeMap<>();
     Fixture.Builder b = Fixture.builder(trace.name() + "-order" + seed, trace.model());
     while (!open.isEmpty()) {

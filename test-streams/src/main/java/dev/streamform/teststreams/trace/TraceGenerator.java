@@ -1,9 +1,9 @@
 package dev.streamform.teststreams.trace;
 
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.schema.ColumnType;
-import dev.streamform.planner.DeclaredModel;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,18 +29,19 @@ import java.util.regex.Pattern;
  * behind it and exactly on a key's retention edge; several partitions, each key living in one of
  * them; and now and then an event without its event time. For a source with {@code event_id}, each
  * event gets a new id, and now and then one of the last events comes again on its partition —
- * mostly as it was (a duplicate, or late, or new past the horizon), sometimes with another value
- * or time (a conflict). Values of other columns are drawn
- * small, sometimes null, and sometimes from the literals of the model's WHERE clause, so that the
- * clause both passes and filters. The generator keeps its own rough account of each partition's
- * watermark only to aim at edges; the oracle decides what the trace means.
+ * mostly as it was (a duplicate, or late, or new past the horizon), sometimes with another value or
+ * time (a conflict). Values of other columns are drawn small, sometimes null, and sometimes from
+ * the literals of the model's WHERE clause, so that the clause both passes and filters. The
+ * generator keeps its own rough account of each partition's watermark only to aim at edges; the
+ * oracle decides what the trace means.
  */
 public final class TraceGenerator {
   /** Where generated time starts: an instant readable in fixtures. */
   static final Instant BASE = Instant.parse("2026-08-30T10:00:00Z");
 
   private static final Pattern STRING_LITERAL = Pattern.compile("'((?:[^']|'')*)'");
-  private static final Pattern NUMBER_LITERAL = Pattern.compile("(?<![\\w.'])-?\\d+(?:\\.\\d+)?(?![\\w'])");
+  private static final Pattern NUMBER_LITERAL =
+      Pattern.compile("(?<![\\w.'])-?\\d+(?:\\.\\d+)?(?![\\w'])");
 
   private final String modelName;
   private final Map<String, ColumnType> schema;
@@ -48,20 +49,23 @@ public final class TraceGenerator {
   private final Optional<String> eventTime;
   private final long delay;
   private final Optional<Long> retention;
+
   /** A calendar window (docs/semantics.md §6.22): its real bounds come from the declaration. */
   private final Optional<dev.streamform.policies.declarations.WindowSpec> calendar;
 
   /**
-   * For calendar windows, the zone's daylight-saving changes in 2026 (none for a zone without
-   * them) and the ends of the windows holding them: traces start up to 36 hours before one, so
-   * their days are 23 or 25 hours long and their weeks and months end in them.
+   * For calendar windows, the zone's daylight-saving changes in 2026 (none for a zone without them)
+   * and the ends of the windows holding them: traces start up to 36 hours before one, so their days
+   * are 23 or 25 hours long and their weeks and months end in them.
    */
   private final List<Long> anchors = new ArrayList<>();
 
   /** A windowed model's window size, period and allowed lateness (millis); empty for upsert. */
   private final Optional<long[]> window;
+
   /** The source's {@code event_id} column, when it declares one that the generator may fill. */
   private final Optional<String> idColumn;
+
   private final List<String> stringLiterals = new ArrayList<>();
   private final List<BigDecimal> numberLiterals = new ArrayList<>();
 
@@ -74,24 +78,35 @@ public final class TraceGenerator {
     this.delay = source.watermark().toMillis();
     this.retention = model.model().retention().map(Duration::toMillis);
     this.window =
-        model.model().window().map(w -> new long[] {
-            w.size().toMillis(), w.every().toMillis(), model.model().allowedLateness().toMillis()});
+        model
+            .model()
+            .window()
+            .map(
+                w ->
+                    new long[] {
+                      w.size().toMillis(),
+                      w.every().toMillis(),
+                      model.model().allowedLateness().toMillis()
+                    });
     this.calendar = model.model().window().filter(w -> w.isCalendar());
-    calendar.ifPresent(w -> {
-      java.time.zone.ZoneRules rules = w.zoneOrUtc().getRules();
-      Instant from = Instant.parse("2026-01-01T00:00:00Z");
-      for (java.time.zone.ZoneOffsetTransition t = rules.nextTransition(from);
-          t != null && t.getInstant().isBefore(Instant.parse("2027-01-01T00:00:00Z"));
-          t = rules.nextTransition(t.getInstant())) {
-        anchors.add(t.getInstant().toEpochMilli());
-        // and the end of the window that holds the change: a week's or a month's edge too
-        anchors.add(w.endOf(w.startsContaining(t.getInstant()).get(0)).toEpochMilli());
-      }
-    });
+    calendar.ifPresent(
+        w -> {
+          java.time.zone.ZoneRules rules = w.zoneOrUtc().getRules();
+          Instant from = Instant.parse("2026-01-01T00:00:00Z");
+          for (java.time.zone.ZoneOffsetTransition t = rules.nextTransition(from);
+              t != null && t.getInstant().isBefore(Instant.parse("2027-01-01T00:00:00Z"));
+              t = rules.nextTransition(t.getInstant())) {
+            anchors.add(t.getInstant().toEpochMilli());
+            // and the end of the window that holds the change: a week's or a month's edge too
+            anchors.add(w.endOf(w.startsContaining(t.getInstant()).get(0)).toEpochMilli());
+          }
+        });
     model.query().where().ifPresent(w -> readLiterals(w.toSql()));
     // an id that is also a key or the event time keeps the values those give it
-    this.idColumn = source.eventId()
-        .filter(c -> !keyColumns.contains(c) && !eventTime.map(c::equals).orElse(false));
+    this.idColumn =
+        source
+            .eventId()
+            .filter(c -> !keyColumns.contains(c) && !eventTime.map(c::equals).orElse(false));
   }
 
   public static TraceGenerator forModel(DeclaredModel model) {
@@ -127,20 +142,28 @@ public final class TraceGenerator {
     private final Map<Integer, Long> maxTime = new HashMap<>();
     private final Map<Integer, Long> watermark = new HashMap<>();
     private final Map<Integer, Long> latest = new HashMap<>(); // by key index
+
     /** The events given so far, for repeats: {partition, key index, values}. */
     private final List<Object[]> given = new ArrayList<>();
+
     private int ids;
     private final long scale;
+
     /** Where this trace's time starts. */
     private final long base;
 
     Draw(long seed) {
       this.random = new Random(seed);
-      this.base = anchors.isEmpty() ? BASE.toEpochMilli()
-          : anchors.get(random.nextInt(anchors.size())) - random.nextInt(36 * 3600) * 1000L;
+      this.base =
+          anchors.isEmpty()
+              ? BASE.toEpochMilli()
+              : anchors.get(random.nextInt(anchors.size())) - random.nextInt(36 * 3600) * 1000L;
       this.partitions = 1 + random.nextInt(3);
       long unit = Math.max(delay, Duration.ofMinutes(1).toMillis());
-      long span = window.map(w -> Math.min(w[0], w[0] / 2 + w[2] / 4)).orElse(retention.map(r -> r / 4).orElse(0L));
+      long span =
+          window
+              .map(w -> Math.min(w[0], w[0] / 2 + w[2] / 4))
+              .orElse(retention.map(r -> r / 4).orElse(0L));
       this.scale = span > 0 ? Math.max(unit / 2, Math.min(span, unit * 4)) : unit / 2;
       int count = partitions + random.nextInt(3 * partitions + 4);
       if (keyColumns.stream().allMatch(k -> schema.get(k).kind() == ColumnType.Kind.BOOL)) {
@@ -252,7 +275,9 @@ public final class TraceGenerator {
       if (random.nextInt(4) == 0) {
         List<String> others = new ArrayList<>();
         for (String c : schema.keySet()) {
-          if (!c.equals(idColumn.get()) && !keyColumns.contains(c) && !eventTime.map(c::equals).orElse(false)) {
+          if (!c.equals(idColumn.get())
+              && !keyColumns.contains(c)
+              && !eventTime.map(c::equals).orElse(false)) {
             others.add(c);
           }
         }
@@ -333,26 +358,37 @@ public final class TraceGenerator {
       if (window.isPresent()) {
         long[] w = window.get();
         List<Long> edges = new ArrayList<>();
-        latest.forEach((k, t) -> {
-          if (keyPartition.get(k) == p) {
-            long end = calendar.map(c -> c.endOf(c.startsContaining(Instant.ofEpochMilli(t)).get(0))
-                .toEpochMilli()).orElse(t - Math.floorMod(t, w[1]) + w[0]);
-            edges.add(end);
-            edges.add(end + w[2]);
-          }
-        });
-        return edges.isEmpty() ? Optional.empty() : Optional.of(edges.get(random.nextInt(edges.size())));
+        latest.forEach(
+            (k, t) -> {
+              if (keyPartition.get(k) == p) {
+                long end =
+                    calendar
+                        .map(
+                            c ->
+                                c.endOf(c.startsContaining(Instant.ofEpochMilli(t)).get(0))
+                                    .toEpochMilli())
+                        .orElse(t - Math.floorMod(t, w[1]) + w[0]);
+                edges.add(end);
+                edges.add(end + w[2]);
+              }
+            });
+        return edges.isEmpty()
+            ? Optional.empty()
+            : Optional.of(edges.get(random.nextInt(edges.size())));
       }
       if (retention.isEmpty()) {
         return Optional.empty();
       }
       List<Long> edges = new ArrayList<>();
-      latest.forEach((k, t) -> {
-        if (keyPartition.get(k) == p) {
-          edges.add(t + retention.get());
-        }
-      });
-      return edges.isEmpty() ? Optional.empty() : Optional.of(edges.get(random.nextInt(edges.size())));
+      latest.forEach(
+          (k, t) -> {
+            if (keyPartition.get(k) == p) {
+              edges.add(t + retention.get());
+            }
+          });
+      return edges.isEmpty()
+          ? Optional.empty()
+          : Optional.of(edges.get(random.nextInt(edges.size())));
     }
 
     private long pick(long... choices) {
@@ -369,7 +405,8 @@ public final class TraceGenerator {
         }
         ColumnType type = schema.get(column);
         // the first column spells the key's number; bools spell it in binary across columns
-        values.put(column, c == 0 || type.kind() == ColumnType.Kind.BOOL ? nth(type, i, c) : value(type));
+        values.put(
+            column, c == 0 || type.kind() == ColumnType.Kind.BOOL ? nth(type, i, c) : value(type));
       }
       return values;
     }
@@ -410,7 +447,9 @@ public final class TraceGenerator {
           if (literal && !numberLiterals.isEmpty()) {
             return shuffledNumbers().get(0).doubleValue();
           }
-          return random.nextBoolean() ? (random.nextInt(400) - 40) / 4.0 : (random.nextInt(100)) / 10.0;
+          return random.nextBoolean()
+              ? (random.nextInt(400) - 40) / 4.0
+              : (random.nextInt(100)) / 10.0;
         case DECIMAL:
           if (literal) {
             for (BigDecimal d : shuffledNumbers()) {

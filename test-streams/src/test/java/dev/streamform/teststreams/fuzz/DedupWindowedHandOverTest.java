@@ -22,15 +22,15 @@ import org.junit.jupiter.api.io.TempDir;
  * event (its time behind its partition's watermark, yet on time for its window, as that watermark
  * is before the window's end) must reach its window before the window's on-time edge, every run.
  *
- * <p>Seed 2026, trace 5 of the windowed {@code ordersWithIds} model once disagreed with the
- * oracle in {@code FuzzWindowedTest}: partition 1's offset 3 (09:52:21.576, behind W_1 = 09:55:05,
- * window [09:45, 10:00)) became a correction of a window it belongs to on time. Deduplicate had
- * released it timestamped with its event time, behind Deduplicate's output watermark; the
- * GroupByKey before the windowed stage gave it no hold, so the windowed stage's watermark passed
- * 10:00 while it was on its way, depending on the runner's scheduling. Before the fix (events
- * travel at {@code LogOrder.timestampOf}, never behind their partition's watermark) 23 of 180
- * runs of this trace disagreed on the DirectRunner (default options), and this test failed 3
- * times in 3 (4, 5 and 3 of its 30 runs); after it, 0 of 120 runs did.
+ * <p>Seed 2026, trace 5 of the windowed {@code ordersWithIds} model once disagreed with the oracle
+ * in {@code FuzzWindowedTest}: partition 1's offset 3 (09:52:21.576, behind W_1 = 09:55:05, window
+ * [09:45, 10:00)) became a correction of a window it belongs to on time. Deduplicate had released
+ * it timestamped with its event time, behind Deduplicate's output watermark; the GroupByKey before
+ * the windowed stage gave it no hold, so the windowed stage's watermark passed 10:00 while it was
+ * on its way, depending on the runner's scheduling. Before the fix (events travel at {@code
+ * LogOrder.timestampOf}, never behind their partition's watermark) 23 of 180 runs of this trace
+ * disagreed on the DirectRunner (default options), and this test failed 3 times in 3 (4, 5 and 3 of
+ * its 30 runs); after it, 0 of 120 runs did.
  */
 class DedupWindowedHandOverTest {
   private static final FixtureRunner DIRECT = FixtureRunner.on(RunnerChoice.direct());
@@ -39,9 +39,11 @@ class DedupWindowedHandOverTest {
   @Test
   void aKeptLateEventReachesItsWindowBeforeTheOnTimeEdgeInEveryRun(@TempDir Path dir) {
     DeclaredModel model =
-        FuzzProjects.model(FuzzProjects.ordersWithIds(dir.resolve("ids"), true), "customer_metrics");
+        FuzzProjects.model(
+            FuzzProjects.ordersWithIds(dir.resolve("ids"), true), "customer_metrics");
     Fixture trace = TraceGenerator.forModel(model).generate(2026, 5);
-    assertTrue(hasKeptLateEventOnTimeForItsWindow(trace),
+    assertTrue(
+        hasKeptLateEventOnTimeForItsWindow(trace),
         "trace 5 of seed 2026 no longer has an event behind its partition's watermark that is on"
             + " time for its window; pick a trace that has one");
     String expected = WindowedOracle.of(model).outcome(trace).canonical();
@@ -55,8 +57,15 @@ class DedupWindowedHandOverTest {
         }
       }
     }
-    assertEquals(0, disagreeing, disagreeing + " of " + RUNS + " runs disagreed with the oracle;"
-        + " the first:\n" + firstDiff);
+    assertEquals(
+        0,
+        disagreeing,
+        disagreeing
+            + " of "
+            + RUNS
+            + " runs disagreed with the oracle;"
+            + " the first:\n"
+            + firstDiff);
   }
 
   /**

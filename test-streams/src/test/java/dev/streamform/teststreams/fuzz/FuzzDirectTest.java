@@ -3,11 +3,11 @@ package dev.streamform.teststreams.fuzz;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.RunnerChoice;
-import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.oracle.Oracle;
 import dev.streamform.teststreams.oracle.PerKey;
 import dev.streamform.teststreams.trace.Interleavings;
@@ -28,13 +28,20 @@ class FuzzDirectTest {
   void twoHundredTracesAgreeWithTheOracle(@TempDir Path dir) throws Exception {
     int agreeing = 0;
     // the seed's model with retention, and a model with another schema, aggregates and WHERE
-    DeclaredModel retention = FuzzProjects.model(FuzzProjects.seed("retention"), "customer_metrics");
-    DeclaredModel sessions = FuzzProjects.model(FuzzProjects.sessions(dir.resolve("s")), "sessions");
+    DeclaredModel retention =
+        FuzzProjects.model(FuzzProjects.seed("retention"), "customer_metrics");
+    DeclaredModel sessions =
+        FuzzProjects.model(FuzzProjects.sessions(dir.resolve("s")), "sessions");
     for (Object[] run : new Object[][] {{retention, 120}, {sessions, 80}}) {
       DeclaredModel model = (DeclaredModel) run[0];
       StringWriter log = new StringWriter();
-      FuzzRun.Result result = new FuzzRun(model, Fuzzer.of(model, 40), new PrintWriter(log))
-          .run((Integer) run[1], 2026, List.of(Fuzzer.Target.of(DIRECT, model)), dir.resolve("out"));
+      FuzzRun.Result result =
+          new FuzzRun(model, Fuzzer.of(model, 40), new PrintWriter(log))
+              .run(
+                  (Integer) run[1],
+                  2026,
+                  List.of(Fuzzer.Target.of(DIRECT, model)),
+                  dir.resolve("out"));
       assertTrue(result.allAgree(), log.toString());
       agreeing += result.agreeing;
     }
@@ -48,11 +55,13 @@ class FuzzDirectTest {
    */
   @Test
   void tracesWithRepeatedEventIdsAgreeWithTheOracle(@TempDir Path dir) throws Exception {
-    DeclaredModel model = FuzzProjects.model(FuzzProjects.ordersWithIds(dir.resolve("ids"), false),
-        "customer_metrics");
+    DeclaredModel model =
+        FuzzProjects.model(
+            FuzzProjects.ordersWithIds(dir.resolve("ids"), false), "customer_metrics");
     StringWriter log = new StringWriter();
-    FuzzRun.Result result = new FuzzRun(model, Fuzzer.of(model, 40), new PrintWriter(log))
-        .run(80, 2026, List.of(Fuzzer.Target.of(DIRECT, model)), dir.resolve("out"));
+    FuzzRun.Result result =
+        new FuzzRun(model, Fuzzer.of(model, 40), new PrintWriter(log))
+            .run(80, 2026, List.of(Fuzzer.Target.of(DIRECT, model)), dir.resolve("out"));
     assertTrue(result.allAgree(), log.toString());
     assertEquals(80, result.agreeing);
     int duplicates = 0;
@@ -62,7 +71,8 @@ class FuzzDirectTest {
     for (int i = 0; i < 80; i++) {
       FixtureOutcome expected = oracle.run(generator.generate(2026, i));
       duplicates += expected.duplicates.size();
-      conflicts += (int) expected.quarantined.stream().filter(q -> q.reason.startsWith("event_id")).count();
+      conflicts +=
+          (int) expected.quarantined.stream().filter(q -> q.reason.startsWith("event_id")).count();
     }
     assertTrue(duplicates >= 20, duplicates + " duplicates in 80 traces");
     assertTrue(conflicts >= 5, conflicts + " conflicts in 80 traces");
@@ -90,7 +100,8 @@ class FuzzDirectTest {
       String first = PerKey.of(model, outcomes.get(3 * t));
       assertTrue(first.contains("key "), first);
       for (int order = 1; order < 3; order++) {
-        assertEquals(first, PerKey.of(model, outcomes.get(3 * t + order)), orders.get(3 * t + order).name());
+        assertEquals(
+            first, PerKey.of(model, outcomes.get(3 * t + order)), orders.get(3 * t + order).name());
       }
     }
   }

@@ -2,9 +2,9 @@ package dev.streamform.teststreams.fuzz;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.RunnerChoice;
-import dev.streamform.planner.DeclaredModel;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -19,8 +19,13 @@ class FuzzFlinkTest {
   void fiftyTracesAgreeWithTheOracleAtParallelismTwo(@TempDir Path dir) throws Exception {
     DeclaredModel model = FuzzProjects.model(FuzzProjects.seed("retention"), "customer_metrics");
     StringWriter log = new StringWriter();
-    FuzzRun.Result result = new FuzzRun(model, Fuzzer.of(model, 50), new PrintWriter(log))
-        .run(50, 7, List.of(Fuzzer.Target.of(FixtureRunner.on(RunnerChoice.flinkLocal(2)), model)), dir);
+    FuzzRun.Result result =
+        new FuzzRun(model, Fuzzer.of(model, 50), new PrintWriter(log))
+            .run(
+                50,
+                7,
+                List.of(Fuzzer.Target.of(FixtureRunner.on(RunnerChoice.flinkLocal(2)), model)),
+                dir);
     assertEquals(50, result.agreeing, log.toString());
   }
 }

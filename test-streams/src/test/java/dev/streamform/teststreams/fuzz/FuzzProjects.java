@@ -1,8 +1,8 @@
 package dev.streamform.teststreams.fuzz;
 
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.InvalidProjectException;
 import dev.streamform.policies.project.Project;
-import dev.streamform.planner.DeclaredModel;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -15,7 +15,8 @@ final class FuzzProjects {
 
   /** A seed project of test-streams/fixtures/time, wherever Maven runs the tests from. */
   static Path seed(String name) {
-    for (Path p : new Path[] {Paths.get("fixtures/time"), Paths.get("test-streams/fixtures/time")}) {
+    for (Path p :
+        new Path[] {Paths.get("fixtures/time"), Paths.get("test-streams/fixtures/time")}) {
       if (Files.isDirectory(p.resolve(name))) {
         return p.resolve(name).toAbsolutePath();
       }
@@ -36,37 +37,43 @@ final class FuzzProjects {
    * MIN, MAX, AVG, a WHERE clause, decimal AVG, keep-late events and retention.
    */
   static Path sessions(Path dir) {
-    write(dir, "sources.yml", String.join("\n",
-        "sources:",
-        "  clicks:",
-        "    connector: file",
-        "    path: clicks.jsonl",
-        "    schema:",
-        "      user: string",
-        "      region: string",
-        "      dwell: double",
-        "      clicks: int64",
-        "      price: decimal(8,3)",
-        "      at: timestamp",
-        "    event_time: at",
-        "    watermark: 30s",
-        "    late_events: drop",
-        ""));
-    write(dir, "streamform.yml", String.join("\n",
-        "models:",
-        "  sessions:",
-        "    key: [user]",
-        "    retention: 2m",
-        ""));
-    write(dir, "models/sessions.sql", String.join("\n",
-        "SELECT user, COUNT(*) AS events, SUM(dwell) AS dwell, SUM(clicks) AS clicks,",
-        "       MIN(dwell) AS shortest, MAX(clicks) AS most, AVG(dwell) AS avg_dwell,",
-        "       AVG(clicks) AS avg_clicks, AVG(price) AS avg_price, COUNT(price) AS priced,",
-        "       MAX(region) AS region",
-        "FROM source('clicks')",
-        "WHERE region <> 'test' AND clicks >= 0",
-        "GROUP BY user",
-        ""));
+    write(
+        dir,
+        "sources.yml",
+        String.join(
+            "\n",
+            "sources:",
+            "  clicks:",
+            "    connector: file",
+            "    path: clicks.jsonl",
+            "    schema:",
+            "      user: string",
+            "      region: string",
+            "      dwell: double",
+            "      clicks: int64",
+            "      price: decimal(8,3)",
+            "      at: timestamp",
+            "    event_time: at",
+            "    watermark: 30s",
+            "    late_events: drop",
+            ""));
+    write(
+        dir,
+        "streamform.yml",
+        String.join("\n", "models:", "  sessions:", "    key: [user]", "    retention: 2m", ""));
+    write(
+        dir,
+        "models/sessions.sql",
+        String.join(
+            "\n",
+            "SELECT user, COUNT(*) AS events, SUM(dwell) AS dwell, SUM(clicks) AS clicks,",
+            "       MIN(dwell) AS shortest, MAX(clicks) AS most, AVG(dwell) AS avg_dwell,",
+            "       AVG(clicks) AS avg_clicks, AVG(price) AS avg_price, COUNT(price) AS priced,",
+            "       MAX(region) AS region",
+            "FROM source('clicks')",
+            "WHERE region <> 'test' AND clicks >= 0",
+            "GROUP BY user",
+            ""));
     return dir;
   }
 
@@ -76,28 +83,38 @@ final class FuzzProjects {
    * lateness: the generator repeats some of its events (issue 16).
    */
   static Path ordersWithIds(Path dir, boolean windowed) {
-    write(dir, "sources.yml", String.join("\n",
-        "sources:",
-        "  orders:",
-        "    connector: file",
-        "    path: orders.jsonl",
-        "    schema:",
-        "      order_id: string",
-        "      customer_id: int64",
-        "      amount: decimal(12,2)",
-        "      ordered_at: timestamp",
-        "    event_time: ordered_at",
-        "    watermark: 5m",
-        "    event_id: order_id",
-        "    duplicates_within: 10m",
-        ""));
-    write(dir, "streamform.yml", String.join("\n",
-        "models:",
-        "  customer_metrics:",
-        "    key: [customer_id]",
-        windowed ? "    window: 15m\n    allowed_lateness: 5m" : "    retention: 10m",
-        ""));
-    write(dir, "models/customer_metrics.sql",
+    write(
+        dir,
+        "sources.yml",
+        String.join(
+            "\n",
+            "sources:",
+            "  orders:",
+            "    connector: file",
+            "    path: orders.jsonl",
+            "    schema:",
+            "      order_id: string",
+            "      customer_id: int64",
+            "      amount: decimal(12,2)",
+            "      ordered_at: timestamp",
+            "    event_time: ordered_at",
+            "    watermark: 5m",
+            "    event_id: order_id",
+            "    duplicates_within: 10m",
+            ""));
+    write(
+        dir,
+        "streamform.yml",
+        String.join(
+            "\n",
+            "models:",
+            "  customer_metrics:",
+            "    key: [customer_id]",
+            windowed ? "    window: 15m\n    allowed_lateness: 5m" : "    retention: 10m",
+            ""));
+    write(
+        dir,
+        "models/customer_metrics.sql",
         "SELECT customer_id, SUM(amount) AS total_spend, COUNT(*) AS orders FROM source('orders')"
             + " GROUP BY customer_id\n");
     return dir;

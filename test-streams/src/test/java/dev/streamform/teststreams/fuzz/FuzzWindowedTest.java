@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.RunnerChoice;
-import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.oracle.WindowedOracle;
 import dev.streamform.teststreams.trace.TraceGenerator;
 import java.io.PrintWriter;
@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Windowed models (docs/semantics.md §6) under generated traces — several partitions, keys that live in
- * one partition, disorder, watermark items at window ends and at end + allowed lateness,
+ * Windowed models (docs/semantics.md §6) under generated traces — several partitions, keys that
+ * live in one partition, disorder, watermark items at window ends and at end + allowed lateness,
  * corrections and too-late events — agree with the reference {@link WindowedOracle} on the
  * DirectRunner and on Flink at parallelism 2, and a planted bug is caught and shrunk.
  */
@@ -30,34 +30,47 @@ class FuzzWindowedTest {
 
   /** Hopping 10m every 5m, lateness 3m, previews every 2 events, a WHERE, several aggregates. */
   static Path hopping(Path dir) {
-    FuzzProjects.write(dir, "sources.yml", String.join("\n",
-        "sources:",
-        "  taps:",
-        "    connector: file",
-        "    path: taps.jsonl",
-        "    schema:",
-        "      card: string",
-        "      fare: decimal(8,2)",
-        "      zone: int64",
-        "      at: timestamp",
-        "    event_time: at",
-        "    watermark: 1m",
-        ""));
-    FuzzProjects.write(dir, "streamform.yml", String.join("\n",
-        "models:",
-        "  fares:",
-        "    key: [card]",
-        "    window: {size: 10m, every: 5m}",
-        "    allowed_lateness: 3m",
-        "    early_results: every 2 events",
-        "    generation: 2",
-        ""));
-    FuzzProjects.write(dir, "models/fares.sql", String.join("\n",
-        "SELECT card, COUNT(*) AS taps, SUM(fare) AS spent, MAX(zone) AS farthest, AVG(fare) AS avg_fare",
-        "FROM source('taps')",
-        "WHERE zone <> 3",
-        "GROUP BY card",
-        ""));
+    FuzzProjects.write(
+        dir,
+        "sources.yml",
+        String.join(
+            "\n",
+            "sources:",
+            "  taps:",
+            "    connector: file",
+            "    path: taps.jsonl",
+            "    schema:",
+            "      card: string",
+            "      fare: decimal(8,2)",
+            "      zone: int64",
+            "      at: timestamp",
+            "    event_time: at",
+            "    watermark: 1m",
+            ""));
+    FuzzProjects.write(
+        dir,
+        "streamform.yml",
+        String.join(
+            "\n",
+            "models:",
+            "  fares:",
+            "    key: [card]",
+            "    window: {size: 10m, every: 5m}",
+            "    allowed_lateness: 3m",
+            "    early_results: every 2 events",
+            "    generation: 2",
+            ""));
+    FuzzProjects.write(
+        dir,
+        "models/fares.sql",
+        String.join(
+            "\n",
+            "SELECT card, COUNT(*) AS taps, SUM(fare) AS spent, MAX(zone) AS farthest, AVG(fare) AS"
+                + " avg_fare",
+            "FROM source('taps')",
+            "WHERE zone <> 3",
+            "GROUP BY card",
+            ""));
     return dir;
   }
 
@@ -66,33 +79,47 @@ class FuzzWindowedTest {
     return calendarProject(dir, "1d", "Europe/Berlin", "");
   }
 
-  /** A calendar model {@code daily_revenue} of {@code window} in {@code zone}, with {@code more}. */
+  /**
+   * A calendar model {@code daily_revenue} of {@code window} in {@code zone}, with {@code more}.
+   */
   static Path calendarProject(Path dir, String window, String zone, String more) {
-    FuzzProjects.write(dir, "sources.yml", String.join("\n",
-        "sources:",
-        "  sales:",
-        "    connector: file",
-        "    path: sales.jsonl",
-        "    schema:",
-        "      store_id: string",
-        "      amount: decimal(10,2)",
-        "      sold_at: timestamp",
-        "    event_time: sold_at",
-        "    watermark: 1h",
-        ""));
-    FuzzProjects.write(dir, "streamform.yml", String.join("\n",
-        "models:",
-        "  daily_revenue:",
-        "    key: [store_id]",
-        "    window: " + window,
-        "    time_zone: " + zone,
-        "    allowed_lateness: 3h",
-        more));
-    FuzzProjects.write(dir, "models/daily_revenue.sql", String.join("\n",
-        "SELECT store_id, SUM(amount) AS revenue, COUNT(*) AS sales",
-        "FROM source('sales')",
-        "GROUP BY store_id",
-        ""));
+    FuzzProjects.write(
+        dir,
+        "sources.yml",
+        String.join(
+            "\n",
+            "sources:",
+            "  sales:",
+            "    connector: file",
+            "    path: sales.jsonl",
+            "    schema:",
+            "      store_id: string",
+            "      amount: decimal(10,2)",
+            "      sold_at: timestamp",
+            "    event_time: sold_at",
+            "    watermark: 1h",
+            ""));
+    FuzzProjects.write(
+        dir,
+        "streamform.yml",
+        String.join(
+            "\n",
+            "models:",
+            "  daily_revenue:",
+            "    key: [store_id]",
+            "    window: " + window,
+            "    time_zone: " + zone,
+            "    allowed_lateness: 3h",
+            more));
+    FuzzProjects.write(
+        dir,
+        "models/daily_revenue.sql",
+        String.join(
+            "\n",
+            "SELECT store_id, SUM(amount) AS revenue, COUNT(*) AS sales",
+            "FROM source('sales')",
+            "GROUP BY store_id",
+            ""));
     return dir;
   }
 
@@ -115,21 +142,25 @@ class FuzzWindowedTest {
       for (FixtureOutcome.Revision r : expected.revisions) {
         hours.add(java.time.Duration.between(r.windowStart, r.windowEnd).toHours());
       }
-      corrected += (int) expected.revisions.stream().filter(r -> r.status.equals("corrected")).count();
+      corrected +=
+          (int) expected.revisions.stream().filter(r -> r.status.equals("corrected")).count();
       late += expected.late.size();
     }
-    System.out.println("calendar fuzz: window lengths " + hours + " h, corrected " + corrected
-        + ", late " + late);
-    assertTrue(hours.containsAll(List.of(23L, 24L, 25L)) && corrected >= 5 && late >= 5,
+    System.out.println(
+        "calendar fuzz: window lengths " + hours + " h, corrected " + corrected + ", late " + late);
+    assertTrue(
+        hours.containsAll(List.of(23L, 24L, 25L)) && corrected >= 5 && late >= 5,
         "window lengths " + hours + " h, corrected " + corrected + ", late " + late);
     StringWriter log = new StringWriter();
-    FuzzRun.Result result = fuzz(model, 100, 35, Fuzzer.Target.of(DIRECT, model), dir.resolve("out"), log);
+    FuzzRun.Result result =
+        fuzz(model, 100, 35, Fuzzer.Target.of(DIRECT, model), dir.resolve("out"), log);
     System.out.println("calendar fuzz: " + result.agreeing + " of 100 traces agree");
     assertTrue(result.allAgree(), log.toString());
     assertEquals(100, result.agreeing);
   }
 
-  private static FuzzRun.Result fuzz(DeclaredModel model, int traces, long seed, Fuzzer.Target target, Path out, StringWriter log)
+  private static FuzzRun.Result fuzz(
+      DeclaredModel model, int traces, long seed, Fuzzer.Target target, Path out, StringWriter log)
       throws Exception {
     return new FuzzRun(model, Fuzzer.of(model, 1), new PrintWriter(log))
         .run(traces, seed, List.of(target), out);
@@ -137,12 +168,14 @@ class FuzzWindowedTest {
 
   @Test
   void windowedTracesAgreeWithTheOracleOnTheDirectRunner(@TempDir Path dir) throws Exception {
-    DeclaredModel hourly = FuzzProjects.model(FuzzProjects.seed("hourly-revenue"), "hourly_revenue");
+    DeclaredModel hourly =
+        FuzzProjects.model(FuzzProjects.seed("hourly-revenue"), "hourly_revenue");
     DeclaredModel fares = FuzzProjects.model(hopping(dir.resolve("fares")), "fares");
     int agreeing = 0;
     for (Object[] run : new Object[][] {{hourly, 40}, {fares, 40}}) {
       DeclaredModel model = (DeclaredModel) run[0];
-      // the traces exercise what windows are about: corrections, too-late events, several partitions
+      // the traces exercise what windows are about: corrections, too-late events, several
+      // partitions
       int corrected = 0;
       int late = 0;
       int multiPartition = 0;
@@ -151,14 +184,29 @@ class FuzzWindowedTest {
       for (int i = 0; i < (Integer) run[1]; i++) {
         Fixture trace = generator.generate(2026, i);
         FixtureOutcome expected = oracle.outcome(trace);
-        corrected += (int) expected.revisions.stream().filter(r -> r.status.equals("corrected")).count();
+        corrected +=
+            (int) expected.revisions.stream().filter(r -> r.status.equals("corrected")).count();
         late += expected.late.size();
         multiPartition += trace.given().stream().anyMatch(g -> g.partition() > 0) ? 1 : 0;
       }
-      assertTrue(corrected >= 5 && late >= 5 && multiPartition >= 5,
-          model.model().name() + ": corrected " + corrected + ", late " + late + ", multi-partition " + multiPartition);
+      assertTrue(
+          corrected >= 5 && late >= 5 && multiPartition >= 5,
+          model.model().name()
+              + ": corrected "
+              + corrected
+              + ", late "
+              + late
+              + ", multi-partition "
+              + multiPartition);
       StringWriter log = new StringWriter();
-      FuzzRun.Result result = fuzz(model, (Integer) run[1], 2026, Fuzzer.Target.of(DIRECT, model), dir.resolve("out"), log);
+      FuzzRun.Result result =
+          fuzz(
+              model,
+              (Integer) run[1],
+              2026,
+              Fuzzer.Target.of(DIRECT, model),
+              dir.resolve("out"),
+              log);
       assertTrue(result.allAgree(), log.toString());
       agreeing += result.agreeing;
     }
@@ -172,8 +220,9 @@ class FuzzWindowedTest {
    */
   @Test
   void windowedTracesWithRepeatedEventIdsAgreeWithTheOracle(@TempDir Path dir) throws Exception {
-    DeclaredModel model = FuzzProjects.model(FuzzProjects.ordersWithIds(dir.resolve("ids"), true),
-        "customer_metrics");
+    DeclaredModel model =
+        FuzzProjects.model(
+            FuzzProjects.ordersWithIds(dir.resolve("ids"), true), "customer_metrics");
     int duplicates = 0;
     int conflicts = 0;
     TraceGenerator generator = TraceGenerator.forModel(model);
@@ -181,11 +230,14 @@ class FuzzWindowedTest {
     for (int i = 0; i < 20; i++) {
       FixtureOutcome expected = oracle.outcome(generator.generate(2026, i));
       duplicates += expected.duplicates.size();
-      conflicts += (int) expected.quarantined.stream().filter(q -> q.reason.startsWith("event_id")).count();
+      conflicts +=
+          (int) expected.quarantined.stream().filter(q -> q.reason.startsWith("event_id")).count();
     }
-    assertTrue(duplicates >= 5 && conflicts >= 1, duplicates + " duplicates, " + conflicts + " conflicts");
+    assertTrue(
+        duplicates >= 5 && conflicts >= 1, duplicates + " duplicates, " + conflicts + " conflicts");
     StringWriter log = new StringWriter();
-    FuzzRun.Result result = fuzz(model, 20, 2026, Fuzzer.Target.of(DIRECT, model), dir.resolve("out"), log);
+    FuzzRun.Result result =
+        fuzz(model, 20, 2026, Fuzzer.Target.of(DIRECT, model), dir.resolve("out"), log);
     assertTrue(result.allAgree(), log.toString());
     assertEquals(20, result.agreeing);
   }
@@ -194,18 +246,20 @@ class FuzzWindowedTest {
   void windowedTracesAgreeWithTheOracleOnFlinkAtParallelismTwo(@TempDir Path dir) throws Exception {
     FixtureRunner flink = FixtureRunner.on(RunnerChoice.flinkLocal(2));
     DeclaredModel fares = FuzzProjects.model(hopping(dir.resolve("fares")), "fares");
-    DeclaredModel hourly = FuzzProjects.model(FuzzProjects.seed("hourly-revenue"), "hourly_revenue");
+    DeclaredModel hourly =
+        FuzzProjects.model(FuzzProjects.seed("hourly-revenue"), "hourly_revenue");
     for (DeclaredModel model : List.of(fares, hourly)) {
       StringWriter log = new StringWriter();
-      FuzzRun.Result result = fuzz(model, 8, 7, Fuzzer.Target.of(flink, model), dir.resolve("out"), log);
+      FuzzRun.Result result =
+          fuzz(model, 8, 7, Fuzzer.Target.of(flink, model), dir.resolve("out"), log);
       assertTrue(result.allAgree(), log.toString());
       assertEquals(8, result.agreeing);
     }
   }
 
   /**
-   * Issue 35, zones not in the examples: days, weeks from Sunday and months in zones whose
-   * changes fall at midnight (America/Santiago: a day that begins at 01:00), by half an hour
+   * Issue 35, zones not in the examples: days, weeks from Sunday and months in zones whose changes
+   * fall at midnight (America/Santiago: a day that begins at 01:00), by half an hour
    * (Australia/Lord_Howe), at a 45-minute offset (Pacific/Chatham) or not at all any more
    * (Asia/Tehran) agree with the oracle on the DirectRunner, 10 traces each.
    */
@@ -217,21 +271,35 @@ class FuzzWindowedTest {
   })
   void calendarTracesInOtherZonesAgreeWithTheOracle(String window, String zone, @TempDir Path dir)
       throws Exception {
-    DeclaredModel model = FuzzProjects.model(calendarProject(dir.resolve("p"), window, zone,
-        window.equals("1w") ? "    week_starts: sunday\n" : ""), "daily_revenue");
+    DeclaredModel model =
+        FuzzProjects.model(
+            calendarProject(
+                dir.resolve("p"),
+                window,
+                zone,
+                window.equals("1w") ? "    week_starts: sunday\n" : ""),
+            "daily_revenue");
     StringWriter log = new StringWriter();
-    FuzzRun.Result result = fuzz(model, 10, 35, Fuzzer.Target.of(DIRECT, model), dir.resolve("out"), log);
+    FuzzRun.Result result =
+        fuzz(model, 10, 35, Fuzzer.Target.of(DIRECT, model), dir.resolve("out"), log);
     assertTrue(result.allAgree(), log.toString());
     assertEquals(10, result.agreeing);
   }
 
   /** Issue 35: calendar-day traces across both DST changes agree with the oracle on Flink p2. */
   @Test
-  void calendarDayTracesAgreeWithTheOracleOnFlinkAtParallelismTwo(@TempDir Path dir) throws Exception {
+  void calendarDayTracesAgreeWithTheOracleOnFlinkAtParallelismTwo(@TempDir Path dir)
+      throws Exception {
     DeclaredModel model = FuzzProjects.model(dailyBerlin(dir.resolve("daily")), "daily_revenue");
     StringWriter log = new StringWriter();
-    FuzzRun.Result result = fuzz(model, 100, 35, Fuzzer.Target.of(FixtureRunner.on(RunnerChoice.flinkLocal(2)), model),
-        dir.resolve("out"), log);
+    FuzzRun.Result result =
+        fuzz(
+            model,
+            100,
+            35,
+            Fuzzer.Target.of(FixtureRunner.on(RunnerChoice.flinkLocal(2)), model),
+            dir.resolve("out"),
+            log);
     System.out.println("calendar fuzz on flink p2: " + result.agreeing + " of 100 traces agree");
     assertTrue(result.allAgree(), log.toString());
     assertEquals(100, result.agreeing);
@@ -255,7 +323,9 @@ class FuzzWindowedTest {
     assertTrue(log.toString().contains("shrunk"), log.toString());
   }
 
-  /** The oracle's outcome with every corrected revision's values replaced by the first revision's. */
+  /**
+   * The oracle's outcome with every corrected revision's values replaced by the first revision's.
+   */
   private static FixtureOutcome deltas(FixtureOutcome right) {
     java.util.Map<String, FixtureOutcome.Revision> first = new java.util.HashMap<>();
     dev.streamform.teststreams.fixture.OutcomeBuilder b =
@@ -265,8 +335,18 @@ class FuzzWindowedTest {
       first.putIfAbsent(window, r);
       java.util.Map<String, Object> values =
           r.status.equals("corrected") && r.revision > 1 ? first.get(window).values : r.values;
-      b.revision(r.status, r.revision, r.predecessor, r.windowStart, r.windowEnd, r.key, values,
-          r.logicalWindowId, r.projectionId, r.aggregateDigest, r.offsets);
+      b.revision(
+          r.status,
+          r.revision,
+          r.predecessor,
+          r.windowStart,
+          r.windowEnd,
+          r.key,
+          values,
+          r.logicalWindowId,
+          r.projectionId,
+          r.aggregateDigest,
+          r.offsets);
     }
     right.late.forEach(d -> b.tooLate(d.eventId, d.record, d.watermark, d.windowStart));
     right.quarantined.forEach(q -> b.quarantined(q.eventId, q.reason));

@@ -3,18 +3,17 @@ package dev.streamform.teststreams.oracle;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.Project;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureStream;
 import dev.streamform.teststreams.fixture.FixtureVerdict;
-import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.trace.Interleavings;
 import dev.streamform.teststreams.trace.TraceGenerator;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.Optional;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -22,7 +21,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class OracleTest {
 
   static Path seed(String name) {
-    for (Path p : new Path[] {Paths.get("fixtures/time"), Paths.get("test-streams/fixtures/time")}) {
+    for (Path p :
+        new Path[] {Paths.get("fixtures/time"), Paths.get("test-streams/fixtures/time")}) {
       if (Files.isDirectory(p.resolve(name))) {
         return p.resolve(name);
       }
@@ -38,8 +38,13 @@ class OracleTest {
       Fixture fixture = Fixture.load(project, file);
       DeclaredModel model = DeclaredModel.of(project, fixture.model());
       FixtureOutcome outcome = Oracle.of(model).run(fixture);
-      FixtureVerdict verdict = FixtureVerdict.judge(
-          fixture, FixtureStream.compile(fixture, model), outcome, model.source(), model.outputColumns());
+      FixtureVerdict verdict =
+          FixtureVerdict.judge(
+              fixture,
+              FixtureStream.compile(fixture, model),
+              outcome,
+              model.source(),
+              model.outputColumns());
       assertTrue(verdict.passed(), verdict.render());
     }
   }
@@ -59,7 +64,9 @@ class OracleTest {
       multiPartition++;
       String first = PerKey.of(model, oracle.run(Interleavings.of(trace, 0)));
       for (long order = 1; order < 6; order++) {
-        assertEquals(first, PerKey.of(model, oracle.run(Interleavings.of(trace, order))),
+        assertEquals(
+            first,
+            PerKey.of(model, oracle.run(Interleavings.of(trace, order))),
             trace.name() + " order " + order);
       }
     }

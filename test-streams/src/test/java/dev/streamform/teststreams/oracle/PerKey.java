@@ -1,9 +1,9 @@
 package dev.streamform.teststreams.oracle;
 
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.schema.ColumnValues;
 import dev.streamform.policies.sql.OutputColumn;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
-import dev.streamform.planner.DeclaredModel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,16 +27,24 @@ public final class PerKey {
     for (FixtureOutcome.Change c : outcome.changelog) {
       StringBuilder key = new StringBuilder();
       keyOutputs.forEach(k -> key.append(ColumnValues.show(c.values.get(k))).append(' '));
-      byKey.computeIfAbsent(key.toString(), k -> new StringBuilder())
-          .append("  ").append(c.eventId).append(' ').append(c.op).append(' ')
-          .append(c.values).append('\n');
+      byKey
+          .computeIfAbsent(key.toString(), k -> new StringBuilder())
+          .append("  ")
+          .append(c.eventId)
+          .append(' ')
+          .append(c.op)
+          .append(' ')
+          .append(c.values)
+          .append('\n');
     }
     StringBuilder b = new StringBuilder();
     byKey.forEach((k, changes) -> b.append("key ").append(k).append('\n').append(changes));
     new TreeMap<String, String>() {
       {
-        outcome.late.forEach(d -> put(d.eventId, "late " + d.eventId + " " + d.record + " < " + d.watermark));
-        outcome.quarantined.forEach(q -> put(q.eventId, "quarantined " + q.eventId + " " + q.reason));
+        outcome.late.forEach(
+            d -> put(d.eventId, "late " + d.eventId + " " + d.record + " < " + d.watermark));
+        outcome.quarantined.forEach(
+            q -> put(q.eventId, "quarantined " + q.eventId + " " + q.reason));
       }
     }.values().forEach(l -> b.append(l).append('\n'));
     return b.toString();

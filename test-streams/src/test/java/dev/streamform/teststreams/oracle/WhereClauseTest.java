@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The oracle's own WHERE reading ({@link WhereClause}) against the engine's ({@code ModelSql} with
  * Calcite's parser, then {@code Expr}) on generated predicates — every supported form, nested, with
- * NULLs in the rows — so that a bug in either is a disagreement here and in fuzz, rather than
- * one shared answer. A planted engine bug (a row with a NULL column passing) is caught.
+ * NULLs in the rows — so that a bug in either is a disagreement here and in fuzz, rather than one
+ * shared answer. A planted engine bug (a row with a NULL column passing) is caught.
  */
 class WhereClauseTest {
   private static final String[] NUMBERS = {"a", "d", "m"};
@@ -46,8 +46,11 @@ class WhereClauseTest {
   @Test
   void agreesWithTheEngineOnGeneratedPredicates() throws Exception {
     List<String> disagreements = compare(2_000, 12, 2026, false);
-    assertTrue(disagreements.isEmpty(),
-        disagreements.size() + " disagreements, e.g.\n" + String.join("\n", disagreements.subList(0, Math.min(10, disagreements.size()))));
+    assertTrue(
+        disagreements.isEmpty(),
+        disagreements.size()
+            + " disagreements, e.g.\n"
+            + String.join("\n", disagreements.subList(0, Math.min(10, disagreements.size()))));
   }
 
   /** The same comparison, with an engine that lets rows with NULLs pass, fails: it can fail. */
@@ -56,7 +59,8 @@ class WhereClauseTest {
     assertFalse(compare(300, 12, 2026, true).isEmpty());
   }
 
-  private static List<String> compare(int predicates, int rows, long seed, boolean planted) throws Exception {
+  private static List<String> compare(int predicates, int rows, long seed, boolean planted)
+      throws Exception {
     Random random = new Random(seed);
     List<Map<String, Object>> sample = new ArrayList<>();
     for (int i = 0; i < rows; i++) {
@@ -83,39 +87,84 @@ class WhereClauseTest {
   }
 
   private static WhereClause where(String predicate) {
-    return WhereClause.ofQuery("SELECT a, COUNT(*) AS n FROM source('s') WHERE " + predicate + " GROUP BY a");
+    return WhereClause.ofQuery(
+        "SELECT a, COUNT(*) AS n FROM source('s') WHERE " + predicate + " GROUP BY a");
   }
 
   private static Map<String, Object> row(Random r) {
     Map<String, Object> row = new HashMap<>();
     row.put("a", r.nextInt(5) == 0 ? null : (long) (r.nextInt(7) - 3));
     row.put("d", r.nextInt(5) == 0 ? null : (r.nextInt(13) - 6) / 2.0);
-    row.put("m", r.nextInt(5) == 0 ? null : new BigDecimal(r.nextInt(13) - 6).movePointLeft(r.nextInt(2)).setScale(3));
+    row.put(
+        "m",
+        r.nextInt(5) == 0
+            ? null
+            : new BigDecimal(r.nextInt(13) - 6).movePointLeft(r.nextInt(2)).setScale(3));
     row.put("s", r.nextInt(5) == 0 ? null : new String[] {"x", "b", "it's", "", "X"}[r.nextInt(5)]);
     row.put("b", r.nextInt(4) == 0 ? null : r.nextBoolean());
-    row.put("t", r.nextInt(5) == 0 ? null : Instant.parse("2026-08-30T10:00:00Z").plusSeconds(r.nextInt(3) - 1));
+    row.put(
+        "t",
+        r.nextInt(5) == 0
+            ? null
+            : Instant.parse("2026-08-30T10:00:00Z").plusSeconds(r.nextInt(3) - 1));
     return row;
   }
 
   private static String predicate(Random r, int depth) {
     int pick = r.nextInt(depth <= 0 ? 8 : 14);
     switch (pick) {
-      case 0: return number(r, 2) + " " + cmp(r) + " " + number(r, 2);
-      case 1: return "s " + cmp(r) + " " + STRINGS[r.nextInt(STRINGS.length)];
-      case 2: return "t " + cmp(r) + " TIMESTAMP '2026-08-30 10:00:0" + r.nextInt(2) + "'";
-      case 3: return r.nextBoolean() ? "b" : "b = " + new String[] {"TRUE", "FALSE", "NULL"}[r.nextInt(3)];
-      case 4: return new String[] {"a", "d", "m", "s", "b", "t"}[r.nextInt(6)] + (r.nextBoolean() ? " IS NULL" : " IS NOT NULL");
-      case 5: return NUMBERS[r.nextInt(3)] + (r.nextBoolean() ? " NOT" : "") + " IN (" + literal(r) + ", " + literal(r)
-          + (r.nextInt(4) == 0 ? ", NULL" : "") + ")";
-      case 6: return number(r, 1) + (r.nextBoolean() ? " NOT" : "") + " BETWEEN " + (r.nextBoolean() ? "SYMMETRIC " : "")
-          + number(r, 0) + " AND " + number(r, 0);
-      case 7: return "s" + (r.nextBoolean() ? " NOT" : "") + " IN (" + STRINGS[r.nextInt(STRINGS.length)] + ", "
-          + STRINGS[r.nextInt(STRINGS.length)] + ")";
-      case 8: case 9: return "(" + predicate(r, depth - 1) + ") AND (" + predicate(r, depth - 1) + ")";
-      case 10: case 11: return "(" + predicate(r, depth - 1) + ") OR (" + predicate(r, depth - 1) + ")";
-      case 12: return "NOT (" + predicate(r, depth - 1) + ")";
-      default: return "(" + predicate(r, depth - 1) + ") IS " + (r.nextBoolean() ? "NOT " : "")
-          + new String[] {"TRUE", "FALSE", "UNKNOWN"}[r.nextInt(3)];
+      case 0:
+        return number(r, 2) + " " + cmp(r) + " " + number(r, 2);
+      case 1:
+        return "s " + cmp(r) + " " + STRINGS[r.nextInt(STRINGS.length)];
+      case 2:
+        return "t " + cmp(r) + " TIMESTAMP '2026-08-30 10:00:0" + r.nextInt(2) + "'";
+      case 3:
+        return r.nextBoolean()
+            ? "b"
+            : "b = " + new String[] {"TRUE", "FALSE", "NULL"}[r.nextInt(3)];
+      case 4:
+        return new String[] {"a", "d", "m", "s", "b", "t"}[r.nextInt(6)]
+            + (r.nextBoolean() ? " IS NULL" : " IS NOT NULL");
+      case 5:
+        return NUMBERS[r.nextInt(3)]
+            + (r.nextBoolean() ? " NOT" : "")
+            + " IN ("
+            + literal(r)
+            + ", "
+            + literal(r)
+            + (r.nextInt(4) == 0 ? ", NULL" : "")
+            + ")";
+      case 6:
+        return number(r, 1)
+            + (r.nextBoolean() ? " NOT" : "")
+            + " BETWEEN "
+            + (r.nextBoolean() ? "SYMMETRIC " : "")
+            + number(r, 0)
+            + " AND "
+            + number(r, 0);
+      case 7:
+        return "s"
+            + (r.nextBoolean() ? " NOT" : "")
+            + " IN ("
+            + STRINGS[r.nextInt(STRINGS.length)]
+            + ", "
+            + STRINGS[r.nextInt(STRINGS.length)]
+            + ")";
+      case 8:
+      case 9:
+        return "(" + predicate(r, depth - 1) + ") AND (" + predicate(r, depth - 1) + ")";
+      case 10:
+      case 11:
+        return "(" + predicate(r, depth - 1) + ") OR (" + predicate(r, depth - 1) + ")";
+      case 12:
+        return "NOT (" + predicate(r, depth - 1) + ")";
+      default:
+        return "("
+            + predicate(r, depth - 1)
+            + ") IS "
+            + (r.nextBoolean() ? "NOT " : "")
+            + new String[] {"TRUE", "FALSE", "UNKNOWN"}[r.nextInt(3)];
     }
   }
 
@@ -130,11 +179,20 @@ class WhereClauseTest {
   private static String number(Random r, int depth) {
     int pick = r.nextInt(depth <= 0 ? 2 : 5);
     switch (pick) {
-      case 0: return NUMBERS[r.nextInt(3)];
-      case 1: return literal(r);
-      case 2: return number(r, depth - 1) + " " + new String[] {"+", "-", "*", "/"}[r.nextInt(4)] + " " + number(r, depth - 1);
-      case 3: return "-(" + number(r, depth - 1) + ")";
-      default: return "(" + number(r, depth - 1) + ")";
+      case 0:
+        return NUMBERS[r.nextInt(3)];
+      case 1:
+        return literal(r);
+      case 2:
+        return number(r, depth - 1)
+            + " "
+            + new String[] {"+", "-", "*", "/"}[r.nextInt(4)]
+            + " "
+            + number(r, depth - 1);
+      case 3:
+        return "-(" + number(r, depth - 1) + ")";
+      default:
+        return "(" + number(r, depth - 1) + ")";
     }
   }
 }

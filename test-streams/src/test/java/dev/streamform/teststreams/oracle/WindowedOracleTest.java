@@ -28,11 +28,11 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The windowed oracle against docs/semantics.md §6, every expectation worked out by hand in the comments
- * beside the items. Rows are written as {@code status revision[<-predecessor] start-end key values
- * {partition:min..max#count}}, times on 2026-08-30 as {@code HH:mm}, other days as {@code MM-dd
- * HH:mm}. Events are numbered {@code <partition>-<offset>}; a watermark item takes an offset in
- * every partition it applies to.
+ * The windowed oracle against docs/semantics.md §6, every expectation worked out by hand in the
+ * comments beside the items. Rows are written as {@code status revision[<-predecessor] start-end
+ * key values {partition:min..max#count}}, times on 2026-08-30 as {@code HH:mm}, other days as
+ * {@code MM-dd HH:mm}. Events are numbered {@code <partition>-<offset>}; a watermark item takes an
+ * offset in every partition it applies to.
  */
 class WindowedOracleTest {
   private static final SourceDeclaration ORDERS = orders();
@@ -45,14 +45,15 @@ class WindowedOracleTest {
   @Test
   void hourlyRevenueSeed() {
     WindowPolicy policy = HOURLY.withAllowedLateness(Duration.ofHours(24));
-    Items given = new Items()
-        .order(7, "10.00", "10:05") // 0-0 on time (W0 undefined); W0 := 10:00
-        .order(7, "20.00", "10:40") // 0-1 on time (10:00 < 11:00); W0 := 10:35
-        .order(8, "5.00", "10:50") //  0-2 on time; W0 := 10:45
-        .watermark("11:00") //         0-3 W = 11:00 >= end: revision 1 of both keys
-        .order(7, "-4.00", "10:20") // 0-4 refund: 11:00 <= W0 < 08-31 11:00, a correction
-        .watermark("08-31 11:00") //   0-5 W = end + 24h: final
-        .order(7, "-1.00", "10:30"); // 0-6 refund too late: W0 >= end + 24h
+    Items given =
+        new Items()
+            .order(7, "10.00", "10:05") // 0-0 on time (W0 undefined); W0 := 10:00
+            .order(7, "20.00", "10:40") // 0-1 on time (10:00 < 11:00); W0 := 10:35
+            .order(8, "5.00", "10:50") //  0-2 on time; W0 := 10:45
+            .watermark("11:00") //         0-3 W = 11:00 >= end: revision 1 of both keys
+            .order(7, "-4.00", "10:20") // 0-4 refund: 11:00 <= W0 < 08-31 11:00, a correction
+            .watermark("08-31 11:00") //   0-5 W = end + 24h: final
+            .order(7, "-1.00", "10:30"); // 0-6 refund too late: W0 >= end + 24h
     WindowedOutcome out = run(HOURLY_REVENUE, policy, given);
     assertEquals(
         List.of(
@@ -70,15 +71,16 @@ class WindowedOracleTest {
   @Test
   void earlyResultsEveryTwoOnTimeEvents() {
     WindowPolicy policy = HOURLY.withAllowedLateness(Duration.ofHours(1)).withEarlyResultsEvery(2);
-    Items given = new Items()
-        .order(7, "1", "10:00") //  0-0 7's 1st on-time event
-        .order(7, "2", "10:10") //  0-1 7's 2nd: preview 3 / 2
-        .order(8, "5", "10:15") //  0-2 8's 1st
-        .order(7, "3", "10:20") //  0-3 7's 3rd
-        .order(7, "4", "10:25") //  0-4 7's 4th: preview 10 / 4 (offsets 0, 1, 3, 4)
-        .watermark("11:00") //      0-5 revision 1 of 7 and 8
-        .order(7, "6", "10:30") //  0-6 correction: revision 2, no preview (not on time)
-        .order(7, "7", "10:35"); // 0-7 correction: revision 3, still no preview
+    Items given =
+        new Items()
+            .order(7, "1", "10:00") //  0-0 7's 1st on-time event
+            .order(7, "2", "10:10") //  0-1 7's 2nd: preview 3 / 2
+            .order(8, "5", "10:15") //  0-2 8's 1st
+            .order(7, "3", "10:20") //  0-3 7's 3rd
+            .order(7, "4", "10:25") //  0-4 7's 4th: preview 10 / 4 (offsets 0, 1, 3, 4)
+            .watermark("11:00") //      0-5 revision 1 of 7 and 8
+            .order(7, "6", "10:30") //  0-6 correction: revision 2, no preview (not on time)
+            .order(7, "7", "10:35"); // 0-7 correction: revision 3, still no preview
     //                              end of input: finals at 12:00, key 7 then 8
     WindowedOutcome out = run(HOURLY_REVENUE, policy, given);
     assertEquals(
@@ -100,18 +102,19 @@ class WindowedOracleTest {
     WindowPolicy policy =
         WindowPolicy.hopping("hourly_revenue", Duration.ofHours(1), Duration.ofMinutes(30))
             .withAllowedLateness(Duration.ofMinutes(30));
-    Items given = new Items()
-        // 0-0 in [10:00,11:00) and [10:30,11:30), on time in both (W0 undefined); W0 := 10:35
-        .order(7, "10", "10:40")
-        // 0-1 in [09:30,10:30): 10:30 <= W0 10:35 < 11:00, a correction, and W = 10:35 >= 10:30
-        //     with no revision yet, so revision 1 corrected at once; in [10:00,11:00) on time
-        .order(7, "1", "10:10")
-        // 0-2 W = 11:30. Edges by time: 11:00 final [09:30) (start 09:30 first) and revision 1
-        //     of [10:00); 11:30 final [10:00) and revision 1 of [10:30)
-        .watermark("11:30")
-        // 0-3 [10:00,11:00): W0 11:30 >= 11:00 + 30m, too late; [10:30,11:30): 11:30 <= W0 <
-        //     12:00, a correction: revision 2
-        .order(7, "100", "10:45");
+    Items given =
+        new Items()
+            // 0-0 in [10:00,11:00) and [10:30,11:30), on time in both (W0 undefined); W0 := 10:35
+            .order(7, "10", "10:40")
+            // 0-1 in [09:30,10:30): 10:30 <= W0 10:35 < 11:00, a correction, and W = 10:35 >= 10:30
+            //     with no revision yet, so revision 1 corrected at once; in [10:00,11:00) on time
+            .order(7, "1", "10:10")
+            // 0-2 W = 11:30. Edges by time: 11:00 final [09:30) (start 09:30 first) and revision 1
+            //     of [10:00); 11:30 final [10:00) and revision 1 of [10:30)
+            .watermark("11:30")
+            // 0-3 [10:00,11:00): W0 11:30 >= 11:00 + 30m, too late; [10:30,11:30): 11:30 <= W0 <
+            //     12:00, a correction: revision 2
+            .order(7, "100", "10:45");
     //   end of input: final [10:30)
     WindowedOutcome out = run(HOURLY_REVENUE, policy, given);
     assertEquals(
@@ -132,15 +135,16 @@ class WindowedOracleTest {
   @Test
   void partitionBehindHoldsCorrectionsUntilTheMinimumPassesTheEnd() {
     WindowPolicy policy = HOURLY.withAllowedLateness(Duration.ofHours(1));
-    Items given = new Items()
-        .order(0, 7, "1", "10:10") //  0-0 on time; W0 := 10:05 (W undefined: W1 is)
-        .order(1, 7, "2", "10:20") //  1-0 on time; W1 := 10:15, W = 10:05
-        .watermark(0, "11:00") //      0-1 W0 = 11:00, W = 10:15
-        .order(0, 7, "4", "10:30") //  0-2 correction (W0 = end), W < end: held
-        .order(0, 8, "8", "10:40") //  0-3 correction of a window without on-time events: held
-        .watermark(1, "11:00") //      1-1 W = 11:00: 7 revision 1 then its held correction;
-        //                                  8's held correction is its revision 1, corrected
-        .order(1, 7, "16", "10:50"); // 1-2 correction after revision 2: revision 3 at once
+    Items given =
+        new Items()
+            .order(0, 7, "1", "10:10") //  0-0 on time; W0 := 10:05 (W undefined: W1 is)
+            .order(1, 7, "2", "10:20") //  1-0 on time; W1 := 10:15, W = 10:05
+            .watermark(0, "11:00") //      0-1 W0 = 11:00, W = 10:15
+            .order(0, 7, "4", "10:30") //  0-2 correction (W0 = end), W < end: held
+            .order(0, 8, "8", "10:40") //  0-3 correction of a window without on-time events: held
+            .watermark(1, "11:00") //      1-1 W = 11:00: 7 revision 1 then its held correction;
+            //                                  8's held correction is its revision 1, corrected
+            .order(1, 7, "16", "10:50"); // 1-2 correction after revision 2: revision 3 at once
     //                                  end of input: finals at 12:00, key 7 then 8
     assertEquals(
         List.of(
@@ -156,14 +160,15 @@ class WindowedOracleTest {
   @Test
   void oneAdvancePassingBothEdgesGivesRevisionOneHeldCorrectionsThenFinal() {
     WindowPolicy policy = HOURLY.withAllowedLateness(Duration.ofMinutes(30));
-    Items given = new Items()
-        .order(0, 7, "1", "10:10") //  0-0 on time; W0 := 10:05
-        .order(1, 7, "2", "10:20") //  1-0 on time; W1 := 10:15
-        .watermark(0, "11:10") //      0-1 W0 = 11:10, W = 10:15
-        .order(0, 7, "4", "10:30") //  0-2 correction (11:00 <= 11:10 < 11:30), held
-        .order(0, 7, "8", "10:40") //  0-3 correction, held
-        .watermark("12:00") //         0-4, 1-1 W = 12:00 passes 11:00 and 11:30 at once
-        .order(1, 7, "16", "10:50"); // 1-2 W1 = 12:00 >= 11:30: too late
+    Items given =
+        new Items()
+            .order(0, 7, "1", "10:10") //  0-0 on time; W0 := 10:05
+            .order(1, 7, "2", "10:20") //  1-0 on time; W1 := 10:15
+            .watermark(0, "11:10") //      0-1 W0 = 11:10, W = 10:15
+            .order(0, 7, "4", "10:30") //  0-2 correction (11:00 <= 11:10 < 11:30), held
+            .order(0, 7, "8", "10:40") //  0-3 correction, held
+            .watermark("12:00") //         0-4, 1-1 W = 12:00 passes 11:00 and 11:30 at once
+            .order(1, 7, "16", "10:50"); // 1-2 W1 = 12:00 >= 11:30: too late
     WindowedOutcome out = run(HOURLY_REVENUE, policy, given);
     assertEquals(
         List.of(
@@ -179,10 +184,11 @@ class WindowedOracleTest {
   @Test
   void endOfInputFinalizesEveryOpenWindow() {
     WindowPolicy policy = HOURLY.withAllowedLateness(Duration.ofHours(24));
-    Items given = new Items()
-        .order(7, "1", "10:10") //           0-0 on time; W0 := 10:05
-        .order(Map.of("merchant_id", 9L, "amount", new BigDecimal("2"))) // 0-1 no time
-        .order(8, "2", "11:20"); //          0-2 on time; W0 := 11:15 >= 11:00: 7's revision 1
+    Items given =
+        new Items()
+            .order(7, "1", "10:10") //           0-0 on time; W0 := 10:05
+            .order(Map.of("merchant_id", 9L, "amount", new BigDecimal("2"))) // 0-1 no time
+            .order(8, "2", "11:20"); //          0-2 on time; W0 := 11:15 >= 11:00: 7's revision 1
     // end of input, by edge time: 8's revision 1 (12:00), 7's final (08-31 11:00), 8's final
     WindowedOutcome out = run(HOURLY_REVENUE, policy, given);
     assertEquals(
@@ -200,10 +206,11 @@ class WindowedOracleTest {
 
   @Test
   void undefinedPartitionWatermarkMeansOnTime() {
-    Items given = new Items()
-        .order(0, 8, "1", "15:00") //  0-0 on time; W0 := 14:55
-        .order(1, 7, "2", "10:00") //  1-0 W1 undefined: on time, however far W0 is ahead
-        .order(0, 7, "4", "10:30"); // 0-1 W0 = 14:55 >= 11:00 + 0: too late
+    Items given =
+        new Items()
+            .order(0, 8, "1", "15:00") //  0-0 on time; W0 := 14:55
+            .order(1, 7, "2", "10:00") //  1-0 W1 undefined: on time, however far W0 is ahead
+            .order(0, 7, "4", "10:30"); // 0-1 W0 = 14:55 >= 11:00 + 0: too late
     WindowedOutcome out = run(HOURLY_REVENUE, HOURLY, given);
     assertEquals(
         List.of(
@@ -218,17 +225,19 @@ class WindowedOracleTest {
   @Test
   void edgesAreInclusiveAndWindowsJudgeByTheirEndNotByTheEventTime() {
     WindowPolicy policy = HOURLY.withAllowedLateness(Duration.ofMinutes(30));
-    Items given = new Items()
-        .watermark("10:30") //                 0-0 W0 = 10:30
-        .order(7, "1", "10:20") //             0-1 t < W0 (late in §2 terms), but W0 < end: on time
-        .order(7, "2", "10:30") //             0-2 t == W0: on time
-        .watermark("11:00") //                 0-3 W = end: revision 1
-        .order(7, "4", "11:00") //             0-4 t == W0, window [11:00,12:00): on time
-        .order(7, "8", "10:59:59.999") //      0-5 W0 == end: a correction
-        .watermark("11:29:59.999") //          0-6
-        .order(7, "16", "10:10") //            0-7 W0 just below end + 30m: a correction
-        .watermark("11:30") //                 0-8 W = end + 30m: final
-        .order(7, "32", "10:50"); //           0-9 W0 == end + 30m: too late
+    Items given =
+        new Items()
+            .watermark("10:30") //                 0-0 W0 = 10:30
+            .order(
+                7, "1", "10:20") //             0-1 t < W0 (late in §2 terms), but W0 < end: on time
+            .order(7, "2", "10:30") //             0-2 t == W0: on time
+            .watermark("11:00") //                 0-3 W = end: revision 1
+            .order(7, "4", "11:00") //             0-4 t == W0, window [11:00,12:00): on time
+            .order(7, "8", "10:59:59.999") //      0-5 W0 == end: a correction
+            .watermark("11:29:59.999") //          0-6
+            .order(7, "16", "10:10") //            0-7 W0 just below end + 30m: a correction
+            .watermark("11:30") //                 0-8 W = end + 30m: final
+            .order(7, "32", "10:50"); //           0-9 W0 == end + 30m: too late
     //                                         end of input: [11:00) revision 1 and final
     WindowedOutcome out = run(HOURLY_REVENUE, policy, given);
     assertEquals(
@@ -248,11 +257,14 @@ class WindowedOracleTest {
   void watermarkItemWithoutPartitionCreatesNone() {
     // Events only on partition 1: W = W1. Were partition 0 counted, W would stay undefined until
     // the end of input and the [10:00) window's revision 1 would come after the last preview.
-    Items given = new Items()
-        .watermark("09:00") //         1-0 (only partition 1 is the fixture's; W1 = 09:00)
-        .order(1, 7, "1", "10:10") //  1-1 preview [10:00); W1 := 10:05
-        .order(1, 7, "2", "11:20") //  1-2 preview [11:00); W1 := 11:15 = W: [10:00) revision 1, final
-        .order(1, 7, "4", "11:30"); // 1-3 preview [11:00) 6 / 2
+    Items given =
+        new Items()
+            .watermark("09:00") //         1-0 (only partition 1 is the fixture's; W1 = 09:00)
+            .order(1, 7, "1", "10:10") //  1-1 preview [10:00); W1 := 10:05
+            .order(
+                1, 7, "2",
+                "11:20") //  1-2 preview [11:00); W1 := 11:15 = W: [10:00) revision 1, final
+            .order(1, 7, "4", "11:30"); // 1-3 preview [11:00) 6 / 2
     WindowedOutcome out = run(HOURLY_REVENUE, HOURLY.withEarlyResultsEvery(1), given);
     assertEquals(
         List.of(
@@ -272,12 +284,13 @@ class WindowedOracleTest {
     String query =
         "SELECT merchant_id, SUM(amount) AS revenue, COUNT(*) AS orders FROM source('orders')"
             + " WHERE amount < 100 GROUP BY merchant_id";
-    Items given = new Items()
-        .order(7, "1", "10:10") //    0-0 on time; W0 := 10:05
-        .order(8, "500", "11:30") //  0-1 filtered: no window for 8, not processed, but
-        //                                W0 := 11:25 = W: 7's [10:00) revision 1 and final
-        .order(7, "2", "10:50") //    0-2 W0 = 11:25 >= 11:00 + 0: too late, a late row
-        .order(7, "900", "10:30"); // 0-3 filtered: no late row although W0 is past its window
+    Items given =
+        new Items()
+            .order(7, "1", "10:10") //    0-0 on time; W0 := 10:05
+            .order(8, "500", "11:30") //  0-1 filtered: no window for 8, not processed, but
+            //                                W0 := 11:25 = W: 7's [10:00) revision 1 and final
+            .order(7, "2", "10:50") //    0-2 W0 = 11:25 >= 11:00 + 0: too late, a late row
+            .order(7, "900", "10:30"); // 0-3 filtered: no late row although W0 is past its window
     WindowedOutcome out = run(query, HOURLY, given);
     assertEquals(
         List.of(
@@ -292,10 +305,8 @@ class WindowedOracleTest {
   void identityFollowsTheRevisionIdentityTestVectors() {
     // RevisionIdentityTest's vectors: window of hourly_revenue {merchant_id: 7}, 2026-08-30
     // 10:00-11:00; generation 1; values {revenue: 30.50, orders: 3}.
-    Items given = new Items()
-        .order(7, "10.00", "10:05")
-        .order(7, "20.00", "10:10")
-        .order(7, "0.50", "10:15");
+    Items given =
+        new Items().order(7, "10.00", "10:05").order(7, "20.00", "10:10").order(7, "0.50", "10:15");
     WindowedOutcome out = run(HOURLY_REVENUE, HOURLY, given);
     Row revision = out.rows().get(0);
     Row last = out.rows().get(1);
@@ -316,10 +327,12 @@ class WindowedOracleTest {
 
   @Test
   void generationChangesProjectionIdOnlyAndEqualValuesHaveEqualDigests() {
-    Items given = new Items()
-        .order(7, "5.00", "10:05") // rows 0, 1: revision 1 and final of 7's [10:00)
-        .order(8, "5", "10:10") //    rows 2, 3: the same values for 8 (5 and 5.00 are one value)
-        .order(7, "0", "11:05"); //   W0 := 11:00; rows 4, 5: 7's [11:00), revenue 0
+    Items given =
+        new Items()
+            .order(7, "5.00", "10:05") // rows 0, 1: revision 1 and final of 7's [10:00)
+            .order(
+                8, "5", "10:10") //    rows 2, 3: the same values for 8 (5 and 5.00 are one value)
+            .order(7, "0", "11:05"); //   W0 := 11:00; rows 4, 5: 7's [11:00), revenue 0
     WindowedOutcome one = run(HOURLY_REVENUE, HOURLY, given);
     WindowedOutcome two = run(HOURLY_REVENUE, HOURLY.withGeneration(2), given);
     Row seven = one.rows().get(0);
@@ -357,9 +370,9 @@ class WindowedOracleTest {
 
   @Test
   void windowStartsAreMultiplesOfEveryFromTheEpoch() {
-    WindowPolicy hopping =
-        WindowPolicy.hopping("m", Duration.ofHours(1), Duration.ofMinutes(20));
-    assertEquals(List.of("09:40", "10:00", "10:20"), times(hopping.windowStartsOf(at("10:39:59.999"))));
+    WindowPolicy hopping = WindowPolicy.hopping("m", Duration.ofHours(1), Duration.ofMinutes(20));
+    assertEquals(
+        List.of("09:40", "10:00", "10:20"), times(hopping.windowStartsOf(at("10:39:59.999"))));
     assertEquals(List.of("10:00", "10:20", "10:40"), times(hopping.windowStartsOf(at("10:40"))));
     assertEquals(List.of("10:00"), times(HOURLY.windowStartsOf(at("10:59:59.999"))));
     assertEquals(
@@ -460,8 +473,11 @@ class WindowedOracleTest {
 
   private static String time(Instant t) {
     String day = DateTimeFormatter.ofPattern("MM-dd ").withZone(ZoneOffset.UTC).format(t);
-    String clock = DateTimeFormatter.ofPattern("HH:mm:ss.SSS").withZone(ZoneOffset.UTC).format(t)
-        .replaceFirst(":00\\.000$", "");
+    String clock =
+        DateTimeFormatter.ofPattern("HH:mm:ss.SSS")
+            .withZone(ZoneOffset.UTC)
+            .format(t)
+            .replaceFirst(":00\\.000$", "");
     return (day.equals("08-30 ") ? "" : day) + clock;
   }
 
@@ -472,14 +488,33 @@ class WindowedOracleTest {
   private static List<String> rows(WindowedOutcome out) {
     List<String> shown = new ArrayList<>();
     for (Row r : out.rows()) {
-      String offsets = r.offsets().entrySet().stream()
-          .map(e -> e.getKey() + ":" + e.getValue().min() + ".." + e.getValue().max()
-              + "#" + e.getValue().count())
-          .collect(Collectors.joining(", ", "{", "}"));
-      shown.add(r.status().yamlName() + " " + r.revision()
-          + r.predecessor().map(p -> "<-" + p).orElse("") + " "
-          + time(r.windowStart()) + "-" + time(r.windowEnd()) + " "
-          + show(r.key()) + " " + show(r.values()) + " " + offsets);
+      String offsets =
+          r.offsets().entrySet().stream()
+              .map(
+                  e ->
+                      e.getKey()
+                          + ":"
+                          + e.getValue().min()
+                          + ".."
+                          + e.getValue().max()
+                          + "#"
+                          + e.getValue().count())
+              .collect(Collectors.joining(", ", "{", "}"));
+      shown.add(
+          r.status().yamlName()
+              + " "
+              + r.revision()
+              + r.predecessor().map(p -> "<-" + p).orElse("")
+              + " "
+              + time(r.windowStart())
+              + "-"
+              + time(r.windowEnd())
+              + " "
+              + show(r.key())
+              + " "
+              + show(r.values())
+              + " "
+              + offsets);
     }
     return shown;
   }
@@ -494,9 +529,13 @@ class WindowedOracleTest {
 
   private static String show(Map<String, Object> values) {
     return values.entrySet().stream()
-        .map(e -> e.getKey() + "=" + (e.getValue() instanceof BigDecimal
-            ? ((BigDecimal) e.getValue()).stripTrailingZeros().toPlainString()
-            : String.valueOf(e.getValue())))
+        .map(
+            e ->
+                e.getKey()
+                    + "="
+                    + (e.getValue() instanceof BigDecimal
+                        ? ((BigDecimal) e.getValue()).stripTrailingZeros().toPlainString()
+                        : String.valueOf(e.getValue())))
         .collect(Collectors.joining(" "));
   }
 }

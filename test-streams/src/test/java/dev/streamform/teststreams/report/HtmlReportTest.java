@@ -31,8 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * failing copy of the late-event fixture, loaded in HtmlUnit's browser engine: every drawn element
  * is found in the page and its position checked against the fixture files, read on their own — an
  * event's dot at its item and event time, each late event below its partition's watermark line
- * where it arrived, each correction mark inside its window's band beside the correction that
- * caused it, the first difference of a failure ringed on the event that caused it.
+ * where it arrived, each correction mark inside its window's band beside the correction that caused
+ * it, the first difference of a failure ringed on the event that caused it.
  */
 class HtmlReportTest {
   private static final Path LATE_EVENT = Path.of("fixtures/time/late-event");
@@ -48,12 +48,14 @@ class HtmlReportTest {
     Path failing = dir.resolve("late-event-wrong");
     copy(LATE_EVENT, failing);
     Path fixture = failing.resolve("fixtures/late_event.yml");
-    Files.writeString(fixture, Files.readString(fixture).replace("total_spend: 31", "total_spend: 32"));
+    Files.writeString(
+        fixture, Files.readString(fixture).replace("total_spend: 31", "total_spend: 32"));
 
     HtmlReport report = new HtmlReport();
-    FixtureSuite suite = new FixtureSuite(
-        FixtureRunner.on(RunnerChoice.direct()), new PrintWriter(new StringWriter()))
-        .listening(report);
+    FixtureSuite suite =
+        new FixtureSuite(
+                FixtureRunner.on(RunnerChoice.direct()), new PrintWriter(new StringWriter()))
+            .listening(report);
     suite.run(LATE_EVENT);
     suite.run(HOURLY);
     suite.run(failing);
@@ -73,10 +75,12 @@ class HtmlReportTest {
 
   @Test
   void theReportIsSelfContained() {
-    assertTrue(page.getByXPath("//script|//link|//img|//iframe|//object").isEmpty(),
+    assertTrue(
+        page.getByXPath("//script|//link|//img|//iframe|//object").isEmpty(),
         "no script, stylesheet link, image or frame to fetch");
     assertTrue(all("//*[@href or @src]").isEmpty(), "no reference to fetch");
-    assertEquals(4, sections().size(), "late_event, hourly_revenue, revision_identity, the failing copy");
+    assertEquals(
+        4, sections().size(), "late_event, hourly_revenue, revision_identity, the failing copy");
   }
 
   @Test
@@ -84,7 +88,8 @@ class HtmlReportTest {
     for (DomElement section : sections()) {
       Fixture fixture = fixtureOf(section);
       Scale s = Scale.of(section);
-      for (DomElement dot : in(section, ".//*[local-name()='circle' and contains(@class,'event')]")) {
+      for (DomElement dot :
+          in(section, ".//*[local-name()='circle' and contains(@class,'event')]")) {
         int item = Integer.parseInt(dot.getAttribute("data-item"));
         Instant given = (Instant) fixture.given().get(item).event().get().get("ordered_at");
         assertEquals(given.toString(), dot.getAttribute("data-time"), dot.asXml());
@@ -100,18 +105,29 @@ class HtmlReportTest {
     for (DomElement section : sections()) {
       Fixture fixture = fixtureOf(section);
       Scale s = Scale.of(section);
-      List<DomElement> late = in(section, ".//*[local-name()='circle' and contains(@class,'late')]");
+      List<DomElement> late =
+          in(section, ".//*[local-name()='circle' and contains(@class,'late')]");
       // the fixture's late: rows, one per event here (one window per event), are the hollow dots
       assertEquals(
-          fixture.late().stream().map(r -> r.values().get("ordered_at").toString()).sorted()
+          fixture.late().stream()
+              .map(r -> r.values().get("ordered_at").toString())
+              .sorted()
               .collect(Collectors.toList()),
           late.stream().map(d -> d.getAttribute("data-time")).sorted().collect(Collectors.toList()),
           section.getAttribute("data-fixture"));
       for (DomElement dot : late) {
-        DomElement line = in(section, ".//*[local-name()='polyline' and @data-partition='"
-            + dot.getAttribute("data-partition") + "']").get(0);
+        DomElement line =
+            in(
+                    section,
+                    ".//*[local-name()='polyline' and @data-partition='"
+                        + dot.getAttribute("data-partition")
+                        + "']")
+                .get(0);
         double lineY = stepAt(line.getAttribute("points"), num(dot, "cx"));
-        assertEquals(s.y(Instant.parse(dot.getAttribute("data-watermark"))), lineY, 0.11,
+        assertEquals(
+            s.y(Instant.parse(dot.getAttribute("data-watermark"))),
+            lineY,
+            0.11,
             "the line stands at the watermark the event lost to: " + dot.asXml());
         assertTrue(num(dot, "cy") > lineY, "below the watermark line: " + dot.asXml());
         checked++;
@@ -124,17 +140,30 @@ class HtmlReportTest {
   void eachCorrectionIsOnItsWindowsBandBesideTheCorrectionThatMadeIt() throws Exception {
     int checked = 0;
     for (DomElement section : sections()) {
-      for (DomElement mark : in(section, ".//*[local-name()='rect' and contains(@class,'corrected')]")) {
+      for (DomElement mark :
+          in(section, ".//*[local-name()='rect' and contains(@class,'corrected')]")) {
         double cx = num(mark, "x") + 5;
         double cy = num(mark, "y") + 5;
-        DomElement band = in(section, ".//*[local-name()='rect' and contains(@class,'window') and"
-            + " @data-start='" + mark.getAttribute("data-window-start") + "']").get(0);
-        assertTrue(cy >= num(band, "y") && cy <= num(band, "y") + num(band, "height"),
+        DomElement band =
+            in(
+                    section,
+                    ".//*[local-name()='rect' and contains(@class,'window') and"
+                        + " @data-start='"
+                        + mark.getAttribute("data-window-start")
+                        + "']")
+                .get(0);
+        assertTrue(
+            cy >= num(band, "y") && cy <= num(band, "y") + num(band, "height"),
             "inside its window's band: " + mark.asXml() + " " + band.asXml());
         Instant start = Instant.parse(band.getAttribute("data-start"));
         Instant end = Instant.parse(band.getAttribute("data-end"));
-        List<DomElement> causes = in(section, ".//*[local-name()='circle' and contains(@class,"
-            + "'correction') and @data-item='" + mark.getAttribute("data-item") + "']");
+        List<DomElement> causes =
+            in(
+                section,
+                ".//*[local-name()='circle' and contains(@class,"
+                    + "'correction') and @data-item='"
+                    + mark.getAttribute("data-item")
+                    + "']");
         assertEquals(1, causes.size(), "one correction at the mark's item: " + mark.asXml());
         Instant t = Instant.parse(causes.get(0).getAttribute("data-time"));
         assertTrue(!t.isBefore(start) && t.isBefore(end), "the correction is in the window");
@@ -149,7 +178,8 @@ class HtmlReportTest {
   void aFailureRingsTheEventThatCausedItsFirstDifference() {
     DomElement failing = sections().get(3);
     assertTrue(failing.getAttribute("class").contains("fail"));
-    List<DomElement> rings = in(failing, ".//*[local-name()='circle' and @class='first-difference']");
+    List<DomElement> rings =
+        in(failing, ".//*[local-name()='circle' and @class='first-difference']");
     assertEquals(1, rings.size());
     // the 3rd changelog record differs: caused by the 4th item (10:06), event 0-3
     DomElement dot = in(failing, ".//*[local-name()='circle' and @data-event='0-3']").get(0);
@@ -164,12 +194,16 @@ class HtmlReportTest {
   // --- reading the page ------------------------------------------------------------------------
 
   /** The plot's scale, from the data the chart gives: item -> x, event time -> y. */
-  private record Scale(double x0, double step, double top, double bottom, Instant timeTop,
-      Instant timeBottom) {
+  private record Scale(
+      double x0, double step, double top, double bottom, Instant timeTop, Instant timeBottom) {
     static Scale of(DomElement section) {
       DomElement g = in(section, ".//*[local-name()='g' and @class='plot']").get(0);
-      return new Scale(num(g, "data-x0"), num(g, "data-x-step"), num(g, "data-y-top"),
-          num(g, "data-y-bottom"), Instant.parse(g.getAttribute("data-time-top")),
+      return new Scale(
+          num(g, "data-x0"),
+          num(g, "data-x-step"),
+          num(g, "data-y-top"),
+          num(g, "data-y-bottom"),
+          Instant.parse(g.getAttribute("data-time-top")),
           Instant.parse(g.getAttribute("data-time-bottom")));
     }
 
@@ -178,8 +212,9 @@ class HtmlReportTest {
     }
 
     double y(Instant t) {
-      double f = (double) (timeTop.toEpochMilli() - t.toEpochMilli())
-          / (timeTop.toEpochMilli() - timeBottom.toEpochMilli());
+      double f =
+          (double) (timeTop.toEpochMilli() - t.toEpochMilli())
+              / (timeTop.toEpochMilli() - timeBottom.toEpochMilli());
       return top + (bottom - top) * Math.max(0, Math.min(1, f));
     }
   }

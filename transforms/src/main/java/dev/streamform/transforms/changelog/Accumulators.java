@@ -150,9 +150,13 @@ public final class Accumulators implements Serializable {
         return Math.addExact((Long) a, (Long) b);
       } catch (ArithmeticException e) {
         // wrapping would emit a wrong total as if it were right: fail, and say what to change
-        throw new ArithmeticException("an int64 sum overflowed: " + a + " + " + b
-            + " is outside int64 (-9223372036854775808 to 9223372036854775807); declare the summed"
-            + " column as decimal(38,0) in sources.yml for larger totals");
+        throw new ArithmeticException(
+            "an int64 sum overflowed: "
+                + a
+                + " + "
+                + b
+                + " is outside int64 (-9223372036854775808 to 9223372036854775807); declare the"
+                + " summed column as decimal(38,0) in sources.yml for larger totals");
       }
     }
     return (Double) a + (Double) b;

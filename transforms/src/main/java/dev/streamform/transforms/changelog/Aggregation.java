@@ -10,10 +10,10 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *
  * <p>SQL rules: nulls are skipped; {@code SUM}, {@code MIN}, {@code MAX} and {@code AVG} of no
  * non-null value are null; {@code COUNT(*)} counts events, {@code COUNT(col)} non-null values.
- * Output types: SUM keeps int64/double/decimal; COUNT is int64; MIN/MAX keep the column's type;
- * AVG of int64 or double is double, AVG of decimal is a decimal with scale {@code max(s, 6)}
- * rounded half-even. Decimal arithmetic is exact ({@code BigDecimal}), never floating point;
- * int64 sums that overflow fail loudly rather than wrap.
+ * Output types: SUM keeps int64/double/decimal; COUNT is int64; MIN/MAX keep the column's type; AVG
+ * of int64 or double is double, AVG of decimal is a decimal with scale {@code max(s, 6)} rounded
+ * half-even. Decimal arithmetic is exact ({@code BigDecimal}), never floating point; int64 sums
+ * that overflow fail loudly rather than wrap.
  */
 @AutoValue
 public abstract class Aggregation implements Serializable {
@@ -113,7 +113,11 @@ public abstract class Aggregation implements Serializable {
   public Aggregation as(String name) {
     if (name == null || name.isBlank()) {
       throw new IllegalArgumentException(
-          "Aggregation." + call() + ".as(" + quoted(name) + "): an output column needs a name,"
+          "Aggregation."
+              + call()
+              + ".as("
+              + quoted(name)
+              + "): an output column needs a name,"
               + " e.g. .as(\"total_spend\")");
     }
     return new AutoValue_Aggregation(function(), column(), name);
@@ -122,11 +126,15 @@ public abstract class Aggregation implements Serializable {
   private static String required(String factory, @Nullable String column) {
     if (column == null || column.isBlank()) {
       throw new IllegalArgumentException(
-          "Aggregation." + factory + "(" + quoted(column) + "): the aggregated column is required,"
-              + " e.g. Aggregation." + factory + "(\"amount\")"
-              + (factory.equals("count")
-                  ? "; to count events use Aggregation.countAll()"
-                  : ""));
+          "Aggregation."
+              + factory
+              + "("
+              + quoted(column)
+              + "): the aggregated column is required,"
+              + " e.g. Aggregation."
+              + factory
+              + "(\"amount\")"
+              + (factory.equals("count") ? "; to count events use Aggregation.countAll()" : ""));
     }
     return column;
   }

@@ -8,8 +8,8 @@ import org.joda.time.Instant;
 /**
  * One record of a keyed changelog: the key's new aggregate values after one event was applied.
  *
- * <p>{@link Op#INSERT} the first time a key has state (and again after its state expired),
- * {@link Op#UPDATE} after that. Carries the causing event's identity, position and event time.
+ * <p>{@link Op#INSERT} the first time a key has state (and again after its state expired), {@link
+ * Op#UPDATE} after that. Carries the causing event's identity, position and event time.
  *
  * <p>Its element timestamp in a pipeline is {@link #eventTime()}, the causing event's time (the
  * same rule as for the clock's late events), so windowing the changelog by event time needs no

@@ -29,7 +29,11 @@ final class KeyCell {
   final @Nullable Long tickAt;
   final @Nullable Long holdAt;
 
-  KeyCell(@Nullable Row aggregate, @Nullable Long latest, @Nullable Long tickAt, @Nullable Long holdAt) {
+  KeyCell(
+      @Nullable Row aggregate,
+      @Nullable Long latest,
+      @Nullable Long tickAt,
+      @Nullable Long holdAt) {
     this.aggregate = aggregate;
     this.latest = latest;
     this.tickAt = tickAt;
@@ -72,13 +76,20 @@ final class KeyCell {
 
   @Override
   public String toString() {
-    return "KeyCell{aggregate=" + aggregate + ", latest=" + latest + ", tickAt=" + tickAt
-        + ", holdAt=" + holdAt + "}";
+    return "KeyCell{aggregate="
+        + aggregate
+        + ", latest="
+        + latest
+        + ", tickAt="
+        + tickAt
+        + ", holdAt="
+        + holdAt
+        + "}";
   }
 
   /**
-   * One byte saying which of the four parts are present, then each present part: the aggregate
-   * with the aggregate's coder, the three times as variable-length longs.
+   * One byte saying which of the four parts are present, then each present part: the aggregate with
+   * the aggregate's coder, the three times as variable-length longs.
    */
   static final class CellCoder extends StructuredCoder<KeyCell> {
     private static final VarLongCoder LONGS = VarLongCoder.of();
@@ -93,10 +104,11 @@ final class KeyCell {
       if (cell == null) {
         throw new CoderException("cannot encode a null KeyCell");
       }
-      int present = (cell.aggregate == null ? 0 : 1)
-          | (cell.latest == null ? 0 : 2)
-          | (cell.tickAt == null ? 0 : 4)
-          | (cell.holdAt == null ? 0 : 8);
+      int present =
+          (cell.aggregate == null ? 0 : 1)
+              | (cell.latest == null ? 0 : 2)
+              | (cell.tickAt == null ? 0 : 4)
+              | (cell.holdAt == null ? 0 : 8);
       out.write(present);
       if (cell.aggregate != null) {
         aggregateCoder.encode(cell.aggregate, out);

@@ -50,16 +50,16 @@ import org.joda.time.Instant;
  * ChangelogRecord} — {@code INSERT} the first time the key has state, {@code UPDATE} after that.
  *
  * <p>Retention (optional, in event time): with {@code latest(k)} the largest event time applied to
- * key {@code k} (an out-of-order event extends a key's life, never shortens it), the key's state
- * is gone once the watermark {@code W >= latest(k) + retention} (inclusive). Expiry is silent: it
+ * key {@code k} (an out-of-order event extends a key's life, never shortens it), the key's state is
+ * gone once the watermark {@code W >= latest(k) + retention} (inclusive). Expiry is silent: it
  * emits and retracts nothing, and the key's next event starts from the initial value and emits
  * {@code INSERT}. Whether state had expired when an event arrives is decided from the event's
  * {@link TimedEvent#watermarkAtArrival()} — a function of the source log, so identical on every
  * runner — and the state itself is freed by event-time timers, never by wall-clock TTL.
  *
  * <p><b>Order.</b> Events are applied to a key in the order of its partition's log, however the
- * runner delivers them between the clock and this stage (Beam promises no order there): an event
- * is buffered and applied once this stage's input watermark has passed the stamp the clock gave it
+ * runner delivers them between the clock and this stage (Beam promises no order there): an event is
+ * buffered and applied once this stage's input watermark has passed the stamp the clock gave it
  * (see {@link LogOrder}). That is the hand-over's latency: a changelog record appears once the
  * source's watermark (the minimum over its partitions) has moved past the watermark its event
  * arrived at — for a bounded input, at the latest at its end. A source without event time ({@link
@@ -71,15 +71,16 @@ import org.joda.time.Instant;
  * ({@link ChangelogRecord#eventTime()}), like the late output of the clock ({@link
  * dev.streamform.transforms.clock.LateEvent}), so a plain {@code Window.into(...)} after the
  * changelog puts each record in its event's window. A late event kept by {@code
- * keepingLateEvents()} produces a record whose timestamp is behind the watermark: it is late for
- * a downstream window whose allowed lateness it exceeds.
+ * keepingLateEvents()} produces a record whose timestamp is behind the watermark: it is late for a
+ * downstream window whose allowed lateness it exceeds.
  *
  * <p><b>Input.</b> The {@code events()} of a {@link dev.streamform.transforms.clock.SourceClock},
  * encoded with the coder the clock gives them. Steps in between (a {@code Filter}, a {@code
- * MapElements} that rewrites records) are fine as long as they keep each event's element
- * timestamp (it holds the watermark at or before the event's stamp) and either keep that coder ({@code .setCoder(clocked.events().getCoder())})
- * or the changelog is told the records' schema with {@link #withRecordSchema(Schema)}, which then
- * accepts any coder of {@link TimedEvent} (a {@code SerializableCoder}, say).
+ * MapElements} that rewrites records) are fine as long as they keep each event's element timestamp
+ * (it holds the watermark at or before the event's stamp) and either keep that coder ({@code
+ * .setCoder(clocked.events().getCoder())}) or the changelog is told the records' schema with {@link
+ * #withRecordSchema(Schema)}, which then accepts any coder of {@link TimedEvent} (a {@code
+ * SerializableCoder}, say).
  *
  * <p>Validation: key columns, aggregates and their names are checked when the transform is built
  * (every output column needs its own name); the columns against the records' schema in {@code
@@ -102,8 +103,12 @@ public abstract class KeyedChangelog
 
   public abstract @Nullable Duration retention();
 
-  /** True when events are applied as they arrive rather than in log order (see {@link #appliedOnArrival()}). */
+  /**
+   * True when events are applied as they arrive rather than in log order (see {@link
+   * #appliedOnArrival()}).
+   */
   public abstract boolean arrivalOrder();
+
   /** The records' schema given by {@link #withRecordSchema}; null: read from the input's coder. */
   public abstract @Nullable Schema recordSchema();
 
@@ -118,6 +123,7 @@ public abstract class KeyedChangelog
     abstract Builder setRetention(@Nullable Duration retention);
 
     abstract Builder setArrivalOrder(boolean arrivalOrder);
+
     abstract Builder setRecordSchema(@Nullable Schema schema);
 
     abstract KeyedChangelog build();
@@ -137,20 +143,29 @@ public abstract class KeyedChangelog
   public static KeyedChangelog by(List<String> keyColumns) {
     if (keyColumns == null || keyColumns.isEmpty()) {
       throw new IllegalArgumentException(
-          "KeyedChangelog.by(" + (keyColumns == null ? "null" : "") + "): a changelog needs at"
+          "KeyedChangelog.by("
+              + (keyColumns == null ? "null" : "")
+              + "): a changelog needs at"
               + " least one key column, e.g. KeyedChangelog.by(\"customer_id\")");
     }
     Set<String> seen = new HashSet<>();
     for (String k : keyColumns) {
       if (k == null || k.isBlank()) {
         throw new IllegalArgumentException(
-            "KeyedChangelog.by(" + describe(keyColumns) + "): a key column is "
-                + (k == null ? "null" : "blank") + "; name columns of the records, e.g."
+            "KeyedChangelog.by("
+                + describe(keyColumns)
+                + "): a key column is "
+                + (k == null ? "null" : "blank")
+                + "; name columns of the records, e.g."
                 + " KeyedChangelog.by(\"customer_id\")");
       }
       if (!seen.add(k)) {
         throw new IllegalArgumentException(
-            "KeyedChangelog.by(" + describe(keyColumns) + "): key column `" + k + "` is named"
+            "KeyedChangelog.by("
+                + describe(keyColumns)
+                + "): key column `"
+                + k
+                + "` is named"
                 + " twice; name each key column once");
       }
     }
@@ -177,8 +192,10 @@ public abstract class KeyedChangelog
   public KeyedChangelog aggregating(List<Aggregation> more) {
     String where = "KeyedChangelog.by(" + describe(keyColumns()) + ").aggregating";
     if (more == null) {
-      throw new IllegalArgumentException(where + "(null): give the aggregates, e.g."
-          + " .aggregating(Aggregation.sum(\"amount\").as(\"total_spend\"))");
+      throw new IllegalArgumentException(
+          where
+              + "(null): give the aggregates, e.g."
+              + " .aggregating(Aggregation.sum(\"amount\").as(\"total_spend\"))");
     }
     List<Aggregation> all = new ArrayList<>(aggregations());
     for (Aggregation a : more) {
@@ -187,13 +204,25 @@ public abstract class KeyedChangelog
       }
       if (keyColumns().contains(a.name())) {
         throw new IllegalArgumentException(
-            where + ": aggregate " + a + " is named like the key column `" + a.name() + "`; every"
+            where
+                + ": aggregate "
+                + a
+                + " is named like the key column `"
+                + a.name()
+                + "`; every"
                 + " output column needs its own name — rename it with .as(...)");
       }
       for (Aggregation b : all) {
         if (b.name().equals(a.name())) {
           throw new IllegalArgumentException(
-              where + ": two aggregates are named `" + a.name() + "` (" + b + ", " + a + "); every"
+              where
+                  + ": two aggregates are named `"
+                  + a.name()
+                  + "` ("
+                  + b
+                  + ", "
+                  + a
+                  + "); every"
                   + " output column needs its own name — rename one with .as(...)");
         }
       }
@@ -210,7 +239,11 @@ public abstract class KeyedChangelog
   public KeyedChangelog withRetention(Duration retention) {
     if (retention == null || !retention.isLongerThan(Duration.ZERO)) {
       throw new IllegalArgumentException(
-          "KeyedChangelog.by(" + describe(keyColumns()) + ").withRetention(" + retention + "):"
+          "KeyedChangelog.by("
+              + describe(keyColumns())
+              + ").withRetention("
+              + retention
+              + "):"
               + " retention must be a positive duration, e.g. Duration.standardDays(30); leave it"
               + " out to keep state forever");
     }
@@ -240,7 +273,9 @@ public abstract class KeyedChangelog
   public KeyedChangelog withRecordSchema(Schema recordSchema) {
     if (recordSchema == null) {
       throw new IllegalArgumentException(
-          "KeyedChangelog.by(" + describe(keyColumns()) + ").withRecordSchema(null): give the"
+          "KeyedChangelog.by("
+              + describe(keyColumns())
+              + ").withRecordSchema(null): give the"
               + " schema of the records (the one SourceRecordCoder.of(schema) encodes)");
     }
     return toBuilder().setRecordSchema(recordSchema).build();
@@ -276,7 +311,10 @@ public abstract class KeyedChangelog
                         TypeDescriptors.strings(), new TypeDescriptor<TimedEvent>() {}))
                 .via((TimedEvent e) -> KV.of(keyText(e.envelope().record(), keyColumns), e)))
         .setCoder(KvCoder.of(StringUtf8Coder.of(), coder))
-        .apply("Apply", ParDo.of(new ApplyFn(keys, keyColumns, accumulators, retention(), arrivalOrder(), coder)))
+        .apply(
+            "Apply",
+            ParDo.of(
+                new ApplyFn(keys, keyColumns, accumulators, retention(), arrivalOrder(), coder)))
         .setCoder(ChangelogRecordCoder.of(keys, accumulators.outputSchema()));
   }
 
@@ -298,8 +336,12 @@ public abstract class KeyedChangelog
             + ".withRecordSchema(schema)";
     if (given == null) {
       throw new IllegalArgumentException(
-          describe() + ": its input " + input.getName() + " has no coder, so a step between"
-              + " SourceClock and the changelog left it without one." + fix
+          describe()
+              + ": its input "
+              + input.getName()
+              + " has no coder, so a step between"
+              + " SourceClock and the changelog left it without one."
+              + fix
               + (recordSchema() == null ? "" : " (the input still needs a coder of its own)"));
     }
     if (recordSchema() != null) {
@@ -319,10 +361,16 @@ public abstract class KeyedChangelog
       return (ClockCoders.TimedEventCoder) given;
     }
     throw new IllegalArgumentException(
-        describe() + " reads the events() of a SourceClock, encoded with the coder the clock gives"
-            + " them; its input " + input.getName() + " has " + given + " instead, so a step"
+        describe()
+            + " reads the events() of a SourceClock, encoded with the coder the clock gives"
+            + " them; its input "
+            + input.getName()
+            + " has "
+            + given
+            + " instead, so a step"
             + " between the clock and the changelog (a MapElements, a DoFn) set a coder of its"
-            + " own." + fix);
+            + " own."
+            + fix);
   }
 
   /** This transform as an author writes it, for messages: {@code KeyedChangelog.by("a", "b")}. */
@@ -343,21 +391,32 @@ public abstract class KeyedChangelog
     super.populateDisplayData(builder);
     builder
         .add(DisplayData.item("key", String.join(", ", keyColumns())).withLabel("Key columns"))
-        .add(DisplayData.item("aggregates", aggregations().isEmpty() ? "none" : aggregations().stream()
-                .map(Aggregation::toString).collect(java.util.stream.Collectors.joining(", ")))
-            .withLabel("Aggregates"))
-        .add(DisplayData.item("order", arrivalOrder() ? "as events arrive" : "log order (stamp, partition, offset)")
-            .withLabel("Events applied in"));
+        .add(
+            DisplayData.item(
+                    "aggregates",
+                    aggregations().isEmpty()
+                        ? "none"
+                        : aggregations().stream()
+                            .map(Aggregation::toString)
+                            .collect(java.util.stream.Collectors.joining(", ")))
+                .withLabel("Aggregates"))
+        .add(
+            DisplayData.item(
+                    "order",
+                    arrivalOrder() ? "as events arrive" : "log order (stamp, partition, offset)")
+                .withLabel("Events applied in"));
     if (retention() != null) {
       builder.add(
-          DisplayData.item("retention", Durations.format(java.time.Duration.ofMillis(retention().getMillis())))
+          DisplayData.item(
+                  "retention",
+                  Durations.format(java.time.Duration.ofMillis(retention().getMillis())))
               .withLabel("Retention"));
     }
   }
 
   /**
-   * A canonical text of a key, so that keys equal by value (10 and 10.00) share state and the
-   * state key's coder is deterministic whatever the key columns' types.
+   * A canonical text of a key, so that keys equal by value (10 and 10.00) share state and the state
+   * key's coder is deterministic whatever the key columns' types.
    */
   public static String keyText(Row record, List<String> keyColumns) {
     StringBuilder b = new StringBuilder();
@@ -384,7 +443,8 @@ public abstract class KeyedChangelog
     private final Counter emitted = StreamformMetrics.counter(StreamformMetrics.CHANGELOG);
     private final Counter expired = StreamformMetrics.counter(StreamformMetrics.EXPIRED);
     private final Counter live = StreamformMetrics.counter(StreamformMetrics.KEYS_LIVE);
-    private final dev.streamform.transforms.StateBytes stateBytes = new dev.streamform.transforms.StateBytes();
+    private final dev.streamform.transforms.StateBytes stateBytes =
+        new dev.streamform.transforms.StateBytes();
     private final Coder<Row> aggregateCoder;
     private final KeyCell.CellCoder cellCoder;
 
@@ -512,8 +572,8 @@ public abstract class KeyedChangelog
     /** Every {@link dev.streamform.transforms.StateBytes#EVERY}th write: a key's state in bytes. */
     private void measure(String keyText, KeyCell cell) {
       if (stateBytes.due()) {
-        stateBytes.add(stateBytes.size(StringUtf8Coder.of(), keyText)
-            + stateBytes.size(cellCoder, cell));
+        stateBytes.add(
+            stateBytes.size(StringUtf8Coder.of(), keyText) + stateBytes.size(cellCoder, cell));
       }
     }
 
@@ -564,7 +624,8 @@ public abstract class KeyedChangelog
     }
 
     @Override
-    @SuppressWarnings("deprecation") // a kept late event's record is stamped with its own, earlier, time
+    @SuppressWarnings(
+        "deprecation") // a kept late event's record is stamped with its own, earlier, time
     public Duration getAllowedTimestampSkew() {
       return Duration.millis(Long.MAX_VALUE);
     }

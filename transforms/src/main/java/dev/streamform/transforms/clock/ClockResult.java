@@ -10,8 +10,8 @@ import org.apache.beam.sdk.values.PValue;
 import org.apache.beam.sdk.values.TupleTag;
 
 /**
- * The outputs of {@link SourceClock}: the events to process, each with its partition's watermark
- * at arrival, and the events dropped as late. Punctuations are consumed by the clock.
+ * The outputs of {@link SourceClock}: the events to process, each with its partition's watermark at
+ * arrival, and the events dropped as late. Punctuations are consumed by the clock.
  */
 public final class ClockResult implements POutput {
   private final Pipeline pipeline;

@@ -11,8 +11,8 @@ import org.joda.time.Instant;
  * <p>In {@link ClockResult#late()} its element timestamp is the event's own time ({@code
  * envelope().eventTime()}), the same rule as for changelog records, so late events and changelog
  * records window alike. It leaves the clock as soon as the clock judged it (no hand-over wait).
- * Equality ignores the envelope's {@code ingestTime}, which is informational: the same event
- * judged late in two runs is the same late event.
+ * Equality ignores the envelope's {@code ingestTime}, which is informational: the same event judged
+ * late in two runs is the same late event.
  */
 @AutoValue
 public abstract class LateEvent implements Serializable {

@@ -3,14 +3,14 @@ package dev.streamform.transforms.clock;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.state.BagState;
 import org.apache.beam.sdk.state.Timer;
 import org.apache.beam.sdk.state.ValueState;
-import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
-import org.joda.time.Instant;
 import org.apache.beam.sdk.values.TimestampedValue;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Instant;
 
 /**
  * The hand-over between a {@link SourceClock} and a keyed stage, made independent of how a runner
@@ -19,8 +19,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * <p>Beam promises no order between two stateful steps: after the shuffle from the clock (keyed by
  * partition) to a keyed stage (keyed by key), a runner may hand a key's events over in any order
  * (the DirectRunner does, from bundle to bundle). So a keyed stage never applies an event when it
- * arrives. It buffers it and releases it once the watermark proves that no earlier event of the
- * key can still arrive:
+ * arrives. It buffers it and releases it once the watermark proves that no earlier event of the key
+ * can still arrive:
  *
  * <ul>
  *   <li>every event leaves the clock with a <em>stamp</em> ({@link TimedEvent#stamp()}): its
@@ -30,22 +30,23 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *       passes a stamp still to come (it is held at {@code W_p}). Its element timestamp ({@link
  *       #timestampOf}) is its event time, but never later than its stamp nor earlier than {@code
  *       W_p}, so in flight it holds the watermark at or before its stamp — and, while the clock
- *       holds the partition at {@code W_p}, it is not behind the output watermark of the stage
- *       that emits it, which it must not be to hold anything: the DirectRunner's keyed stages take
- *       their input through a {@code GroupByKey}, which gives an element behind its output
- *       watermark no hold, so such an element lets the next stage's watermark pass it while it is
- *       still on its way;
+ *       holds the partition at {@code W_p}, it is not behind the output watermark of the stage that
+ *       emits it, which it must not be to hold anything: the DirectRunner's keyed stages take their
+ *       input through a {@code GroupByKey}, which gives an element behind its output watermark no
+ *       hold, so such an element lets the next stage's watermark pass it while it is still on its
+ *       way;
  *   <li>so once the keyed stage's input watermark has passed a stamp {@code T} (it is at least
  *       {@code T + 1ms}), every event stamped {@code T} or earlier has arrived: events are
  *       <em>due</em> at {@code T + 1ms};
- *   <li>due events are applied in <em>log order</em> ({@link #LOG_ORDER}): by stamp, then partition,
- *       then offset — each partition's own order, and one fixed interleaving of partitions.
+ *   <li>due events are applied in <em>log order</em> ({@link #LOG_ORDER}): by stamp, then
+ *       partition, then offset — each partition's own order, and one fixed interleaving of
+ *       partitions.
  * </ul>
  *
  * <p>The runner's watermark thus decides <em>when</em> an event is applied, never in which order:
- * the same per-partition logs give the same keyed results on every runner and parallelism (docs/semantics.md
- * §7). The price is latency: an event is applied once the source watermark ({@code min_p W_p})
- * moves past the watermark it arrived at.
+ * the same per-partition logs give the same keyed results on every runner and parallelism
+ * (docs/semantics.md §7). The price is latency: an event is applied once the source watermark
+ * ({@code min_p W_p}) moves past the watermark it arrived at.
  */
 public final class LogOrder {
   private LogOrder() {}
@@ -59,7 +60,9 @@ public final class LogOrder {
           .thenComparingInt(e -> e.getValue().envelope().partition())
           .thenComparingLong(e -> e.getValue().envelope().offset());
 
-  /** The partition watermark an event arrived at (millis), the beginning of time while undefined. */
+  /**
+   * The partition watermark an event arrived at (millis), the beginning of time while undefined.
+   */
   public static long arrivalOf(TimedEvent e) {
     Instant w = e.watermarkAtArrival();
     return w == null ? BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis() : w.getMillis();
@@ -67,10 +70,10 @@ public final class LogOrder {
 
   /**
    * Buffers {@code event} in a keyed stage with its stamp (its place in the log order; not its
-   * element timestamp, {@link #timestampOf}) and makes sure the stage's
-   * one event-time timer ({@code tick}, its time in {@code tickAt}) fires once the event is due,
-   * holding the stage's output watermark ({@code holdAt}) at {@link #holdOf} until then, so that
-   * what the event causes is not late downstream.
+   * element timestamp, {@link #timestampOf}) and makes sure the stage's one event-time timer
+   * ({@code tick}, its time in {@code tickAt}) fires once the event is due, holding the stage's
+   * output watermark ({@code holdAt}) at {@link #holdOf} until then, so that what the event causes
+   * is not late downstream.
    */
   public static void buffer(
       TimedEvent event,
@@ -87,9 +90,10 @@ public final class LogOrder {
 
   /**
    * {@link #buffer(TimedEvent, BagState, ValueState, ValueState, Timer)} for a stage that keeps the
-   * tick's time and hold in a state cell of its own making (one cell per key, read once): {@code at}
-   * and {@code held} are the tick's current time and hold (null: not set). Returns the new {@code
-   * {at, hold}} when the timer was set again, null when it already fires and holds early enough.
+   * tick's time and hold in a state cell of its own making (one cell per key, read once): {@code
+   * at} and {@code held} are the tick's current time and hold (null: not set). Returns the new
+   * {@code {at, hold}} when the timer was set again, null when it already fires and holds early
+   * enough.
    */
   public static long @Nullable [] buffer(
       TimedEvent event,
@@ -153,9 +157,9 @@ public final class LogOrder {
    *
    * <p>This is at or before the event's {@link #timestampOf element timestamp}, and the event held
    * the stage's input watermark at that timestamp until it arrived; so while it waits, the stage's
-   * output watermark stays at or before it (a hold behind the output watermark still keeps it
-   * from moving on), and a stage that passes the event on at {@link #timestampOf} never emits it
-   * behind its output watermark.
+   * output watermark stays at or before it (a hold behind the output watermark still keeps it from
+   * moving on), and a stage that passes the event on at {@link #timestampOf} never emits it behind
+   * its output watermark.
    */
   public static long holdOf(TimestampedValue<TimedEvent> event) {
     return Math.min(
@@ -168,24 +172,26 @@ public final class LogOrder {
    * earlier than its partition's watermark at arrival ({@link #arrivalOf}) — {@code min(stamp,
    * max(event time, W_p))}.
    *
-   * <p>Not later than the stamp: in flight it holds the next stage's watermark before the event
-   * is due there. Not earlier than {@code W_p}: an event behind its partition's watermark (a late
+   * <p>Not later than the stamp: in flight it holds the next stage's watermark before the event is
+   * due there. Not earlier than {@code W_p}: an event behind its partition's watermark (a late
    * event kept for the windows to judge) would otherwise leave behind the output watermark of the
-   * stage that emits it — the clock holds at {@code W_p}, and a keyed stage holds at or before
-   * this time ({@link #holdOf}) — and an element behind the watermark holds nothing on its way
-   * (the DirectRunner gives it no hold in the {@code GroupByKey} before a keyed stage): a window's
-   * edge could pass while such an event that arrived before the edge was still on its way, and
-   * the event became a correction of a window it belongs to on time. For an on-time
-   * event ({@code W_p} at most its event time) this is the earlier of its stamp and its event
-   * time. Still before the edges it counts for: a window that takes the event on time ends after
-   * both its event time and {@code W_p}.
+   * stage that emits it — the clock holds at {@code W_p}, and a keyed stage holds at or before this
+   * time ({@link #holdOf}) — and an element behind the watermark holds nothing on its way (the
+   * DirectRunner gives it no hold in the {@code GroupByKey} before a keyed stage): a window's edge
+   * could pass while such an event that arrived before the edge was still on its way, and the event
+   * became a correction of a window it belongs to on time. For an on-time event ({@code W_p} at
+   * most its event time) this is the earlier of its stamp and its event time. Still before the
+   * edges it counts for: a window that takes the event on time ends after both its event time and
+   * {@code W_p}.
    */
   public static Instant timestampOf(TimedEvent event) {
     long time = Math.max(event.envelope().eventTime().getMillis(), arrivalOf(event));
     return time < event.stamp().getMillis() ? new Instant(time) : event.stamp();
   }
 
-  /** What {@link #release} took out of a buffer, and what still waits: its earliest stamp and hold. */
+  /**
+   * What {@link #release} took out of a buffer, and what still waits: its earliest stamp and hold.
+   */
   public static final class Released {
     private final List<TimestampedValue<TimedEvent>> stamped;
     private final @Nullable Long earliestWaiting;
@@ -210,9 +216,9 @@ public final class LogOrder {
 
     /**
      * The smallest partition watermark at arrival ({@link #arrivalOf}) among the events still
-     * buffered, or null when the buffer is empty. A keyed stage must not pass an edge of event
-     * time (an expiry, a window's end) above it: that event came before the edge, it is only not
-     * due yet.
+     * buffered, or null when the buffer is empty. A keyed stage must not pass an edge of event time
+     * (an expiry, a window's end) above it: that event came before the edge, it is only not due
+     * yet.
      */
     public @Nullable Long earliestWaitingArrival() {
       return earliestWaitingArrival;

@@ -48,8 +48,8 @@ import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
- * The clock of a source: judges each event on time or late against the watermark of its
- * partition, and advances that watermark by events and punctuations.
+ * The clock of a source: judges each event on time or late against the watermark of its partition,
+ * and advances that watermark by events and punctuations.
  *
  * <p>Rules (per partition {@code p}, judged in the partition's order):
  *
@@ -58,8 +58,8 @@ import org.joda.time.Instant;
  *   <li>An event with time {@code t} is late iff {@code W_p} is defined and {@code t < W_p} (equal
  *       is on time). After it is judged, {@code W_p := max(W_p, t - delay)}.
  *   <li>A punctuation {@code w} does {@code W_p := max(W_p, w)}; the watermark never decreases.
- *   <li>{@link LateEvents#DROP}: a late event goes to {@link ClockResult#late()} with the
- *       watermark it lost to and is counted; {@link LateEvents#KEEP}: it goes on like any other.
+ *   <li>{@link LateEvents#DROP}: a late event goes to {@link ClockResult#late()} with the watermark
+ *       it lost to and is counted; {@link LateEvents#KEEP}: it goes on like any other.
  * </ul>
  *
  * <p>Determinism: the judgement is computed from the partition's log alone, in keyed state, never
@@ -67,18 +67,18 @@ import org.joda.time.Instant;
  * answer. With {@link #withContiguousOffsets()} the clock also restores offset order when a runner
  * delivers the items of a partition out of order (as the Flink runner does with a {@code
  * TestStream} at parallelism above one). Each processed event leaves with its stamp ({@link
- * TimedEvent#stamp()}: its partition's watermark at arrival, never decreasing; see {@link LogOrder})
- * and, as its element timestamp, the earlier of its stamp and its event time; the clock holds its
- * output watermark at the partition's {@code W_p}, so downstream event-time timers never fire
- * ahead of the clock. A late event leaves on {@link ClockResult#late()} timestamped with its event
- * time.
+ * TimedEvent#stamp()}: its partition's watermark at arrival, never decreasing; see {@link
+ * LogOrder}) and, as its element timestamp, the earlier of its stamp and its event time; the clock
+ * holds its output watermark at the partition's {@code W_p}, so downstream event-time timers never
+ * fire ahead of the clock. A late event leaves on {@link ClockResult#late()} timestamped with its
+ * event time.
  *
  * <p>Idleness ({@link #withIdleness(Duration)}, {@code idle_after}): a partition that delivered no
- * item for that long in processing time releases its hold, so it stops holding the output
- * watermark back; its next item holds it again at its {@code W_p}. Lateness is still judged against
- * the partition's own {@code W_p}, so idleness changes only when downstream timers fire (for
- * example, when a key's state expires), never which events are late. Because it is measured in
- * processing time, it is the one setting that trades determinism for progress.
+ * item for that long in processing time releases its hold, so it stops holding the output watermark
+ * back; its next item holds it again at its {@code W_p}. Lateness is still judged against the
+ * partition's own {@code W_p}, so idleness changes only when downstream timers fire (for example,
+ * when a key's state expires), never which events are late. Because it is measured in processing
+ * time, it is the one setting that trades determinism for progress.
  */
 @AutoValue
 public abstract class SourceClock extends PTransform<PCollection<Envelope>, ClockResult> {
@@ -95,7 +95,9 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
   /** False for a source without event time: items pass in arrival order, nothing is late. */
   public abstract boolean judging();
 
-  /** How long a partition may deliver nothing before it stops holding the watermark; null = never. */
+  /**
+   * How long a partition may deliver nothing before it stops holding the watermark; null = never.
+   */
   public abstract @Nullable Duration idleAfter();
 
   /** The partitions declared up front with {@link #withPartitions}; empty when not declared. */
@@ -198,12 +200,12 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
 
   /**
    * Declares that each partition's offsets run 0, 1, 2, ... without gaps, so the clock can judge
-   * items in offset order even when a runner delivers them reordered. An item that arrives ahead
-   * of an earlier offset waits in state (counted: {@code offsets_buffered}); an item whose offset
-   * was already judged, or is already waiting, is ignored (counted: {@code
-   * duplicate_offsets_ignored}; the first delivery wins). A gap never passes silently: more than
-   * {@link #offsetBuffer()} items waiting in one partition, or items still waiting at the end of a
-   * bounded input, fail the pipeline with a message naming the partition and the missing offset.
+   * items in offset order even when a runner delivers them reordered. An item that arrives ahead of
+   * an earlier offset waits in state (counted: {@code offsets_buffered}); an item whose offset was
+   * already judged, or is already waiting, is ignored (counted: {@code duplicate_offsets_ignored};
+   * the first delivery wins). A gap never passes silently: more than {@link #offsetBuffer()} items
+   * waiting in one partition, or items still waiting at the end of a bounded input, fail the
+   * pipeline with a message naming the partition and the missing offset.
    */
   public SourceClock withContiguousOffsets() {
     return toBuilder().setContiguousOffsets(true).build();
@@ -261,8 +263,8 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
 
   /**
    * Declares the partitions the source reads. Each then holds the watermark back from the start —
-   * at the beginning of time until its own {@code W_p} is defined — so a runner watermark that
-   * runs ahead (a replay from a source whose watermark starts at processing time, say) cannot let
+   * at the beginning of time until its own {@code W_p} is defined — so a runner watermark that runs
+   * ahead (a replay from a source whose watermark starts at processing time, say) cannot let
    * downstream timers expire state of a partition the clock has not heard from yet. A declared
    * partition that never delivers holds the watermark back until {@link #withIdleness} releases it.
    */
@@ -291,10 +293,16 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     PCollection<Envelope> items = input;
     if (!partitions().isEmpty()) {
       List<TimestampedValue<Envelope>> starts = new ArrayList<>();
-      partitions().forEach(
-          p -> starts.add(TimestampedValue.of(Envelope.partitionStart(p), BoundedWindow.TIMESTAMP_MIN_VALUE)));
+      partitions()
+          .forEach(
+              p ->
+                  starts.add(
+                      TimestampedValue.of(
+                          Envelope.partitionStart(p), BoundedWindow.TIMESTAMP_MIN_VALUE)));
       PCollection<Envelope> markers =
-          input.getPipeline().apply("PartitionStarts", Create.timestamped(starts).withCoder(envelopes));
+          input
+              .getPipeline()
+              .apply("PartitionStarts", Create.timestamped(starts).withCoder(envelopes));
       items =
           PCollectionList.of(input)
               .and(markers)
@@ -324,25 +332,42 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
   public void populateDisplayData(DisplayData.Builder builder) {
     super.populateDisplayData(builder);
     builder
-        .add(DisplayData.item("clock", judging() ? "event time" : "arrival order (no event time)")
-            .withLabel("Clock"))
-        .add(DisplayData.item("order", contiguousOffsets()
-                ? "offset order, contiguous from " + (firstOffsets().isEmpty() ? "0" : firstOffsets().toString())
-                    + ", at most " + offsetBuffer() + " waiting per partition"
-                : "arrival order")
-            .withLabel("Partition order"))
-        .add(DisplayData.item("partitions", partitions().isEmpty() ? "as they arrive" : partitions().toString())
-            .withLabel("Partitions"));
+        .add(
+            DisplayData.item("clock", judging() ? "event time" : "arrival order (no event time)")
+                .withLabel("Clock"))
+        .add(
+            DisplayData.item(
+                    "order",
+                    contiguousOffsets()
+                        ? "offset order, contiguous from "
+                            + (firstOffsets().isEmpty() ? "0" : firstOffsets().toString())
+                            + ", at most "
+                            + offsetBuffer()
+                            + " waiting per partition"
+                        : "arrival order")
+                .withLabel("Partition order"))
+        .add(
+            DisplayData.item(
+                    "partitions",
+                    partitions().isEmpty() ? "as they arrive" : partitions().toString())
+                .withLabel("Partitions"));
     if (judging()) {
       builder
-          .add(DisplayData.item("watermark", Durations.format(java.time.Duration.ofMillis(delay().getMillis())))
-              .withLabel("Bounded out-of-orderness"))
-          .add(DisplayData.item("lateEvents", lateEvents().name().toLowerCase(java.util.Locale.ROOT))
-              .withLabel("Late events"));
+          .add(
+              DisplayData.item(
+                      "watermark",
+                      Durations.format(java.time.Duration.ofMillis(delay().getMillis())))
+                  .withLabel("Bounded out-of-orderness"))
+          .add(
+              DisplayData.item("lateEvents", lateEvents().name().toLowerCase(java.util.Locale.ROOT))
+                  .withLabel("Late events"));
     }
     if (idleAfter() != null) {
-      builder.add(DisplayData.item("idleAfter", Durations.format(java.time.Duration.ofMillis(idleAfter().getMillis())))
-          .withLabel("Idle after"));
+      builder.add(
+          DisplayData.item(
+                  "idleAfter",
+                  Durations.format(java.time.Duration.ofMillis(idleAfter().getMillis())))
+              .withLabel("Idle after"));
     }
   }
 
@@ -433,8 +458,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       // A declared partition holds from the start: until its start marker has been judged here,
       // that marker (at the beginning of time) keeps the clock's input watermark, and so its
       // output watermark, at the beginning of time, even if the partition's records come first.
-      boolean holding =
-          holdingStored != null ? holdingStored : declared.contains(element.getKey());
+      boolean holding = holdingStored != null ? holdingStored : declared.contains(element.getKey());
       Long lastStamp = stampState.read();
       floor = lastStamp == null ? BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis() : lastStamp;
       if (!holding) {
@@ -470,7 +494,8 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       } else {
         Long stored = nextOffsetState.read();
         long next = stored == null ? firstOffset(item.partition()) : stored;
-        if (item.offset() < next || (item.offset() > next && pending.get(item.offset()).read() != null)) {
+        if (item.offset() < next
+            || (item.offset() > next && pending.get(item.offset()).read() != null)) {
           duplicates.inc();
           return;
         }
@@ -500,7 +525,11 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
           if (judging && !Boolean.TRUE.equals(holdingStored)) {
             // Waiting for an earlier offset: hold from here on, and make sure the end of input is
             // seen (releaseHold), so a gap that never closes is reported.
-            hold.withOutputTimestamp(new Instant(watermark == null ? BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis() : watermark))
+            hold.withOutputTimestamp(
+                    new Instant(
+                        watermark == null
+                            ? BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis()
+                            : watermark))
                 .set(GlobalWindow.INSTANCE.maxTimestamp());
             holdingState.write(true);
             stampState.write(floor);
@@ -538,7 +567,8 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
               || (watermark != null && !watermark.equals(watermarkBefore)))) {
         // Hold the output watermark at W_p: downstream timers must not run ahead of the clock.
         hold.withOutputTimestamp(
-                new Instant(watermark == null ? BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis() : watermark))
+                new Instant(
+                    watermark == null ? BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis() : watermark))
             .set(GlobalWindow.INSTANCE.maxTimestamp());
         if (!Boolean.TRUE.equals(holdingStored)) {
           holdingState.write(true);
@@ -572,7 +602,8 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       boolean isLate = watermark != null && t < watermark;
       if (isLate && !keepLate) {
         lateDropped.inc();
-        out.get(late).outputWithTimestamp(LateEvent.of(item, new Instant(watermark)), item.eventTime());
+        out.get(late)
+            .outputWithTimestamp(LateEvent.of(item, new Instant(watermark)), item.eventTime());
         return watermark;
       }
       (isLate ? lateKept : onTime).inc();

@@ -7,8 +7,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
 /**
- * An event the source clock let through, with the watermark of its partition at its arrival and
- * its place in the log order of keyed stages.
+ * An event the source clock let through, with the watermark of its partition at its arrival and its
+ * place in the log order of keyed stages.
  *
  * <p>{@link #watermarkAtArrival()} is a function of the partition's log only (the events and
  * punctuations before it in offset order), so everything decided from it downstream — such as

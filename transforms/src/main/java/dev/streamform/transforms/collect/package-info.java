@@ -1,4 +1,2 @@
-/**
- * Outputs collected to files as lines: what fixture runs and file runs write.
- */
+/** Outputs collected to files as lines: what fixture runs and file runs write. */
 package dev.streamform.transforms.collect;

@@ -35,8 +35,10 @@ public abstract class DeadLetter implements Serializable {
 
   /** A record the event-time extraction quarantined. */
   public static DeadLetter of(BadRecord quarantined) {
-    return new AutoValue_DeadLetter(Reason.MALFORMED_TIMESTAMP,
-        quarantined.getFailure().getDescription(), null,
+    return new AutoValue_DeadLetter(
+        Reason.MALFORMED_TIMESTAMP,
+        quarantined.getFailure().getDescription(),
+        null,
         String.valueOf(quarantined.getRecord().getHumanReadableJsonRecord()));
   }
 }

@@ -13,17 +13,18 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
 /**
- * One decision about one event, with everything needed to defend it (docs/semantics.md §11): the event
- * (id, partition, offset), its three clocks, the feature state it read ({@link #stateCutoff()} and
- * {@link #stateRevision()}), the model and preprocessing digests and the policy generation.
+ * One decision about one event, with everything needed to defend it (docs/semantics.md §11): the
+ * event (id, partition, offset), its three clocks, the feature state it read ({@link
+ * #stateCutoff()} and {@link #stateRevision()}), the model and preprocessing digests and the policy
+ * generation.
  *
  * <p>A decision is never changed: a revision is a new decision with its own {@link #decisionId()},
  * {@link #revision()} {@code n + 1} and {@link #supersedes()} naming the decision it replaces (the
  * latest earlier decision about the same event).
  *
- * <p>{@code decision_id = H(["decision", model, event_id, partition, offset, occurred_at,
- * contract, state_cutoff, state_revision, model_digest, preprocessing_digest, policy_generation,
- * revision, supersedes])} with {@code H} the canonical SHA-256 of {@link RevisionIdentity}.
+ * <p>{@code decision_id = H(["decision", model, event_id, partition, offset, occurred_at, contract,
+ * state_cutoff, state_revision, model_digest, preprocessing_digest, policy_generation, revision,
+ * supersedes])} with {@code H} the canonical SHA-256 of {@link RevisionIdentity}.
  */
 @AutoValue
 public abstract class Decision implements Serializable {
@@ -48,7 +49,9 @@ public abstract class Decision implements Serializable {
   /** Arrival: the arrival clock of the record (its arrival column, or its ingest time). */
   public abstract Instant arrivedAt();
 
-  /** Arrival in watermark terms: the partition's watermark before the event; null while undefined. */
+  /**
+   * Arrival in watermark terms: the partition's watermark before the event; null while undefined.
+   */
   public abstract @Nullable Instant arrivalWatermark();
 
   /**
@@ -100,9 +103,19 @@ public abstract class Decision implements Serializable {
 
   /** The hashed identity fields, in the order of the class comment. */
   public static List<Object> identityOf(
-      String model, String eventId, int partition, long offset, Instant occurredAt,
-      FeatureContract contract, Instant stateCutoff, long stateRevision, String modelDigest,
-      String preprocessingDigest, int policyGeneration, int revision, @Nullable String supersedes) {
+      String model,
+      String eventId,
+      int partition,
+      long offset,
+      Instant occurredAt,
+      FeatureContract contract,
+      Instant stateCutoff,
+      long stateRevision,
+      String modelDigest,
+      String preprocessingDigest,
+      int policyGeneration,
+      int revision,
+      @Nullable String supersedes) {
     List<Object> fields = new ArrayList<>();
     fields.add("decision");
     fields.add(model);
@@ -232,9 +245,22 @@ public abstract class Decision implements Serializable {
     abstract @Nullable String supersedes();
 
     public Decision build() {
-      setDecisionId(RevisionIdentity.hash(identityOf(model(), eventId(), partition(), offset(),
-          occurredAt(), contract(), stateCutoff(), stateRevision(), modelDigest(),
-          preprocessingDigest(), policyGeneration(), revision(), supersedes())));
+      setDecisionId(
+          RevisionIdentity.hash(
+              identityOf(
+                  model(),
+                  eventId(),
+                  partition(),
+                  offset(),
+                  occurredAt(),
+                  contract(),
+                  stateCutoff(),
+                  stateRevision(),
+                  modelDigest(),
+                  preprocessingDigest(),
+                  policyGeneration(),
+                  revision(),
+                  supersedes())));
       return autoBuild();
     }
   }

@@ -6,9 +6,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * {@code score = bias + sum(weight[name] * inputs[name])}; an input without a weight does not
- * count and a weight without an input counts as 0. The digest is given by whoever read the weights
- * (for a declared model file: the SHA-256 of the file's bytes), so it names the model as written.
+ * {@code score = bias + sum(weight[name] * inputs[name])}; an input without a weight does not count
+ * and a weight without an input counts as 0. The digest is given by whoever read the weights (for a
+ * declared model file: the SHA-256 of the file's bytes), so it names the model as written.
  */
 public final class LinearScorer implements Scorer {
   private final TreeMap<String, Double> weights;

@@ -40,7 +40,10 @@ public interface Preprocessor extends Serializable {
       Map<String, Double> inputs = new LinkedHashMap<>(features);
       for (Schema.Field f : event.getSchema().getFields()) {
         Object v = event.getValue(f.getName());
-        if (v instanceof Long || v instanceof Double || v instanceof BigDecimal || v instanceof Integer) {
+        if (v instanceof Long
+            || v instanceof Double
+            || v instanceof BigDecimal
+            || v instanceof Integer) {
           inputs.putIfAbsent(f.getName(), ((Number) v).doubleValue());
         }
       }

@@ -79,9 +79,9 @@ import org.joda.time.Instant;
  * of them count depends on the {@link FeatureContract}. Read the events of a {@code SourceClock}
  * that keeps late events ({@code keepingLateEvents()}): here the declared lateness decides.
  *
- * <p><b>Judging</b>, from the event's own partition's watermark at arrival {@code A}
- * ({@link TimedEvent#watermarkAtArrival()}), in this order: an event whose time is ahead of its
- * arrival clock by more than the maximum clock skew is dead-lettered; an event with {@code A >= t +
+ * <p><b>Judging</b>, from the event's own partition's watermark at arrival {@code A} ({@link
+ * TimedEvent#watermarkAtArrival()}), in this order: an event whose time is ahead of its arrival
+ * clock by more than the maximum clock skew is dead-lettered; an event with {@code A >= t +
  * lateness} is late and handled by the {@link LateAction}; any other event is applied to its key's
  * state and decided.
  *
@@ -93,9 +93,9 @@ import org.joda.time.Instant;
  * revision and id, is a function of the per-partition logs. <b>Latest available</b>: the event is
  * decided as it reaches the keyed stage, from everything applied so far; not replay-stable.
  *
- * <p>State: a key's events are kept while the watermark is below their time + 2·range +
- * lateness, its decisions (for revisions) while below their time + range + lateness; a late event
- * only reaches decisions with time + range + lateness above its arrival watermark, so pruning never
+ * <p>State: a key's events are kept while the watermark is below their time + 2·range + lateness,
+ * its decisions (for revisions) while below their time + range + lateness; a late event only
+ * reaches decisions with time + range + lateness above its arrival watermark, so pruning never
  * changes an answer.
  */
 @AutoValue
@@ -172,7 +172,8 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
    * {@link #over} and {@link #scoredBy}.
    */
   public static ScoreEvents forModel(String model) {
-    checkArgument(model != null && !model.isBlank(), "ScoreEvents.forModel: a model name is needed");
+    checkArgument(
+        model != null && !model.isBlank(), "ScoreEvents.forModel: a model name is needed");
     return new AutoValue_ScoreEvents.Builder()
         .setModel(model)
         .setKeyColumns(List.of())
@@ -208,7 +209,9 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
 
   /** The trailing event-time range the features aggregate over: {@code (t - range, t]}. */
   public ScoreEvents over(Duration range) {
-    checkArgument(range != null && range.isLongerThan(Duration.ZERO), "ScoreEvents.over: the range must be positive");
+    checkArgument(
+        range != null && range.isLongerThan(Duration.ZERO),
+        "ScoreEvents.over: the range must be positive");
     return toBuilder().setRange(range).build();
   }
 
@@ -228,8 +231,10 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
 
   /** Events with {@code W_p >= t + lateness} at arrival are late ({@link #onLateEvents}). */
   public ScoreEvents withLateness(Duration lateness) {
-    checkArgument(lateness != null && !lateness.isShorterThan(Duration.ZERO),
-        "ScoreEvents.withLateness: must be 0 or more, got %s", lateness);
+    checkArgument(
+        lateness != null && !lateness.isShorterThan(Duration.ZERO),
+        "ScoreEvents.withLateness: must be 0 or more, got %s",
+        lateness);
     return toBuilder().setLateness(lateness).build();
   }
 
@@ -238,8 +243,8 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
   }
 
   /**
-   * Whether late events are applied to the key's feature state (so later decisions read them);
-   * the decisions already made never change either way.
+   * Whether late events are applied to the key's feature state (so later decisions read them); the
+   * decisions already made never change either way.
    */
   public ScoreEvents lateEventsUpdateState(boolean updates) {
     return toBuilder().setLateUpdatesState(updates).build();
@@ -251,24 +256,32 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
    * it), or its ingest time when null. Both are part of the log, so replays judge alike.
    */
   public ScoreEvents withMaxClockSkew(Duration skew, @Nullable String arrivalColumn) {
-    checkArgument(skew != null && !skew.isShorterThan(Duration.ZERO), "ScoreEvents.withMaxClockSkew: must be 0 or more");
+    checkArgument(
+        skew != null && !skew.isShorterThan(Duration.ZERO),
+        "ScoreEvents.withMaxClockSkew: must be 0 or more");
     return toBuilder().setMaxClockSkew(skew).setArrivalColumn(arrivalColumn).build();
   }
 
   public ScoreEvents withGeneration(int generation) {
-    checkArgument(generation > 0, "ScoreEvents.withGeneration: must be positive, got %s", generation);
+    checkArgument(
+        generation > 0, "ScoreEvents.withGeneration: must be positive, got %s", generation);
     return toBuilder().setGeneration(generation).build();
   }
 
-  /** Adds the extraction's quarantine to {@link DecisionResult#deadLetters()} (malformed timestamps). */
+  /**
+   * Adds the extraction's quarantine to {@link DecisionResult#deadLetters()} (malformed
+   * timestamps).
+   */
   public ScoreEvents withQuarantine(PCollection<BadRecord> quarantine) {
     return toBuilder().setQuarantine(quarantine).build();
   }
 
   @Override
   public DecisionResult expand(PCollection<TimedEvent> input) {
-    checkArgument(input.getCoder() instanceof ClockCoders.TimedEventCoder,
-        "ScoreEvents reads the events() of a SourceClock; got coder %s", input.getCoder());
+    checkArgument(
+        input.getCoder() instanceof ClockCoders.TimedEventCoder,
+        "ScoreEvents reads the events() of a SourceClock; got coder %s",
+        input.getCoder());
     checkArgument(!keyColumns().isEmpty(), "ScoreEvents: call by(<key columns>) first");
     checkArgument(!features().isEmpty(), "ScoreEvents: call withFeatures(<aggregations>) first");
     checkArgument(range().isLongerThan(Duration.ZERO), "ScoreEvents: call over(<range>) first");
@@ -277,14 +290,20 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     Schema records = coder.envelopeCoder().recordSchema();
     Schema.Builder keySchema = Schema.builder();
     for (String k : keyColumns()) {
-      checkArgument(records.hasField(k), "ScoreEvents: key column `%s` is not a field of the records (fields: %s)",
-          k, records.getFieldNames());
+      checkArgument(
+          records.hasField(k),
+          "ScoreEvents: key column `%s` is not a field of the records (fields: %s)",
+          k,
+          records.getFieldNames());
       keySchema.addField(records.getField(k));
     }
     if (arrivalColumn() != null) {
-      checkArgument(records.hasField(arrivalColumn())
-              && records.getField(arrivalColumn()).getType().getTypeName() == Schema.TypeName.DATETIME,
-          "ScoreEvents: arrival column `%s` is not a timestamp field of the records", arrivalColumn());
+      checkArgument(
+          records.hasField(arrivalColumn())
+              && records.getField(arrivalColumn()).getType().getTypeName()
+                  == Schema.TypeName.DATETIME,
+          "ScoreEvents: arrival column `%s` is not a timestamp field of the records",
+          arrivalColumn());
     }
     Accumulators accumulators = new Accumulators(records, features());
     List<String> keys = keyColumns();
@@ -295,27 +314,50 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     TupleTag<UnscoredLateEvent> revising = new TupleTag<>("revising");
     TupleTag<DeadLetter> dead = new TupleTag<>("skewed");
     TupleTag<StateUpdate> updates = new TupleTag<>("stateUpdates");
-    PCollectionTuple out = input
-        .apply("ByKey", MapElements.into(
-                TypeDescriptors.kvs(TypeDescriptors.strings(), new TypeDescriptor<TimedEvent>() {}))
-            .via((TimedEvent e) -> KV.of(KeyedChangelog.keyText(e.envelope().record(), keys), e)))
-        .setCoder(KvCoder.of(StringUtf8Coder.of(), coder))
-        .apply("Score", ParDo.of(new ScoreFn(this, keySchema.build(), accumulators, coder,
-                new Tags(decisions, reconciled, ignored, revising, dead, updates)))
-            .withOutputTags(decisions, TupleTagList.of(List.of(reconciled, ignored, revising, dead, updates))));
+    PCollectionTuple out =
+        input
+            .apply(
+                "ByKey",
+                MapElements.into(
+                        TypeDescriptors.kvs(
+                            TypeDescriptors.strings(), new TypeDescriptor<TimedEvent>() {}))
+                    .via(
+                        (TimedEvent e) ->
+                            KV.of(KeyedChangelog.keyText(e.envelope().record(), keys), e)))
+            .setCoder(KvCoder.of(StringUtf8Coder.of(), coder))
+            .apply(
+                "Score",
+                ParDo.of(
+                        new ScoreFn(
+                            this,
+                            keySchema.build(),
+                            accumulators,
+                            coder,
+                            new Tags(decisions, reconciled, ignored, revising, dead, updates)))
+                    .withOutputTags(
+                        decisions,
+                        TupleTagList.of(List.of(reconciled, ignored, revising, dead, updates))));
     PCollection<DeadLetter> skewed = out.get(dead).setCoder(SerializableCoder.of(DeadLetter.class));
-    PCollection<DeadLetter> deadLetters = quarantine() == null
-        ? skewed
-        : PCollectionList.of(skewed)
-            .and(quarantine()
-                .apply("Quarantined", MapElements.into(TypeDescriptor.of(DeadLetter.class)).via(DeadLetter::of))
-                .setCoder(SerializableCoder.of(DeadLetter.class)))
-            .apply("DeadLetters", Flatten.pCollections());
+    PCollection<DeadLetter> deadLetters =
+        quarantine() == null
+            ? skewed
+            : PCollectionList.of(skewed)
+                .and(
+                    quarantine()
+                        .apply(
+                            "Quarantined",
+                            MapElements.into(TypeDescriptor.of(DeadLetter.class))
+                                .via(DeadLetter::of))
+                        .setCoder(SerializableCoder.of(DeadLetter.class)))
+                .apply("DeadLetters", Flatten.pCollections());
     Map<TupleTag<?>, PValue> all = new LinkedHashMap<>(out.expand());
     PCollection<Decision> d = out.get(decisions).setCoder(SerializableCoder.of(Decision.class));
-    PCollection<UnscoredLateEvent> r = out.get(reconciled).setCoder(SerializableCoder.of(UnscoredLateEvent.class));
-    PCollection<UnscoredLateEvent> i = out.get(ignored).setCoder(SerializableCoder.of(UnscoredLateEvent.class));
-    PCollection<UnscoredLateEvent> v = out.get(revising).setCoder(SerializableCoder.of(UnscoredLateEvent.class));
+    PCollection<UnscoredLateEvent> r =
+        out.get(reconciled).setCoder(SerializableCoder.of(UnscoredLateEvent.class));
+    PCollection<UnscoredLateEvent> i =
+        out.get(ignored).setCoder(SerializableCoder.of(UnscoredLateEvent.class));
+    PCollection<UnscoredLateEvent> v =
+        out.get(revising).setCoder(SerializableCoder.of(UnscoredLateEvent.class));
     PCollection<StateUpdate> u = out.get(updates).setCoder(SerializableCoder.of(StateUpdate.class));
     all.put(new TupleTag<DeadLetter>("deadLetters"), deadLetters);
     return new DecisionResult(input.getPipeline(), all, d, r, i, v, deadLetters, u);
@@ -352,9 +394,13 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     final TupleTag<DeadLetter> dead;
     final TupleTag<StateUpdate> updates;
 
-    Tags(TupleTag<Decision> decisions, TupleTag<UnscoredLateEvent> reconciled,
-        TupleTag<UnscoredLateEvent> ignored, TupleTag<UnscoredLateEvent> revising,
-        TupleTag<DeadLetter> dead, TupleTag<StateUpdate> updates) {
+    Tags(
+        TupleTag<Decision> decisions,
+        TupleTag<UnscoredLateEvent> reconciled,
+        TupleTag<UnscoredLateEvent> ignored,
+        TupleTag<UnscoredLateEvent> revising,
+        TupleTag<DeadLetter> dead,
+        TupleTag<StateUpdate> updates) {
       this.decisions = decisions;
       this.reconciled = reconciled;
       this.ignored = ignored;
@@ -405,8 +451,11 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     ArrayList<TimedEvent> awaiting;
     long revision;
 
-    KeyState(@Nullable ArrayList<Applied> applied, @Nullable ArrayList<Decided> decided,
-        @Nullable ArrayList<TimedEvent> awaiting, @Nullable Long revision) {
+    KeyState(
+        @Nullable ArrayList<Applied> applied,
+        @Nullable ArrayList<Decided> decided,
+        @Nullable ArrayList<TimedEvent> awaiting,
+        @Nullable Long revision) {
       this.applied = applied == null ? new ArrayList<>() : applied;
       this.decided = decided == null ? new ArrayList<>() : decided;
       this.awaiting = awaiting == null ? new ArrayList<>() : awaiting;
@@ -460,12 +509,18 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     @StateId("holdAt")
     private final StateSpec<ValueState<Long>> holdAtSpec = StateSpecs.value(VarLongCoder.of());
 
-    /** Releases due events in log order and passes the events' occurrence edges in watermark order. */
+    /**
+     * Releases due events in log order and passes the events' occurrence edges in watermark order.
+     */
     @TimerId("tick")
     private final TimerSpec tickSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
-    ScoreFn(ScoreEvents spec, Schema keySchema, Accumulators accumulators,
-        ClockCoders.TimedEventCoder events, Tags tags) {
+    ScoreFn(
+        ScoreEvents spec,
+        Schema keySchema,
+        Accumulators accumulators,
+        ClockCoders.TimedEventCoder events,
+        Tags tags) {
       this.model = spec.model();
       this.keyColumns = spec.keyColumns();
       this.keySchema = keySchema;
@@ -498,7 +553,8 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         MultiOutputReceiver out) {
       if (contract == FeatureContract.LATEST_AVAILABLE) {
         // Decided as it reaches this stage, in the runner's delivery order: not replay-stable.
-        KeyState key = new KeyState(appliedState.read(), decidedState.read(), null, revisionState.read());
+        KeyState key =
+            new KeyState(appliedState.read(), decidedState.read(), null, revisionState.read());
         TimedEvent event = element.getValue();
         apply(event, key, out);
         Instant w = event.watermarkAtArrival();
@@ -530,8 +586,9 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       pending.read().forEach(buffered::add);
       buffered.sort(LogOrder.LOG_ORDER);
       boolean[] done = new boolean[buffered.size()];
-      KeyState key = new KeyState(appliedState.read(), decidedState.read(), awaitingState.read(),
-          revisionState.read());
+      KeyState key =
+          new KeyState(
+              appliedState.read(), decidedState.read(), awaitingState.read(), revisionState.read());
       int appliedCount = 0;
       while (true) {
         Long edge = nextEdge(key.awaiting, now);
@@ -617,13 +674,14 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     /** The source watermark reached {@code edge}: decides the events that occurred at it. */
     private void passEdge(long edge, KeyState key, MultiOutputReceiver out) {
       List<TimedEvent> now = new ArrayList<>();
-      key.awaiting.removeIf(e -> {
-        if (e.envelope().eventTime().getMillis() == edge) {
-          now.add(e);
-          return true;
-        }
-        return false;
-      });
+      key.awaiting.removeIf(
+          e -> {
+            if (e.envelope().eventTime().getMillis() == edge) {
+              now.add(e);
+              return true;
+            }
+            return false;
+          });
       for (TimedEvent e : now) {
         decideFirst(e, new Instant(edge), new Instant(edge), key, out);
       }
@@ -636,11 +694,25 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       Instant arrivedAt = arrivedAt(e);
       if (maxSkew != null && t - arrivedAt.getMillis() > maxSkew) {
         skewed.inc();
-        out.get(tags.dead).outputWithTimestamp(DeadLetter.skew(e.eventId(),
-            "partition " + e.partition() + " offset " + e.offset() + ": event time " + e.eventTime()
-                + " is " + (t - arrivedAt.getMillis()) + "ms ahead of its arrival " + arrivedAt
-                + " (max clock skew " + maxSkew + "ms)",
-            e.record().toString()), e.eventTime());
+        out.get(tags.dead)
+            .outputWithTimestamp(
+                DeadLetter.skew(
+                    e.eventId(),
+                    "partition "
+                        + e.partition()
+                        + " offset "
+                        + e.offset()
+                        + ": event time "
+                        + e.eventTime()
+                        + " is "
+                        + (t - arrivedAt.getMillis())
+                        + "ms ahead of its arrival "
+                        + arrivedAt
+                        + " (max clock skew "
+                        + maxSkew
+                        + "ms)",
+                    e.record().toString()),
+                e.eventTime());
         return;
       }
       Instant a = event.watermarkAtArrival();
@@ -659,24 +731,30 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       }
     }
 
-    private void applyToState(TimedEvent event, boolean late, KeyState key, MultiOutputReceiver out) {
+    private void applyToState(
+        TimedEvent event, boolean late, KeyState key, MultiOutputReceiver out) {
       Envelope e = event.envelope();
-      key.applied.add(new Applied(e.eventId(), e.eventTime().getMillis(), LogOrder.arrivalOf(event), e.record()));
+      key.applied.add(
+          new Applied(
+              e.eventId(), e.eventTime().getMillis(), LogOrder.arrivalOf(event), e.record()));
       key.revision++;
-      out.get(tags.updates).outputWithTimestamp(
-          StateUpdate.of(keyOf(e.record()), e.eventId(), e.eventTime(), key.revision, late), e.eventTime());
+      out.get(tags.updates)
+          .outputWithTimestamp(
+              StateUpdate.of(keyOf(e.record()), e.eventId(), e.eventTime(), key.revision, late),
+              e.eventTime());
     }
 
     /** An event's first decision, reading the state up to {@code cutoff}. */
-    private void decideFirst(TimedEvent event, Instant cutoff, Instant scoredAt, KeyState key,
-        MultiOutputReceiver out) {
+    private void decideFirst(
+        TimedEvent event, Instant cutoff, Instant scoredAt, KeyState key, MultiOutputReceiver out) {
       Envelope e = event.envelope();
       long t = e.eventTime().getMillis();
       List<Row> read = new ArrayList<>();
       for (Applied x : key.applied) {
-        boolean inRange = x.time > t - range
-            && (contract == FeatureContract.LATEST_AVAILABLE || x.time <= t);
-        boolean arrived = contract == FeatureContract.LATEST_AVAILABLE || x.arrival < cutoff.getMillis();
+        boolean inRange =
+            x.time > t - range && (contract == FeatureContract.LATEST_AVAILABLE || x.time <= t);
+        boolean arrived =
+            contract == FeatureContract.LATEST_AVAILABLE || x.arrival < cutoff.getMillis();
         if (!x.eventId.equals(e.eventId()) && inRange && arrived) {
           read.add(x.record);
         }
@@ -700,18 +778,33 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
           affected.add(d);
         }
       }
-      affected.sort(Comparator.comparingLong(Decided::time)
-          .thenComparingInt(d -> d.event.envelope().partition())
-          .thenComparingLong(d -> d.event.envelope().offset()));
+      affected.sort(
+          Comparator.comparingLong(Decided::time)
+              .thenComparingInt(d -> d.event.envelope().partition())
+              .thenComparingLong(d -> d.event.envelope().offset()));
       if (lateUpdatesState) {
         applyToState(event, true, key, out);
       }
       List<String> ids = new ArrayList<>();
       affected.forEach(d -> ids.add(d.latestId)); // before the revisions below replace them
-      out.get(lateAction == LateAction.IGNORE ? tags.ignored
-              : lateAction == LateAction.RECONCILE ? tags.reconciled : tags.revising)
-          .outputWithTimestamp(UnscoredLateEvent.of(model, keyOf(e.record()), e.record(), e.eventId(),
-              e.partition(), e.offset(), e.eventTime(), a, lateAction, lateUpdatesState, ids), e.eventTime());
+      out.get(
+              lateAction == LateAction.IGNORE
+                  ? tags.ignored
+                  : lateAction == LateAction.RECONCILE ? tags.reconciled : tags.revising)
+          .outputWithTimestamp(
+              UnscoredLateEvent.of(
+                  model,
+                  keyOf(e.record()),
+                  e.record(),
+                  e.eventId(),
+                  e.partition(),
+                  e.offset(),
+                  e.eventTime(),
+                  a,
+                  lateAction,
+                  lateUpdatesState,
+                  ids),
+              e.eventTime());
       if (lateAction != LateAction.REVISE) {
         return;
       }
@@ -720,16 +813,28 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         List<Row> read = new ArrayList<>();
         boolean withLate = false;
         for (Applied x : key.applied) {
-          if (!x.eventId.equals(d.event.envelope().eventId()) && x.time > s - range && x.time <= s) {
+          if (!x.eventId.equals(d.event.envelope().eventId())
+              && x.time > s - range
+              && x.time <= s) {
             read.add(x.record);
             withLate |= x.eventId.equals(e.eventId());
           }
         }
         if (!withLate) {
-          read.add(e.record()); // the revision reads the late event even when state does not keep it
+          read.add(
+              e.record()); // the revision reads the late event even when state does not keep it
         }
-        Decision revision = decide(d.event, d.arrivedAt, read, a, a, key.revision, d.revision + 1,
-            d.latestId, e.eventId());
+        Decision revision =
+            decide(
+                d.event,
+                d.arrivedAt,
+                read,
+                a,
+                a,
+                key.revision,
+                d.revision + 1,
+                d.latestId,
+                e.eventId());
         d.latestId = revision.decisionId();
         d.revision++;
         revised.inc();
@@ -737,8 +842,15 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       }
     }
 
-    private Decision decide(TimedEvent event, Instant arrivedAt, List<Row> read, Instant cutoff,
-        Instant scoredAt, long stateRevision, int revision, @Nullable String supersedes,
+    private Decision decide(
+        TimedEvent event,
+        Instant arrivedAt,
+        List<Row> read,
+        Instant cutoff,
+        Instant scoredAt,
+        long stateRevision,
+        int revision,
+        @Nullable String supersedes,
         @Nullable String revisedBy) {
       Envelope e = event.envelope();
       Row state = null;
@@ -752,8 +864,10 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         features.put(f.getName(), v == null ? 0.0 : ((Number) v).doubleValue());
       }
       double raw = scorer.score(preprocessor.prepare(features, e.record()));
-      double score = Double.isFinite(raw)
-          ? BigDecimal.valueOf(raw).setScale(6, RoundingMode.HALF_EVEN).doubleValue() : raw;
+      double score =
+          Double.isFinite(raw)
+              ? BigDecimal.valueOf(raw).setScale(6, RoundingMode.HALF_EVEN).doubleValue()
+              : raw;
       return Decision.builder()
           .setModel(model)
           .setKey(keyOf(e.record()))
@@ -785,8 +899,11 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       key.decided.removeIf(d -> d.time() + range + lateness <= w);
     }
 
-    private static void write(KeyState key, ValueState<ArrayList<Applied>> applied,
-        ValueState<ArrayList<Decided>> decided, ValueState<ArrayList<TimedEvent>> awaiting,
+    private static void write(
+        KeyState key,
+        ValueState<ArrayList<Applied>> applied,
+        ValueState<ArrayList<Decided>> decided,
+        ValueState<ArrayList<TimedEvent>> awaiting,
         ValueState<Long> revision) {
       if (key.applied.isEmpty()) {
         applied.clear();

@@ -6,8 +6,8 @@ import org.apache.beam.sdk.values.Row;
 import org.joda.time.Instant;
 
 /**
- * One event applied to its key's feature state: the key's state revision it made. The updates of
- * a key, in revision order, are its feature state's history; the last one is its final state.
+ * One event applied to its key's feature state: the key's state revision it made. The updates of a
+ * key, in revision order, are its feature state's history; the last one is its final state.
  */
 @AutoValue
 public abstract class StateUpdate implements Serializable {

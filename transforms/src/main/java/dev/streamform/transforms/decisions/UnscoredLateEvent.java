@@ -41,14 +41,34 @@ public abstract class UnscoredLateEvent implements Serializable {
 
   /** {@code ignored}, {@code reconciled} or {@code revising}. */
   public String route() {
-    return action() == LateAction.IGNORE ? "ignored"
+    return action() == LateAction.IGNORE
+        ? "ignored"
         : action() == LateAction.RECONCILE ? "reconciled" : "revising";
   }
 
-  static UnscoredLateEvent of(String model, Row key, Row event, String eventId, int partition,
-      long offset, Instant occurredAt, Instant arrivalWatermark, LateAction action,
-      boolean updatedState, List<String> affected) {
-    return new AutoValue_UnscoredLateEvent(model, key, event, eventId, partition, offset, occurredAt,
-        arrivalWatermark, action, updatedState, List.copyOf(affected));
+  static UnscoredLateEvent of(
+      String model,
+      Row key,
+      Row event,
+      String eventId,
+      int partition,
+      long offset,
+      Instant occurredAt,
+      Instant arrivalWatermark,
+      LateAction action,
+      boolean updatedState,
+      List<String> affected) {
+    return new AutoValue_UnscoredLateEvent(
+        model,
+        key,
+        event,
+        eventId,
+        partition,
+        offset,
+        occurredAt,
+        arrivalWatermark,
+        action,
+        updatedState,
+        List.copyOf(affected));
   }
 }

@@ -40,7 +40,6 @@ import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
-import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
@@ -55,12 +54,11 @@ import org.joda.time.Instant;
  * otherwise: quarantined on {@link DedupResult#conflicts()} with a reason naming the id, both
  * positions and the first payload, counted ({@code events_quarantined}). An event without a value
  * for the id column is quarantined too (it cannot be told from a repeat) and registers nothing.
- * Whether an id is still
- * kept for an event is decided from the event's own partition watermark at arrival ({@link
- * TimedEvent#watermarkAtArrival()}), as retention is (docs/semantics.md §3), so the answer is a function of
- * the per-partition logs; event-time timers free an id's state at first-seen + horizon, never
- * earlier than an arriving event would still find it. State is one small entry per id seen within
- * the horizon.
+ * Whether an id is still kept for an event is decided from the event's own partition watermark at
+ * arrival ({@link TimedEvent#watermarkAtArrival()}), as retention is (docs/semantics.md §3), so the
+ * answer is a function of the per-partition logs; event-time timers free an id's state at
+ * first-seen + horizon, never earlier than an arriving event would still find it. State is one
+ * small entry per id seen within the horizon.
  *
  * <p>Order: a keyed stage (by id), so it follows the hand-over rules of {@link LogOrder}: events
  * are buffered and applied in log order once the watermark has passed their stamps; which of two
@@ -116,16 +114,28 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
             .apply(
                 "ById",
                 MapElements.into(
-                        TypeDescriptors.kvs(TypeDescriptors.strings(), new TypeDescriptor<TimedEvent>() {}))
-                    .via((TimedEvent e) -> KV.of(KeyedChangelog.keyText(e.envelope().record(), id), e)))
+                        TypeDescriptors.kvs(
+                            TypeDescriptors.strings(), new TypeDescriptor<TimedEvent>() {}))
+                    .via(
+                        (TimedEvent e) ->
+                            KV.of(KeyedChangelog.keyText(e.envelope().record(), id), e)))
             .setCoder(KvCoder.of(StringUtf8Coder.of(), coder))
             .apply(
                 "Deduplicate",
-                ParDo.of(new DedupFn(idColumn(), payload, horizon().getMillis(), coder, events, duplicates, conflicts))
+                ParDo.of(
+                        new DedupFn(
+                            idColumn(),
+                            payload,
+                            horizon().getMillis(),
+                            coder,
+                            events,
+                            duplicates,
+                            conflicts))
                     .withOutputTags(events, TupleTagList.of(duplicates).and(conflicts)));
     PCollection<TimedEvent> kept = out.get(events).setCoder(coder);
     PCollection<TimedEvent> repeated = out.get(duplicates).setCoder(coder);
-    PCollection<BadRecord> refused = out.get(conflicts).setCoder(BadRecord.getCoder(input.getPipeline()));
+    PCollection<BadRecord> refused =
+        out.get(conflicts).setCoder(BadRecord.getCoder(input.getPipeline()));
     return new DedupResult(
         input.getPipeline(),
         Map.of(events, kept, duplicates, repeated, conflicts, refused),
@@ -139,9 +149,11 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
     super.populateDisplayData(builder);
     builder
         .add(DisplayData.item("eventId", idColumn()).withLabel("Event id"))
-        .add(DisplayData.item("duplicatesWithin",
-                Durations.format(java.time.Duration.ofMillis(horizon().getMillis())))
-            .withLabel("Duplicates within"));
+        .add(
+            DisplayData.item(
+                    "duplicatesWithin",
+                    Durations.format(java.time.Duration.ofMillis(horizon().getMillis())))
+                .withLabel("Duplicates within"));
   }
 
   private static final class DedupFn extends DoFn<KV<String, TimedEvent>, TimedEvent> {
@@ -158,7 +170,8 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
 
     /** The payload of the id's first event, canonical (decimals by value). */
     @StateId("payload")
-    private final StateSpec<ValueState<String>> payloadSpec = StateSpecs.value(StringUtf8Coder.of());
+    private final StateSpec<ValueState<String>> payloadSpec =
+        StateSpecs.value(StringUtf8Coder.of());
 
     /** Where the first event was: {@code partition <p> offset <o>}. */
     @StateId("first")
@@ -294,9 +307,16 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
 
     private BadRecord noId(TimedEvent event) throws Exception {
       Envelope e = event.envelope();
-      return badRecord(event, "partition " + e.partition() + " offset " + e.offset()
-          + ": no value for event_id column `" + idColumn + "`; an event without its id cannot be"
-          + " told from a repeat");
+      return badRecord(
+          event,
+          "partition "
+              + e.partition()
+              + " offset "
+              + e.offset()
+              + ": no value for event_id column `"
+              + idColumn
+              + "`; an event without its id cannot be"
+              + " told from a repeat");
     }
 
     private BadRecord badRecord(TimedEvent event, String description) throws Exception {
@@ -313,9 +333,18 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
     private BadRecord conflict(TimedEvent event, String first) throws Exception {
       Envelope e = event.envelope();
       Object id = e.record().getValue(idColumn);
-      return badRecord(event,
-          "partition " + e.partition() + " offset " + e.offset() + ": event_id `"
-              + idColumn + "` = " + id + " was first seen at " + first
+      return badRecord(
+          event,
+          "partition "
+              + e.partition()
+              + " offset "
+              + e.offset()
+              + ": event_id `"
+              + idColumn
+              + "` = "
+              + id
+              + " was first seen at "
+              + first
               + " with another payload; a repeated id must repeat its event exactly");
     }
 

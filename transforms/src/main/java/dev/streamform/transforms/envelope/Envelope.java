@@ -9,8 +9,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
 /**
- * A source item with its event time established: an event (a record whose event time was read
- * from its event-time column) or a punctuation carrying an explicit watermark.
+ * A source item with its event time established: an event (a record whose event time was read from
+ * its event-time column) or a punctuation carrying an explicit watermark.
  *
  * <p>Guarantees: {@link #eventTime()} of an event always comes from the record, never from
  * processing time; a record without a usable event time never becomes an envelope (it is
@@ -64,8 +64,8 @@ public abstract class Envelope implements Serializable {
 
   /**
    * A placeholder for a record that was quarantined: a punctuation at {@link
-   * BoundedWindow#TIMESTAMP_MIN_VALUE}, which carries no watermark information ({@code max(W,
-   * -inf) = W}) and no record, so a clock that restores offset order ({@code
+   * BoundedWindow#TIMESTAMP_MIN_VALUE}, which carries no watermark information ({@code max(W, -inf)
+   * = W}) and no record, so a clock that restores offset order ({@code
    * SourceClock.withContiguousOffsets()}) sees the partition's offsets without a hole instead of
    * waiting for the quarantined offset forever. Nothing is judged or emitted for it.
    */
@@ -80,14 +80,18 @@ public abstract class Envelope implements Serializable {
   }
 
   /**
-   * A marker that partition {@code partition} exists, before any of its items: not part of the
-   * log (its offset is -1), it lets a clock hold the watermark back for a partition it has not
-   * heard from yet. Like a gap it carries no watermark information.
+   * A marker that partition {@code partition} exists, before any of its items: not part of the log
+   * (its offset is -1), it lets a clock hold the watermark back for a partition it has not heard
+   * from yet. Like a gap it carries no watermark information.
    */
   public static Envelope partitionStart(int partition) {
     return new AutoValue_Envelope(
-        partition + "-start", BoundedWindow.TIMESTAMP_MIN_VALUE, BoundedWindow.TIMESTAMP_MIN_VALUE,
-        partition, -1L, null);
+        partition + "-start",
+        BoundedWindow.TIMESTAMP_MIN_VALUE,
+        BoundedWindow.TIMESTAMP_MIN_VALUE,
+        partition,
+        -1L,
+        null);
   }
 
   /** True for a {@link #partitionStart} marker. */

@@ -24,8 +24,8 @@ public abstract class SourceRecord implements Serializable {
   public abstract long offset();
 
   /**
-   * When the item was read (processing time); informational only, never used as event time, and
-   * not part of {@link #equals}: the same item read twice (a replay) is the same record.
+   * When the item was read (processing time); informational only, never used as event time, and not
+   * part of {@link #equals}: the same item read twice (a replay) is the same record.
    */
   public abstract Instant ingestTime();
 
@@ -49,7 +49,10 @@ public abstract class SourceRecord implements Serializable {
     checkPosition(partition, offset);
     if (record == null) {
       throw new IllegalArgumentException(
-          "SourceRecord.of: the record at partition " + partition + " offset " + offset
+          "SourceRecord.of: the record at partition "
+              + partition
+              + " offset "
+              + offset
               + " is null; use SourceRecord.punctuation for a watermark item");
     }
     return new AutoValue_SourceRecord(partition, offset, ingestTime, record, null);
@@ -86,7 +89,10 @@ public abstract class SourceRecord implements Serializable {
   private static void checkPosition(int partition, long offset) {
     if (partition < 0 || offset < 0) {
       throw new IllegalArgumentException(
-          "SourceRecord: partition " + partition + " offset " + offset
+          "SourceRecord: partition "
+              + partition
+              + " offset "
+              + offset
               + " is not a position in a log; partitions and offsets start at 0");
     }
   }

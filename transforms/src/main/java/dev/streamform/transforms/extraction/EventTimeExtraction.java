@@ -30,8 +30,8 @@ import org.joda.time.Instant;
 import org.joda.time.ReadableInstant;
 
 /**
- * Reads each record's event time from a declared column and wraps the record in an {@link
- * Envelope} whose element timestamp is that event time.
+ * Reads each record's event time from a declared column and wraps the record in an {@link Envelope}
+ * whose element timestamp is that event time.
  *
  * <p>Guarantees: a record whose event-time value is missing, unparseable or outside Beam's
  * timestamp range never falls back to processing time; it goes to {@link
@@ -40,8 +40,8 @@ import org.joda.time.ReadableInstant;
  * Punctuations pass through unchanged. Every input record ends up as an event or as a quarantined
  * record; a quarantined one also leaves an {@link Envelope#gap} (no record, no watermark
  * information, timestamped at the beginning of time) in the events at its position, so the
- * partition's offsets stay contiguous for {@code SourceClock.withContiguousOffsets()} and the
- * clock holds the partition from that record on.
+ * partition's offsets stay contiguous for {@code SourceClock.withContiguousOffsets()} and the clock
+ * holds the partition from that record on.
  *
  * <p>The event-time column may be a {@code DATETIME}, an {@code INT64} (epoch milliseconds) or a
  * {@code STRING} (an RFC 3339 instant, or epoch milliseconds written as digits). The input must be
@@ -192,7 +192,8 @@ public abstract class EventTimeExtraction
         // flight it holds the watermark until the clock has seen it and holds the partition itself
         // (a partition's hold starts with its first record of any kind), and it never raises the
         // stamps of the partition's later events to a read time.
-        out.get(events).outputWithTimestamp(Envelope.gap(record), BoundedWindow.TIMESTAMP_MIN_VALUE);
+        out.get(events)
+            .outputWithTimestamp(Envelope.gap(record), BoundedWindow.TIMESTAMP_MIN_VALUE);
         out.get(quarantined)
             .output(
                 BadRecord.builder()

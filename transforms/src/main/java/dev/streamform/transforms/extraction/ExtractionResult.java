@@ -33,8 +33,8 @@ public final class ExtractionResult implements POutput {
   }
 
   /**
-   * Events with their event time as element timestamp, punctuations, and a {@link
-   * Envelope#gap} for each quarantined record (so offsets stay contiguous), in input order.
+   * Events with their event time as element timestamp, punctuations, and a {@link Envelope#gap} for
+   * each quarantined record (so offsets stay contiguous), in input order.
    */
   public PCollection<Envelope> events() {
     return events;

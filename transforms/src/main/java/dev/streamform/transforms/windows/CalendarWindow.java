@@ -10,8 +10,8 @@ import java.time.temporal.TemporalAdjusters;
 import java.util.Locale;
 
 /**
- * Calendar windows in a time zone (docs/semantics.md §6.22): each window is one local day, week
- * or month of {@link #zoneId()}, from a local midnight to the next, so a day lasts 23 or 25 hours
+ * Calendar windows in a time zone (docs/semantics.md §6.22): each window is one local day, week or
+ * month of {@link #zoneId()}, from a local midnight to the next, so a day lasts 23 or 25 hours
  * across a daylight-saving change. Boundaries come from java.time's zone rules (the JDK's tzdata,
  * the same the declarations are checked against), not from Joda's copy inside Beam, so a zone
  * {@code streamform check} accepts always has windows here. Beam's {@code CalendarWindows} are
@@ -88,8 +88,10 @@ public abstract class CalendarWindow implements Serializable {
 
   /** In words: {@code calendar day in Europe/Berlin}, {@code calendar week from sunday in UTC}. */
   public String describe() {
-    return "calendar " + unit().name().toLowerCase(Locale.ROOT)
+    return "calendar "
+        + unit().name().toLowerCase(Locale.ROOT)
         + (unit() == Unit.WEEK ? " from " + weekStarts().name().toLowerCase(Locale.ROOT) : "")
-        + " in " + zoneId();
+        + " in "
+        + zoneId();
   }
 }

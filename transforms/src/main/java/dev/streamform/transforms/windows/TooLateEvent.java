@@ -20,17 +20,28 @@ public abstract class TooLateEvent implements Serializable {
 
   public abstract Instant windowEnd();
 
-  /** The partition's watermark when the event arrived ({@code >= window_end + allowed_lateness}). */
+  /**
+   * The partition's watermark when the event arrived ({@code >= window_end + allowed_lateness}).
+   */
   public abstract Instant watermark();
 
-  public static TooLateEvent of(Envelope envelope, Instant windowStart, Instant windowEnd, Instant watermark) {
+  public static TooLateEvent of(
+      Envelope envelope, Instant windowStart, Instant windowEnd, Instant watermark) {
     return new AutoValue_TooLateEvent(envelope, windowStart, windowEnd, watermark);
   }
 
   /** Why the event was refused, for people. */
   public String reason() {
-    return "event time " + envelope().eventTime() + " in window [" + windowStart() + ", " + windowEnd()
-        + ") arrived when partition " + envelope().partition() + "'s watermark was " + watermark()
+    return "event time "
+        + envelope().eventTime()
+        + " in window ["
+        + windowStart()
+        + ", "
+        + windowEnd()
+        + ") arrived when partition "
+        + envelope().partition()
+        + "'s watermark was "
+        + watermark()
         + ", at or past the window's end plus the allowed lateness";
   }
 }

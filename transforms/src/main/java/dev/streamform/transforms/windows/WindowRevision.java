@@ -12,16 +12,17 @@ import org.joda.time.Instant;
 import org.joda.time.ReadableInstant;
 
 /**
- * One result of a window of one key, as a revisable object (docs/semantics.md §6): a preview ({@link
- * Status#EARLY}, revision 0), a revision ({@link Status#ON_TIME} or {@link Status#CORRECTED},
- * numbered 1, 2, ... each naming its predecessor) or the window's {@link Status#FINAL} record (the
- * last revision's number and values again; the window's state is then freed).
+ * One result of a window of one key, as a revisable object (docs/semantics.md §6): a preview
+ * ({@link Status#EARLY}, revision 0), a revision ({@link Status#ON_TIME} or {@link
+ * Status#CORRECTED}, numbered 1, 2, ... each naming its predecessor) or the window's {@link
+ * Status#FINAL} record (the last revision's number and values again; the window's state is then
+ * freed).
  *
  * <p>Values accumulate: every revision carries the aggregate of every event accepted into the
  * window so far, never a delta. The identity fields are the same on every runner: {@link
  * #logicalWindowId()} and {@link #projectionId()} by {@code
- * dev.streamform.core.digest.RevisionIdentity}, {@link #aggregateDigest()} over the output
- * values, {@link #offsets()} per partition over the events included.
+ * dev.streamform.core.digest.RevisionIdentity}, {@link #aggregateDigest()} over the output values,
+ * {@link #offsets()} per partition over the events included.
  *
  * <p>Element timestamp: the window's last millisecond ({@code window_end - 1ms}), as Beam stamps
  * the panes of a window, so the records can be re-windowed into the same windows downstream.
@@ -90,8 +91,8 @@ public abstract class WindowRevision implements Serializable {
   public abstract List<PartitionOffsets> offsets();
 
   /**
-   * The local date a calendar window stands for ({@code 2026-10-25}; a week's first day; a month
-   * as {@code 2026-10}), written as {@code window_local}; null for fixed windows.
+   * The local date a calendar window stands for ({@code 2026-10-25}; a week's first day; a month as
+   * {@code 2026-10}), written as {@code window_local}; null for fixed windows.
    */
   public abstract @Nullable String windowLocal();
 
@@ -143,8 +144,8 @@ public abstract class WindowRevision implements Serializable {
 
   /**
    * A row as column -> plain Java value, timestamps as {@code java.time.Instant}: the form {@code
-   * RevisionIdentity} hashes ({@link #key()} for the window's identity, {@link #values()} for {@link
-   * #aggregateDigest()}), so a sink that stores it can recompute the digests.
+   * RevisionIdentity} hashes ({@link #key()} for the window's identity, {@link #values()} for
+   * {@link #aggregateDigest()}), so a sink that stores it can recompute the digests.
    */
   public static Map<String, Object> plainValues(Row row) {
     Map<String, Object> values = new LinkedHashMap<>();

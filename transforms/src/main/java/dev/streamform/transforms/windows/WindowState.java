@@ -18,10 +18,10 @@ import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * The state of one open window of one key: the accumulator of the events accepted into its
- * current values, the last revision emitted (0 = none yet, so revision 1 is still to come at the
- * window's end), the on-time count (for previews) and the offsets included. Mutable; lives only
- * inside {@link WindowedAggregate}'s keyed step.
+ * The state of one open window of one key: the accumulator of the events accepted into its current
+ * values, the last revision emitted (0 = none yet, so revision 1 is still to come at the window's
+ * end), the on-time count (for previews) and the offsets included. Mutable; lives only inside
+ * {@link WindowedAggregate}'s keyed step.
  */
 final class WindowState {
   final long start;
@@ -30,8 +30,10 @@ final class WindowState {
   int revision;
   long onTime;
   long previewedOnTime;
+
   /** partition -> {min offset, max offset, count}. */
   final TreeMap<Integer, long[]> offsets = new TreeMap<>();
+
   /**
    * Derived, not state (the coder leaves them out; a decoded window computes them again): the
    * window's logical and projection ids, and the aggregate digest of {@link #digestOf}, the
@@ -39,6 +41,7 @@ final class WindowState {
    * applied, so an identical reference means identical values).
    */
   transient @Nullable String logicalId;
+
   transient @Nullable String projectionId;
   transient @Nullable String digest;
   transient @Nullable Row digestOf;
@@ -68,7 +71,10 @@ final class WindowState {
     return List.copyOf(list);
   }
 
-  /** The time at which the window's next edge is due: its end before revision 1, then its end plus lateness. */
+  /**
+   * The time at which the window's next edge is due: its end before revision 1, then its end plus
+   * lateness.
+   */
   long nextEdge(long allowedLatenessMillis) {
     return revision == 0 ? end : end + allowedLatenessMillis;
   }
@@ -117,7 +123,9 @@ final class WindowState {
           w.offsets.put(
               p,
               new long[] {
-                VarLongCoder.of().decode(in), VarLongCoder.of().decode(in), VarLongCoder.of().decode(in)
+                VarLongCoder.of().decode(in),
+                VarLongCoder.of().decode(in),
+                VarLongCoder.of().decode(in)
               });
         }
         windows.add(w);

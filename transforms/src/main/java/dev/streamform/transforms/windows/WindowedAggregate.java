@@ -56,9 +56,10 @@ import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
- * Event-time windows whose results are revisable objects (docs/semantics.md §6): per key and window, early
- * previews, revision 1 at the watermark, one accumulating revision per correction, and a final
- * record at {@code window_end + allowed_lateness}, after which the window's state is freed.
+ * Event-time windows whose results are revisable objects (docs/semantics.md §6): per key and
+ * window, early previews, revision 1 at the watermark, one accumulating revision per correction,
+ * and a final record at {@code window_end + allowed_lateness}, after which the window's state is
+ * freed.
  *
  * <pre>{@code
  * WindowedResult hourly = clocked.events().apply(
@@ -78,10 +79,10 @@ import org.joda.time.Instant;
  * <em>kept</em> ({@code SourceClock...keepingLateEvents()}): for a windowed model the window
  * decides, and an event the clock drops never reaches a window.
  *
- * <p><b>Firing</b> follows the source watermark {@code W = min_p W_p}, which the clock's holds
- * make the runner watermark: revision 1 (the aggregate of the on-time events) once {@code W >=
- * end}, then corrections in log order, each a new revision with the values of every event accepted
- * so far; the final record once {@code W >= end + allowed_lateness}. The runner decides only
+ * <p><b>Firing</b> follows the source watermark {@code W = min_p W_p}, which the clock's holds make
+ * the runner watermark: revision 1 (the aggregate of the on-time events) once {@code W >= end},
+ * then corrections in log order, each a new revision with the values of every event accepted so
+ * far; the final record once {@code W >= end + allowed_lateness}. The runner decides only
  * <em>when</em> these come: events are applied in log order ({@link LogOrder}) and window edges
  * between them in watermark order, so the same per-partition logs give the same records on every
  * runner and parallelism. Declare the source's partitions on the clock ({@code withPartitions}) so
@@ -179,43 +180,53 @@ public abstract class WindowedAggregate
       offset = s.getOffset().getMillis();
     } else {
       throw new IllegalArgumentException(
-          "WindowedAggregate.of: windows must be FixedWindows, SlidingWindows or CalendarWindows, got "
+          "WindowedAggregate.of: windows must be FixedWindows, SlidingWindows or CalendarWindows,"
+              + " got "
               + (windows == null ? "null" : windows.getClass().getName()));
     }
-    checkArgument(size > 0 && every > 0, "WindowedAggregate.of: window size and period must be positive");
+    checkArgument(
+        size > 0 && every > 0, "WindowedAggregate.of: window size and period must be positive");
     return create(size, every, offset, null);
   }
 
   /**
    * Local days ({@code CalendarWindows.days(1)}) or weeks ({@code CalendarWindows.weeks(1,
    * DateTimeConstants.MONDAY)}, Beam's seven-day {@code DaysWindows}) in the windows' time zone
-   * (docs/semantics.md §6.22). Other counts of days are refused: a declaration has no name for them.
+   * (docs/semantics.md §6.22). Other counts of days are refused: a declaration has no name for
+   * them.
    */
   public static WindowedAggregate of(CalendarWindows.DaysWindows windows) {
     java.time.ZoneId zone = java.time.ZoneId.of(windows.getTimeZone().getID());
     if (windows.getNumber() == 1) {
       return of(CalendarWindow.days(zone));
     }
-    checkArgument(windows.getNumber() == 7,
+    checkArgument(
+        windows.getNumber() == 7,
         "WindowedAggregate.of: CalendarWindows.days(%s) is not a day or a week; use days(1) or"
-            + " weeks(1, <first day>)", windows.getNumber());
-    return of(CalendarWindow.weeks(zone,
-        java.time.DayOfWeek.of(windows.getStartDate().getDayOfWeek())));
+            + " weeks(1, <first day>)",
+        windows.getNumber());
+    return of(
+        CalendarWindow.weeks(zone, java.time.DayOfWeek.of(windows.getStartDate().getDayOfWeek())));
   }
 
   /** Local months ({@code CalendarWindows.months(1)}) in the windows' time zone. */
   public static WindowedAggregate of(CalendarWindows.MonthsWindows windows) {
-    checkArgument(windows.getNumber() == 1 && windows.getDayOfMonth() == 1,
+    checkArgument(
+        windows.getNumber() == 1 && windows.getDayOfMonth() == 1,
         "WindowedAggregate.of: only CalendarWindows.months(1) from the 1st is supported, got"
-            + " months(%s) beginning on day %s", windows.getNumber(), windows.getDayOfMonth());
+            + " months(%s) beginning on day %s",
+        windows.getNumber(),
+        windows.getDayOfMonth());
     return of(CalendarWindow.months(java.time.ZoneId.of(windows.getTimeZone().getID())));
   }
 
   /** Calendar windows computed with java.time's zone rules (docs/semantics.md §6.22 to §6.24). */
   public static WindowedAggregate of(CalendarWindow windows) {
     checkArgument(windows != null, "WindowedAggregate.of: windows must not be null");
-    long nominal = windows.unit() == CalendarWindow.Unit.DAY ? 86_400_000L
-        : windows.unit() == CalendarWindow.Unit.WEEK ? 7 * 86_400_000L : 31 * 86_400_000L;
+    long nominal =
+        windows.unit() == CalendarWindow.Unit.DAY
+            ? 86_400_000L
+            : windows.unit() == CalendarWindow.Unit.WEEK ? 7 * 86_400_000L : 31 * 86_400_000L;
     return create(nominal, nominal, 0, windows);
   }
 
@@ -240,7 +251,8 @@ public abstract class WindowedAggregate
   /** The model name in the revisions' identity ({@code logical_window_id}). */
   public WindowedAggregate forModel(String model) {
     checkArgument(
-        model != null && !model.isBlank(), "WindowedAggregate.forModel: the model name must not be empty");
+        model != null && !model.isBlank(),
+        "WindowedAggregate.forModel: the model name must not be empty");
     return toBuilder().setModel(model).build();
   }
 
@@ -257,7 +269,9 @@ public abstract class WindowedAggregate
     return toBuilder().setKeyColumns(List.copyOf(keyColumns)).build();
   }
 
-  /** Names key column {@code column} {@code name} in the output (a query's {@code column AS name}). */
+  /**
+   * Names key column {@code column} {@code name} in the output (a query's {@code column AS name}).
+   */
   public WindowedAggregate withKeyName(String column, String name) {
     Map<String, String> names = new LinkedHashMap<>(keyNames());
     names.put(column, name);
@@ -284,7 +298,9 @@ public abstract class WindowedAggregate
     return toBuilder().setAllowedLateness(lateness).build();
   }
 
-  /** A preview ({@code early}, revision 0) after every {@code n}-th on-time event of a key's window. */
+  /**
+   * A preview ({@code early}, revision 0) after every {@code n}-th on-time event of a key's window.
+   */
   public WindowedAggregate withEarlyResultsEvery(int n) {
     checkArgument(n > 0, "WindowedAggregate.withEarlyResultsEvery: N must be positive, got %s", n);
     return toBuilder().setEarlyEveryEvents(n).setEarlyEveryInterval(null).build();
@@ -304,7 +320,8 @@ public abstract class WindowedAggregate
 
   /** The policy generation in {@code projection_id} (default 1). */
   public WindowedAggregate withGeneration(int generation) {
-    checkArgument(generation > 0, "WindowedAggregate.withGeneration: must be positive, got %s", generation);
+    checkArgument(
+        generation > 0, "WindowedAggregate.withGeneration: must be positive, got %s", generation);
     return toBuilder().setGeneration(generation).build();
   }
 
@@ -312,10 +329,12 @@ public abstract class WindowedAggregate
   public WindowedResult expand(PCollection<TimedEvent> input) {
     checkArgument(
         input.getCoder() instanceof ClockCoders.TimedEventCoder,
-        "WindowedAggregate reads the events() of a SourceClock (coder TimedEventCoder); got coder %s",
+        "WindowedAggregate reads the events() of a SourceClock (coder TimedEventCoder); got coder"
+            + " %s",
         input.getCoder());
     checkArgument(!keyColumns().isEmpty(), "WindowedAggregate: call by(<key columns>) first");
-    checkArgument(!aggregations().isEmpty(), "WindowedAggregate: call aggregating(<aggregations>) first");
+    checkArgument(
+        !aggregations().isEmpty(), "WindowedAggregate: call aggregating(<aggregations>) first");
     ClockCoders.TimedEventCoder coder = (ClockCoders.TimedEventCoder) input.getCoder();
     Schema records = coder.envelopeCoder().recordSchema();
     Schema.Builder keySchema = Schema.builder();
@@ -332,7 +351,8 @@ public abstract class WindowedAggregate
     for (String name : accumulators.outputSchema().getFieldNames()) {
       checkArgument(
           !keys.hasField(name) && !name.equals("window_start") && !name.equals("window_end"),
-          "WindowedAggregate: aggregate `%s` has the name of a key column or of window_start/window_end",
+          "WindowedAggregate: aggregate `%s` has the name of a key column or of"
+              + " window_start/window_end",
           name);
     }
     List<String> keyColumns = keyColumns();
@@ -343,8 +363,11 @@ public abstract class WindowedAggregate
             .apply(
                 "ByKey",
                 MapElements.into(
-                        TypeDescriptors.kvs(TypeDescriptors.strings(), new TypeDescriptor<TimedEvent>() {}))
-                    .via((TimedEvent e) -> KV.of(KeyedChangelog.keyText(e.envelope().record(), keyColumns), e)))
+                        TypeDescriptors.kvs(
+                            TypeDescriptors.strings(), new TypeDescriptor<TimedEvent>() {}))
+                    .via(
+                        (TimedEvent e) ->
+                            KV.of(KeyedChangelog.keyText(e.envelope().record(), keyColumns), e)))
             .setCoder(KvCoder.of(StringUtf8Coder.of(), coder))
             .apply(
                 "Windows",
@@ -353,12 +376,15 @@ public abstract class WindowedAggregate
     return new WindowedResult(
         input.getPipeline(),
         revisions,
-        out.get(revisions).setCoder(WindowCoders.WindowRevisionCoder.of(keys, accumulators.outputSchema())),
+        out.get(revisions)
+            .setCoder(WindowCoders.WindowRevisionCoder.of(keys, accumulators.outputSchema())),
         tooLate,
         out.get(tooLate).setCoder(WindowCoders.TooLateEventCoder.of(coder.envelopeCoder())));
   }
 
-  /** A human description of the window, e.g. {@code tumbling 1h} or {@code hopping 1h every 15m}. */
+  /**
+   * A human description of the window, e.g. {@code tumbling 1h} or {@code hopping 1h every 15m}.
+   */
   public String windowText() {
     if (calendar() != null) {
       return calendar().describe();
@@ -366,7 +392,10 @@ public abstract class WindowedAggregate
     String size = Durations.format(java.time.Duration.ofMillis(sizeMillis()));
     return everyMillis() == sizeMillis()
         ? "tumbling " + size
-        : "hopping " + size + " every " + Durations.format(java.time.Duration.ofMillis(everyMillis()));
+        : "hopping "
+            + size
+            + " every "
+            + Durations.format(java.time.Duration.ofMillis(everyMillis()));
   }
 
   /** A human description of the trigger. */
@@ -375,10 +404,13 @@ public abstract class WindowedAggregate
         earlyEveryEvents() > 0
             ? "early every " + earlyEveryEvents() + " events; "
             : earlyEveryInterval() != null
-                ? "early every " + Durations.format(java.time.Duration.ofMillis(earlyEveryInterval().getMillis()))
+                ? "early every "
+                    + Durations.format(
+                        java.time.Duration.ofMillis(earlyEveryInterval().getMillis()))
                     + " (processing time); "
                 : "";
-    return early + "on time at the watermark; one revision per correction; final at end + allowed lateness";
+    return early
+        + "on time at the watermark; one revision per correction; final at end + allowed lateness";
   }
 
   @Override
@@ -387,9 +419,11 @@ public abstract class WindowedAggregate
     builder
         .add(DisplayData.item("model", model()).withLabel("Model"))
         .add(DisplayData.item("window", windowText()).withLabel("Window"))
-        .add(DisplayData.item("allowedLateness",
-                Durations.format(java.time.Duration.ofMillis(allowedLateness().getMillis())))
-            .withLabel("Allowed lateness"))
+        .add(
+            DisplayData.item(
+                    "allowedLateness",
+                    Durations.format(java.time.Duration.ofMillis(allowedLateness().getMillis())))
+                .withLabel("Allowed lateness"))
         .add(DisplayData.item("trigger", triggerText()).withLabel("Trigger"))
         .add(DisplayData.item("key", String.join(",", keyColumns())).withLabel("Key"))
         .add(DisplayData.item("aggregates", aggregations().toString()).withLabel("Aggregates"))
@@ -425,9 +459,11 @@ public abstract class WindowedAggregate
 
     private final Counter processed = StreamformMetrics.counter(StreamformMetrics.PROCESSED);
     private final Counter revisionsEmitted = StreamformMetrics.counter(StreamformMetrics.REVISIONS);
-    private final Counter finalized = StreamformMetrics.counter(StreamformMetrics.WINDOWS_FINALIZED);
+    private final Counter finalized =
+        StreamformMetrics.counter(StreamformMetrics.WINDOWS_FINALIZED);
     private final Counter live = StreamformMetrics.counter(StreamformMetrics.WINDOWS_LIVE);
-    private final dev.streamform.transforms.StateBytes stateBytes = new dev.streamform.transforms.StateBytes();
+    private final dev.streamform.transforms.StateBytes stateBytes =
+        new dev.streamform.transforms.StateBytes();
     private final WindowState.ListCoder windowsCoder;
     private final Coder<Row> keyCoder;
     private final Counter lateRows = StreamformMetrics.counter(StreamformMetrics.WINDOW_LATE);
@@ -450,7 +486,8 @@ public abstract class WindowedAggregate
         StateSpecs.value(KvCoder.of(VarLongCoder.of(), VarLongCoder.of()));
 
     @StateId("earlyArmed")
-    private final StateSpec<ValueState<Boolean>> earlyArmedSpec = StateSpecs.value(BooleanCoder.of());
+    private final StateSpec<ValueState<Boolean>> earlyArmedSpec =
+        StateSpecs.value(BooleanCoder.of());
 
     /** Releases due events in log order and passes window edges in watermark order. */
     @TimerId("tick")
@@ -498,8 +535,13 @@ public abstract class WindowedAggregate
       // applied in log order once due (see LogOrder.buffer)
       TimedEvent value = element.getValue();
       KV<Long, Long> current = tickCell.read();
-      long[] moved = LogOrder.buffer(value, pending, current == null ? null : current.getKey(),
-          current == null ? null : current.getValue(), tick);
+      long[] moved =
+          LogOrder.buffer(
+              value,
+              pending,
+              current == null ? null : current.getKey(),
+              current == null ? null : current.getValue(),
+              tick);
       if (moved != null) {
         tickCell.write(KV.of(moved[0], moved[1]));
       }
@@ -581,7 +623,9 @@ public abstract class WindowedAggregate
           }
         }
       }
-      if (earlyInterval != null && !Boolean.TRUE.equals(earlyArmed.read()) && awaitingRevision(windows)) {
+      if (earlyInterval != null
+          && !Boolean.TRUE.equals(earlyArmed.read())
+          && awaitingRevision(windows)) {
         early.offset(earlyInterval).setRelative();
         earlyArmed.write(true);
       }
@@ -596,8 +640,10 @@ public abstract class WindowedAggregate
         windowsState.write(windows);
         if (stateBytes.due()) {
           // the key's windows, its key row and its tick's two times (see StateBytes)
-          stateBytes.add(stateBytes.size(windowsCoder, windows) + stateBytes.size(keyCoder, key)
-              + 2 * stateBytes.size(VarLongCoder.of(), now));
+          stateBytes.add(
+              stateBytes.size(windowsCoder, windows)
+                  + stateBytes.size(keyCoder, key)
+                  + 2 * stateBytes.size(VarLongCoder.of(), now));
         }
       }
       schedule(windows, earliestHold, nextDue, now, tick, tickCell);
@@ -659,21 +705,31 @@ public abstract class WindowedAggregate
     }
 
     /** The watermark reached an edge of {@code w}: revision 1, or the final record. */
-    private void passEdge(WindowState w, List<WindowState> windows, Row key, MultiOutputReceiver out) {
+    private void passEdge(
+        WindowState w, List<WindowState> windows, Row key, MultiOutputReceiver out) {
       if (w.revision == 0) {
         w.revision = 1;
         revisionsEmitted.inc();
         emit(w, key, WindowRevision.Status.ON_TIME, 1, null, out);
       } else {
         finalized.inc();
-        emit(w, key, WindowRevision.Status.FINAL, w.revision, w.revision > 1 ? w.revision - 1 : null, out);
+        emit(
+            w,
+            key,
+            WindowRevision.Status.FINAL,
+            w.revision,
+            w.revision > 1 ? w.revision - 1 : null,
+            out);
         windows.remove(w); // the window is final: its state is freed
         live.dec();
       }
     }
 
-    /** Applies one released event to each of its windows, judged against its partition's watermark. */
-    private void apply(TimedEvent event, List<WindowState> windows, Row key, MultiOutputReceiver out) {
+    /**
+     * Applies one released event to each of its windows, judged against its partition's watermark.
+     */
+    private void apply(
+        TimedEvent event, List<WindowState> windows, Row key, MultiOutputReceiver out) {
       Envelope e = event.envelope();
       Instant arrival = event.watermarkAtArrival();
       long t = e.eventTime().getMillis();
@@ -709,7 +765,13 @@ public abstract class WindowedAggregate
           }
           w.revision++;
           revisionsEmitted.inc();
-          emit(w, key, WindowRevision.Status.CORRECTED, w.revision, w.revision > 1 ? w.revision - 1 : null, out);
+          emit(
+              w,
+              key,
+              WindowRevision.Status.CORRECTED,
+              w.revision,
+              w.revision > 1 ? w.revision - 1 : null,
+              out);
         }
       }
       if (accepted) {
@@ -753,8 +815,9 @@ public abstract class WindowedAggregate
         // SHA-256 of a canonical text: 13% of this stage's samples when hashed on every record)
         java.time.Instant start = java.time.Instant.ofEpochMilli(w.start);
         java.time.Instant end = java.time.Instant.ofEpochMilli(w.end);
-        w.logicalId = RevisionIdentity.logicalWindowId(
-            model, WindowRevision.plainValues(key), start, end, zoneId); // zone: calendar only
+        w.logicalId =
+            RevisionIdentity.logicalWindowId(
+                model, WindowRevision.plainValues(key), start, end, zoneId); // zone: calendar only
         w.projectionId = RevisionIdentity.projectionId(w.logicalId, generation);
       }
       if (w.digestOf != w.accumulator) {
@@ -785,9 +848,9 @@ public abstract class WindowedAggregate
 
     /**
      * Sets the tick for the earliest of: the next buffered event's due time and the next window
-     * edge. The hold keeps this stage's output watermark at the earliest {@link LogOrder#holdOf}
-     * of the waiting events (the earlier of stamp and event time) and before the end of every
-     * window still waiting for revision 1, so those records are never late.
+     * edge. The hold keeps this stage's output watermark at the earliest {@link LogOrder#holdOf} of
+     * the waiting events (the earlier of stamp and event time) and before the end of every window
+     * still waiting for revision 1, so those records are never late.
      */
     private void schedule(
         List<WindowState> windows,
@@ -800,7 +863,8 @@ public abstract class WindowedAggregate
       Long hold = earliestHold;
       for (WindowState w : windows) {
         long e = w.nextEdge(lateness);
-        if (e > now) { // an edge at or before now is only ever held back by an event still to come due
+        if (e > now) { // an edge at or before now is only ever held back by an event still to come
+          // due
           fire = fire == null ? e : Math.min(fire, e);
         }
         if (w.revision == 0) {

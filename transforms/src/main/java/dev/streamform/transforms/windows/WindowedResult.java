@@ -33,7 +33,10 @@ public final class WindowedResult implements POutput {
     this.tooLate = tooLate;
   }
 
-  /** Previews ({@code early}), revisions ({@code on_time}, {@code corrected}) and {@code final} records. */
+  /**
+   * Previews ({@code early}), revisions ({@code on_time}, {@code corrected}) and {@code final}
+   * records.
+   */
   public PCollection<WindowRevision> revisions() {
     return revisions;
   }
@@ -54,5 +57,6 @@ public final class WindowedResult implements POutput {
   }
 
   @Override
-  public void finishSpecifyingOutput(String transformName, PInput input, PTransform<?, ?> transform) {}
+  public void finishSpecifyingOutput(
+      String transformName, PInput input, PTransform<?, ?> transform) {}
 }

@@ -48,10 +48,19 @@ class AccumulatorsTest {
   void int64() {
     Accumulators acc = new Accumulators(IN, all("i"));
     assertThat(
-        fold(acc, record(3L, null, null), record(null, null, null), record(-1L, null, null), record(4L, null, null)),
+        fold(
+            acc,
+            record(3L, null, null),
+            record(null, null, null),
+            record(-1L, null, null),
+            record(4L, null, null)),
         equalTo(Arrays.asList(6L, 3L, 4L, -1L, 4L, 2.0)));
-    assertThat(acc.outputSchema().getField("avg_i").getType().getTypeName(), equalTo(Schema.TypeName.DOUBLE));
-    assertThat(acc.outputSchema().getField("sum_i").getType().getTypeName(), equalTo(Schema.TypeName.INT64));
+    assertThat(
+        acc.outputSchema().getField("avg_i").getType().getTypeName(),
+        equalTo(Schema.TypeName.DOUBLE));
+    assertThat(
+        acc.outputSchema().getField("sum_i").getType().getTypeName(),
+        equalTo(Schema.TypeName.INT64));
   }
 
   @Test
@@ -65,9 +74,13 @@ class AccumulatorsTest {
   @Test
   void decimalIsExact() {
     Accumulators acc = new Accumulators(IN, all("m"));
-    List<Object> out = fold(acc, record(null, null, "0.1"), record(null, null, null), record(null, null, "0.2"));
-    assertThat(out.get(0), equalTo(new BigDecimal("0.3"))); // exactly, scale 1: not 0.30000000000000004
-    assertThat(out.subList(1, 5), equalTo(Arrays.asList(2L, 3L, new BigDecimal("0.1"), new BigDecimal("0.2"))));
+    List<Object> out =
+        fold(acc, record(null, null, "0.1"), record(null, null, null), record(null, null, "0.2"));
+    assertThat(
+        out.get(0), equalTo(new BigDecimal("0.3"))); // exactly, scale 1: not 0.30000000000000004
+    assertThat(
+        out.subList(1, 5),
+        equalTo(Arrays.asList(2L, 3L, new BigDecimal("0.1"), new BigDecimal("0.2"))));
     assertThat(out.get(5), equalTo(new BigDecimal("0.150000"))); // AVG decimal: scale max(1, 6)
   }
 
@@ -113,7 +126,10 @@ class AccumulatorsTest {
 
   @Test
   void refusesSumOfAStringAndAnUnknownColumn() {
-    assertThrows(IllegalArgumentException.class, () -> new Accumulators(IN, List.of(Aggregation.sum("s"))));
-    assertThrows(IllegalArgumentException.class, () -> new Accumulators(IN, List.of(Aggregation.max("nope"))));
+    assertThrows(
+        IllegalArgumentException.class, () -> new Accumulators(IN, List.of(Aggregation.sum("s"))));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new Accumulators(IN, List.of(Aggregation.max("nope"))));
   }
 }

@@ -11,12 +11,13 @@ import java.util.List;
 import org.apache.beam.sdk.coders.CoderException;
 import org.apache.beam.sdk.coders.RowCoder;
 import org.apache.beam.sdk.schemas.Schema;
-import org.apache.beam.sdk.schemas.Schema.FieldType;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.Row;
 import org.junit.jupiter.api.Test;
 
-/** The one state cell of a changelog key: every combination of its four parts survives its coder. */
+/**
+ * The one state cell of a changelog key: every combination of its four parts survives its coder.
+ */
 class KeyCellTest {
   private static final Schema RECORDS =
       Schema.builder().addStringField("customer_id").addDecimalField("amount").build();
@@ -31,14 +32,16 @@ class KeyCellTest {
         SUM.add(null, Row.withSchema(RECORDS).addValues("c1", new BigDecimal("12.50")).build());
     List<KeyCell> cells = new ArrayList<>();
     for (int present = 0; present < 16; present++) {
-      cells.add(new KeyCell(
-          (present & 1) == 0 ? null : aggregate,
-          (present & 2) == 0 ? null : 1_700_000_000_000L,
-          (present & 4) == 0 ? null : -5L, // the beginning of time is negative
-          (present & 8) == 0 ? null : Long.MAX_VALUE));
+      cells.add(
+          new KeyCell(
+              (present & 1) == 0 ? null : aggregate,
+              (present & 2) == 0 ? null : 1_700_000_000_000L,
+              (present & 4) == 0 ? null : -5L, // the beginning of time is negative
+              (present & 8) == 0 ? null : Long.MAX_VALUE));
     }
     for (KeyCell cell : cells) {
-      KeyCell back = CoderUtils.decodeFromByteArray(CODER, CoderUtils.encodeToByteArray(CODER, cell));
+      KeyCell back =
+          CoderUtils.decodeFromByteArray(CODER, CoderUtils.encodeToByteArray(CODER, cell));
       assertThat(back, equalTo(cell));
       assertThat(back.isEmpty(), equalTo(cell == cells.get(0)));
     }
@@ -51,12 +54,19 @@ class KeyCellTest {
     KeyCell cell = new KeyCell(aggregate, 1_700_000_000_000L, 1_700_003_600_000L, null);
     int bytes = CoderUtils.encodeToByteArray(CODER, cell).length;
     // the flags byte, the aggregate row, two varint times (6 bytes each at this epoch)
-    assertThat(bytes, lessThan(1 + CoderUtils.encodeToByteArray(RowCoder.of(SUM.stateSchema()), aggregate).length + 13));
+    assertThat(
+        bytes,
+        lessThan(
+            1
+                + CoderUtils.encodeToByteArray(RowCoder.of(SUM.stateSchema()), aggregate).length
+                + 13));
   }
 
   @Test
   void aByteThatIsNoCellIsRefused() {
-    assertThrows(CoderException.class, () -> CoderUtils.decodeFromByteArray(CODER, new byte[] {(byte) 0x40}));
+    assertThrows(
+        CoderException.class,
+        () -> CoderUtils.decodeFromByteArray(CODER, new byte[] {(byte) 0x40}));
   }
 
   @Test

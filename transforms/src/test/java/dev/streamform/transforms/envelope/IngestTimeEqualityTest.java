@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 class IngestTimeEqualityTest {
   private static final Schema ORDERS =
       Schema.builder().addInt64Field("customer_id").addDecimalField("amount").build();
-  private static final Row ORDER = Row.withSchema(ORDERS).addValues(42L, new BigDecimal("5")).build();
+  private static final Row ORDER =
+      Row.withSchema(ORDERS).addValues(42L, new BigDecimal("5")).build();
   private static final Instant TEN_OH_ONE = Instant.parse("2026-08-30T10:01:00Z");
   private static final Instant W = Instant.parse("2026-08-30T10:05:00Z");
 
@@ -53,8 +54,13 @@ class IngestTimeEqualityTest {
     SourceRecord r = readAt(1_000, 2);
     assertNotEquals(r, readAt(1_000, 3));
     assertNotEquals(r, SourceRecord.of(1, 2, new Instant(1_000), ORDER));
-    assertNotEquals(r, SourceRecord.of(0, 2, new Instant(1_000),
-        Row.withSchema(ORDERS).addValues(42L, new BigDecimal("6")).build()));
+    assertNotEquals(
+        r,
+        SourceRecord.of(
+            0,
+            2,
+            new Instant(1_000),
+            Row.withSchema(ORDERS).addValues(42L, new BigDecimal("6")).build()));
     Envelope e = Envelope.event(r, TEN_OH_ONE);
     assertNotEquals(e, Envelope.event(r, TEN_OH_ONE.plus(1)));
     assertNotEquals(e, Envelope.gap(r));

@@ -47,16 +47,28 @@ class EventTimeExtractionTest {
   @Test
   void refusedFormsNameTheReason() {
     assertThat(
-        assertThrows(EventTimeExtraction.UnusableEventTime.class, () -> EventTimeExtraction.eventTimeOf("c", "10:00:00"))
+        assertThrows(
+                EventTimeExtraction.UnusableEventTime.class,
+                () -> EventTimeExtraction.eventTimeOf("c", "10:00:00"))
             .getMessage(),
         equalTo(
             "event-time column `c` holds \"10:00:00\", which is neither an RFC 3339 instant"
                 + " (2026-08-30T10:00:00Z) nor epoch milliseconds"));
-    assertThrows(EventTimeExtraction.UnusableEventTime.class, () -> EventTimeExtraction.eventTimeOf("c", "2026-08-30T10:00:00")); // no zone
-    assertThrows(EventTimeExtraction.UnusableEventTime.class, () -> EventTimeExtraction.eventTimeOf("c", "2026-08-30"));
-    assertThrows(EventTimeExtraction.UnusableEventTime.class, () -> EventTimeExtraction.eventTimeOf("c", "99999999999999999999"));
-    assertThrows(EventTimeExtraction.UnusableEventTime.class, () -> EventTimeExtraction.eventTimeOf("c", Long.MAX_VALUE));
-    assertThrows(EventTimeExtraction.UnusableEventTime.class, () -> EventTimeExtraction.eventTimeOf("c", null));
+    assertThrows(
+        EventTimeExtraction.UnusableEventTime.class,
+        () -> EventTimeExtraction.eventTimeOf("c", "2026-08-30T10:00:00")); // no zone
+    assertThrows(
+        EventTimeExtraction.UnusableEventTime.class,
+        () -> EventTimeExtraction.eventTimeOf("c", "2026-08-30"));
+    assertThrows(
+        EventTimeExtraction.UnusableEventTime.class,
+        () -> EventTimeExtraction.eventTimeOf("c", "99999999999999999999"));
+    assertThrows(
+        EventTimeExtraction.UnusableEventTime.class,
+        () -> EventTimeExtraction.eventTimeOf("c", Long.MAX_VALUE));
+    assertThrows(
+        EventTimeExtraction.UnusableEventTime.class,
+        () -> EventTimeExtraction.eventTimeOf("c", null));
   }
 
   static final class Describe extends DoFn<Envelope, String> {
@@ -94,10 +106,7 @@ class EventTimeExtractionTest {
     options.setRunner(DirectRunner.class);
     Pipeline p = Pipeline.create(options);
     ExtractionResult r = p.apply(stream).apply(EventTimeExtraction.from("at"));
-    PAssert.that(
-            r.events()
-                .apply(
-                    ParDo.of(new Describe())))
+    PAssert.that(r.events().apply(ParDo.of(new Describe())))
         .containsInAnyOrder(
             "3-7 event 2026-08-30T10:00:00.000Z @2026-08-30T10:00:00.000Z",
             "3-8 gap -290308-12-21T19:59:05.225Z @-290308-12-21T19:59:05.225Z",
@@ -112,7 +121,9 @@ class EventTimeExtractionTest {
                               try {
                                 SourceRecord back =
                                     SourceRecordCoder.of(INT64_TIMES)
-                                        .decode(new ByteArrayInputStream(b.getRecord().getEncodedRecord()));
+                                        .decode(
+                                            new ByteArrayInputStream(
+                                                b.getRecord().getEncodedRecord()));
                                 return b.getFailure().getDescription()
                                     + " | "
                                     + back.partition()
@@ -126,8 +137,8 @@ class EventTimeExtractionTest {
                             })))
         .containsInAnyOrder(
             "partition 3 offset 8: no value for event-time column `at` | 3/8 id=2",
-            "partition 3 offset 10: event time -292275055-05-16T16:47:04.192Z in `at` is outside the"
-                + " range a pipeline can hold | 3/10 id=3");
+            "partition 3 offset 10: event time -292275055-05-16T16:47:04.192Z in `at` is outside"
+                + " the range a pipeline can hold | 3/10 id=3");
     p.run().waitUntilFinish();
   }
 }

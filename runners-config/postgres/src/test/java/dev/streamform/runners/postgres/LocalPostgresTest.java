@@ -30,12 +30,15 @@ class LocalPostgresTest {
       } catch (SQLException e) {
         refused = e;
       }
-      assertThat("connection refused while stopped", refused != null && refused.getSQLState().startsWith("08"));
+      assertThat(
+          "connection refused while stopped",
+          refused != null && refused.getSQLState().startsWith("08"));
 
       pg.start();
       try (Connection c = DriverManager.getConnection(pg.jdbcUrl(), LocalPostgres.USER, "");
           Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery("SELECT sum(n), current_setting('listen_addresses') FROM kept")) {
+          ResultSet rs =
+              s.executeQuery("SELECT sum(n), current_setting('listen_addresses') FROM kept")) {
         rs.next();
         assertThat(rs.getInt(1), equalTo(42));
         assertThat(rs.getString(2), equalTo("127.0.0.1"));
