@@ -16,6 +16,7 @@ import dev.streamform.transforms.envelope.SourceRecordCoder;
 import dev.streamform.transforms.windows.TooLateEvent;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.io.Serializable;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -316,7 +317,18 @@ public final class ModelSinks implements Serializable {
         JsonRecords.bytes(rowObject(read.record())));
   }
 
-  private static KV<String, String> quarantined(
+  /**
+   * The longest quarantine row written whole, in characters: a record near the broker's size limit
+   * would otherwise become a row of twice its size or more ({@code value} escaped, plus {@code
+   * value_base64}) that the producer refuses (its default {@code max.request.size} is 1 MiB), and a
+   * quarantine write that fails fails the job, which would then fail on the same record again.
+   */
+  static final int MAX_ROW_CHARS = 256 * 1024;
+
+  /** How many of a record's bytes a row too long to write whole keeps, in {@code value_base64}. */
+  static final int KEPT_BYTES = 64 * 1024;
+
+  static KV<String, String> quarantined(
       int partition, long offset, String description, byte[] bytes) {
     ObjectNode key = JsonNodeFactory.instance.objectNode();
     key.put("partition", partition);
@@ -325,12 +337,27 @@ public final class ModelSinks implements Serializable {
     value.put("reason", Quarantine.reasonOf(description));
     value.put("partition", partition);
     value.put("offset", offset);
-    value.set("value", JsonRecords.parseOrText(bytes));
     if (bytes == null) {
+      value.putNull("value");
       value.putNull("value_base64");
-    } else {
-      value.put("value_base64", Base64.getEncoder().encodeToString(bytes));
+      return KV.of(key.toString(), value.toString());
     }
+    if (bytes.length <= KEPT_BYTES) {
+      value.set("value", JsonRecords.parseOrText(bytes));
+      value.put("value_base64", Base64.getEncoder().encodeToString(bytes));
+      String whole = value.toString();
+      if (whole.length() <= MAX_ROW_CHARS) {
+        return KV.of(key.toString(), whole);
+      }
+    }
+    // too long to write whole: the reason, the position and the record's first bytes, said so
+    value.putNull("value");
+    value.put(
+        "value_base64",
+        Base64.getEncoder()
+            .encodeToString(Arrays.copyOf(bytes, Math.min(bytes.length, KEPT_BYTES))));
+    value.put("value_truncated", true);
+    value.put("value_bytes", bytes.length);
     return KV.of(key.toString(), value.toString());
   }
 
