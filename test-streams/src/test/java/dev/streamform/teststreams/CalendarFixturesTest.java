@@ -15,9 +15,7 @@ import dev.streamform.teststreams.fixture.RunnerChoice;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -29,21 +27,7 @@ import org.junit.jupiter.api.Test;
  * records and identities.
  */
 class CalendarFixturesTest {
-  static final Path BERLIN = locate();
-
-  private static Path locate() {
-    for (Path p :
-        new Path[] {
-          Paths.get("fixtures/calendar/daily-revenue-berlin"),
-          Paths.get("test-streams/fixtures/calendar/daily-revenue-berlin")
-        }) {
-      if (Files.isDirectory(p)) {
-        return p;
-      }
-    }
-    throw new IllegalStateException(
-        "no fixtures/calendar/daily-revenue-berlin below " + Paths.get("").toAbsolutePath());
-  }
+  static final Path BERLIN = FixtureProjects.under("fixtures/calendar/daily-revenue-berlin");
 
   @Test
   void bothDstDaysPassOnTheDirectRunner() throws Exception {

@@ -16,9 +16,7 @@ import dev.streamform.teststreams.fixture.RunnerChoice;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -29,21 +27,7 @@ import org.junit.jupiter.api.Test;
  * (both fixtures in one job), with the same routed rows and identities as on the DirectRunner.
  */
 class DecisionFixturesTest {
-  static final Path RECEIPTS = locate();
-
-  private static Path locate() {
-    for (Path p :
-        new Path[] {
-          Paths.get("fixtures/decisions/receipts"),
-          Paths.get("test-streams/fixtures/decisions/receipts")
-        }) {
-      if (Files.isDirectory(p)) {
-        return p;
-      }
-    }
-    throw new IllegalStateException(
-        "no fixtures/decisions/receipts below " + Paths.get("").toAbsolutePath());
-  }
+  static final Path RECEIPTS = FixtureProjects.under("fixtures/decisions/receipts");
 
   @Test
   void receiptsPassOnTheDirectRunnerWithTheirCounts() throws Exception {

@@ -10,17 +10,16 @@ import java.util.stream.Stream;
 /** The seed's fixture projects, and copies of them with a fixture or declaration rewritten. */
 final class FixtureProjects {
   /** test-streams/fixtures/time, wherever Maven runs the tests from. */
-  static final Path TIME = locate();
+  static final Path TIME = under("fixtures/time").toAbsolutePath();
 
-  private static Path locate() {
-    for (Path p :
-        new Path[] {Paths.get("fixtures/time"), Paths.get("test-streams/fixtures/time")}) {
+  /** test-streams/{@code relative}, wherever Maven runs the tests from (the module or the root). */
+  static Path under(String relative) {
+    for (Path p : new Path[] {Paths.get(relative), Paths.get("test-streams").resolve(relative)}) {
       if (Files.isDirectory(p)) {
-        return p.toAbsolutePath();
+        return p;
       }
     }
-    throw new IllegalStateException(
-        "fixtures/time not found from " + Paths.get("").toAbsolutePath());
+    throw new IllegalStateException(relative + " not found from " + Paths.get("").toAbsolutePath());
   }
 
   /** A copy of seed project {@code name} in {@code dir}, without its fixtures. */
