@@ -2,6 +2,7 @@ package dev.streamform.teststreams.replay;
 
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
+import dev.streamform.teststreams.fixture.Delivery;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.transforms.decisions.FeatureContract;
@@ -81,7 +82,10 @@ public final class ReplayOrders {
       orders.forEach(o -> cases.add(FixtureRunner.Case.of(model, o.fixture())));
       outcomes.addAll(runner.runTogether(cases)); // one Flink job for every order
     } else {
-      orders.forEach(o -> outcomes.add(runner.run(model, o.fixture())));
+      // one element per TestStream step: a batch would let the runner reorder the very arrival
+      // order being replayed (under latest_available, decisions then varied from run to run)
+      FixtureRunner inOrder = runner.delivering(Delivery.oneElementPerBatch());
+      orders.forEach(o -> outcomes.add(inOrder.run(model, o.fixture())));
     }
     Map<String, Map<String, String>> reference = ledger(outcomes.get(0));
     int differing = 0;
