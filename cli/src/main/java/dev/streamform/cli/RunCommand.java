@@ -235,15 +235,6 @@ final class RunCommand implements Callable<Integer> {
               + " revisions only to the revision ledger, never to the model's topics");
     }
     int runGeneration = declared.model().generation();
-    if (declared.decides()) {
-      err.println(
-          "streamform run: model '"
-              + model
-              + "' is a scoring model (decisions:), which streamform run does not run yet; use its"
-              + " fixtures (streamform test, replay-orders) or the ScoreEvents transform in a Java"
-              + " pipeline (see examples/ReceiptRisk)");
-      return 1;
-    }
     RevisionSink revisionSink = null;
     if (jdbcUrl != null) {
       if (!declared.windowed()) {
@@ -394,7 +385,9 @@ final class RunCommand implements Callable<Integer> {
               + source
               + " -> "
               + sinks.topic()
-              + (declared.windowed() ? " (window records)" : "")
+              + (declared.windowed()
+                  ? " (window records)"
+                  : declared.decides() ? " (decisions)" : "")
               + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe())
               + (revisionSink == null || revisionSink.effects().isEmpty()
                   ? ""
@@ -403,7 +396,8 @@ final class RunCommand implements Callable<Integer> {
                       + " effect rules; deliver with streamform dispatch)")
               + ", late -> "
               + sinks.lateTopic()
-              + ", quarantine -> "
+              + sinks.reconcileTopic().map(t -> ", reconcile -> " + t).orElse("")
+              + (declared.decides() ? ", dead letters -> " : ", quarantine -> ")
               + sinks.quarantineTopic()
               + sinks.duplicatesTopic().map(t -> ", duplicates -> " + t).orElse(""));
     }
@@ -507,22 +501,31 @@ final class RunCommand implements Callable<Integer> {
       err.println("streamform run: the run failed: " + ModelLedger.firstLine(e));
       return 1;
     }
-    out.printf(
-        java.util.Locale.ROOT,
-        "%,d %s read: %,d %s processed, %,d late, %s%,d quarantined%s%s%n",
-        summary.recordsRead,
-        summary.recordsRead == 1 ? "line" : "lines",
-        summary.processed,
-        summary.processed == 1 ? "event" : "events",
-        summary.late,
-        summary.detectsDuplicates || summary.duplicates > 0
+    String handled =
+        summary.decides
             ? String.format(
                 java.util.Locale.ROOT,
-                "%,d %s, ",
-                summary.duplicates,
-                summary.duplicates == 1 ? "duplicate" : "duplicates")
-            : "",
-        summary.quarantined,
+                "%,d decided (%,d %s), %,d late, %s%,d dead-lettered",
+                summary.decided,
+                summary.revised,
+                summary.revised == 1 ? "revision" : "revisions",
+                summary.decisionsLate,
+                duplicates(summary),
+                summary.skewed + summary.quarantined)
+            : String.format(
+                java.util.Locale.ROOT,
+                "%,d %s processed, %,d late, %s%,d quarantined",
+                summary.processed,
+                summary.processed == 1 ? "event" : "events",
+                summary.late,
+                duplicates(summary),
+                summary.quarantined);
+    out.printf(
+        java.util.Locale.ROOT,
+        "%,d %s read: %s%s%s%n",
+        summary.recordsRead,
+        summary.recordsRead == 1 ? "line" : "lines",
+        handled,
         summary.filtered == 0
             ? ""
             : String.format(java.util.Locale.ROOT, ", %,d filtered out by WHERE", summary.filtered),
@@ -549,6 +552,16 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     return 0;
+  }
+
+  private static String duplicates(FileModelRun.Summary summary) {
+    return summary.detectsDuplicates || summary.duplicates > 0
+        ? String.format(
+            java.util.Locale.ROOT,
+            "%,d %s, ",
+            summary.duplicates,
+            summary.duplicates == 1 ? "duplicate" : "duplicates")
+        : "";
   }
 
   /** A progress line on standard error every this many lines of a file. */
