@@ -13,6 +13,7 @@ import dev.streamform.sink.JdbcTarget;
 import dev.streamform.sink.Ledger;
 import dev.streamform.sink.LedgerSchema;
 import dev.streamform.sink.RevisionSink;
+import dev.streamform.sink.decisions.DecisionLedgerSink;
 import dev.streamform.sink.effects.EffectRule;
 import dev.streamform.teststreams.fixture.RunnerChoice;
 import java.io.PrintWriter;
@@ -119,8 +120,9 @@ final class RunCommand implements Callable<Integer> {
       paramLabel = "URL",
       description =
           "windowed models: write the revisions to this PostgreSQL database, the revision"
-              + " ledger read by streamform ledger (e.g. jdbc:postgresql://127.0.0.1:5432/postgres;"
-              + " no password in it)")
+              + " ledger read by streamform ledger; scoring models: the decisions and the"
+              + " reconcile queue, the decision ledger read by streamform decisions (e.g."
+              + " jdbc:postgresql://127.0.0.1:5432/postgres; no password in it)")
   String jdbcUrl;
 
   @Mixin JdbcCredentials jdbcCredentials;
@@ -236,13 +238,28 @@ final class RunCommand implements Callable<Integer> {
     }
     int runGeneration = declared.model().generation();
     RevisionSink revisionSink = null;
-    if (jdbcUrl != null) {
+    DecisionLedgerSink decisionLedger = null;
+    if (jdbcUrl != null && declared.decides()) {
+      JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
+      try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
+        LedgerSchema.migrate(pool); // fail here, not in the job, when the database cannot be used
+      } catch (RuntimeException e) {
+        err.println(
+            "streamform run: cannot use the database "
+                + target.describe()
+                + ": "
+                + ModelLedger.firstLine(e));
+        return 1;
+      }
+      decisionLedger = DecisionLedgerSink.to(target);
+    } else if (jdbcUrl != null) {
       if (!declared.windowed()) {
         throw new ParameterException(
             spec.commandLine(),
             "--jdbc-url: model '"
                 + model
-                + "' is not windowed; only a windowed model's revisions go to a database");
+                + "' is an upsert model; only a windowed model's revisions and a scoring model's"
+                + " decisions go to a database");
       }
       JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
       OptionalInt canonical;
@@ -292,7 +309,7 @@ final class RunCommand implements Callable<Integer> {
       }
     }
     if (declared.source().connector() == Connector.FILE) {
-      return runOnFiles(declared, runner, options, revisionSink, out, err);
+      return runOnFiles(declared, runner, options, revisionSink, decisionLedger, out, err);
     }
     if (output != null) {
       throw new ParameterException(
@@ -362,7 +379,7 @@ final class RunCommand implements Callable<Integer> {
             ? KafkaModelPipeline.buildShadow(
                 pipeline, declared, connection, revisionSink, sourcePartitions)
             : KafkaModelPipeline.build(
-                pipeline, declared, connection, revisionSink, sourcePartitions);
+                pipeline, declared, connection, revisionSink, decisionLedger, sourcePartitions);
     if (shadow) {
       err.println(
           "streamform run: model "
@@ -389,6 +406,9 @@ final class RunCommand implements Callable<Integer> {
                   ? " (window records)"
                   : declared.decides() ? " (decisions)" : "")
               + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe())
+              + (decisionLedger == null
+                  ? ""
+                  : ", decisions -> " + decisionLedger.target().describe())
               + (revisionSink == null || revisionSink.effects().isEmpty()
                   ? ""
                   : " (with "
@@ -425,6 +445,7 @@ final class RunCommand implements Callable<Integer> {
       RunnerChoice runner,
       PipelineOptions options,
       RevisionSink revisionSink,
+      DecisionLedgerSink decisionLedger,
       PrintWriter out,
       PrintWriter err) {
     if (detach || savepoint != null) {
@@ -492,11 +513,14 @@ final class RunCommand implements Callable<Integer> {
             + String.join(", ", run.fileNames())
             + ") -> "
             + where
-            + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe()));
+            + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe())
+            + (decisionLedger == null
+                ? ""
+                : ", decisions -> " + decisionLedger.target().describe()));
     err.flush();
     FileModelRun.Summary summary;
     try {
-      summary = run.run(options, target, revisionSink, PROGRESS_EVERY);
+      summary = run.run(options, target, revisionSink, decisionLedger, PROGRESS_EVERY);
     } catch (java.io.IOException | RuntimeException e) {
       err.println("streamform run: the run failed: " + ModelLedger.firstLine(e));
       return 1;

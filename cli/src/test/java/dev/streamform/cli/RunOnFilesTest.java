@@ -501,7 +501,7 @@ class RunOnFilesTest {
   /**
    * The project with its kafka source turned into a file source reading orders-<partition>.jsonl.
    */
-  private static Path copyAsFileProject(Path from, Path to) throws Exception {
+  static Path copyAsFileProject(Path from, Path to) throws Exception {
     try (Stream<Path> files = Files.walk(from)) {
       for (Path f : (Iterable<Path>) files.sorted(Comparator.naturalOrder())::iterator) {
         Path target = to.resolve(from.relativize(f).toString());
@@ -526,7 +526,7 @@ class RunOnFilesTest {
    * The fixture's items as files, one per partition: events as records, watermark items as
    * punctuations.
    */
-  private static void writeFiles(Path project, Fixture fixture) throws Exception {
+  static void writeFiles(Path project, Fixture fixture) throws Exception {
     List<Integer> partitions =
         fixture.given().stream()
             .filter(g -> !g.allPartitions())

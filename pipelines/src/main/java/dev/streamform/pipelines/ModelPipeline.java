@@ -9,6 +9,7 @@ import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.decisions.Decision;
 import dev.streamform.transforms.decisions.DecisionResult;
+import dev.streamform.transforms.decisions.UnscoredLateEvent;
 import dev.streamform.transforms.dedup.DedupResult;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.EnvelopeCoder;
@@ -60,6 +61,7 @@ public final class ModelPipeline {
     private final @Nullable PCollection<KV<String, String>> duplicates;
     private final @Nullable PCollection<KV<String, String>> reconciled;
     private final @Nullable PCollection<Decision> decisions;
+    private final @Nullable PCollection<UnscoredLateEvent> reconciliations;
 
     Outputs(
         ModelSinks sinks,
@@ -68,8 +70,10 @@ public final class ModelPipeline {
         PCollection<KV<String, String>> quarantined,
         @Nullable PCollection<KV<String, String>> duplicates,
         @Nullable PCollection<KV<String, String>> reconciled,
-        @Nullable PCollection<Decision> decisions) {
+        @Nullable PCollection<Decision> decisions,
+        @Nullable PCollection<UnscoredLateEvent> reconciliations) {
       this.sinks = sinks;
+      this.reconciliations = reconciliations;
       this.records = records;
       this.late = late;
       this.quarantined = quarantined;
@@ -84,6 +88,13 @@ public final class ModelPipeline {
      */
     public @Nullable PCollection<KV<String, String>> reconciled() {
       return reconciled;
+    }
+
+    /**
+     * A scoring model's late events routed {@code reconciled} (for a reconcile queue); else null.
+     */
+    public @Nullable PCollection<UnscoredLateEvent> reconciliations() {
+      return reconciliations;
     }
 
     /** A scoring model's decisions as {@link Decision}s (for a decision ledger); else null. */
@@ -182,6 +193,7 @@ public final class ModelPipeline {
     PCollection<KV<String, String>> late;
     PCollection<KV<String, String>> reconciled = null;
     PCollection<Decision> decided = null;
+    PCollection<UnscoredLateEvent> toReconcile = null;
     if (model.decides()) {
       // the clock keeps late events: the decisions' lateness judges them (docs/semantics.md §11);
       // the WHERE filters before scoring, as in a fixture
@@ -192,6 +204,7 @@ public final class ModelPipeline {
       }
       DecisionResult scored = events.apply("Model", model.scoreEvents());
       decided = scored.decisions();
+      toReconcile = scored.reconciliations();
       output = decided.apply("DecisionRecords", MapElements.into(kvs()).via(sinks::decisionRecord));
       late =
           PCollectionList.of(scored.ignored())
@@ -251,7 +264,8 @@ public final class ModelPipeline {
         quarantine.apply("Quarantine", Flatten.pCollections()).setCoder(json),
         dedup.duplicates == null ? null : dedup.duplicates.setCoder(json),
         reconciled,
-        decided);
+        decided,
+        toReconcile);
   }
 
   /** What the duplicate detection put aside, as JSON keys and values (null without it). */

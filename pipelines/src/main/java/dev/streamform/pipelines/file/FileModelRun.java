@@ -11,9 +11,9 @@ import dev.streamform.pipelines.kafka.ModelSinks;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.sink.decisions.DecisionLedgerSink;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.collect.LinesToFiles;
-import dev.streamform.transforms.decisions.Decision;
 import dev.streamform.transforms.decisions.ScoreEvents;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.io.BufferedWriter;
@@ -286,7 +286,7 @@ public final class FileModelRun {
       PipelineOptions options,
       Target target,
       @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
-      @Nullable PTransform<PCollection<Decision>, ?> decisionSink,
+      @Nullable DecisionLedgerSink decisionSink,
       long progressEvery)
       throws IOException {
     Pipeline p = Pipeline.create(options);
@@ -354,8 +354,10 @@ public final class FileModelRun {
       }
     }
     if (decisionSink != null && outputs.decisions() != null) {
-      // alongside the decisions file or topic: the decisions also land in the decision ledger
+      // alongside the decisions file or topic: the decisions and the reconcile route also land in
+      // the decision ledger (docs/semantics.md §11)
       outputs.decisions().apply("Decisions to the database", decisionSink);
+      outputs.reconciliations().apply("Reconcile queue", decisionSink.reconcileQueue());
     }
     PipelineResult result = p.run();
     PipelineResult.State state = result.waitUntilFinish();

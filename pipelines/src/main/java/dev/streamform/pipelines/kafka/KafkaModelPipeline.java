@@ -5,8 +5,8 @@ import dev.streamform.pipelines.SourceResult;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.sink.decisions.DecisionLedgerSink;
 import dev.streamform.transforms.clock.SourceClock;
-import dev.streamform.transforms.decisions.Decision;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.util.List;
 import org.apache.beam.sdk.Pipeline;
@@ -89,7 +89,7 @@ public final class KafkaModelPipeline {
       DeclaredModel model,
       KafkaConnection connection,
       @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
-      @Nullable PTransform<PCollection<Decision>, ?> decisionSink,
+      @Nullable DecisionLedgerSink decisionSink,
       List<Integer> partitions) {
     return build(p, model, connection, revisionSink, decisionSink, partitions, true);
   }
@@ -127,7 +127,7 @@ public final class KafkaModelPipeline {
       DeclaredModel model,
       KafkaConnection connection,
       @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
-      @Nullable PTransform<PCollection<Decision>, ?> decisionSink,
+      @Nullable DecisionLedgerSink decisionSink,
       List<Integer> partitions,
       boolean writeTopics) {
     SourceDeclaration source = model.source();
@@ -185,6 +185,7 @@ public final class KafkaModelPipeline {
     }
     if (decisionSink != null && outputs.decisions() != null) {
       outputs.decisions().apply("Decisions to the database", decisionSink);
+      outputs.reconciliations().apply("Reconcile queue", decisionSink.reconcileQueue());
     }
     return sinks;
   }
