@@ -115,8 +115,8 @@ class DecisionLedgerTest {
         containsString(
             "10 decisions of receipt_risk in "
                 + url
-                + " as postgres: every decision_id recomputes from its stored inputs; every supersedes chain"
-                + " whole"));
+                + " as postgres: every decision_id recomputes from its stored inputs; every"
+                + " supersedes chain whole"));
 
     try (Connection c = connect();
         Statement s = c.createStatement()) {
