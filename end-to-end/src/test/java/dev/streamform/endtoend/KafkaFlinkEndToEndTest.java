@@ -411,6 +411,21 @@ class KafkaFlinkEndToEndTest {
           BOOTSTRAP,
           "--partitions",
           "3");
+      // time moves on in every partition: a decision is made once the source watermark passes
+      // its place in the log (the end of a fixture or a file does that; a live topic needs later
+      // records — here a punctuation at 12:00 on each partition)
+      try (KafkaProducer<byte[], byte[]> producer = producer()) {
+        for (int p = 0; p < 3; p++) {
+          producer.send(
+              new ProducerRecord<>(
+                  "receipts",
+                  p,
+                  null,
+                  dev.streamform.pipelines.kafka.JsonRecords.punctuation(
+                      java.time.Instant.parse("2026-08-30T12:00:00Z"))));
+        }
+        producer.flush();
+      }
       submit(RECEIPTS, "receipt_risk", database);
       List<JsonNode> decisions = await("receipt_risk.decisions", want.size());
       Map<String, String> got = new TreeMap<>();
