@@ -192,6 +192,14 @@ class DecisionCommandsTest {
         containsString(
             "  lateness=10m late_action=revise late_updates_state=true\n"
                 + "  max_clock_skew=5m arrival=received_at\n"));
+    // the steps of the pipeline run builds for it (issue 32): the fixtures' ScoreEvents
+    assertThat(out.toString(), containsString("  Clock (SourceClock)\n"));
+    assertThat(
+        out.toString(),
+        containsString(
+            "  Model (ScoreEvents)\n      contract: as_of_occurrence\n"
+                + "      features: [sum(amount) as spend_1h, count(*) as receipts_1h]\n"));
+    assertThat(out.toString(), containsString("  DeadLetterRecords (MapElements)\n"));
   }
 
   @Test
