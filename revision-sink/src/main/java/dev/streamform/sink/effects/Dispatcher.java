@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -45,10 +46,26 @@ import org.slf4j.LoggerFactory;
  * kept in memory and written again by the next passes (which claim nothing meanwhile); a dispatcher
  * that dies with one leaves the effect {@code DISPATCHING}, resolved by receipt after the lease.
  *
+ * <p>A model whose effects are paused ({@link EffectsPause}) has nothing claimed: neither a
+ * PREPARED effect nor an UNKNOWN one that a receipt query found never applied. The switch is
+ * checked by each claim's own statement, so a pause committed mid-pass stops that pass's next
+ * claim; what was claimed before finishes and is written. Expiry and receipts (which only record)
+ * go on.
+ *
  * <p>A {@link Hooks} lets a test stop the dispatcher dead between the phases, as a kill would.
  */
 public final class Dispatcher {
   private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+
+  /**
+   * The claims' guard: the model is not paused, as of the claim's own statement (a pause committed
+   * after the pass began still stops it).
+   */
+  private static String notPaused(String modelColumn) {
+    return " AND NOT EXISTS (SELECT 1 FROM streamform.effect_pause z WHERE z.model = "
+        + modelColumn
+        + ")";
+  }
 
   /** In-line tries of one outcome write before it is kept for the next pass. */
   private static final int OUTCOME_TRIES = 3;
@@ -83,6 +100,7 @@ public final class Dispatcher {
    * @param lost outcomes not written because another dispatcher moved the effect first
    * @param unwritten outcomes the database has not taken yet (kept, written by a later pass)
    * @param writeFailures outcome writes the database refused in this pass (each tried again)
+   * @param paused the model's pause as the pass ended, if its effects are paused
    */
   public record Report(
       int expired,
@@ -97,9 +115,13 @@ public final class Dispatcher {
       int backingOff,
       int lost,
       int unwritten,
-      int writeFailures) {
+      int writeFailures,
+      Optional<EffectsPause.State> paused) {
     public String describe() {
-      return claimed
+      return paused
+              .map(p -> "effects paused (" + p.describe() + "): nothing new claimed; ")
+              .orElse("")
+          + claimed
           + " claimed, "
           + done
           + " done, "
@@ -230,12 +252,13 @@ public final class Dispatcher {
   public Report runOnce(int limit) throws SQLException {
     Counts n = new Counts();
     if (!writeUnwritten(n)) {
-      return report(0, n, 0, 0);
+      return report(0, n, 0, 0, Optional.empty());
     }
     int expired = expire();
+    boolean paused = pausedNow().isPresent();
     List<String> tried = new ArrayList<>();
-    resolve(n, tried);
-    for (int i = 0; i < limit && unwritten.isEmpty(); i++) {
+    resolve(n, tried, paused);
+    for (int i = 0; i < limit && unwritten.isEmpty() && !paused; i++) {
       // an effect is attempted at most once per pass, whatever its backoff
       Attempt a = claimOne(tried);
       if (a == null) {
@@ -246,10 +269,16 @@ public final class Dispatcher {
       deliver(a, n);
     }
     int[] idle = idle();
-    return report(expired, n, idle[0], idle[1]);
+    return report(expired, n, idle[0], idle[1], pausedNow());
   }
 
-  private Report report(int expired, Counts n, int waiting, int backingOff) {
+  /** The model's pause, if its effects are paused now. */
+  private Optional<EffectsPause.State> pausedNow() throws SQLException {
+    return new EffectsPause(dataSource).state(model);
+  }
+
+  private Report report(
+      int expired, Counts n, int waiting, int backingOff, Optional<EffectsPause.State> paused) {
     return new Report(
         expired,
         n.resolvedDone,
@@ -263,7 +292,8 @@ public final class Dispatcher {
         backingOff,
         n.lost,
         unwritten.size(),
-        n.writeFailures);
+        n.writeFailures,
+        paused);
   }
 
   /** Writes the kept outcomes, oldest first; false when one is still refused. */
@@ -383,7 +413,7 @@ public final class Dispatcher {
   private record Unknown(
       String key, String type, String payload, @Nullable String token, boolean due) {}
 
-  private void resolve(Counts n, List<String> tried) throws SQLException {
+  private void resolve(Counts n, List<String> tried, boolean paused) throws SQLException {
     List<Unknown> unknown = new ArrayList<>();
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
@@ -424,7 +454,10 @@ public final class Dispatcher {
         } else {
           n.lost++;
         }
-      } else if (l instanceof EffectProvider.NotFound && provider.idempotencyKeys() && u.due()) {
+      } else if (l instanceof EffectProvider.NotFound
+          && provider.idempotencyKeys()
+          && u.due()
+          && !paused) {
         Attempt again = reclaim(u);
         if (again == null) {
           n.lost++;
@@ -477,7 +510,8 @@ public final class Dispatcher {
               "UPDATE streamform.effect SET state = 'DISPATCHING', attempts = attempts + 1,"
                   + " dispatcher = ?, attempt_token = ?, dispatched_at = now(), updated_at = now(),"
                   + " last_error = NULL WHERE effect_key = ? AND state = 'UNKNOWN' AND"
-                  + " attempt_token IS NOT DISTINCT FROM ?")) {
+                  + " attempt_token IS NOT DISTINCT FROM ?"
+                  + notPaused("streamform.effect.model"))) {
         s.setString(1, name);
         s.setString(2, token);
         s.setString(3, u.key());
@@ -515,8 +549,10 @@ public final class Dispatcher {
                     + " e.logical_window_id   AND p.generation = a.generation AND p.revision ="
                     + " e.revision WHERE e.model = ? AND e.state = 'PREPARED' AND e.effect_type ="
                     + " ANY(?) AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= now()) AND"
-                    + " NOT e.effect_key = ANY(?) ORDER BY e.prepared_at, e.effect_key LIMIT 1 FOR"
-                    + " UPDATE OF e SKIP LOCKED")) {
+                    + " NOT e.effect_key = ANY(?)"
+                    + notPaused("e.model")
+                    + " ORDER BY e.prepared_at, e.effect_key LIMIT 1 FOR UPDATE OF e SKIP"
+                    + " LOCKED")) {
           s.setString(1, model);
           s.setArray(2, types(c));
           s.setArray(3, c.createArrayOf("text", tried.toArray()));
