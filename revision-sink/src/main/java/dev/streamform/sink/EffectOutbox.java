@@ -81,7 +81,7 @@ final class EffectOutbox implements Serializable {
     return rulesByModel.isEmpty();
   }
 
-  private record Existing(String state, String payloadDigest, int revision) {}
+  private record Existing(String state, String payloadDigest, int revision, int generation) {}
 
   private record Wanted(
       EffectRule rule,
@@ -206,7 +206,10 @@ final class EffectOutbox implements Serializable {
         if (w.holds()) {
           if (e.state().equals("CANCELLED")
               || !e.payloadDigest().equals(w.digest())
-              || e.revision() != r.revision()) {
+              || e.revision() != r.revision()
+              // a promotion: the same values under the new generation, which the dispatcher
+              // confirms
+              || e.generation() != r.generation()) {
             follow(c, w, e.state().equals("CANCELLED"));
             if (e.state().equals("CANCELLED")) {
               transition(c, w.key(), "CANCELLED", "PREPARED", r.revision(), "rule true again");
@@ -346,12 +349,14 @@ final class EffectOutbox implements Serializable {
     Array array = c.createArrayOf("text", keys);
     try (PreparedStatement s =
         c.prepareStatement(
-            "SELECT effect_key, state, payload_digest, revision FROM streamform.effect"
+            "SELECT effect_key, state, payload_digest, revision, generation FROM streamform.effect"
                 + " WHERE effect_key = ANY(?) ORDER BY effect_key FOR UPDATE")) {
       s.setArray(1, array);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
-          out.put(rs.getString(1), new Existing(rs.getString(2), rs.getString(3), rs.getInt(4)));
+          out.put(
+              rs.getString(1),
+              new Existing(rs.getString(2), rs.getString(3), rs.getInt(4), rs.getInt(5)));
         }
       }
     }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamform.core.digest.RevisionIdentity;
+import dev.streamform.sink.effects.EffectsPause;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -88,13 +89,18 @@ public final class Ledger {
    * @param projections how many projections the new canonical generation has
    * @param previousProjections how many projections the previous generation has (kept: 0 without
    *     one)
+   * @param pause what pausing the effects did, when the request paused them
+   * @param effects what evaluating the effect rules on the newly canonical values did (all 0 when
+   *     the request named no rules)
    */
   public record AliasChange(
       String model,
       OptionalInt previous,
       int generation,
       int projections,
-      int previousProjections) {}
+      int previousProjections,
+      Optional<EffectsPause.Change> pause,
+      LedgerWriter.Effects effects) {}
 
   /** {@link #setCanonicalGeneration} refused: the generation has no projection of the model. */
   public static final class EmptyGeneration extends Exception {
@@ -144,10 +150,27 @@ public final class Ledger {
    */
   public AliasChange setCanonicalGeneration(String model, int generation, boolean allowEmpty)
       throws SQLException, EmptyGeneration {
-    if (generation < 1) {
-      throw new IllegalArgumentException(
-          "a generation is a whole number from 1, got " + generation);
-    }
+    return setCanonicalGeneration(AliasRequest.of(model, generation).withAllowEmpty(allowEmpty));
+  }
+
+  /**
+   * Moves the alias as {@code request} says, in one transaction with what it asks besides: the
+   * model's effects paused, and its effect rules evaluated on every window's newly canonical values
+   * (docs/semantics.md §10.11, through the same outbox as the revision sink): a rule now true with
+   * no effect prepares one; a PREPARED effect follows the new generation's revision, or is
+   * CANCELLED when its rule is now false; an effect already dispatched whose rule is now false (or
+   * whose payload changed) gets a compensation record, never a second effect. A window the new
+   * generation has no projection of is left as it is: its job has not computed it yet, and will
+   * prepare or compensate when it writes it.
+   *
+   * @throws EmptyGeneration when the generation has no projection and the request does not allow
+   *     it; nothing changed
+   */
+  public AliasChange setCanonicalGeneration(AliasRequest request)
+      throws SQLException, EmptyGeneration {
+    String model = request.model();
+    int generation = request.generation();
+    boolean allowEmpty = request.allowEmpty();
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
@@ -175,14 +198,71 @@ public final class Ledger {
           s.setObject(3, previous.isPresent() ? previous.getAsInt() : null, java.sql.Types.INTEGER);
           s.executeUpdate();
         }
+        Optional<EffectsPause.Change> pause = Optional.empty();
+        if (request.pausedBy().isPresent()) {
+          pause =
+              Optional.of(
+                  EffectsPause.pause(c, model, request.pausedBy().get(), request.pauseReason()));
+        }
+        LedgerWriter.Effects effects = LedgerWriter.Effects.NONE;
+        if (!request.rules().isEmpty()) {
+          effects = followCanonical(c, request);
+        }
         c.commit();
         int before = previous.isPresent() ? counts.getOrDefault(previous.getAsInt(), 0) : 0;
-        return new AliasChange(model, previous, generation, projections, before);
+        return new AliasChange(model, previous, generation, projections, before, pause, effects);
       } catch (SQLException | RuntimeException | EmptyGeneration e) {
         c.rollback();
         throw e;
       }
     }
+  }
+
+  /**
+   * The effect rules evaluated on each window of the canonical view, in {@code c}'s transaction.
+   */
+  private static LedgerWriter.Effects followCanonical(Connection c, AliasRequest request)
+      throws SQLException {
+    List<StoredRevision> canonical = new ArrayList<>();
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT projection_id, model, logical_window_id, generation, window_key::text,"
+                + " window_start, window_end, revision, status, aggregate_values::text,"
+                + " aggregate_digest FROM streamform.canonical_projection WHERE model = ?"
+                + " ORDER BY projection_id")) {
+      s.setString(1, request.model());
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          int revision = rs.getInt(8);
+          canonical.add(
+              new StoredRevision(
+                  rs.getString(1),
+                  rs.getString(2),
+                  rs.getString(3),
+                  rs.getInt(4),
+                  rs.getString(5),
+                  instant(rs, 6),
+                  instant(rs, 7),
+                  revision,
+                  revision > 1 ? revision - 1 : null,
+                  rs.getString(9),
+                  rs.getString(10),
+                  rs.getString(11),
+                  "{}"));
+        }
+      }
+    }
+    // the project declares one output schema; every generation's stored values are typed by it
+    Map<String, org.apache.beam.sdk.schemas.Schema> schemas = new java.util.HashMap<>();
+    for (StoredRevision r : canonical) {
+      schemas.put(
+          EffectOutbox.schemaKey(r.model(), r.generation()),
+          Objects.requireNonNull(request.outputSchema()));
+    }
+    EffectOutbox.Outcome fx =
+        new EffectOutbox(request.rules()).apply(c, canonical, schemas, Map.of());
+    return new LedgerWriter.Effects(
+        fx.prepared(), fx.updated(), fx.cancelled(), fx.compensations(), fx.ruleErrors());
   }
 
   /** The model's generations that have projections, each with how many. */
