@@ -1,8 +1,13 @@
 package dev.streamform.cli;
 
+import dev.streamform.planner.Schemas;
+import dev.streamform.sink.AliasRequest;
 import dev.streamform.sink.Ledger;
+import dev.streamform.sink.LedgerWriter;
+import dev.streamform.sink.effects.EffectRule;
 import java.io.PrintWriter;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -43,7 +48,17 @@ final class AliasCommand implements Callable<Integer> {
             + " generation's projections from now on (promote a new generation, or roll back to an"
             + " old one). Deletes nothing — both generations keep every projection and ledger row;"
             + " recorded in streamform.canonical_alias_history. Refused for a generation with no"
-            + " projection (the canonical view would go empty) unless --allow-empty."
+            + " projection (the canonical view would go empty) unless --allow-empty.",
+        "In the same transaction, the model's declared effect rules (effects: in"
+            + " streamform.yml) are evaluated on every window's newly canonical values: a rule now"
+            + " true with no effect prepares one; a PREPARED effect follows the new values, or is"
+            + " CANCELLED when its rule is now false; an effect already dispatched whose rule is"
+            + " now false, or whose payload changed, gets a compensation record for a person —"
+            + " never a second effect. A window the generation has no projection of is left as it"
+            + " is until a job of that generation writes it. The second line says what changed.",
+        "--pause-effects also pauses the model's effects in that transaction (as streamform"
+            + " effects pause): no dispatcher claims anything of the new canonical values until"
+            + " streamform effects resume."
       },
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {
@@ -69,6 +84,19 @@ final class AliasCommand implements Callable<Integer> {
                 + " nothing of the model until a job of that generation writes")
     boolean allowEmpty;
 
+    @Option(
+        names = "--pause-effects",
+        description =
+            "pause the model's effects in the transaction that moves the alias (undone by"
+                + " streamform effects resume)")
+    boolean pauseEffects;
+
+    @Option(
+        names = "--reason",
+        paramLabel = "TEXT",
+        description = "with --pause-effects: why, recorded with the pause")
+    String reason;
+
     @Spec CommandSpec spec;
 
     @Override
@@ -78,6 +106,10 @@ final class AliasCommand implements Callable<Integer> {
       if (generation < 1) {
         throw new picocli.CommandLine.ParameterException(
             spec.commandLine(), "--generation: a whole number from 1, got " + generation);
+      }
+      if (reason != null && !pauseEffects) {
+        throw new picocli.CommandLine.ParameterException(
+            spec.commandLine(), "--reason is the reason of a pause: give it with --pause-effects");
       }
       Optional<ModelLedger> opened =
           ModelLedger.open(
@@ -92,8 +124,16 @@ final class AliasCommand implements Callable<Integer> {
       }
       try (ModelLedger l = opened.get()) {
         Ledger.AliasChange change;
+        List<EffectRule> rules = DeclaredEffects.rules(l.model.model());
+        AliasRequest request = AliasRequest.of(l.name(), generation).withAllowEmpty(allowEmpty);
+        if (!rules.isEmpty()) {
+          request = request.withEffects(rules, Schemas.of(l.model.outputColumns()));
+        }
+        if (pauseEffects) {
+          request = request.withPauseEffects(EffectsPauseCommand.defaultActor(), reason);
+        }
         try {
-          change = l.ledger.setCanonicalGeneration(l.name(), generation, allowEmpty);
+          change = l.ledger.setCanonicalGeneration(request);
         } catch (Ledger.EmptyGeneration e) {
           err.println(
               "streamform alias set: refused: "
@@ -129,6 +169,25 @@ final class AliasCommand implements Callable<Integer> {
                         + projections(change.previousProjections())
                     : "")
                 + ")");
+        if (!rules.isEmpty()) {
+          LedgerWriter.Effects fx = change.effects();
+          out.println(
+              "effects evaluated on the canonical values: "
+                  + fx.prepared()
+                  + " prepared, "
+                  + fx.updated()
+                  + " following the new values, "
+                  + fx.cancelled()
+                  + " cancelled, "
+                  + fx.compensations()
+                  + " compensations for a person"
+                  + (fx.ruleErrors() == 0
+                      ? ""
+                      : ", " + fx.ruleErrors() + " rule errors (streamform effects show)"));
+        }
+        change
+            .pause()
+            .ifPresent(p -> out.println(l.name() + ": " + EffectsPauseCommand.describe(p)));
         if (change.projections() == 0) {
           err.println(
               "streamform alias set: no projection of generation "

@@ -118,6 +118,14 @@ public final class EffectsPause {
 
   static Optional<State> state(Connection c, String model) throws SQLException {
     try (PreparedStatement s =
+            c.prepareStatement("SELECT to_regclass('streamform.effect_pause') IS NULL");
+        ResultSet rs = s.executeQuery()) {
+      // a ledger migrated before the switch existed: nothing can be paused in it yet
+      if (rs.next() && rs.getBoolean(1)) {
+        return Optional.empty();
+      }
+    }
+    try (PreparedStatement s =
         c.prepareStatement(
             "SELECT paused_at, paused_by, reason FROM streamform.effect_pause WHERE model = ?")) {
       s.setString(1, model);
