@@ -21,6 +21,7 @@ public final class AliasRequest {
   private final @Nullable String pauseReason;
   private final List<EffectRule> rules;
   private final @Nullable Schema outputSchema;
+  private final @Nullable Integer shareBasisPoints;
 
   private AliasRequest(
       String model,
@@ -29,7 +30,8 @@ public final class AliasRequest {
       @Nullable String pausedBy,
       @Nullable String pauseReason,
       List<EffectRule> rules,
-      @Nullable Schema outputSchema) {
+      @Nullable Schema outputSchema,
+      @Nullable Integer shareBasisPoints) {
     this.model = model;
     this.generation = generation;
     this.allowEmpty = allowEmpty;
@@ -37,6 +39,7 @@ public final class AliasRequest {
     this.pauseReason = pauseReason;
     this.rules = List.copyOf(rules);
     this.outputSchema = outputSchema;
+    this.shareBasisPoints = shareBasisPoints;
   }
 
   /** Makes {@code generation} the canonical generation of {@code model} for every key. */
@@ -45,18 +48,26 @@ public final class AliasRequest {
       throw new IllegalArgumentException(
           "a generation is a whole number from 1, got " + generation);
     }
-    return new AliasRequest(model, generation, false, null, null, List.of(), null);
+    return new AliasRequest(model, generation, false, null, null, List.of(), null, null);
   }
 
   /** Also to a generation that has no projection yet (the canonical view then shows nothing). */
   public AliasRequest withAllowEmpty(boolean allowEmpty) {
     return new AliasRequest(
-        model, generation, allowEmpty, pausedBy, pauseReason, rules, outputSchema);
+        model,
+        generation,
+        allowEmpty,
+        pausedBy,
+        pauseReason,
+        rules,
+        outputSchema,
+        shareBasisPoints);
   }
 
   /** Pauses the model's effects in the transaction that moves the alias. */
   public AliasRequest withPauseEffects(String by, @Nullable String reason) {
-    return new AliasRequest(model, generation, allowEmpty, by, reason, rules, outputSchema);
+    return new AliasRequest(
+        model, generation, allowEmpty, by, reason, rules, outputSchema, shareBasisPoints);
   }
 
   /**
@@ -72,7 +83,32 @@ public final class AliasRequest {
       }
     }
     return new AliasRequest(
-        model, generation, allowEmpty, pausedBy, pauseReason, rules, outputSchema);
+        model,
+        generation,
+        allowEmpty,
+        pausedBy,
+        pauseReason,
+        rules,
+        outputSchema,
+        shareBasisPoints);
+  }
+
+  /**
+   * Makes {@code generation} a canary for a share of the keys ({@link CanaryShare}): those keys
+   * read it, the others keep the generation that is canonical now. Without a share (the default)
+   * every key reads {@code generation} and any canary ends.
+   */
+  public AliasRequest withShare(int basisPoints) {
+    new CanaryShare(generation, basisPoints); // validates
+    return new AliasRequest(
+        model, generation, allowEmpty, pausedBy, pauseReason, rules, outputSchema, basisPoints);
+  }
+
+  /** The canary share, in basis points, when the request asks for one. */
+  public java.util.OptionalInt shareBasisPoints() {
+    return shareBasisPoints == null
+        ? java.util.OptionalInt.empty()
+        : java.util.OptionalInt.of(shareBasisPoints);
   }
 
   public String model() {

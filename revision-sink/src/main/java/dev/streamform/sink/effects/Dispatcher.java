@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  *       dedupes by key: claimed again ({@code UNKNOWN -> DISPATCHING}) and delivered under the same
  *       key; otherwise it stays {@code UNKNOWN} for a person. Never a blind retry;
  *   <li><b>claim</b>: one {@code PREPARED} effect at a time, chosen in SQL among those that can be
- *       sent now (confirmed against the canonical alias and its window's canonical revision, a
+ *       sent now (confirmed against the generation its key reads and that window's revision, a
  *       provider here, its backoff over), locked ({@code FOR UPDATE SKIP LOCKED}: several
  *       dispatchers take disjoint effects) and moved to {@code DISPATCHING} with a fresh attempt
  *       token, its lease starting then, before any I/O;
@@ -66,6 +66,14 @@ public final class Dispatcher {
         + modelColumn
         + ")";
   }
+
+  /**
+   * The effect's generation is the one its window's key reads ({@code a} the alias, {@code p} the
+   * projection): the canonical generation, or the canary's for a key in its share.
+   */
+  private static final String READS_ITS_GENERATION =
+      " streamform.generation_for_key(a.generation, a.canary_generation, a.canary_basis_points,"
+          + " p.window_key) = e.generation";
 
   /** In-line tries of one outcome write before it is kept for the next pass. */
   private static final int OUTCOME_TRIES = 3;
@@ -362,10 +370,11 @@ public final class Dispatcher {
                   + " e.effect_type = ANY(?))), count(*) FILTER (WHERE e.next_attempt_at > now()"
                   + " AND (e.state = 'UNKNOWN'   OR (p.revision IS NOT NULL AND e.effect_type ="
                   + " ANY(?)))) FROM streamform.effect e LEFT JOIN streamform.canonical_alias a ON"
-                  + " a.model = e.model AND a.generation = e.generation LEFT JOIN"
-                  + " streamform.projection p ON p.logical_window_id = e.logical_window_id   AND"
-                  + " p.generation = a.generation AND p.revision = e.revision WHERE e.model = ? AND"
-                  + " e.state IN ('PREPARED', 'UNKNOWN')")) {
+                  + " a.model = e.model LEFT JOIN streamform.projection p ON p.logical_window_id ="
+                  + " e.logical_window_id AND p.generation = e.generation AND p.revision ="
+                  + " e.revision AND"
+                  + READS_ITS_GENERATION
+                  + " WHERE e.model = ? AND e.state IN ('PREPARED', 'UNKNOWN')")) {
         Array types = types(c);
         s.setArray(1, types);
         s.setArray(2, types);
@@ -544,10 +553,11 @@ public final class Dispatcher {
         try (PreparedStatement s =
             c.prepareStatement(
                 "SELECT e.effect_key, e.effect_type, e.payload::text FROM streamform.effect e JOIN"
-                    + " streamform.canonical_alias a ON a.model = e.model AND a.generation ="
-                    + " e.generation JOIN streamform.projection p ON p.logical_window_id ="
-                    + " e.logical_window_id   AND p.generation = a.generation AND p.revision ="
-                    + " e.revision WHERE e.model = ? AND e.state = 'PREPARED' AND e.effect_type ="
+                    + " streamform.canonical_alias a ON a.model = e.model JOIN"
+                    + " streamform.projection p ON p.logical_window_id = e.logical_window_id AND"
+                    + " p.generation = e.generation AND p.revision = e.revision AND"
+                    + READS_ITS_GENERATION
+                    + " WHERE e.model = ? AND e.state = 'PREPARED' AND e.effect_type ="
                     + " ANY(?) AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= now()) AND"
                     + " NOT e.effect_key = ANY(?)"
                     + notPaused("e.model")
