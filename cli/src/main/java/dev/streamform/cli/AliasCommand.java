@@ -2,6 +2,7 @@ package dev.streamform.cli;
 
 import dev.streamform.planner.Schemas;
 import dev.streamform.sink.AliasRequest;
+import dev.streamform.sink.CanaryShare;
 import dev.streamform.sink.Ledger;
 import dev.streamform.sink.LedgerWriter;
 import dev.streamform.sink.effects.EffectRule;
@@ -58,13 +59,21 @@ final class AliasCommand implements Callable<Integer> {
             + " is until a job of that generation writes it. The second line says what changed.",
         "--pause-effects also pauses the model's effects in that transaction (as streamform"
             + " effects pause): no dispatcher claims anything of the new canonical values until"
-            + " streamform effects resume."
+            + " streamform effects resume.",
+        "--share P makes generation N a canary for a share of the keys: a key reads N iff its"
+            + " bucket — the first 32 bits of SHA-256 of the key as PostgreSQL prints it as jsonb"
+            + " (e.g. {\"merchant_id\": 7}), unsigned, modulo 10000 — is below P in hundredths of"
+            + " a percent (5% = 500); the other keys keep the generation canonical now. The same"
+            + " keys on every run, every window of a key alike; a wider share keeps the keys of a"
+            + " narrower one. The canonical view, the effects and compare-generations resolve per"
+            + " key. alias set without --share then moves every key (promotion or rollback) and"
+            + " ends the canary."
       },
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {
         "0:set",
-        "1:the generation has no projection (without --allow-empty), or the project or database"
-            + " cannot be used",
+        "1:the generation has no projection (without --allow-empty), a share without another"
+            + " canonical generation, or the project or database cannot be used",
         "2:bad command line"
       })
   static final class Set implements Callable<Integer> {
@@ -97,6 +106,14 @@ final class AliasCommand implements Callable<Integer> {
         description = "with --pause-effects: why, recorded with the pause")
     String reason;
 
+    @Option(
+        names = "--share",
+        paramLabel = "PERCENT",
+        description =
+            "a canary: only this share of the keys (e.g. 5% or 0.5%) reads generation N, the"
+                + " others keep the canonical generation; see the description for the hash")
+    String share;
+
     @Spec CommandSpec spec;
 
     @Override
@@ -106,6 +123,15 @@ final class AliasCommand implements Callable<Integer> {
       if (generation < 1) {
         throw new picocli.CommandLine.ParameterException(
             spec.commandLine(), "--generation: a whole number from 1, got " + generation);
+      }
+      int shareBasisPoints = 0;
+      if (share != null) {
+        try {
+          shareBasisPoints = CanaryShare.basisPoints(share);
+        } catch (IllegalArgumentException e) {
+          throw new picocli.CommandLine.ParameterException(
+              spec.commandLine(), "--share: " + e.getMessage());
+        }
       }
       if (reason != null && !pauseEffects) {
         throw new picocli.CommandLine.ParameterException(
@@ -132,8 +158,14 @@ final class AliasCommand implements Callable<Integer> {
         if (pauseEffects) {
           request = request.withPauseEffects(EffectsPauseCommand.defaultActor(), reason);
         }
+        if (share != null) {
+          request = request.withShare(shareBasisPoints);
+        }
         try {
           change = l.ledger.setCanonicalGeneration(request);
+        } catch (Ledger.CanaryRefused e) {
+          err.println("streamform alias set: refused: " + e.getMessage());
+          return 1;
         } catch (Ledger.EmptyGeneration e) {
           err.println(
               "streamform alias set: refused: "
@@ -151,24 +183,37 @@ final class AliasCommand implements Callable<Integer> {
         }
         String previous =
             change.previous().isPresent() ? String.valueOf(change.previous().getAsInt()) : "none";
-        out.println(
-            l.name()
-                + ": canonical generation "
-                + previous
-                + " -> "
-                + change.generation()
-                + " ("
-                + projections(change.projections())
-                + " of generation "
-                + change.generation()
-                + (change.previous().isPresent()
-                        && change.previous().getAsInt() != change.generation()
-                    ? "; generation "
-                        + previous
-                        + " keeps its "
-                        + projections(change.previousProjections())
-                    : "")
-                + ")");
+        if (change.canary().isPresent()) {
+          out.println(
+              l.name()
+                  + ": canary: "
+                  + change.canary().get().describe()
+                  + " — "
+                  + change.canaryKeys()
+                  + " of "
+                  + change.keys()
+                  + " keys now; the others read generation "
+                  + previous);
+        } else {
+          out.println(
+              l.name()
+                  + ": canonical generation "
+                  + previous
+                  + " -> "
+                  + change.generation()
+                  + " ("
+                  + projections(change.projections())
+                  + " of generation "
+                  + change.generation()
+                  + (change.previous().isPresent()
+                          && change.previous().getAsInt() != change.generation()
+                      ? "; generation "
+                          + previous
+                          + " keeps its "
+                          + projections(change.previousProjections())
+                      : "")
+                  + ")");
+        }
         if (!rules.isEmpty()) {
           LedgerWriter.Effects fx = change.effects();
           out.println(

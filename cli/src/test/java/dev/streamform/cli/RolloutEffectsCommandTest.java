@@ -156,6 +156,90 @@ class RolloutEffectsCommandTest {
     assertThat(command("effects verify"), is(0));
   }
 
+  /** The documented key hash, computed independently of the database (see alias set --help). */
+  private static int bucket(long merchant) throws Exception {
+    byte[] sha =
+        java.security.MessageDigest.getInstance("SHA-256")
+            .digest(
+                ("{\"merchant_id\": " + merchant + "}")
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    return (int) ((java.nio.ByteBuffer.wrap(sha, 0, 4).getInt() & 0xffffffffL) % 10_000);
+  }
+
+  @Test
+  void aCanaryShareSendsItsKeysToTheNewGenerationAndCompareReportsThemApart() throws Exception {
+    List<WindowRevision> one = new ArrayList<>();
+    List<WindowRevision> two = new ArrayList<>();
+    List<Long> share = new ArrayList<>();
+    for (long m = 1; m <= 40; m++) {
+      one.add(revision(m, 10, 1, "500"));
+      two.add(revision(m, 10, 1, "1500", 2));
+      if (bucket(m) < 1_000) {
+        share.add(m);
+      }
+    }
+    live(one.toArray(WindowRevision[]::new));
+    LedgerWriter.shadow(pool, Duration.ofSeconds(10)).write(two);
+
+    assertThat(command("alias set", "--generation", "2", "--share", "10%"), is(0));
+    assertThat(
+        out.toString(),
+        is(
+            "hourly_revenue: canary: 10% of keys (bucket < 1000 of 10000) read generation 2 — "
+                + share.size()
+                + " of 40 keys now; the others read generation 1\n"
+                + "effects evaluated on the canonical values: "
+                + share.size()
+                + " prepared, 0 following the new values, 0 cancelled, 0 compensations for a"
+                + " person\n"));
+    assertThat(command("dispatch", "--once"), is(0));
+    for (long m = 1; m <= 40; m++) {
+      assertThat("merchant " + m, provider.requests(keyOf(m)), is(share.contains(m) ? 1 : 0));
+    }
+
+    List<String> args =
+        List.of(
+            "compare-generations",
+            project.toString(),
+            "--model",
+            "hourly_revenue",
+            "--from",
+            "1",
+            "--to",
+            "2",
+            "--jdbc-url",
+            url,
+            "--jdbc-user",
+            "postgres");
+    out.getBuffer().setLength(0);
+    assertThat(
+        Streamform.run(new PrintWriter(out), new PrintWriter(err), args.toArray(String[]::new)),
+        is(CompareGenerationsCommand.DIFFERENT));
+    String report = out.toString();
+    assertThat(report, containsString("\ncanary: 10% of keys (bucket < 1000 of 10000) read"));
+    assertThat(
+        report,
+        containsString(
+            "\ncanary keys: "
+                + share.size()
+                + " windows: 0 equal, "
+                + share.size()
+                + " different, 0 only in generation 1, 0 only in generation 2\n"));
+    assertThat(
+        report,
+        containsString(
+            "\nother keys: "
+                + (40 - share.size())
+                + " windows: 0 equal, "
+                + (40 - share.size())
+                + " different"));
+    assertThat(report, containsString("\nall keys: 40 windows: 0 equal, 40 different"));
+    assertThat(report, containsString("\n  merchant_id=" + share.get(0) + " ["));
+
+    assertThat(command("alias set", "--generation", "2", "--share", "5"), is(2));
+    assertThat(err.toString(), containsString("--share: a share is a percentage such as 5%"));
+  }
+
   @Test
   void reasonWithoutPauseEffectsIsABadCommandLine() {
     assertThat(command("alias set", "--generation", "1", "--reason", "x"), is(2));
