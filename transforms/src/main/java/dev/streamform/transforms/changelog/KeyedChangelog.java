@@ -491,7 +491,7 @@ public abstract class KeyedChangelog
         // The runner keeps each key's order between stages (see appliedOnArrival()): apply now.
         KeyState key = new KeyState(cell.aggregate, cell.latest);
         Long latestBefore = key.latest;
-        applyOne(value, key, out);
+        applyOne(value, key, value.stamp(), 0, out);
         cell = cell.withKey(key.aggregate, key.latest);
         if (!key.latest.equals(latestBefore) && retentionMillis != null) {
           tick.withNoOutputTimestamp().set(new Instant(key.latest + retentionMillis));
@@ -520,8 +520,9 @@ public abstract class KeyedChangelog
       KeyCell stored = cellState.read();
       KeyCell cell = KeyCell.of(stored);
       KeyState key = new KeyState(cell.aggregate, cell.latest);
+      int emission = 0;
       for (TimedEvent event : released.events()) {
-        applyOne(event, key, out);
+        applyOne(event, key, context.fireTimestamp(), emission++, out);
       }
       Row aggregate = key.aggregate;
       Long latest = key.latest;
@@ -588,8 +589,16 @@ public abstract class KeyedChangelog
       }
     }
 
-    /** Applies one event to its key (docs/semantics.md §3) and emits its changelog record. */
-    private void applyOne(TimedEvent event, KeyState key, OutputReceiver<ChangelogRecord> out) {
+    /**
+     * Applies one event to its key (docs/semantics.md §3) and emits its changelog record, the
+     * {@code emission}th of the key's records emitted at {@code emittedAt}.
+     */
+    private void applyOne(
+        TimedEvent event,
+        KeyState key,
+        Instant emittedAt,
+        int emission,
+        OutputReceiver<ChangelogRecord> out) {
       Envelope envelope = event.envelope();
       Instant w = event.watermarkAtArrival();
       if (key.aggregate != null
@@ -613,13 +622,14 @@ public abstract class KeyedChangelog
       emitted.inc();
       out.outputWithTimestamp(
           ChangelogRecord.of(
-              op,
-              keyOf(envelope.record()),
-              accumulators.output(key.aggregate),
-              envelope.eventId(),
-              envelope.partition(),
-              envelope.offset(),
-              envelope.eventTime()),
+                  op,
+                  keyOf(envelope.record()),
+                  accumulators.output(key.aggregate),
+                  envelope.eventId(),
+                  envelope.partition(),
+                  envelope.offset(),
+                  envelope.eventTime())
+              .emitted(emittedAt, emission),
           envelope.eventTime());
     }
 
