@@ -481,7 +481,7 @@ public final class Ledger {
       c.setReadOnly(true);
       c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
       try {
-        OptionalInt canonical = canonicalGeneration(c, model, false);
+        Set<String> canonical = canonicalProjections(c, model);
         Map<String, Window> windows = new LinkedHashMap<>();
         readWindows(c, model, filter, "streamform.projection", windows);
         readWindows(c, model, filter, "streamform.held_revision", windows);
@@ -490,7 +490,7 @@ public final class Ledger {
         readConflicts(c, model, filter, windows);
         List<WindowHistory> out = new ArrayList<>();
         for (Window w : windows.values()) {
-          out.add(w.toHistory(canonical.isPresent() && canonical.getAsInt() == w.generation));
+          out.add(w.toHistory(canonical.contains(w.projectionId)));
         }
         out.sort(
             java.util.Comparator.comparing(WindowHistory::windowStart)
@@ -501,6 +501,25 @@ public final class Ledger {
         c.rollback();
       }
     }
+  }
+
+  /**
+   * The projections the canonical view shows for {@code model}: of its canonical generation, or of
+   * the canary's for a key in its share.
+   */
+  private static Set<String> canonicalProjections(Connection c, String model) throws SQLException {
+    Set<String> out = new java.util.HashSet<>();
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT projection_id FROM streamform.canonical_projection WHERE model = ?")) {
+      s.setString(1, model);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getString(1));
+        }
+      }
+    }
+    return out;
   }
 
   /** The number of refused records recorded for {@code model}. */

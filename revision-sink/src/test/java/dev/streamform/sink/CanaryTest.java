@@ -186,6 +186,13 @@ class CanaryTest {
       assertThat(wider.get(m), equalTo(Set.of(2)));
     }
 
+    // the ledger's history marks as canonical what the view shows, per key
+    for (WindowHistory w : ledger.history(Revisions.MODEL, Ledger.Filter.all())) {
+      long m = ((Number) w.key().get("merchant_id")).longValue();
+      int reads = inShare(2_000).contains(m) ? 2 : 1;
+      assertThat(Ledger.label(w), w.canonical(), equalTo(w.generation() == reads));
+    }
+
     GenerationComparison compared = ledger.compare(Revisions.MODEL, 1, 2);
     assertThat(compared.canaryKeys().windows().size(), equalTo(2 * inShare(2_000).size()));
     assertThat(
