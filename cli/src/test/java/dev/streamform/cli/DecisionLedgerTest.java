@@ -58,6 +58,12 @@ class DecisionLedgerTest {
     return Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
   }
 
+  /** Runs the command and asserts its exit status, showing what it printed when it differs. */
+  private void runExpecting(int status, String... args) {
+    int got = run(args);
+    assertThat(out + "\n" + err, got, is(status));
+  }
+
   private Path project(String fixtureName) throws Exception {
     Path project = RunOnFilesTest.copyAsFileProject(RECEIPTS, dir.resolve("receipts"));
     Fixture fixture =
@@ -79,7 +85,7 @@ class DecisionLedgerTest {
     Path output = dir.resolve("out");
     String[] runArgs =
         db("run", project.toString(), "--model", "receipt_risk", "--output", output.toString());
-    assertThat(err.toString(), run(runArgs), is(0));
+    runExpecting(0, runArgs);
     assertThat(err.toString(), containsString("decisions -> "));
     TreeSet<String> fromFile = new TreeSet<>();
     for (String line : Files.readAllLines(output.resolve("receipt_risk.decisions.jsonl"))) {
@@ -90,13 +96,10 @@ class DecisionLedgerTest {
     assertThat("one row per decision", count("streamform.decision"), is(10L));
 
     // a replay of the same files: the same ids, nothing new
-    assertThat(err.toString(), run(runArgs), is(0));
+    runExpecting(0, runArgs);
     assertThat("a replay writes nothing new", count("streamform.decision"), is(10L));
 
-    assertThat(
-        err.toString(),
-        run(db("decisions", "show", project.toString(), "--model", "receipt_risk")),
-        is(0));
+    runExpecting(0, db("decisions", "show", project.toString(), "--model", "receipt_risk"));
     String shown = out.toString();
     assertThat(shown, containsString("model receipt_risk: 10 decisions, 0 in the reconcile queue"));
     for (String id : fromFile) {
@@ -106,10 +109,7 @@ class DecisionLedgerTest {
         shown, containsString("  revised, revision 2, of event 1-0 (partition 1, offset 0)"));
     assertThat(shown, containsString("  revised_by: 0-4\n"));
 
-    assertThat(
-        out.toString(),
-        run(db("decisions", "verify", project.toString(), "--model", "receipt_risk")),
-        is(0));
+    runExpecting(0, db("decisions", "verify", project.toString(), "--model", "receipt_risk"));
     assertThat(
         out.toString(),
         containsString(
@@ -132,8 +132,7 @@ class DecisionLedgerTest {
           "UPDATE streamform.decision SET state_revision = state_revision + 1"
               + " WHERE event_id = '0-1' AND revision = 1");
     }
-    assertThat(
-        run(db("decisions", "verify", project.toString(), "--model", "receipt_risk")), is(1));
+    runExpecting(1, db("decisions", "verify", project.toString(), "--model", "receipt_risk"));
     assertThat(out.toString(), containsString("MISMATCH decision "));
     assertThat(
         out.toString(), containsString(" (event 0-1, revision 1): its stored inputs hash to "));
@@ -144,17 +143,15 @@ class DecisionLedgerTest {
   void lateReceiptsOfTheReconcileModelLandInTheReconcileQueue() throws Exception {
     Path project = project("reconciled");
     Path output = dir.resolve("out");
-    assertThat(
-        err.toString(),
-        run(
-            db(
-                "run",
-                project.toString(),
-                "--model",
-                "receipt_risk_reconciled",
-                "--output",
-                output.toString())),
-        is(0));
+    runExpecting(
+        0,
+        db(
+            "run",
+            project.toString(),
+            "--model",
+            "receipt_risk_reconciled",
+            "--output",
+            output.toString()));
     List<String> reconcileFile = new ArrayList<>();
     for (String line :
         Files.readAllLines(output.resolve("receipt_risk_reconciled.reconcile.jsonl"))) {
@@ -163,10 +160,8 @@ class DecisionLedgerTest {
     }
     assertThat(reconcileFile.size(), is(2));
     assertThat(count("streamform.decision_reconcile"), is(2L));
-    assertThat(
-        err.toString(),
-        run(db("decisions", "show", project.toString(), "--model", "receipt_risk_reconciled")),
-        is(0));
+    runExpecting(
+        0, db("decisions", "show", project.toString(), "--model", "receipt_risk_reconciled"));
     for (String id : reconcileFile) {
       assertThat(out.toString(), containsString("reconciled: event " + id + " "));
     }
