@@ -14,15 +14,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.streamform.runners.postgres.LocalPostgres;
-import dev.streamform.sink.effects.LocalProviderServer;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -320,97 +317,6 @@ class FaultSuiteTest {
     } finally {
       cancelAll(); // frees the second TaskManager's slots before it stops
       script("flink", "stop-taskmanager", "2");
-    }
-  }
-
-  /**
-   * The windowed model {@code customer_windows} (10-minute windows, 5 minutes of allowed lateness,
-   * a reward effect when a window's revenue reaches 250) under the three faults in a row, its
-   * revisions written to PostgreSQL and its effects sent to a provider that does not deduplicate: a
-   * savepoint and a checkpoint by hand after phase 1; phase 2, whose window rows are written, and
-   * its rewards dispatched; kill -9 of the TaskManager, so the restarted job writes phase 2's rows
-   * and revisions again; phase 3 and the first check. Then a rewind and a rescale up at once: the
-   * job is cancelled and a new one restored from the savepoint after phase 1 at parallelism 4 over
-   * two TaskManagers, which writes phases 2 and 3 once more. After each, every record on the window
-   * topic is the oracle's, {@code ledger verify} finds no gap, mismatch or conflict, the canonical
-   * view holds the oracle's final revisions, and each rewarded window got exactly one request.
-   */
-  @Test
-  @Timeout(value = 9, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-  void aWindowedModelWithLedgerAndEffectsUnderKillRewindAndRescale() throws Exception {
-    try (LocalProviderServer provider = LocalProviderServer.start(0);
-        LocalPostgres postgres = LocalPostgres.temporary()) {
-      postgres.start();
-      provider.dedupe(false); // a second delivery must show as a second effect
-      WindowedFaultStory story =
-          WindowedFaultStory.of(
-              "windowed",
-              provider,
-              postgres,
-              "phases/kill-1.yml",
-              "phases/kill-2.yml",
-              "phases/kill-3.yml");
-      String model = WindowedFaultStory.MODEL;
-      String[] options =
-          Stream.concat(Stream.of("--restarts", "3"), Stream.of(story.database()))
-              .toArray(String[]::new);
-      String job = submit(story.project, model, 2, BY_HAND, options);
-      awaitRunning(job);
-
-      produce(story.project, story.phase(0));
-      story.awaitRowsOf(1);
-      String afterPhase1 = LocalServices.savepoint(job);
-      checkpoint(job); // what the restart after the kill restores
-      int before = LocalServices.readToEnd(story.topic).size();
-
-      produce(story.project, story.phase(1));
-      story.awaitRowsOf(2);
-      story.dispatch(); // phase 2's rewards are delivered before the replay writes them again
-      killTaskManager();
-      int atKill = LocalServices.readToEnd(story.topic).size();
-      script("flink", "start-taskmanager");
-      await("job " + job + " restarted after the TaskManager died")
-          .atMost(LocalServices.AWAIT)
-          .pollInterval(Duration.ofMillis(500))
-          .until(() -> LocalServices.restarts(job) >= 1);
-      awaitRunning(job);
-
-      produce(story.project, story.phase(2));
-      int rows = story.oracle(3).rows().size();
-      WindowedFaultStory.Figures killed =
-          story.check(
-              "TaskManager kill -9 after phase 2", rows + atKill - before, postgres, provider);
-      assertTrue(atKill > before, "phase 2 wrote window rows after the checkpoint");
-      assertEquals(
-          atKill - before, killed.redelivered(), "replayed: phase 2's rows, each written again");
-      cancelAll();
-
-      script("flink", "start-taskmanager", "2");
-      try {
-        String rewound =
-            submit(
-                story.project,
-                model,
-                4,
-                Stream.concat(Stream.of("--from-savepoint", afterPhase1), Stream.of(options))
-                    .toArray(String[]::new));
-        awaitRunning(rewound);
-        int again = rows - story.oracle(1).rows().size();
-        WindowedFaultStory.Figures rewind =
-            story.check(
-                "rewind to the savepoint after phase 1, restored at parallelism 4 over 2"
-                    + " TaskManagers",
-                killed.records() + again,
-                postgres,
-                provider);
-        assertEquals(
-            killed.redelivered() + again,
-            rewind.redelivered(),
-            "replayed: phases 2 and 3's rows, each written once more");
-      } finally {
-        cancelAll();
-        script("flink", "stop-taskmanager", "2");
-      }
     }
   }
 
