@@ -1,5 +1,8 @@
 package dev.streamform.cli;
 
+import dev.streamform.pipelines.ModelSteps;
+import dev.streamform.planner.DeclaredModel;
+import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.plan.Plan;
 import dev.streamform.policies.project.Project;
 import java.io.PrintWriter;
@@ -25,7 +28,9 @@ import picocli.CommandLine.Spec;
       "Prints a model's plan: the Source with its clock, the time attribute on every node that"
           + " carries it, and the Aggregate with its state fingerprint (key, accumulators with"
           + " types, retention; for a windowed model its window, allowed lateness and trigger),"
-          + " and a windowed model's generation."
+          + " and a windowed model's generation. The text then lists every step the pipeline"
+          + " applies after the source, each with its settings, walked from the pipeline run"
+          + " builds (built, not run), so a step that runs cannot be missing from it."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
@@ -49,12 +54,25 @@ final class ExplainCommand implements Callable<Integer> {
           "text (default), dot (Graphviz: `dot -Tpng`) or svg (a drawing, no Graphviz" + " needed)")
   String format;
 
+  @Option(
+      names = "--runner",
+      paramLabel = "direct|flink",
+      defaultValue = "direct",
+      description =
+          "the runner whose pipeline the steps describe (default direct); on flink an upsert model"
+              + " on a Kafka source applies events as they arrive")
+  String runner;
+
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if (!List.of("direct", "flink").contains(runner)) {
+      throw new ParameterException(
+          spec.commandLine(), "--runner takes direct or flink, not '" + runner + "'");
+    }
     if (!List.of("text", "dot", "svg").contains(format)) {
       throw new ParameterException(
           spec.commandLine(), "--format takes text, dot or svg, not '" + format + "'");
@@ -78,8 +96,37 @@ final class ExplainCommand implements Callable<Integer> {
     switch (format) {
       case "dot" -> out.print(PlanDiagram.dot(plan, model));
       case "svg" -> out.println(PlanDiagram.svg(plan));
-      default -> out.print(plan.render());
+      default -> {
+        out.print(plan.render());
+        out.println();
+        out.print(steps(project));
+      }
     }
     return 0;
+  }
+
+  /**
+   * The steps the model's pipeline applies, walked from the pipeline {@code run} builds (never
+   * run): a step that runs cannot be missing here (issue 30).
+   */
+  private String steps(Project project) {
+    DeclaredModel declared = DeclaredModel.of(project, model);
+    if (declared.decides()) {
+      return "Steps: not listed for a scoring model: `run` does not build its pipeline yet.\n";
+    }
+    boolean onArrival = runner.equals("flink") && declared.source().connector() == Connector.KAFKA;
+    StringBuilder b = new StringBuilder();
+    b.append("Steps the pipeline applies after the source (built for --runner ")
+        .append(runner)
+        .append(", not run):\n");
+    for (ModelSteps.Step step : ModelSteps.of(declared, onArrival)) {
+      b.append("  ").append(step.name()).append(" (").append(step.transform()).append(")\n");
+      step.display().forEach(line -> b.append("      ").append(line).append('\n'));
+      for (ModelSteps.Step inner : step.inner()) {
+        b.append("    ").append(inner.name()).append(" (").append(inner.transform()).append(")\n");
+        inner.display().forEach(line -> b.append("      ").append(line).append('\n'));
+      }
+    }
+    return b.toString();
   }
 }

@@ -42,6 +42,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       DispatchCommand.class,
       EffectsCommand.class,
       ProviderCommand.class,
+      GatesCommand.class,
       ReplayOrdersCommand.class,
       DecisionsCommand.class
     })

@@ -122,6 +122,13 @@ final class TestCommand implements Callable<Integer> {
               + " about 40%% of a fixture's time)")
   boolean runnerChecks;
 
+  @Option(
+      names = "--watch",
+      description =
+          "after the run, keep watching the paths' folders and run again whenever a file in them"
+              + " changes, in the same warm JVM (Ctrl-C to stop)")
+  boolean watch;
+
   @Mixin RunnerOptions runnerOptions;
 
   @Spec CommandSpec spec;
@@ -175,9 +182,31 @@ final class TestCommand implements Callable<Integer> {
         return 1;
       }
     }
+    FixtureRunner runner = FixtureRunner.on(choice);
+    int status = runOnce(runner, ansi, out, err);
+    if (!watch) {
+      return status;
+    }
+    try {
+      return FileWatch.untilInterrupted(
+          paths,
+          err,
+          () -> {
+            out.println();
+            return runOnce(runner, ansi, out, err);
+          });
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return status;
+    }
+  }
+
+  /** One run of every selected fixture: the summary, the reports; 0 when every fixture passed. */
+  private int runOnce(FixtureRunner runner, Help.Ansi ansi, PrintWriter out, PrintWriter err)
+      throws IOException {
     boolean json = format.equals("json");
     FixtureSuite suite =
-        new FixtureSuite(FixtureRunner.on(choice), json ? null : out)
+        new FixtureSuite(runner, json ? null : out)
             .warningsTo(err)
             .selecting(select)
             .failingFast(failFast)
@@ -220,6 +249,7 @@ final class TestCommand implements Callable<Integer> {
       }
       err.println("streamform test: wrote JUnit XML to " + junitXml);
     }
+    out.flush();
     return passed ? 0 : 1;
   }
 

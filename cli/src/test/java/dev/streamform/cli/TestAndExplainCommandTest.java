@@ -162,6 +162,26 @@ class TestAndExplainCommandTest {
     }
   }
 
+  /**
+   * Issue 30: explain walks the pipeline run builds, so the stateful duplicate detection of a
+   * source with {@code event_id} is there, with its settings, and so is every other applied step.
+   */
+  @Test
+  void explainShowsTheDuplicateDetectionOfASourceWithEventIdFromTheBuiltPipeline() {
+    Path orders = Path.of("../test-streams/fixtures/duplicates/orders");
+    assertThat(err.toString(), run("explain", orders.toString(), "customer_metrics"), is(0));
+    String text = out.toString();
+    assertThat(
+        text,
+        containsString(
+            "  Duplicates (Deduplicate)\n"
+                + "      Duplicates within: 30m\n"
+                + "      Event id: order_id\n"));
+    assertThat(text, containsString("  Clock (SourceClock)\n"));
+    assertThat(text, containsString("    Changelog (KeyedChangelog)\n"));
+    assertThat(text, containsString("  Quarantine (Flatten.PCollections)\n"));
+  }
+
   @Test
   void explainNamesAMissingModel() {
     assertThat(run("explain", TIME.resolve("retention").toString(), "orders_by_day"), is(1));

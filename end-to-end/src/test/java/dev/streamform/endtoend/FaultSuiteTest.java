@@ -154,9 +154,9 @@ class FaultSuiteTest {
    * broker refuses every record of the late topic ({@code max.message.bytes} smaller than any
    * record) while phase 3 is read: the job must fail and restart from its last checkpoint instead
    * of dropping phase 3's late events. Once the restart is seen, the topic takes writes again, and
-   * every late event is on it afterwards (read committed). Not asserted yet (issue 28 leaves it
-   * open, docs/operations/reliability.md): each once — the writes are at least once, so the replay
-   * after the restart writes phase 2's late events again; the figure line counts them.
+   * every late event is on it afterwards (read committed), once by its position: the writes are at
+   * least once, like the changelog's, so the replay after the restart writes phase 2's late events
+   * again, identical; the figure line counts those records (docs/decisions/0037).
    */
   @Test
   @Timeout(value = 6, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)

@@ -372,13 +372,14 @@ public final class DeclaredModel {
                 .via(
                     (ChangelogRecord r) ->
                         ChangelogRecord.of(
-                            r.op(),
-                            Row.withSchema(keySchema).addValues(r.key().getValues()).build(),
-                            r.values(),
-                            r.eventId(),
-                            r.partition(),
-                            r.offset(),
-                            r.eventTime())))
+                                r.op(),
+                                Row.withSchema(keySchema).addValues(r.key().getValues()).build(),
+                                r.values(),
+                                r.eventId(),
+                                r.partition(),
+                                r.offset(),
+                                r.eventTime())
+                            .emitted(r.emittedAt(), r.emission())))
         .setCoder(ChangelogRecordCoder.of(keySchema, coder.valueSchema()));
   }
 

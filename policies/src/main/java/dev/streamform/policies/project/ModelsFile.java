@@ -154,7 +154,7 @@ final class ModelsFile {
     if (top.isEmpty()) {
       return Optional.empty();
     }
-    top.get().allowOnly(List.of("models"));
+    top.get().allowOnly(List.of("models", "gates"));
     if (!top.get().has("models")) {
       top.get().reportMissing("models", "start the file with models: and one model per name");
       return Optional.empty();

@@ -1,6 +1,7 @@
 package dev.streamform.policies.project;
 
 import com.google.auto.value.AutoValue;
+import dev.streamform.policies.declarations.GateThresholds;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import java.nio.file.Path;
@@ -33,6 +34,12 @@ public abstract class Project {
   public abstract List<Problem> warnings();
 
   /**
+   * The release gates' thresholds ({@code gates:} in {@code streamform.yml}), the defaults of
+   * docs/semantics.md §10 where it declares none.
+   */
+  public abstract GateThresholds gates();
+
+  /**
    * Reads and checks the project in {@code dir}.
    *
    * @throws InvalidProjectException with every problem found (a missing folder or file, malformed
@@ -46,12 +53,14 @@ public abstract class Project {
       Path dir,
       Map<String, SourceDeclaration> sources,
       Map<String, ModelDeclaration> models,
-      List<Problem> warnings) {
+      List<Problem> warnings,
+      GateThresholds gates) {
     return new AutoValue_Project(
         dir,
         Collections.unmodifiableMap(new LinkedHashMap<>(sources)),
         Collections.unmodifiableMap(new LinkedHashMap<>(models)),
-        List.copyOf(warnings));
+        List.copyOf(warnings),
+        gates);
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.streamform.policies.project;
 
 import dev.streamform.policies.declarations.DecisionsSpec;
+import dev.streamform.policies.declarations.GateThresholds;
 import dev.streamform.policies.declarations.LinearModel;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
@@ -99,11 +100,15 @@ final class ProjectLoader {
                 "create it with sources: and one source per name (connector, topic or path,"
                     + " schema)")
             .flatMap(text -> SourcesFile.read(dir, text, problems));
-    Optional<Map<String, ModelsFile.Entry>> models =
+    Optional<String> modelsText =
         readFile(
-                ModelsFile.NAME,
-                "create it with models: and one model per name (materialized, key)")
-            .flatMap(text -> ModelsFile.read(text, problems, warnings));
+            ModelsFile.NAME, "create it with models: and one model per name (materialized, key)");
+    Optional<Map<String, ModelsFile.Entry>> models =
+        modelsText.flatMap(text -> ModelsFile.read(text, problems, warnings));
+    GateThresholds gates =
+        models.isPresent()
+            ? GatesSection.read(modelsText.get(), problems)
+            : GateThresholds.defaults();
 
     Map<String, ModelDeclaration> checkedModels = new LinkedHashMap<>();
     if (models.isPresent()) {
@@ -118,7 +123,7 @@ final class ProjectLoader {
     }
     Map<String, SourceDeclaration> checkedSources = new LinkedHashMap<>();
     sources.get().forEach((name, entry) -> checkedSources.put(name, entry.declaration().get()));
-    return Project.create(dir, checkedSources, checkedModels, warnings);
+    return Project.create(dir, checkedSources, checkedModels, warnings, gates);
   }
 
   private Optional<String> readFile(String name, String fix) {

@@ -29,6 +29,8 @@ class YamlReferenceTest {
     accepted.put("streamform.yml (providers)", ModelsFile.PROVIDER_KEYS);
     accepted.put("streamform.yml (provider credentials)", ModelsFile.PROVIDER_OPTIONAL_KEYS);
     accepted.put("streamform.yml (decisions)", ModelsFile.DECISIONS_KEYS);
+    accepted.put("streamform.yml (gates)", GatesSection.KEYS);
+    accepted.put("streamform.yml (top level)", java.util.List.of("models", "gates"));
     accepted.put("fixtures/*.yml", FixtureFile.KEYS);
     List<String> missing = new ArrayList<>();
     accepted.forEach(

@@ -3,6 +3,7 @@ package dev.streamform.transforms.changelog;
 import com.google.auto.value.AutoValue;
 import java.io.Serializable;
 import org.apache.beam.sdk.values.Row;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
 /**
@@ -43,9 +44,27 @@ public abstract class ChangelogRecord implements Serializable {
 
   public abstract Instant eventTime();
 
+  /**
+   * When its key's keyed stage emitted this record: the event-time timer's time that released it
+   * (in log order), or the event's stamp when applied on arrival; null when the producer did not
+   * say. With {@link #emission()} it orders a key's records as they were emitted, an order a runner
+   * does not keep between stages (docs/decisions/0024).
+   */
+  public abstract @Nullable Instant emittedAt();
+
+  /** Its place, 0, 1, ..., among its key's records emitted at {@link #emittedAt()}. */
+  public abstract int emission();
+
   public static ChangelogRecord of(
       Op op, Row key, Row values, String eventId, int partition, long offset, Instant eventTime) {
-    return new AutoValue_ChangelogRecord(op, key, values, eventId, partition, offset, eventTime);
+    return new AutoValue_ChangelogRecord(
+        op, key, values, eventId, partition, offset, eventTime, null, 0);
+  }
+
+  /** This record, emitted by its keyed stage at {@code emittedAt} as the {@code emission}th. */
+  public ChangelogRecord emitted(@Nullable Instant emittedAt, int emission) {
+    return new AutoValue_ChangelogRecord(
+        op(), key(), values(), eventId(), partition(), offset(), eventTime(), emittedAt, emission);
   }
 
   /** The value of an output column, key or aggregate. */

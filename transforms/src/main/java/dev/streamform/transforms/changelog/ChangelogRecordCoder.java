@@ -49,18 +49,24 @@ public final class ChangelogRecordCoder extends StructuredCoder<ChangelogRecord>
     VarIntCoder.of().encode(r.partition(), out);
     VarLongCoder.of().encode(r.offset(), out);
     InstantCoder.of().encode(r.eventTime(), out);
+    EMITTED_AT.encode(r.emittedAt(), out);
+    VarIntCoder.of().encode(r.emission(), out);
   }
+
+  private static final Coder<org.joda.time.Instant> EMITTED_AT =
+      org.apache.beam.sdk.coders.NullableCoder.of(InstantCoder.of());
 
   @Override
   public ChangelogRecord decode(InputStream in) throws IOException {
     return ChangelogRecord.of(
-        ChangelogRecord.Op.values()[ByteCoder.of().decode(in)],
-        keys.decode(in),
-        values.decode(in),
-        StringUtf8Coder.of().decode(in),
-        VarIntCoder.of().decode(in),
-        VarLongCoder.of().decode(in),
-        InstantCoder.of().decode(in));
+            ChangelogRecord.Op.values()[ByteCoder.of().decode(in)],
+            keys.decode(in),
+            values.decode(in),
+            StringUtf8Coder.of().decode(in),
+            VarIntCoder.of().decode(in),
+            VarLongCoder.of().decode(in),
+            InstantCoder.of().decode(in))
+        .emitted(EMITTED_AT.decode(in), VarIntCoder.of().decode(in));
   }
 
   @Override

@@ -443,6 +443,7 @@ public abstract class KeyedChangelog
     private final Counter emitted = StreamformMetrics.counter(StreamformMetrics.CHANGELOG);
     private final Counter expired = StreamformMetrics.counter(StreamformMetrics.EXPIRED);
     private final Counter live = StreamformMetrics.counter(StreamformMetrics.KEYS_LIVE);
+    private final Counter timersSet = StreamformMetrics.counter(StreamformMetrics.TIMERS_SET);
     private final dev.streamform.transforms.StateBytes stateBytes =
         new dev.streamform.transforms.StateBytes();
     private final Coder<Row> aggregateCoder;
@@ -491,10 +492,15 @@ public abstract class KeyedChangelog
         // The runner keeps each key's order between stages (see appliedOnArrival()): apply now.
         KeyState key = new KeyState(cell.aggregate, cell.latest);
         Long latestBefore = key.latest;
-        applyOne(value, key, out);
+        applyOne(value, key, value.stamp(), 0, out);
         cell = cell.withKey(key.aggregate, key.latest);
-        if (!key.latest.equals(latestBefore) && retentionMillis != null) {
+        if (!key.latest.equals(latestBefore) && retentionMillis != null && cell.tickAt == null) {
+          // One timer per key, armed when none is: it only frees memory (whether the state had
+          // expired is decided from each event's own watermark at arrival, in applyOne). A timer
+          // armed for an earlier deadline fires early and is moved once, in onTick, to the key's
+          // deadline then: no timer per event (issue 31).
           tick.withNoOutputTimestamp().set(new Instant(key.latest + retentionMillis));
+          timersSet.inc();
           cell = cell.withTick(key.latest + retentionMillis, null);
         }
         cellState.write(cell);
@@ -503,6 +509,7 @@ public abstract class KeyedChangelog
       }
       long[] moved = LogOrder.buffer(value, pending, cell.tickAt, cell.holdAt, tick);
       if (moved != null) {
+        timersSet.inc();
         cellState.write(cell.withTick(moved[0], moved[1]));
       }
     }
@@ -520,8 +527,9 @@ public abstract class KeyedChangelog
       KeyCell stored = cellState.read();
       KeyCell cell = KeyCell.of(stored);
       KeyState key = new KeyState(cell.aggregate, cell.latest);
+      int emission = 0;
       for (TimedEvent event : released.events()) {
-        applyOne(event, key, out);
+        applyOne(event, key, context.fireTimestamp(), emission++, out);
       }
       Row aggregate = key.aggregate;
       Long latest = key.latest;
@@ -552,9 +560,11 @@ public abstract class KeyedChangelog
         // no timer: the one that fired was the last
       } else if (hold == null) {
         tick.withNoOutputTimestamp().set(new Instant(next));
+        timersSet.inc();
       } else {
         holdAt = Math.min(hold, next);
         tick.withOutputTimestamp(new Instant(holdAt)).set(new Instant(next));
+        timersSet.inc();
       }
       KeyCell after = new KeyCell(aggregate, latest, next, holdAt);
       if (after.isEmpty()) {
@@ -588,8 +598,16 @@ public abstract class KeyedChangelog
       }
     }
 
-    /** Applies one event to its key (docs/semantics.md §3) and emits its changelog record. */
-    private void applyOne(TimedEvent event, KeyState key, OutputReceiver<ChangelogRecord> out) {
+    /**
+     * Applies one event to its key (docs/semantics.md §3) and emits its changelog record, the
+     * {@code emission}th of the key's records emitted at {@code emittedAt}.
+     */
+    private void applyOne(
+        TimedEvent event,
+        KeyState key,
+        Instant emittedAt,
+        int emission,
+        OutputReceiver<ChangelogRecord> out) {
       Envelope envelope = event.envelope();
       Instant w = event.watermarkAtArrival();
       if (key.aggregate != null
@@ -613,13 +631,14 @@ public abstract class KeyedChangelog
       emitted.inc();
       out.outputWithTimestamp(
           ChangelogRecord.of(
-              op,
-              keyOf(envelope.record()),
-              accumulators.output(key.aggregate),
-              envelope.eventId(),
-              envelope.partition(),
-              envelope.offset(),
-              envelope.eventTime()),
+                  op,
+                  keyOf(envelope.record()),
+                  accumulators.output(key.aggregate),
+                  envelope.eventId(),
+                  envelope.partition(),
+                  envelope.offset(),
+                  envelope.eventTime())
+              .emitted(emittedAt, emission),
           envelope.eventTime());
     }
 

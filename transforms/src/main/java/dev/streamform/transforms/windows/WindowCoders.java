@@ -74,6 +74,7 @@ public final class WindowCoders {
         VarLongCoder.of().encode(o.count(), out);
       }
       LOCAL.encode(r.windowLocal(), out);
+      VarLongCoder.of().encode(r.emission(), out);
     }
 
     @Override
@@ -102,7 +103,10 @@ public final class WindowCoders {
                 VarLongCoder.of().decode(in),
                 VarLongCoder.of().decode(in)));
       }
-      return b.setOffsets(List.copyOf(offsets)).setWindowLocal(LOCAL.decode(in)).build();
+      return b.setOffsets(List.copyOf(offsets))
+          .setWindowLocal(LOCAL.decode(in))
+          .setEmission(VarLongCoder.of().decode(in))
+          .build();
     }
 
     @Override

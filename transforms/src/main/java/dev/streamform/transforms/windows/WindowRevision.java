@@ -96,11 +96,19 @@ public abstract class WindowRevision implements Serializable {
    */
   public abstract @Nullable String windowLocal();
 
+  /**
+   * This record's place among the records of its key's window, 1, 2, ... in the order the keyed
+   * stage emitted them (previews, revisions and the final record alike): the order a runner does
+   * not keep between stages, carried so that fixtures compare what was emitted (docs/decisions/
+   * 0024). 0 when the producer did not number it.
+   */
+  public abstract long emission();
+
   /** A builder holding this record's fields. */
   public abstract Builder toBuilder();
 
   public static Builder builder() {
-    return new AutoValue_WindowRevision.Builder();
+    return new AutoValue_WindowRevision.Builder().setEmission(0);
   }
 
   /** Builds a {@link WindowRevision}. */
@@ -133,6 +141,8 @@ public abstract class WindowRevision implements Serializable {
     public abstract Builder setOffsets(List<PartitionOffsets> offsets);
 
     public abstract Builder setWindowLocal(@Nullable String windowLocal);
+
+    public abstract Builder setEmission(long emission);
 
     public abstract WindowRevision build();
   }

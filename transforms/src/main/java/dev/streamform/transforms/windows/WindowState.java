@@ -31,6 +31,9 @@ final class WindowState {
   long onTime;
   long previewedOnTime;
 
+  /** Records emitted for this window so far: the last one's {@link WindowRevision#emission()}. */
+  long emitted;
+
   /** partition -> {min offset, max offset, count}. */
   final TreeMap<Integer, long[]> offsets = new TreeMap<>();
 
@@ -97,6 +100,7 @@ final class WindowState {
         VarIntCoder.of().encode(w.revision, out);
         VarLongCoder.of().encode(w.onTime, out);
         VarLongCoder.of().encode(w.previewedOnTime, out);
+        VarLongCoder.of().encode(w.emitted, out);
         VarIntCoder.of().encode(w.offsets.size(), out);
         for (Map.Entry<Integer, long[]> e : w.offsets.entrySet()) {
           VarIntCoder.of().encode(e.getKey(), out);
@@ -117,6 +121,7 @@ final class WindowState {
         w.revision = VarIntCoder.of().decode(in);
         w.onTime = VarLongCoder.of().decode(in);
         w.previewedOnTime = VarLongCoder.of().decode(in);
+        w.emitted = VarLongCoder.of().decode(in);
         int parts = VarIntCoder.of().decode(in);
         for (int j = 0; j < parts; j++) {
           int p = VarIntCoder.of().decode(in);

@@ -842,6 +842,7 @@ public abstract class WindowedAggregate
                   .setAggregateDigest(w.digest)
                   .setOffsets(w.offsetList())
                   .setWindowLocal(calendar == null ? null : calendar.localLabel(w.start))
+                  .setEmission(++w.emitted)
                   .build(),
               new Instant(w.end - 1));
     }

@@ -1,0 +1,275 @@
+package dev.streamform.cli;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.matchesPattern;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.runners.postgres.LocalPostgresExtension;
+import dev.streamform.sink.JdbcTarget;
+import dev.streamform.sink.effects.LocalProviderServer;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code streamform gates}: a windowed model run on a file into a real PostgreSQL ledger passes
+ * every measured gate; each gate fails on its planted defect (docs/semantics.md §10).
+ */
+class GatesCommandTest {
+  @RegisterExtension static final LocalPostgresExtension POSTGRES = new LocalPostgresExtension();
+
+  /**
+   * Merchant 7's 10:00 hour gets a correction (offset 4) and a too-late event (offset 6); a blank
+   * line, a punctuation and a line that is not JSON complete the accounting.
+   */
+  private static final String EVENTS =
+      String.join(
+          "\n",
+          "{\"merchant_id\":7,\"amount\":10.00,\"paid_at\":\"2026-08-30T10:00:00Z\"}",
+          "{\"merchant_id\":7,\"amount\":5.00,\"paid_at\":\"2026-08-30T10:30:00Z\"}",
+          "{\"merchant_id\":8,\"amount\":3.00,\"paid_at\":\"2026-08-30T10:10:00Z\"}",
+          "{\"merchant_id\":7,\"amount\":20.00,\"paid_at\":\"2026-08-30T11:10:00Z\"}",
+          "{\"merchant_id\":7,\"amount\":-2.00,\"paid_at\":\"2026-08-30T10:50:00Z\"}",
+          "{\"merchant_id\":7,\"amount\":1.00,\"paid_at\":\"2026-08-30T12:00:00Z\"}",
+          "{\"merchant_id\":7,\"amount\":4.00,\"paid_at\":\"2026-08-30T10:20:00Z\"}",
+          "",
+          "{\"__watermark\":\"2026-08-30T12:05:00Z\"}",
+          "this line is not JSON",
+          "{\"merchant_id\":9,\"amount\":0.00,\"paid_at\":\"2026-08-30T10:40:00Z\"}",
+          "");
+
+  @TempDir Path dir;
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+  private String url;
+  private HikariDataSource pool;
+  private Path project;
+  private Path outputs;
+
+  @BeforeEach
+  void runTheModelOnItsFile() throws Exception {
+    url = POSTGRES.newDatabase();
+    pool = JdbcTarget.of(url).withUser("postgres").openPool("test", 2, 2_000);
+    project = dir.resolve("payments");
+    Files.createDirectories(project.resolve("models"));
+    Files.writeString(
+        project.resolve("sources.yml"),
+        "sources:\n  payments:\n    connector: file\n    path: payments.jsonl\n    schema:\n"
+            + "      merchant_id: int64\n      amount: decimal(12,2)\n      paid_at: timestamp\n"
+            + "    event_time: paid_at\n");
+    Files.writeString(
+        project.resolve("streamform.yml"),
+        "models:\n  hourly_revenue:\n    key: [merchant_id]\n    window: 1h\n"
+            + "    allowed_lateness: 30m\n");
+    Files.writeString(
+        project.resolve("models/hourly_revenue.sql"),
+        "SELECT merchant_id, SUM(amount) AS revenue FROM source('payments')"
+            + " WHERE amount <> 0 GROUP BY merchant_id\n");
+    Files.writeString(project.resolve("payments.jsonl"), EVENTS);
+    outputs = dir.resolve("out");
+    assertThat(
+        err.toString(),
+        run(
+            "run",
+            project.toString(),
+            "--model",
+            "hourly_revenue",
+            "--jdbc-url",
+            url,
+            "--jdbc-user",
+            "postgres",
+            "--output",
+            outputs.toString()),
+        is(0));
+    out.getBuffer().setLength(0);
+  }
+
+  @AfterEach
+  void closePool() {
+    pool.close();
+  }
+
+  private int run(String... args) {
+    return Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
+  }
+
+  private int gates(String... more) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "gates",
+                project.toString(),
+                "--model",
+                "hourly_revenue",
+                "--jdbc-url",
+                url,
+                "--jdbc-user",
+                "postgres",
+                "--output",
+                outputs.toString()));
+    args.addAll(List.of(more));
+    return run(args.toArray(String[]::new));
+  }
+
+  /** The printed line of {@code gate}, spaces squeezed. */
+  private String line(String gate) {
+    return out.toString()
+        .lines()
+        .filter(l -> l.matches("\\s+(PASS|FAIL|NOT MEASURED)\\s+" + gate + "\\s.*"))
+        .map(l -> l.trim().replaceAll("\\s+", " "))
+        .collect(Collectors.joining("\n"));
+  }
+
+  private void sql(String... statements) throws Exception {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      for (String statement : statements) {
+        s.execute(statement);
+      }
+      if (!c.getAutoCommit()) {
+        c.commit();
+      }
+    }
+  }
+
+  @Test
+  void aCleanRunPassesEveryMeasuredGateAndSaysWhatItCouldNotMeasure() {
+    assertThat(err.toString(), gates("--traces", "3"), is(0));
+    assertThat(
+        line("oracle"),
+        is("PASS oracle 100.0% threshold >= 100.0% 3 of 3 traces agree," + " seed 1"));
+    assertThat(
+        line("offsets"),
+        is(
+            "PASS offsets 0/0 threshold <= 0/0 missing/duplicated of 11 source offsets (3 without"
+                + " output by design: blank, punctuation, filtered by WHERE)"));
+    assertThat(line("recomputation"), containsString("PASS recomputation 0 threshold <= 0"));
+    assertThat(
+        line("latency"),
+        is(
+            "NOT MEASURED latency - threshold < 60s a file source has no append time: measured on"
+                + " a Kafka run only"));
+    assertThat(
+        line("disposition"),
+        is(
+            "PASS disposition 100.0% threshold >= 100.0% 1 of 1 too-late events (per refusing"
+                + " window) in hourly_revenue.late.jsonl"));
+    assertThat(line("effects"), is("PASS effects 0 threshold <= 1 the model declares no effects"));
+    assertThat(out.toString(), containsString("gates: 5 passed, 0 failed, 1 not measured\n"));
+    assertThat(
+        out.toString(),
+        matchesPattern(
+            "(?s)gates of hourly_revenue: ledger jdbc:.* generation 1 \\(canonical\\);"
+                + " run outputs .*out; provider none\n.*"));
+  }
+
+  @Test
+  void strictFailsAGateThatCouldNotBeMeasured() {
+    assertThat(gates("--skip", "oracle", "--strict"), is(1));
+    assertThat(
+        out.toString(),
+        containsString("gates: 4 passed, 0 failed, 2 not measured (--strict: not measured fails)"));
+  }
+
+  @Test
+  void aLedgerRowDeletedLeavesAnOffsetMissing() throws Exception {
+    // the correction at offset 4 (merchant 7's revision 2) vanishes from the append-only ledger
+    sql(
+        "ALTER TABLE streamform.correction_ledger DISABLE TRIGGER correction_ledger_append_only",
+        "DELETE FROM streamform.correction_ledger WHERE revision = 2",
+        "ALTER TABLE streamform.correction_ledger ENABLE TRIGGER correction_ledger_append_only");
+    assertThat(gates("--skip", "oracle"), is(1));
+    assertThat(line("offsets"), containsString("FAIL offsets 1/0 threshold <= 0/0"));
+  }
+
+  @Test
+  void aRowRepeatedInTheLateOutputIsADuplicatedOffset() throws Exception {
+    Path late = outputs.resolve("hourly_revenue.late.jsonl");
+    Files.writeString(late, Files.readString(late) + Files.readString(late));
+    assertThat(gates("--skip", "oracle"), is(1));
+    assertThat(line("offsets"), containsString("FAIL offsets 0/1 threshold <= 0/0"));
+  }
+
+  @Test
+  void aRevisionsValueAlteredIsARecomputationMismatch() throws Exception {
+    sql(
+        "UPDATE streamform.projection SET aggregate_values = '{\"revenue\":99.00}'"
+            + " WHERE window_key = '{\"merchant_id\":8}'");
+    assertThat(gates("--skip", "oracle"), is(1));
+    assertThat(line("recomputation"), containsString("FAIL recomputation 1 threshold <= 0"));
+  }
+
+  @Test
+  void aTooLateEventMissingFromTheLateOutputHasNoDisposition() throws Exception {
+    Files.writeString(outputs.resolve("hourly_revenue.late.jsonl"), "");
+    assertThat(gates("--skip", "oracle"), is(1));
+    assertThat(
+        line("disposition"),
+        is(
+            "FAIL disposition 0.0% threshold >= 100.0% 0 of 1 too-late events (per refusing"
+                + " window) in hourly_revenue.late.jsonl; without one: partition 0 offset 6"
+                + " window 2026-08-30T10:00:00Z"));
+  }
+
+  @Test
+  void anEffectKeyAppliedTwiceByTheProviderFailsTheEffectsGate() throws Exception {
+    Files.writeString(
+        project.resolve("streamform.yml"),
+        Files.readString(project.resolve("streamform.yml"))
+            + "    effects:\n      - type: reward\n        subject: merchant_id\n"
+            + "        when: \"revenue >= 10\"\n        provider: {kind: webhook, url:"
+            + " \"http://127.0.0.1:9/effects\", idempotency: key, receipts: true}\n");
+    try (LocalProviderServer provider = LocalProviderServer.start(0)) {
+      assertThat(gates("--skip", "oracle"), is(0));
+      assertThat(
+          line("effects"),
+          is(
+              "NOT MEASURED effects - threshold <= 1 no --provider-url: the provider's counts per"
+                  + " effect key are unknown"));
+      // a provider that does not dedupe, given the same effect key twice: two effects
+      provider.dedupe(false);
+      HttpClient http = HttpClient.newHttpClient();
+      for (int i = 0; i < 2; i++) {
+        http.send(
+            HttpRequest.newBuilder(URI.create(provider.url()))
+                .header("Idempotency-Key", "k1")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"effect_key\":\"k1\"}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+      }
+      out.getBuffer().setLength(0);
+      assertThat(gates("--skip", "oracle", "--provider-url", provider.url()), is(1));
+      assertThat(
+          line("effects"),
+          is(
+              "FAIL effects 2 threshold <= 1 most provider-side effects of one key; 1 keys"
+                  + " applied, 1 over the threshold"));
+    }
+  }
+
+  @Test
+  void aMissingRunOutputFolderIsNotMeasuredAndSaysWhere() throws Exception {
+    Files.move(outputs, dir.resolve("elsewhere"));
+    assertThat(gates("--skip", "oracle"), is(0));
+    assertThat(
+        line("offsets"),
+        containsString("NOT MEASURED offsets - threshold <= 0/0 no run outputs in "));
+  }
+}

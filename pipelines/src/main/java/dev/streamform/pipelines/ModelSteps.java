@@ -1,0 +1,138 @@
+package dev.streamform.pipelines;
+
+import dev.streamform.planner.DeclaredModel;
+import dev.streamform.transforms.envelope.SourceRecordCoder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.runners.TransformHierarchy;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+
+/**
+ * The steps a model's pipeline applies, read from the pipeline {@link ModelPipeline#build} builds —
+ * built, walked, never run — so {@code streamform explain} cannot miss a step that runs: what it
+ * prints is the transform hierarchy itself, each step with its display data.
+ *
+ * <p>The source is a stand-in ({@code Create.empty}) that is not listed: the source's own reader
+ * (files or Kafka) is described from its declaration, and everything after it is the model's.
+ */
+public final class ModelSteps {
+  private static final String SOURCE = "Source (stand-in)";
+  private static final String UNREADABLE = "Unreadable (stand-in)";
+
+  private ModelSteps() {}
+
+  /**
+   * One applied step: its name in the pipeline, its transform's class (simple name), its display
+   * data as {@code label: value} lines, and the steps it applies inside that have display data of
+   * their own (Streamform's transforms, a level deep).
+   */
+  public record Step(String name, String transform, List<String> display, List<Step> inner) {}
+
+  /**
+   * The steps of {@code model}'s pipeline, in the order the pipeline applies them; {@code
+   * appliedOnArrival} as {@code run} chooses it for the runner (on arrival: a Kafka source on
+   * Flink).
+   */
+  public static List<Step> of(DeclaredModel model, boolean appliedOnArrival) {
+    Pipeline p = Pipeline.create(PipelineOptionsFactory.create());
+    PCollection<dev.streamform.transforms.envelope.SourceRecord> records =
+        p.apply(SOURCE, Create.empty(SourceRecordCoder.of(model.recordSchema())));
+    PCollection<KV<String, String>> unreadable =
+        p.apply(UNREADABLE, Create.empty(KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of())));
+    ModelPipeline.build(
+        model,
+        records,
+        unreadable,
+        appliedOnArrival ? model.logClock() : model.clock(),
+        appliedOnArrival,
+        null);
+    return walk(p, Set.of(SOURCE, UNREADABLE));
+  }
+
+  /** The top-level steps of {@code p} in topological order, but those named in {@code skip}. */
+  static List<Step> walk(Pipeline p, Set<String> skip) {
+    List<Step> steps = new ArrayList<>();
+    p.traverseTopologically(
+        new Pipeline.PipelineVisitor.Defaults() {
+          private TransformHierarchy.Node top;
+          private List<Step> inner;
+
+          @Override
+          public CompositeBehavior enterCompositeTransform(TransformHierarchy.Node node) {
+            visit(node);
+            return CompositeBehavior.ENTER_TRANSFORM;
+          }
+
+          @Override
+          public void visitPrimitiveTransform(TransformHierarchy.Node node) {
+            visit(node);
+          }
+
+          private void visit(TransformHierarchy.Node node) {
+            if (node.isRootNode()) {
+              return;
+            }
+            PTransform<?, ?> t = node.getTransform();
+            if (node.getEnclosingNode().isRootNode()) {
+              top = skip.contains(node.getFullName()) ? null : node;
+              if (top != null) {
+                inner = new ArrayList<>();
+                steps.add(new Step(node.getFullName(), name(t), display(t), inner));
+              }
+            } else if (top != null && t != null && ours(t) && !display(t).isEmpty()) {
+              // a step of Streamform's own inside a top-level one (the model's keyed stage)
+              inner.add(new Step(local(top, node), name(t), display(t), List.of()));
+            }
+          }
+        });
+    return steps;
+  }
+
+  private static String local(TransformHierarchy.Node parent, TransformHierarchy.Node child) {
+    String prefix = parent.getFullName() + "/";
+    String full = child.getFullName();
+    return full.startsWith(prefix) ? full.substring(prefix.length()) : full;
+  }
+
+  private static boolean ours(PTransform<?, ?> t) {
+    return t.getClass().getName().startsWith("dev.streamform.");
+  }
+
+  /**
+   * The transform's class as a reader knows it: {@code Deduplicate}, {@code Flatten.PCollections}.
+   */
+  private static String name(PTransform<?, ?> t) {
+    Class<?> c = t.getClass();
+    while (c.isAnonymousClass() || c.getSimpleName().startsWith("AutoValue_")) {
+      c = c.getSuperclass();
+    }
+    if (c == PTransform.class) {
+      return "composite";
+    }
+    return c.getEnclosingClass() == null
+        ? c.getSimpleName()
+        : c.getEnclosingClass().getSimpleName() + "." + c.getSimpleName();
+  }
+
+  private static List<String> display(PTransform<?, ?> t) {
+    List<String> lines = new ArrayList<>();
+    for (DisplayData.Item item : DisplayData.from(t).items()) {
+      if (!item.getNamespace().getName().startsWith("dev.streamform.")) {
+        continue; // Beam's own items (the DoFn class, the function) say nothing to a reader
+      }
+      String label = item.getLabel() == null ? item.getKey() : item.getLabel();
+      lines.add(label + ": " + item.getValue());
+    }
+    lines.sort(null); // display data is a set: sorted, so the text is the same on every run
+    return lines;
+  }
+}
