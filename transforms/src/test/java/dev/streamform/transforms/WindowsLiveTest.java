@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.clock.SourceClock;
+import dev.streamform.transforms.envelope.SourceRecord;
+import dev.streamform.transforms.envelope.SourceRecordCoder;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
-import dev.streamform.transforms.windows.WindowRevision;
 import dev.streamform.transforms.windows.WindowedAggregate;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.beam.runners.direct.DirectOptions;
@@ -15,9 +17,11 @@ import org.apache.beam.runners.direct.DirectRunner;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.testing.TestStream;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.values.TimestampedValue;
 import org.awaitility.Awaitility;
 import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -31,13 +35,22 @@ class WindowsLiveTest {
   /** Opened by the test once it has read the metrics mid-stream. */
   private static final CountDownLatch READ = new CountDownLatch(1);
 
-  /** Holds the pipeline at its first on-time revision until the test has read the metrics. */
-  private static final class HoldAtRevision1 extends DoFn<WindowRevision, Void> {
+  /**
+   * Holds the stream's last record (offset 3, at 11:20) until the test has read the metrics. A
+   * record in flight holds the watermark of every stage after it at its timestamp, so the windows,
+   * on time once the runner's watermark passed 11:00, cannot be finalized by the end of the input
+   * meanwhile: the read happens mid-stream, whatever the runner's threads do. (Holding a revision
+   * downstream of the windows did not: the input went on to its end behind it, and the read
+   * sometimes saw 0.)
+   */
+  private static final class HoldLastRecord extends DoFn<SourceRecord, SourceRecord> {
     @ProcessElement
-    public void process(@Element WindowRevision r) throws InterruptedException {
-      if (r.status() == WindowRevision.Status.ON_TIME && READ.getCount() > 0) {
+    public void process(@Element SourceRecord r, OutputReceiver<SourceRecord> out)
+        throws InterruptedException {
+      if (r.offset() == 3) {
         READ.await(60, TimeUnit.SECONDS);
       }
+      out.output(r);
     }
   }
 
@@ -54,7 +67,20 @@ class WindowsLiveTest {
     options.setRunner(DirectRunner.class);
     options.setBlockOnRun(false);
     Pipeline p = Pipeline.create(options);
-    p.apply(s.testStream())
+    List<SourceRecord> items = s.items();
+    TestStream.Builder<SourceRecord> b =
+        TestStream.create(SourceRecordCoder.of(SeedStreams.ORDERS));
+    for (SourceRecord r : items.subList(0, 3)) {
+      b = b.addElements(TimestampedValue.of(r, SeedStreams.elementTimestamp(r)));
+    }
+    TestStream<SourceRecord> stream =
+        b.advanceWatermarkTo(Instant.parse("2026-08-30T11:00:00Z")) // the runner's, past W 11:00
+            .addElements(
+                TimestampedValue.of(items.get(3), SeedStreams.elementTimestamp(items.get(3))))
+            .advanceWatermarkToInfinity();
+    p.apply(stream)
+        .apply("HoldLastRecord", ParDo.of(new HoldLastRecord()))
+        .setCoder(SourceRecordCoder.of(SeedStreams.ORDERS))
         .apply("Extract", EventTimeExtraction.from("ordered_at"))
         .events()
         .apply(
@@ -71,13 +97,12 @@ class WindowsLiveTest {
                 .by("customer_id")
                 .aggregating(Aggregation.sum("amount").as("revenue"))
                 .withAllowedLateness(org.joda.time.Duration.standardHours(24)))
-        .revisions()
-        .apply("Hold", ParDo.of(new HoldAtRevision1()));
+        .revisions();
 
     PipelineResult result = p.run();
     try {
-      // held at the first revision 1: both windows [10:00, 11:00) hold state
-      Awaitility.await("windows_live while the stream is held after revision 1")
+      // revision 1 of both windows [10:00, 11:00) at W 11:00, the last record held: both open
+      Awaitility.await("windows_live while the stream's last record is held")
           .atMost(Duration.ofSeconds(60))
           .untilAsserted(
               () -> assertEquals(2, Scenario.counter(result, StreamformMetrics.WINDOWS_LIVE)));
