@@ -83,23 +83,27 @@ import picocli.CommandLine.Spec;
           + " threshold (gates: in streamform.yml, else the defaults):",
       "  oracle: generated out-of-order traces agree with the independent oracle (--traces N,"
           + " --seed S; the DirectRunner);",
-      "  offsets: every line of the run's source files is accounted for exactly once: in a"
-          + " window's latest revision in the ledger (its offsets), or in the late, duplicates or"
-          + " quarantine file of --output; blank lines, punctuations and events the query's WHERE"
-          + " filters out have no output by design;",
+      "  offsets: every line of the run's source files (every record of its source topic, up to"
+          + " its end offsets now) is accounted for exactly once: in a window's latest revision in"
+          + " the ledger (its offsets), or in the late, duplicates or quarantine output (file of"
+          + " --output, or topic; a topic's repeats of one position count once); blank lines,"
+          + " punctuations and events the query's WHERE filters out have no output by design;",
       "  recomputation: projections whose value differs from a recomputation from the append-only"
           + " ledger (as streamform ledger verify);",
-      "  latency: P99 of a correction's publication latency (appended to the topic -> committed"
-          + " in PostgreSQL);",
+      "  latency: P99 of a correction's publication latency on a Kafka run: each event the oracle"
+          + " judges a correction within allowed lateness, from its record's timestamp on the topic"
+          + " to the recorded_at of the first ledger revision of its window that includes it;",
       "  disposition: share of the events the contract judges too late (replayed from the source"
           + " through the oracle) found in the late output (or the duplicates output);",
       "  effects: provider-side effects per effect key, as the provider counts them"
           + " (--provider-url).",
       "It reads: the ledger at --jdbc-url (generation --generation, else the canonical one), the"
-          + " source files the project declares, the run's output files in --output (default:"
-          + " <project>/target/<model>, where streamform run writes them) and the provider's"
-          + " counts at --provider-url. A gate it cannot measure is printed NOT MEASURED with the"
-          + " reason; only --strict makes that a failure."
+          + " source files the project declares and the run's output files in --output (default:"
+          + " <project>/target/<model>, where streamform run writes them) or, for a Kafka source,"
+          + " the source topic and the late, duplicates and quarantine topics at"
+          + " --bootstrap-servers, and the provider's counts at --provider-url. A gate it cannot"
+          + " measure is printed NOT MEASURED with the reason; only --strict makes that a"
+          + " failure."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
@@ -126,7 +130,7 @@ final class GatesCommand implements Callable<Integer> {
       paramLabel = "DIR",
       description =
           "the run's output files: <late_topic>.jsonl, <quarantine_topic>.jsonl,"
-              + " <model>.duplicates.jsonl (default: <project>/target/<model>)")
+              + " <model>.duplicates.jsonl of a file run (default: <project>/target/<model>)")
   Path output;
 
   @Option(

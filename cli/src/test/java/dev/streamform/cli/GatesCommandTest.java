@@ -230,6 +230,7 @@ class GatesCommandTest {
                 outputs.toString(),
                 "--traces",
                 "3");
+    System.out.println(line("oracle"));
     assertThat(err.toString(), status, is(1));
     assertThat(
         line("oracle"),
