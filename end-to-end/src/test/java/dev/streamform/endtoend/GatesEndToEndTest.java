@@ -110,8 +110,10 @@ class GatesEndToEndTest {
       String job = submit(project, database);
       int[] step = {0};
 
-      // healthy: 40 s of payments at a steady rate, then the job catches up
-      steady(producer, step, Duration.ofSeconds(40));
+      // healthy: 40 s of payments at a steady rate, then the end of that day on every partition
+      // (as a replay's end of input: on a live topic the windows still open hold their events)
+      steady(producer, step, BASE, Duration.ofSeconds(40));
+      punctuate(producer, BASE.plus(Duration.ofDays(1)));
       String healthy = awaitGates(project, database, Duration.ofSeconds(120));
       System.out.println("gates, job keeping up:\n" + healthy);
       assertThat(healthy, line(healthy, "offsets"), matchesPattern("PASS offsets 0/0 .*"));
@@ -120,7 +122,8 @@ class GatesEndToEndTest {
 
       // the planted defect: the job stalls (stopped with a savepoint) while payments arrive
       String savepoint = stopWithSavepoint(job);
-      steady(producer, step, Duration.ofSeconds(20));
+      steady(producer, step, BASE.plus(Duration.ofDays(2)), Duration.ofSeconds(20));
+      punctuate(producer, BASE.plus(Duration.ofDays(3)));
       StringWriter stalledOut = new StringWriter();
       int stalledStatus = gates(project, database, stalledOut);
       String stalled = stalledOut.toString();
@@ -148,12 +151,13 @@ class GatesEndToEndTest {
    * closed: the watermark is 5 minutes behind; within the 30 minutes' allowed lateness) and, every
    * 11th step, a payment two hours back (too late).
    */
-  private static void steady(KafkaProducer<byte[], byte[]> producer, int[] step, Duration length)
+  private static void steady(
+      KafkaProducer<byte[], byte[]> producer, int[] step, Instant from, Duration length)
       throws Exception {
     long end = System.nanoTime() + length.toNanos();
     while (System.nanoTime() < end) {
       int i = step[0]++;
-      Instant t = BASE.plus(Duration.ofMinutes(i));
+      Instant t = from.plus(Duration.ofMinutes(i));
       long minute = (i % 60);
       for (int p = 0; p < 3; p++) {
         send(producer, p, t, "1.00");
@@ -167,6 +171,19 @@ class GatesEndToEndTest {
       producer.flush();
       Thread.sleep(200);
     }
+  }
+
+  /** A punctuation on every partition: {@code W_p} at {@code w}. */
+  private static void punctuate(KafkaProducer<byte[], byte[]> producer, Instant w) {
+    for (int p = 0; p < 3; p++) {
+      producer.send(
+          new ProducerRecord<>(
+              TOPIC,
+              p,
+              null,
+              ("{\"__watermark\":\"" + w + "\"}").getBytes(StandardCharsets.UTF_8)));
+    }
+    producer.flush();
   }
 
   private static void send(
