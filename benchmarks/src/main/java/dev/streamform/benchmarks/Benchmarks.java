@@ -39,14 +39,22 @@ public final class Benchmarks {
   private static final int PARALLELISM = 2;
 
   /** One pipeline on one runner. */
-  private static final class Case {
+  static final class Case {
     final String pipeline;
     final String runner;
     final Workload workload;
     final Callable<Map<String, Long>> run;
     final List<Double> rates = new ArrayList<>();
     final List<Double> heaps = new ArrayList<>();
+
+    /** The last round's counters (what the table and results.json show). */
     Map<String, Long> counters = Map.of();
+
+    /**
+     * Every round's counters, the warm-up first: each is checked against the oracle, since a run
+     * that answers right once and wrong once (a race, a state left over from the warm-up) is wrong.
+     */
+    final List<Map<String, Long>> rounds = new ArrayList<>();
 
     /** {records read, live keys or windows} sampled from the pipeline in the last round. */
     List<long[]> live = List.of();
@@ -86,7 +94,7 @@ public final class Benchmarks {
   }
 
   /** The keys a check against the oracle compares, per kind of pipeline. */
-  private static final List<String> CHANGELOG_CHECK =
+  static final List<String> CHANGELOG_CHECK =
       List.of("late_events_dropped", "outputs", "inserts", "values_digest");
 
   private static final List<String> WINDOWED_CHECK =
@@ -241,6 +249,7 @@ public final class Benchmarks {
         double seconds = (System.nanoTime() - start) / 1e9;
         double heap = peakHeapMb();
         c.counters = counters;
+        c.rounds.add(counters);
         System.out.printf(
             Locale.ROOT,
             "  %s %-13s %-9s %,9d events %7.2f s %,10.0f ev/s heap %5.0f MB live %s %s%n",
@@ -447,18 +456,31 @@ public final class Benchmarks {
   }
 
   /**
-   * Compares {@code keys} of the case's counters with the oracle's; marks the case if one differs.
+   * Compares {@code keys} of every round's counters (the warm-up is round 0) with the oracle's;
+   * marks the case if one differs, naming each round that does.
    */
-  private static void check(Case c, List<String> keys, String what) {
+  static void check(Case c, List<String> keys, String what) {
     List<String> diffs = new ArrayList<>();
-    for (String k : keys) {
-      if (!java.util.Objects.equals(c.expected.get(k), c.counters.get(k))) {
-        diffs.add(k + " " + c.counters.get(k) + " (oracle " + c.expected.get(k) + ")");
+    if (c.rounds.isEmpty()) {
+      diffs.add("no round ran"); // nothing compared is not a match
+    }
+    for (int round = 0; round < c.rounds.size(); round++) {
+      Map<String, Long> counters = c.rounds.get(round);
+      List<String> differ = new ArrayList<>();
+      for (String k : keys) {
+        if (!java.util.Objects.equals(c.expected.get(k), counters.get(k))) {
+          differ.add(k + " " + counters.get(k) + " (oracle " + c.expected.get(k) + ")");
+        }
+      }
+      if (!differ.isEmpty()) {
+        diffs.add((round == 0 ? "warm-up" : "round " + round) + ": " + String.join(", ", differ));
       }
     }
     c.differs = !diffs.isEmpty();
     c.state =
-        c.differs ? "DIFFERS from oracle: " + String.join(", ", diffs) : "= oracle (" + what + ")";
+        c.differs
+            ? "DIFFERS from oracle: " + String.join("; ", diffs)
+            : "= oracle in all " + c.rounds.size() + " rounds (" + what + ")";
   }
 
   /** The ratios each target of issue 17 names, for the case's row. */

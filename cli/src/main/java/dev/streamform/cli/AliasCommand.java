@@ -1,8 +1,14 @@
 package dev.streamform.cli;
 
+import dev.streamform.planner.Schemas;
+import dev.streamform.sink.AliasRequest;
+import dev.streamform.sink.CanaryShare;
 import dev.streamform.sink.Ledger;
+import dev.streamform.sink.LedgerWriter;
+import dev.streamform.sink.effects.EffectRule;
 import java.io.PrintWriter;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -43,13 +49,31 @@ final class AliasCommand implements Callable<Integer> {
             + " generation's projections from now on (promote a new generation, or roll back to an"
             + " old one). Deletes nothing — both generations keep every projection and ledger row;"
             + " recorded in streamform.canonical_alias_history. Refused for a generation with no"
-            + " projection (the canonical view would go empty) unless --allow-empty."
+            + " projection (the canonical view would go empty) unless --allow-empty.",
+        "In the same transaction, the model's declared effect rules (effects: in"
+            + " streamform.yml) are evaluated on every window's newly canonical values: a rule now"
+            + " true with no effect prepares one; a PREPARED effect follows the new values, or is"
+            + " CANCELLED when its rule is now false; an effect already dispatched whose rule is"
+            + " now false, or whose payload changed, gets a compensation record for a person —"
+            + " never a second effect. A window the generation has no projection of is left as it"
+            + " is until a job of that generation writes it. The second line says what changed.",
+        "--pause-effects also pauses the model's effects in that transaction (as streamform"
+            + " effects pause): no dispatcher claims anything of the new canonical values until"
+            + " streamform effects resume.",
+        "--share P makes generation N a canary for a share of the keys: a key reads N iff its"
+            + " bucket — the first 32 bits of SHA-256 of the key as PostgreSQL prints it as jsonb"
+            + " (e.g. {\"merchant_id\": 7}), unsigned, modulo 10000 — is below P in hundredths of"
+            + " a percent (5% = 500); the other keys keep the generation canonical now. The same"
+            + " keys on every run, every window of a key alike; a wider share keeps the keys of a"
+            + " narrower one. The canonical view, the effects and compare-generations resolve per"
+            + " key. alias set without --share then moves every key (promotion or rollback) and"
+            + " ends the canary."
       },
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {
         "0:set",
-        "1:the generation has no projection (without --allow-empty), or the project or database"
-            + " cannot be used",
+        "1:the generation has no projection (without --allow-empty), a share without another"
+            + " canonical generation, or the project or database cannot be used",
         "2:bad command line"
       })
   static final class Set implements Callable<Integer> {
@@ -69,6 +93,27 @@ final class AliasCommand implements Callable<Integer> {
                 + " nothing of the model until a job of that generation writes")
     boolean allowEmpty;
 
+    @Option(
+        names = "--pause-effects",
+        description =
+            "pause the model's effects in the transaction that moves the alias (undone by"
+                + " streamform effects resume)")
+    boolean pauseEffects;
+
+    @Option(
+        names = "--reason",
+        paramLabel = "TEXT",
+        description = "with --pause-effects: why, recorded with the pause")
+    String reason;
+
+    @Option(
+        names = "--share",
+        paramLabel = "PERCENT",
+        description =
+            "a canary: only this share of the keys (e.g. 5% or 0.5%) reads generation N, the"
+                + " others keep the canonical generation; see the description for the hash")
+    String share;
+
     @Spec CommandSpec spec;
 
     @Override
@@ -78,6 +123,19 @@ final class AliasCommand implements Callable<Integer> {
       if (generation < 1) {
         throw new picocli.CommandLine.ParameterException(
             spec.commandLine(), "--generation: a whole number from 1, got " + generation);
+      }
+      int shareBasisPoints = 0;
+      if (share != null) {
+        try {
+          shareBasisPoints = CanaryShare.basisPoints(share);
+        } catch (IllegalArgumentException e) {
+          throw new picocli.CommandLine.ParameterException(
+              spec.commandLine(), "--share: " + e.getMessage());
+        }
+      }
+      if (reason != null && !pauseEffects) {
+        throw new picocli.CommandLine.ParameterException(
+            spec.commandLine(), "--reason is the reason of a pause: give it with --pause-effects");
       }
       Optional<ModelLedger> opened =
           ModelLedger.open(
@@ -92,8 +150,22 @@ final class AliasCommand implements Callable<Integer> {
       }
       try (ModelLedger l = opened.get()) {
         Ledger.AliasChange change;
+        List<EffectRule> rules = DeclaredEffects.rules(l.model.model());
+        AliasRequest request = AliasRequest.of(l.name(), generation).withAllowEmpty(allowEmpty);
+        if (!rules.isEmpty()) {
+          request = request.withEffects(rules, Schemas.of(l.model.outputColumns()));
+        }
+        if (pauseEffects) {
+          request = request.withPauseEffects(EffectsPauseCommand.defaultActor(), reason);
+        }
+        if (share != null) {
+          request = request.withShare(shareBasisPoints);
+        }
         try {
-          change = l.ledger.setCanonicalGeneration(l.name(), generation, allowEmpty);
+          change = l.ledger.setCanonicalGeneration(request);
+        } catch (Ledger.CanaryRefused e) {
+          err.println("streamform alias set: refused: " + e.getMessage());
+          return 1;
         } catch (Ledger.EmptyGeneration e) {
           err.println(
               "streamform alias set: refused: "
@@ -111,24 +183,56 @@ final class AliasCommand implements Callable<Integer> {
         }
         String previous =
             change.previous().isPresent() ? String.valueOf(change.previous().getAsInt()) : "none";
-        out.println(
-            l.name()
-                + ": canonical generation "
-                + previous
-                + " -> "
-                + change.generation()
-                + " ("
-                + projections(change.projections())
-                + " of generation "
-                + change.generation()
-                + (change.previous().isPresent()
-                        && change.previous().getAsInt() != change.generation()
-                    ? "; generation "
-                        + previous
-                        + " keeps its "
-                        + projections(change.previousProjections())
-                    : "")
-                + ")");
+        if (change.canary().isPresent()) {
+          out.println(
+              l.name()
+                  + ": canary: "
+                  + change.canary().get().describe()
+                  + " — "
+                  + change.canaryKeys()
+                  + " of "
+                  + change.keys()
+                  + " keys now; the others read generation "
+                  + previous);
+        } else {
+          out.println(
+              l.name()
+                  + ": canonical generation "
+                  + previous
+                  + " -> "
+                  + change.generation()
+                  + " ("
+                  + projections(change.projections())
+                  + " of generation "
+                  + change.generation()
+                  + (change.previous().isPresent()
+                          && change.previous().getAsInt() != change.generation()
+                      ? "; generation "
+                          + previous
+                          + " keeps its "
+                          + projections(change.previousProjections())
+                      : "")
+                  + ")");
+        }
+        if (!rules.isEmpty()) {
+          LedgerWriter.Effects fx = change.effects();
+          out.println(
+              "effects evaluated on the canonical values: "
+                  + fx.prepared()
+                  + " prepared, "
+                  + fx.updated()
+                  + " following the new values, "
+                  + fx.cancelled()
+                  + " cancelled, "
+                  + fx.compensations()
+                  + " compensations for a person"
+                  + (fx.ruleErrors() == 0
+                      ? ""
+                      : ", " + fx.ruleErrors() + " rule errors (streamform effects show)"));
+        }
+        change
+            .pause()
+            .ifPresent(p -> out.println(l.name() + ": " + EffectsPauseCommand.describe(p)));
         if (change.projections() == 0) {
           err.println(
               "streamform alias set: no projection of generation "

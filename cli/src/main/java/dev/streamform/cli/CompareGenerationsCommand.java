@@ -35,7 +35,10 @@ import picocli.CommandLine.Spec;
           + " in one generation. Then a summary line with the counts. Held revisions are not"
           + " compared.",
       "Use it between a shadow run (streamform run --generation B --shadow) and a promotion"
-          + " (streamform alias set --generation B)."
+          + " (streamform alias set --generation B).",
+      "While a canary is in force (alias set --share), the canary's keys and the other keys are"
+          + " reported apart — 'canary keys:' then 'other keys:', each with its windows and counts"
+          + " — and a last line 'all keys: ...' counts both."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
@@ -141,11 +144,18 @@ final class CompareGenerationsCommand implements Callable<Integer> {
               + standing(to, generations, canonical)
               + ")");
       GenerationComparison c = l.ledger.compare(l.name(), from, to);
-      for (GenerationComparison.Window w : c.windows()) {
-        if (differencesOnly && w.kind() == GenerationComparison.Kind.EQUAL) {
-          continue;
+      if (c.canary().isPresent()) {
+        // the canary's keys read another generation than the others: each group apart
+        out.println("canary: " + c.canary().get().describe());
+        print("canary keys", c.canaryKeys(), out);
+        print("other keys", c.otherKeys(), out);
+        out.print("all keys: ");
+      } else {
+        for (GenerationComparison.Window w : c.windows()) {
+          if (!differencesOnly || w.kind() != GenerationComparison.Kind.EQUAL) {
+            out.println(line(w));
+          }
         }
-        out.println(line(w));
       }
       out.println(c.summary());
       return c.allEqual() ? 0 : DIFFERENT;
@@ -153,6 +163,17 @@ final class CompareGenerationsCommand implements Callable<Integer> {
       err.println("streamform compare-generations: " + ModelLedger.firstLine(e));
       return 1;
     }
+  }
+
+  /** A group of windows (the canary's keys, or the others), then its counts. */
+  private void print(String group, GenerationComparison c, PrintWriter out) {
+    out.println(group + ":");
+    for (GenerationComparison.Window w : c.windows()) {
+      if (!differencesOnly || w.kind() != GenerationComparison.Kind.EQUAL) {
+        out.println("  " + line(w));
+      }
+    }
+    out.println(group + ": " + c.summary());
   }
 
   /** One window, e.g. {@code merchant_id=1 [10:00, 11:00): equal — revenue=26 orders=3 (...)}. */

@@ -1,6 +1,7 @@
 package dev.streamform.cli;
 
 import dev.streamform.core.time.Durations;
+import dev.streamform.sink.LedgerSchema;
 import dev.streamform.sink.effects.Dispatcher;
 import dev.streamform.sink.effects.EffectProvider;
 import dev.streamform.sink.effects.EffectRule;
@@ -42,7 +43,10 @@ import picocli.CommandLine.Spec;
           + " database fails, the dispatcher keeps the outcomes it learned, says so, and writes"
           + " them when the database is back (passes claim nothing meanwhile). A dispatcher stopped"
           + " mid-pass leaves at most DISPATCHING effects, which a later pass expires to UNKNOWN"
-          + " after the lease and resolves by receipt."
+          + " after the lease and resolves by receipt.",
+      "While the model's effects are paused (streamform effects pause, or alias set"
+          + " --pause-effects) a pass claims nothing and its line begins 'effects paused (since"
+          + " ... by ...)'; effects already being delivered finish and are recorded."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
@@ -157,6 +161,13 @@ final class DispatchCommand implements Callable<Integer> {
       return 1;
     }
     try (ModelLedger l = opened.get()) {
+      try {
+        // a ledger of an older version gains the tables this dispatcher reads (the pause switch)
+        LedgerSchema.migrate(l.pool());
+      } catch (RuntimeException e) {
+        err.println("streamform dispatch: cannot migrate the ledger: " + ModelLedger.firstLine(e));
+        return 1;
+      }
       List<EffectRule> rules = DeclaredEffects.rules(l.model.model(), target.project);
       if (rules.isEmpty()) {
         err.println(
@@ -195,14 +206,23 @@ final class DispatchCommand implements Callable<Integer> {
                   .toList());
       err.flush();
       Duration failing = Duration.ZERO;
+      boolean wasPaused = false;
       for (int pass = 1; ; pass++) {
         try {
           Dispatcher.Report report = dispatcher.runOnce(limit);
           failing = Duration.ZERO;
-          if (once || busy(report)) {
-            out.println("pass " + pass + ": " + report.describe());
+          // a pause is news when it starts and when it ends, not every pass in between
+          boolean paused = report.paused().isPresent();
+          if (once || busy(report) || paused != wasPaused) {
+            out.println(
+                "pass "
+                    + pass
+                    + ": "
+                    + (wasPaused && !paused ? "effects resumed; " : "")
+                    + report.describe());
             out.flush();
           }
+          wasPaused = paused;
           if (once) {
             return finishOnce(dispatcher, err);
           }

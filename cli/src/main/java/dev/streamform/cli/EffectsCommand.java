@@ -2,6 +2,7 @@ package dev.streamform.cli;
 
 import dev.streamform.sink.effects.EffectRuleErrors;
 import dev.streamform.sink.effects.EffectsLedger;
+import dev.streamform.sink.effects.EffectsPause;
 import java.io.PrintWriter;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -23,10 +24,15 @@ import picocli.CommandLine.Spec;
     header = "The effect ledger of a windowed model.",
     mixinStandardHelpOptions = true,
     description =
-        "Reads a windowed model's effect ledger in PostgreSQL: show its effects and compensations,"
-            + " or verify it.",
+        "A windowed model's effect ledger in PostgreSQL: show its effects and compensations, verify"
+            + " it, or pause and resume its dispatchers.",
     synopsisSubcommandLabel = "COMMAND",
-    subcommands = {EffectsCommand.Show.class, EffectsCommand.Verify.class})
+    subcommands = {
+      EffectsCommand.Show.class,
+      EffectsCommand.Verify.class,
+      EffectsPauseCommand.Pause.class,
+      EffectsPauseCommand.Resume.class
+    })
 final class EffectsCommand implements Callable<Integer> {
   static final List<String> STATES =
       List.of("PREPARED", "DISPATCHING", "DONE", "UNKNOWN", "CANCELLED");
@@ -48,7 +54,8 @@ final class EffectsCommand implements Callable<Integer> {
             + " window start, the generation and revision that confirmed it, state, delivery"
             + " attempts, the provider's receipt and the last error; then the compensation records"
             + " waiting for a person, and the rules the sink could not evaluate on a revision (that"
-            + " window's effect was left as it was)."
+            + " window's effect was left as it was). When the model's effects are paused, a line"
+            + " under the first says since when, by whom and why."
       },
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {
@@ -85,6 +92,13 @@ final class EffectsCommand implements Callable<Integer> {
                 + count(effects.size(), "effect")
                 + ", "
                 + count(compensations.size(), "compensation"));
+        Optional<EffectsPause.State> paused = new EffectsPause(l.pool()).state(l.name());
+        if (paused.isPresent()) {
+          out.println(
+              "effects paused "
+                  + paused.get().describe()
+                  + " (dispatchers claim nothing; streamform effects resume)");
+        }
         if (!effects.isEmpty()) {
           List<List<String>> rows = new ArrayList<>();
           rows.add(

@@ -1,6 +1,7 @@
 package dev.streamform.endtoend;
 
 import static dev.streamform.endtoend.ChangelogRows.normalized;
+import static dev.streamform.endtoend.LocalServices.drain;
 import static dev.streamform.endtoend.LocalServices.readUntil;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -117,6 +118,32 @@ final class FaultStory {
     return story;
   }
 
+  /**
+   * Declares {@code retention} on the model (before the job is submitted): a key's state is dropped
+   * once its partition's watermark reaches its latest event time + {@code retention}, and its next
+   * event starts again with {@code insert} (docs/semantics.md §3).
+   */
+  FaultStory withRetention(String retention) throws IOException {
+    Path models = project.resolve("streamform.yml");
+    Files.writeString(models, Files.readString(models) + "    retention: " + retention + "\n");
+    return this;
+  }
+
+  /**
+   * The oracle's expiries in the first {@code n} phases: {@code insert} records of a key that had
+   * state before (with {@link #withRetention}: its state expired, and an event came back to it).
+   */
+  int expiries(int n) throws Exception {
+    Set<String> seen = new java.util.HashSet<>();
+    int again = 0;
+    for (FixtureOutcome.Change c : oracle(n).changelog) {
+      if (!seen.add(String.valueOf(c.values.get("customer_id"))) && c.op.equals("insert")) {
+        again++;
+      }
+    }
+    return again;
+  }
+
   /** Adds lines to the source's declaration (before the job is submitted). */
   FaultStory withSourceLines(String lines) throws IOException {
     Path sources = project.resolve("sources.yml");
@@ -225,15 +252,17 @@ final class FaultStory {
   }
 
   /**
-   * Reads the three topics once they hold the oracle's answer for every phase, prints the figures
-   * and asserts them.
+   * Drains the topics (each until it holds the oracle's answer for every phase, or for at most
+   * {@link LocalServices#AWAIT}), counts what is missing and what is extra against the oracle,
+   * prints the figures and then asserts them: a loss prints {@code lost N} and fails with it.
    */
   Figures check(String fault) throws Exception {
     return check(fault, 0);
   }
 
   /**
-   * {@link #check(String)} once the changelog topic also holds at least {@code atLeast} records.
+   * {@link #check(String)}, the changelog drained until it also holds at least {@code atLeast}
+   * records.
    */
   Figures check(String fault, int atLeast) throws Exception {
     FixtureOutcome oracle = oracle(phases.size());
@@ -251,20 +280,10 @@ final class FaultStory {
     oracle.quarantined.forEach(q -> quarantinedIds.add(q.eventId));
 
     List<TopicRecord> changelog =
-        readUntil(
-            topic,
-            "the oracle's " + expected.size() + " changelog events",
-            read -> read.size() >= atLeast && causes(read).containsAll(expected.keySet()));
-    List<TopicRecord> late =
-        readUntil(
-            topic + ".late",
-            lateIds.size() + " late events",
-            records -> positions(records).containsAll(lateIds));
+        drain(topic, read -> read.size() >= atLeast && causes(read).containsAll(expected.keySet()));
+    List<TopicRecord> late = drain(topic + ".late", r -> positions(r).containsAll(lateIds));
     List<TopicRecord> quarantine =
-        readUntil(
-            topic + ".quarantine",
-            quarantinedIds.size() + " quarantined records",
-            records -> positions(records).containsAll(quarantinedIds));
+        drain(topic + ".quarantine", r -> positions(r).containsAll(quarantinedIds));
     Set<String> duplicateIds = new TreeSet<>();
     oracle.duplicates.forEach(d -> duplicateIds.add(d.eventId));
     Map<String, String> conflictReasons = new TreeMap<>(); // position -> the oracle's reason
@@ -275,10 +294,7 @@ final class FaultStory {
     List<TopicRecord> duplicates =
         !eventIds
             ? List.of()
-            : readUntil(
-                MODEL + ".duplicates",
-                duplicateIds.size() + " duplicates",
-                records -> positions(records).containsAll(duplicateIds));
+            : drain(MODEL + ".duplicates", r -> positions(r).containsAll(duplicateIds));
 
     Map<String, Map<String, Object>> firstSeen = new TreeMap<>();
     Map<String, Map<String, Object>> lastByKey = new TreeMap<>();
@@ -310,10 +326,17 @@ final class FaultStory {
       }
     }
     Set<String> written = causes(changelog);
-    int lost = (int) expected.keySet().stream().filter(e -> !written.contains(e)).count();
     Set<String> lateWritten = positions(late);
     Set<String> quarantinedWritten = positions(quarantine);
     Set<String> duplicatesWritten = positions(duplicates);
+    // lost: an event of the oracle's answer that no topic shows where the oracle puts it
+    int[] missing = {
+      missing(expected.keySet(), written),
+      missing(lateIds, lateWritten),
+      missing(quarantinedIds, quarantinedWritten),
+      missing(duplicateIds, duplicatesWritten)
+    };
+    int lost = missing[0] + missing[1] + missing[2] + missing[3];
     Map<String, String> conflictsWritten = new TreeMap<>(); // position -> the reason on the topic
     for (TopicRecord r : quarantine) {
       String reason = r.value().get("reason").asText();
@@ -349,7 +372,7 @@ final class FaultStory {
     System.out.printf(
         "fault %s: %s: events in %d, processed %d (oracle %d), late %d (oracle %d; %d records on"
             + " the topic), quarantined %d (oracle %d)%s, changelog records %d (%d distinct, %d"
-            + " redelivered), lost %d, doubled %d%n",
+            + " redelivered), lost %d%s, doubled %d%n",
         name,
         fault,
         f.eventsIn(),
@@ -365,7 +388,14 @@ final class FaultStory {
         firstSeen.size(),
         f.redelivered(),
         f.lost(),
+        f.lost() == 0
+            ? ""
+            : String.format(
+                " (changelog %d, late %d, quarantine %d, duplicates %d)",
+                missing[0], missing[1], missing[2], missing[3]),
         f.doubled());
+
+    assertEquals(0, f.lost(), "lost: events of the oracle's answer missing from the topics");
 
     assertEquals(
         List.of(), wrong, "records the oracle does not give for their event (a double count)");
@@ -396,6 +426,10 @@ final class FaultStory {
         f.processed() + f.late() + f.duplicates() + f.quarantined(),
         "every event processed, late, a duplicate or quarantined");
     return f;
+  }
+
+  private static int missing(Set<String> expected, Set<String> written) {
+    return (int) expected.stream().filter(e -> !written.contains(e)).count();
   }
 
   /** The causing events ({@code __event}) of changelog records. */

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -96,18 +97,28 @@ final class LocalServices {
   }
 
   /**
-   * Runs {@code runners-config/bin/<service> <command>}, output appended to target/services.log.
+   * Runs {@code runners-config/bin/<service> <command...>}, output appended to target/services.log.
    */
-  static void script(String service, String command) throws Exception {
+  static void script(String service, String... command) throws Exception {
     Path log = Path.of("target", "services.log").toAbsolutePath();
     Files.createDirectories(log.getParent());
     Process p =
-        new ProcessBuilder(HOME.resolve("runners-config/bin/" + service).toString(), command)
+        new ProcessBuilder(
+                Stream.concat(
+                        Stream.of(HOME.resolve("runners-config/bin/" + service).toString()),
+                        Stream.of(command))
+                    .toList())
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .start();
     if (p.waitFor() != 0) {
-      fail("runners-config/bin/" + service + " " + command + " failed; see " + log);
+      fail(
+          "runners-config/bin/"
+              + service
+              + " "
+              + String.join(" ", command)
+              + " failed; see "
+              + log);
     }
   }
 
@@ -292,6 +303,29 @@ final class LocalServices {
     return savepointLocation(job, id);
   }
 
+  /**
+   * Triggers a checkpoint of {@code job} by hand (Flink 1.19's {@code POST /jobs/:id/checkpoints})
+   * and waits until it completed; returns its id. A test that submits with a long checkpoint
+   * interval decides this way exactly what a restart replays.
+   */
+  static long checkpoint(String job) throws Exception {
+    String request = rest("POST", "/jobs/" + job + "/checkpoints", "{}").get("request-id").asText();
+    JsonNode[] done = new JsonNode[1];
+    await("checkpoint of job " + job)
+        .atMost(AWAIT)
+        .pollInterval(Duration.ofMillis(300))
+        .until(
+            () -> {
+              JsonNode status = rest("GET", "/jobs/" + job + "/checkpoints/" + request, null);
+              done[0] = status.get("operation");
+              return status.path("status").path("id").asText().equals("COMPLETED");
+            });
+    if (done[0].has("failure-cause")) {
+      fail("checkpoint of job " + job + " failed: " + done[0].get("failure-cause"));
+    }
+    return done[0].get("checkpointId").asLong();
+  }
+
   private static String savepointLocation(String job, String request) {
     JsonNode[] done = new JsonNode[1];
     await("savepoint of job " + job)
@@ -392,50 +426,12 @@ final class LocalServices {
   /**
    * Reads {@code topic} from the start (committed records only, as {@code streamform consume} does)
    * until what was read satisfies {@code enough}, then a moment more to catch any extra record;
-   * fails with what it read when {@code enough} never holds.
+   * fails with what it read when {@code enough} never holds. For waits; a check that must count
+   * what is missing uses {@link #drain}.
    */
   static List<TopicRecord> readUntil(String topic, String what, Predicate<List<TopicRecord>> enough)
       throws Exception {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    List<TopicRecord> records = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> partitions = new ArrayList<>();
-      await("topic " + topic + " exists")
-          .atMost(AWAIT)
-          .until(
-              () -> {
-                partitions.clear();
-                consumer
-                    .listTopics(Duration.ofSeconds(5))
-                    .getOrDefault(topic, List.of())
-                    .forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
-                return !partitions.isEmpty();
-              });
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
-      long deadline = System.nanoTime() + AWAIT.toNanos();
-      long settle = Long.MAX_VALUE;
-      while (System.nanoTime() < Math.min(deadline, settle)) {
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-          records.add(
-              new TopicRecord(
-                  r.partition(),
-                  r.offset(),
-                  r.key() == null
-                      ? null
-                      : JSON.readTree(new String(r.key(), StandardCharsets.UTF_8)),
-                  JSON.readTree(new String(r.value(), StandardCharsets.UTF_8))));
-        }
-        checkNoJobFailed();
-        if (settle == Long.MAX_VALUE && enough.test(records)) {
-          settle = System.nanoTime() + Duration.ofSeconds(3).toNanos();
-        }
-      }
-    }
+    List<TopicRecord> records = drain(topic, enough);
     if (!enough.test(records)) {
       fail(
           topic
@@ -449,5 +445,92 @@ final class LocalServices {
               + records);
     }
     return records;
+  }
+
+  /**
+   * A bounded drain: reads {@code topic} from the start (committed records only) until what was
+   * read satisfies {@code enough} (then 3 s more, to catch any extra record) or {@link #AWAIT} has
+   * passed, and returns what it read either way, so that the caller counts what is missing instead
+   * of timing out. Fails at once when a job on the cluster failed.
+   */
+  static List<TopicRecord> drain(String topic, Predicate<List<TopicRecord>> enough)
+      throws Exception {
+    List<TopicRecord> records = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer = committedReader()) {
+      List<TopicPartition> partitions = partitionsOf(consumer, topic);
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      long deadline = System.nanoTime() + AWAIT.toNanos();
+      long settle = Long.MAX_VALUE;
+      while (System.nanoTime() < Math.min(deadline, settle)) {
+        poll(consumer, records);
+        checkNoJobFailed();
+        if (settle == Long.MAX_VALUE && enough.test(records)) {
+          settle = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+        }
+      }
+    }
+    return records;
+  }
+
+  /**
+   * Everything {@code topic} holds now: its committed records up to the end offsets at the time of
+   * the call (for a snapshot while no job writes, e.g. right after a TaskManager was killed).
+   */
+  static List<TopicRecord> readToEnd(String topic) throws Exception {
+    List<TopicRecord> records = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer = committedReader()) {
+      List<TopicPartition> partitions = partitionsOf(consumer, topic);
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+      await("topic " + topic + " read to its end offsets " + end)
+          .atMost(AWAIT)
+          .pollDelay(Duration.ZERO)
+          .until(
+              () -> {
+                poll(consumer, records);
+                return end.entrySet().stream()
+                    .allMatch(e -> consumer.position(e.getKey()) >= e.getValue());
+              });
+    }
+    return records;
+  }
+
+  private static KafkaConsumer<byte[], byte[]> committedReader() {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+
+  private static List<TopicPartition> partitionsOf(
+      KafkaConsumer<byte[], byte[]> consumer, String topic) {
+    List<TopicPartition> partitions = new ArrayList<>();
+    await("topic " + topic + " exists")
+        .atMost(AWAIT)
+        .until(
+            () -> {
+              partitions.clear();
+              consumer
+                  .listTopics(Duration.ofSeconds(5))
+                  .getOrDefault(topic, List.of())
+                  .forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
+              return !partitions.isEmpty();
+            });
+    return partitions;
+  }
+
+  private static void poll(KafkaConsumer<byte[], byte[]> consumer, List<TopicRecord> records)
+      throws Exception {
+    for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+      records.add(
+          new TopicRecord(
+              r.partition(),
+              r.offset(),
+              r.key() == null ? null : JSON.readTree(new String(r.key(), StandardCharsets.UTF_8)),
+              JSON.readTree(new String(r.value(), StandardCharsets.UTF_8))));
+    }
   }
 }

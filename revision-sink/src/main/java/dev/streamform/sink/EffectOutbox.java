@@ -42,11 +42,12 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * A revision of a generation that is not its model's canonical one prepares nothing (an older or
- * shadow job can never cause an effect). The alias is read {@code FOR SHARE}, so an {@code alias
- * set} (which takes the row {@code FOR UPDATE}) either waits for this transaction or is seen by it:
- * a generation demoted meanwhile prepares and cancels nothing. Effect rows are locked ({@code FOR
- * UPDATE}) so a dispatcher claiming them concurrently either sees the effect before or after this
- * transaction.
+ * shadow job can never cause an effect); under a canary ({@link CanaryShare}) that is decided per
+ * key: a window acts for the generation its key reads. The alias is read {@code FOR SHARE}, so an
+ * {@code alias set} (which takes the row {@code FOR UPDATE}) either waits for this transaction or
+ * is seen by it: a generation demoted meanwhile prepares and cancels nothing. Effect rows are
+ * locked ({@code FOR UPDATE}) so a dispatcher claiming them concurrently either sees the effect
+ * before or after this transaction.
  *
  * <p>A rule is evaluated on the revision's columns typed by the model's output schema (a revision
  * released from the held table is read back from its JSON by that schema). A rule that cannot be
@@ -81,7 +82,7 @@ final class EffectOutbox implements Serializable {
     return rulesByModel.isEmpty();
   }
 
-  private record Existing(String state, String payloadDigest, int revision) {}
+  private record Existing(String state, String payloadDigest, int revision, int generation) {}
 
   private record Wanted(
       EffectRule rule,
@@ -121,12 +122,14 @@ final class EffectOutbox implements Serializable {
     if (relevant.isEmpty()) {
       return Outcome.NONE;
     }
-    Map<String, Integer> canonical = canonicalGenerations(c, relevant, firstGenerations);
+    Map<String, Alias> canonical = canonicalGenerations(c, relevant, firstGenerations);
+    Map<String, Integer> buckets = buckets(c, relevant, canonical);
     List<Wanted> wanted = new ArrayList<>();
     List<RuleError> errors = new ArrayList<>();
     for (StoredRevision r : relevant) {
-      Integer gen = canonical.get(r.model());
-      if (gen == null || gen != r.generation()) {
+      Alias alias = canonical.get(r.model());
+      // a canary: the generation this window's key reads
+      if (alias == null || alias.generationFor(buckets.get(r.keyJson())) != r.generation()) {
         continue;
       }
       Map<String, Object> key = parse(r.keyJson());
@@ -206,7 +209,10 @@ final class EffectOutbox implements Serializable {
         if (w.holds()) {
           if (e.state().equals("CANCELLED")
               || !e.payloadDigest().equals(w.digest())
-              || e.revision() != r.revision()) {
+              || e.revision() != r.revision()
+              // a promotion: the same values under the new generation, which the dispatcher
+              // confirms
+              || e.generation() != r.generation()) {
             follow(c, w, e.state().equals("CANCELLED"));
             if (e.state().equals("CANCELLED")) {
               transition(c, w.key(), "CANCELLED", "PREPARED", r.revision(), "rule true again");
@@ -318,18 +324,68 @@ final class EffectOutbox implements Serializable {
     }
   }
 
-  private static Map<String, Integer> canonicalGenerations(
+  /**
+   * A model's alias: its canonical generation, and a canary generation for the keys whose bucket is
+   * below {@code canaryBasisPoints} ({@link CanaryShare}), when one is in force.
+   */
+  private record Alias(
+      int generation, @Nullable Integer canaryGeneration, @Nullable Integer canaryBasisPoints) {
+    int generationFor(@Nullable Integer bucket) {
+      return canaryGeneration != null && bucket != null && bucket < canaryBasisPoints
+          ? canaryGeneration
+          : generation;
+    }
+  }
+
+  private static Map<String, Alias> canonicalGenerations(
       Connection c, List<StoredRevision> revisions, Map<String, Integer> firstGenerations)
       throws SQLException {
     String[] models =
         revisions.stream().map(StoredRevision::model).distinct().toArray(String[]::new);
-    Map<String, Integer> out = new HashMap<>(firstGenerations);
+    Map<String, Alias> out = new HashMap<>();
+    firstGenerations.forEach((model, gen) -> out.put(model, new Alias(gen, null, null)));
     try (PreparedStatement s =
         c.prepareStatement(
-            "SELECT model, generation FROM streamform.canonical_alias WHERE model = ANY(?)"
+            "SELECT model, generation, canary_generation, canary_basis_points FROM"
+                + " streamform.canonical_alias WHERE model = ANY(?)"
                 // the lock `alias set` waits for (it takes FOR UPDATE): no demoted generation acts
                 + " ORDER BY model FOR SHARE")) {
       s.setArray(1, c.createArrayOf("text", models));
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          out.put(
+              rs.getString(1),
+              new Alias(rs.getInt(2), (Integer) rs.getObject(3), (Integer) rs.getObject(4)));
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The bucket of each key (its stored JSON) of a model that has a canary, by the database's own
+   * {@code streamform.key_bucket} — the function the canonical view resolves by.
+   */
+  private static Map<String, Integer> buckets(
+      Connection c, List<StoredRevision> revisions, Map<String, Alias> aliases)
+      throws SQLException {
+    String[] keys =
+        revisions.stream()
+            .filter(
+                r ->
+                    aliases.containsKey(r.model())
+                        && aliases.get(r.model()).canaryGeneration() != null)
+            .map(StoredRevision::keyJson)
+            .distinct()
+            .toArray(String[]::new);
+    Map<String, Integer> out = new HashMap<>();
+    if (keys.length == 0) {
+      return out;
+    }
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT k, streamform.key_bucket(k::jsonb) FROM unnest(?::text[]) AS k")) {
+      s.setArray(1, c.createArrayOf("text", keys));
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
           out.put(rs.getString(1), rs.getInt(2));
@@ -346,12 +402,14 @@ final class EffectOutbox implements Serializable {
     Array array = c.createArrayOf("text", keys);
     try (PreparedStatement s =
         c.prepareStatement(
-            "SELECT effect_key, state, payload_digest, revision FROM streamform.effect"
+            "SELECT effect_key, state, payload_digest, revision, generation FROM streamform.effect"
                 + " WHERE effect_key = ANY(?) ORDER BY effect_key FOR UPDATE")) {
       s.setArray(1, array);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
-          out.put(rs.getString(1), new Existing(rs.getString(2), rs.getString(3), rs.getInt(4)));
+          out.put(
+              rs.getString(1),
+              new Existing(rs.getString(2), rs.getString(3), rs.getInt(4), rs.getInt(5)));
         }
       }
     }

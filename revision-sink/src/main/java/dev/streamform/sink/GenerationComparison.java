@@ -17,8 +17,11 @@ import java.util.Optional;
  * @param from generation A
  * @param to generation B
  * @param windows every window of A or B, ordered by window start, then key
+ * @param canary the model's canary share when one is in force: its keys read another generation
+ *     than the others, so they are reported apart ({@link #canaryKeys}, {@link #otherKeys})
  */
-public record GenerationComparison(String model, int from, int to, List<Window> windows) {
+public record GenerationComparison(
+    String model, int from, int to, List<Window> windows, Optional<CanaryShare> canary) {
 
   /** How a window of A compares with the same window of B. */
   public enum Kind {
@@ -48,14 +51,18 @@ public record GenerationComparison(String model, int from, int to, List<Window> 
    */
   public record Side(int revision, String status, Map<String, Object> values, String digest) {}
 
-  /** One logical window, with each generation's projection of it (empty where it has none). */
+  /**
+   * One logical window, with each generation's projection of it (empty where it has none); {@code
+   * canaryKey} when a canary is in force and the window's key is in its share.
+   */
   public record Window(
       String logicalWindowId,
       Map<String, Object> key,
       Instant windowStart,
       Instant windowEnd,
       Optional<Side> from,
-      Optional<Side> to) {
+      Optional<Side> to,
+      boolean canaryKey) {
 
     public Kind kind() {
       if (from.isEmpty()) {
@@ -66,6 +73,18 @@ public record GenerationComparison(String model, int from, int to, List<Window> 
       }
       return from.get().digest().equals(to.get().digest()) ? Kind.EQUAL : Kind.DIFFERENT;
     }
+  }
+
+  /** The windows of the canary's keys (none without a canary). */
+  public GenerationComparison canaryKeys() {
+    return new GenerationComparison(
+        model, from, to, windows.stream().filter(Window::canaryKey).toList(), canary);
+  }
+
+  /** The windows of the keys outside the canary's share (all without a canary). */
+  public GenerationComparison otherKeys() {
+    return new GenerationComparison(
+        model, from, to, windows.stream().filter(w -> !w.canaryKey()).toList(), canary);
   }
 
   /** How many windows are of {@code kind}. */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamform.core.digest.RevisionIdentity;
+import dev.streamform.sink.effects.EffectsPause;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -88,13 +89,56 @@ public final class Ledger {
    * @param projections how many projections the new canonical generation has
    * @param previousProjections how many projections the previous generation has (kept: 0 without
    *     one)
+   * @param pause what pausing the effects did, when the request paused them
+   * @param effects what evaluating the effect rules on the newly canonical values did (all 0 when
+   *     the request named no rules)
+   * @param canary the canary share now in force, when the request set one ({@code generation} is
+   *     then the canary's; {@code previous} stays canonical for the other keys)
+   * @param keys with a canary: the model's keys (of any generation); else 0
+   * @param canaryKeys with a canary: how many of them are in the share
    */
   public record AliasChange(
       String model,
       OptionalInt previous,
       int generation,
       int projections,
-      int previousProjections) {}
+      int previousProjections,
+      Optional<EffectsPause.Change> pause,
+      LedgerWriter.Effects effects,
+      Optional<CanaryShare> canary,
+      int keys,
+      int canaryKeys) {}
+
+  /**
+   * {@link #setCanonicalGeneration(AliasRequest)} refused a canary share: the model has no
+   * canonical generation for the other keys to read, or the canary generation is that one.
+   */
+  public static final class CanaryRefused extends Exception {
+    CanaryRefused(String message) {
+      super(message);
+    }
+  }
+
+  /** The model's canary share, while one is in force. */
+  public Optional<CanaryShare> canary(String model) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      return canary(c, model);
+    }
+  }
+
+  private static Optional<CanaryShare> canary(Connection c, String model) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT canary_generation, canary_basis_points FROM streamform.canonical_alias"
+                + " WHERE model = ? AND canary_generation IS NOT NULL")) {
+      s.setString(1, model);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next()
+            ? Optional.of(new CanaryShare(rs.getInt(1), rs.getInt(2)))
+            : Optional.empty();
+      }
+    }
+  }
 
   /** {@link #setCanonicalGeneration} refused: the generation has no projection of the model. */
   public static final class EmptyGeneration extends Exception {
@@ -144,10 +188,38 @@ public final class Ledger {
    */
   public AliasChange setCanonicalGeneration(String model, int generation, boolean allowEmpty)
       throws SQLException, EmptyGeneration {
-    if (generation < 1) {
-      throw new IllegalArgumentException(
-          "a generation is a whole number from 1, got " + generation);
+    try {
+      return setCanonicalGeneration(AliasRequest.of(model, generation).withAllowEmpty(allowEmpty));
+    } catch (CanaryRefused e) {
+      throw new IllegalStateException("no share was asked for, yet a canary was refused", e);
     }
+  }
+
+  /**
+   * Moves the alias as {@code request} says, in one transaction with what it asks besides: the
+   * model's effects paused, and its effect rules evaluated on every window's newly canonical values
+   * (docs/semantics.md §10.11, through the same outbox as the revision sink): a rule now true with
+   * no effect prepares one; a PREPARED effect follows the new generation's revision, or is
+   * CANCELLED when its rule is now false; an effect already dispatched whose rule is now false (or
+   * whose payload changed) gets a compensation record, never a second effect. A window the new
+   * generation has no projection of is left as it is: its job has not computed it yet, and will
+   * prepare or compensate when it writes it.
+   *
+   * <p>With a share ({@link AliasRequest#withShare}), the generation becomes a canary: the keys in
+   * the share ({@link CanaryShare}) read it and the others keep the generation canonical now; the
+   * canonical view and the effects resolve per key. Without one, every key reads the generation and
+   * any canary ends.
+   *
+   * @throws EmptyGeneration when the generation has no projection and the request does not allow
+   *     it; nothing changed
+   * @throws CanaryRefused when a share is asked for and there is no other canonical generation for
+   *     the other keys; nothing changed
+   */
+  public AliasChange setCanonicalGeneration(AliasRequest request)
+      throws SQLException, EmptyGeneration, CanaryRefused {
+    String model = request.model();
+    int generation = request.generation();
+    boolean allowEmpty = request.allowEmpty();
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
@@ -157,32 +229,145 @@ public final class Ledger {
         if (projections == 0 && !allowEmpty) {
           throw new EmptyGeneration(model, generation, counts);
         }
+        Optional<CanaryShare> canary = Optional.empty();
+        int base = generation;
+        if (request.shareBasisPoints().isPresent()) {
+          if (previous.isEmpty()) {
+            throw new CanaryRefused(
+                model
+                    + " has no canonical generation yet, so the keys outside the share would"
+                    + " read nothing; make one canonical first");
+          }
+          if (previous.getAsInt() == generation) {
+            throw new CanaryRefused(
+                "generation "
+                    + generation
+                    + " is "
+                    + model
+                    + "'s canonical generation: a canary shares keys with another generation");
+          }
+          canary = Optional.of(new CanaryShare(generation, request.shareBasisPoints().getAsInt()));
+          base = previous.getAsInt();
+        }
+        Integer canaryGeneration = canary.map(CanaryShare::generation).orElse(null);
+        Integer canaryShare = canary.map(CanaryShare::basisPoints).orElse(null);
         try (PreparedStatement s =
             c.prepareStatement(
-                "INSERT INTO streamform.canonical_alias (model, generation, set_by) VALUES (?, ?,"
-                    + " 'alias set') ON CONFLICT (model) DO UPDATE SET generation ="
-                    + " EXCLUDED.generation, set_at = now(), set_by = EXCLUDED.set_by")) {
+                "INSERT INTO streamform.canonical_alias (model, generation, set_by,"
+                    + " canary_generation, canary_basis_points) VALUES (?, ?, 'alias set', ?, ?)"
+                    + " ON CONFLICT (model) DO UPDATE SET generation = EXCLUDED.generation,"
+                    + " set_at = now(), set_by = EXCLUDED.set_by, canary_generation ="
+                    + " EXCLUDED.canary_generation, canary_basis_points ="
+                    + " EXCLUDED.canary_basis_points")) {
           s.setString(1, model);
-          s.setInt(2, generation);
+          s.setInt(2, base);
+          s.setObject(3, canaryGeneration, java.sql.Types.INTEGER);
+          s.setObject(4, canaryShare, java.sql.Types.INTEGER);
           s.executeUpdate();
         }
         try (PreparedStatement s =
             c.prepareStatement(
                 "INSERT INTO streamform.canonical_alias_history (model, generation,"
-                    + " previous_generation, set_by) VALUES (?, ?, ?, 'alias set')")) {
+                    + " previous_generation, set_by, canary_generation, canary_basis_points)"
+                    + " VALUES (?, ?, ?, 'alias set', ?, ?)")) {
           s.setString(1, model);
-          s.setInt(2, generation);
+          s.setInt(2, base);
           s.setObject(3, previous.isPresent() ? previous.getAsInt() : null, java.sql.Types.INTEGER);
+          s.setObject(4, canaryGeneration, java.sql.Types.INTEGER);
+          s.setObject(5, canaryShare, java.sql.Types.INTEGER);
           s.executeUpdate();
+        }
+        int[] keys = canary.isPresent() ? keys(c, model, canary.get()) : new int[2];
+        Optional<EffectsPause.Change> pause = Optional.empty();
+        if (request.pausedBy().isPresent()) {
+          pause =
+              Optional.of(
+                  EffectsPause.pause(c, model, request.pausedBy().get(), request.pauseReason()));
+        }
+        LedgerWriter.Effects effects = LedgerWriter.Effects.NONE;
+        if (!request.rules().isEmpty()) {
+          effects = followCanonical(c, request);
         }
         c.commit();
         int before = previous.isPresent() ? counts.getOrDefault(previous.getAsInt(), 0) : 0;
-        return new AliasChange(model, previous, generation, projections, before);
-      } catch (SQLException | RuntimeException | EmptyGeneration e) {
+        return new AliasChange(
+            model,
+            previous,
+            generation,
+            projections,
+            before,
+            pause,
+            effects,
+            canary,
+            keys[0],
+            keys[1]);
+      } catch (SQLException | RuntimeException | EmptyGeneration | CanaryRefused e) {
         c.rollback();
         throw e;
       }
     }
+  }
+
+  /** {the model's keys, those in the canary's share}. */
+  private static int[] keys(Connection c, String model, CanaryShare canary) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT count(*), count(*) FILTER (WHERE streamform.key_bucket(k) < ?) FROM (SELECT"
+                + " DISTINCT window_key AS k FROM streamform.projection WHERE model = ?) keys")) {
+      s.setInt(1, canary.basisPoints());
+      s.setString(2, model);
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        return new int[] {rs.getInt(1), rs.getInt(2)};
+      }
+    }
+  }
+
+  /**
+   * The effect rules evaluated on each window of the canonical view, in {@code c}'s transaction.
+   */
+  private static LedgerWriter.Effects followCanonical(Connection c, AliasRequest request)
+      throws SQLException {
+    List<StoredRevision> canonical = new ArrayList<>();
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT projection_id, model, logical_window_id, generation, window_key::text,"
+                + " window_start, window_end, revision, status, aggregate_values::text,"
+                + " aggregate_digest FROM streamform.canonical_projection WHERE model = ?"
+                + " ORDER BY projection_id")) {
+      s.setString(1, request.model());
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          int revision = rs.getInt(8);
+          canonical.add(
+              new StoredRevision(
+                  rs.getString(1),
+                  rs.getString(2),
+                  rs.getString(3),
+                  rs.getInt(4),
+                  rs.getString(5),
+                  instant(rs, 6),
+                  instant(rs, 7),
+                  revision,
+                  revision > 1 ? revision - 1 : null,
+                  rs.getString(9),
+                  rs.getString(10),
+                  rs.getString(11),
+                  "{}"));
+        }
+      }
+    }
+    // the project declares one output schema; every generation's stored values are typed by it
+    Map<String, org.apache.beam.sdk.schemas.Schema> schemas = new java.util.HashMap<>();
+    for (StoredRevision r : canonical) {
+      schemas.put(
+          EffectOutbox.schemaKey(r.model(), r.generation()),
+          Objects.requireNonNull(request.outputSchema()));
+    }
+    EffectOutbox.Outcome fx =
+        new EffectOutbox(request.rules()).apply(c, canonical, schemas, Map.of());
+    return new LedgerWriter.Effects(
+        fx.prepared(), fx.updated(), fx.cancelled(), fx.compensations(), fx.ruleErrors());
   }
 
   /** The model's generations that have projections, each with how many. */
@@ -226,9 +411,11 @@ public final class Ledger {
                   + " coalesce(a.window_start, b.window_start), coalesce(a.window_end,"
                   + " b.window_end), a.revision, a.status, a.aggregate_values::text,"
                   + " a.aggregate_digest, b.revision, b.status, b.aggregate_values::text,"
-                  + " b.aggregate_digest FROM (SELECT * FROM streamform.projection WHERE model = ?"
+                  + " b.aggregate_digest, streamform.key_bucket(coalesce(a.window_key,"
+                  + " b.window_key)) FROM (SELECT * FROM streamform.projection WHERE model = ?"
                   + " AND generation = ?) a FULL OUTER JOIN (SELECT * FROM streamform.projection"
                   + " WHERE model = ? AND generation = ?) b USING (logical_window_id)")) {
+        Optional<CanaryShare> canary = canary(c, model);
         s.setString(1, model);
         s.setInt(2, from);
         s.setString(3, model);
@@ -243,14 +430,15 @@ public final class Ledger {
                     instant(rs, 3),
                     instant(rs, 4),
                     side(rs, 5),
-                    side(rs, 9)));
+                    side(rs, 9),
+                    canary.isPresent() && rs.getInt(13) < canary.get().basisPoints()));
           }
         }
         windows.sort(
             java.util.Comparator.comparing(GenerationComparison.Window::windowStart)
                 .thenComparing(w -> RevisionIdentity.canonical(w.key()))
                 .thenComparing(GenerationComparison.Window::windowEnd));
-        return new GenerationComparison(model, from, to, List.copyOf(windows));
+        return new GenerationComparison(model, from, to, List.copyOf(windows), canary);
       } finally {
         c.rollback();
       }
@@ -293,7 +481,7 @@ public final class Ledger {
       c.setReadOnly(true);
       c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
       try {
-        OptionalInt canonical = canonicalGeneration(c, model, false);
+        Set<String> canonical = canonicalProjections(c, model);
         Map<String, Window> windows = new LinkedHashMap<>();
         readWindows(c, model, filter, "streamform.projection", windows);
         readWindows(c, model, filter, "streamform.held_revision", windows);
@@ -302,7 +490,7 @@ public final class Ledger {
         readConflicts(c, model, filter, windows);
         List<WindowHistory> out = new ArrayList<>();
         for (Window w : windows.values()) {
-          out.add(w.toHistory(canonical.isPresent() && canonical.getAsInt() == w.generation));
+          out.add(w.toHistory(canonical.contains(w.projectionId)));
         }
         out.sort(
             java.util.Comparator.comparing(WindowHistory::windowStart)
@@ -313,6 +501,25 @@ public final class Ledger {
         c.rollback();
       }
     }
+  }
+
+  /**
+   * The projections the canonical view shows for {@code model}: of its canonical generation, or of
+   * the canary's for a key in its share.
+   */
+  private static Set<String> canonicalProjections(Connection c, String model) throws SQLException {
+    Set<String> out = new java.util.HashSet<>();
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT projection_id FROM streamform.canonical_projection WHERE model = ?")) {
+      s.setString(1, model);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getString(1));
+        }
+      }
+    }
+    return out;
   }
 
   /** The number of refused records recorded for {@code model}. */

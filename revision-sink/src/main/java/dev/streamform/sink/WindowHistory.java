@@ -14,7 +14,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *
  * @param current the projection row; empty when only held revisions exist (revision 1 not yet
  *     applied)
- * @param canonical true when the window's generation is its model's canonical alias
+ * @param canonical true when the canonical view shows this projection (its generation is the one
+ *     its key reads: the canonical alias's, or a canary's for a key in its share)
  */
 public record WindowHistory(
     String projectionId,

@@ -24,8 +24,12 @@ final class FixtureProjects {
 
   /** A copy of seed project {@code name} in {@code dir}, without its fixtures. */
   static Path copy(String name, Path dir) {
-    Path from = TIME.resolve(name);
-    Path to = dir.resolve(name);
+    return copy(TIME.resolve(name), dir);
+  }
+
+  /** A copy of the fixture project at {@code from} in {@code dir}, without its fixtures. */
+  static Path copy(Path from, Path dir) {
+    Path to = dir.resolve(from.getFileName().toString());
     try (Stream<Path> files = Files.walk(from)) {
       for (Path f : (Iterable<Path>) files::iterator) {
         Path target = to.resolve(from.relativize(f).toString());

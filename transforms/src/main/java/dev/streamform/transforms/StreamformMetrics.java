@@ -28,6 +28,13 @@ public final class StreamformMetrics {
   public static final String KEYS_LIVE = "keys_live";
 
   /**
+   * Event-time timers a keyed changelog set (armed or moved). On arrival a key arms one timer when
+   * none is armed and moves it only when it fires early (the key was touched since): far fewer than
+   * one per event; the log-order hand-over sets one when a key's earliest due time moves.
+   */
+  public static final String TIMERS_SET = "changelog_timers_set";
+
+  /**
    * A distribution: the encoded bytes of one key's keyed state (its key, aggregate or windows and
    * its timer bookkeeping; not the events waiting in the hand-over's buffer), sampled every {@link
    * StateBytes#EVERY}th state write of a stage; its mean is bytes of state per live key.

@@ -6,6 +6,7 @@ import static dev.streamform.transforms.Scenarios.t;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.clock.SourceClock;
+import java.util.List;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.testing.PAssert;
 import org.joda.time.Duration;
@@ -74,6 +75,32 @@ class KeyedChangelogTest {
         3, Scenario.counter(result, StreamformMetrics.EXPIRED));
     org.junit.jupiter.api.Assertions.assertEquals(
         0, Scenario.counter(result, StreamformMetrics.KEYS_LIVE));
+  }
+
+  /**
+   * Issue 31, no timer per event: applied on arrival, a key touched 40 times within its retention
+   * arms one timer, which fires early and is moved once to the key's deadline then; the state is
+   * still freed, and every event still finds it alive.
+   */
+  @Test
+  void onArrivalAKeyTouchedFortyTimesSetsTwoTimersNotForty() {
+    Pipeline p = SeedStreams.pipeline();
+    SeedStreams stream = new SeedStreams();
+    List<String> expected = new java.util.ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      stream.event(0, 42, "1", iso(String.format("10:%02d:%02d", i * 10 / 60, i * 10 % 60)));
+      expected.add("p0/" + i + (i == 0 ? " insert 42 1" : " update 42 " + (i + 1)));
+    }
+    Scenario s = Scenario.of(p, "timers", stream.items(), NO_DELAY, TEN_MINUTES.appliedOnArrival());
+    PAssert.that(s.changelog).containsInAnyOrder(expected);
+    org.apache.beam.sdk.PipelineResult result = p.run();
+    result.waitUntilFinish();
+    org.junit.jupiter.api.Assertions.assertEquals(
+        2, Scenario.counter(result, StreamformMetrics.TIMERS_SET), "timers set");
+    org.junit.jupiter.api.Assertions.assertEquals(
+        1, Scenario.counter(result, StreamformMetrics.EXPIRED), "keys expired");
+    org.junit.jupiter.api.Assertions.assertEquals(
+        0, Scenario.counter(result, StreamformMetrics.KEYS_LIVE), "keys live");
   }
 
   /** Without retention nothing is freed: every key's state is still held after the run. */

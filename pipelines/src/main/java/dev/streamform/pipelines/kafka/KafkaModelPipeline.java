@@ -130,19 +130,7 @@ public final class KafkaModelPipeline {
       read = read.withIdleness(Duration.millis(source.idleAfter().get().toMillis()));
     }
     SourceResult records = p.apply("Source " + source.name(), read);
-    ModelSinks named = ModelSinks.of(model);
-    PCollection<KV<String, String>> undecodable =
-        records
-            .quarantined()
-            .apply("Undecodable", MapElements.into(kvs()).via(named::undecodableRecord));
-    SourceClock clock =
-        partitions.isEmpty() ? model.logClock() : model.logClock().withPartitions(partitions);
-    // The Flink runner keeps each key's order from the clock to the changelog (one channel per
-    // sender, first in first out), so a streaming job there applies events as they arrive instead
-    // of waiting for the watermark; other runners (the DirectRunner) apply them in log order.
-    boolean fifo = p.getOptions().getRunner().getSimpleName().startsWith("Flink");
-    ModelPipeline.Outputs outputs =
-        ModelPipeline.build(model, records.records(), undecodable, clock, fifo, revisionSink);
+    ModelPipeline.Outputs outputs = outputs(model, records, revisionSink, partitions);
     ModelSinks sinks = outputs.sinks();
     if (!writeTopics) {
       return sinks; // a shadow run: the revision sink is its only output
@@ -163,6 +151,32 @@ public final class KafkaModelPipeline {
       outputs.duplicates().apply("Write " + topic, ModelSinks.write(connection, topic));
     }
     return sinks;
+  }
+
+  /**
+   * The model's outputs on what its source read, before any topic is written: the clock is the
+   * model's log clock with {@code partitions} declared (none when empty), and the changelog is
+   * applied on arrival on the Flink runner. Apart from {@link #build} so that a test can run it on
+   * a source of its own ({@code KafkaModelPipelineClockTest}).
+   */
+  static ModelPipeline.Outputs outputs(
+      DeclaredModel model,
+      SourceResult records,
+      @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
+      List<Integer> partitions) {
+    ModelSinks named = ModelSinks.of(model);
+    PCollection<KV<String, String>> undecodable =
+        records
+            .quarantined()
+            .apply("Undecodable", MapElements.into(kvs()).via(named::undecodableRecord));
+    SourceClock clock =
+        partitions.isEmpty() ? model.logClock() : model.logClock().withPartitions(partitions);
+    // The Flink runner keeps each key's order from the clock to the changelog (one channel per
+    // sender, first in first out), so a streaming job there applies events as they arrive instead
+    // of waiting for the watermark; other runners (the DirectRunner) apply them in log order.
+    boolean fifo =
+        records.getPipeline().getOptions().getRunner().getSimpleName().startsWith("Flink");
+    return ModelPipeline.build(model, records.records(), undecodable, clock, fifo, revisionSink);
   }
 
   private static TypeDescriptor<KV<String, String>> kvs() {

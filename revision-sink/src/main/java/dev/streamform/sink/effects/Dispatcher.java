@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -29,7 +30,7 @@ import org.slf4j.LoggerFactory;
  *       dedupes by key: claimed again ({@code UNKNOWN -> DISPATCHING}) and delivered under the same
  *       key; otherwise it stays {@code UNKNOWN} for a person. Never a blind retry;
  *   <li><b>claim</b>: one {@code PREPARED} effect at a time, chosen in SQL among those that can be
- *       sent now (confirmed against the canonical alias and its window's canonical revision, a
+ *       sent now (confirmed against the generation its key reads and that window's revision, a
  *       provider here, its backoff over), locked ({@code FOR UPDATE SKIP LOCKED}: several
  *       dispatchers take disjoint effects) and moved to {@code DISPATCHING} with a fresh attempt
  *       token, its lease starting then, before any I/O;
@@ -45,10 +46,34 @@ import org.slf4j.LoggerFactory;
  * kept in memory and written again by the next passes (which claim nothing meanwhile); a dispatcher
  * that dies with one leaves the effect {@code DISPATCHING}, resolved by receipt after the lease.
  *
+ * <p>A model whose effects are paused ({@link EffectsPause}) has nothing claimed: neither a
+ * PREPARED effect nor an UNKNOWN one that a receipt query found never applied. The switch is
+ * checked by each claim's own statement, so a pause committed mid-pass stops that pass's next
+ * claim; what was claimed before finishes and is written. Expiry and receipts (which only record)
+ * go on.
+ *
  * <p>A {@link Hooks} lets a test stop the dispatcher dead between the phases, as a kill would.
  */
 public final class Dispatcher {
   private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+
+  /**
+   * The claims' guard: the model is not paused, as of the claim's own statement (a pause committed
+   * after the pass began still stops it).
+   */
+  private static String notPaused(String modelColumn) {
+    return " AND NOT EXISTS (SELECT 1 FROM streamform.effect_pause z WHERE z.model = "
+        + modelColumn
+        + ")";
+  }
+
+  /**
+   * The effect's generation is the one its window's key reads ({@code a} the alias, {@code p} the
+   * projection): the canonical generation, or the canary's for a key in its share.
+   */
+  private static final String READS_ITS_GENERATION =
+      " streamform.generation_for_key(a.generation, a.canary_generation, a.canary_basis_points,"
+          + " p.window_key) = e.generation";
 
   /** In-line tries of one outcome write before it is kept for the next pass. */
   private static final int OUTCOME_TRIES = 3;
@@ -83,6 +108,7 @@ public final class Dispatcher {
    * @param lost outcomes not written because another dispatcher moved the effect first
    * @param unwritten outcomes the database has not taken yet (kept, written by a later pass)
    * @param writeFailures outcome writes the database refused in this pass (each tried again)
+   * @param paused the model's pause as the pass ended, if its effects are paused
    */
   public record Report(
       int expired,
@@ -97,9 +123,13 @@ public final class Dispatcher {
       int backingOff,
       int lost,
       int unwritten,
-      int writeFailures) {
+      int writeFailures,
+      Optional<EffectsPause.State> paused) {
     public String describe() {
-      return claimed
+      return paused
+              .map(p -> "effects paused (" + p.describe() + "): nothing new claimed; ")
+              .orElse("")
+          + claimed
           + " claimed, "
           + done
           + " done, "
@@ -230,12 +260,13 @@ public final class Dispatcher {
   public Report runOnce(int limit) throws SQLException {
     Counts n = new Counts();
     if (!writeUnwritten(n)) {
-      return report(0, n, 0, 0);
+      return report(0, n, 0, 0, Optional.empty());
     }
     int expired = expire();
+    boolean paused = pausedNow().isPresent();
     List<String> tried = new ArrayList<>();
-    resolve(n, tried);
-    for (int i = 0; i < limit && unwritten.isEmpty(); i++) {
+    resolve(n, tried, paused);
+    for (int i = 0; i < limit && unwritten.isEmpty() && !paused; i++) {
       // an effect is attempted at most once per pass, whatever its backoff
       Attempt a = claimOne(tried);
       if (a == null) {
@@ -246,10 +277,16 @@ public final class Dispatcher {
       deliver(a, n);
     }
     int[] idle = idle();
-    return report(expired, n, idle[0], idle[1]);
+    return report(expired, n, idle[0], idle[1], pausedNow());
   }
 
-  private Report report(int expired, Counts n, int waiting, int backingOff) {
+  /** The model's pause, if its effects are paused now. */
+  private Optional<EffectsPause.State> pausedNow() throws SQLException {
+    return new EffectsPause(dataSource).state(model);
+  }
+
+  private Report report(
+      int expired, Counts n, int waiting, int backingOff, Optional<EffectsPause.State> paused) {
     return new Report(
         expired,
         n.resolvedDone,
@@ -263,7 +300,8 @@ public final class Dispatcher {
         backingOff,
         n.lost,
         unwritten.size(),
-        n.writeFailures);
+        n.writeFailures,
+        paused);
   }
 
   /** Writes the kept outcomes, oldest first; false when one is still refused. */
@@ -332,10 +370,11 @@ public final class Dispatcher {
                   + " e.effect_type = ANY(?))), count(*) FILTER (WHERE e.next_attempt_at > now()"
                   + " AND (e.state = 'UNKNOWN'   OR (p.revision IS NOT NULL AND e.effect_type ="
                   + " ANY(?)))) FROM streamform.effect e LEFT JOIN streamform.canonical_alias a ON"
-                  + " a.model = e.model AND a.generation = e.generation LEFT JOIN"
-                  + " streamform.projection p ON p.logical_window_id = e.logical_window_id   AND"
-                  + " p.generation = a.generation AND p.revision = e.revision WHERE e.model = ? AND"
-                  + " e.state IN ('PREPARED', 'UNKNOWN')")) {
+                  + " a.model = e.model LEFT JOIN streamform.projection p ON p.logical_window_id ="
+                  + " e.logical_window_id AND p.generation = e.generation AND p.revision ="
+                  + " e.revision AND"
+                  + READS_ITS_GENERATION
+                  + " WHERE e.model = ? AND e.state IN ('PREPARED', 'UNKNOWN')")) {
         Array types = types(c);
         s.setArray(1, types);
         s.setArray(2, types);
@@ -383,7 +422,7 @@ public final class Dispatcher {
   private record Unknown(
       String key, String type, String payload, @Nullable String token, boolean due) {}
 
-  private void resolve(Counts n, List<String> tried) throws SQLException {
+  private void resolve(Counts n, List<String> tried, boolean paused) throws SQLException {
     List<Unknown> unknown = new ArrayList<>();
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
@@ -424,7 +463,10 @@ public final class Dispatcher {
         } else {
           n.lost++;
         }
-      } else if (l instanceof EffectProvider.NotFound && provider.idempotencyKeys() && u.due()) {
+      } else if (l instanceof EffectProvider.NotFound
+          && provider.idempotencyKeys()
+          && u.due()
+          && !paused) {
         Attempt again = reclaim(u);
         if (again == null) {
           n.lost++;
@@ -477,7 +519,8 @@ public final class Dispatcher {
               "UPDATE streamform.effect SET state = 'DISPATCHING', attempts = attempts + 1,"
                   + " dispatcher = ?, attempt_token = ?, dispatched_at = now(), updated_at = now(),"
                   + " last_error = NULL WHERE effect_key = ? AND state = 'UNKNOWN' AND"
-                  + " attempt_token IS NOT DISTINCT FROM ?")) {
+                  + " attempt_token IS NOT DISTINCT FROM ?"
+                  + notPaused("streamform.effect.model"))) {
         s.setString(1, name);
         s.setString(2, token);
         s.setString(3, u.key());
@@ -510,13 +553,16 @@ public final class Dispatcher {
         try (PreparedStatement s =
             c.prepareStatement(
                 "SELECT e.effect_key, e.effect_type, e.payload::text FROM streamform.effect e JOIN"
-                    + " streamform.canonical_alias a ON a.model = e.model AND a.generation ="
-                    + " e.generation JOIN streamform.projection p ON p.logical_window_id ="
-                    + " e.logical_window_id   AND p.generation = a.generation AND p.revision ="
-                    + " e.revision WHERE e.model = ? AND e.state = 'PREPARED' AND e.effect_type ="
+                    + " streamform.canonical_alias a ON a.model = e.model JOIN"
+                    + " streamform.projection p ON p.logical_window_id = e.logical_window_id AND"
+                    + " p.generation = e.generation AND p.revision = e.revision AND"
+                    + READS_ITS_GENERATION
+                    + " WHERE e.model = ? AND e.state = 'PREPARED' AND e.effect_type ="
                     + " ANY(?) AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= now()) AND"
-                    + " NOT e.effect_key = ANY(?) ORDER BY e.prepared_at, e.effect_key LIMIT 1 FOR"
-                    + " UPDATE OF e SKIP LOCKED")) {
+                    + " NOT e.effect_key = ANY(?)"
+                    + notPaused("e.model")
+                    + " ORDER BY e.prepared_at, e.effect_key LIMIT 1 FOR UPDATE OF e SKIP"
+                    + " LOCKED")) {
           s.setString(1, model);
           s.setArray(2, types(c));
           s.setArray(3, c.createArrayOf("text", tried.toArray()));

@@ -7,18 +7,32 @@ import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Writes a trace as a fixture file in the docs/semantics.md §4 format: its {@code given:} items,
- * and the {@code expect:}, {@code late:} and {@code duplicates:} the oracle gave for them — what
- * the runner should have done. Public for generated fixtures elsewhere (the benchmarks' 5,000-event
- * fixture); its output reads back with {@code Fixture.load}.
+ * and the {@code expect:}, {@code late:}, {@code duplicates:} and {@code quarantined:} the oracle
+ * gave for them — what the runner should have done. Public for generated fixtures elsewhere (the
+ * benchmarks' 5,000-event fixture); its output reads back with {@code Fixture.load}.
  */
 public final class FixtureYaml {
   private FixtureYaml() {}
 
   /** {@code trace}'s items and {@code oracle}'s answer as fixture YAML, {@code comments} first. */
   public static String render(Fixture trace, FixtureOutcome oracle, List<String> comments) {
+    return render(trace, oracle, comments, id -> null);
+  }
+
+  /**
+   * As {@link #render(Fixture, FixtureOutcome, List)}, with a {@code quarantined:} row for each
+   * quarantined event that {@code itemOf} finds among the trace's items (by its event id): its
+   * columns and the oracle's reason.
+   */
+  public static String render(
+      Fixture trace,
+      FixtureOutcome oracle,
+      List<String> comments,
+      Function<String, Fixture.Given> itemOf) {
     StringBuilder b = new StringBuilder();
     comments.forEach(c -> b.append("# ").append(c).append('\n'));
     b.append("model: ").append(trace.model()).append("\n\ngiven:\n");
@@ -51,6 +65,7 @@ public final class FixtureYaml {
           .append(r.revision)
           .append(", status: ")
           .append(r.status)
+          .append(r.predecessor == null ? "" : ", predecessor: " + r.predecessor)
           .append(" }\n");
     }
     if (!oracle.late.isEmpty()) {
@@ -68,6 +83,18 @@ public final class FixtureYaml {
       for (FixtureOutcome.Duplicate d : oracle.duplicates) {
         b.append("  - ").append(flow(d.record)).append('\n');
       }
+    }
+    StringBuilder quarantined = new StringBuilder();
+    for (FixtureOutcome.Quarantined q : oracle.quarantined) {
+      Fixture.Given item = itemOf.apply(q.eventId);
+      if (item != null && item.event().isPresent()) {
+        Map<String, Object> row = new java.util.LinkedHashMap<>(item.event().get());
+        row.put("reason", q.reason);
+        quarantined.append("  - ").append(flow(row)).append('\n');
+      }
+    }
+    if (quarantined.length() > 0) {
+      b.append("\nquarantined:\n").append(quarantined);
     }
     return b.toString();
   }

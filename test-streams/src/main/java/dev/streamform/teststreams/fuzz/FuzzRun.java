@@ -3,6 +3,7 @@ package dev.streamform.teststreams.fuzz;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
+import dev.streamform.teststreams.fixture.FixtureStream;
 import dev.streamform.teststreams.trace.TraceGenerator;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -171,7 +172,10 @@ public final class FuzzRun {
     }
     Files.createDirectories(dir);
     Path file = dir.resolve(name + ".yml");
-    Files.writeString(file, FixtureYaml.render(small, expected, comments), StandardCharsets.UTF_8);
+    Files.writeString(
+        file,
+        FixtureYaml.render(small, expected, comments, FixtureStream.compile(small, model)::itemOf),
+        StandardCharsets.UTF_8);
     out.printf(
         "%s: shrunk %s to %d items (%.1fs); wrote %s%n",
         target.name(), trace.name(), small.given().size(), seconds(start), file);

@@ -105,12 +105,13 @@ final class TraceBatch {
    */
   static boolean canBatch(DeclaredModel model) {
     // A windowed trace runs alone: splitting window records (their offsets and identity, which
-    // name partitions and key values) back into traces is not done.
+    // name partitions and key values) back into traces is not done. So does a scoring model's: a
+    // split drops its decisions, so every batched trace compared empty with empty (issue 29).
     boolean idsTaggable =
         idColumn(model)
             .map(c -> model.source().schema().get(c).kind() != ColumnType.Kind.BOOL)
             .orElse(true);
-    return tagColumn(model).isPresent() && !model.windowed() && idsTaggable;
+    return tagColumn(model).isPresent() && !model.windowed() && !model.decides() && idsTaggable;
   }
 
   static TraceBatch of(DeclaredModel model, List<Fixture> traces, long seed) {

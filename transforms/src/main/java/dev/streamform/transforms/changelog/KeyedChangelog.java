@@ -443,6 +443,7 @@ public abstract class KeyedChangelog
     private final Counter emitted = StreamformMetrics.counter(StreamformMetrics.CHANGELOG);
     private final Counter expired = StreamformMetrics.counter(StreamformMetrics.EXPIRED);
     private final Counter live = StreamformMetrics.counter(StreamformMetrics.KEYS_LIVE);
+    private final Counter timersSet = StreamformMetrics.counter(StreamformMetrics.TIMERS_SET);
     private final dev.streamform.transforms.StateBytes stateBytes =
         new dev.streamform.transforms.StateBytes();
     private final Coder<Row> aggregateCoder;
@@ -493,8 +494,13 @@ public abstract class KeyedChangelog
         Long latestBefore = key.latest;
         applyOne(value, key, value.stamp(), 0, out);
         cell = cell.withKey(key.aggregate, key.latest);
-        if (!key.latest.equals(latestBefore) && retentionMillis != null) {
+        if (!key.latest.equals(latestBefore) && retentionMillis != null && cell.tickAt == null) {
+          // One timer per key, armed when none is: it only frees memory (whether the state had
+          // expired is decided from each event's own watermark at arrival, in applyOne). A timer
+          // armed for an earlier deadline fires early and is moved once, in onTick, to the key's
+          // deadline then: no timer per event (issue 31).
           tick.withNoOutputTimestamp().set(new Instant(key.latest + retentionMillis));
+          timersSet.inc();
           cell = cell.withTick(key.latest + retentionMillis, null);
         }
         cellState.write(cell);
@@ -503,6 +509,7 @@ public abstract class KeyedChangelog
       }
       long[] moved = LogOrder.buffer(value, pending, cell.tickAt, cell.holdAt, tick);
       if (moved != null) {
+        timersSet.inc();
         cellState.write(cell.withTick(moved[0], moved[1]));
       }
     }
@@ -553,9 +560,11 @@ public abstract class KeyedChangelog
         // no timer: the one that fired was the last
       } else if (hold == null) {
         tick.withNoOutputTimestamp().set(new Instant(next));
+        timersSet.inc();
       } else {
         holdAt = Math.min(hold, next);
         tick.withOutputTimestamp(new Instant(holdAt)).set(new Instant(next));
+        timersSet.inc();
       }
       KeyCell after = new KeyCell(aggregate, latest, next, holdAt);
       if (after.isEmpty()) {

@@ -3,6 +3,7 @@ package dev.streamform.transforms.decisions;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
+import dev.streamform.transforms.PlantedDefect;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.changelog.Accumulators;
 import dev.streamform.transforms.changelog.Aggregation;
@@ -333,7 +334,8 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
                             keySchema.build(),
                             accumulators,
                             coder,
-                            new Tags(decisions, reconciled, ignored, revising, dead, updates)))
+                            new Tags(decisions, reconciled, ignored, revising, dead, updates),
+                            PlantedDefect.current()))
                     .withOutputTags(
                         decisions,
                         TupleTagList.of(List.of(reconciled, ignored, revising, dead, updates))));
@@ -480,6 +482,9 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     private final int generation;
     private final Tags tags;
 
+    /** {@link PlantedDefect#NONE} but in a test that planted one (issue 29). */
+    private final PlantedDefect planted;
+
     private final Counter decided = StreamformMetrics.counter("decisions");
     private final Counter revised = StreamformMetrics.counter("decisions_revised");
     private final Counter lateCount = StreamformMetrics.counter("decisions_late");
@@ -520,7 +525,9 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         Schema keySchema,
         Accumulators accumulators,
         ClockCoders.TimedEventCoder events,
-        Tags tags) {
+        Tags tags,
+        PlantedDefect planted) {
+      this.planted = planted;
       this.model = spec.model();
       this.keyColumns = spec.keyColumns();
       this.keySchema = keySchema;
@@ -752,9 +759,15 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       List<Row> read = new ArrayList<>();
       for (Applied x : key.applied) {
         boolean inRange =
-            x.time > t - range && (contract == FeatureContract.LATEST_AVAILABLE || x.time <= t);
+            x.time > t - range
+                && (contract == FeatureContract.LATEST_AVAILABLE
+                    || x.time <= t
+                    || planted == PlantedDefect.SCORE_READS_AFTER_OCCURRENCE);
         boolean arrived =
-            contract == FeatureContract.LATEST_AVAILABLE || x.arrival < cutoff.getMillis();
+            contract == FeatureContract.LATEST_AVAILABLE
+                || x.arrival < cutoff.getMillis()
+                || (planted == PlantedDefect.SCORE_CUTOFF_INCLUSIVE
+                    && x.arrival == cutoff.getMillis());
         if (!x.eventId.equals(e.eventId()) && inRange && arrived) {
           read.add(x.record);
         }

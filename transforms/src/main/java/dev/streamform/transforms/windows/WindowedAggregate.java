@@ -5,6 +5,7 @@ import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Pr
 import com.google.auto.value.AutoValue;
 import dev.streamform.core.digest.RevisionIdentity;
 import dev.streamform.core.time.Durations;
+import dev.streamform.transforms.PlantedDefect;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.changelog.Accumulators;
 import dev.streamform.transforms.changelog.Aggregation;
@@ -371,7 +372,15 @@ public abstract class WindowedAggregate
             .setCoder(KvCoder.of(StringUtf8Coder.of(), coder))
             .apply(
                 "Windows",
-                ParDo.of(new WindowFnImpl(this, keys, accumulators, coder, revisions, tooLate))
+                ParDo.of(
+                        new WindowFnImpl(
+                            this,
+                            keys,
+                            accumulators,
+                            coder,
+                            revisions,
+                            tooLate,
+                            PlantedDefect.current()))
                     .withOutputTags(revisions, TupleTagList.of(tooLate)));
     return new WindowedResult(
         input.getPipeline(),
@@ -457,6 +466,9 @@ public abstract class WindowedAggregate
     private final TupleTag<WindowRevision> revisions;
     private final TupleTag<TooLateEvent> tooLate;
 
+    /** {@link PlantedDefect#NONE} but in a test that planted one (issue 29). */
+    private final PlantedDefect planted;
+
     private final Counter processed = StreamformMetrics.counter(StreamformMetrics.PROCESSED);
     private final Counter revisionsEmitted = StreamformMetrics.counter(StreamformMetrics.REVISIONS);
     private final Counter finalized =
@@ -503,7 +515,9 @@ public abstract class WindowedAggregate
         Accumulators accumulators,
         ClockCoders.TimedEventCoder events,
         TupleTag<WindowRevision> revisions,
-        TupleTag<TooLateEvent> tooLate) {
+        TupleTag<TooLateEvent> tooLate,
+        PlantedDefect planted) {
+      this.planted = planted;
       this.size = spec.sizeMillis();
       this.every = spec.everyMillis();
       this.offset = spec.offsetMillis();
@@ -713,13 +727,9 @@ public abstract class WindowedAggregate
         emit(w, key, WindowRevision.Status.ON_TIME, 1, null, out);
       } else {
         finalized.inc();
-        emit(
-            w,
-            key,
-            WindowRevision.Status.FINAL,
-            w.revision,
-            w.revision > 1 ? w.revision - 1 : null,
-            out);
+        int last =
+            planted == PlantedDefect.WINDOW_FINAL_IS_NEW_REVISION ? w.revision + 1 : w.revision;
+        emit(w, key, WindowRevision.Status.FINAL, last, last > 1 ? last - 1 : null, out);
         windows.remove(w); // the window is final: its state is freed
         live.dec();
       }
@@ -737,7 +747,11 @@ public abstract class WindowedAggregate
       for (long[] window : windowsOf(t)) {
         long start = window[0];
         long end = window[1];
-        if (arrival != null && arrival.getMillis() >= end + lateness) {
+        long tooLateFrom =
+            planted == PlantedDefect.WINDOW_ACCEPTED_AT_LATENESS_EDGE
+                ? end + lateness + 1
+                : end + lateness;
+        if (arrival != null && arrival.getMillis() >= tooLateFrom) {
           lateRows.inc();
           out.get(tooLate)
               .outputWithTimestamp(
@@ -753,7 +767,10 @@ public abstract class WindowedAggregate
         }
         w.accumulator = accumulators.add(w.accumulator, e.record());
         w.include(e.partition(), e.offset());
-        boolean onTime = arrival == null || arrival.getMillis() < end;
+        boolean onTime =
+            arrival == null
+                || arrival.getMillis() < end
+                || (planted == PlantedDefect.WINDOW_ON_TIME_AT_END && arrival.getMillis() == end);
         if (onTime && w.revision == 0) {
           w.onTime++;
           if (earlyEvents > 0 && w.onTime % earlyEvents == 0) {
@@ -763,15 +780,30 @@ public abstract class WindowedAggregate
           if (onTime) {
             onTimeAfterRevision.inc();
           }
+          if (planted == PlantedDefect.WINDOW_LATER_CORRECTIONS_SILENT && w.revision >= 2) {
+            continue;
+          }
+          boolean first = w.revision == 0;
           w.revision++;
           revisionsEmitted.inc();
+          Row accumulated = w.accumulator;
+          if (planted == PlantedDefect.WINDOW_CORRECTIONS_AS_DELTAS && !first) {
+            w.accumulator = accumulators.add(null, e.record()); // this correction alone
+          }
           emit(
               w,
               key,
-              WindowRevision.Status.CORRECTED,
+              first && planted == PlantedDefect.WINDOW_FIRST_CORRECTION_ON_TIME
+                  ? WindowRevision.Status.ON_TIME
+                  : WindowRevision.Status.CORRECTED,
               w.revision,
-              w.revision > 1 ? w.revision - 1 : null,
+              w.revision > 1
+                  ? (planted == PlantedDefect.WINDOW_PREDECESSOR_IS_SELF
+                      ? w.revision
+                      : w.revision - 1)
+                  : null,
               out);
+          w.accumulator = accumulated;
         }
       }
       if (accepted) {
@@ -789,6 +821,11 @@ public abstract class WindowedAggregate
       List<long[]> windows = new ArrayList<>();
       for (long start : windowStarts(t, size, every, offset)) {
         windows.add(new long[] {start, start + size});
+      }
+      if (planted == PlantedDefect.WINDOW_SLIDING_END_INCLUSIVE
+          && every < size
+          && Math.floorMod(t - offset, every) == 0) {
+        windows.add(0, new long[] {t - size, t}); // the window that ends at t: not t's
       }
       return windows;
     }

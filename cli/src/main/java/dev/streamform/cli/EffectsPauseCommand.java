@@ -1,0 +1,160 @@
+package dev.streamform.cli;
+
+import dev.streamform.sink.effects.EffectsPause;
+import java.io.PrintWriter;
+import java.sql.SQLException;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code streamform effects pause|resume}: the stop switch of a windowed model's effects
+ * (docs/semantics.md §10.12), kept in the database ({@link EffectsPause}) so that every dispatcher
+ * of the model obeys it, wherever it runs.
+ */
+final class EffectsPauseCommand {
+  private EffectsPauseCommand() {}
+
+  /** Who pauses or resumes, when {@code --by} is not given: the operating-system user. */
+  static String defaultActor() {
+    return System.getProperty("user.name", "unknown");
+  }
+
+  @Command(
+      name = "pause",
+      header = "Stops a model's dispatchers from claiming any effect, until resumed.",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Pauses the model's effects, in the database: from their next claim on, the model's"
+            + " dispatchers claim nothing — no PREPARED effect, and no UNKNOWN effect that a"
+            + " receipt query found never applied — and each pass says so. Effects already being"
+            + " delivered (DISPATCHING) finish and their outcomes are recorded; receipt queries"
+            + " still resolve UNKNOWN effects. The revision sink keeps preparing effects. Shown by"
+            + " streamform effects show; undone by streamform effects resume. Pausing a paused"
+            + " model changes nothing."
+      },
+      exitCodeListHeading = "%nExit status:%n",
+      exitCodeList = {
+        "0:paused (or already paused)",
+        "1:the project or database cannot be used",
+        "2:bad command line"
+      })
+  static final class Pause implements Callable<Integer> {
+    @Mixin LedgerCommand.Target target;
+
+    @Option(
+        names = "--reason",
+        paramLabel = "TEXT",
+        description = "why, recorded with the pause and shown by streamform effects show")
+    String reason;
+
+    @Option(
+        names = "--by",
+        paramLabel = "NAME",
+        description = "who pauses, recorded with the pause (default: the operating-system user)")
+    String by;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      Optional<ModelLedger> opened =
+          ModelLedger.open(
+              target.project,
+              target.model,
+              target.credentials.target(target.jdbcUrl, spec.commandLine()),
+              true,
+              "effects pause",
+              spec.commandLine());
+      if (opened.isEmpty()) {
+        return 1;
+      }
+      try (ModelLedger l = opened.get()) {
+        EffectsPause.Change c =
+            new EffectsPause(l.pool()).pause(l.name(), by == null ? defaultActor() : by, reason);
+        out.println(l.name() + ": " + describe(c));
+        return 0;
+      } catch (SQLException e) {
+        err.println("streamform effects pause: " + ModelLedger.firstLine(e));
+        return 1;
+      }
+    }
+  }
+
+  /** What a pause did, for people: also part of {@code alias set --pause-effects}'s output. */
+  static String describe(EffectsPause.Change c) {
+    String inFlight =
+        c.inFlight()
+            + (c.inFlight() == 1 ? " effect" : " effects")
+            + " in flight (DISPATCHING) finish and are recorded";
+    if (!c.changed()) {
+      return "effects already paused (" + c.before().get().describe() + "); " + inFlight;
+    }
+    return "effects paused: dispatchers claim nothing from their next claim on; " + inFlight;
+  }
+
+  @Command(
+      name = "resume",
+      header = "Lets a paused model's dispatchers claim effects again.",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Resumes the model's effects: its dispatchers claim PREPARED effects again from their next"
+            + " pass (those prepared meanwhile included). Recorded with the pause in"
+            + " streamform.effect_pause_history. Resuming a model that is not paused changes"
+            + " nothing."
+      },
+      exitCodeListHeading = "%nExit status:%n",
+      exitCodeList = {
+        "0:resumed (or was not paused)",
+        "1:the project or database cannot be used",
+        "2:bad command line"
+      })
+  static final class Resume implements Callable<Integer> {
+    @Mixin LedgerCommand.Target target;
+
+    @Option(
+        names = "--by",
+        paramLabel = "NAME",
+        description = "who resumes, recorded (default: the operating-system user)")
+    String by;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      Optional<ModelLedger> opened =
+          ModelLedger.open(
+              target.project,
+              target.model,
+              target.credentials.target(target.jdbcUrl, spec.commandLine()),
+              true,
+              "effects resume",
+              spec.commandLine());
+      if (opened.isEmpty()) {
+        return 1;
+      }
+      try (ModelLedger l = opened.get()) {
+        EffectsPause.Change c =
+            new EffectsPause(l.pool()).resume(l.name(), by == null ? defaultActor() : by);
+        out.println(
+            l.name()
+                + ": "
+                + (c.changed()
+                    ? "effects resumed (paused " + c.before().get().describe() + ")"
+                    : "effects were not paused; nothing changed"));
+        return 0;
+      } catch (SQLException e) {
+        err.println("streamform effects resume: " + ModelLedger.firstLine(e));
+        return 1;
+      }
+    }
+  }
+}

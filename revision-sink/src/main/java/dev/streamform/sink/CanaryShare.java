@@ -1,0 +1,79 @@
+package dev.streamform.sink;
+
+import java.math.BigDecimal;
+
+/**
+ * A canary by key (docs/semantics.md §9.9): the keys whose bucket is below {@code basisPoints} read
+ * {@code generation}, the others the model's canonical generation. A key's bucket is {@code
+ * streamform.key_bucket(key)}: the first 32 bits of SHA-256 of the key as PostgreSQL prints it as
+ * jsonb (e.g. {@code {"merchant_id": 7}}), unsigned, modulo 10 000 — of the key only, so every
+ * window of a key, every run and every reader agree.
+ *
+ * @param generation the generation the share reads
+ * @param basisPoints the share in hundredths of a percent, 1 to 9 999 (500 = 5%)
+ */
+public record CanaryShare(int generation, int basisPoints) {
+  /** Buckets per key space: a share is counted in basis points. */
+  public static final int BUCKETS = 10_000;
+
+  public CanaryShare {
+    if (generation < 1) {
+      throw new IllegalArgumentException(
+          "a generation is a whole number from 1, got " + generation);
+    }
+    if (basisPoints < 1 || basisPoints >= BUCKETS) {
+      throw new IllegalArgumentException(
+          "a canary share is more than 0% and less than 100%, got " + percent(basisPoints));
+    }
+  }
+
+  /**
+   * {@code "5%"}, {@code "0.5%"} or {@code "12.25%"} in basis points (500, 50, 1225).
+   *
+   * @throws IllegalArgumentException for anything else, or a share not in (0%, 100%) or finer than
+   *     0.01%
+   */
+  public static int basisPoints(String percent) {
+    String text = percent.strip();
+    if (!text.endsWith("%")) {
+      throw new IllegalArgumentException(
+          "a share is a percentage such as 5% or 0.5%, got '" + percent + "'");
+    }
+    BigDecimal p;
+    try {
+      p = new BigDecimal(text.substring(0, text.length() - 1).strip());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "a share is a percentage such as 5% or 0.5%, got '" + percent + "'", e);
+    }
+    BigDecimal bp = p.movePointRight(2);
+    if (bp.signum() <= 0 || bp.compareTo(BigDecimal.valueOf(BUCKETS)) >= 0) {
+      throw new IllegalArgumentException(
+          "a canary share is more than 0% and less than 100% (give no share to move every key),"
+              + " got "
+              + percent);
+    }
+    if (bp.stripTrailingZeros().scale() > 0) {
+      throw new IllegalArgumentException(
+          "a share is counted in hundredths of a percent (0.01%), got " + percent);
+    }
+    return bp.intValueExact();
+  }
+
+  /** {@code 5%}, {@code 0.5%}. */
+  public static String percent(int basisPoints) {
+    return BigDecimal.valueOf(basisPoints).movePointLeft(2).stripTrailingZeros().toPlainString()
+        + "%";
+  }
+
+  /** {@code 5% of keys (bucket < 500 of 10000) read generation 2}. */
+  public String describe() {
+    return percent(basisPoints)
+        + " of keys (bucket < "
+        + basisPoints
+        + " of "
+        + BUCKETS
+        + ") read generation "
+        + generation;
+  }
+}
