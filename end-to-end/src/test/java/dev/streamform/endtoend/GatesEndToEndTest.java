@@ -218,7 +218,7 @@ class GatesEndToEndTest {
         "models:\n  "
             + MODEL
             + ":\n    key: [merchant_id]\n    window: 1h\n    allowed_lateness: 30m\n"
-            + "gates:\n  publication_latency_p99: 15s\n");
+            + "gates:\n  publication_latency_p99: 30s\n");
     Files.writeString(
         project.resolve("models/" + MODEL + ".sql"),
         "SELECT merchant_id, SUM(amount) AS revenue, COUNT(*) AS orders FROM source('payments')"
