@@ -1,16 +1,21 @@
 package dev.streamform.cli;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.DecisionsSpec;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.InvalidProjectException;
 import dev.streamform.policies.project.Project;
+import dev.streamform.sink.JdbcTarget;
+import dev.streamform.sink.LedgerSchema;
+import dev.streamform.sink.decisions.DecisionLedger;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureStream;
 import dev.streamform.teststreams.fixture.RunnerChoice;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,14 +28,16 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code streamform decisions show}: the decision ledger of a fixture, each traced to its inputs.
+ * {@code streamform decisions show}: the decisions of a fixture, or of the decision ledger in
+ * PostgreSQL ({@code --jdbc-url}), each traced to its inputs; {@code streamform decisions verify}:
+ * every decision's identity in the ledger recomputed from its stored inputs.
  */
 @Command(
     name = "decisions",
     header = "A scoring model's decisions and their identity.",
     mixinStandardHelpOptions = true,
     description = "The decisions of a scoring model (decisions:).",
-    subcommands = {DecisionsCommand.Show.class})
+    subcommands = {DecisionsCommand.Show.class, DecisionsCommand.Verify.class})
 final class DecisionsCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
@@ -50,7 +57,9 @@ final class DecisionsCommand implements Callable<Integer> {
             + " clocks (occurred, arrived, scored), the feature state it read (cutoff, state"
             + " revision, feature values), the model and preprocessing digests, the policy"
             + " generation, and which decision it supersedes; late events and dead letters with"
-            + " their reasons."
+            + " their reasons.",
+        "With --jdbc-url, reads the decision ledger that streamform run --jdbc-url wrote instead:"
+            + " the model's decisions by event and revision, then its reconcile queue."
       },
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {
@@ -79,6 +88,16 @@ final class DecisionsCommand implements Callable<Integer> {
             "only this event: its id <partition>-<offset> (e.g. 1-0) or its number in the fixture")
     String event;
 
+    @Option(
+        names = "--jdbc-url",
+        paramLabel = "URL",
+        description =
+            "read the decision ledger in this PostgreSQL database instead of running a fixture"
+                + " (no password in it)")
+    String jdbcUrl;
+
+    @Mixin JdbcCredentials jdbcCredentials;
+
     @Mixin RunnerOptions runnerOptions;
 
     @Spec CommandSpec spec;
@@ -87,6 +106,13 @@ final class DecisionsCommand implements Callable<Integer> {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
+      if (jdbcUrl != null) {
+        if (fixture != null) {
+          throw new picocli.CommandLine.ParameterException(
+              spec.commandLine(), "give --fixture (run a fixture) or --jdbc-url (the ledger)");
+        }
+        return fromLedger(out, err);
+      }
       RunnerChoice choice;
       try {
         choice = runnerOptions.choice();
@@ -140,6 +166,111 @@ final class DecisionsCommand implements Callable<Integer> {
       return 0;
     }
 
+    /** The ledger's decisions (and reconcile queue) of the model, or of one event. */
+    private int fromLedger(PrintWriter out, PrintWriter err) {
+      Optional<Project> found = ProjectArgument.load(project, "decisions show", err);
+      if (found.isEmpty()) {
+        return 1;
+      }
+      DecisionsModelArgument.model(spec.commandLine(), found.get(), model);
+      JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
+      List<DecisionLedger.StoredDecision> decisions;
+      List<DecisionLedger.Reconcile> queue;
+      try (HikariDataSource pool = target.openPool("streamform-decisions", 2, 10_000)) {
+        LedgerSchema.migrate(pool);
+        DecisionLedger ledger = DecisionLedger.at(pool);
+        decisions = ledger.decisions(model, event);
+        queue = ledger.reconcileQueue(model);
+      } catch (RuntimeException | SQLException e) {
+        err.println(
+            "streamform decisions show: cannot read the database "
+                + target.describe()
+                + ": "
+                + ModelLedger.firstLine(e));
+        return 1;
+      }
+      if (event != null) {
+        queue.removeIf(q -> !event.equals(q.columns().get("event_id")));
+      }
+      out.printf(
+          "model %s: %d %s, %d in the reconcile queue, in %s%n%n",
+          model,
+          decisions.size(),
+          decisions.size() == 1 ? "decision" : "decisions",
+          queue.size(),
+          target.describe());
+      for (DecisionLedger.StoredDecision d : decisions) {
+        Map<String, Object> c = d.columns();
+        out.println("decision " + d.decisionId());
+        out.println(
+            "  "
+                + (d.revision() == 1 ? "scored" : "revised")
+                + ", revision "
+                + d.revision()
+                + ", of event "
+                + d.eventId()
+                + " (partition "
+                + c.get("event_partition")
+                + ", offset "
+                + c.get("event_offset")
+                + ")");
+        for (String k : LEDGER_FIELDS) {
+          Object v = c.get(k);
+          if (k.equals("arrival_watermark") && v == null) {
+            v = "undefined (nothing earlier on its partition)";
+          }
+          if (v != null) {
+            out.println("  " + k + ": " + v);
+          }
+        }
+        out.println(
+            "  features: "
+                + new java.util.TreeMap<>(DecisionLedger.json((String) c.get("features"))));
+        out.println("  score: " + c.get("score"));
+        out.println();
+      }
+      for (DecisionLedger.Reconcile q : queue) {
+        Map<String, Object> c = q.columns();
+        out.println(
+            "reconciled: event "
+                + c.get("event_id")
+                + " (partition "
+                + c.get("event_partition")
+                + ", offset "
+                + c.get("event_offset")
+                + ")");
+        out.println("  occurred_at: " + c.get("occurred_at"));
+        out.println("  arrival_watermark: " + c.get("arrival_watermark"));
+        out.println("  affected_decisions: " + c.get("affected_decisions"));
+        out.println("  queued_at: " + c.get("queued_at"));
+        out.println(
+            "  resolved_at: " + (c.get("resolved_at") == null ? "- (open)" : c.get("resolved_at")));
+        out.println();
+      }
+      if (event != null && decisions.isEmpty() && queue.isEmpty()) {
+        err.println("streamform decisions show: no decision in the ledger for event " + event);
+        return 1;
+      }
+      out.flush();
+      return 0;
+    }
+
+    private static final List<String> LEDGER_FIELDS =
+        List.of(
+            "occurred_at",
+            "arrived_at",
+            "arrival_watermark",
+            "scored_at",
+            "contract",
+            "state_cutoff",
+            "state_revision",
+            "model_digest",
+            "preprocessing_digest",
+            "policy_generation",
+            "supersedes",
+            "revised_by",
+            "recorded_at");
+
     private static void show(PrintWriter out, FixtureOutcome.Routed r, Fixture.Given item) {
       Map<String, String> id = r.identity();
       String[] po = r.eventId().split("-");
@@ -188,6 +319,78 @@ final class DecisionsCommand implements Callable<Integer> {
       out.println("  features: " + r.features());
       out.println("  score: " + r.score());
       out.println();
+    }
+  }
+
+  @Command(
+      name = "verify",
+      header = "Recomputes each decision's identity in the decision ledger; reports mismatches.",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Reads the model's decisions from the decision ledger (streamform run --jdbc-url) and"
+            + " recomputes each decision_id from its stored inputs (event, partition, offset,"
+            + " occurred_at, contract, state cutoff and revision, digests, generation, revision,"
+            + " supersedes); checks that each revision supersedes its event's previous revision."
+            + " Prints every mismatch."
+      },
+      exitCodeListHeading = "%nExit status:%n",
+      exitCodeList = {
+        "0:every decision verified",
+        "1:a mismatch, or the project or database cannot be used",
+        "2:bad command line"
+      })
+  static final class Verify implements Callable<Integer> {
+    @Parameters(paramLabel = "<project>", description = "the project folder")
+    Path project;
+
+    @Option(names = "--model", paramLabel = "M", required = true, description = "the scoring model")
+    String model;
+
+    @Option(
+        names = "--jdbc-url",
+        paramLabel = "URL",
+        required = true,
+        description = "the PostgreSQL database of the decision ledger (no password in it)")
+    String jdbcUrl;
+
+    @Mixin JdbcCredentials jdbcCredentials;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      Optional<Project> found = ProjectArgument.load(project, "decisions verify", err);
+      if (found.isEmpty()) {
+        return 1;
+      }
+      DecisionsModelArgument.model(spec.commandLine(), found.get(), model);
+      JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
+      DecisionLedger.Verification v;
+      try (HikariDataSource pool = target.openPool("streamform-decisions", 2, 10_000)) {
+        LedgerSchema.migrate(pool);
+        v = DecisionLedger.at(pool).verify(model);
+      } catch (RuntimeException | SQLException e) {
+        err.println(
+            "streamform decisions verify: cannot read the database "
+                + target.describe()
+                + ": "
+                + ModelLedger.firstLine(e));
+        return 1;
+      }
+      v.problems().forEach(p -> out.println("MISMATCH " + p));
+      out.printf(
+          "%d %s of %s in %s: %s%n",
+          v.decisions(),
+          v.decisions() == 1 ? "decision" : "decisions",
+          model,
+          target.describe(),
+          v.clean()
+              ? "every decision_id recomputes from its stored inputs; every supersedes chain whole"
+              : v.problems().size() + (v.problems().size() == 1 ? " mismatch" : " mismatches"));
+      out.flush();
+      return v.clean() ? 0 : 1;
     }
   }
 }

@@ -111,9 +111,6 @@ final class ExplainCommand implements Callable<Integer> {
    */
   private String steps(Project project) {
     DeclaredModel declared = DeclaredModel.of(project, model);
-    if (declared.decides()) {
-      return "Steps: not listed for a scoring model: `run` does not build its pipeline yet.\n";
-    }
     boolean onArrival = runner.equals("flink") && declared.source().connector() == Connector.KAFKA;
     StringBuilder b = new StringBuilder();
     b.append("Steps the pipeline applies after the source (built for --runner ")

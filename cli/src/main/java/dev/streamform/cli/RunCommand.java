@@ -13,6 +13,7 @@ import dev.streamform.sink.JdbcTarget;
 import dev.streamform.sink.Ledger;
 import dev.streamform.sink.LedgerSchema;
 import dev.streamform.sink.RevisionSink;
+import dev.streamform.sink.decisions.DecisionLedgerSink;
 import dev.streamform.sink.effects.EffectRule;
 import dev.streamform.teststreams.fixture.RunnerChoice;
 import java.io.PrintWriter;
@@ -66,7 +67,12 @@ import picocli.CommandLine.Spec;
           + " revisions and final records also go to that PostgreSQL database (the revision ledger:"
           + " streamform ledger, streamform alias), and a revision that makes one of the model's"
           + " declared effects true prepares it in the same transaction (streamform dispatch"
-          + " delivers it). A source with event_id drops repeated events as duplicates (to"
+          + " delivers it). A scoring model (decisions:) writes its decisions to <model>.decisions"
+          + " (key: the event id; every revision kept), late events to <model>.late (ignored,"
+          + " revising) and <model>.reconcile (reconciled), and events it cannot score to"
+          + " <model>.dead_letters, each with its reason; with --jdbc-url its decisions and"
+          + " reconcile queue also go to the decision ledger (streamform decisions show, verify),"
+          + " once per decision_id. A source with event_id drops repeated events as duplicates (to"
           + " <model>.duplicates.jsonl or the topic <model>.duplicates, counted) and quarantines a"
           + " repeated id with another payload. Creates missing topics (<model> compacted for an"
           + " upsert model only). Blocks until interrupted; with --detach, submits to a Flink"
@@ -119,8 +125,9 @@ final class RunCommand implements Callable<Integer> {
       paramLabel = "URL",
       description =
           "windowed models: write the revisions to this PostgreSQL database, the revision"
-              + " ledger read by streamform ledger (e.g. jdbc:postgresql://127.0.0.1:5432/postgres;"
-              + " no password in it)")
+              + " ledger read by streamform ledger; scoring models: the decisions and the"
+              + " reconcile queue, the decision ledger read by streamform decisions (e.g."
+              + " jdbc:postgresql://127.0.0.1:5432/postgres; no password in it)")
   String jdbcUrl;
 
   @Mixin JdbcCredentials jdbcCredentials;
@@ -235,23 +242,29 @@ final class RunCommand implements Callable<Integer> {
               + " revisions only to the revision ledger, never to the model's topics");
     }
     int runGeneration = declared.model().generation();
-    if (declared.decides()) {
-      err.println(
-          "streamform run: model '"
-              + model
-              + "' is a scoring model (decisions:), which streamform run does not run yet; use its"
-              + " fixtures (streamform test, replay-orders) or the ScoreEvents transform in a Java"
-              + " pipeline (see examples/ReceiptRisk)");
-      return 1;
-    }
     RevisionSink revisionSink = null;
-    if (jdbcUrl != null) {
+    DecisionLedgerSink decisionLedger = null;
+    if (jdbcUrl != null && declared.decides()) {
+      JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
+      try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
+        LedgerSchema.migrate(pool); // fail here, not in the job, when the database cannot be used
+      } catch (RuntimeException e) {
+        err.println(
+            "streamform run: cannot use the database "
+                + target.describe()
+                + ": "
+                + ModelLedger.firstLine(e));
+        return 1;
+      }
+      decisionLedger = DecisionLedgerSink.to(target);
+    } else if (jdbcUrl != null) {
       if (!declared.windowed()) {
         throw new ParameterException(
             spec.commandLine(),
             "--jdbc-url: model '"
                 + model
-                + "' is not windowed; only a windowed model's revisions go to a database");
+                + "' is an upsert model; only a windowed model's revisions and a scoring model's"
+                + " decisions go to a database");
       }
       JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
       OptionalInt canonical;
@@ -301,7 +314,7 @@ final class RunCommand implements Callable<Integer> {
       }
     }
     if (declared.source().connector() == Connector.FILE) {
-      return runOnFiles(declared, runner, options, revisionSink, out, err);
+      return runOnFiles(declared, runner, options, revisionSink, decisionLedger, out, err);
     }
     if (output != null) {
       throw new ParameterException(
@@ -371,7 +384,7 @@ final class RunCommand implements Callable<Integer> {
             ? KafkaModelPipeline.buildShadow(
                 pipeline, declared, connection, revisionSink, sourcePartitions)
             : KafkaModelPipeline.build(
-                pipeline, declared, connection, revisionSink, sourcePartitions);
+                pipeline, declared, connection, revisionSink, decisionLedger, sourcePartitions);
     if (shadow) {
       err.println(
           "streamform run: model "
@@ -394,8 +407,13 @@ final class RunCommand implements Callable<Integer> {
               + source
               + " -> "
               + sinks.topic()
-              + (declared.windowed() ? " (window records)" : "")
+              + (declared.windowed()
+                  ? " (window records)"
+                  : declared.decides() ? " (decisions)" : "")
               + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe())
+              + (decisionLedger == null
+                  ? ""
+                  : ", decisions -> " + decisionLedger.target().describe())
               + (revisionSink == null || revisionSink.effects().isEmpty()
                   ? ""
                   : " (with "
@@ -403,7 +421,8 @@ final class RunCommand implements Callable<Integer> {
                       + " effect rules; deliver with streamform dispatch)")
               + ", late -> "
               + sinks.lateTopic()
-              + ", quarantine -> "
+              + sinks.reconcileTopic().map(t -> ", reconcile -> " + t).orElse("")
+              + (declared.decides() ? ", dead letters -> " : ", quarantine -> ")
               + sinks.quarantineTopic()
               + sinks.duplicatesTopic().map(t -> ", duplicates -> " + t).orElse(""));
     }
@@ -431,6 +450,7 @@ final class RunCommand implements Callable<Integer> {
       RunnerChoice runner,
       PipelineOptions options,
       RevisionSink revisionSink,
+      DecisionLedgerSink decisionLedger,
       PrintWriter out,
       PrintWriter err) {
     if (detach || savepoint != null) {
@@ -498,31 +518,43 @@ final class RunCommand implements Callable<Integer> {
             + String.join(", ", run.fileNames())
             + ") -> "
             + where
-            + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe()));
+            + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe())
+            + (decisionLedger == null
+                ? ""
+                : ", decisions -> " + decisionLedger.target().describe()));
     err.flush();
     FileModelRun.Summary summary;
     try {
-      summary = run.run(options, target, revisionSink, PROGRESS_EVERY);
+      summary = run.run(options, target, revisionSink, decisionLedger, PROGRESS_EVERY);
     } catch (java.io.IOException | RuntimeException e) {
       err.println("streamform run: the run failed: " + ModelLedger.firstLine(e));
       return 1;
     }
-    out.printf(
-        java.util.Locale.ROOT,
-        "%,d %s read: %,d %s processed, %,d late, %s%,d quarantined%s%s%n",
-        summary.recordsRead,
-        summary.recordsRead == 1 ? "line" : "lines",
-        summary.processed,
-        summary.processed == 1 ? "event" : "events",
-        summary.late,
-        summary.detectsDuplicates || summary.duplicates > 0
+    String handled =
+        summary.decides
             ? String.format(
                 java.util.Locale.ROOT,
-                "%,d %s, ",
-                summary.duplicates,
-                summary.duplicates == 1 ? "duplicate" : "duplicates")
-            : "",
-        summary.quarantined,
+                "%,d decided (%,d %s), %,d late, %s%,d dead-lettered",
+                summary.decided,
+                summary.revised,
+                summary.revised == 1 ? "revision" : "revisions",
+                summary.decisionsLate,
+                duplicates(summary),
+                summary.skewed + summary.quarantined)
+            : String.format(
+                java.util.Locale.ROOT,
+                "%,d %s processed, %,d late, %s%,d quarantined",
+                summary.processed,
+                summary.processed == 1 ? "event" : "events",
+                summary.late,
+                duplicates(summary),
+                summary.quarantined);
+    out.printf(
+        java.util.Locale.ROOT,
+        "%,d %s read: %s%s%s%n",
+        summary.recordsRead,
+        summary.recordsRead == 1 ? "line" : "lines",
+        handled,
         summary.filtered == 0
             ? ""
             : String.format(java.util.Locale.ROOT, ", %,d filtered out by WHERE", summary.filtered),
@@ -549,6 +581,16 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     return 0;
+  }
+
+  private static String duplicates(FileModelRun.Summary summary) {
+    return summary.detectsDuplicates || summary.duplicates > 0
+        ? String.format(
+            java.util.Locale.ROOT,
+            "%,d %s, ",
+            summary.duplicates,
+            summary.duplicates == 1 ? "duplicate" : "duplicates")
+        : "";
   }
 
   /** A progress line on standard error every this many lines of a file. */

@@ -180,7 +180,7 @@ class DecisionCommandsTest {
   }
 
   @Test
-  void explainAndRunKnowAScoringModel() {
+  void explainKnowsAScoringModel() {
     assertThat(err.toString(), run("explain", RECEIPTS.toString(), "receipt_risk"), is(0));
     assertThat(
         out.toString(),
@@ -192,20 +192,14 @@ class DecisionCommandsTest {
         containsString(
             "  lateness=10m late_action=revise late_updates_state=true\n"
                 + "  max_clock_skew=5m arrival=received_at\n"));
+    // the steps of the pipeline run builds for it (issue 32): the fixtures' ScoreEvents
+    assertThat(out.toString(), containsString("  Clock (SourceClock)\n"));
     assertThat(
-        run(
-            "run",
-            RECEIPTS.toString(),
-            "--model",
-            "receipt_risk",
-            "--bootstrap-servers",
-            "127.0.0.1:1"),
-        is(1));
-    assertThat(
-        err.toString(),
+        out.toString(),
         containsString(
-            "model 'receipt_risk' is a scoring model (decisions:), which"
-                + " streamform run does not run yet"));
+            "  Model (ScoreEvents)\n      contract: as_of_occurrence\n"
+                + "      features: [sum(amount) as spend_1h, count(*) as receipts_1h]\n"));
+    assertThat(out.toString(), containsString("  DeadLetterRecords (MapElements)\n"));
   }
 
   @Test

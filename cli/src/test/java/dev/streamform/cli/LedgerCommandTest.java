@@ -209,7 +209,8 @@ class LedgerCommandTest {
     assertThat(
         err.toString(),
         is(
-            "streamform run: --jdbc-url: model 'customer_metrics' is not windowed; only a windowed"
-                + " model's revisions go to a database — see 'streamform run --help'\n"));
+            "streamform run: --jdbc-url: model 'customer_metrics' is an upsert model; only a"
+                + " windowed model's revisions and a scoring model's decisions go to a database —"
+                + " see 'streamform run --help'\n"));
   }
 }

@@ -41,6 +41,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class RunOnFilesTest {
   private static final Path TIME = Path.of("../test-streams/fixtures/time");
   private static final Path EXAMPLE = Path.of("../examples/orders-on-file");
+  private static final Path RECEIPTS = Path.of("../test-streams/fixtures/decisions/receipts");
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
@@ -162,6 +163,70 @@ class RunOnFilesTest {
         out.toString(),
         containsString(
             expected.processed + " event" + (expected.processed == 1 ? "" : "s") + " processed, "));
+  }
+
+  /**
+   * A scoring model on files (issue 32): the receipts project's fixture events as files give the
+   * fixture's decisions — the same ids, so the same transform — plus its late events, reconcile
+   * route and dead letters, each in its own file with the file and line it came from.
+   */
+  @ParameterizedTest
+  @CsvSource({"offline_uploads", "reconciled"})
+  void aScoringModelOnFilesDecidesAsItsFixtureDoes(String fixtureName) throws Exception {
+    Path project = copyAsFileProject(RECEIPTS, dir.resolve("receipts"));
+    Project loaded = Project.load(project);
+    Fixture fixture = Fixture.load(loaded, fixtureFile(project, fixtureName));
+    writeFiles(project, fixture);
+    DeclaredModel model = DeclaredModel.of(loaded, fixture.model());
+    FixtureOutcome expected = FixtureRunner.on(RunnerChoice.direct()).run(model, fixture);
+
+    Path output = dir.resolve("out");
+    assertThat(
+        err.toString(),
+        run("run", project.toString(), "--model", fixture.model(), "--output", output.toString()),
+        is(0));
+    String name = fixture.model();
+    Map<String, List<String>> want = new TreeMap<>();
+    for (FixtureOutcome.Routed r : expected.routed) {
+      String row =
+          r.eventId()
+              + " "
+              + r.route()
+              + (r.identity().containsKey("decision_id")
+                  ? " r" + r.revision() + " " + r.identity().get("decision_id")
+                  : "");
+      want.computeIfAbsent(r.route(), k -> new ArrayList<>()).add(row);
+    }
+    Map<String, List<String>> got = new TreeMap<>();
+    for (JsonNode d : rows(output.resolve(name + ".decisions.jsonl"))) {
+      got.computeIfAbsent(d.get("route").asText(), k -> new ArrayList<>())
+          .add(
+              d.get("event_id").asText()
+                  + " "
+                  + d.get("route").asText()
+                  + " r"
+                  + d.get("revision").asInt()
+                  + " "
+                  + d.get("decision_id").asText());
+      assertThat(
+          d.toString(), d.get("file").asText(), is("orders-" + d.get("partition") + ".jsonl"));
+    }
+    for (String late : List.of(".late.jsonl", ".reconcile.jsonl")) {
+      for (JsonNode l : rows(output.resolve(name + late))) {
+        got.computeIfAbsent(l.get("route").asText(), k -> new ArrayList<>())
+            .add(l.get("event_id").asText() + " " + l.get("route").asText());
+      }
+    }
+    for (JsonNode q : rows(output.resolve(name + ".dead_letters.jsonl"))) {
+      got.computeIfAbsent("dead_lettered", k -> new ArrayList<>())
+          .add(q.get("partition") + "-" + q.get("offset") + " dead_lettered");
+      assertThat(q.toString(), q.get("line").asLong(), is(q.get("offset").asLong() + 1));
+    }
+    got.values().forEach(java.util.Collections::sort);
+    want.values().forEach(java.util.Collections::sort);
+    assertThat(got, is(want));
+    long decided = expected.routed.stream().filter(r -> r.route().equals("scored")).count();
+    assertThat(out.toString(), containsString(decided + " decided ("));
   }
 
   @Test
@@ -436,7 +501,7 @@ class RunOnFilesTest {
   /**
    * The project with its kafka source turned into a file source reading orders-<partition>.jsonl.
    */
-  private static Path copyAsFileProject(Path from, Path to) throws Exception {
+  static Path copyAsFileProject(Path from, Path to) throws Exception {
     try (Stream<Path> files = Files.walk(from)) {
       for (Path f : (Iterable<Path>) files.sorted(Comparator.naturalOrder())::iterator) {
         Path target = to.resolve(from.relativize(f).toString());
@@ -461,7 +526,7 @@ class RunOnFilesTest {
    * The fixture's items as files, one per partition: events as records, watermark items as
    * punctuations.
    */
-  private static void writeFiles(Path project, Fixture fixture) throws Exception {
+  static void writeFiles(Path project, Fixture fixture) throws Exception {
     List<Integer> partitions =
         fixture.given().stream()
             .filter(g -> !g.allPartitions())

@@ -13,9 +13,13 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamform.cli.Streamform;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.Project;
 import dev.streamform.runners.postgres.LocalPostgres;
+import dev.streamform.teststreams.fixture.FixtureOutcome;
+import dev.streamform.teststreams.fixture.FixtureRunner;
+import dev.streamform.teststreams.fixture.RunnerChoice;
 import dev.streamform.teststreams.oracle.WindowedOracle;
 import dev.streamform.teststreams.oracle.WindowedOutcome;
 import java.io.IOException;
@@ -89,6 +93,8 @@ class KafkaFlinkEndToEndTest {
   private static final Path WINDOWED =
       Path.of("src/test/resources/payments-kafka").toAbsolutePath();
   private static final String WINDOWED_MODEL = "hourly_revenue";
+  private static final Path RECEIPTS =
+      Path.of("../test-streams/fixtures/decisions/receipts").toAbsolutePath().normalize();
   private static final Path BERLIN =
       Path.of("src/test/resources/sales-kafka-berlin").toAbsolutePath();
 
@@ -360,6 +366,149 @@ class KafkaFlinkEndToEndTest {
       }
       Thread.sleep(500);
     }
+  }
+
+  /**
+   * Issue 32: the receipts scoring model on the cluster at parallelism 2 with its decision ledger.
+   * The decisions topic holds the fixture's decisions (the same ids as the DirectRunner's run of
+   * the fixture), keyed by event id; the late receipts and the dead letters are on their own
+   * topics; the ledger holds one row per decision and verifies. Run again from the topic's start (a
+   * replay), the job writes the same decisions to the topic — a consumer drops them by {@code
+   * decision_id} — and nothing new to the ledger. The reconcile model's late receipts go to its
+   * reconcile topic and the reconcile queue.
+   */
+  @Test
+  @Timeout(value = 8, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aScoringModelOnTheClusterWithItsDecisionLedger() throws Exception {
+    Project project = Project.load(RECEIPTS);
+    Fixture uploads = Fixture.load(project, RECEIPTS.resolve("fixtures/offline_uploads.yml"));
+    FixtureOutcome expected =
+        FixtureRunner.on(RunnerChoice.direct())
+            .run(DeclaredModel.of(project, "receipt_risk"), uploads);
+    Map<String, String> want = new TreeMap<>(); // decision id -> event, route, revision
+    Set<String> wantLate = new java.util.TreeSet<>();
+    Set<String> wantDead = new java.util.TreeSet<>();
+    for (FixtureOutcome.Routed r : expected.routed) {
+      if (r.identity().containsKey("decision_id")) {
+        want.put(
+            r.identity().get("decision_id"), r.eventId() + " " + r.route() + " " + r.revision());
+      } else if (r.route().equals("dead_lettered")) {
+        wantDead.add(r.eventId());
+      } else {
+        wantLate.add(r.eventId() + " " + r.route());
+      }
+    }
+    assertEquals(10, want.size(), "the fixture's decisions");
+
+    try (LocalPostgres postgres = LocalPostgres.temporary()) {
+      postgres.start();
+      String[] database = {"--jdbc-url", postgres.jdbcUrl(), "--jdbc-user", LocalPostgres.USER};
+      cli(
+          "produce",
+          RECEIPTS.toString(),
+          RECEIPTS.resolve("fixtures/offline_uploads.yml").toString(),
+          "--bootstrap-servers",
+          BOOTSTRAP,
+          "--partitions",
+          "3");
+      // time moves on in every partition: a decision is made once the source watermark passes
+      // its place in the log (the end of a fixture or a file does that; a live topic needs later
+      // records — here a punctuation at 12:00 on each partition)
+      try (KafkaProducer<byte[], byte[]> producer = producer()) {
+        for (int p = 0; p < 3; p++) {
+          producer.send(
+              new ProducerRecord<>(
+                  "receipts",
+                  p,
+                  null,
+                  dev.streamform.pipelines.kafka.JsonRecords.punctuation(
+                      java.time.Instant.parse("2026-08-30T12:00:00Z"))));
+        }
+        producer.flush();
+      }
+      submit(RECEIPTS, "receipt_risk", database);
+      List<JsonNode> decisions = await("receipt_risk.decisions", want.size());
+      Map<String, String> got = new TreeMap<>();
+      for (JsonNode d : decisions) {
+        JsonNode v = d.get("value");
+        assertEquals(
+            "{\"event_id\":\"" + v.get("event_id").asText() + "\"}",
+            d.get("key").toString(),
+            "keyed by event id");
+        got.put(
+            v.get("decision_id").asText(),
+            v.get("event_id").asText() + " " + v.get("route").asText() + " " + v.get("revision"));
+      }
+      assertEquals(want, got, "the fixture's decisions, ids included, on Flink at parallelism 2");
+      Set<String> late = new java.util.TreeSet<>();
+      for (JsonNode l : await("receipt_risk.late", wantLate.size())) {
+        late.add(
+            l.get("value").get("event_id").asText() + " " + l.get("value").get("route").asText());
+      }
+      assertEquals(wantLate, late, "late receipts");
+      Set<String> dead = new java.util.TreeSet<>();
+      for (JsonNode q : await("receipt_risk.dead_letters", wantDead.size())) {
+        dead.add(q.get("value").get("partition") + "-" + q.get("value").get("offset"));
+      }
+      assertEquals(wantDead, dead, "dead letters: the skewed receipt and the one without a time");
+      awaitCount(postgres, "SELECT count(*) FROM streamform.decision", want.size());
+      assertEquals(
+          new java.util.TreeSet<>(want.keySet()),
+          new java.util.TreeSet<>(query(postgres, "SELECT decision_id FROM streamform.decision")),
+          "the ledger: one row per decision");
+      assertThat(
+          cli(
+              join(
+                  new String[] {
+                    "decisions", "verify", RECEIPTS.toString(), "--model", "receipt_risk"
+                  },
+                  database)),
+          containsString("10 decisions of receipt_risk in "));
+
+      // a replay: the same topic read again from its start by a new job
+      cancelJobs();
+      submit(RECEIPTS, "receipt_risk", database);
+      List<JsonNode> replayed = await("receipt_risk.decisions", 2 * want.size());
+      Map<String, Integer> copies = new TreeMap<>();
+      replayed.forEach(
+          d -> copies.merge(d.get("value").get("decision_id").asText(), 1, Integer::sum));
+      assertEquals(want.keySet(), copies.keySet(), "a replay decides with the same ids");
+      copies.values().forEach(n -> assertEquals(2, n, "each decision once per run"));
+      Thread.sleep(5_000); // the replay's ledger writes have had their time
+      assertEquals(
+          List.of(String.valueOf(want.size())),
+          query(postgres, "SELECT count(*) FROM streamform.decision"),
+          "a replay writes nothing new to the ledger");
+      cancelJobs();
+
+      // the reconcile model: late receipts to their own topic and the reconcile queue
+      submit(RECEIPTS, "receipt_risk_reconciled", database);
+      List<JsonNode> reconcile = await("receipt_risk_reconciled.reconcile", 2);
+      Set<String> routes = new java.util.TreeSet<>();
+      reconcile.forEach(r -> routes.add(r.get("value").get("route").asText()));
+      assertEquals(Set.of("reconciled"), routes, "the reconcile route");
+      awaitCount(postgres, "SELECT count(*) FROM streamform.decision_reconcile", 2);
+      cancelJobs();
+    }
+  }
+
+  /** Waits until {@code sql} (a count) reaches {@code count}. */
+  private static void awaitCount(LocalPostgres postgres, String sql, int count) throws Exception {
+    long deadline = System.nanoTime() + AWAIT.toNanos();
+    List<String> now = List.of();
+    while (System.nanoTime() < deadline) {
+      try {
+        now = query(postgres, sql);
+      } catch (java.sql.SQLException notYet) {
+        now = List.of("0"); // the job's sink migrates the schema; retried
+      }
+      if (Long.parseLong(now.get(0)) >= count) {
+        return;
+      }
+      checkNoJobFailed();
+      Thread.sleep(500);
+    }
+    fail(sql + ": " + now + " after " + AWAIT + ", expected " + count);
   }
 
   @Test

@@ -7,6 +7,9 @@ import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.ClockResult;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.clock.TimedEvent;
+import dev.streamform.transforms.decisions.Decision;
+import dev.streamform.transforms.decisions.DecisionResult;
+import dev.streamform.transforms.decisions.UnscoredLateEvent;
 import dev.streamform.transforms.dedup.DedupResult;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.EnvelopeCoder;
@@ -34,8 +37,10 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * (a Kafka topic, files of JSON lines) and the sinks (topics, files, a database): the source's
  * records get their event time ({@link EventTimeExtraction}; arrival time for a source without
  * one), are judged by the given clock, and go through the model's changelog or, for a windowed
- * model, its windows ({@link DeclaredModel#changelog}, {@link DeclaredModel#windows()}). The three
- * outputs come back as JSON keys and values in the form {@link ModelSinks} documents.
+ * model, its windows ({@link DeclaredModel#changelog}, {@link DeclaredModel#windows()}), or for a
+ * scoring model its decisions (the WHERE, then {@link DeclaredModel#scoreEvents()}, as a fixture
+ * runs them). The outputs come back as JSON keys and values in the form {@link ModelSinks}
+ * documents.
  *
  * <p>A source with {@code event_id} gets {@link DeclaredModel#deduplicate()} right after the clock:
  * repeats within the horizon go to {@link Outputs#duplicates()}, conflicts to the quarantine.
@@ -54,37 +59,73 @@ public final class ModelPipeline {
     private final PCollection<KV<String, String>> late;
     private final PCollection<KV<String, String>> quarantined;
     private final @Nullable PCollection<KV<String, String>> duplicates;
+    private final @Nullable PCollection<KV<String, String>> reconciled;
+    private final @Nullable PCollection<Decision> decisions;
+    private final @Nullable PCollection<UnscoredLateEvent> reconciliations;
 
     Outputs(
         ModelSinks sinks,
         PCollection<KV<String, String>> records,
         PCollection<KV<String, String>> late,
         PCollection<KV<String, String>> quarantined,
-        @Nullable PCollection<KV<String, String>> duplicates) {
+        @Nullable PCollection<KV<String, String>> duplicates,
+        @Nullable PCollection<KV<String, String>> reconciled,
+        @Nullable PCollection<Decision> decisions,
+        @Nullable PCollection<UnscoredLateEvent> reconciliations) {
       this.sinks = sinks;
+      this.reconciliations = reconciliations;
       this.records = records;
       this.late = late;
       this.quarantined = quarantined;
       this.duplicates = duplicates;
+      this.reconciled = reconciled;
+      this.decisions = decisions;
+    }
+
+    /**
+     * A scoring model's late events sent to reconciliation ({@link ModelSinks#reconcileTopic()});
+     * null for other models.
+     */
+    public @Nullable PCollection<KV<String, String>> reconciled() {
+      return reconciled;
+    }
+
+    /**
+     * A scoring model's late events routed {@code reconciled} (for a reconcile queue); else null.
+     */
+    public @Nullable PCollection<UnscoredLateEvent> reconciliations() {
+      return reconciliations;
+    }
+
+    /** A scoring model's decisions as {@link Decision}s (for a decision ledger); else null. */
+    public @Nullable PCollection<Decision> decisions() {
+      return decisions;
     }
 
     public ModelSinks sinks() {
       return sinks;
     }
 
-    /** The changelog of an upsert model, or a windowed model's previews, revisions and finals. */
+    /**
+     * The changelog of an upsert model, a windowed model's previews, revisions and finals, or a
+     * scoring model's decisions.
+     */
     public PCollection<KV<String, String>> records() {
       return records;
     }
 
-    /** Late events (upsert), or events too late for a window (windowed): one row per refusal. */
+    /**
+     * Late events (upsert), events too late for a window (windowed): one row per refusal; or a
+     * scoring model's late events routed {@code ignored} or {@code revising}.
+     */
     public PCollection<KV<String, String>> late() {
       return late;
     }
 
     /**
      * Records that could not be processed, each with its reason; with {@code event_id}, also the
-     * conflicts (a repeated id with another payload).
+     * conflicts (a repeated id with another payload); for a scoring model also the events
+     * dead-lettered for clock skew (its dead letters).
      */
     public PCollection<KV<String, String>> quarantined() {
       return quarantined;
@@ -150,7 +191,38 @@ public final class ModelPipeline {
     Dedup dedup = new Dedup();
     PCollection<KV<String, String>> output;
     PCollection<KV<String, String>> late;
-    if (model.windowed()) {
+    PCollection<KV<String, String>> reconciled = null;
+    PCollection<Decision> decided = null;
+    PCollection<UnscoredLateEvent> toReconcile = null;
+    if (model.decides()) {
+      // the clock keeps late events: the decisions' lateness judges them (docs/semantics.md §11);
+      // the WHERE filters before scoring, as in a fixture
+      PCollection<TimedEvent> events =
+          deduplicated(envelopes.apply("Clock", clock).events(), model, sinks, schema, dedup);
+      if (model.where().isPresent()) {
+        events = events.apply("Where", model.where().get());
+      }
+      DecisionResult scored = events.apply("Model", model.scoreEvents());
+      decided = scored.decisions();
+      toReconcile = scored.reconciliations();
+      output = decided.apply("DecisionRecords", MapElements.into(kvs()).via(sinks::decisionRecord));
+      late =
+          PCollectionList.of(scored.ignored())
+              .and(scored.revising())
+              .apply("LateEvents", Flatten.pCollections())
+              .apply("LateRecords", MapElements.into(kvs()).via(sinks::unscoredRecord));
+      reconciled =
+          scored
+              .reconciliations()
+              .apply("ReconcileRecords", MapElements.into(kvs()).via(sinks::unscoredRecord))
+              .setCoder(json);
+      quarantine =
+          quarantine.and(
+              scored
+                  .deadLetters()
+                  .apply(
+                      "DeadLetterRecords", MapElements.into(kvs()).via(sinks::deadLetterRecord)));
+    } else if (model.windowed()) {
       // the clock keeps late events for a windowed model: its late() stays empty
       WindowedResult windows =
           deduplicated(envelopes.apply("Clock", clock).events(), model, sinks, schema, dedup)
@@ -190,7 +262,10 @@ public final class ModelPipeline {
         output.setCoder(json),
         late.setCoder(json),
         quarantine.apply("Quarantine", Flatten.pCollections()).setCoder(json),
-        dedup.duplicates == null ? null : dedup.duplicates.setCoder(json));
+        dedup.duplicates == null ? null : dedup.duplicates.setCoder(json),
+        reconciled,
+        decided,
+        toReconcile);
   }
 
   /** What the duplicate detection put aside, as JSON keys and values (null without it). */

@@ -11,8 +11,10 @@ import dev.streamform.pipelines.kafka.ModelSinks;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.sink.decisions.DecisionLedgerSink;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.collect.LinesToFiles;
+import dev.streamform.transforms.decisions.ScoreEvents;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -60,12 +62,15 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * <p>Output files in the folder, named after the model's topics: {@code <model>.jsonl} (the
  * changelog, or the window records), {@code <model>.late.jsonl}, {@code <model>.quarantine.jsonl}
  * and, when the source declares {@code event_id}, {@code <model>.duplicates.jsonl} (the events
- * dropped as duplicates, by partition and offset); each line is the JSON value {@link ModelSinks}
- * documents, late and quarantine rows with the {@code file} and {@code line} they came from. They
- * are in a fixed order, whatever the runner did: the changelog and late rows by the causing event's
- * partition and offset (per key, the order the events were applied, for keys that live in one
- * file), window records by window end, window start, key, then revision (previews first, the final
- * record last), quarantine rows by partition and offset.
+ * dropped as duplicates, by partition and offset) — for a scoring model {@code
+ * <model>.decisions.jsonl} (by the decided event's partition and offset, then revision), {@code
+ * <model>.late.jsonl}, {@code <model>.reconcile.jsonl} and {@code <model>.dead_letters.jsonl}
+ * instead; each line is the JSON value {@link ModelSinks} documents, late and quarantine rows with
+ * the {@code file} and {@code line} they came from. They are in a fixed order, whatever the runner
+ * did: the changelog and late rows by the causing event's partition and offset (per key, the order
+ * the events were applied, for keys that live in one file), window records by window end, window
+ * start, key, then revision (previews first, the final record last), quarantine rows by partition
+ * and offset.
  */
 public final class FileModelRun {
   // exact decimals both ways: 10.00 stays 10.00 when a row is read back and written again
@@ -206,7 +211,33 @@ public final class FileModelRun {
     /** Output name -> rows written (files only; empty for Kafka). */
     public final Map<Path, Long> written;
 
-    Summary(Map<String, Long> counters, Map<Path, Long> written, boolean detectsDuplicates) {
+    /** True for a scoring model, whose events are decided, late or dead-lettered. */
+    public final boolean decides;
+
+    /** A scoring model's events decided (their first decision, route {@code scored}). */
+    public final long decided;
+
+    /** A scoring model's revisions (route {@code revised}): decisions beyond the first. */
+    public final long revised;
+
+    /**
+     * A scoring model's late events (ignored, revising or reconciled): no decision of their own.
+     */
+    public final long decisionsLate;
+
+    /** A scoring model's events dead-lettered for clock skew (the others count as quarantined). */
+    public final long skewed;
+
+    Summary(
+        Map<String, Long> counters,
+        Map<Path, Long> written,
+        boolean detectsDuplicates,
+        boolean decides) {
+      this.decides = decides;
+      this.decided = counters.getOrDefault(ScoreEvents.DECIDED, 0L);
+      this.revised = counters.getOrDefault(ScoreEvents.REVISED, 0L);
+      this.decisionsLate = counters.getOrDefault(ScoreEvents.LATE, 0L);
+      this.skewed = counters.getOrDefault(ScoreEvents.DEAD_LETTERED, 0L);
       this.recordsRead = counters.getOrDefault(StreamformMetrics.RECORDS_READ, 0L);
       this.punctuations = counters.getOrDefault(StreamformMetrics.PUNCTUATIONS_READ, 0L);
       this.processed = counters.getOrDefault(StreamformMetrics.PROCESSED, 0L);
@@ -220,10 +251,13 @@ public final class FileModelRun {
 
     /**
      * True when processed + late + duplicates + quarantined + filtered + punctuations = records
-     * read.
+     * read; for a scoring model, decided + late + dead-lettered for skew in place of processed +
+     * late.
      */
     public boolean addsUp() {
-      return processed + late + duplicates + quarantined + filtered + punctuations == recordsRead;
+      long handled =
+          decides ? decided + decisionsLate + skewed : processed + late; // each event once
+      return handled + duplicates + quarantined + filtered + punctuations == recordsRead;
     }
   }
 
@@ -239,6 +273,20 @@ public final class FileModelRun {
       PipelineOptions options,
       Target target,
       @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
+      long progressEvery)
+      throws IOException {
+    return run(options, target, revisionSink, null, progressEvery);
+  }
+
+  /**
+   * As above; a scoring model's decisions also go to {@code decisionSink} when one is given (the
+   * decision ledger, {@code streamform run --jdbc-url}).
+   */
+  public Summary run(
+      PipelineOptions options,
+      Target target,
+      @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
+      @Nullable DecisionLedgerSink decisionSink,
       long progressEvery)
       throws IOException {
     Pipeline p = Pipeline.create(options);
@@ -281,6 +329,10 @@ public final class FileModelRun {
       if (outputs.duplicates() != null) {
         writeParts(outputs.duplicates(), parts, "duplicates");
       }
+      if (outputs.reconciled() != null) {
+        output(target.dir, sinks.reconcileTopic().get());
+        writeParts(outputs.reconciled(), parts, "reconcile");
+      }
     } else {
       dev.streamform.pipelines.kafka.KafkaConnection servers = target.kafka;
       outputs.records().apply("Write " + sinks.topic(), ModelSinks.write(servers, sinks.topic()));
@@ -296,6 +348,16 @@ public final class FileModelRun {
         String topic = sinks.duplicatesTopic().get();
         outputs.duplicates().apply("Write " + topic, ModelSinks.write(servers, topic));
       }
+      if (outputs.reconciled() != null) {
+        String topic = sinks.reconcileTopic().get();
+        outputs.reconciled().apply("Write " + topic, ModelSinks.write(servers, topic));
+      }
+    }
+    if (decisionSink != null && outputs.decisions() != null) {
+      // alongside the decisions file or topic: the decisions and the reconcile route also land in
+      // the decision ledger (docs/semantics.md §11)
+      outputs.decisions().apply("Decisions to the database", decisionSink);
+      outputs.reconciliations().apply("Reconcile queue", decisionSink.reconcileQueue());
     }
     PipelineResult result = p.run();
     PipelineResult.State state = result.waitUntilFinish();
@@ -325,6 +387,15 @@ public final class FileModelRun {
                   EVENT_ORDER),
               0L);
         }
+        if (outputs.reconciled() != null) {
+          written.put(
+              merge(
+                  parts,
+                  "reconcile",
+                  output(target.dir, sinks.reconcileTopic().get()),
+                  EVENT_ORDER),
+              0L);
+        }
         for (Path f : written.keySet()) {
           try (Stream<String> lines = Files.lines(f, StandardCharsets.UTF_8)) {
             written.put(f, lines.count());
@@ -334,7 +405,7 @@ public final class FileModelRun {
         deleteTree(parts);
       }
     }
-    return new Summary(counters(result), written, model.deduplicate().isPresent());
+    return new Summary(counters(result), written, model.deduplicate().isPresent(), model.decides());
   }
 
   /**
@@ -380,7 +451,8 @@ public final class FileModelRun {
   private static final Comparator<Row> EVENT_ORDER =
       Comparator.comparingLong((Row r) -> place(r)[0])
           .thenComparingLong(r -> place(r)[1])
-          .thenComparing(r -> r.value.path("window_start").asText(""));
+          .thenComparing(r -> r.value.path("window_start").asText(""))
+          .thenComparingInt(r -> r.value.path("revision").asInt(0)); // a decision's revisions
 
   private static final Map<String, Integer> STATUS_RANK =
       Map.of("early", 0, "on_time", 1, "corrected", 1, "final", 2);

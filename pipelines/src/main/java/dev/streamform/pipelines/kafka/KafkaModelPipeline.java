@@ -5,6 +5,7 @@ import dev.streamform.pipelines.SourceResult;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.sink.decisions.DecisionLedgerSink;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.util.List;
@@ -25,8 +26,9 @@ import org.joda.time.Duration;
  * DeclaredModel#windows()}) — built by {@link ModelPipeline}, and the outputs written by {@link
  * ModelSinks}: changelog (or window records), late and quarantine topics and, for a source with
  * {@code event_id}, the duplicates topic (conflicts go to the quarantine topic; both are counted,
- * {@code duplicate_events_dropped} and {@code events_quarantined}). The transforms between source
- * and sinks are the ones fixtures run.
+ * {@code duplicate_events_dropped} and {@code events_quarantined}). A scoring model writes its
+ * decisions, late events, reconcile route and dead letters ({@link ModelSinks}). The transforms
+ * between source and sinks are the ones fixtures run.
  *
  * <p>A windowed model's clock keeps late events (the windows judge them), so its late topic
  * receives the windows' too-late events. Its windows fire on {@code min_p W_p} over the topic's
@@ -75,7 +77,21 @@ public final class KafkaModelPipeline {
       KafkaConnection connection,
       @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
       List<Integer> partitions) {
-    return build(p, model, connection, revisionSink, partitions, true);
+    return build(p, model, connection, revisionSink, null, partitions, true);
+  }
+
+  /**
+   * As above; a scoring model's decisions also go to {@code decisionSink} when one is given (the
+   * decision ledger, {@code streamform run --jdbc-url}).
+   */
+  public static ModelSinks build(
+      Pipeline p,
+      DeclaredModel model,
+      KafkaConnection connection,
+      @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
+      @Nullable DecisionLedgerSink decisionSink,
+      List<Integer> partitions) {
+    return build(p, model, connection, revisionSink, decisionSink, partitions, true);
   }
 
   /**
@@ -103,7 +119,7 @@ public final class KafkaModelPipeline {
       throw new IllegalArgumentException(
           "a shadow run writes only to a revision sink, and none was given");
     }
-    return build(p, model, connection, revisionSink, partitions, false);
+    return build(p, model, connection, revisionSink, null, partitions, false);
   }
 
   private static ModelSinks build(
@@ -111,6 +127,7 @@ public final class KafkaModelPipeline {
       DeclaredModel model,
       KafkaConnection connection,
       @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
+      @Nullable DecisionLedgerSink decisionSink,
       List<Integer> partitions,
       boolean writeTopics) {
     SourceDeclaration source = model.source();
@@ -149,6 +166,14 @@ public final class KafkaModelPipeline {
       // late topic keeps meaning "behind the watermark"
       String topic = sinks.duplicatesTopic().get();
       outputs.duplicates().apply("Write " + topic, ModelSinks.write(connection, topic));
+    }
+    if (outputs.reconciled() != null) {
+      String topic = sinks.reconcileTopic().get();
+      outputs.reconciled().apply("Write " + topic, ModelSinks.write(connection, topic));
+    }
+    if (decisionSink != null && outputs.decisions() != null) {
+      outputs.decisions().apply("Decisions to the database", decisionSink);
+      outputs.reconciliations().apply("Reconcile queue", decisionSink.reconcileQueue());
     }
     return sinks;
   }

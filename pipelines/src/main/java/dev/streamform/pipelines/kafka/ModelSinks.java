@@ -9,6 +9,9 @@ import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.LateEvent;
 import dev.streamform.transforms.clock.TimedEvent;
+import dev.streamform.transforms.decisions.DeadLetter;
+import dev.streamform.transforms.decisions.Decision;
+import dev.streamform.transforms.decisions.UnscoredLateEvent;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.EnvelopeCoder;
 import dev.streamform.transforms.envelope.SourceRecord;
@@ -75,6 +78,28 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * event's key columns, value {@code {"reason":..,"partition":..,"offset":..,"event_time":..,
  * "record":{..}}} — the repeats dropped, so that nothing leaves the pipeline unseen.
  *
+ * <p>A scoring model (docs/semantics.md §11; docs/decisions/0033-decisions-in-production.md):
+ *
+ * <ul>
+ *   <li>decisions, topic {@code <model>.decisions} (every decision kept, not compacted: a revision
+ *       never replaces the decision it supersedes): key {@code {"event_id":"0-3"}} (the decided
+ *       event's {@code <partition>-<offset>}, so a consumer can deduplicate by {@code decision_id}
+ *       within a key), value {@code {"decision_id":..,"route":"scored"|"revised","event_id":..,
+ *       "partition":..,"offset":..,"occurred_at":..,"arrived_at":..,"arrival_watermark":..,
+ *       "scored_at":..,"contract":..,"state_cutoff":..,"state_revision":..,"features":{..},
+ *       "score":..,"model_digest":..,"preprocessing_digest":..,"policy_generation":..,
+ *       "revision":..,"supersedes":..,"revised_by":..,"key":{..},"record":{..}}};
+ *   <li>late events without a decision of their own ({@code ignored}, {@code revising}), topic
+ *       {@code <model>.late}, and those sent to reconciliation ({@code reconciled}), topic {@code
+ *       <model>.reconcile}: key the event id, value {@code {"route":..,"event_id":..,
+ *       "partition":..,"offset":..,"occurred_at":..,"arrival_watermark":..,"updated_state":..,
+ *       "affected_decisions":[..],"key":{..},"record":{..}}};
+ *   <li>dead letters, topic {@code <model>.dead_letters}: the quarantine rows above (no usable
+ *       event time, unreadable, conflicting repeats) and events ahead of their arrival clock by
+ *       more than {@code max_clock_skew}, value {@code {"reason":"clock_skew: ..","partition":..,
+ *       "offset":..,"event_id":..,"record":{..}}}.
+ * </ul>
+ *
  * <p>{@code streamform.yml} may name other topics ({@code topic}, {@code late_topic}, {@code
  * quarantine_topic}).
  */
@@ -93,12 +118,17 @@ public final class ModelSinks implements Serializable {
   private final String duplicatesTopic;
   private final String eventIdColumn; // null without event_id
   private final String duplicatesWithin; // null without event_id
+  private final boolean decides;
+  private final String reconcileTopic;
 
   private ModelSinks(DeclaredModel declared) {
     ModelDeclaration model = declared.model();
-    this.topic = model.topic().orElse(model.name());
+    this.decides = model.decides();
+    this.topic = model.topic().orElse(model.name() + (decides ? ".decisions" : ""));
     this.lateTopic = model.lateTopic().orElse(model.name() + ".late");
-    this.quarantineTopic = model.quarantineTopic().orElse(model.name() + ".quarantine");
+    this.quarantineTopic =
+        model.quarantineTopic().orElse(model.name() + (decides ? ".dead_letters" : ".quarantine"));
+    this.reconcileTopic = model.name() + ".reconcile";
     this.windowed = model.windowed();
     this.keyColumns = List.copyOf(model.key());
     Map<String, String> sources = new LinkedHashMap<>();
@@ -134,7 +164,15 @@ public final class ModelSinks implements Serializable {
 
   /** True when {@link #topic()} is an upsert topic, to be created compacted. */
   public boolean topicIsCompacted() {
-    return !windowed;
+    return !windowed && !decides;
+  }
+
+  /**
+   * A scoring model's topic for late events sent to reconciliation ({@code late_action:
+   * reconcile}), {@code <model>.reconcile}; empty for other models.
+   */
+  public java.util.Optional<String> reconcileTopic() {
+    return decides ? java.util.Optional.of(reconcileTopic) : java.util.Optional.empty();
   }
 
   public String lateTopic() {
@@ -168,8 +206,78 @@ public final class ModelSinks implements Serializable {
     all.add(topic);
     all.add(lateTopic);
     all.add(quarantineTopic);
+    reconcileTopic().ifPresent(all::add);
     duplicatesTopic().ifPresent(all::add);
     return all;
+  }
+
+  /**
+   * A decision as its Kafka key (the decided event's id) and value: its identity, features and
+   * score, its key columns and the event (docs/semantics.md §11).
+   */
+  public KV<String, String> decisionRecord(Decision d) {
+    ObjectNode value = JsonNodeFactory.instance.objectNode();
+    d.fields()
+        .forEach(
+            (name, v) -> {
+              if (name.equals("features")) {
+                ObjectNode features = value.putObject("features");
+                d.features().forEach(features::put);
+              } else {
+                value.set(name, JsonRecords.node(v));
+              }
+            });
+    value.set("key", rowObject(d.key()));
+    value.set("record", rowObject(d.event()));
+    return KV.of(eventKey(d.eventId()), value.toString());
+  }
+
+  /**
+   * A late event without a decision of its own ({@code ignored}, {@code revising} or {@code
+   * reconciled}) as its Kafka key (its event id) and value, with the decisions it would have
+   * changed (or, revising, superseded).
+   */
+  public KV<String, String> unscoredRecord(UnscoredLateEvent e) {
+    ObjectNode value = JsonNodeFactory.instance.objectNode();
+    value.put("route", e.route());
+    value.put("event_id", e.eventId());
+    value.put("partition", e.partition());
+    value.put("offset", e.offset());
+    value.set("occurred_at", JsonRecords.node(e.occurredAt()));
+    value.set("arrival_watermark", JsonRecords.node(e.arrivalWatermark()));
+    value.put("updated_state", e.updatedState());
+    e.affectedDecisions().forEach(value.putArray("affected_decisions")::add);
+    value.set("key", rowObject(e.key()));
+    value.set("record", rowObject(e.event()));
+    return KV.of(eventKey(e.eventId()), value.toString());
+  }
+
+  /**
+   * An event dead-lettered by the scorer (impossible clock skew) as a dead-letter row: the
+   * quarantine row's key, the reason, its place in the log and the event.
+   */
+  public KV<String, String> deadLetterRecord(DeadLetter d) {
+    String[] place = d.eventId() == null ? new String[] {"-1", "-1"} : d.eventId().split("-");
+    ObjectNode key = JsonNodeFactory.instance.objectNode();
+    key.put("partition", Integer.parseInt(place[0]));
+    key.put("offset", Long.parseLong(place[1]));
+    ObjectNode value = JsonNodeFactory.instance.objectNode();
+    value.put(
+        "reason",
+        d.reason().name().toLowerCase(Locale.ROOT) + ": " + Quarantine.reasonOf(d.description()));
+    value.put("partition", Integer.parseInt(place[0]));
+    value.put("offset", Long.parseLong(place[1]));
+    value.put("event_id", d.eventId());
+    if (d.row() != null) {
+      value.set("record", rowObject(d.row()));
+    } else {
+      value.put("record", d.record());
+    }
+    return KV.of(key.toString(), value.toString());
+  }
+
+  private static String eventKey(String eventId) {
+    return JsonNodeFactory.instance.objectNode().put("event_id", eventId).toString();
   }
 
   /** A changelog record as its Kafka key and value. */

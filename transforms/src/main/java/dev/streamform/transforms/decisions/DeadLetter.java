@@ -3,6 +3,7 @@ package dev.streamform.transforms.decisions;
 import com.google.auto.value.AutoValue;
 import java.io.Serializable;
 import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -29,8 +30,13 @@ public abstract class DeadLetter implements Serializable {
   /** The record as text. */
   public abstract String record();
 
-  public static DeadLetter skew(String eventId, String description, String record) {
-    return new AutoValue_DeadLetter(Reason.CLOCK_SKEW, description, eventId, record);
+  /** The event's record, for an event that got that far (clock skew); null otherwise. */
+  public abstract @Nullable Row row();
+
+  /** An event whose time is ahead of its arrival by more than the bound, with its record. */
+  public static DeadLetter skew(String eventId, String description, Row record) {
+    return new AutoValue_DeadLetter(
+        Reason.CLOCK_SKEW, description, eventId, record.toString(), record);
   }
 
   /** A record the event-time extraction quarantined. */
@@ -39,6 +45,7 @@ public abstract class DeadLetter implements Serializable {
         Reason.MALFORMED_TIMESTAMP,
         quarantined.getFailure().getDescription(),
         null,
-        String.valueOf(quarantined.getRecord().getHumanReadableJsonRecord()));
+        String.valueOf(quarantined.getRecord().getHumanReadableJsonRecord()),
+        null);
   }
 }

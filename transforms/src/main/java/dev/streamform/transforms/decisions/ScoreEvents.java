@@ -101,6 +101,17 @@ import org.joda.time.Instant;
  */
 @AutoValue
 public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, DecisionResult> {
+  /** Metric: events decided (their first decision). */
+  public static final String DECIDED = "decisions";
+
+  /** Metric: revisions (decisions after the first of an event). */
+  public static final String REVISED = "decisions_revised";
+
+  /** Metric: late events, which get no decision of their own. */
+  public static final String LATE = "decisions_late";
+
+  /** Metric: events dead-lettered for clock skew. */
+  public static final String DEAD_LETTERED = "decisions_dead_lettered";
 
   public abstract String model();
 
@@ -485,10 +496,10 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     /** {@link PlantedDefect#NONE} but in a test that planted one (issue 29). */
     private final PlantedDefect planted;
 
-    private final Counter decided = StreamformMetrics.counter("decisions");
-    private final Counter revised = StreamformMetrics.counter("decisions_revised");
-    private final Counter lateCount = StreamformMetrics.counter("decisions_late");
-    private final Counter skewed = StreamformMetrics.counter("decisions_dead_lettered");
+    private final Counter decided = StreamformMetrics.counter(DECIDED);
+    private final Counter revised = StreamformMetrics.counter(REVISED);
+    private final Counter lateCount = StreamformMetrics.counter(LATE);
+    private final Counter skewed = StreamformMetrics.counter(DEAD_LETTERED);
 
     @StateId("pending")
     private final StateSpec<BagState<TimestampedValue<TimedEvent>>> pendingSpec;
@@ -718,7 +729,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
                         + " (max clock skew "
                         + maxSkew
                         + "ms)",
-                    e.record().toString()),
+                    e.record()),
                 e.eventTime());
         return;
       }

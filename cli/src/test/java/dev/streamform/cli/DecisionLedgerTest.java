@@ -1,0 +1,195 @@
+package dev.streamform.cli;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamform.policies.project.Fixture;
+import dev.streamform.policies.project.Project;
+import dev.streamform.runners.postgres.LocalPostgres;
+import dev.streamform.runners.postgres.LocalPostgresExtension;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The decision ledger (issue 32, docs/semantics.md §11): {@code streamform run --jdbc-url} of the
+ * receipts scoring model on files writes one row per decision, the same ids as its decisions file;
+ * a replay writes nothing new; {@code decisions show --jdbc-url} reads it; {@code decisions verify}
+ * recomputes each identity and names a tampered row; the ledger refuses updates; late receipts of
+ * the reconcile model land in the reconcile queue.
+ */
+class DecisionLedgerTest {
+  @RegisterExtension static final LocalPostgresExtension POSTGRES = new LocalPostgresExtension();
+
+  private static final Path RECEIPTS = Path.of("../test-streams/fixtures/decisions/receipts");
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir Path dir;
+
+  private String url;
+  private StringWriter out = new StringWriter();
+  private StringWriter err = new StringWriter();
+
+  @BeforeEach
+  void database() {
+    url = POSTGRES.newDatabase();
+  }
+
+  private int run(String... args) {
+    out = new StringWriter();
+    err = new StringWriter();
+    return Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
+  }
+
+  /** Runs the command and asserts its exit status, showing what it printed when it differs. */
+  private void runExpecting(int status, String... args) {
+    int got = run(args);
+    assertThat(out + "\n" + err, got, is(status));
+  }
+
+  private Path project(String fixtureName) throws Exception {
+    Path project = RunOnFilesTest.copyAsFileProject(RECEIPTS, dir.resolve("receipts"));
+    Fixture fixture =
+        Fixture.load(
+            Project.load(project), project.resolve("fixtures").resolve(fixtureName + ".yml"));
+    RunOnFilesTest.writeFiles(project, fixture);
+    return project;
+  }
+
+  private String[] db(String... args) {
+    List<String> all = new ArrayList<>(List.of(args));
+    all.addAll(List.of("--jdbc-url", url, "--jdbc-user", LocalPostgres.USER));
+    return all.toArray(String[]::new);
+  }
+
+  @Test
+  void decisionsLandOnceAndVerifyAndATamperedRowIsNamed() throws Exception {
+    Path project = project("offline_uploads");
+    Path output = dir.resolve("out");
+    String[] runArgs =
+        db("run", project.toString(), "--model", "receipt_risk", "--output", output.toString());
+    runExpecting(0, runArgs);
+    assertThat(err.toString(), containsString("decisions -> "));
+    TreeSet<String> fromFile = new TreeSet<>();
+    for (String line : Files.readAllLines(output.resolve("receipt_risk.decisions.jsonl"))) {
+      fromFile.add(JSON.readTree(line).get("decision_id").asText());
+    }
+    assertThat(fromFile.size(), is(10));
+    assertThat(ids(), is(fromFile));
+    assertThat("one row per decision", count("streamform.decision"), is(10L));
+
+    // a replay of the same files: the same ids, nothing new
+    runExpecting(0, runArgs);
+    assertThat("a replay writes nothing new", count("streamform.decision"), is(10L));
+
+    runExpecting(0, db("decisions", "show", project.toString(), "--model", "receipt_risk"));
+    String shown = out.toString();
+    assertThat(shown, containsString("model receipt_risk: 10 decisions, 0 in the reconcile queue"));
+    for (String id : fromFile) {
+      assertThat(shown, containsString("decision " + id + "\n"));
+    }
+    assertThat(
+        shown, containsString("  revised, revision 2, of event 1-0 (partition 1, offset 0)"));
+    assertThat(shown, containsString("  revised_by: 0-4\n"));
+
+    runExpecting(0, db("decisions", "verify", project.toString(), "--model", "receipt_risk"));
+    assertThat(
+        out.toString(),
+        containsString(
+            "10 decisions of receipt_risk in "
+                + url
+                + " as postgres: every decision_id recomputes from its stored inputs; every"
+                + " supersedes chain whole"));
+
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
+      SQLException refused =
+          assertThrows(
+              SQLException.class,
+              () -> s.executeUpdate("UPDATE streamform.decision SET score = 0"));
+      assertThat(refused.getMessage(), containsString("the decision ledger is append-only"));
+      assertThrows(SQLException.class, () -> s.executeUpdate("DELETE FROM streamform.decision"));
+      // tampering around the trigger (an owner can): verify names the row whose inputs changed
+      s.execute("ALTER TABLE streamform.decision DISABLE TRIGGER decision_append_only");
+      s.executeUpdate(
+          "UPDATE streamform.decision SET state_revision = state_revision + 1"
+              + " WHERE event_id = '0-1' AND revision = 1");
+    }
+    runExpecting(1, db("decisions", "verify", project.toString(), "--model", "receipt_risk"));
+    assertThat(out.toString(), containsString("MISMATCH decision "));
+    assertThat(
+        out.toString(), containsString(" (event 0-1, revision 1): its stored inputs hash to "));
+    assertThat(out.toString(), containsString(": 1 mismatch\n"));
+  }
+
+  @Test
+  void lateReceiptsOfTheReconcileModelLandInTheReconcileQueue() throws Exception {
+    Path project = project("reconciled");
+    Path output = dir.resolve("out");
+    runExpecting(
+        0,
+        db(
+            "run",
+            project.toString(),
+            "--model",
+            "receipt_risk_reconciled",
+            "--output",
+            output.toString()));
+    List<String> reconcileFile = new ArrayList<>();
+    for (String line :
+        Files.readAllLines(output.resolve("receipt_risk_reconciled.reconcile.jsonl"))) {
+      JsonNode r = JSON.readTree(line);
+      reconcileFile.add(r.get("event_id").asText());
+    }
+    assertThat(reconcileFile.size(), is(2));
+    assertThat(count("streamform.decision_reconcile"), is(2L));
+    runExpecting(
+        0, db("decisions", "show", project.toString(), "--model", "receipt_risk_reconciled"));
+    for (String id : reconcileFile) {
+      assertThat(out.toString(), containsString("reconciled: event " + id + " "));
+    }
+    assertThat(out.toString(), containsString("  resolved_at: - (open)\n"));
+  }
+
+  private TreeSet<String> ids() throws SQLException {
+    TreeSet<String> ids = new TreeSet<>();
+    try (Connection c = connect();
+        Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("SELECT decision_id FROM streamform.decision")) {
+      while (r.next()) {
+        ids.add(r.getString(1));
+      }
+    }
+    return ids;
+  }
+
+  private long count(String table) throws SQLException {
+    try (Connection c = connect();
+        Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("SELECT count(*) FROM " + table)) {
+      r.next();
+      return r.getLong(1);
+    }
+  }
+
+  private Connection connect() throws SQLException {
+    return DriverManager.getConnection(url, LocalPostgres.USER, null);
+  }
+}

@@ -1,0 +1,227 @@
+package dev.streamform.sink.decisions;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamform.core.digest.RevisionIdentity;
+import dev.streamform.transforms.decisions.Decision;
+import dev.streamform.transforms.decisions.FeatureContract;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * Reads the decision ledger ({@link DecisionLedgerSink} writes it): a model's decisions and its
+ * reconcile queue, and {@link #verify} — each decision's identity recomputed from its stored
+ * inputs.
+ */
+public final class DecisionLedger {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final DataSource dataSource;
+
+  private DecisionLedger(DataSource dataSource) {
+    this.dataSource = dataSource;
+  }
+
+  /** The ledger in {@code dataSource} (migrated by {@code LedgerSchema}). */
+  public static DecisionLedger at(DataSource dataSource) {
+    return new DecisionLedger(dataSource);
+  }
+
+  /** One stored decision: its columns by name, as the database gives them. */
+  public record StoredDecision(Map<String, Object> columns) {
+    public String decisionId() {
+      return (String) columns.get("decision_id");
+    }
+
+    public String eventId() {
+      return (String) columns.get("event_id");
+    }
+
+    public int revision() {
+      return ((Number) columns.get("revision")).intValue();
+    }
+
+    public @Nullable String supersedes() {
+      return (String) columns.get("supersedes");
+    }
+  }
+
+  /** One late event in the reconcile queue. */
+  public record Reconcile(Map<String, Object> columns) {}
+
+  /**
+   * {@code model}'s decisions (of event {@code eventId} only, when given), by the event's partition
+   * and offset, then revision.
+   */
+  public List<StoredDecision> decisions(String model, @Nullable String eventId)
+      throws SQLException {
+    String sql =
+        "SELECT decision_id, model, event_id, event_partition, event_offset, occurred_at,"
+            + " arrived_at, arrival_watermark, scored_at, contract, state_cutoff, state_revision,"
+            + " features::text AS features, score, model_digest, preprocessing_digest,"
+            + " policy_generation, revision, supersedes, revised_by, key_values::text AS"
+            + " key_values, record::text AS record, recorded_at FROM streamform.decision WHERE"
+            + " model = ?"
+            + (eventId == null ? "" : " AND event_id = ?")
+            + " ORDER BY event_partition, event_offset, revision";
+    List<StoredDecision> rows = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s = c.prepareStatement(sql)) {
+      s.setString(1, model);
+      if (eventId != null) {
+        s.setString(2, eventId);
+      }
+      try (ResultSet r = s.executeQuery()) {
+        while (r.next()) {
+          rows.add(new StoredDecision(columns(r)));
+        }
+      }
+      c.commit();
+    }
+    return rows;
+  }
+
+  /** {@code model}'s reconcile queue, by the event's partition and offset. */
+  public List<Reconcile> reconcileQueue(String model) throws SQLException {
+    List<Reconcile> rows = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT event_id, event_partition, event_offset, occurred_at, arrival_watermark,"
+                    + " updated_state, affected_decisions::text AS affected_decisions,"
+                    + " key_values::text AS key_values, record::text AS record, queued_at,"
+                    + " resolved_at FROM streamform.decision_reconcile WHERE model = ? ORDER BY"
+                    + " event_partition, event_offset")) {
+      s.setString(1, model);
+      try (ResultSet r = s.executeQuery()) {
+        while (r.next()) {
+          rows.add(new Reconcile(columns(r)));
+        }
+      }
+      c.commit();
+    }
+    return rows;
+  }
+
+  /** What {@link #verify} found: the decisions checked and every mismatch, in words. */
+  public record Verification(int decisions, List<String> problems) {
+    public boolean clean() {
+      return problems.isEmpty();
+    }
+  }
+
+  /**
+   * Recomputes each of {@code model}'s decisions' {@code decision_id} from its stored inputs
+   * (docs/semantics.md §11: event, partition, offset, occurrence, contract, cutoff, state revision,
+   * digests, generation, revision, supersedes) and checks the {@code supersedes} chain: revision 1
+   * supersedes nothing, revision n supersedes a decision of the same event with revision n - 1.
+   */
+  public Verification verify(String model) throws SQLException {
+    List<StoredDecision> all = decisions(model, null);
+    Map<String, StoredDecision> byId = new HashMap<>();
+    all.forEach(d -> byId.put(d.decisionId(), d));
+    List<String> problems = new ArrayList<>();
+    for (StoredDecision d : all) {
+      Map<String, Object> c = d.columns();
+      String recomputed =
+          RevisionIdentity.hash(
+              Decision.identityOf(
+                  model,
+                  d.eventId(),
+                  ((Number) c.get("event_partition")).intValue(),
+                  ((Number) c.get("event_offset")).longValue(),
+                  joda((Instant) c.get("occurred_at")),
+                  FeatureContract.valueOf(((String) c.get("contract")).toUpperCase(Locale.ROOT)),
+                  joda((Instant) c.get("state_cutoff")),
+                  ((Number) c.get("state_revision")).longValue(),
+                  (String) c.get("model_digest"),
+                  (String) c.get("preprocessing_digest"),
+                  ((Number) c.get("policy_generation")).intValue(),
+                  d.revision(),
+                  d.supersedes()));
+      if (!recomputed.equals(d.decisionId())) {
+        problems.add(
+            "decision "
+                + d.decisionId()
+                + " (event "
+                + d.eventId()
+                + ", revision "
+                + d.revision()
+                + "): its stored inputs hash to "
+                + recomputed);
+      }
+      if (d.supersedes() != null) {
+        StoredDecision before = byId.get(d.supersedes());
+        if (before == null) {
+          problems.add(
+              "decision "
+                  + d.decisionId()
+                  + " (event "
+                  + d.eventId()
+                  + ", revision "
+                  + d.revision()
+                  + ") supersedes "
+                  + d.supersedes()
+                  + ", which is not in the ledger");
+        } else if (!before.eventId().equals(d.eventId()) || before.revision() != d.revision() - 1) {
+          problems.add(
+              "decision "
+                  + d.decisionId()
+                  + " (event "
+                  + d.eventId()
+                  + ", revision "
+                  + d.revision()
+                  + ") supersedes "
+                  + d.supersedes()
+                  + " (event "
+                  + before.eventId()
+                  + ", revision "
+                  + before.revision()
+                  + "): not its event's previous revision");
+        }
+      }
+    }
+    return new Verification(all.size(), problems);
+  }
+
+  private static org.joda.time.Instant joda(Instant t) {
+    return new org.joda.time.Instant(t.toEpochMilli());
+  }
+
+  private static Map<String, Object> columns(ResultSet r) throws SQLException {
+    Map<String, Object> m = new LinkedHashMap<>();
+    int n = r.getMetaData().getColumnCount();
+    for (int i = 1; i <= n; i++) {
+      String name = r.getMetaData().getColumnLabel(i);
+      Object v = r.getObject(i);
+      if (v instanceof Timestamp) {
+        v = ((Timestamp) v).toInstant();
+      }
+      m.put(name, v);
+    }
+    return m;
+  }
+
+  /** A stored JSON column as a map (features, key values, a record). */
+  public static Map<String, Object> json(String text) {
+    try {
+      JsonNode node = JSON.readTree(text);
+      return JSON.convertValue(node, LinkedHashMap.class);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("the ledger holds a column that is not JSON: " + text, e);
+    }
+  }
+}

@@ -1,0 +1,237 @@
+package dev.streamform.sink.decisions;
+
+import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.auto.value.AutoValue;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.sink.JdbcTarget;
+import dev.streamform.sink.LedgerSchema;
+import dev.streamform.transforms.decisions.Decision;
+import dev.streamform.transforms.decisions.UnscoredLateEvent;
+import java.math.BigDecimal;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.sql.Types;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.sql.DataSource;
+import org.apache.beam.sdk.io.jdbc.JdbcIO;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.SerializableFunction;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PDone;
+import org.apache.beam.sdk.values.Row;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.ReadableInstant;
+
+/**
+ * Writes a scoring model's decisions to the decision ledger in PostgreSQL (docs/semantics.md §11;
+ * table {@code streamform.decision}, migrated by {@link LedgerSchema}): one row per {@code
+ * decision_id}, append-only. Each row is inserted with {@code ON CONFLICT (decision_id) DO
+ * NOTHING}, so a replay — a restored checkpoint, a bundle retried, the job run again from the
+ * topic's start — writes nothing new; a revision is a row of its own that names the decision it
+ * supersedes. {@link #reconcileQueue()} writes late events routed {@code reconciled} to {@code
+ * streamform.decision_reconcile}, one row per event.
+ *
+ * <pre>{@code
+ * DecisionLedgerSink ledger = DecisionLedgerSink.to(JdbcTarget.of(url).withUser("postgres"));
+ * scored.decisions().apply(ledger);
+ * scored.reconciliations().apply(ledger.reconcileQueue());
+ * }</pre>
+ *
+ * <p>Writes go through Beam's {@link JdbcIO} (batched per bundle, one transaction per batch, the
+ * bundle retried by the runner when a batch fails); the connections come from one HikariCP pool per
+ * target and worker class loader, whose first use migrates the schema.
+ */
+@AutoValue
+public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision>, PDone> {
+  static final String INSERT_DECISION =
+      "INSERT INTO streamform.decision (decision_id, model, event_id, event_partition,"
+          + " event_offset, occurred_at, arrived_at, arrival_watermark, scored_at, contract,"
+          + " state_cutoff, state_revision, features, score, model_digest, preprocessing_digest,"
+          + " policy_generation, revision, supersedes, revised_by, key_values, record) VALUES (?,"
+          + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb)"
+          + " ON CONFLICT (decision_id) DO NOTHING";
+
+  static final String INSERT_RECONCILE =
+      "INSERT INTO streamform.decision_reconcile (model, event_id, event_partition, event_offset,"
+          + " occurred_at, arrival_watermark, updated_state, affected_decisions, key_values,"
+          + " record) VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb)"
+          + " ON CONFLICT (model, event_id) DO NOTHING";
+
+  public abstract JdbcTarget target();
+
+  public abstract int batchSize();
+
+  abstract Builder toBuilder();
+
+  @AutoValue.Builder
+  abstract static class Builder {
+    abstract Builder setTarget(JdbcTarget target);
+
+    abstract Builder setBatchSize(int size);
+
+    abstract DecisionLedgerSink build();
+  }
+
+  /** A ledger at {@code target}, written in batches of up to 500 rows. */
+  public static DecisionLedgerSink to(JdbcTarget target) {
+    checkArgument(target != null, "DecisionLedgerSink.to: no JdbcTarget");
+    return new AutoValue_DecisionLedgerSink.Builder().setTarget(target).setBatchSize(500).build();
+  }
+
+  /** At most {@code size} rows per transaction. */
+  public DecisionLedgerSink withBatchSize(int size) {
+    checkArgument(size > 0, "DecisionLedgerSink.withBatchSize: must be positive, got %s", size);
+    return toBuilder().setBatchSize(size).build();
+  }
+
+  @Override
+  public PDone expand(PCollection<Decision> decisions) {
+    decisions.apply(
+        "Insert decisions",
+        JdbcIO.<Decision>write()
+            .withDataSourceProviderFn(new Pool(target()))
+            .withBatchSize(batchSize())
+            .withStatement(INSERT_DECISION)
+            .withPreparedStatementSetter(DecisionLedgerSink::setDecision));
+    return PDone.in(decisions.getPipeline());
+  }
+
+  /** The reconcile queue's writer: late events routed {@code reconciled}, one row per event. */
+  public PTransform<PCollection<UnscoredLateEvent>, PDone> reconcileQueue() {
+    JdbcTarget target = target();
+    int batch = batchSize();
+    return new PTransform<>("Reconcile queue") {
+      @Override
+      public PDone expand(PCollection<UnscoredLateEvent> late) {
+        late.apply(
+            "Insert reconcile rows",
+            JdbcIO.<UnscoredLateEvent>write()
+                .withDataSourceProviderFn(new Pool(target))
+                .withBatchSize(batch)
+                .withStatement(INSERT_RECONCILE)
+                .withPreparedStatementSetter(DecisionLedgerSink::setReconcile));
+        return PDone.in(late.getPipeline());
+      }
+    };
+  }
+
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    builder
+        .add(DisplayData.item("database", target().describe()).withLabel("Database"))
+        .add(DisplayData.item("batchSize", batchSize()).withLabel("Batch size"));
+  }
+
+  static void setDecision(Decision d, PreparedStatement s) throws SQLException {
+    s.setString(1, d.decisionId());
+    s.setString(2, d.model());
+    s.setString(3, d.eventId());
+    s.setInt(4, d.partition());
+    s.setLong(5, d.offset());
+    s.setTimestamp(6, timestamp(d.occurredAt()));
+    s.setTimestamp(7, timestamp(d.arrivedAt()));
+    s.setTimestamp(8, timestamp(d.arrivalWatermark()));
+    s.setTimestamp(9, timestamp(d.scoredAt()));
+    s.setString(10, d.contract().declared());
+    s.setTimestamp(11, timestamp(d.stateCutoff()));
+    s.setLong(12, d.stateRevision());
+    ObjectNode features = JsonNodeFactory.instance.objectNode();
+    d.features().forEach(features::put);
+    s.setString(13, features.toString());
+    s.setDouble(14, d.score());
+    s.setString(15, d.modelDigest());
+    s.setString(16, d.preprocessingDigest());
+    s.setInt(17, d.policyGeneration());
+    s.setInt(18, d.revision());
+    setText(s, 19, d.supersedes());
+    setText(s, 20, d.revisedBy());
+    s.setString(21, json(d.key()).toString());
+    s.setString(22, json(d.event()).toString());
+  }
+
+  static void setReconcile(UnscoredLateEvent e, PreparedStatement s) throws SQLException {
+    s.setString(1, e.model());
+    s.setString(2, e.eventId());
+    s.setInt(3, e.partition());
+    s.setLong(4, e.offset());
+    s.setTimestamp(5, timestamp(e.occurredAt()));
+    s.setTimestamp(6, timestamp(e.arrivalWatermark()));
+    s.setBoolean(7, e.updatedState());
+    ArrayNode affected = JsonNodeFactory.instance.arrayNode();
+    e.affectedDecisions().forEach(affected::add);
+    s.setString(8, affected.toString());
+    s.setString(9, json(e.key()).toString());
+    s.setString(10, json(e.event()).toString());
+  }
+
+  private static void setText(PreparedStatement s, int i, @Nullable String text)
+      throws SQLException {
+    if (text == null) {
+      s.setNull(i, Types.VARCHAR);
+    } else {
+      s.setString(i, text);
+    }
+  }
+
+  private static @Nullable Timestamp timestamp(@Nullable ReadableInstant t) {
+    return t == null ? null : new Timestamp(t.getMillis());
+  }
+
+  /** A record as a JSON object: decimals exact, timestamps RFC 3339 in UTC. */
+  static ObjectNode json(Row row) {
+    ObjectNode o = JsonNodeFactory.withExactBigDecimals(true).objectNode();
+    for (org.apache.beam.sdk.schemas.Schema.Field f : row.getSchema().getFields()) {
+      Object v = row.getValue(f.getName());
+      if (v == null) {
+        o.putNull(f.getName());
+      } else if (v instanceof BigDecimal) {
+        o.put(f.getName(), (BigDecimal) v);
+      } else if (v instanceof Long || v instanceof Integer || v instanceof Short) {
+        o.put(f.getName(), ((Number) v).longValue());
+      } else if (v instanceof Double || v instanceof Float) {
+        o.put(f.getName(), ((Number) v).doubleValue());
+      } else if (v instanceof Boolean) {
+        o.put(f.getName(), (Boolean) v);
+      } else if (v instanceof ReadableInstant) {
+        o.put(
+            f.getName(),
+            java.time.Instant.ofEpochMilli(((ReadableInstant) v).getMillis()).toString());
+      } else {
+        o.put(f.getName(), v.toString());
+      }
+    }
+    return o;
+  }
+
+  /**
+   * One pool per target in each class loader (a Flink job's own), migrated before its first use:
+   * JdbcIO asks for a data source in every DoFn instance's set-up.
+   */
+  private static final class Pool implements SerializableFunction<Void, DataSource> {
+    private static final Map<JdbcTarget, HikariDataSource> POOLS = new ConcurrentHashMap<>();
+    private final JdbcTarget target;
+
+    Pool(JdbcTarget target) {
+      this.target = target;
+    }
+
+    @Override
+    public DataSource apply(Void input) {
+      return POOLS.computeIfAbsent(
+          target,
+          t -> {
+            HikariDataSource pool = t.openPool("streamform-decision-ledger", 4, 10_000);
+            LedgerSchema.migrate(pool);
+            return pool;
+          });
+    }
+  }
+}
