@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamform.pipelines.file.FileModelRun;
+import dev.streamform.pipelines.kafka.JsonRecords;
+import dev.streamform.pipelines.kafka.KafkaConnection;
+import dev.streamform.pipelines.kafka.KafkaRefusedException;
 import dev.streamform.pipelines.kafka.ModelSinks;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.Connector;
@@ -48,9 +51,16 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -73,23 +83,27 @@ import picocli.CommandLine.Spec;
           + " threshold (gates: in streamform.yml, else the defaults):",
       "  oracle: generated out-of-order traces agree with the independent oracle (--traces N,"
           + " --seed S; the DirectRunner);",
-      "  offsets: every line of the run's source files is accounted for exactly once: in a"
-          + " window's latest revision in the ledger (its offsets), or in the late, duplicates or"
-          + " quarantine file of --output; blank lines, punctuations and events the query's WHERE"
-          + " filters out have no output by design;",
+      "  offsets: every line of the run's source files (every record of its source topic, up to"
+          + " its end offsets now) is accounted for exactly once: in a window's latest revision in"
+          + " the ledger (its offsets), or in the late, duplicates or quarantine output (file of"
+          + " --output, or topic; a topic's repeats of one position count once); blank lines,"
+          + " punctuations and events the query's WHERE filters out have no output by design;",
       "  recomputation: projections whose value differs from a recomputation from the append-only"
           + " ledger (as streamform ledger verify);",
-      "  latency: P99 of a correction's publication latency (appended to the topic -> committed"
-          + " in PostgreSQL);",
+      "  latency: P99 of a correction's publication latency on a Kafka run: each event the oracle"
+          + " judges a correction within allowed lateness, from its record's timestamp on the topic"
+          + " to the recorded_at of the first ledger revision of its window that includes it;",
       "  disposition: share of the events the contract judges too late (replayed from the source"
           + " through the oracle) found in the late output (or the duplicates output);",
       "  effects: provider-side effects per effect key, as the provider counts them"
           + " (--provider-url).",
       "It reads: the ledger at --jdbc-url (generation --generation, else the canonical one), the"
-          + " source files the project declares, the run's output files in --output (default:"
-          + " <project>/target/<model>, where streamform run writes them) and the provider's"
-          + " counts at --provider-url. A gate it cannot measure is printed NOT MEASURED with the"
-          + " reason; only --strict makes that a failure."
+          + " source files the project declares and the run's output files in --output (default:"
+          + " <project>/target/<model>, where streamform run writes them) or, for a Kafka source,"
+          + " the source topic and the late, duplicates and quarantine topics at"
+          + " --bootstrap-servers, and the provider's counts at --provider-url. A gate it cannot"
+          + " measure is printed NOT MEASURED with the reason; only --strict makes that a"
+          + " failure."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
@@ -116,7 +130,7 @@ final class GatesCommand implements Callable<Integer> {
       paramLabel = "DIR",
       description =
           "the run's output files: <late_topic>.jsonl, <quarantine_topic>.jsonl,"
-              + " <model>.duplicates.jsonl (default: <project>/target/<model>)")
+              + " <model>.duplicates.jsonl of a file run (default: <project>/target/<model>)")
   Path output;
 
   @Option(
@@ -151,7 +165,19 @@ final class GatesCommand implements Callable<Integer> {
   @Option(names = "--strict", description = "a gate that could not be measured fails too")
   boolean strict;
 
+  /** A Kafka source's topic and side topics (offsets, latency, disposition) are read here. */
+  @Mixin KafkaOptions kafka;
+
+  /**
+   * The engine the oracle gate compares with the oracle: the declared model on the DirectRunner. A
+   * seam for tests only (GatesCommandTest plants a defective engine here); nothing sets it else.
+   */
+  Function<DeclaredModel, Fuzzer.Target> engine =
+      m -> Fuzzer.Target.of(FixtureRunner.on(RunnerChoice.direct()), m);
+
   @Spec CommandSpec spec;
+
+  private RunInputs run;
 
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
@@ -202,6 +228,10 @@ final class GatesCommand implements Callable<Integer> {
               ? generation
               : canonical.isPresent() ? canonical.getAsInt() : model.model().generation();
       Path dir = output != null ? output : target.project.resolve("target").resolve(l.name());
+      run = RunInputs.of(this, model, dir, err);
+      if (run == null) {
+        return 1;
+      }
       out.println(
           "gates of "
               + l.name()
@@ -211,7 +241,7 @@ final class GatesCommand implements Callable<Integer> {
               + g
               + (canonical.isPresent() && canonical.getAsInt() == g ? " (canonical)" : "")
               + "; run outputs "
-              + dir
+              + run.describe()
               + "; provider "
               + (providerUrl == null ? "none" : providerUrl));
       List<Verdict> verdicts = new ArrayList<>();
@@ -253,6 +283,10 @@ final class GatesCommand implements Callable<Integer> {
     } catch (IOException e) {
       err.println("streamform gates: cannot read " + ModelLedger.firstLine(e));
       return 1;
+    } finally {
+      if (run != null) {
+        run.close();
+      }
     }
   }
 
@@ -281,18 +315,13 @@ final class GatesCommand implements Callable<Integer> {
       case "oracle":
         return oracle(model, t, th);
       case "offsets":
-        return offsets(l, model, g, dir, t, th);
+        return offsets(l, model, g, t, th);
       case "recomputation":
         return recomputation(l, t, th);
       case "latency":
-        return Verdict.notMeasured(
-            gate,
-            th,
-            model.source().connector() == Connector.FILE
-                ? "a file source has no append time: measured on a Kafka run only"
-                : "reading append times from Kafka is not implemented yet (issue 33)");
+        return latency(l, model, g, t, th);
       case "disposition":
-        return disposition(model, dir, t, th);
+        return disposition(model, t, th);
       default:
         return effects(model, t, th);
     }
@@ -307,11 +336,7 @@ final class GatesCommand implements Callable<Integer> {
     StringWriter log = new StringWriter();
     FuzzRun.Result r =
         new FuzzRun(model, Fuzzer.of(model, 50), new PrintWriter(log))
-            .run(
-                n,
-                s,
-                List.of(Fuzzer.Target.of(FixtureRunner.on(RunnerChoice.direct()), model)),
-                fixtures);
+            .run(n, s, List.of(engine.apply(model)), fixtures);
     double share = 100.0 * r.agreeing / r.traces;
     String detail =
         r.agreeing
@@ -411,7 +436,12 @@ final class GatesCommand implements Callable<Integer> {
   // ---- the run's source, replayed: what each line is
 
   /** One line of a source file, as the run read it. */
-  private record Line(int partition, long offset, Kind kind, Map<String, Object> values) {}
+  private record Line(
+      int partition, long offset, Kind kind, Map<String, Object> values, long appendedAt) {
+    Line(int partition, long offset, Kind kind, Map<String, Object> values) {
+      this(partition, offset, kind, values, -1);
+    }
+  }
 
   private enum Kind {
     BLANK,
@@ -495,39 +525,39 @@ final class GatesCommand implements Callable<Integer> {
     return row.path("partition").asInt() + "-" + row.path("offset").asLong();
   }
 
-  private static Path lateFile(DeclaredModel model, Path dir) {
-    return dir.resolve(ModelSinks.of(model).lateTopic() + ".jsonl");
+  private static String duplicatesTopic(DeclaredModel model) {
+    return ModelSinks.of(model).duplicatesTopic().orElse(model.model().name() + ".duplicates");
   }
 
   // ---- offsets: each source offset accounted for exactly once
 
-  private Verdict offsets(
-      ModelLedger l, DeclaredModel model, int g, Path dir, GateThresholds t, String th)
+  private Verdict offsets(ModelLedger l, DeclaredModel model, int g, GateThresholds t, String th)
       throws SQLException, IOException {
-    if (model.source().connector() != Connector.FILE) {
-      return Verdict.notMeasured(
-          "offsets", th, "reading a Kafka source's offsets is not implemented yet (issue 33)");
-    }
-    if (!Files.isDirectory(dir)) {
-      return Verdict.notMeasured(
-          "offsets", th, "no run outputs in " + dir + " (streamform run --output writes them)");
+    if (run.unavailable != null) {
+      return Verdict.notMeasured("offsets", th, run.unavailable);
     }
     ModelSinks sinks = ModelSinks.of(model);
+    // a topic is written at least once: a position repeated there is a replay (docs/decisions/0037)
+    boolean once = run.kafka == null;
     Map<String, Integer> lateRows = new HashMap<>();
-    for (JsonNode r : rows(lateFile(model, dir))) {
-      lateRows.merge(at(r), 1, Integer::sum);
+    Set<String> lateSeen = new HashSet<>();
+    for (JsonNode r : run.rows(sinks.lateTopic())) {
+      if (once || lateSeen.add(at(r) + "@" + r.path("window_start").asText())) {
+        lateRows.merge(at(r), 1, Integer::sum);
+      }
     }
     Set<String> duplicates = new HashSet<>();
     List<String> twice = new ArrayList<>();
-    for (JsonNode r :
-        rows(dir.resolve(sinks.duplicatesTopic().orElse(l.name() + ".duplicates") + ".jsonl"))) {
-      if (!duplicates.add(at(r))) {
+    for (JsonNode r : run.rows(duplicatesTopic(model))) {
+      if (!duplicates.add(at(r)) && once) {
         twice.add(at(r));
       }
     }
     Set<String> quarantined = new HashSet<>();
-    for (JsonNode r : rows(dir.resolve(sinks.quarantineTopic() + ".jsonl"))) {
-      if (!quarantined.add(at(r)) || duplicates.contains(at(r)) || lateRows.containsKey(at(r))) {
+    for (JsonNode r : run.rows(sinks.quarantineTopic())) {
+      boolean again = !quarantined.add(at(r));
+      if ((again && once)
+          || (!again && (duplicates.contains(at(r)) || lateRows.containsKey(at(r))))) {
         twice.add(at(r));
       }
     }
@@ -569,7 +599,7 @@ final class GatesCommand implements Callable<Integer> {
     Map<Integer, long[]> expected = new TreeMap<>(); // partition -> {slots, uncovered}
     long silent = 0;
     long read = 0;
-    for (Line line : lines(model, target.project)) {
+    for (Line line : run.source()) {
       read++;
       String id = line.partition() + "-" + line.offset();
       boolean filtered =
@@ -612,7 +642,11 @@ final class GatesCommand implements Callable<Integer> {
             + read
             + " source offsets ("
             + silent
-            + " without output by design: blank, punctuation, filtered by WHERE)");
+            + " without output by design: blank, punctuation, filtered by WHERE"
+            + (run.notRetained > 0
+                ? "; " + run.notRetained + " before the log start, deleted by retention, unchecked"
+                : "")
+            + ")");
   }
 
   private static boolean inside(List<long[]> ranges, long offset) {
@@ -633,48 +667,29 @@ final class GatesCommand implements Callable<Integer> {
 
   // ---- disposition: the oracle's too-late events, each in the late (or duplicates) output
 
-  private Verdict disposition(DeclaredModel model, Path dir, GateThresholds t, String th)
-      throws IOException {
-    if (model.source().connector() != Connector.FILE) {
-      return Verdict.notMeasured(
-          "disposition", th, "replaying a Kafka source is not implemented yet (issue 33)");
+  private Verdict disposition(DeclaredModel model, GateThresholds t, String th) throws IOException {
+    if (run.unavailable != null) {
+      return Verdict.notMeasured("disposition", th, run.unavailable);
     }
-    if (!Files.isDirectory(dir)) {
-      return Verdict.notMeasured(
-          "disposition", th, "no run outputs in " + dir + " (streamform run --output writes them)");
-    }
-    // the source replayed through the oracle, each line one item so offsets stay line - 1
-    Fixture.Builder b = Fixture.builder("gates", model.model().name());
-    for (Line line : lines(model, target.project)) {
-      if (line.kind() == Kind.PUNCTUATION) {
-        b.watermark(Optional.of(line.partition()), (Instant) line.values().get("__watermark"));
-      } else {
-        // a blank or unreadable line: an event without time, which the oracle quarantines
-        b.event(line.partition(), line.values());
-      }
-    }
-    WindowedOutcome oracle = WindowedOracle.of(model).run(b.build());
+    Replay replay = run.replay();
+    ModelSinks sinks = ModelSinks.of(model);
     Set<String> found = new HashSet<>();
-    for (JsonNode r : rows(lateFile(model, dir))) {
+    for (JsonNode r : run.rows(sinks.lateTopic())) {
       found.add(at(r) + "@" + Timestamps.parse(r.path("window_start").asText()));
     }
-    ModelSinks sinks = ModelSinks.of(model);
     Set<String> duplicates = new HashSet<>();
-    for (JsonNode r :
-        rows(
-            dir.resolve(
-                sinks.duplicatesTopic().orElse(model.model().name() + ".duplicates") + ".jsonl"))) {
+    for (JsonNode r : run.rows(duplicatesTopic(model))) {
       duplicates.add(at(r));
     }
-    int expected = oracle.late().size();
+    int expected = replay.outcome().late().size();
     int kept = 0;
     List<String> without = new ArrayList<>();
-    for (WindowedOutcome.Late late : oracle.late()) {
-      if (found.contains(late.eventId() + "@" + late.windowStart())
-          || duplicates.contains(late.eventId())) {
+    for (WindowedOutcome.Late late : replay.outcome().late()) {
+      String id = replay.position(late.eventId());
+      if (found.contains(id + "@" + late.windowStart()) || duplicates.contains(id)) {
         kept++;
       } else {
-        without.add(late.eventId().replace("-", " offset ") + " window " + late.windowStart());
+        without.add(id.replace("-", " offset ") + " window " + late.windowStart());
       }
     }
     double share = expected == 0 ? 100 : 100.0 * kept / expected;
@@ -687,8 +702,374 @@ final class GatesCommand implements Callable<Integer> {
             + " of "
             + expected
             + " too-late events (per refusing window) in "
-            + lateFile(model, dir).getFileName()
+            + run.where(sinks.lateTopic())
             + (without.isEmpty() ? "" : "; without one: partition " + without.get(0)));
+  }
+
+  // ---- latency: a correction's append time -> the ledger row of the revision that published it
+
+  private Verdict latency(ModelLedger l, DeclaredModel model, int g, GateThresholds t, String th)
+      throws SQLException, IOException {
+    if (run.kafka == null) {
+      return Verdict.notMeasured(
+          "latency",
+          th,
+          model.source().connector() == Connector.FILE
+              ? "a file source has no append time: measured on a Kafka run only"
+              : run.unavailable);
+    }
+    // the revisions of each window in the ledger, by logical window, in revision order
+    Map<String, List<Published>> ledger = new HashMap<>();
+    try (Connection c = l.pool().getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT p.logical_window_id, r.offsets::text, r.recorded_at FROM"
+                    + " streamform.correction_ledger r JOIN streamform.projection p USING"
+                    + " (projection_id) WHERE p.model = ? AND p.generation = ?"
+                    + " ORDER BY p.logical_window_id, r.revision")) {
+      s.setString(1, l.name());
+      s.setInt(2, g);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          ledger
+              .computeIfAbsent(rs.getString(1), k -> new ArrayList<>())
+              .add(new Published(JSON.readTree(rs.getString(2)), rs.getTimestamp(3).toInstant()));
+        }
+      }
+    }
+    // the oracle says which events are corrections and of which window: each of its corrected
+    // revisions adds one event, its partition's new largest offset in that window
+    Replay replay = run.replay();
+    Map<String, Map<Integer, Long>> counted = new HashMap<>();
+    List<Long> latencies = new ArrayList<>();
+    int unpublished = 0;
+    String slowest = "";
+    long worst = -1;
+    for (WindowedOutcome.Row row : replay.outcome().rows()) {
+      if (row.status() == WindowedOutcome.Status.EARLY
+          || row.status() == WindowedOutcome.Status.FINAL) {
+        continue;
+      }
+      Map<Integer, Long> before =
+          counted.computeIfAbsent(row.logicalWindowId(), k -> new HashMap<>());
+      for (Map.Entry<Integer, WindowedOutcome.Offsets> e : row.offsets().entrySet()) {
+        long was = before.getOrDefault(e.getKey(), 0L);
+        before.put(e.getKey(), e.getValue().count());
+        if (row.status() != WindowedOutcome.Status.CORRECTED || e.getValue().count() <= was) {
+          continue;
+        }
+        Line event = replay.line(e.getKey(), e.getValue().max());
+        Optional<Instant> recorded =
+            ledger.getOrDefault(row.logicalWindowId(), List.of()).stream()
+                .filter(p -> p.includes(event.partition(), event.offset()))
+                .map(Published::recordedAt)
+                .findFirst();
+        long ms =
+            recorded.isPresent()
+                ? recorded.get().toEpochMilli() - event.appendedAt()
+                : Long.MAX_VALUE;
+        unpublished += recorded.isPresent() ? 0 : 1;
+        latencies.add(ms);
+        if (ms > worst) {
+          worst = ms;
+          slowest = event.partition() + " offset " + event.offset();
+        }
+      }
+    }
+    if (latencies.isEmpty()) {
+      return Verdict.notMeasured(
+          "latency", th, "the run has no correction within allowed lateness to measure");
+    }
+    latencies.sort(null);
+    long p99 = latencies.get((int) Math.ceil(0.99 * latencies.size()) - 1);
+    return Verdict.measured(
+        "latency",
+        p99 < t.publicationLatencyP99().toMillis(),
+        seconds(p99),
+        th,
+        "P99 of "
+            + latencies.size()
+            + " corrections within allowed lateness, append time ("
+            + run.timestampType
+            + ") -> recorded_at of the first revision that includes it; slowest "
+            + seconds(worst)
+            + " (partition "
+            + slowest
+            + ")"
+            + (unpublished > 0 ? "; " + unpublished + " in no revision of the ledger" : ""));
+  }
+
+  private static String seconds(long ms) {
+    return ms == Long.MAX_VALUE ? "never" : String.format(Locale.ROOT, "%.1fs", ms / 1000.0);
+  }
+
+  /** A ledger revision: per partition its events' offset range, and when it was recorded. */
+  private record Published(JsonNode offsets, Instant recordedAt) {
+    boolean includes(int partition, long offset) {
+      JsonNode o = offsets.get(String.valueOf(partition));
+      return o != null && o.path("min").asLong() <= offset && offset <= o.path("max").asLong();
+    }
+  }
+
+  /**
+   * The run's source replayed through the oracle, one fixture item per line or record: an item's
+   * position among its partition's items maps back to its offset.
+   */
+  private record Replay(WindowedOutcome outcome, Map<Integer, List<Line>> items) {
+    Line line(int partition, long index) {
+      return items.get(partition).get((int) index);
+    }
+
+    /** The oracle's {@code <partition>-<position>} as {@code <partition>-<offset>}. */
+    String position(String eventId) {
+      int dash = eventId.indexOf('-');
+      int p = Integer.parseInt(eventId.substring(0, dash));
+      return p + "-" + line(p, Long.parseLong(eventId.substring(dash + 1))).offset();
+    }
+  }
+
+  // ---- what the gates read of the run besides the ledger: its source and side outputs
+
+  /**
+   * A file run: the source's lines and the output files in --output. A Kafka run: the source
+   * topic's records up to its end offsets when the gates start, and the late, duplicates and
+   * quarantine topics, read with the command's Kafka options.
+   */
+  private static final class RunInputs implements AutoCloseable {
+    private final DeclaredModel model;
+    private final Path project;
+    private final Path dir;
+    final KafkaConnection kafka;
+    final String unavailable;
+    private KafkaConsumer<byte[], byte[]> consumer;
+    private List<Line> source;
+    private Replay replay;
+    private final Map<String, List<JsonNode>> outputs = new HashMap<>();
+    long notRetained;
+    String timestampType = "CreateTime";
+
+    private RunInputs(
+        DeclaredModel model, Path project, Path dir, KafkaConnection kafka, String unavailable) {
+      this.model = model;
+      this.project = project;
+      this.dir = dir;
+      this.kafka = kafka;
+      this.unavailable = unavailable;
+    }
+
+    /** Null after printing why the Kafka options cannot be used. */
+    static RunInputs of(GatesCommand c, DeclaredModel model, Path dir, PrintWriter err) {
+      Path project = c.target.project;
+      if (model.source().connector() == Connector.FILE) {
+        return new RunInputs(
+            model,
+            project,
+            dir,
+            null,
+            Files.isDirectory(dir)
+                ? null
+                : "no run outputs in " + dir + " (streamform run --output writes them)");
+      }
+      boolean given =
+          c.kafka.bootstrapServers != null
+              || c.kafka.propertiesFile != null
+              || model.source().kafkaProperties().isPresent();
+      if (!given) {
+        return new RunInputs(
+            model,
+            project,
+            dir,
+            null,
+            "no --bootstrap-servers: the source topic and the late, duplicates and quarantine"
+                + " topics cannot be read");
+      }
+      Optional<KafkaConnection> connection = c.kafka.connection(null, project, model.source(), err);
+      return connection.map(k -> new RunInputs(model, project, dir, k, null)).orElse(null);
+    }
+
+    String describe() {
+      return kafka == null
+          ? dir.toString()
+          : "topics "
+              + model.source().topic().get()
+              + ", "
+              + ModelSinks.of(model).lateTopic()
+              + ", "
+              + duplicatesTopic(model)
+              + ", "
+              + ModelSinks.of(model).quarantineTopic()
+              + " at "
+              + kafka.bootstrapServers();
+    }
+
+    String where(String output) {
+      return kafka == null ? output + ".jsonl" : "topic " + output;
+    }
+
+    /** Every line or record of the source, in the order the replay takes them. */
+    List<Line> source() throws IOException {
+      if (source == null) {
+        source = kafka == null ? lines(model, project) : records();
+      }
+      return source;
+    }
+
+    /** The rows of a side output: a file's lines, or a topic's record values. */
+    List<JsonNode> rows(String output) throws IOException {
+      List<JsonNode> rows = outputs.get(output);
+      if (rows == null) {
+        rows = new ArrayList<>();
+        if (kafka == null) {
+          rows = GatesCommand.rows(dir.resolve(output + ".jsonl"));
+        } else {
+          for (List<ConsumerRecord<byte[], byte[]>> p : read(output, false).values()) {
+            for (ConsumerRecord<byte[], byte[]> r : p) {
+              rows.add(JSON.readTree(r.value()));
+            }
+          }
+        }
+        outputs.put(output, rows);
+      }
+      return rows;
+    }
+
+    Replay replay() throws IOException {
+      if (replay == null) {
+        Fixture.Builder b = Fixture.builder("gates", model.model().name());
+        Map<Integer, List<Line>> items = new TreeMap<>();
+        for (Line line : source()) {
+          items.computeIfAbsent(line.partition(), p -> new ArrayList<>()).add(line);
+          if (line.kind() == Kind.PUNCTUATION) {
+            b.watermark(Optional.of(line.partition()), (Instant) line.values().get("__watermark"));
+          } else {
+            // a blank or unreadable line: an event without time, which the oracle quarantines
+            b.event(line.partition(), line.values());
+          }
+        }
+        replay = new Replay(WindowedOracle.of(model).run(b.build()), items);
+      }
+      return replay;
+    }
+
+    /**
+     * The source topic's records as the job decodes them ({@link JsonRecords}), merged across
+     * partitions by append time (each partition in offset order), as the job read them.
+     */
+    private List<Line> records() throws IOException {
+      JsonRecords decoder = JsonRecords.of(model.source().schema(), model.keyColumns());
+      List<List<Line>> partitions = new ArrayList<>();
+      for (List<ConsumerRecord<byte[], byte[]>> p :
+          read(model.source().topic().get(), true).values()) {
+        List<Line> lines = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> r : p) {
+          timestampType = r.timestampType().toString();
+          lines.add(decoded(decoder, r));
+        }
+        partitions.add(lines);
+      }
+      // a k-way merge by the head's append time: each partition stays in offset order
+      int[] next = new int[partitions.size()];
+      PriorityQueue<Integer> heads =
+          new PriorityQueue<>(
+              java.util.Comparator.comparingLong(
+                      (Integer i) -> partitions.get(i).get(next[i]).appendedAt())
+                  .thenComparingInt(i -> partitions.get(i).get(next[i]).partition()));
+      for (int i = 0; i < partitions.size(); i++) {
+        if (!partitions.get(i).isEmpty()) {
+          heads.add(i);
+        }
+      }
+      List<Line> merged = new ArrayList<>();
+      while (!heads.isEmpty()) {
+        int i = heads.poll();
+        merged.add(partitions.get(i).get(next[i]++));
+        if (next[i] < partitions.get(i).size()) {
+          heads.add(i);
+        }
+      }
+      return merged;
+    }
+
+    private static Line decoded(JsonRecords decoder, ConsumerRecord<byte[], byte[]> r) {
+      try {
+        JsonRecords.Decoded d = decoder.decode(r.value());
+        if (d.watermark() != null) {
+          return new Line(
+              r.partition(),
+              r.offset(),
+              Kind.PUNCTUATION,
+              Map.of("__watermark", d.watermark()),
+              r.timestamp());
+        }
+        Map<String, Object> values = new LinkedHashMap<>();
+        d.values()
+            .forEach(
+                (k, v) -> {
+                  if (v != null) {
+                    values.put(k, v);
+                  }
+                });
+        return new Line(r.partition(), r.offset(), Kind.EVENT, values, r.timestamp());
+      } catch (JsonRecords.NotARecord | RuntimeException e) {
+        return new Line(r.partition(), r.offset(), Kind.UNREADABLE, Map.of(), r.timestamp());
+      }
+    }
+
+    /**
+     * Every record of {@code topic} up to the end offsets it has now, per partition in offset
+     * order; a side topic that does not exist has none, a source topic must exist.
+     */
+    private Map<Integer, List<ConsumerRecord<byte[], byte[]>>> read(String topic, boolean source)
+        throws IOException {
+      Map<Integer, List<ConsumerRecord<byte[], byte[]>>> records = new TreeMap<>();
+      try {
+        if (consumer == null) {
+          consumer = ConsumeCommand.consumer(kafka);
+        }
+        List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(20));
+        if (infos == null || infos.isEmpty()) {
+          if (source) {
+            throw new IOException(
+                "topic " + topic + ": no such topic at " + kafka.bootstrapServers());
+          }
+          return records;
+        }
+        List<TopicPartition> partitions = new ArrayList<>();
+        infos.forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
+        Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+        Map<TopicPartition, Long> start = consumer.beginningOffsets(partitions);
+        consumer.assign(partitions);
+        consumer.seekToBeginning(partitions);
+        for (TopicPartition tp : partitions) {
+          records.put(tp.partition(), new ArrayList<>());
+          if (source) {
+            notRetained += start.get(tp);
+          }
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+          if (System.nanoTime() > deadline) {
+            throw new IOException(
+                "topic " + topic + ": not read to its end offsets " + end + " within 60 s");
+          }
+          for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+            if (r.offset() < end.get(new TopicPartition(topic, r.partition()))) {
+              records.get(r.partition()).add(r);
+            }
+          }
+        }
+        return records;
+      } catch (KafkaException e) {
+        throw KafkaRefusedException.of("read topic " + topic, kafka, e);
+      }
+    }
+
+    @Override
+    public void close() {
+      if (consumer != null) {
+        consumer.close(Duration.ofSeconds(5));
+      }
+    }
   }
 
   private static String percent(double p) {

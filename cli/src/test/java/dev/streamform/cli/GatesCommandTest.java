@@ -6,9 +6,13 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.matchesPattern;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.policies.project.Fixture;
 import dev.streamform.runners.postgres.LocalPostgresExtension;
 import dev.streamform.sink.JdbcTarget;
 import dev.streamform.sink.effects.LocalProviderServer;
+import dev.streamform.teststreams.fixture.FixtureRunner;
+import dev.streamform.teststreams.fixture.RunnerChoice;
+import dev.streamform.teststreams.fuzz.Fuzzer;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
@@ -21,12 +25,14 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * {@code streamform gates}: a windowed model run on a file into a real PostgreSQL ledger passes
@@ -178,6 +184,59 @@ class GatesCommandTest {
         matchesPattern(
             "(?s)gates of hourly_revenue: ledger jdbc:.* generation 1 \\(canonical\\);"
                 + " run outputs .*out; provider none\n.*"));
+  }
+
+  @Test
+  void anEngineThatLosesEachTracesLastEventFailsTheOracleGate() {
+    // the planted defect, through the test-only seam: the real model on the DirectRunner, given
+    // each generated trace without its last event (a source that loses a record)
+    GatesCommand gates = new GatesCommand();
+    gates.engine =
+        model ->
+            Fuzzer.Target.of(
+                "direct, last event lost",
+                fixture -> {
+                  List<Fixture.Given> given = fixture.given();
+                  int last = given.size() - 1;
+                  while (last >= 0 && given.get(last).event().isEmpty()) {
+                    last--;
+                  }
+                  Fixture.Builder b = Fixture.builder(fixture.name(), fixture.model());
+                  for (int i = 0; i < given.size(); i++) {
+                    Fixture.Given item = given.get(i);
+                    if (item.event().isPresent() && i != last) {
+                      b.event(item.partition(), item.event().get());
+                    } else if (item.watermark().isPresent()) {
+                      b.watermark(
+                          item.allPartitions() ? Optional.empty() : Optional.of(item.partition()),
+                          item.watermark().get());
+                    }
+                  }
+                  return FixtureRunner.on(RunnerChoice.direct()).run(model, b.build());
+                });
+    int status =
+        new CommandLine(gates)
+            .setOut(new PrintWriter(out, true))
+            .setErr(new PrintWriter(err, true))
+            .execute(
+                project.toString(),
+                "--model",
+                "hourly_revenue",
+                "--jdbc-url",
+                url,
+                "--jdbc-user",
+                "postgres",
+                "--output",
+                outputs.toString(),
+                "--traces",
+                "3");
+    System.out.println(line("oracle"));
+    assertThat(err.toString(), status, is(1));
+    assertThat(
+        line("oracle"),
+        matchesPattern(
+            "FAIL oracle [0-9.]+% threshold >= 100.0% [0-2] of 3"
+                + " traces agree, seed 1; shrunk disagreement: .*"));
   }
 
   @Test
