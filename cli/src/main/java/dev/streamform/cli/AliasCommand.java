@@ -137,14 +137,7 @@ final class AliasCommand implements Callable<Integer> {
         throw new picocli.CommandLine.ParameterException(
             spec.commandLine(), "--reason is the reason of a pause: give it with --pause-effects");
       }
-      Optional<ModelLedger> opened =
-          ModelLedger.open(
-              target.project,
-              target.model,
-              target.credentials.target(target.jdbcUrl, spec.commandLine()),
-              true,
-              "alias set",
-              spec.commandLine());
+      Optional<ModelLedger> opened = target.open(true, "alias set", spec.commandLine());
       if (opened.isEmpty()) {
         return 1;
       }

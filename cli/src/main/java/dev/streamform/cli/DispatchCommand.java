@@ -149,14 +149,7 @@ final class DispatchCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--limit must be 1 or more");
     }
     String me = name != null ? name : "dispatch-" + ProcessHandle.current().pid();
-    Optional<ModelLedger> opened =
-        ModelLedger.open(
-            target.project,
-            target.model,
-            target.credentials.target(target.jdbcUrl, spec.commandLine()),
-            false,
-            "dispatch",
-            spec.commandLine());
+    Optional<ModelLedger> opened = target.open(false, "dispatch", spec.commandLine());
     if (opened.isEmpty()) {
       return 1;
     }

@@ -71,14 +71,7 @@ final class EffectsCommand implements Callable<Integer> {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
-      Optional<ModelLedger> opened =
-          ModelLedger.open(
-              target.project,
-              target.model,
-              target.credentials.target(target.jdbcUrl, spec.commandLine()),
-              false,
-              "effects show",
-              spec.commandLine());
+      Optional<ModelLedger> opened = target.open(false, "effects show", spec.commandLine());
       if (opened.isEmpty()) {
         return 1;
       }
@@ -197,14 +190,7 @@ final class EffectsCommand implements Callable<Integer> {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
-      Optional<ModelLedger> opened =
-          ModelLedger.open(
-              target.project,
-              target.model,
-              target.credentials.target(target.jdbcUrl, spec.commandLine()),
-              false,
-              "effects verify",
-              spec.commandLine());
+      Optional<ModelLedger> opened = target.open(false, "effects verify", spec.commandLine());
       if (opened.isEmpty()) {
         return 1;
       }

@@ -64,14 +64,7 @@ final class EffectsPauseCommand {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
-      Optional<ModelLedger> opened =
-          ModelLedger.open(
-              target.project,
-              target.model,
-              target.credentials.target(target.jdbcUrl, spec.commandLine()),
-              true,
-              "effects pause",
-              spec.commandLine());
+      Optional<ModelLedger> opened = target.open(true, "effects pause", spec.commandLine());
       if (opened.isEmpty()) {
         return 1;
       }
@@ -130,14 +123,7 @@ final class EffectsPauseCommand {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
-      Optional<ModelLedger> opened =
-          ModelLedger.open(
-              target.project,
-              target.model,
-              target.credentials.target(target.jdbcUrl, spec.commandLine()),
-              true,
-              "effects resume",
-              spec.commandLine());
+      Optional<ModelLedger> opened = target.open(true, "effects resume", spec.commandLine());
       if (opened.isEmpty()) {
         return 1;
       }

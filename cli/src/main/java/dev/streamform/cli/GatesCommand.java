@@ -208,14 +208,7 @@ final class GatesCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    Optional<ModelLedger> opened =
-        ModelLedger.open(
-            target.project,
-            target.model,
-            target.credentials.target(target.jdbcUrl, spec.commandLine()),
-            false,
-            "gates",
-            spec.commandLine());
+    Optional<ModelLedger> opened = target.open(false, "gates", spec.commandLine());
     if (opened.isEmpty()) {
       return 1;
     }

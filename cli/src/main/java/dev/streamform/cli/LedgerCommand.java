@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -66,6 +67,15 @@ final class LedgerCommand implements Callable<Integer> {
     String jdbcUrl;
 
     @Mixin JdbcCredentials credentials;
+
+    /**
+     * The project loaded, the model found and the ledger opened for {@code command} (migrated first
+     * when {@code migrate}); empty after saying why on standard error.
+     */
+    Optional<ModelLedger> open(boolean migrate, String command, CommandLine commandLine) {
+      return ModelLedger.open(
+          project, model, credentials.target(jdbcUrl, commandLine), migrate, command, commandLine);
+    }
   }
 
   @Command(
@@ -91,14 +101,7 @@ final class LedgerCommand implements Callable<Integer> {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
-      Optional<ModelLedger> opened =
-          ModelLedger.open(
-              target.project,
-              target.model,
-              target.credentials.target(target.jdbcUrl, spec.commandLine()),
-              false,
-              "ledger verify",
-              spec.commandLine());
+      Optional<ModelLedger> opened = target.open(false, "ledger verify", spec.commandLine());
       if (opened.isEmpty()) {
         return 1;
       }
@@ -170,14 +173,7 @@ final class LedgerCommand implements Callable<Integer> {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
       Ledger.Filter filter = filter();
-      Optional<ModelLedger> opened =
-          ModelLedger.open(
-              target.project,
-              target.model,
-              target.credentials.target(target.jdbcUrl, spec.commandLine()),
-              false,
-              "ledger show",
-              spec.commandLine());
+      Optional<ModelLedger> opened = target.open(false, "ledger show", spec.commandLine());
       if (opened.isEmpty()) {
         return 1;
       }
