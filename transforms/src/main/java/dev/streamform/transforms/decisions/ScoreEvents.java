@@ -12,6 +12,9 @@ import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.LogOrder;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.Envelope;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.Serializable;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -20,9 +23,17 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.CustomCoder;
+import org.apache.beam.sdk.coders.DelegateCoder;
+import org.apache.beam.sdk.coders.InstantCoder;
 import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.ListCoder;
+import org.apache.beam.sdk.coders.NullableCoder;
+import org.apache.beam.sdk.coders.RowCoder;
 import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.schemas.Schema;
@@ -424,7 +435,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
   }
 
   /** An event applied to a key's feature state. */
-  private static final class Applied implements Serializable {
+  static final class Applied implements Serializable {
     final String eventId;
     final long time;
     final long arrival; // LogOrder.arrivalOf: the beginning of time while undefined
@@ -439,7 +450,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
   }
 
   /** A decided event, kept so that a late event can revise its decision. */
-  private static final class Decided implements Serializable {
+  static final class Decided implements Serializable {
     final TimedEvent event;
     final Instant arrivedAt;
     String latestId;
@@ -454,6 +465,72 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
 
     long time() {
       return event.envelope().eventTime().getMillis();
+    }
+  }
+
+  /** The coder of a key's applied events in state. */
+  static Coder<ArrayList<Applied>> appliedCoder(ClockCoders.TimedEventCoder events) {
+    return arrayListOf(new AppliedCoder(events.envelopeCoder().recordSchema()));
+  }
+
+  /** The coder of a key's decided events in state. */
+  static Coder<ArrayList<Decided>> decidedCoder(ClockCoders.TimedEventCoder events) {
+    return arrayListOf(new DecidedCoder(events));
+  }
+
+  /** A list in state as an {@link ArrayList}, element by element with {@code elements}. */
+  static <T> Coder<ArrayList<T>> arrayListOf(Coder<T> elements) {
+    return DelegateCoder.<ArrayList<T>, List<T>>of(
+        ListCoder.of(elements), list -> list, list -> new ArrayList<>(list));
+  }
+
+  /** An applied event in state: its id, event time, arrival and record, field by field. */
+  static final class AppliedCoder extends CustomCoder<Applied> {
+    private static final StringUtf8Coder TEXT = StringUtf8Coder.of();
+    private static final VarLongCoder LONG = VarLongCoder.of();
+    private final RowCoder records;
+
+    AppliedCoder(Schema recordSchema) {
+      this.records = RowCoder.of(recordSchema);
+    }
+
+    @Override
+    public void encode(Applied a, OutputStream out) throws IOException {
+      TEXT.encode(a.eventId, out);
+      LONG.encode(a.time, out);
+      LONG.encode(a.arrival, out);
+      records.encode(a.record, out);
+    }
+
+    @Override
+    public Applied decode(InputStream in) throws IOException {
+      return new Applied(TEXT.decode(in), LONG.decode(in), LONG.decode(in), records.decode(in));
+    }
+  }
+
+  /** A decided event in state: the event, when it arrived, its latest decision and revision. */
+  static final class DecidedCoder extends CustomCoder<Decided> {
+    private static final Coder<String> ID = NullableCoder.of(StringUtf8Coder.of());
+    private static final Coder<Instant> AT = NullableCoder.of(InstantCoder.of());
+    private final ClockCoders.TimedEventCoder events;
+
+    DecidedCoder(ClockCoders.TimedEventCoder events) {
+      this.events = events;
+    }
+
+    @Override
+    public void encode(Decided d, OutputStream out) throws IOException {
+      events.encode(d.event, out);
+      AT.encode(d.arrivedAt, out);
+      ID.encode(d.latestId, out);
+      VarIntCoder.of().encode(d.revision, out);
+    }
+
+    @Override
+    public Decided decode(InputStream in) throws IOException {
+      Decided d = new Decided(events.decode(in), AT.decode(in), ID.decode(in));
+      d.revision = VarIntCoder.of().decode(in);
+      return d;
     }
   }
 
@@ -504,17 +581,16 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     @StateId("pending")
     private final StateSpec<BagState<TimestampedValue<TimedEvent>>> pendingSpec;
 
+    // Hand-written coders, not Java serialization: a savepoint's bytes do not depend on class
+    // layout or serialVersionUID, and encoding is cheaper (docs/semantics.md §11; issue 30).
     @StateId("applied")
-    private final StateSpec<ValueState<ArrayList<Applied>>> appliedSpec =
-        StateSpecs.value(SerializableCoder.of(new TypeDescriptor<ArrayList<Applied>>() {}));
+    private final StateSpec<ValueState<ArrayList<Applied>>> appliedSpec;
 
     @StateId("decided")
-    private final StateSpec<ValueState<ArrayList<Decided>>> decidedSpec =
-        StateSpecs.value(SerializableCoder.of(new TypeDescriptor<ArrayList<Decided>>() {}));
+    private final StateSpec<ValueState<ArrayList<Decided>>> decidedSpec;
 
     @StateId("awaiting")
-    private final StateSpec<ValueState<ArrayList<TimedEvent>>> awaitingSpec =
-        StateSpecs.value(SerializableCoder.of(new TypeDescriptor<ArrayList<TimedEvent>>() {}));
+    private final StateSpec<ValueState<ArrayList<TimedEvent>>> awaitingSpec;
 
     @StateId("revision")
     private final StateSpec<ValueState<Long>> revisionSpec = StateSpecs.value(VarLongCoder.of());
@@ -555,6 +631,9 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       this.generation = spec.generation();
       this.tags = tags;
       this.pendingSpec = StateSpecs.bag(LogOrder.bufferCoder(events));
+      this.appliedSpec = StateSpecs.value(appliedCoder(events));
+      this.decidedSpec = StateSpecs.value(decidedCoder(events));
+      this.awaitingSpec = StateSpecs.value(arrayListOf(events));
     }
 
     @ProcessElement
