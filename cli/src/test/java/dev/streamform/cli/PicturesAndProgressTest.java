@@ -44,7 +44,8 @@ class PicturesAndProgressTest {
   private List<List<String>> textPlan(String project, String model) {
     assertThat(err, run("explain", TIME.resolve(project).toString(), model), is(0));
     List<List<String>> nodes = new java.util.ArrayList<>();
-    for (String line : out.split("\n")) {
+    // the plan's nodes: the text up to the blank line before the applied steps
+    for (String line : out.split("\n\n", 2)[0].split("\n")) {
       if (line.trim().equals("↓")) {
         continue;
       }
