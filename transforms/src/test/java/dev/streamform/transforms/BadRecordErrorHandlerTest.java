@@ -20,10 +20,11 @@ import org.junit.jupiter.api.Test;
  * without a usable event time and a conflicting repeat of an id reach the handler the pipeline
  * registered, each with its reason.
  */
-class BadRecordErrorHandlerTest {
+public class BadRecordErrorHandlerTest {
 
   /** The handler's sink: each bad record's reason. */
-  static final class Reasons extends PTransform<PCollection<BadRecord>, PCollection<String>> {
+  public static final class Reasons
+      extends PTransform<PCollection<BadRecord>, PCollection<String>> {
     @Override
     public PCollection<String> expand(PCollection<BadRecord> bad) {
       return bad.apply(

@@ -51,6 +51,7 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.apache.beam.sdk.transforms.errorhandling.ErrorHandler;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
@@ -153,6 +154,9 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
 
   public abstract @Nullable PCollection<BadRecord> quarantine();
 
+  /** Where events ahead of their arrival by more than the skew bound also go, as bad records. */
+  public abstract @Nullable ErrorHandler<BadRecord, ?> badRecordErrorHandler();
+
   abstract Builder toBuilder();
 
   @AutoValue.Builder
@@ -184,6 +188,8 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     abstract Builder setGeneration(int generation);
 
     abstract Builder setQuarantine(@Nullable PCollection<BadRecord> quarantine);
+
+    abstract Builder setBadRecordErrorHandler(@Nullable ErrorHandler<BadRecord, ?> handler);
 
     abstract ScoreEvents build();
   }
@@ -298,6 +304,21 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     return toBuilder().setQuarantine(quarantine).build();
   }
 
+  /**
+   * Events whose time is ahead of their arrival by more than the skew bound ({@link
+   * #withMaxClockSkew}) also go to {@code handler} as bad records (Beam's convention: {@code
+   * pipeline.registerBadRecordErrorHandler(sink)}), each with its reason naming the partition and
+   * offset; {@link DecisionResult#deadLetters()} still has them. Records without a usable event
+   * time reach a handler from {@code EventTimeExtraction.withBadRecordErrorHandler}.
+   */
+  public ScoreEvents withBadRecordErrorHandler(ErrorHandler<BadRecord, ?> handler) {
+    checkArgument(
+        handler != null,
+        "ScoreEvents.withBadRecordErrorHandler(null): pass the handler that"
+            + " pipeline.registerBadRecordErrorHandler(..) returned");
+    return toBuilder().setBadRecordErrorHandler(handler).build();
+  }
+
   @Override
   public DecisionResult expand(PCollection<TimedEvent> input) {
     checkArgument(
@@ -365,6 +386,17 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     DecisionCoders.UnscoredLateEventCoder lateCoder =
         DecisionCoders.UnscoredLateEventCoder.of(keyRows, records);
     PCollection<DeadLetter> skewed = out.get(dead).setCoder(deadLetterCoder);
+    if (badRecordErrorHandler() != null) {
+      RowCoder rows = RowCoder.of(records);
+      badRecordErrorHandler()
+          .addErrorCollection(
+              skewed
+                  .apply(
+                      "SkewAsBadRecords",
+                      MapElements.into(TypeDescriptor.of(BadRecord.class))
+                          .via((DeadLetter d) -> badRecord(d, rows)))
+                  .setCoder(BadRecord.getCoder(input.getPipeline())));
+    }
     PCollection<DeadLetter> deadLetters =
         quarantine() == null
             ? skewed
@@ -387,6 +419,19 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         out.get(updates).setCoder(DecisionCoders.StateUpdateCoder.of(keyRows));
     all.put(new TupleTag<DeadLetter>("deadLetters"), deadLetters);
     return new DecisionResult(input.getPipeline(), all, d, r, i, v, deadLetters, u);
+  }
+
+  /** A dead letter of this stage (an event with its record) as a bad record. */
+  private static BadRecord badRecord(DeadLetter dead, RowCoder rows) {
+    BadRecord.Record.Builder record =
+        BadRecord.Record.builder().setHumanReadableJsonRecord(dead.record());
+    if (dead.row() != null) {
+      record.addCoderAndEncodedRecord(rows, dead.row());
+    }
+    return BadRecord.builder()
+        .setRecord(record.build())
+        .setFailure(BadRecord.Failure.builder().setDescription(dead.description()).build())
+        .build();
   }
 
   @Override
