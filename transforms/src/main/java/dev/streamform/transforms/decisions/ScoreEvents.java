@@ -31,7 +31,6 @@ import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.ListCoder;
 import org.apache.beam.sdk.coders.NullableCoder;
 import org.apache.beam.sdk.coders.RowCoder;
-import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
@@ -330,6 +329,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     }
     Accumulators accumulators = new Accumulators(records, features());
     List<String> keys = keyColumns();
+    Schema keyRows = keySchema.build();
     // Named, not anonymous, tags: an anonymous one would capture this transform in the DoFn.
     TupleTag<Decision> decisions = new TupleTag<>("decisions");
     TupleTag<UnscoredLateEvent> reconciled = new TupleTag<>("reconciliations");
@@ -353,7 +353,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
                 ParDo.of(
                         new ScoreFn(
                             this,
-                            keySchema.build(),
+                            keyRows,
                             accumulators,
                             coder,
                             new Tags(decisions, reconciled, ignored, revising, dead, updates),
@@ -361,7 +361,10 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
                     .withOutputTags(
                         decisions,
                         TupleTagList.of(List.of(reconciled, ignored, revising, dead, updates))));
-    PCollection<DeadLetter> skewed = out.get(dead).setCoder(SerializableCoder.of(DeadLetter.class));
+    DecisionCoders.DeadLetterCoder deadLetterCoder = DecisionCoders.DeadLetterCoder.of(records);
+    DecisionCoders.UnscoredLateEventCoder lateCoder =
+        DecisionCoders.UnscoredLateEventCoder.of(keyRows, records);
+    PCollection<DeadLetter> skewed = out.get(dead).setCoder(deadLetterCoder);
     PCollection<DeadLetter> deadLetters =
         quarantine() == null
             ? skewed
@@ -372,17 +375,16 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
                             "Quarantined",
                             MapElements.into(TypeDescriptor.of(DeadLetter.class))
                                 .via(DeadLetter::of))
-                        .setCoder(SerializableCoder.of(DeadLetter.class)))
+                        .setCoder(deadLetterCoder))
                 .apply("DeadLetters", Flatten.pCollections());
     Map<TupleTag<?>, PValue> all = new LinkedHashMap<>(out.expand());
-    PCollection<Decision> d = out.get(decisions).setCoder(SerializableCoder.of(Decision.class));
-    PCollection<UnscoredLateEvent> r =
-        out.get(reconciled).setCoder(SerializableCoder.of(UnscoredLateEvent.class));
-    PCollection<UnscoredLateEvent> i =
-        out.get(ignored).setCoder(SerializableCoder.of(UnscoredLateEvent.class));
-    PCollection<UnscoredLateEvent> v =
-        out.get(revising).setCoder(SerializableCoder.of(UnscoredLateEvent.class));
-    PCollection<StateUpdate> u = out.get(updates).setCoder(SerializableCoder.of(StateUpdate.class));
+    PCollection<Decision> d =
+        out.get(decisions).setCoder(DecisionCoders.DecisionCoder.of(keyRows, records));
+    PCollection<UnscoredLateEvent> r = out.get(reconciled).setCoder(lateCoder);
+    PCollection<UnscoredLateEvent> i = out.get(ignored).setCoder(lateCoder);
+    PCollection<UnscoredLateEvent> v = out.get(revising).setCoder(lateCoder);
+    PCollection<StateUpdate> u =
+        out.get(updates).setCoder(DecisionCoders.StateUpdateCoder.of(keyRows));
     all.put(new TupleTag<DeadLetter>("deadLetters"), deadLetters);
     return new DecisionResult(input.getPipeline(), all, d, r, i, v, deadLetters, u);
   }
