@@ -1,5 +1,6 @@
 package dev.streamform.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -41,12 +42,25 @@ final class LateEventsRecomputed {
   /** The late output's rows of {@code file}, one JSON object a line; none when it is absent. */
   static List<JsonNode> rows(Path file) throws IOException {
     List<JsonNode> rows = new ArrayList<>();
-    if (Files.exists(file)) {
-      for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-        if (!line.isBlank()) {
-          rows.add(JSON.readTree(line));
-        }
+    if (!Files.exists(file)) {
+      return rows;
+    }
+    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).isBlank()) {
+        continue;
       }
+      JsonNode row;
+      try {
+        row = JSON.readTree(lines.get(i));
+      } catch (JsonProcessingException e) {
+        row = null;
+      }
+      if (row == null || !row.isObject() || !row.has("offset") || !row.has("window_start")) {
+        throw new IOException(
+            file + ":" + (i + 1) + ": not a late row (a JSON object with offset and window_start)");
+      }
+      rows.add(row);
     }
     return rows;
   }

@@ -178,6 +178,20 @@ class ShadowLateEventsTest {
   }
 
   @Test
+  void aLateOutputThatCannotBeReadIsNamedWithItsLine() throws Exception {
+    Files.writeString(late, Files.readString(late) + "not a row\n");
+    Files.writeString(
+        project.resolve("streamform.yml"), MODEL + "    allowed_lateness: 2h\n    generation: 2\n");
+    assertThat(run("run", project.toString(), "--model", "hourly_revenue", "--shadow"), is(1));
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform run: cannot check the live run's too-late events: "
+                + late
+                + ":2: not a late row (a JSON object with offset and window_start)\n"));
+  }
+
+  @Test
   void aShadowRunOnFilesWritesNoTopic() {
     int status =
         Streamform.run(
