@@ -277,15 +277,53 @@ final class RunCommand implements Callable<Integer> {
       }
       JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
       OptionalInt canonical;
+      Optional<Ledger.RecordedPartitions> refused = Optional.empty();
+      Optional<Integer> declaredPartitions = declared.source().partitions();
       try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
         LedgerSchema.migrate(pool); // fail here, not in the job, when the database cannot be used
         canonical = Ledger.at(pool).canonicalGeneration(model);
+        if (declaredPartitions.isPresent()) {
+          // the declared count is the generation's policy; the topic is held to it below
+          refused =
+              Ledger.at(pool)
+                  .recordPartitions(
+                      model,
+                      declared.model().generation(),
+                      declared.source().name(),
+                      declaredPartitions.get());
+        }
       } catch (RuntimeException | SQLException e) {
         err.println(
             "streamform run: cannot use the database "
                 + target.describe()
                 + ": "
                 + ModelLedger.firstLine(e));
+        return 1;
+      }
+      if (refused.isPresent()) {
+        Ledger.RecordedPartitions r = refused.get();
+        err.println(
+            "streamform run: "
+                + project.resolve("sources.yml")
+                + ": source '"
+                + declared.source().name()
+                + "' declares partitions: "
+                + declaredPartitions.get()
+                + ", but generation "
+                + declared.model().generation()
+                + " of "
+                + model
+                + " ran with "
+                + r.recorded()
+                + " (recorded "
+                + r.recordedAt()
+                + "; "
+                + r.projections()
+                + " projections published): a partition count is part of the watermark topology"
+                + " — declare a new generation: N in streamform.yml and roll it out (streamform"
+                + " run --generation N --shadow), or declare partitions: "
+                + r.recorded()
+                + " again");
         return 1;
       }
       revisionSink = RevisionSink.to(target);
