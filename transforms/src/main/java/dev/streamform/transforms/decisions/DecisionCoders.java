@@ -40,14 +40,45 @@ public final class DecisionCoders {
 
   private DecisionCoders() {}
 
+  /** A coder whose components are the row coders of the model's keys and records. */
+  abstract static class RowsCoder<T> extends StructuredCoder<T> {
+    private final List<Coder<?>> rows;
+
+    RowsCoder(Coder<?>... rows) {
+      this.rows = List.of(rows);
+    }
+
+    @Override
+    public final List<? extends Coder<?>> getCoderArguments() {
+      return List.of();
+    }
+
+    @Override
+    public final List<? extends Coder<?>> getComponents() {
+      return rows;
+    }
+
+    @Override
+    public final void verifyDeterministic() throws NonDeterministicException {
+      for (Coder<?> row : rows) {
+        row.verifyDeterministic();
+      }
+    }
+  }
+
   /** Coder for {@link Decision}s with the given key and record schemas. */
-  public static final class DecisionCoder extends StructuredCoder<Decision> {
+  public static final class DecisionCoder extends RowsCoder<Decision> {
     private final RowCoder keys;
     private final RowCoder records;
 
     private DecisionCoder(Schema keySchema, Schema recordSchema) {
-      this.keys = RowCoder.of(keySchema);
-      this.records = RowCoder.of(recordSchema);
+      this(RowCoder.of(keySchema), RowCoder.of(recordSchema));
+    }
+
+    private DecisionCoder(RowCoder keys, RowCoder records) {
+      super(keys, records);
+      this.keys = keys;
+      this.records = records;
     }
 
     public static DecisionCoder of(Schema keySchema, Schema recordSchema) {
@@ -117,32 +148,21 @@ public final class DecisionCoders {
       }
       return d;
     }
-
-    @Override
-    public List<? extends Coder<?>> getCoderArguments() {
-      return List.of();
-    }
-
-    @Override
-    public List<? extends Coder<?>> getComponents() {
-      return List.of(keys, records);
-    }
-
-    @Override
-    public void verifyDeterministic() throws NonDeterministicException {
-      keys.verifyDeterministic();
-      records.verifyDeterministic();
-    }
   }
 
   /** Coder for {@link UnscoredLateEvent}s with the given key and record schemas. */
-  public static final class UnscoredLateEventCoder extends StructuredCoder<UnscoredLateEvent> {
+  public static final class UnscoredLateEventCoder extends RowsCoder<UnscoredLateEvent> {
     private final RowCoder keys;
     private final RowCoder records;
 
     private UnscoredLateEventCoder(Schema keySchema, Schema recordSchema) {
-      this.keys = RowCoder.of(keySchema);
-      this.records = RowCoder.of(recordSchema);
+      this(RowCoder.of(keySchema), RowCoder.of(recordSchema));
+    }
+
+    private UnscoredLateEventCoder(RowCoder keys, RowCoder records) {
+      super(keys, records);
+      this.keys = keys;
+      this.records = records;
     }
 
     public static UnscoredLateEventCoder of(Schema keySchema, Schema recordSchema) {
@@ -179,30 +199,19 @@ public final class DecisionCoders {
           BooleanCoder.of().decode(in),
           IDS.decode(in));
     }
-
-    @Override
-    public List<? extends Coder<?>> getCoderArguments() {
-      return List.of();
-    }
-
-    @Override
-    public List<? extends Coder<?>> getComponents() {
-      return List.of(keys, records);
-    }
-
-    @Override
-    public void verifyDeterministic() throws NonDeterministicException {
-      keys.verifyDeterministic();
-      records.verifyDeterministic();
-    }
   }
 
   /** Coder for {@link DeadLetter}s whose record (when the event got that far) has a schema. */
-  public static final class DeadLetterCoder extends StructuredCoder<DeadLetter> {
+  public static final class DeadLetterCoder extends RowsCoder<DeadLetter> {
     private final NullableCoder<Row> records;
 
     private DeadLetterCoder(Schema recordSchema) {
-      this.records = NullableCoder.of(RowCoder.of(recordSchema));
+      this(NullableCoder.of(RowCoder.of(recordSchema)));
+    }
+
+    private DeadLetterCoder(NullableCoder<Row> records) {
+      super(records);
+      this.records = records;
     }
 
     public static DeadLetterCoder of(Schema recordSchema) {
@@ -227,29 +236,19 @@ public final class DecisionCoders {
           TEXT.decode(in),
           records.decode(in));
     }
-
-    @Override
-    public List<? extends Coder<?>> getCoderArguments() {
-      return List.of();
-    }
-
-    @Override
-    public List<? extends Coder<?>> getComponents() {
-      return List.of(records);
-    }
-
-    @Override
-    public void verifyDeterministic() throws NonDeterministicException {
-      records.verifyDeterministic();
-    }
   }
 
   /** Coder for {@link StateUpdate}s with the given key schema. */
-  public static final class StateUpdateCoder extends StructuredCoder<StateUpdate> {
+  public static final class StateUpdateCoder extends RowsCoder<StateUpdate> {
     private final RowCoder keys;
 
     private StateUpdateCoder(Schema keySchema) {
-      this.keys = RowCoder.of(keySchema);
+      this(RowCoder.of(keySchema));
+    }
+
+    private StateUpdateCoder(RowCoder keys) {
+      super(keys);
+      this.keys = keys;
     }
 
     public static StateUpdateCoder of(Schema keySchema) {
@@ -273,21 +272,6 @@ public final class DecisionCoders {
           AT.decode(in),
           LONG.decode(in),
           BooleanCoder.of().decode(in));
-    }
-
-    @Override
-    public List<? extends Coder<?>> getCoderArguments() {
-      return List.of();
-    }
-
-    @Override
-    public List<? extends Coder<?>> getComponents() {
-      return List.of(keys);
-    }
-
-    @Override
-    public void verifyDeterministic() throws NonDeterministicException {
-      keys.verifyDeterministic();
     }
   }
 }
