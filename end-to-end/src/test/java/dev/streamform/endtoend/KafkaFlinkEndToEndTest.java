@@ -22,6 +22,7 @@ import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.RunnerChoice;
 import dev.streamform.teststreams.oracle.WindowedOracle;
 import dev.streamform.teststreams.oracle.WindowedOutcome;
+import dev.streamform.transforms.PlantedDefect;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -33,7 +34,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -95,6 +98,8 @@ class KafkaFlinkEndToEndTest {
   private static final String WINDOWED_MODEL = "hourly_revenue";
   private static final Path RECEIPTS =
       Path.of("../test-streams/fixtures/decisions/receipts").toAbsolutePath().normalize();
+  private static final Path BURST =
+      Path.of("../examples/receipts-burst").toAbsolutePath().normalize();
   private static final Path BERLIN =
       Path.of("src/test/resources/sales-kafka-berlin").toAbsolutePath();
 
@@ -490,6 +495,312 @@ class KafkaFlinkEndToEndTest {
       awaitCount(postgres, "SELECT count(*) FROM streamform.decision_reconcile", 2);
       cancelJobs();
     }
+  }
+
+  /**
+   * Issue 32 item 5: the burst of offline receipt uploads ({@code examples/receipts-burst}) on the
+   * cluster at parallelism 2 with its decision ledger. Three tills run live while a phone's
+   * partition is silent (it goes idle after {@code idle_after}); then the phone uploads 348
+   * receipts at once while the tills go on. From the files alone ({@link BurstTrace}: each
+   * partition's watermark at arrival), the test knows which receipts must be scored as of
+   * occurrence and which go to reconciliation, and what each uploaded receipt must read; it checks
+   * that no decision made before the burst is replaced or joined by another, that the ledger holds
+   * one row per decision and verifies, and prints the tills' decision latency (Kafka append time of
+   * the receipt to append time of its decision) while the burst is absorbed.
+   */
+  @Test
+  @Timeout(value = 6, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aBurstOfOfflineUploadsWhileTheTillsRunLive(@org.junit.jupiter.api.io.TempDir Path dir)
+      throws Exception {
+    // the example on a topic of its own, under a model name of its own (its own output topics)
+    Path project = dir.resolve("receipts-burst-kafka");
+    Files.createDirectories(project.resolve("models"));
+    Files.writeString(
+        project.resolve("sources.yml"),
+        Files.readString(BURST.resolve("sources.yml"))
+            .replace(
+                "connector: file\n    path: \"receipts-*.jsonl\"",
+                "connector: kafka\n    topic: burst_receipts\n    partitions: 4\n"
+                    + "    idle_after: 5s               # the silent phone stops holding the"
+                    + " watermark back"));
+    Files.writeString(
+        project.resolve("streamform.yml"),
+        Files.readString(BURST.resolve("streamform.yml")).replace("receipt_risk:", "burst_risk:"));
+    Files.copy(BURST.resolve("models/receipt_risk.sql"), project.resolve("models/burst_risk.sql"));
+    Files.copy(
+        BURST.resolve("models/receipt_risk.linear.yml"),
+        project.resolve("models/receipt_risk.linear.yml"));
+    assertThat(Files.readString(project.resolve("sources.yml")), containsString("idle_after"));
+
+    BurstTrace trace =
+        BurstTrace.of(
+            BURST,
+            Duration.ofMinutes(5),
+            Duration.ofMinutes(10),
+            Duration.ofMinutes(5),
+            Duration.ofHours(1));
+    Instant online = Instant.parse("2026-08-30T11:20:00Z"); // the phone comes back
+    int phone = 3;
+    List<BurstTrace.Receipt> before = new ArrayList<>(); // received before it came back
+    List<BurstTrace.Receipt> burst = new ArrayList<>(); // its backlog, uploaded at once
+    List<BurstTrace.Receipt> after = new ArrayList<>(); // everyone live again
+    for (BurstTrace.Receipt r : trace.receipts) {
+      if (r.receivedAt().isBefore(online)) {
+        before.add(r);
+      } else if (r.partition() == phone && r.occurredAt().isBefore(online)) {
+        burst.add(r);
+      } else {
+        after.add(r);
+      }
+    }
+    Comparator<BurstTrace.Receipt> received =
+        Comparator.comparing(BurstTrace.Receipt::receivedAt)
+            .thenComparingInt(BurstTrace.Receipt::partition);
+    before.sort(received);
+    after.sort(received);
+    Set<String> wantScored = new java.util.TreeSet<>();
+    Set<String> wantReconciled = new java.util.TreeSet<>();
+    trace.receipts.forEach(
+        r -> (r.route().equals("scored") ? wantScored : wantReconciled).add(r.eventId()));
+    assertEquals(348, burst.size(), "the phone's backlog");
+    assertThat("some uploads go to reconciliation", wantReconciled.isEmpty(), equalTo(false));
+
+    try (LocalPostgres postgres = LocalPostgres.temporary();
+        Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP));
+        KafkaProducer<byte[], byte[]> producer = producer()) {
+      postgres.start();
+      String[] database = {"--jdbc-url", postgres.jdbcUrl(), "--jdbc-user", LocalPostgres.USER};
+      // the broker stamps every record as it appends it: both ends of a latency on one clock
+      List<org.apache.kafka.clients.admin.NewTopic> topics = new ArrayList<>();
+      for (String t : List.of("burst_receipts", "burst_risk.decisions", "burst_risk.reconcile")) {
+        topics.add(
+            new org.apache.kafka.clients.admin.NewTopic(t, 4, (short) 1)
+                .configs(Map.of(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "LogAppendTime")));
+      }
+      admin.createTopics(topics).all().get();
+      // -Dburst.planted=<a PlantedDefect> plants one in the job (the failing-first runs)
+      try (PlantedDefect.Scope planted =
+          PlantedDefect.plant(PlantedDefect.valueOf(System.getProperty("burst.planted", "NONE")))) {
+        submit(project, "burst_risk", database);
+      }
+      Map<String, Long> appended = new TreeMap<>(); // event id -> append time of the receipt
+      for (BurstTrace.Receipt r : before) {
+        send(producer, r, appended);
+      }
+      producer.flush();
+      // the phone's partition goes idle: the tills' receipts are decided without waiting for it
+      long decidable =
+          before.stream()
+              .filter(r -> r.route().equals("scored"))
+              .filter(r -> r.occurredAt().isBefore(Instant.parse("2026-08-30T11:10:00Z")))
+              .count();
+      Map<String, String> earlier = new TreeMap<>(); // event id -> decision id, before the burst
+      for (JsonNode d : await("burst_risk.decisions", (int) decidable)) {
+        earlier.put(
+            d.get("value").get("event_id").asText(), d.get("value").get("decision_id").asText());
+      }
+
+      long burstStart = System.currentTimeMillis();
+      for (BurstTrace.Receipt r : burst) {
+        send(producer, r, appended);
+      }
+      producer.flush();
+      for (BurstTrace.Receipt r : after) {
+        send(producer, r, appended);
+        producer.flush();
+        Thread.sleep(150); // live: a receipt every 150 ms across the tills and the phone
+      }
+      for (int p = 0; p < 4; p++) {
+        producer.send(
+            new ProducerRecord<>(
+                "burst_receipts",
+                p,
+                null,
+                dev.streamform.pipelines.kafka.JsonRecords.punctuation(
+                    Instant.parse("2026-08-30T12:30:00Z"))));
+      }
+      producer.flush();
+
+      // every record of the topics, deduplicated by decision id (a restore may repeat one)
+      Map<String, JsonNode> decisions = new TreeMap<>();
+      for (JsonNode d : await("burst_risk.decisions", wantScored.size())) {
+        decisions.putIfAbsent(d.get("value").get("decision_id").asText(), d);
+      }
+      Map<String, JsonNode> reconciled = new TreeMap<>();
+      for (JsonNode r : await("burst_risk.reconcile", wantReconciled.size())) {
+        reconciled.putIfAbsent(r.get("value").get("event_id").asText(), r);
+      }
+      Map<String, JsonNode> byEvent = new TreeMap<>();
+      List<String> twice = new ArrayList<>();
+      for (JsonNode d : decisions.values()) {
+        JsonNode v = d.get("value");
+        if (byEvent.put(v.get("event_id").asText(), d) != null) {
+          twice.add(v.get("event_id").asText());
+        }
+      }
+      assertEquals(List.of(), twice, "events with a second decision: none may have one");
+      assertEquals(wantScored, byEvent.keySet(), "the receipts scored (by their partition's log)");
+      assertEquals(wantReconciled, reconciled.keySet(), "the receipts sent to reconciliation");
+
+      // as of occurrence: cut off at the receipt's time, reading what occurred before it. While
+      // the phone was idle the merchants' state was freed up to 2·range + lateness behind the
+      // tills' watermark (ScoreEvents' retention), so an upload reads at least the receipts of its
+      // hour that are younger than that — all of them when its hour is — and never anything else
+      Instant tills = null; // the highest watermark the tills reach before the punctuation
+      for (BurstTrace.Receipt r : trace.receipts) {
+        Instant w = r.occurredAt().minus(Duration.ofMinutes(5));
+        tills = r.partition() != phone && (tills == null || w.isAfter(tills)) ? w : tills;
+      }
+      Instant keptAfter = tills.minus(Duration.ofMinutes(2 * 60 + 10));
+      List<String> wrong = new ArrayList<>();
+      Set<String> uploaded = new HashSet<>();
+      burst.forEach(r -> uploaded.add(r.eventId()));
+      int readLess = 0;
+      for (BurstTrace.Receipt r : trace.receipts) {
+        JsonNode v =
+            byEvent.containsKey(r.eventId()) ? byEvent.get(r.eventId()).get("value") : null;
+        if (v == null) {
+          continue;
+        }
+        if (!v.get("route").asText().equals("scored")
+            || v.get("revision").asInt() != 1
+            || !v.get("supersedes").isNull()
+            || !Instant.parse(v.get("state_cutoff").asText()).equals(r.occurredAt())) {
+          wrong.add(r.eventId() + ": " + v);
+        } else if (uploaded.contains(r.eventId())) {
+          double[] all = trace.featuresOf(r, null);
+          double[] kept = trace.featuresOf(r, keptAfter);
+          double spend = v.get("features").get("spend_1h").asDouble();
+          double count = v.get("features").get("receipts_1h").asDouble();
+          if (spend > all[0] || count > all[1] || spend < kept[0] || count < kept[1]) {
+            wrong.add(
+                r.eventId()
+                    + " (uploaded, "
+                    + r.occurredAt()
+                    + ") read "
+                    + v.get("features")
+                    + "; as of occurrence it reads spend_1h="
+                    + all[0]
+                    + " receipts_1h="
+                    + all[1]
+                    + ", at least spend_1h="
+                    + kept[0]
+                    + " receipts_1h="
+                    + kept[1]
+                    + " (those after "
+                    + keptAfter
+                    + ")");
+          }
+          readLess += count < all[1] ? 1 : 0;
+        }
+      }
+      assertEquals(List.of(), wrong, "decisions not scored as of occurrence");
+
+      // no earlier decision overwritten: those made before the burst are the ones there now
+      Map<String, String> now = new TreeMap<>();
+      earlier
+          .keySet()
+          .forEach(e -> now.put(e, byEvent.get(e).get("value").get("decision_id").asText()));
+      assertEquals(earlier, now, "the decisions made before the burst, after it");
+      Set<String> affected = new java.util.TreeSet<>();
+      reconciled
+          .values()
+          .forEach(
+              r -> r.get("value").get("affected_decisions").forEach(a -> affected.add(a.asText())));
+      assertThat(
+          "the late uploads name decisions they would have changed",
+          affected.isEmpty(),
+          equalTo(false));
+      Set<String> unknown = new java.util.TreeSet<>(affected);
+      unknown.removeAll(decisions.keySet());
+      assertEquals(Set.of(), unknown, "decisions named as affected that were never made");
+
+      // the ledger: one row per decision, none for a second time, the reconcile queue, verified
+      awaitCount(postgres, "SELECT count(*) FROM streamform.decision", decisions.size());
+      assertEquals(
+          new java.util.TreeSet<>(decisions.keySet()),
+          new java.util.TreeSet<>(query(postgres, "SELECT decision_id FROM streamform.decision")),
+          "the ledger: one row per decision");
+      assertEquals(
+          List.of(),
+          query(
+              postgres,
+              "SELECT event_id FROM streamform.decision GROUP BY event_id HAVING count(*) > 1"),
+          "the ledger: one decision per event");
+      awaitCount(
+          postgres, "SELECT count(*) FROM streamform.decision_reconcile", wantReconciled.size());
+      assertEquals(
+          wantReconciled,
+          new java.util.TreeSet<>(
+              query(postgres, "SELECT event_id FROM streamform.decision_reconcile")),
+          "the reconcile queue");
+      String verified =
+          cli(
+              join(
+                  new String[] {"decisions", "verify", project.toString(), "--model", "burst_risk"},
+                  database));
+      assertThat(verified, containsString(decisions.size() + " decisions of burst_risk in "));
+      assertThat(verified, containsString("every supersedes chain whole"));
+
+      // latency of the tills while the burst is absorbed: append of a receipt -> of its decision
+      List<Long> live = new ArrayList<>();
+      long absorbed = burstStart;
+      for (BurstTrace.Receipt r : after) {
+        JsonNode d = byEvent.get(r.eventId());
+        if (r.partition() != phone && d != null) {
+          live.add(d.get("timestamp").asLong() - appended.get(r.eventId()));
+        }
+      }
+      for (BurstTrace.Receipt r : burst) {
+        JsonNode d =
+            byEvent.containsKey(r.eventId())
+                ? byEvent.get(r.eventId())
+                : reconciled.get(r.eventId());
+        absorbed = Math.max(absorbed, d.get("timestamp").asLong());
+      }
+      long p50 = BurstTrace.percentile(live, 50);
+      long p99 = BurstTrace.percentile(live, 99);
+      System.out.printf(
+          "burst on the cluster: %d receipts, %d uploaded at once after %d before; %d scored as of"
+              + " occurrence, %d to reconciliation (naming %d earlier decisions, none replaced);"
+              + " %d decisions before the burst unchanged; %d uploads read fewer receipts than"
+              + " their hour had (state freed while the phone was idle); burst absorbed %.1f s"
+              + " after its first"
+              + " record; tills' decision latency meanwhile (%d receipts): P50 %d ms, P99 %d ms,"
+              + " max %d ms%n",
+          trace.receipts.size(),
+          burst.size(),
+          before.size(),
+          byEvent.size(),
+          reconciled.size(),
+          affected.size(),
+          earlier.size(),
+          readLess,
+          (absorbed - burstStart) / 1000.0,
+          live.size(),
+          p50,
+          p99,
+          java.util.Collections.max(live));
+      assertThat(
+          "P99 of the tills' decision latency under 30 s: " + p99 + " ms",
+          p99 < 30_000,
+          equalTo(true));
+      cancelJobs();
+    }
+  }
+
+  /** Produces {@code r} to its partition; records the broker's append time under its event id. */
+  private static void send(
+      KafkaProducer<byte[], byte[]> producer, BurstTrace.Receipt r, Map<String, Long> appended) {
+    producer.send(
+        new ProducerRecord<>("burst_receipts", r.partition(), null, r.line()),
+        (metadata, error) -> {
+          if (error == null) {
+            synchronized (appended) {
+              appended.put(r.eventId(), metadata.timestamp());
+            }
+          }
+        });
   }
 
   /** Waits until {@code sql} (a count) reaches {@code count}. */
@@ -1152,7 +1463,9 @@ class KafkaFlinkEndToEndTest {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
           records.add(
               JSON.readTree(
-                  "{\"key\":"
+                  "{\"timestamp\":"
+                      + r.timestamp()
+                      + ",\"key\":"
                       + new String(r.key(), StandardCharsets.UTF_8)
                       + ",\"value\":"
                       + new String(r.value(), StandardCharsets.UTF_8)
