@@ -66,10 +66,11 @@ public enum PlantedDefect {
   DEDUP_CONFLICT_AS_DUPLICATE,
 
   /**
-   * A restore from a savepoint (test-streams' {@code SavepointRestore}): the second job starts its
-   * sources where the first one stopped, without the savepoint, so every keyed stage starts empty.
+   * A restore from a savepoint (test-streams' {@code SavepointRestore}): the duplicate detection
+   * and the scoring stage are renamed (new Flink operator uids) and the job is restored with
+   * non-restored state allowed, so both start empty while the source and the clock go on.
    */
-  RESTORE_WITHOUT_STATE;
+  RESTORE_DROPS_KEYED_STATE;
 
   private static final ThreadLocal<PlantedDefect> PLANTED = ThreadLocal.withInitial(() -> NONE);
 
