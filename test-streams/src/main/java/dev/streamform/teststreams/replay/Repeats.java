@@ -25,12 +25,12 @@ import java.util.TreeSet;
  * <p>Where: a repeat goes on its original's partition, so both keep their order in every arrival
  * order. Before the cut (the restore point, or the middle of the stream without one), the first two
  * events with an id get an exact repeat and a conflicting one right behind them, when both fit
- * before the cut. At the cut, two events read before it get an exact and a conflicting repeat that
- * arrive first after it, so the duplicate detection must remember their ids across the restore.
- * Only events still within the horizon ({@code duplicates_within}) at the cut are repeated there:
- * beyond it a repeat is a new event by the contract, so it would test nothing. Each repeat's
- * partition watermark at its arrival depends on its partition's log only, so what it must be is the
- * same in every arrival order.
+ * before the cut. At the cut, two events read before it (those not repeated yet first, then the
+ * latest first) get an exact and a conflicting repeat that arrive first after it, so the duplicate
+ * detection must remember their ids across the restore. Only events still within the horizon
+ * ({@code duplicates_within}) at the cut are repeated there: beyond it a repeat is a new event by
+ * the contract, so it would test nothing. Each repeat's partition watermark at its arrival depends
+ * on its partition's log only, so what it must be is the same in every arrival order.
  */
 public final class Repeats {
   private Repeats() {}
