@@ -19,7 +19,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code streamform replay-orders <project> --model M --orders N}: a scoring model's fixture in N
- * arrival orders that keep each partition's order; decisions and final feature state compared with
+ * arrival orders that keep each partition's order, with repeats ({@code --duplicates}) and a
+ * restore from a savepoint ({@code --restore-at}); decisions and final feature state compared with
  * the first order, decision by decision, and judged against the model's feature contract.
  */
 @Command(
@@ -32,7 +33,12 @@ import picocli.CommandLine.Spec;
           + " order (the same logs). Compares every order's decisions and final feature state with"
           + " order 1's, prints each difference, and says whether the feature contract permits it:"
           + " as_of_occurrence permits none; latest_available permits different features, scores,"
-          + " state revisions and decision ids, never different events decided or routes."
+          + " state revisions and decision ids, never different events decided or routes.",
+      "With --duplicates every order carries repeats by the source's event_id (exact ones and"
+          + " conflicts); each repeat must be dropped as a duplicate or dead-lettered as a"
+          + " conflict, never decided nor applied to feature state. With --restore-at N every order"
+          + " also runs on Flink in this JVM, stopped with a savepoint after N events and restored"
+          + " from it; each restored run is compared with order 1 in the same way."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
@@ -74,6 +80,22 @@ final class ReplayOrdersCommand implements Callable<Integer> {
       description = "also one order per partition in which it delivers after every other partition")
   boolean delayedPartition;
 
+  @Option(
+      names = "--duplicates",
+      description =
+          "every order also carries repeats of events by the source's event_id: exact repeats and"
+              + " repeats with another payload (conflicts), before and after the restore point"
+              + " (the middle without --restore-at); a repeat must make no decision")
+  boolean duplicates;
+
+  @Option(
+      names = "--restore-at",
+      paramLabel = "N",
+      description =
+          "also runs every order on embedded Flink stopped with a savepoint after N events and"
+              + " restored from it (on --runner direct too: the DirectRunner has no savepoints)")
+  Integer restoreAt;
+
   @Mixin RunnerOptions runnerOptions;
 
   @Spec CommandSpec spec;
@@ -82,6 +104,9 @@ final class ReplayOrdersCommand implements Callable<Integer> {
   public Integer call() {
     if (orders < 1) {
       throw new ParameterException(spec.commandLine(), "--orders must be at least 1");
+    }
+    if (restoreAt != null && restoreAt < 1) {
+      throw new ParameterException(spec.commandLine(), "--restore-at must be at least 1");
     }
     PrintWriter err = spec.commandLine().getErr();
     RunnerChoice choice;
@@ -98,18 +123,20 @@ final class ReplayOrdersCommand implements Callable<Integer> {
     try {
       var declared = DecisionsModelArgument.model(spec.commandLine(), found.get(), model);
       var f = DecisionsModelArgument.fixture(spec.commandLine(), found.get(), model, fixture);
+      ReplayOrders.Options options =
+          ReplayOrders.Options.orders(orders, seed)
+              .withDelayedPartitions(delayedPartition)
+              .withDuplicates(duplicates)
+              .withRestoreAt(restoreAt == null ? 0 : restoreAt);
       ReplayOrders.Result result =
           ReplayOrders.run(
-              declared,
-              f,
-              orders,
-              seed,
-              delayedPartition,
-              FixtureRunner.on(choice),
-              spec.commandLine().getOut());
+              declared, f, options, FixtureRunner.on(choice), spec.commandLine().getOut());
       return result.permitted() ? 0 : 1;
     } catch (InvalidProjectException e) {
       e.problems().forEach(p -> err.println(p));
+      return 1;
+    } catch (IllegalArgumentException e) {
+      err.println("streamform replay-orders: " + e.getMessage());
       return 1;
     }
   }

@@ -93,6 +93,71 @@ class DecisionCommandsTest {
   }
 
   @Test
+  void repeatsOfAReceiptIdMakeNoDecisionAndBadRepeatsOrRestoresAreRefused() {
+    Path retried = Path.of("../test-streams/fixtures/decisions/retried_receipts");
+    assertThat(
+        err.toString(),
+        run(
+            "replay-orders",
+            retried.toString(),
+            "--model",
+            "receipt_risk",
+            "--orders",
+            "2",
+            "--duplicates"),
+        is(0));
+    assertThat(
+        out.toString(), containsString("  0-1, an exact repeat of 0-0 (before the middle)\n"));
+    assertThat(
+        out.toString(), containsString("repeats: in every order, no repeat made a decision"));
+    // the receipts project declares no event_id: a repeat could not be told from a new event
+    assertThat(
+        run(
+            "replay-orders",
+            RECEIPTS.toString(),
+            "--model",
+            "receipt_risk",
+            "--orders",
+            "1",
+            "--duplicates"),
+        is(1));
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform replay-orders: source `receipts` declares no event_id: a repeat could not"
+                + " be told from a new event."));
+    assertThat(
+        run(
+            "replay-orders",
+            retried.toString(),
+            "--model",
+            "receipt_risk",
+            "--orders",
+            "1",
+            "--restore-at",
+            "0"),
+        is(2));
+    assertThat(err.toString(), containsString("--restore-at must be at least 1"));
+    assertThat(
+        run(
+            "replay-orders",
+            retried.toString(),
+            "--model",
+            "receipt_risk",
+            "--orders",
+            "1",
+            "--duplicates",
+            "--restore-at",
+            "14"),
+        is(1));
+    assertThat(
+        err.toString(),
+        containsString(
+            "--restore-at 14: the fixture has 14 events with its repeats; a restore point needs at"
+                + " least one event after it"));
+  }
+
+  @Test
   void onFlinkAtParallelismTwoAsOfOccurrenceIsIdenticalAndLatestAvailablePermitted() {
     assertThat(
         err.toString(),

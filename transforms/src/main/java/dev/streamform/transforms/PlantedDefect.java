@@ -4,8 +4,8 @@ import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.annotations.Vi
 
 /**
  * A defect planted on purpose inside a keyed stage ({@code WindowedAggregate}, {@code ScoreEvents},
- * {@code Deduplicate}), so that a test can show that the fuzzer and a hand-written fixture catch it
- * in the product's own code rather than in a copy of it (issue 29).
+ * {@code Deduplicate}) or a restore of their state, so that a test can show that the fuzzer and a
+ * hand-written fixture catch it in the product's own code rather than in a copy of it (issue 29).
  *
  * <p>Inert in production: {@link #current()} is {@link #NONE} unless a test planted one on its own
  * thread with {@link #plant}; nothing in a declaration, the CLI or a runner option reaches it. A
@@ -63,7 +63,14 @@ public enum PlantedDefect {
   DEDUP_HORIZON_EXCLUSIVE,
 
   /** Deduplicate, conflict vs duplicate: a repeated id with another payload is a duplicate. */
-  DEDUP_CONFLICT_AS_DUPLICATE;
+  DEDUP_CONFLICT_AS_DUPLICATE,
+
+  /**
+   * A restore from a savepoint (test-streams' {@code SavepointRestore}): the duplicate detection
+   * and the scoring stage are renamed (new Flink operator uids) and the job is restored with
+   * non-restored state allowed, so both start empty while the source and the clock go on.
+   */
+  RESTORE_DROPS_KEYED_STATE;
 
   private static final ThreadLocal<PlantedDefect> PLANTED = ThreadLocal.withInitial(() -> NONE);
 

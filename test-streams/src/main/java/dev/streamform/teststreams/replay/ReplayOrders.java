@@ -1,17 +1,21 @@
 package dev.streamform.teststreams.replay;
 
+import dev.streamform.core.time.Durations;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.teststreams.fixture.Delivery;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
+import dev.streamform.teststreams.fixture.SavepointRestore;
 import dev.streamform.transforms.decisions.FeatureContract;
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -40,8 +44,34 @@ public final class ReplayOrders {
           "supersedes",
           "affected_decisions");
 
-  /** What a replay found. */
-  public record Result(int orders, int differingOrders, int differences, boolean permitted) {}
+  /** What a replay found: {@code runs} compared with order 1 (every order, then the restores). */
+  public record Result(int runs, int differingRuns, int differences, boolean permitted) {}
+
+  /**
+   * What to replay: {@code orders} arrival orders from {@code seed}; with {@code delayedPartitions}
+   * one more per partition, delivering last; with {@code duplicates} every order carries the
+   * fixture's {@link Repeats}; with {@code restoreAt} N &gt; 0 every order is also run stopped with
+   * a savepoint after N events and restored from it ({@link SavepointRestore}).
+   */
+  public record Options(
+      int orders, long seed, boolean delayedPartitions, boolean duplicates, int restoreAt) {
+
+    public static Options orders(int orders, long seed) {
+      return new Options(orders, seed, false, false, 0);
+    }
+
+    public Options withDelayedPartitions(boolean delayed) {
+      return new Options(orders, seed, delayed, duplicates, restoreAt);
+    }
+
+    public Options withDuplicates(boolean repeats) {
+      return new Options(orders, seed, delayedPartitions, repeats, restoreAt);
+    }
+
+    public Options withRestoreAt(int events) {
+      return new Options(orders, seed, delayedPartitions, duplicates, events);
+    }
+  }
 
   private ReplayOrders() {}
 
@@ -52,7 +82,7 @@ public final class ReplayOrders {
       long seed,
       FixtureRunner runner,
       PrintWriter out) {
-    return run(model, fixture, count, seed, false, runner, out);
+    return run(model, fixture, Options.orders(count, seed), runner, out);
   }
 
   /**
@@ -66,8 +96,47 @@ public final class ReplayOrders {
       boolean delayedPartitions,
       FixtureRunner runner,
       PrintWriter out) {
+    return run(
+        model,
+        fixture,
+        Options.orders(count, seed).withDelayedPartitions(delayedPartitions),
+        runner,
+        out);
+  }
+
+  /**
+   * Replays {@code fixture} as {@code options} say and prints every run's differences from order 1
+   * and every repeat that made a decision.
+   *
+   * @throws IllegalArgumentException for duplicates without a declared {@code event_id}, or a
+   *     restore point that leaves no event after it
+   */
+  public static Result run(
+      DeclaredModel model,
+      Fixture fixture,
+      Options options,
+      FixtureRunner runner,
+      PrintWriter out) {
     FeatureContract contract = model.scoreEvents().contract();
-    List<ArrivalOrders.Order> orders = ArrivalOrders.of(fixture, count, seed, delayedPartitions);
+    String cut = options.restoreAt() > 0 ? "the restore" : "the middle";
+    Repeats.Plan plan = null;
+    if (options.duplicates()) {
+      plan = Repeats.add(fixture, model.declaredSource(), options.restoreAt());
+      fixture = plan.fixture();
+    }
+    long events = fixture.given().stream().filter(g -> g.event().isPresent()).count();
+    if (options.restoreAt() > 0 && options.restoreAt() >= events) {
+      throw new IllegalArgumentException(
+          "--restore-at "
+              + options.restoreAt()
+              + ": the fixture has "
+              + events
+              + " events"
+              + (plan == null ? "" : " with its repeats")
+              + "; a restore point needs at least one event after it");
+    }
+    List<ArrivalOrders.Order> orders =
+        ArrivalOrders.of(fixture, options.orders(), options.seed(), options.delayedPartitions());
     out.printf(
         "replay-orders: model %s (%s), fixture %s, %d arrival orders on %s, seed %d%n",
         model.model().name(),
@@ -75,7 +144,20 @@ public final class ReplayOrders {
         fixture.name(),
         orders.size(),
         runner.runner().describe(),
-        seed);
+        options.seed());
+    if (plan != null) {
+      out.printf(
+          "repeats by event_id `%s` (duplicates_within %s), on their original's partition in"
+              + " every order:%n",
+          model.declaredSource().deduplicate().get().idColumn(),
+          Durations.format(
+              java.time.Duration.ofMillis(
+                  model.declaredSource().deduplicate().get().horizon().getMillis())));
+      for (Repeats.Repeat r : plan.repeats()) {
+        out.println("  " + r.describe(cut));
+      }
+      plan.skipped().forEach(s -> out.println("  none: " + s));
+    }
     List<FixtureOutcome> outcomes = new ArrayList<>();
     if (runner.runner().isFlink()) {
       List<FixtureRunner.Case> cases = new ArrayList<>();
@@ -87,15 +169,35 @@ public final class ReplayOrders {
       FixtureRunner inOrder = runner.delivering(Delivery.oneElementPerBatch());
       orders.forEach(o -> outcomes.add(inOrder.run(model, o.fixture())));
     }
+    List<String> labels = new ArrayList<>();
+    orders.forEach(o -> labels.add("order " + o.number() + " (" + o.pattern() + ")"));
+    if (options.restoreAt() > 0) {
+      // the DirectRunner has no savepoints: the restores run on Flink in this JVM (ADR 0041)
+      int parallelism = runner.runner().isFlink() ? runner.runner().parallelism() : 1;
+      out.printf(
+          "restore: every order stopped with a savepoint after %d events and restored from it,"
+              + " on embedded Flink (an in-process cluster) parallelism %d%s%n",
+          options.restoreAt(),
+          parallelism,
+          runner.runner().isFlink() ? "" : " (the DirectRunner has no savepoints)");
+      List<FixtureRunner.Case> cases = new ArrayList<>();
+      orders.forEach(o -> cases.add(FixtureRunner.Case.of(model, o.fixture())));
+      SavepointRestore.Result restored =
+          SavepointRestore.run(cases, options.restoreAt(), parallelism);
+      outcomes.addAll(restored.outcomes());
+      orders.forEach(
+          o ->
+              labels.add(
+                  "order " + o.number() + " restored after " + options.restoreAt() + " events"));
+    }
     Map<String, Map<String, String>> reference = ledger(outcomes.get(0));
     int differing = 0;
     int differences = 0;
     boolean permitted = true;
-    for (int i = 0; i < orders.size(); i++) {
-      ArrivalOrders.Order order = orders.get(i);
+    for (int i = 0; i < outcomes.size(); i++) {
       Map<String, Map<String, String>> ledger = ledger(outcomes.get(i));
       List<String> lines = new ArrayList<>();
-      boolean orderPermitted = true;
+      boolean runPermitted = true;
       TreeSet<String> keys = new TreeSet<>(reference.keySet());
       keys.addAll(ledger.keySet());
       for (String k : keys) {
@@ -106,15 +208,15 @@ public final class ReplayOrders {
               "  "
                   + k
                   + ": "
-                  + (want == null ? "only in this order" : "missing in this order")
-                  + " — not permitted: every order decides the same events with the same routes");
-          orderPermitted = false;
+                  + (want == null ? "only in this run" : "missing in this run")
+                  + " — not permitted: every run decides the same events with the same routes");
+          runPermitted = false;
           continue;
         }
         for (String field : want.keySet()) {
           if (!Objects.equals(want.get(field), got.get(field))) {
             boolean ok = contract == FeatureContract.LATEST_AVAILABLE && permittedLatest(field);
-            orderPermitted &= ok;
+            runPermitted &= ok;
             lines.add(
                 "  "
                     + k
@@ -128,20 +230,28 @@ public final class ReplayOrders {
           }
         }
       }
-      String header = "order " + order.number() + " (" + order.pattern() + "): ";
-      if (lines.isEmpty()) {
-        out.println(header + "identical to order 1");
-      } else {
+      List<String> wrong = plan == null ? List.of() : judgeRepeats(plan, outcomes.get(i), cut);
+      runPermitted &= wrong.isEmpty();
+      String header =
+          labels.get(i)
+              + ": "
+              + (lines.isEmpty()
+                  ? "identical to order 1"
+                  : lines.size() + " difference" + (lines.size() == 1 ? "" : "s") + " from order 1")
+              + (wrong.isEmpty()
+                  ? ""
+                  : "; "
+                      + wrong.size()
+                      + " repeat"
+                      + (wrong.size() == 1 ? "" : "s")
+                      + " not as the contract says");
+      out.println(header);
+      lines.forEach(out::println);
+      wrong.forEach(out::println);
+      if (!lines.isEmpty() || !wrong.isEmpty()) {
         differing++;
-        differences += lines.size();
-        permitted &= orderPermitted;
-        out.println(
-            header
-                + lines.size()
-                + " difference"
-                + (lines.size() == 1 ? "" : "s")
-                + " from order 1");
-        lines.forEach(out::println);
+        differences += lines.size() + wrong.size();
+        permitted &= runPermitted;
       }
     }
     FixtureOutcome first = outcomes.get(0);
@@ -154,9 +264,18 @@ public final class ReplayOrders {
         first.routed("dead_lettered"),
         first.finalState.size());
     first.finalState.forEach((k, v) -> out.println("  key " + k + ": " + v));
+    String runs = outcomes.size() == orders.size() ? "orders" : "runs";
+    if (plan != null && permitted) {
+      out.printf(
+          "repeats: in every %s, no repeat made a decision — each exact repeat dropped as a"
+              + " duplicate, each conflict dead-lettered with its reason%n",
+          runs.equals("orders") ? "order" : "run");
+    }
     if (differing == 0) {
       out.println(
-          "identical decisions and final feature state in every order — as "
+          "identical decisions and final feature state in every "
+              + (runs.equals("orders") ? "order" : "run")
+              + " — as "
               + contract.declared()
               + " requires"
               + (contract == FeatureContract.LATEST_AVAILABLE
@@ -166,8 +285,10 @@ public final class ReplayOrders {
       out.println(
           differing
               + " of "
-              + orders.size()
-              + " orders differ from order 1 ("
+              + outcomes.size()
+              + " "
+              + runs
+              + " differ from order 1 ("
               + differences
               + " differences): permitted by latest_available — the same events decided with the"
               + " same routes; what they read depended on arrival order");
@@ -175,14 +296,70 @@ public final class ReplayOrders {
       out.println(
           differing
               + " of "
-              + orders.size()
-              + " orders differ from order 1 ("
+              + outcomes.size()
+              + " "
+              + runs
+              + " differ from order 1 ("
               + differences
               + " differences): NOT permitted by "
               + contract.declared());
     }
     out.flush();
-    return new Result(orders.size(), differing, differences, permitted);
+    return new Result(outcomes.size(), differing, differences, permitted);
+  }
+
+  /**
+   * What each repeat got in {@code outcome}, where the contract is broken: an exact repeat must be
+   * dropped as a duplicate with no routed row, a conflict routed {@code dead_lettered} as an
+   * event_id conflict and nothing else, and neither may be in any key's final feature state.
+   */
+  static List<String> judgeRepeats(Repeats.Plan plan, FixtureOutcome outcome, String cut) {
+    List<String> wrong = new ArrayList<>();
+    Set<String> dropped = new HashSet<>();
+    outcome.duplicates.forEach(d -> dropped.add(d.eventId));
+    for (Repeats.Repeat r : plan.repeats()) {
+      List<String> routes = new ArrayList<>();
+      for (FixtureOutcome.Routed row : outcome.routed) {
+        if (row.eventId().equals(r.repeatId())) {
+          routes.add(
+              row.route()
+                  + (row.score() == null ? "" : " r" + row.revision())
+                  + (row.identity().containsKey("reason")
+                      ? " (" + row.identity().get("reason") + ")"
+                      : ""));
+        }
+      }
+      String problem = null;
+      if (r.kind() == Repeats.Kind.EXACT) {
+        if (!routes.isEmpty()) {
+          problem = "routed " + String.join(", ", routes) + " — a repeat makes no decision";
+        } else if (!dropped.contains(r.repeatId())) {
+          problem = "not dropped as a duplicate";
+        }
+      } else if (!routes.equals(List.of("dead_lettered (event_id_conflict)"))) {
+        problem =
+            (routes.isEmpty()
+                    ? dropped.contains(r.repeatId()) ? "dropped as a duplicate" : "routed nowhere"
+                    : "routed " + String.join(", ", routes))
+                + " — a repeat with another payload is dead-lettered as an event_id conflict";
+      }
+      for (Map.Entry<String, String> state : outcome.finalState.entrySet()) {
+        String applied = state.getValue().split(": ", 2)[1];
+        for (String e : applied.split(", ")) {
+          if (e.replace(" (late)", "").equals(r.repeatId())) {
+            problem =
+                (problem == null ? "" : problem + "; ")
+                    + "applied to key "
+                    + state.getKey()
+                    + "'s feature state";
+          }
+        }
+      }
+      if (problem != null) {
+        wrong.add("  repeat " + r.describe(cut) + ": " + problem + "   (not permitted)");
+      }
+    }
+    return wrong;
   }
 
   private static boolean permittedLatest(String field) {
@@ -216,6 +393,8 @@ public final class ReplayOrders {
           "event " + r.eventId() + " " + r.route() + (r.score() == null ? "" : " r" + r.revision()),
           fields);
     }
+    outcome.duplicates.forEach(
+        d -> ledger.put("event " + d.eventId + " dropped as a duplicate", new LinkedHashMap<>()));
     outcome.finalState.forEach(
         (key, state) -> {
           Map<String, String> fields = new LinkedHashMap<>();
