@@ -63,6 +63,12 @@ public final class TraceGenerator {
   /** A windowed model's window size, period and allowed lateness (millis); empty for upsert. */
   private final Optional<long[]> window;
 
+  /**
+   * A scoring model's feature range and lateness (millis); empty for other models. Its traces aim
+   * at the range's start ({@code t - range}, outside the features) and the lateness edge.
+   */
+  private final Optional<long[]> scoring;
+
   /** The source's {@code event_id} column, when it declares one that the generator may fill. */
   private final Optional<String> idColumn;
 
@@ -88,6 +94,11 @@ public final class TraceGenerator {
                       w.every().toMillis(),
                       model.model().allowedLateness().toMillis()
                     });
+    this.scoring =
+        model
+            .model()
+            .decisions()
+            .map(d -> new long[] {d.featuresOver().toMillis(), d.lateness().toMillis()});
     this.calendar = model.model().window().filter(w -> w.isCalendar());
     calendar.ifPresent(
         w -> {
@@ -163,7 +174,7 @@ public final class TraceGenerator {
       long span =
           window
               .map(w -> Math.min(w[0], w[0] / 2 + w[2] / 4))
-              .orElse(retention.map(r -> r / 4).orElse(0L));
+              .orElse(retention.or(() -> scoring.map(d -> d[0])).map(r -> r / 4).orElse(0L));
       this.scale = span > 0 ? Math.max(unit / 2, Math.min(span, unit * 4)) : unit / 2;
       int count = partitions + random.nextInt(3 * partitions + 4);
       if (keyColumns.stream().allMatch(k -> schema.get(k).kind() == ColumnType.Kind.BOOL)) {
@@ -222,6 +233,9 @@ public final class TraceGenerator {
       }
       if (r < 92) {
         return max - delay - 1 - (long) (random.nextDouble() * (2 * delay + scale));
+      }
+      if (scoring.isPresent()) {
+        return scoringEdge(p, max, w);
       }
       Optional<Long> edge = retentionEdge(p);
       // an event that moves the watermark exactly onto (or just short of) a key's retention edge,
@@ -347,6 +361,26 @@ public final class TraceGenerator {
           watermark.merge(q, at, Math::max);
         }
       }
+    }
+
+    /**
+     * For a scoring model: an event exactly one range after a key's latest event (which is then
+     * just outside its features), or one on its partition's lateness edge ({@code W_p = t +
+     * lateness}: late) or a millisecond inside it.
+     */
+    private long scoringEdge(int p, long max, Long w) {
+      long[] d = scoring.get();
+      if (w != null && random.nextBoolean()) {
+        return w - d[1] + (random.nextBoolean() ? 0 : 1);
+      }
+      List<Long> times = new ArrayList<>();
+      latest.forEach(
+          (k, t) -> {
+            if (keyPartition.get(k) == p) {
+              times.add(t);
+            }
+          });
+      return times.isEmpty() ? max + d[0] : times.get(random.nextInt(times.size())) + d[0];
     }
 
     /**
