@@ -27,13 +27,14 @@ import java.util.regex.Pattern;
  * watermark delay, exactly on the watermark and one millisecond behind it, far beyond the delay;
  * bursts of events at one instant; a few hot keys repeated; watermark items ahead of the clock,
  * behind it and exactly on a key's retention edge; several partitions, each key living in one of
- * them; and now and then an event without its event time. For a source with {@code event_id}, each
- * event gets a new id, and now and then one of the last events comes again on its partition —
- * mostly as it was (a duplicate, or late, or new past the horizon), sometimes with another value or
- * time (a conflict). Values of other columns are drawn small, sometimes null, and sometimes from
- * the literals of the model's WHERE clause, so that the clause both passes and filters. The
- * generator keeps its own rough account of each partition's watermark only to aim at edges; the
- * oracle decides what the trace means.
+ * them; and now and then an event without its event time. For a scoring model with a clock-skew
+ * bound, the arrival column is drawn around the event time, on and beyond the bound. For a source
+ * with {@code event_id}, each event gets a new id, and now and then one of the last events comes
+ * again on its partition — mostly as it was (a duplicate, or late, or new past the horizon),
+ * sometimes with another value or time (a conflict). Values of other columns are drawn small,
+ * sometimes null, and sometimes from the literals of the model's WHERE clause, so that the clause
+ * both passes and filters. The generator keeps its own rough account of each partition's watermark
+ * only to aim at edges; the oracle decides what the trace means.
  */
 public final class TraceGenerator {
   /** Where generated time starts: an instant readable in fixtures. */
@@ -69,6 +70,11 @@ public final class TraceGenerator {
    */
   private final Optional<long[]> scoring;
 
+  /** A scoring model's arrival column and clock-skew bound (millis), when it declares both. */
+  private final Optional<String> arrival;
+
+  private final long maxSkew;
+
   /** The source's {@code event_id} column, when it declares one that the generator may fill. */
   private final Optional<String> idColumn;
 
@@ -99,6 +105,14 @@ public final class TraceGenerator {
             .model()
             .decisions()
             .map(d -> new long[] {d.featuresOver().toMillis(), d.lateness().toMillis()});
+    this.arrival =
+        model
+            .model()
+            .decisions()
+            .filter(d -> d.maxClockSkew().isPresent())
+            .flatMap(d -> d.arrival());
+    this.maxSkew =
+        model.model().decisions().flatMap(d -> d.maxClockSkew()).map(Duration::toMillis).orElse(0L);
     this.calendar = model.model().window().filter(w -> w.isCalendar());
     calendar.ifPresent(
         w -> {
@@ -259,6 +273,8 @@ public final class TraceGenerator {
         Object v;
         if (eventTime.isPresent() && column.equals(eventTime.get())) {
           v = missingTime ? null : Instant.ofEpochMilli(t);
+        } else if (arrival.isPresent() && column.equals(arrival.get()) && !missingTime) {
+          v = arrivalOf(t);
         } else if (keys.get(k).containsKey(column)) {
           v = keys.get(k).get(column);
         } else {
@@ -361,6 +377,21 @@ public final class TraceGenerator {
           watermark.merge(q, at, Math::max);
         }
       }
+    }
+
+    /**
+     * A scoring model's arrival clock for an event at {@code t}: mostly after it, sometimes exactly
+     * on the skew bound or 1 ms beyond it (dead-lettered), now and then missing.
+     */
+    private Instant arrivalOf(long t) {
+      int r = random.nextInt(20);
+      if (r == 0) {
+        return null;
+      }
+      if (r < 3) {
+        return Instant.ofEpochMilli(t - maxSkew - (r == 1 ? 0 : 1));
+      }
+      return Instant.ofEpochMilli(t + random.nextInt(600) * 1000L);
     }
 
     /**
