@@ -11,9 +11,10 @@ import java.util.function.Function;
 
 /**
  * Writes a trace as a fixture file in the docs/semantics.md §4 format: its {@code given:} items,
- * and the {@code expect:}, {@code late:}, {@code duplicates:} and {@code quarantined:} the oracle
- * gave for them — what the runner should have done. Public for generated fixtures elsewhere (the
- * benchmarks' 5,000-event fixture); its output reads back with {@code Fixture.load}.
+ * and the {@code expect:} (for a scoring model its routed rows), {@code late:}, {@code duplicates:}
+ * and {@code quarantined:} the oracle gave for them — what the runner should have done. Public for
+ * generated fixtures elsewhere (the benchmarks' 5,000-event fixture); its output reads back with
+ * {@code Fixture.load}.
  */
 public final class FixtureYaml {
   private FixtureYaml() {}
@@ -47,8 +48,30 @@ public final class FixtureYaml {
       }
     }
     b.append("\nexpect:")
-        .append(oracle.changelog.isEmpty() && oracle.revisions.isEmpty() ? " []" : "")
+        .append(
+            oracle.changelog.isEmpty() && oracle.revisions.isEmpty() && oracle.routed.isEmpty()
+                ? " []"
+                : "")
         .append('\n');
+    for (FixtureOutcome.Routed r : oracle.routed) {
+      // a scoring model's rows (docs/guides/scoring-models.md): what a fixture compares
+      Fixture.Given item = itemOf.apply(r.eventId());
+      b.append("  - { ");
+      if (item != null) {
+        b.append("event: ").append(item.eventNumber()).append(", ");
+      }
+      b.append("route: ").append(r.route());
+      if (r.score() != null) {
+        r.features().forEach((k, v) -> b.append(", ").append(k).append(": ").append(scalar(v)));
+        b.append(", score: ")
+            .append(scalar(r.score()))
+            .append(", revision: ")
+            .append(r.revision())
+            .append(", state_revision: ")
+            .append(r.stateRevision());
+      }
+      b.append(" }\n");
+    }
     for (FixtureOutcome.Change c : oracle.changelog) {
       b.append("  - { op: ").append(c.op);
       c.values.forEach((k, v) -> b.append(", ").append(k).append(": ").append(scalar(v)));
@@ -93,7 +116,7 @@ public final class FixtureYaml {
         quarantined.append("  - ").append(flow(row)).append('\n');
       }
     }
-    if (quarantined.length() > 0) {
+    if (quarantined.length() > 0 && oracle.routed.isEmpty()) { // scoring: dead_lettered rows
       b.append("\nquarantined:\n").append(quarantined);
     }
     return b.toString();

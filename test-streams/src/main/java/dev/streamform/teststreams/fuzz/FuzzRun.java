@@ -165,7 +165,7 @@ public final class FuzzRun {
             + " the model disagrees with the reference oracle.");
     comments.add(
         "expect: and late: are the oracle's (docs/semantics.md "
-            + (model.windowed() ? "§6" : "§2-§3")
+            + (model.decides() ? "§11" : model.windowed() ? "§6" : "§2-§3")
             + "); the runner gave:");
     for (String line : actual.canonical().split("\n")) {
       comments.add("  " + line);

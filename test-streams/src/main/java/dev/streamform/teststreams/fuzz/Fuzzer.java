@@ -5,6 +5,7 @@ import dev.streamform.policies.project.Fixture;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.oracle.Oracle;
+import dev.streamform.teststreams.oracle.ScoringOracle;
 import dev.streamform.teststreams.oracle.WindowedOracle;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,9 +30,38 @@ public final class Fuzzer {
 
     FixtureOutcome run(Fixture fixture);
 
+    /**
+     * Each of {@code fixtures} as {@link #run} gives it, in their order; a runner runs them side by
+     * side in one pipeline, each with its own source and transforms ({@link
+     * FixtureRunner#runTogether}).
+     */
+    default List<FixtureOutcome> runAll(List<Fixture> fixtures) {
+      List<FixtureOutcome> outcomes = new ArrayList<>();
+      fixtures.forEach(f -> outcomes.add(run(f)));
+      return outcomes;
+    }
+
     /** The declared model on {@code runner}, through {@link FixtureRunner#run}. */
     static Target of(FixtureRunner runner, DeclaredModel model) {
-      return of(runner.runner().describe(), f -> runner.run(model, f));
+      String name = runner.runner().describe();
+      return new Target() {
+        @Override
+        public String name() {
+          return name;
+        }
+
+        @Override
+        public FixtureOutcome run(Fixture fixture) {
+          return runner.run(model, fixture);
+        }
+
+        @Override
+        public List<FixtureOutcome> runAll(List<Fixture> fixtures) {
+          List<FixtureRunner.Case> cases = new ArrayList<>();
+          fixtures.forEach(f -> cases.add(FixtureRunner.Case.of(model, f)));
+          return fixtures.size() == 1 ? List.of(run(fixtures.get(0))) : runner.runTogether(cases);
+        }
+      };
     }
 
     static Target of(String name, Function<Fixture, FixtureOutcome> run) {
@@ -78,16 +108,20 @@ public final class Fuzzer {
   private Fuzzer(DeclaredModel model, Reference oracle, int batchSize) {
     this.model = model;
     this.oracle = oracle;
-    this.batchSize = TraceBatch.canBatch(model) ? Math.max(1, batchSize) : 1;
+    // a scoring model's traces run side by side, each its own pipeline in one (runAll)
+    this.batchSize = TraceBatch.canBatch(model) || model.decides() ? Math.max(1, batchSize) : 1;
   }
 
   /**
-   * A fuzzer of {@code model} against its reference oracle ({@link Oracle}, or {@link
-   * WindowedOracle} for a windowed model), {@code batchSize} traces a pipeline.
+   * A fuzzer of {@code model} against its reference oracle ({@link Oracle}, {@link WindowedOracle}
+   * for a windowed model, {@link ScoringOracle} for a scoring model), {@code batchSize} traces a
+   * pipeline.
    */
   public static Fuzzer of(DeclaredModel model, int batchSize) {
     Reference reference =
-        model.windowed() ? WindowedOracle.of(model)::outcome : Oracle.of(model)::run;
+        model.decides()
+            ? ScoringOracle.of(model)::run
+            : model.windowed() ? WindowedOracle.of(model)::outcome : Oracle.of(model)::run;
     return new Fuzzer(model, reference, batchSize);
   }
 
@@ -123,6 +157,15 @@ public final class Fuzzer {
       Fixture trace = traces.get(0);
       return List.of(
           new Verdict(trace, oracle.run(trace).canonical(), target.run(trace).canonical()));
+    }
+    if (model.decides()) {
+      List<FixtureOutcome> actual = target.runAll(traces);
+      List<Verdict> verdicts = new ArrayList<>();
+      for (int i = 0; i < traces.size(); i++) {
+        Fixture trace = traces.get(i);
+        verdicts.add(new Verdict(trace, oracle.run(trace).canonical(), actual.get(i).canonical()));
+      }
+      return verdicts;
     }
     TraceBatch batch = TraceBatch.of(model, traces, seed);
     FixtureOutcome expected = oracle.run(batch.fixture());

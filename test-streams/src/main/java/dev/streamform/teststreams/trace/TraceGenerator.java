@@ -27,13 +27,14 @@ import java.util.regex.Pattern;
  * watermark delay, exactly on the watermark and one millisecond behind it, far beyond the delay;
  * bursts of events at one instant; a few hot keys repeated; watermark items ahead of the clock,
  * behind it and exactly on a key's retention edge; several partitions, each key living in one of
- * them; and now and then an event without its event time. For a source with {@code event_id}, each
- * event gets a new id, and now and then one of the last events comes again on its partition —
- * mostly as it was (a duplicate, or late, or new past the horizon), sometimes with another value or
- * time (a conflict). Values of other columns are drawn small, sometimes null, and sometimes from
- * the literals of the model's WHERE clause, so that the clause both passes and filters. The
- * generator keeps its own rough account of each partition's watermark only to aim at edges; the
- * oracle decides what the trace means.
+ * them; and now and then an event without its event time. For a scoring model with a clock-skew
+ * bound, the arrival column is drawn around the event time, on and beyond the bound. For a source
+ * with {@code event_id}, each event gets a new id, and now and then one of the last events comes
+ * again on its partition — mostly as it was (a duplicate, or late, or new past the horizon),
+ * sometimes with another value or time (a conflict). Values of other columns are drawn small,
+ * sometimes null, and sometimes from the literals of the model's WHERE clause, so that the clause
+ * both passes and filters. The generator keeps its own rough account of each partition's watermark
+ * only to aim at edges; the oracle decides what the trace means.
  */
 public final class TraceGenerator {
   /** Where generated time starts: an instant readable in fixtures. */
@@ -63,6 +64,17 @@ public final class TraceGenerator {
   /** A windowed model's window size, period and allowed lateness (millis); empty for upsert. */
   private final Optional<long[]> window;
 
+  /**
+   * A scoring model's feature range and lateness (millis); empty for other models. Its traces aim
+   * at the range's start ({@code t - range}, outside the features) and the lateness edge.
+   */
+  private final Optional<long[]> scoring;
+
+  /** A scoring model's arrival column and clock-skew bound (millis), when it declares both. */
+  private final Optional<String> arrival;
+
+  private final long maxSkew;
+
   /** The source's {@code event_id} column, when it declares one that the generator may fill. */
   private final Optional<String> idColumn;
 
@@ -88,6 +100,19 @@ public final class TraceGenerator {
                       w.every().toMillis(),
                       model.model().allowedLateness().toMillis()
                     });
+    this.scoring =
+        model
+            .model()
+            .decisions()
+            .map(d -> new long[] {d.featuresOver().toMillis(), d.lateness().toMillis()});
+    this.arrival =
+        model
+            .model()
+            .decisions()
+            .filter(d -> d.maxClockSkew().isPresent())
+            .flatMap(d -> d.arrival());
+    this.maxSkew =
+        model.model().decisions().flatMap(d -> d.maxClockSkew()).map(Duration::toMillis).orElse(0L);
     this.calendar = model.model().window().filter(w -> w.isCalendar());
     calendar.ifPresent(
         w -> {
@@ -163,7 +188,7 @@ public final class TraceGenerator {
       long span =
           window
               .map(w -> Math.min(w[0], w[0] / 2 + w[2] / 4))
-              .orElse(retention.map(r -> r / 4).orElse(0L));
+              .orElse(retention.or(() -> scoring.map(d -> d[0])).map(r -> r / 4).orElse(0L));
       this.scale = span > 0 ? Math.max(unit / 2, Math.min(span, unit * 4)) : unit / 2;
       int count = partitions + random.nextInt(3 * partitions + 4);
       if (keyColumns.stream().allMatch(k -> schema.get(k).kind() == ColumnType.Kind.BOOL)) {
@@ -223,6 +248,9 @@ public final class TraceGenerator {
       if (r < 92) {
         return max - delay - 1 - (long) (random.nextDouble() * (2 * delay + scale));
       }
+      if (scoring.isPresent()) {
+        return scoringEdge(p, max, w);
+      }
       Optional<Long> edge = retentionEdge(p);
       // an event that moves the watermark exactly onto (or just short of) a key's retention edge,
       // or a window's end or end + allowed lateness
@@ -245,6 +273,8 @@ public final class TraceGenerator {
         Object v;
         if (eventTime.isPresent() && column.equals(eventTime.get())) {
           v = missingTime ? null : Instant.ofEpochMilli(t);
+        } else if (arrival.isPresent() && column.equals(arrival.get()) && !missingTime) {
+          v = arrivalOf(t);
         } else if (keys.get(k).containsKey(column)) {
           v = keys.get(k).get(column);
         } else {
@@ -347,6 +377,41 @@ public final class TraceGenerator {
           watermark.merge(q, at, Math::max);
         }
       }
+    }
+
+    /**
+     * A scoring model's arrival clock for an event at {@code t}: mostly after it, sometimes exactly
+     * on the skew bound or 1 ms beyond it (dead-lettered), now and then missing.
+     */
+    private Instant arrivalOf(long t) {
+      int r = random.nextInt(20);
+      if (r == 0) {
+        return null;
+      }
+      if (r < 3) {
+        return Instant.ofEpochMilli(t - maxSkew - (r == 1 ? 0 : 1));
+      }
+      return Instant.ofEpochMilli(t + random.nextInt(600) * 1000L);
+    }
+
+    /**
+     * For a scoring model: an event exactly one range after a key's latest event (which is then
+     * just outside its features), or one on its partition's lateness edge ({@code W_p = t +
+     * lateness}: late) or a millisecond inside it.
+     */
+    private long scoringEdge(int p, long max, Long w) {
+      long[] d = scoring.get();
+      if (w != null && random.nextBoolean()) {
+        return w - d[1] + (random.nextBoolean() ? 0 : 1);
+      }
+      List<Long> times = new ArrayList<>();
+      latest.forEach(
+          (k, t) -> {
+            if (keyPartition.get(k) == p) {
+              times.add(t);
+            }
+          });
+      return times.isEmpty() ? max + d[0] : times.get(random.nextInt(times.size())) + d[0];
     }
 
     /**
