@@ -34,12 +34,20 @@ import java.util.stream.Stream;
  * One fault test's copy of project {@code faults-windowed/} (the windowed model {@code
  * customer_windows}: 10-minute windows, 5 minutes of allowed lateness, a reward effect) on topics
  * of its own, writing its revisions to PostgreSQL, and the phases of {@code faults/phases} it is
- * fed. {@link #check} compares what the job wrote with the reference {@link WindowedOracle}:
+ * fed, each closed by a watermark item to every partition ({@link Phase}).
+ *
+ * <p>The expected answer is the reference {@link WindowedOracle}'s for a topic that has not ended
+ * ({@link WindowedOracle#runUnended}): a Kafka topic never ends, so a window is revised or final
+ * only as far as the items' own {@code min_p W_p} has gone (docs/semantics.md §6); the oracle's
+ * answer for a bounded input would close every window at its end. The closing items make that
+ * answer reach the windows each phase means to close, on every partition. {@link #check} compares
+ * what the job wrote with it:
  *
  * <ul>
  *   <li>the window topic: every row of the oracle (a window's revision or final record, by logical
- *       window, status and revision) is on it (lost), every record on it is an oracle row with the
- *       oracle's aggregate digest (doubled: anything else), a repeat counts as redelivered;
+ *       window, status and revision) is on it (else counted as lost), every record on it is an
+ *       oracle row with the oracle's aggregate digest (doubled: anything else), a repeat counts as
+ *       redelivered;
  *   <li>the late topic names exactly the oracle's too-late events;
  *   <li>the ledger: the canonical view holds the oracle's final revision of every window, and
  *       {@code streamform ledger verify} finds 0 gaps, 0 mismatches, 0 conflicts;
@@ -54,6 +62,13 @@ final class WindowedFaultStory {
 
   /** The reward's rule: a window's revenue at least this. */
   static final BigDecimal REWARD_AT = new BigDecimal("250");
+
+  /**
+   * A phase: a file of {@code faults/phases}, and the instant of the watermark item (to every
+   * partition) appended to it, which moves {@code min_p W_p} there once the phase is read: windows
+   * whose end + allowed lateness is at or before it are final.
+   */
+  record Phase(String file, String closedAt) {}
 
   /** What one test counted, against the oracle. */
   record Figures(
@@ -86,7 +101,7 @@ final class WindowedFaultStory {
    * faults/phases}, copied for this model.
    */
   static WindowedFaultStory of(
-      String name, LocalProviderServer provider, LocalPostgres postgres, String... phaseFiles)
+      String name, LocalProviderServer provider, LocalPostgres postgres, Phase... phases)
       throws IOException {
     Path dir = Path.of("target", "faults", name).toAbsolutePath();
     copy(TEMPLATE, dir);
@@ -122,12 +137,23 @@ final class WindowedFaultStory {
             dir,
             new String[] {"--jdbc-url", postgres.jdbcUrl(), "--jdbc-user", LocalPostgres.USER});
     Files.createDirectories(dir.resolve("phases"));
-    for (String f : phaseFiles) {
-      Path phase = dir.resolve("phases").resolve(Path.of(f).getFileName());
+    for (Phase f : phases) {
+      Path phase = dir.resolve("phases").resolve(Path.of(f.file()).getFileName());
+      String items =
+          Files.readString(FaultStory.TEMPLATE.resolve(f.file()))
+              .replace("model: " + FaultStory.MODEL + "\n", "model: " + MODEL + "\n");
+      int expect = items.indexOf("\nexpect:");
+      if (expect < 0) {
+        throw new IllegalStateException(
+            f.file() + " has no `expect:` line to close the phase before");
+      }
       Files.writeString(
           phase,
-          Files.readString(FaultStory.TEMPLATE.resolve(f))
-              .replace("model: " + FaultStory.MODEL + "\n", "model: " + MODEL + "\n"));
+          items.substring(0, expect)
+              + "\n  - watermark: \""
+              + f.closedAt()
+              + "\"   # every partition: closes the phase's windows\n"
+              + items.substring(expect));
       story.phases.add(phase);
     }
     return story;
@@ -142,14 +168,17 @@ final class WindowedFaultStory {
     return phases.get(i);
   }
 
-  /** The oracle's answer for the first {@code n} phases, delivered in order. */
+  /**
+   * The oracle's answer for the first {@code n} phases delivered in order, on a topic that has not
+   * ended.
+   */
   WindowedOutcome oracle(int n) throws Exception {
     Project p = Project.load(project);
     List<Fixture.Given> given = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       given.addAll(Fixture.load(p, phases.get(i)).given());
     }
-    return WindowedOracle.of(DeclaredModel.of(p, MODEL)).run(given);
+    return WindowedOracle.of(DeclaredModel.of(p, MODEL)).runUnended(given);
   }
 
   /** Waits until the window topic holds every row the oracle gives for the first {@code n}. */
@@ -200,13 +229,7 @@ final class WindowedFaultStory {
         cli(join(new String[] {"ledger", "verify", project.toString(), "--model", MODEL}));
 
     // the effects: dispatched until nothing is left to claim
-    Set<String> rewarded = new TreeSet<>();
-    oracle.rows().stream()
-        .filter(r -> r.status() == WindowedOutcome.Status.FINAL)
-        .filter(
-            r ->
-                new BigDecimal(String.valueOf(r.values().get("revenue"))).compareTo(REWARD_AT) >= 0)
-        .forEach(r -> rewarded.add(r.logicalWindowId()));
+    Set<String> rewarded = rewarded(oracle);
     List<String> passes = dispatch();
     String effects =
         cli(join(new String[] {"effects", "verify", project.toString(), "--model", MODEL}));
@@ -258,6 +281,21 @@ final class WindowedFaultStory {
     assertEquals(f.rewarded(), f.requests(), "no second delivery");
     assertTrue(effects.contains("; 0 problems"), "effects verify: " + effects);
     return f;
+  }
+
+  /**
+   * The logical windows whose reward the oracle's rows call for: some revision (the outbox
+   * evaluates the rule on every new one) has revenue at or above {@link #REWARD_AT}.
+   */
+  static Set<String> rewarded(WindowedOutcome oracle) {
+    Set<String> rewarded = new TreeSet<>();
+    oracle.rows().stream()
+        .filter(r -> r.status() != WindowedOutcome.Status.EARLY)
+        .filter(
+            r ->
+                new BigDecimal(String.valueOf(r.values().get("revenue"))).compareTo(REWARD_AT) >= 0)
+        .forEach(r -> rewarded.add(r.logicalWindowId()));
+    return rewarded;
   }
 
   /**
