@@ -334,9 +334,15 @@ class FaultSuiteTest {
   @Test
   @Timeout(value = 8, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void aWindowedModelWithLedgerAndEffectsUnderKillRewindAndRescale() throws Exception {
+    long started = System.nanoTime();
+    java.util.function.Consumer<String> step = // where the story's minutes go, for the CI budget
+        what ->
+            System.out.printf(
+                "windowed: %s at %d s%n", what, (System.nanoTime() - started) / 1_000_000_000);
     try (LocalProviderServer provider = LocalProviderServer.start(0);
         LocalPostgres postgres = LocalPostgres.temporary()) {
       postgres.start();
+      step.accept("PostgreSQL started");
       provider.dedupe(false); // a second delivery must show as a second effect
       // each item 1 s past the edges it closes: on the Flink runner an event-time timer fires once
       // the watermark has passed its time, so a final due at exactly W = end + 5m would wait for
@@ -372,18 +378,22 @@ class FaultSuiteTest {
           Stream.concat(Stream.of("--restarts", "3"), Stream.of(story.database()))
               .toArray(String[]::new);
       String job = submit(story.project, model, 2, BY_HAND, options);
+      step.accept("job submitted");
       awaitRunning(job);
+      step.accept("job running");
 
       produce(story.project, story.phase(0));
       story.awaitRowsOf(1);
       String afterPhase1 = LocalServices.savepoint(job);
       checkpoint(job); // what the restart after the kill restores
       int before = LocalServices.readToEnd(story.topic).size();
+      step.accept("phase 1 written, savepoint and checkpoint taken");
 
       produce(story.project, story.phase(1));
       story.awaitRowsOf(2);
       story.dispatch(); // phase 2's rewards are delivered before the replay writes them again
       assertEquals(rewardedBeforeKill, provider.requests(), "rewards delivered before the kill");
+      step.accept("phase 2 written and dispatched");
       killTaskManager();
       int atKill = LocalServices.readToEnd(story.topic).size();
       assertEquals(
@@ -394,6 +404,7 @@ class FaultSuiteTest {
           .pollInterval(Duration.ofMillis(500))
           .until(() -> LocalServices.restarts(job) >= 1);
       awaitRunning(job);
+      step.accept("job restarted after the kill");
 
       produce(story.project, story.phase(2));
       WindowedFaultStory.Figures killed =
@@ -402,6 +413,7 @@ class FaultSuiteTest {
       assertEquals(
           atKill - before, killed.redelivered(), "replayed: phase 2's rows, each written again");
       cancelAll();
+      step.accept("checked after the kill");
 
       script("flink", "start-taskmanager", "2");
       try {
@@ -413,6 +425,7 @@ class FaultSuiteTest {
                 Stream.concat(Stream.of("--from-savepoint", afterPhase1), Stream.of(options))
                     .toArray(String[]::new));
         awaitRunning(rewound);
+        step.accept("restored at parallelism 4");
         assertEquals(2, taskManagersOf(rewound, 4).size(), "subtasks on both TaskManagers");
         int again = rows[3] - rows[1];
         WindowedFaultStory.Figures rewind =
@@ -426,6 +439,7 @@ class FaultSuiteTest {
             killed.redelivered() + again,
             rewind.redelivered(),
             "replayed: the rows of phases 2 and 3, each written once more");
+        step.accept("checked after the rewind");
       } finally {
         cancelAll();
         script("flink", "stop-taskmanager", "2");
