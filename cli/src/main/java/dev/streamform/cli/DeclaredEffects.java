@@ -48,7 +48,8 @@ final class DeclaredEffects {
                     .toString());
       }
       try {
-        rules.add(EffectRule.of(model.name(), e.type(), e.subject(), e.when(), spec));
+        EffectRule rule = EffectRule.of(model.name(), e.type(), e.subject(), e.when(), spec);
+        rules.add(e.incremental() ? rule.incrementally() : rule);
       } catch (SqlModelException x) {
         throw new IllegalStateException(
             "streamform check accepted a condition that does not parse: " + e.when(), x);

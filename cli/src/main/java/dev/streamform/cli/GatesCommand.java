@@ -95,8 +95,9 @@ import picocli.CommandLine.Spec;
           + " to the recorded_at of the first ledger revision of its window that includes it;",
       "  disposition: share of the events the contract judges too late (replayed from the source"
           + " through the oracle) found in the late output (or the duplicates output);",
-      "  effects: provider-side effects per effect key, as the provider counts them"
-          + " (--provider-url).",
+      "  effects: deliveries per effect key as the provider counts them (--provider-url): every"
+          + " request that reached the effect, applied or answered with its earlier receipt, so a"
+          + " double send is seen even when the provider deduplicates it.",
       "It reads: the ledger at --jdbc-url (generation --generation, else the canonical one), the"
           + " source files the project declares and the run's output files in --output (default:"
           + " <project>/target/<model>, where streamform run writes them) or, for a Kafka source,"
@@ -149,8 +150,9 @@ final class GatesCommand implements Callable<Integer> {
       names = "--provider-url",
       paramLabel = "URL",
       description =
-          "the provider's counts per effect key, e.g. http://127.0.0.1:8099/effects (streamform"
-              + " provider answers GET there); without it the effects gate is not measured")
+          "the provider's counts per effect key (a JSON object with deliveries_per_key), e.g."
+              + " http://127.0.0.1:8099/effects (streamform provider answers GET there); without"
+              + " it the effects gate is not measured")
   String providerUrl;
 
   @Option(
@@ -371,7 +373,7 @@ final class GatesCommand implements Callable<Integer> {
             + (v.defects().isEmpty() ? ")" : "; first: " + v.defects().get(0) + ")"));
   }
 
-  // ---- effects: the provider's own counts
+  // ---- effects: the provider's own counts of deliveries per key
 
   private Verdict effects(DeclaredModel model, GateThresholds t, String th) throws IOException {
     if (model.model().effects().isEmpty()) {
@@ -381,7 +383,7 @@ final class GatesCommand implements Callable<Integer> {
       return Verdict.notMeasured(
           "effects", th, "no --provider-url: the provider's counts per effect key are unknown");
     }
-    JsonNode counts;
+    JsonNode answered;
     try {
       HttpResponse<String> answer =
           HttpClient.newBuilder()
@@ -396,35 +398,58 @@ final class GatesCommand implements Callable<Integer> {
       if (answer.statusCode() != 200) {
         throw new IOException(providerUrl + ": the provider answered " + answer.statusCode());
       }
-      counts = JSON.readTree(answer.body()).get("applied");
+      answered = JSON.readTree(answer.body());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException(providerUrl + ": interrupted");
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--provider-url: " + e.getMessage());
     }
-    if (counts == null || !counts.isObject()) {
+    // deliveries, not applications: a second delivery that the provider deduplicated is a
+    // double send all the same, which a provider without deduplication would apply twice
+    // (docs/decisions/0047)
+    JsonNode deliveries = answered.get(DELIVERIES);
+    JsonNode applied = answered.path("applied");
+    if (deliveries == null || !deliveries.isObject()) {
       throw new IOException(
-          providerUrl + ": not the provider's counts (a JSON object with \"applied\")");
+          providerUrl + ": not the provider's counts (a JSON object with \"" + DELIVERIES + "\")");
     }
     long most = 0;
     int over = 0;
-    for (Iterator<Map.Entry<String, JsonNode>> i = counts.fields(); i.hasNext(); ) {
-      long n = i.next().getValue().asLong();
+    String first = "";
+    for (Iterator<Map.Entry<String, JsonNode>> i = deliveries.fields(); i.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = i.next();
+      long n = e.getValue().asLong();
       most = Math.max(most, n);
-      over += n > t.effectsPerKey() ? 1 : 0;
+      if (n > t.effectsPerKey()) {
+        if (over == 0) {
+          first =
+              "; first: "
+                  + e.getKey()
+                  + " delivered "
+                  + n
+                  + " times, applied "
+                  + applied.path(e.getKey()).asLong();
+        }
+        over++;
+      }
     }
     return Verdict.measured(
         "effects",
         over == 0,
         String.valueOf(most),
         th,
-        "most provider-side effects of one key; "
-            + counts.size()
-            + " keys applied, "
+        "most deliveries of one key the provider received (applied, or answered with its earlier"
+            + " receipt); "
+            + deliveries.size()
+            + " keys delivered, "
             + over
-            + " over the threshold");
+            + " over the threshold"
+            + first);
   }
+
+  /** The field of the provider's counts the effects gate reads (streamform provider's). */
+  static final String DELIVERIES = "deliveries_per_key";
 
   // ---- the run's source, replayed: what each line is
 

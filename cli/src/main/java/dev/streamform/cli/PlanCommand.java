@@ -38,7 +38,7 @@ import picocli.CommandLine.Spec;
       "  COMPATIBLE                a stateless node changed, or a clock changed with no keyed state"
           + " below",
       "  STATE MIGRATION REQUIRED  the state fingerprint moved (key, accumulators, retention,"
-          + " window, allowed lateness), or the clock above keyed state changed",
+          + " window, allowed lateness, state layout), or the clock above keyed state changed",
       "A clock edit is never SAFE. A change of the watermark topology (watermark, idleness,"
           + " partition count, window, allowed lateness) needs a new generation: plan says so when"
           + " the generation did not change."

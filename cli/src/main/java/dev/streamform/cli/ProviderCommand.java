@@ -31,7 +31,9 @@ import picocli.CommandLine.Spec;
       "Prints a line per applied effect. It can misbehave: --mode, --lose-answers, --no-dedupe"
           + " (apply a repeated Idempotency-Key again, so a second delivery of an effect is a"
           + " second effect: what a test of at-most-once needs to see one). GET /effects counts"
-          + " requests per key too."
+          + " per key the effects applied (applied), the deliveries (deliveries_per_key: requests"
+          + " that reached the effect, applied or answered with the earlier receipt; what"
+          + " streamform gates reads) and all requests (requests_per_key)."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {"0:stopped", "1:the port could not be opened", "2:bad command line"})

@@ -1,5 +1,6 @@
 package dev.streamform.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.streamform.pipelines.file.FileModelRun;
 import dev.streamform.pipelines.kafka.KafkaConnection;
@@ -16,8 +17,10 @@ import dev.streamform.sink.RevisionSink;
 import dev.streamform.sink.decisions.DecisionLedgerSink;
 import dev.streamform.sink.effects.EffectRule;
 import dev.streamform.teststreams.fixture.RunnerChoice;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.reflect.Field;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.List;
@@ -78,10 +81,14 @@ import picocli.CommandLine.Spec;
           + " upsert model only). Blocks until interrupted; with --detach, submits to a Flink"
           + " cluster, prints the job id and returns.",
       "With --shadow (a windowed model, with --jdbc-url), recomputes generation N (--generation,"
-          + " else the declared one) from the offsets the source topic retains into that"
-          + " generation's own projections and ledger rows only: no topic is written, no effect is"
-          + " prepared, and the canonical alias does not move (compare with streamform"
-          + " compare-generations, promote with streamform alias set)."
+          + " else the declared one) from the offsets the source topic retains (or the source"
+          + " files) into that generation's own projections and ledger rows only: no topic or"
+          + " output file is written, no effect is prepared, and the canonical alias does not move"
+          + " (compare with streamform compare-generations, promote with streamform alias set)."
+          + " Too-late events are replayed with the rest of the source, so a policy with a larger"
+          + " allowed lateness takes them in; on files, the shadow run then reads the live run's"
+          + " late output (--output, default <project>/target/<model>) and prints how many of the"
+          + " events it refused are in the shadow generation's revisions now."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
@@ -104,7 +111,8 @@ final class RunCommand implements Callable<Integer> {
       paramLabel = "DIR",
       description =
           "file source: the folder for <model>.jsonl, <model>.late.jsonl and"
-              + " <model>.quarantine.jsonl (default: <project>/target/<model>)")
+              + " <model>.quarantine.jsonl (default: <project>/target/<model>); with --shadow, the"
+              + " live run's folder, whose late output is read, never written")
   Path output;
 
   @Mixin RunnerOptions runnerOptions;
@@ -144,8 +152,9 @@ final class RunCommand implements Callable<Integer> {
       names = "--shadow",
       description =
           "windowed models, with --jdbc-url: recompute the generation from the topic's retained"
-              + " offsets into the database only — its own projections and ledger rows; never the"
-              + " model's topics, never the canonical alias, never an effect")
+              + " offsets (or the source files), too-late events included, into the database only"
+              + " — its own projections and ledger rows; never the model's topics or output files,"
+              + " never the canonical alias, never an effect")
   boolean shadow;
 
   @Option(
@@ -268,15 +277,53 @@ final class RunCommand implements Callable<Integer> {
       }
       JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
       OptionalInt canonical;
+      Optional<Ledger.RecordedPartitions> refused = Optional.empty();
+      Optional<Integer> declaredPartitions = declared.source().partitions();
       try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
         LedgerSchema.migrate(pool); // fail here, not in the job, when the database cannot be used
         canonical = Ledger.at(pool).canonicalGeneration(model);
+        if (declaredPartitions.isPresent()) {
+          // the declared count is the generation's policy; the topic is held to it below
+          refused =
+              Ledger.at(pool)
+                  .recordPartitions(
+                      model,
+                      declared.model().generation(),
+                      declared.source().name(),
+                      declaredPartitions.get());
+        }
       } catch (RuntimeException | SQLException e) {
         err.println(
             "streamform run: cannot use the database "
                 + target.describe()
                 + ": "
                 + ModelLedger.firstLine(e));
+        return 1;
+      }
+      if (refused.isPresent()) {
+        Ledger.RecordedPartitions r = refused.get();
+        err.println(
+            "streamform run: "
+                + project.resolve("sources.yml")
+                + ": source '"
+                + declared.source().name()
+                + "' declares partitions: "
+                + declaredPartitions.get()
+                + ", but generation "
+                + declared.model().generation()
+                + " of "
+                + model
+                + " ran with "
+                + r.recorded()
+                + " (recorded "
+                + r.recordedAt()
+                + "; "
+                + r.projections()
+                + " projections published): a partition count is part of the watermark topology"
+                + " — declare a new generation: N in streamform.yml and roll it out (streamform"
+                + " run --generation N --shadow), or declare partitions: "
+                + r.recorded()
+                + " again");
         return 1;
       }
       revisionSink = RevisionSink.to(target);
@@ -480,7 +527,18 @@ final class RunCommand implements Callable<Integer> {
     }
     FileModelRun.Target target;
     String where;
-    if (toKafka) {
+    // the live run's outputs: a shadow run reads its late output, never writes any (ADR 0048)
+    Path liveOutputs = output != null ? output : project.resolve("target").resolve(model);
+    if (shadow) {
+      if (toKafka) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--shadow: a shadow run writes only its revisions to the database, never the model's"
+                + " topics; leave out --bootstrap-servers");
+      }
+      target = FileModelRun.Target.none();
+      where = "no output file (shadow: the live run's outputs in " + liveOutputs + " stay)";
+    } else if (toKafka) {
       Optional<KafkaConnection> connected =
           kafka.connection(runnerOptions.kafkaProperties(), project, null, err);
       if (connected.isEmpty()) {
@@ -503,9 +561,8 @@ final class RunCommand implements Callable<Integer> {
               + " at "
               + connection.bootstrapServers();
     } else {
-      Path dir = output != null ? output : project.resolve("target").resolve(model);
-      target = FileModelRun.Target.folder(dir);
-      where = dir.toString();
+      target = FileModelRun.Target.folder(liveOutputs);
+      where = liveOutputs.toString();
     }
     err.println(
         "streamform run: model "
@@ -573,6 +630,16 @@ final class RunCommand implements Callable<Integer> {
                 file,
                 rows,
                 rows == 1 ? "row" : "rows"));
+    if (shadow) {
+      try {
+        recomputedLateEvents(declared, revisionSink, liveOutputs, out);
+      } catch (IOException | SQLException | RuntimeException e) {
+        err.println(
+            "streamform run: cannot check the live run's too-late events: "
+                + ModelLedger.firstLine(e));
+        return 1;
+      }
+    }
     out.flush();
     if (!summary.addsUp()) {
       err.println(
@@ -581,6 +648,42 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     return 0;
+  }
+
+  /**
+   * After a shadow run on files: which of the live run's too-late events (its late output in {@code
+   * liveOutputs}) the shadow generation's revisions now include (docs/decisions/0048).
+   */
+  private static void recomputedLateEvents(
+      DeclaredModel declared, RevisionSink sink, Path liveOutputs, PrintWriter out)
+      throws IOException, SQLException {
+    Path late = liveOutputs.resolve(ModelSinks.of(declared).lateTopic() + ".jsonl");
+    int g = declared.model().generation();
+    if (!Files.exists(late)) {
+      out.println(
+          "too-late events of the live run: no "
+              + late
+              + " to check against generation "
+              + g
+              + " (streamform run writes it; --output names another folder)");
+      return;
+    }
+    List<JsonNode> rows = LateEventsRecomputed.rows(late);
+    LateEventsRecomputed.Result r;
+    try (HikariDataSource pool = sink.target().openPool("streamform-run", 2, 10_000)) {
+      r = LateEventsRecomputed.in(pool, declared.model().name(), g, declared.keyColumns(), rows);
+    }
+    out.printf(
+        java.util.Locale.ROOT,
+        "too-late events of the live run (%s, %d %s): %d in generation %d's revisions, %d still"
+            + " outside them%s%n",
+        late,
+        r.rows(),
+        r.rows() == 1 ? "row" : "rows",
+        r.included(),
+        g,
+        r.outside(),
+        r.firstOutside().isEmpty() ? "" : " (first: " + r.firstOutside() + ")");
   }
 
   private static String duplicates(FileModelRun.Summary summary) {

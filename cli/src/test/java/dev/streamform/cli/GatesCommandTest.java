@@ -287,14 +287,31 @@ class GatesCommandTest {
                 + " window 2026-08-30T10:00:00Z"));
   }
 
-  @Test
-  void anEffectKeyAppliedTwiceByTheProviderFailsTheEffectsGate() throws Exception {
+  /** The model declares a reward for a merchant whose hour reaches 10. */
+  private void declareAnEffect() throws Exception {
     Files.writeString(
         project.resolve("streamform.yml"),
         Files.readString(project.resolve("streamform.yml"))
             + "    effects:\n      - type: reward\n        subject: merchant_id\n"
             + "        when: \"revenue >= 10\"\n        provider: {kind: webhook, url:"
             + " \"http://127.0.0.1:9/effects\", idempotency: key, receipts: true}\n");
+  }
+
+  /** Delivers effect key {@code key} to {@code provider}, as the dispatcher does; its status. */
+  private static int deliver(LocalProviderServer provider, String key) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create(provider.url()))
+                .header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"effect_key\":\"" + key + "\"}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .statusCode();
+  }
+
+  @Test
+  void anEffectKeyAppliedTwiceByTheProviderFailsTheEffectsGate() throws Exception {
+    declareAnEffect();
     try (LocalProviderServer provider = LocalProviderServer.start(0)) {
       assertThat(gates("--skip", "oracle"), is(0));
       assertThat(
@@ -304,22 +321,60 @@ class GatesCommandTest {
                   + " effect key are unknown"));
       // a provider that does not dedupe, given the same effect key twice: two effects
       provider.dedupe(false);
-      HttpClient http = HttpClient.newHttpClient();
-      for (int i = 0; i < 2; i++) {
-        http.send(
-            HttpRequest.newBuilder(URI.create(provider.url()))
-                .header("Idempotency-Key", "k1")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"effect_key\":\"k1\"}"))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-      }
+      deliver(provider, "k1");
+      deliver(provider, "k1");
       out.getBuffer().setLength(0);
       assertThat(gates("--skip", "oracle", "--provider-url", provider.url()), is(1));
       assertThat(
           line("effects"),
           is(
-              "FAIL effects 2 threshold <= 1 most provider-side effects of one key; 1 keys"
-                  + " applied, 1 over the threshold"));
+              "FAIL effects 2 threshold <= 1 most deliveries of one key the provider received"
+                  + " (applied, or answered with its earlier receipt); 1 keys delivered, 1 over"
+                  + " the threshold; first: k1 delivered 2 times, applied 2"));
+    }
+  }
+
+  @Test
+  void aDoubleSendThatTheProviderDeduplicatesStillFailsTheEffectsGate() throws Exception {
+    declareAnEffect();
+    try (LocalProviderServer provider = LocalProviderServer.start(0)) {
+      // Stripe's rule: the second delivery of k1 applies nothing and answers the first receipt;
+      // one effect at the provider, but the key was sent twice (docs/decisions/0047)
+      deliver(provider, "k1");
+      deliver(provider, "k1");
+      deliver(provider, "k2");
+      assertThat(provider.applied("k1"), is(1));
+      int status = gates("--skip", "oracle", "--provider-url", provider.url());
+      System.out.println(line("effects"));
+      assertThat(status, is(1));
+      assertThat(
+          line("effects"),
+          is(
+              "FAIL effects 2 threshold <= 1 most deliveries of one key the provider received"
+                  + " (applied, or answered with its earlier receipt); 2 keys delivered, 1 over"
+                  + " the threshold; first: k1 delivered 2 times, applied 1"));
+    }
+  }
+
+  @Test
+  void aDeliveryTheProviderRefusedAndTheReceiptQueryResentIsOneDelivery() throws Exception {
+    declareAnEffect();
+    try (LocalProviderServer provider = LocalProviderServer.start(0)) {
+      // the dispatcher's own path (docs/semantics.md §10): a 500 is UNKNOWN, the receipt query
+      // finds nothing applied, and the key is delivered again: two requests, one delivery
+      provider.mode(LocalProviderServer.Mode.FAIL_500);
+      assertThat(deliver(provider, "k1"), is(500));
+      provider.mode(LocalProviderServer.Mode.OK);
+      assertThat(deliver(provider, "k1"), is(200));
+      assertThat(provider.requests("k1"), is(2));
+      assertThat(gates("--skip", "oracle", "--provider-url", provider.url()), is(0));
+      System.out.println(line("effects"));
+      assertThat(
+          line("effects"),
+          is(
+              "PASS effects 1 threshold <= 1 most deliveries of one key the provider received"
+                  + " (applied, or answered with its earlier receipt); 1 keys delivered, 0 over"
+                  + " the threshold"));
     }
   }
 

@@ -225,11 +225,11 @@ public final class DeclaredModel {
     WindowedAggregate base =
         spec.isCalendar()
             ? WindowedAggregate.of(calendarOf(spec))
-            : WindowedAggregate.of(
-                spec.isHopping()
-                    ? SlidingWindows.of(Duration.millis(spec.size().toMillis()))
-                        .every(Duration.millis(spec.every().toMillis()))
-                    : FixedWindows.of(Duration.millis(spec.size().toMillis())));
+            : spec.isHopping()
+                ? WindowedAggregate.of(
+                    SlidingWindows.of(Duration.millis(spec.size().toMillis()))
+                        .every(Duration.millis(spec.every().toMillis())))
+                : WindowedAggregate.of(FixedWindows.of(Duration.millis(spec.size().toMillis())));
     WindowedAggregate w =
         base.forModel(model.name())
             .by(keyColumns())

@@ -91,7 +91,8 @@ final class EffectOutbox implements Serializable {
       Object subject,
       boolean holds,
       Map<String, Object> payload,
-      String digest) {}
+      String digest,
+      Map<String, Object> typed) {}
 
   /** A rule that could not be evaluated on a revision. */
   private record RuleError(EffectRule rule, StoredRevision revision, String error) {}
@@ -177,7 +178,8 @@ final class EffectOutbox implements Serializable {
                   subject,
                   holds,
                   payload,
-                  EffectIdentity.payloadDigest(payload)));
+                  EffectIdentity.payloadDigest(payload),
+                  cols));
         } catch (RuntimeException e) {
           // evaluating again gives the same error: record it rather than fail (and retry) the batch
           errors.add(new RuleError(rule, r, String.valueOf(e.getMessage())));
@@ -226,6 +228,11 @@ final class EffectOutbox implements Serializable {
           transition(
               c, w.key(), "PREPARED", "CANCELLED", r.revision(), "rule false before dispatch");
           cancelled++;
+        }
+      } else if (w.rule().incremental()) {
+        // dispatched: the provider takes adjustments, so the correction is a delta effect
+        if (delta(c, w)) {
+          prepared++;
         }
       } else if (!w.holds() || !e.payloadDigest().equals(w.digest())) {
         if (compensate(c, w, e.state())) {
@@ -473,6 +480,141 @@ final class EffectOutbox implements Serializable {
         throw new SQLException("effect " + w.key() + " moved under its row lock", "40001");
       }
     }
+  }
+
+  /**
+   * For an incremental effect already dispatched: the correction {@code w} as a delta effect of its
+   * own, from the values the provider was last sent (the base effect's, or the last delta's not
+   * cancelled) to the window's values now. A delta still PREPARED is overtaken: CANCELLED, and the
+   * new delta carries its change too. Nothing when the revision's delta exists (a replay) or no
+   * value moved. Returns whether a delta was prepared.
+   */
+  private static boolean delta(Connection c, Wanted w) throws SQLException {
+    StoredRevision r = w.revision();
+    String deltaKey = EffectIdentity.deltaKey(w.key(), r.revision());
+    Map<String, Object> from = null;
+    String predecessor = w.key();
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT effect_key, state, payload::text FROM streamform.effect WHERE effect_key = ? OR"
+                + " delta_of = ? ORDER BY delta_of NULLS FIRST, made_true_by FOR UPDATE")) {
+      s.setString(1, w.key());
+      s.setString(2, w.key());
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          String key = rs.getString(1);
+          String state = rs.getString(2);
+          if (key.equals(deltaKey)) {
+            return false; // this revision's delta is there: a replay
+          }
+          if (state.equals("PREPARED") && !key.equals(w.key())) {
+            overtake(c, key, r.revision());
+          } else if (!state.equals("CANCELLED") || key.equals(w.key())) {
+            predecessor = key;
+            from = values(parse(rs.getString(3)));
+          }
+        }
+      }
+    }
+    Map<String, Object> delta =
+        difference(from == null ? Map.of() : from, w.typed(), values(w.payload()).keySet());
+    if (delta.isEmpty()) {
+      return false;
+    }
+    Map<String, Object> payload = new LinkedHashMap<>(w.payload());
+    payload.put("effect_key", deltaKey);
+    payload.put("delta_of", w.key());
+    payload.put("predecessor", predecessor);
+    payload.put("revision", r.revision());
+    payload.put("delta", delta);
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "INSERT INTO streamform.effect (effect_key, effect_type, model, logical_window_id,"
+                + " subject, generation, made_true_by, revision, provider, payload, payload_digest,"
+                + " state, delta_of, predecessor) VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?,"
+                + " ?::jsonb, ?, 'PREPARED', ?, ?)")) {
+      s.setString(1, deltaKey);
+      s.setString(2, w.rule().type());
+      s.setString(3, r.model());
+      s.setString(4, r.logicalWindowId());
+      s.setString(5, RevisionIdentity.canonical(w.subject()));
+      s.setInt(6, r.generation());
+      s.setInt(7, r.revision());
+      s.setInt(8, r.revision());
+      s.setString(9, w.rule().provider().describe());
+      s.setString(10, RevisionIdentity.canonical(payload));
+      s.setString(11, EffectIdentity.payloadDigest(payload));
+      s.setString(12, w.key());
+      s.setString(13, predecessor);
+      s.executeUpdate();
+    }
+    transition(
+        c,
+        deltaKey,
+        null,
+        "PREPARED",
+        r.revision(),
+        "delta of " + w.key().substring(0, 12) + " after " + predecessor.substring(0, 12));
+    return true;
+  }
+
+  /** A delta not yet sent that a newer correction replaces: CANCELLED, nothing was sent. */
+  private static void overtake(Connection c, String key, int revision) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "UPDATE streamform.effect SET state = 'CANCELLED', updated_at = now() WHERE effect_key"
+                + " = ? AND state = 'PREPARED'")) {
+      s.setString(1, key);
+      if (s.executeUpdate() != 1) {
+        throw new SQLException("effect " + key + " moved under its row lock", "40001");
+      }
+    }
+    transition(c, key, "PREPARED", "CANCELLED", revision, "overtaken by revision " + revision);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> values(Object payload) {
+    Object values = ((Map<String, Object>) payload).get("values");
+    return values == null ? Map.of() : (Map<String, Object>) values;
+  }
+
+  /**
+   * Per numeric value column ({@code typed}: the revision's columns typed by the model's output
+   * schema), {@code now - from} where it moved; {@code from} is a payload's values as the ledger's
+   * JSON has them (decimals as strings). A whole-number column's delta is a whole number.
+   */
+  static Map<String, Object> difference(
+      Map<String, Object> from, Map<String, Object> typed, java.util.Set<String> valueColumns) {
+    Map<String, Object> delta = new java.util.TreeMap<>();
+    for (String column : valueColumns) {
+      Object now = typed.get(column);
+      if (!(now instanceof Number)) {
+        continue;
+      }
+      BigDecimal after = new BigDecimal(now.toString());
+      BigDecimal before = decimal(from.get(column));
+      BigDecimal d = after.subtract(before == null ? BigDecimal.ZERO : before);
+      if (d.signum() != 0) {
+        delta.put(
+            column,
+            now instanceof Long || now instanceof Integer ? (Object) d.longValueExact() : d);
+      }
+    }
+    return delta;
+  }
+
+  private static @Nullable BigDecimal decimal(@Nullable Object v) {
+    if (v instanceof Number n) {
+      return new BigDecimal(n.toString());
+    }
+    if (v instanceof String text) {
+      try {
+        return new BigDecimal(text);
+      } catch (NumberFormatException notANumber) {
+        return null;
+      }
+    }
+    return null;
   }
 
   private static boolean compensate(Connection c, Wanted w, String state) throws SQLException {

@@ -62,6 +62,76 @@ public final class Ledger {
     }
   }
 
+  /**
+   * The partition count recorded for a generation's source, refused as another: {@code recorded}
+   * partitions since {@code recordedAt}, with {@code projections} published under them.
+   */
+  public record RecordedPartitions(int recorded, Instant recordedAt, long projections) {}
+
+  /**
+   * Records that generation {@code generation} of {@code model} reads {@code source} with {@code
+   * partitions} partitions (docs/semantics.md §9.6). A different count already recorded is replaced
+   * while the generation has published nothing; once it has, the count is refused: the record is
+   * returned and nothing changes.
+   */
+  public Optional<RecordedPartitions> recordPartitions(
+      String model, int generation, String source, int partitions) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        try (PreparedStatement s =
+            c.prepareStatement(
+                "SELECT partitions, recorded_at FROM streamform.generation_partitions"
+                    + " WHERE model = ? AND generation = ? AND source = ? FOR UPDATE")) {
+          s.setString(1, model);
+          s.setInt(2, generation);
+          s.setString(3, source);
+          try (ResultSet rs = s.executeQuery()) {
+            if (rs.next() && rs.getInt(1) != partitions) {
+              long published = projections(c, model, generation);
+              if (published > 0) {
+                RecordedPartitions refused =
+                    new RecordedPartitions(rs.getInt(1), rs.getTimestamp(2).toInstant(), published);
+                c.rollback();
+                return Optional.of(refused);
+              }
+            }
+          }
+        }
+        try (PreparedStatement s =
+            c.prepareStatement(
+                "INSERT INTO streamform.generation_partitions (model, generation, source,"
+                    + " partitions) VALUES (?, ?, ?, ?) ON CONFLICT (model, generation, source)"
+                    + " DO UPDATE SET partitions = excluded.partitions, recorded_at = now()"
+                    + " WHERE generation_partitions.partitions <> excluded.partitions")) {
+          s.setString(1, model);
+          s.setInt(2, generation);
+          s.setString(3, source);
+          s.setInt(4, partitions);
+          s.executeUpdate();
+        }
+        c.commit();
+        return Optional.empty();
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      }
+    }
+  }
+
+  private static long projections(Connection c, String model, int generation) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT count(*) FROM streamform.projection WHERE model = ? AND generation = ?")) {
+      s.setString(1, model);
+      s.setInt(2, generation);
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
   /** The model's canonical (approved) generation, if it has one. */
   public OptionalInt canonicalGeneration(String model) throws SQLException {
     try (Connection c = dataSource.getConnection()) {

@@ -172,7 +172,10 @@ public final class FileModelRun {
     return names;
   }
 
-  /** Where the outputs go: a folder of JSON lines files, or Kafka topics at a broker. */
+  /**
+   * Where the outputs go: a folder of JSON lines files, Kafka topics at a broker, or nowhere (a
+   * shadow run, whose revision sink is its only output).
+   */
   public static final class Target {
     final @Nullable Path dir;
     final dev.streamform.pipelines.kafka.@Nullable KafkaConnection kafka;
@@ -190,6 +193,14 @@ public final class FileModelRun {
     /** The model's topics at the broker {@code connection} reaches (with its client settings). */
     public static Target kafka(dev.streamform.pipelines.kafka.KafkaConnection connection) {
       return new Target(null, connection);
+    }
+
+    /**
+     * No output at all: the rows are counted, not written (a shadow run writes only its revisions,
+     * so the live run's late, quarantine and window outputs stay as they are).
+     */
+    public static Target none() {
+      return new Target(null, null);
     }
   }
 
@@ -333,7 +344,7 @@ public final class FileModelRun {
         output(target.dir, sinks.reconcileTopic().get());
         writeParts(outputs.reconciled(), parts, "reconcile");
       }
-    } else {
+    } else if (target.kafka != null) {
       dev.streamform.pipelines.kafka.KafkaConnection servers = target.kafka;
       outputs.records().apply("Write " + sinks.topic(), ModelSinks.write(servers, sinks.topic()));
       outputs

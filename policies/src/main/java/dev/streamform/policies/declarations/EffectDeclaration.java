@@ -61,6 +61,28 @@ public abstract class EffectDeclaration {
    */
   public abstract Optional<String> authorizationFile();
 
+  /**
+   * {@code mode: incremental}: for a provider that takes adjustments, a correction after the effect
+   * was dispatched becomes a delta effect; {@code mode: once} (the default): a compensation record
+   * for a person.
+   */
+  public abstract boolean incremental();
+
+  /** This effect with {@code mode: incremental}. */
+  public EffectDeclaration incrementally() {
+    return new AutoValue_EffectDeclaration(
+        type(),
+        subject(),
+        when(),
+        providerKind(),
+        providerUrl(),
+        idempotencyKeys(),
+        receiptQueries(),
+        authorizationEnv(),
+        authorizationFile(),
+        true);
+  }
+
   public static EffectDeclaration webhook(
       String type,
       String subject,
@@ -97,6 +119,7 @@ public abstract class EffectDeclaration {
         idempotencyKeys,
         receiptQueries,
         authorizationEnv,
-        authorizationFile);
+        authorizationFile,
+        false);
   }
 }

@@ -153,6 +153,10 @@ public final class DeclarationDigest {
     form.put("type", quote(e.type()));
     form.put("subject", quote(e.subject()));
     form.put("when", quote(e.when().trim()));
+    if (e.incremental()) {
+      // written only when declared, so the digests of effects declared before it stay the same
+      form.put("mode", quote("incremental"));
+    }
     Map<String, String> provider = new TreeMap<>();
     provider.put("kind", quote(e.providerKind()));
     provider.put("url", quote(e.providerUrl()));

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.streamform.core.state.StateLayouts;
 import dev.streamform.core.time.Durations;
 import dev.streamform.policies.declarations.DecisionsSpec;
 import dev.streamform.policies.declarations.EarlyResults;
@@ -72,8 +73,36 @@ public final class PlanManifest {
     this.manifest = manifest;
   }
 
+  /**
+   * The keyed stages of the model's job whose state layout moved since layouts were versioned
+   * ({@link StateLayouts}), with their versions: a savepoint restores only into the same layouts,
+   * so a moved version is a state migration. Stages still at version 1 are not written, so a
+   * manifest reads byte for byte as before versioning until a layout moves.
+   */
+  static String stateLayout(
+      SourceDeclaration source, ModelDeclaration model, Map<String, Integer> versions) {
+    List<String> stages = new ArrayList<>();
+    stages.add("clock");
+    if (source.eventId().isPresent()) {
+      stages.add("dedup");
+    }
+    stages.add(
+        model.decisions().isPresent()
+            ? "decisions"
+            : model.window().isPresent() ? "windows" : "changelog");
+    return stages.stream()
+        .filter(stage -> versions.get(stage) > 1)
+        .map(stage -> stage + " " + versions.get(stage))
+        .collect(Collectors.joining(", "));
+  }
+
   /** The manifest of {@code modelName} in a loaded (hence valid) project. */
   public static PlanManifest of(Project project, String modelName) {
+    return of(project, modelName, StateLayouts.all());
+  }
+
+  /** The manifest as a build whose stages have the state layout {@code versions} writes it. */
+  static PlanManifest of(Project project, String modelName, Map<String, Integer> versions) {
     ModelDeclaration model = Plan.model(project, modelName);
     SourceDeclaration source = project.sourceOf(model);
     ModelQuery query = Plan.query(model);
@@ -124,6 +153,10 @@ public final class PlanManifest {
       fingerprint.put("trigger", trigger(model.earlyResults()));
     } else {
       fingerprint.put("retention", model.retention().map(Durations::format).orElse("unbounded"));
+    }
+    String layout = stateLayout(source, model, versions);
+    if (!layout.isEmpty()) {
+      fingerprint.put("state_layout", layout);
     }
     Map<String, Object> aggregate = node("aggregate", "Aggregate", aggregateDefinition, time);
     withSchema(aggregate, new LinkedHashMap<>(outputs));

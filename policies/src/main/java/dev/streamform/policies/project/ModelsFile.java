@@ -354,7 +354,9 @@ final class ModelsFile {
    * entries}; the declaration is empty when the item has a problem.
    */
   private static Optional<EffectDeclaration> effect(YamlMap e, List<EffectEntry> entries) {
-    e.allowOnly(EFFECT_KEYS);
+    List<String> effectKeys = new ArrayList<>(EFFECT_KEYS);
+    effectKeys.add("mode");
+    e.allowOnly(effectKeys);
     boolean ok = true;
     for (String required : EFFECT_KEYS) {
       if (!e.has(required)) {
@@ -484,10 +486,20 @@ final class ModelsFile {
       }
       receipts = rec.filter("true"::equals).isPresent();
     }
+    Optional<String> mode = e.string("mode", "mode: incremental");
+    if (mode.isPresent() && !List.of("once", "incremental").contains(mode.get())) {
+      ok = false;
+      e.report(
+          "mode",
+          "'" + mode.get() + "' is neither once nor incremental",
+          "write mode: incremental when the provider takes adjustments (a correction after the"
+              + " effect was sent becomes a delta effect), else mode: once (the default: a"
+              + " compensation record for a person)");
+    }
     if (!ok || type.isEmpty() || subject.isEmpty() || condition.isEmpty() || url.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(
+    EffectDeclaration declared =
         EffectDeclaration.webhook(
             type.get(),
             subject.get(),
@@ -496,7 +508,9 @@ final class ModelsFile {
             idempotency,
             receipts,
             authorizationEnv,
-            authorizationFile));
+            authorizationFile);
+    return Optional.of(
+        mode.filter("incremental"::equals).isPresent() ? declared.incrementally() : declared);
   }
 
   /**

@@ -11,12 +11,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamform.core.state.StateLayouts;
 import dev.streamform.policies.plan.PlanDiff.Classification;
 import dev.streamform.policies.plan.PlanDiff.NodeChange;
 import dev.streamform.policies.project.Project;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -106,6 +108,28 @@ class PlanDiffTest {
         not(equalTo(a.get("nodes").get(1).get("state").get("digest"))));
     assertThat("retention is not watermark topology", d.generationRequired(), empty());
     assertEquals(2, d.exitCode());
+  }
+
+  @Test
+  void aMovedStateLayoutIsAStateMigration() throws Exception {
+    PlanManifest before = manifest(ORDERS + CLOCK, UPSERT + "    retention: 10m\n", SQL);
+    Path project = dir.resolve("p" + (projects - 1));
+    Map<String, Integer> moved = new java.util.HashMap<>(StateLayouts.all());
+    moved.put("changelog", StateLayouts.CHANGELOG + 1);
+    // the same declarations, planned by a build whose changelog stage keeps its state differently
+    PlanManifest after = PlanManifest.of(Project.load(project), "customer_metrics", moved);
+    PlanDiff d = diff(before, after);
+    assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(d, "aggregate"));
+    assertThat(
+        reasons(d, "aggregate"),
+        containsString("state.state_layout: (absent) -> changelog " + moved.get("changelog")));
+    assertEquals(Classification.SAFE, of(d, "source:orders"));
+    // the same build: nothing moved
+    assertEquals(
+        Classification.SAFE,
+        of(
+            diff(after, PlanManifest.of(Project.load(project), "customer_metrics", moved)),
+            "aggregate"));
   }
 
   @Test

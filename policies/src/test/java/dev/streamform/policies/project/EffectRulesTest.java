@@ -57,6 +57,37 @@ class EffectRulesTest {
   }
 
   @Test
+  void modeIncrementalLoadsAndAnotherModeIsNamed() throws Exception {
+    ModelDeclaration m =
+        withEffect(TYPE + SUBJECT + WHEN + "mode: incremental\n" + WITH_PROVIDER)
+            .load()
+            .models()
+            .get("customer_metrics");
+    assertThat(m.effects().get(0).incremental(), is(true));
+    ModelDeclaration once =
+        withEffect(TYPE + SUBJECT + WHEN + "mode: once\n" + WITH_PROVIDER)
+            .load()
+            .models()
+            .get("customer_metrics");
+    assertThat(once.effects().get(0).incremental(), is(false));
+    assertThat(
+        DeclarationDigest.of(once),
+        is(
+            DeclarationDigest.of(
+                withEffect(TYPE + SUBJECT + WHEN + WITH_PROVIDER)
+                    .load()
+                    .models()
+                    .get("customer_metrics"))));
+    assertThat(
+        withEffect(TYPE + SUBJECT + WHEN + "mode: delta\n" + WITH_PROVIDER).problems(),
+        contains(
+            "streamform.yml:9: model 'customer_metrics', key 'effects[1].mode': 'delta' is neither"
+                + " once nor incremental — write mode: incremental when the provider takes"
+                + " adjustments (a correction after the effect was sent becomes a delta effect),"
+                + " else mode: once (the default: a compensation record for a person)"));
+  }
+
+  @Test
   void theFlowStyleOfTheReadmeLoadsToo() throws Exception {
     ModelDeclaration m =
         withModel(
@@ -297,7 +328,7 @@ class EffectRulesTest {
         withEffect(TYPE + SUBJECT + WHEN + WITH_PROVIDER + "retries: 3\n").problems(),
         contains(
             "streamform.yml:10: model 'customer_metrics', key 'effects[1].retries': unknown key —"
-                + " known keys: type, subject, when, provider"));
+                + " known keys: type, subject, when, provider, mode"));
     assertThat(
         withEffect(
                 TYPE

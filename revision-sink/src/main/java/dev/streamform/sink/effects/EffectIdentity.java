@@ -52,6 +52,14 @@ public final class EffectIdentity {
         "values", values);
   }
 
+  /**
+   * The key of a delta effect ({@code mode: incremental}): {@code H(["delta", effect_key,
+   * revision])}, the base effect's key and the revision whose correction it carries.
+   */
+  public static String deltaKey(String effectKey, int revision) {
+    return RevisionIdentity.hash(List.of("delta", effectKey, (long) revision));
+  }
+
   public static String payloadDigest(Map<String, Object> payload) {
     return RevisionIdentity.hash(List.of("payload", payload));
   }

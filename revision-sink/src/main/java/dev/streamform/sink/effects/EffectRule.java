@@ -25,6 +25,8 @@ import java.util.Objects;
  * @param when the condition's text, in the model's SQL expression language
  * @param condition {@code when}, parsed
  * @param provider where and how the effect is delivered
+ * @param incremental {@code mode: incremental}: a correction after DONE becomes a delta effect (for
+ *     providers that take adjustments) instead of a compensation for a person
  */
 public record EffectRule(
     String model,
@@ -32,7 +34,8 @@ public record EffectRule(
     String subject,
     String when,
     ModelSql.Condition condition,
-    ProviderSpec provider)
+    ProviderSpec provider,
+    boolean incremental)
     implements Serializable {
 
   public EffectRule {
@@ -51,6 +54,11 @@ public record EffectRule(
   public static EffectRule of(
       String model, String type, String subject, String when, ProviderSpec provider)
       throws SqlModelException {
-    return new EffectRule(model, type, subject, when, ModelSql.condition(when), provider);
+    return new EffectRule(model, type, subject, when, ModelSql.condition(when), provider, false);
+  }
+
+  /** This rule with {@code mode: incremental}: corrections after DONE become delta effects. */
+  public EffectRule incrementally() {
+    return new EffectRule(model, type, subject, when, condition, provider, true);
   }
 }

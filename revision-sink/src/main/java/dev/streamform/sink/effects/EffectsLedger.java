@@ -166,7 +166,8 @@ public final class EffectsLedger {
                   + " t.effect_key = e.effect_key   AND t.to_state = 'DISPATCHING'), (SELECT"
                   + " count(*) FROM streamform.effect_transition t WHERE t.effect_key ="
                   + " e.effect_key   AND t.from_state = 'UNKNOWN' AND t.to_state = 'DISPATCHING'  "
-                  + " AND t.note NOT LIKE 'receipt query: never applied%') FROM streamform.effect e"
+                  + " AND t.note NOT LIKE 'receipt query: never applied%'), e.delta_of,"
+                  + " e.made_true_by FROM streamform.effect e"
                   + " WHERE e.model = ?")) {
         s.setString(1, model);
         try (ResultSet rs = s.executeQuery()) {
@@ -176,7 +177,15 @@ public final class EffectsLedger {
             figures.merge("effects", 1, Integer::sum);
             figures.merge("state " + rs.getString(7), 1, Integer::sum);
             Object subject = parse(rs.getString(4));
-            if (!EffectIdentity.effectKey(rs.getString(2), rs.getString(3), subject).equals(key)) {
+            String deltaOf = rs.getString(15);
+            if (deltaOf != null) {
+              figures.merge("deltas", 1, Integer::sum);
+              if (!EffectIdentity.deltaKey(deltaOf, rs.getInt(16)).equals(key)) {
+                problems.add(
+                    label + ": the delta's key does not recompute from its base and revision");
+              }
+            } else if (!EffectIdentity.effectKey(rs.getString(2), rs.getString(3), subject)
+                .equals(key)) {
               problems.add(label + ": the key does not recompute from type, window and subject");
             }
             @SuppressWarnings("unchecked")

@@ -23,9 +23,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * answers its receipt; with an {@code Idempotency-Key} it already saw, it applies nothing and
  * answers the first receipt again (Stripe's rule) — unless told not to deduplicate ({@link
  * #dedupe}), when every delivery is applied, so a second delivery of a key is visible as a second
- * application. Requests are counted per effect key as well as applications. {@code GET
- * /effects/<key>} answers the receipt (200) or 404; {@code GET /effects} answers the counts as JSON
- * ({@code {"applied": {key: n}, "requests_per_key": {key: n}, "requests": n}}). With {@link
+ * application. Requests are counted per effect key as well as applications, and so are deliveries:
+ * requests that reached the effect (applied, or answered with the key's earlier receipt), not those
+ * refused with nothing applied (a 500, a 401). {@code GET /effects/<key>} answers the receipt (200)
+ * or 404; {@code GET /effects} answers the counts as JSON ({@code {"applied": {key: n},
+ * "deliveries_per_key": {key: n}, "requests_per_key": {key: n}, "requests": n}}). With {@link
  * #requireAuthorization} it answers 401 to a request without that {@code Authorization} header and
  * remembers the headers it received. It can be told to misbehave ({@link Mode}, or to lose the
  * answers of the next deliveries, {@link #loseAnswers}) and to go away ({@link #close}). {@code
@@ -60,6 +62,7 @@ public final class LocalProviderServer implements AutoCloseable {
   private final Map<String, String> receipts = new ConcurrentHashMap<>();
   private final Map<String, String> byIdempotencyKey = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> requestsPerKey = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> deliveriesPerKey = new ConcurrentHashMap<>();
   private final java.util.List<String> authorizations =
       new java.util.concurrent.CopyOnWriteArrayList<>();
   private volatile boolean dedupe = true;
@@ -163,6 +166,17 @@ public final class LocalProviderServer implements AutoCloseable {
     return out;
   }
 
+  /**
+   * Deliveries per effect key: POST requests that reached the effect — applied, or answered with
+   * the key's earlier receipt because this provider deduplicates — and not those it refused with
+   * nothing applied. A second delivery of a key counts here whether or not it was applied again.
+   */
+  public Map<String, Integer> deliveriesPerKey() {
+    Map<String, Integer> out = new TreeMap<>();
+    deliveriesPerKey.forEach((k, v) -> out.put(k, v.get()));
+    return out;
+  }
+
   /** POST requests received. */
   public int requests() {
     return requests.get();
@@ -192,6 +206,8 @@ public final class LocalProviderServer implements AutoCloseable {
                   Map.of(
                       "applied",
                       appliedPerKey(),
+                      "deliveries_per_key",
+                      deliveriesPerKey(),
                       "requests_per_key",
                       requestsPerKey(),
                       "requests",
@@ -221,6 +237,7 @@ public final class LocalProviderServer implements AutoCloseable {
       String receipt;
       boolean fresh = false;
       synchronized (this) {
+        deliveriesPerKey.computeIfAbsent(effectKey, k -> new AtomicInteger()).incrementAndGet();
         String seen =
             idempotencyKey == null || !dedupe ? null : byIdempotencyKey.get(idempotencyKey);
         if (seen != null) {

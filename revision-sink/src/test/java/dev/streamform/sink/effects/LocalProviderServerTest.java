@@ -74,4 +74,19 @@ class LocalProviderServerTest {
       assertThat(counts.get("applied").get("k1").asInt(), is(2));
     }
   }
+
+  @Test
+  void aDeduplicatedRepeatIsASecondDeliveryAndARefusedRequestIsNone() throws Exception {
+    try (LocalProviderServer s = LocalProviderServer.start(0)) {
+      assertThat(post(s, "k1").body(), is("rcpt-1"));
+      assertThat(post(s, "k1").body(), is("rcpt-1"));
+      s.mode(LocalProviderServer.Mode.FAIL_500);
+      assertThat(post(s, "k2").statusCode(), is(500));
+      JsonNode counts = new ObjectMapper().readTree(get(s.url()).body());
+      assertThat(counts.get("applied").get("k1").asInt(), is(1));
+      assertThat(counts.get("deliveries_per_key").get("k1").asInt(), is(2));
+      assertThat(counts.get("deliveries_per_key").has("k2"), is(false));
+      assertThat(counts.get("requests_per_key").get("k2").asInt(), is(1));
+    }
+  }
 }

@@ -42,7 +42,7 @@ public final class ChangelogRecordCoder extends StructuredCoder<ChangelogRecord>
 
   @Override
   public void encode(ChangelogRecord r, OutputStream out) throws IOException {
-    ByteCoder.of().encode((byte) r.op().ordinal(), out);
+    ByteCoder.of().encode(code(r.op()), out);
     keys.encode(r.key(), out);
     values.encode(r.values(), out);
     StringUtf8Coder.of().encode(r.eventId(), out);
@@ -53,13 +53,33 @@ public final class ChangelogRecordCoder extends StructuredCoder<ChangelogRecord>
     VarIntCoder.of().encode(r.emission(), out);
   }
 
+  /**
+   * The operation's code, fixed here rather than taken from its position in the enum: reordering
+   * the constants must not change what a savepoint's bytes mean (these are the codes earlier builds
+   * wrote). A new constant fails to compile until it has a code.
+   */
+  private static byte code(ChangelogRecord.Op op) {
+    return switch (op) {
+      case INSERT -> 0;
+      case UPDATE -> 1;
+    };
+  }
+
+  private static ChangelogRecord.Op op(byte code) throws IOException {
+    return switch (code) {
+      case 0 -> ChangelogRecord.Op.INSERT;
+      case 1 -> ChangelogRecord.Op.UPDATE;
+      default -> throw new IOException("unknown changelog operation code " + code);
+    };
+  }
+
   private static final Coder<org.joda.time.Instant> EMITTED_AT =
       org.apache.beam.sdk.coders.NullableCoder.of(InstantCoder.of());
 
   @Override
   public ChangelogRecord decode(InputStream in) throws IOException {
     return ChangelogRecord.of(
-            ChangelogRecord.Op.values()[ByteCoder.of().decode(in)],
+            op(ByteCoder.of().decode(in)),
             keys.decode(in),
             values.decode(in),
             StringUtf8Coder.of().decode(in),

@@ -31,7 +31,6 @@ import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.ListCoder;
 import org.apache.beam.sdk.coders.NullableCoder;
 import org.apache.beam.sdk.coders.RowCoder;
-import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
@@ -52,6 +51,7 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.apache.beam.sdk.transforms.errorhandling.ErrorHandler;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
@@ -154,6 +154,9 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
 
   public abstract @Nullable PCollection<BadRecord> quarantine();
 
+  /** Where events ahead of their arrival by more than the skew bound also go, as bad records. */
+  public abstract @Nullable ErrorHandler<BadRecord, ?> badRecordErrorHandler();
+
   abstract Builder toBuilder();
 
   @AutoValue.Builder
@@ -185,6 +188,8 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     abstract Builder setGeneration(int generation);
 
     abstract Builder setQuarantine(@Nullable PCollection<BadRecord> quarantine);
+
+    abstract Builder setBadRecordErrorHandler(@Nullable ErrorHandler<BadRecord, ?> handler);
 
     abstract ScoreEvents build();
   }
@@ -299,6 +304,21 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     return toBuilder().setQuarantine(quarantine).build();
   }
 
+  /**
+   * Events whose time is ahead of their arrival by more than the skew bound ({@link
+   * #withMaxClockSkew}) also go to {@code handler} as bad records (Beam's convention: {@code
+   * pipeline.registerBadRecordErrorHandler(sink)}), each with its reason naming the partition and
+   * offset; {@link DecisionResult#deadLetters()} still has them. Records without a usable event
+   * time reach a handler from {@code EventTimeExtraction.withBadRecordErrorHandler}.
+   */
+  public ScoreEvents withBadRecordErrorHandler(ErrorHandler<BadRecord, ?> handler) {
+    checkArgument(
+        handler != null,
+        "ScoreEvents.withBadRecordErrorHandler(null): pass the handler that"
+            + " pipeline.registerBadRecordErrorHandler(..) returned");
+    return toBuilder().setBadRecordErrorHandler(handler).build();
+  }
+
   @Override
   public DecisionResult expand(PCollection<TimedEvent> input) {
     checkArgument(
@@ -330,6 +350,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     }
     Accumulators accumulators = new Accumulators(records, features());
     List<String> keys = keyColumns();
+    Schema keyRows = keySchema.build();
     // Named, not anonymous, tags: an anonymous one would capture this transform in the DoFn.
     TupleTag<Decision> decisions = new TupleTag<>("decisions");
     TupleTag<UnscoredLateEvent> reconciled = new TupleTag<>("reconciliations");
@@ -353,7 +374,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
                 ParDo.of(
                         new ScoreFn(
                             this,
-                            keySchema.build(),
+                            keyRows,
                             accumulators,
                             coder,
                             new Tags(decisions, reconciled, ignored, revising, dead, updates),
@@ -361,7 +382,21 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
                     .withOutputTags(
                         decisions,
                         TupleTagList.of(List.of(reconciled, ignored, revising, dead, updates))));
-    PCollection<DeadLetter> skewed = out.get(dead).setCoder(SerializableCoder.of(DeadLetter.class));
+    DecisionCoders.DeadLetterCoder deadLetterCoder = DecisionCoders.DeadLetterCoder.of(records);
+    DecisionCoders.UnscoredLateEventCoder lateCoder =
+        DecisionCoders.UnscoredLateEventCoder.of(keyRows, records);
+    PCollection<DeadLetter> skewed = out.get(dead).setCoder(deadLetterCoder);
+    if (badRecordErrorHandler() != null) {
+      RowCoder rows = RowCoder.of(records);
+      badRecordErrorHandler()
+          .addErrorCollection(
+              skewed
+                  .apply(
+                      "SkewAsBadRecords",
+                      MapElements.into(TypeDescriptor.of(BadRecord.class))
+                          .via((DeadLetter d) -> badRecord(d, rows)))
+                  .setCoder(BadRecord.getCoder(input.getPipeline())));
+    }
     PCollection<DeadLetter> deadLetters =
         quarantine() == null
             ? skewed
@@ -372,19 +407,31 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
                             "Quarantined",
                             MapElements.into(TypeDescriptor.of(DeadLetter.class))
                                 .via(DeadLetter::of))
-                        .setCoder(SerializableCoder.of(DeadLetter.class)))
+                        .setCoder(deadLetterCoder))
                 .apply("DeadLetters", Flatten.pCollections());
     Map<TupleTag<?>, PValue> all = new LinkedHashMap<>(out.expand());
-    PCollection<Decision> d = out.get(decisions).setCoder(SerializableCoder.of(Decision.class));
-    PCollection<UnscoredLateEvent> r =
-        out.get(reconciled).setCoder(SerializableCoder.of(UnscoredLateEvent.class));
-    PCollection<UnscoredLateEvent> i =
-        out.get(ignored).setCoder(SerializableCoder.of(UnscoredLateEvent.class));
-    PCollection<UnscoredLateEvent> v =
-        out.get(revising).setCoder(SerializableCoder.of(UnscoredLateEvent.class));
-    PCollection<StateUpdate> u = out.get(updates).setCoder(SerializableCoder.of(StateUpdate.class));
+    PCollection<Decision> d =
+        out.get(decisions).setCoder(DecisionCoders.DecisionCoder.of(keyRows, records));
+    PCollection<UnscoredLateEvent> r = out.get(reconciled).setCoder(lateCoder);
+    PCollection<UnscoredLateEvent> i = out.get(ignored).setCoder(lateCoder);
+    PCollection<UnscoredLateEvent> v = out.get(revising).setCoder(lateCoder);
+    PCollection<StateUpdate> u =
+        out.get(updates).setCoder(DecisionCoders.StateUpdateCoder.of(keyRows));
     all.put(new TupleTag<DeadLetter>("deadLetters"), deadLetters);
     return new DecisionResult(input.getPipeline(), all, d, r, i, v, deadLetters, u);
+  }
+
+  /** A dead letter of this stage (an event with its record) as a bad record. */
+  private static BadRecord badRecord(DeadLetter dead, RowCoder rows) {
+    BadRecord.Record.Builder record =
+        BadRecord.Record.builder().setHumanReadableJsonRecord(dead.record());
+    if (dead.row() != null) {
+      record.addCoderAndEncodedRecord(rows, dead.row());
+    }
+    return BadRecord.builder()
+        .setRecord(record.build())
+        .setFailure(BadRecord.Failure.builder().setDescription(dead.description()).build())
+        .build();
   }
 
   @Override

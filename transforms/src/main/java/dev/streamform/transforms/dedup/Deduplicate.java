@@ -33,6 +33,7 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.apache.beam.sdk.transforms.errorhandling.ErrorHandler;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
@@ -41,6 +42,7 @@ import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
@@ -74,6 +76,9 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
 
   public abstract Duration horizon();
 
+  /** Where conflicts and events without an id also go, besides {@code conflicts()}. */
+  public abstract @Nullable ErrorHandler<BadRecord, ?> badRecordErrorHandler();
+
   /** Repeats of {@code idColumn}'s value within {@code horizon} of event time are duplicates. */
   public static Deduplicate byId(String idColumn, Duration horizon) {
     checkArgument(
@@ -87,7 +92,20 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
             + " duplicate",
         idColumn,
         horizon);
-    return new AutoValue_Deduplicate(idColumn, horizon);
+    return new AutoValue_Deduplicate(idColumn, horizon, null);
+  }
+
+  /**
+   * Conflicts (a repeated id with another payload) and events without an id also go to {@code
+   * handler} (Beam's bad-record convention: {@code pipeline.registerBadRecordErrorHandler(sink)}),
+   * each with its reason; {@link DedupResult#conflicts()} still has them.
+   */
+  public Deduplicate withBadRecordErrorHandler(ErrorHandler<BadRecord, ?> handler) {
+    checkArgument(
+        handler != null,
+        "Deduplicate.withBadRecordErrorHandler(null): pass the handler that"
+            + " pipeline.registerBadRecordErrorHandler(..) returned");
+    return new AutoValue_Deduplicate(idColumn(), horizon(), handler);
   }
 
   @Override
@@ -138,6 +156,9 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
     PCollection<TimedEvent> repeated = out.get(duplicates).setCoder(coder);
     PCollection<BadRecord> refused =
         out.get(conflicts).setCoder(BadRecord.getCoder(input.getPipeline()));
+    if (badRecordErrorHandler() != null) {
+      badRecordErrorHandler().addErrorCollection(refused);
+    }
     return new DedupResult(
         input.getPipeline(),
         Map.of(events, kept, duplicates, repeated, conflicts, refused),

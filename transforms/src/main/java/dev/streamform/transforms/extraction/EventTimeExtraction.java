@@ -19,6 +19,7 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.apache.beam.sdk.transforms.errorhandling.ErrorHandler;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.values.PCollection;
@@ -26,6 +27,7 @@ import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 import org.joda.time.ReadableInstant;
 
@@ -59,6 +61,9 @@ public abstract class EventTimeExtraction
 
   public abstract String column();
 
+  /** Where records without a usable event time also go, besides {@code quarantined()}. */
+  public abstract @Nullable ErrorHandler<BadRecord, ?> badRecordErrorHandler();
+
   /** Extraction of event time from {@code column}. */
   public static EventTimeExtraction from(String column) {
     checkArgument(
@@ -66,7 +71,20 @@ public abstract class EventTimeExtraction
         "EventTimeExtraction.from(%s): name the records' event-time column, e.g."
             + " EventTimeExtraction.from(\"ordered_at\")",
         column == null ? "null" : "\"" + column + "\"");
-    return new AutoValue_EventTimeExtraction(column);
+    return new AutoValue_EventTimeExtraction(column, null);
+  }
+
+  /**
+   * Records without a usable event time also go to {@code handler} (Beam's bad-record convention:
+   * {@code pipeline.registerBadRecordErrorHandler(sink)}), each with the reason naming its
+   * partition and offset; {@link ExtractionResult#quarantined()} still has them.
+   */
+  public EventTimeExtraction withBadRecordErrorHandler(ErrorHandler<BadRecord, ?> handler) {
+    checkArgument(
+        handler != null,
+        "EventTimeExtraction.withBadRecordErrorHandler(null): pass the handler that"
+            + " pipeline.registerBadRecordErrorHandler(..) returned");
+    return new AutoValue_EventTimeExtraction(column(), handler);
   }
 
   @Override
@@ -101,6 +119,9 @@ public abstract class EventTimeExtraction
     PCollection<Envelope> ev = out.get(events).setCoder(EnvelopeCoder.of(schema));
     PCollection<BadRecord> bad =
         out.get(quarantined).setCoder(BadRecord.getCoder(input.getPipeline()));
+    if (badRecordErrorHandler() != null) {
+      badRecordErrorHandler().addErrorCollection(bad);
+    }
     return new ExtractionResult(input.getPipeline(), events, ev, quarantined, bad);
   }
 

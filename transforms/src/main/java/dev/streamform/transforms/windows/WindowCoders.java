@@ -21,6 +21,30 @@ import org.apache.beam.sdk.schemas.Schema;
 public final class WindowCoders {
   private WindowCoders() {}
 
+  /**
+   * A status's code, fixed here rather than taken from its position in the enum: reordering the
+   * constants must not change what a savepoint's bytes mean (these are the codes earlier builds
+   * wrote). A new constant fails to compile until it has a code.
+   */
+  static byte code(WindowRevision.Status status) {
+    return switch (status) {
+      case EARLY -> 0;
+      case ON_TIME -> 1;
+      case CORRECTED -> 2;
+      case FINAL -> 3;
+    };
+  }
+
+  static WindowRevision.Status status(byte code) throws IOException {
+    return switch (code) {
+      case 0 -> WindowRevision.Status.EARLY;
+      case 1 -> WindowRevision.Status.ON_TIME;
+      case 2 -> WindowRevision.Status.CORRECTED;
+      case 3 -> WindowRevision.Status.FINAL;
+      default -> throw new IOException("unknown window status code " + code);
+    };
+  }
+
   /** Coder for {@link WindowRevision}s with a given key schema and value schema. */
   public static final class WindowRevisionCoder extends StructuredCoder<WindowRevision> {
     private static final Coder<Integer> PREDECESSOR = NullableCoder.of(VarIntCoder.of());
@@ -59,7 +83,7 @@ public final class WindowCoders {
       values.encode(r.values(), out);
       InstantCoder.of().encode(r.windowStart(), out);
       InstantCoder.of().encode(r.windowEnd(), out);
-      ByteCoder.of().encode((byte) r.status().ordinal(), out);
+      ByteCoder.of().encode(code(r.status()), out);
       VarIntCoder.of().encode(r.revision(), out);
       PREDECESSOR.encode(r.predecessor(), out);
       VarIntCoder.of().encode(r.generation(), out);
@@ -86,7 +110,7 @@ public final class WindowCoders {
               .setValues(values.decode(in))
               .setWindowStart(InstantCoder.of().decode(in))
               .setWindowEnd(InstantCoder.of().decode(in))
-              .setStatus(WindowRevision.Status.values()[ByteCoder.of().decode(in)])
+              .setStatus(status(ByteCoder.of().decode(in)))
               .setRevision(VarIntCoder.of().decode(in))
               .setPredecessor(PREDECESSOR.decode(in))
               .setGeneration(VarIntCoder.of().decode(in))

@@ -157,34 +157,47 @@ public abstract class WindowedAggregate
     abstract WindowedAggregate build();
   }
 
+  /** Tumbling windows: Beam's {@link FixedWindows}, with their size and offset. */
+  public static WindowedAggregate of(FixedWindows windows) {
+    checkArgument(windows != null, "WindowedAggregate.of: windows must not be null");
+    long size = windows.getSize().getMillis();
+    return sized(size, size, windows.getOffset().getMillis());
+  }
+
+  /** Hopping windows: Beam's {@link SlidingWindows}, with their size, period and offset. */
+  public static WindowedAggregate of(SlidingWindows windows) {
+    checkArgument(windows != null, "WindowedAggregate.of: windows must not be null");
+    return sized(
+        windows.getSize().getMillis(),
+        windows.getPeriod().getMillis(),
+        windows.getOffset().getMillis());
+  }
+
   /**
-   * Windows of Beam's {@link FixedWindows} (tumbling) or {@link SlidingWindows} (hopping), with
-   * their size, period and offset.
+   * Windows of a {@link WindowFn} known only at run time: fixed, sliding or calendar windows.
+   *
+   * @deprecated pass the windows with their own type — {@link #of(FixedWindows)}, {@link
+   *     #of(SlidingWindows)}, {@link #of(CalendarWindows.DaysWindows)}, {@link
+   *     #of(CalendarWindows.MonthsWindows)} — so the compiler, not a run, refuses other windows.
    */
+  @Deprecated
   public static WindowedAggregate of(WindowFn<?, ?> windows) {
-    long size;
-    long every;
-    long offset;
-    if (windows instanceof CalendarWindows.DaysWindows) {
-      return of((CalendarWindows.DaysWindows) windows);
-    } else if (windows instanceof CalendarWindows.MonthsWindows) {
-      return of((CalendarWindows.MonthsWindows) windows);
-    } else if (windows instanceof FixedWindows) {
-      FixedWindows f = (FixedWindows) windows;
-      size = f.getSize().getMillis();
-      every = size;
-      offset = f.getOffset().getMillis();
-    } else if (windows instanceof SlidingWindows) {
-      SlidingWindows s = (SlidingWindows) windows;
-      size = s.getSize().getMillis();
-      every = s.getPeriod().getMillis();
-      offset = s.getOffset().getMillis();
-    } else {
-      throw new IllegalArgumentException(
-          "WindowedAggregate.of: windows must be FixedWindows, SlidingWindows or CalendarWindows,"
-              + " got "
-              + (windows == null ? "null" : windows.getClass().getName()));
+    if (windows instanceof CalendarWindows.DaysWindows days) {
+      return of(days);
+    } else if (windows instanceof CalendarWindows.MonthsWindows months) {
+      return of(months);
+    } else if (windows instanceof FixedWindows fixed) {
+      return of(fixed);
+    } else if (windows instanceof SlidingWindows sliding) {
+      return of(sliding);
     }
+    throw new IllegalArgumentException(
+        "WindowedAggregate.of: windows must be FixedWindows, SlidingWindows or CalendarWindows,"
+            + " got "
+            + (windows == null ? "null" : windows.getClass().getName()));
+  }
+
+  private static WindowedAggregate sized(long size, long every, long offset) {
     checkArgument(
         size > 0 && every > 0, "WindowedAggregate.of: window size and period must be positive");
     return create(size, every, offset, null);

@@ -1,0 +1,117 @@
+package dev.streamform.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * What became of a live run's too-late events in a shadow generation (docs/decisions/0048): each
+ * row of the live run's late output names the event by its source position ({@code partition},
+ * {@code offset}) and the window that refused it; the shadow replayed the same source, so the event
+ * is in the shadow generation's revisions iff a revision of that window's projection has the offset
+ * inside its range in that partition. Within one partition a window's revisions are cumulative in
+ * offset order (ADR 0038), and a later offset of the same partition and window would have been too
+ * late as well, so a range that reaches the offset includes the event.
+ */
+final class LateEventsRecomputed {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The counts, and the first row still outside every revision ({@code ""} when none). */
+  record Result(int rows, int included, String firstOutside) {
+    int outside() {
+      return rows - included;
+    }
+  }
+
+  private LateEventsRecomputed() {}
+
+  /** The late output's rows of {@code file}, one JSON object a line; none when it is absent. */
+  static List<JsonNode> rows(Path file) throws IOException {
+    List<JsonNode> rows = new ArrayList<>();
+    if (!Files.exists(file)) {
+      return rows;
+    }
+    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).isBlank()) {
+        continue;
+      }
+      JsonNode row;
+      try {
+        row = JSON.readTree(lines.get(i));
+      } catch (JsonProcessingException e) {
+        row = null;
+      }
+      if (row == null || !row.isObject() || !row.has("offset") || !row.has("window_start")) {
+        throw new IOException(
+            file + ":" + (i + 1) + ": not a late row (a JSON object with offset and window_start)");
+      }
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  /** Checks each late row against generation {@code generation}'s revisions of its window. */
+  static Result in(
+      DataSource pool, String model, int generation, List<String> keyColumns, List<JsonNode> late)
+      throws SQLException {
+    int included = 0;
+    String first = "";
+    try (Connection c = pool.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT count(*) FROM streamform.correction_ledger r JOIN streamform.projection p"
+                    + " USING (projection_id) WHERE p.model = ? AND p.generation = ?"
+                    + " AND p.window_start = ? AND p.window_key = ?::jsonb"
+                    + " AND (r.offsets -> ? ->> 'min')::bigint <= ?"
+                    + " AND ? <= (r.offsets -> ? ->> 'max')::bigint")) {
+      for (JsonNode row : late) {
+        ObjectNode key = JSON.createObjectNode();
+        for (String column : keyColumns) {
+          key.set(column, row.path("record").path(column));
+        }
+        String partition = row.path("partition").asText();
+        long offset = row.path("offset").asLong();
+        s.setString(1, model);
+        s.setInt(2, generation);
+        s.setTimestamp(3, Timestamp.from(Instant.parse(row.path("window_start").asText())));
+        s.setString(4, key.toString());
+        s.setString(5, partition);
+        s.setLong(6, offset);
+        s.setLong(7, offset);
+        s.setString(8, partition);
+        try (ResultSet rs = s.executeQuery()) {
+          rs.next();
+          if (rs.getLong(1) > 0) {
+            included++;
+          } else if (first.isEmpty()) {
+            first =
+                "partition "
+                    + partition
+                    + " offset "
+                    + offset
+                    + " "
+                    + key
+                    + " window "
+                    + row.path("window_start").asText();
+          }
+        }
+      }
+    }
+    return new Result(late.size(), included, first);
+  }
+}

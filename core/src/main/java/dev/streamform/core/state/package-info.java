@@ -1,0 +1,2 @@
+/** State layout versions of the keyed stages (what a savepoint holds). */
+package dev.streamform.core.state;
