@@ -14,12 +14,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.streamform.endtoend.WindowedFaultStory.Phase;
+import dev.streamform.runners.postgres.LocalPostgres;
+import dev.streamform.sink.effects.LocalProviderServer;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
+import dev.streamform.teststreams.oracle.WindowedOutcome;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -296,17 +301,7 @@ class FaultSuiteTest {
     try {
       String restored = submit(story.project, MODEL, 4, "--from-savepoint", savepoint);
       awaitRunning(restored);
-      Set<String> taskManagers = new TreeSet<>();
-      for (JsonNode v : rest("GET", "/jobs/" + restored, null).get("vertices")) {
-        assertEquals(
-            4,
-            v.get("parallelism").asInt(),
-            "restored job runs at parallelism 4: " + v.get("name"));
-        String vertex = "/jobs/" + restored + "/vertices/" + v.get("id").asText();
-        for (JsonNode tm : rest("GET", vertex + "/taskmanagers", null).get("taskmanagers")) {
-          taskManagers.add(tm.get("taskmanager-id").asText());
-        }
-      }
+      Set<String> taskManagers = taskManagersOf(restored, 4);
       assertEquals(2, taskManagers.size(), "subtasks on both TaskManagers: " + taskManagers);
       FaultStory.Figures f =
           story.check(
@@ -318,6 +313,157 @@ class FaultSuiteTest {
       cancelAll(); // frees the second TaskManager's slots before it stops
       script("flink", "stop-taskmanager", "2");
     }
+  }
+
+  /**
+   * The windowed model {@code customer_windows} (10-minute windows, 5 minutes of allowed lateness,
+   * a reward effect when a window's revenue reaches 250) under the three faults in a row, its
+   * revisions written to PostgreSQL and its effects sent to a provider that does not deduplicate.
+   * Each phase ends with a watermark item to every partition that closes its windows (phase 1 the
+   * 10:00 windows, phase 2 the 10:10 ones, phase 3 all), and the expected answer is the oracle's
+   * for a topic that has not ended. A savepoint and a checkpoint by hand after phase 1; phase 2,
+   * whose rows are all written (and in no checkpoint), its rewards dispatched; kill -9 of the
+   * TaskManager, so the restarted job writes phase 2's rows again (asserted, row for row); phase 3
+   * and the first check. Then a rewind and a rescale up at once: the job is cancelled and a new one
+   * restored from the savepoint after phase 1 at parallelism 4 over two TaskManagers, which writes
+   * the rows of phases 2 and 3 once more. After each, every record on the window topic is the
+   * oracle's, lost is 0 (counted), {@code ledger verify} finds no gap, mismatch or conflict, the
+   * canonical view holds the oracle's final revisions, and each rewarded window got exactly one
+   * request.
+   */
+  @Test
+  @Timeout(value = 8, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aWindowedModelWithLedgerAndEffectsUnderKillRewindAndRescale() throws Exception {
+    long started = System.nanoTime();
+    java.util.function.Consumer<String> step = // where the story's minutes go, for the CI budget
+        what ->
+            System.out.printf(
+                "windowed: %s at %d s%n", what, (System.nanoTime() - started) / 1_000_000_000);
+    try (LocalProviderServer provider = LocalProviderServer.start(0);
+        LocalPostgres postgres = LocalPostgres.temporary()) {
+      postgres.start();
+      step.accept("PostgreSQL started");
+      provider.dedupe(false); // a second delivery must show as a second effect
+      // each item 1 s past the edges it closes: on the Flink runner an event-time timer fires once
+      // the watermark has passed its time, so a final due at exactly W = end + 5m would wait for
+      // W's next move (a live topic's next item), which the story's last phase never gets
+      WindowedFaultStory story =
+          WindowedFaultStory.of(
+              "windowed",
+              provider,
+              postgres,
+              new Phase("phases/kill-1.yml", "2026-08-30T10:15:01Z"),
+              new Phase("phases/kill-2.yml", "2026-08-30T10:25:01Z"),
+              new Phase("phases/kill-3.yml", "2026-08-30T11:00:01Z"));
+      // the cases the story is about, as the oracle judges the items (before anything runs)
+      int[] rows = new int[4];
+      int[] finals = new int[4];
+      for (int n = 1; n <= 3; n++) {
+        WindowedOutcome o = story.oracle(n);
+        rows[n] = o.rows().size();
+        finals[n] = o.windowsFinalized();
+      }
+      assertTrue(
+          finals[1] > 0 && finals[2] > finals[1] && finals[3] > finals[2],
+          "each phase closes windows: " + finals[1] + ", " + finals[2] + ", " + finals[3]);
+      assertTrue(
+          story.oracle(2).rows().stream()
+              .anyMatch(r -> r.status() == WindowedOutcome.Status.CORRECTED),
+          "corrections before the kill");
+      assertTrue(!story.oracle(3).late().isEmpty(), "too-late events");
+      int rewardedBeforeKill = WindowedFaultStory.rewarded(story.oracle(2)).size();
+      assertTrue(rewardedBeforeKill > 0, "rewards dispatched before the kill");
+      String model = WindowedFaultStory.MODEL;
+      String[] options =
+          Stream.concat(Stream.of("--restarts", "3"), Stream.of(story.database()))
+              .toArray(String[]::new);
+      String job = submit(story.project, model, 2, BY_HAND, options);
+      step.accept("job submitted");
+      awaitRunning(job);
+      step.accept("job running");
+
+      produce(story.project, story.phase(0));
+      story.awaitRowsOf(1);
+      String afterPhase1 = LocalServices.savepoint(job);
+      checkpoint(job); // what the restart after the kill restores
+      int before = LocalServices.readToEnd(story.topic).size();
+      step.accept("phase 1 written, savepoint and checkpoint taken");
+
+      produce(story.project, story.phase(1));
+      story.awaitRowsOf(2);
+      story.dispatch(); // phase 2's rewards are delivered before the replay writes them again
+      assertEquals(rewardedBeforeKill, provider.requests(), "rewards delivered before the kill");
+      step.accept("phase 2 written and dispatched");
+      killTaskManager();
+      int atKill = LocalServices.readToEnd(story.topic).size();
+      assertEquals(
+          rows[2] - rows[1], atKill - before, "phase 2's rows, written after the last checkpoint");
+      script("flink", "start-taskmanager");
+      await("job " + job + " restarted after the TaskManager died")
+          .atMost(LocalServices.AWAIT)
+          .pollInterval(Duration.ofMillis(500))
+          .until(() -> LocalServices.restarts(job) >= 1);
+      awaitRunning(job);
+      step.accept("job restarted after the kill");
+
+      produce(story.project, story.phase(2));
+      WindowedFaultStory.Figures killed =
+          story.check(
+              "TaskManager kill -9 after phase 2", rows[3] + atKill - before, postgres, provider);
+      assertEquals(
+          atKill - before, killed.redelivered(), "replayed: phase 2's rows, each written again");
+      cancelAll();
+      step.accept("checked after the kill");
+
+      script("flink", "start-taskmanager", "2");
+      try {
+        String rewound =
+            submit(
+                story.project,
+                model,
+                4,
+                Stream.concat(Stream.of("--from-savepoint", afterPhase1), Stream.of(options))
+                    .toArray(String[]::new));
+        awaitRunning(rewound);
+        step.accept("restored at parallelism 4");
+        assertEquals(2, taskManagersOf(rewound, 4).size(), "subtasks on both TaskManagers");
+        int again = rows[3] - rows[1];
+        WindowedFaultStory.Figures rewind =
+            story.check(
+                "rewind to the savepoint after phase 1, restored at parallelism 4 over 2"
+                    + " TaskManagers",
+                killed.records() + again,
+                postgres,
+                provider);
+        assertEquals(
+            killed.redelivered() + again,
+            rewind.redelivered(),
+            "replayed: the rows of phases 2 and 3, each written once more");
+        step.accept("checked after the rewind");
+      } finally {
+        cancelAll();
+        script("flink", "stop-taskmanager", "2");
+      }
+    }
+  }
+
+  /**
+   * The TaskManagers {@code job}'s subtasks run on, after asserting that every vertex runs at
+   * {@code parallelism}.
+   */
+  private static Set<String> taskManagersOf(String job, int parallelism) throws Exception {
+    Set<String> taskManagers = new TreeSet<>();
+    for (JsonNode v : rest("GET", "/jobs/" + job, null).get("vertices")) {
+      assertEquals(
+          parallelism,
+          v.get("parallelism").asInt(),
+          "restored job runs at parallelism " + parallelism + ": " + v.get("name"));
+      String vertex = "/jobs/" + job + "/vertices/" + v.get("id").asText();
+      for (JsonNode tm : rest("GET", vertex + "/taskmanagers", null).get("taskmanagers")) {
+        taskManagers.add(tm.get("taskmanager-id").asText());
+      }
+    }
+    return taskManagers;
   }
 
   /**

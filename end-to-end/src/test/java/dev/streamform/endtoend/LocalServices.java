@@ -158,6 +158,17 @@ final class LocalServices {
     return out.toString();
   }
 
+  /**
+   * Runs the command line whatever its exit status; returns its exit status and what it printed
+   * (standard output, then standard error), for a check that prints its figures before it asserts.
+   */
+  static String cliAnyStatus(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int status = Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
+    return "exit " + status + ": " + out + err;
+  }
+
   /** {@code streamform produce} of a fixture-shaped file to the project's topic (3 partitions). */
   static void produce(Path project, Path items) {
     cli(

@@ -31,10 +31,13 @@ import java.util.regex.Pattern;
  * bound, the arrival column is drawn around the event time, on and beyond the bound. For a source
  * with {@code event_id}, each event gets a new id, and now and then one of the last events comes
  * again on its partition — mostly as it was (a duplicate, or late, or new past the horizon),
- * sometimes with another value or time (a conflict). Values of other columns are drawn small,
- * sometimes null, and sometimes from the literals of the model's WHERE clause, so that the clause
- * both passes and filters. The generator keeps its own rough account of each partition's watermark
- * only to aim at edges; the oracle decides what the trace means.
+ * sometimes with another value or time (a conflict), and now and then one comes again once its
+ * partition's watermark item stands exactly on its id's horizon ({@code duplicates_within} after its
+ * first event's time) or 1 ms short of it, with an event time that is not late there (a new event at
+ * the edge, a conflict 1 ms before it). Values of other columns are drawn small, sometimes null, and
+ * sometimes from the literals of the model's WHERE clause, so that the clause both passes and
+ * filters. The generator keeps its own rough account of each partition's watermark only to aim at
+ * edges; the oracle decides what the trace means.
  */
 public final class TraceGenerator {
   /** Where generated time starts: an instant readable in fixtures. */
@@ -77,6 +80,9 @@ public final class TraceGenerator {
 
   /** The source's {@code event_id} column, when it declares one that the generator may fill. */
   private final Optional<String> idColumn;
+
+  /** The source's {@code duplicates_within} (millis), with {@link #idColumn}. */
+  private final Optional<Long> horizon;
 
   private final List<String> stringLiterals = new ArrayList<>();
   private final List<BigDecimal> numberLiterals = new ArrayList<>();
@@ -132,6 +138,10 @@ public final class TraceGenerator {
         source
             .eventId()
             .filter(c -> !keyColumns.contains(c) && !eventTime.map(c::equals).orElse(false));
+    this.horizon =
+        idColumn.isPresent() && eventTime.isPresent()
+            ? source.duplicatesWithin().map(Duration::toMillis)
+            : Optional.empty();
   }
 
   public static TraceGenerator forModel(DeclaredModel model) {
@@ -171,6 +181,9 @@ public final class TraceGenerator {
     /** The events given so far, for repeats: {partition, key index, values}. */
     private final List<Object[]> given = new ArrayList<>();
 
+    /** Per id, the time of the event that holds it (the rough account of its first event). */
+    private final Map<Object, Long> firstSeen = new HashMap<>();
+
     private int ids;
     private final long scale;
 
@@ -209,7 +222,9 @@ public final class TraceGenerator {
         if (r < 10) {
           watermarkItem(b);
         } else if (r >= 88 && idColumn.isPresent() && !given.isEmpty()) {
-          repeat(b);
+          if (horizon.isEmpty() || random.nextInt(3) != 0 || !repeatAtHorizon(b)) {
+            repeat(b);
+          }
           made++;
         } else if (r < 18) {
           int burst = 2 + random.nextInt(5);
@@ -322,6 +337,36 @@ public final class TraceGenerator {
       emit(b, p, k, values, t instanceof Instant ? ((Instant) t).toEpochMilli() : null);
     }
 
+    /**
+     * A repeat of one of the last events given, on its partition, once a watermark item there has
+     * put {@code W_p} exactly on its id's horizon edge (first event time + {@code
+     * duplicates_within}) or 1 ms short of it; its event time is {@code W_p} or a little later, so
+     * the clock does not drop it as late. False (nothing given) when that partition's watermark has
+     * passed the edge already.
+     */
+    private boolean repeatAtHorizon(Fixture.Builder b) {
+      Object[] earlier = given.get(given.size() - 1 - random.nextInt(Math.min(5, given.size())));
+      int p = (Integer) earlier[0];
+      int k = (Integer) earlier[1];
+      @SuppressWarnings("unchecked")
+      Map<String, Object> values = new LinkedHashMap<>((Map<String, Object>) earlier[2]);
+      Long first = firstSeen.get(values.get(idColumn.get()));
+      Long w = watermark.get(p);
+      if (first == null) {
+        return false;
+      }
+      long at = first + horizon.get() - (random.nextBoolean() ? 0 : 1);
+      if (w != null && w > at) {
+        return false;
+      }
+      b.watermark(Optional.of(p), Instant.ofEpochMilli(at));
+      watermark.put(p, at);
+      long t = at + pick(0, 0, 1, 1000, scale);
+      values.put(eventTime.get(), Instant.ofEpochMilli(t));
+      emit(b, p, k, values, t);
+      return true;
+    }
+
     /** A new id, never given before in this trace. */
     private Object freshId(ColumnType type) {
       int n = ++ids;
@@ -350,6 +395,11 @@ public final class TraceGenerator {
         boolean late = w != null && t < w;
         if (!late) {
           latest.merge(k, t, Math::max);
+          Object id = idColumn.map(values::get).orElse(null);
+          Long first = id == null ? null : firstSeen.get(id);
+          if (id != null && (first == null || (w != null && w >= first + horizon.orElse(0L)))) {
+            firstSeen.put(id, t); // a new first event: none yet, or the horizon has passed
+          }
         }
         maxTime.merge(p, t, Math::max);
         watermark.merge(p, t - delay, Math::max);

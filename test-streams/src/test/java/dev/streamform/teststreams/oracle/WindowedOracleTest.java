@@ -205,6 +205,31 @@ class WindowedOracleTest {
   }
 
   @Test
+  void aLiveTopicHasNoEndOfInputSoOnlyTheItemsOwnWatermarkFires() {
+    WindowPolicy policy = HOURLY.withAllowedLateness(Duration.ofMinutes(30));
+    Items given =
+        new Items()
+            .order(7, "1", "10:10") //  0-0 on time; W0 := 10:05
+            .order(8, "2", "11:20") //  0-1 on time; W0 := 11:15: 7's revision 1 (end 11:00)
+            .watermark("11:30") //      0-2 W = 11:30 = end + 30m: 7's final; 8's window open
+            .order(8, "3", "11:50"); // 0-3 on time; W0 stays 11:45 < 12:00: nothing fires
+    ModelQuery query;
+    try {
+      query = ModelSql.parse(HOURLY_REVENUE);
+    } catch (dev.streamform.policies.sql.SqlModelException e) {
+      throw new AssertionError(e);
+    }
+    WindowedOracle oracle = WindowedOracle.of(ORDERS, query, policy);
+    assertEquals(
+        List.of(
+            "on_time 1 10:00-11:00 merchant_id=7 revenue=1 orders=1 {0:0..0#1}",
+            "final 1 10:00-11:00 merchant_id=7 revenue=1 orders=1 {0:0..0#1}"),
+        rows(oracle.runUnended(given.items())));
+    // with the end of the input, 8's window emits its revision 1 and final as well
+    assertEquals(4, oracle.run(given.items()).rows().size());
+  }
+
+  @Test
   void undefinedPartitionWatermarkMeansOnTime() {
     Items given =
         new Items()
