@@ -32,12 +32,12 @@ import java.util.regex.Pattern;
  * with {@code event_id}, each event gets a new id, and now and then one of the last events comes
  * again on its partition — mostly as it was (a duplicate, or late, or new past the horizon),
  * sometimes with another value or time (a conflict), and now and then one comes again once its
- * partition's watermark item stands exactly on its id's horizon ({@code duplicates_within} after its
- * first event's time) or 1 ms short of it, with an event time that is not late there (a new event at
- * the edge, a conflict 1 ms before it). Values of other columns are drawn small, sometimes null, and
- * sometimes from the literals of the model's WHERE clause, so that the clause both passes and
- * filters. The generator keeps its own rough account of each partition's watermark only to aim at
- * edges; the oracle decides what the trace means.
+ * partition's watermark item stands exactly on its id's horizon ({@code duplicates_within} after
+ * its first event's time) or 1 ms short of it, with an event time that is not late there (a new
+ * event at the edge, a conflict 1 ms before it). Values of other columns are drawn small, sometimes
+ * null, and sometimes from the literals of the model's WHERE clause, so that the clause both passes
+ * and filters. The generator keeps its own rough account of each partition's watermark only to aim
+ * at edges; the oracle decides what the trace means.
  */
 public final class TraceGenerator {
   /** Where generated time starts: an instant readable in fixtures. */
