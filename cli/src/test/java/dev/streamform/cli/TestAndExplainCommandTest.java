@@ -2,6 +2,7 @@ package dev.streamform.cli;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.is;
 
 import java.io.PrintWriter;
@@ -232,6 +233,21 @@ class TestAndExplainCommandTest {
     assertThat(out.toString(), containsString("retention (model customer_metrics)\nPASS\n"));
     assertThat(out.toString(), containsString("1 fixture on direct: 1 passed, 0 failed"));
     assertThat(run("test", TIME.getParent().toString()), is(0)); // time/ ... calendar/
-    assertThat(out.toString(), containsString("15 fixtures on direct: 15 passed, 0 failed"));
+    // every fixture file of every project below the folder, counted here (<project>/fixtures/*.yml)
+    long files;
+    try (java.util.stream.Stream<java.nio.file.Path> all =
+        java.nio.file.Files.walk(TIME.getParent())) {
+      files =
+          all.filter(p -> p.toString().endsWith(".yml"))
+              .filter(p -> p.getParent().getFileName().toString().equals("fixtures"))
+              .filter(p -> !p.getParent().getParent().equals(TIME.getParent()))
+              .count();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    assertThat(files, is(greaterThan(15L)));
+    assertThat(
+        out.toString(),
+        containsString(files + " fixtures on direct: " + files + " passed, 0 failed"));
   }
 }
