@@ -6,6 +6,7 @@ import com.google.auto.value.AutoValue;
 import dev.streamform.core.time.Durations;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.clock.ClockCoders;
+import dev.streamform.transforms.clock.KeyedEngine;
 import dev.streamform.transforms.clock.LogOrder;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.Envelope;
@@ -499,15 +500,15 @@ public abstract class KeyedChangelog
           // expired is decided from each event's own watermark at arrival, in applyOne). A timer
           // armed for an earlier deadline fires early and is moved once, in onTick, to the key's
           // deadline then: no timer per event (issue 31).
-          tick.withNoOutputTimestamp().set(new Instant(key.latest + retentionMillis));
+          long[] set = KeyedEngine.setTick(tick, key.latest + retentionMillis, null);
           timersSet.inc();
-          cell = cell.withTick(key.latest + retentionMillis, null);
+          cell = cell.withTick(set[0], set[1]);
         }
         cellState.write(cell);
         measure(element.getKey(), cell);
         return;
       }
-      long[] moved = LogOrder.buffer(value, pending, cell.tickAt, cell.holdAt, tick);
+      long[] moved = KeyedEngine.buffer(value, pending, cell.tickAt, cell.holdAt, tick);
       if (moved != null) {
         timersSet.inc();
         cellState.write(cell.withTick(moved[0], moved[1]));
@@ -521,52 +522,51 @@ public abstract class KeyedChangelog
         @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
         @StateId("key") ValueState<KeyCell> cellState,
         @TimerId("tick") Timer tick,
-        OutputReceiver<ChangelogRecord> out) {
-      long now = context.fireTimestamp().getMillis(); // the input watermark is at least this
-      LogOrder.Released released = LogOrder.release(pending, now);
+        OutputReceiver<ChangelogRecord> out)
+        throws Exception {
       KeyCell stored = cellState.read();
       KeyCell cell = KeyCell.of(stored);
       KeyState key = new KeyState(cell.aggregate, cell.latest);
-      int emission = 0;
-      for (TimedEvent event : released.events()) {
-        applyOne(event, key, context.fireTimestamp(), emission++, out);
-      }
-      Row aggregate = key.aggregate;
-      Long latest = key.latest;
-      Long waitingArrival = released.earliestWaitingArrival();
-      if (aggregate != null
-          && retentionMillis != null
-          && now >= latest + retentionMillis
-          && (waitingArrival == null || waitingArrival >= latest + retentionMillis)) {
-        // W >= latest + retention: every event still to come sees the state gone too.
-        expired.inc();
-        live.dec();
-        aggregate = null;
-        latest = null;
-      }
-      Long next = null;
-      Long waiting = released.earliestWaiting();
-      Long hold = released.earliestHold();
-      if (waiting != null) {
-        next = waiting + 1;
-      }
-      if (aggregate != null && retentionMillis != null && latest + retentionMillis > now) {
-        // (an expiry at or before now waits for a buffered event that arrived before it: next)
-        long expiry = latest + retentionMillis;
-        next = next == null ? expiry : Math.min(next, expiry);
-      }
-      Long holdAt = null;
-      if (next == null) {
-        // no timer: the one that fired was the last
-      } else if (hold == null) {
-        tick.withNoOutputTimestamp().set(new Instant(next));
+      Instant emittedAt = context.fireTimestamp();
+      // the input watermark is at least the firing time
+      KeyedEngine.Fired fired =
+          KeyedEngine.fire(
+              pending,
+              emittedAt.getMillis(),
+              new KeyedEngine.Handler() {
+                private int emission;
+
+                @Override
+                public void apply(TimedEvent event) {
+                  applyOne(event, key, emittedAt, emission++, out);
+                }
+
+                @Override
+                public @Nullable Long edgeDue(long now) {
+                  Long expiry = key.expiry();
+                  return expiry != null && expiry <= now ? expiry : null;
+                }
+
+                @Override
+                public void passEdge(long edge) {
+                  // W >= latest + retention: every event still to come sees the state gone too
+                  expired.inc();
+                  live.dec();
+                  key.aggregate = null;
+                  key.latest = null;
+                }
+
+                @Override
+                public @Nullable Long nextEdge(long now) {
+                  Long expiry = key.expiry();
+                  return expiry != null && expiry > now ? expiry : null;
+                }
+              },
+              tick);
+      if (fired.at() != null) {
         timersSet.inc();
-      } else {
-        holdAt = Math.min(hold, next);
-        tick.withOutputTimestamp(new Instant(holdAt)).set(new Instant(next));
-        timersSet.inc();
       }
-      KeyCell after = new KeyCell(aggregate, latest, next, holdAt);
+      KeyCell after = new KeyCell(key.aggregate, key.latest, fired.at(), fired.hold());
       if (after.isEmpty()) {
         if (stored != null) {
           cellState.clear();
@@ -574,7 +574,7 @@ public abstract class KeyedChangelog
       } else if (!after.equals(stored)) {
         cellState.write(after);
       }
-      if (aggregate != null) {
+      if (key.aggregate != null) {
         measure(keyText, after);
       }
     }
@@ -588,13 +588,18 @@ public abstract class KeyedChangelog
     }
 
     /** A key's aggregate and latest event time, as one event's application changes them. */
-    private static final class KeyState {
+    private final class KeyState {
       @Nullable Row aggregate;
       @Nullable Long latest;
 
       KeyState(@Nullable Row aggregate, @Nullable Long latest) {
         this.aggregate = aggregate;
         this.latest = latest;
+      }
+
+      /** Where the key's state expires (latest + retention), or null when it never does. */
+      @Nullable Long expiry() {
+        return aggregate == null || retentionMillis == null ? null : latest + retentionMillis;
       }
     }
 

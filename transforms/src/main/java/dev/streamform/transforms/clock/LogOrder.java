@@ -1,15 +1,12 @@
 package dev.streamform.transforms.clock;
 
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.state.BagState;
 import org.apache.beam.sdk.state.Timer;
 import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.TimestampedValue;
-import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
 /**
@@ -68,84 +65,23 @@ public final class LogOrder {
     return w == null ? BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis() : w.getMillis();
   }
 
-  /**
-   * Buffers {@code event} in a keyed stage with its stamp (its place in the log order; not its
-   * element timestamp, {@link #timestampOf}) and makes sure the stage's one event-time timer
-   * ({@code tick}, its time in {@code tickAt}) fires once the event is due, holding the stage's
-   * output watermark ({@code holdAt}) at {@link #holdOf} until then, so that what the event causes
-   * is not late downstream.
-   */
+  /** Until the decisions use {@link KeyedEngine}: {@link KeyedEngine#buffer}. */
   public static void buffer(
       TimedEvent event,
       BagState<TimestampedValue<TimedEvent>> pending,
       ValueState<Long> tickAt,
       ValueState<Long> holdAt,
       Timer tick) {
-    long[] moved = buffer(event, pending, tickAt.read(), holdAt.read(), tick);
+    long[] moved = KeyedEngine.buffer(event, pending, tickAt.read(), holdAt.read(), tick);
     if (moved != null) {
       tickAt.write(moved[0]);
       holdAt.write(moved[1]);
     }
   }
 
-  /**
-   * {@link #buffer(TimedEvent, BagState, ValueState, ValueState, Timer)} for a stage that keeps the
-   * tick's time and hold in a state cell of its own making (one cell per key, read once): {@code
-   * at} and {@code held} are the tick's current time and hold (null: not set). Returns the new
-   * {@code {at, hold}} when the timer was set again, null when it already fires and holds early
-   * enough.
-   */
-  public static long @Nullable [] buffer(
-      TimedEvent event,
-      BagState<TimestampedValue<TimedEvent>> pending,
-      @Nullable Long at,
-      @Nullable Long held,
-      Timer tick) {
-    TimestampedValue<TimedEvent> stamped = TimestampedValue.of(event, event.stamp());
-    pending.add(stamped);
-    long stamp = event.stamp().getMillis();
-    long holdFor = holdOf(stamped);
-    if (at == null || stamp + 1 < at || held == null || holdFor < held) {
-      long fire = at == null ? stamp + 1 : Math.min(at, stamp + 1);
-      long hold = Math.min(fire, held == null ? holdFor : Math.min(held, holdFor));
-      tick.withOutputTimestamp(new Instant(hold)).set(new Instant(fire));
-      return new long[] {fire, hold};
-    }
-    return null;
-  }
-
   /** The coder of a keyed stage's buffer of stamped events. */
   public static Coder<TimestampedValue<TimedEvent>> bufferCoder(Coder<TimedEvent> events) {
     return TimestampedValue.TimestampedValueCoder.of(events);
-  }
-
-  /**
-   * Takes the events of {@code buffer} that are due at {@code watermark} (millis; the input
-   * watermark is known to be at least this) and returns them in log order; the others stay in the
-   * buffer.
-   */
-  public static Released release(BagState<TimestampedValue<TimedEvent>> buffer, long watermark) {
-    List<TimestampedValue<TimedEvent>> due = new ArrayList<>();
-    List<TimestampedValue<TimedEvent>> waiting = new ArrayList<>();
-    for (TimestampedValue<TimedEvent> e : buffer.read()) {
-      (e.getTimestamp().getMillis() < watermark ? due : waiting).add(e);
-    }
-    if (!due.isEmpty()) {
-      buffer.clear();
-      waiting.forEach(buffer::add);
-    }
-    due.sort(LOG_ORDER);
-    Long earliest = null;
-    Long earliestArrival = null;
-    Long hold = null;
-    for (TimestampedValue<TimedEvent> e : waiting) {
-      long stamp = e.getTimestamp().getMillis();
-      earliest = earliest == null ? stamp : Math.min(earliest, stamp);
-      long arrival = arrivalOf(e.getValue());
-      earliestArrival = earliestArrival == null ? arrival : Math.min(earliestArrival, arrival);
-      hold = hold == null ? holdOf(e) : Math.min(hold, holdOf(e));
-    }
-    return new Released(due, earliest, earliestArrival, hold);
   }
 
   /**
@@ -187,58 +123,5 @@ public final class LogOrder {
   public static Instant timestampOf(TimedEvent event) {
     long time = Math.max(event.envelope().eventTime().getMillis(), arrivalOf(event));
     return time < event.stamp().getMillis() ? new Instant(time) : event.stamp();
-  }
-
-  /**
-   * What {@link #release} took out of a buffer, and what still waits: its earliest stamp and hold.
-   */
-  public static final class Released {
-    private final List<TimestampedValue<TimedEvent>> stamped;
-    private final @Nullable Long earliestWaiting;
-    private final @Nullable Long earliestWaitingArrival;
-    private final @Nullable Long earliestHold;
-
-    Released(
-        List<TimestampedValue<TimedEvent>> stamped,
-        @Nullable Long earliestWaiting,
-        @Nullable Long earliestWaitingArrival,
-        @Nullable Long earliestHold) {
-      this.stamped = stamped;
-      this.earliestWaiting = earliestWaiting;
-      this.earliestWaitingArrival = earliestWaitingArrival;
-      this.earliestHold = earliestHold;
-    }
-
-    /** The smallest {@link #holdOf} of the events still buffered, or null when it is empty. */
-    public @Nullable Long earliestHold() {
-      return earliestHold;
-    }
-
-    /**
-     * The smallest partition watermark at arrival ({@link #arrivalOf}) among the events still
-     * buffered, or null when the buffer is empty. A keyed stage must not pass an edge of event time
-     * (an expiry, a window's end) above it: that event came before the edge, it is only not due
-     * yet.
-     */
-    public @Nullable Long earliestWaitingArrival() {
-      return earliestWaitingArrival;
-    }
-
-    /** The due events, in log order. */
-    public List<TimedEvent> events() {
-      List<TimedEvent> events = new ArrayList<>(stamped.size());
-      stamped.forEach(e -> events.add(e.getValue()));
-      return events;
-    }
-
-    /** The due events with their stamps, in log order. */
-    public List<TimestampedValue<TimedEvent>> stamped() {
-      return stamped;
-    }
-
-    /** The smallest stamp still buffered, or null when the buffer is empty. */
-    public @Nullable Long earliestWaiting() {
-      return earliestWaiting;
-    }
   }
 }

@@ -8,6 +8,7 @@ import dev.streamform.transforms.PlantedDefect;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.clock.ClockCoders;
+import dev.streamform.transforms.clock.KeyedEngine;
 import dev.streamform.transforms.clock.LogOrder;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.Envelope;
@@ -44,7 +45,6 @@ import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
-import org.joda.time.Instant;
 
 /**
  * Drops repeated events by a declared id column ({@code event_id:}), within a horizon in event time
@@ -249,7 +249,12 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
         @StateId("tickAt") ValueState<Long> tickAt,
         @StateId("holdAt") ValueState<Long> holdAt,
         @TimerId("tick") Timer tick) {
-      LogOrder.buffer(element.getValue(), pending, tickAt, holdAt, tick);
+      long[] moved =
+          KeyedEngine.buffer(element.getValue(), pending, tickAt.read(), holdAt.read(), tick);
+      if (moved != null) {
+        tickAt.write(moved[0]);
+        holdAt.write(moved[1]);
+      }
     }
 
     @OnTimer("tick")
@@ -264,25 +269,77 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
         @TimerId("tick") Timer tick,
         MultiOutputReceiver out)
         throws Exception {
-      long now = context.fireTimestamp().getMillis();
-      LogOrder.Released released = LogOrder.release(pending, now);
-      String payload = payloadState.read();
-      String first = firstState.read();
-      Long seenAt = seenAtState.read();
-      boolean changed = false;
-      for (TimedEvent event : released.events()) {
+      IdState id = new IdState(payloadState.read(), firstState.read(), seenAtState.read(), out);
+      KeyedEngine.Fired fired =
+          KeyedEngine.fire(pending, context.fireTimestamp().getMillis(), id, tick);
+      if (id.seenAt == null) {
+        payloadState.clear();
+        firstState.clear();
+        seenAtState.clear();
+      } else if (id.changed) {
+        payloadState.write(id.payload);
+        firstState.write(id.first);
+        seenAtState.write(id.seenAt);
+      }
+      if (fired.at() == null) {
+        tickAt.clear();
+        holdAt.clear();
+      } else {
+        tickAt.write(fired.at());
+        holdAt.write(fired.hold());
+      }
+    }
+
+    /**
+     * One id's state as a firing changes it; its one edge is first seen + horizon, where the id is
+     * forgotten (the engine passes it only after every buffered event that arrived before it).
+     */
+    private final class IdState implements KeyedEngine.Handler {
+      @Nullable String payload;
+      @Nullable String first;
+      @Nullable Long seenAt;
+      boolean changed;
+      private final MultiOutputReceiver out;
+
+      IdState(
+          @Nullable String payload,
+          @Nullable String first,
+          @Nullable Long seenAt,
+          MultiOutputReceiver out) {
+        this.payload = payload;
+        this.first = first;
+        this.seenAt = seenAt;
+        this.out = out;
+      }
+
+      @Override
+      public @Nullable Long edgeDue(long now) {
+        return seenAt != null && seenAt + horizon <= now ? seenAt + horizon : null;
+      }
+
+      @Override
+      public void passEdge(long edge) {
+        freed.inc(); // W >= first seen + horizon: every event still to come finds the id forgotten
+        seenAt = null;
+      }
+
+      @Override
+      public @Nullable Long nextEdge(long now) {
+        return seenAt != null && seenAt + horizon > now ? seenAt + horizon : null;
+      }
+
+      @Override
+      public void apply(TimedEvent event) throws Exception {
         Envelope e = event.envelope();
-        Instant w = event.watermarkAtArrival();
-        if (seenAt != null && w != null && w.getMillis() >= seenAt + horizon) {
-          seenAt = null; // the horizon had passed for this event's partition: a new first event
-        }
         if (e.record().getValue(idColumn) == null) {
           // no id: it cannot be told from a repeat, nor a repeat from it (as an event without its
           // event time cannot be judged by the clock); it registers nothing
           quarantined.inc();
           out.get(conflicts).outputWithTimestamp(noId(event), e.eventTime());
-          continue;
+          return;
         }
+        // (an event that arrived at or after first seen + horizon comes after that edge: the id
+        // is forgotten for it, as its own partition's watermark says)
         String text = KeyedChangelog.keyText(e.record(), payloadColumns);
         if (seenAt == null) {
           payload = text;
@@ -300,39 +357,6 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
           quarantined.inc();
           out.get(conflicts).outputWithTimestamp(conflict(event, first), e.eventTime());
         }
-      }
-      Long waitingArrival = released.earliestWaitingArrival();
-      if (seenAt != null
-          && now >= seenAt + horizon
-          && (waitingArrival == null || waitingArrival >= seenAt + horizon)) {
-        freed.inc(); // W >= first seen + horizon: every event still to come finds the id forgotten
-        seenAt = null;
-      }
-      if (seenAt == null) {
-        payloadState.clear();
-        firstState.clear();
-        seenAtState.clear();
-      } else if (changed) {
-        payloadState.write(payload);
-        firstState.write(first);
-        seenAtState.write(seenAt);
-      }
-      Long next = released.earliestWaiting() == null ? null : released.earliestWaiting() + 1;
-      if (seenAt != null && seenAt + horizon > now) {
-        next = next == null ? seenAt + horizon : Math.min(next, seenAt + horizon);
-      }
-      Long hold = released.earliestHold();
-      if (next == null) {
-        tickAt.clear();
-        holdAt.clear();
-      } else if (hold == null) {
-        tick.withNoOutputTimestamp().set(new Instant(next));
-        tickAt.write(next);
-        holdAt.clear();
-      } else {
-        tick.withOutputTimestamp(new Instant(Math.min(hold, next))).set(new Instant(next));
-        tickAt.write(next);
-        holdAt.write(Math.min(hold, next));
       }
     }
 

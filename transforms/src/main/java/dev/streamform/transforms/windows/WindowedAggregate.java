@@ -11,6 +11,7 @@ import dev.streamform.transforms.changelog.Accumulators;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.clock.ClockCoders;
+import dev.streamform.transforms.clock.KeyedEngine;
 import dev.streamform.transforms.clock.LogOrder;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.Envelope;
@@ -559,11 +560,11 @@ public abstract class WindowedAggregate
         @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
         @StateId("tickCell") ValueState<KV<Long, Long>> tickCell,
         @TimerId("tick") Timer tick) {
-      // applied in log order once due (see LogOrder.buffer)
+      // applied in log order once due (see KeyedEngine.buffer)
       TimedEvent value = element.getValue();
       KV<Long, Long> current = tickCell.read();
       long[] moved =
-          LogOrder.buffer(
+          KeyedEngine.buffer(
               value,
               pending,
               current == null ? null : current.getKey(),
