@@ -585,72 +585,15 @@ public abstract class WindowedAggregate
         @StateId("earlyArmed") ValueState<Boolean> earlyArmed,
         @TimerId("tick") Timer tick,
         @TimerId("early") Timer early,
-        MultiOutputReceiver out) {
+        MultiOutputReceiver out)
+        throws Exception {
       long now = context.fireTimestamp().getMillis(); // the input watermark is at least this
-      List<TimestampedValue<TimedEvent>> buffered = new ArrayList<>();
-      pending.read().forEach(buffered::add);
-      buffered.sort(LogOrder.LOG_ORDER);
-      boolean[] applied = new boolean[buffered.size()];
       List<WindowState> stored = windowsState.read();
-      List<WindowState> windows = stored == null ? new ArrayList<>() : new ArrayList<>(stored);
-      Row key = keyState.read();
-      boolean changed = false;
-      int appliedCount = 0;
-      while (true) {
-        WindowState edge = nextEdge(windows, now);
-        int pick = -1;
-        boolean blocked = false;
-        for (int j = 0; j < buffered.size(); j++) {
-          if (applied[j]) {
-            continue;
-          }
-          boolean due = buffered.get(j).getTimestamp().getMillis() < now;
-          if (edge == null) {
-            pick = due ? j : -1;
-            break;
-          }
-          // Events that arrived while their partition's watermark was behind the edge come first;
-          // one of them not yet due holds the edge back (its stamp is later than its watermark).
-          if (LogOrder.arrivalOf(buffered.get(j).getValue()) < edge.nextEdge(lateness)) {
-            pick = due ? j : -1;
-            blocked = !due;
-            break;
-          }
-        }
-        if (pick >= 0) {
-          TimedEvent event = buffered.get(pick).getValue();
-          if (key == null) {
-            key = keyOf(event.envelope().record());
-            keyState.write(key);
-          }
-          apply(event, windows, key, out);
-          applied[pick] = true;
-          appliedCount++;
-        } else if (edge != null && !blocked) {
-          passEdge(edge, windows, key, out);
-        } else {
-          break;
-        }
-        changed = true;
-      }
-      Long earliestHold = null;
-      Long nextDue = null;
-      if (appliedCount > 0) {
-        pending.clear();
-      }
-      for (int j = 0; j < buffered.size(); j++) {
-        if (!applied[j]) {
-          long stamp = buffered.get(j).getTimestamp().getMillis();
-          long holdFor = LogOrder.holdOf(buffered.get(j));
-          if (appliedCount > 0) {
-            pending.add(buffered.get(j));
-          }
-          earliestHold = earliestHold == null ? holdFor : Math.min(earliestHold, holdFor);
-          if (stamp + 1 > now) {
-            nextDue = nextDue == null ? stamp + 1 : Math.min(nextDue, stamp + 1);
-          }
-        }
-      }
+      KeyWindows key =
+          new KeyWindows(
+              stored == null ? new ArrayList<>() : new ArrayList<>(stored), keyState, out);
+      KeyedEngine.Fired fired = KeyedEngine.fire(pending, now, key, tick);
+      List<WindowState> windows = key.windows;
       if (earlyInterval != null
           && !Boolean.TRUE.equals(earlyArmed.read())
           && awaitingRevision(windows)) {
@@ -661,20 +604,90 @@ public abstract class WindowedAggregate
         if (stored != null) {
           windowsState.clear();
         }
-        if (earliestHold == null && key != null) {
+        if (!fired.waiting() && key.key != null) {
           keyState.clear(); // nothing of this key is left: no state stays behind
         }
-      } else if (changed) {
+      } else if (key.changed) {
         windowsState.write(windows);
         if (stateBytes.due()) {
           // the key's windows, its key row and its tick's two times (see StateBytes)
           stateBytes.add(
               stateBytes.size(windowsCoder, windows)
-                  + stateBytes.size(keyCoder, key)
+                  + stateBytes.size(keyCoder, key.key)
                   + 2 * stateBytes.size(VarLongCoder.of(), now));
         }
       }
-      schedule(windows, earliestHold, nextDue, now, tick, tickCell);
+      if (fired.at() == null) {
+        tickCell.clear();
+      } else {
+        tickCell.write(KV.of(fired.at(), fired.hold()));
+      }
+    }
+
+    /**
+     * A key's windows as one firing changes them. Its edges are the windows' next edges (the end,
+     * then end + allowed lateness); it holds the output watermark before the end of every window
+     * still waiting for revision 1, so those records are never late.
+     */
+    private final class KeyWindows implements KeyedEngine.Handler {
+      final List<WindowState> windows;
+      @Nullable Row key;
+      boolean changed;
+      private final ValueState<Row> keyState;
+      private final MultiOutputReceiver out;
+      private @Nullable WindowState edge;
+
+      KeyWindows(List<WindowState> windows, ValueState<Row> keyState, MultiOutputReceiver out) {
+        this.windows = windows;
+        this.keyState = keyState;
+        this.key = keyState.read();
+        this.out = out;
+      }
+
+      @Override
+      public void apply(TimedEvent event) {
+        if (key == null) {
+          key = keyOf(event.envelope().record());
+          keyState.write(key);
+        }
+        WindowFnImpl.this.apply(event, windows, key, out);
+        changed = true;
+      }
+
+      @Override
+      public @Nullable Long edgeDue(long now) {
+        edge = WindowFnImpl.this.nextEdge(windows, now);
+        return edge == null ? null : edge.nextEdge(lateness);
+      }
+
+      @Override
+      public void passEdge(long at) {
+        WindowFnImpl.this.passEdge(edge, windows, key, out);
+        changed = true;
+      }
+
+      @Override
+      public @Nullable Long nextEdge(long now) {
+        Long first = null;
+        for (WindowState w : windows) {
+          long e = w.nextEdge(lateness);
+          if (e > now) { // an edge at or before now is only ever held back by an event not yet due
+            first = first == null ? e : Math.min(first, e);
+          }
+        }
+        return first;
+      }
+
+      @Override
+      public @Nullable Long hold() {
+        Long hold = null;
+        for (WindowState w : windows) {
+          if (w.revision == 0) {
+            hold = hold == null ? w.end - 1 : Math.min(hold, w.end - 1);
+          }
+        }
+        return hold;
+      }
     }
 
     @OnTimer("early")
@@ -896,46 +909,6 @@ public abstract class WindowedAggregate
                   .setEmission(++w.emitted)
                   .build(),
               new Instant(w.end - 1));
-    }
-
-    /**
-     * Sets the tick for the earliest of: the next buffered event's due time and the next window
-     * edge. The hold keeps this stage's output watermark at the earliest {@link LogOrder#holdOf} of
-     * the waiting events (the earlier of stamp and event time) and before the end of every window
-     * still waiting for revision 1, so those records are never late.
-     */
-    private void schedule(
-        List<WindowState> windows,
-        @Nullable Long earliestHold,
-        @Nullable Long nextDue,
-        long now,
-        Timer tick,
-        ValueState<KV<Long, Long>> tickCell) {
-      Long fire = nextDue;
-      Long hold = earliestHold;
-      for (WindowState w : windows) {
-        long e = w.nextEdge(lateness);
-        if (e > now) { // an edge at or before now is only ever held back by an event still to come
-          // due
-          fire = fire == null ? e : Math.min(fire, e);
-        }
-        if (w.revision == 0) {
-          hold = hold == null ? w.end - 1 : Math.min(hold, w.end - 1);
-        }
-      }
-      if (fire == null) {
-        tickCell.clear();
-      } else if (hold == null) {
-        // Only final edges are left. (A timer without an output timestamp set at the end of input
-        // never fired on the Flink runner; holding at its own firing time costs nothing here, as
-        // final records are stamped with their window's end, which is already behind.)
-        tick.withOutputTimestamp(new Instant(fire)).set(new Instant(fire));
-        tickCell.write(KV.of(fire, fire));
-      } else {
-        long h = Math.min(hold, fire);
-        tick.withOutputTimestamp(new Instant(h)).set(new Instant(fire));
-        tickCell.write(KV.of(fire, h));
-      }
     }
 
     private Row keyOf(Row record) {
