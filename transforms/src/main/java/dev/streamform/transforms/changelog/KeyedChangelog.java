@@ -11,14 +11,12 @@ import dev.streamform.transforms.clock.LogOrder;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.EnvelopeCoder;
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.beam.sdk.coders.Coder;
-import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.RowCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.metrics.Counter;
@@ -32,7 +30,6 @@ import org.apache.beam.sdk.state.TimerSpec;
 import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.transforms.DoFn;
-import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.display.DisplayData;
@@ -40,8 +37,6 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TimestampedValue;
-import org.apache.beam.sdk.values.TypeDescriptor;
-import org.apache.beam.sdk.values.TypeDescriptors;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -304,14 +299,7 @@ public abstract class KeyedChangelog
     }
     Schema keys = keySchema.build();
     List<String> keyColumns = keyColumns();
-    return input
-        .apply(
-            "ByKey",
-            MapElements.into(
-                    TypeDescriptors.kvs(
-                        TypeDescriptors.strings(), new TypeDescriptor<TimedEvent>() {}))
-                .via((TimedEvent e) -> KV.of(keyText(e.envelope().record(), keyColumns), e)))
-        .setCoder(KvCoder.of(StringUtf8Coder.of(), coder))
+    return KeyedEngine.byKey(input, "ByKey", keyColumns, coder)
         .apply(
             "Apply",
             ParDo.of(
@@ -417,21 +405,10 @@ public abstract class KeyedChangelog
 
   /**
    * A canonical text of a key, so that keys equal by value (10 and 10.00) share state and the state
-   * key's coder is deterministic whatever the key columns' types.
+   * key's coder is deterministic whatever the key columns' types; see {@link KeyedEngine#keyText}.
    */
   public static String keyText(Row record, List<String> keyColumns) {
-    StringBuilder b = new StringBuilder();
-    for (String k : keyColumns) {
-      Object v = record.getValue(k);
-      String text =
-          v == null
-              ? "\u0000"
-              : v instanceof BigDecimal
-                  ? ((BigDecimal) v).stripTrailingZeros().toPlainString()
-                  : v.toString();
-      b.append(text.length()).append(':').append(text);
-    }
-    return b.toString();
+    return KeyedEngine.keyText(record, keyColumns);
   }
 
   private static final class ApplyFn extends DoFn<KV<String, TimedEvent>, ChangelogRecord> {

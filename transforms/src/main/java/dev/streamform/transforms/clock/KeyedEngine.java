@@ -1,10 +1,21 @@
 package dev.streamform.transforms.clock;
 
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.state.BagState;
 import org.apache.beam.sdk.state.Timer;
+import org.apache.beam.sdk.state.ValueState;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TimestampedValue;
+import org.apache.beam.sdk.values.TypeDescriptor;
+import org.apache.beam.sdk.values.TypeDescriptors;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
@@ -60,6 +71,41 @@ public final class KeyedEngine {
   }
 
   /**
+   * The events keyed by the canonical text of their {@code columns} ({@link #keyText}), by a step
+   * named {@code name}, with the clock's {@code coder} kept: what every keyed stage applies first.
+   */
+  public static PCollection<KV<String, TimedEvent>> byKey(
+      PCollection<TimedEvent> input, String name, List<String> columns, Coder<TimedEvent> coder) {
+    return input
+        .apply(
+            name,
+            MapElements.into(
+                    TypeDescriptors.kvs(
+                        TypeDescriptors.strings(), new TypeDescriptor<TimedEvent>() {}))
+                .via((TimedEvent e) -> KV.of(keyText(e.envelope().record(), columns), e)))
+        .setCoder(KvCoder.of(StringUtf8Coder.of(), coder));
+  }
+
+  /**
+   * A canonical text of a key, so that keys equal by value (10 and 10.00) share state and the state
+   * key's coder is deterministic whatever the key columns' types.
+   */
+  public static String keyText(Row record, List<String> keyColumns) {
+    StringBuilder b = new StringBuilder();
+    for (String k : keyColumns) {
+      Object v = record.getValue(k);
+      String text =
+          v == null
+              ? "\u0000"
+              : v instanceof BigDecimal
+                  ? ((BigDecimal) v).stripTrailingZeros().toPlainString()
+                  : v.toString();
+      b.append(text.length()).append(':').append(text);
+    }
+    return b.toString();
+  }
+
+  /**
    * Buffers {@code event} with its stamp (its place in the log order; not its element timestamp,
    * {@link LogOrder#timestampOf}) and makes sure the tick fires once the event is due, holding the
    * output watermark at {@link LogOrder#holdOf} until then, so that what the event causes is not
@@ -82,6 +128,37 @@ public final class KeyedEngine {
       return setTick(tick, fire, held == null ? holdFor : Math.min(held, holdFor));
     }
     return null;
+  }
+
+  /**
+   * {@link #buffer(TimedEvent, BagState, Long, Long, Timer)} for a stage that keeps the tick's time
+   * and hold in two value cells of their own.
+   */
+  public static void buffer(
+      TimedEvent event,
+      BagState<TimestampedValue<TimedEvent>> pending,
+      ValueState<Long> tickAt,
+      ValueState<Long> holdAt,
+      Timer tick) {
+    long[] moved = buffer(event, pending, tickAt.read(), holdAt.read(), tick);
+    if (moved != null) {
+      tickAt.write(moved[0]);
+      holdAt.write(moved[1]);
+    }
+  }
+
+  /**
+   * Keeps what {@link #fire} left in {@code tickAt} and {@code holdAt} (cleared when no tick is
+   * set), for a stage that keeps them in two value cells.
+   */
+  public static void keep(Fired fired, ValueState<Long> tickAt, ValueState<Long> holdAt) {
+    if (fired.at() == null) {
+      tickAt.clear();
+      holdAt.clear();
+    } else {
+      tickAt.write(fired.at());
+      holdAt.write(fired.hold());
+    }
   }
 
   /**

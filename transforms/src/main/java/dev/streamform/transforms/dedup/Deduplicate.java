@@ -15,7 +15,6 @@ import dev.streamform.transforms.envelope.Envelope;
 import java.util.List;
 import java.util.Map;
 import org.apache.beam.sdk.coders.Coder;
-import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.metrics.Counter;
@@ -29,7 +28,6 @@ import org.apache.beam.sdk.state.TimerSpec;
 import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.transforms.DoFn;
-import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.display.DisplayData;
@@ -41,8 +39,6 @@ import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
-import org.apache.beam.sdk.values.TypeDescriptor;
-import org.apache.beam.sdk.values.TypeDescriptors;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 
@@ -129,16 +125,7 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
     TupleTag<TimedEvent> duplicates = new TupleTag<>("duplicates");
     TupleTag<BadRecord> conflicts = new TupleTag<>("conflicts");
     PCollectionTuple out =
-        input
-            .apply(
-                "ById",
-                MapElements.into(
-                        TypeDescriptors.kvs(
-                            TypeDescriptors.strings(), new TypeDescriptor<TimedEvent>() {}))
-                    .via(
-                        (TimedEvent e) ->
-                            KV.of(KeyedChangelog.keyText(e.envelope().record(), id), e)))
-            .setCoder(KvCoder.of(StringUtf8Coder.of(), coder))
+        KeyedEngine.byKey(input, "ById", id, coder)
             .apply(
                 "Deduplicate",
                 ParDo.of(
@@ -249,12 +236,7 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
         @StateId("tickAt") ValueState<Long> tickAt,
         @StateId("holdAt") ValueState<Long> holdAt,
         @TimerId("tick") Timer tick) {
-      long[] moved =
-          KeyedEngine.buffer(element.getValue(), pending, tickAt.read(), holdAt.read(), tick);
-      if (moved != null) {
-        tickAt.write(moved[0]);
-        holdAt.write(moved[1]);
-      }
+      KeyedEngine.buffer(element.getValue(), pending, tickAt, holdAt, tick);
     }
 
     @OnTimer("tick")
@@ -281,13 +263,7 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
         firstState.write(id.first);
         seenAtState.write(id.seenAt);
       }
-      if (fired.at() == null) {
-        tickAt.clear();
-        holdAt.clear();
-      } else {
-        tickAt.write(fired.at());
-        holdAt.write(fired.hold());
-      }
+      KeyedEngine.keep(fired, tickAt, holdAt);
     }
 
     /**

@@ -9,7 +9,6 @@ import dev.streamform.transforms.PlantedDefect;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.changelog.Accumulators;
 import dev.streamform.transforms.changelog.Aggregation;
-import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.KeyedEngine;
 import dev.streamform.transforms.clock.LogOrder;
@@ -23,7 +22,6 @@ import org.apache.beam.sdk.coders.BooleanCoder;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.RowCoder;
-import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.schemas.Schema;
@@ -36,7 +34,6 @@ import org.apache.beam.sdk.state.TimerSpec;
 import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.transforms.DoFn;
-import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.display.DisplayData;
@@ -51,8 +48,6 @@ import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
-import org.apache.beam.sdk.values.TypeDescriptor;
-import org.apache.beam.sdk.values.TypeDescriptors;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -374,16 +369,7 @@ public abstract class WindowedAggregate
     TupleTag<WindowRevision> revisions = new TupleTag<>() {};
     TupleTag<TooLateEvent> tooLate = new TupleTag<>() {};
     PCollectionTuple out =
-        input
-            .apply(
-                "ByKey",
-                MapElements.into(
-                        TypeDescriptors.kvs(
-                            TypeDescriptors.strings(), new TypeDescriptor<TimedEvent>() {}))
-                    .via(
-                        (TimedEvent e) ->
-                            KV.of(KeyedChangelog.keyText(e.envelope().record(), keyColumns), e)))
-            .setCoder(KvCoder.of(StringUtf8Coder.of(), coder))
+        KeyedEngine.byKey(input, "ByKey", keyColumns, coder)
             .apply(
                 "Windows",
                 ParDo.of(

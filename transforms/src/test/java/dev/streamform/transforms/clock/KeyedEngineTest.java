@@ -121,7 +121,7 @@ class KeyedEngineTest {
   }
 
   private void buffer(TimedEvent e) {
-    KeyedEngine.buffer(e, bag, null, null, tick);
+    KeyedEngine.buffer(e, bag, (Long) null, (Long) null, tick);
   }
 
   @Test
