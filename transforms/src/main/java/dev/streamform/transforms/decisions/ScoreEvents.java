@@ -1128,7 +1128,9 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
      */
     private @Nullable String belowHorizon(TimedEvent event, KeyState key) {
       long t = event.envelope().eventTime().getMillis();
-      if (key.freedEvents == null || t - range >= key.freedEvents) {
+      if (key.freedEvents == null
+          || t - range >= key.freedEvents
+          || planted == PlantedDefect.SCORE_IGNORES_FREED_HORIZON) {
         return null;
       }
       return "its features over ("
@@ -1160,7 +1162,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
               && reads != null
               && key.freedEvents != null
               && reads < key.freedEvents;
-      if (!missing && !unread) {
+      if ((!missing && !unread) || planted == PlantedDefect.SCORE_IGNORES_FREED_HORIZON) {
         return null;
       }
       return "the decisions it would change, from "

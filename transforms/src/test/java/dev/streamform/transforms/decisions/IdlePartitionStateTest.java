@@ -1,5 +1,6 @@
 package dev.streamform.transforms.decisions;
 
+import dev.streamform.transforms.PlantedDefect;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
@@ -88,12 +89,16 @@ class IdlePartitionStateTest {
             .keepingLateEvents()
             .withContiguousOffsets()
             .withPartitions(0, 1);
-    return p.apply(stream(phoneGoesIdle))
-        .apply(EventTimeExtraction.from("occurred_at"))
-        .events()
-        .apply(phoneGoesIdle ? clock.withIdleness(Duration.standardMinutes(1)) : clock)
-        .events()
-        .apply(DecisionScoringTest.receiptRisk());
+    // -Didle.plant=SCORE_IGNORES_FREED_HORIZON: the defect as it was, to show that this test fails
+    try (PlantedDefect.Scope planted =
+        PlantedDefect.plant(PlantedDefect.valueOf(System.getProperty("idle.plant", "NONE")))) {
+      return p.apply(stream(phoneGoesIdle))
+          .apply(EventTimeExtraction.from("occurred_at"))
+          .events()
+          .apply(phoneGoesIdle ? clock.withIdleness(Duration.standardMinutes(1)) : clock)
+          .events()
+          .apply(DecisionScoringTest.receiptRisk());
+    }
   }
 
   private static PAssert.IterableAssert<String> lines(DecisionResult result) {
