@@ -111,11 +111,13 @@ import org.joda.time.Instant;
  * changes an answer — while every partition holds the watermark. An idle partition does not
  * (docs/semantics.md §2.7): its events, on time by its own watermark, may reach below what the key
  * still keeps. Each key therefore remembers the newest time it freed (its <em>freed horizon</em>,
- * one for events, one for decisions); an event whose answer would reach at or below it gets no
- * decision and goes to {@link DecisionResult#reconciliations()} with that reason (a late one keeps
- * its route, with the reason, and revises nothing), so that no decision claims state it did not
- * read (ADR 0050). Without idleness the horizon is never reached, and routes stay a function of the
- * per-partition logs.
+ * one for events, one for decisions); an event whose answer would read below it gets no decision
+ * and goes to {@link DecisionResult#reconciliations()} with that reason; a late one keeps its
+ * declared route with the reason, except {@code revise}, which is reconciled instead of revising
+ * from freed state — so that no decision claims state it did not read (ADR 0050). As of occurrence,
+ * without idleness the horizon is never reached and routes stay a function of the per-partition
+ * logs. (Latest available prunes by the arriving event's own partition's watermark: there an event
+ * of a partition more than {@code range} behind another can reach it too.)
  */
 @AutoValue
 public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, DecisionResult> {
