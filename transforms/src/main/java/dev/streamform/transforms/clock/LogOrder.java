@@ -2,9 +2,6 @@ package dev.streamform.transforms.clock;
 
 import java.util.Comparator;
 import org.apache.beam.sdk.coders.Coder;
-import org.apache.beam.sdk.state.BagState;
-import org.apache.beam.sdk.state.Timer;
-import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.TimestampedValue;
 import org.joda.time.Instant;
@@ -44,6 +41,9 @@ import org.joda.time.Instant;
  * the same per-partition logs give the same keyed results on every runner and parallelism
  * (docs/semantics.md §7). The price is latency: an event is applied once the source watermark
  * ({@code min_p W_p}) moves past the watermark it arrived at.
+ *
+ * <p>This class says what the order is; {@link KeyedEngine} is the one engine that buffers, holds
+ * and releases by it for every keyed stage.
  */
 public final class LogOrder {
   private LogOrder() {}
@@ -63,20 +63,6 @@ public final class LogOrder {
   public static long arrivalOf(TimedEvent e) {
     Instant w = e.watermarkAtArrival();
     return w == null ? BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis() : w.getMillis();
-  }
-
-  /** Until the decisions use {@link KeyedEngine}: {@link KeyedEngine#buffer}. */
-  public static void buffer(
-      TimedEvent event,
-      BagState<TimestampedValue<TimedEvent>> pending,
-      ValueState<Long> tickAt,
-      ValueState<Long> holdAt,
-      Timer tick) {
-    long[] moved = KeyedEngine.buffer(event, pending, tickAt.read(), holdAt.read(), tick);
-    if (moved != null) {
-      tickAt.write(moved[0]);
-      holdAt.write(moved[1]);
-    }
   }
 
   /** The coder of a keyed stage's buffer of stamped events. */

@@ -7,8 +7,8 @@ import dev.streamform.transforms.PlantedDefect;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.changelog.Accumulators;
 import dev.streamform.transforms.changelog.Aggregation;
-import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.clock.ClockCoders;
+import dev.streamform.transforms.clock.KeyedEngine;
 import dev.streamform.transforms.clock.LogOrder;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.Envelope;
@@ -27,7 +27,6 @@ import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.CustomCoder;
 import org.apache.beam.sdk.coders.DelegateCoder;
 import org.apache.beam.sdk.coders.InstantCoder;
-import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.ListCoder;
 import org.apache.beam.sdk.coders.NullableCoder;
 import org.apache.beam.sdk.coders.RowCoder;
@@ -62,7 +61,6 @@ import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptor;
-import org.apache.beam.sdk.values.TypeDescriptors;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -371,16 +369,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     TupleTag<DeadLetter> dead = new TupleTag<>("skewed");
     TupleTag<StateUpdate> updates = new TupleTag<>("stateUpdates");
     PCollectionTuple out =
-        input
-            .apply(
-                "ByKey",
-                MapElements.into(
-                        TypeDescriptors.kvs(
-                            TypeDescriptors.strings(), new TypeDescriptor<TimedEvent>() {}))
-                    .via(
-                        (TimedEvent e) ->
-                            KV.of(KeyedChangelog.keyText(e.envelope().record(), keys), e)))
-            .setCoder(KvCoder.of(StringUtf8Coder.of(), coder))
+        KeyedEngine.byKey(input, "ByKey", keys, coder)
             .apply(
                 "Score",
                 ParDo.of(
@@ -752,9 +741,8 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         write(key, appliedState, decidedState, awaitingState, revisionState, freedState);
         return;
       }
-      // applied in log order once due (see LogOrder.buffer)
-      TimedEvent value = element.getValue();
-      LogOrder.buffer(value, pending, tickAt, holdAt, tick);
+      // applied in log order once due (see KeyedEngine.buffer)
+      KeyedEngine.buffer(element.getValue(), pending, tickAt, holdAt, tick);
     }
 
     @OnTimer("tick")
@@ -769,12 +757,9 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         @StateId("tickAt") ValueState<Long> tickAt,
         @StateId("holdAt") ValueState<Long> holdAt,
         @TimerId("tick") Timer tick,
-        MultiOutputReceiver out) {
+        MultiOutputReceiver out)
+        throws Exception {
       long now = context.fireTimestamp().getMillis(); // the input watermark is at least this
-      List<TimestampedValue<TimedEvent>> buffered = new ArrayList<>();
-      pending.read().forEach(buffered::add);
-      buffered.sort(LogOrder.LOG_ORDER);
-      boolean[] done = new boolean[buffered.size()];
       KeyState key =
           new KeyState(
               appliedState.read(),
@@ -782,75 +767,54 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
               awaitingState.read(),
               revisionState.read(),
               freedState.read());
-      int appliedCount = 0;
-      while (true) {
-        Long edge = nextEdge(key.awaiting, now);
-        int pick = -1;
-        boolean blocked = false;
-        for (int j = 0; j < buffered.size(); j++) {
-          if (done[j]) {
-            continue;
-          }
-          boolean due = buffered.get(j).getTimestamp().getMillis() < now;
-          if (edge == null || LogOrder.arrivalOf(buffered.get(j).getValue()) < edge) {
-            // An event that arrived while its partition was behind the edge comes before it; one
-            // not yet due holds the edge back (as WindowedAggregate holds a window's end).
-            pick = due ? j : -1;
-            blocked = !due && edge != null;
-          }
-          break;
-        }
-        if (pick >= 0) {
-          apply(buffered.get(pick).getValue(), key, out);
-          done[pick] = true;
-          appliedCount++;
-        } else if (edge != null && !blocked) {
-          passEdge(edge, key, out);
-        } else {
-          break;
-        }
-      }
-      Long earliestHold = null;
-      Long earliestArrival = null;
-      Long nextDue = null;
-      if (appliedCount > 0) {
-        pending.clear();
-      }
-      for (int j = 0; j < buffered.size(); j++) {
-        if (!done[j]) {
-          long stamp = buffered.get(j).getTimestamp().getMillis();
-          if (appliedCount > 0) {
-            pending.add(buffered.get(j));
-          }
-          long holdFor = LogOrder.holdOf(buffered.get(j));
-          earliestHold = earliestHold == null ? holdFor : Math.min(earliestHold, holdFor);
-          long arrival = LogOrder.arrivalOf(buffered.get(j).getValue());
-          earliestArrival = earliestArrival == null ? arrival : Math.min(earliestArrival, arrival);
-          if (stamp + 1 > now) {
-            nextDue = nextDue == null ? stamp + 1 : Math.min(nextDue, stamp + 1);
-          }
-        }
-      }
+      KeyedEngine.Fired fired =
+          KeyedEngine.fire(
+              pending,
+              now,
+              new KeyedEngine.Handler() {
+                @Override
+                public void apply(TimedEvent event) {
+                  ScoreFn.this.apply(event, key, out);
+                }
+
+                @Override
+                public @Nullable Long edgeDue(long at) {
+                  return ScoreFn.nextEdge(key.awaiting, at);
+                }
+
+                @Override
+                public void passEdge(long edge) {
+                  ScoreFn.this.passEdge(edge, key, out);
+                }
+
+                @Override
+                public @Nullable Long nextEdge(long at) {
+                  Long first = null;
+                  for (TimedEvent e : key.awaiting) {
+                    long t = e.envelope().eventTime().getMillis();
+                    if (t > at) {
+                      first = first == null ? t : Math.min(first, t);
+                    }
+                  }
+                  return first;
+                }
+
+                /** An event awaiting its first decision holds the watermark at its time. */
+                @Override
+                public @Nullable Long hold() {
+                  Long hold = null;
+                  for (TimedEvent e : key.awaiting) {
+                    long t = e.envelope().eventTime().getMillis();
+                    hold = hold == null ? t : Math.min(hold, t);
+                  }
+                  return hold;
+                }
+              },
+              tick);
+      Long earliestArrival = fired.earliestWaitingArrival();
       prune(key, earliestArrival == null ? now : Math.min(now, earliestArrival));
       write(key, appliedState, decidedState, awaitingState, revisionState, freedState);
-      Long fire = nextDue;
-      Long hold = earliestHold;
-      for (TimedEvent e : key.awaiting) {
-        long t = e.envelope().eventTime().getMillis();
-        if (t > now) {
-          fire = fire == null ? t : Math.min(fire, t);
-        }
-        hold = hold == null ? t : Math.min(hold, t);
-      }
-      if (fire == null) {
-        tickAt.clear();
-        holdAt.clear();
-      } else {
-        long h = hold == null ? fire : Math.min(hold, fire);
-        tick.withOutputTimestamp(new Instant(h)).set(new Instant(fire));
-        tickAt.write(fire);
-        holdAt.write(h);
-      }
+      KeyedEngine.keep(fired, tickAt, holdAt);
     }
 
     private static @Nullable Long nextEdge(List<TimedEvent> awaiting, long now) {
