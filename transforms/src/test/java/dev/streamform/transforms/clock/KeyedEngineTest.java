@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.SourceRecord;
+import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,45 +34,49 @@ class KeyedEngineTest {
 
   @SuppressWarnings("unchecked")
   private final BagState<TimestampedValue<TimedEvent>> bag =
-      (BagState<TimestampedValue<TimedEvent>>)
-          Proxy.newProxyInstance(
-              getClass().getClassLoader(),
-              new Class<?>[] {BagState.class},
-              (proxy, method, args) -> {
-                switch (method.getName()) {
-                  case "read":
-                    return new ArrayList<>(buffer);
-                  case "add":
-                    buffer.add((TimestampedValue<TimedEvent>) args[0]);
-                    return null;
-                  case "clear":
-                    buffer.clear();
-                    return null;
-                  default:
-                    throw new UnsupportedOperationException(method.getName());
-                }
-              });
+      fake(
+          BagState.class,
+          (proxy, method, args) -> {
+            switch (method.getName()) {
+              case "read":
+                return new ArrayList<>(buffer);
+              case "add":
+                buffer.add((TimestampedValue<TimedEvent>) args[0]);
+                return null;
+              case "clear":
+                buffer.clear();
+                return null;
+              default:
+                throw new UnsupportedOperationException(method.getName());
+            }
+          });
 
   private final Timer tick =
-      (Timer)
-          Proxy.newProxyInstance(
-              getClass().getClassLoader(),
-              new Class<?>[] {Timer.class},
-              (proxy, method, args) -> {
-                switch (method.getName()) {
-                  case "withOutputTimestamp":
-                    tickCalls.add("hold " + ((Instant) args[0]).getMillis());
-                    return proxy;
-                  case "withNoOutputTimestamp":
-                    tickCalls.add("noHold");
-                    return proxy;
-                  case "set":
-                    tickCalls.add("set " + ((Instant) args[0]).getMillis());
-                    return null;
-                  default:
-                    throw new UnsupportedOperationException(method.getName());
-                }
-              });
+      fake(
+          Timer.class,
+          (proxy, method, args) -> {
+            switch (method.getName()) {
+              case "withNoOutputTimestamp":
+                tickCalls.add("noHold");
+                return proxy;
+              case "withOutputTimestamp":
+                tickCalls.add("hold " + ((Instant) args[0]).getMillis());
+                return proxy;
+              case "set":
+                tickCalls.add("set " + ((Instant) args[0]).getMillis());
+                return null;
+              default:
+                throw new UnsupportedOperationException(method.getName());
+            }
+          });
+
+  /** A runner's state cell or timer, played in memory by {@code behaviour}. */
+  @SuppressWarnings("unchecked")
+  private static <T> T fake(Class<?> type, InvocationHandler behaviour) {
+    return (T)
+        Proxy.newProxyInstance(
+            KeyedEngineTest.class.getClassLoader(), new Class<?>[] {type}, behaviour);
+  }
 
   /** An event of {@code partition} at {@code offset}: time, watermark at arrival, stamp. */
   private static TimedEvent event(
