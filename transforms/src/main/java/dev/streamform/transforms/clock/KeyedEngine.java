@@ -26,14 +26,14 @@ import org.joda.time.Instant;
  * event does to its key, and which edges its key has (an expiry, a duplicate horizon, a window's
  * end, an event's occurrence). Beam's {@code extensions/ordered} splits the same way ({@code
  * OrderedEventProcessor} buffers and releases, an {@code EventExaminer} and {@code MutableState}
- * say what an event does); why that and Beam's sorted inputs do not fit here: docs/concepts
- * /keyed-engine.md.
+ * say what an event does); why that and Beam's sorted inputs do not fit here: the page "The keyed
+ * engine" in docs/concepts.
  *
  * <p>A stage keeps, per key: a {@code BagState} of stamped events ({@link LogOrder#bufferCoder}),
  * one event-time timer, and the timer's time and hold in state of its own choosing (the {@code {at,
  * hold}} pairs this class returns), so each stage keeps its state layout.
  *
- * <p><b>The order</b> (ADR 0001, ADR 0060). At each step the engine asks the handler for its
+ * <p><b>The order</b> (ADR 0001, ADR 0061). At each step the engine asks the handler for its
  * earliest edge at or before the input watermark. The events that arrived before that edge (their
  * partition's watermark at arrival, {@link LogOrder#arrivalOf}, is below it) come first, in log
  * order; the first of them that is not due yet holds the edge back and ends the firing. With no
