@@ -680,7 +680,7 @@ final class GatesCommand implements Callable<Integer> {
                 ? ""
                 : "; "
                     + othersLate.size()
-                    + " rows of "
+                    + (othersLate.size() == 1 ? " row of " : " rows of ")
                     + run.where(sinks.lateTopic())
                     + " refused by another policy, accepted by this generation's: looked for in"
                     + " its revisions")

@@ -163,7 +163,7 @@ class ShadowLateEventsTest {
         containsString(
             "PASS          offsets        0/0         threshold <= 0/0    missing/duplicated of 6"
                 + " source offsets (0 without output by design: blank, punctuation, filtered by"
-                + " WHERE; 1 rows of hourly_revenue.late.jsonl refused by another policy, accepted"
+                + " WHERE; 1 row of hourly_revenue.late.jsonl refused by another policy, accepted"
                 + " by this generation's: looked for in its revisions)"));
     assertThat(out.toString(), gates, is(0));
     // promote, roll back: every revision of both generations stays

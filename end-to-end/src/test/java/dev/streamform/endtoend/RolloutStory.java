@@ -11,6 +11,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.allOf;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.greaterThan;
 import static org.hamcrest.Matchers.matchesPattern;
 import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.startsWith;
@@ -115,6 +116,9 @@ final class RolloutStory {
       produce(one, one.resolve("fixtures/part2.yml")); // the refunds, then the end of the day
       awaitCount(postgres, "projection WHERE generation = 1 AND status = 'final'", windows);
       assertEquals(want1, canonicalRevenue(postgres), "generation 1 against its oracle");
+      int tooLate = oracle(one).late().size();
+      assertThat("the story has too-late events", tooLate, greaterThan(0));
+      lateRowsNameTheirSourceRecords(tooLate);
       awaitCount(postgres, "effect WHERE state = 'CANCELLED'", MERCHANTS - rewarded1.size());
       String sent = cli(dispatch(one, db));
       assertThat(sent, sent, startsWith("pass 1: " + rewarded1.size() + " claimed, "));
@@ -244,6 +248,10 @@ final class RolloutStory {
       assertThat(gates2, line(gates2, "offsets"), matchesPattern("FAIL offsets [1-9][0-9]*/0 .*"));
       assertThat(gates2, line(gates2, "disposition"), matchesPattern("FAIL disposition .*"));
       assertThat(gates1, gates1, startsWith("exit 0: "));
+      assertThat(
+          gates1,
+          line(gates1, "disposition"),
+          startsWith("PASS disposition 100.0% threshold >= 100.0% " + tooLate + " of " + tooLate));
       assertThat(gates1, line(gates1, "effects"), matchesPattern("PASS effects 1 .*"));
       System.out.printf(
           "rollout end to end (%.0f s): %d merchants, %d rewarded by generation 1 (1 request each,"
@@ -264,6 +272,34 @@ final class RolloutStory {
           gatesLines(gates2),
           gatesLines(gates1));
     }
+  }
+
+  /**
+   * Each row of the late topic names its event by source position, and the source topic still holds
+   * that record there: a too-late event is kept where it was (docs/decisions/0048).
+   */
+  private static void lateRowsNameTheirSourceRecords(int tooLate) throws Exception {
+    List<LocalServices.TopicRecord> late =
+        LocalServices.readUntil(MODEL + ".late", tooLate + " rows", r -> r.size() >= tooLate);
+    Map<String, com.fasterxml.jackson.databind.JsonNode> source = new TreeMap<>();
+    for (LocalServices.TopicRecord r : LocalServices.readToEnd(TOPIC)) {
+      source.put(r.partition() + "-" + r.offset(), r.value());
+    }
+    List<String> wrong = new ArrayList<>();
+    for (LocalServices.TopicRecord r : late) {
+      String at = r.value().path("partition").asText() + "-" + r.value().path("offset").asText();
+      com.fasterxml.jackson.databind.JsonNode kept = source.get(at);
+      if (kept == null
+          || !kept.path("merchant_id").equals(r.value().path("record").path("merchant_id"))
+          || kept.path("amount")
+                  .decimalValue()
+                  .compareTo(r.value().path("record").path("amount").decimalValue())
+              != 0) {
+        wrong.add(at + ": late row " + r.value() + ", source record " + kept);
+      }
+    }
+    assertEquals(List.of(), wrong, "late rows whose source position holds another record");
+    assertEquals(tooLate, late.size(), "one late row per too-late event");
   }
 
   private static void project(Path dir, LocalProviderServer provider, String policy)
@@ -298,7 +334,8 @@ final class RolloutStory {
    * part1.yml: merchant m (partition m % 3) paid 120 in the 10:00 hour, then an 11:10 payment of 1
    * by merchant 1000 + p on each partition p (its watermark to 11:05: the hour's revision 1);
    * part2.yml: the refunds of 30 at 10:50 (a correction at W_p 11:05 under 30m allowed lateness,
-   * too late under 1m), then the end of the day; both.yml: the two in order, for the oracles.
+   * too late under 1m), the end of the day (12:40), a payment of -50 at 10:30 on each partition
+   * (too late for both) and 13:40; both.yml: the two in order, for the oracles.
    */
   private static void fixtures(Path dir) throws Exception {
     Files.createDirectories(dir);
@@ -314,6 +351,12 @@ final class RolloutStory {
       part2.append(item(m % 3, m, "-30", "10:50"));
     }
     part2.append("  - watermark: \"2026-08-30T12:40:00Z\"\n");
+    for (int m = 1; m <= 3; m++) { // too late for both policies: they stay in the topic
+      part2.append(item(m % 3, m, "-50", "10:30"));
+    }
+    // a record is handed on in log order once the source watermark passes the W_p it arrived at:
+    // the next punctuation releases the too-late events (reliability.md, the hand-over's latency)
+    part2.append("  - watermark: \"2026-08-30T13:40:00Z\"\n");
     Files.writeString(dir.resolve("part1.yml"), fixture(part1.toString()));
     Files.writeString(dir.resolve("part2.yml"), fixture(part2.toString()));
     Files.writeString(dir.resolve("both.yml"), fixture(part1.toString() + part2));
