@@ -41,6 +41,7 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 
 /**
@@ -253,11 +254,42 @@ final class RolloutStory {
           line(gates1, "disposition"),
           startsWith("PASS disposition 100.0% threshold >= 100.0% " + tooLate + " of " + tooLate));
       assertThat(gates1, line(gates1, "effects"), matchesPattern("PASS effects 1 .*"));
+      // a partition added to the topic under generation 1 (no partitions: declared): refused at
+      // run, before anything is submitted (docs/semantics.md §9, docs/decisions/0054)
+      try (Admin admin =
+          Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP))) {
+        admin.createPartitions(Map.of(TOPIC, NewPartitions.increaseTo(4))).all().get();
+      }
+      String grown =
+          cliAnyStatus(
+              join(
+                  new String[] {
+                    "run",
+                    one.toString(),
+                    "--model",
+                    MODEL,
+                    "--runner",
+                    "flink",
+                    "--flink-master",
+                    "127.0.0.1:8081",
+                    "--bootstrap-servers",
+                    BOOTSTRAP,
+                    "--detach"
+                  },
+                  db));
+      assertThat(
+          grown,
+          grown,
+          allOf(
+              startsWith("exit 1: "),
+              containsString(
+                  "has 4 partitions, but generation 1 of " + MODEL + " ran with 3 (recorded ")));
       System.out.printf(
           "rollout end to end (%.0f s): %d merchants, %d rewarded by generation 1 (1 request each,"
               + " %d requests in all); generation 2 (allowed_lateness 1m) differs on %d windows;"
               + " canary 5%%: %d keys, %d wrong rewards prepared, 0 sent while paused, %d cancelled"
-              + " by the rollback; ledger %d rows before, %d after, 0 lost%ngates generation 2:%n"
+              + " by the rollback; ledger %d rows before, %d after, 0 lost; 4th partition refused:"
+              + " %s%ngates generation 2:%n"
               + "%s%ngates generation 1:%n%s%n",
           (System.nanoTime() - started) / 1e9,
           MERCHANTS,
@@ -269,6 +301,7 @@ final class RolloutStory {
           wrongRewards.size(),
           before.size(),
           after.size(),
+          grown.lines().filter(l -> l.contains("has 4 partitions")).findFirst().orElse(""),
           gatesLines(gates2),
           gatesLines(gates1));
     }
