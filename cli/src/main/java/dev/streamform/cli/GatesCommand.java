@@ -557,10 +557,22 @@ final class GatesCommand implements Callable<Integer> {
     ModelSinks sinks = ModelSinks.of(model);
     // a topic is written at least once: a position repeated there is a replay (docs/decisions/0037)
     boolean once = run.kafka == null;
+    // the late output has no generation: it counts for generation g only where g's own policy
+    // refuses the event (the oracle's replay); a shadow with a larger allowed lateness took the
+    // live run's too-late events in, and they must be in its revisions (docs/decisions/0053)
+    Set<String> refused = new HashSet<>();
+    Replay replay = run.replay();
+    for (WindowedOutcome.Late late : replay.outcome().late()) {
+      refused.add(replay.position(late.eventId()) + "@" + late.windowStart());
+    }
     Map<String, Integer> lateRows = new HashMap<>();
     Set<String> lateSeen = new HashSet<>();
+    Set<String> othersLate = new HashSet<>();
     for (JsonNode r : run.rows(sinks.lateTopic())) {
-      if (once || lateSeen.add(at(r) + "@" + r.path("window_start").asText())) {
+      String window = at(r) + "@" + Timestamps.parse(r.path("window_start").asText());
+      if (!refused.contains(window)) {
+        othersLate.add(window);
+      } else if (once || lateSeen.add(window)) {
         lateRows.merge(at(r), 1, Integer::sum);
       }
     }
@@ -664,6 +676,14 @@ final class GatesCommand implements Callable<Integer> {
             + (run.notRetained > 0
                 ? "; " + run.notRetained + " before the log start, deleted by retention, unchecked"
                 : "")
+            + (othersLate.isEmpty()
+                ? ""
+                : "; "
+                    + othersLate.size()
+                    + (othersLate.size() == 1 ? " row of " : " rows of ")
+                    + run.where(sinks.lateTopic())
+                    + " refused by another policy, accepted by this generation's: looked for in"
+                    + " its revisions")
             + ")");
   }
 

@@ -251,6 +251,7 @@ final class RunCommand implements Callable<Integer> {
               + " revisions only to the revision ledger, never to the model's topics");
     }
     int runGeneration = declared.model().generation();
+    JdbcTarget revisionLedger = null; // a windowed model's ledger: the topic's count is recorded
     RevisionSink revisionSink = null;
     DecisionLedgerSink decisionLedger = null;
     if (jdbcUrl != null && declared.decides()) {
@@ -276,6 +277,7 @@ final class RunCommand implements Callable<Integer> {
                 + " decisions go to a database");
       }
       JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
+      revisionLedger = target;
       OptionalInt canonical;
       Optional<Ledger.RecordedPartitions> refused = Optional.empty();
       Optional<Integer> declaredPartitions = declared.source().partitions();
@@ -419,6 +421,49 @@ final class RunCommand implements Callable<Integer> {
                 + " and a new generation (streamform plan shows the change), or use the topic the"
                 + " declaration names");
         return 1;
+      }
+      if (expected.isEmpty() && revisionLedger != null) {
+        // undeclared, the topic's count is the generation's all the same (docs/decisions/0054)
+        Optional<Ledger.RecordedPartitions> refused;
+        try (HikariDataSource pool = revisionLedger.openPool("streamform-run", 2, 10_000)) {
+          refused =
+              Ledger.at(pool)
+                  .recordPartitions(
+                      model, runGeneration, declared.source().name(), topicPartitions);
+        } catch (RuntimeException | SQLException e) {
+          err.println(
+              "streamform run: cannot use the database "
+                  + revisionLedger.describe()
+                  + ": "
+                  + ModelLedger.firstLine(e));
+          return 1;
+        }
+        if (refused.isPresent()) {
+          Ledger.RecordedPartitions r = refused.get();
+          err.println(
+              "streamform run: topic "
+                  + source
+                  + " of source '"
+                  + declared.source().name()
+                  + "' ("
+                  + project.resolve("sources.yml")
+                  + ") has "
+                  + topicPartitions
+                  + " partitions, but generation "
+                  + runGeneration
+                  + " of "
+                  + model
+                  + " ran with "
+                  + r.recorded()
+                  + " (recorded "
+                  + r.recordedAt()
+                  + "; "
+                  + r.projections()
+                  + " projections published): a partition count is part of the watermark"
+                  + " topology — declare a new generation: N in streamform.yml and roll it out"
+                  + " (streamform run --generation N --shadow)");
+          return 1;
+        }
       }
       // every model's clock holds every partition of the topic from the start: no window closes
       // and no key expires before each partition has delivered (issue 16)

@@ -144,6 +144,28 @@ class ShadowLateEventsTest {
             "merchant_id=7 [2026-08-30T10:00:00Z, 2026-08-30T11:00:00Z): different —"
                 + " generation 1: revenue=13"));
     assertThat(out.toString(), containsString("generation 2: revenue=17"));
+    // the gates of the shadow generation: the live run's late row of the refund is not a second
+    // disposition of an event generation 2 took in (docs/decisions/0053)
+    out.getBuffer().setLength(0);
+    int gates =
+        run(
+            "gates",
+            project.toString(),
+            "--model",
+            "hourly_revenue",
+            "--generation",
+            "2",
+            "--skip",
+            "oracle");
+    System.out.println(out);
+    assertThat(
+        out.toString(),
+        containsString(
+            "PASS          offsets        0/0         threshold <= 0/0    missing/duplicated of 6"
+                + " source offsets (0 without output by design: blank, punctuation, filtered by"
+                + " WHERE; 1 row of hourly_revenue.late.jsonl refused by another policy, accepted"
+                + " by this generation's: looked for in its revisions)"));
+    assertThat(out.toString(), gates, is(0));
     // promote, roll back: every revision of both generations stays
     Map<Integer, Long> before = ledgerRows();
     assertThat(before.keySet(), is(java.util.Set.of(1, 2)));

@@ -1255,7 +1255,7 @@ class KafkaFlinkEndToEndTest {
   }
 
   /** The first column of each row of {@code sql}, as text. */
-  private static List<String> query(LocalPostgres postgres, String sql) throws Exception {
+  static List<String> query(LocalPostgres postgres, String sql) throws Exception {
     List<String> out = new ArrayList<>();
     try (java.sql.Connection c =
             java.sql.DriverManager.getConnection(postgres.jdbcUrl(), LocalPostgres.USER, "");
@@ -1687,6 +1687,18 @@ class KafkaFlinkEndToEndTest {
     if (p.waitFor() != 0) {
       fail("runners-config/bin/" + service + " " + command + " failed; see " + log);
     }
+  }
+
+  /**
+   * Issue 33 end to end (see {@link RolloutStory}): a wrong generation 2 in the shadow, a 5% canary
+   * by key, the effects paused and a rollback — no reward sent twice or for generation 2, every
+   * ledger row kept, {@code gates} failing generation 2 and passing generation 1.
+   */
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aWrongGenerationCanariedPausedAndRolledBack(@org.junit.jupiter.api.io.TempDir Path dir)
+      throws Exception {
+    RolloutStory.run(dir);
   }
 
   private static final Path EFFECT_PARTS =

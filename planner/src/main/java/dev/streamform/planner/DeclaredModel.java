@@ -146,7 +146,8 @@ public final class DeclaredModel {
    * The source's clock for a Kafka log; see {@link DeclaredSource#logClock()} and {@link #clock()}.
    */
   public SourceClock logClock() {
-    SourceClock clock = declaredSource().logClock();
+    // its idle markers name this model's generation (docs/semantics.md §9.7)
+    SourceClock clock = declaredSource().logClock().withGeneration(model.generation());
     return windowed() || decides() ? clock.keepingLateEvents() : clock;
   }
 

@@ -19,13 +19,19 @@ public final class ClockResult implements POutput {
   private final PCollection<TimedEvent> events;
   private final TupleTag<LateEvent> lateTag;
   private final PCollection<LateEvent> late;
+  private final TupleTag<IdleMarker> markersTag;
+  private final PCollection<IdleMarker> markers;
 
   ClockResult(
       Pipeline pipeline,
       TupleTag<TimedEvent> eventsTag,
       PCollection<TimedEvent> events,
       TupleTag<LateEvent> lateTag,
-      PCollection<LateEvent> late) {
+      PCollection<LateEvent> late,
+      TupleTag<IdleMarker> markersTag,
+      PCollection<IdleMarker> markers) {
+    this.markersTag = markersTag;
+    this.markers = markers;
     this.pipeline = pipeline;
     this.eventsTag = eventsTag;
     this.events = events;
@@ -43,6 +49,14 @@ public final class ClockResult implements POutput {
     return late;
   }
 
+  /**
+   * A marker each time a partition goes idle ({@code idle_after}) and when it delivers again, each
+   * naming the partition's policy generation (docs/semantics.md §9.7); empty without idleness.
+   */
+  public PCollection<IdleMarker> idleMarkers() {
+    return markers;
+  }
+
   @Override
   public Pipeline getPipeline() {
     return pipeline;
@@ -50,7 +64,7 @@ public final class ClockResult implements POutput {
 
   @Override
   public Map<TupleTag<?>, PValue> expand() {
-    return Map.of(eventsTag, events, lateTag, late);
+    return Map.of(eventsTag, events, lateTag, late, markersTag, markers);
   }
 
   @Override

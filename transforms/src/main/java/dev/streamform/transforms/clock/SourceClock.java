@@ -103,6 +103,9 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
   /** The partitions declared up front with {@link #withPartitions}; empty when not declared. */
   public abstract List<Integer> partitions();
 
+  /** The policy generation its idle markers name ({@link #withGeneration}); 1 unless given. */
+  public abstract int generation();
+
   /**
    * With {@link #contiguousOffsets()}: how many items one partition may hold back while they wait
    * for an earlier offset ({@link #DEFAULT_OFFSET_BUFFER} unless {@link #withOffsetBuffer} says).
@@ -136,6 +139,8 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
 
     abstract Builder setOffsetBuffer(int offsetBuffer);
 
+    abstract Builder setGeneration(int generation);
+
     abstract SourceClock build();
   }
 
@@ -161,6 +166,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         .setJudging(true)
         .setPartitions(List.of())
         .setOffsetBuffer(DEFAULT_OFFSET_BUFFER)
+        .setGeneration(1)
         .build();
   }
 
@@ -178,6 +184,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         .setJudging(false)
         .setPartitions(List.of())
         .setOffsetBuffer(DEFAULT_OFFSET_BUFFER)
+        .setGeneration(1)
         .build();
   }
 
@@ -281,6 +288,18 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     return withPartitions(partitions == null ? null : java.util.Arrays.asList(partitions));
   }
 
+  /**
+   * The policy generation the source is read under (docs/semantics.md §9): every {@link IdleMarker}
+   * names it, so a marker is never read against another generation's partitions.
+   */
+  public SourceClock withGeneration(int generation) {
+    checkArgument(
+        generation >= 1,
+        "SourceClock.withGeneration(%s): a generation is a whole number from 1",
+        generation);
+    return toBuilder().setGeneration(generation).build();
+  }
+
   @Override
   public ClockResult expand(PCollection<Envelope> input) {
     checkArgument(
@@ -290,6 +309,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     EnvelopeCoder envelopes = (EnvelopeCoder) input.getCoder();
     TupleTag<TimedEvent> events = new TupleTag<>() {};
     TupleTag<LateEvent> late = new TupleTag<>() {};
+    TupleTag<IdleMarker> idleMarkers = new TupleTag<>() {};
     PCollection<Envelope> items = input;
     if (!partitions().isEmpty()) {
       List<TimestampedValue<Envelope>> starts = new ArrayList<>();
@@ -318,14 +338,16 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
             .setCoder(KvCoder.of(VarIntCoder.of(), envelopes))
             .apply(
                 "Judge",
-                ParDo.of(new ClockFn(this, envelopes, events, late))
-                    .withOutputTags(events, TupleTagList.of(late)));
+                ParDo.of(new ClockFn(this, envelopes, events, late, idleMarkers))
+                    .withOutputTags(events, TupleTagList.of(late).and(idleMarkers)));
     return new ClockResult(
         input.getPipeline(),
         events,
         out.get(events).setCoder(ClockCoders.TimedEventCoder.of(envelopes)),
         late,
-        out.get(late).setCoder(ClockCoders.LateEventCoder.of(envelopes)));
+        out.get(late).setCoder(ClockCoders.LateEventCoder.of(envelopes)),
+        idleMarkers,
+        out.get(idleMarkers).setCoder(IdleMarker.IdleMarkerCoder.of()));
   }
 
   @Override
@@ -382,6 +404,8 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     private final @Nullable Duration idleAfter;
     private final TupleTag<TimedEvent> events;
     private final TupleTag<LateEvent> late;
+    private final TupleTag<IdleMarker> markers;
+    private final int generation;
 
     private final Counter onTime = StreamformMetrics.counter(StreamformMetrics.ON_TIME);
     private final Counter lateDropped = StreamformMetrics.counter(StreamformMetrics.LATE_DROPPED);
@@ -424,7 +448,10 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         SourceClock clock,
         Coder<Envelope> envelopes,
         TupleTag<TimedEvent> events,
-        TupleTag<LateEvent> late) {
+        TupleTag<LateEvent> late,
+        TupleTag<IdleMarker> markers) {
+      this.markers = markers;
+      this.generation = clock.generation();
       this.delayMillis = clock.delay().getMillis();
       this.keepLate = clock.lateEvents() == LateEvents.KEEP;
       this.contiguous = clock.contiguousOffsets();
@@ -459,6 +486,8 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       // that marker (at the beginning of time) keeps the clock's input watermark, and so its
       // output watermark, at the beginning of time, even if the partition's records come first.
       boolean holding = holdingStored != null ? holdingStored : declared.contains(element.getKey());
+      // the first item after the idle timer released the partition: it resumes (§9.7)
+      boolean resuming = judging && Boolean.FALSE.equals(holdingStored) && !item.isPartitionStart();
       Long lastStamp = stampState.read();
       floor = lastStamp == null ? BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis() : lastStamp;
       if (!holding) {
@@ -522,6 +551,9 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
             // never closes is reported rather than its waiting items dropped unseen.
             hold.withNoOutputTimestamp().set(GlobalWindow.INSTANCE.maxTimestamp());
           }
+          if (resuming) {
+            resumed(element.getKey(), watermarkBefore, item, watermarkBefore, timestamp, out);
+          }
           if (judging && !Boolean.TRUE.equals(holdingStored)) {
             // Waiting for an earlier offset: hold from here on, and make sure the end of input is
             // seen (releaseHold), so a gap that never closes is reported.
@@ -574,9 +606,31 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
           holdingState.write(true);
         }
       }
+      if (resuming) {
+        resumed(element.getKey(), watermarkBefore, item, watermark, timestamp, out);
+      }
       if (judging && idleAfter != null) {
         idle.offset(idleAfter).setRelative();
       }
+    }
+
+    private void resumed(
+        int partition,
+        @Nullable Long before,
+        Envelope first,
+        @Nullable Long after,
+        Instant timestamp,
+        MultiOutputReceiver out) {
+      out.get(markers)
+          .outputWithTimestamp(
+              IdleMarker.resumed(
+                  partition,
+                  generation,
+                  before == null ? null : new Instant(before),
+                  first.offset(),
+                  first.eventTime(),
+                  after == null ? null : new Instant(after)),
+              timestamp);
     }
 
     private long firstOffset(int partition) {
@@ -665,8 +719,17 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
 
     @OnTimer("idle")
     public void partitionIdle(
-        @TimerId("hold") Timer hold, @StateId("holding") ValueState<Boolean> holdingState) {
+        @Key Integer partition,
+        @TimerId("hold") Timer hold,
+        @StateId("holding") ValueState<Boolean> holdingState,
+        @StateId("watermark") ValueState<Long> watermarkState,
+        MultiOutputReceiver out) {
       holdingState.write(false);
+      Long watermark = watermarkState.read();
+      out.get(markers)
+          .output(
+              IdleMarker.idle(
+                  partition, generation, watermark == null ? null : new Instant(watermark)));
       // No item for idle_after: the partition stops holding the watermark back. W_p stays in state;
       // the partition's next item judges against it and sets the hold again.
       hold.withNoOutputTimestamp().set(GlobalWindow.INSTANCE.maxTimestamp());
