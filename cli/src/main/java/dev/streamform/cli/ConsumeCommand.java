@@ -3,7 +3,7 @@ package dev.streamform.cli;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamform.core.time.Durations;
-import dev.streamform.pipelines.kafka.JsonRecords;
+import dev.streamform.planner.sinks.JsonRecords;
 import dev.streamform.pipelines.kafka.KafkaConnection;
 import dev.streamform.pipelines.kafka.KafkaRefusedException;
 import java.io.PrintWriter;

@@ -1,6 +1,6 @@
 package dev.streamform.cli;
 
-import dev.streamform.pipelines.kafka.JsonRecords;
+import dev.streamform.planner.sinks.JsonRecords;
 import dev.streamform.pipelines.kafka.KafkaConnection;
 import dev.streamform.pipelines.kafka.KafkaRefusedException;
 import dev.streamform.pipelines.kafka.KafkaTopics;

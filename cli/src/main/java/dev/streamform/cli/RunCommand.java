@@ -6,7 +6,7 @@ import dev.streamform.pipelines.file.FileModelRun;
 import dev.streamform.pipelines.kafka.KafkaConnection;
 import dev.streamform.pipelines.kafka.KafkaModelPipeline;
 import dev.streamform.pipelines.kafka.KafkaTopics;
-import dev.streamform.pipelines.kafka.ModelSinks;
+import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.project.Project;

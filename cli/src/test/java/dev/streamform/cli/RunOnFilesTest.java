@@ -7,7 +7,7 @@ import static org.hamcrest.Matchers.is;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.streamform.pipelines.kafka.JsonRecords;
+import dev.streamform.planner.sinks.JsonRecords;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.Project;

@@ -7,8 +7,9 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamform.pipelines.ModelPipeline;
 import dev.streamform.pipelines.SourceResult;
-import dev.streamform.pipelines.kafka.ModelSinks;
+import dev.streamform.pipelines.kafka.KafkaSinks;
 import dev.streamform.planner.DeclaredModel;
+import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.sink.decisions.DecisionLedgerSink;
@@ -314,7 +315,7 @@ public final class FileModelRun {
                 "Unreadable",
                 MapElements.into(
                         TypeDescriptors.kvs(TypeDescriptors.strings(), TypeDescriptors.strings()))
-                    .via(named::unreadableLine));
+                    .via(FileSource::unreadableLine));
     List<Integer> partitions =
         IntStream.range(0, files.size()).boxed().collect(Collectors.toList());
     ModelPipeline.Outputs outputs =
@@ -346,22 +347,22 @@ public final class FileModelRun {
       }
     } else if (target.kafka != null) {
       dev.streamform.pipelines.kafka.KafkaConnection servers = target.kafka;
-      outputs.records().apply("Write " + sinks.topic(), ModelSinks.write(servers, sinks.topic()));
+      outputs.records().apply("Write " + sinks.topic(), KafkaSinks.write(servers, sinks.topic()));
       outputs
           .late()
-          .apply("Write " + sinks.lateTopic(), ModelSinks.write(servers, sinks.lateTopic()));
+          .apply("Write " + sinks.lateTopic(), KafkaSinks.write(servers, sinks.lateTopic()));
       outputs
           .quarantined()
           .apply(
               "Write " + sinks.quarantineTopic(),
-              ModelSinks.write(servers, sinks.quarantineTopic()));
+              KafkaSinks.write(servers, sinks.quarantineTopic()));
       if (outputs.duplicates() != null) {
         String topic = sinks.duplicatesTopic().get();
-        outputs.duplicates().apply("Write " + topic, ModelSinks.write(servers, topic));
+        outputs.duplicates().apply("Write " + topic, KafkaSinks.write(servers, topic));
       }
       if (outputs.reconciled() != null) {
         String topic = sinks.reconcileTopic().get();
-        outputs.reconciled().apply("Write " + topic, ModelSinks.write(servers, topic));
+        outputs.reconciled().apply("Write " + topic, KafkaSinks.write(servers, topic));
       }
     }
     if (decisionSink != null && outputs.decisions() != null) {
