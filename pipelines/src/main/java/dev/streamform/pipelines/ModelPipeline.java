@@ -149,7 +149,7 @@ public final class ModelPipeline {
     PCollection<KV<String, String>> quarantined =
         PCollectionList.of(unreadable)
             .and(out.quarantine())
-            .apply("Quarantine", Flatten.pCollections())
+            .apply("Source and model quarantine", Flatten.pCollections())
             .setCoder(KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of()));
     return new Outputs(
         out.sinks(),

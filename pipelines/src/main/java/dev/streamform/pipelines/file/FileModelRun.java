@@ -291,24 +291,29 @@ public final class FileModelRun {
   }
 
   /**
-   * As above; a scoring model's decisions also go to {@code decisionSink} when one is given (the
-   * decision ledger, {@code streamform run --jdbc-url}).
+   * The pipeline {@code run} runs, built on {@code options} and not run, writing nowhere: for a
+   * reader of its steps, or a test that compares it with what a fixture builds.
    */
-  public Summary run(
-      PipelineOptions options,
+  public Pipeline built(PipelineOptions options) throws IOException {
+    Pipeline p = Pipeline.create(options);
+    build(p, Target.none(), null, null, 0);
+    return p;
+  }
+
+  /** Adds the run to {@code p}; the folder of a folder target's parts, or null. */
+  private Path build(
+      Pipeline p,
       Target target,
       @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
       @Nullable DecisionLedgerSink decisionSink,
       long progressEvery)
       throws IOException {
-    Pipeline p = Pipeline.create(options);
     SourceDeclaration source = model.source();
     SourceResult read =
         p.apply(
             "Source " + source.name(),
             FileSource.of(files, source.schema(), model.keyColumns())
                 .withProgressEvery(progressEvery));
-    ModelSinks named = ModelSinks.of(model);
     PCollection<KV<String, String>> unreadable =
         read.quarantined()
             .apply(
@@ -371,6 +376,22 @@ public final class FileModelRun {
       outputs.decisions().apply("Decisions to the database", decisionSink);
       outputs.reconciliations().apply("Reconcile queue", decisionSink.reconcileQueue());
     }
+    return parts;
+  }
+
+  /**
+   * As above; a scoring model's decisions also go to {@code decisionSink} when one is given (the
+   * decision ledger, {@code streamform run --jdbc-url}).
+   */
+  public Summary run(
+      PipelineOptions options,
+      Target target,
+      @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
+      @Nullable DecisionLedgerSink decisionSink,
+      long progressEvery)
+      throws IOException {
+    Pipeline p = Pipeline.create(options);
+    Path parts = build(p, target, revisionSink, decisionSink, progressEvery);
     PipelineResult result = p.run();
     PipelineResult.State state = result.waitUntilFinish();
     if (state != PipelineResult.State.DONE) {
@@ -378,6 +399,7 @@ public final class FileModelRun {
     }
     Map<Path, Long> written = new LinkedHashMap<>();
     if (parts != null) {
+      ModelSinks sinks = ModelSinks.of(model);
       try {
         written.put(
             merge(
@@ -390,7 +412,7 @@ public final class FileModelRun {
         written.put(
             merge(parts, "quarantine", output(target.dir, sinks.quarantineTopic()), EVENT_ORDER),
             0L);
-        if (outputs.duplicates() != null) {
+        if (sinks.duplicatesTopic().isPresent()) {
           written.put(
               merge(
                   parts,
@@ -399,7 +421,7 @@ public final class FileModelRun {
                   EVENT_ORDER),
               0L);
         }
-        if (outputs.reconciled() != null) {
+        if (sinks.reconcileTopic().isPresent()) {
           written.put(
               merge(
                   parts,
