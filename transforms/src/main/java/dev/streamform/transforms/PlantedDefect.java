@@ -59,6 +59,12 @@ public enum PlantedDefect {
   /** Decisions, {@code as_of_occurrence}: events later than the decided one are read. */
   SCORE_READS_AFTER_OCCURRENCE,
 
+  /**
+   * Decisions, the freed horizon (ADR 0050): an event whose answer reaches below what its key freed
+   * while its partition was idle is answered from what is left, as before the fix.
+   */
+  SCORE_IGNORES_FREED_HORIZON,
+
   /** Deduplicate, the horizon edge: an id is still kept at {@code first + horizon}. */
   DEDUP_HORIZON_EXCLUSIVE,
 

@@ -24,8 +24,11 @@ public final class StateLayouts {
   /** {@code WindowedAggregate}: a key's windows, tick and waiting events. */
   public static final int WINDOWS = 1;
 
-  /** {@code ScoreEvents}: a key's applied and decided events, revision, tick and hold. */
-  public static final int DECISIONS = 1;
+  /**
+   * {@code ScoreEvents}: a key's applied and decided events, revision, tick and hold; from 2 also
+   * its freed horizons (ADR 0050).
+   */
+  public static final int DECISIONS = 2;
 
   private StateLayouts() {}
 

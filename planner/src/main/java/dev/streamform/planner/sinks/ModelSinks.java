@@ -87,7 +87,8 @@ import org.apache.beam.sdk.values.Row;
  *       {@code <model>.late}, and those sent to reconciliation ({@code reconciled}), topic {@code
  *       <model>.reconcile}: key the event id, value {@code {"route":..,"event_id":..,
  *       "partition":..,"offset":..,"occurred_at":..,"arrival_watermark":..,"updated_state":..,
- *       "affected_decisions":[..],"key":{..},"record":{..}}};
+ *       "affected_decisions":[..],"reason":..,"key":{..},"record":{..}}} ({@code reason}: null, or
+ *       why an event not late is reconciled — its reach was freed, ADR 0050);
  *   <li>dead letters, topic {@code <model>.dead_letters}: the quarantine rows above (no usable
  *       event time, unreadable, conflicting repeats) and events ahead of their arrival clock by
  *       more than {@code max_clock_skew}, value {@code {"reason":"clock_skew: ..","partition":..,
@@ -241,6 +242,7 @@ public final class ModelSinks implements Serializable {
     value.set("arrival_watermark", JsonRecords.node(e.arrivalWatermark()));
     value.put("updated_state", e.updatedState());
     e.affectedDecisions().forEach(value.putArray("affected_decisions")::add);
+    value.put("reason", e.reason()); // null unless its reach was freed (ADR 0050)
     value.set("key", rowObject(e.key()));
     value.set("record", rowObject(e.event()));
     return KV.of(eventKey(e.eventId()), value.toString());

@@ -103,7 +103,8 @@ public final class DecisionLedger {
                 "SELECT event_id, event_partition, event_offset, occurred_at, arrival_watermark,"
                     + " updated_state, affected_decisions::text AS affected_decisions,"
                     + " key_values::text AS key_values, record::text AS record, queued_at,"
-                    + " resolved_at FROM streamform.decision_reconcile WHERE model = ? ORDER BY"
+                    + " resolved_at, reason FROM streamform.decision_reconcile WHERE model = ?"
+                    + " ORDER BY"
                     + " event_partition, event_offset")) {
       s.setString(1, model);
       try (ResultSet r = s.executeQuery()) {

@@ -61,7 +61,7 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
   static final String INSERT_RECONCILE =
       "INSERT INTO streamform.decision_reconcile (model, event_id, event_partition, event_offset,"
           + " occurred_at, arrival_watermark, updated_state, affected_decisions, key_values,"
-          + " record) VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb)"
+          + " record, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?)"
           + " ON CONFLICT (model, event_id) DO NOTHING";
 
   public abstract JdbcTarget target();
@@ -170,6 +170,7 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
     s.setString(8, affected.toString());
     s.setString(9, json(e.key()).toString());
     s.setString(10, json(e.event()).toString());
+    setText(s, 11, e.reason());
   }
 
   private static void setText(PreparedStatement s, int i, @Nullable String text)

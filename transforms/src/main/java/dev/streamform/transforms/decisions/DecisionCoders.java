@@ -178,10 +178,11 @@ public final class DecisionCoders {
       INT.encode(e.partition(), out);
       LONG.encode(e.offset(), out);
       AT.encode(e.occurredAt(), out);
-      AT.encode(e.arrivalWatermark(), out);
+      OPTIONAL_AT.encode(e.arrivalWatermark(), out);
       TEXT.encode(e.action().name(), out);
       BooleanCoder.of().encode(e.updatedState(), out);
       IDS.encode(e.affectedDecisions(), out);
+      OPTIONAL_TEXT.encode(e.reason(), out);
     }
 
     @Override
@@ -194,10 +195,11 @@ public final class DecisionCoders {
           INT.decode(in),
           LONG.decode(in),
           AT.decode(in),
-          AT.decode(in),
+          OPTIONAL_AT.decode(in),
           LateAction.valueOf(TEXT.decode(in)),
           BooleanCoder.of().decode(in),
-          IDS.decode(in));
+          IDS.decode(in),
+          OPTIONAL_TEXT.decode(in));
     }
   }
 

@@ -108,7 +108,16 @@ import org.joda.time.Instant;
  * <p>State: a key's events are kept while the watermark is below their time + 2·range + lateness,
  * its decisions (for revisions) while below their time + range + lateness; a late event only
  * reaches decisions with time + range + lateness above its arrival watermark, so pruning never
- * changes an answer.
+ * changes an answer — while every partition holds the watermark. An idle partition does not
+ * (docs/semantics.md §2.7): its events, on time by its own watermark, may reach below what the key
+ * still keeps. Each key therefore remembers the newest time it freed (its <em>freed horizon</em>,
+ * one for events, one for decisions); an event whose answer would read below it gets no decision
+ * and goes to {@link DecisionResult#reconciliations()} with that reason; a late one keeps its
+ * declared route with the reason, except {@code revise}, which is reconciled instead of revising
+ * from freed state — so that no decision claims state it did not read (ADR 0050). As of occurrence,
+ * without idleness the horizon is never reached and routes stay a function of the per-partition
+ * logs. (Latest available prunes by the arriving event's own partition's watermark: there an event
+ * of a partition more than {@code range} behind another can reach it too.)
  */
 @AutoValue
 public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, DecisionResult> {
@@ -123,6 +132,9 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
 
   /** Metric: events dead-lettered for clock skew. */
   public static final String DEAD_LETTERED = "decisions_dead_lettered";
+
+  /** Metric: events whose answer reaches below their key's freed horizon (ADR 0050). */
+  public static final String BELOW_FREED_HORIZON = "decisions_below_freed_horizon";
 
   public abstract String model();
 
@@ -588,15 +600,35 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     ArrayList<TimedEvent> awaiting;
     long revision;
 
+    /** The newest time of an applied event freed, null when none was (the freed horizon). */
+    @Nullable Long freedEvents;
+
+    /** The newest time of a decided event freed (no longer revisable), null when none was. */
+    @Nullable Long freedDecisions;
+
     KeyState(
         @Nullable ArrayList<Applied> applied,
         @Nullable ArrayList<Decided> decided,
         @Nullable ArrayList<TimedEvent> awaiting,
-        @Nullable Long revision) {
+        @Nullable Long revision,
+        @Nullable ArrayList<Long> freed) {
       this.applied = applied == null ? new ArrayList<>() : applied;
       this.decided = decided == null ? new ArrayList<>() : decided;
       this.awaiting = awaiting == null ? new ArrayList<>() : awaiting;
       this.revision = revision == null ? 0 : revision;
+      this.freedEvents = freed == null ? null : freed.get(0);
+      this.freedDecisions = freed == null ? null : freed.get(1);
+    }
+
+    /** The horizons as one state cell: events, decisions (each nullable); null when neither. */
+    @Nullable ArrayList<Long> freed() {
+      if (freedEvents == null && freedDecisions == null) {
+        return null;
+      }
+      ArrayList<Long> both = new ArrayList<>(2);
+      both.add(freedEvents);
+      both.add(freedDecisions);
+      return both;
     }
   }
 
@@ -624,6 +656,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     private final Counter revised = StreamformMetrics.counter(REVISED);
     private final Counter lateCount = StreamformMetrics.counter(LATE);
     private final Counter skewed = StreamformMetrics.counter(DEAD_LETTERED);
+    private final Counter belowHorizon = StreamformMetrics.counter(BELOW_FREED_HORIZON);
 
     @StateId("pending")
     private final StateSpec<BagState<TimestampedValue<TimedEvent>>> pendingSpec;
@@ -641,6 +674,11 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
 
     @StateId("revision")
     private final StateSpec<ValueState<Long>> revisionSpec = StateSpecs.value(VarLongCoder.of());
+
+    /** The key's freed horizons (events, decisions; see {@link KeyState}), ADR 0050. */
+    @StateId("freed")
+    private final StateSpec<ValueState<ArrayList<Long>>> freedSpec =
+        StateSpecs.value(arrayListOf(NullableCoder.of(VarLongCoder.of())));
 
     @StateId("tickAt")
     private final StateSpec<ValueState<Long>> tickAtSpec = StateSpecs.value(VarLongCoder.of());
@@ -691,6 +729,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         @StateId("decided") ValueState<ArrayList<Decided>> decidedState,
         @StateId("awaiting") ValueState<ArrayList<TimedEvent>> awaitingState,
         @StateId("revision") ValueState<Long> revisionState,
+        @StateId("freed") ValueState<ArrayList<Long>> freedState,
         @StateId("tickAt") ValueState<Long> tickAt,
         @StateId("holdAt") ValueState<Long> holdAt,
         @TimerId("tick") Timer tick,
@@ -698,14 +737,19 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       if (contract == FeatureContract.LATEST_AVAILABLE) {
         // Decided as it reaches this stage, in the runner's delivery order: not replay-stable.
         KeyState key =
-            new KeyState(appliedState.read(), decidedState.read(), null, revisionState.read());
+            new KeyState(
+                appliedState.read(),
+                decidedState.read(),
+                null,
+                revisionState.read(),
+                freedState.read());
         TimedEvent event = element.getValue();
         apply(event, key, out);
         Instant w = event.watermarkAtArrival();
         if (w != null) {
           prune(key, w.getMillis());
         }
-        write(key, appliedState, decidedState, awaitingState, revisionState);
+        write(key, appliedState, decidedState, awaitingState, revisionState, freedState);
         return;
       }
       // applied in log order once due (see LogOrder.buffer)
@@ -721,6 +765,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         @StateId("decided") ValueState<ArrayList<Decided>> decidedState,
         @StateId("awaiting") ValueState<ArrayList<TimedEvent>> awaitingState,
         @StateId("revision") ValueState<Long> revisionState,
+        @StateId("freed") ValueState<ArrayList<Long>> freedState,
         @StateId("tickAt") ValueState<Long> tickAt,
         @StateId("holdAt") ValueState<Long> holdAt,
         @TimerId("tick") Timer tick,
@@ -732,7 +777,11 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       boolean[] done = new boolean[buffered.size()];
       KeyState key =
           new KeyState(
-              appliedState.read(), decidedState.read(), awaitingState.read(), revisionState.read());
+              appliedState.read(),
+              decidedState.read(),
+              awaitingState.read(),
+              revisionState.read(),
+              freedState.read());
       int appliedCount = 0;
       while (true) {
         Long edge = nextEdge(key.awaiting, now);
@@ -783,7 +832,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         }
       }
       prune(key, earliestArrival == null ? now : Math.min(now, earliestArrival));
-      write(key, appliedState, decidedState, awaitingState, revisionState);
+      write(key, appliedState, decidedState, awaitingState, revisionState, freedState);
       Long fire = nextDue;
       Long hold = earliestHold;
       for (TimedEvent e : key.awaiting) {
@@ -893,6 +942,11 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         TimedEvent event, Instant cutoff, Instant scoredAt, KeyState key, MultiOutputReceiver out) {
       Envelope e = event.envelope();
       long t = e.eventTime().getMillis();
+      String freed = belowHorizon(event, key);
+      if (freed != null) {
+        reconcileBelowHorizon(event, freed, key, out);
+        return;
+      }
       List<Row> read = new ArrayList<>();
       for (Applied x : key.applied) {
         boolean inRange =
@@ -932,15 +986,23 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
           Comparator.comparingLong(Decided::time)
               .thenComparingInt(d -> d.event.envelope().partition())
               .thenComparingLong(d -> d.event.envelope().offset()));
+      String freed =
+          belowHorizon(event, Math.max(t, a.getMillis() - range - lateness + 1), affected, key);
+      // Revising from freed state would claim what it did not read: reconciled instead (ADR 0050).
+      LateAction action =
+          freed != null && lateAction == LateAction.REVISE ? LateAction.RECONCILE : lateAction;
+      if (freed != null) {
+        belowHorizon.inc();
+      }
       if (lateUpdatesState) {
         applyToState(event, true, key, out);
       }
       List<String> ids = new ArrayList<>();
       affected.forEach(d -> ids.add(d.latestId)); // before the revisions below replace them
       out.get(
-              lateAction == LateAction.IGNORE
+              action == LateAction.IGNORE
                   ? tags.ignored
-                  : lateAction == LateAction.RECONCILE ? tags.reconciled : tags.revising)
+                  : action == LateAction.RECONCILE ? tags.reconciled : tags.revising)
           .outputWithTimestamp(
               UnscoredLateEvent.of(
                   model,
@@ -951,11 +1013,12 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
                   e.offset(),
                   e.eventTime(),
                   a,
-                  lateAction,
+                  action,
                   lateUpdatesState,
-                  ids),
+                  ids,
+                  freed),
               e.eventTime());
-      if (lateAction != LateAction.REVISE) {
+      if (action != LateAction.REVISE) {
         return;
       }
       for (Decided d : affected) {
@@ -1045,8 +1108,97 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
 
     /** Frees what no event arriving at or after watermark {@code w} can read (class comment). */
     private void prune(KeyState key, long w) {
+      for (Applied x : key.applied) {
+        if (x.time + 2 * range + lateness <= w) {
+          key.freedEvents = key.freedEvents == null ? x.time : Math.max(key.freedEvents, x.time);
+        }
+      }
+      for (Decided d : key.decided) {
+        if (d.time() + range + lateness <= w) {
+          key.freedDecisions =
+              key.freedDecisions == null ? d.time() : Math.max(key.freedDecisions, d.time());
+        }
+      }
       key.applied.removeIf(x -> x.time + 2 * range + lateness <= w);
       key.decided.removeIf(d -> d.time() + range + lateness <= w);
+    }
+
+    /**
+     * Why {@code event}'s first decision, reading its key's events after {@code t - range}, could
+     * not be complete — an event the key freed (all at or before its freed horizon) may be one of
+     * them — or null when it can.
+     */
+    private @Nullable String belowHorizon(TimedEvent event, KeyState key) {
+      long t = event.envelope().eventTime().getMillis();
+      if (key.freedEvents == null
+          || t - range >= key.freedEvents
+          || planted == PlantedDefect.SCORE_IGNORES_FREED_HORIZON) {
+        return null;
+      }
+      return "its features over ("
+          + new Instant(t - range)
+          + ", "
+          + (contract == FeatureContract.LATEST_AVAILABLE ? "now" : new Instant(t))
+          + "] reach below its key's freed horizon "
+          + new Instant(key.freedEvents)
+          + ": state freed while its partition's watermark ("
+          + event.watermarkAtArrival()
+          + ") was behind, idle";
+    }
+
+    /**
+     * Why a late event's answer could not be complete — a decision it would change was freed (at or
+     * before the key's horizon of decisions), or, revising, a revision would read below the freed
+     * horizon of events — or null when it can. {@code lowest}: the earliest time of a decision it
+     * reaches; {@code affected}: the decisions still kept that it reaches.
+     */
+    private @Nullable String belowHorizon(
+        TimedEvent event, long lowest, List<Decided> affected, KeyState key) {
+      Long reads = null;
+      for (Decided d : affected) {
+        reads = reads == null ? d.time() - range : Math.min(reads, d.time() - range);
+      }
+      boolean missing = key.freedDecisions != null && key.freedDecisions >= lowest;
+      boolean unread =
+          lateAction == LateAction.REVISE
+              && reads != null
+              && key.freedEvents != null
+              && reads < key.freedEvents;
+      if ((!missing && !unread) || planted == PlantedDefect.SCORE_IGNORES_FREED_HORIZON) {
+        return null;
+      }
+      return "the decisions it would change, from "
+          + new Instant(lowest)
+          + (missing
+              ? ", reach below its key's freed horizon of decisions "
+                  + new Instant(key.freedDecisions)
+              : ", read below its key's freed horizon " + new Instant(key.freedEvents))
+          + ": state freed while its partition's watermark ("
+          + event.watermarkAtArrival()
+          + ") was behind, idle";
+    }
+
+    /** An event, not late, whose decision would claim state that was freed (ADR 0050). */
+    private void reconcileBelowHorizon(
+        TimedEvent event, String reason, KeyState key, MultiOutputReceiver out) {
+      belowHorizon.inc();
+      Envelope e = event.envelope();
+      out.get(tags.reconciled)
+          .outputWithTimestamp(
+              UnscoredLateEvent.of(
+                  model,
+                  keyOf(e.record()),
+                  e.record(),
+                  e.eventId(),
+                  e.partition(),
+                  e.offset(),
+                  e.eventTime(),
+                  event.watermarkAtArrival(),
+                  LateAction.RECONCILE,
+                  true,
+                  List.of(),
+                  reason),
+              e.eventTime());
     }
 
     private static void write(
@@ -1054,7 +1206,8 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         ValueState<ArrayList<Applied>> applied,
         ValueState<ArrayList<Decided>> decided,
         ValueState<ArrayList<TimedEvent>> awaiting,
-        ValueState<Long> revision) {
+        ValueState<Long> revision,
+        ValueState<ArrayList<Long>> freed) {
       if (key.applied.isEmpty()) {
         applied.clear();
       } else {
@@ -1071,6 +1224,10 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         awaiting.write(key.awaiting);
       }
       revision.write(key.revision);
+      ArrayList<Long> horizons = key.freed();
+      if (horizons != null) {
+        freed.write(horizons);
+      }
     }
 
     private Instant arrivedAt(Envelope e) {

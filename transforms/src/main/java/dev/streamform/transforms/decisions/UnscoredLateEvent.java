@@ -4,12 +4,18 @@ import com.google.auto.value.AutoValue;
 import java.io.Serializable;
 import java.util.List;
 import org.apache.beam.sdk.values.Row;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
 /**
  * An event beyond the declared lateness — it never gets a decision of its own — with its {@link
  * #action()} and the ids of the decisions whose features it would have changed (under {@link
  * LateAction#REVISE}: the decisions it superseded), so that nothing it touches is lost from sight.
+ *
+ * <p>With a {@link #reason()}, an event whose answer would reach below what its key's state still
+ * keeps (ADR 0050): state freed while its partition was idle. An on-time event of that kind gets no
+ * decision either and comes here, on the reconcile route, so that no decision claims state it did
+ * not read; a late one keeps its route and says that its affected decisions may be incomplete.
  */
 @AutoValue
 public abstract class UnscoredLateEvent implements Serializable {
@@ -28,8 +34,11 @@ public abstract class UnscoredLateEvent implements Serializable {
 
   public abstract Instant occurredAt();
 
-  /** The partition's watermark it arrived at ({@code >= occurred_at + lateness}). */
-  public abstract Instant arrivalWatermark();
+  /**
+   * The partition's watermark it arrived at: {@code >= occurred_at + lateness} for a late event;
+   * null only for an event, not late, that arrived while it was undefined.
+   */
+  public abstract @Nullable Instant arrivalWatermark();
 
   public abstract LateAction action();
 
@@ -38,6 +47,12 @@ public abstract class UnscoredLateEvent implements Serializable {
 
   /** The latest decision ids of the key's events in {@code [t, t + range)}, in log order. */
   public abstract List<String> affectedDecisions();
+
+  /**
+   * Null for a late event handled by its declared action; otherwise why its answer could not be
+   * complete: the part of its reach below the key's freed horizon (ADR 0050).
+   */
+  public abstract @Nullable String reason();
 
   /** {@code ignored}, {@code reconciled} or {@code revising}. */
   public String route() {
@@ -54,10 +69,11 @@ public abstract class UnscoredLateEvent implements Serializable {
       int partition,
       long offset,
       Instant occurredAt,
-      Instant arrivalWatermark,
+      @Nullable Instant arrivalWatermark,
       LateAction action,
       boolean updatedState,
-      List<String> affected) {
+      List<String> affected,
+      @Nullable String reason) {
     return new AutoValue_UnscoredLateEvent(
         model,
         key,
@@ -69,6 +85,7 @@ public abstract class UnscoredLateEvent implements Serializable {
         arrivalWatermark,
         action,
         updatedState,
-        List.copyOf(affected));
+        List.copyOf(affected),
+        reason);
   }
 }

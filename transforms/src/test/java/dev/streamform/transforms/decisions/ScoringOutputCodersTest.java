@@ -87,7 +87,22 @@ class ScoringOutputCodersTest {
             AT.plus(600_000),
             LateAction.RECONCILE,
             true,
-            List.of("a", "b"));
+            List.of("a", "b"),
+            null);
+    UnscoredLateEvent freed =
+        UnscoredLateEvent.of(
+            "receipt_risk",
+            key,
+            record,
+            "1-4",
+            1,
+            4,
+            AT,
+            null,
+            LateAction.RECONCILE,
+            true,
+            List.of(),
+            "features over (..] reach below the key's freed horizon");
     for (Coder<UnscoredLateEvent> coder :
         List.of(
             result.reconciliations().getCoder(),
@@ -95,6 +110,7 @@ class ScoringOutputCodersTest {
             result.revising().getCoder())) {
       assertEquals(late, roundTrip(coder, late));
       assertNamed(coder, late, "RECONCILE");
+      assertEquals(freed, roundTrip(coder, freed));
     }
   }
 
