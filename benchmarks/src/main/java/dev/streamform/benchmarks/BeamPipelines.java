@@ -1,16 +1,16 @@
 package dev.streamform.benchmarks;
 
 import dev.streamform.planner.DeclaredModel;
+import dev.streamform.planner.DeclaredPipeline;
+import dev.streamform.planner.ModelOutputs;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.clock.SourceClock;
-import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
 import dev.streamform.transforms.windows.WindowRevision;
-import dev.streamform.transforms.windows.WindowedResult;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -162,25 +162,16 @@ final class BeamPipelines {
 
   /**
    * The streamform pipeline as the planner builds it from the declarations in {@code
-   * benchmarks/project} (the same {@link DeclaredModel} transforms fixtures, {@code run} and fuzz
-   * use): event time, the model's log clock, its duplicate detection and WHERE filter if any, its
-   * changelog.
+   * benchmarks/project}: the model's one composite ({@link DeclaredPipeline}, the chain fixtures,
+   * {@code run} and fuzz apply) judged by the model's log clock — event time, clock, duplicate
+   * detection if any, WHERE and changelog, and the records rendered as the sinks write them.
    */
   static Pipeline streamform(PipelineOptions options, Workload w, DeclaredModel model) {
     Pipeline p = Pipeline.create(options);
-    PCollection<TimedEvent> events =
+    ModelOutputs out =
         source(p, w, model.recordSchema())
-            .apply(EventTimeExtraction.from(model.source().eventTime().get()))
-            .events()
-            .apply(model.logClock())
-            .events();
-    if (model.deduplicate().isPresent()) {
-      events = events.apply(model.deduplicate().get()).events();
-    }
-    if (model.where().isPresent()) {
-      events = events.apply(model.where().get());
-    }
-    events.apply(model.changelog()).apply("Sink", ParDo.of(new CountChanges()));
+            .apply("Model pipeline", DeclaredPipeline.of(model).withClock(model.logClock()));
+    out.changelog().apply("Sink", ParDo.of(new CountChanges()));
     return p;
   }
 
@@ -228,19 +219,16 @@ final class BeamPipelines {
   }
 
   /**
-   * The windowed streamform pipeline as the planner builds it for {@code hourly_revenue}: event
-   * time, the model's log clock, its windows; the sink counts and digests every record.
+   * The windowed streamform pipeline as the planner builds it for {@code hourly_revenue}: the
+   * model's composite ({@link DeclaredPipeline}) judged by its log clock; the sink counts and
+   * digests every record.
    */
   static Pipeline streamformWindowed(PipelineOptions options, Workload w, DeclaredModel model) {
     Pipeline p = Pipeline.create(options);
-    WindowedResult result =
+    ModelOutputs out =
         source(p, w, model.recordSchema())
-            .apply(EventTimeExtraction.from(model.source().eventTime().get()))
-            .events()
-            .apply(model.logClock())
-            .events()
-            .apply(model.windows());
-    result.revisions().apply("Sink", ParDo.of(new CountRevisions()));
+            .apply("Model pipeline", DeclaredPipeline.of(model).withClock(model.logClock()));
+    out.revisions().apply("Sink", ParDo.of(new CountRevisions()));
     return p;
   }
 

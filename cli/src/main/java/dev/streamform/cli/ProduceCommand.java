@@ -1,10 +1,10 @@
 package dev.streamform.cli;
 
-import dev.streamform.pipelines.kafka.JsonRecords;
 import dev.streamform.pipelines.kafka.KafkaConnection;
 import dev.streamform.pipelines.kafka.KafkaRefusedException;
 import dev.streamform.pipelines.kafka.KafkaTopics;
 import dev.streamform.planner.DeclaredModel;
+import dev.streamform.planner.sinks.JsonRecords;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.InvalidProjectException;

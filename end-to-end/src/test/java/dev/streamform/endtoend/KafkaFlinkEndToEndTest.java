@@ -426,7 +426,7 @@ class KafkaFlinkEndToEndTest {
                   "receipts",
                   p,
                   null,
-                  dev.streamform.pipelines.kafka.JsonRecords.punctuation(
+                  dev.streamform.planner.sinks.JsonRecords.punctuation(
                       java.time.Instant.parse("2026-08-30T12:00:00Z"))));
         }
         producer.flush();
@@ -616,7 +616,7 @@ class KafkaFlinkEndToEndTest {
                 "burst_receipts",
                 p,
                 null,
-                dev.streamform.pipelines.kafka.JsonRecords.punctuation(
+                dev.streamform.planner.sinks.JsonRecords.punctuation(
                     Instant.parse("2026-08-30T12:30:00Z"))));
       }
       producer.flush();

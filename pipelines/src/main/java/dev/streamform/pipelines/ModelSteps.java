@@ -1,6 +1,7 @@
 package dev.streamform.pipelines;
 
 import dev.streamform.planner.DeclaredModel;
+import dev.streamform.planner.DeclaredPipeline;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,7 +59,10 @@ public final class ModelSteps {
     return walk(p, Set.of(SOURCE, UNREADABLE));
   }
 
-  /** The top-level steps of {@code p} in topological order, but those named in {@code skip}. */
+  /**
+   * The top-level steps of {@code p} in topological order, but those named in {@code skip}; the
+   * model's composite ({@link DeclaredPipeline}) is opened: its steps are listed in its place.
+   */
   static List<Step> walk(Pipeline p, Set<String> skip) {
     List<Step> steps = new ArrayList<>();
     p.traverseTopologically(
@@ -82,11 +86,17 @@ public final class ModelSteps {
               return;
             }
             PTransform<?, ?> t = node.getTransform();
-            if (node.getEnclosingNode().isRootNode()) {
+            if (t instanceof DeclaredPipeline) {
+              top = null; // the model's composite: its own steps are the steps listed
+              return;
+            }
+            TransformHierarchy.Node parent = node.getEnclosingNode();
+            if (parent.isRootNode() || parent.getTransform() instanceof DeclaredPipeline) {
               top = skip.contains(node.getFullName()) ? null : node;
               if (top != null) {
                 inner = new ArrayList<>();
-                steps.add(new Step(node.getFullName(), name(t), display(t), inner));
+                String name = parent.isRootNode() ? node.getFullName() : local(parent, node);
+                steps.add(new Step(name, name(t), display(t), inner));
               }
             } else if (top != null && t != null && ours(t) && !display(t).isEmpty()) {
               // a step of Streamform's own inside a top-level one (the model's keyed stage)

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.streamform.pipelines.kafka.ModelSinks;
 import dev.streamform.planner.DeclaredModel;
+import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.project.Project;
 import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.collect.LinesToFiles;

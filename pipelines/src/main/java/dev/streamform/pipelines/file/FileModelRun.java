@@ -7,8 +7,9 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamform.pipelines.ModelPipeline;
 import dev.streamform.pipelines.SourceResult;
-import dev.streamform.pipelines.kafka.ModelSinks;
+import dev.streamform.pipelines.kafka.KafkaSinks;
 import dev.streamform.planner.DeclaredModel;
+import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.sink.decisions.DecisionLedgerSink;
@@ -290,31 +291,36 @@ public final class FileModelRun {
   }
 
   /**
-   * As above; a scoring model's decisions also go to {@code decisionSink} when one is given (the
-   * decision ledger, {@code streamform run --jdbc-url}).
+   * The pipeline {@code run} runs, built on {@code options} and not run, writing nowhere: for a
+   * reader of its steps, or a test that compares it with what a fixture builds.
    */
-  public Summary run(
-      PipelineOptions options,
+  public Pipeline built(PipelineOptions options) throws IOException {
+    Pipeline p = Pipeline.create(options);
+    build(p, Target.none(), null, null, 0);
+    return p;
+  }
+
+  /** Adds the run to {@code p}; the folder of a folder target's parts, or null. */
+  private Path build(
+      Pipeline p,
       Target target,
       @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
       @Nullable DecisionLedgerSink decisionSink,
       long progressEvery)
       throws IOException {
-    Pipeline p = Pipeline.create(options);
     SourceDeclaration source = model.source();
     SourceResult read =
         p.apply(
             "Source " + source.name(),
             FileSource.of(files, source.schema(), model.keyColumns())
                 .withProgressEvery(progressEvery));
-    ModelSinks named = ModelSinks.of(model);
     PCollection<KV<String, String>> unreadable =
         read.quarantined()
             .apply(
                 "Unreadable",
                 MapElements.into(
                         TypeDescriptors.kvs(TypeDescriptors.strings(), TypeDescriptors.strings()))
-                    .via(named::unreadableLine));
+                    .via(FileSource::unreadableLine));
     List<Integer> partitions =
         IntStream.range(0, files.size()).boxed().collect(Collectors.toList());
     ModelPipeline.Outputs outputs =
@@ -346,22 +352,22 @@ public final class FileModelRun {
       }
     } else if (target.kafka != null) {
       dev.streamform.pipelines.kafka.KafkaConnection servers = target.kafka;
-      outputs.records().apply("Write " + sinks.topic(), ModelSinks.write(servers, sinks.topic()));
+      outputs.records().apply("Write " + sinks.topic(), KafkaSinks.write(servers, sinks.topic()));
       outputs
           .late()
-          .apply("Write " + sinks.lateTopic(), ModelSinks.write(servers, sinks.lateTopic()));
+          .apply("Write " + sinks.lateTopic(), KafkaSinks.write(servers, sinks.lateTopic()));
       outputs
           .quarantined()
           .apply(
               "Write " + sinks.quarantineTopic(),
-              ModelSinks.write(servers, sinks.quarantineTopic()));
+              KafkaSinks.write(servers, sinks.quarantineTopic()));
       if (outputs.duplicates() != null) {
         String topic = sinks.duplicatesTopic().get();
-        outputs.duplicates().apply("Write " + topic, ModelSinks.write(servers, topic));
+        outputs.duplicates().apply("Write " + topic, KafkaSinks.write(servers, topic));
       }
       if (outputs.reconciled() != null) {
         String topic = sinks.reconcileTopic().get();
-        outputs.reconciled().apply("Write " + topic, ModelSinks.write(servers, topic));
+        outputs.reconciled().apply("Write " + topic, KafkaSinks.write(servers, topic));
       }
     }
     if (decisionSink != null && outputs.decisions() != null) {
@@ -370,6 +376,22 @@ public final class FileModelRun {
       outputs.decisions().apply("Decisions to the database", decisionSink);
       outputs.reconciliations().apply("Reconcile queue", decisionSink.reconcileQueue());
     }
+    return parts;
+  }
+
+  /**
+   * As above; a scoring model's decisions also go to {@code decisionSink} when one is given (the
+   * decision ledger, {@code streamform run --jdbc-url}).
+   */
+  public Summary run(
+      PipelineOptions options,
+      Target target,
+      @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
+      @Nullable DecisionLedgerSink decisionSink,
+      long progressEvery)
+      throws IOException {
+    Pipeline p = Pipeline.create(options);
+    Path parts = build(p, target, revisionSink, decisionSink, progressEvery);
     PipelineResult result = p.run();
     PipelineResult.State state = result.waitUntilFinish();
     if (state != PipelineResult.State.DONE) {
@@ -377,6 +399,7 @@ public final class FileModelRun {
     }
     Map<Path, Long> written = new LinkedHashMap<>();
     if (parts != null) {
+      ModelSinks sinks = ModelSinks.of(model);
       try {
         written.put(
             merge(
@@ -389,7 +412,7 @@ public final class FileModelRun {
         written.put(
             merge(parts, "quarantine", output(target.dir, sinks.quarantineTopic()), EVENT_ORDER),
             0L);
-        if (outputs.duplicates() != null) {
+        if (sinks.duplicatesTopic().isPresent()) {
           written.put(
               merge(
                   parts,
@@ -398,7 +421,7 @@ public final class FileModelRun {
                   EVENT_ORDER),
               0L);
         }
-        if (outputs.reconciled() != null) {
+        if (sinks.reconcileTopic().isPresent()) {
           written.put(
               merge(
                   parts,

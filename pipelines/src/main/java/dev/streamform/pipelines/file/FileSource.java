@@ -4,9 +4,10 @@ import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Pr
 
 import com.google.auto.value.AutoValue;
 import dev.streamform.pipelines.SourceResult;
-import dev.streamform.pipelines.kafka.JsonRecords;
-import dev.streamform.pipelines.kafka.Quarantine;
 import dev.streamform.planner.Schemas;
+import dev.streamform.planner.sinks.JsonRecords;
+import dev.streamform.planner.sinks.ModelSinks;
+import dev.streamform.planner.sinks.Quarantine;
 import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.envelope.SourceRecord;
@@ -77,6 +78,19 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
    * #SHOWN_OF_LONG_LINE} characters, and the rest skipped unread into memory.
    */
   public static final int MAX_LINE = JsonRecords.MAX_RECORD_BYTES;
+
+  /**
+   * A line this source could not decode, as its quarantine row's key and value; its encoded record
+   * is {@code KV<KV<partition, offset>, bytes>} ({@link #LINE}).
+   */
+  public static KV<String, String> unreadableLine(BadRecord bad) {
+    KV<KV<Integer, Long>, byte[]> line = ModelSinks.decode(bad, LINE);
+    return ModelSinks.quarantined(
+        line.getKey().getKey(),
+        line.getKey().getValue(),
+        bad.getFailure().getDescription(),
+        line.getValue());
+  }
 
   static final int SHOWN_OF_LONG_LINE = 1000;
 

@@ -3,6 +3,7 @@ package dev.streamform.pipelines.kafka;
 import dev.streamform.pipelines.ModelPipeline;
 import dev.streamform.pipelines.SourceResult;
 import dev.streamform.planner.DeclaredModel;
+import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.sink.decisions.DecisionLedgerSink;
@@ -152,24 +153,24 @@ public final class KafkaModelPipeline {
     if (!writeTopics) {
       return sinks; // a shadow run: the revision sink is its only output
     }
-    outputs.records().apply("Write " + sinks.topic(), ModelSinks.write(connection, sinks.topic()));
+    outputs.records().apply("Write " + sinks.topic(), KafkaSinks.write(connection, sinks.topic()));
     outputs
         .late()
-        .apply("Write " + sinks.lateTopic(), ModelSinks.write(connection, sinks.lateTopic()));
+        .apply("Write " + sinks.lateTopic(), KafkaSinks.write(connection, sinks.lateTopic()));
     outputs
         .quarantined()
         .apply(
             "Write " + sinks.quarantineTopic(),
-            ModelSinks.write(connection, sinks.quarantineTopic()));
+            KafkaSinks.write(connection, sinks.quarantineTopic()));
     if (outputs.duplicates() != null) {
       // dropped duplicates get a topic of their own: nothing leaves the pipeline unseen, and the
       // late topic keeps meaning "behind the watermark"
       String topic = sinks.duplicatesTopic().get();
-      outputs.duplicates().apply("Write " + topic, ModelSinks.write(connection, topic));
+      outputs.duplicates().apply("Write " + topic, KafkaSinks.write(connection, topic));
     }
     if (outputs.reconciled() != null) {
       String topic = sinks.reconcileTopic().get();
-      outputs.reconciled().apply("Write " + topic, ModelSinks.write(connection, topic));
+      outputs.reconciled().apply("Write " + topic, KafkaSinks.write(connection, topic));
     }
     if (decisionSink != null && outputs.decisions() != null) {
       outputs.decisions().apply("Decisions to the database", decisionSink);
@@ -193,7 +194,7 @@ public final class KafkaModelPipeline {
     PCollection<KV<String, String>> undecodable =
         records
             .quarantined()
-            .apply("Undecodable", MapElements.into(kvs()).via(named::undecodableRecord));
+            .apply("Undecodable", MapElements.into(kvs()).via(KafkaSinks::undecodableRecord));
     SourceClock clock =
         partitions.isEmpty() ? model.logClock() : model.logClock().withPartitions(partitions);
     // The Flink runner keeps each key's order from the clock to the changelog (one channel per

@@ -6,6 +6,8 @@ import com.google.auto.value.AutoValue;
 import dev.streamform.core.time.Durations;
 import dev.streamform.pipelines.SourceResult;
 import dev.streamform.planner.Schemas;
+import dev.streamform.planner.sinks.JsonRecords;
+import dev.streamform.planner.sinks.Quarantine;
 import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.envelope.SourceRecord;

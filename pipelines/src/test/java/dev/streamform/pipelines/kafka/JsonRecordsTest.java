@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.streamform.planner.sinks.JsonRecords;
 import dev.streamform.policies.schema.ColumnType;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;

@@ -63,7 +63,7 @@ class KafkaConnectionTest {
     p.apply(
             Create.of(KV.of("k", "v"))
                 .withCoder(KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of())))
-        .apply(ModelSinks.write(connection, "out"));
+        .apply(KafkaSinks.write(connection, "out"));
 
     StringBuilder shown = new StringBuilder();
     p.traverseTopologically(
@@ -144,7 +144,7 @@ class KafkaConnectionTest {
     p.apply(
             Create.of(KV.of("k", "v"))
                 .withCoder(KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of())))
-        .apply(ModelSinks.write(connection, "out"));
+        .apply(KafkaSinks.write(connection, "out"));
 
     // every transform Java-serialized as a runner ships it (Beam's own serialization compresses
     // the bytes, which would hide what this looks for)

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamform.pipelines.ModelPipeline;
 import dev.streamform.pipelines.SourceResult;
 import dev.streamform.planner.DeclaredModel;
+import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.project.Project;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.envelope.SourceRecord;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.streamform.planner.DeclaredModel;
+import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.project.Project;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.dedup.Deduplicate;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.streamform.core.digest.RevisionIdentity;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.planner.Schemas;
+import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.project.Project;
 import dev.streamform.transforms.clock.LateEvent;
 import dev.streamform.transforms.envelope.Envelope;

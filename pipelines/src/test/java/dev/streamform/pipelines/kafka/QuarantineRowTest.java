@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.lessThanOrEqualTo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamform.planner.sinks.ModelSinks;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Base64;

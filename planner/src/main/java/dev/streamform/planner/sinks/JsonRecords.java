@@ -1,4 +1,4 @@
-package dev.streamform.pipelines.kafka;
+package dev.streamform.planner.sinks;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;

@@ -1,4 +1,4 @@
-package dev.streamform.pipelines.kafka;
+package dev.streamform.planner.sinks;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -25,17 +25,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.apache.beam.sdk.io.kafka.KafkaIO;
-import org.apache.beam.sdk.io.kafka.KafkaRecord;
 import org.apache.beam.sdk.schemas.Schema;
-import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
-import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.PDone;
 import org.apache.beam.sdk.values.Row;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Where a model's outputs go on Kafka, and the JSON records they become. Every record's key and
@@ -391,29 +385,6 @@ public final class ModelSinks implements Serializable {
     return value.toString();
   }
 
-  /** A record {@link KafkaSource} could not decode, as its Kafka key and value. */
-  public KV<String, String> undecodableRecord(BadRecord bad) {
-    KafkaRecord<byte[], byte[]> read = decode(bad, KafkaSource.RAW);
-    return quarantined(
-        read.getPartition(),
-        read.getOffset(),
-        bad.getFailure().getDescription(),
-        read.getKV().getValue());
-  }
-
-  /**
-   * A line {@code FileSource} could not decode, as its key and value; its encoded record is {@code
-   * KV<KV<partition, offset>, bytes>} ({@code FileSource.LINE}).
-   */
-  public KV<String, String> unreadableLine(BadRecord bad) {
-    KV<KV<Integer, Long>, byte[]> line = decode(bad, dev.streamform.pipelines.file.FileSource.LINE);
-    return quarantined(
-        line.getKey().getKey(),
-        line.getKey().getValue(),
-        bad.getFailure().getDescription(),
-        line.getValue());
-  }
-
   /**
    * A record {@code EventTimeExtraction} quarantined (no usable event time), as its Kafka key and
    * value; its bytes are the decoded record written back as JSON.
@@ -433,12 +404,12 @@ public final class ModelSinks implements Serializable {
    * value_base64}) that the producer refuses (its default {@code max.request.size} is 1 MiB), and a
    * quarantine write that fails fails the job, which would then fail on the same record again.
    */
-  static final int MAX_ROW_CHARS = 256 * 1024;
+  public static final int MAX_ROW_CHARS = 256 * 1024;
 
   /** How many of a record's bytes a row too long to write whole keeps, in {@code value_base64}. */
-  static final int KEPT_BYTES = 64 * 1024;
+  public static final int KEPT_BYTES = 64 * 1024;
 
-  static KV<String, String> quarantined(
+  public static KV<String, String> quarantined(
       int partition, long offset, String description, byte[] bytes) {
     ObjectNode key = JsonNodeFactory.instance.objectNode();
     key.put("partition", partition);
@@ -501,27 +472,11 @@ public final class ModelSinks implements Serializable {
     return JsonRecords.object(values);
   }
 
-  private static <T> T decode(BadRecord bad, org.apache.beam.sdk.coders.Coder<T> coder) {
+  public static <T> T decode(BadRecord bad, org.apache.beam.sdk.coders.Coder<T> coder) {
     try {
       return CoderUtils.decodeFromByteArray(coder, bad.getRecord().getEncodedRecord());
     } catch (Exception e) {
       throw new IllegalStateException("a quarantined record cannot be decoded: " + bad, e);
     }
-  }
-
-  /**
-   * Writes JSON keys and values to {@code topic} through {@code connection}: the settings that may
-   * be shown as KafkaIO's producer configuration (which it displays), the hidden ones applied by
-   * the producer factory where the producer is created.
-   */
-  public static PTransform<PCollection<KV<String, String>>, PDone> write(
-      KafkaConnection connection, String topic) {
-    return KafkaIO.<String, String>write()
-        .withBootstrapServers(connection.bootstrapServers())
-        .withTopic(topic)
-        .withProducerConfigUpdates(connection.shownConfig())
-        .withProducerFactoryFn(connection.<String, String>producerFactory())
-        .withKeySerializer(StringSerializer.class)
-        .withValueSerializer(StringSerializer.class);
   }
 }

@@ -1,4 +1,4 @@
-package dev.streamform.pipelines.kafka;
+package dev.streamform.planner.sinks;
 
 /**
  * The description of a quarantined record, {@code partition <p> offset <o>: <reason>} — the form

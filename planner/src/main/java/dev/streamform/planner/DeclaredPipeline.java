@@ -1,0 +1,264 @@
+package dev.streamform.planner;
+
+import com.google.auto.value.AutoValue;
+import dev.streamform.planner.sinks.ModelSinks;
+import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.transforms.changelog.ChangelogRecord;
+import dev.streamform.transforms.clock.ClockResult;
+import dev.streamform.transforms.clock.SourceClock;
+import dev.streamform.transforms.clock.TimedEvent;
+import dev.streamform.transforms.decisions.DecisionResult;
+import dev.streamform.transforms.dedup.DedupResult;
+import dev.streamform.transforms.envelope.Envelope;
+import dev.streamform.transforms.envelope.EnvelopeCoder;
+import dev.streamform.transforms.envelope.SourceRecord;
+import dev.streamform.transforms.extraction.EventTimeExtraction;
+import dev.streamform.transforms.extraction.ExtractionResult;
+import dev.streamform.transforms.windows.WindowRevision;
+import dev.streamform.transforms.windows.WindowedResult;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
+import org.apache.beam.sdk.values.TypeDescriptor;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * A declared model's whole pipeline between its source and its sinks, as one composite: the one
+ * chain that {@code run} (files and Kafka), fixtures, fuzz, benchmarks and {@code explain} apply,
+ * so what is tested is what runs (docs/decisions/0057).
+ *
+ * <p>The source's records get their event time ({@link EventTimeExtraction}; arrival time for a
+ * source without one) and are judged by the clock; with {@code event_id} the source's {@link
+ * DeclaredModel#deduplicate()} follows; then the model: its changelog ({@link
+ * DeclaredModel#changelog(boolean)}), or its WHERE and windows ({@link
+ * DeclaredModel#windowAggregate()}), or its WHERE and decisions ({@link
+ * DeclaredModel#scoreEvents()}). The outputs come back as {@link ModelOutputs}: JSON keys and
+ * values in the form {@link ModelSinks} documents, positions as fields.
+ *
+ * <p>Options: {@link #withClock} (default {@link DeclaredModel#clock()}: a file or a fixture; a
+ * Kafka log gives {@link DeclaredModel#logClock()}), {@link #withAppliedOnArrival} (an upsert model
+ * applies events as they arrive, on a runner that keeps each key's order), {@link
+ * #withRevisionSink} (a windowed model's revisions also go there, docs/semantics.md §8).
+ */
+@AutoValue
+public abstract class DeclaredPipeline extends PTransform<PCollection<SourceRecord>, ModelOutputs> {
+
+  abstract DeclaredModel model();
+
+  abstract @Nullable SourceClock clock();
+
+  abstract boolean appliedOnArrival();
+
+  abstract @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink();
+
+  abstract String keyedStageSuffix();
+
+  abstract Builder toBuilder();
+
+  @AutoValue.Builder
+  abstract static class Builder {
+    abstract Builder setModel(DeclaredModel model);
+
+    abstract Builder setClock(@Nullable SourceClock clock);
+
+    abstract Builder setAppliedOnArrival(boolean appliedOnArrival);
+
+    abstract Builder setRevisionSink(@Nullable PTransform<PCollection<WindowRevision>, ?> sink);
+
+    abstract Builder setKeyedStageSuffix(String suffix);
+
+    abstract DeclaredPipeline build();
+  }
+
+  /** {@code model}'s pipeline, judged by {@link DeclaredModel#clock()}, in log order. */
+  public static DeclaredPipeline of(DeclaredModel model) {
+    return new AutoValue_DeclaredPipeline.Builder()
+        .setModel(model)
+        .setAppliedOnArrival(false)
+        .setKeyedStageSuffix("")
+        .build();
+  }
+
+  /** Judged by {@code clock} (a Kafka log's, or a fixture's with its partitions declared). */
+  public DeclaredPipeline withClock(SourceClock clock) {
+    return toBuilder().setClock(clock).build();
+  }
+
+  /**
+   * An upsert model applies events as they arrive ({@link DeclaredModel#changelog(boolean)}) —
+   * unless its source declares {@code event_id}: the duplicate detection is keyed by id, so after
+   * it a key's events arrive in no fixed order and the changelog applies them in log order.
+   */
+  public DeclaredPipeline withAppliedOnArrival(boolean appliedOnArrival) {
+    return toBuilder().setAppliedOnArrival(appliedOnArrival).build();
+  }
+
+  /** A windowed model's revisions also go to {@code sink} (the revision ledger). */
+  public DeclaredPipeline withRevisionSink(PTransform<PCollection<WindowRevision>, ?> sink) {
+    return toBuilder().setRevisionSink(sink).build();
+  }
+
+  /**
+   * The keyed stages (duplicate detection, model) named with {@code suffix} appended: on Flink,
+   * operators a savepoint does not know. Only for a planted defect of a restore (fixtures).
+   */
+  public DeclaredPipeline withKeyedStageSuffix(String suffix) {
+    return toBuilder().setKeyedStageSuffix(suffix).build();
+  }
+
+  /** The model this pipeline runs. */
+  public DeclaredModel declaredModel() {
+    return model();
+  }
+
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    builder.add(DisplayData.item("model", model().model().name()).withLabel("Model"));
+  }
+
+  @Override
+  public ModelOutputs expand(PCollection<SourceRecord> records) {
+    DeclaredModel model = model();
+    SourceDeclaration source = model.source();
+    Schema schema = model.recordSchema();
+    ModelSinks sinks = ModelSinks.of(model);
+    SourceClock clock = clock() == null ? model.clock() : clock();
+    String suffix = keyedStageSuffix();
+    KvCoder<String, String> json = KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of());
+    PCollectionList<KV<String, String>> quarantine = PCollectionList.empty(records.getPipeline());
+    PCollection<Envelope> envelopes;
+    if (source.hasEventTime()) {
+      ExtractionResult extracted =
+          records.apply("EventTime", EventTimeExtraction.from(source.eventTime().get()));
+      envelopes = extracted.events();
+      quarantine =
+          quarantine.and(
+              extracted
+                  .quarantined()
+                  .apply(
+                      "NoEventTime",
+                      MapElements.into(kvs())
+                          .via((BadRecord bad) -> sinks.eventTimeRecord(bad, schema))));
+    } else {
+      envelopes =
+          records
+              .apply(
+                  "ArrivalTime",
+                  MapElements.into(TypeDescriptor.of(Envelope.class))
+                      .via(
+                          (SourceRecord r) ->
+                              r.isWatermark()
+                                  ? Envelope.punctuation(r)
+                                  : Envelope.event(r, r.ingestTime())))
+              .setCoder(EnvelopeCoder.of(schema));
+    }
+    // the clock keeps late events for a windowed or scoring model (model.clock(), logClock()):
+    // the windows or the decisions' lateness judge them (docs/semantics.md §6, §11)
+    ClockResult clocked = envelopes.apply("Clock", clock);
+    PCollection<TimedEvent> arrivals = clocked.events();
+    PCollection<KV<String, String>> duplicates = null;
+    if (model.deduplicate().isPresent()) {
+      DedupResult dedup = arrivals.apply("Duplicates" + suffix, model.deduplicate().get());
+      arrivals = dedup.events();
+      duplicates =
+          dedup
+              .duplicates()
+              .apply("DuplicateRecords", MapElements.into(kvs()).via(sinks::duplicateRecord))
+              .setCoder(json);
+      quarantine =
+          quarantine.and(
+              dedup
+                  .conflicts()
+                  .apply(
+                      "ConflictRecords",
+                      MapElements.into(kvs())
+                          .via((BadRecord bad) -> sinks.conflictRecord(bad, schema))));
+    }
+    PCollection<KV<String, String>> output;
+    PCollection<KV<String, String>> late;
+    PCollection<KV<String, String>> reconciled = null;
+    PCollection<TimedEvent> selected = arrivals;
+    PCollection<ChangelogRecord> changelog = null;
+    PCollection<WindowRevision> revisions = null;
+    DecisionResult scored = null;
+    if (model.decides()) {
+      // the WHERE filters before scoring
+      if (model.where().isPresent()) {
+        selected = arrivals.apply("Where", model.where().get());
+      }
+      scored = selected.apply("Model" + suffix, model.scoreEvents());
+      output =
+          scored
+              .decisions()
+              .apply("DecisionRecords", MapElements.into(kvs()).via(sinks::decisionRecord));
+      late =
+          PCollectionList.of(scored.ignored())
+              .and(scored.revising())
+              .apply("LateEvents", Flatten.pCollections())
+              .apply("LateRecords", MapElements.into(kvs()).via(sinks::unscoredRecord));
+      reconciled =
+          scored
+              .reconciliations()
+              .apply("ReconcileRecords", MapElements.into(kvs()).via(sinks::unscoredRecord))
+              .setCoder(json);
+      quarantine =
+          quarantine.and(
+              scored
+                  .deadLetters()
+                  .apply(
+                      "DeadLetterRecords", MapElements.into(kvs()).via(sinks::deadLetterRecord)));
+    } else if (model.windowed()) {
+      if (model.where().isPresent()) {
+        selected = arrivals.apply("Where", model.where().get());
+      }
+      WindowedResult windows = selected.apply("Model" + suffix, model.windowAggregate());
+      revisions = windows.revisions();
+      output = revisions.apply("WindowRecords", MapElements.into(kvs()).via(sinks::windowRecord));
+      late =
+          windows
+              .tooLate()
+              .apply("TooLateRecords", MapElements.into(kvs()).via(sinks::tooLateRecord));
+      if (revisionSink() != null) {
+        // alongside the window records: the revisions also land in the revision ledger
+        windows.revisions().apply("Revisions to the database", revisionSink());
+      }
+    } else {
+      // On arrival is right only where each key's order from the clock to the changelog is kept.
+      // The duplicate detection is keyed by id and releases each id's events by its own timer, so
+      // after it a key's events arrive in no fixed order (a Flink cluster applied them out of log
+      // order at parallelism 2): the changelog then applies them in log order, by their stamps.
+      boolean onArrival = appliedOnArrival() && model.deduplicate().isEmpty();
+      changelog = arrivals.apply("Model" + suffix, model.changelog(onArrival));
+      output =
+          changelog.apply("ChangelogRecords", MapElements.into(kvs()).via(sinks::changelogRecord));
+      late = clocked.late().apply("LateRecords", MapElements.into(kvs()).via(sinks::lateRecord));
+    }
+    return new ModelOutputs(
+        records.getPipeline(),
+        sinks,
+        output.setCoder(json),
+        late.setCoder(json),
+        quarantine.apply("Quarantine", Flatten.pCollections()).setCoder(json),
+        duplicates,
+        reconciled,
+        arrivals,
+        selected,
+        changelog,
+        revisions,
+        scored);
+  }
+
+  private static TypeDescriptor<KV<String, String>> kvs() {
+    return TypeDescriptors.kvs(TypeDescriptors.strings(), TypeDescriptors.strings());
+  }
+}
