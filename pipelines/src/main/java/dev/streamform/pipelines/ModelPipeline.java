@@ -34,92 +34,59 @@ public final class ModelPipeline {
 
   private ModelPipeline() {}
 
-  /** The outputs of a model, as JSON keys and values, and the names of their sinks. */
+  /**
+   * The composite's outputs ({@link ModelOutputs}), with the source's own quarantine joined to the
+   * model's: every accessor but {@link #quarantined()} is the composite's.
+   */
   public static final class Outputs {
-    private final ModelSinks sinks;
-    private final PCollection<KV<String, String>> records;
-    private final PCollection<KV<String, String>> late;
+    private final ModelOutputs model;
     private final PCollection<KV<String, String>> quarantined;
-    private final @Nullable PCollection<KV<String, String>> duplicates;
-    private final @Nullable PCollection<KV<String, String>> reconciled;
-    private final @Nullable PCollection<Decision> decisions;
-    private final @Nullable PCollection<UnscoredLateEvent> reconciliations;
 
-    Outputs(
-        ModelSinks sinks,
-        PCollection<KV<String, String>> records,
-        PCollection<KV<String, String>> late,
-        PCollection<KV<String, String>> quarantined,
-        @Nullable PCollection<KV<String, String>> duplicates,
-        @Nullable PCollection<KV<String, String>> reconciled,
-        @Nullable PCollection<Decision> decisions,
-        @Nullable PCollection<UnscoredLateEvent> reconciliations) {
-      this.sinks = sinks;
-      this.reconciliations = reconciliations;
-      this.records = records;
-      this.late = late;
+    Outputs(ModelOutputs model, PCollection<KV<String, String>> quarantined) {
+      this.model = model;
       this.quarantined = quarantined;
-      this.duplicates = duplicates;
-      this.reconciled = reconciled;
-      this.decisions = decisions;
     }
 
-    /**
-     * A scoring model's late events sent to reconciliation ({@link ModelSinks#reconcileTopic()});
-     * null for other models.
-     */
+    /** See {@link ModelOutputs#reconciled()}. */
     public @Nullable PCollection<KV<String, String>> reconciled() {
-      return reconciled;
+      return model.reconciled();
     }
 
-    /**
-     * A scoring model's late events routed {@code reconciled} (for a reconcile queue); else null.
-     */
+    /** See {@link ModelOutputs#reconciliations()}. */
     public @Nullable PCollection<UnscoredLateEvent> reconciliations() {
-      return reconciliations;
+      return model.reconciliations();
     }
 
-    /** A scoring model's decisions as {@link Decision}s (for a decision ledger); else null. */
+    /** See {@link ModelOutputs#decisions()}. */
     public @Nullable PCollection<Decision> decisions() {
-      return decisions;
+      return model.decisions();
     }
 
     public ModelSinks sinks() {
-      return sinks;
+      return model.sinks();
     }
 
-    /**
-     * The changelog of an upsert model, a windowed model's previews, revisions and finals, or a
-     * scoring model's decisions.
-     */
+    /** See {@link ModelOutputs#records()}. */
     public PCollection<KV<String, String>> records() {
-      return records;
+      return model.records();
     }
 
-    /**
-     * Late events (upsert), events too late for a window (windowed): one row per refusal; or a
-     * scoring model's late events routed {@code ignored} or {@code revising}.
-     */
+    /** See {@link ModelOutputs#late()}. */
     public PCollection<KV<String, String>> late() {
-      return late;
+      return model.late();
     }
 
     /**
-     * Records that could not be processed, each with its reason; with {@code event_id}, also the
-     * conflicts (a repeated id with another payload); for a scoring model also the events
-     * dead-lettered for clock skew (its dead letters).
+     * The source's own quarantine (records it could not read) and the model's ({@link
+     * ModelOutputs#quarantine()}), as one collection: one quarantine sink per model.
      */
     public PCollection<KV<String, String>> quarantined() {
       return quarantined;
     }
 
-    /**
-     * Events dropped as duplicates (the same {@code event_id} and payload again, within {@code
-     * duplicates_within}); null when the source declares no {@code event_id}, whose pipeline has no
-     * such step.
-     */
+    /** See {@link ModelOutputs#duplicates()}. */
     public @Nullable PCollection<KV<String, String>> duplicates() {
-      return duplicates;
+      return model.duplicates();
     }
   }
 
@@ -151,14 +118,6 @@ public final class ModelPipeline {
             .and(out.quarantine())
             .apply("Source and model quarantine", Flatten.pCollections())
             .setCoder(KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of()));
-    return new Outputs(
-        out.sinks(),
-        out.records(),
-        out.late(),
-        quarantined,
-        out.duplicates(),
-        out.reconciled(),
-        out.decisions(),
-        out.reconciliations());
+    return new Outputs(out, quarantined);
   }
 }
