@@ -1,6 +1,6 @@
 package dev.streamform.cli;
 
-import dev.streamform.policies.plan.PlanManifest;
+import dev.streamform.pipelines.ModelSteps;
 import dev.streamform.policies.project.Project;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -11,7 +11,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code streamform inspect-plan <project> <model>}: the model's plan manifest as JSON. */
+/**
+ * {@code streamform inspect-plan <project> <model>}: the model's plan manifest as JSON, derived
+ * from the pipeline {@code run} builds ({@link ModelSteps#manifest}).
+ */
 @Command(
     name = "inspect-plan",
     header = "Prints a model's plan manifest and time policy as JSON.",
@@ -22,7 +25,9 @@ import picocli.CommandLine.Spec;
           + " fingerprint of the node that keeps keyed state with its digest, and the model's time"
           + " policy (sources with their partition set, event-time column, UTC, watermark,"
           + " idleness, window, trigger, allowed lateness, late classification, retention, sink"
-          + " correction mode, generation) with its digest.",
+          + " correction mode, generation) with its digest; then every step the model's pipeline"
+          + " applies after the source, with its display data, walked from the pipeline run"
+          + " builds (built, not run), so a step that runs cannot be missing from it.",
       "The text depends only on what the declarations mean (sorted keys, canonical durations), so"
           + " it is identical across runs. Save it when you deploy, and compare a change with"
           + " streamform plan <project> <model> --against <file>."
@@ -51,7 +56,7 @@ final class InspectPlanCommand implements Callable<Integer> {
     if (project.isEmpty()) {
       return 1;
     }
-    out.print(PlanManifest.of(project.get(), model).toJson());
+    out.print(ModelSteps.manifest(project.get(), model).toJson());
     out.flush();
     return 0;
   }

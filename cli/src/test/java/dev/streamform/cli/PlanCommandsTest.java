@@ -5,12 +5,26 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.streamform.planner.DeclaredModel;
+import dev.streamform.planner.DeclaredPipeline;
+import dev.streamform.policies.plan.PlanManifest;
+import dev.streamform.policies.project.Project;
+import dev.streamform.transforms.envelope.SourceRecordCoder;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.stream.Stream;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.runners.TransformHierarchy;
+import org.apache.beam.sdk.transforms.Create;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -133,6 +147,81 @@ class PlanCommandsTest {
         err.toString(),
         containsString(
             "no such file; write the running plan's manifest with streamform inspect-plan"));
+  }
+
+  /**
+   * Issue 30: the manifest is derived from the built composite, so every step the composite applies
+   * is listed — here the stateful duplicate detection of a source with {@code event_id}. The steps
+   * expected are found by a plain walk of a pipeline the test builds itself.
+   */
+  @Test
+  void everyStepTheCompositeAppliesIsInTheManifest() throws Exception {
+    Path orders = Path.of("../test-streams/fixtures/duplicates/orders");
+    for (String model : new String[] {"customer_metrics", "hourly_spend"}) {
+      assertThat(err.toString(), run("inspect-plan", orders.toString(), model), is(0));
+      JsonNode manifest = new ObjectMapper().readTree(out.toString());
+      List<String> listed = new ArrayList<>();
+      manifest.path("steps").forEach(s -> listed.add(s.path("name").asText()));
+
+      DeclaredModel declared = DeclaredModel.of(Project.load(orders), model);
+      Pipeline p = Pipeline.create(PipelineOptionsFactory.create());
+      p.apply(Create.empty(SourceRecordCoder.of(declared.recordSchema())))
+          .apply("Composite", DeclaredPipeline.of(declared));
+      List<String> applied = new ArrayList<>();
+      p.traverseTopologically(
+          new Pipeline.PipelineVisitor.Defaults() {
+            @Override
+            public CompositeBehavior enterCompositeTransform(TransformHierarchy.Node node) {
+              record(node);
+              return CompositeBehavior.ENTER_TRANSFORM;
+            }
+
+            @Override
+            public void visitPrimitiveTransform(TransformHierarchy.Node node) {
+              record(node);
+            }
+
+            private void record(TransformHierarchy.Node node) {
+              if (!node.isRootNode() && node.getFullName().startsWith("Composite/")) {
+                String local = node.getFullName().substring("Composite/".length());
+                if (!local.contains("/")) {
+                  applied.add(local);
+                }
+              }
+            }
+          });
+      assertThat(model + ": " + applied, applied.isEmpty(), is(false));
+      for (String step : applied) {
+        assertThat(
+            model + ": step '" + step + "' is missing from " + listed, listed.contains(step));
+      }
+      assertThat(out.toString(), containsString("\"transform\": \"Deduplicate\""));
+      assertThat(out.toString(), containsString("\"Event id: order_id\""));
+    }
+  }
+
+  /**
+   * The manifest's nodes and time policy, derived from the built pipeline, read byte for byte as
+   * the declarations give them, for every fixture project's every model: only {@code steps} is new.
+   */
+  @Test
+  void theDerivedManifestKeepsEveryLineOfTheDeclaredOne() throws Exception {
+    int models = 0;
+    try (Stream<Path> files = Files.walk(Path.of("../test-streams/fixtures"))) {
+      for (Path yml : (Iterable<Path>) files.filter(f -> f.endsWith("streamform.yml"))::iterator) {
+        Project project = Project.load(yml.getParent());
+        for (String model : project.models().keySet()) {
+          assertThat(err.toString(), run("inspect-plan", yml.getParent().toString(), model), is(0));
+          ObjectNode derived = (ObjectNode) new ObjectMapper().readTree(out.toString());
+          assertThat(derived.has("steps"), is(true));
+          derived.remove("steps");
+          ObjectNode declared = (ObjectNode) PlanManifest.of(project, model).toTree();
+          assertThat(yml + " " + model, derived, is(declared));
+          models++;
+        }
+      }
+    }
+    assertThat(models > 10, is(true));
   }
 
   @Test

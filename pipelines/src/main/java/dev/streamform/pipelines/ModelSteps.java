@@ -2,6 +2,9 @@ package dev.streamform.pipelines;
 
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.planner.DeclaredPipeline;
+import dev.streamform.policies.plan.PlanManifest;
+import dev.streamform.policies.project.Project;
+import dev.streamform.transforms.decisions.ScoreEvents;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,6 +60,41 @@ public final class ModelSteps {
         appliedOnArrival,
         null);
     return walk(p, Set.of(SOURCE, UNREADABLE));
+  }
+
+  /**
+   * The plan manifest of {@code modelName} derived from its built pipeline (built as {@code run}
+   * builds it for the DirectRunner, never run): the manifest's nodes in the order of the steps that
+   * realise them — the Source by the {@link DeclaredPipeline#CLOCK clock} step, the Filter by the
+   * {@link DeclaredPipeline#WHERE WHERE} step, the Aggregate (and a scoring model's Decisions) by
+   * the {@link DeclaredPipeline#MODEL model} step — and every applied step with its display data,
+   * so a step that runs cannot be missing from the manifest.
+   */
+  public static PlanManifest manifest(Project project, String modelName) {
+    List<PlanManifest.Step> steps = new ArrayList<>();
+    for (Step step : of(DeclaredModel.of(project, modelName), false)) {
+      steps.add(manifestStep(step, true));
+    }
+    return PlanManifest.of(project, modelName, steps);
+  }
+
+  private static PlanManifest.Step manifestStep(Step step, boolean top) {
+    List<PlanManifest.Node> realises = new ArrayList<>();
+    if (top && step.name().equals(DeclaredPipeline.CLOCK)) {
+      realises.add(PlanManifest.Node.SOURCE);
+    } else if (top && step.name().equals(DeclaredPipeline.WHERE)) {
+      realises.add(PlanManifest.Node.FILTER);
+    } else if (top && step.name().equals(DeclaredPipeline.MODEL)) {
+      realises.add(PlanManifest.Node.AGGREGATE);
+      String scorer = ScoreEvents.class.getSimpleName();
+      if (step.transform().equals(scorer)
+          || step.inner().stream().anyMatch(i -> i.transform().equals(scorer))) {
+        realises.add(PlanManifest.Node.DECISIONS);
+      }
+    }
+    List<PlanManifest.Step> inner = new ArrayList<>();
+    step.inner().forEach(i -> inner.add(manifestStep(i, false)));
+    return new PlanManifest.Step(step.name(), step.transform(), step.display(), inner, realises);
   }
 
   /**

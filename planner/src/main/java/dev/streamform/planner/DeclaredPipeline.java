@@ -51,6 +51,14 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  */
 @AutoValue
 public abstract class DeclaredPipeline extends PTransform<PCollection<SourceRecord>, ModelOutputs> {
+  /** The step that judges the source's records by its clock (the manifest's Source node). */
+  public static final String CLOCK = "Clock";
+
+  /** The step of the model's WHERE (the manifest's Filter node). */
+  public static final String WHERE = "Where";
+
+  /** The model's keyed stage: changelog, windows or decisions (the manifest's Aggregate node). */
+  public static final String MODEL = "Model";
 
   abstract DeclaredModel model();
 
@@ -164,7 +172,7 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
     }
     // the clock keeps late events for a windowed or scoring model (model.clock(), logClock()):
     // the windows or the decisions' lateness judge them (docs/semantics.md §6, §11)
-    ClockResult clocked = envelopes.apply("Clock", clock);
+    ClockResult clocked = envelopes.apply(CLOCK, clock);
     PCollection<TimedEvent> arrivals = clocked.events();
     PCollection<KV<String, String>> duplicates = null;
     if (model.deduplicate().isPresent()) {
@@ -194,9 +202,9 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
     if (model.decides()) {
       // the WHERE filters before scoring
       if (model.where().isPresent()) {
-        selected = arrivals.apply("Where", model.where().get());
+        selected = arrivals.apply(WHERE, model.where().get());
       }
-      scored = selected.apply("Model" + suffix, model.scoreEvents());
+      scored = selected.apply(MODEL + suffix, model.scoreEvents());
       output =
           scored
               .decisions()
@@ -219,9 +227,9 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
                       "DeadLetterRecords", MapElements.into(kvs()).via(sinks::deadLetterRecord)));
     } else if (model.windowed()) {
       if (model.where().isPresent()) {
-        selected = arrivals.apply("Where", model.where().get());
+        selected = arrivals.apply(WHERE, model.where().get());
       }
-      WindowedResult windows = selected.apply("Model" + suffix, model.windowAggregate());
+      WindowedResult windows = selected.apply(MODEL + suffix, model.windowAggregate());
       revisions = windows.revisions();
       output = revisions.apply("WindowRecords", MapElements.into(kvs()).via(sinks::windowRecord));
       late =
@@ -238,7 +246,7 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
       // after it a key's events arrive in no fixed order (a Flink cluster applied them out of log
       // order at parallelism 2): the changelog then applies them in log order, by their stamps.
       boolean onArrival = appliedOnArrival() && model.deduplicate().isEmpty();
-      changelog = arrivals.apply("Model" + suffix, model.changelog(onArrival));
+      changelog = arrivals.apply(MODEL + suffix, model.changelog(onArrival));
       output =
           changelog.apply("ChangelogRecords", MapElements.into(kvs()).via(sinks::changelogRecord));
       late = clocked.late().apply("LateRecords", MapElements.into(kvs()).via(sinks::lateRecord));

@@ -24,11 +24,13 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
@@ -48,6 +50,10 @@ import java.util.stream.Collectors;
  * Declaring event time moves no state or schema digest: the Source's definition gains the clock
  * fields and the nodes that carry the attribute gain {@code time}. Digests are SHA-256 of the
  * compact canonical JSON of what they cover.
+ *
+ * <p>{@code inspect-plan} prints the manifest of the built pipeline ({@link #of(Project, String,
+ * List)}): the same nodes, in the order of the steps that realise them, and a {@code steps} list of
+ * every applied step, which {@link PlanDiff} does not read.
  */
 public final class PlanManifest {
   /** The value of the manifest's {@code manifest} field: its format and version. */
@@ -103,93 +109,187 @@ public final class PlanManifest {
 
   /** The manifest as a build whose stages have the state layout {@code versions} writes it. */
   static PlanManifest of(Project project, String modelName, Map<String, Integer> versions) {
-    ModelDeclaration model = Plan.model(project, modelName);
-    SourceDeclaration source = project.sourceOf(model);
-    ModelQuery query = Plan.query(model);
+    Declared declared = Declared.of(project, modelName, versions);
     List<Object> nodes = new ArrayList<>();
-    String time = source.eventTime().orElse(null);
+    for (Node kind : Node.values()) {
+      declared.declared(kind).ifPresent(nodes::add);
+    }
+    return new PlanManifest(declared.manifest(nodes, null));
+  }
 
-    Map<String, Object> definition = sourceDefinition(source);
-    Map<String, Object> sourceNode = node("source:" + source.name(), "Source", definition, time);
-    withSchema(sourceNode, new LinkedHashMap<>(source.schema()));
-    nodes.add(sourceNode);
-
-    query
-        .where()
-        .ifPresent(w -> nodes.add(node("filter", "Filter", map("predicate", w.toSql()), time)));
-
-    Map<String, ColumnType> outputs = query.outputColumns(source.schema());
-    List<OutputColumn> aggregates =
-        query.outputs().stream()
-            .filter(c -> c.kind() == OutputColumn.Kind.AGGREGATE)
-            .collect(Collectors.toList());
-    Map<String, Object> aggregateDefinition = new TreeMap<>();
-    aggregateDefinition.put("key", model.key());
-    aggregateDefinition.put(
-        "aggregates",
-        aggregates.stream()
-            .map(a -> Plan.call(a) + " AS " + a.name())
-            .collect(Collectors.toList()));
-    aggregateDefinition.put("materialized", model.materialized().yamlName());
-    Map<String, Object> fingerprint = new TreeMap<>();
-    fingerprint.put("key", model.key());
-    fingerprint.put(
-        "accumulators",
-        aggregates.stream()
-            .map(a -> Plan.call(a) + ": " + outputs.get(a.name()))
-            .collect(Collectors.toList()));
-    if (model.decisions().isPresent()) {
-      DecisionsSpec d = model.decisions().get();
-      fingerprint.put("features_over", Durations.format(d.featuresOver()));
-      fingerprint.put("lateness", Durations.format(d.lateness()));
-      fingerprint.put("late_updates_state", d.lateUpdatesState());
-    } else if (model.window().isPresent()) {
-      fingerprint.put("window", model.window().get().policyText());
-      if (model.window().get().timeZone().isPresent()) {
-        fingerprint.put("time_zone", model.window().get().timeZone().get().getId());
+  /**
+   * The manifest of the pipeline as built: its nodes in the order the built pipeline applies the
+   * {@code steps} that realise them ({@link Step#realises()}), and every step the pipeline applies
+   * listed under {@code steps} with its display data, so no applied step can be missing from the
+   * manifest (issue 30). The nodes read byte for byte as {@link #of(Project, String)} writes them
+   * when the pipeline applies every declared node; a step realising a node the declarations lack is
+   * a bug of the build and throws.
+   */
+  public static PlanManifest of(Project project, String modelName, List<Step> steps) {
+    Declared declared = Declared.of(project, modelName, StateLayouts.all());
+    List<Object> nodes = new ArrayList<>();
+    for (Step step : steps) {
+      for (Node kind : step.realises()) {
+        nodes.add(
+            declared
+                .declared(kind)
+                .orElseThrow(
+                    () ->
+                        new IllegalStateException(
+                            "the built pipeline applies a "
+                                + kind
+                                + " node in step '"
+                                + step.name()
+                                + "' that model "
+                                + modelName
+                                + " does not declare")));
       }
-      fingerprint.put("allowed_lateness", Durations.format(model.allowedLateness()));
-      // an early trigger counts events per key and window in state: part of what state holds
-      fingerprint.put("trigger", trigger(model.earlyResults()));
-    } else {
-      fingerprint.put("retention", model.retention().map(Durations::format).orElse("unbounded"));
     }
-    String layout = stateLayout(source, model, versions);
-    if (!layout.isEmpty()) {
-      fingerprint.put("state_layout", layout);
-    }
-    Map<String, Object> aggregate = node("aggregate", "Aggregate", aggregateDefinition, time);
-    withSchema(aggregate, new LinkedHashMap<>(outputs));
-    aggregate.put("state", withDigest(fingerprint, "fingerprint"));
-    nodes.add(aggregate);
+    List<Object> listed = new ArrayList<>();
+    steps.forEach(step -> listed.add(step.toMap()));
+    return new PlanManifest(declared.manifest(nodes, listed));
+  }
 
-    if (model.decisions().isPresent()) {
-      DecisionsSpec d = model.decisions().get();
-      Map<String, Object> decisions = new TreeMap<>();
-      decisions.put("contract", d.contract().name().toLowerCase(Locale.ROOT));
-      decisions.put(
-          "scorer",
-          d.linear()
-              .map(l -> "linear " + d.linearFile().get() + " digest=" + l.digest())
-              .orElse("class " + d.scorer().orElse("?")));
-      decisions.put("late_action", d.lateAction().name().toLowerCase(Locale.ROOT));
-      decisions.put(
-          "max_clock_skew", d.maxClockSkew().map(Durations::format).orElse("not checked"));
-      decisions.put("arrival", d.arrival().orElse("ingest time"));
-      nodes.add(node("decisions", "Decisions", decisions, time));
+  /** A node of the manifest, in plan order. */
+  public enum Node {
+    SOURCE,
+    FILTER,
+    AGGREGATE,
+    DECISIONS
+  }
+
+  /**
+   * One step the built pipeline applies: its name in the pipeline, its transform's class, its
+   * display data as sorted {@code label: value} lines, the steps inside it that have display data
+   * of their own, and the manifest nodes it realises (none for most steps).
+   */
+  public record Step(
+      String name, String transform, List<String> display, List<Step> inner, List<Node> realises) {
+    public Step {
+      display = List.copyOf(display);
+      inner = List.copyOf(inner);
+      realises = List.copyOf(realises);
     }
 
-    Map<String, Object> m = new TreeMap<>();
-    m.put("manifest", FORMAT);
-    m.put("model", model.name());
-    m.put("nodes", nodes);
-    if (model.generation() != 1 || model.windowed() || model.decides()) {
-      m.put("generation", model.generation());
+    private Map<String, Object> toMap() {
+      Map<String, Object> m = new TreeMap<>();
+      m.put("name", name);
+      m.put("transform", transform);
+      if (!display.isEmpty()) {
+        m.put("display", display);
+      }
+      if (!inner.isEmpty()) {
+        m.put("steps", inner.stream().map(Step::toMap).collect(Collectors.toList()));
+      }
+      return m;
     }
-    if (source.hasEventTime()) {
-      m.put("time_policy", withDigest(timePolicy(source, model), "policy"));
+  }
+
+  /** The nodes the declarations describe, and the manifest's other fields. */
+  private record Declared(
+      ModelDeclaration model, SourceDeclaration source, Map<Node, Map<String, Object>> nodes) {
+
+    Optional<Map<String, Object>> declared(Node kind) {
+      return Optional.ofNullable(nodes.get(kind));
     }
-    return new PlanManifest(m);
+
+    Map<String, Object> manifest(List<Object> nodeList, List<Object> steps) {
+      Map<String, Object> m = new TreeMap<>();
+      m.put("manifest", FORMAT);
+      m.put("model", model.name());
+      m.put("nodes", nodeList);
+      if (steps != null) {
+        m.put("steps", steps);
+      }
+      if (model.generation() != 1 || model.windowed() || model.decides()) {
+        m.put("generation", model.generation());
+      }
+      if (source.hasEventTime()) {
+        m.put("time_policy", withDigest(timePolicy(source, model), "policy"));
+      }
+      return m;
+    }
+
+    static Declared of(Project project, String modelName, Map<String, Integer> versions) {
+      ModelDeclaration model = Plan.model(project, modelName);
+      SourceDeclaration source = project.sourceOf(model);
+      ModelQuery query = Plan.query(model);
+      Map<Node, Map<String, Object>> nodes = new EnumMap<>(Node.class);
+      String time = source.eventTime().orElse(null);
+
+      Map<String, Object> definition = sourceDefinition(source);
+      Map<String, Object> sourceNode = node("source:" + source.name(), "Source", definition, time);
+      withSchema(sourceNode, new LinkedHashMap<>(source.schema()));
+      nodes.put(Node.SOURCE, sourceNode);
+
+      query
+          .where()
+          .ifPresent(
+              w ->
+                  nodes.put(
+                      Node.FILTER, node("filter", "Filter", map("predicate", w.toSql()), time)));
+      Map<String, ColumnType> outputs = query.outputColumns(source.schema());
+      List<OutputColumn> aggregates =
+          query.outputs().stream()
+              .filter(c -> c.kind() == OutputColumn.Kind.AGGREGATE)
+              .collect(Collectors.toList());
+      Map<String, Object> aggregateDefinition = new TreeMap<>();
+      aggregateDefinition.put("key", model.key());
+      aggregateDefinition.put(
+          "aggregates",
+          aggregates.stream()
+              .map(a -> Plan.call(a) + " AS " + a.name())
+              .collect(Collectors.toList()));
+      aggregateDefinition.put("materialized", model.materialized().yamlName());
+      Map<String, Object> fingerprint = new TreeMap<>();
+      fingerprint.put("key", model.key());
+      fingerprint.put(
+          "accumulators",
+          aggregates.stream()
+              .map(a -> Plan.call(a) + ": " + outputs.get(a.name()))
+              .collect(Collectors.toList()));
+      if (model.decisions().isPresent()) {
+        DecisionsSpec d = model.decisions().get();
+        fingerprint.put("features_over", Durations.format(d.featuresOver()));
+        fingerprint.put("lateness", Durations.format(d.lateness()));
+        fingerprint.put("late_updates_state", d.lateUpdatesState());
+      } else if (model.window().isPresent()) {
+        fingerprint.put("window", model.window().get().policyText());
+        if (model.window().get().timeZone().isPresent()) {
+          fingerprint.put("time_zone", model.window().get().timeZone().get().getId());
+        }
+        fingerprint.put("allowed_lateness", Durations.format(model.allowedLateness()));
+        // an early trigger counts events per key and window in state: part of what state holds
+        fingerprint.put("trigger", trigger(model.earlyResults()));
+      } else {
+        fingerprint.put("retention", model.retention().map(Durations::format).orElse("unbounded"));
+      }
+      String layout = stateLayout(source, model, versions);
+      if (!layout.isEmpty()) {
+        fingerprint.put("state_layout", layout);
+      }
+      Map<String, Object> aggregate = node("aggregate", "Aggregate", aggregateDefinition, time);
+      withSchema(aggregate, new LinkedHashMap<>(outputs));
+      aggregate.put("state", withDigest(fingerprint, "fingerprint"));
+      nodes.put(Node.AGGREGATE, aggregate);
+
+      if (model.decisions().isPresent()) {
+        DecisionsSpec d = model.decisions().get();
+        Map<String, Object> decisions = new TreeMap<>();
+        decisions.put("contract", d.contract().name().toLowerCase(Locale.ROOT));
+        decisions.put(
+            "scorer",
+            d.linear()
+                .map(l -> "linear " + d.linearFile().get() + " digest=" + l.digest())
+                .orElse("class " + d.scorer().orElse("?")));
+        decisions.put("late_action", d.lateAction().name().toLowerCase(Locale.ROOT));
+        decisions.put(
+            "max_clock_skew", d.maxClockSkew().map(Durations::format).orElse("not checked"));
+        decisions.put("arrival", d.arrival().orElse("ingest time"));
+        nodes.put(Node.DECISIONS, node("decisions", "Decisions", decisions, time));
+      }
+      return new Declared(model, source, nodes);
+    }
   }
 
   /** The manifest as pretty-printed canonical JSON, ending with a newline. */
