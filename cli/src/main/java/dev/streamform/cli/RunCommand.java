@@ -259,11 +259,7 @@ final class RunCommand implements Callable<Integer> {
       try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
         LedgerSchema.migrate(pool); // fail here, not in the job, when the database cannot be used
       } catch (RuntimeException e) {
-        err.println(
-            "streamform run: cannot use the database "
-                + target.describe()
-                + ": "
-                + ModelLedger.firstLine(e));
+        err.println(cannotUse(target, e));
         return 1;
       }
       decisionLedger = DecisionLedgerSink.to(target);
@@ -279,54 +275,32 @@ final class RunCommand implements Callable<Integer> {
       JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
       revisionLedger = target;
       OptionalInt canonical;
-      Optional<Ledger.RecordedPartitions> refused = Optional.empty();
       Optional<Integer> declaredPartitions = declared.source().partitions();
       try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
         LedgerSchema.migrate(pool); // fail here, not in the job, when the database cannot be used
         canonical = Ledger.at(pool).canonicalGeneration(model);
-        if (declaredPartitions.isPresent()) {
-          // the declared count is the generation's policy; the topic is held to it below
-          refused =
-              Ledger.at(pool)
-                  .recordPartitions(
-                      model,
-                      declared.model().generation(),
-                      declared.source().name(),
-                      declaredPartitions.get());
-        }
       } catch (RuntimeException | SQLException e) {
-        err.println(
-            "streamform run: cannot use the database "
-                + target.describe()
-                + ": "
-                + ModelLedger.firstLine(e));
+        err.println(cannotUse(target, e));
         return 1;
       }
-      if (refused.isPresent()) {
-        Ledger.RecordedPartitions r = refused.get();
-        err.println(
-            "streamform run: "
-                + project.resolve("sources.yml")
-                + ": source '"
-                + declared.source().name()
-                + "' declares partitions: "
-                + declaredPartitions.get()
-                + ", but generation "
-                + declared.model().generation()
-                + " of "
-                + model
-                + " ran with "
-                + r.recorded()
-                + " (recorded "
-                + r.recordedAt()
-                + "; "
-                + r.projections()
-                + " projections published): a partition count is part of the watermark topology"
-                + " — declare a new generation: N in streamform.yml and roll it out (streamform"
-                + " run --generation N --shadow), or declare partitions: "
-                + r.recorded()
-                + " again");
-        return 1;
+      if (declaredPartitions.isPresent()) {
+        // the declared count is the generation's policy; the topic is held to it below
+        Optional<String> refused =
+            recordPartitions(
+                target,
+                declared.source().name(),
+                declared.model().generation(),
+                declaredPartitions.get(),
+                project.resolve("sources.yml")
+                    + ": source '"
+                    + declared.source().name()
+                    + "' declares partitions: "
+                    + declaredPartitions.get(),
+                true);
+        if (refused.isPresent()) {
+          err.println(refused.get());
+          return 1;
+        }
       }
       revisionSink = RevisionSink.to(target);
       List<EffectRule> effects = DeclaredEffects.rules(declared.model());
@@ -424,44 +398,24 @@ final class RunCommand implements Callable<Integer> {
       }
       if (expected.isEmpty() && revisionLedger != null) {
         // undeclared, the topic's count is the generation's all the same (docs/decisions/0054)
-        Optional<Ledger.RecordedPartitions> refused;
-        try (HikariDataSource pool = revisionLedger.openPool("streamform-run", 2, 10_000)) {
-          refused =
-              Ledger.at(pool)
-                  .recordPartitions(
-                      model, runGeneration, declared.source().name(), topicPartitions);
-        } catch (RuntimeException | SQLException e) {
-          err.println(
-              "streamform run: cannot use the database "
-                  + revisionLedger.describe()
-                  + ": "
-                  + ModelLedger.firstLine(e));
-          return 1;
-        }
+        Optional<String> refused =
+            recordPartitions(
+                revisionLedger,
+                declared.source().name(),
+                runGeneration,
+                topicPartitions,
+                "topic "
+                    + source
+                    + " of source '"
+                    + declared.source().name()
+                    + "' ("
+                    + project.resolve("sources.yml")
+                    + ") has "
+                    + topicPartitions
+                    + " partitions",
+                false);
         if (refused.isPresent()) {
-          Ledger.RecordedPartitions r = refused.get();
-          err.println(
-              "streamform run: topic "
-                  + source
-                  + " of source '"
-                  + declared.source().name()
-                  + "' ("
-                  + project.resolve("sources.yml")
-                  + ") has "
-                  + topicPartitions
-                  + " partitions, but generation "
-                  + runGeneration
-                  + " of "
-                  + model
-                  + " ran with "
-                  + r.recorded()
-                  + " (recorded "
-                  + r.recordedAt()
-                  + "; "
-                  + r.projections()
-                  + " projections published): a partition count is part of the watermark"
-                  + " topology — declare a new generation: N in streamform.yml and roll it out"
-                  + " (streamform run --generation N --shadow)");
+          err.println(refused.get());
           return 1;
         }
       }
@@ -756,5 +710,52 @@ final class RunCommand implements Callable<Integer> {
       }
     }
     return "submitted (job id unknown: see the Flink dashboard)";
+  }
+
+  private static String cannotUse(JdbcTarget target, Exception e) {
+    return "streamform run: cannot use the database "
+        + target.describe()
+        + ": "
+        + ModelLedger.firstLine(e);
+  }
+
+  /**
+   * Records {@code count} as the partition count of {@code generation} of the model's source, for
+   * files and Kafka alike: the count is part of the generation's watermark topology
+   * (docs/decisions/0054). Empty when recorded; else why not ({@code what} says where the count
+   * came from: the declaration, whose remedy may also be to declare the recorded count again, or
+   * the topic).
+   */
+  private Optional<String> recordPartitions(
+      JdbcTarget target,
+      String sourceName,
+      int generation,
+      int count,
+      String what,
+      boolean declaredCount) {
+    Optional<Ledger.RecordedPartitions> refused;
+    try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
+      refused = Ledger.at(pool).recordPartitions(model, generation, sourceName, count);
+    } catch (RuntimeException | SQLException e) {
+      return Optional.of(cannotUse(target, e));
+    }
+    return refused.map(
+        r ->
+            "streamform run: "
+                + what
+                + ", but generation "
+                + generation
+                + " of "
+                + model
+                + " ran with "
+                + r.recorded()
+                + " (recorded "
+                + r.recordedAt()
+                + "; "
+                + r.projections()
+                + " projections published): a partition count is part of the watermark topology"
+                + " — declare a new generation: N in streamform.yml and roll it out (streamform"
+                + " run --generation N --shadow)"
+                + (declaredCount ? ", or declare partitions: " + r.recorded() + " again" : ""));
   }
 }

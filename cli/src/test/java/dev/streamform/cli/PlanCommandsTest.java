@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
-import org.apache.beam.sdk.runners.TransformHierarchy;
 import org.apache.beam.sdk.transforms.Create;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -167,29 +166,14 @@ class PlanCommandsTest {
       Pipeline p = Pipeline.create(PipelineOptionsFactory.create());
       p.apply(Create.empty(SourceRecordCoder.of(declared.recordSchema())))
           .apply("Composite", DeclaredPipeline.of(declared));
+      // the top-level steps inside the composite, found by OnePipelineTest's own walk
       List<String> applied = new ArrayList<>();
-      p.traverseTopologically(
-          new Pipeline.PipelineVisitor.Defaults() {
-            @Override
-            public CompositeBehavior enterCompositeTransform(TransformHierarchy.Node node) {
-              record(node);
-              return CompositeBehavior.ENTER_TRANSFORM;
-            }
-
-            @Override
-            public void visitPrimitiveTransform(TransformHierarchy.Node node) {
-              record(node);
-            }
-
-            private void record(TransformHierarchy.Node node) {
-              if (!node.isRootNode() && node.getFullName().startsWith("Composite/")) {
-                String local = node.getFullName().substring("Composite/".length());
-                if (!local.contains("/")) {
-                  applied.add(local);
-                }
-              }
-            }
-          });
+      for (String step : OnePipelineTest.compositeSteps(p)) {
+        String name = step.substring(0, step.lastIndexOf(" ("));
+        if (!name.contains("/")) {
+          applied.add(name);
+        }
+      }
       assertThat(model + ": " + applied, applied.isEmpty(), is(false));
       for (String step : applied) {
         assertThat(
