@@ -3,6 +3,7 @@ package dev.streamform.benchmarks;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.planner.DeclaredPipeline;
 import dev.streamform.planner.ModelOutputs;
+import dev.streamform.transforms.Times;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.changelog.KeyedChangelog;
@@ -186,13 +187,13 @@ final class BeamPipelines {
         .apply(EventTimeExtraction.from("ordered_at"))
         .events()
         .apply(
-            SourceClock.forBoundedOutOfOrderness(Duration.millis(Workload.WATERMARK.toMillis()))
+            SourceClock.forBoundedOutOfOrderness(Times.toJoda(Workload.WATERMARK))
                 .droppingLateEvents())
         .events()
         .apply(
             KeyedChangelog.by("customer_id")
                 .aggregating(total)
-                .withRetention(Duration.millis(Workload.RETENTION.toMillis())))
+                .withRetention(Times.toJoda(Workload.RETENTION)))
         .apply("Sink", ParDo.of(new CountChanges()));
     return p;
   }

@@ -3,6 +3,7 @@ package dev.streamform.cli;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.pipelines.file.FileModelRun;
 import dev.streamform.pipelines.kafka.KafkaConnection;
 import dev.streamform.pipelines.kafka.KafkaRefusedException;
@@ -784,8 +785,7 @@ final class GatesCommand implements Callable<Integer> {
     String slowest = "";
     long worst = -1;
     for (WindowedOutcome.Row row : replay.outcome().rows()) {
-      if (row.status() == WindowedOutcome.Status.EARLY
-          || row.status() == WindowedOutcome.Status.FINAL) {
+      if (row.status() == WindowStatus.EARLY || row.status() == WindowStatus.FINAL) {
         continue;
       }
       Map<Integer, Long> before =
@@ -793,7 +793,7 @@ final class GatesCommand implements Callable<Integer> {
       for (Map.Entry<Integer, WindowedOutcome.Offsets> e : row.offsets().entrySet()) {
         long was = before.getOrDefault(e.getKey(), 0L);
         before.put(e.getKey(), e.getValue().count());
-        if (row.status() != WindowedOutcome.Status.CORRECTED || e.getValue().count() <= was) {
+        if (row.status() != WindowStatus.CORRECTED || e.getValue().count() <= was) {
           continue;
         }
         Line event = replay.line(e.getKey(), e.getValue().max());

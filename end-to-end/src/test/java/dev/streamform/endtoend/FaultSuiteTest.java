@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.endtoend.WindowedFaultStory.Phase;
 import dev.streamform.runners.postgres.LocalPostgres;
 import dev.streamform.sink.effects.LocalProviderServer;
@@ -367,8 +368,7 @@ class FaultSuiteTest {
           finals[1] > 0 && finals[2] > finals[1] && finals[3] > finals[2],
           "each phase closes windows: " + finals[1] + ", " + finals[2] + ", " + finals[3]);
       assertTrue(
-          story.oracle(2).rows().stream()
-              .anyMatch(r -> r.status() == WindowedOutcome.Status.CORRECTED),
+          story.oracle(2).rows().stream().anyMatch(r -> r.status() == WindowStatus.CORRECTED),
           "corrections before the kill");
       assertTrue(!story.oracle(3).late().isEmpty(), "too-late events");
       int rewardedBeforeKill = WindowedFaultStory.rewarded(story.oracle(2)).size();

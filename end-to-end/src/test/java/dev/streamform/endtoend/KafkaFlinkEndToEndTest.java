@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamform.cli.Streamform;
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.Project;
@@ -1157,8 +1158,7 @@ class KafkaFlinkEndToEndTest {
           WindowedOracle.of(dev.streamform.planner.DeclaredModel.of(pr, WINDOWED_MODEL))
               .run(Fixture.load(pr, p.resolve("fixtures/hourly.yml")))
               .rows()) {
-        if (r.status() == WindowedOutcome.Status.ON_TIME
-            || r.status() == WindowedOutcome.Status.CORRECTED) {
+        if (r.status() == WindowStatus.ON_TIME || r.status() == WindowStatus.CORRECTED) {
           published.add(r.projectionId() + " " + r.revision() + " " + r.aggregateDigest());
         }
       }
@@ -1203,8 +1203,7 @@ class KafkaFlinkEndToEndTest {
         WindowedOracle.of(dev.streamform.planner.DeclaredModel.of(project, WINDOWED_MODEL))
             .run(fixture)
             .rows()) {
-      if (r.status() == WindowedOutcome.Status.ON_TIME
-          || r.status() == WindowedOutcome.Status.CORRECTED) {
+      if (r.status() == WindowStatus.ON_TIME || r.status() == WindowStatus.CORRECTED) {
         last.put(r.key().get("merchant_id") + "@" + r.windowStart(), r);
       }
     }

@@ -18,6 +18,7 @@ import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.Project;
@@ -416,7 +417,7 @@ final class RolloutStory {
     Map<Long, BigDecimal> out = new TreeMap<>();
     for (WindowedOutcome.Row r : oracle(project).rows()) {
       if (r.windowStart().equals(Instant.parse("2026-08-30T10:00:00Z"))
-          && r.status() != WindowedOutcome.Status.EARLY) {
+          && r.status() != WindowStatus.EARLY) {
         out.put(
             ((Number) r.key().get("merchant_id")).longValue(),
             new BigDecimal(String.valueOf(r.values().get("revenue"))).stripTrailingZeros());
@@ -443,8 +444,7 @@ final class RolloutStory {
     Set<String> out = new TreeSet<>();
     for (Path p : projects) {
       for (WindowedOutcome.Row r : oracle(p).rows()) {
-        if (r.status() == WindowedOutcome.Status.ON_TIME
-            || r.status() == WindowedOutcome.Status.CORRECTED) {
+        if (r.status() == WindowStatus.ON_TIME || r.status() == WindowStatus.CORRECTED) {
           out.add(r.projectionId() + " " + r.revision() + " " + r.aggregateDigest());
         }
       }

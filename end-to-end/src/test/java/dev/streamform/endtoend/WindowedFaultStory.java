@@ -7,6 +7,7 @@ import static dev.streamform.endtoend.LocalServices.readUntil;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.endtoend.LocalServices.TopicRecord;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
@@ -222,7 +223,7 @@ final class WindowedFaultStory {
     // the ledger: every window's final revision, as the oracle gives it
     Map<String, String> finals = new TreeMap<>();
     oracle.rows().stream()
-        .filter(r -> r.status() == WindowedOutcome.Status.FINAL)
+        .filter(r -> r.status() == WindowStatus.FINAL)
         .forEach(
             r -> finals.put(r.projectionId(), "final " + r.revision() + " " + r.aggregateDigest()));
     Map<String, String> canonical = awaitCanonical(postgres, finals.size());
@@ -296,7 +297,7 @@ final class WindowedFaultStory {
   static Set<String> rewarded(WindowedOutcome oracle) {
     Set<String> rewarded = new TreeSet<>();
     oracle.rows().stream()
-        .filter(r -> r.status() != WindowedOutcome.Status.EARLY)
+        .filter(r -> r.status() != WindowStatus.EARLY)
         .filter(
             r ->
                 new BigDecimal(String.valueOf(r.values().get("revenue"))).compareTo(REWARD_AT) >= 0)

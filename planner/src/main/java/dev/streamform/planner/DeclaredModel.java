@@ -14,6 +14,7 @@ import dev.streamform.policies.sql.OutputColumn;
 import dev.streamform.policies.sql.RowPredicate;
 import dev.streamform.policies.sql.SqlModelException;
 import dev.streamform.transforms.StreamformMetrics;
+import dev.streamform.transforms.Times;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.changelog.ChangelogRecordCoder;
@@ -44,7 +45,6 @@ import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TypeDescriptor;
-import org.joda.time.Duration;
 
 /**
  * A model of a project, turned into the composite transforms that run it: the source's clock (from
@@ -180,17 +180,15 @@ public final class DeclaredModel {
         ScoreEvents.forModel(model.name())
             .by(keyColumns())
             .withFeatures(aggregations())
-            .over(Duration.millis(d.featuresOver().toMillis()))
+            .over(Times.toJoda(d.featuresOver()))
             .scoredBy(scorerOf(d))
             .withContract(FeatureContract.valueOf(d.contract().name()))
-            .withLateness(Duration.millis(d.lateness().toMillis()))
+            .withLateness(Times.toJoda(d.lateness()))
             .onLateEvents(LateAction.valueOf(d.lateAction().name()))
             .lateEventsUpdateState(d.lateUpdatesState())
             .withGeneration(model.generation());
     if (d.maxClockSkew().isPresent()) {
-      s =
-          s.withMaxClockSkew(
-              Duration.millis(d.maxClockSkew().get().toMillis()), d.arrival().orElse(null));
+      s = s.withMaxClockSkew(Times.toJoda(d.maxClockSkew().get()), d.arrival().orElse(null));
     }
     return s;
   }
@@ -228,20 +226,19 @@ public final class DeclaredModel {
             ? WindowedAggregate.of(calendarOf(spec))
             : spec.isHopping()
                 ? WindowedAggregate.of(
-                    SlidingWindows.of(Duration.millis(spec.size().toMillis()))
-                        .every(Duration.millis(spec.every().toMillis())))
-                : WindowedAggregate.of(FixedWindows.of(Duration.millis(spec.size().toMillis())));
+                    SlidingWindows.of(Times.toJoda(spec.size())).every(Times.toJoda(spec.every())))
+                : WindowedAggregate.of(FixedWindows.of(Times.toJoda(spec.size())));
     WindowedAggregate w =
         base.forModel(model.name())
             .by(keyColumns())
             .aggregating(aggregations())
-            .withAllowedLateness(Duration.millis(model.allowedLateness().toMillis()))
+            .withAllowedLateness(Times.toJoda(model.allowedLateness()))
             .withGeneration(model.generation());
     EarlyResults early = model.earlyResults();
     if (early.kind() == EarlyResults.Kind.EVERY_EVENTS) {
       w = w.withEarlyResultsEvery(early.everyEvents());
     } else if (early.kind() == EarlyResults.Kind.EVERY_INTERVAL) {
-      w = w.withEarlyResultsEvery(Duration.millis(early.everyInterval().toMillis()));
+      w = w.withEarlyResultsEvery(Times.toJoda(early.everyInterval()));
     }
     for (OutputColumn c : query.outputs()) {
       if (c.kind() == OutputColumn.Kind.KEY && !c.name().equals(c.argument().get())) {
@@ -332,7 +329,7 @@ public final class DeclaredModel {
     }
     KeyedChangelog changelog = KeyedChangelog.by(keyColumns()).aggregating(aggregations);
     if (model.retention().isPresent()) {
-      changelog = changelog.withRetention(Duration.millis(model.retention().get().toMillis()));
+      changelog = changelog.withRetention(Times.toJoda(model.retention().get()));
     }
     if (onArrival) {
       changelog = changelog.appliedOnArrival();

@@ -1,12 +1,11 @@
 package dev.streamform.planner;
 
 import dev.streamform.policies.declarations.SourceDeclaration;
-import dev.streamform.transforms.clock.LateEvents;
+import dev.streamform.transforms.Times;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.dedup.Deduplicate;
 import java.util.Optional;
 import org.apache.beam.sdk.schemas.Schema;
-import org.joda.time.Duration;
 
 /**
  * A source of {@code sources.yml} turned into what runs it: the Beam schema of its records, its
@@ -51,7 +50,7 @@ public final class DeclaredSource {
   public SourceClock logClock() {
     SourceClock clock = declaredClock();
     if (source.idleAfter().isPresent()) {
-      clock = clock.withIdleness(Duration.millis(source.idleAfter().get().toMillis()));
+      clock = clock.withIdleness(Times.toJoda(source.idleAfter().get()));
     }
     return clock;
   }
@@ -68,18 +67,14 @@ public final class DeclaredSource {
       return Optional.empty();
     }
     return Optional.of(
-        Deduplicate.byId(
-            source.eventId().get(), Duration.millis(source.duplicatesWithin().get().toMillis())));
+        Deduplicate.byId(source.eventId().get(), Times.toJoda(source.duplicatesWithin().get())));
   }
 
   private SourceClock declaredClock() {
     if (!source.hasEventTime()) {
       return SourceClock.inArrivalOrder();
     }
-    return SourceClock.forBoundedOutOfOrderness(Duration.millis(source.watermark().toMillis()))
-        .withLateEvents(
-            source.lateEvents() == dev.streamform.policies.declarations.LateEvents.KEEP
-                ? LateEvents.KEEP
-                : LateEvents.DROP);
+    return SourceClock.forBoundedOutOfOrderness(Times.toJoda(source.watermark()))
+        .withLateEvents(source.lateEvents());
   }
 }

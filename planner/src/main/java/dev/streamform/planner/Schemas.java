@@ -1,6 +1,7 @@
 package dev.streamform.planner;
 
 import dev.streamform.policies.schema.ColumnType;
+import dev.streamform.transforms.Times;
 import java.math.BigDecimal;
 import java.util.Map;
 import org.apache.beam.sdk.schemas.Schema;
@@ -47,14 +48,14 @@ public final class Schemas {
   /** A Beam row value as a declared value: joda instants become java.time instants. */
   public static Object fromBeam(Object value) {
     if (value instanceof org.joda.time.ReadableInstant) {
-      return java.time.Instant.ofEpochMilli(((org.joda.time.ReadableInstant) value).getMillis());
+      return Times.toJava(((org.joda.time.ReadableInstant) value));
     }
     return value;
   }
 
   static Object toBeam(Object value) {
     if (value instanceof java.time.Instant) {
-      return new org.joda.time.Instant(((java.time.Instant) value).toEpochMilli());
+      return Times.toJoda(((java.time.Instant) value));
     }
     return value;
   }

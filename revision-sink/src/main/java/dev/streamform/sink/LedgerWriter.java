@@ -1,5 +1,6 @@
 package dev.streamform.sink;
 
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.sql.Array;
 import java.sql.Connection;
@@ -173,7 +174,7 @@ public final class LedgerWriter {
   public Outcome write(List<WindowRevision> records) throws SQLException {
     List<StoredRevision> batch = new ArrayList<>();
     for (WindowRevision r : records) {
-      if (r.isRevision() || r.status() == WindowRevision.Status.FINAL) {
+      if (r.isRevision() || r.status() == WindowStatus.FINAL) {
         batch.add(StoredRevision.of(r));
         if (!outbox.isEmpty()) {
           // a held revision released later is of a projection in that batch, so its schema is known

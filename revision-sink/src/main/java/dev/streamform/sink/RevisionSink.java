@@ -4,8 +4,10 @@ import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Pr
 
 import com.google.auto.value.AutoValue;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.sink.effects.EffectRule;
 import dev.streamform.transforms.StreamformMetrics;
+import dev.streamform.transforms.Times;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -234,7 +236,7 @@ public abstract class RevisionSink
     @Setup
     public void setup() {
       pool = target.openPool("streamform-revision-sink", 2, 2_000);
-      java.time.Duration retryFor = java.time.Duration.ofMillis(retryTimeout.getMillis());
+      java.time.Duration retryFor = Times.toJava(retryTimeout);
       writer =
           shadow ? LedgerWriter.shadow(pool, retryFor) : new LedgerWriter(pool, retryFor, effects);
     }
@@ -249,7 +251,7 @@ public abstract class RevisionSink
     public void process(
         @Element WindowRevision r, @Timestamp Instant timestamp, BoundedWindow window)
         throws SQLException {
-      if (!r.isRevision() && r.status() != WindowRevision.Status.FINAL) {
+      if (!r.isRevision() && r.status() != WindowStatus.FINAL) {
         previews.inc();
         return;
       }
@@ -281,7 +283,7 @@ public abstract class RevisionSink
             identity(
                 b.record().projectionId(),
                 b.record().revision(),
-                b.record().status() == WindowRevision.Status.FINAL),
+                b.record().status() == WindowStatus.FINAL),
             b);
         byProjection.putIfAbsent(b.record().projectionId(), b);
       }

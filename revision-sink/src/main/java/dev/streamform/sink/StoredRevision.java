@@ -1,6 +1,8 @@
 package dev.streamform.sink;
 
 import dev.streamform.core.digest.RevisionIdentity;
+import dev.streamform.core.time.WindowStatus;
+import dev.streamform.transforms.Times;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -36,7 +38,7 @@ record StoredRevision(
    *     revision before it
    */
   static StoredRevision of(WindowRevision r) {
-    if (!r.isRevision() && r.status() != WindowRevision.Status.FINAL) {
+    if (!r.isRevision() && r.status() != WindowStatus.FINAL) {
       throw new IllegalArgumentException("a preview is not stored: " + r);
     }
     Integer expected = r.revision() > 1 ? r.revision() - 1 : null;
@@ -64,8 +66,8 @@ record StoredRevision(
         r.logicalWindowId(),
         r.generation(),
         RevisionIdentity.canonical(WindowRevision.plainValues(r.key())),
-        Instant.ofEpochMilli(r.windowStart().getMillis()),
-        Instant.ofEpochMilli(r.windowEnd().getMillis()),
+        Times.toJava(r.windowStart()),
+        Times.toJava(r.windowEnd()),
         r.revision(),
         r.isRevision() ? r.predecessor() : null,
         r.status().yamlName(),

@@ -5,6 +5,7 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.greaterThan;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.runners.postgres.LocalPostgresExtension;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.clock.SourceClock;
@@ -210,7 +211,7 @@ class RevisionSinkPipelineTest {
   private static final class RestartAtRevisionTwo extends DoFn<WindowRevision, WindowRevision> {
     @ProcessElement
     public void process(@Element WindowRevision r, OutputReceiver<WindowRevision> out) {
-      if (r.status() == WindowRevision.Status.FINAL) {
+      if (r.status() == WindowStatus.FINAL) {
         FINALS.add(
             r.key().getInt64("merchant_id")
                 + " "

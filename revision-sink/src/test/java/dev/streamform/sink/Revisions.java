@@ -1,6 +1,7 @@
 package dev.streamform.sink;
 
 import dev.streamform.core.digest.RevisionIdentity;
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.math.BigDecimal;
 import java.util.List;
@@ -33,7 +34,7 @@ public final class Revisions {
     return record(
         merchant,
         hour,
-        n == 1 ? WindowRevision.Status.ON_TIME : WindowRevision.Status.CORRECTED,
+        n == 1 ? WindowStatus.ON_TIME : WindowStatus.CORRECTED,
         n,
         n > 1 ? n - 1 : null,
         revenue,
@@ -48,7 +49,7 @@ public final class Revisions {
         .setValues(r.values())
         .setWindowStart(r.windowStart())
         .setWindowEnd(r.windowEnd())
-        .setStatus(WindowRevision.Status.FINAL)
+        .setStatus(WindowStatus.FINAL)
         .setRevision(r.revision())
         .setPredecessor(r.predecessor())
         .setGeneration(r.generation())
@@ -60,13 +61,13 @@ public final class Revisions {
   }
 
   public static WindowRevision preview(long merchant, int hour, String revenue) {
-    return record(merchant, hour, WindowRevision.Status.EARLY, 0, null, revenue, 1);
+    return record(merchant, hour, WindowStatus.EARLY, 0, null, revenue, 1);
   }
 
   private static WindowRevision record(
       long merchant,
       int hour,
-      WindowRevision.Status status,
+      WindowStatus status,
       int n,
       Integer predecessor,
       String revenue,
@@ -85,7 +86,7 @@ public final class Revisions {
         key,
         values,
         hour,
-        n == 1 ? WindowRevision.Status.ON_TIME : WindowRevision.Status.CORRECTED,
+        n == 1 ? WindowStatus.ON_TIME : WindowStatus.CORRECTED,
         n,
         n > 1 ? n - 1 : null,
         1);
@@ -95,7 +96,7 @@ public final class Revisions {
       Row key,
       Row values,
       int hour,
-      WindowRevision.Status status,
+      WindowStatus status,
       int n,
       Integer predecessor,
       int generation) {

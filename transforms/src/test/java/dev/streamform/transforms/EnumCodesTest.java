@@ -2,6 +2,7 @@ package dev.streamform.transforms;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.changelog.ChangelogRecordCoder;
 import dev.streamform.transforms.windows.WindowCoders;
@@ -42,21 +43,21 @@ class EnumCodesTest {
 
   @Test
   void windowStatusesHaveFixedCodes() throws Exception {
-    Map<WindowRevision.Status, Integer> codes =
+    Map<WindowStatus, Integer> codes =
         Map.of(
-            WindowRevision.Status.EARLY, 0,
-            WindowRevision.Status.ON_TIME, 1,
-            WindowRevision.Status.CORRECTED, 2,
-            WindowRevision.Status.FINAL, 3);
+            WindowStatus.EARLY, 0,
+            WindowStatus.ON_TIME, 1,
+            WindowStatus.CORRECTED, 2,
+            WindowStatus.FINAL, 3);
     WindowCoders.WindowRevisionCoder coder = WindowCoders.WindowRevisionCoder.of(KEY, VALUES);
     // the status's byte: where an EARLY and a FINAL revision, equal otherwise, differ
-    byte[] early = CoderUtils.encodeToByteArray(coder, revision(WindowRevision.Status.EARLY));
-    byte[] last = CoderUtils.encodeToByteArray(coder, revision(WindowRevision.Status.FINAL));
+    byte[] early = CoderUtils.encodeToByteArray(coder, revision(WindowStatus.EARLY));
+    byte[] last = CoderUtils.encodeToByteArray(coder, revision(WindowStatus.FINAL));
     int at = 0;
     while (early[at] == last[at]) {
       at++;
     }
-    for (WindowRevision.Status status : WindowRevision.Status.values()) {
+    for (WindowStatus status : WindowStatus.values()) {
       WindowRevision r = revision(status);
       byte[] bytes = CoderUtils.encodeToByteArray(coder, r);
       assertEquals(codes.get(status), (int) bytes[at], status + "'s code");
@@ -64,7 +65,7 @@ class EnumCodesTest {
     }
   }
 
-  private static WindowRevision revision(WindowRevision.Status status) {
+  private static WindowRevision revision(WindowStatus status) {
     return WindowRevision.builder()
         .setModel("m")
         .setKey(KEY_ROW)

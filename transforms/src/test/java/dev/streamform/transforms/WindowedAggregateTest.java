@@ -3,6 +3,7 @@ package dev.streamform.transforms;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.streamform.core.digest.RevisionIdentity;
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.envelope.SourceRecord;
@@ -319,7 +320,7 @@ class WindowedAggregateTest {
                 .revisions()
                 .apply(
                     org.apache.beam.sdk.transforms.Filter.by(
-                        (WindowRevision r) -> r.status() == WindowRevision.Status.CORRECTED))
+                        (WindowRevision r) -> r.status() == WindowStatus.CORRECTED))
                 .apply(
                     MapElements.into(TypeDescriptors.strings())
                         .via(

@@ -1,12 +1,13 @@
-package dev.streamform.policies.declarations;
+package dev.streamform.core.time;
 
 import java.util.Locale;
 
 /**
  * The status of a windowed model's output record for one key and window (docs/semantics.md §6), as
- * fixtures and sinks spell it.
+ * fixtures and sinks spell it: the one vocabulary of the engine, the sinks, fixtures and the
+ * oracle.
  */
-public enum RevisionStatus {
+public enum WindowStatus {
   /** A preview before the watermark passes the window's end; revision 0, not a revision. */
   EARLY,
   /** Revision 1 when the watermark passes the window's end: the aggregate of the on-time events. */

@@ -2,6 +2,7 @@ package dev.streamform.pipelines.examples;
 
 import static org.apache.beam.sdk.values.TypeDescriptors.strings;
 
+import dev.streamform.transforms.Times;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.envelope.SourceRecord;
@@ -222,7 +223,7 @@ public final class HourlyRevenue extends PTransform<PCollection<SourceRecord>, W
   private static final Instant READ_AT = new Instant(0);
 
   private static String instant(Instant t) {
-    return java.time.Instant.ofEpochMilli(t.getMillis()).toString();
+    return Times.toJava(t).toString();
   }
 
   private static final class FailOnBadRecord extends DoFn<BadRecord, Void> {

@@ -7,6 +7,7 @@ import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.sink.decisions.DecisionLedgerSink;
+import dev.streamform.transforms.Times;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.util.List;
@@ -18,7 +19,6 @@ import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.joda.time.Duration;
 
 /**
  * A model of a project as a streaming Kafka pipeline: its {@code connector: kafka} source read by
@@ -145,7 +145,7 @@ public final class KafkaModelPipeline {
     KafkaSource read =
         KafkaSource.of(connection, source.topic().get(), source.schema(), model.keyColumns());
     if (source.idleAfter().isPresent()) {
-      read = read.withIdleness(Duration.millis(source.idleAfter().get().toMillis()));
+      read = read.withIdleness(Times.toJoda(source.idleAfter().get()));
     }
     SourceResult records = p.apply("Source " + source.name(), read);
     ModelPipeline.Outputs outputs = outputs(model, records, revisionSink, partitions);

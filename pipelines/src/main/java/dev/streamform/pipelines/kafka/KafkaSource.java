@@ -3,13 +3,13 @@ package dev.streamform.pipelines.kafka;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
-import dev.streamform.core.time.Durations;
 import dev.streamform.pipelines.SourceResult;
 import dev.streamform.planner.Schemas;
 import dev.streamform.planner.sinks.JsonRecords;
 import dev.streamform.planner.sinks.Quarantine;
 import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.transforms.StreamformMetrics;
+import dev.streamform.transforms.Times;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
 import java.nio.charset.StandardCharsets;
@@ -165,11 +165,7 @@ public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
         .add(DisplayData.item("connection", connection().toString()).withLabel("Kafka connection"))
         .add(DisplayData.item("key", String.join(",", keyColumns())));
     if (idleAfter() != null) {
-      builder.add(
-          DisplayData.item(
-                  "idleAfter",
-                  Durations.format(java.time.Duration.ofMillis(idleAfter().getMillis())))
-              .withLabel("Idle after"));
+      builder.add(DisplayData.item("idleAfter", Times.format(idleAfter())).withLabel("Idle after"));
     }
   }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.streamform.core.digest.RevisionIdentity;
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.planner.Schemas;
 import dev.streamform.planner.sinks.ModelSinks;
@@ -15,7 +16,6 @@ import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.windows.TooLateEvent;
 import dev.streamform.transforms.windows.WindowRevision;
 import dev.streamform.transforms.windows.WindowRevision.PartitionOffsets;
-import dev.streamform.transforms.windows.WindowRevision.Status;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -91,7 +91,7 @@ class ModelSinksTest {
 
   private static WindowRevision revision(
       String keyName,
-      Status status,
+      WindowStatus status,
       int revision,
       Integer predecessor,
       String revenue,
@@ -138,7 +138,7 @@ class ModelSinksTest {
   @Test
   void aRevisionIsKeyedByKeyAndWindowAndCarriesItsRowStatusAndIdentity() throws Exception {
     ModelSinks sinks = ModelSinks.of(hourlyRevenue());
-    WindowRevision r = revision("merchant_id", Status.CORRECTED, 2, 1, "26.00", 3);
+    WindowRevision r = revision("merchant_id", WindowStatus.CORRECTED, 2, 1, "26.00", 3);
 
     KV<String, String> record = sinks.windowRecord(r);
 
@@ -168,11 +168,17 @@ class ModelSinksTest {
   void revisionOneAndPreviewsHaveNoPredecessorAndFinalsRepeatTheLastRevision() throws Exception {
     ModelSinks sinks = ModelSinks.of(hourlyRevenue());
     String early =
-        sinks.windowRecord(revision("merchant_id", Status.EARLY, 0, null, "30", 2)).getValue();
+        sinks
+            .windowRecord(revision("merchant_id", WindowStatus.EARLY, 0, null, "30", 2))
+            .getValue();
     String onTime =
-        sinks.windowRecord(revision("merchant_id", Status.ON_TIME, 1, null, "30", 2)).getValue();
+        sinks
+            .windowRecord(revision("merchant_id", WindowStatus.ON_TIME, 1, null, "30", 2))
+            .getValue();
     String fin =
-        sinks.windowRecord(revision("merchant_id", Status.FINAL, 2, 1, "26.00", 3)).getValue();
+        sinks
+            .windowRecord(revision("merchant_id", WindowStatus.FINAL, 2, 1, "26.00", 3))
+            .getValue();
 
     assertTrue(early.contains("\"status\":\"early\",\"revision\":0,\"predecessor\":null"), early);
     assertTrue(
@@ -214,7 +220,7 @@ class ModelSinksTest {
 
     assertEquals(
         expectedKey,
-        sinks.windowRecord(revision("merchant", Status.ON_TIME, 1, null, "30", 2)).getKey());
+        sinks.windowRecord(revision("merchant", WindowStatus.ON_TIME, 1, null, "30", 2)).getKey());
     assertEquals(
         expectedKey,
         sinks

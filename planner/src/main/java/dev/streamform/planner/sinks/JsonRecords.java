@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.schema.ColumnValues;
 import dev.streamform.policies.time.Timestamps;
+import dev.streamform.transforms.Times;
 import java.io.IOException;
 import java.io.Serializable;
 import java.math.BigDecimal;
@@ -278,7 +279,7 @@ public final class JsonRecords implements Serializable {
       return f.nullNode();
     }
     if (value instanceof org.joda.time.ReadableInstant) {
-      value = Instant.ofEpochMilli(((org.joda.time.ReadableInstant) value).getMillis());
+      value = Times.toJava(((org.joda.time.ReadableInstant) value));
     }
     if (value instanceof Instant) {
       return f.textNode(Timestamps.format((Instant) value));

@@ -1,6 +1,7 @@
 package dev.streamform.policies.declarations;
 
 import com.google.auto.value.AutoValue;
+import dev.streamform.core.time.LateEvents;
 import dev.streamform.policies.schema.ColumnType;
 import java.time.Duration;
 import java.util.Collections;

@@ -1,7 +1,7 @@
 package dev.streamform.policies.project;
 
 import com.google.auto.value.AutoValue;
-import dev.streamform.policies.declarations.RevisionStatus;
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.schema.ColumnType;
@@ -138,7 +138,7 @@ public abstract class Fixture {
     public abstract Optional<Integer> revision();
 
     /** early, on_time, corrected or final; windowed {@code expect:} rows. */
-    public abstract Optional<RevisionStatus> status();
+    public abstract Optional<WindowStatus> status();
 
     /** {@code logical_window_id}, 64 hex digits, when the row gives it. */
     public abstract Optional<String> logicalWindowId();
@@ -178,7 +178,7 @@ public abstract class Fixture {
 
       abstract Builder setRevision(Integer revision);
 
-      abstract Builder setStatus(RevisionStatus status);
+      abstract Builder setStatus(WindowStatus status);
 
       abstract Builder setLogicalWindowId(String id);
 

@@ -1,8 +1,8 @@
 package dev.streamform.policies.project;
 
 import dev.streamform.core.time.Durations;
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.policies.declarations.ModelDeclaration;
-import dev.streamform.policies.declarations.RevisionStatus;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.schema.ColumnType;
@@ -598,7 +598,7 @@ final class FixtureFile {
       row.reportMissing(
           "revision", "add revision: 0 for an early preview, 1 for the first revision, 2, ...");
     }
-    Optional<RevisionStatus> status = status(row);
+    Optional<WindowStatus> status = status(row);
     if (!row.has("status")) {
       row.reportMissing("status", "add status: " + STATUSES);
     }
@@ -608,19 +608,19 @@ final class FixtureFile {
         n ->
             status.ifPresent(
                 st -> {
-                  boolean early = st == RevisionStatus.EARLY;
-                  if (early != (n == 0) || (st == RevisionStatus.ON_TIME && n != 1)) {
+                  boolean early = st == WindowStatus.EARLY;
+                  if (early != (n == 0) || (st == WindowStatus.ON_TIME && n != 1)) {
                     row.report(
                         "revision",
                         "status "
                             + st.yamlName()
                             + " has revision "
-                            + (early ? "0" : st == RevisionStatus.ON_TIME ? "1" : "1 or more")
+                            + (early ? "0" : st == WindowStatus.ON_TIME ? "1" : "1 or more")
                             + ", not "
                             + n,
                         early
                             ? "write revision: 0 (a preview is not a revision)"
-                            : st == RevisionStatus.ON_TIME
+                            : st == WindowStatus.ON_TIME
                                 ? "write revision: 1 (on_time is always the first revision)"
                                 : "write the revision's number, from 1");
                   }
@@ -742,17 +742,17 @@ final class FixtureFile {
             });
   }
 
-  private static Optional<RevisionStatus> status(YamlMap row) {
+  private static Optional<WindowStatus> status(YamlMap row) {
     return row.string("status", "status: on_time")
         .flatMap(
             text -> {
-              for (RevisionStatus st : RevisionStatus.values()) {
+              for (WindowStatus st : WindowStatus.values()) {
                 if (st.yamlName().equals(text.trim())) {
                   return Optional.of(st);
                 }
               }
               List<String> names = new ArrayList<>();
-              for (RevisionStatus st : RevisionStatus.values()) {
+              for (WindowStatus st : WindowStatus.values()) {
                 names.add(st.yamlName());
               }
               row.report(

@@ -1,7 +1,7 @@
 package dev.streamform.policies.project;
 
+import dev.streamform.core.time.LateEvents;
 import dev.streamform.policies.declarations.Connector;
-import dev.streamform.policies.declarations.LateEvents;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.schema.ColumnType;
 import java.nio.file.Files;

@@ -5,8 +5,8 @@ import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.is;
 
+import dev.streamform.core.time.LateEvents;
 import dev.streamform.policies.declarations.Connector;
-import dev.streamform.policies.declarations.LateEvents;
 import dev.streamform.policies.declarations.Materialization;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;

@@ -5,7 +5,7 @@ import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.streamform.policies.declarations.RevisionStatus;
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.schema.ColumnType;
 import java.math.BigDecimal;
@@ -104,13 +104,13 @@ class WindowedFixtureTest {
         early.values(), is(Map.of("customer_id", 42L, "total_spend", new BigDecimal("10.00"))));
     assertThat(List.copyOf(early.values().keySet()), contains("customer_id", "total_spend"));
     assertThat(early.revision(), is(Optional.of(0)));
-    assertThat(early.status(), is(Optional.of(RevisionStatus.EARLY)));
+    assertThat(early.status(), is(Optional.of(WindowStatus.EARLY)));
     assertThat(early.logicalWindowId(), is(Optional.empty()));
     assertThat(early.offsets(), is(Optional.empty()));
 
     Fixture.Row corrected = f.expect().get(1);
     assertThat(corrected.revision(), is(Optional.of(2)));
-    assertThat(corrected.status(), is(Optional.of(RevisionStatus.CORRECTED)));
+    assertThat(corrected.status(), is(Optional.of(WindowStatus.CORRECTED)));
     assertThat(corrected.logicalWindowId(), is(Optional.of(HASH)));
     assertThat(corrected.projectionId(), is(Optional.of("b".repeat(64))));
     assertThat(corrected.predecessor(), is(Optional.of(1)));
@@ -148,7 +148,7 @@ class WindowedFixtureTest {
             project.sources().get("orders"),
             Map.of("customer_id", ColumnType.INT64, "total_spend", ColumnType.decimal(38, 2)),
             WindowSpec.tumbling(Duration.ofHours(1)));
-    assertThat(f.expect().get(0).status(), is(Optional.of(RevisionStatus.ON_TIME)));
+    assertThat(f.expect().get(0).status(), is(Optional.of(WindowStatus.ON_TIME)));
     assertThat(f.expect().get(0).windowEnd(), is(Optional.of(ELEVEN)));
   }
 

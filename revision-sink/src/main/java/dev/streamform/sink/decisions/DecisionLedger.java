@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamform.core.digest.RevisionIdentity;
+import dev.streamform.transforms.Times;
 import dev.streamform.transforms.decisions.Decision;
 import dev.streamform.transforms.decisions.FeatureContract;
 import java.sql.Connection;
@@ -199,7 +200,7 @@ public final class DecisionLedger {
   }
 
   private static org.joda.time.Instant joda(Instant t) {
-    return new org.joda.time.Instant(t.toEpochMilli());
+    return Times.toJoda(t);
   }
 
   private static Map<String, Object> columns(ResultSet r) throws SQLException {

@@ -9,6 +9,7 @@ import com.google.auto.value.AutoValue;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.streamform.sink.JdbcTarget;
 import dev.streamform.sink.LedgerSchema;
+import dev.streamform.transforms.Times;
 import dev.streamform.transforms.decisions.Decision;
 import dev.streamform.transforms.decisions.UnscoredLateEvent;
 import java.math.BigDecimal;
@@ -202,9 +203,7 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
       } else if (v instanceof Boolean) {
         o.put(f.getName(), (Boolean) v);
       } else if (v instanceof ReadableInstant) {
-        o.put(
-            f.getName(),
-            java.time.Instant.ofEpochMilli(((ReadableInstant) v).getMillis()).toString());
+        o.put(f.getName(), Times.toJava(((ReadableInstant) v)).toString());
       } else {
         o.put(f.getName(), v.toString());
       }

@@ -1,7 +1,7 @@
 package dev.streamform.teststreams.oracle;
 
+import dev.streamform.core.time.LateEvents;
 import dev.streamform.planner.DeclaredModel;
-import dev.streamform.policies.declarations.LateEvents;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.project.Fixture;

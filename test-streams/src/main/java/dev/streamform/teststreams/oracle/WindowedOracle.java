@@ -1,6 +1,7 @@
 package dev.streamform.teststreams.oracle;
 
 import dev.streamform.core.digest.RevisionIdentity;
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.EarlyResults;
 import dev.streamform.policies.declarations.ModelDeclaration;
@@ -14,7 +15,6 @@ import dev.streamform.teststreams.oracle.WindowedOutcome.Late;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Offsets;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Quarantined;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Row;
-import dev.streamform.teststreams.oracle.WindowedOutcome.Status;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -435,7 +435,7 @@ public final class WindowedOracle {
         onTime.add(e);
         int n = policy.earlyEveryEvents();
         if (n > 0 && onTime.size() % n == 0) {
-          emit(row(Status.EARLY, 0, onTime));
+          emit(row(WindowStatus.EARLY, 0, onTime));
         }
       }
 
@@ -443,22 +443,22 @@ public final class WindowedOracle {
       void release() {
         if (revision == 0 && !onTime.isEmpty()) {
           included.addAll(onTime);
-          revise(Status.ON_TIME);
+          revise(WindowStatus.ON_TIME);
         }
         for (Included c : held) {
           included.add(c);
-          revise(Status.CORRECTED);
+          revise(WindowStatus.CORRECTED);
         }
         held.clear();
       }
 
-      private void revise(Status status) {
+      private void revise(WindowStatus status) {
         revision++;
         last = row(status, revision, included);
         emit(last);
       }
 
-      private Row row(Status status, int number, List<Included> events) {
+      private Row row(WindowStatus status, int number, List<Included> events) {
         List<Map<String, Object>> records = new ArrayList<>();
         SortedMap<Integer, Offsets> offsets = new TreeMap<>();
         for (Included e : events) {

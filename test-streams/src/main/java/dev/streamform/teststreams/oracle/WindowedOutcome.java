@@ -1,5 +1,6 @@
 package dev.streamform.teststreams.oracle;
 
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.policies.project.Fixture;
 import java.time.Instant;
 import java.util.Collections;
@@ -51,32 +52,6 @@ public record WindowedOutcome(
   /** An event dropped as a duplicate ({@code event_id}), before the windows judged it. */
   public record Duplicate(Fixture.Given item, String eventId) {}
 
-  /** The {@code status} of an output row. */
-  public enum Status {
-    /**
-     * A preview of the on-time events so far ({@code early_results}); revision 0, not stored as a
-     * revision.
-     */
-    EARLY("early"),
-    /** Revision 1 of a window with on-time events, when the watermark passes its end. */
-    ON_TIME("on_time"),
-    /** A revision that adds a correction (revision 1 when the window had no on-time event). */
-    CORRECTED("corrected"),
-    /** The last revision again, when the watermark passes end + allowed lateness; state freed. */
-    FINAL("final");
-
-    private final String yamlName;
-
-    Status(String yamlName) {
-      this.yamlName = yamlName;
-    }
-
-    /** As fixtures write it: {@code early}, {@code on_time}, {@code corrected}, {@code final}. */
-    public String yamlName() {
-      return yamlName;
-    }
-  }
-
   /**
    * The events of one partition that a row includes: the smallest and largest offset and how many.
    */
@@ -86,7 +61,7 @@ public record WindowedOutcome(
    * One output row of a key's window. A final row repeats its last revision's number, predecessor,
    * values, digest and offsets.
    *
-   * @param status see {@link Status}
+   * @param status see {@link WindowStatus}
    * @param revision 1, 2, ... for revisions and final rows; 0 for previews
    * @param predecessor the revision this one replaces; empty for revision 1 and for previews
    * @param windowStart inclusive
@@ -100,7 +75,7 @@ public record WindowedOutcome(
    * @param offsets per partition (ascending), the events the values aggregate
    */
   public record Row(
-      Status status,
+      WindowStatus status,
       int revision,
       Optional<Integer> predecessor,
       Instant windowStart,
@@ -121,7 +96,7 @@ public record WindowedOutcome(
     /** This row as the window's final record. */
     Row asFinal() {
       return new Row(
-          Status.FINAL,
+          WindowStatus.FINAL,
           revision,
           predecessor,
           windowStart,
@@ -151,12 +126,12 @@ public record WindowedOutcome(
 
   /** {@code on_time} and {@code corrected} rows. */
   public int revisionsEmitted() {
-    return count(Status.ON_TIME) + count(Status.CORRECTED);
+    return count(WindowStatus.ON_TIME) + count(WindowStatus.CORRECTED);
   }
 
   /** {@code final} rows: one per key and window. */
   public int windowsFinalized() {
-    return count(Status.FINAL);
+    return count(WindowStatus.FINAL);
   }
 
   /** Too-late rows: one per refused window. */
@@ -168,7 +143,7 @@ public record WindowedOutcome(
     return quarantined.size();
   }
 
-  private int count(Status status) {
+  private int count(WindowStatus status) {
     return (int) rows.stream().filter(r -> r.status() == status).count();
   }
 }

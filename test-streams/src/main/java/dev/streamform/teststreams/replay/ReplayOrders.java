@@ -1,12 +1,12 @@
 package dev.streamform.teststreams.replay;
 
-import dev.streamform.core.time.Durations;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.teststreams.fixture.Delivery;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.SavepointRestore;
+import dev.streamform.transforms.Times;
 import dev.streamform.transforms.decisions.FeatureContract;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -150,9 +150,7 @@ public final class ReplayOrders {
           "repeats by event_id `%s` (duplicates_within %s), on their original's partition in"
               + " every order:%n",
           model.declaredSource().deduplicate().get().idColumn(),
-          Durations.format(
-              java.time.Duration.ofMillis(
-                  model.declaredSource().deduplicate().get().horizon().getMillis())));
+          Times.format(model.declaredSource().deduplicate().get().horizon()));
       for (Repeats.Repeat r : plan.repeats()) {
         out.println("  " + r.describe(cut));
       }

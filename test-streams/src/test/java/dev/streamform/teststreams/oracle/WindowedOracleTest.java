@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.project.Fixture;
@@ -13,7 +14,6 @@ import dev.streamform.policies.sql.ModelQuery;
 import dev.streamform.policies.sql.ModelSql;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Late;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Row;
-import dev.streamform.teststreams.oracle.WindowedOutcome.Status;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -335,7 +335,7 @@ class WindowedOracleTest {
     WindowedOutcome out = run(HOURLY_REVENUE, HOURLY, given);
     Row revision = out.rows().get(0);
     Row last = out.rows().get(1);
-    assertEquals(Status.ON_TIME, revision.status());
+    assertEquals(WindowStatus.ON_TIME, revision.status());
     assertEquals(
         "63f859c63e35403012fad180f0e51c7ceef796cd726b773a95f7df60ec46904b",
         revision.logicalWindowId());
@@ -345,7 +345,7 @@ class WindowedOracleTest {
     assertEquals(
         "04d964cac68690b4d9f19ebf4de5cc38f44712cbb388fa91d2565c71e58d4f35",
         revision.aggregateDigest());
-    assertEquals(Status.FINAL, last.status());
+    assertEquals(WindowStatus.FINAL, last.status());
     assertEquals(revision.aggregateDigest(), last.aggregateDigest());
     assertEquals(revision.projectionId(), last.projectionId());
   }

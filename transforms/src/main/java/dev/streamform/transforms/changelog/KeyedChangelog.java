@@ -3,8 +3,8 @@ package dev.streamform.transforms.changelog;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
-import dev.streamform.core.time.Durations;
 import dev.streamform.transforms.StreamformMetrics;
+import dev.streamform.transforms.Times;
 import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.KeyedEngine;
 import dev.streamform.transforms.clock.LogOrder;
@@ -395,11 +395,7 @@ public abstract class KeyedChangelog
                     arrivalOrder() ? "as events arrive" : "log order (stamp, partition, offset)")
                 .withLabel("Events applied in"));
     if (retention() != null) {
-      builder.add(
-          DisplayData.item(
-                  "retention",
-                  Durations.format(java.time.Duration.ofMillis(retention().getMillis())))
-              .withLabel("Retention"));
+      builder.add(DisplayData.item("retention", Times.format(retention())).withLabel("Retention"));
     }
   }
 

@@ -3,8 +3,9 @@ package dev.streamform.transforms.clock;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
-import dev.streamform.core.time.Durations;
+import dev.streamform.core.time.LateEvents;
 import dev.streamform.transforms.StreamformMetrics;
+import dev.streamform.transforms.Times;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.EnvelopeCoder;
 import java.util.ArrayList;
@@ -376,20 +377,14 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     if (judging()) {
       builder
           .add(
-              DisplayData.item(
-                      "watermark",
-                      Durations.format(java.time.Duration.ofMillis(delay().getMillis())))
+              DisplayData.item("watermark", Times.format(delay()))
                   .withLabel("Bounded out-of-orderness"))
           .add(
               DisplayData.item("lateEvents", lateEvents().name().toLowerCase(java.util.Locale.ROOT))
                   .withLabel("Late events"));
     }
     if (idleAfter() != null) {
-      builder.add(
-          DisplayData.item(
-                  "idleAfter",
-                  Durations.format(java.time.Duration.ofMillis(idleAfter().getMillis())))
-              .withLabel("Idle after"));
+      builder.add(DisplayData.item("idleAfter", Times.format(idleAfter())).withLabel("Idle after"));
     }
   }
 

@@ -2,6 +2,7 @@ package dev.streamform.transforms.decisions;
 
 import com.google.auto.value.AutoValue;
 import dev.streamform.core.digest.RevisionIdentity;
+import dev.streamform.transforms.Times;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -122,9 +123,9 @@ public abstract class Decision implements Serializable {
     fields.add(eventId);
     fields.add((long) partition);
     fields.add(offset);
-    fields.add(java.time.Instant.ofEpochMilli(occurredAt.getMillis()));
+    fields.add(Times.toJava(occurredAt));
     fields.add(contract.declared());
-    fields.add(java.time.Instant.ofEpochMilli(stateCutoff.getMillis()));
+    fields.add(Times.toJava(stateCutoff));
     fields.add(stateRevision);
     fields.add(modelDigest);
     fields.add(preprocessingDigest);

@@ -3,9 +3,9 @@ package dev.streamform.transforms.dedup;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
-import dev.streamform.core.time.Durations;
 import dev.streamform.transforms.PlantedDefect;
 import dev.streamform.transforms.StreamformMetrics;
+import dev.streamform.transforms.Times;
 import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.KeyedEngine;
@@ -160,9 +160,7 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
     builder
         .add(DisplayData.item("eventId", idColumn()).withLabel("Event id"))
         .add(
-            DisplayData.item(
-                    "duplicatesWithin",
-                    Durations.format(java.time.Duration.ofMillis(horizon().getMillis())))
+            DisplayData.item("duplicatesWithin", Times.format(horizon()))
                 .withLabel("Duplicates within"));
   }
 

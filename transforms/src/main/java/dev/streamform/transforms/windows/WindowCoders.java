@@ -1,5 +1,6 @@
 package dev.streamform.transforms.windows;
 
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.transforms.envelope.EnvelopeCoder;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,7 +27,7 @@ public final class WindowCoders {
    * constants must not change what a savepoint's bytes mean (these are the codes earlier builds
    * wrote). A new constant fails to compile until it has a code.
    */
-  static byte code(WindowRevision.Status status) {
+  static byte code(WindowStatus status) {
     return switch (status) {
       case EARLY -> 0;
       case ON_TIME -> 1;
@@ -35,12 +36,12 @@ public final class WindowCoders {
     };
   }
 
-  static WindowRevision.Status status(byte code) throws IOException {
+  static WindowStatus status(byte code) throws IOException {
     return switch (code) {
-      case 0 -> WindowRevision.Status.EARLY;
-      case 1 -> WindowRevision.Status.ON_TIME;
-      case 2 -> WindowRevision.Status.CORRECTED;
-      case 3 -> WindowRevision.Status.FINAL;
+      case 0 -> WindowStatus.EARLY;
+      case 1 -> WindowStatus.ON_TIME;
+      case 2 -> WindowStatus.CORRECTED;
+      case 3 -> WindowStatus.FINAL;
       default -> throw new IOException("unknown window status code " + code);
     };
   }

@@ -1,6 +1,8 @@
 package dev.streamform.transforms.windows;
 
 import com.google.auto.value.AutoValue;
+import dev.streamform.core.time.WindowStatus;
+import dev.streamform.transforms.Times;
 import java.io.Serializable;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,10 +15,10 @@ import org.joda.time.ReadableInstant;
 
 /**
  * One result of a window of one key, as a revisable object (docs/semantics.md §6): a preview
- * ({@link Status#EARLY}, revision 0), a revision ({@link Status#ON_TIME} or {@link
- * Status#CORRECTED}, numbered 1, 2, ... each naming its predecessor) or the window's {@link
- * Status#FINAL} record (the last revision's number and values again; the window's state is then
- * freed).
+ * ({@link WindowStatus#EARLY}, revision 0), a revision ({@link WindowStatus#ON_TIME} or {@link
+ * WindowStatus#CORRECTED}, numbered 1, 2, ... each naming its predecessor) or the window's {@link
+ * WindowStatus#FINAL} record (the last revision's number and values again; the window's state is
+ * then freed).
  *
  * <p>Values accumulate: every revision carries the aggregate of every event accepted into the
  * window so far, never a delta. The identity fields are the same on every runner: {@link
@@ -29,19 +31,6 @@ import org.joda.time.ReadableInstant;
  */
 @AutoValue
 public abstract class WindowRevision implements Serializable {
-
-  /** What a record of a window is. */
-  public enum Status {
-    EARLY,
-    ON_TIME,
-    CORRECTED,
-    FINAL;
-
-    /** The spelling in fixtures and sinks: {@code early}, {@code on_time}, ... */
-    public String yamlName() {
-      return name().toLowerCase(java.util.Locale.ROOT);
-    }
-  }
 
   /** The smallest and largest offset of one partition's events included, and their count. */
   @AutoValue
@@ -71,7 +60,7 @@ public abstract class WindowRevision implements Serializable {
 
   public abstract Instant windowEnd();
 
-  public abstract Status status();
+  public abstract WindowStatus status();
 
   /** 0 for a preview; 1, 2, ... for revisions; the last revision's number for a final record. */
   public abstract int revision();
@@ -124,7 +113,7 @@ public abstract class WindowRevision implements Serializable {
 
     public abstract Builder setWindowEnd(Instant end);
 
-    public abstract Builder setStatus(Status status);
+    public abstract Builder setStatus(WindowStatus status);
 
     public abstract Builder setRevision(int revision);
 
@@ -149,7 +138,7 @@ public abstract class WindowRevision implements Serializable {
 
   /** True for revisions proper (on time or corrected): what a revision sink stores. */
   public boolean isRevision() {
-    return status() == Status.ON_TIME || status() == Status.CORRECTED;
+    return status() == WindowStatus.ON_TIME || status() == WindowStatus.CORRECTED;
   }
 
   /**
@@ -162,7 +151,7 @@ public abstract class WindowRevision implements Serializable {
     for (Schema.Field f : row.getSchema().getFields()) {
       Object v = row.getValue(f.getName());
       if (v instanceof ReadableInstant) {
-        v = java.time.Instant.ofEpochMilli(((ReadableInstant) v).getMillis());
+        v = Times.toJava(((ReadableInstant) v));
       }
       values.put(f.getName(), v);
     }

@@ -5,8 +5,10 @@ import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Pr
 import com.google.auto.value.AutoValue;
 import dev.streamform.core.digest.RevisionIdentity;
 import dev.streamform.core.time.Durations;
+import dev.streamform.core.time.WindowStatus;
 import dev.streamform.transforms.PlantedDefect;
 import dev.streamform.transforms.StreamformMetrics;
+import dev.streamform.transforms.Times;
 import dev.streamform.transforms.changelog.Accumulators;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.clock.ClockCoders;
@@ -413,10 +415,7 @@ public abstract class WindowedAggregate
         earlyEveryEvents() > 0
             ? "early every " + earlyEveryEvents() + " events; "
             : earlyEveryInterval() != null
-                ? "early every "
-                    + Durations.format(
-                        java.time.Duration.ofMillis(earlyEveryInterval().getMillis()))
-                    + " (processing time); "
+                ? "early every " + Times.format(earlyEveryInterval()) + " (processing time); "
                 : "";
     return early
         + "on time at the watermark; one revision per correction; final at end + allowed lateness";
@@ -429,9 +428,7 @@ public abstract class WindowedAggregate
         .add(DisplayData.item("model", model()).withLabel("Model"))
         .add(DisplayData.item("window", windowText()).withLabel("Window"))
         .add(
-            DisplayData.item(
-                    "allowedLateness",
-                    Durations.format(java.time.Duration.ofMillis(allowedLateness().getMillis())))
+            DisplayData.item("allowedLateness", Times.format(allowedLateness()))
                 .withLabel("Allowed lateness"))
         .add(DisplayData.item("trigger", triggerText()).withLabel("Trigger"))
         .add(DisplayData.item("key", String.join(",", keyColumns())).withLabel("Key"))
@@ -692,7 +689,7 @@ public abstract class WindowedAggregate
       boolean changed = false;
       for (WindowState w : windows) {
         if (w.revision == 0 && w.onTime > w.previewedOnTime) {
-          emit(w, key, WindowRevision.Status.EARLY, 0, null, out);
+          emit(w, key, WindowStatus.EARLY, 0, null, out);
           w.previewedOnTime = w.onTime;
           changed = true;
         }
@@ -737,12 +734,12 @@ public abstract class WindowedAggregate
       if (w.revision == 0) {
         w.revision = 1;
         revisionsEmitted.inc();
-        emit(w, key, WindowRevision.Status.ON_TIME, 1, null, out);
+        emit(w, key, WindowStatus.ON_TIME, 1, null, out);
       } else {
         finalized.inc();
         int last =
             planted == PlantedDefect.WINDOW_FINAL_IS_NEW_REVISION ? w.revision + 1 : w.revision;
-        emit(w, key, WindowRevision.Status.FINAL, last, last > 1 ? last - 1 : null, out);
+        emit(w, key, WindowStatus.FINAL, last, last > 1 ? last - 1 : null, out);
         windows.remove(w); // the window is final: its state is freed
         live.dec();
       }
@@ -787,7 +784,7 @@ public abstract class WindowedAggregate
         if (onTime && w.revision == 0) {
           w.onTime++;
           if (earlyEvents > 0 && w.onTime % earlyEvents == 0) {
-            emit(w, key, WindowRevision.Status.EARLY, 0, null, out);
+            emit(w, key, WindowStatus.EARLY, 0, null, out);
           }
         } else {
           if (onTime) {
@@ -807,8 +804,8 @@ public abstract class WindowedAggregate
               w,
               key,
               first && planted == PlantedDefect.WINDOW_FIRST_CORRECTION_ON_TIME
-                  ? WindowRevision.Status.ON_TIME
-                  : WindowRevision.Status.CORRECTED,
+                  ? WindowStatus.ON_TIME
+                  : WindowStatus.CORRECTED,
               w.revision,
               w.revision > 1
                   ? (planted == PlantedDefect.WINDOW_PREDECESSOR_IS_SELF
@@ -855,7 +852,7 @@ public abstract class WindowedAggregate
     private void emit(
         WindowState w,
         Row key,
-        WindowRevision.Status status,
+        WindowStatus status,
         int revision,
         @Nullable Integer predecessor,
         MultiOutputReceiver out) {
