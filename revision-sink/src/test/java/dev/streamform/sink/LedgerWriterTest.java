@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.streamform.runners.postgres.LocalPostgresExtension;
+import dev.streamform.transforms.Times;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -89,8 +90,8 @@ class LedgerWriterTest {
             Revisions.MODEL, WindowRevision.plainValues(hourly.key()), start, end, "Europe/Berlin");
     WindowRevision day =
         hourly.toBuilder()
-            .setWindowStart(new org.joda.time.Instant(start.toEpochMilli()))
-            .setWindowEnd(new org.joda.time.Instant(end.toEpochMilli()))
+            .setWindowStart(Times.toJoda(start))
+            .setWindowEnd(Times.toJoda(end))
             .setLogicalWindowId(logical)
             .setProjectionId(dev.streamform.core.digest.RevisionIdentity.projectionId(logical, 1))
             .setWindowLocal("2026-10-25")

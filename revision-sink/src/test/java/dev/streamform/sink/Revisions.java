@@ -2,6 +2,7 @@ package dev.streamform.sink;
 
 import dev.streamform.core.digest.RevisionIdentity;
 import dev.streamform.core.time.WindowStatus;
+import dev.streamform.transforms.Times;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.math.BigDecimal;
 import java.util.List;
@@ -104,10 +105,7 @@ public final class Revisions {
     Instant end = start.plus(org.joda.time.Duration.standardHours(1));
     String logical =
         RevisionIdentity.logicalWindowId(
-            MODEL,
-            WindowRevision.plainValues(key),
-            java.time.Instant.ofEpochMilli(start.getMillis()),
-            java.time.Instant.ofEpochMilli(end.getMillis()));
+            MODEL, WindowRevision.plainValues(key), Times.toJava(start), Times.toJava(end));
     return WindowRevision.builder()
         .setModel(MODEL)
         .setKey(key)

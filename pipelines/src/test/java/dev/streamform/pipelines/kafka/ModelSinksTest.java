@@ -10,6 +10,7 @@ import dev.streamform.planner.DeclaredModel;
 import dev.streamform.planner.Schemas;
 import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.project.Project;
+import dev.streamform.transforms.Times;
 import dev.streamform.transforms.clock.LateEvent;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.SourceRecord;
@@ -102,10 +103,7 @@ class ModelSinksTest {
             .build();
     String logical =
         RevisionIdentity.logicalWindowId(
-            "hourly_revenue",
-            Map.of(keyName, 7L),
-            java.time.Instant.ofEpochMilli(START.getMillis()),
-            java.time.Instant.ofEpochMilli(END.getMillis()));
+            "hourly_revenue", Map.of(keyName, 7L), Times.toJava(START), Times.toJava(END));
     Map<String, Object> values = new LinkedHashMap<>();
     values.put("revenue", new BigDecimal(revenue));
     values.put("orders", orders);
