@@ -160,6 +160,11 @@ public final class DeclaredModel {
     return declaredSource().deduplicate();
   }
 
+  /** The model's kind, one type per kind: its stage and record shapes (issue 30). */
+  public ModelKind kind() {
+    return ModelKind.of(this);
+  }
+
   /** True for a scoring model, with {@code decisions:} (docs/semantics.md §11). */
   public boolean decides() {
     return model.decides();

@@ -3,11 +3,9 @@ package dev.streamform.planner;
 import com.google.auto.value.AutoValue;
 import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.declarations.SourceDeclaration;
-import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.ClockResult;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.clock.TimedEvent;
-import dev.streamform.transforms.decisions.DecisionResult;
 import dev.streamform.transforms.dedup.DedupResult;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.EnvelopeCoder;
@@ -15,7 +13,6 @@ import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
 import dev.streamform.transforms.extraction.ExtractionResult;
 import dev.streamform.transforms.windows.WindowRevision;
-import dev.streamform.transforms.windows.WindowedResult;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.schemas.Schema;
@@ -192,78 +189,32 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
                       MapElements.into(kvs())
                           .via((BadRecord bad) -> sinks.conflictRecord(bad, schema))));
     }
-    PCollection<KV<String, String>> output;
-    PCollection<KV<String, String>> late;
-    PCollection<KV<String, String>> reconciled = null;
-    PCollection<TimedEvent> selected = arrivals;
-    PCollection<ChangelogRecord> changelog = null;
-    PCollection<WindowRevision> revisions = null;
-    DecisionResult scored = null;
-    if (model.decides()) {
-      // the WHERE filters before scoring
-      if (model.where().isPresent()) {
-        selected = arrivals.apply(WHERE, model.where().get());
-      }
-      scored = selected.apply(MODEL + suffix, model.scoreEvents());
-      output =
-          scored
-              .decisions()
-              .apply("DecisionRecords", MapElements.into(kvs()).via(sinks::decisionRecord));
-      late =
-          PCollectionList.of(scored.ignored())
-              .and(scored.revising())
-              .apply("LateEvents", Flatten.pCollections())
-              .apply("LateRecords", MapElements.into(kvs()).via(sinks::unscoredRecord));
-      reconciled =
-          scored
-              .reconciliations()
-              .apply("ReconcileRecords", MapElements.into(kvs()).via(sinks::unscoredRecord))
-              .setCoder(json);
-      quarantine =
-          quarantine.and(
-              scored
-                  .deadLetters()
-                  .apply(
-                      "DeadLetterRecords", MapElements.into(kvs()).via(sinks::deadLetterRecord)));
-    } else if (model.windowed()) {
-      if (model.where().isPresent()) {
-        selected = arrivals.apply(WHERE, model.where().get());
-      }
-      WindowedResult windows = selected.apply(MODEL + suffix, model.windowAggregate());
-      revisions = windows.revisions();
-      output = revisions.apply("WindowRecords", MapElements.into(kvs()).via(sinks::windowRecord));
-      late =
-          windows
-              .tooLate()
-              .apply("TooLateRecords", MapElements.into(kvs()).via(sinks::tooLateRecord));
-      if (revisionSink() != null) {
-        // alongside the window records: the revisions also land in the revision ledger
-        windows.revisions().apply("Revisions to the database", revisionSink());
-      }
-    } else {
-      // On arrival is right only where each key's order from the clock to the changelog is kept.
-      // The duplicate detection is keyed by id and releases each id's events by its own timer, so
-      // after it a key's events arrive in no fixed order (a Flink cluster applied them out of log
-      // order at parallelism 2): the changelog then applies them in log order, by their stamps.
-      boolean onArrival = appliedOnArrival() && model.deduplicate().isEmpty();
-      changelog = arrivals.apply(MODEL + suffix, model.changelog(onArrival));
-      output =
-          changelog.apply("ChangelogRecords", MapElements.into(kvs()).via(sinks::changelogRecord));
-      late = clocked.late().apply("LateRecords", MapElements.into(kvs()).via(sinks::lateRecord));
+    ModelKind.Applied applied =
+        model
+            .kind()
+            .apply(
+                new ModelKind.Input(
+                    model, sinks, clocked, arrivals, suffix, appliedOnArrival(), revisionSink()));
+    PCollection<KV<String, String>> reconciled = applied.reconciled();
+    if (reconciled != null) {
+      reconciled.setCoder(json);
+    }
+    if (applied.quarantine() != null) {
+      quarantine = quarantine.and(applied.quarantine());
     }
     return new ModelOutputs(
         records.getPipeline(),
         sinks,
-        output.setCoder(json),
-        late.setCoder(json),
+        applied.output().setCoder(json),
+        applied.late().setCoder(json),
         quarantine.apply("Quarantine", Flatten.pCollections()).setCoder(json),
         duplicates,
         reconciled,
         arrivals,
-        selected,
-        changelog,
-        revisions,
-        scored);
+        applied.selected(),
+        applied.changelog(),
+        applied.revisions(),
+        applied.scored());
   }
 
   private static TypeDescriptor<KV<String, String>> kvs() {

@@ -1,0 +1,147 @@
+package dev.streamform.planner;
+
+import dev.streamform.planner.sinks.ModelSinks;
+import dev.streamform.transforms.changelog.ChangelogRecord;
+import dev.streamform.transforms.clock.ClockResult;
+import dev.streamform.transforms.clock.TimedEvent;
+import dev.streamform.transforms.decisions.DecisionResult;
+import dev.streamform.transforms.windows.WindowRevision;
+import dev.streamform.transforms.windows.WindowedResult;
+import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
+import org.apache.beam.sdk.values.TypeDescriptor;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.checkerframework.checker.nullness.qual.Nullable;
+
+/**
+ * The kind of a declared model, one implementation per kind: an upsert model's {@link Changelog}, a
+ * {@link Windowed} model, a {@link Scoring} model. Each applies its own keyed stage and record
+ * shapes in the model's composite ({@link DeclaredPipeline}), in place of a branch on {@code
+ * windowed()} / {@code decides()} there (issue 30).
+ */
+public abstract sealed class ModelKind
+    permits ModelKind.Changelog, ModelKind.Windowed, ModelKind.Scoring {
+
+  private ModelKind() {}
+
+  /** The kind {@code model} declares: decisions, else a window, else a changelog. */
+  static ModelKind of(DeclaredModel model) {
+    if (model.decides()) {
+      return new Scoring();
+    }
+    return model.windowed() ? new Windowed() : new Changelog();
+  }
+
+  /** What the composite's stage gets: the clock's output and the events after deduplication. */
+  record Input(
+      DeclaredModel model,
+      ModelSinks sinks,
+      ClockResult clocked,
+      PCollection<TimedEvent> arrivals,
+      String suffix,
+      boolean appliedOnArrival,
+      @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink) {}
+
+  /** What the kind's stage gives the composite's outputs; absent fields are null. */
+  record Applied(
+      PCollection<KV<String, String>> output,
+      PCollection<KV<String, String>> late,
+      @Nullable PCollection<KV<String, String>> reconciled,
+      @Nullable PCollection<KV<String, String>> quarantine,
+      PCollection<TimedEvent> selected,
+      @Nullable PCollection<ChangelogRecord> changelog,
+      @Nullable PCollection<WindowRevision> revisions,
+      @Nullable DecisionResult scored) {}
+
+  /** Applies the kind's keyed stage and turns its outputs into the sinks' records. */
+  abstract Applied apply(Input in);
+
+  /** The events the model reads: the WHERE filters before a window or a decision. */
+  static PCollection<TimedEvent> where(Input in) {
+    return in.model().where().isPresent()
+        ? in.arrivals().apply(DeclaredPipeline.WHERE, in.model().where().get())
+        : in.arrivals();
+  }
+
+  static TypeDescriptor<KV<String, String>> kvs() {
+    return TypeDescriptors.kvs(TypeDescriptors.strings(), TypeDescriptors.strings());
+  }
+
+  /** An upsert model: its changelog, in log order or (see below) as events arrive. */
+  public static final class Changelog extends ModelKind {
+    @Override
+    Applied apply(Input in) {
+      // On arrival is right only where each key's order from the clock to the changelog is kept.
+      // The duplicate detection is keyed by id and releases each id's events by its own timer, so
+      // after it a key's events arrive in no fixed order (a Flink cluster applied them out of log
+      // order at parallelism 2): the changelog then applies them in log order, by their stamps.
+      boolean onArrival = in.appliedOnArrival() && in.model().deduplicate().isEmpty();
+      PCollection<ChangelogRecord> changelog =
+          in.arrivals()
+              .apply(DeclaredPipeline.MODEL + in.suffix(), in.model().changelog(onArrival));
+      PCollection<KV<String, String>> output =
+          changelog.apply(
+              "ChangelogRecords", MapElements.into(kvs()).via(in.sinks()::changelogRecord));
+      PCollection<KV<String, String>> late =
+          in.clocked()
+              .late()
+              .apply("LateRecords", MapElements.into(kvs()).via(in.sinks()::lateRecord));
+      return new Applied(output, late, null, null, in.arrivals(), changelog, null, null);
+    }
+  }
+
+  /** A windowed model: its revisions, and the events too late for their windows. */
+  public static final class Windowed extends ModelKind {
+    @Override
+    Applied apply(Input in) {
+      PCollection<TimedEvent> selected = where(in);
+      WindowedResult windows =
+          selected.apply(DeclaredPipeline.MODEL + in.suffix(), in.model().windowAggregate());
+      PCollection<WindowRevision> revisions = windows.revisions();
+      PCollection<KV<String, String>> output =
+          revisions.apply("WindowRecords", MapElements.into(kvs()).via(in.sinks()::windowRecord));
+      PCollection<KV<String, String>> late =
+          windows
+              .tooLate()
+              .apply("TooLateRecords", MapElements.into(kvs()).via(in.sinks()::tooLateRecord));
+      if (in.revisionSink() != null) {
+        // alongside the window records: the revisions also land in the revision ledger
+        revisions.apply("Revisions to the database", in.revisionSink());
+      }
+      return new Applied(output, late, null, null, selected, null, revisions, null);
+    }
+  }
+
+  /** A scoring model: one decision per event, the events it leaves unscored, its dead letters. */
+  public static final class Scoring extends ModelKind {
+    @Override
+    Applied apply(Input in) {
+      PCollection<TimedEvent> selected = where(in);
+      DecisionResult scored =
+          selected.apply(DeclaredPipeline.MODEL + in.suffix(), in.model().scoreEvents());
+      PCollection<KV<String, String>> output =
+          scored
+              .decisions()
+              .apply("DecisionRecords", MapElements.into(kvs()).via(in.sinks()::decisionRecord));
+      PCollection<KV<String, String>> late =
+          PCollectionList.of(scored.ignored())
+              .and(scored.revising())
+              .apply("LateEvents", Flatten.pCollections())
+              .apply("LateRecords", MapElements.into(kvs()).via(in.sinks()::unscoredRecord));
+      PCollection<KV<String, String>> reconciled =
+          scored
+              .reconciliations()
+              .apply("ReconcileRecords", MapElements.into(kvs()).via(in.sinks()::unscoredRecord));
+      PCollection<KV<String, String>> deadLetters =
+          scored
+              .deadLetters()
+              .apply(
+                  "DeadLetterRecords", MapElements.into(kvs()).via(in.sinks()::deadLetterRecord));
+      return new Applied(output, late, reconciled, deadLetters, selected, null, null, scored);
+    }
+  }
+}
