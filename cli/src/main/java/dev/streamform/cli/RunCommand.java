@@ -212,9 +212,7 @@ final class RunCommand implements Callable<Integer> {
           "--shadow: model '"
               + model
               + "' is "
-              + (declared.decides()
-                  ? "a scoring model (decisions:)"
-                  : "an upsert model (no window: in streamform.yml)")
+              + declared.kind().description()
               + "; only a windowed model's revisions have generations to recompute in the shadow of"
               + " the canonical one");
     }
@@ -453,9 +451,7 @@ final class RunCommand implements Callable<Integer> {
               + source
               + " -> "
               + sinks.topic()
-              + (declared.windowed()
-                  ? " (window records)"
-                  : declared.decides() ? " (decisions)" : "")
+              + declared.kind().outputNote()
               + (revisionSink == null ? "" : ", revisions -> " + revisionSink.target().describe())
               + (decisionLedger == null
                   ? ""
@@ -468,7 +464,9 @@ final class RunCommand implements Callable<Integer> {
               + ", late -> "
               + sinks.lateTopic()
               + sinks.reconcileTopic().map(t -> ", reconcile -> " + t).orElse("")
-              + (declared.decides() ? ", dead letters -> " : ", quarantine -> ")
+              + ", "
+              + declared.kind().quarantineName()
+              + " -> "
               + sinks.quarantineTopic()
               + sinks.duplicatesTopic().map(t -> ", duplicates -> " + t).orElse(""));
     }

@@ -60,6 +60,15 @@ public abstract sealed class ModelKind
   /** Applies the kind's keyed stage and turns its outputs into the sinks' records. */
   abstract Applied apply(Input in);
 
+  /** The kind as an error message names it: {@code a scoring model (decisions:)}. */
+  public abstract String description();
+
+  /** What the output topic carries, as {@code run} says it: {@code (window records)}, or empty. */
+  public abstract String outputNote();
+
+  /** What the kind calls its quarantine topic: a scoring model's holds dead letters. */
+  public abstract String quarantineName();
+
   /** The events the model reads: the WHERE filters before a window or a decision. */
   static PCollection<TimedEvent> where(Input in) {
     return in.model().where().isPresent()
@@ -73,6 +82,21 @@ public abstract sealed class ModelKind
 
   /** An upsert model: its changelog, in log order or (see below) as events arrive. */
   public static final class Changelog extends ModelKind {
+    @Override
+    public String description() {
+      return "an upsert model (no window: in streamform.yml)";
+    }
+
+    @Override
+    public String outputNote() {
+      return "";
+    }
+
+    @Override
+    public String quarantineName() {
+      return "quarantine";
+    }
+
     @Override
     Applied apply(Input in) {
       // On arrival is right only where each key's order from the clock to the changelog is kept.
@@ -97,6 +121,21 @@ public abstract sealed class ModelKind
   /** A windowed model: its revisions, and the events too late for their windows. */
   public static final class Windowed extends ModelKind {
     @Override
+    public String description() {
+      return "a windowed model";
+    }
+
+    @Override
+    public String outputNote() {
+      return " (window records)";
+    }
+
+    @Override
+    public String quarantineName() {
+      return "quarantine";
+    }
+
+    @Override
     Applied apply(Input in) {
       PCollection<TimedEvent> selected = where(in);
       WindowedResult windows =
@@ -118,6 +157,21 @@ public abstract sealed class ModelKind
 
   /** A scoring model: one decision per event, the events it leaves unscored, its dead letters. */
   public static final class Scoring extends ModelKind {
+    @Override
+    public String description() {
+      return "a scoring model (decisions:)";
+    }
+
+    @Override
+    public String outputNote() {
+      return " (decisions)";
+    }
+
+    @Override
+    public String quarantineName() {
+      return "dead letters";
+    }
+
     @Override
     Applied apply(Input in) {
       PCollection<TimedEvent> selected = where(in);
