@@ -139,7 +139,7 @@ public final class DeclaredModel {
    */
   public SourceClock clock() {
     SourceClock clock = declaredSource().clock();
-    return windowed() || decides() ? clock.keepingLateEvents() : clock;
+    return kind().keepsLateEvents() ? clock.keepingLateEvents() : clock;
   }
 
   /**
@@ -148,7 +148,7 @@ public final class DeclaredModel {
   public SourceClock logClock() {
     // its idle markers name this model's generation (docs/semantics.md §9.7)
     SourceClock clock = declaredSource().logClock().withGeneration(model.generation());
-    return windowed() || decides() ? clock.keepingLateEvents() : clock;
+    return kind().keepsLateEvents() ? clock.keepingLateEvents() : clock;
   }
 
   /**

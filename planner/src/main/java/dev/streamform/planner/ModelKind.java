@@ -26,7 +26,18 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 public abstract sealed class ModelKind
     permits ModelKind.Changelog, ModelKind.Windowed, ModelKind.Scoring {
 
-  private ModelKind() {}
+  private final boolean keepsLateEvents;
+  private final String description;
+  private final String outputNote;
+  private final String quarantineName;
+
+  private ModelKind(
+      boolean keepsLateEvents, String description, String outputNote, String quarantineName) {
+    this.keepsLateEvents = keepsLateEvents;
+    this.description = description;
+    this.outputNote = outputNote;
+    this.quarantineName = quarantineName;
+  }
 
   /** The kind {@code model} declares: decisions, else a window, else a changelog. */
   static ModelKind of(DeclaredModel model) {
@@ -60,14 +71,28 @@ public abstract sealed class ModelKind
   /** Applies the kind's keyed stage and turns its outputs into the sinks' records. */
   abstract Applied apply(Input in);
 
+  /**
+   * Whether the source's clock keeps late events for this kind: the windows or the decisions'
+   * lateness judge them (docs/semantics.md §6, §11); a changelog drops what its clock calls late.
+   */
+  public final boolean keepsLateEvents() {
+    return keepsLateEvents;
+  }
+
   /** The kind as an error message names it: {@code a scoring model (decisions:)}. */
-  public abstract String description();
+  public final String description() {
+    return description;
+  }
 
   /** What the output topic carries, as {@code run} says it: {@code (window records)}, or empty. */
-  public abstract String outputNote();
+  public final String outputNote() {
+    return outputNote;
+  }
 
   /** What the kind calls its quarantine topic: a scoring model's holds dead letters. */
-  public abstract String quarantineName();
+  public final String quarantineName() {
+    return quarantineName;
+  }
 
   /** The events the model reads: the WHERE filters before a window or a decision. */
   static PCollection<TimedEvent> where(Input in) {
@@ -82,19 +107,8 @@ public abstract sealed class ModelKind
 
   /** An upsert model: its changelog, in log order or (see below) as events arrive. */
   public static final class Changelog extends ModelKind {
-    @Override
-    public String description() {
-      return "an upsert model (no window: in streamform.yml)";
-    }
-
-    @Override
-    public String outputNote() {
-      return "";
-    }
-
-    @Override
-    public String quarantineName() {
-      return "quarantine";
+    Changelog() {
+      super(false, "an upsert model (no window: in streamform.yml)", "", "quarantine");
     }
 
     @Override
@@ -120,19 +134,8 @@ public abstract sealed class ModelKind
 
   /** A windowed model: its revisions, and the events too late for their windows. */
   public static final class Windowed extends ModelKind {
-    @Override
-    public String description() {
-      return "a windowed model";
-    }
-
-    @Override
-    public String outputNote() {
-      return " (window records)";
-    }
-
-    @Override
-    public String quarantineName() {
-      return "quarantine";
+    Windowed() {
+      super(true, "a windowed model", " (window records)", "quarantine");
     }
 
     @Override
@@ -157,19 +160,8 @@ public abstract sealed class ModelKind
 
   /** A scoring model: one decision per event, the events it leaves unscored, its dead letters. */
   public static final class Scoring extends ModelKind {
-    @Override
-    public String description() {
-      return "a scoring model (decisions:)";
-    }
-
-    @Override
-    public String outputNote() {
-      return " (decisions)";
-    }
-
-    @Override
-    public String quarantineName() {
-      return "dead letters";
+    Scoring() {
+      super(true, "a scoring model (decisions:)", " (decisions)", "dead letters");
     }
 
     @Override
