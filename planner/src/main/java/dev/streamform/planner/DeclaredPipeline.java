@@ -166,6 +166,11 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
     // the windows or the decisions' lateness judge them (docs/semantics.md §6, §11)
     ClockResult clocked = envelopes.apply("Clock", clock);
     PCollection<TimedEvent> arrivals = clocked.events();
+    PCollection<KV<String, String>> idleMarkers =
+        clocked
+            .idleMarkers()
+            .apply("IdleMarkerRecords", MapElements.into(kvs()).via(ModelSinks::idleRecord))
+            .setCoder(json);
     PCollection<KV<String, String>> duplicates = null;
     if (model.deduplicate().isPresent()) {
       DedupResult dedup = arrivals.apply("Duplicates" + suffix, model.deduplicate().get());
@@ -251,6 +256,7 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
         quarantine.apply("Quarantine", Flatten.pCollections()).setCoder(json),
         duplicates,
         reconciled,
+        idleMarkers,
         arrivals,
         selected,
         changelog,
