@@ -29,19 +29,21 @@ rc_lock() {
 
 # rc_classpath POM CACHE: prints the runtime classpath of POM's dependencies, computed by Maven
 # once and cached in CACHE (recomputed when the pom or the parent pom is newer). Offline first.
+# Two starts at once (the end-to-end tests' two instances) each write a file of their own and
+# rename it into place, so neither reads the other's half-written file.
 rc_classpath() {
   local pom="$1" cache="$2"
   if [[ ! -s "$cache" || "$pom" -nt "$cache" || "$RC_REPO_DIR/pom.xml" -nt "$cache" ]]; then
     mkdir -p "$(dirname "$cache")"
     local mvn_args=(-q -f "$pom" dependency:build-classpath -DincludeScope=runtime
-                    "-Dmdep.outputFile=$cache.tmp")
-    local mvn_log="$cache.mvn.log"
+                    "-Dmdep.outputFile=$cache.tmp.$$")
+    local mvn_log="$cache.mvn.$$.log"
     echo "$RC_NAME: resolving the classpath of ${pom#"$RC_REPO_DIR/"} (once) ..." >&2
     if ! mvn -o "${mvn_args[@]}" >"$mvn_log" 2>&1; then
       echo "$RC_NAME: offline resolution failed, retrying online" >&2
       mvn "${mvn_args[@]}" >"$mvn_log" 2>&1 || { tail -n 30 "$mvn_log" >&2; rc_die "cannot resolve the classpath (see $mvn_log)"; }
     fi
-    mv "$cache.tmp" "$cache"
+    mv "$cache.tmp.$$" "$cache"
   fi
   cat "$cache"
 }

@@ -94,6 +94,19 @@ final class BeamPipelines {
     return flink(parallelism, objectReuse);
   }
 
+  /**
+   * {@link #flink(int, boolean)} with the sources' watermark every {@code watermarkMillis} and
+   * bundles of at most {@code bundleSize} elements: a stage emits no watermark while a bundle is
+   * open, so both bound how far the keyed stage's watermark trails the events it has applied.
+   */
+  static PipelineOptions flink(
+      int parallelism, boolean objectReuse, long watermarkMillis, long bundleSize) {
+    FlinkPipelineOptions options = (FlinkPipelineOptions) flink(parallelism, objectReuse);
+    options.setAutoWatermarkInterval(watermarkMillis);
+    options.setMaxBundleSize(bundleSize);
+    return options;
+  }
+
   static PipelineOptions flink(int parallelism, boolean objectReuse) {
     FlinkPipelineOptions options = PipelineOptionsFactory.as(FlinkPipelineOptions.class);
     options.setRunner(FlinkRunner.class);
@@ -167,10 +180,24 @@ final class BeamPipelines {
    * detection if any, WHERE and changelog, and the records rendered as the sinks write them.
    */
   static Pipeline streamform(PipelineOptions options, Workload w, DeclaredModel model) {
+    return streamform(options, w, model, false);
+  }
+
+  /**
+   * {@link #streamform(PipelineOptions, Workload, DeclaredModel)} with the changelog applied on
+   * arrival when {@code onArrival} (what {@code run} builds on Kafka with the Flink runner, {@link
+   * DeclaredPipeline#withAppliedOnArrival}), in log order otherwise.
+   */
+  static Pipeline streamform(
+      PipelineOptions options, Workload w, DeclaredModel model, boolean onArrival) {
     Pipeline p = Pipeline.create(options);
     ModelOutputs out =
         source(p, w, model.recordSchema())
-            .apply("Model pipeline", DeclaredPipeline.of(model).withClock(model.logClock()));
+            .apply(
+                "Model pipeline",
+                DeclaredPipeline.of(model)
+                    .withClock(model.logClock())
+                    .withAppliedOnArrival(onArrival));
     out.changelog().apply("Sink", ParDo.of(new CountChanges()));
     return p;
   }

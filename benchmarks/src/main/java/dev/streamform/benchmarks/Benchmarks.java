@@ -59,6 +59,12 @@ public final class Benchmarks {
     /** {records read, live keys or windows} sampled from the pipeline in the last round. */
     List<long[]> live = List.of();
 
+    /**
+     * Live keys over the oracle's at the same reads ({@link #liveVsOracle}): {median, max, median
+     * of the one-watermark bound over the oracle's, samples}, or null.
+     */
+    double[] liveVsOracle;
+
     /** What the oracle says it must count, for the cases checked against it. */
     Map<String, Long> expected;
 
@@ -100,6 +106,38 @@ public final class Benchmarks {
   private static final List<String> WINDOWED_CHECK =
       List.of(
           "outputs", "window_revisions", "windows_finalized", "window_late_rows", "values_digest");
+
+  /**
+   * The live keys of {@code c}'s samples over the oracle's after the same reads of each partition
+   * ({@link OracleLoop#liveKeysAt}), from a tenth of the events read until before the last: {the
+   * median ratio, the largest, the median of the least any one-watermark stage must hold over the
+   * oracle's, the samples compared}; null without samples there.
+   */
+  static double @org.checkerframework.checker.nullness.qual.Nullable [] liveVsOracle(Case c) {
+    List<Double> ratios = new ArrayList<>();
+    List<Double> bound = new ArrayList<>();
+    int partitions = Math.min(c.workload.partitions, LiveMetrics.PARTITIONS_SAMPLED);
+    for (long[] s : c.live) {
+      if (s.length < 2 + partitions || s[0] < c.workload.events / 10 || s[0] >= c.workload.events) {
+        continue;
+      }
+      long[] read = Arrays.copyOfRange(s, 2, 2 + partitions);
+      long[] oracle = OracleLoop.liveKeysAt(c.workload, read);
+      if (oracle[0] > 0) {
+        ratios.add(s[1] / (double) oracle[0]);
+        bound.add(oracle[1] / (double) oracle[0]);
+      }
+    }
+    if (ratios.isEmpty()) {
+      return null;
+    }
+    double max = ratios.stream().mapToDouble(Double::doubleValue).max().orElse(0);
+    java.util.Collections.sort(ratios);
+    java.util.Collections.sort(bound);
+    return new double[] {
+      ratios.get(ratios.size() / 2), max, bound.get(bound.size() / 2), ratios.size()
+    };
+  }
 
   public static void main(String[] args) throws Exception {
     Map<String, String> opt = options(args);
@@ -161,6 +199,30 @@ public final class Benchmarks {
                 BeamPipelines.run(
                     BeamPipelines.streamform(
                         BeamPipelines.flink(PARALLELISM, true), full, model))));
+    // what `run` builds on Kafka with the Flink runner: the changelog applied on arrival
+    cases.add(
+        new Case(
+            "sf-arrival",
+            p2,
+            full,
+            () ->
+                BeamPipelines.run(
+                    BeamPipelines.streamform(
+                        BeamPipelines.flink(PARALLELISM), full, model, true))));
+    // the same with the watermark moved on sooner: sources' watermark every 20 ms (200), bundles of
+    // 100 elements (1,000); not in a full run unless named with --only
+    cases.add(
+        new Case(
+            "sf-arrival-wm",
+            p2,
+            full,
+            () ->
+                BeamPipelines.run(
+                    BeamPipelines.streamform(
+                        BeamPipelines.flink(PARALLELISM, BeamPipelines.objectReuse, 20L, 100L),
+                        full,
+                        model,
+                        true))));
     cases.add(
         new Case(
             "streamform",
@@ -201,7 +263,9 @@ public final class Benchmarks {
         new Case("flink-windows", p2, full, () -> NativeFlink.runWindowed(full, PARALLELISM)));
     // The windowed oracle is not timed: it keeps every event of a window and is far slower than
     // the changelog oracle (~2-5k events/s here); it runs once, for the check below.
-    if (only != null) {
+    if (only == null) {
+      cases.removeIf(c -> c.pipeline.equals("sf-arrival-wm"));
+    } else {
       cases.removeIf(
           c -> !only.contains(c.pipeline) && !only.contains(c.pipeline + "/" + c.runner));
     }
@@ -275,6 +339,8 @@ public final class Benchmarks {
     long[] logicalFull = null;
     for (Case c : cases) {
       switch (c.pipeline) {
+        case "sf-arrival":
+        case "sf-arrival-wm":
         case "sf-reuse":
         case "streamform":
           {
@@ -283,6 +349,19 @@ public final class Benchmarks {
             check(c, CHANGELOG_CHECK, "late, changelog values, inserts");
             long[] logical = OracleLoop.liveKeys(c.workload, o);
             c.state += "; oracle's live keys after the last event " + logical[0];
+            c.liveVsOracle = liveVsOracle(c);
+            if (c.liveVsOracle != null) {
+              c.state +=
+                  String.format(
+                      Locale.ROOT,
+                      "; live keys / oracle's at the same reads: median %.3f, max %.3f (%d"
+                          + " samples; one watermark over all partitions could at best: median"
+                          + " %.3f)",
+                      c.liveVsOracle[0],
+                      c.liveVsOracle[1],
+                      (long) c.liveVsOracle[3],
+                      c.liveVsOracle[2]);
+            }
             break;
           }
         case "sf-hourly":
@@ -384,6 +463,7 @@ public final class Benchmarks {
               "  {\"pipeline\": \"%s\", \"runner\": \"%s\", \"events\": %d, \"events_per_s\": %.1f,"
                   + " \"peak_heap_mb\": %.1f, \"runs_events_per_s\": %s, \"ratios\": \"%s\","
                   + " \"live_state_last\": %s, \"state_bytes_per_key\": %s, \"matches_oracle\": %s,"
+                  + " \"live_vs_oracle\": %s,"
                   + " \"counters\": %s, \"expected\": %s, \"live_over_events\": %s},%n",
               c.pipeline,
               c.runner,
@@ -395,6 +475,14 @@ public final class Benchmarks {
               c.lastLive() == null ? "null" : c.lastLive(),
               bytes == null ? "null" : bytes,
               c.expected == null ? "null" : String.valueOf(!c.differs),
+              c.liveVsOracle == null
+                  ? "null"
+                  : String.format(
+                      Locale.ROOT,
+                      "{\"median\": %.3f, \"max\": %.3f, \"one_watermark_bound_median\": %.3f}",
+                      c.liveVsOracle[0],
+                      c.liveVsOracle[1],
+                      c.liveVsOracle[2]),
               jsonMap(c.counters),
               c.expected == null ? "null" : jsonMap(c.expected),
               live.append(']')));
@@ -487,7 +575,9 @@ public final class Benchmarks {
   private static String ratios(Case c, List<Case> cases) {
     double m = c.median();
     List<String> r = new ArrayList<>();
-    if ((c.pipeline.equals("streamform") || c.pipeline.equals("sf-reuse"))
+    if ((c.pipeline.equals("streamform")
+            || c.pipeline.equals("sf-reuse")
+            || c.pipeline.startsWith("sf-arrival"))
         && !c.runner.equals("flink-p1")) {
       Double plain = medianOf(cases, "plain-beam", c.runner);
       if (plain != null) {

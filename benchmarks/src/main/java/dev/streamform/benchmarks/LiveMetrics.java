@@ -29,6 +29,9 @@ import org.apache.flink.metrics.reporter.MetricReporterFactory;
 final class LiveMetrics {
   static final long SAMPLE_MILLIS = 50;
 
+  /** How many partitions' read counts a sample carries after {records read, live state}. */
+  static final int PARTITIONS_SAMPLED = 8;
+
   /** The live counters by their identity (name plus scope), per JVM. */
   private static final Map<String, Counter> LIVE = new ConcurrentHashMap<>();
 
@@ -55,6 +58,9 @@ final class LiveMetrics {
   static void reset() {
     LIVE.clear();
     WorkloadSource.READ.set(0);
+    for (int p = 0; p < WorkloadSource.READ_BY_PARTITION.length(); p++) {
+      WorkloadSource.READ_BY_PARTITION.set(p, 0);
+    }
   }
 
   /** The sum of the live counters now. */
@@ -81,8 +87,16 @@ final class LiveMetrics {
                 while (running) {
                   long read = WorkloadSource.READ.get();
                   if (read != lastRead) {
+                    // each partition's progress too: the oracle's live state at this point
+                    // (OracleLoop.liveKeysAt) depends on how far each partition is read
+                    long[] sample = new long[2 + PARTITIONS_SAMPLED];
+                    for (int p = 0; p < PARTITIONS_SAMPLED; p++) {
+                      sample[2 + p] = WorkloadSource.READ_BY_PARTITION.get(p);
+                    }
+                    sample[0] = read;
+                    sample[1] = liveNow();
                     synchronized (samples) {
-                      samples.add(new long[] {read, liveNow()});
+                      samples.add(sample);
                     }
                     lastRead = read;
                   }
@@ -98,7 +112,10 @@ final class LiveMetrics {
       thread.start();
     }
 
-    /** {records read, live keys or windows} at each sample. */
+    /**
+     * {records read, live keys or windows, then the records read of partitions 0 to {@value
+     * #PARTITIONS_SAMPLED} - 1} at each sample.
+     */
     List<long[]> stop() {
       running = false;
       thread.interrupt();

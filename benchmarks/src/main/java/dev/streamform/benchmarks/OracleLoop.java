@@ -112,4 +112,52 @@ final class OracleLoop {
     }
     return new long[] {retained, latest.size()};
   }
+
+  /**
+   * The keys the contract keeps once the first {@code read[p]} events of each partition {@code p}
+   * are applied (docs/semantics.md §3: a key's state is gone once {@code W_p >= latest +
+   * retention}, {@code W_p} its partition's watermark; late events dropped, as the benchmark's
+   * model does), and, second, the keys any stage that frees state by one watermark over all
+   * partitions must still hold then: those whose {@code latest + retention} is beyond the least
+   * {@code W_p} (a key's next event may come from any partition, so no state can be freed before
+   * every partition's watermark has passed it). Keys are in partition {@code customer_id %
+   * partitions} ({@link Workload}).
+   */
+  static long[] liveKeysAt(Workload w, long[] read) {
+    Map<Long, Long> latest = new HashMap<>();
+    long[] watermark = new long[w.partitions];
+    long delay = Workload.WATERMARK.toMillis();
+    for (int p = 0; p < w.partitions; p++) {
+      watermark[p] = Long.MIN_VALUE;
+      int[] indexes = w.byPartition[p];
+      long n = p < read.length ? Math.min(read[p], indexes.length) : 0;
+      for (int j = 0; j < n; j++) {
+        int i = indexes[j];
+        long t = w.eventTime[i];
+        if (watermark[p] != Long.MIN_VALUE && t < watermark[p]) {
+          continue; // late: dropped, it applies nothing
+        }
+        // the latest of the current life: a new life's events are later than the old latest
+        latest.merge(w.customerId[i], t, Math::max);
+        watermark[p] = Math.max(watermark[p], t - delay);
+      }
+    }
+    long least = Long.MAX_VALUE;
+    for (long wp : watermark) {
+      least = Math.min(least, wp);
+    }
+    long retention = Workload.RETENTION.toMillis();
+    long kept = 0;
+    long held = 0;
+    for (Map.Entry<Long, Long> e : latest.entrySet()) {
+      int p = (int) (e.getKey() % w.partitions);
+      if (watermark[p] < e.getValue() + retention) {
+        kept++;
+      }
+      if (least < e.getValue() + retention) {
+        held++;
+      }
+    }
+    return new long[] {kept, held};
+  }
 }

@@ -41,6 +41,10 @@ final class WorkloadSource extends UnboundedSource<SourceRecord, WorkloadSource.
   /** Records read by every reader of this JVM since the last reset. */
   static final AtomicLong READ = new AtomicLong();
 
+  /** Records read per partition (the first 64) since the last reset of {@link #READ}. */
+  static final java.util.concurrent.atomic.AtomicLongArray READ_BY_PARTITION =
+      new java.util.concurrent.atomic.AtomicLongArray(64);
+
   private final int events;
   private final int partitions;
   private final long seed;
@@ -172,6 +176,9 @@ final class WorkloadSource extends UnboundedSource<SourceRecord, WorkloadSource.
       currentTime = w.eventTime[i];
       maxEventTime = Math.max(maxEventTime, currentTime);
       READ.incrementAndGet();
+      if (source.partition < READ_BY_PARTITION.length()) {
+        READ_BY_PARTITION.incrementAndGet(source.partition);
+      }
       return true;
     }
 

@@ -51,48 +51,24 @@ import org.junit.jupiter.api.io.TempDir;
  * without disposition), after it offsets and disposition pass again and latency fails.
  */
 class GatesEndToEndTest {
-  private static final String BOOTSTRAP = "127.0.0.1:9092";
-  private static final String REST = "http://127.0.0.1:8081";
-  private static final int[] PORTS = {9092, 9093, 8081, 6123};
-  private static final Path HOME = Checkout.home();
+  private static final String BOOTSTRAP = LocalServices.BOOTSTRAP;
+  private static final String REST = LocalServices.REST;
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static final String TOPIC = "gate_payments";
   private static final String MODEL = "hourly_revenue";
   private static final Instant BASE = Instant.parse("2026-09-01T00:00:00Z");
 
-  private static boolean kafkaStarted;
-  private static boolean flinkStarted;
-
   @TempDir Path dir;
 
   @BeforeAll
   static void startServices() throws Exception {
-    for (int port : PORTS) {
-      if (Checkout.listening(port)) {
-        fail(
-            "127.0.0.1:"
-                + port
-                + " is already in use; this test starts its own Kafka broker and Flink cluster");
-      }
-    }
-    kafkaStarted = true;
-    script("kafka", "start");
-    flinkStarted = true;
-    script("flink", "start");
+    LocalServices.start();
   }
 
   @AfterAll
   static void stopServices() throws Exception {
-    try {
-      if (flinkStarted) {
-        script("flink", "stop");
-      }
-    } finally {
-      if (kafkaStarted) {
-        script("kafka", "stop");
-      }
-    }
+    LocalServices.stop();
   }
 
   @Test
@@ -108,6 +84,9 @@ class GatesEndToEndTest {
       postgres.start();
       String[] database = {"--jdbc-url", postgres.jdbcUrl(), "--jdbc-user", LocalPostgres.USER};
       String job = submit(project, database);
+      // latency counts from the append: the job must run before the steady rate starts, or a slow
+      // start (a busy machine, the other test JVM's cluster) is measured as publication latency
+      LocalServices.awaitRunning(job);
       int[] step = {0};
 
       // healthy: 40 s of payments at a steady rate, then the end of that day on every partition
@@ -290,7 +269,7 @@ class GatesEndToEndTest {
                 "--runner",
                 "flink",
                 "--flink-master",
-                "127.0.0.1:8081",
+                LocalServices.FLINK_MASTER,
                 "--parallelism",
                 "2",
                 "--checkpointing-interval",
@@ -345,18 +324,5 @@ class GatesEndToEndTest {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
     return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
-  }
-
-  private static void script(String service, String command) throws Exception {
-    Path log = Path.of("target", "services.log").toAbsolutePath();
-    Files.createDirectories(log.getParent());
-    Process p =
-        new ProcessBuilder(HOME.resolve("runners-config/bin/" + service).toString(), command)
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-            .start();
-    if (p.waitFor() != 0) {
-      fail("runners-config/bin/" + service + " " + command + " failed; see " + log);
-    }
   }
 }

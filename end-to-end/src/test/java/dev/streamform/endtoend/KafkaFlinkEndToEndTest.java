@@ -83,14 +83,12 @@ import org.junit.jupiter.api.Timeout;
  * late for its window.
  */
 class KafkaFlinkEndToEndTest {
-  private static final String BOOTSTRAP = "127.0.0.1:9092";
-  private static final String REST = "http://127.0.0.1:8081";
-  private static final int[] PORTS = {9092, 9093, 8081, 6123};
+  private static final String BOOTSTRAP = LocalServices.BOOTSTRAP;
+  private static final String REST = LocalServices.REST;
   private static final Duration AWAIT = Duration.ofSeconds(90);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP = HttpClient.newHttpClient();
 
-  private static final Path HOME = Checkout.home();
   private static final Path PROJECT = Path.of("src/test/resources/orders-kafka").toAbsolutePath();
   private static final String MODEL = "customer_metrics";
   private static final Path WINDOWED =
@@ -103,38 +101,14 @@ class KafkaFlinkEndToEndTest {
   private static final Path BERLIN =
       Path.of("src/test/resources/sales-kafka-berlin").toAbsolutePath();
 
-  private static boolean kafkaStarted;
-  private static boolean flinkStarted;
-
   @BeforeAll
   static void startServices() throws Exception {
-    for (int port : PORTS) {
-      if (Checkout.listening(port)) {
-        fail(
-            "127.0.0.1:"
-                + port
-                + " is already in use. This test starts its own Kafka broker and Flink cluster on"
-                + " 9092/9093 and 8081/6123: stop whatever holds the port (if it is ours:"
-                + " runners-config/bin/kafka stop; runners-config/bin/flink stop) and run again.");
-      }
-    }
-    kafkaStarted = true;
-    script("kafka", "start");
-    flinkStarted = true;
-    script("flink", "start");
+    LocalServices.start();
   }
 
   @AfterAll
   static void stopServices() throws Exception {
-    try {
-      if (flinkStarted) {
-        script("flink", "stop");
-      }
-    } finally {
-      if (kafkaStarted) {
-        script("kafka", "stop");
-      }
-    }
+    LocalServices.stop();
   }
 
   @Test
@@ -991,7 +965,7 @@ class KafkaFlinkEndToEndTest {
                   "--runner",
                   "flink",
                   "--flink-master",
-                  "127.0.0.1:8081",
+                  LocalServices.FLINK_MASTER,
                   "--parallelism",
                   "2",
                   "--checkpointing-interval",
@@ -1415,7 +1389,7 @@ class KafkaFlinkEndToEndTest {
                 "--runner",
                 "flink",
                 "--flink-master",
-                "127.0.0.1:8081",
+                LocalServices.FLINK_MASTER,
                 "--parallelism",
                 "2",
                 "--checkpointing-interval",
@@ -1674,19 +1648,6 @@ class KafkaFlinkEndToEndTest {
 
   private static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static void script(String service, String command) throws Exception {
-    Path log = Path.of("target", "services.log").toAbsolutePath();
-    Files.createDirectories(log.getParent());
-    Process p =
-        new ProcessBuilder(HOME.resolve("runners-config/bin/" + service).toString(), command)
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-            .start();
-    if (p.waitFor() != 0) {
-      fail("runners-config/bin/" + service + " " + command + " failed; see " + log);
-    }
   }
 
   /**

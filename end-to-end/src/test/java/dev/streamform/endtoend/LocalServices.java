@@ -39,11 +39,23 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * scripts, which stop by pid), kill and restart the TaskManager, run the command line in process,
  * talk to the cluster's REST API and read topics. Every wait polls observable state (a topic's
  * records, a job's status or checkpoint count) until a deadline and fails with what it saw.
+ *
+ * <p>Surefire runs the test classes in two JVMs at once ({@code forkCount} 2 in the pom: the suite
+ * waits on checkpoints and restarts far more than it computes). Each JVM has an instance of its
+ * own, by its fork number ({@code streamform.e2e.instance}): instance 1 is the scripts' default
+ * (broker 9092/9093, cluster 8081/6123, state under {@code runners-config/target/kafka} and {@code
+ * flink}); instance 2 listens on 9192/9193 and 8181/6223 with state under {@code kafka-2} and
+ * {@code flink-2}, and a copy of the cluster's configuration with those two ports.
  */
 final class LocalServices {
-  static final String BOOTSTRAP = "127.0.0.1:9092";
-  static final String REST = "http://127.0.0.1:8081";
-  static final int[] PORTS = {9092, 9093, 8081, 6123};
+  /** 1 or 2: the surefire fork this JVM is. */
+  static final int INSTANCE = Integer.getInteger("streamform.e2e.instance", 1);
+
+  private static final int OFFSET = (INSTANCE - 1) * 100;
+  static final String BOOTSTRAP = "127.0.0.1:" + (9092 + OFFSET);
+  static final String FLINK_MASTER = "127.0.0.1:" + (8081 + OFFSET);
+  static final String REST = "http://" + FLINK_MASTER;
+  static final int[] PORTS = {9092 + OFFSET, 9093 + OFFSET, 8081 + OFFSET, 6123 + OFFSET};
   static final Duration AWAIT = Duration.ofSeconds(120);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -59,9 +71,18 @@ final class LocalServices {
             "127.0.0.1:"
                 + port
                 + " is already in use. The end-to-end tests start their own Kafka broker and Flink"
-                + " cluster on 9092/9093 and 8081/6123: stop whatever holds the port (if it is"
-                + " ours: runners-config/bin/kafka stop; runners-config/bin/flink stop) and run"
-                + " again.");
+                + " cluster on "
+                + PORTS[0]
+                + "/"
+                + PORTS[1]
+                + " and "
+                + PORTS[2]
+                + "/"
+                + PORTS[3]
+                + ": stop whatever holds the port (if it is ours: runners-config/bin/kafka stop;"
+                + " runners-config/bin/flink stop, with the environment of "
+                + (INSTANCE == 1 ? "neither instance" : "instance " + INSTANCE)
+                + ", see LocalServices) and run again.");
       }
     }
   }
@@ -97,20 +118,22 @@ final class LocalServices {
   }
 
   /**
-   * Runs {@code runners-config/bin/<service> <command...>}, output appended to target/services.log.
+   * Runs {@code runners-config/bin/<service> <command...>} for this JVM's instance, output appended
+   * to target/services-N.log.
    */
   static void script(String service, String... command) throws Exception {
-    Path log = Path.of("target", "services.log").toAbsolutePath();
+    Path log = Path.of("target", "services-" + INSTANCE + ".log").toAbsolutePath();
     Files.createDirectories(log.getParent());
-    Process p =
+    ProcessBuilder builder =
         new ProcessBuilder(
                 Stream.concat(
                         Stream.of(HOME.resolve("runners-config/bin/" + service).toString()),
                         Stream.of(command))
                     .toList())
             .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-            .start();
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    builder.environment().putAll(environment());
+    Process p = builder.start();
     if (p.waitFor() != 0) {
       fail(
           "runners-config/bin/"
@@ -122,9 +145,38 @@ final class LocalServices {
     }
   }
 
+  /** The scripts' environment for this instance: none for instance 1, ports and folders else. */
+  private static Map<String, String> environment() throws Exception {
+    if (INSTANCE == 1) {
+      return Map.of();
+    }
+    Path conf = flinkStateDir().resolve("conf");
+    Files.createDirectories(conf);
+    String config =
+        Files.readString(HOME.resolve("runners-config/flink/conf/config.yaml"))
+            .replace("rest.port: 8081", "rest.port: " + PORTS[2])
+            .replace("jobmanager.rpc.port: 6123", "jobmanager.rpc.port: " + PORTS[3]);
+    Files.writeString(conf.resolve("config.yaml"), config);
+    return Map.of(
+        "STREAMFORM_KAFKA_STATE_DIR",
+        HOME.resolve("runners-config/target/kafka-" + INSTANCE).toString(),
+        "STREAMFORM_KAFKA_PORT",
+        String.valueOf(PORTS[0]),
+        "STREAMFORM_KAFKA_CONTROLLER_PORT",
+        String.valueOf(PORTS[1]),
+        "STREAMFORM_FLINK_STATE_DIR",
+        flinkStateDir().toString(),
+        "STREAMFORM_FLINK_CONF_DIR",
+        conf.toString());
+  }
+
+  private static Path flinkStateDir() {
+    return HOME.resolve("runners-config/target/" + (INSTANCE == 1 ? "flink" : "flink-" + INSTANCE));
+  }
+
   /** The TaskManager's pid, from the pid file {@code bin/flink} keeps. */
   static long taskManagerPid() throws Exception {
-    Path file = HOME.resolve("runners-config/target/flink/taskmanager.pid");
+    Path file = flinkStateDir().resolve("taskmanager.pid");
     long pid = Long.parseLong(Files.readString(file).trim());
     // /proc, as bin/flink checks it: ProcessHandle.Info cuts a long command line short
     Path cmdline = Path.of("/proc", String.valueOf(pid), "cmdline");
@@ -199,7 +251,7 @@ final class LocalServices {
                 "--runner",
                 "flink",
                 "--flink-master",
-                "127.0.0.1:8081",
+                FLINK_MASTER,
                 "--parallelism",
                 String.valueOf(parallelism),
                 "--checkpointing-interval",

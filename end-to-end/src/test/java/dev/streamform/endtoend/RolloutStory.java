@@ -327,7 +327,7 @@ final class RolloutStory {
                     "--runner",
                     "flink",
                     "--flink-master",
-                    "127.0.0.1:8081",
+                    LocalServices.FLINK_MASTER,
                     "--bootstrap-servers",
                     BOOTSTRAP,
                     "--detach"
