@@ -1,9 +1,15 @@
 package dev.streamform.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.streamform.pipelines.kafka.KafkaConnection;
+import dev.streamform.planner.sinks.ModelSinks;
+import dev.streamform.policies.declarations.Connector;
 import dev.streamform.sink.GenerationComparison;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -38,7 +44,12 @@ import picocli.CommandLine.Spec;
           + " (streamform alias set --generation B).",
       "While a canary is in force (alias set --share), the canary's keys and the other keys are"
           + " reported apart — 'canary keys:' then 'other keys:', each with its windows and counts"
-          + " — and a last line 'all keys: ...' counts both."
+          + " — and a last line 'all keys: ...' counts both.",
+      "With --bootstrap-servers (a kafka source), also reads the live run's late topic"
+          + " (<model>.late) to its end offsets and prints how many of the too-late events it"
+          + " holds are in generation B's revisions now: a shadow run on Kafka does not end, so"
+          + " this is where a larger allowed lateness shows what it took in (a shadow run on files"
+          + " prints the same line itself)."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
@@ -81,6 +92,8 @@ final class CompareGenerationsCommand implements Callable<Integer> {
   String jdbcUrl;
 
   @Mixin JdbcCredentials credentials;
+
+  @Mixin KafkaOptions kafka;
 
   @Option(
       names = "--differences-only",
@@ -158,11 +171,52 @@ final class CompareGenerationsCommand implements Callable<Integer> {
         }
       }
       out.println(c.summary());
+      if (kafka.bootstrapServers != null || kafka.propertiesFile != null) {
+        if (!lateEventsIn(l, out, err)) {
+          return 1;
+        }
+      }
       return c.allEqual() ? 0 : DIFFERENT;
     } catch (SQLException e) {
       err.println("streamform compare-generations: " + ModelLedger.firstLine(e));
       return 1;
     }
+  }
+
+  /**
+   * Which of the live run's too-late events (its late topic up to its end offsets now) are in
+   * generation {@code to}'s revisions (docs/decisions/0062); false after printing why not.
+   */
+  private boolean lateEventsIn(ModelLedger l, PrintWriter out, PrintWriter err)
+      throws SQLException {
+    if (l.model.source().connector() != Connector.KAFKA) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--bootstrap-servers: model '"
+              + model
+              + "' reads a file source; a shadow run on files prints what became of the live run's"
+              + " too-late events itself");
+    }
+    Optional<KafkaConnection> connection = kafka.connection(null, project, l.model.source(), err);
+    if (connection.isEmpty()) {
+      return false;
+    }
+    String topic = ModelSinks.of(l.model).lateTopic();
+    List<JsonNode> rows;
+    try {
+      rows = LateEventsRecomputed.rows(connection.get(), topic);
+    } catch (IOException | RuntimeException e) {
+      err.println(
+          "streamform compare-generations: cannot read the live run's too-late events: "
+              + ModelLedger.firstLine(e));
+      return false;
+    }
+    LateEventsRecomputed.Result r =
+        LateEventsRecomputed.in(l.pool(), l.name(), to, l.model.keyColumns(), rows);
+    out.println(
+        LateEventsRecomputed.line(
+            "topic " + topic + " at " + connection.get().bootstrapServers(), r, to));
+    return true;
   }
 
   /** A group of windows (the canary's keys, or the others), then its counts. */

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.streamform.pipelines.kafka.KafkaConnection;
+import dev.streamform.pipelines.kafka.KafkaRefusedException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,7 +18,13 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * What became of a live run's too-late events in a shadow generation (docs/decisions/0048): each
@@ -63,6 +71,76 @@ final class LateEventsRecomputed {
       rows.add(row);
     }
     return rows;
+  }
+
+  /**
+   * The late topic's rows up to the end offsets it has now (none when the topic does not exist):
+   * what the live run refused so far; rows appended later are not waited for.
+   */
+  static List<JsonNode> rows(KafkaConnection kafka, String topic) throws IOException {
+    List<JsonNode> rows = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer = ConsumeCommand.consumer(kafka)) {
+      List<PartitionInfo> infos = consumer.partitionsFor(topic, java.time.Duration.ofSeconds(20));
+      if (infos == null || infos.isEmpty()) {
+        return rows;
+      }
+      List<TopicPartition> partitions = new ArrayList<>();
+      infos.forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
+      java.util.Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      long deadline = System.nanoTime() + java.time.Duration.ofSeconds(60).toNanos();
+      while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+        if (System.nanoTime() > deadline) {
+          throw new IOException(
+              "topic " + topic + ": not read to its end offsets " + end + " within 60 s");
+        }
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(java.time.Duration.ofMillis(500))) {
+          if (r.offset() >= end.get(new TopicPartition(topic, r.partition()))) {
+            continue;
+          }
+          JsonNode row;
+          try {
+            row = JSON.readTree(r.value());
+          } catch (JsonProcessingException e) {
+            row = null;
+          }
+          if (row == null || !row.isObject() || !row.has("offset") || !row.has("window_start")) {
+            throw new IOException(
+                "topic "
+                    + topic
+                    + " partition "
+                    + r.partition()
+                    + " offset "
+                    + r.offset()
+                    + ": not a late row (a JSON object with offset and window_start)");
+          }
+          rows.add(row);
+        }
+      }
+    } catch (KafkaException e) {
+      throw KafkaRefusedException.of("read topic " + topic, kafka, e);
+    }
+    return rows;
+  }
+
+  /**
+   * The line {@code run --shadow} (files) and {@code compare-generations --bootstrap-servers}
+   * (Kafka) print: how many of the live run's too-late events, read from {@code where}, are in
+   * generation {@code generation}'s revisions.
+   */
+  static String line(String where, Result r, int generation) {
+    return String.format(
+        Locale.ROOT,
+        "too-late events of the live run (%s, %d %s): %d in generation %d's revisions, %d still"
+            + " outside them%s",
+        where,
+        r.rows(),
+        r.rows() == 1 ? "row" : "rows",
+        r.included(),
+        generation,
+        r.outside(),
+        r.firstOutside().isEmpty() ? "" : " (first: " + r.firstOutside() + ")");
   }
 
   /** Checks each late row against generation {@code generation}'s revisions of its window. */

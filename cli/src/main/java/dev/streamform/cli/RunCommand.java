@@ -77,9 +77,11 @@ import picocli.CommandLine.Spec;
           + " reconcile queue also go to the decision ledger (streamform decisions show, verify),"
           + " once per decision_id. A source with event_id drops repeated events as duplicates (to"
           + " <model>.duplicates.jsonl or the topic <model>.duplicates, counted) and quarantines a"
-          + " repeated id with another payload. Creates missing topics (<model> compacted for an"
-          + " upsert model only). Blocks until interrupted; with --detach, submits to a Flink"
-          + " cluster, prints the job id and returns.",
+          + " repeated id with another payload. A source with idle_after writes the clock's idle"
+          + " markers (a partition going idle or resuming, with its generation and watermark) to"
+          + " <model>.idle.jsonl or the topic <model>.idle. Creates missing topics (<model>"
+          + " compacted for an upsert model only). Blocks until interrupted; with --detach, submits"
+          + " to a Flink cluster, prints the job id and returns.",
       "With --shadow (a windowed model, with --jdbc-url), recomputes generation N (--generation,"
           + " else the declared one) from the offsets the source topic retains (or the source"
           + " files) into that generation's own projections and ledger rows only: no topic or"
@@ -88,7 +90,9 @@ import picocli.CommandLine.Spec;
           + " Too-late events are replayed with the rest of the source, so a policy with a larger"
           + " allowed lateness takes them in; on files, the shadow run then reads the live run's"
           + " late output (--output, default <project>/target/<model>) and prints how many of the"
-          + " events it refused are in the shadow generation's revisions now."
+          + " events it refused are in the shadow generation's revisions now; on Kafka the job"
+          + " does not end, and streamform compare-generations --bootstrap-servers prints the"
+          + " same line."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
@@ -441,6 +445,19 @@ final class RunCommand implements Callable<Integer> {
               + source
               + " from its earliest retained offsets -> "
               + revisionSink.target().describe());
+      // the job does not end: what became of the live run's too-late events is asked later
+      err.println(
+          "streamform run: the live run's too-late events (topic "
+              + named.lateTopic()
+              + ") are replayed in their place in "
+              + source
+              + "; once generation "
+              + runGeneration
+              + " has caught up, streamform compare-generations --to "
+              + runGeneration
+              + " --bootstrap-servers "
+              + bootstrapServers
+              + " prints how many of them its revisions include");
     } else {
       err.println(
           "streamform run: model "
@@ -670,17 +687,7 @@ final class RunCommand implements Callable<Integer> {
     try (HikariDataSource pool = sink.target().openPool("streamform-run", 2, 10_000)) {
       r = LateEventsRecomputed.in(pool, declared.model().name(), g, declared.keyColumns(), rows);
     }
-    out.printf(
-        java.util.Locale.ROOT,
-        "too-late events of the live run (%s, %d %s): %d in generation %d's revisions, %d still"
-            + " outside them%s%n",
-        late,
-        r.rows(),
-        r.rows() == 1 ? "row" : "rows",
-        r.included(),
-        g,
-        r.outside(),
-        r.firstOutside().isEmpty() ? "" : " (first: " + r.firstOutside() + ")");
+    out.println(LateEventsRecomputed.line(late.toString(), r, g));
   }
 
   private static String duplicates(FileModelRun.Summary summary) {

@@ -65,6 +65,12 @@ import org.apache.kafka.clients.admin.NewTopic;
  * before the canary is there after the rollback, and the ledger holds exactly what both oracles
  * publish; {@code gates} exits 1 on generation 2 (offsets it lost, too-late events without a
  * disposition) and 0 on generation 1, with the provider's counts.
+ *
+ * <p>Then the fix (issue 33 item 4 on Kafka): generation 3 ({@code allowed_lateness: 3h}) runs as a
+ * shadow and takes in the payments of -50 that generations 1 and 2 refused as too late, replayed
+ * from their place in the topic; {@code compare-generations --bootstrap-servers} reads the live
+ * run's late topic and finds every one of them in generation 3's revisions (none in generation
+ * 2's), and generation 3's values are its oracle's.
  */
 final class RolloutStory {
   static final String MODEL = "rollout_revenue";
@@ -132,7 +138,7 @@ final class RolloutStory {
       Set<String> before = ledger(postgres);
       Set<Long> different = new TreeSet<>(want1.keySet());
       different.removeIf(m -> want1.get(m).equals(want2.get(m)));
-      String compared = cliAnyStatus(join(compare(two), db));
+      String compared = cliAnyStatus(join(compare(two), db, "--bootstrap-servers", BOOTSTRAP));
       assertThat(
           compared,
           compared,
@@ -146,6 +152,20 @@ final class RolloutStory {
                       + " equal, "
                       + different.size()
                       + " different, 0 only in generation 1, 0 only in generation 2")));
+      // the payments too late for generation 1 are too late for generation 2 as well
+      assertThat(
+          compared,
+          compared,
+          containsString(
+              "too-late events of the live run (topic "
+                  + MODEL
+                  + ".late at "
+                  + BOOTSTRAP
+                  + ", "
+                  + tooLate
+                  + " rows): 0 in generation 2's revisions, "
+                  + tooLate
+                  + " still outside them"));
 
       // the canary: 5% of the keys read generation 2; effects follow the keys' generation
       String canaried =
@@ -255,6 +275,42 @@ final class RolloutStory {
           line(gates1, "disposition"),
           startsWith("PASS disposition 100.0% threshold >= 100.0% " + tooLate + " of " + tooLate));
       assertThat(gates1, line(gates1, "effects"), matchesPattern("PASS effects 1 .*"));
+      // a fixed policy: generation 3 (allowed_lateness 3h) as a shadow takes in the payments the
+      // live run refused, replayed in their place in the topic (docs/decisions/0048, 0062)
+      long fixStarted = System.nanoTime();
+      Path three = dir.resolve("generation-3");
+      project(three, provider, "    allowed_lateness: 3h\n    generation: 3\n");
+      Map<Long, BigDecimal> want3 = finalRevenue(three);
+      LocalServices.cancelAll(); // the cluster's two slots: generation 3 takes one
+      awaitRunning(submit(three, MODEL, 1, join(db, "--shadow")));
+      String[] compare3 = {
+        "compare-generations", three.toString(), "--model", MODEL, "--from", "1", "--to", "3"
+      };
+      String recomputed = "";
+      Map<Long, BigDecimal> got3 = Map.of();
+      long deadline = System.nanoTime() + LocalServices.AWAIT.toNanos();
+      String taken = tooLate + " in generation 3's revisions, 0 still outside them";
+      while (System.nanoTime() < deadline && !(recomputed.contains(taken) && want3.equals(got3))) {
+        Thread.sleep(1_000);
+        LocalServices.checkNoJobFailed();
+        recomputed = cliAnyStatus(join(compare3, db, "--bootstrap-servers", BOOTSTRAP));
+        got3 = revenue(postgres, 3);
+      }
+      assertThat(
+          recomputed,
+          recomputed,
+          containsString(
+              "too-late events of the live run (topic "
+                  + MODEL
+                  + ".late at "
+                  + BOOTSTRAP
+                  + ", "
+                  + tooLate
+                  + " rows): "
+                  + taken));
+      assertEquals(want3, got3, "generation 3 against its oracle");
+      assertThat("the fix changes the refused merchants' hour", want3.get(1L), not(want1.get(1L)));
+      double fixSeconds = (System.nanoTime() - fixStarted) / 1e9;
       // a partition added to the topic under generation 1 (no partitions: declared): refused at
       // run, before anything is submitted (docs/semantics.md §9, docs/decisions/0054)
       try (Admin admin =
@@ -290,7 +346,8 @@ final class RolloutStory {
               + " %d requests in all); generation 2 (allowed_lateness 1m) differs on %d windows;"
               + " canary 5%%: %d keys, %d wrong rewards prepared, 0 sent while paused, %d cancelled"
               + " by the rollback; ledger %d rows before, %d after, 0 lost; 4th partition refused:"
-              + " %s%ngates generation 2:%n"
+              + " %s; generation 3 (allowed_lateness 3h) shadow in %.1f s: %s%n"
+              + "gates generation 2:%n"
               + "%s%ngates generation 1:%n%s%n",
           (System.nanoTime() - started) / 1e9,
           MERCHANTS,
@@ -303,6 +360,8 @@ final class RolloutStory {
           before.size(),
           after.size(),
           grown.lines().filter(l -> l.contains("has 4 partitions")).findFirst().orElse(""),
+          fixSeconds,
+          recomputed.lines().filter(l -> l.startsWith("too-late")).findFirst().orElse(""),
           gatesLines(gates2),
           gatesLines(gates1));
     }
@@ -459,6 +518,25 @@ final class RolloutStory {
             postgres,
             "SELECT projection_id || ' ' || revision || ' ' || aggregate_digest FROM"
                 + " streamform.correction_ledger"));
+  }
+
+  /** Per merchant, the revenue of the 10:00 hour in generation {@code generation}'s projections. */
+  private static Map<Long, BigDecimal> revenue(LocalPostgres postgres, int generation)
+      throws Exception {
+    Map<Long, BigDecimal> out = new TreeMap<>();
+    for (String row :
+        query(
+            postgres,
+            "SELECT (window_key->>'merchant_id') || ' ' || (aggregate_values->>'revenue') FROM"
+                + " streamform.projection WHERE model = '"
+                + MODEL
+                + "' AND generation = "
+                + generation
+                + " AND window_start = '2026-08-30T10:00:00Z'")) {
+      String[] f = row.split(" ");
+      out.put(Long.parseLong(f[0]), new BigDecimal(f[1]).stripTrailingZeros());
+    }
+    return out;
   }
 
   /** Per merchant, the revenue of the 10:00 hour the canonical view shows. */

@@ -88,6 +88,11 @@ public final class ModelPipeline {
     public @Nullable PCollection<KV<String, String>> duplicates() {
       return model.duplicates();
     }
+
+    /** See {@link ModelOutputs#idleMarkers()}. */
+    public PCollection<KV<String, String>> idleMarkers() {
+      return model.idleMarkers();
+    }
   }
 
   /**

@@ -138,7 +138,8 @@ public final class DeclaredModel {
    * keeps late events: for a windowed model the window decides (docs/semantics.md §6).
    */
   public SourceClock clock() {
-    SourceClock clock = declaredSource().clock();
+    // its idle markers (a file run's) name this model's generation (docs/semantics.md §9.7)
+    SourceClock clock = declaredSource().clock().withGeneration(model.generation());
     return kind().keepsLateEvents() ? clock.keepingLateEvents() : clock;
   }
 

@@ -171,6 +171,11 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
     // the windows or the decisions' lateness judge them (docs/semantics.md §6, §11)
     ClockResult clocked = envelopes.apply(CLOCK, clock);
     PCollection<TimedEvent> arrivals = clocked.events();
+    PCollection<KV<String, String>> idleMarkers =
+        clocked
+            .idleMarkers()
+            .apply("IdleMarkerRecords", MapElements.into(kvs()).via(ModelSinks::idleRecord))
+            .setCoder(json);
     PCollection<KV<String, String>> duplicates = null;
     if (model.deduplicate().isPresent()) {
       DedupResult dedup = arrivals.apply("Duplicates" + suffix, model.deduplicate().get());
@@ -210,6 +215,7 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
         quarantine.apply("Quarantine", Flatten.pCollections()).setCoder(json),
         duplicates,
         reconciled,
+        idleMarkers,
         arrivals,
         applied.selected(),
         applied.changelog(),

@@ -37,6 +37,7 @@ public final class ModelOutputs implements POutput {
   private final PCollection<KV<String, String>> quarantine;
   private final @Nullable PCollection<KV<String, String>> duplicates;
   private final @Nullable PCollection<KV<String, String>> reconciled;
+  private final PCollection<KV<String, String>> idleMarkers;
   private final PCollection<TimedEvent> arrivals;
   private final PCollection<TimedEvent> selected;
   private final @Nullable PCollection<ChangelogRecord> changelog;
@@ -51,6 +52,7 @@ public final class ModelOutputs implements POutput {
       PCollection<KV<String, String>> quarantine,
       @Nullable PCollection<KV<String, String>> duplicates,
       @Nullable PCollection<KV<String, String>> reconciled,
+      PCollection<KV<String, String>> idleMarkers,
       PCollection<TimedEvent> arrivals,
       PCollection<TimedEvent> selected,
       @Nullable PCollection<ChangelogRecord> changelog,
@@ -63,6 +65,7 @@ public final class ModelOutputs implements POutput {
     this.quarantine = put("quarantine", quarantine);
     this.duplicates = put("duplicates", duplicates);
     this.reconciled = put("reconciled", reconciled);
+    this.idleMarkers = put("idleMarkers", idleMarkers);
     this.arrivals = put("arrivals", arrivals);
     this.selected = selected == arrivals ? selected : put("selected", selected);
     this.changelog = put("changelog", changelog);
@@ -119,6 +122,15 @@ public final class ModelOutputs implements POutput {
   /** A scoring model's late events sent to reconciliation; null for other models. */
   public @Nullable PCollection<KV<String, String>> reconciled() {
     return reconciled;
+  }
+
+  /**
+   * The clock's idle markers ({@link ModelSinks#idleRecord}): a partition going idle or resuming,
+   * naming its generation (docs/semantics.md §9.7); empty without {@code idle_after}. Not records
+   * of the model: which items a marker falls between depends on processing time.
+   */
+  public PCollection<KV<String, String>> idleMarkers() {
+    return idleMarkers;
   }
 
   /**

@@ -14,6 +14,7 @@ import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.sink.decisions.DecisionLedgerSink;
 import dev.streamform.transforms.StreamformMetrics;
+import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.collect.LinesToFiles;
 import dev.streamform.transforms.decisions.ScoreEvents;
 import dev.streamform.transforms.windows.WindowRevision;
@@ -47,6 +48,7 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.checkerframework.checker.nullness.qual.Nullable;
+import org.joda.time.Duration;
 
 /**
  * A model run on its {@code connector: file} source: the declared file(s) read by {@link
@@ -323,14 +325,13 @@ public final class FileModelRun {
                     .via(FileSource::unreadableLine));
     List<Integer> partitions =
         IntStream.range(0, files.size()).boxed().collect(Collectors.toList());
+    SourceClock clock = model.clock().withPartitions(partitions);
+    if (source.idleAfter().isPresent()) {
+      // a file delivers no gap while it is read: a partition goes idle once its file is read
+      clock = clock.withIdleness(Duration.millis(source.idleAfter().get().toMillis()));
+    }
     ModelPipeline.Outputs outputs =
-        ModelPipeline.build(
-            model,
-            read.records(),
-            unreadable,
-            model.clock().withPartitions(partitions),
-            false,
-            revisionSink);
+        ModelPipeline.build(model, read.records(), unreadable, clock, false, revisionSink);
     ModelSinks sinks = outputs.sinks();
     Path parts = null;
     if (target.dir != null) {
@@ -350,6 +351,10 @@ public final class FileModelRun {
         output(target.dir, sinks.reconcileTopic().get());
         writeParts(outputs.reconciled(), parts, "reconcile");
       }
+      if (sinks.idleTopic().isPresent()) {
+        output(target.dir, sinks.idleTopic().get());
+        writeParts(outputs.idleMarkers(), parts, "idle");
+      }
     } else if (target.kafka != null) {
       dev.streamform.pipelines.kafka.KafkaConnection servers = target.kafka;
       outputs.records().apply("Write " + sinks.topic(), KafkaSinks.write(servers, sinks.topic()));
@@ -368,6 +373,10 @@ public final class FileModelRun {
       if (outputs.reconciled() != null) {
         String topic = sinks.reconcileTopic().get();
         outputs.reconciled().apply("Write " + topic, KafkaSinks.write(servers, topic));
+      }
+      if (sinks.idleTopic().isPresent()) {
+        String topic = sinks.idleTopic().get();
+        outputs.idleMarkers().apply("Write " + topic, KafkaSinks.write(servers, topic));
       }
     }
     if (decisionSink != null && outputs.decisions() != null) {
@@ -430,6 +439,10 @@ public final class FileModelRun {
                   EVENT_ORDER),
               0L);
         }
+        if (sinks.idleTopic().isPresent()) {
+          written.put(
+              merge(parts, "idle", output(target.dir, sinks.idleTopic().get()), IDLE_ORDER), 0L);
+        }
         for (Path f : written.keySet()) {
           try (Stream<String> lines = Files.lines(f, StandardCharsets.UTF_8)) {
             written.put(f, lines.count());
@@ -488,6 +501,12 @@ public final class FileModelRun {
           .thenComparing(r -> r.value.path("window_start").asText(""))
           .thenComparingInt(r -> r.value.path("revision").asInt(0)); // a decision's revisions
 
+  /** Idle markers: by partition, then watermark (never backward within a partition), idle first. */
+  private static final Comparator<Row> IDLE_ORDER =
+      Comparator.comparingLong((Row r) -> r.value.path("partition").asLong())
+          .thenComparing(r -> r.value.path("watermark").asText(""))
+          .thenComparing(r -> r.value.path("kind").asText());
+
   private static final Map<String, Integer> STATUS_RANK =
       Map.of("early", 0, "on_time", 1, "corrected", 1, "final", 2);
 
@@ -529,7 +548,7 @@ public final class FileModelRun {
     rows.sort(order);
     try (BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
       for (Row r : rows) {
-        if (r.value.has("partition") && r.value.has("offset")) {
+        if (r.value.has("partition") && r.value.path("offset").isNumber()) {
           int partition = r.value.get("partition").asInt();
           r.value.put("file", partition < names.size() ? names.get(partition) : "?");
           r.value.put("line", r.value.get("offset").asLong() + 1);

@@ -172,6 +172,11 @@ public final class KafkaModelPipeline {
       String topic = sinks.reconcileTopic().get();
       outputs.reconciled().apply("Write " + topic, KafkaSinks.write(connection, topic));
     }
+    if (sinks.idleTopic().isPresent()) {
+      // for operators: when each partition went idle and resumed, under which generation (§9.7)
+      String topic = sinks.idleTopic().get();
+      outputs.idleMarkers().apply("Write " + topic, KafkaSinks.write(connection, topic));
+    }
     if (decisionSink != null && outputs.decisions() != null) {
       outputs.decisions().apply("Decisions to the database", decisionSink);
       outputs.reconciliations().apply("Reconcile queue", decisionSink.reconcileQueue());

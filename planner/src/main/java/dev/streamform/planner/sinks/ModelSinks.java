@@ -7,6 +7,7 @@ import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.sql.OutputColumn;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.ClockCoders;
+import dev.streamform.transforms.clock.IdleMarker;
 import dev.streamform.transforms.clock.LateEvent;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.decisions.DeadLetter;
@@ -95,6 +96,14 @@ import org.apache.beam.sdk.values.Row;
  *       "offset":..,"event_id":..,"record":{..}}}.
  * </ul>
  *
+ * <p>Every model whose source declares {@code idle_after}: idle markers (docs/semantics.md §9.7),
+ * topic {@code <model>.idle}: key {@code {"partition":2}}, value {@code {"kind":"idle"|"resumed",
+ * "generation":1,"partition":2,"watermark":..}} — the partition's policy generation and its {@code
+ * W_p} when it went idle or, resuming, before its first item; a resumed marker adds that item's
+ * {@code "offset"} and {@code "event_time"} and {@code "watermark_after"}, {@code W_p} after it
+ * (never below {@code watermark}). Markers are for operators: which items they fall between is a
+ * matter of processing time.
+ *
  * <p>{@code streamform.yml} may name other topics ({@code topic}, {@code late_topic}, {@code
  * quarantine_topic}).
  */
@@ -115,6 +124,8 @@ public final class ModelSinks implements Serializable {
   private final String duplicatesWithin; // null without event_id
   private final boolean decides;
   private final String reconcileTopic;
+  private final String idleTopic;
+  private final boolean idles;
 
   private ModelSinks(DeclaredModel declared) {
     ModelDeclaration model = declared.model();
@@ -124,6 +135,9 @@ public final class ModelSinks implements Serializable {
     this.quarantineTopic =
         model.quarantineTopic().orElse(model.name() + (decides ? ".dead_letters" : ".quarantine"));
     this.reconcileTopic = model.name() + ".reconcile";
+    // named like the late and quarantine topics' defaults (docs/reference/output-formats.md)
+    this.idleTopic = model.name() + ".idle";
+    this.idles = declared.source().idleAfter().isPresent();
     this.windowed = model.windowed();
     this.keyColumns = List.copyOf(model.key());
     Map<String, String> sources = new LinkedHashMap<>();
@@ -189,9 +203,37 @@ public final class ModelSinks implements Serializable {
   }
 
   /**
+   * Where idle markers go, {@code <model>.idle}, when the source declares {@code idle_after}; empty
+   * otherwise (without idleness there is no marker, and no such topic is written or created).
+   */
+  public java.util.Optional<String> idleTopic() {
+    return idles ? java.util.Optional.of(idleTopic) : java.util.Optional.empty();
+  }
+
+  /**
+   * An idle marker as its Kafka key (the partition) and value: its kind, the partition's policy
+   * generation, its watermark and, resuming, the first item's place and the watermark after it.
+   */
+  public static KV<String, String> idleRecord(IdleMarker m) {
+    ObjectNode key = JsonNodeFactory.instance.objectNode();
+    key.put("partition", m.partition());
+    ObjectNode value = JsonNodeFactory.instance.objectNode();
+    value.put("kind", m.idle() ? "idle" : "resumed");
+    value.put("generation", m.generation());
+    value.put("partition", m.partition());
+    value.set("watermark", JsonRecords.node(m.watermark()));
+    if (!m.idle()) {
+      value.put("offset", m.offset());
+      value.set("event_time", JsonRecords.node(m.eventTime()));
+      value.set("watermark_after", JsonRecords.node(m.watermarkAfter()));
+    }
+    return KV.of(key.toString(), value.toString());
+  }
+
+  /**
    * The topics a run of the model writes, after {@code source} when it is not null (a run that
    * reads the topic creates it too): its own topic, late, quarantine and, with {@code event_id},
-   * duplicates.
+   * duplicates; with {@code idle_after}, idle markers.
    */
   public List<String> topics(String source) {
     List<String> all = new java.util.ArrayList<>();
@@ -203,6 +245,7 @@ public final class ModelSinks implements Serializable {
     all.add(quarantineTopic);
     reconcileTopic().ifPresent(all::add);
     duplicatesTopic().ifPresent(all::add);
+    idleTopic().ifPresent(all::add);
     return all;
   }
 
