@@ -11,6 +11,7 @@ import dev.streamform.policies.project.Project;
 import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.teststreams.fixture.ComposedResult;
 import dev.streamform.teststreams.fixture.Delivery;
+import dev.streamform.teststreams.fixture.FixtureKind;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureVerdict;
@@ -22,6 +23,7 @@ import dev.streamform.transforms.windows.WindowedAggregate;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -290,12 +292,9 @@ public final class StreamformFixtures {
       PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> transform) {
     Fixture fixture = load(fixtureFile);
     DeclaredModel model = DeclaredModel.of(project, fixture.model());
-    if (model.windowed()) {
-      throw new IllegalArgumentException(
-          "model "
-              + model.model().name()
-              + " is windowed: its"
-              + " fixtures expect revisions, so pass a WindowedAggregate, run(fixture, windows)");
+    Optional<String> refusal = FixtureKind.of(model).changelogTransformRefusal();
+    if (refusal.isPresent()) {
+      throw new IllegalArgumentException(refusal.get());
     }
     return FixtureVerdict.judge(
         fixture, model, runner().run(model, fixture, transform, model.outputColumns()));

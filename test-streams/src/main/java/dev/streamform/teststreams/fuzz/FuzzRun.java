@@ -2,6 +2,7 @@ package dev.streamform.teststreams.fuzz;
 
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
+import dev.streamform.teststreams.fixture.FixtureKind;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureStream;
 import dev.streamform.teststreams.trace.TraceGenerator;
@@ -165,7 +166,7 @@ public final class FuzzRun {
             + " the model disagrees with the reference oracle.");
     comments.add(
         "expect: and late: are the oracle's (docs/semantics.md "
-            + (model.decides() ? "§11" : model.windowed() ? "§6" : "§2-§3")
+            + FixtureKind.of(model).contractSections()
             + "); the runner gave:");
     for (String line : actual.canonical().split("\n")) {
       comments.add("  " + line);

@@ -2,6 +2,7 @@ package dev.streamform.teststreams.fuzz;
 
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
+import dev.streamform.teststreams.fixture.FixtureKind;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.oracle.Oracle;
@@ -109,7 +110,10 @@ public final class Fuzzer {
     this.model = model;
     this.oracle = oracle;
     // a scoring model's traces run side by side, each its own pipeline in one (runAll)
-    this.batchSize = TraceBatch.canBatch(model) || model.decides() ? Math.max(1, batchSize) : 1;
+    this.batchSize =
+        TraceBatch.canBatch(model) || FixtureKind.of(model).runsTracesSideBySide()
+            ? Math.max(1, batchSize)
+            : 1;
   }
 
   /**
@@ -118,11 +122,8 @@ public final class Fuzzer {
    * pipeline.
    */
   public static Fuzzer of(DeclaredModel model, int batchSize) {
-    Reference reference =
-        model.decides()
-            ? ScoringOracle.of(model)::run
-            : model.windowed() ? WindowedOracle.of(model)::outcome : Oracle.of(model)::run;
-    return new Fuzzer(model, reference, batchSize);
+    Function<Fixture, FixtureOutcome> reference = FixtureKind.of(model).oracle();
+    return new Fuzzer(model, reference::apply, batchSize);
   }
 
   /** The same fuzzer judging by another oracle (to show that a broken one is caught). */
@@ -158,7 +159,7 @@ public final class Fuzzer {
       return List.of(
           new Verdict(trace, oracle.run(trace).canonical(), target.run(trace).canonical()));
     }
-    if (model.decides()) {
+    if (FixtureKind.of(model).runsTracesSideBySide()) {
       List<FixtureOutcome> actual = target.runAll(traces);
       List<Verdict> verdicts = new ArrayList<>();
       for (int i = 0; i < traces.size(); i++) {

@@ -4,6 +4,7 @@ import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.sql.OutputColumn;
+import dev.streamform.teststreams.fixture.FixtureKind;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.OutcomeBuilder;
 import dev.streamform.teststreams.fixture.PartitionClocks;
@@ -111,7 +112,7 @@ final class TraceBatch {
         idColumn(model)
             .map(c -> model.source().schema().get(c).kind() != ColumnType.Kind.BOOL)
             .orElse(true);
-    return tagColumn(model).isPresent() && !model.windowed() && !model.decides() && idsTaggable;
+    return tagColumn(model).isPresent() && FixtureKind.of(model).mergesTraces() && idsTaggable;
   }
 
   static TraceBatch of(DeclaredModel model, List<Fixture> traces, long seed) {

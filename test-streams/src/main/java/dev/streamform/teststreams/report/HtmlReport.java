@@ -3,12 +3,11 @@ package dev.streamform.teststreams.report;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.schema.ColumnValues;
+import dev.streamform.teststreams.fixture.FixtureKind;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureSuite;
 import dev.streamform.teststreams.fixture.FixtureVerdict;
-import dev.streamform.teststreams.oracle.Oracle;
 import dev.streamform.teststreams.oracle.Timeline;
-import dev.streamform.teststreams.oracle.WindowedOracle;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -118,13 +117,7 @@ public final class HtmlReport implements FixtureSuite.Listener {
 
   /** The oracle's timeline of an upsert or windowed model; none for a scoring model. */
   private static Optional<Timeline> timeline(DeclaredModel model, Fixture fixture) {
-    if (model.decides()) {
-      return Optional.empty();
-    }
-    return Optional.of(
-        model.windowed()
-            ? WindowedOracle.of(model).timeline(fixture)
-            : Oracle.of(model).timeline(fixture));
+    return FixtureKind.of(model).timeline(fixture);
   }
 
   private static List<Map<String, String>> expected(Fixture f) {
