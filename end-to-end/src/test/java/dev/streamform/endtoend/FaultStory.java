@@ -144,6 +144,13 @@ final class FaultStory {
     return again;
   }
 
+  /** Adds lines to the model's declaration (before the job is submitted). */
+  FaultStory withModelLines(String lines) throws IOException {
+    Path models = project.resolve("streamform.yml");
+    Files.writeString(models, Files.readString(models) + lines);
+    return this;
+  }
+
   /** Adds lines to the source's declaration (before the job is submitted). */
   FaultStory withSourceLines(String lines) throws IOException {
     Path sources = project.resolve("sources.yml");

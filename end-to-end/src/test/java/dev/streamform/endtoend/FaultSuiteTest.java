@@ -22,6 +22,8 @@ import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.oracle.WindowedOutcome;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -522,7 +524,8 @@ class FaultSuiteTest {
   void aPartitionPausedPastIdleAfterResumesOnItsOwnClock() throws Exception {
     FaultStory story =
         FaultStory.of("idle", "phases/idle-1.yml", "phases/idle-2.yml", "phases/idle-3.yml")
-            .withSourceLines("    idle_after: 5s\n");
+            .withSourceLines("    idle_after: 5s\n")
+            .withModelLines("    generation: 3\n");
     String job = submit(story.project, MODEL, 2);
     awaitRunning(job);
     produce(story.project, story.phase(0));
@@ -548,6 +551,47 @@ class FaultSuiteTest {
             + " -> "
             + after);
     assertEquals(0, f.redelivered(), "nothing replayed: no record written twice");
+
+    // the idle markers the job wrote (docs/semantics.md §9.7): partition 2 went idle and resumed,
+    // each marker naming the model's generation, no resumed partition's watermark moved back
+    List<LocalServices.TopicRecord> markers =
+        LocalServices.readUntil(
+            MODEL + ".idle",
+            "partition 2's idle and resumed markers",
+            rs -> marker(rs, "idle", 2) && marker(rs, "resumed", 2));
+    List<String> wrong = new ArrayList<>();
+    for (LocalServices.TopicRecord r : markers) {
+      JsonNode m = r.value();
+      if (m.path("generation").asInt() != 3) {
+        wrong.add("not generation 3: " + m);
+      }
+      if (m.path("kind").asText().equals("resumed")
+          && m.hasNonNull("watermark")
+          && Instant.parse(m.get("watermark_after").asText())
+              .isBefore(Instant.parse(m.get("watermark").asText()))) {
+        wrong.add("watermark moved back: " + m);
+      }
+    }
+    System.out.println(
+        "fault idle: "
+            + markers.size()
+            + " idle markers on "
+            + MODEL
+            + ".idle, e.g. "
+            + markers.stream()
+                .filter(r -> r.value().path("partition").asInt() == 2)
+                .map(r -> r.value().toString())
+                .toList());
+    assertEquals(List.of(), wrong, "idle markers on the topic");
+  }
+
+  /** True when {@code records} hold a marker of {@code kind} for {@code partition}. */
+  private static boolean marker(List<LocalServices.TopicRecord> records, String kind, int p) {
+    return records.stream()
+        .anyMatch(
+            r ->
+                r.value().path("kind").asText().equals(kind)
+                    && r.value().path("partition").asInt() == p);
   }
 
   /**
