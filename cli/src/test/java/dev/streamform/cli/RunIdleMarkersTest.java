@@ -20,11 +20,14 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code streamform run} writes the clock's idle markers (docs/semantics.md §9.7) to {@code
  * <model>.idle.jsonl}, each naming its partition's policy generation.
  *
- * <p>Idleness is processing time: partition 0 (one line) is read at once, partition 1 (500 lines)
- * keeps the run busy well past {@code idle_after: 100ms}, so partition 0 goes idle at its {@code
- * W_p} (10:00, its one event; no bound declared). Whether partition 1 went idle before its first
- * line came depends on how the runner scheduled the two files: its markers are only held to the
- * rules every marker keeps (the generation, and a resumed one never moving the watermark back).
+ * <p>Idleness is processing time: partition 0 (one line) is read at once, partition 1 (10,000
+ * lines) keeps the run busy well past {@code idle_after: 100ms}, so partition 0 goes idle at its
+ * {@code W_p} (10:00, its one event; no bound declared). With 500 lines a warm JVM (the CI's, after
+ * the module's other tests) read them in 0.4 s and partition 0 never went idle: 1 of 6 repetitions
+ * failed with {@code but: was empty}; 10,000 lines take ~3 s, 15 of 15 repetitions passed. Whether
+ * partition 1 went idle before its first line came depends on how the runner scheduled the two
+ * files: its markers are only held to the rules every marker keeps (the generation, and a resumed
+ * one never moving the watermark back).
  */
 class RunIdleMarkersTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -53,7 +56,7 @@ class RunIdleMarkersTest {
         project.resolve("payments-0.jsonl"),
         "{\"merchant_id\":7,\"amount\":10.00,\"paid_at\":\"2026-08-30T10:00:00Z\"}\n");
     StringBuilder many = new StringBuilder();
-    for (int i = 0; i < 500; i++) {
+    for (int i = 0; i < 10_000; i++) {
       many.append(
           String.format(
               "{\"merchant_id\":%d,\"amount\":5.00,\"paid_at\":\"2026-08-30T11:%02d:00Z\"}%n",
