@@ -90,6 +90,43 @@ public final class Workload {
     return new Workload(events, partitions, seed);
   }
 
+  private volatile byte @org.checkerframework.checker.nullness.qual.Nullable [][] json;
+
+  /**
+   * Event {@code i} as the JSON value of its Kafka record, the way a producer writes it ({@code
+   * {"customer_id":..,"amount":..,"ordered_at":".."}}): encoded once per JVM, on first use, so that
+   * the pipelines read bytes (and parse them) without the encoding counting in their time.
+   */
+  public byte[] json(int i) {
+    byte[][] values = json;
+    if (values == null) {
+      synchronized (this) {
+        values = json;
+        if (values == null) {
+          values = new byte[events][];
+          for (int e = 0; e < events; e++) {
+            values[e] =
+                ("{\"customer_id\":"
+                        + customerId[e]
+                        + ",\"amount\":"
+                        + amount(e).toPlainString()
+                        + ",\"ordered_at\":\""
+                        + java.time.Instant.ofEpochMilli(eventTime[e])
+                        + "\"}")
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+          }
+          json = values;
+        }
+      }
+    }
+    return values[i];
+  }
+
+  /** Event {@code i}'s Kafka record key: its customer id as text. */
+  public byte[] key(int i) {
+    return Long.toString(customerId[i]).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
   public BigDecimal amount(int i) {
     return BigDecimal.valueOf(amountCents[i], 2);
   }
