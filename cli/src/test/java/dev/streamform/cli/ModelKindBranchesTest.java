@@ -1,0 +1,45 @@
+package dev.streamform.cli;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The command line asks a model's kind ({@code DeclaredModel.kind()}: the planner's sealed {@code
+ * ModelKind}, or its fixture half {@code FixtureKind}) what the model has, rather than branching on
+ * the declaration's {@code windowed()} / {@code decides()} (issue 30; docs/decisions/0065), so that
+ * a new kind is one new class that the compiler leads to, not a hunt for booleans.
+ */
+class ModelKindBranchesTest {
+  private static final Path MAIN = Path.of("src/main/java");
+  private static final Pattern BRANCH =
+      Pattern.compile("\\b(windowed|decides)\\(\\)|instanceof (ModelKind|FixtureKind)\\b");
+
+  @org.junit.jupiter.api.Test
+  void noCommandBranchesOnTheKindsBooleans() throws IOException {
+    List<String> branches = new ArrayList<>();
+    try (Stream<Path> files = Files.walk(MAIN)) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
+        List<String> lines = Files.readAllLines(f);
+        for (int i = 0; i < lines.size(); i++) {
+          if (BRANCH.matcher(lines.get(i)).find()) {
+            branches.add(f + ":" + (i + 1) + ": " + lines.get(i).trim());
+          }
+        }
+      }
+    }
+    assertTrue(
+        Files.isDirectory(MAIN.resolve("dev/streamform/cli")), "run from the cli module: " + MAIN);
+    assertTrue(
+        branches.isEmpty(),
+        "ask model.kind() (hasRevisionLedger(), hasDecisionLedger(), ...) or FixtureKind.of(model)"
+            + " instead of branching on the kind's booleans:\n"
+            + String.join("\n", branches));
+  }
+}
