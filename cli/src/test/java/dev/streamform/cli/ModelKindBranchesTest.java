@@ -2,13 +2,11 @@ package dev.streamform.cli;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.streamform.teststreams.SourceLines;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * The command line asks a model's kind ({@code DeclaredModel.kind()}: the planner's sealed {@code
@@ -23,19 +21,7 @@ class ModelKindBranchesTest {
 
   @org.junit.jupiter.api.Test
   void noCommandBranchesOnTheKindsBooleans() throws IOException {
-    List<String> branches = new ArrayList<>();
-    try (Stream<Path> files = Files.walk(MAIN)) {
-      for (Path f : files.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
-        List<String> lines = Files.readAllLines(f);
-        for (int i = 0; i < lines.size(); i++) {
-          if (BRANCH.matcher(lines.get(i)).find()) {
-            branches.add(f + ":" + (i + 1) + ": " + lines.get(i).trim());
-          }
-        }
-      }
-    }
-    assertTrue(
-        Files.isDirectory(MAIN.resolve("dev/streamform/cli")), "run from the cli module: " + MAIN);
+    List<String> branches = SourceLines.matching(MAIN.resolve("dev/streamform/cli"), BRANCH);
     assertTrue(
         branches.isEmpty(),
         "ask model.kind() (hasRevisionLedger(), hasDecisionLedger(), ...) or FixtureKind.of(model)"
