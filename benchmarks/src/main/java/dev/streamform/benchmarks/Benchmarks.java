@@ -240,6 +240,10 @@ public final class Benchmarks {
                 BeamPipelines.run(
                     BeamPipelines.plainBeam(BeamPipelines.flink(PARALLELISM), full, model))));
     cases.add(new Case("native-flink", p2, full, () -> NativeFlink.run(full, PARALLELISM)));
+    // issue 31's prototype of the next lever: streamform's contract as native Flink operators
+    cases.add(
+        new Case(
+            "sf-native", p2, full, () -> NativeStage.run(full, model.recordSchema(), PARALLELISM)));
     cases.add(new Case("native-flink", "flink-p1", full, () -> NativeFlink.run(full, 1)));
     cases.add(
         new Case("oracle", "jvm", full, () -> OracleLoop.counters(OracleLoop.run(full, model))));
@@ -342,6 +346,7 @@ public final class Benchmarks {
       switch (c.pipeline) {
         case "sf-log-order":
         case "sf-wm":
+        case "sf-native":
         case "sf-reuse":
         case "streamform":
           {
@@ -579,7 +584,8 @@ public final class Benchmarks {
     if ((c.pipeline.equals("streamform")
             || c.pipeline.equals("sf-reuse")
             || c.pipeline.equals("sf-log-order")
-            || c.pipeline.equals("sf-wm"))
+            || c.pipeline.equals("sf-wm")
+            || c.pipeline.equals("sf-native"))
         && !c.runner.equals("flink-p1")) {
       Double plain = medianOf(cases, "plain-beam", c.runner);
       if (plain != null) {
