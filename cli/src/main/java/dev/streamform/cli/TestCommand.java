@@ -12,8 +12,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Help;
 import picocli.CommandLine.Mixin;
@@ -125,11 +130,24 @@ final class TestCommand implements Callable<Integer> {
   @Option(
       names = "--watch",
       description =
-          "after the run, keep watching the paths' folders and run again whenever a file in them"
-              + " changes, in the same warm JVM (Ctrl-C to stop)")
+          "after the run, keep watching the paths' folders and their subfolders and run again"
+              + " whenever a file in them changes, in the same warm JVM, each run followed by its"
+              + " time; a broken file is reported at its line and the watch goes on (Ctrl-C to"
+              + " stop; the exit status is the first run's)")
   boolean watch;
 
   @Mixin RunnerOptions runnerOptions;
+
+  /** Ends a --watch when counted down; never in a terminal (Ctrl-C ends the JVM), by tests. */
+  final CountDownLatch watchStop;
+
+  TestCommand() {
+    this(new CountDownLatch(1));
+  }
+
+  TestCommand(CountDownLatch watchStop) {
+    this.watchStop = watchStop;
+  }
 
   @Spec CommandSpec spec;
 
@@ -183,22 +201,77 @@ final class TestCommand implements Callable<Integer> {
       }
     }
     FixtureRunner runner = FixtureRunner.on(choice);
-    int status = runOnce(runner, ansi, out, err);
     if (!watch) {
-      return status;
+      return runOnce(runner, ansi, out, err);
     }
+    long start = System.nanoTime();
+    int status = watchedRun(runner, ansi, out, err);
+    timed(1, start, List.of(), out, err);
+    Set<Path> written = new LinkedHashSet<>();
+    if (report != null) {
+      written.add(report);
+    }
+    if (junitXml != null) {
+      written.add(junitXml);
+    }
+    int[] runs = {1};
     try {
-      return FileWatch.untilInterrupted(
-          paths,
-          err,
-          () -> {
-            out.println();
-            return runOnce(runner, ansi, out, err);
-          });
+      return new FileWatch(paths, written, err, watchStop)
+          .watch(
+              status,
+              changed -> {
+                out.println();
+                long at = System.nanoTime();
+                watchedRun(runner, ansi, out, err);
+                timed(++runs[0], at, changed, out, err);
+                return 0;
+              });
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return status;
     }
+  }
+
+  /**
+   * A run under --watch: as {@link #runOnce}, but a run that throws (a folder removed while it ran)
+   * is said in one line and is a failed run, so that the watch goes on.
+   */
+  private int watchedRun(FixtureRunner runner, Help.Ansi ansi, PrintWriter out, PrintWriter err) {
+    try {
+      return runOnce(runner, ansi, out, err);
+    } catch (IOException | RuntimeException e) {
+      err.println("streamform test: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+      return 1;
+    }
+  }
+
+  /**
+   * The line after each run under --watch: its number, its wall-clock time in this warm JVM and the
+   * files whose change started it (on stderr with --format json, which keeps stdout JSON).
+   */
+  private void timed(int run, long start, List<Path> changed, PrintWriter out, PrintWriter err) {
+    PrintWriter to = format.equals("json") ? err : out;
+    String files =
+        changed.stream()
+            .limit(3)
+            .map(p -> relative(p).toString())
+            .collect(Collectors.joining(", "));
+    to.printf(
+        Locale.ROOT,
+        "run %d in %.2f s%s%n",
+        run,
+        (System.nanoTime() - start) / 1e9,
+        changed.isEmpty()
+            ? ""
+            : ", after a change to " + files + (changed.size() > 3 ? " and more" : ""));
+    to.flush();
+  }
+
+  /** {@code file} relative to the working folder when below it, else as it is. */
+  private static Path relative(Path file) {
+    Path here = Path.of("").toAbsolutePath();
+    Path absolute = file.toAbsolutePath();
+    return absolute.startsWith(here) ? here.relativize(absolute) : absolute;
   }
 
   /** One run of every selected fixture: the summary, the reports; 0 when every fixture passed. */
