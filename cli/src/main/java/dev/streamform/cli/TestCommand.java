@@ -206,7 +206,7 @@ final class TestCommand implements Callable<Integer> {
     }
     long start = System.nanoTime();
     int status = watchedRun(runner, ansi, out, err);
-    timed(1, start, List.of(), out, err);
+    timed(1, start, out, err);
     Set<Path> written = new LinkedHashSet<>();
     if (report != null) {
       written.add(report);
@@ -220,11 +220,15 @@ final class TestCommand implements Callable<Integer> {
           .watch(
               status,
               changed -> {
+                runs[0]++;
+                err.println(
+                    "streamform test: run " + runs[0] + " after a change to " + list(changed));
+                err.flush();
                 out.println();
                 long at = System.nanoTime();
-                watchedRun(runner, ansi, out, err);
-                timed(++runs[0], at, changed, out, err);
-                return 0;
+                int again = watchedRun(runner, ansi, out, err);
+                timed(runs[0], at, out, err);
+                return again;
               });
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -246,25 +250,22 @@ final class TestCommand implements Callable<Integer> {
   }
 
   /**
-   * The line after each run under --watch: its number, its wall-clock time in this warm JVM and the
-   * files whose change started it (on stderr with --format json, which keeps stdout JSON).
+   * The line after each run under --watch: its number and its wall-clock time in this warm JVM (on
+   * stderr with --format json, which keeps stdout JSON).
    */
-  private void timed(int run, long start, List<Path> changed, PrintWriter out, PrintWriter err) {
+  private void timed(int run, long start, PrintWriter out, PrintWriter err) {
     PrintWriter to = format.equals("json") ? err : out;
-    String files =
-        changed.stream()
+    to.printf(Locale.ROOT, "run %d in %.2f s%n", run, (System.nanoTime() - start) / 1e9);
+    to.flush();
+  }
+
+  /** The first three of {@code changed}, relative to the working folder when below it. */
+  private static String list(List<Path> changed) {
+    return changed.stream()
             .limit(3)
             .map(p -> relative(p).toString())
-            .collect(Collectors.joining(", "));
-    to.printf(
-        Locale.ROOT,
-        "run %d in %.2f s%s%n",
-        run,
-        (System.nanoTime() - start) / 1e9,
-        changed.isEmpty()
-            ? ""
-            : ", after a change to " + files + (changed.size() > 3 ? " and more" : ""));
-    to.flush();
+            .collect(Collectors.joining(", "))
+        + (changed.size() > 3 ? " and " + (changed.size() - 3) + " more" : "");
   }
 
   /** {@code file} relative to the working folder when below it, else as it is. */
