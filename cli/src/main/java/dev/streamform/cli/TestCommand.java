@@ -205,8 +205,9 @@ final class TestCommand implements Callable<Integer> {
       return runOnce(runner, ansi, out, err);
     }
     long start = System.nanoTime();
+    long cpu = cpuNanos();
     int status = watchedRun(runner, ansi, out, err);
-    timed(1, start, out, err);
+    timed(1, start, cpu, out, err);
     Set<Path> written = new LinkedHashSet<>();
     if (report != null) {
       written.add(report);
@@ -226,8 +227,9 @@ final class TestCommand implements Callable<Integer> {
                 err.flush();
                 out.println();
                 long at = System.nanoTime();
+                long cpuAt = cpuNanos();
                 int again = watchedRun(runner, ansi, out, err);
-                timed(runs[0], at, out, err);
+                timed(runs[0], at, cpuAt, out, err);
                 return again;
               });
     } catch (InterruptedException e) {
@@ -250,13 +252,28 @@ final class TestCommand implements Callable<Integer> {
   }
 
   /**
-   * The line after each run under --watch: its number and its wall-clock time in this warm JVM (on
-   * stderr with --format json, which keeps stdout JSON).
+   * The line after each run under --watch: its number, its wall-clock time in this warm JVM and the
+   * JVM's CPU time over it (every thread, JIT and GC too: on a busy machine the wall clock grows
+   * with others' load, the CPU time much less); on stderr with --format json, which keeps stdout
+   * JSON.
    */
-  private void timed(int run, long start, PrintWriter out, PrintWriter err) {
+  private void timed(int run, long start, long cpuStart, PrintWriter out, PrintWriter err) {
     PrintWriter to = format.equals("json") ? err : out;
-    to.printf(Locale.ROOT, "run %d in %.2f s%n", run, (System.nanoTime() - start) / 1e9);
+    to.printf(
+        Locale.ROOT,
+        "run %d in %.2f s (%.2f s CPU)%n",
+        run,
+        (System.nanoTime() - start) / 1e9,
+        (cpuNanos() - cpuStart) / 1e9);
     to.flush();
+  }
+
+  /** This JVM's CPU time so far, 0 where the platform does not say. */
+  private static long cpuNanos() {
+    return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+            instanceof com.sun.management.OperatingSystemMXBean os
+        ? os.getProcessCpuTime()
+        : 0;
   }
 
   /** The first three of {@code changed}, relative to the working folder when below it. */

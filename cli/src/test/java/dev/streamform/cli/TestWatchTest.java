@@ -37,7 +37,9 @@ class TestWatchTest {
     try {
       watch.awaitWatching(1);
       assertThat(watch.out(), containsString("1 fixture on direct: 1 passed, 0 failed"));
-      assertThat(watch.out(), matchesPattern("(?s).*\\nrun 1 in \\d+\\.\\d\\d s\\n.*"));
+      assertThat(
+          watch.out(),
+          matchesPattern("(?s).*\\nrun 1 in \\d+\\.\\d\\d s \\(\\d+\\.\\d\\d s CPU\\)\\n.*"));
 
       // fixtures/ is a subfolder of the watched project folder
       Path fixture = project.resolve("fixtures/late_event.yml");
@@ -47,7 +49,9 @@ class TestWatchTest {
       watch.awaitOut("run 2 in ");
       String second = watch.out().substring(watch.out().indexOf("run 1 in"));
       assertThat(second, containsString("1 fixture on direct: 0 passed, 1 failed"));
-      assertThat(second, matchesPattern("(?s).*\\nrun 2 in \\d+\\.\\d\\d s\\n.*"));
+      assertThat(
+          second,
+          matchesPattern("(?s).*\\nrun 2 in \\d+\\.\\d\\d s \\(\\d+\\.\\d\\d s CPU\\)\\n.*"));
       assertThat(
           watch.err(),
           matchesPattern("(?s).*run 2 after a change to \\S*fixtures/late_event.yml\\n.*"));
