@@ -239,6 +239,8 @@ public final class Benchmarks {
                 BeamPipelines.run(
                     BeamPipelines.plainBeam(BeamPipelines.flink(PARALLELISM), full, schema))));
     cases.add(new Case("native-flink", p2, full, () -> NativeFlink.run(full, PARALLELISM)));
+    // issue 31's prototype of the next lever: streamform's contract as native Flink operators
+    cases.add(new Case("sf-native", p2, full, () -> NativeStage.run(full, schema, PARALLELISM)));
     cases.add(new Case("native-flink", "flink-p1", full, () -> NativeFlink.run(full, 1)));
     cases.add(
         new Case("oracle", "jvm", full, () -> OracleLoop.counters(OracleLoop.run(full, model))));
@@ -341,6 +343,7 @@ public final class Benchmarks {
       switch (c.pipeline) {
         case "sf-arrival":
         case "sf-arrival-wm":
+        case "sf-native":
         case "sf-reuse":
         case "streamform":
           {
@@ -577,7 +580,8 @@ public final class Benchmarks {
     List<String> r = new ArrayList<>();
     if ((c.pipeline.equals("streamform")
             || c.pipeline.equals("sf-reuse")
-            || c.pipeline.startsWith("sf-arrival"))
+            || c.pipeline.startsWith("sf-arrival")
+            || c.pipeline.equals("sf-native"))
         && !c.runner.equals("flink-p1")) {
       Double plain = medianOf(cases, "plain-beam", c.runner);
       if (plain != null) {
