@@ -84,7 +84,7 @@ public final class Oracle {
     Map<List<Object>, KeyState> keys = new HashMap<>();
     OutcomeBuilder out = new OutcomeBuilder();
     int processed = 0;
-    EventIds ids = new EventIds(source);
+    EventIds ids = new EventIds(source, query.keyColumns()); // an upsert model's: by key, 0073
     Optional<String> eventTime = source.eventTime();
     for (int i = 0; i < given.size(); i++) {
       Fixture.Given item = given.get(i);
