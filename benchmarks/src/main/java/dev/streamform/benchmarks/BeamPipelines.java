@@ -163,8 +163,12 @@ final class BeamPipelines {
       int customer = schema.indexOf("customer_id");
       int amount = schema.indexOf("amount");
       int orderedAt = schema.indexOf("ordered_at");
+      int orderId = schema.hasField(Workload.ORDER_ID) ? schema.indexOf(Workload.ORDER_ID) : -1;
       Object[] values = new Object[schema.getFieldCount()];
       for (int i : w.byPartition[partition]) {
+        if (orderId >= 0) {
+          values[orderId] = (long) i;
+        }
         values[customer] = w.customerId[i];
         values[amount] = w.amount(i);
         values[orderedAt] = new Instant(w.eventTime[i]);

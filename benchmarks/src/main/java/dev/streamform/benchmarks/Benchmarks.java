@@ -158,6 +158,11 @@ public final class Benchmarks {
     Project project = Project.load(projectDir);
     DeclaredModel model = DeclaredModel.of(project, "customer_metrics");
     DeclaredModel hourly = DeclaredModel.of(project, "hourly_revenue");
+    // the same model over a source with event_id (every id new): the duplicate detection's cost
+    DeclaredModel withIds =
+        DeclaredModel.of(
+            Project.load(Path.of(opt.getOrDefault("project-event-id", projectDir + "-event-id"))),
+            "customer_metrics");
     Schema schema = model.recordSchema();
     Workload full = Workload.of(events, partitions, seed);
     Workload capped = Workload.of(directEvents, partitions, seed);
@@ -223,6 +228,26 @@ public final class Benchmarks {
                         full,
                         model,
                         true))));
+    // an event_id model in log order (as before issue 31 on Flink) and on arrival (what `run`
+    // builds on Kafka with the Flink runner since, ADR 0073); not in a full run unless named
+    cases.add(
+        new Case(
+            "sf-ids",
+            p2,
+            full,
+            () ->
+                BeamPipelines.run(
+                    BeamPipelines.streamform(
+                        BeamPipelines.flink(PARALLELISM), full, withIds, false))));
+    cases.add(
+        new Case(
+            "sf-ids-arrival",
+            p2,
+            full,
+            () ->
+                BeamPipelines.run(
+                    BeamPipelines.streamform(
+                        BeamPipelines.flink(PARALLELISM), full, withIds, true))));
     cases.add(
         new Case(
             "streamform",
@@ -264,7 +289,7 @@ public final class Benchmarks {
     // The windowed oracle is not timed: it keeps every event of a window and is far slower than
     // the changelog oracle (~2-5k events/s here); it runs once, for the check below.
     if (only == null) {
-      cases.removeIf(c -> c.pipeline.equals("sf-arrival-wm"));
+      cases.removeIf(c -> c.pipeline.equals("sf-arrival-wm") || c.pipeline.startsWith("sf-ids"));
     } else {
       cases.removeIf(
           c -> !only.contains(c.pipeline) && !only.contains(c.pipeline + "/" + c.runner));
@@ -335,16 +360,23 @@ public final class Benchmarks {
 
     // every streamform answer against the oracle's, values included; the others' lateness beside it
     Map<Workload, FixtureOutcome> oracle = new LinkedHashMap<>();
+    Map<Workload, FixtureOutcome> idsOracle = new LinkedHashMap<>();
     Map<String, Long> windowedExpected = null;
     long[] logicalFull = null;
     for (Case c : cases) {
       switch (c.pipeline) {
         case "sf-arrival":
         case "sf-arrival-wm":
+        case "sf-ids":
+        case "sf-ids-arrival":
         case "sf-reuse":
         case "streamform":
           {
-            FixtureOutcome o = oracle.computeIfAbsent(c.workload, w -> OracleLoop.run(w, model));
+            // the event_id rows against the oracle of their own declaration (ids judged by it)
+            FixtureOutcome o =
+                c.pipeline.startsWith("sf-ids")
+                    ? idsOracle.computeIfAbsent(c.workload, w -> OracleLoop.run(w, withIds))
+                    : oracle.computeIfAbsent(c.workload, w -> OracleLoop.run(w, model));
             c.expected = OracleLoop.counters(o);
             check(c, CHANGELOG_CHECK, "late, changelog values, inserts");
             long[] logical = OracleLoop.liveKeys(c.workload, o);
@@ -577,7 +609,8 @@ public final class Benchmarks {
     List<String> r = new ArrayList<>();
     if ((c.pipeline.equals("streamform")
             || c.pipeline.equals("sf-reuse")
-            || c.pipeline.startsWith("sf-arrival"))
+            || c.pipeline.startsWith("sf-arrival")
+            || c.pipeline.startsWith("sf-ids"))
         && !c.runner.equals("flink-p1")) {
       Double plain = medianOf(cases, "plain-beam", c.runner);
       if (plain != null) {

@@ -22,6 +22,13 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class Workload {
   public static final int KEYS = 10_000;
+
+  /**
+   * The id column of benchmarks/project-event-id's source: an event's index in the workload, so
+   * every id is new.
+   */
+  public static final String ORDER_ID = "order_id";
+
   public static final Duration WATERMARK = Duration.ofMinutes(5);
   public static final Duration RETENTION = Duration.ofHours(1);
   static final long START_MILLIS = 1_788_076_800_000L; // 2026-08-30T00:00:00Z

@@ -135,6 +135,7 @@ final class WorkloadSource extends UnboundedSource<SourceRecord, WorkloadSource.
     private final int customer;
     private final int amount;
     private final int orderedAt;
+    private final int orderId;
     private long next;
     private long maxEventTime;
     private @Nullable SourceRecord current;
@@ -149,6 +150,8 @@ final class WorkloadSource extends UnboundedSource<SourceRecord, WorkloadSource.
       this.customer = source.schema.indexOf("customer_id");
       this.amount = source.schema.indexOf("amount");
       this.orderedAt = source.schema.indexOf("ordered_at");
+      this.orderId =
+          source.schema.hasField(Workload.ORDER_ID) ? source.schema.indexOf(Workload.ORDER_ID) : -1;
     }
 
     @Override
@@ -164,6 +167,9 @@ final class WorkloadSource extends UnboundedSource<SourceRecord, WorkloadSource.
       }
       int i = indexes[(int) next++];
       Object[] values = new Object[source.schema.getFieldCount()];
+      if (orderId >= 0) {
+        values[orderId] = (long) i;
+      }
       values[customer] = w.customerId[i];
       values[amount] = w.amount(i);
       values[orderedAt] = new Instant(w.eventTime[i]);
