@@ -264,6 +264,8 @@ public final class Benchmarks {
                 BeamPipelines.run(
                     BeamPipelines.plainBeam(BeamPipelines.flink(PARALLELISM), full, schema))));
     cases.add(new Case("native-flink", p2, full, () -> NativeFlink.run(full, PARALLELISM)));
+    // issue 31's prototype of the next lever: streamform's contract as native Flink operators
+    cases.add(new Case("sf-native", p2, full, () -> NativeStage.run(full, schema, PARALLELISM)));
     cases.add(new Case("native-flink", "flink-p1", full, () -> NativeFlink.run(full, 1)));
     cases.add(
         new Case("oracle", "jvm", full, () -> OracleLoop.counters(OracleLoop.run(full, model))));
@@ -369,6 +371,7 @@ public final class Benchmarks {
         case "sf-arrival-wm":
         case "sf-ids":
         case "sf-ids-arrival":
+        case "sf-native":
         case "sf-reuse":
         case "streamform":
           {
@@ -610,7 +613,8 @@ public final class Benchmarks {
     if ((c.pipeline.equals("streamform")
             || c.pipeline.equals("sf-reuse")
             || c.pipeline.startsWith("sf-arrival")
-            || c.pipeline.startsWith("sf-ids"))
+            || c.pipeline.startsWith("sf-ids")
+            || c.pipeline.equals("sf-native"))
         && !c.runner.equals("flink-p1")) {
       Double plain = medianOf(cases, "plain-beam", c.runner);
       if (plain != null) {

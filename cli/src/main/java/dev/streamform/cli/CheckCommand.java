@@ -1,14 +1,14 @@
 package dev.streamform.cli;
 
 import dev.streamform.core.time.Durations;
+import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.InvalidProjectException;
 import dev.streamform.policies.project.Problem;
 import dev.streamform.policies.project.Project;
-import dev.streamform.policies.sql.ModelSql;
-import dev.streamform.policies.sql.SqlModelException;
+import dev.streamform.teststreams.fixture.FixtureKind;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -57,14 +57,11 @@ final class CheckCommand implements Callable<Integer> {
       for (Path fixture : fixtures) {
         try {
           Fixture f = Fixture.load(project, fixture);
-          ModelDeclaration model = project.models().get(f.model());
-          if (!model.windowed() && !model.decides()) {
-            warnings.addAll(f.partitionWarnings(ModelSql.parse(model.sql()).keyColumns()));
-          }
+          // only a changelog's order depends on a key's spread over partitions (§7)
+          warnings.addAll(
+              FixtureKind.of(DeclaredModel.of(project, f.model())).partitionWarnings(f));
         } catch (InvalidProjectException e) {
           problems.addAll(e.problems());
-        } catch (SqlModelException e) {
-          throw new IllegalStateException("the project loaded, so its SQL parses", e);
         }
       }
       for (Problem w : warnings) {

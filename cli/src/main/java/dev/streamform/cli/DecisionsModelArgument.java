@@ -27,11 +27,12 @@ final class DecisionsModelArgument {
           cli,
           "no model named '" + name + "'; models: " + String.join(", ", project.models().keySet()));
     }
-    if (!project.models().get(name).decides()) {
+    DeclaredModel model = DeclaredModel.of(project, name);
+    if (!model.kind().hasDecisionLedger()) {
       throw new ParameterException(
           cli, "model '" + name + "' has no decisions: (it is not a scoring model)");
     }
-    return DeclaredModel.of(project, name);
+    return model;
   }
 
   static Fixture fixture(CommandLine cli, Project project, String model, String fixture)

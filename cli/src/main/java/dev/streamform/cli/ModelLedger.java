@@ -51,7 +51,7 @@ final class ModelLedger implements AutoCloseable {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(commandLine, "--model: " + e.getMessage());
     }
-    if (!model.windowed()) {
+    if (!model.kind().hasRevisionLedger()) {
       err.println(
           "streamform "
               + command

@@ -210,7 +210,7 @@ final class RunCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--model: " + e.getMessage());
     }
-    if (shadow && !declared.windowed()) {
+    if (shadow && !declared.kind().hasRevisionLedger()) {
       throw new ParameterException(
           spec.commandLine(),
           "--shadow: model '"
@@ -221,7 +221,7 @@ final class RunCommand implements Callable<Integer> {
               + " the canonical one");
     }
     if (generation != null) {
-      if (!declared.windowed()) {
+      if (!declared.kind().hasRevisionLedger()) {
         throw new ParameterException(
             spec.commandLine(),
             "--generation: model '"
@@ -256,7 +256,7 @@ final class RunCommand implements Callable<Integer> {
     JdbcTarget revisionLedger = null; // a windowed model's ledger: the topic's count is recorded
     RevisionSink revisionSink = null;
     DecisionLedgerSink decisionLedger = null;
-    if (jdbcUrl != null && declared.decides()) {
+    if (jdbcUrl != null && declared.kind().hasDecisionLedger()) {
       JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
       try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
         LedgerSchema.migrate(pool); // fail here, not in the job, when the database cannot be used
@@ -266,7 +266,7 @@ final class RunCommand implements Callable<Integer> {
       }
       decisionLedger = DecisionLedgerSink.to(target);
     } else if (jdbcUrl != null) {
-      if (!declared.windowed()) {
+      if (!declared.kind().hasRevisionLedger()) {
         throw new ParameterException(
             spec.commandLine(),
             "--jdbc-url: model '"

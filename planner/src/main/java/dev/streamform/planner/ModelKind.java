@@ -31,13 +31,22 @@ public abstract sealed class ModelKind
   private final String description;
   private final String outputNote;
   private final String quarantineName;
+  private final boolean revisionLedger;
+  private final boolean decisionLedger;
 
   private ModelKind(
-      boolean keepsLateEvents, String description, String outputNote, String quarantineName) {
+      boolean keepsLateEvents,
+      String description,
+      String outputNote,
+      String quarantineName,
+      boolean revisionLedger,
+      boolean decisionLedger) {
     this.keepsLateEvents = keepsLateEvents;
     this.description = description;
     this.outputNote = outputNote;
     this.quarantineName = quarantineName;
+    this.revisionLedger = revisionLedger;
+    this.decisionLedger = decisionLedger;
   }
 
   /** The kind {@code model} declares: decisions, else a window, else a changelog. */
@@ -111,6 +120,24 @@ public abstract sealed class ModelKind
     return quarantineName;
   }
 
+  /**
+   * Whether the model's records are revisions kept in the revision ledger, under generations: what
+   * {@code run --shadow} recomputes, {@code run --generation} names, {@code run --jdbc-url} records
+   * and the ledger commands read. A windowed model's (docs/semantics.md §6).
+   */
+  public final boolean hasRevisionLedger() {
+    return revisionLedger;
+  }
+
+  /**
+   * Whether the model decides: one decision per event, kept in the decision ledger by {@code run
+   * --jdbc-url} and replayed by {@code decisions show} and {@code replay-orders}. A scoring model's
+   * (docs/semantics.md §11).
+   */
+  public final boolean hasDecisionLedger() {
+    return decisionLedger;
+  }
+
   /** The events the model reads: the WHERE filters before a window or a decision. */
   static PCollection<TimedEvent> where(Input in) {
     return in.model().where().isPresent()
@@ -125,7 +152,8 @@ public abstract sealed class ModelKind
   /** An upsert model: its changelog, in log order or (see below) as events arrive. */
   public static final class Changelog extends ModelKind {
     Changelog() {
-      super(false, "an upsert model (no window: in streamform.yml)", "", "quarantine");
+      super(
+          false, "an upsert model (no window: in streamform.yml)", "", "quarantine", false, false);
     }
 
     /**
@@ -166,7 +194,7 @@ public abstract sealed class ModelKind
   /** A windowed model: its revisions, and the events too late for their windows. */
   public static final class Windowed extends ModelKind {
     Windowed() {
-      super(true, "a windowed model", " (window records)", "quarantine");
+      super(true, "a windowed model", " (window records)", "quarantine", true, false);
     }
 
     @Override
@@ -192,7 +220,7 @@ public abstract sealed class ModelKind
   /** A scoring model: one decision per event, the events it leaves unscored, its dead letters. */
   public static final class Scoring extends ModelKind {
     Scoring() {
-      super(true, "a scoring model (decisions:)", " (decisions)", "dead letters");
+      super(true, "a scoring model (decisions:)", " (decisions)", "dead letters", false, true);
     }
 
     @Override
