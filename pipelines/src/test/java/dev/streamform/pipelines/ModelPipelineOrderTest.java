@@ -43,7 +43,7 @@ import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Where {@link ModelPipeline#build} applies an upsert model's events on arrival (a runner that
@@ -53,9 +53,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * customer's events reached the changelog in no fixed order (found by the fault suite on a Flink
  * cluster at parallelism 2, {@code
  * FaultSuiteTest.duplicateIdsBeforeAndAfterACheckpointAndAcrossATaskManagerKill}), and such a model
- * fell back to log order. Now the detection is keyed by the model's key and judges on arrival too
- * (ADR 0073): the first test inspects the built graph, the Flink tests run it and show what the
- * choice guards, and that the on-arrival path answers as the log-order path does.
+ * fell back to log order. With {@code event_id_scope: key} the detection is keyed by the model's
+ * key and judges on arrival too (ADR 0073); with the default, source-wide ids, the model still
+ * applies in log order. The first test inspects the built graph, the Flink tests run the key-scoped
+ * one and show what the choice guards, and that its on-arrival path answers as the log-order path
+ * does.
  */
 class ModelPipelineOrderTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -63,10 +65,16 @@ class ModelPipelineOrderTest {
 
   @TempDir Path dir;
 
-  @ParameterizedTest(name = "event_id={0}")
-  @ValueSource(booleans = {true, false})
-  void onArrivalTheDuplicateDetectionIsKeyedByTheModelsKeyAndJudgesOnArrival(boolean ids)
-      throws Exception {
+  /** The source's ids: none, {@code event_id} (scoped by the source), or by the model's key. */
+  enum Ids {
+    NONE,
+    SOURCE,
+    KEY
+  }
+
+  @ParameterizedTest(name = "ids={0}")
+  @EnumSource(Ids.class)
+  void onArrivalOnlyWithoutADuplicateDetectionKeyedOtherwiseThanTheModel(Ids ids) throws Exception {
     DeclaredModel model = project(ids);
     Pipeline p = Pipeline.create(PipelineOptionsFactory.create());
     PCollection<SourceRecord> records =
@@ -94,31 +102,39 @@ class ModelPipelineOrderTest {
           }
         });
     List<String> expected = new ArrayList<>();
-    if (ids) {
-      expected.add("duplicates within [customer_id] on arrival true");
+    if (ids == Ids.SOURCE) {
+      // keyed by id: after it a key's events arrive in no fixed order, so log order
+      expected.add("duplicates within [] on arrival false");
+      expected.add("changelog by [customer_id] on arrival false");
+    } else {
+      if (ids == Ids.KEY) {
+        expected.add("duplicates within [customer_id] on arrival true");
+      }
+      expected.add("changelog by [customer_id] on arrival true");
     }
-    expected.add("changelog by [customer_id] on arrival true");
     assertEquals(
         expected,
         stages,
-        "on arrival, the duplicate detection is keyed by the model's key and judges on arrival,"
-            + " so the changelog after it can apply events as they arrive");
+        "on arrival only where nothing keyed otherwise than the model stands before the changelog:"
+            + " with event_id_scope: key the duplicate detection is keyed by the model's key and"
+            + " judges on arrival too; with source-wide ids the changelog applies in log order");
   }
 
   /**
-   * The pipeline run as {@code streamform run} builds it for Flink ({@code appliedOnArrival}), on
-   * an embedded Flink cluster at parallelism 2, where the defect was found. Each customer has two
-   * orders with their own ids, one partition, one delivery, one event time (so one stamp: log order
-   * is offset order). Keyed by id (planted: {@link PlantedDefect#DEDUP_ON_ARRIVAL_BY_ID}), a
-   * customer's two orders often sit on different subtasks and reach the changelog over different
-   * channels, in no fixed order, and some customers' {@code insert} carries the second order. Keyed
-   * by the customer, the changelog applies them in log order: {@code insert} of the first order,
-   * then {@code update} of the second, for every customer.
+   * The pipeline run as {@code streamform run} builds it for Flink ({@code appliedOnArrival}), with
+   * {@code event_id_scope: key}, on an embedded Flink cluster at parallelism 2, where the defect
+   * was found. Each customer has two orders with their own ids, one partition, one delivery, one
+   * event time (so one stamp: log order is offset order). Keyed by id (planted: {@link
+   * PlantedDefect#DEDUP_ON_ARRIVAL_BY_ID}), a customer's two orders often sit on different subtasks
+   * and reach the changelog over different channels, in no fixed order, and some customers' {@code
+   * insert} carries the second order. Keyed by the customer, the changelog applies them in log
+   * order: {@code insert} of the first order, then {@code update} of the second, for every
+   * customer.
    */
   @Test
   void withEventIdsEachCustomersOrdersAreAppliedInLogOrderOnFlinkAtParallelismTwo()
       throws Exception {
-    DeclaredModel model = project(true);
+    DeclaredModel model = project(Ids.KEY);
     Schema schema = model.recordSchema();
     Instant at = Instant.parse("2026-08-30T10:00:00Z");
     List<TimestampedValue<SourceRecord>> delivery = new ArrayList<>();
@@ -153,17 +169,18 @@ class ModelPipelineOrderTest {
   }
 
   /**
-   * An {@code event_id} model applied on arrival (as {@code run} builds it for Flink) gives the
-   * changelog, duplicates and quarantine of the log-order path, both on an embedded Flink cluster
-   * at parallelism 2: customers on two partitions, each with two orders, an exact repeat (a
-   * duplicate), a repeat with another amount (a conflict), an id of another customer's order under
-   * this customer's key (its own event, ADR 0073), a late event, and, once both partitions'
-   * watermarks passed the 10-minute horizon, repeats of first orders' ids (first again: processed)
-   * and exact repeats of those (duplicates of the new first). Every event is in exactly one output.
+   * An {@code event_id} model with {@code event_id_scope: key} applied on arrival (as {@code run}
+   * builds it for Flink) gives the changelog, duplicates and quarantine of the log-order path, both
+   * on an embedded Flink cluster at parallelism 2: customers on two partitions, each with two
+   * orders, an exact repeat (a duplicate), a repeat with another amount (a conflict), an id of
+   * another customer's order under this customer's key (its own event, ADR 0073), a late event,
+   * and, once both partitions' watermarks passed the 10-minute horizon, repeats of first orders'
+   * ids (first again: processed) and exact repeats of those (duplicates of the new first). Every
+   * event is in exactly one output.
    */
   @Test
   void anEventIdModelOnArrivalAnswersAsTheLogOrderPathOnFlink() throws Exception {
-    DeclaredModel model = project(true);
+    DeclaredModel model = project(Ids.KEY);
     Schema schema = model.recordSchema();
     Instant t0 = Instant.parse("2026-08-30T10:00:00Z");
     Instant t1 = t0.plus(Duration.standardMinutes(30)); // W_p -> 10:25 > 10:00 + 10m
@@ -339,7 +356,7 @@ class ModelPipelineOrderTest {
     return SourceRecord.of(partition, offset, orderedAt, row);
   }
 
-  private DeclaredModel project(boolean ids) throws Exception {
+  private DeclaredModel project(Ids ids) throws Exception {
     write(
         "sources.yml",
         String.join(
@@ -355,8 +372,9 @@ class ModelPipelineOrderTest {
             "      ordered_at: timestamp",
             "    event_time: ordered_at",
             "    watermark: 5m",
-            ids ? "    event_id: order_id" : "",
-            ids ? "    duplicates_within: 10m" : "",
+            ids != Ids.NONE ? "    event_id: order_id" : "",
+            ids != Ids.NONE ? "    duplicates_within: 10m" : "",
+            ids == Ids.KEY ? "    event_id_scope: key" : "",
             ""));
     write(
         "streamform.yml",

@@ -101,10 +101,13 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
 
   /**
    * An upsert model applies events as they arrive ({@link DeclaredModel#changelog(boolean)}), for a
-   * runner that keeps each key's order between stages (Flink). With {@code event_id} the duplicate
-   * detection before it then judges on arrival too, keyed by the model's key ({@link
+   * runner that keeps each key's order between stages (Flink). With {@code event_id} only when its
+   * ids are scoped by the model's key ({@code event_id_scope: key}): the duplicate detection before
+   * it then judges on arrival too, keyed by that key ({@link
    * dev.streamform.transforms.dedup.Deduplicate#appliedOnArrival()}), so a key's events keep their
-   * order from the clock to the changelog. Other kinds apply in log order regardless.
+   * order from the clock to the changelog. With source-wide ids the detection is keyed by id and
+   * after it a key's events arrive in no fixed order: the changelog applies them in log order.
+   * Other kinds apply in log order regardless.
    */
   public DeclaredPipeline withAppliedOnArrival(boolean appliedOnArrival) {
     return toBuilder().setAppliedOnArrival(appliedOnArrival).build();
@@ -180,7 +183,10 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
             .apply("IdleMarkerRecords", MapElements.into(kvs()).via(ModelSinks::idleRecord))
             .setCoder(json);
     PCollection<KV<String, String>> duplicates = null;
-    boolean onArrival = appliedOnArrival() && model.kind().appliesOnArrival();
+    boolean onArrival =
+        appliedOnArrival()
+            && model.kind().appliesOnArrival()
+            && model.deduplicate().map(d -> !d.scope().isEmpty()).orElse(true);
     if (model.deduplicate().isPresent()) {
       Deduplicate detection = model.deduplicate().get();
       DedupResult dedup =

@@ -82,8 +82,8 @@ public abstract sealed class ModelKind
   abstract Applied apply(Input in);
 
   /**
-   * The source's duplicate detection as this kind's models apply it: ids of the source's whole log,
-   * but for an upsert model (ADR 0073).
+   * The source's duplicate detection as this kind's models apply it when the source declares {@code
+   * event_id_scope: key}: ids of the source's whole log, but for an upsert model (ADR 0073).
    */
   Deduplicate scoped(Deduplicate sourceWide, DeclaredModel model) {
     return sourceWide;
@@ -173,8 +173,8 @@ public abstract sealed class ModelKind
     @Override
     Applied apply(Input in) {
       // On arrival is right only where each key's order from the clock to the changelog is kept:
-      // the duplicate detection before it, if any, is then keyed by the same key and judges on
-      // arrival too (DeclaredPipeline), so a key's events keep one channel from the clock on.
+      // DeclaredPipeline asks for it only when the duplicate detection before it, if any, is keyed
+      // by the same key and judges on arrival too, so a key's events keep one channel throughout.
       PCollection<ChangelogRecord> changelog =
           in.arrivals()
               .apply(

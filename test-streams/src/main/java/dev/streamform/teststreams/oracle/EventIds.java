@@ -24,8 +24,9 @@ import java.util.Optional;
  * delivery order, which is the transform's order for the events of one id as long as they live in
  * one partition (a producer's retry goes to the partition of its key).
  *
- * <p>For an upsert model the ids are scoped by its key (ADR 0073): the map is from key and id, so
- * the same id under another key is that key's first event, neither a duplicate nor a conflict.
+ * <p>For an upsert model whose source declares {@code event_id_scope: key} the ids are scoped by
+ * its key (ADR 0073): the map is from key and id, so the same id under another key is that key's
+ * first event, neither a duplicate nor a conflict. Otherwise they are the source's whole log's.
  */
 final class EventIds {
   /** How an event that passed the clock is judged. */
