@@ -229,7 +229,8 @@ public final class Benchmarks {
                         model,
                         true))));
     // an event_id model in log order (as before issue 31 on Flink) and on arrival (what `run`
-    // builds on Kafka with the Flink runner since, ADR 0073); not in a full run unless named
+    // builds on Kafka with the Flink runner for event_id_scope: key, which project-event-id
+    // declares, ADR 0073); not in a full run unless named
     cases.add(
         new Case(
             "sf-ids",
