@@ -1,15 +1,15 @@
 package dev.streamform.benchmarks;
 
+import dev.streamform.pipelines.SourceResult;
+import dev.streamform.pipelines.kafka.KafkaModelPipeline;
+import dev.streamform.pipelines.kafka.KafkaRecordDecoding;
 import dev.streamform.planner.DeclaredModel;
-import dev.streamform.planner.DeclaredPipeline;
-import dev.streamform.planner.ModelOutputs;
 import dev.streamform.transforms.Times;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.envelope.SourceRecord;
-import dev.streamform.transforms.envelope.SourceRecordCoder;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.math.BigDecimal;
@@ -25,6 +25,7 @@ import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.io.Read;
+import org.apache.beam.sdk.io.kafka.KafkaRecord;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.MetricNameFilter;
 import org.apache.beam.sdk.metrics.MetricResult;
@@ -32,7 +33,6 @@ import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.metrics.MetricsFilter;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
-import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.Combine;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -47,18 +47,19 @@ import org.apache.beam.sdk.transforms.windowing.Repeatedly;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
-import org.joda.time.Instant;
 
 /**
- * The two Beam pipelines of the benchmark, on the DirectRunner or on the Flink runner embedded at
- * parallelism 2 (streaming mode), both reading the {@link Workload} through the same source:
+ * The Beam pipelines of the benchmark, on the DirectRunner or on the Flink runner embedded at
+ * parallelism 2 (streaming mode), all reading the {@link Workload} through the same source, as
+ * Kafka records decoded the way {@code run} decodes them ({@link #read}):
  *
  * <ul>
- *   <li>{@code streamform}: EventTimeExtraction, SourceClock (5m, dropping late events) and
- *       KeyedChangelog (sum of amount, retention 1h) — the Java API of the README;
+ *   <li>{@code streamform}: what {@code run} builds between its source and its sinks for the model
+ *       {@code customer_metrics} (event time, the log clock: 5m, dropping late events, and the
+ *       changelog: sum of amount, retention 1h), on arrival on Flink and in log order on the
+ *       DirectRunner; the other path on Flink, log order, is measured beside it;
  *   <li>{@code plain-beam}: the same sum the way a Beam user writes it without a clock: global
  *       window, a trigger firing on every element, accumulating panes, {@code Combine.perKey}.
  * </ul>
@@ -121,10 +122,12 @@ final class BeamPipelines {
   }
 
   /**
-   * The records of the workload, each partition read in offset order, with a watermark ({@link
-   * WorkloadSource}).
+   * The workload as the records KafkaIO reads, each partition in offset order, with a watermark
+   * ({@link WorkloadSource}), decoded by the model's source schema with {@link
+   * KafkaRecordDecoding}, as {@code run} decodes what it reads.
    */
-  static PCollection<SourceRecord> source(Pipeline p, Workload w, Schema schema) {
+  static SourceResult read(Pipeline p, Workload w, DeclaredModel model) {
+    PCollection<KafkaRecord<byte[], byte[]>> raw;
     if (p.getOptions().getRunner() == DirectRunner.class) {
       // The DirectRunner reads an unbounded source in small bundles, and every watermark step
       // fires waiting keys' timers as bundles of their own: 93 events/s against 121-161 with the
@@ -134,77 +137,77 @@ final class BeamPipelines {
       for (int i = 0; i < w.partitions; i++) {
         partitions.add(i);
       }
-      return p.apply("Partitions", Create.of(partitions).withCoder(VarIntCoder.of()))
-          .apply(
-              "ReadPartition", ParDo.of(new ReadPartition(w.events, w.partitions, w.seed, schema)))
-          .setCoder(SourceRecordCoder.of(schema));
+      raw =
+          p.apply("Partitions", Create.of(partitions).withCoder(VarIntCoder.of()))
+              .apply("ReadPartition", ParDo.of(new ReadPartition(w.events, w.partitions, w.seed)))
+              .setCoder(WorkloadSource.CODER);
+    } else {
+      raw = p.apply("ReadPartitions", Read.from(new WorkloadSource(w)));
     }
-    return p.apply("ReadPartitions", Read.from(new WorkloadSource(w, schema)));
+    return raw.apply(
+        "Decode JSON", KafkaRecordDecoding.of(model.source().schema(), model.keyColumns()));
+  }
+
+  /** The decoded records of {@link #read}. */
+  static PCollection<SourceRecord> source(Pipeline p, Workload w, DeclaredModel model) {
+    return read(p, w, model).records();
   }
 
   /** The DirectRunner's source: emits the records of one partition in offset order. */
-  static final class ReadPartition extends DoFn<Integer, SourceRecord> {
+  static final class ReadPartition extends DoFn<Integer, KafkaRecord<byte[], byte[]>> {
     private final int events;
     private final int partitions;
     private final long seed;
-    private final Schema schema;
 
-    ReadPartition(int events, int partitions, long seed, Schema schema) {
+    ReadPartition(int events, int partitions, long seed) {
       this.events = events;
       this.partitions = partitions;
       this.seed = seed;
-      this.schema = schema;
     }
 
     @ProcessElement
-    public void process(@Element Integer partition, OutputReceiver<SourceRecord> out) {
+    public void process(
+        @Element Integer partition, OutputReceiver<KafkaRecord<byte[], byte[]>> out) {
       Workload w = Workload.of(events, partitions, seed);
-      Instant ingest = Instant.now();
-      int customer = schema.indexOf("customer_id");
-      int amount = schema.indexOf("amount");
-      int orderedAt = schema.indexOf("ordered_at");
-      int orderId = schema.hasField(Workload.ORDER_ID) ? schema.indexOf(Workload.ORDER_ID) : -1;
-      Object[] values = new Object[schema.getFieldCount()];
       for (int i : w.byPartition[partition]) {
-        if (orderId >= 0) {
-          values[orderId] = (long) i;
-        }
-        values[customer] = w.customerId[i];
-        values[amount] = w.amount(i);
-        values[orderedAt] = new Instant(w.eventTime[i]);
-        Row row = Row.withSchema(schema).addValues(values).build();
-        out.output(SourceRecord.of(partition, w.offset[i], ingest, row));
+        out.output(WorkloadSource.record(w, i, System.currentTimeMillis()));
       }
     }
   }
 
   /**
-   * The streamform pipeline as the planner builds it from the declarations in {@code
-   * benchmarks/project}: the model's one composite ({@link DeclaredPipeline}, the chain fixtures,
-   * {@code run} and fuzz apply) judged by the model's log clock — event time, clock, duplicate
-   * detection if any, WHERE and changelog, and the records rendered as the sinks write them.
+   * The streamform pipeline as {@code run} builds it for the model in {@code benchmarks/project} on
+   * this runner: the records decoded as read from Kafka, then the model's outputs ({@link
+   * KafkaModelPipeline#outputs}: the topic's partitions declared to its log clock, the model's one
+   * composite — event time, clock, duplicate detection if any, WHERE and changelog, the records
+   * rendered as the sinks write them), applied on arrival where {@code run} applies it so ({@link
+   * KafkaModelPipeline#appliesOnArrival}: on Flink) and in log order elsewhere.
    */
   static Pipeline streamform(PipelineOptions options, Workload w, DeclaredModel model) {
-    return streamform(options, w, model, false);
+    return streamform(options, w, model, KafkaModelPipeline.appliesOnArrival(options));
   }
 
   /**
    * {@link #streamform(PipelineOptions, Workload, DeclaredModel)} with the changelog applied on
-   * arrival when {@code onArrival} (what {@code run} builds on Kafka with the Flink runner, {@link
-   * DeclaredPipeline#withAppliedOnArrival}), in log order otherwise.
+   * arrival when {@code onArrival}, in log order otherwise, whatever the runner: the other path,
+   * measured beside the one {@code run} builds.
    */
   static Pipeline streamform(
       PipelineOptions options, Workload w, DeclaredModel model, boolean onArrival) {
     Pipeline p = Pipeline.create(options);
-    ModelOutputs out =
-        source(p, w, model.recordSchema())
-            .apply(
-                "Model pipeline",
-                DeclaredPipeline.of(model)
-                    .withClock(model.logClock())
-                    .withAppliedOnArrival(onArrival));
-    out.changelog().apply("Sink", ParDo.of(new CountChanges()));
+    KafkaModelPipeline.outputs(model, read(p, w, model), null, partitions(w), onArrival)
+        .changelog()
+        .apply("Sink", ParDo.of(new CountChanges()));
     return p;
+  }
+
+  /** The topic's partitions, as {@code run} declares them to the model's clock. */
+  private static List<Integer> partitions(Workload w) {
+    List<Integer> partitions = new ArrayList<>();
+    for (int i = 0; i < w.partitions; i++) {
+      partitions.add(i);
+    }
+    return partitions;
   }
 
   /**
@@ -212,9 +215,9 @@ final class BeamPipelines {
    * (the planner builds only what is declared).
    */
   static Pipeline streamform(
-      PipelineOptions options, Workload w, Schema schema, Aggregation total) {
+      PipelineOptions options, Workload w, DeclaredModel model, Aggregation total) {
     Pipeline p = Pipeline.create(options);
-    source(p, w, schema)
+    source(p, w, model)
         .apply(EventTimeExtraction.from("ordered_at"))
         .events()
         .apply(
@@ -229,9 +232,9 @@ final class BeamPipelines {
     return p;
   }
 
-  static Pipeline plainBeam(PipelineOptions options, Workload w, Schema schema) {
+  static Pipeline plainBeam(PipelineOptions options, Workload w, DeclaredModel model) {
     Pipeline p = Pipeline.create(options);
-    source(p, w, schema)
+    source(p, w, model)
         .apply(
             "ToKv",
             MapElements.into(
@@ -257,17 +260,21 @@ final class BeamPipelines {
    */
   static Pipeline streamformWindowed(PipelineOptions options, Workload w, DeclaredModel model) {
     Pipeline p = Pipeline.create(options);
-    ModelOutputs out =
-        source(p, w, model.recordSchema())
-            .apply("Model pipeline", DeclaredPipeline.of(model).withClock(model.logClock()));
-    out.revisions().apply("Sink", ParDo.of(new CountRevisions()));
+    KafkaModelPipeline.outputs(
+            model,
+            read(p, w, model),
+            null,
+            partitions(w),
+            KafkaModelPipeline.appliesOnArrival(options))
+        .revisions()
+        .apply("Sink", ParDo.of(new CountRevisions()));
     return p;
   }
 
   /** Beam's own windowing for the same hourly sums (see the class comment). */
-  static Pipeline beamWindowing(PipelineOptions options, Workload w, Schema schema) {
+  static Pipeline beamWindowing(PipelineOptions options, Workload w, DeclaredModel model) {
     Pipeline p = Pipeline.create(options);
-    source(p, w, schema)
+    source(p, w, model)
         .apply(
             "ToKv",
             MapElements.into(

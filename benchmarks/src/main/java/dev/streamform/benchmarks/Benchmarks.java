@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.apache.beam.sdk.schemas.Schema;
 
 /**
  * The benchmark harness: every pipeline side by side in one JVM, in rounds (one warm-up round, then
@@ -158,17 +157,15 @@ public final class Benchmarks {
     Project project = Project.load(projectDir);
     DeclaredModel model = DeclaredModel.of(project, "customer_metrics");
     DeclaredModel hourly = DeclaredModel.of(project, "hourly_revenue");
-    // the same model over a source with event_id (every id new): the duplicate detection's cost
-    DeclaredModel withIds =
-        DeclaredModel.of(
-            Project.load(Path.of(opt.getOrDefault("project-event-id", projectDir + "-event-id"))),
-            "customer_metrics");
-    Schema schema = model.recordSchema();
     Workload full = Workload.of(events, partitions, seed);
     Workload capped = Workload.of(directEvents, partitions, seed);
     String p2 = "flink-p" + PARALLELISM;
 
+    // full (and the JSON the source reads) generated before any timing starts
+    full.json(0);
     List<Case> cases = new ArrayList<>();
+    // `streamform`: what `run` builds for this declaration on each runner (issue 31) — log order on
+    // the DirectRunner, on arrival on Flink (the model's source has no event_id)
     cases.add(
         new Case(
             "streamform",
@@ -183,8 +180,7 @@ public final class Benchmarks {
             "direct",
             capped,
             () ->
-                BeamPipelines.run(
-                    BeamPipelines.plainBeam(BeamPipelines.direct(), capped, schema))));
+                BeamPipelines.run(BeamPipelines.plainBeam(BeamPipelines.direct(), capped, model))));
     cases.add(
         new Case(
             "streamform",
@@ -193,6 +189,17 @@ public final class Benchmarks {
             () ->
                 BeamPipelines.run(
                     BeamPipelines.streamform(BeamPipelines.flink(PARALLELISM), full, model))));
+    // the other path on Flink: the log-order hand-over, which the DirectRunner and models with
+    // event_id use, applied by the same runner to the same records
+    cases.add(
+        new Case(
+            "sf-log-order",
+            p2,
+            full,
+            () ->
+                BeamPipelines.run(
+                    BeamPipelines.streamform(
+                        BeamPipelines.flink(PARALLELISM), full, model, false))));
     // the lever of the runner profiles: Flink object reuse (no encode/decode copy between chained
     // operators), side by side with the same pipeline without it
     cases.add(
@@ -204,21 +211,11 @@ public final class Benchmarks {
                 BeamPipelines.run(
                     BeamPipelines.streamform(
                         BeamPipelines.flink(PARALLELISM, true), full, model))));
-    // what `run` builds on Kafka with the Flink runner: the changelog applied on arrival
-    cases.add(
-        new Case(
-            "sf-arrival",
-            p2,
-            full,
-            () ->
-                BeamPipelines.run(
-                    BeamPipelines.streamform(
-                        BeamPipelines.flink(PARALLELISM), full, model, true))));
     // the same with the watermark moved on sooner: sources' watermark every 20 ms (200), bundles of
     // 100 elements (1,000); not in a full run unless named with --only
     cases.add(
         new Case(
-            "sf-arrival-wm",
+            "sf-wm",
             p2,
             full,
             () ->
@@ -226,29 +223,7 @@ public final class Benchmarks {
                     BeamPipelines.streamform(
                         BeamPipelines.flink(PARALLELISM, BeamPipelines.objectReuse, 20L, 100L),
                         full,
-                        model,
-                        true))));
-    // an event_id model in log order (as before issue 31 on Flink) and on arrival (what `run`
-    // builds on Kafka with the Flink runner for event_id_scope: key, which project-event-id
-    // declares, ADR 0073); not in a full run unless named
-    cases.add(
-        new Case(
-            "sf-ids",
-            p2,
-            full,
-            () ->
-                BeamPipelines.run(
-                    BeamPipelines.streamform(
-                        BeamPipelines.flink(PARALLELISM), full, withIds, false))));
-    cases.add(
-        new Case(
-            "sf-ids-arrival",
-            p2,
-            full,
-            () ->
-                BeamPipelines.run(
-                    BeamPipelines.streamform(
-                        BeamPipelines.flink(PARALLELISM), full, withIds, true))));
+                        model))));
     cases.add(
         new Case(
             "streamform",
@@ -263,10 +238,12 @@ public final class Benchmarks {
             full,
             () ->
                 BeamPipelines.run(
-                    BeamPipelines.plainBeam(BeamPipelines.flink(PARALLELISM), full, schema))));
+                    BeamPipelines.plainBeam(BeamPipelines.flink(PARALLELISM), full, model))));
     cases.add(new Case("native-flink", p2, full, () -> NativeFlink.run(full, PARALLELISM)));
     // issue 31's prototype of the next lever: streamform's contract as native Flink operators
-    cases.add(new Case("sf-native", p2, full, () -> NativeStage.run(full, schema, PARALLELISM)));
+    cases.add(
+        new Case(
+            "sf-native", p2, full, () -> NativeStage.run(full, model.recordSchema(), PARALLELISM)));
     cases.add(new Case("native-flink", "flink-p1", full, () -> NativeFlink.run(full, 1)));
     cases.add(
         new Case("oracle", "jvm", full, () -> OracleLoop.counters(OracleLoop.run(full, model))));
@@ -286,13 +263,13 @@ public final class Benchmarks {
             full,
             () ->
                 BeamPipelines.run(
-                    BeamPipelines.beamWindowing(BeamPipelines.flink(PARALLELISM), full, schema))));
+                    BeamPipelines.beamWindowing(BeamPipelines.flink(PARALLELISM), full, hourly))));
     cases.add(
         new Case("flink-windows", p2, full, () -> NativeFlink.runWindowed(full, PARALLELISM)));
     // The windowed oracle is not timed: it keeps every event of a window and is far slower than
     // the changelog oracle (~2-5k events/s here); it runs once, for the check below.
     if (only == null) {
-      cases.removeIf(c -> c.pipeline.equals("sf-arrival-wm") || c.pipeline.startsWith("sf-ids"));
+      cases.removeIf(c -> c.pipeline.equals("sf-wm"));
     } else {
       cases.removeIf(
           c -> !only.contains(c.pipeline) && !only.contains(c.pipeline + "/" + c.runner));
@@ -363,24 +340,17 @@ public final class Benchmarks {
 
     // every streamform answer against the oracle's, values included; the others' lateness beside it
     Map<Workload, FixtureOutcome> oracle = new LinkedHashMap<>();
-    Map<Workload, FixtureOutcome> idsOracle = new LinkedHashMap<>();
     Map<String, Long> windowedExpected = null;
     long[] logicalFull = null;
     for (Case c : cases) {
       switch (c.pipeline) {
-        case "sf-arrival":
-        case "sf-arrival-wm":
-        case "sf-ids":
-        case "sf-ids-arrival":
+        case "sf-log-order":
+        case "sf-wm":
         case "sf-native":
         case "sf-reuse":
         case "streamform":
           {
-            // the event_id rows against the oracle of their own declaration (ids judged by it)
-            FixtureOutcome o =
-                c.pipeline.startsWith("sf-ids")
-                    ? idsOracle.computeIfAbsent(c.workload, w -> OracleLoop.run(w, withIds))
-                    : oracle.computeIfAbsent(c.workload, w -> OracleLoop.run(w, model));
+            FixtureOutcome o = oracle.computeIfAbsent(c.workload, w -> OracleLoop.run(w, model));
             c.expected = OracleLoop.counters(o);
             check(c, CHANGELOG_CHECK, "late, changelog values, inserts");
             long[] logical = OracleLoop.liveKeys(c.workload, o);
@@ -607,14 +577,14 @@ public final class Benchmarks {
             : "= oracle in all " + c.rounds.size() + " rounds (" + what + ")";
   }
 
-  /** The ratios each target of issue 17 names, for the case's row. */
+  /** The ratios each target of issues 17 and 31 names, for the case's row. */
   private static String ratios(Case c, List<Case> cases) {
     double m = c.median();
     List<String> r = new ArrayList<>();
     if ((c.pipeline.equals("streamform")
             || c.pipeline.equals("sf-reuse")
-            || c.pipeline.startsWith("sf-arrival")
-            || c.pipeline.startsWith("sf-ids")
+            || c.pipeline.equals("sf-log-order")
+            || c.pipeline.equals("sf-wm")
             || c.pipeline.equals("sf-native"))
         && !c.runner.equals("flink-p1")) {
       Double plain = medianOf(cases, "plain-beam", c.runner);

@@ -57,9 +57,6 @@ final class OracleLoop {
     Fixture.Builder items = Fixture.builder("benchmark", model.model().name());
     for (int i = 0; i < w.events; i++) {
       Map<String, Object> values = new LinkedHashMap<>();
-      if (model.recordSchema().hasField(Workload.ORDER_ID)) {
-        values.put(Workload.ORDER_ID, (long) i);
-      }
       values.put("customer_id", w.customerId[i]);
       values.put("amount", w.amount(i));
       values.put("ordered_at", Instant.ofEpochMilli(w.eventTime[i]));

@@ -22,13 +22,6 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class Workload {
   public static final int KEYS = 10_000;
-
-  /**
-   * The id column of benchmarks/project-event-id's source: an event's index in the workload, so
-   * every id is new.
-   */
-  public static final String ORDER_ID = "order_id";
-
   public static final Duration WATERMARK = Duration.ofMinutes(5);
   public static final Duration RETENTION = Duration.ofHours(1);
   static final long START_MILLIS = 1_788_076_800_000L; // 2026-08-30T00:00:00Z
@@ -95,6 +88,43 @@ public final class Workload {
   /** A fresh generation, not shared with the rest of the JVM. */
   static Workload generate(int events, int partitions, long seed) {
     return new Workload(events, partitions, seed);
+  }
+
+  private volatile byte @org.checkerframework.checker.nullness.qual.Nullable [][] json;
+
+  /**
+   * Event {@code i} as the JSON value of its Kafka record, the way a producer writes it ({@code
+   * {"customer_id":..,"amount":..,"ordered_at":".."}}): encoded once per JVM, on first use, so that
+   * the pipelines read bytes (and parse them) without the encoding counting in their time.
+   */
+  public byte[] json(int i) {
+    byte[][] values = json;
+    if (values == null) {
+      synchronized (this) {
+        values = json;
+        if (values == null) {
+          values = new byte[events][];
+          for (int e = 0; e < events; e++) {
+            values[e] =
+                ("{\"customer_id\":"
+                        + customerId[e]
+                        + ",\"amount\":"
+                        + amount(e).toPlainString()
+                        + ",\"ordered_at\":\""
+                        + java.time.Instant.ofEpochMilli(eventTime[e])
+                        + "\"}")
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+          }
+          json = values;
+        }
+      }
+    }
+    return values[i];
+  }
+
+  /** Event {@code i}'s Kafka record key: its customer id as text. */
+  public byte[] key(int i) {
+    return Long.toString(customerId[i]).getBytes(java.nio.charset.StandardCharsets.UTF_8);
   }
 
   public BigDecimal amount(int i) {

@@ -1,7 +1,5 @@
 package dev.streamform.benchmarks;
 
-import dev.streamform.transforms.envelope.SourceRecord;
-import dev.streamform.transforms.envelope.SourceRecordCoder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -11,22 +9,30 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.beam.sdk.coders.AtomicCoder;
+import org.apache.beam.sdk.coders.ByteArrayCoder;
 import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.NullableCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.io.UnboundedSource;
+import org.apache.beam.sdk.io.kafka.KafkaRecord;
+import org.apache.beam.sdk.io.kafka.KafkaRecordCoder;
+import org.apache.beam.sdk.io.kafka.KafkaTimestampType;
 import org.apache.beam.sdk.options.PipelineOptions;
-import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
-import org.apache.beam.sdk.values.Row;
+import org.apache.beam.sdk.values.KV;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
 /**
  * The Beam pipelines' source: the {@link Workload}'s partitions as an {@link UnboundedSource} with
- * one split per partition, each read in offset order (as KafkaIO reads a partition), each reporting
- * a watermark of its own — the largest event time it has read minus the workload's watermark delay
- * (5m), {@code BoundedOutOfOrderness} the way a Kafka timestamp policy does it — and the end of
- * time once its partition is read, which ends the run.
+ * one split per partition, each read in offset order (as KafkaIO reads a partition) as the records
+ * KafkaIO reads — {@code KafkaRecord<byte[], byte[]>} with topic, partition, offset, the customer
+ * id as key and the event's JSON as value (issue 31; the pipelines decode them with {@code
+ * KafkaRecordDecoding}, as {@code run} does, see ADR 0076) — each reporting a watermark of its own
+ * — the largest event time it has read minus the workload's watermark delay (5m), {@code
+ * BoundedOutOfOrderness} the way a Kafka timestamp policy does it — and the end of time once its
+ * partition is read, which ends the run.
  *
  * <p>With this watermark the runner's watermark moves during the run, so event-time timers
  * (retention, the hand-over's releases, windows' ends) fire as the data goes, not all at the end;
@@ -37,7 +43,16 @@ import org.joda.time.Instant;
  * <p>{@link #READ} counts the records read in this JVM (the benchmark resets it per run), so a
  * sampler can say how many events the state it sees came from.
  */
-final class WorkloadSource extends UnboundedSource<SourceRecord, WorkloadSource.Mark> {
+final class WorkloadSource
+    extends UnboundedSource<KafkaRecord<byte[], byte[]>, WorkloadSource.Mark> {
+  /** The topic the records name. */
+  static final String TOPIC = "orders";
+
+  /** The coder of what KafkaIO reads. */
+  static final KafkaRecordCoder<byte[], byte[]> CODER =
+      KafkaRecordCoder.of(
+          NullableCoder.of(ByteArrayCoder.of()), NullableCoder.of(ByteArrayCoder.of()));
+
   /** Records read by every reader of this JVM since the last reset. */
   static final AtomicLong READ = new AtomicLong();
 
@@ -48,20 +63,18 @@ final class WorkloadSource extends UnboundedSource<SourceRecord, WorkloadSource.
   private final int events;
   private final int partitions;
   private final long seed;
-  private final Schema schema;
 
   /** The partition this split reads, or -1 for the whole source before it is split. */
   private final int partition;
 
-  WorkloadSource(Workload w, Schema schema) {
-    this(w.events, w.partitions, w.seed, schema, -1);
+  WorkloadSource(Workload w) {
+    this(w.events, w.partitions, w.seed, -1);
   }
 
-  private WorkloadSource(int events, int partitions, long seed, Schema schema, int partition) {
+  private WorkloadSource(int events, int partitions, long seed, int partition) {
     this.events = events;
     this.partitions = partitions;
     this.seed = seed;
-    this.schema = schema;
     this.partition = partition;
   }
 
@@ -72,13 +85,14 @@ final class WorkloadSource extends UnboundedSource<SourceRecord, WorkloadSource.
     }
     List<WorkloadSource> splits = new ArrayList<>();
     for (int p = 0; p < partitions; p++) {
-      splits.add(new WorkloadSource(events, partitions, seed, schema, p));
+      splits.add(new WorkloadSource(events, partitions, seed, p));
     }
     return splits;
   }
 
   @Override
-  public UnboundedReader<SourceRecord> createReader(PipelineOptions options, @Nullable Mark mark) {
+  public UnboundedReader<KafkaRecord<byte[], byte[]>> createReader(
+      PipelineOptions options, @Nullable Mark mark) {
     if (partition < 0) {
       throw new IllegalStateException(
           "WorkloadSource must be split into partitions before it is read");
@@ -93,8 +107,8 @@ final class WorkloadSource extends UnboundedSource<SourceRecord, WorkloadSource.
   }
 
   @Override
-  public Coder<SourceRecord> getOutputCoder() {
-    return SourceRecordCoder.of(schema);
+  public Coder<KafkaRecord<byte[], byte[]>> getOutputCoder() {
+    return CODER;
   }
 
   /** Where a reader stands: the next index into its partition and the largest event time read. */
@@ -127,18 +141,13 @@ final class WorkloadSource extends UnboundedSource<SourceRecord, WorkloadSource.
     }
   }
 
-  private static final class Reader extends UnboundedReader<SourceRecord> {
+  private static final class Reader extends UnboundedReader<KafkaRecord<byte[], byte[]>> {
     private final WorkloadSource source;
     private final Workload w;
     private final int[] indexes;
-    private final Instant ingest = Instant.now();
-    private final int customer;
-    private final int amount;
-    private final int orderedAt;
-    private final int orderId;
     private long next;
     private long maxEventTime;
-    private @Nullable SourceRecord current;
+    private @Nullable KafkaRecord<byte[], byte[]> current;
     private long currentTime;
 
     Reader(WorkloadSource source, Mark mark) {
@@ -147,11 +156,6 @@ final class WorkloadSource extends UnboundedSource<SourceRecord, WorkloadSource.
       this.indexes = w.byPartition[source.partition];
       this.next = mark.next;
       this.maxEventTime = mark.maxEventTime;
-      this.customer = source.schema.indexOf("customer_id");
-      this.amount = source.schema.indexOf("amount");
-      this.orderedAt = source.schema.indexOf("ordered_at");
-      this.orderId =
-          source.schema.hasField(Workload.ORDER_ID) ? source.schema.indexOf(Workload.ORDER_ID) : -1;
     }
 
     @Override
@@ -166,20 +170,8 @@ final class WorkloadSource extends UnboundedSource<SourceRecord, WorkloadSource.
         return false;
       }
       int i = indexes[(int) next++];
-      Object[] values = new Object[source.schema.getFieldCount()];
-      if (orderId >= 0) {
-        values[orderId] = (long) i;
-      }
-      values[customer] = w.customerId[i];
-      values[amount] = w.amount(i);
-      values[orderedAt] = new Instant(w.eventTime[i]);
-      current =
-          SourceRecord.of(
-              source.partition,
-              w.offset[i],
-              ingest,
-              Row.withSchema(source.schema).addValues(values).build());
       currentTime = w.eventTime[i];
+      current = record(w, i, System.currentTimeMillis());
       maxEventTime = Math.max(maxEventTime, currentTime);
       READ.incrementAndGet();
       if (source.partition < READ_BY_PARTITION.length()) {
@@ -189,7 +181,7 @@ final class WorkloadSource extends UnboundedSource<SourceRecord, WorkloadSource.
     }
 
     @Override
-    public SourceRecord getCurrent() {
+    public KafkaRecord<byte[], byte[]> getCurrent() {
       if (current == null) {
         throw new NoSuchElementException();
       }
@@ -232,5 +224,17 @@ final class WorkloadSource extends UnboundedSource<SourceRecord, WorkloadSource.
 
     @Override
     public void close() {}
+  }
+
+  /** Event {@code i} of {@code w} as KafkaIO reads it: appended at {@code appendMillis}. */
+  static KafkaRecord<byte[], byte[]> record(Workload w, int i, long appendMillis) {
+    return new KafkaRecord<>(
+        TOPIC,
+        w.partition[i],
+        w.offset[i],
+        appendMillis,
+        KafkaTimestampType.CREATE_TIME,
+        new RecordHeaders(),
+        KV.of(w.key(i), w.json(i)));
   }
 }

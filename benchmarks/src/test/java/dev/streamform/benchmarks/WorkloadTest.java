@@ -74,7 +74,7 @@ class WorkloadTest {
             BeamPipelines.streamform(
                 BeamPipelines.direct(),
                 w,
-                model.recordSchema(),
+                model,
                 dev.streamform.transforms.changelog.Aggregation.max("amount").as("total_spend")));
     for (String c : java.util.List.of("late_events_dropped", "outputs", "inserts")) {
       assertThat(c, planted.get(c), equalTo(expected.get(c)));

@@ -5,87 +5,177 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchEvent;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
  * {@code streamform test --watch}: waits for a change below the given paths and runs the fixtures
- * again, until interrupted. A burst of changes (an editor writes a temporary file, then renames it)
- * is one run: after the first change the watch waits until the folders are quiet for {@link
- * #QUIET_MS}. Folders made after the start are watched too.
+ * again, until stopped. A burst of changes (an editor writes a temporary file, then renames it) is
+ * one run: after the first change the watch waits until the folders are quiet for {@link
+ * #QUIET_MS}. Every folder below the paths is watched, folders made after the start too. A run that
+ * fails or throws does not end the watch: its message is printed and the next change runs again.
  */
 final class FileWatch {
   /** How long the folders must be quiet after a change before the run starts. */
   static final long QUIET_MS = 300;
 
-  /** A run of the fixtures; its exit status. */
+  /** How often a waiting watch looks at its stop signal. */
+  private static final long STOP_POLL_MS = 100;
+
+  /** A run of the fixtures after a change to {@code changed}; its exit status. */
   interface Run {
-    int run() throws IOException;
+    int run(List<Path> changed) throws IOException;
   }
 
-  private FileWatch() {}
+  private final List<Path> roots;
+  private final Set<Path> ignored;
+  private final PrintWriter err;
+  private final CountDownLatch stop;
+  private final Set<Path> folders = new LinkedHashSet<>();
 
   /**
-   * Runs {@code run} after every change below {@code paths} (a file's folder for a file), until the
-   * thread is interrupted; returns the last run's status if the watch cannot go on.
+   * A watch of {@code paths} (a file's folder for a file) that ends when {@code stop} is counted
+   * down (or the thread is interrupted); a change to one of {@code ignored} — what the run writes
+   * itself, its report — does not start a run, or every run would start the next.
    */
-  static int untilInterrupted(List<Path> paths, PrintWriter err, Run run)
-      throws IOException, InterruptedException {
+  FileWatch(List<Path> paths, Set<Path> ignored, PrintWriter err, CountDownLatch stop) {
+    this.roots =
+        paths.stream()
+            .map(Path::toAbsolutePath)
+            .map(p -> Files.isDirectory(p) ? p : p.getParent())
+            .distinct()
+            .collect(Collectors.toList());
+    this.ignored =
+        ignored.stream()
+            .map(p -> p.toAbsolutePath().normalize())
+            .collect(Collectors.toCollection(LinkedHashSet::new));
+    this.err = err;
+    this.stop = stop;
+  }
+
+  /**
+   * Runs {@code run} after every change below the paths until stopped; returns {@code status}, the
+   * status of the run before the watch (what the command exits with).
+   */
+  int watch(int status, Run run) throws IOException, InterruptedException {
     try (WatchService watcher = FileSystems.getDefault().newWatchService()) {
-      Set<Path> folders = new LinkedHashSet<>();
-      for (Path p : paths) {
-        Path root = Files.isDirectory(p) ? p : p.toAbsolutePath().getParent();
-        try (Stream<Path> walk = Files.walk(root)) {
-          walk.filter(Files::isDirectory).forEach(folders::add);
-        }
-      }
-      for (Path folder : folders) {
-        register(watcher, folder);
-      }
-      int status = 0;
       while (true) {
+        registerAll(watcher);
         err.println(
             "streamform test: watching "
                 + folders.size()
                 + (folders.size() == 1 ? " folder" : " folders")
                 + " for changes (Ctrl-C to stop)");
         err.flush();
-        WatchKey key = watcher.take();
-        do {
-          for (var event : key.pollEvents()) {
-            Object context = event.context();
-            if (context instanceof Path name) {
-              Path changed = ((Path) key.watchable()).resolve(name);
-              if (Files.isDirectory(changed) && folders.add(changed)) {
-                register(watcher, changed);
-              }
-            }
-          }
-          key.reset();
-          key = watcher.poll(QUIET_MS, TimeUnit.MILLISECONDS);
-        } while (key != null);
+        List<Path> changed = nextChanges(watcher);
+        if (changed == null) {
+          return status;
+        }
         try {
-          status = run.run();
-        } catch (UncheckedIOException e) {
-          err.println("streamform test: " + e.getCause().getMessage());
-          status = 1;
+          run.run(changed);
+        } catch (IOException | RuntimeException e) {
+          // a file removed or unreadable mid-run: said in one line, and the watch goes on
+          err.println("streamform test: " + message(e));
         }
       }
     }
   }
 
-  private static void register(WatchService watcher, Path folder) throws IOException {
-    folder.register(
-        watcher,
-        StandardWatchEventKinds.ENTRY_CREATE,
-        StandardWatchEventKinds.ENTRY_MODIFY,
-        StandardWatchEventKinds.ENTRY_DELETE);
+  /**
+   * Waits for a change and for the quiet after it: the changed files, in order, without the ignored
+   * ones; null when stopped first. Changes only to ignored files are waited through.
+   */
+  private List<Path> nextChanges(WatchService watcher) throws InterruptedException {
+    Set<Path> changed = new LinkedHashSet<>();
+    while (changed.isEmpty()) {
+      WatchKey key = null;
+      while (key == null) {
+        if (stop.getCount() == 0) {
+          return null;
+        }
+        key = watcher.poll(STOP_POLL_MS, TimeUnit.MILLISECONDS);
+      }
+      do {
+        Path folder = (Path) key.watchable();
+        for (WatchEvent<?> event : key.pollEvents()) {
+          if (event.context() instanceof Path name) {
+            Path path = folder.resolve(name).normalize();
+            if (!ignored.contains(path) && !isScratch(name)) {
+              changed.add(path);
+            }
+          } else if (event.kind() == StandardWatchEventKinds.OVERFLOW) {
+            changed.add(folder); // events were lost: run anyway
+          }
+        }
+        if (!key.reset()) {
+          folders.remove(folder); // the folder is gone; registerAll finds it if it comes back
+        }
+        key = watcher.poll(QUIET_MS, TimeUnit.MILLISECONDS);
+      } while (key != null);
+      registerAll(watcher); // folders made during the burst, before their files are run
+    }
+    return new ArrayList<>(changed);
+  }
+
+  /**
+   * An editor's swap or backup file (vim's {@code .x.yml.swp}, emacs's {@code x.yml~}, any hidden
+   * file): written while a file is being edited, not when it is saved.
+   */
+  private static boolean isScratch(Path name) {
+    String n = name.toString();
+    return n.startsWith(".") || n.endsWith("~") || n.startsWith("#");
+  }
+
+  /**
+   * Registers every folder below the roots not registered yet (registering again is harmless, but
+   * walking is cheap and catches folders whose creation event came before their parent was
+   * watched).
+   */
+  private void registerAll(WatchService watcher) {
+    for (Path root : roots) {
+      if (!Files.isDirectory(root)) {
+        continue; // removed: watched again when it is back and a change elsewhere walks again
+      }
+      List<Path> found;
+      try (Stream<Path> walk = Files.walk(root)) {
+        found = walk.filter(Files::isDirectory).collect(Collectors.toList());
+      } catch (IOException | UncheckedIOException e) {
+        continue; // a folder removed while walking: the next change walks again
+      }
+      for (Path folder : found) {
+        if (folders.add(folder)) {
+          try {
+            folder.register(
+                watcher,
+                StandardWatchEventKinds.ENTRY_CREATE,
+                StandardWatchEventKinds.ENTRY_MODIFY,
+                StandardWatchEventKinds.ENTRY_DELETE);
+          } catch (IOException e) {
+            // said once (the folder stays in the set): its changes do not start runs
+            err.println("streamform test: cannot watch " + folder + ": " + message(e));
+          }
+        }
+      }
+    }
+  }
+
+  private static String message(Exception e) {
+    Throwable cause = e instanceof UncheckedIOException ? e.getCause() : e;
+    if (cause instanceof NoSuchFileException) {
+      return cause.getMessage() + ": no such file or folder";
+    }
+    return cause.getMessage() == null ? cause.toString() : cause.getMessage();
   }
 }

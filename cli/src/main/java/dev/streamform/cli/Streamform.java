@@ -64,8 +64,16 @@ public final class Streamform implements Callable<Integer> {
 
   /** Runs the command line with the given streams and returns its exit status. */
   public static int run(PrintWriter out, PrintWriter err, String... args) {
+    return run(CommandLine.defaultFactory(), out, err, args);
+  }
+
+  /**
+   * As {@link #run(PrintWriter, PrintWriter, String...)}, with the commands made by {@code factory}
+   * (a test hands in a command it can stop, e.g. {@code test --watch}).
+   */
+  static int run(CommandLine.IFactory factory, PrintWriter out, PrintWriter err, String... args) {
     CommandLine commandLine =
-        new CommandLine(new Streamform())
+        new CommandLine(new Streamform(), factory)
             .setOut(out)
             .setErr(err)
             .setUsageHelpWidth(USAGE_WIDTH)

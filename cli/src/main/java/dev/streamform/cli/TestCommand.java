@@ -12,8 +12,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Help;
 import picocli.CommandLine.Mixin;
@@ -125,11 +130,24 @@ final class TestCommand implements Callable<Integer> {
   @Option(
       names = "--watch",
       description =
-          "after the run, keep watching the paths' folders and run again whenever a file in them"
-              + " changes, in the same warm JVM (Ctrl-C to stop)")
+          "after the run, keep watching the paths' folders and their subfolders and run again"
+              + " whenever a file in them changes, in the same warm JVM, each run followed by its"
+              + " time; a broken file is reported at its line and the watch goes on (Ctrl-C to"
+              + " stop; the exit status is the first run's)")
   boolean watch;
 
   @Mixin RunnerOptions runnerOptions;
+
+  /** Ends a --watch when counted down; never in a terminal (Ctrl-C ends the JVM), by tests. */
+  final CountDownLatch watchStop;
+
+  TestCommand() {
+    this(new CountDownLatch(1));
+  }
+
+  TestCommand(CountDownLatch watchStop) {
+    this.watchStop = watchStop;
+  }
 
   @Spec CommandSpec spec;
 
@@ -183,22 +201,95 @@ final class TestCommand implements Callable<Integer> {
       }
     }
     FixtureRunner runner = FixtureRunner.on(choice);
-    int status = runOnce(runner, ansi, out, err);
     if (!watch) {
-      return status;
+      return runOnce(runner, ansi, out, err);
     }
+    long start = System.nanoTime();
+    long cpu = cpuNanos();
+    int status = watchedRun(runner, ansi, out, err);
+    timed(1, start, cpu, out, err);
+    Set<Path> written = new LinkedHashSet<>();
+    if (report != null) {
+      written.add(report);
+    }
+    if (junitXml != null) {
+      written.add(junitXml);
+    }
+    int[] runs = {1};
     try {
-      return FileWatch.untilInterrupted(
-          paths,
-          err,
-          () -> {
-            out.println();
-            return runOnce(runner, ansi, out, err);
-          });
+      return new FileWatch(paths, written, err, watchStop)
+          .watch(
+              status,
+              changed -> {
+                runs[0]++;
+                err.println(
+                    "streamform test: run " + runs[0] + " after a change to " + list(changed));
+                err.flush();
+                out.println();
+                long at = System.nanoTime();
+                long cpuAt = cpuNanos();
+                int again = watchedRun(runner, ansi, out, err);
+                timed(runs[0], at, cpuAt, out, err);
+                return again;
+              });
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return status;
     }
+  }
+
+  /**
+   * A run under --watch: as {@link #runOnce}, but a run that throws (a folder removed while it ran)
+   * is said in one line and is a failed run, so that the watch goes on.
+   */
+  private int watchedRun(FixtureRunner runner, Help.Ansi ansi, PrintWriter out, PrintWriter err) {
+    try {
+      return runOnce(runner, ansi, out, err);
+    } catch (IOException | RuntimeException e) {
+      err.println("streamform test: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+      return 1;
+    }
+  }
+
+  /**
+   * The line after each run under --watch: its number, its wall-clock time in this warm JVM and the
+   * JVM's CPU time over it (every thread, JIT and GC too: on a busy machine the wall clock grows
+   * with others' load, the CPU time much less); on stderr with --format json, which keeps stdout
+   * JSON.
+   */
+  private void timed(int run, long start, long cpuStart, PrintWriter out, PrintWriter err) {
+    PrintWriter to = format.equals("json") ? err : out;
+    to.printf(
+        Locale.ROOT,
+        "run %d in %.2f s (%.2f s CPU)%n",
+        run,
+        (System.nanoTime() - start) / 1e9,
+        (cpuNanos() - cpuStart) / 1e9);
+    to.flush();
+  }
+
+  /** This JVM's CPU time so far, 0 where the platform does not say. */
+  private static long cpuNanos() {
+    return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+            instanceof com.sun.management.OperatingSystemMXBean os
+        ? os.getProcessCpuTime()
+        : 0;
+  }
+
+  /** The first three of {@code changed}, relative to the working folder when below it. */
+  private static String list(List<Path> changed) {
+    return changed.stream()
+            .limit(3)
+            .map(p -> relative(p).toString())
+            .collect(Collectors.joining(", "))
+        + (changed.size() > 3 ? " and " + (changed.size() - 3) + " more" : "");
+  }
+
+  /** {@code file} relative to the working folder when below it, else as it is. */
+  private static Path relative(Path file) {
+    Path here = Path.of("").toAbsolutePath();
+    Path absolute = file.toAbsolutePath();
+    return absolute.startsWith(here) ? here.relativize(absolute) : absolute;
   }
 
   /** One run of every selected fixture: the summary, the reports; 0 when every fixture passed. */

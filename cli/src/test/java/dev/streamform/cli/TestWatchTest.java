@@ -4,23 +4,112 @@ import static org.awaitility.Awaitility.await;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.matchesPattern;
+import static org.hamcrest.Matchers.not;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
-/** Issue 31: {@code streamform test --watch} runs the fixtures again when a file changes. */
+/**
+ * Issue 31: {@code streamform test --watch} runs the fixtures again in the same JVM when a file
+ * below the project changes, says each run's time, survives a broken file, and stops when told.
+ */
 class TestWatchTest {
   private static final Path LATE_EVENT = Path.of("../test-streams/fixtures/time/late-event");
+  private static final String WATCHING = "for changes (Ctrl-C to stop)";
 
   @Test
-  void aChangedFixtureRunsAgainInTheSameJvmUntilInterrupted(@TempDir Path dir) throws Exception {
+  void aChangedFixtureInASubfolderRunsAgainInTheSameJvmUntilStopped(@TempDir Path dir)
+      throws Exception {
+    Path project = copy(dir);
+    Watch watch = Watch.start(project.toString());
+    try {
+      watch.awaitWatching(1);
+      assertThat(watch.out(), containsString("1 fixture on direct: 1 passed, 0 failed"));
+      assertThat(
+          watch.out(),
+          matchesPattern("(?s).*\\nrun 1 in \\d+\\.\\d\\d s \\(\\d+\\.\\d\\d s CPU\\)\\n.*"));
+
+      // fixtures/ is a subfolder of the watched project folder
+      Path fixture = project.resolve("fixtures/late_event.yml");
+      Files.writeString(
+          fixture,
+          Files.readString(fixture).replace("total_spend: 31 }", "total_spend: 32 }")); // now wrong
+      watch.awaitOut("run 2 in ");
+      String second = watch.out().substring(watch.out().indexOf("run 1 in"));
+      assertThat(second, containsString("1 fixture on direct: 0 passed, 1 failed"));
+      assertThat(
+          second,
+          matchesPattern("(?s).*\\nrun 2 in \\d+\\.\\d\\d s \\(\\d+\\.\\d\\d s CPU\\)\\n.*"));
+      assertThat(
+          watch.err(),
+          matchesPattern("(?s).*run 2 after a change to \\S*fixtures/late_event.yml\\n.*"));
+    } finally {
+      watch.stop();
+    }
+    assertThat("the watch ended when stopped", watch.thread.isAlive(), is(false));
+    assertThat(watch.status.get(), is(0)); // the first run's status: it passed
+  }
+
+  @Test
+  void aBrokenFixtureIsReportedAtItsLineAndTheWatchGoesOn(@TempDir Path dir) throws Exception {
+    Path project = copy(dir);
+    Path fixture = project.resolve("fixtures/late_event.yml");
+    String good = Files.readString(fixture);
+    Watch watch = Watch.start(project.toString());
+    try {
+      watch.awaitWatching(1);
+      Files.writeString(fixture, good.replace("10:10:00Z\" }", "10:10:00Z\"")); // unclosed {
+      watch.awaitOut("run 2 in ");
+      watch.awaitWatching(2);
+      assertThat(watch.out(), containsString("fixtures/late_event.yml:8: malformed YAML"));
+
+      Files.writeString(fixture, good);
+      watch.awaitOut("run 3 in ");
+      String third = watch.out().substring(watch.out().indexOf("run 2 in"));
+      assertThat(third, containsString("1 fixture on direct: 1 passed, 0 failed"));
+      assertThat(watch.err(), not(containsString("Exception")));
+    } finally {
+      watch.stop();
+    }
+    assertThat(watch.thread.isAlive(), is(false));
+  }
+
+  @Test
+  void theReportARunWritesBelowTheProjectDoesNotStartTheNextRun(@TempDir Path dir)
+      throws Exception {
+    Path project = copy(dir);
+    Path report = project.resolve("report.html");
+    Watch watch = Watch.start("--report", report.toString(), project.toString());
+    try {
+      watch.awaitWatching(1);
+      Path fixture = project.resolve("fixtures/late_event.yml");
+      Files.writeString(fixture, Files.readString(fixture) + "\n# touched\n");
+      watch.awaitOut("run 2 in ");
+      // run 2 rewrote report.html in the watched folder: that alone must not start run 3
+      await("no third run")
+          .during(Duration.ofSeconds(3))
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> !watch.err().contains("run 3 after a change"));
+    } finally {
+      watch.stop();
+    }
+    assertThat(Files.exists(report), is(true));
+  }
+
+  /** A copy of the late-event seed project in {@code dir}. */
+  private static Path copy(Path dir) throws Exception {
     Path project = dir.resolve("late-event");
     try (Stream<Path> files = Files.walk(LATE_EVENT)) {
       for (Path f : (Iterable<Path>) files::iterator) {
@@ -32,40 +121,87 @@ class TestWatchTest {
         }
       }
     }
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    AtomicInteger status = new AtomicInteger(-1);
-    Thread watching =
-        new Thread(
-            () ->
-                status.set(
-                    Streamform.run(
-                        new PrintWriter(out, true),
-                        new PrintWriter(err, true),
-                        "test",
-                        "--watch",
-                        "--color",
-                        "never",
-                        project.toString())));
-    watching.start();
-    try {
-      await("the first run and the watch")
-          .atMost(Duration.ofMinutes(2))
-          .until(() -> err.toString().contains("for changes (Ctrl-C to stop)"));
-      assertThat(out.toString(), containsString("1 fixture on direct: 1 passed, 0 failed"));
+    return project;
+  }
 
-      Path fixture = project.resolve("fixtures/late_event.yml");
-      Files.writeString(
-          fixture,
-          Files.readString(fixture).replace("total_spend: 31 }", "total_spend: 32 }")); // now wrong
-      await("a second run after the change")
-          .atMost(Duration.ofMinutes(1))
-          .until(() -> out.toString().contains("1 fixture on direct: 0 passed, 1 failed"));
-    } finally {
-      watching.interrupt();
-      watching.join(Duration.ofSeconds(30).toMillis());
+  /** {@code streamform test --watch ARGS} in a thread of its own, with a stop of its own. */
+  private record Watch(
+      Thread thread,
+      CountDownLatch stopSignal,
+      StringWriter outText,
+      StringWriter errText,
+      AtomicInteger status) {
+
+    static Watch start(String... args) {
+      CountDownLatch stop = new CountDownLatch(1);
+      StringWriter out = new StringWriter();
+      StringWriter err = new StringWriter();
+      AtomicInteger status = new AtomicInteger(-1);
+      CommandLine.IFactory factory =
+          new CommandLine.IFactory() {
+            @Override
+            public <K> K create(Class<K> type) throws Exception {
+              return type == TestCommand.class
+                  ? type.cast(new TestCommand(stop))
+                  : CommandLine.defaultFactory().create(type);
+            }
+          };
+      List<String> all = new ArrayList<>(List.of("test", "--watch", "--color", "never"));
+      all.addAll(List.of(args));
+      Thread thread =
+          new Thread(
+              () ->
+                  status.set(
+                      Streamform.run(
+                          factory,
+                          new PrintWriter(out, true),
+                          new PrintWriter(err, true),
+                          all.toArray(String[]::new))));
+      thread.start();
+      return new Watch(thread, stop, out, err, status);
     }
-    assertThat("the watch stopped when interrupted", watching.isAlive(), is(false));
-    assertThat(status.get(), is(0)); // the first run's status: it passed
+
+    String out() {
+      return outText.toString();
+    }
+
+    String err() {
+      return errText.toString();
+    }
+
+    /** Waits until the watch has said it is watching {@code times} times. */
+    void awaitWatching(int times) {
+      awaitOr("the watch, waiting for change " + times, () -> watching() >= times);
+    }
+
+    void awaitOut(String text) {
+      awaitOr("'" + text + "' on stdout", () -> out().contains(text));
+    }
+
+    private int watching() {
+      return err().split(java.util.regex.Pattern.quote(WATCHING), -1).length - 1;
+    }
+
+    /** Waits for {@code condition}; a watch that ended first fails at once, showing its output. */
+    private void awaitOr(String what, java.util.function.BooleanSupplier condition) {
+      await(what)
+          .atMost(Duration.ofMinutes(2))
+          .until(() -> condition.getAsBoolean() || !thread.isAlive());
+      assertThat(
+          what
+              + "; the watch ended with status "
+              + status
+              + "\nstdout:\n"
+              + out()
+              + "\nstderr:\n"
+              + err(),
+          condition.getAsBoolean(),
+          is(true));
+    }
+
+    void stop() throws InterruptedException {
+      stopSignal.countDown();
+      thread.join(Duration.ofSeconds(30).toMillis());
+    }
   }
 }

@@ -483,8 +483,11 @@ final class LocalServices {
     }
   }
 
-  /** One record of a topic: its partition, offset, and JSON key and value. */
-  record TopicRecord(int partition, long offset, JsonNode key, JsonNode value) {}
+  /**
+   * One record of a topic: its partition, offset, JSON key and value, and its Kafka timestamp (the
+   * writer's send time, or the broker's append time on a topic with {@code LogAppendTime}).
+   */
+  record TopicRecord(int partition, long offset, JsonNode key, JsonNode value, long timestamp) {}
 
   /**
    * Reads {@code topic} from the start (committed records only, as {@code streamform consume} does)
@@ -593,7 +596,8 @@ final class LocalServices {
               r.partition(),
               r.offset(),
               r.key() == null ? null : JSON.readTree(new String(r.key(), StandardCharsets.UTF_8)),
-              JSON.readTree(new String(r.value(), StandardCharsets.UTF_8))));
+              JSON.readTree(new String(r.value(), StandardCharsets.UTF_8)),
+              r.timestamp()));
     }
   }
 }

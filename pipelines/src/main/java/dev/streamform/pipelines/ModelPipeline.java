@@ -4,6 +4,7 @@ import dev.streamform.planner.DeclaredModel;
 import dev.streamform.planner.DeclaredPipeline;
 import dev.streamform.planner.ModelOutputs;
 import dev.streamform.planner.sinks.ModelSinks;
+import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.decisions.Decision;
 import dev.streamform.transforms.decisions.UnscoredLateEvent;
@@ -69,6 +70,16 @@ public final class ModelPipeline {
     /** See {@link ModelOutputs#records()}. */
     public PCollection<KV<String, String>> records() {
       return model.records();
+    }
+
+    /** See {@link ModelOutputs#changelog()}. */
+    public @Nullable PCollection<ChangelogRecord> changelog() {
+      return model.changelog();
+    }
+
+    /** See {@link ModelOutputs#revisions()}. */
+    public @Nullable PCollection<WindowRevision> revisions() {
+      return model.revisions();
     }
 
     /** See {@link ModelOutputs#late()}. */

@@ -12,6 +12,7 @@ import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.util.List;
 import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.values.KV;
@@ -187,14 +188,33 @@ public final class KafkaModelPipeline {
   /**
    * The model's outputs on what its source read, before any topic is written: the clock is the
    * model's log clock with {@code partitions} declared (none when empty), and the changelog is
-   * applied on arrival on the Flink runner. Apart from {@link #build} so that a test can run it on
-   * a source of its own ({@code KafkaModelPipelineClockTest}).
+   * applied on arrival where {@link #appliesOnArrival} says so. Apart from {@link #build} so that a
+   * test can run it on a source of its own ({@code KafkaModelPipelineClockTest}).
    */
   static ModelPipeline.Outputs outputs(
       DeclaredModel model,
       SourceResult records,
       @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
       List<Integer> partitions) {
+    return outputs(
+        model,
+        records,
+        revisionSink,
+        partitions,
+        appliesOnArrival(records.getPipeline().getOptions()));
+  }
+
+  /**
+   * As above with the changelog applied on arrival or in log order as {@code appliedOnArrival}
+   * says: what {@code run} builds between source and sinks, for the benchmarks, which measure both
+   * paths side by side (issue 31).
+   */
+  public static ModelPipeline.Outputs outputs(
+      DeclaredModel model,
+      SourceResult records,
+      @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
+      List<Integer> partitions,
+      boolean appliedOnArrival) {
     ModelSinks named = ModelSinks.of(model);
     PCollection<KV<String, String>> undecodable =
         records
@@ -202,12 +222,17 @@ public final class KafkaModelPipeline {
             .apply("Undecodable", MapElements.into(kvs()).via(KafkaSinks::undecodableRecord));
     SourceClock clock =
         partitions.isEmpty() ? model.logClock() : model.logClock().withPartitions(partitions);
-    // The Flink runner keeps each key's order from the clock to the changelog (one channel per
-    // sender, first in first out), so a streaming job there applies events as they arrive instead
-    // of waiting for the watermark; other runners (the DirectRunner) apply them in log order.
-    boolean fifo =
-        records.getPipeline().getOptions().getRunner().getSimpleName().startsWith("Flink");
-    return ModelPipeline.build(model, records.records(), undecodable, clock, fifo, revisionSink);
+    return ModelPipeline.build(
+        model, records.records(), undecodable, clock, appliedOnArrival, revisionSink);
+  }
+
+  /**
+   * Whether {@code run} applies an upsert model's changelog on arrival with these options: on the
+   * Flink runner, which keeps each key's order from the clock to the changelog (one channel per
+   * sender, first in first out); other runners (the DirectRunner) apply events in log order.
+   */
+  public static boolean appliesOnArrival(PipelineOptions options) {
+    return options.getRunner().getSimpleName().startsWith("Flink");
   }
 
   private static TypeDescriptor<KV<String, String>> kvs() {

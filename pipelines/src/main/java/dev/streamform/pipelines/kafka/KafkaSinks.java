@@ -36,7 +36,7 @@ public final class KafkaSinks {
 
   /** A record {@link KafkaSource} could not decode, as its Kafka key and value. */
   public static KV<String, String> undecodableRecord(BadRecord bad) {
-    KafkaRecord<byte[], byte[]> read = ModelSinks.decode(bad, KafkaSource.RAW);
+    KafkaRecord<byte[], byte[]> read = ModelSinks.decode(bad, KafkaRecordDecoding.RAW);
     return ModelSinks.quarantined(
         read.getPartition(),
         read.getOffset(),

@@ -4,50 +4,33 @@ import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Pr
 
 import com.google.auto.value.AutoValue;
 import dev.streamform.pipelines.SourceResult;
-import dev.streamform.planner.Schemas;
-import dev.streamform.planner.sinks.JsonRecords;
-import dev.streamform.planner.sinks.Quarantine;
 import dev.streamform.policies.schema.ColumnType;
-import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.Times;
 import dev.streamform.transforms.envelope.SourceRecord;
-import dev.streamform.transforms.envelope.SourceRecordCoder;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import org.apache.beam.sdk.coders.ByteArrayCoder;
-import org.apache.beam.sdk.coders.NullableCoder;
 import org.apache.beam.sdk.io.kafka.KafkaIO;
 import org.apache.beam.sdk.io.kafka.KafkaRecord;
-import org.apache.beam.sdk.io.kafka.KafkaRecordCoder;
-import org.apache.beam.sdk.metrics.Counter;
-import org.apache.beam.sdk.schemas.Schema;
-import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
-import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
-import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.PCollectionTuple;
-import org.apache.beam.sdk.values.TupleTag;
-import org.apache.beam.sdk.values.TupleTagList;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
-import org.joda.time.Instant;
 
 /**
  * A {@code connector: kafka} source: reads a topic with KafkaIO and decodes each record's JSON by
- * the declared schema ({@link JsonRecords}) into a {@link SourceRecord} at its (partition, offset).
+ * the declared schema ({@link KafkaRecordDecoding}) into a {@link SourceRecord} at its (partition,
+ * offset).
  *
  * <p>Guarantees: every record read ends up either in {@link SourceResult#records()} (a record or,
  * for {@code {"__watermark": ...}}, a punctuation of its partition) or in {@link
  * SourceResult#quarantined()} as a Beam {@link BadRecord} with the reason and the raw value bytes;
- * a bad record never stops the job. A quarantined record still leaves a punctuation at {@link
- * BoundedWindow#TIMESTAMP_MIN_VALUE} (no watermark information) at its position, so the clock holds
- * its partition's watermark from the partition's very first record on. KafkaIO reads each partition
- * in offset order, and the runner's watermark follows {@link ClockGatedTimestampPolicy}.
+ * a bad record never stops the job. A quarantined record still leaves a punctuation at the minimum
+ * timestamp (no watermark information) at its position, so the clock holds its partition's
+ * watermark from the partition's very first record on. KafkaIO reads each partition in offset
+ * order, and the runner's watermark follows {@link ClockGatedTimestampPolicy}.
  *
  * <pre>{@code
  * SourceResult read = p.apply(KafkaSource.of("127.0.0.1:9092", "orders", schema, key)
@@ -124,7 +107,6 @@ public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
 
   @Override
   public SourceResult expand(PBegin input) {
-    Schema schema = Schemas.of(schema());
     Map<String, Object> consumer = new java.util.LinkedHashMap<>();
     consumer.put("auto.offset.reset", "earliest");
     // only settings that may be shown: KafkaIO lists its consumer configuration in display data
@@ -138,22 +120,7 @@ public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
                 .withConsumerConfigUpdates(consumer)
                 .withConsumerFactoryFn(connection().consumerFactory())
                 .withTimestampPolicyFactory(ClockGatedTimestampPolicy.factory(idleAfter())));
-    // plain tags: an anonymous one would capture this transform (and its schema) into the DoFn
-    TupleTag<SourceRecord> records = new TupleTag<>("records");
-    TupleTag<BadRecord> quarantined = new TupleTag<>("quarantined");
-    PCollectionTuple out =
-        raw.apply(
-            "Decode JSON",
-            ParDo.of(
-                    new DecodeFn(
-                        JsonRecords.of(schema(), keyColumns()), schema, records, quarantined))
-                .withOutputTags(records, TupleTagList.of(quarantined)));
-    return new SourceResult(
-        input.getPipeline(),
-        records,
-        out.get(records).setCoder(SourceRecordCoder.of(schema)),
-        quarantined,
-        out.get(quarantined).setCoder(BadRecord.getCoder(input.getPipeline())));
+    return raw.apply("Decode JSON", KafkaRecordDecoding.of(schema(), keyColumns()));
   }
 
   @Override
@@ -166,85 +133,6 @@ public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
         .add(DisplayData.item("key", String.join(",", keyColumns())));
     if (idleAfter() != null) {
       builder.add(DisplayData.item("idleAfter", Times.format(idleAfter())).withLabel("Idle after"));
-    }
-  }
-
-  /** The coder of the records KafkaIO reads; a quarantined record is encoded with it. */
-  static final KafkaRecordCoder<byte[], byte[]> RAW =
-      KafkaRecordCoder.of(
-          NullableCoder.of(ByteArrayCoder.of()), NullableCoder.of(ByteArrayCoder.of()));
-
-  private static final class DecodeFn extends DoFn<KafkaRecord<byte[], byte[]>, SourceRecord> {
-    private final JsonRecords json;
-    private final Schema schema;
-    private final TupleTag<SourceRecord> records;
-    private final TupleTag<BadRecord> quarantined;
-    private final Counter quarantinedCount =
-        StreamformMetrics.counter(StreamformMetrics.QUARANTINED);
-
-    DecodeFn(
-        JsonRecords json,
-        Schema schema,
-        TupleTag<SourceRecord> records,
-        TupleTag<BadRecord> quarantined) {
-      this.json = json;
-      this.schema = schema;
-      this.records = records;
-      this.quarantined = quarantined;
-    }
-
-    @ProcessElement
-    public void process(
-        @Element KafkaRecord<byte[], byte[]> record,
-        @Timestamp Instant readAt,
-        MultiOutputReceiver out)
-        throws Exception {
-      int partition = record.getPartition();
-      long offset = record.getOffset();
-      byte[] value = record.getKV().getValue();
-      SourceRecord read;
-      String reason;
-      try {
-        JsonRecords.Decoded decoded = json.decode(value);
-        read =
-            decoded.watermark() != null
-                ? SourceRecord.punctuation(
-                    partition, offset, readAt, new Instant(decoded.watermark().toEpochMilli()))
-                : SourceRecord.of(partition, offset, readAt, Schemas.row(schema, decoded.values()));
-        reason = null;
-      } catch (JsonRecords.NotARecord notARecord) {
-        read = null;
-        reason = notARecord.getMessage();
-      } catch (RuntimeException e) {
-        // whatever else one record's bytes provoke is that record's fault: it must not stop the
-        // job (which would fail on the same offset after every restart)
-        read = null;
-        reason = "cannot be decoded: " + e;
-      }
-      // outside the try: a failure downstream (fused into this call) is not this record's
-      if (read != null) {
-        out.get(records).output(read);
-        return;
-      }
-      quarantinedCount.inc();
-      out.get(records)
-          .output(
-              SourceRecord.punctuation(
-                  partition, offset, readAt, BoundedWindow.TIMESTAMP_MIN_VALUE));
-      out.get(quarantined)
-          .output(
-              BadRecord.builder()
-                  .setRecord(
-                      BadRecord.Record.builder()
-                          .setHumanReadableJsonRecord(
-                              value == null ? "null" : new String(value, StandardCharsets.UTF_8))
-                          .addCoderAndEncodedRecord(RAW, record)
-                          .build())
-                  .setFailure(
-                      BadRecord.Failure.builder()
-                          .setDescription(Quarantine.describe(partition, offset, reason))
-                          .build())
-                  .build());
     }
   }
 }
