@@ -110,10 +110,11 @@ public final class ModelPipeline {
    * Builds the model's pipeline on {@code records} (its source's records and punctuations at their
    * partition and offset), judged by {@code clock}; {@code unreadable} is the source's own
    * quarantine, already as JSON keys and values. With {@code appliedOnArrival} an upsert model
-   * applies events as they arrive ({@link DeclaredModel#changelog(boolean)}) — unless its source
-   * declares {@code event_id}: after the duplicate detection (keyed by id) it applies them in log
-   * order whatever the runner; a windowed model's revisions also go to {@code revisionSink} when
-   * one is given.
+   * applies events as they arrive ({@link DeclaredModel#changelog(boolean)}); with {@code event_id}
+   * only under {@code event_id_scope: key}, where its duplicate detection judges them on arrival
+   * too, keyed by the model's key, so each key's order from the clock is kept (ADR 0073), and in
+   * log order otherwise; a windowed model's revisions also go to {@code revisionSink} when one is
+   * given.
    */
   public static Outputs build(
       DeclaredModel model,

@@ -155,10 +155,17 @@ public final class DeclaredModel {
   /**
    * The source's duplicate detection ({@code event_id:}), applied by every pipeline of this model —
    * changelog, windows and decisions alike — right after the clock and before the WHERE; see {@link
-   * DeclaredSource#deduplicate()}. Empty when the source declares no {@code event_id}.
+   * DeclaredSource#deduplicate()}. Ids are the source's whole log's, but with {@code
+   * event_id_scope: key} an upsert model's are scoped by its key ({@link
+   * dev.streamform.transforms.dedup.Deduplicate#withinKey}, ADR 0073). In log order; {@link
+   * DeclaredPipeline} judges on arrival where the changelog applies on arrival and the ids are
+   * scoped by key. Empty when the source declares no {@code event_id}.
    */
   public Optional<dev.streamform.transforms.dedup.Deduplicate> deduplicate() {
-    return declaredSource().deduplicate();
+    boolean byKey =
+        declaredSource().declaration().eventIdScope()
+            == dev.streamform.policies.declarations.SourceDeclaration.EventIdScope.KEY;
+    return declaredSource().deduplicate().map(d -> byKey ? kind().scoped(d, this) : d);
   }
 
   /** The model's kind, one type per kind: its stage and record shapes (issue 30). */

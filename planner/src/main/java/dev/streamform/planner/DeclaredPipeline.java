@@ -7,6 +7,7 @@ import dev.streamform.transforms.clock.ClockResult;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.dedup.DedupResult;
+import dev.streamform.transforms.dedup.Deduplicate;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.EnvelopeCoder;
 import dev.streamform.transforms.envelope.SourceRecord;
@@ -99,9 +100,14 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
   }
 
   /**
-   * An upsert model applies events as they arrive ({@link DeclaredModel#changelog(boolean)}) —
-   * unless its source declares {@code event_id}: the duplicate detection is keyed by id, so after
-   * it a key's events arrive in no fixed order and the changelog applies them in log order.
+   * An upsert model applies events as they arrive ({@link DeclaredModel#changelog(boolean)}), for a
+   * runner that keeps each key's order between stages (Flink). With {@code event_id} only when its
+   * ids are scoped by the model's key ({@code event_id_scope: key}): the duplicate detection before
+   * it then judges on arrival too, keyed by that key ({@link
+   * dev.streamform.transforms.dedup.Deduplicate#appliedOnArrival()}), so a key's events keep their
+   * order from the clock to the changelog. With source-wide ids the detection is keyed by id and
+   * after it a key's events arrive in no fixed order: the changelog applies them in log order.
+   * Other kinds apply in log order regardless.
    */
   public DeclaredPipeline withAppliedOnArrival(boolean appliedOnArrival) {
     return toBuilder().setAppliedOnArrival(appliedOnArrival).build();
@@ -177,8 +183,15 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
             .apply("IdleMarkerRecords", MapElements.into(kvs()).via(ModelSinks::idleRecord))
             .setCoder(json);
     PCollection<KV<String, String>> duplicates = null;
+    boolean onArrival =
+        appliedOnArrival()
+            && model.kind().appliesOnArrival()
+            && model.deduplicate().map(d -> !d.scope().isEmpty()).orElse(true);
     if (model.deduplicate().isPresent()) {
-      DedupResult dedup = arrivals.apply("Duplicates" + suffix, model.deduplicate().get());
+      Deduplicate detection = model.deduplicate().get();
+      DedupResult dedup =
+          arrivals.apply(
+              "Duplicates" + suffix, onArrival ? detection.appliedOnArrival() : detection);
       arrivals = dedup.events();
       duplicates =
           dedup
@@ -199,7 +212,7 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
             .kind()
             .apply(
                 new ModelKind.Input(
-                    model, sinks, clocked, arrivals, suffix, appliedOnArrival(), revisionSink()));
+                    model, sinks, clocked, arrivals, suffix, onArrival, revisionSink()));
     PCollection<KV<String, String>> reconciled = applied.reconciled();
     if (reconciled != null) {
       reconciled.setCoder(json);

@@ -5,6 +5,7 @@ import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.ClockResult;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.decisions.DecisionResult;
+import dev.streamform.transforms.dedup.Deduplicate;
 import dev.streamform.transforms.windows.WindowRevision;
 import dev.streamform.transforms.windows.WindowedResult;
 import org.apache.beam.sdk.transforms.Flatten;
@@ -81,6 +82,22 @@ public abstract sealed class ModelKind
   abstract Applied apply(Input in);
 
   /**
+   * The source's duplicate detection as this kind's models apply it when the source declares {@code
+   * event_id_scope: key}: ids of the source's whole log, but for an upsert model (ADR 0073).
+   */
+  Deduplicate scoped(Deduplicate sourceWide, DeclaredModel model) {
+    return sourceWide;
+  }
+
+  /**
+   * Whether the kind's stage applies events as they arrive where the runner keeps each key's order
+   * ({@link DeclaredPipeline#withAppliedOnArrival}); an upsert model's does.
+   */
+  boolean appliesOnArrival() {
+    return false;
+  }
+
+  /**
    * Whether the source's clock keeps late events for this kind: the windows or the decisions'
    * lateness judge them (docs/semantics.md §6, §11); a changelog drops what its clock calls late.
    */
@@ -139,16 +156,30 @@ public abstract sealed class ModelKind
           false, "an upsert model (no window: in streamform.yml)", "", "quarantine", false, false);
     }
 
+    /**
+     * Ids scoped by the model's key, so that the duplicate detection can be keyed by that key and,
+     * on arrival, keep each key's order from the clock to the changelog (issue 31, ADR 0073).
+     */
+    @Override
+    Deduplicate scoped(Deduplicate sourceWide, DeclaredModel model) {
+      return sourceWide.withinKey(model.keyColumns());
+    }
+
+    @Override
+    boolean appliesOnArrival() {
+      return true;
+    }
+
     @Override
     Applied apply(Input in) {
-      // On arrival is right only where each key's order from the clock to the changelog is kept.
-      // The duplicate detection is keyed by id and releases each id's events by its own timer, so
-      // after it a key's events arrive in no fixed order (a Flink cluster applied them out of log
-      // order at parallelism 2): the changelog then applies them in log order, by their stamps.
-      boolean onArrival = in.appliedOnArrival() && in.model().deduplicate().isEmpty();
+      // On arrival is right only where each key's order from the clock to the changelog is kept:
+      // DeclaredPipeline asks for it only when the duplicate detection before it, if any, is keyed
+      // by the same key and judges on arrival too, so a key's events keep one channel throughout.
       PCollection<ChangelogRecord> changelog =
           in.arrivals()
-              .apply(DeclaredPipeline.MODEL + in.suffix(), in.model().changelog(onArrival));
+              .apply(
+                  DeclaredPipeline.MODEL + in.suffix(),
+                  in.model().changelog(in.appliedOnArrival()));
       PCollection<KV<String, String>> output =
           changelog.apply(
               "ChangelogRecords", MapElements.into(kvs()).via(in.sinks()::changelogRecord));

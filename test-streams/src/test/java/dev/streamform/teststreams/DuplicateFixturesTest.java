@@ -281,6 +281,58 @@ class DuplicateFixturesTest {
         is(List.of("0-0 scored", "0-2 scored", "0-3 dead_lettered event_id_conflict")));
   }
 
+  /**
+   * docs/semantics.md §2 by default: an id is the source's, so the same order id under another
+   * customer is a conflict, quarantined, on the declared pipeline and in the oracle alike; only
+   * {@code event_id_scope: key} makes it that customer's own event (ADR 0073).
+   */
+  @Test
+  void theSameIdUnderAnotherKeyIsAConflictUnlessIdsAreScopedByKey() throws Exception {
+    String fixture =
+        "model: customer_metrics\ngiven:\n"
+            + "  - event: { order_id: A-1, customer_id: 42, amount: 10, ordered_at:"
+            + " \"2026-08-30T10:00:00Z\" }\n"
+            + "  - event: { order_id: A-1, customer_id: 7, amount: 10, ordered_at:"
+            + " \"2026-08-30T10:00:00Z\" }\n"
+            + "expect: []\n";
+    Path byDefault = copy();
+    Files.writeString(byDefault.resolve("fixtures/customer_duplicates.yml"), fixture);
+    Path byKey = copy();
+    Files.writeString(byKey.resolve("fixtures/customer_duplicates.yml"), fixture);
+    Files.writeString(
+        byKey.resolve("sources.yml"),
+        Files.readString(byKey.resolve("sources.yml")) + "    event_id_scope: key\n");
+
+    List<String> asDefault = outcome(byDefault);
+    assertThat(
+        asDefault.get(0),
+        is(
+            "processed 1; quarantined [0-1: event_id `order_id` = A-1 was first seen at partition 0"
+                + " offset 0 with another payload; a repeated id must repeat its event exactly]"));
+    assertThat("the oracle", asDefault.get(1), is(asDefault.get(0)));
+
+    List<String> scoped = outcome(byKey);
+    assertThat(scoped.get(0), is("processed 2; quarantined []"));
+    assertThat("the oracle", scoped.get(1), is(scoped.get(0)));
+  }
+
+  /** The declared pipeline's outcome of customer_duplicates.yml, then the oracle's. */
+  private static List<String> outcome(Path project) throws Exception {
+    Project loaded = Project.load(project);
+    Fixture f = Fixture.load(loaded, project.resolve("fixtures/customer_duplicates.yml"));
+    DeclaredModel model = DeclaredModel.of(loaded, f.model());
+    return Stream.of(FixtureRunner.on(RunnerChoice.direct()).run(model, f), Oracle.of(model).run(f))
+        .map(
+            o ->
+                "processed "
+                    + o.processed
+                    + "; quarantined "
+                    + o.quarantined.stream()
+                        .map(q -> q.eventId + ": " + q.reason)
+                        .collect(Collectors.toList()))
+        .collect(Collectors.toList());
+  }
+
   /** The project in a temporary folder with only its upsert fixture. */
   private Path copy() throws IOException {
     Path to = Files.createTempDirectory(dir, "orders");

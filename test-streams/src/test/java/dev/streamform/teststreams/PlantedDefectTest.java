@@ -250,8 +250,7 @@ class PlantedDefectTest {
                       receipts_1h: 0, score: 0.5, revision: 1 }
                 """),
             // duplicates_within 10m (and retention 10m): at W = 10:00 + 10m A-1 is forgotten, so
-            // A-1
-            // again is a new event (of customer 7: 42 would have expired)
+            // A-1 again is a new event (of customer 7: 42 would have expired)
             new Case(
                 PlantedDefect.DEDUP_HORIZON_EXCLUSIVE,
                 FixtureProjects.under("fixtures/duplicates/orders").toAbsolutePath(),

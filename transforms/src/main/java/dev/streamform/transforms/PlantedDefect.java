@@ -72,6 +72,13 @@ public enum PlantedDefect {
   DEDUP_CONFLICT_AS_DUPLICATE,
 
   /**
+   * Deduplicate on arrival: the stage is keyed by the id rather than by the model's key (as before
+   * issue 31), so a key's events reach the next keyed stage over several channels, in no fixed
+   * order.
+   */
+  DEDUP_ON_ARRIVAL_BY_ID,
+
+  /**
    * A restore from a savepoint (test-streams' {@code SavepointRestore}): the duplicate detection
    * and the scoring stage are renamed (new Flink operator uids) and the job is restored with
    * non-restored state allowed, so both start empty while the source and the clock go on.

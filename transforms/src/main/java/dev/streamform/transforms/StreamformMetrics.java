@@ -47,6 +47,12 @@ public final class StreamformMetrics {
   /** Events dropped as repeats of an earlier event with the same {@code event_id} and payload. */
   public static final String DUPLICATES_DROPPED = "duplicate_events_dropped";
 
+  /**
+   * Timers the duplicate detection set on arrival to free ids (one per key, set again once per
+   * firing while ids are left).
+   */
+  public static final String ID_TIMERS_SET = "event_id_timers_set";
+
   /** Event ids whose duplicate horizon passed, so their state was freed. */
   public static final String IDS_FORGOTTEN = "event_ids_forgotten";
 

@@ -23,6 +23,8 @@ import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 16, duplicates: {@link Deduplicate} by an id column within a horizon of event time. The
@@ -43,16 +45,22 @@ class DeduplicateTest {
         .items();
   }
 
-  @Test
-  void repeatsWithinTheHorizonAreDuplicatesOrConflictsAndEveryEventIsAccountedFor() {
+  /**
+   * In log order and on arrival alike (the DirectRunner keeps the order here: the TestStream hands
+   * on one element per step, when the pipeline is quiet).
+   */
+  @ParameterizedTest(name = "on arrival: {0}")
+  @ValueSource(booleans = {false, true})
+  void repeatsWithinTheHorizonAreDuplicatesOrConflictsAndEveryEventIsAccountedFor(
+      boolean onArrival) {
     Pipeline p = SeedStreams.pipeline();
     ClockResult clocked =
         p.apply(SeedStreams.testStreamOf(log()))
             .apply(dev.streamform.transforms.extraction.EventTimeExtraction.from("ordered_at"))
             .events()
             .apply(SourceClockTest.FIVE);
-    DedupResult d =
-        clocked.events().apply(Deduplicate.byId("customer_id", Duration.standardMinutes(10)));
+    Deduplicate byId = Deduplicate.byId("customer_id", Duration.standardMinutes(10));
+    DedupResult d = clocked.events().apply(onArrival ? byId.appliedOnArrival() : byId);
     PAssert.that(lines("Kept", d.events())).containsInAnyOrder("p0/0", "p0/2", "p0/4", "p0/5");
     PAssert.that(lines("Dropped", d.duplicates())).containsInAnyOrder("p0/1", "p1/0");
     PAssert.that(
@@ -69,6 +77,59 @@ class DeduplicateTest {
     assertThat(Scenario.counter(result, StreamformMetrics.QUARANTINED), equalTo(1L));
     // ids 1 (twice: before and after its horizon), 2 and 9 are all freed by the end of input
     assertThat(Scenario.counter(result, StreamformMetrics.IDS_FORGOTTEN), equalTo(4L));
+  }
+
+  /**
+   * ADR 0073: ids scoped by a key ({@code withinKey}, an upsert model's) are remembered per key.
+   * Here {@code amount} stands in for the id and {@code customer_id} for the model's key: the same
+   * id under another customer is that customer's first event, neither a duplicate nor a conflict
+   * (source-wide it would be a conflict: the payload differs in the customer); under one customer,
+   * repeats are judged as source-wide. On arrival the stage is keyed by the customer alone and
+   * holds the customer's ids: one timer per customer, armed when none is and set again once when it
+   * fires before the customer's later id is due.
+   */
+  @ParameterizedTest(name = "on arrival: {0}")
+  @ValueSource(booleans = {false, true})
+  void idsWithinAKeyAreTheKeysOwn(boolean onArrival) {
+    Pipeline p = SeedStreams.pipeline();
+    List<SourceRecord> log =
+        new SeedStreams()
+            .event(0, 1, "10", Scenarios.iso("10:00:00")) // p0/0 first of (1, 10)
+            .event(0, 2, "10", Scenarios.iso("10:00:00")) // p0/1 first of (2, 10): its own
+            .event(0, 1, "10.00", Scenarios.iso("10:00:00")) // p0/2 duplicate of p0/0
+            .event(0, 2, "10", Scenarios.iso("10:00:00")) // p0/3 duplicate of p0/1
+            .event(0, 1, "10", Scenarios.iso("10:01:00")) // p0/4 conflict with p0/0: its time
+            .event(0, 1, "20", Scenarios.iso("10:03:00")) // p0/5 first of (1, 20)
+            .items();
+    Deduplicate byAmount =
+        Deduplicate.byId("amount", Duration.standardMinutes(10)).withinKey(List.of("customer_id"));
+    DedupResult d =
+        p.apply(SeedStreams.testStreamOf(log))
+            .apply(dev.streamform.transforms.extraction.EventTimeExtraction.from("ordered_at"))
+            .events()
+            .apply(SourceClockTest.FIVE)
+            .events()
+            .apply(onArrival ? byAmount.appliedOnArrival() : byAmount);
+    PAssert.that(lines("Kept", d.events())).containsInAnyOrder("p0/0", "p0/1", "p0/5");
+    PAssert.that(lines("Dropped", d.duplicates())).containsInAnyOrder("p0/2", "p0/3");
+    PAssert.that(
+            d.conflicts()
+                .apply(
+                    MapElements.into(TypeDescriptors.strings())
+                        .via((BadRecord b) -> b.getFailure().getDescription())))
+        .containsInAnyOrder(
+            "partition 0 offset 4: event_id `amount` = 10 was first seen at partition 0 offset 0"
+                + " with another payload; a repeated id must repeat its event exactly");
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
+    assertThat(Scenario.counter(result, StreamformMetrics.DUPLICATES_DROPPED), equalTo(2L));
+    assertThat(Scenario.counter(result, StreamformMetrics.QUARANTINED), equalTo(1L));
+    assertThat(Scenario.counter(result, StreamformMetrics.IDS_FORGOTTEN), equalTo(3L));
+    if (onArrival) {
+      // customer 1: armed for 10:10, fires before (1, 20) is due at 10:13, set once more;
+      // customer 2: armed for 10:10
+      assertThat(Scenario.counter(result, StreamformMetrics.ID_TIMERS_SET), equalTo(3L));
+    }
   }
 
   /**

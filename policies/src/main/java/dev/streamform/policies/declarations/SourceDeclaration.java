@@ -74,6 +74,30 @@ public abstract class SourceDeclaration {
   public static final Duration DEFAULT_DUPLICATES_WITHIN = Duration.ofHours(1);
 
   /**
+   * What an {@link #eventId()} is unique within ({@code event_id_scope:}, default {@link
+   * EventIdScope#SOURCE}); {@link EventIdScope#KEY} only with an {@link #eventId()}.
+   */
+  public abstract EventIdScope eventIdScope();
+
+  /** What an event id is unique within (ADR 0073). */
+  public enum EventIdScope {
+    /**
+     * The source's whole log: the same id under another key is a conflict (docs/semantics.md §2).
+     */
+    SOURCE,
+    /**
+     * An upsert model's key: the same id under another key is that key's own event, and on Flink
+     * the duplicate detection can judge on arrival. Windowed and scoring models keep SOURCE.
+     */
+    KEY;
+
+    /** The spelling in {@code sources.yml}. */
+    public String yamlName() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /**
    * A kafka source's client settings ({@code kafka.properties:}): a {@code .properties} file, as
    * written (relative to the project folder), checked when the project loads. Not part of the
    * declaration's digest: where and how to connect is not what the model computes.
@@ -92,7 +116,8 @@ public abstract class SourceDeclaration {
     return new AutoValue_SourceDeclaration.Builder()
         .setFormat("json")
         .setWatermark(Duration.ZERO)
-        .setLateEvents(LateEvents.DROP);
+        .setLateEvents(LateEvents.DROP)
+        .setEventIdScope(EventIdScope.SOURCE);
   }
 
   /**
@@ -127,6 +152,8 @@ public abstract class SourceDeclaration {
     public abstract Builder setEventId(String column);
 
     public abstract Builder setDuplicatesWithin(Duration horizon);
+
+    public abstract Builder setEventIdScope(EventIdScope scope);
 
     abstract Map<String, ColumnType> schema();
 
@@ -164,6 +191,10 @@ public abstract class SourceDeclaration {
           s.eventId().isPresent() == s.duplicatesWithin().isPresent(),
           s,
           "has duplicates_within without event_id, or event_id without its horizon");
+      check(
+          s.eventIdScope() == EventIdScope.SOURCE || s.eventId().isPresent(),
+          s,
+          "has event_id_scope: key but no event_id");
       if (s.eventId().isPresent()) {
         check(s.eventTime().isPresent(), s, "has event_id but no event_time");
         check(

@@ -77,6 +77,10 @@ public final class DeclarationDigest {
               form.put("event_id", quote(column));
               form.put("duplicates_within", quote(Durations.format(s.duplicatesWithin().get())));
             });
+    // only when key, so a source with the default reading keeps the digest it had (ADR 0073)
+    if (s.eventIdScope() == SourceDeclaration.EventIdScope.KEY) {
+      form.put("event_id_scope", quote(s.eventIdScope().yamlName()));
+    }
     return join(form);
   }
 

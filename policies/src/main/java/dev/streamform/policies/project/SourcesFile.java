@@ -32,6 +32,7 @@ final class SourcesFile {
           "partitions",
           "event_id",
           "duplicates_within",
+          "event_id_scope",
           "kafka.properties");
 
   private SourcesFile() {}
@@ -271,7 +272,8 @@ final class SourcesFile {
 
   /**
    * {@code event_id} (a column of the schema, on a source with event time) and its horizon {@code
-   * duplicates_within} (a positive duration; default one hour).
+   * duplicates_within} (a positive duration; default one hour), and what the id is unique within,
+   * {@code event_id_scope} (source or key; default source, ADR 0073).
    */
   private static void readEventId(
       YamlMap s,
@@ -280,6 +282,17 @@ final class SourcesFile {
       boolean schemaComplete) {
     Optional<String> eventId = s.string("event_id", "event_id: <id column>");
     Optional<java.time.Duration> within = s.duration("duplicates_within", "1h");
+    Optional<SourceDeclaration.EventIdScope> scope =
+        s.choice(
+            "event_id_scope",
+            SourceDeclaration.EventIdScope.class,
+            "source or event_id_scope: key");
+    if (s.has("event_id_scope") && !s.has("event_id")) {
+      s.report(
+          "event_id_scope",
+          "event_id_scope needs event_id: there is no id to scope",
+          "add event_id: <column that identifies an event> or remove event_id_scope");
+    }
     if (s.has("duplicates_within") && !s.has("event_id")) {
       s.report(
           "duplicates_within",
@@ -322,6 +335,7 @@ final class SourcesFile {
     b.setEventId(column);
     b.setDuplicatesWithin(
         within.filter(w -> !w.isZero()).orElse(SourceDeclaration.DEFAULT_DUPLICATES_WITHIN));
+    scope.ifPresent(b::setEventIdScope);
   }
 
   /** Reads the schema into {@code schema}; true when every column's type could be read. */

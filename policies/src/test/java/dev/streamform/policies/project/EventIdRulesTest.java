@@ -108,4 +108,52 @@ class EventIdRulesTest {
         DeclarationDigest.of(spelled),
         "1h = 60m: meaning, not spelling");
   }
+
+  @Test
+  void idsAreTheSourcesUnlessTheScopeIsKey() throws Exception {
+    SourceDeclaration plain =
+        with("    event_time: ordered_at\n    event_id: order_id\n").load().sources().get("orders");
+    SourceDeclaration byKey =
+        with("    event_time: ordered_at\n    event_id: order_id\n    event_id_scope: key\n")
+            .load()
+            .sources()
+            .get("orders");
+    assertEquals(SourceDeclaration.EventIdScope.SOURCE, plain.eventIdScope());
+    assertEquals(SourceDeclaration.EventIdScope.KEY, byKey.eventIdScope());
+  }
+
+  @Test
+  void eventIdScopeNeedsEventIdAndIsSourceOrKey() {
+    assertThat(
+        with("    event_time: ordered_at\n    event_id_scope: key\n").problems(),
+        hasItem(
+            "sources.yml:11: source 'orders', key 'event_id_scope': event_id_scope needs"
+                + " event_id: there is no id to scope — add event_id: <column that identifies an"
+                + " event> or remove event_id_scope"));
+    assertThat(
+        with("    event_time: ordered_at\n    event_id: order_id\n    event_id_scope: model\n")
+            .problems(),
+        hasItem(
+            "sources.yml:12: source 'orders', key 'event_id_scope': 'model' is not one of"
+                + " source, key — write event_id_scope: source or event_id_scope: key"));
+  }
+
+  @Test
+  void theDigestNamesTheScopeOnlyWhenKey() throws Exception {
+    SourceDeclaration plain =
+        with("    event_time: ordered_at\n    event_id: order_id\n").load().sources().get("orders");
+    SourceDeclaration spelled =
+        with("    event_time: ordered_at\n    event_id: order_id\n    event_id_scope: source\n")
+            .load()
+            .sources()
+            .get("orders");
+    SourceDeclaration byKey =
+        with("    event_time: ordered_at\n    event_id: order_id\n    event_id_scope: key\n")
+            .load()
+            .sources()
+            .get("orders");
+    assertEquals(false, DeclarationDigest.canonicalForm(plain).contains("event_id_scope"));
+    assertEquals(DeclarationDigest.of(plain), DeclarationDigest.of(spelled), "the default");
+    assertNotEquals(DeclarationDigest.of(plain), DeclarationDigest.of(byKey));
+  }
 }

@@ -141,7 +141,7 @@ class SourceRulesTest {
             "sources.yml:11: source 'orders', key 'watermak': unknown key — did you mean"
                 + " 'watermark'? (known keys: connector, topic, path, format, schema, event_time,"
                 + " max_out_of_orderness, watermark, late_events, idle_after, partitions, event_id,"
-                + " duplicates_within, kafka.properties)"));
+                + " duplicates_within, event_id_scope, kafka.properties)"));
   }
 
   @Test

@@ -4,7 +4,9 @@ import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.schema.ColumnValues;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -21,6 +23,10 @@ import java.util.Optional;
  * column is {@link Verdict#NO_ID}: quarantined, remembered by nothing. The oracles play items in
  * delivery order, which is the transform's order for the events of one id as long as they live in
  * one partition (a producer's retry goes to the partition of its key).
+ *
+ * <p>For an upsert model whose source declares {@code event_id_scope: key} the ids are scoped by
+ * its key (ADR 0073): the map is from key and id, so the same id under another key is that key's
+ * first event, neither a duplicate nor a conflict. Otherwise they are the source's whole log's.
  */
 final class EventIds {
   /** How an event that passed the clock is judged. */
@@ -40,13 +46,21 @@ final class EventIds {
   private final SourceDeclaration source;
   private final Optional<String> column;
   private final Duration horizon;
-  private final Map<Object, First> seen = new HashMap<>();
+  private final List<String> scope;
+  private final Map<List<Object>, First> seen = new HashMap<>();
   private String firstOfLast;
 
+  /** Ids of the source's whole log (windowed and scoring models). */
   EventIds(SourceDeclaration source) {
+    this(source, List.of());
+  }
+
+  /** Ids scoped by the columns {@code scope} (an upsert model's key); empty: source-wide. */
+  EventIds(SourceDeclaration source, List<String> scope) {
     this.source = source;
     this.column = source.eventId();
     this.horizon = source.duplicatesWithin().orElse(Duration.ZERO);
+    this.scope = List.copyOf(scope);
   }
 
   /** True when the source declares {@code event_id}. */
@@ -62,10 +76,12 @@ final class EventIds {
     if (column.isEmpty()) {
       return Verdict.FIRST;
     }
-    Object id = canonical(record.get(column.get()));
-    if (id == null) {
+    if (record.get(column.get()) == null) {
       return Verdict.NO_ID;
     }
+    List<Object> id = new ArrayList<>();
+    scope.forEach(c -> id.add(canonical(record.get(c))));
+    id.add(canonical(record.get(column.get())));
     First first = seen.get(id);
     if (first != null && wp != null && !wp.isBefore(first.time().plus(horizon))) {
       first = null; // the horizon has passed for this event's partition

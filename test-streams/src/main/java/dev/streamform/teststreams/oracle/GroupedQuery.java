@@ -48,6 +48,11 @@ final class GroupedQuery {
     return where == null || where.test(record);
   }
 
+  /** The GROUP BY columns, as the records name them. */
+  List<String> keyColumns() {
+    return query.keyColumns();
+  }
+
   /**
    * The state key of a record: its GROUP BY columns, by value (decimal 10 and 10.00 are one key).
    */

@@ -84,7 +84,13 @@ public final class Oracle {
     Map<List<Object>, KeyState> keys = new HashMap<>();
     OutcomeBuilder out = new OutcomeBuilder();
     int processed = 0;
-    EventIds ids = new EventIds(source);
+    // an upsert model's ids are scoped by its key only with event_id_scope: key (ADR 0073)
+    EventIds ids =
+        new EventIds(
+            source,
+            source.eventIdScope() == SourceDeclaration.EventIdScope.KEY
+                ? query.keyColumns()
+                : List.of());
     Optional<String> eventTime = source.eventTime();
     for (int i = 0; i < given.size(); i++) {
       Fixture.Given item = given.get(i);

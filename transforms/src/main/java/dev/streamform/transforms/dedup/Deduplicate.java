@@ -12,14 +12,17 @@ import dev.streamform.transforms.clock.KeyedEngine;
 import dev.streamform.transforms.clock.LogOrder;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.Envelope;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.RowCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.state.BagState;
+import org.apache.beam.sdk.state.MapState;
 import org.apache.beam.sdk.state.StateSpec;
 import org.apache.beam.sdk.state.StateSpecs;
 import org.apache.beam.sdk.state.TimeDomain;
@@ -36,6 +39,7 @@ import org.apache.beam.sdk.transforms.errorhandling.ErrorHandler;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
@@ -59,11 +63,18 @@ import org.joda.time.Duration;
  * first-seen + horizon, never earlier than an arriving event would still find it. State is one
  * small entry per id seen within the horizon.
  *
- * <p>Order: a keyed stage (by id), so it follows the hand-over rules of {@link LogOrder}: events
- * are buffered and applied in log order once the watermark has passed their stamps; which of two
- * deliveries of one id is "first" is the log order's, the same on every runner. Input: the {@code
- * events()} of a {@code SourceClock} (late events are judged by the clock first, so an event is
- * late or a duplicate, never both); outputs keep the clock's coder.
+ * <p>Scope: by default an id is the source's, whichever record carries it. {@link #withinKey}
+ * scopes it by a model's key (an upsert model's, ADR 0073): an id is remembered per key, so the
+ * same id under another key is another event, neither a duplicate nor a conflict.
+ *
+ * <p>Order: a keyed stage (by id, or by key and id), so it follows the hand-over rules of {@link
+ * LogOrder}: events are buffered and applied in log order once the watermark has passed their
+ * stamps; which of two deliveries of one id is "first" is the log order's, the same on every
+ * runner. {@link #appliedOnArrival()} instead keys the stage by the scope's key alone and judges
+ * each event as it arrives, so that a runner that keeps each key's order between stages (Flink)
+ * hands a key's events to the model's keyed stage in the order they left the clock. Input: the
+ * {@code events()} of a {@code SourceClock} (late events are judged by the clock first, so an event
+ * is late or a duplicate, never both); outputs keep the clock's coder.
  */
 @AutoValue
 public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, DedupResult> {
@@ -74,6 +85,29 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
 
   /** Where conflicts and events without an id also go, besides {@code conflicts()}. */
   public abstract @Nullable ErrorHandler<BadRecord, ?> badRecordErrorHandler();
+
+  /** The key columns an id is scoped by ({@link #withinKey}); empty: the source's whole log. */
+  public abstract List<String> scope();
+
+  /** True when events are judged as they arrive ({@link #appliedOnArrival()}). */
+  public abstract boolean arrivalOrder();
+
+  abstract Builder toBuilder();
+
+  @AutoValue.Builder
+  abstract static class Builder {
+    abstract Builder setIdColumn(String idColumn);
+
+    abstract Builder setHorizon(Duration horizon);
+
+    abstract Builder setBadRecordErrorHandler(@Nullable ErrorHandler<BadRecord, ?> handler);
+
+    abstract Builder setScope(List<String> scope);
+
+    abstract Builder setArrivalOrder(boolean arrivalOrder);
+
+    abstract Deduplicate build();
+  }
 
   /** Repeats of {@code idColumn}'s value within {@code horizon} of event time are duplicates. */
   public static Deduplicate byId(String idColumn, Duration horizon) {
@@ -88,7 +122,13 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
             + " duplicate",
         idColumn,
         horizon);
-    return new AutoValue_Deduplicate(idColumn, horizon, null);
+    return new AutoValue_Deduplicate.Builder()
+        .setIdColumn(idColumn)
+        .setHorizon(horizon)
+        .setBadRecordErrorHandler(null)
+        .setScope(List.of())
+        .setArrivalOrder(false)
+        .build();
   }
 
   /**
@@ -101,7 +141,38 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
         handler != null,
         "Deduplicate.withBadRecordErrorHandler(null): pass the handler that"
             + " pipeline.registerBadRecordErrorHandler(..) returned");
-    return new AutoValue_Deduplicate(idColumn(), horizon(), handler);
+    return toBuilder().setBadRecordErrorHandler(handler).build();
+  }
+
+  /**
+   * Ids scoped by {@code keyColumns} (an upsert model's key): an id is remembered per key, and an
+   * event with a remembered id but another key is judged as that key's own — first seen, kept —
+   * rather than as a duplicate or a conflict. A duplicate always has the key of its first event
+   * (the key is part of the payload), so only the repeats of an id under another key are judged
+   * otherwise than source-wide (ADR 0073).
+   */
+  public Deduplicate withinKey(List<String> keyColumns) {
+    checkArgument(
+        keyColumns != null && !keyColumns.isEmpty(),
+        "Deduplicate.byId(\"%s\", ..).withinKey(%s): name the key columns an id is scoped by,"
+            + " e.g. List.of(\"customer_id\")",
+        idColumn(),
+        keyColumns);
+    return toBuilder().setScope(List.copyOf(keyColumns)).build();
+  }
+
+  /**
+   * Judges each event as it reaches this stage instead of in log order, in a stage keyed by the
+   * scope's key ({@link #withinKey}; the id without one): no wait for the watermark, and a runner
+   * that keeps each key's order between stages (the Flink runner: one channel per sender, first in
+   * first out) then hands each key's events to a keyed stage after it in the order they left the
+   * clock. Correct only on such a runner, as {@code KeyedChangelog.appliedOnArrival()} is. Whether
+   * an id is still kept is decided from the event's own partition watermark at arrival, as in log
+   * order; one timer per key frees the ids whose horizon passed, armed when none is and set again
+   * for the earliest id left when it fires.
+   */
+  public Deduplicate appliedOnArrival() {
+    return toBuilder().setArrivalOrder(true).build();
   }
 
   @Override
@@ -119,26 +190,53 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
         idColumn(),
         idColumn(),
         records.getFieldNames());
+    for (String k : scope()) {
+      checkArgument(
+          records.hasField(k),
+          "Deduplicate.byId(\"%s\", ..).withinKey(%s): `%s` is not a field of the records"
+              + " (fields: %s)",
+          idColumn(),
+          scope(),
+          k,
+          records.getFieldNames());
+    }
     List<String> id = List.of(idColumn());
     List<String> payload = records.getFieldNames();
     TupleTag<TimedEvent> events = new TupleTag<>("events");
     TupleTag<TimedEvent> duplicates = new TupleTag<>("duplicates");
     TupleTag<BadRecord> conflicts = new TupleTag<>("conflicts");
-    PCollectionTuple out =
-        KeyedEngine.byKey(input, "ById", id, coder)
-            .apply(
-                "Deduplicate",
-                ParDo.of(
-                        new DedupFn(
-                            idColumn(),
-                            payload,
-                            horizon().getMillis(),
-                            coder,
-                            events,
-                            duplicates,
-                            conflicts,
-                            PlantedDefect.current()))
-                    .withOutputTags(events, TupleTagList.of(duplicates).and(conflicts)));
+    Judge judge =
+        new Judge(
+            idColumn(),
+            payload,
+            horizon().getMillis(),
+            coder,
+            events,
+            duplicates,
+            conflicts,
+            PlantedDefect.current());
+    PCollectionTuple out;
+    if (arrivalOrder()) {
+      // keyed by the scope's key alone, so a key's events stay on one channel in order;
+      // planted (tests only): keyed by id, as before issue 31, and a key's order is lost
+      List<String> stageKey =
+          scope().isEmpty() || judge.planted == PlantedDefect.DEDUP_ON_ARRIVAL_BY_ID ? id : scope();
+      out =
+          KeyedEngine.byKey(input, "ByKey", stageKey, coder)
+              .apply(
+                  "Deduplicate",
+                  ParDo.of(new ArrivalFn(judge))
+                      .withOutputTags(events, TupleTagList.of(duplicates).and(conflicts)));
+    } else {
+      List<String> stageKey = new ArrayList<>(scope());
+      stageKey.addAll(id);
+      out =
+          KeyedEngine.byKey(input, "ById", stageKey, coder)
+              .apply(
+                  "Deduplicate",
+                  ParDo.of(new DedupFn(judge))
+                      .withOutputTags(events, TupleTagList.of(duplicates).and(conflicts)));
+    }
     PCollection<TimedEvent> kept = out.get(events).setCoder(coder);
     PCollection<TimedEvent> repeated = out.get(duplicates).setCoder(coder);
     PCollection<BadRecord> refused =
@@ -161,51 +259,57 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
         .add(DisplayData.item("eventId", idColumn()).withLabel("Event id"))
         .add(
             DisplayData.item("duplicatesWithin", Times.format(horizon()))
-                .withLabel("Duplicates within"));
+                .withLabel("Duplicates within"))
+        .add(
+            DisplayData.item("scope", scope().isEmpty() ? "source" : String.join(", ", scope()))
+                .withLabel("Ids scoped by"))
+        .add(
+            DisplayData.item("order", arrivalOrder() ? "as events arrive" : "log order")
+                .withLabel("Events judged in"));
   }
 
-  private static final class DedupFn extends DoFn<KV<String, TimedEvent>, TimedEvent> {
-    private final String idColumn;
-    private final List<String> payloadColumns;
-    private final long horizon;
-    private final Coder<TimedEvent> coder;
-    private final TupleTag<TimedEvent> events;
-    private final TupleTag<TimedEvent> duplicates;
-    private final TupleTag<BadRecord> conflicts;
-
-    /** {@link PlantedDefect#NONE} but in a test that planted one (issue 29). */
-    private final PlantedDefect planted;
-
-    private final Counter dropped = StreamformMetrics.counter(StreamformMetrics.DUPLICATES_DROPPED);
-    private final Counter quarantined = StreamformMetrics.counter(StreamformMetrics.QUARANTINED);
-    private final Counter freed = StreamformMetrics.counter(StreamformMetrics.IDS_FORGOTTEN);
-
+  /** One id's first event as a stage remembers it; immutable. */
+  static final class Seen {
     /** The payload of the id's first event, canonical (decimals by value). */
-    @StateId("payload")
-    private final StateSpec<ValueState<String>> payloadSpec =
-        StateSpecs.value(StringUtf8Coder.of());
+    final String payload;
 
     /** Where the first event was: {@code partition <p> offset <o>}. */
-    @StateId("first")
-    private final StateSpec<ValueState<String>> firstSpec = StateSpecs.value(StringUtf8Coder.of());
+    final String first;
 
     /** The first event's time (millis): the id is kept until the watermark reaches it + horizon. */
-    @StateId("seenAt")
-    private final StateSpec<ValueState<Long>> seenAtSpec = StateSpecs.value(VarLongCoder.of());
+    final long seenAt;
 
-    @StateId("pending")
-    private final StateSpec<BagState<TimestampedValue<TimedEvent>>> pendingSpec;
+    Seen(String payload, String first, long seenAt) {
+      this.payload = payload;
+      this.first = first;
+      this.seenAt = seenAt;
+    }
+  }
 
-    @StateId("tickAt")
-    private final StateSpec<ValueState<Long>> tickAtSpec = StateSpecs.value(VarLongCoder.of());
+  /**
+   * What one event does, whichever order the stage judges in: the id's first event is passed on and
+   * remembered, a repeat with the first's payload is a duplicate, with another a conflict, an event
+   * without an id is quarantined and remembered by nothing.
+   */
+  static final class Judge implements java.io.Serializable {
+    private static final long serialVersionUID = 1L;
+    final String idColumn;
+    final List<String> idColumns;
+    final List<String> payloadColumns;
+    final long horizon;
+    final Coder<TimedEvent> coder;
+    final TupleTag<TimedEvent> events;
+    final TupleTag<TimedEvent> duplicates;
+    final TupleTag<BadRecord> conflicts;
 
-    @StateId("holdAt")
-    private final StateSpec<ValueState<Long>> holdAtSpec = StateSpecs.value(VarLongCoder.of());
+    /** {@link PlantedDefect#NONE} but in a test that planted one (issue 29). */
+    final PlantedDefect planted;
 
-    @TimerId("tick")
-    private final TimerSpec tickSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+    final Counter dropped = StreamformMetrics.counter(StreamformMetrics.DUPLICATES_DROPPED);
+    final Counter quarantined = StreamformMetrics.counter(StreamformMetrics.QUARANTINED);
+    final Counter freed = StreamformMetrics.counter(StreamformMetrics.IDS_FORGOTTEN);
 
-    DedupFn(
+    Judge(
         String idColumn,
         List<String> payloadColumns,
         long horizon,
@@ -217,6 +321,7 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
       this.planted = planted;
       this.events = events;
       this.idColumn = idColumn;
+      this.idColumns = List.of(idColumn);
       this.payloadColumns = payloadColumns;
       // planted (tests only): the id outlives its horizon by 1 ms, in the timer and on arrival
       // alike
@@ -224,114 +329,47 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
       this.coder = coder;
       this.duplicates = duplicates;
       this.conflicts = conflicts;
-      this.pendingSpec = StateSpecs.bag(LogOrder.bufferCoder(coder));
     }
 
-    @ProcessElement
-    public void process(
-        @Element KV<String, TimedEvent> element,
-        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
-        @StateId("tickAt") ValueState<Long> tickAt,
-        @StateId("holdAt") ValueState<Long> holdAt,
-        @TimerId("tick") Timer tick) {
-      KeyedEngine.buffer(element.getValue(), pending, tickAt, holdAt, tick);
-    }
-
-    @OnTimer("tick")
-    public void onTick(
-        OnTimerContext context,
-        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
-        @StateId("tickAt") ValueState<Long> tickAt,
-        @StateId("holdAt") ValueState<Long> holdAt,
-        @StateId("payload") ValueState<String> payloadState,
-        @StateId("first") ValueState<String> firstState,
-        @StateId("seenAt") ValueState<Long> seenAtState,
-        @TimerId("tick") Timer tick,
-        MultiOutputReceiver out)
-        throws Exception {
-      IdState id = new IdState(payloadState.read(), firstState.read(), seenAtState.read(), out);
-      KeyedEngine.Fired fired =
-          KeyedEngine.fire(pending, context.fireTimestamp().getMillis(), id, tick);
-      if (id.seenAt == null) {
-        payloadState.clear();
-        firstState.clear();
-        seenAtState.clear();
-      } else if (id.changed) {
-        payloadState.write(id.payload);
-        firstState.write(id.first);
-        seenAtState.write(id.seenAt);
-      }
-      KeyedEngine.keep(fired, tickAt, holdAt);
+    /** Where {@code seen}'s id is forgotten: first seen + horizon (millis). */
+    long forgetAt(Seen seen) {
+      return seen.seenAt + horizon;
     }
 
     /**
-     * One id's state as a firing changes it; its one edge is first seen + horizon, where the id is
-     * forgotten (the engine passes it only after every buffered event that arrived before it).
+     * Judges {@code event} against its id's first event {@code seen} (null: none kept for it) and
+     * emits it where it goes; returns the id's state after it: {@code seen}, or the event itself
+     * when it is the id's first.
      */
-    private final class IdState implements KeyedEngine.Handler {
-      @Nullable String payload;
-      @Nullable String first;
-      @Nullable Long seenAt;
-      boolean changed;
-      private final MultiOutputReceiver out;
-
-      IdState(
-          @Nullable String payload,
-          @Nullable String first,
-          @Nullable Long seenAt,
-          MultiOutputReceiver out) {
-        this.payload = payload;
-        this.first = first;
-        this.seenAt = seenAt;
-        this.out = out;
+    @Nullable Seen judge(TimedEvent event, @Nullable Seen seen, DoFn.MultiOutputReceiver out)
+        throws Exception {
+      Envelope e = event.envelope();
+      if (e.record().getValue(idColumn) == null) {
+        // no id: it cannot be told from a repeat, nor a repeat from it (as an event without its
+        // event time cannot be judged by the clock); it registers nothing
+        quarantined.inc();
+        out.get(conflicts).outputWithTimestamp(noId(event), e.eventTime());
+        return seen;
       }
-
-      @Override
-      public @Nullable Long edgeDue(long now) {
-        return seenAt != null && seenAt + horizon <= now ? seenAt + horizon : null;
+      String text = KeyedChangelog.keyText(e.record(), payloadColumns);
+      if (seen == null) {
+        // the time it came with, not its event time: that is behind this stage's output
+        // watermark for a kept late event, and would hold nothing on its way to the next keyed
+        // stage, whose window edges could then pass it (LogOrder.timestampOf, LogOrder.holdOf)
+        out.get(events).outputWithTimestamp(event, LogOrder.timestampOf(event));
+        return new Seen(
+            text,
+            "partition " + e.partition() + " offset " + e.offset(),
+            e.eventTime().getMillis());
       }
-
-      @Override
-      public void passEdge(long edge) {
-        freed.inc(); // W >= first seen + horizon: every event still to come finds the id forgotten
-        seenAt = null;
+      if (text.equals(seen.payload) || planted == PlantedDefect.DEDUP_CONFLICT_AS_DUPLICATE) {
+        dropped.inc();
+        out.get(duplicates).outputWithTimestamp(event, e.eventTime());
+      } else {
+        quarantined.inc();
+        out.get(conflicts).outputWithTimestamp(conflict(event, seen.first), e.eventTime());
       }
-
-      @Override
-      public @Nullable Long nextEdge(long now) {
-        return seenAt != null && seenAt + horizon > now ? seenAt + horizon : null;
-      }
-
-      @Override
-      public void apply(TimedEvent event) throws Exception {
-        Envelope e = event.envelope();
-        if (e.record().getValue(idColumn) == null) {
-          // no id: it cannot be told from a repeat, nor a repeat from it (as an event without its
-          // event time cannot be judged by the clock); it registers nothing
-          quarantined.inc();
-          out.get(conflicts).outputWithTimestamp(noId(event), e.eventTime());
-          return;
-        }
-        // (an event that arrived at or after first seen + horizon comes after that edge: the id
-        // is forgotten for it, as its own partition's watermark says)
-        String text = KeyedChangelog.keyText(e.record(), payloadColumns);
-        if (seenAt == null) {
-          payload = text;
-          first = "partition " + e.partition() + " offset " + e.offset();
-          seenAt = e.eventTime().getMillis();
-          changed = true;
-          // the time it came with, not its event time: that is behind this stage's output
-          // watermark for a kept late event, and would hold nothing on its way to the next keyed
-          // stage, whose window edges could then pass it (LogOrder.timestampOf, LogOrder.holdOf)
-          out.get(events).outputWithTimestamp(event, LogOrder.timestampOf(event));
-        } else if (text.equals(payload) || planted == PlantedDefect.DEDUP_CONFLICT_AS_DUPLICATE) {
-          dropped.inc();
-          out.get(duplicates).outputWithTimestamp(event, e.eventTime());
-        } else {
-          quarantined.inc();
-          out.get(conflicts).outputWithTimestamp(conflict(event, first), e.eventTime());
-        }
-      }
+      return seen;
     }
 
     private BadRecord noId(TimedEvent event) throws Exception {
@@ -375,6 +413,225 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
               + " was first seen at "
               + first
               + " with another payload; a repeated id must repeat its event exactly");
+    }
+  }
+
+  /** Log order: one state key per id (within its scope), released by {@link KeyedEngine}. */
+  private static final class DedupFn extends DoFn<KV<String, TimedEvent>, TimedEvent> {
+    private final Judge judge;
+
+    @StateId("payload")
+    private final StateSpec<ValueState<String>> payloadSpec =
+        StateSpecs.value(StringUtf8Coder.of());
+
+    @StateId("first")
+    private final StateSpec<ValueState<String>> firstSpec = StateSpecs.value(StringUtf8Coder.of());
+
+    @StateId("seenAt")
+    private final StateSpec<ValueState<Long>> seenAtSpec = StateSpecs.value(VarLongCoder.of());
+
+    @StateId("pending")
+    private final StateSpec<BagState<TimestampedValue<TimedEvent>>> pendingSpec;
+
+    @StateId("tickAt")
+    private final StateSpec<ValueState<Long>> tickAtSpec = StateSpecs.value(VarLongCoder.of());
+
+    @StateId("holdAt")
+    private final StateSpec<ValueState<Long>> holdAtSpec = StateSpecs.value(VarLongCoder.of());
+
+    @TimerId("tick")
+    private final TimerSpec tickSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
+    DedupFn(Judge judge) {
+      this.judge = judge;
+      this.pendingSpec = StateSpecs.bag(LogOrder.bufferCoder(judge.coder));
+    }
+
+    @ProcessElement
+    public void process(
+        @Element KV<String, TimedEvent> element,
+        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
+        @StateId("tickAt") ValueState<Long> tickAt,
+        @StateId("holdAt") ValueState<Long> holdAt,
+        @TimerId("tick") Timer tick) {
+      KeyedEngine.buffer(element.getValue(), pending, tickAt, holdAt, tick);
+    }
+
+    @OnTimer("tick")
+    public void onTick(
+        OnTimerContext context,
+        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
+        @StateId("tickAt") ValueState<Long> tickAt,
+        @StateId("holdAt") ValueState<Long> holdAt,
+        @StateId("payload") ValueState<String> payloadState,
+        @StateId("first") ValueState<String> firstState,
+        @StateId("seenAt") ValueState<Long> seenAtState,
+        @TimerId("tick") Timer tick,
+        MultiOutputReceiver out)
+        throws Exception {
+      Long seenAt = seenAtState.read();
+      Seen stored =
+          seenAt == null ? null : new Seen(payloadState.read(), firstState.read(), seenAt);
+      IdState id = new IdState(stored, out);
+      KeyedEngine.Fired fired =
+          KeyedEngine.fire(pending, context.fireTimestamp().getMillis(), id, tick);
+      if (id.seen == null) {
+        if (stored != null) {
+          payloadState.clear();
+          firstState.clear();
+          seenAtState.clear();
+        }
+      } else if (id.seen != stored) {
+        payloadState.write(id.seen.payload);
+        firstState.write(id.seen.first);
+        seenAtState.write(id.seen.seenAt);
+      }
+      KeyedEngine.keep(fired, tickAt, holdAt);
+    }
+
+    /**
+     * One id's state as a firing changes it; its one edge is first seen + horizon, where the id is
+     * forgotten (the engine passes it only after every buffered event that arrived before it).
+     */
+    private final class IdState implements KeyedEngine.Handler {
+      @Nullable Seen seen;
+      private final MultiOutputReceiver out;
+
+      IdState(@Nullable Seen seen, MultiOutputReceiver out) {
+        this.seen = seen;
+        this.out = out;
+      }
+
+      @Override
+      public @Nullable Long edgeDue(long now) {
+        return seen != null && judge.forgetAt(seen) <= now ? judge.forgetAt(seen) : null;
+      }
+
+      @Override
+      public void passEdge(long edge) {
+        judge.freed.inc(); // W >= first seen + horizon: every event still to come finds it gone
+        seen = null;
+      }
+
+      @Override
+      public @Nullable Long nextEdge(long now) {
+        return seen != null && judge.forgetAt(seen) > now ? judge.forgetAt(seen) : null;
+      }
+
+      @Override
+      public void apply(TimedEvent event) throws Exception {
+        // (an event that arrived at or after first seen + horizon comes after that edge: the id
+        // is forgotten for it, as its own partition's watermark says)
+        seen = judge.judge(event, seen, out);
+      }
+    }
+
+    @Override
+    @SuppressWarnings("deprecation") // duplicates and conflicts leave with their own, earlier, time
+    public Duration getAllowedTimestampSkew() {
+      return Duration.millis(Long.MAX_VALUE);
+    }
+  }
+
+  /**
+   * On arrival: one state key per scope key holding the ids seen for it, each event judged as it
+   * arrives (its own partition's watermark at arrival says whether its id is still kept), and one
+   * timer per key that only frees memory.
+   */
+  private static final class ArrivalFn extends DoFn<KV<String, TimedEvent>, TimedEvent> {
+    private static final Schema SEEN =
+        Schema.builder()
+            .addStringField("payload")
+            .addStringField("first")
+            .addInt64Field("seen_at")
+            .build();
+
+    private final Judge judge;
+    private final Counter timersSet = StreamformMetrics.counter(StreamformMetrics.ID_TIMERS_SET);
+
+    /** The key's ids (canonical text) and their first events, within their horizons. */
+    @StateId("ids")
+    private final StateSpec<MapState<String, Row>> idsSpec =
+        StateSpecs.map(StringUtf8Coder.of(), RowCoder.of(SEEN));
+
+    /** When the key's one timer fires (millis); null: none is armed. */
+    @StateId("freeAt")
+    private final StateSpec<ValueState<Long>> freeAtSpec = StateSpecs.value(VarLongCoder.of());
+
+    @TimerId("free")
+    private final TimerSpec freeSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
+    ArrivalFn(Judge judge) {
+      this.judge = judge;
+    }
+
+    @ProcessElement
+    public void process(
+        @Element KV<String, TimedEvent> element,
+        @StateId("ids") MapState<String, Row> ids,
+        @StateId("freeAt") ValueState<Long> freeAt,
+        @TimerId("free") Timer free,
+        MultiOutputReceiver out)
+        throws Exception {
+      TimedEvent event = element.getValue();
+      Object idValue = event.envelope().record().getValue(judge.idColumn);
+      if (idValue == null) {
+        judge.judge(event, null, out);
+        return;
+      }
+      String id = KeyedEngine.keyText(event.envelope().record(), judge.idColumns);
+      Row row = ids.get(id).read();
+      Seen seen = row == null ? null : seen(row);
+      if (seen != null && judge.forgetAt(seen) <= LogOrder.arrivalOf(event)) {
+        // the event's own partition's watermark has passed the horizon (the timer, which follows
+        // the slowest partition, had not come round yet): the id is forgotten for it
+        judge.freed.inc();
+        seen = null;
+      }
+      Seen after = judge.judge(event, seen, out);
+      if (after != seen) {
+        ids.put(
+            id, Row.withSchema(SEEN).addValues(after.payload, after.first, after.seenAt).build());
+        if (freeAt.read() == null) {
+          // one timer per key, armed when none is: it only frees memory; when it fires it frees
+          // the ids due then and is set once more, for the earliest id left
+          freeAt.write(KeyedEngine.setTick(free, judge.forgetAt(after), null)[0]);
+          timersSet.inc();
+        }
+      }
+    }
+
+    @OnTimer("free")
+    public void onFree(
+        OnTimerContext context,
+        @StateId("ids") MapState<String, Row> ids,
+        @StateId("freeAt") ValueState<Long> freeAt,
+        @TimerId("free") Timer free) {
+      long now = context.fireTimestamp().getMillis();
+      List<String> due = new ArrayList<>();
+      Long next = null;
+      for (Map.Entry<String, Row> e : ids.entries().read()) {
+        long at = judge.forgetAt(seen(e.getValue()));
+        if (at <= now) {
+          due.add(e.getKey()); // W >= first seen + horizon: every event still to come finds it gone
+        } else {
+          next = next == null ? at : Math.min(next, at);
+        }
+      }
+      for (String id : due) {
+        ids.remove(id);
+        judge.freed.inc();
+      }
+      if (next == null) {
+        freeAt.clear();
+      } else {
+        freeAt.write(KeyedEngine.setTick(free, next, null)[0]);
+        timersSet.inc();
+      }
+    }
+
+    private static Seen seen(Row row) {
+      return new Seen(row.getString("payload"), row.getString("first"), row.getInt64("seen_at"));
     }
 
     @Override
