@@ -200,6 +200,43 @@ final class NativeFlink {
     }
   }
 
+  /** What a source subtask does with one record: its partition and its index in the workload. */
+  interface Reader {
+    void read(int partition, int index) throws Exception;
+  }
+
+  /**
+   * Reads the partitions {@code p} with {@code p % subtasks == subtask} in offset order,
+   * interleaved one record at a time as the Beam runner's source reader round-robins its splits
+   * (read one after the other, the second partition would be all late behind the first one's
+   * watermark at parallelism 1), while {@code running}; counts what it read ({@link
+   * WorkloadSource#READ}).
+   */
+  static void read(
+      Workload w, int subtask, int subtasks, java.util.function.BooleanSupplier running, Reader r)
+      throws Exception {
+    List<Integer> mine = new ArrayList<>();
+    for (int p = subtask; p < w.partitions; p += subtasks) {
+      mine.add(p);
+    }
+    int[] next = new int[w.partitions];
+    boolean more = true;
+    while (more && running.getAsBoolean()) {
+      more = false;
+      for (int p : mine) {
+        if (next[p] >= w.byPartition[p].length) {
+          continue;
+        }
+        more = true;
+        r.read(p, w.byPartition[p][next[p]++]);
+        WorkloadSource.READ.incrementAndGet();
+        if (p < WorkloadSource.READ_BY_PARTITION.length()) {
+          WorkloadSource.READ_BY_PARTITION.incrementAndGet(p);
+        }
+      }
+    }
+  }
+
   /** Source subtask {@code i} reads the partitions {@code p} with {@code p % parallelism == i}. */
   static final class Partitions extends RichParallelSourceFunction<Order> {
     private final int events;
@@ -214,39 +251,24 @@ final class NativeFlink {
     }
 
     @Override
-    public void run(SourceContext<Order> ctx) {
+    public void run(SourceContext<Order> ctx) throws Exception {
       Workload w = Workload.of(events, partitions, seed);
-      int subtask = getRuntimeContext().getIndexOfThisSubtask();
-      int subtasks = getRuntimeContext().getNumberOfParallelSubtasks();
-      // its partitions interleaved one record at a time, as the Beam runner's source reader
-      // round-robins its splits: read one after the other, the second partition would be all
-      // late behind the first one's watermark at parallelism 1
-      List<Integer> mine = new ArrayList<>();
-      for (int p = subtask; p < partitions; p += subtasks) {
-        mine.add(p);
-      }
-      int[] next = new int[partitions];
-      boolean more = true;
-      while (more && running) {
-        more = false;
-        for (int p : mine) {
-          if (next[p] >= w.byPartition[p].length) {
-            continue;
-          }
-          more = true;
-          int i = w.byPartition[p][next[p]++];
-          Order o = new Order();
-          o.customerId = w.customerId[i];
-          o.amount = w.amount(i);
-          o.orderedAt = w.eventTime[i];
-          o.partition = p;
-          o.offset = w.offset[i];
-          synchronized (ctx.getCheckpointLock()) {
-            ctx.collect(o);
-          }
-          WorkloadSource.READ.incrementAndGet();
-        }
-      }
+      read(
+          w,
+          getRuntimeContext().getIndexOfThisSubtask(),
+          getRuntimeContext().getNumberOfParallelSubtasks(),
+          () -> running,
+          (p, i) -> {
+            Order o = new Order();
+            o.customerId = w.customerId[i];
+            o.amount = w.amount(i);
+            o.orderedAt = w.eventTime[i];
+            o.partition = p;
+            o.offset = w.offset[i];
+            synchronized (ctx.getCheckpointLock()) {
+              ctx.collect(o);
+            }
+          });
     }
 
     @Override

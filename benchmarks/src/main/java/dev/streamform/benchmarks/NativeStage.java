@@ -11,7 +11,6 @@ import dev.streamform.transforms.envelope.SourceRecord;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -120,57 +119,49 @@ final class NativeStage {
     }
 
     @Override
-    public void run(SourceContext<Envelope> ctx) {
+    public void run(SourceContext<Envelope> ctx) throws Exception {
       Workload w = Workload.of(events, partitions, seed);
       int subtask = getRuntimeContext().getIndexOfThisSubtask();
       int subtasks = getRuntimeContext().getNumberOfParallelSubtasks();
-      List<Integer> mine = new ArrayList<>();
-      for (int p = subtask; p < partitions; p += subtasks) {
-        mine.add(p);
-      }
       int customer = schema.indexOf("customer_id");
       int amount = schema.indexOf("amount");
       int orderedAt = schema.indexOf("ordered_at");
       Object[] values = new Object[schema.getFieldCount()];
       long delay = Workload.WATERMARK.toMillis();
+      // the largest event time read of each partition this subtask reads; the others stay at
+      // Long.MAX_VALUE so they do not hold its watermark
       long[] largest = new long[partitions];
-      java.util.Arrays.fill(largest, Long.MIN_VALUE);
-      long emitted = Long.MIN_VALUE;
-      Instant ingest = Instant.now();
-      int[] next = new int[partitions];
-      boolean more = true;
-      while (more && running) {
-        more = false;
-        for (int p : mine) {
-          if (next[p] >= w.byPartition[p].length) {
-            continue;
-          }
-          more = true;
-          int i = w.byPartition[p][next[p]++];
-          Instant t = new Instant(w.eventTime[i]);
-          values[customer] = w.customerId[i];
-          values[amount] = w.amount(i);
-          values[orderedAt] = t;
-          Row row = Row.withSchema(schema).attachValues(values.clone());
-          Envelope e = Envelope.event(SourceRecord.of(p, w.offset[i], ingest, row), t);
-          largest[p] = Math.max(largest[p], w.eventTime[i]);
-          long least = Long.MAX_VALUE;
-          for (int q : mine) {
-            least = Math.min(least, largest[q]);
-          }
-          synchronized (ctx.getCheckpointLock()) {
-            ctx.collectWithTimestamp(e, w.eventTime[i]);
-            if (least != Long.MIN_VALUE && least - delay > emitted) {
-              emitted = least - delay;
-              ctx.emitWatermark(new Watermark(emitted));
-            }
-          }
-          WorkloadSource.READ.incrementAndGet();
-          if (p < WorkloadSource.READ_BY_PARTITION.length()) {
-            WorkloadSource.READ_BY_PARTITION.incrementAndGet(p);
-          }
-        }
+      java.util.Arrays.fill(largest, Long.MAX_VALUE);
+      for (int p = subtask; p < partitions; p += subtasks) {
+        largest[p] = Long.MIN_VALUE;
       }
+      long[] emitted = {Long.MIN_VALUE};
+      Instant ingest = Instant.now();
+      NativeFlink.read(
+          w,
+          subtask,
+          subtasks,
+          () -> running,
+          (p, i) -> {
+            Instant t = new Instant(w.eventTime[i]);
+            values[customer] = w.customerId[i];
+            values[amount] = w.amount(i);
+            values[orderedAt] = t;
+            Row row = Row.withSchema(schema).attachValues(values.clone());
+            Envelope e = Envelope.event(SourceRecord.of(p, w.offset[i], ingest, row), t);
+            largest[p] = Math.max(largest[p], w.eventTime[i]);
+            long least = Long.MAX_VALUE;
+            for (long l : largest) {
+              least = Math.min(least, l);
+            }
+            synchronized (ctx.getCheckpointLock()) {
+              ctx.collectWithTimestamp(e, w.eventTime[i]);
+              if (least != Long.MIN_VALUE && least - delay > emitted[0]) {
+                emitted[0] = least - delay;
+                ctx.emitWatermark(new Watermark(emitted[0]));
+              }
+            }
+          });
     }
 
     @Override
