@@ -300,7 +300,8 @@ public final class ScoringOracle {
                 null,
                 0,
                 0,
-                Map.of("reason", kind, "description", reason))));
+                // by name, as the run's rows are: Map.of's order changes from one JVM to the next
+                new TreeMap<>(Map.of("reason", kind, "description", reason)))));
   }
 
   /** Every column of the source, in schema order (null when absent), as a run reports it. */
