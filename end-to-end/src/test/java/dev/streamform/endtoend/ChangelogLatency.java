@@ -3,6 +3,7 @@ package dev.streamform.endtoend;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.greaterThan;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.streamform.endtoend.LocalServices.TopicRecord;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,11 +11,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -50,9 +55,26 @@ import org.junit.jupiter.api.io.TempDir;
  * (the job's producer). Both clocks are this machine's. Prints p50, p99 and max over the steady
  * phase's changelog records, the rate and the counts; asserts only that every steady on-time event
  * got its record (a latency figure over a lost record would flatter).
+ *
+ * <p>With {@code -Dlatency.model=hourly_revenue} ({@code benchmarks/latency --windows}) the same
+ * run measures the windowed model instead (hourly windows per customer, allowed lateness 30m, the
+ * same source): the time from the moment a revision record could first have been written to the
+ * record. That moment is the later of the append of the newest event the record reflects (its
+ * {@code offsets}, per partition the largest) and, for an {@code on_time} record or a correction
+ * held until then, the append of the event that moved {@code W = min_p W_p} to the window's end
+ * ({@code end + 30m} for a {@code final} record), computed here from what was appended as the
+ * declared clock computes {@code W_p}. A correction after {@code W} passed the end is due when its
+ * late event is appended. Asserts that every window of the steady phase with an on-time event and
+ * an end that {@code W} passed has its {@code on_time} record.
  */
 class ChangelogLatency {
-  private static final String MODEL = "customer_metrics";
+  private static final String CHANGELOG_MODEL = "customer_metrics";
+  private static final String WINDOWED_MODEL = "hourly_revenue";
+  private static final String MODEL = System.getProperty("latency.model", CHANGELOG_MODEL);
+  private static final boolean WINDOWED = MODEL.equals(WINDOWED_MODEL);
+  private static final long WATERMARK = Duration.ofMinutes(5).toMillis();
+  private static final long HOUR = Duration.ofHours(1).toMillis();
+  private static final long LATENESS = Duration.ofMinutes(30).toMillis();
   private static final int PARTITIONS = 2;
   private static final int KEYS = 10_000;
   private static final Instant BASE = Instant.parse("2026-09-01T00:00:00Z");
@@ -66,6 +88,26 @@ class ChangelogLatency {
   private final long[] nominal = new long[PARTITIONS];
 
   private final SplittableRandom random = new SplittableRandom(31);
+
+  /** Append time of (partition, offset) for every event, late ones too (the windowed measure). */
+  private final long[][] appendedAny = new long[PARTITIONS][1 << 16];
+
+  /** Per partition the clock's {@code W_p} after what was sent: the largest event time - 5m. */
+  private final long[] partitionWatermark = {Long.MIN_VALUE, Long.MIN_VALUE};
+
+  /** {@code W = min_p W_p} after what was sent, from before the first event's window on. */
+  private long watermark = BASE.toEpochMilli() - 2 * HOUR;
+
+  /**
+   * Every half hour of event time that {@code W} passed -> (partition, offset) of the event whose
+   * append moved {@code W} to it: a window's end and its end plus the allowed lateness.
+   */
+  private final TreeMap<Long, long[]> crossings = new TreeMap<>();
+
+  /** "customer/window start" of each window with an on-time event of the steady phase. */
+  private final Set<String> steadyWindows = new HashSet<>();
+
+  private boolean steady;
 
   @BeforeAll
   static void startServices() throws Exception {
@@ -88,8 +130,8 @@ class ChangelogLatency {
     int seconds = Integer.getInteger("latency.seconds", 60);
     String stamp = Long.toString(System.currentTimeMillis(), 36);
     String source = "latency_orders_" + stamp;
-    String changelog = "latency_changelog_" + stamp;
-    Path project = project(source, changelog);
+    String changelog = (WINDOWED ? "latency_revisions_" : "latency_changelog_") + stamp;
+    Path project = project(source, stamp);
     try (Admin admin =
         Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, LocalServices.BOOTSTRAP))) {
       admin
@@ -112,21 +154,51 @@ class ChangelogLatency {
       long[] backlogEnd = {offsetsSent[0], offsetsSent[1]};
       String job = LocalServices.submit(project, MODEL, 2, Duration.ofSeconds(5));
       LocalServices.awaitRunning(job);
-      List<TopicRecord> first = drain(changelog, counts[0]);
-      long[] span = span(first);
-      double max = first.size() * 1000.0 / Math.max(1, span[1] - span[0]);
+      long[] span;
+      long firstRecords;
+      if (WINDOWED) {
+        // every window the backlog closed, to the last hour's end before its W
+        long closedEnd = lastEndBefore(watermark);
+        Windows backlogWindows = new Windows();
+        LocalServices.follow(
+            changelog,
+            backlogWindows::add,
+            () -> backlogWindows.maxOnTimeEnd >= closedEnd,
+            Duration.ofMinutes(10));
+        span = new long[] {backlogWindows.firstAt, backlogWindows.lastAt};
+        firstRecords = backlogWindows.records.size();
+        System.out.printf(
+            Locale.ROOT,
+            "backlog's window records by status %s; window ends %s .. %s (W after the backlog:"
+                + " %s)%n",
+            backlogWindows.byStatus(),
+            Instant.ofEpochMilli(backlogWindows.minEnd),
+            Instant.ofEpochMilli(backlogWindows.maxOnTimeEnd),
+            Instant.ofEpochMilli(watermark));
+      } else {
+        List<TopicRecord> first = drain(changelog, counts[0]);
+        span = span(first);
+        firstRecords = first.size();
+      }
+      // the changelog's records (one per on-time event), or for windows the backlog's on-time
+      // events, over the span of the records (the first hour of event time is read before any
+      // window record: ADR 0068)
+      double max = (WINDOWED ? counts[0] : firstRecords) * 1000.0 / Math.max(1, span[1] - span[0]);
       double rate =
           System.getProperty("latency.rate") != null
               ? Double.parseDouble(System.getProperty("latency.rate"))
               : max / 2;
       System.out.printf(
           Locale.ROOT,
-          "maximum: %,d changelog records of %,d on-time backlog events in %.2f s (first to last"
+          "maximum: %,d %s records of %,d on-time backlog events in %.2f s (first to last"
               + " record): %,.0f events/s%n",
-          first.size(),
+          firstRecords,
+          WINDOWED ? "window" : "changelog",
           counts[0],
           (span[1] - span[0]) / 1000.0,
           max);
+      long steadyFrom = System.currentTimeMillis();
+      steady = true;
 
       // steady: half the maximum, late events, partition 1 falling behind
       long start = System.nanoTime();
@@ -148,6 +220,22 @@ class ChangelogLatency {
         Thread.sleep(5);
       }
       double actual = sent / ((System.nanoTime() - start) / 1e9);
+      System.out.printf(
+          Locale.ROOT,
+          "steady: %,d events in %d s at %,.0f events/s (target %,.0f: half the maximum), %,d on"
+              + " time, %,d late; partition 1 silent from %d s to %d s%n",
+          sent,
+          seconds,
+          actual,
+          rate,
+          counts[1],
+          sent - counts[1],
+          seconds / 3,
+          seconds / 2);
+      if (WINDOWED) {
+        revisionLatency(changelog, steadyFrom);
+        return;
+      }
       long expected = counts[0] + counts[1];
       List<TopicRecord> all = drain(changelog, expected);
       long[] latencies =
@@ -165,18 +253,6 @@ class ChangelogLatency {
               .filter(l -> l >= 0)
               .sorted()
               .toArray();
-      System.out.printf(
-          Locale.ROOT,
-          "steady: %,d events in %d s at %,.0f events/s (target %,.0f: half the maximum), %,d on"
-              + " time, %,d late; partition 1 silent from %d s to %d s%n",
-          sent,
-          seconds,
-          actual,
-          rate,
-          counts[1],
-          sent - counts[1],
-          seconds / 3,
-          seconds / 2);
       System.out.printf(
           Locale.ROOT,
           "changelog latency (append to the source topic -> changelog record), %,d records: p50"
@@ -212,7 +288,13 @@ class ChangelogLatency {
                 ? random.nextLong(Duration.ofMinutes(4).toMillis())
                 : Duration.ofMinutes(6).toMillis()
                     + random.nextLong(Duration.ofMinutes(54).toMillis());
-    boolean onTime = delay < Duration.ofMinutes(5).toMillis();
+    boolean onTime = delay < WATERMARK;
+    long eventTime = BASE.toEpochMilli() + now - delay;
+    long offset = offsetsSent[p];
+    if (onTime && steady) {
+      steadyWindows.add(customer + "/" + Math.floorDiv(eventTime, HOUR) * HOUR);
+    }
+    advance(p, offset, eventTime);
     String json =
         "{\"customer_id\":"
             + customer
@@ -230,11 +312,145 @@ class ChangelogLatency {
             Long.toString(customer).getBytes(StandardCharsets.UTF_8),
             json.getBytes(StandardCharsets.UTF_8)),
         (meta, error) -> {
+          if (error == null) {
+            recordAny(p, meta.offset(), meta.timestamp());
+          }
           if (error == null && onTime) {
             record(p, meta.offset(), meta.timestamp());
           }
         });
     return onTime;
+  }
+
+  /**
+   * The clock after event {@code offset} of partition {@code p} at {@code eventTime}: its {@code
+   * W_p} (a late event leaves it), then {@code W}; every half hour {@code W} passes is crossed by
+   * this event's append.
+   */
+  private void advance(int p, long offset, long eventTime) {
+    partitionWatermark[p] = Math.max(partitionWatermark[p], eventTime - WATERMARK);
+    long w = Math.min(partitionWatermark[0], partitionWatermark[1]);
+    if (partitionWatermark[0] == Long.MIN_VALUE || partitionWatermark[1] == Long.MIN_VALUE) {
+      return; // W is undefined while a partition has no W_p
+    }
+    long half = HOUR / 2;
+    for (long b = Math.floorDiv(watermark, half) * half + half; b <= w; b += half) {
+      crossings.putIfAbsent(b, new long[] {p, offset});
+    }
+    watermark = Math.max(watermark, w);
+  }
+
+  private synchronized void recordAny(int p, long offset, long appendedAt) {
+    if (offset >= appendedAny[p].length) {
+      appendedAny[p] =
+          Arrays.copyOf(appendedAny[p], (int) Math.max(offset + 1, appendedAny[p].length * 2L));
+    }
+    appendedAny[p][(int) offset] = appendedAt;
+  }
+
+  private synchronized long appendedAt(int p, long offset) {
+    return offset < appendedAny[p].length ? appendedAny[p][(int) offset] : 0;
+  }
+
+  /** The last window end at or before {@code w}. */
+  private static long lastEndBefore(long w) {
+    return Math.floorDiv(w, HOUR) * HOUR;
+  }
+
+  /** A window record, as much of it as the measure needs (the JSON is not kept). */
+  private record WindowRecord(
+      String status, String window, long end, Map<Integer, Long> maxOffsets, long timestamp) {}
+
+  /** Window records read so far, and what the waits ask of them, kept as they are read. */
+  private static final class Windows {
+    final List<WindowRecord> records = new java.util.ArrayList<>();
+    final Set<String> onTime = new HashSet<>();
+    long maxOnTimeEnd = Long.MIN_VALUE;
+    long minEnd = Long.MAX_VALUE;
+    long firstAt = Long.MAX_VALUE;
+    long lastAt = Long.MIN_VALUE;
+
+    void add(TopicRecord r) {
+      JsonNode v = r.value();
+      String status = v.get("status").asText();
+      long start = Instant.parse(v.get("window_start").asText()).toEpochMilli();
+      long end = Instant.parse(v.get("window_end").asText()).toEpochMilli();
+      String window = v.get("customer_id").asLong() + "/" + start;
+      Map<Integer, Long> offsets = new java.util.HashMap<>();
+      for (Iterator<Map.Entry<String, JsonNode>> it = v.get("offsets").fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> o = it.next();
+        offsets.put(Integer.parseInt(o.getKey()), o.getValue().get("max").asLong());
+      }
+      records.add(new WindowRecord(status, window, end, offsets, r.timestamp()));
+      if (status.equals("on_time")) {
+        onTime.add(window);
+        maxOnTimeEnd = Math.max(maxOnTimeEnd, end);
+      }
+      minEnd = Math.min(minEnd, end);
+      firstAt = Math.min(firstAt, r.timestamp());
+      lastAt = Math.max(lastAt, r.timestamp());
+    }
+
+    Map<String, Integer> byStatus() {
+      Map<String, Integer> counts = new java.util.TreeMap<>();
+      records.forEach(r -> counts.merge(r.status(), 1, Integer::sum));
+      return counts;
+    }
+  }
+
+  /**
+   * The windowed measure's steady phase: waits until every window of the steady phase that {@code
+   * W} closed has its {@code on_time} record, then prints p50/p99/max from each record's due moment
+   * (see the class comment) to the record, over the records due in the steady phase.
+   */
+  private void revisionLatency(String topic, long steadyFrom) throws Exception {
+    long closed = lastEndBefore(watermark);
+    Set<String> due = new HashSet<>();
+    for (String window : steadyWindows) {
+      long start = Long.parseLong(window.substring(window.indexOf('/') + 1));
+      if (start + HOUR <= closed) {
+        due.add(window);
+      }
+    }
+    Windows all = new Windows();
+    LocalServices.follow(
+        topic, all::add, () -> all.onTime.containsAll(due), Duration.ofMinutes(10));
+    List<Long> latencies = new java.util.ArrayList<>();
+    Map<String, Integer> byStatus = new java.util.TreeMap<>();
+    for (WindowRecord r : all.records) {
+      long at = 0;
+      for (Map.Entry<Integer, Long> o : r.maxOffsets().entrySet()) {
+        at = Math.max(at, appendedAt(o.getKey(), o.getValue()));
+      }
+      long[] crossing = crossings.get(r.status().equals("final") ? r.end() + LATENESS : r.end());
+      if (crossing != null) {
+        at = Math.max(at, appendedAt((int) crossing[0], crossing[1]));
+      }
+      if (at < steadyFrom) {
+        continue; // due in the backlog: measured as the maximum
+      }
+      byStatus.merge(r.status(), 1, Integer::sum);
+      latencies.add(r.timestamp() - at);
+    }
+    long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
+    System.out.printf(
+        Locale.ROOT,
+        "revision latency (due -> window record), %,d records %s: p50 %d ms, p99 %d ms, max %d ms;"
+            + " %,d of %,d steady windows that W closed published on time%n",
+        sorted.length,
+        byStatus,
+        percentile(sorted, 0.50),
+        percentile(sorted, 0.99),
+        sorted.length == 0 ? -1 : sorted[sorted.length - 1],
+        due.stream().filter(all.onTime::contains).count(),
+        due.size());
+    assertThat("window records of the steady phase", (long) sorted.length, greaterThan(0L));
+    Set<String> missing = new java.util.TreeSet<>(due);
+    missing.removeAll(all.onTime);
+    assertThat(
+        "every steady window that W closed has its on_time record",
+        missing,
+        org.hamcrest.Matchers.empty());
   }
 
   private synchronized void record(int p, long offset, long appendedAt) {
@@ -278,7 +494,10 @@ class ChangelogLatency {
     return values[Math.max(0, rank - 1)];
   }
 
-  private Path project(String source, String changelog) throws Exception {
+  /**
+   * The project: both models, each writing its own topic ({@code latency_changelog_<stamp>}...).
+   */
+  private Path project(String source, String stamp) throws Exception {
     Path project = dir.resolve("latency");
     Files.createDirectories(project.resolve("models"));
     Files.writeString(
@@ -291,15 +510,23 @@ class ChangelogLatency {
     Files.writeString(
         project.resolve("streamform.yml"),
         "models:\n  "
-            + MODEL
+            + CHANGELOG_MODEL
             + ":\n    materialized: upsert\n    key: [customer_id]\n    retention: 1h\n"
-            + "    topic: "
-            + changelog
+            + "    topic: latency_changelog_"
+            + stamp
+            + "\n  "
+            + WINDOWED_MODEL
+            + ":\n    key: [customer_id]\n    window: 1h\n    allowed_lateness: 30m\n"
+            + "    topic: latency_revisions_"
+            + stamp
             + "\n");
     Files.writeString(
-        project.resolve("models/" + MODEL + ".sql"),
+        project.resolve("models/" + CHANGELOG_MODEL + ".sql"),
         "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders')"
             + " GROUP BY customer_id\n");
+    Files.writeString(
+        project.resolve("models/" + WINDOWED_MODEL + ".sql"),
+        "SELECT customer_id, SUM(amount) AS revenue FROM source('orders') GROUP BY customer_id\n");
     return project;
   }
 

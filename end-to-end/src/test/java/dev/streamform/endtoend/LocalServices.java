@@ -540,6 +540,36 @@ final class LocalServices {
   }
 
   /**
+   * Reads {@code topic} from the start (committed records only) and hands each record to {@code
+   * each}, keeping none (for topics too large to hold as JSON trees), until {@code enough} holds
+   * (asked once a poll) and 3 s more, or for {@code atMost}.
+   */
+  static void follow(
+      String topic,
+      java.util.function.Consumer<TopicRecord> each,
+      java.util.function.BooleanSupplier enough,
+      Duration atMost)
+      throws Exception {
+    try (KafkaConsumer<byte[], byte[]> consumer = committedReader()) {
+      List<TopicPartition> partitions = partitionsOf(consumer, topic);
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      long deadline = System.nanoTime() + atMost.toNanos();
+      long settle = Long.MAX_VALUE;
+      List<TopicRecord> polled = new ArrayList<>();
+      while (System.nanoTime() < Math.min(deadline, settle)) {
+        polled.clear();
+        poll(consumer, polled);
+        polled.forEach(each);
+        checkNoJobFailed();
+        if (settle == Long.MAX_VALUE && enough.getAsBoolean()) {
+          settle = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+        }
+      }
+    }
+  }
+
+  /**
    * Everything {@code topic} holds now: its committed records up to the end offsets at the time of
    * the call (for a snapshot while no job writes, e.g. right after a TaskManager was killed).
    */
