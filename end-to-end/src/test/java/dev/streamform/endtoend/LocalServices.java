@@ -522,20 +522,7 @@ final class LocalServices {
   static List<TopicRecord> drain(String topic, Predicate<List<TopicRecord>> enough)
       throws Exception {
     List<TopicRecord> records = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer = committedReader()) {
-      List<TopicPartition> partitions = partitionsOf(consumer, topic);
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
-      long deadline = System.nanoTime() + AWAIT.toNanos();
-      long settle = Long.MAX_VALUE;
-      while (System.nanoTime() < Math.min(deadline, settle)) {
-        poll(consumer, records);
-        checkNoJobFailed();
-        if (settle == Long.MAX_VALUE && enough.test(records)) {
-          settle = System.nanoTime() + Duration.ofSeconds(3).toNanos();
-        }
-      }
-    }
+    follow(topic, records::add, () -> enough.test(records), AWAIT);
     return records;
   }
 
