@@ -491,7 +491,28 @@ final class RunCommand implements Callable<Integer> {
       err.println("streamform run: Kafka client settings: " + connection);
     }
     err.flush();
-    PipelineResult result = pipeline.run();
+    PipelineResult result;
+    try {
+      result = pipeline.run();
+    } catch (RuntimeException e) {
+      if (!runner.isFlink()) {
+        throw e;
+      }
+      // Beam's Flink runner says only "Pipeline execution failed": name what lies beneath
+      err.println(
+          "streamform run: "
+              + (detach
+                  ? "the job was not submitted to " + runner.describe()
+                  : "the job failed on " + runner.describe())
+              + ": "
+              + JobFailure.causes(e)
+              + " (STREAMFORM_DEBUG=1 prints the stack trace; a cluster's own account is in its"
+              + " JobManager log)");
+      if (System.getenv("STREAMFORM_DEBUG") != null) {
+        e.printStackTrace(err);
+      }
+      return 1;
+    }
     if (detach) {
       out.println(jobId(result));
       out.flush();

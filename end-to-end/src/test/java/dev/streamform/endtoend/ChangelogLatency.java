@@ -81,16 +81,16 @@ class ChangelogLatency {
 
   @TempDir Path dir;
 
-  /** Append time of (partition, offset), 0 = not appended or late; grown as offsets grow. */
-  private final long[][] appended = new long[PARTITIONS][1 << 16];
-
   /** Per partition: the next event's nominal time (one second of event time per event). */
   private final long[] nominal = new long[PARTITIONS];
 
   private final SplittableRandom random = new SplittableRandom(31);
 
-  /** Append time of (partition, offset) for every event, late ones too (the windowed measure). */
-  private final long[][] appendedAny = new long[PARTITIONS][1 << 16];
+  /**
+   * Append time of (partition, offset) for every event, late ones too (a changelog record only ever
+   * names an on-time event); 0 = not appended; grown as offsets grow.
+   */
+  private final long[][] appended = new long[PARTITIONS][1 << 16];
 
   /** Per partition the clock's {@code W_p} after what was sent: the largest event time - 5m. */
   private final long[] partitionWatermark = {Long.MIN_VALUE, Long.MIN_VALUE};
@@ -248,7 +248,7 @@ class ChangelogLatency {
                     if (offset < backlogEnd[p]) {
                       return -1; // the backlog: measured as the maximum above
                     }
-                    return r.timestamp() - appended[p][(int) offset];
+                    return r.timestamp() - appendedAt(p, offset);
                   })
               .filter(l -> l >= 0)
               .sorted()
@@ -313,9 +313,6 @@ class ChangelogLatency {
             json.getBytes(StandardCharsets.UTF_8)),
         (meta, error) -> {
           if (error == null) {
-            recordAny(p, meta.offset(), meta.timestamp());
-          }
-          if (error == null && onTime) {
             record(p, meta.offset(), meta.timestamp());
           }
         });
@@ -340,16 +337,8 @@ class ChangelogLatency {
     watermark = Math.max(watermark, w);
   }
 
-  private synchronized void recordAny(int p, long offset, long appendedAt) {
-    if (offset >= appendedAny[p].length) {
-      appendedAny[p] =
-          Arrays.copyOf(appendedAny[p], (int) Math.max(offset + 1, appendedAny[p].length * 2L));
-    }
-    appendedAny[p][(int) offset] = appendedAt;
-  }
-
   private synchronized long appendedAt(int p, long offset) {
-    return offset < appendedAny[p].length ? appendedAny[p][(int) offset] : 0;
+    return offset < appended[p].length ? appended[p][(int) offset] : 0;
   }
 
   /** The last window end at or before {@code w}. */

@@ -284,7 +284,7 @@ class GatesEndToEndTest {
     int status =
         Streamform.run(new PrintWriter(out), new PrintWriter(err), args.toArray(String[]::new));
     if (status != 0) {
-      fail("streamform " + String.join(" ", args) + " exited " + status + ":\n" + out + err);
+      fail(LocalServices.failed(args, status, out + "" + err));
     }
     String id = out.toString().trim();
     assertThat("a job id", id.matches("[0-9a-f]{32}"), equalTo(true));

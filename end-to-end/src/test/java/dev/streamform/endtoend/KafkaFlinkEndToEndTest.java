@@ -1624,7 +1624,7 @@ class KafkaFlinkEndToEndTest {
     StringWriter err = new StringWriter();
     int status = Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
     if (status != 0) {
-      fail("streamform " + String.join(" ", args) + " exited " + status + ":\n" + out + err);
+      fail(LocalServices.failed(List.of(args), status, out + "" + err));
     }
     return err.toString();
   }
@@ -1634,7 +1634,7 @@ class KafkaFlinkEndToEndTest {
     StringWriter err = new StringWriter();
     int status = Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
     if (status != 0) {
-      fail("streamform " + String.join(" ", args) + " exited " + status + ":\n" + out + err);
+      fail(LocalServices.failed(List.of(args), status, out + "" + err));
     }
     return out.toString();
   }

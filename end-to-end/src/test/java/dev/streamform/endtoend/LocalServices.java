@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamform.cli.Streamform;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
@@ -205,9 +206,50 @@ final class LocalServices {
     StringWriter err = new StringWriter();
     int status = Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
     if (status != 0) {
-      fail("streamform " + String.join(" ", args) + " exited " + status + ":\n" + out + err);
+      fail(failed(List.of(args), status, out + "" + err));
     }
     return out.toString();
+  }
+
+  /**
+   * What a failed command printed, and for {@code run} the cluster's own account of it: whether the
+   * JobManager still runs and the last warnings and errors of its log (a submission the cluster
+   * refused says why only there; the log is gone with the build's machine).
+   */
+  static String failed(List<String> args, int status, String printed) {
+    String what = "streamform " + String.join(" ", args) + " exited " + status + ":\n" + printed;
+    return args.get(0).equals("run") ? what + jobManagerAccount() : what;
+  }
+
+  private static String jobManagerAccount() {
+    Path dir = flinkStateDir();
+    try {
+      long pid = Long.parseLong(Files.readString(dir.resolve("jobmanager.pid")).trim());
+      boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+      List<String> notable;
+      try (Stream<String> lines = Files.lines(dir.resolve("log/jobmanager.log"))) {
+        notable =
+            lines
+                .filter(
+                    l ->
+                        l.contains(" WARN ")
+                            || l.contains(" ERROR ")
+                            || l.startsWith("Caused by:")
+                            || l.contains("Error:"))
+                .map(l -> l.length() > 400 ? l.substring(0, 400) + "…" : l)
+                .toList();
+      }
+      return "the JobManager (pid "
+          + pid
+          + ") "
+          + (alive ? "runs" : "is gone")
+          + "; the last warnings and errors of "
+          + dir.resolve("log/jobmanager.log")
+          + ":\n"
+          + String.join("\n", notable.subList(Math.max(0, notable.size() - 15), notable.size()));
+    } catch (IOException | RuntimeException e) {
+      return "(no account from the JobManager: " + e + ")";
+    }
   }
 
   /**
