@@ -4,6 +4,7 @@ import dev.streamform.pipelines.SourceResult;
 import dev.streamform.pipelines.kafka.KafkaModelPipeline;
 import dev.streamform.pipelines.kafka.KafkaRecordDecoding;
 import dev.streamform.planner.DeclaredModel;
+import dev.streamform.teststreams.fixture.RunnerChoice;
 import dev.streamform.transforms.Times;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.changelog.ChangelogRecord;
@@ -97,13 +98,26 @@ final class BeamPipelines {
   }
 
   /**
-   * {@link #flink(int, boolean)} with the sources' watermark every {@code watermarkMillis} and
-   * bundles of at most {@code bundleSize} elements: a stage emits no watermark while a bundle is
-   * open, so both bound how far the keyed stage's watermark trails the events it has applied.
+   * The Flink runner's options as {@code streamform run} sets them ({@link RunnerChoice#options()},
+   * object reuse included), embedded in this JVM at {@code parallelism}, with the harness's metrics
+   * reporter and source watermark interval (Flink's own default, 200 ms): the options of the rows
+   * that measure what {@code run} runs (docs/decisions/0069).
    */
-  static PipelineOptions flink(
-      int parallelism, boolean objectReuse, long watermarkMillis, long bundleSize) {
-    FlinkPipelineOptions options = (FlinkPipelineOptions) flink(parallelism, objectReuse);
+  static PipelineOptions asRun(int parallelism) {
+    FlinkPipelineOptions options =
+        RunnerChoice.flinkLocal(parallelism).options().as(FlinkPipelineOptions.class);
+    options.setAutoWatermarkInterval(200L);
+    options.setFlinkConfDir(flinkConfDir.toString()); // registers LiveMetrics' reporter
+    return options;
+  }
+
+  /**
+   * {@link #asRun(int)} with the sources' watermark every {@code watermarkMillis} and bundles of at
+   * most {@code bundleSize} elements: a stage emits no watermark while a bundle is open, so both
+   * bound how far the keyed stage's watermark trails the events it has applied.
+   */
+  static PipelineOptions asRun(int parallelism, long watermarkMillis, long bundleSize) {
+    FlinkPipelineOptions options = (FlinkPipelineOptions) asRun(parallelism);
     options.setAutoWatermarkInterval(watermarkMillis);
     options.setMaxBundleSize(bundleSize);
     return options;

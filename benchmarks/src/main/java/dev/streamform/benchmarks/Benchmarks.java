@@ -5,7 +5,6 @@ import dev.streamform.policies.project.Project;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureSuite;
-import dev.streamform.teststreams.fixture.RunnerChoice;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.management.ManagementFactory;
@@ -32,7 +31,8 @@ import java.util.concurrent.Callable;
  *
  * <p>Usage: {@code Benchmarks [--quick] [--events N] [--direct-events N] [--repeats R]
  * [--partitions P] [--seed S] [--only name,name] [--object-reuse true] [--fixtures DIR] [--out
- * DIR]}.
+ * DIR]}. The Streamform rows run with the options {@code streamform run} gives the runner (on
+ * Flink: object reuse); {@code --object-reuse true} sets it for the Beam baselines too.
  */
 public final class Benchmarks {
   private static final int PARALLELISM = 2;
@@ -165,7 +165,8 @@ public final class Benchmarks {
     full.json(0);
     List<Case> cases = new ArrayList<>();
     // `streamform`: what `run` builds for this declaration on each runner (issue 31) — log order on
-    // the DirectRunner, on arrival on Flink (the model's source has no event_id)
+    // the DirectRunner, on arrival on Flink (the model's source has no event_id) — with the options
+    // `run` gives the runner (on Flink object reuse, ADR 0069); the baselines keep Beam's defaults
     cases.add(
         new Case(
             "streamform",
@@ -188,7 +189,7 @@ public final class Benchmarks {
             full,
             () ->
                 BeamPipelines.run(
-                    BeamPipelines.streamform(BeamPipelines.flink(PARALLELISM), full, model))));
+                    BeamPipelines.streamform(BeamPipelines.asRun(PARALLELISM), full, model))));
     // the other path on Flink: the log-order hand-over, which the DirectRunner and models with
     // event_id use, applied by the same runner to the same records
     cases.add(
@@ -199,18 +200,18 @@ public final class Benchmarks {
             () ->
                 BeamPipelines.run(
                     BeamPipelines.streamform(
-                        BeamPipelines.flink(PARALLELISM), full, model, false))));
-    // the lever of the runner profiles: Flink object reuse (no encode/decode copy between chained
-    // operators), side by side with the same pipeline without it
+                        BeamPipelines.asRun(PARALLELISM), full, model, false))));
+    // the lever of the runner profiles, side by side: the same pipeline without Flink object reuse
+    // (an encode/decode copy between chained operators), as the baselines run
     cases.add(
         new Case(
-            "sf-reuse",
+            "sf-no-reuse",
             p2,
             full,
             () ->
                 BeamPipelines.run(
                     BeamPipelines.streamform(
-                        BeamPipelines.flink(PARALLELISM, true), full, model))));
+                        BeamPipelines.flink(PARALLELISM, false), full, model))));
     // the same with the watermark moved on sooner: sources' watermark every 20 ms (200), bundles of
     // 100 elements (1,000); not in a full run unless named with --only
     cases.add(
@@ -221,16 +222,14 @@ public final class Benchmarks {
             () ->
                 BeamPipelines.run(
                     BeamPipelines.streamform(
-                        BeamPipelines.flink(PARALLELISM, BeamPipelines.objectReuse, 20L, 100L),
-                        full,
-                        model))));
+                        BeamPipelines.asRun(PARALLELISM, 20L, 100L), full, model))));
     cases.add(
         new Case(
             "streamform",
             "flink-p1",
             full,
             () ->
-                BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.flink(1), full, model))));
+                BeamPipelines.run(BeamPipelines.streamform(BeamPipelines.asRun(1), full, model))));
     cases.add(
         new Case(
             "plain-beam",
@@ -255,7 +254,7 @@ public final class Benchmarks {
             () ->
                 BeamPipelines.run(
                     BeamPipelines.streamformWindowed(
-                        BeamPipelines.flink(PARALLELISM), full, hourly))));
+                        BeamPipelines.asRun(PARALLELISM), full, hourly))));
     cases.add(
         new Case(
             "beam-windows",
@@ -347,7 +346,7 @@ public final class Benchmarks {
         case "sf-log-order":
         case "sf-wm":
         case "sf-native":
-        case "sf-reuse":
+        case "sf-no-reuse":
         case "streamform":
           {
             FixtureOutcome o = oracle.computeIfAbsent(c.workload, w -> OracleLoop.run(w, model));
@@ -582,7 +581,7 @@ public final class Benchmarks {
     double m = c.median();
     List<String> r = new ArrayList<>();
     if ((c.pipeline.equals("streamform")
-            || c.pipeline.equals("sf-reuse")
+            || c.pipeline.equals("sf-no-reuse")
             || c.pipeline.equals("sf-log-order")
             || c.pipeline.equals("sf-wm")
             || c.pipeline.equals("sf-native"))
@@ -626,7 +625,8 @@ public final class Benchmarks {
     for (int i = 0; i < 2; i++) {
       StringWriter text = new StringWriter();
       FixtureSuite suite =
-          new FixtureSuite(FixtureRunner.on(RunnerChoice.direct()), new PrintWriter(text));
+          new FixtureSuite(
+              FixtureRunner.on(FixtureSpeed.AS_STREAMFORM_TEST), new PrintWriter(text));
       long start = System.nanoTime();
       boolean passed = suite.run(path);
       times[i] = (System.nanoTime() - start) / 1e9;

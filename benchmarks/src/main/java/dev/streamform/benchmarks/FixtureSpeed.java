@@ -43,10 +43,7 @@ public final class FixtureSpeed {
    * The runner {@code streamform test} uses: the DirectRunner with its immutability and
    * encodability checks off (as the CLI's {@code TestCommand} sets them without --runner-checks).
    */
-  static final RunnerChoice AS_STREAMFORM_TEST =
-      RunnerChoice.direct()
-          .withDefaultBeamOptions(
-              Map.of("enforceImmutability", "false", "enforceEncodability", "false"));
+  static final RunnerChoice AS_STREAMFORM_TEST = RunnerChoice.direct().asStreamformTest();
 
   private FixtureSpeed() {}
 

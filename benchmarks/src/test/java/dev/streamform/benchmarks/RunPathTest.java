@@ -8,12 +8,15 @@ import dev.streamform.pipelines.kafka.KafkaRecordDecoding;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.planner.sinks.JsonRecords;
 import dev.streamform.policies.project.Project;
+import dev.streamform.teststreams.fixture.RunnerChoice;
 import dev.streamform.transforms.changelog.KeyedChangelog;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.beam.runners.direct.DirectOptions;
+import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.io.kafka.KafkaRecord;
 import org.apache.beam.sdk.runners.TransformHierarchy;
@@ -71,6 +74,24 @@ class RunPathTest {
         "sf-log-order on Flink: the other path",
         walk(BeamPipelines.streamform(BeamPipelines.flink(2), w, MODEL, false)),
         contains("decoding", false));
+  }
+
+  /** ADR 0069: the Streamform rows with {@code run}'s options, the baselines with Beam's. */
+  @Test
+  void theStreamformRowsRunWithTheOptionsRunSetsAndTheBaselinesWithBeamsDefaults() {
+    FlinkPipelineOptions run = RunnerChoice.flinkLocal(2).options().as(FlinkPipelineOptions.class);
+    FlinkPipelineOptions row = BeamPipelines.asRun(2).as(FlinkPipelineOptions.class);
+    assertThat("object reuse, as run sets it", row.getObjectReuse(), equalTo(run.getObjectReuse()));
+    assertThat(row.getObjectReuse(), equalTo(true));
+    assertThat(row.getParallelism(), equalTo(2));
+    assertThat(
+        "a baseline: Beam's default",
+        BeamPipelines.flink(2).as(FlinkPipelineOptions.class).getObjectReuse(),
+        equalTo(false));
+    assertThat(
+        "the fixture suite: as streamform test runs it",
+        FixtureSpeed.AS_STREAMFORM_TEST.options().as(DirectOptions.class).isEnforceImmutability(),
+        equalTo(false));
   }
 
   @Test

@@ -151,10 +151,6 @@ final class TestCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  /** The DirectRunner options `streamform test` sets unless --runner-checks or a profile says. */
-  static final java.util.Map<String, String> DIRECT_RUNNER_CHECKS_OFF =
-      java.util.Map.of("enforceImmutability", "false", "enforceEncodability", "false");
-
   @Override
   public Integer call() throws IOException {
     PrintWriter out = spec.commandLine().getOut();
@@ -190,9 +186,9 @@ final class TestCommand implements Callable<Integer> {
       err.println("streamform test: " + e.getMessage());
       return 1;
     }
-    if (!choice.isFlink() && !runnerChecks) {
+    if (!runnerChecks) {
       // a declared model runs only Streamform's transforms, whose own suites keep these checks on
-      choice = choice.withDefaultBeamOptions(DIRECT_RUNNER_CHECKS_OFF);
+      choice = choice.asStreamformTest();
     }
     for (Path path : paths) {
       if (!Files.exists(path)) {
