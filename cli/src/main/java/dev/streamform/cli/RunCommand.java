@@ -501,13 +501,12 @@ final class RunCommand implements Callable<Integer> {
       // Beam's Flink runner says only "Pipeline execution failed": name what lies beneath
       err.println(
           "streamform run: "
-              + (detach
-                  ? "the job was not submitted to " + runner.describe()
-                  : "the job failed on " + runner.describe())
+              + (detach ? "the job did not start on " : "the job failed on ")
+              + runner.describe()
               + ": "
               + JobFailure.causes(e)
-              + " (STREAMFORM_DEBUG=1 prints the stack trace; a cluster's own account is in its"
-              + " JobManager log)");
+              + " (STREAMFORM_DEBUG=1 prints the stack trace"
+              + (detach ? "; the cluster's own account is in its JobManager's log)" : ")"));
       if (System.getenv("STREAMFORM_DEBUG") != null) {
         e.printStackTrace(err);
       }
