@@ -251,9 +251,17 @@ class DispatcherFaultTest {
     assertThat(provider.requests(key(7)), is(1));
     assertThat(provider.applied(key(7)), is(1));
     assertThat("the dispatcher kept running\n" + log("d"), d.isAlive(), is(true));
-    assertThat(
-        log("d"),
-        containsString(" outcome writes failed (database unavailable) and were tried again"));
+    // the pass prints its report after it has written DONE (and read the idle counts): the line
+    // may follow the state by a moment, so it is awaited, not read once
+    String said = " outcome writes failed (database unavailable) and were tried again";
+    try {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> log("d").contains(said));
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      assertThat(log("d"), containsString(said));
+    }
   }
 
   @Test
