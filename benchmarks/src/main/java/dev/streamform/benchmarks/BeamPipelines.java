@@ -104,11 +104,8 @@ final class BeamPipelines {
    * that measure what {@code run} runs (docs/decisions/0069).
    */
   static PipelineOptions asRun(int parallelism) {
-    FlinkPipelineOptions options =
-        RunnerChoice.flinkLocal(parallelism).options().as(FlinkPipelineOptions.class);
-    options.setAutoWatermarkInterval(200L);
-    options.setFlinkConfDir(flinkConfDir.toString()); // registers LiveMetrics' reporter
-    return options;
+    return withHarness(
+        RunnerChoice.flinkLocal(parallelism).options().as(FlinkPipelineOptions.class));
   }
 
   /**
@@ -129,9 +126,17 @@ final class BeamPipelines {
     options.setFlinkMaster("[local]");
     options.setParallelism(parallelism);
     options.setStreaming(true);
-    options.setAutoWatermarkInterval(200L);
-    options.setFlinkConfDir(flinkConfDir.toString()); // registers LiveMetrics' reporter
     options.setObjectReuse(objectReuse);
+    return withHarness(options);
+  }
+
+  /**
+   * The harness's part of every Flink row's options: the sources' watermark every 200 ms (Flink's
+   * own default) and the configuration folder that registers {@link LiveMetrics}' reporter.
+   */
+  private static FlinkPipelineOptions withHarness(FlinkPipelineOptions options) {
+    options.setAutoWatermarkInterval(200L);
+    options.setFlinkConfDir(flinkConfDir.toString());
     return options;
   }
 
