@@ -4,6 +4,8 @@ import static dev.streamform.endtoend.ChangelogRows.byKey;
 import static dev.streamform.endtoend.ChangelogRows.expected;
 import static dev.streamform.endtoend.ChangelogRows.normalized;
 import static dev.streamform.endtoend.ChangelogRows.rows;
+import static dev.streamform.endtoend.LocalServices.cli;
+import static dev.streamform.endtoend.LocalServices.cliErr;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
@@ -1619,26 +1621,6 @@ class KafkaFlinkEndToEndTest {
   }
 
   /** Runs the command line, which must succeed; returns what it printed on stderr. */
-  private static String cliErr(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int status = Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
-    if (status != 0) {
-      fail(LocalServices.failed(List.of(args), status, out + "" + err));
-    }
-    return err.toString();
-  }
-
-  private static String cli(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int status = Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
-    if (status != 0) {
-      fail(LocalServices.failed(List.of(args), status, out + "" + err));
-    }
-    return out.toString();
-  }
-
   private static KafkaProducer<byte[], byte[]> producer() {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);

@@ -202,13 +202,23 @@ final class LocalServices {
 
   /** Runs the command line, which must succeed; returns what it printed on standard output. */
   static String cli(String... args) {
+    return succeeded(args)[0];
+  }
+
+  /** Runs the command line, which must succeed; returns what it printed on standard error. */
+  static String cliErr(String... args) {
+    return succeeded(args)[1];
+  }
+
+  /** {standard output, standard error} of a command that must succeed. */
+  private static String[] succeeded(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int status = Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
     if (status != 0) {
       fail(failed(List.of(args), status, out + "" + err));
     }
-    return out.toString();
+    return new String[] {out.toString(), err.toString()};
   }
 
   /**
