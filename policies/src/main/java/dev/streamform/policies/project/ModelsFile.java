@@ -241,7 +241,7 @@ final class ModelsFile {
           "remove retention, and give allowed_lateness: <duration> to say how long corrections are"
               + " accepted");
     }
-    Optional<WindowSpec> window = window(m).flatMap(w -> zoned(m, w));
+    Optional<WindowSpec> window = window(m).flatMap(w -> zoned(m, w, warnings));
     window.ifPresent(b::setWindow);
     if (!m.has("window")) {
       for (String windowOnly : List.of("time_zone", "week_starts")) {
@@ -761,9 +761,11 @@ final class ModelsFile {
 
   /**
    * {@code window} with the model's {@code time_zone} and {@code week_starts} applied
-   * (docs/semantics.md §6.22 to §6.24); empty, with a problem, when they do not fit it.
+   * (docs/semantics.md §6.22 to §6.24); empty, with a problem, when they do not fit it. A zone on a
+   * fixed window never moves it, whatever its offsets (§6.24): one whose offsets the window's start
+   * interval does not divide is allowed with a warning (docs/decisions/0070).
    */
-  private static Optional<WindowSpec> zoned(YamlMap m, WindowSpec window) {
+  private static Optional<WindowSpec> zoned(YamlMap m, WindowSpec window, List<Problem> warnings) {
     boolean ok = true;
     DayOfWeek weekStarts = DayOfWeek.MONDAY;
     if (m.has("week_starts")) {
@@ -807,28 +809,29 @@ final class ModelsFile {
       if (!window.isCalendar()) {
         List<ZoneOffset> odd = WindowSpec.misalignedOffsets(zone.get(), window.every());
         if (!odd.isEmpty()) {
-          m.report(
-              "time_zone",
-              name
-                  + " has the offset "
-                  + odd.get(0)
-                  + ", not a whole multiple of "
-                  + Durations.format(window.every())
-                  + ": fixed windows ("
-                  + window.describe()
-                  + ") stay aligned to the epoch (docs/semantics.md §6.24), so in "
-                  + name
-                  + " they would not begin on the local "
-                  + Durations.format(window.every())
-                  + " boundaries; "
-                  + ODD_OFFSET_ZONES,
-              "for local days, weeks or months write window: 1d, 1w or 1mo; otherwise remove"
-                  + " time_zone, or give a window whose start interval divides every offset of "
-                  + name
-                  + " (e.g. "
-                  + alignedEvery(zone.get())
-                  + ")");
-          return Optional.empty();
+          warnings.add(
+              m.at(
+                  "time_zone",
+                  name
+                      + " has the offset "
+                      + odd.get(0)
+                      + ", not a whole multiple of "
+                      + Durations.format(window.every())
+                      + ": fixed windows ("
+                      + window.describe()
+                      + ") stay aligned to the epoch (docs/semantics.md §6.24), so in "
+                      + name
+                      + " they do not begin on the local "
+                      + Durations.format(window.every())
+                      + " boundaries; "
+                      + ODD_OFFSET_ZONES,
+                  "this is allowed (the windows stay on the epoch's boundaries); for local days,"
+                      + " weeks or months write window: 1d, 1w or 1mo; for windows on local"
+                      + " boundaries give one whose start interval divides every offset of "
+                      + name
+                      + " (e.g. "
+                      + alignedEvery(zone.get())
+                      + ")"));
         }
       }
     }

@@ -14,7 +14,6 @@ import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -93,16 +92,26 @@ class CalendarWindowRulesTest {
   }
 
   @Test
-  void aZoneOnAFixedWindowIsRefusedWhenAnOffsetIsNotWholeHours() throws Exception {
-    List<String> problems = withModel("    window: 1h\n    time_zone: Asia/Kolkata\n").problems();
-    assertThat(problems, hasSize(1));
+  void aZoneOnAFixedWindowNeverMovesItAndOffsetsOffItsBoundariesAreWarnedAbout() throws Exception {
+    // §6.24: a fixed window stays epoch-aligned whatever the zone, so no zone is refused
+    Project p = withModel("    window: 1h\n    time_zone: Asia/Kolkata\n").load(); // no problem
+    assertThat(p.warnings(), hasSize(1));
+    String warning = p.warnings().get(0).toString();
     assertThat(
-        problems.get(0),
+        warning,
         containsString(
             "streamform.yml:5: model 'customer_metrics', key"
                 + " 'time_zone': Asia/Kolkata has the offset +05:30, not a whole multiple of 1h"));
-    assertThat(problems.get(0), containsString("Asia/Kathmandu (+05:45)"));
-    assertThat(problems.get(0), containsString("(e.g. window: 30m)"));
+    assertThat(warning, containsString("Asia/Kathmandu (+05:45)"));
+    assertThat(warning, containsString("this is allowed"));
+    assertThat(warning, containsString("(e.g. window: 30m)"));
+    WindowSpec hour = p.models().get("customer_metrics").window().get();
+    assertThat(hour.timeZone(), is(Optional.of(ZoneId.of("Asia/Kolkata"))));
+    assertThat(
+        hour.startsContaining(Instant.parse("2026-10-25T12:34:00Z")),
+        contains(Instant.parse("2026-10-25T12:00:00Z")));
+    assertThat(
+        withModel("    window: 1h\n    time_zone: Europe/Berlin\n").load().warnings(), is(empty()));
     assertThat(
         loaded("    window: 15m\n    time_zone: Asia/Kathmandu\n").window().get().timeZone(),
         is(Optional.of(ZoneId.of("Asia/Kathmandu"))));
