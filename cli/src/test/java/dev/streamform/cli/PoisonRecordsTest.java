@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -74,7 +75,7 @@ class PoisonRecordsTest {
     },
     {
       "{\"customer_id\": 1, \"note\": \"" + "x".repeat(5_000_000) + "\"}",
-      "the line is 5,000,030 characters long, more than the limit of 4,194,304"
+      "the line is 5,000,030 bytes long, more than the limit of 4,194,304"
     },
   };
 
@@ -135,6 +136,60 @@ class PoisonRecordsTest {
     }
     // the repeated-key line (3.00 or 300.00?) changed nothing: 10.00 + 2.50
     assertThat(changelog, is(List.of("1=10", "2=5", "1=12.5")));
+  }
+
+  /**
+   * A line that is not UTF-8 (a file saved in Latin-1, a stray byte) is that line's problem: it is
+   * quarantined with the byte and its place, its bytes kept, and the lines after it are read.
+   */
+  @Test
+  void aLineThatIsNotUtf8IsQuarantinedAndTheLinesAfterItAreRead() throws Exception {
+    Path project = project();
+    java.io.ByteArrayOutputStream file = new java.io.ByteArrayOutputStream();
+    file.writeBytes((order(1, "10.00", "00") + "\n").getBytes(StandardCharsets.UTF_8));
+    // "Müller" in Latin-1: 0xFC where UTF-8 needs a two-byte sequence
+    byte[] latin1 =
+        ("{\"customer_id\": 3, \"amount\": 1.00, \"ordered_at\": \"2026-08-30T10:01:00Z\","
+                + " \"note\": \"M\u00fcller\"}\n")
+            .getBytes(StandardCharsets.ISO_8859_1);
+    file.writeBytes(latin1);
+    file.write(new byte[] {(byte) 0xFF, (byte) 0xFE, '{', '}', '\n'});
+    // valid UTF-8 beyond ASCII is read as it is
+    file.writeBytes(
+        ("{\"customer_id\": 2, \"merchant_id\": 7, \"amount\": 5.00, \"ordered_at\":"
+                + " \"2026-08-30T10:06:00Z\", \"note\": \"M\u00fcller \u20ac\"}\n")
+            .getBytes(StandardCharsets.UTF_8));
+    file.writeBytes((order(1, "2.50", "07") + "\n").getBytes(StandardCharsets.UTF_8));
+    Files.write(project.resolve("orders.jsonl"), file.toByteArray());
+
+    Path output = dir.resolve("out");
+    int status =
+        run(
+            "run",
+            project.toString(),
+            "--model",
+            "customer_metrics",
+            "--output",
+            output.toString());
+    assertThat(err.toString(), status, is(0));
+    assertThat(
+        out.toString(),
+        containsString("5 lines read: 3 events processed, 0 late, 2 quarantined\n"));
+    List<JsonNode> quarantined = rows(output.resolve("customer_metrics.quarantine.jsonl"));
+    assertThat(quarantined.size(), is(2));
+    int at = new String(latin1, StandardCharsets.ISO_8859_1).indexOf('\u00fc') + 1;
+    assertThat(quarantined.get(0).get("line").asInt(), is(2));
+    assertThat(
+        quarantined.get(0).get("reason").asText(),
+        containsString("not UTF-8 text: byte " + at + " of the record is 0xFC"));
+    assertThat(
+        java.util.Base64.getDecoder().decode(quarantined.get(0).get("value_base64").asText()),
+        is(java.util.Arrays.copyOf(latin1, latin1.length - 1)));
+    assertThat(quarantined.get(1).get("line").asInt(), is(3));
+    assertThat(
+        quarantined.get(1).get("reason").asText(),
+        containsString("not UTF-8 text: byte 1 of the record is 0xFF"));
+    assertThat(rows(output.resolve("customer_metrics.jsonl")).size(), is(3));
   }
 
   /** A fixture event with a poison value is a problem naming the file, line and column. */

@@ -2,31 +2,35 @@ package dev.streamform.pipelines.file;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.Reader;
+import java.io.InputStream;
+import java.util.Arrays;
 
 /**
- * The lines of a reader, each held to at most {@code max} characters: a longer line is given as its
- * first {@code max} characters with {@link #tooLong()} set, and the rest of it is skipped unread
+ * The lines of a file as bytes, each held to at most {@code max} bytes: a longer line is given as
+ * its first {@code max} bytes with {@link #tooLong()} set, and the rest of it is skipped unread
  * into memory, so one line without an end cannot exhaust the heap. Lines end at {@code \n} (a
- * {@code \r} before it is dropped), as {@code BufferedReader.readLine} reads JSON lines.
+ * {@code \r} before it is dropped), as JSON lines do. Lines are bytes, not text, so that a line
+ * that is not UTF-8 is that line's problem ({@link #notUtf8}), never the file's: a decoding reader
+ * stops at the first malformed byte and takes the rest of the file with it.
  */
 final class BoundedLines implements Closeable {
-  private final Reader in;
+  private final InputStream in;
   private final int max;
-  private final char[] buffer = new char[8192];
+  private final byte[] buffer = new byte[8192];
   private int position;
   private int end;
   private boolean tooLong;
   private long length;
 
-  BoundedLines(Reader in, int max) {
+  BoundedLines(InputStream in, int max) {
     this.in = in;
     this.max = max;
   }
 
-  /** The next line (cut to {@code max} characters when too long), or null at the end. */
-  String next() throws IOException {
-    StringBuilder line = new StringBuilder();
+  /** The next line (cut to {@code max} bytes when too long), or null at the end. */
+  byte[] next() throws IOException {
+    byte[] line = new byte[64];
+    int size = 0;
     tooLong = false;
     length = 0;
     boolean any = false;
@@ -35,7 +39,7 @@ final class BoundedLines implements Closeable {
         end = Math.max(0, in.read(buffer, 0, buffer.length));
         position = 0;
         if (end == 0) {
-          return any ? finish(line) : null;
+          return any ? finish(line, size) : null;
         }
       }
       any = true;
@@ -45,37 +49,40 @@ final class BoundedLines implements Closeable {
       }
       int n = position - start;
       length += n;
-      int room = max - line.length();
-      if (!tooLong && n > room) {
-        line.append(buffer, start, room);
+      int take = tooLong ? 0 : Math.min(n, max - size);
+      if (!tooLong && n > take) {
         tooLong = true;
-      } else if (!tooLong) {
-        line.append(buffer, start, n);
+      }
+      if (take > 0) {
+        if (size + take > line.length) {
+          line = Arrays.copyOf(line, Math.max(size + take, Math.min(max, line.length * 2)));
+        }
+        System.arraycopy(buffer, start, line, size, take);
+        size += take;
       }
       if (position < end) {
         position++; // the \n
-        return finish(line);
+        return finish(line, size);
       }
     }
   }
 
-  /** Whether the last line was longer than {@code max} characters (and was cut). */
+  /** Whether the last line was longer than {@code max} bytes (and was cut). */
   boolean tooLong() {
     return tooLong;
   }
 
-  /** The full length of the last line, in characters, even when it was cut. */
+  /** The full length of the last line, in bytes, even when it was cut. */
   long length() {
     return length;
   }
 
-  private String finish(StringBuilder line) {
-    int n = line.length();
-    if (!tooLong && n > 0 && line.charAt(n - 1) == '\r') {
-      line.setLength(n - 1);
+  private byte[] finish(byte[] line, int size) {
+    if (!tooLong && size > 0 && line[size - 1] == '\r') {
+      size--;
       length--;
     }
-    return line.toString();
+    return Arrays.copyOf(line, size);
   }
 
   @Override

@@ -12,6 +12,7 @@ import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
+import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -19,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -59,8 +61,8 @@ import org.joda.time.Instant;
  * beginning of time, which says nothing about time), so its partition's offsets stay contiguous.
  * Counts {@code records_read} (non-blank lines), {@code punctuations_read} and, for undecodable
  * lines, {@code events_quarantined}. Reading one line costs bounded time and memory: a line over
- * {@link #MAX_LINE} characters is quarantined unread, and every decoding limit of {@link
- * JsonRecords} applies; any failure to decode or type a line quarantines it.
+ * {@link #MAX_LINE} bytes is quarantined unread, and every decoding limit of {@link JsonRecords}
+ * applies; a line that is not UTF-8, and any failure to decode or type a line, quarantines it.
  *
  * <pre>{@code
  * SourceResult read = p.apply(FileSource.of(List.of("orders.jsonl"), schema, key));
@@ -74,8 +76,8 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
       KvCoder.of(KvCoder.of(VarIntCoder.of(), VarLongCoder.of()), ByteArrayCoder.of());
 
   /**
-   * The longest line read, in characters: a longer one is quarantined, kept as its first {@value
-   * #SHOWN_OF_LONG_LINE} characters, and the rest skipped unread into memory.
+   * The longest line read, in bytes: a longer one is quarantined, kept as its first {@value
+   * #SHOWN_OF_LONG_LINE} bytes, and the rest skipped unread into memory.
    */
   public static final int MAX_LINE = JsonRecords.MAX_RECORD_BYTES;
 
@@ -220,11 +222,13 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
       Instant readAt = Instant.now();
       long offset = 0;
       try (BoundedLines lines =
-          new BoundedLines(Files.newBufferedReader(path, StandardCharsets.UTF_8), MAX_LINE)) {
-        for (String line = lines.next(); line != null; line = lines.next(), offset++) {
+          new BoundedLines(new BufferedInputStream(Files.newInputStream(path)), MAX_LINE)) {
+        for (byte[] bytes = lines.next(); bytes != null; bytes = lines.next(), offset++) {
           if (progressEvery > 0 && offset > 0 && offset % progressEvery == 0) {
             progress().printf(Locale.ROOT, "streamform run: read %,d lines of %s%n", offset, path);
           }
+          // for display only: a malformed byte shows as U+FFFD, the quarantine keeps the bytes
+          String line = new String(bytes, StandardCharsets.UTF_8);
           if (line.isBlank()) {
             out.get(records).output(gap(partition, offset, readAt));
             continue;
@@ -234,16 +238,17 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
           String reason;
           if (lines.tooLong()) {
             // only the line's start was read: it is kept (cut) in the quarantine row
-            line = line.substring(0, SHOWN_OF_LONG_LINE);
+            bytes = Arrays.copyOf(bytes, Math.min(bytes.length, SHOWN_OF_LONG_LINE));
+            line = new String(bytes, StandardCharsets.UTF_8);
             reason =
                 String.format(
                     Locale.ROOT,
-                    "the line is %,d characters long, more than the limit of %,d",
+                    "the line is %,d bytes long, more than the limit of %,d",
                     lines.length(),
                     MAX_LINE);
           } else {
             try {
-              decoded = decode(partition, offset, readAt, line);
+              decoded = decode(partition, offset, readAt, bytes);
               reason = null;
             } catch (JsonRecords.NotARecord notARecord) {
               reason = notARecord.getMessage();
@@ -259,10 +264,7 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
           }
           quarantinedCount.inc();
           out.get(records).output(gap(partition, offset, readAt));
-          out.get(quarantined)
-              .output(
-                  unreadable(
-                      partition, offset, line, line.getBytes(StandardCharsets.UTF_8), reason));
+          out.get(quarantined).output(unreadable(partition, offset, line, bytes, reason));
         }
       } catch (IOException e) {
         throw new UncheckedIOException("cannot read " + path + " (partition " + partition + ")", e);
@@ -272,9 +274,9 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
       }
     }
 
-    private SourceRecord decode(int partition, long offset, Instant readAt, String line)
+    private SourceRecord decode(int partition, long offset, Instant readAt, byte[] line)
         throws JsonRecords.NotARecord {
-      JsonRecords.Decoded decoded = json.decode(line.getBytes(StandardCharsets.UTF_8));
+      JsonRecords.Decoded decoded = json.decode(line);
       if (decoded.watermark() != null) {
         punctuations.inc();
         return SourceRecord.punctuation(

@@ -50,6 +50,40 @@ class JsonRecordsTest {
     assertThat(v.get("vip"), is(true));
   }
 
+  /** A record that is not UTF-8 is refused naming its first malformed byte; UTF-8 is decoded. */
+  @Test
+  void aRecordThatIsNotUtf8IsRefusedAtItsFirstMalformedByte() throws Exception {
+    byte[] prefix = "{\"customer_id\": 1, \"note\": \"".getBytes(StandardCharsets.UTF_8);
+    Map<String, String> refused = new LinkedHashMap<>();
+    refused.put("Latin-1", "fc"); // ü as one byte
+    refused.put("a sequence cut short", "e282"); // € without its last byte
+    refused.put("an overlong encoding", "c080"); // NUL in two bytes
+    refused.put("a surrogate", "eda080"); // UTF-16's half, never UTF-8
+    refused.put("a byte never in UTF-8", "ff");
+    for (Map.Entry<String, String> c : refused.entrySet()) {
+      java.io.ByteArrayOutputStream record = new java.io.ByteArrayOutputStream();
+      record.writeBytes(prefix);
+      record.writeBytes(java.util.HexFormat.of().parseHex(c.getValue()));
+      record.writeBytes("\"}".getBytes(StandardCharsets.UTF_8));
+      String reason =
+          assertThrows(JsonRecords.NotARecord.class, () -> RECORDS.decode(record.toByteArray()))
+              .getMessage();
+      assertThat(
+          c.getKey(),
+          reason,
+          containsString(
+              "not UTF-8 text: byte "
+                  + (prefix.length + 1)
+                  + " of the record is 0x"
+                  + c.getValue().substring(0, 2).toUpperCase(java.util.Locale.ROOT)));
+    }
+    assertThat(
+        decode("{\"customer_id\": 7, \"note\": \"M\u00fcller \u20ac \ud83d\ude00\"}")
+            .values()
+            .get("customer_id"),
+        is(7L));
+  }
+
   @Test
   void timestampsMayOmitTheZoneOrBeEpochMillis() throws Exception {
     Instant t = Instant.parse("2026-08-30T10:00:00Z");

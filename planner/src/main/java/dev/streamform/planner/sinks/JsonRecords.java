@@ -19,12 +19,18 @@ import dev.streamform.transforms.Times;
 import java.io.IOException;
 import java.io.Serializable;
 import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -125,6 +131,48 @@ public final class JsonRecords implements Serializable {
   }
 
   /**
+   * Why {@code record} is not UTF-8 text — the first malformed byte, its value and its position
+   * (from 1) — or empty when it is.
+   */
+  public static Optional<String> notUtf8(byte[] record) {
+    boolean ascii = true;
+    for (byte b : record) {
+      if (b < 0) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) {
+      return Optional.empty(); // most records: no decoder needed
+    }
+    CharsetDecoder decoder =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+    ByteBuffer bytes = ByteBuffer.wrap(record);
+    CharBuffer chars = CharBuffer.allocate(1024);
+    while (true) {
+      CoderResult r = decoder.decode(bytes, chars, true);
+      if (r.isError()) {
+        int at = bytes.position();
+        return Optional.of(
+            String.format(
+                java.util.Locale.ROOT,
+                "not UTF-8 text: byte %d of the record is 0x%02X, which UTF-8 does not allow"
+                    + " there; write the record (save the file) as UTF-8",
+                at + 1,
+                record[at] & 0xFF));
+      }
+      if (r.isOverflow()) {
+        chars.clear(); // only the check matters, not the text
+        continue;
+      }
+      return Optional.empty(); // underflow at the end of input: every byte decoded
+    }
+  }
+
+  /**
    * Decodes one record's bytes.
    *
    * @throws NotARecord with the reason, e.g. {@code column `amount`: 'abc' is not a decimal(12,2)}
@@ -140,6 +188,10 @@ public final class JsonRecords implements Serializable {
               "the record is %,d bytes, more than the limit of %,d",
               bytes.length,
               MAX_RECORD_BYTES));
+    }
+    Optional<String> notUtf8 = notUtf8(bytes);
+    if (notUtf8.isPresent()) {
+      throw new NotARecord(notUtf8.get());
     }
     JsonNode node;
     JsonParser parser = null;
