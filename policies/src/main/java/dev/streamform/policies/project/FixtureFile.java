@@ -181,6 +181,9 @@ final class FixtureFile {
     String text;
     try {
       text = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw new InvalidProjectException(
+          List.of(Problem.ofFile(label, "is not UTF-8 text", "save it as UTF-8")));
     } catch (IOException e) {
       throw new InvalidProjectException(
           List.of(

@@ -53,6 +53,36 @@ class ProjectLoaderTest {
     assertThat(project.sourceOf(metrics), is(orders));
   }
 
+  /**
+   * A project file or a fixture saved in another encoding is named, with the fix, never a crash.
+   */
+  @Test
+  void aFileThatIsNotUtf8IsAProblemNamingItAndTheFix() throws Exception {
+    Path fixture = dir.resolve("fixtures/m\u00fcller.yml");
+    java.nio.file.Files.createDirectories(fixture.getParent());
+    java.nio.file.Files.write(
+        fixture,
+        ("model: customer_metrics\n# M\u00fcller's orders\ngiven: []\nexpect: []\n")
+            .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+    Project project = ProjectFolder.seed(dir).load();
+    InvalidProjectException refused =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            InvalidProjectException.class, () -> Fixture.load(project, fixture));
+    assertThat(
+        refused.problems().get(0).toString(),
+        org.hamcrest.Matchers.allOf(
+            org.hamcrest.Matchers.containsString("m\u00fcller.yml"),
+            org.hamcrest.Matchers.containsString("is not UTF-8 text"),
+            org.hamcrest.Matchers.containsString("save it as UTF-8")));
+    java.nio.file.Files.write(
+        dir.resolve("streamform.yml"),
+        "models:\n  customer_metrics:\n    key: [customer_id] # M\u00fcller\n"
+            .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+    assertThat(
+        ProjectFolder.at(dir).problems(),
+        hasItem(org.hamcrest.Matchers.containsString("streamform.yml: is not UTF-8 text")));
+  }
+
   @Test
   void appliesDefaults() throws Exception {
     Project project =
