@@ -43,6 +43,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -479,15 +480,28 @@ final class GatesCommand implements Callable<Integer> {
     List<Line> lines = new ArrayList<>();
     List<Path> files = sourceFiles(model, project);
     for (int p = 0; p < files.size(); p++) {
-      List<String> text = Files.readAllLines(files.get(p), StandardCharsets.UTF_8);
-      for (int o = 0; o < text.size(); o++) {
-        lines.add(line(p, o, text.get(o), source));
+      // split as the run reads a file: at \n, a \r before it dropped, each line as bytes (a
+      // line that is not UTF-8 is one quarantined line, not a file that cannot be read)
+      byte[] all = Files.readAllBytes(files.get(p));
+      long o = 0;
+      for (int start = 0; start < all.length; o++) {
+        int end = start;
+        while (end < all.length && all[end] != '\n') {
+          end++;
+        }
+        int stop = end > start && all[end - 1] == '\r' ? end - 1 : end;
+        lines.add(line(p, o, Arrays.copyOfRange(all, start, stop), source));
+        start = end + 1;
       }
     }
     return lines;
   }
 
-  private static Line line(int p, long o, String text, SourceDeclaration source) {
+  private static Line line(int p, long o, byte[] bytes, SourceDeclaration source) {
+    if (JsonRecords.notUtf8(bytes).isPresent()) {
+      return new Line(p, o, Kind.UNREADABLE, Map.of());
+    }
+    String text = new String(bytes, StandardCharsets.UTF_8);
     if (text.isBlank()) {
       return new Line(p, o, Kind.BLANK, Map.of());
     }
