@@ -39,6 +39,12 @@ class PoisonRecordsTest {
     return Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
   }
 
+  /** {@code streamform run} of the project's customer_metrics to {@code output}; its status. */
+  private int runCustomerMetrics(Path project, Path output) {
+    return run(
+        "run", project.toString(), "--model", "customer_metrics", "--output", output.toString());
+  }
+
   private static String order(int customer, String amount, String at) {
     return "{\"customer_id\": "
         + customer
@@ -93,14 +99,7 @@ class PoisonRecordsTest {
 
     Path output = dir.resolve("out");
     long start = System.nanoTime();
-    int status =
-        run(
-            "run",
-            project.toString(),
-            "--model",
-            "customer_metrics",
-            "--output",
-            output.toString());
+    int status = runCustomerMetrics(project, output);
     long millis = (System.nanoTime() - start) / 1_000_000;
     System.out.printf(
         "poison file run: %d lines, %d poison, exit %d, %d ms%n",
@@ -163,14 +162,7 @@ class PoisonRecordsTest {
     Files.write(project.resolve("orders.jsonl"), file.toByteArray());
 
     Path output = dir.resolve("out");
-    int status =
-        run(
-            "run",
-            project.toString(),
-            "--model",
-            "customer_metrics",
-            "--output",
-            output.toString());
+    int status = runCustomerMetrics(project, output);
     assertThat(err.toString(), status, is(0));
     assertThat(
         out.toString(),
@@ -266,14 +258,7 @@ class PoisonRecordsTest {
         Files.readString(project.resolve("streamform.yml"))
             .replace("    retention: 10m\n", "    retention: 10m\n    late_topic: ../escape\n"));
     Path output = dir.resolve("out");
-    int status =
-        run(
-            "run",
-            project.toString(),
-            "--model",
-            "customer_metrics",
-            "--output",
-            output.toString());
+    int status = runCustomerMetrics(project, output);
     String said = out + "" + err;
     assertThat(said, Files.exists(dir.resolve("escape.jsonl")), is(false));
     assertThat(said, status, is(1));
