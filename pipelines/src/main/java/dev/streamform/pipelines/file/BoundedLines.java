@@ -10,8 +10,9 @@ import java.util.Arrays;
  * its first {@code max} bytes with {@link #tooLong()} set, and the rest of it is skipped unread
  * into memory, so one line without an end cannot exhaust the heap. Lines end at {@code \n} (a
  * {@code \r} before it is dropped), as JSON lines do. Lines are bytes, not text, so that a line
- * that is not UTF-8 is that line's problem ({@link #notUtf8}), never the file's: a decoding reader
- * stops at the first malformed byte and takes the rest of the file with it.
+ * that is not UTF-8 is that line's problem ({@code JsonRecords.decode} quarantines it), never the
+ * file's: a decoding reader stops at the first malformed byte and takes the rest of the file with
+ * it.
  */
 final class BoundedLines implements Closeable {
   private final InputStream in;
