@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamform.core.time.WindowStatus;
+import dev.streamform.pipelines.file.BoundedLines;
 import dev.streamform.pipelines.file.FileModelRun;
 import dev.streamform.pipelines.kafka.KafkaConnection;
 import dev.streamform.pipelines.kafka.KafkaRefusedException;
@@ -43,7 +44,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -480,18 +480,15 @@ final class GatesCommand implements Callable<Integer> {
     List<Line> lines = new ArrayList<>();
     List<Path> files = sourceFiles(model, project);
     for (int p = 0; p < files.size(); p++) {
-      // split as the run reads a file: at \n, a \r before it dropped, each line as bytes (a
-      // line that is not UTF-8 is one quarantined line, not a file that cannot be read)
-      byte[] all = Files.readAllBytes(files.get(p));
-      long o = 0;
-      for (int start = 0; start < all.length; o++) {
-        int end = start;
-        while (end < all.length && all[end] != '\n') {
-          end++;
+      // read as the run reads it: a line the run cut for its length is one it quarantined
+      try (BoundedLines read = BoundedLines.of(files.get(p))) {
+        long o = 0;
+        for (byte[] bytes = read.next(); bytes != null; bytes = read.next(), o++) {
+          lines.add(
+              read.tooLong()
+                  ? new Line(p, o, Kind.UNREADABLE, Map.of())
+                  : line(p, o, bytes, source));
         }
-        int stop = end > start && all[end - 1] == '\r' ? end - 1 : end;
-        lines.add(line(p, o, Arrays.copyOfRange(all, start, stop), source));
-        start = end + 1;
       }
     }
     return lines;

@@ -1,8 +1,11 @@
 package dev.streamform.pipelines.file;
 
+import java.io.BufferedInputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
@@ -14,7 +17,7 @@ import java.util.Arrays;
  * file's: a decoding reader stops at the first malformed byte and takes the rest of the file with
  * it.
  */
-final class BoundedLines implements Closeable {
+public final class BoundedLines implements Closeable {
   private final InputStream in;
   private final int max;
   private final byte[] buffer = new byte[8192];
@@ -28,8 +31,18 @@ final class BoundedLines implements Closeable {
     this.max = max;
   }
 
+  /**
+   * The lines of {@code file} as {@link FileSource} reads them, at most {@link FileSource#MAX_LINE}
+   * bytes each: whatever else reads a source file line by line (the gates count its offsets) splits
+   * it the same way.
+   */
+  public static BoundedLines of(Path file) throws IOException {
+    return new BoundedLines(
+        new BufferedInputStream(Files.newInputStream(file)), FileSource.MAX_LINE);
+  }
+
   /** The next line (cut to {@code max} bytes when too long), or null at the end. */
-  byte[] next() throws IOException {
+  public byte[] next() throws IOException {
     byte[] line = new byte[64];
     int size = 0;
     tooLong = false;
@@ -69,7 +82,7 @@ final class BoundedLines implements Closeable {
   }
 
   /** Whether the last line was longer than {@code max} bytes (and was cut). */
-  boolean tooLong() {
+  public boolean tooLong() {
     return tooLong;
   }
 

@@ -12,12 +12,10 @@ import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
-import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -221,8 +219,7 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
       Path path = Path.of(file.getValue());
       Instant readAt = Instant.now();
       long offset = 0;
-      try (BoundedLines lines =
-          new BoundedLines(new BufferedInputStream(Files.newInputStream(path)), MAX_LINE)) {
+      try (BoundedLines lines = BoundedLines.of(path)) {
         for (byte[] bytes = lines.next(); bytes != null; bytes = lines.next(), offset++) {
           if (progressEvery > 0 && offset > 0 && offset % progressEvery == 0) {
             progress().printf(Locale.ROOT, "streamform run: read %,d lines of %s%n", offset, path);
