@@ -177,7 +177,7 @@ public final class LocalProviderServer implements AutoCloseable {
     return out;
   }
 
-  /** POST requests received. */
+  /** POST requests received whole (their body arrived), applied or not. */
   public int requests() {
     return requests.get();
   }
@@ -219,10 +219,12 @@ public final class LocalProviderServer implements AutoCloseable {
         answer(x, receipt == null ? 404 : 200, receipt == null ? "never applied" : receipt);
         return;
       }
-      requests.incrementAndGet();
+      // counted once the whole body is here: a caller cut off before its body arrived sent nothing
+      // that could be applied (tests take requests() == 1 as "the provider has the request")
       byte[] body = x.getRequestBody().readAllBytes();
       JsonNode payload = JSON.readTree(body);
       String effectKey = payload.path("effect_key").asText();
+      requests.incrementAndGet();
       requestsPerKey.computeIfAbsent(effectKey, k -> new AtomicInteger()).incrementAndGet();
       String idempotencyKey = x.getRequestHeaders().getFirst("Idempotency-Key");
       Mode now = mode;

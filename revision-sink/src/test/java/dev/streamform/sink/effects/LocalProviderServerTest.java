@@ -1,5 +1,6 @@
 package dev.streamform.sink.effects;
 
+import static org.awaitility.Awaitility.await;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -7,10 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -34,6 +40,32 @@ class LocalProviderServerTest {
     return HTTP.send(
         HttpRequest.newBuilder(URI.create(url)).GET().build(),
         HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * A request counts once its body has arrived: a caller killed between the headers and the body
+   * sent the provider nothing it could apply, so tests that take {@code requests() == 1} as "the
+   * provider has the request" (then kill the caller) may rely on it being applied.
+   */
+  @Test
+  void aRequestCutOffBeforeItsBodyArrivedIsNotCounted() throws Exception {
+    try (LocalProviderServer s = LocalProviderServer.start(0)) {
+      try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), s.port())) {
+        OutputStream out = socket.getOutputStream();
+        out.write(
+            ("POST /effects HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 40\r\n\r\n{\"effect_key\":")
+                .getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        await().atMost(Duration.ofSeconds(10)).until(() -> s.authorizations().size() == 1);
+      } // the caller goes away: the rest of the body never comes
+      assertThat(post(s, "k1").statusCode(), is(200));
+      await()
+          .during(Duration.ofMillis(500))
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> s.requests() == 1 && s.applied("k1") == 1);
+      assertThat(s.requestsPerKey(), is(java.util.Map.of("k1", 1)));
+    }
   }
 
   @Test
