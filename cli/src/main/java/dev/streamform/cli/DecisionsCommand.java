@@ -85,7 +85,8 @@ final class DecisionsCommand implements Callable<Integer> {
         names = "--event",
         paramLabel = "E",
         description =
-            "only this event: its id <partition>-<offset> (e.g. 1-0) or its number in the fixture")
+            "only this event: its place <partition>-<offset> (e.g. 1-0), its event_id when the"
+                + " source declares one, or its number in the fixture")
     String event;
 
     @Option(
@@ -152,6 +153,7 @@ final class DecisionsCommand implements Callable<Integer> {
         Fixture.Given item = stream.itemOf(r.eventId());
         if (event != null
             && !event.equals(r.eventId())
+            && !event.equals(r.identity().get("event_id"))
             && !(item != null && event.equals(String.valueOf(item.eventNumber())))) {
           continue;
         }
@@ -274,9 +276,10 @@ final class DecisionsCommand implements Callable<Integer> {
     private static void show(PrintWriter out, FixtureOutcome.Routed r, Fixture.Given item) {
       Map<String, String> id = r.identity();
       String[] po = r.eventId().split("-");
+      String named = id.get("event_id"); // the declared id, when the source declares one
       String where =
           "event "
-              + r.eventId()
+              + (named == null ? r.eventId() : named)
               + " (partition "
               + po[0]
               + ", offset "

@@ -203,6 +203,9 @@ public final class DeclaredModel {
     if (d.maxClockSkew().isPresent()) {
       s = s.withMaxClockSkew(Times.toJoda(d.maxClockSkew().get()), d.arrival().orElse(null));
     }
+    if (source.eventId().isPresent()) {
+      s = s.withEventIds(source.eventId().get()); // a decision names its event by the source's id
+    }
     return s;
   }
 

@@ -279,6 +279,19 @@ class DuplicateFixturesTest {
                             : ""))
             .collect(Collectors.toList()),
         is(List.of("0-0 scored", "0-2 scored", "0-3 dead_lettered event_id_conflict")));
+    // a decision names its event by the declared id (docs/semantics.md §11), its place beside it
+    assertThat(
+        run.routed.stream()
+            .filter(r -> r.route().equals("scored"))
+            .map(
+                r ->
+                    r.identity().get("event_id")
+                        + " at "
+                        + r.identity().get("partition")
+                        + "-"
+                        + r.identity().get("offset"))
+            .collect(Collectors.toList()),
+        is(List.of("r1 at 0-0", "r2 at 0-2")));
   }
 
   /**

@@ -77,9 +77,10 @@ import org.apache.beam.sdk.values.Row;
  *
  * <ul>
  *   <li>decisions, topic {@code <model>.decisions} (every decision kept, not compacted: a revision
- *       never replaces the decision it supersedes): key {@code {"event_id":"0-3"}} (the decided
- *       event's {@code <partition>-<offset>}, so a consumer can deduplicate by {@code decision_id}
- *       within a key), value {@code {"decision_id":..,"route":"scored"|"revised","event_id":..,
+ *       never replaces the decision it supersedes): key {@code {"event_id":..}} (the decided
+ *       event's declared id, or its {@code <partition>-<offset>} when the source declares none: ADR
+ *       0071; a consumer can deduplicate by {@code decision_id} within a key), value {@code
+ *       {"decision_id":..,"route":"scored"|"revised","event_id":..,
  *       "partition":..,"offset":..,"occurred_at":..,"arrived_at":..,"arrival_watermark":..,
  *       "scored_at":..,"contract":..,"state_cutoff":..,"state_revision":..,"features":{..},
  *       "score":..,"model_digest":..,"preprocessing_digest":..,"policy_generation":..,

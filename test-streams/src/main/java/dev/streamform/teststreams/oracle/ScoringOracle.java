@@ -304,6 +304,15 @@ public final class ScoringOracle {
                 new TreeMap<>(Map.of("reason", kind, "description", reason)))));
   }
 
+  /**
+   * The name a decision gives its event (§11): the value of the source's declared {@code event_id}
+   * column as text, or the event's position {@code <partition>-<offset>} without one.
+   */
+  private String named(Event e) {
+    Object id = source.eventId().map(c -> e.record().get(c)).orElse(null);
+    return id == null ? e.id() : id.toString();
+  }
+
   /** Every column of the source, in schema order (null when absent), as a run reports it. */
   private Map<String, Object> columns(Map<String, Object> record) {
     Map<String, Object> all = new LinkedHashMap<>();
@@ -508,7 +517,7 @@ public final class ScoringOracle {
           read.add(e.record()); // a revision reads the late event, kept in state or not
         }
         d.revision++;
-        d.latestId = decision(d.event, read, a, a, d.revision, d.latestId, e.id());
+        d.latestId = decision(d.event, read, a, a, d.revision, d.latestId, named(e));
       }
     }
 
@@ -548,7 +557,7 @@ public final class ScoringOracle {
       List<Object> hashed = new ArrayList<>();
       hashed.add("decision");
       hashed.add(modelName);
-      hashed.add(e.id());
+      hashed.add(named(e));
       hashed.add((long) e.partition());
       hashed.add(e.offset());
       hashed.add(e.time());
@@ -564,7 +573,7 @@ public final class ScoringOracle {
       Map<String, String> identity = new TreeMap<>();
       identity.put("decision_id", id);
       identity.put("route", revision == 1 ? "scored" : "revised");
-      identity.put("event_id", e.id());
+      identity.put("event_id", named(e));
       identity.put("partition", String.valueOf(e.partition()));
       identity.put("offset", String.valueOf(e.offset()));
       identity.put("occurred_at", MILLIS.format(e.time()));

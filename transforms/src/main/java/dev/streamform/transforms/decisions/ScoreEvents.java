@@ -160,6 +160,12 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
   /** The record's arrival clock column; null = the record's ingest time. */
   public abstract @Nullable String arrivalColumn();
 
+  /**
+   * The column holding the event's declared id (the source's {@code event_id}); null = events are
+   * named by their position {@code <partition>-<offset>}.
+   */
+  public abstract @Nullable String eventIdColumn();
+
   public abstract int generation();
 
   public abstract @Nullable PCollection<BadRecord> quarantine();
@@ -194,6 +200,8 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     abstract Builder setMaxClockSkew(@Nullable Duration skew);
 
     abstract Builder setArrivalColumn(@Nullable String column);
+
+    abstract Builder setEventIdColumn(@Nullable String column);
 
     abstract Builder setGeneration(int generation);
 
@@ -300,6 +308,18 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     return toBuilder().setMaxClockSkew(skew).setArrivalColumn(arrivalColumn).build();
   }
 
+  /**
+   * Names each decision's event (its {@code event_id}, and a revision's {@code revised_by}) and
+   * each late event's row by the record's value in {@code column}, the id the source declares
+   * ({@code event_id:}), as text; without it, or where the value is missing, by its position {@code
+   * <partition>-<offset>}. Partition and offset are in the decision either way.
+   */
+  public ScoreEvents withEventIds(String column) {
+    checkArgument(
+        column != null && !column.isBlank(), "ScoreEvents.withEventIds: a column is needed");
+    return toBuilder().setEventIdColumn(column).build();
+  }
+
   public ScoreEvents withGeneration(int generation) {
     checkArgument(
         generation > 0, "ScoreEvents.withGeneration: must be positive, got %s", generation);
@@ -357,6 +377,13 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
                   == Schema.TypeName.DATETIME,
           "ScoreEvents: arrival column `%s` is not a timestamp field of the records",
           arrivalColumn());
+    }
+    if (eventIdColumn() != null) {
+      checkArgument(
+          records.hasField(eventIdColumn()),
+          "ScoreEvents: event id column `%s` is not a field of the records (fields: %s)",
+          eventIdColumn(),
+          records.getFieldNames());
     }
     Accumulators accumulators = new Accumulators(records, features());
     List<String> keys = keyColumns();
@@ -454,6 +481,9 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     builder.add(DisplayData.item("preprocessingDigest", preprocessor().digest()));
     if (maxClockSkew() != null) {
       builder.add(DisplayData.item("maxClockSkew", maxClockSkew()));
+    }
+    if (eventIdColumn() != null) {
+      builder.add(DisplayData.item("eventIdColumn", eventIdColumn()));
     }
   }
 
@@ -635,6 +665,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     private final boolean lateUpdatesState;
     private final @Nullable Long maxSkew;
     private final @Nullable String arrivalColumn;
+    private final @Nullable String eventIdColumn;
     private final int generation;
     private final Tags tags;
 
@@ -702,6 +733,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       this.lateUpdatesState = spec.lateUpdatesState();
       this.maxSkew = spec.maxClockSkew() == null ? null : spec.maxClockSkew().getMillis();
       this.arrivalColumn = spec.arrivalColumn();
+      this.eventIdColumn = spec.eventIdColumn();
       this.generation = spec.generation();
       this.tags = tags;
       this.pendingSpec = StateSpecs.bag(LogOrder.bufferCoder(events));
@@ -844,6 +876,15 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       }
     }
 
+    /**
+     * The name a decision or late row gives its event: the declared id, or the position when none
+     * is declared (or the record has no value for it).
+     */
+    private String idOf(Envelope e) {
+      Object id = eventIdColumn == null ? null : e.record().getValue(eventIdColumn);
+      return id == null ? e.eventId() : id.toString();
+    }
+
     /** Judges and applies one event (see the class comment). */
     private void apply(TimedEvent event, KeyState key, MultiOutputReceiver out) {
       Envelope e = event.envelope();
@@ -972,7 +1013,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
                   model,
                   keyOf(e.record()),
                   e.record(),
-                  e.eventId(),
+                  idOf(e),
                   e.partition(),
                   e.offset(),
                   e.eventTime(),
@@ -1011,7 +1052,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
                 key.revision,
                 d.revision + 1,
                 d.latestId,
-                e.eventId());
+                idOf(e));
         d.latestId = revision.decisionId();
         d.revision++;
         revised.inc();
@@ -1049,7 +1090,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
           .setModel(model)
           .setKey(keyOf(e.record()))
           .setEvent(e.record())
-          .setEventId(e.eventId())
+          .setEventId(idOf(e))
           .setPartition(e.partition())
           .setOffset(e.offset())
           .setOccurredAt(e.eventTime())
@@ -1153,7 +1194,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
                   model,
                   keyOf(e.record()),
                   e.record(),
-                  e.eventId(),
+                  idOf(e),
                   e.partition(),
                   e.offset(),
                   e.eventTime(),
