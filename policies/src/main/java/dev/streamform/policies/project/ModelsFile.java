@@ -767,46 +767,23 @@ final class ModelsFile {
    */
   private static Optional<WindowSpec> zoned(YamlMap m, WindowSpec window, List<Problem> warnings) {
     boolean ok = true;
-    DayOfWeek weekStarts = DayOfWeek.MONDAY;
-    if (m.has("week_starts")) {
-      Optional<String> text = m.string("week_starts", "week_starts: monday");
-      if (window.calendarUnit().orElse(null) != WindowSpec.CalendarUnit.WEEK) {
-        m.report(
-            "week_starts",
-            "week_starts applies to weekly windows only (window: 1w), not to " + window.describe(),
-            "remove week_starts, or write window: 1w");
-        ok = false;
-      } else if (text.isPresent()) {
-        try {
-          weekStarts = DayOfWeek.valueOf(text.get().trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-          m.report(
-              "week_starts",
-              "'" + text.get() + "' is not a day of the week",
-              "write week_starts: monday (or tuesday ... sunday)");
-          ok = false;
-        }
-      } else {
-        ok = false;
-      }
-    }
     Optional<ZoneId> zone = Optional.empty();
     if (m.has("time_zone")) {
       Optional<String> text = m.string("time_zone", "time_zone: Europe/Berlin");
-      if (text.isEmpty()) {
-        return Optional.empty();
-      }
-      String name = text.get().trim();
-      if (!ZoneId.getAvailableZoneIds().contains(name)) {
+      String name = text.map(String::trim).orElse(null);
+      if (name == null) {
+        ok = false;
+      } else if (!ZoneId.getAvailableZoneIds().contains(name)) {
         String closest = closestZone(name);
         m.report(
             "time_zone",
             "'" + name + "' is not an IANA time zone name",
             "did you mean '" + closest + "'? write time_zone: " + closest);
-        return Optional.empty();
+        ok = false;
+      } else {
+        zone = Optional.of(ZoneId.of(name));
       }
-      zone = Optional.of(ZoneId.of(name));
-      if (!window.isCalendar()) {
+      if (zone.isPresent() && !window.isCalendar()) {
         List<ZoneOffset> odd = WindowSpec.misalignedOffsets(zone.get(), window.every());
         if (!odd.isEmpty()) {
           warnings.add(
@@ -833,6 +810,37 @@ final class ModelsFile {
                       + alignedEvery(zone.get())
                       + ")"));
         }
+      }
+    }
+    DayOfWeek weekStarts = DayOfWeek.MONDAY;
+    if (m.has("week_starts")) {
+      Optional<String> text = m.string("week_starts", "week_starts: monday");
+      if (window.calendarUnit().orElse(null) != WindowSpec.CalendarUnit.WEEK) {
+        m.report(
+            "week_starts",
+            "week_starts applies to weekly windows only (window: 1w), not to "
+                + (window.isCalendar()
+                    ? WindowSpec.calendar(
+                            window.calendarUnit().get(),
+                            zone.orElse(ZoneId.of("UTC")),
+                            zone.isPresent(),
+                            DayOfWeek.MONDAY)
+                        .describe()
+                    : zone.map(window::withTimeZone).orElse(window).describe()),
+            "remove week_starts, or write window: 1w");
+        ok = false;
+      } else if (text.isPresent()) {
+        try {
+          weekStarts = DayOfWeek.valueOf(text.get().trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+          m.report(
+              "week_starts",
+              "'" + text.get() + "' is not a day of the week",
+              "write week_starts: monday (or tuesday ... sunday)");
+          ok = false;
+        }
+      } else {
+        ok = false;
       }
     }
     if (!ok) {

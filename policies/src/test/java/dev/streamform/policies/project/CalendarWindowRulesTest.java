@@ -14,6 +14,7 @@ import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -135,6 +136,20 @@ class CalendarWindowRulesTest {
     assertThat(
         withModel("    time_zone: Europe/Berlin\n").problems().get(0),
         containsString("key 'time_zone': time_zone applies to windowed models only"));
+  }
+
+  /** The refusal describes the window as declared, with its zone, not as if none were. */
+  @Test
+  void aMisplacedWeekStartsNamesTheWindowWithItsDeclaredZone() {
+    List<String> problems =
+        withModel("    window: 1mo\n    time_zone: Europe/Berlin\n    week_starts: saturday\n")
+            .problems();
+    assertThat(problems.toString(), problems.size(), is(1));
+    assertThat(
+        problems.get(0),
+        containsString(
+            "week_starts applies to weekly windows only (window: 1w), not to calendar month in"
+                + " Europe/Berlin — "));
   }
 
   @Test
