@@ -120,20 +120,7 @@ final class FuzzCommand implements Callable<Integer> {
       return 1;
     }
     Project loaded = found.get();
-    String name = model;
-    if (name == null) {
-      if (loaded.models().size() != 1) {
-        throw new ParameterException(
-            spec.commandLine(),
-            "--model is needed: the project has models "
-                + String.join(", ", loaded.models().keySet()));
-      }
-      name = loaded.models().keySet().iterator().next();
-    } else if (!loaded.models().containsKey(name)) {
-      throw new ParameterException(
-          spec.commandLine(),
-          "no model named '" + name + "'; models: " + String.join(", ", loaded.models().keySet()));
-    }
+    String name = ProjectArgument.model(spec.commandLine(), loaded, model);
     DeclaredModel declared = DeclaredModel.of(loaded, name);
     List<Fuzzer.Target> targets = new ArrayList<>();
     choices.forEach(c -> targets.add(Fuzzer.Target.of(FixtureRunner.on(c), declared)));

@@ -6,6 +6,8 @@ import dev.streamform.policies.project.Project;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Optional;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
 
 /** Loads a command's project argument, or prints every problem and how to go on. */
 final class ProjectArgument {
@@ -30,5 +32,25 @@ final class ProjectArgument {
               + ")");
       return Optional.empty();
     }
+  }
+
+  /**
+   * The model a command's {@code --model} names, or, when it names none, the project's only model;
+   * a parameter error listing the project's models when there is no such model or several to choose
+   * from.
+   */
+  static String model(CommandLine command, Project project, String model) {
+    String models = String.join(", ", project.models().keySet());
+    if (model == null) {
+      if (project.models().size() != 1) {
+        throw new ParameterException(
+            command, "--model is needed: the project has models " + models);
+      }
+      return project.models().keySet().iterator().next();
+    }
+    if (!project.models().containsKey(model)) {
+      throw new ParameterException(command, "no model named '" + model + "'; models: " + models);
+    }
+    return model;
   }
 }

@@ -105,7 +105,10 @@ final class RunCommand implements Callable<Integer> {
   @Parameters(paramLabel = "<project>", description = "the project folder")
   Path project;
 
-  @Option(names = "--model", paramLabel = "M", required = true, description = "the model to run")
+  @Option(
+      names = "--model",
+      paramLabel = "M",
+      description = "the model to run (default: the project's only model)")
   String model;
 
   @Mixin KafkaOptions kafka;
@@ -186,11 +189,6 @@ final class RunCommand implements Callable<Integer> {
             "--detach needs a Flink cluster (--flink-master HOST:PORT or a cluster profile)");
       }
       flink.setAttachedMode(!detach);
-      flink.setJobName(
-          "streamform-"
-              + model
-              + (generation != null ? "-g" + generation : "")
-              + (shadow ? "-shadow" : ""));
       if (savepoint != null) {
         flink.setSavepointPath(savepoint);
       }
@@ -204,6 +202,16 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     Project loaded = found.get();
+    model = ProjectArgument.model(spec.commandLine(), loaded, model);
+    if (runner.isFlink()) {
+      options
+          .as(FlinkPipelineOptions.class)
+          .setJobName(
+              "streamform-"
+                  + model
+                  + (generation != null ? "-g" + generation : "")
+                  + (shadow ? "-shadow" : ""));
+    }
     DeclaredModel declared;
     try {
       declared = DeclaredModel.of(loaded, model);

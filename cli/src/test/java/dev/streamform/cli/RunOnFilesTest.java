@@ -382,6 +382,36 @@ class RunOnFilesTest {
   }
 
   /**
+   * A project of one model needs no --model: run takes that model, as fuzz does; with several, the
+   * refusal lists them.
+   */
+  @Test
+  void aProjectOfOneModelRunsWithoutModelAndOfSeveralNamesThem() throws Exception {
+    Path project = copyAsFileProject(TIME.resolve("late-event"), dir.resolve("one"));
+    Fixture fixture = Fixture.load(Project.load(project), fixtureFile(project, "late_event"));
+    writeFiles(project, fixture);
+    Path output = dir.resolve("one-out");
+    assertThat(
+        err.toString(), run("run", project.toString(), "--output", output.toString()), is(0));
+    assertThat(err.toString(), containsString("model customer_metrics on direct"));
+    assertThat(Files.exists(output.resolve("customer_metrics.jsonl")), is(true));
+
+    Files.writeString(
+        project.resolve("streamform.yml"),
+        "  customer_metrics_copy:\n    materialized: upsert\n    key: [customer_id]\n",
+        java.nio.file.StandardOpenOption.APPEND);
+    Files.copy(
+        project.resolve("models/customer_metrics.sql"),
+        project.resolve("models/customer_metrics_copy.sql"));
+    err.getBuffer().setLength(0);
+    assertThat(run("run", project.toString(), "--output", output.toString()), is(2));
+    assertThat(
+        err.toString(),
+        containsString(
+            "--model is needed: the project has models customer_metrics, customer_metrics_copy"));
+  }
+
+  /**
    * Issue 35: the 25-hour day in Europe/Berlin on files: each record carries its window's real
    * instants in UTC, the local date it stands for ({@code window_local}) and the identity of the
    * fixture run, zone included.
