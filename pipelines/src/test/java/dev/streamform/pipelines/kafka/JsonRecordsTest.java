@@ -3,6 +3,7 @@ package dev.streamform.pipelines.kafka;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -111,6 +112,21 @@ class JsonRecordsTest {
     JsonRecords.Decoded d = decode("{\"__watermark\": \"2026-08-30T10:20:00Z\"}");
     assertThat(d.watermark(), is(Instant.parse("2026-08-30T10:20:00Z")));
     assertThat(d.values(), is(nullValue()));
+  }
+
+  /**
+   * Jackson's advice to enable one of its features is for programmers; a user is told what JSON
+   * does not allow instead.
+   */
+  @Test
+  void aNonStandardTokenIsNamedWithoutTheParsersFeatureAdvice() {
+    String nan = refusal("{\"customer_id\": 1, \"amount\": NaN}");
+    assertThat(nan, containsString("column `amount`: not JSON: Non-standard token 'NaN'"));
+    assertThat(nan, containsString("JSON does not allow it"));
+    assertThat(nan, not(containsString("JsonReadFeature")));
+    String quote = refusal("{'customer_id': 1}");
+    assertThat(quote, containsString("not JSON"));
+    assertThat(quote, not(containsString("JsonReadFeature")));
   }
 
   @Test

@@ -392,6 +392,15 @@ public final class JsonRecords implements Serializable {
       return "unreadable";
     }
     int nl = message.indexOf('\n');
-    return nl < 0 ? message : message.substring(0, nl);
+    String line = nl < 0 ? message : message.substring(0, nl);
+    // Jackson's advice to enable one of its features is for programmers, not for the record's
+    // author: say what JSON does not allow instead
+    return PARSER_ADVICE.matcher(line).replaceAll("; JSON does not allow it");
   }
+
+  /** Jackson's "enable `JsonReadFeature.X` to allow" (with or without "(or ...)" around it). */
+  private static final java.util.regex.Pattern PARSER_ADVICE =
+      java.util.regex.Pattern.compile(
+          "[:;,]?\\s*\\(?(?:or |maybe )?enable"
+              + " `?(?:JsonReadFeature|JsonParser\\.Feature)\\.[A-Z_]+`?(?: to allow)?[^)]*\\)?");
 }
