@@ -2,7 +2,9 @@ package dev.streamform.cli;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.startsWith;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -227,6 +229,44 @@ class RunOnFilesTest {
     assertThat(got, is(want));
     long decided = expected.routed.stream().filter(r -> r.route().equals("scored")).count();
     assertThat(out.toString(), containsString(decided + " decided ("));
+  }
+
+  /**
+   * ADR 0071 on files: with {@code event_id: receipt_id} every output names the receipt by its id —
+   * decisions, late rows and the clock-skew dead letter alike — with its place beside it.
+   */
+  @Test
+  void everyOutputOfAScoringModelNamesTheEventByItsDeclaredId() throws Exception {
+    Path project =
+        copyAsFileProject(
+            Path.of("../test-streams/fixtures/decisions/retried_receipts"), dir.resolve("rr"));
+    Project loaded = Project.load(project);
+    Fixture fixture = Fixture.load(loaded, fixtureFile(project, "uploads"));
+    writeFiles(project, fixture);
+    Path output = dir.resolve("rr-out");
+    assertThat(
+        err.toString(),
+        run("run", project.toString(), "--model", "receipt_risk", "--output", output.toString()),
+        is(0));
+    List<String> named = new ArrayList<>();
+    for (String file : List.of(".decisions.jsonl", ".late.jsonl", ".dead_letters.jsonl")) {
+      for (JsonNode r : rows(output.resolve("receipt_risk" + file))) {
+        if (r.hasNonNull("event_id")) {
+          named.add(
+              r.get("event_id").asText()
+                  + " at "
+                  + r.get("partition").asInt()
+                  + "-"
+                  + r.get("offset").asLong());
+        }
+      }
+    }
+    assertThat(named, hasItem("r6 at 1-2")); // dead-lettered: 6 minutes ahead of its arrival
+    assertThat(named, hasItem("r7 at 0-4")); // late, revising
+    assertThat(named, hasItem("r1 at 0-0")); // scored
+    for (String n : named) {
+      assertThat(n, startsWith("r"));
+    }
   }
 
   @Test

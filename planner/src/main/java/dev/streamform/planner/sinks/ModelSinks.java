@@ -307,7 +307,12 @@ public final class ModelSinks implements Serializable {
         d.reason().name().toLowerCase(Locale.ROOT) + ": " + Quarantine.reasonOf(d.description()));
     value.put("partition", Integer.parseInt(place[0]));
     value.put("offset", Long.parseLong(place[1]));
-    value.put("event_id", d.eventId());
+    Object declared =
+        eventIdColumn == null || d.row() == null || !d.row().getSchema().hasField(eventIdColumn)
+            ? null
+            : d.row().getValue(eventIdColumn);
+    // named as its decisions would be: by the declared id when there is one (ADR 0071)
+    value.put("event_id", declared == null ? d.eventId() : declared.toString());
     if (d.row() != null) {
       value.set("record", rowObject(d.row()));
     } else {
