@@ -65,7 +65,10 @@ final class CompareGenerationsCommand implements Callable<Integer> {
   @Parameters(paramLabel = "<project>", description = "the project folder")
   Path project;
 
-  @Option(names = "--model", paramLabel = "M", required = true, description = "the windowed model")
+  @Option(
+      names = "--model",
+      paramLabel = "M",
+      description = "the windowed model (default: the project's only one)")
   String model;
 
   @Option(

@@ -71,7 +71,10 @@ final class DecisionsCommand implements Callable<Integer> {
     @Parameters(paramLabel = "<project>", description = "the project folder")
     Path project;
 
-    @Option(names = "--model", paramLabel = "M", required = true, description = "the scoring model")
+    @Option(
+        names = "--model",
+        paramLabel = "M",
+        description = "the scoring model (default: the project's only one)")
     String model;
 
     @Option(
@@ -125,6 +128,7 @@ final class DecisionsCommand implements Callable<Integer> {
       if (found.isEmpty()) {
         return 1;
       }
+      model = DecisionsModelArgument.name(spec.commandLine(), found.get(), model);
       DeclaredModel declared = DecisionsModelArgument.model(spec.commandLine(), found.get(), model);
       Fixture f;
       try {
@@ -174,6 +178,7 @@ final class DecisionsCommand implements Callable<Integer> {
       if (found.isEmpty()) {
         return 1;
       }
+      model = DecisionsModelArgument.name(spec.commandLine(), found.get(), model);
       DecisionsModelArgument.model(spec.commandLine(), found.get(), model);
       JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
       List<DecisionLedger.StoredDecision> decisions;
@@ -346,7 +351,10 @@ final class DecisionsCommand implements Callable<Integer> {
     @Parameters(paramLabel = "<project>", description = "the project folder")
     Path project;
 
-    @Option(names = "--model", paramLabel = "M", required = true, description = "the scoring model")
+    @Option(
+        names = "--model",
+        paramLabel = "M",
+        description = "the scoring model (default: the project's only one)")
     String model;
 
     @Option(
@@ -368,6 +376,7 @@ final class DecisionsCommand implements Callable<Integer> {
       if (found.isEmpty()) {
         return 1;
       }
+      model = DecisionsModelArgument.name(spec.commandLine(), found.get(), model);
       DecisionsModelArgument.model(spec.commandLine(), found.get(), model);
       JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
       DecisionLedger.Verification v;

@@ -12,15 +12,30 @@ import picocli.CommandLine.ParameterException;
 
 /**
  * The scoring model and fixture that {@code replay-orders} and {@code decisions show} work on: the
- * model named by {@code --model} (it must have {@code decisions:}) and the fixture named by {@code
- * --fixture} (a file name under {@code fixtures/}, with or without {@code .yml}; by default the
- * first fixture whose {@code model:} is this model, else the first fixture of the project). The
- * fixture's events are run through the chosen model whatever its {@code model:} says, so one
- * fixture serves every model of its source.
+ * model named by {@code --model} (it must have {@code decisions:}; by default the project's only
+ * scoring model) and the fixture named by {@code --fixture} (a file name under {@code fixtures/},
+ * with or without {@code .yml}; by default the first fixture whose {@code model:} is this model,
+ * else the first fixture of the project). The fixture's events are run through the chosen model
+ * whatever its {@code model:} says, so one fixture serves every model of its source.
  */
 final class DecisionsModelArgument {
   private DecisionsModelArgument() {}
 
+  /**
+   * The model {@code --model} names, or the project's only scoring model when it names none; a
+   * parameter error when there is no such model, none or several to choose from.
+   */
+  static String name(CommandLine cli, Project project, String name) {
+    return ProjectArgument.model(
+        cli,
+        project,
+        name,
+        "scoring model",
+        "decisions:",
+        m -> DeclaredModel.of(project, m).kind().hasDecisionLedger());
+  }
+
+  /** The scoring model of that name ({@link #name}); a parameter error when it does not score. */
   static DeclaredModel model(CommandLine cli, Project project, String name) {
     if (!project.models().containsKey(name)) {
       throw new ParameterException(

@@ -53,8 +53,7 @@ final class LedgerCommand implements Callable<Integer> {
     @Option(
         names = "--model",
         paramLabel = "M",
-        required = true,
-        description = "the windowed model")
+        description = "the windowed model (default: the project's only one)")
     String model;
 
     @Option(

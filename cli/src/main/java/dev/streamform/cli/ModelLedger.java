@@ -45,9 +45,18 @@ final class ModelLedger implements AutoCloseable {
     if (loaded.isEmpty()) {
       return Optional.empty();
     }
+    Project declared = loaded.get();
+    modelName =
+        ProjectArgument.model(
+            commandLine,
+            declared,
+            modelName,
+            "windowed model",
+            "window:",
+            m -> DeclaredModel.of(declared, m).kind().hasRevisionLedger());
     DeclaredModel model;
     try {
-      model = DeclaredModel.of(loaded.get(), modelName);
+      model = DeclaredModel.of(declared, modelName);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(commandLine, "--model: " + e.getMessage());
     }

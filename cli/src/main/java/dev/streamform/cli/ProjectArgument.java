@@ -5,7 +5,9 @@ import dev.streamform.policies.project.Problem;
 import dev.streamform.policies.project.Project;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
@@ -52,5 +54,42 @@ final class ProjectArgument {
       throw new ParameterException(command, "no model named '" + model + "'; models: " + models);
     }
     return model;
+  }
+
+  /**
+   * The model a command's {@code --model} names, or, when it names none, the project's only model
+   * that {@code fits}: a {@code kind} (e.g. "scoring model") declared by {@code key} (e.g. {@code
+   * decisions:}); a parameter error naming the models of that kind when there is none or several to
+   * choose from. A named model is only looked up here: the command says itself what is wrong with a
+   * model of another kind.
+   */
+  static String model(
+      CommandLine command,
+      Project project,
+      String model,
+      String kind,
+      String key,
+      Predicate<String> fits) {
+    if (model != null) {
+      return model(command, project, model);
+    }
+    List<String> candidates = project.models().keySet().stream().filter(fits).toList();
+    if (candidates.size() == 1) {
+      return candidates.get(0);
+    }
+    String models = String.join(", ", project.models().keySet());
+    throw new ParameterException(
+        command,
+        candidates.isEmpty()
+            ? "the project has no "
+                + kind
+                + " (a model with "
+                + key
+                + ")"
+                + (models.isEmpty() ? "" : "; its models: " + models)
+            : "--model is needed: the project's "
+                + kind
+                + "s are "
+                + String.join(", ", candidates));
   }
 }

@@ -51,7 +51,10 @@ final class ReplayOrdersCommand implements Callable<Integer> {
   @Parameters(paramLabel = "<project>", description = "the project folder")
   Path project;
 
-  @Option(names = "--model", paramLabel = "M", required = true, description = "the scoring model")
+  @Option(
+      names = "--model",
+      paramLabel = "M",
+      description = "the scoring model (default: the project's only one)")
   String model;
 
   @Option(
@@ -121,6 +124,7 @@ final class ReplayOrdersCommand implements Callable<Integer> {
       return 1;
     }
     try {
+      model = DecisionsModelArgument.name(spec.commandLine(), found.get(), model);
       var declared = DecisionsModelArgument.model(spec.commandLine(), found.get(), model);
       var f = DecisionsModelArgument.fixture(spec.commandLine(), found.get(), model, fixture);
       ReplayOrders.Options options =

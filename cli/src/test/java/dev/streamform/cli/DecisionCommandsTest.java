@@ -10,8 +10,11 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.util.Comparator;
 import java.util.HexFormat;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code streamform replay-orders} and {@code streamform decisions show} on the receipts project:
@@ -274,6 +277,41 @@ class DecisionCommandsTest {
         err.toString(),
         containsString(
             "no model named 'nope'; models: receipt_risk,"
+                + " receipt_risk_reconciled, receipt_risk_latest"));
+  }
+
+  @Test
+  void withoutModelTheProjectsOnlyScoringModelIsShown(@TempDir Path dir) throws Exception {
+    // the receipts project with receipt_risk as its only model
+    try (Stream<Path> files = Files.walk(RECEIPTS)) {
+      for (Path from : files.sorted(Comparator.naturalOrder()).toList()) {
+        Path to = dir.resolve(RECEIPTS.relativize(from).toString());
+        if (Files.isDirectory(from)) {
+          Files.createDirectories(to);
+        } else {
+          Files.copy(from, to);
+        }
+      }
+    }
+    String yml = Files.readString(dir.resolve("streamform.yml"));
+    Files.writeString(
+        dir.resolve("streamform.yml"), yml.substring(0, yml.indexOf("  receipt_risk_reconciled:")));
+    Files.delete(dir.resolve("models/receipt_risk_reconciled.sql"));
+    Files.delete(dir.resolve("models/receipt_risk_latest.sql"));
+    Files.delete(dir.resolve("fixtures/reconciled.yml"));
+
+    assertThat(err.toString(), run("decisions", "show", dir.toString(), "--event", "4"), is(0));
+    assertThat(out.toString(), containsString("model receipt_risk: "));
+    assertThat(out.toString(), containsString("  revised, revision 2, of event 1-0"));
+  }
+
+  @Test
+  void withoutModelAProjectOfSeveralScoringModelsNamesThem() {
+    assertThat(run("decisions", "show", RECEIPTS.toString()), is(2));
+    assertThat(
+        err.toString(),
+        containsString(
+            "--model is needed: the project's scoring models are receipt_risk,"
                 + " receipt_risk_reconciled, receipt_risk_latest"));
   }
 }

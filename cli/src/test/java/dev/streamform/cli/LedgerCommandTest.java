@@ -172,6 +172,27 @@ class LedgerCommandTest {
   }
 
   @Test
+  void withoutModelTheProjectsOnlyWindowedModelIsVerified() throws Exception {
+    write(revision(7, 10, 1, "30"), revision(7, 10, 2, "26"));
+    assertThat(
+        err.toString(),
+        run("ledger", "verify", HOURLY, "--jdbc-url", url, "--jdbc-user", "postgres"),
+        is(0));
+    assertThat(out.toString(), containsString(" 2 revisions, 0 gaps, 0 mismatches, 0 conflicts\n"));
+  }
+
+  @Test
+  void withoutModelAProjectWithNoWindowedModelIsSaidSo() {
+    String receipts = Path.of("../test-streams/fixtures/decisions/receipts").toString();
+    assertThat(
+        run("ledger", "verify", receipts, "--jdbc-url", url, "--jdbc-user", "postgres"), is(2));
+    assertThat(
+        err.toString(),
+        containsString(
+            "the project has no windowed model (a model with window:); its models: receipt_risk,"));
+  }
+
+  @Test
   void aPasswordInTheUrlIsRefused() {
     url = url + "?password=secret";
     assertThat(ledger("ledger verify"), is(2));
