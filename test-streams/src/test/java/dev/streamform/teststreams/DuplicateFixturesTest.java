@@ -213,7 +213,7 @@ class DuplicateFixturesTest {
     assertThat(
         rewritten,
         containsString(
-            "duplicates:\n  - { order_id: \"A-1\", customer_id: 42, amount: 10,"
+            "duplicates:\n  - { order_id: \"A-1\", customer_id: 42, amount: 10.00,"
                 + " ordered_at: \"2026-08-30T10:00:00Z\" }\n"));
     assertThat(suite().run(p), is(true));
   }

@@ -197,12 +197,12 @@ class FixtureSuiteTest {
               - event: { customer_id: 42, amount: 20, ordered_at: "2026-08-30T10:10:00Z" }
               - event: { customer_id: 42, amount: 5,  ordered_at: "2026-08-30T10:01:00Z" }
             expect:            # the changelog
-              - { op: insert, customer_id: 42, total_spend: 10 }
-              - { op: update, customer_id: 42, total_spend: 30 }
+              - { op: insert, customer_id: 42, total_spend: 10.00 }
+              - { op: update, customer_id: 42, total_spend: 30.00 }
             # a comment between sections stays
 
             late:
-              - { customer_id: 42, amount: 5, ordered_at: "2026-08-30T10:01:00Z" }
+              - { customer_id: 42, amount: 5.00, ordered_at: "2026-08-30T10:01:00Z" }
             """));
     FixtureSuite again = suite();
     assertThat(again.run(p), is(true));
@@ -232,13 +232,13 @@ class FixtureSuiteTest {
         rewritten,
         containsString(
             "  - { window_start: \"2026-08-30T10:00:00Z\", window_end: \"2026-08-30T11:00:00Z\","
-                + " merchant_id: 7, revenue: 180, orders: 3, revision: 2, status: final }"));
+                + " merchant_id: 7, revenue: 180.00, orders: 3, revision: 2, status: final }"));
     assertThat(
         rewritten,
         containsString(
-            "late:\n  - { merchant_id: 7, amount: -10, ordered_at:"
+            "late:\n  - { merchant_id: 7, amount: -10.00, ordered_at:"
                 + " \"2026-08-30T10:45:00Z\", window_start: \"2026-08-30T10:00:00Z\" }"));
-    assertThat(rewritten, containsString("quarantined:\n  - { merchant_id: 9, amount: 1 }"));
+    assertThat(rewritten, containsString("quarantined:\n  - { merchant_id: 9, amount: 1.00 }"));
     FixtureSuite again = suite();
     assertThat(again.run(p), is(true));
   }
