@@ -182,8 +182,7 @@ final class FixtureFile {
     try {
       text = Files.readString(file, StandardCharsets.UTF_8);
     } catch (java.nio.charset.CharacterCodingException e) {
-      throw new InvalidProjectException(
-          List.of(Problem.ofFile(label, "is not UTF-8 text", "save it as UTF-8")));
+      throw new InvalidProjectException(List.of(NotUtf8.problem(file, label)));
     } catch (IOException e) {
       throw new InvalidProjectException(
           List.of(

@@ -134,6 +134,9 @@ public final class KafkaClientProperties implements Serializable {
     String text;
     try {
       text = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (java.nio.charset.CharacterCodingException e) {
+      problems.add(NotUtf8.problem(file, shownAs));
+      return List.of();
     } catch (IOException e) {
       problems.add(
           Problem.ofFile(

@@ -139,7 +139,7 @@ final class ProjectLoader {
     try {
       return Optional.of(Files.readString(file, StandardCharsets.UTF_8));
     } catch (CharacterCodingException e) {
-      problems.add(Problem.ofFile(name, "is not UTF-8 text", "save it as UTF-8"));
+      problems.add(NotUtf8.problem(file, name));
     } catch (IOException e) {
       problems.add(Problem.ofFile(name, "cannot be read: " + e, "check the file's permissions"));
     }

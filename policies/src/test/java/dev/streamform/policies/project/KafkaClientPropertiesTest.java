@@ -142,6 +142,24 @@ class KafkaClientPropertiesTest {
   }
 
   @Test
+  void aFileThatIsNotUtf8NamesItsLineAndByte() throws Exception {
+    Path file = dir.resolve("deploy.properties");
+    Files.write(
+        file,
+        "security.protocol=SSL\nclient.id=caf\u00e9\n"
+            .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+    InvalidProjectException e =
+        assertThrows(
+            InvalidProjectException.class,
+            () -> KafkaClientProperties.read(file, "deploy.properties"));
+    assertThat(
+        e.getMessage(),
+        containsString(
+            "deploy.properties:2: is not UTF-8 text: byte 14 of the line is 0xE9, which UTF-8"
+                + " does not allow there"));
+  }
+
+  @Test
   void aFileOutsideProjectsMayNotHoldLiteralSecretsEither() throws Exception {
     Path file = dir.resolve("deploy.properties");
     Files.writeString(file, "ssl.truststore.password=changeit\nssl.keystore.key=${KEY_PEM}\n");

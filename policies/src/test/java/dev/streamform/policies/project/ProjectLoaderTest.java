@@ -71,16 +71,19 @@ class ProjectLoaderTest {
     assertThat(
         refused.problems().get(0).toString(),
         org.hamcrest.Matchers.allOf(
-            org.hamcrest.Matchers.containsString("m\u00fcller.yml"),
-            org.hamcrest.Matchers.containsString("is not UTF-8 text"),
-            org.hamcrest.Matchers.containsString("save it as UTF-8")));
+            org.hamcrest.Matchers.containsString("m\u00fcller.yml:2: "),
+            org.hamcrest.Matchers.containsString(
+                "is not UTF-8 text: byte 4 of the line is 0xFC, which UTF-8 does not allow there"),
+            org.hamcrest.Matchers.containsString("save the file as UTF-8")));
     java.nio.file.Files.write(
         dir.resolve("streamform.yml"),
         "models:\n  customer_metrics:\n    key: [customer_id] # M\u00fcller\n"
             .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
     assertThat(
         ProjectFolder.at(dir).problems(),
-        hasItem(org.hamcrest.Matchers.containsString("streamform.yml: is not UTF-8 text")));
+        hasItem(
+            org.hamcrest.Matchers.containsString(
+                "streamform.yml:3: is not UTF-8 text: byte 27 of the line is 0xFC")));
   }
 
   @Test
