@@ -19,11 +19,6 @@ import dev.streamform.transforms.Times;
 import java.io.IOException;
 import java.io.Serializable;
 import java.math.BigDecimal;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CoderResult;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Iterator;
@@ -135,41 +130,17 @@ public final class JsonRecords implements Serializable {
    * (from 1) — or empty when it is.
    */
   public static Optional<String> notUtf8(byte[] record) {
-    boolean ascii = true;
-    for (byte b : record) {
-      if (b < 0) {
-        ascii = false;
-        break;
-      }
+    int at = dev.streamform.policies.project.NotUtf8.firstMalformedByte(record);
+    if (at < 0) {
+      return Optional.empty();
     }
-    if (ascii) {
-      return Optional.empty(); // most records: no decoder needed
-    }
-    CharsetDecoder decoder =
-        StandardCharsets.UTF_8
-            .newDecoder()
-            .onMalformedInput(CodingErrorAction.REPORT)
-            .onUnmappableCharacter(CodingErrorAction.REPORT);
-    ByteBuffer bytes = ByteBuffer.wrap(record);
-    CharBuffer chars = CharBuffer.allocate(1024);
-    while (true) {
-      CoderResult r = decoder.decode(bytes, chars, true);
-      if (r.isError()) {
-        int at = bytes.position();
-        return Optional.of(
-            String.format(
-                java.util.Locale.ROOT,
-                "not UTF-8 text: byte %d of the record is 0x%02X, which UTF-8 does not allow"
-                    + " there; write the record (save the file) as UTF-8",
-                at + 1,
-                record[at] & 0xFF));
-      }
-      if (r.isOverflow()) {
-        chars.clear(); // only the check matters, not the text
-        continue;
-      }
-      return Optional.empty(); // underflow at the end of input: every byte decoded
-    }
+    return Optional.of(
+        String.format(
+            java.util.Locale.ROOT,
+            "not UTF-8 text: byte %d of the record is 0x%02X, which UTF-8 does not allow"
+                + " there; write the record (save the file) as UTF-8",
+            at + 1,
+            record[at] & 0xFF));
   }
 
   /**

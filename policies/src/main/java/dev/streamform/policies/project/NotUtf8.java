@@ -15,8 +15,42 @@ import java.util.Optional;
  * The problem of a project file that is not UTF-8 text: the line and column of its first byte that
  * UTF-8 does not allow, and that byte, so the user finds it (a Latin-1 {@code é} is one byte 0xE9).
  */
-final class NotUtf8 {
+public final class NotUtf8 {
   private NotUtf8() {}
+
+  /**
+   * The index of the first byte of {@code bytes} that UTF-8 does not allow where it stands, or -1
+   * when every byte decodes. ASCII-only input (most records) needs no decoder.
+   */
+  public static int firstMalformedByte(byte[] bytes) {
+    boolean ascii = true;
+    for (byte b : bytes) {
+      if (b < 0) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) {
+      return -1;
+    }
+    CharsetDecoder decoder =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    CharBuffer out = CharBuffer.allocate(1024);
+    while (true) {
+      CoderResult r = decoder.decode(in, out, true);
+      if (r.isError()) {
+        return in.position();
+      }
+      if (!r.isOverflow()) {
+        return -1; // underflow at the end of input: every byte decoded
+      }
+      out.clear(); // only the check matters, not the text
+    }
+  }
 
   /** The problem with {@code file}, shown as {@code shownAs}, which failed to decode as UTF-8. */
   static Problem problem(Path file, String shownAs) {
@@ -26,18 +60,10 @@ final class NotUtf8 {
     } catch (IOException e) {
       return Problem.ofFile(shownAs, "is not UTF-8 text", "save it as UTF-8");
     }
-    CharsetDecoder decoder =
-        StandardCharsets.UTF_8
-            .newDecoder()
-            .onMalformedInput(CodingErrorAction.REPORT)
-            .onUnmappableCharacter(CodingErrorAction.REPORT);
-    ByteBuffer in = ByteBuffer.wrap(bytes);
-    CharBuffer out = CharBuffer.allocate(bytes.length + 1);
-    CoderResult result = decoder.decode(in, out, true);
-    if (!result.isError()) {
+    int at = firstMalformedByte(bytes);
+    if (at < 0) {
       return Problem.ofFile(shownAs, "is not UTF-8 text", "save it as UTF-8");
     }
-    int at = in.position();
     int line = 1;
     int lineStart = 0;
     for (int i = 0; i < at; i++) {
