@@ -13,6 +13,7 @@ import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.decisions.DeadLetter;
 import dev.streamform.transforms.decisions.Decision;
 import dev.streamform.transforms.decisions.UnscoredLateEvent;
+import dev.streamform.transforms.envelope.DeclaredId;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.EnvelopeCoder;
 import dev.streamform.transforms.envelope.SourceRecord;
@@ -307,12 +308,12 @@ public final class ModelSinks implements Serializable {
         d.reason().name().toLowerCase(Locale.ROOT) + ": " + Quarantine.reasonOf(d.description()));
     value.put("partition", Integer.parseInt(place[0]));
     value.put("offset", Long.parseLong(place[1]));
-    Object declared =
+    String declared =
         eventIdColumn == null || d.row() == null || !d.row().getSchema().hasField(eventIdColumn)
             ? null
-            : d.row().getValue(eventIdColumn);
+            : DeclaredId.text(d.row().getValue(eventIdColumn));
     // named as its decisions would be: by the declared id when there is one (ADR 0071)
-    value.put("event_id", declared == null ? d.eventId() : declared.toString());
+    value.put("event_id", declared == null ? d.eventId() : declared);
     if (d.row() != null) {
       value.set("record", rowObject(d.row()));
     } else {

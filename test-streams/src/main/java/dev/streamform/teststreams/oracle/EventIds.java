@@ -104,11 +104,11 @@ final class EventIds {
    */
   String conflictReason(Map<String, Object> record) {
     String[] place = firstOfLast.split("-");
-    // the id as the pipeline's record prints it: text without quotes, numbers as written
+    // the id as the pipeline names it (DeclaredId): text without quotes, numbers by value
     return "event_id `"
         + column.get()
         + "` = "
-        + record.get(column.get())
+        + dev.streamform.transforms.envelope.DeclaredId.text(record.get(column.get()))
         + " was first seen at partition "
         + place[0]
         + " offset "

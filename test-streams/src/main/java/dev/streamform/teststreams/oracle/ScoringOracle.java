@@ -309,8 +309,10 @@ public final class ScoringOracle {
    * column as text, or the event's position {@code <partition>-<offset>} without one.
    */
   private String named(Event e) {
-    Object id = source.eventId().map(c -> e.record().get(c)).orElse(null);
-    return id == null ? e.id() : id.toString();
+    String id =
+        dev.streamform.transforms.envelope.DeclaredId.text(
+            source.eventId().map(c -> e.record().get(c)).orElse(null));
+    return id == null ? e.id() : id;
   }
 
   /** Every column of the source, in schema order (null when absent), as a run reports it. */

@@ -881,8 +881,12 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
      * is declared (or the record has no value for it).
      */
     private String idOf(Envelope e) {
-      Object id = eventIdColumn == null ? null : e.record().getValue(eventIdColumn);
-      return id == null ? e.eventId() : id.toString();
+      String id =
+          eventIdColumn == null
+              ? null
+              : dev.streamform.transforms.envelope.DeclaredId.text(
+                  e.record().getValue(eventIdColumn));
+      return id == null ? e.eventId() : id;
     }
 
     /** Judges and applies one event (see the class comment). */

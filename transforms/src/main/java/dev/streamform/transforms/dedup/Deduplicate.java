@@ -399,7 +399,7 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
 
     private BadRecord conflict(TimedEvent event, String first) throws Exception {
       Envelope e = event.envelope();
-      Object id = e.record().getValue(idColumn);
+      String id = dev.streamform.transforms.envelope.DeclaredId.text(e.record().getValue(idColumn));
       return badRecord(
           event,
           "partition "
