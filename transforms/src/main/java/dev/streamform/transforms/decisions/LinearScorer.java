@@ -2,6 +2,7 @@ package dev.streamform.transforms.decisions;
 
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
+import java.math.BigDecimal;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -34,16 +35,32 @@ public final class LinearScorer implements Scorer {
     return bias;
   }
 
+  /**
+   * The sum in decimal arithmetic: each weight and input as the shortest decimal that names its
+   * double ({@link BigDecimal#valueOf(double)}: a {@code decimal(12,2)} amount 732.71 is 732.71),
+   * the products and the sum exact, then the nearest double. So a score that is exactly half-way
+   * between two kept values (ScoreEvents keeps 6 places, half even) is kept as the reference oracle
+   * keeps it, whatever the order of the terms; summed as doubles, binary error decided it. A
+   * non-finite weight or input makes the score non-finite, as in double arithmetic.
+   */
   @Override
   public double score(Map<String, Double> inputs) {
-    double s = bias;
+    BigDecimal s = Double.isFinite(bias) ? BigDecimal.valueOf(bias) : null;
+    double nonFinite = s == null ? bias : 0.0;
     for (Map.Entry<String, Double> w : weights.entrySet()) {
       Double x = inputs.get(w.getKey());
-      if (x != null) {
-        s += w.getValue() * x;
+      if (x == null) {
+        continue;
       }
+      double weight = w.getValue();
+      if (s == null || !Double.isFinite(weight) || !Double.isFinite(x)) {
+        nonFinite += weight * x; // NaN or an infinity: no decimal names it
+        s = null;
+        continue;
+      }
+      s = s.add(BigDecimal.valueOf(weight).multiply(BigDecimal.valueOf(x)));
     }
-    return s;
+    return s == null ? nonFinite : s.doubleValue();
   }
 
   @Override
