@@ -4,9 +4,12 @@ import dev.streamform.pipelines.kafka.KafkaRefusedException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import org.apache.commons.text.similarity.LevenshteinDistance;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
@@ -111,34 +114,33 @@ public final class Streamform implements Callable<Integer> {
         arg.startsWith("-")
             ? "unknown option '" + arg + "'"
             : hasCommands ? "unknown command '" + arg + "'" : "unexpected argument '" + arg + "'";
-    List<String> suggestions = unmatched.getSuggestions();
-    // picocli's suggestions are generous ('chek' -> check or dispatch): keep the near ones when
-    // there are any
-    List<String> near = suggestions.stream().filter(s -> distance(s, arg) <= 2).toList();
-    if (!near.isEmpty()) {
-      suggestions = near;
+    // the commands (or options) within two edits of what was typed, nearest first ('tset' ->
+    // test, 'chek' -> check); else picocli's own suggestions, which are generous ('chek' -> check
+    // or dispatch) and miss a swap of two letters ('tset' -> effects)
+    CommandSpec spec = e.getCommandLine().getCommandSpec();
+    Collection<String> names =
+        arg.startsWith("-") ? spec.optionsMap().keySet() : spec.subcommands().keySet();
+    String typed = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
+    List<String> suggestions =
+        names.stream()
+            .filter(n -> !n.equals(typed) && edits(n, typed) <= 2)
+            .sorted(Comparator.comparingInt((String n) -> edits(n, typed)).thenComparing(n -> n))
+            .limit(3)
+            .toList();
+    if (suggestions.isEmpty()) {
+      suggestions = unmatched.getSuggestions();
     }
     return suggestions.isEmpty()
         ? what
         : what + " (did you mean '" + String.join("' or '", suggestions) + "'?)";
   }
 
-  /** The Levenshtein distance between {@code a} and {@code b}. */
-  private static int distance(String a, String b) {
-    int[] previous = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      previous[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      int[] current = new int[b.length() + 1];
-      current[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-        current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
-      }
-      previous = current;
-    }
-    return previous[b.length()];
+  private static final LevenshteinDistance EDITS = new LevenshteinDistance(2);
+
+  /** The Levenshtein distance of {@code a} and {@code b}; beyond 2, {@code Integer.MAX_VALUE}. */
+  private static int edits(String a, String b) {
+    int d = EDITS.apply(a, b);
+    return d < 0 ? Integer.MAX_VALUE : d;
   }
 
   private static int internalError(Exception e, PrintWriter err) {

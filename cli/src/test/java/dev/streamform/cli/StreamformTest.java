@@ -178,6 +178,17 @@ class StreamformTest {
   }
 
   @Test
+  void twoSwappedLettersStillFindTheCommandAndTheOption() {
+    assertThat(run("tset", "x"), is(2));
+    assertThat(err.toString(), containsString("unknown command 'tset' (did you mean 'test'?)"));
+    err.getBuffer().setLength(0);
+    assertThat(run("test", "x", "--fial-fast"), is(2));
+    assertThat(
+        err.toString(),
+        containsString("unknown option '--fial-fast' (did you mean '--fail-fast'?)"));
+  }
+
+  @Test
   void unknownOptionIsOneLineWithAHint() {
     assertThat(run("check", "--frobnicate", "x"), is(2));
     assertThat(
