@@ -78,6 +78,23 @@ public final class LocalProviderServer implements AutoCloseable {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
     server.setExecutor(executor);
     server.createContext("/effects", this::handle);
+    // any other path: a declared url that does not end in /effects, said with the fix (nothing
+    // applied, nothing counted)
+    server.createContext(
+        "/",
+        x -> {
+          try (x) {
+            x.getRequestBody().readAllBytes();
+            answer(
+                x,
+                404,
+                "no such path "
+                    + x.getRequestURI().getPath()
+                    + ": the local provider applies POST /effects and answers GET /effects/<key>;"
+                    + " declare url: "
+                    + url());
+          }
+        });
     server.start();
   }
 

@@ -42,6 +42,28 @@ class LocalProviderServerTest {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  @Test
+  void aDeliveryToAnotherPathIsRefusedNamingTheUrlToDeclare() throws Exception {
+    try (LocalProviderServer s = LocalProviderServer.start(0)) {
+      HttpResponse<String> r =
+          HTTP.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + "/rewards"))
+                  .header("Idempotency-Key", "k1")
+                  .POST(HttpRequest.BodyPublishers.ofString("{\"effect_key\":\"k1\"}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode(), is(404));
+      assertThat(
+          r.body(),
+          is(
+              "no such path /rewards: the local provider applies POST /effects and answers GET"
+                  + " /effects/<key>; declare url: "
+                  + s.url()));
+      assertThat(s.requests(), is(0));
+      assertThat(s.applied("k1"), is(0));
+    }
+  }
+
   /**
    * A request counts once its body has arrived: a caller killed between the headers and the body
    * sent the provider nothing it could apply, so tests that take {@code requests() == 1} as "the
