@@ -1,0 +1,81 @@
+package dev.streamform.cli;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two launchers ({@code ./streamform}) started together on a checkout whose sources changed build
+ * it once: the second waits for the first instead of running a second {@code mvn install} into the
+ * same local repository at the same time. Run on a copy of the launcher in a stand-in checkout,
+ * with a stand-in {@code mvn} on the PATH that logs each call and takes two seconds to "install".
+ */
+class LauncherLockTest {
+  private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+
+  @Test
+  void twoLaunchersStartedTogetherBuildOnce(@TempDir Path dir) throws Exception {
+    Path checkout = dir.resolve("checkout");
+    Files.createDirectories(checkout.resolve("cli/src/main/java"));
+    Files.createDirectories(checkout.resolve("cli/target"));
+    Files.copy(ROOT.resolve("streamform"), checkout.resolve("streamform"));
+    Files.writeString(checkout.resolve("cli/pom.xml"), "<project/>\n");
+    Path jar = checkout.resolve("cli/target/streamform-cli-0.1.0-SNAPSHOT.jar");
+    Files.writeString(jar, "");
+    Files.setLastModifiedTime(jar, FileTime.from(Instant.now().minusSeconds(3600)));
+    Files.setLastModifiedTime(
+        checkout.resolve("cli/pom.xml"), FileTime.from(Instant.now().minusSeconds(7200)));
+    Files.writeString(checkout.resolve("cli/src/main/java/Changed.java"), "class Changed {}\n");
+
+    Path bin = Files.createDirectories(dir.resolve("bin"));
+    Path log = dir.resolve("mvn.log");
+    Path mvn = bin.resolve("mvn");
+    Files.writeString(
+        mvn,
+        """
+        #!/usr/bin/env bash
+        echo "$*" >> "$MVN_LOG"
+        case "$*" in
+          *" install "*) sleep 2 ;;
+          *build-classpath*)
+            for a in "$@"; do
+              case "$a" in -Dmdep.outputFile=*) echo /no/such.jar > "${a#-Dmdep.outputFile=}" ;; esac
+            done ;;
+        esac
+        """);
+    Files.setPosixFilePermissions(mvn, PosixFilePermissions.fromString("rwxr-xr-x"));
+
+    List<Process> launchers = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      ProcessBuilder pb =
+          new ProcessBuilder("bash", checkout.resolve("streamform").toString(), "--version")
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("launcher-" + i + ".out").toFile());
+      pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
+      pb.environment().put("MVN_LOG", log.toString());
+      pb.environment().put("STREAMFORM_NO_CDS", "1"); // no class-data archive: no real run
+      launchers.add(pb.start());
+    }
+    for (Process p : launchers) {
+      assertThat(p.waitFor(60, TimeUnit.SECONDS), is(true));
+    }
+    List<String> installs =
+        Files.readAllLines(log).stream().filter(l -> l.contains(" install ")).toList();
+    String outputs =
+        Files.readString(dir.resolve("launcher-0.out"))
+            + Files.readString(dir.resolve("launcher-1.out"));
+    assertThat(outputs + "\n" + String.join("\n", installs), installs.size(), is(1));
+    assertThat(outputs, containsString("waiting for another streamform that is building"));
+  }
+}
