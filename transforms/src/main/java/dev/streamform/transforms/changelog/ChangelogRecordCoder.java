@@ -24,8 +24,8 @@ public final class ChangelogRecordCoder extends StructuredCoder<ChangelogRecord>
   private ChangelogRecordCoder(Schema keySchema, Schema valueSchema) {
     this.keySchema = keySchema;
     this.valueSchema = valueSchema;
-    this.keys = RowCoder.of(keySchema);
-    this.values = RowCoder.of(valueSchema);
+    this.keys = dev.streamform.transforms.RowCoders.of(keySchema);
+    this.values = dev.streamform.transforms.RowCoders.of(valueSchema);
   }
 
   public static ChangelogRecordCoder of(Schema keySchema, Schema valueSchema) {

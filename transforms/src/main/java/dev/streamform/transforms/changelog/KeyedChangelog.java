@@ -17,7 +17,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.beam.sdk.coders.Coder;
-import org.apache.beam.sdk.coders.RowCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.schemas.Schema;
@@ -447,7 +446,7 @@ public abstract class KeyedChangelog
       this.keyColumns = keyColumns;
       this.accumulators = accumulators;
       this.retentionMillis = retention == null ? null : retention.getMillis();
-      this.aggregateCoder = RowCoder.of(accumulators.stateSchema());
+      this.aggregateCoder = dev.streamform.transforms.RowCoders.of(accumulators.stateSchema());
       this.cellCoder = new KeyCell.CellCoder(aggregateCoder);
       this.keySpec = StateSpecs.value(cellCoder);
       this.pendingSpec = StateSpecs.bag(LogOrder.bufferCoder(events));

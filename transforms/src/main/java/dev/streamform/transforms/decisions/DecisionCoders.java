@@ -72,7 +72,9 @@ public final class DecisionCoders {
     private final RowCoder records;
 
     private DecisionCoder(Schema keySchema, Schema recordSchema) {
-      this(RowCoder.of(keySchema), RowCoder.of(recordSchema));
+      this(
+          dev.streamform.transforms.RowCoders.of(keySchema),
+          dev.streamform.transforms.RowCoders.of(recordSchema));
     }
 
     private DecisionCoder(RowCoder keys, RowCoder records) {
@@ -156,7 +158,9 @@ public final class DecisionCoders {
     private final RowCoder records;
 
     private UnscoredLateEventCoder(Schema keySchema, Schema recordSchema) {
-      this(RowCoder.of(keySchema), RowCoder.of(recordSchema));
+      this(
+          dev.streamform.transforms.RowCoders.of(keySchema),
+          dev.streamform.transforms.RowCoders.of(recordSchema));
     }
 
     private UnscoredLateEventCoder(RowCoder keys, RowCoder records) {
@@ -208,7 +212,7 @@ public final class DecisionCoders {
     private final NullableCoder<Row> records;
 
     private DeadLetterCoder(Schema recordSchema) {
-      this(NullableCoder.of(RowCoder.of(recordSchema)));
+      this(NullableCoder.of(dev.streamform.transforms.RowCoders.of(recordSchema)));
     }
 
     private DeadLetterCoder(NullableCoder<Row> records) {
@@ -245,7 +249,7 @@ public final class DecisionCoders {
     private final RowCoder keys;
 
     private StateUpdateCoder(Schema keySchema) {
-      this(RowCoder.of(keySchema));
+      this(dev.streamform.transforms.RowCoders.of(keySchema));
     }
 
     private StateUpdateCoder(RowCoder keys) {

@@ -415,7 +415,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         DecisionCoders.UnscoredLateEventCoder.of(keyRows, records);
     PCollection<DeadLetter> skewed = out.get(dead).setCoder(deadLetterCoder);
     if (badRecordErrorHandler() != null) {
-      RowCoder rows = RowCoder.of(records);
+      RowCoder rows = dev.streamform.transforms.RowCoders.of(records);
       badRecordErrorHandler()
           .addErrorCollection(
               skewed
@@ -569,7 +569,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     private final RowCoder records;
 
     AppliedCoder(Schema recordSchema) {
-      this.records = RowCoder.of(recordSchema);
+      this.records = dev.streamform.transforms.RowCoders.of(recordSchema);
     }
 
     @Override

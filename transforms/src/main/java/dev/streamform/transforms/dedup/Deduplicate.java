@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.beam.sdk.coders.Coder;
-import org.apache.beam.sdk.coders.RowCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.metrics.Counter;
@@ -552,7 +551,7 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
     /** The key's ids (canonical text) and their first events, within their horizons. */
     @StateId("ids")
     private final StateSpec<MapState<String, Row>> idsSpec =
-        StateSpecs.map(StringUtf8Coder.of(), RowCoder.of(SEEN));
+        StateSpecs.map(StringUtf8Coder.of(), dev.streamform.transforms.RowCoders.of(SEEN));
 
     /** When the key's one timer fires (millis); null: none is armed. */
     @StateId("freeAt")

@@ -7,7 +7,6 @@ import java.util.List;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.InstantCoder;
 import org.apache.beam.sdk.coders.NullableCoder;
-import org.apache.beam.sdk.coders.RowCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.StructuredCoder;
 import org.apache.beam.sdk.coders.VarIntCoder;
@@ -27,7 +26,7 @@ public final class EnvelopeCoder extends StructuredCoder<Envelope> {
 
   private EnvelopeCoder(Schema schema) {
     this.schema = schema;
-    this.rowCoder = NullableCoder.of(RowCoder.of(schema));
+    this.rowCoder = NullableCoder.of(dev.streamform.transforms.RowCoders.of(schema));
   }
 
   public static EnvelopeCoder of(Schema recordSchema) {

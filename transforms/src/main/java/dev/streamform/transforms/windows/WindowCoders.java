@@ -57,8 +57,8 @@ public final class WindowCoders {
     private WindowRevisionCoder(Schema keySchema, Schema valueSchema) {
       this.keySchema = keySchema;
       this.valueSchema = valueSchema;
-      this.keys = RowCoder.of(keySchema);
-      this.values = RowCoder.of(valueSchema);
+      this.keys = dev.streamform.transforms.RowCoders.of(keySchema);
+      this.values = dev.streamform.transforms.RowCoders.of(valueSchema);
     }
 
     public static WindowRevisionCoder of(Schema keySchema, Schema valueSchema) {

@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.NullableCoder;
-import org.apache.beam.sdk.coders.RowCoder;
 import org.apache.beam.sdk.coders.StructuredCoder;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
@@ -87,7 +86,7 @@ final class WindowState {
     private final Coder<Row> accumulators;
 
     ListCoder(Schema stateSchema) {
-      this.accumulators = NullableCoder.of(RowCoder.of(stateSchema));
+      this.accumulators = NullableCoder.of(dev.streamform.transforms.RowCoders.of(stateSchema));
     }
 
     @Override

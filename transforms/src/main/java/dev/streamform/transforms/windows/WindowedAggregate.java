@@ -23,7 +23,6 @@ import java.util.Map;
 import org.apache.beam.sdk.coders.BooleanCoder;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
-import org.apache.beam.sdk.coders.RowCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.schemas.Schema;
@@ -532,7 +531,7 @@ public abstract class WindowedAggregate
       this.tooLate = tooLate;
       this.pendingSpec = StateSpecs.bag(LogOrder.bufferCoder(events));
       this.windowsCoder = new WindowState.ListCoder(accumulators.stateSchema());
-      this.keyCoder = RowCoder.of(keySchema);
+      this.keyCoder = dev.streamform.transforms.RowCoders.of(keySchema);
       this.windowsSpec = StateSpecs.value(windowsCoder);
       this.keySpec = StateSpecs.value(keyCoder);
     }
