@@ -85,6 +85,16 @@ public final class TraceGenerator {
   private final Optional<Long> horizon;
 
   private final List<String> stringLiterals = new ArrayList<>();
+
+  /** The columns a SUM or AVG adds up. */
+  private final java.util.Set<String> summed = new java.util.HashSet<>();
+
+  /**
+   * The largest magnitude drawn from a WHERE literal for a summed int64 column: a trace holds at
+   * most a few hundred events, so their sum stays well inside int64.
+   */
+  private static final long SUMMED_EDGE = 1L << 52;
+
   private final List<BigDecimal> numberLiterals = new ArrayList<>();
 
   private TraceGenerator(DeclaredModel model) {
@@ -133,6 +143,15 @@ public final class TraceGenerator {
           }
         });
     model.query().where().ifPresent(w -> readLiterals(w.toSql()));
+    // the int64 columns a SUM or AVG adds up: a WHERE literal near the int64 edge drawn as their
+    // value would overflow the sum, which fails the run by design (docs/reference/sql.md)
+    model.query().outputs().stream()
+        .filter(o -> o.function().isPresent() && o.argument().isPresent())
+        .filter(
+            o ->
+                o.function().get() == dev.streamform.policies.sql.OutputColumn.Function.SUM
+                    || o.function().get() == dev.streamform.policies.sql.OutputColumn.Function.AVG)
+        .forEach(o -> summed.add(o.argument().get()));
     // an id that is also a key or the event time keeps the values those give it
     this.idColumn =
         source
@@ -293,7 +312,7 @@ public final class TraceGenerator {
         } else if (keys.get(k).containsKey(column)) {
           v = keys.get(k).get(column);
         } else {
-          v = random.nextInt(10) == 0 ? null : value(c.getValue());
+          v = random.nextInt(10) == 0 ? null : value(c.getValue(), column);
         }
         if (v != null) {
           values.put(column, v);
@@ -330,7 +349,7 @@ public final class TraceGenerator {
           eventTime.ifPresent(c -> values.put(c, Instant.ofEpochMilli(nextTime(p))));
         } else {
           String c = others.get(random.nextInt(others.size()));
-          values.put(c, value(schema.get(c)));
+          values.put(c, value(schema.get(c), c));
         }
       }
       Object t = eventTime.map(values::get).orElse(null);
@@ -382,7 +401,7 @@ public final class TraceGenerator {
         case TIMESTAMP:
           return BASE.plus(Duration.ofSeconds(n));
         default:
-          return value(type); // a bool id: two ids at most, so repeats come by themselves
+          return value(type, ""); // a bool id: two ids at most, so repeats come by themselves
       }
     }
 
@@ -521,7 +540,8 @@ public final class TraceGenerator {
         ColumnType type = schema.get(column);
         // the first column spells the key's number; bools spell it in binary across columns
         values.put(
-            column, c == 0 || type.kind() == ColumnType.Kind.BOOL ? nth(type, i, c) : value(type));
+            column,
+            c == 0 || type.kind() == ColumnType.Kind.BOOL ? nth(type, i, c) : value(type, column));
       }
       return values;
     }
@@ -546,13 +566,16 @@ public final class TraceGenerator {
     }
 
     /** A small random value of {@code type}, sometimes one of the WHERE clause's literals. */
-    private Object value(ColumnType type) {
+    private Object value(ColumnType type, String column) {
       boolean literal = random.nextInt(3) == 0;
       switch (type.kind()) {
         case INT64:
           if (literal) {
+            BigDecimal edge =
+                BigDecimal.valueOf(summed.contains(column) ? SUMMED_EDGE : Long.MAX_VALUE);
             for (BigDecimal d : shuffledNumbers()) {
-              if (d.stripTrailingZeros().scale() <= 0) {
+              // a whole literal within int64 (a literal's neighbours, Long.MAX_VALUE + 1, are not)
+              if (d.stripTrailingZeros().scale() <= 0 && d.abs().compareTo(edge) <= 0) {
                 return d.longValueExact();
               }
             }
