@@ -3,13 +3,9 @@ package dev.streamform.teststreams.fuzz;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.streamform.planner.DeclaredModel;
-import dev.streamform.teststreams.fixture.FixtureRunner;
-import dev.streamform.teststreams.fixture.RunnerChoice;
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -43,13 +39,7 @@ class FuzzDeclaredIdTest {
         sources.replaceAll("(?m)^    event_id: receipt_id.*$", "    event_id: " + idColumn));
     DeclaredModel model = FuzzProjects.model(project, "receipt_risk");
     StringWriter log = new StringWriter();
-    FuzzRun.Result result =
-        new FuzzRun(model, Fuzzer.of(model, 12), new PrintWriter(log))
-            .run(
-                12,
-                211814,
-                List.of(Fuzzer.Target.of(FixtureRunner.on(RunnerChoice.direct()), model)),
-                dir.resolve("out"));
+    FuzzRun.Result result = FuzzProjects.onDirect(model, 12, 211814, dir.resolve("out"), log);
     assertEquals(12, result.agreeing, log.toString());
   }
 }

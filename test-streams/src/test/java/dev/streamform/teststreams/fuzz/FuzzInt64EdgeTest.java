@@ -3,13 +3,9 @@ package dev.streamform.teststreams.fuzz;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.streamform.planner.DeclaredModel;
-import dev.streamform.teststreams.fixture.FixtureRunner;
-import dev.streamform.teststreams.fixture.RunnerChoice;
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,13 +51,7 @@ class FuzzInt64EdgeTest {
             + " GROUP BY customer_id");
     DeclaredModel model = FuzzProjects.model(project, "m");
     StringWriter log = new StringWriter();
-    FuzzRun.Result result =
-        new FuzzRun(model, Fuzzer.of(model, 20), new PrintWriter(log))
-            .run(
-                20,
-                5,
-                List.of(Fuzzer.Target.of(FixtureRunner.on(RunnerChoice.direct()), model)),
-                dir.resolve("out"));
+    FuzzRun.Result result = FuzzProjects.onDirect(model, 20, 5, dir.resolve("out"), log);
     assertEquals(20, result.agreeing, log.toString());
   }
 }

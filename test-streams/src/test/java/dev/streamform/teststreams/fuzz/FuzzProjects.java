@@ -24,6 +24,26 @@ final class FuzzProjects {
     throw new IllegalStateException("fixtures/time/" + name + " not found");
   }
 
+  /**
+   * {@code traces} generated traces of {@code model} from {@code seed}, each run on the
+   * DirectRunner and compared with the oracle (shrunk disagreements under {@code out}); the
+   * result's {@code agreeing} counts those that agree, {@code log} says what differed.
+   */
+  static FuzzRun.Result onDirect(
+      DeclaredModel model, int traces, long seed, Path out, java.io.StringWriter log)
+      throws IOException {
+    return new FuzzRun(model, Fuzzer.of(model, traces), new java.io.PrintWriter(log))
+        .run(
+            traces,
+            seed,
+            java.util.List.of(
+                Fuzzer.Target.of(
+                    dev.streamform.teststreams.fixture.FixtureRunner.on(
+                        dev.streamform.teststreams.fixture.RunnerChoice.direct()),
+                    model)),
+            out);
+  }
+
   static DeclaredModel model(Path project, String model) {
     try {
       return DeclaredModel.of(Project.load(project), model);
