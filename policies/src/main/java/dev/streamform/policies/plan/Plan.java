@@ -123,7 +123,7 @@ public final class Plan {
           "window="
               + window.describe()
               + (window.isCalendar()
-                  ? " (from local midnight to the next local midnight; docs/semantics.md §6.22)"
+                  ? " (" + calendarSpan(window.calendarUnit().get()) + "; docs/semantics.md §6.22)"
                   : " (aligned to the epoch, UTC)"));
       aggregate.add("allowed lateness=" + Durations.format(model.allowedLateness()));
       aggregate.add("trigger=" + trigger(model.earlyResults()));
@@ -243,5 +243,17 @@ public final class Plan {
       node.subList(1, node.size()).forEach(line -> b.append("  ").append(line).append('\n'));
     }
     return b.toString();
+  }
+
+  /** What one calendar window spans, in words. */
+  private static String calendarSpan(WindowSpec.CalendarUnit unit) {
+    switch (unit) {
+      case DAY:
+        return "from local midnight to the next local midnight";
+      case WEEK:
+        return "from local midnight on the week's first day to the same a week later";
+      default:
+        return "from local midnight on the 1st to local midnight on the next month's 1st";
+    }
   }
 }

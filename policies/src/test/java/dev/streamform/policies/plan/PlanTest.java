@@ -88,6 +88,27 @@ class PlanTest {
   }
 
   @Test
+  void aCalendarWindowSaysWhatOneWindowSpans() throws Exception {
+    for (String[] c :
+        new String[][] {
+          {"1d", "from local midnight to the next local midnight"},
+          {"1w", "from local midnight on the week's first day to the same a week later"},
+          {"1mo", "from local midnight on the 1st to local midnight on the next month's 1st"}
+        }) {
+      Project p =
+          project(
+              ORDERS + CLOCK,
+              "models:\n  customer_metrics:\n    key: [customer_id]\n    window: "
+                  + c[0]
+                  + "\n    time_zone: Europe/Berlin\n",
+              SQL);
+      assertThat(
+          Plan.of(p, "customer_metrics").render(),
+          containsString(" (" + c[1] + "; docs/semantics.md §6.22)\n"));
+    }
+  }
+
+  @Test
   void processingTimeEarlyResultsAreNamedInTheTrigger() throws Exception {
     Project p =
         project(
