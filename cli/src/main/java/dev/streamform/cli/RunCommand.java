@@ -626,7 +626,8 @@ final class RunCommand implements Callable<Integer> {
     try {
       summary = run.run(options, target, revisionSink, decisionLedger, PROGRESS_EVERY);
     } catch (java.io.IOException | RuntimeException e) {
-      err.println("streamform run: the run failed: " + ModelLedger.firstLine(e));
+      err.println(
+          "streamform run: the run failed: " + atLines(ModelLedger.firstLine(e), run.fileNames()));
       return 1;
     }
     String handled =
@@ -790,5 +791,27 @@ final class RunCommand implements Callable<Integer> {
                 + " — declare a new generation: N in streamform.yml and roll it out (streamform"
                 + " run --generation N --shadow)"
                 + (declaredCount ? ", or declare partitions: " + r.recorded() + " again" : ""));
+  }
+
+  private static final java.util.regex.Pattern POSITION =
+      java.util.regex.Pattern.compile("partition (\\d+) offset (\\d+)");
+
+  /**
+   * {@code message} with each source position ({@code partition P offset O}) of a file run named by
+   * its file and line as well, as the late and quarantine rows name them.
+   */
+  static String atLines(String message, List<String> files) {
+    java.util.regex.Matcher m = POSITION.matcher(message);
+    StringBuilder b = new StringBuilder();
+    while (m.find()) {
+      int partition = Integer.parseInt(m.group(1));
+      long line = Long.parseLong(m.group(2)) + 1;
+      String at =
+          partition < files.size()
+              ? files.get(partition) + " line " + line + " (" + m.group() + ")"
+              : m.group();
+      m.appendReplacement(b, java.util.regex.Matcher.quoteReplacement(at));
+    }
+    return m.appendTail(b).toString();
   }
 }

@@ -422,6 +422,37 @@ class RunOnFilesTest {
   }
 
   /**
+   * An int64 sum that overflows fails the run by design (docs/reference/sql.md); the failure names
+   * the event that overflowed it by file and line, so it can be found and its column declared
+   * decimal(38,0).
+   */
+  @Test
+  void anInt64SumThatOverflowsNamesTheEventsFileAndLine() throws Exception {
+    Path project = dir.resolve("overflow");
+    Files.createDirectories(project.resolve("models"));
+    Files.writeString(
+        project.resolve("sources.yml"),
+        "sources:\n  orders:\n    connector: file\n    path: orders.jsonl\n    format: json\n"
+            + "    schema:\n      customer_id: int64\n      qty: int64\n"
+            + "      ordered_at: timestamp\n    event_time: ordered_at\n    watermark: 5m\n");
+    Files.writeString(project.resolve("streamform.yml"), "models:\n  m:\n    key: [customer_id]\n");
+    Files.writeString(
+        project.resolve("models/m.sql"),
+        "SELECT customer_id, SUM(qty) AS total FROM source('orders') GROUP BY customer_id\n");
+    Files.writeString(
+        project.resolve("orders.jsonl"),
+        "{\"customer_id\":2,\"qty\":1,\"ordered_at\":\"2026-08-30T10:00:00Z\"}\n"
+            + "{\"customer_id\":1,\"qty\":9223372036854775000,\"ordered_at\":\"2026-08-30T10:00:00Z\"}\n"
+            + "{\"customer_id\":1,\"qty\":1000,\"ordered_at\":\"2026-08-30T10:01:00Z\"}\n");
+    assertThat(run("run", project.toString(), "--output", dir.resolve("o").toString()), is(1));
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform run: the run failed: orders.jsonl line 3 (partition 0 offset 2): an"
+                + " int64 sum overflowed: 9223372036854775000 + 1000 is outside int64"));
+  }
+
+  /**
    * A project of one model needs no --model: run takes that model, as fuzz does; with several, the
    * refusal lists them.
    */

@@ -87,7 +87,8 @@ class FixtureSuiteTest {
         out.toString(),
         containsString(
             "a_overflow (model customer_metrics)\nFAIL\n"
-                + "the run stopped with an error: an int64 sum overflowed"));
+                + "the run stopped with an error: event 2 (line 4, partition 0 offset 1): an"
+                + " int64 sum overflowed"));
     assertThat(out.toString(), containsString("failed fixtures:\n  a_overflow  "));
     assertThat(out.toString().trim(), endsWith("2 fixtures on direct: 1 passed, 1 failed"));
   }

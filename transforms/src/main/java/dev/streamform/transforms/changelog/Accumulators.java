@@ -104,6 +104,19 @@ public final class Accumulators implements Serializable {
     return Row.withSchema(stateSchema).attachValues(values);
   }
 
+  /**
+   * As {@link #add(Row, Row)} for the event at {@code partition}/{@code offset} of the source: a
+   * sum that overflows fails naming that event, so the person who reads the failure can find it.
+   */
+  public Row add(@Nullable Row state, Row record, int partition, long offset) {
+    try {
+      return add(state, record);
+    } catch (ArithmeticException e) {
+      throw new ArithmeticException(
+          "partition " + partition + " offset " + offset + ": " + e.getMessage());
+    }
+  }
+
   /** The output values of {@code state}, in aggregation order. */
   public Row output(Row state) {
     List<Object> out = new ArrayList<>(aggregations.size());

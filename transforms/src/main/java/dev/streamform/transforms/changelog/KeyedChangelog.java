@@ -601,7 +601,9 @@ public abstract class KeyedChangelog
       if (op == ChangelogRecord.Op.INSERT) {
         live.inc();
       }
-      key.aggregate = accumulators.add(key.aggregate, envelope.record());
+      key.aggregate =
+          accumulators.add(
+              key.aggregate, envelope.record(), envelope.partition(), envelope.offset());
       long t = envelope.eventTime().getMillis();
       key.latest = key.latest == null ? t : Math.max(key.latest, t);
       processed.inc();

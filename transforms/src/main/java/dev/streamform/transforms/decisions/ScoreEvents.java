@@ -1077,7 +1077,8 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       Envelope e = event.envelope();
       Row state = null;
       for (Row r : read) {
-        state = accumulators.add(state, r);
+        // the features of the decided event (a sum that overflows names it)
+        state = accumulators.add(state, r, e.partition(), e.offset());
       }
       Map<String, Double> features = new LinkedHashMap<>();
       Row values = state == null ? null : accumulators.output(state);

@@ -774,7 +774,7 @@ public abstract class WindowedAggregate
           windows.add(w);
           live.inc();
         }
-        w.accumulator = accumulators.add(w.accumulator, e.record());
+        w.accumulator = accumulators.add(w.accumulator, e.record(), e.partition(), e.offset());
         w.include(e.partition(), e.offset());
         boolean onTime =
             arrival == null
