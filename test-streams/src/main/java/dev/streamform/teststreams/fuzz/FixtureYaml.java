@@ -2,6 +2,7 @@ package dev.streamform.teststreams.fuzz;
 
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.time.Timestamps;
+import dev.streamform.teststreams.fixture.FixtureAccept;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -54,23 +55,8 @@ public final class FixtureYaml {
                 : "")
         .append('\n');
     for (FixtureOutcome.Routed r : oracle.routed) {
-      // a scoring model's rows (docs/guides/scoring-models.md): what a fixture compares
-      Fixture.Given item = itemOf.apply(r.eventId());
-      b.append("  - { ");
-      if (item != null) {
-        b.append("event: ").append(item.eventNumber()).append(", ");
-      }
-      b.append("route: ").append(r.route());
-      if (r.score() != null) {
-        r.features().forEach((k, v) -> b.append(", ").append(k).append(": ").append(scalar(v)));
-        b.append(", score: ")
-            .append(scalar(r.score()))
-            .append(", revision: ")
-            .append(r.revision())
-            .append(", state_revision: ")
-            .append(r.stateRevision());
-      }
-      b.append(" }\n");
+      // a scoring model's rows, in the form --accept writes them
+      b.append("  - ").append(FixtureAccept.routedRow(r, itemOf.apply(r.eventId()))).append('\n');
     }
     for (FixtureOutcome.Change c : oracle.changelog) {
       b.append("  - { op: ").append(c.op);
