@@ -2,6 +2,7 @@ package dev.streamform.teststreams.oracle;
 
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.schema.ColumnValues;
+import dev.streamform.transforms.envelope.DeclaredId;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -108,7 +109,7 @@ final class EventIds {
     return "event_id `"
         + column.get()
         + "` = "
-        + dev.streamform.transforms.envelope.DeclaredId.text(record.get(column.get()))
+        + DeclaredId.text(record.get(column.get()))
         + " was first seen at partition "
         + place[0]
         + " offset "

@@ -10,6 +10,7 @@ import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.OutcomeBuilder;
+import dev.streamform.transforms.envelope.DeclaredId;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Duration;
@@ -309,9 +310,7 @@ public final class ScoringOracle {
    * column as text, or the event's position {@code <partition>-<offset>} without one.
    */
   private String named(Event e) {
-    String id =
-        dev.streamform.transforms.envelope.DeclaredId.text(
-            source.eventId().map(c -> e.record().get(c)).orElse(null));
+    String id = DeclaredId.text(source.eventId().map(c -> e.record().get(c)).orElse(null));
     return id == null ? e.id() : id;
   }
 

@@ -1,5 +1,6 @@
 package dev.streamform.transforms.changelog;
 
+import dev.streamform.transforms.RowCoders;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -24,8 +25,8 @@ public final class ChangelogRecordCoder extends StructuredCoder<ChangelogRecord>
   private ChangelogRecordCoder(Schema keySchema, Schema valueSchema) {
     this.keySchema = keySchema;
     this.valueSchema = valueSchema;
-    this.keys = dev.streamform.transforms.RowCoders.of(keySchema);
-    this.values = dev.streamform.transforms.RowCoders.of(valueSchema);
+    this.keys = RowCoders.of(keySchema);
+    this.values = RowCoders.of(valueSchema);
   }
 
   public static ChangelogRecordCoder of(Schema keySchema, Schema valueSchema) {

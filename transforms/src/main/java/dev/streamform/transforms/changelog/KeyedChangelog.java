@@ -3,6 +3,7 @@ package dev.streamform.transforms.changelog;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
+import dev.streamform.transforms.RowCoders;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.Times;
 import dev.streamform.transforms.clock.ClockCoders;
@@ -446,7 +447,7 @@ public abstract class KeyedChangelog
       this.keyColumns = keyColumns;
       this.accumulators = accumulators;
       this.retentionMillis = retention == null ? null : retention.getMillis();
-      this.aggregateCoder = dev.streamform.transforms.RowCoders.of(accumulators.stateSchema());
+      this.aggregateCoder = RowCoders.of(accumulators.stateSchema());
       this.cellCoder = new KeyCell.CellCoder(aggregateCoder);
       this.keySpec = StateSpecs.value(cellCoder);
       this.pendingSpec = StateSpecs.bag(LogOrder.bufferCoder(events));

@@ -1,5 +1,6 @@
 package dev.streamform.transforms.decisions;
 
+import dev.streamform.transforms.RowCoders;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -72,9 +73,7 @@ public final class DecisionCoders {
     private final RowCoder records;
 
     private DecisionCoder(Schema keySchema, Schema recordSchema) {
-      this(
-          dev.streamform.transforms.RowCoders.of(keySchema),
-          dev.streamform.transforms.RowCoders.of(recordSchema));
+      this(RowCoders.of(keySchema), RowCoders.of(recordSchema));
     }
 
     private DecisionCoder(RowCoder keys, RowCoder records) {
@@ -158,9 +157,7 @@ public final class DecisionCoders {
     private final RowCoder records;
 
     private UnscoredLateEventCoder(Schema keySchema, Schema recordSchema) {
-      this(
-          dev.streamform.transforms.RowCoders.of(keySchema),
-          dev.streamform.transforms.RowCoders.of(recordSchema));
+      this(RowCoders.of(keySchema), RowCoders.of(recordSchema));
     }
 
     private UnscoredLateEventCoder(RowCoder keys, RowCoder records) {
@@ -212,7 +209,7 @@ public final class DecisionCoders {
     private final NullableCoder<Row> records;
 
     private DeadLetterCoder(Schema recordSchema) {
-      this(NullableCoder.of(dev.streamform.transforms.RowCoders.of(recordSchema)));
+      this(NullableCoder.of(RowCoders.of(recordSchema)));
     }
 
     private DeadLetterCoder(NullableCoder<Row> records) {
@@ -249,7 +246,7 @@ public final class DecisionCoders {
     private final RowCoder keys;
 
     private StateUpdateCoder(Schema keySchema) {
-      this(dev.streamform.transforms.RowCoders.of(keySchema));
+      this(RowCoders.of(keySchema));
     }
 
     private StateUpdateCoder(RowCoder keys) {

@@ -4,6 +4,7 @@ import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Pr
 
 import com.google.auto.value.AutoValue;
 import dev.streamform.transforms.PlantedDefect;
+import dev.streamform.transforms.RowCoders;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.changelog.Accumulators;
 import dev.streamform.transforms.changelog.Aggregation;
@@ -11,6 +12,7 @@ import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.KeyedEngine;
 import dev.streamform.transforms.clock.LogOrder;
 import dev.streamform.transforms.clock.TimedEvent;
+import dev.streamform.transforms.envelope.DeclaredId;
 import dev.streamform.transforms.envelope.Envelope;
 import java.io.IOException;
 import java.io.InputStream;
@@ -415,7 +417,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         DecisionCoders.UnscoredLateEventCoder.of(keyRows, records);
     PCollection<DeadLetter> skewed = out.get(dead).setCoder(deadLetterCoder);
     if (badRecordErrorHandler() != null) {
-      RowCoder rows = dev.streamform.transforms.RowCoders.of(records);
+      RowCoder rows = RowCoders.of(records);
       badRecordErrorHandler()
           .addErrorCollection(
               skewed
@@ -569,7 +571,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     private final RowCoder records;
 
     AppliedCoder(Schema recordSchema) {
-      this.records = dev.streamform.transforms.RowCoders.of(recordSchema);
+      this.records = RowCoders.of(recordSchema);
     }
 
     @Override
@@ -882,10 +884,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
      */
     private String idOf(Envelope e) {
       String id =
-          eventIdColumn == null
-              ? null
-              : dev.streamform.transforms.envelope.DeclaredId.text(
-                  e.record().getValue(eventIdColumn));
+          eventIdColumn == null ? null : DeclaredId.text(e.record().getValue(eventIdColumn));
       return id == null ? e.eventId() : id;
     }
 

@@ -4,6 +4,7 @@ import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Pr
 
 import com.google.auto.value.AutoValue;
 import dev.streamform.transforms.PlantedDefect;
+import dev.streamform.transforms.RowCoders;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.Times;
 import dev.streamform.transforms.changelog.KeyedChangelog;
@@ -11,6 +12,7 @@ import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.KeyedEngine;
 import dev.streamform.transforms.clock.LogOrder;
 import dev.streamform.transforms.clock.TimedEvent;
+import dev.streamform.transforms.envelope.DeclaredId;
 import dev.streamform.transforms.envelope.Envelope;
 import java.util.ArrayList;
 import java.util.List;
@@ -398,7 +400,7 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
 
     private BadRecord conflict(TimedEvent event, String first) throws Exception {
       Envelope e = event.envelope();
-      String id = dev.streamform.transforms.envelope.DeclaredId.text(e.record().getValue(idColumn));
+      String id = DeclaredId.text(e.record().getValue(idColumn));
       return badRecord(
           event,
           "partition "
@@ -551,7 +553,7 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
     /** The key's ids (canonical text) and their first events, within their horizons. */
     @StateId("ids")
     private final StateSpec<MapState<String, Row>> idsSpec =
-        StateSpecs.map(StringUtf8Coder.of(), dev.streamform.transforms.RowCoders.of(SEEN));
+        StateSpecs.map(StringUtf8Coder.of(), RowCoders.of(SEEN));
 
     /** When the key's one timer fires (millis); null: none is armed. */
     @StateId("freeAt")

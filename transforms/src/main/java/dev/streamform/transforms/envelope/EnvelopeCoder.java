@@ -1,5 +1,6 @@
 package dev.streamform.transforms.envelope;
 
+import dev.streamform.transforms.RowCoders;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -26,7 +27,7 @@ public final class EnvelopeCoder extends StructuredCoder<Envelope> {
 
   private EnvelopeCoder(Schema schema) {
     this.schema = schema;
-    this.rowCoder = NullableCoder.of(dev.streamform.transforms.RowCoders.of(schema));
+    this.rowCoder = NullableCoder.of(RowCoders.of(schema));
   }
 
   public static EnvelopeCoder of(Schema recordSchema) {

@@ -1,5 +1,6 @@
 package dev.streamform.transforms.envelope;
 
+import dev.streamform.transforms.RowCoders;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -26,7 +27,7 @@ public final class SourceRecordCoder extends StructuredCoder<SourceRecord> {
 
   private SourceRecordCoder(Schema schema) {
     this.schema = schema;
-    this.rowCoder = NullableCoder.of(dev.streamform.transforms.RowCoders.of(schema));
+    this.rowCoder = NullableCoder.of(RowCoders.of(schema));
   }
 
   /** The schema of the records. */

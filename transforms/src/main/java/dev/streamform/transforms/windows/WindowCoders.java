@@ -1,6 +1,7 @@
 package dev.streamform.transforms.windows;
 
 import dev.streamform.core.time.WindowStatus;
+import dev.streamform.transforms.RowCoders;
 import dev.streamform.transforms.envelope.EnvelopeCoder;
 import java.io.IOException;
 import java.io.InputStream;
@@ -57,8 +58,8 @@ public final class WindowCoders {
     private WindowRevisionCoder(Schema keySchema, Schema valueSchema) {
       this.keySchema = keySchema;
       this.valueSchema = valueSchema;
-      this.keys = dev.streamform.transforms.RowCoders.of(keySchema);
-      this.values = dev.streamform.transforms.RowCoders.of(valueSchema);
+      this.keys = RowCoders.of(keySchema);
+      this.values = RowCoders.of(valueSchema);
     }
 
     public static WindowRevisionCoder of(Schema keySchema, Schema valueSchema) {

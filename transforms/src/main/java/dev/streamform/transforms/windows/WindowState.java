@@ -1,5 +1,6 @@
 package dev.streamform.transforms.windows;
 
+import dev.streamform.transforms.RowCoders;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -86,7 +87,7 @@ final class WindowState {
     private final Coder<Row> accumulators;
 
     ListCoder(Schema stateSchema) {
-      this.accumulators = NullableCoder.of(dev.streamform.transforms.RowCoders.of(stateSchema));
+      this.accumulators = NullableCoder.of(RowCoders.of(stateSchema));
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.streamform.core.digest.RevisionIdentity;
 import dev.streamform.core.time.Durations;
 import dev.streamform.core.time.WindowStatus;
 import dev.streamform.transforms.PlantedDefect;
+import dev.streamform.transforms.RowCoders;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.Times;
 import dev.streamform.transforms.changelog.Accumulators;
@@ -531,7 +532,7 @@ public abstract class WindowedAggregate
       this.tooLate = tooLate;
       this.pendingSpec = StateSpecs.bag(LogOrder.bufferCoder(events));
       this.windowsCoder = new WindowState.ListCoder(accumulators.stateSchema());
-      this.keyCoder = dev.streamform.transforms.RowCoders.of(keySchema);
+      this.keyCoder = RowCoders.of(keySchema);
       this.windowsSpec = StateSpecs.value(windowsCoder);
       this.keySpec = StateSpecs.value(keyCoder);
     }
