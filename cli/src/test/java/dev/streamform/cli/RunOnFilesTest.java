@@ -3,6 +3,7 @@ package dev.streamform.cli;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.startsWith;
 
@@ -422,12 +423,12 @@ class RunOnFilesTest {
   }
 
   /**
-   * An int64 sum that overflows fails the run by design (docs/reference/sql.md); the failure names
-   * the event that overflowed it by file and line, so it can be found and its column declared
-   * decimal(38,0).
+   * An event whose value would take an int64 sum outside int64 does not stop the run (one bad
+   * record never stops a job): it is quarantined with a reason naming the column, and its file and
+   * line, and the key goes on without it.
    */
   @Test
-  void anInt64SumThatOverflowsNamesTheEventsFileAndLine() throws Exception {
+  void anEventWhoseInt64SumWouldOverflowIsQuarantinedWithItsFileAndLine() throws Exception {
     Path project = dir.resolve("overflow");
     Files.createDirectories(project.resolve("models"));
     Files.writeString(
@@ -443,13 +444,23 @@ class RunOnFilesTest {
         project.resolve("orders.jsonl"),
         "{\"customer_id\":2,\"qty\":1,\"ordered_at\":\"2026-08-30T10:00:00Z\"}\n"
             + "{\"customer_id\":1,\"qty\":9223372036854775000,\"ordered_at\":\"2026-08-30T10:00:00Z\"}\n"
-            + "{\"customer_id\":1,\"qty\":1000,\"ordered_at\":\"2026-08-30T10:01:00Z\"}\n");
-    assertThat(run("run", project.toString(), "--output", dir.resolve("o").toString()), is(1));
+            + "{\"customer_id\":1,\"qty\":1000,\"ordered_at\":\"2026-08-30T10:01:00Z\"}\n"
+            + "{\"customer_id\":1,\"qty\":-7,\"ordered_at\":\"2026-08-30T10:02:00Z\"}\n");
+    Path output = dir.resolve("o");
     assertThat(
-        err.toString(),
+        err.toString(), run("run", project.toString(), "--output", output.toString()), is(0));
+    String summary = err.toString() + out.toString();
+    assertThat(summary, containsString("1 quarantined"));
+    List<String> changes = Files.readAllLines(output.resolve("m.jsonl"));
+    assertThat(changes, hasSize(3));
+    assertThat(changes.get(2), containsString("\"total\":9223372036854774993"));
+    String quarantined = Files.readString(output.resolve("m.quarantine.jsonl"));
+    assertThat(
+        quarantined,
         containsString(
-            "streamform run: the run failed: orders.jsonl line 3 (partition 0 offset 2): an"
-                + " int64 sum overflowed: 9223372036854775000 + 1000 is outside int64"));
+            "\"reason\":\"column `qty`: the int64 sum for `total` would overflow:"
+                + " 9223372036854775000 + 1000 is outside int64"));
+    assertThat(quarantined, containsString("\"file\":\"orders.jsonl\",\"line\":3"));
   }
 
   /**

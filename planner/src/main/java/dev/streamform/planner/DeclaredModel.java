@@ -40,11 +40,14 @@ import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.apache.beam.sdk.transforms.errorhandling.ErrorHandler;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TypeDescriptor;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * A model of a project, turned into the composite transforms that run it: the source's clock (from
@@ -336,6 +339,16 @@ public final class DeclaredModel {
    */
   public PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> changelog(
       boolean onArrival) {
+    return changelog(onArrival, null);
+  }
+
+  /**
+   * {@link #changelog(boolean)}, whose events the changelog cannot apply (an int64 sum that would
+   * overflow) go to {@code refused} ({@link KeyedChangelog#withBadRecordErrorHandler}); null: they
+   * fail the pipeline.
+   */
+  public PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> changelog(
+      boolean onArrival, @Nullable ErrorHandler<BadRecord, ?> refused) {
     List<Aggregation> aggregations = aggregations();
     Map<String, String> sourceOfKey = new LinkedHashMap<>();
     for (OutputColumn c : query.outputs()) {
@@ -349,6 +362,9 @@ public final class DeclaredModel {
     }
     if (onArrival) {
       changelog = changelog.appliedOnArrival();
+    }
+    if (refused != null) {
+      changelog = changelog.withBadRecordErrorHandler(refused);
     }
     KeyedChangelog keyed = changelog;
     Optional<PTransform<PCollection<TimedEvent>, PCollection<TimedEvent>>> where = where();

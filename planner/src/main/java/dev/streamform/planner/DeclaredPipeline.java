@@ -205,7 +205,7 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
                   .apply(
                       "ConflictRecords",
                       MapElements.into(kvs())
-                          .via((BadRecord bad) -> sinks.conflictRecord(bad, schema))));
+                          .via((BadRecord bad) -> sinks.refusedRecord(bad, schema))));
     }
     ModelKind.Applied applied =
         model

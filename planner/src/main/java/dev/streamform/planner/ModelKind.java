@@ -8,9 +8,11 @@ import dev.streamform.transforms.decisions.DecisionResult;
 import dev.streamform.transforms.dedup.Deduplicate;
 import dev.streamform.transforms.windows.WindowRevision;
 import dev.streamform.transforms.windows.WindowedResult;
+import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
@@ -145,6 +147,20 @@ public abstract sealed class ModelKind
         : in.arrivals();
   }
 
+  /**
+   * The events the keyed stage refused (an int64 sum that would overflow, docs/semantics.md §2) as
+   * quarantine rows, each with its reason naming the column.
+   */
+  static PCollection<KV<String, String>> refused(Input in, RefusedEvents refused) {
+    ModelSinks sinks = in.sinks(); // the lambda keeps these, not the input's collections
+    Schema schema = in.model().recordSchema();
+    return refused
+        .all(in.arrivals().getPipeline(), "Refused")
+        .apply(
+            "RefusedRecords",
+            MapElements.into(kvs()).via((BadRecord b) -> sinks.refusedRecord(b, schema)));
+  }
+
   static TypeDescriptor<KV<String, String>> kvs() {
     return TypeDescriptors.kvs(TypeDescriptors.strings(), TypeDescriptors.strings());
   }
@@ -175,11 +191,12 @@ public abstract sealed class ModelKind
       // On arrival is right only where each key's order from the clock to the changelog is kept:
       // DeclaredPipeline asks for it only when the duplicate detection before it, if any, is keyed
       // by the same key and judges on arrival too, so a key's events keep one channel throughout.
+      RefusedEvents refused = new RefusedEvents();
       PCollection<ChangelogRecord> changelog =
           in.arrivals()
               .apply(
                   DeclaredPipeline.MODEL + in.suffix(),
-                  in.model().changelog(in.appliedOnArrival()));
+                  in.model().changelog(in.appliedOnArrival(), refused));
       PCollection<KV<String, String>> output =
           changelog.apply(
               "ChangelogRecords", MapElements.into(kvs()).via(in.sinks()::changelogRecord));
@@ -187,7 +204,8 @@ public abstract sealed class ModelKind
           in.clocked()
               .late()
               .apply("LateRecords", MapElements.into(kvs()).via(in.sinks()::lateRecord));
-      return new Applied(output, late, null, null, in.arrivals(), changelog, null, null);
+      return new Applied(
+          output, late, null, refused(in, refused), in.arrivals(), changelog, null, null);
     }
   }
 
@@ -200,8 +218,11 @@ public abstract sealed class ModelKind
     @Override
     Applied apply(Input in) {
       PCollection<TimedEvent> selected = where(in);
+      RefusedEvents refused = new RefusedEvents();
       WindowedResult windows =
-          selected.apply(DeclaredPipeline.MODEL + in.suffix(), in.model().windowAggregate());
+          selected.apply(
+              DeclaredPipeline.MODEL + in.suffix(),
+              in.model().windowAggregate().withBadRecordErrorHandler(refused));
       PCollection<WindowRevision> revisions = windows.revisions();
       PCollection<KV<String, String>> output =
           revisions.apply("WindowRecords", MapElements.into(kvs()).via(in.sinks()::windowRecord));
@@ -213,7 +234,7 @@ public abstract sealed class ModelKind
         // alongside the window records: the revisions also land in the revision ledger
         revisions.apply("Revisions to the database", in.revisionSink());
       }
-      return new Applied(output, late, null, null, selected, null, revisions, null);
+      return new Applied(output, late, null, refused(in, refused), selected, null, revisions, null);
     }
   }
 

@@ -3,9 +3,10 @@ package dev.streamform.transforms;
 import org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.annotations.VisibleForTesting;
 
 /**
- * A defect planted on purpose inside a keyed stage ({@code WindowedAggregate}, {@code ScoreEvents},
- * {@code Deduplicate}) or a restore of their state, so that a test can show that the fuzzer and a
- * hand-written fixture catch it in the product's own code rather than in a copy of it (issue 29).
+ * A defect planted on purpose inside a keyed stage ({@code KeyedChangelog}, {@code
+ * WindowedAggregate}, {@code ScoreEvents}, {@code Deduplicate}) or a restore of their state, so
+ * that a test can show that the fuzzer and a hand-written fixture catch it in the product's own
+ * code rather than in a copy of it (issue 29).
  *
  * <p>Inert in production: {@link #current()} is {@link #NONE} unless a test planted one on its own
  * thread with {@link #plant}; nothing in a declaration, the CLI or a runner option reaches it. A
@@ -83,7 +84,14 @@ public enum PlantedDefect {
    * and the scoring stage are renamed (new Flink operator uids) and the job is restored with
    * non-restored state allowed, so both start empty while the source and the clock go on.
    */
-  RESTORE_DROPS_KEYED_STATE;
+  RESTORE_DROPS_KEYED_STATE,
+
+  /**
+   * The changelog and the windows, an event whose int64 sum would overflow: it fails the run, as
+   * before such events were quarantined, rather than going to the stage's bad records. Also what a
+   * test of a run that stops with an error plants.
+   */
+  OVERFLOW_FAILS_THE_RUN;
 
   private static final ThreadLocal<PlantedDefect> PLANTED = ThreadLocal.withInitial(() -> NONE);
 

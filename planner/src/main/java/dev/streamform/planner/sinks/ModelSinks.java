@@ -371,11 +371,13 @@ public final class ModelSinks implements Serializable {
   }
 
   /**
-   * A repeated {@code event_id} with another payload ({@code Deduplicate}'s conflicts, encoded as
-   * the clock encodes events of {@code schema}) as a quarantine record: the reason names both
-   * places in the log; its bytes are the event written back as JSON.
+   * An event a keyed stage refused, encoded as the clock encodes events of {@code schema}, as a
+   * quarantine record: a repeated {@code event_id} with another payload or without a value ({@code
+   * Deduplicate}), whose reason names both places in the log, or an event whose int64 sum would
+   * overflow (the model's changelog or windows), whose reason names the column. Its bytes are the
+   * event written back as JSON.
    */
-  public KV<String, String> conflictRecord(BadRecord bad, Schema schema) {
+  public KV<String, String> refusedRecord(BadRecord bad, Schema schema) {
     TimedEvent e = decode(bad, ClockCoders.TimedEventCoder.of(EnvelopeCoder.of(schema)));
     return quarantined(
         e.envelope().partition(),

@@ -4,6 +4,7 @@ import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.sql.ModelQuery;
 import dev.streamform.policies.sql.OutputColumn;
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,7 +16,9 @@ import java.util.Map;
  * reading, {@link WhereClause}, not the engine's evaluator), the key of a record and the output row
  * of a group of records. Values follow SQL: aggregates skip nulls, {@code COUNT} of nothing is 0
  * and the others are null, decimals are exact and {@code AVG(decimal(p,s))} rounds half-even to
- * scale {@code max(s, 6)}, and {@code SUM} of int64 that overflows throws.
+ * scale {@code max(s, 6)}. An event whose value would take an int64 {@code SUM} (or the sum behind
+ * an {@code AVG}) of its group outside int64 is not applied ({@link #overflow}); a scoring model's
+ * features, doubles, sum past int64 exactly instead ({@link #featureRow}).
  */
 final class GroupedQuery {
   private final ModelQuery query;
@@ -74,6 +77,62 @@ final class GroupedQuery {
     return row;
   }
 
+  /**
+   * Why {@code record} cannot join a group holding {@code applied}: the first int64 {@code SUM} or
+   * {@code AVG} column (in select order) whose sum it would take outside int64, named with the
+   * group's sum so far and the record's value; null when it can.
+   */
+  String overflow(List<Map<String, Object>> applied, Map<String, Object> record) {
+    for (OutputColumn c : query.outputs()) {
+      if (c.kind() != OutputColumn.Kind.AGGREGATE
+          || c.argument().isEmpty()
+          || (c.function().get() != OutputColumn.Function.SUM
+              && c.function().get() != OutputColumn.Function.AVG)) {
+        continue;
+      }
+      String column = c.argument().get();
+      Object x = record.get(column);
+      if (!(x instanceof Long)) {
+        continue;
+      }
+      long sum = 0;
+      for (Map<String, Object> r : applied) {
+        Object v = r.get(column);
+        if (v != null) {
+          sum += (Long) v; // the applied events' sums all fit: each was checked when it came
+        }
+      }
+      if (BigInteger.valueOf(sum).add(BigInteger.valueOf((Long) x)).bitLength() > 63) {
+        return "column `"
+            + column
+            + "`: the int64 sum for `"
+            + c.name()
+            + "` would overflow: "
+            + sum
+            + " + "
+            + x
+            + " is outside int64 (-9223372036854775808 to 9223372036854775807); declare `"
+            + column
+            + "` as decimal(38,0) in sources.yml for larger totals";
+      }
+    }
+    return null;
+  }
+
+  /**
+   * {@link #aggregateRow} for a scoring model's features, which are doubles: an int64 sum past
+   * int64 is kept exact (a decimal) instead of refusing a record.
+   */
+  Map<String, Object> featureRow(List<Map<String, Object>> read) {
+    Map<String, Object> row = new LinkedHashMap<>();
+    for (OutputColumn c : query.outputs()) {
+      if (c.kind() == OutputColumn.Kind.AGGREGATE) {
+        row.put(c.name(), value(c, read, true));
+      }
+    }
+    return row;
+  }
+
   /** The key columns of {@link #row}, named as the query outputs them. */
   Map<String, Object> keyRow(List<Map<String, Object>> applied) {
     return columns(OutputColumn.Kind.KEY, applied);
@@ -95,6 +154,10 @@ final class GroupedQuery {
   }
 
   private Object value(OutputColumn c, List<Map<String, Object>> applied) {
+    return value(c, applied, false);
+  }
+
+  private Object value(OutputColumn c, List<Map<String, Object>> applied, boolean widening) {
     if (c.kind() == OutputColumn.Kind.KEY) {
       return applied.get(0).get(c.argument().get());
     }
@@ -105,11 +168,11 @@ final class GroupedQuery {
         values.add(v);
       }
     }
-    return aggregate(c, values);
+    return aggregate(c, values, widening);
   }
 
   /** One aggregate over the non-null values of a group, in arrival order (SQL rules). */
-  private Object aggregate(OutputColumn c, List<Object> values) {
+  private Object aggregate(OutputColumn c, List<Object> values, boolean widening) {
     OutputColumn.Function f = c.function().get();
     if (f == OutputColumn.Function.COUNT) {
       return (long) values.size();
@@ -123,10 +186,10 @@ final class GroupedQuery {
       case MAX:
         return values.stream().max(GroupedQuery::compare).get();
       case SUM:
-        return sum(values);
+        return sum(values, widening);
       case AVG:
-        Object sum = sum(values);
-        if (sum instanceof BigDecimal) {
+        Object sum = sum(values, widening);
+        if (schema.get(c.argument().get()).kind() == ColumnType.Kind.DECIMAL) {
           int scale = Math.max(schema.get(c.argument().get()).scale(), 6);
           return ((BigDecimal) sum)
               .divide(BigDecimal.valueOf(values.size()), scale, RoundingMode.HALF_EVEN);
@@ -137,10 +200,15 @@ final class GroupedQuery {
     }
   }
 
-  private static Object sum(List<Object> values) {
+  private static Object sum(List<Object> values, boolean widening) {
     Object first = values.get(0);
     if (first instanceof BigDecimal) {
       return values.stream().map(v -> (BigDecimal) v).reduce(BigDecimal::add).get();
+    }
+    if (first instanceof Long && widening) {
+      BigInteger exact =
+          values.stream().map(v -> BigInteger.valueOf((Long) v)).reduce(BigInteger::add).get();
+      return exact.bitLength() > 63 ? new BigDecimal(exact) : (Object) exact.longValue();
     }
     if (first instanceof Long) {
       return values.stream().map(v -> (Long) v).reduce(Math::addExact).get();

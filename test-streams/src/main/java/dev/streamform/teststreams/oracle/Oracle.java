@@ -109,9 +109,10 @@ public final class Oracle {
       String id = p + "-" + (nextOffset.merge(p, 1L, Long::sum) - 1);
       Map<String, Object> record = item.event().get();
       if (eventTime.isEmpty()) {
-        processed++;
         timeline.event(i, id, p, null, null, Timeline.Judgement.ON_TIME);
-        apply(record, null, null, id, keys, out, i, timeline);
+        if (apply(record, null, null, id, keys, out, i, timeline)) {
+          processed++;
+        }
         continue;
       }
       Instant t = (Instant) record.get(eventTime.get());
@@ -138,8 +139,9 @@ public final class Oracle {
       } else {
         timeline.event(
             i, id, p, t, w, late ? Timeline.Judgement.LATE_KEPT : Timeline.Judgement.ON_TIME);
-        processed++;
-        apply(record, t, w, id, keys, out, i, timeline);
+        if (apply(record, t, w, id, keys, out, i, timeline)) {
+          processed++;
+        }
       }
       // a repeat passed the clock too: it advances its partition's watermark like any event
       watermarks.put(p, later(w, t.minus(source.watermark())));
@@ -150,9 +152,10 @@ public final class Oracle {
 
   /**
    * Applies one processed event with time {@code t} that arrived when its partition was at {@code
-   * w}.
+   * w}; false when it is quarantined instead, its value taking an int64 sum of its key outside
+   * int64 (the key's state is then as before it).
    */
-  private void apply(
+  private boolean apply(
       Map<String, Object> record,
       Instant t,
       Instant w,
@@ -162,7 +165,7 @@ public final class Oracle {
       int item,
       Timeline timeline) {
     if (!query.selects(record)) {
-      return;
+      return true;
     }
     List<Object> key = query.keyOf(record); // the GROUP BY columns, as the record names them
     KeyState state = keys.get(key);
@@ -174,6 +177,12 @@ public final class Oracle {
       timeline.expiry(item, key, state.latest.plus(retention.get()));
       state = null; // expired: the key starts over
     }
+    String overflow = state == null ? null : query.overflow(state.applied, record);
+    if (overflow != null) {
+      timeline.quarantined(item);
+      out.quarantined(id, overflow);
+      return false;
+    }
     String op = state == null ? "insert" : "update";
     if (state == null) {
       state = new KeyState();
@@ -184,6 +193,7 @@ public final class Oracle {
       state.latest = state.latest == null ? t : later(state.latest, t);
     }
     out.change(id, op, query.row(state.applied));
+    return true;
   }
 
   /** Every column of the source, in schema order, as a runner reports a late event. */

@@ -531,7 +531,7 @@ public final class ScoringOracle {
         int revision,
         String supersedes,
         String revisedBy) {
-      Map<String, Object> aggregates = query.aggregateRow(read);
+      Map<String, Object> aggregates = query.featureRow(read); // doubles: int64 sums never refuse
       Map<String, Object> features = new TreeMap<>();
       Map<String, BigDecimal> inputs = new LinkedHashMap<>();
       aggregates.forEach(
@@ -634,13 +634,12 @@ public final class ScoringOracle {
     return String.valueOf(values);
   }
 
+  /**
+   * An input of the score as the model reads it: the shortest decimal of its double (docs:
+   * output-formats, {@code score}), whatever the column's type — an int64 past 2^53 or a decimal of
+   * more than 17 digits is the double nearest to it, as the model sees it.
+   */
   private static BigDecimal decimal(Object v) {
-    if (v instanceof BigDecimal) {
-      return (BigDecimal) v;
-    }
-    if (v instanceof Long || v instanceof Integer) {
-      return BigDecimal.valueOf(((Number) v).longValue());
-    }
     return new BigDecimal(Double.toString(((Number) v).doubleValue()));
   }
 }

@@ -39,7 +39,7 @@ public final class Timeline {
     DUPLICATE
   }
 
-  /** One event: {@code time} null when quarantined, {@code watermark} null while undefined. */
+  /** One event: {@code time} null when it has none, {@code watermark} null while undefined. */
   public record Event(
       int item,
       String eventId,
@@ -83,6 +83,20 @@ public final class Timeline {
   void event(int item, String id, int partition, Instant time, Instant watermark, Judgement j) {
     partitions.add(partition);
     events.add(new Event(item, id, partition, time, watermark, j));
+  }
+
+  /** The event of {@code item}, judged already, was quarantined after all (its sum overflowed). */
+  void quarantined(int item) {
+    for (int i = events.size() - 1; i >= 0; i--) {
+      Event e = events.get(i);
+      if (e.item() == item) {
+        events.set(
+            i,
+            new Event(
+                item, e.eventId(), e.partition(), e.time(), e.watermark(), Judgement.QUARANTINED));
+        return;
+      }
+    }
   }
 
   /** Records {@code W_p} at {@code item} when it differs from the last recorded value. */

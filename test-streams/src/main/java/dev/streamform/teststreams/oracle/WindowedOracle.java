@@ -315,6 +315,21 @@ public final class WindowedOracle {
         timeline.event(this.item, id, p, t, wp, Timeline.Judgement.ON_TIME);
         return; // judged by the clock, in no window
       }
+      // an event whose value would take an int64 sum of a window that accepts it outside int64
+      // is quarantined, in no window and without its too-late rows (WindowedAggregate's rule)
+      for (Instant start : policy.windowStartsOf(t)) {
+        Instant end = policy.windowEndOf(start);
+        Window window = open.get(new WindowId(query.keyOf(record), start));
+        String overflow =
+            window == null || (wp != null && !wp.isBefore(end.plus(policy.allowedLateness())))
+                ? null
+                : query.overflow(window.appliedRecords(), record);
+        if (overflow != null) {
+          timeline.event(this.item, id, p, t, wp, Timeline.Judgement.QUARANTINED);
+          quarantined.add(new Quarantined(item, id, overflow));
+          return;
+        }
+      }
       boolean accepted = false;
       boolean correction = false;
       for (Instant start : policy.windowStartsOf(t)) {
@@ -328,6 +343,7 @@ public final class WindowedOracle {
             open.computeIfAbsent(
                 new WindowId(query.keyOf(record), start), k -> new Window(k, record));
         Included e = new Included(record, p, offset);
+        window.applied.add(e);
         if (wp == null || wp.isBefore(end)) {
           window.onTime(e);
         } else { // a correction: held until W passes end, a revision at once when it has
@@ -422,6 +438,9 @@ public final class WindowedOracle {
       /** The events of the last revision, in the order they were added to it. */
       final List<Included> included = new ArrayList<>();
 
+      /** Every event the window accepted, in arrival order: what its sums hold so far. */
+      final List<Included> applied = new ArrayList<>();
+
       int revision;
       Row last;
 
@@ -429,6 +448,12 @@ public final class WindowedOracle {
         this.id = id;
         this.end = policy.windowEndOf(id.start());
         this.keyRow = query.keyRow(List.of(first));
+      }
+
+      List<Map<String, Object>> appliedRecords() {
+        List<Map<String, Object>> records = new ArrayList<>();
+        applied.forEach(e -> records.add(e.record()));
+        return records;
       }
 
       void onTime(Included e) {

@@ -86,15 +86,6 @@ public final class TraceGenerator {
 
   private final List<String> stringLiterals = new ArrayList<>();
 
-  /** The columns a SUM or AVG adds up. */
-  private final java.util.Set<String> summed = new java.util.HashSet<>();
-
-  /**
-   * The largest magnitude drawn from a WHERE literal for a summed int64 column: a trace holds at
-   * most a few hundred events, so their sum stays well inside int64.
-   */
-  private static final long SUMMED_EDGE = 1L << 52;
-
   private final List<BigDecimal> numberLiterals = new ArrayList<>();
 
   private TraceGenerator(DeclaredModel model) {
@@ -143,15 +134,6 @@ public final class TraceGenerator {
           }
         });
     model.query().where().ifPresent(w -> readLiterals(w.toSql()));
-    // the int64 columns a SUM or AVG adds up: a WHERE literal near the int64 edge drawn as their
-    // value would overflow the sum, which fails the run by design (docs/reference/sql.md)
-    model.query().outputs().stream()
-        .filter(o -> o.function().isPresent() && o.argument().isPresent())
-        .filter(
-            o ->
-                o.function().get() == dev.streamform.policies.sql.OutputColumn.Function.SUM
-                    || o.function().get() == dev.streamform.policies.sql.OutputColumn.Function.AVG)
-        .forEach(o -> summed.add(o.argument().get()));
     // an id that is also a key or the event time keeps the values those give it
     this.idColumn =
         source
@@ -571,10 +553,11 @@ public final class TraceGenerator {
       switch (type.kind()) {
         case INT64:
           if (literal) {
-            BigDecimal edge =
-                BigDecimal.valueOf(summed.contains(column) ? SUMMED_EDGE : Long.MAX_VALUE);
+            // a whole literal within int64 (a literal's neighbours, Long.MAX_VALUE + 1, are not);
+            // one near the edge for a summed column makes sums that would overflow, which both
+            // the pipeline and the oracle quarantine (ADR 0074)
+            BigDecimal edge = BigDecimal.valueOf(Long.MAX_VALUE);
             for (BigDecimal d : shuffledNumbers()) {
-              // a whole literal within int64 (a literal's neighbours, Long.MAX_VALUE + 1, are not)
               if (d.stripTrailingZeros().scale() <= 0 && d.abs().compareTo(edge) <= 0) {
                 return d.longValueExact();
               }

@@ -1,8 +1,14 @@
 package dev.streamform.teststreams.fuzz;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.streamform.planner.DeclaredModel;
+import dev.streamform.policies.project.Fixture;
+import dev.streamform.teststreams.fixture.FixtureOutcome;
+import dev.streamform.teststreams.oracle.Oracle;
+import dev.streamform.teststreams.oracle.WindowedOracle;
+import dev.streamform.teststreams.trace.TraceGenerator;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,8 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A WHERE clause with the int64 edge as a literal ({@code qty * 9223372036854775807 > 0}): the
  * generator draws values near the clause's literals, but not a literal's neighbour outside int64
- * (it threw "Overflow"), nor one near the edge for a column a SUM or AVG adds up (a sum that
- * overflows fails the run by design; the oracle threw "long overflow").
+ * (it threw "Overflow"). For a column a SUM or AVG adds up, such values make sums that would
+ * overflow: the pipeline and the oracle both quarantine the event (ADR 0074) and agree on every
+ * trace, for an upsert model and for hopping windows, where one event is in two windows.
  */
 class FuzzInt64EdgeTest {
 
@@ -53,5 +60,36 @@ class FuzzInt64EdgeTest {
     StringWriter log = new StringWriter();
     FuzzRun.Result result = FuzzProjects.onDirect(model, 20, 5, dir.resolve("out"), log);
     assertEquals(20, result.agreeing, log.toString());
+    assertTrue(overflowing(model, 20, 5, f -> Oracle.of(model).run(f)) > 0, "no trace overflowed");
+
+    FuzzProjects.write(
+        project,
+        "streamform.yml",
+        "models:\n  m:\n    key: [customer_id]\n    window: { size: 1h, every: 30m }\n");
+    DeclaredModel windowed = FuzzProjects.model(project, "m");
+    StringWriter windowedLog = new StringWriter();
+    FuzzRun.Result windows =
+        FuzzProjects.onDirect(windowed, 20, 5, dir.resolve("out-windowed"), windowedLog);
+    assertEquals(20, windows.agreeing, windowedLog.toString());
+    assertTrue(
+        overflowing(windowed, 20, 5, f -> WindowedOracle.of(windowed).outcome(f)) > 0,
+        "no trace overflowed");
+  }
+
+  /** How many of the generated traces have an event quarantined for a sum that would overflow. */
+  private static int overflowing(
+      DeclaredModel model,
+      int traces,
+      long seed,
+      java.util.function.Function<Fixture, FixtureOutcome> oracle) {
+    TraceGenerator generator = TraceGenerator.forModel(model);
+    int overflowing = 0;
+    for (int i = 0; i < traces; i++) {
+      if (oracle.apply(generator.generate(seed, i)).quarantined.stream()
+          .anyMatch(q -> q.reason.contains("would overflow"))) {
+        overflowing++;
+      }
+    }
+    return overflowing;
   }
 }

@@ -19,6 +19,8 @@ import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.WithKeys;
+import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.apache.beam.sdk.transforms.errorhandling.ErrorHandler;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
@@ -172,6 +174,11 @@ public final class MisorderedWindows extends WindowedAggregate {
   @Override
   public int generation() {
     return real.generation();
+  }
+
+  @Override
+  public @Nullable ErrorHandler<BadRecord, ?> badRecordErrorHandler() {
+    return real.badRecordErrorHandler();
   }
 
   @Override

@@ -6,7 +6,9 @@ import java.io.Serializable;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.schemas.Schema.FieldType;
 import org.apache.beam.sdk.schemas.Schema.TypeName;
@@ -84,7 +86,12 @@ public final class Accumulators implements Serializable {
     return outputSchema;
   }
 
-  /** The state after folding {@code record} into {@code state} (null state = initial value). */
+  /**
+   * The state after folding {@code record} into {@code state} (null state = initial value).
+   *
+   * @throws Int64Overflow when an int64 sum would leave int64: the state is unchanged, and the
+   *     record is not applied (a keyed stage quarantines it, naming the column)
+   */
   public Row add(@Nullable Row state, Row record) {
     List<Object> values = new ArrayList<>(2 * aggregations.size());
     for (int i = 0; i < aggregations.size(); i++) {
@@ -94,7 +101,11 @@ public final class Accumulators implements Serializable {
       Object x = a.column() == null ? null : record.getValue(a.column());
       if (a.column() == null || x != null) {
         n++;
-        v = fold(a.function(), inputTypes.get(i), v, x);
+        try {
+          v = fold(a.function(), inputTypes.get(i), v, x);
+        } catch (ArithmeticException overflow) {
+          throw new Int64Overflow(Int64Overflow.reason(a.column(), a.name(), (Long) v, (Long) x));
+        }
       }
       values.add(v);
       values.add(n);
@@ -105,16 +116,89 @@ public final class Accumulators implements Serializable {
   }
 
   /**
-   * As {@link #add(Row, Row)} for the event at {@code partition}/{@code offset} of the source: a
-   * sum that overflows fails naming that event, so the person who reads the failure can find it.
+   * A record whose value would take an int64 {@code SUM} (or the sum behind an {@code AVG}) outside
+   * int64: wrapping would emit a wrong total as if it were right, so the record is not applied and
+   * its keyed stage quarantines it with {@link #getMessage()} as the reason.
    */
-  public Row add(@Nullable Row state, Row record, int partition, long offset) {
-    try {
-      return add(state, record);
-    } catch (ArithmeticException e) {
-      throw new ArithmeticException(
-          "partition " + partition + " offset " + offset + ": " + e.getMessage());
+  public static final class Int64Overflow extends ArithmeticException {
+    private static final long serialVersionUID = 1L;
+
+    Int64Overflow(String reason) {
+      super(reason);
     }
+
+    /**
+     * The reason, naming the column: {@code column `amount`: the int64 sum for `total` would
+     * overflow: 9223372036854775800 + 10 is outside int64 (...); declare ...}.
+     */
+    public static String reason(String column, String output, long sum, long value) {
+      return "column `"
+          + column
+          + "`: the int64 sum for `"
+          + output
+          + "` would overflow: "
+          + sum
+          + " + "
+          + value
+          + " is outside int64 (-9223372036854775808 to 9223372036854775807); declare `"
+          + column
+          + "` as decimal(38,0) in sources.yml for larger totals";
+    }
+  }
+
+  /**
+   * The output values of {@code records} folded in order, each as a double (null: 0.0), by output
+   * name in aggregation order: a scoring model's features. The values are those of {@link
+   * #output(Row)} after {@link #add(Row, Row)} of each record, but an int64 sum that would leave
+   * int64 goes on exactly in decimal: a feature is a double, so it has a value there and no record
+   * needs to be refused for it.
+   */
+  public Map<String, Double> asDoubles(List<Row> records) {
+    Map<String, Double> out = new LinkedHashMap<>();
+    for (int i = 0; i < aggregations.size(); i++) {
+      Aggregation a = aggregations.get(i);
+      Object v = null;
+      long n = 0;
+      for (Row record : records) {
+        Object x = a.column() == null ? null : record.getValue(a.column());
+        if (a.column() == null || x != null) {
+          n++;
+          v = foldWidening(a.function(), inputTypes.get(i), v, x);
+        }
+      }
+      double d;
+      if (a.function() == Aggregation.Function.COUNT) {
+        d = n;
+      } else if (v == null) {
+        d = 0.0;
+      } else if (a.function() == Aggregation.Function.AVG
+          && inputTypes.get(i).getTypeName() != TypeName.DECIMAL) {
+        d = ((Number) v).doubleValue() / n; // an int64 sum, maybe widened, or a double one
+      } else if (a.function() == Aggregation.Function.AVG) {
+        d = ((BigDecimal) average(v, n)).doubleValue();
+      } else {
+        d = ((Number) v).doubleValue();
+      }
+      out.put(a.name(), d);
+    }
+    return out;
+  }
+
+  /** {@link #fold}, but an int64 sum past int64 continues exactly as a decimal. */
+  private static @Nullable Object foldWidening(
+      Aggregation.Function f, @Nullable FieldType type, @Nullable Object acc, @Nullable Object x) {
+    boolean sums = f == Aggregation.Function.SUM || f == Aggregation.Function.AVG;
+    if (sums && acc instanceof BigDecimal && x instanceof Long) {
+      return ((BigDecimal) acc).add(BigDecimal.valueOf((Long) x));
+    }
+    if (sums && acc instanceof Long && x instanceof Long) {
+      long a = (Long) acc;
+      long b = (Long) x;
+      long r = a + b;
+      // overflow iff both operands have the sign the result lacks (Math.addExact's test)
+      return ((a ^ r) & (b ^ r)) < 0 ? BigDecimal.valueOf(a).add(BigDecimal.valueOf(b)) : r;
+    }
+    return fold(f, type, acc, x);
   }
 
   /** The output values of {@code state}, in aggregation order. */
@@ -159,18 +243,7 @@ public final class Accumulators implements Serializable {
       return ((BigDecimal) a).add((BigDecimal) b);
     }
     if (a instanceof Long) {
-      try {
-        return Math.addExact((Long) a, (Long) b);
-      } catch (ArithmeticException e) {
-        // wrapping would emit a wrong total as if it were right: fail, and say what to change
-        throw new ArithmeticException(
-            "an int64 sum overflowed: "
-                + a
-                + " + "
-                + b
-                + " is outside int64 (-9223372036854775808 to 9223372036854775807); declare the"
-                + " summed column as decimal(38,0) in sources.yml for larger totals");
-      }
+      return Math.addExact((Long) a, (Long) b); // an overflow: Int64Overflow, in add(state, ..)
     }
     return (Double) a + (Double) b;
   }

@@ -3,9 +3,11 @@ package dev.streamform.transforms.changelog;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
+import dev.streamform.transforms.PlantedDefect;
 import dev.streamform.transforms.RowCoders;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.Times;
+import dev.streamform.transforms.clock.BadEvents;
 import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.KeyedEngine;
 import dev.streamform.transforms.clock.LogOrder;
@@ -33,10 +35,15 @@ import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.apache.beam.sdk.transforms.errorhandling.ErrorHandler;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TimestampedValue;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -108,6 +115,9 @@ public abstract class KeyedChangelog
   /** The records' schema given by {@link #withRecordSchema}; null: read from the input's coder. */
   public abstract @Nullable Schema recordSchema();
 
+  /** Where events this changelog cannot apply go; null: such an event fails the pipeline. */
+  public abstract @Nullable ErrorHandler<BadRecord, ?> badRecordErrorHandler();
+
   abstract Builder toBuilder();
 
   @AutoValue.Builder
@@ -121,6 +131,8 @@ public abstract class KeyedChangelog
     abstract Builder setArrivalOrder(boolean arrivalOrder);
 
     abstract Builder setRecordSchema(@Nullable Schema schema);
+
+    abstract Builder setBadRecordErrorHandler(@Nullable ErrorHandler<BadRecord, ?> handler);
 
     abstract KeyedChangelog build();
   }
@@ -171,6 +183,7 @@ public abstract class KeyedChangelog
         .setRetention(null)
         .setArrivalOrder(false)
         .setRecordSchema(null)
+        .setBadRecordErrorHandler(null)
         .build();
   }
 
@@ -258,6 +271,22 @@ public abstract class KeyedChangelog
   }
 
   /**
+   * An event this changelog cannot apply — one whose value would take an int64 {@code SUM} (or the
+   * sum behind an {@code AVG}) outside int64 — goes to {@code handler} (Beam's bad-record
+   * convention: {@code pipeline.registerBadRecordErrorHandler(sink)}) with a reason naming the
+   * column, and is not applied: its key's state is as before it, and it emits no record. Without a
+   * handler such an event fails the pipeline, naming its partition and offset.
+   */
+  public KeyedChangelog withBadRecordErrorHandler(ErrorHandler<BadRecord, ?> handler) {
+    checkArgument(
+        handler != null,
+        "%s.withBadRecordErrorHandler(null): pass the handler that"
+            + " pipeline.registerBadRecordErrorHandler(..) returned",
+        describe());
+    return toBuilder().setBadRecordErrorHandler(handler).build();
+  }
+
+  /**
    * Declares the schema of the events' records, so the changelog accepts its input with any coder
    * of {@link TimedEvent} — for a step between the clock and the changelog that does not keep the
    * clock's coder (a {@code MapElements}, which infers a {@code SerializableCoder}). The changelog
@@ -299,12 +328,32 @@ public abstract class KeyedChangelog
     }
     Schema keys = keySchema.build();
     List<String> keyColumns = keyColumns();
-    return KeyedEngine.byKey(input, "ByKey", keyColumns, coder)
-        .apply(
-            "Apply",
-            ParDo.of(
-                new ApplyFn(keys, keyColumns, accumulators, retention(), arrivalOrder(), coder)))
-        .setCoder(ChangelogRecordCoder.of(keys, accumulators.outputSchema()));
+    TupleTag<ChangelogRecord> changes = new TupleTag<>("changelog");
+    TupleTag<BadRecord> refused = new TupleTag<>("refused");
+    PCollectionTuple out =
+        KeyedEngine.byKey(input, "ByKey", keyColumns, coder)
+            .apply(
+                "Apply",
+                ParDo.of(
+                        new ApplyFn(
+                            keys,
+                            keyColumns,
+                            accumulators,
+                            retention(),
+                            arrivalOrder(),
+                            coder,
+                            changes,
+                            badRecordErrorHandler() == null
+                                    || PlantedDefect.current()
+                                        == PlantedDefect.OVERFLOW_FAILS_THE_RUN
+                                ? null
+                                : refused))
+                    .withOutputTags(changes, TupleTagList.of(refused)));
+    PCollection<BadRecord> bad = out.get(refused).setCoder(BadRecord.getCoder(input.getPipeline()));
+    if (badRecordErrorHandler() != null) {
+      badRecordErrorHandler().addErrorCollection(bad);
+    }
+    return out.get(changes).setCoder(ChangelogRecordCoder.of(keys, accumulators.outputSchema()));
   }
 
   /**
@@ -409,6 +458,13 @@ public abstract class KeyedChangelog
 
   private static final class ApplyFn extends DoFn<KV<String, TimedEvent>, ChangelogRecord> {
     private final Schema keySchema;
+    private final ClockCoders.TimedEventCoder eventCoder;
+    private final TupleTag<ChangelogRecord> records;
+
+    /** Where an event that cannot be applied goes; null: it fails the pipeline. */
+    private final @Nullable TupleTag<BadRecord> refused;
+
+    private final Counter quarantined = StreamformMetrics.counter(StreamformMetrics.QUARANTINED);
     private final List<String> keyColumns;
     private final Accumulators accumulators;
     private final @Nullable Long retentionMillis;
@@ -441,7 +497,12 @@ public abstract class KeyedChangelog
         Accumulators accumulators,
         @Nullable Duration retention,
         boolean onArrival,
-        ClockCoders.TimedEventCoder events) {
+        ClockCoders.TimedEventCoder events,
+        TupleTag<ChangelogRecord> records,
+        @Nullable TupleTag<BadRecord> refused) {
+      this.eventCoder = events;
+      this.records = records;
+      this.refused = refused;
       this.onArrival = onArrival;
       this.keySchema = keySchema;
       this.keyColumns = keyColumns;
@@ -459,7 +520,7 @@ public abstract class KeyedChangelog
         @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
         @StateId("key") ValueState<KeyCell> cellState,
         @TimerId("tick") Timer tick,
-        OutputReceiver<ChangelogRecord> out) {
+        MultiOutputReceiver out) {
       TimedEvent value = element.getValue();
       KeyCell cell = KeyCell.of(cellState.read());
       if (onArrival) {
@@ -495,7 +556,7 @@ public abstract class KeyedChangelog
         @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
         @StateId("key") ValueState<KeyCell> cellState,
         @TimerId("tick") Timer tick,
-        OutputReceiver<ChangelogRecord> out)
+        MultiOutputReceiver out)
         throws Exception {
       KeyCell stored = cellState.read();
       KeyCell cell = KeyCell.of(stored);
@@ -581,11 +642,7 @@ public abstract class KeyedChangelog
      * {@code emission}th of the key's records emitted at {@code emittedAt}.
      */
     private void applyOne(
-        TimedEvent event,
-        KeyState key,
-        Instant emittedAt,
-        int emission,
-        OutputReceiver<ChangelogRecord> out) {
+        TimedEvent event, KeyState key, Instant emittedAt, int emission, MultiOutputReceiver out) {
       Envelope envelope = event.envelope();
       Instant w = event.watermarkAtArrival();
       if (key.aggregate != null
@@ -597,29 +654,56 @@ public abstract class KeyedChangelog
         key.aggregate = null;
         key.latest = null;
       }
+      Row aggregate;
+      try {
+        aggregate = accumulators.add(key.aggregate, envelope.record());
+      } catch (Accumulators.Int64Overflow overflow) {
+        refuse(event, overflow, out);
+        return; // not applied: the key's state is as before it, and it emits nothing
+      }
       ChangelogRecord.Op op =
           key.aggregate == null ? ChangelogRecord.Op.INSERT : ChangelogRecord.Op.UPDATE;
       if (op == ChangelogRecord.Op.INSERT) {
         live.inc();
       }
-      key.aggregate =
-          accumulators.add(
-              key.aggregate, envelope.record(), envelope.partition(), envelope.offset());
+      key.aggregate = aggregate;
       long t = envelope.eventTime().getMillis();
       key.latest = key.latest == null ? t : Math.max(key.latest, t);
       processed.inc();
       emitted.inc();
-      out.outputWithTimestamp(
-          ChangelogRecord.of(
-                  op,
-                  keyOf(envelope.record()),
-                  accumulators.output(key.aggregate),
-                  envelope.eventId(),
-                  envelope.partition(),
-                  envelope.offset(),
-                  envelope.eventTime())
-              .emitted(emittedAt, emission),
-          envelope.eventTime());
+      out.get(records)
+          .outputWithTimestamp(
+              ChangelogRecord.of(
+                      op,
+                      keyOf(envelope.record()),
+                      accumulators.output(key.aggregate),
+                      envelope.eventId(),
+                      envelope.partition(),
+                      envelope.offset(),
+                      envelope.eventTime())
+                  .emitted(emittedAt, emission),
+              envelope.eventTime());
+    }
+
+    /**
+     * An event that cannot be applied: to the bad records when a handler takes them, otherwise a
+     * failure naming the event.
+     */
+    private void refuse(
+        TimedEvent event, Accumulators.Int64Overflow overflow, MultiOutputReceiver out) {
+      Envelope e = event.envelope();
+      if (refused == null) {
+        throw new ArithmeticException(
+            "partition " + e.partition() + " offset " + e.offset() + ": " + overflow.getMessage());
+      }
+      quarantined.inc();
+      try {
+        out.get(refused)
+            .outputWithTimestamp(
+                BadEvents.of(event, eventCoder, overflow.getMessage()), e.eventTime());
+      } catch (Exception encoding) {
+        throw new IllegalStateException("cannot encode a refused event: " + encoding, encoding);
+      }
     }
 
     @Override

@@ -1074,17 +1074,8 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         @Nullable String supersedes,
         @Nullable String revisedBy) {
       Envelope e = event.envelope();
-      Row state = null;
-      for (Row r : read) {
-        // the features of the decided event (a sum that overflows names it)
-        state = accumulators.add(state, r, e.partition(), e.offset());
-      }
-      Map<String, Double> features = new LinkedHashMap<>();
-      Row values = state == null ? null : accumulators.output(state);
-      for (Schema.Field f : accumulators.outputSchema().getFields()) {
-        Object v = values == null ? null : values.getValue(f.getName());
-        features.put(f.getName(), v == null ? 0.0 : ((Number) v).doubleValue());
-      }
+      // the features of the decided event: doubles, so an int64 sum past int64 still has one
+      Map<String, Double> features = accumulators.asDoubles(read);
       double raw = scorer.score(preprocessor.prepare(features, e.record()));
       double score =
           Double.isFinite(raw)

@@ -8,6 +8,7 @@ import dev.streamform.transforms.RowCoders;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.Times;
 import dev.streamform.transforms.changelog.KeyedChangelog;
+import dev.streamform.transforms.clock.BadEvents;
 import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.KeyedEngine;
 import dev.streamform.transforms.clock.LogOrder;
@@ -374,40 +375,20 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
     }
 
     private BadRecord noId(TimedEvent event) throws Exception {
-      Envelope e = event.envelope();
-      return badRecord(
+      return BadEvents.of(
           event,
-          "partition "
-              + e.partition()
-              + " offset "
-              + e.offset()
-              + ": no value for event_id column `"
+          coder,
+          "no value for event_id column `"
               + idColumn
-              + "`; an event without its id cannot be"
-              + " told from a repeat");
-    }
-
-    private BadRecord badRecord(TimedEvent event, String description) throws Exception {
-      return BadRecord.builder()
-          .setRecord(
-              BadRecord.Record.builder()
-                  .setHumanReadableJsonRecord(event.envelope().record().toString())
-                  .addCoderAndEncodedRecord(coder, event)
-                  .build())
-          .setFailure(BadRecord.Failure.builder().setDescription(description).build())
-          .build();
+              + "`; an event without its id cannot be told from a repeat");
     }
 
     private BadRecord conflict(TimedEvent event, String first) throws Exception {
-      Envelope e = event.envelope();
-      String id = DeclaredId.text(e.record().getValue(idColumn));
-      return badRecord(
+      String id = DeclaredId.text(event.envelope().record().getValue(idColumn));
+      return BadEvents.of(
           event,
-          "partition "
-              + e.partition()
-              + " offset "
-              + e.offset()
-              + ": event_id `"
+          coder,
+          "event_id `"
               + idColumn
               + "` = "
               + id

@@ -12,6 +12,7 @@ import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.Times;
 import dev.streamform.transforms.changelog.Accumulators;
 import dev.streamform.transforms.changelog.Aggregation;
+import dev.streamform.transforms.clock.BadEvents;
 import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.KeyedEngine;
 import dev.streamform.transforms.clock.LogOrder;
@@ -39,6 +40,8 @@ import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.apache.beam.sdk.transforms.errorhandling.ErrorHandler;
 import org.apache.beam.sdk.transforms.windowing.CalendarWindows;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
@@ -124,6 +127,9 @@ public abstract class WindowedAggregate
 
   public abstract int generation();
 
+  /** Where events no window can apply go; null: such an event fails the pipeline. */
+  public abstract @Nullable ErrorHandler<BadRecord, ?> badRecordErrorHandler();
+
   abstract Builder toBuilder();
 
   @AutoValue.Builder
@@ -151,6 +157,8 @@ public abstract class WindowedAggregate
     abstract Builder setEarlyEveryInterval(@Nullable Duration interval);
 
     abstract Builder setGeneration(int generation);
+
+    abstract Builder setBadRecordErrorHandler(@Nullable ErrorHandler<BadRecord, ?> handler);
 
     abstract WindowedAggregate build();
   }
@@ -257,6 +265,7 @@ public abstract class WindowedAggregate
         .setEarlyEveryEvents(0)
         .setEarlyEveryInterval(null)
         .setGeneration(1)
+        .setBadRecordErrorHandler(null)
         .build();
   }
 
@@ -330,6 +339,22 @@ public abstract class WindowedAggregate
     return toBuilder().setEarlyEveryInterval(interval).setEarlyEveryEvents(0).build();
   }
 
+  /**
+   * An event that its windows cannot apply — one whose value would take an int64 {@code SUM} (or
+   * the sum behind an {@code AVG}) of a window that accepts it outside int64 — goes to {@code
+   * handler} (Beam's bad-record convention: {@code pipeline.registerBadRecordErrorHandler(sink)})
+   * with a reason naming the column, and is applied to none of its windows (nor listed as too late
+   * by the ones that refuse it): a window's revisions never hold part of what happened. Without a
+   * handler such an event fails the pipeline, naming its partition and offset.
+   */
+  public WindowedAggregate withBadRecordErrorHandler(ErrorHandler<BadRecord, ?> handler) {
+    checkArgument(
+        handler != null,
+        "WindowedAggregate.withBadRecordErrorHandler(null): pass the handler that"
+            + " pipeline.registerBadRecordErrorHandler(..) returned");
+    return toBuilder().setBadRecordErrorHandler(handler).build();
+  }
+
   /** The policy generation in {@code projection_id} (default 1). */
   public WindowedAggregate withGeneration(int generation) {
     checkArgument(
@@ -370,6 +395,7 @@ public abstract class WindowedAggregate
     List<String> keyColumns = keyColumns();
     TupleTag<WindowRevision> revisions = new TupleTag<>() {};
     TupleTag<TooLateEvent> tooLate = new TupleTag<>() {};
+    TupleTag<BadRecord> refused = new TupleTag<>("refused");
     PCollectionTuple out =
         KeyedEngine.byKey(input, "ByKey", keyColumns, coder)
             .apply(
@@ -382,8 +408,13 @@ public abstract class WindowedAggregate
                             coder,
                             revisions,
                             tooLate,
+                            badRecordErrorHandler() == null ? null : refused,
                             PlantedDefect.current()))
-                    .withOutputTags(revisions, TupleTagList.of(tooLate)));
+                    .withOutputTags(revisions, TupleTagList.of(tooLate).and(refused)));
+    PCollection<BadRecord> bad = out.get(refused).setCoder(BadRecord.getCoder(input.getPipeline()));
+    if (badRecordErrorHandler() != null) {
+      badRecordErrorHandler().addErrorCollection(bad);
+    }
     return new WindowedResult(
         input.getPipeline(),
         revisions,
@@ -463,6 +494,12 @@ public abstract class WindowedAggregate
     private final TupleTag<WindowRevision> revisions;
     private final TupleTag<TooLateEvent> tooLate;
 
+    /** Where an event no window can apply goes; null: it fails the pipeline. */
+    private final @Nullable TupleTag<BadRecord> refused;
+
+    private final ClockCoders.TimedEventCoder eventCoder;
+    private final Counter quarantined = StreamformMetrics.counter(StreamformMetrics.QUARANTINED);
+
     /** {@link PlantedDefect#NONE} but in a test that planted one (issue 29). */
     private final PlantedDefect planted;
 
@@ -513,8 +550,11 @@ public abstract class WindowedAggregate
         ClockCoders.TimedEventCoder events,
         TupleTag<WindowRevision> revisions,
         TupleTag<TooLateEvent> tooLate,
+        @Nullable TupleTag<BadRecord> refused,
         PlantedDefect planted) {
       this.planted = planted;
+      this.refused = planted == PlantedDefect.OVERFLOW_FAILS_THE_RUN ? null : refused;
+      this.eventCoder = events;
       this.size = spec.sizeMillis();
       this.every = spec.everyMillis();
       this.offset = spec.offsetMillis();
@@ -753,15 +793,27 @@ public abstract class WindowedAggregate
       Envelope e = event.envelope();
       Instant arrival = event.watermarkAtArrival();
       long t = e.eventTime().getMillis();
+      List<long[]> containing = windowsOf(t);
+      // the event folded into each window that accepts it, before any of them changes: one whose
+      // int64 sum would overflow is refused whole, in no window (see withBadRecordErrorHandler)
+      Row[] folded = new Row[containing.size()];
+      for (int i = 0; i < containing.size(); i++) {
+        long[] window = containing.get(i);
+        if (arrival == null || arrival.getMillis() < tooLateFrom(window[1])) {
+          WindowState w = find(windows, window[0]);
+          try {
+            folded[i] = accumulators.add(w == null ? null : w.accumulator, e.record());
+          } catch (Accumulators.Int64Overflow overflow) {
+            refuse(event, overflow, out);
+            return;
+          }
+        }
+      }
       boolean accepted = false;
-      for (long[] window : windowsOf(t)) {
-        long start = window[0];
-        long end = window[1];
-        long tooLateFrom =
-            planted == PlantedDefect.WINDOW_ACCEPTED_AT_LATENESS_EDGE
-                ? end + lateness + 1
-                : end + lateness;
-        if (arrival != null && arrival.getMillis() >= tooLateFrom) {
+      for (int i = 0; i < containing.size(); i++) {
+        long start = containing.get(i)[0];
+        long end = containing.get(i)[1];
+        if (arrival != null && arrival.getMillis() >= tooLateFrom(end)) {
           lateRows.inc();
           out.get(tooLate)
               .outputWithTimestamp(
@@ -775,7 +827,7 @@ public abstract class WindowedAggregate
           windows.add(w);
           live.inc();
         }
-        w.accumulator = accumulators.add(w.accumulator, e.record(), e.partition(), e.offset());
+        w.accumulator = folded[i];
         w.include(e.partition(), e.offset());
         boolean onTime =
             arrival == null
@@ -820,6 +872,34 @@ public abstract class WindowedAggregate
         processed.inc();
       } else {
         lateEvents.inc(); // every window containing it refused it
+      }
+    }
+
+    /** From when a window ending at {@code end} refuses an event as too late. */
+    private long tooLateFrom(long end) {
+      return planted == PlantedDefect.WINDOW_ACCEPTED_AT_LATENESS_EDGE
+          ? end + lateness + 1
+          : end + lateness;
+    }
+
+    /**
+     * An event no window can apply: to the bad records when a handler takes them, otherwise a
+     * failure naming the event.
+     */
+    private void refuse(
+        TimedEvent event, Accumulators.Int64Overflow overflow, MultiOutputReceiver out) {
+      Envelope e = event.envelope();
+      if (refused == null) {
+        throw new ArithmeticException(
+            "partition " + e.partition() + " offset " + e.offset() + ": " + overflow.getMessage());
+      }
+      quarantined.inc();
+      try {
+        out.get(refused)
+            .outputWithTimestamp(
+                BadEvents.of(event, eventCoder, overflow.getMessage()), e.eventTime());
+      } catch (Exception encoding) {
+        throw new IllegalStateException("cannot encode a refused event: " + encoding, encoding);
       }
     }
 

@@ -1,0 +1,144 @@
+package dev.streamform.teststreams;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.streamform.planner.DeclaredModel;
+import dev.streamform.policies.project.Fixture;
+import dev.streamform.policies.project.Project;
+import dev.streamform.teststreams.fixture.FixtureOutcome;
+import dev.streamform.teststreams.fixture.FixtureRunner;
+import dev.streamform.teststreams.fixture.FixtureVerdict;
+import dev.streamform.teststreams.fixture.RunnerChoice;
+import dev.streamform.teststreams.oracle.Oracle;
+import dev.streamform.teststreams.oracle.ScoringOracle;
+import dev.streamform.teststreams.oracle.WindowedOracle;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An event whose value would take an int64 sum outside int64 never stops a job (docs/semantics.md
+ * §2): an upsert model and a windowed one quarantine it with a reason naming the column and go on
+ * as if it had not come; a scoring model's features are doubles and sum past int64 exactly. Each
+ * fixture is written by hand, and the oracle gives the same outcome as the DirectRunner.
+ */
+class Int64OverflowTest {
+  private static final FixtureRunner DIRECT = FixtureRunner.on(RunnerChoice.direct());
+
+  @TempDir Path dir;
+
+  /** A copy of a seed project (without its fixtures) with its amounts declared int64. */
+  private Path int64Project(String seed, String from, String to) throws Exception {
+    Path p = FixtureProjects.copy(FixtureProjects.under(seed), dir);
+    Path sources = p.resolve("sources.yml");
+    String declared = Files.readString(sources);
+    Files.writeString(sources, declared.replace(from, to));
+    return p;
+  }
+
+  @Test
+  void anUpsertModelQuarantinesTheEventAndItsKeyGoesOnWithoutIt() throws Exception {
+    Path p = int64Project("fixtures/time/late-event", "amount: decimal(12,2)", "amount: int64");
+    FixtureProjects.write(
+        p,
+        "fixtures/overflow.yml",
+        """
+        model: customer_metrics
+        given:
+          - event: { customer_id: 42, amount: 9223372036854775806, ordered_at: "2026-08-30T10:00:00Z" }
+          - event: { customer_id: 42, amount: 5, ordered_at: "2026-08-30T10:01:00Z" }
+          - event: { customer_id: 42, amount: -3, ordered_at: "2026-08-30T10:02:00Z" }
+          - event: { customer_id: 43, amount: 7, ordered_at: "2026-08-30T10:03:00Z" }
+        expect:
+          - { op: insert, customer_id: 42, total_spend: 9223372036854775806 }
+          - { op: update, customer_id: 42, total_spend: 9223372036854775803 }
+          - { op: insert, customer_id: 43, total_spend: 7 }
+        quarantined:
+          - { customer_id: 42, amount: 5, reason: "column `amount`: the int64 sum for `total_spend` would overflow: 9223372036854775806 + 5 is outside int64" }
+        """);
+    FixtureVerdict v = StreamformFixtures.inProject(p).run("fixtures/overflow.yml");
+    v.assertPassed();
+    assertThat(v.render(), containsString("3 events processed"));
+    assertAgreesWithTheOracle(p, "customer_metrics", "overflow");
+  }
+
+  @Test
+  void aWindowedModelQuarantinesTheEventFromEveryWindowItWasIn() throws Exception {
+    Path p =
+        int64Project(
+            "fixtures/time/hopping-revenue",
+            "amount: decimal(12,2)    # a refund is an order with a negative amount",
+            "amount: int64");
+    // B would overflow [10:30,11:30) but not [11:00,12:00): it is in neither, and no [11:00)
+    // window opens; its arrival still moves W_0 to 11:05, so C is a correction of [10:00,11:00)
+    FixtureProjects.write(
+        p,
+        "fixtures/overflow.yml",
+        """
+        model: hopping_revenue
+        given:
+          - event: { merchant_id: 7, amount: 9223372036854775797, ordered_at: "2026-08-30T10:50:00Z" }  # A
+          - event: { merchant_id: 7, amount: 20, ordered_at: "2026-08-30T11:10:00Z" }                   # B
+          - event: { merchant_id: 7, amount: 5, ordered_at: "2026-08-30T10:40:00Z" }                    # C
+        expect:
+          - { window_start: "2026-08-30T10:00:00Z", window_end: "2026-08-30T11:00:00Z", merchant_id: 7,
+              revenue: 9223372036854775797, orders: 1, revision: 1, status: on_time }
+          - { window_start: "2026-08-30T10:00:00Z", window_end: "2026-08-30T11:00:00Z", merchant_id: 7,
+              revenue: 9223372036854775802, orders: 2, revision: 2, status: corrected }
+          - { window_start: "2026-08-30T10:00:00Z", window_end: "2026-08-30T11:00:00Z", merchant_id: 7,
+              revenue: 9223372036854775802, orders: 2, revision: 2, status: final }
+          - { window_start: "2026-08-30T10:30:00Z", window_end: "2026-08-30T11:30:00Z", merchant_id: 7,
+              revenue: 9223372036854775802, orders: 2, revision: 1, status: on_time }
+          - { window_start: "2026-08-30T10:30:00Z", window_end: "2026-08-30T11:30:00Z", merchant_id: 7,
+              revenue: 9223372036854775802, orders: 2, revision: 1, status: final }
+        quarantined:
+          - { merchant_id: 7, amount: 20, reason: "column `amount`: the int64 sum for `revenue` would overflow: 9223372036854775797 + 20" }
+        """);
+    FixtureVerdict v = StreamformFixtures.inProject(p).run("fixtures/overflow.yml");
+    v.assertPassed();
+    assertThat(v.render(), containsString("2 events processed"));
+    assertAgreesWithTheOracle(p, "hopping_revenue", "overflow");
+  }
+
+  @Test
+  void aScoringModelsFeatureSumsPastInt64AsTheDoubleItIs() throws Exception {
+    Path p = int64Project("fixtures/decisions/receipts", "amount: decimal(12,2)", "amount: int64");
+    FixtureProjects.write(
+        p,
+        "fixtures/overflow.yml",
+        """
+        model: receipt_risk
+        given:
+          - event: { merchant_id: 7, amount: 9223372036854775807, occurred_at: "2026-08-30T10:00:00Z", received_at: "2026-08-30T10:00:00Z" }
+          - event: { merchant_id: 7, amount: 9223372036854775807, occurred_at: "2026-08-30T10:01:00Z", received_at: "2026-08-30T10:01:00Z" }
+          - event: { merchant_id: 7, amount: 1, occurred_at: "2026-08-30T10:02:00Z", received_at: "2026-08-30T10:02:00Z" }
+        """);
+    Project project = Project.load(p);
+    Fixture fixture = Fixture.load(project, p.resolve("fixtures/overflow.yml"));
+    DeclaredModel model = DeclaredModel.of(project, "receipt_risk");
+    FixtureOutcome direct = DIRECT.run(model, fixture);
+    assertThat(direct.quarantined, hasSize(0));
+    // the third receipt reads both: 2 * (2^63 - 1), past int64, as a double
+    assertThat(direct.canonical(), containsString("spend_1h=1.8446744073709552E19"));
+    assertEquals(ScoringOracle.of(model).run(fixture).canonical(), direct.canonical());
+  }
+
+  private static void assertAgreesWithTheOracle(Path p, String modelName, String fixtureName)
+      throws Exception {
+    Project project = Project.load(p);
+    Fixture fixture = Fixture.load(project, p.resolve("fixtures/" + fixtureName + ".yml"));
+    DeclaredModel model = DeclaredModel.of(project, modelName);
+    FixtureOutcome oracle =
+        model.windowed()
+            ? WindowedOracle.of(model).outcome(fixture)
+            : Oracle.of(model).run(fixture);
+    FixtureOutcome direct = DIRECT.run(model, fixture);
+    assertThat(direct.quarantined, hasSize(1));
+    assertThat(oracle.canonical(), is(direct.canonical()));
+  }
+}
