@@ -316,6 +316,75 @@ class KafkaFlinkEndToEndTest {
   }
 
   /**
+   * ADR 0074 on the cluster: an event whose value would take its key's int64 sum outside int64 is
+   * quarantined by the changelog, which applies events as they arrive there, with a reason naming
+   * the column; the key goes on without it and the job keeps running (before: the job failed on
+   * that offset, and again after every restart from its checkpoint).
+   */
+  @Test
+  @Timeout(value = 6, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void anInt64SumThatWouldOverflowQuarantinesItsEventAndTheJobKeepsRunning(
+      @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    Path project = dir.resolve("overflow-kafka");
+    Files.createDirectories(project.resolve("models"));
+    Files.writeString(
+        project.resolve("sources.yml"),
+        Files.readString(PROJECT.resolve("sources.yml"))
+            .replace("topic: orders", "topic: overflow_orders")
+            .replace("amount: decimal(12,2)", "amount: int64"));
+    Files.writeString(
+        project.resolve("streamform.yml"),
+        Files.readString(PROJECT.resolve("streamform.yml"))
+            + "    topic: overflow_metrics\n    late_topic: overflow_metrics.late\n"
+            + "    quarantine_topic: overflow_metrics.quarantine\n");
+    Files.copy(
+        PROJECT.resolve("models/customer_metrics.sql"),
+        project.resolve("models/customer_metrics.sql"));
+    try (Admin admin =
+        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP))) {
+      admin
+          .createTopics(
+              List.of(new org.apache.kafka.clients.admin.NewTopic("overflow_orders", 1, (short) 1)))
+          .all()
+          .get();
+    }
+    String[] orders = {
+      "{\"customer_id\":1,\"amount\":9223372036854775806,\"ordered_at\":\"2026-08-30T10:00:00Z\"}",
+      "{\"customer_id\":1,\"amount\":5,\"ordered_at\":\"2026-08-30T10:01:00Z\"}",
+      "{\"customer_id\":2,\"amount\":7,\"ordered_at\":\"2026-08-30T10:02:00Z\"}",
+      "{\"customer_id\":1,\"amount\":-3,\"ordered_at\":\"2026-08-30T10:03:00Z\"}",
+    };
+    String job = submit(project, MODEL);
+    try (KafkaProducer<byte[], byte[]> producer = producer()) {
+      for (String order : orders) {
+        producer.send(new ProducerRecord<>("overflow_orders", 0, null, bytes(order)));
+      }
+      producer.flush();
+    }
+    List<JsonNode> quarantine = await("overflow_metrics.quarantine", 1);
+    List<JsonNode> changelog = await("overflow_metrics", 3);
+    assertEquals(1, quarantine.size(), "quarantine rows: " + quarantine);
+    JsonNode row = quarantine.get(0).get("value");
+    assertEquals(1, row.get("offset").asLong(), "the quarantined offset: " + row);
+    assertThat(
+        row.get("reason").asText(),
+        containsString(
+            "column `amount`: the int64 sum for `total_spend` would overflow:"
+                + " 9223372036854775806 + 5 is outside int64"));
+    Map<String, List<String>> totals = new TreeMap<>();
+    changelog.forEach(
+        r ->
+            totals
+                .computeIfAbsent(r.get("value").get("customer_id").asText(), k -> new ArrayList<>())
+                .add(r.get("value").get("total_spend").asText()));
+    assertEquals(
+        Map.of("1", List.of("9223372036854775806", "9223372036854775803"), "2", List.of("7")),
+        totals,
+        "changelog per key");
+    assertEquals("RUNNING", rest("GET", "/jobs/" + job, null).get("state").asText());
+  }
+
+  /**
    * Cancels every job still running on the cluster (ours: this class started it), also when a test
    * failed half-way, and waits until they have let go of their slots: the cluster's 2 slots take
    * one parallelism-2 job at a time, and the next test's job must not wait for them.
