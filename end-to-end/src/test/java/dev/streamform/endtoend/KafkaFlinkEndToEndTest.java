@@ -212,28 +212,7 @@ class KafkaFlinkEndToEndTest {
   void poisonRecordsAreQuarantinedAndTheJobKeepsRunning(@org.junit.jupiter.api.io.TempDir Path dir)
       throws Exception {
     // the orders project on topics of its own, so other tests' records are not in them
-    Path project = dir.resolve("poison-kafka");
-    Files.createDirectories(project.resolve("models"));
-    Files.writeString(
-        project.resolve("sources.yml"),
-        Files.readString(PROJECT.resolve("sources.yml"))
-            .replace("topic: orders", "topic: poison_orders"));
-    Files.writeString(
-        project.resolve("streamform.yml"),
-        Files.readString(PROJECT.resolve("streamform.yml"))
-            + "    topic: poison_metrics\n    late_topic: poison_metrics.late\n"
-            + "    quarantine_topic: poison_metrics.quarantine\n");
-    Files.copy(
-        PROJECT.resolve("models/customer_metrics.sql"),
-        project.resolve("models/customer_metrics.sql"));
-    try (Admin admin =
-        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP))) {
-      admin
-          .createTopics(
-              List.of(new org.apache.kafka.clients.admin.NewTopic("poison_orders", 1, (short) 1)))
-          .all()
-          .get();
-    }
+    Path project = onTopicsOfItsOwn(dir, "poison", sources -> sources);
     String[][] poison = {
       {
         "{\"customer_id\":1,\"amount\":1e900000000,\"ordered_at\":\"2026-08-30T10:01:00Z\"}",
@@ -325,29 +304,9 @@ class KafkaFlinkEndToEndTest {
   @Timeout(value = 6, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void anInt64SumThatWouldOverflowQuarantinesItsEventAndTheJobKeepsRunning(
       @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
-    Path project = dir.resolve("overflow-kafka");
-    Files.createDirectories(project.resolve("models"));
-    Files.writeString(
-        project.resolve("sources.yml"),
-        Files.readString(PROJECT.resolve("sources.yml"))
-            .replace("topic: orders", "topic: overflow_orders")
-            .replace("amount: decimal(12,2)", "amount: int64"));
-    Files.writeString(
-        project.resolve("streamform.yml"),
-        Files.readString(PROJECT.resolve("streamform.yml"))
-            + "    topic: overflow_metrics\n    late_topic: overflow_metrics.late\n"
-            + "    quarantine_topic: overflow_metrics.quarantine\n");
-    Files.copy(
-        PROJECT.resolve("models/customer_metrics.sql"),
-        project.resolve("models/customer_metrics.sql"));
-    try (Admin admin =
-        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP))) {
-      admin
-          .createTopics(
-              List.of(new org.apache.kafka.clients.admin.NewTopic("overflow_orders", 1, (short) 1)))
-          .all()
-          .get();
-    }
+    Path project =
+        onTopicsOfItsOwn(
+            dir, "overflow", sources -> sources.replace("amount: decimal(12,2)", "amount: int64"));
     String[] orders = {
       "{\"customer_id\":1,\"amount\":9223372036854775806,\"ordered_at\":\"2026-08-30T10:00:00Z\"}",
       "{\"customer_id\":1,\"amount\":5,\"ordered_at\":\"2026-08-30T10:01:00Z\"}",
@@ -382,6 +341,45 @@ class KafkaFlinkEndToEndTest {
         totals,
         "changelog per key");
     assertEquals("RUNNING", rest("GET", "/jobs/" + job, null).get("state").asText());
+  }
+
+  /**
+   * The orders project on topics of its own — {@code <prefix>_orders} (one partition, created here)
+   * in, {@code <prefix>_metrics} and its late and quarantine topics out — so that other tests'
+   * records are not in them; {@code sources} edits its sources.yml.
+   */
+  private static Path onTopicsOfItsOwn(
+      Path dir, String prefix, java.util.function.UnaryOperator<String> sources) throws Exception {
+    Path project = dir.resolve(prefix + "-kafka");
+    Files.createDirectories(project.resolve("models"));
+    Files.writeString(
+        project.resolve("sources.yml"),
+        sources.apply(
+            Files.readString(PROJECT.resolve("sources.yml"))
+                .replace("topic: orders", "topic: " + prefix + "_orders")));
+    Files.writeString(
+        project.resolve("streamform.yml"),
+        Files.readString(PROJECT.resolve("streamform.yml"))
+            + "    topic: "
+            + prefix
+            + "_metrics\n    late_topic: "
+            + prefix
+            + "_metrics.late\n    quarantine_topic: "
+            + prefix
+            + "_metrics.quarantine\n");
+    Files.copy(
+        PROJECT.resolve("models/customer_metrics.sql"),
+        project.resolve("models/customer_metrics.sql"));
+    try (Admin admin =
+        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP))) {
+      admin
+          .createTopics(
+              List.of(
+                  new org.apache.kafka.clients.admin.NewTopic(prefix + "_orders", 1, (short) 1)))
+          .all()
+          .get();
+    }
+    return project;
   }
 
   /**

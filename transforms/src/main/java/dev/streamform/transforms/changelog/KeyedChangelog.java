@@ -658,7 +658,7 @@ public abstract class KeyedChangelog
       try {
         aggregate = accumulators.add(key.aggregate, envelope.record());
       } catch (Accumulators.Int64Overflow overflow) {
-        refuse(event, overflow, out);
+        BadEvents.refuse(event, eventCoder, overflow, refused, out, quarantined);
         return; // not applied: the key's state is as before it, and it emits nothing
       }
       ChangelogRecord.Op op =
@@ -683,27 +683,6 @@ public abstract class KeyedChangelog
                       envelope.eventTime())
                   .emitted(emittedAt, emission),
               envelope.eventTime());
-    }
-
-    /**
-     * An event that cannot be applied: to the bad records when a handler takes them, otherwise a
-     * failure naming the event.
-     */
-    private void refuse(
-        TimedEvent event, Accumulators.Int64Overflow overflow, MultiOutputReceiver out) {
-      Envelope e = event.envelope();
-      if (refused == null) {
-        throw new ArithmeticException(
-            "partition " + e.partition() + " offset " + e.offset() + ": " + overflow.getMessage());
-      }
-      quarantined.inc();
-      try {
-        out.get(refused)
-            .outputWithTimestamp(
-                BadEvents.of(event, eventCoder, overflow.getMessage()), e.eventTime());
-      } catch (Exception encoding) {
-        throw new IllegalStateException("cannot encode a refused event: " + encoding, encoding);
-      }
     }
 
     @Override

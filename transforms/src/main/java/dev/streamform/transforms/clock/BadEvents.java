@@ -2,7 +2,11 @@ package dev.streamform.transforms.clock;
 
 import dev.streamform.transforms.envelope.Envelope;
 import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
+import org.apache.beam.sdk.values.TupleTag;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * An event a keyed stage refuses, as Beam's {@link BadRecord}: the event encoded with its clock's
@@ -11,6 +15,31 @@ import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
  */
 public final class BadEvents {
   private BadEvents() {}
+
+  /**
+   * Refuses {@code event} for {@code overflow}'s reason: to {@code refused} when the stage has that
+   * output (a bad-record handler takes it), counted by {@code quarantined}; without one, fails the
+   * pipeline naming the event's partition and offset.
+   */
+  public static void refuse(
+      TimedEvent event,
+      Coder<TimedEvent> coder,
+      ArithmeticException overflow,
+      @Nullable TupleTag<BadRecord> refused,
+      DoFn.MultiOutputReceiver out,
+      Counter quarantined) {
+    Envelope e = event.envelope();
+    if (refused == null) {
+      throw new ArithmeticException(
+          "partition " + e.partition() + " offset " + e.offset() + ": " + overflow.getMessage());
+    }
+    quarantined.inc();
+    try {
+      out.get(refused).outputWithTimestamp(of(event, coder, overflow.getMessage()), e.eventTime());
+    } catch (Exception encoding) {
+      throw new IllegalStateException("cannot encode a refused event: " + encoding, encoding);
+    }
+  }
 
   /** {@code event}, refused for {@code reason} (which names the column or id at fault). */
   public static BadRecord of(TimedEvent event, Coder<TimedEvent> coder, String reason)

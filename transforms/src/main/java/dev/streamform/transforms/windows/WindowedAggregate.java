@@ -804,7 +804,7 @@ public abstract class WindowedAggregate
           try {
             folded[i] = accumulators.add(w == null ? null : w.accumulator, e.record());
           } catch (Accumulators.Int64Overflow overflow) {
-            refuse(event, overflow, out);
+            BadEvents.refuse(event, eventCoder, overflow, refused, out, quarantined);
             return;
           }
         }
@@ -880,27 +880,6 @@ public abstract class WindowedAggregate
       return planted == PlantedDefect.WINDOW_ACCEPTED_AT_LATENESS_EDGE
           ? end + lateness + 1
           : end + lateness;
-    }
-
-    /**
-     * An event no window can apply: to the bad records when a handler takes them, otherwise a
-     * failure naming the event.
-     */
-    private void refuse(
-        TimedEvent event, Accumulators.Int64Overflow overflow, MultiOutputReceiver out) {
-      Envelope e = event.envelope();
-      if (refused == null) {
-        throw new ArithmeticException(
-            "partition " + e.partition() + " offset " + e.offset() + ": " + overflow.getMessage());
-      }
-      quarantined.inc();
-      try {
-        out.get(refused)
-            .outputWithTimestamp(
-                BadEvents.of(event, eventCoder, overflow.getMessage()), e.eventTime());
-      } catch (Exception encoding) {
-        throw new IllegalStateException("cannot encode a refused event: " + encoding, encoding);
-      }
     }
 
     /** {@code {start, end}} of each window holding {@code t}, earliest first. */
