@@ -217,6 +217,52 @@ class FixtureSuiteTest {
   }
 
   @Test
+  void acceptKeepsTheCommentsBetweenRowsWithTheRowOfTheSameNumber() throws Exception {
+    Path p = FixtureProjects.copy("late-event", dir);
+    String given =
+        """
+        model: customer_metrics
+        given:
+          - event: { customer_id: 42, amount: 10, ordered_at: "2026-08-30T10:00:00Z" }
+          - event: { customer_id: 42, amount: 20, ordered_at: "2026-08-30T10:10:00Z" }
+          - event: { customer_id: 42, amount: 5,  ordered_at: "2026-08-30T10:01:00Z" }
+        expect:
+          # the first order makes the key
+          - { op: insert, customer_id: 42, total_spend: 10 }   # 10 = 10.00
+          # the second adds to it
+          - { op: update, customer_id: 42, total_spend: 99 }
+          # a row that was never right
+          - { op: update, customer_id: 42, total_spend: 1 }   # see the late event
+        late:
+          - { customer_id: 42, amount: 5.00, ordered_at: "2026-08-30T10:01:00Z" }
+        """;
+    Path file = FixtureProjects.write(p, "fixtures/late.yml", given);
+
+    FixtureSuite accepting = suite().accepting(true);
+    assertThat(accepting.run(p), is(true));
+
+    assertThat(
+        Files.readString(file),
+        is(
+            """
+            model: customer_metrics
+            given:
+              - event: { customer_id: 42, amount: 10, ordered_at: "2026-08-30T10:00:00Z" }
+              - event: { customer_id: 42, amount: 20, ordered_at: "2026-08-30T10:10:00Z" }
+              - event: { customer_id: 42, amount: 5,  ordered_at: "2026-08-30T10:01:00Z" }
+            expect:
+              # the first order makes the key
+              - { op: insert, customer_id: 42, total_spend: 10.00 }   # 10 = 10.00
+              # the second adds to it
+              - { op: update, customer_id: 42, total_spend: 30.00 }
+              # a row that was never right
+              # see the late event
+            late:
+              - { customer_id: 42, amount: 5.00, ordered_at: "2026-08-30T10:01:00Z" }
+            """));
+  }
+
+  @Test
   void acceptRoundTripsAWindowedFixtureAndItsQuarantine() throws Exception {
     Path p = FixtureProjects.copy("hourly-revenue", dir);
     // the seed's hourly revenue without its expectations, and one event without its time
