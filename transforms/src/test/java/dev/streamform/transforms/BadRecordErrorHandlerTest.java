@@ -1,14 +1,20 @@
 package dev.streamform.transforms;
 
+import dev.streamform.transforms.changelog.Aggregation;
+import dev.streamform.transforms.changelog.ChangelogRecord;
+import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.clock.ClockResult;
 import dev.streamform.transforms.dedup.Deduplicate;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
+import dev.streamform.transforms.windows.WindowRevision;
+import dev.streamform.transforms.windows.WindowedAggregate;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
 import org.apache.beam.sdk.transforms.errorhandling.ErrorHandler.BadRecordErrorHandler;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
@@ -68,5 +74,98 @@ public class BadRecordErrorHandlerTest {
               return null;
             });
     p.run().waitUntilFinish();
+  }
+
+  /** Orders whose customer ids, summed per amount, pass int64 at the second (p0/1). */
+  private static ClockResult idsThatOverflow(
+      Pipeline p, BadRecordErrorHandler<PCollection<String>> bad) {
+    return p.apply(
+            SeedStreams.testStreamOf(
+                new SeedStreams()
+                    .event(9223372036854775806L, "1", "10:00") // p0/0
+                    .event(5, "1", "10:01") // p0/1: the sum would pass int64
+                    .event(-3, "1", "10:02") // p0/2
+                    .items()))
+        .apply(EventTimeExtraction.from("ordered_at").withBadRecordErrorHandler(bad))
+        .events()
+        .apply(SourceClockTest.FIVE);
+  }
+
+  private static void assertOneOverflowAtOffsetOne(PCollection<String> reasons) {
+    PAssert.that(reasons)
+        .containsInAnyOrder(
+            "partition 0 offset 1: column `customer_id`: the int64 sum for `total` would overflow:"
+                + " 9223372036854775806 + 5 is outside int64 (-9223372036854775808 to"
+                + " 9223372036854775807); declare `customer_id` as decimal(38,0) in sources.yml for"
+                + " larger totals");
+  }
+
+  /**
+   * ADR 0074: an event whose value would take its key's int64 sum outside int64 reaches the handler
+   * the pipeline registered for the changelog; the key goes on without it.
+   */
+  @Test
+  void anInt64SumThatWouldOverflowReachesTheChangelogsHandlerAndTheKeyGoesOn() {
+    Pipeline p = SeedStreams.pipeline();
+    BadRecordErrorHandler<PCollection<String>> bad = p.registerBadRecordErrorHandler(new Reasons());
+    PCollection<String> totals =
+        idsThatOverflow(p, bad)
+            .events()
+            .apply(
+                KeyedChangelog.by("amount")
+                    .aggregating(Aggregation.sum("customer_id").as("total"))
+                    .withBadRecordErrorHandler(bad))
+            .apply(
+                MapElements.into(TypeDescriptors.strings())
+                    .via((ChangelogRecord r) -> r.op() + " " + r.value("total")));
+    bad.close();
+    PAssert.that(totals)
+        .containsInAnyOrder("INSERT 9223372036854775806", "UPDATE 9223372036854775803");
+    assertOneOverflowAtOffsetOne(bad.getOutput());
+    p.run().waitUntilFinish();
+  }
+
+  /** The same for a window: the event is in none of its windows, and the handler has it. */
+  @Test
+  void anInt64SumThatWouldOverflowReachesTheWindowsHandler() {
+    Pipeline p = SeedStreams.pipeline();
+    BadRecordErrorHandler<PCollection<String>> bad = p.registerBadRecordErrorHandler(new Reasons());
+    PCollection<String> finals =
+        idsThatOverflow(p, bad)
+            .events()
+            .apply(
+                WindowedAggregate.of(FixedWindows.of(Duration.standardHours(1)))
+                    .forModel("w")
+                    .by("amount")
+                    .aggregating(Aggregation.sum("customer_id").as("total"))
+                    .withBadRecordErrorHandler(bad))
+            .revisions()
+            .apply(
+                MapElements.into(TypeDescriptors.strings())
+                    .via((WindowRevision r) -> r.status() + " " + r.value("total")));
+    bad.close();
+    PAssert.that(finals)
+        .containsInAnyOrder("ON_TIME 9223372036854775803", "FINAL 9223372036854775803");
+    assertOneOverflowAtOffsetOne(bad.getOutput());
+    p.run().waitUntilFinish();
+  }
+
+  /** Without a handler the pipeline fails, naming the event's partition and offset. */
+  @Test
+  void withoutAHandlerAnInt64OverflowFailsThePipelineNamingTheEvent() {
+    Pipeline p = SeedStreams.pipeline();
+    BadRecordErrorHandler<PCollection<String>> bad = p.registerBadRecordErrorHandler(new Reasons());
+    idsThatOverflow(p, bad)
+        .events()
+        .apply(KeyedChangelog.by("amount").aggregating(Aggregation.sum("customer_id").as("total")));
+    bad.close();
+    Exception failed =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            Exception.class, () -> p.run().waitUntilFinish());
+    org.hamcrest.MatcherAssert.assertThat(
+        failed.getMessage(),
+        org.hamcrest.Matchers.containsString(
+            "partition 0 offset 1: column `customer_id`: the int64 sum for `total` would"
+                + " overflow"));
   }
 }
