@@ -107,8 +107,8 @@ public final class ModelOutputs implements POutput {
   /**
    * Records that could not be processed, each with its reason and its place in the log as fields
    * ({@code partition}, {@code offset}): no usable event time, with {@code event_id} the conflicts,
-   * for a scoring model the dead letters. The source's own unreadable records are not here: the
-   * source is not part of the composite.
+   * an event whose int64 sum would overflow (ADR 0074), for a scoring model the dead letters. The
+   * source's own unreadable records are not here: the source is not part of the composite.
    */
   public PCollection<KV<String, String>> quarantine() {
     return quarantine;
