@@ -166,20 +166,8 @@ public final class Accumulators implements Serializable {
           v = foldWidening(a.function(), inputTypes.get(i), v, x);
         }
       }
-      double d;
-      if (a.function() == Aggregation.Function.COUNT) {
-        d = n;
-      } else if (v == null) {
-        d = 0.0;
-      } else if (a.function() == Aggregation.Function.AVG
-          && inputTypes.get(i).getTypeName() != TypeName.DECIMAL) {
-        d = ((Number) v).doubleValue() / n; // an int64 sum, maybe widened, or a double one
-      } else if (a.function() == Aggregation.Function.AVG) {
-        d = ((BigDecimal) average(v, n)).doubleValue();
-      } else {
-        d = ((Number) v).doubleValue();
-      }
-      out.put(a.name(), d);
+      Object value = outputOf(i, v, n);
+      out.put(a.name(), value == null ? 0.0 : ((Number) value).doubleValue());
     }
     return out;
   }
@@ -191,34 +179,40 @@ public final class Accumulators implements Serializable {
     if (sums && acc instanceof BigDecimal && x instanceof Long) {
       return ((BigDecimal) acc).add(BigDecimal.valueOf((Long) x));
     }
-    if (sums && acc instanceof Long && x instanceof Long) {
-      long a = (Long) acc;
-      long b = (Long) x;
-      long r = a + b;
-      // overflow iff both operands have the sign the result lacks (Math.addExact's test)
-      return ((a ^ r) & (b ^ r)) < 0 ? BigDecimal.valueOf(a).add(BigDecimal.valueOf(b)) : r;
+    try {
+      return fold(f, type, acc, x);
+    } catch (ArithmeticException overflow) { // only an int64 sum: it goes on as a decimal
+      return BigDecimal.valueOf((Long) acc).add(BigDecimal.valueOf((Long) x));
     }
-    return fold(f, type, acc, x);
   }
 
   /** The output values of {@code state}, in aggregation order. */
   public Row output(Row state) {
     List<Object> out = new ArrayList<>(aggregations.size());
     for (int i = 0; i < aggregations.size(); i++) {
-      Object v = state.getValue(2 * i);
-      long n = state.getInt64(2 * i + 1);
-      switch (aggregations.get(i).function()) {
-        case COUNT:
-          out.add(n);
-          break;
-        case AVG:
-          out.add(n == 0 ? null : average(v, n));
-          break;
-        default:
-          out.add(v);
-      }
+      out.add(outputOf(i, state.getValue(2 * i), state.getInt64(2 * i + 1)));
     }
     return Row.withSchema(outputSchema).attachValues(out);
+  }
+
+  /** Aggregate {@code i}'s output value from its folded value {@code v} of {@code n} values. */
+  private @Nullable Object outputOf(int i, @Nullable Object v, long n) {
+    switch (aggregations.get(i).function()) {
+      case COUNT:
+        return n;
+      case AVG:
+        if (n == 0) {
+          return null;
+        }
+        if (inputTypes.get(i).getTypeName() == TypeName.DECIMAL) {
+          BigDecimal s = (BigDecimal) v;
+          return s.divide(
+              BigDecimal.valueOf(n), Math.max(s.scale(), AVG_MIN_SCALE), RoundingMode.HALF_EVEN);
+        }
+        return ((Number) v).doubleValue() / n; // an int64 sum (widened by asDoubles) or a double
+      default:
+        return v;
+    }
   }
 
   private static @Nullable Object fold(
@@ -251,14 +245,5 @@ public final class Accumulators implements Serializable {
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static int compare(Object a, Object b) {
     return ((Comparable) a).compareTo(b);
-  }
-
-  private static Object average(Object sum, long n) {
-    if (sum instanceof BigDecimal) {
-      BigDecimal s = (BigDecimal) sum;
-      return s.divide(
-          BigDecimal.valueOf(n), Math.max(s.scale(), AVG_MIN_SCALE), RoundingMode.HALF_EVEN);
-    }
-    return ((Number) sum).doubleValue() / n;
   }
 }
