@@ -11,6 +11,7 @@ import dev.streamform.transforms.clock.BadEvents;
 import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.KeyedEngine;
 import dev.streamform.transforms.clock.LogOrder;
+import dev.streamform.transforms.clock.StageTimers;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.EnvelopeCoder;
@@ -28,6 +29,7 @@ import org.apache.beam.sdk.state.StateSpec;
 import org.apache.beam.sdk.state.StateSpecs;
 import org.apache.beam.sdk.state.TimeDomain;
 import org.apache.beam.sdk.state.Timer;
+import org.apache.beam.sdk.state.TimerMap;
 import org.apache.beam.sdk.state.TimerSpec;
 import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.state.ValueState;
@@ -341,6 +343,7 @@ public abstract class KeyedChangelog
                             accumulators,
                             retention(),
                             arrivalOrder(),
+                            StageTimers.of(input.getPipeline()),
                             coder,
                             changes,
                             badRecordErrorHandler() == null
@@ -491,15 +494,23 @@ public abstract class KeyedChangelog
     @TimerId("tick")
     private final TimerSpec tickSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
+    /** The same timer, one per key, where the runner needs that ({@link StageTimers}). */
+    @TimerFamily(StageTimers.FAMILY)
+    private final TimerSpec perKeySpec = TimerSpecs.timerMap(TimeDomain.EVENT_TIME);
+
+    private final StageTimers timers;
+
     ApplyFn(
         Schema keySchema,
         List<String> keyColumns,
         Accumulators accumulators,
         @Nullable Duration retention,
         boolean onArrival,
+        StageTimers timers,
         ClockCoders.TimedEventCoder events,
         TupleTag<ChangelogRecord> records,
         @Nullable TupleTag<BadRecord> refused) {
+      this.timers = timers;
       this.eventCoder = events;
       this.records = records;
       this.refused = refused;
@@ -519,8 +530,10 @@ public abstract class KeyedChangelog
         @Element KV<String, TimedEvent> element,
         @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
         @StateId("key") ValueState<KeyCell> cellState,
-        @TimerId("tick") Timer tick,
+        @TimerId("tick") Timer declaredTick,
+        @TimerFamily(StageTimers.FAMILY) TimerMap perKey,
         MultiOutputReceiver out) {
+      Timer tick = timers.get("tick", element.getKey(), declaredTick, perKey);
       TimedEvent value = element.getValue();
       KeyCell cell = KeyCell.of(cellState.read());
       if (onArrival) {
@@ -556,6 +569,31 @@ public abstract class KeyedChangelog
         @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
         @StateId("key") ValueState<KeyCell> cellState,
         @TimerId("tick") Timer tick,
+        MultiOutputReceiver out)
+        throws Exception {
+      tick(context, keyText, pending, cellState, tick, out);
+    }
+
+    /** The key's tick where it is a member of the stage's timer family ({@link StageTimers}). */
+    @OnTimerFamily(StageTimers.FAMILY)
+    public void onPerKeyTick(
+        OnTimerContext context,
+        @TimerId String timerId,
+        @Key String keyText,
+        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
+        @StateId("key") ValueState<KeyCell> cellState,
+        @TimerFamily(StageTimers.FAMILY) TimerMap perKey,
+        MultiOutputReceiver out)
+        throws Exception {
+      tick(context, keyText, pending, cellState, perKey.get(timerId), out);
+    }
+
+    private void tick(
+        OnTimerContext context,
+        String keyText,
+        BagState<TimestampedValue<TimedEvent>> pending,
+        ValueState<KeyCell> cellState,
+        Timer tick,
         MultiOutputReceiver out)
         throws Exception {
       KeyCell stored = cellState.read();

@@ -11,6 +11,7 @@ import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.KeyedEngine;
 import dev.streamform.transforms.clock.LogOrder;
+import dev.streamform.transforms.clock.StageTimers;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.DeclaredId;
 import dev.streamform.transforms.envelope.Envelope;
@@ -42,6 +43,7 @@ import org.apache.beam.sdk.state.StateSpec;
 import org.apache.beam.sdk.state.StateSpecs;
 import org.apache.beam.sdk.state.TimeDomain;
 import org.apache.beam.sdk.state.Timer;
+import org.apache.beam.sdk.state.TimerMap;
 import org.apache.beam.sdk.state.TimerSpec;
 import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.state.ValueState;
@@ -404,6 +406,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
                 ParDo.of(
                         new ScoreFn(
                             this,
+                            StageTimers.of(input.getPipeline()),
                             keyRows,
                             accumulators,
                             coder,
@@ -714,13 +717,21 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     @TimerId("tick")
     private final TimerSpec tickSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
+    /** The same timer, one per key, where the runner needs that ({@link StageTimers}). */
+    @TimerFamily(StageTimers.FAMILY)
+    private final TimerSpec perKeySpec = TimerSpecs.timerMap(TimeDomain.EVENT_TIME);
+
+    private final StageTimers timers;
+
     ScoreFn(
         ScoreEvents spec,
+        StageTimers timers,
         Schema keySchema,
         Accumulators accumulators,
         ClockCoders.TimedEventCoder events,
         Tags tags,
         PlantedDefect planted) {
+      this.timers = timers;
       this.planted = planted;
       this.model = spec.model();
       this.keyColumns = spec.keyColumns();
@@ -755,8 +766,10 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         @StateId("freed") ValueState<ArrayList<Long>> freedState,
         @StateId("tickAt") ValueState<Long> tickAt,
         @StateId("holdAt") ValueState<Long> holdAt,
-        @TimerId("tick") Timer tick,
+        @TimerId("tick") Timer declaredTick,
+        @TimerFamily(StageTimers.FAMILY) TimerMap perKey,
         MultiOutputReceiver out) {
+      Timer tick = timers.get("tick", element.getKey(), declaredTick, perKey);
       if (contract == FeatureContract.LATEST_AVAILABLE) {
         // Decided as it reaches this stage, in the runner's delivery order: not replay-stable.
         KeyState key =
@@ -791,6 +804,63 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         @StateId("tickAt") ValueState<Long> tickAt,
         @StateId("holdAt") ValueState<Long> holdAt,
         @TimerId("tick") Timer tick,
+        MultiOutputReceiver out)
+        throws Exception {
+      tick(
+          context,
+          pending,
+          appliedState,
+          decidedState,
+          awaitingState,
+          revisionState,
+          freedState,
+          tickAt,
+          holdAt,
+          tick,
+          out);
+    }
+
+    /** The key's tick where it is a member of the stage's timer family ({@link StageTimers}). */
+    @OnTimerFamily(StageTimers.FAMILY)
+    public void onPerKeyTick(
+        OnTimerContext context,
+        @TimerId String timerId,
+        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
+        @StateId("applied") ValueState<ArrayList<Applied>> appliedState,
+        @StateId("decided") ValueState<ArrayList<Decided>> decidedState,
+        @StateId("awaiting") ValueState<ArrayList<TimedEvent>> awaitingState,
+        @StateId("revision") ValueState<Long> revisionState,
+        @StateId("freed") ValueState<ArrayList<Long>> freedState,
+        @StateId("tickAt") ValueState<Long> tickAt,
+        @StateId("holdAt") ValueState<Long> holdAt,
+        @TimerFamily(StageTimers.FAMILY) TimerMap perKey,
+        MultiOutputReceiver out)
+        throws Exception {
+      tick(
+          context,
+          pending,
+          appliedState,
+          decidedState,
+          awaitingState,
+          revisionState,
+          freedState,
+          tickAt,
+          holdAt,
+          perKey.get(timerId),
+          out);
+    }
+
+    private void tick(
+        OnTimerContext context,
+        BagState<TimestampedValue<TimedEvent>> pending,
+        ValueState<ArrayList<Applied>> appliedState,
+        ValueState<ArrayList<Decided>> decidedState,
+        ValueState<ArrayList<TimedEvent>> awaitingState,
+        ValueState<Long> revisionState,
+        ValueState<ArrayList<Long>> freedState,
+        ValueState<Long> tickAt,
+        ValueState<Long> holdAt,
+        Timer tick,
         MultiOutputReceiver out)
         throws Exception {
       long now = context.fireTimestamp().getMillis(); // the input watermark is at least this

@@ -12,6 +12,7 @@ import dev.streamform.transforms.clock.BadEvents;
 import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.KeyedEngine;
 import dev.streamform.transforms.clock.LogOrder;
+import dev.streamform.transforms.clock.StageTimers;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.DeclaredId;
 import dev.streamform.transforms.envelope.Envelope;
@@ -29,6 +30,7 @@ import org.apache.beam.sdk.state.StateSpec;
 import org.apache.beam.sdk.state.StateSpecs;
 import org.apache.beam.sdk.state.TimeDomain;
 import org.apache.beam.sdk.state.Timer;
+import org.apache.beam.sdk.state.TimerMap;
 import org.apache.beam.sdk.state.TimerSpec;
 import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.state.ValueState;
@@ -236,7 +238,7 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
           KeyedEngine.byKey(input, "ById", stageKey, coder)
               .apply(
                   "Deduplicate",
-                  ParDo.of(new DedupFn(judge))
+                  ParDo.of(new DedupFn(judge, StageTimers.of(input.getPipeline())))
                       .withOutputTags(events, TupleTagList.of(duplicates).and(conflicts)));
     }
     PCollection<TimedEvent> kept = out.get(events).setCoder(coder);
@@ -424,8 +426,15 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
     @TimerId("tick")
     private final TimerSpec tickSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
-    DedupFn(Judge judge) {
+    /** The same timer, one per id, where the runner needs that ({@link StageTimers}). */
+    @TimerFamily(StageTimers.FAMILY)
+    private final TimerSpec perKeySpec = TimerSpecs.timerMap(TimeDomain.EVENT_TIME);
+
+    private final StageTimers timers;
+
+    DedupFn(Judge judge, StageTimers timers) {
       this.judge = judge;
+      this.timers = timers;
       this.pendingSpec = StateSpecs.bag(LogOrder.bufferCoder(judge.coder));
     }
 
@@ -435,8 +444,14 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
         @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
         @StateId("tickAt") ValueState<Long> tickAt,
         @StateId("holdAt") ValueState<Long> holdAt,
-        @TimerId("tick") Timer tick) {
-      KeyedEngine.buffer(element.getValue(), pending, tickAt, holdAt, tick);
+        @TimerId("tick") Timer tick,
+        @TimerFamily(StageTimers.FAMILY) TimerMap perKey) {
+      KeyedEngine.buffer(
+          element.getValue(),
+          pending,
+          tickAt,
+          holdAt,
+          timers.get("tick", element.getKey(), tick, perKey));
     }
 
     @OnTimer("tick")
@@ -449,6 +464,46 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
         @StateId("first") ValueState<String> firstState,
         @StateId("seenAt") ValueState<Long> seenAtState,
         @TimerId("tick") Timer tick,
+        MultiOutputReceiver out)
+        throws Exception {
+      tick(context, pending, tickAt, holdAt, payloadState, firstState, seenAtState, tick, out);
+    }
+
+    /** The id's tick where it is a member of the stage's timer family ({@link StageTimers}). */
+    @OnTimerFamily(StageTimers.FAMILY)
+    public void onPerKeyTick(
+        OnTimerContext context,
+        @TimerId String timerId,
+        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
+        @StateId("tickAt") ValueState<Long> tickAt,
+        @StateId("holdAt") ValueState<Long> holdAt,
+        @StateId("payload") ValueState<String> payloadState,
+        @StateId("first") ValueState<String> firstState,
+        @StateId("seenAt") ValueState<Long> seenAtState,
+        @TimerFamily(StageTimers.FAMILY) TimerMap perKey,
+        MultiOutputReceiver out)
+        throws Exception {
+      tick(
+          context,
+          pending,
+          tickAt,
+          holdAt,
+          payloadState,
+          firstState,
+          seenAtState,
+          perKey.get(timerId),
+          out);
+    }
+
+    private void tick(
+        OnTimerContext context,
+        BagState<TimestampedValue<TimedEvent>> pending,
+        ValueState<Long> tickAt,
+        ValueState<Long> holdAt,
+        ValueState<String> payloadState,
+        ValueState<String> firstState,
+        ValueState<Long> seenAtState,
+        Timer tick,
         MultiOutputReceiver out)
         throws Exception {
       Long seenAt = seenAtState.read();

@@ -16,6 +16,7 @@ import dev.streamform.transforms.clock.BadEvents;
 import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.KeyedEngine;
 import dev.streamform.transforms.clock.LogOrder;
+import dev.streamform.transforms.clock.StageTimers;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.Envelope;
 import java.util.ArrayList;
@@ -33,6 +34,7 @@ import org.apache.beam.sdk.state.StateSpec;
 import org.apache.beam.sdk.state.StateSpecs;
 import org.apache.beam.sdk.state.TimeDomain;
 import org.apache.beam.sdk.state.Timer;
+import org.apache.beam.sdk.state.TimerMap;
 import org.apache.beam.sdk.state.TimerSpec;
 import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.state.ValueState;
@@ -403,6 +405,7 @@ public abstract class WindowedAggregate
                 ParDo.of(
                         new WindowFnImpl(
                             this,
+                            StageTimers.of(input.getPipeline()),
                             keys,
                             accumulators,
                             coder,
@@ -543,8 +546,15 @@ public abstract class WindowedAggregate
     @TimerId("early")
     private final TimerSpec earlySpec = TimerSpecs.timer(TimeDomain.PROCESSING_TIME);
 
+    /** The tick, one per key, where the runner needs that ({@link StageTimers}). */
+    @TimerFamily(StageTimers.FAMILY)
+    private final TimerSpec perKeySpec = TimerSpecs.timerMap(TimeDomain.EVENT_TIME);
+
+    private final StageTimers timers;
+
     WindowFnImpl(
         WindowedAggregate spec,
+        StageTimers timers,
         Schema keySchema,
         Accumulators accumulators,
         ClockCoders.TimedEventCoder events,
@@ -552,6 +562,7 @@ public abstract class WindowedAggregate
         TupleTag<TooLateEvent> tooLate,
         @Nullable TupleTag<BadRecord> refused,
         PlantedDefect planted) {
+      this.timers = timers;
       this.planted = planted;
       this.refused = planted == PlantedDefect.OVERFLOW_FAILS_THE_RUN ? null : refused;
       this.eventCoder = events;
@@ -582,7 +593,9 @@ public abstract class WindowedAggregate
         @Element KV<String, TimedEvent> element,
         @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
         @StateId("tickCell") ValueState<KV<Long, Long>> tickCell,
-        @TimerId("tick") Timer tick) {
+        @TimerId("tick") Timer declaredTick,
+        @TimerFamily(StageTimers.FAMILY) TimerMap perKey) {
+      Timer tick = timers.get("tick", element.getKey(), declaredTick, perKey);
       // applied in log order once due (see KeyedEngine.buffer)
       TimedEvent value = element.getValue();
       KV<Long, Long> current = tickCell.read();
@@ -608,6 +621,46 @@ public abstract class WindowedAggregate
         @StateId("earlyArmed") ValueState<Boolean> earlyArmed,
         @TimerId("tick") Timer tick,
         @TimerId("early") Timer early,
+        MultiOutputReceiver out)
+        throws Exception {
+      tick(context, pending, windowsState, keyState, tickCell, earlyArmed, tick, early, out);
+    }
+
+    /** The key's tick where it is a member of the stage's timer family ({@link StageTimers}). */
+    @OnTimerFamily(StageTimers.FAMILY)
+    public void onPerKeyTick(
+        OnTimerContext context,
+        @TimerId String timerId,
+        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
+        @StateId("windows") ValueState<List<WindowState>> windowsState,
+        @StateId("key") ValueState<Row> keyState,
+        @StateId("tickCell") ValueState<KV<Long, Long>> tickCell,
+        @StateId("earlyArmed") ValueState<Boolean> earlyArmed,
+        @TimerFamily(StageTimers.FAMILY) TimerMap perKey,
+        @TimerId("early") Timer early,
+        MultiOutputReceiver out)
+        throws Exception {
+      tick(
+          context,
+          pending,
+          windowsState,
+          keyState,
+          tickCell,
+          earlyArmed,
+          perKey.get(timerId),
+          early,
+          out);
+    }
+
+    private void tick(
+        OnTimerContext context,
+        BagState<TimestampedValue<TimedEvent>> pending,
+        ValueState<List<WindowState>> windowsState,
+        ValueState<Row> keyState,
+        ValueState<KV<Long, Long>> tickCell,
+        ValueState<Boolean> earlyArmed,
+        Timer tick,
+        Timer early,
         MultiOutputReceiver out)
         throws Exception {
       long now = context.fireTimestamp().getMillis(); // the input watermark is at least this
