@@ -6,9 +6,9 @@ import org.apache.beam.sdk.state.Timer;
 import org.apache.beam.sdk.state.TimerMap;
 
 /**
- * Where a keyed stage's timers live: as declared ({@code @TimerId}), or — on the runners whose
- * timer bookkeeping is not per key — one member per key and name of the stage's timer family {@link
- * #FAMILY}, so that no two keys ever share a timer (ADR 0075).
+ * Where a keyed stage's timers live: as declared ({@code @TimerId}), or — on the DirectRunner,
+ * whose bookkeeping of pending timers is not per key — one member per key and name of the stage's
+ * timer family {@link #FAMILY}, so that no two keys ever share a timer (ADR 0075).
  *
  * <p>Why: the DirectRunner keeps the pending timers of a stage, and the watermark holds their
  * output timestamps make, in one multiset across keys, and removes a timer from it by value. A
@@ -18,9 +18,9 @@ import org.apache.beam.sdk.state.TimerMap;
  * which then holds nothing while it still waits or runs. The stage's output watermark moves past
  * it, and what that tick releases arrives late at the next keyed stage: seen as a changelog applied
  * out of log order about once in a hundred runs of {@code streamform run} on a file with {@code
- * event_id}. With a timer id per key, two keys' timers are never one value. The Flink runner keeps
- * timers and holds per key, so there the declared timers stay (and with them the timers a savepoint
- * holds).
+ * event_id}. With a timer id per key, two keys' timers are never one value. Other runners keep
+ * their timers per key (Flink's keyed timer service), so there the declared timers stay, and with
+ * them the timers a savepoint holds.
  */
 public final class StageTimers implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -36,10 +36,10 @@ public final class StageTimers implements Serializable {
     this.perKey = perKey;
   }
 
-  /** The timers for a stage of {@code pipeline}: per key unless its runner is Flink. */
+  /** The timers for a stage of {@code pipeline}: per key on the DirectRunner, else as declared. */
   public static StageTimers of(Pipeline pipeline) {
     String runner = pipeline.getOptions().getRunner().getName();
-    return new StageTimers(!runner.startsWith("org.apache.beam.runners.flink."));
+    return new StageTimers(runner.startsWith("org.apache.beam.runners.direct."));
   }
 
   /** Whether this stage's timers are members of {@link #FAMILY}, one per key and name. */
