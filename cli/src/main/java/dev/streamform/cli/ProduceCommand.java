@@ -204,12 +204,15 @@ final class ProduceCommand implements Callable<Integer> {
 
   /**
    * An idempotent producer: each partition's records land in the order they were sent. Blocks at
-   * most 20 s for the cluster (a wrong password fails at once), unless the settings say otherwise.
+   * most 20 s for the cluster (a wrong password fails at once; a broker that is not running fails
+   * there too), unless the settings say otherwise; a record the running cluster has not
+   * acknowledged is given Kafka's default two minutes (a CI run on a loaded machine saw one expire
+   * after 30 s).
    */
   static KafkaProducer<byte[], byte[]> producer(KafkaConnection connection) {
     Properties p = new Properties();
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 20_000);
-    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000);
     p.putAll(connection.clientConfig());
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);

@@ -12,8 +12,10 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * Creates the topics a command needs when they are missing, with Kafka's {@link Admin} client (the
@@ -72,7 +74,8 @@ public final class KafkaTopics implements AutoCloseable {
 
   /**
    * Creates each missing topic with {@code partitions} partitions (single replica); {@code
-   * compacted} ones with {@code cleanup.policy=compact} (upsert topics). Returns those it created.
+   * compacted} ones with {@code cleanup.policy=compact} (upsert topics), and waits until every
+   * partition of each has a leader. Returns those it created.
    */
   public List<String> ensure(List<String> topics, int partitions, Set<String> compacted) {
     Set<String> existing = names();
@@ -91,6 +94,7 @@ public final class KafkaTopics implements AutoCloseable {
     for (Map.Entry<String, NewTopic> t : missing.entrySet()) {
       try {
         admin.createTopics(List.of(t.getValue())).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        awaitLeaders(t.getKey());
         created.add(t.getKey());
       } catch (ExecutionException e) {
         if (!(e.getCause() instanceof TopicExistsException)) {
@@ -101,6 +105,49 @@ public final class KafkaTopics implements AutoCloseable {
       }
     }
     return created;
+  }
+
+  /**
+   * Waits, at most {@link #TIMEOUT_SECONDS}, until every partition of a topic just created has a
+   * leader: the broker answers a creation before it has elected them, and until then a producer's
+   * records for a partition without one wait in its buffer (a CI run on a loaded machine saw one
+   * expire after the producer's delivery timeout, "Expiring 1 record(s) for payments_effects-2").
+   */
+  private void awaitLeaders(String topic) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+    while (true) {
+      TopicDescription description;
+      try {
+        description =
+            admin
+                .describeTopics(List.of(topic))
+                .allTopicNames()
+                .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                .get(topic);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+          throw failure("describe topic " + topic, e);
+        }
+        description = null; // not known to the broker answering yet
+      } catch (InterruptedException | TimeoutException e) {
+        throw failure("describe topic " + topic, e);
+      }
+      if (description != null
+          && description.partitions().stream().allMatch(p -> p.leader() != null)) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw failure(
+            "elect leaders for the partitions of topic " + topic,
+            new TimeoutException(
+                "not every partition had a leader after " + TIMEOUT_SECONDS + " s"));
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        throw failure("describe topic " + topic, e);
+      }
+    }
   }
 
   private <T> T get(org.apache.kafka.common.KafkaFuture<T> future, String what) {
