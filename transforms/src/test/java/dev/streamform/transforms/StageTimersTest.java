@@ -40,14 +40,7 @@ class StageTimersTest {
     for (int branch = 0; branch < 4; branch++) {
       String name = "branch" + branch;
       PCollection<TimedEvent> released =
-          p.apply(
-                  name + "/Create",
-                  Create.of(oneSlowKey().items())
-                      .withCoder(SourceRecordCoder.of(SeedStreams.ORDERS)))
-              .apply(name + "/Extract", EventTimeExtraction.from("ordered_at"))
-              .events()
-              .apply(name + "/Clock", SourceClockTest.FIVE)
-              .events()
+          clocked(p, name)
               .apply(
                   name + "/Deduplicate",
                   Deduplicate.byId("customer_id", Duration.standardMinutes(10)))
@@ -69,20 +62,24 @@ class StageTimersTest {
     for (int branch = 0; branch < 4; branch++) {
       String name = "branch" + branch;
       PCollection<ChangelogRecord> records =
-          p.apply(
-                  name + "/Create",
-                  Create.of(oneSlowKey().items())
-                      .withCoder(SourceRecordCoder.of(SeedStreams.ORDERS)))
-              .apply(name + "/Extract", EventTimeExtraction.from("ordered_at"))
-              .events()
-              .apply(name + "/Clock", SourceClockTest.FIVE)
-              .events()
+          clocked(p, name)
               .apply(
                   name + "/Changelog",
                   HandOverTest.model().withRetention(Duration.standardHours(1)));
       PAssert.thatSingleton(name + "/AllRecords", countedOnTime(name, records)).isEqualTo(2002L);
     }
     p.run().waitUntilFinish();
+  }
+
+  /** {@link #oneSlowKey()} through the extraction and the clock, as a branch of {@code p}. */
+  private static PCollection<TimedEvent> clocked(Pipeline p, String name) {
+    return p.apply(
+            name + "/Create",
+            Create.of(oneSlowKey().items()).withCoder(SourceRecordCoder.of(SeedStreams.ORDERS)))
+        .apply(name + "/Extract", EventTimeExtraction.from("ordered_at"))
+        .events()
+        .apply(name + "/Clock", SourceClockTest.FIVE)
+        .events();
   }
 
   /** Keys 0 and 1 once, key 2 2,000 times, all at 10:00 on one partition. */

@@ -562,18 +562,6 @@ public abstract class KeyedChangelog
       }
     }
 
-    @OnTimer("tick")
-    public void onTick(
-        OnTimerContext context,
-        @Key String keyText,
-        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
-        @StateId("key") ValueState<KeyCell> cellState,
-        @TimerId("tick") Timer tick,
-        MultiOutputReceiver out)
-        throws Exception {
-      tick(context, keyText, pending, cellState, tick, out);
-    }
-
     /** The key's tick where it is a member of the stage's timer family ({@link StageTimers}). */
     @OnTimerFamily(StageTimers.FAMILY)
     public void onPerKeyTick(
@@ -585,15 +573,16 @@ public abstract class KeyedChangelog
         @TimerFamily(StageTimers.FAMILY) TimerMap perKey,
         MultiOutputReceiver out)
         throws Exception {
-      tick(context, keyText, pending, cellState, perKey.get(timerId), out);
+      onTick(context, keyText, pending, cellState, perKey.get(timerId), out);
     }
 
-    private void tick(
+    @OnTimer("tick")
+    public void onTick(
         OnTimerContext context,
-        String keyText,
-        BagState<TimestampedValue<TimedEvent>> pending,
-        ValueState<KeyCell> cellState,
-        Timer tick,
+        @Key String keyText,
+        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
+        @StateId("key") ValueState<KeyCell> cellState,
+        @TimerId("tick") Timer tick,
         MultiOutputReceiver out)
         throws Exception {
       KeyCell stored = cellState.read();

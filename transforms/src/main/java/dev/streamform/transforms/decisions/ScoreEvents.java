@@ -792,34 +792,6 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       KeyedEngine.buffer(element.getValue(), pending, tickAt, holdAt, tick);
     }
 
-    @OnTimer("tick")
-    public void onTick(
-        OnTimerContext context,
-        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
-        @StateId("applied") ValueState<ArrayList<Applied>> appliedState,
-        @StateId("decided") ValueState<ArrayList<Decided>> decidedState,
-        @StateId("awaiting") ValueState<ArrayList<TimedEvent>> awaitingState,
-        @StateId("revision") ValueState<Long> revisionState,
-        @StateId("freed") ValueState<ArrayList<Long>> freedState,
-        @StateId("tickAt") ValueState<Long> tickAt,
-        @StateId("holdAt") ValueState<Long> holdAt,
-        @TimerId("tick") Timer tick,
-        MultiOutputReceiver out)
-        throws Exception {
-      tick(
-          context,
-          pending,
-          appliedState,
-          decidedState,
-          awaitingState,
-          revisionState,
-          freedState,
-          tickAt,
-          holdAt,
-          tick,
-          out);
-    }
-
     /** The key's tick where it is a member of the stage's timer family ({@link StageTimers}). */
     @OnTimerFamily(StageTimers.FAMILY)
     public void onPerKeyTick(
@@ -836,7 +808,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         @TimerFamily(StageTimers.FAMILY) TimerMap perKey,
         MultiOutputReceiver out)
         throws Exception {
-      tick(
+      onTick(
           context,
           pending,
           appliedState,
@@ -850,17 +822,18 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
           out);
     }
 
-    private void tick(
+    @OnTimer("tick")
+    public void onTick(
         OnTimerContext context,
-        BagState<TimestampedValue<TimedEvent>> pending,
-        ValueState<ArrayList<Applied>> appliedState,
-        ValueState<ArrayList<Decided>> decidedState,
-        ValueState<ArrayList<TimedEvent>> awaitingState,
-        ValueState<Long> revisionState,
-        ValueState<ArrayList<Long>> freedState,
-        ValueState<Long> tickAt,
-        ValueState<Long> holdAt,
-        Timer tick,
+        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
+        @StateId("applied") ValueState<ArrayList<Applied>> appliedState,
+        @StateId("decided") ValueState<ArrayList<Decided>> decidedState,
+        @StateId("awaiting") ValueState<ArrayList<TimedEvent>> awaitingState,
+        @StateId("revision") ValueState<Long> revisionState,
+        @StateId("freed") ValueState<ArrayList<Long>> freedState,
+        @StateId("tickAt") ValueState<Long> tickAt,
+        @StateId("holdAt") ValueState<Long> holdAt,
+        @TimerId("tick") Timer tick,
         MultiOutputReceiver out)
         throws Exception {
       long now = context.fireTimestamp().getMillis(); // the input watermark is at least this

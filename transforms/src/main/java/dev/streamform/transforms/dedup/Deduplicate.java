@@ -454,21 +454,6 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
           timers.get("tick", element.getKey(), tick, perKey));
     }
 
-    @OnTimer("tick")
-    public void onTick(
-        OnTimerContext context,
-        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
-        @StateId("tickAt") ValueState<Long> tickAt,
-        @StateId("holdAt") ValueState<Long> holdAt,
-        @StateId("payload") ValueState<String> payloadState,
-        @StateId("first") ValueState<String> firstState,
-        @StateId("seenAt") ValueState<Long> seenAtState,
-        @TimerId("tick") Timer tick,
-        MultiOutputReceiver out)
-        throws Exception {
-      tick(context, pending, tickAt, holdAt, payloadState, firstState, seenAtState, tick, out);
-    }
-
     /** The id's tick where it is a member of the stage's timer family ({@link StageTimers}). */
     @OnTimerFamily(StageTimers.FAMILY)
     public void onPerKeyTick(
@@ -483,7 +468,7 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
         @TimerFamily(StageTimers.FAMILY) TimerMap perKey,
         MultiOutputReceiver out)
         throws Exception {
-      tick(
+      onTick(
           context,
           pending,
           tickAt,
@@ -495,15 +480,16 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
           out);
     }
 
-    private void tick(
+    @OnTimer("tick")
+    public void onTick(
         OnTimerContext context,
-        BagState<TimestampedValue<TimedEvent>> pending,
-        ValueState<Long> tickAt,
-        ValueState<Long> holdAt,
-        ValueState<String> payloadState,
-        ValueState<String> firstState,
-        ValueState<Long> seenAtState,
-        Timer tick,
+        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
+        @StateId("tickAt") ValueState<Long> tickAt,
+        @StateId("holdAt") ValueState<Long> holdAt,
+        @StateId("payload") ValueState<String> payloadState,
+        @StateId("first") ValueState<String> firstState,
+        @StateId("seenAt") ValueState<Long> seenAtState,
+        @TimerId("tick") Timer tick,
         MultiOutputReceiver out)
         throws Exception {
       Long seenAt = seenAtState.read();

@@ -611,21 +611,6 @@ public abstract class WindowedAggregate
       }
     }
 
-    @OnTimer("tick")
-    public void onTick(
-        OnTimerContext context,
-        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
-        @StateId("windows") ValueState<List<WindowState>> windowsState,
-        @StateId("key") ValueState<Row> keyState,
-        @StateId("tickCell") ValueState<KV<Long, Long>> tickCell,
-        @StateId("earlyArmed") ValueState<Boolean> earlyArmed,
-        @TimerId("tick") Timer tick,
-        @TimerId("early") Timer early,
-        MultiOutputReceiver out)
-        throws Exception {
-      tick(context, pending, windowsState, keyState, tickCell, earlyArmed, tick, early, out);
-    }
-
     /** The key's tick where it is a member of the stage's timer family ({@link StageTimers}). */
     @OnTimerFamily(StageTimers.FAMILY)
     public void onPerKeyTick(
@@ -640,7 +625,7 @@ public abstract class WindowedAggregate
         @TimerId("early") Timer early,
         MultiOutputReceiver out)
         throws Exception {
-      tick(
+      onTick(
           context,
           pending,
           windowsState,
@@ -652,15 +637,16 @@ public abstract class WindowedAggregate
           out);
     }
 
-    private void tick(
+    @OnTimer("tick")
+    public void onTick(
         OnTimerContext context,
-        BagState<TimestampedValue<TimedEvent>> pending,
-        ValueState<List<WindowState>> windowsState,
-        ValueState<Row> keyState,
-        ValueState<KV<Long, Long>> tickCell,
-        ValueState<Boolean> earlyArmed,
-        Timer tick,
-        Timer early,
+        @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
+        @StateId("windows") ValueState<List<WindowState>> windowsState,
+        @StateId("key") ValueState<Row> keyState,
+        @StateId("tickCell") ValueState<KV<Long, Long>> tickCell,
+        @StateId("earlyArmed") ValueState<Boolean> earlyArmed,
+        @TimerId("tick") Timer tick,
+        @TimerId("early") Timer early,
         MultiOutputReceiver out)
         throws Exception {
       long now = context.fireTimestamp().getMillis(); // the input watermark is at least this
