@@ -182,6 +182,11 @@ public final class MisorderedWindows extends WindowedAggregate {
   }
 
   @Override
+  public boolean arrivalOrder() {
+    return real.arrivalOrder();
+  }
+
+  @Override
   Builder toBuilder() {
     return real.toBuilder();
   }

@@ -132,6 +132,9 @@ public abstract class WindowedAggregate
   /** Where events no window can apply go; null: such an event fails the pipeline. */
   public abstract @Nullable ErrorHandler<BadRecord, ?> badRecordErrorHandler();
 
+  /** Whether events are applied as they arrive where they can be ({@link #appliedOnArrival()}). */
+  public abstract boolean arrivalOrder();
+
   abstract Builder toBuilder();
 
   @AutoValue.Builder
@@ -161,6 +164,8 @@ public abstract class WindowedAggregate
     abstract Builder setGeneration(int generation);
 
     abstract Builder setBadRecordErrorHandler(@Nullable ErrorHandler<BadRecord, ?> handler);
+
+    abstract Builder setArrivalOrder(boolean arrivalOrder);
 
     abstract WindowedAggregate build();
   }
@@ -268,6 +273,7 @@ public abstract class WindowedAggregate
         .setEarlyEveryInterval(null)
         .setGeneration(1)
         .setBadRecordErrorHandler(null)
+        .setArrivalOrder(false)
         .build();
   }
 
@@ -355,6 +361,20 @@ public abstract class WindowedAggregate
         "WindowedAggregate.withBadRecordErrorHandler(null): pass the handler that"
             + " pipeline.registerBadRecordErrorHandler(..) returned");
     return toBuilder().setBadRecordErrorHandler(handler).build();
+  }
+
+  /**
+   * Applies an event as it reaches this stage when that gives what log order gives, instead of
+   * buffering every event until the watermark passes its stamp: an event on time or too late in
+   * each of its windows, or a correction of a window that already has its revision 1, arriving
+   * while none of its key's events waits. A correction of a window still waiting for revision 1
+   * waits for it as in log order, and so do the key's events after it. Correct only where the
+   * runner keeps each key's order from the clock to this stage — the Flink runner does (one channel
+   * per sender, first in first out), the DirectRunner does not. The default, log order ({@link
+   * dev.streamform.transforms.clock.LogOrder}), is right on every runner.
+   */
+  public WindowedAggregate appliedOnArrival() {
+    return toBuilder().setArrivalOrder(true).build();
   }
 
   /** The policy generation in {@code projection_id} (default 1). */
@@ -468,6 +488,12 @@ public abstract class WindowedAggregate
         .add(DisplayData.item("key", String.join(",", keyColumns())).withLabel("Key"))
         .add(DisplayData.item("aggregates", aggregations().toString()).withLabel("Aggregates"))
         .add(DisplayData.item("generation", generation()).withLabel("Generation"));
+    if (arrivalOrder()) {
+      // only then: the plan manifest, built for the DirectRunner (log order), stays as it was
+      builder.add(
+          DisplayData.item("order", "as events arrive, where log order gives the same")
+              .withLabel("Events applied in"));
+    }
   }
 
   /** The starts (millis, ascending) of the windows that contain {@code t}. */
@@ -552,6 +578,9 @@ public abstract class WindowedAggregate
 
     private final StageTimers timers;
 
+    /** Events applied as they arrive where log order gives the same ({@link #appliedOnArrival}). */
+    private final boolean onArrival;
+
     WindowFnImpl(
         WindowedAggregate spec,
         StageTimers timers,
@@ -563,6 +592,7 @@ public abstract class WindowedAggregate
         @Nullable TupleTag<BadRecord> refused,
         PlantedDefect planted) {
       this.timers = timers;
+      this.onArrival = spec.arrivalOrder();
       this.planted = planted;
       this.refused = planted == PlantedDefect.OVERFLOW_FAILS_THE_RUN ? null : refused;
       this.eventCoder = events;
@@ -592,13 +622,41 @@ public abstract class WindowedAggregate
     public void process(
         @Element KV<String, TimedEvent> element,
         @StateId("pending") BagState<TimestampedValue<TimedEvent>> pending,
+        @StateId("windows") ValueState<List<WindowState>> windowsState,
+        @StateId("key") ValueState<Row> keyState,
         @StateId("tickCell") ValueState<KV<Long, Long>> tickCell,
+        @StateId("earlyArmed") ValueState<Boolean> earlyArmed,
         @TimerId("tick") Timer declaredTick,
-        @TimerFamily(StageTimers.FAMILY) TimerMap perKey) {
+        @TimerFamily(StageTimers.FAMILY) TimerMap perKey,
+        @TimerId("early") Timer early,
+        MultiOutputReceiver out) {
       Timer tick = timers.get("tick", element.getKey(), declaredTick, perKey);
-      // applied in log order once due (see KeyedEngine.buffer)
       TimedEvent value = element.getValue();
       KV<Long, Long> current = tickCell.read();
+      if (onArrival) {
+        List<WindowState> stored = windowsState.read();
+        List<WindowState> windows = stored == null ? new ArrayList<>() : new ArrayList<>(stored);
+        if (decidedOnArrival(value, windows) && pending.isEmpty().read()) {
+          // The runner keeps each key's order between stages (see appliedOnArrival()) and nothing
+          // of this key waits: applied now, it gives what its release in log order would.
+          KeyWindows key = new KeyWindows(windows, keyState, out);
+          key.apply(value);
+          Long next = key.nextEdge(Long.MIN_VALUE);
+          Long hold = key.hold();
+          Long at = current == null ? null : current.getKey();
+          Long held = current == null ? null : current.getValue();
+          if (next != null
+              && (at == null || next < at || (hold != null && (held == null || hold < held)))) {
+            // the tick wakes for the key's first edge and holds before every window still
+            // waiting for revision 1 (it is set again at each firing, KeyedEngine.fire)
+            long[] set = KeyedEngine.setTick(tick, at == null ? next : Math.min(at, next), hold);
+            tickCell.write(KV.of(set[0], set[1]));
+          }
+          keep(stored, key, false, windowsState, keyState, earlyArmed, early);
+          return;
+        }
+      }
+      // applied in log order once due (see KeyedEngine.buffer)
       long[] moved =
           KeyedEngine.buffer(
               value,
@@ -609,6 +667,31 @@ public abstract class WindowedAggregate
       if (moved != null) {
         tickCell.write(KV.of(moved[0], moved[1]));
       }
+    }
+
+    /**
+     * Whether applying {@code event} as it arrives gives what its release in log order would: it is
+     * on time or too late in each of its windows (judged by its partition's watermark at arrival,
+     * whenever it is applied), or a correction of a window that has had its revision 1. A
+     * correction of a window still waiting for revision 1 must follow it, so it waits in the
+     * buffer.
+     */
+    private boolean decidedOnArrival(TimedEvent event, List<WindowState> windows) {
+      Instant arrival = event.watermarkAtArrival();
+      if (arrival == null) {
+        return true; // W_p undefined: on time in every window
+      }
+      long a = arrival.getMillis();
+      for (long[] window : windowsOf(event.envelope().eventTime().getMillis())) {
+        if (a < window[1] || a >= tooLateFrom(window[1])) {
+          continue; // on time, or too late
+        }
+        WindowState w = find(windows, window[0]);
+        if (w == null || w.revision == 0) {
+          return false;
+        }
+      }
+      return true;
     }
 
     /** The key's tick where it is a member of the stage's timer family ({@link StageTimers}). */
@@ -655,6 +738,27 @@ public abstract class WindowedAggregate
           new KeyWindows(
               stored == null ? new ArrayList<>() : new ArrayList<>(stored), keyState, out);
       KeyedEngine.Fired fired = KeyedEngine.fire(pending, now, key, tick);
+      keep(stored, key, fired.waiting(), windowsState, keyState, earlyArmed, early);
+      if (fired.at() == null) {
+        tickCell.clear();
+      } else {
+        tickCell.write(KV.of(fired.at(), fired.hold()));
+      }
+    }
+
+    /**
+     * Keeps what applying events and passing edges left of a key: its windows ({@code stored} as
+     * read before), its key row (cleared with the last window when no event is {@code waiting}),
+     * and the processing-time preview timer, armed while a window awaits revision 1.
+     */
+    private void keep(
+        @Nullable List<WindowState> stored,
+        KeyWindows key,
+        boolean waiting,
+        ValueState<List<WindowState>> windowsState,
+        ValueState<Row> keyState,
+        ValueState<Boolean> earlyArmed,
+        Timer early) {
       List<WindowState> windows = key.windows;
       if (earlyInterval != null
           && !Boolean.TRUE.equals(earlyArmed.read())
@@ -666,7 +770,7 @@ public abstract class WindowedAggregate
         if (stored != null) {
           windowsState.clear();
         }
-        if (!fired.waiting() && key.key != null) {
+        if (!waiting && key.key != null) {
           keyState.clear(); // nothing of this key is left: no state stays behind
         }
       } else if (key.changed) {
@@ -676,13 +780,8 @@ public abstract class WindowedAggregate
           stateBytes.add(
               stateBytes.size(windowsCoder, windows)
                   + stateBytes.size(keyCoder, key.key)
-                  + 2 * stateBytes.size(VarLongCoder.of(), now));
+                  + 2 * stateBytes.size(VarLongCoder.of(), windows.get(0).end));
         }
-      }
-      if (fired.at() == null) {
-        tickCell.clear();
-      } else {
-        tickCell.write(KV.of(fired.at(), fired.hold()));
       }
     }
 
