@@ -43,8 +43,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * values in the form {@link ModelSinks} documents, positions as fields.
  *
  * <p>Options: {@link #withClock} (default {@link DeclaredModel#clock()}: a file or a fixture; a
- * Kafka log gives {@link DeclaredModel#logClock()}), {@link #withAppliedOnArrival} (an upsert model
- * applies events as they arrive, on a runner that keeps each key's order), {@link
+ * Kafka log gives {@link DeclaredModel#logClock()}), {@link #withAppliedOnArrival} (an upsert or
+ * windowed model applies events as they arrive, on a runner that keeps each key's order), {@link
  * #withRevisionSink} (a windowed model's revisions also go there, docs/semantics.md §8).
  */
 @AutoValue
@@ -106,8 +106,11 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
    * it then judges on arrival too, keyed by that key ({@link
    * dev.streamform.transforms.dedup.Deduplicate#appliedOnArrival()}), so a key's events keep their
    * order from the clock to the changelog. With source-wide ids the detection is keyed by id and
-   * after it a key's events arrive in no fixed order: the changelog applies them in log order.
-   * Other kinds apply in log order regardless.
+   * after it a key's events arrive in no fixed order: the changelog applies them in log order. A
+   * windowed model's windows apply on arrival what log order would apply the same way ({@link
+   * dev.streamform.transforms.windows.WindowedAggregate#appliedOnArrival()}, ADR 0078), with
+   * source-wide ids only when it has no {@code event_id}; a scoring model applies in log order
+   * regardless.
    */
   public DeclaredPipeline withAppliedOnArrival(boolean appliedOnArrival) {
     return toBuilder().setAppliedOnArrival(appliedOnArrival).build();

@@ -7,6 +7,7 @@ import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.decisions.DecisionResult;
 import dev.streamform.transforms.dedup.Deduplicate;
 import dev.streamform.transforms.windows.WindowRevision;
+import dev.streamform.transforms.windows.WindowedAggregate;
 import dev.streamform.transforms.windows.WindowedResult;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.Flatten;
@@ -93,7 +94,7 @@ public abstract sealed class ModelKind
 
   /**
    * Whether the kind's stage applies events as they arrive where the runner keeps each key's order
-   * ({@link DeclaredPipeline#withAppliedOnArrival}); an upsert model's does.
+   * ({@link DeclaredPipeline#withAppliedOnArrival}); an upsert model's and a windowed model's do.
    */
   boolean appliesOnArrival() {
     return false;
@@ -215,14 +216,25 @@ public abstract sealed class ModelKind
       super(true, "a windowed model", " (window records)", "quarantine", true, false);
     }
 
+    /**
+     * Windows apply on arrival what log order would apply the same (WindowedAggregate's
+     * appliedOnArrival): on-time and too-late events, and corrections of windows past revision 1.
+     */
+    @Override
+    boolean appliesOnArrival() {
+      return true;
+    }
+
     @Override
     Applied apply(Input in) {
       PCollection<TimedEvent> selected = where(in);
       RefusedEvents refused = new RefusedEvents();
+      WindowedAggregate aggregate = in.model().windowAggregate();
       WindowedResult windows =
           selected.apply(
               DeclaredPipeline.MODEL + in.suffix(),
-              in.model().windowAggregate().withBadRecordErrorHandler(refused));
+              (in.appliedOnArrival() ? aggregate.appliedOnArrival() : aggregate)
+                  .withBadRecordErrorHandler(refused));
       PCollection<WindowRevision> revisions = windows.revisions();
       PCollection<KV<String, String>> output =
           revisions.apply("WindowRecords", MapElements.into(kvs()).via(in.sinks()::windowRecord));

@@ -227,9 +227,10 @@ public final class KafkaModelPipeline {
   }
 
   /**
-   * Whether {@code run} applies an upsert model's changelog on arrival with these options: on the
-   * Flink runner, which keeps each key's order from the clock to the changelog (one channel per
-   * sender, first in first out); other runners (the DirectRunner) apply events in log order.
+   * Whether {@code run} applies an upsert model's changelog (and a windowed model's windows, where
+   * log order would give the same, ADR 0078) on arrival with these options: on the Flink runner,
+   * which keeps each key's order from the clock to the keyed stage (one channel per sender, first
+   * in first out); other runners (the DirectRunner) apply events in log order.
    */
   public static boolean appliesOnArrival(PipelineOptions options) {
     return options.getRunner().getSimpleName().startsWith("Flink");

@@ -28,4 +28,21 @@ class FuzzFlinkTest {
                 dir);
     assertEquals(50, result.agreeing, log.toString());
   }
+
+  /** The same traces with the changelog applied on arrival, as {@code run} on Flink applies it. */
+  @Test
+  void fiftyTracesAgreeWithTheOracleOnArrivalAtParallelismTwo(@TempDir Path dir) throws Exception {
+    DeclaredModel model = FuzzProjects.model(FuzzProjects.seed("retention"), "customer_metrics");
+    StringWriter log = new StringWriter();
+    FuzzRun.Result result =
+        new FuzzRun(model, Fuzzer.of(model, 50), new PrintWriter(log))
+            .run(
+                50,
+                7,
+                List.of(
+                    Fuzzer.Target.of(
+                        FixtureRunner.on(RunnerChoice.flinkLocal(2)).appliedOnArrival(), model)),
+                dir);
+    assertEquals(50, result.agreeing, log.toString());
+  }
 }
