@@ -17,32 +17,21 @@ class FuzzFlinkTest {
 
   @Test
   void fiftyTracesAgreeWithTheOracleAtParallelismTwo(@TempDir Path dir) throws Exception {
-    DeclaredModel model = FuzzProjects.model(FuzzProjects.seed("retention"), "customer_metrics");
-    StringWriter log = new StringWriter();
-    FuzzRun.Result result =
-        new FuzzRun(model, Fuzzer.of(model, 50), new PrintWriter(log))
-            .run(
-                50,
-                7,
-                List.of(Fuzzer.Target.of(FixtureRunner.on(RunnerChoice.flinkLocal(2)), model)),
-                dir);
-    assertEquals(50, result.agreeing, log.toString());
+    assertFiftyTracesAgree(FixtureRunner.on(RunnerChoice.flinkLocal(2)), dir);
   }
 
   /** The same traces with the changelog applied on arrival, as {@code run} on Flink applies it. */
   @Test
   void fiftyTracesAgreeWithTheOracleOnArrivalAtParallelismTwo(@TempDir Path dir) throws Exception {
+    assertFiftyTracesAgree(FixtureRunner.on(RunnerChoice.flinkLocal(2)).appliedOnArrival(), dir);
+  }
+
+  private static void assertFiftyTracesAgree(FixtureRunner runner, Path dir) throws Exception {
     DeclaredModel model = FuzzProjects.model(FuzzProjects.seed("retention"), "customer_metrics");
     StringWriter log = new StringWriter();
     FuzzRun.Result result =
         new FuzzRun(model, Fuzzer.of(model, 50), new PrintWriter(log))
-            .run(
-                50,
-                7,
-                List.of(
-                    Fuzzer.Target.of(
-                        FixtureRunner.on(RunnerChoice.flinkLocal(2)).appliedOnArrival(), model)),
-                dir);
+            .run(50, 7, List.of(Fuzzer.Target.of(runner, model)), dir);
     assertEquals(50, result.agreeing, log.toString());
   }
 }
