@@ -63,7 +63,7 @@ final class AliasCommand implements Callable<Integer> {
         "--share P makes generation N a canary for a share of the keys: a key reads N iff its"
             + " bucket — the first 32 bits of SHA-256 of the key as PostgreSQL prints it as jsonb"
             + " (e.g. {\"merchant_id\": 7}), unsigned, modulo 10000 — is below P in hundredths of"
-            + " a percent (5% = 500); the other keys keep the generation canonical now. The same"
+            + " a percent (5%% = 500); the other keys keep the generation canonical now. The same"
             + " keys on every run, every window of a key alike; a wider share keeps the keys of a"
             + " narrower one. The canonical view, the effects and compare-generations resolve per"
             + " key. alias set without --share then moves every key (promotion or rollback) and"
@@ -110,7 +110,7 @@ final class AliasCommand implements Callable<Integer> {
         names = "--share",
         paramLabel = "PERCENT",
         description =
-            "a canary: only this share of the keys (e.g. 5% or 0.5%) reads generation N, the"
+            "a canary: only this share of the keys (e.g. 5%% or 0.5%%) reads generation N, the"
                 + " others keep the canonical generation; see the description for the hash")
     String share;
 

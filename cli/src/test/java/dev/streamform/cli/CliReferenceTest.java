@@ -63,6 +63,23 @@ class CliReferenceTest {
             + " it: mvn -B -o -pl cli test -Dtest=CliReferenceTest -Dstreamform.docs.write=true");
   }
 
+  /**
+   * picocli formats help texts as {@code String.format} patterns: a bare {@code %} (as in "5%")
+   * makes it print "[picocli WARN] Could not format ..." above the help a user asked for.
+   */
+  @Test
+  void everyCommandsHelpRendersWithoutAWarning() {
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream err = System.err;
+    System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+    try {
+      reference();
+    } finally {
+      System.setErr(err);
+    }
+    assertEquals("", captured.toString(StandardCharsets.UTF_8), "written to stderr");
+  }
+
   @Test
   void helpListsEachCommandInOneLine() {
     StringWriter out = new StringWriter();
