@@ -38,7 +38,7 @@ final class KafkaOptions {
       description =
           "Kafka client settings (security.protocol, sasl.*, ssl.*, any consumer, producer or admin"
               + " property), on top of the profile's and the source's kafka.properties; a secret is"
-              + " a reference: an environment variable ${NAME} or a file ${file:/PATH:KEY}")
+              + " a reference: an environment variable $${NAME} or a file $${file:/PATH:KEY}")
   Path propertiesFile;
 
   @Spec(Spec.Target.MIXEE)

@@ -64,20 +64,24 @@ class CliReferenceTest {
   }
 
   /**
-   * picocli formats help texts as {@code String.format} patterns: a bare {@code %} (as in "5%")
-   * makes it print "[picocli WARN] Could not format ..." above the help a user asked for.
+   * picocli reads help texts as {@code String.format} patterns with {@code ${...}} variables: a
+   * bare {@code %} (as in "5%") makes it print "[picocli WARN] Could not format ..." above the help
+   * a user asked for, and a {@code ${NAME}} meant as an example is looked up and shown as "null".
    */
   @Test
-  void everyCommandsHelpRendersWithoutAWarning() {
+  void everyCommandsHelpRendersAsWritten() {
     java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
     java.io.PrintStream err = System.err;
     System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+    String help;
     try {
-      reference();
+      help = reference();
     } finally {
       System.setErr(err);
     }
     assertEquals("", captured.toString(StandardCharsets.UTF_8), "written to stderr");
+    List<String> nulls = help.lines().filter(l -> l.matches(".*\\bnull\\b.*")).toList();
+    assertEquals(List.of(), nulls, "a variable picocli could not resolve");
   }
 
   @Test
