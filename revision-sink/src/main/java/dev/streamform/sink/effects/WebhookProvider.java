@@ -144,7 +144,11 @@ public final class WebhookProvider implements EffectProvider {
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof ConnectException) {
-        return new NotSent("connection refused: " + cause.getMessage());
+        // the JDK's client gives no message here: name who refused
+        return new NotSent(
+            "connection refused by "
+                + spec.url()
+                + (cause.getMessage() == null ? "" : ": " + cause.getMessage()));
       }
       if (cause instanceof HttpTimeoutException) {
         return new Unknown("no answer within " + timeout.toMillis() + " ms");
