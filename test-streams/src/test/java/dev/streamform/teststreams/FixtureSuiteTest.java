@@ -77,7 +77,7 @@ class FixtureSuiteTest {
     FixtureProjects.write(p, "fixtures/b_late.yml", LATE_EVENT);
     FixtureSuite suite = suite();
 
-    // an overflow is quarantined (Int64OverflowTest); planted, it stops the run as it once did
+    // an overflow is quarantined (SumOverflowTest); planted, it stops the run as it once did
     try (PlantedDefect.Scope s = PlantedDefect.plant(PlantedDefect.OVERFLOW_FAILS_THE_RUN)) {
       assertThat(suite.run(p), is(false));
     }

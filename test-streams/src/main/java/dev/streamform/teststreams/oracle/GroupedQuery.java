@@ -16,9 +16,10 @@ import java.util.Map;
  * reading, {@link WhereClause}, not the engine's evaluator), the key of a record and the output row
  * of a group of records. Values follow SQL: aggregates skip nulls, {@code COUNT} of nothing is 0
  * and the others are null, decimals are exact and {@code AVG(decimal(p,s))} rounds half-even to
- * scale {@code max(s, 6)}. An event whose value would take an int64 {@code SUM} (or the sum behind
- * an {@code AVG}) of its group outside int64 is not applied ({@link #overflow}); a scoring model's
- * features, doubles, sum past int64 exactly instead ({@link #featureRow}).
+ * scale {@code max(s, 6)}. An event whose value would take an int64 or double {@code SUM} (or the
+ * sum behind an {@code AVG}) of its group out of its type's range is not applied ({@link
+ * #overflow}); a scoring model's features, doubles, sum past int64 exactly instead ({@link
+ * #featureRow}).
  */
 final class GroupedQuery {
   private final ModelQuery query;
@@ -78,9 +79,10 @@ final class GroupedQuery {
   }
 
   /**
-   * Why {@code record} cannot join a group holding {@code applied}: the first int64 {@code SUM} or
-   * {@code AVG} column (in select order) whose sum it would take outside int64, named with the
-   * group's sum so far and the record's value; null when it can.
+   * Why {@code record} cannot join a group holding {@code applied}: the first int64 or double
+   * {@code SUM} or {@code AVG} column (in select order) whose sum it would take out of its type's
+   * range (outside int64; past the largest double), named with the group's sum so far and the
+   * record's value; null when it can.
    */
   String overflow(List<Map<String, Object>> applied, Map<String, Object> record) {
     for (OutputColumn c : query.outputs()) {
@@ -92,6 +94,29 @@ final class GroupedQuery {
       }
       String column = c.argument().get();
       Object x = record.get(column);
+      if (x instanceof Double) {
+        double sum = 0.0;
+        boolean any = false;
+        for (Map<String, Object> r : applied) {
+          Object v = r.get(column);
+          if (v != null) {
+            sum = any ? sum + (Double) v : (Double) v; // in the order the events were applied
+            any = true;
+          }
+        }
+        if (any && Double.isInfinite(sum + (Double) x)) {
+          return "column `"
+              + column
+              + "`: the double sum for `"
+              + c.name()
+              + "` would overflow: "
+              + sum
+              + " + "
+              + x
+              + " is outside the double range (about ±1.8e308)";
+        }
+        continue;
+      }
       if (!(x instanceof Long)) {
         continue;
       }

@@ -89,7 +89,8 @@ public final class Accumulators implements Serializable {
   /**
    * The state after folding {@code record} into {@code state} (null state = initial value).
    *
-   * @throws Int64Overflow when an int64 sum would leave int64: the state is unchanged, and the
+   * @throws SumOverflow when an int64 sum would leave int64 ({@link Int64Overflow}) or a double sum
+   *     would pass the largest double ({@link DoubleOverflow}): the state is unchanged, and the
    *     record is not applied (a keyed stage quarantines it, naming the column)
    */
   public Row add(@Nullable Row state, Row record) {
@@ -101,10 +102,17 @@ public final class Accumulators implements Serializable {
       Object x = a.column() == null ? null : record.getValue(a.column());
       if (a.column() == null || x != null) {
         n++;
+        Object before = v;
         try {
           v = fold(a.function(), inputTypes.get(i), v, x);
         } catch (ArithmeticException overflow) {
           throw new Int64Overflow(Int64Overflow.reason(a.column(), a.name(), (Long) v, (Long) x));
+        }
+        if (v instanceof Double && ((Double) v).isInfinite() && before != null) {
+          // two finite doubles (a source never reads an infinite one) whose sum is not: the total
+          // would read "Infinity" from here on, whatever came after
+          throw new DoubleOverflow(
+              DoubleOverflow.reason(a.column(), a.name(), (Double) before, (Double) x));
         }
       }
       values.add(v);
@@ -116,11 +124,23 @@ public final class Accumulators implements Serializable {
   }
 
   /**
-   * A record whose value would take an int64 {@code SUM} (or the sum behind an {@code AVG}) outside
-   * int64: wrapping would emit a wrong total as if it were right, so the record is not applied and
-   * its keyed stage quarantines it with {@link #getMessage()} as the reason.
+   * A record whose value would take a {@code SUM} (or the sum behind an {@code AVG}) out of its
+   * type's range: the record is not applied and its keyed stage quarantines it with {@link
+   * #getMessage()} as the reason, naming the column.
    */
-  public static final class Int64Overflow extends ArithmeticException {
+  public abstract static class SumOverflow extends ArithmeticException {
+    private static final long serialVersionUID = 1L;
+
+    SumOverflow(String reason) {
+      super(reason);
+    }
+  }
+
+  /**
+   * A record whose value would take an int64 {@code SUM} (or the sum behind an {@code AVG}) outside
+   * int64: wrapping would emit a wrong total as if it were right.
+   */
+  public static final class Int64Overflow extends SumOverflow {
     private static final long serialVersionUID = 1L;
 
     Int64Overflow(String reason) {
@@ -143,6 +163,35 @@ public final class Accumulators implements Serializable {
           + " is outside int64 (-9223372036854775808 to 9223372036854775807); declare `"
           + column
           + "` as decimal(38,0) in sources.yml for larger totals";
+    }
+  }
+
+  /**
+   * A record whose value would take a double {@code SUM} (or the sum behind an {@code AVG}) past
+   * the largest double (about ±1.8e308): the sum would be infinite, and stay so whatever came
+   * after.
+   */
+  public static final class DoubleOverflow extends SumOverflow {
+    private static final long serialVersionUID = 1L;
+
+    DoubleOverflow(String reason) {
+      super(reason);
+    }
+
+    /**
+     * The reason, naming the column: {@code column `amount`: the double sum for `total` would
+     * overflow: 1.0E308 + 1.0E308 is outside the double range (about ±1.8e308)}.
+     */
+    public static String reason(String column, String output, double sum, double value) {
+      return "column `"
+          + column
+          + "`: the double sum for `"
+          + output
+          + "` would overflow: "
+          + sum
+          + " + "
+          + value
+          + " is outside the double range (about ±1.8e308)";
     }
   }
 

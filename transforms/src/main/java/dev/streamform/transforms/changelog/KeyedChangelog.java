@@ -684,7 +684,7 @@ public abstract class KeyedChangelog
       Row aggregate;
       try {
         aggregate = accumulators.add(key.aggregate, envelope.record());
-      } catch (Accumulators.Int64Overflow overflow) {
+      } catch (Accumulators.SumOverflow overflow) {
         BadEvents.refuse(event, eventCoder, overflow, refused, out, quarantined);
         return; // not applied: the key's state is as before it, and it emits nothing
       }

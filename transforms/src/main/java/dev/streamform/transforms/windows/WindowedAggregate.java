@@ -941,7 +941,7 @@ public abstract class WindowedAggregate
           WindowState w = find(windows, window[0]);
           try {
             folded[i] = accumulators.add(w == null ? null : w.accumulator, e.record());
-          } catch (Accumulators.Int64Overflow overflow) {
+          } catch (Accumulators.SumOverflow overflow) {
             BadEvents.refuse(event, eventCoder, overflow, refused, out, quarantined);
             return;
           }

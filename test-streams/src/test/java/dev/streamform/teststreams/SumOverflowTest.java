@@ -22,12 +22,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * An event whose value would take an int64 sum outside int64 never stops a job (docs/semantics.md
- * §2): an upsert model and a windowed one quarantine it with a reason naming the column and go on
- * as if it had not come; a scoring model's features are doubles and sum past int64 exactly. Each
- * fixture is written by hand, and the oracle gives the same outcome as the DirectRunner.
+ * An event whose value would take an int64 sum outside int64, or a double sum past the largest
+ * double, never stops a job (docs/semantics.md §2) and never emits a wrong total: an upsert model
+ * and a windowed one quarantine it with a reason naming the column and go on as if it had not come;
+ * a scoring model's features are doubles and sum past int64 exactly. Each fixture is written by
+ * hand, and the oracle gives the same outcome as the DirectRunner.
  */
-class Int64OverflowTest {
+class SumOverflowTest {
   private static final FixtureRunner DIRECT = FixtureRunner.on(RunnerChoice.direct());
 
   @TempDir Path dir;
@@ -98,6 +99,71 @@ class Int64OverflowTest {
               revenue: 9223372036854775802, orders: 2, revision: 1, status: final }
         quarantined:
           - { merchant_id: 7, amount: 20, reason: "column `amount`: the int64 sum for `revenue` would overflow: 9223372036854775797 + 20" }
+        """);
+    FixtureVerdict v = StreamformFixtures.inProject(p).run("fixtures/overflow.yml");
+    v.assertPassed();
+    assertThat(v.render(), containsString("2 events processed"));
+    assertAgreesWithTheOracle(p, "hopping_revenue", "overflow");
+  }
+
+  @Test
+  void anUpsertModelQuarantinesAnEventThatWouldTakeADoubleSumPastTheLargestDouble()
+      throws Exception {
+    Path p = int64Project("fixtures/time/late-event", "amount: decimal(12,2)", "amount: double");
+    FixtureProjects.write(
+        p,
+        "fixtures/overflow.yml",
+        """
+        model: customer_metrics
+        given:
+          - event: { customer_id: 42, amount: 1.0e308, ordered_at: "2026-08-30T10:00:00Z" }
+          - event: { customer_id: 42, amount: 1.0e308, ordered_at: "2026-08-30T10:01:00Z" }
+          - event: { customer_id: 42, amount: -1.0e308, ordered_at: "2026-08-30T10:02:00Z" }
+          - event: { customer_id: 43, amount: 7.5, ordered_at: "2026-08-30T10:03:00Z" }
+        expect:
+          - { op: insert, customer_id: 42, total_spend: 1.0e308 }
+          - { op: update, customer_id: 42, total_spend: 0.0 }
+          - { op: insert, customer_id: 43, total_spend: 7.5 }
+        quarantined:
+          - { customer_id: 42, amount: 1.0e308, reason: "column `amount`: the double sum for `total_spend` would overflow: 1.0E308 + 1.0E308 is outside the double range" }
+        """);
+    FixtureVerdict v = StreamformFixtures.inProject(p).run("fixtures/overflow.yml");
+    v.assertPassed();
+    assertThat(v.render(), containsString("3 events processed"));
+    assertAgreesWithTheOracle(p, "customer_metrics", "overflow");
+  }
+
+  @Test
+  void aWindowedModelQuarantinesAnEventThatWouldTakeADoubleSumPastTheLargestDouble()
+      throws Exception {
+    Path p =
+        int64Project(
+            "fixtures/time/hopping-revenue",
+            "amount: decimal(12,2)    # a refund is an order with a negative amount",
+            "amount: double");
+    // as the int64 case above: B would overflow [10:30,11:30), so it is in no window
+    FixtureProjects.write(
+        p,
+        "fixtures/overflow.yml",
+        """
+        model: hopping_revenue
+        given:
+          - event: { merchant_id: 7, amount: 1.5e308, ordered_at: "2026-08-30T10:50:00Z" }  # A
+          - event: { merchant_id: 7, amount: 1.5e308, ordered_at: "2026-08-30T11:10:00Z" }  # B
+          - event: { merchant_id: 7, amount: -1.5e308, ordered_at: "2026-08-30T10:40:00Z" } # C
+        expect:
+          - { window_start: "2026-08-30T10:00:00Z", window_end: "2026-08-30T11:00:00Z", merchant_id: 7,
+              revenue: 1.5e308, orders: 1, revision: 1, status: on_time }
+          - { window_start: "2026-08-30T10:00:00Z", window_end: "2026-08-30T11:00:00Z", merchant_id: 7,
+              revenue: 0.0, orders: 2, revision: 2, status: corrected }
+          - { window_start: "2026-08-30T10:00:00Z", window_end: "2026-08-30T11:00:00Z", merchant_id: 7,
+              revenue: 0.0, orders: 2, revision: 2, status: final }
+          - { window_start: "2026-08-30T10:30:00Z", window_end: "2026-08-30T11:30:00Z", merchant_id: 7,
+              revenue: 0.0, orders: 2, revision: 1, status: on_time }
+          - { window_start: "2026-08-30T10:30:00Z", window_end: "2026-08-30T11:30:00Z", merchant_id: 7,
+              revenue: 0.0, orders: 2, revision: 1, status: final }
+        quarantined:
+          - { merchant_id: 7, amount: 1.5e308, reason: "column `amount`: the double sum for `revenue` would overflow: 1.5E308 + 1.5E308 is outside the double range" }
         """);
     FixtureVerdict v = StreamformFixtures.inProject(p).run("fixtures/overflow.yml");
     v.assertPassed();
