@@ -45,9 +45,10 @@ class SumOverflowTest {
   @Test
   void anUpsertModelQuarantinesTheEventAndItsKeyGoesOnWithoutIt() throws Exception {
     Path p = int64Project("fixtures/time/late-event", "amount: decimal(12,2)", "amount: int64");
-    FixtureProjects.write(
+    quarantinesOneAsTheOracleDoes(
         p,
-        "fixtures/overflow.yml",
+        "customer_metrics",
+        3,
         """
         model: customer_metrics
         given:
@@ -62,10 +63,6 @@ class SumOverflowTest {
         quarantined:
           - { customer_id: 42, amount: 5, reason: "column `amount`: the int64 sum for `total_spend` would overflow: 9223372036854775806 + 5 is outside int64" }
         """);
-    FixtureVerdict v = StreamformFixtures.inProject(p).run("fixtures/overflow.yml");
-    v.assertPassed();
-    assertThat(v.render(), containsString("3 events processed"));
-    assertAgreesWithTheOracle(p, "customer_metrics", "overflow");
   }
 
   @Test
@@ -77,9 +74,10 @@ class SumOverflowTest {
             "amount: int64");
     // B would overflow [10:30,11:30) but not [11:00,12:00): it is in neither, and no [11:00)
     // window opens; its arrival still moves W_0 to 11:05, so C is a correction of [10:00,11:00)
-    FixtureProjects.write(
+    quarantinesOneAsTheOracleDoes(
         p,
-        "fixtures/overflow.yml",
+        "hopping_revenue",
+        2,
         """
         model: hopping_revenue
         given:
@@ -100,19 +98,16 @@ class SumOverflowTest {
         quarantined:
           - { merchant_id: 7, amount: 20, reason: "column `amount`: the int64 sum for `revenue` would overflow: 9223372036854775797 + 20" }
         """);
-    FixtureVerdict v = StreamformFixtures.inProject(p).run("fixtures/overflow.yml");
-    v.assertPassed();
-    assertThat(v.render(), containsString("2 events processed"));
-    assertAgreesWithTheOracle(p, "hopping_revenue", "overflow");
   }
 
   @Test
   void anUpsertModelQuarantinesAnEventThatWouldTakeADoubleSumPastTheLargestDouble()
       throws Exception {
     Path p = int64Project("fixtures/time/late-event", "amount: decimal(12,2)", "amount: double");
-    FixtureProjects.write(
+    quarantinesOneAsTheOracleDoes(
         p,
-        "fixtures/overflow.yml",
+        "customer_metrics",
+        3,
         """
         model: customer_metrics
         given:
@@ -127,10 +122,6 @@ class SumOverflowTest {
         quarantined:
           - { customer_id: 42, amount: 1.0e308, reason: "column `amount`: the double sum for `total_spend` would overflow: 1.0E308 + 1.0E308 is outside the double range" }
         """);
-    FixtureVerdict v = StreamformFixtures.inProject(p).run("fixtures/overflow.yml");
-    v.assertPassed();
-    assertThat(v.render(), containsString("3 events processed"));
-    assertAgreesWithTheOracle(p, "customer_metrics", "overflow");
   }
 
   @Test
@@ -142,9 +133,10 @@ class SumOverflowTest {
             "amount: decimal(12,2)    # a refund is an order with a negative amount",
             "amount: double");
     // as the int64 case above: B would overflow [10:30,11:30), so it is in no window
-    FixtureProjects.write(
+    quarantinesOneAsTheOracleDoes(
         p,
-        "fixtures/overflow.yml",
+        "hopping_revenue",
+        2,
         """
         model: hopping_revenue
         given:
@@ -165,10 +157,6 @@ class SumOverflowTest {
         quarantined:
           - { merchant_id: 7, amount: 1.5e308, reason: "column `amount`: the double sum for `revenue` would overflow: 1.5E308 + 1.5E308 is outside the double range" }
         """);
-    FixtureVerdict v = StreamformFixtures.inProject(p).run("fixtures/overflow.yml");
-    v.assertPassed();
-    assertThat(v.render(), containsString("2 events processed"));
-    assertAgreesWithTheOracle(p, "hopping_revenue", "overflow");
   }
 
   @Test
@@ -192,6 +180,20 @@ class SumOverflowTest {
     // the third receipt reads both: 2 * (2^63 - 1), past int64, as a double
     assertThat(direct.canonical(), containsString("spend_1h=1.8446744073709552E19"));
     assertEquals(ScoringOracle.of(model).run(fixture).canonical(), direct.canonical());
+  }
+
+  /**
+   * Runs {@code fixture} (written as fixtures/overflow.yml) in {@code p}: it passes, with {@code
+   * processed} events processed, and the oracle gives the DirectRunner's outcome with one event
+   * quarantined.
+   */
+  private static void quarantinesOneAsTheOracleDoes(
+      Path p, String model, int processed, String fixture) throws Exception {
+    FixtureProjects.write(p, "fixtures/overflow.yml", fixture);
+    FixtureVerdict v = StreamformFixtures.inProject(p).run("fixtures/overflow.yml");
+    v.assertPassed();
+    assertThat(v.render(), containsString(processed + " events processed"));
+    assertAgreesWithTheOracle(p, model, "overflow");
   }
 
   private static void assertAgreesWithTheOracle(Path p, String modelName, String fixtureName)

@@ -134,6 +134,26 @@ public final class Accumulators implements Serializable {
     SumOverflow(String reason) {
       super(reason);
     }
+
+    /**
+     * {@code column `c`: the <type> sum for `out` would overflow: <sum> + <value> is outside
+     * <range>}.
+     */
+    static String reason(
+        String column, String type, String output, Object sum, Object value, String range) {
+      return "column `"
+          + column
+          + "`: the "
+          + type
+          + " sum for `"
+          + output
+          + "` would overflow: "
+          + sum
+          + " + "
+          + value
+          + " is outside "
+          + range;
+    }
   }
 
   /**
@@ -152,17 +172,15 @@ public final class Accumulators implements Serializable {
      * overflow: 9223372036854775800 + 10 is outside int64 (...); declare ...}.
      */
     public static String reason(String column, String output, long sum, long value) {
-      return "column `"
-          + column
-          + "`: the int64 sum for `"
-          + output
-          + "` would overflow: "
-          + sum
-          + " + "
-          + value
-          + " is outside int64 (-9223372036854775808 to 9223372036854775807); declare `"
-          + column
-          + "` as decimal(38,0) in sources.yml for larger totals";
+      return SumOverflow.reason(
+          column,
+          "int64",
+          output,
+          sum,
+          value,
+          "int64 (-9223372036854775808 to 9223372036854775807); declare `"
+              + column
+              + "` as decimal(38,0) in sources.yml for larger totals");
     }
   }
 
@@ -183,15 +201,8 @@ public final class Accumulators implements Serializable {
      * overflow: 1.0E308 + 1.0E308 is outside the double range (about ±1.8e308)}.
      */
     public static String reason(String column, String output, double sum, double value) {
-      return "column `"
-          + column
-          + "`: the double sum for `"
-          + output
-          + "` would overflow: "
-          + sum
-          + " + "
-          + value
-          + " is outside the double range (about ±1.8e308)";
+      return SumOverflow.reason(
+          column, "double", output, sum, value, "the double range (about ±1.8e308)");
     }
   }
 
