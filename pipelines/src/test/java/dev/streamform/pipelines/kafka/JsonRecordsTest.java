@@ -38,6 +38,20 @@ class JsonRecordsTest {
     return assertThrows(JsonRecords.NotARecord.class, () -> decode(json)).getMessage();
   }
 
+  /**
+   * {@code streamform consume} and the quarantine rows show a record's bytes parsed as JSON: its
+   * decimals as they were written, not Jackson's normalized form ({@code 10.00} as {@code 1E+1}).
+   */
+  @Test
+  void aRecordIsShownWithItsDecimalsAsWritten() {
+    byte[] bytes =
+        "{\"amount\":10.00,\"refund\":-20.50,\"count\":10,\"big\":1e400}"
+            .getBytes(StandardCharsets.UTF_8);
+    assertThat(
+        JsonRecords.parseOrText(bytes).toString(),
+        is("{\"amount\":10.00,\"refund\":-20.50,\"count\":10,\"big\":1E+400}"));
+  }
+
   @Test
   void aRecordIsTypedByTheSchema() throws Exception {
     Map<String, Object> v =

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -334,13 +335,17 @@ public final class JsonRecords implements Serializable {
     return node.toString().getBytes(StandardCharsets.UTF_8);
   }
 
+  /** {@link #JSON}'s limits, with decimal nodes kept exactly as the bytes write them. */
+  private static final ObjectReader SHOWN = JSON.reader().with(NODES);
+
   /** Parses bytes as JSON, or gives them as a JSON string when they are not JSON (or null). */
   public static JsonNode parseOrText(byte @Nullable [] bytes) {
     if (bytes == null) {
       return JsonNodeFactory.instance.nullNode();
     }
     try {
-      JsonNode n = JSON.readTree(bytes);
+      // decimals as written (10.00, not Jackson's normalized 1E+1): this is what a person reads
+      JsonNode n = SHOWN.readTree(bytes);
       if (n != null && !n.isMissingNode()) {
         return n;
       }
