@@ -9,14 +9,13 @@ import dev.streamform.cli.Streamform;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.Project;
+import dev.streamform.runners.postgres.LocalPorts;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureSuite;
 import dev.streamform.teststreams.fixture.RunnerChoice;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -52,8 +51,11 @@ class FlinkClusterIT {
 
   @BeforeAll
   static void startCluster() throws Exception {
-    int restPort = freePort();
-    int rpcPort = freePort();
+    int restPort = LocalPorts.free();
+    int rpcPort = LocalPorts.free();
+    while (rpcPort == restPort) {
+      rpcPort = LocalPorts.free();
+    }
     Path conf = Files.createDirectories(work.resolve("conf"));
     String config =
         Files.readString(HOME.resolve("runners-config/flink/conf/config.yaml"))
@@ -167,11 +169,5 @@ class FlinkClusterIT {
           "bin/flink " + command + " took over " + timeoutSeconds + " s:\n" + output);
     }
     assertEquals(0, process.exitValue(), "bin/flink " + command + ":\n" + output);
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
   }
 }

@@ -45,7 +45,7 @@ public final class LocalPostgres implements AutoCloseable {
   /** A server on a free port with a fresh data folder, removed by {@link #close()}. */
   public static LocalPostgres temporary() throws IOException {
     Path data = Files.createTempDirectory("streamform-postgres-data");
-    LocalPostgres pg = new LocalPostgres(freePort(), data, true);
+    LocalPostgres pg = new LocalPostgres(LocalPorts.free(), data, true);
     pg.start();
     return pg;
   }
@@ -110,13 +110,6 @@ public final class LocalPostgres implements AutoCloseable {
     stop();
     if (temporary) {
       deleteTree(data);
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (java.net.ServerSocket socket =
-        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
     }
   }
 
