@@ -686,6 +686,9 @@ final class ModelsFile {
     if (!w.has("size")) {
       w.reportMissing("size", "give the window's size, e.g. window: {size: 1h, every: 15m}");
     }
+    if (calendarHop(w)) {
+      return Optional.empty();
+    }
     Optional<Duration> size = w.duration("size", "1h");
     Optional<Duration> every = w.duration("every", "15m");
     boolean positive = true;
@@ -751,6 +754,44 @@ final class ModelsFile {
       w.report("every", e.getMessage(), fix);
       return Optional.empty();
     }
+  }
+
+  /**
+   * True, with a problem each, when a hopping window's {@code size} or {@code every} is a calendar
+   * week or month ({@code 1w}, {@code 1mo}): those are not durations, and calendar windows do not
+   * hop. ({@code 1d} is also the duration of 24 hours, and is read as one here.)
+   */
+  private static boolean calendarHop(YamlMap w) {
+    boolean found = false;
+    for (String key : WINDOW_KEYS) {
+      Optional<WindowSpec.CalendarUnit> unit =
+          w.peek(key)
+              .flatMap(WindowSpec.CalendarUnit::parse)
+              .filter(u -> u != WindowSpec.CalendarUnit.DAY);
+      if (unit.isEmpty()) {
+        continue;
+      }
+      found = true;
+      boolean week = unit.get() == WindowSpec.CalendarUnit.WEEK;
+      String name = week ? "week" : "month";
+      String fixed = week ? "7d" : "30d";
+      w.report(
+          key,
+          unit.get().yamlText() + " is a calendar " + name + ", and calendar windows do not hop",
+          "write window: "
+              + unit.get().yamlText()
+              + " for calendar "
+              + name
+              + "s ("
+              + (week ? "with time_zone and week_starts" : "with time_zone")
+              + "), or a fixed "
+              + key
+              + ", e.g. "
+              + (key.equals("size")
+                  ? "window: {size: " + fixed + ", every: 1d}"
+                  : "every: " + fixed));
+    }
+    return found;
   }
 
   /** Half-hour and 45-minute zones, named in messages (an example, not a list to check against). */

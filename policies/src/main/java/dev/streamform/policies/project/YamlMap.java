@@ -259,6 +259,17 @@ final class YamlMap {
     return scalar(entry.getValueNode(), key, example);
   }
 
+  /** The text of a scalar under {@code key}, if it is one; nothing is reported either way. */
+  Optional<String> peek(String key) {
+    NodeTuple entry = entries.get(key);
+    if (entry == null
+        || !(entry.getValueNode() instanceof ScalarNode)
+        || isNull(entry.getValueNode())) {
+      return Optional.empty();
+    }
+    return Optional.of(((ScalarNode) entry.getValueNode()).getValue());
+  }
+
   /** A value from a fixed set of words (case-insensitive), e.g. {@code drop} or {@code keep}. */
   <E extends Enum<E>> Optional<E> choice(String key, Class<E> type, String fixHint) {
     return string(key, key + ": " + fixHint)

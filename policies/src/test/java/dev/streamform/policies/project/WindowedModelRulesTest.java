@@ -134,6 +134,26 @@ class WindowedModelRulesTest {
   }
 
   @Test
+  void calendarWeeksAndMonthsDoNotHop() {
+    assertThat(
+        withModel("    window: {size: 1w, every: 1d}\n").problems(),
+        contains(
+            "streamform.yml:4: model 'customer_metrics', key 'window.size': 1w is a calendar week,"
+                + " and calendar windows do not hop — write window: 1w for calendar weeks (with"
+                + " time_zone and week_starts), or a fixed size, e.g. window: {size: 7d, every:"
+                + " 1d}"));
+    assertThat(
+        withModel("    window:\n      size: 1mo\n      every: 1w\n").problems(),
+        contains(
+            "streamform.yml:5: model 'customer_metrics', key 'window.size': 1mo is a calendar"
+                + " month, and calendar windows do not hop — write window: 1mo for calendar months"
+                + " (with time_zone), or a fixed size, e.g. window: {size: 30d, every: 1d}",
+            "streamform.yml:6: model 'customer_metrics', key 'window.every': 1w is a calendar week,"
+                + " and calendar windows do not hop — write window: 1w for calendar weeks (with"
+                + " time_zone and week_starts), or a fixed every, e.g. every: 7d"));
+  }
+
+  @Test
   void aWindowCannotBeEmpty() {
     assertThat(
         withModel("    window: 0s\n").problems(),
