@@ -667,7 +667,8 @@ final class ModelsFile {
         return Optional.of(
             WindowSpec.calendar(unit.get(), ZoneId.of("UTC"), false, DayOfWeek.MONDAY));
       }
-      return m.duration("window", "1h")
+      return m.duration(
+              "window", "1h (or 1d, 1w or 1mo for calendar days, weeks or months in time_zone)")
           .flatMap(
               size -> {
                 if (size.isZero()) {

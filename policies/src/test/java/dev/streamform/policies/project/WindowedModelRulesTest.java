@@ -22,6 +22,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 class WindowedModelRulesTest {
   @TempDir Path dir;
 
+  private static final String CALENDAR_TOO =
+      " (or 1d, 1w or 1mo for calendar days, weeks or months in time_zone)";
+
   private static final String BAD_DURATION =
       " is not a duration; write a whole number and a unit,"
           + " e.g. 500ms, 0s, 10s, 5m, 2h or 30d";
@@ -181,7 +184,8 @@ class WindowedModelRulesTest {
         contains(
             "streamform.yml:4: model 'customer_metrics', key 'window': bad duration: '-1h' is not a"
                 + " duration (a duration cannot be negative); write a whole number and a unit, e.g."
-                + " 500ms, 0s, 10s, 5m, 2h or 30d — e.g. window: 1h"));
+                + " 500ms, 0s, 10s, 5m, 2h or 30d — e.g. window: 1h"
+                + CALENDAR_TOO));
   }
 
   @Test
@@ -191,7 +195,8 @@ class WindowedModelRulesTest {
         contains(
             "streamform.yml:4: model 'customer_metrics', key 'window': bad duration: '1 hour'"
                 + BAD_DURATION
-                + " — e.g. window: 1h"));
+                + " — e.g. window: 1h"
+                + CALENDAR_TOO));
   }
 
   @Test
