@@ -213,6 +213,26 @@ class JsonRecordsTest {
     }
   }
 
+  /**
+   * A record holds one JSON object: a second one (two lines run together) or any text after it is
+   * refused, not dropped while the first is read.
+   */
+  @Test
+  void whatFollowsTheObjectIsRefusedNotIgnored() throws Exception {
+    assertThat(
+        refusal("{\"customer_id\": 1}{\"customer_id\": 2}"),
+        is(
+            "not one JSON object: more follows the object, from character 19 ('{'); give one JSON"
+                + " object per record (per line of a file)"));
+    assertThat(
+        refusal("{\"customer_id\": 1} and more"),
+        containsString("not one JSON object: more follows the object, from character 20"));
+    assertThat(
+        refusal("{\"customer_id\": 1}, {\"customer_id\": 2}"),
+        containsString("more follows the object, from character 19 (',')"));
+    assertThat(decode("{\"customer_id\": 1} \t\r\n").values().get("customer_id"), is(1L));
+  }
+
   /** A repeated key is ambiguous (which value holds?): the record is refused, naming the key. */
   @Test
   void aRepeatedKeyIsRefusedNamingIt() {

@@ -170,6 +170,7 @@ public final class JsonRecords implements Serializable {
     try {
       parser = JSON.createParser(bytes);
       node = JSON.readTree(parser);
+      nothingFollows(bytes, parser.currentLocation().getByteOffset());
     } catch (JsonProcessingException e) {
       Matcher repeated = DUPLICATE.matcher(String.valueOf(e.getOriginalMessage()));
       if (repeated.find()) {
@@ -207,6 +208,30 @@ public final class JsonRecords implements Serializable {
       values.put(name, value);
     }
     return new Decoded(values, null);
+  }
+
+  /**
+   * Refuses a record with more than whitespace after its JSON value (from byte {@code end}): a
+   * second object there, e.g. two lines run together, would otherwise be dropped unseen.
+   */
+  private static void nothingFollows(byte[] bytes, long end) throws NotARecord {
+    if (end < 0 || end > bytes.length) {
+      return;
+    }
+    for (int i = (int) end; i < bytes.length; i++) {
+      byte b = bytes[i];
+      if (b == ' ' || b == '\t' || b == '\r' || b == '\n') {
+        continue;
+      }
+      String before = new String(bytes, 0, i, StandardCharsets.UTF_8);
+      int next = new String(bytes, i, bytes.length - i, StandardCharsets.UTF_8).codePointAt(0);
+      throw new NotARecord(
+          "not one JSON object: more follows the object, from character "
+              + (before.codePointCount(0, before.length()) + 1)
+              + " ('"
+              + new String(Character.toChars(next))
+              + "'); give one JSON object per record (per line of a file)");
+    }
   }
 
   /**
