@@ -217,11 +217,13 @@ final class AliasCommand implements Callable<Integer> {
                   + " following the new values, "
                   + fx.cancelled()
                   + " cancelled, "
-                  + fx.compensations()
-                  + " compensations for a person"
+                  + Counts.of(fx.compensations(), "compensation")
+                  + " for a person"
                   + (fx.ruleErrors() == 0
                       ? ""
-                      : ", " + fx.ruleErrors() + " rule errors (streamform effects show)"));
+                      : ", "
+                          + Counts.of(fx.ruleErrors(), "rule error")
+                          + " (streamform effects show)"));
         }
         change
             .pause()

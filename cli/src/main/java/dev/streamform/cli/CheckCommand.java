@@ -70,7 +70,7 @@ final class CheckCommand implements Callable<Integer> {
       if (problems.isEmpty()) {
         out.println(
             summary(project)
-                + (fixtures.isEmpty() ? "" : ", " + count(fixtures.size(), "fixture")));
+                + (fixtures.isEmpty() ? "" : ", " + Counts.of(fixtures.size(), "fixture")));
         return 0;
       }
     } catch (InvalidProjectException e) {
@@ -79,7 +79,7 @@ final class CheckCommand implements Callable<Integer> {
     for (Problem problem : problems) {
       err.println(problem);
     }
-    err.println(count(problems.size(), "problem"));
+    err.println(Counts.of(problems.size(), "problem"));
     return 1;
   }
 
@@ -125,14 +125,10 @@ final class CheckCommand implements Callable<Integer> {
 
   private static <T> String list(Collection<T> items, String noun, Function<T, String> describe) {
     if (items.isEmpty()) {
-      return count(0, noun);
+      return Counts.of(0, noun);
     }
     List<String> parts = new ArrayList<>();
     items.forEach(item -> parts.add(describe.apply(item)));
-    return count(items.size(), noun) + " (" + String.join("; ", parts) + ")";
-  }
-
-  private static String count(int n, String noun) {
-    return n + " " + noun + (n == 1 ? "" : "s");
+    return Counts.of(items.size(), noun) + " (" + String.join("; ", parts) + ")";
   }
 }

@@ -82,9 +82,9 @@ final class EffectsCommand implements Callable<Integer> {
         out.println(
             l.name()
                 + ": "
-                + count(effects.size(), "effect")
+                + Counts.of(effects.size(), "effect")
                 + ", "
-                + count(compensations.size(), "compensation"));
+                + Counts.of(compensations.size(), "compensation"));
         Optional<EffectsPause.State> paused = new EffectsPause(l.pool()).state(l.name());
         if (paused.isPresent()) {
           out.println(
@@ -224,17 +224,17 @@ final class EffectsCommand implements Callable<Integer> {
       states.add(
           f.getOrDefault("state " + state, 0) + " " + state.toLowerCase(java.util.Locale.ROOT));
     }
-    return count(f.getOrDefault("effects", 0), "effect")
+    return Counts.of(f.getOrDefault("effects", 0), "effect")
         + ": "
         + String.join(", ", states)
         + "; "
-        + count(f.getOrDefault("dispatches", 0), "dispatch")
+        + Counts.of(f.getOrDefault("dispatches", 0), "dispatch")
         + ", "
         + f.getOrDefault("open compensations", 0)
         + " open "
         + (f.getOrDefault("open compensations", 0) == 1 ? "compensation" : "compensations")
         + "; "
-        + count(v.problems().size(), "problem");
+        + Counts.of(v.problems().size(), "problem");
   }
 
   /**
@@ -250,10 +250,6 @@ final class EffectsCommand implements Callable<Integer> {
     } catch (java.time.format.DateTimeParseException e) {
       return text;
     }
-  }
-
-  private static String count(int n, String noun) {
-    return n + " " + (n == 1 ? noun : noun.endsWith("h") ? noun + "es" : noun + "s");
   }
 
   /** Left-aligned columns, two spaces apart, indented by two; the last column unpadded. */

@@ -121,7 +121,11 @@ final class ProduceCommand implements Callable<Integer> {
     try (KafkaTopics topics = KafkaTopics.at(connection)) {
       for (String created : topics.ensure(List.of(topic), partitions, Set.of())) {
         err.println(
-            "streamform produce: created topic " + created + " (" + partitions + " partitions)");
+            "streamform produce: created topic "
+                + created
+                + " ("
+                + Counts.of(partitions, "partition")
+                + ")");
       }
       topicPartitions = topics.partitions(topic);
     }
@@ -177,16 +181,16 @@ final class ProduceCommand implements Callable<Integer> {
     }
     out.println(
         "produced "
-            + events
-            + " events and "
-            + punctuations
-            + " watermark items of "
+            + Counts.of(events, "event")
+            + " and "
+            + Counts.of(punctuations, "watermark item")
+            + " of "
             + fixture.name()
             + " to "
             + topic
             + " ("
-            + topicPartitions
-            + " partitions)");
+            + Counts.of(topicPartitions, "partition")
+            + ")");
     return 0;
   }
 

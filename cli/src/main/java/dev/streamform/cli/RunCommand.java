@@ -385,7 +385,12 @@ final class RunCommand implements Callable<Integer> {
       // a source that declares its partition count gets its topics created with that count
       int create = declared.source().partitions().orElse(partitions);
       for (String created : topics.ensure(needed, create, compacted)) {
-        err.println("streamform run: created topic " + created + " (" + create + " partitions)");
+        err.println(
+            "streamform run: created topic "
+                + created
+                + " ("
+                + Counts.of(create, "partition")
+                + ")");
       }
       int topicPartitions = topics.partitions(source); // one metadata request, not one per use
       Optional<Integer> expected = declared.source().partitions();
@@ -593,7 +598,11 @@ final class RunCommand implements Callable<Integer> {
         Set<String> compacted = named.topicIsCompacted() ? Set.of(named.topic()) : Set.of();
         for (String created : topics.ensure(needed, partitions, compacted)) {
           err.println(
-              "streamform run: created topic " + created + " (" + partitions + " partitions)");
+              "streamform run: created topic "
+                  + created
+                  + " ("
+                  + Counts.of(partitions, "partition")
+                  + ")");
         }
       }
       target = FileModelRun.Target.kafka(connection);

@@ -132,7 +132,7 @@ class RolloutEffectsCommandTest {
         out.toString(),
         containsString(
             "effects evaluated on the canonical values: 1 prepared, 0 following the new values, 0"
-                + " cancelled, 1 compensations for a person\n"
+                + " cancelled, 1 compensation for a person\n"
                 + "hourly_revenue: effects paused: dispatchers claim nothing"));
     assertThat(command("dispatch", "--once"), is(0));
     assertThat(out.toString(), startsWith("pass 1: effects paused ("));
