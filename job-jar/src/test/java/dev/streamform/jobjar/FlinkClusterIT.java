@@ -9,7 +9,7 @@ import dev.streamform.cli.Streamform;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.Project;
-import dev.streamform.runners.postgres.LocalPorts;
+import dev.streamform.runners.postgres.LocalPostgres;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureSuite;
@@ -51,10 +51,10 @@ class FlinkClusterIT {
 
   @BeforeAll
   static void startCluster() throws Exception {
-    int restPort = LocalPorts.free();
-    int rpcPort = LocalPorts.free();
+    int restPort = LocalPostgres.freePort();
+    int rpcPort = LocalPostgres.freePort();
     while (rpcPort == restPort) {
-      rpcPort = LocalPorts.free();
+      rpcPort = LocalPostgres.freePort();
     }
     Path conf = Files.createDirectories(work.resolve("conf"));
     String config =

@@ -45,7 +45,7 @@ public final class LocalPostgres implements AutoCloseable {
   /** A server on a free port with a fresh data folder, removed by {@link #close()}. */
   public static LocalPostgres temporary() throws IOException {
     Path data = Files.createTempDirectory("streamform-postgres-data");
-    LocalPostgres pg = new LocalPostgres(LocalPorts.free(), data, true);
+    LocalPostgres pg = new LocalPostgres(freePort(), data, true);
     pg.start();
     return pg;
   }
@@ -110,6 +110,50 @@ public final class LocalPostgres implements AutoCloseable {
     stop();
     if (temporary) {
       deleteTree(data);
+    }
+  }
+
+  /** Linux's default first ephemeral port, used where the kernel's range cannot be read. */
+  private static final int DEFAULT_EPHEMERAL_LOW = 32768;
+
+  private static final int LOWEST_FREE_PORT = 20000;
+
+  /**
+   * A port on 127.0.0.1 that nothing listens on, below the kernel's ephemeral range — for this
+   * server, and for the other local services tests start (a Flink cluster's REST and RPC ports).
+   *
+   * <p>A port from {@code new ServerSocket(0)} is an ephemeral one: once the probe closes it, the
+   * kernel may hand it to the next process binding port 0 or opening a connection. A Flink
+   * TaskManager binds its RPC service to port 0 while the JobManager is still starting, and once
+   * took the REST port a test had chosen ({@code BindException: Could not start rest endpoint on
+   * any port in port range 43427}). A port below the ephemeral range is never handed out that way.
+   * (This class is also run as a single source file by {@code runners-config/bin/postgres}, so it
+   * uses nothing else of its package.)
+   */
+  public static int freePort() throws IOException {
+    int high = Math.max(LOWEST_FREE_PORT + 1000, ephemeralLow());
+    int span = high - LOWEST_FREE_PORT;
+    int start = java.util.concurrent.ThreadLocalRandom.current().nextInt(span);
+    for (int i = 0; i < span; i++) {
+      int port = LOWEST_FREE_PORT + (start + i) % span;
+      try (java.net.ServerSocket probe =
+          new java.net.ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+        return probe.getLocalPort();
+      } catch (IOException taken) {
+        // try the next one
+      }
+    }
+    throw new IOException("no free port on 127.0.0.1 from " + LOWEST_FREE_PORT + " to " + high);
+  }
+
+  /** The first port of the kernel's ephemeral range. */
+  public static int ephemeralLow() {
+    // Files.readString gets only the first byte of this /proc file (its size reads as 0)
+    try (java.io.BufferedReader reader =
+        Files.newBufferedReader(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))) {
+      return Integer.parseInt(reader.readLine().trim().split("\\s+")[0]);
+    } catch (IOException | RuntimeException unreadable) {
+      return DEFAULT_EPHEMERAL_LOW;
     }
   }
 

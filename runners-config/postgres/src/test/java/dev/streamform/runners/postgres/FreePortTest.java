@@ -6,13 +6,13 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import org.junit.jupiter.api.RepeatedTest;
 
-class LocalPortsTest {
+class FreePortTest {
   @RepeatedTest(20)
   void aPortIsFreeAndNeverOneTheKernelHandsOut() throws Exception {
-    int port = LocalPorts.free();
+    int port = LocalPostgres.freePort();
     assertTrue(
-        port < LocalPorts.ephemeralLow(),
-        port + " is in the ephemeral range from " + LocalPorts.ephemeralLow());
+        port < LocalPostgres.ephemeralLow(),
+        port + " is in the ephemeral range from " + LocalPostgres.ephemeralLow());
     try (ServerSocket bound = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
       assertTrue(bound.isBound());
     }
