@@ -9,12 +9,14 @@ import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.sql.ModelQuery;
+import dev.streamform.policies.time.Timestamps;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.OutcomeBuilder;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Late;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Offsets;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Quarantined;
 import dev.streamform.teststreams.oracle.WindowedOutcome.Row;
+import dev.streamform.transforms.windows.WindowRange;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -314,6 +316,20 @@ public final class WindowedOracle {
       if (!query.selects(record)) {
         timeline.event(this.item, id, p, t, wp, Timeline.Judgement.ON_TIME);
         return; // judged by the clock, in no window
+      }
+      // an event in a window reaching past the range of timestamps (a local month that began in
+      // the year 0, an hour that ends in the year 10000) is quarantined, in no window (WindowRange)
+      for (Instant start : policy.windowStartsOf(t)) {
+        Instant end = policy.windowEndOf(start);
+        if (start.isBefore(Timestamps.MIN) || end.isAfter(Timestamps.MAX)) {
+          timeline.event(this.item, id, p, t, wp, Timeline.Judgement.QUARANTINED);
+          quarantined.add(
+              new Quarantined(
+                  item,
+                  id,
+                  WindowRange.refusal(t.toEpochMilli(), start.toEpochMilli(), end.toEpochMilli())));
+          return;
+        }
       }
       // an event whose value would take an int64 sum of a window that accepts it outside int64
       // is quarantined, in no window and without its too-late rows (WindowedAggregate's rule)

@@ -33,9 +33,29 @@ public final class BadEvents {
       throw new ArithmeticException(
           "partition " + e.partition() + " offset " + e.offset() + ": " + overflow.getMessage());
     }
+    refuse(event, coder, overflow.getMessage(), refused, out, quarantined);
+  }
+
+  /**
+   * Refuses {@code event} for {@code reason}, as {@link #refuse(TimedEvent, Coder,
+   * ArithmeticException, TupleTag, DoFn.MultiOutputReceiver, Counter)} does (without a bad-record
+   * output: an {@link IllegalArgumentException} naming the event's partition and offset).
+   */
+  public static void refuse(
+      TimedEvent event,
+      Coder<TimedEvent> coder,
+      String reason,
+      @Nullable TupleTag<BadRecord> refused,
+      DoFn.MultiOutputReceiver out,
+      Counter quarantined) {
+    Envelope e = event.envelope();
+    if (refused == null) {
+      throw new IllegalArgumentException(
+          "partition " + e.partition() + " offset " + e.offset() + ": " + reason);
+    }
     quarantined.inc();
     try {
-      out.get(refused).outputWithTimestamp(of(event, coder, overflow.getMessage()), e.eventTime());
+      out.get(refused).outputWithTimestamp(of(event, coder, reason), e.eventTime());
     } catch (Exception encoding) {
       throw new IllegalStateException("cannot encode a refused event: " + encoding, encoding);
     }

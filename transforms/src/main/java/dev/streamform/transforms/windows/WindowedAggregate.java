@@ -932,6 +932,13 @@ public abstract class WindowedAggregate
       Instant arrival = event.watermarkAtArrival();
       long t = e.eventTime().getMillis();
       List<long[]> containing = windowsOf(t);
+      for (long[] window : containing) {
+        String outside = WindowRange.refusal(t, window[0], window[1]);
+        if (outside != null) {
+          BadEvents.refuse(event, eventCoder, outside, refused, out, quarantined);
+          return; // a window past the range of timestamps (WindowRange): in no window
+        }
+      }
       // the event folded into each window that accepts it, before any of them changes: one whose
       // int64 sum would overflow is refused whole, in no window (see withBadRecordErrorHandler)
       Row[] folded = new Row[containing.size()];
