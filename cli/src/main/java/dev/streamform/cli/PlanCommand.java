@@ -1,5 +1,6 @@
 package dev.streamform.cli;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -78,7 +79,19 @@ final class PlanCommand implements Callable<Integer> {
     }
     JsonNode running;
     try {
-      running = JSON.readTree(Files.readString(against));
+      try (JsonParser parser = JSON.createParser(Files.readString(against))) {
+        running = JSON.readTree(parser);
+        if (parser.nextToken() != null) {
+          err.println(
+              "streamform plan: "
+                  + against
+                  + ":"
+                  + parser.currentTokenLocation().getLineNr()
+                  + ": more follows the manifest (a second JSON value); give the file streamform"
+                  + " inspect-plan wrote, once");
+          return 1;
+        }
+      }
       PlanDiff.requireManifest(running);
     } catch (NoSuchFileException e) {
       err.println(

@@ -148,6 +148,25 @@ class PlanCommandsTest {
             "no such file; write the running plan's manifest with streamform inspect-plan"));
   }
 
+  /** Two manifests in one file (`inspect-plan >>` twice): which one runs is not known. */
+  @Test
+  void aFileWithMoreThanOneManifestIsRefused() throws Exception {
+    assertThat(run("inspect-plan", HOURLY.toString(), "hourly_revenue"), is(0));
+    String manifest = out.toString();
+    Path twice = dir.resolve("twice.json");
+    Files.writeString(twice, manifest + manifest);
+    assertThat(
+        run("plan", HOURLY.toString(), "hourly_revenue", "--against", twice.toString()), is(1));
+    assertThat(
+        err.toString(),
+        containsString(
+            twice
+                + ":"
+                + (manifest.split("\n", -1).length)
+                + ": more follows the manifest (a second JSON value); give the file"
+                + " streamform inspect-plan wrote, once"));
+  }
+
   /**
    * Issue 30: the manifest is derived from the built composite, so every step the composite applies
    * is listed — here the stateful duplicate detection of a source with {@code event_id}. The steps
