@@ -118,7 +118,35 @@ final class ProduceCommand implements Callable<Integer> {
     KafkaConnection connection = connected.get();
     String topic = model.source().topic().get();
     int topicPartitions;
+    // the highest partition an item names: the topic must have it (checked before anything is
+    // created or sent, so a fixture either goes whole or not at all)
+    int needed = 0;
+    for (Fixture.Given item : fixture.given()) {
+      boolean placed = item.event().isPresent() ? !spreadByKey : !item.allPartitions();
+      if (placed) {
+        needed = Math.max(needed, item.partition() + 1);
+      }
+    }
     try (KafkaTopics topics = KafkaTopics.at(connection)) {
+      boolean exists = topics.names().contains(topic);
+      int available = exists ? topics.partitions(topic) : partitions;
+      if (needed > available) {
+        err.println(
+            "streamform produce: "
+                + fixtureFile
+                + " names partition "
+                + (needed - 1)
+                + ", but topic "
+                + topic
+                + (exists ? " has " : " would be created with ")
+                + Counts.of(available, "partition")
+                + "; nothing was produced — "
+                + (exists
+                    ? "give the topic at least " + needed + " partitions, or"
+                    : "add --partitions " + needed + ", or")
+                + " send by key with --spread-by-key");
+        return 1;
+      }
       for (String created : topics.ensure(List.of(topic), partitions, Set.of())) {
         err.println(
             "streamform produce: created topic "

@@ -9,6 +9,8 @@ import static dev.streamform.endtoend.LocalServices.cliErr;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -16,6 +18,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamform.cli.Streamform;
 import dev.streamform.core.time.WindowStatus;
+import dev.streamform.pipelines.kafka.KafkaTopics;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.Project;
@@ -48,6 +51,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -66,6 +70,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The Kafka path end to end, on real services: a KRaft broker and a Flink session cluster started
@@ -112,6 +117,55 @@ class KafkaFlinkEndToEndTest {
   @AfterAll
   static void stopServices() throws Exception {
     LocalServices.stop();
+  }
+
+  /**
+   * {@code produce} of a fixture naming a partition the topic lacks says so and sends nothing (it
+   * used to create the topic, send the items before that one, then stop with "internal error:
+   * IllegalStateException: the fixture names partition 1 but the topic has 1 partitions").
+   */
+  @Test
+  void produceRefusesAFixtureNamingAPartitionTheTopicLacks(@TempDir Path dir) throws Exception {
+    Path seed =
+        Path.of("../test-streams/fixtures/time/two-partitions").toAbsolutePath().normalize();
+    Path project = Files.createDirectories(dir.resolve("two-partitions"));
+    Files.copy(seed.resolve("streamform.yml"), project.resolve("streamform.yml"));
+    Files.createDirectories(project.resolve("models"));
+    try (Stream<Path> models = Files.list(seed.resolve("models"))) {
+      for (Path m : (Iterable<Path>) models::iterator) {
+        Files.copy(m, project.resolve("models").resolve(m.getFileName()));
+      }
+    }
+    String topic = "produce_partition_check";
+    Files.writeString(
+        project.resolve("sources.yml"),
+        Files.readString(seed.resolve("sources.yml")).replace("topic: orders", "topic: " + topic));
+    Path fixture = seed.resolve("fixtures/partition_behind.yml");
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int status =
+        Streamform.run(
+            new PrintWriter(out),
+            new PrintWriter(err),
+            "produce",
+            project.toString(),
+            fixture.toString(),
+            "--bootstrap-servers",
+            BOOTSTRAP,
+            "--partitions",
+            "1");
+    assertEquals(1, status, out + "" + err);
+    assertThat(
+        err.toString(),
+        containsString(
+            fixture
+                + " names partition 1, but topic "
+                + topic
+                + " would be created with 1 partition; nothing was produced — add --partitions 2,"
+                + " or send by key with --spread-by-key"));
+    try (KafkaTopics topics = KafkaTopics.at(BOOTSTRAP)) {
+      assertThat(topics.names(), not(hasItem(topic)));
+    }
   }
 
   @Test
