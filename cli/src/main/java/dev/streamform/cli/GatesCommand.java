@@ -210,6 +210,10 @@ final class GatesCommand implements Callable<Integer> {
     if (traces != null && traces < 1) {
       throw new ParameterException(spec.commandLine(), "--traces must be at least 1");
     }
+    if (generation != null && generation < 1) {
+      throw new ParameterException(
+          spec.commandLine(), "--generation: a whole number from 1, got " + generation);
+    }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     Optional<ModelLedger> opened = target.open(false, "gates", spec.commandLine());

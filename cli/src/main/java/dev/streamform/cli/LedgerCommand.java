@@ -211,6 +211,10 @@ final class LedgerCommand implements Callable<Integer> {
     }
 
     private Ledger.Filter filter() {
+      if (generation != null && generation < 1) {
+        throw new ParameterException(
+            spec.commandLine(), "--generation: a whole number from 1, got " + generation);
+      }
       Map<String, String> keys = new LinkedHashMap<>();
       for (String pair : windowKey) {
         int eq = pair.indexOf('=');

@@ -4,6 +4,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.matchesPattern;
+import static org.hamcrest.Matchers.not;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.streamform.policies.project.Fixture;
@@ -244,6 +245,27 @@ class GatesCommandTest {
         matchesPattern(
             "FAIL oracle [0-9.]+% threshold >= 100.0% [0-2] of 3"
                 + " traces agree, seed 1; shrunk disagreement: .*"));
+  }
+
+  /** A generation is a whole number from 1, for gates and ledger show as for alias set. */
+  @Test
+  void aGenerationBelowOneIsABadCommandLine() {
+    assertThat(gates("--skip", "oracle", "--generation", "0"), is(2));
+    assertThat(err.toString(), containsString("--generation: a whole number from 1, got 0"));
+    assertThat(out.toString(), not(containsString("PASS")));
+    assertThat(
+        run(
+            "ledger",
+            "show",
+            project.toString(),
+            "--jdbc-url",
+            url,
+            "--jdbc-user",
+            "postgres",
+            "--generation",
+            "-1"),
+        is(2));
+    assertThat(err.toString(), containsString("--generation: a whole number from 1, got -1"));
   }
 
   @Test
