@@ -12,6 +12,7 @@ import java.nio.file.WatchEvent;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -99,6 +100,9 @@ final class FileWatch {
    */
   private List<Path> nextChanges(WatchService watcher) throws InterruptedException {
     Set<Path> changed = new LinkedHashSet<>();
+    // paths whose first event in this burst was their creation: one gone again at the end was a
+    // temporary file (sed -i, an editor's save through a file renamed over the real one)
+    Set<Path> created = new HashSet<>();
     while (changed.isEmpty()) {
       WatchKey key = null;
       while (key == null) {
@@ -112,8 +116,10 @@ final class FileWatch {
         for (WatchEvent<?> event : key.pollEvents()) {
           if (event.context() instanceof Path name) {
             Path path = folder.resolve(name).normalize();
-            if (!ignored.contains(path) && !isScratch(name)) {
-              changed.add(path);
+            if (!ignored.contains(path) && !isScratch(name) && changed.add(path)) {
+              if (event.kind() == StandardWatchEventKinds.ENTRY_CREATE) {
+                created.add(path);
+              }
             }
           } else if (event.kind() == StandardWatchEventKinds.OVERFLOW) {
             changed.add(folder); // events were lost: run anyway
@@ -125,6 +131,8 @@ final class FileWatch {
         key = watcher.poll(QUIET_MS, TimeUnit.MILLISECONDS);
       } while (key != null);
       registerAll(watcher); // folders made during the burst, before their files are run
+      changed.removeIf(path -> created.contains(path) && !Files.exists(path));
+      created.clear();
     }
     return new ArrayList<>(changed);
   }

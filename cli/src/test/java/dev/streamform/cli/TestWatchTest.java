@@ -62,6 +62,30 @@ class TestWatchTest {
     assertThat(watch.status.get(), is(0)); // the first run's status: it passed
   }
 
+  /**
+   * A save through a temporary file renamed over the fixture (sed -i, many editors): the run names
+   * the fixture, not the temporary file that no longer exists.
+   */
+  @Test
+  void aSaveThroughATemporaryFileNamesOnlyTheFixture(@TempDir Path dir) throws Exception {
+    Path project = copy(dir);
+    Path fixture = project.resolve("fixtures/late_event.yml");
+    Watch watch = Watch.start(project.toString());
+    try {
+      watch.awaitWatching(1);
+      Path scratch = project.resolve("fixtures/sedAb12Cd");
+      Files.writeString(scratch, Files.readString(fixture) + "# saved\n");
+      Files.move(scratch, fixture, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      watch.awaitOut("run 2 in ");
+      assertThat(
+          watch.err(),
+          matchesPattern("(?s).*run 2 after a change to \\S*fixtures/late_event.yml\\n.*"));
+      assertThat(watch.err(), not(containsString("sedAb12Cd")));
+    } finally {
+      watch.stop();
+    }
+  }
+
   @Test
   void aBrokenFixtureIsReportedAtItsLineAndTheWatchGoesOn(@TempDir Path dir) throws Exception {
     Path project = copy(dir);
