@@ -16,7 +16,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.streamform.cli.Streamform;
 import dev.streamform.core.time.WindowStatus;
 import dev.streamform.pipelines.kafka.KafkaTopics;
 import dev.streamform.planner.DeclaredModel;
@@ -30,8 +29,6 @@ import dev.streamform.teststreams.oracle.WindowedOracle;
 import dev.streamform.teststreams.oracle.WindowedOutcome;
 import dev.streamform.transforms.PlantedDefect;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -141,12 +138,8 @@ class KafkaFlinkEndToEndTest {
         project.resolve("sources.yml"),
         Files.readString(seed.resolve("sources.yml")).replace("topic: orders", "topic: " + topic));
     Path fixture = seed.resolve("fixtures/partition_behind.yml");
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int status =
-        Streamform.run(
-            new PrintWriter(out),
-            new PrintWriter(err),
+    LocalServices.Ran produced =
+        LocalServices.ran(
             "produce",
             project.toString(),
             fixture.toString(),
@@ -154,9 +147,9 @@ class KafkaFlinkEndToEndTest {
             BOOTSTRAP,
             "--partitions",
             "1");
-    assertEquals(1, status, out + "" + err);
+    assertEquals(1, produced.status(), produced.out() + produced.err());
     assertThat(
-        err.toString(),
+        produced.err(),
         containsString(
             fixture
                 + " names partition 1, but topic "
@@ -1154,12 +1147,8 @@ class KafkaFlinkEndToEndTest {
                       : "different";
       counts.merge(kind, 1, Integer::sum);
     }
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int status =
-        Streamform.run(
-            new PrintWriter(out),
-            new PrintWriter(err),
+    LocalServices.Ran compare =
+        LocalServices.ran(
             join(
                 new String[] {
                   "compare-generations",
@@ -1172,7 +1161,7 @@ class KafkaFlinkEndToEndTest {
                   "2"
                 },
                 database));
-    String compared = out.toString();
+    String compared = compare.out();
     assertThat(
         compared,
         compared.endsWith(
@@ -1189,8 +1178,8 @@ class KafkaFlinkEndToEndTest {
         equalTo(true));
     assertEquals(
         counts.get("equal") == windows.size() ? 0 : 3,
-        status,
-        "exit status of compare-generations: " + err);
+        compare.status(),
+        "exit status of compare-generations: " + compare.err());
     for (String w : windows) {
       if (gen1.containsKey(w) && gen2.containsKey(w)) {
         WindowedOutcome.Row a = gen1.get(w);

@@ -210,15 +210,24 @@ final class LocalServices {
     return succeeded(args)[1];
   }
 
-  /** {standard output, standard error} of a command that must succeed. */
-  private static String[] succeeded(String... args) {
+  /** A command's exit status and what it printed on standard output and standard error. */
+  record Ran(int status, String out, String err) {}
+
+  /** Runs the command line in process, whatever its exit status. */
+  static Ran ran(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int status = Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
-    if (status != 0) {
-      fail(failed(List.of(args), status, out + "" + err));
+    return new Ran(status, out.toString(), err.toString());
+  }
+
+  /** {standard output, standard error} of a command that must succeed. */
+  private static String[] succeeded(String... args) {
+    Ran r = ran(args);
+    if (r.status() != 0) {
+      fail(failed(List.of(args), r.status(), r.out() + r.err()));
     }
-    return new String[] {out.toString(), err.toString()};
+    return new String[] {r.out(), r.err()};
   }
 
   /**
