@@ -173,9 +173,10 @@ public final class ReplayOrders {
       // the DirectRunner has no savepoints: the restores run on Flink in this JVM (ADR 0041)
       int parallelism = runner.runner().isFlink() ? runner.runner().parallelism() : 1;
       out.printf(
-          "restore: every order stopped with a savepoint after %d events and restored from it,"
+          "restore: every order stopped with a savepoint after %d event%s and restored from it,"
               + " on embedded Flink (an in-process cluster) parallelism %d%s%n",
           options.restoreAt(),
+          options.restoreAt() == 1 ? "" : "s",
           parallelism,
           runner.runner().isFlink() ? "" : " (the DirectRunner has no savepoints)");
       List<FixtureRunner.Case> cases = new ArrayList<>();
@@ -186,7 +187,11 @@ public final class ReplayOrders {
       orders.forEach(
           o ->
               labels.add(
-                  "order " + o.number() + " restored after " + options.restoreAt() + " events"));
+                  "order "
+                      + o.number()
+                      + " restored after "
+                      + options.restoreAt()
+                      + (options.restoreAt() == 1 ? " event" : " events")));
     }
     Map<String, Map<String, String>> reference = ledger(outcomes.get(0));
     int differing = 0;
