@@ -254,6 +254,47 @@ class WindowedFixtureFailuresTest {
                 + " from `late:`"));
   }
 
+  /** The 25-hour Berlin day of 2026-10-25 (docs/semantics.md §6, calendar windows). */
+  private FixtureVerdict runOctober(String fixture) {
+    Path seed = FixtureProjects.under("fixtures/calendar/daily-revenue-berlin").toAbsolutePath();
+    Path p = FixtureProjects.copy(seed, dir.resolve("run" + ++runs));
+    FixtureProjects.write(p, "fixtures/f.yml", fixture);
+    return StreamformFixtures.inProject(p).run("fixtures/f.yml");
+  }
+
+  private static final String OCTOBER =
+      FixtureProjects.read(
+          FixtureProjects.under("fixtures/calendar/daily-revenue-berlin/fixtures")
+              .resolve("last_sunday_of_october.yml"));
+
+  @Test
+  void anUnlistedTooLateRowOfACalendarDayNamesTheDaysOwnEnd() {
+    FixtureVerdict v = runOctober(OCTOBER.substring(0, OCTOBER.indexOf("late:")));
+    assertThat(v.passed(), is(false));
+    assertThat(
+        squeezed(v),
+        containsString(
+            "was refused as too late by window [22:00, 2026-10-25 23:00): partition 0's watermark"
+                + " was 2026-10-26 01:00 at its arrival, at or past the window's end + allowed"
+                + " lateness 2026-10-26 01:00"));
+  }
+
+  @Test
+  void aListedLateRowOfACalendarDayThatWasACorrectionSaysSo() {
+    FixtureVerdict v =
+        runOctober(
+            OCTOBER
+                + "  - { store_id: berlin-1, amount: -30.00, sold_at: \"2026-10-25T22:55:00Z\",\n"
+                + "      window_start: \"2026-10-24T22:00:00Z\" }\n");
+    assertThat(v.passed(), is(false));
+    assertThat(
+        squeezed(v),
+        containsString(
+            "but window [22:00, 2026-10-25 23:00) did not refuse it: event 5 (line 12, partition"
+                + " 0) watermark 2026-10-25 23:00, at or past its window's end 2026-10-25 23:00"
+                + " and before its end + allowed lateness 2026-10-26 01:00: a correction"));
+  }
+
   @Test
   void theOrderBetweenKeysAndWindowsIsNotAssertedButWithinOneItIs() {
     String merchant8 =
