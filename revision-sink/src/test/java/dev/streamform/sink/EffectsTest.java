@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -170,6 +171,35 @@ class EffectsTest {
     assertThat(states(), equalTo(List.of("DONE")));
     assertThat(provider.requests(keyOf(revision(7, 10, 1, "1200"))), equalTo(2));
     atMostOnePerKey(2);
+  }
+
+  @Test
+  void aReceiptQuerySayingNeverAppliedWhileTheUnansweredRequestMayStillArriveSendsNothing()
+      throws Exception {
+    EffectRule rule = rule(true, true);
+    WindowRevision r = revision(7, 10, 1, "1200");
+    writer(rule).write(List.of(r));
+    // a slow provider: the dispatcher gives up after 400 ms; the provider applies after 2 s
+    provider.hang(Duration.ofSeconds(2));
+    provider.mode(LocalProviderServer.Mode.TIMEOUT);
+    Duration lease = Duration.ofSeconds(4);
+    assertThat(
+        dispatcher("d1", rule, lease, new Dispatcher.Hooks() {}).runOnce(10).unknown(), equalTo(1));
+    // the next pass at once: the receipt query finds nothing yet, but the first request may still
+    // be applied; "never applied" counts only once the attempt's lease is over
+    provider.mode(LocalProviderServer.Mode.OK);
+    Dispatcher.Report early = dispatcher("d1", rule, lease, new Dispatcher.Hooks() {}).runOnce(10);
+    assertThat(early.redispatched(), equalTo(0));
+    assertThat(early.stillUnknown(), equalTo(1));
+    // the provider applies the first request; a pass after the lease finds the receipt
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> provider.applied(keyOf(r)) == 1);
+    Thread.sleep(lease.toMillis());
+    Dispatcher.Report late = dispatcher("d1", rule, lease, new Dispatcher.Hooks() {}).runOnce(10);
+    assertThat(late.resolvedDone(), equalTo(1));
+    assertThat(late.redispatched(), equalTo(0));
+    assertThat(states(), equalTo(List.of("DONE")));
+    assertThat(provider.requests(keyOf(r)), equalTo(1));
+    atMostOnePerKey();
   }
 
   @Test

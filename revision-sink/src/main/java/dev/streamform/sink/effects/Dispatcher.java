@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  *   <li><b>resolve</b>: an {@code UNKNOWN} effect is asked about — only when its provider answers
  *       receipt queries: found is {@code DONE} with the receipt; never applied and the provider
  *       dedupes by key: claimed again ({@code UNKNOWN -> DISPATCHING}) and delivered under the same
- *       key; otherwise it stays {@code UNKNOWN} for a person. Never a blind retry;
+ *       key — after a request that got no answer only once its lease is over, as the provider may
+ *       still apply it until then; otherwise it stays {@code UNKNOWN} for a person. Never a blind
+ *       retry;
  *   <li><b>claim</b>: one {@code PREPARED} effect at a time, chosen in SQL among those that can be
  *       sent now (confirmed against the generation its key reads and that window's revision, a
  *       provider here, its backoff over), locked ({@code FOR UPDATE SKIP LOCKED}: several
@@ -649,8 +651,12 @@ public final class Dispatcher {
           update(c, a.key(), "PREPARED", null, notSent.reason(), true);
           transition(c, a.key(), from, "PREPARED", "nothing sent: " + notSent.reason());
         } else if (from.equals("DISPATCHING")) {
-          String reason = ((EffectProvider.Unknown) d).reason();
+          EffectProvider.Unknown unknown = (EffectProvider.Unknown) d;
+          String reason = unknown.reason();
           update(c, a.key(), "UNKNOWN", null, reason, true);
+          if (!unknown.answered()) {
+            notBeforeTheLease(c, a.key());
+          }
           transition(c, a.key(), from, "UNKNOWN", "outcome not known: " + reason);
         }
         c.commit();
@@ -659,6 +665,22 @@ public final class Dispatcher {
         rollbackQuietly(c);
         throw e;
       }
+    }
+  }
+
+  /**
+   * An unanswered request may still reach the provider and be applied until its lease is over (the
+   * lease exceeds the providers' timeouts): until then a receipt query that finds nothing is no
+   * proof of "never applied", so the effect is not due again before its attempt's lease ends.
+   */
+  private void notBeforeTheLease(Connection c, String key) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "UPDATE streamform.effect SET next_attempt_at = greatest(next_attempt_at,"
+                + " dispatched_at + ? * interval '1 millisecond') WHERE effect_key = ?")) {
+      s.setDouble(1, lease.toMillis());
+      s.setString(2, key);
+      s.executeUpdate();
     }
   }
 

@@ -35,8 +35,20 @@ public interface EffectProvider {
   /** Nothing reached the provider (connection refused): the effect may be delivered later. */
   record NotSent(String reason) implements Delivery {}
 
-  /** The request may have reached the provider; whether it applied the effect is not known. */
-  record Unknown(String reason) implements Delivery {}
+  /**
+   * The request may have reached the provider; whether it applied the effect is not known.
+   *
+   * @param answered whether the provider answered (an error status): its handling of the request is
+   *     over, so a receipt query now tells what it did. Without an answer (a timeout, a broken
+   *     connection) the request may still be applied later, and a receipt query that finds nothing
+   *     proves nothing until the attempt's lease is over.
+   */
+  record Unknown(String reason, boolean answered) implements Delivery {
+    /** An outcome without an answer. */
+    public Unknown(String reason) {
+      this(reason, false);
+    }
+  }
 
   /** What a receipt query learned. */
   sealed interface Lookup {}

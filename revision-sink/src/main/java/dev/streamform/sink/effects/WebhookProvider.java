@@ -137,7 +137,7 @@ public final class WebhookProvider implements EffectProvider {
         String receipt = response.body().trim();
         return new Applied(receipt.isEmpty() ? "HTTP " + response.statusCode() : receipt);
       }
-      return new Unknown("HTTP " + response.statusCode() + " " + abbreviate(response.body()));
+      return new Unknown("HTTP " + response.statusCode() + " " + abbreviate(response.body()), true);
     } catch (TimeoutException e) {
       sent.cancel(true);
       return new Unknown("no answer within " + timeout.toMillis() + " ms");
