@@ -6,6 +6,7 @@ import dev.streamform.policies.declarations.LinearModel;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.declarations.WindowSpec;
+import dev.streamform.policies.project.Problem;
 import dev.streamform.policies.project.Project;
 import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.sql.ModelQuery;
@@ -29,6 +30,7 @@ import dev.streamform.transforms.decisions.Scorer;
 import dev.streamform.transforms.windows.CalendarWindow;
 import dev.streamform.transforms.windows.WindowedAggregate;
 import dev.streamform.transforms.windows.WindowedResult;
+import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -212,25 +214,58 @@ public final class DeclaredModel {
     return s;
   }
 
-  private static Scorer scorerOf(DecisionsSpec d) {
+  private Scorer scorerOf(DecisionsSpec d) {
     if (d.linear().isPresent()) {
       LinearModel m = d.linear().get();
       return LinearScorer.of(m.weights(), m.bias(), m.digest());
     }
     String name =
         d.scorer().orElseThrow(() -> new IllegalStateException("decisions without a scorer"));
+    String fix =
+        "put the class on the class path of the pipeline that runs the model (a Java author's"
+            + " pipeline, docs/guides/java-authors.md), or score with linear:"
+            + " models/<model>.linear.yml";
+    Class<?> c;
     try {
-      return (Scorer) Class.forName(name).getDeclaredConstructor().newInstance();
-    } catch (ReflectiveOperationException | ClassCastException e) {
-      throw new IllegalStateException(
-          "scorer "
-              + name
-              + " cannot be made: it must be a Scorer with a"
-              + " public no-argument constructor on the class path ("
-              + e
-              + ")",
-          e);
+      c = Class.forName(name, true, Thread.currentThread().getContextClassLoader());
+    } catch (ClassNotFoundException | LinkageError e) {
+      throw scorerProblem("class " + name + " is not on the class path", fix);
     }
+    if (!Scorer.class.isAssignableFrom(c)) {
+      throw scorerProblem(
+          "class " + name + " is not a " + Scorer.class.getName(),
+          "implement Scorer (score(inputs) and digest()) or name a class that does");
+    }
+    try {
+      return (Scorer) c.getDeclaredConstructor().newInstance();
+    } catch (NoSuchMethodException | IllegalAccessException e) {
+      throw scorerProblem(
+          "class " + name + " has no public no-argument constructor",
+          "give it one: the scorer is made once per worker, without arguments");
+    } catch (InvocationTargetException e) {
+      throw scorerProblem(
+          "the constructor of " + name + " failed: " + e.getCause(),
+          "make its no-argument constructor succeed");
+    } catch (InstantiationException e) {
+      throw scorerProblem(
+          "class " + name + " cannot be made (abstract or an interface)", "name a concrete class");
+    }
+  }
+
+  /**
+   * The declared scorer cannot be made: a problem of streamform.yml, said without the cause's stack
+   * (a fixture's report and {@code run} print the message).
+   */
+  private IllegalArgumentException scorerProblem(String message, String fix) {
+    return new IllegalArgumentException(
+        Problem.of(
+                "streamform.yml",
+                0,
+                Optional.of("model '" + model.name() + "'"),
+                Optional.of("decisions.scorer"),
+                message,
+                Optional.of(fix))
+            .toString());
   }
 
   /** The windowed model's aggregate as configured by streamform.yml and its query. */

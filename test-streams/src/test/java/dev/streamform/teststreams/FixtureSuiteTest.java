@@ -100,6 +100,28 @@ class FixtureSuiteTest {
   }
 
   @Test
+  void aScorerClassNotOnTheClassPathIsNamedWithTheModelAndTheFix() throws Exception {
+    Path p =
+        FixtureProjects.copy(
+            FixtureProjects.under("fixtures/decisions/receipts").toAbsolutePath(), dir);
+    Files.writeString(
+        p.resolve("streamform.yml"),
+        Files.readString(p.resolve("streamform.yml"))
+            .replaceFirst(
+                "linear: models/receipt_risk.linear.yml", "scorer: com.example.NoSuchScorer"));
+    Path from = FixtureProjects.under("fixtures/decisions/receipts/fixtures").toAbsolutePath();
+    FixtureProjects.write(
+        p, "fixtures/f.yml", Files.readString(from.resolve("offline_uploads.yml")));
+    FixtureSuite suite = suite();
+    assertThat(suite.run(p), is(false));
+    assertThat(
+        out.toString(),
+        containsString(
+            "streamform.yml: model 'receipt_risk', key 'decisions.scorer': class"
+                + " com.example.NoSuchScorer is not on the class path"));
+  }
+
+  @Test
   void fixturesRunTogetherInOnePipelineReportExactlyWhatEachReportsAlone() throws Exception {
     // the seed suite (changelog, windowed and multi-partition fixtures), then a project whose
     // fixtures pass, fail their comparison, and do not load, in that order of files

@@ -91,7 +91,22 @@ public abstract class LinearModel {
         throw new IllegalArgumentException(
             "weight '" + w.getKey() + "' is not a number: " + w.getValue());
       }
-      weights.put(String.valueOf(w.getKey()), ((Number) w.getValue()).doubleValue());
+      double weight = ((Number) w.getValue()).doubleValue();
+      if (!Double.isFinite(weight)) {
+        throw new IllegalArgumentException(
+            "weight '"
+                + w.getKey()
+                + "' is not a finite number: "
+                + w.getValue()
+                + "; give a number a double holds, e.g. 0.5 or -1.2e3");
+      }
+      weights.put(String.valueOf(w.getKey()), weight);
+    }
+    if (!Double.isFinite(((Number) bias).doubleValue())) {
+      throw new IllegalArgumentException(
+          "bias '"
+              + bias
+              + "' is not a finite number; give a number a double holds, e.g. 0 or 1.5");
     }
     try {
       return of(

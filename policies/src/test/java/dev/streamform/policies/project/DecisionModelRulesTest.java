@@ -2,6 +2,8 @@ package dev.streamform.policies.project;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.is;
 
 import dev.streamform.policies.declarations.DecisionsSpec;
@@ -120,6 +122,28 @@ class DecisionModelRulesTest {
                 + " models/risk.linear.yml: weight 'spend' names no feature of the query and no"
                 + " numeric column of source 'orders' — weigh one of: amount, customer_id,"
                 + " total_spend"));
+  }
+
+  @Test
+  void aWeightOrBiasMustBeAFiniteNumber() {
+    for (String linear :
+        new String[] {
+          "weights:\n  amount: .nan\n",
+          "weights:\n  amount: 1e400\n",
+          "bias: -.inf\nweights:\n  amount: 1\n"
+        }) {
+      ProjectFolder p =
+          withDecisions("      features_over: 1h\n      linear: models/risk.linear.yml\n")
+              .write("models/risk.linear.yml", linear);
+      assertThat(linear, p.problems(), hasSize(1));
+      assertThat(
+          linear,
+          p.problems().get(0),
+          containsString(
+              "models/risk.linear.yml "
+                  + (linear.startsWith("bias") ? "bias" : "weight 'amount'")));
+      assertThat(linear, p.problems().get(0), containsString("is not a finite number"));
+    }
   }
 
   @Test
