@@ -8,7 +8,9 @@ import java.util.regex.Pattern;
 /**
  * Durations as declarations write them: a whole number and one unit, {@code ms}, {@code s}, {@code
  * m}, {@code h} or {@code d} ({@code 500ms}, {@code 0s}, {@code 5m}, {@code 2h}, {@code 30d}). A
- * day is exactly 24 hours: durations here measure event time, which has no calendar.
+ * day is exactly 24 hours: durations here measure event time, which has no calendar. Units are
+ * lower case only: {@code 1M} could mean a minute or a month ({@code window: 1mo}), so an
+ * upper-case unit is refused with the lower-case spelling rather than read as either.
  *
  * <p>{@link #format(Duration)} gives the canonical spelling (the largest unit that divides the
  * duration exactly) and {@link #parse(String)} accepts it, so {@code parse(format(d)).equals(d)}.
@@ -37,12 +39,21 @@ public final class Durations {
    */
   public static Duration parse(String text) {
     String t = text == null ? "" : text.trim();
-    Matcher m = DURATION.matcher(t.toLowerCase(Locale.ROOT));
+    Matcher m = DURATION.matcher(t);
     if (!m.matches()) {
+      Matcher lower = DURATION.matcher(t.toLowerCase(Locale.ROOT));
       String hint =
           t.matches("\\d+")
               ? " (a number needs a unit)"
-              : t.startsWith("-") ? " (a duration cannot be negative)" : "";
+              : t.startsWith("-")
+                  ? " (a duration cannot be negative)"
+                  : lower.matches()
+                      ? " (units are written in lower case: "
+                          + (lower.group(2).equals("m")
+                              ? lower.group(1)
+                                  + "m is a minute, and a calendar month window is window: 1mo)"
+                              : "write " + lower.group(1) + lower.group(2) + ")")
+                      : "";
       throw new IllegalArgumentException(
           "'"
               + text

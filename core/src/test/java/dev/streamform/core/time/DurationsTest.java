@@ -1,6 +1,7 @@
 package dev.streamform.core.time;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -21,7 +22,6 @@ class DurationsTest {
     "2h, 7200000",
     "30d, 2592000000",
     "0ms, 0",
-    "5M, 300000",
     "' 5m ', 300000"
   })
   void parses(String text, long millis) {
@@ -64,6 +64,24 @@ class DurationsTest {
         is(
             "'60' is not a duration (a number needs a unit); write a whole"
                 + " number and a unit, e.g. 500ms, 0s, 10s, 5m, 2h or 30d"));
+  }
+
+  @Test
+  void anUpperCaseUnitIsRefusedNotReadAsAnotherUnit() {
+    // 1M could be a minute or a month (window: 1mo): neither is guessed
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Durations.parse("1M"));
+    assertThat(
+        e.getMessage(),
+        is(
+            "'1M' is not a duration (units are written in lower case: 1m is a minute, and a"
+                + " calendar month window is window: 1mo); write a whole number and a unit, e.g."
+                + " 500ms, 0s, 10s, 5m, 2h or 30d"));
+    for (String upper : new String[] {"5S", "2H", "1D", "500MS", "10Ms"}) {
+      IllegalArgumentException u =
+          assertThrows(IllegalArgumentException.class, () -> Durations.parse(upper), upper);
+      assertThat(u.getMessage(), containsString("units are written in lower case"));
+    }
   }
 
   @ParameterizedTest
