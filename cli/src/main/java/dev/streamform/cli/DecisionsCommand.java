@@ -13,6 +13,7 @@ import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureStream;
 import dev.streamform.teststreams.fixture.RunnerChoice;
+import dev.streamform.transforms.envelope.DeclaredId;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -153,16 +154,23 @@ final class DecisionsCommand implements Callable<Integer> {
           spec.linearFile().map(l -> "linear " + l).orElse("class " + spec.scorer().orElse("?")));
       out.printf("fixture %s%n%n", f.file());
       int shown = 0;
+      Optional<String> idColumn = declared.source().eventId();
       for (FixtureOutcome.Routed r : outcome.routed) {
         Fixture.Given item = stream.itemOf(r.eventId());
+        // a late or dead-lettered row has no decision identity: its declared id is its event's
+        String declaredId =
+            item == null || idColumn.isEmpty() || item.event().isEmpty()
+                ? null
+                : DeclaredId.text(item.event().get().get(idColumn.get()));
         if (event != null
             && !event.equals(r.eventId())
             && !event.equals(r.identity().get("event_id"))
+            && !event.equals(declaredId)
             && !(item != null && event.equals(String.valueOf(item.eventNumber())))) {
           continue;
         }
         shown++;
-        show(out, r, item);
+        show(out, r, item, declaredId);
       }
       if (shown == 0) {
         err.println("streamform decisions show: no decision or routed event for event " + event);
@@ -278,10 +286,12 @@ final class DecisionsCommand implements Callable<Integer> {
             "revised_by",
             "recorded_at");
 
-    private static void show(PrintWriter out, FixtureOutcome.Routed r, Fixture.Given item) {
+    private static void show(
+        PrintWriter out, FixtureOutcome.Routed r, Fixture.Given item, String declaredId) {
       Map<String, String> id = r.identity();
       String[] po = r.eventId().split("-");
-      String named = id.get("event_id"); // the declared id, when the source declares one
+      // the declared id, when the source declares one
+      String named = id.get("event_id") != null ? id.get("event_id") : declaredId;
       String where =
           "event "
               + (named == null ? r.eventId() : named)

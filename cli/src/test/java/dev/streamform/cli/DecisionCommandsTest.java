@@ -248,6 +248,22 @@ class DecisionCommandsTest {
   }
 
   @Test
+  void showFindsALateOrDeadLetteredEventByItsDeclaredId() {
+    Path retried = Path.of("../test-streams/fixtures/decisions/retried_receipts");
+    // r7 arrived late (revising), r6 was dead-lettered for its clock skew: neither has a decision
+    assertThat(
+        err.toString(),
+        run("decisions", "show", retried.toString(), "--model", "receipt_risk", "--event", "r7"),
+        is(0));
+    assertThat(out.toString(), containsString("revising: event r7 (partition"));
+    assertThat(
+        err.toString(),
+        run("decisions", "show", retried.toString(), "--model", "receipt_risk", "--event", "r6"),
+        is(0));
+    assertThat(out.toString(), containsString("dead_lettered: event r6 (partition"));
+  }
+
+  @Test
   void explainKnowsAScoringModel() {
     assertThat(err.toString(), run("explain", RECEIPTS.toString(), "receipt_risk"), is(0));
     assertThat(
