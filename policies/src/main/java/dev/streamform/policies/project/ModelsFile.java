@@ -816,11 +816,26 @@ final class ModelsFile {
       if (name == null) {
         ok = false;
       } else if (!ZoneId.getAvailableZoneIds().contains(name)) {
-        String closest = closestZone(name);
-        m.report(
-            "time_zone",
-            "'" + name + "' is not an IANA time zone name",
-            "did you mean '" + closest + "'? write time_zone: " + closest);
+        Optional<String> closest = closestZone(name);
+        if (FIXED_OFFSET.matcher(name).matches()) {
+          m.report(
+              "time_zone",
+              "'"
+                  + name
+                  + "' is a fixed offset from UTC, not a time zone: a local day follows its"
+                  + " region's clock changes",
+              "write the region's IANA name, e.g. time_zone: Europe/Berlin, or time_zone: UTC");
+        } else if (closest.isPresent()) {
+          m.report(
+              "time_zone",
+              "'" + name + "' is not an IANA time zone name",
+              "did you mean '" + closest.get() + "'? write time_zone: " + closest.get());
+        } else {
+          m.report(
+              "time_zone",
+              "'" + name + "' is not an IANA time zone name",
+              "write one, e.g. time_zone: Europe/Berlin, America/New_York or UTC");
+        }
         ok = false;
       } else {
         zone = Optional.of(ZoneId.of(name));
@@ -916,24 +931,34 @@ final class ModelsFile {
   }
 
   /**
-   * The IANA name closest to {@code name}: the same name in other case, else one whose city is
-   * {@code name} ({@code Berlin}, {@code new york}), else the nearest by edit distance.
+   * {@code Z}, {@code +02:00}, {@code -0500}, {@code UTC+2}, {@code GMT-5:30}: an offset, no zone.
    */
-  static String closestZone(String name) {
+  private static final java.util.regex.Pattern FIXED_OFFSET =
+      java.util.regex.Pattern.compile("(?i)z|(?:utc|gmt|ut)?\\s*[+-]\\s*\\d{1,2}(?::?\\d{2})?");
+
+  /**
+   * The IANA name closest to {@code name}: the same name in other case, else one whose city is
+   * {@code name} ({@code Berlin}, {@code new york}), else one near enough by edit distance to be a
+   * typo; none for a name without a letter.
+   */
+  static Optional<String> closestZone(String name) {
     List<String> zones = new ArrayList<>(ZoneId.getAvailableZoneIds());
     java.util.Collections.sort(zones);
     String city = name.replace(' ', '_');
     for (String z : zones) {
       if (z.equalsIgnoreCase(name)) {
-        return z;
+        return Optional.of(z);
       }
     }
     for (String z : zones) {
       if (z.contains("/") && z.substring(z.lastIndexOf('/') + 1).equalsIgnoreCase(city)) {
-        return z;
+        return Optional.of(z);
       }
     }
-    return Names.nearest(name, zones);
+    if (!name.matches(".*\\p{L}.*")) {
+      return Optional.empty();
+    }
+    return Names.closest(name, zones);
   }
 
   /** A topic name under {@code key}: a legal Kafka topic name (it names an output file too). */

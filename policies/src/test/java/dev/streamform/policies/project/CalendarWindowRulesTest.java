@@ -93,6 +93,33 @@ class CalendarWindowRulesTest {
   }
 
   @Test
+  void aFixedOffsetIsRefusedAsNoZoneAndNothingFarIsSuggested() {
+    for (String offset : new String[] {"Z", "+02:00", "UTC+2", "GMT-5", "-0500"}) {
+      String problem =
+          withModel("    window: 1d\n    time_zone: \"" + offset + "\"\n").problems().get(0);
+      assertThat(
+          problem,
+          containsString(
+              "'"
+                  + offset
+                  + "' is a fixed offset from UTC, not a time zone: a local day follows its"
+                  + " region's clock changes — write the region's IANA name, e.g. time_zone:"
+                  + " Europe/Berlin, or time_zone: UTC"));
+    }
+    for (String far : new String[] {"5", "Atlantis/Poseidonis"}) {
+      String problem =
+          withModel("    window: 1d\n    time_zone: \"" + far + "\"\n").problems().get(0);
+      assertThat(
+          problem,
+          containsString(
+              "'"
+                  + far
+                  + "' is not an IANA time zone name — write one, e.g. time_zone: Europe/Berlin,"
+                  + " America/New_York or UTC"));
+    }
+  }
+
+  @Test
   void aZoneOnAFixedWindowNeverMovesItAndOffsetsOffItsBoundariesAreWarnedAbout() throws Exception {
     // §6.24: a fixed window stays epoch-aligned whatever the zone, so no zone is refused
     Project p = withModel("    window: 1h\n    time_zone: Asia/Kolkata\n").load(); // no problem
