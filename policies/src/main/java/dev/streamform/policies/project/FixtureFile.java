@@ -247,8 +247,7 @@ final class FixtureFile {
       for (YamlMap row : root.mapList("late", i -> "late row " + i, lateExample)) {
         (window.isPresent()
                 ? windowedLateRow(row, source, window.get())
-                : typedRow(row, source.schema(), "a column of source '" + source.name() + "'")
-                    .map(v -> Fixture.Row.of(row.line(), v)))
+                : typedRow(row, source.schema()).map(v -> Fixture.Row.of(row.line(), v)))
             .ifPresent(late::add);
       }
       String duplicateExample =
@@ -266,7 +265,7 @@ final class FixtureFile {
       } else {
         for (YamlMap row :
             root.mapList("duplicates", i -> "duplicates row " + i, duplicateExample)) {
-          typedRow(row, source.schema(), "a column of source '" + source.name() + "'")
+          typedRow(row, source.schema())
               .map(v -> Fixture.Row.of(row.line(), v))
               .ifPresent(duplicates::add);
         }
@@ -280,7 +279,7 @@ final class FixtureFile {
               "- { "
                   + String.join(": ..., ", source.schema().keySet())
                   + ": ..., reason: \"no value\" }")) {
-        typedRow(row, quarantineColumns, "a column of source '" + source.name() + "' or reason")
+        typedRow(row, quarantineColumns)
             .map(v -> Fixture.Row.of(row.line(), v))
             .ifPresent(quarantined::add);
       }
@@ -356,8 +355,7 @@ final class FixtureFile {
         Optional<YamlMap> values =
             item.map("event", Optional.of("event " + number), "event: { column: value, ... }");
         values
-            .flatMap(
-                v -> typedRow(v, source.schema(), "a column of source '" + source.name() + "'"))
+            .flatMap(v -> typedRow(v, source.schema()))
             .ifPresent(
                 v -> given.add(Fixture.Given.event(item.line(), partition.orElse(0), number, v)));
       } else {
@@ -383,8 +381,7 @@ final class FixtureFile {
     Map<String, ColumnType> columns = new LinkedHashMap<>();
     columns.put("op", ColumnType.STRING);
     columns.putAll(outputs);
-    Optional<Map<String, Object>> values =
-        typedRow(row, columns, "an output column of model '" + model + "' or op");
+    Optional<Map<String, Object>> values = typedRow(row, columns);
     if (values.isEmpty()) {
       return Optional.empty();
     }
@@ -438,16 +435,7 @@ final class FixtureFile {
     Map<String, ColumnType> columns = new LinkedHashMap<>(source.schema());
     features.forEach(columns::putIfAbsent);
     DECISION_KEYS.forEach(columns::putIfAbsent);
-    Optional<Map<String, Object>> values =
-        typedRow(
-            row,
-            columns,
-            "a column of source '"
-                + source.name()
-                + "', a feature of model '"
-                + model
-                + "' or one of "
-                + String.join(", ", new java.util.TreeSet<>(DECISION_KEYS.keySet())));
+    Optional<Map<String, Object>> values = typedRow(row, columns);
     if (values.isEmpty()) {
       return Optional.empty();
     }
@@ -493,10 +481,9 @@ final class FixtureFile {
             ? row.string("window_local", "window_local: 2026-10-25")
             : Optional.empty();
     Map<String, Object> values = new LinkedHashMap<>();
-    typedValues(row, bounds, "the window's start or end").ifPresent(values::putAll);
-    typedValues(row, outputs, "an output column of model '" + model + "'")
-        .ifPresent(values::putAll);
-    typedValues(row, hashes, "a digest").ifPresent(values::putAll);
+    typedValues(row, bounds).ifPresent(values::putAll);
+    typedValues(row, outputs).ifPresent(values::putAll);
+    typedValues(row, hashes).ifPresent(values::putAll);
     List<String> notNull = new ArrayList<>(bounds.keySet());
     notNull.addAll(HASH_KEYS);
     refuseNulls(row, values, notNull);
@@ -654,8 +641,7 @@ final class FixtureFile {
     int before = problems.size();
     Map<String, ColumnType> columns = new LinkedHashMap<>(source.schema());
     columns.put("window_start", ColumnType.TIMESTAMP);
-    Optional<Map<String, Object>> values =
-        typedRow(row, columns, "a column of source '" + source.name() + "' or window_start");
+    Optional<Map<String, Object>> values = typedRow(row, columns);
     if (!row.has("window_start")) {
       row.reportMissing(
           "window_start",
@@ -831,16 +817,14 @@ final class FixtureFile {
   }
 
   /** The row's values typed by {@code columns}; unknown columns and bad values are problems. */
-  private Optional<Map<String, Object>> typedRow(
-      YamlMap row, Map<String, ColumnType> columns, String what) {
+  private Optional<Map<String, Object>> typedRow(YamlMap row, Map<String, ColumnType> columns) {
     row.allowOnly(columns.keySet());
     boolean known = columns.keySet().containsAll(row.keys());
-    return typedValues(row, columns, what).filter(v -> known);
+    return typedValues(row, columns).filter(v -> known);
   }
 
   /** The values of the row's keys that {@code columns} names, typed; bad values are problems. */
-  private Optional<Map<String, Object>> typedValues(
-      YamlMap row, Map<String, ColumnType> columns, String what) {
+  private Optional<Map<String, Object>> typedValues(YamlMap row, Map<String, ColumnType> columns) {
     Map<String, Object> values = new LinkedHashMap<>();
     boolean ok = true;
     for (String key : row.keys()) {
@@ -862,7 +846,7 @@ final class FixtureFile {
             e instanceof IllegalArgumentException
                 ? e.getMessage()
                 : "'" + raw.get().getKey() + "' cannot be read as " + type + " (" + e + ")",
-            "give " + what + " of type " + type);
+            "give " + key + " a " + type + " value");
         ok = false;
       }
     }

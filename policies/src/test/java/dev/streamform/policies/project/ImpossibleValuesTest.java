@@ -172,8 +172,8 @@ class ImpossibleValuesTest {
         is(
             "fixtures/far.yml:3: event 1, key 'ordered_at': '99999999999999999' is out of range:"
                 + " event times lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z"
-                + " (epoch milliseconds -62135596800000 to 253402300799999) — give a column of"
-                + " source 'orders' of type timestamp"));
+                + " (epoch milliseconds -62135596800000 to 253402300799999) — give ordered_at"
+                + " a timestamp value"));
   }
 
   @Test

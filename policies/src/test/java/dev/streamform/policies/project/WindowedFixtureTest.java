@@ -226,7 +226,7 @@ class WindowedFixtureTest {
         contains(
             "fixtures/f.yml:5: expect row 1, key 'window_start': '10:00:00' is a time of day"
                 + " without a date; give a full RFC 3339 instant such as 2026-08-30T10:00:00Z —"
-                + " give the window's start or end of type timestamp"));
+                + " give window_start a timestamp value"));
   }
 
   @Test
