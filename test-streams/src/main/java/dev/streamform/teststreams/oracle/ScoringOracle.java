@@ -220,12 +220,14 @@ public final class ScoringOracle {
     Map<List<Object>, List<Event>> byKey = new LinkedHashMap<>();
     clock(given, out, rows, byKey);
     Map<String, String> finalState = new TreeMap<>();
-    int processed = 0;
     for (List<Event> events : byKey.values()) {
-      processed += new KeyRun(events, rows).play(finalState);
+      new KeyRun(events, rows).play(finalState);
     }
     rows.sort(Comparator.comparingInt(Placed::item).thenComparingInt(p -> p.row().revision()));
     rows.forEach(p -> out.routed(p.row()));
+    // processed: the events decided (their first decision), as streamform run counts them; a late
+    // event is late whether or not it updates the state
+    int processed = (int) rows.stream().filter(p -> p.row().route().equals("scored")).count();
     return out.processed(processed).finalState(finalState).buildDecisions();
   }
 
@@ -358,8 +360,8 @@ public final class ScoringOracle {
       } // latest available: as delivered (the order it depends on; not replay-stable)
     }
 
-    /** Plays the key; adds its final state; returns how many events it applied. */
-    int play(Map<String, String> finalState) {
+    /** Plays the key, adding its routed rows and its final state. */
+    void play(Map<String, String> finalState) {
       for (Event e : events) {
         // e's arrival at A proves its partition reached A: every waiting edge t <= A has passed
         decideWaiting(e.arrivalWatermark() == null ? null : e.arrivalWatermark().toEpochMilli());
@@ -373,7 +375,6 @@ public final class ScoringOracle {
             keyText(applied.get(0).event().record()),
             "revision " + applied.size() + ": " + String.join(", ", ids));
       }
-      return applied.size();
     }
 
     /** Decides the waiting events whose time is at or before {@code reached} (null: none). */
