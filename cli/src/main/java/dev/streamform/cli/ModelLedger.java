@@ -114,7 +114,14 @@ final class ModelLedger implements AutoCloseable {
     }
     String message = String.valueOf(root.getMessage());
     int eol = message.indexOf('\n');
-    return eol < 0 ? message : message.substring(0, eol);
+    String first = eol < 0 ? message : message.substring(0, eol);
+    if (root instanceof java.net.ConnectException) {
+      // nobody listens there: the commonest first mistake, with its commonest fix
+      return first
+          + " — is PostgreSQL running there? Start a local one with runners-config/bin/postgres"
+          + " start, or give the right --jdbc-url";
+    }
+    return first;
   }
 
   @Override

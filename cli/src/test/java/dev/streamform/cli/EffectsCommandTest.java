@@ -249,6 +249,33 @@ class EffectsCommandTest {
   }
 
   @Test
+  void aDatabaseNobodyListensAtIsNamedWithHowToStartOne() throws Exception {
+    int port;
+    try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+      port = free.getLocalPort();
+    }
+    String nowhere = "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
+    assertThat(
+        run(
+            "effects",
+            "show",
+            EffectsProject.HOURLY.toString(),
+            "--model",
+            "hourly_revenue",
+            "--jdbc-url",
+            nowhere,
+            "--jdbc-user",
+            "postgres"),
+        is(1));
+    assertThat(err.toString(), containsString("cannot use the database " + nowhere));
+    assertThat(
+        err.toString(),
+        containsString(
+            "Connection refused — is PostgreSQL running there? Start a local one with"
+                + " runners-config/bin/postgres start, or give the right --jdbc-url"));
+  }
+
+  @Test
   void dispatchRefusesAModelWithoutEffects() throws Exception {
     dev.streamform.sink.LedgerSchema.migrate(pool);
     assertThat(command("dispatch", EffectsProject.HOURLY, "--once"), is(1));
