@@ -135,15 +135,9 @@ final class CompareGenerationsCommand implements Callable<Integer> {
     try (ModelLedger l = opened.get()) {
       SortedMap<Integer, Integer> generations = l.ledger.generations(l.name());
       for (int g : new int[] {from, to}) {
-        if (!generations.containsKey(g)) {
-          err.println(
-              "streamform compare-generations: generation "
-                  + g
-                  + " of "
-                  + l.name()
-                  + " has no projection in this ledger ("
-                  + describe(generations)
-                  + ")");
+        Optional<String> refused = l.noProjection(g, generations);
+        if (refused.isPresent()) {
+          err.println("streamform compare-generations: " + refused.get());
           return 1;
         }
       }
@@ -294,15 +288,5 @@ final class CompareGenerationsCommand implements Callable<Integer> {
     int n = generations.getOrDefault(generation, 0);
     boolean isCanonical = canonical.isPresent() && canonical.getAsInt() == generation;
     return (isCanonical ? "canonical, " : "") + n + (n == 1 ? " projection" : " projections");
-  }
-
-  private static String describe(SortedMap<Integer, Integer> generations) {
-    if (generations.isEmpty()) {
-      return "no generation has any yet";
-    }
-    return "generations with projections: "
-        + generations.entrySet().stream()
-            .map(e -> e.getKey() + " (" + e.getValue() + ")")
-            .collect(Collectors.joining(", "));
   }
 }

@@ -100,7 +100,8 @@ import picocli.CommandLine.Spec;
       "  effects: deliveries per effect key as the provider counts them (--provider-url): every"
           + " request that reached the effect, applied or answered with its earlier receipt, so a"
           + " double send is seen even when the provider deduplicates it.",
-      "It reads: the ledger at --jdbc-url (generation --generation, else the canonical one), the"
+      "It reads: the ledger at --jdbc-url (generation --generation, else the canonical one;"
+          + " refused when that generation has no projection of the model), the"
           + " source files the project declares and the run's output files in --output (default:"
           + " <project>/target/<model>, where streamform run writes them) or, for a Kafka source,"
           + " the source topic and the late, duplicates and quarantine topics at"
@@ -111,8 +112,8 @@ import picocli.CommandLine.Spec;
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
       "0:every measured gate passed",
-      "1:a gate failed (or, with --strict, could not be measured), or the project, database or"
-          + " outputs cannot be read",
+      "1:a gate failed (or, with --strict, could not be measured), the generation has no"
+          + " projection of the model, or the project, database or outputs cannot be read",
       "2:bad command line"
     })
 final class GatesCommand implements Callable<Integer> {
@@ -228,6 +229,22 @@ final class GatesCommand implements Callable<Integer> {
           generation != null
               ? generation
               : canonical.isPresent() ? canonical.getAsInt() : model.model().generation();
+      // a generation with no projection has nothing to measure: refused, as compare-generations
+      // refuses it, rather than measured as if it were a run
+      Optional<String> refused = l.noProjection(g);
+      if (refused.isPresent()) {
+        err.println(
+            "streamform gates: "
+                + refused.get()
+                + (generation != null
+                    ? ""
+                    : canonical.isPresent()
+                        ? " (the canonical generation; give --generation N)"
+                        : " (the generation "
+                            + target.project
+                            + " declares; no canonical one yet; give --generation N)"));
+        return 1;
+      }
       Path dir = output != null ? output : target.project.resolve("target").resolve(l.name());
       run = RunInputs.of(this, model, dir, err);
       if (run == null) {

@@ -10,6 +10,8 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
@@ -105,6 +107,35 @@ final class ModelLedger implements AutoCloseable {
 
   String name() {
     return model.model().name();
+  }
+
+  /**
+   * Empty when {@code generation} has a projection of the model in this ledger, else the refusal of
+   * a command that reads that generation (compare-generations, gates): "generation 9 of m has no
+   * projection in this ledger (generations with projections: 1 (6), 2 (7))".
+   */
+  Optional<String> noProjection(int generation) throws SQLException {
+    return noProjection(generation, ledger.generations(name()));
+  }
+
+  /** As {@link #noProjection(int)}, given the ledger's projections per generation of the model. */
+  Optional<String> noProjection(int generation, SortedMap<Integer, Integer> generations) {
+    if (generations.containsKey(generation)) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "generation "
+            + generation
+            + " of "
+            + name()
+            + " has no projection in this ledger ("
+            + (generations.isEmpty()
+                ? "no generation has any yet"
+                : "generations with projections: "
+                    + generations.entrySet().stream()
+                        .map(e -> e.getKey() + " (" + e.getValue() + ")")
+                        .collect(Collectors.joining(", ")))
+            + ")");
   }
 
   static String firstLine(Throwable e) {

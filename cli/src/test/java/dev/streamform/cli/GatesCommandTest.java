@@ -268,6 +268,25 @@ class GatesCommandTest {
     assertThat(err.toString(), containsString("--generation: a whole number from 1, got -1"));
   }
 
+  /**
+   * A generation with no projection has nothing to measure: refused as alias set and
+   * compare-generations refuse it, with the generations that have projections. (Measured, it
+   * passed: the gates that do not read its revisions pass.)
+   */
+  @Test
+  void aGenerationWithNoProjectionIsRefused() {
+    err.getBuffer().setLength(0);
+    assertThat(out.toString(), gates("--skip", "oracle,offsets", "--generation", "9"), is(1));
+    assertThat(
+        out.toString(),
+        err.toString(),
+        matchesPattern(
+            "streamform gates: generation 9 of hourly_revenue has no projection in this ledger"
+                + " \\(generations with projections: 1 \\([0-9]+\\)\\)\n"));
+    assertThat(out.toString(), not(containsString("gates:")));
+    assertThat(out.toString(), not(containsString("PASS")));
+  }
+
   @Test
   void strictFailsAGateThatCouldNotBeMeasured() {
     assertThat(gates("--skip", "oracle", "--strict"), is(1));
