@@ -17,11 +17,15 @@ import dev.streamform.sink.RevisionSink;
 import dev.streamform.sink.decisions.DecisionLedgerSink;
 import dev.streamform.sink.effects.EffectRule;
 import dev.streamform.teststreams.fixture.RunnerChoice;
+import dev.streamform.transforms.StreamformMetrics;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
@@ -32,6 +36,9 @@ import org.apache.beam.runners.flink.FlinkDetachedRunnerResult;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.metrics.MetricNameFilter;
+import org.apache.beam.sdk.metrics.MetricResult;
+import org.apache.beam.sdk.metrics.MetricsFilter;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.StreamingOptions;
 import org.apache.flink.core.execution.JobClient;
@@ -70,18 +77,22 @@ import picocli.CommandLine.Spec;
           + " revisions and final records also go to that PostgreSQL database (the revision ledger:"
           + " streamform ledger, streamform alias), and a revision that makes one of the model's"
           + " declared effects true prepares it in the same transaction (streamform dispatch"
-          + " delivers it). A scoring model (decisions:) writes its decisions to <model>.decisions"
-          + " (key: the event id; every revision kept), late events to <model>.late (ignored,"
-          + " revising) and <model>.reconcile (reconciled), and events it cannot score to"
-          + " <model>.dead_letters, each with its reason; with --jdbc-url its decisions and"
-          + " reconcile queue also go to the decision ledger (streamform decisions show, verify),"
-          + " once per decision_id. A source with event_id drops repeated events as duplicates (to"
-          + " <model>.duplicates.jsonl or the topic <model>.duplicates, counted) and quarantines a"
-          + " repeated id with another payload. A source with idle_after writes the clock's idle"
-          + " markers (a partition going idle or resuming, with its generation and watermark) to"
-          + " <model>.idle.jsonl or the topic <model>.idle. Creates missing topics (<model>"
-          + " compacted for an upsert model only). Blocks until interrupted; with --detach, submits"
-          + " to a Flink cluster, prints the job id and returns.",
+          + " delivers it). A revision or final record that differs from the one the ledger holds"
+          + " for it (the same generation run again on other input or with another policy) is"
+          + " refused and recorded, never written over; once the job ends, the run prints how many"
+          + " and exits 1 (streamform ledger verify lists them). A scoring model (decisions:)"
+          + " writes its decisions to <model>.decisions (key: the event id; every revision kept),"
+          + " late events to <model>.late (ignored, revising) and <model>.reconcile (reconciled),"
+          + " and events it cannot score to <model>.dead_letters, each with its reason; with"
+          + " --jdbc-url its decisions and reconcile queue also go to the decision ledger"
+          + " (streamform decisions show, verify), once per decision_id. A source with event_id"
+          + " drops repeated events as duplicates (to <model>.duplicates.jsonl or the topic"
+          + " <model>.duplicates, counted) and quarantines a repeated id with another payload. A"
+          + " source with idle_after writes the clock's idle markers (a partition going idle or"
+          + " resuming, with its generation and watermark) to <model>.idle.jsonl or the topic"
+          + " <model>.idle. Creates missing topics (<model> compacted for an upsert model only)."
+          + " Blocks until interrupted; with --detach, submits to a Flink cluster, prints the job"
+          + " id and returns.",
       "With --shadow (a windowed model, with --jdbc-url), recomputes generation N (--generation,"
           + " else the declared one) from the offsets the source topic retains (or the source"
           + " files) into that generation's own projections and ledger rows only: no topic or"
@@ -97,10 +108,14 @@ import picocli.CommandLine.Spec;
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
       "0:submitted (--detach), or the job ended",
-      "1:the project has problems, the job failed, or the broker or cluster refused",
+      "1:the project has problems, the job failed, the broker or cluster refused, or the revision"
+          + " ledger refused revisions that differ from the ones it holds (recorded; streamform"
+          + " ledger verify lists them)",
       "2:bad command line"
     })
 final class RunCommand implements Callable<Integer> {
+  /** With a revision sink: the last conflict recorded before the job (see conflicts()). */
+  private long conflictsBefore;
 
   @Parameters(paramLabel = "<project>", description = "the project folder")
   Path project;
@@ -289,6 +304,7 @@ final class RunCommand implements Callable<Integer> {
       try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
         LedgerSchema.migrate(pool); // fail here, not in the job, when the database cannot be used
         canonical = Ledger.at(pool).canonicalGeneration(model);
+        conflictsBefore = lastConflict(pool);
       } catch (RuntimeException | SQLException e) {
         err.println(cannotUse(target, e));
         return 1;
@@ -532,7 +548,14 @@ final class RunCommand implements Callable<Integer> {
     }
     PipelineResult.State state = result.waitUntilFinish();
     err.println("streamform run: the job ended: " + state);
-    return state == PipelineResult.State.DONE || state == PipelineResult.State.CANCELLED ? 0 : 1;
+    if (state != PipelineResult.State.DONE && state != PipelineResult.State.CANCELLED) {
+      return 1;
+    }
+    if (revisionSink != null
+        && conflicts(revisionConflicts(result), declared, revisionSink, err, err)) {
+      return 1;
+    }
+    return 0;
   }
 
   /**
@@ -682,6 +705,7 @@ final class RunCommand implements Callable<Integer> {
                 file,
                 rows,
                 rows == 1 ? "row" : "rows"));
+    boolean conflicts = revisionSink != null && conflicts(0, declared, revisionSink, out, err);
     if (shadow) {
       try {
         recomputedLateEvents(declared, revisionSink, liveOutputs, out);
@@ -699,7 +723,111 @@ final class RunCommand implements Callable<Integer> {
               + " it with the input)");
       return 1;
     }
-    return 0;
+    return conflicts ? 1 : 0;
+  }
+
+  /**
+   * After the job: the records the revision sink refused as conflicts (docs/semantics.md §8) — the
+   * rows this run added to {@code revision_conflict} for the model's generation, or, when more, the
+   * sink's {@value RevisionSink#CONFLICTS} counter of the run ({@code counted}: a repeat of a
+   * conflict an earlier run recorded adds no row); a line in the run's {@code summary} and why it
+   * fails on {@code err} (docs/decisions/0040). False when there were none.
+   */
+  private boolean conflicts(
+      long counted,
+      DeclaredModel declared,
+      RevisionSink sink,
+      PrintWriter summary,
+      PrintWriter err) {
+    int g = declared.model().generation();
+    long n = counted;
+    try (HikariDataSource pool = sink.target().openPool("streamform-run", 2, 10_000)) {
+      n = Math.max(n, conflictsSince(pool, model, g, conflictsBefore));
+    } catch (RuntimeException | SQLException e) {
+      err.println(
+          "streamform run: cannot count the revision conflicts of this run: "
+              + ModelLedger.firstLine(e)
+              + (n > 0 ? "" : " (streamform ledger verify lists any)"));
+    }
+    if (n == 0) {
+      return false;
+    }
+    summary.println(
+        model
+            + ": "
+            + Counts.of(n, "revision conflict")
+            + " refused and recorded: generation "
+            + g
+            + " already holds other values for those revisions in "
+            + sink.target().describe()
+            + " (streamform ledger verify "
+            + project
+            + " --model "
+            + model
+            + " lists them)");
+    summary.flush();
+    err.println(
+        "streamform run: the revision ledger refused "
+            + Counts.of(n, "revision")
+            + " of generation "
+            + g
+            + " that differ from what it holds: a re-run of a generation with other input or"
+            + " another policy; a new policy is a new generation (--generation N, --shadow)");
+    return true;
+  }
+
+  /** The last conflict the ledger recorded before the job, of any model: 0 when none. */
+  private static long lastConflict(javax.sql.DataSource pool) throws SQLException {
+    try (Connection c = pool.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT coalesce(max(conflict_id), 0) FROM streamform.revision_conflict");
+        ResultSet rs = s.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /**
+   * The conflicts of {@code model}'s generation {@code g} recorded after conflict {@code after}.
+   */
+  private static long conflictsSince(javax.sql.DataSource pool, String model, int g, long after)
+      throws SQLException {
+    try (Connection c = pool.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT count(*) FROM streamform.revision_conflict WHERE model = ? AND generation"
+                    + " = ? AND conflict_id > ?")) {
+      s.setString(1, model);
+      s.setInt(2, g);
+      s.setLong(3, after);
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  /** The revision sink's conflicts counter of a job that ended; 0 when the runner has none. */
+  private static long revisionConflicts(PipelineResult result) {
+    try {
+      long n = 0;
+      for (MetricResult<Long> c :
+          result
+              .metrics()
+              .queryMetrics(
+                  MetricsFilter.builder()
+                      .addNameFilter(
+                          MetricNameFilter.named(
+                              StreamformMetrics.NAMESPACE, RevisionSink.CONFLICTS))
+                      .build())
+              .getCounters()) {
+        n += c.getAttempted();
+      }
+      return n;
+    } catch (RuntimeException e) {
+      return 0; // a runner that cannot say: the ledger's rows still do
+    }
   }
 
   /**
