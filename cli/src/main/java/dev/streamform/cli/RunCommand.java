@@ -23,9 +23,6 @@ import java.io.PrintWriter;
 import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
@@ -304,7 +301,7 @@ final class RunCommand implements Callable<Integer> {
       try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
         LedgerSchema.migrate(pool); // fail here, not in the job, when the database cannot be used
         canonical = Ledger.at(pool).canonicalGeneration(model);
-        conflictsBefore = lastConflict(pool);
+        conflictsBefore = Ledger.at(pool).lastConflictId();
       } catch (RuntimeException | SQLException e) {
         err.println(cannotUse(target, e));
         return 1;
@@ -742,7 +739,7 @@ final class RunCommand implements Callable<Integer> {
     int g = declared.model().generation();
     long n = counted;
     try (HikariDataSource pool = sink.target().openPool("streamform-run", 2, 10_000)) {
-      n = Math.max(n, conflictsSince(pool, model, g, conflictsBefore));
+      n = Math.max(n, Ledger.at(pool).conflictsSince(model, g, conflictsBefore));
     } catch (RuntimeException | SQLException e) {
       err.println(
           "streamform run: cannot count the revision conflicts of this run: "
@@ -774,38 +771,6 @@ final class RunCommand implements Callable<Integer> {
             + " that differ from what it holds: a re-run of a generation with other input or"
             + " another policy; a new policy is a new generation (--generation N, --shadow)");
     return true;
-  }
-
-  /** The last conflict the ledger recorded before the job, of any model: 0 when none. */
-  private static long lastConflict(javax.sql.DataSource pool) throws SQLException {
-    try (Connection c = pool.getConnection();
-        PreparedStatement s =
-            c.prepareStatement(
-                "SELECT coalesce(max(conflict_id), 0) FROM streamform.revision_conflict");
-        ResultSet rs = s.executeQuery()) {
-      rs.next();
-      return rs.getLong(1);
-    }
-  }
-
-  /**
-   * The conflicts of {@code model}'s generation {@code g} recorded after conflict {@code after}.
-   */
-  private static long conflictsSince(javax.sql.DataSource pool, String model, int g, long after)
-      throws SQLException {
-    try (Connection c = pool.getConnection();
-        PreparedStatement s =
-            c.prepareStatement(
-                "SELECT count(*) FROM streamform.revision_conflict WHERE model = ? AND generation"
-                    + " = ? AND conflict_id > ?")) {
-      s.setString(1, model);
-      s.setInt(2, g);
-      s.setLong(3, after);
-      try (ResultSet rs = s.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    }
   }
 
   /** The revision sink's conflicts counter of a job that ended; 0 when the runner has none. */

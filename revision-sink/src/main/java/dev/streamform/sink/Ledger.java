@@ -440,6 +440,38 @@ public final class Ledger {
         fx.prepared(), fx.updated(), fx.cancelled(), fx.compensations(), fx.ruleErrors());
   }
 
+  /** The id of the last conflict recorded, of any model; 0 when none is. */
+  public long lastConflictId() throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT coalesce(max(conflict_id), 0) FROM streamform.revision_conflict");
+        ResultSet rs = s.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /**
+   * How many conflicts of {@code model}'s generation {@code generation} were recorded after
+   * conflict {@code after} ({@link #lastConflictId()} taken before a run).
+   */
+  public long conflictsSince(String model, int generation, long after) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT count(*) FROM streamform.revision_conflict WHERE model = ? AND generation"
+                    + " = ? AND conflict_id > ?")) {
+      s.setString(1, model);
+      s.setInt(2, generation);
+      s.setLong(3, after);
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
   /** The model's generations that have projections, each with how many. */
   public SortedMap<Integer, Integer> generations(String model) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
