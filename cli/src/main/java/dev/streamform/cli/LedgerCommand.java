@@ -190,6 +190,13 @@ final class LedgerCommand implements Callable<Integer> {
                     + ")");
           }
         }
+        if (generation != null) {
+          Optional<String> refused = l.noProjection(generation);
+          if (refused.isPresent()) {
+            err.println("streamform ledger show: " + refused.get());
+            return 1;
+          }
+        }
         List<WindowHistory> windows = l.ledger.history(l.name(), filter);
         if (windows.isEmpty()) {
           err.println("streamform ledger show: no window of model " + l.name() + " matches");

@@ -139,6 +139,13 @@ class LedgerCommandTest {
     assertThat(ledger("ledger show", "--window-key", "merchant_id=9"), is(1));
     assertThat(
         err.toString(), is("streamform ledger show: no window of model hourly_revenue matches\n"));
+    err.getBuffer().setLength(0);
+    assertThat(ledger("ledger show", "--generation", "9"), is(1));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform ledger show: generation 9 of hourly_revenue has no projection in this"
+                + " ledger (generations with projections: 1 (2))\n"));
   }
 
   @Test
