@@ -205,7 +205,17 @@ final class AliasCommand implements Callable<Integer> {
                           + " keeps its "
                           + projections(change.previousProjections())
                       : "")
-                  + ")");
+                  + ")"
+                  + change
+                      .endedCanary()
+                      .map(
+                          c ->
+                              "; the canary ended: "
+                                  + c.describe()
+                                  + " before, all keys read generation "
+                                  + change.generation()
+                                  + " now")
+                      .orElse(""));
         }
         if (!rules.isEmpty()) {
           LedgerWriter.Effects fx = change.effects();

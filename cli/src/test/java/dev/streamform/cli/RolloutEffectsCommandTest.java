@@ -238,6 +238,15 @@ class RolloutEffectsCommandTest {
 
     assertThat(command("alias set", "--generation", "2", "--share", "5"), is(2));
     assertThat(err.toString(), containsString("--share: a share is a percentage such as 5%"));
+
+    // back to generation 1 for every key: the canary ends, and the line says so
+    assertThat(command("alias set", "--generation", "1"), is(0));
+    assertThat(
+        out.toString(),
+        containsString(
+            "hourly_revenue: canonical generation 1 -> 1 (40 projections of generation 1); the"
+                + " canary ended: 10% of keys (bucket < 1000 of 10000) read generation 2 before,"
+                + " all keys read generation 1 now\n"));
   }
 
   @Test

@@ -166,6 +166,8 @@ public final class Ledger {
    *     then the canary's; {@code previous} stays canonical for the other keys)
    * @param keys with a canary: the model's keys (of any generation); else 0
    * @param canaryKeys with a canary: how many of them are in the share
+   * @param endedCanary the canary that was in force before and that this change ended (replaced by
+   *     another generation's, or by one generation for every key)
    */
   public record AliasChange(
       String model,
@@ -177,7 +179,8 @@ public final class Ledger {
       LedgerWriter.Effects effects,
       Optional<CanaryShare> canary,
       int keys,
-      int canaryKeys) {}
+      int canaryKeys,
+      Optional<CanaryShare> endedCanary) {}
 
   /**
    * {@link #setCanonicalGeneration(AliasRequest)} refused a canary share: the model has no
@@ -294,6 +297,7 @@ public final class Ledger {
       c.setAutoCommit(false);
       try {
         OptionalInt previous = canonicalGeneration(c, model, true);
+        Optional<CanaryShare> before = canary(c, model);
         SortedMap<Integer, Integer> counts = generations(c, model);
         int projections = counts.getOrDefault(generation, 0);
         if (projections == 0 && !allowEmpty) {
@@ -359,18 +363,22 @@ public final class Ledger {
           effects = followCanonical(c, request);
         }
         c.commit();
-        int before = previous.isPresent() ? counts.getOrDefault(previous.getAsInt(), 0) : 0;
+        int previousProjections =
+            previous.isPresent() ? counts.getOrDefault(previous.getAsInt(), 0) : 0;
+        int canaryNow = canary.map(CanaryShare::generation).orElse(-1);
+        Optional<CanaryShare> ended = before.filter(b -> canaryNow != b.generation());
         return new AliasChange(
             model,
             previous,
             generation,
             projections,
-            before,
+            previousProjections,
             pause,
             effects,
             canary,
             keys[0],
-            keys[1]);
+            keys[1],
+            ended);
       } catch (SQLException | RuntimeException | EmptyGeneration | CanaryRefused e) {
         c.rollback();
         throw e;
