@@ -582,6 +582,33 @@ final class GatesCommand implements Callable<Integer> {
 
   // ---- offsets: each source offset accounted for exactly once
 
+  /**
+   * An offset accounted for twice: one in two outputs or repeated in one, else one the late output
+   * has more rows of than it has windows ({@code k} per event).
+   */
+  private static Optional<String> firstDuplicated(
+      List<String> twice, Map<String, Integer> lateRows, long k) {
+    if (!twice.isEmpty()) {
+      return Optional.of(twice.get(0));
+    }
+    return lateRows.entrySet().stream()
+        .filter(e -> e.getValue() > k)
+        .map(Map.Entry::getKey)
+        .sorted()
+        .findFirst();
+  }
+
+  /** {@code "0-4"} as a person reads it: {@code "partition 0 offset 4"}. */
+  private static String named(String partitionOffset) {
+    int dash = partitionOffset.indexOf('-');
+    return dash < 0
+        ? partitionOffset
+        : "partition "
+            + partitionOffset.substring(0, dash)
+            + " offset "
+            + partitionOffset.substring(dash + 1);
+  }
+
   private Verdict offsets(ModelLedger l, DeclaredModel model, int g, GateThresholds t, String th)
       throws SQLException, IOException {
     if (run.unavailable != null) {
@@ -662,6 +689,7 @@ final class GatesCommand implements Callable<Integer> {
     Map<Integer, long[]> expected = new TreeMap<>(); // partition -> {slots, uncovered}
     long silent = 0;
     long read = 0;
+    String firstMissing = null; // partition-offset of the first offset no output accounts for
     for (Line line : run.source()) {
       read++;
       String id = line.partition() + "-" + line.offset();
@@ -681,6 +709,7 @@ final class GatesCommand implements Callable<Integer> {
       e[0] += k;
       if (!lateRows.containsKey(id) && !inside(ranges.get(line.partition()), line.offset())) {
         e[1]++;
+        firstMissing = firstMissing == null ? id : firstMissing;
       }
     }
     long missing = 0;
@@ -717,6 +746,12 @@ final class GatesCommand implements Callable<Integer> {
                     + run.where(sinks.lateTopic())
                     + " refused by another policy, accepted by this generation's: looked for in"
                     + " its revisions")
+            + (missing > 0 && firstMissing != null ? "; first missing: " + named(firstMissing) : "")
+            + (duplicated == 0
+                ? ""
+                : firstDuplicated(twice, lateRows, k)
+                    .map(id -> "; first duplicated: " + named(id))
+                    .orElse(""))
             + ")");
   }
 

@@ -304,6 +304,7 @@ class GatesCommandTest {
         "ALTER TABLE streamform.correction_ledger ENABLE TRIGGER correction_ledger_append_only");
     assertThat(gates("--skip", "oracle"), is(1));
     assertThat(line("offsets"), containsString("FAIL offsets 1/0 threshold <= 0/0"));
+    assertThat(line("offsets"), containsString("; first missing: partition 0 offset 4"));
   }
 
   @Test
@@ -312,6 +313,8 @@ class GatesCommandTest {
     Files.writeString(late, Files.readString(late) + Files.readString(late));
     assertThat(gates("--skip", "oracle"), is(1));
     assertThat(line("offsets"), containsString("FAIL offsets 0/1 threshold <= 0/0"));
+    assertThat(
+        line("offsets"), matchesPattern(".*; first duplicated: partition \\d+ offset \\d+\\)?"));
   }
 
   @Test
