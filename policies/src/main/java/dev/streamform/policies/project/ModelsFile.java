@@ -687,7 +687,7 @@ final class ModelsFile {
     if (!w.has("size")) {
       w.reportMissing("size", "give the window's size, e.g. window: {size: 1h, every: 15m}");
     }
-    if (calendarHop(w)) {
+    if (calendarUnitInMap(w)) {
       return Optional.empty();
     }
     Optional<Duration> size = w.duration("size", "1h");
@@ -758,41 +758,97 @@ final class ModelsFile {
   }
 
   /**
-   * True, with a problem each, when a hopping window's {@code size} or {@code every} is a calendar
-   * week or month ({@code 1w}, {@code 1mo}): those are not durations, and calendar windows do not
-   * hop. ({@code 1d} is also the duration of 24 hours, and is read as one here.)
+   * True, with a problem each, when {@code size} or {@code every} is a calendar week or month
+   * ({@code 1w}, {@code 1mo}): those are not durations, and a calendar window is only the whole
+   * value of {@code window:} (docs/decisions/0021, 0086). The message says what was asked: a
+   * calendar size with no other {@code every} is a tumbling calendar window written the wrong way;
+   * with another {@code every} it is a calendar window that hops; a calendar {@code every} under a
+   * fixed size starts fixed windows on a calendar. ({@code 1d} is also the duration of 24 hours,
+   * and is read as one here.)
    */
-  private static boolean calendarHop(YamlMap w) {
-    boolean found = false;
+  private static boolean calendarUnitInMap(YamlMap w) {
+    Optional<WindowSpec.CalendarUnit> size = calendarUnit(w, "size");
+    Optional<WindowSpec.CalendarUnit> every = calendarUnit(w, "every");
+    if (size.isPresent()
+        && (!w.has("every") || every.equals(size))) { // tumbling: no hop was asked for
+      WindowSpec.CalendarUnit unit = size.get();
+      w.report(
+          "size",
+          unit.yamlText()
+              + " is a calendar "
+              + unitName(unit)
+              + ", not a duration: size and every are fixed durations, and calendar "
+              + unitName(unit)
+              + "s are declared as the whole value, window: "
+              + unit.yamlText(),
+          "write "
+              + calendarWindow(unit)
+              + ", or a fixed size, e.g. window: {size: "
+              + fixedLength(unit)
+              + "}");
+      return true;
+    }
+    if (size.isEmpty() && every.isPresent()) {
+      WindowSpec.CalendarUnit unit = every.get();
+      w.report(
+          "every",
+          unit.yamlText()
+              + " is a calendar "
+              + unitName(unit)
+              + ", not a duration: fixed windows start every fixed interval from the epoch",
+          "write a fixed every, e.g. every: " + fixedLength(unit) + ", or " + calendarWindow(unit));
+      return true;
+    }
     for (String key : WINDOW_KEYS) {
-      Optional<WindowSpec.CalendarUnit> unit =
-          w.peek(key)
-              .flatMap(WindowSpec.CalendarUnit::parse)
-              .filter(u -> u != WindowSpec.CalendarUnit.DAY);
+      Optional<WindowSpec.CalendarUnit> unit = key.equals("size") ? size : every;
       if (unit.isEmpty()) {
         continue;
       }
-      found = true;
-      boolean week = unit.get() == WindowSpec.CalendarUnit.WEEK;
-      String name = week ? "week" : "month";
-      String fixed = week ? "7d" : "30d";
       w.report(
           key,
-          unit.get().yamlText() + " is a calendar " + name + ", and calendar windows do not hop",
-          "write window: "
-              + unit.get().yamlText()
-              + " for calendar "
-              + name
-              + "s ("
-              + (week ? "with time_zone and week_starts" : "with time_zone")
-              + "), or a fixed "
+          unit.get().yamlText()
+              + " is a calendar "
+              + unitName(unit.get())
+              + ", and calendar windows do not hop",
+          "write "
+              + calendarWindow(unit.get())
+              + ", or a fixed "
               + key
               + ", e.g. "
               + (key.equals("size")
-                  ? "window: {size: " + fixed + ", every: 1d}"
-                  : "every: " + fixed));
+                  ? "window: {size: " + fixedLength(unit.get()) + ", every: 1d}"
+                  : "every: " + fixedLength(unit.get())));
     }
-    return found;
+    return size.isPresent() || every.isPresent();
+  }
+
+  /** {@code key}'s value when it is {@code 1w} or {@code 1mo} (not {@code 1d}, also 24 hours). */
+  private static Optional<WindowSpec.CalendarUnit> calendarUnit(YamlMap w, String key) {
+    return w.peek(key)
+        .flatMap(WindowSpec.CalendarUnit::parse)
+        .filter(u -> u != WindowSpec.CalendarUnit.DAY);
+  }
+
+  private static String unitName(WindowSpec.CalendarUnit unit) {
+    return unit == WindowSpec.CalendarUnit.WEEK ? "week" : "month";
+  }
+
+  /** The fixed duration nearest a calendar week or month, offered instead of it. */
+  private static String fixedLength(WindowSpec.CalendarUnit unit) {
+    return unit == WindowSpec.CalendarUnit.WEEK ? "7d" : "30d";
+  }
+
+  /** How a calendar window of {@code unit} is declared, and with what. */
+  private static String calendarWindow(WindowSpec.CalendarUnit unit) {
+    return "window: "
+        + unit.yamlText()
+        + " for calendar "
+        + unitName(unit)
+        + "s ("
+        + (unit == WindowSpec.CalendarUnit.WEEK
+            ? "with time_zone and week_starts"
+            : "with time_zone")
+        + ")";
   }
 
   /** Half-hour and 45-minute zones, named in messages (an example, not a list to check against). */

@@ -157,6 +157,39 @@ class WindowedModelRulesTest {
   }
 
   @Test
+  void aCalendarWeekOrMonthAsTheSizeAloneNamesTheCalendarWindowNotAHop() throws Exception {
+    // no every, or every equal to the size: tumbling, so the message must not speak of hopping
+    assertThat(
+        withModel("    window: {size: 1mo}\n").problems(),
+        contains(
+            "streamform.yml:4: model 'customer_metrics', key 'window.size': 1mo is a calendar"
+                + " month, not a duration: size and every are fixed durations, and calendar months"
+                + " are declared as the whole value, window: 1mo — write"
+                + " window: 1mo for calendar months (with time_zone), or a fixed size, e.g."
+                + " window: {size: 30d}"));
+    assertThat(
+        withModel("    window:\n      size: 1w\n      every: 1w\n").problems(),
+        contains(
+            "streamform.yml:5: model 'customer_metrics', key 'window.size': 1w is a calendar week,"
+                + " not a duration: size and every are fixed durations, and calendar weeks are"
+                + " declared as the whole value, window: 1w — write window:"
+                + " 1w for calendar weeks (with time_zone and week_starts), or a fixed size, e.g."
+                + " window: {size: 7d}"));
+    // a calendar every under a fixed size: the windows are fixed, only every is wrong
+    assertThat(
+        withModel("    window: {size: 30d, every: 1mo}\n").problems(),
+        contains(
+            "streamform.yml:4: model 'customer_metrics', key 'window.every': 1mo is a calendar"
+                + " month, not a duration: fixed windows start every fixed interval from the epoch"
+                + " — write a fixed every, e.g. every: 30d, or window: 1mo for calendar months"
+                + " (with time_zone)"));
+    // 1d is also 24 hours: {size: 1d} is a fixed day, as {size: 1d, every: 1h} is (ADR 0021)
+    assertThat(
+        loaded("    window: {size: 1d}\n").window(),
+        is(Optional.of(WindowSpec.tumbling(Duration.ofDays(1)))));
+  }
+
+  @Test
   void aWindowCannotBeEmpty() {
     assertThat(
         withModel("    window: 0s\n").problems(),
