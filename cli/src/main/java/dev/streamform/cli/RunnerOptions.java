@@ -24,7 +24,9 @@ import picocli.CommandLine.Spec;
  * parallelism} choose the runner, every other key is passed to Beam as {@code --key=value}. Without
  * a profile: the DirectRunner, or with {@code --runner flink} the embedded Flink runner at
  * parallelism 1. A profile's {@code kafka.properties} (not a Beam option) names Kafka client
- * settings, relative to the profile's folder ({@link KafkaOptions}).
+ * settings, relative to the profile's folder ({@link KafkaOptions}). A Flink option given on the
+ * command line for a DirectRunner run is a usage error, never silently dropped
+ * (docs/decisions/0087).
  */
 final class RunnerOptions {
   static final String PROFILES = "runners-config/profiles";
@@ -124,6 +126,14 @@ final class RunnerOptions {
       case "direct":
         if (flinkMaster != null) {
           throw usage("--flink-master needs --runner flink");
+        }
+        if (parallelism != null) {
+          // refused like --flink-master, not ignored: the user asked for something (ADR 0087)
+          throw usage(
+              "--parallelism "
+                  + parallelism
+                  + " is the Flink job's parallelism, and this run is on the DirectRunner: add"
+                  + " --runner flink, or leave out --parallelism");
         }
         choice = RunnerChoice.direct();
         break;

@@ -197,6 +197,27 @@ class StreamformTest {
   }
 
   @Test
+  void parallelismOnTheDirectRunnerIsRefusedNotIgnored() {
+    // as --flink-master without --runner flink: a usage error before anything runs (ADR 0087)
+    assertThat(run("test", LATE_EVENT.toString(), "--parallelism", "4"), is(2));
+    assertThat(out.toString(), is(""));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform test: --parallelism 4 is the Flink job's parallelism, and this run is on"
+                + " the DirectRunner: add --runner flink, or leave out --parallelism — see"
+                + " 'streamform test --help'\n"));
+    err.getBuffer().setLength(0);
+    assertThat(
+        run("run", LATE_EVENT.toString(), "--profile", "direct", "--parallelism", "2"), is(2));
+    assertThat(
+        err.toString(),
+        startsWith(
+            "streamform run: --parallelism 2 is the Flink job's parallelism, and this run is on"
+                + " the DirectRunner: "));
+  }
+
+  @Test
   void helpListsTheCommands() {
     assertThat(run("--help"), is(0));
     assertThat(out.toString(), startsWith("Usage: streamform [-hV] COMMAND"));
