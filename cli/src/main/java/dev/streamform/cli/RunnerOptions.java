@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -25,8 +26,8 @@ import picocli.CommandLine.Spec;
  * a profile: the DirectRunner, or with {@code --runner flink} the embedded Flink runner at
  * parallelism 1. A profile's {@code kafka.properties} (not a Beam option) names Kafka client
  * settings, relative to the profile's folder ({@link KafkaOptions}). A Flink option given on the
- * command line for a DirectRunner run is a usage error, never silently dropped
- * (docs/decisions/0087).
+ * command line for a DirectRunner run, or {@code --job-jar} for the embedded Flink runner, is a
+ * usage error, never silently dropped (docs/decisions/0087).
  */
 final class RunnerOptions {
   static final String PROFILES = "runners-config/profiles";
@@ -124,16 +125,15 @@ final class RunnerOptions {
     RunnerChoice choice;
     switch (chosenRunner) {
       case "direct":
-        if (flinkMaster != null) {
-          throw usage("--flink-master needs --runner flink");
-        }
-        if (parallelism != null) {
-          // refused like --flink-master, not ignored: the user asked for something (ADR 0087)
+        Map<String, Object> given = flinkOptionsGiven();
+        if (!given.isEmpty()) {
+          // refused, not ignored: whoever typed one asked for something (ADR 0087)
+          boolean one = given.size() == 1;
           throw usage(
-              "--parallelism "
-                  + parallelism
-                  + " is the Flink job's parallelism, and this run is on the DirectRunner: add"
-                  + " --runner flink, or leave out --parallelism");
+              inWords(given.entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).toList())
+                  + (one ? " is a Flink option" : " are Flink options")
+                  + ", and this run is on the DirectRunner: add --runner flink, or leave "
+                  + (one ? "out " + given.keySet().iterator().next() : "them out"));
         }
         choice = RunnerChoice.direct();
         break;
@@ -147,6 +147,14 @@ final class RunnerOptions {
         }
         String master =
             flinkMaster != null ? flinkMaster : profileMaster != null ? profileMaster : "[local]";
+        if (isEmbedded(master) && jobJar != null) {
+          throw usage(
+              "--job-jar "
+                  + jobJar
+                  + " is staged to a Flink cluster, and this run is on the embedded Flink runner:"
+                  + " add --flink-master HOST:PORT (or --profile flink-cluster), or leave out"
+                  + " --job-jar");
+        }
         choice =
             isEmbedded(master)
                 ? RunnerChoice.flinkLocal(n)
@@ -167,6 +175,27 @@ final class RunnerOptions {
   /** The Kafka client settings the profile names, or null (call after {@link #choice()}). */
   Path kafkaProperties() {
     return kafkaProperties;
+  }
+
+  /** The Flink options given on the command line, name to value, in the order --help lists. */
+  private Map<String, Object> flinkOptionsGiven() {
+    Map<String, Object> given = new LinkedHashMap<>();
+    given.put("--parallelism", parallelism);
+    given.put("--flink-master", flinkMaster);
+    given.put("--checkpointing-interval", checkpointingInterval);
+    given.put("--restarts", restarts);
+    given.put("--state-backend", stateBackend);
+    given.put("--job-jar", jobJar);
+    given.values().removeIf(Objects::isNull);
+    return given;
+  }
+
+  /** {@code a}, {@code a and b}, {@code a, b and c}. */
+  private static String inWords(List<String> items) {
+    int last = items.size() - 1;
+    return last == 0
+        ? items.get(0)
+        : String.join(", ", items.subList(0, last)) + " and " + items.get(last);
   }
 
   private static boolean isEmbedded(String master) {

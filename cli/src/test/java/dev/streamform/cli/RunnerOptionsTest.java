@@ -90,6 +90,44 @@ class RunnerOptionsTest {
     assertThat(e.getMessage(), is("--restarts must be 0 or more, not -1"));
   }
 
+  /** The usage error that choosing with {@code args} gives. */
+  private static String refused(String... args) {
+    return assertThrows(ParameterException.class, () -> choose(args)).getMessage();
+  }
+
+  @Test
+  void flinkOptionsForADirectRunnerRunAreRefusedNotIgnored() throws Exception {
+    // each was dropped on the DirectRunner without a word (ADR 0087)
+    assertThat(
+        refused("--checkpointing-interval", "100", "--restarts", "3", "--state-backend", "rocksdb"),
+        is(
+            "--checkpointing-interval 100, --restarts 3 and --state-backend rocksdb are Flink"
+                + " options, and this run is on the DirectRunner: add --runner flink, or leave"
+                + " them out"));
+    Path jar = Files.createFile(dir.resolve("job.jar"));
+    assertThat(
+        refused("--profile", "flink-cluster", "--runner", "direct", "--job-jar", jar.toString()),
+        is(
+            "--job-jar "
+                + jar
+                + " is a Flink option, and this run is on the DirectRunner: add --runner flink, or"
+                + " leave out --job-jar"));
+    assertThat(
+        refused("--flink-master", "127.0.0.1:8081"),
+        is(
+            "--flink-master 127.0.0.1:8081 is a Flink option, and this run is on the DirectRunner:"
+                + " add --runner flink, or leave out --flink-master"));
+    // the embedded Flink runner stages no jar: only a cluster is sent one
+    assertThat(
+        refused("--runner", "flink", "--job-jar", jar.toString()),
+        is(
+            "--job-jar "
+                + jar
+                + " is staged to a Flink cluster, and this run is on the embedded Flink runner:"
+                + " add --flink-master HOST:PORT (or --profile flink-cluster), or leave out"
+                + " --job-jar"));
+  }
+
   @Test
   void anUnknownProfileIsOneLineListingTheProfiles() {
     ParameterException e =

@@ -204,17 +204,17 @@ class StreamformTest {
     assertThat(
         err.toString(),
         is(
-            "streamform test: --parallelism 4 is the Flink job's parallelism, and this run is on"
-                + " the DirectRunner: add --runner flink, or leave out --parallelism — see"
-                + " 'streamform test --help'\n"));
+            "streamform test: --parallelism 4 is a Flink option, and this run is on the"
+                + " DirectRunner: add --runner flink, or leave out --parallelism — see 'streamform"
+                + " test --help'\n"));
     err.getBuffer().setLength(0);
     assertThat(
         run("run", LATE_EVENT.toString(), "--profile", "direct", "--parallelism", "2"), is(2));
     assertThat(
         err.toString(),
         startsWith(
-            "streamform run: --parallelism 2 is the Flink job's parallelism, and this run is on"
-                + " the DirectRunner: "));
+            "streamform run: --parallelism 2 is a Flink option, and this run is on the"
+                + " DirectRunner: "));
   }
 
   @Test
