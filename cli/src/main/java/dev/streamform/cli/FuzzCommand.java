@@ -113,6 +113,17 @@ final class FuzzCommand implements Callable<Integer> {
               spec.commandLine(), "--runners takes direct and/or flink, not '" + r + "'");
       }
     }
+    if (choices.stream().noneMatch(RunnerChoice::isFlink)
+        && spec.commandLine().getParseResult().hasMatchedOption("--parallelism")) {
+      // refused, not ignored, as on the other commands (docs/decisions/0087)
+      throw new ParameterException(
+          spec.commandLine(),
+          "--parallelism "
+              + parallelism
+              + " is a Flink option, and --runners "
+              + String.join(",", runners)
+              + " runs no Flink: give --runners direct,flink, or leave out --parallelism");
+    }
     PrintWriter err = spec.commandLine().getErr();
     PrintWriter stdout = spec.commandLine().getOut();
     Optional<Project> found = ProjectArgument.load(project, "fuzz", err);

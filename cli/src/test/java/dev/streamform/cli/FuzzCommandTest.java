@@ -86,6 +86,28 @@ class FuzzCommandTest {
     assertTrue(err.toString().contains("--runners takes direct and/or flink"), err.toString());
   }
 
+  @Test
+  void refusesParallelismWhenNoRunnerIsFlink(@TempDir Path dir) {
+    // it only sizes the Flink runner: on --runners direct it was dropped without a word (ADR 0087)
+    StringWriter err = new StringWriter();
+    int status =
+        Streamform.run(
+            new PrintWriter(new StringWriter()),
+            new PrintWriter(err),
+            "fuzz",
+            dir.toString(),
+            "--traces",
+            "1",
+            "--parallelism",
+            "4");
+    assertEquals(Streamform.USAGE, status, err.toString());
+    assertEquals(
+        "streamform fuzz: --parallelism 4 is a Flink option, and --runners direct runs no Flink:"
+            + " give --runners direct,flink, or leave out --parallelism — see 'streamform fuzz"
+            + " --help'\n",
+        err.toString());
+  }
+
   private static void write(Path dir, String relative, String text) throws Exception {
     Path f = dir.resolve(relative);
     Files.createDirectories(f.getParent());
