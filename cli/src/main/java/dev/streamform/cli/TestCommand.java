@@ -24,6 +24,7 @@ import picocli.CommandLine.Help;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -185,6 +186,14 @@ final class TestCommand implements Callable<Integer> {
     } catch (IllegalStateException e) {
       err.println("streamform test: " + e.getMessage());
       return 1;
+    }
+    if (runnerChecks && choice.isFlink()) {
+      // refused, not ignored, as a Flink option on the DirectRunner is (docs/decisions/0087)
+      throw new ParameterException(
+          spec.commandLine(),
+          "--runner-checks is a DirectRunner option, and this run is on "
+              + choice.describe()
+              + ": run on the DirectRunner, or leave out --runner-checks");
     }
     if (!runnerChecks) {
       // a declared model runs only Streamform's transforms, whose own suites keep these checks on

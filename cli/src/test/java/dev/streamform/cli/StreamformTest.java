@@ -218,6 +218,19 @@ class StreamformTest {
   }
 
   @Test
+  void runnerChecksOnFlinkAreRefusedNotIgnored() {
+    // the DirectRunner's immutability and encodability checks: Flink has none to turn on
+    assertThat(run("test", LATE_EVENT.toString(), "--runner", "flink", "--runner-checks"), is(2));
+    assertThat(out.toString(), is(""));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform test: --runner-checks is a DirectRunner option, and this run is on flink"
+                + " [local] parallelism 1: run on the DirectRunner, or leave out --runner-checks"
+                + " — see 'streamform test --help'\n"));
+  }
+
+  @Test
   void helpListsTheCommands() {
     assertThat(run("--help"), is(0));
     assertThat(out.toString(), startsWith("Usage: streamform [-hV] COMMAND"));
