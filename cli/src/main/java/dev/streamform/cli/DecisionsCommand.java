@@ -116,6 +116,18 @@ final class DecisionsCommand implements Callable<Integer> {
           throw new picocli.CommandLine.ParameterException(
               spec.commandLine(), "give --fixture (run a fixture) or --jdbc-url (the ledger)");
         }
+        Map<String, Object> runnerGiven = runnerOptions.given();
+        if (!runnerGiven.isEmpty()) {
+          // refused, not ignored (docs/decisions/0087)
+          throw new picocli.CommandLine.ParameterException(
+              spec.commandLine(),
+              RunnerOptions.typed(runnerGiven)
+                  + (runnerGiven.size() == 1 ? " chooses" : " choose")
+                  + " where a fixture runs, and --jdbc-url reads the decision ledger, which runs"
+                  + " nothing: leave "
+                  + (runnerGiven.size() == 1 ? "it" : "them")
+                  + " out, or leave out --jdbc-url to run a fixture");
+        }
         return fromLedger(out, err);
       }
       RunnerChoice choice;

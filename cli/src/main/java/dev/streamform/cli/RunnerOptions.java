@@ -130,7 +130,7 @@ final class RunnerOptions {
           // refused, not ignored: whoever typed one asked for something (ADR 0087)
           boolean one = given.size() == 1;
           throw usage(
-              inWords(given.entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).toList())
+              typed(given)
                   + (one ? " is a Flink option" : " are Flink options")
                   + ", and this run is on the DirectRunner: add --runner flink, or leave "
                   + (one ? "out " + given.keySet().iterator().next() : "them out"));
@@ -190,8 +190,23 @@ final class RunnerOptions {
     return given;
   }
 
-  /** {@code a}, {@code a and b}, {@code a, b and c}. */
-  private static String inWords(List<String> items) {
+  /**
+   * Every runner option given on the command line, name to value, in the order --help lists: for a
+   * command that, as called, runs nothing and must refuse them rather than drop them.
+   */
+  Map<String, Object> given() {
+    Map<String, Object> given = new LinkedHashMap<>();
+    given.put("--profile", profile);
+    given.put("--runner", runner);
+    given.values().removeIf(Objects::isNull);
+    given.putAll(flinkOptionsGiven());
+    return given;
+  }
+
+  /** Options as typed: {@code --a 1}, {@code --a 1 and --b 2}, {@code --a 1, --b 2 and --c 3}. */
+  static String typed(Map<String, Object> options) {
+    List<String> items =
+        options.entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).toList();
     int last = items.size() - 1;
     return last == 0
         ? items.get(0)

@@ -297,6 +297,32 @@ class DecisionCommandsTest {
   }
 
   @Test
+  void showFromTheLedgerRefusesRunnerOptionsRatherThanIgnoreThem() {
+    // with --jdbc-url nothing runs: the runner options were dropped without a word (ADR 0087)
+    assertThat(
+        run(
+            "decisions",
+            "show",
+            RECEIPTS.toString(),
+            "--model",
+            "receipt_risk",
+            "--jdbc-url",
+            "jdbc:postgresql://127.0.0.1:1/postgres",
+            "--runner",
+            "flink",
+            "--parallelism",
+            "2"),
+        is(2));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform decisions show: --runner flink and --parallelism 2 choose where a fixture"
+                + " runs, and --jdbc-url reads the decision ledger, which runs nothing: leave them"
+                + " out, or leave out --jdbc-url to run a fixture — see 'streamform decisions show"
+                + " --help'\n"));
+  }
+
+  @Test
   void withoutModelTheProjectsOnlyScoringModelIsShown(@TempDir Path dir) throws Exception {
     // the receipts project with receipt_risk as its only model
     try (Stream<Path> files = Files.walk(RECEIPTS)) {
