@@ -580,6 +580,15 @@ final class RunCommand implements Callable<Integer> {
       throw new ParameterException(
           spec.commandLine(), "give --output (files) or --bootstrap-servers (topics), not both");
     }
+    if (!toKafka && spec.commandLine().getParseResult().hasMatchedOption("--partitions")) {
+      // refused, not ignored, like a Flink option on the DirectRunner (docs/decisions/0087)
+      throw new ParameterException(
+          spec.commandLine(),
+          "--partitions "
+              + partitions
+              + " sizes the topics a run creates, and this run writes files: give"
+              + " --bootstrap-servers to write topics, or leave out --partitions");
+    }
     FileModelRun run;
     try {
       run = FileModelRun.of(declared, project);

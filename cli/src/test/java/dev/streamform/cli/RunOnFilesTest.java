@@ -422,6 +422,30 @@ class RunOnFilesTest {
         containsString("sources.yml: source 'orders' path: orders-*.jsonl matches no file under"));
   }
 
+  /** --partitions sizes the topics a run creates; a run that writes files creates none. */
+  @Test
+  void partitionsForARunThatWritesFilesAreRefusedNotIgnored() throws Exception {
+    Path output = dir.resolve("o");
+    assertThat(
+        run(
+            "run",
+            EXAMPLE.toString(),
+            "--model",
+            "customer_metrics",
+            "--output",
+            output.toString(),
+            "--partitions",
+            "7"),
+        is(2));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform run: --partitions 7 sizes the topics a run creates, and this run writes"
+                + " files: give --bootstrap-servers to write topics, or leave out --partitions —"
+                + " see 'streamform run --help'\n"));
+    assertThat(Files.exists(output), is(false));
+  }
+
   /**
    * An event whose value would take an int64 sum outside int64 does not stop the run (one bad
    * record never stops a job): it is quarantined with a reason naming the column, and its file and
