@@ -121,7 +121,7 @@ final class DecisionsCommand implements Callable<Integer> {
           // refused, not ignored (docs/decisions/0087)
           throw new picocli.CommandLine.ParameterException(
               spec.commandLine(),
-              RunnerOptions.typed(runnerGiven)
+              Streamform.typed(runnerGiven)
                   + (runnerGiven.size() == 1 ? " chooses" : " choose")
                   + " where a fixture runs, and --jdbc-url reads the decision ledger, which runs"
                   + " nothing: leave "
@@ -130,6 +130,7 @@ final class DecisionsCommand implements Callable<Integer> {
         }
         return fromLedger(out, err);
       }
+      jdbcCredentials.refuseWithout(jdbcUrl, spec.commandLine());
       RunnerChoice choice;
       try {
         choice = runnerOptions.choice();

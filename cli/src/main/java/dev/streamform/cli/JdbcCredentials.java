@@ -3,6 +3,9 @@ package dev.streamform.cli;
 import dev.streamform.sink.JdbcTarget;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -27,6 +30,28 @@ final class JdbcCredentials {
               + JdbcTarget.PASSWORD_ENV
               + " is used when set")
   Path passwordFile;
+
+  /**
+   * Refuses credentials given without a database to use them on ({@code url} null): a usage error
+   * rather than options silently dropped (docs/decisions/0087).
+   */
+  void refuseWithout(String url, CommandLine commandLine) {
+    if (url != null || (user == null && passwordFile == null)) {
+      return;
+    }
+    Map<String, Object> given = new LinkedHashMap<>();
+    given.put("--jdbc-user", user);
+    given.put("--jdbc-password-file", passwordFile);
+    given.values().removeIf(Objects::isNull);
+    boolean one = given.size() == 1;
+    throw new ParameterException(
+        commandLine,
+        Streamform.typed(given)
+            + (one ? " says" : " say")
+            + " who connects to the database --jdbc-url names, and no --jdbc-url is given: add"
+            + " --jdbc-url URL, or leave "
+            + (one ? "out " + given.keySet().iterator().next() : "them out"));
+  }
 
   /** The database at {@code url} with these credentials; a bad URL or file is a usage error. */
   JdbcTarget target(String url, CommandLine commandLine) {

@@ -190,6 +190,7 @@ final class RunCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     RunnerChoice runner = runnerOptions.choice();
+    jdbcCredentials.refuseWithout(jdbcUrl, spec.commandLine());
     PipelineOptions options = runner.options();
     options.as(StreamingOptions.class).setStreaming(true);
     if (runner.isFlink()) {

@@ -130,7 +130,7 @@ final class RunnerOptions {
           // refused, not ignored: whoever typed one asked for something (ADR 0087)
           boolean one = given.size() == 1;
           throw usage(
-              typed(given)
+              Streamform.typed(given)
                   + (one ? " is a Flink option" : " are Flink options")
                   + ", and this run is on the DirectRunner: add --runner flink, or leave "
                   + (one ? "out " + given.keySet().iterator().next() : "them out"));
@@ -201,16 +201,6 @@ final class RunnerOptions {
     given.values().removeIf(Objects::isNull);
     given.putAll(flinkOptionsGiven());
     return given;
-  }
-
-  /** Options as typed: {@code --a 1}, {@code --a 1 and --b 2}, {@code --a 1, --b 2 and --c 3}. */
-  static String typed(Map<String, Object> options) {
-    List<String> items =
-        options.entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).toList();
-    int last = items.size() - 1;
-    return last == 0
-        ? items.get(0)
-        : String.join(", ", items.subList(0, last)) + " and " + items.get(last);
   }
 
   private static boolean isEmbedded(String master) {

@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import org.apache.commons.text.similarity.LevenshteinDistance;
@@ -93,6 +94,19 @@ public final class Streamform implements Callable<Integer> {
   public Integer call() {
     spec.commandLine().usage(spec.commandLine().getErr());
     return USAGE;
+  }
+
+  /**
+   * Options named as the user typed them, for a usage error: {@code --a 1}, {@code --a 1 and --b
+   * 2}, {@code --a 1, --b 2 and --c 3} (name to value, in the map's order).
+   */
+  static String typed(Map<String, Object> options) {
+    List<String> items =
+        options.entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).toList();
+    int last = items.size() - 1;
+    return last == 0
+        ? items.get(0)
+        : String.join(", ", items.subList(0, last)) + " and " + items.get(last);
   }
 
   private static int usageError(ParameterException e, PrintWriter err) {

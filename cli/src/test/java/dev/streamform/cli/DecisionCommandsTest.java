@@ -323,6 +323,29 @@ class DecisionCommandsTest {
   }
 
   @Test
+  void showOfAFixtureRefusesDatabaseCredentialsRatherThanIgnoreThem() {
+    // without --jdbc-url a fixture runs, and no database is read
+    assertThat(
+        run(
+            "decisions",
+            "show",
+            RECEIPTS.toString(),
+            "--model",
+            "receipt_risk",
+            "--jdbc-user",
+            "postgres",
+            "--jdbc-password-file",
+            "pw.txt"),
+        is(2));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform decisions show: --jdbc-user postgres and --jdbc-password-file pw.txt say"
+                + " who connects to the database --jdbc-url names, and no --jdbc-url is given: add"
+                + " --jdbc-url URL, or leave them out — see 'streamform decisions show --help'\n"));
+  }
+
+  @Test
   void withoutModelTheProjectsOnlyScoringModelIsShown(@TempDir Path dir) throws Exception {
     // the receipts project with receipt_risk as its only model
     try (Stream<Path> files = Files.walk(RECEIPTS)) {

@@ -446,6 +446,30 @@ class RunOnFilesTest {
     assertThat(Files.exists(output), is(false));
   }
 
+  /** --jdbc-user and --jdbc-password-file say who connects to --jdbc-url's database. */
+  @Test
+  void databaseCredentialsWithoutADatabaseAreRefusedNotIgnored() throws Exception {
+    Path output = dir.resolve("o");
+    assertThat(
+        run(
+            "run",
+            EXAMPLE.toString(),
+            "--model",
+            "customer_metrics",
+            "--output",
+            output.toString(),
+            "--jdbc-user",
+            "postgres"),
+        is(2));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform run: --jdbc-user postgres says who connects to the database --jdbc-url"
+                + " names, and no --jdbc-url is given: add --jdbc-url URL, or leave out"
+                + " --jdbc-user — see 'streamform run --help'\n"));
+    assertThat(Files.exists(output), is(false));
+  }
+
   /**
    * An event whose value would take an int64 sum outside int64 does not stop the run (one bad
    * record never stops a job): it is quarantined with a reason naming the column, and its file and
