@@ -270,19 +270,35 @@ final class YamlMap {
     return Optional.of(((ScalarNode) entry.getValueNode()).getValue());
   }
 
-  /** A value from a fixed set of words (case-insensitive), e.g. {@code drop} or {@code keep}. */
+  /**
+   * A value from a fixed set of words, written in lower case as the contract writes them (e.g.
+   * {@code drop} or {@code keep}); a word that differs only in case is refused with its lower-case
+   * spelling, as an upper-case duration unit is (ADR 0083).
+   */
   <E extends Enum<E>> Optional<E> choice(String key, Class<E> type, String fixHint) {
     return string(key, key + ": " + fixHint)
         .flatMap(
             text -> {
+              String written = text.trim();
+              String meant = null;
               for (E value : type.getEnumConstants()) {
-                if (value.name().equalsIgnoreCase(text.trim())) {
+                String word = value.name().toLowerCase(Locale.ROOT);
+                if (word.equals(written)) {
                   return Optional.of(value);
+                }
+                if (word.equalsIgnoreCase(written)) {
+                  meant = word;
                 }
               }
               report(
                   key,
-                  "'" + text + "' is not one of " + words(type),
+                  "'"
+                      + text
+                      + "' is not one of "
+                      + words(type)
+                      + (meant == null
+                          ? ""
+                          : " (words are written in lower case: write " + meant + ")"),
                   "write " + key + ": " + fixHint);
               return Optional.empty();
             });

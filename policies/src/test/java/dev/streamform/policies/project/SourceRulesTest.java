@@ -134,6 +134,24 @@ class SourceRulesTest {
   }
 
   @Test
+  void lateEventsIsLowerCaseAsTheContractWritesIt() {
+    // "a late_events value other than drop/keep" (SEMANTICS §1): Drop is such a value, as 5M is
+    // not a duration (ADR 0083); the message says which word was meant
+    assertThat(
+        processingTimeSourceWith("    event_time: ordered_at\n    late_events: Drop\n").problems(),
+        hasItem(
+            "sources.yml:11: source 'orders', key 'late_events': 'Drop' is not one of drop, keep"
+                + " (words are written in lower case: write drop)"
+                + " — write late_events: drop or late_events: keep"));
+    assertThat(
+        processingTimeSourceWith("    event_time: ordered_at\n    late_events: KEEP\n").problems(),
+        hasItem(
+            "sources.yml:11: source 'orders', key 'late_events': 'KEEP' is not one of drop, keep"
+                + " (words are written in lower case: write keep)"
+                + " — write late_events: drop or late_events: keep"));
+  }
+
+  @Test
   void unknownKeySuggestsTheClosest() {
     assertThat(
         processingTimeSourceWith("    event_time: ordered_at\n    watermak: 5m\n").problems(),
