@@ -158,6 +158,19 @@ final class GroupedQuery {
     return row;
   }
 
+  /**
+   * The column aggregate output {@code name} reads ({@code amount} of {@code SUM(amount)}), or
+   * null.
+   */
+  String argumentOf(String name) {
+    for (OutputColumn c : query.outputs()) {
+      if (c.name().equals(name)) {
+        return c.argument().orElse(null);
+      }
+    }
+    return null;
+  }
+
   /** The key columns of {@link #row}, named as the query outputs them. */
   Map<String, Object> keyRow(List<Map<String, Object>> applied) {
     return columns(OutputColumn.Kind.KEY, applied);

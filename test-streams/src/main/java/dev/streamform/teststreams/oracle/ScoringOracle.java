@@ -63,9 +63,13 @@ import java.util.TreeSet;
  * </ul>
  *
  * <p>The score is {@code bias + sum(weight * input)} over the features and the event's numeric
- * columns, computed exactly in decimals and rounded half-even to 6 places. The ids follow the
- * recipe of docs/guides/scoring-models.md, hashed by {@link RevisionIdentity#hash} (the canonical
- * SHA-256 of docs/reference/revision-identity.md: the one function both sides share; ADR 0039).
+ * columns, computed exactly in decimals and rounded half-even to 6 places. A decision is never made
+ * from a feature or a score that is not a finite double (ADR 0084): a first decision's event is
+ * dead-lettered ({@code non_finite}) naming the first such feature in select order, else the score;
+ * a late event that would revise a decision into one is reconciled instead and revises nothing. The
+ * ids follow the recipe of docs/guides/scoring-models.md, hashed by {@link RevisionIdentity#hash}
+ * (the canonical SHA-256 of docs/reference/revision-identity.md: the one function both sides share;
+ * ADR 0039).
  */
 public final class ScoringOracle {
   private static final DateTimeFormatter MILLIS =
@@ -98,7 +102,8 @@ public final class ScoringOracle {
 
   /** How a decision's inputs become its score. */
   private interface Score {
-    BigDecimal of(Map<String, BigDecimal> inputs);
+    /** The score rounded half-even to 6 places; infinite or NaN when it is not a finite double. */
+    double of(Map<String, BigDecimal> inputs);
 
     String digest();
   }
@@ -148,7 +153,7 @@ public final class ScoringOracle {
       BigDecimal bias = BigDecimal.valueOf(m.bias());
       return new Score() {
         @Override
-        public BigDecimal of(Map<String, BigDecimal> inputs) {
+        public double of(Map<String, BigDecimal> inputs) {
           BigDecimal s = bias;
           for (Map.Entry<String, BigDecimal> w : weights.entrySet()) {
             BigDecimal x = inputs.get(w.getKey());
@@ -156,7 +161,8 @@ public final class ScoringOracle {
               s = s.add(w.getValue().multiply(x));
             }
           }
-          return s;
+          // exact, then the nearest double: infinite past the largest double
+          return s.setScale(6, RoundingMode.HALF_EVEN).doubleValue();
         }
 
         @Override
@@ -177,11 +183,13 @@ public final class ScoringOracle {
     }
     return new Score() {
       @Override
-      public BigDecimal of(Map<String, BigDecimal> inputs) {
+      public double of(Map<String, BigDecimal> inputs) {
         Map<String, Double> in = new LinkedHashMap<>();
         inputs.forEach((k, v) -> in.put(k, v.doubleValue()));
         double raw = scorer.score(in);
-        return Double.isFinite(raw) ? BigDecimal.valueOf(raw) : null;
+        return Double.isFinite(raw)
+            ? BigDecimal.valueOf(raw).setScale(6, RoundingMode.HALF_EVEN).doubleValue()
+            : raw;
       }
 
       @Override
@@ -463,7 +471,40 @@ public final class ScoringOracle {
           read.add(x.event().record());
         }
       }
-      String id = decision(e, read, cutoff, scoredAt, 1, null, null);
+      Answer answer =
+          answer(
+              e,
+              read,
+              e.time().minusMillis(range),
+              spec.contract() == DecisionsSpec.Contract.LATEST_AVAILABLE ? null : e.time());
+      if (answer.refusal() != null) {
+        rows.add(
+            new Placed(
+                e.item(),
+                new FixtureOutcome.Routed(
+                    "dead_lettered",
+                    e.id(),
+                    new LinkedHashMap<>(e.record()),
+                    Map.of(),
+                    null,
+                    0,
+                    0,
+                    new TreeMap<>(
+                        Map.of(
+                            "reason",
+                            "non_finite",
+                            "description",
+                            "partition "
+                                + e.partition()
+                                + " offset "
+                                + e.offset()
+                                + ": "
+                                + answer.refusal()
+                                + ", so no decision is made from it; "
+                                + answer.fix())))));
+        return; // no decision: nothing a late event could revise
+      }
+      String id = decision(e, answer, cutoff, scoredAt, 1, null, null);
       decided.add(new Decided(e, id));
     }
 
@@ -486,8 +527,28 @@ public final class ScoringOracle {
       }
       List<String> ids = new ArrayList<>();
       affected.forEach(d -> ids.add(d.latestId));
+      DecisionsSpec.LateAction action = spec.lateAction();
+      String reason = null;
+      List<Answer> revisions = new ArrayList<>();
+      if (action == DecisionsSpec.LateAction.REVISE) {
+        for (Decided d : affected) {
+          Answer answer = revisionOf(d, e);
+          if (answer.refusal() != null) {
+            action = DecisionsSpec.LateAction.RECONCILE; // it revises none (ADR 0084)
+            reason =
+                "its revision of the decision of event "
+                    + named(d.event)
+                    + " cannot be made: "
+                    + answer.refusal()
+                    + ", so it revises nothing; "
+                    + answer.fix();
+            break;
+          }
+          revisions.add(answer);
+        }
+      }
       String route =
-          switch (spec.lateAction()) {
+          switch (action) {
             case IGNORE -> "ignored";
             case RECONCILE -> "reconciled";
             case REVISE -> "revising";
@@ -496,43 +557,71 @@ public final class ScoringOracle {
       identity.put("arrival_watermark", MILLIS.format(a));
       identity.put("updated_state", String.valueOf(spec.lateUpdatesState()));
       identity.put("affected_decisions", String.join(",", ids));
+      if (reason != null) {
+        identity.put("reason", reason);
+      }
       rows.add(
           new Placed(
               e.item(),
               new FixtureOutcome.Routed(
                   route, e.id(), columns(e.record()), Map.of(), null, 0, 0, identity)));
-      if (spec.lateAction() != DecisionsSpec.LateAction.REVISE) {
+      if (action != DecisionsSpec.LateAction.REVISE) {
         return;
       }
-      for (Decided d : affected) {
-        long s = d.event.time().toEpochMilli();
-        List<Map<String, Object>> read = new ArrayList<>();
-        boolean withLate = false;
-        for (Applied x : applied) {
-          long u = x.event().time().toEpochMilli();
-          if (afterRangeStart(u, s) && u <= s && !x.event().id().equals(d.event.id())) {
-            read.add(x.event().record());
-            withLate |= x.event().id().equals(e.id());
-          }
-        }
-        if (!withLate) {
-          read.add(e.record()); // a revision reads the late event, kept in state or not
-        }
+      for (int i = 0; i < affected.size(); i++) {
+        Decided d = affected.get(i);
         d.revision++;
-        d.latestId = decision(d.event, read, a, a, d.revision, d.latestId, named(e));
+        d.latestId = decision(d.event, revisions.get(i), a, a, d.revision, d.latestId, named(e));
       }
     }
 
-    /** Routes one decision of {@code e}; returns its id. */
-    private String decision(
-        Event e,
-        List<Map<String, Object>> read,
-        Instant cutoff,
-        Instant scoredAt,
-        int revision,
-        String supersedes,
-        String revisedBy) {
+    /**
+     * What a revision of {@code d}'s decision reads and gives: the state as applied so far over
+     * {@code (s - range, s]}, with the late event {@code late}, kept in state or not.
+     */
+    private Answer revisionOf(Decided d, Event late) {
+      long s = d.event.time().toEpochMilli();
+      List<Map<String, Object>> read = new ArrayList<>();
+      boolean withLate = false;
+      for (Applied x : applied) {
+        long u = x.event().time().toEpochMilli();
+        if (afterRangeStart(u, s) && u <= s && !x.event().id().equals(d.event.id())) {
+          read.add(x.event().record());
+          withLate |= x.event().id().equals(late.id());
+        }
+      }
+      if (!withLate) {
+        read.add(late.record()); // a revision reads the late event, kept in state or not
+      }
+      return answer(d.event, read, d.event.time().minusMillis(range), d.event.time());
+    }
+
+    /**
+     * The features {@code e}'s decision reads from {@code read} (its key's events in {@code (from,
+     * to]}, {@code to} null: up to now), the inputs and the score; or why it cannot be made: the
+     * first feature in select order that is not a finite double, else the score (ADR 0084).
+     */
+    private Answer answer(Event e, List<Map<String, Object>> read, Instant from, Instant to) {
       Map<String, Object> aggregates = query.featureRow(read); // doubles: int64 sums never refuse
+      for (Map.Entry<String, Object> f : aggregates.entrySet()) {
+        if (f.getValue() instanceof Double && !Double.isFinite((Double) f.getValue())) {
+          String argument = query.argumentOf(f.getKey());
+          String column = argument == null ? "its inputs" : "`" + argument + "`";
+          return Answer.refused(
+              "feature `"
+                  + f.getKey()
+                  + "` is "
+                  + notFinite((Double) f.getValue())
+                  + ": the double sum of "
+                  + column
+                  + " over its key's events in ("
+                  + MILLIS.format(from)
+                  + ", "
+                  + (to == null ? "now" : MILLIS.format(to))
+                  + "] overflows",
+              "rescale " + column + " (a larger unit) so that its sums fit");
+        }
+      }
       Map<String, Object> features = new TreeMap<>();
       Map<String, BigDecimal> inputs = new LinkedHashMap<>();
       aggregates.forEach(
@@ -551,9 +640,24 @@ public final class ScoringOracle {
           inputs.putIfAbsent(c.getKey(), decimal(v));
         }
       }
-      BigDecimal exact = score.of(inputs);
-      Double rounded =
-          exact == null ? Double.NaN : exact.setScale(6, RoundingMode.HALF_EVEN).doubleValue();
+      double score = ScoringOracle.this.score.of(inputs);
+      if (!Double.isFinite(score)) {
+        return Answer.refused(
+            "the score is " + notFinite(score) + ", from finite features",
+            "rescale the model's weights or its inputs so that the score fits");
+      }
+      return new Answer(features, score, null, null);
+    }
+
+    /** Routes one decision of {@code e}, which gives {@code answer}; returns its id. */
+    private String decision(
+        Event e,
+        Answer answer,
+        Instant cutoff,
+        Instant scoredAt,
+        int revision,
+        String supersedes,
+        String revisedBy) {
       String contract = spec.contract().name().toLowerCase(Locale.ROOT);
       long stateRevision = applied.size();
       List<Object> hashed = new ArrayList<>();
@@ -600,13 +704,30 @@ public final class ScoringOracle {
                   revision == 1 ? "scored" : "revised",
                   e.id(),
                   columns(e.record()),
-                  new LinkedHashMap<>(features),
-                  rounded,
+                  new LinkedHashMap<>(answer.features()),
+                  answer.score(),
                   revision,
                   stateRevision,
                   identity)));
       return id;
     }
+  }
+
+  /**
+   * A decision's features (by name) and score, or why it cannot be made: {@code refusal} says what
+   * is not finite, {@code fix} what to change (ADR 0084).
+   */
+  private record Answer(Map<String, Object> features, double score, String refusal, String fix) {
+    static Answer refused(String refusal, String fix) {
+      return new Answer(Map.of(), Double.NaN, refusal, fix);
+    }
+  }
+
+  /** A value that is not a finite double, as a refusal names it. */
+  private static String notFinite(double v) {
+    return Double.isNaN(v)
+        ? "NaN, not a number"
+        : v + ", outside the double range (about ±1.8e308)";
   }
 
   /** A clock-skew dead letter's identity, by name as a run's lines give it. */

@@ -62,7 +62,10 @@ public final class DecisionResult implements POutput {
     return revising;
   }
 
-  /** Malformed timestamps (when given the quarantine) and impossible clock skew. */
+  /**
+   * Malformed timestamps (when given the quarantine), impossible clock skew, and events whose
+   * feature or score would not be finite (ADR 0084).
+   */
   public PCollection<DeadLetter> deadLetters() {
     return deadLetters;
   }

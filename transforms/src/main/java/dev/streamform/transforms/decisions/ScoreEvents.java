@@ -85,7 +85,7 @@ import org.joda.time.Instant;
  *         .withMaxClockSkew(Duration.standardMinutes(5), "received_at"));
  * scored.decisions();        // scored | revised
  * scored.reconciliations();  // late events for reconciliation
- * scored.deadLetters();      // malformed timestamps, impossible clock skew
+ * scored.deadLetters();      // malformed timestamps, impossible clock skew, non-finite scores
  * }</pre>
  *
  * <p><b>Features.</b> For an event of key {@code k} with time {@code t}, each feature is its
@@ -120,6 +120,15 @@ import org.joda.time.Instant;
  * without idleness the horizon is never reached and routes stay a function of the per-partition
  * logs. (Latest available prunes by the arriving event's own partition's watermark: there an event
  * of a partition more than {@code range} behind another can reach it too.)
+ *
+ * <p><b>Finite answers only</b> (ADR 0084). A decision never holds a feature or a score that is not
+ * a finite double: an event whose features would (a double sum past the largest double, summed in
+ * the order the events were applied) or whose score would (finite inputs times large weights) gets
+ * no decision and goes to {@link DecisionResult#deadLetters()} ({@link
+ * DeadLetter.Reason#NON_FINITE}), naming the first such feature in declaration order, or the score;
+ * it stays applied to its key's state, as every event that is not late is before it is decided. A
+ * late event that would revise a decision into one is reconciled instead, with that reason, and
+ * revises nothing (as ADR 0050 does for freed state).
  */
 @AutoValue
 public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, DecisionResult> {
@@ -132,7 +141,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
   /** Metric: late events, which get no decision of their own. */
   public static final String LATE = "decisions_late";
 
-  /** Metric: events dead-lettered for clock skew. */
+  /** Metric: events dead-lettered here: clock skew, or a feature or score not finite (ADR 0084). */
   public static final String DEAD_LETTERED = "decisions_dead_lettered";
 
   /** Metric: events whose answer reaches below their key's freed horizon (ADR 0050). */
@@ -340,7 +349,8 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
 
   /**
    * Events whose time is ahead of their arrival by more than the skew bound ({@link
-   * #withMaxClockSkew}) also go to {@code handler} as bad records (Beam's convention: {@code
+   * #withMaxClockSkew}), and events whose feature or score would not be finite (ADR 0084), also go
+   * to {@code handler} as bad records (Beam's convention: {@code
    * pipeline.registerBadRecordErrorHandler(sink)}), each with its reason naming the partition and
    * offset; {@link DecisionResult#deadLetters()} still has them. Records without a usable event
    * time reach a handler from {@code EventTimeExtraction.withBadRecordErrorHandler}.
@@ -397,6 +407,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     TupleTag<UnscoredLateEvent> reconciled = new TupleTag<>("reconciliations");
     TupleTag<UnscoredLateEvent> ignored = new TupleTag<>("ignored");
     TupleTag<UnscoredLateEvent> revising = new TupleTag<>("revising");
+    // the stage's own dead letters: clock skew and non-finite (the tag keeps its first name)
     TupleTag<DeadLetter> dead = new TupleTag<>("skewed");
     TupleTag<StateUpdate> updates = new TupleTag<>("stateUpdates");
     PCollectionTuple out =
@@ -656,11 +667,39 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     }
   }
 
+  /** A decision's features and score, or why it cannot be made ({@code refusal}, ADR 0084). */
+  private static final class Scored {
+    final @Nullable Map<String, Double> features;
+    final double score;
+
+    /** What is not finite, e.g. {@code feature `x` is Infinity, ...}; null for a decision. */
+    final @Nullable String refusal;
+
+    /** What to change so that it would be, for the refusal's reason. */
+    final @Nullable String fix;
+
+    Scored(
+        @Nullable Map<String, Double> features,
+        double score,
+        @Nullable String refusal,
+        @Nullable String fix) {
+      this.features = features;
+      this.score = score;
+      this.refusal = refusal;
+      this.fix = fix;
+    }
+
+    static Scored refused(String refusal, String fix) {
+      return new Scored(null, Double.NaN, refusal, fix);
+    }
+  }
+
   private static final class ScoreFn extends DoFn<KV<String, TimedEvent>, Decision> {
     private final String model;
     private final List<String> keyColumns;
     private final Schema keySchema;
     private final Accumulators accumulators;
+    private final List<Aggregation> features;
     private final long range;
     private final Scorer scorer;
     private final Preprocessor preprocessor;
@@ -680,7 +719,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     private final Counter decided = StreamformMetrics.counter(DECIDED);
     private final Counter revised = StreamformMetrics.counter(REVISED);
     private final Counter lateCount = StreamformMetrics.counter(LATE);
-    private final Counter skewed = StreamformMetrics.counter(DEAD_LETTERED);
+    private final Counter deadLettered = StreamformMetrics.counter(DEAD_LETTERED);
     private final Counter belowHorizon = StreamformMetrics.counter(BELOW_FREED_HORIZON);
 
     @StateId("pending")
@@ -737,6 +776,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       this.keyColumns = spec.keyColumns();
       this.keySchema = keySchema;
       this.accumulators = accumulators;
+      this.features = spec.features();
       this.range = spec.range().getMillis();
       this.scorer = spec.scorer();
       this.preprocessor = spec.preprocessor();
@@ -937,7 +977,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       long t = e.eventTime().getMillis();
       Instant arrivedAt = arrivedAt(e);
       if (maxSkew != null && t - arrivedAt.getMillis() > maxSkew) {
-        skewed.inc();
+        deadLettered.inc();
         out.get(tags.dead)
             .outputWithTimestamp(
                 DeadLetter.skew(
@@ -1014,8 +1054,32 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
           read.add(x.record);
         }
       }
+      Scored scored =
+          score(
+              e,
+              read,
+              new Instant(t - range),
+              contract == FeatureContract.LATEST_AVAILABLE ? null : e.eventTime());
+      if (scored.refusal != null) {
+        deadLettered.inc();
+        out.get(tags.dead)
+            .outputWithTimestamp(
+                DeadLetter.nonFinite(
+                    e.eventId(),
+                    "partition "
+                        + e.partition()
+                        + " offset "
+                        + e.offset()
+                        + ": "
+                        + scored.refusal
+                        + ", so no decision is made from it; "
+                        + scored.fix,
+                    e.record()),
+                scoredAt);
+        return;
+      }
       Instant arrivedAt = arrivedAt(e);
-      Decision d = decide(event, arrivedAt, read, cutoff, scoredAt, key.revision, 1, null, null);
+      Decision d = decide(event, arrivedAt, scored, cutoff, scoredAt, key.revision, 1, null, null);
       key.decided.add(new Decided(event, arrivedAt, d.decisionId()));
       decided.inc();
       out.get(tags.decisions).outputWithTimestamp(d, scoredAt);
@@ -1037,12 +1101,12 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
           Comparator.comparingLong(Decided::time)
               .thenComparingInt(d -> d.event.envelope().partition())
               .thenComparingLong(d -> d.event.envelope().offset()));
-      String freed =
+      String reason =
           belowHorizon(event, Math.max(t, a.getMillis() - range - lateness + 1), affected, key);
       // Revising from freed state would claim what it did not read: reconciled instead (ADR 0050).
       LateAction action =
-          freed != null && lateAction == LateAction.REVISE ? LateAction.RECONCILE : lateAction;
-      if (freed != null) {
+          reason != null && lateAction == LateAction.REVISE ? LateAction.RECONCILE : lateAction;
+      if (reason != null) {
         belowHorizon.inc();
       }
       if (lateUpdatesState) {
@@ -1050,6 +1114,25 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       }
       List<String> ids = new ArrayList<>();
       affected.forEach(d -> ids.add(d.latestId)); // before the revisions below replace them
+      List<Scored> revisions = new ArrayList<>();
+      if (action == LateAction.REVISE) {
+        for (Decided d : affected) {
+          Scored scored = revisionOf(d, e, key);
+          if (scored.refusal != null) {
+            // a revision it cannot make: it makes none, as for freed state (ADR 0084)
+            action = LateAction.RECONCILE;
+            reason =
+                "its revision of the decision of event "
+                    + idOf(d.event.envelope())
+                    + " cannot be made: "
+                    + scored.refusal
+                    + ", so it revises nothing; "
+                    + scored.fix;
+            break;
+          }
+          revisions.add(scored);
+        }
+      }
       out.get(
               action == LateAction.IGNORE
                   ? tags.ignored
@@ -1067,32 +1150,18 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
                   action,
                   lateUpdatesState,
                   ids,
-                  freed),
+                  reason),
               e.eventTime());
       if (action != LateAction.REVISE) {
         return;
       }
-      for (Decided d : affected) {
-        long s = d.time();
-        List<Row> read = new ArrayList<>();
-        boolean withLate = false;
-        for (Applied x : key.applied) {
-          if (!x.eventId.equals(d.event.envelope().eventId())
-              && x.time > s - range
-              && x.time <= s) {
-            read.add(x.record);
-            withLate |= x.eventId.equals(e.eventId());
-          }
-        }
-        if (!withLate) {
-          read.add(
-              e.record()); // the revision reads the late event even when state does not keep it
-        }
+      for (int i = 0; i < affected.size(); i++) {
+        Decided d = affected.get(i);
         Decision revision =
             decide(
                 d.event,
                 d.arrivedAt,
-                read,
+                revisions.get(i),
                 a,
                 a,
                 key.revision,
@@ -1106,10 +1175,79 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       }
     }
 
+    /**
+     * What a revision of {@code d}'s decision reads and gives: the key's events over {@code (s -
+     * range, s]} as applied now, and the late event {@code late} even when state does not keep it.
+     */
+    private Scored revisionOf(Decided d, Envelope late, KeyState key) {
+      long s = d.time();
+      List<Row> read = new ArrayList<>();
+      boolean withLate = false;
+      for (Applied x : key.applied) {
+        if (!x.eventId.equals(d.event.envelope().eventId()) && x.time > s - range && x.time <= s) {
+          read.add(x.record);
+          withLate |= x.eventId.equals(late.eventId());
+        }
+      }
+      if (!withLate) {
+        // the revision reads the late event even when state does not keep it
+        read.add(late.record());
+      }
+      return score(
+          d.event.envelope(), read, new Instant(s - range), d.event.envelope().eventTime());
+    }
+
+    /**
+     * The features of {@code e} over {@code read} (its key's events in {@code (from, to]}; {@code
+     * to} null: up to now) and its score, or why there is no decision from them: the first feature
+     * in declaration order that is not a finite double, else the score when it is not (ADR 0084).
+     */
+    private Scored score(Envelope e, List<Row> read, Instant from, @Nullable Instant to) {
+      // the features of the decided event: doubles, so an int64 sum past int64 still has one
+      Map<String, Double> values = accumulators.asDoubles(read);
+      for (Aggregation f : features) {
+        double v = values.get(f.name());
+        if (!Double.isFinite(v)) {
+          String column = f.column() == null ? "its inputs" : "`" + f.column() + "`";
+          return Scored.refused(
+              "feature `"
+                  + f.name()
+                  + "` is "
+                  + notFinite(v)
+                  + ": the double sum of "
+                  + column
+                  + " over its key's events in ("
+                  + from
+                  + ", "
+                  + (to == null ? "now" : to.toString())
+                  + "] overflows",
+              "rescale " + column + " (a larger unit) so that its sums fit");
+        }
+      }
+      double raw = scorer.score(preprocessor.prepare(values, e.record()));
+      if (!Double.isFinite(raw)) {
+        return Scored.refused(
+            "the score is " + notFinite(raw) + ", from finite features",
+            "rescale the model's weights or its inputs so that the score fits");
+      }
+      return new Scored(
+          values,
+          BigDecimal.valueOf(raw).setScale(6, RoundingMode.HALF_EVEN).doubleValue(),
+          null,
+          null);
+    }
+
+    /** A value that is not a finite double, as a refusal names it. */
+    private static String notFinite(double v) {
+      return Double.isNaN(v)
+          ? "NaN, not a number"
+          : v + ", outside the double range (about ±1.8e308)";
+    }
+
     private Decision decide(
         TimedEvent event,
         Instant arrivedAt,
-        List<Row> read,
+        Scored scored,
         Instant cutoff,
         Instant scoredAt,
         long stateRevision,
@@ -1117,13 +1255,6 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         @Nullable String supersedes,
         @Nullable String revisedBy) {
       Envelope e = event.envelope();
-      // the features of the decided event: doubles, so an int64 sum past int64 still has one
-      Map<String, Double> features = accumulators.asDoubles(read);
-      double raw = scorer.score(preprocessor.prepare(features, e.record()));
-      double score =
-          Double.isFinite(raw)
-              ? BigDecimal.valueOf(raw).setScale(6, RoundingMode.HALF_EVEN).doubleValue()
-              : raw;
       return Decision.builder()
           .setModel(model)
           .setKey(keyOf(e.record()))
@@ -1138,8 +1269,8 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
           .setContract(contract)
           .setStateCutoff(cutoff)
           .setStateRevision(stateRevision)
-          .setFeatures(Decision.sorted(features))
-          .setScore(score)
+          .setFeatures(Decision.sorted(scored.features))
+          .setScore(scored.score)
           .setModelDigest(scorer.digest())
           .setPreprocessingDigest(preprocessor.digest())
           .setPolicyGeneration(generation)
