@@ -95,8 +95,9 @@ final class ReplayOrdersCommand implements Callable<Integer> {
       names = "--restore-at",
       paramLabel = "N",
       description =
-          "also runs every order on embedded Flink stopped with a savepoint after N events and"
-              + " restored from it (on --runner direct too: the DirectRunner has no savepoints)")
+          "also runs every order on embedded Flink stopped with a savepoint after N events (1 to"
+              + " one less than the fixture's events) and restored from it (on --runner direct"
+              + " too: the DirectRunner has no savepoints)")
   Integer restoreAt;
 
   @Mixin RunnerOptions runnerOptions;
@@ -139,6 +140,9 @@ final class ReplayOrdersCommand implements Callable<Integer> {
     } catch (InvalidProjectException e) {
       e.problems().forEach(p -> err.println(p));
       return 1;
+    } catch (ReplayOrders.RestorePointOutOfRange e) {
+      // a value of the command line, out of the fixture's range: a usage error like --orders 0
+      throw new ParameterException(spec.commandLine(), e.getMessage());
     } catch (IllegalArgumentException e) {
       err.println("streamform replay-orders: " + e.getMessage());
       return 1;

@@ -152,12 +152,34 @@ class DecisionCommandsTest {
             "--duplicates",
             "--restore-at",
             "14"),
-        is(1));
+        is(Streamform.USAGE));
     assertThat(
         err.toString(),
         containsString(
-            "--restore-at 14: the fixture has 14 events with its repeats; a restore point needs at"
-                + " least one event after it"));
+            "--restore-at 14 is past the end: fixture uploads has 14 events with its repeats; give"
+                + " 1 to 13, so that an event comes after the restore"));
+  }
+
+  @Test
+  void aRestorePointPastTheFixturesEndIsAUsageErrorNamingTheValidRange() {
+    int status =
+        run(
+            "replay-orders",
+            RECEIPTS.toString(),
+            "--model",
+            "receipt_risk",
+            "--orders",
+            "1",
+            "--restore-at",
+            "99");
+    assertThat(err.toString(), status, is(Streamform.USAGE));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform replay-orders: --restore-at 99 is past the end: fixture offline_uploads"
+                + " has 10 events; give 1 to 9, so that an event comes after the restore — see"
+                + " 'streamform replay-orders --help'\n"));
+    assertThat(out.toString(), is("")); // refused before anything ran
   }
 
   @Test

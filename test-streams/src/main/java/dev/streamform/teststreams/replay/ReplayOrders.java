@@ -44,6 +44,16 @@ public final class ReplayOrders {
           "supersedes",
           "affected_decisions");
 
+  /**
+   * A restore point outside the fixture: {@code --restore-at} must leave at least one event before
+   * and one after it. The message names the value and the range of valid ones.
+   */
+  public static final class RestorePointOutOfRange extends IllegalArgumentException {
+    RestorePointOutOfRange(String message) {
+      super(message);
+    }
+  }
+
   /** What a replay found: {@code runs} compared with order 1 (every order, then the restores). */
   public record Result(int runs, int differingRuns, int differences, boolean permitted) {}
 
@@ -108,8 +118,8 @@ public final class ReplayOrders {
    * Replays {@code fixture} as {@code options} say and prints every run's differences from order 1
    * and every repeat that made a decision.
    *
-   * @throws IllegalArgumentException for duplicates without a declared {@code event_id}, or a
-   *     restore point that leaves no event after it
+   * @throws IllegalArgumentException for duplicates without a declared {@code event_id}
+   * @throws RestorePointOutOfRange for a restore point that leaves no event after it
    */
   public static Result run(
       DeclaredModel model,
@@ -120,20 +130,28 @@ public final class ReplayOrders {
     FeatureContract contract = model.scoreEvents().contract();
     String cut = options.restoreAt() > 0 ? "the restore" : "the middle";
     Repeats.Plan plan = null;
+    String given = fixture.name(); // as the command line named it, before the repeats
     if (options.duplicates()) {
       plan = Repeats.add(fixture, model.declaredSource(), options.restoreAt());
       fixture = plan.fixture();
     }
     long events = fixture.given().stream().filter(g -> g.event().isPresent()).count();
     if (options.restoreAt() > 0 && options.restoreAt() >= events) {
-      throw new IllegalArgumentException(
+      String has =
+          "fixture "
+              + given
+              + " has "
+              + events
+              + (events == 1 ? " event" : " events")
+              + (plan == null ? "" : " with its repeats");
+      throw new RestorePointOutOfRange(
           "--restore-at "
               + options.restoreAt()
-              + ": the fixture has "
-              + events
-              + " events"
-              + (plan == null ? "" : " with its repeats")
-              + "; a restore point needs at least one event after it");
+              + " is past the end: "
+              + has
+              + (events < 2
+                  ? ", and a restore needs one event before the savepoint and one after it"
+                  : "; give 1 to " + (events - 1) + ", so that an event comes after the restore"));
     }
     List<ArrivalOrders.Order> orders =
         ArrivalOrders.of(fixture, options.orders(), options.seed(), options.delayedPartitions());
