@@ -161,6 +161,44 @@ class DecisionCommandsTest {
   }
 
   @Test
+  void oneOrderOfOneEventIsCountedInTheSingular(@TempDir Path dir) throws Exception {
+    Path project = dir.resolve("receipts");
+    try (Stream<Path> files = Files.walk(RECEIPTS)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        Path to = project.resolve(RECEIPTS.relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(to);
+        } else if (!RECEIPTS.relativize(f).startsWith("fixtures")) {
+          Files.copy(f, to);
+        }
+      }
+    }
+    Files.writeString(
+        project.resolve("fixtures/one.yml"),
+        """
+        model: receipt_risk
+        given:
+          - event: { merchant_id: 7, amount: 10.00, occurred_at: "2026-08-30T10:00:00Z", received_at: "2026-08-30T10:00:00Z" }
+        """);
+    assertThat(
+        err.toString(),
+        run("replay-orders", project.toString(), "--model", "receipt_risk", "--orders", "1"),
+        is(0));
+    String o = out.toString();
+    assertThat(
+        o,
+        containsString(
+            "replay-orders: model receipt_risk (as_of_occurrence), fixture one, 1 arrival order on"
+                + " direct, seed 1\n"));
+    assertThat(
+        o,
+        containsString(
+            "1 order: 1 decision, 0 revised, 0 dead-lettered per order; final feature state of 1"
+                + " key\n"
+                + "  key [7]: revision 1: 0-0\n"));
+  }
+
+  @Test
   void aRestorePointPastTheFixturesEndIsAUsageErrorNamingTheValidRange() {
     int status =
         run(

@@ -141,8 +141,7 @@ public final class ReplayOrders {
           "fixture "
               + given
               + " has "
-              + events
-              + (events == 1 ? " event" : " events")
+              + count(events, "event")
               + (plan == null ? "" : " with its repeats");
       throw new RestorePointOutOfRange(
           "--restore-at "
@@ -156,11 +155,11 @@ public final class ReplayOrders {
     List<ArrivalOrders.Order> orders =
         ArrivalOrders.of(fixture, options.orders(), options.seed(), options.delayedPartitions());
     out.printf(
-        "replay-orders: model %s (%s), fixture %s, %d arrival orders on %s, seed %d%n",
+        "replay-orders: model %s (%s), fixture %s, %s on %s, seed %d%n",
         model.model().name(),
         contract.declared(),
         fixture.name(),
-        orders.size(),
+        count(orders.size(), "arrival order"),
         runner.runner().describe(),
         options.seed());
     if (plan != null) {
@@ -191,10 +190,9 @@ public final class ReplayOrders {
       // the DirectRunner has no savepoints: the restores run on Flink in this JVM (ADR 0041)
       int parallelism = runner.runner().isFlink() ? runner.runner().parallelism() : 1;
       out.printf(
-          "restore: every order stopped with a savepoint after %d event%s and restored from it,"
+          "restore: every order stopped with a savepoint after %s and restored from it,"
               + " on embedded Flink (an in-process cluster) parallelism %d%s%n",
-          options.restoreAt(),
-          options.restoreAt() == 1 ? "" : "s",
+          count(options.restoreAt(), "event"),
           parallelism,
           runner.runner().isFlink() ? "" : " (the DirectRunner has no savepoints)");
       List<FixtureRunner.Case> cases = new ArrayList<>();
@@ -208,8 +206,7 @@ public final class ReplayOrders {
                   "order "
                       + o.number()
                       + " restored after "
-                      + options.restoreAt()
-                      + (options.restoreAt() == 1 ? " event" : " events")));
+                      + count(options.restoreAt(), "event")));
     }
     Map<String, Map<String, String>> reference = ledger(outcomes.get(0));
     int differing = 0;
@@ -258,14 +255,10 @@ public final class ReplayOrders {
               + ": "
               + (lines.isEmpty()
                   ? "identical to order 1"
-                  : lines.size() + " difference" + (lines.size() == 1 ? "" : "s") + " from order 1")
+                  : count(lines.size(), "difference") + " from order 1")
               + (wrong.isEmpty()
                   ? ""
-                  : "; "
-                      + wrong.size()
-                      + " repeat"
-                      + (wrong.size() == 1 ? "" : "s")
-                      + " not as the contract says");
+                  : "; " + count(wrong.size(), "repeat") + " not as the contract says");
       out.println(header);
       lines.forEach(out::println);
       wrong.forEach(out::println);
@@ -277,13 +270,12 @@ public final class ReplayOrders {
     }
     FixtureOutcome first = outcomes.get(0);
     out.printf(
-        "%d orders: %d decisions, %d revised, %d dead-lettered per order; final feature state of %d"
-            + " keys%n",
-        orders.size(),
-        first.routed("scored") + first.routed("revised"),
+        "%s: %s, %d revised, %d dead-lettered per order; final feature state of %s%n",
+        count(orders.size(), "order"),
+        count(first.routed("scored") + first.routed("revised"), "decision"),
         first.routed("revised"),
         first.routed("dead_lettered"),
-        first.finalState.size());
+        count(first.finalState.size(), "key"));
     first.finalState.forEach((k, v) -> out.println("  key " + k + ": " + v));
     String runs = outcomes.size() == orders.size() ? "orders" : "runs";
     if (plan != null && permitted) {
@@ -309,9 +301,10 @@ public final class ReplayOrders {
               + outcomes.size()
               + " "
               + runs
-              + " differ from order 1 ("
-              + differences
-              + " differences): permitted by latest_available — the same events decided with the"
+              + (differing == 1 ? " differs" : " differ")
+              + " from order 1 ("
+              + count(differences, "difference")
+              + "): permitted by latest_available — the same events decided with the"
               + " same routes; what they read depended on arrival order");
     } else {
       out.println(
@@ -320,9 +313,10 @@ public final class ReplayOrders {
               + outcomes.size()
               + " "
               + runs
-              + " differ from order 1 ("
-              + differences
-              + " differences): NOT permitted by "
+              + (differing == 1 ? " differs" : " differ")
+              + " from order 1 ("
+              + count(differences, "difference")
+              + "): NOT permitted by "
               + contract.declared());
     }
     out.flush();
@@ -381,6 +375,11 @@ public final class ReplayOrders {
       }
     }
     return wrong;
+  }
+
+  /** A count and its noun, singular for one: {@code 1 key}, {@code 2 keys}. */
+  private static String count(long n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
   }
 
   private static boolean permittedLatest(String field) {
