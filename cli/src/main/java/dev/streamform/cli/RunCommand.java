@@ -669,41 +669,7 @@ final class RunCommand implements Callable<Integer> {
           "streamform run: the run failed: " + atLines(ModelLedger.firstLine(e), run.fileNames()));
       return 1;
     }
-    String handled =
-        summary.decides
-            ? String.format(
-                java.util.Locale.ROOT,
-                "%,d decided (%,d %s), %,d late, %s%,d dead-lettered",
-                summary.decided,
-                summary.revised,
-                summary.revised == 1 ? "revision" : "revisions",
-                summary.decisionsLate,
-                duplicates(summary),
-                summary.skewed + summary.quarantined)
-            : String.format(
-                java.util.Locale.ROOT,
-                "%,d %s processed, %,d late, %s%,d quarantined",
-                summary.processed,
-                summary.processed == 1 ? "event" : "events",
-                summary.late,
-                duplicates(summary),
-                summary.quarantined);
-    out.printf(
-        java.util.Locale.ROOT,
-        "%,d %s read: %s%s%s%n",
-        summary.recordsRead,
-        summary.recordsRead == 1 ? "line" : "lines",
-        handled,
-        summary.filtered == 0
-            ? ""
-            : String.format(java.util.Locale.ROOT, ", %,d filtered out by WHERE", summary.filtered),
-        summary.punctuations == 0
-            ? ""
-            : String.format(
-                java.util.Locale.ROOT,
-                ", %,d watermark %s",
-                summary.punctuations,
-                summary.punctuations == 1 ? "line" : "lines"));
+    out.println(readLine(summary));
     summary.written.forEach(
         (file, rows) ->
             out.printf(
@@ -829,6 +795,54 @@ final class RunCommand implements Callable<Integer> {
       r = LateEventsRecomputed.in(pool, declared.model().name(), g, declared.keyColumns(), rows);
     }
     out.println(LateEventsRecomputed.line(late.toString(), r, g));
+  }
+
+  /**
+   * The summary's first line: the lines read and where each went, every event on one count ({@link
+   * FileModelRun.Summary#addsUp}).
+   */
+  static String readLine(FileModelRun.Summary summary) {
+    String handled =
+        summary.decides
+            ? String.format(
+                java.util.Locale.ROOT,
+                "%,d decided (%,d %s), %s%,d late, %s%,d dead-lettered",
+                summary.decided,
+                summary.revised,
+                summary.revised == 1 ? "revision" : "revisions",
+                summary.reconciledBelowHorizon == 0
+                    ? ""
+                    : String.format(
+                        java.util.Locale.ROOT,
+                        "%,d reconciled for freed state, ",
+                        summary.reconciledBelowHorizon),
+                summary.decisionsLate,
+                duplicates(summary),
+                summary.skewed + summary.quarantined)
+            : String.format(
+                java.util.Locale.ROOT,
+                "%,d %s processed, %,d late, %s%,d quarantined",
+                summary.processed,
+                summary.processed == 1 ? "event" : "events",
+                summary.late,
+                duplicates(summary),
+                summary.quarantined);
+    return String.format(
+        java.util.Locale.ROOT,
+        "%,d %s read: %s%s%s",
+        summary.recordsRead,
+        summary.recordsRead == 1 ? "line" : "lines",
+        handled,
+        summary.filtered == 0
+            ? ""
+            : String.format(java.util.Locale.ROOT, ", %,d filtered out by WHERE", summary.filtered),
+        summary.punctuations == 0
+            ? ""
+            : String.format(
+                java.util.Locale.ROOT,
+                ", %,d watermark %s",
+                summary.punctuations,
+                summary.punctuations == 1 ? "line" : "lines"));
   }
 
   private static String duplicates(FileModelRun.Summary summary) {

@@ -239,10 +239,23 @@ public final class FileModelRun {
      */
     public final long decisionsLate;
 
-    /** A scoring model's events dead-lettered for clock skew (the others count as quarantined). */
+    /**
+     * A scoring model's events dead-lettered by the scorer: clock skew, a feature or score not
+     * finite (the others count as quarantined).
+     */
     public final long skewed;
 
-    Summary(
+    /**
+     * A scoring model's events, not late, that got no decision because their features would read
+     * state their key had freed: on the reconcile route (ADR 0050).
+     */
+    public final long reconciledBelowHorizon;
+
+    /**
+     * The summary of a run whose Beam counters (namespace {@code streamform}) are {@code counters},
+     * by metric name ({@link StreamformMetrics}, {@link ScoreEvents}); a name not there counts 0.
+     */
+    public Summary(
         Map<String, Long> counters,
         Map<Path, Long> written,
         boolean detectsDuplicates,
@@ -252,6 +265,7 @@ public final class FileModelRun {
       this.revised = counters.getOrDefault(ScoreEvents.REVISED, 0L);
       this.decisionsLate = counters.getOrDefault(ScoreEvents.LATE, 0L);
       this.skewed = counters.getOrDefault(ScoreEvents.DEAD_LETTERED, 0L);
+      this.reconciledBelowHorizon = counters.getOrDefault(ScoreEvents.RECONCILED_BELOW_HORIZON, 0L);
       this.recordsRead = counters.getOrDefault(StreamformMetrics.RECORDS_READ, 0L);
       this.punctuations = counters.getOrDefault(StreamformMetrics.PUNCTUATIONS_READ, 0L);
       this.processed = counters.getOrDefault(StreamformMetrics.PROCESSED, 0L);
@@ -265,12 +279,14 @@ public final class FileModelRun {
 
     /**
      * True when processed + late + duplicates + quarantined + filtered + punctuations = records
-     * read; for a scoring model, decided + late + dead-lettered for skew in place of processed +
-     * late.
+     * read; for a scoring model, decided + reconciled below a freed horizon + late + dead-lettered
+     * by the scorer in place of processed + late.
      */
     public boolean addsUp() {
       long handled =
-          decides ? decided + decisionsLate + skewed : processed + late; // each event once
+          decides
+              ? decided + reconciledBelowHorizon + decisionsLate + skewed
+              : processed + late; // each event once
       return handled + duplicates + quarantined + filtered + punctuations == recordsRead;
     }
   }

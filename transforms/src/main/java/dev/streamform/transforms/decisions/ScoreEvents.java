@@ -144,8 +144,18 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
   /** Metric: events dead-lettered here: clock skew, or a feature or score not finite (ADR 0084). */
   public static final String DEAD_LETTERED = "decisions_dead_lettered";
 
-  /** Metric: events whose answer reaches below their key's freed horizon (ADR 0050). */
+  /**
+   * Metric: events whose answer reaches below their key's freed horizon (ADR 0050), late or not;
+   * the late ones are also in {@link #LATE}, the others in {@link #RECONCILED_BELOW_HORIZON}.
+   */
   public static final String BELOW_FREED_HORIZON = "decisions_below_freed_horizon";
+
+  /**
+   * Metric: events that are not late and get no decision because their features would read below
+   * their key's freed horizon: reconciled instead (ADR 0050). With {@link #DECIDED}, {@link #LATE}
+   * and {@link #DEAD_LETTERED} each event the stage judges is counted once.
+   */
+  public static final String RECONCILED_BELOW_HORIZON = "decisions_reconciled_below_horizon";
 
   public abstract String model();
 
@@ -721,6 +731,8 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     private final Counter lateCount = StreamformMetrics.counter(LATE);
     private final Counter deadLettered = StreamformMetrics.counter(DEAD_LETTERED);
     private final Counter belowHorizon = StreamformMetrics.counter(BELOW_FREED_HORIZON);
+    private final Counter reconciledBelowHorizon =
+        StreamformMetrics.counter(RECONCILED_BELOW_HORIZON);
 
     @StateId("pending")
     private final StateSpec<BagState<TimestampedValue<TimedEvent>>> pendingSpec;
@@ -1356,6 +1368,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     private void reconcileBelowHorizon(
         TimedEvent event, String reason, KeyState key, MultiOutputReceiver out) {
       belowHorizon.inc();
+      reconciledBelowHorizon.inc(); // neither decided nor late: its own count (ADR 0050)
       Envelope e = event.envelope();
       out.get(tags.reconciled)
           .outputWithTimestamp(
