@@ -160,6 +160,93 @@ class SumOverflowTest {
   }
 
   @Test
+  void anUpsertModelQuarantinesAnEventThatWouldTakeADecimalSumPast38Digits() throws Exception {
+    Path p =
+        int64Project("fixtures/time/late-event", "amount: decimal(12,2)", "amount: decimal(38,0)");
+    // SUM(decimal(38,0)) is decimal(38,0): the second sum would have 39 digits
+    quarantinesOneAsTheOracleDoes(
+        p,
+        "customer_metrics",
+        3,
+        """
+        model: customer_metrics
+        given:
+          - event: { customer_id: 42, amount: 99999999999999999999999999999999999999, ordered_at: "2026-08-30T10:00:00Z" }
+          - event: { customer_id: 42, amount: 99999999999999999999999999999999999999, ordered_at: "2026-08-30T10:01:00Z" }
+          - event: { customer_id: 42, amount: -99999999999999999999999999999999999999, ordered_at: "2026-08-30T10:02:00Z" }
+          - event: { customer_id: 43, amount: 7, ordered_at: "2026-08-30T10:03:00Z" }
+        expect:
+          - { op: insert, customer_id: 42, total_spend: 99999999999999999999999999999999999999 }
+          - { op: update, customer_id: 42, total_spend: 0 }
+          - { op: insert, customer_id: 43, total_spend: 7 }
+        quarantined:
+          - { customer_id: 42, amount: 99999999999999999999999999999999999999, reason: "column `amount`: the decimal sum for `total_spend` would overflow: 99999999999999999999999999999999999999 + 99999999999999999999999999999999999999 is outside decimal(38,0) (at most 38 digits before the decimal point)" }
+        """);
+  }
+
+  @Test
+  void aWindowedModelQuarantinesAnEventThatWouldTakeADecimalSumPastItsDigits() throws Exception {
+    Path p =
+        int64Project(
+            "fixtures/time/hopping-revenue",
+            "amount: decimal(12,2)    # a refund is an order with a negative amount",
+            "amount: decimal(38,2)");
+    // decimal(38,2) holds 36 digits before the point: B would take [10:30,11:30) to 37
+    quarantinesOneAsTheOracleDoes(
+        p,
+        "hopping_revenue",
+        2,
+        """
+        model: hopping_revenue
+        given:
+          - event: { merchant_id: 7, amount: 600000000000000000000000000000000000.00, ordered_at: "2026-08-30T10:50:00Z" }  # A
+          - event: { merchant_id: 7, amount: 600000000000000000000000000000000000.00, ordered_at: "2026-08-30T11:10:00Z" }  # B
+          - event: { merchant_id: 7, amount: -600000000000000000000000000000000000.00, ordered_at: "2026-08-30T10:40:00Z" } # C
+        expect:
+          - { window_start: "2026-08-30T10:00:00Z", window_end: "2026-08-30T11:00:00Z", merchant_id: 7,
+              revenue: 600000000000000000000000000000000000.00, orders: 1, revision: 1, status: on_time }
+          - { window_start: "2026-08-30T10:00:00Z", window_end: "2026-08-30T11:00:00Z", merchant_id: 7,
+              revenue: 0.00, orders: 2, revision: 2, status: corrected }
+          - { window_start: "2026-08-30T10:00:00Z", window_end: "2026-08-30T11:00:00Z", merchant_id: 7,
+              revenue: 0.00, orders: 2, revision: 2, status: final }
+          - { window_start: "2026-08-30T10:30:00Z", window_end: "2026-08-30T11:30:00Z", merchant_id: 7,
+              revenue: 0.00, orders: 2, revision: 1, status: on_time }
+          - { window_start: "2026-08-30T10:30:00Z", window_end: "2026-08-30T11:30:00Z", merchant_id: 7,
+              revenue: 0.00, orders: 2, revision: 1, status: final }
+        quarantined:
+          - { merchant_id: 7, amount: 600000000000000000000000000000000000.00, reason: "column `amount`: the decimal sum for `revenue` would overflow: 600000000000000000000000000000000000.00 + 600000000000000000000000000000000000.00 is outside decimal(38,2) (at most 36 digits before the decimal point)" }
+        """);
+  }
+
+  @Test
+  void anUpsertModelQuarantinesAnEventThatWouldTakeADecimalAverageOutsideItsType()
+      throws Exception {
+    Path p =
+        int64Project("fixtures/time/late-event", "amount: decimal(12,2)", "amount: decimal(38,0)");
+    FixtureProjects.write(
+        p,
+        "models/customer_metrics.sql",
+        "SELECT customer_id, AVG(amount) AS mean_spend FROM source('orders') GROUP BY customer_id");
+    // AVG(decimal(38,0)) is decimal(38,6), 32 digits before the point: the second average has 33
+    quarantinesOneAsTheOracleDoes(
+        p,
+        "customer_metrics",
+        2,
+        """
+        model: customer_metrics
+        given:
+          - event: { customer_id: 42, amount: 5, ordered_at: "2026-08-30T10:00:00Z" }
+          - event: { customer_id: 42, amount: 200000000000000000000000000000000, ordered_at: "2026-08-30T10:01:00Z" }
+          - event: { customer_id: 42, amount: 10, ordered_at: "2026-08-30T10:02:00Z" }
+        expect:
+          - { op: insert, customer_id: 42, mean_spend: 5.000000 }
+          - { op: update, customer_id: 42, mean_spend: 7.500000 }
+        quarantined:
+          - { customer_id: 42, amount: 200000000000000000000000000000000, reason: "column `amount`: the decimal average for `mean_spend` would overflow: 100000000000000000000000000000002.500000 is outside decimal(38,6) (at most 32 digits before the decimal point)" }
+        """);
+  }
+
+  @Test
   void aScoringModelsFeatureSumsPastInt64AsTheDoubleItIs() throws Exception {
     Path p = int64Project("fixtures/decisions/receipts", "amount: decimal(12,2)", "amount: int64");
     FixtureProjects.write(

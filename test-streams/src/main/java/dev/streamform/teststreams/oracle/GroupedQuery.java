@@ -16,10 +16,10 @@ import java.util.Map;
  * reading, {@link WhereClause}, not the engine's evaluator), the key of a record and the output row
  * of a group of records. Values follow SQL: aggregates skip nulls, {@code COUNT} of nothing is 0
  * and the others are null, decimals are exact and {@code AVG(decimal(p,s))} rounds half-even to
- * scale {@code max(s, 6)}. An event whose value would take an int64 or double {@code SUM} (or the
- * sum behind an {@code AVG}) of its group out of its type's range is not applied ({@link
- * #overflow}); a scoring model's features, doubles, sum past int64 exactly instead ({@link
- * #featureRow}).
+ * scale {@code max(s, 6)}. An event whose value would take an int64, double or decimal {@code SUM}
+ * (or the sum behind an {@code AVG}), or a decimal {@code AVG}, of its group out of its type's
+ * range is not applied ({@link #overflow}); a scoring model's features, doubles, sum past int64
+ * exactly instead ({@link #featureRow}).
  */
 final class GroupedQuery {
   private final ModelQuery query;
@@ -79,10 +79,11 @@ final class GroupedQuery {
   }
 
   /**
-   * Why {@code record} cannot join a group holding {@code applied}: the first int64 or double
-   * {@code SUM} or {@code AVG} column (in select order) whose sum it would take out of its type's
-   * range (outside int64; past the largest double), named with the group's sum so far and the
-   * record's value; null when it can.
+   * Why {@code record} cannot join a group holding {@code applied}: the first int64, double or
+   * decimal {@code SUM} or {@code AVG} column (in select order) whose sum (or decimal average) it
+   * would take out of its type's range (outside int64; past the largest double; past
+   * decimal(38,s)'s digits), named with the group's sum so far and the record's value; null when it
+   * can.
    */
   String overflow(List<Map<String, Object>> applied, Map<String, Object> record) {
     for (OutputColumn c : query.outputs()) {
@@ -117,6 +118,13 @@ final class GroupedQuery {
         }
         continue;
       }
+      if (x instanceof BigDecimal) {
+        String refused = decimalOverflow(c, column, applied, (BigDecimal) x);
+        if (refused != null) {
+          return refused;
+        }
+        continue;
+      }
       if (!(x instanceof Long)) {
         continue;
       }
@@ -140,6 +148,61 @@ final class GroupedQuery {
             + column
             + "` as decimal(38,0) in sources.yml for larger totals";
       }
+    }
+    return null;
+  }
+
+  /**
+   * Why {@code x} cannot join a group holding {@code applied} for {@code c}, a {@code SUM} or
+   * {@code AVG} of the decimal(p,s) {@code column}: the sum is decimal(38,s), so it must stay below
+   * 10^(38-s); an average is decimal(38, max(s,6)), rounded half-even, so below 10^(38-max(s,6)).
+   * Null when it can.
+   */
+  private String decimalOverflow(
+      OutputColumn c, String column, List<Map<String, Object>> applied, BigDecimal x) {
+    int s = schema.get(column).scale();
+    BigDecimal sum = null;
+    long count = 1; // x, and the non-null values applied before it
+    for (Map<String, Object> r : applied) {
+      Object v = r.get(column);
+      if (v != null) {
+        sum = sum == null ? (BigDecimal) v : sum.add((BigDecimal) v);
+        count++;
+      }
+    }
+    BigDecimal total = sum == null ? x : sum.add(x);
+    if (sum != null && total.abs().compareTo(BigDecimal.TEN.pow(38 - s)) >= 0) {
+      return "column `"
+          + column
+          + "`: the decimal sum for `"
+          + c.name()
+          + "` would overflow: "
+          + sum.setScale(s).toPlainString()
+          + " + "
+          + x.setScale(s).toPlainString()
+          + " is outside decimal(38,"
+          + s
+          + ") (at most "
+          + (38 - s)
+          + " digits before the decimal point)";
+    }
+    if (c.function().get() != OutputColumn.Function.AVG) {
+      return null;
+    }
+    int scale = Math.max(s, 6);
+    BigDecimal avg = total.divide(BigDecimal.valueOf(count), scale, RoundingMode.HALF_EVEN);
+    if (avg.abs().compareTo(BigDecimal.TEN.pow(38 - scale)) >= 0) {
+      return "column `"
+          + column
+          + "`: the decimal average for `"
+          + c.name()
+          + "` would overflow: "
+          + avg.toPlainString()
+          + " is outside decimal(38,"
+          + scale
+          + ") (at most "
+          + (38 - scale)
+          + " digits before the decimal point)";
     }
     return null;
   }

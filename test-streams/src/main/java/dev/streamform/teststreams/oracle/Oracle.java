@@ -177,7 +177,8 @@ public final class Oracle {
       timeline.expiry(item, key, state.latest.plus(retention.get()));
       state = null; // expired: the key starts over
     }
-    String overflow = state == null ? null : query.overflow(state.applied, record);
+    // a key's first event can be refused too: a decimal AVG of one value can pass its type
+    String overflow = query.overflow(state == null ? List.of() : state.applied, record);
     if (overflow != null) {
       timeline.quarantined(item);
       out.quarantined(id, overflow);

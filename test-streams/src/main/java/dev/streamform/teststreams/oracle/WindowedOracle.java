@@ -331,15 +331,16 @@ public final class WindowedOracle {
           return;
         }
       }
-      // an event whose value would take an int64 sum of a window that accepts it outside int64
-      // is quarantined, in no window and without its too-late rows (WindowedAggregate's rule)
+      // an event whose value would take a sum of a window that accepts it out of its type (or a
+      // decimal average, even of a window it would open) is quarantined, in no window and without
+      // its too-late rows (WindowedAggregate's rule)
       for (Instant start : policy.windowStartsOf(t)) {
         Instant end = policy.windowEndOf(start);
         Window window = open.get(new WindowId(query.keyOf(record), start));
         String overflow =
-            window == null || (wp != null && !wp.isBefore(end.plus(policy.allowedLateness())))
+            wp != null && !wp.isBefore(end.plus(policy.allowedLateness()))
                 ? null
-                : query.overflow(window.appliedRecords(), record);
+                : query.overflow(window == null ? List.of() : window.appliedRecords(), record);
         if (overflow != null) {
           timeline.event(this.item, id, p, t, wp, Timeline.Judgement.QUARANTINED);
           quarantined.add(new Quarantined(item, id, overflow));

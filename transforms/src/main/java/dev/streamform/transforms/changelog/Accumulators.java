@@ -23,6 +23,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 public final class Accumulators implements Serializable {
   private static final int AVG_MIN_SCALE = 6;
 
+  /** The precision of a decimal {@code SUM} and {@code AVG}: {@code decimal(38,s)}. */
+  private static final int MAX_DECIMAL = 38;
+
   private final List<Aggregation> aggregations;
   private final List<@Nullable FieldType> inputTypes;
   private final Schema stateSchema;
@@ -89,9 +92,10 @@ public final class Accumulators implements Serializable {
   /**
    * The state after folding {@code record} into {@code state} (null state = initial value).
    *
-   * @throws SumOverflow when an int64 sum would leave int64 ({@link Int64Overflow}) or a double sum
-   *     would pass the largest double ({@link DoubleOverflow}): the state is unchanged, and the
-   *     record is not applied (a keyed stage quarantines it, naming the column)
+   * @throws SumOverflow when an int64 sum would leave int64 ({@link Int64Overflow}), a double sum
+   *     would pass the largest double ({@link DoubleOverflow}) or a decimal sum or average its
+   *     declared type ({@link DecimalOverflow}): the state is unchanged, and the record is not
+   *     applied (a keyed stage quarantines it, naming the column)
    */
   public Row add(@Nullable Row state, Row record) {
     List<Object> values = new ArrayList<>(2 * aggregations.size());
@@ -114,6 +118,9 @@ public final class Accumulators implements Serializable {
           throw new DoubleOverflow(
               DoubleOverflow.reason(a.column(), a.name(), (Double) before, (Double) x));
         }
+        if (v instanceof BigDecimal && sums(a.function())) {
+          checkDecimal(a, (BigDecimal) before, (BigDecimal) x, (BigDecimal) v, n);
+        }
       }
       values.add(v);
       values.add(n);
@@ -121,6 +128,39 @@ public final class Accumulators implements Serializable {
     // the values already have the state schema's types (folded from records of the input schema):
     // attach them without Row.Builder's per-field verification (6% of the keyed stage's samples)
     return Row.withSchema(stateSchema).attachValues(values);
+  }
+
+  private static boolean sums(Aggregation.Function f) {
+    return f == Aggregation.Function.SUM || f == Aggregation.Function.AVG;
+  }
+
+  /**
+   * Refuses a decimal {@code sum} (of {@code before}, null for none, and {@code x}) past {@code
+   * decimal(38,s)}, s the values' scale, and for an {@code AVG} an average of {@code n} values past
+   * its {@code decimal(38, max(s,6))}: the output columns' declared types.
+   */
+  private void checkDecimal(
+      Aggregation a, @Nullable BigDecimal before, BigDecimal x, BigDecimal sum, long n) {
+    if (before != null && DecimalOverflow.digitsBeforeThePoint(sum) > MAX_DECIMAL - sum.scale()) {
+      throw new DecimalOverflow(DecimalOverflow.reason(a.column(), a.name(), before, x));
+    }
+    if (a.function() != Aggregation.Function.AVG) {
+      return;
+    }
+    int scale = Math.max(sum.scale(), AVG_MIN_SCALE);
+    // the average has no more digits before the point than its sum: divide only when it may
+    if (DecimalOverflow.digitsBeforeThePoint(sum) > MAX_DECIMAL - scale) {
+      BigDecimal avg = average(sum, n);
+      if (DecimalOverflow.digitsBeforeThePoint(avg) > MAX_DECIMAL - scale) {
+        throw new DecimalOverflow(DecimalOverflow.averageReason(a.column(), a.name(), avg));
+      }
+    }
+  }
+
+  /** {@code AVG(decimal(p,s))}: the sum over n, half-even to scale {@code max(s, 6)}. */
+  private static BigDecimal average(BigDecimal sum, long n) {
+    return sum.divide(
+        BigDecimal.valueOf(n), Math.max(sum.scale(), AVG_MIN_SCALE), RoundingMode.HALF_EVEN);
   }
 
   /**
@@ -207,6 +247,61 @@ public final class Accumulators implements Serializable {
   }
 
   /**
+   * A record whose value would take a decimal {@code SUM} (or the sum behind an {@code AVG}) past
+   * its type, {@code decimal(38,s)}, or an {@code AVG} past {@code decimal(38, max(s,6))}: the
+   * total would be a value its own column cannot hold (a fixture cannot even expect it).
+   */
+  public static final class DecimalOverflow extends SumOverflow {
+    private static final long serialVersionUID = 1L;
+
+    DecimalOverflow(String reason) {
+      super(reason);
+    }
+
+    /** The digits of {@code d} before its decimal point (0 for a value below 1). */
+    static long digitsBeforeThePoint(BigDecimal d) {
+      return Math.max(0L, (long) d.precision() - d.scale());
+    }
+
+    /** {@code decimal(38,s) (at most 38-s digits before the decimal point)}. */
+    private static String type(int scale) {
+      return "decimal("
+          + MAX_DECIMAL
+          + ","
+          + scale
+          + ") (at most "
+          + (MAX_DECIMAL - scale)
+          + " digits before the decimal point)";
+    }
+
+    /**
+     * The reason, naming the column: {@code column `amount`: the decimal sum for `total` would
+     * overflow: 99…9 + 99…9 is outside decimal(38,0) (at most 38 digits before the decimal point)}.
+     */
+    public static String reason(String column, String output, BigDecimal sum, BigDecimal value) {
+      int scale = Math.max(sum.scale(), value.scale());
+      return SumOverflow.reason(
+          column, "decimal", output, sum.toPlainString(), value.toPlainString(), type(scale));
+    }
+
+    /**
+     * The reason for an average, naming the column: {@code column `amount`: the decimal average for
+     * `mean` would overflow: 1…0.500000 is outside decimal(38,6) (at most 32 digits before the
+     * decimal point)}.
+     */
+    public static String averageReason(String column, String output, BigDecimal average) {
+      return "column `"
+          + column
+          + "`: the decimal average for `"
+          + output
+          + "` would overflow: "
+          + average.toPlainString()
+          + " is outside "
+          + type(average.scale());
+    }
+  }
+
+  /**
    * The output values of {@code records} folded in order, each as a double (null: 0.0), by output
    * name in aggregation order: a scoring model's features. The values are those of {@link
    * #output(Row)} after {@link #add(Row, Row)} of each record, but an int64 sum that would leave
@@ -265,9 +360,7 @@ public final class Accumulators implements Serializable {
           return null;
         }
         if (inputTypes.get(i).getTypeName() == TypeName.DECIMAL) {
-          BigDecimal s = (BigDecimal) v;
-          return s.divide(
-              BigDecimal.valueOf(n), Math.max(s.scale(), AVG_MIN_SCALE), RoundingMode.HALF_EVEN);
+          return average((BigDecimal) v, n);
         }
         return ((Number) v).doubleValue() / n; // an int64 sum (widened by asDoubles) or a double
       default:

@@ -13,8 +13,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * Output types: SUM keeps int64/double/decimal; COUNT is int64; MIN/MAX keep the column's type; AVG
  * of int64 or double is double, AVG of decimal is a decimal with scale {@code max(s, 6)} rounded
  * half-even. Decimal arithmetic is exact ({@code BigDecimal}), never floating point; an int64 sum
- * never wraps and a double sum never becomes infinite: an event that would take it out of its
- * type's range is refused (see {@link Accumulators.SumOverflow}) and its stage quarantines it.
+ * never wraps, a double sum never becomes infinite and a decimal sum (or average) never has more
+ * than 38 digits at its scale: an event that would take it out of its type's range is refused (see
+ * {@link Accumulators.SumOverflow}) and its stage quarantines it.
  */
 @AutoValue
 public abstract class Aggregation implements Serializable {

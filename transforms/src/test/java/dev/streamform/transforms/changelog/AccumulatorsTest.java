@@ -124,6 +124,71 @@ class AccumulatorsTest {
         () -> fold(acc, record(Long.MAX_VALUE, null, null), record(1L, null, null)));
   }
 
+  private static final String NINES_38 = "99999999999999999999999999999999999999";
+
+  /**
+   * SUM(decimal(p,s)) is decimal(38,s): a record that would take the sum past 38 digits is refused
+   * (the keyed stage quarantines it), naming the column and the limit, and the state is unchanged.
+   */
+  @Test
+  void aDecimalSumPast38DigitsIsRefusedAndTheStateIsUnchanged() {
+    Accumulators acc = new Accumulators(IN, List.of(Aggregation.sum("m").as("total")));
+    Row state = acc.add(null, record(null, null, NINES_38));
+    Accumulators.SumOverflow refused =
+        assertThrows(
+            Accumulators.SumOverflow.class, () -> acc.add(state, record(null, null, NINES_38)));
+    assertThat(
+        refused.getMessage(),
+        equalTo(
+            "column `m`: the decimal sum for `total` would overflow: "
+                + NINES_38
+                + " + "
+                + NINES_38
+                + " is outside decimal(38,0) (at most 38 digits before the decimal point)"));
+    // a negative value still fits, and so does one that takes the sum to exactly 38 digits
+    Row back = acc.add(state, record(null, null, "-" + NINES_38));
+    assertThat(acc.output(back).getValues(), equalTo(List.of(new BigDecimal("0"))));
+  }
+
+  /** With a scale: decimal(38,2) holds 36 digits before the point. */
+  @Test
+  void aDecimalSumWithAScaleHas38DigitsInAll() {
+    Accumulators acc = new Accumulators(IN, List.of(Aggregation.sum("m").as("total")));
+    String big = "999999999999999999999999999999999999.99"; // decimal(38,2)'s largest
+    Row state = acc.add(null, record(null, null, big));
+    assertThrows(Accumulators.SumOverflow.class, () -> acc.add(state, record(null, null, "0.01")));
+    assertThat(
+        acc.output(acc.add(state, record(null, null, "-0.01"))).getValues(),
+        equalTo(List.of(new BigDecimal("999999999999999999999999999999999999.98"))));
+  }
+
+  /**
+   * AVG(decimal(38,0)) is decimal(38,6): 32 digits before the point. A record whose average would
+   * need more is refused, even the first (its sum fits, its average does not).
+   */
+  @Test
+  void aDecimalAverageOutsideItsTypeIsRefused() {
+    Accumulators acc = new Accumulators(IN, List.of(Aggregation.avg("m").as("mean")));
+    Accumulators.SumOverflow refused =
+        assertThrows(
+            Accumulators.SumOverflow.class,
+            () -> acc.add(null, record(null, null, "100000000000000000000000000000000")));
+    assertThat(
+        refused.getMessage(),
+        equalTo(
+            "column `m`: the decimal average for `mean` would overflow:"
+                + " 100000000000000000000000000000000.000000 is outside decimal(38,6) (at most 32"
+                + " digits before the decimal point)"));
+    Row state = acc.add(null, record(null, null, "99999999999999999999999999999999"));
+    assertThat(
+        acc.output(state).getValues(),
+        equalTo(List.of(new BigDecimal("99999999999999999999999999999999.000000"))));
+    // the sum behind an AVG is decimal(38,0) too
+    Accumulators wide = new Accumulators(IN, List.of(Aggregation.avg("m").as("mean")));
+    Row one = wide.add(null, record(null, null, "1"));
+    assertThrows(Accumulators.SumOverflow.class, () -> wide.add(one, record(null, null, NINES_38)));
+  }
+
   @Test
   void refusesSumOfAStringAndAnUnknownColumn() {
     assertThrows(
