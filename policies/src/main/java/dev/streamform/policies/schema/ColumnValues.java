@@ -4,6 +4,9 @@ import dev.streamform.policies.time.Timestamps;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Converts a value as written in a fixture or a JSON record to the Java value of a column type:
@@ -37,7 +40,7 @@ public final class ColumnValues {
         return int64(text);
       case DOUBLE:
         if (raw instanceof Boolean) {
-          throw new IllegalArgumentException("'" + shown(text) + "' is not a double");
+          throw new IllegalArgumentException(notADouble(text));
         }
         return finiteDouble(text);
       case DECIMAL:
@@ -121,19 +124,51 @@ public final class ColumnValues {
   }
 
   /**
-   * A double column holds finite numbers and the IEEE specials spelled out (NaN, Infinity): a
-   * finite number beyond the double range (1e400) is refused rather than read as Infinity; one
-   * below it (1e-400) rounds to 0 like any other double rounding.
+   * YAML 1.1's spellings of the IEEE specials (a YAML file writes NaN as {@code .nan}): the same
+   * values as NaN, Infinity and -Infinity, which a fixture may write either way.
+   */
+  private static final Map<String, Double> YAML_SPECIALS = yamlSpecials();
+
+  private static Map<String, Double> yamlSpecials() {
+    Map<String, Double> m = new HashMap<>();
+    for (String nan : List.of(".nan", ".NaN", ".NAN")) {
+      m.put(nan, Double.NaN);
+    }
+    for (String inf : List.of(".inf", ".Inf", ".INF")) {
+      m.put(inf, Double.POSITIVE_INFINITY);
+      m.put("+" + inf, Double.POSITIVE_INFINITY);
+      m.put("-" + inf, Double.NEGATIVE_INFINITY);
+    }
+    return Map.copyOf(m);
+  }
+
+  /** A value that is no double, and how to write one. */
+  private static String notADouble(String text) {
+    return "'"
+        + shown(text)
+        + "' is not a double: write a number (1.5, -2e3), NaN (or .nan), Infinity (.inf) or"
+        + " -Infinity (-.inf)";
+  }
+
+  /**
+   * A double column holds finite numbers and the IEEE specials spelled out (NaN, Infinity, or as
+   * YAML writes them, .nan, .inf, -.inf): a finite number beyond the double range (1e400) is
+   * refused rather than read as Infinity; one below it (1e-400) rounds to 0 like any other double
+   * rounding.
    */
   private static double finiteDouble(String text) {
     if (text.length() > MAX_NUMBER_LENGTH) {
       throw new IllegalArgumentException(tooLong(text, "a double"));
     }
+    Double special = YAML_SPECIALS.get(text);
+    if (special != null) {
+      return special;
+    }
     double v;
     try {
       v = Double.parseDouble(text);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("'" + shown(text) + "' is not a double");
+      throw new IllegalArgumentException(notADouble(text));
     }
     if (Double.isInfinite(v) && !text.contains("Infinity")) {
       throw new IllegalArgumentException(
