@@ -13,6 +13,7 @@ import dev.streamform.transforms.envelope.EnvelopeCoder;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
 import dev.streamform.transforms.extraction.ExtractionResult;
+import dev.streamform.transforms.extraction.KeyValues;
 import dev.streamform.transforms.windows.WindowRevision;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
@@ -25,6 +26,7 @@ import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
+import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -34,10 +36,11 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * chain that {@code run} (files and Kafka), fixtures, fuzz, benchmarks and {@code explain} apply,
  * so what is tested is what runs (docs/decisions/0057).
  *
- * <p>The source's records get their event time ({@link EventTimeExtraction}; arrival time for a
- * source without one) and are judged by the clock; with {@code event_id} the source's {@link
- * DeclaredModel#deduplicate()} follows; then the model: its changelog ({@link
- * DeclaredModel#changelog(boolean)}), or its WHERE and windows ({@link
+ * <p>A record without a value for one of the model's key columns is quarantined first ({@link
+ * KeyValues}, as a file's or a topic's decoder does). The source's records get their event time
+ * ({@link EventTimeExtraction}; arrival time for a source without one) and are judged by the clock;
+ * with {@code event_id} the source's {@link DeclaredModel#deduplicate()} follows; then the model:
+ * its changelog ({@link DeclaredModel#changelog(boolean)}), or its WHERE and windows ({@link
  * DeclaredModel#windowAggregate()}), or its WHERE and decisions ({@link
  * DeclaredModel#scoreEvents()}). The outputs come back as {@link ModelOutputs}: JSON keys and
  * values in the form {@link ModelSinks} documents, positions as fields.
@@ -49,6 +52,12 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  */
 @AutoValue
 public abstract class DeclaredPipeline extends PTransform<PCollection<SourceRecord>, ModelOutputs> {
+  /**
+   * The step that quarantines a record without a value for a key column, before the event time, the
+   * clock and the WHERE (ADR 0088).
+   */
+  public static final String KEY_VALUES = "KeyValues";
+
   /** The step that judges the source's records by its clock (the manifest's Source node). */
   public static final String CLOCK = "Clock";
 
@@ -151,6 +160,17 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
     KvCoder<String, String> json = KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of());
     PCollectionList<KV<String, String>> quarantine = PCollectionList.empty(records.getPipeline());
     PCollection<Envelope> envelopes;
+    // first, as a file's or a topic's decoder does: a key column without a value (ADR 0088)
+    PCollectionTuple keyed = records.apply(KEY_VALUES, KeyValues.of(model.keyColumns()));
+    records = keyed.get(KeyValues.RECORDS);
+    quarantine =
+        quarantine.and(
+            keyed
+                .get(KeyValues.QUARANTINED)
+                .apply(
+                    "NoKeyValue",
+                    MapElements.into(kvs())
+                        .via((BadRecord bad) -> sinks.eventTimeRecord(bad, schema))));
     if (source.hasEventTime()) {
       ExtractionResult extracted =
           records.apply("EventTime", EventTimeExtraction.from(source.eventTime().get()));

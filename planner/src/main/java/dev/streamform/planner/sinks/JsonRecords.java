@@ -17,6 +17,7 @@ import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.schema.ColumnValues;
 import dev.streamform.policies.time.Timestamps;
 import dev.streamform.transforms.Times;
+import dev.streamform.transforms.extraction.KeyValues;
 import java.io.IOException;
 import java.io.Serializable;
 import java.math.BigDecimal;
@@ -203,7 +204,7 @@ public final class JsonRecords implements Serializable {
       JsonNode v = node.get(name);
       Object value = v == null || v.isNull() ? null : convert(name, column.getValue(), v);
       if (value == null && keyColumns.contains(name)) {
-        throw new NotARecord("key column `" + name + "` has no value");
+        throw new NotARecord(KeyValues.reason(name));
       }
       values.put(name, value);
     }

@@ -108,6 +108,13 @@ public final class Oracle {
       int p = item.partition();
       String id = p + "-" + (nextOffset.merge(p, 1L, Long::sum) - 1);
       Map<String, Object> record = item.event().get();
+      String noKey = query.missingKey(record);
+      if (noKey != null) {
+        // first, before its time and the clock: it moves no watermark (ADR 0088)
+        timeline.event(i, id, p, null, watermarks.get(p), Timeline.Judgement.QUARANTINED);
+        out.quarantined(id, noKey);
+        continue;
+      }
       if (eventTime.isEmpty()) {
         timeline.event(i, id, p, null, null, Timeline.Judgement.ON_TIME);
         if (apply(record, null, null, id, keys, out, i, timeline)) {

@@ -264,6 +264,12 @@ public final class ScoringOracle {
       long offset = nextOffset.merge(p, 1L, Long::sum) - 1;
       String id = p + "-" + offset;
       Map<String, Object> record = item.event().get();
+      String noKey = query.missingKey(record);
+      if (noKey != null) {
+        // first, before its time and the clock: it moves no watermark (ADR 0088)
+        quarantine(out, rows, i, id, record, noKey);
+        continue;
+      }
       Instant t = (Instant) record.get(eventTime);
       if (t == null) {
         quarantine(out, rows, i, id, record, "no value for event-time column `" + eventTime + "`");
@@ -299,7 +305,9 @@ public final class ScoringOracle {
     String kind =
         reason.startsWith("event_id `")
             ? "event_id_conflict"
-            : reason.startsWith("no value for event_id") ? "no_event_id" : "malformed_timestamp";
+            : reason.startsWith("no value for event_id")
+                ? "no_event_id"
+                : reason.startsWith("key column `") ? "no_key_value" : "malformed_timestamp";
     rows.add(
         new Placed(
             item,

@@ -285,6 +285,13 @@ public final class WindowedOracle {
       long offset = nextOffset.merge(p, 1L, Long::sum) - 1;
       String id = p + "-" + offset;
       Map<String, Object> record = item.event().get();
+      String noKey = query.missingKey(record);
+      if (noKey != null) {
+        // first, before its time and the clock: it moves no watermark (ADR 0088)
+        timeline.event(this.item, id, p, null, watermarks.get(p), Timeline.Judgement.QUARANTINED);
+        quarantined.add(new Quarantined(item, id, noKey));
+        return;
+      }
       Instant t = (Instant) record.get(eventTime);
       if (t == null) {
         timeline.event(this.item, id, p, null, watermarks.get(p), Timeline.Judgement.QUARANTINED);
