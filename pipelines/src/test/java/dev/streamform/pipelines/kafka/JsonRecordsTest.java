@@ -114,6 +114,32 @@ class JsonRecordsTest {
         is(t));
   }
 
+  /**
+   * Event time is kept to the millisecond (Beam's resolution): a record's timestamp and a
+   * punctuation's watermark with a finer fraction are both floored to the millisecond when the
+   * record is decoded, so a record is judged, shown in the late and quarantine outputs and replayed
+   * by the gates with the one value the engine holds (ADR 0090).
+   */
+  @Test
+  void aFractionFinerThanAMillisecondIsFlooredInRecordsAndPunctuations() throws Exception {
+    Instant ten = Instant.parse("2026-08-30T10:00:00Z");
+    assertThat(
+        decode("{\"customer_id\": 1, \"ordered_at\": \"2026-08-30T10:00:00.000100Z\"}")
+            .values()
+            .get("ordered_at"),
+        is(ten));
+    assertThat(
+        decode("{\"customer_id\": 1, \"ordered_at\": \"2026-08-30T09:54:59.9999\"}")
+            .values()
+            .get("ordered_at"),
+        is(Instant.parse("2026-08-30T09:54:59.999Z")));
+    assertThat(decode("{\"__watermark\": \"2026-08-30T10:00:00.0005Z\"}").watermark(), is(ten));
+    // before the epoch, floored too (towards the past), as Beam's milliseconds are
+    assertThat(
+        decode("{\"__watermark\": \"1969-12-31T23:59:59.9995Z\"}").watermark(),
+        is(Instant.parse("1969-12-31T23:59:59.999Z")));
+  }
+
   @Test
   void aMissingEventTimeIsLeftForExtractionToQuarantine() throws Exception {
     Map<String, Object> v = decode("{\"customer_id\": 1, \"amount\": 3}").values();

@@ -39,8 +39,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * the schema does not name are ignored. Values convert as in fixtures ({@link
  * ColumnValues#convertLenient}): int64, string, bool, double, {@code decimal(p,s)} (never through
  * floating point), timestamp (RFC 3339 with or without a zone — without one is UTC — or epoch
- * milliseconds). A key column must have a value. {@code {"__watermark": "<instant>"}} is a
- * punctuation. Anything else is refused with a reason that names the column and the value.
+ * milliseconds; a fraction finer than a millisecond is floored to it, as in a punctuation — ADR
+ * 0090). A key column must have a value. {@code {"__watermark": "<instant>"}} is a punctuation.
+ * Anything else is refused with a reason that names the column and the value.
  */
 public final class JsonRecords implements Serializable {
   /** The one field of a punctuation record. */

@@ -365,6 +365,8 @@ final class FixtureFile {
                   try {
                     Instant at = Timestamps.parse(w.getValue());
                     given.add(Fixture.Given.watermark(item.line(), partition, at));
+                  } catch (Timestamps.FinerThanAMillisecond e) {
+                    item.report("watermark", e.getMessage(), e.fix("watermark"));
                   } catch (IllegalArgumentException e) {
                     item.report(
                         "watermark",
@@ -846,7 +848,9 @@ final class FixtureFile {
             e instanceof IllegalArgumentException
                 ? e.getMessage()
                 : "'" + raw.get().getKey() + "' cannot be read as " + type + " (" + e + ")",
-            "give " + key + " a " + type + " value");
+            e instanceof Timestamps.FinerThanAMillisecond
+                ? ((Timestamps.FinerThanAMillisecond) e).fix(key)
+                : "give " + key + " a " + type + " value");
         ok = false;
       }
     }

@@ -7,6 +7,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.Date;
 import java.util.regex.Pattern;
 
@@ -21,6 +22,13 @@ import java.util.regex.Pattern;
  * <p>{@link #parseLenient(Object)} (records read from Kafka) also accepts an RFC 3339 date-time
  * without a zone ({@code 2026-08-30T10:00:00}) and reads it as UTC, because that is what producers
  * writing for Flink's {@code TIMESTAMP(3)} emit.
+ *
+ * <p>Event time is kept to the millisecond, as Beam keeps it (ADR 0090). A fraction finer than a
+ * millisecond (digits past the third that are not all zeros) is refused by {@link #parse(Object)}
+ * ({@link FinerThanAMillisecond}, naming the millisecond to write): a fixture could never
+ * acknowledge it as written. {@link #parseLenient(Object)} floors it to the millisecond, as every
+ * record's event time and every punctuation is floored, so that producers writing microseconds
+ * (Python's {@code isoformat()}) are judged by one consistent clock.
  */
 public final class Timestamps {
   private Timestamps() {}
@@ -54,6 +62,38 @@ public final class Timestamps {
     return read(value, true);
   }
 
+  /**
+   * A fixture's instant with a fraction finer than a millisecond: Streamform keeps event time to
+   * the millisecond, so the value could never be matched as written. {@link #millisecond()} is what
+   * to write instead (the value floored, as production floors a record's).
+   */
+  public static final class FinerThanAMillisecond extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+    private static final DateTimeFormatter MILLIS =
+        DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+
+    private final String millisecond;
+
+    FinerThanAMillisecond(Object value, Instant floored) {
+      super(
+          "'"
+              + value
+              + "' is finer than a millisecond: Streamform keeps event time to the millisecond"
+              + " (records read from files and Kafka are floored to it)");
+      this.millisecond = MILLIS.format(floored);
+    }
+
+    /** The value floored to the millisecond, e.g. {@code 2026-08-30T10:00:00.000Z}. */
+    public String millisecond() {
+      return millisecond;
+    }
+
+    /** How to fix the value of {@code key}: {@code write <key>: "<millisecond>"}. */
+    public String fix(String key) {
+      return "write " + key + ": \"" + millisecond + "\"";
+    }
+  }
+
   /** The canonical spelling of {@code instant}: RFC 3339 in UTC, e.g. {@value #EXAMPLE}. */
   public static String format(Instant instant) {
     return DateTimeFormatter.ISO_INSTANT.format(instant);
@@ -65,8 +105,15 @@ public final class Timestamps {
   /** The latest event time accepted: the last millisecond RFC 3339 can write. */
   public static final Instant MAX = Instant.parse("9999-12-31T23:59:59.999Z");
 
-  private static Instant read(Object value, boolean zoneOptional) {
-    Instant t = readAny(value, zoneOptional);
+  private static Instant read(Object value, boolean lenient) {
+    Instant t = readAny(value, lenient);
+    Instant floored = t.truncatedTo(ChronoUnit.MILLIS); // towards the past, as Beam's millis
+    if (!floored.equals(t)) {
+      if (!lenient) {
+        throw new FinerThanAMillisecond(value, floored);
+      }
+      t = floored;
+    }
     // Beyond RFC 3339's years a runner's timers (and a window's end plus its lateness) overflow;
     // such a value is a typo (epoch seconds written with extra digits), never a real event time.
     if (t.isBefore(MIN) || t.isAfter(MAX)) {

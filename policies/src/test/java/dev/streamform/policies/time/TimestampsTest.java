@@ -29,8 +29,53 @@ class TimestampsTest {
   }
 
   @Test
-  void readsAFraction() {
-    assertThat(Timestamps.parse("2026-08-30T10:00:00.123456Z"), is(TEN.plusNanos(123_456_000)));
+  void readsAFractionToTheMillisecond() {
+    assertThat(Timestamps.parse("2026-08-30T10:00:00.123Z"), is(TEN.plusMillis(123)));
+    // digits past the millisecond that are all zeros say nothing finer
+    assertThat(Timestamps.parse("2026-08-30T10:00:00.123000Z"), is(TEN.plusMillis(123)));
+    assertThat(Timestamps.parse("2026-08-30T10:00:00.000000000Z"), is(TEN));
+  }
+
+  /**
+   * Streamform's event time is Beam's, to the millisecond: a fixture's finer instant could never be
+   * acknowledged as written, so it is refused with the millisecond to write (ADR 0090).
+   */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "2026-08-30T10:00:00.0001Z",
+        "2026-08-30T10:00:00.000100Z",
+        "2026-08-30T10:00:00.000000001Z",
+        "2026-08-30T12:00:00.0009+02:00"
+      })
+  void strictRefusesAFractionFinerThanAMillisecond(String text) {
+    Timestamps.FinerThanAMillisecond e =
+        assertThrows(Timestamps.FinerThanAMillisecond.class, () -> Timestamps.parse(text));
+    assertThat(
+        e.getMessage(),
+        is(
+            "'"
+                + text
+                + "' is finer than a millisecond: Streamform keeps event time to the millisecond"
+                + " (records read from files and Kafka are floored to it)"));
+    assertThat(e.millisecond(), is("2026-08-30T10:00:00.000Z"));
+    assertThat(e.fix("ordered_at"), is("write ordered_at: \"2026-08-30T10:00:00.000Z\""));
+  }
+
+  @Test
+  void strictRefusesAJavaInstantFinerThanAMillisecond() {
+    assertThrows(Timestamps.FinerThanAMillisecond.class, () -> Timestamps.parse(TEN.plusNanos(1)));
+  }
+
+  @Test
+  void lenientFloorsAFractionFinerThanAMillisecond() {
+    assertThat(Timestamps.parseLenient("2026-08-30T10:00:00.0009Z"), is(TEN));
+    assertThat(Timestamps.parseLenient("2026-08-30T10:00:00.123456"), is(TEN.plusMillis(123)));
+    assertThat(
+        Timestamps.parseLenient("1969-12-31T23:59:59.9995Z"),
+        is(Instant.parse("1969-12-31T23:59:59.999Z")));
+    // floored before the range check: the last millisecond's microseconds are in range
+    assertThat(Timestamps.parseLenient("9999-12-31T23:59:59.9995Z"), is(Timestamps.MAX));
   }
 
   @Test
