@@ -244,11 +244,19 @@ final class FixtureFile {
               + ": ..."
               + (window.isPresent() ? ", window_start: ..." : "")
               + " }";
-      for (YamlMap row : root.mapList("late", i -> "late row " + i, lateExample)) {
-        (window.isPresent()
-                ? windowedLateRow(row, source, window.get())
-                : typedRow(row, source.schema()).map(v -> Fixture.Row.of(row.line(), v)))
-            .ifPresent(late::add);
+      if (root.has("late") && source.eventTime().isEmpty()) {
+        // processing time: nothing is ever late (§1), so a listed row could never match
+        root.report(
+            "late",
+            "source '" + source.name() + "' declares no event_time, so no event is ever late",
+            "remove late:, or " + declareEventTime(source));
+      } else {
+        for (YamlMap row : root.mapList("late", i -> "late row " + i, lateExample)) {
+          (window.isPresent()
+                  ? windowedLateRow(row, source, window.get())
+                  : typedRow(row, source.schema()).map(v -> Fixture.Row.of(row.line(), v)))
+              .ifPresent(late::add);
+        }
       }
       String duplicateExample =
           "- { " + String.join(": ..., ", source.schema().keySet()) + ": ... }";
@@ -358,6 +366,14 @@ final class FixtureFile {
             .flatMap(v -> typedRow(v, source.schema()))
             .ifPresent(
                 v -> given.add(Fixture.Given.event(item.line(), partition.orElse(0), number, v)));
+      } else if (source.eventTime().isEmpty()) {
+        // processing time has no watermark (§1): the item would be accepted and do nothing
+        item.report(
+            "watermark",
+            "source '"
+                + source.name()
+                + "' declares no event_time, so a watermark item has no meaning",
+            "remove it, or " + declareEventTime(source));
       } else {
         item.typedScalar("watermark", "watermark: \"" + Timestamps.EXAMPLE + "\"")
             .ifPresent(
@@ -376,6 +392,12 @@ final class FixtureFile {
                 });
       }
     }
+  }
+
+  private static String declareEventTime(SourceDeclaration source) {
+    return "declare event_time: <timestamp column> on source '"
+        + source.name()
+        + "' in sources.yml";
   }
 
   private Optional<Fixture.Row> expectRow(
