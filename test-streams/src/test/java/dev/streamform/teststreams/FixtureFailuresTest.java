@@ -3,6 +3,7 @@ package dev.streamform.teststreams;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.streamform.teststreams.fixture.FixtureRunner;
@@ -81,8 +82,102 @@ class FixtureFailuresTest {
         report,
         containsString(
             "2  amount=1 customer_id=42 ordered_at=\"2026-08-30T10:06:00Z\"  (delivered)"));
-    assertThat(report, containsString("but it was delivered, not dropped"));
-    assertThat(report, containsString("remove it from `late:`"));
+    assertThat(
+        report,
+        containsString(
+            "listed under `late:` (line 13) but event 4 (line 6) was delivered, not dropped: it"
+                + " was on time (not behind W=\"2026-08-30T10:05:00Z\" of partition 0) — remove"
+                + " it from `late:`"));
+  }
+
+  @Test
+  void listedLateEventKeptByTheSourceSaysItWasLateButKept() {
+    FixtureVerdict v =
+        run(
+            "late-event-kept",
+            HEAD
+                + SEED_EVENTS
+                + "expect:\n"
+                + "  - { op: insert, customer_id: 42, total_spend: 10 }\n"
+                + "  - { op: update, customer_id: 42, total_spend: 30 }\n"
+                + "  - { op: update, customer_id: 42, total_spend: 35 }\n"
+                + "  - { op: update, customer_id: 42, total_spend: 36 }\n"
+                + "late:\n"
+                + "  - { customer_id: 42, amount: 5, ordered_at: \"2026-08-30T10:01:00Z\" }\n");
+    assertThat(v.passed(), is(false));
+    String report = v.render();
+    assertThat(report, not(containsString("on time")));
+    assertThat(
+        report,
+        containsString(
+            "listed under `late:` (line 13) but event 3 (line 5) was delivered, not dropped: it was"
+                + " late (behind W=\"2026-08-30T10:05:00Z\" of partition 0) but kept, because"
+                + " source 'orders' declares `late_events: keep`; kept late events are processed"
+                + " and not listed under `late:` — remove it from `late:`"));
+  }
+
+  @Test
+  void lateRowsOutOfDeliveryOrderSayTheOrder() {
+    Path p = FixtureProjects.copy("watermark-items", dir);
+    String text =
+        FixtureProjects.read(
+            FixtureProjects.TIME.resolve("watermark-items/fixtures/watermark_items.yml"));
+    String first = "  - { customer_id: 1, amount: 1, ordered_at: \"2026-08-30T10:15:00Z\" }\n";
+    String second = "  - { customer_id: 1, amount: 1, ordered_at: \"2026-08-30T10:19:00Z\" }\n";
+    assertThat(text, containsString(first + second));
+    FixtureProjects.write(
+        p, "fixtures/watermark_items.yml", text.replace(first + second, second + first));
+    FixtureVerdict v = StreamformFixtures.inProject(p).run("fixtures/watermark_items.yml");
+    assertThat(v.passed(), is(false));
+    String report = v.render();
+    assertThat(report, not(containsString("on time")));
+    assertThat(report, not(containsString("delivered, not dropped")));
+    assertThat(
+        report,
+        containsString(
+            "listed under `late:` (line 22) but not in this place: it was dropped as late, as"
+                + " event 4 (line 10), and `late:` rows are compared in delivery order; the events"
+                + " were dropped in this order: event 3 (line 8), event 4 (line 10), event 6"
+                + " (line 12) — list them in that order"));
+  }
+
+  @Test
+  void listedLateEventOfASourceWithoutEventTimeSaysNothingIsLate() {
+    Path p = FixtureProjects.copy("late-event", dir);
+    String sources = FixtureProjects.read(p.resolve("sources.yml"));
+    String clockless =
+        sources
+            .lines()
+            .filter(
+                l ->
+                    !l.contains("event_time:")
+                        && !l.contains("watermark:")
+                        && !l.contains("late_events:"))
+            .collect(java.util.stream.Collectors.joining("\n", "", "\n"));
+    assertThat(clockless, not(containsString("event_time")));
+    FixtureProjects.write(p, "sources.yml", clockless);
+    FixtureProjects.write(
+        p,
+        "fixtures/f.yml",
+        HEAD
+            + SEED_EVENTS
+            + "expect:\n"
+            + "  - { op: insert, customer_id: 42, total_spend: 10 }\n"
+            + "  - { op: update, customer_id: 42, total_spend: 30 }\n"
+            + "  - { op: update, customer_id: 42, total_spend: 35 }\n"
+            + "  - { op: update, customer_id: 42, total_spend: 36 }\n"
+            + "late:\n"
+            + "  - { customer_id: 42, amount: 5, ordered_at: \"2026-08-30T10:01:00Z\" }\n");
+    FixtureVerdict v = StreamformFixtures.inProject(p).run("fixtures/f.yml");
+    assertThat(v.passed(), is(false));
+    String report = v.render();
+    assertThat(report, not(containsString("on time")));
+    assertThat(
+        report,
+        containsString(
+            "listed under `late:` (line 13) but source 'orders' has no `event_time`: it has no"
+                + " clock, so none of its events is ever late (docs/semantics.md 1.7) — remove it"
+                + " from `late:`"));
   }
 
   @Test
