@@ -59,7 +59,11 @@ class FixtureFailuresTest {
         report,
         containsString(
             "1  (not listed)  amount=5 customer_id=42 ordered_at=\"2026-08-30T10:01:00Z\""));
-    assertThat(report, containsString("^ dropped as late but not acknowledged"));
+    assertThat(
+        report,
+        containsString(
+            "^ event 3 (line 5) was dropped as late but not acknowledged (its time is behind the"
+                + " watermark \"2026-08-30T10:05:00Z\" of partition 0)"));
     assertThat(
         report,
         containsString("list it under `late:` or set `late_events: keep` on source 'orders'"));
