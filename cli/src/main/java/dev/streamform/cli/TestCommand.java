@@ -139,7 +139,9 @@ final class TestCommand implements Callable<Integer> {
 
   @Mixin RunnerOptions runnerOptions;
 
-  /** Ends a --watch when counted down; never in a terminal (Ctrl-C ends the JVM), by tests. */
+  /**
+   * Ends a --watch when counted down: by the first Ctrl-C ({@link WatchInterrupt}), or by tests.
+   */
   final CountDownLatch watchStop;
 
   TestCommand() {
@@ -221,7 +223,7 @@ final class TestCommand implements Callable<Integer> {
       written.add(junitXml);
     }
     int[] runs = {1};
-    try {
+    try (WatchInterrupt ctrlC = WatchInterrupt.install(watchStop, err, status)) {
       return new FileWatch(paths, written, err, watchStop)
           .watch(
               status,

@@ -148,6 +148,115 @@ class TestWatchTest {
     return project;
   }
 
+  /**
+   * Ctrl-C (SIGINT) ends a watch in a JVM of its own with the first run's status, here 1 (its
+   * fixture fails), not 130; SIGTERM still ends it at once (143).
+   */
+  @Test
+  void ctrlCEndsTheWatchWithTheFirstRunsStatusAndSigtermStillStopsIt(@TempDir Path dir)
+      throws Exception {
+    Path project = copy(dir);
+    Path fixture = project.resolve("fixtures/late_event.yml");
+    Files.writeString(
+        fixture, Files.readString(fixture).replace("total_spend: 31 }", "total_spend: 32 }"));
+    Process interrupted = watchInAJvm(project, dir.resolve("int.log"));
+    Process terminated = watchInAJvm(project, dir.resolve("term.log"));
+    try {
+      awaitWatching(interrupted, dir.resolve("int.log"));
+      new ProcessBuilder("kill", "-INT", String.valueOf(interrupted.pid()))
+          .inheritIO()
+          .start()
+          .waitFor();
+      assertThat(
+          "ended after Ctrl-C",
+          interrupted.waitFor(60, java.util.concurrent.TimeUnit.SECONDS),
+          is(true));
+      String log = Files.readString(dir.resolve("int.log"));
+      assertThat(log, interrupted.exitValue(), is(1));
+      assertThat(log, containsString("1 fixture on direct: 0 passed, 1 failed"));
+      assertThat(
+          log,
+          containsString(
+              "streamform test: stopping after Ctrl-C with the first run's status 1 (Ctrl-C again"
+                  + " to stop at once)"));
+
+      awaitWatching(terminated, dir.resolve("term.log"));
+      terminated.destroy(); // SIGTERM
+      assertThat(
+          "ended after SIGTERM",
+          terminated.waitFor(60, java.util.concurrent.TimeUnit.SECONDS),
+          is(true));
+      assertThat(terminated.exitValue(), is(143));
+    } finally {
+      interrupted.destroyForcibly();
+      terminated.destroyForcibly();
+    }
+  }
+
+  /**
+   * After the first Ctrl-C the handler it replaced is back, so a second Ctrl-C ends the JVM at
+   * once, as it did before the watch.
+   */
+  @Test
+  void aSecondCtrlCMeetsTheJvmsOwnHandler() throws Exception {
+    CountDownLatch stop = new CountDownLatch(1);
+    StringWriter err = new StringWriter();
+    WatchInterrupt ctrlC = WatchInterrupt.install(stop, new PrintWriter(err, true), 1);
+    assertThat("SIGINT can be handled in this JVM", ctrlC != null, is(true));
+    sun.misc.SignalHandler probe = signal -> {};
+    try {
+      sun.misc.Signal.raise(WatchInterrupt.INT);
+      assertThat(
+          "the first Ctrl-C stopped the watch",
+          stop.await(10, java.util.concurrent.TimeUnit.SECONDS),
+          is(true));
+      assertThat(err.toString(), containsString("first run's status 1"));
+      // what a second Ctrl-C would meet: the handler there before the watch
+      sun.misc.SignalHandler now = sun.misc.Signal.handle(WatchInterrupt.INT, probe);
+      sun.misc.Signal.handle(WatchInterrupt.INT, now);
+      // the JDK wraps a handler it hands back, so compare kinds; the watch's own comes back as is
+      assertThat("not the watch's handler", now == ctrlC.handler(), is(false));
+      assertThat(now.getClass().getName(), is(ctrlC.previous().getClass().getName()));
+    } finally {
+      ctrlC.close();
+    }
+  }
+
+  /**
+   * {@code streamform test PROJECT --watch} in a JVM of its own, stdout and stderr to {@code log}.
+   */
+  private static Process watchInAJvm(Path project, Path log) throws Exception {
+    return new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx256m",
+            "-cp",
+            System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
+            Streamform.class.getName(),
+            "test",
+            project.toString(),
+            "--watch",
+            "--color",
+            "never")
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile())
+        .start();
+  }
+
+  private static void awaitWatching(Process p, Path log) {
+    await("the watch in a JVM of its own")
+        .atMost(Duration.ofMinutes(2))
+        .until(() -> !p.isAlive() || Files.readString(log).contains(WATCHING));
+    assertThat(readQuietly(log), p.isAlive(), is(true));
+  }
+
+  private static String readQuietly(Path log) {
+    try {
+      return Files.readString(log);
+    } catch (java.io.IOException e) {
+      return e.toString();
+    }
+  }
+
   /** {@code streamform test --watch ARGS} in a thread of its own, with a stop of its own. */
   private record Watch(
       Thread thread,
