@@ -9,11 +9,9 @@ import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.dedup.DedupResult;
 import dev.streamform.transforms.dedup.Deduplicate;
 import dev.streamform.transforms.envelope.Envelope;
-import dev.streamform.transforms.envelope.EnvelopeCoder;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
 import dev.streamform.transforms.extraction.ExtractionResult;
-import dev.streamform.transforms.extraction.KeyValues;
 import dev.streamform.transforms.windows.WindowRevision;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
@@ -26,7 +24,6 @@ import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
-import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -36,11 +33,11 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * chain that {@code run} (files and Kafka), fixtures, fuzz, benchmarks and {@code explain} apply,
  * so what is tested is what runs (docs/decisions/0057).
  *
- * <p>A record without a value for one of the model's key columns is quarantined first ({@link
- * KeyValues}, as a file's or a topic's decoder does). The source's records get their event time
- * ({@link EventTimeExtraction}; arrival time for a source without one) and are judged by the clock;
- * with {@code event_id} the source's {@link DeclaredModel#deduplicate()} follows; then the model:
- * its changelog ({@link DeclaredModel#changelog(boolean)}), or its WHERE and windows ({@link
+ * <p>The source's records get their event time ({@link EventTimeExtraction}; arrival time for a
+ * source without one), a record without a value for one of the model's key columns quarantined
+ * first, as a file's or a topic's decoder does; then they are judged by the clock; with {@code
+ * event_id} the source's {@link DeclaredModel#deduplicate()} follows; then the model: its changelog
+ * ({@link DeclaredModel#changelog(boolean)}), or its WHERE and windows ({@link
  * DeclaredModel#windowAggregate()}), or its WHERE and decisions ({@link
  * DeclaredModel#scoreEvents()}). The outputs come back as {@link ModelOutputs}: JSON keys and
  * values in the form {@link ModelSinks} documents, positions as fields.
@@ -53,10 +50,13 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 @AutoValue
 public abstract class DeclaredPipeline extends PTransform<PCollection<SourceRecord>, ModelOutputs> {
   /**
-   * The step that quarantines a record without a value for a key column, before the event time, the
-   * clock and the WHERE (ADR 0088).
+   * The step that reads each record's event time from the source's column, after quarantining a
+   * record without a value for a key column (ADR 0088), before the clock and the WHERE.
    */
-  public static final String KEY_VALUES = "KeyValues";
+  public static final String EVENT_TIME = "EventTime";
+
+  /** The same step for a source without an event-time column: each record's arrival time. */
+  public static final String ARRIVAL_TIME = "ArrivalTime";
 
   /** The step that judges the source's records by its clock (the manifest's Source node). */
   public static final String CLOCK = "Clock";
@@ -160,42 +160,24 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
     KvCoder<String, String> json = KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of());
     PCollectionList<KV<String, String>> quarantine = PCollectionList.empty(records.getPipeline());
     PCollection<Envelope> envelopes;
-    // first, as a file's or a topic's decoder does: a key column without a value (ADR 0088)
-    PCollectionTuple keyed = records.apply(KEY_VALUES, KeyValues.of(model.keyColumns()));
-    records = keyed.get(KeyValues.RECORDS);
+    // a key column without a value is quarantined first, as a file's or a topic's decoder does
+    // (ADR 0088), in the same step that reads the event time (or the arrival time)
+    ExtractionResult extracted =
+        records.apply(
+            source.hasEventTime() ? EVENT_TIME : ARRIVAL_TIME,
+            (source.hasEventTime()
+                    ? EventTimeExtraction.from(source.eventTime().get())
+                    : EventTimeExtraction.atArrival())
+                .withKeyColumns(model.keyColumns()));
+    envelopes = extracted.events();
     quarantine =
         quarantine.and(
-            keyed
-                .get(KeyValues.QUARANTINED)
+            extracted
+                .quarantined()
                 .apply(
-                    "NoKeyValue",
+                    source.hasEventTime() ? "NoEventTime" : "NoKeyValue",
                     MapElements.into(kvs())
                         .via((BadRecord bad) -> sinks.eventTimeRecord(bad, schema))));
-    if (source.hasEventTime()) {
-      ExtractionResult extracted =
-          records.apply("EventTime", EventTimeExtraction.from(source.eventTime().get()));
-      envelopes = extracted.events();
-      quarantine =
-          quarantine.and(
-              extracted
-                  .quarantined()
-                  .apply(
-                      "NoEventTime",
-                      MapElements.into(kvs())
-                          .via((BadRecord bad) -> sinks.eventTimeRecord(bad, schema))));
-    } else {
-      envelopes =
-          records
-              .apply(
-                  "ArrivalTime",
-                  MapElements.into(TypeDescriptor.of(Envelope.class))
-                      .via(
-                          (SourceRecord r) ->
-                              r.isWatermark()
-                                  ? Envelope.punctuation(r)
-                                  : Envelope.event(r, r.ingestTime())))
-              .setCoder(EnvelopeCoder.of(schema));
-    }
     // the clock keeps late events for a windowed or scoring model (model.clock(), logClock()):
     // the windows or the decisions' lateness judge them (docs/semantics.md §6, §11)
     ClockResult clocked = envelopes.apply(CLOCK, clock);

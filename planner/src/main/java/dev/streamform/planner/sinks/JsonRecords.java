@@ -17,7 +17,7 @@ import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.schema.ColumnValues;
 import dev.streamform.policies.time.Timestamps;
 import dev.streamform.transforms.Times;
-import dev.streamform.transforms.extraction.KeyValues;
+import dev.streamform.transforms.extraction.EventTimeExtraction;
 import java.io.IOException;
 import java.io.Serializable;
 import java.math.BigDecimal;
@@ -205,7 +205,7 @@ public final class JsonRecords implements Serializable {
       JsonNode v = node.get(name);
       Object value = v == null || v.isNull() ? null : convert(name, column.getValue(), v);
       if (value == null && keyColumns.contains(name)) {
-        throw new NotARecord(KeyValues.reason(name));
+        throw new NotARecord(EventTimeExtraction.missingKeyReason(name));
       }
       values.put(name, value);
     }

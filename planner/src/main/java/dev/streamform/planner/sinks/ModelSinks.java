@@ -438,9 +438,8 @@ public final class ModelSinks implements Serializable {
   }
 
   /**
-   * A record {@code EventTimeExtraction} quarantined (no usable event time) or {@code KeyValues}
-   * did (no value for a key column), as its Kafka key and value; its bytes are the decoded record
-   * written back as JSON.
+   * A record {@code EventTimeExtraction} quarantined (no value for a key column, or no usable event
+   * time), as its Kafka key and value; its bytes are the decoded record written back as JSON.
    */
   public KV<String, String> eventTimeRecord(BadRecord bad, Schema schema) {
     SourceRecord read = decode(bad, SourceRecordCoder.of(schema));

@@ -11,6 +11,7 @@ import dev.streamform.transforms.envelope.SourceRecordCoder;
 import java.time.DateTimeException;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.schemas.Schema;
@@ -33,7 +34,13 @@ import org.joda.time.ReadableInstant;
 
 /**
  * Reads each record's event time from a declared column and wraps the record in an {@link Envelope}
- * whose element timestamp is that event time.
+ * whose element timestamp is that event time ({@link #from}); or, for a source without an
+ * event-time column, gives each record its arrival time ({@link #atArrival}).
+ *
+ * <p>With {@link #withKeyColumns}, a record without a value (missing or null) for one of a model's
+ * key columns is quarantined first, with the reason {@link #missingKeyReason} — the reason a file's
+ * or a Kafka topic's decoder gives the same record, so a fixture, a file and a topic agree (ADR
+ * 0088) — before its event time is read: a record without either is quarantined for its key.
  *
  * <p>Guarantees: a record whose event-time value is missing, unparseable or outside Beam's
  * timestamp range never falls back to processing time; it goes to {@link
@@ -59,7 +66,11 @@ import org.joda.time.ReadableInstant;
 public abstract class EventTimeExtraction
     extends PTransform<PCollection<SourceRecord>, ExtractionResult> {
 
-  public abstract String column();
+  /** The event-time column; null when records take their arrival time ({@link #atArrival}). */
+  public abstract @Nullable String column();
+
+  /** Columns every record must have a value for; one without is quarantined (ADR 0088). */
+  public abstract List<String> keyColumns();
 
   /** Where records without a usable event time also go, besides {@code quarantined()}. */
   public abstract @Nullable ErrorHandler<BadRecord, ?> badRecordErrorHandler();
@@ -71,7 +82,34 @@ public abstract class EventTimeExtraction
         "EventTimeExtraction.from(%s): name the records' event-time column, e.g."
             + " EventTimeExtraction.from(\"ordered_at\")",
         column == null ? "null" : "\"" + column + "\"");
-    return new AutoValue_EventTimeExtraction(column, null);
+    return new AutoValue_EventTimeExtraction(column, List.of(), null);
+  }
+
+  /**
+   * Each record's event time is its arrival time ({@link SourceRecord#ingestTime()}): a source
+   * without an event-time column. Only a missing key value ({@link #withKeyColumns}) quarantines.
+   */
+  public static EventTimeExtraction atArrival() {
+    return new AutoValue_EventTimeExtraction(null, List.of(), null);
+  }
+
+  /**
+   * Records without a value (missing or null) for one of {@code columns} — a model's key columns as
+   * the source names them — are quarantined with the reason {@link #missingKeyReason}, the first
+   * such column in the order given, before the event time is read (ADR 0088).
+   */
+  public EventTimeExtraction withKeyColumns(List<String> columns) {
+    checkArgument(
+        columns != null,
+        "EventTimeExtraction.withKeyColumns(null): pass the key columns, e.g."
+            + " List.of(\"customer_id\")");
+    return new AutoValue_EventTimeExtraction(
+        column(), List.copyOf(columns), badRecordErrorHandler());
+  }
+
+  /** The reason a record without a value for key column {@code column} is quarantined. */
+  public static String missingKeyReason(String column) {
+    return "key column `" + column + "` has no value";
   }
 
   /**
@@ -84,7 +122,7 @@ public abstract class EventTimeExtraction
         handler != null,
         "EventTimeExtraction.withBadRecordErrorHandler(null): pass the handler that"
             + " pipeline.registerBadRecordErrorHandler(..) returned");
-    return new AutoValue_EventTimeExtraction(column(), handler);
+    return new AutoValue_EventTimeExtraction(column(), keyColumns(), handler);
   }
 
   @Override
@@ -95,26 +133,35 @@ public abstract class EventTimeExtraction
         "EventTimeExtraction needs its input encoded with a SourceRecordCoder, got %s",
         coder);
     Schema schema = ((SourceRecordCoder) coder).recordSchema();
-    checkArgument(
-        schema.hasField(column()),
-        "event-time column `%s` is not a field of the records (fields: %s)",
-        column(),
-        schema.getFieldNames());
-    Schema.TypeName type = schema.getField(column()).getType().getTypeName();
-    checkArgument(
-        type == Schema.TypeName.DATETIME
-            || type == Schema.TypeName.INT64
-            || type == Schema.TypeName.STRING,
-        "event-time column `%s` has type %s; it must be DATETIME, INT64 (epoch ms) or STRING",
-        column(),
-        type);
+    for (String c : keyColumns()) {
+      checkArgument(
+          schema.hasField(c),
+          "key column `%s` is not a field of the records (fields: %s)",
+          c,
+          schema.getFieldNames());
+    }
+    if (column() != null) {
+      checkArgument(
+          schema.hasField(column()),
+          "event-time column `%s` is not a field of the records (fields: %s)",
+          column(),
+          schema.getFieldNames());
+      Schema.TypeName type = schema.getField(column()).getType().getTypeName();
+      checkArgument(
+          type == Schema.TypeName.DATETIME
+              || type == Schema.TypeName.INT64
+              || type == Schema.TypeName.STRING,
+          "event-time column `%s` has type %s; it must be DATETIME, INT64 (epoch ms) or STRING",
+          column(),
+          type);
+    }
 
     TupleTag<Envelope> events = new TupleTag<>() {};
     TupleTag<BadRecord> quarantined = new TupleTag<>() {};
     PCollectionTuple out =
         input.apply(
             "ExtractEventTime",
-            ParDo.of(new ExtractFn(column(), coder, events, quarantined))
+            ParDo.of(new ExtractFn(column(), keyColumns(), coder, events, quarantined))
                 .withOutputTags(events, TupleTagList.of(quarantined)));
     PCollection<Envelope> ev = out.get(events).setCoder(EnvelopeCoder.of(schema));
     PCollection<BadRecord> bad =
@@ -128,7 +175,15 @@ public abstract class EventTimeExtraction
   @Override
   public void populateDisplayData(DisplayData.Builder builder) {
     super.populateDisplayData(builder);
-    builder.add(DisplayData.item("eventTimeColumn", column()).withLabel("Event-time column"));
+    if (column() != null) {
+      builder.add(DisplayData.item("eventTimeColumn", column()).withLabel("Event-time column"));
+    } else {
+      builder.add(DisplayData.item("eventTime", "arrival").withLabel("Event time"));
+    }
+    if (!keyColumns().isEmpty()) {
+      builder.add(
+          DisplayData.item("keyColumns", String.join(",", keyColumns())).withLabel("Key columns"));
+    }
   }
 
   /** Why a value cannot serve as an event time; the message is the quarantine reason. */
@@ -177,7 +232,8 @@ public abstract class EventTimeExtraction
   }
 
   private static final class ExtractFn extends DoFn<SourceRecord, Envelope> {
-    private final String column;
+    private final @Nullable String column;
+    private final String[] keyColumns;
     private final Coder<SourceRecord> coder;
     private final TupleTag<Envelope> events;
     private final TupleTag<BadRecord> quarantined;
@@ -185,11 +241,13 @@ public abstract class EventTimeExtraction
         StreamformMetrics.counter(StreamformMetrics.QUARANTINED);
 
     ExtractFn(
-        String column,
+        @Nullable String column,
+        List<String> keyColumns,
         Coder<SourceRecord> coder,
         TupleTag<Envelope> events,
         TupleTag<BadRecord> quarantined) {
       this.column = column;
+      this.keyColumns = keyColumns.toArray(new String[0]);
       this.coder = coder;
       this.events = events;
       this.quarantined = quarantined;
@@ -198,43 +256,62 @@ public abstract class EventTimeExtraction
     @ProcessElement
     public void process(@Element SourceRecord record, MultiOutputReceiver out) throws Exception {
       if (record.isWatermark()) {
-        out.get(events).outputWithTimestamp(Envelope.punctuation(record), record.watermark());
+        if (column == null) {
+          out.get(events).output(Envelope.punctuation(record));
+        } else {
+          out.get(events).outputWithTimestamp(Envelope.punctuation(record), record.watermark());
+        }
         return;
       }
       Row row = record.record();
-      try {
-        Instant t = eventTimeOf(column, row.getValue(column));
-        out.get(events).outputWithTimestamp(Envelope.event(record, t), t);
-      } catch (UnusableEventTime reason) {
-        quarantinedCount.inc();
-        // Keep the record's place in its partition's log, or an offset-ordering clock would wait
-        // for this offset forever and hold back every later item of the partition. Timestamped at
-        // the beginning of time, like the gap a Kafka source leaves for an undecodable record: in
-        // flight it holds the watermark until the clock has seen it and holds the partition itself
-        // (a partition's hold starts with its first record of any kind), and it never raises the
-        // stamps of the partition's later events to a read time.
-        out.get(events)
-            .outputWithTimestamp(Envelope.gap(record), BoundedWindow.TIMESTAMP_MIN_VALUE);
-        out.get(quarantined)
-            .output(
-                BadRecord.builder()
-                    .setRecord(
-                        BadRecord.Record.builder()
-                            .setHumanReadableJsonRecord(row.toString())
-                            .addCoderAndEncodedRecord(coder, record)
-                            .build())
-                    .setFailure(
-                        BadRecord.Failure.builder()
-                            .setDescription(
-                                "partition "
-                                    + record.partition()
-                                    + " offset "
-                                    + record.offset()
-                                    + ": "
-                                    + reason.getMessage())
-                            .build())
-                    .build());
+      String reason = null;
+      // first the key, as a file's or a topic's decoder does (ADR 0088)
+      for (String key : keyColumns) {
+        if (row.getValue(key) == null) {
+          reason = missingKeyReason(key);
+          break;
+        }
       }
+      if (reason == null) {
+        if (column == null) {
+          out.get(events).output(Envelope.event(record, record.ingestTime()));
+          return;
+        }
+        try {
+          Instant t = eventTimeOf(column, row.getValue(column));
+          out.get(events).outputWithTimestamp(Envelope.event(record, t), t);
+          return;
+        } catch (UnusableEventTime unusable) {
+          reason = unusable.getMessage();
+        }
+      }
+      quarantinedCount.inc();
+      // Keep the record's place in its partition's log, or an offset-ordering clock would wait
+      // for this offset forever and hold back every later item of the partition. Timestamped at
+      // the beginning of time, like the gap a Kafka source leaves for an undecodable record: in
+      // flight it holds the watermark until the clock has seen it and holds the partition itself
+      // (a partition's hold starts with its first record of any kind), and it never raises the
+      // stamps of the partition's later events to a read time.
+      out.get(events).outputWithTimestamp(Envelope.gap(record), BoundedWindow.TIMESTAMP_MIN_VALUE);
+      out.get(quarantined)
+          .output(
+              BadRecord.builder()
+                  .setRecord(
+                      BadRecord.Record.builder()
+                          .setHumanReadableJsonRecord(row.toString())
+                          .addCoderAndEncodedRecord(coder, record)
+                          .build())
+                  .setFailure(
+                      BadRecord.Failure.builder()
+                          .setDescription(
+                              "partition "
+                                  + record.partition()
+                                  + " offset "
+                                  + record.offset()
+                                  + ": "
+                                  + reason)
+                          .build())
+                  .build());
     }
 
     @Override

@@ -8,6 +8,7 @@ import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
 import java.io.ByteArrayInputStream;
+import java.util.List;
 import org.apache.beam.runners.direct.DirectRunner;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptions;
@@ -140,5 +141,102 @@ class EventTimeExtractionTest {
             "partition 3 offset 10: event time -292275055-05-16T16:47:04.192Z in `at` is outside"
                 + " the range a pipeline can hold | 3/10 id=3");
     p.run().waitUntilFinish();
+  }
+
+  static final Schema KEYED =
+      Schema.builder()
+          .addNullableField("customer_id", Schema.FieldType.INT64)
+          .addNullableField("at", Schema.FieldType.INT64)
+          .build();
+
+  static String reasonAndOffset(BadRecord b) {
+    return b.getFailure().getDescription();
+  }
+
+  /**
+   * A record without its key is quarantined for its key, before its event time is read (a record
+   * without either names the key), on a source with an event-time column and on one without.
+   */
+  @Test
+  void aMissingKeyIsQuarantinedFirstWithOrWithoutAnEventTimeColumn() {
+    SourceRecordCoder coder = SourceRecordCoder.of(KEYED);
+    Instant read = new Instant(5_000);
+    TestStream<SourceRecord> stream =
+        TestStream.create(coder)
+            .addElements(
+                TimestampedValue.of(
+                    SourceRecord.of(
+                        0, 1, read, Row.withSchema(KEYED).addValues(7L, TEN.getMillis()).build()),
+                    read),
+                TimestampedValue.of(
+                    SourceRecord.of(
+                        0, 2, read, Row.withSchema(KEYED).addValues(null, TEN.getMillis()).build()),
+                    read),
+                TimestampedValue.of(
+                    SourceRecord.of(
+                        0, 3, read, Row.withSchema(KEYED).addValues(null, null).build()),
+                    read),
+                TimestampedValue.of(
+                    SourceRecord.of(0, 4, read, Row.withSchema(KEYED).addValues(8L, null).build()),
+                    read))
+            .advanceWatermarkToInfinity();
+    PipelineOptions options = PipelineOptionsFactory.create();
+    options.setRunner(DirectRunner.class);
+    Pipeline p = Pipeline.create(options);
+    var records = p.apply(stream);
+    ExtractionResult byColumn =
+        records.apply(
+            "ByColumn", EventTimeExtraction.from("at").withKeyColumns(List.of("customer_id")));
+    ExtractionResult byArrival =
+        records.apply(
+            "ByArrival", EventTimeExtraction.atArrival().withKeyColumns(List.of("customer_id")));
+    PAssert.that(byColumn.events().apply("DescribeColumn", ParDo.of(new Describe())))
+        .containsInAnyOrder(
+            "0-1 event 2026-08-30T10:00:00.000Z @2026-08-30T10:00:00.000Z",
+            "0-2 gap -290308-12-21T19:59:05.225Z @-290308-12-21T19:59:05.225Z",
+            "0-3 gap -290308-12-21T19:59:05.225Z @-290308-12-21T19:59:05.225Z",
+            "0-4 gap -290308-12-21T19:59:05.225Z @-290308-12-21T19:59:05.225Z");
+    PAssert.that(
+            byColumn
+                .quarantined()
+                .apply(
+                    "ReasonsColumn",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via(EventTimeExtractionTest::reasonAndOffset)))
+        .containsInAnyOrder(
+            "partition 0 offset 2: key column `customer_id` has no value",
+            "partition 0 offset 3: key column `customer_id` has no value",
+            "partition 0 offset 4: no value for event-time column `at`");
+    PAssert.that(byArrival.events().apply("DescribeArrival", ParDo.of(new Describe())))
+        .containsInAnyOrder(
+            "0-1 event 1970-01-01T00:00:05.000Z @1970-01-01T00:00:05.000Z",
+            "0-2 gap -290308-12-21T19:59:05.225Z @-290308-12-21T19:59:05.225Z",
+            "0-3 gap -290308-12-21T19:59:05.225Z @-290308-12-21T19:59:05.225Z",
+            "0-4 event 1970-01-01T00:00:05.000Z @1970-01-01T00:00:05.000Z");
+    PAssert.that(
+            byArrival
+                .quarantined()
+                .apply(
+                    "ReasonsArrival",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via(EventTimeExtractionTest::reasonAndOffset)))
+        .containsInAnyOrder(
+            "partition 0 offset 2: key column `customer_id` has no value",
+            "partition 0 offset 3: key column `customer_id` has no value");
+    p.run().waitUntilFinish();
+  }
+
+  @Test
+  void aKeyColumnThatIsNotAFieldIsRefusedWhenBuilt() {
+    Pipeline p = Pipeline.create(PipelineOptionsFactory.create());
+    var records =
+        p.apply(TestStream.create(SourceRecordCoder.of(KEYED)).advanceWatermarkToInfinity());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> records.apply(EventTimeExtraction.atArrival().withKeyColumns(List.of("cust"))));
+    assertThat(
+        e.getMessage(),
+        equalTo("key column `cust` is not a field of the records (fields: [customer_id, at])"));
   }
 }
