@@ -667,6 +667,22 @@ final class ModelsFile {
         return Optional.of(
             WindowSpec.calendar(unit.get(), ZoneId.of("UTC"), false, DayOfWeek.MONDAY));
       }
+      // 1Mo or 1W: not durations, so the duration's own lower-case hint never names them (ADR
+      // 0083); 1D is a duration too, and that hint already says 1d
+      Optional<WindowSpec.CalendarUnit> wrongCase =
+          WindowSpec.CalendarUnit.parse(text.get().toLowerCase(Locale.ROOT))
+              .filter(u -> u != WindowSpec.CalendarUnit.DAY);
+      if (wrongCase.isPresent()) {
+        m.report(
+            "window",
+            "'"
+                + text.get()
+                + "' is not a window (units are written in lower case: write "
+                + wrongCase.get().yamlText()
+                + ")",
+            "write " + calendarWindow(wrongCase.get()));
+        return Optional.empty();
+      }
       return m.duration(
               "window", "1h (or 1d, 1w or 1mo for calendar days, weeks or months in time_zone)")
           .flatMap(

@@ -190,6 +190,32 @@ class WindowedModelRulesTest {
   }
 
   @Test
+  void aWrongCaseCalendarWindowIsToldItsLowerCaseSpelling() throws Exception {
+    // ADR 0083: units are lower case, and a wrong-case spelling is given the one meant; 1mo and
+    // 1w are not durations, so the duration's own hint never named them
+    assertThat(
+        withModel("    window: 1Mo\n").problems(),
+        contains(
+            "streamform.yml:4: model 'customer_metrics', key 'window': '1Mo' is not a window"
+                + " (units are written in lower case: write 1mo) — write window: 1mo for calendar"
+                + " months (with time_zone)"));
+    assertThat(
+        withModel("    window: 1MO\n").problems(),
+        contains(
+            "streamform.yml:4: model 'customer_metrics', key 'window': '1MO' is not a window"
+                + " (units are written in lower case: write 1mo) — write window: 1mo for calendar"
+                + " months (with time_zone)"));
+    assertThat(
+        withModel("    window: 1W\n").problems(),
+        contains(
+            "streamform.yml:4: model 'customer_metrics', key 'window': '1W' is not a window"
+                + " (units are written in lower case: write 1w) — write window: 1w for calendar"
+                + " weeks (with time_zone and week_starts)"));
+    // the spelling meant loads
+    assertThat(loaded("    window: 1mo\n").window().get().calendarUnit().isPresent(), is(true));
+  }
+
+  @Test
   void aWindowCannotBeEmpty() {
     assertThat(
         withModel("    window: 0s\n").problems(),
