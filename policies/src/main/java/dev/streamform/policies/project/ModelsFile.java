@@ -832,10 +832,34 @@ final class ModelsFile {
               + key
               + ", e.g. "
               + (key.equals("size")
-                  ? "window: {size: " + fixedLength(unit.get()) + ", every: 1d}"
+                  ? "window: {size: "
+                      + fixedLength(unit.get())
+                      + ", every: "
+                      + fixedEvery(w, unit.get())
+                      + "}"
                   : "every: " + fixedLength(unit.get())));
     }
     return size.isPresent() || every.isPresent();
+  }
+
+  /**
+   * The {@code every} to offer with the fixed size nearest calendar {@code unit}: the author's own
+   * when that fixed size accepts it (a multiple of it, at most {@link
+   * WindowSpec#MAX_WINDOWS_PER_EVENT} windows an event), else {@code 1d}, which it always does.
+   */
+  private static String fixedEvery(YamlMap w, WindowSpec.CalendarUnit unit) {
+    Duration size = Durations.parse(fixedLength(unit));
+    try {
+      Duration every = Durations.parse(w.peek("every").orElse(""));
+      if (!every.isZero()
+          && size.toMillis() / every.toMillis() <= WindowSpec.MAX_WINDOWS_PER_EVENT) {
+        WindowSpec.hopping(size, every); // refuses an every longer than size or not dividing it
+        return Durations.format(every);
+      }
+    } catch (IllegalArgumentException e) {
+      // not a duration, or one that size refuses: offer one that it accepts
+    }
+    return "1d";
   }
 
   /** {@code key}'s value when it is {@code 1w} or {@code 1mo} (not {@code 1d}, also 24 hours). */

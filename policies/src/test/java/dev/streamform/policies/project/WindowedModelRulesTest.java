@@ -216,6 +216,39 @@ class WindowedModelRulesTest {
   }
 
   @Test
+  void aCalendarSizeThatHopsKeepsItsOwnEveryInTheFixWhenAFixedSizeAllowsIt() throws Exception {
+    assertThat(
+        withModel("    window: {size: 1mo, every: 15m}\n").problems(),
+        contains(
+            "streamform.yml:4: model 'customer_metrics', key 'window.size': 1mo is a calendar"
+                + " month, and calendar windows do not hop — write window: 1mo for calendar months"
+                + " (with time_zone), or a fixed size, e.g. window: {size: 30d, every: 15m}"));
+    // the fix offered is itself accepted
+    assertThat(
+        loaded("    window: {size: 30d, every: 15m}\n").window(),
+        is(Optional.of(WindowSpec.hopping(Duration.ofDays(30), Duration.ofMinutes(15)))));
+    assertThat(
+        withModel("    window: {size: 1w, every: 12h}\n").problems(),
+        contains(
+            "streamform.yml:4: model 'customer_metrics', key 'window.size': 1w is a calendar week,"
+                + " and calendar windows do not hop — write window: 1w for calendar weeks (with"
+                + " time_zone and week_starts), or a fixed size, e.g. window: {size: 7d, every:"
+                + " 12h}"));
+    // an every the fixed size would refuse (not dividing 7d; longer than 7d; 10,080 windows an
+    // event, past the most) is not offered: 1d is, which each allows
+    for (String every : new String[] {"5h", "10d", "1m"}) {
+      assertThat(
+          every,
+          withModel("    window: {size: 1w, every: " + every + "}\n").problems(),
+          contains(
+              "streamform.yml:4: model 'customer_metrics', key 'window.size': 1w is a calendar"
+                  + " week, and calendar windows do not hop — write window: 1w for calendar weeks"
+                  + " (with time_zone and week_starts), or a fixed size, e.g. window: {size: 7d,"
+                  + " every: 1d}"));
+    }
+  }
+
+  @Test
   void aWindowCannotBeEmpty() {
     assertThat(
         withModel("    window: 0s\n").problems(),
