@@ -5,6 +5,7 @@ import dev.streamform.core.time.WindowStatus;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.schema.ColumnType;
+import dev.streamform.policies.time.Timestamps;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -262,8 +263,30 @@ public abstract class Fixture {
       return this;
     }
 
-    /** A watermark item on {@code partition}, or on every partition when it is empty. */
+    /**
+     * A watermark item on {@code partition}, or on every partition when it is empty.
+     *
+     * @throws IllegalArgumentException when {@code watermark} is finer than a millisecond, as a
+     *     fixture file's is refused (docs/decisions/0090), naming the millisecond to pass. (A
+     *     source without {@code event_time} has no watermark items: {@code FixtureStream.compile}
+     *     refuses them, as this builder does not know the source.)
+     */
     public Builder watermark(Optional<Integer> partition, Instant watermark) {
+      try {
+        Timestamps.checkMillisecond(watermark);
+      } catch (Timestamps.FinerThanAMillisecond e) {
+        throw new IllegalArgumentException(
+            "fixture '"
+                + name
+                + "', given item "
+                + (given.size() + 1)
+                + ": watermark "
+                + e.getMessage()
+                + " — pass Instant.parse(\""
+                + e.millisecond()
+                + "\") (the instant truncated to ChronoUnit.MILLIS)",
+            e);
+      }
       given.add(Given.watermark(0, partition, watermark));
       return this;
     }

@@ -105,6 +105,19 @@ public final class Timestamps {
   /** The latest event time accepted: the last millisecond RFC 3339 can write. */
   public static final Instant MAX = Instant.parse("9999-12-31T23:59:59.999Z");
 
+  /**
+   * Checks that {@code t}, a fixture's instant given in code, says nothing finer than a
+   * millisecond, as {@link #parse(Object)} checks one written in a file.
+   *
+   * @throws FinerThanAMillisecond when it does, naming the millisecond to give instead
+   */
+  public static void checkMillisecond(Instant t) {
+    Instant floored = t.truncatedTo(ChronoUnit.MILLIS);
+    if (!floored.equals(t)) {
+      throw new FinerThanAMillisecond(t, floored);
+    }
+  }
+
   private static Instant read(Object value, boolean lenient) {
     Instant t = readAny(value, lenient);
     Instant floored = t.truncatedTo(ChronoUnit.MILLIS); // towards the past, as Beam's millis

@@ -1,0 +1,42 @@
+package dev.streamform.policies.project;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A fixture built in Java refuses what a fixture file refuses at load, with the same kind of
+ * message: what is wrong and what to pass instead (docs/decisions/0090).
+ */
+class FixtureBuilderTest {
+  private static final Instant T = Instant.parse("2026-08-30T10:00:00Z");
+
+  @Test
+  void aWatermarkFinerThanAMillisecondIsRefusedNamingTheMillisecondToPass() {
+    Fixture.Builder b =
+        Fixture.builder("f", "m").event(0, Map.of("ordered_at", T)).event(0, Map.of());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> b.watermark(Optional.empty(), T.plusNanos(500_000)));
+    assertThat(
+        e.getMessage(),
+        is(
+            "fixture 'f', given item 3: watermark '2026-08-30T10:00:00.000500Z' is finer than a"
+                + " millisecond: Streamform keeps event time to the millisecond (records read"
+                + " from files and Kafka are floored to it) — pass"
+                + " Instant.parse(\"2026-08-30T10:00:00.000Z\") (the instant truncated to"
+                + " ChronoUnit.MILLIS)"));
+    // the refused item was not added; a whole millisecond, and zeros past it, are accepted
+    Fixture f =
+        b.watermark(Optional.of(1), T.plusMillis(1))
+            .watermark(Optional.empty(), Instant.parse("2026-08-30T10:00:00.002000Z"))
+            .build();
+    assertThat(f.given().size(), is(4));
+  }
+}
