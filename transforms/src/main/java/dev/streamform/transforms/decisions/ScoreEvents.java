@@ -1327,9 +1327,24 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
           + (contract == FeatureContract.LATEST_AVAILABLE ? "now" : new Instant(t))
           + "] reach below its key's freed horizon "
           + new Instant(key.freedEvents)
-          + ": state freed while its partition's watermark ("
-          + event.watermarkAtArrival()
-          + ") was behind, idle";
+          + whyFreed(event);
+    }
+
+    /**
+     * How the state below the horizon came to be freed while {@code event}'s partition could still
+     * deliver. As of occurrence, state is freed by the stage's watermark, which only passes a
+     * partition's own while that partition is idle (§2.7, ADR 0050). Latest available frees it by
+     * the watermark of the partition each event arrives from, so a partition merely behind another
+     * reaches the horizon too, idle or not: that is all the stage knows, and all it says.
+     */
+    private String whyFreed(TimedEvent event) {
+      Instant a = event.watermarkAtArrival();
+      return ": state freed while its partition's watermark ("
+          + (a == null ? "not yet defined" : a)
+          + (contract == FeatureContract.LATEST_AVAILABLE
+              ? ") was behind another partition's (latest_available frees a key's state by the"
+                  + " watermark of the partition each event arrives from)"
+              : ") was behind, idle");
     }
 
     /**
@@ -1359,9 +1374,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
               ? ", reach below its key's freed horizon of decisions "
                   + new Instant(key.freedDecisions)
               : ", read below its key's freed horizon " + new Instant(key.freedEvents))
-          + ": state freed while its partition's watermark ("
-          + event.watermarkAtArrival()
-          + ") was behind, idle";
+          + whyFreed(event);
     }
 
     /** An event, not late, whose decision would claim state that was freed (ADR 0050). */

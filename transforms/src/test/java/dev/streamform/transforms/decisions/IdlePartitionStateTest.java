@@ -172,6 +172,56 @@ class IdlePartitionStateTest {
   }
 
   /**
+   * Latest available frees a key's state by the watermark of the partition each event arrives from
+   * (ADR 0050), so a partition merely behind another, never idle, reaches the freed horizon too:
+   * its reason must not say it was idle.
+   *
+   * <pre>
+   * p1: 1-0 m7 10 @09:00 (A -)          p0: 0-0 m7 100 @09:10 (A -), 0-1 m7 1 @12:00 (A 09:05)
+   * p0: 0-2 m7 1 @12:10 (A 11:55): frees m7's events at or before 11:55 - 2h10m: 09:00, 09:10
+   * p1: 1-1 m7 20 @09:30 (A 08:55: on time), reading (08:30, now]: below the horizon 09:10
+   * </pre>
+   */
+  @org.junit.jupiter.api.Test
+  void underLatestAvailableAPartitionBehindButNotIdleIsNotSaidToBeIdle() {
+    Pipeline p = pipeline();
+    TestStream<SourceRecord> stream =
+        TestStream.create(SourceRecordCoder.of(DecisionScoringTest.RECEIPTS))
+            .addElements(receipt(1, 7, "10", "09:00"), receipt(0, 7, "100", "09:10"))
+            .addElements(receipt(0, 7, "1", "12:00"))
+            .addElements(receipt(0, 7, "1", "12:10"))
+            .advanceWatermarkTo(at("12:10"))
+            .addElements(receipt(1, 7, "20", "09:30"))
+            .advanceWatermarkToInfinity();
+    DecisionResult result =
+        p.apply(stream)
+            .apply(EventTimeExtraction.from("occurred_at"))
+            .events()
+            .apply(
+                SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5))
+                    .keepingLateEvents()
+                    .withContiguousOffsets()
+                    .withPartitions(0, 1)) // no idleness: no partition is ever idle
+            .events()
+            .apply(
+                DecisionScoringTest.receiptRisk().withContract(FeatureContract.LATEST_AVAILABLE));
+    PAssert.that(
+            result
+                .reconciliations()
+                .apply(
+                    "Reconciled",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via(r -> r.eventId() + " " + r.route() + " " + r.reason())))
+        .containsInAnyOrder(
+            "1-1 reconciled its features over (2026-08-30T08:30:00.000Z, now] reach below its"
+                + " key's freed horizon 2026-08-30T09:10:00.000Z: state freed while its"
+                + " partition's watermark (2026-08-30T08:55:00.000Z) was behind another"
+                + " partition's (latest_available frees a key's state by the watermark of the"
+                + " partition each event arrives from)");
+    p.run().waitUntilFinish();
+  }
+
+  /**
    * Nothing falls out of the counts: each of the 7 receipts is counted once — decided, late, dead-
    * lettered, or (1-1, not late) reconciled for freed state — as {@code streamform run} adds them
    * up against the lines read. By the metrics' names, as a runner reports them.
