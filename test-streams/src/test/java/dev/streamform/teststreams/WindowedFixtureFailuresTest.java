@@ -254,6 +254,40 @@ class WindowedFixtureFailuresTest {
                 + " from `late:`"));
   }
 
+  @Test
+  void lateRowsOutOfDeliveryOrderSayTheOrderTheEventsWereRefusedIn() {
+    // a second refund, too late for 8's hour, after 7's; late: lists 8's first
+    String seventh =
+        "  - { merchant_id: 7, amount: -10.00, ordered_at: \"2026-08-30T10:45:00Z\",\n"
+            + "      window_start: \"2026-08-30T10:00:00Z\" }\n";
+    String eighth =
+        "  - { merchant_id: 8, amount: -5.00, ordered_at: \"2026-08-30T10:20:00Z\",\n"
+            + "      window_start: \"2026-08-30T10:00:00Z\" }\n";
+    String fixture =
+        edit(
+            edit(
+                HOURLY,
+                "ordered_at: \"2026-08-30T10:45:00Z\" }\n\n",
+                "ordered_at: \"2026-08-30T10:45:00Z\" }\n"
+                    + "  - event: { merchant_id: 8, amount: -5.00, ordered_at:"
+                    + " \"2026-08-30T10:20:00Z\" }\n\n"),
+            "late:\n" + seventh,
+            "late:\n" + eighth + seventh);
+    FixtureVerdict v = run("hourly-revenue", fixture);
+    assertThat(v.passed(), is(false));
+    String report = v.render();
+    assertThat(report, containsString("2 late events dropped"));
+    assertThat(report, not(containsString("did not refuse it")));
+    assertThat(
+        report,
+        containsString(
+            "listed under `late:` (line 30) but not in this place: it was refused as too late, as"
+                + " event 6 (line 15) by window [10:00, 11:00), and late rows are compared in"
+                + " delivery order, one event's rows by window start; the events were refused in"
+                + " this order: event 5 (line 14) by [10:00, 11:00), event 6 (line 15) by [10:00,"
+                + " 11:00) — list them in that order"));
+  }
+
   /** The 25-hour Berlin day of 2026-10-25 (docs/semantics.md §6, calendar windows). */
   private FixtureVerdict runOctober(String fixture) {
     Path seed = FixtureProjects.under("fixtures/calendar/daily-revenue-berlin").toAbsolutePath();
