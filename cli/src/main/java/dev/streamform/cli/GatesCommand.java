@@ -13,11 +13,8 @@ import dev.streamform.planner.sinks.JsonRecords;
 import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.GateThresholds;
-import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.project.Fixture;
-import dev.streamform.policies.schema.ColumnType;
-import dev.streamform.policies.schema.ColumnValues;
 import dev.streamform.policies.sql.RowPredicate;
 import dev.streamform.policies.time.Timestamps;
 import dev.streamform.sink.LedgerVerification;
@@ -89,7 +86,9 @@ import picocli.CommandLine.Spec;
           + " its end offsets now) is accounted for exactly once: in a window's latest revision in"
           + " the ledger (its offsets), or in the late, duplicates or quarantine output (file of"
           + " --output, or topic; a topic's repeats of one position count once); blank lines,"
-          + " punctuations and events the query's WHERE filters out have no output by design;",
+          + " punctuations and events the query's WHERE filters out have no output by design"
+          + " (each line is decoded as the run decodes it: one the run quarantines, e.g. without"
+          + " a value for its key, is the quarantine's even where the WHERE would filter it);",
       "  recomputation: projections whose value differs from a recomputation from the append-only"
           + " ledger (as streamform ledger verify);",
       "  latency: P99 of a correction's publication latency on a Kafka run: each event the oracle"
@@ -495,67 +494,59 @@ final class GatesCommand implements Callable<Integer> {
     return FileModelRun.of(model, project).files();
   }
 
-  /** Every line of the source's files, file {@code i} being partition {@code i}. */
+  /**
+   * Every line of the source's files, file {@code i} being partition {@code i}, split ({@link
+   * BoundedLines}) and decoded ({@link JsonRecords}) as the run's {@code FileSource} does: a line
+   * it quarantines (cut for its length, not a record, a key column without a value) is unreadable
+   * here too.
+   */
   private static List<Line> lines(DeclaredModel model, Path project) throws IOException {
-    SourceDeclaration source = model.source();
+    JsonRecords decoder = JsonRecords.of(model.source().schema(), model.keyColumns());
     List<Line> lines = new ArrayList<>();
     List<Path> files = sourceFiles(model, project);
     for (int p = 0; p < files.size(); p++) {
-      // read as the run reads it: a line the run cut for its length is one it quarantined
       try (BoundedLines read = BoundedLines.of(files.get(p))) {
         long o = 0;
         for (byte[] bytes = read.next(); bytes != null; bytes = read.next(), o++) {
           lines.add(
               read.tooLong()
                   ? new Line(p, o, Kind.UNREADABLE, Map.of())
-                  : line(p, o, bytes, source));
+                  : new String(bytes, StandardCharsets.UTF_8).isBlank()
+                      ? new Line(p, o, Kind.BLANK, Map.of())
+                      : decoded(decoder, p, o, bytes, -1));
         }
       }
     }
     return lines;
   }
 
-  /** A line read as the run reads it: timestamps as records carry them (ADR 0090: floored). */
-  private static Line line(int p, long o, byte[] bytes, SourceDeclaration source) {
-    if (JsonRecords.notUtf8(bytes).isPresent()) {
-      return new Line(p, o, Kind.UNREADABLE, Map.of());
-    }
-    String text = new String(bytes, StandardCharsets.UTF_8);
-    if (text.isBlank()) {
-      return new Line(p, o, Kind.BLANK, Map.of());
-    }
+  /**
+   * A line or record as the run decodes it ({@link JsonRecords}): a punctuation, an event (its
+   * columns with values), or unreadable where the run quarantines it.
+   */
+  private static Line decoded(
+      JsonRecords decoder, int partition, long offset, byte[] bytes, long appendedAt) {
     try {
-      JsonNode node = JSON.readTree(text);
-      if (node == null || !node.isObject()) {
-        return new Line(p, o, Kind.UNREADABLE, Map.of());
-      }
-      if (node.size() == 1 && node.has("__watermark")) {
+      JsonRecords.Decoded d = decoder.decode(bytes);
+      if (d.watermark() != null) {
         return new Line(
-            p,
-            o,
+            partition,
+            offset,
             Kind.PUNCTUATION,
-            Map.of("__watermark", Timestamps.parseLenient(node.get("__watermark").asText())));
+            Map.of(JsonRecords.WATERMARK_FIELD, d.watermark()),
+            appendedAt);
       }
       Map<String, Object> values = new LinkedHashMap<>();
-      for (Map.Entry<String, ColumnType> c : source.schema().entrySet()) {
-        JsonNode v = node.get(c.getKey());
-        if (v == null || v.isNull()) {
-          continue;
-        }
-        if (v.isContainerNode()) {
-          return new Line(p, o, Kind.UNREADABLE, Map.of());
-        }
-        Object raw =
-            v.isBigDecimal()
-                ? v.decimalValue()
-                : v.isNumber()
-                    ? v.numberValue()
-                    : v.isBoolean() ? (Object) v.booleanValue() : v.asText();
-        values.put(c.getKey(), ColumnValues.convertLenient(c.getValue(), raw));
-      }
-      return new Line(p, o, Kind.EVENT, values);
-    } catch (IOException | IllegalArgumentException e) {
-      return new Line(p, o, Kind.UNREADABLE, Map.of());
+      d.values()
+          .forEach(
+              (k, v) -> {
+                if (v != null) {
+                  values.put(k, v);
+                }
+              });
+      return new Line(partition, offset, Kind.EVENT, values, appendedAt);
+    } catch (JsonRecords.NotARecord | RuntimeException e) {
+      return new Line(partition, offset, Kind.UNREADABLE, Map.of(), appendedAt);
     }
   }
 
@@ -1046,7 +1037,9 @@ final class GatesCommand implements Callable<Integer> {
         for (Line line : source()) {
           items.computeIfAbsent(line.partition(), p -> new ArrayList<>()).add(line);
           if (line.kind() == Kind.PUNCTUATION) {
-            b.watermark(Optional.of(line.partition()), (Instant) line.values().get("__watermark"));
+            b.watermark(
+                Optional.of(line.partition()),
+                (Instant) line.values().get(JsonRecords.WATERMARK_FIELD));
           } else {
             // a blank or unreadable line: an event without time, which the oracle quarantines
             b.event(line.partition(), line.values());
@@ -1069,7 +1062,7 @@ final class GatesCommand implements Callable<Integer> {
         List<Line> lines = new ArrayList<>();
         for (ConsumerRecord<byte[], byte[]> r : p) {
           timestampType = r.timestampType().toString();
-          lines.add(decoded(decoder, r));
+          lines.add(decoded(decoder, r.partition(), r.offset(), r.value(), r.timestamp()));
         }
         partitions.add(lines);
       }
@@ -1094,31 +1087,6 @@ final class GatesCommand implements Callable<Integer> {
         }
       }
       return merged;
-    }
-
-    private static Line decoded(JsonRecords decoder, ConsumerRecord<byte[], byte[]> r) {
-      try {
-        JsonRecords.Decoded d = decoder.decode(r.value());
-        if (d.watermark() != null) {
-          return new Line(
-              r.partition(),
-              r.offset(),
-              Kind.PUNCTUATION,
-              Map.of("__watermark", d.watermark()),
-              r.timestamp());
-        }
-        Map<String, Object> values = new LinkedHashMap<>();
-        d.values()
-            .forEach(
-                (k, v) -> {
-                  if (v != null) {
-                    values.put(k, v);
-                  }
-                });
-        return new Line(r.partition(), r.offset(), Kind.EVENT, values, r.timestamp());
-      } catch (JsonRecords.NotARecord | RuntimeException e) {
-        return new Line(r.partition(), r.offset(), Kind.UNREADABLE, Map.of(), r.timestamp());
-      }
     }
 
     /**

@@ -429,6 +429,54 @@ class GatesCommandTest {
     }
   }
 
+  /**
+   * The run quarantines an event without a value for its key before its WHERE sees it (ADR 0088):
+   * the gates read the source as the run does, so that offset is the quarantine's to account for,
+   * not one the WHERE filters out.
+   */
+  @Test
+  void anEventWithoutItsKeyMustBeInTheQuarantineEvenWhereTheWhereWouldFilterIt() throws Exception {
+    // offset 11: no merchant, and an amount the WHERE (amount <> 0) would filter out
+    Files.writeString(
+        project.resolve("payments.jsonl"),
+        EVENTS + "{\"merchant_id\":null,\"amount\":0.00,\"paid_at\":\"2026-08-30T10:40:00Z\"}\n");
+    url = POSTGRES.newDatabase();
+    outputs = dir.resolve("out-without-key");
+    assertThat(
+        err.toString(),
+        run(
+            "run",
+            project.toString(),
+            "--model",
+            "hourly_revenue",
+            "--jdbc-url",
+            url,
+            "--jdbc-user",
+            "postgres",
+            "--output",
+            outputs.toString()),
+        is(0));
+    Path quarantine = outputs.resolve("hourly_revenue.quarantine.jsonl");
+    List<String> rows = Files.readAllLines(quarantine);
+    assertThat(
+        rows.stream().filter(r -> r.contains("\"offset\":11")).collect(Collectors.joining()),
+        containsString("key column `merchant_id` has no value"));
+    out.getBuffer().setLength(0);
+    assertThat(out.toString() + err, gates("--skip", "oracle"), is(0));
+    // 12 offsets: the blank line, the punctuation and merchant 9's 0.00 have no output by design
+    assertThat(
+        line("offsets"),
+        is(
+            "PASS offsets 0/0 threshold <= 0/0 missing/duplicated of 12 source offsets (3 without"
+                + " output by design: blank, punctuation, filtered by WHERE)"));
+    // the planted defect: a run that lost that quarantine row lost the event
+    Files.write(quarantine, rows.stream().filter(r -> !r.contains("\"offset\":11")).toList());
+    out.getBuffer().setLength(0);
+    assertThat(gates("--skip", "oracle"), is(1));
+    assertThat(line("offsets"), containsString("FAIL offsets 1/0 threshold <= 0/0"));
+    assertThat(line("offsets"), containsString("; first missing: partition 0 offset 11)"));
+  }
+
   @Test
   void aMissingRunOutputFolderIsNotMeasuredAndSaysWhere() throws Exception {
     Files.move(outputs, dir.resolve("elsewhere"));
