@@ -158,14 +158,17 @@ final class TestCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    // usage errors, ending as every other one does: where the options are listed
     if (!format.equals("text") && !format.equals("json")) {
-      err.println("streamform test: --format " + format + " is not text or json");
-      return Streamform.USAGE;
+      throw new ParameterException(
+          spec.commandLine(), "--format " + format + " is not text or json");
     }
     if (tolerance != null && !(tolerance >= 0 && Double.isFinite(tolerance))) {
-      err.println(
-          "streamform test: --tolerance " + tolerance + " is not a number from 0, e.g. 1e-9");
-      return Streamform.USAGE;
+      throw new ParameterException(
+          spec.commandLine(),
+          "--tolerance "
+              + spec.findOption("--tolerance").originalStringValues().get(0)
+              + " is not a number from 0, e.g. 1e-9");
     }
     Help.Ansi ansi;
     switch (color) {
@@ -179,8 +182,8 @@ final class TestCommand implements Callable<Integer> {
         ansi = Help.Ansi.OFF;
         break;
       default:
-        err.println("streamform test: --color " + color + " is not auto, always or never");
-        return Streamform.USAGE;
+        throw new ParameterException(
+            spec.commandLine(), "--color " + color + " is not auto, always or never");
     }
     RunnerChoice choice;
     try {

@@ -231,6 +231,30 @@ class StreamformTest {
   }
 
   @Test
+  void aBadFormatToleranceOrColorIsAUsageErrorThatPointsToHelp() {
+    // as every other option error: the value, what it may be, then where the options are listed
+    assertThat(run("test", LATE_EVENT.toString(), "--format", "xml"), is(2));
+    assertThat(
+        err.toString(),
+        is("streamform test: --format xml is not text or json — see 'streamform test --help'\n"));
+    err.getBuffer().setLength(0);
+    assertThat(run("test", LATE_EVENT.toString(), "--tolerance", "-1"), is(2));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform test: --tolerance -1 is not a number from 0, e.g. 1e-9 — see"
+                + " 'streamform test --help'\n"));
+    err.getBuffer().setLength(0);
+    assertThat(run("test", LATE_EVENT.toString(), "--color", "sometimes"), is(2));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform test: --color sometimes is not auto, always or never — see 'streamform"
+                + " test --help'\n"));
+    assertThat(out.toString(), is(""));
+  }
+
+  @Test
   void helpListsTheCommands() {
     assertThat(run("--help"), is(0));
     assertThat(out.toString(), startsWith("Usage: streamform [-hV] COMMAND"));
