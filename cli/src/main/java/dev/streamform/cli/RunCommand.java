@@ -180,7 +180,9 @@ final class RunCommand implements Callable<Integer> {
       names = "--partitions",
       paramLabel = "N",
       defaultValue = "3",
-      description = "partitions of topics that have to be created (default: ${DEFAULT-VALUE})")
+      description =
+          "partitions of topics that have to be created (default: ${DEFAULT-VALUE}); a Kafka"
+              + " source's declared partitions: sizes them instead, and another N is refused")
   int partitions;
 
   @Spec CommandSpec spec;
@@ -272,6 +274,25 @@ final class RunCommand implements Callable<Integer> {
           spec.commandLine(),
           "--shadow needs --jdbc-url: a shadow run writes its"
               + " revisions only to the revision ledger, never to the model's topics");
+    }
+    Optional<Integer> declaredCount = declared.source().partitions();
+    if (declaredCount.isPresent()
+        && spec.commandLine().getParseResult().hasMatchedOption("--partitions")
+        && partitions != declaredCount.get()) {
+      // the declared count sizes the topics a run creates: another is refused, not ignored
+      // (docs/decisions/0089, as ADR 0087)
+      throw new ParameterException(
+          spec.commandLine(),
+          "--partitions "
+              + partitions
+              + " sizes the topics a run creates, and "
+              + project.resolve("sources.yml")
+              + " declares partitions: "
+              + declaredCount.get()
+              + " for source '"
+              + declared.source().name()
+              + "', which sizes them: leave out --partitions, or give --partitions "
+              + declaredCount.get());
     }
     int runGeneration = declared.model().generation();
     JdbcTarget revisionLedger = null; // a windowed model's ledger: the topic's count is recorded

@@ -3,6 +3,7 @@ package dev.streamform.cli;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.startsWith;
 
 import java.io.IOException;
@@ -228,6 +229,57 @@ class StreamformTest {
             "streamform test: --runner-checks is a DirectRunner option, and this run is on flink"
                 + " [local] parallelism 1: run on the DirectRunner, or leave out --runner-checks"
                 + " — see 'streamform test --help'\n"));
+  }
+
+  /**
+   * A Kafka source that declares {@code partitions: 3} gets its topics created with 3 partitions
+   * whatever {@code --partitions} says: another count is refused, not ignored (ADR 0089).
+   */
+  @Test
+  void partitionsThatDisagreeWithTheDeclaredCountAreRefusedNotIgnored() throws IOException {
+    Files.createDirectories(dir.resolve("models"));
+    Files.writeString(
+        dir.resolve("sources.yml"),
+        "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    partitions: 3\n"
+            + "    schema:\n      customer_id: int64\n      amount: decimal(12,2)\n");
+    Files.writeString(
+        dir.resolve("streamform.yml"), "models:\n  totals:\n    key: [customer_id]\n");
+    Files.writeString(
+        dir.resolve("models/totals.sql"),
+        "SELECT customer_id, SUM(amount) AS total FROM source('orders') GROUP BY customer_id\n");
+    // an unreachable broker that answers nothing quickly: a run that goes on fails there
+    Files.writeString(
+        dir.resolve("client.properties"),
+        "default.api.timeout.ms=1000\n"
+            + "request.timeout.ms=500\n"
+            + "socket.connection.setup.timeout.ms=200\n"
+            + "socket.connection.setup.timeout.max.ms=200\n");
+    String[] args = {
+      "run",
+      dir.toString(),
+      "--model",
+      "totals",
+      "--bootstrap-servers",
+      "127.0.0.1:1",
+      "--kafka-properties",
+      dir.resolve("client.properties").toString(),
+      "--partitions",
+      "5"
+    };
+    assertThat(run(args), is(2));
+    assertThat(out.toString(), is(""));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform run: --partitions 5 sizes the topics a run creates, and "
+                + dir.resolve("sources.yml")
+                + " declares partitions: 3 for source 'orders', which sizes them: leave out"
+                + " --partitions, or give --partitions 3 — see 'streamform run --help'\n"));
+    // the declared count itself is what the run does: not refused, the run goes on to the broker
+    err.getBuffer().setLength(0);
+    args[args.length - 1] = "3";
+    assertThat(run(args), is(1));
+    assertThat(err.toString(), not(containsString("--partitions")));
   }
 
   @Test
