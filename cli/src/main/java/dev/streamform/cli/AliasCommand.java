@@ -1,5 +1,6 @@
 package dev.streamform.cli;
 
+import dev.streamform.core.text.Counts;
 import dev.streamform.planner.Schemas;
 import dev.streamform.sink.AliasRequest;
 import dev.streamform.sink.CanaryShare;

@@ -1,5 +1,6 @@
 package dev.streamform.cli;
 
+import dev.streamform.core.text.Counts;
 import dev.streamform.core.time.Durations;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.ModelDeclaration;

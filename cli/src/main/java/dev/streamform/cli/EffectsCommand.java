@@ -1,5 +1,6 @@
 package dev.streamform.cli;
 
+import dev.streamform.core.text.Counts;
 import dev.streamform.sink.effects.EffectRuleErrors;
 import dev.streamform.sink.effects.EffectsLedger;
 import dev.streamform.sink.effects.EffectsPause;

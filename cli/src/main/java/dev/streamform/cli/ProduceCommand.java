@@ -1,5 +1,6 @@
 package dev.streamform.cli;
 
+import dev.streamform.core.text.Counts;
 import dev.streamform.pipelines.kafka.KafkaConnection;
 import dev.streamform.pipelines.kafka.KafkaRefusedException;
 import dev.streamform.pipelines.kafka.KafkaTopics;

@@ -2,6 +2,7 @@ package dev.streamform.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.core.text.Counts;
 import dev.streamform.pipelines.file.FileModelRun;
 import dev.streamform.pipelines.kafka.KafkaConnection;
 import dev.streamform.pipelines.kafka.KafkaModelPipeline;

@@ -1,5 +1,6 @@
 package dev.streamform.sink;
 
+import dev.streamform.core.text.Counts;
 import java.util.List;
 
 /**
@@ -31,18 +32,14 @@ public record LedgerVerification(
 
   /** {@code 3 projections, 5 revisions, 0 gaps, 0 mismatches, 0 conflicts}. */
   public String summary() {
-    return count(projections, "projection", "projections")
+    return Counts.of(projections, "projection")
         + ", "
-        + count(revisions, "revision", "revisions")
+        + Counts.of(revisions, "revision")
         + ", "
-        + count(gaps, "gap", "gaps")
+        + Counts.of(gaps, "gap")
         + ", "
-        + count(mismatches, "mismatch", "mismatches")
+        + Counts.of(mismatches, "mismatch")
         + ", "
-        + count(conflicts, "conflict", "conflicts");
-  }
-
-  private static String count(int n, String one, String many) {
-    return n + " " + (n == 1 ? one : many);
+        + Counts.of(conflicts, "conflict");
   }
 }

@@ -1,5 +1,6 @@
 package dev.streamform.teststreams.replay;
 
+import dev.streamform.core.text.Counts;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.teststreams.fixture.Delivery;
@@ -141,7 +142,7 @@ public final class ReplayOrders {
           "fixture "
               + given
               + " has "
-              + count(events, "event")
+              + Counts.of(events, "event")
               + (plan == null ? "" : " with its repeats");
       throw new RestorePointOutOfRange(
           "--restore-at "
@@ -159,7 +160,7 @@ public final class ReplayOrders {
         model.model().name(),
         contract.declared(),
         fixture.name(),
-        count(orders.size(), "arrival order"),
+        Counts.of(orders.size(), "arrival order"),
         runner.runner().describe(),
         options.seed());
     if (plan != null) {
@@ -192,7 +193,7 @@ public final class ReplayOrders {
       out.printf(
           "restore: every order stopped with a savepoint after %s and restored from it,"
               + " on embedded Flink (an in-process cluster) parallelism %d%s%n",
-          count(options.restoreAt(), "event"),
+          Counts.of(options.restoreAt(), "event"),
           parallelism,
           runner.runner().isFlink() ? "" : " (the DirectRunner has no savepoints)");
       List<FixtureRunner.Case> cases = new ArrayList<>();
@@ -206,7 +207,7 @@ public final class ReplayOrders {
                   "order "
                       + o.number()
                       + " restored after "
-                      + count(options.restoreAt(), "event")));
+                      + Counts.of(options.restoreAt(), "event")));
     }
     Map<String, Map<String, String>> reference = ledger(outcomes.get(0));
     int differing = 0;
@@ -255,10 +256,10 @@ public final class ReplayOrders {
               + ": "
               + (lines.isEmpty()
                   ? "identical to order 1"
-                  : count(lines.size(), "difference") + " from order 1")
+                  : Counts.of(lines.size(), "difference") + " from order 1")
               + (wrong.isEmpty()
                   ? ""
-                  : "; " + count(wrong.size(), "repeat") + " not as the contract says");
+                  : "; " + Counts.of(wrong.size(), "repeat") + " not as the contract says");
       out.println(header);
       lines.forEach(out::println);
       wrong.forEach(out::println);
@@ -271,11 +272,11 @@ public final class ReplayOrders {
     FixtureOutcome first = outcomes.get(0);
     out.printf(
         "%s: %s, %d revised, %d dead-lettered per order; final feature state of %s%n",
-        count(orders.size(), "order"),
-        count(first.routed("scored") + first.routed("revised"), "decision"),
+        Counts.of(orders.size(), "order"),
+        Counts.of(first.routed("scored") + first.routed("revised"), "decision"),
         first.routed("revised"),
         first.routed("dead_lettered"),
-        count(first.finalState.size(), "key"));
+        Counts.of(first.finalState.size(), "key"));
     first.finalState.forEach((k, v) -> out.println("  key " + k + ": " + v));
     String runs = outcomes.size() == orders.size() ? "orders" : "runs";
     if (plan != null && permitted) {
@@ -303,7 +304,7 @@ public final class ReplayOrders {
               + runs
               + (differing == 1 ? " differs" : " differ")
               + " from order 1 ("
-              + count(differences, "difference")
+              + Counts.of(differences, "difference")
               + "): permitted by latest_available — the same events decided with the"
               + " same routes; what they read depended on arrival order");
     } else {
@@ -315,7 +316,7 @@ public final class ReplayOrders {
               + runs
               + (differing == 1 ? " differs" : " differ")
               + " from order 1 ("
-              + count(differences, "difference")
+              + Counts.of(differences, "difference")
               + "): NOT permitted by "
               + contract.declared());
     }
@@ -378,10 +379,6 @@ public final class ReplayOrders {
   }
 
   /** A count and its noun, singular for one: {@code 1 key}, {@code 2 keys}. */
-  private static String count(long n, String noun) {
-    return n + " " + noun + (n == 1 ? "" : "s");
-  }
-
   private static boolean permittedLatest(String field) {
     return PERMITTED_LATEST.contains(field)
         || field.startsWith("feature ")
