@@ -1,5 +1,18 @@
 package dev.streamform.teststreams;
 
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.is;
+
+import dev.streamform.planner.DeclaredModel;
+import dev.streamform.policies.project.Fixture;
+import dev.streamform.policies.project.Project;
+import dev.streamform.teststreams.fixture.FixtureOutcome;
+import dev.streamform.teststreams.fixture.FixtureRunner;
+import dev.streamform.teststreams.fixture.FixtureVerdict;
+import dev.streamform.teststreams.fixture.RunnerChoice;
+import dev.streamform.teststreams.oracle.Oracle;
+import dev.streamform.teststreams.oracle.WindowedOracle;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -55,6 +68,51 @@ final class FixtureProjects {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * Rewrites file {@code relative} of {@code project} with {@code from} replaced by {@code to}: a
+   * seed's declaration changed for one test.
+   *
+   * @throws IllegalStateException when the file does not hold {@code from}, so that a replacement
+   *     gone stale fails rather than leaving the seed's declaration as it was
+   */
+  static void replace(Path project, String relative, String from, String to) {
+    String text = read(project.resolve(relative));
+    if (!text.contains(from)) {
+      throw new IllegalStateException(relative + " of " + project + " does not hold: " + from);
+    }
+    write(project, relative, text.replace(from, to));
+  }
+
+  /**
+   * Writes {@code text} as fixture {@code relative} of {@code project} and runs it as the test
+   * command does; it must pass.
+   */
+  static FixtureVerdict passes(Path project, String relative, String text) {
+    write(project, relative, text);
+    FixtureVerdict v = StreamformFixtures.inProject(project).run(relative);
+    v.assertPassed();
+    return v;
+  }
+
+  /**
+   * Runs fixture {@code relative} of {@code project} for upsert or windowed model {@code modelName}
+   * on the DirectRunner and the oracle: the DirectRunner quarantines {@code quarantined} events and
+   * the oracle's outcome is the DirectRunner's.
+   */
+  static void assertOracleAgrees(Path project, String relative, String modelName, int quarantined)
+      throws Exception {
+    Project loaded = Project.load(project);
+    Fixture fixture = Fixture.load(loaded, project.resolve(relative));
+    DeclaredModel model = DeclaredModel.of(loaded, modelName);
+    FixtureOutcome oracle =
+        model.windowed()
+            ? WindowedOracle.of(model).outcome(fixture)
+            : Oracle.of(model).run(fixture);
+    FixtureOutcome direct = FixtureRunner.on(RunnerChoice.direct()).run(model, fixture);
+    assertThat(direct.quarantined, hasSize(quarantined));
+    assertThat(oracle.canonical(), is(direct.canonical()));
   }
 
   static String read(Path file) {

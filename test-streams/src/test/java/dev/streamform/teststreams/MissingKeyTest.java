@@ -13,9 +13,7 @@ import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureVerdict;
 import dev.streamform.teststreams.fixture.RunnerChoice;
-import dev.streamform.teststreams.oracle.Oracle;
 import dev.streamform.teststreams.oracle.ScoringOracle;
-import dev.streamform.teststreams.oracle.WindowedOracle;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -175,21 +173,10 @@ class MissingKeyTest {
    */
   private static void quarantinesAsTheOracleDoes(
       Path p, String modelName, int processed, int quarantined, String text) throws Exception {
-    FixtureProjects.write(p, "fixtures/missing_key.yml", text);
-    FixtureVerdict v = StreamformFixtures.inProject(p).run("fixtures/missing_key.yml");
-    v.assertPassed();
+    FixtureVerdict v = FixtureProjects.passes(p, "fixtures/missing_key.yml", text);
     assertThat(
         v.render(),
         containsString(processed + " event" + (processed == 1 ? "" : "s") + " processed"));
-    Project project = Project.load(p);
-    Fixture fixture = Fixture.load(project, p.resolve("fixtures/missing_key.yml"));
-    DeclaredModel model = DeclaredModel.of(project, modelName);
-    FixtureOutcome oracle =
-        model.windowed()
-            ? WindowedOracle.of(model).outcome(fixture)
-            : Oracle.of(model).run(fixture);
-    FixtureOutcome direct = DIRECT.run(model, fixture);
-    assertThat(direct.quarantined, hasSize(quarantined));
-    assertThat(oracle.canonical(), is(direct.canonical()));
+    FixtureProjects.assertOracleAgrees(p, "fixtures/missing_key.yml", modelName, quarantined);
   }
 }

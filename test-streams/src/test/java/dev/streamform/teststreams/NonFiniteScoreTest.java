@@ -14,7 +14,6 @@ import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureVerdict;
 import dev.streamform.teststreams.fixture.RunnerChoice;
 import dev.streamform.teststreams.oracle.ScoringOracle;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,9 +36,7 @@ class NonFiniteScoreTest {
   /** The receipts project with its amounts declared double (and, when given, other weights). */
   private Path receipts(String weights) throws Exception {
     Path p = FixtureProjects.copy(FixtureProjects.under("fixtures/decisions/receipts"), dir);
-    Path sources = p.resolve("sources.yml");
-    Files.writeString(
-        sources, Files.readString(sources).replace("amount: decimal(12,2)", "amount: double"));
+    FixtureProjects.replace(p, "sources.yml", "amount: decimal(12,2)", "amount: double");
     if (weights != null) {
       FixtureProjects.write(p, "models/receipt_risk.linear.yml", weights);
     }

@@ -3,7 +3,6 @@ package dev.streamform.teststreams;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.hasSize;
-import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.streamform.planner.DeclaredModel;
@@ -13,10 +12,7 @@ import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureVerdict;
 import dev.streamform.teststreams.fixture.RunnerChoice;
-import dev.streamform.teststreams.oracle.Oracle;
 import dev.streamform.teststreams.oracle.ScoringOracle;
-import dev.streamform.teststreams.oracle.WindowedOracle;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,9 +32,7 @@ class SumOverflowTest {
   /** A copy of a seed project (without its fixtures) with its amounts declared int64. */
   private Path int64Project(String seed, String from, String to) throws Exception {
     Path p = FixtureProjects.copy(FixtureProjects.under(seed), dir);
-    Path sources = p.resolve("sources.yml");
-    String declared = Files.readString(sources);
-    Files.writeString(sources, declared.replace(from, to));
+    FixtureProjects.replace(p, "sources.yml", from, to);
     return p;
   }
 
@@ -276,24 +270,8 @@ class SumOverflowTest {
    */
   private static void quarantinesOneAsTheOracleDoes(
       Path p, String model, int processed, String fixture) throws Exception {
-    FixtureProjects.write(p, "fixtures/overflow.yml", fixture);
-    FixtureVerdict v = StreamformFixtures.inProject(p).run("fixtures/overflow.yml");
-    v.assertPassed();
+    FixtureVerdict v = FixtureProjects.passes(p, "fixtures/overflow.yml", fixture);
     assertThat(v.render(), containsString(processed + " events processed"));
-    assertAgreesWithTheOracle(p, model, "overflow");
-  }
-
-  private static void assertAgreesWithTheOracle(Path p, String modelName, String fixtureName)
-      throws Exception {
-    Project project = Project.load(p);
-    Fixture fixture = Fixture.load(project, p.resolve("fixtures/" + fixtureName + ".yml"));
-    DeclaredModel model = DeclaredModel.of(project, modelName);
-    FixtureOutcome oracle =
-        model.windowed()
-            ? WindowedOracle.of(model).outcome(fixture)
-            : Oracle.of(model).run(fixture);
-    FixtureOutcome direct = DIRECT.run(model, fixture);
-    assertThat(direct.quarantined, hasSize(1));
-    assertThat(oracle.canonical(), is(direct.canonical()));
+    FixtureProjects.assertOracleAgrees(p, "fixtures/overflow.yml", model, 1);
   }
 }

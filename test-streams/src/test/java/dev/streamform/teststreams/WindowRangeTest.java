@@ -2,18 +2,12 @@ package dev.streamform.teststreams;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
-import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.is;
 
-import dev.streamform.planner.DeclaredModel;
-import dev.streamform.policies.project.Fixture;
-import dev.streamform.policies.project.Project;
 import dev.streamform.policies.time.Timestamps;
-import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureVerdict;
 import dev.streamform.teststreams.fixture.RunnerChoice;
-import dev.streamform.teststreams.oracle.WindowedOracle;
 import dev.streamform.transforms.windows.WindowRange;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -93,16 +87,8 @@ class WindowRangeTest {
 
   private static void quarantinesOneAsTheOracleDoes(Path p, String modelName, String fixture)
       throws Exception {
-    FixtureProjects.write(p, "fixtures/range.yml", fixture);
-    FixtureVerdict v = StreamformFixtures.inProject(p).run("fixtures/range.yml");
-    v.assertPassed();
+    FixtureVerdict v = FixtureProjects.passes(p, "fixtures/range.yml", fixture);
     assertThat(v.render(), containsString("1 event processed"));
-    Project project = Project.load(p);
-    Fixture loaded = Fixture.load(project, p.resolve("fixtures/range.yml"));
-    DeclaredModel model = DeclaredModel.of(project, modelName);
-    FixtureOutcome oracle = WindowedOracle.of(model).outcome(loaded);
-    FixtureOutcome direct = DIRECT.run(model, loaded);
-    assertThat(direct.quarantined, hasSize(1));
-    assertThat(oracle.canonical(), is(direct.canonical()));
+    FixtureProjects.assertOracleAgrees(p, "fixtures/range.yml", modelName, 1);
   }
 }
