@@ -3,6 +3,7 @@ package dev.streamform.cli;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamform.core.text.Counts;
 import dev.streamform.core.time.WindowStatus;
 import dev.streamform.pipelines.file.BoundedLines;
 import dev.streamform.pipelines.file.FileModelRun;
@@ -463,8 +464,8 @@ final class GatesCommand implements Callable<Integer> {
         th,
         "most deliveries of one key the provider received (applied, or answered with its earlier"
             + " receipt); "
-            + deliveries.size()
-            + " keys delivered, "
+            + Counts.of(deliveries.size(), "key")
+            + " delivered, "
             + over
             + " over the threshold"
             + first);

@@ -31,6 +31,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -72,7 +73,10 @@ final class ProduceCommand implements Callable<Integer> {
       names = "--partitions",
       paramLabel = "N",
       defaultValue = "3",
-      description = "partitions of the topic when it has to be created (default: ${DEFAULT-VALUE})")
+      description =
+          "partitions of the topic when it has to be created (default: the source's declared"
+              + " partitions:, else ${DEFAULT-VALUE}); a count other than the declared one is"
+              + " refused")
   int partitions;
 
   @Option(
@@ -112,6 +116,26 @@ final class ProduceCommand implements Callable<Integer> {
               + ")");
       return 1;
     }
+    // a declared count sizes the topic produce creates, as run's topics (docs/decisions/0089):
+    // another --partitions is refused, not ignored
+    Optional<Integer> declaredCount = model.source().partitions();
+    if (declaredCount.isPresent()
+        && spec.commandLine().getParseResult().hasMatchedOption("--partitions")
+        && partitions != declaredCount.get()) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--partitions "
+              + partitions
+              + " sizes the topic produce creates, and "
+              + project.resolve("sources.yml")
+              + " declares partitions: "
+              + declaredCount.get()
+              + " for source '"
+              + model.source().name()
+              + "', which sizes it: leave out --partitions, or give --partitions "
+              + declaredCount.get());
+    }
+    int create = declaredCount.orElse(partitions);
     Optional<KafkaConnection> connected = kafka.connection(null, project, model.source(), err);
     if (connected.isEmpty()) {
       return 1;
@@ -130,7 +154,7 @@ final class ProduceCommand implements Callable<Integer> {
     }
     try (KafkaTopics topics = KafkaTopics.at(connection)) {
       boolean exists = topics.names().contains(topic);
-      int available = exists ? topics.partitions(topic) : partitions;
+      int available = exists ? topics.partitions(topic) : create;
       if (needed > available) {
         err.println(
             "streamform produce: "
@@ -144,16 +168,18 @@ final class ProduceCommand implements Callable<Integer> {
                 + "; nothing was produced — "
                 + (exists
                     ? "give the topic at least " + needed + " partitions, or"
-                    : "add --partitions " + needed + ", or")
+                    : declaredCount.isPresent()
+                        ? "declare partitions: " + needed + " in sources.yml, or"
+                        : "add --partitions " + needed + ", or")
                 + " send by key with --spread-by-key");
         return 1;
       }
-      for (String created : topics.ensure(List.of(topic), partitions, Set.of())) {
+      for (String created : topics.ensure(List.of(topic), create, Set.of())) {
         err.println(
             "streamform produce: created topic "
                 + created
                 + " ("
-                + Counts.of(partitions, "partition")
+                + Counts.of(create, "partition")
                 + ")");
       }
       topicPartitions = topics.partitions(topic);

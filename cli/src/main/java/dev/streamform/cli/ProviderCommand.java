@@ -1,5 +1,6 @@
 package dev.streamform.cli;
 
+import dev.streamform.core.text.Counts;
 import dev.streamform.core.time.Durations;
 import dev.streamform.sink.effects.LocalProviderServer;
 import java.io.IOException;
@@ -151,12 +152,12 @@ final class ProviderCommand implements Callable<Integer> {
                       (int) server.requestsPerKey().values().stream().filter(n -> n > 1).count();
                   err.println(
                       "streamform provider: "
-                          + server.appliedPerKey().size()
-                          + " effect keys applied, "
-                          + server.requests()
-                          + " deliveries received, "
-                          + twice
-                          + " keys delivered more than once");
+                          + Counts.of(server.appliedPerKey().size(), "effect key")
+                          + " applied, "
+                          + Counts.of(server.requests(), "delivery", "deliveries")
+                          + " received, "
+                          + Counts.of(twice, "key")
+                          + " delivered more than once");
                   err.flush();
                   server.close();
                   stopped.countDown();

@@ -380,7 +380,7 @@ class GatesCommandTest {
           line("effects"),
           is(
               "FAIL effects 2 threshold <= 1 most deliveries of one key the provider received"
-                  + " (applied, or answered with its earlier receipt); 1 keys delivered, 1 over"
+                  + " (applied, or answered with its earlier receipt); 1 key delivered, 1 over"
                   + " the threshold; first: k1 delivered 2 times, applied 2"));
     }
   }
@@ -424,7 +424,7 @@ class GatesCommandTest {
           line("effects"),
           is(
               "PASS effects 1 threshold <= 1 most deliveries of one key the provider received"
-                  + " (applied, or answered with its earlier receipt); 1 keys delivered, 0 over"
+                  + " (applied, or answered with its earlier receipt); 1 key delivered, 0 over"
                   + " the threshold"));
     }
   }

@@ -236,6 +236,60 @@ class StreamformTest {
    * whatever {@code --partitions} says: another count is refused, not ignored (ADR 0089).
    */
   @Test
+  void produceWithPartitionsThatDisagreeWithTheDeclaredCountIsRefusedNotIgnored()
+      throws IOException {
+    Files.createDirectories(dir.resolve("models"));
+    Files.createDirectories(dir.resolve("fixtures"));
+    Files.writeString(
+        dir.resolve("sources.yml"),
+        "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    partitions: 3\n"
+            + "    event_time: ordered_at\n    watermark: 5m\n"
+            + "    schema:\n      customer_id: int64\n      amount: int64\n"
+            + "      ordered_at: timestamp\n");
+    Files.writeString(
+        dir.resolve("streamform.yml"), "models:\n  totals:\n    key: [customer_id]\n");
+    Files.writeString(
+        dir.resolve("models/totals.sql"),
+        "SELECT customer_id, SUM(amount) AS total FROM source('orders') GROUP BY customer_id\n");
+    Files.writeString(
+        dir.resolve("fixtures/one.yml"),
+        "model: totals\ngiven:\n  - event: { customer_id: 1, amount: 1,"
+            + " ordered_at: \"2026-08-30T10:00:00Z\" }\nexpect: []\n");
+    Files.writeString(
+        dir.resolve("client.properties"),
+        "default.api.timeout.ms=1000\n"
+            + "request.timeout.ms=500\n"
+            + "socket.connection.setup.timeout.ms=200\n"
+            + "socket.connection.setup.timeout.max.ms=200\n");
+    String[] args = {
+      "produce",
+      dir.toString(),
+      dir.resolve("fixtures/one.yml").toString(),
+      "--bootstrap-servers",
+      "127.0.0.1:1",
+      "--kafka-properties",
+      dir.resolve("client.properties").toString(),
+      "--partitions",
+      "5"
+    };
+    int exit = run(args);
+    assertThat(err.toString(), exit, is(2));
+    assertThat(out.toString(), is(""));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform produce: --partitions 5 sizes the topic produce creates, and "
+                + dir.resolve("sources.yml")
+                + " declares partitions: 3 for source 'orders', which sizes it: leave out"
+                + " --partitions, or give --partitions 3 — see 'streamform produce --help'\n"));
+    // the declared count itself is not refused: produce goes on to the (unreachable) broker
+    err.getBuffer().setLength(0);
+    args[args.length - 1] = "3";
+    assertThat(run(args), is(1));
+    assertThat(err.toString(), not(containsString("--partitions")));
+  }
+
+  @Test
   void partitionsThatDisagreeWithTheDeclaredCountAreRefusedNotIgnored() throws IOException {
     Files.createDirectories(dir.resolve("models"));
     Files.writeString(
