@@ -93,6 +93,23 @@ class ReplayRepeatsAndRestoreTest {
   }
 
   @Test
+  void aRestoreAfterOneEventRepeatsThatEventTwiceAfterIt() throws Exception {
+    // after one event only 0-0 is read before the cut, and it is within duplicates_within (2h)
+    // there: both repeats after the restore are of it, the exact one and the conflicting one
+    ReplayOrders.Result result =
+        replay(ReplayOrders.Options.orders(1, 7).withDuplicates(true).withRestoreAt(1));
+    String o = out.toString();
+    assertThat(
+        o,
+        containsString(
+            "  0-1, an exact repeat of 0-0 (after the restore)\n"
+                + "  0-2, a repeat of 0-0 with another merchant_id (after the restore)\n"));
+    assertThat(o, not(containsString("repeat after the cut")));
+    assertThat(o, result.permitted(), is(true));
+    assertThat(o, containsString("repeats: in every run, no repeat made a decision"));
+  }
+
+  @Test
   void aRestoreThatLosesTheKeyedStateIsNotPermitted() throws Exception {
     ReplayOrders.Result result;
     try (PlantedDefect.Scope s = PlantedDefect.plant(PlantedDefect.RESTORE_DROPS_KEYED_STATE)) {

@@ -27,10 +27,11 @@ import java.util.TreeSet;
  * events with an id get an exact repeat and a conflicting one right behind them, when both fit
  * before the cut. At the cut, two events read before it (those not repeated yet first, then the
  * latest first) get an exact and a conflicting repeat that arrive first after it, so the duplicate
- * detection must remember their ids across the restore. Only events still within the horizon
- * ({@code duplicates_within}) at the cut are repeated there: beyond it a repeat is a new event by
- * the contract, so it would test nothing. Each repeat's partition watermark at its arrival depends
- * on its partition's log only, so what it must be is the same in every arrival order.
+ * detection must remember their ids across the restore; when only one such event is there, both
+ * repeats are of it. Only events still within the horizon ({@code duplicates_within}) at the cut
+ * are repeated there: beyond it a repeat is a new event by the contract, so it would test nothing.
+ * Each repeat's partition watermark at its arrival depends on its partition's log only, so what it
+ * must be is the same in every arrival order.
  */
 public final class Repeats {
   private Repeats() {}
@@ -148,14 +149,15 @@ public final class Repeats {
     Set<Integer> repeatedBefore = new HashSet<>();
     placed.forEach(p -> repeatedBefore.add(p.planned.item));
     candidates.sort(Comparator.comparing(repeatedBefore::contains));
+    // two candidates: one repeat of each; one: both repeats of it (the conflicting one then
+    // arrives after the exact one, and is still judged against the original's payload)
     List<Planned> atCut = new ArrayList<>();
     for (Kind kind : List.of(Kind.EXACT, Kind.CONFLICT)) {
-      if (atCut.size() < candidates.size()) {
-        atCut.add(new Planned(candidates.get(atCut.size()), kind));
+      if (!candidates.isEmpty()) {
+        atCut.add(new Planned(candidates.get(Math.min(atCut.size(), candidates.size() - 1)), kind));
       } else {
         skipped.add(
-            "an "
-                + (kind == Kind.EXACT ? "exact" : "conflicting")
+            (kind == Kind.EXACT ? "an exact" : "a conflicting")
                 + " repeat after the cut: no event before it is still within duplicates_within");
       }
     }
