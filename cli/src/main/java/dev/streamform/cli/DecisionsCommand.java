@@ -13,6 +13,7 @@ import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureStream;
 import dev.streamform.teststreams.fixture.RunnerChoice;
+import dev.streamform.transforms.decisions.ScoreEvents;
 import dev.streamform.transforms.envelope.DeclaredId;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -355,14 +356,20 @@ final class DecisionsCommand implements Callable<Integer> {
 
   @Command(
       name = "verify",
-      header = "Recomputes each decision's identity in the decision ledger; reports mismatches.",
+      header =
+          "Recomputes each decision's identity and score in the decision ledger; reports"
+              + " mismatches.",
       mixinStandardHelpOptions = true,
       description = {
         "Reads the model's decisions from the decision ledger (streamform run --jdbc-url) and"
             + " recomputes each decision_id from its stored inputs (event, partition, offset,"
             + " occurred_at, contract, state cutoff and revision, digests, generation, revision,"
-            + " supersedes); checks that each revision supersedes its event's previous revision."
-            + " Prints every mismatch."
+            + " supersedes); recomputes each score from its stored features and event with the"
+            + " model as declared now, when the decision's model and preprocessing digests are"
+            + " its (a decision of another version is listed as not rescored); checks that each"
+            + " revision supersedes its event's previous revision. Prints every mismatch.",
+        "Features changed together with a score that fits them cannot be told from the row"
+            + " alone: the identity does not cover them (docs/decisions/0094)."
       },
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {
@@ -400,12 +407,19 @@ final class DecisionsCommand implements Callable<Integer> {
         return 1;
       }
       model = DecisionsModelArgument.name(spec.commandLine(), found.get(), model);
-      DecisionsModelArgument.model(spec.commandLine(), found.get(), model);
+      DeclaredModel declared = DecisionsModelArgument.model(spec.commandLine(), found.get(), model);
+      ScoreEvents scoring;
+      try {
+        scoring = declared.scoreEvents(); // the scorer that recomputes each stored score
+      } catch (IllegalArgumentException e) {
+        err.println("streamform decisions verify: " + e.getMessage());
+        return 1;
+      }
       JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
       DecisionLedger.Verification v;
       try (HikariDataSource pool = target.openPool("streamform-decisions", 2, 10_000)) {
         LedgerSchema.migrate(pool);
-        v = DecisionLedger.at(pool).verify(model);
+        v = DecisionLedger.at(pool).verify(model, scoring, declared.recordSchema());
       } catch (RuntimeException | SQLException e) {
         err.println(
             "streamform decisions verify: cannot read the database "
@@ -415,6 +429,15 @@ final class DecisionsCommand implements Callable<Integer> {
         return 1;
       }
       v.problems().forEach(p -> out.println("MISMATCH " + p));
+      v.notRescored().forEach(p -> out.println("NOT RESCORED " + p));
+      int other = v.notRescored().size();
+      String rescored =
+          other == 0
+              ? "every score from its stored features and event"
+              : "every score of the declared model version from its stored features and event ("
+                  + other
+                  + (other == 1 ? " decision" : " decisions")
+                  + " of another version not rescored)";
       out.printf(
           "%d %s of %s in %s: %s%n",
           v.decisions(),
@@ -422,7 +445,9 @@ final class DecisionsCommand implements Callable<Integer> {
           model,
           target.describe(),
           v.clean()
-              ? "every decision_id recomputes from its stored inputs; every supersedes chain whole"
+              ? "every decision_id recomputes from its stored inputs; "
+                  + rescored
+                  + "; every supersedes chain whole"
               : v.problems().size() + (v.problems().size() == 1 ? " mismatch" : " mismatches"));
       out.flush();
       return v.clean() ? 0 : 1;

@@ -116,7 +116,7 @@ class DecisionLedgerTest {
             "10 decisions of receipt_risk in "
                 + url
                 + " as postgres: every decision_id recomputes from its stored inputs; every"
-                + " supersedes chain whole"));
+                + " score from its stored features and event; every supersedes chain whole"));
 
     try (Connection c = connect();
         Statement s = c.createStatement()) {
@@ -136,6 +136,50 @@ class DecisionLedgerTest {
     assertThat(out.toString(), containsString("MISMATCH decision "));
     assertThat(
         out.toString(), containsString(" (event 0-1, revision 1): its stored inputs hash to "));
+    assertThat(out.toString(), containsString(": 1 mismatch\n"));
+  }
+
+  @Test
+  void aScoreAndFeaturesChangedBehindTheTriggerAreNamedAndTheChangeSaid() throws Exception {
+    Path project = project("offline_uploads");
+    runExpecting(
+        0,
+        db(
+            "run",
+            project.toString(),
+            "--model",
+            "receipt_risk",
+            "--output",
+            dir.resolve("out").toString()));
+    String id;
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
+      try (ResultSet r =
+          s.executeQuery(
+              "SELECT decision_id FROM streamform.decision WHERE model = 'receipt_risk'"
+                  + " AND event_id = '0-1' AND revision = 1")) {
+        r.next();
+        id = r.getString(1);
+      }
+      // the auditor's change: around the append-only trigger, score and features rewritten; the
+      // decision_id recipe (§11) leaves both out, so only a recomputed score can name the row
+      s.execute("BEGIN");
+      s.execute("SET LOCAL session_replication_role = replica");
+      s.executeUpdate(
+          "UPDATE streamform.decision SET score = 99.0, features ="
+              + " '{\"spend_1h\": 9999.0, \"receipts_1h\": 4.0}' WHERE model = 'receipt_risk'"
+              + " AND event_id = '0-1' AND revision = 1");
+      s.execute("COMMIT");
+    }
+    runExpecting(1, db("decisions", "verify", project.toString(), "--model", "receipt_risk"));
+    // 0.01 * amount + 0.001 * 9999 + 0.1 * 4: not 99 for any amount of this fixture (< 1000)
+    assertThat(
+        out.toString(),
+        containsString(
+            "MISMATCH decision "
+                + id
+                + " (event 0-1, revision 1): its stored score 99.0 is not the score of its stored"
+                + " features {receipts_1h=4.0, spend_1h=9999.0} and event under model digest "));
     assertThat(out.toString(), containsString(": 1 mismatch\n"));
   }
 

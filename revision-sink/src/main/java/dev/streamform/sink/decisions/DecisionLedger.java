@@ -1,12 +1,14 @@
 package dev.streamform.sink.decisions;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamform.core.digest.RevisionIdentity;
 import dev.streamform.transforms.Times;
 import dev.streamform.transforms.decisions.Decision;
 import dev.streamform.transforms.decisions.FeatureContract;
+import dev.streamform.transforms.decisions.ScoreEvents;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,7 +21,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import javax.sql.DataSource;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.values.Row;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -29,6 +34,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  */
 public final class DecisionLedger {
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper EXACT =
+      new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
   private final DataSource dataSource;
 
@@ -118,8 +125,12 @@ public final class DecisionLedger {
     return rows;
   }
 
-  /** What {@link #verify} found: the decisions checked and every mismatch, in words. */
-  public record Verification(int decisions, List<String> problems) {
+  /**
+   * What {@link #verify} found: the decisions checked, every mismatch in words, and the decisions
+   * whose score was not recomputed because another model version or preprocessing scored them
+   * (their digests are not the declared model's), in words.
+   */
+  public record Verification(int decisions, List<String> problems, List<String> notRescored) {
     public boolean clean() {
       return problems.isEmpty();
     }
@@ -130,9 +141,20 @@ public final class DecisionLedger {
    * (docs/semantics.md §11: event, partition, offset, occurrence, contract, cutoff, state revision,
    * digests, generation, revision, supersedes) and checks the {@code supersedes} chain: revision 1
    * supersedes nothing, revision n supersedes a decision of the same event with revision n - 1.
+   *
+   * <p>The identity leaves out features and score, so each decision's score is also recomputed from
+   * its stored features and event ({@code record}) with {@code scoring}, the model as declared now
+   * ({@link ScoreEvents#scoreOf}), when the decision's model and preprocessing digests are the
+   * declared ones; a decision scored by another version is listed as not rescored (ADR 0094).
+   * {@code recordSchema} is the source's record schema: the stored record's numeric columns are
+   * read back as its types.
    */
-  public Verification verify(String model) throws SQLException {
+  public Verification verify(String model, ScoreEvents scoring, Schema recordSchema)
+      throws SQLException {
     List<StoredDecision> all = decisions(model, null);
+    String modelDigest = scoring.scorer() == null ? null : scoring.scorer().digest();
+    String preprocessingDigest = scoring.preprocessor().digest();
+    List<String> notRescored = new ArrayList<>();
     Map<String, StoredDecision> byId = new HashMap<>();
     all.forEach(d -> byId.put(d.decisionId(), d));
     List<String> problems = new ArrayList<>();
@@ -165,6 +187,46 @@ public final class DecisionLedger {
                 + "): its stored inputs hash to "
                 + recomputed);
       }
+      if (c.get("model_digest").equals(modelDigest)
+          && c.get("preprocessing_digest").equals(preprocessingDigest)) {
+        Map<String, Double> features = features((String) c.get("features"));
+        double stored = ((Number) c.get("score")).doubleValue();
+        double rescored = scoring.scoreOf(features, event((String) c.get("record"), recordSchema));
+        if (Double.compare(stored, rescored) != 0) {
+          problems.add(
+              "decision "
+                  + d.decisionId()
+                  + " (event "
+                  + d.eventId()
+                  + ", revision "
+                  + d.revision()
+                  + "): its stored score "
+                  + stored
+                  + " is not the score of its stored features "
+                  + new TreeMap<>(features)
+                  + " and event under model digest "
+                  + modelDigest
+                  + " (they score "
+                  + rescored
+                  + ")");
+        }
+      } else {
+        notRescored.add(
+            "decision "
+                + d.decisionId()
+                + " (event "
+                + d.eventId()
+                + ", revision "
+                + d.revision()
+                + "): scored by model digest "
+                + c.get("model_digest")
+                + ", preprocessing digest "
+                + c.get("preprocessing_digest")
+                + "; the model declared now has "
+                + modelDigest
+                + ", "
+                + preprocessingDigest);
+      }
       if (d.supersedes() != null) {
         StoredDecision before = byId.get(d.supersedes());
         if (before == null) {
@@ -196,7 +258,52 @@ public final class DecisionLedger {
         }
       }
     }
-    return new Verification(all.size(), problems);
+    return new Verification(all.size(), problems, notRescored);
+  }
+
+  /** A stored {@code features} column: each feature's value as a double. */
+  private static Map<String, Double> features(String text) {
+    Map<String, Double> features = new LinkedHashMap<>();
+    json(text).forEach((k, v) -> features.put(k, v == null ? null : ((Number) v).doubleValue()));
+    return features;
+  }
+
+  /**
+   * A stored {@code record} column (DecisionLedgerSink#json) read back as a row of the numeric
+   * columns of {@code schema}, by their types: what the declared preprocessor reads of an event
+   * (the features, then every numeric column; Preprocessor#featuresAndNumericColumns), in the
+   * schema's order. Decimals are read exact.
+   */
+  static Row event(String text, Schema schema) {
+    JsonNode node;
+    try {
+      node = EXACT.readTree(text);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("the ledger holds a record that is not JSON: " + text, e);
+    }
+    Schema.Builder numeric = Schema.builder();
+    List<Object> values = new ArrayList<>();
+    for (Schema.Field f : schema.getFields()) {
+      Schema.TypeName type = f.getType().getTypeName();
+      JsonNode v = node.get(f.getName());
+      boolean absent = v == null || v.isNull();
+      Object value;
+      switch (type) {
+        case INT64 -> value = absent ? null : v.longValue();
+        case INT32 -> value = absent ? null : v.intValue();
+        case INT16 -> value = absent ? null : v.shortValue();
+        case BYTE -> value = absent ? null : (byte) v.intValue();
+        case DOUBLE -> value = absent ? null : v.doubleValue();
+        case FLOAT -> value = absent ? null : v.floatValue();
+        case DECIMAL -> value = absent ? null : v.decimalValue();
+        default -> {
+          continue; // not numeric: the preprocessor reads no other column
+        }
+      }
+      numeric.addField(Schema.Field.nullable(f.getName(), f.getType().withNullable(true)));
+      values.add(value);
+    }
+    return Row.withSchema(numeric.build()).addValues(values).build();
   }
 
   private static org.joda.time.Instant joda(Instant t) {

@@ -373,6 +373,26 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     return toBuilder().setBadRecordErrorHandler(handler).build();
   }
 
+  /**
+   * The score a decision of {@code event} whose features read {@code features} gets: the scorer's
+   * score of the preprocessor's inputs, kept to 6 places (half even); a score that is not finite as
+   * it is (no decision is made from it, ADR 0084). Every decision's score is computed here, and
+   * {@code streamform decisions verify} recomputes a stored decision's score with it.
+   */
+  public double scoreOf(Map<String, Double> features, Row event) {
+    checkArgument(scorer() != null, "ScoreEvents.scoreOf: call scoredBy(<scorer>) first");
+    return score(scorer(), preprocessor(), features, event);
+  }
+
+  /** See {@link #scoreOf}. */
+  static double score(
+      Scorer scorer, Preprocessor preprocessor, Map<String, Double> features, Row event) {
+    double raw = scorer.score(preprocessor.prepare(features, event));
+    return Double.isFinite(raw)
+        ? BigDecimal.valueOf(raw).setScale(6, RoundingMode.HALF_EVEN).doubleValue()
+        : raw;
+  }
+
   @Override
   public DecisionResult expand(PCollection<TimedEvent> input) {
     checkArgument(
@@ -1236,17 +1256,13 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
               "rescale " + column + " (a larger unit) so that its sums fit");
         }
       }
-      double raw = scorer.score(preprocessor.prepare(values, e.record()));
-      if (!Double.isFinite(raw)) {
+      double kept = ScoreEvents.score(scorer, preprocessor, values, e.record());
+      if (!Double.isFinite(kept)) {
         return Scored.refused(
-            "the score is " + notFinite(raw) + ", from finite features",
+            "the score is " + notFinite(kept) + ", from finite features",
             "rescale the model's weights or its inputs so that the score fits");
       }
-      return new Scored(
-          values,
-          BigDecimal.valueOf(raw).setScale(6, RoundingMode.HALF_EVEN).doubleValue(),
-          null,
-          null);
+      return new Scored(values, kept, null, null);
     }
 
     /** A value that is not a finite double, as a refusal names it. */
