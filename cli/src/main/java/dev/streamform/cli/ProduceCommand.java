@@ -31,7 +31,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -116,26 +115,11 @@ final class ProduceCommand implements Callable<Integer> {
               + ")");
       return 1;
     }
-    // a declared count sizes the topic produce creates, as run's topics (docs/decisions/0089):
-    // another --partitions is refused, not ignored
-    Optional<Integer> declaredCount = model.source().partitions();
-    if (declaredCount.isPresent()
-        && spec.commandLine().getParseResult().hasMatchedOption("--partitions")
-        && partitions != declaredCount.get()) {
-      throw new ParameterException(
-          spec.commandLine(),
-          "--partitions "
-              + partitions
-              + " sizes the topic produce creates, and "
-              + project.resolve("sources.yml")
-              + " declares partitions: "
-              + declaredCount.get()
-              + " for source '"
-              + model.source().name()
-              + "', which sizes it: leave out --partitions, or give --partitions "
-              + declaredCount.get());
-    }
-    int create = declaredCount.orElse(partitions);
+    // a declared count sizes the topic produce creates, as run's topics (docs/decisions/0089)
+    boolean declaredCount = model.source().partitions().isPresent();
+    int create =
+        DeclaredPartitions.sizing(
+            spec, partitions, project, model.source(), "the topic produce creates", "it");
     Optional<KafkaConnection> connected = kafka.connection(null, project, model.source(), err);
     if (connected.isEmpty()) {
       return 1;
@@ -168,7 +152,7 @@ final class ProduceCommand implements Callable<Integer> {
                 + "; nothing was produced — "
                 + (exists
                     ? "give the topic at least " + needed + " partitions, or"
-                    : declaredCount.isPresent()
+                    : declaredCount
                         ? "declare partitions: " + needed + " in sources.yml, or"
                         : "add --partitions " + needed + ", or")
                 + " send by key with --spread-by-key");

@@ -276,25 +276,9 @@ final class RunCommand implements Callable<Integer> {
           "--shadow needs --jdbc-url: a shadow run writes its"
               + " revisions only to the revision ledger, never to the model's topics");
     }
-    Optional<Integer> declaredCount = declared.source().partitions();
-    if (declaredCount.isPresent()
-        && spec.commandLine().getParseResult().hasMatchedOption("--partitions")
-        && partitions != declaredCount.get()) {
-      // the declared count sizes the topics a run creates: another is refused, not ignored
-      // (docs/decisions/0089, as ADR 0087)
-      throw new ParameterException(
-          spec.commandLine(),
-          "--partitions "
-              + partitions
-              + " sizes the topics a run creates, and "
-              + project.resolve("sources.yml")
-              + " declares partitions: "
-              + declaredCount.get()
-              + " for source '"
-              + declared.source().name()
-              + "', which sizes them: leave out --partitions, or give --partitions "
-              + declaredCount.get());
-    }
+    // the declared count sizes the topics a run creates: another is refused, not ignored
+    DeclaredPartitions.sizing(
+        spec, partitions, project, declared.source(), "the topics a run creates", "them");
     int runGeneration = declared.model().generation();
     JdbcTarget revisionLedger = null; // a windowed model's ledger: the topic's count is recorded
     RevisionSink revisionSink = null;

@@ -232,12 +232,11 @@ class StreamformTest {
   }
 
   /**
-   * A Kafka source that declares {@code partitions: 3} gets its topics created with 3 partitions
-   * whatever {@code --partitions} says: another count is refused, not ignored (ADR 0089).
+   * A project whose Kafka source declares {@code partitions: 3}, a fixture of one event, and client
+   * properties for an unreachable broker that answers nothing quickly (a command that goes on fails
+   * there, exit 1).
    */
-  @Test
-  void produceWithPartitionsThatDisagreeWithTheDeclaredCountIsRefusedNotIgnored()
-      throws IOException {
+  private void kafkaProjectDeclaringThreePartitions() throws IOException {
     Files.createDirectories(dir.resolve("models"));
     Files.createDirectories(dir.resolve("fixtures"));
     Files.writeString(
@@ -261,6 +260,16 @@ class StreamformTest {
             + "request.timeout.ms=500\n"
             + "socket.connection.setup.timeout.ms=200\n"
             + "socket.connection.setup.timeout.max.ms=200\n");
+  }
+
+  /**
+   * A Kafka source that declares {@code partitions: 3} gets its topics created with 3 partitions
+   * whatever {@code --partitions} says: another count is refused, not ignored (ADR 0089).
+   */
+  @Test
+  void produceWithPartitionsThatDisagreeWithTheDeclaredCountIsRefusedNotIgnored()
+      throws IOException {
+    kafkaProjectDeclaringThreePartitions();
     String[] args = {
       "produce",
       dir.toString(),
@@ -291,23 +300,7 @@ class StreamformTest {
 
   @Test
   void partitionsThatDisagreeWithTheDeclaredCountAreRefusedNotIgnored() throws IOException {
-    Files.createDirectories(dir.resolve("models"));
-    Files.writeString(
-        dir.resolve("sources.yml"),
-        "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    partitions: 3\n"
-            + "    schema:\n      customer_id: int64\n      amount: decimal(12,2)\n");
-    Files.writeString(
-        dir.resolve("streamform.yml"), "models:\n  totals:\n    key: [customer_id]\n");
-    Files.writeString(
-        dir.resolve("models/totals.sql"),
-        "SELECT customer_id, SUM(amount) AS total FROM source('orders') GROUP BY customer_id\n");
-    // an unreachable broker that answers nothing quickly: a run that goes on fails there
-    Files.writeString(
-        dir.resolve("client.properties"),
-        "default.api.timeout.ms=1000\n"
-            + "request.timeout.ms=500\n"
-            + "socket.connection.setup.timeout.ms=200\n"
-            + "socket.connection.setup.timeout.max.ms=200\n");
+    kafkaProjectDeclaringThreePartitions();
     String[] args = {
       "run",
       dir.toString(),
