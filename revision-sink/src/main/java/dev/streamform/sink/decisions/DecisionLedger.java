@@ -177,15 +177,7 @@ public final class DecisionLedger {
                   d.revision(),
                   d.supersedes()));
       if (!recomputed.equals(d.decisionId())) {
-        problems.add(
-            "decision "
-                + d.decisionId()
-                + " (event "
-                + d.eventId()
-                + ", revision "
-                + d.revision()
-                + "): its stored inputs hash to "
-                + recomputed);
+        problems.add(label(d) + ": its stored inputs hash to " + recomputed);
       }
       if (c.get("model_digest").equals(modelDigest)
           && c.get("preprocessing_digest").equals(preprocessingDigest)) {
@@ -194,13 +186,8 @@ public final class DecisionLedger {
         double rescored = scoring.scoreOf(features, event((String) c.get("record"), recordSchema));
         if (Double.compare(stored, rescored) != 0) {
           problems.add(
-              "decision "
-                  + d.decisionId()
-                  + " (event "
-                  + d.eventId()
-                  + ", revision "
-                  + d.revision()
-                  + "): its stored score "
+              label(d)
+                  + ": its stored score "
                   + stored
                   + " is not the score of its stored features "
                   + new TreeMap<>(features)
@@ -212,13 +199,8 @@ public final class DecisionLedger {
         }
       } else {
         notRescored.add(
-            "decision "
-                + d.decisionId()
-                + " (event "
-                + d.eventId()
-                + ", revision "
-                + d.revision()
-                + "): scored by model digest "
+            label(d)
+                + ": scored by model digest "
                 + c.get("model_digest")
                 + ", preprocessing digest "
                 + c.get("preprocessing_digest")
@@ -230,25 +212,11 @@ public final class DecisionLedger {
       if (d.supersedes() != null) {
         StoredDecision before = byId.get(d.supersedes());
         if (before == null) {
-          problems.add(
-              "decision "
-                  + d.decisionId()
-                  + " (event "
-                  + d.eventId()
-                  + ", revision "
-                  + d.revision()
-                  + ") supersedes "
-                  + d.supersedes()
-                  + ", which is not in the ledger");
+          problems.add(label(d) + " supersedes " + d.supersedes() + ", which is not in the ledger");
         } else if (!before.eventId().equals(d.eventId()) || before.revision() != d.revision() - 1) {
           problems.add(
-              "decision "
-                  + d.decisionId()
-                  + " (event "
-                  + d.eventId()
-                  + ", revision "
-                  + d.revision()
-                  + ") supersedes "
+              label(d)
+                  + " supersedes "
                   + d.supersedes()
                   + " (event "
                   + before.eventId()
@@ -259,6 +227,17 @@ public final class DecisionLedger {
       }
     }
     return new Verification(all.size(), problems, notRescored);
+  }
+
+  /** How {@link #verify} names a decision: {@code decision <id> (event <event>, revision <n>)}. */
+  private static String label(StoredDecision d) {
+    return "decision "
+        + d.decisionId()
+        + " (event "
+        + d.eventId()
+        + ", revision "
+        + d.revision()
+        + ")";
   }
 
   /** A stored {@code features} column: each feature's value as a double. */
