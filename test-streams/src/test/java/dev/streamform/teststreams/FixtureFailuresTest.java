@@ -35,6 +35,18 @@ class FixtureFailuresTest {
           + "  - { op: update, customer_id: 42, total_spend: 30 }\n"
           + "  - { op: update, customer_id: 42, total_spend: 31 }\n";
 
+  /** What the seed's events emit when nothing is dropped (the late event kept, or no clock). */
+  private static final String KEPT_EXPECT =
+      "expect:\n"
+          + "  - { op: insert, customer_id: 42, total_spend: 10 }\n"
+          + "  - { op: update, customer_id: 42, total_spend: 30 }\n"
+          + "  - { op: update, customer_id: 42, total_spend: 35 }\n"
+          + "  - { op: update, customer_id: 42, total_spend: 36 }\n";
+
+  /** A `late:` listing the seed's third event, the one behind the watermark. */
+  private static final String LATE_THIRD =
+      "late:\n  - { customer_id: 42, amount: 5, ordered_at: \"2026-08-30T10:01:00Z\" }\n";
+
   @TempDir Path dir;
 
   private int runs;
@@ -96,18 +108,7 @@ class FixtureFailuresTest {
 
   @Test
   void listedLateEventKeptByTheSourceSaysItWasLateButKept() {
-    FixtureVerdict v =
-        run(
-            "late-event-kept",
-            HEAD
-                + SEED_EVENTS
-                + "expect:\n"
-                + "  - { op: insert, customer_id: 42, total_spend: 10 }\n"
-                + "  - { op: update, customer_id: 42, total_spend: 30 }\n"
-                + "  - { op: update, customer_id: 42, total_spend: 35 }\n"
-                + "  - { op: update, customer_id: 42, total_spend: 36 }\n"
-                + "late:\n"
-                + "  - { customer_id: 42, amount: 5, ordered_at: \"2026-08-30T10:01:00Z\" }\n");
+    FixtureVerdict v = run("late-event-kept", HEAD + SEED_EVENTS + KEPT_EXPECT + LATE_THIRD);
     assertThat(v.passed(), is(false));
     String report = v.render();
     assertThat(report, not(containsString("on time")));
@@ -151,30 +152,15 @@ class FixtureFailuresTest {
     // written (ADR 0091), through the Java API as through streamform test, rather than run and
     // failed with a message about a watermark the source does not have
     Path p = FixtureProjects.copy("late-event", dir);
-    String sources = FixtureProjects.read(p.resolve("sources.yml"));
-    String clockless =
-        sources
-            .lines()
-            .filter(
-                l ->
-                    !l.contains("event_time:")
-                        && !l.contains("watermark:")
-                        && !l.contains("late_events:"))
-            .collect(java.util.stream.Collectors.joining("\n", "", "\n"));
-    assertThat(clockless, not(containsString("event_time")));
-    FixtureProjects.write(p, "sources.yml", clockless);
-    FixtureProjects.write(
+    FixtureProjects.replace(
         p,
-        "fixtures/f.yml",
-        HEAD
-            + SEED_EVENTS
-            + "expect:\n"
-            + "  - { op: insert, customer_id: 42, total_spend: 10 }\n"
-            + "  - { op: update, customer_id: 42, total_spend: 30 }\n"
-            + "  - { op: update, customer_id: 42, total_spend: 35 }\n"
-            + "  - { op: update, customer_id: 42, total_spend: 36 }\n"
-            + "late:\n"
-            + "  - { customer_id: 42, amount: 5, ordered_at: \"2026-08-30T10:01:00Z\" }\n");
+        "sources.yml",
+        "    event_time: ordered_at   # a timestamp column of the schema\n"
+            + "    watermark: 5m            # bounded out-of-orderness; default 0s\n"
+            + "    late_events: drop        # drop (default) or keep\n",
+        "");
+    assertThat(FixtureProjects.read(p.resolve("sources.yml")), not(containsString("event_time")));
+    FixtureProjects.write(p, "fixtures/f.yml", HEAD + SEED_EVENTS + KEPT_EXPECT + LATE_THIRD);
     IllegalArgumentException refused =
         org.junit.jupiter.api.Assertions.assertThrows(
             IllegalArgumentException.class,
@@ -326,13 +312,7 @@ class FixtureFailuresTest {
   @Test
   void javaAuthorsRunAFixtureThroughTheirOwnTransform() {
     Path p = FixtureProjects.copy("late-event", dir);
-    FixtureProjects.write(
-        p,
-        "fixtures/f.yml",
-        HEAD
-            + SEED_EVENTS
-            + SEED_EXPECT
-            + "late:\n  - { customer_id: 42, amount: 5, ordered_at: \"2026-08-30T10:01:00Z\" }\n");
+    FixtureProjects.write(p, "fixtures/f.yml", HEAD + SEED_EVENTS + SEED_EXPECT + LATE_THIRD);
     StreamformFixtures fixtures = StreamformFixtures.inProject(p);
     fixtures
         .run(
