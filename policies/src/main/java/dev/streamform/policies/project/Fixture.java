@@ -257,8 +257,20 @@ public abstract class Fixture {
       this.model = model;
     }
 
-    /** An event on {@code partition}; absent columns are null. */
+    /**
+     * An event on {@code partition}; absent columns are null.
+     *
+     * @throws IllegalArgumentException when a timestamp value ({@link Instant}) is finer than a
+     *     millisecond, as a fixture file's event value is refused (docs/decisions/0090, 0093),
+     *     naming the item, the event, the key and the millisecond to pass; the event is not added
+     */
     public Builder event(int partition, Map<String, Object> values) {
+      values.forEach(
+          (key, value) -> {
+            if (value instanceof Instant) {
+              checkMillisecond((Instant) value, "event " + (events + 1) + ", key '" + key + "': ");
+            }
+          });
       given.add(Given.event(0, partition, ++events, new java.util.LinkedHashMap<>(values)));
       return this;
     }
@@ -272,23 +284,33 @@ public abstract class Fixture {
      *     refuses them, as this builder does not know the source.)
      */
     public Builder watermark(Optional<Integer> partition, Instant watermark) {
+      checkMillisecond(watermark, "watermark ");
+      given.add(Given.watermark(0, partition, watermark));
+      return this;
+    }
+
+    /**
+     * Refuses {@code t}, the next item's instant, when it is finer than a millisecond: the message
+     * names the fixture and the item, then {@code what} ("watermark ", "event 2, key 'x': "), then
+     * the instant and the millisecond to pass instead.
+     */
+    private void checkMillisecond(Instant t, String what) {
       try {
-        Timestamps.checkMillisecond(watermark);
+        Timestamps.checkMillisecond(t);
       } catch (Timestamps.FinerThanAMillisecond e) {
         throw new IllegalArgumentException(
             "fixture '"
                 + name
                 + "', given item "
                 + (given.size() + 1)
-                + ": watermark "
+                + ": "
+                + what
                 + e.getMessage()
                 + " — pass Instant.parse(\""
                 + e.millisecond()
                 + "\") (the instant truncated to ChronoUnit.MILLIS)",
             e);
       }
-      given.add(Given.watermark(0, partition, watermark));
-      return this;
     }
 
     public Fixture build() {

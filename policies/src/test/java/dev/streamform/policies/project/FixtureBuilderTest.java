@@ -39,4 +39,31 @@ class FixtureBuilderTest {
             .build();
     assertThat(f.given().size(), is(4));
   }
+
+  @Test
+  void anEventTimeFinerThanAMillisecondIsRefusedNamingTheMillisecondToPass() {
+    // a fixture file refuses the value at its key ("event 2, key 'ordered_at': ... — write
+    // ordered_at: ..."); the builder names the item, the event and the key the same way
+    Fixture.Builder b = Fixture.builder("f", "m").event(0, Map.of("ordered_at", T));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> b.event(1, Map.of("amount", 5, "ordered_at", T.plusNanos(1_500_000))));
+    assertThat(
+        e.getMessage(),
+        is(
+            "fixture 'f', given item 2: event 2, key 'ordered_at': '2026-08-30T10:00:00.001500Z'"
+                + " is finer than a millisecond: Streamform keeps event time to the millisecond"
+                + " (records read from files and Kafka are floored to it) — pass"
+                + " Instant.parse(\"2026-08-30T10:00:00.001Z\") (the instant truncated to"
+                + " ChronoUnit.MILLIS)"));
+    // the refused event was not added nor numbered; a whole millisecond, and zeros past it, are
+    // accepted
+    Fixture f =
+        b.event(1, Map.of("ordered_at", T.plusMillis(1)))
+            .event(0, Map.of("ordered_at", Instant.parse("2026-08-30T10:00:00.002000Z")))
+            .build();
+    assertThat(f.given().size(), is(3));
+    assertThat(f.given().get(2).eventNumber(), is(3));
+  }
 }
