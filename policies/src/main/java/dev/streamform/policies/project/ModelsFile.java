@@ -667,19 +667,11 @@ final class ModelsFile {
         return Optional.of(
             WindowSpec.calendar(unit.get(), ZoneId.of("UTC"), false, DayOfWeek.MONDAY));
       }
-      // 1Mo or 1W: not durations, so the duration's own lower-case hint never names them (ADR
-      // 0083); 1D is a duration too, and that hint already says 1d
-      Optional<WindowSpec.CalendarUnit> wrongCase =
-          WindowSpec.CalendarUnit.parse(text.get().toLowerCase(Locale.ROOT))
-              .filter(u -> u != WindowSpec.CalendarUnit.DAY);
+      Optional<WindowSpec.CalendarUnit> wrongCase = wrongCaseCalendarUnit(text.get());
       if (wrongCase.isPresent()) {
         m.report(
             "window",
-            "'"
-                + text.get()
-                + "' is not a window (units are written in lower case: write "
-                + wrongCase.get().yamlText()
-                + ")",
+            "'" + text.get() + "' is not a window" + lowerCaseHint(wrongCase.get()),
             "write " + calendarWindow(wrongCase.get()));
         return Optional.empty();
       }
@@ -790,7 +782,7 @@ final class ModelsFile {
       WindowSpec.CalendarUnit unit = size.get();
       w.report(
           "size",
-          unit.yamlText()
+          written(w, "size", unit)
               + " is a calendar "
               + unitName(unit)
               + ", not a duration: size and every are fixed durations, and calendar "
@@ -808,7 +800,7 @@ final class ModelsFile {
       WindowSpec.CalendarUnit unit = every.get();
       w.report(
           "every",
-          unit.yamlText()
+          written(w, "every", unit)
               + " is a calendar "
               + unitName(unit)
               + ", not a duration: fixed windows start every fixed interval from the epoch",
@@ -822,7 +814,7 @@ final class ModelsFile {
       }
       w.report(
           key,
-          unit.get().yamlText()
+          written(w, key, unit.get())
               + " is a calendar "
               + unitName(unit.get())
               + ", and calendar windows do not hop",
@@ -862,11 +854,41 @@ final class ModelsFile {
     return "1d";
   }
 
-  /** {@code key}'s value when it is {@code 1w} or {@code 1mo} (not {@code 1d}, also 24 hours). */
+  /**
+   * {@code key}'s value when it is {@code 1w} or {@code 1mo} (not {@code 1d}, also 24 hours), in
+   * any case: {@code 1Mo} is given the lower-case spelling by {@link #written}.
+   */
   private static Optional<WindowSpec.CalendarUnit> calendarUnit(YamlMap w, String key) {
     return w.peek(key)
-        .flatMap(WindowSpec.CalendarUnit::parse)
-        .filter(u -> u != WindowSpec.CalendarUnit.DAY);
+        .flatMap(
+            text ->
+                WindowSpec.CalendarUnit.parse(text)
+                    .filter(u -> u != WindowSpec.CalendarUnit.DAY)
+                    .or(() -> wrongCaseCalendarUnit(text)));
+  }
+
+  /**
+   * How a message names {@code key}'s calendar {@code unit}: {@code 1mo} as written, or {@code
+   * '1Mo' (units are written in lower case: write 1mo)}.
+   */
+  private static String written(YamlMap w, String key, WindowSpec.CalendarUnit unit) {
+    String text = w.peek(key).orElse(unit.yamlText());
+    return text.equals(unit.yamlText()) ? text : "'" + text + "'" + lowerCaseHint(unit);
+  }
+
+  /**
+   * The calendar week or month that {@code text} spells in the wrong case ({@code 1Mo}, {@code
+   * 1MO}, {@code 1W}): not durations, so the duration's own lower-case hint never names them (ADR
+   * 0083). {@code 1D} is a duration too, and that hint already says {@code 1d}.
+   */
+  private static Optional<WindowSpec.CalendarUnit> wrongCaseCalendarUnit(String text) {
+    return WindowSpec.CalendarUnit.parse(text.toLowerCase(Locale.ROOT))
+        .filter(u -> u != WindowSpec.CalendarUnit.DAY && !u.yamlText().equals(text));
+  }
+
+  /** What a wrong-case calendar unit is told (ADR 0083): its lower-case spelling. */
+  private static String lowerCaseHint(WindowSpec.CalendarUnit unit) {
+    return " (units are written in lower case: write " + unit.yamlText() + ")";
   }
 
   private static String unitName(WindowSpec.CalendarUnit unit) {

@@ -2,6 +2,7 @@ package dev.streamform.policies.project;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 
 import dev.streamform.policies.declarations.EarlyResults;
@@ -213,6 +214,39 @@ class WindowedModelRulesTest {
                 + " weeks (with time_zone and week_starts)"));
     // the spelling meant loads
     assertThat(loaded("    window: 1mo\n").window().get().calendarUnit().isPresent(), is(true));
+  }
+
+  @Test
+  void aWrongCaseCalendarSizeOrEveryInTheMapFormIsToldItsLowerCaseSpellingToo() throws Exception {
+    // the map form got only "not a duration"; it is given the scalar form's hint, then what the
+    // lower-case spelling would be told (a calendar unit is the whole value of window:)
+    assertThat(
+        withModel("    window: {size: 1Mo}\n").problems(),
+        contains(
+            "streamform.yml:4: model 'customer_metrics', key 'window.size': '1Mo' (units are"
+                + " written in lower case: write 1mo) is a calendar month, not a duration: size"
+                + " and every are fixed durations, and calendar months are declared as the whole"
+                + " value, window: 1mo — write window: 1mo for calendar months (with time_zone),"
+                + " or a fixed size, e.g. window: {size: 30d}"));
+    assertThat(
+        withModel("    window: {size: 30d, every: 1W}\n").problems(),
+        contains(
+            "streamform.yml:4: model 'customer_metrics', key 'window.every': '1W' (units are"
+                + " written in lower case: write 1w) is a calendar week, not a duration: fixed"
+                + " windows start every fixed interval from the epoch — write a fixed every, e.g."
+                + " every: 7d, or window: 1w for calendar weeks (with time_zone and"
+                + " week_starts)"));
+    assertThat(
+        withModel("    window: {size: 1MO, every: 15m}\n").problems(),
+        contains(
+            "streamform.yml:4: model 'customer_metrics', key 'window.size': '1MO' (units are"
+                + " written in lower case: write 1mo) is a calendar month, and calendar windows do"
+                + " not hop — write window: 1mo for calendar months (with time_zone), or a fixed"
+                + " size, e.g. window: {size: 30d, every: 15m}"));
+    // a wrong-case duration keeps the duration's own hint (1D is also 24 hours)
+    assertThat(
+        withModel("    window: {size: 1D}\n").problems().toString(),
+        containsString("(units are written in lower case: write 1d)"));
   }
 
   @Test
