@@ -279,6 +279,18 @@ final class RunCommand implements Callable<Integer> {
     // the declared count sizes the topics a run creates: another is refused, not ignored
     DeclaredPartitions.sizing(
         spec, partitions, project, declared.source(), "the topics a run creates", "them");
+    if (shadow
+        && declared.source().partitions().isEmpty()
+        && spec.commandLine().getParseResult().hasMatchedOption("--partitions")) {
+      // a shadow run creates no topic, so an undeclared N would be ignored: refused (ADR 0089)
+      throw new ParameterException(
+          spec.commandLine(),
+          "--partitions "
+              + partitions
+              + " sizes the topics a run creates, and a shadow run creates none (it reads the"
+              + " source topic and writes only revisions to the database): leave out"
+              + " --partitions");
+    }
     int runGeneration = declared.model().generation();
     JdbcTarget revisionLedger = null; // a windowed model's ledger: the topic's count is recorded
     RevisionSink revisionSink = null;

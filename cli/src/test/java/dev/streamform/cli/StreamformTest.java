@@ -329,6 +329,62 @@ class StreamformTest {
     assertThat(err.toString(), not(containsString("--partitions")));
   }
 
+  /**
+   * A shadow run on Kafka holds --partitions to the declared count as a normal run does, and, as it
+   * creates no topic, refuses a --partitions that nothing declares rather than ignore it (ADR
+   * 0089): refused before it connects to the database or the broker, so neither is needed here.
+   */
+  @Test
+  void aShadowRunWithPartitionsThatDisagreeWithTheDeclaredCountIsRefusedToo() throws IOException {
+    kafkaProjectDeclaringThreePartitions();
+    Files.writeString(
+        dir.resolve("streamform.yml"),
+        "models:\n  totals:\n    key: [customer_id]\n    window: 1h\n    generation: 2\n");
+    String[] args = {
+      "run",
+      dir.toString(),
+      "--model",
+      "totals",
+      "--shadow",
+      "--jdbc-url",
+      "jdbc:postgresql://127.0.0.1:1/streamform",
+      "--bootstrap-servers",
+      "127.0.0.1:1",
+      "--kafka-properties",
+      dir.resolve("client.properties").toString(),
+      "--partitions",
+      "5"
+    };
+    assertThat(run(args), is(2));
+    assertThat(out.toString(), is(""));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform run: --partitions 5 sizes the topics a run creates, and "
+                + dir.resolve("sources.yml")
+                + " declares partitions: 3 for source 'orders', which sizes them: leave out"
+                + " --partitions, or give --partitions 3 — see 'streamform run --help'\n"));
+    // the declared count is accepted: the run goes on, and stops at the database it cannot reach
+    err.getBuffer().setLength(0);
+    args[args.length - 1] = "3";
+    assertThat(run(args), is(1));
+    assertThat(err.toString(), not(containsString("--partitions")));
+    // with no declared count a normal run creates its topics with N; a shadow run creates none,
+    // so N would do nothing: refused, not ignored (ADR 0087)
+    String sources = Files.readString(dir.resolve("sources.yml"));
+    assertThat(sources, containsString("    partitions: 3\n"));
+    Files.writeString(dir.resolve("sources.yml"), sources.replace("    partitions: 3\n", ""));
+    err.getBuffer().setLength(0);
+    assertThat(run(args), is(2));
+    assertThat(out.toString(), is(""));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform run: --partitions 3 sizes the topics a run creates, and a shadow run"
+                + " creates none (it reads the source topic and writes only revisions to the"
+                + " database): leave out --partitions — see 'streamform run --help'\n"));
+  }
+
   @Test
   void aBadFormatToleranceOrColorIsAUsageErrorThatPointsToHelp() {
     // as every other option error: the value, what it may be, then where the options are listed
