@@ -62,6 +62,50 @@ class IdleMarkerTest {
     p.run().waitUntilFinish();
   }
 
+  /**
+   * A finite log whose ends are declared (a file run's: partition 0 two lines, partition 1 one):
+   * two minutes of processing time before any item reaches the clock make no partition idle — its
+   * items are not there yet, which is no silence (ADR 0063). Partition 1, read to its end (11:00,
+   * {@code W_1} 10:55), goes idle in the next two minutes; partition 0, one line still to come,
+   * does not; once its last line (10:02, {@code W_0} 09:57) is judged it goes idle too. Each at its
+   * final {@code W_p}; nothing resumes.
+   */
+  @Test
+  void aPartitionOfAFiniteLogGoesIdleOnlyOnceReadToItsEnd() {
+    List<SourceRecord> log =
+        new SeedStreams()
+            .event(0, 7, "1", Scenarios.iso("10:00:00"))
+            .event(1, 42, "10", Scenarios.iso("11:00:00"))
+            .event(0, 7, "2", Scenarios.iso("10:02:00"))
+            .items();
+    TestStream<SourceRecord> stream =
+        TestStream.create(SourceRecordCoder.of(SeedStreams.ORDERS))
+            .advanceProcessingTime(Duration.standardMinutes(2))
+            .addElements(at(log.get(0)), at(log.get(1)))
+            .advanceProcessingTime(Duration.standardMinutes(2))
+            .addElements(at(log.get(2)))
+            .advanceProcessingTime(Duration.standardMinutes(2))
+            .advanceWatermarkToInfinity();
+    Pipeline p = SeedStreams.pipeline();
+    ClockResult clocked =
+        p.apply(stream)
+            .apply(EventTimeExtraction.from("ordered_at"))
+            .events()
+            .apply(
+                CLOCK
+                    .withPartitions(0, 1)
+                    .withContiguousOffsets()
+                    .withEnds(java.util.Map.of(0, 2L, 1, 1L)));
+    PAssert.that(
+            clocked
+                .idleMarkers()
+                .apply(MapElements.into(TypeDescriptors.strings()).via(IdleMarkerTest::line)))
+        .containsInAnyOrder(
+            "p1 gen 3 idle at W 2026-08-30T10:55:00.000Z",
+            "p0 gen 3 idle at W 2026-08-30T09:57:00.000Z");
+    p.run().waitUntilFinish();
+  }
+
   private static String line(IdleMarker m) {
     return "p"
         + m.partition()

@@ -343,8 +343,14 @@ public final class FileModelRun {
         IntStream.range(0, files.size()).boxed().collect(Collectors.toList());
     SourceClock clock = model.clock().withPartitions(partitions);
     if (source.idleAfter().isPresent()) {
-      // a file delivers no gap while it is read: a partition goes idle once its file is read
-      clock = clock.withIdleness(Duration.millis(source.idleAfter().get().toMillis()));
+      // a file delivers no gap while it is read: a partition goes idle only once its file is read
+      // (ADR 0063), so the clock learns where each file ends — its lines as FileSource numbers them
+      Map<Integer, Long> ends = new LinkedHashMap<>();
+      for (int i = 0; i < files.size(); i++) {
+        ends.put(i, BoundedLines.count(files.get(i)));
+      }
+      clock =
+          clock.withIdleness(Duration.millis(source.idleAfter().get().toMillis())).withEnds(ends);
     }
     ModelPipeline.Outputs outputs =
         ModelPipeline.build(model, read.records(), unreadable, clock, false, revisionSink);

@@ -108,6 +108,12 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
   public abstract int generation();
 
   /**
+   * Where partitions of a finite log end ({@link #withEnds}): partition -> the offset after its
+   * last item. Empty unless given.
+   */
+  public abstract Map<Integer, Long> ends();
+
+  /**
    * With {@link #contiguousOffsets()}: how many items one partition may hold back while they wait
    * for an earlier offset ({@link #DEFAULT_OFFSET_BUFFER} unless {@link #withOffsetBuffer} says).
    */
@@ -142,6 +148,8 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
 
     abstract Builder setGeneration(int generation);
 
+    abstract Builder setEnds(Map<Integer, Long> ends);
+
     abstract SourceClock build();
   }
 
@@ -168,6 +176,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         .setPartitions(List.of())
         .setOffsetBuffer(DEFAULT_OFFSET_BUFFER)
         .setGeneration(1)
+        .setEnds(Map.of())
         .build();
   }
 
@@ -186,6 +195,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         .setPartitions(List.of())
         .setOffsetBuffer(DEFAULT_OFFSET_BUFFER)
         .setGeneration(1)
+        .setEnds(Map.of())
         .build();
   }
 
@@ -301,6 +311,31 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     return toBuilder().setGeneration(generation).build();
   }
 
+  /**
+   * Declares where each partition of a finite log ends — for a file, its length in lines: partition
+   * {@code p}'s last item is at offset {@code ends.get(p) - 1} (nothing when it is the first
+   * offset: an empty file). With {@link #withIdleness}, such a partition goes idle only once every
+   * item up to its end has been judged: a file delivers without pause while it is read, and a
+   * partition whose first lines are still on their way is not silent, only not there yet (ADR
+   * 0063). Its idleness starts with its last item, so it goes idle at its final {@code W_p} and
+   * never resumes. A partition not named goes idle as usual; items past a declared end (a file that
+   * grew while read) restart the idle timer as usual.
+   */
+  public SourceClock withEnds(Map<Integer, Long> ends) {
+    checkArgument(
+        ends != null,
+        "SourceClock.withEnds(null): give each partition's end, the offset after its last item,"
+            + " e.g. Map.of(0, 1200L) for a file of 1,200 lines");
+    ends.forEach(
+        (p, end) ->
+            checkArgument(
+                p != null && p >= 0 && end != null && end >= 0,
+                "SourceClock.withEnds: partition %s ends at offset %s; both must be 0 or more",
+                p,
+                end));
+    return toBuilder().setEnds(Map.copyOf(ends)).build();
+  }
+
   @Override
   public ClockResult expand(PCollection<Envelope> input) {
     checkArgument(
@@ -401,6 +436,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     private final TupleTag<LateEvent> late;
     private final TupleTag<IdleMarker> markers;
     private final int generation;
+    private final Map<Integer, Long> ends;
 
     private final Counter onTime = StreamformMetrics.counter(StreamformMetrics.ON_TIME);
     private final Counter lateDropped = StreamformMetrics.counter(StreamformMetrics.LATE_DROPPED);
@@ -447,6 +483,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         TupleTag<IdleMarker> markers) {
       this.markers = markers;
       this.generation = clock.generation();
+      this.ends = clock.ends();
       this.delayMillis = clock.delay().getMillis();
       this.keepLate = clock.lateEvents() == LateEvents.KEEP;
       this.contiguous = clock.contiguousOffsets();
@@ -499,7 +536,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
               .set(GlobalWindow.INSTANCE.maxTimestamp());
           holdingState.write(true);
           stampState.write(floor);
-          if (idleAfter != null) {
+          if (idleAfter != null && readToEnd(element.getKey(), firstOffset(element.getKey()))) {
             idle.offset(idleAfter).setRelative();
           }
         }
@@ -605,8 +642,21 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         resumed(element.getKey(), watermarkBefore, item, watermark, timestamp, out);
       }
       if (judging && idleAfter != null) {
-        idle.offset(idleAfter).setRelative();
+        Long judgedUpTo = nextOffsetState.read();
+        if (readToEnd(element.getKey(), judgedUpTo == null ? 0L : judgedUpTo)) {
+          idle.offset(idleAfter).setRelative();
+        }
       }
+    }
+
+    /**
+     * True unless {@code partition} is a finite log ({@link SourceClock#withEnds}) with items still
+     * to come before its end: its offsets before {@code next} are judged. Only then may its idle
+     * timer run — a file's lines not yet read are not a silence.
+     */
+    private boolean readToEnd(int partition, long next) {
+      Long end = ends.get(partition);
+      return end == null || next >= end;
     }
 
     private void resumed(
