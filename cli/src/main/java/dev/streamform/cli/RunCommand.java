@@ -78,7 +78,8 @@ import picocli.CommandLine.Spec;
           + " delivers it). A revision or final record that differs from the one the ledger holds"
           + " for it (the same generation run again on other input or with another policy) is"
           + " refused and recorded, never written over; once the job ends, the run prints how many"
-          + " and exits 1 (streamform ledger verify lists them). A scoring model (decisions:)"
+          + " and exits 1, and so does every later run that offers one again (it stays recorded"
+          + " once; streamform ledger verify lists them). A scoring model (decisions:)"
           + " writes its decisions to <model>.decisions (key: the event id; every revision kept),"
           + " late events to <model>.late (ignored, revising) and <model>.reconcile (reconciled),"
           + " and events it cannot score to <model>.dead_letters, each with its reason; with"
@@ -112,8 +113,8 @@ import picocli.CommandLine.Spec;
       "2:bad command line"
     })
 final class RunCommand implements Callable<Integer> {
-  /** With a revision sink: the last conflict recorded before the job (see conflicts()). */
-  private long conflictsBefore;
+  /** With a revision sink: the last refusal of a conflict before the job (see conflicts()). */
+  private long refusalsBefore;
 
   @Parameters(paramLabel = "<project>", description = "the project folder")
   Path project;
@@ -320,7 +321,7 @@ final class RunCommand implements Callable<Integer> {
       try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
         LedgerSchema.migrate(pool); // fail here, not in the job, when the database cannot be used
         canonical = Ledger.at(pool).canonicalGeneration(model);
-        conflictsBefore = Ledger.at(pool).lastConflictId();
+        refusalsBefore = Ledger.at(pool).lastRefusal();
       } catch (RuntimeException | SQLException e) {
         err.println(cannotUse(target, e));
         return 1;
@@ -719,10 +720,11 @@ final class RunCommand implements Callable<Integer> {
 
   /**
    * After the job: the records the revision sink refused as conflicts (docs/semantics.md §8) — the
-   * rows this run added to {@code revision_conflict} for the model's generation, or, when more, the
-   * sink's {@value RevisionSink#CONFLICTS} counter of the run ({@code counted}: a repeat of a
-   * conflict an earlier run recorded adds no row); a line in the run's {@code summary} and why it
-   * fails on {@code err} (docs/decisions/0040). False when there were none.
+   * rows of {@code revision_conflict} of the model's generation refused during this run, the ones
+   * it recorded and the ones an earlier run recorded that it offered again (each is refused, and
+   * reported, every time); when the ledger cannot be read, the sink's {@value
+   * RevisionSink#CONFLICTS} counter of the run ({@code counted}). A line in the run's {@code
+   * summary} and why it fails on {@code err} (docs/decisions/0040). False when there were none.
    */
   private boolean conflicts(
       long counted,
@@ -733,7 +735,7 @@ final class RunCommand implements Callable<Integer> {
     int g = declared.model().generation();
     long n = counted;
     try (HikariDataSource pool = sink.target().openPool("streamform-run", 2, 10_000)) {
-      n = Math.max(n, Ledger.at(pool).conflictsSince(model, g, conflictsBefore));
+      n = Ledger.at(pool).conflictsRefusedSince(model, g, refusalsBefore);
     } catch (RuntimeException | SQLException e) {
       err.println(
           "streamform run: cannot count the revision conflicts of this run: "

@@ -111,5 +111,29 @@ class RunConflictsTest {
     // ledger verify shows the same refusals
     assertThat(out.toString() + err, run("ledger verify"), is(1));
     assertThat(out.toString(), endsWith(" 2 conflicts\n"));
+
+    // the same changed input again: refused again, so reported and failing again (a script that
+    // re-runs must not take its values for the ledger's), and still recorded once
+    status = run("run");
+    assertThat(
+        err.toString(),
+        out.toString(),
+        containsString(
+            "hourly_revenue: 2 revision conflicts refused and recorded: generation 1 already"
+                + " holds other values for those revisions in "));
+    assertThat(out.toString() + err, status, is(1));
+    assertThat(
+        err.toString(),
+        endsWith(
+            "streamform run: the revision ledger refused 2 revisions of generation 1 that differ"
+                + " from what it holds: a re-run of a generation with other input or another"
+                + " policy; a new policy is a new generation (--generation N, --shadow)\n"));
+    assertThat(out.toString() + err, run("ledger verify"), is(1));
+    assertThat(out.toString(), endsWith(" 2 conflicts\n"));
+
+    // the original input again: a replay of what the ledger holds, no conflict
+    payments("3.00");
+    assertThat(out.toString() + err, run("run"), is(0));
+    assertThat(out.toString(), not(containsString("conflict")));
   }
 }

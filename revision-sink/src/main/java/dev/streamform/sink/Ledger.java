@@ -448,12 +448,16 @@ public final class Ledger {
         fx.prepared(), fx.updated(), fx.cancelled(), fx.compensations(), fx.ruleErrors());
   }
 
-  /** The id of the last conflict recorded, of any model; 0 when none is. */
-  public long lastConflictId() throws SQLException {
+  /**
+   * The number of the last refusal of a conflict, of any model (every refusal, of a new conflict or
+   * of one recorded before, takes the next number); 0 when none is recorded. Read before a run, for
+   * {@link #conflictsRefusedSince}.
+   */
+  public long lastRefusal() throws SQLException {
     try (Connection c = dataSource.getConnection();
         PreparedStatement s =
             c.prepareStatement(
-                "SELECT coalesce(max(conflict_id), 0) FROM streamform.revision_conflict");
+                "SELECT coalesce(max(last_refusal), 0) FROM streamform.revision_conflict");
         ResultSet rs = s.executeQuery()) {
       rs.next();
       return rs.getLong(1);
@@ -461,15 +465,16 @@ public final class Ledger {
   }
 
   /**
-   * How many conflicts of {@code model}'s generation {@code generation} were recorded after
-   * conflict {@code after} ({@link #lastConflictId()} taken before a run).
+   * How many conflicts of {@code model}'s generation {@code generation} were refused after refusal
+   * {@code after} ({@link #lastRefusal()} taken before a run): the ones first recorded since and
+   * the ones recorded before and offered again since, each once (docs/decisions/0040).
    */
-  public long conflictsSince(String model, int generation, long after) throws SQLException {
+  public long conflictsRefusedSince(String model, int generation, long after) throws SQLException {
     try (Connection c = dataSource.getConnection();
         PreparedStatement s =
             c.prepareStatement(
                 "SELECT count(*) FROM streamform.revision_conflict WHERE model = ? AND generation"
-                    + " = ? AND conflict_id > ?")) {
+                    + " = ? AND last_refusal > ?")) {
       s.setString(1, model);
       s.setInt(2, generation);
       s.setLong(3, after);

@@ -40,7 +40,9 @@ import org.slf4j.LoggerFactory;
  *   <li>a revision the ledger (or the held table) already has with the same digest is a no-op
  *       (replays, restored checkpoints, retried batches);
  *   <li>the same {@code (projection_id, revision)} with another digest is refused, recorded in
- *       {@code revision_conflict}, logged and returned — never overwritten;
+ *       {@code revision_conflict}, logged and returned — never overwritten; offered again, it is
+ *       refused again (its row, still one, takes the next {@code last_refusal} number: how a run
+ *       counts the conflicts it offered, {@link Ledger#conflictsRefusedSince});
  *   <li>a final record marks the projection final at its revision (status {@code final}), held like
  *       a revision until that revision is applied; a final record that contradicts the projection,
  *       and a revision after the final one, are conflicts;
@@ -748,7 +750,8 @@ public final class LedgerWriter {
           "INSERT INTO streamform.revision_conflict (projection_id, model, generation, revision,"
               + " final, reason, stored_digest, offered_digest, offered_values, offered_offsets)"
               + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb) ON CONFLICT (projection_id,"
-              + " revision, final, offered_digest) DO NOTHING",
+              + " revision, final, offered_digest) DO UPDATE SET last_refusal ="
+              + " nextval('streamform.revision_refusal'), last_refused_at = now()",
           refusals,
           null,
           (s, refusal) -> {

@@ -202,6 +202,38 @@ class LedgerWriterTest {
     assertThat(v.clean(), equalTo(false));
   }
 
+  /**
+   * A run counts the conflicts refused while it ran (docs/decisions/0040): a conflict an earlier
+   * run recorded and this one offers again is refused again and counted for this run too, while the
+   * table keeps one row for it.
+   */
+  @Test
+  void aConflictOfferedAgainByALaterRunIsCountedForThatRunAndRecordedOnce() throws Exception {
+    writer.write(List.of(revision(7, 10, 1, "30"), revision(8, 10, 1, "3")));
+    WindowRevision other = revision(7, 10, 1, "31");
+
+    long firstRun = ledger.lastRefusal();
+    writer.write(List.of(other));
+    assertThat(ledger.conflictsRefusedSince(Revisions.MODEL, 1, firstRun), equalTo(1L));
+
+    // a later run (another writer) offers the same record again
+    long secondRun = ledger.lastRefusal();
+    LedgerWriter again = new LedgerWriter(pool, Duration.ofSeconds(60));
+    assertThat(again.write(List.of(other, revision(8, 10, 1, "3"))).conflicts().size(), equalTo(1));
+    assertThat(ledger.conflictsRefusedSince(Revisions.MODEL, 1, secondRun), equalTo(1L));
+    assertThat(ledger.conflictsRefusedSince(Revisions.MODEL, 2, secondRun), equalTo(0L));
+
+    // a run that offers nothing conflicting counts none
+    long thirdRun = ledger.lastRefusal();
+    again.write(List.of(revision(8, 10, 1, "3")));
+    assertThat(ledger.conflictsRefusedSince(Revisions.MODEL, 1, thirdRun), equalTo(0L));
+
+    assertThat(rows("SELECT count(*) FROM streamform.revision_conflict"), equalTo(List.of("1")));
+    assertThat(
+        ledger.verify(Revisions.MODEL).summary(),
+        equalTo("2 projections, 2 revisions, 0 gaps, 0 mismatches, 1 conflict"));
+  }
+
   @Test
   void aRevisionAfterTheFinalOneAndAContradictingFinalAreConflicts() throws Exception {
     WindowRevision r1 = revision(7, 10, 1, "30");
