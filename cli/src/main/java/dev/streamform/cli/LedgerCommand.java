@@ -79,7 +79,8 @@ final class LedgerCommand implements Callable<Integer> {
 
   @Command(
       name = "verify",
-      header = "Recomputes every projection from the ledger; exits 1 on a gap or mismatch.",
+      header =
+          "Recomputes every projection from the ledger; exits 1 on a gap, mismatch or conflict.",
       mixinStandardHelpOptions = true,
       description = {
         "Recomputes every projection of the model (every generation) from its ledger rows and"

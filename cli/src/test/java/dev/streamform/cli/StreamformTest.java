@@ -428,6 +428,17 @@ class StreamformTest {
   }
 
   @Test
+  void ledgerVerifysOneLineHeaderNamesEveryDefectItExitsOneOn() {
+    // its Exit status block: 1 on a gap, a mismatch or a conflict; the header --help lists agrees
+    assertThat(run("ledger", "verify", "--help"), is(0));
+    assertThat(
+        out.toString(),
+        startsWith(
+            "Recomputes every projection from the ledger; exits 1 on a gap, mismatch or"
+                + " conflict.\nUsage: streamform ledger verify "));
+  }
+
+  @Test
   void version() {
     assertThat(run("--version"), is(0));
     assertThat(out.toString(), startsWith("streamform "));
