@@ -148,13 +148,20 @@ final class PlanCommand implements Callable<Integer> {
               + diff.newGeneration()
               + ":");
       diff.generationRequired().forEach(r -> out.println("    " + r));
+      int next = diff.runningGeneration() + 1;
+      // a command run parses as printed: --generation takes the number (--shadow needs the ledger)
       out.println(
           "    set generation: "
-              + (diff.runningGeneration() + 1)
+              + next
               + " on model "
               + model
-              + " in streamform.yml, and roll it out as a new generation (streamform run"
-              + " --generation --shadow)");
+              + " in streamform.yml, and roll it out as a new generation (streamform run "
+              + dir
+              + " --model "
+              + model
+              + " --generation "
+              + next
+              + " --shadow --jdbc-url <url>)");
     }
     out.println(
         "plan: "

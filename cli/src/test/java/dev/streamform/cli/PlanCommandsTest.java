@@ -26,6 +26,7 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.transforms.Create;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /** {@code streamform inspect-plan} and {@code streamform plan} as an operator meets them. */
 class PlanCommandsTest {
@@ -115,6 +116,60 @@ class PlanCommandsTest {
         run("plan", project.toString(), "hourly_revenue", "--against", manifest.toString()), is(2));
     assertThat(out.toString(), not(containsString("NEW GENERATION REQUIRED")));
     assertThat(out.toString(), containsString("1 STATE MIGRATION REQUIRED, 1 COMPATIBLE, 0 SAFE"));
+  }
+
+  @Test
+  void theGenerationFixIsACommandRunParses() throws Exception {
+    Path project = copy();
+    Path manifest = saved(project);
+    Path sources = project.resolve("sources.yml");
+    Files.writeString(
+        sources, Files.readString(sources).replace("watermark: 5m", "watermark: 30m"));
+    assertThat(
+        run("plan", project.toString(), "hourly_revenue", "--against", manifest.toString()), is(2));
+    String text = out.toString();
+    int open = text.indexOf("(streamform run ");
+    assertThat(text, open >= 0, is(true));
+    String command = text.substring(open + "(streamform ".length(), text.indexOf(')', open));
+    // the operator copies it: picocli must take it as run's options, with the new generation's
+    // number where --generation needs one (before, "--generation --shadow" was refused)
+    CommandLine.ParseResult parsed =
+        new CommandLine(new Streamform()).parseArgs(command.split(" "));
+    CommandLine.ParseResult runArgs = parsed.subcommand();
+    assertThat(runArgs.commandSpec().name(), is("run"));
+    assertThat(command, runArgs.matchedOptionValue("--generation", 0), is(2));
+    assertThat(command, runArgs.hasMatchedOption("--shadow"), is(true));
+    assertThat(command, runArgs.matchedOptionValue("--model", ""), is("hourly_revenue"));
+    assertThat(command, runArgs.matchedPositionalValue(0, Path.of("")), is(project));
+    assertThat(command, runArgs.hasMatchedOption("--jdbc-url"), is(true));
+  }
+
+  @Test
+  void timeZoneUtcWrittenOnAFixedWindowIsTheManifestWithoutIt() throws Exception {
+    Path project = copy();
+    Path manifest = saved(project);
+    String before = Files.readString(manifest);
+    Path models = project.resolve("streamform.yml");
+    String declared = Files.readString(models);
+    // UTC is the default zone (ADR 0021): writing it out means the same, so the manifest, its
+    // digests and the plan are those of the model without it
+    Files.writeString(models, declared + "    time_zone: UTC\n");
+    assertThat(err.toString(), run("check", project.toString()), is(0));
+    assertThat(err.toString(), run("inspect-plan", project.toString(), "hourly_revenue"), is(0));
+    assertThat(out.toString(), is(before));
+    assertThat(
+        run("plan", project.toString(), "hourly_revenue", "--against", manifest.toString()), is(0));
+    assertThat(
+        out.toString(),
+        containsString("plan: 2 nodes: 0 STATE MIGRATION REQUIRED, 0 COMPATIBLE, 2 SAFE"));
+
+    // another name is another declaration (ADR 0097): Etc/UTC is recorded as written
+    Files.writeString(models, declared + "    time_zone: Etc/UTC\n");
+    assertThat(
+        run("plan", project.toString(), "hourly_revenue", "--against", manifest.toString()), is(2));
+    assertThat(out.toString(), containsString("time_zone: UTC -> Etc/UTC"));
+    assertThat(
+        out.toString(), containsString("tumbling 1h -> tumbling 1h (time_zone Etc/UTC declared)"));
   }
 
   @Test

@@ -51,13 +51,26 @@ public abstract class WindowSpec {
   public abstract Optional<CalendarUnit> calendarUnit();
 
   /**
-   * The zone: for calendar windows the zone of their midnights (UTC unless declared); for a fixed
-   * window only when declared (part of the time policy; it never moves the window).
+   * The zone: for calendar windows the zone of their midnights ({@link #DEFAULT_ZONE} unless
+   * declared); for a fixed window only when declared as another zone than {@link #DEFAULT_ZONE}
+   * (part of the time policy; it never moves the window). Either way a declared {@code time_zone:
+   * UTC} gives the zone of the window that declares none (docs/decisions/0097).
    */
   public abstract Optional<ZoneId> timeZone();
 
-  /** True when {@code time_zone:} was declared (false: a calendar window in UTC by default). */
+  /**
+   * True when {@code time_zone:} was declared (false: the default). Only {@link #describe()}
+   * ({@code explain}) says it; the time policy never does ({@link #policyText()}).
+   */
   public abstract boolean timeZoneDeclared();
+
+  /**
+   * The zone of a window that declares no {@code time_zone} (ADR 0021). A declared zone is the
+   * default when it is this one by name, {@code UTC}; another name with the same rules ({@code
+   * Etc/UTC}, {@code GMT}) is a zone of its own, since a calendar window's name enters its {@code
+   * logical_window_id} (docs/decisions/0097).
+   */
+  public static final ZoneId DEFAULT_ZONE = ZoneId.of("UTC");
 
   /** The first day of a calendar week ({@code week_starts:}, default Monday). */
   public abstract DayOfWeek weekStarts();
@@ -107,13 +120,22 @@ public abstract class WindowSpec {
         nominal, nominal, Optional.of(unit), Optional.of(zone), declared, weekStarts);
   }
 
-  /** These windows with {@code zone} declared (the zone never moves fixed windows). */
+  /**
+   * These windows with {@code zone} declared (the zone never moves fixed windows). The same rule
+   * for both kinds: a declared {@link #DEFAULT_ZONE} leaves the windows as they are without it
+   * (calendar: that zone; fixed: none), only {@link #timeZoneDeclared()} differs.
+   */
   public WindowSpec withTimeZone(ZoneId zone) {
     if (isCalendar()) {
       return calendar(calendarUnit().get(), zone, true, weekStarts());
     }
     return new AutoValue_WindowSpec(
-        size(), every(), Optional.empty(), Optional.of(zone), true, DayOfWeek.MONDAY);
+        size(),
+        every(),
+        Optional.empty(),
+        zone.equals(DEFAULT_ZONE) ? Optional.empty() : Optional.of(zone),
+        true,
+        DayOfWeek.MONDAY);
   }
 
   /** True for calendar windows ({@code 1d}, {@code 1w}, {@code 1mo}). */
@@ -123,7 +145,7 @@ public abstract class WindowSpec {
 
   /** The zone of a calendar window's midnights, UTC when none is declared. */
   public ZoneId zoneOrUtc() {
-    return timeZone().orElse(ZoneId.of("UTC"));
+    return timeZone().orElse(DEFAULT_ZONE);
   }
 
   /**
@@ -295,15 +317,35 @@ public abstract class WindowSpec {
         : Durations.format(size());
   }
 
-  /** In words: {@code tumbling 1h} or {@code hopping 1h every 15m}. */
+  /**
+   * In words, as {@code explain} says them: {@code tumbling 1h}, {@code hopping 1h every 15m},
+   * {@code tumbling 1h (time_zone Europe/Berlin declared)}, {@code calendar day in Europe/Berlin};
+   * whether {@code time_zone} was declared where it is the default is said too ({@code calendar day
+   * in UTC (time_zone not declared: UTC by default)}, {@code tumbling 1h (time_zone UTC declared:
+   * the default)}).
+   */
   public String describe() {
+    return words(true);
+  }
+
+  /**
+   * {@link #describe()} without saying whether the default zone was declared: what a plan's time
+   * policy and state fingerprint record, so writing {@code time_zone: UTC} where it was the default
+   * changes nothing there (docs/decisions/0097). A declared other zone stays: {@code tumbling 1h
+   * (time_zone Europe/Berlin declared)}.
+   */
+  public String policyText() {
+    return words(false);
+  }
+
+  private String words(boolean sayDefault) {
     if (isCalendar()) {
       String unit = calendarUnit().get().name().toLowerCase(Locale.ROOT);
       return "calendar "
           + unit
           + " in "
           + zoneOrUtc().getId()
-          + (timeZoneDeclared() ? "" : " (time_zone not declared: UTC by default)")
+          + (timeZoneDeclared() || !sayDefault ? "" : " (time_zone not declared: UTC by default)")
           + (calendarUnit().get() == CalendarUnit.WEEK
               ? " from " + weekStarts().name().toLowerCase(Locale.ROOT)
               : "");
@@ -312,16 +354,13 @@ public abstract class WindowSpec {
         isHopping()
             ? "hopping " + Durations.format(size()) + " every " + Durations.format(every())
             : "tumbling " + Durations.format(size());
-    return fixed + timeZone().map(z -> " (time_zone " + z.getId() + " declared)").orElse("");
-  }
-
-  /**
-   * {@link #describe()} without saying whether the zone was declared: what a plan's time policy and
-   * state fingerprint record, so writing {@code time_zone: UTC} where it was the default changes
-   * nothing there.
-   */
-  public String policyText() {
-    return describe().replace(" (time_zone not declared: UTC by default)", "");
+    if (timeZone().isPresent()) {
+      return fixed + " (time_zone " + timeZone().get().getId() + " declared)";
+    }
+    return fixed
+        + (timeZoneDeclared() && sayDefault
+            ? " (time_zone " + DEFAULT_ZONE.getId() + " declared: the default)"
+            : "");
   }
 
   @Override

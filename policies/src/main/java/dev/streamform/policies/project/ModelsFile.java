@@ -665,7 +665,7 @@ final class ModelsFile {
       Optional<WindowSpec.CalendarUnit> unit = WindowSpec.CalendarUnit.parse(text.get());
       if (unit.isPresent()) {
         return Optional.of(
-            WindowSpec.calendar(unit.get(), ZoneId.of("UTC"), false, DayOfWeek.MONDAY));
+            WindowSpec.calendar(unit.get(), WindowSpec.DEFAULT_ZONE, false, DayOfWeek.MONDAY));
       }
       Optional<WindowSpec.CalendarUnit> wrongCase = wrongCaseCalendarUnit(text.get());
       if (wrongCase.isPresent()) {
@@ -997,7 +997,7 @@ final class ModelsFile {
                 + (window.isCalendar()
                     ? WindowSpec.calendar(
                             window.calendarUnit().get(),
-                            zone.orElse(ZoneId.of("UTC")),
+                            zone.orElse(WindowSpec.DEFAULT_ZONE),
                             zone.isPresent(),
                             DayOfWeek.MONDAY)
                         .describe()
@@ -1025,7 +1025,7 @@ final class ModelsFile {
       return Optional.of(
           WindowSpec.calendar(
               window.calendarUnit().get(),
-              zone.orElse(ZoneId.of("UTC")),
+              zone.orElse(WindowSpec.DEFAULT_ZONE),
               zone.isPresent(),
               weekStarts));
     }
