@@ -163,6 +163,15 @@ final class PlanCommand implements Callable<Integer> {
               + next
               + " --shadow --jdbc-url <url>)");
     }
+    if (diff.newGeneration() != diff.runningGeneration()) {
+      out.println(
+          "generation "
+              + diff.runningGeneration()
+              + " -> "
+              + diff.newGeneration()
+              + ": a new generation writes projections of its own; readers see it once it is"
+              + " promoted (streamform alias set)");
+    }
     out.println(
         "plan: "
             + diff.nodes().size()
@@ -189,8 +198,11 @@ final class PlanCommand implements Callable<Integer> {
     if (diff.exitCode() != 0) {
       return "do not deploy over the running plan as is";
     }
-    return diff.overall() == Classification.SAFE
-        ? "nothing changes"
-        : "safe to deploy over the running plan";
+    if (diff.overall() == Classification.SAFE) {
+      return diff.newGeneration() == diff.runningGeneration()
+          ? "nothing changes"
+          : "safe to deploy as generation " + diff.newGeneration();
+    }
+    return "safe to deploy over the running plan";
   }
 }

@@ -90,6 +90,31 @@ class PlanCommandsTest {
                 + " -> nothing changes"));
   }
 
+  /**
+   * A new generation and nothing else: every node is SAFE and the plan may be deployed, but it is
+   * not "nothing changes" — a new generation writes projections of its own and shows nothing until
+   * it is promoted (docs/guides/rollout.md), so the plan says that instead.
+   */
+  @Test
+  void aNewGenerationAloneIsSafeButNotNothingChanges() throws Exception {
+    Path project = copy();
+    Path manifest = saved(project);
+    Path models = project.resolve("streamform.yml");
+    Files.writeString(models, Files.readString(models) + "    generation: 2\n");
+    assertThat(
+        err.toString(),
+        run("plan", project.toString(), "hourly_revenue", "--against", manifest.toString()),
+        is(0));
+    String text = out.toString();
+    assertThat(text, containsString("0 STATE MIGRATION REQUIRED, 0 COMPATIBLE, 2 SAFE"));
+    assertThat(text, not(containsString("nothing changes")));
+    assertThat(
+        text,
+        containsString(
+            "generation 1 -> 2: a new generation writes projections of its own; readers see it"
+                + " once it is promoted (streamform alias set)"));
+  }
+
   @Test
   void aLongerWatermarkWithoutANewGenerationExitsTwoAndSaysWhy() throws Exception {
     Path project = copy();
