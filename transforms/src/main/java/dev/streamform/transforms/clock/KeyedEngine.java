@@ -61,7 +61,12 @@ public final class KeyedEngine {
     /** Passes the edge {@link #edgeDue} returned last. */
     void passEdge(long edge) throws Exception;
 
-    /** The key's earliest edge after {@code now}, which the tick wakes for, or null. */
+    /**
+     * When the tick must fire for the key's earliest edge after {@code now}, or null. A timer at
+     * {@code T} fires once the input watermark is past {@code T}: a stage whose edge is reached at
+     * {@code W >= edge} answers {@code edge - 1} and reads a firing at {@code T} as {@code now = T
+     * + 1} ({@code WindowedAggregate}).
+     */
     @Nullable Long nextEdge(long now);
 
     /** Where the key's state itself holds the output watermark (millis), or null. */

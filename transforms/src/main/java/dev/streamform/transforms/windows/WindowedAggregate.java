@@ -732,7 +732,9 @@ public abstract class WindowedAggregate
         @TimerId("early") Timer early,
         MultiOutputReceiver out)
         throws Exception {
-      long now = context.fireTimestamp().getMillis(); // the input watermark is at least this
+      // An event-time timer fires once the input watermark is past its time: W >= fire + 1ms
+      // (KeyWindows.nextEdge sets the tick 1 ms before an edge for that reason)
+      long now = context.fireTimestamp().getMillis() + 1;
       List<WindowState> stored = windowsState.read();
       KeyWindows key =
           new KeyWindows(
@@ -827,6 +829,15 @@ public abstract class WindowedAggregate
         changed = true;
       }
 
+      /**
+       * When the tick must fire for the key's next edge after {@code now}: 1 ms before the edge. A
+       * window's edges are reached when {@code W >= edge} (docs/semantics.md §6.10, §6.13), and an
+       * event-time timer fires only once the input watermark is past its time; a tick at the edge
+       * itself waited for {@code W >= edge + 1ms}, so a watermark that stopped exactly at an edge
+       * (a watermark item at a window's end, the last record on a quiet topic) published nothing
+       * until a later record moved it on. {@link #onTick} reads a firing at {@code T} as {@code W
+       * >= T + 1ms}.
+       */
       @Override
       public @Nullable Long nextEdge(long now) {
         Long first = null;
@@ -836,7 +847,7 @@ public abstract class WindowedAggregate
             first = first == null ? e : Math.min(first, e);
           }
         }
-        return first;
+        return first == null ? null : first - 1;
       }
 
       @Override
