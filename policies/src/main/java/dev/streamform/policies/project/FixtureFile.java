@@ -474,6 +474,18 @@ final class FixtureFile {
     return Optional.of(Fixture.Row.of(row.line(), values.get()));
   }
 
+  /** {@code window_end: "<end>"} of the window that starts at {@code start}, as a row writes it. */
+  private static String windowEnd(WindowSpec window, Instant start) {
+    return "window_end: \"" + Timestamps.format(window.endOf(start)) + "\"";
+  }
+
+  /** How a row's window_end follows from its window_start, for a suggestion. */
+  private static String endRule(WindowSpec window) {
+    return window.isCalendar()
+        ? "the end of the window that starts at window_start"
+        : "window_start + " + Durations.format(window.size());
+  }
+
   /**
    * A windowed model's {@code expect:} row: {@code window_start}, {@code window_end}, the key and
    * output columns, {@code revision} and {@code status}, and optionally the identity fields.
@@ -515,18 +527,23 @@ final class FixtureFile {
     Fixture.Row.Builder b = Fixture.Row.builder(row.line(), new LinkedHashMap<>());
     Optional<Instant> start = Optional.ofNullable((Instant) values.remove("window_start"));
     Optional<Instant> end = Optional.ofNullable((Instant) values.remove("window_end"));
-    for (String key : List.of("window_start", "window_end")) {
-      if (!row.has(key)) {
-        row.reportMissing(
-            key,
-            "add "
-                + key
-                + ": \""
-                + Timestamps.EXAMPLE
-                + "\" (a timestamp), the "
-                + (key.equals("window_start") ? "start" : "end (exclusive)")
-                + " of the row's window");
-      }
+    if (!row.has("window_start")) {
+      row.reportMissing(
+          "window_start",
+          "add window_start: \""
+              + Timestamps.EXAMPLE
+              + "\" (a timestamp), the start of the row's window");
+    }
+    if (!row.has("window_end")) {
+      // with a window's start given, its end is known: suggest it, not a value check refuses
+      row.reportMissing(
+          "window_end",
+          "add "
+              + start
+                  .filter(window::isStart)
+                  .map(s -> windowEnd(window, s) + " (" + endRule(window) + ")")
+                  .orElse("window_end: \"" + Timestamps.EXAMPLE + "\" (a timestamp)")
+              + ", the end (exclusive) of the row's window");
     }
     checkWindowStart(row, start, window, model);
     start.ifPresent(
@@ -536,23 +553,14 @@ final class FixtureFile {
                   if (window.isStart(s) && !e.equals(window.endOf(s))) {
                     row.report(
                         "window_end",
-                        window.isCalendar()
-                            ? "'"
-                                + Timestamps.format(e)
-                                + "' is not the end of the window that starts at"
-                                + " window_start (model '"
-                                + model
-                                + "''s windows: "
-                                + window.describe()
-                                + ")"
-                            : "'"
-                                + Timestamps.format(e)
-                                + "' is not window_start + "
-                                + Durations.format(window.size())
-                                + " (the size of model '"
-                                + model
-                                + "''s windows)",
-                        "write window_end: \"" + Timestamps.format(window.endOf(s)) + "\"");
+                        "'"
+                            + Timestamps.format(e)
+                            + "' is not "
+                            + endRule(window)
+                            + (window.isCalendar()
+                                ? " (model '" + model + "''s windows: " + window.describe() + ")"
+                                : " (the size of model '" + model + "''s windows)"),
+                        "write " + windowEnd(window, s));
                   }
                 }));
     start

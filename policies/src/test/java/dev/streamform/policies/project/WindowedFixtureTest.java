@@ -207,6 +207,35 @@ class WindowedFixtureTest {
   }
 
   @Test
+  void aMissingWindowEndSuggestsWindowStartPlusTheSize() throws Exception {
+    // the audit: the suggestion was window_start's own value, which check then refused
+    assertThat(
+        problemsOfRow(
+            "window_start: \"2026-08-30T10:00:00Z\", customer_id: 42, total_spend: 10,"
+                + " revision: 1, status: on_time"),
+        contains(
+            "fixtures/f.yml:5: expect row 1, key 'window_end': required key is missing — add"
+                + " window_end: \"2026-08-30T11:00:00Z\" (window_start + 1h), the end (exclusive)"
+                + " of the row's window"));
+  }
+
+  @Test
+  void aMissingCalendarWindowEndSuggestsTheCalendarEnd() throws Exception {
+    // 25 October 2026 in Berlin has 25 hours (summer time ends): the day starts at 22:00Z the day
+    // before and ends at 23:00Z, not 22:00Z
+    assertThat(
+        problems(
+            WINDOWED.replace("window: 1h", "window: 1d\n    time_zone: Europe/Berlin"),
+            HEAD.replace("2026-08-30T10:00:00Z", "2026-10-25T10:00:00Z")
+                + "  - { window_start: \"2026-10-24T22:00:00Z\", customer_id: 42,"
+                + " total_spend: 10, revision: 1, status: on_time }\n"),
+        contains(
+            "fixtures/f.yml:5: expect row 1, key 'window_end': required key is missing — add"
+                + " window_end: \"2026-10-25T23:00:00Z\" (the end of the window that starts at"
+                + " window_start), the end (exclusive) of the row's window"));
+  }
+
+  @Test
   void opBelongsToUpsertModels() throws Exception {
     assertThat(
         problemsOfRow("op: insert, " + ROW + ", revision: 1, status: on_time"),
