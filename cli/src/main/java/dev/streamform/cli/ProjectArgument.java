@@ -26,12 +26,27 @@ final class ProjectArgument {
       for (Problem problem : e.problems()) {
         err.println(problem);
       }
-      err.println(
-          "streamform "
-              + command
-              + ": fix the problems above first (streamform check "
-              + dir
-              + ")");
+      Optional<Path> project = Project.folderHolding(dir);
+      if (project.isPresent()) {
+        // checking the file or folder given would only say the same again
+        err.println(
+            "streamform "
+                + command
+                + " takes the project folder: streamform "
+                + command
+                + " "
+                + project.get()
+                + (Project.isFixtureFile(dir)
+                    ? " (streamform test " + dir + " runs the fixture)"
+                    : ""));
+      } else {
+        err.println(
+            "streamform "
+                + command
+                + ": fix the problems above first (streamform check "
+                + dir
+                + ")");
+      }
       return Optional.empty();
     }
   }

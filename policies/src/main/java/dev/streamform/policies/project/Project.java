@@ -9,6 +9,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A Streamform project folder that passed every check of {@code streamform check}: its sources
@@ -47,6 +48,20 @@ public abstract class Project {
    */
   public static Project load(Path dir) throws InvalidProjectException {
     return ProjectLoader.load(dir);
+  }
+
+  /**
+   * The project folder that holds {@code path} when {@code path} is a folder or file inside a
+   * project rather than a project folder (e.g. {@code gs/fixtures} or {@code gs/fixtures/f.yml});
+   * {@link #load} then reports it as such.
+   */
+  public static Optional<Path> folderHolding(Path path) {
+    return ProjectLoader.projectHolding(path);
+  }
+
+  /** Whether {@code file} is a fixture file: a .yml file in a folder named fixtures. */
+  public static boolean isFixtureFile(Path file) {
+    return ProjectLoader.isFixtureFile(file);
   }
 
   static Project create(

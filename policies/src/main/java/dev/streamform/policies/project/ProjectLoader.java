@@ -82,6 +82,33 @@ final class ProjectLoader {
                   "no such folder",
                   "give the folder that holds sources.yml, streamform.yml and models/")));
     }
+    Optional<Path> project = projectHolding(dir);
+    if (project.isPresent()) {
+      // e.g. gs/fixtures or gs/fixtures/f.yml given for gs: creating sources.yml there is wrong
+      throw new InvalidProjectException(
+          List.of(
+              Problem.ofFile(
+                  dir.toString(),
+                  "is a "
+                      + (Files.isDirectory(dir) ? "folder" : "file")
+                      + " inside project "
+                      + project.get()
+                      + ", not a project folder",
+                  "give the project folder "
+                      + project.get()
+                      + (isFixturesFolder(dir) || isFixtureFile(dir)
+                          ? " (streamform test also takes a fixture file)"
+                          : ""))));
+    }
+    if (isFixturesFolder(dir) && !isProject(dir)) {
+      throw new InvalidProjectException(
+          List.of(
+              Problem.ofFile(
+                  dir.toString(),
+                  "holds fixtures, not a project",
+                  "give the project folder (the one that holds sources.yml, streamform.yml and"
+                      + " models/)")));
+    }
     if (!Files.isDirectory(dir)) {
       throw new InvalidProjectException(
           List.of(
@@ -90,6 +117,58 @@ final class ProjectLoader {
                   "is a file, not a folder",
                   "give the folder that holds sources.yml, streamform.yml and models/")));
     }
+  }
+
+  /**
+   * The project folder that holds {@code path} when {@code path} is not one itself: for a folder,
+   * its parent when that holds sources.yml or streamform.yml; for a file, the folder holding it or
+   * that folder's parent (a fixture file's project). Only so near, so that a new project folder
+   * made inside another project is still told what it lacks.
+   */
+  static Optional<Path> projectHolding(Path path) {
+    if (!Files.exists(path) || (Files.isDirectory(path) && isProject(path))) {
+      return Optional.empty();
+    }
+    Path up = parentOf(path);
+    for (int level = Files.isDirectory(path) ? 1 : 2; level > 0 && up != null; level--) {
+      if (isProject(up)) {
+        return Optional.of(up);
+      }
+      up = parentOf(up);
+    }
+    return Optional.empty();
+  }
+
+  private static Path parentOf(Path path) {
+    Path parent = path.getParent();
+    return parent == null && !path.isAbsolute() ? path.toAbsolutePath().getParent() : parent;
+  }
+
+  private static boolean isProject(Path dir) {
+    return Files.isRegularFile(dir.resolve(SourcesFile.NAME))
+        || Files.isRegularFile(dir.resolve(ModelsFile.NAME));
+  }
+
+  /** A folder named fixtures that holds .yml files. */
+  private static boolean isFixturesFolder(Path dir) {
+    if (!Files.isDirectory(dir)
+        || dir.getFileName() == null
+        || !dir.getFileName().toString().equals(FixtureFile.DIR)) {
+      return false;
+    }
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.yml")) {
+      return files.iterator().hasNext();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** A .yml file in a folder named fixtures. */
+  static boolean isFixtureFile(Path file) {
+    return Files.isRegularFile(file)
+        && file.getFileName().toString().endsWith(".yml")
+        && file.toAbsolutePath().getParent() != null
+        && String.valueOf(file.toAbsolutePath().getParent().getFileName()).equals(FixtureFile.DIR);
   }
 
   private Project load() throws InvalidProjectException {

@@ -12,6 +12,7 @@ import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.schema.ColumnType;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -182,14 +183,27 @@ class ProjectLoaderTest {
   }
 
   @Test
-  void aFileIsNotAProject() {
+  void aFileIsNotAProject() throws Exception {
+    Path lone = Files.writeString(dir.resolve("notes.txt"), "x");
+    assertThat(
+        ProjectFolder.at(lone).problems(),
+        contains(
+            lone
+                + ": is a file, not a folder"
+                + " — give the folder that holds sources.yml, streamform.yml and models/"));
+  }
+
+  @Test
+  void aFileOfAProjectNamesTheProjectFolder() {
     ProjectFolder.seed(dir);
     assertThat(
         ProjectFolder.at(dir.resolve("sources.yml")).problems(),
         contains(
             dir.resolve("sources.yml")
-                + ": is a file, not a folder"
-                + " — give the folder that holds sources.yml, streamform.yml and models/"));
+                + ": is a file inside project "
+                + dir
+                + ", not a project folder — give the project folder "
+                + dir));
   }
 
   @Test

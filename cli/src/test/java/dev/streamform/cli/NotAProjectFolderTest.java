@@ -1,0 +1,109 @@
+package dev.streamform.cli;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A folder or file inside a project given where a command takes the project folder (the audit gave
+ * {@code gs/fixtures} to test and {@code gs/fixtures/hourly_revenue.yml} to run): the commands say
+ * to give the project folder, not to create sources.yml and streamform.yml in the wrong place.
+ */
+class NotAProjectFolderTest {
+  /** The seed's late-event project, from this module's folder (Maven runs tests there). */
+  private static final Path PROJECT = Path.of("../test-streams/fixtures/time/late-event");
+
+  private static final Path FIXTURES = PROJECT.resolve("fixtures");
+  private static final Path FIXTURE = FIXTURES.resolve("late_event.yml");
+
+  @TempDir Path dir;
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    return Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
+  }
+
+  private String printed() {
+    return out.toString() + err.toString();
+  }
+
+  @Test
+  void checkOfTheFixturesFolderSaysToGiveTheProjectFolder() {
+    assertThat(run("check", FIXTURES.toString()), is(1));
+    assertThat(
+        err.toString(),
+        is(
+            FIXTURES
+                + ": is a folder inside project "
+                + PROJECT
+                + ", not a project folder — give the project folder "
+                + PROJECT
+                + " (streamform test also takes a fixture file)\n"
+                + "1 problem\n"));
+  }
+
+  @Test
+  void testOfTheFixturesFolderSaysToGiveTheProjectFolderOrAFixtureFile() {
+    assertThat(run("test", FIXTURES.toString()), is(1));
+    assertThat(
+        printed(),
+        containsString(
+            FIXTURES
+                + ": is a folder inside project "
+                + PROJECT
+                + ", not a project folder — give the project folder "
+                + PROJECT
+                + " (streamform test also takes a fixture file)"));
+    assertThat(printed(), not(containsString("create it")));
+  }
+
+  @Test
+  void runOfAFixtureFileSaysRunTakesTheProjectFolder() {
+    assertThat(run("run", FIXTURE.toString()), is(1));
+    assertThat(
+        err.toString(),
+        is(
+            FIXTURE
+                + ": is a file inside project "
+                + PROJECT
+                + ", not a project folder — give the project folder "
+                + PROJECT
+                + " (streamform test also takes a fixture file)\n"
+                + "streamform run takes the project folder: streamform run "
+                + PROJECT
+                + " (streamform test "
+                + FIXTURE
+                + " runs the fixture)\n"));
+  }
+
+  @Test
+  void aFixturesFolderOutsideAnyProjectSaysItHoldsFixtures() throws IOException {
+    Path fixtures = Files.createDirectories(dir.resolve("fixtures"));
+    Files.writeString(fixtures.resolve("f.yml"), "model: m\ngiven: []\nexpect: []\n");
+    assertThat(run("check", fixtures.toString()), is(1));
+    assertThat(
+        err.toString(),
+        is(
+            fixtures
+                + ": holds fixtures, not a project — give the project folder (the one that holds"
+                + " sources.yml, streamform.yml and models/)\n"
+                + "1 problem\n"));
+  }
+
+  @Test
+  void anEmptyFolderStillSaysWhatAProjectNeeds() throws IOException {
+    assertThat(run("check", dir.toString()), is(1));
+    assertThat(err.toString(), containsString("sources.yml: not found in " + dir));
+  }
+}
