@@ -138,14 +138,13 @@ final class ModelLedger implements AutoCloseable {
             + ")");
   }
 
+  /**
+   * The first line of the innermost cause of {@code e}; for a refused connection, with the fix of a
+   * command whose only server is the database.
+   */
   static String firstLine(Throwable e) {
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    String message = String.valueOf(root.getMessage());
-    int eol = message.indexOf('\n');
-    String first = eol < 0 ? message : message.substring(0, eol);
+    Throwable root = root(e);
+    String first = rootLine(e);
     if (root instanceof java.net.ConnectException) {
       // nobody listens there: the commonest first mistake, with its commonest fix
       return first
@@ -153,6 +152,21 @@ final class ModelLedger implements AutoCloseable {
           + " start, or give the right --jdbc-url";
     }
     return first;
+  }
+
+  /** The first line of the innermost cause of {@code e}, as it says it. */
+  static String rootLine(Throwable e) {
+    String message = String.valueOf(root(e).getMessage());
+    int eol = message.indexOf('\n');
+    return eol < 0 ? message : message.substring(0, eol);
+  }
+
+  private static Throwable root(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root;
   }
 
   @Override

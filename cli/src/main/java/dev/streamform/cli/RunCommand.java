@@ -550,7 +550,10 @@ final class RunCommand implements Callable<Integer> {
               + (detach ? "the job did not start on " : "the job failed on ")
               + runner.describe()
               + ": "
-              + JobFailure.causes(e)
+              + RefusedConnection.withHint(
+                  JobFailure.causes(e),
+                  e,
+                  endpoints(runner, bootstrapServers, revisionSink, decisionLedger))
               + " (STREAMFORM_DEBUG=1 prints the stack trace"
               + (detach ? "; the cluster's own account is in its JobManager's log)" : ")"));
       if (System.getenv("STREAMFORM_DEBUG") != null) {
@@ -623,6 +626,7 @@ final class RunCommand implements Callable<Integer> {
     }
     FileModelRun.Target target;
     String where;
+    String bootstrap = null; // the broker this run writes to, if any
     // the live run's outputs: a shadow run reads its late output, never writes any (ADR 0048)
     Path liveOutputs = output != null ? output : project.resolve("target").resolve(model);
     if (shadow) {
@@ -655,12 +659,21 @@ final class RunCommand implements Callable<Integer> {
         }
       }
       target = FileModelRun.Target.kafka(connection);
+      bootstrap = connection.bootstrapServers();
       where =
           "topics "
               + String.join(", ", named.topics(null))
               + " at "
               + connection.bootstrapServers();
     } else {
+      Optional<String> unusable = unusableFolder(liveOutputs);
+      if (unusable.isPresent()) {
+        if (output != null) {
+          throw new ParameterException(spec.commandLine(), "--output " + unusable.get());
+        }
+        err.println("streamform run: the output folder " + unusable.get());
+        return 1;
+      }
       target = FileModelRun.Target.folder(liveOutputs);
       where = liveOutputs.toString();
     }
@@ -685,7 +698,10 @@ final class RunCommand implements Callable<Integer> {
       summary = run.run(options, target, revisionSink, decisionLedger, PROGRESS_EVERY);
     } catch (java.io.IOException | RuntimeException e) {
       err.println(
-          "streamform run: the run failed: " + atLines(ModelLedger.firstLine(e), run.fileNames()));
+          "streamform run: the run failed: "
+              + atLines(
+                  failedLine(e, endpoints(runner, bootstrap, revisionSink, decisionLedger)),
+                  run.fileNames()));
       return 1;
     }
     out.println(readLine(summary));
@@ -767,6 +783,68 @@ final class RunCommand implements Callable<Integer> {
             + " that differ from what it holds: a re-run of a generation with other input or"
             + " another policy; a new policy is a new generation (--generation N, --shadow)");
     return true;
+  }
+
+  /**
+   * Empty when {@code dir} is a folder the run can write its outputs to, created here when missing
+   * (the run would create it, only later: after the job started); else what is wrong with it and
+   * the fix, after its name, e.g. "/tmp/afile is a file, not a folder: name a folder (it is created
+   * when missing)".
+   */
+  static Optional<String> unusableFolder(Path dir) {
+    if (Files.exists(dir) && !Files.isDirectory(dir)) {
+      return Optional.of(
+          dir + " is a file, not a folder: name a folder (it is created when missing)");
+    }
+    for (Path p = dir.toAbsolutePath().getParent(); p != null; p = p.getParent()) {
+      if (Files.exists(p)) {
+        if (!Files.isDirectory(p)) {
+          return Optional.of(
+              dir + " cannot be created: " + p + " is a file, not a folder: name another folder");
+        }
+        break;
+      }
+    }
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      return Optional.of(dir + " cannot be created: " + why(e) + ": name another folder");
+    }
+    if (!Files.isWritable(dir)) {
+      return Optional.of(
+          dir + " is not writable by this user: name another folder, or make it writable");
+    }
+    return Optional.empty();
+  }
+
+  /** What the file system said, with the file it said it of. */
+  private static String why(IOException e) {
+    if (e instanceof java.nio.file.AccessDeniedException a) {
+      return a.getFile() + ": permission denied";
+    }
+    if (e instanceof java.nio.file.FileSystemException f) {
+      return f.getFile() + (f.getReason() == null ? "" : ": " + f.getReason());
+    }
+    return String.valueOf(e.getMessage());
+  }
+
+  /**
+   * Why a run failed, in one line, with what to do when a server it connects to refused the
+   * connection (shared with {@code streamform test}: {@link RefusedConnection}).
+   */
+  static String failedLine(Throwable e, RefusedConnection.Endpoints to) {
+    return RefusedConnection.withHint(ModelLedger.rootLine(e), e, to);
+  }
+
+  /** What a run on {@code runner} connects to. */
+  static RefusedConnection.Endpoints endpoints(
+      RunnerChoice runner, String bootstrapServers, RevisionSink sink, DecisionLedgerSink ledger) {
+    String jdbc =
+        sink != null
+            ? sink.target().describe()
+            : ledger != null ? ledger.target().describe() : null;
+    return new RefusedConnection.Endpoints(
+        runner.flinkCluster().orElse(null), jdbc, bootstrapServers);
   }
 
   /** The revision sink's conflicts counter of a job that ended; 0 when the runner has none. */

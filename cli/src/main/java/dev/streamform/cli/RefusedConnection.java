@@ -1,0 +1,149 @@
+package dev.streamform.cli;
+
+import java.net.ConnectException;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What to do about a refused connection of a run, {@code streamform run} and {@code streamform
+ * test} alike: a refused connection says only "Connection refused", and which server refused
+ * depends on what the run connects to — the Flink cluster of {@code --flink-master}, the PostgreSQL
+ * database of {@code --jdbc-url}, the Kafka broker of {@code --bootstrap-servers}. The exception's
+ * own chain names the client that failed when it can (its classes and the top frames of the refused
+ * connection's stack); else the address in its message; else the one server the run connects to.
+ */
+final class RefusedConnection {
+
+  /** A server a run connects to. */
+  enum Server {
+    FLINK,
+    POSTGRES,
+    KAFKA
+  }
+
+  /** What a run connects to: each field null when the run does not connect to that server. */
+  record Endpoints(String flinkMaster, String jdbc, String bootstrapServers) {
+
+    static final Endpoints NONE = new Endpoints(null, null, null);
+
+    /** A run that connects only to the database {@code jdbc} describes. */
+    static Endpoints database(String jdbc) {
+      return new Endpoints(null, jdbc, null);
+    }
+
+    private String address(Server server) {
+      return switch (server) {
+        case FLINK -> flinkMaster;
+        case POSTGRES -> jdbc;
+        case KAFKA -> bootstrapServers;
+      };
+    }
+  }
+
+  private RefusedConnection() {}
+
+  /**
+   * The hint for {@code e} when a connection in its chain was refused by a server of {@code to},
+   * e.g. "is the Flink cluster at 127.0.0.1:8082 running? Start a local one with
+   * runners-config/bin/flink start, or give the right --flink-master"; empty when no connection was
+   * refused or the server is not one the run connects to.
+   */
+  static Optional<String> hint(Throwable e, Endpoints to) {
+    List<Throwable> chain = chain(e);
+    ConnectException refused = null;
+    for (Throwable t : chain) {
+      if (t instanceof ConnectException c) {
+        refused = c; // the innermost
+      }
+    }
+    if (refused == null) {
+      return Optional.empty();
+    }
+    return server(refused, chain, to).map(server -> hint(server, to.address(server)));
+  }
+
+  /** {@code line} followed by the hint for {@code e}, when there is one. */
+  static String withHint(String line, Throwable e, Endpoints to) {
+    return line + hint(e, to).map(h -> " — " + h).orElse("");
+  }
+
+  private static Optional<Server> server(
+      ConnectException refused, List<Throwable> chain, Endpoints to) {
+    // the refused connection's own stack first: the client that opened it is near its top
+    List<Throwable> inward = new ArrayList<>(chain);
+    inward.remove(refused);
+    inward.add(0, refused);
+    for (Throwable t : inward) {
+      Optional<Server> named = client(t.getClass().getName());
+      for (StackTraceElement frame : t.getStackTrace()) {
+        if (named.isPresent()) {
+          break;
+        }
+        named = client(frame.getClassName());
+      }
+      if (named.isPresent() && to.address(named.get()) != null) {
+        return named;
+      }
+    }
+    List<Server> connected = new ArrayList<>();
+    for (Server s : Server.values()) {
+      if (to.address(s) != null) {
+        connected.add(s);
+      }
+    }
+    String message = String.valueOf(refused.getMessage());
+    for (Server s : connected) {
+      for (String address : to.address(s).split(",")) {
+        if (!address.isBlank() && message.contains(address.strip())) {
+          return Optional.of(s);
+        }
+      }
+    }
+    return connected.size() == 1 ? Optional.of(connected.get(0)) : Optional.empty();
+  }
+
+  private static Optional<Server> client(String className) {
+    if (className.startsWith("org.postgresql.") || className.startsWith("com.zaxxer.hikari.")) {
+      return Optional.of(Server.POSTGRES);
+    }
+    if (className.startsWith("org.apache.kafka.")) {
+      return Optional.of(Server.KAFKA);
+    }
+    if (className.startsWith("org.apache.flink.")) {
+      return Optional.of(Server.FLINK); // its REST client, and its shaded Netty
+    }
+    return Optional.empty();
+  }
+
+  private static String hint(Server server, String address) {
+    return switch (server) {
+      case FLINK ->
+          "is the Flink cluster at "
+              + address
+              + " running? Start a local one with runners-config/bin/flink start, or give the right"
+              + " --flink-master";
+      case POSTGRES ->
+          "is PostgreSQL running at "
+              + address
+              + "? Start a local one with runners-config/bin/postgres start, or give the right"
+              + " --jdbc-url";
+      case KAFKA ->
+          "is the Kafka broker at "
+              + address
+              + " running? Start a local one with runners-config/bin/kafka start, or give the right"
+              + " --bootstrap-servers";
+    };
+  }
+
+  private static List<Throwable> chain(Throwable e) {
+    List<Throwable> chain = new ArrayList<>();
+    Map<Throwable, Boolean> seen = new IdentityHashMap<>();
+    for (Throwable t = e; t != null && seen.put(t, true) == null; t = t.getCause()) {
+      chain.add(t);
+    }
+    return chain;
+  }
+}

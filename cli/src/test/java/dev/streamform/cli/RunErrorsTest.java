@@ -1,0 +1,155 @@
+package dev.streamform.cli;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ConnectException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The errors of a run that cannot start or reach a server say which and what to do: the server it
+ * connects to (not PostgreSQL when it uses none), an --output that cannot be a folder.
+ */
+class RunErrorsTest {
+
+  private static final Path GETTING_STARTED = Path.of("../examples/getting-started");
+
+  @TempDir Path dir;
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    return Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
+  }
+
+  /** A local port nobody listens on. */
+  private static int closedPort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** The exception a refused connection gives, as wrapped by a runner. */
+  private static RuntimeException refused(int port) throws IOException {
+    ConnectException e =
+        assertThrows(ConnectException.class, () -> new Socket("127.0.0.1", port).close());
+    return new RuntimeException("Pipeline execution failed", new IllegalStateException(e));
+  }
+
+  @Test
+  void aRefusedConnectionOfARunOnAFlinkClusterNamesTheClusterNotPostgres() throws Exception {
+    int port = closedPort();
+    String line =
+        RunCommand.failedLine(
+            refused(port), new RefusedConnection.Endpoints("127.0.0.1:" + port, null, null));
+
+    assertThat(line, not(containsString("PostgreSQL")));
+    assertThat(
+        line,
+        containsString(
+            "is the Flink cluster at 127.0.0.1:"
+                + port
+                + " running? Start a local one with runners-config/bin/flink start, or give the"
+                + " right --flink-master"));
+  }
+
+  @Test
+  void aRefusedConnectionOfARunWithOnlyADatabaseNamesPostgres() throws Exception {
+    int port = closedPort();
+    String line =
+        RunCommand.failedLine(
+            refused(port), RefusedConnection.Endpoints.database("jdbc:postgresql://db/x"));
+
+    assertThat(
+        line,
+        containsString(
+            "is PostgreSQL running at jdbc:postgresql://db/x? Start a local one with"
+                + " runners-config/bin/postgres start, or give the right --jdbc-url"));
+  }
+
+  @Test
+  void theDriverInTheChainSaysPostgresRefusedWhenTheRunAlsoUsesAFlinkCluster() throws Exception {
+    int port = closedPort();
+    String url = "jdbc:postgresql://127.0.0.1:" + port + "/x";
+    SQLException e =
+        assertThrows(SQLException.class, () -> DriverManager.getConnection(url, "u", "p").close());
+
+    String line =
+        RunCommand.failedLine(
+            new RuntimeException(e), new RefusedConnection.Endpoints("flink:8081", url, null));
+
+    assertThat(line, containsString("is PostgreSQL running at " + url + "?"));
+    assertThat(line, not(containsString("Flink cluster")));
+  }
+
+  @Test
+  void aRefusedBrokerIsNamedWithItsFix() throws Exception {
+    int port = closedPort();
+    String line =
+        RunCommand.failedLine(
+            refused(port), new RefusedConnection.Endpoints(null, null, "127.0.0.1:" + port));
+
+    assertThat(
+        line,
+        containsString(
+            "is the Kafka broker at 127.0.0.1:"
+                + port
+                + " running? Start a local one with runners-config/bin/kafka start, or give the"
+                + " right --bootstrap-servers"));
+  }
+
+  @Test
+  void aRefusedConnectionOfARunThatConnectsToNothingGivesNoHint() throws Exception {
+    String line = RunCommand.failedLine(refused(closedPort()), RefusedConnection.Endpoints.NONE);
+
+    assertThat(line, is("Connection refused"));
+  }
+
+  @Test
+  void anOutputThatIsAFileIsRefusedBeforeTheJobWithTheFix() throws Exception {
+    Path file = Files.writeString(dir.resolve("afile"), "");
+
+    int status = run("run", GETTING_STARTED.toString(), "--output", file.toString());
+
+    assertThat(err.toString(), status, is(2));
+    assertThat(
+        err.toString(),
+        containsString(
+            "--output "
+                + file
+                + " is a file, not a folder: name a folder (it is created when missing)"));
+    assertThat(err.toString(), not(containsString("streamform run: model")));
+  }
+
+  @Test
+  void anOutputThatCannotBeCreatedSaysWhyBeforeTheJob() throws Exception {
+    Files.writeString(dir.resolve("afile"), "");
+    Path under = dir.resolve("afile").resolve("out");
+
+    int status = run("run", GETTING_STARTED.toString(), "--output", under.toString());
+
+    assertThat(err.toString(), status, is(2));
+    assertThat(
+        err.toString(),
+        containsString(
+            "--output "
+                + under
+                + " cannot be created: "
+                + dir.resolve("afile")
+                + " is a file, not a folder"));
+    assertThat(err.toString(), not(containsString("streamform run: model")));
+  }
+}
