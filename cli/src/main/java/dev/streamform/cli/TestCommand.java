@@ -15,9 +15,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Help;
@@ -211,6 +213,7 @@ final class TestCommand implements Callable<Integer> {
       }
     }
     FixtureRunner runner = FixtureRunner.on(choice);
+    hints = hints(choice);
     if (!watch) {
       return runOnce(runner, ansi, out, err);
     }
@@ -246,6 +249,18 @@ final class TestCommand implements Callable<Integer> {
       Thread.currentThread().interrupt();
       return status;
     }
+  }
+
+  /** What to do about a fixture run's error, as a run on the same runner is told. */
+  private Function<Throwable, Optional<String>> hints = e -> Optional.empty();
+
+  /**
+   * What to do about the error a fixture's run on {@code choice} stopped with: a refused
+   * connection's server and fix, as {@code streamform run} says them ({@link RefusedConnection}).
+   */
+  static Function<Throwable, Optional<String>> hints(RunnerChoice choice) {
+    RefusedConnection.Endpoints to = RunCommand.endpoints(choice, null, null, null);
+    return e -> RefusedConnection.hint(e, to);
   }
 
   /**
@@ -313,7 +328,8 @@ final class TestCommand implements Callable<Integer> {
             .failingFast(failFast)
             .accepting(accept)
             .withTolerance(tolerance)
-            .coloured(!json && ansi.enabled());
+            .coloured(!json && ansi.enabled())
+            .hinting(hints);
     Progress progress = Progress.onTerminal(err);
     suite.listening(progress.projects());
     HtmlReport html = new HtmlReport();

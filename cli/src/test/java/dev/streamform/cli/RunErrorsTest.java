@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.streamform.teststreams.fixture.RunnerChoice;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -16,6 +17,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -116,6 +119,26 @@ class RunErrorsTest {
     String line = RunCommand.failedLine(refused(closedPort()), RefusedConnection.Endpoints.NONE);
 
     assertThat(line, is("Connection refused"));
+  }
+
+  @Test
+  void aTestOnAFlinkClusterGivesARefusedConnectionTheHintOfARun() throws Exception {
+    int port = closedPort();
+    RunnerChoice cluster = RunnerChoice.flinkCluster("127.0.0.1:" + port, 1, List.of());
+
+    Optional<String> hint = TestCommand.hints(cluster).apply(refused(port));
+
+    assertThat(
+        hint.orElse("no hint"),
+        is(
+            "is the Flink cluster at 127.0.0.1:"
+                + port
+                + " running? Start a local one with runners-config/bin/flink start, or give the"
+                + " right --flink-master"));
+    assertThat(
+        RunCommand.failedLine(refused(port), RunCommand.endpoints(cluster, null, null, null)),
+        is("Connection refused — " + hint.get()));
+    assertThat(TestCommand.hints(RunnerChoice.direct()).apply(refused(port)), is(Optional.empty()));
   }
 
   @Test

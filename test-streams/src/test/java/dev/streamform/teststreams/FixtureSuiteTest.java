@@ -100,6 +100,37 @@ class FixtureSuiteTest {
   }
 
   @Test
+  void aHintForARunsErrorFollowsItsReasonInTheReport() throws Exception {
+    Path p = FixtureProjects.copy("late-event", dir);
+    Files.writeString(
+        p.resolve("sources.yml"),
+        Files.readString(p.resolve("sources.yml"))
+            .replace("amount: decimal(12,2)", "amount: int64"));
+    FixtureProjects.write(
+        p,
+        "fixtures/a_overflow.yml",
+        """
+        model: customer_metrics
+        given:
+          - event: { customer_id: 42, amount: 9223372036854775807, ordered_at: "2026-08-30T10:00:00Z" }
+          - event: { customer_id: 42, amount: 1, ordered_at: "2026-08-30T10:01:00Z" }
+        expect:
+          - { op: insert, customer_id: 42, total_spend: 9223372036854775807 }
+        """);
+    // the caller knows what the run connects to, so what a refused connection means (cli)
+    FixtureSuite suite = suite().hinting(e -> java.util.Optional.of("do this"));
+
+    try (PlantedDefect.Scope s = PlantedDefect.plant(PlantedDefect.OVERFLOW_FAILS_THE_RUN)) {
+      assertThat(suite.run(p), is(false));
+    }
+
+    assertThat(suite.results().get(0).reason(), endsWith(" for larger totals — do this"));
+    assertThat(out.toString(), containsString(" for larger totals — do this\n"));
+    // it says what to change: no call to report it
+    assertThat(out.toString(), not(containsString("STREAMFORM_DEBUG")));
+  }
+
+  @Test
   void aScorerClassNotOnTheClassPathIsNamedWithTheModelAndTheFix() throws Exception {
     Path p =
         FixtureProjects.copy(
