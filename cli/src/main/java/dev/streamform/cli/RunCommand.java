@@ -110,7 +110,8 @@ import picocli.CommandLine.Spec;
       "1:the project has problems, the job failed, the broker or cluster refused, or the revision"
           + " ledger refused revisions that differ from the ones it holds (recorded; streamform"
           + " ledger verify lists them)",
-      "2:bad command line"
+      "2:bad command line, or an --output that is a file or cannot be created (checked before the"
+          + " job starts)"
     })
 final class RunCommand implements Callable<Integer> {
   /** With a revision sink: the last refusal of a conflict before the job (see conflicts()). */
@@ -821,6 +822,12 @@ final class RunCommand implements Callable<Integer> {
   private static String why(IOException e) {
     if (e instanceof java.nio.file.AccessDeniedException a) {
       return a.getFile() + ": permission denied";
+    }
+    if (e instanceof java.nio.file.NoSuchFileException n && n.getFile() != null) {
+      // its parent exists (checked before), yet the folder cannot be made: /proc, /sys
+      Path parent = Path.of(n.getFile()).toAbsolutePath().getParent();
+      return (parent == null ? n.getFile() : parent)
+          + ": the file system refused a new folder there";
     }
     if (e instanceof java.nio.file.FileSystemException f) {
       return f.getFile() + (f.getReason() == null ? "" : ": " + f.getReason());

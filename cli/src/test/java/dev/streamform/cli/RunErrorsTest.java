@@ -5,6 +5,7 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.streamform.teststreams.fixture.RunnerChoice;
 import java.io.IOException;
@@ -174,5 +175,19 @@ class RunErrorsTest {
                 + dir.resolve("afile")
                 + " is a file, not a folder"));
     assertThat(err.toString(), not(containsString("streamform run: model")));
+  }
+
+  @Test
+  void anOutputTheFileSystemWillNotCreateSaysSoBeforeTheJob() throws Exception {
+    assumeTrue(Files.isDirectory(Path.of("/proc/self")), "a Linux /proc");
+
+    int status = run("run", GETTING_STARTED.toString(), "--output", "/proc/x");
+
+    assertThat(err.toString(), status, is(2));
+    assertThat(
+        err.toString(),
+        containsString(
+            "--output /proc/x cannot be created: /proc: the file system refused a new folder"
+                + " there: name another folder"));
   }
 }
