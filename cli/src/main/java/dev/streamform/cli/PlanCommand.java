@@ -41,7 +41,8 @@ import picocli.CommandLine.Spec;
       "  STATE MIGRATION REQUIRED  the state fingerprint moved (key, accumulators, retention,"
           + " window, allowed lateness, state layout), or the clock above keyed state changed",
       "A clock edit is never SAFE. A change of the watermark topology (watermark, idleness,"
-          + " partition count, window, allowed lateness) needs a new generation: plan says so when"
+          + " partition count, a source's topic, window, allowed lateness) needs a new generation:"
+          + " plan says so when"
           + " the generation did not change."
     },
     exitCodeListHeading = "%nExit status:%n",

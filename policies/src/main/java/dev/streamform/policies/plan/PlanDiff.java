@@ -26,9 +26,9 @@ import java.util.TreeSet;
  *       Without keyed state below, the chain stays COMPATIBLE.
  *   <li>Any other change of a node's definition, output schema or time attribute is COMPATIBLE.
  *   <li>Nothing it depends on changed: SAFE.
- *   <li>A change of the watermark topology (watermark delay, idleness, partition count, window,
- *       allowed lateness, time zone, or event time declared or removed) needs a new {@code
- *       generation}; the diff says so when the generation did not change.
+ *   <li>A change of the watermark topology (watermark delay, idleness, partition count or topic of
+ *       a source, window, allowed lateness, time zone, or event time declared or removed) needs a
+ *       new {@code generation}; the diff says so when the generation did not change.
  * </ul>
  */
 public final class PlanDiff {
@@ -328,6 +328,18 @@ public final class PlanDiff {
                     + text(s.get("partitions"))
                     + " -> "
                     + text(n.get("partitions")));
+          }
+          // another topic is another partition set, whatever its count: the running clock's W_p
+          // and the source's offsets are the old topic's (ADR 0103)
+          if (n != null && !s.path("topic").equals(n.path("topic"))) {
+            changes.add(
+                "source "
+                    + name
+                    + " topic: "
+                    + text(s.get("topic"))
+                    + " -> "
+                    + text(n.get("topic"))
+                    + " (another partition set)");
           }
         });
     return changes;

@@ -300,6 +300,29 @@ class PlanDiffTest {
   }
 
   @Test
+  void anotherTopicIsAnotherPartitionSet() throws Exception {
+    // the same count of partitions, but not the same partitions: the running clock's W_p and the
+    // source's offsets belong to the old topic (docs/decisions/0103)
+    PlanManifest orders = manifest(ORDERS + CLOCK, UPSERT, SQL);
+    PlanDiff d =
+        diff(
+            orders,
+            manifest(ORDERS.replace("topic: orders", "topic: orders_v2") + CLOCK, UPSERT, SQL));
+    assertEquals(Classification.COMPATIBLE, of(d, "source:orders"));
+    assertThat(
+        d.generationRequired(),
+        contains("source orders topic: orders -> orders_v2 (another partition set)"));
+    PlanDiff bumped =
+        diff(
+            orders,
+            manifest(
+                ORDERS.replace("topic: orders", "topic: orders_v2") + CLOCK,
+                UPSERT + "    generation: 2\n",
+                SQL));
+    assertThat(bumped.generationRequired(), empty());
+  }
+
+  @Test
   void aFileThatIsNotAManifestIsRefusedWithWhatIsWrong() throws Exception {
     ObjectMapper json = new ObjectMapper();
     var e =
