@@ -118,6 +118,49 @@ final class RefusedConnection {
     return Optional.empty();
   }
 
+  /** The time {@link #requireFlinkCluster} waits for the cluster to accept a connection. */
+  static final int PROBE_MILLIS = 3000;
+
+  /**
+   * Checks that something accepts connections at the Flink cluster address {@code master} ({@code
+   * host:port}, {@code http://host:port}, or a host alone: Flink's REST port 8081), before a run
+   * builds or submits anything: the Flink client retries a submission to a cluster nobody listens
+   * at for tens of seconds, once per job (each fixture of a {@code streamform test}).
+   *
+   * @throws IllegalStateException naming the address and the fix when nothing accepts there
+   */
+  static void requireFlinkCluster(String master) {
+    String address = master.replaceFirst("^[a-zA-Z]+://", "").replaceFirst("/.*$", "");
+    int colon = address.lastIndexOf(':');
+    String host = colon < 0 ? address : address.substring(0, colon);
+    int port;
+    try {
+      port = colon < 0 ? 8081 : Integer.parseInt(address.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      return; // not host:port: Flink's own client says what it makes of it
+    }
+    try (java.net.Socket socket = new java.net.Socket()) {
+      socket.connect(new java.net.InetSocketAddress(host, port), PROBE_MILLIS);
+    } catch (java.net.UnknownHostException e) {
+      throw new IllegalStateException(
+          "--flink-master " + master + ": no host is named " + host + "; give the right one");
+    } catch (java.net.SocketTimeoutException e) {
+      throw new IllegalStateException(
+          "nothing answered at "
+              + master
+              + " within "
+              + PROBE_MILLIS / 1000
+              + " s — "
+              + hint(Server.FLINK, master));
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(
+          (e instanceof ConnectException ? "Connection refused by " : e.getMessage() + ": ")
+              + master
+              + " — "
+              + hint(Server.FLINK, master));
+    }
+  }
+
   private static String hint(Server server, String address) {
     return switch (server) {
       case FLINK ->

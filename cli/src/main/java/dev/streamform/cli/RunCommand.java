@@ -194,7 +194,15 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    RunnerChoice runner = runnerOptions.choice();
+    RunnerChoice runner;
+    try {
+      runner = runnerOptions.choice();
+    } catch (IllegalStateException e) {
+      // a Flink cluster nobody listens at, a job jar that did not build: said, not an internal
+      // error
+      err.println("streamform run: " + e.getMessage());
+      return 1;
+    }
     jdbcCredentials.refuseWithout(jdbcUrl, spec.commandLine());
     PipelineOptions options = runner.options();
     options.as(StreamingOptions.class).setStreaming(true);

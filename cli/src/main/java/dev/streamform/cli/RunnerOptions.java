@@ -95,8 +95,16 @@ final class RunnerOptions {
   /** The profile's kafka.properties file, known once {@link #choice()} has read the profile. */
   private Path kafkaProperties;
 
-  /** The runner these options choose; a mistake in them or in the profile is a usage error. */
+  /**
+   * The runner these options choose; a mistake in them or in the profile is a usage error, and a
+   * Flink cluster nobody listens at an {@link IllegalStateException} that names it and the fix.
+   */
   RunnerChoice choice() {
+    return choice(RefusedConnection::requireFlinkCluster);
+  }
+
+  /** As {@link #choice()}, with {@code clusterCheck} called on a Flink cluster's address first. */
+  RunnerChoice choice(java.util.function.Consumer<String> clusterCheck) {
     Map<String, String> beam = profile == null ? new LinkedHashMap<>() : loadProfile(profile);
     String profileRunner = beam.remove("runner");
     String profileMaster = beam.remove("flinkMaster");
@@ -154,6 +162,10 @@ final class RunnerOptions {
                   + " is staged to a Flink cluster, and this run is on the embedded Flink runner:"
                   + " add --flink-master HOST:PORT (or --profile flink-cluster), or leave out"
                   + " --job-jar");
+        }
+        if (!isEmbedded(master)) {
+          // before the job jar is built: a cluster nobody listens at is said at once
+          clusterCheck.accept(master);
         }
         choice =
             isEmbedded(master)

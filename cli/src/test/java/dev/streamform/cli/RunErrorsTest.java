@@ -5,6 +5,7 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.streamform.teststreams.fixture.RunnerChoice;
@@ -18,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -140,6 +142,63 @@ class RunErrorsTest {
         RunCommand.failedLine(refused(port), RunCommand.endpoints(cluster, null, null, null)),
         is("Connection refused — " + hint.get()));
     assertThat(TestCommand.hints(RunnerChoice.direct()).apply(refused(port)), is(Optional.empty()));
+  }
+
+  /**
+   * A Flink cluster nobody listens at is found out before anything is built or run: the Flink
+   * client would retry each fixture's submission for about a minute, after building the job jar.
+   */
+  @Test
+  void aFlinkClusterNobodyListensAtIsSaidBeforeAnyFixtureOrRun() throws Exception {
+    int port = closedPort();
+    String master = "127.0.0.1:" + port;
+    Path jar = Files.writeString(dir.resolve("job.jar"), ""); // so no job jar is built
+    String expected =
+        "Connection refused by "
+            + master
+            + " — is the Flink cluster at "
+            + master
+            + " running? Start a local one with runners-config/bin/flink start, or give the right"
+            + " --flink-master";
+
+    int test =
+        assertTimeoutPreemptively(
+            Duration.ofSeconds(30),
+            () ->
+                run(
+                    "test",
+                    "--runner",
+                    "flink",
+                    "--flink-master",
+                    master,
+                    "--job-jar",
+                    jar.toString(),
+                    GETTING_STARTED.toString()));
+
+    assertThat(test, is(1));
+    assertThat(err.toString(), containsString("streamform test: " + expected));
+    assertThat(out.toString(), not(containsString("FAIL")));
+
+    err.getBuffer().setLength(0);
+    int runStatus =
+        assertTimeoutPreemptively(
+            Duration.ofSeconds(30),
+            () ->
+                run(
+                    "run",
+                    GETTING_STARTED.toString(),
+                    "--runner",
+                    "flink",
+                    "--flink-master",
+                    master,
+                    "--job-jar",
+                    jar.toString(),
+                    "--output",
+                    dir.resolve("out").toString()));
+
+    assertThat(runStatus, is(1));
+    assertThat(err.toString(), containsString("streamform run: " + expected));
+    assertThat(err.toString(), not(containsString("internal error")));
   }
 
   @Test

@@ -32,7 +32,7 @@ class RunnerOptionsTest {
   private static RunnerChoice choose(String... args) {
     Probe probe = new Probe();
     new CommandLine(probe).parseArgs(args);
-    return probe.options.choice();
+    return probe.options.choice(master -> {}); // options only: no cluster listens here
   }
 
   private static FlinkPipelineOptions flink(RunnerChoice choice) {
