@@ -191,6 +191,22 @@ class FixtureFailuresTest {
   }
 
   @Test
+  void aListedQuarantineThatDidNotHappenCountsTheQuarantinedInWords() {
+    String noTime = "  - event: { customer_id: 42, amount: 20 }\n";
+    String listed = "expect: []\nquarantined:\n  - { customer_id: 7 }\n";
+    String one = run("late-event", HEAD + noTime + listed).render();
+    assertThat(one, not(containsString("(s)")));
+    assertThat(
+        one,
+        containsString(
+            "check its columns and `reason`; 1 event was: 0-0 (no value for event-time column"
+                + " `ordered_at`)"));
+    String two = run("late-event", HEAD + noTime + noTime + listed).render();
+    assertThat(two, not(containsString("(s)")));
+    assertThat(two, containsString("check its columns and `reason`; 2 events were: 0-0 ("));
+  }
+
+  @Test
   void wrongExpectationShowsTheFirstDifference() {
     FixtureVerdict v =
         run(

@@ -10,11 +10,15 @@ import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.Project;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.RunnerChoice;
+import dev.streamform.teststreams.replay.Repeats;
 import dev.streamform.teststreams.replay.ReplayOrders;
 import dev.streamform.transforms.PlantedDefect;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.math.BigDecimal;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -128,5 +132,52 @@ class ReplayRepeatsAndRestoreTest {
                 + " permitted)\n"));
     // and decisions read a state without the events before the savepoint
     assertThat(o, containsString("  event 0-9 scored r1: feature spend_1h 220.0 -> 70.0"));
+  }
+
+  @Test
+  void repeatsThatDoNotFitBeforeTheCutAreCountedInWords() throws Exception {
+    // the middle of two events is after the second: only the first's exact repeat fits before it
+    // (its conflicting one would be the third item), so one repeat is left out; of one event, the
+    // middle is after it, and neither fits
+    Project project = Project.load(RETRIED);
+    DeclaredModel model = DeclaredModel.of(project, "receipt_risk");
+    Fixture two = receipts(2);
+    Fixture one = receipts(1);
+    Repeats.Plan ofTwo = Repeats.add(two, model.declaredSource(), 0);
+    Repeats.Plan ofOne = Repeats.add(one, model.declaredSource(), 0);
+    assertThat(
+        ofTwo.skipped().toString(),
+        ofTwo
+            .skipped()
+            .contains("1 repeat before the cut: too few events with an id fit before it"),
+        is(true));
+    assertThat(
+        ofOne.skipped().toString(),
+        ofOne
+            .skipped()
+            .contains("2 repeats before the cut: too few events with an id fit before it"),
+        is(true));
+  }
+
+  /** The first {@code n} receipts of uploads.yml's merchant 7, on partition 0. */
+  private static Fixture receipts(int n) {
+    Fixture.Builder b = Fixture.builder("receipts", "receipt_risk");
+    for (int i = 1; i <= n; i++) {
+      Instant t = Instant.parse("2026-08-30T10:00:00Z").plusSeconds(600L * i);
+      b.event(
+          0,
+          Map.of(
+              "receipt_id",
+              "r" + i,
+              "merchant_id",
+              7L,
+              "amount",
+              new BigDecimal("10.00"),
+              "occurred_at",
+              t,
+              "received_at",
+              t));
+    }
+    return b.build();
   }
 }

@@ -1,5 +1,6 @@
 package dev.streamform.teststreams.replay;
 
+import dev.streamform.core.text.Counts;
 import dev.streamform.planner.DeclaredSource;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.teststreams.fixture.FixtureStream;
@@ -113,8 +114,8 @@ public final class Repeats {
     }
     if (before.size() < 2) {
       skipped.add(
-          (2 - before.size())
-              + " repeat(s) before the cut: too few events with an id fit before it");
+          Counts.of(2 - before.size(), "repeat")
+              + " before the cut: too few events with an id fit before it");
     }
     List<Fixture.Given> out = new ArrayList<>();
     List<Placed> placed = new ArrayList<>();
