@@ -107,6 +107,32 @@ class FixtureFailuresTest {
   }
 
   @Test
+  void aLateRowThatMatchesNoGivenEventSaysSoInItsPlace() {
+    // amount 7 at 10:02 is no event of given: (a typo, say): nothing was delivered for it either
+    FixtureVerdict v =
+        run(
+            "late-event",
+            HEAD
+                + SEED_EVENTS
+                + SEED_EXPECT
+                + LATE_THIRD
+                + "  - { customer_id: 42, amount: 7, ordered_at: \"2026-08-30T10:02:00Z\" }\n");
+    assertThat(v.passed(), is(false));
+    String report = v.render();
+    assertThat(report, not(containsString("(delivered)")));
+    assertThat(
+        report,
+        containsString(
+            "2  amount=7 customer_id=42 ordered_at=\"2026-08-30T10:02:00Z\"  (matches no given"
+                + " event)\n"));
+    assertThat(
+        report,
+        containsString(
+            "listed under `late:` (line 13) but no event of `given:` has these values, so nothing"
+                + " like it was dropped — fix the row or remove it from `late:`"));
+  }
+
+  @Test
   void listedLateEventKeptByTheSourceSaysItWasLateButKept() {
     FixtureVerdict v = run("late-event-kept", HEAD + SEED_EVENTS + KEPT_EXPECT + LATE_THIRD);
     assertThat(v.passed(), is(false));
