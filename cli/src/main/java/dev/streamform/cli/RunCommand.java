@@ -185,7 +185,9 @@ final class RunCommand implements Callable<Integer> {
       defaultValue = "3",
       description =
           "partitions of topics that have to be created (default: ${DEFAULT-VALUE}); a Kafka"
-              + " source's declared partitions: sizes them instead, and another N is refused")
+              + " source's declared partitions: sizes them instead, and another N is refused."
+              + " Refused on a run that writes files, and on a shadow run (which creates no"
+              + " topics) of a source that declares no partitions:")
   int partitions;
 
   @Spec CommandSpec spec;

@@ -409,6 +409,22 @@ class StreamformTest {
     assertThat(out.toString(), is(""));
   }
 
+  /**
+   * run's help says when --partitions applies: a run that writes files and a shadow run of a source
+   * that declares no partitions: both refuse it (ADR 0087, 0089 amended), so the help names both.
+   */
+  @Test
+  void runHelpSaysWhichRunsRefusePartitions() {
+    assertThat(run("run", "--help"), is(0));
+    String help = out.toString();
+    int at = help.indexOf("      --partitions=N");
+    assertThat(help, at >= 0, is(true));
+    int end = help.indexOf("\n      --", at + 1);
+    String partitions = help.substring(at, end).replaceAll("\\s+", " ");
+    assertThat(partitions, containsString("shadow run"));
+    assertThat(partitions, containsString("writes files"));
+  }
+
   @Test
   void helpListsTheCommands() {
     assertThat(run("--help"), is(0));
