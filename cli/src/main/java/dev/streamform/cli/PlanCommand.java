@@ -157,9 +157,9 @@ final class PlanCommand implements Callable<Integer> {
               + " on model "
               + model
               + " in streamform.yml, and roll it out as a new generation (streamform run "
-              + dir
+              + ShellWords.quote(dir)
               + " --model "
-              + model
+              + ShellWords.quote(model)
               + " --generation "
               + next
               + " --shadow --jdbc-url <url>)");

@@ -170,6 +170,39 @@ class PlanCommandsTest {
   }
 
   @Test
+  void theGenerationFixOfAProjectInAFolderWithASpaceIsACommandAShellParses() throws Exception {
+    Path project =
+        Files.move(copy(), Files.createDirectories(dir.resolve("my project")).resolve("hourly"));
+    Path manifest = saved(project);
+    Path sources = project.resolve("sources.yml");
+    Files.writeString(
+        sources, Files.readString(sources).replace("watermark: 5m", "watermark: 30m"));
+    assertThat(
+        run("plan", project.toString(), "hourly_revenue", "--against", manifest.toString()), is(2));
+    String text = out.toString();
+    int open = text.indexOf("(streamform run ");
+    assertThat(text, open >= 0, is(true));
+    String command = text.substring(open + "(streamform ".length(), text.lastIndexOf(')'));
+    // the operator pastes it into a POSIX shell: the shell's words are what run is given (the
+    // <url> placeholder aside, which the operator replaces)
+    List<String> words = shellWords(command.replace("<url>", "URL"));
+    CommandLine.ParseResult runArgs =
+        new CommandLine(new Streamform()).parseArgs(words.toArray(String[]::new)).subcommand();
+    assertThat(command, runArgs.commandSpec().name(), is("run"));
+    assertThat(command, runArgs.matchedPositionalValue(0, Path.of("")), is(project));
+    assertThat(command, runArgs.matchedOptionValue("--generation", 0), is(2));
+  }
+
+  /** {@code line}'s words as sh splits and unquotes them. */
+  private static List<String> shellWords(String line) throws Exception {
+    Process sh = new ProcessBuilder("sh", "-c", "printf '%s\\n' " + line).start();
+    String printed =
+        new String(sh.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(line, sh.waitFor(), is(0));
+    return List.of(printed.split("\n"));
+  }
+
+  @Test
   void timeZoneUtcWrittenOnAFixedWindowIsTheManifestWithoutIt() throws Exception {
     Path project = copy();
     Path manifest = saved(project);
