@@ -203,6 +203,37 @@ class PlanCommandsTest {
   }
 
   @Test
+  void explainsFingerprintLineShowsTheWindowAsTheManifestRecordsIt() throws Exception {
+    // time_zone: UTC written out is the default (ADR 0097): explain says so on its window= line,
+    // but the state fingerprint never sees it, so the fingerprint= line shows the manifest's
+    Path project = copy();
+    Path models = project.resolve("streamform.yml");
+    Files.writeString(models, Files.readString(models) + "    time_zone: UTC\n");
+    assertThat(err.toString(), run("inspect-plan", project.toString(), "hourly_revenue"), is(0));
+    JsonNode recorded = null;
+    for (JsonNode node : new ObjectMapper().readTree(out.toString()).path("nodes")) {
+      if (node.has("state")) {
+        recorded = node.path("state").path("fingerprint");
+      }
+    }
+    assertThat(out.toString(), recorded != null, is(true));
+    assertThat(err.toString(), run("explain", project.toString(), "hourly_revenue"), is(0));
+    String text = out.toString();
+    assertThat(text, containsString("  window=tumbling 1h (time_zone UTC declared: the default)"));
+    String fingerprint =
+        text.substring(
+            text.indexOf("  fingerprint="), text.indexOf('\n', text.indexOf("  fingerprint=")));
+    assertThat(
+        fingerprint,
+        containsString(
+            " window="
+                + recorded.path("window").asText()
+                + " allowed_lateness="
+                + recorded.path("allowed_lateness").asText()
+                + " "));
+  }
+
+  @Test
   void timeZoneUtcWrittenOnAFixedWindowIsTheManifestWithoutIt() throws Exception {
     Path project = copy();
     Path manifest = saved(project);

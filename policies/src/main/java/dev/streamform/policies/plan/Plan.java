@@ -130,8 +130,10 @@ public final class Plan {
       aggregate.add("generation=" + model.generation());
       aggregate.add(
           fingerprint
+              // as the manifest's fingerprint records it: whether the default zone was written out
+              // is said on the window= line only, never in the state fingerprint (ADR 0097)
               + " window="
-              + window.describe()
+              + window.policyText()
               + " allowed_lateness="
               + Durations.format(model.allowedLateness())
               + " trigger=early "
