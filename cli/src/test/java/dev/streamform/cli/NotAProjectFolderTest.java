@@ -106,4 +106,25 @@ class NotAProjectFolderTest {
     assertThat(run("check", dir.toString()), is(1));
     assertThat(err.toString(), containsString("sources.yml: not found in " + dir));
   }
+
+  @Test
+  void anEmptyFolderInsideAProjectSaysItIsEmptyAndNamesTheProjectFolder() throws IOException {
+    // the user may have meant the project, or be starting a new project there: say both
+    Path project = Files.createDirectories(dir.resolve("p"));
+    Files.writeString(project.resolve("sources.yml"), "sources: {}\n");
+    Path empty = Files.createDirectories(project.resolve("new"));
+    assertThat(run("check", empty.toString()), is(1));
+    assertThat(
+        err.toString(),
+        is(
+            empty
+                + ": is an empty folder inside project "
+                + project
+                + ", nothing in it to check — give the project folder "
+                + project
+                + ", or create sources.yml and streamform.yml in "
+                + empty
+                + " for a project of its own\n"
+                + "1 problem\n"));
+  }
 }

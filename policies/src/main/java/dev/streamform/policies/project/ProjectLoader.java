@@ -83,6 +83,19 @@ final class ProjectLoader {
                   "give the folder that holds sources.yml, streamform.yml and models/")));
     }
     Optional<Path> project = projectHolding(dir);
+    if (project.isPresent() && isEmptyFolder(dir)) {
+      // a new folder: the user meant the project above it, or is starting a project here
+      throw new InvalidProjectException(
+          List.of(
+              Problem.ofFile(
+                  dir.toString(),
+                  "is an empty folder inside project " + project.get() + ", nothing in it to check",
+                  "give the project folder "
+                      + project.get()
+                      + ", or create sources.yml and streamform.yml in "
+                      + dir
+                      + " for a project of its own")));
+    }
     if (project.isPresent()) {
       // e.g. gs/fixtures or gs/fixtures/f.yml given for gs: creating sources.yml there is wrong
       throw new InvalidProjectException(
@@ -147,6 +160,18 @@ final class ProjectLoader {
   private static boolean isProject(Path dir) {
     return Files.isRegularFile(dir.resolve(SourcesFile.NAME))
         || Files.isRegularFile(dir.resolve(ModelsFile.NAME));
+  }
+
+  /** A folder with nothing in it. */
+  private static boolean isEmptyFolder(Path dir) {
+    if (!Files.isDirectory(dir)) {
+      return false;
+    }
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+      return !entries.iterator().hasNext();
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** A folder named fixtures that holds .yml files. */
