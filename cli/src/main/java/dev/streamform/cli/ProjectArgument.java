@@ -39,6 +39,17 @@ final class ProjectArgument {
                 + (Project.isFixtureFile(dir)
                     ? " (streamform test " + dir + " runs the fixture)"
                     : ""));
+      } else if (Project.isFixtureFile(dir)) {
+        // checking the file would only say again that it is a file: say where a fixture belongs
+        err.println(
+            "streamform "
+                + command
+                + ": "
+                + dir
+                + " is a fixture file that is not inside a project (the folder above its"
+                + " fixtures/ holds no sources.yml or streamform.yml) — give the project folder,"
+                + " and to run the fixture put it in that project's fixtures/ and give it to"
+                + " streamform test");
       } else {
         err.println(
             "streamform "

@@ -127,4 +127,22 @@ class NotAProjectFolderTest {
                 + " for a project of its own\n"
                 + "1 problem\n"));
   }
+
+  @Test
+  void runOfAFixtureFileOutsideAnyProjectSaysItIsNotInAProject() throws IOException {
+    // streamform check of the file would only say again that it is a file: not a way on
+    Path fixtures = Files.createDirectories(dir.resolve("fixtures"));
+    Path fixture = Files.writeString(fixtures.resolve("f.yml"), "model: m\ngiven: []\n");
+    assertThat(run("run", fixture.toString()), is(1));
+    assertThat(err.toString(), not(containsString("streamform check")));
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform run: "
+                + fixture
+                + " is a fixture file that is not inside a project (the folder above its"
+                + " fixtures/ holds no sources.yml or streamform.yml) — give the project folder,"
+                + " and to run the fixture put it in that project's fixtures/ and give it to"
+                + " streamform test\n"));
+  }
 }
