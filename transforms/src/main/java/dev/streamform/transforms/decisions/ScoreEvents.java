@@ -908,7 +908,9 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         @TimerId("tick") Timer tick,
         MultiOutputReceiver out)
         throws Exception {
-      long now = context.fireTimestamp().getMillis(); // the input watermark is at least this
+      // An event-time timer fires once the input watermark is past its time: W >= fire + 1ms
+      // (the handler's nextEdge sets the tick 1 ms before an occurrence edge for that reason)
+      long now = context.fireTimestamp().getMillis() + 1;
       KeyState key =
           new KeyState(
               appliedState.read(),
@@ -936,6 +938,13 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
                   ScoreFn.this.passEdge(edge, key, out);
                 }
 
+                /**
+                 * 1 ms before the earliest occurrence edge after {@code at}: an event is decided
+                 * once the source watermark reaches its time ({@code W >= t}, ADR 0100), and an
+                 * event-time timer fires only once the watermark is past its time, so a tick at
+                 * {@code t} itself waited for {@code W >= t + 1ms}. {@code onTick} reads a firing
+                 * at {@code T} as {@code W >= T + 1ms}.
+                 */
                 @Override
                 public @Nullable Long nextEdge(long at) {
                   Long first = null;
@@ -945,7 +954,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
                       first = first == null ? t : Math.min(first, t);
                     }
                   }
-                  return first;
+                  return first == null ? null : first - 1;
                 }
 
                 /** An event awaiting its first decision holds the watermark at its time. */
