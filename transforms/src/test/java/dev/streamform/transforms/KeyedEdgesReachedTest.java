@@ -3,13 +3,17 @@ package dev.streamform.transforms;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.streamform.transforms.changelog.Aggregation;
+import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.decisions.LinearScorer;
 import dev.streamform.transforms.decisions.ScoreEvents;
+import dev.streamform.transforms.dedup.Deduplicate;
 import java.time.Duration;
 import java.util.Map;
 import org.awaitility.Awaitility;
 import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The other keyed stages' edges are reached when {@code W >= edge} too, as the windows' are ({@link
@@ -55,5 +59,68 @@ class KeyedEdgesReachedTest {
     }
     run.finish();
     assertEquals(3, run.counter(ScoreEvents.DECIDED));
+  }
+
+  /**
+   * A key's state is gone once {@code W >= latest + retention} (docs/semantics.md §3.3, inclusive);
+   * the timer that frees it may do so then (§3.4): every event still to come arrives at {@code W_p
+   * >= W} and finds it gone anyway.
+   */
+  @ParameterizedTest(name = "on arrival: {0}")
+  @ValueSource(booleans = {false, true})
+  void aWatermarkExactlyAtAKeysExpiryFreesItWithoutALaterRecord(boolean onArrival) {
+    KeyedChangelog changelog =
+        KeyedChangelog.by("customer_id")
+            .aggregating(Aggregation.sum("amount").as("spend"))
+            .withRetention(org.joda.time.Duration.standardMinutes(30));
+    HeldLastRecordRun run =
+        HeldLastRecordRun.start(
+            new SeedStreams()
+                .event(7, "120", "10:00") // latest(7) = 10:00: expires at W 10:30
+                .watermark(0, Instant.parse("2026-08-30T10:30:00Z"))
+                .event(7, "1", "11:40"), // held
+            RUNNER_WATERMARK,
+            events ->
+                events.apply("Changelog", onArrival ? changelog.appliedOnArrival() : changelog));
+    try {
+      Awaitility.await("key 7 expired at W 10:30, the next record held")
+          .atMost(Duration.ofSeconds(20))
+          .untilAsserted(
+              () -> {
+                assertEquals(1, run.counter(StreamformMetrics.EXPIRED), "keys_expired");
+                assertEquals(0, run.counter(StreamformMetrics.KEYS_LIVE), "keys_live");
+              });
+    } finally {
+      run.release();
+    }
+    run.finish();
+    // the held event starts key 7 again (insert), and the end of input frees it once more
+    assertEquals(2, run.counter(StreamformMetrics.CHANGELOG));
+    assertEquals(2, run.counter(StreamformMetrics.EXPIRED));
+  }
+
+  /** An id is kept until the watermark reaches its first event's time + horizon (inclusive). */
+  @ParameterizedTest(name = "on arrival: {0}")
+  @ValueSource(booleans = {false, true})
+  void aWatermarkExactlyAtAnIdsHorizonForgetsItWithoutALaterRecord(boolean onArrival) {
+    Deduplicate byId = Deduplicate.byId("customer_id", org.joda.time.Duration.standardMinutes(30));
+    HeldLastRecordRun run =
+        HeldLastRecordRun.start(
+            new SeedStreams()
+                .event(7, "120", "10:00") // id 7 first seen at 10:00: kept until W 10:30
+                .watermark(0, Instant.parse("2026-08-30T10:30:00Z"))
+                .event(7, "1", "11:40"), // held
+            RUNNER_WATERMARK,
+            events -> events.apply("Dedup", onArrival ? byId.appliedOnArrival() : byId));
+    try {
+      Awaitility.await("id 7 forgotten at W 10:30, the next record held")
+          .atMost(Duration.ofSeconds(20))
+          .untilAsserted(() -> assertEquals(1, run.counter(StreamformMetrics.IDS_FORGOTTEN)));
+    } finally {
+      run.release();
+    }
+    run.finish();
+    // the held event is id 7's first again, and the end of input forgets it once more
+    assertEquals(2, run.counter(StreamformMetrics.IDS_FORGOTTEN));
   }
 }

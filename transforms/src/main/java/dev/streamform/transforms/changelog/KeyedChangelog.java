@@ -547,7 +547,8 @@ public abstract class KeyedChangelog
           // expired is decided from each event's own watermark at arrival, in applyOne). A timer
           // armed for an earlier deadline fires early and is moved once, in onTick, to the key's
           // deadline then: no timer per event (issue 31).
-          long[] set = KeyedEngine.setTick(tick, key.latest + retentionMillis, null);
+          // (1 ms before the deadline: it fires once W is past its time, so at W >= deadline)
+          long[] set = KeyedEngine.setTick(tick, key.latest + retentionMillis - 1, null);
           timersSet.inc();
           cell = cell.withTick(set[0], set[1]);
         }
@@ -589,11 +590,12 @@ public abstract class KeyedChangelog
       KeyCell cell = KeyCell.of(stored);
       KeyState key = new KeyState(cell.aggregate, cell.latest);
       Instant emittedAt = context.fireTimestamp();
-      // the input watermark is at least the firing time
+      // An event-time timer fires once the input watermark is past its time: W >= fire + 1ms
+      // (nextEdge sets the tick 1 ms before the key's expiry for that reason, ADR 0100)
       KeyedEngine.Fired fired =
           KeyedEngine.fire(
               pending,
-              emittedAt.getMillis(),
+              emittedAt.getMillis() + 1,
               new KeyedEngine.Handler() {
                 private int emission;
 
@@ -617,10 +619,15 @@ public abstract class KeyedChangelog
                   key.latest = null;
                 }
 
+                /**
+                 * 1 ms before the key's expiry: the state is gone once {@code W >= latest +
+                 * retention} (docs/semantics.md §3.3), and a tick at the expiry itself waited for
+                 * {@code W >= expiry + 1ms} to free it.
+                 */
                 @Override
                 public @Nullable Long nextEdge(long now) {
                   Long expiry = key.expiry();
-                  return expiry != null && expiry > now ? expiry : null;
+                  return expiry != null && expiry > now ? expiry - 1 : null;
                 }
               },
               tick);

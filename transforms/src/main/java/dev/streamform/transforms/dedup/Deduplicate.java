@@ -496,8 +496,10 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
       Seen stored =
           seenAt == null ? null : new Seen(payloadState.read(), firstState.read(), seenAt);
       IdState id = new IdState(stored, out);
+      // An event-time timer fires once the input watermark is past its time: W >= fire + 1ms
+      // (nextEdge sets the tick 1 ms before the id's horizon for that reason, ADR 0100)
       KeyedEngine.Fired fired =
-          KeyedEngine.fire(pending, context.fireTimestamp().getMillis(), id, tick);
+          KeyedEngine.fire(pending, context.fireTimestamp().getMillis() + 1, id, tick);
       if (id.seen == null) {
         if (stored != null) {
           payloadState.clear();
@@ -536,9 +538,10 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
         seen = null;
       }
 
+      /** 1 ms before the id is forgotten (first seen + horizon, reached at {@code W >=} it). */
       @Override
       public @Nullable Long nextEdge(long now) {
-        return seen != null && judge.forgetAt(seen) > now ? judge.forgetAt(seen) : null;
+        return seen != null && judge.forgetAt(seen) > now ? judge.forgetAt(seen) - 1 : null;
       }
 
       @Override
@@ -618,7 +621,7 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
         if (freeAt.read() == null) {
           // one timer per key, armed when none is: it only frees memory; when it fires it frees
           // the ids due then and is set once more, for the earliest id left
-          freeAt.write(KeyedEngine.setTick(free, judge.forgetAt(after), null)[0]);
+          freeAt.write(KeyedEngine.setTick(free, judge.forgetAt(after) - 1, null)[0]);
           timersSet.inc();
         }
       }
@@ -630,7 +633,9 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
         @StateId("ids") MapState<String, Row> ids,
         @StateId("freeAt") ValueState<Long> freeAt,
         @TimerId("free") Timer free) {
-      long now = context.fireTimestamp().getMillis();
+      // It fires once the input watermark is past its time: W >= fire + 1ms (it is set 1 ms
+      // before the earliest horizon for that reason, ADR 0100)
+      long now = context.fireTimestamp().getMillis() + 1;
       List<String> due = new ArrayList<>();
       Long next = null;
       for (Map.Entry<String, Row> e : ids.entries().read()) {
@@ -648,7 +653,7 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
       if (next == null) {
         freeAt.clear();
       } else {
-        freeAt.write(KeyedEngine.setTick(free, next, null)[0]);
+        freeAt.write(KeyedEngine.setTick(free, next - 1, null)[0]);
         timersSet.inc();
       }
     }
