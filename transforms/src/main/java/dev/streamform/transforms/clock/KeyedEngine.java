@@ -65,7 +65,7 @@ public final class KeyedEngine {
      * When the tick must fire for the key's earliest edge after {@code now}, or null. A timer at
      * {@code T} fires once the input watermark is past {@code T}: a stage whose edge is reached at
      * {@code W >= edge} answers {@code edge - 1} and reads a firing at {@code T} as {@code now = T
-     * + 1} ({@code WindowedAggregate}).
+     * + 1} (every stage does: ADR 0098, ADR 0100).
      */
     @Nullable Long nextEdge(long now);
 
