@@ -512,6 +512,73 @@ class RunOnFilesTest {
   }
 
   /**
+   * A string that is not storable text does not fit its column: the record is quarantined at decode
+   * with its file, line and a reason naming the column — without a database as with one (PostgreSQL
+   * refuses U+0000), and a lone surrogate no longer becomes '?' and merges its key with another
+   * (docs/decisions/0105). The counts add up; a surrogate pair is an ordinary key.
+   */
+  @Test
+  void aStringThatIsNotTextIsQuarantinedWithItsFileLineAndColumn() throws Exception {
+    Path project = dir.resolve("text");
+    Files.createDirectories(project.resolve("models"));
+    Files.writeString(
+        project.resolve("sources.yml"),
+        "sources:\n  s:\n    connector: file\n    path: s.jsonl\n    format: json\n"
+            + "    schema:\n      k: string\n      note: string\n      v: int64\n"
+            + "      t: timestamp\n    event_time: t\n    watermark: 0s\n");
+    Files.writeString(project.resolve("streamform.yml"), "models:\n  m:\n    key: [k]\n");
+    Files.writeString(
+        project.resolve("models/m.sql"), "SELECT k, SUM(v) AS total FROM source('s') GROUP BY k\n");
+    String t = ",\"t\":\"2026-08-30T10:00:00Z\"}\n";
+    Files.writeString(
+        project.resolve("s.jsonl"),
+        "{\"k\":\"a\",\"v\":1"
+            + t
+            + "{\"k\":\"n\\u0000ul\",\"v\":2"
+            + t
+            + "{\"k\":\"b\",\"note\":\"x\\u0000\",\"v\":4"
+            + t
+            + "{\"k\":\"\\ud800\",\"v\":8"
+            + t
+            + "{\"k\":\"\\ud801\",\"v\":16"
+            + t
+            + "{\"k\":\"\\ud800\",\"v\":32"
+            + t
+            + "{\"k\":\"\\ud83d\\ude00\",\"v\":64"
+            + t);
+    Path output = dir.resolve("text-out");
+    assertThat(
+        err.toString(), run("run", project.toString(), "--output", output.toString()), is(0));
+    assertThat(
+        err.toString() + out.toString(),
+        containsString("7 lines read: 2 events processed, 0 late, 5 quarantined\n"));
+    List<JsonNode> changes = rows(output.resolve("m.jsonl"));
+    assertThat(changes, hasSize(2));
+    assertThat(changes.get(0).get("k").asText(), is("a"));
+    assertThat(changes.get(0).get("total").asLong(), is(1L));
+    assertThat(changes.get(1).get("k").asText(), is("\ud83d\ude00"));
+    assertThat(changes.get(1).get("total").asLong(), is(64L));
+    List<JsonNode> quarantined = rows(output.resolve("m.quarantine.jsonl"));
+    List<String> got = new ArrayList<>();
+    for (JsonNode q : quarantined) {
+      got.add(
+          q.get("file").asText() + ":" + q.get("line").asInt() + ": " + q.get("reason").asText());
+    }
+    String nul = "contains U+0000 (NUL) at character %d, which no sink can store as text";
+    String half =
+        "contains an unpaired UTF-16 surrogate (\\%s) at character 1, which is not Unicode text";
+    assertThat(
+        got,
+        is(
+            List.of(
+                "s.jsonl:2: column `k`: " + String.format(nul, 2),
+                "s.jsonl:3: column `note`: " + String.format(nul, 2),
+                "s.jsonl:4: column `k`: " + String.format(half, "ud800"),
+                "s.jsonl:5: column `k`: " + String.format(half, "ud801"),
+                "s.jsonl:6: column `k`: " + String.format(half, "ud800"))));
+  }
+
+  /**
    * A project of one model needs no --model: run takes that model, as fuzz does; with several, the
    * refusal lists them.
    */

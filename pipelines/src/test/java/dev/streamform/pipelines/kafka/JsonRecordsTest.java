@@ -280,4 +280,66 @@ class JsonRecordsTest {
             .getMessage();
     assertThat(reason, containsString("column `score`: '1E+400' is out of the double range"));
   }
+
+  /**
+   * A string that is not storable text is refused at decode, naming the column, so the record is
+   * quarantined on every path — with or without a database — instead of stopping the run at
+   * PostgreSQL (which refuses U+0000 in text and jsonb) or being merged with another key (UTF-8 has
+   * no form for a lone surrogate; it was written as '?') (docs/decisions/0105).
+   */
+  @Test
+  void aStringThatIsNotStorableTextIsRefusedNamingTheColumn() throws Exception {
+    JsonRecords strings =
+        JsonRecords.of(
+            new LinkedHashMap<>(
+                Map.of("k", ColumnType.STRING, "note", ColumnType.STRING, "v", ColumnType.INT64)),
+            List.of("k"));
+    String[][] cases = {
+      {
+        "{\"k\": \"n\\u0000ul\", \"v\": 1}",
+        "column `k`: contains U+0000 (NUL) at character 2, which no sink can store as text"
+      },
+      {
+        "{\"k\": \"a\", \"note\": \"\\u0000\", \"v\": 1}",
+        "column `note`: contains U+0000 (NUL) at character 1, which no sink can store as text"
+      },
+      {
+        "{\"k\": \"\\ud800\", \"v\": 1}",
+        "column `k`: contains an unpaired UTF-16 surrogate (\\ud800) at character 1,"
+            + " which is not Unicode text"
+      },
+      {
+        "{\"k\": \"\\ud801\", \"v\": 1}",
+        "column `k`: contains an unpaired UTF-16 surrogate (\\ud801) at character 1,"
+            + " which is not Unicode text"
+      },
+      {
+        "{\"k\": \"ok\\udc00\", \"v\": 1}",
+        "column `k`: contains an unpaired UTF-16 surrogate (\\udc00) at character 3,"
+            + " which is not Unicode text"
+      },
+      {
+        "{\"k\": \"a\", \"note\": \"\\ude00\\ud83d\"}",
+        "column `note`: contains an unpaired UTF-16 surrogate (\\ude00) at character 1,"
+            + " which is not Unicode text"
+      },
+    };
+    for (String[] c : cases) {
+      assertThat(
+          c[0],
+          assertThrows(
+                  JsonRecords.NotARecord.class,
+                  () -> strings.decode(c[0].getBytes(StandardCharsets.UTF_8)))
+              .getMessage(),
+          is(c[1]));
+    }
+    // a surrogate pair, escaped or written as UTF-8, is one character: the emoji is accepted
+    for (String emoji : new String[] {"\\ud83d\\ude00", "\ud83d\ude00"}) {
+      Map<String, Object> v =
+          strings
+              .decode(("{\"k\": \"" + emoji + "\", \"v\": 1}").getBytes(StandardCharsets.UTF_8))
+              .values();
+      assertThat(v.get("k"), is("\ud83d\ude00"));
+    }
+  }
 }

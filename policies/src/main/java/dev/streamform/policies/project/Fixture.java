@@ -262,13 +262,18 @@ public abstract class Fixture {
      *
      * @throws IllegalArgumentException when a timestamp value ({@link Instant}) is finer than a
      *     millisecond, as a fixture file's event value is refused (docs/decisions/0090, 0093),
-     *     naming the item, the event, the key and the millisecond to pass; the event is not added
+     *     naming the item, the event, the key and the millisecond to pass, or when a string value
+     *     is not storable text (U+0000, a lone surrogate: docs/decisions/0105); the event is not
+     *     added
      */
     public Builder event(int partition, Map<String, Object> values) {
       values.forEach(
           (key, value) -> {
             if (value instanceof Instant) {
               checkMillisecond((Instant) value, "event " + (events + 1) + ", key '" + key + "': ");
+            }
+            if (value instanceof String) {
+              checkText((String) value, key);
             }
           });
       given.add(Given.event(0, partition, ++events, new java.util.LinkedHashMap<>(values)));
@@ -309,6 +314,31 @@ public abstract class Fixture {
                 + " — pass Instant.parse(\""
                 + e.millisecond()
                 + "\") (the instant truncated to ChronoUnit.MILLIS)",
+            e);
+      }
+    }
+
+    /**
+     * Refuses the next event's string {@code s} of {@code key} when it is not storable text, as a
+     * fixture file's is refused (docs/decisions/0105).
+     */
+    private void checkText(String s, String key) {
+      try {
+        dev.streamform.policies.schema.ColumnValues.checkText(s);
+      } catch (dev.streamform.policies.schema.ColumnValues.NotText e) {
+        throw new IllegalArgumentException(
+            "fixture '"
+                + name
+                + "', given item "
+                + (given.size() + 1)
+                + ": event "
+                + (events + 1)
+                + ", key '"
+                + key
+                + "': "
+                + e.getMessage()
+                + " — "
+                + e.fix(key),
             e);
       }
     }

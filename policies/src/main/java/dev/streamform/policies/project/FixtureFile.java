@@ -880,7 +880,9 @@ final class FixtureFile {
                 : "'" + raw.get().getKey() + "' cannot be read as " + type + " (" + e + ")",
             e instanceof Timestamps.FinerThanAMillisecond
                 ? ((Timestamps.FinerThanAMillisecond) e).fix(key)
-                : "give " + key + " a " + type + " value");
+                : e instanceof ColumnValues.NotText
+                    ? ((ColumnValues.NotText) e).fix(key)
+                    : "give " + key + " a " + type + " value");
         ok = false;
       }
     }

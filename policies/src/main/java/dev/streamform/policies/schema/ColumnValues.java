@@ -16,7 +16,8 @@ import java.util.Map;
  * <p>Cost is bounded by the text's length, never by the value: a number longer than {@link
  * #MAX_NUMBER_LENGTH} characters is refused unparsed, and a decimal or int64 out of its range is
  * refused from its precision and exponent before any scaling, so {@code 1e900000000} is refused at
- * once. A double beyond the double range is refused, not read as Infinity.
+ * once. A double beyond the double range is refused, not read as Infinity. A string that is not
+ * storable text (U+0000, a lone UTF-16 surrogate) is refused ({@link NotText}).
  */
 public final class ColumnValues {
   private ColumnValues() {}
@@ -54,11 +55,71 @@ public final class ColumnValues {
         }
         throw new IllegalArgumentException("'" + text + "' is not a bool (true or false)");
       case STRING:
-        return raw instanceof String ? raw : text;
+        if (raw instanceof String) {
+          checkText((String) raw);
+          return raw;
+        }
+        return text;
       case TIMESTAMP:
         return Timestamps.parse(raw);
       default:
         throw new IllegalStateException("unknown type " + type);
+    }
+  }
+
+  /**
+   * A string that is not text every sink can store: it holds U+0000 (NUL), which PostgreSQL's text
+   * and jsonb refuse, or half of a UTF-16 surrogate pair without the other, which is no Unicode
+   * character and which UTF-8 cannot encode (it would be written as '?', and two such keys would
+   * merge). Such a value does not fit a string column (docs/decisions/0105).
+   */
+  public static final class NotText extends IllegalArgumentException {
+    private final boolean nul;
+
+    private NotText(String message, boolean nul) {
+      super(message);
+      this.nul = nul;
+    }
+
+    /** What to do about {@code key}'s value, for a fixture's problem. */
+    public String fix(String key) {
+      return nul
+          ? "remove U+0000 from " + key
+          : "give "
+              + key
+              + " the whole character (both halves of its surrogate pair, e.g. \\ud83d\\ude00)"
+              + " or remove the half";
+    }
+  }
+
+  /**
+   * Refuses {@code s} when it is not storable text: the first U+0000 or unpaired surrogate, and its
+   * place (in characters, from 1; a lone surrogate counts as one).
+   *
+   * @throws NotText e.g. "contains U+0000 (NUL) at character 2, which no sink can store as text"
+   */
+  public static void checkText(String s) {
+    int at = 1;
+    for (int i = 0; i < s.length(); i++, at++) {
+      char c = s.charAt(i);
+      if (c == 0) {
+        throw new NotText(
+            "contains U+0000 (NUL) at character " + at + ", which no sink can store as text", true);
+      }
+      if (Character.isHighSurrogate(c)
+          && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        throw new NotText(
+            String.format(
+                java.util.Locale.ROOT,
+                "contains an unpaired UTF-16 surrogate (\\u%04x) at character %d, which is not"
+                    + " Unicode text",
+                (int) c,
+                at),
+            false);
+      }
     }
   }
 

@@ -66,4 +66,30 @@ class FixtureBuilderTest {
     assertThat(f.given().size(), is(3));
     assertThat(f.given().get(2).eventNumber(), is(3));
   }
+
+  /**
+   * An event's string that is not storable text is refused as a fixture file refuses it at its line
+   * (docs/decisions/0105, 0093), naming the item, the event and the key; a surrogate pair is one
+   * character and accepted.
+   */
+  @Test
+  void aStringThatIsNotTextIsRefusedNamingTheKey() {
+    Fixture.Builder b = Fixture.builder("f", "m").event(0, Map.of("note", "\ud83d\ude00"));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> b.event(0, Map.of("note", "n\u0000")));
+    assertThat(
+        e.getMessage(),
+        is(
+            "fixture 'f', given item 2: event 2, key 'note': contains U+0000 (NUL) at character"
+                + " 2, which no sink can store as text — remove U+0000 from note"));
+    e = assertThrows(IllegalArgumentException.class, () -> b.event(0, Map.of("note", "\udfff")));
+    assertThat(
+        e.getMessage(),
+        is(
+            "fixture 'f', given item 2: event 2, key 'note': contains an unpaired UTF-16"
+                + " surrogate (\\udfff) at character 1, which is not Unicode text — give note the"
+                + " whole character (both halves of its surrogate pair, e.g. \\ud83d\\ude00) or"
+                + " remove the half"));
+    assertThat(b.build().given().size(), is(1));
+  }
 }

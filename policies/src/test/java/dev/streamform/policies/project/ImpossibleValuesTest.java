@@ -176,6 +176,64 @@ class ImpossibleValuesTest {
                 + " a timestamp value"));
   }
 
+  /**
+   * An event's string that is not storable text (U+0000, a lone UTF-16 surrogate) is refused at its
+   * line as any value that does not fit its column is, with the fix: a file or topic record holding
+   * it is quarantined, so a fixture cannot make it an event (docs/decisions/0105).
+   */
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "n\\0ul   | contains U+0000 (NUL) at character 2, which no sink can store as text"
+            + " — remove U+0000 from note",
+        "\\ud800x | contains an unpaired UTF-16 surrogate (\\ud800) at character 1, which is"
+            + " not Unicode text — give note the whole character (both halves of its surrogate"
+            + " pair, e.g. \\ud83d\\ude00) or remove the half",
+      })
+  void aStringThatIsNotTextIsRefusedInAFixtureAtItsLine(String yaml, String problem)
+      throws Exception {
+    Project project =
+        ProjectFolder.seed(dir)
+            .sources(
+                ProjectFolder.SOURCES.replace(
+                    "      ordered_at: timestamp\n",
+                    "      ordered_at: timestamp\n      note: string\n"))
+            .load();
+    ProjectFolder.at(dir)
+        .write(
+            "fixtures/nul.yml",
+            "model: customer_metrics\ngiven:\n  - event: { customer_id: 42, amount: 10,"
+                + " ordered_at: \"2026-08-30T10:00:00Z\", note: \""
+                + yaml.strip()
+                + "\" }\nexpect:\n  - { op: insert, customer_id: 42, total_spend: 10 }\n");
+    InvalidProjectException e =
+        assertThrows(
+            InvalidProjectException.class,
+            () -> Fixture.load(project, dir.resolve("fixtures/nul.yml")));
+    assertThat(
+        e.problems().get(0).toString(), is("fixtures/nul.yml:3: event 1, key 'note': " + problem));
+  }
+
+  @Test
+  void aSurrogatePairInAFixtureIsOneCharacter() throws Exception {
+    Project project =
+        ProjectFolder.seed(dir)
+            .sources(
+                ProjectFolder.SOURCES.replace(
+                    "      ordered_at: timestamp\n",
+                    "      ordered_at: timestamp\n      note: string\n"))
+            .load();
+    ProjectFolder.at(dir)
+        .write(
+            "fixtures/pair.yml",
+            "model: customer_metrics\ngiven:\n  - event: { customer_id: 42, amount: 10,"
+                + " ordered_at: \"2026-08-30T10:00:00Z\", note: \"\\ud83d\\ude00\" }\n"
+                + "expect:\n  - { op: insert, customer_id: 42, total_spend: 10 }\n");
+    Fixture f = Fixture.load(project, dir.resolve("fixtures/pair.yml"));
+    assertThat(f.given().get(0).event().get().get("note"), is("\ud83d\ude00"));
+  }
+
   @Test
   void aFixtureOverTheSizeLimitSaysSoPlainly() throws Exception {
     Project project = ProjectFolder.seed(dir).load();

@@ -81,4 +81,59 @@ class ColumnValuesTest {
     assertThat(ColumnValues.convert(ColumnType.DOUBLE, "-Infinity"), is(Double.NEGATIVE_INFINITY));
     assertThat(ColumnValues.convert(ColumnType.DOUBLE, "1.5e300"), is(1.5e300));
   }
+
+  /**
+   * A string that is not storable text — U+0000, or half of a UTF-16 surrogate pair without the
+   * other — does not fit a string column (docs/decisions/0105): PostgreSQL's text and jsonb refuse
+   * U+0000, and UTF-8 has no form for a lone surrogate (it would be written as '?', merging keys).
+   */
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "n\\u0000ul        | contains U+0000 (NUL) at character 2, which no sink can store as text",
+        "\\u0000           | contains U+0000 (NUL) at character 1, which no sink can store as text",
+        "\\ud800           | contains an unpaired UTF-16 surrogate (\\ud800) at character 1,"
+            + " which is not Unicode text",
+        "ab\\udc00         | contains an unpaired UTF-16 surrogate (\\udc00) at character 3,"
+            + " which is not Unicode text",
+        "\\ud83d           | contains an unpaired UTF-16 surrogate (\\ud83d) at character 1,"
+            + " which is not Unicode text",
+        "x\\ude00\\ud83d | contains an unpaired UTF-16 surrogate (\\ude00) at character 2,"
+            + " which is not Unicode text",
+      })
+  void aStringThatIsNotTextIsRefused(String escaped, String reason) {
+    String value = unescape(escaped.strip());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> ColumnValues.convert(ColumnType.STRING, value));
+    assertThat(e.getMessage(), is(reason));
+    assertThat(
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> ColumnValues.convertLenient(ColumnType.STRING, value))
+            .getMessage(),
+        is(reason));
+  }
+
+  @Test
+  void aSurrogatePairAndOtherControlCharactersAreText() {
+    String emoji = "\ud83d\ude00";
+    assertThat(ColumnValues.convert(ColumnType.STRING, emoji), is(emoji));
+    assertThat(ColumnValues.convert(ColumnType.STRING, "a\u0001\t\u00e9"), is("a\u0001\t\u00e9"));
+  }
+
+  /** The table's backslash-u escapes, as Java source would read them. */
+  private static String unescape(String s) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < s.length(); i++) {
+      if (s.startsWith("\\u", i)) {
+        b.append((char) Integer.parseInt(s.substring(i + 2, i + 6), 16));
+        i += 5;
+      } else {
+        b.append(s.charAt(i));
+      }
+    }
+    return b.toString();
+  }
 }
