@@ -576,6 +576,11 @@ class RunOnFilesTest {
                 "s.jsonl:4: column `k`: " + String.format(half, "ud800"),
                 "s.jsonl:5: column `k`: " + String.format(half, "ud801"),
                 "s.jsonl:6: column `k`: " + String.format(half, "ud800"))));
+    // the row shows the record as written, not with '?' for the surrogate UTF-8 cannot write
+    assertThat(
+        quarantined.get(2).get("value").asText(),
+        is("{\"k\":\"\\ud800\",\"v\":8,\"t\":\"2026-08-30T10:00:00Z\"}"));
+    assertThat(quarantined.get(0).get("value").get("k").asText(), is("n\u0000ul"));
   }
 
   /**

@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.streamform.planner.sinks.JsonRecords;
 import dev.streamform.policies.schema.ColumnType;
 import java.math.BigDecimal;
@@ -340,6 +341,27 @@ class JsonRecordsTest {
               .decode(("{\"k\": \"" + emoji + "\", \"v\": 1}").getBytes(StandardCharsets.UTF_8))
               .values();
       assertThat(v.get("k"), is("\ud83d\ude00"));
+    }
+  }
+
+  /**
+   * A quarantine row shows the record parsed as JSON; one holding a lone surrogate is shown as the
+   * text it was written as instead, since UTF-8 cannot write the surrogate back (it came out as
+   * '?', showing another value than the record's). U+0000 and a surrogate pair are written back
+   * exactly, so such records are still shown as JSON.
+   */
+  @Test
+  void aRecordHoldingALoneSurrogateIsShownAsItsTextNotWithAQuestionMark() {
+    String lone = "{\"k\":\"\\ud800\",\"v\":1}";
+    JsonNode shown = JsonRecords.parseOrText(lone.getBytes(StandardCharsets.UTF_8));
+    assertThat(
+        new String(JsonRecords.bytes(shown), StandardCharsets.UTF_8), not(containsString("?")));
+    assertThat(shown.isTextual(), is(true));
+    assertThat(shown.asText(), is(lone));
+    for (String exact : new String[] {"{\"k\":\"n\\u0000ul\"}", "{\"k\":\"\ud83d\ude00\"}"}) {
+      JsonNode n = JsonRecords.parseOrText(exact.getBytes(StandardCharsets.UTF_8));
+      assertThat(n.isObject(), is(true));
+      assertThat(new String(JsonRecords.bytes(n), StandardCharsets.UTF_8), is(exact));
     }
   }
 }

@@ -365,7 +365,12 @@ public final class JsonRecords implements Serializable {
   /** {@link #JSON}'s limits, with decimal nodes kept exactly as the bytes write them. */
   private static final ObjectReader SHOWN = JSON.reader().with(NODES);
 
-  /** Parses bytes as JSON, or gives them as a JSON string when they are not JSON (or null). */
+  /**
+   * Parses bytes as JSON, or gives them as a JSON string when they are not JSON (or null), or when
+   * a string in them is an unpaired UTF-16 surrogate ({@code "\\ud800"}): UTF-8 cannot write that
+   * back (it would show as '?', another value than the record's), while the text as written holds
+   * only its escape.
+   */
   public static JsonNode parseOrText(byte @Nullable [] bytes) {
     if (bytes == null) {
       return JsonNodeFactory.instance.nullNode();
@@ -373,13 +378,48 @@ public final class JsonRecords implements Serializable {
     try {
       // decimals as written (10.00, not Jackson's normalized 1E+1): this is what a person reads
       JsonNode n = SHOWN.readTree(bytes);
-      if (n != null && !n.isMissingNode()) {
+      if (n != null && !n.isMissingNode() && !holdsLoneSurrogate(n)) {
         return n;
       }
     } catch (IOException e) {
       // not JSON: shown as text below
     }
     return JsonNodeFactory.instance.textNode(new String(bytes, StandardCharsets.UTF_8));
+  }
+
+  /** Whether a string or a field name in {@code node} holds an unpaired surrogate. */
+  private static boolean holdsLoneSurrogate(JsonNode node) {
+    if (node.isTextual()) {
+      return loneSurrogate(node.textValue());
+    }
+    for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> field = it.next();
+      if (loneSurrogate(field.getKey()) || holdsLoneSurrogate(field.getValue())) {
+        return true;
+      }
+    }
+    if (node.isArray()) {
+      for (JsonNode element : node) {
+        if (holdsLoneSurrogate(element)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private static boolean loneSurrogate(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c)
+          && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String fieldNames(ObjectNode node) {
