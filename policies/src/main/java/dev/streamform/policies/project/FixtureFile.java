@@ -188,8 +188,11 @@ final class FixtureFile {
           List.of(
               Problem.ofFile(
                   label,
-                  "cannot be read: " + e.getMessage(),
-                  "check that the fixture file exists and is readable")));
+                  FileErrors.cannotRead(e),
+                  FileErrors.fix(
+                      e,
+                      "check the fixture's path",
+                      "check that the fixture file exists and is readable"))));
     }
     Optional<YamlMap> top = YamlMap.parseFile(label, text, "model: <model name>", problems);
     if (top.isEmpty()) {

@@ -141,8 +141,11 @@ public final class KafkaClientProperties implements Serializable {
       problems.add(
           Problem.ofFile(
               shownAs,
-              "cannot be read: " + e.getMessage(),
-              "give a readable .properties file of Kafka client settings"));
+              FileErrors.cannotRead(e),
+              FileErrors.fix(
+                  e,
+                  "give a .properties file of Kafka client settings",
+                  "give a readable .properties file of Kafka client settings")));
       return List.of();
     }
     List<Setting> settings = new ArrayList<>();

@@ -46,12 +46,29 @@ final class ProjectLoader {
   private final List<Problem> problems = new ArrayList<>();
   private final List<Problem> warnings = new ArrayList<>();
 
+  /** How a folder is listed: the file system's, or in a test one that fails. */
+  interface Listing {
+    DirectoryStream<Path> list(Path dir, String glob) throws IOException;
+  }
+
+  private Listing listing = Files::newDirectoryStream;
+
+  /** Set when models/ could not be listed (said once, of the folder). */
+  private boolean modelsUnlistable;
+
   private ProjectLoader(Path dir) {
     this.dir = dir;
   }
 
   static Project load(Path dir) throws InvalidProjectException {
     return new ProjectLoader(dir).load();
+  }
+
+  /** As {@link #load(Path)}, listing folders with {@code listing} (a test's failing one). */
+  static Project load(Path dir, Listing listing) throws InvalidProjectException {
+    ProjectLoader loader = new ProjectLoader(dir);
+    loader.listing = listing;
+    return loader.load();
   }
 
   /** The sources of {@code sources.yml} alone, checked: for fixtures of models written in Java. */
@@ -216,10 +233,11 @@ final class ProjectLoader {
 
     Map<String, ModelDeclaration> checkedModels = new LinkedHashMap<>();
     if (models.isPresent()) {
+      List<String> queries = queryFiles();
       for (ModelsFile.Entry model : models.get().values()) {
         checkModel(model, sources).ifPresent(m -> checkedModels.put(m.name(), m));
       }
-      reportUndeclaredQueries(models.get().keySet());
+      reportUndeclaredQueries(queries, models.get().keySet());
     }
 
     if (!problems.isEmpty()) {
@@ -245,7 +263,11 @@ final class ProjectLoader {
     } catch (CharacterCodingException e) {
       problems.add(NotUtf8.problem(file, name));
     } catch (IOException e) {
-      problems.add(Problem.ofFile(name, "cannot be read: " + e, "check the file's permissions"));
+      problems.add(
+          Problem.ofFile(
+              name,
+              FileErrors.cannotRead(e),
+              FileErrors.fix(e, "create it", "check the file's permissions")));
     }
     return Optional.empty();
   }
@@ -260,6 +282,9 @@ final class ProjectLoader {
     Path sqlFile = dir.resolve(MODELS_DIR).resolve(model.name() + ".sql");
     YamlMap yaml = model.yaml();
     if (!Files.isRegularFile(sqlFile)) {
+      if (modelsUnlistable) {
+        return Optional.empty(); // said once, of the folder: whether the query exists is unknown
+      }
       yaml.reportHere(
           "has no query: " + sqlName + " does not exist",
           "create "
@@ -415,8 +440,13 @@ final class ProjectLoader {
         d.get()
             .report(
                 "linear",
-                file + " cannot be read (" + e.getMessage() + ")",
-                "create it with bias: <number> and weights: {<feature or column>: <number>, ...}");
+                file + " " + FileErrors.cannotRead(e),
+                FileErrors.fix(
+                    e,
+                    "create it with bias: <number> and weights: {<feature or column>: <number>,"
+                        + " ...}",
+                    "give a readable file of bias: <number> and weights: {<feature or column>:"
+                        + " <number>, ...}"));
       } catch (IllegalArgumentException e) {
         d.get()
             .report(
@@ -608,23 +638,44 @@ final class ProjectLoader {
     problems.add(Problem.of(sqlName, line, subject, Optional.empty(), message, Optional.empty()));
   }
 
-  /** A query file in models/ that no model declares: likely a misspelt name. */
-  private void reportUndeclaredQueries(Set<String> declared) {
+  /**
+   * The names of the query files in models/ (empty when there is no such folder); when the folder
+   * cannot be listed, that problem, and {@link #modelsUnlistable} is set: whether a model's query
+   * exists is then unknown, and not said to be missing.
+   */
+  private List<String> queryFiles() {
     Path models = dir.resolve(MODELS_DIR);
+    List<String> names = new ArrayList<>();
     if (!Files.isDirectory(models)) {
-      return;
+      return names;
     }
-    List<String> undeclared = new ArrayList<>();
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(models, "*.sql")) {
+    try (DirectoryStream<Path> files = listing.list(models, "*.sql")) {
       for (Path file : files) {
-        String name = file.getFileName().toString().replaceFirst("\\.sql$", "");
-        if (!declared.contains(name)) {
-          undeclared.add(name);
-        }
+        names.add(file.getFileName().toString().replaceFirst("\\.sql$", ""));
       }
-    } catch (IOException e) {
+    } catch (IOException | java.nio.file.DirectoryIteratorException e) {
+      IOException cause =
+          e instanceof IOException io
+              ? io
+              : ((java.nio.file.DirectoryIteratorException) e).getCause();
+      modelsUnlistable = true;
       problems.add(
-          Problem.ofFile(MODELS_DIR, "cannot be listed: " + e, "check the folder's permissions"));
+          Problem.ofFile(
+              MODELS_DIR,
+              "cannot be listed: " + FileErrors.reason(cause),
+              "check the folder's permissions"));
+      names.clear();
+    }
+    return names;
+  }
+
+  /** A query file in models/ that no model declares: likely a misspelt name. */
+  private void reportUndeclaredQueries(List<String> queries, Set<String> declared) {
+    List<String> undeclared = new ArrayList<>();
+    for (String name : queries) {
+      if (!declared.contains(name)) {
+        undeclared.add(name);
+      }
     }
     undeclared.sort(Comparator.naturalOrder());
     for (String name : undeclared) {
