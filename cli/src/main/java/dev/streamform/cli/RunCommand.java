@@ -828,6 +828,32 @@ final class RunCommand implements Callable<Integer> {
     return Optional.empty();
   }
 
+  /**
+   * Empty when {@code file} can be written (a file, or nothing yet, in a folder this user can write
+   * to, created here when missing); else what is wrong with it and the fix, after its name, e.g.
+   * "/tmp/rdir is a folder, not a file: name a file (it is created, or replaced)". For the files a
+   * command writes at its end ({@code test --report}, {@code --junit-xml}): checked before it
+   * starts, as {@link #unusableFolder} checks {@code run --output}.
+   */
+  static Optional<String> unusableFile(Path file) {
+    if (Files.isDirectory(file)) {
+      return Optional.of(
+          file + " is a folder, not a file: name a file (it is created, or replaced)");
+    }
+    Path parent = file.toAbsolutePath().getParent();
+    if (parent != null) {
+      Optional<String> folder = unusableFolder(parent);
+      if (folder.isPresent()) {
+        return Optional.of(file + ": its folder " + folder.get());
+      }
+    }
+    if (Files.exists(file) && !Files.isWritable(file)) {
+      return Optional.of(
+          file + " is not writable by this user: name another file, or make it writable");
+    }
+    return Optional.empty();
+  }
+
   /** What the file system said, with the file it said it of. */
   private static String why(IOException e) {
     if (e instanceof java.nio.file.AccessDeniedException a) {
@@ -850,7 +876,9 @@ final class RunCommand implements Callable<Integer> {
    * connection (shared with {@code streamform test}: {@link RefusedConnection}).
    */
   static String failedLine(Throwable e, RefusedConnection.Endpoints to) {
-    return RefusedConnection.withHint(ModelLedger.rootLine(e), e, to);
+    // a file the job could not read or write: its name and why in plain words, never the class
+    String file = dev.streamform.policies.project.FileErrors.line(e);
+    return RefusedConnection.withHint(file != null ? file : ModelLedger.rootLine(e), e, to);
   }
 
   /** What a run on {@code runner} connects to. */

@@ -1,5 +1,6 @@
 package dev.streamform.cli;
 
+import dev.streamform.policies.project.FileErrors;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureSuite;
 import dev.streamform.teststreams.fixture.RunnerChoice;
@@ -53,7 +54,8 @@ import picocli.CommandLine.Spec;
     exitCodeList = {
       "0:every fixture passed",
       "1:a fixture failed, or a project or fixture has problems",
-      "2:bad command line"
+      "2:bad command line, or a --report or --junit-xml that cannot be written (checked before"
+          + " any fixture runs)"
     })
 final class TestCommand implements Callable<Integer> {
 
@@ -186,6 +188,19 @@ final class TestCommand implements Callable<Integer> {
       default:
         throw new ParameterException(
             spec.commandLine(), "--color " + color + " is not auto, always or never");
+    }
+    // the files written after every fixture ran: said wrong before the first one runs
+    if (report != null) {
+      Optional<String> unusable = RunCommand.unusableFile(report);
+      if (unusable.isPresent()) {
+        throw new ParameterException(spec.commandLine(), "--report " + unusable.get());
+      }
+    }
+    if (junitXml != null) {
+      Optional<String> unusable = RunCommand.unusableFile(junitXml);
+      if (unusable.isPresent()) {
+        throw new ParameterException(spec.commandLine(), "--junit-xml " + unusable.get());
+      }
     }
     RunnerChoice choice;
     try {
@@ -339,13 +354,24 @@ final class TestCommand implements Callable<Integer> {
     boolean passed = suite.run(paths);
     progress.done();
     if (report != null) {
-      html.write(
-          report,
-          "streamform test "
-              + paths.stream()
-                  .map(Path::toString)
-                  .collect(java.util.stream.Collectors.joining(" ")),
-          suite.summary());
+      try {
+        html.write(
+            report,
+            "streamform test "
+                + paths.stream()
+                    .map(Path::toString)
+                    .collect(java.util.stream.Collectors.joining(" ")),
+            suite.summary());
+      } catch (IOException e) {
+        // checked before the fixtures ran; what changed since is said as the file system says it
+        err.println(
+            "streamform test: cannot write the report to "
+                + report
+                + ": "
+                + FileErrors.reason(e)
+                + " — give --report a file in a folder you can write to");
+        return 1;
+      }
       err.println("report: " + report.toAbsolutePath());
     }
     if (json) {
@@ -360,7 +386,7 @@ final class TestCommand implements Callable<Integer> {
             "streamform test: cannot write JUnit XML to "
                 + junitXml
                 + ": "
-                + e
+                + FileErrors.reason(e)
                 + " — give --junit-xml a file in a folder you can write to");
         return 1;
       }

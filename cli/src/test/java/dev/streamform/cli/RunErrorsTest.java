@@ -249,4 +249,71 @@ class RunErrorsTest {
             "--output /proc/x cannot be created: /proc: the file system refused a new folder"
                 + " there: name another folder"));
   }
+
+  /** A job that failed on a file: the file and why in plain words, never the exception's class. */
+  @Test
+  void aJobThatFailedOnAFileSaysWhyInPlainWords() {
+    RuntimeException failed =
+        new RuntimeException(
+            "Pipeline execution failed",
+            new java.io.UncheckedIOException(
+                new java.nio.file.AccessDeniedException("/p/payments.jsonl")));
+
+    String line = RunCommand.failedLine(failed, new RefusedConnection.Endpoints(null, null, null));
+
+    assertThat(line, is("/p/payments.jsonl: permission denied"));
+  }
+
+  /** chmod 000 does not stop root: a folder where the file belongs is refused for root too. */
+  @Test
+  void aReportThatIsAFolderIsRefusedBeforeAnyFixtureRuns() throws Exception {
+    Path folder = Files.createDirectories(dir.resolve("rdir"));
+
+    int status = run("test", GETTING_STARTED.toString(), "--report", folder.toString());
+
+    assertThat(err.toString(), status, is(2));
+    assertThat(
+        err.toString(),
+        containsString(
+            "--report "
+                + folder
+                + " is a folder, not a file: name a file (it is created, or"
+                + " replaced)"));
+    assertThat(out.toString(), not(containsString("passed")));
+    assertThat(err.toString(), not(containsString("Exception")));
+  }
+
+  @Test
+  void aJunitXmlThatIsAFolderIsRefusedBeforeAnyFixtureRuns() throws Exception {
+    Path folder = Files.createDirectories(dir.resolve("rdir"));
+
+    int status = run("test", GETTING_STARTED.toString(), "--junit-xml", folder.toString());
+
+    assertThat(err.toString(), status, is(2));
+    assertThat(
+        err.toString(),
+        containsString(
+            "--junit-xml "
+                + folder
+                + " is a folder, not a file: name a file (it is created, or"
+                + " replaced)"));
+    assertThat(out.toString(), not(containsString("passed")));
+    assertThat(err.toString(), not(containsString("Exception")));
+  }
+
+  @Test
+  void aReportInAFolderTheFileSystemWillNotCreateIsRefusedBeforeAnyFixtureRuns() {
+    assumeTrue(Files.isDirectory(Path.of("/proc/self")), "a Linux /proc");
+
+    int status = run("test", GETTING_STARTED.toString(), "--report", "/proc/nope/r.html");
+
+    assertThat(err.toString(), status, is(2));
+    assertThat(
+        err.toString(),
+        containsString(
+            "--report /proc/nope/r.html: its folder /proc/nope cannot be created: /proc: the file"
+                + " system refused a new folder there: name another folder"));
+    assertThat(out.toString(), not(containsString("passed")));
+    assertThat(err.toString(), not(containsString("internal error")));
+  }
 }

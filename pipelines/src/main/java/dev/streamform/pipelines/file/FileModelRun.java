@@ -12,6 +12,7 @@ import dev.streamform.planner.DeclaredModel;
 import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.policies.project.FileErrors;
 import dev.streamform.sink.decisions.DecisionLedgerSink;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.clock.SourceClock;
@@ -142,7 +143,38 @@ public final class FileModelRun {
     for (Path f : files) {
       names.add(projectDir.toAbsolutePath().normalize().relativize(f).toString());
     }
+    // before the job starts: a file it cannot read would fail it halfway, with the runner's words
+    checkReadable(files, Files::newInputStream);
     return new FileModelRun(model, files, names);
+  }
+
+  /** How a file is opened: the file system's, or in a test one that fails. */
+  interface Opener {
+    java.io.InputStream open(Path file) throws IOException;
+  }
+
+  /**
+   * Reads the first byte of each file (as the job would) and throws on the first it cannot:
+   * "<file>: cannot be read: permission denied — check the file's permissions".
+   *
+   * @throws IllegalArgumentException naming the file, why it cannot be read and the fix
+   */
+  static void checkReadable(List<Path> files, Opener opener) {
+    for (Path f : files) {
+      try (java.io.InputStream in = opener.open(f)) {
+        in.read();
+      } catch (IOException e) {
+        throw new IllegalArgumentException(
+            f
+                + ": "
+                + FileErrors.cannotRead(e)
+                + " — "
+                + FileErrors.fix(
+                    e,
+                    "give a path: that names a file of the project",
+                    "check that the file is readable by this user"));
+      }
+    }
   }
 
   /**
@@ -363,21 +395,14 @@ public final class FileModelRun {
       output(target.dir, sinks.quarantineTopic());
       Files.createDirectories(target.dir);
       parts = Files.createTempDirectory(target.dir, ".parts-");
-      writeParts(outputs.records(), parts, "records");
-      writeParts(outputs.late(), parts, "late");
-      writeParts(outputs.quarantined(), parts, "quarantine");
-      if (outputs.duplicates() != null) {
-        writeParts(outputs.duplicates(), parts, "duplicates");
-      }
-      if (outputs.reconciled() != null) {
-        output(target.dir, sinks.reconcileTopic().get());
-        writeParts(outputs.reconciled(), parts, "reconcile");
-      }
-      if (sinks.idleTopic().isPresent()) {
-        output(target.dir, sinks.idleTopic().get());
-        writeParts(outputs.idleMarkers(), parts, "idle");
+      try {
+        writeSinks(outputs, sinks, target.dir, parts);
+      } catch (RuntimeException e) {
+        deleteTree(parts);
+        throw e;
       }
     } else if (target.kafka != null) {
+
       dev.streamform.pipelines.kafka.KafkaConnection servers = target.kafka;
       outputs.records().apply("Write " + sinks.topic(), KafkaSinks.write(servers, sinks.topic()));
       outputs
@@ -410,6 +435,25 @@ public final class FileModelRun {
     return parts;
   }
 
+  /** Adds the writes of each output's parts into {@code parts}, a folder below {@code dir}. */
+  private static void writeSinks(
+      ModelPipeline.Outputs outputs, ModelSinks sinks, Path dir, Path parts) {
+    writeParts(outputs.records(), parts, "records");
+    writeParts(outputs.late(), parts, "late");
+    writeParts(outputs.quarantined(), parts, "quarantine");
+    if (outputs.duplicates() != null) {
+      writeParts(outputs.duplicates(), parts, "duplicates");
+    }
+    if (outputs.reconciled() != null) {
+      output(dir, sinks.reconcileTopic().get());
+      writeParts(outputs.reconciled(), parts, "reconcile");
+    }
+    if (sinks.idleTopic().isPresent()) {
+      output(dir, sinks.idleTopic().get());
+      writeParts(outputs.idleMarkers(), parts, "idle");
+    }
+  }
+
   /**
    * As above; a scoring model's decisions also go to {@code decisionSink} when one is given (the
    * decision ledger, {@code streamform run --jdbc-url}).
@@ -423,10 +467,19 @@ public final class FileModelRun {
       throws IOException {
     Pipeline p = Pipeline.create(options);
     Path parts = build(p, target, revisionSink, decisionSink, progressEvery);
-    PipelineResult result = p.run();
-    PipelineResult.State state = result.waitUntilFinish();
-    if (state != PipelineResult.State.DONE) {
-      throw new IllegalStateException("the job ended " + state);
+    PipelineResult result;
+    try {
+      result = p.run();
+      PipelineResult.State state = result.waitUntilFinish();
+      if (state != PipelineResult.State.DONE) {
+        throw new IllegalStateException("the job ended " + state);
+      }
+    } catch (RuntimeException | Error e) {
+      // a failed run leaves nothing half-written: its parts go with it
+      if (parts != null) {
+        deleteTree(parts);
+      }
+      throw e;
     }
     Map<Path, Long> written = new LinkedHashMap<>();
     if (parts != null) {
@@ -568,7 +621,9 @@ public final class FileModelRun {
       rows.add(new Row(line));
     }
     rows.sort(order);
-    try (BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+    // written beside the parts, then moved into place: a write that fails leaves no half a file
+    Path whole = parts.resolve(name + ".merged");
+    try (BufferedWriter out = Files.newBufferedWriter(whole, StandardCharsets.UTF_8)) {
       for (Row r : rows) {
         if (r.value.has("partition") && r.value.path("offset").isNumber()) {
           int partition = r.value.get("partition").asInt();
@@ -579,6 +634,11 @@ public final class FileModelRun {
         out.newLine();
       }
     }
+    Files.move(
+        whole,
+        file,
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     return file;
   }
 
