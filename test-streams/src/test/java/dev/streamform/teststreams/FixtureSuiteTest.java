@@ -385,6 +385,50 @@ class FixtureSuiteTest {
   }
 
   @Test
+  void anUnlistedQuarantinedEventIsToldTheFixForItsOwnReason() throws Exception {
+    // the fix line follows the reason: an overflow is not mended by a better event time, nor a
+    // missing key column (the audit's cm_mix.yml printed the `ordered_at` hint for both)
+    Path p = FixtureProjects.copy("late-event", dir);
+    Files.writeString(
+        p.resolve("sources.yml"),
+        Files.readString(p.resolve("sources.yml"))
+            .replace("amount: decimal(12,2)", "amount: int64"));
+    FixtureProjects.write(
+        p,
+        "fixtures/mix.yml",
+        """
+        model: customer_metrics
+        given:
+          - event: { customer_id: 42, amount: 9223372036854775807, ordered_at: "2026-08-30T10:00:00Z" }
+          - event: { customer_id: 42, amount: 1, ordered_at: "2026-08-30T10:01:00Z" }
+          - event: { amount: 1, ordered_at: "2026-08-30T10:02:00Z" }
+        expect:
+          - { op: insert, customer_id: 42, total_spend: 9223372036854775807 }
+        """);
+    FixtureSuite suite = suite();
+    suite.run(p);
+    String report = suite.results().get(0).report();
+    assertThat(report, not(containsString("RFC 3339")));
+    assertThat(
+        report,
+        containsString(
+            "event 2 was quarantined (mix.yml line 4): column `amount`: the int64 sum for"
+                + " `total_spend` would overflow"));
+    assertThat(
+        report,
+        containsString(
+            "   ^ declare `amount` as decimal(38,0) in sources.yml for larger totals; or, if the"
+                + " fixture is about that, list it under `quarantined:`\n"));
+    assertThat(report, containsString("event 3 has no `customer_id` (mix.yml line 5)\n"));
+    assertThat(
+        report,
+        containsString(
+            "   ^ an event without a value for a key column of the model is quarantined; give it"
+                + " `customer_id`; or, if the fixture is about that, list it under"
+                + " `quarantined:`\n"));
+  }
+
+  @Test
   void toleranceLetsADoubleColumnDifferByThatMuch() throws Exception {
     Path p = FixtureProjects.copy("late-event", dir);
     Files.writeString(
