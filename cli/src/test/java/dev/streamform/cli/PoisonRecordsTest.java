@@ -83,6 +83,13 @@ class PoisonRecordsTest {
       "{\"customer_id\": 1, \"note\": \"" + "x".repeat(5_000_000) + "\"}",
       "the line is 5,000,030 bytes long, more than the limit of 4,194,304"
     },
+    // a line of only a byte-order mark, and a line cut short: the reason says what is wrong with
+    // the record, in plain words (not "Invalid UTF-8 start byte", not the last column's problem)
+    {"\uFEFF", "not a JSON object: empty (a byte-order mark, EF BB BF, and nothing after it)"},
+    {
+      "{\"customer_id\": 1, \"amount\": 1,",
+      "not JSON: the record ends after character 31, before its closing }"
+    },
   };
 
   @Test

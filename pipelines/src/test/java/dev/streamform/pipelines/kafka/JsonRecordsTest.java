@@ -260,6 +260,63 @@ class JsonRecordsTest {
     assertThat(decode("{\"customer_id\": 1} \t\r\n").values().get("customer_id"), is(1L));
   }
 
+  /**
+   * A record cut short (a truncated line, an unterminated last line of a file) is the record's
+   * problem, said in plain words with where it ends: not the last column's, and not the parser's
+   * internals ("[Source: REDACTED ...", "StreamReadFeature").
+   */
+  @Test
+  void aTruncatedRecordIsTheRecordsProblemSaidPlainly() {
+    assertThat(
+        refusal("{\"order_id\":\"A9\",\"customer_id\":\"c2\",\"amount\":1,"),
+        is("not JSON: the record ends after character 47, before its closing }"));
+    String unterminated =
+        "{\"order_id\":\"B25\",\"customer_id\":\"d1\",\"amount\":1,\"price\":1,\"dd\":1,"
+            + "\"ordered_at\":\"2026-08-30T10:04:00Z\"";
+    assertThat(
+        refusal(unterminated),
+        is("not JSON: the record ends after character 100, before its closing }"));
+    assertThat(
+        refusal("{\"customer_id\": 1, \"note\": \"abc"),
+        is("not JSON: the record ends after character 31, inside a string, before its closing }"));
+    assertThat(
+        refusal("{\"customer_id\": 1, \"tags\": [1, 2"),
+        is("not JSON: the record ends after character 32, before its closing ] and }"));
+    assertThat(
+        refusal("[1, 2"), is("not JSON: the record ends after character 5, before its closing ]"));
+  }
+
+  /** The parser's limits are said without naming its classes. */
+  @Test
+  void aLimitOfTheParserIsSaidWithoutItsInternals() {
+    String deep =
+        refusal("{\"customer_id\": 1, \"deep\": " + "[".repeat(200) + "]".repeat(200) + "}");
+    assertThat(deep, not(containsString("StreamReadConstraints")));
+    assertThat(
+        deep,
+        is(
+            "field `deep`: not JSON: Document nesting depth (101) exceeds the maximum allowed"
+                + " (100)"));
+  }
+
+  /**
+   * A line holding only a byte-order mark (EF BB BF, valid UTF-8) is an empty record, said so: not
+   * "Invalid UTF-8 start byte 0xbb". A mark before a record is no problem.
+   */
+  @Test
+  void aByteOrderMarkWithNoRecordAfterItIsAnEmptyRecord() throws Exception {
+    byte[] bom = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
+    assertThat(
+        assertThrows(JsonRecords.NotARecord.class, () -> RECORDS.decode(bom)).getMessage(),
+        is("not a JSON object: empty (a byte-order mark, EF BB BF, and nothing after it)"));
+    byte[] bomSpace = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF, ' ', ' '};
+    assertThat(
+        assertThrows(JsonRecords.NotARecord.class, () -> RECORDS.decode(bomSpace)).getMessage(),
+        is("not a JSON object: empty (a byte-order mark, EF BB BF, and nothing after it)"));
+    byte[] record = "\uFEFF{\"customer_id\": 7}".getBytes(StandardCharsets.UTF_8);
+    assertThat(RECORDS.decode(record).values().get("customer_id"), is(7L));
+  }
+
   /** A repeated key is ambiguous (which value holds?): the record is refused, naming the key. */
   @Test
   void aRepeatedKeyIsRefusedNamingIt() {

@@ -4,8 +4,10 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -167,6 +169,12 @@ public final class JsonRecords implements Serializable {
     if (notUtf8.isPresent()) {
       throw new NotARecord(notUtf8.get());
     }
+    // a byte-order mark (valid UTF-8, and what some editors write first) is not part of the
+    // record: without this, a line holding only the mark reads as "Invalid UTF-8 start byte 0xbb"
+    boolean marked = startsWithByteOrderMark(bytes);
+    if (marked) {
+      bytes = java.util.Arrays.copyOfRange(bytes, BYTE_ORDER_MARK.length, bytes.length);
+    }
     JsonNode node;
     JsonParser parser = null;
     try {
@@ -174,6 +182,11 @@ public final class JsonRecords implements Serializable {
       node = JSON.readTree(parser);
       nothingFollows(bytes, parser.currentLocation().getByteOffset());
     } catch (JsonProcessingException e) {
+      if (e instanceof JsonEOFException
+          || e.getCause() instanceof JsonEOFException
+          || String.valueOf(e.getOriginalMessage()).startsWith("Unexpected end-of-input")) {
+        throw new NotARecord(endsEarly(bytes, parser, e));
+      }
       Matcher repeated = DUPLICATE.matcher(String.valueOf(e.getOriginalMessage()));
       if (repeated.find()) {
         throw new NotARecord(
@@ -193,7 +206,7 @@ public final class JsonRecords implements Serializable {
       throw new NotARecord(
           "not a JSON object: "
               + (node == null || node.isMissingNode()
-                  ? "empty"
+                  ? marked ? "empty (a byte-order mark, EF BB BF, and nothing after it)" : "empty"
                   : "a JSON " + node.getNodeType().name().toLowerCase()));
     }
     if (node.has(WATERMARK_FIELD)) {
@@ -210,6 +223,58 @@ public final class JsonRecords implements Serializable {
       values.put(name, value);
     }
     return new Decoded(values, null);
+  }
+
+  private static final byte[] BYTE_ORDER_MARK = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
+
+  private static boolean startsWithByteOrderMark(byte[] bytes) {
+    return bytes.length >= BYTE_ORDER_MARK.length
+        && bytes[0] == BYTE_ORDER_MARK[0]
+        && bytes[1] == BYTE_ORDER_MARK[1]
+        && bytes[2] == BYTE_ORDER_MARK[2];
+  }
+
+  /**
+   * The reason for a record that ends before its JSON does: {@code not JSON: the record ends after
+   * character 47, before its closing }} — the record's problem, never its last column's (the parser
+   * was only there when the bytes ran out), with the closers it lacks, innermost first.
+   */
+  private static String endsEarly(
+      byte[] bytes, @Nullable JsonParser parser, JsonProcessingException e) {
+    int end = bytes.length;
+    while (end > 0
+        && (bytes[end - 1] == ' '
+            || bytes[end - 1] == '\t'
+            || bytes[end - 1] == '\r'
+            || bytes[end - 1] == '\n')) {
+      end--;
+    }
+    String text = new String(bytes, 0, end, StandardCharsets.UTF_8);
+    StringBuilder b =
+        new StringBuilder("not JSON: the record ends after character ")
+            .append(text.codePointCount(0, text.length()));
+    JsonEOFException eof =
+        e instanceof JsonEOFException
+            ? (JsonEOFException) e
+            : e.getCause() instanceof JsonEOFException ? (JsonEOFException) e.getCause() : null;
+    JsonToken token = eof == null ? null : eof.getTokenBeingDecoded();
+    if (token == JsonToken.VALUE_STRING || token == JsonToken.FIELD_NAME) {
+      b.append(", inside a string");
+    }
+    List<String> closers = new java.util.ArrayList<>();
+    for (JsonStreamContext at = parser == null ? null : parser.getParsingContext();
+        at != null;
+        at = at.getParent()) {
+      if (at.inObject()) {
+        closers.add("}");
+      } else if (at.inArray()) {
+        closers.add("]");
+      }
+    }
+    if (!closers.isEmpty()) {
+      b.append(", before its closing ").append(String.join(" and ", closers));
+    }
+    return b.toString();
   }
 
   /**
@@ -438,8 +503,20 @@ public final class JsonRecords implements Serializable {
     String line = nl < 0 ? message : message.substring(0, nl);
     // Jackson's advice to enable one of its features is for programmers, not for the record's
     // author: say what JSON does not allow instead
-    return PARSER_ADVICE.matcher(line).replaceAll("; JSON does not allow it");
+    line = PARSER_ADVICE.matcher(line).replaceAll("; JSON does not allow it");
+    // nor where in Jackson a limit is set, nor its redacted source description
+    return PARSER_INTERNALS.matcher(line).replaceAll("");
   }
+
+  /**
+   * {@code , from `StreamReadConstraints.getMaxNestingDepth()`} and {@code (start marker at
+   * [Source: REDACTED (...); line: 1, column: 1])}: the parser's, not the record's.
+   */
+  private static final Pattern PARSER_INTERNALS =
+      Pattern.compile(
+          ",? from `StreamReadConstraints\\.[A-Za-z]+\\(\\)`"
+              + "|\\s*\\(start marker at \\[Source: .*?; line: \\d+, column: \\d+\\]\\)"
+              + "|\\s*\\[Source: .*?; line: \\d+, column: \\d+\\]");
 
   /** Jackson's "enable `JsonReadFeature.X` to allow" (with or without "(or ...)" around it). */
   private static final java.util.regex.Pattern PARSER_ADVICE =
