@@ -16,6 +16,7 @@ import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.GateThresholds;
 import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.project.Fixture;
+import dev.streamform.policies.project.NotUtf8;
 import dev.streamform.policies.sql.RowPredicate;
 import dev.streamform.policies.time.Timestamps;
 import dev.streamform.sink.LedgerVerification;
@@ -298,6 +299,9 @@ final class GatesCommand implements Callable<Integer> {
     } catch (SQLException e) {
       err.println("streamform gates: " + ModelLedger.firstLine(e));
       return 1;
+    } catch (DamagedOutputException e) {
+      err.println("streamform gates: " + e.getMessage());
+      return 1;
     } catch (IOException e) {
       err.println("streamform gates: cannot read " + ModelLedger.firstLine(e));
       return 1;
@@ -551,18 +555,126 @@ final class GatesCommand implements Callable<Integer> {
     }
   }
 
-  /** The run's rows of one output file: (partition, offset) and the row. */
-  private static List<JsonNode> rows(Path file) throws IOException {
+  /** A run output damaged after the run; the message is where, what is wrong and the fix. */
+  static final class DamagedOutputException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    DamagedOutputException(String where, String what) {
+      super(
+          where
+              + ": "
+              + what
+              + " — the run writes this output; restore it as the run wrote it, or run the model"
+              + " again (streamform run) to write it anew");
+    }
+  }
+
+  /**
+   * The run's rows of one output file, each with its (partition, offset) and, for the late output
+   * ({@code late}), its window_start; blank lines are skipped.
+   *
+   * @throws DamagedOutputException naming the file and line of the first row that is not UTF-8, not
+   *     JSON, not an object or lacks one of those fields
+   */
+  static List<JsonNode> rows(Path file, boolean late) throws IOException {
     List<JsonNode> rows = new ArrayList<>();
     if (!Files.exists(file)) {
       return rows;
     }
-    for (String text : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-      if (!text.isBlank()) {
-        rows.add(JSON.readTree(text));
+    byte[] bytes = Files.readAllBytes(file);
+    int line = 0;
+    for (int start = 0; start < bytes.length; ) {
+      int end = start;
+      while (end < bytes.length && bytes[end] != '\n') {
+        end++;
+      }
+      line++;
+      byte[] text = java.util.Arrays.copyOfRange(bytes, start, end);
+      start = end + 1;
+      JsonNode row = row(file + ":" + line, text, late);
+      if (row != null) {
+        rows.add(row);
       }
     }
     return rows;
+  }
+
+  /**
+   * One row of a side output ({@code where}: its file and line, or topic and position), checked as
+   * {@link #rows(Path, boolean)} checks a line; null for a blank line.
+   */
+  static JsonNode row(String where, byte[] bytes, boolean late) throws DamagedOutputException {
+    int bad = NotUtf8.firstMalformedByte(bytes);
+    if (bad >= 0) {
+      throw new DamagedOutputException(
+          where,
+          String.format(
+              Locale.ROOT,
+              "not UTF-8 text: byte %d of the line is 0x%02X, which UTF-8 does not allow there",
+              bad + 1,
+              bytes[bad] & 0xFF));
+    }
+    String text = new String(bytes, StandardCharsets.UTF_8);
+    if (text.isBlank()) {
+      return null;
+    }
+    JsonNode row;
+    try (com.fasterxml.jackson.core.JsonParser parser = JSON.createParser(text)) {
+      row = JSON.readTree(parser);
+      if (parser.nextToken() != null) {
+        throw new DamagedOutputException(
+            where,
+            "more follows the row at column "
+                + parser.currentTokenLocation().getColumnNr()
+                + " (one JSON object per line)");
+      }
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new DamagedOutputException(
+          where + ":" + e.getLocation().getColumnNr(), "not JSON: " + JsonProblems.reason(e));
+    } catch (IOException e) {
+      throw new DamagedOutputException(where, "not JSON: " + e.getMessage());
+    }
+    if (row == null || !row.isObject()) {
+      throw new DamagedOutputException(
+          where,
+          "not a JSON object but "
+              + (row == null ? "nothing" : row.getNodeType().name().toLowerCase(Locale.ROOT))
+              + " (each row is an object with partition, offset"
+              + (late ? ", window_start" : "")
+              + ")");
+    }
+    requireWholeNumber(where, row, "partition");
+    requireWholeNumber(where, row, "offset");
+    if (late) {
+      JsonNode start = row.get("window_start");
+      String problem =
+          start == null
+              ? "has no \"window_start\""
+              : !start.isTextual() ? "has \"window_start\": " + start + ", not a timestamp" : null;
+      if (problem == null) {
+        try {
+          Timestamps.parse(start.asText());
+        } catch (RuntimeException e) {
+          problem = "has \"window_start\": " + start + ", not an RFC 3339 timestamp";
+        }
+      }
+      if (problem != null) {
+        throw new DamagedOutputException(where, "the row " + problem);
+      }
+    }
+    return row;
+  }
+
+  private static void requireWholeNumber(String where, JsonNode row, String field)
+      throws DamagedOutputException {
+    JsonNode v = row.get(field);
+    if (v == null) {
+      throw new DamagedOutputException(where, "the row has no \"" + field + "\"");
+    }
+    if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < 0) {
+      throw new DamagedOutputException(
+          where, "the row has \"" + field + "\": " + v + ", not a whole number from 0");
+    }
   }
 
   private static String at(JsonNode row) {
@@ -1015,14 +1127,22 @@ final class GatesCommand implements Callable<Integer> {
     /** The rows of a side output: a file's lines, or a topic's record values. */
     List<JsonNode> rows(String output) throws IOException {
       List<JsonNode> rows = outputs.get(output);
+      boolean late = output.equals(ModelSinks.of(model).lateTopic());
       if (rows == null) {
         rows = new ArrayList<>();
         if (kafka == null) {
-          rows = GatesCommand.rows(dir.resolve(output + ".jsonl"));
+          rows = GatesCommand.rows(dir.resolve(output + ".jsonl"), late);
         } else {
           for (List<ConsumerRecord<byte[], byte[]>> p : read(output, false).values()) {
             for (ConsumerRecord<byte[], byte[]> r : p) {
-              rows.add(JSON.readTree(r.value()));
+              JsonNode row =
+                  row(
+                      "topic " + output + " partition " + r.partition() + " offset " + r.offset(),
+                      r.value() == null ? new byte[0] : r.value(),
+                      late);
+              if (row != null) {
+                rows.add(row);
+              }
             }
           }
         }
