@@ -93,6 +93,9 @@ final class ProviderCommand implements Callable<Integer> {
           spec.commandLine(),
           "--mode must be ok, accept-then-drop, fail-500 or timeout, not '" + mode + "'");
     }
+    if (port < 0 || port > 65535) {
+      throw new ParameterException(spec.commandLine(), "--port must be 0..65535, not " + port);
+    }
     if (loseAnswers < 0) {
       throw new ParameterException(
           spec.commandLine(), "--lose-answers must be 0 or more, not " + loseAnswers);

@@ -465,4 +465,11 @@ class StreamformTest {
     assertThat(run(), is(2));
     assertThat(err.toString(), startsWith("Usage: streamform"));
   }
+
+  @Test
+  void aProviderPortOutOfRangeIsABadCommandLine() {
+    assertThat(run("provider", "--port", "99999"), is(2));
+    assertThat(err.toString(), containsString("--port must be 0..65535, not 99999"));
+    assertThat(err.toString(), not(containsString("Exception")));
+  }
 }
