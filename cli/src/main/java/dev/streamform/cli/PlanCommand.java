@@ -8,6 +8,7 @@ import dev.streamform.policies.plan.PlanDiff;
 import dev.streamform.policies.plan.PlanDiff.Classification;
 import dev.streamform.policies.plan.PlanDiff.NodeChange;
 import dev.streamform.policies.plan.PlanManifest;
+import dev.streamform.policies.project.NotUtf8;
 import dev.streamform.policies.project.Project;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -15,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -80,7 +82,30 @@ final class PlanCommand implements Callable<Integer> {
     }
     JsonNode running;
     try {
-      try (JsonParser parser = JSON.createParser(Files.readString(against))) {
+      byte[] bytes = Files.readAllBytes(against);
+      int bad = NotUtf8.firstMalformedByte(bytes);
+      if (bad >= 0) {
+        int line = 1;
+        int lineStart = 0;
+        for (int i = 0; i < bad; i++) {
+          if (bytes[i] == '\n') {
+            line++;
+            lineStart = i + 1;
+          }
+        }
+        err.println(
+            String.format(
+                Locale.ROOT,
+                "streamform plan: %s:%d: not UTF-8 text: byte %d of the line is 0x%02X, which UTF-8"
+                    + " does not allow there; give the file streamform inspect-plan wrote",
+                against,
+                line,
+                bad - lineStart + 1,
+                bytes[bad] & 0xFF));
+        return 1;
+      }
+      try (JsonParser parser =
+          JSON.createParser(new String(bytes, java.nio.charset.StandardCharsets.UTF_8))) {
         running = JSON.readTree(parser);
         if (parser.nextToken() != null) {
           err.println(
@@ -107,10 +132,10 @@ final class PlanCommand implements Callable<Integer> {
           "streamform plan: "
               + against
               + ":"
-              + e.getLocation().getLineNr()
-              + ": not JSON ("
-              + e.getOriginalMessage()
-              + "); give the file streamform inspect-plan wrote");
+              + JsonProblems.position(e)
+              + ": not JSON: "
+              + JsonProblems.reason(e)
+              + "; give the file streamform inspect-plan wrote");
       return 1;
     } catch (PlanDiff.NotAManifestException e) {
       err.println(

@@ -292,6 +292,42 @@ class PlanCommandsTest {
             "no such file; write the running plan's manifest with streamform inspect-plan"));
   }
 
+  /** A file damaged on disk: its bytes, its JSON and its fields, each named in plain words. */
+  @Test
+  void aDamagedManifestSaysWhereAndWhatInPlainWords() throws Exception {
+    Path latin = dir.resolve("latin.json");
+    Files.write(latin, new byte[] {'{', '\n', ' ', (byte) 0xff, (byte) 0xfe, '}'});
+    assertThat(
+        run("plan", HOURLY.toString(), "hourly_revenue", "--against", latin.toString()), is(1));
+    assertThat(
+        err.toString(), containsString(latin + ":2: not UTF-8 text: byte 2 of the line is 0xFF"));
+
+    Path cut = dir.resolve("cut.json");
+    Files.writeString(cut, "{\"nodes\": [");
+    assertThat(
+        run("plan", HOURLY.toString(), "hourly_revenue", "--against", cut.toString()), is(1));
+    assertThat(err.toString(), containsString(cut + ":1:12: not JSON: "));
+    assertThat(err.toString(), not(containsString("Source:")));
+    assertThat(err.toString(), not(containsString("StreamReadFeature")));
+
+    Path manifest = saved(HOURLY);
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode tree = (ObjectNode) json.readTree(manifest.toFile());
+    tree.put("generation", "two");
+    Files.writeString(manifest, json.writeValueAsString(tree));
+    assertThat(
+        run("plan", HOURLY.toString(), "hourly_revenue", "--against", manifest.toString()), is(1));
+    assertThat(
+        err.toString(), containsString(manifest + " is not a plan manifest: \"generation\""));
+
+    tree.put("generation", 1);
+    ((ObjectNode) tree.get("nodes").get(0)).put("kind", "Bogus");
+    Files.writeString(manifest, json.writeValueAsString(tree));
+    assertThat(
+        run("plan", HOURLY.toString(), "hourly_revenue", "--against", manifest.toString()), is(1));
+    assertThat(err.toString(), containsString("'Bogus'"));
+  }
+
   /** Two manifests in one file (`inspect-plan >>` twice): which one runs is not known. */
   @Test
   void aFileWithMoreThanOneManifestIsRefused() throws Exception {

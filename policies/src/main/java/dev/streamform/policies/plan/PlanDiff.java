@@ -79,10 +79,17 @@ public final class PlanDiff {
     }
   }
 
+  /** The node kinds a manifest has (as {@link PlanManifest} writes them). */
+  private static final List<String> KINDS = List.of("Source", "Filter", "Aggregate", "Decisions");
+
   /**
    * Checks that {@code tree} is a plan manifest {@link PlanManifest} writes: an object with {@code
-   * "manifest": "streamform-plan/1"} and a {@code nodes} list whose entries have an {@code id} and
-   * a {@code kind}.
+   * "manifest": "streamform-plan/1"}, a text {@code model}, a whole-number {@code generation} from
+   * 1 where present, a {@code time_policy} object with a {@code policy} object where present, and a
+   * non-empty {@code nodes} list of objects, each with a text {@code id}, a {@code kind} of {@link
+   * #KINDS}, a {@code definition} object and a text {@code definition_digest}; an {@code Aggregate}
+   * node has its {@code state} (an object with a text {@code digest}). The message says the first
+   * field that is missing or of the wrong type.
    */
   public static void requireManifest(JsonNode tree) throws NotAManifestException {
     if (tree == null || !tree.isObject()) {
@@ -95,16 +102,101 @@ public final class PlanDiff {
               + "\" field"
               + (tree.has("manifest") ? " (it says " + tree.get("manifest") + ")" : ""));
     }
+    requireText(tree, "model", "");
+    if (tree.has("generation")) {
+      requireGeneration(tree.get("generation"), "\"generation\"");
+    }
+    if (tree.has("time_policy")) {
+      JsonNode policy = tree.get("time_policy");
+      if (!policy.isObject() || !policy.path("policy").isObject()) {
+        throw new NotAManifestException(
+            "\"time_policy\" is " + shown(policy) + ", not an object with a \"policy\" object");
+      }
+      if (policy.get("policy").has("generation")) {
+        requireGeneration(
+            policy.get("policy").get("generation"), "\"time_policy\".\"policy\".\"generation\"");
+      }
+    }
     if (!tree.path("nodes").isArray()) {
-      throw new NotAManifestException("it has no \"nodes\" list");
+      throw new NotAManifestException(
+          tree.has("nodes")
+              ? "\"nodes\" is " + shown(tree.get("nodes")) + ", not a list"
+              : "it has no \"nodes\" list");
+    }
+    if (tree.get("nodes").isEmpty()) {
+      throw new NotAManifestException(
+          "it has no nodes (\"nodes\" is empty; a plan has at least its Source node)");
     }
     int i = 0;
     for (JsonNode n : tree.get("nodes")) {
       i++;
+      if (!n.isObject()) {
+        throw new NotAManifestException("node " + i + " is " + shown(n) + ", not an object");
+      }
       if (!n.path("id").isTextual() || !n.path("kind").isTextual()) {
         throw new NotAManifestException("node " + i + " has no \"id\" or \"kind\"");
       }
+      String node = "node " + i + " (" + n.get("id").asText() + ")";
+      String kind = n.get("kind").asText();
+      if (!KINDS.contains(kind)) {
+        throw new NotAManifestException(
+            node + " has kind '" + kind + "', not one of " + String.join(", ", KINDS));
+      }
+      if (!n.path("definition").isObject()) {
+        throw new NotAManifestException(
+            node
+                + (n.has("definition")
+                    ? " has \"definition\": " + shown(n.get("definition")) + ", not an object"
+                    : " has no \"definition\""));
+      }
+      requireText(n, "definition_digest", node + " ");
+      for (String optional : List.of("schema_digest", "time")) {
+        if (n.has(optional) && !n.get(optional).isTextual()) {
+          throw new NotAManifestException(
+              node + " has \"" + optional + "\": " + shown(n.get(optional)) + ", not text");
+        }
+      }
+      if (n.has("schema") && !n.get("schema").isObject()) {
+        throw new NotAManifestException(
+            node + " has \"schema\": " + shown(n.get("schema")) + ", not an object");
+      }
+      if (kind.equals("Aggregate") || n.has("state")) {
+        JsonNode state = n.get("state");
+        if (state == null || !state.isObject() || !state.path("digest").isTextual()) {
+          throw new NotAManifestException(
+              node
+                  + (state == null
+                      ? " has no \"state\" (an Aggregate node's keyed state)"
+                      : " has \"state\": " + shown(state) + ", not an object with a \"digest\""));
+        }
+      }
     }
+  }
+
+  private static void requireText(JsonNode tree, String field, String prefix)
+      throws NotAManifestException {
+    JsonNode v = tree.get(field);
+    if (v == null) {
+      throw new NotAManifestException(prefix + "has no \"" + field + "\"");
+    }
+    if (!v.isTextual()) {
+      throw new NotAManifestException(
+          prefix.isEmpty()
+              ? "\"" + field + "\" is " + shown(v) + ", not text"
+              : prefix + "has \"" + field + "\": " + shown(v) + ", not text");
+    }
+  }
+
+  private static void requireGeneration(JsonNode v, String field) throws NotAManifestException {
+    if (!v.isIntegralNumber() || !v.canConvertToInt() || v.asInt() < 1) {
+      throw new NotAManifestException(field + " is " + shown(v) + ", not a whole number from 1");
+    }
+  }
+
+  /** A value as the message shows it: short JSON. */
+  private static String shown(JsonNode v) {
+    String s = v.toString();
+    return s.length() > 40 ? s.substring(0, 37) + "..." : s;
   }
 
   /**

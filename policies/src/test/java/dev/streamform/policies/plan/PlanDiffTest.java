@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamform.core.state.StateLayouts;
 import dev.streamform.policies.plan.PlanDiff.Classification;
 import dev.streamform.policies.plan.PlanDiff.NodeChange;
@@ -338,6 +339,42 @@ class PlanDiffTest {
         () ->
             PlanDiff.requireManifest(
                 json.readTree("{\"manifest\": \"streamform-plan/1\", \"nodes\": [{\"id\": 3}]}")));
+  }
+
+  /** A manifest edited by hand: a field of the wrong type, or a node kind no plan has. */
+  @Test
+  void aManifestWithAWrongTypedFieldOrAnUnknownKindIsRefused() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    String text = manifest(ORDERS + CLOCK, UPSERT, SQL).toJson();
+    PlanDiff.requireManifest(json.readTree(text));
+    java.util.function.Function<java.util.function.Consumer<ObjectNode>, String> refused =
+        edit -> {
+          try {
+            ObjectNode tree = (ObjectNode) json.readTree(text);
+            edit.accept(tree);
+            return assertThrows(
+                    PlanDiff.NotAManifestException.class, () -> PlanDiff.requireManifest(tree))
+                .getMessage();
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        };
+    assertThat(
+        refused.apply(t -> t.put("generation", "two")),
+        containsString("\"generation\" is \"two\", not a whole number from 1"));
+    assertThat(
+        refused.apply(t -> ((ObjectNode) t.get("nodes").get(0)).put("kind", "Bogus")),
+        containsString("node 1 (source:orders) has kind 'Bogus'"));
+    assertThat(refused.apply(t -> t.put("model", 3)), containsString("\"model\""));
+    assertThat(refused.apply(t -> t.putArray("nodes")), containsString("no nodes"));
+    assertThat(
+        refused.apply(t -> ((ObjectNode) t.get("nodes").get(0)).putNull("definition")),
+        containsString("\"definition\""));
+    assertThat(
+        refused.apply(t -> ((ObjectNode) t.get("nodes").get(1)).remove("state")),
+        containsString("\"state\""));
+    assertThat(
+        refused.apply(t -> t.putArray("time_policy").add(1)), containsString("\"time_policy\""));
   }
 
   @Test
