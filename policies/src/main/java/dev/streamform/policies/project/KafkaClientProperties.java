@@ -163,6 +163,18 @@ public final class KafkaClientProperties implements Serializable {
       if (trimmed.isEmpty() || trimmed.startsWith("#") || trimmed.startsWith("!")) {
         continue;
       }
+      Optional<String> notKeyValue = notKeyEqualsValue(logical.toString());
+      if (notKeyValue.isPresent()) {
+        problems.add(
+            problem(
+                shownAs,
+                start,
+                null,
+                "is not a key=value line: " + notKeyValue.get(),
+                "write key=value (e.g. linger.ms=5), or start the line with # to make it a"
+                    + " comment"));
+        continue;
+      }
       Properties one = new Properties();
       try {
         one.load(new StringReader(logical.toString()));
@@ -178,6 +190,47 @@ public final class KafkaClientProperties implements Serializable {
       }
     }
     return settings;
+  }
+
+  /**
+   * Why a logical line (comments and blank lines already skipped) is not {@code key=value}: its key
+   * (up to the first unescaped {@code =}, {@code :} or blank, as {@link Properties} reads it) must
+   * be followed, after optional blanks, by {@code =}. {@link Properties} would also take a blank or
+   * {@code :} as the separator, so {@code linger.ms 5} or a line of words would pass unnoticed. The
+   * value is not shown: it may be a secret.
+   */
+  private static Optional<String> notKeyEqualsValue(String line) {
+    int i = 0;
+    while (i < line.length() && isBlank(line.charAt(i))) {
+      i++;
+    }
+    int keyStart = i;
+    while (i < line.length()) {
+      char c = line.charAt(i);
+      if (c == '\\' && i + 1 < line.length()) {
+        i += 2;
+        continue;
+      }
+      if (c == '=' || c == ':' || isBlank(c)) {
+        break;
+      }
+      i++;
+    }
+    String key = line.substring(keyStart, i);
+    while (i < line.length() && isBlank(line.charAt(i))) {
+      i++;
+    }
+    if (i < line.length() && line.charAt(i) == '=') {
+      return key.isEmpty() ? Optional.of("it has no key before '='") : Optional.empty();
+    }
+    if (i < line.length() && line.charAt(i) == ':') {
+      return Optional.of("'" + key + "' is followed by ':', not '='");
+    }
+    return Optional.of("'" + key + "' is not followed by '='");
+  }
+
+  private static boolean isBlank(char c) {
+    return c == ' ' || c == '\t' || c == '\f';
   }
 
   private static boolean continues(CharSequence line) {

@@ -301,4 +301,24 @@ class KafkaClientPropertiesTest {
         dev.streamform.policies.digest.DeclarationDigest.of(without.sources().get("orders")),
         digestWith);
   }
+
+  @Test
+  void aLineThatIsNotKeyEqualsValueIsAProblemWithItsLine() {
+    List<String> problems =
+        sourceWith(
+                "# comment\n"
+                    + "! also a comment\n"
+                    + "\n"
+                    + "security.protocol=SASL_SSL\n"
+                    + "not a property line without equals\n"
+                    + "linger.ms 5\n"
+                    + "client.id = streamform\n"
+                    + "sasl.mechanism=\\\n"
+                    + "    PLAIN\n")
+            .problems();
+    assertThat(problems, hasItem(containsString("conf/kafka.properties:5: ")));
+    assertThat(problems, hasItem(containsString("conf/kafka.properties:6: ")));
+    assertThat(problems, hasItem(containsString("write key=value")));
+    assertEquals(2, problems.size(), problems.toString());
+  }
 }
