@@ -72,8 +72,8 @@ final class GatesSection {
         key,
         "'"
             + text.get()
-            + "' is not a whole number from "
-            + min
+            + "' is not a whole number"
+            + (min > Long.MIN_VALUE ? " from " + min : "")
             + (max < Long.MAX_VALUE ? " to " + max : ""),
         "e.g. " + key + ": " + Math.max(min, fallback));
     return fallback;

@@ -415,7 +415,12 @@ final class ModelsFile {
         ok = false;
         p.report(
             "kind",
-            "'" + kind.get() + "' is not a provider kind",
+            "'"
+                + kind.get()
+                + "' is not a provider kind"
+                + (kind.get().trim().equalsIgnoreCase(EffectDeclaration.WEBHOOK)
+                    ? " (words are written in lower case: write " + EffectDeclaration.WEBHOOK + ")"
+                    : ""),
             "write kind: webhook (the only kind so far)");
       }
       url = p.string("url", "url: \"http://127.0.0.1:8099/rewards\"");

@@ -251,7 +251,13 @@ final class ProjectLoader {
   private Optional<String> readFile(String name, String fix) {
     Path file = dir.resolve(name);
     if (!Files.isRegularFile(file)) {
-      problems.add(Problem.ofFile(name, "not found in " + dir, fix));
+      problems.add(
+          Problem.ofFile(
+              name,
+              Files.isDirectory(file)
+                  ? "is a folder in " + dir + ", not a file"
+                  : "not found in " + dir,
+              fix));
       return Optional.empty();
     }
     return readText(file, name);

@@ -253,6 +253,24 @@ class EffectRulesTest {
                 + " e.g. type: reward"));
   }
 
+  /** docs/reference/yaml.md: a word that differs only in case names its lower-case spelling. */
+  @Test
+  void aProviderKindInAnotherCaseNamesItsLowerCaseSpelling() {
+    assertThat(
+        withEffect(
+                TYPE
+                    + SUBJECT
+                    + WHEN
+                    + "provider: "
+                    + PROVIDER.replace("webhook", "Webhook")
+                    + "\n")
+            .problems(),
+        contains(
+            "streamform.yml:9: model 'customer_metrics', key 'effects[1].provider.kind':"
+                + " 'Webhook' is not a provider kind (words are written in lower case: write"
+                + " webhook) — write kind: webhook (the only kind so far)"));
+  }
+
   @Test
   void theProviderIsAWebhookAtAnHttpUrl() {
     assertThat(

@@ -62,4 +62,14 @@ class GateThresholdsTest {
                 + " recomputation_mismatches, publication_latency_p99, late_disposition,"
                 + " effects_per_key"));
   }
+
+  /** A seed may be any long: the message says "a whole number", not the long's lower bound. */
+  @Test
+  void aSeedThatIsNotANumberSaysSoWithoutTheLongsBounds() {
+    assertThat(
+        withGates("  oracle_seed: abc\n").problems(),
+        contains(
+            "streamform.yml:6: gates, key 'oracle_seed': 'abc' is not a whole number — e.g."
+                + " oracle_seed: 1"));
+  }
 }

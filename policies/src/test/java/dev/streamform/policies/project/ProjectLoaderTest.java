@@ -169,6 +169,18 @@ class ProjectLoaderTest {
   }
 
   @Test
+  void aFolderWhereAFileBelongsIsNamedAFolder() throws Exception {
+    java.nio.file.Files.createDirectories(dir.resolve("sources.yml"));
+    assertThat(
+        ProjectFolder.at(dir).problems(),
+        hasItem(
+            "sources.yml: is a folder in "
+                + dir
+                + ", not a file — create it with sources: and one source per name (connector,"
+                + " topic or path, schema)"));
+  }
+
+  @Test
   void namesMissingFiles() {
     assertThat(
         ProjectFolder.at(dir).problems(),
