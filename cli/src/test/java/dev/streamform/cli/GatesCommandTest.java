@@ -317,6 +317,20 @@ class GatesCommandTest {
         line("offsets"), matchesPattern(".*; first duplicated: partition \\d+ offset \\d+\\)?"));
   }
 
+  /** A run output damaged after the run: file:line, what is wrong and the fix, exit 1. */
+  @Test
+  void aDamagedLateOutputNamesItsFileAndLine() throws Exception {
+    Path late = outputs.resolve("hourly_revenue.late.jsonl");
+    int lines = Files.readString(late).split("\n", -1).length;
+    Files.writeString(late, Files.readString(late) + "[1,2]\n");
+    assertThat(gates("--skip", "oracle"), is(1));
+    assertThat(
+        err.toString(),
+        containsString("streamform gates: " + late + ":" + lines + ": not a JSON object"));
+    assertThat(err.toString(), not(containsString("Exception")));
+    assertThat(err.toString(), not(containsString("internal error")));
+  }
+
   @Test
   void aRevisionsValueAlteredIsARecomputationMismatch() throws Exception {
     sql(
