@@ -125,7 +125,7 @@ final class PlanCommand implements Callable<Integer> {
               + against
               + ": no such file; write the running plan's manifest with"
               + " streamform inspect-plan <project> <model> > "
-              + against);
+              + ShellWords.quote(against));
       return 1;
     } catch (JsonProcessingException e) {
       err.println(
@@ -146,7 +146,12 @@ final class PlanCommand implements Callable<Integer> {
               + "; give the file streamform inspect-plan wrote");
       return 1;
     } catch (IOException e) {
-      err.println("streamform plan: cannot read " + against + ": " + e.getMessage());
+      err.println(
+          "streamform plan: "
+              + against
+              + ": "
+              + dev.streamform.policies.project.FileErrors.reason(e)
+              + "; give the file streamform inspect-plan wrote");
       return 1;
     }
     String runningModel = running.path("model").asText("");

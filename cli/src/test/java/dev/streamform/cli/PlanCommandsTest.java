@@ -292,6 +292,28 @@ class PlanCommandsTest {
             "no such file; write the running plan's manifest with streamform inspect-plan"));
   }
 
+  /** A folder given as the manifest, and a missing one whose hint a shell can run as printed. */
+  @Test
+  void aFolderOrAMissingFileWithASpaceGetsAPlainReasonAndARunnableHint() throws Exception {
+    Path folder = Files.createDirectories(dir.resolve("a folder"));
+    assertThat(
+        run("plan", HOURLY.toString(), "hourly_revenue", "--against", folder.toString()), is(1));
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform plan: "
+                + folder
+                + ": is a folder, not a file; give the file streamform inspect-plan wrote"));
+
+    err.getBuffer().setLength(0);
+    Path missing = folder.resolve("running plan.json");
+    assertThat(
+        run("plan", HOURLY.toString(), "hourly_revenue", "--against", missing.toString()), is(1));
+    assertThat(
+        err.toString(),
+        containsString("streamform inspect-plan <project> <model> > '" + missing + "'"));
+  }
+
   /** A file damaged on disk: its bytes, its JSON and its fields, each named in plain words. */
   @Test
   void aDamagedManifestSaysWhereAndWhatInPlainWords() throws Exception {
