@@ -24,6 +24,8 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The errors of a run that cannot start or reach a server say which and what to do: the server it
@@ -265,35 +267,19 @@ class RunErrorsTest {
   }
 
   /** chmod 000 does not stop root: a folder where the file belongs is refused for root too. */
-  @Test
-  void aReportThatIsAFolderIsRefusedBeforeAnyFixtureRuns() throws Exception {
+  @ParameterizedTest
+  @ValueSource(strings = {"--report", "--junit-xml"})
+  void aReportOrJunitXmlThatIsAFolderIsRefusedBeforeAnyFixtureRuns(String option) throws Exception {
     Path folder = Files.createDirectories(dir.resolve("rdir"));
 
-    int status = run("test", GETTING_STARTED.toString(), "--report", folder.toString());
+    int status = run("test", GETTING_STARTED.toString(), option, folder.toString());
 
     assertThat(err.toString(), status, is(2));
     assertThat(
         err.toString(),
         containsString(
-            "--report "
-                + folder
-                + " is a folder, not a file: name a file (it is created, or"
-                + " replaced)"));
-    assertThat(out.toString(), not(containsString("passed")));
-    assertThat(err.toString(), not(containsString("Exception")));
-  }
-
-  @Test
-  void aJunitXmlThatIsAFolderIsRefusedBeforeAnyFixtureRuns() throws Exception {
-    Path folder = Files.createDirectories(dir.resolve("rdir"));
-
-    int status = run("test", GETTING_STARTED.toString(), "--junit-xml", folder.toString());
-
-    assertThat(err.toString(), status, is(2));
-    assertThat(
-        err.toString(),
-        containsString(
-            "--junit-xml "
+            option
+                + " "
                 + folder
                 + " is a folder, not a file: name a file (it is created, or"
                 + " replaced)"));
