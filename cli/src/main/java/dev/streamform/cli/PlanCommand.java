@@ -83,25 +83,17 @@ final class PlanCommand implements Callable<Integer> {
     JsonNode running;
     try {
       byte[] bytes = Files.readAllBytes(against);
-      int bad = NotUtf8.firstMalformedByte(bytes);
-      if (bad >= 0) {
-        int line = 1;
-        int lineStart = 0;
-        for (int i = 0; i < bad; i++) {
-          if (bytes[i] == '\n') {
-            line++;
-            lineStart = i + 1;
-          }
-        }
+      Optional<NotUtf8.Malformed> bad = NotUtf8.firstMalformed(bytes);
+      if (bad.isPresent()) {
         err.println(
             String.format(
                 Locale.ROOT,
                 "streamform plan: %s:%d: not UTF-8 text: byte %d of the line is 0x%02X, which UTF-8"
                     + " does not allow there; give the file streamform inspect-plan wrote",
                 against,
-                line,
-                bad - lineStart + 1,
-                bytes[bad] & 0xFF));
+                bad.get().line(),
+                bad.get().byteOfLine(),
+                bad.get().value()));
         return 1;
       }
       try (JsonParser parser =

@@ -52,17 +52,17 @@ public final class NotUtf8 {
     }
   }
 
-  /** The problem with {@code file}, shown as {@code shownAs}, which failed to decode as UTF-8. */
-  static Problem problem(Path file, String shownAs) {
-    byte[] bytes;
-    try {
-      bytes = Files.readAllBytes(file);
-    } catch (IOException e) {
-      return Problem.ofFile(shownAs, "is not UTF-8 text", "save it as UTF-8");
-    }
+  /**
+   * The first byte of a text that UTF-8 does not allow where it stands: its line and its byte
+   * within that line (both counted from 1) and its value.
+   */
+  public record Malformed(int line, int byteOfLine, int value) {}
+
+  /** Where the first byte of {@code bytes} that UTF-8 does not allow is, or empty when none. */
+  public static Optional<Malformed> firstMalformed(byte[] bytes) {
     int at = firstMalformedByte(bytes);
     if (at < 0) {
-      return Problem.ofFile(shownAs, "is not UTF-8 text", "save it as UTF-8");
+      return Optional.empty();
     }
     int line = 1;
     int lineStart = 0;
@@ -72,14 +72,29 @@ public final class NotUtf8 {
         lineStart = i + 1;
       }
     }
+    return Optional.of(new Malformed(line, at - lineStart + 1, bytes[at] & 0xFF));
+  }
+
+  /** The problem with {@code file}, shown as {@code shownAs}, which failed to decode as UTF-8. */
+  static Problem problem(Path file, String shownAs) {
+    byte[] bytes;
+    try {
+      bytes = Files.readAllBytes(file);
+    } catch (IOException e) {
+      return Problem.ofFile(shownAs, "is not UTF-8 text", "save it as UTF-8");
+    }
+    Optional<Malformed> at = firstMalformed(bytes);
+    if (at.isEmpty()) {
+      return Problem.ofFile(shownAs, "is not UTF-8 text", "save it as UTF-8");
+    }
     return Problem.of(
         shownAs,
-        line,
+        at.get().line(),
         Optional.empty(),
         Optional.empty(),
         String.format(
             "is not UTF-8 text: byte %d of the line is 0x%02X, which UTF-8 does not allow there",
-            at - lineStart + 1, bytes[at] & 0xFF),
+            at.get().byteOfLine(), at.get().value()),
         Optional.of("save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)"));
   }
 }
