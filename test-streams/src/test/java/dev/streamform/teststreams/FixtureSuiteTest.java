@@ -419,7 +419,10 @@ class FixtureSuiteTest {
         containsString(
             "   ^ declare `amount` as decimal(38,0) in sources.yml for larger totals; or, if the"
                 + " fixture is about that, list it under `quarantined:`\n"));
-    assertThat(report, containsString("event 3 has no `customer_id` (mix.yml line 5)\n"));
+    assertThat(
+        report,
+        containsString(
+            "event 3 was quarantined (mix.yml line 5): key column `customer_id` has no value\n"));
     assertThat(
         report,
         containsString(
