@@ -170,6 +170,22 @@ class JsonRecordsTest {
     assertThat(quote, not(containsString("JsonReadFeature")));
   }
 
+  /**
+   * A comment and a raw control character inside a string: what JSON does not allow, in the
+   * record's words, not the parser's feature names.
+   */
+  @Test
+  void aCommentAndARawControlCharacterAreNamedInPlainWords() {
+    String comment = refusal("{\"customer_id\": 1, /* c */ \"amount\": 1.00}");
+    assertThat(comment, containsString("a comment, which JSON does not allow"));
+    assertThat(comment, not(containsString("ALLOW_COMMENTS")));
+    assertThat(comment, not(containsString("Feature")));
+    String control = refusal("{\"customer_id\": 1, \"amount\": \"1\u0001\"}");
+    assertThat(control, containsString("control character U+0001 inside a string"));
+    assertThat(control, containsString("write it as \\u0001"));
+    assertThat(control, not(containsString("CTRL-CHAR")));
+  }
+
   @Test
   void everyBadRecordGetsAReason() {
     assertThat(refusal("not json at all"), containsString("not JSON"));

@@ -504,9 +504,29 @@ public final class JsonRecords implements Serializable {
     // Jackson's advice to enable one of its features is for programmers, not for the record's
     // author: say what JSON does not allow instead
     line = PARSER_ADVICE.matcher(line).replaceAll("; JSON does not allow it");
+    if (COMMENT.matcher(line).lookingAt()) {
+      return "a comment, which JSON does not allow";
+    }
+    Matcher control = CONTROL_CHARACTER.matcher(line);
+    if (control.lookingAt()) {
+      String code = String.format("%04X", Integer.parseInt(control.group(1)));
+      return "a control character U+"
+          + code
+          + " inside a string, which JSON does not allow; write it as \\u"
+          + code;
+    }
     // nor where in Jackson a limit is set, nor its redacted source description
     return PARSER_INTERNALS.matcher(line).replaceAll("");
   }
+
+  /** Jackson's words for a {@code /} that may start a comment, which JSON has none of. */
+  private static final Pattern COMMENT =
+      Pattern.compile(
+          "Unexpected character \\('/' \\(code 47\\)\\): maybe a \\(non-standard\\) comment");
+
+  /** Jackson's words for a raw control character (code given in decimal) inside a string. */
+  private static final Pattern CONTROL_CHARACTER =
+      Pattern.compile("Illegal unquoted character \\(\\(CTRL-CHAR, code (\\d+)\\)\\)");
 
   /**
    * {@code , from `StreamReadConstraints.getMaxNestingDepth()`} and {@code (start marker at
