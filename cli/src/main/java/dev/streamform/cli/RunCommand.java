@@ -685,6 +685,21 @@ final class RunCommand implements Callable<Integer> {
         err.println("streamform run: the output folder " + unusable.get());
         return 1;
       }
+      Optional<Path> inTheWay =
+          run.outputFiles(liveOutputs).stream().filter(Files::isDirectory).findFirst();
+      if (inTheWay.isPresent()) {
+        String why =
+            liveOutputs
+                + " holds a folder "
+                + inTheWay.get().getFileName()
+                + " where the run writes a file: remove or rename that folder, or name another"
+                + " folder";
+        if (output != null) {
+          throw new ParameterException(spec.commandLine(), "--output " + why);
+        }
+        err.println("streamform run: the output folder " + why);
+        return 1;
+      }
       target = FileModelRun.Target.folder(liveOutputs);
       where = liveOutputs.toString();
     }

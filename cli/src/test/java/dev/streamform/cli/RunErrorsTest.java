@@ -219,6 +219,31 @@ class RunErrorsTest {
     assertThat(err.toString(), not(containsString("streamform run: model")));
   }
 
+  /**
+   * A folder in the output folder where the run writes one of its files: refused before the job,
+   * naming it, not after the job with the run's own temporary path.
+   */
+  @Test
+  void aFolderWhereTheRunWritesAFileIsRefusedBeforeTheJob() throws Exception {
+    Path out = dir.resolve("out");
+    Path inTheWay = Files.createDirectories(out.resolve("hourly_revenue.late.jsonl"));
+
+    int status = run("run", GETTING_STARTED.toString(), "--output", out.toString());
+
+    assertThat(err.toString(), status, is(2));
+    assertThat(
+        err.toString(),
+        containsString(
+            "--output "
+                + out
+                + " holds a folder "
+                + inTheWay.getFileName()
+                + " where the run writes a file: remove or rename that folder, or name another"
+                + " folder"));
+    assertThat(err.toString(), not(containsString("streamform run: model")));
+    assertThat(err.toString(), not(containsString(".parts-")));
+  }
+
   @Test
   void anOutputThatCannotBeCreatedSaysWhyBeforeTheJob() throws Exception {
     Files.writeString(dir.resolve("afile"), "");

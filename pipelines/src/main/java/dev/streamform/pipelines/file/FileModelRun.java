@@ -208,6 +208,23 @@ public final class FileModelRun {
   }
 
   /**
+   * The files a run into the folder {@code dir} writes (records, late, quarantine, and the
+   * duplicates, reconcile and idle files where the model has them), each replaced whole at the
+   * run's end.
+   */
+  public List<Path> outputFiles(Path dir) {
+    ModelSinks sinks = ModelSinks.of(model);
+    List<Path> out = new ArrayList<>();
+    out.add(output(dir, sinks.topic()));
+    out.add(output(dir, sinks.lateTopic()));
+    out.add(output(dir, sinks.quarantineTopic()));
+    sinks.duplicatesTopic().ifPresent(t -> out.add(output(dir, t)));
+    sinks.reconcileTopic().ifPresent(t -> out.add(output(dir, t)));
+    sinks.idleTopic().ifPresent(t -> out.add(output(dir, t)));
+    return out;
+  }
+
+  /**
    * Where the outputs go: a folder of JSON lines files, Kafka topics at a broker, or nowhere (a
    * shadow run, whose revision sink is its only output).
    */
