@@ -60,7 +60,11 @@ class PlanCommandsTest {
   }
 
   private Path saved(Path project) throws Exception {
-    assertThat(err.toString(), run("inspect-plan", project.toString(), "hourly_revenue"), is(0));
+    return saved(project, "hourly_revenue");
+  }
+
+  private Path saved(Path project, String model) throws Exception {
+    assertThat(err.toString(), run("inspect-plan", project.toString(), model), is(0));
     Path manifest = dir.resolve("running.json");
     Files.writeString(manifest, out.toString());
     return manifest;
@@ -259,6 +263,76 @@ class PlanCommandsTest {
     assertThat(out.toString(), containsString("time_zone: UTC -> Etc/UTC"));
     assertThat(
         out.toString(), containsString("tumbling 1h -> tumbling 1h (time_zone Etc/UTC declared)"));
+  }
+
+  /** A project reading sales from a file, with the {@code daily} model declared as {@code yml}. */
+  private Path sales(String yml) throws Exception {
+    Path project = dir.resolve("sales");
+    Files.createDirectories(project.resolve("models"));
+    Files.writeString(
+        project.resolve("sources.yml"),
+        "sources:\n"
+            + "  sales:\n"
+            + "    connector: file\n"
+            + "    path: sales.jsonl\n"
+            + "    format: json\n"
+            + "    schema:\n"
+            + "      store_id: string\n"
+            + "      amount: decimal(12,2)\n"
+            + "      sold_at: timestamp\n"
+            + "    event_time: sold_at\n");
+    Files.writeString(project.resolve("sales.jsonl"), "");
+    Files.writeString(project.resolve("streamform.yml"), yml);
+    Files.writeString(
+        project.resolve("models/daily.sql"),
+        "SELECT store_id, SUM(amount) AS revenue, COUNT(*) AS sales FROM source('sales')"
+            + " GROUP BY store_id");
+    return project;
+  }
+
+  /** Whether {@code text} has {@code 1d} as a duration (not inside a digest or a name). */
+  private static boolean oneDayAs1d(String text) {
+    return java.util.regex.Pattern.compile("(?<![0-9A-Za-z_])1d(?![0-9A-Za-z_])")
+        .matcher(text)
+        .find();
+  }
+
+  /**
+   * ADR 0021: {@code 1d} as the whole window is a calendar day, so a fixed window of one day is
+   * written back as {@code 24h} wherever the tool writes it, never as {@code 1d}: explain, the
+   * manifest, the zone warning and the plan of a change from {@code 24h} to {@code 1d} (which must
+   * read as two different windows, not {@code 1d -> 1d}).
+   */
+  @Test
+  void aFixedDayIsWritten24hNever1d() throws Exception {
+    String fixed = "models:\n  daily:\n    key: [store_id]\n    window: 24h\n";
+    Path project = sales(fixed);
+    assertThat(err.toString(), run("check", project.toString()), is(0));
+    assertThat(err.toString(), run("explain", project.toString(), "daily"), is(0));
+    String explained = out.toString();
+    assertThat(explained, containsString("  window=tumbling 24h (aligned to the epoch, UTC)\n"));
+    assertThat(explained, containsString(" window=tumbling 24h allowed_lateness=0s "));
+    assertThat(explained, containsString("Window: tumbling 24h\n"));
+    assertThat(explained, oneDayAs1d(explained), is(false));
+
+    Path manifest = saved(project, "daily");
+    assertThat(Files.readString(manifest), containsString("\"window\": \"tumbling 24h\""));
+    assertThat(oneDayAs1d(Files.readString(manifest)), is(false));
+
+    // the zone warning names the window's start interval as a fixed duration too
+    Files.writeString(project.resolve("streamform.yml"), fixed + "    time_zone: Asia/Kolkata\n");
+    assertThat(run("check", project.toString()), is(0));
+    assertThat(
+        err.toString(),
+        containsString("Asia/Kolkata has the offset +05:30, not a whole multiple of 24h:"));
+    assertThat(err.toString(), not(containsString("multiple of 1d")));
+
+    // 24h -> 1d is a fixed day becoming a calendar day: the plan says both, each as it is written
+    Files.writeString(
+        project.resolve("streamform.yml"), fixed.replace("window: 24h", "window: 1d"));
+    assertThat(run("plan", project.toString(), "daily", "--against", manifest.toString()), is(2));
+    assertThat(out.toString(), containsString("state.window: tumbling 24h -> calendar day in UTC"));
+    assertThat(out.toString(), containsString("window: tumbling 24h -> calendar day in UTC"));
   }
 
   @Test

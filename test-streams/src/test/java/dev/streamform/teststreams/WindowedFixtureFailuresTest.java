@@ -230,7 +230,7 @@ class WindowedFixtureFailuresTest {
         report,
         containsString(
             "list it under `late:` with window_start:"
-                + " \"2026-08-30T10:00:00Z\", or allow more lateness (allowed_lateness 1d now)"));
+                + " \"2026-08-30T10:00:00Z\", or allow more lateness (allowed_lateness 24h now)"));
   }
 
   @Test

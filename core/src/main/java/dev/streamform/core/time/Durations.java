@@ -95,7 +95,10 @@ public final class Durations {
   /**
    * The canonical spelling of {@code duration}: {@code 0s} for zero, otherwise the largest of d, h,
    * m, s, ms that divides it exactly ({@code 300000ms} is {@code 5m}, {@code 90s} stays {@code
-   * 90s}).
+   * 90s}), except that exactly one day is {@code 24h}: {@code 1d} as the whole of {@code window:}
+   * is a calendar day (docs/decisions/0021), so a fixed day is never written back as {@code 1d}
+   * ({@code 2d}, {@code 7d} stay: only {@code 1d} names a calendar unit). Two spellings of one
+   * duration are one value: compare parsed durations, never their text.
    *
    * @throws IllegalArgumentException for a negative duration or one finer than a millisecond
    */
@@ -109,6 +112,9 @@ public final class Durations {
     long ms = duration.toMillis();
     if (ms == 0) {
       return "0s";
+    }
+    if (ms == 86_400_000L) {
+      return "24h"; // "1d" is a calendar day as a window (ADR 0021)
     }
     long[] sizes = {86_400_000L, 3_600_000L, 60_000L, 1_000L};
     String[] units = {"d", "h", "m", "s"};

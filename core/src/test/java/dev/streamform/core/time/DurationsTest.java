@@ -44,6 +44,22 @@ class DurationsTest {
     assertThat(Durations.parse(text), is(Duration.ofMillis(millis)));
   }
 
+  /**
+   * {@code 1d} as the whole of {@code window:} is a calendar day (ADR 0021), so a fixed day is
+   * written back as {@code 24h}: its spelling can be pasted into {@code window:} and mean the same.
+   * Other multiples of a day are never calendar units and keep {@code d}.
+   */
+  @Test
+  void aFixedDayIsWritten24hAndOtherDaysKeepD() {
+    assertThat(Durations.format(Duration.ofDays(1)), is("24h"));
+    assertThat(Durations.format(Duration.ofHours(24)), is("24h"));
+    assertThat(Durations.parse("24h"), is(Durations.parse("1d")));
+    assertThat(Durations.format(Duration.ofDays(2)), is("2d"));
+    assertThat(Durations.format(Duration.ofDays(7)), is("7d"));
+    assertThat(Durations.format(Duration.ofHours(25)), is("25h"));
+    assertThat(Durations.format(Duration.ofDays(1).plusMinutes(1)), is("1441m"));
+  }
+
   @Test
   void refusalQuotesTheValueAndGivesExamples() {
     IllegalArgumentException e =

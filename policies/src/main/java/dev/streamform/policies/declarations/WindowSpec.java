@@ -309,9 +309,6 @@ public abstract class WindowSpec {
     if (isCalendar()) {
       return calendarUnit().get().yamlText();
     }
-    if (size().equals(Duration.ofDays(1))) {
-      return "24h"; // "1d" is a calendar day (docs/semantics.md §6.22)
-    }
     return isHopping()
         ? "{size: " + Durations.format(size()) + ", every: " + Durations.format(every()) + "}"
         : Durations.format(size());

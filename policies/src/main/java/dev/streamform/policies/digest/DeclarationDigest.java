@@ -1,12 +1,14 @@
 package dev.streamform.policies.digest;
 
 import dev.streamform.core.time.Durations;
+import dev.streamform.policies.declarations.EarlyResults;
 import dev.streamform.policies.declarations.EffectDeclaration;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -65,17 +67,16 @@ public final class DeclarationDigest {
         .ifPresent(
             column -> {
               form.put("event_time", quote(column));
-              form.put("watermark", quote(Durations.format(s.watermark())));
+              form.put("watermark", quote(duration(s.watermark())));
               form.put("late_events", quote(s.lateEvents().yamlName()));
-              s.idleAfter()
-                  .ifPresent(idle -> form.put("idle_after", quote(Durations.format(idle))));
+              s.idleAfter().ifPresent(idle -> form.put("idle_after", quote(duration(idle))));
             });
     // only when declared, so a source without event_id keeps the digest it had
     s.eventId()
         .ifPresent(
             column -> {
               form.put("event_id", quote(column));
-              form.put("duplicates_within", quote(Durations.format(s.duplicatesWithin().get())));
+              form.put("duplicates_within", quote(duration(s.duplicatesWithin().get())));
             });
     // only when key, so a source with the default reading keeps the digest it had (ADR 0073)
     if (s.eventIdScope() == SourceDeclaration.EventIdScope.KEY) {
@@ -96,7 +97,7 @@ public final class DeclarationDigest {
     form.put("name", quote(m.name()));
     form.put("materialized", quote(m.materialized().yamlName()));
     form.put("key", list(m.key()));
-    m.retention().ifPresent(d -> form.put("retention", quote(Durations.format(d))));
+    m.retention().ifPresent(d -> form.put("retention", quote(duration(d))));
     m.window()
         .ifPresent(
             w -> {
@@ -124,16 +125,16 @@ public final class DeclarationDigest {
                     "{"
                         + quote("every")
                         + ":"
-                        + quote(Durations.format(w.every()))
+                        + quote(duration(w.every()))
                         + ","
                         + quote("size")
                         + ":"
-                        + quote(Durations.format(w.size()))
+                        + quote(duration(w.size()))
                         + "}");
                 w.timeZone().ifPresent(z -> form.put("time_zone", quote(z.getId())));
               }
-              form.put("allowed_lateness", quote(Durations.format(m.allowedLateness())));
-              form.put("early_results", quote(m.earlyResults().yamlText()));
+              form.put("allowed_lateness", quote(duration(m.allowedLateness())));
+              form.put("early_results", quote(earlyResults(m.earlyResults())));
             });
     if (m.windowed() || m.generation() != 1) {
       form.put("generation", String.valueOf(m.generation()));
@@ -149,6 +150,23 @@ public final class DeclarationDigest {
     m.lateTopic().ifPresent(t -> form.put("late_topic", quote(t)));
     m.quarantineTopic().ifPresent(t -> form.put("quarantine_topic", quote(t)));
     return join(form);
+  }
+
+  /**
+   * A duration as digests have always spelt it: {@link Durations#format}, but exactly one day as
+   * {@code 1d}, the spelling of every digest computed before a fixed day was written back as {@code
+   * 24h} (docs/decisions/0021). The form is hashed, never shown, so the older spelling keeps every
+   * digest of a one-day duration where it was.
+   */
+  private static String duration(Duration d) {
+    return d.equals(Duration.ofDays(1)) ? "1d" : Durations.format(d);
+  }
+
+  /** {@link EarlyResults#yamlText()}, with the interval spelt as {@link #duration} spells it. */
+  private static String earlyResults(EarlyResults early) {
+    return early.kind() == EarlyResults.Kind.EVERY_INTERVAL
+        ? "every " + duration(early.everyInterval())
+        : early.yamlText();
   }
 
   /** An effect with its keys sorted and the provider's capabilities written out. */

@@ -1,12 +1,18 @@
 package dev.streamform.policies.plan;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.streamform.core.time.Durations;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What a change of declarations does to a running plan (docs/semantics.md §9): each node of the two
@@ -30,6 +36,11 @@ import java.util.TreeSet;
  *       a source, window, allowed lateness, time zone, or event time declared or removed) needs a
  *       new {@code generation}; the diff says so when the generation did not change.
  * </ul>
+ *
+ * <p>Durations are compared by value, not by spelling: builds before a fixed day was written back
+ * as {@code 24h} (docs/decisions/0021) wrote it {@code 1d} in manifests, and a manifest saved by
+ * such a build must not read as a change of the same declaration. Where a digest covers a field
+ * holding a duration and the digests differ, the fields it covers decide.
  */
 public final class PlanDiff {
   /** How a node of a running plan is affected, from harmless to needing a migration. */
@@ -289,7 +300,9 @@ public final class PlanDiff {
     if (stateful) {
       String oldDigest = old.path("state").path("digest").asText("");
       String newDigest = now.path("state").path("digest").asText("");
-      if (!oldDigest.equals(newDigest)) {
+      if (!oldDigest.equals(newDigest)
+          && !sameByValue(
+              old.path("state").path("fingerprint"), now.path("state").path("fingerprint"))) {
         List<String> reasons = new ArrayList<>();
         differences(
             "state",
@@ -308,7 +321,8 @@ public final class PlanDiff {
       }
     }
     List<String> reasons = new ArrayList<>();
-    if (!old.path("definition_digest").equals(now.path("definition_digest"))) {
+    if (!old.path("definition_digest").equals(now.path("definition_digest"))
+        && !sameByValue(old.path("definition"), now.path("definition"))) {
       differences("definition", old.path("definition"), now.path("definition"), reasons);
       reasons.add(
           "definition digest "
@@ -359,7 +373,7 @@ public final class PlanDiff {
       JsonNode now = after.get(id).path("definition");
       for (String field :
           List.of("event_time", "watermark", "late_events", "idle_after", "partitions")) {
-        if (!old.path(field).equals(now.path(field))) {
+        if (!byValue(field, old.path(field)).equals(byValue(field, now.path(field)))) {
           changes.add(
               "source "
                   + name
@@ -400,7 +414,7 @@ public final class PlanDiff {
             "allowed_lateness",
             "timestamp_extractor",
             "time_zone")) {
-      if (!old.path(field).equals(now.path(field))) {
+      if (!byValue(field, old.path(field)).equals(byValue(field, now.path(field)))) {
         changes.add(field + ": " + text(old.get(field)) + " -> " + text(now.get(field)));
       }
     }
@@ -462,7 +476,72 @@ public final class PlanDiff {
     return m;
   }
 
-  /** Lines {@code path: old -> new} for every leaf that differs between {@code a} and {@code b}. */
+  /**
+   * The fields of a manifest (a node's definition or state fingerprint, the time policy) whose text
+   * holds durations: {@code 1d}, {@code tumbling 1d}, {@code early every 1d (processing time);
+   * ...}, {@code features over 1d}.
+   */
+  private static final Set<String> DURATION_FIELDS =
+      Set.of(
+          "watermark",
+          "idle_after",
+          "idleness",
+          "window",
+          "allowed_lateness",
+          "retention",
+          "trigger",
+          "features_over",
+          "lateness",
+          "max_clock_skew");
+
+  /** A duration in a text: a whole number and a unit, not part of a longer word or number. */
+  private static final Pattern DURATION = Pattern.compile("(?<![\\w.])\\d+(?:ms|s|m|h|d)(?!\\w)");
+
+  /**
+   * {@code value} as its meaning compares: under a {@link #DURATION_FIELDS duration field}, a text
+   * with each duration in it respelt canonically ({@code tumbling 1d} and {@code tumbling 24h} are
+   * one window); objects field by field; anything else as it is.
+   */
+  private static JsonNode byValue(String field, JsonNode value) {
+    if (value == null) {
+      return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+    }
+    if (value.isObject()) {
+      ObjectNode copy = ((ObjectNode) value).objectNode();
+      value.fields().forEachRemaining(e -> copy.set(e.getKey(), byValue(e.getKey(), e.getValue())));
+      return copy;
+    }
+    if (!value.isTextual() || !DURATION_FIELDS.contains(field)) {
+      return value;
+    }
+    Matcher m = DURATION.matcher(value.asText());
+    StringBuilder respelt = new StringBuilder();
+    while (m.find()) {
+      String canonical;
+      try {
+        canonical = Durations.format(Durations.parse(m.group()));
+      } catch (IllegalArgumentException e) {
+        canonical = m.group(); // too long to be a duration: left as written
+      }
+      m.appendReplacement(respelt, Matcher.quoteReplacement(canonical));
+    }
+    m.appendTail(respelt);
+    return TextNode.valueOf(respelt.toString());
+  }
+
+  /**
+   * Whether two objects a digest covers (a definition, a state fingerprint) mean the same, though
+   * their digests differ: both are there and equal {@link #byValue by value}. An older manifest's
+   * digest covers its own spelling of a duration, so only what it covers can say it is the same.
+   */
+  private static boolean sameByValue(JsonNode a, JsonNode b) {
+    return a.isObject() && b.isObject() && byValue("", a).equals(byValue("", b));
+  }
+
+  /**
+   * Lines {@code path: old -> new} for every leaf that differs between {@code a} and {@code b}
+   * (durations {@link #byValue by value}), each side as its manifest writes it.
+   */
   private static void differences(String path, JsonNode a, JsonNode b, List<String> out) {
     if (a != null && b != null && a.isObject() && b.isObject()) {
       TreeSet<String> fields = new TreeSet<>();
@@ -473,7 +552,9 @@ public final class PlanDiff {
       }
       return;
     }
-    boolean same = a == null ? b == null || b.isMissingNode() : a.equals(b);
+    String field = path.substring(path.lastIndexOf('.') + 1);
+    boolean same =
+        a == null ? b == null || b.isMissingNode() : byValue(field, a).equals(byValue(field, b));
     if (!same) {
       out.add(path + ": " + text(a) + " -> " + text(b));
     }

@@ -842,7 +842,8 @@ final class ModelsFile {
   /**
    * The {@code every} to offer with the fixed size nearest calendar {@code unit}: the author's own
    * when that fixed size accepts it (a multiple of it, at most {@link
-   * WindowSpec#MAX_WINDOWS_PER_EVENT} windows an event), else {@code 1d}, which it always does.
+   * WindowSpec#MAX_WINDOWS_PER_EVENT} windows an event), else a day ({@code 24h}), which it always
+   * does.
    */
   private static String fixedEvery(YamlMap w, WindowSpec.CalendarUnit unit) {
     Duration size = Durations.parse(fixedLength(unit));
@@ -856,7 +857,7 @@ final class ModelsFile {
     } catch (IllegalArgumentException e) {
       // not a duration, or one that size refuses: offer one that it accepts
     }
-    return "1d";
+    return Durations.format(Duration.ofDays(1)); // 24h: "1d" alone would read as a calendar day
   }
 
   /**

@@ -182,6 +182,44 @@ class DeclarationDigestTest {
     assertThat(modelDigest("c", MODELS + "    generation: 2\n"), is(not(modelDigest("a", MODELS))));
   }
 
+  /**
+   * A fixed day is written back as {@code 24h} (ADR 0021), but the digest is a function of the
+   * meaning and must not move with that spelling: a declaration of one-day durations keeps the
+   * canonical form (and so the digest) it had when every day was spelt {@code 1d}.
+   */
+  @Test
+  void oneDayDurationsKeepTheCanonicalFormTheyHadBeforeADayWasWritten24h() throws Exception {
+    String oneDay =
+        SOURCES.replace("watermark: 5m", "watermark: 1d\n    idle_after: 24h")
+            + "    event_id: customer_id\n    duplicates_within: 1d\n";
+    Project p =
+        project(
+            "a",
+            oneDay,
+            "models:\n  customer_metrics:\n    key: [customer_id]\n    window: 24h\n"
+                + "    allowed_lateness: 1d\n    early_results: every 24h\n");
+    assertThat(
+        DeclarationDigest.canonicalForm(p.sources().get("orders")),
+        is(
+            "connector=\"kafka\";duplicates_within=\"1d\";event_id=\"customer_id\";"
+                + "event_time=\"ordered_at\";format=\"json\";idle_after=\"1d\";kind=\"source\";"
+                + "late_events=\"drop\";name=\"orders\";schema={\"amount\":\"decimal(12,2)\","
+                + "\"customer_id\":\"int64\",\"ordered_at\":\"timestamp\"};topic=\"orders\";"
+                + "watermark=\"1d\""));
+    assertThat(
+        DeclarationDigest.canonicalForm(p.models().get("customer_metrics")),
+        is(
+            "allowed_lateness=\"1d\";early_results=\"every 1d\";generation=1;"
+                + "key=[\"customer_id\"];kind=\"model\";materialized=\"upsert\";"
+                + "name=\"customer_metrics\";window={\"every\":\"1d\",\"size\":\"1d\"}"));
+    assertThat(
+        DeclarationDigest.canonicalForm(
+            project("b", SOURCES, MODELS.replace("30d", "24h")).models().get("customer_metrics")),
+        is(
+            "key=[\"customer_id\"];kind=\"model\";materialized=\"upsert\";"
+                + "name=\"customer_metrics\";retention=\"1d\""));
+  }
+
   @Test
   void canonicalFormIsReadable() throws Exception {
     assertThat(

@@ -221,7 +221,70 @@ class PlanDiffTest {
             before,
             manifest(ORDERS + CLOCK, base + "    window: 1h\n    allowed_lateness: 1d\n", SQL));
     assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(lateness, "aggregate"));
-    assertThat(lateness.generationRequired(), contains("allowed_lateness: 0s -> 1d"));
+    assertThat(lateness.generationRequired(), contains("allowed_lateness: 0s -> 24h"));
+  }
+
+  private static final String ONE_DAY_SOURCE =
+      "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    partitions: 3\n"
+          + "    schema:\n      customer_id: int64\n      amount: decimal(12,2)\n"
+          + "      ordered_at: timestamp\n    event_time: ordered_at\n    watermark: 1d\n"
+          + "    idle_after: 1d\n";
+  private static final String ONE_DAY_WINDOWED =
+      "models:\n  customer_metrics:\n    key: [customer_id]\n    window: 24h\n"
+          + "    allowed_lateness: 1d\n    early_results: every 1d\n";
+  private static final String ONE_DAY_UPSERT =
+      "models:\n  customer_metrics:\n    materialized: upsert\n    key: [customer_id]\n"
+          + "    retention: 1d\n";
+
+  /** A manifest {@code inspect-plan} printed before a fixed day was written {@code 24h}. */
+  private static com.fasterxml.jackson.databind.JsonNode before24h(String which) throws Exception {
+    try (var in = PlanDiffTest.class.getResourceAsStream("one-day-" + which + "-before-24h.json")) {
+      var tree = new ObjectMapper().readTree(in);
+      PlanDiff.requireManifest(tree);
+      return tree;
+    }
+  }
+
+  /**
+   * ADR 0021: a fixed day is written {@code 24h}; builds before that wrote {@code 1d} in the
+   * manifest (the resources were printed by such a build for these declarations, every duration of
+   * them one day). The same declarations must still be SAFE against those manifests: durations are
+   * compared by what they mean, not by how they are spelt, and so are the digests over them.
+   */
+  @Test
+  void aManifestThatSpeltAFixedDay1dIsTheSameDeclarationAsOneThatSpellsIt24h() throws Exception {
+    for (String[] c : new String[][] {{"windowed", ONE_DAY_WINDOWED}, {"upsert", ONE_DAY_UPSERT}}) {
+      var running = before24h(c[0]);
+      PlanDiff d = PlanDiff.between(running, manifest(ONE_DAY_SOURCE, c[1], SQL).toTree());
+      assertEquals(Classification.SAFE, d.overall(), c[0] + ": " + d.nodes());
+      assertThat(c[0], d.generationRequired(), empty());
+      assertEquals(0, d.exitCode());
+    }
+    // a real change is still one, named by what moved only (idle_after stayed one day)
+    PlanDiff longer =
+        PlanDiff.between(
+            before24h("windowed"),
+            manifest(
+                    ONE_DAY_SOURCE.replace("watermark: 1d", "watermark: 2d"), ONE_DAY_WINDOWED, SQL)
+                .toTree());
+    assertEquals(Classification.COMPATIBLE, of(longer, "source:orders"));
+    assertThat(
+        reasons(longer, "source:orders"),
+        containsString("stateless node changed\ndefinition.watermark: 1d -> 2d\n"));
+    assertThat(reasons(longer, "source:orders"), not(containsString("idle_after")));
+    assertThat(longer.generationRequired(), contains("watermark: 1d -> 2d"));
+    // and a fixed day is not a calendar day, however the old manifest spelt it
+    PlanDiff calendar =
+        PlanDiff.between(
+            before24h("windowed"),
+            manifest(ONE_DAY_SOURCE, ONE_DAY_WINDOWED.replace("24h", "1d"), SQL).toTree());
+    assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(calendar, "aggregate"));
+    assertThat(
+        reasons(calendar, "aggregate"),
+        containsString("state.window: tumbling 1d -> calendar day in UTC"));
+    assertThat(reasons(calendar, "aggregate"), not(containsString("allowed_lateness")));
+    assertThat(
+        calendar.generationRequired(), contains("window: tumbling 1d -> calendar day in UTC"));
   }
 
   @Test

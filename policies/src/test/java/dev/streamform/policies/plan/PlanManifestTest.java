@@ -153,7 +153,7 @@ class PlanManifestTest {
     assertEquals("1m", policy.get("idleness").asText());
     assertEquals("hopping 1h every 30m", policy.get("window").asText());
     assertThat(policy.get("trigger").asText(), containsString("early every 3 events"));
-    assertEquals("1d", policy.get("allowed_lateness").asText());
+    assertEquals("24h", policy.get("allowed_lateness").asText()); // a fixed day (ADR 0021)
     assertEquals("keep", policy.get("late_classification").asText());
     assertThat(policy.get("retention").asText(), containsString("window end + allowed lateness"));
     assertThat(policy.get("sink_correction_mode").asText(), containsString("compare-and-set"));

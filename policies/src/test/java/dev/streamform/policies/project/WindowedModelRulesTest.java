@@ -145,13 +145,13 @@ class WindowedModelRulesTest {
             "streamform.yml:4: model 'customer_metrics', key 'window.size': 1w is a calendar week,"
                 + " and calendar windows do not hop — write window: 1w for calendar weeks (with"
                 + " time_zone and week_starts), or a fixed size, e.g. window: {size: 7d, every:"
-                + " 1d}"));
+                + " 24h}"));
     assertThat(
         withModel("    window:\n      size: 1mo\n      every: 1w\n").problems(),
         contains(
             "streamform.yml:5: model 'customer_metrics', key 'window.size': 1mo is a calendar"
                 + " month, and calendar windows do not hop — write window: 1mo for calendar months"
-                + " (with time_zone), or a fixed size, e.g. window: {size: 30d, every: 1d}",
+                + " (with time_zone), or a fixed size, e.g. window: {size: 30d, every: 24h}",
             "streamform.yml:6: model 'customer_metrics', key 'window.every': 1w is a calendar week,"
                 + " and calendar windows do not hop — write window: 1w for calendar weeks (with"
                 + " time_zone and week_starts), or a fixed every, e.g. every: 7d"));
@@ -269,7 +269,7 @@ class WindowedModelRulesTest {
                 + " time_zone and week_starts), or a fixed size, e.g. window: {size: 7d, every:"
                 + " 12h}"));
     // an every the fixed size would refuse (not dividing 7d; longer than 7d; 10,080 windows an
-    // event, past the most) is not offered: 1d is, which each allows
+    // event, past the most) is not offered: a day (24h) is, which each allows
     for (String every : new String[] {"5h", "10d", "1m"}) {
       assertThat(
           every,
@@ -278,7 +278,7 @@ class WindowedModelRulesTest {
               "streamform.yml:4: model 'customer_metrics', key 'window.size': 1w is a calendar"
                   + " week, and calendar windows do not hop — write window: 1w for calendar weeks"
                   + " (with time_zone and week_starts), or a fixed size, e.g. window: {size: 7d,"
-                  + " every: 1d}"));
+                  + " every: 24h}"));
     }
   }
 
