@@ -614,6 +614,61 @@ class RunOnFilesTest {
   }
 
   /**
+   * docs/reference/output-formats.md, §Window record, describes the record the tool writes for a
+   * calendar window: every field of it has a row ({@code window_local} included), and the page's
+   * calendar example carries the id this run gives the same window (six elements, the zone last,
+   * ADR 0021), so the formula it gives can be checked against the tool.
+   */
+  @Test
+  void theWindowRecordReferenceDescribesTheRecordOfACalendarDay() throws Exception {
+    Path project = dir.resolve("sales");
+    Files.createDirectories(project.resolve("models"));
+    Files.writeString(
+        project.resolve("sources.yml"),
+        "sources:\n  sales:\n    connector: file\n    path: sales.jsonl\n    format: json\n"
+            + "    schema:\n      store_id: string\n      amount: decimal(12,2)\n"
+            + "      sold_at: timestamp\n    event_time: sold_at\n");
+    Files.writeString(
+        project.resolve("sales.jsonl"),
+        "{\"store_id\":\"a\",\"amount\":12.50,\"sold_at\":\"2026-12-31T10:00:00Z\"}\n");
+    Files.writeString(
+        project.resolve("streamform.yml"),
+        "models:\n  daily:\n    key: [store_id]\n    window: 1d\n");
+    Files.writeString(
+        project.resolve("models/daily.sql"),
+        "SELECT store_id, SUM(amount) AS revenue, COUNT(*) AS sales FROM source('sales')"
+            + " GROUP BY store_id");
+    Path output = dir.resolve("sales-out");
+    assertThat(
+        err.toString(), run("run", project.toString(), "--output", output.toString()), is(0));
+    JsonNode record = rows(output.resolve("daily.jsonl")).get(0);
+    assertThat(record.toString(), record.path("window_local").asText(), is("2026-12-31"));
+
+    String page = Files.readString(Path.of("../docs/reference/output-formats.md"));
+    String section =
+        page.substring(
+            page.indexOf("## Window record"),
+            page.indexOf("\n## ", page.indexOf("## Window record") + 1));
+    List<String> undocumented = new ArrayList<>();
+    record
+        .fieldNames()
+        .forEachRemaining(
+            f -> {
+              if (!List.of("store_id", "revenue", "sales").contains(f)
+                  && !section.contains("\n| `" + f + "` |")) {
+                undocumented.add(f);
+              }
+            });
+    assertThat(
+        "fields without a row in §Window record (record " + record + ")",
+        undocumented,
+        is(List.of()));
+    // the id of a calendar window hashes its zone too: the page's formula and example say so
+    assertThat(section, containsString("window_start, window_end, time_zone])"));
+    assertThat(section, containsString(record.get("logical_window_id").asText()));
+  }
+
+  /**
    * Issue 35: the 25-hour day in Europe/Berlin on files: each record carries its window's real
    * instants in UTC, the local date it stands for ({@code window_local}) and the identity of the
    * fixture run, zone included.
