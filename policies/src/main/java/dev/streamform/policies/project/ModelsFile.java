@@ -949,6 +949,14 @@ final class ModelsFile {
                   + "' is a fixed offset from UTC, not a time zone: a local day follows its"
                   + " region's clock changes",
               "write the region's IANA name, e.g. time_zone: Europe/Berlin, or time_zone: UTC");
+        } else if (abbreviation(name).isPresent()) {
+          m.report(
+              "time_zone",
+              "'"
+                  + name
+                  + "' is a time zone abbreviation, not a zone: a local day follows its region's"
+                  + " clock changes, which an abbreviation does not name",
+              ZoneAbbreviations.fix(abbreviation(name).get()));
         } else if (closest.isPresent()) {
           m.report(
               "time_zone",
@@ -1061,9 +1069,21 @@ final class ModelsFile {
       java.util.regex.Pattern.compile("(?i)z|(?:utc|gmt|ut)?\\s*[+-]\\s*\\d{1,2}(?::?\\d{2})?");
 
   /**
+   * The region zones {@code name} is a common abbreviation of ({@code PST}, {@code ist}), unless it
+   * is a zone's name in another case ({@code cet} is {@code CET}, a zone).
+   */
+  private static Optional<List<ZoneAbbreviations.Region>> abbreviation(String name) {
+    boolean aZoneInOtherCase =
+        ZoneId.getAvailableZoneIds().stream().anyMatch(z -> z.equalsIgnoreCase(name));
+    return aZoneInOtherCase ? Optional.empty() : ZoneAbbreviations.regions(name);
+  }
+
+  /**
    * The IANA name closest to {@code name}: the same name in other case, else one whose city is
    * {@code name} ({@code Berlin}, {@code new york}), else one near enough by edit distance to be a
-   * typo; none for a name without a letter.
+   * typo; none for a name without a letter, and none by edit distance for a name that looks like an
+   * abbreviation (2 to 5 upper-case letters: {@code PST} is not {@code CET}, which is nearest its
+   * spelling but hours away).
    */
   static Optional<String> closestZone(String name) {
     List<String> zones = new ArrayList<>(ZoneId.getAvailableZoneIds());
@@ -1079,7 +1099,7 @@ final class ModelsFile {
         return Optional.of(z);
       }
     }
-    if (!name.matches(".*\\p{L}.*")) {
+    if (!name.matches(".*\\p{L}.*") || ZoneAbbreviations.looksLikeOne(name)) {
       return Optional.empty();
     }
     return Names.closest(name, zones);

@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
 
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.WindowSpec;
@@ -90,6 +91,69 @@ class CalendarWindowRulesTest {
     assertThat(
         withModel("    window: 1d\n    time_zone: Berlin\n").problems().get(0),
         containsString("did you mean 'Europe/Berlin'?"));
+  }
+
+  /**
+   * An abbreviation is not a zone, and the zone nearest it by spelling is usually hours away (PST
+   * is not CET): the refusal says it is an abbreviation and names the regions it is used for.
+   */
+  @Test
+  void anAbbreviationIsNamedAsOneWithItsRegionsNeverAZoneNearItsSpelling() throws Exception {
+    assertThat(
+        withModel("    window: 1d\n    time_zone: PST\n").problems(),
+        contains(
+            "streamform.yml:5: model 'customer_metrics', key 'time_zone': 'PST' is a time zone"
+                + " abbreviation, not a zone: a local day follows its region's clock changes,"
+                + " which an abbreviation does not name — write the region's IANA name, e.g."
+                + " time_zone: America/Los_Angeles (US Pacific)"));
+    String[][] cases = {
+      {"PST", "America/Los_Angeles"},
+      {"EST", "America/New_York"},
+      {"CST", "America/Chicago"},
+      {"MST", "America/Denver"},
+      {"HST", "Pacific/Honolulu"},
+      {"BST", "Europe/London"},
+      {"IST", "Asia/Kolkata"},
+      {"CEST", "Europe/Berlin"},
+      {"pdt", "America/Los_Angeles"},
+    };
+    for (String[] c : cases) {
+      String problem = withModel("    window: 1d\n    time_zone: " + c[0] + "\n").problems().get(0);
+      assertThat(problem, containsString("'" + c[0] + "' is a time zone abbreviation, not a zone"));
+      assertThat(problem, containsString("time_zone: " + c[1]));
+      assertThat(problem, not(containsString("did you mean")));
+    }
+    // abbreviations used for more than one region name each of them
+    String ist = withModel("    window: 1d\n    time_zone: IST\n").problems().get(0);
+    assertThat(ist, containsString("Asia/Kolkata (India)"));
+    assertThat(ist, containsString("Europe/Dublin (Ireland)"));
+    assertThat(ist, containsString("Asia/Jerusalem (Israel)"));
+    // a short upper-case name that is no abbreviation gets no guess by spelling either
+    for (String unknown : new String[] {"XST", "ABCDE", "QQ"}) {
+      String problem =
+          withModel("    window: 1d\n    time_zone: " + unknown + "\n").problems().get(0);
+      assertThat(
+          problem,
+          containsString(
+              "'"
+                  + unknown
+                  + "' is not an IANA time zone name — write one, e.g. time_zone: Europe/Berlin,"
+                  + " America/New_York or UTC"));
+    }
+    // zones named by letters are zones: accepted as they are
+    for (String zone : new String[] {"CET", "EET", "UTC", "GMT"}) {
+      assertThat(
+          zone,
+          loaded("    window: 1d\n    time_zone: " + zone + "\n").window().get().zoneOrUtc(),
+          is(ZoneId.of(zone)));
+    }
+    // a misspelt region is still a typo with its suggestion, in any case
+    assertThat(
+        withModel("    window: 1d\n    time_zone: europe/berln\n").problems().get(0),
+        containsString("did you mean 'Europe/Berlin'?"));
+    assertThat(
+        withModel("    window: 1d\n    time_zone: cet\n").problems().get(0),
+        containsString("did you mean 'CET'?"));
   }
 
   @Test
