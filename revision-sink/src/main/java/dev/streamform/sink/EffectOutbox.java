@@ -26,9 +26,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The transactional outbox of one-time effects (docs/semantics.md §10): in the transaction that
- * applies a batch of revisions, for every window whose canonical generation got a new revision,
- * each rule of its model is evaluated on the window's latest revision and the effect ledger is
- * brought in line:
+ * applies a batch of revisions, each rule of its model is evaluated on every revision of a window's
+ * canonical generation the batch applied, in revision order, and the effect ledger is brought in
+ * line with each in turn, as if each revision had a transaction of its own (where a batch ends
+ * changes nothing; ADR 0109):
  *
  * <ul>
  *   <li>no effect yet and the rule is true: the effect is written {@code PREPARED} with its payload
@@ -103,19 +104,20 @@ final class EffectOutbox implements Serializable {
   }
 
   /**
-   * Brings the effect ledger in line with {@code latest} (per projection, the last revision the
-   * batch applied), in {@code c}'s transaction. {@code schemas} holds the output schema (key and
-   * value columns) of each model's generation ({@link #schemaKey}), by which the stored JSON of a
+   * Brings the effect ledger in line with each of {@code revisions} in turn (every revision the
+   * batch applied, each projection's in revision order; the alias moving: each window's canonical
+   * revision), in {@code c}'s transaction. {@code schemas} holds the output schema (key and value
+   * columns) of each model's generation ({@link #schemaKey}), by which the stored JSON of a
    * revision is typed.
    */
   Outcome apply(
       Connection c,
-      List<StoredRevision> latest,
+      List<StoredRevision> revisions,
       Map<String, Schema> schemas,
       Map<String, Integer> firstGenerations)
       throws SQLException {
     List<StoredRevision> relevant = new ArrayList<>();
-    for (StoredRevision r : latest) {
+    for (StoredRevision r : revisions) {
       if (rulesByModel.containsKey(r.model())) {
         relevant.add(r);
       }
@@ -197,12 +199,14 @@ final class EffectOutbox implements Serializable {
     int updated = 0;
     int cancelled = 0;
     int compensations = 0;
+    // in revision order: each revision sees the effect as the one before it left it
     for (Wanted w : wanted) {
       Existing e = existing.get(w.key());
       StoredRevision r = w.revision();
       if (e == null) {
         if (w.holds()) {
           insert(c, w);
+          existing.put(w.key(), new Existing("PREPARED", w.digest(), r.revision(), r.generation()));
           transition(
               c, w.key(), null, "PREPARED", r.revision(), "rule `" + w.rule().when() + "` true");
           prepared++;
@@ -216,6 +220,8 @@ final class EffectOutbox implements Serializable {
               // confirms
               || e.generation() != r.generation()) {
             follow(c, w, e.state().equals("CANCELLED"));
+            existing.put(
+                w.key(), new Existing("PREPARED", w.digest(), r.revision(), r.generation()));
             if (e.state().equals("CANCELLED")) {
               transition(c, w.key(), "CANCELLED", "PREPARED", r.revision(), "rule true again");
               prepared++;
@@ -225,6 +231,8 @@ final class EffectOutbox implements Serializable {
           }
         } else if (e.state().equals("PREPARED")) {
           cancel(c, w);
+          existing.put(
+              w.key(), new Existing("CANCELLED", e.payloadDigest(), r.revision(), r.generation()));
           transition(
               c, w.key(), "PREPARED", "CANCELLED", r.revision(), "rule false before dispatch");
           cancelled++;

@@ -279,12 +279,11 @@ public final class LedgerWriter {
         Plan plan = plan(c, batch);
         plan.execute(c, !shadow);
         if (!shadow && !outbox.isEmpty() && !plan.ledgerRows.isEmpty()) {
-          Map<String, StoredRevision> latest = new LinkedHashMap<>();
-          for (StoredRevision r : plan.ledgerRows) {
-            latest.put(r.projectionId(), r);
-          }
+          // every revision applied, each projection's in revision order (the chain's): a revision
+          // that makes a rule true prepares its effect even when a later one of the batch makes it
+          // false again (ADR 0109)
           EffectOutbox.Outcome fx =
-              outbox.apply(c, new ArrayList<>(latest.values()), schemas, plan.firstGenerations);
+              outbox.apply(c, plan.ledgerRows, schemas, plan.firstGenerations);
           plan.effects =
               new Effects(
                   fx.prepared(), fx.updated(), fx.cancelled(), fx.compensations(), fx.ruleErrors());

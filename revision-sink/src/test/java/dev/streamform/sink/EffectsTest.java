@@ -336,6 +336,71 @@ class EffectsTest {
     atMostOnePerKey();
   }
 
+  /** Each effect as a line: subject, state, made true by, revision, payload's revenue. */
+  private List<String> effectLines(HikariDataSource db) throws Exception {
+    List<String> out = new ArrayList<>();
+    try (Connection c = db.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT subject::text, state, made_true_by, revision,"
+                    + " payload->'values'->>'revenue' FROM streamform.effect ORDER BY subject")) {
+      while (rs.next()) {
+        out.add(
+            "merchant "
+                + rs.getString(1)
+                + " "
+                + rs.getString(2)
+                + " made true by "
+                + rs.getInt(3)
+                + " revision "
+                + rs.getInt(4)
+                + " revenue "
+                + rs.getString(5));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Every revision a transaction applies is evaluated, in revision order, as if each had its own
+   * transaction (docs/guides/effects.md step 1: a revision that makes the rule true prepares the
+   * effect): where the sink's batches end must not change the effect ledger. Before, only each
+   * window's last revision of the batch was evaluated: merchant 2's effect, true at r1, was never
+   * written (not even CANCELLED), and merchant 1's was made true by 2.
+   */
+  @Test
+  void everyRevisionOfOneTransactionIsEvaluatedInRevisionOrder() throws Exception {
+    LedgerWriter w = writer(rule(true, true));
+    List<WindowRevision> first =
+        List.of(revision(1, 10, 1, "1200"), revision(2, 10, 1, "1500"), revision(3, 10, 1, "500"));
+    List<WindowRevision> second =
+        List.of(revision(1, 10, 2, "1500"), revision(2, 10, 2, "500"), revision(3, 10, 2, "1500"));
+    List<WindowRevision> all = new ArrayList<>(first);
+    all.addAll(second);
+    LedgerWriter.Outcome one = w.write(all);
+    // merchants 1 and 2 prepared at r1, merchant 3 at r2; merchant 1 follows r2, merchant 2 is
+    // cancelled by it
+    assertThat(one.effects(), equalTo(new LedgerWriter.Effects(3, 1, 1, 0, 0)));
+    List<String> expected =
+        List.of(
+            "merchant 1 PREPARED made true by 1 revision 2 revenue 1500",
+            "merchant 2 CANCELLED made true by 1 revision 2 revenue 1500",
+            "merchant 3 PREPARED made true by 2 revision 2 revenue 1500");
+    assertThat(effectLines(pool), equalTo(expected));
+    // the same revisions in a transaction each leave the same ledger
+    try (HikariDataSource other =
+        JdbcTarget.of(POSTGRES.newDatabase()).withUser("postgres").openPool("other", 2, 2_000)) {
+      LedgerWriter apart =
+          new LedgerWriter(other, Duration.ofSeconds(30), List.of(rule(true, true)));
+      apart.write(first);
+      apart.write(second);
+      assertThat(effectLines(other), equalTo(expected));
+    }
+    assertThat(dispatcher("d", rule(true, true)).runOnce(10).done(), equalTo(2));
+    atMostOnePerKey();
+  }
+
   @Test
   void aCorrectionBeforeDispatchCancelsOrFollowsThePreparedEffect() throws Exception {
     EffectRule rule = rule(true, true);

@@ -155,18 +155,21 @@ class UnattendedSinkTest {
             + ", retries: "
             + released.retries());
     assertThat(released.released(), equalTo(1));
-    assertThat(released.effects().ruleErrors(), equalTo(1));
+    // r1 and the r2 it released are each evaluated, as if each had its own transaction (ADR
+    // 0109): the broken rule fails on both, the reward is made true by r2
+    assertThat(released.effects().ruleErrors(), equalTo(2));
     assertThat(released.effects().prepared(), equalTo(1));
     List<EffectRuleErrors.RuleError> errors = new EffectRuleErrors(pool).list(Revisions.MODEL);
-    assertThat(errors.size(), equalTo(1));
-    assertThat(errors.get(0).effectType() + " r" + errors.get(0).revision(), equalTo("broken r2"));
+    assertThat(
+        errors.stream().map(e -> e.effectType() + " r" + e.revision()).sorted().toList(),
+        equalTo(List.of("broken r1", "broken r2")));
     assertThat(errors.get(0).error(), containsString("cannot compare"));
     // the same batch again (a retried bundle): recorded once
     w.write(
         List.of(
             typed("7", 1, "200", "2026-08-30T10:05:00Z"),
             typed("7", 2, "1500", "2026-08-30T10:45:00Z")));
-    assertThat(new EffectRuleErrors(pool).list(Revisions.MODEL).size(), equalTo(1));
+    assertThat(new EffectRuleErrors(pool).list(Revisions.MODEL).size(), equalTo(2));
   }
 
   @Test
