@@ -1,5 +1,7 @@
 package dev.streamform.cli;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -31,8 +33,10 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,6 +56,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeMap;
@@ -410,6 +415,7 @@ final class GatesCommand implements Callable<Integer> {
       return Verdict.notMeasured(
           "effects", th, "no --provider-url: the provider's counts per effect key are unknown");
     }
+    // a provider that cannot be read leaves this gate unmeasured, the others stand (ADR 0032)
     JsonNode answered;
     try {
       HttpResponse<String> answer =
@@ -423,12 +429,32 @@ final class GatesCommand implements Callable<Integer> {
                       .build(),
                   HttpResponse.BodyHandlers.ofString());
       if (answer.statusCode() != 200) {
-        throw new IOException(providerUrl + ": the provider answered " + answer.statusCode());
+        return Verdict.notMeasured(
+            "effects", th, providerUrl + ": the provider answered " + answer.statusCode());
       }
-      answered = JSON.readTree(answer.body());
+      if (answer.body().isBlank()) {
+        return Verdict.notMeasured("effects", th, providerUrl + ": the answer is empty");
+      }
+      try {
+        answered = JSON.readTree(answer.body());
+      } catch (JsonProcessingException e) {
+        JsonLocation at = e.getLocation();
+        return Verdict.notMeasured(
+            "effects",
+            th,
+            providerUrl
+                + ": the answer is not JSON"
+                + (at == null
+                    ? ""
+                    : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")")
+                + "; it begins: "
+                + beginning(answer.body()));
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IOException(providerUrl + ": interrupted");
+      return Verdict.notMeasured("effects", th, providerUrl + ": interrupted");
+    } catch (IOException e) {
+      return Verdict.notMeasured("effects", th, unreachable(providerUrl, e));
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--provider-url: " + e.getMessage());
     }
@@ -438,7 +464,9 @@ final class GatesCommand implements Callable<Integer> {
     JsonNode deliveries = answered.get(DELIVERIES);
     JsonNode applied = answered.path("applied");
     if (deliveries == null || !deliveries.isObject()) {
-      throw new IOException(
+      return Verdict.notMeasured(
+          "effects",
+          th,
           providerUrl + ": not the provider's counts (a JSON object with \"" + DELIVERIES + "\")");
     }
     long most = 0;
@@ -446,7 +474,22 @@ final class GatesCommand implements Callable<Integer> {
     String first = "";
     for (Iterator<Map.Entry<String, JsonNode>> i = deliveries.fields(); i.hasNext(); ) {
       Map.Entry<String, JsonNode> e = i.next();
-      long n = e.getValue().asLong();
+      OptionalLong count = count(e.getValue());
+      if (count.isEmpty()) {
+        // a count the gate cannot read is not 0: the gate is not measured, never passed
+        return Verdict.notMeasured(
+            "effects",
+            th,
+            providerUrl
+                + ": "
+                + DELIVERIES
+                + " of key "
+                + e.getKey()
+                + " is "
+                + e.getValue()
+                + ", not a count (a whole number from 0)");
+      }
+      long n = count.getAsLong();
       most = Math.max(most, n);
       if (n > t.effectsPerKey()) {
         if (over == 0) {
@@ -473,6 +516,65 @@ final class GatesCommand implements Callable<Integer> {
             + over
             + " over the threshold"
             + first);
+  }
+
+  /** A delivery count: a JSON number that is a whole number from 0 (2.0 is 2); else empty. */
+  static OptionalLong count(JsonNode v) {
+    if (!v.isNumber()) {
+      return OptionalLong.empty();
+    }
+    try {
+      long n = v.decimalValue().longValueExact();
+      return n >= 0 ? OptionalLong.of(n) : OptionalLong.empty();
+    } catch (ArithmeticException notWholeOrTooLarge) {
+      return OptionalLong.empty();
+    }
+  }
+
+  /** The first characters of an answer, on one line, for a reason. */
+  private static String beginning(String body) {
+    String line = body.strip().replaceAll("\\s+", " ");
+    return line.length() <= 60 ? line : line.substring(0, 60) + "...";
+  }
+
+  /** Why the provider at {@code url} gave no answer, in plain words. */
+  static String unreachable(String url, IOException e) {
+    if (e instanceof HttpConnectTimeoutException) {
+      return "cannot reach "
+          + url
+          + ": no connection within 5s (is the provider running there, and reachable?)";
+    }
+    if (e instanceof HttpTimeoutException) {
+      return url + ": no answer within 10s";
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.nio.channels.UnresolvedAddressException
+          || t instanceof java.net.UnknownHostException) {
+        return "cannot reach " + url + ": unknown host " + URI.create(url).getHost();
+      }
+    }
+    if (e instanceof java.net.ConnectException) {
+      String why = deepestMessage(e);
+      return "cannot reach "
+          + url
+          + ": "
+          + (why == null || why.toLowerCase(Locale.ROOT).contains("refused")
+              ? "connection refused"
+              : why)
+          + " (is the provider running there?)";
+    }
+    String why = deepestMessage(e);
+    return url + ": the connection failed before an answer" + (why == null ? "" : " (" + why + ")");
+  }
+
+  private static String deepestMessage(Throwable e) {
+    String why = null;
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t.getMessage() != null && !t.getMessage().isBlank()) {
+        why = t.getMessage();
+      }
+    }
+    return why;
   }
 
   /** The field of the provider's counts the effects gate reads (streamform provider's). */

@@ -443,6 +443,133 @@ class GatesCommandTest {
     }
   }
 
+  /** A port nothing listens on (bound, then closed). */
+  private static int closedPort() throws Exception {
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** A provider stand-in answering every GET with {@code status} and {@code body}. */
+  private static com.sun.net.httpserver.HttpServer answering(int status, String body)
+      throws Exception {
+    com.sun.net.httpserver.HttpServer server =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext(
+        "/",
+        exchange -> {
+          byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+          exchange.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
+          if (bytes.length > 0) {
+            exchange.getResponseBody().write(bytes);
+          }
+          exchange.close();
+        });
+    server.start();
+    return server;
+  }
+
+  private static String urlOf(com.sun.net.httpserver.HttpServer server) {
+    return "http://127.0.0.1:" + server.getAddress().getPort() + "/effects";
+  }
+
+  /**
+   * A provider that cannot be read leaves only the effects gate unmeasured (ADR 0032): the other
+   * gates are measured and printed, and the exit status is the measured gates' unless --strict.
+   */
+  @Test
+  void aProviderNotListeningLeavesTheEffectsGateNotMeasuredAndMeasuresTheOthers() throws Exception {
+    declareAnEffect();
+    String provider = "http://127.0.0.1:" + closedPort() + "/effects";
+    assertThat(err.toString(), gates("--skip", "oracle", "--provider-url", provider), is(0));
+    assertThat(
+        line("effects"),
+        is(
+            "NOT MEASURED effects - threshold <= 1 cannot reach "
+                + provider
+                + ": connection refused (is the provider running there?)"));
+    assertThat(line("offsets"), containsString("PASS offsets 0/0"));
+    assertThat(line("recomputation"), containsString("PASS recomputation 0"));
+    assertThat(line("disposition"), containsString("PASS disposition 100.0%"));
+    assertThat(out.toString(), containsString("gates: 3 passed, 0 failed, 3 not measured\n"));
+    assertThat(err.toString(), not(containsString("streamform gates")));
+    out.getBuffer().setLength(0);
+    assertThat(gates("--skip", "oracle", "--provider-url", provider, "--strict"), is(1));
+    assertThat(line("effects"), containsString("NOT MEASURED effects"));
+  }
+
+  @Test
+  void anAnswerThatIsNotJsonLeavesTheEffectsGateNotMeasuredNamingWhereAndWhat() throws Exception {
+    declareAnEffect();
+    com.sun.net.httpserver.HttpServer server = answering(200, "not json");
+    try {
+      assertThat(err.toString(), gates("--skip", "oracle", "--provider-url", urlOf(server)), is(0));
+      assertThat(
+          line("effects"),
+          is(
+              "NOT MEASURED effects - threshold <= 1 "
+                  + urlOf(server)
+                  + ": the answer is not JSON (line 1, column 4); it begins: not json"));
+      assertThat(line("offsets"), containsString("PASS offsets 0/0"));
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  @Test
+  void aProviderThatAnswers404LeavesTheEffectsGateNotMeasured() throws Exception {
+    declareAnEffect();
+    com.sun.net.httpserver.HttpServer server = answering(404, "");
+    try {
+      assertThat(err.toString(), gates("--skip", "oracle", "--provider-url", urlOf(server)), is(0));
+      assertThat(
+          line("effects"),
+          is(
+              "NOT MEASURED effects - threshold <= 1 "
+                  + urlOf(server)
+                  + ": the provider answered 404"));
+      assertThat(line("offsets"), containsString("PASS offsets 0/0"));
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  /** A count the gate cannot read is never taken for 0: the gate is not measured, never PASS. */
+  @Test
+  void aDeliveryCountThatIsNotAWholeNumberLeavesTheEffectsGateNotMeasured() throws Exception {
+    declareAnEffect();
+    for (String value : List.of("\"two\"", "-1", "1.5", "null", "true", "[2]")) {
+      com.sun.net.httpserver.HttpServer server =
+          answering(200, "{\"deliveries_per_key\": {\"k1\": 1, \"x\": " + value + "}}");
+      try {
+        out.getBuffer().setLength(0);
+        assertThat(
+            value + ": " + err, gates("--skip", "oracle", "--provider-url", urlOf(server)), is(0));
+        assertThat(
+            value,
+            line("effects"),
+            is(
+                "NOT MEASURED effects - threshold <= 1 "
+                    + urlOf(server)
+                    + ": deliveries_per_key of key x is "
+                    + value
+                    + ", not a count (a whole number from 0)"));
+      } finally {
+        server.stop(0);
+      }
+    }
+    // a whole number written with a fraction of zero is a count
+    com.sun.net.httpserver.HttpServer server =
+        answering(200, "{\"deliveries_per_key\": {\"x\": 2.0}}");
+    try {
+      out.getBuffer().setLength(0);
+      assertThat(gates("--skip", "oracle", "--provider-url", urlOf(server)), is(1));
+      assertThat(line("effects"), containsString("FAIL effects 2 threshold <= 1"));
+    } finally {
+      server.stop(0);
+    }
+  }
+
   /**
    * The run quarantines an event without a value for its key before its WHERE sees it (ADR 0088):
    * the gates read the source as the run does, so that offset is the quarantine's to account for,
