@@ -1,5 +1,6 @@
 package dev.streamform.cli;
 
+import dev.streamform.core.text.Counts;
 import dev.streamform.core.time.Durations;
 import dev.streamform.sink.LedgerSchema;
 import dev.streamform.sink.effects.Dispatcher;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -38,7 +40,10 @@ import picocli.CommandLine.Spec;
       "Effects are claimed one at a time, each right before its delivery (its lease starts then),"
           + " and every outcome is written only over the dispatcher's own attempt. After nothing"
           + " was sent or an unknown outcome, an effect's next attempt waits --backoff, doubling"
-          + " per attempt up to --max-backoff.",
+          + " per attempt up to --max-backoff. An UNKNOWN effect is asked about at the next pass;"
+          + " a receipt query that leaves it UNKNOWN (it failed, or found it never applied and"
+          + " the provider does not dedupe by key) counts as an attempt: the next query waits"
+          + " the same backoff, and the pass line says why.",
       "Without --once, passes repeat every --interval until the command is stopped; when the"
           + " database fails, the dispatcher keeps the outcomes it learned, says so, and writes"
           + " them when the database is back (passes claim nothing meanwhile). A dispatcher stopped"
@@ -223,14 +228,12 @@ final class DispatchCommand implements Callable<Integer> {
           // the database failed: keep what was learned, say so, try again later (never exit here)
           failing = failing.isZero() ? pause : min(failing.multipliedBy(2), Duration.ofSeconds(30));
           err.println(
-              "streamform dispatch: pass "
-                  + pass
-                  + ": the database failed: "
-                  + ModelLedger.firstLine(e)
-                  + (dispatcher.unwrittenOutcomes() > 0
-                      ? "; " + dispatcher.unwrittenOutcomes() + " outcomes kept to be written"
-                      : "")
-                  + (once ? "" : "; next pass in " + failing.toMillis() + " ms"));
+              databaseFailed(
+                  pass,
+                  e instanceof Dispatcher.PassFailed f ? f.report() : null,
+                  ModelLedger.firstLine(e),
+                  dispatcher.unwrittenOutcomes(),
+                  once ? null : failing));
           err.flush();
           if (once) {
             finishOnce(dispatcher, err);
@@ -242,6 +245,45 @@ final class DispatchCommand implements Callable<Integer> {
         }
       }
     }
+  }
+
+  /**
+   * The line of a pass the database stopped: what the pass did before (so the claims and outcomes
+   * printed add up over the passes), the failure, the outcomes kept, and when the next pass runs
+   * ({@code next} null: no next pass).
+   */
+  static String databaseFailed(
+      int pass,
+      Dispatcher.@Nullable Report before,
+      String reason,
+      int unwritten,
+      @Nullable Duration next) {
+    String did =
+        before == null || before.claimed() + before.resolvedDone() + before.redispatched() == 0
+            ? ""
+            : before.claimed()
+                + " claimed, "
+                + before.done()
+                + " done, "
+                + before.unknown()
+                + " unknown, "
+                + before.notSent()
+                + " not sent (prepared again)"
+                + (before.resolvedDone() == 0
+                    ? ""
+                    : ", " + before.resolvedDone() + " resolved by receipt")
+                + (before.redispatched() == 0
+                    ? ""
+                    : ", " + before.redispatched() + " delivered again")
+                + ", then ";
+    return "streamform dispatch: pass "
+        + pass
+        + ": "
+        + did
+        + "the database failed: "
+        + reason
+        + (unwritten > 0 ? "; " + Counts.of(unwritten, "outcome") + " kept to be written" : "")
+        + (next == null ? "" : "; next pass in " + next.toMillis() + " ms");
   }
 
   /**
@@ -264,8 +306,8 @@ final class DispatchCommand implements Callable<Integer> {
     if (dispatcher.unwrittenOutcomes() > 0) {
       err.println(
           "streamform dispatch: "
-              + dispatcher.unwrittenOutcomes()
-              + " outcomes could not be written;"
+              + Counts.of(dispatcher.unwrittenOutcomes(), "outcome")
+              + " could not be written;"
               + " those effects stay DISPATCHING and are resolved by receipt after the lease");
       err.flush();
       return 1;
@@ -288,7 +330,9 @@ final class DispatchCommand implements Callable<Integer> {
   }
 
   /**
-   * A pass that changed something: worth a line when looping (effects still UNKNOWN are not news).
+   * A pass that changed something or asked about an effect in vain: worth a line when looping
+   * (effects still UNKNOWN and not asked about are not news; receipt queries back off, so these
+   * lines do too).
    */
   private static boolean busy(Dispatcher.Report r) {
     return r.expired()
@@ -301,6 +345,8 @@ final class DispatchCommand implements Callable<Integer> {
             + r.lost()
             + r.unwritten()
             + r.writeFailures()
+            + r.receiptFailures()
+            + r.receiptsForAPerson()
         > 0;
   }
 

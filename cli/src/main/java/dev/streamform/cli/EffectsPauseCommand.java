@@ -1,5 +1,6 @@
 package dev.streamform.cli;
 
+import dev.streamform.core.text.Counts;
 import dev.streamform.sink.effects.EffectsPause;
 import java.io.PrintWriter;
 import java.sql.SQLException;
@@ -83,9 +84,9 @@ final class EffectsPauseCommand {
   /** What a pause did, for people: also part of {@code alias set --pause-effects}'s output. */
   static String describe(EffectsPause.Change c) {
     String inFlight =
-        c.inFlight()
-            + (c.inFlight() == 1 ? " effect" : " effects")
-            + " in flight (DISPATCHING) finish and are recorded";
+        Counts.of(c.inFlight(), "effect")
+            + " in flight (DISPATCHING) "
+            + (c.inFlight() == 1 ? "finishes and is recorded" : "finish and are recorded");
     if (!c.changed()) {
       return "effects already paused (" + c.before().get().describe() + "); " + inFlight;
     }

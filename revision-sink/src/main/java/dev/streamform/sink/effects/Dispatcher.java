@@ -1,5 +1,6 @@
 package dev.streamform.sink.effects;
 
+import dev.streamform.core.text.Counts;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -30,7 +31,9 @@ import org.slf4j.LoggerFactory;
  *       dedupes by key: claimed again ({@code UNKNOWN -> DISPATCHING}) and delivered under the same
  *       key — after a request that got no answer only once its lease is over, as the provider may
  *       still apply it until then; otherwise it stays {@code UNKNOWN} for a person. Never a blind
- *       retry;
+ *       retry. The first query after an outcome is made at once; a query that leaves the effect
+ *       {@code UNKNOWN} (it failed, or its answer cannot settle the effect) moves {@code
+ *       next_attempt_at} by the same doubling backoff, and the next query waits for it (ADR 0108);
  *   <li><b>claim</b>: one {@code PREPARED} effect at a time, chosen in SQL among those that can be
  *       sent now (confirmed against the generation its key reads and that window's revision, a
  *       provider here, its backoff over), locked ({@code FOR UPDATE SKIP LOCKED}: several
@@ -110,6 +113,11 @@ public final class Dispatcher {
    * @param lost outcomes not written because another dispatcher moved the effect first
    * @param unwritten outcomes the database has not taken yet (kept, written by a later pass)
    * @param writeFailures outcome writes the database refused in this pass (each tried again)
+   * @param receiptFailures receipt queries of this pass that failed (the effect stays UNKNOWN and
+   *     is asked about again after its backoff)
+   * @param receiptsForAPerson effects a receipt query of this pass found never applied whose
+   *     provider does not dedupe by key: never sent again, UNKNOWN for a person
+   * @param lastReceiptProblem what the last failed receipt query of this pass said, or null
    * @param paused the model's pause as the pass ended, if its effects are paused
    */
   public record Report(
@@ -126,6 +134,9 @@ public final class Dispatcher {
       int lost,
       int unwritten,
       int writeFailures,
+      int receiptFailures,
+      int receiptsForAPerson,
+      @Nullable String lastReceiptProblem,
       Optional<EffectsPause.State> paused) {
     public String describe() {
       return paused
@@ -141,8 +152,8 @@ public final class Dispatcher {
           + " not sent (prepared again), "
           + waiting
           + " waiting for their canonical revision; "
-          + expired
-          + " expired dispatches, "
+          + Counts.of(expired, "expired dispatch")
+          + ", "
           + resolvedDone
           + " resolved by receipt, "
           + redispatched
@@ -150,16 +161,55 @@ public final class Dispatcher {
           + stillUnknown
           + " still unknown"
           + (backingOff == 0 ? "" : "; " + backingOff + " backing off until their next attempt")
-          + (lost == 0 ? "" : "; " + lost + " outcomes lost to another dispatcher (not written)")
+          + (receiptFailures == 0
+              ? ""
+              : "; "
+                  + Counts.of(receiptFailures, "receipt query", "receipt queries")
+                  + " failed (last: "
+                  + lastReceiptProblem
+                  + "), asked again after "
+                  + (receiptFailures == 1 ? "its" : "their")
+                  + " backoff")
+          + (receiptsForAPerson == 0
+              ? ""
+              : "; "
+                  + receiptsForAPerson
+                  + " found never applied and left UNKNOWN for a person ("
+                  + (receiptsForAPerson == 1
+                      ? "its provider does not dedupe by key, so it is never sent again)"
+                      : "their provider does not dedupe by key, so they are never sent again)"))
+          + (lost == 0
+              ? ""
+              : "; " + Counts.of(lost, "outcome") + " lost to another dispatcher (not written)")
           + (writeFailures == 0
               ? ""
               : "; "
-                  + writeFailures
-                  + " outcome writes failed (database unavailable)"
-                  + " and were tried again")
+                  + Counts.of(writeFailures, "outcome write")
+                  + " failed (database unavailable) and "
+                  + (writeFailures == 1 ? "was" : "were")
+                  + " tried again")
           + (unwritten == 0
               ? ""
-              : "; " + unwritten + " outcomes not yet written, kept to be written");
+              : "; " + Counts.of(unwritten, "outcome") + " not yet written, kept to be written");
+    }
+  }
+
+  /**
+   * A pass the database stopped: {@link #report} counts what the pass did before (its claims and
+   * the outcomes it learned), so what a dispatcher prints adds up.
+   */
+  public static final class PassFailed extends SQLException {
+    private static final long serialVersionUID = 1L;
+    private final transient Report report;
+
+    PassFailed(SQLException cause, Report report) {
+      super(cause.getMessage(), cause.getSQLState(), cause.getErrorCode(), cause);
+      this.report = report;
+    }
+
+    /** What the pass did before the database failed (its idle counts are 0: not read). */
+    public Report report() {
+      return report;
     }
   }
 
@@ -237,7 +287,7 @@ public final class Dispatcher {
   private record Outcome(Attempt attempt, EffectProvider.Delivery delivery) {}
 
   /** Counts of one pass. */
-  private static final class Counts {
+  private static final class Tally {
     int resolvedDone;
     int redispatched;
     int stillUnknown;
@@ -247,6 +297,9 @@ public final class Dispatcher {
     int notSent;
     int lost;
     int writeFailures;
+    int receiptFailures;
+    int receiptsForAPerson;
+    @Nullable String lastReceiptProblem;
   }
 
   /** Outcomes learned but not yet written (the database refused them so far). */
@@ -258,28 +311,35 @@ public final class Dispatcher {
    * One pass: writes the outcomes kept from earlier passes (and stops there while the database
    * refuses them), then expires, resolves, and claims and delivers up to {@code limit} PREPARED
    * effects one at a time.
+   *
+   * @throws PassFailed when the database fails mid-pass, with what the pass did until then
    */
   public Report runOnce(int limit) throws SQLException {
-    Counts n = new Counts();
+    Tally n = new Tally();
     if (!writeUnwritten(n)) {
       return report(0, n, 0, 0, Optional.empty());
     }
-    int expired = expire();
-    boolean paused = pausedNow().isPresent();
-    List<String> tried = new ArrayList<>();
-    resolve(n, tried, paused);
-    for (int i = 0; i < limit && unwritten.isEmpty() && !paused; i++) {
-      // an effect is attempted at most once per pass, whatever its backoff
-      Attempt a = claimOne(tried);
-      if (a == null) {
-        break;
+    int expired = 0;
+    try {
+      expired = expire();
+      boolean paused = pausedNow().isPresent();
+      List<String> tried = new ArrayList<>();
+      resolve(n, tried, paused);
+      for (int i = 0; i < limit && unwritten.isEmpty() && !paused; i++) {
+        // an effect is attempted at most once per pass, whatever its backoff
+        Attempt a = claimOne(tried);
+        if (a == null) {
+          break;
+        }
+        n.claimed++;
+        tried.add(a.key());
+        deliver(a, n);
       }
-      n.claimed++;
-      tried.add(a.key());
-      deliver(a, n);
+      int[] idle = idle();
+      return report(expired, n, idle[0], idle[1], pausedNow());
+    } catch (SQLException e) {
+      throw new PassFailed(e, report(expired, n, 0, 0, Optional.empty()));
     }
-    int[] idle = idle();
-    return report(expired, n, idle[0], idle[1], pausedNow());
   }
 
   /** The model's pause, if its effects are paused now. */
@@ -288,7 +348,7 @@ public final class Dispatcher {
   }
 
   private Report report(
-      int expired, Counts n, int waiting, int backingOff, Optional<EffectsPause.State> paused) {
+      int expired, Tally n, int waiting, int backingOff, Optional<EffectsPause.State> paused) {
     return new Report(
         expired,
         n.resolvedDone,
@@ -303,11 +363,14 @@ public final class Dispatcher {
         n.lost,
         unwritten.size(),
         n.writeFailures,
+        n.receiptFailures,
+        n.receiptsForAPerson,
+        n.lastReceiptProblem,
         paused);
   }
 
   /** Writes the kept outcomes, oldest first; false when one is still refused. */
-  private boolean writeUnwritten(Counts n) {
+  private boolean writeUnwritten(Tally n) {
     while (!unwritten.isEmpty()) {
       Outcome o = unwritten.peekFirst();
       try {
@@ -327,7 +390,7 @@ public final class Dispatcher {
     return true;
   }
 
-  private void deliver(Attempt a, Counts n) {
+  private void deliver(Attempt a, Tally n) {
     EffectProvider.Delivery d = providers.get(a.type()).deliver(a.key(), a.payload());
     hooks.afterDelivery(a.key(), d);
     Outcome o = new Outcome(a, d);
@@ -351,7 +414,7 @@ public final class Dispatcher {
     unwritten.addLast(o);
   }
 
-  private static void count(Outcome o, boolean written, Counts n) {
+  private static void count(Outcome o, boolean written, Tally n) {
     if (!written) {
       n.lost++;
     } else if (o.delivery() instanceof EffectProvider.Applied) {
@@ -421,16 +484,21 @@ public final class Dispatcher {
     }
   }
 
+  /**
+   * An UNKNOWN effect as read: {@code due} its next attempt (a delivery) may be made; {@code ask} a
+   * receipt query may be made (the first since its outcome, or its backoff over).
+   */
   private record Unknown(
-      String key, String type, String payload, @Nullable String token, boolean due) {}
+      String key, String type, String payload, @Nullable String token, boolean due, boolean ask) {}
 
-  private void resolve(Counts n, List<String> tried, boolean paused) throws SQLException {
+  private void resolve(Tally n, List<String> tried, boolean paused) throws SQLException {
     List<Unknown> unknown = new ArrayList<>();
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try (PreparedStatement s =
           c.prepareStatement(
               "SELECT effect_key, effect_type, payload::text, attempt_token, next_attempt_at IS"
+                  + " NULL OR next_attempt_at <= now(), receipt_queries = 0 OR next_attempt_at IS"
                   + " NULL OR next_attempt_at <= now() FROM streamform.effect WHERE model = ? AND"
                   + " state = 'UNKNOWN' ORDER BY updated_at")) {
         s.setString(1, model);
@@ -442,7 +510,8 @@ public final class Dispatcher {
                     rs.getString(2),
                     rs.getString(3),
                     rs.getString(4),
-                    rs.getBoolean(5)));
+                    rs.getBoolean(5),
+                    rs.getBoolean(6)));
           }
         }
       }
@@ -454,7 +523,7 @@ public final class Dispatcher {
         continue;
       }
       EffectProvider provider = providers.get(u.type());
-      if (provider == null || !provider.receiptQueries()) {
+      if (provider == null || !provider.receiptQueries() || !u.ask()) {
         n.stillUnknown++;
         continue;
       }
@@ -465,10 +534,26 @@ public final class Dispatcher {
         } else {
           n.lost++;
         }
-      } else if (l instanceof EffectProvider.NotFound
-          && provider.idempotencyKeys()
-          && u.due()
-          && !paused) {
+      } else if (l instanceof EffectProvider.NotFound && !provider.idempotencyKeys()) {
+        n.stillUnknown++;
+        n.receiptsForAPerson++;
+        backOffQuery(
+            u,
+            "receipt query: never applied; not sent again: for a person (its provider does not"
+                + " dedupe by key)");
+      } else if (l instanceof EffectProvider.NotFound && !u.due()) {
+        // the unanswered request may still be applied until its lease is over: asked again then
+        n.stillUnknown++;
+        backOffQuery(
+            u,
+            "receipt query: not applied yet; the unanswered request may still arrive until its"
+                + " lease is over");
+      } else if (l instanceof EffectProvider.NotFound) {
+        if (paused) {
+          // delivered again once resumed: the pause, not the provider, holds it
+          n.stillUnknown++;
+          continue;
+        }
         Attempt again = reclaim(u);
         if (again == null) {
           n.lost++;
@@ -478,8 +563,38 @@ public final class Dispatcher {
           deliver(again, n);
         }
       } else {
+        String reason = ((EffectProvider.Unanswered) l).reason();
         n.stillUnknown++;
+        n.receiptFailures++;
+        n.lastReceiptProblem = reason;
+        backOffQuery(u, "receipt query failed: " + reason);
       }
+    }
+  }
+
+  /**
+   * A receipt query that left the effect UNKNOWN: the next one waits the doubling backoff (never
+   * less than the wait already set, e.g. the end of an unanswered request's lease), over the
+   * attempt that was read; {@code said} is kept for {@code effects show}.
+   */
+  private void backOffQuery(Unknown u, String said) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try (PreparedStatement s =
+          c.prepareStatement(
+              "UPDATE streamform.effect SET receipt_queries = receipt_queries + 1, receipt_error ="
+                  + " ?, next_attempt_at = greatest(next_attempt_at, now() + least(? *"
+                  + " power(2, least(attempts + receipt_queries, 30)), ?) *"
+                  + " interval '1 millisecond') WHERE effect_key = ? AND state = 'UNKNOWN' AND"
+                  + " attempt_token IS NOT DISTINCT FROM ?")) {
+        s.setString(1, said);
+        s.setDouble(2, backoff.toMillis());
+        s.setDouble(3, maxBackoff.toMillis());
+        s.setString(4, u.key());
+        s.setString(5, u.token());
+        s.executeUpdate();
+      }
+      c.commit();
     }
   }
 
@@ -491,9 +606,9 @@ public final class Dispatcher {
       try (PreparedStatement s =
           c.prepareStatement(
               "UPDATE streamform.effect SET state = 'DONE', receipt = ?, last_error = NULL,"
-                  + " updated_at = now(), resolved_at = now(), next_attempt_at = NULL WHERE"
-                  + " effect_key = ? AND state = 'UNKNOWN' AND attempt_token IS NOT DISTINCT"
-                  + " FROM ?")) {
+                  + " receipt_error = NULL, updated_at = now(), resolved_at = now(),"
+                  + " next_attempt_at = NULL WHERE effect_key = ? AND state = 'UNKNOWN' AND"
+                  + " attempt_token IS NOT DISTINCT FROM ?")) {
         s.setString(1, receipt);
         s.setString(2, u.key());
         s.setString(3, u.token());
@@ -520,7 +635,8 @@ public final class Dispatcher {
           c.prepareStatement(
               "UPDATE streamform.effect SET state = 'DISPATCHING', attempts = attempts + 1,"
                   + " dispatcher = ?, attempt_token = ?, dispatched_at = now(), updated_at = now(),"
-                  + " last_error = NULL WHERE effect_key = ? AND state = 'UNKNOWN' AND"
+                  + " last_error = NULL, receipt_queries = 0, receipt_error = NULL WHERE"
+                  + " effect_key = ? AND state = 'UNKNOWN' AND"
                   + " attempt_token IS NOT DISTINCT FROM ?"
                   + notPaused("streamform.effect.model"))) {
         s.setString(1, name);
@@ -587,7 +703,8 @@ public final class Dispatcher {
             c.prepareStatement(
                 "UPDATE streamform.effect SET state = 'DISPATCHING', attempts = attempts + 1,"
                     + " dispatcher = ?, attempt_token = ?, dispatched_at = now(), updated_at ="
-                    + " now() WHERE effect_key = ? AND state = 'PREPARED'")) {
+                    + " now(), receipt_queries = 0, receipt_error = NULL WHERE effect_key = ? AND"
+                    + " state = 'PREPARED'")) {
           s.setString(1, name);
           s.setString(2, claimed.token());
           s.setString(3, claimed.key());
@@ -694,11 +811,11 @@ public final class Dispatcher {
       throws SQLException {
     try (PreparedStatement s =
         c.prepareStatement(
-            "UPDATE streamform.effect SET state = ?, receipt = ?, last_error = ?, updated_at ="
-                + " now(), resolved_at = CASE WHEN ? IN ('DONE', 'UNKNOWN') THEN now() ELSE"
-                + " resolved_at END, next_attempt_at = CASE WHEN ? THEN now() + least(? * power(2,"
-                + " least(attempts - 1, 30)), ?)   * interval '1 millisecond' END WHERE effect_key"
-                + " = ?")) {
+            "UPDATE streamform.effect SET state = ?, receipt = ?, last_error = ?, receipt_queries ="
+                + " 0, receipt_error = NULL, updated_at = now(), resolved_at = CASE WHEN ? IN"
+                + " ('DONE', 'UNKNOWN') THEN now() ELSE resolved_at END, next_attempt_at = CASE"
+                + " WHEN ? THEN now() + least(? * power(2, least(attempts - 1, 30)), ?)   *"
+                + " interval '1 millisecond' END WHERE effect_key = ?")) {
       s.setString(1, to);
       s.setString(2, receipt);
       s.setString(3, error);

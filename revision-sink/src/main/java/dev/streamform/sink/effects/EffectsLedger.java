@@ -3,6 +3,7 @@ package dev.streamform.sink.effects;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamform.core.text.Counts;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import javax.sql.DataSource;
+import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
  * Reads the effect ledger of a model ({@code streamform effects show|verify}). Never changes it.
@@ -97,8 +99,9 @@ public final class EffectsLedger {
                 "SELECT e.effect_key, e.effect_type, e.subject::text, e.generation, e.made_true_by,"
                     + " e.revision, e.state, e.attempts, e.receipt, e.last_error, e.provider,"
                     + " (SELECT count(*) FROM streamform.effect_compensation k WHERE k.effect_key ="
-                    + " e.effect_key), e.payload->>'window_start' FROM streamform.effect e WHERE"
-                    + " e.model = ? ORDER BY e.prepared_at, e.effect_key")) {
+                    + " e.effect_key), e.payload->>'window_start', e.receipt_error,"
+                    + " e.receipt_queries FROM streamform.effect e WHERE e.model = ? ORDER BY"
+                    + " e.prepared_at, e.effect_key")) {
       s.setString(1, model);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
@@ -113,7 +116,7 @@ public final class EffectsLedger {
                   rs.getString(7),
                   rs.getInt(8),
                   rs.getString(9),
-                  rs.getString(10),
+                  lastError(rs.getString(10), rs.getString(14), rs.getInt(15)),
                   rs.getString(11),
                   rs.getInt(12),
                   rs.getString(13)));
@@ -122,6 +125,24 @@ public final class EffectsLedger {
       c.commit();
     }
     return out;
+  }
+
+  /**
+   * The last error as a person reads it: the last attempt's, then what the receipt queries since
+   * said when they left the effect UNKNOWN (failed, or found it never applied and it cannot be sent
+   * again), e.g. {@code HTTP 500 boom; receipt query failed: HTTP 503 (2 receipt queries since)}.
+   */
+  static @Nullable String lastError(
+      @Nullable String attempt, @Nullable String receiptError, int receiptQueries) {
+    if (receiptError == null) {
+      return attempt;
+    }
+    String queries =
+        receiptError
+            + " ("
+            + Counts.of(receiptQueries, "receipt query", "receipt queries")
+            + " since)";
+    return attempt == null ? queries : attempt + "; " + queries;
   }
 
   public List<Compensation> compensations(String model) throws SQLException {

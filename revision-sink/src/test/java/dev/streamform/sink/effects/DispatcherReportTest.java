@@ -1,0 +1,37 @@
+package dev.streamform.sink.effects;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.not;
+
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** A pass line counts in the singular for exactly one, verbs included. */
+class DispatcherReportTest {
+  private static Dispatcher.Report report(int n) {
+    return new Dispatcher.Report(
+        n, 0, 0, 0, 0, 0, 0, 0, 0, 0, n, n, n, 0, 0, null, Optional.empty());
+  }
+
+  @Test
+  void oneOfEachIsSingular() {
+    String one = report(1).describe();
+    assertThat(one, containsString("1 expired dispatch,"));
+    assertThat(one, containsString("1 outcome lost to another dispatcher (not written)"));
+    assertThat(
+        one, containsString("1 outcome write failed (database unavailable) and was tried again"));
+    assertThat(one, containsString("1 outcome not yet written, kept to be written"));
+    assertThat(one, not(containsString("1 outcomes")));
+  }
+
+  @Test
+  void twoOfEachArePlural() {
+    String two = report(2).describe();
+    assertThat(two, containsString("2 expired dispatches,"));
+    assertThat(two, containsString("2 outcomes lost to another dispatcher (not written)"));
+    assertThat(
+        two, containsString("2 outcome writes failed (database unavailable) and were tried again"));
+    assertThat(two, containsString("2 outcomes not yet written, kept to be written"));
+  }
+}
