@@ -265,15 +265,6 @@ class DispatcherFaultTest {
     } catch (org.awaitility.core.ConditionTimeoutException e) {
       throw new AssertionError("no line matching " + said + " in:\n" + log("d"), e);
     }
-    // the pass the database stopped keeps its claim: what the dispatcher printed adds up
-    assertThat(
-        log("d"),
-        java.util.regex.Pattern.compile(
-                "pass [0-9]+: 1 claimed, 0 done, 0 unknown, 0 not sent \\(prepared again\\), then"
-                    + " the database failed: .*; 1 outcome kept to be written")
-            .matcher(log("d"))
-            .find(),
-        is(true));
   }
 
   @Test
