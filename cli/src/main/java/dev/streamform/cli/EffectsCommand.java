@@ -53,10 +53,12 @@ final class EffectsCommand implements Callable<Integer> {
       description = {
         "Prints the model's effects, one line each: key (first 12 hex digits), type, subject,"
             + " window start, the generation and revision that confirmed it, state, delivery"
-            + " attempts, the provider's receipt and the last error; then the compensation records"
-            + " waiting for a person, and the rules the sink could not evaluate on a revision (that"
-            + " window's effect was left as it was). When the model's effects are paused, a line"
-            + " under the first says since when, by whom and why."
+            + " attempts, the provider's receipt and the last error (for an UNKNOWN effect, also"
+            + " what the receipt queries since said when they left it UNKNOWN: failed, or never"
+            + " applied and for a person); then the compensation records waiting for a person, and"
+            + " the rules the sink could not evaluate on a revision (that window's effect was left"
+            + " as it was). When the model's effects are paused, a line under the first says since"
+            + " when, by whom and why."
       },
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {
