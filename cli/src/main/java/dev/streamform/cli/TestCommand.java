@@ -8,10 +8,9 @@ import dev.streamform.teststreams.fixture.SuiteReports;
 import dev.streamform.teststreams.report.HtmlReport;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -158,6 +157,48 @@ final class TestCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
+  /**
+   * Run once the command line and the files it writes were checked and those files say the run has
+   * not finished, before anything else: a test makes it throw, to stop a run there as a kill does.
+   */
+  Runnable afterChecks = () -> {};
+
+  /** {@code streamform test} and its paths, as the report's title and the unfinished files say. */
+  private String title() {
+    return "streamform test " + paths.stream().map(Path::toString).collect(Collectors.joining(" "));
+  }
+
+  /**
+   * Puts in place of --report and --junit-xml files saying this run has not finished (its results
+   * replace them at its end): what a run killed before then leaves (docs/decisions/0102). Empty
+   * when both were written, else which one could not be and why.
+   */
+  private Optional<String> markUnfinished() {
+    Instant now = Instant.now();
+    if (junitXml != null) {
+      try {
+        SuiteReports.writeWhole(junitXml, w -> SuiteReports.unfinishedJunitXml(title(), now, w));
+      } catch (IOException e) {
+        return Optional.of("--junit-xml " + cannotWrite(junitXml, e));
+      }
+    }
+    if (report != null) {
+      try {
+        HtmlReport.writeUnfinished(report, title(), now);
+      } catch (IOException e) {
+        return Optional.of("--report " + cannotWrite(report, e));
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static String cannotWrite(Path file, IOException e) {
+    return file
+        + " cannot be written: "
+        + FileErrors.reason(e)
+        + ": name a file in a folder you can write to";
+  }
+
   @Override
   public Integer call() throws IOException {
     PrintWriter out = spec.commandLine().getOut();
@@ -202,6 +243,13 @@ final class TestCommand implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), "--junit-xml " + unusable.get());
       }
     }
+    // an earlier run's files are replaced now by ones saying this run has not finished: a run
+    // killed before its end leaves an error, never the earlier run's pass (docs/decisions/0102)
+    Optional<String> unwritable = markUnfinished();
+    if (unwritable.isPresent()) {
+      throw new ParameterException(spec.commandLine(), unwritable.get());
+    }
+    afterChecks.run();
     RunnerChoice choice;
     try {
       choice = runnerOptions.choice();
@@ -254,6 +302,7 @@ final class TestCommand implements Callable<Integer> {
                     "streamform test: run " + runs[0] + " after a change to " + list(changed));
                 err.flush();
                 out.println();
+                markUnfinished().ifPresent(why -> err.println("streamform test: " + why));
                 long at = System.nanoTime();
                 long cpuAt = cpuNanos();
                 int again = watchedRun(runner, ansi, out, err);
@@ -355,13 +404,7 @@ final class TestCommand implements Callable<Integer> {
     progress.done();
     if (report != null) {
       try {
-        html.write(
-            report,
-            "streamform test "
-                + paths.stream()
-                    .map(Path::toString)
-                    .collect(java.util.stream.Collectors.joining(" ")),
-            suite.summary());
+        html.write(report, title(), suite.summary());
       } catch (IOException e) {
         // checked before the fixtures ran; what changed since is said as the file system says it
         err.println(
@@ -378,9 +421,9 @@ final class TestCommand implements Callable<Integer> {
       SuiteReports.json(suite, out);
     }
     if (junitXml != null) {
-      Path parent = junitXml.toAbsolutePath().getParent();
-      try (Writer w = newWriter(junitXml, parent)) {
-        SuiteReports.junitXml(suite, w);
+      try {
+        // written beside and moved into place whole, over the file saying the run had not finished
+        SuiteReports.writeWhole(junitXml, w -> SuiteReports.junitXml(suite, w));
       } catch (IOException e) {
         err.println(
             "streamform test: cannot write JUnit XML to "
@@ -394,13 +437,5 @@ final class TestCommand implements Callable<Integer> {
     }
     out.flush();
     return passed ? 0 : 1;
-  }
-
-  /** A writer for {@code file}, creating its folder first. */
-  private static Writer newWriter(Path file, Path parent) throws IOException {
-    if (parent != null) {
-      Files.createDirectories(parent);
-    }
-    return Files.newBufferedWriter(file, StandardCharsets.UTF_8);
   }
 }

@@ -1,8 +1,10 @@
 package dev.streamform.cli;
 
+import static org.awaitility.Awaitility.await;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.matchesPattern;
 import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.startsWith;
 
@@ -12,8 +14,10 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import javax.xml.XMLConstants;
 import javax.xml.parsers.DocumentBuilderFactory;
@@ -25,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
+import picocli.CommandLine;
 
 /**
  * {@code streamform test} as CI runs it (issue 20): several paths, {@code --junit-xml} valid
@@ -147,6 +152,154 @@ class TestCommandCiTest {
     assertThat(
         out.toString(),
         containsString("2 fixtures on direct: 1 passed, 1 failed; 2 not run (--fail-fast)"));
+  }
+
+  /**
+   * An earlier run's passing --junit-xml and --report in place; a run stopped right after its
+   * up-front checks, before any result (the hook throws there, as a kill would stop it) leaves a
+   * valid JUnit XML with an error saying it did not finish, and a page saying the same, not the
+   * earlier pass (docs/decisions/0102). A CI step publishing the XML "always" then shows a failure.
+   */
+  @Test
+  void aRunStoppedBeforeItsResultsLeavesAnErrorNotTheEarlierPass() throws Exception {
+    Path reports = dir.resolve("reports");
+    Path xml = reports.resolve("junit.xml");
+    Path html = reports.resolve("r.html");
+    // the earlier run: it passed
+    assertThat(
+        run(
+            "test",
+            late.toString(),
+            "--select",
+            "late_event",
+            "--junit-xml",
+            xml.toString(),
+            "--report",
+            html.toString()),
+        is(0));
+    assertThat(Files.readString(xml), containsString("failures=\"0\" errors=\"0\""));
+    assertThat(Files.readString(html), containsString("1 passed"));
+    // written beside and moved into place: nothing else is left in the folder
+    try (Stream<Path> files = Files.list(reports)) {
+      assertThat(
+          files.map(f -> f.getFileName().toString()).sorted().toList(),
+          is(List.of("junit.xml", "r.html")));
+    }
+
+    CommandLine.IFactory stopping =
+        new CommandLine.IFactory() {
+          @Override
+          public <K> K create(Class<K> type) throws Exception {
+            if (type != TestCommand.class) {
+              return CommandLine.defaultFactory().create(type);
+            }
+            TestCommand command = new TestCommand();
+            command.afterChecks =
+                () -> {
+                  throw new IllegalStateException("stopped after the checks, as a kill would");
+                };
+            return type.cast(command);
+          }
+        };
+    int status =
+        Streamform.run(
+            stopping,
+            new PrintWriter(out),
+            new PrintWriter(err),
+            "test",
+            late.toString(),
+            retention.toString(),
+            "--junit-xml",
+            xml.toString(),
+            "--report",
+            html.toString());
+
+    assertThat(err.toString(), status == 0, is(false));
+    String text = Files.readString(xml);
+    assertThat(text, not(containsString("errors=\"0\"")));
+    validate(xml);
+    Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(xml.toFile());
+    Element suites = doc.getDocumentElement();
+    assertThat(suites.getAttribute("tests"), is("1"));
+    assertThat(suites.getAttribute("errors"), is("1"));
+    Element suite = (Element) doc.getElementsByTagName("testsuite").item(0);
+    assertThat(suite.getAttribute("errors"), is("1"));
+    assertThat(suite.getAttribute("timestamp"), matchesPattern("\\d{4}-\\d\\d-\\d\\dT.*"));
+    NodeList errors = doc.getElementsByTagName("error");
+    assertThat(errors.getLength(), is(1));
+    Element error = (Element) errors.item(0);
+    assertThat(
+        error.getAttribute("message"),
+        is(
+            "streamform test did not finish: interrupted or stopped before its results were"
+                + " written"));
+    assertThat(
+        error.getTextContent(),
+        containsString("streamform test " + late + " " + retention + " started at "));
+    String page = Files.readString(html);
+    assertThat(page, containsString("streamform test did not finish"));
+    assertThat(page, not(containsString("1 passed")));
+  }
+
+  /**
+   * The audit's case: a real {@code streamform test} in a JVM of its own, an earlier run's passing
+   * junit.xml in place, SIGTERM while the fixtures run: exit 143 and a junit.xml that is not the
+   * earlier pass. Before, the file was replaced only at the end, so the run had ended before it
+   * changed.
+   */
+  @Test
+  void aRunKilledWithSigtermLeavesNoStalePass() throws Exception {
+    Path xml = dir.resolve("junit.xml");
+    String earlier =
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            + "<testsuites name=\"streamform test on direct\" tests=\"1\" failures=\"0\""
+            + " errors=\"0\" time=\"1.000\">\n"
+            + "  <testsuite name=\"late-event\" tests=\"1\" failures=\"0\" errors=\"0\""
+            + " skipped=\"0\" time=\"1.000\">\n"
+            + "    <testcase name=\"late_event\" classname=\"streamform.late-event\""
+            + " time=\"1.000\"/>\n"
+            + "  </testsuite>\n"
+            + "</testsuites>\n";
+    Files.writeString(xml, earlier);
+    Path log = dir.resolve("test.log");
+    Process p =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-cp",
+                System.getProperty(
+                    "surefire.test.class.path", System.getProperty("java.class.path")),
+                Streamform.class.getName(),
+                "test",
+                late.toString(),
+                retention.toString(),
+                "--junit-xml",
+                xml.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+    try {
+      await("junit.xml replaced, or the run ended")
+          .atMost(Duration.ofMinutes(2))
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> !p.isAlive() || !Files.readString(xml).equals(earlier));
+      assertThat(
+          "still running when junit.xml changed (exit "
+              + (p.isAlive() ? "-" : String.valueOf(p.exitValue()))
+              + ", junit.xml: "
+              + Files.readString(xml)
+              + ")",
+          p.isAlive(),
+          is(true));
+      p.destroy(); // SIGTERM
+      assertThat("ended after SIGTERM", p.waitFor(60, TimeUnit.SECONDS), is(true));
+      assertThat(Files.readString(log), p.exitValue(), is(143));
+      assertThat(Files.readString(xml), not(containsString("errors=\"0\"")));
+      assertThat(Files.readString(xml), containsString("streamform test did not finish"));
+      validate(xml);
+    } finally {
+      p.destroyForcibly();
+    }
   }
 
   private void validate(Path xml) throws Exception {

@@ -7,11 +7,11 @@ import dev.streamform.teststreams.fixture.FixtureKind;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureSuite;
 import dev.streamform.teststreams.fixture.FixtureVerdict;
+import dev.streamform.teststreams.fixture.SuiteReports;
 import dev.streamform.teststreams.oracle.Timeline;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -39,7 +39,8 @@ public final class HtmlReport implements FixtureSuite.Listener {
           "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:2px"
               + " 6px;font-size:12px}",
           "th{background:#eee}.tables{display:flex;gap:24px;flex-wrap:wrap}",
-          "p.note{color:#555;font-size:12px}");
+          "p.note{color:#555;font-size:12px}",
+          "p.unfinished{color:#d62728;font-weight:bold}");
 
   private record Entry(DeclaredModel model, FixtureVerdict verdict) {}
 
@@ -50,13 +51,38 @@ public final class HtmlReport implements FixtureSuite.Listener {
     entries.add(new Entry(model, verdict));
   }
 
-  /** Writes the report of the fixtures heard so far to {@code file}, under {@code title}. */
+  /**
+   * Writes the report of the fixtures heard so far to {@code file}, under {@code title}: whole, or
+   * not at all ({@link SuiteReports#writeWhole}).
+   */
   public void write(Path file, String title, String summary) throws IOException {
-    Path parent = file.toAbsolutePath().getParent();
-    if (parent != null) {
-      Files.createDirectories(parent);
-    }
-    Files.writeString(file, html(title, summary), StandardCharsets.UTF_8);
+    String page = html(title, summary);
+    SuiteReports.writeWhole(file, w -> w.write(page));
+  }
+
+  /**
+   * Writes to {@code file} the page of run {@code title} that started at {@code startedAt} and has
+   * not written its report (yet): {@link SuiteReports#NOT_FINISHED}, and when and what. Put in
+   * place of an earlier run's report before the first fixture runs (docs/decisions/0102).
+   */
+  public static void writeUnfinished(Path file, String title, Instant startedAt)
+      throws IOException {
+    String page = unfinishedHtml(title, startedAt);
+    SuiteReports.writeWhole(file, w -> w.write(page));
+  }
+
+  /** The page {@link #writeUnfinished} writes. */
+  public static String unfinishedHtml(String title, Instant startedAt) {
+    Markup m = new Markup().doctypeHtml();
+    m.open("html", "lang", "en").open("head");
+    m.empty("meta", "charset", "utf-8");
+    m.element("title", title + ": did not finish").element("style", CSS).close();
+    m.open("body");
+    m.element("h1", title);
+    m.element("p", SuiteReports.NOT_FINISHED, "class", "summary unfinished");
+    m.element("p", SuiteReports.unfinishedText(title, startedAt));
+    m.close().close();
+    return m.toString();
   }
 
   /** The report as one HTML document. */
