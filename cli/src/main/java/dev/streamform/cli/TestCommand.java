@@ -86,13 +86,17 @@ final class TestCommand implements Callable<Integer> {
       description =
           "also write one self-contained HTML report: per fixture PASS/FAIL, counts,"
               + " a timeline (events by delivery order and event time, each partition's watermark,"
-              + " windows and their records) and the expected and actual rows")
+              + " windows and their records) and the expected and actual rows; until the run ends"
+              + " it holds a page saying the run did not finish")
   Path report;
 
   @Option(
       names = "--junit-xml",
       paramLabel = "FILE",
-      description = "also write the results as JUnit XML (what CI servers read) to FILE")
+      description =
+          "also write the results as JUnit XML (what CI servers read) to FILE; until the run ends"
+              + " it holds one test in error saying the run did not finish, so that a killed run"
+              + " never leaves an earlier run's pass")
   Path junitXml;
 
   @Option(
