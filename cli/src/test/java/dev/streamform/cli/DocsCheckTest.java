@@ -1,11 +1,14 @@
 package dev.streamform.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.io.StringWriter;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,14 +32,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The documentation checked as code: every relative link resolves (file and heading), every command
- * block marked {@code <!-- runnable -->} runs and prints what the page shows, every block marked
- * {@code <!-- file: PATH -->} is that file of the repository, and every Java snippet compiles
- * against the project's classes. See CONTRIBUTING.md, "Documentation".
+ * of a block marked {@code <!-- runnable -->} runs and shows in a terminal what the page shows
+ * (standard output and error; a line {@code ...} for lines left out), every block marked {@code
+ * <!-- file: PATH -->} is that file of the repository, and every Java snippet compiles against the
+ * project's classes. See CONTRIBUTING.md, "Documentation".
  */
 class DocsCheckTest {
   private static final Path ROOT = root();
   private static final Pattern LINK = Pattern.compile("\\[[^\\]]*\\]\\(([^)\\s]+)\\)");
   private static final String RUNNABLE = "<!-- runnable -->";
+  private static final String ELIDED = "...";
   private static final Pattern FILE = Pattern.compile("<!-- file: (\\S+) -->");
 
   @TempDir Path classes;
@@ -176,36 +181,147 @@ class DocsCheckTest {
         if (!block.runnable()) {
           continue;
         }
-        ran++;
-        String command = block.lines().isEmpty() ? "" : block.lines().get(0);
-        if (!command.startsWith("$ ./streamform ")) {
+        List<List<String>> commands = commands(block.lines());
+        if (commands.isEmpty()) {
           wrong.add(block.where() + ": a runnable block starts with '$ ./streamform ...'");
           continue;
         }
-        String[] args = arguments(command.substring("$ ./streamform ".length()));
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int status = Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
-        String expected = String.join("\n", block.lines().subList(1, block.lines().size()));
-        String printed = out.toString().replace("\r", "").stripTrailing();
-        if (status != 0 || !printed.equals(expected.stripTrailing())) {
-          wrong.add(
-              block.where()
-                  + ": `"
-                  + command
-                  + "` exited "
-                  + status
-                  + " and printed:\n"
-                  + printed
-                  + (err.toString().isBlank() ? "" : "\n(stderr) " + err)
-                  + "\n"
-                  + "the page shows:\n"
-                  + expected);
+        int at = block.line() + 1; // the block's first line
+        for (List<String> shown : commands) {
+          ran++;
+          String command = shown.get(0);
+          String where = ROOT.relativize(page) + ":" + at;
+          at += shown.size();
+          if (!command.startsWith("$ ./streamform ")) {
+            wrong.add(where + ": `" + command + "`: a command is '$ ./streamform ...'");
+            continue;
+          }
+          String[] args = arguments(command.substring("$ ./streamform ".length()));
+          Terminal terminal = Terminal.run(args);
+          List<String> expected = withoutTrailingBlanks(shown.subList(1, shown.size()));
+          List<String> printed = withoutTrailingBlanks(terminal.lines());
+          if (terminal.status() != 0 || !shows(expected, printed)) {
+            wrong.add(
+                where
+                    + ": `"
+                    + command
+                    + "` exited "
+                    + terminal.status()
+                    + " and the terminal showed:\n"
+                    + String.join("\n", printed)
+                    + "\nthe page shows:\n"
+                    + String.join("\n", expected));
+          }
         }
       }
     }
-    assertTrue(ran >= 3, "found only " + ran + " runnable blocks");
+    assertTrue(ran >= 3, "found only " + ran + " runnable commands");
     assertTrue(wrong.isEmpty(), String.join("\n\n", wrong));
+  }
+
+  /**
+   * A runnable block's commands: each line starting with {@code $ } begins one, and the lines up to
+   * the next are what it shows. Empty when the block does not start with a command.
+   */
+  static List<List<String>> commands(List<String> lines) {
+    List<List<String>> commands = new ArrayList<>();
+    if (lines.isEmpty() || !lines.get(0).startsWith("$ ")) {
+      return commands;
+    }
+    for (String line : lines) {
+      if (line.startsWith("$ ")) {
+        commands.add(new ArrayList<>());
+      }
+      commands.get(commands.size() - 1).add(line);
+    }
+    return commands;
+  }
+
+  /**
+   * Whether a page's lines show what a command printed: line for line, except that a line {@code
+   * ...} (indented or not) stands for any number of printed lines the page leaves out, none
+   * included.
+   */
+  static boolean shows(List<String> shown, List<String> printed) {
+    // matches[i][j]: shown lines from i show printed lines from j
+    boolean[][] matches = new boolean[shown.size() + 1][printed.size() + 1];
+    matches[shown.size()][printed.size()] = true;
+    for (int i = shown.size() - 1; i >= 0; i--) {
+      boolean elided = shown.get(i).trim().equals(ELIDED);
+      for (int j = printed.size(); j >= 0; j--) {
+        matches[i][j] =
+            elided
+                ? matches[i + 1][j] || (j < printed.size() && matches[i][j + 1])
+                : j < printed.size()
+                    && shown.get(i).equals(printed.get(j))
+                    && matches[i + 1][j + 1];
+      }
+    }
+    return matches[0][0];
+  }
+
+  private static List<String> withoutTrailingBlanks(List<String> lines) {
+    int end = lines.size();
+    while (end > 0 && lines.get(end - 1).isBlank()) {
+      end--;
+    }
+    return lines.subList(0, end);
+  }
+
+  /**
+   * What a terminal shows of a command run in this JVM: its output and error streams as they were
+   * written, one after the other, including what the pipeline's own threads print on {@code
+   * System.err} (a file's {@code streamform run: read ...} line). The checkout's folder, which a
+   * command prints in a file's absolute path, shows as {@code …}, as the pages write it.
+   */
+  record Terminal(int status, List<String> lines) {
+    static synchronized Terminal run(String... args) {
+      StringBuffer shown = new StringBuffer();
+      Writer writer =
+          new Writer() {
+            @Override
+            public void write(char[] chars, int off, int len) {
+              shown.append(chars, off, len);
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+          };
+      PrintStream stream =
+          new PrintStream(
+              new OutputStream() {
+                @Override
+                public void write(int b) {
+                  write(new byte[] {(byte) b}, 0, 1);
+                }
+
+                @Override
+                public void write(byte[] bytes, int off, int len) {
+                  // a PrintStream hands over each print call's text whole
+                  shown.append(new String(bytes, off, len, StandardCharsets.UTF_8));
+                }
+              },
+              true,
+              StandardCharsets.UTF_8);
+      PrintStream out = System.out;
+      PrintStream err = System.err;
+      int status;
+      System.setOut(stream);
+      System.setErr(stream);
+      try {
+        PrintWriter terminal = new PrintWriter(writer, true);
+        status = Streamform.run(terminal, terminal, args);
+      } finally {
+        stream.flush();
+        System.setOut(out);
+        System.setErr(err);
+      }
+      String text = shown.toString().replace("\r", "").replace(ROOT.toString(), "\u2026");
+      return new Terminal(status, List.of(text.split("\n", -1)));
+    }
   }
 
   @Test
@@ -439,6 +555,19 @@ class DocsCheckTest {
     public CharSequence getCharContent(boolean ignoreEncodingErrors) {
       return code;
     }
+  }
+
+  @Test
+  void aPageShowsWhatWasPrintedLineForLineWithDotsForWhatItLeavesOut() {
+    List<String> printed = List.of("a", "b", "c", "d");
+    assertTrue(shows(List.of("a", "b", "c", "d"), printed));
+    assertTrue(shows(List.of("a", "...", "d"), printed));
+    assertTrue(shows(List.of("...", "b", "  ...", "d"), printed));
+    assertTrue(shows(List.of("a", "...", "b", "c", "d"), printed), "... may stand for no line");
+    assertFalse(shows(List.of("a", "c", "d"), printed), "a line left out without ...");
+    assertFalse(shows(List.of("a", "b", "c"), printed), "the last line left out without ...");
+    assertFalse(shows(List.of("a", "...", "c", "b"), printed), "lines out of order");
+    assertFalse(shows(List.of("a", "...", "x"), printed), "a line not printed");
   }
 
   @Test
