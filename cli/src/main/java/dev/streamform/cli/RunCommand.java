@@ -1070,8 +1070,8 @@ final class RunCommand implements Callable<Integer> {
                 + " (recorded "
                 + r.recordedAt()
                 + "; "
-                + r.projections()
-                + " projections published): a partition count is part of the watermark topology"
+                + Counts.of(r.projections(), "projection")
+                + " published): a partition count is part of the watermark topology"
                 + " — declare a new generation: N in streamform.yml and roll it out (streamform"
                 + " run --generation N --shadow)"
                 + (declaredCount ? ", or declare partitions: " + r.recorded() + " again" : ""));

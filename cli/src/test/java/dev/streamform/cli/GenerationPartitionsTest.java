@@ -110,7 +110,7 @@ class GenerationPartitionsTest {
     assertThat(
         err.toString(),
         containsString(
-            "; 1 projections published): a partition count is part of the watermark topology —"
+            "; 1 projection published): a partition count is part of the watermark topology —"
                 + " declare a new generation: N in streamform.yml and roll it out (streamform run"
                 + " --generation N --shadow), or declare partitions: 3 again\n"));
     declare(4, 2);
