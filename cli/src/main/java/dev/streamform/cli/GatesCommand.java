@@ -9,6 +9,7 @@ import dev.streamform.core.text.Counts;
 import dev.streamform.core.time.WindowStatus;
 import dev.streamform.pipelines.file.BoundedLines;
 import dev.streamform.pipelines.file.FileModelRun;
+import dev.streamform.pipelines.file.OutputFolder;
 import dev.streamform.pipelines.kafka.KafkaConnection;
 import dev.streamform.pipelines.kafka.KafkaRefusedException;
 import dev.streamform.planner.DeclaredModel;
@@ -1169,10 +1170,16 @@ final class GatesCommand implements Callable<Integer> {
       this.unavailable = unavailable;
     }
 
-    /** Null after printing why the Kafka options cannot be used. */
+    /** Null after printing why the Kafka options or the output folder cannot be used. */
     static RunInputs of(GatesCommand c, DeclaredModel model, Path dir, PrintWriter err) {
       Path project = c.target.project;
       if (model.source().connector() == Connector.FILE) {
+        // a set a run was stopped while replacing: two runs' files, counts of neither (ADR 0101)
+        Optional<String> incomplete = OutputFolder.incomplete(dir);
+        if (incomplete.isPresent()) {
+          err.println("streamform gates: " + incomplete.get());
+          return null;
+        }
         return new RunInputs(
             model,
             project,

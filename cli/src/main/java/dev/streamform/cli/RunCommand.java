@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.streamform.core.text.Counts;
 import dev.streamform.pipelines.file.FileModelRun;
+import dev.streamform.pipelines.file.OutputFolder;
 import dev.streamform.pipelines.kafka.KafkaConnection;
 import dev.streamform.pipelines.kafka.KafkaModelPipeline;
 import dev.streamform.pipelines.kafka.KafkaTopics;
@@ -107,11 +108,11 @@ import picocli.CommandLine.Spec;
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
       "0:submitted (--detach), or the job ended",
-      "1:the project has problems, the job failed, the broker or cluster refused, or the revision"
-          + " ledger refused revisions that differ from the ones it holds (recorded; streamform"
-          + " ledger verify lists them)",
-      "2:bad command line, or an --output that is a file or cannot be created (checked before the"
-          + " job starts)"
+      "1:the project has problems, another run is writing to the output folder, the job failed,"
+          + " the broker or cluster refused, or the revision ledger refused revisions that differ"
+          + " from the ones it holds (recorded; streamform ledger verify lists them)",
+      "2:bad command line, or an --output that is a file or cannot be created or written"
+          + " (checked before the job starts)"
     })
 final class RunCommand implements Callable<Integer> {
   /** With a revision sink: the last refusal of a conflict before the job (see conflicts()). */
@@ -638,6 +639,7 @@ final class RunCommand implements Callable<Integer> {
     FileModelRun.Target target;
     String where;
     String bootstrap = null; // the broker this run writes to, if any
+    OutputFolder held = null; // the output folder, taken for this run
     // the live run's outputs: a shadow run reads its late output, never writes any (ADR 0048)
     Path liveOutputs = output != null ? output : project.resolve("target").resolve(model);
     if (shadow) {
@@ -646,6 +648,12 @@ final class RunCommand implements Callable<Integer> {
             spec.commandLine(),
             "--shadow: a shadow run writes only its revisions to the database, never the model's"
                 + " topics; leave out --bootstrap-servers");
+      }
+      // its late output is read after the job: a mixed set is refused before it (ADR 0101)
+      Optional<String> incomplete = OutputFolder.incomplete(liveOutputs);
+      if (incomplete.isPresent()) {
+        err.println("streamform run: " + incomplete.get());
+        return 1;
       }
       target = FileModelRun.Target.none();
       where = "no output file (shadow: the live run's outputs in " + liveOutputs + " stay)";
@@ -700,9 +708,74 @@ final class RunCommand implements Callable<Integer> {
         err.println("streamform run: the output folder " + why);
         return 1;
       }
-      target = FileModelRun.Target.folder(liveOutputs);
+      // one run at a time: taken before the job, which also proves the folder can be written
+      // (docs/decisions/0101)
+      try {
+        held = OutputFolder.lock(liveOutputs);
+      } catch (OutputFolder.Busy e) {
+        err.println("streamform run: " + e.getMessage());
+        return 1;
+      } catch (IOException e) {
+        String line = dev.streamform.policies.project.FileErrors.line(e);
+        String why =
+            liveOutputs
+                + " cannot be written: "
+                + (line != null ? line : why(e))
+                + ": name another folder, or make it writable";
+        if (output != null) {
+          throw new ParameterException(spec.commandLine(), "--output " + why);
+        }
+        err.println("streamform run: the output folder " + why);
+        return 1;
+      }
+      for (String parts : held.removedParts()) {
+        err.println(
+            "streamform run: removed "
+                + liveOutputs.resolve(parts)
+                + ", the temporary folder of a run that ended without removing it");
+      }
+      target = FileModelRun.Target.folder(held);
       where = liveOutputs.toString();
     }
+    try {
+      return runFileJob(
+          declared,
+          runner,
+          options,
+          revisionSink,
+          decisionLedger,
+          out,
+          err,
+          run,
+          target,
+          where,
+          bootstrap,
+          liveOutputs);
+    } finally {
+      if (held != null) {
+        try {
+          held.close();
+        } catch (IOException e) {
+          // the process's end releases it all the same
+        }
+      }
+    }
+  }
+
+  /** The job on files, once its target is settled (and a folder taken). */
+  private int runFileJob(
+      DeclaredModel declared,
+      RunnerChoice runner,
+      PipelineOptions options,
+      RevisionSink revisionSink,
+      DecisionLedgerSink decisionLedger,
+      PrintWriter out,
+      PrintWriter err,
+      FileModelRun run,
+      FileModelRun.Target target,
+      String where,
+      String bootstrap,
+      Path liveOutputs) {
     err.println(
         "streamform run: model "
             + model

@@ -163,6 +163,29 @@ class GatesCommandTest {
     }
   }
 
+  /**
+   * A folder a run was interrupted while replacing holds outputs of two runs, whose counts add up
+   * to neither: refused, not measured (docs/decisions/0101).
+   */
+  @Test
+  void outputsARunWasInterruptedWhileReplacingAreRefused() throws Exception {
+    Files.writeString(
+        outputs.resolve(".streamform-incomplete"), "pid 4242 started 2026-12-04T22:00:00Z\n");
+
+    int status = gates("--skip", "oracle");
+
+    assertThat(err.toString(), status, is(1));
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform gates: the outputs in "
+                + outputs
+                + " are an incomplete set: a run (pid 4242, started 2026-12-04T22:00:00Z) was"
+                + " interrupted while replacing them, or is replacing them now: run the model"
+                + " again (streamform run) once no run writes there\n"));
+    assertThat(out.toString(), not(containsString("PASS")));
+  }
+
   @Test
   void aCleanRunPassesEveryMeasuredGateAndSaysWhatItCouldNotMeasure() {
     assertThat(err.toString(), gates("--traces", "3"), is(0));

@@ -199,6 +199,32 @@ class ShadowLateEventsTest {
                 + " partition 0 offset 5 {\"merchant_id\":7} window 2026-08-30T10:00:00Z)\n"));
   }
 
+  /**
+   * A live folder a run was interrupted while replacing: its late output may be another run's, so
+   * the shadow run refuses it before its job (docs/decisions/0101).
+   */
+  @Test
+  void aLiveFolderARunWasInterruptedWhileReplacingIsRefusedBeforeTheJob() throws Exception {
+    Path folder = late.getParent();
+    Files.writeString(
+        folder.resolve(".streamform-incomplete"), "pid 4242 started 2026-12-04T22:00:00Z\n");
+    Files.writeString(
+        project.resolve("streamform.yml"), MODEL + "    allowed_lateness: 2h\n    generation: 2\n");
+
+    int status = run("run", project.toString(), "--model", "hourly_revenue", "--shadow");
+
+    assertThat(err.toString(), status, is(1));
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform run: the outputs in "
+                + folder
+                + " are an incomplete set: a run (pid 4242, started 2026-12-04T22:00:00Z) was"
+                + " interrupted while replacing them, or is replacing them now: run the model"
+                + " again (streamform run) once no run writes there\n"));
+    assertThat(ledgerRows().containsKey(2), is(false));
+  }
+
   @Test
   void aLateOutputThatCannotBeReadIsNamedWithItsLine() throws Exception {
     Files.writeString(late, Files.readString(late) + "not a row\n");

@@ -230,21 +230,34 @@ public final class FileModelRun {
    */
   public static final class Target {
     final @Nullable Path dir;
+    final @Nullable OutputFolder held;
     final dev.streamform.pipelines.kafka.@Nullable KafkaConnection kafka;
 
     private Target(
-        @Nullable Path dir, dev.streamform.pipelines.kafka.@Nullable KafkaConnection kafka) {
+        @Nullable Path dir,
+        @Nullable OutputFolder held,
+        dev.streamform.pipelines.kafka.@Nullable KafkaConnection kafka) {
       this.dir = dir;
+      this.held = held;
       this.kafka = kafka;
     }
 
+    /**
+     * The folder {@code dir}, which the run takes ({@link OutputFolder#lock}) before its job and
+     * releases at its end; {@link OutputFolder.Busy} when another run holds it.
+     */
     public static Target folder(Path dir) {
-      return new Target(dir, null);
+      return new Target(dir, null, null);
+    }
+
+    /** A folder the caller took already (to refuse a busy or unwritable one before anything). */
+    public static Target folder(OutputFolder held) {
+      return new Target(held.dir(), held, null);
     }
 
     /** The model's topics at the broker {@code connection} reaches (with its client settings). */
     public static Target kafka(dev.streamform.pipelines.kafka.KafkaConnection connection) {
-      return new Target(null, connection);
+      return new Target(null, null, connection);
     }
 
     /**
@@ -252,7 +265,7 @@ public final class FileModelRun {
      * so the live run's late, quarantine and window outputs stay as they are).
      */
     public static Target none() {
-      return new Target(null, null);
+      return new Target(null, null, null);
     }
   }
 
@@ -411,11 +424,11 @@ public final class FileModelRun {
       output(target.dir, sinks.lateTopic());
       output(target.dir, sinks.quarantineTopic());
       Files.createDirectories(target.dir);
-      parts = Files.createTempDirectory(target.dir, ".parts-");
+      parts = Files.createTempDirectory(target.dir, OutputFolder.PARTS_PREFIX);
       try {
         writeSinks(outputs, sinks, target.dir, parts);
       } catch (RuntimeException e) {
-        deleteTree(parts);
+        OutputFolder.deleteTree(parts);
         throw e;
       }
     } else if (target.kafka != null) {
@@ -482,6 +495,32 @@ public final class FileModelRun {
       @Nullable DecisionLedgerSink decisionSink,
       long progressEvery)
       throws IOException {
+    // a folder is one run's at a time, taken before the job (docs/decisions/0101)
+    OutputFolder taken =
+        target.dir != null && target.held == null ? OutputFolder.lock(target.dir) : null;
+    try {
+      return run(
+          options,
+          target,
+          taken != null ? taken : target.held,
+          revisionSink,
+          decisionSink,
+          progressEvery);
+    } finally {
+      if (taken != null) {
+        taken.close();
+      }
+    }
+  }
+
+  private Summary run(
+      PipelineOptions options,
+      Target target,
+      @Nullable OutputFolder folder,
+      @Nullable PTransform<PCollection<WindowRevision>, ?> revisionSink,
+      @Nullable DecisionLedgerSink decisionSink,
+      long progressEvery)
+      throws IOException {
     Pipeline p = Pipeline.create(options);
     Path parts = build(p, target, revisionSink, decisionSink, progressEvery);
     PipelineResult result;
@@ -494,58 +533,75 @@ public final class FileModelRun {
     } catch (RuntimeException | Error e) {
       // a failed run leaves nothing half-written: its parts go with it
       if (parts != null) {
-        deleteTree(parts);
+        OutputFolder.deleteTree(parts);
       }
       throw e;
     }
     Map<Path, Long> written = new LinkedHashMap<>();
     if (parts != null) {
-      ModelSinks sinks = ModelSinks.of(model);
       try {
-        written.put(
-            merge(
-                parts,
-                "records",
-                output(target.dir, sinks.topic()),
-                model.windowed() ? WINDOW_ORDER : EVENT_ORDER),
-            0L);
-        written.put(merge(parts, "late", output(target.dir, sinks.lateTopic()), EVENT_ORDER), 0L);
-        written.put(
-            merge(parts, "quarantine", output(target.dir, sinks.quarantineTopic()), EVENT_ORDER),
-            0L);
-        if (sinks.duplicatesTopic().isPresent()) {
-          written.put(
-              merge(
-                  parts,
-                  "duplicates",
-                  output(target.dir, sinks.duplicatesTopic().get()),
-                  EVENT_ORDER),
-              0L);
-        }
-        if (sinks.reconcileTopic().isPresent()) {
-          written.put(
-              merge(
-                  parts,
-                  "reconcile",
-                  output(target.dir, sinks.reconcileTopic().get()),
-                  EVENT_ORDER),
-              0L);
-        }
-        if (sinks.idleTopic().isPresent()) {
-          written.put(
-              merge(parts, "idle", output(target.dir, sinks.idleTopic().get()), IDLE_ORDER), 0L);
-        }
-        for (Path f : written.keySet()) {
-          try (Stream<String> lines = Files.lines(f, StandardCharsets.UTF_8)) {
-            written.put(f, lines.count());
-          }
-        }
+        written = replace(parts, target.dir, folder);
       } finally {
-        deleteTree(parts);
+        OutputFolder.deleteTree(parts);
       }
     }
     return new Summary(counters(result), written, model.deduplicate().isPresent(), model.decides());
   }
+
+  /**
+   * Merges every output's parts into a whole file beside them, then moves them all into {@code dir}
+   * back to back, between the folder's mark of an incomplete set and its removal: a run stopped
+   * between two moves leaves the mark (docs/decisions/0101). The rows written, by file.
+   */
+  private Map<Path, Long> replace(Path parts, Path dir, OutputFolder folder) throws IOException {
+    ModelSinks sinks = ModelSinks.of(model);
+    // output file -> its merged file, in the order the summary names them
+    Map<Path, Path> merged = new LinkedHashMap<>();
+    merged.put(
+        output(dir, sinks.topic()),
+        merge(parts, "records", model.windowed() ? WINDOW_ORDER : EVENT_ORDER));
+    merged.put(output(dir, sinks.lateTopic()), merge(parts, "late", EVENT_ORDER));
+    merged.put(output(dir, sinks.quarantineTopic()), merge(parts, "quarantine", EVENT_ORDER));
+    if (sinks.duplicatesTopic().isPresent()) {
+      merged.put(
+          output(dir, sinks.duplicatesTopic().get()), merge(parts, "duplicates", EVENT_ORDER));
+    }
+    if (sinks.reconcileTopic().isPresent()) {
+      merged.put(output(dir, sinks.reconcileTopic().get()), merge(parts, "reconcile", EVENT_ORDER));
+    }
+    if (sinks.idleTopic().isPresent()) {
+      merged.put(output(dir, sinks.idleTopic().get()), merge(parts, "idle", IDLE_ORDER));
+    }
+    Map<Path, Long> written = new LinkedHashMap<>();
+    for (Map.Entry<Path, Path> e : merged.entrySet()) {
+      try (Stream<String> lines = Files.lines(e.getValue(), StandardCharsets.UTF_8)) {
+        written.put(e.getKey(), lines.count());
+      }
+    }
+    folder.markIncomplete();
+    for (Map.Entry<Path, Path> e : merged.entrySet()) {
+      mover.move(e.getValue(), e.getKey());
+    }
+    folder.markComplete();
+    return written;
+  }
+
+  /** How a merged file is moved into place: the file system's, or in a test one that fails. */
+  interface Mover {
+    void move(Path from, Path to) throws IOException;
+  }
+
+  /** Replaces {@code to} with {@code from} in one step. */
+  static final Mover MOVE =
+      (from, to) ->
+          Files.move(
+              from,
+              to,
+              java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+              java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+
+  /** The moves of this run (a test stops a run between two). */
+  Mover mover = MOVE;
 
   /**
    * The file of topic {@code topic} in the folder {@code dir}; a name that would lead elsewhere
@@ -630,15 +686,16 @@ public final class FileModelRun {
   }
 
   /**
-   * Sorts one output's parts into {@code file}; late and quarantine rows get their file and line.
+   * Sorts one output's parts into a whole file beside them, which it returns; late and quarantine
+   * rows get their file and line.
    */
-  private Path merge(Path parts, String name, Path file, Comparator<Row> order) throws IOException {
+  private Path merge(Path parts, String name, Comparator<Row> order) throws IOException {
     List<Row> rows = new ArrayList<>();
     for (String line : LinesToFiles.read(parts, name)) {
       rows.add(new Row(line));
     }
     rows.sort(order);
-    // written beside the parts, then moved into place: a write that fails leaves no half a file
+    // written beside the parts, moved into place with the others: no half a file in the folder
     Path whole = parts.resolve(name + ".merged");
     try (BufferedWriter out = Files.newBufferedWriter(whole, StandardCharsets.UTF_8)) {
       for (Row r : rows) {
@@ -651,12 +708,7 @@ public final class FileModelRun {
         out.newLine();
       }
     }
-    Files.move(
-        whole,
-        file,
-        java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    return file;
+    return whole;
   }
 
   private static Map<String, Long> counters(PipelineResult result) {
@@ -672,13 +724,5 @@ public final class FileModelRun {
       counters.merge(c.getName().getName(), c.getAttempted(), Long::sum);
     }
     return counters;
-  }
-
-  private static void deleteTree(Path dir) {
-    try (Stream<Path> all = Files.walk(dir)) {
-      all.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-    } catch (IOException e) {
-      // a temporary folder left behind is harmless
-    }
   }
 }

@@ -74,9 +74,49 @@ class FileModelRunFailuresTest {
         RuntimeException.class,
         () -> run.run(PipelineOptionsFactory.create(), FileModelRun.Target.folder(out), null, 0));
 
+    // the folder's lock file stays (docs/decisions/0101); nothing else does
     try (Stream<Path> left = Files.list(out)) {
       assertThat(
-          left.map(p -> p.getFileName().toString()).collect(Collectors.toList()), is(empty()));
+          left.map(p -> p.getFileName().toString())
+              .filter(n -> !n.equals(OutputFolder.LOCK_FILE))
+              .collect(Collectors.toList()),
+          is(empty()));
     }
+  }
+
+  /**
+   * A run stopped between two of its moves (kill -9 there, simulated by a move that fails) leaves
+   * the new changelog beside the old late file: the folder says so until a whole run replaces it.
+   */
+  @Test
+  void aRunStoppedBetweenItsMovesLeavesTheFolderMarkedIncomplete() throws Exception {
+    Path project = project();
+    DeclaredModel model = DeclaredModel.of(Project.load(project), "hourly_revenue");
+    Path out = dir.resolve("out");
+    FileModelRun.of(model, project)
+        .run(PipelineOptionsFactory.create(), FileModelRun.Target.folder(out), null, 0);
+    assertThat(OutputFolder.incomplete(out).isPresent(), is(false));
+    FileModelRun stopped = FileModelRun.of(model, project);
+    int[] moves = {0};
+    stopped.mover =
+        (from, to) -> {
+          if (++moves[0] == 2) {
+            throw new java.io.IOException("killed between moves");
+          }
+          FileModelRun.MOVE.move(from, to);
+        };
+
+    assertThrows(
+        java.io.IOException.class,
+        () ->
+            stopped.run(PipelineOptionsFactory.create(), FileModelRun.Target.folder(out), null, 0));
+
+    assertThat(
+        OutputFolder.incomplete(out).orElse("none"),
+        org.hamcrest.Matchers.startsWith(
+            "the outputs in " + out + " are an incomplete set: a run (pid "));
+    FileModelRun.of(model, project)
+        .run(PipelineOptionsFactory.create(), FileModelRun.Target.folder(out), null, 0);
+    assertThat(OutputFolder.incomplete(out).isPresent(), is(false));
   }
 }
