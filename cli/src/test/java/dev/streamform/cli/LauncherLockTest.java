@@ -38,23 +38,8 @@ class LauncherLockTest {
         checkout.resolve("cli/pom.xml"), FileTime.from(Instant.now().minusSeconds(7200)));
     Files.writeString(checkout.resolve("cli/src/main/java/Changed.java"), "class Changed {}\n");
 
-    Path bin = Files.createDirectories(dir.resolve("bin"));
+    Path bin = standInMaven(dir);
     Path log = dir.resolve("mvn.log");
-    Path mvn = bin.resolve("mvn");
-    Files.writeString(
-        mvn,
-        """
-        #!/usr/bin/env bash
-        echo "$*" >> "$MVN_LOG"
-        case "$*" in
-          *" install "*) sleep 2 ;;
-          *build-classpath*)
-            for a in "$@"; do
-              case "$a" in -Dmdep.outputFile=*) echo /no/such.jar > "${a#-Dmdep.outputFile=}" ;; esac
-            done ;;
-        esac
-        """);
-    Files.setPosixFilePermissions(mvn, PosixFilePermissions.fromString("rwxr-xr-x"));
 
     List<Process> launchers = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
@@ -77,5 +62,67 @@ class LauncherLockTest {
             + Files.readString(dir.resolve("launcher-1.out"));
     assertThat(outputs + "\n" + String.join("\n", installs), installs.size(), is(1));
     assertThat(outputs, containsString("waiting for another streamform that is building"));
+  }
+
+  /**
+   * A checkout built by {@code mvn verify} (its command line's jar newer than every source, but its
+   * modules never installed): the launcher installs them once before it runs, as the class path it
+   * resolves takes Streamform's modules from the local repository, which may hold an older build of
+   * them. Then it runs without building again.
+   */
+  @Test
+  void aCheckoutBuiltWithoutTheLauncherIsInstalledOnceBeforeItRuns(@TempDir Path dir)
+      throws Exception {
+    Path checkout = dir.resolve("checkout");
+    Files.createDirectories(checkout.resolve("cli/src/main/java"));
+    Files.createDirectories(checkout.resolve("cli/target"));
+    Files.copy(ROOT.resolve("streamform"), checkout.resolve("streamform"));
+    Path pom = Files.writeString(checkout.resolve("cli/pom.xml"), "<project/>\n");
+    Path source =
+        Files.writeString(checkout.resolve("cli/src/main/java/Old.java"), "class Old {}\n");
+    Files.setLastModifiedTime(pom, FileTime.from(Instant.now().minusSeconds(7200)));
+    Files.setLastModifiedTime(source, FileTime.from(Instant.now().minusSeconds(7200)));
+    Path jar = checkout.resolve("cli/target/streamform-cli-0.1.0-SNAPSHOT.jar");
+    Files.writeString(jar, "");
+    Files.setLastModifiedTime(jar, FileTime.from(Instant.now().minusSeconds(60)));
+    Path bin = standInMaven(dir);
+    Path log = dir.resolve("mvn.log");
+
+    for (int i = 0; i < 2; i++) {
+      ProcessBuilder pb =
+          new ProcessBuilder("bash", checkout.resolve("streamform").toString(), "--version")
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("launcher-" + i + ".out").toFile());
+      pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
+      pb.environment().put("MVN_LOG", log.toString());
+      pb.environment().put("STREAMFORM_NO_CDS", "1");
+      assertThat(pb.start().waitFor(60, TimeUnit.SECONDS), is(true));
+    }
+    List<String> installs =
+        Files.exists(log)
+            ? Files.readAllLines(log).stream().filter(l -> l.contains(" install ")).toList()
+            : List.of();
+    assertThat(String.join("\n", installs), installs.size(), is(1));
+  }
+
+  /** A stand-in {@code mvn} in {@code dir/bin} that logs each call; "install" takes two seconds. */
+  private static Path standInMaven(Path dir) throws java.io.IOException {
+    Path bin = Files.createDirectories(dir.resolve("bin"));
+    Path mvn = bin.resolve("mvn");
+    Files.writeString(
+        mvn,
+        """
+        #!/usr/bin/env bash
+        echo "$*" >> "$MVN_LOG"
+        case "$*" in
+          *" install "*) sleep 2 ;;
+          *build-classpath*)
+            for a in "$@"; do
+              case "$a" in -Dmdep.outputFile=*) echo /no/such.jar > "${a#-Dmdep.outputFile=}" ;; esac
+            done ;;
+        esac
+        """);
+    Files.setPosixFilePermissions(mvn, PosixFilePermissions.fromString("rwxr-xr-x"));
+    return bin;
   }
 }
