@@ -151,7 +151,9 @@ public final class Dispatcher {
           + notSent
           + " not sent (prepared again), "
           + waiting
-          + " waiting for their canonical revision; "
+          + (waiting == 1
+              ? " waiting for its canonical revision; "
+              : " waiting for their canonical revision; ")
           + Counts.of(expired, "expired dispatch")
           + ", "
           + resolvedDone
@@ -160,7 +162,13 @@ public final class Dispatcher {
           + " delivered again after a receipt query said never applied, "
           + stillUnknown
           + " still unknown"
-          + (backingOff == 0 ? "" : "; " + backingOff + " backing off until their next attempt")
+          + (backingOff == 0
+              ? ""
+              : "; "
+                  + backingOff
+                  + (backingOff == 1
+                      ? " backing off until its next attempt"
+                      : " backing off until their next attempt"))
           + (receiptFailures == 0
               ? ""
               : "; "

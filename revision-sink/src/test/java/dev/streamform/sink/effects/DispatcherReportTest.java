@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class DispatcherReportTest {
   private static Dispatcher.Report report(int n) {
     return new Dispatcher.Report(
-        n, 0, 0, 0, 0, 0, 0, 0, 0, 0, n, n, n, 0, 0, null, Optional.empty());
+        n, 0, 0, 0, 0, n, 0, 0, 0, n, n, n, n, 0, 0, null, Optional.empty());
   }
 
   @Test
@@ -22,6 +22,8 @@ class DispatcherReportTest {
     assertThat(
         one, containsString("1 outcome write failed (database unavailable) and was tried again"));
     assertThat(one, containsString("1 outcome not yet written, kept to be written"));
+    assertThat(one, containsString("1 waiting for its canonical revision;"));
+    assertThat(one, containsString("1 backing off until its next attempt"));
     assertThat(one, not(containsString("1 outcomes")));
   }
 
@@ -33,5 +35,7 @@ class DispatcherReportTest {
     assertThat(
         two, containsString("2 outcome writes failed (database unavailable) and were tried again"));
     assertThat(two, containsString("2 outcomes not yet written, kept to be written"));
+    assertThat(two, containsString("2 waiting for their canonical revision;"));
+    assertThat(two, containsString("2 backing off until their next attempt"));
   }
 }
