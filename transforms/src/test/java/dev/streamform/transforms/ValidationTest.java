@@ -11,9 +11,11 @@ import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
+import dev.streamform.transforms.windows.WindowedAggregate;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.joda.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -180,5 +182,65 @@ class ValidationTest {
     assertThat(
         refused(() -> EventTimeExtraction.from(null)),
         containsString("EventTimeExtraction.from(null)"));
+  }
+
+  /**
+   * A windowed aggregate checks its key columns and aggregates when built, as the changelog does: a
+   * null, blank or repeated key column, a null aggregate, two aggregates with one output name and
+   * an aggregate named like a key column (or like window_start / window_end) — not a bare
+   * NullPointerException, nor Beam's "Duplicate field s added to schema" when the pipeline runs.
+   */
+  @Test
+  void aWindowedAggregateChecksKeysAndAggregatesWhenBuilt() {
+    WindowedAggregate hourly = WindowedAggregate.of(FixedWindows.of(Duration.standardHours(1)));
+    assertThat(
+        refused(() -> hourly.by((String) null)),
+        allOf(
+            containsString("WindowedAggregate.by(null)"),
+            containsString("a key column is null"),
+            containsString(".by(\"customer_id\")")));
+    assertThat(refused(() -> hourly.by()), containsString("at least one key column"));
+    assertThat(
+        refused(() -> hourly.by((List<String>) null)), containsString("at least one key column"));
+    assertThat(
+        refused(() -> hourly.by("customer_id", "customer_id")),
+        allOf(
+            containsString("WindowedAggregate.by(\"customer_id\", \"customer_id\")"),
+            containsString("key column `customer_id` is named twice; name each key column once")));
+    WindowedAggregate byCustomer = hourly.by("customer_id");
+    assertThat(
+        refused(() -> byCustomer.aggregating((Aggregation) null)),
+        allOf(
+            containsString("WindowedAggregate.by(\"customer_id\").aggregating"),
+            containsString("an aggregate is null")));
+    assertThat(
+        refused(() -> byCustomer.aggregating((List<Aggregation>) null)),
+        containsString(".aggregating(null)"));
+    assertThat(
+        refused(
+            () ->
+                byCustomer.aggregating(
+                    Aggregation.sum("amount").as("s"), Aggregation.max("amount").as("s"))),
+        allOf(
+            containsString("WindowedAggregate.by(\"customer_id\").aggregating"),
+            containsString("two aggregates are named `s` (sum(amount) as s, max(amount) as s)"),
+            containsString("rename one with .as(...)")));
+    assertThat(
+        refused(
+            () ->
+                byCustomer
+                    .aggregating(Aggregation.sum("amount"))
+                    .aggregating(Aggregation.sum("amount"))),
+        containsString("two aggregates are named `sum_amount`"));
+    assertThat(
+        refused(() -> byCustomer.aggregating(Aggregation.sum("amount").as("customer_id"))),
+        containsString("is named like the key column `customer_id`"));
+    assertThat(
+        refused(() -> byCustomer.aggregating(Aggregation.countAll().as("window_end"))),
+        allOf(containsString("window_end"), containsString(".as(...)")));
+    // keys given after the aggregates are checked against them too
+    assertThat(
+        refused(() -> hourly.aggregating(Aggregation.countAll().as("n")).by("n")),
+        containsString("is named like the key column `n`"));
   }
 }

@@ -187,6 +187,11 @@ public final class MisorderedWindows extends WindowedAggregate {
   }
 
   @Override
+  public org.apache.beam.sdk.schemas.@Nullable Schema recordSchema() {
+    return real.recordSchema();
+  }
+
+  @Override
   Builder toBuilder() {
     return real.toBuilder();
   }

@@ -14,12 +14,9 @@ import dev.streamform.transforms.clock.LogOrder;
 import dev.streamform.transforms.clock.StageTimers;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.Envelope;
-import dev.streamform.transforms.envelope.EnvelopeCoder;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.metrics.Counter;
@@ -151,36 +148,9 @@ public abstract class KeyedChangelog
 
   /** See {@link #by(String...)}. */
   public static KeyedChangelog by(List<String> keyColumns) {
-    if (keyColumns == null || keyColumns.isEmpty()) {
-      throw new IllegalArgumentException(
-          "KeyedChangelog.by("
-              + (keyColumns == null ? "null" : "")
-              + "): a changelog needs at"
-              + " least one key column, e.g. KeyedChangelog.by(\"customer_id\")");
-    }
-    Set<String> seen = new HashSet<>();
-    for (String k : keyColumns) {
-      if (k == null || k.isBlank()) {
-        throw new IllegalArgumentException(
-            "KeyedChangelog.by("
-                + describe(keyColumns)
-                + "): a key column is "
-                + (k == null ? "null" : "blank")
-                + "; name columns of the records, e.g."
-                + " KeyedChangelog.by(\"customer_id\")");
-      }
-      if (!seen.add(k)) {
-        throw new IllegalArgumentException(
-            "KeyedChangelog.by("
-                + describe(keyColumns)
-                + "): key column `"
-                + k
-                + "` is named"
-                + " twice; name each key column once");
-      }
-    }
+    List<String> keys = OutputColumns.keyColumns("KeyedChangelog.by", "a changelog", keyColumns);
     return new AutoValue_KeyedChangelog.Builder()
-        .setKeyColumns(List.copyOf(keyColumns))
+        .setKeyColumns(keys)
         .setAggregations(List.of())
         .setRetention(null)
         .setArrivalOrder(false)
@@ -201,45 +171,11 @@ public abstract class KeyedChangelog
 
   /** See {@link #aggregating(Aggregation...)}. */
   public KeyedChangelog aggregating(List<Aggregation> more) {
-    String where = "KeyedChangelog.by(" + describe(keyColumns()) + ").aggregating";
-    if (more == null) {
-      throw new IllegalArgumentException(
-          where
-              + "(null): give the aggregates, e.g."
-              + " .aggregating(Aggregation.sum(\"amount\").as(\"total_spend\"))");
-    }
-    List<Aggregation> all = new ArrayList<>(aggregations());
-    for (Aggregation a : more) {
-      if (a == null) {
-        throw new IllegalArgumentException(where + ": an aggregate is null");
-      }
-      if (keyColumns().contains(a.name())) {
-        throw new IllegalArgumentException(
-            where
-                + ": aggregate "
-                + a
-                + " is named like the key column `"
-                + a.name()
-                + "`; every"
-                + " output column needs its own name — rename it with .as(...)");
-      }
-      for (Aggregation b : all) {
-        if (b.name().equals(a.name())) {
-          throw new IllegalArgumentException(
-              where
-                  + ": two aggregates are named `"
-                  + a.name()
-                  + "` ("
-                  + b
-                  + ", "
-                  + a
-                  + "); every"
-                  + " output column needs its own name — rename one with .as(...)");
-        }
-      }
-      all.add(a);
-    }
-    return toBuilder().setAggregations(List.copyOf(all)).build();
+    return toBuilder()
+        .setAggregations(
+            OutputColumns.aggregates(
+                describe() + ".aggregating", keyColumns(), List.of(), aggregations(), more))
+        .build();
   }
 
   /**
@@ -310,7 +246,8 @@ public abstract class KeyedChangelog
 
   @Override
   public PCollection<ChangelogRecord> expand(PCollection<TimedEvent> input) {
-    ClockCoders.TimedEventCoder coder = eventCoder(input);
+    ClockCoders.TimedEventCoder coder =
+        ClockCoders.eventCoder(input, describe(), "the changelog", recordSchema());
     Schema records = coder.envelopeCoder().recordSchema();
     Schema.Builder keySchema = Schema.builder();
     for (String k : keyColumns()) {
@@ -359,72 +296,13 @@ public abstract class KeyedChangelog
     return out.get(changes).setCoder(ChangelogRecordCoder.of(keys, accumulators.outputSchema()));
   }
 
-  /**
-   * The clock's coder for the input's events: the input's own, or one for {@link #recordSchema()};
-   * otherwise an error that says which {@code setCoder(...)} to add.
-   */
-  private ClockCoders.TimedEventCoder eventCoder(PCollection<TimedEvent> input) {
-    Coder<TimedEvent> given;
-    try {
-      given = input.getCoder();
-    } catch (IllegalStateException noCoder) {
-      given = null; // no coder could be inferred: Beam will refuse the pipeline anyway
-    }
-    String fix =
-        " Keep the clock's coder on the step's output — .setCoder(clocked.events().getCoder())"
-            + " — or give this changelog the records' schema: "
-            + describe()
-            + ".withRecordSchema(schema)";
-    if (given == null) {
-      throw new IllegalArgumentException(
-          describe()
-              + ": its input "
-              + input.getName()
-              + " has no coder, so a step between"
-              + " SourceClock and the changelog left it without one."
-              + fix
-              + (recordSchema() == null ? "" : " (the input still needs a coder of its own)"));
-    }
-    if (recordSchema() != null) {
-      if (given instanceof ClockCoders.TimedEventCoder) {
-        Schema carried = ((ClockCoders.TimedEventCoder) given).envelopeCoder().recordSchema();
-        checkArgument(
-            carried.equals(recordSchema()),
-            "%s.withRecordSchema(%s): the input's events carry records of another schema, %s;"
-                + " give the schema the source's SourceRecordCoder has",
-            describe(),
-            recordSchema().getFieldNames(),
-            carried.getFieldNames());
-      }
-      return ClockCoders.TimedEventCoder.of(EnvelopeCoder.of(recordSchema()));
-    }
-    if (given instanceof ClockCoders.TimedEventCoder) {
-      return (ClockCoders.TimedEventCoder) given;
-    }
-    throw new IllegalArgumentException(
-        describe()
-            + " reads the events() of a SourceClock, encoded with the coder the clock gives"
-            + " them; its input "
-            + input.getName()
-            + " has "
-            + given
-            + " instead, so a step"
-            + " between the clock and the changelog (a MapElements, a DoFn) set a coder of its"
-            + " own."
-            + fix);
-  }
-
   /** This transform as an author writes it, for messages: {@code KeyedChangelog.by("a", "b")}. */
   private String describe() {
     return "KeyedChangelog.by(" + describe(keyColumns()) + ")";
   }
 
   private static String describe(List<String> keyColumns) {
-    List<String> quoted = new ArrayList<>();
-    for (String k : keyColumns) {
-      quoted.add(k == null ? "null" : "\"" + k + "\"");
-    }
-    return String.join(", ", quoted);
+    return OutputColumns.describe(keyColumns);
   }
 
   @Override
@@ -433,13 +311,7 @@ public abstract class KeyedChangelog
     builder
         .add(DisplayData.item("key", String.join(", ", keyColumns())).withLabel("Key columns"))
         .add(
-            DisplayData.item(
-                    "aggregates",
-                    aggregations().isEmpty()
-                        ? "none"
-                        : aggregations().stream()
-                            .map(Aggregation::toString)
-                            .collect(java.util.stream.Collectors.joining(", ")))
+            DisplayData.item("aggregates", OutputColumns.display(aggregations()))
                 .withLabel("Aggregates"))
         .add(
             DisplayData.item(

@@ -12,11 +12,83 @@ import org.apache.beam.sdk.coders.InstantCoder;
 import org.apache.beam.sdk.coders.NullableCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.StructuredCoder;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.values.PCollection;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
 
 /** Coders for the clock's outputs, built on the {@link EnvelopeCoder} of the input. */
 public final class ClockCoders {
   private ClockCoders() {}
+
+  /**
+   * The clock's coder for the events a keyed stage ({@code KeyedChangelog}, {@code
+   * WindowedAggregate}) reads: its input's own, or one for {@code recordSchema} when the author
+   * gave the records' schema; otherwise an error that names the stage as written ({@code
+   * transform}) and says which {@code setCoder(...)} to add.
+   *
+   * @param stage what the stage is, for the message: {@code the changelog}
+   * @param recordSchema the schema given with {@code withRecordSchema}, or null
+   */
+  public static TimedEventCoder eventCoder(
+      PCollection<TimedEvent> input,
+      String transform,
+      String stage,
+      @Nullable Schema recordSchema) {
+    Coder<TimedEvent> given;
+    try {
+      given = input.getCoder();
+    } catch (IllegalStateException noCoder) {
+      given = null; // no coder could be inferred: Beam will refuse the pipeline anyway
+    }
+    String fix =
+        " Keep the clock's coder on the step's output — .setCoder(clocked.events().getCoder())"
+            + " — or give "
+            + stage
+            + " the records' schema: "
+            + transform
+            + ".withRecordSchema(schema)";
+    if (given == null) {
+      throw new IllegalArgumentException(
+          transform
+              + ": its input "
+              + input.getName()
+              + " has no coder, so a step between SourceClock and "
+              + stage
+              + " left it without one."
+              + fix
+              + (recordSchema == null ? "" : " (the input still needs a coder of its own)"));
+    }
+    if (recordSchema != null) {
+      if (given instanceof TimedEventCoder) {
+        Schema carried = ((TimedEventCoder) given).envelopeCoder().recordSchema();
+        if (!carried.equals(recordSchema)) {
+          throw new IllegalArgumentException(
+              transform
+                  + ".withRecordSchema("
+                  + recordSchema.getFieldNames()
+                  + "): the input's events carry records of another schema, "
+                  + carried.getFieldNames()
+                  + "; give the schema the source's SourceRecordCoder has");
+        }
+      }
+      return TimedEventCoder.of(EnvelopeCoder.of(recordSchema));
+    }
+    if (given instanceof TimedEventCoder) {
+      return (TimedEventCoder) given;
+    }
+    throw new IllegalArgumentException(
+        transform
+            + " reads the events() of a SourceClock, encoded with the coder the clock gives"
+            + " them; its input "
+            + input.getName()
+            + " has "
+            + given
+            + " instead, so a step between the clock and "
+            + stage
+            + " (a MapElements, a DoFn) set a coder of its own."
+            + fix);
+  }
 
   /** Coder for {@link TimedEvent}. */
   public static final class TimedEventCoder extends StructuredCoder<TimedEvent> {

@@ -12,6 +12,7 @@ import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.Times;
 import dev.streamform.transforms.changelog.Accumulators;
 import dev.streamform.transforms.changelog.Aggregation;
+import dev.streamform.transforms.changelog.OutputColumns;
 import dev.streamform.transforms.clock.BadEvents;
 import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.KeyedEngine;
@@ -20,6 +21,7 @@ import dev.streamform.transforms.clock.StageTimers;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.Envelope;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -135,6 +137,9 @@ public abstract class WindowedAggregate
   /** Whether events are applied as they arrive where they can be ({@link #appliedOnArrival()}). */
   public abstract boolean arrivalOrder();
 
+  /** The records' schema given by {@link #withRecordSchema}; null: read from the input's coder. */
+  public abstract @Nullable Schema recordSchema();
+
   abstract Builder toBuilder();
 
   @AutoValue.Builder
@@ -166,6 +171,8 @@ public abstract class WindowedAggregate
     abstract Builder setBadRecordErrorHandler(@Nullable ErrorHandler<BadRecord, ?> handler);
 
     abstract Builder setArrivalOrder(boolean arrivalOrder);
+
+    abstract Builder setRecordSchema(@Nullable Schema schema);
 
     abstract WindowedAggregate build();
   }
@@ -274,6 +281,7 @@ public abstract class WindowedAggregate
         .setGeneration(1)
         .setBadRecordErrorHandler(null)
         .setArrivalOrder(false)
+        .setRecordSchema(null)
         .build();
   }
 
@@ -285,17 +293,25 @@ public abstract class WindowedAggregate
     return toBuilder().setModel(model).build();
   }
 
-  /** Keyed by {@code keyColumns} of the records (at least one). */
+  /**
+   * Keyed by {@code keyColumns} of the records, in place of any key given before.
+   *
+   * @throws IllegalArgumentException if no key column is given, one is null or blank, one is named
+   *     twice, or an aggregate given already is named like one
+   */
   public WindowedAggregate by(String... keyColumns) {
-    return by(List.of(keyColumns));
+    return by(keyColumns == null ? null : Arrays.asList(keyColumns));
   }
 
+  /** See {@link #by(String...)}. */
   public WindowedAggregate by(List<String> keyColumns) {
-    checkArgument(!keyColumns.isEmpty(), "WindowedAggregate.by: at least one key column is needed");
-    for (String k : keyColumns) {
-      checkArgument(k != null && !k.isBlank(), "WindowedAggregate.by: a key column name is empty");
+    List<String> keys =
+        OutputColumns.keyColumns("WindowedAggregate.by", "a windowed aggregate", keyColumns);
+    WindowedAggregate keyed = toBuilder().setKeyColumns(keys).build();
+    for (Aggregation a : aggregations()) {
+      OutputColumns.checkAgainstKeys(keyed.describe(), keyed.keyOutputNames(), a);
     }
-    return toBuilder().setKeyColumns(List.copyOf(keyColumns)).build();
+    return keyed;
   }
 
   /**
@@ -307,15 +323,48 @@ public abstract class WindowedAggregate
     return toBuilder().setKeyNames(Map.copyOf(names)).build();
   }
 
-  /** This aggregate with {@code aggregations} added, in output order. */
+  /**
+   * This aggregate with {@code aggregations} added, in output order.
+   *
+   * @throws IllegalArgumentException if an aggregate is null, two aggregates share an output name,
+   *     or an aggregate is named like a key column, {@code window_start} or {@code window_end}
+   *     (every output column needs its own name)
+   */
   public WindowedAggregate aggregating(Aggregation... aggregations) {
-    return aggregating(List.of(aggregations));
+    return aggregating(aggregations == null ? null : Arrays.asList(aggregations));
   }
 
+  /** See {@link #aggregating(Aggregation...)}. */
   public WindowedAggregate aggregating(List<Aggregation> more) {
-    List<Aggregation> all = new ArrayList<>(aggregations());
-    all.addAll(more);
-    return toBuilder().setAggregations(List.copyOf(all)).build();
+    return toBuilder()
+        .setAggregations(
+            OutputColumns.aggregates(
+                describe() + ".aggregating",
+                keyOutputNames(),
+                WINDOW_COLUMNS,
+                aggregations(),
+                more))
+        .build();
+  }
+
+  /** The columns every output row has besides its key and aggregates. */
+  private static final List<String> WINDOW_COLUMNS = List.of("window_start", "window_end");
+
+  /** The key columns' names in the output ({@link #withKeyName} applied). */
+  private List<String> keyOutputNames() {
+    List<String> names = new ArrayList<>();
+    keyColumns().forEach(k -> names.add(keyNames().getOrDefault(k, k)));
+    return names;
+  }
+
+  /**
+   * This transform as an author writes it, for messages: {@code WindowedAggregate.by("a")}, or
+   * {@code WindowedAggregate} before its key is given.
+   */
+  private String describe() {
+    return keyColumns().isEmpty()
+        ? "WindowedAggregate"
+        : "WindowedAggregate.by(" + OutputColumns.describe(keyColumns()) + ")";
   }
 
   /** Corrections are accepted until the watermark reaches {@code window_end + lateness}. */
@@ -377,6 +426,24 @@ public abstract class WindowedAggregate
     return toBuilder().setArrivalOrder(true).build();
   }
 
+  /**
+   * Declares the schema of the events' records, so the windows accept their input with any coder of
+   * {@link TimedEvent} — for a step between the clock and the windows that does not keep the
+   * clock's coder (a {@code MapElements}, which infers a {@code SerializableCoder}). The events are
+   * re-encoded with the clock's coder for this schema from the first step on. When the input does
+   * carry the clock's coder, its schema must be this one.
+   *
+   * @throws IllegalArgumentException if {@code recordSchema} is null
+   */
+  public WindowedAggregate withRecordSchema(Schema recordSchema) {
+    checkArgument(
+        recordSchema != null,
+        "%s.withRecordSchema(null): give the schema of the records (the one"
+            + " SourceRecordCoder.of(schema) encodes)",
+        describe());
+    return toBuilder().setRecordSchema(recordSchema).build();
+  }
+
   /** The policy generation in {@code projection_id} (default 1). */
   public WindowedAggregate withGeneration(int generation) {
     checkArgument(
@@ -387,32 +454,42 @@ public abstract class WindowedAggregate
   @Override
   public WindowedResult expand(PCollection<TimedEvent> input) {
     checkArgument(
-        input.getCoder() instanceof ClockCoders.TimedEventCoder,
-        "WindowedAggregate reads the events() of a SourceClock (coder TimedEventCoder); got coder"
-            + " %s",
-        input.getCoder());
-    checkArgument(!keyColumns().isEmpty(), "WindowedAggregate: call by(<key columns>) first");
+        !keyColumns().isEmpty(),
+        "WindowedAggregate: give its key columns, e.g. .by(\"customer_id\"), before applying it");
     checkArgument(
-        !aggregations().isEmpty(), "WindowedAggregate: call aggregating(<aggregations>) first");
-    ClockCoders.TimedEventCoder coder = (ClockCoders.TimedEventCoder) input.getCoder();
+        !aggregations().isEmpty(),
+        "%s: give its aggregates, e.g. .aggregating(Aggregation.sum(\"amount\").as(\"revenue\")),"
+            + " before applying it",
+        describe());
+    ClockCoders.TimedEventCoder coder =
+        ClockCoders.eventCoder(input, describe(), "the windows", recordSchema());
     Schema records = coder.envelopeCoder().recordSchema();
     Schema.Builder keySchema = Schema.builder();
     for (String k : keyColumns()) {
       checkArgument(
           records.hasField(k),
-          "WindowedAggregate: key column `%s` is not a field of the records (fields: %s)",
+          "%s: key column `%s` is not a field of the records (fields: %s)",
+          describe(),
           k,
           records.getFieldNames());
       keySchema.addField(records.getField(k).withName(keyNames().getOrDefault(k, k)));
     }
-    Accumulators accumulators = new Accumulators(records, aggregations());
+    Accumulators accumulators;
+    try {
+      accumulators = new Accumulators(records, aggregations());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(describe() + ": " + e.getMessage(), e);
+    }
     Schema keys = keySchema.build();
+    // checked when built too; a key renamed with withKeyName afterwards is checked here
     for (String name : accumulators.outputSchema().getFieldNames()) {
       checkArgument(
-          !keys.hasField(name) && !name.equals("window_start") && !name.equals("window_end"),
-          "WindowedAggregate: aggregate `%s` has the name of a key column or of"
-              + " window_start/window_end",
-          name);
+          !keys.hasField(name) && !WINDOW_COLUMNS.contains(name),
+          "%s: aggregate `%s` is named like a key column (%s) or like window_start/window_end;"
+              + " every output column needs its own name — rename it with .as(...)",
+          describe(),
+          name,
+          keys.getFieldNames());
     }
     List<String> keyColumns = keyColumns();
     TupleTag<WindowRevision> revisions = new TupleTag<>() {};
