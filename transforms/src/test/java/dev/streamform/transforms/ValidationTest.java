@@ -10,13 +10,18 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.clock.SourceClock;
+import dev.streamform.transforms.envelope.SourceRecord;
+import dev.streamform.transforms.envelope.SourceRecordCoder;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
 import dev.streamform.transforms.windows.WindowedAggregate;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
+import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.values.Row;
 import org.joda.time.Duration;
+import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -242,5 +247,73 @@ class ValidationTest {
     assertThat(
         refused(() -> hourly.aggregating(Aggregation.countAll().as("n")).by("n")),
         containsString("is named like the key column `n`"));
+  }
+
+  /** The partitions a clock reads are each named once, and at least one is named. */
+  @Test
+  void theClocksPartitionsAreNamedOnceEach() {
+    SourceClock clock = SourceClock.forBoundedOutOfOrderness(Duration.ZERO);
+    assertThat(
+        refused(() -> clock.withPartitions(0, 0)),
+        allOf(
+            containsString("SourceClock.withPartitions([0, 0])"),
+            containsString("partition 0 is named twice")));
+    assertThat(
+        refused(() -> clock.withPartitions()),
+        allOf(
+            containsString("SourceClock.withPartitions([])"),
+            containsString("at least one partition")));
+    assertThat(
+        refused(() -> clock.withPartitions((Integer) null)), containsString("each 0 or more"));
+  }
+
+  /**
+   * SEMANTICS §1: a source without event time has no late events and no idleness; the clock of one
+   * refuses them when built, naming the fix, rather than show {@code idleAfter=1m} and ignore it.
+   */
+  @Test
+  void anArrivalOrderClockRefusesLateEventsAndIdleness() {
+    SourceClock arrival = SourceClock.inArrivalOrder();
+    assertThat(
+        refused(arrival::keepingLateEvents),
+        allOf(
+            containsString("SourceClock.inArrivalOrder().keepingLateEvents()"),
+            containsString("no event time"),
+            containsString("SourceClock.forBoundedOutOfOrderness(")));
+    assertThat(
+        refused(arrival::droppingLateEvents),
+        containsString("SourceClock.inArrivalOrder().droppingLateEvents()"));
+    assertThat(
+        refused(() -> arrival.withLateEvents(dev.streamform.core.time.LateEvents.KEEP)),
+        containsString("SourceClock.inArrivalOrder().withLateEvents(KEEP)"));
+    assertThat(
+        refused(() -> arrival.withIdleness(Duration.standardMinutes(1))),
+        allOf(
+            containsString("SourceClock.inArrivalOrder().withIdleness(1m)"),
+            containsString("no event time")));
+    // the options that mean something without event time stay
+    arrival.withContiguousOffsets().withPartitions(0, 1).withGeneration(2);
+  }
+
+  /** A log item's parts and the records' coder's schema are named when missing. */
+  @Test
+  void aSourceRecordNamesWhatIsMissing() {
+    Row row = Row.nullRow(Schema.builder().addNullableField("a", Schema.FieldType.STRING).build());
+    assertThat(
+        refused(() -> SourceRecord.of(0, 3, null, row)),
+        allOf(
+            containsString("SourceRecord.of: the ingest time at partition 0 offset 3 is null"),
+            containsString("Instant.now()")));
+    assertThat(
+        refused(() -> SourceRecord.punctuation(0, 3, Instant.EPOCH, null)),
+        containsString("SourceRecord.punctuation: the watermark at partition 0 offset 3 is null"));
+    assertThat(
+        refused(() -> SourceRecord.punctuation(0, 3, null, Instant.EPOCH)),
+        containsString("the ingest time at partition 0 offset 3 is null"));
+    assertThat(
+        refused(() -> SourceRecordCoder.of(null)),
+        allOf(
+            containsString("SourceRecordCoder.of(null)"),
+            containsString("the schema of the records")));
   }
 }

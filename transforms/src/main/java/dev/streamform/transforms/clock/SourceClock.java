@@ -199,21 +199,56 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         .build();
   }
 
-  /** Late events go to the late output and are not processed (the default). */
+  /**
+   * Late events go to the late output and are not processed (the default).
+   *
+   * @throws IllegalArgumentException on a clock {@link #inArrivalOrder()}: nothing is late there
+   */
   public SourceClock droppingLateEvents() {
+    needsEventTime("droppingLateEvents()", "late events");
     return toBuilder().setLateEvents(LateEvents.DROP).build();
   }
 
-  /** Late events are processed like any other. */
+  /**
+   * Late events are processed like any other.
+   *
+   * @throws IllegalArgumentException on a clock {@link #inArrivalOrder()}: nothing is late there
+   */
   public SourceClock keepingLateEvents() {
+    needsEventTime("keepingLateEvents()", "late events");
     return toBuilder().setLateEvents(LateEvents.KEEP).build();
   }
 
+  /**
+   * {@link #droppingLateEvents()} or {@link #keepingLateEvents()}, as a value.
+   *
+   * @throws IllegalArgumentException if {@code lateEvents} is null, or on a clock {@link
+   *     #inArrivalOrder()}
+   */
   public SourceClock withLateEvents(LateEvents lateEvents) {
     checkArgument(
         lateEvents != null,
         "SourceClock.withLateEvents(null): give LateEvents.DROP (the default) or LateEvents.KEEP");
+    needsEventTime("withLateEvents(" + lateEvents + ")", "late events");
     return toBuilder().setLateEvents(lateEvents).build();
+  }
+
+  /**
+   * Refuses {@code call} on a clock without event time (docs/semantics.md §1: {@code late_events}
+   * and {@code idle_after} on a source without {@code event_time} are refused), naming the fix.
+   */
+  private void needsEventTime(String call, String what) {
+    if (!judging()) {
+      throw new IllegalArgumentException(
+          "SourceClock.inArrivalOrder()."
+              + call
+              + ": a source with no event time has no "
+              + what
+              + " — nothing is late and no partition holds a watermark back; leave it out, or"
+              + " read the source in event time: EventTimeExtraction.from(\"<timestamp column>\")"
+              + " then SourceClock.forBoundedOutOfOrderness(delay)."
+              + call);
+    }
   }
 
   /**
@@ -276,6 +311,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         "SourceClock.withIdleness(%s): idleness must be a positive duration, e.g."
             + " Duration.standardMinutes(1); leave it out for partitions that never go idle",
         idleAfter);
+    needsEventTime("withIdleness(" + Times.format(idleAfter) + ")", "idleness");
     return toBuilder().setIdleAfter(idleAfter).build();
   }
 
@@ -292,6 +328,18 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         "SourceClock.withPartitions(%s): give the partition numbers the source reads, each 0 or"
             + " more",
         partitions);
+    checkArgument(
+        !partitions.isEmpty(),
+        "SourceClock.withPartitions([]): give at least one partition, e.g. withPartitions(0, 1, 2)"
+            + " for a source of three; leave it out to take partitions as they arrive");
+    java.util.Set<Integer> seen = new java.util.HashSet<>();
+    for (Integer p : partitions) {
+      checkArgument(
+          seen.add(p),
+          "SourceClock.withPartitions(%s): partition %s is named twice; name each partition once",
+          partitions,
+          p);
+    }
     return toBuilder().setPartitions(List.copyOf(partitions)).build();
   }
 

@@ -43,10 +43,11 @@ public abstract class SourceRecord implements Serializable {
    * A record at {@code (partition, offset)}.
    *
    * @throws IllegalArgumentException if the partition or the offset is negative (offsets are
-   *     positions in a partition's log: 0, 1, 2, ...), or the record is null
+   *     positions in a partition's log: 0, 1, 2, ...), or the ingest time or the record is null
    */
   public static SourceRecord of(int partition, long offset, Instant ingestTime, Row record) {
     checkPosition(partition, offset);
+    checkIngestTime("SourceRecord.of", partition, offset, ingestTime);
     if (record == null) {
       throw new IllegalArgumentException(
           "SourceRecord.of: the record at partition "
@@ -58,10 +59,24 @@ public abstract class SourceRecord implements Serializable {
     return new AutoValue_SourceRecord(partition, offset, ingestTime, record, null);
   }
 
-  /** A punctuation: "the watermark of this partition is at least {@code watermark}". */
+  /**
+   * A punctuation: "the watermark of this partition is at least {@code watermark}".
+   *
+   * @throws IllegalArgumentException if the partition or the offset is negative, or the ingest time
+   *     or the watermark is null
+   */
   public static SourceRecord punctuation(
       int partition, long offset, Instant ingestTime, Instant watermark) {
     checkPosition(partition, offset);
+    checkIngestTime("SourceRecord.punctuation", partition, offset, ingestTime);
+    if (watermark == null) {
+      throw new IllegalArgumentException(
+          "SourceRecord.punctuation: the watermark at partition "
+              + partition
+              + " offset "
+              + offset
+              + " is null; use SourceRecord.of for a record");
+    }
     return new AutoValue_SourceRecord(partition, offset, ingestTime, null, watermark);
   }
 
@@ -84,6 +99,20 @@ public abstract class SourceRecord implements Serializable {
   @Override
   public final int hashCode() {
     return Objects.hash(partition(), offset(), record(), watermark());
+  }
+
+  private static void checkIngestTime(
+      String call, int partition, long offset, @Nullable Instant ingestTime) {
+    if (ingestTime == null) {
+      throw new IllegalArgumentException(
+          call
+              + ": the ingest time at partition "
+              + partition
+              + " offset "
+              + offset
+              + " is null; give when the item was read, e.g. Instant.now() (it is informational"
+              + " and never event time)");
+    }
   }
 
   private static void checkPosition(int partition, long offset) {

@@ -35,7 +35,15 @@ public final class SourceRecordCoder extends StructuredCoder<SourceRecord> {
     return schema;
   }
 
+  /**
+   * @throws IllegalArgumentException if {@code recordSchema} is null
+   */
   public static SourceRecordCoder of(Schema recordSchema) {
+    if (recordSchema == null) {
+      throw new IllegalArgumentException(
+          "SourceRecordCoder.of(null): give the schema of the records, e.g."
+              + " Schema.builder().addInt64Field(\"customer_id\").build()");
+    }
     return new SourceRecordCoder(recordSchema);
   }
 
