@@ -179,7 +179,12 @@ public abstract class KeyedChangelog
   }
 
   /**
-   * Key state is dropped once {@code W >= latest(k) + retention}.
+   * Key state is dropped once {@code W >= latest(k) + retention}, {@code W} the watermark of the
+   * event's partition at its arrival. Only a clock in event time ({@code
+   * SourceClock.forBoundedOutOfOrderness}) has one: after {@code SourceClock.inArrivalOrder()} no
+   * key ever expires. This transform cannot see how its clock was built, so it does not refuse that
+   * (docs/decisions/0110); a declared model with {@code retention} on a source without {@code
+   * event_time} is refused by {@code streamform check}.
    *
    * @throws IllegalArgumentException if {@code retention} is null, zero or negative
    */

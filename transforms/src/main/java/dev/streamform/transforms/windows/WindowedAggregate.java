@@ -81,9 +81,13 @@ import org.joda.time.Instant;
  * <p><b>Judging</b> is per window against the event's own partition's watermark at its arrival,
  * {@code W_p} ({@link TimedEvent#watermarkAtArrival()}): on time iff {@code W_p} is undefined or
  * {@code W_p < end}; a correction iff {@code end <= W_p < end + allowed_lateness}; too late
- * otherwise. It depends only on the partition's log. Read the clock's events with late events
- * <em>kept</em> ({@code SourceClock...keepingLateEvents()}): for a windowed model the window
- * decides, and an event the clock drops never reaches a window.
+ * otherwise. It depends only on the partition's log. Read the events of a clock in event time with
+ * late events <em>kept</em> ({@code SourceClock.forBoundedOutOfOrderness(..)
+ * .keepingLateEvents()}): for a windowed model the window decides. This transform cannot see how
+ * the clock was built (docs/decisions/0110), so it does not refuse another: after a clock that
+ * drops late events (the clock's default) a late event goes only to the clock's {@code late()} and
+ * no window sees it — no correction, no too-late row; after {@code SourceClock.inArrivalOrder()} no
+ * event has a watermark at its arrival, so every event is on time.
  *
  * <p><b>Firing</b> follows the source watermark {@code W = min_p W_p}, which the clock's holds make
  * the runner watermark: revision 1 (the aggregate of the on-time events) once {@code W >= end},
