@@ -7,10 +7,12 @@ import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
+import dev.streamform.transforms.windows.WindowedAggregate;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.joda.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -66,5 +68,43 @@ class DisplayDataTest {
     shown(SourceClock.inArrivalOrder());
     assertEquals(
         "ordered_at", shown(EventTimeExtraction.from("ordered_at")).get("eventTimeColumn"));
+  }
+
+  /**
+   * The windows show their key and aggregates as the changelog does, as a declaration reads them —
+   * not Java's list brackets ({@code [sum(amount) as revenue]}).
+   */
+  @Test
+  void windowsShowKeyAndAggregatesAsDeclared() {
+    Map<String, String> items = new TreeMap<>();
+    DisplayData.from(
+            WindowedAggregate.of(FixedWindows.of(Duration.standardHours(1)))
+                .forModel("hourly")
+                .by("merchant_id", "region")
+                .aggregating(
+                    Aggregation.sum("amount").as("revenue"), Aggregation.countAll().as("orders")))
+        .items()
+        .forEach(i -> items.put(i.getKey(), String.valueOf(i.getValue())));
+    assertEquals("sum(amount) as revenue, count(*) as orders", items.get("aggregates"));
+    assertEquals("merchant_id, region", items.get("key"));
+  }
+
+  /** A clock's first offsets and partitions read as words and numbers, not Java's map or list. */
+  @Test
+  void clockShowsFirstOffsetsAndPartitionsAsDeclared() {
+    Map<String, String> clock =
+        shown(
+            SourceClock.forBoundedOutOfOrderness(Duration.millis(1500))
+                .withContiguousOffsets(Map.of(2, 5L, 0, 1200L))
+                .withPartitions(0, 1, 2));
+    assertEquals(
+        "offset order, contiguous from 1200 in partition 0, 5 in partition 2 and 0 in the"
+            + " others, at most 100000 waiting per partition",
+        clock.get("order"));
+    assertEquals("0, 1, 2", clock.get("partitions"));
+    assertEquals(
+        "offset order, contiguous from 0, at most 100000 waiting per partition",
+        shown(SourceClock.forBoundedOutOfOrderness(Duration.ZERO).withContiguousOffsets())
+            .get("order"));
   }
 }

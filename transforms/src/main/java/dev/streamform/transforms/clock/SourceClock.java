@@ -446,7 +446,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
                     "order",
                     contiguousOffsets()
                         ? "offset order, contiguous from "
-                            + (firstOffsets().isEmpty() ? "0" : firstOffsets().toString())
+                            + firstOffsetsText()
                             + ", at most "
                             + offsetBuffer()
                             + " waiting per partition"
@@ -455,7 +455,11 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         .add(
             DisplayData.item(
                     "partitions",
-                    partitions().isEmpty() ? "as they arrive" : partitions().toString())
+                    partitions().isEmpty()
+                        ? "as they arrive"
+                        : partitions().stream()
+                            .map(String::valueOf)
+                            .collect(java.util.stream.Collectors.joining(", ")))
                 .withLabel("Partitions"));
     if (judging()) {
       builder
@@ -469,6 +473,20 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     if (idleAfter() != null) {
       builder.add(DisplayData.item("idleAfter", Times.format(idleAfter())).withLabel("Idle after"));
     }
+  }
+
+  /**
+   * The first offsets as words, by partition: {@code 0}, or {@code 1200 in partition 0, 5 in
+   * partition 2 and 0 in the others}.
+   */
+  private String firstOffsetsText() {
+    if (firstOffsets().isEmpty()) {
+      return "0";
+    }
+    List<String> each = new ArrayList<>();
+    new java.util.TreeMap<>(firstOffsets())
+        .forEach((p, first) -> each.add(first + " in partition " + p));
+    return String.join(", ", each) + " and 0 in the others";
   }
 
   private static final class ClockFn extends DoFn<KV<Integer, Envelope>, TimedEvent> {

@@ -566,8 +566,10 @@ public abstract class WindowedAggregate
             DisplayData.item("allowedLateness", Times.format(allowedLateness()))
                 .withLabel("Allowed lateness"))
         .add(DisplayData.item("trigger", triggerText()).withLabel("Trigger"))
-        .add(DisplayData.item("key", String.join(",", keyColumns())).withLabel("Key"))
-        .add(DisplayData.item("aggregates", aggregations().toString()).withLabel("Aggregates"))
+        .add(DisplayData.item("key", String.join(", ", keyColumns())).withLabel("Key"))
+        .add(
+            DisplayData.item("aggregates", OutputColumns.display(aggregations()))
+                .withLabel("Aggregates"))
         .add(DisplayData.item("generation", generation()).withLabel("Generation"));
     if (arrivalOrder()) {
       // only then: the plan manifest, built for the DirectRunner (log order), stays as it was
