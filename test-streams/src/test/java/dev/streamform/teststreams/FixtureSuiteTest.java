@@ -124,8 +124,12 @@ class FixtureSuiteTest {
       assertThat(suite.run(p), is(false));
     }
 
-    assertThat(suite.results().get(0).reason(), endsWith(" for larger totals — do this"));
-    assertThat(out.toString(), containsString(" for larger totals — do this\n"));
+    assertThat(
+        suite.results().get(0).reason(),
+        endsWith(
+            " for larger totals (in a Java pipeline without sources.yml: a DECIMAL field of"
+                + " the records' Schema) — do this"));
+    assertThat(out.toString(), containsString(" the records' Schema) — do this\n"));
     // it says what to change: no call to report it
     assertThat(out.toString(), not(containsString("STREAMFORM_DEBUG")));
   }

@@ -97,7 +97,8 @@ public class BadRecordErrorHandlerTest {
             "partition 0 offset 1: column `customer_id`: the int64 sum for `total` would overflow:"
                 + " 9223372036854775806 + 5 is outside int64 (-9223372036854775808 to"
                 + " 9223372036854775807); declare `customer_id` as decimal(38,0) in sources.yml for"
-                + " larger totals");
+                + " larger totals (in a Java pipeline without sources.yml: a DECIMAL field of the"
+                + " records' Schema)");
   }
 
   /**

@@ -161,7 +161,8 @@ final class GroupedQuery {
             + x
             + " is outside int64 (-9223372036854775808 to 9223372036854775807); declare `"
             + column
-            + "` as decimal(38,0) in sources.yml for larger totals";
+            + "` as decimal(38,0) in sources.yml for larger totals (in a Java pipeline without"
+            + " sources.yml: a DECIMAL field of the records' Schema)";
       }
     }
     return null;
