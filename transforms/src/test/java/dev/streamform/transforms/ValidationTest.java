@@ -238,15 +238,34 @@ class ValidationTest {
                     .aggregating(Aggregation.sum("amount"))),
         containsString("two aggregates are named `sum_amount`"));
     assertThat(
-        refused(() -> byCustomer.aggregating(Aggregation.sum("amount").as("customer_id"))),
-        containsString("is named like the key column `customer_id`"));
-    assertThat(
         refused(() -> byCustomer.aggregating(Aggregation.countAll().as("window_end"))),
         allOf(containsString("window_end"), containsString(".as(...)")));
-    // keys given after the aggregates are checked against them too
+    // an aggregate named like a key is refused when applied, once withKeyName cannot rename the key
+    Schema orders =
+        Schema.builder()
+            .addInt64Field("customer_id")
+            .addDecimalField("amount")
+            .addDateTimeField("ordered_at")
+            .build();
+    WindowedAggregate likeKey = byCustomer.aggregating(Aggregation.sum("amount").as("customer_id"));
     assertThat(
-        refused(() -> hourly.aggregating(Aggregation.countAll().as("n")).by("n")),
-        containsString("is named like the key column `n`"));
+        refused(() -> clockedEvents(orders).apply(likeKey)),
+        allOf(
+            containsString(
+                "WindowedAggregate.by(\"customer_id\"): aggregate `customer_id` is named"
+                    + " like a key column"),
+            containsString(".as(...)")));
+    clockedEvents(orders).apply(likeKey.withKeyName("customer_id", "customer"));
+  }
+
+  /** An empty input with the clock's coder for records of {@code schema}. */
+  private static org.apache.beam.sdk.values.PCollection<dev.streamform.transforms.clock.TimedEvent>
+      clockedEvents(Schema schema) {
+    return org.apache.beam.sdk.Pipeline.create()
+        .apply(
+            org.apache.beam.sdk.transforms.Create.empty(
+                dev.streamform.transforms.clock.ClockCoders.TimedEventCoder.of(
+                    dev.streamform.transforms.envelope.EnvelopeCoder.of(schema))));
   }
 
   /** The partitions a clock reads are each named once, and at least one is named. */

@@ -11,8 +11,9 @@ import java.util.Set;
  * by {@link KeyedChangelog} and {@link dev.streamform.transforms.windows.WindowedAggregate} so both
  * refuse the same mistakes with the same words: no key column, a null or blank one, one named
  * twice; a null aggregate, two aggregates with one output name (default names included), an
- * aggregate named like a key column or like another column the transform adds. Every message starts
- * with the call as the author wrote it and ends with the fix.
+ * aggregate named like a key column or like another column the transform adds. (The windows check
+ * aggregates against their keys when applied, as a key may still be renamed there.) Every message
+ * starts with the call as the author wrote it and ends with the fix.
  */
 public final class OutputColumns {
   private OutputColumns() {}
@@ -121,11 +122,8 @@ public final class OutputColumns {
     return List.copyOf(all);
   }
 
-  /**
-   * Refuses {@code aggregate} if it is named like one of {@code keyColumns}: for key columns given
-   * after the aggregates as well as before.
-   */
-  public static void checkAgainstKeys(
+  /** Refuses {@code aggregate} if it is named like one of {@code keyColumns}. */
+  private static void checkAgainstKeys(
       String where, Collection<String> keyColumns, Aggregation aggregate) {
     if (keyColumns.contains(aggregate.name())) {
       throw new IllegalArgumentException(

@@ -300,8 +300,8 @@ public abstract class WindowedAggregate
   /**
    * Keyed by {@code keyColumns} of the records, in place of any key given before.
    *
-   * @throws IllegalArgumentException if no key column is given, one is null or blank, one is named
-   *     twice, or an aggregate given already is named like one
+   * @throws IllegalArgumentException if no key column is given, one is null or blank, or one is
+   *     named twice
    */
   public WindowedAggregate by(String... keyColumns) {
     return by(keyColumns == null ? null : Arrays.asList(keyColumns));
@@ -311,11 +311,7 @@ public abstract class WindowedAggregate
   public WindowedAggregate by(List<String> keyColumns) {
     List<String> keys =
         OutputColumns.keyColumns("WindowedAggregate.by", "a windowed aggregate", keyColumns);
-    WindowedAggregate keyed = toBuilder().setKeyColumns(keys).build();
-    for (Aggregation a : aggregations()) {
-      OutputColumns.checkAgainstKeys(keyed.describe(), keyed.keyOutputNames(), a);
-    }
-    return keyed;
+    return toBuilder().setKeyColumns(keys).build();
   }
 
   /**
@@ -331,8 +327,9 @@ public abstract class WindowedAggregate
    * This aggregate with {@code aggregations} added, in output order.
    *
    * @throws IllegalArgumentException if an aggregate is null, two aggregates share an output name,
-   *     or an aggregate is named like a key column, {@code window_start} or {@code window_end}
-   *     (every output column needs its own name)
+   *     or an aggregate is named {@code window_start} or {@code window_end} (every output column
+   *     needs its own name). An aggregate named like a key column is refused when the transform is
+   *     applied: {@link #withKeyName} may still give the key another name.
    */
   public WindowedAggregate aggregating(Aggregation... aggregations) {
     return aggregating(aggregations == null ? null : Arrays.asList(aggregations));
@@ -343,23 +340,12 @@ public abstract class WindowedAggregate
     return toBuilder()
         .setAggregations(
             OutputColumns.aggregates(
-                describe() + ".aggregating",
-                keyOutputNames(),
-                WINDOW_COLUMNS,
-                aggregations(),
-                more))
+                describe() + ".aggregating", List.of(), WINDOW_COLUMNS, aggregations(), more))
         .build();
   }
 
   /** The columns every output row has besides its key and aggregates. */
   private static final List<String> WINDOW_COLUMNS = List.of("window_start", "window_end");
-
-  /** The key columns' names in the output ({@link #withKeyName} applied). */
-  private List<String> keyOutputNames() {
-    List<String> names = new ArrayList<>();
-    keyColumns().forEach(k -> names.add(keyNames().getOrDefault(k, k)));
-    return names;
-  }
 
   /**
    * This transform as an author writes it, for messages: {@code WindowedAggregate.by("a")}, or
@@ -485,7 +471,7 @@ public abstract class WindowedAggregate
       throw new IllegalArgumentException(describe() + ": " + e.getMessage(), e);
     }
     Schema keys = keySchema.build();
-    // checked when built too; a key renamed with withKeyName afterwards is checked here
+    // against the keys' output names, withKeyName applied (the other checks were made when built)
     for (String name : accumulators.outputSchema().getFieldNames()) {
       checkArgument(
           !keys.hasField(name) && !WINDOW_COLUMNS.contains(name),
