@@ -115,8 +115,11 @@ import picocli.CommandLine.Spec;
           + " (checked before the job starts)"
     })
 final class RunCommand implements Callable<Integer> {
-  /** With a revision sink: the last refusal of a conflict before the job (see conflicts()). */
-  private long refusalsBefore;
+  /**
+   * This run's id: the revision sink records each conflict it refuses as refused by it, and the run
+   * counts those (see conflicts(); docs/decisions/0114).
+   */
+  private final String runId = java.util.UUID.randomUUID().toString();
 
   @Parameters(paramLabel = "<project>", description = "the project folder")
   Path project;
@@ -333,7 +336,6 @@ final class RunCommand implements Callable<Integer> {
       try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
         LedgerSchema.migrate(pool); // fail here, not in the job, when the database cannot be used
         canonical = Ledger.at(pool).canonicalGeneration(model);
-        refusalsBefore = Ledger.at(pool).lastRefusal();
       } catch (RuntimeException | SQLException e) {
         err.println(cannotUse(target, e));
         return 1;
@@ -357,7 +359,7 @@ final class RunCommand implements Callable<Integer> {
           return 1;
         }
       }
-      revisionSink = RevisionSink.to(target);
+      revisionSink = RevisionSink.to(target).forRun(runId);
       List<EffectRule> effects = DeclaredEffects.rules(declared.model());
       if (shadow) {
         if (canonical.isPresent() && canonical.getAsInt() == runGeneration) {
@@ -835,11 +837,12 @@ final class RunCommand implements Callable<Integer> {
 
   /**
    * After the job: the records the revision sink refused as conflicts (docs/semantics.md §8) — the
-   * rows of {@code revision_conflict} of the model's generation refused during this run, the ones
-   * it recorded and the ones an earlier run recorded that it offered again (each is refused, and
-   * reported, every time); when the ledger cannot be read, the sink's {@value
-   * RevisionSink#CONFLICTS} counter of the run ({@code counted}). A line in the run's {@code
-   * summary} and why it fails on {@code err} (docs/decisions/0040). False when there were none.
+   * rows of {@code revision_conflict} of the model's generation this run refused, the ones it
+   * recorded and the ones an earlier run recorded that it offered again (each is refused, and
+   * reported, every time), not those another run refused meanwhile (docs/decisions/0114); when the
+   * ledger cannot be read, the sink's {@value RevisionSink#CONFLICTS} counter of the run ({@code
+   * counted}). A line in the run's {@code summary} and why it fails on {@code err}
+   * (docs/decisions/0040). False when there were none.
    */
   private boolean conflicts(
       long counted,
@@ -850,7 +853,7 @@ final class RunCommand implements Callable<Integer> {
     int g = declared.model().generation();
     long n = counted;
     try (HikariDataSource pool = sink.target().openPool("streamform-run", 2, 10_000)) {
-      n = Ledger.at(pool).conflictsRefusedSince(model, g, refusalsBefore);
+      n = Ledger.at(pool).conflictsRefusedBy(model, g, runId);
     } catch (RuntimeException | SQLException e) {
       err.println(
           "streamform run: cannot count the revision conflicts of this run: "

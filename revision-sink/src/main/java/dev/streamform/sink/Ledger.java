@@ -449,35 +449,21 @@ public final class Ledger {
   }
 
   /**
-   * The number of the last refusal of a conflict, of any model (every refusal, of a new conflict or
-   * of one recorded before, takes the next number); 0 when none is recorded. Read before a run, for
-   * {@link #conflictsRefusedSince}.
+   * How many conflicts of {@code model}'s generation {@code generation} the run {@code runId}
+   * refused ({@link LedgerWriter#forRun}): the ones it recorded and the ones an earlier run
+   * recorded that it offered again, each once however often it offered them (docs/decisions/0040,
+   * 0114). What another run refused, before or while this one ran, is not counted.
    */
-  public long lastRefusal() throws SQLException {
+  public long conflictsRefusedBy(String model, int generation, String runId) throws SQLException {
     try (Connection c = dataSource.getConnection();
         PreparedStatement s =
             c.prepareStatement(
-                "SELECT coalesce(max(last_refusal), 0) FROM streamform.revision_conflict");
-        ResultSet rs = s.executeQuery()) {
-      rs.next();
-      return rs.getLong(1);
-    }
-  }
-
-  /**
-   * How many conflicts of {@code model}'s generation {@code generation} were refused after refusal
-   * {@code after} ({@link #lastRefusal()} taken before a run): the ones first recorded since and
-   * the ones recorded before and offered again since, each once (docs/decisions/0040).
-   */
-  public long conflictsRefusedSince(String model, int generation, long after) throws SQLException {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement s =
-            c.prepareStatement(
-                "SELECT count(*) FROM streamform.revision_conflict WHERE model = ? AND generation"
-                    + " = ? AND last_refusal > ?")) {
-      s.setString(1, model);
-      s.setInt(2, generation);
-      s.setLong(3, after);
+                "SELECT count(*) FROM streamform.revision_conflict_refusal r JOIN"
+                    + " streamform.revision_conflict k USING (conflict_id) WHERE r.run_id = ? AND"
+                    + " k.model = ? AND k.generation = ?")) {
+      s.setString(1, runId);
+      s.setString(2, model);
+      s.setInt(3, generation);
       try (ResultSet rs = s.executeQuery()) {
         rs.next();
         return rs.getLong(1);

@@ -41,8 +41,9 @@ import org.slf4j.LoggerFactory;
  *       (replays, restored checkpoints, retried batches);
  *   <li>the same {@code (projection_id, revision)} with another digest is refused, recorded in
  *       {@code revision_conflict}, logged and returned — never overwritten; offered again, it is
- *       refused again (its row, still one, takes the next {@code last_refusal} number: how a run
- *       counts the conflicts it offered, {@link Ledger#conflictsRefusedSince});
+ *       refused again (its row stays one); a writer {@linkplain #forRun for a run} records each
+ *       conflict it refused as refused by that run: how a run counts the conflicts it offered,
+ *       {@link Ledger#conflictsRefusedBy};
  *   <li>a final record marks the projection final at its revision (status {@code final}), held like
  *       a revision until that revision is applied; a final record that contradicts the projection,
  *       and a revision after the final one, are conflicts;
@@ -73,6 +74,12 @@ public final class LedgerWriter {
   private final Duration retryFor;
   private final EffectOutbox outbox;
   private final boolean shadow;
+
+  /**
+   * The run this writer writes for ({@link #forRun}): each conflict it refuses is recorded as
+   * refused by it in {@code revision_conflict_refusal}; null records none.
+   */
+  private final @Nullable String runId;
 
   /** Each model generation's output schema, as its revisions carry it: how stored JSON is typed. */
   private final Map<String, Schema> schemas = new HashMap<>();
@@ -143,10 +150,33 @@ public final class LedgerWriter {
       Duration retryFor,
       List<dev.streamform.sink.effects.EffectRule> rules,
       boolean shadow) {
+    this(dataSource, retryFor, new EffectOutbox(rules), shadow, null);
+  }
+
+  private LedgerWriter(
+      DataSource dataSource,
+      Duration retryFor,
+      EffectOutbox outbox,
+      boolean shadow,
+      @Nullable String runId) {
     this.dataSource = dataSource;
     this.retryFor = retryFor;
-    this.outbox = new EffectOutbox(rules);
+    this.outbox = outbox;
     this.shadow = shadow;
+    this.runId = runId;
+  }
+
+  /**
+   * This writer for the run {@code runId} (docs/decisions/0114): each conflict it refuses is
+   * recorded as refused by that run, once however often it is offered, in the transaction that
+   * refuses it, so the run counts what it offered itself ({@link Ledger#conflictsRefusedBy}) and
+   * not what another run beside it offered.
+   */
+  public LedgerWriter forRun(String runId) {
+    if (runId == null || runId.isEmpty()) {
+      throw new IllegalArgumentException("LedgerWriter.forRun: no run id");
+    }
+    return new LedgerWriter(dataSource, retryFor, outbox, shadow, runId);
   }
 
   /**
@@ -277,7 +307,7 @@ public final class LedgerWriter {
       c.setAutoCommit(false);
       try {
         Plan plan = plan(c, batch);
-        plan.execute(c, !shadow);
+        plan.execute(c, !shadow, runId);
         if (!shadow && !outbox.isEmpty() && !plan.ledgerRows.isEmpty()) {
           // every revision applied, each projection's in revision order (the chain's): a revision
           // that makes a rule true prepares its effect even when a later one of the batch makes it
@@ -636,7 +666,7 @@ public final class LedgerWriter {
      * Writes the plan; with {@code claimAlias}, a model without a canonical alias gets its first
      * generation.
      */
-    void execute(Connection c, boolean claimAlias) throws SQLException {
+    void execute(Connection c, boolean claimAlias, @Nullable String runId) throws SQLException {
       batch(
           c,
           "INSERT INTO streamform.projection (projection_id, model, logical_window_id, generation,"
@@ -744,13 +774,22 @@ public final class LedgerWriter {
             s.setString(13, r.digest());
             s.setString(14, r.offsetsJson());
           });
-      batch(
-          c,
+      String refuse =
           "INSERT INTO streamform.revision_conflict (projection_id, model, generation, revision,"
               + " final, reason, stored_digest, offered_digest, offered_values, offered_offsets)"
               + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb) ON CONFLICT (projection_id,"
               + " revision, final, offered_digest) DO UPDATE SET last_refusal ="
-              + " nextval('streamform.revision_refusal'), last_refused_at = now()",
+              + " nextval('streamform.revision_refusal'), last_refused_at = now()";
+      batch(
+          c,
+          runId == null
+              ? refuse
+              // the run's own record of the refusal, in the same transaction (ADR 0114)
+              : "WITH refused AS ("
+                  + refuse
+                  + " RETURNING conflict_id) INSERT INTO streamform.revision_conflict_refusal"
+                  + " (run_id, conflict_id) SELECT ?, conflict_id FROM refused ON CONFLICT DO"
+                  + " NOTHING",
           refusals,
           null,
           (s, refusal) -> {
@@ -765,6 +804,9 @@ public final class LedgerWriter {
             s.setString(8, r.digest());
             s.setString(9, r.valuesJson());
             s.setString(10, r.offsetsJson());
+            if (runId != null) {
+              s.setString(11, runId);
+            }
           });
       if (!claimAlias) {
         return;

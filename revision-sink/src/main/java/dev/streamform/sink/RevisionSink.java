@@ -22,6 +22,7 @@ import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TupleTag;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
@@ -86,6 +87,12 @@ public abstract class RevisionSink
    */
   public abstract boolean shadow();
 
+  /**
+   * The run whose writers these are ({@link #forRun}): each conflict they refuse is recorded as
+   * refused by it; null records none.
+   */
+  public abstract @Nullable String runId();
+
   abstract Builder toBuilder();
 
   @AutoValue.Builder
@@ -99,6 +106,8 @@ public abstract class RevisionSink
     abstract Builder setEffects(List<EffectRule> effects);
 
     abstract Builder setShadow(boolean shadow);
+
+    abstract Builder setRunId(@Nullable String runId);
 
     abstract RevisionSink build();
   }
@@ -165,6 +174,17 @@ public abstract class RevisionSink
     return toBuilder().setShadow(true).build();
   }
 
+  /**
+   * A sink whose writers record each conflict they refuse as refused by the run {@code runId}
+   * ({@link LedgerWriter#forRun}), so that run counts the conflicts it offered itself ({@link
+   * Ledger#conflictsRefusedBy}), not those another run of the same generation offered meanwhile
+   * (docs/decisions/0114). Give each run its own id.
+   */
+  public RevisionSink forRun(String runId) {
+    checkArgument(runId != null && !runId.isEmpty(), "RevisionSink.forRun: no run id");
+    return toBuilder().setRunId(runId).build();
+  }
+
   @Override
   public RevisionSinkResult expand(PCollection<WindowRevision> revisions) {
     TupleTag<RevisionConflict> tag = new TupleTag<>() {};
@@ -172,7 +192,9 @@ public abstract class RevisionSink
         revisions
             .apply(
                 shadow() ? "Write shadow revisions" : "Write revisions",
-                ParDo.of(new WriteFn(target(), batchSize(), retryTimeout(), effects(), shadow())))
+                ParDo.of(
+                    new WriteFn(
+                        target(), batchSize(), retryTimeout(), effects(), shadow(), runId())))
             .setCoder(RevisionConflict.Coder.of());
     return new RevisionSinkResult(revisions.getPipeline(), tag, conflicts);
   }
@@ -197,6 +219,7 @@ public abstract class RevisionSink
     private final Duration retryTimeout;
     private final List<EffectRule> effects;
     private final boolean shadow;
+    private final @Nullable String runId;
 
     private final Counter applied = StreamformMetrics.counter(APPLIED);
     private final Counter released = StreamformMetrics.counter(RELEASED);
@@ -225,7 +248,9 @@ public abstract class RevisionSink
         int batchSize,
         Duration retryTimeout,
         List<EffectRule> effects,
-        boolean shadow) {
+        boolean shadow,
+        @Nullable String runId) {
+      this.runId = runId;
       this.target = target;
       this.batchSize = batchSize;
       this.retryTimeout = retryTimeout;
@@ -239,6 +264,9 @@ public abstract class RevisionSink
       java.time.Duration retryFor = Times.toJava(retryTimeout);
       writer =
           shadow ? LedgerWriter.shadow(pool, retryFor) : new LedgerWriter(pool, retryFor, effects);
+      if (runId != null) {
+        writer = writer.forRun(runId);
+      }
     }
 
     @StartBundle
