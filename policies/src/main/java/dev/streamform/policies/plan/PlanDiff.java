@@ -84,8 +84,19 @@ public final class PlanDiff {
   /**
    * Thrown when a file is not a plan manifest; the message says what is wrong and how to get one.
    */
-  public static final class NotAManifestException extends Exception {
+  public static class NotAManifestException extends Exception {
     NotAManifestException(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * Thrown when a manifest's field no longer hashes to the digest stored beside it: the file was
+   * edited after {@code inspect-plan} wrote it (docs/decisions/0114). The message names the node
+   * and the field; the fix is to write the manifest again from the running declaration.
+   */
+  public static final class EditedManifestException extends NotAManifestException {
+    EditedManifestException(String message) {
       super(message);
     }
   }
@@ -101,6 +112,14 @@ public final class PlanDiff {
    * #KINDS}, a {@code definition} object and a text {@code definition_digest}; an {@code Aggregate}
    * node has its {@code state} (an object with a text {@code digest}). The message says the first
    * field that is missing or of the wrong type.
+   *
+   * <p>Then each digest must be the digest of what it covers, as stored ({@link
+   * EditedManifestException} when not): a node's {@code definition}, {@code schema} and {@code
+   * state.fingerprint}, and the {@code time_policy}'s {@code policy}. A manifest is the record of
+   * what runs, and plan compares values only where digests differ, so a field edited under its old
+   * digest would read as unchanged (docs/decisions/0114). A manifest an older build wrote and
+   * nobody edited still loads: its digests cover its own spelling (a fixed day {@code 1d}, ADR
+   * 0107), which is what is hashed here; key order and layout do not count.
    */
   public static void requireManifest(JsonNode tree) throws NotAManifestException {
     if (tree == null || !tree.isObject()) {
@@ -181,6 +200,76 @@ public final class PlanDiff {
                       : " has \"state\": " + shown(state) + ", not an object with a \"digest\""));
         }
       }
+    }
+    requireDigests(tree);
+  }
+
+  /** Each digest of a checked manifest against the digest of what it covers, as stored. */
+  private static void requireDigests(JsonNode tree) throws EditedManifestException {
+    int i = 0;
+    for (JsonNode n : tree.get("nodes")) {
+      i++;
+      String node = "node " + i + " (" + n.get("id").asText() + ")";
+      requireDigest(
+          node,
+          "\"definition\"",
+          n.get("definition"),
+          "\"definition_digest\"",
+          n.get("definition_digest"));
+      if (n.has("schema") || n.has("schema_digest")) {
+        requireDigest(
+            node, "\"schema\"", n.get("schema"), "\"schema_digest\"", n.get("schema_digest"));
+      }
+      if (n.has("state")) {
+        requireDigest(
+            node,
+            "\"state\".\"fingerprint\"",
+            n.get("state").get("fingerprint"),
+            "\"state\".\"digest\"",
+            n.get("state").get("digest"));
+      }
+    }
+    if (tree.has("time_policy")) {
+      JsonNode policy = tree.get("time_policy");
+      requireDigest(
+          "the manifest",
+          "\"time_policy\".\"policy\"",
+          policy.get("policy"),
+          "\"time_policy\".\"digest\"",
+          policy.get("digest"));
+    }
+  }
+
+  private static void requireDigest(
+      String where, String field, JsonNode content, String digestField, JsonNode digest)
+      throws EditedManifestException {
+    String fix =
+        ": the manifest was changed after streamform inspect-plan wrote it, and a manifest is the"
+            + " record of what runs; write it again with streamform inspect-plan <project> <model>"
+            + " from the declarations the running job was started with";
+    if (content == null || digest == null || !digest.isTextual()) {
+      throw new EditedManifestException(
+          where
+              + " has "
+              + (content == null ? "no " + field : field)
+              + (digest == null || !digest.isTextual() ? " but no text " + digestField : "")
+              + " to check it against"
+              + fix);
+    }
+    String actual = PlanManifest.digestOfTree(content);
+    if (!actual.equals(digest.asText())) {
+      throw new EditedManifestException(
+          where
+              + " has "
+              + field
+              + " that does not match its "
+              + digestField
+              + " ("
+              + shortDigest(digest.asText())
+              + "; what it holds hashes to "
+              + shortDigest(actual)
+              + ")"
+              + fix);
     }
   }
 

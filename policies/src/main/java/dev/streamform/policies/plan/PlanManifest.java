@@ -317,6 +317,15 @@ public final class PlanManifest {
   }
 
   /**
+   * The digest of a part of a manifest read back from its text, as {@link #digest} computed it when
+   * the manifest was written: the same compact canonical JSON (object keys sorted), whatever the
+   * file's key order and layout.
+   */
+  static String digestOfTree(JsonNode content) {
+    return digest(CANONICAL.convertValue(content, Object.class));
+  }
+
+  /**
    * The source's definition: connector, where, format and, when declared, the partition count; with
    * event time also its clock (event_time, watermark, late_events, idle_after) — the suffix that
    * declaring event time adds.

@@ -440,6 +440,85 @@ class PlanDiffTest {
         refused.apply(t -> t.putArray("time_policy").add(1)), containsString("\"time_policy\""));
   }
 
+  /**
+   * A manifest is the record of what runs: one edited by hand so that a field no longer hashes to
+   * the digest stored beside it is refused, naming the node and the field (docs/decisions/0114).
+   * Before, the values were compared only where digests differed, so an edited key or window with
+   * its old digest read SAFE, and an edited watermark contradicted itself.
+   */
+  @Test
+  void aManifestWhoseFieldsNoLongerMatchTheirDigestsIsRefused() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    String text =
+        manifest(
+                ORDERS + CLOCK,
+                "models:\n  customer_metrics:\n    key: [customer_id]\n    window: 1h\n",
+                SQL)
+            .toJson();
+    PlanDiff.requireManifest(json.readTree(text)); // as written: accepted
+    java.util.function.Function<java.util.function.Consumer<ObjectNode>, String> refused =
+        edit -> {
+          try {
+            ObjectNode tree = (ObjectNode) json.readTree(text);
+            edit.accept(tree);
+            return assertThrows(
+                    PlanDiff.NotAManifestException.class, () -> PlanDiff.requireManifest(tree))
+                .getMessage();
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        };
+    java.util.function.Function<ObjectNode, ObjectNode> aggregate =
+        t -> (ObjectNode) t.get("nodes").get(1);
+    java.util.function.Function<ObjectNode, ObjectNode> source =
+        t -> (ObjectNode) t.get("nodes").get(0);
+    assertThat(
+        refused.apply(
+            t ->
+                ((ObjectNode) aggregate.apply(t).get("state").get("fingerprint"))
+                    .putArray("key")
+                    .add("x")),
+        containsString("node 2 (aggregate) has \"state\".\"fingerprint\" that does not match"));
+    assertThat(
+        refused.apply(
+            t ->
+                ((ObjectNode) aggregate.apply(t).get("state").get("fingerprint"))
+                    .put("window", "tumbling 2h")),
+        containsString("\"state\".\"fingerprint\""));
+    assertThat(
+        refused.apply(
+            t -> ((ObjectNode) aggregate.apply(t).get("definition")).putArray("key").add("x")),
+        containsString("node 2 (aggregate) has \"definition\" that does not match"));
+    assertThat(
+        refused.apply(
+            t -> ((ObjectNode) source.apply(t).get("definition")).put("watermark", "10m")),
+        containsString("node 1 (source:orders) has \"definition\" that does not match"));
+    assertThat(
+        refused.apply(t -> ((ObjectNode) source.apply(t).get("schema")).put("amount", "int64")),
+        containsString("node 1 (source:orders) has \"schema\" that does not match"));
+    assertThat(
+        refused.apply(
+            t ->
+                ((ObjectNode) t.get("time_policy").get("policy").get("sources").get(0))
+                    .put("topic", "x")),
+        containsString("\"time_policy\".\"policy\" that does not match"));
+    // the fix is named
+    assertThat(
+        refused.apply(t -> ((ObjectNode) source.apply(t).get("definition")).put("topic", "x")),
+        containsString("write it again with streamform inspect-plan"));
+    // the same content in another key order and layout (a tool re-indented it): still accepted
+    ObjectNode reordered = (ObjectNode) json.readTree(text);
+    ObjectNode definition = (ObjectNode) source.apply(reordered).get("definition");
+    List<String> names = new java.util.ArrayList<>();
+    definition.fieldNames().forEachRemaining(names::add);
+    ObjectNode reversed = json.createObjectNode();
+    for (int i = names.size() - 1; i >= 0; i--) {
+      reversed.set(names.get(i), definition.get(names.get(i)));
+    }
+    source.apply(reordered).set("definition", reversed);
+    PlanDiff.requireManifest(json.readTree(json.writeValueAsString(reordered)));
+  }
+
   @Test
   void theSummaryOrdersNodesAsTheNewPlanThenRemovedOnes() throws Exception {
     PlanDiff d =
