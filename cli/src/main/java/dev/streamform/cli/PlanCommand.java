@@ -50,9 +50,11 @@ import picocli.CommandLine.Spec;
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
       "0:every node SAFE or COMPATIBLE, no generation missing",
-      "1:the project has problems, no such model, or the file is not a plan manifest",
-      "2:a node needs a STATE MIGRATION, or the change needs a new generation"
-          + " (also: a command line that could not be understood, with its message)"
+      "1:the project has problems, no such model, the file is not a plan manifest, or it was"
+          + " edited after inspect-plan wrote it (a field no longer matches its digest)",
+      "2:a node needs a STATE MIGRATION, the change needs a new generation, or the generation"
+          + " is lower than the running one (also: a command line that could not be understood,"
+          + " with its message)"
     })
 final class PlanCommand implements Callable<Integer> {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -129,6 +131,16 @@ final class PlanCommand implements Callable<Integer> {
               + JsonProblems.reason(e)
               + "; give the file streamform inspect-plan wrote");
       return 1;
+    } catch (PlanDiff.EditedManifestException e) {
+      // a manifest is the record of what runs: refused rather than compared (ADR 0114)
+      err.println(
+          "streamform plan: "
+              + against
+              + ": "
+              + e.getMessage()
+                  .replace("<model>", ShellWords.quote(model))
+                  .replace("<manifest.json>", ShellWords.quote(against)));
+      return 1;
     } catch (PlanDiff.NotAManifestException e) {
       err.println(
           "streamform plan: "
@@ -167,8 +179,10 @@ final class PlanCommand implements Callable<Integer> {
     }
     if (!diff.generationRequired().isEmpty()) {
       out.println(
-          "NEW GENERATION REQUIRED: the watermark topology changed but generation is still "
-              + diff.newGeneration()
+          "NEW GENERATION REQUIRED: the watermark topology changed but generation is "
+              + (diff.generationGoesBack()
+                  ? diff.newGeneration() + ", not after the running " + diff.runningGeneration()
+                  : "still " + diff.newGeneration())
               + ":");
       diff.generationRequired().forEach(r -> out.println("    " + r));
       int next = diff.runningGeneration() + 1;
@@ -186,7 +200,22 @@ final class PlanCommand implements Callable<Integer> {
               + next
               + " --shadow --jdbc-url <url>)");
     }
-    if (diff.newGeneration() != diff.runningGeneration()) {
+    if (diff.generationGoesBack()) {
+      out.println(
+          "generation "
+              + diff.runningGeneration()
+              + " -> "
+              + diff.newGeneration()
+              + ": generation numbers go forward, and generation "
+              + diff.newGeneration()
+              + " is older than the running generation "
+              + diff.runningGeneration()
+              + " (it is not new: its projections may still be in the ledger); keep generation: "
+              + diff.runningGeneration()
+              + " to deploy over the running plan, or set generation: "
+              + (diff.runningGeneration() + 1)
+              + " for a new one");
+    } else if (diff.newGeneration() != diff.runningGeneration()) {
       out.println(
           "generation "
               + diff.runningGeneration()
@@ -221,11 +250,12 @@ final class PlanCommand implements Callable<Integer> {
     if (diff.exitCode() != 0) {
       return "do not deploy over the running plan as is";
     }
-    if (diff.overall() == Classification.SAFE) {
-      return diff.newGeneration() == diff.runningGeneration()
-          ? "nothing changes"
-          : "safe to deploy as generation " + diff.newGeneration();
+    if (diff.newGeneration() != diff.runningGeneration()) {
+      // a new generation does not restore the running one: it is deployed beside it (ADR 0103)
+      return "safe to deploy as generation " + diff.newGeneration();
     }
-    return "safe to deploy over the running plan";
+    return diff.overall() == Classification.SAFE
+        ? "nothing changes"
+        : "safe to deploy over the running plan";
   }
 }

@@ -119,6 +119,81 @@ class PlanCommandsTest {
                 + " once it is promoted (streamform alias set)"));
   }
 
+  /**
+   * ADR 0103: another topic with a new generation is "safe to deploy as generation N", not "over
+   * the running plan" — the new generation does not restore the running one's clock.
+   */
+  @Test
+  void anotherTopicWithANewGenerationIsSafeToDeployAsThatGeneration() throws Exception {
+    Path project = copy();
+    Path manifest = saved(project);
+    Path sources = project.resolve("sources.yml");
+    Files.writeString(
+        sources, Files.readString(sources).replace("topic: orders", "topic: orders_v2"));
+    Path models = project.resolve("streamform.yml");
+    Files.writeString(models, Files.readString(models) + "    generation: 2\n");
+    assertThat(
+        err.toString(),
+        run("plan", project.toString(), "hourly_revenue", "--against", manifest.toString()),
+        is(0));
+    assertThat(out.toString(), containsString("-> safe to deploy as generation 2\n"));
+    assertThat(out.toString(), not(containsString("over the running plan")));
+  }
+
+  /**
+   * Generation numbers go forward (docs/decisions/0115): a declaration moved back from the running
+   * generation 2 to 1 is not "a new generation", and is not deployed as is.
+   */
+  @Test
+  void aGenerationBelowTheRunningOneIsRefusedAsNotNew() throws Exception {
+    Path project = copy();
+    Path models = project.resolve("streamform.yml");
+    String declared = Files.readString(models);
+    Files.writeString(models, declared + "    generation: 2\n");
+    Path manifest = saved(project);
+    Files.writeString(models, declared);
+    assertThat(
+        run("plan", project.toString(), "hourly_revenue", "--against", manifest.toString()), is(2));
+    String text = out.toString();
+    assertThat(text, not(containsString("a new generation writes projections of its own")));
+    assertThat(text, not(containsString("safe to deploy")));
+    assertThat(
+        text,
+        containsString(
+            "generation 2 -> 1: generation numbers go forward, and generation 1 is older than the"
+                + " running generation 2"));
+    assertThat(text, containsString("-> do not deploy over the running plan as is\n"));
+  }
+
+  /**
+   * A manifest is the record of what runs (docs/decisions/0114): edited by hand under its old
+   * digests, it is refused, naming the file, the node, the field and the fix.
+   */
+  @Test
+  void aManifestEditedUnderItsDigestsIsRefusedWithTheFix() throws Exception {
+    Path manifest = saved(HOURLY);
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode tree = (ObjectNode) json.readTree(manifest.toFile());
+    JsonNode nodes = tree.get("nodes");
+    ((ObjectNode) nodes.get(nodes.size() - 1).get("state").get("fingerprint"))
+        .putArray("key")
+        .add("x");
+    Files.writeString(manifest, json.writerWithDefaultPrettyPrinter().writeValueAsString(tree));
+    assertThat(
+        run("plan", HOURLY.toString(), "hourly_revenue", "--against", manifest.toString()), is(1));
+    assertThat(out.toString(), not(containsString("SAFE")));
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform plan: "
+                + manifest
+                + ": node 2 (aggregate) has \"state\".\"fingerprint\" that does not match its"
+                + " \"state\".\"digest\""));
+    assertThat(
+        err.toString(),
+        containsString("streamform inspect-plan <project> hourly_revenue > " + manifest));
+  }
+
   @Test
   void aLongerWatermarkWithoutANewGenerationExitsTwoAndSaysWhy() throws Exception {
     Path project = copy();

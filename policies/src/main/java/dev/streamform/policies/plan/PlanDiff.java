@@ -245,8 +245,8 @@ public final class PlanDiff {
       throws EditedManifestException {
     String fix =
         ": the manifest was changed after streamform inspect-plan wrote it, and a manifest is the"
-            + " record of what runs; write it again with streamform inspect-plan <project> <model>"
-            + " from the declarations the running job was started with";
+            + " record of what runs; write it again from the declarations the running job was"
+            + " started with: streamform inspect-plan <project> <model> > <manifest.json>";
     if (content == null || digest == null || !digest.isTextual()) {
       throw new EditedManifestException(
           where
@@ -321,8 +321,10 @@ public final class PlanDiff {
     int runningGeneration = generation(running);
     int newGeneration = generation(proposed);
     List<String> topology = topologyChanges(running, proposed);
+    // a generation before the running one is not new either (generation numbers go forward, ADR
+    // 0115): the change still needs one after the running generation
     List<String> generationReasons =
-        !topology.isEmpty() && newGeneration == runningGeneration ? topology : List.of();
+        !topology.isEmpty() && newGeneration <= runningGeneration ? topology : List.of();
     return new PlanDiff(changes, generationReasons, runningGeneration, newGeneration);
   }
 
@@ -341,7 +343,8 @@ public final class PlanDiff {
 
   /**
    * Why the change needs a new generation that it does not declare: the watermark-topology fields
-   * that moved while the generation stayed the same. Empty when none moved or the generation did.
+   * that moved while the generation stayed the same or went back. Empty when none moved or the
+   * generation moved forward.
    */
   public List<String> generationRequired() {
     return generationReasons;
@@ -356,11 +359,23 @@ public final class PlanDiff {
   }
 
   /**
+   * True when the declaration's generation is lower than the running plan's (docs/decisions/0115):
+   * generation numbers go forward, so that generation is not new — it was written before the
+   * running one, and its projections may still be in the ledger — and deploying it is refused.
+   */
+  public boolean generationGoesBack() {
+    return newGeneration < runningGeneration;
+  }
+
+  /**
    * 0 when every node is SAFE or COMPATIBLE and no generation is missing; 2 when a node needs a
-   * state migration or the change needs a new generation it does not declare.
+   * state migration, the change needs a new generation it does not declare, or the generation goes
+   * back.
    */
   public int exitCode() {
-    return overall() == Classification.STATE_MIGRATION_REQUIRED || !generationReasons.isEmpty()
+    return overall() == Classification.STATE_MIGRATION_REQUIRED
+            || !generationReasons.isEmpty()
+            || generationGoesBack()
         ? 2
         : 0;
   }

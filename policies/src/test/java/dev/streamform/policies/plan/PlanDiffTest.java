@@ -386,6 +386,32 @@ class PlanDiffTest {
     assertThat(bumped.generationRequired(), empty());
   }
 
+  /**
+   * Generation numbers go forward (docs/decisions/0115): a declaration whose generation is lower
+   * than the running plan's is not a new generation — that generation was written before, and its
+   * projections may still be in the ledger — so the plan does not deploy as is, and a topology
+   * change under it still needs a generation after the running one.
+   */
+  @Test
+  void aGenerationLowerThanTheRunningOneIsNotANewGeneration() throws Exception {
+    String two = UPSERT + "    generation: 2\n";
+    PlanManifest running = manifest(ORDERS + CLOCK, two, SQL);
+    PlanDiff back = diff(running, manifest(ORDERS + CLOCK, UPSERT, SQL));
+    assertEquals(2, back.runningGeneration());
+    assertEquals(1, back.newGeneration());
+    assertEquals(2, back.exitCode());
+    PlanDiff backAndTopic =
+        diff(
+            running,
+            manifest(ORDERS.replace("topic: orders", "topic: orders_v2") + CLOCK, UPSERT, SQL));
+    assertThat(
+        backAndTopic.generationRequired(),
+        contains("source orders topic: orders -> orders_v2 (another partition set)"));
+    // forward is fine
+    assertEquals(
+        0, diff(running, manifest(ORDERS + CLOCK, UPSERT + "    generation: 3\n", SQL)).exitCode());
+  }
+
   @Test
   void aFileThatIsNotAManifestIsRefusedWithWhatIsWrong() throws Exception {
     ObjectMapper json = new ObjectMapper();
@@ -505,7 +531,7 @@ class PlanDiffTest {
     // the fix is named
     assertThat(
         refused.apply(t -> ((ObjectNode) source.apply(t).get("definition")).put("topic", "x")),
-        containsString("write it again with streamform inspect-plan"));
+        containsString("write it again from the declarations the running job was started with:"));
     // the same content in another key order and layout (a tool re-indented it): still accepted
     ObjectNode reordered = (ObjectNode) json.readTree(text);
     ObjectNode definition = (ObjectNode) source.apply(reordered).get("definition");
