@@ -59,7 +59,8 @@ import java.util.TreeSet;
  *       A >= t} is applied (its arrival proves the watermark reached {@code t}), or at the end — at
  *       once if {@code A >= t} already; it reads the other applied events with time in {@code (t -
  *       range, t]} that arrived while their partition was below {@code t}. Latest available:
- *       decided at once from every other applied event with time after {@code t - range}.
+ *       decided as it is applied, in the same log order (ADR 0112), from every other applied event
+ *       with time after {@code t - range}.
  * </ul>
  *
  * <p>The score is {@code bias + sum(weight * input)} over the features and the event's numeric
@@ -368,12 +369,11 @@ public final class ScoringOracle {
     KeyRun(List<Event> events, List<Placed> rows) {
       this.events = new ArrayList<>(events);
       this.rows = rows;
-      if (spec.contract() == DecisionsSpec.Contract.AS_OF_OCCURRENCE) {
-        this.events.sort(
-            Comparator.comparingLong(Event::arrivalOrMin)
-                .thenComparingInt(Event::partition)
-                .thenComparingLong(Event::offset));
-      } // latest available: as delivered (the order it depends on; not replay-stable)
+      // in log order under either contract: latest available too (ADR 0112)
+      this.events.sort(
+          Comparator.comparingLong(Event::arrivalOrMin)
+              .thenComparingInt(Event::partition)
+              .thenComparingLong(Event::offset));
     }
 
     /** Plays the key, adding its routed rows and its final state. */

@@ -105,7 +105,10 @@ import org.joda.time.Instant;
  * Events are applied in log order ({@link LogOrder}) and the watermark edges {@code t} between them
  * exactly as {@code WindowedAggregate} interleaves window edges, so every decision, with its state
  * revision and id, is a function of the per-partition logs. <b>Latest available</b>: the event is
- * decided as it reaches the keyed stage, from everything applied so far; not replay-stable.
+ * decided as soon as it is applied, from everything applied so far, events after its time included.
+ * It too is applied in log order (ADR 0112): a runner may hand a key's events over in any order —
+ * even one partition's, after a shuffle or a duplicate stage's release — and applied as delivered,
+ * an event could read, or be revised by, an earlier one of its own partition the wrong way round.
  *
  * <p>State: a key's events are kept while the watermark is below their time + 2·range + lateness,
  * its decisions (for revisions) while below their time + range + lateness; a late event only
@@ -118,8 +121,7 @@ import org.joda.time.Instant;
  * declared route with the reason, except {@code revise}, which is reconciled instead of revising
  * from freed state — so that no decision claims state it did not read (ADR 0050). As of occurrence,
  * without idleness the horizon is never reached and routes stay a function of the per-partition
- * logs. (Latest available prunes by the arriving event's own partition's watermark: there an event
- * of a partition more than {@code range} behind another can reach it too.)
+ * logs; latest available prunes by the stage's watermark too (ADR 0112).
  *
  * <p><b>Finite answers only</b> (ADR 0084). A decision never holds a feature or a score that is not
  * a finite double: an event whose features would (a double sum past the largest double, summed in
@@ -842,25 +844,8 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         @TimerFamily(StageTimers.FAMILY) TimerMap perKey,
         MultiOutputReceiver out) {
       Timer tick = timers.get("tick", element.getKey(), declaredTick, perKey);
-      if (contract == FeatureContract.LATEST_AVAILABLE) {
-        // Decided as it reaches this stage, in the runner's delivery order: not replay-stable.
-        KeyState key =
-            new KeyState(
-                appliedState.read(),
-                decidedState.read(),
-                null,
-                revisionState.read(),
-                freedState.read());
-        TimedEvent event = element.getValue();
-        apply(event, key, out);
-        Instant w = event.watermarkAtArrival();
-        if (w != null) {
-          prune(key, w.getMillis());
-        }
-        write(key, appliedState, decidedState, awaitingState, revisionState, freedState);
-        return;
-      }
-      // applied in log order once due (see KeyedEngine.buffer)
+      // applied in log order once due (see KeyedEngine.buffer), under either contract: a runner
+      // may hand a key's events over in any order, even one partition's (ADR 0112)
       KeyedEngine.buffer(element.getValue(), pending, tickAt, holdAt, tick);
     }
 
@@ -1357,19 +1342,14 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
 
     /**
      * How the state below the horizon came to be freed while {@code event}'s partition could still
-     * deliver. As of occurrence, state is freed by the stage's watermark, which only passes a
-     * partition's own while that partition is idle (§2.7, ADR 0050). Latest available frees it by
-     * the watermark of the partition each event arrives from, so a partition merely behind another
-     * reaches the horizon too, idle or not: that is all the stage knows, and all it says.
+     * deliver. State is freed by the stage's watermark, under either contract (ADR 0112), which
+     * only passes a partition's own while that partition is idle (§2.7, ADR 0050).
      */
     private String whyFreed(TimedEvent event) {
       Instant a = event.watermarkAtArrival();
       return ": state freed while its partition's watermark ("
           + (a == null ? "not yet defined" : a)
-          + (contract == FeatureContract.LATEST_AVAILABLE
-              ? ") was behind another partition's (latest_available frees a key's state by the"
-                  + " watermark of the partition each event arrives from)"
-              : ") was behind, idle");
+          + ") was behind, idle";
     }
 
     /**

@@ -172,18 +172,21 @@ class IdlePartitionStateTest {
   }
 
   /**
-   * Latest available frees a key's state by the watermark of the partition each event arrives from
-   * (ADR 0050), so a partition merely behind another, never idle, reaches the freed horizon too:
-   * its reason must not say it was idle.
+   * Latest available frees a key's state by the stage's watermark, as as of occurrence does (ADR
+   * 0112; it freed it by the watermark of the partition each event arrived from, so a partition
+   * merely behind another, never idle, reached the freed horizon too). Applied in log order, 1-1
+   * (arrived at 08:55) comes before 0-1 (09:05) and 0-2 (11:55), and nothing is freed while
+   * partition 1 is behind: 1-1 reads its whole hour. Log order: the two first events share the
+   * stamp of the partitions' start (a tie broken by partition), then 1-1, 0-1, 0-2.
    *
    * <pre>
    * p1: 1-0 m7 10 @09:00 (A -)          p0: 0-0 m7 100 @09:10 (A -), 0-1 m7 1 @12:00 (A 09:05)
-   * p0: 0-2 m7 1 @12:10 (A 11:55): frees m7's events at or before 11:55 - 2h10m: 09:00, 09:10
-   * p1: 1-1 m7 20 @09:30 (A 08:55: on time), reading (08:30, now]: below the horizon 09:10
+   * p0: 0-2 m7 1 @12:10 (A 11:55)
+   * p1: 1-1 m7 20 @09:30 (A 08:55: on time), reading (08:30, now]: 0-0 and 1-0
    * </pre>
    */
   @org.junit.jupiter.api.Test
-  void underLatestAvailableAPartitionBehindButNotIdleIsNotSaidToBeIdle() {
+  void underLatestAvailableAPartitionBehindButNotIdleReadsItsWholeRange() {
     Pipeline p = pipeline();
     TestStream<SourceRecord> stream =
         TestStream.create(SourceRecordCoder.of(DecisionScoringTest.RECEIPTS))
@@ -205,19 +208,28 @@ class IdlePartitionStateTest {
             .events()
             .apply(
                 DecisionScoringTest.receiptRisk().withContract(FeatureContract.LATEST_AVAILABLE));
+    PAssert.that(result.reconciliations()).empty();
     PAssert.that(
             result
-                .reconciliations()
+                .decisions()
                 .apply(
-                    "Reconciled",
+                    "OneOne",
                     MapElements.into(TypeDescriptors.strings())
-                        .via(r -> r.eventId() + " " + r.route() + " " + r.reason())))
+                        .via(
+                            d ->
+                                d.eventId()
+                                    + " "
+                                    + d.route()
+                                    + " n "
+                                    + d.features().get("receipts_1h").longValue()
+                                    + " state "
+                                    + d.stateRevision())))
         .containsInAnyOrder(
-            "1-1 reconciled its features over (2026-08-30T08:30:00.000Z, now] reach below its"
-                + " key's freed horizon 2026-08-30T09:10:00.000Z: state freed while its"
-                + " partition's watermark (2026-08-30T08:55:00.000Z) was behind another"
-                + " partition's (latest_available frees a key's state by the watermark of the"
-                + " partition each event arrives from)");
+            "0-0 scored n 0 state 1",
+            "1-0 scored n 1 state 2",
+            "1-1 scored n 2 state 3",
+            "0-1 scored n 0 state 4",
+            "0-2 scored n 1 state 5");
     p.run().waitUntilFinish();
   }
 
