@@ -46,6 +46,8 @@ import java.util.TreeSet;
  * offset — a function of the per-partition logs, whatever the delivery order:
  *
  * <ul>
+ *   <li>an event without a value in its declared {@code arrival} column is dead-lettered (ADR
+ *       0113);
  *   <li>an event more than {@code max_clock_skew} ahead of its arrival clock (its {@code arrival}
  *       column, or the ingest time) is dead-lettered and changes nothing;
  *   <li>an event with {@code A >= t + lateness} is late: the decisions it would change are those of
@@ -416,6 +418,33 @@ public final class ScoringOracle {
 
     private void handle(Event e) {
       long t = e.time().toEpochMilli();
+      if (spec.arrival().isPresent() && e.record().get(spec.arrival().get()) == null) {
+        // a declared arrival column without a value: dead-lettered (ADR 0113)
+        String column = spec.arrival().get();
+        rows.add(
+            new Placed(
+                e.item(),
+                new FixtureOutcome.Routed(
+                    "dead_lettered",
+                    e.id(),
+                    new LinkedHashMap<>(e.record()),
+                    Map.of(),
+                    null,
+                    0,
+                    0,
+                    skewIdentity(
+                        "partition "
+                            + e.partition()
+                            + " offset "
+                            + e.offset()
+                            + ": arrival column `"
+                            + column
+                            + "` is missing, so its clock skew cannot be judged; give the record"
+                            + " its `"
+                            + column
+                            + "`"))));
+        return;
+      }
       Instant arrivedAt = arrivedAt(e);
       Optional<Duration> skew = spec.maxClockSkew();
       if (skew.isPresent() && t - arrivedAt.toEpochMilli() > skew.get().toMillis()) {

@@ -94,10 +94,11 @@ import org.joda.time.Instant;
  * that keeps late events ({@code keepingLateEvents()}): here the declared lateness decides.
  *
  * <p><b>Judging</b>, from the event's own partition's watermark at arrival {@code A} ({@link
- * TimedEvent#watermarkAtArrival()}), in this order: an event whose time is ahead of its arrival
- * clock by more than the maximum clock skew is dead-lettered; an event with {@code A >= t +
- * lateness} is late and handled by the {@link LateAction}; any other event is applied to its key's
- * state and decided.
+ * TimedEvent#watermarkAtArrival()}), in this order: an event without a value in its declared
+ * arrival column is dead-lettered (ADR 0113); an event whose time is ahead of its arrival clock by
+ * more than the maximum clock skew is dead-lettered; an event with {@code A >= t + lateness} is
+ * late and handled by the {@link LateAction}; any other event is applied to its key's state and
+ * decided.
  *
  * <p><b>As of occurrence</b> (the default): the event is decided once the source watermark reaches
  * {@code t} (at once if its partition's watermark had already passed {@code t}), from the events
@@ -182,7 +183,10 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
   /** The largest allowed lead of event time over arrival; null = not checked. */
   public abstract @Nullable Duration maxClockSkew();
 
-  /** The record's arrival clock column; null = the record's ingest time. */
+  /**
+   * The record's arrival clock column; null = the record's ingest time. A record without a value in
+   * it is dead-lettered (ADR 0113).
+   */
   public abstract @Nullable String arrivalColumn();
 
   /**
@@ -324,7 +328,9 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
   /**
    * Dead-letters an event whose time is ahead of its arrival by more than {@code skew}; arrival is
    * the record's {@code arrivalColumn} (a timestamp column, e.g. when the broker or server received
-   * it), or its ingest time when null. Both are part of the log, so replays judge alike.
+   * it), or its ingest time when null. Both are part of the log, so replays judge alike. With a
+   * column, a record without a value in it is dead-lettered too: its skew cannot be judged, and its
+   * ingest time is not part of a file's log (ADR 0113).
    */
   public ScoreEvents withMaxClockSkew(Duration skew, @Nullable String arrivalColumn) {
     checkArgument(
@@ -1001,6 +1007,27 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     private void apply(TimedEvent event, KeyState key, MultiOutputReceiver out) {
       Envelope e = event.envelope();
       long t = e.eventTime().getMillis();
+      if (arrivalColumn != null && e.record().getValue(arrivalColumn) == null) {
+        // no arrival clock to judge it by: not the ingest time, which a run reads off the wall
+        // clock and a fixture sets to the epoch (ADR 0113)
+        deadLettered.inc();
+        out.get(tags.dead)
+            .outputWithTimestamp(
+                DeadLetter.skew(
+                    e.eventId(),
+                    "partition "
+                        + e.partition()
+                        + " offset "
+                        + e.offset()
+                        + ": arrival column `"
+                        + arrivalColumn
+                        + "` is missing, so its clock skew cannot be judged; give the record its `"
+                        + arrivalColumn
+                        + "`",
+                    e.record()),
+                e.eventTime());
+        return;
+      }
       Instant arrivedAt = arrivedAt(e);
       if (maxSkew != null && t - arrivedAt.getMillis() > maxSkew) {
         deadLettered.inc();
