@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * duplicate stage hands the events over in an order of its own).
  */
 class LatestAvailableLogOrderTest {
-  static final Path PROJECT = FixtureProjects.under("fixtures/decisions/latest_log_order");
+  static final Path PROJECT = FixtureProjects.under("fixtures/scoring/latest_log_order");
 
   /**
    * The runner's order varied from run to run: in some runs x5 (offset 3) was decided before x4
