@@ -416,63 +416,51 @@ public final class ScoringOracle {
       }
     }
 
+    /** A clock-skew dead letter: {@code what} follows the event's partition and offset. */
+    private void skewed(Event e, String what) {
+      rows.add(
+          new Placed(
+              e.item(),
+              new FixtureOutcome.Routed(
+                  "dead_lettered",
+                  e.id(),
+                  new LinkedHashMap<>(e.record()),
+                  Map.of(),
+                  null,
+                  0,
+                  0,
+                  skewIdentity(
+                      "partition " + e.partition() + " offset " + e.offset() + ": " + what))));
+    }
+
     private void handle(Event e) {
       long t = e.time().toEpochMilli();
       if (spec.arrival().isPresent() && e.record().get(spec.arrival().get()) == null) {
         // a declared arrival column without a value: dead-lettered (ADR 0113)
         String column = spec.arrival().get();
-        rows.add(
-            new Placed(
-                e.item(),
-                new FixtureOutcome.Routed(
-                    "dead_lettered",
-                    e.id(),
-                    new LinkedHashMap<>(e.record()),
-                    Map.of(),
-                    null,
-                    0,
-                    0,
-                    skewIdentity(
-                        "partition "
-                            + e.partition()
-                            + " offset "
-                            + e.offset()
-                            + ": arrival column `"
-                            + column
-                            + "` is missing, so its clock skew cannot be judged; give the record"
-                            + " its `"
-                            + column
-                            + "`"))));
+        skewed(
+            e,
+            "arrival column `"
+                + column
+                + "` is missing, so its clock skew cannot be judged; give the record its `"
+                + column
+                + "`");
         return;
       }
       Instant arrivedAt = arrivedAt(e);
       Optional<Duration> skew = spec.maxClockSkew();
       if (skew.isPresent() && t - arrivedAt.toEpochMilli() > skew.get().toMillis()) {
-        rows.add(
-            new Placed(
-                e.item(),
-                new FixtureOutcome.Routed(
-                    "dead_lettered",
-                    e.id(),
-                    new LinkedHashMap<>(e.record()),
-                    Map.of(),
-                    null,
-                    0,
-                    0,
-                    skewIdentity(
-                        "partition "
-                            + e.partition()
-                            + " offset "
-                            + e.offset()
-                            + ": event time "
-                            + MILLIS.format(e.time())
-                            + " is "
-                            + (t - arrivedAt.toEpochMilli())
-                            + "ms ahead of its arrival "
-                            + MILLIS.format(arrivedAt)
-                            + " (max clock skew "
-                            + skew.get().toMillis()
-                            + "ms)"))));
+        skewed(
+            e,
+            "event time "
+                + MILLIS.format(e.time())
+                + " is "
+                + (t - arrivedAt.toEpochMilli())
+                + "ms ahead of its arrival "
+                + MILLIS.format(arrivedAt)
+                + " (max clock skew "
+                + skew.get().toMillis()
+                + "ms)");
         return;
       }
       Instant a = e.arrivalWatermark();

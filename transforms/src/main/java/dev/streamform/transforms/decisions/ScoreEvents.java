@@ -1010,46 +1010,30 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       if (arrivalColumn != null && e.record().getValue(arrivalColumn) == null) {
         // no arrival clock to judge it by: not the ingest time, which a run reads off the wall
         // clock and a fixture sets to the epoch (ADR 0113)
-        deadLettered.inc();
-        out.get(tags.dead)
-            .outputWithTimestamp(
-                DeadLetter.skew(
-                    e.eventId(),
-                    "partition "
-                        + e.partition()
-                        + " offset "
-                        + e.offset()
-                        + ": arrival column `"
-                        + arrivalColumn
-                        + "` is missing, so its clock skew cannot be judged; give the record its `"
-                        + arrivalColumn
-                        + "`",
-                    e.record()),
-                e.eventTime());
+        skewed(
+            e,
+            "arrival column `"
+                + arrivalColumn
+                + "` is missing, so its clock skew cannot be judged; give the record its `"
+                + arrivalColumn
+                + "`",
+            out);
         return;
       }
       Instant arrivedAt = arrivedAt(e);
       if (maxSkew != null && t - arrivedAt.getMillis() > maxSkew) {
-        deadLettered.inc();
-        out.get(tags.dead)
-            .outputWithTimestamp(
-                DeadLetter.skew(
-                    e.eventId(),
-                    "partition "
-                        + e.partition()
-                        + " offset "
-                        + e.offset()
-                        + ": event time "
-                        + e.eventTime()
-                        + " is "
-                        + (t - arrivedAt.getMillis())
-                        + "ms ahead of its arrival "
-                        + arrivedAt
-                        + " (max clock skew "
-                        + maxSkew
-                        + "ms)",
-                    e.record()),
-                e.eventTime());
+        skewed(
+            e,
+            "event time "
+                + e.eventTime()
+                + " is "
+                + (t - arrivedAt.getMillis())
+                + "ms ahead of its arrival "
+                + arrivedAt
+                + " (max clock skew "
+                + maxSkew
+                + "ms)",
+            out);
         return;
       }
       Instant a = event.watermarkAtArrival();
@@ -1066,6 +1050,18 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       } else {
         decideFirst(event, e.eventTime(), a, key, out); // its partition had passed t already
       }
+    }
+
+    /** A clock-skew dead letter: {@code what} follows the event's partition and offset. */
+    private void skewed(Envelope e, String what, MultiOutputReceiver out) {
+      deadLettered.inc();
+      out.get(tags.dead)
+          .outputWithTimestamp(
+              DeadLetter.skew(
+                  e.eventId(),
+                  "partition " + e.partition() + " offset " + e.offset() + ": " + what,
+                  e.record()),
+              e.eventTime());
     }
 
     private void applyToState(
