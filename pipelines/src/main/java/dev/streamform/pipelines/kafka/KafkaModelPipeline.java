@@ -11,14 +11,17 @@ import dev.streamform.transforms.Times;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.util.List;
+import java.util.Map;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
+import org.apache.kafka.clients.producer.Producer;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
@@ -154,35 +157,53 @@ public final class KafkaModelPipeline {
     if (!writeTopics) {
       return sinks; // a shadow run: the revision sink is its only output
     }
-    outputs.records().apply("Write " + sinks.topic(), KafkaSinks.write(connection, sinks.topic()));
+    writeTopics(outputs, connection, connection.producerFactory(), decisionSink);
+    return sinks;
+  }
+
+  /**
+   * Writes the model's outputs to its topics through {@code connection}, each producer made by
+   * {@code producers} (the connection's own in {@code run}; a test's stand-in for the broker), and
+   * a scoring model's decisions to {@code decisionSink} when one is given.
+   */
+  static void writeTopics(
+      ModelPipeline.Outputs outputs,
+      KafkaConnection connection,
+      SerializableFunction<Map<String, Object>, Producer<String, String>> producers,
+      @Nullable DecisionLedgerSink decisionSink) {
+    ModelSinks sinks = outputs.sinks();
+    outputs
+        .records()
+        .apply("Write " + sinks.topic(), KafkaSinks.write(connection, producers, sinks.topic()));
     outputs
         .late()
-        .apply("Write " + sinks.lateTopic(), KafkaSinks.write(connection, sinks.lateTopic()));
+        .apply(
+            "Write " + sinks.lateTopic(),
+            KafkaSinks.write(connection, producers, sinks.lateTopic()));
     outputs
         .quarantined()
         .apply(
             "Write " + sinks.quarantineTopic(),
-            KafkaSinks.write(connection, sinks.quarantineTopic()));
+            KafkaSinks.write(connection, producers, sinks.quarantineTopic()));
     if (outputs.duplicates() != null) {
       // dropped duplicates get a topic of their own: nothing leaves the pipeline unseen, and the
       // late topic keeps meaning "behind the watermark"
       String topic = sinks.duplicatesTopic().get();
-      outputs.duplicates().apply("Write " + topic, KafkaSinks.write(connection, topic));
+      outputs.duplicates().apply("Write " + topic, KafkaSinks.write(connection, producers, topic));
     }
     if (outputs.reconciled() != null) {
       String topic = sinks.reconcileTopic().get();
-      outputs.reconciled().apply("Write " + topic, KafkaSinks.write(connection, topic));
+      outputs.reconciled().apply("Write " + topic, KafkaSinks.write(connection, producers, topic));
     }
     if (sinks.idleTopic().isPresent()) {
       // for operators: when each partition went idle and resumed, under which generation (§9.7)
       String topic = sinks.idleTopic().get();
-      outputs.idleMarkers().apply("Write " + topic, KafkaSinks.write(connection, topic));
+      outputs.idleMarkers().apply("Write " + topic, KafkaSinks.write(connection, producers, topic));
     }
     if (decisionSink != null && outputs.decisions() != null) {
       outputs.decisions().apply("Decisions to the database", decisionSink);
       outputs.reconciliations().apply("Reconcile queue", decisionSink.reconcileQueue());
     }
-    return sinks;
   }
 
   /**

@@ -1,13 +1,16 @@
 package dev.streamform.pipelines.kafka;
 
 import dev.streamform.planner.sinks.ModelSinks;
+import java.util.Map;
 import org.apache.beam.sdk.io.kafka.KafkaIO;
 import org.apache.beam.sdk.io.kafka.KafkaRecord;
 import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PDone;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -25,11 +28,19 @@ public final class KafkaSinks {
    */
   public static PTransform<PCollection<KV<String, String>>, PDone> write(
       KafkaConnection connection, String topic) {
+    return write(connection, connection.producerFactory(), topic);
+  }
+
+  /** As above, each producer made by {@code producers}. */
+  static PTransform<PCollection<KV<String, String>>, PDone> write(
+      KafkaConnection connection,
+      SerializableFunction<Map<String, Object>, Producer<String, String>> producers,
+      String topic) {
     return KafkaIO.<String, String>write()
         .withBootstrapServers(connection.bootstrapServers())
         .withTopic(topic)
         .withProducerConfigUpdates(connection.shownConfig())
-        .withProducerFactoryFn(connection.<String, String>producerFactory())
+        .withProducerFactoryFn(producers)
         .withKeySerializer(StringSerializer.class)
         .withValueSerializer(StringSerializer.class);
   }
