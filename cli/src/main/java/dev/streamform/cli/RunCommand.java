@@ -196,6 +196,21 @@ final class RunCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
+  /**
+   * The Beam options of a run on {@code runner}: streaming; on the DirectRunner also {@link
+   * KafkaModelPipeline#DIRECT_RUNNER_OPTIONS} (one worker, so that each key's records reach an
+   * upsert topic in the order they were emitted: docs/decisions/0116), over a profile's.
+   */
+  static PipelineOptions pipelineOptions(RunnerChoice runner) {
+    RunnerChoice chosen =
+        runner.isFlink()
+            ? runner
+            : runner.withBeamOptions(KafkaModelPipeline.DIRECT_RUNNER_OPTIONS);
+    PipelineOptions options = chosen.options();
+    options.as(StreamingOptions.class).setStreaming(true);
+    return options;
+  }
+
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
@@ -210,8 +225,7 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     jdbcCredentials.refuseWithout(jdbcUrl, spec.commandLine());
-    PipelineOptions options = runner.options();
-    options.as(StreamingOptions.class).setStreaming(true);
+    PipelineOptions options = pipelineOptions(runner);
     if (runner.isFlink()) {
       FlinkPipelineOptions flink = options.as(FlinkPipelineOptions.class);
       boolean cluster = !flink.getFlinkMaster().startsWith("[");

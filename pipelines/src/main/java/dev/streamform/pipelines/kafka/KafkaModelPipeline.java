@@ -50,6 +50,19 @@ public final class KafkaModelPipeline {
   private KafkaModelPipeline() {}
 
   /**
+   * The Beam options {@code run} sets on the DirectRunner, over a profile's: one worker thread
+   * ({@code targetParallelism=1}). An upsert topic's consumers rely on each key's records arriving
+   * in the order the keyed stage emitted them (a compacted topic keeps a key's last record), and
+   * the DirectRunner keeps no order between stages: with several workers it runs bundles of one
+   * key's records through the write at once, each on its own producer, and a later record can reach
+   * the broker first. With one worker each bundle — the write's included, which flushes its
+   * producer before it ends — runs after the one before it, in the order the stage before it
+   * produced them. The Flink runner keeps each key's order through its channels and is not changed
+   * (docs/decisions/0116).
+   */
+  public static final Map<String, String> DIRECT_RUNNER_OPTIONS = Map.of("targetParallelism", "1");
+
+  /**
    * Adds the model's pipeline to {@code p} and returns where it writes.
    *
    * @throws IllegalArgumentException when the model's source is not a Kafka source

@@ -66,7 +66,13 @@ class KafkaModelPipelineWriteOrderTest {
   void eachKeysChangelogRecordsAreWrittenInTheOrderTheyWereEmitted() throws Exception {
     DeclaredModel model = project();
     Schema schema = model.recordSchema();
-    PipelineOptions options = PipelineOptionsFactory.create();
+    // the DirectRunner as run sets it up
+    PipelineOptions options =
+        PipelineOptionsFactory.fromArgs(
+                KafkaModelPipeline.DIRECT_RUNNER_OPTIONS.entrySet().stream()
+                    .map(o -> "--" + o.getKey() + "=" + o.getValue())
+                    .toArray(String[]::new))
+            .create();
     options.setRunner(DirectRunner.class);
     Pipeline p = Pipeline.create(options);
     // all the records read before the watermark moves (a backlog, or a partition that has not
