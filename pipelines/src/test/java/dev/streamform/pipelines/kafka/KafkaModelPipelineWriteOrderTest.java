@@ -49,15 +49,17 @@ import org.junit.jupiter.api.io.TempDir;
  * records (docs/semantics.md §3; a compacted topic keeps a key's last record), on the DirectRunner
  * too, whose parallel bundles may otherwise hand a key's later record to a producer before its
  * earlier one. The pipeline is the one {@code run} builds ({@link KafkaModelPipeline#outputs} and
- * {@link KafkaModelPipeline#writeTopics}), the broker replaced by producers that record what is
- * sent, in the order it is sent.
+ * {@link KafkaModelPipeline#writeTopics}) on the DirectRunner as {@code run} sets it up ({@link
+ * KafkaModelPipeline#DIRECT_RUNNER_OPTIONS}), the broker replaced by producers that deliver what
+ * they were sent when they flush, after a network's delay ({@link Recording}). With the
+ * DirectRunner's default workers it failed: {@code 0=[0, 6, 3, 9, ...]} (docs/decisions/0116).
  */
 class KafkaModelPipelineWriteOrderTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int KEYS = 3;
   private static final int ROUNDS = 20;
 
-  /** What every recording producer was asked to send to the changelog topic, in order. */
+  /** The changelog topic as the stand-in broker received it, in order. */
   private static final List<String> SENT = Collections.synchronizedList(new ArrayList<>());
 
   @TempDir Path dir;
