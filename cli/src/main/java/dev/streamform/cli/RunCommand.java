@@ -443,18 +443,25 @@ final class RunCommand implements Callable<Integer> {
       }
       List<String> needed = shadow ? List.of() : named.topics(source);
       Set<String> compacted = named.topicIsCompacted() ? Set.of(named.topic()) : Set.of();
-      // a source that declares its partition count gets its topics created with that count
-      int create = declared.source().partitions().orElse(partitions);
-      for (String created : topics.ensure(needed, create, compacted)) {
-        err.println(
-            "streamform run: created topic "
-                + created
-                + " ("
-                + Counts.of(create, "partition")
-                + ")");
-      }
-      int topicPartitions = topics.partitions(source); // one metadata request, not one per use
+      // an existing source topic is held to the declared count before any topic is created, so a
+      // refused run leaves nothing behind; a missing one is created with that count
+      boolean sourceExists = topics.names().contains(source);
+      int topicPartitions = sourceExists ? topics.partitions(source) : 0;
       Optional<Integer> expected = declared.source().partitions();
+      if (!sourceExists || expected.isEmpty() || topicPartitions == expected.get()) {
+        int create = expected.orElse(partitions);
+        for (String created : topics.ensure(needed, create, compacted)) {
+          err.println(
+              "streamform run: created topic "
+                  + created
+                  + " ("
+                  + Counts.of(create, "partition")
+                  + ")");
+        }
+        if (!sourceExists) {
+          topicPartitions = topics.partitions(source);
+        }
+      }
       if (expected.isPresent() && topicPartitions != expected.get()) {
         err.println(
             "streamform run: "

@@ -161,6 +161,50 @@ class KafkaFlinkEndToEndTest {
     }
   }
 
+  /**
+   * {@code run} of a source declaring fewer partitions than its topic has is refused before it
+   * creates any topic of its own (it used to create the model's changelog, late and quarantine
+   * topics with the declared count first, which a corrected run then reused).
+   */
+  @Test
+  void runRefusesADeclaredPartitionCountBeforeCreatingTopics(@TempDir Path dir) throws Exception {
+    Path seed =
+        Path.of("../test-streams/fixtures/time/two-partitions").toAbsolutePath().normalize();
+    Path project = Files.createDirectories(dir.resolve("declared-two"));
+    String model = "partition_check"; // its own topics, which no other test creates
+    Files.writeString(
+        project.resolve("streamform.yml"),
+        Files.readString(seed.resolve("streamform.yml")).replace("hourly_revenue:", model + ":"));
+    Files.createDirectories(project.resolve("models"));
+    Files.copy(
+        seed.resolve("models/hourly_revenue.sql"), project.resolve("models/" + model + ".sql"));
+    String topic = "run_partition_check";
+    Files.writeString(
+        project.resolve("sources.yml"),
+        Files.readString(seed.resolve("sources.yml"))
+            .replace("topic: orders", "topic: " + topic + "\n    partitions: 2"));
+    try (KafkaTopics topics = KafkaTopics.at(BOOTSTRAP)) {
+      topics.ensure(List.of(topic), 3, Set.of());
+    }
+    LocalServices.Ran ran =
+        LocalServices.ran(
+            "run",
+            project.toString(),
+            "--model",
+            model,
+            "--bootstrap-servers",
+            BOOTSTRAP,
+            "--runner",
+            "direct");
+    assertEquals(1, ran.status(), ran.out() + ran.err());
+    assertThat(ran.err(), containsString("declares partitions: 2 but topic " + topic + " has 3"));
+    assertThat(ran.err(), not(containsString("created topic")));
+    try (KafkaTopics topics = KafkaTopics.at(BOOTSTRAP)) {
+      assertThat(topics.names(), not(hasItem(model)));
+      assertThat(topics.names(), not(hasItem(model + ".late")));
+    }
+  }
+
   @Test
   @Timeout(value = 8, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void changelogLateAndQuarantineSurviveASavepointRestoreOnTheCluster() throws Exception {
