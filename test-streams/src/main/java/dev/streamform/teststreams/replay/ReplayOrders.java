@@ -289,12 +289,10 @@ public final class ReplayOrders {
       out.println(
           "identical decisions and final feature state in every "
               + (runs.equals("orders") ? "order" : "run")
-              + " — as "
-              + contract.declared()
-              + " requires"
               + (contract == FeatureContract.LATEST_AVAILABLE
-                  ? " nothing; it permits differences"
-                  : ""));
+                  ? " — more than latest_available requires (it would let what a decision read"
+                      + " depend on arrival order)"
+                  : " — as " + contract.declared() + " requires"));
     } else if (permitted) {
       out.println(
           differing
