@@ -199,9 +199,23 @@ final class RunCommand implements Callable<Integer> {
   /**
    * The Beam options of a run on {@code runner}: streaming; on the DirectRunner also {@link
    * KafkaModelPipeline#DIRECT_RUNNER_OPTIONS} (one worker, so that each key's records reach an
-   * upsert topic in the order they were emitted: docs/decisions/0116), over a profile's.
+   * upsert topic in the order they were emitted: docs/decisions/0116), over a profile's, which is
+   * named on {@code err} when it asked for another parallelism.
    */
-  static PipelineOptions pipelineOptions(RunnerChoice runner) {
+  static PipelineOptions pipelineOptions(RunnerChoice runner, PrintWriter err) {
+    if (!runner.isFlink()) {
+      runner
+          .beamOption("targetParallelism")
+          .filter(p -> !p.equals("1"))
+          .ifPresent(
+              p ->
+                  err.println(
+                      "streamform run: targetParallelism="
+                          + p
+                          + " is not used: a run on the DirectRunner uses one worker, so each"
+                          + " key's records reach their topic in the order they were made"
+                          + " (docs/decisions/0116-the-directrunner-runs-a-run-on-one-worker.md)"));
+    }
     RunnerChoice chosen =
         runner.isFlink()
             ? runner
@@ -225,7 +239,7 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     jdbcCredentials.refuseWithout(jdbcUrl, spec.commandLine());
-    PipelineOptions options = pipelineOptions(runner);
+    PipelineOptions options = pipelineOptions(runner, err);
     if (runner.isFlink()) {
       FlinkPipelineOptions flink = options.as(FlinkPipelineOptions.class);
       boolean cluster = !flink.getFlinkMaster().startsWith("[");

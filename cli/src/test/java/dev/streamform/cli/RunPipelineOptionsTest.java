@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.streamform.teststreams.fixture.RunnerChoice;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.Map;
 import org.apache.beam.runners.direct.DirectOptions;
 import org.apache.beam.sdk.options.PipelineOptions;
@@ -18,12 +20,22 @@ import org.junit.jupiter.api.Test;
 class RunPipelineOptionsTest {
   @Test
   void aDirectRunUsesOneWorkerOverAProfilesParallelism() {
-    PipelineOptions plain = RunCommand.pipelineOptions(RunnerChoice.direct());
+    StringWriter said = new StringWriter();
+    PipelineOptions plain =
+        RunCommand.pipelineOptions(RunnerChoice.direct(), new PrintWriter(said, true));
     assertEquals(1, plain.as(DirectOptions.class).getTargetParallelism());
     assertTrue(plain.as(StreamingOptions.class).isStreaming());
+    assertEquals("", said.toString(), "nothing to say when no profile sets a parallelism");
     PipelineOptions profiled =
         RunCommand.pipelineOptions(
-            RunnerChoice.direct().withBeamOptions(Map.of("targetParallelism", "4")));
+            RunnerChoice.direct().withBeamOptions(Map.of("targetParallelism", "4")),
+            new PrintWriter(said, true));
     assertEquals(1, profiled.as(DirectOptions.class).getTargetParallelism());
+    // a profile's setting is not dropped without a word
+    assertEquals(
+        "streamform run: targetParallelism=4 is not used: a run on the DirectRunner uses one"
+            + " worker, so each key's records reach their topic in the order they were made"
+            + " (docs/decisions/0116-the-directrunner-runs-a-run-on-one-worker.md)\n",
+        said.toString());
   }
 }
