@@ -321,6 +321,8 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
    * ahead (a replay from a source whose watermark starts at processing time, say) cannot let
    * downstream timers expire state of a partition the clock has not heard from yet. A declared
    * partition that never delivers holds the watermark back until {@link #withIdleness} releases it.
+   * An empty list declares none, as leaving it out does: partitions are taken as they arrive (a
+   * fixture or a trace with no events gives one).
    */
   public SourceClock withPartitions(List<Integer> partitions) {
     checkArgument(
@@ -328,10 +330,6 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         "SourceClock.withPartitions(%s): give the partition numbers the source reads, each 0 or"
             + " more",
         partitions);
-    checkArgument(
-        !partitions.isEmpty(),
-        "SourceClock.withPartitions([]): give at least one partition, e.g. withPartitions(0, 1, 2)"
-            + " for a source of three; leave it out to take partitions as they arrive");
     java.util.Set<Integer> seen = new java.util.HashSet<>();
     for (Integer p : partitions) {
       checkArgument(
