@@ -197,13 +197,16 @@ final class RunCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   /**
-   * The Beam options of a run on {@code runner}: streaming; on the DirectRunner also {@link
-   * KafkaModelPipeline#DIRECT_RUNNER_OPTIONS} (one worker, so that each key's records reach an
-   * upsert topic in the order they were emitted: docs/decisions/0116), over a profile's, which is
-   * named on {@code err} when it asked for another parallelism.
+   * The Beam options of a run on {@code runner}: streaming; on the DirectRunner, for a run that
+   * {@code writesTopics}, also {@link KafkaModelPipeline#DIRECT_RUNNER_OPTIONS} (one worker, so
+   * that each key's records reach an upsert topic in the order they were emitted:
+   * docs/decisions/0116), over a profile's, which is named on {@code err} when it asked for another
+   * parallelism.
    */
-  static PipelineOptions pipelineOptions(RunnerChoice runner, PrintWriter err) {
-    if (!runner.isFlink()) {
+  static PipelineOptions pipelineOptions(
+      RunnerChoice runner, boolean writesTopics, PrintWriter err) {
+    boolean oneWorker = writesTopics && !runner.isFlink();
+    if (oneWorker) {
       runner
           .beamOption("targetParallelism")
           .filter(p -> !p.equals("1"))
@@ -217,9 +220,7 @@ final class RunCommand implements Callable<Integer> {
                           + " (docs/decisions/0116-the-directrunner-runs-a-run-on-one-worker.md)"));
     }
     RunnerChoice chosen =
-        runner.isFlink()
-            ? runner
-            : runner.withBeamOptions(KafkaModelPipeline.DIRECT_RUNNER_OPTIONS);
+        oneWorker ? runner.withBeamOptions(KafkaModelPipeline.DIRECT_RUNNER_OPTIONS) : runner;
     PipelineOptions options = chosen.options();
     options.as(StreamingOptions.class).setStreaming(true);
     return options;
@@ -239,7 +240,7 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     jdbcCredentials.refuseWithout(jdbcUrl, spec.commandLine());
-    PipelineOptions options = pipelineOptions(runner, err);
+    PipelineOptions options = pipelineOptions(runner, false, err);
     if (runner.isFlink()) {
       FlinkPipelineOptions flink = options.as(FlinkPipelineOptions.class);
       boolean cluster = !flink.getFlinkMaster().startsWith("[");
@@ -420,6 +421,14 @@ final class RunCommand implements Callable<Integer> {
         revisionSink =
             revisionSink.withEffects(effects); // PREPARED in each revision's own transaction
       }
+    }
+    boolean writesTopics =
+        !shadow
+            && (declared.source().connector() != Connector.FILE
+                || kafka.bootstrapServers != null
+                || kafka.propertiesFile != null);
+    if (writesTopics && !runner.isFlink()) {
+      options = pipelineOptions(runner, true, err); // one worker: a key's records in order
     }
     if (declared.source().connector() == Connector.FILE) {
       return runOnFiles(declared, runner, options, revisionSink, decisionLedger, out, err);

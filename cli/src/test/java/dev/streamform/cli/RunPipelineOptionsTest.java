@@ -22,13 +22,14 @@ class RunPipelineOptionsTest {
   void aDirectRunUsesOneWorkerOverAProfilesParallelism() {
     StringWriter said = new StringWriter();
     PipelineOptions plain =
-        RunCommand.pipelineOptions(RunnerChoice.direct(), new PrintWriter(said, true));
+        RunCommand.pipelineOptions(RunnerChoice.direct(), true, new PrintWriter(said, true));
     assertEquals(1, plain.as(DirectOptions.class).getTargetParallelism());
     assertTrue(plain.as(StreamingOptions.class).isStreaming());
     assertEquals("", said.toString(), "nothing to say when no profile sets a parallelism");
     PipelineOptions profiled =
         RunCommand.pipelineOptions(
             RunnerChoice.direct().withBeamOptions(Map.of("targetParallelism", "4")),
+            true,
             new PrintWriter(said, true));
     assertEquals(1, profiled.as(DirectOptions.class).getTargetParallelism());
     // a profile's setting is not dropped without a word
@@ -37,5 +38,18 @@ class RunPipelineOptionsTest {
             + " worker, so each key's records reach their topic in the order they were made"
             + " (docs/decisions/0116-the-directrunner-runs-a-run-on-one-worker.md)\n",
         said.toString());
+  }
+
+  /** A run that writes no topic (files in, files out) keeps the DirectRunner's workers. */
+  @Test
+  void aRunWritingNoTopicKeepsTheDirectRunnersWorkers() {
+    StringWriter said = new StringWriter();
+    PipelineOptions files =
+        RunCommand.pipelineOptions(
+            RunnerChoice.direct().withBeamOptions(Map.of("targetParallelism", "4")),
+            false,
+            new PrintWriter(said, true));
+    assertEquals(4, files.as(DirectOptions.class).getTargetParallelism());
+    assertEquals("", said.toString());
   }
 }
