@@ -78,8 +78,20 @@ final class RunnerOptions {
   @Option(
       names = "--state-backend",
       paramLabel = "filesystem|rocksdb",
-      description = "Flink: where keyed state lives (default: the profile's, else Flink's)")
+      description =
+          "Flink: where keyed state lives: filesystem (the heap, checkpoints in the storage path),"
+              + " or rocksdb, only with flink-statebackend-rocksdb on streamform's class path"
+              + " (it is not: refused); default: the profile's, else Flink's")
   String stateBackend;
+
+  @Option(
+      names = "--state-backend-storage-path",
+      paramLabel = "URI",
+      description =
+          "Flink: where the state backend writes checkpoints, e.g. file:///tmp/streamform/cp;"
+              + " on a cluster every TaskManager must reach it (default: the profile's; on the"
+              + " embedded cluster, else a temporary folder deleted when streamform ends)")
+  String stateBackendStoragePath;
 
   @Option(
       names = "--job-jar",
@@ -124,6 +136,9 @@ final class RunnerOptions {
     if (stateBackend != null) {
       beam.put("stateBackend", stateBackend);
     }
+    if (stateBackendStoragePath != null) {
+      beam.put("stateBackendStoragePath", stateBackendStoragePath);
+    }
     if (restarts != null) {
       if (restarts < 0) {
         throw usage("--restarts must be 0 or more, not " + restarts);
@@ -163,6 +178,8 @@ final class RunnerOptions {
                   + " add --flink-master HOST:PORT (or --profile flink-cluster), or leave out"
                   + " --job-jar");
         }
+        // a usage error, before connecting to a cluster or running a fixture (ADR 0123)
+        stateBackend(beam, master);
         if (!isEmbedded(master)) {
           // before the job jar is built: a cluster nobody listens at is said at once
           clusterCheck.accept(master);
@@ -197,6 +214,7 @@ final class RunnerOptions {
     given.put("--checkpointing-interval", checkpointingInterval);
     given.put("--restarts", restarts);
     given.put("--state-backend", stateBackend);
+    given.put("--state-backend-storage-path", stateBackendStoragePath);
     given.put("--job-jar", jobJar);
     given.values().removeIf(Objects::isNull);
     return given;
@@ -213,6 +231,111 @@ final class RunnerOptions {
     given.values().removeIf(Objects::isNull);
     given.putAll(flinkOptionsGiven());
     return given;
+  }
+
+  /** The class Beam's Flink runner creates for {@code stateBackend=rocksdb}. */
+  static final String ROCKSDB_STATE_BACKEND =
+      "org.apache.flink.contrib.streaming.state.RocksDBStateBackend";
+
+  /**
+   * Refuses a state backend Beam's Flink runner would fail on once per fixture or at submission,
+   * and gives {@code filesystem} on the embedded cluster a storage path where none is given
+   * (docs/decisions/0123). Beam creates the state backend in this process before it submits, for a
+   * cluster too, so RocksDB needs its class here whatever the cluster's own lib holds.
+   */
+  private void stateBackend(Map<String, String> beam, String master) {
+    String backend = beam.get("stateBackend");
+    if (backend == null) {
+      return;
+    }
+    boolean typed = stateBackend != null;
+    String named =
+        typed ? "--state-backend " + backend : "profile " + profile + ": stateBackend=" + backend;
+    if (backend.equalsIgnoreCase("rocksdb")) {
+      if (!onClassPath(ROCKSDB_STATE_BACKEND)) {
+        throw usage(
+            named
+                + ": Flink's RocksDB state backend (flink-statebackend-rocksdb) is not on"
+                + " streamform's class path, and Beam's Flink runner creates the state backend in"
+                + " this process, for a cluster too: "
+                + (typed
+                    ? "use --state-backend filesystem (keyed state on the heap, checkpoints in the"
+                        + " storage path)"
+                    : "set stateBackend=filesystem in "
+                        + profileFile(profile)
+                        + ", or give --state-backend filesystem"));
+      }
+    } else if (!backend.equalsIgnoreCase("filesystem")) {
+      throw usage(
+          (typed ? "--state-backend" : "profile " + profile + ": stateBackend")
+              + " must be filesystem or rocksdb, not '"
+              + backend
+              + "'");
+    }
+    String path = beam.get("stateBackendStoragePath");
+    if (path != null && !path.isBlank()) {
+      return;
+    }
+    if (!isEmbedded(master)) {
+      throw usage(
+          named
+              + " on the Flink cluster at "
+              + master
+              + " needs a folder for its checkpoints that every TaskManager of that cluster can"
+              + " write: add --state-backend-storage-path URI (e.g."
+              + " file:///tmp/streamform/checkpoints for a cluster on this machine, hdfs://... or"
+              + " s3://... for one elsewhere), or set stateBackendStoragePath in the profile");
+    }
+    Path folder = temporaryStateFolder();
+    beam.put("stateBackendStoragePath", folder.toUri().toString());
+    PrintWriter err = command.commandLine().getErr();
+    err.println(
+        "state backend "
+            + backend
+            + " without a storage path: checkpoints of the embedded Flink cluster go to "
+            + folder
+            + ", deleted when streamform ends (--state-backend-storage-path names another)");
+    err.flush();
+  }
+
+  private static boolean onClassPath(String className) {
+    try {
+      Class.forName(className, false, RunnerOptions.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
+  }
+
+  /** A new temporary folder, deleted with what is in it when this JVM ends. */
+  private Path temporaryStateFolder() {
+    Path folder;
+    try {
+      folder = Files.createTempDirectory("streamform-state-");
+    } catch (IOException e) {
+      throw usage(
+          "--state-backend-storage-path: none given, and no temporary folder could be made for"
+              + " the embedded cluster's checkpoints ("
+              + e.getMessage()
+              + "): give one");
+    }
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try (Stream<Path> all = Files.walk(folder)) {
+                    all.sorted(java.util.Comparator.reverseOrder())
+                        .forEach(f -> f.toFile().delete());
+                  } catch (IOException | RuntimeException e) {
+                    // best effort: it is in the temporary folder
+                  }
+                },
+                "streamform-state-folder-cleanup"));
+    return folder;
+  }
+
+  private static Path profileFile(String name) {
+    return Home.dir().resolve(PROFILES).resolve(name + ".properties");
   }
 
   private static boolean isEmbedded(String master) {

@@ -4,9 +4,12 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.endsWith;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.streamform.teststreams.fixture.RunnerChoice;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
@@ -126,6 +129,138 @@ class RunnerOptionsTest {
                 + " is staged to a Flink cluster, and this run is on the embedded Flink runner:"
                 + " add --flink-master HOST:PORT (or --profile flink-cluster), or leave out"
                 + " --job-jar"));
+  }
+
+  @Test
+  void rocksdbIsRefusedWhereItsClassIsNotOnTheClassPathEvenForACluster() throws Exception {
+    // Beam's Flink runner creates the state backend in this process, for a cluster too: it failed
+    // each fixture with a bare "org.apache.flink.contrib.streaming.state.RocksDBStateBackend"
+    String why =
+        ": Flink's RocksDB state backend (flink-statebackend-rocksdb) is not on streamform's class"
+            + " path, and Beam's Flink runner creates the state backend in this process, for a"
+            + " cluster too: ";
+    assertThat(
+        refused("--runner", "flink", "--state-backend", "rocksdb"),
+        is(
+            "--state-backend rocksdb"
+                + why
+                + "use --state-backend filesystem (keyed state on the heap, checkpoints in the"
+                + " storage path)"));
+    assertThat(
+        refused("--profile", "flink-local", "--state-backend", "rocksdb"),
+        startsWith("--state-backend rocksdb" + why + "use --state-backend filesystem "));
+    Path jar = Files.createFile(dir.resolve("job.jar"));
+    Probe probe = new Probe();
+    new CommandLine(probe)
+        .parseArgs(
+            "--profile",
+            "flink-cluster",
+            "--job-jar",
+            jar.toString(),
+            "--state-backend",
+            "RocksDB");
+    ParameterException e =
+        assertThrows(
+            ParameterException.class,
+            () ->
+                probe.options.choice(
+                    master -> {
+                      throw new AssertionError("refused only after connecting to " + master);
+                    }));
+    assertThat(e.getMessage(), startsWith("--state-backend RocksDB" + why));
+    // a profile's own: the fix is said in the profile's terms
+    Path profiles = Files.createDirectories(dir.resolve(RunnerOptions.PROFILES));
+    Files.writeString(
+        profiles.resolve("mine.properties"),
+        "runner=FlinkRunner\nstateBackend=rocksdb\nstateBackendStoragePath=file:///tmp/x\n");
+    String previous = System.getProperty(Home.PROPERTY);
+    System.setProperty(Home.PROPERTY, dir.toString());
+    try {
+      assertThat(
+          refused("--profile", "mine"),
+          is(
+              "profile mine: stateBackend=rocksdb"
+                  + why
+                  + "set stateBackend=filesystem in "
+                  + profiles.resolve("mine.properties")
+                  + ", or give --state-backend filesystem"));
+    } finally {
+      if (previous == null) {
+        System.clearProperty(Home.PROPERTY);
+      } else {
+        System.setProperty(Home.PROPERTY, previous);
+      }
+    }
+    assertThat(
+        refused("--runner", "flink", "--state-backend", "memory"),
+        is("--state-backend must be filesystem or rocksdb, not 'memory'"));
+  }
+
+  @Test
+  void filesystemWithoutAStoragePathOnEmbeddedFlinkCheckpointsToATemporaryFolderItNames() {
+    // Beam failed each fixture: "State backend was set to 'filesystem' but no storage path was
+    // provided."
+    Probe probe = new Probe();
+    StringWriter err = new StringWriter();
+    CommandLine line = new CommandLine(probe);
+    line.setErr(new PrintWriter(err, true));
+    line.parseArgs("--runner", "flink", "--state-backend", "filesystem");
+    String path = flink(probe.options.choice(master -> {})).getStateBackendStoragePath();
+    assertThat(path, startsWith("file:"));
+    Path folder = Path.of(java.net.URI.create(path));
+    assertThat(Files.isDirectory(folder), is(true));
+    assertThat(
+        err.toString(),
+        is(
+            "state backend filesystem without a storage path: checkpoints of the embedded Flink"
+                + " cluster go to "
+                + folder
+                + ", deleted when streamform ends (--state-backend-storage-path names another)\n"));
+  }
+
+  @Test
+  void theStoragePathOptionWinsOverTheProfileAndAClusterNeedsOne() throws Exception {
+    assertThat(
+        flink(choose("--profile", "flink-local", "--state-backend-storage-path", "file:///x/y"))
+            .getStateBackendStoragePath(),
+        is("file:///x/y"));
+    Path jar = Files.createFile(dir.resolve("job.jar"));
+    assertThat(
+        refused(
+            "--runner",
+            "flink",
+            "--flink-master",
+            "127.0.0.1:18081",
+            "--job-jar",
+            jar.toString(),
+            "--state-backend",
+            "filesystem"),
+        is(
+            "--state-backend filesystem on the Flink cluster at 127.0.0.1:18081 needs a folder"
+                + " for its checkpoints that every TaskManager of that cluster can write: add"
+                + " --state-backend-storage-path URI (e.g. file:///tmp/streamform/checkpoints"
+                + " for a cluster on this machine, hdfs://... or s3://... for one elsewhere), or"
+                + " set stateBackendStoragePath in the profile"));
+    assertThat(
+        flink(
+                choose(
+                    "--runner",
+                    "flink",
+                    "--flink-master",
+                    "127.0.0.1:18081",
+                    "--job-jar",
+                    jar.toString(),
+                    "--state-backend",
+                    "filesystem",
+                    "--state-backend-storage-path",
+                    "file:///tmp/cp"))
+            .getStateBackendStoragePath(),
+        is("file:///tmp/cp"));
+    assertThat(
+        refused("--state-backend-storage-path", "file:///tmp/cp"),
+        is(
+            "--state-backend-storage-path file:///tmp/cp is a Flink option, and this run is on the"
+                + " DirectRunner: add --runner flink, or leave out --state-backend-storage-path"));
   }
 
   @Test

@@ -231,6 +231,50 @@ class StreamformTest {
                 + " — see 'streamform test --help'\n"));
   }
 
+  @Test
+  void rocksdbWithoutItsClassIsRefusedOnceBeforeAnyFixture() {
+    // each fixture failed with "(org.apache.flink.contrib.streaming.state.RocksDBStateBackend)"
+    assertThat(
+        run(
+            "test",
+            LATE_EVENT.toString(),
+            "--profile",
+            "flink-local",
+            "--state-backend",
+            "rocksdb"),
+        is(2));
+    assertThat(out.toString(), is(""));
+    assertThat(
+        err.toString(),
+        startsWith(
+            "streamform test: --state-backend rocksdb: Flink's RocksDB state backend"
+                + " (flink-statebackend-rocksdb) is not on streamform's class path"));
+    assertThat(err.toString().split("flink-statebackend-rocksdb", -1).length, is(2));
+  }
+
+  @Test
+  void filesystemWithoutAStoragePathRunsTheFixturesOnEmbeddedFlink() {
+    // each fixture failed: "State backend was set to 'filesystem' but no storage path was
+    // provided."
+    assertThat(
+        run(
+            "test",
+            LATE_EVENT.toString(),
+            "--runner",
+            "flink",
+            "--parallelism",
+            "2",
+            "--state-backend",
+            "filesystem"),
+        is(0));
+    assertThat(out.toString(), containsString("1 passed"));
+    assertThat(
+        err.toString(),
+        startsWith(
+            "state backend filesystem without a storage path: checkpoints of the embedded Flink"
+                + " cluster go to "));
+  }
+
   /**
    * A project whose Kafka source declares {@code partitions: 3}, a fixture of one event, and client
    * properties for an unreachable broker that answers nothing quickly (a command that goes on fails
