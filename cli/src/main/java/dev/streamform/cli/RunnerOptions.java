@@ -79,18 +79,18 @@ final class RunnerOptions {
       names = "--state-backend",
       paramLabel = "filesystem|rocksdb",
       description =
-          "Flink: where keyed state lives: filesystem (the heap, checkpoints in the storage path),"
-              + " or rocksdb, only with flink-statebackend-rocksdb on streamform's class path"
-              + " (it is not: refused); default: the profile's, else Flink's")
+          "Flink: where keyed state lives: filesystem (on the heap, checkpoints in the storage"
+              + " path); rocksdb is refused when flink-statebackend-rocksdb is not on streamform's"
+              + " class path (it ships without it); default: the profile's, else Flink's")
   String stateBackend;
 
   @Option(
       names = "--state-backend-storage-path",
       paramLabel = "URI",
       description =
-          "Flink: where the state backend writes checkpoints, e.g. file:///tmp/streamform/cp;"
-              + " on a cluster every TaskManager must reach it (default: the profile's; on the"
-              + " embedded cluster, else a temporary folder deleted when streamform ends)")
+          "Flink: the folder (a URI) the state backend writes checkpoints to; on a cluster"
+              + " every TaskManager must reach it (default: the profile's, else on the embedded"
+              + " cluster a temporary folder deleted when streamform ends)")
   String stateBackendStoragePath;
 
   @Option(
