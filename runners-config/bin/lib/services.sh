@@ -54,7 +54,9 @@ rc_pid() {
   [[ -s "$pidfile" ]] || return 1
   pid="$(<"$pidfile")"
   [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$main" || return 1
+  # a process that is gone has no cmdline: not running, quietly (the redirection's own error is
+  # the shell's, so it is sent to /dev/null before the file is opened)
+  tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -qF -- "$main" || return 1
   echo "$pid"
 }
 
