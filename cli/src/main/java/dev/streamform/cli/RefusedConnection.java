@@ -159,6 +159,79 @@ final class RefusedConnection {
               + " — "
               + hint(Server.FLINK, master));
     }
+    // something listens: ask it what Flink's REST API answers every client (ADR 0122)
+    String scheme = master.regionMatches(true, 0, "https://", 0, 8) ? "https" : "http";
+    notFlink(scheme, host, port)
+        .ifPresent(
+            what -> {
+              throw new IllegalStateException(
+                  master
+                      + " is not a Flink cluster's REST API: "
+                      + what
+                      + "; give the right --flink-master: the JobManager's REST address"
+                      + " (rest.port, 8081 by default), e.g. 127.0.0.1:8081 for"
+                      + " runners-config/bin/flink start");
+            });
+  }
+
+  /**
+   * Empty when {@code GET /config} at {@code host:port} answers as Flink's REST API does (HTTP 200
+   * with a JSON object naming its {@code flink-version}); else what answered instead, e.g. "it
+   * closed the connection without an HTTP answer (a Kafka broker does that)".
+   */
+  static Optional<String> notFlink(String scheme, String host, int port) {
+    java.net.http.HttpClient client =
+        java.net.http.HttpClient.newBuilder()
+            .version(java.net.http.HttpClient.Version.HTTP_1_1)
+            .connectTimeout(java.time.Duration.ofMillis(PROBE_MILLIS))
+            .build();
+    java.net.http.HttpResponse<String> response;
+    try {
+      String h = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
+      java.net.http.HttpRequest request =
+          java.net.http.HttpRequest.newBuilder(
+                  java.net.URI.create(scheme + "://" + h + ":" + port + "/config"))
+              .timeout(java.time.Duration.ofMillis(PROBE_MILLIS))
+              .GET()
+              .build();
+      response = client.send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
+    } catch (java.net.http.HttpTimeoutException e) {
+      return Optional.of(
+          "it accepted the connection but sent no HTTP answer to GET /config within "
+              + PROBE_MILLIS / 1000
+              + " s");
+    } catch (IllegalArgumentException e) {
+      return Optional.empty(); // not an address a URI can hold: Flink's own client says the rest
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
+    } catch (java.io.IOException e) {
+      return Optional.of(
+          "it closed the connection without an HTTP answer (a Kafka broker does that)");
+    }
+    String server =
+        response.headers().firstValue("Server").map(v -> " (server " + v + ")").orElse("");
+    if (response.statusCode() != 200) {
+      return Optional.of(
+          "GET /config answered HTTP "
+              + response.statusCode()
+              + server
+              + ", not Flink's configuration");
+    }
+    try {
+      com.fasterxml.jackson.databind.JsonNode config =
+          new com.fasterxml.jackson.databind.ObjectMapper().readTree(response.body());
+      if (config != null && config.path("flink-version").isTextual()) {
+        return Optional.empty();
+      }
+    } catch (java.io.IOException e) {
+      // not JSON: said below
+    }
+    return Optional.of(
+        "GET /config answered HTTP 200"
+            + server
+            + " without the flink-version Flink's REST API"
+            + " names");
   }
 
   private static String hint(Server server, String address) {

@@ -203,6 +203,123 @@ class RunErrorsTest {
     assertThat(err.toString(), not(containsString("internal error")));
   }
 
+  /**
+   * A port that accepts connections but is not Flink's REST API (a Kafka broker's, which closes the
+   * connection on an HTTP request) is said at once, naming what answered and the fix: the
+   * submission used to wait 84 s for "Channel became inactive".
+   */
+  @Test
+  void aKafkaPortGivenAsTheFlinkMasterIsSaidAtOnceWithTheFix() throws Exception {
+    Path jar = Files.writeString(dir.resolve("job.jar"), ""); // so no job jar is built
+    try (ServerSocket kafkaLike = new ServerSocket(0)) {
+      Thread broker =
+          new Thread(
+              () -> {
+                // as a Kafka broker does with "GET ...": reads a size it refuses, and closes
+                while (!kafkaLike.isClosed()) {
+                  try (Socket s = kafkaLike.accept()) {
+                    s.getInputStream().read(new byte[4]);
+                  } catch (IOException e) {
+                    // closed at the test's end
+                  }
+                }
+              });
+      broker.setDaemon(true);
+      broker.start();
+      String master = "127.0.0.1:" + kafkaLike.getLocalPort();
+
+      int status =
+          assertTimeoutPreemptively(
+              Duration.ofSeconds(20),
+              () ->
+                  run(
+                      "run",
+                      GETTING_STARTED.toString(),
+                      "--runner",
+                      "flink",
+                      "--flink-master",
+                      master,
+                      "--job-jar",
+                      jar.toString(),
+                      "--output",
+                      dir.resolve("out").toString()));
+
+      assertThat(err.toString(), status, is(1));
+      assertThat(
+          err.toString(),
+          containsString(
+              "streamform run: "
+                  + master
+                  + " is not a Flink cluster's REST API: it closed the connection without an HTTP"
+                  + " answer (a Kafka broker does that)"));
+      assertThat(
+          err.toString(),
+          containsString(
+              "give the right --flink-master: the JobManager's REST address (rest.port, 8081"
+                  + " by default)"));
+    }
+  }
+
+  /** An HTTP server that is not Flink (a 404 page) is not taken for a Flink cluster either. */
+  @Test
+  void anHttpServerThatIsNotFlinkIsNotTakenForAFlinkCluster() throws Exception {
+    com.sun.net.httpserver.HttpServer web =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    web.createContext(
+        "/",
+        exchange -> {
+          byte[] page = "<html>not found</html>".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+          exchange.getResponseHeaders().add("Server", "nginx");
+          exchange.sendResponseHeaders(404, page.length);
+          exchange.getResponseBody().write(page);
+          exchange.close();
+        });
+    web.start();
+    try {
+      String master = "127.0.0.1:" + web.getAddress().getPort();
+      IllegalStateException e =
+          assertThrows(
+              IllegalStateException.class, () -> RefusedConnection.requireFlinkCluster(master));
+      assertThat(
+          e.getMessage(),
+          containsString(
+              master
+                  + " is not a Flink cluster's REST API: GET /config answered HTTP 404 (server"
+                  + " nginx), not Flink's configuration"));
+    } finally {
+      web.stop(0);
+    }
+  }
+
+  /** Flink's REST API answers GET /config with its version: that passes the check. */
+  @Test
+  void aFlinkRestApiPassesTheCheck() throws Exception {
+    com.sun.net.httpserver.HttpServer flink =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    flink.createContext(
+        "/config",
+        exchange -> {
+          // as Flink 1.19's JobManager answers it (DashboardConfiguration)
+          byte[] body =
+              ("{\"refresh-interval\":3000,\"timezone-name\":\"Coordinated Universal Time\","
+                      + "\"timezone-offset\":0,\"flink-version\":\"1.19.0\","
+                      + "\"flink-revision\":\"eaffd22 @ 2024-03-04T09:04:41+01:00\","
+                      + "\"features\":{\"web-submit\":false,\"web-cancel\":false}}")
+                  .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+          exchange.getResponseHeaders().add("Content-Type", "application/json; charset=UTF-8");
+          exchange.sendResponseHeaders(200, body.length);
+          exchange.getResponseBody().write(body);
+          exchange.close();
+        });
+    flink.start();
+    try {
+      RefusedConnection.requireFlinkCluster("127.0.0.1:" + flink.getAddress().getPort());
+      RefusedConnection.requireFlinkCluster("http://127.0.0.1:" + flink.getAddress().getPort());
+    } finally {
+      flink.stop(0);
+    }
+  }
+
   @Test
   void anOutputThatIsAFileIsRefusedBeforeTheJobWithTheFix() throws Exception {
     Path file = Files.writeString(dir.resolve("afile"), "");
