@@ -82,6 +82,35 @@ final class PlanCommand implements Callable<Integer> {
     if (project.isEmpty()) {
       return 1;
     }
+    Optional<JsonNode> read = readManifest(against, model, "plan", err);
+    if (read.isEmpty()) {
+      return 1;
+    }
+    JsonNode running = read.get();
+    String runningModel = running.path("model").asText("");
+    if (!runningModel.equals(model)) {
+      err.println(
+          "streamform plan: note: "
+              + against
+              + " is the manifest of model '"
+              + runningModel
+              + "', compared with model '"
+              + model
+              + "'");
+    }
+    PlanDiff diff = PlanDiff.between(running, PlanManifest.of(project.get(), model).toTree());
+    print(diff, dir, model, out);
+    out.flush();
+    return diff.exitCode();
+  }
+
+  /**
+   * The plan manifest in {@code against}, as streamform inspect-plan wrote it; empty when it is not
+   * one (not UTF-8, not JSON, edited after it was written, no such file), said on {@code err} after
+   * "streamform {@code command}: " with the fix.
+   */
+  static Optional<JsonNode> readManifest(
+      Path against, String model, String command, PrintWriter err) {
     JsonNode running;
     try {
       byte[] bytes = Files.readAllBytes(against);
@@ -96,80 +125,90 @@ final class PlanCommand implements Callable<Integer> {
                 bad.get().line(),
                 bad.get().byteOfLine(),
                 bad.get().value()));
-        return 1;
+        return Optional.empty();
       }
       try (JsonParser parser =
           JSON.createParser(new String(bytes, java.nio.charset.StandardCharsets.UTF_8))) {
         running = JSON.readTree(parser);
         if (parser.nextToken() != null) {
           err.println(
-              "streamform plan: "
+              "streamform "
+                  + command
+                  + ": "
                   + against
                   + ":"
                   + parser.currentTokenLocation().getLineNr()
                   + ": more follows the manifest (a second JSON value); give the file streamform"
                   + " inspect-plan wrote, once");
-          return 1;
+          return Optional.empty();
         }
       }
       PlanDiff.requireManifest(running);
     } catch (NoSuchFileException e) {
       err.println(
-          "streamform plan: "
+          "streamform "
+              + command
+              + ": "
               + against
               + ": no such file; write the running plan's manifest with"
               + " streamform inspect-plan <project> <model> > "
               + ShellWords.quote(against));
-      return 1;
+      return Optional.empty();
     } catch (JsonProcessingException e) {
       err.println(
-          "streamform plan: "
+          "streamform "
+              + command
+              + ": "
               + against
               + ":"
               + JsonProblems.position(e)
               + ": not JSON: "
               + JsonProblems.reason(e)
               + "; give the file streamform inspect-plan wrote");
-      return 1;
+      return Optional.empty();
     } catch (PlanDiff.EditedManifestException e) {
       // a manifest is the record of what runs: refused rather than compared (ADR 0114)
       err.println(
-          "streamform plan: "
+          "streamform "
+              + command
+              + ": "
               + against
               + ": "
               + e.getMessage()
                   .replace("<model>", ShellWords.quote(model))
                   .replace("<manifest.json>", ShellWords.quote(against)));
-      return 1;
+      return Optional.empty();
     } catch (PlanDiff.NotAManifestException e) {
       err.println(
-          "streamform plan: "
+          "streamform "
+              + command
+              + ": "
               + against
               + " is not a plan manifest: "
               + e.getMessage()
               + "; give the file streamform inspect-plan wrote");
-      return 1;
+      return Optional.empty();
     } catch (IOException e) {
       err.println(
-          "streamform plan: "
+          "streamform "
+              + command
+              + ": "
               + against
               + ": "
               + dev.streamform.policies.project.FileErrors.reason(e)
               + "; give the file streamform inspect-plan wrote");
-      return 1;
+      return Optional.empty();
     }
-    String runningModel = running.path("model").asText("");
-    if (!runningModel.equals(model)) {
-      err.println(
-          "streamform plan: note: "
-              + against
-              + " is the manifest of model '"
-              + runningModel
-              + "', compared with model '"
-              + model
-              + "'");
-    }
-    PlanDiff diff = PlanDiff.between(running, PlanManifest.of(project.get(), model).toTree());
+    return Optional.of(running);
+  }
+
+  /**
+   * What {@code plan} prints of {@code diff}: each node with its class and reasons, a missing or
+   * backward generation, and the summary line with the verdict ({@code dir} and {@code model} name
+   * the project in the fix). Shared with {@code run --from-savepoint}, which refuses a restore
+   * whose diff {@code plan} would exit 2 on.
+   */
+  static void print(PlanDiff diff, Path dir, String model, PrintWriter out) {
     Map<Classification, Integer> counts = new EnumMap<>(Classification.class);
     for (NodeChange node : diff.nodes()) {
       counts.merge(node.classification(), 1, Integer::sum);
@@ -237,8 +276,6 @@ final class PlanCommand implements Callable<Integer> {
             + (diff.generationRequired().isEmpty() ? "" : "; a new generation is required")
             + " -> "
             + verdict(diff));
-    out.flush();
-    return diff.exitCode();
   }
 
   private static String name(NodeChange node) {

@@ -11,6 +11,8 @@ import dev.streamform.pipelines.kafka.KafkaTopics;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.declarations.Connector;
+import dev.streamform.policies.plan.PlanDiff;
+import dev.streamform.policies.plan.PlanManifest;
 import dev.streamform.policies.project.Project;
 import dev.streamform.sink.JdbcTarget;
 import dev.streamform.sink.Ledger;
@@ -111,8 +113,10 @@ import picocli.CommandLine.Spec;
       "1:the project has problems, another run is writing to the output folder, the job failed,"
           + " the broker or cluster refused, or the revision ledger refused revisions that differ"
           + " from the ones it holds (recorded; streamform ledger verify lists them)",
-      "2:bad command line, or an --output that is a file or cannot be created or written"
-          + " (checked before the job starts)"
+      "2:bad command line, an --output that is a file or cannot be created or written"
+          + " (checked before the job starts), or a restore (--from-savepoint) into a plan that"
+          + " streamform plan classifies as needing a state migration or a new generation against"
+          + " the plan that wrote the savepoint (checked before anything is created or submitted)"
     })
 final class RunCommand implements Callable<Integer> {
   /**
@@ -151,8 +155,20 @@ final class RunCommand implements Callable<Integer> {
   @Option(
       names = "--from-savepoint",
       paramLabel = "PATH",
-      description = "Flink only: restore the job's state and Kafka offsets from this savepoint")
+      description =
+          "Flink only: restore the job's state and Kafka offsets from this savepoint; refused (exit"
+              + " 2) when streamform plan would say the change from the plan that wrote it needs a"
+              + " state migration or a new generation")
   String savepoint;
+
+  @Option(
+      names = "--against",
+      paramLabel = "<manifest.json>",
+      description =
+          "with --from-savepoint: the manifest of the plan that wrote the savepoint, as streamform"
+              + " inspect-plan printed it (default: the one a detached run recorded for the job the"
+              + " savepoint came from, in <project>/target/flink-jobs/<model>/<job id>.json)")
+  Path against;
 
   @Option(
       names = "--jdbc-url",
@@ -230,6 +246,12 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if (against != null && savepoint == null) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--against names the plan that wrote the savepoint of --from-savepoint; give"
+              + " --from-savepoint, or leave out --against");
+    }
     RunnerChoice runner;
     try {
       runner = runnerOptions.choice();
@@ -279,6 +301,7 @@ final class RunCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--model: " + e.getMessage());
     }
+    int declaredGeneration = declared.model().generation();
     if (shadow && !declared.kind().hasRevisionLedger()) {
       throw new ParameterException(
           spec.commandLine(),
@@ -314,6 +337,14 @@ final class RunCommand implements Callable<Integer> {
                 + ")");
       }
       declared = declared.withGeneration(generation);
+    }
+    boolean generationOverridden = generation != null && generation != declaredGeneration;
+    if (savepoint != null && declared.source().connector() != Connector.FILE) {
+      // before anything is created or submitted: a restore plan would refuse is refused (ADR 0121)
+      int refused = checkRestore(loaded, generationOverridden, err);
+      if (refused != 0) {
+        return refused;
+      }
     }
     if (shadow && jdbcUrl == null) {
       throw new ParameterException(
@@ -594,6 +625,18 @@ final class RunCommand implements Callable<Integer> {
     if (!connection.isPlaintext()) {
       err.println("streamform run: Kafka client settings: " + connection);
     }
+    // the plan this job runs, recorded once it is submitted: its savepoints are checked against it
+    String submittedPlan = null;
+    if (detach && !generationOverridden) {
+      try {
+        submittedPlan = dev.streamform.pipelines.ModelSteps.manifest(loaded, model).toJson();
+      } catch (RuntimeException e) {
+        err.println(
+            "streamform run: note: the plan of this job is not recorded ("
+                + ModelLedger.firstLine(e)
+                + "): a restore from its savepoints is checked only with --against");
+      }
+    }
     err.flush();
     PipelineResult result;
     try {
@@ -620,8 +663,20 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     if (detach) {
-      out.println(jobId(result));
+      String id = jobId(result);
+      out.println(id);
       out.flush();
+      if (submittedPlan != null) {
+        SubmittedPlans.write(project, model, id, submittedPlan)
+            .ifPresent(
+                why ->
+                    err.println(
+                        "streamform run: note: the plan of job "
+                            + id
+                            + " is not recorded ("
+                            + why
+                            + "): a restore from its savepoints is checked only with --against"));
+      }
       return 0;
     }
     PipelineResult.State state = result.waitUntilFinish();
@@ -634,6 +689,133 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     return 0;
+  }
+
+  /**
+   * The restore of {@link #savepoint} checked against the plan that wrote it (docs/decisions/0121):
+   * that of {@link #against}, else the record of the job whose id the savepoint's folder names
+   * ({@link SubmittedPlans}). 0 when the restore may go on: the plans differ in nothing {@code
+   * plan} refuses, or the plan that wrote it is unknown (said on {@code err}, with how to check
+   * it); 2 when {@code plan} would exit 2 on the change, or the generation changed (a new
+   * generation starts from the log), with plan's own reasons and the fix; 1 when the manifest
+   * cannot be read.
+   */
+  private int checkRestore(Project loaded, boolean generationOverridden, PrintWriter err) {
+    String how =
+        "; check it with --against <the manifest saved when it was deployed> (streamform plan "
+            + ShellWords.quote(project)
+            + " "
+            + ShellWords.quote(model)
+            + " --against <file> prints the same comparison)";
+    String unchecked =
+        "streamform run: note: the restore from "
+            + savepoint
+            + " could not be checked against the plan that wrote it: ";
+    if (generationOverridden) {
+      err.println(
+          unchecked
+              + "--generation "
+              + generation
+              + " overrides the declared generation, and plans compare declarations"
+              + how);
+      return 0;
+    }
+    Path manifest;
+    String writer;
+    if (against != null) {
+      manifest = against;
+      writer = "the plan of " + against + " (--against), which";
+    } else {
+      SubmittedPlans.Lookup found = SubmittedPlans.find(project, savepoint);
+      if (found instanceof SubmittedPlans.Lookup.NotNamed n) {
+        err.println(
+            unchecked
+                + "its folder "
+                + n.folder()
+                + " is not named as Flink names a savepoint's (savepoint-<the job id's first 6"
+                + " characters>-…), so the job that wrote it is unknown"
+                + how);
+        return 0;
+      }
+      SubmittedPlans.Lookup.Named named = (SubmittedPlans.Lookup.Named) found;
+      Path records = project.resolve(SubmittedPlans.FOLDER);
+      if (named.records().isEmpty()) {
+        err.println(
+            unchecked
+                + "no job whose id starts with "
+                + named.prefix()
+                + " was submitted from "
+                + records
+                + " (a job submitted from another checkout, or by a streamform that recorded no"
+                + " plans)"
+                + how);
+        return 0;
+      }
+      if (named.records().size() > 1) {
+        err.println(
+            unchecked
+                + named.records().size()
+                + " jobs submitted from "
+                + records
+                + " have ids that start with "
+                + named.prefix()
+                + " ("
+                + String.join(", ", named.records().stream().map(Path::toString).toList())
+                + ")"
+                + how.replace("<the manifest saved when it was deployed>", "<the one of them>"));
+        return 0;
+      }
+      manifest = named.records().get(0);
+      String file = manifest.getFileName().toString();
+      writer =
+          "job "
+              + file.substring(0, file.length() - ".json".length())
+              + ", whose plan ("
+              + manifest
+              + ")";
+    }
+    Optional<JsonNode> running = PlanCommand.readManifest(manifest, model, "run", err);
+    if (running.isEmpty()) {
+      return 1;
+    }
+    PlanDiff diff = PlanDiff.between(running.get(), PlanManifest.of(loaded, model).toTree());
+    boolean newGeneration = diff.newGeneration() != diff.runningGeneration();
+    if (diff.exitCode() == 0 && !newGeneration) {
+      return 0;
+    }
+    err.println(
+        "streamform run: the savepoint "
+            + savepoint
+            + " was written by "
+            + writer
+            + " this one cannot restore into:");
+    String runningModel = running.get().path("model").asText("");
+    if (!runningModel.equals(model)) {
+      err.println(
+          "    (it is the plan of model '" + runningModel + "', restored into '" + model + "')");
+    }
+    PlanCommand.print(diff, project, model, err);
+    if (diff.exitCode() == 0) {
+      // safe to deploy as a new generation, which is deployed beside the running one (ADR 0103)
+      err.println(
+          "generation "
+              + diff.runningGeneration()
+              + " -> "
+              + diff.newGeneration()
+              + ": a new generation starts from the log, not from a savepoint of generation "
+              + diff.runningGeneration());
+    }
+    err.println(
+        "streamform run: revert the change to restore from the savepoint, or deploy it as a new"
+            + " generation started from the log, without --from-savepoint (streamform plan "
+            + ShellWords.quote(project)
+            + " "
+            + ShellWords.quote(model)
+            + " --against "
+            + ShellWords.quote(manifest)
+            + " prints the same comparison)");
+    err.flush();
+    return 2;
   }
 
   /**
