@@ -207,8 +207,12 @@ class KafkaFlinkEndToEndTest {
 
   @Test
   @Timeout(value = 8, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-  void changelogLateAndQuarantineSurviveASavepointRestoreOnTheCluster() throws Exception {
+  void changelogLateAndQuarantineSurviveASavepointRestoreOnTheCluster(@TempDir Path dir)
+      throws Exception {
     Project project = Project.load(PROJECT);
+    // submitted from a copy: the runs record their plans in its target/flink-jobs (ADR 0121)
+    Path copy = dir.resolve("orders-kafka");
+    copyProject(PROJECT, copy);
     Fixture phase1 = Fixture.load(project, PROJECT.resolve("fixtures/phase1.yml"));
     Fixture both = Fixture.load(project, PROJECT.resolve("fixtures/both.yml"));
 
@@ -220,7 +224,12 @@ class KafkaFlinkEndToEndTest {
         BOOTSTRAP,
         "--partitions",
         "3");
-    String job = submit();
+    String job = submit(copy, MODEL);
+    Path record = copy.resolve("target/flink-jobs").resolve(MODEL).resolve(job + ".json");
+    assertEquals(
+        cli("inspect-plan", copy.toString(), MODEL),
+        Files.readString(record),
+        "the detached run records the plan it submitted, as inspect-plan prints it");
 
     List<JsonNode> changelog = await(MODEL, phase1.expect().size());
     assertEquals(byKey(expected(phase1.expect())), byKey(rows(changelog)), "phase 1 changelog");
@@ -262,7 +271,55 @@ class KafkaFlinkEndToEndTest {
         PROJECT.resolve("continued/phase2.yml").toString(),
         "--bootstrap-servers",
         BOOTSTRAP);
-    String restored = submit("--from-savepoint", savepoint);
+    // the savepoint's folder names the job: a changed watermark is refused before any submission
+    Path changed = dir.resolve("changed");
+    copyProject(copy, changed);
+    Path sources = changed.resolve("sources.yml");
+    Files.writeString(
+        sources, Files.readString(sources).replace("watermark: 5m", "watermark: 30m"));
+    LocalServices.Ran refused =
+        LocalServices.ran(
+            "run",
+            changed.toString(),
+            "--model",
+            MODEL,
+            "--runner",
+            "flink",
+            "--flink-master",
+            LocalServices.FLINK_MASTER,
+            "--parallelism",
+            "2",
+            "--bootstrap-servers",
+            BOOTSTRAP,
+            "--detach",
+            "--from-savepoint",
+            savepoint);
+    assertEquals(2, refused.status(), refused.err());
+    assertThat(refused.err(), containsString("was written by job " + job));
+    assertThat(refused.err(), containsString("NEW GENERATION REQUIRED"));
+    LocalServices.Ran restoredRun =
+        LocalServices.ran(
+            "run",
+            copy.toString(),
+            "--model",
+            MODEL,
+            "--runner",
+            "flink",
+            "--flink-master",
+            LocalServices.FLINK_MASTER,
+            "--parallelism",
+            "2",
+            "--checkpointing-interval",
+            "5000",
+            "--bootstrap-servers",
+            BOOTSTRAP,
+            "--detach",
+            "--from-savepoint",
+            savepoint);
+    assertEquals(0, restoredRun.status(), restoredRun.err());
+    // the same plan: found, compared, and restored without a word about it
+    assertThat(restoredRun.err(), not(containsString("could not be checked")));
+    String restored = restoredRun.out().trim();
     try {
       changelog = await(MODEL, both.expect().size());
       assertEquals(
