@@ -120,6 +120,49 @@ public final class KafkaConnection implements Serializable {
     return config;
   }
 
+  /** The setting of {@code key}, if one was given. */
+  public java.util.Optional<Setting> setting(String key) {
+    return settings.stream().filter(s -> s.key().equals(key)).findFirst();
+  }
+
+  /**
+   * What a message must never show: the values the references of secret settings resolve to in
+   * {@code environment}, and every piece of them a parser could split off (words between blanks,
+   * quotes, {@code =} and {@code ;}), longest first.
+   */
+  List<String> secretFragments(Function<String, String> environment) {
+    java.util.Set<String> fragments = new java.util.HashSet<>();
+    for (Setting s : settings) {
+      if (!isSecret(s.key())) {
+        continue;
+      }
+      for (String value : KafkaClientProperties.referencedValues(s, environment)) {
+        fragments.add(value);
+        for (String piece : value.split("[\\s\"'\\\\=;]+")) {
+          if (piece.length() >= 3) {
+            fragments.add(piece);
+          }
+        }
+      }
+    }
+    List<String> sorted = new ArrayList<>(fragments);
+    sorted.sort(java.util.Comparator.comparingInt(String::length).reversed());
+    return sorted;
+  }
+
+  /** {@code text} with every {@link #secretFragments} replaced by {@code <hidden>}. */
+  String scrubbed(String text) {
+    return scrubbed(text, secretFragments(System::getenv));
+  }
+
+  static String scrubbed(String text, List<String> fragments) {
+    String out = text;
+    for (String f : fragments) {
+      out = out.replace(f, "<hidden>");
+    }
+    return out;
+  }
+
   /** Checks that every referenced variable is set here, before anything is started. */
   public void checkEnvironment() {
     KafkaClientProperties.resolve(settings, System::getenv);
@@ -156,7 +199,11 @@ public final class KafkaConnection implements Serializable {
 
     @Override
     public Consumer<byte[], byte[]> apply(Map<String, Object> config) {
-      return new KafkaConsumer<>(withHidden(config, hidden));
+      try {
+        return new KafkaConsumer<>(withHidden(config, hidden));
+      } catch (org.apache.kafka.common.KafkaException e) {
+        throw withoutSecrets(e, hidden);
+      }
     }
 
     @Override
@@ -176,13 +223,37 @@ public final class KafkaConnection implements Serializable {
 
     @Override
     public Producer<K, V> apply(Map<String, Object> config) {
-      return new KafkaProducer<>(withHidden(config, hidden));
+      try {
+        return new KafkaProducer<>(withHidden(config, hidden));
+      } catch (org.apache.kafka.common.KafkaException e) {
+        throw withoutSecrets(e, hidden);
+      }
     }
 
     @Override
     public String toString() {
       return "producer with hidden settings " + keys(hidden);
     }
+  }
+
+  /**
+   * {@code e} as a KafkaException whose message (with its causes', in parentheses) holds no piece
+   * of a secret, and which carries no cause (whose messages Kafka wrote from the settings): a
+   * worker's failure is logged and shown by the runner.
+   */
+  private static org.apache.kafka.common.KafkaException withoutSecrets(
+      org.apache.kafka.common.KafkaException e, List<Setting> hidden) {
+    StringBuilder message = new StringBuilder(String.valueOf(e.getMessage()));
+    for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+      message.append(" (").append(c.getMessage()).append(')');
+    }
+    org.apache.kafka.common.KafkaException clean =
+        new org.apache.kafka.common.KafkaException(
+            scrubbed(
+                message.toString(),
+                new KafkaConnection("", hidden).secretFragments(System::getenv)));
+    clean.setStackTrace(e.getStackTrace());
+    return clean;
   }
 
   private static List<String> keys(List<Setting> settings) {

@@ -1,5 +1,7 @@
 package dev.streamform.pipelines.kafka;
 
+import dev.streamform.policies.project.KafkaClientProperties;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.common.errors.AuthenticationException;
@@ -22,6 +24,17 @@ public final class KafkaRefusedException extends IllegalStateException {
 
   /** {@code what} failed at {@code connection} because of {@code e}. */
   public static KafkaRefusedException of(String what, KafkaConnection connection, Throwable e) {
+    KafkaRefusedException raw = unscrubbed(what, connection, e);
+    // Kafka's messages may quote a piece of a setting (a JAAS parse error names the word it could
+    // not read, which may be a piece of a password): none of a resolved secret is shown
+    KafkaRefusedException clean =
+        new KafkaRefusedException(connection.scrubbed(raw.getMessage()), null);
+    clean.setStackTrace(raw.getCause().getStackTrace());
+    return clean;
+  }
+
+  private static KafkaRefusedException unscrubbed(
+      String what, KafkaConnection connection, Throwable e) {
     Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
     String at = "cannot " + what + " at " + connection.bootstrapServers() + ": ";
     String reason =
@@ -68,10 +81,77 @@ public final class KafkaRefusedException extends IllegalStateException {
       reason =
           reason + (root == cause ? "" : " (" + firstLine(String.valueOf(root.getMessage())) + ")");
       hint = "check the Kafka client settings (--kafka-properties, kafka.properties:)";
+      String chain = messages(cause);
+      java.util.Optional<KafkaClientProperties.Setting> jaas =
+          connection.setting("sasl.jaas.config");
+      java.util.Optional<KafkaClientProperties.Setting> store = store(connection, chain);
+      if (jaas.isPresent() && chain.contains("JAAS")) {
+        hint =
+            "sasl.jaas.config ("
+                + jaas.get().origin()
+                + ") is not JAAS that Kafka can read once its references are resolved: write"
+                + " <LoginModule class> required name=\"value\" ...; with each value in double"
+                + " quotes";
+      } else if (store.isPresent()) {
+        KafkaClientProperties.Setting s = store.get();
+        String type = s.key().replace(".location", ".type");
+        hint =
+            s.key()
+                + " ("
+                + s.origin()
+                + ") names "
+                + KafkaClientProperties.resolve(List.of(s), System::getenv).get(s.key())
+                + ", which Kafka cannot load: give a readable "
+                + (s.key().contains("truststore") ? "truststore" : "keystore")
+                + " in the format "
+                + type
+                + " says ("
+                + connection.setting(type).map(t -> t.value()).orElse("JKS, Kafka's default")
+                + "; PEM is -----BEGIN CERTIFICATE----- blocks)";
+      }
     } else {
       hint = "is the broker running (runners-config/bin/kafka start)?";
     }
     return new KafkaRefusedException(at + reason + " — " + hint, cause);
+  }
+
+  /** Every message of {@code e} and its causes. */
+  private static String messages(Throwable e) {
+    StringBuilder all = new StringBuilder();
+    for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      all.append(c.getMessage()).append('\n');
+    }
+    return all.toString();
+  }
+
+  /**
+   * The truststore or keystore setting Kafka's error is about: the one whose file it names, else
+   * the only one given when the error speaks of a store, PEM or certificate.
+   */
+  private static java.util.Optional<KafkaClientProperties.Setting> store(
+      KafkaConnection connection, String chain) {
+    List<KafkaClientProperties.Setting> given = new java.util.ArrayList<>();
+    for (String key : KafkaClientProperties.LOCATIONS) {
+      connection.setting(key).ifPresent(given::add);
+    }
+    String lower = chain.toLowerCase(java.util.Locale.ROOT);
+    for (KafkaClientProperties.Setting s : given) {
+      String location;
+      try {
+        location = KafkaClientProperties.resolve(List.of(s), System::getenv).get(s.key());
+      } catch (IllegalStateException e) {
+        continue;
+      }
+      String store = s.key().contains("truststore") ? "truststore" : "keystore";
+      if (chain.contains(location) || lower.contains(store)) {
+        return java.util.Optional.of(s);
+      }
+    }
+    boolean aboutStores =
+        lower.contains("pem") || lower.contains("certificate") || lower.contains("ssl");
+    return aboutStores && given.size() == 1
+        ? java.util.Optional.of(given.get(0))
+        : java.util.Optional.empty();
   }
 
   private static String firstLine(String text) {

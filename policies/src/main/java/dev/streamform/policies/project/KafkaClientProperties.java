@@ -108,6 +108,11 @@ public final class KafkaClientProperties implements Serializable {
     this.settings = List.copyOf(settings);
   }
 
+  /** {@code settings} as read, problems or not (to check them further). */
+  static KafkaClientProperties of(List<Setting> settings) {
+    return new KafkaClientProperties(settings);
+  }
+
   /** No settings: a plaintext connection with Kafka's defaults. */
   public static KafkaClientProperties none() {
     return new KafkaClientProperties(List.of());
@@ -285,12 +290,36 @@ public final class KafkaClientProperties implements Serializable {
                   + " ${file:/ABSOLUTE/PATH:KEY}, or write $${ for a literal ${"));
       return;
     }
+    ConfigDef.ConfigKey known = KNOWN.get(key);
+    if (known == null && !RESERVED.contains(key)) {
+      problems.add(
+          problem(
+              file,
+              line,
+              key,
+              "is not a setting of Kafka's consumer, producer or admin client (Kafka would ignore"
+                  + " it and use its default)",
+              Names.closest(key, KNOWN.keySet()).map(k -> "did you mean '" + k + "'? ").orElse("")
+                  + "write a key Kafka's clients know (e.g. security.protocol, sasl.mechanism,"
+                  + " ssl.truststore.location), or remove the line"));
+    } else if (known != null && variables(value).isEmpty() && !value.contains("$${")) {
+      Optional<String> invalid = invalidValue(known, value);
+      if (invalid.isPresent()) {
+        problems.add(
+            problem(
+                file,
+                line,
+                key,
+                "has a value Kafka cannot use: " + invalid.get(),
+                "write a value Kafka's " + key + " accepts" + validValues(known)));
+      }
+    }
     Optional<String> literal = isSecret(key) ? literalSecret(key, value) : Optional.empty();
     if (literal.isPresent()) {
       String example =
           key.equals("sasl.jaas.config")
-              ? literal.get() + "=\"${KAFKA_PASSWORD}\""
-              : key + "=${KAFKA_SSL_PASSWORD}";
+              ? literal.get() + "=\"${" + variableFor(literal.get()) + "}\""
+              : key + "=${" + variableFor(key) + "}";
       problems.add(
           problem(
               file,
@@ -304,6 +333,47 @@ public final class KafkaClientProperties implements Serializable {
                   + ", exported where streamform and the job run, or a file only they can read,"
                   + " e.g. ${file:/etc/streamform/kafka-secrets.properties:password}"));
     }
+  }
+
+  /**
+   * Why Kafka's own {@link ConfigDef} refuses {@code value} for {@code key}: its type ({@code
+   * request.timeout.ms=abc}) or its validator ({@code security.protocol=SASL_SSLX}); empty when it
+   * takes it. A PASSWORD-typed value is never shown (it is a reference anyway).
+   */
+  private static Optional<String> invalidValue(ConfigDef.ConfigKey key, String value) {
+    try {
+      Object parsed = ConfigDef.parseType(key.name, value, key.type);
+      if (key.validator != null) {
+        key.validator.ensureValid(key.name, parsed);
+      }
+      return Optional.empty();
+    } catch (ConfigException e) {
+      return Optional.of(
+          key.type == ConfigDef.Type.PASSWORD
+              ? "not a " + key.type.name().toLowerCase(Locale.ROOT)
+              : e.getMessage());
+    }
+  }
+
+  private static String validValues(ConfigDef.ConfigKey key) {
+    if (key.validator != null && !key.validator.toString().isBlank()) {
+      return " (" + key.validator + ")";
+    }
+    return " (a " + key.type.name().toLowerCase(Locale.ROOT) + ")";
+  }
+
+  /**
+   * The environment variable a fix suggests for a secret under {@code name} (a key or a JAAS
+   * option): {@code ssl.key.password} → {@code KAFKA_SSL_KEY_PASSWORD}, {@code clientSecret} →
+   * {@code KAFKA_CLIENT_SECRET}.
+   */
+  static String variableFor(String name) {
+    String snake =
+        name.replaceAll("([a-z0-9])([A-Z])", "$1_$2")
+            .replaceAll("[^A-Za-z0-9]+", "_")
+            .replaceAll("^_+|_+$", "")
+            .toUpperCase(Locale.ROOT);
+    return snake.startsWith("KAFKA_") ? snake : "KAFKA_" + snake;
   }
 
   /**
@@ -362,8 +432,11 @@ public final class KafkaClientProperties implements Serializable {
    */
   public static boolean isSecret(String key) {
     String k = key.toLowerCase(Locale.ROOT);
-    return PASSWORD_TYPED.contains(key)
-        || k.endsWith("password")
+    if (KNOWN.containsKey(key)) {
+      // Kafka's own key: its type says ({@code sasl.oauthbearer.token.endpoint.url} is a URL)
+      return PASSWORD_TYPED.contains(key);
+    }
+    return k.endsWith("password")
         || k.contains("secret")
         || k.contains("token")
         || k.contains("credential");
@@ -372,6 +445,18 @@ public final class KafkaClientProperties implements Serializable {
   private static final Set<String> PASSWORD_TYPED =
       passwordTyped(
           ConsumerConfig.configDef(), ProducerConfig.configDef(), AdminClientConfig.configDef());
+
+  /** Every key a Kafka consumer, producer or admin client defines, with its definition. */
+  private static final Map<String, ConfigDef.ConfigKey> KNOWN =
+      known(ConsumerConfig.configDef(), ProducerConfig.configDef(), AdminClientConfig.configDef());
+
+  private static Map<String, ConfigDef.ConfigKey> known(ConfigDef... defs) {
+    Map<String, ConfigDef.ConfigKey> keys = new java.util.TreeMap<>();
+    for (ConfigDef def : defs) {
+      def.configKeys().forEach(keys::putIfAbsent);
+    }
+    return java.util.Collections.unmodifiableMap(keys);
+  }
 
   private static Set<String> passwordTyped(ConfigDef... defs) {
     Set<String> keys = new java.util.TreeSet<>();
@@ -385,6 +470,63 @@ public final class KafkaClientProperties implements Serializable {
               });
     }
     return Set.copyOf(keys);
+  }
+
+  /** The keys whose value names a file the client reads when it is created. */
+  public static final List<String> LOCATIONS =
+      List.of("ssl.truststore.location", "ssl.keystore.location");
+
+  /**
+   * A problem (file, line, key, fix) for every {@link #LOCATIONS} setting whose file is not a
+   * readable file here; a value with references is resolved by {@code environment}, or skipped when
+   * {@code environment} is null (as {@code check} does: the variables belong to the machine that
+   * runs).
+   *
+   * @throws UnsetVariableException as {@link #resolve}
+   */
+  public List<Problem> locationProblems(Function<String, String> environment) {
+    List<Problem> problems = new ArrayList<>();
+    for (Setting s : settings) {
+      if (!LOCATIONS.contains(s.key()) || environment == null && s.hasReference()) {
+        continue;
+      }
+      String location = resolve(s, environment == null ? n -> null : environment);
+      Path path;
+      try {
+        path = Path.of(location);
+      } catch (java.nio.file.InvalidPathException e) {
+        path = null;
+      }
+      String store = s.key().startsWith("ssl.truststore") ? "truststore" : "keystore";
+      String why =
+          path == null || !Files.exists(path)
+              ? "which does not exist"
+              : !Files.isRegularFile(path)
+                  ? "which is not a file"
+                  : !Files.isReadable(path) ? "which cannot be read" : null;
+      if (why != null) {
+        problems.add(
+            problem(
+                s.file(),
+                s.line(),
+                s.key(),
+                "names " + location + ", " + why,
+                "give the path of the "
+                    + store
+                    + " file ("
+                    + (store.equals("truststore")
+                        ? "the CA certificates that signed the brokers' certificates"
+                        : "this client's certificate and key")
+                    + ", as ssl."
+                    + store
+                    + ".type says: PEM, JKS or PKCS12), readable where streamform runs and on the"
+                    + " job's workers"
+                    + (store.equals("truststore")
+                        ? ", or remove the line when a public CA signed the brokers' certificates"
+                        : "")));
+      }
+    }
+    return problems;
   }
 
   /** The settings in file order. */
@@ -441,6 +583,8 @@ public final class KafkaClientProperties implements Serializable {
 
   private static String resolve(Setting s, Function<String, String> environment) {
     String v = s.value();
+    boolean jaas = s.key().equals(JAAS_CONFIG);
+    char quote = 0; // in sasl.jaas.config: the quote the text at i is inside, or 0
     StringBuilder out = new StringBuilder();
     int i = 0;
     while (i < v.length()) {
@@ -451,31 +595,117 @@ public final class KafkaClientProperties implements Serializable {
         int end = v.indexOf('}', i);
         String name = v.substring(i + 2, end);
         Matcher file = FILE_REFERENCE.matcher(name);
-        if (file.matches()) {
-          out.append(fromFile(s, name, file.group(1), file.group(2)));
-          i = end + 1;
-          continue;
-        }
-        String value = environment.apply(name);
+        String value =
+            file.matches()
+                ? fromFile(s, name, file.group(1), file.group(2))
+                : environment.apply(name);
         if (value == null) {
-          throw new UnsetVariableException(
-              s.origin()
-                  + ": "
-                  + s.key()
-                  + " names ${"
-                  + name
-                  + "}, which is not set in the environment — export "
-                  + name
-                  + " where streamform runs (and, for a job on a cluster, in the environment of its"
-                  + " workers)");
+          throw unset(s, name);
         }
-        out.append(value);
+        if (!jaas) {
+          out.append(value);
+        } else if (quote != 0) {
+          out.append(jaasEscaped(value, quote));
+        } else if (wholeJaasValue(out, v, end + 1)) {
+          out.append('"').append(jaasEscaped(value, '"')).append('"');
+        } else {
+          out.append(value);
+        }
         i = end + 1;
       } else {
-        out.append(v.charAt(i++));
+        char c = v.charAt(i++);
+        out.append(c);
+        if (!jaas) {
+          continue;
+        }
+        if (quote == 0 && (c == '"' || c == '\'')) {
+          quote = c;
+        } else if (quote != 0 && c == '\\' && i < v.length()) {
+          out.append(v.charAt(i++));
+        } else if (quote != 0 && c == quote) {
+          quote = 0;
+        }
       }
     }
     return out.toString();
+  }
+
+  private static final String JAAS_CONFIG = "sasl.jaas.config";
+
+  /**
+   * {@code value} as the inside of a JAAS option quoted with {@code quote}: Kafka's JaasConfig
+   * reads it with {@link java.io.StreamTokenizer}, whose quoted strings end at the quote or a line
+   * end and take {@code \\} escapes, so a password with {@code "} or {@code \\} reaches the login
+   * module as it is, and none of it is read as another option.
+   */
+  static String jaasEscaped(String value, char quote) {
+    StringBuilder out = new StringBuilder(value.length() + 8);
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c == '\\' || c == quote) {
+        out.append('\\').append(c);
+      } else if (c == '\n') {
+        out.append("\\n");
+      } else if (c == '\r') {
+        out.append("\\r");
+      } else {
+        out.append(c);
+      }
+    }
+    return out.toString();
+  }
+
+  /**
+   * True when a reference ending before {@code after} in a JAAS text is a whole unquoted option
+   * value ({@code password=${P};}): it is then resolved into a quoted one.
+   */
+  private static boolean wholeJaasValue(CharSequence before, String text, int after) {
+    int b = before.length() - 1;
+    while (b >= 0 && Character.isWhitespace(before.charAt(b))) {
+      b--;
+    }
+    if (b < 0 || before.charAt(b) != '=') {
+      return false;
+    }
+    return after >= text.length()
+        || Character.isWhitespace(text.charAt(after))
+        || text.charAt(after) == ';';
+  }
+
+  private static UnsetVariableException unset(Setting s, String name) {
+    return new UnsetVariableException(
+        s.origin()
+            + ": "
+            + s.key()
+            + " names ${"
+            + name
+            + "}, which is not set in the environment — export "
+            + name
+            + " where streamform runs (and, for a job on a cluster, in the environment of its"
+            + " workers)");
+  }
+
+  /**
+   * The values {@code s}'s references resolve to here (those that resolve; none is thrown for one
+   * that does not): what a message must never show.
+   */
+  public static List<String> referencedValues(Setting s, Function<String, String> environment) {
+    List<String> values = new ArrayList<>();
+    for (String name : variables(s.value())) {
+      try {
+        Matcher file = FILE_REFERENCE.matcher(name);
+        String value =
+            file.matches()
+                ? fromFile(s, name, file.group(1), file.group(2))
+                : environment.apply(name);
+        if (value != null && !value.isEmpty()) {
+          values.add(value);
+        }
+      } catch (UnsetVariableException e) {
+        // not resolved, so in no client's settings
+      }
+    }
+    return values;
   }
 
   /** {@code key} of the {@code .properties} file at {@code path}, by Kafka's FileConfigProvider. */

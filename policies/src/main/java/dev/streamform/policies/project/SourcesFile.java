@@ -203,7 +203,9 @@ final class SourcesFile {
                         + " security.protocol=SASL_SSL)");
               } else {
                 // a project file is shared: its secrets must come from the environment
-                KafkaClientProperties.read(dir.resolve(file), file, problems);
+                List<KafkaClientProperties.Setting> read =
+                    KafkaClientProperties.read(dir.resolve(file), file, problems);
+                problems.addAll(KafkaClientProperties.of(read).locationProblems(null));
                 b.setKafkaProperties(file);
               }
             });

@@ -321,4 +321,96 @@ class KafkaClientPropertiesTest {
     assertThat(problems, hasItem(containsString("write key=value")));
     assertEquals(2, problems.size(), problems.toString());
   }
+
+  @Test
+  void aResolvedJaasValueIsEscapedSoKafkasParserReadsItBack() throws Exception {
+    Path file =
+        Files.writeString(
+            dir.resolve("deploy.properties"),
+            "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required"
+                + " username=${KAFKA_USER} password=\"${KAFKA_PASSWORD}\" other='${OTHER}';\n");
+    String password = "Leak\"Frag1 Frag2Secret\\end";
+    String other = "it's \"x\"";
+    Map<String, String> resolved =
+        KafkaClientProperties.read(file, "deploy.properties")
+            .resolve(
+                Map.of("KAFKA_USER", "a user", "KAFKA_PASSWORD", password, "OTHER", other)::get);
+    Map<String, ?> options =
+        org.apache.kafka.common.security.JaasContext.loadClientContext(
+                Map.of(
+                    "sasl.jaas.config",
+                    new org.apache.kafka.common.config.types.Password(
+                        resolved.get("sasl.jaas.config"))))
+            .configurationEntries()
+            .get(0)
+            .getOptions();
+    assertEquals(password, options.get("password"));
+    assertEquals("a user", options.get("username"));
+    assertEquals(other, options.get("other"));
+  }
+
+  @Test
+  void aKeyNoKafkaClientKnowsIsRefusedWithADidYouMean() {
+    List<String> problems =
+        sourceWith("securty.protocol=SASL_SSL\nsasl.mechanism=PLAIN\n").problems();
+    assertThat(
+        problems,
+        hasItem(
+            containsString(
+                "conf/kafka.properties:1: key 'securty.protocol': is not a setting of Kafka's"
+                    + " consumer, producer or admin client")));
+    assertThat(problems, hasItem(containsString("did you mean 'security.protocol'?")));
+    assertEquals(1, problems.size(), problems.toString());
+  }
+
+  @Test
+  void aValueKafkaCannotParseIsRefusedByKafkasOwnConfigDef() {
+    List<String> problems =
+        sourceWith(
+                "request.timeout.ms=abc\nsecurity.protocol=SASL_SSLX\nacks=all\n"
+                    + "client.id=${CLIENT_ID}\nlinger.ms=5\n")
+            .problems();
+    assertThat(
+        problems, hasItem(containsString("conf/kafka.properties:1: key 'request.timeout.ms': ")));
+    assertThat(
+        problems, hasItem(containsString("conf/kafka.properties:2: key 'security.protocol': ")));
+    assertThat(problems.toString(), containsString("SASL_SSL"));
+    assertEquals(2, problems.size(), problems.toString());
+  }
+
+  @Test
+  void aUrlKeyThatMerelyContainsTokenIsNotASecretAndTheFixNamesAVariableFromTheKey() {
+    List<String> problems =
+        sourceWith(
+                "sasl.oauthbearer.token.endpoint.url=https://idp.example.net/token\n"
+                    + "ssl.key.password=changeit\n"
+                    + "sasl.jaas.config=org.apache.kafka.common.security.oauthbearer"
+                    + ".OAuthBearerLoginModule required clientId=\"c\" clientSecret=\"s3\";\n")
+            .problems();
+    assertThat(problems.toString(), not(containsString("sasl.oauthbearer.token.endpoint.url")));
+    assertThat(problems, hasItem(containsString("ssl.key.password=${KAFKA_SSL_KEY_PASSWORD}")));
+    assertThat(problems, hasItem(containsString("clientSecret=\"${KAFKA_CLIENT_SECRET}\"")));
+    assertEquals(2, problems.size(), problems.toString());
+    assertEquals(false, KafkaClientProperties.isSecret("sasl.oauthbearer.token.endpoint.url"));
+    assertEquals(true, KafkaClientProperties.isSecret("my.handler.token"));
+  }
+
+  @Test
+  void aTruststoreThatIsNotThereIsRefusedWithItsLineAndFix() throws Exception {
+    Path ca = Files.writeString(dir.resolve("ca.pem"), "not really a pem");
+    List<String> problems =
+        sourceWith(
+                "ssl.truststore.location=/nope/ca.pem\n"
+                    + "ssl.keystore.location="
+                    + ca
+                    + "\nssl.truststore.type=PEM\n")
+            .problems();
+    assertThat(
+        problems,
+        hasItem(
+            containsString(
+                "conf/kafka.properties:1: key 'ssl.truststore.location': names /nope/ca.pem,"
+                    + " which does not exist")));
+    assertEquals(1, problems.size(), problems.toString());
+  }
 }
