@@ -96,7 +96,7 @@ final class CompareGenerationsCommand implements Callable<Integer> {
 
   @Mixin JdbcCredentials credentials;
 
-  @Mixin KafkaOptions kafka;
+  @Mixin KafkaOptions.OnSource kafka;
 
   @Option(
       names = "--differences-only",

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -44,13 +45,18 @@ import picocli.CommandLine.Spec;
           + " Commits nothing: every call reads the topic from the start."
     },
     exitCodeListHeading = "%nExit status:%n",
-    exitCodeList = {"0:read until quiet", "1:the topic does not exist", "2:bad command line"})
+    exitCodeList = {
+      "0:read until quiet",
+      "1:the topic does not exist, or Kafka cannot be reached or refused the connection, or the"
+          + " Kafka client settings have problems",
+      "2:bad command line"
+    })
 final class ConsumeCommand implements Callable<Integer> {
 
   @Parameters(paramLabel = "<topic>", description = "the topic")
   String topic;
 
-  @Mixin KafkaOptions kafka;
+  @Mixin KafkaOptions.Only kafka;
 
   @Option(
       names = "--max-wait",
@@ -85,36 +91,92 @@ final class ConsumeCommand implements Callable<Integer> {
       throw KafkaRefusedException.of("create a consumer", connection, e);
     }
     try (KafkaConsumer<byte[], byte[]> consumer = created) {
-      List<PartitionInfo> partitions;
-      try {
-        partitions = consumer.partitionsFor(topic, Duration.ofSeconds(20));
-      } catch (KafkaException e) {
-        throw KafkaRefusedException.of("read topic " + topic, connection, e);
-      }
-      if (partitions == null || partitions.isEmpty()) {
-        err.println(
-            "streamform consume: no topic '" + topic + "' at " + connection.bootstrapServers());
-        return 1;
-      }
-      List<TopicPartition> assigned = new ArrayList<>();
-      partitions.forEach(p -> assigned.add(new TopicPartition(topic, p.partition())));
-      consumer.assign(assigned);
-      consumer.seekToBeginning(assigned);
-      long lastArrival = System.nanoTime();
-      while (System.nanoTime() - lastArrival < quiet.toNanos()) {
-        long leftMillis = (quiet.toNanos() - (System.nanoTime() - lastArrival)) / 1_000_000;
-        var records = consumer.poll(Duration.ofMillis(Math.max(1, Math.min(500, leftMillis))));
-        for (ConsumerRecord<byte[], byte[]> r : records) {
-          out.println(line(r));
-        }
-        if (!records.isEmpty()) {
-          out.flush();
-          lastArrival = System.nanoTime();
-        }
-      }
-      out.flush();
+      return read(consumer, topic, connection.bootstrapServers(), quiet, out, err);
+    } catch (KafkaException e) {
+      throw KafkaRefusedException.of("read topic " + topic, connection, e);
     }
+  }
+
+  /**
+   * Prints {@code topic} from {@code consumer} until no record arrived for {@code quiet}; 1 when
+   * there is no such topic at {@code servers}.
+   */
+  static int read(
+      Consumer<byte[], byte[]> consumer,
+      String topic,
+      String servers,
+      Duration quiet,
+      PrintWriter out,
+      PrintWriter err) {
+    List<PartitionInfo> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(20));
+    if (partitions == null || partitions.isEmpty()) {
+      err.println(
+          "streamform consume: no topic '"
+              + topic
+              + "' at "
+              + servers
+              + noTopicFix(consumer, topic));
+      return 1;
+    }
+    List<TopicPartition> assigned = new ArrayList<>();
+    partitions.forEach(p -> assigned.add(new TopicPartition(topic, p.partition())));
+    consumer.assign(assigned);
+    consumer.seekToBeginning(assigned);
+    long lastArrival = System.nanoTime();
+    while (System.nanoTime() - lastArrival < quiet.toNanos()) {
+      long leftMillis = (quiet.toNanos() - (System.nanoTime() - lastArrival)) / 1_000_000;
+      var records = consumer.poll(Duration.ofMillis(Math.max(1, Math.min(500, leftMillis))));
+      for (ConsumerRecord<byte[], byte[]> r : records) {
+        out.println(line(r));
+      }
+      if (!records.isEmpty()) {
+        out.flush();
+        lastArrival = System.nanoTime();
+      }
+    }
+    out.flush();
     return 0;
+  }
+
+  /** What is there instead of {@code topic}, and how a topic comes to be. */
+  private static String noTopicFix(Consumer<byte[], byte[]> consumer, String topic) {
+    List<String> there;
+    try {
+      there =
+          consumer.listTopics(Duration.ofSeconds(20)).keySet().stream()
+              .filter(t -> !t.startsWith("__")) // Kafka's own (__consumer_offsets, ...)
+              .sorted()
+              .toList();
+    } catch (KafkaException e) {
+      there = null; // the topic's absence is the news; the listing is a courtesy
+    }
+    String close =
+        there == null
+            ? ""
+            : there.stream()
+                .filter(t -> Streamform.edits(t, topic) <= 2)
+                .sorted(
+                    java.util.Comparator.comparingInt((String t) -> Streamform.edits(t, topic))
+                        .thenComparing(t -> t))
+                .findFirst()
+                .map(t -> " (did you mean '" + t + "'?)")
+                .orElse("");
+    String listing =
+        there == null
+            ? ""
+            : there.isEmpty()
+                ? " — there are no topics there;"
+                : " — the topics there are "
+                    + String.join(", ", there.subList(0, Math.min(20, there.size())))
+                    + (there.size() > 20 ? ", ... (" + there.size() + " in all)" : "")
+                    + ";";
+    return close
+        + (listing.isEmpty() ? " —" : listing)
+        + " a model's output topics are created by streamform run and a source's by streamform"
+        + " produce; any other is created by whoever runs the cluster (kafka-topics.sh --create"
+        + " --topic "
+        + topic
+        + ")";
   }
 
   static String line(ConsumerRecord<byte[], byte[]> r) {

@@ -178,7 +178,7 @@ final class GatesCommand implements Callable<Integer> {
   boolean strict;
 
   /** A Kafka source's topic and side topics (offsets, latency, disposition) are read here. */
-  @Mixin KafkaOptions kafka;
+  @Mixin KafkaOptions.OnSource kafka;
 
   /**
    * The engine the oracle gate compares with the oracle: the declared model on the DirectRunner. A

@@ -23,7 +23,7 @@ import picocli.CommandLine.Spec;
  * must resolve here before anything starts. A secret is such a reference in every one of the files:
  * written out, it would travel in the job a cluster stores and in its savepoints.
  */
-final class KafkaOptions {
+abstract class KafkaOptions {
   @Option(
       names = "--bootstrap-servers",
       paramLabel = "HOST:PORT",
@@ -32,14 +32,67 @@ final class KafkaOptions {
               + " Kafka client settings)")
   String bootstrapServers;
 
-  @Option(
-      names = "--kafka-properties",
-      paramLabel = "FILE",
-      description =
-          "Kafka client settings (security.protocol, sasl.*, ssl.*, any consumer, producer or admin"
-              + " property), on top of the profile's and the source's kafka.properties; a secret is"
-              + " a reference: an environment variable $${NAME} or a file $${file:/PATH:KEY}")
-  Path propertiesFile;
+  private static final String SETTINGS =
+      "Kafka client settings (security.protocol, sasl.*, ssl.*, any consumer, producer or admin"
+          + " property)";
+
+  private static final String REFERENCES =
+      "; a secret is a reference: an environment variable $${NAME} or a file"
+          + " $${file:/PATH:KEY}";
+
+  /** {@code --kafka-properties}, whose help says which other files the command reads. */
+  abstract Path propertiesFile();
+
+  /** {@code run}: the profile's and the source's files, then this one. */
+  static final class OnProfileAndSource extends KafkaOptions {
+    @Option(
+        names = "--kafka-properties",
+        paramLabel = "FILE",
+        description =
+            SETTINGS
+                + ", on top of the settings of the runner profile and of the source (their"
+                + " kafka.properties)"
+                + REFERENCES)
+    Path propertiesFile;
+
+    @Override
+    Path propertiesFile() {
+      return propertiesFile;
+    }
+  }
+
+  /** A command on a project (produce, gates, compare-generations): the source's file, then this. */
+  static final class OnSource extends KafkaOptions {
+    @Option(
+        names = "--kafka-properties",
+        paramLabel = "FILE",
+        description =
+            SETTINGS
+                + ", on top of the source's kafka.properties: in sources.yml (runner"
+                + " profiles are not read)"
+                + REFERENCES)
+    Path propertiesFile;
+
+    @Override
+    Path propertiesFile() {
+      return propertiesFile;
+    }
+  }
+
+  /** {@code consume}, which has no project and no profile: this file only. */
+  static final class Only extends KafkaOptions {
+    @Option(
+        names = "--kafka-properties",
+        paramLabel = "FILE",
+        description =
+            SETTINGS + ", the only ones this command reads (no project, no profile)" + REFERENCES)
+    Path propertiesFile;
+
+    @Override
+    Path propertiesFile() {
+      return propertiesFile;
+    }
+  }
 
   @Spec(Spec.Target.MIXEE)
   CommandSpec command;
@@ -63,6 +116,7 @@ final class KafkaOptions {
         settings =
             settings.overriddenBy(KafkaClientProperties.read(projectDir.resolve(file), file));
       }
+      Path propertiesFile = propertiesFile();
       if (propertiesFile != null) {
         if (!Files.isRegularFile(propertiesFile)) {
           throw new ParameterException(
@@ -87,6 +141,11 @@ final class KafkaOptions {
       }
       KafkaConnection connection = KafkaConnection.of(servers, settings);
       connection.checkEnvironment(); // here, not in a job on a worker minutes later
+      // a truststore or keystore that is not there: said with its line, not by Kafka's client
+      java.util.List<Problem> files = settings.locationProblems(System::getenv);
+      if (!files.isEmpty()) {
+        throw new InvalidProjectException(files);
+      }
       return Optional.of(connection);
     } catch (InvalidProjectException e) {
       for (Problem problem : e.problems()) {

@@ -66,7 +66,7 @@ final class ProduceCommand implements Callable<Integer> {
   @Parameters(index = "1", paramLabel = "<fixture.yml>", description = "the fixture file")
   Path fixtureFile;
 
-  @Mixin KafkaOptions kafka;
+  @Mixin KafkaOptions.OnSource kafka;
 
   @Option(
       names = "--partitions",

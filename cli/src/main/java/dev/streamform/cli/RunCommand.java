@@ -134,7 +134,7 @@ final class RunCommand implements Callable<Integer> {
       description = "the model to run (default: the project's only model)")
   String model;
 
-  @Mixin KafkaOptions kafka;
+  @Mixin KafkaOptions.OnProfileAndSource kafka;
 
   @Option(
       names = "--output",

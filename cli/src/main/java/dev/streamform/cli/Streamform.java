@@ -152,7 +152,7 @@ public final class Streamform implements Callable<Integer> {
   private static final LevenshteinDistance EDITS = new LevenshteinDistance(2);
 
   /** The Levenshtein distance of {@code a} and {@code b}; beyond 2, {@code Integer.MAX_VALUE}. */
-  private static int edits(String a, String b) {
+  static int edits(String a, String b) {
     int d = EDITS.apply(a, b);
     return d < 0 ? Integer.MAX_VALUE : d;
   }
