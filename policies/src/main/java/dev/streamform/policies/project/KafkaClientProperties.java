@@ -356,10 +356,11 @@ public final class KafkaClientProperties implements Serializable {
   }
 
   private static String validValues(ConfigDef.ConfigKey key) {
+    String type = key.type.name().toLowerCase(Locale.ROOT);
     if (key.validator != null && !key.validator.toString().isBlank()) {
-      return " (" + key.validator + ")";
+      return " (" + type + ": " + key.validator + ")";
     }
-    return " (a " + key.type.name().toLowerCase(Locale.ROOT) + ")";
+    return " (" + type + ")";
   }
 
   /**
