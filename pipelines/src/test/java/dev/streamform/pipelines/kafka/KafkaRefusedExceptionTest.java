@@ -92,4 +92,35 @@ class KafkaRefusedExceptionTest {
     assertThat(
         message, containsString("ssl.truststore.location (deploy.properties:3) names " + notPem));
   }
+
+  @Test
+  void aWorkersConsumerFactoryFailsWithoutAPieceOfTheSecret() throws Exception {
+    String secrets = secretsFile("Frag5word Frag6Secret");
+    KafkaConnection connection =
+        connection(
+            "security.protocol=SASL_PLAINTEXT",
+            "sasl.mechanism=PLAIN",
+            "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required"
+                + " username=x${file:"
+                + secrets
+                + ":password} password=\"${file:"
+                + secrets
+                + ":password}\";");
+    // what KafkaIO passes: the shown settings (connection.shownConfig()) and its deserializers
+    Map<String, Object> kafkaIoConfig =
+        Map.of(
+            "bootstrap.servers", "127.0.0.1:1",
+            "security.protocol", "SASL_PLAINTEXT",
+            "sasl.mechanism", "PLAIN",
+            "key.deserializer", ByteArrayDeserializer.class,
+            "value.deserializer", ByteArrayDeserializer.class);
+    KafkaException e =
+        assertThrows(KafkaException.class, () -> connection.consumerFactory().apply(kafkaIoConfig));
+    StringBuilder all = new StringBuilder();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      all.append(t.getMessage()).append('\n');
+    }
+    assertThat(all.toString(), not(containsString("Frag5")));
+    assertThat(all.toString(), not(containsString("Frag6")));
+  }
 }
