@@ -3,8 +3,10 @@ package dev.streamform.teststreams.report;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.schema.ColumnValues;
+import dev.streamform.policies.time.Timestamps;
 import dev.streamform.teststreams.fixture.FixtureKind;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
+import dev.streamform.teststreams.fixture.FixtureStream;
 import dev.streamform.teststreams.fixture.FixtureSuite;
 import dev.streamform.teststreams.fixture.FixtureVerdict;
 import dev.streamform.teststreams.fixture.SuiteReports;
@@ -42,13 +44,25 @@ public final class HtmlReport implements FixtureSuite.Listener {
           "p.note{color:#555;font-size:12px}",
           "p.unfinished{color:#d62728;font-weight:bold}");
 
-  private record Entry(DeclaredModel model, FixtureVerdict verdict) {}
+  /** A fixture that ran ({@code verdict}), or one that could not ({@code error}). */
+  private record Entry(DeclaredModel model, FixtureVerdict verdict, FixtureSuite.Result error) {}
 
   private final List<Entry> entries = new ArrayList<>();
 
   @Override
   public void fixture(DeclaredModel model, FixtureVerdict verdict) {
-    entries.add(new Entry(model, verdict));
+    entries.add(new Entry(model, verdict, null));
+  }
+
+  /**
+   * A fixture that could not run — its project or file does not load, or its run stopped with an
+   * error — has a section too: the summary counts it as failed, and the section says why.
+   */
+  @Override
+  public void result(FixtureSuite.Result result) {
+    if (result.status() == FixtureSuite.Status.ERROR) {
+      entries.add(new Entry(null, null, result));
+    }
   }
 
   /**
@@ -112,6 +126,10 @@ public final class HtmlReport implements FixtureSuite.Listener {
   }
 
   private static void section(Markup m, Entry e, int index) {
+    if (e.error() != null) {
+      errorSection(m, e.error(), index);
+      return;
+    }
     FixtureVerdict v = e.verdict();
     Fixture f = v.fixture();
     m.open(
@@ -128,17 +146,71 @@ public final class HtmlReport implements FixtureSuite.Listener {
     m.element("p", f.file().toString(), "class", "note");
     m.element("p", v.passed() ? "PASS" : "FAIL", "class", "verdict");
     m.element("pre", v.render());
-    Optional<Timeline> timeline = timeline(e.model(), f);
-    if (timeline.isPresent()) {
+    Optional<String> eventTime = e.model().source().eventTime();
+    Optional<Timeline> timeline = eventTime.isPresent() ? timeline(e.model(), f) : Optional.empty();
+    if (eventTime.isEmpty()) {
+      // docs/decisions/0120: no event time, no event-time axis to draw on
+      m.element(
+          "p",
+          "No timeline: source '"
+              + e.model().source().name()
+              + "' has no event_time, so its events have no time to draw. They are processed in"
+              + " the order they arrive (given: order), no watermark judges them and none is late;"
+              + " the actual table below lists what each did, in that order.",
+          "class",
+          "note");
+    } else if (timeline.isPresent()) {
       TimelineChart.of(timeline.get(), v.outcome(), v.differences()).draw(m);
     } else {
       m.element("p", "no timeline for a scoring model's decisions", "class", "note");
     }
     m.open("div", "class", "tables");
     table(m, "expected (expect:)", expected(f));
-    table(m, "actual (the run)", actual(v.outcome()));
+    table(m, "actual (the run)", actual(v.outcome(), given(e.model(), f)));
     m.close();
     m.close();
+  }
+
+  /**
+   * The section of a fixture that could not run: FAIL, its name, file and the problems as the
+   * terminal printed them (without colour).
+   */
+  private static void errorSection(Markup m, FixtureSuite.Result r, int index) {
+    m.open(
+        "section",
+        "class",
+        "fixture fail error",
+        "id",
+        "fixture-" + (index + 1),
+        "data-fixture",
+        r.name(),
+        "data-model",
+        r.model());
+    m.element("h2", r.name() + (r.model() == null ? "" : " (model " + r.model() + ")"));
+    m.element("p", String.valueOf(r.file()), "class", "note");
+    m.element("p", "FAIL: could not run", "class", "verdict");
+    m.element("pre", r.report().replaceAll("\u001B\\[[0-9;]*m", ""));
+    m.close();
+  }
+
+  /**
+   * The event of each {@code given:} item by its id ({@code partition-offset}), as the fixture
+   * wrote it; empty when the fixture cannot be compiled for {@code model}.
+   */
+  private static Map<String, Map<String, Object>> given(DeclaredModel model, Fixture f) {
+    Map<String, Map<String, Object>> events = new LinkedHashMap<>();
+    try {
+      FixtureStream stream = FixtureStream.compile(f, model);
+      for (Fixture.Given g : f.given()) {
+        String id = stream.eventIdOf(g);
+        if (id != null && g.event().isPresent()) {
+          events.put(id, g.event().get());
+        }
+      }
+    } catch (RuntimeException e) {
+      return Map.of(); // the rows without the events' values: a help, not a need
+    }
+    return events;
   }
 
   /** The oracle's timeline of an upsert or windowed model; none for a scoring model. */
@@ -155,7 +227,7 @@ public final class HtmlReport implements FixtureSuite.Listener {
       r.windowEnd().ifPresent(s -> row.put("window_end", s.toString()));
       r.status().ifPresent(s -> row.put("status", s.yamlName()));
       r.revision().ifPresent(s -> row.put("revision", String.valueOf(s)));
-      r.values().forEach((k, x) -> row.put(k, ColumnValues.show(x)));
+      r.values().forEach((k, x) -> row.put(k, cell(x)));
       rows.add(row);
     }
     for (Fixture.Row r : f.late()) {
@@ -163,26 +235,27 @@ public final class HtmlReport implements FixtureSuite.Listener {
       row.put("line", String.valueOf(r.line()));
       row.put("status", "late");
       r.windowStart().ifPresent(s -> row.put("window_start", s.toString()));
-      r.values().forEach((k, x) -> row.put(k, ColumnValues.show(x)));
+      r.values().forEach((k, x) -> row.put(k, cell(x)));
       rows.add(row);
     }
     for (Fixture.Row r : f.duplicates()) {
       Map<String, String> row = new LinkedHashMap<>();
       row.put("line", String.valueOf(r.line()));
       row.put("status", "duplicate");
-      r.values().forEach((k, x) -> row.put(k, ColumnValues.show(x)));
+      r.values().forEach((k, x) -> row.put(k, cell(x)));
       rows.add(row);
     }
     return rows;
   }
 
-  private static List<Map<String, String>> actual(FixtureOutcome o) {
+  private static List<Map<String, String>> actual(
+      FixtureOutcome o, Map<String, Map<String, Object>> given) {
     List<Map<String, String>> rows = new ArrayList<>();
     for (FixtureOutcome.Change c : o.changelog) {
       Map<String, String> row = new LinkedHashMap<>();
       row.put("event", c.eventId);
       row.put("op", c.op);
-      c.values.forEach((k, x) -> row.put(k, ColumnValues.show(x)));
+      c.values.forEach((k, x) -> row.put(k, cell(x)));
       rows.add(row);
     }
     for (FixtureOutcome.Revision r : o.revisions) {
@@ -191,7 +264,7 @@ public final class HtmlReport implements FixtureSuite.Listener {
       row.put("window_end", r.windowEnd.toString());
       row.put("status", r.status);
       row.put("revision", String.valueOf(r.revision));
-      r.columns().forEach((k, x) -> row.put(k, ColumnValues.show(x)));
+      r.columns().forEach((k, x) -> row.put(k, cell(x)));
       rows.add(row);
     }
     for (FixtureOutcome.Routed r : o.routed) {
@@ -199,7 +272,7 @@ public final class HtmlReport implements FixtureSuite.Listener {
       row.put("event", r.eventId());
       row.put("status", r.route());
       row.put("revision", String.valueOf(r.revision()));
-      r.event().forEach((k, x) -> row.put(k, ColumnValues.show(x)));
+      r.event().forEach((k, x) -> row.put(k, cell(x)));
       row.put("score", r.score() == null ? "" : String.valueOf(r.score()));
       rows.add(row);
     }
@@ -210,7 +283,7 @@ public final class HtmlReport implements FixtureSuite.Listener {
       if (d.windowStart != null) {
         row.put("window_start", d.windowStart.toString());
       }
-      d.record.forEach((k, x) -> row.put(k, ColumnValues.show(x)));
+      d.record.forEach((k, x) -> row.put(k, cell(x)));
       row.put("watermark", d.watermark.toString());
       rows.add(row);
     }
@@ -218,16 +291,32 @@ public final class HtmlReport implements FixtureSuite.Listener {
       Map<String, String> row = new LinkedHashMap<>();
       row.put("event", d.eventId);
       row.put("status", "duplicate");
-      d.record.forEach((k, x) -> row.put(k, ColumnValues.show(x)));
+      d.record.forEach((k, x) -> row.put(k, cell(x)));
       rows.add(row);
     }
     for (FixtureOutcome.Quarantined q : o.quarantined) {
       Map<String, String> row = new LinkedHashMap<>();
       row.put("event", q.eventId);
       row.put("status", "quarantined: " + q.reason);
+      // what the event held, as the fixture gave it: the run keeps no typed record of it
+      given.getOrDefault(q.eventId, Map.of()).forEach((k, x) -> row.putIfAbsent(k, cell(x)));
       rows.add(row);
     }
     return rows;
+  }
+
+  /**
+   * A value in a table cell: as the terminal shows it, but text and timestamps bare (a cell holds
+   * one value, so it needs no quotes), the same in the expected and the actual table.
+   */
+  static String cell(Object value) {
+    if (value instanceof String text) {
+      return text;
+    }
+    if (value instanceof Instant t) {
+      return Timestamps.format(t);
+    }
+    return ColumnValues.show(value);
   }
 
   private static void table(Markup m, String caption, List<Map<String, String>> rows) {

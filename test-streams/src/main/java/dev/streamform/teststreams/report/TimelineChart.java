@@ -373,8 +373,8 @@ public final class TimelineChart {
 
   private void events(Markup m) {
     Set<String> late = outcome.late.stream().map(d -> d.eventId).collect(Collectors.toSet());
-    Set<String> quarantined =
-        outcome.quarantined.stream().map(q -> q.eventId).collect(Collectors.toSet());
+    Map<String, String> quarantined = new LinkedHashMap<>();
+    outcome.quarantined.forEach(q -> quarantined.putIfAbsent(q.eventId, q.reason));
     Set<String> ringed =
         differences.stream()
             .map(FixtureVerdict.Difference::eventId)
@@ -397,7 +397,14 @@ public final class TimelineChart {
               + e.partition()
               + " at arrival "
               + (e.watermark() == null ? "undefined" : e.watermark());
-      if (quarantined.contains(id) || e.time() == null) {
+      boolean wasQuarantined =
+          quarantined.containsKey(id) || e.judgement() == Timeline.Judgement.QUARANTINED;
+      if (!wasQuarantined && e.time() == null) {
+        // processed without an event time (a source without event_time): it has no place on
+        // this axis, and drawing it as quarantined would say what did not happen (ADR 0120)
+        continue;
+      }
+      if (wasQuarantined) {
         m.open(
             "path",
             "class",
@@ -426,9 +433,11 @@ public final class TimelineChart {
         m.element(
             "title",
             title
-                + (e.time() == null
-                    ? ": quarantined (no event time)"
-                    : ": quarantined (event_id: a conflict, or no id)"));
+                + (quarantined.containsKey(id)
+                    ? ": quarantined (" + quarantined.get(id) + ")"
+                    : e.time() == null
+                        ? ": quarantined (no event time)"
+                        : ": quarantined (event_id: a conflict, or no id)"));
         m.close();
         ring(m, ringed.contains(id), id, cx, quarantineRow);
         continue;

@@ -1,0 +1,1 @@
+SELECT page, SUM(n) AS total FROM source('clicks') GROUP BY page
