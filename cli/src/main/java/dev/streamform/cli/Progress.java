@@ -5,6 +5,8 @@ import dev.streamform.teststreams.fixture.FixtureSuite;
 import dev.streamform.teststreams.fixture.FixtureVerdict;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -18,12 +20,26 @@ final class Progress {
   static final long MIN_INTERVAL_MS = 200;
 
   private final PrintWriter err; // null: quiet
+  private final long minIntervalMs;
   private final long started = System.nanoTime();
   private long lastDrawn;
   private int width;
 
   private Progress(PrintWriter err) {
+    this(err, MIN_INTERVAL_MS);
+  }
+
+  private Progress(PrintWriter err, long minIntervalMs) {
     this.err = err;
+    this.minIntervalMs = minIntervalMs;
+  }
+
+  /**
+   * A progress line on {@code err} whether or not a person watches, redrawn at most every {@code
+   * minIntervalMs}: for tests.
+   */
+  static Progress to(PrintWriter err, long minIntervalMs) {
+    return new Progress(err, minIntervalMs);
   }
 
   /** A progress line on {@code err} when a person is watching a terminal; else a quiet one. */
@@ -46,7 +62,7 @@ final class Progress {
       return;
     }
     long now = System.nanoTime() / 1_000_000;
-    if (now - lastDrawn < MIN_INTERVAL_MS) {
+    if (now - lastDrawn < minIntervalMs) {
       return;
     }
     lastDrawn = now;
@@ -78,22 +94,49 @@ final class Progress {
   }
 
   /**
-   * For {@code test} over a folder of projects: which project of how many is running, shown while
-   * its fixtures run and cleared before each fixture's result is printed.
+   * For {@code test} over a folder of projects: how many projects have all their results (a
+   * project's small fixtures may run later, in one pipeline with the next projects'), which one is
+   * the next to finish, and the time left at this pace; cleared before each fixture's result is
+   * printed, and drawn again as each project finishes.
    */
   FixtureSuite.Listener projects() {
     return new FixtureSuite.Listener() {
+      private final List<Path> started = new ArrayList<>();
+      private int finished;
+
       @Override
       public void project(int index, int count, Path dir) {
+        started.add(dir);
+        draw(count);
+      }
+
+      @Override
+      public void projectDone(int index, int count, Path dir) {
+        finished = index + 1;
+        draw(count);
+      }
+
+      private void draw(int count) {
         if (count > 1) {
           done();
-          show("test: projects done", index, count, "running " + dir.getFileName());
+          if (finished < count) {
+            show(
+                "test: projects done",
+                finished,
+                count,
+                finished < started.size() ? "running " + started.get(finished).getFileName() : "");
+          }
         }
       }
 
       @Override
       public void fixture(DeclaredModel model, FixtureVerdict verdict) {
         done();
+      }
+
+      @Override
+      public void result(FixtureSuite.Result result) {
+        done(); // before it prints: a fixture that could not run is heard only here
       }
     };
   }
