@@ -4,6 +4,7 @@ import dev.streamform.pipelines.kafka.KafkaRefusedException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
@@ -82,11 +83,62 @@ public final class Streamform implements Callable<Integer> {
             .setErr(err)
             .setUsageHelpWidth(USAGE_WIDTH)
             .setParameterExceptionHandler((e, ignored) -> usageError(e, err))
+            .setExecutionStrategy(
+                parsed -> {
+                  refuseEmptyPaths(parsed);
+                  return new CommandLine.RunLast().execute(parsed);
+                })
             .setExecutionExceptionHandler((e, command, parsed) -> internalError(e, err));
     int status = commandLine.execute(args);
     out.flush();
     err.flush();
     return status;
+  }
+
+  /**
+   * Refuses an empty value for an option or argument that names a file or folder ({@code
+   * --output=}, or a shell variable never set): to Java an empty path is the working folder, where
+   * {@code run --output=} wrote its outputs. Said as a bad command line, naming the option.
+   */
+  static void refuseEmptyPaths(CommandLine.ParseResult parsed) {
+    for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+      for (CommandLine.Model.ArgSpec arg : p.matchedArgs()) {
+        if (!namesPaths(arg) || arg.originalStringValues().stream().noneMatch(String::isBlank)) {
+          continue;
+        }
+        String label = arg.paramLabel();
+        boolean folder = label.toUpperCase(java.util.Locale.ROOT).contains("DIR");
+        String what = folder ? "a folder" : label.contains("path") ? "a path" : "a file";
+        if (arg instanceof CommandLine.Model.OptionSpec option) {
+          String name = option.longestName();
+          throw new ParameterException(
+              p.commandSpec().commandLine(),
+              name
+                  + " is empty: name "
+                  + what
+                  + " ("
+                  + name
+                  + " "
+                  + label
+                  + "), or leave out "
+                  + name);
+        }
+        throw new ParameterException(
+            p.commandSpec().commandLine(), "an empty " + label + ": name " + what);
+      }
+    }
+  }
+
+  private static boolean namesPaths(CommandLine.Model.ArgSpec arg) {
+    if (arg.type() == Path.class) {
+      return true;
+    }
+    for (Class<?> t : arg.auxiliaryTypes()) {
+      if (t == Path.class) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Without a command: show what there is to run. */

@@ -1,0 +1,84 @@
+package dev.streamform.cli;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An option naming a file or folder given an empty value ({@code --output=}, as a shell variable
+ * that was never set gives it) is refused as a bad command line, saying the value is empty: an
+ * empty path is the working folder to Java, and {@code run --output=} wrote the model's outputs and
+ * its {@code .streamform.lock} there.
+ */
+class EmptyFileOptionsTest {
+  private static final Path GETTING_STARTED = Path.of("../examples/getting-started");
+
+  @TempDir Path dir;
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    return Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
+  }
+
+  @Test
+  void runRefusesAnEmptyOutput() throws Exception {
+    Path project = project();
+    Path here = Path.of("").toAbsolutePath();
+    boolean lockBefore = Files.exists(here.resolve(".streamform.lock"));
+
+    int status = run("run", project.toString(), "--output=");
+
+    assertThat(err.toString(), status, is(2));
+    assertThat(
+        err.toString(),
+        containsString("--output is empty: name a folder (--output DIR), or leave out --output"));
+    assertThat(out.toString(), not(containsString("->")));
+    assertThat(
+        "nothing written in the working folder",
+        Files.exists(here.resolve(".streamform.lock")),
+        is(lockBefore));
+  }
+
+  @Test
+  void testRefusesAnEmptyReportOrJunitXml() throws Exception {
+    Path project = project();
+    for (String option : new String[] {"--report", "--junit-xml"}) {
+      out.getBuffer().setLength(0);
+      err.getBuffer().setLength(0);
+
+      int status = run("test", project.toString(), option + "=");
+
+      assertThat(err.toString(), status, is(2));
+      assertThat(err.toString(), containsString(option + " is empty: name a file ("));
+      assertThat(err.toString(), not(containsString("is a folder")));
+    }
+  }
+
+  private Path project() throws Exception {
+    Path copy = dir.resolve("project");
+    if (Files.exists(copy)) {
+      return copy;
+    }
+    try (Stream<Path> all = Files.walk(GETTING_STARTED)) {
+      for (Path f : (Iterable<Path>) all::iterator) {
+        Path to = copy.resolve(GETTING_STARTED.relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(to);
+        } else if (!GETTING_STARTED.relativize(f).startsWith("target")) {
+          Files.copy(f, to);
+        }
+      }
+    }
+    return copy;
+  }
+}
