@@ -3,6 +3,7 @@ package dev.streamform.cli;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -103,6 +104,60 @@ class LauncherLockTest {
             ? Files.readAllLines(log).stream().filter(l -> l.contains(" install ")).toList()
             : List.of();
     assertThat(String.join("\n", installs), installs.size(), is(1));
+  }
+
+  /**
+   * Launchers started together on a checkout with nothing to build still take the lock one at a
+   * time (to check), but none says it waits for a build: the message is for a build that happens.
+   * Here the test holds the lock, as a launcher checking would, while one starts.
+   */
+  @Test
+  void aLauncherWaitingOnACheckSaysNothingOfABuild(@TempDir Path dir) throws Exception {
+    Path checkout = dir.resolve("checkout");
+    Path target = Files.createDirectories(checkout.resolve("cli/target"));
+    Files.createDirectories(checkout.resolve("cli/src/main/java"));
+    Files.copy(ROOT.resolve("streamform"), checkout.resolve("streamform"));
+    Instant old = Instant.now().minusSeconds(7200);
+    Path pom = Files.writeString(checkout.resolve("cli/pom.xml"), "<project/>\n");
+    Path source =
+        Files.writeString(checkout.resolve("cli/src/main/java/Old.java"), "class Old {}\n");
+    Files.setLastModifiedTime(pom, FileTime.from(old));
+    Files.setLastModifiedTime(source, FileTime.from(old));
+    // built by the launcher an hour ago, its class paths written after
+    for (String built :
+        List.of(
+            "streamform-cli-0.1.0-SNAPSHOT.jar",
+            ".launcher-installed",
+            "runtime-classpath.txt",
+            "runtime-classpath-direct.txt")) {
+      Path f = Files.writeString(target.resolve(built), "/no/such.jar\n");
+      Files.setLastModifiedTime(f, FileTime.from(Instant.now().minusSeconds(3600)));
+    }
+    Path bin = standInMaven(dir);
+    Path java = bin.resolve("java");
+    Files.writeString(java, "#!/usr/bin/env bash\necho streamform 0.1.0\n");
+    Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Path log = dir.resolve("mvn.log");
+
+    Process holder =
+        new ProcessBuilder("flock", target.resolve(".launcher.lock").toString(), "sleep", "2")
+            .start();
+    Thread.sleep(500); // holding it
+    ProcessBuilder pb =
+        new ProcessBuilder("bash", checkout.resolve("streamform").toString(), "--version")
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("launcher.out").toFile());
+    pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
+    pb.environment().put("MVN_LOG", log.toString());
+    pb.environment().put("STREAMFORM_NO_CDS", "1");
+    Process launcher = pb.start();
+    assertThat(launcher.waitFor(60, TimeUnit.SECONDS), is(true));
+    holder.waitFor(10, TimeUnit.SECONDS);
+    String said = Files.readString(dir.resolve("launcher.out"));
+    assertThat(said, launcher.exitValue(), is(0));
+    assertThat(said, not(containsString("waiting for another streamform")));
+    assertThat(said, containsString("streamform 0.1.0"));
+    assertThat("no build: " + said, Files.exists(log), is(false));
   }
 
   /** A stand-in {@code mvn} in {@code dir/bin} that logs each call; "install" takes two seconds. */
