@@ -885,7 +885,7 @@ final class FixtureFile {
                 ? ((Timestamps.FinerThanAMillisecond) e).fix(key)
                 : e instanceof ColumnValues.NotText
                     ? ((ColumnValues.NotText) e).fix(key)
-                    : "give " + key + " a " + type + " value");
+                    : "give " + key + " " + type.withArticle() + " value");
         ok = false;
       }
     }

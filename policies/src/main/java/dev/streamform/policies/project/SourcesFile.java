@@ -403,7 +403,7 @@ final class SourcesFile {
     } else if (!type.equals(ColumnType.TIMESTAMP)) {
       s.report(
           "event_time",
-          "'" + column + "' is a " + type + " column, not a timestamp",
+          "'" + column + "' is " + type.withArticle() + " column, not a timestamp",
           "declare " + column + ": timestamp in the schema, or " + choose);
     }
   }

@@ -94,6 +94,11 @@ public abstract class ColumnType {
     return kind() == Kind.INT64 || kind() == Kind.DOUBLE || kind() == Kind.DECIMAL;
   }
 
+  /** The type after its article, for a sentence: "an int64", "a string", "a decimal(12,2)". */
+  public final String withArticle() {
+    return ("aeiou".indexOf(toString().charAt(0)) >= 0 ? "an " : "a ") + this;
+  }
+
   @Override
   public final String toString() {
     return kind() == Kind.DECIMAL

@@ -246,8 +246,8 @@ public final class ColumnValues {
     if (d == null) {
       throw new IllegalArgumentException(
           text.length() > MAX_NUMBER_LENGTH
-              ? tooLong(text, "a " + type)
-              : "'" + shown(text) + "' is not a " + type);
+              ? tooLong(text, type.withArticle())
+              : "'" + shown(text) + "' is not " + type.withArticle());
     }
     if (d.signum() == 0) {
       return BigDecimal.valueOf(0, type.scale());

@@ -239,7 +239,7 @@ final class TraceBatch {
       case TIMESTAMP:
         return ((Instant) value).plus(Duration.ofDays(slot * 400L));
       default:
-        throw new IllegalArgumentException("cannot tag a " + type + " key");
+        throw new IllegalArgumentException("cannot tag " + type.withArticle() + " key");
     }
   }
 
