@@ -55,6 +55,8 @@ final class CheckCommand implements Callable<Integer> {
       Project project = Project.load(dir);
       List<Path> fixtures = Fixture.filesOf(project);
       List<Problem> warnings = new ArrayList<>(project.warnings());
+      // a file source's data is run's to read, not test's: said, not refused (ADR 0119)
+      warnings.addAll(project.missingFiles());
       for (Path fixture : fixtures) {
         try {
           Fixture f = Fixture.load(project, fixture);

@@ -21,12 +21,9 @@ import dev.streamform.transforms.decisions.ScoreEvents;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.PathMatcher;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -181,20 +178,7 @@ public final class FileModelRun {
    * The files path: names, relative to {@code projectDir}: one file, or a glob's matches by name.
    */
   static List<Path> resolve(Path projectDir, String pattern) {
-    Path root = projectDir.toAbsolutePath().normalize();
-    if (!pattern.matches(".*[*?\\[{].*")) {
-      Path f = root.resolve(pattern).normalize();
-      return Files.isRegularFile(f) ? List.of(f) : List.of();
-    }
-    PathMatcher matcher = FileSystems.getDefault().getPathMatcher("glob:" + pattern);
-    try (Stream<Path> all = Files.walk(root)) {
-      return all.filter(Files::isRegularFile)
-          .filter(f -> matcher.matches(root.relativize(f)))
-          .sorted(Comparator.comparing(f -> root.relativize(f).toString()))
-          .collect(Collectors.toList());
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot list " + root, e);
-    }
+    return dev.streamform.policies.project.ProjectFiles.matching(projectDir, pattern);
   }
 
   /** The files read, partition 0 first. */

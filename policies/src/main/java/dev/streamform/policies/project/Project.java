@@ -41,6 +41,21 @@ public abstract class Project {
   public abstract GateThresholds gates();
 
   /**
+   * The file sources whose {@code path:} matches no file, each a problem at its line of {@code
+   * sources.yml}: {@code check} warns of them, {@code run} refuses them; {@code test} does not need
+   * them (a fixture's events are its own), so loading does not refuse them.
+   */
+  public List<Problem> missingFiles() {
+    String text;
+    try {
+      text = java.nio.file.Files.readString(dir().resolve(SourcesFile.NAME));
+    } catch (java.io.IOException | RuntimeException e) {
+      return List.of(); // loaded from it a moment ago: a file gone since is run's to say
+    }
+    return SourcesFile.missingFiles(dir(), text);
+  }
+
+  /**
    * Reads and checks the project in {@code dir}.
    *
    * @throws InvalidProjectException with every problem found (a missing folder or file, malformed

@@ -16,6 +16,28 @@ import java.util.Optional;
 public final class ProjectFiles {
   private ProjectFiles() {}
 
+  /**
+   * The files a {@code path:} of a file source names, relative to the project folder {@code
+   * projectDir}: one file, or a glob's matches in name order; empty when none exists.
+   */
+  public static java.util.List<Path> matching(Path projectDir, String pattern) {
+    Path root = projectDir.toAbsolutePath().normalize();
+    if (!pattern.matches(".*[*?\\[{].*")) {
+      Path f = root.resolve(pattern).normalize();
+      return Files.isRegularFile(f) ? java.util.List.of(f) : java.util.List.of();
+    }
+    java.nio.file.PathMatcher matcher =
+        java.nio.file.FileSystems.getDefault().getPathMatcher("glob:" + pattern);
+    try (java.util.stream.Stream<Path> all = Files.walk(root)) {
+      return all.filter(Files::isRegularFile)
+          .filter(f -> matcher.matches(root.relativize(f)))
+          .sorted(java.util.Comparator.comparing(f -> root.relativize(f).toString()))
+          .collect(java.util.stream.Collectors.toList());
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("cannot list " + root, e);
+    }
+  }
+
   /** The usual fix for a reference outside the project folder. */
   static final String FIX =
       "copy the file into the project folder and name it relative to the folder";

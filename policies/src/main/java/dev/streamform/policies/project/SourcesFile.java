@@ -106,6 +106,48 @@ final class SourcesFile {
     return Optional.of(sources);
   }
 
+  /**
+   * The file sources of the valid project in {@code dir} whose {@code path:} matches no file, each
+   * a problem at its {@code path:} line: what {@code check} warns of and {@code run} refuses when
+   * it starts. Loading a project does not ask for them: {@code test} runs a fixture's events, not
+   * the files'.
+   */
+  static List<Problem> missingFiles(Path dir, String text) {
+    List<Problem> missing = new ArrayList<>();
+    List<Problem> ignored = new ArrayList<>(); // a loaded project's file has none
+    Optional<YamlMap> all =
+        YamlMap.parseFile(NAME, text, "sources:", ignored)
+            .flatMap(top -> top.map("sources", Optional.empty(), "sources:"));
+    if (all.isEmpty()) {
+      return missing;
+    }
+    for (String name : all.get().keys()) {
+      Optional<YamlMap> source =
+          all.get().map(name, Optional.of("source '" + name + "'"), "source");
+      if (source.isEmpty()
+          || !"file".equals(source.get().string("connector", "").orElse(""))
+          || !source.get().has("path")) {
+        continue;
+      }
+      Optional<String> path = source.get().string("path", "");
+      if (path.isPresent() && ProjectFiles.matching(dir, path.get()).isEmpty()) {
+        missing.add(
+            source
+                .get()
+                .at(
+                    "path",
+                    path.get()
+                        + " matches no file under "
+                        + dir
+                        + ": streamform run will refuse it (streamform test needs no such file:"
+                        + " a fixture's events are its own)",
+                    "create it, or give a file of JSON lines (or a glob such as orders/*.jsonl)"
+                        + " relative to the project folder"));
+      }
+    }
+    return missing;
+  }
+
   private static Entry read(
       Path dir, String name, YamlMap s, int problemsBefore, List<Problem> problems) {
     s.allowOnly(KEYS);

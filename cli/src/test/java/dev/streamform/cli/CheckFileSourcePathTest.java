@@ -1,0 +1,85 @@
+package dev.streamform.cli;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code check} warns of a file source whose {@code path:} matches no file, at the line of {@code
+ * path:} in sources.yml, which {@code run} refuses when it starts; it does not refuse the project,
+ * as {@code test} needs no such file: a fixture's events are its own (ADR 0119).
+ */
+class CheckFileSourcePathTest {
+  private static final Path GETTING_STARTED = Path.of("../examples/getting-started");
+
+  @TempDir Path dir;
+
+  private int run(StringWriter out, StringWriter err, String... args) {
+    return Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
+  }
+
+  @Test
+  void checkWarnsOfAPathThatMatchesNoFile() throws Exception {
+    Path project = project();
+    Path sources = project.resolve("sources.yml");
+    Files.writeString(
+        sources, Files.readString(sources).replace("path: payments.jsonl", "path: nothere.jsonl"));
+    List<String> lines = Files.readAllLines(sources);
+    int line = 1 + lines.indexOf(lines.stream().filter(l -> l.contains("path:")).findFirst().get());
+
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int status = run(out, err, "check", project.toString());
+
+    assertThat(err.toString(), status, is(0));
+    assertThat(
+        err.toString(),
+        containsString(
+            "warning: sources.yml:"
+                + line
+                + ": source 'payments', key 'path': nothere.jsonl matches no file under "
+                + project));
+    assertThat(err.toString(), containsString("streamform run will refuse it"));
+    assertThat(err.toString(), containsString("relative to the project folder"));
+
+    // the fixtures still run: their events are the fixture's own
+    StringWriter testOut = new StringWriter();
+    StringWriter testErr = new StringWriter();
+    assertThat(
+        testOut + "\n" + testErr,
+        run(testOut, testErr, "test", project.toString(), "--color", "never"),
+        is(0));
+  }
+
+  @Test
+  void checkSaysNothingOfAPathThatMatches() throws Exception {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    assertThat(err.toString(), run(out, err, "check", project().toString()), is(0));
+    assertThat(err.toString(), is(""));
+  }
+
+  private Path project() throws Exception {
+    Path copy = dir.resolve("project");
+    try (Stream<Path> all = Files.walk(GETTING_STARTED)) {
+      for (Path f : (Iterable<Path>) all::iterator) {
+        Path to = copy.resolve(GETTING_STARTED.relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(to);
+        } else if (!GETTING_STARTED.relativize(f).startsWith("target")) {
+          Files.copy(f, to);
+        }
+      }
+    }
+    return copy;
+  }
+}
