@@ -62,7 +62,14 @@ public final class KafkaClientProperties implements Serializable {
 
   /** A JAAS option, {@code name=value} or {@code name="value"}. */
   private static final Pattern JAAS_OPTION =
-      Pattern.compile("([A-Za-z_][A-Za-z0-9_.-]*)\\s*=\\s*(\"[^\"]*\"|[^\\s;\"]+)");
+      Pattern.compile("([A-Za-z_][A-Za-z0-9_.-]*)\\s*=\\s*(\"[^\"]*\"|'[^']*'|[^\\s;\"']+)");
+
+  /**
+   * A JAAS option that names a secret-looking word but holds none: a location ({@code
+   * oauth.token.endpoint.uri}) or Kafka's SCRAM flag {@code tokenauth} (ADR 0118).
+   */
+  private static final Pattern NOT_A_SECRET_OPTION =
+      Pattern.compile("(?i)tokenauth|.*(url|uri)|.*endpoint.*");
 
   /** The name of a JAAS option (or of a property) that holds a secret. */
   private static final Pattern SECRET_NAME =
@@ -272,7 +279,7 @@ public final class KafkaClientProperties implements Serializable {
               "is set by Streamform (records are JSON bytes)",
               "remove this line"));
     }
-    if (value.isEmpty()) {
+    if (value.isEmpty() && !takesEmpty(key)) {
       problems.add(
           problem(
               file, line, key, "has no value", "write " + key + "=<value>, or remove the line"));
@@ -387,10 +394,12 @@ public final class KafkaClientProperties implements Serializable {
       while (m.find()) {
         String option = m.group(1);
         String v =
-            m.group(2).startsWith("\"")
+            m.group(2).startsWith("\"") || m.group(2).startsWith("'")
                 ? m.group(2).substring(1, m.group(2).length() - 1)
                 : m.group(2);
-        if (SECRET_NAME.matcher(option).matches() && !onlyReferences(v)) {
+        if (SECRET_NAME.matcher(option).matches()
+            && !NOT_A_SECRET_OPTION.matcher(option).matches()
+            && !onlyReferences(v)) {
           return Optional.of(option);
         }
       }
@@ -417,6 +426,18 @@ public final class KafkaClientProperties implements Serializable {
       }
     }
     return rest.toString().isBlank();
+  }
+
+  /**
+   * True for a key of Kafka's own whose definition takes an empty value and that holds no secret:
+   * {@code ssl.endpoint.identification.algorithm=} turns hostname checking off, and leaving the
+   * line out is not the same (Kafka's default comes back).
+   */
+  private static boolean takesEmpty(String key) {
+    ConfigDef.ConfigKey known = KNOWN.get(key);
+    return known != null
+        && known.type != ConfigDef.Type.PASSWORD
+        && invalidValue(known, "").isEmpty();
   }
 
   private static Problem problem(String file, int line, String key, String message, String fix) {

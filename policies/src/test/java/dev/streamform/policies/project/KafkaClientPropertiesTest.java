@@ -142,6 +142,56 @@ class KafkaClientPropertiesTest {
   }
 
   @Test
+  void anEmptyValueKafkaTakesIsAccepted() throws Exception {
+    // an empty ssl.endpoint.identification.algorithm turns hostname checking off in Kafka;
+    // removing the line brings Kafka's default (https) back
+    Project project =
+        sourceWith("security.protocol=SSL\nssl.endpoint.identification.algorithm=\n").load();
+    assertEquals("conf/kafka.properties", project.sources().get("orders").kafkaProperties().get());
+    List<String> refused = sourceWith("request.timeout.ms=\n").problems();
+    assertThat(refused, hasItem(containsString("key 'request.timeout.ms'")));
+  }
+
+  @Test
+  void aSingleQuotedReferenceInAJaasOptionIsAReference() throws Exception {
+    Project accepted =
+        sourceWith(
+                "security.protocol=SASL_SSL\n"
+                    + "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule"
+                    + " required username=\"${U}\" password='${P}';\n")
+            .load();
+    assertEquals("conf/kafka.properties", accepted.sources().get("orders").kafkaProperties().get());
+    List<String> literal =
+        sourceWith(
+                "security.protocol=SASL_SSL\n"
+                    + "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule"
+                    + " required username=\"${U}\" password='hunter 2';\n")
+            .problems();
+    assertThat(literal, hasItem(containsString("holds a secret written into the file")));
+  }
+
+  @Test
+  void aJaasFlagOrEndpointNamedWithTokenIsNoSecret() throws Exception {
+    Project accepted =
+        sourceWith(
+                "security.protocol=SASL_SSL\n"
+                    + "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule"
+                    + " required username=\"${KAFKA_TOKEN_ID}\" password=\"${KAFKA_TOKEN_HMAC}\""
+                    + " tokenauth=\"true\""
+                    + " oauth.token.endpoint.uri=\"https://sso.example.net/token\";\n")
+            .load();
+    assertEquals("conf/kafka.properties", accepted.sources().get("orders").kafkaProperties().get());
+    List<String> literal =
+        sourceWith(
+                "security.protocol=SASL_SSL\n"
+                    + "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule"
+                    + " required username=\"u\" password=\"${P}\""
+                    + " oauth.refresh.token=\"abc123\";\n")
+            .problems();
+    assertThat(literal, hasItem(containsString("(option oauth.refresh.token)")));
+  }
+
+  @Test
   void aFileThatIsNotUtf8NamesItsLineAndByte() throws Exception {
     Path file = dir.resolve("deploy.properties");
     Files.write(
@@ -224,7 +274,7 @@ class KafkaClientPropertiesTest {
         sourceWith(
                 "sasl.jaas.config=x required password=\"${KAFKA PASSWORD}\";\n"
                     + "key.deserializer=org.example.Mine\n"
-                    + "client.id=\n"
+                    + "request.timeout.ms=\n"
                     + "security.protocol=SSL\n"
                     + "security.protocol=SASL_SSL\n")
             .problems();
@@ -241,7 +291,7 @@ class KafkaClientPropertiesTest {
                 "conf/kafka.properties:2: key 'key.deserializer': is set by Streamform")));
     assertThat(
         problems,
-        hasItem(containsString("conf/kafka.properties:3: key 'client.id': has no value")));
+        hasItem(containsString("conf/kafka.properties:3: key 'request.timeout.ms': has no value")));
     assertThat(
         problems,
         hasItem(
