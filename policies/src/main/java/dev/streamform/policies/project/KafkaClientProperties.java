@@ -82,8 +82,15 @@ public final class KafkaClientProperties implements Serializable {
    * @param value as written: references not yet resolved
    * @param file the file as it was named (relative to the project for a source's file)
    * @param line 1-based line where the setting starts
+   * @param folder the absolute folder of the file, against which a relative {@link #LOCATIONS} path
+   *     is read (ADR 0124); null when unknown
    */
-  public record Setting(String key, String value, String file, int line) implements Serializable {
+  public record Setting(String key, String value, String file, int line, String folder)
+      implements Serializable {
+    public Setting(String key, String value, String file, int line) {
+      this(key, value, file, line, null);
+    }
+
     /** Where the setting was written, {@code file:line}. */
     public String origin() {
       return file + ":" + line;
@@ -162,6 +169,8 @@ public final class KafkaClientProperties implements Serializable {
     }
     List<Setting> settings = new ArrayList<>();
     Map<String, Integer> seen = new LinkedHashMap<>();
+    Path parent = file.toAbsolutePath().normalize().getParent();
+    String folder = parent == null ? null : parent.toString();
     String[] lines = text.split("\r?\n|\r", -1);
     for (int i = 0; i < lines.length; i++) {
       int start = i + 1;
@@ -198,7 +207,12 @@ public final class KafkaClientProperties implements Serializable {
       for (String key : one.stringPropertyNames()) {
         String value = one.getProperty(key).strip();
         check(key, value, shownAs, start, seen, problems);
-        settings.add(new Setting(key, value, shownAs, start));
+        if (LOCATIONS.contains(key) && variables(value).isEmpty() && !value.contains("$${")) {
+          // written absolute, so that every reader of the value (KafkaIO's shown settings too)
+          // has the path the check looked at
+          value = inFolder(value, folder);
+        }
+        settings.add(new Setting(key, value, shownAs, start, folder));
       }
     }
     return settings;
@@ -604,6 +618,29 @@ public final class KafkaClientProperties implements Serializable {
   }
 
   private static String resolve(Setting s, Function<String, String> environment) {
+    String resolved = resolveReferences(s, environment);
+    return LOCATIONS.contains(s.key()) ? inFolder(resolved, s.folder()) : resolved;
+  }
+
+  /**
+   * {@code location} read against {@code folder} (the folder of the properties file that names it)
+   * when it is a relative path: Kafka would read it against the working folder of whichever process
+   * creates the client (ADR 0124). An absolute path, an empty value or one that is no path here
+   * stays as it is.
+   */
+  private static String inFolder(String location, String folder) {
+    if (folder == null || location.isEmpty()) {
+      return location;
+    }
+    try {
+      Path path = Path.of(location);
+      return path.isAbsolute() ? location : Path.of(folder).resolve(path).normalize().toString();
+    } catch (java.nio.file.InvalidPathException e) {
+      return location;
+    }
+  }
+
+  private static String resolveReferences(Setting s, Function<String, String> environment) {
     String v = s.value();
     boolean jaas = s.key().equals(JAAS_CONFIG);
     char quote = 0; // in sasl.jaas.config: the quote the text at i is inside, or 0

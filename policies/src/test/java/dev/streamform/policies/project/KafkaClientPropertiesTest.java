@@ -463,4 +463,52 @@ class KafkaClientPropertiesTest {
                     + " which does not exist")));
     assertEquals(1, problems.size(), problems.toString());
   }
+
+  @Test
+  void aRelativeStoreIsTheFoldersOfItsPropertiesFileAndKafkaGetsItsAbsolutePath() throws Exception {
+    // the working folder is the repository's module, not dir: a store read from it is not found
+    Path conf = Files.createDirectories(dir.resolve("conf"));
+    Path ca = Files.writeString(conf.resolve("ca.pem"), "not really a pem");
+    Path file =
+        Files.writeString(
+            conf.resolve("client.properties"),
+            "ssl.truststore.location=ca.pem\n"
+                + "ssl.keystore.location=${KEYSTORE}\n"
+                + "ssl.truststore.type=PEM\n");
+    KafkaClientProperties read = KafkaClientProperties.read(file, "client.properties");
+    Map<String, String> env = Map.of("KEYSTORE", "../keys/client.p12");
+    Map<String, String> resolved = read.resolve(env::get);
+    assertEquals(ca.toAbsolutePath().toString(), resolved.get("ssl.truststore.location"));
+    assertEquals(
+        dir.resolve("keys/client.p12").toAbsolutePath().toString(),
+        resolved.get("ssl.keystore.location"),
+        "a reference's relative path is the file's folder's too");
+    assertEquals(
+        ca.toAbsolutePath().toString(),
+        read.get("ssl.truststore.location").get().value(),
+        "a literal is written absolute, so KafkaIO's shown settings carry it too");
+    assertEquals(
+        List.of(
+            "client.properties:2: key 'ssl.keystore.location': names "
+                + dir.resolve("keys/client.p12").toAbsolutePath()
+                + ", which does not exist"),
+        read.locationProblems(env::get).stream()
+            .map(p -> p.toString().substring(0, p.toString().indexOf(" — ")))
+            .toList(),
+        "the store is found; the missing keystore is named with the path looked at");
+  }
+
+  @Test
+  void aSourcesRelativeStoreIsCheckedInItsFilesFolder() throws Exception {
+    ProjectFolder project = sourceWith("ssl.truststore.location=ca.pem\nssl.truststore.type=PEM\n");
+    assertThat(
+        project.problems(),
+        hasItem(
+            containsString(
+                "conf/kafka.properties:1: key 'ssl.truststore.location': names "
+                    + project.dir().resolve("conf/ca.pem").toAbsolutePath()
+                    + ", which does not exist")));
+    project.write("conf/ca.pem", "not really a pem");
+    project.load(); // the store beside the file is found, wherever the check runs from
+  }
 }
