@@ -98,17 +98,24 @@ public final class Streamform implements Callable<Integer> {
   /**
    * Refuses an empty value for an option or argument that names a file or folder ({@code
    * --output=}, or a shell variable never set): to Java an empty path is the working folder, where
-   * {@code run --output=} wrote its outputs. Said as a bad command line, naming the option.
+   * {@code run --output=} wrote its outputs; and for one of {@link #NOT_EMPTY}. Said as a bad
+   * command line, naming the option.
    */
   static void refuseEmptyPaths(CommandLine.ParseResult parsed) {
     for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
       for (CommandLine.Model.ArgSpec arg : p.matchedArgs()) {
-        if (!namesPaths(arg) || arg.originalStringValues().stream().noneMatch(String::isBlank)) {
+        String named =
+            arg instanceof CommandLine.Model.OptionSpec o ? NOT_EMPTY.get(o.longestName()) : null;
+        if (!namesPaths(arg) && named == null
+            || arg.originalStringValues().stream().noneMatch(String::isBlank)) {
           continue;
         }
         String label = arg.paramLabel();
         boolean folder = label.toUpperCase(java.util.Locale.ROOT).contains("DIR");
-        String what = folder ? "a folder" : label.contains("path") ? "a path" : "a file";
+        String what =
+            named != null
+                ? named
+                : folder ? "a folder" : label.contains("path") ? "a path" : "a file";
         if (arg instanceof CommandLine.Model.OptionSpec option) {
           String name = option.longestName();
           throw new ParameterException(
@@ -128,6 +135,17 @@ public final class Streamform implements Callable<Integer> {
       }
     }
   }
+
+  /**
+   * Options that name no file but take no empty value either, with what the value names: empty,
+   * {@code --bootstrap-servers=} reached Kafka's client ("You must set either bootstrap.servers
+   * ..."), and {@code --state-backend=} was called a Flink option on the DirectRunner.
+   */
+  private static final Map<String, String> NOT_EMPTY =
+      Map.of(
+          "--bootstrap-servers", "the Kafka brokers",
+          "--state-backend", "a state backend",
+          "--from-savepoint", "a savepoint");
 
   private static boolean namesPaths(CommandLine.Model.ArgSpec arg) {
     if (arg.type() == Path.class) {

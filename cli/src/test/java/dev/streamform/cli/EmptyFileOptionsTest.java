@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
  * An option naming a file or folder given an empty value ({@code --output=}, as a shell variable
  * that was never set gives it) is refused as a bad command line, saying the value is empty: an
  * empty path is the working folder to Java, and {@code run --output=} wrote the model's outputs and
- * its {@code .streamform.lock} there.
+ * its {@code .streamform.lock} there. So is an empty value of an option naming brokers, a state
+ * backend or a savepoint.
  */
 class EmptyFileOptionsTest {
   private static final Path GETTING_STARTED = Path.of("../examples/getting-started");
@@ -62,6 +63,51 @@ class EmptyFileOptionsTest {
       assertThat(err.toString(), containsString(option + " is empty: name a file ("));
       assertThat(err.toString(), not(containsString("is a folder")));
     }
+  }
+
+  /**
+   * An empty value of an option that names no file but something else that cannot be empty: {@code
+   * --bootstrap-servers=} reached Kafka's admin client ("You must set either bootstrap.servers or
+   * bootstrap.controllers", exit 1), {@code --state-backend=} was called a Flink option on the
+   * DirectRunner and "must be filesystem or rocksdb, not ''" on Flink, and {@code
+   * --from-savepoint=} was checked against the model's source.
+   */
+  @Test
+  void runRefusesAnEmptyBootstrapServersStateBackendOrSavepoint() throws Exception {
+    Path project = project();
+    String[][] cases = {
+      {"--bootstrap-servers=", "--bootstrap-servers is empty: name the Kafka brokers"},
+      {"--state-backend=", "--state-backend is empty: name a state backend"},
+      {"--from-savepoint=", "--from-savepoint is empty: name a savepoint"},
+    };
+    for (String[] c : cases) {
+      for (String[] runner : new String[][] {{}, {"--runner", "flink"}}) {
+        out.getBuffer().setLength(0);
+        err.getBuffer().setLength(0);
+        String[] args =
+            Stream.concat(Stream.of("run", project.toString(), c[0]), Stream.of(runner))
+                .toArray(String[]::new);
+
+        int status = run(args);
+
+        assertThat(String.join(" ", args) + ": " + err, status, is(2));
+        assertThat(String.join(" ", args), err.toString(), containsString(c[1]));
+        String name = c[0].substring(0, c[0].length() - 1);
+        assertThat(err.toString(), containsString("or leave out " + name));
+      }
+    }
+  }
+
+  @Test
+  void consumeRefusesAnEmptyBootstrapServers() {
+    int status = run("consume", "orders", "--bootstrap-servers=", "--max-wait", "1s");
+
+    assertThat(err.toString(), status, is(2));
+    assertThat(
+        err.toString(),
+        containsString(
+            "--bootstrap-servers is empty: name the Kafka brokers (--bootstrap-servers"
+                + " HOST:PORT)"));
   }
 
   private Path project() throws Exception {
