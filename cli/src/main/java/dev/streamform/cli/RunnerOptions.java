@@ -148,6 +148,7 @@ final class RunnerOptions {
     RunnerChoice choice;
     switch (chosenRunner) {
       case "direct":
+        refuseStateBackendOnDirect();
         Map<String, Object> given = flinkOptionsGiven();
         if (!given.isEmpty()) {
           // refused, not ignored: whoever typed one asked for something (ADR 0087)
@@ -270,7 +271,10 @@ final class RunnerOptions {
           (typed ? "--state-backend" : "profile " + profile + ": stateBackend")
               + " must be filesystem or rocksdb, not '"
               + backend
-              + "'");
+              + "'"
+              + (inMemory(backend)
+                  ? " (filesystem keeps keyed state in memory, on the heap)"
+                  : ""));
     }
     String path = beam.get("stateBackendStoragePath");
     if (path != null && !path.isBlank()) {
@@ -296,6 +300,42 @@ final class RunnerOptions {
             + folder
             + ", deleted when streamform ends (--state-backend-storage-path names another)");
     err.flush();
+  }
+
+  /**
+   * A {@code --state-backend} that is no Flink state backend, on the DirectRunner: "a Flink option
+   * ...: add --runner flink" would send the user to a runner that refuses it too, and {@code
+   * memory} is what the DirectRunner keeps anyway. A valid one is left to the Flink-options refusal
+   * (ADR 0087).
+   */
+  private void refuseStateBackendOnDirect() {
+    if (stateBackend == null
+        || stateBackend.equalsIgnoreCase("filesystem")
+        || stateBackend.equalsIgnoreCase("rocksdb")) {
+      return;
+    }
+    if (inMemory(stateBackend)) {
+      throw usage(
+          "--state-backend "
+              + stateBackend
+              + ": this run is on the DirectRunner, which keeps all its state in memory and takes"
+              + " no state backend: leave out --state-backend (on Flink, --state-backend"
+              + " filesystem keeps keyed state in memory, on the heap)");
+    }
+    throw usage(
+        "--state-backend "
+            + stateBackend
+            + " is not a state backend (Flink's are filesystem and rocksdb), and this run is on the"
+            + " DirectRunner, which takes none: leave out --state-backend, or add --runner flink"
+            + " with --state-backend filesystem or rocksdb");
+  }
+
+  /**
+   * A name for keeping state in memory: Flink's {@code hashmap} (heap), its old {@code jobmanager}.
+   */
+  private static boolean inMemory(String backend) {
+    return java.util.Set.of("memory", "heap", "hashmap", "jobmanager", "in-memory", "inmemory")
+        .contains(backend.toLowerCase(java.util.Locale.ROOT));
   }
 
   private static boolean onClassPath(String className) {

@@ -193,7 +193,29 @@ class RunnerOptionsTest {
     }
     assertThat(
         refused("--runner", "flink", "--state-backend", "memory"),
-        is("--state-backend must be filesystem or rocksdb, not 'memory'"));
+        is(
+            "--state-backend must be filesystem or rocksdb, not 'memory' (filesystem keeps keyed"
+                + " state in memory, on the heap)"));
+  }
+
+  @Test
+  void aStateBackendTheDirectRunnerHasAnywayIsNotCalledAFlinkOptionToAdd() {
+    // it said "is a Flink option ...: add --runner flink", and Flink then refused 'memory'
+    assertThat(
+        refused("--state-backend", "memory"),
+        is(
+            "--state-backend memory: this run is on the DirectRunner, which keeps all its state in"
+                + " memory and takes no state backend: leave out --state-backend (on Flink,"
+                + " --state-backend filesystem keeps keyed state in memory, on the heap)"));
+    assertThat(
+        refused("--state-backend", "hashmap", "--parallelism", "2"),
+        startsWith("--state-backend hashmap: this run is on the DirectRunner, which keeps"));
+    assertThat(
+        refused("--state-backend", "disk"),
+        is(
+            "--state-backend disk is not a state backend (Flink's are filesystem and rocksdb), and"
+                + " this run is on the DirectRunner, which takes none: leave out --state-backend,"
+                + " or add --runner flink with --state-backend filesystem or rocksdb"));
   }
 
   @Test
