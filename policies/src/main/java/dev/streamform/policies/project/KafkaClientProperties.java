@@ -325,7 +325,25 @@ public final class KafkaClientProperties implements Serializable {
                   + " ssl.truststore.location), or remove the line"));
     } else if (known != null && variables(value).isEmpty() && !value.contains("$${")) {
       Optional<String> invalid = invalidValue(known, value);
-      if (invalid.isPresent()) {
+      if (invalid.isPresent() && known.type == ConfigDef.Type.CLASS && !loadable(value)) {
+        problems.add(
+            problem(
+                file,
+                line,
+                key,
+                "names class "
+                    + value
+                    + ", which is not on streamform's class path (Kafka loads it in every client"
+                    + " streamform and the job create)",
+                "add the jar that holds it as a dependency in cli/pom.xml (streamform's class"
+                    + " path and the job jar are built from it), or "
+                    + (key.equals("sasl.login.callback.handler.class")
+                        ? "use Kafka's own OAuth login, "
+                            + KAFKA_OAUTH_LOGIN
+                            + " with sasl.oauthbearer.token.endpoint.url, or "
+                        : "")
+                    + "remove the line"));
+      } else if (invalid.isPresent()) {
         problems.add(
             problem(
                 file,
@@ -373,6 +391,24 @@ public final class KafkaClientProperties implements Serializable {
           key.type == ConfigDef.Type.PASSWORD
               ? "not a " + key.type.name().toLowerCase(Locale.ROOT)
               : e.getMessage());
+    }
+  }
+
+  /** The OAUTHBEARER login handler Kafka's clients ship, for a plug-in's that is missing. */
+  private static final String KAFKA_OAUTH_LOGIN =
+      "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler";
+
+  /** True when class {@code name} loads here, as Kafka's {@code ConfigDef} would load it. */
+  private static boolean loadable(String name) {
+    ClassLoader loader = Thread.currentThread().getContextClassLoader();
+    try {
+      Class.forName(
+          name.strip(),
+          false,
+          loader != null ? loader : KafkaClientProperties.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
     }
   }
 

@@ -511,4 +511,27 @@ class KafkaClientPropertiesTest {
     project.write("conf/ca.pem", "not really a pem");
     project.load(); // the store beside the file is found, wherever the check runs from
   }
+
+  @Test
+  void aPlugInClassNotOnTheClassPathIsSaidSoWithWhereToPutItsJar() {
+    List<String> problems =
+        sourceWith(
+                "security.protocol=SASL_SSL\n"
+                    + "sasl.login.callback.handler.class="
+                    + "io.strimzi.kafka.oauth.client.JaasClientOauthLoginCallbackHandler\n"
+                    + "sasl.client.callback.handler.class="
+                    + "org.apache.kafka.common.security.authenticator.SaslClientCallbackHandler\n")
+            .problems();
+    assertEquals(
+        List.of(
+            "conf/kafka.properties:2: key 'sasl.login.callback.handler.class': names class"
+                + " io.strimzi.kafka.oauth.client.JaasClientOauthLoginCallbackHandler, which is not"
+                + " on streamform's class path (Kafka loads it in every client streamform and the"
+                + " job create) — add the jar that holds it as a dependency in cli/pom.xml"
+                + " (streamform's class path and the job jar are built from it), or use Kafka's own"
+                + " OAuth login,"
+                + " org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler"
+                + " with sasl.oauthbearer.token.endpoint.url, or remove the line"),
+        problems);
+  }
 }
