@@ -184,24 +184,39 @@ public final class KafkaClientProperties implements Serializable {
       if (trimmed.isEmpty() || trimmed.startsWith("#") || trimmed.startsWith("!")) {
         continue;
       }
-      Optional<String> notKeyValue = notKeyEqualsValue(logical.toString());
+      Optional<String[]> notKeyValue = notKeyEqualsValue(logical.toString());
       if (notKeyValue.isPresent()) {
         problems.add(
             problem(
                 shownAs,
                 start,
                 null,
-                "is not a key=value line: " + notKeyValue.get(),
-                "write key=value (e.g. linger.ms=5), or start the line with # to make it a"
-                    + " comment"));
+                "is not a key=value line: " + notKeyValue.get()[0],
+                "write "
+                    + notKeyValue.get()[1]
+                    + ", or start the line with # to make it a comment"));
         continue;
       }
       Properties one = new Properties();
       try {
         one.load(new StringReader(logical.toString()));
       } catch (IOException | IllegalArgumentException e) {
+        boolean escape = String.valueOf(e.getMessage()).contains("\\uxxxx");
         problems.add(
-            problem(shownAs, start, null, "cannot be read: " + e.getMessage(), "write key=value"));
+            problem(
+                shownAs,
+                start,
+                null,
+                "cannot be read: "
+                    + (escape
+                        ? "\\u starts a character code in a .properties file, and it is not"
+                            + " followed by four hexadecimal digits"
+                        : e.getMessage()),
+                escape
+                    ? "write a backslash as \\\\ (C:\\\\certs\\\\ca.pem), a character as \\u and"
+                        + " its four hexadecimal digits (\\u00e9 for \u00e9), or the character"
+                        + " itself (the file is UTF-8)"
+                    : "write key=value"));
         continue;
       }
       for (String key : one.stringPropertyNames()) {
@@ -222,10 +237,11 @@ public final class KafkaClientProperties implements Serializable {
    * Why a logical line (comments and blank lines already skipped) is not {@code key=value}: its key
    * (up to the first unescaped {@code =}, {@code :} or blank, as {@link Properties} reads it) must
    * be followed, after optional blanks, by {@code =}. {@link Properties} would also take a blank or
-   * {@code :} as the separator, so {@code linger.ms 5} or a line of words would pass unnoticed. The
-   * value is not shown: it may be a secret.
+   * {@code :} as the separator, so {@code linger.ms 5} or a line of words would pass unnoticed.
+   * Returns the reason and the line as it would be {@code key=value}, for the fix; the value is
+   * shown there only for a key Kafka defines that is no secret.
    */
-  private static Optional<String> notKeyEqualsValue(String line) {
+  private static Optional<String[]> notKeyEqualsValue(String line) {
     int i = 0;
     while (i < line.length() && isBlank(line.charAt(i))) {
       i++;
@@ -247,12 +263,24 @@ public final class KafkaClientProperties implements Serializable {
       i++;
     }
     if (i < line.length() && line.charAt(i) == '=') {
-      return key.isEmpty() ? Optional.of("it has no key before '='") : Optional.empty();
+      return key.isEmpty()
+          ? Optional.of(new String[] {"it has no key before '='", "key=value (e.g. linger.ms=5)"})
+          : Optional.empty();
     }
-    if (i < line.length() && line.charAt(i) == ':') {
-      return Optional.of("'" + key + "' is followed by ':', not '='");
-    }
-    return Optional.of("'" + key + "' is not followed by '='");
+    boolean colon = i < line.length() && line.charAt(i) == ':';
+    String rest = line.substring(colon ? i + 1 : i).strip();
+    // the fix names this line's key; its value only when Kafka defines the key as no secret
+    String fix =
+        key
+            + "="
+            + (KNOWN.containsKey(key) && !isSecret(key) && !rest.isEmpty() ? rest : "<value>");
+    return Optional.of(
+        new String[] {
+          colon
+              ? "'" + key + "' is followed by ':', not '='"
+              : "'" + key + "' is not followed by '='",
+          fix
+        });
   }
 
   private static boolean isBlank(char c) {

@@ -368,7 +368,7 @@ class KafkaClientPropertiesTest {
             .problems();
     assertThat(problems, hasItem(containsString("conf/kafka.properties:5: ")));
     assertThat(problems, hasItem(containsString("conf/kafka.properties:6: ")));
-    assertThat(problems, hasItem(containsString("write key=value")));
+    assertThat(problems, hasItem(containsString("— write linger.ms=5, or start the line with #")));
     assertEquals(2, problems.size(), problems.toString());
   }
 
@@ -532,6 +532,44 @@ class KafkaClientPropertiesTest {
                 + " OAuth login,"
                 + " org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler"
                 + " with sasl.oauthbearer.token.endpoint.url, or remove the line"),
+        problems);
+  }
+
+  @Test
+  void aLineWithColonOrBlankForEqualsIsFixedWithItsOwnKey() {
+    List<String> problems =
+        sourceWith(
+                "batch.size: 100\n"
+                    + "linger.ms 5\n"
+                    + "ssl.key.password: ${KAFKA_SSL_KEY_PASSWORD}\n"
+                    + "words without any equals\n")
+            .problems();
+    assertEquals(4, problems.size(), problems.toString());
+    assertThat(
+        problems.get(0),
+        containsString(
+            "conf/kafka.properties:1: is not a key=value line: 'batch.size' is followed by ':',"
+                + " not '=' — write batch.size=100, or start the line with #"));
+    assertThat(problems.get(1), containsString("— write linger.ms=5, or start"));
+    assertThat(
+        "a secret's value is not shown, even in the fix",
+        problems.get(2),
+        containsString("— write ssl.key.password=<value>, or start"));
+    assertThat(problems.get(3), containsString("— write words=<value>, or start"));
+  }
+
+  @Test
+  void aMalformedUnicodeEscapeIsFixedAsAnEscape() {
+    List<String> problems =
+        sourceWith("security.protocol=SASL_SSL\nssl.truststore.location=C:\\users\\ca.pem\n")
+            .problems();
+    assertEquals(
+        List.of(
+            "conf/kafka.properties:2: cannot be read: \\u starts a character code in a"
+                + " .properties file, and it is not followed by four hexadecimal digits — write a"
+                + " backslash as \\\\ (C:\\\\certs\\\\ca.pem), a character as \\u and its four"
+                + " hexadecimal digits (\\u00e9 for é), or the character itself (the file is"
+                + " UTF-8)"),
         problems);
   }
 }
