@@ -13,6 +13,7 @@ import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.plan.PlanDiff;
 import dev.streamform.policies.plan.PlanManifest;
+import dev.streamform.policies.project.Problem;
 import dev.streamform.policies.project.Project;
 import dev.streamform.sink.JdbcTarget;
 import dev.streamform.sink.Ledger;
@@ -462,7 +463,7 @@ final class RunCommand implements Callable<Integer> {
       options = pipelineOptions(runner, true, err); // one worker: a key's records in order
     }
     if (declared.source().connector() == Connector.FILE) {
-      return runOnFiles(declared, runner, options, revisionSink, decisionLedger, out, err);
+      return runOnFiles(loaded, declared, runner, options, revisionSink, decisionLedger, out, err);
     }
     if (output != null) {
       throw new ParameterException(
@@ -823,6 +824,7 @@ final class RunCommand implements Callable<Integer> {
    * --output} (or the model's topics with {@code --bootstrap-servers}) and prints the counts.
    */
   private int runOnFiles(
+      Project loaded,
       DeclaredModel declared,
       RunnerChoice runner,
       PipelineOptions options,
@@ -851,6 +853,27 @@ final class RunCommand implements Callable<Integer> {
               + partitions
               + " sizes the topics a run creates, and this run writes files: give"
               + " --bootstrap-servers to write topics, or leave out --partitions");
+    }
+    // a path: that matches no file, at its line of sources.yml as check warns of it (ADR 0119)
+    String subject = "source '" + declared.source().name() + "'";
+    Optional<Problem> missing =
+        loaded.missingFiles().stream()
+            .filter(p -> p.subject().equals(Optional.of(subject)))
+            .findFirst();
+    if (missing.isPresent()) {
+      Problem p = missing.get();
+      err.println(
+          "streamform run: "
+              + Problem.of(
+                  p.file(),
+                  p.line(),
+                  p.subject(),
+                  p.key(),
+                  declared.source().path().orElse("") + " matches no file under " + project,
+                  Optional.of(
+                      "create it, or give a file of JSON lines (or a glob such as"
+                          + " orders/*.jsonl) relative to the project folder")));
+      return 1;
     }
     FileModelRun run;
     try {

@@ -417,9 +417,18 @@ class RunOnFilesTest {
   void aPathThatMatchesNoFileIsNamedWithTheFix() throws Exception {
     Path project = copyAsFileProject(TIME.resolve("late-event"), dir.resolve("p"));
     assertThat(run("run", project.toString(), "--model", "customer_metrics"), is(1));
+    // at its line of sources.yml, as check warns of it (ADR 0119)
+    List<String> lines = Files.readAllLines(project.resolve("sources.yml"));
+    int line = 1 + lines.indexOf(lines.stream().filter(l -> l.contains("path:")).findFirst().get());
     assertThat(
         err.toString(),
-        containsString("sources.yml: source 'orders' path: orders-*.jsonl matches no file under"));
+        containsString(
+            "streamform run: sources.yml:"
+                + line
+                + ": source 'orders', key 'path': orders-*.jsonl matches no file under "
+                + project
+                + " — create it, or give a file of JSON lines (or a glob such as orders/*.jsonl)"
+                + " relative to the project folder"));
   }
 
   /** --partitions sizes the topics a run creates; a run that writes files creates none. */
