@@ -139,13 +139,26 @@ public final class Streamform implements Callable<Integer> {
   /**
    * Options that name no file but take no empty value either, with what the value names: empty,
    * {@code --bootstrap-servers=} reached Kafka's client ("You must set either bootstrap.servers
-   * ..."), and {@code --state-backend=} was called a Flink option on the DirectRunner.
+   * ..."), {@code --state-backend=} was called a Flink option on the DirectRunner, {@code
+   * --flink-master=} was tried as a cluster ("Connection refused by — is the Flink cluster at
+   * running?"), {@code --select=} matched no fixture and {@code --state-backend-storage-path=} was
+   * taken as not given.
    */
   private static final Map<String, String> NOT_EMPTY =
-      Map.of(
-          "--bootstrap-servers", "the Kafka brokers",
-          "--state-backend", "a state backend",
-          "--from-savepoint", "a savepoint");
+      Map.ofEntries(
+          Map.entry("--bootstrap-servers", "the Kafka brokers"),
+          Map.entry("--state-backend", "a state backend"),
+          Map.entry("--state-backend-storage-path", "a folder"),
+          Map.entry("--from-savepoint", "a savepoint"),
+          Map.entry("--flink-master", "a Flink cluster's REST address"),
+          Map.entry("--select", "a fixture name or pattern"),
+          Map.entry("--jdbc-url", "a database"),
+          Map.entry("--jdbc-user", "a database user"),
+          Map.entry("--provider-url", "the provider's address"),
+          Map.entry("--profile", "a runner profile"),
+          Map.entry("--name", "a name"),
+          Map.entry("--by", "who"),
+          Map.entry("--reason", "why"));
 
   private static boolean namesPaths(CommandLine.Model.ArgSpec arg) {
     if (arg.type() == Path.class) {

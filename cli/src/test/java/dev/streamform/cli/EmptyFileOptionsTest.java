@@ -110,6 +110,37 @@ class EmptyFileOptionsTest {
                 + " HOST:PORT)"));
   }
 
+  @Test
+  void anEmptyFlinkMasterSelectOrDatabaseOptionIsRefused() throws Exception {
+    Path project = project();
+    String[][] cases = {
+      {"run", project.toString(), "--runner", "flink", "--flink-master="},
+      {"test", project.toString(), "--select="},
+      {"run", project.toString(), "--state-backend-storage-path="},
+      {"effects", "show", project.toString(), "--model", "m", "--jdbc-url="},
+      {"dispatch", project.toString(), "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x", "--name="},
+      {
+        "dispatch",
+        project.toString(),
+        "--jdbc-url",
+        "jdbc:postgresql://127.0.0.1:1/x",
+        "--jdbc-user="
+      },
+    };
+    for (String[] args : cases) {
+      out.getBuffer().setLength(0);
+      err.getBuffer().setLength(0);
+      String option = args[args.length - 1];
+      String name = option.substring(0, option.length() - 1);
+
+      int status = run(args);
+
+      assertThat(String.join(" ", args) + ": " + err, status, is(2));
+      assertThat(String.join(" ", args), err.toString(), containsString(name + " is empty: name "));
+      assertThat(err.toString(), containsString("or leave out " + name));
+    }
+  }
+
   private Path project() throws Exception {
     Path copy = dir.resolve("project");
     if (Files.exists(copy)) {
