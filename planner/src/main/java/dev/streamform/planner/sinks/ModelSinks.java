@@ -326,7 +326,11 @@ public final class ModelSinks implements Serializable {
     return JsonNodeFactory.instance.objectNode().put("event_id", eventId).toString();
   }
 
-  /** A changelog record as its Kafka key and value. */
+  /**
+   * A changelog record as its Kafka key and value. The fields it adds beside the output columns
+   * ({@code op}, {@link #EVENT_FIELD}) are names {@code check} refuses for a query's columns
+   * (ProjectLoader.CHANGELOG_FIELDS): keep the two lists together.
+   */
   public KV<String, String> changelogRecord(ChangelogRecord r) {
     ObjectNode value = JsonNodeFactory.instance.objectNode();
     value.put("op", r.op().name().toLowerCase(Locale.ROOT));
@@ -386,7 +390,11 @@ public final class ModelSinks implements Serializable {
         JsonRecords.bytes(rowObject(e.envelope().record())));
   }
 
-  /** A windowed model's preview, revision or final record as its Kafka key and value. */
+  /**
+   * A windowed model's preview, revision or final record as its Kafka key and value. The fields it
+   * adds beside the output columns are names {@code check} refuses for a query's columns
+   * (ProjectLoader.WINDOW_RECORD_FIELDS): keep the two lists together.
+   */
   public KV<String, String> windowRecord(WindowRevision r) {
     ObjectNode value = JsonNodeFactory.instance.objectNode();
     value.set("window_start", JsonRecords.node(r.windowStart()));

@@ -31,14 +31,38 @@ import java.util.regex.Pattern;
 /**
  * Loads a project folder and checks the rules that span files: a model's query file exists and
  * parses, reads a declared source, produces its key columns, has a clock upstream for {@code
- * retention} and {@code window}, and, when windowed, leaves {@code window_start} and {@code
- * window_end} to the window, and names only its output columns in its effects.
+ * retention} and {@code window}, names no output column like a field its records add ({@code op},
+ * {@code window_start}, {@code status}, ...), and names only its output columns in its effects.
  */
 final class ProjectLoader {
   static final String MODELS_DIR = "models";
 
   /** The columns a windowed model adds to every output row (docs/semantics.md §6). */
   static final List<String> WINDOW_COLUMNS = List.of("window_start", "window_end");
+
+  /**
+   * The fields an upsert model's changelog record adds beside the query's columns ({@code
+   * ModelSinks.changelogRecord}): a query column so named would be overwritten when it is written.
+   */
+  static final List<String> CHANGELOG_FIELDS = List.of("op", "__event");
+
+  /**
+   * The fields a windowed model's record adds beside the query's columns ({@code
+   * ModelSinks.windowRecord}): a query column so named would be overwritten when it is written.
+   */
+  static final List<String> WINDOW_RECORD_FIELDS =
+      List.of(
+          "window_start",
+          "window_end",
+          "window_local",
+          "status",
+          "revision",
+          "predecessor",
+          "logical_window_id",
+          "projection_id",
+          "aggregate_digest",
+          "offsets",
+          "generation");
 
   private static final Pattern LINE_PREFIX = Pattern.compile("line (\\d+)(, column \\d+)?: ");
 
@@ -350,6 +374,7 @@ final class ProjectLoader {
       }
     }
     checkEffectSubjects(model, query);
+    checkAddedFields(model, query, sqlName, subject);
     if (source.schemaComplete()) {
       checkQuery(model, query, source.schema(), sqlName, subject);
     }
@@ -524,6 +549,50 @@ final class ProjectLoader {
     }
   }
 
+  /**
+   * Refuses a query column named like a field the model's records add beside it (compared ignoring
+   * case, as SQL names are): its value would be overwritten when the record is written. A scoring
+   * model writes its columns inside its decisions' {@code key} and {@code features}, so it has
+   * none.
+   */
+  private void checkAddedFields(
+      ModelsFile.Entry model, ModelQuery query, String sqlName, Optional<String> subject) {
+    if (model.yaml().has("decisions")) {
+      return;
+    }
+    boolean windowed = model.yaml().has("window");
+    List<String> added = windowed ? WINDOW_RECORD_FIELDS : CHANGELOG_FIELDS;
+    for (OutputColumn column : query.outputs()) {
+      if (!added.contains(column.name().toLowerCase(java.util.Locale.ROOT))) {
+        continue;
+      }
+      String fix = "rename it in the query with AS <another name>";
+      if (column.kind() == OutputColumn.Kind.KEY) {
+        fix +=
+            " ("
+                + column.argument().orElse(column.name())
+                + " AS <another name>, and name that in key: in streamform.yml)";
+      }
+      if (windowed) {
+        fix += ", or remove window from the model in streamform.yml";
+      }
+      problems.add(
+          Problem.of(
+              sqlName,
+              column.line(),
+              subject,
+              Optional.empty(),
+              "the query outputs a column named '"
+                  + column.name()
+                  + "', which "
+                  + (windowed ? "a windowed model" : "an upsert model's changelog")
+                  + " adds to every record itself ("
+                  + String.join(", ", added)
+                  + "), so its value would be lost",
+              Optional.of(fix)));
+    }
+  }
+
   /** The query's own problems against the source schema, then the key against its output. */
   private void checkQuery(
       ModelsFile.Entry model,
@@ -531,25 +600,6 @@ final class ProjectLoader {
       Map<String, ColumnType> schema,
       String sqlName,
       Optional<String> subject) {
-    if (model.yaml().has("window")) {
-      for (OutputColumn column : query.outputs()) {
-        if (WINDOW_COLUMNS.contains(column.name().toLowerCase(java.util.Locale.ROOT))) {
-          problems.add(
-              Problem.of(
-                  sqlName,
-                  column.line(),
-                  subject,
-                  Optional.empty(),
-                  "the query outputs a column named '"
-                      + column.name()
-                      + "', which a windowed model adds"
-                      + " to every row itself (window_start, window_end)",
-                  Optional.of(
-                      "rename it in the query with AS <another name>, or remove window from the"
-                          + " model in streamform.yml")));
-        }
-      }
-    }
     List<String> queryProblems = query.problems(schema);
     for (String message : queryProblems) {
       addSqlProblem(sqlName, subject, 0, message);

@@ -466,8 +466,10 @@ class WindowedModelRulesTest {
         project.problems(),
         contains(
             "models/customer_metrics.sql:2: model 'customer_metrics': the query outputs a column"
-                + " named 'window_start', which a windowed model adds to every row itself"
-                + " (window_start, window_end) — rename it in the query with AS <another name>, or"
+                + " named 'window_start', which a windowed model adds to every record itself"
+                + " (window_start, window_end, window_local, status, revision, predecessor,"
+                + " logical_window_id, projection_id, aggregate_digest, offsets, generation), so"
+                + " its value would be lost — rename it in the query with AS <another name>, or"
                 + " remove window from the model in streamform.yml"));
   }
 
@@ -483,8 +485,10 @@ class WindowedModelRulesTest {
         project.problems(),
         contains(
             "models/customer_metrics.sql:1: model 'customer_metrics': the query outputs a column"
-                + " named 'Window_End', which a windowed model adds to every row itself"
-                + " (window_start, window_end) — rename it in the query with AS <another name>, or"
+                + " named 'Window_End', which a windowed model adds to every record itself"
+                + " (window_start, window_end, window_local, status, revision, predecessor,"
+                + " logical_window_id, projection_id, aggregate_digest, offsets, generation), so"
+                + " its value would be lost — rename it in the query with AS <another name>, or"
                 + " remove window from the model in streamform.yml"));
   }
 
