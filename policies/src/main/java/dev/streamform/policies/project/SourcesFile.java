@@ -382,6 +382,12 @@ final class SourcesFile {
     scope.ifPresent(b::setEventIdScope);
   }
 
+  /**
+   * The field that makes a record a punctuation ({@code {"__watermark": "<instant>"}}, JsonRecords
+   * in the planner), so no column may have its name.
+   */
+  static final String PUNCTUATION_FIELD = "__watermark";
+
   /** Reads the schema into {@code schema}; true when every column's type could be read. */
   private static boolean readSchema(YamlMap s, Map<String, ColumnType> schema) {
     if (!s.has("schema")) {
@@ -402,6 +408,19 @@ final class SourcesFile {
     }
     boolean complete = true;
     for (String column : columns.get().keys()) {
+      if (column.equals(PUNCTUATION_FIELD)) {
+        columns
+            .get()
+            .report(
+                column,
+                "a column may not be named '"
+                    + column
+                    + "': a record with a '"
+                    + column
+                    + "' field is read as a punctuation of its partition's watermark, not as an"
+                    + " event",
+                "rename the column (in the records and here)");
+      }
       Optional<String> type = columns.get().string(column, column + ": int64");
       if (type.isEmpty()) {
         complete = false;

@@ -127,4 +127,20 @@ class ReservedOutputColumnsTest {
             .windowed(),
         is(true));
   }
+
+  @Test
+  void aSchemaColumnMustNotBeNamedLikeThePunctuationField() {
+    ProjectFolder project =
+        ProjectFolder.seed(dir)
+            .sources(
+                ProjectFolder.SOURCES.replace(
+                    "customer_id: int64", "customer_id: int64\n      __watermark: timestamp"));
+    assertThat(
+        project.problems(),
+        contains(
+            "sources.yml:8: source 'orders', key '__watermark': a column may not be named"
+                + " '__watermark': a record with a '__watermark' field is read as a punctuation of"
+                + " its partition's watermark, not as an event — rename the column (in the records"
+                + " and here)"));
+  }
 }
