@@ -356,6 +356,30 @@ class JsonRecordsTest {
   }
 
   /**
+   * An infinite double spelled out ({@code "Infinity"}, {@code "-Infinity"}) is refused like one
+   * beyond the range: read, it would stick its group's sum at infinity and every later event of the
+   * group would be quarantined as an overflow.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"Infinity", "-Infinity", "+Infinity"})
+  void anInfiniteDoubleIsRefusedNamingTheColumnAndTheValue(String infinity) {
+    JsonRecords doubles = JsonRecords.of(Map.of("score", ColumnType.DOUBLE), List.of());
+    String reason =
+        assertThrows(
+                JsonRecords.NotARecord.class,
+                () ->
+                    doubles.decode(
+                        ("{\"score\": \"" + infinity + "\"}").getBytes(StandardCharsets.UTF_8)))
+            .getMessage();
+    assertThat(
+        reason,
+        is(
+            "column `score`: '"
+                + infinity
+                + "' is infinite; a double column takes finite numbers (and NaN)"));
+  }
+
+  /**
    * A string that is not storable text is refused at decode, naming the column, so the record is
    * quarantined on every path — with or without a database — instead of stopping the run at
    * PostgreSQL (which refuses U+0000 in text and jsonb) or being merged with another key (UTF-8 has

@@ -16,8 +16,9 @@ import java.util.Map;
  * <p>Cost is bounded by the text's length, never by the value: a number longer than {@link
  * #MAX_NUMBER_LENGTH} characters is refused unparsed, and a decimal or int64 out of its range is
  * refused from its precision and exponent before any scaling, so {@code 1e900000000} is refused at
- * once. A double beyond the double range is refused, not read as Infinity. A string that is not
- * storable text (U+0000, a lone UTF-16 surrogate) is refused ({@link NotText}).
+ * once. A double beyond the double range is refused, not read as Infinity, and so is an infinity
+ * spelled out. A string that is not storable text (U+0000, a lone UTF-16 surrogate) is refused
+ * ({@link NotText}).
  */
 public final class ColumnValues {
   private ColumnValues() {}
@@ -186,7 +187,8 @@ public final class ColumnValues {
 
   /**
    * YAML 1.1's spellings of the IEEE specials (a YAML file writes NaN as {@code .nan}): the same
-   * values as NaN, Infinity and -Infinity, which a fixture may write either way.
+   * values as NaN, Infinity and -Infinity, which a fixture may write either way (an infinity only
+   * to be refused, as in a record).
    */
   private static final Map<String, Double> YAML_SPECIALS = yamlSpecials();
 
@@ -205,35 +207,36 @@ public final class ColumnValues {
 
   /** A value that is no double, and how to write one. */
   private static String notADouble(String text) {
-    return "'"
-        + shown(text)
-        + "' is not a double: write a number (1.5, -2e3), NaN (or .nan), Infinity (.inf) or"
-        + " -Infinity (-.inf)";
+    return "'" + shown(text) + "' is not a double: write a number (1.5, -2e3) or NaN (or .nan)";
   }
 
   /**
-   * A double column holds finite numbers and the IEEE specials spelled out (NaN, Infinity, or as
-   * YAML writes them, .nan, .inf, -.inf): a finite number beyond the double range (1e400) is
-   * refused rather than read as Infinity; one below it (1e-400) rounds to 0 like any other double
-   * rounding.
+   * A double column holds finite numbers and NaN (spelled NaN or, as YAML writes it, .nan). An
+   * infinity is refused, whether spelled out (Infinity, -Infinity, .inf, -.inf) or a finite number
+   * beyond the double range (1e400): read, it would stick its group's sum at infinity, every later
+   * event of the group quarantined as an overflow (ADR 0081). One below the range (1e-400) rounds
+   * to 0 like any other double rounding.
    */
   private static double finiteDouble(String text) {
     if (text.length() > MAX_NUMBER_LENGTH) {
       throw new IllegalArgumentException(tooLong(text, "a double"));
     }
     Double special = YAML_SPECIALS.get(text);
-    if (special != null) {
-      return special;
-    }
     double v;
-    try {
-      v = Double.parseDouble(text);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(notADouble(text));
+    if (special != null) {
+      v = special;
+    } else {
+      try {
+        v = Double.parseDouble(text);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(notADouble(text));
+      }
     }
-    if (Double.isInfinite(v) && !text.contains("Infinity")) {
+    if (Double.isInfinite(v)) {
       throw new IllegalArgumentException(
-          "'" + shown(text) + "' is out of the double range (about " + "±1.8e308)");
+          special != null || text.contains("Infinity")
+              ? "'" + shown(text) + "' is infinite; a double column takes finite numbers (and NaN)"
+              : "'" + shown(text) + "' is out of the double range (about ±1.8e308)");
     }
     return v;
   }
