@@ -1,5 +1,6 @@
 package dev.streamform.policies.time;
 
+import dev.streamform.core.time.LeapSeconds;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -29,6 +30,9 @@ import java.util.regex.Pattern;
  * acknowledge it as written. {@link #parseLenient(Object)} floors it to the millisecond, as every
  * record's event time and every punctuation is floored, so that producers writing microseconds
  * (Python's {@code isoformat()}) are judged by one consistent clock.
+ *
+ * <p>A leap second ({@code 2016-12-31T23:59:60Z}, which RFC 3339 allows) is read as the last
+ * millisecond of the second before it ({@link LeapSeconds}, ADR 0128).
  */
 public final class Timestamps {
   private Timestamps() {}
@@ -170,8 +174,11 @@ public final class Timestamps {
       }
       if (NO_ZONE.matcher(text).matches()) {
         if (zoneOptional) {
-          return LocalDateTime.parse(text.replace(' ', 'T').replace('t', 'T'))
-              .toInstant(ZoneOffset.UTC);
+          return LeapSeconds.parse(
+              text,
+              t ->
+                  LocalDateTime.parse(t.replace(' ', 'T').replace('t', 'T'))
+                      .toInstant(ZoneOffset.UTC));
         }
         throw new IllegalArgumentException(
             "'"
@@ -180,8 +187,11 @@ public final class Timestamps {
                 + EXAMPLE
                 + " (add Z for UTC)");
       }
-      return OffsetDateTime.parse(text.replace(' ', 'T'), DateTimeFormatter.ISO_OFFSET_DATE_TIME)
-          .toInstant();
+      return LeapSeconds.parse(
+          text,
+          t ->
+              OffsetDateTime.parse(t.replace(' ', 'T'), DateTimeFormatter.ISO_OFFSET_DATE_TIME)
+                  .toInstant());
     } catch (NumberFormatException | DateTimeParseException e) {
       // fall through to the message below
     } catch (DateTimeException e) {

@@ -144,4 +144,46 @@ class TimestampsTest {
   void formatsInUtc() {
     assertThat(Timestamps.format(TEN), is("2026-08-30T10:00:00Z"));
   }
+
+  /**
+   * A leap second (RFC 3339 allows second 60) is read as the last millisecond of the second before
+   * it, which keeps it after every earlier instant and in the same minute, day and window (ADR
+   * 0128); by fixtures, records (with or without a zone) and punctuations alike.
+   */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "2016-12-31T23:59:60Z",
+        "2016-12-31T23:59:60.5Z",
+        "2016-12-31T23:59:60.999999Z",
+        "2017-01-01T00:59:60+01:00",
+        "2016-12-31T18:29:60-05:30"
+      })
+  void aLeapSecondIsTheLastMillisecondOfTheSecondBeforeIt(String text) {
+    Instant last = Instant.parse("2016-12-31T23:59:59.999Z");
+    assertThat(Timestamps.parse(text), is(last));
+    assertThat(Timestamps.parseLenient(text), is(last));
+  }
+
+  @Test
+  void aLeapSecondWithoutAZoneIsReadInUtcByRecords() {
+    assertThat(
+        Timestamps.parseLenient("2016-12-31T23:59:60"),
+        is(Instant.parse("2016-12-31T23:59:59.999Z")));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"2016-12-31T10:00:60Z", "2016-12-31T23:59:60+01:00"})
+  void secondSixtyElsewhereThanTheEndOfAUtcDayIsRefusedSayingWhy(String text) {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> Timestamps.parse(text));
+    assertThat(
+        e.getMessage(),
+        is(
+            "'"
+                + text
+                + "' is not a valid timestamp (second 60 is a leap second, which comes only at"
+                + " 23:59:60 UTC, the end of a UTC day); give an RFC 3339 instant such as"
+                + " 2026-08-30T10:00:00Z"));
+  }
 }

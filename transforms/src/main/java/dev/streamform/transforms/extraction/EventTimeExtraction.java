@@ -3,6 +3,7 @@ package dev.streamform.transforms.extraction;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
+import dev.streamform.core.time.LeapSeconds;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.EnvelopeCoder;
@@ -210,8 +211,11 @@ public abstract class EventTimeExtraction
             text.matches("-?\\d+")
                 ? new Instant(Long.parseLong(text))
                 : new Instant(
-                    OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME)
-                        .toInstant()
+                    LeapSeconds.parse(
+                            text,
+                            x ->
+                                OffsetDateTime.parse(x, DateTimeFormatter.ISO_OFFSET_DATE_TIME)
+                                    .toInstant())
                         .toEpochMilli());
       } catch (DateTimeException | NumberFormatException | ArithmeticException e) {
         throw new UnusableEventTime(

@@ -35,6 +35,10 @@ class EventTimeExtractionTest {
   @Test
   void acceptedFormsOfAnEventTime() throws Exception {
     assertThat(EventTimeExtraction.eventTimeOf("c", "2026-08-30T10:00:00Z"), equalTo(TEN));
+    // a leap second: the last millisecond of the second before it (ADR 0128)
+    assertThat(
+        EventTimeExtraction.eventTimeOf("c", "2016-12-31T23:59:60Z"),
+        equalTo(new Instant(java.time.Instant.parse("2016-12-31T23:59:59.999Z").toEpochMilli())));
     assertThat(EventTimeExtraction.eventTimeOf("c", "2026-08-30T12:00:00.000+02:00"), equalTo(TEN));
     assertThat(
         EventTimeExtraction.eventTimeOf("c", "2026-08-30T10:00:00.5Z"), equalTo(TEN.plus(500)));
