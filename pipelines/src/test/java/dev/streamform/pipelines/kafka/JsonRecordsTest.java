@@ -66,6 +66,79 @@ class JsonRecordsTest {
     assertThat(v.get("vip"), is(true));
   }
 
+  private static final JsonRecords MIXED =
+      JsonRecords.of(
+          Map.of(
+              "x", ColumnType.DOUBLE,
+              "amt", ColumnType.decimal(10, 2),
+              "n", ColumnType.INT64,
+              "vip", ColumnType.BOOL,
+              "ts", ColumnType.TIMESTAMP,
+              "k", ColumnType.STRING),
+          List.of());
+
+  private static String mixedRefusal(String json) {
+    return assertThrows(
+            JsonRecords.NotARecord.class, () -> MIXED.decode(json.getBytes(StandardCharsets.UTF_8)))
+        .getMessage();
+  }
+
+  /**
+   * A refusal quotes the value as the record wrote it — the number's own text, the string untrimmed
+   * — not a rewritten form ({@code 1E+400}, {@code 123456789}, an empty string), so the reader can
+   * find it in the record.
+   */
+  @Test
+  void aRefusalQuotesTheValueAsTheRecordWroteIt() {
+    assertThat(
+        mixedRefusal("{\"x\":1e400}"),
+        is("column `x`: '1e400' is out of the double range (about ±1.8e308)"));
+    assertThat(
+        mixedRefusal("{\"amt\":123456789.00}"),
+        is(
+            "column `amt`: '123456789.00' has too many digits for decimal(10,2) (at most 8"
+                + " before the decimal point)"));
+    assertThat(
+        mixedRefusal("{\"amt\":1.2345E+1}"),
+        is("column `amt`: '1.2345E+1' has more than 2 decimal places for decimal(10,2)"));
+    assertThat(mixedRefusal("{\"n\":\" \"}"), is("column `n`: ' ' is not an int64"));
+    assertThat(
+        mixedRefusal("{\"n\":1.50}"),
+        is("column `n`: '1.50' is not an int64 (not a whole number)"));
+    assertThat(
+        mixedRefusal("{\"vip\":\" yes \"}"),
+        is("column `vip`: ' yes ' is not a bool (true or false)"));
+  }
+
+  /** However long the value, the reason quotes its start and end only. */
+  @Test
+  void aRefusalQuotesALongValueCut() {
+    String longText = "y".repeat(5000);
+    for (String column : List.of("vip", "ts")) {
+      String reason = mixedRefusal("{\"" + column + "\":\"" + longText + "\"}");
+      assertThat(reason, containsString("…(5000 characters)…"));
+      assertThat(reason.length() < 300, is(true));
+    }
+  }
+
+  /**
+   * A JSON number or bool in a string column is read as its text as the record wrote it (ADR 0129),
+   * never a rewritten form.
+   */
+  @Test
+  void aNumberInAStringColumnIsItsTextAsWritten() throws Exception {
+    Map<String, Object> v = MIXED.decode("{\"k\": 1e2}".getBytes(StandardCharsets.UTF_8)).values();
+    assertThat(v.get("k"), is("1e2"));
+    assertThat(
+        MIXED.decode("{\"k\": 1.50}".getBytes(StandardCharsets.UTF_8)).values().get("k"),
+        is("1.50"));
+    assertThat(
+        MIXED.decode("{\"k\": 7}".getBytes(StandardCharsets.UTF_8)).values().get("k"), is("7"));
+    assertThat(
+        MIXED.decode("{\"k\": false}".getBytes(StandardCharsets.UTF_8)).values().get("k"),
+        is("false"));
+  }
+
   /** A record that is not UTF-8 is refused naming its first malformed byte; UTF-8 is decoded. */
   @Test
   void aRecordThatIsNotUtf8IsRefusedAtItsFirstMalformedByte() throws Exception {
@@ -221,15 +294,15 @@ class JsonRecordsTest {
     String[][] cases = {
       {
         "{\"customer_id\": 1, \"amount\": 1e900000000}",
-        "column `amount`: '1E+900000000' has too many digits for decimal(12,2)"
+        "column `amount`: '1e900000000' has too many digits for decimal(12,2)"
       },
       {
         "{\"customer_id\": 1, \"amount\": 1e500000000}",
-        "column `amount`: '1E+500000000' has too many digits for decimal(12,2)"
+        "column `amount`: '1e500000000' has too many digits for decimal(12,2)"
       },
       {
         "{\"customer_id\": 1e900000000}",
-        "column `customer_id`: '1E+900000000' is out of the int64 range"
+        "column `customer_id`: '1e900000000' is out of the int64 range"
       },
       {
         "{\"customer_id\": 1, \"amount\": " + "9".repeat(5000) + "}",
@@ -352,7 +425,7 @@ class JsonRecordsTest {
                 JsonRecords.NotARecord.class,
                 () -> doubles.decode("{\"score\": 1e400}".getBytes(StandardCharsets.UTF_8)))
             .getMessage();
-    assertThat(reason, containsString("column `score`: '1E+400' is out of the double range"));
+    assertThat(reason, containsString("column `score`: '1e400' is out of the double range"));
   }
 
   /**

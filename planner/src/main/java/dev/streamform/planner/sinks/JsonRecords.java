@@ -213,10 +213,18 @@ public final class JsonRecords implements Serializable {
       return new Decoded(null, punctuation((ObjectNode) node));
     }
     Map<String, Object> values = new LinkedHashMap<>();
+    Map<String, String> numbers = null; // the record's numbers as written, read when first needed
     for (Map.Entry<String, ColumnType> column : schema().entrySet()) {
       String name = column.getKey();
       JsonNode v = node.get(name);
-      Object value = v == null || v.isNull() ? null : convert(name, column.getValue(), v);
+      String written = null;
+      if (v != null && v.isNumber()) {
+        if (numbers == null) {
+          numbers = numbersAsWritten(bytes);
+        }
+        written = numbers.get(name);
+      }
+      Object value = v == null || v.isNull() ? null : convert(name, column.getValue(), v, written);
       if (value == null && keyColumns.contains(name)) {
         throw new NotARecord(EventTimeExtraction.missingKeyReason(name));
       }
@@ -348,16 +356,46 @@ public final class JsonRecords implements Serializable {
     }
   }
 
-  private static Object convert(String name, ColumnType type, JsonNode v) throws NotARecord {
+  /**
+   * The text of each number at the top level of {@code bytes} (an object already read whole) as the
+   * record wrote it ({@code 1e400}, {@code 123456789.00}), by field: a tree keeps only the number's
+   * value, which prints rewritten ({@code 1E+400}).
+   */
+  private static Map<String, String> numbersAsWritten(byte[] bytes) {
+    Map<String, String> numbers = new java.util.HashMap<>();
+    try (JsonParser p = JSON.createParser(bytes)) {
+      if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+        return numbers;
+      }
+      while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        com.fasterxml.jackson.core.JsonToken value = p.nextToken();
+        if (value != null && value.isNumeric()) {
+          numbers.put(field, p.getText());
+        } else {
+          p.skipChildren();
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // read once already: nothing new can fail here; without the text the value is shown as read
+    }
+    return numbers;
+  }
+
+  private static Object convert(String name, ColumnType type, JsonNode v, @Nullable String number)
+      throws NotARecord {
     Object raw;
+    String written = number; // as the record wrote the value, for messages and string columns
     if (v.isIntegralNumber()) {
       raw = v.canConvertToLong() ? (Object) v.longValue() : v.decimalValue();
     } else if (v.isNumber()) {
       raw = v.decimalValue();
     } else if (v.isBoolean()) {
       raw = v.booleanValue();
+      written = v.asText();
     } else if (v.isTextual()) {
       raw = v.textValue();
+      written = v.textValue();
     } else {
       throw new NotARecord(
           "column `"
@@ -368,7 +406,7 @@ public final class JsonRecords implements Serializable {
               + type);
     }
     try {
-      return ColumnValues.convertLenient(type, raw);
+      return ColumnValues.convertLenient(type, raw, written);
     } catch (RuntimeException e) {
       // any failure typing one value is this record's, never the job's
       throw new NotARecord(

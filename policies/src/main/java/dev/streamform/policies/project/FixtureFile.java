@@ -873,7 +873,7 @@ final class FixtureFile {
         continue;
       }
       try {
-        values.put(key, ColumnValues.convert(type, raw.get().getValue()));
+        values.put(key, ColumnValues.convert(type, raw.get().getValue(), raw.get().getKey()));
       } catch (RuntimeException e) {
         // any failure typing one value is a problem at its line, never a stack trace
         row.report(

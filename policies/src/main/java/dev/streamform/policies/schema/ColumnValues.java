@@ -30,23 +30,34 @@ public final class ColumnValues {
    * @throws IllegalArgumentException naming the value and the type, e.g. "'abc' is not an int64"
    */
   public static Object convert(ColumnType type, Object raw) {
+    return convert(type, raw, null);
+  }
+
+  /**
+   * Like {@link #convert(ColumnType, Object)}, for a value {@code written} so in its file or record
+   * (a number's own text, a string untrimmed; null: {@code raw} as text): messages quote {@code
+   * written}, cut when long, not {@code raw} rewritten ({@code 1E+400} for {@code 1e400}), and a
+   * number or bool read into a string column is {@code written} (ADR 0129).
+   */
+  public static Object convert(ColumnType type, Object raw, String written) {
     if (raw == null) {
       return null;
     }
     String text = raw.toString().trim();
+    String quoted = "'" + shown(written != null ? written : text) + "'";
     switch (type.kind()) {
       case INT64:
         if (raw instanceof Long || raw instanceof Integer) {
           return ((Number) raw).longValue();
         }
-        return int64(text);
+        return int64(text, quoted);
       case DOUBLE:
         if (raw instanceof Boolean) {
-          throw new IllegalArgumentException(notADouble(text));
+          throw new IllegalArgumentException(notADouble(quoted));
         }
-        return finiteDouble(text);
+        return finiteDouble(text, quoted);
       case DECIMAL:
-        return decimal(type, raw instanceof Boolean ? null : number(text), text);
+        return decimal(type, raw instanceof Boolean ? null : number(text), text, quoted);
       case BOOL:
         if (raw instanceof Boolean) {
           return raw;
@@ -54,13 +65,13 @@ public final class ColumnValues {
         if (text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false")) {
           return Boolean.valueOf(text.toLowerCase());
         }
-        throw new IllegalArgumentException("'" + text + "' is not a bool (true or false)");
+        throw new IllegalArgumentException(quoted + " is not a bool (true or false)");
       case STRING:
         if (raw instanceof String) {
           checkText((String) raw);
           return raw;
         }
-        return text;
+        return written != null ? written : text;
       case TIMESTAMP:
         return Timestamps.parse(raw);
       default:
@@ -141,13 +152,13 @@ public final class ColumnValues {
     }
   }
 
-  private static long int64(String text) {
+  private static long int64(String text, String quoted) {
     if (text.length() > MAX_NUMBER_LENGTH) {
       throw new IllegalArgumentException(tooLong(text, "an int64"));
     }
     BigDecimal d = number(text);
     if (d == null) {
-      throw new IllegalArgumentException("'" + shown(text) + "' is not an int64");
+      throw new IllegalArgumentException(quoted + " is not an int64");
     }
     if (d.signum() == 0) {
       return 0;
@@ -157,31 +168,18 @@ public final class ColumnValues {
     long integerDigits = (long) d.precision() - d.scale();
     if (integerDigits > 19) {
       throw new IllegalArgumentException(
-          "'"
-              + shown(text)
-              + "' is out of the int64 range ("
-              + Long.MIN_VALUE
-              + " to "
-              + Long.MAX_VALUE
-              + ")");
+          quoted + " is out of the int64 range (" + Long.MIN_VALUE + " to " + Long.MAX_VALUE + ")");
     }
     // |d| < 1, or a fraction left after the zeros are stripped (cheap: fewer than 20 digits
     // before the point and at most MAX_NUMBER_LENGTH after it)
     if (integerDigits <= 0 || d.stripTrailingZeros().scale() > 0) {
-      throw new IllegalArgumentException(
-          "'" + shown(text) + "' is not an int64 (not a whole number)");
+      throw new IllegalArgumentException(quoted + " is not an int64 (not a whole number)");
     }
     try {
       return d.longValueExact();
     } catch (ArithmeticException e) {
       throw new IllegalArgumentException(
-          "'"
-              + shown(text)
-              + "' is out of the int64 range ("
-              + Long.MIN_VALUE
-              + " to "
-              + Long.MAX_VALUE
-              + ")");
+          quoted + " is out of the int64 range (" + Long.MIN_VALUE + " to " + Long.MAX_VALUE + ")");
     }
   }
 
@@ -206,8 +204,8 @@ public final class ColumnValues {
   }
 
   /** A value that is no double, and how to write one. */
-  private static String notADouble(String text) {
-    return "'" + shown(text) + "' is not a double: write a number (1.5, -2e3) or NaN (or .nan)";
+  private static String notADouble(String quoted) {
+    return quoted + " is not a double: write a number (1.5, -2e3) or NaN (or .nan)";
   }
 
   /**
@@ -217,7 +215,7 @@ public final class ColumnValues {
    * event of the group quarantined as an overflow (ADR 0081). One below the range (1e-400) rounds
    * to 0 like any other double rounding.
    */
-  private static double finiteDouble(String text) {
+  private static double finiteDouble(String text, String quoted) {
     if (text.length() > MAX_NUMBER_LENGTH) {
       throw new IllegalArgumentException(tooLong(text, "a double"));
     }
@@ -229,14 +227,14 @@ public final class ColumnValues {
       try {
         v = Double.parseDouble(text);
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(notADouble(text));
+        throw new IllegalArgumentException(notADouble(quoted));
       }
     }
     if (Double.isInfinite(v)) {
       throw new IllegalArgumentException(
           special != null || text.contains("Infinity")
-              ? "'" + shown(text) + "' is infinite; a double column takes finite numbers (and NaN)"
-              : "'" + shown(text) + "' is out of the double range (about ±1.8e308)");
+              ? quoted + " is infinite; a double column takes finite numbers (and NaN)"
+              : quoted + " is out of the double range (about ±1.8e308)");
     }
     return v;
   }
@@ -245,12 +243,12 @@ public final class ColumnValues {
    * {@code d} with the type's scale, after checks on its precision and scale alone: no work here
    * grows with the exponent, so 1e900000000 is refused at once, never scaled.
    */
-  private static BigDecimal decimal(ColumnType type, BigDecimal d, String text) {
+  private static BigDecimal decimal(ColumnType type, BigDecimal d, String text, String quoted) {
     if (d == null) {
       throw new IllegalArgumentException(
           text.length() > MAX_NUMBER_LENGTH
               ? tooLong(text, type.withArticle())
-              : "'" + shown(text) + "' is not " + type.withArticle());
+              : quoted + " is not " + type.withArticle());
     }
     if (d.signum() == 0) {
       return BigDecimal.valueOf(0, type.scale());
@@ -258,9 +256,8 @@ public final class ColumnValues {
     long integerDigits = (long) d.precision() - d.scale();
     if (integerDigits > type.precision() - type.scale()) {
       throw new IllegalArgumentException(
-          "'"
-              + shown(text)
-              + "' has too many digits for "
+          quoted
+              + " has too many digits for "
               + type
               + " (at most "
               + (type.precision() - type.scale())
@@ -270,11 +267,11 @@ public final class ColumnValues {
     if ((long) d.scale() - d.precision() > type.scale()
         || d.stripTrailingZeros().scale() > type.scale()) {
       throw new IllegalArgumentException(
-          "'" + shown(text) + "' has more than " + type.scale() + " decimal places for " + type);
+          quoted + " has more than " + type.scale() + " decimal places for " + type);
     }
     BigDecimal scaled = d.setScale(type.scale(), RoundingMode.UNNECESSARY);
     if (scaled.precision() > type.precision()) {
-      throw new IllegalArgumentException("'" + shown(text) + "' has too many digits for " + type);
+      throw new IllegalArgumentException(quoted + " has too many digits for " + type);
     }
     return scaled;
   }
@@ -301,10 +298,19 @@ public final class ColumnValues {
 
   /** Like {@link #convert}, but a timestamp may also be RFC 3339 without a zone (UTC). */
   public static Object convertLenient(ColumnType type, Object raw) {
+    return convertLenient(type, raw, null);
+  }
+
+  /**
+   * Like {@link #convertLenient(ColumnType, Object)}, for a record's value {@code written} so in
+   * the record (a JSON number's own text, a string as it is, untrimmed): messages quote it, cut
+   * when long, and a number or bool read into a string column is that text (ADR 0129).
+   */
+  public static Object convertLenient(ColumnType type, Object raw, String written) {
     if (raw != null && type.kind() == ColumnType.Kind.TIMESTAMP) {
       return Timestamps.parseLenient(raw);
     }
-    return convert(type, raw);
+    return convert(type, raw, written);
   }
 
   /** Whether two converted values are equal by value: 10 = 10.00, 1 = 1.0. */

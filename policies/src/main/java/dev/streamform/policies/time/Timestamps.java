@@ -80,9 +80,8 @@ public final class Timestamps {
 
     FinerThanAMillisecond(Object value, Instant floored) {
       super(
-          "'"
-              + value
-              + "' is finer than a millisecond: Streamform keeps event time to the millisecond"
+          shown(value)
+              + " is finer than a millisecond: Streamform keeps event time to the millisecond"
               + " (records read from files and Kafka are floored to it)");
       this.millisecond = MILLIS.format(floored);
     }
@@ -122,6 +121,20 @@ public final class Timestamps {
     }
   }
 
+  /** A value as messages quote it, between quotes: a long one cut to its start and end. */
+  static String shown(Object value) {
+    String text = String.valueOf(value);
+    return "'"
+        + (text.length() <= 60
+            ? text
+            : text.substring(0, 30)
+                + "…("
+                + text.length()
+                + " characters)…"
+                + text.substring(text.length() - 20))
+        + "'";
+  }
+
   private static Instant read(Object value, boolean lenient) {
     Instant t = readAny(value, lenient);
     Instant floored = t.truncatedTo(ChronoUnit.MILLIS); // towards the past, as Beam's millis
@@ -135,9 +148,8 @@ public final class Timestamps {
     // such a value is a typo (epoch seconds written with extra digits), never a real event time.
     if (t.isBefore(MIN) || t.isAfter(MAX)) {
       throw new IllegalArgumentException(
-          "'"
-              + value
-              + "' is out of range: event times lie between "
+          shown(value)
+              + " is out of range: event times lie between "
               + format(MIN)
               + " and "
               + format(MAX)
@@ -162,7 +174,7 @@ public final class Timestamps {
     }
     if (!(value instanceof String)) {
       throw new IllegalArgumentException(
-          (value == null ? "a missing value" : "'" + value + "'")
+          (value == null ? "a missing value" : shown(value))
               + " is not a timestamp; give an RFC 3339 instant such as "
               + EXAMPLE
               + " or integer epoch milliseconds");
@@ -181,9 +193,8 @@ public final class Timestamps {
                       .toInstant(ZoneOffset.UTC));
         }
         throw new IllegalArgumentException(
-            "'"
-                + value
-                + "' has no time zone; give an RFC 3339 instant such as "
+            shown(value)
+                + " has no time zone; give an RFC 3339 instant such as "
                 + EXAMPLE
                 + " (add Z for UTC)");
       }
@@ -196,31 +207,27 @@ public final class Timestamps {
       // fall through to the message below
     } catch (DateTimeException e) {
       throw new IllegalArgumentException(
-          "'"
-              + value
-              + "' is not a valid timestamp ("
+          shown(value)
+              + " is not a valid timestamp ("
               + e.getMessage()
               + "); give an RFC 3339 instant such as "
               + EXAMPLE);
     }
     if (TIME_OF_DAY.matcher(text).matches()) {
       throw new IllegalArgumentException(
-          "'"
-              + value
-              + "' is a time of day without a date; give a full RFC 3339 instant such as "
+          shown(value)
+              + " is a time of day without a date; give a full RFC 3339 instant such as "
               + EXAMPLE);
     }
     if (DATE_ONLY.matcher(text).matches()) {
       throw new IllegalArgumentException(
-          "'"
-              + value
-              + "' is a date without a time; give a full RFC 3339 instant such as "
+          shown(value)
+              + " is a date without a time; give a full RFC 3339 instant such as "
               + EXAMPLE);
     }
     throw new IllegalArgumentException(
-        "'"
-            + value
-            + "' is not a timestamp; give an RFC 3339 instant such as "
+        shown(value)
+            + " is not a timestamp; give an RFC 3339 instant such as "
             + EXAMPLE
             + " or integer epoch milliseconds");
   }
