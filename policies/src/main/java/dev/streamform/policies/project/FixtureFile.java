@@ -885,7 +885,9 @@ final class FixtureFile {
                 ? ((Timestamps.FinerThanAMillisecond) e).fix(key)
                 : e instanceof ColumnValues.NotText
                     ? ((ColumnValues.NotText) e).fix(key)
-                    : "give " + key + " " + type.withArticle() + " value");
+                    : e instanceof ColumnValues.NotFinite
+                        ? ((ColumnValues.NotFinite) e).fix(key)
+                        : "give " + key + " " + type.withArticle() + " value");
         ok = false;
       }
     }

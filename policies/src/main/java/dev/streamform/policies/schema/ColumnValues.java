@@ -104,6 +104,18 @@ public final class ColumnValues {
     }
   }
 
+  /** A double that is infinite, or beyond the double range, which no double column takes. */
+  public static final class NotFinite extends IllegalArgumentException {
+    private NotFinite(String message) {
+      super(message);
+    }
+
+    /** What to do about {@code key}'s value, for a fixture's problem. */
+    public String fix(String key) {
+      return "give " + key + " a finite number, e.g. 1.5";
+    }
+  }
+
   /**
    * Refuses {@code s} when it is not storable text: the first U+0000 or unpaired surrogate, and its
    * place (in characters, from 1; a lone surrogate counts as one).
@@ -231,7 +243,7 @@ public final class ColumnValues {
       }
     }
     if (Double.isInfinite(v)) {
-      throw new IllegalArgumentException(
+      throw new NotFinite(
           special != null || text.contains("Infinity")
               ? quoted + " is infinite; a double column takes finite numbers (and NaN)"
               : quoted + " is out of the double range (about ±1.8e308)");

@@ -61,7 +61,7 @@ class DoubleSpellingsTest {
             "fixtures/specials.yml:3: event 1, key 'amount': '"
                 + infinity
                 + "' is infinite; a double column takes finite numbers (and NaN)"
-                + " — give amount a double value"));
+                + " — give amount a finite number, e.g. 1.5"));
   }
 
   @Test
