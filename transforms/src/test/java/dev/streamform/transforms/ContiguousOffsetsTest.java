@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.envelope.SourceRecord;
+import dev.streamform.transforms.logging.CapturedWarnings;
 import java.util.List;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
@@ -77,6 +78,34 @@ class ContiguousOffsetsTest {
         containsString(
             "partition 0 has 1 item(s) waiting for offset 1, the most withOffsetBuffer(1) allows,"
                 + " and offset 3 came too"));
+  }
+
+  /**
+   * ADR 0126: a clock judging in arrival order that sees an offset behind one it judged (a bounded
+   * log, such as a TestStream, that the runner reordered) counts it and logs a warning, once per
+   * partition, that names the partition, both offsets and the fix, withContiguousOffsets().
+   */
+  @Test
+  void anOffsetBehindOneJudgedInArrivalOrderIsWarnedAboutNamingTheFix() {
+    List<SourceRecord> log = log();
+    Pipeline p = SeedStreams.pipeline();
+    SourceClock arrival = SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5));
+    // 2 comes before 1, then 0 again: two items behind a later offset, one warning
+    Scenario.of(
+        p, "arrival", Scenarios.pick(log, 0, 2, 1, 3, 0), arrival, Scenarios.customerMetrics());
+    int before = CapturedWarnings.all().size();
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
+    assertThat(Scenario.counter(result, StreamformMetrics.OUT_OF_ORDER), equalTo(2L));
+    List<String> warnings = CapturedWarnings.all().subList(before, CapturedWarnings.all().size());
+    assertThat(warnings.toString(), warnings.size(), equalTo(1));
+    assertThat(
+        warnings.get(0),
+        containsString(
+            "SourceClock: partition 0 delivered offset 1 after offset 2, so its items are judged"
+                + " in the order the runner delivered them"));
+    assertThat(warnings.get(0), containsString(".withContiguousOffsets()"));
+    assertThat(warnings.get(0), containsString("TestStream"));
   }
 
   @Test

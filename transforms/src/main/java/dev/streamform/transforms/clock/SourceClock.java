@@ -487,6 +487,12 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     return String.join(", ", each) + " and 0 in the others";
   }
 
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SourceClock.class);
+
+  /** The clocks' partitions warned about in this JVM (ADR 0126), as clock identity/partition. */
+  private static final java.util.Set<String> WARNED =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   private static final class ClockFn extends DoFn<KV<Integer, Envelope>, TimedEvent> {
     private final long delayMillis;
     private final boolean keepLate;
@@ -529,6 +535,34 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     /** True while a hold of this partition keeps the output watermark back. */
     @StateId("holding")
     private final StateSpec<ValueState<Boolean>> holdingSpec = StateSpecs.value(BooleanCoder.of());
+
+    /**
+     * This clock's name in {@link #WARNED}: the same in every copy a runner deserializes (the
+     * DirectRunner makes one per bundle), so a partition is warned about once per worker.
+     */
+    private final String identity = java.util.UUID.randomUUID().toString();
+
+    /**
+     * ADR 0126: an item behind a later offset of its partition, without contiguous offsets, is
+     * judged where it arrived, so the result depends on the runner's order; a bounded log (a
+     * TestStream, Create.of, a file) wants {@link #withContiguousOffsets()}. Logged once per
+     * partition (per worker), besides the {@code offsets_out_of_order} counter.
+     */
+    private void warnOutOfOrder(Envelope item, long judged) {
+      if (WARNED.add(identity + "/" + item.partition())) {
+        LOG.warn(
+            "SourceClock: partition {} delivered offset {} after offset {}, so its items are judged"
+                + " in the order the runner delivered them and the results may differ from run to"
+                + " run. For a bounded, gap-free log (a TestStream, Create.of, a file: the Flink"
+                + " runner reorders them at parallelism above one) add .withContiguousOffsets() to"
+                + " the clock (or withContiguousOffsets(Map.of(partition, firstOffset)) for a log"
+                + " that does not start at 0); counted as offsets_out_of_order, logged once per"
+                + " partition",
+            item.partition(),
+            item.offset(),
+            judged);
+      }
+    }
 
     /** The floor of the stamps of the item being processed; see {@link #process}. */
     private transient long floor;
@@ -612,6 +646,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         Long stored = nextOffsetState.read();
         if (stored != null && item.offset() < stored) {
           outOfOrder.inc();
+          warnOutOfOrder(item, stored - 1);
         } else {
           nextOffsetState.write(item.offset() + 1);
         }
