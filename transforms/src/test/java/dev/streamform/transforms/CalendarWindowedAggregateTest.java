@@ -144,26 +144,52 @@ class CalendarWindowedAggregateTest {
     p.run().waitUntilFinish();
   }
 
-  /** Every hour of 2026 and 2027 in four zones: our java.time windows = Beam's Joda windows. */
+  /**
+   * The local days whose midnight daylight saving skips, in 2026 and 2027 (tzdata): Santiago the
+   * first Sunday of September, Havana the second Sunday of March, Beirut the last Sunday of March,
+   * Cairo the last Friday of April, each at 00:00 to 01:00.
+   */
+  static final Map<String, List<String>> SKIPPED_MIDNIGHTS =
+      Map.of(
+          "America/Santiago", List.of("2026-09-06", "2027-09-05"),
+          "America/Havana", List.of("2026-03-08", "2027-03-14"),
+          "Asia/Beirut", List.of("2026-03-29", "2027-03-28"),
+          "Africa/Cairo", List.of("2026-04-24", "2027-04-30"));
+
+  /**
+   * Every hour of 2026 and 2027 in eight zones: our java.time windows = Beam's Joda windows, but
+   * for a window that starts on a day whose midnight is skipped (ADR 0021): both start at that
+   * day's first local time (01:00), but Beam ends it one Joda day later, at 01:00 of the next day,
+   * an hour into the next window (which Beam starts at its midnight), where ours ends at the next
+   * local midnight — a day of 23 hours, and windows that never overlap.
+   */
   @Test
   void boundariesAgreeWithBeamsCalendarWindows() {
     for (String zone :
-        List.of("Europe/Berlin", "America/New_York", "Asia/Kolkata", "Australia/Adelaide")) {
+        List.of(
+            "Europe/Berlin",
+            "America/New_York",
+            "Asia/Kolkata",
+            "Australia/Adelaide",
+            "America/Santiago",
+            "America/Havana",
+            "Asia/Beirut",
+            "Africa/Cairo")) {
       DateTimeZone joda = DateTimeZone.forID(zone);
-      ZoneId java = ZoneId.of(zone);
+      ZoneId local = ZoneId.of(zone);
       List<Object[]> pairs =
           List.of(
-              new Object[] {CalendarWindows.days(1).withTimeZone(joda), CalendarWindow.days(java)},
+              new Object[] {CalendarWindows.days(1).withTimeZone(joda), CalendarWindow.days(local)},
               new Object[] {
                 CalendarWindows.weeks(1, DateTimeConstants.MONDAY).withTimeZone(joda),
-                CalendarWindow.weeks(java, DayOfWeek.MONDAY)
+                CalendarWindow.weeks(local, DayOfWeek.MONDAY)
               },
               new Object[] {
                 CalendarWindows.weeks(1, DateTimeConstants.SUNDAY).withTimeZone(joda),
-                CalendarWindow.weeks(java, DayOfWeek.SUNDAY)
+                CalendarWindow.weeks(local, DayOfWeek.SUNDAY)
               },
               new Object[] {
-                CalendarWindows.months(1).withTimeZone(joda), CalendarWindow.months(java)
+                CalendarWindows.months(1).withTimeZone(joda), CalendarWindow.months(local)
               });
       for (Object[] pair : pairs) {
         @SuppressWarnings("unchecked")
@@ -172,16 +198,48 @@ class CalendarWindowedAggregateTest {
                 pair[0];
         CalendarWindow ours = (CalendarWindow) pair[1];
         assertEquals(ours, WindowedAggregate.of(beam).calendar(), "read from Beam's " + beam);
+        java.util.Set<String> differing = new java.util.TreeSet<>();
         for (long t = Instant.parse("2026-01-01T00:00:00Z").getMillis();
             t < Instant.parse("2028-01-01T00:00:00Z").getMillis();
             t += 3_600_000L - 1) {
           IntervalWindow w = beam.assignWindow(new Instant(t));
           long[] mine = ours.windowOf(t);
+          String firstDay =
+              java.time.Instant.ofEpochMilli(mine[0]).atZone(local).toLocalDate().toString();
+          if (w.end().getMillis() != mine[1]
+              && SKIPPED_MIDNIGHTS.getOrDefault(zone, List.of()).contains(firstDay)) {
+            // the difference ADR 0021 describes: same start (01:00), ours ends at the next
+            // local midnight, Beam's an hour later (01:00 of the next day)
+            differing.add(firstDay);
+            assertEquals(
+                java.time.LocalDate.parse(firstDay).atTime(1, 0).atZone(local).toInstant(),
+                java.time.Instant.ofEpochMilli(mine[0]),
+                ours.describe()
+                    + " at "
+                    + new Instant(t)
+                    + ": starts at 01:00, the first local time");
+            assertEquals(
+                w.start().getMillis() + " " + (w.end().getMillis() - 3_600_000L),
+                mine[0] + " " + mine[1],
+                ours.describe() + " at " + new Instant(t) + ": Beam's ends an hour later");
+            continue;
+          }
           assertEquals(
               w.start().getMillis() + " " + w.end().getMillis(),
               mine[0] + " " + mine[1],
               ours.describe() + " at " + new Instant(t));
         }
+        // every window that starts on a skipped midnight's day differs, and only those
+        java.util.Set<String> starting = new java.util.TreeSet<>();
+        for (String day : SKIPPED_MIDNIGHTS.getOrDefault(zone, List.of())) {
+          long first =
+              java.time.LocalDate.parse(day).atTime(1, 0).atZone(local).toInstant().toEpochMilli();
+          if (ours.windowOf(first)[0] == first) {
+            starting.add(day);
+          }
+        }
+        assertEquals(
+            starting, differing, ours.describe() + ": the windows that differ from Beam's");
       }
     }
   }
