@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.clock.SourceClock;
+import dev.streamform.transforms.decisions.LateAction;
+import dev.streamform.transforms.decisions.LinearScorer;
+import dev.streamform.transforms.decisions.ScoreEvents;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
 import dev.streamform.transforms.windows.WindowedAggregate;
 import java.util.Map;
@@ -106,5 +109,57 @@ class DisplayDataTest {
         "offset order, contiguous from 0, at most 100000 waiting per partition",
         shown(SourceClock.forBoundedOutOfOrderness(Duration.ZERO).withContiguousOffsets())
             .get("order"));
+  }
+
+  /**
+   * ScoreEvents reads as its declaration too (ADR 0111): durations as {@code 10m}, the late policy
+   * in words, the features as {@code sum(amount) as spend_1h}, a label on every item; only the
+   * generation is a number.
+   */
+  @Test
+  void scoreEventsShowsItsDeclarationInWordsWithLabels() {
+    ScoreEvents scoring =
+        ScoreEvents.forModel("receipt_risk")
+            .by("merchant_id", "region")
+            .withFeatures(
+                Aggregation.sum("amount").as("spend_1h"), Aggregation.countAll().as("receipts_1h"))
+            .over(Duration.standardHours(1))
+            .scoredBy(LinearScorer.of(Map.of("amount", 0.01), 0, "test-model"))
+            .withLateness(Duration.standardMinutes(10))
+            .onLateEvents(LateAction.REVISE)
+            .lateEventsUpdateState(true)
+            .withMaxClockSkew(Duration.standardMinutes(5), "received_at");
+    Map<String, String> items = scoringShown(scoring);
+    assertEquals("sum(amount) as spend_1h, count(*) as receipts_1h", items.get("features"));
+    assertEquals("merchant_id, region", items.get("key"));
+    assertEquals("1h", items.get("range"));
+    assertEquals("10m", items.get("lateness"));
+    assertEquals("revise", items.get("lateAction"));
+    assertEquals("applied to the key's state", items.get("lateUpdatesState"));
+    assertEquals("5m ahead of received_at", items.get("maxClockSkew"));
+    assertEquals(
+        "not applied to the key's state",
+        scoringShown(ScoreEvents.forModel("m").by("k")).get("lateUpdatesState"));
+    assertEquals(
+        "5m ahead of the ingest time",
+        scoringShown(ScoreEvents.forModel("m").withMaxClockSkew(Duration.standardMinutes(5), null))
+            .get("maxClockSkew"));
+  }
+
+  /** Like {@link #shown}, but the generation is a number, and every item must have a label. */
+  private static Map<String, String> scoringShown(ScoreEvents scoring) {
+    Map<String, String> items = new TreeMap<>();
+    for (DisplayData.Item item : DisplayData.from(scoring).items()) {
+      String value = String.valueOf(item.getValue());
+      assertTrue(item.getLabel() != null, item.getKey() + " = " + value + " has no label");
+      if (!item.getKey().equals("generation")) {
+        assertEquals(DisplayData.Type.STRING, item.getType(), item.getKey() + " = " + value);
+        assertTrue(
+            !value.matches("-?\\d+") && !value.equals("true") && !value.equals("false"),
+            item.getKey() + " shows a raw number or flag: " + value);
+      }
+      items.put(item.getKey(), value);
+    }
+    return items;
   }
 }

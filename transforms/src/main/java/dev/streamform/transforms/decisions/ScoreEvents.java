@@ -6,8 +6,10 @@ import com.google.auto.value.AutoValue;
 import dev.streamform.transforms.PlantedDefect;
 import dev.streamform.transforms.RowCoders;
 import dev.streamform.transforms.StreamformMetrics;
+import dev.streamform.transforms.Times;
 import dev.streamform.transforms.changelog.Accumulators;
 import dev.streamform.transforms.changelog.Aggregation;
+import dev.streamform.transforms.changelog.OutputColumns;
 import dev.streamform.transforms.clock.ClockCoders;
 import dev.streamform.transforms.clock.KeyedEngine;
 import dev.streamform.transforms.clock.LogOrder;
@@ -519,25 +521,40 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
   @Override
   public void populateDisplayData(DisplayData.Builder builder) {
     super.populateDisplayData(builder);
+    // ADR 0111: as the declaration reads (10m, revise, sum(amount) as spend_1h), with labels
     builder
-        .add(DisplayData.item("model", model()))
-        .add(DisplayData.item("key", String.join(",", keyColumns())))
-        .add(DisplayData.item("features", features().toString()))
-        .add(DisplayData.item("range", range()))
-        .add(DisplayData.item("contract", contract().declared()))
-        .add(DisplayData.item("lateness", lateness()))
-        .add(DisplayData.item("lateAction", lateAction().declared()))
-        .add(DisplayData.item("lateUpdatesState", lateUpdatesState()))
-        .add(DisplayData.item("generation", generation()));
+        .add(DisplayData.item("model", model()).withLabel("Model"))
+        .add(DisplayData.item("key", String.join(", ", keyColumns())).withLabel("Key"))
+        .add(DisplayData.item("features", OutputColumns.display(features())).withLabel("Features"))
+        .add(DisplayData.item("range", Times.format(range())).withLabel("Features over"))
+        .add(DisplayData.item("contract", contract().declared()).withLabel("Feature contract"))
+        .add(DisplayData.item("lateness", Times.format(lateness())).withLabel("Lateness"))
+        .add(DisplayData.item("lateAction", lateAction().declared()).withLabel("Late action"))
+        .add(
+            DisplayData.item(
+                    "lateUpdatesState",
+                    lateUpdatesState()
+                        ? "applied to the key's state"
+                        : "not applied to the key's state")
+                .withLabel("Late events"))
+        .add(DisplayData.item("generation", generation()).withLabel("Generation"));
     if (scorer() != null) {
-      builder.add(DisplayData.item("modelDigest", scorer().digest()));
+      builder.add(DisplayData.item("modelDigest", scorer().digest()).withLabel("Model digest"));
     }
-    builder.add(DisplayData.item("preprocessingDigest", preprocessor().digest()));
+    builder.add(
+        DisplayData.item("preprocessingDigest", preprocessor().digest())
+            .withLabel("Preprocessing digest"));
     if (maxClockSkew() != null) {
-      builder.add(DisplayData.item("maxClockSkew", maxClockSkew()));
+      builder.add(
+          DisplayData.item(
+                  "maxClockSkew",
+                  Times.format(maxClockSkew())
+                      + " ahead of "
+                      + (arrivalColumn() == null ? "the ingest time" : arrivalColumn()))
+              .withLabel("Max clock skew"));
     }
     if (eventIdColumn() != null) {
-      builder.add(DisplayData.item("eventIdColumn", eventIdColumn()));
+      builder.add(DisplayData.item("eventIdColumn", eventIdColumn()).withLabel("Event id column"));
     }
   }
 
