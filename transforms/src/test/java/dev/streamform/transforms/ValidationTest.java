@@ -11,6 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.clock.SourceClock;
+import dev.streamform.transforms.decisions.FeatureContract;
+import dev.streamform.transforms.decisions.LateAction;
+import dev.streamform.transforms.decisions.ScoreEvents;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
@@ -19,8 +22,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.transforms.windowing.CalendarWindows;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.values.Row;
+import org.joda.time.DateTimeConstants;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -332,5 +337,54 @@ class ValidationTest {
         allOf(
             containsString("SourceRecordCoder.of(null)"),
             containsString("the schema of the records")));
+  }
+
+  /** A calendar size other than one day, week or month names the call as the author wrote it. */
+  @Test
+  void calendarWindowsOfMoreThanOneUnitAreNamedAsWritten() {
+    assertThat(
+        refused(() -> WindowedAggregate.of(CalendarWindows.weeks(2, DateTimeConstants.MONDAY))),
+        allOf(
+            containsString("CalendarWindows.weeks(2, MONDAY) is 2 weeks"),
+            containsString("use CalendarWindows.weeks(1, MONDAY)")));
+    assertThat(
+        refused(() -> WindowedAggregate.of(CalendarWindows.days(3))),
+        allOf(
+            containsString("CalendarWindows.days(3) is 3 days"),
+            containsString("use CalendarWindows.days(1)")));
+    // Beam's weeks(2, THURSDAY) and days(14) are the same windows: both are named
+    assertThat(
+        refused(() -> WindowedAggregate.of(CalendarWindows.days(14))),
+        containsString("CalendarWindows.days(14) (or weeks(2, THURSDAY)) is 2 weeks"));
+  }
+
+  /**
+   * ScoreEvents names a null or empty argument and the fix, never AutoValue's "Null lateAction".
+   */
+  @Test
+  void scoreEventsNamesAMissingArgumentAndTheFix() {
+    ScoreEvents scoring = ScoreEvents.forModel("m").by("merchant_id");
+    assertThat(
+        refused(() -> scoring.onLateEvents(null)),
+        allOf(
+            containsString("ScoreEvents.onLateEvents(null)"),
+            containsString("LateAction.IGNORE, LateAction.REVISE or LateAction.RECONCILE")));
+    assertThat(
+        refused(() -> scoring.withContract(null)),
+        allOf(
+            containsString("ScoreEvents.withContract(null)"),
+            containsString("FeatureContract.AS_OF_OCCURRENCE")));
+    assertThat(
+        refused(() -> scoring.withFeatures()),
+        allOf(
+            containsString("ScoreEvents.withFeatures() names no feature"),
+            containsString("withFeatures(Aggregation.sum(\"amount\").as(\"spend_1h\"))")));
+    assertThat(
+        refused(() -> scoring.withFeatures(Aggregation.sum("amount").as("spend_1h"), null)),
+        containsString("ScoreEvents.withFeatures: feature 2 is null"));
+    assertEquals(LateAction.REVISE, scoring.onLateEvents(LateAction.REVISE).lateAction());
+    assertEquals(
+        FeatureContract.LATEST_AVAILABLE,
+        scoring.withContract(FeatureContract.LATEST_AVAILABLE).contract());
   }
 }

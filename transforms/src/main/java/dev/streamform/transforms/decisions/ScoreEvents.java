@@ -277,10 +277,21 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
 
   /** The feature aggregates, in order (their names are the features' names). */
   public ScoreEvents withFeatures(Aggregation... features) {
-    return withFeatures(List.of(features));
+    return withFeatures(features == null ? null : java.util.Arrays.asList(features));
   }
 
   public ScoreEvents withFeatures(List<Aggregation> features) {
+    checkArgument(
+        features != null && !features.isEmpty(),
+        "ScoreEvents.withFeatures() names no feature: a scoring model needs at least one, e.g."
+            + " withFeatures(Aggregation.sum(\"amount\").as(\"spend_1h\"))");
+    for (int i = 0; i < features.size(); i++) {
+      checkArgument(
+          features.get(i) != null,
+          "ScoreEvents.withFeatures: feature %s is null; give an Aggregation, e.g."
+              + " Aggregation.countAll().as(\"receipts_1h\")",
+          i + 1);
+    }
     return toBuilder().setFeatures(List.copyOf(features)).build();
   }
 
@@ -303,6 +314,10 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
   }
 
   public ScoreEvents withContract(FeatureContract contract) {
+    checkArgument(
+        contract != null,
+        "ScoreEvents.withContract(null): give FeatureContract.AS_OF_OCCURRENCE (the default) or"
+            + " FeatureContract.LATEST_AVAILABLE");
     return toBuilder().setContract(contract).build();
   }
 
@@ -316,6 +331,10 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
   }
 
   public ScoreEvents onLateEvents(LateAction action) {
+    checkArgument(
+        action != null,
+        "ScoreEvents.onLateEvents(null): give LateAction.IGNORE, LateAction.REVISE or"
+            + " LateAction.RECONCILE (ignore is the default)");
     return toBuilder().setLateAction(action).build();
   }
 

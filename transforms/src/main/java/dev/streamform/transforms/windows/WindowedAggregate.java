@@ -238,13 +238,32 @@ public abstract class WindowedAggregate
     if (windows.getNumber() == 1) {
       return of(CalendarWindow.days(zone));
     }
-    checkArgument(
-        windows.getNumber() == 7,
-        "WindowedAggregate.of: CalendarWindows.days(%s) is not a day or a week; use days(1) or"
-            + " weeks(1, <first day>)",
-        windows.getNumber());
-    return of(
-        CalendarWindow.weeks(zone, java.time.DayOfWeek.of(windows.getStartDate().getDayOfWeek())));
+    java.time.DayOfWeek first = java.time.DayOfWeek.of(windows.getStartDate().getDayOfWeek());
+    int days = windows.getNumber();
+    if (days == 7) {
+      return of(CalendarWindow.weeks(zone, first));
+    }
+    if (days % 7 == 0) {
+      // Beam's weeks(n, day) is days(7n) from a date on that day; days(7n) starts on Thursday
+      // 1970-01-01, so it reads as weeks(n, THURSDAY) too
+      boolean fromTheEpoch = windows.getStartDate().equals(CalendarWindows.days(1).getStartDate());
+      throw new IllegalArgumentException(
+          String.format(
+              "WindowedAggregate.of: CalendarWindows.%s is %d weeks; a calendar window is one day,"
+                  + " one week or one month (a declaration has no name for more), so use"
+                  + " CalendarWindows.weeks(1, %s)",
+              fromTheEpoch
+                  ? "days(" + days + ") (or weeks(" + days / 7 + ", " + first + "))"
+                  : "weeks(" + days / 7 + ", " + first + ")",
+              days / 7,
+              first));
+    }
+    throw new IllegalArgumentException(
+        String.format(
+            "WindowedAggregate.of: CalendarWindows.days(%d) is %d days; a calendar window is one"
+                + " day, one week or one month (a declaration has no name for more), so use"
+                + " CalendarWindows.days(1), or weeks(1, <first day>) for weeks",
+            days, days));
   }
 
   /** Local months ({@code CalendarWindows.months(1)}) in the windows' time zone. */
