@@ -224,6 +224,8 @@ public final class StreamformFixtures {
    */
   public FixtureVerdict run(
       String fixtureFile, Map<String, ColumnType> outputColumns, WindowedAggregate windows) {
+    WindowSpec spec = windowsOf(windows); // windows a fixture cannot name are refused first
+    refuseColumnsNotProduced(outputColumns, windows);
     SourceDeclaration from = source;
     if (from == null) {
       Fixture declared = load(fixtureFile);
@@ -231,7 +233,7 @@ public final class StreamformFixtures {
     }
     Fixture fixture;
     try {
-      fixture = Fixture.load(dir.resolve(fixtureFile), from, outputColumns, windowsOf(windows));
+      fixture = Fixture.load(dir.resolve(fixtureFile), from, outputColumns, spec);
     } catch (InvalidProjectException e) {
       throw new IllegalArgumentException(describe(e));
     }
@@ -251,6 +253,43 @@ public final class StreamformFixtures {
   public FixtureVerdict run(String fixtureFile, WindowedAggregate windows) {
     DeclaredModel model = DeclaredModel.of(project, load(fixtureFile).model());
     return run(fixtureFile, model.outputColumns(), windows);
+  }
+
+  /**
+   * Refuses an output column that {@code windows} does not produce (its key, as renamed by {@code
+   * withKeyName}, and its aggregates' names): it would be compared as null on every row.
+   */
+  private static void refuseColumnsNotProduced(
+      Map<String, ColumnType> outputColumns, WindowedAggregate windows) {
+    if (outputColumns == null || windows == null) {
+      throw new IllegalArgumentException(
+          "StreamformFixtures.run: pass the output columns and the WindowedAggregate, neither"
+              + " null");
+    }
+    java.util.List<String> produced = new java.util.ArrayList<>();
+    for (String k : windows.keyColumns()) {
+      produced.add(windows.keyNames().getOrDefault(k, k));
+    }
+    windows.aggregations().forEach(a -> produced.add(a.name()));
+    for (String column : outputColumns.keySet()) {
+      if (!produced.contains(column)
+          && !column.equals("window_start")
+          && !column.equals("window_end")) {
+        throw new IllegalArgumentException(
+            "StreamformFixtures.run: the output columns name '"
+                + column
+                + "', which the WindowedAggregate does not produce (its columns: "
+                + String.join(", ", produced)
+                + "): add its aggregate to .aggregating(..), e.g."
+                + " Aggregation.countAll().as(\""
+                + column
+                + "\") or Aggregation.sum(\"<column>\").as(\""
+                + column
+                + "\"), or leave '"
+                + column
+                + "' out of the output columns");
+      }
+    }
   }
 
   /** The windows of {@code windows} as a fixture names them. */

@@ -1,12 +1,15 @@
 package dev.streamform.teststreams;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.allOf;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.Project;
+import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureSuite;
@@ -15,9 +18,12 @@ import dev.streamform.teststreams.fixture.RunnerChoice;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -76,5 +82,83 @@ class CalendarFixturesTest {
     }
     System.out.println(
         "flink p2: " + fixtures.size() + " calendar fixtures passed, same records as direct");
+  }
+
+  /** windowed-models.md's Java snippet, as printed there (checked below). */
+  static dev.streamform.transforms.windows.WindowedAggregate docsDaily() {
+    dev.streamform.transforms.windows.WindowedAggregate daily =
+        dev.streamform.transforms.windows.WindowedAggregate.of(
+                org.apache.beam.sdk.transforms.windowing.CalendarWindows.days(1)
+                    .withTimeZone(org.joda.time.DateTimeZone.forID("Europe/Berlin")))
+            .forModel("daily_revenue")
+            .by("store_id")
+            .aggregating(
+                dev.streamform.transforms.changelog.Aggregation.sum("amount").as("revenue"),
+                dev.streamform.transforms.changelog.Aggregation.countAll().as("sales"))
+            .withAllowedLateness(org.joda.time.Duration.standardHours(2));
+    return daily;
+  }
+
+  static Map<String, ColumnType> dailyColumns() {
+    Map<String, ColumnType> columns = new LinkedHashMap<>();
+    columns.put("store_id", ColumnType.STRING);
+    columns.put("revenue", ColumnType.decimal(38, 2));
+    columns.put("sales", ColumnType.INT64);
+    return columns;
+  }
+
+  /**
+   * The guide prints the Java daily aggregate beside last_sunday_of_october.yml, whose rows have
+   * revenue and sales: the snippet, as printed, passes that fixture.
+   */
+  @Test
+  void theGuidesJavaSnippetPassesTheFixturePrintedBesideIt() throws Exception {
+    java.nio.file.Path docs =
+        Files.isDirectory(java.nio.file.Paths.get("../docs"))
+            ? java.nio.file.Paths.get("../docs")
+            : java.nio.file.Paths.get("docs");
+    String guide = Files.readString(docs.resolve("guides/windowed-models.md"));
+    assertThat(
+        guide,
+        containsString(
+            "        .aggregating(\n"
+                + "           "
+                + " dev.streamform.transforms.changelog.Aggregation.sum(\"amount\").as(\"revenue\"),\n"
+                + "           "
+                + " dev.streamform.transforms.changelog.Aggregation.countAll().as(\"sales\"))\n"
+                + "        .withAllowedLateness(org.joda.time.Duration.standardHours(2));"));
+    StreamformFixtures.forSource(BERLIN, "sales")
+        .run("fixtures/last_sunday_of_october.yml", dailyColumns(), docsDaily())
+        .assertPassed();
+  }
+
+  /**
+   * A column of the fixture's output columns that the aggregate does not produce is refused before
+   * anything runs (it used to be compared as null, so the fixture failed on every row).
+   */
+  @Test
+  void anOutputColumnTheAggregateDoesNotProduceIsRefusedUpFront() {
+    dev.streamform.transforms.windows.WindowedAggregate revenueOnly =
+        dev.streamform.transforms.windows.WindowedAggregate.of(
+                org.apache.beam.sdk.transforms.windowing.CalendarWindows.days(1)
+                    .withTimeZone(org.joda.time.DateTimeZone.forID("Europe/Berlin")))
+            .forModel("daily_revenue")
+            .by("store_id")
+            .aggregating(
+                dev.streamform.transforms.changelog.Aggregation.sum("amount").as("revenue"))
+            .withAllowedLateness(org.joda.time.Duration.standardHours(2));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                StreamformFixtures.forSource(BERLIN, "sales")
+                    .run("fixtures/last_sunday_of_october.yml", dailyColumns(), revenueOnly));
+    assertThat(
+        e.getMessage(),
+        allOf(
+            containsString(
+                "the output columns name 'sales', which the WindowedAggregate does not produce"
+                    + " (its columns: store_id, revenue)"),
+            containsString("Aggregation.countAll().as(\"sales\")")));
   }
 }
