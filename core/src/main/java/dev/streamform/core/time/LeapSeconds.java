@@ -32,9 +32,16 @@ public final class LeapSeconds {
    * @throws DateTimeException from {@code parser}, or when second 60 is not at 23:59:60 UTC
    */
   public static Instant parse(String text, Function<String, Instant> parser) {
-    Matcher sixty = SIXTY.matcher(text);
-    if (!sixty.matches()) {
+    // the parser first: this runs for every event's time, a leap second is looked for only when
+    // the parser refuses the text
+    Matcher sixty;
+    try {
       return parser.apply(text);
+    } catch (DateTimeException refused) {
+      sixty = SIXTY.matcher(text);
+      if (!sixty.matches()) {
+        throw refused;
+      }
     }
     Instant before = parser.apply(sixty.group(1) + "59" + sixty.group(3));
     if (!before.atOffset(ZoneOffset.UTC).toLocalTime().equals(LAST_SECOND)) {

@@ -213,18 +213,32 @@ public final class JsonRecords implements Serializable {
       return new Decoded(null, punctuation((ObjectNode) node));
     }
     Map<String, Object> values = new LinkedHashMap<>();
-    Map<String, String> numbers = null; // the record's numbers as written, read when first needed
+    // the record's numbers as written, read again only when needed: a number in a string column
+    // is its text, and a refusal quotes it (not on the path of every record: a second parse)
+    Map<String, String> numbers = null;
     for (Map.Entry<String, ColumnType> column : schema().entrySet()) {
       String name = column.getKey();
       JsonNode v = node.get(name);
-      String written = null;
-      if (v != null && v.isNumber()) {
-        if (numbers == null) {
+      ColumnType type = column.getValue();
+      Object value;
+      if (v == null || v.isNull()) {
+        value = null;
+      } else if (!v.isNumber()) {
+        value = convert(name, type, v, null);
+      } else {
+        if (type.kind() == ColumnType.Kind.STRING && numbers == null) {
           numbers = numbersAsWritten(bytes);
         }
-        written = numbers.get(name);
+        try {
+          value = convert(name, type, v, numbers == null ? null : numbers.get(name));
+        } catch (NotARecord e) {
+          if (numbers != null) {
+            throw e;
+          }
+          numbers = numbersAsWritten(bytes);
+          value = convert(name, type, v, numbers.get(name));
+        }
       }
-      Object value = v == null || v.isNull() ? null : convert(name, column.getValue(), v, written);
       if (value == null && keyColumns.contains(name)) {
         throw new NotARecord(EventTimeExtraction.missingKeyReason(name));
       }

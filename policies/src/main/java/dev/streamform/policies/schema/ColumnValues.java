@@ -44,20 +44,21 @@ public final class ColumnValues {
       return null;
     }
     String text = raw.toString().trim();
-    String quoted = "'" + shown(written != null ? written : text) + "'";
+    // quoted for a message only when one is thrown: this runs for every value of every record
+    String asWritten = written != null ? written : text;
     switch (type.kind()) {
       case INT64:
         if (raw instanceof Long || raw instanceof Integer) {
           return ((Number) raw).longValue();
         }
-        return int64(text, quoted);
+        return int64(text, asWritten);
       case DOUBLE:
         if (raw instanceof Boolean) {
-          throw new IllegalArgumentException(notADouble(quoted));
+          throw new IllegalArgumentException(notADouble(q(asWritten)));
         }
-        return finiteDouble(text, quoted);
+        return finiteDouble(text, asWritten);
       case DECIMAL:
-        return decimal(type, raw instanceof Boolean ? null : number(text), text, quoted);
+        return decimal(type, raw instanceof Boolean ? null : number(text), text, asWritten);
       case BOOL:
         if (raw instanceof Boolean) {
           return raw;
@@ -65,7 +66,7 @@ public final class ColumnValues {
         if (text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false")) {
           return Boolean.valueOf(text.toLowerCase());
         }
-        throw new IllegalArgumentException(quoted + " is not a bool (true or false)");
+        throw new IllegalArgumentException(q(asWritten) + " is not a bool (true or false)");
       case STRING:
         if (raw instanceof String) {
           checkText((String) raw);
@@ -164,13 +165,13 @@ public final class ColumnValues {
     }
   }
 
-  private static long int64(String text, String quoted) {
+  private static long int64(String text, String asWritten) {
     if (text.length() > MAX_NUMBER_LENGTH) {
       throw new IllegalArgumentException(tooLong(text, "an int64"));
     }
     BigDecimal d = number(text);
     if (d == null) {
-      throw new IllegalArgumentException(quoted + " is not an int64");
+      throw new IllegalArgumentException(q(asWritten) + " is not an int64");
     }
     if (d.signum() == 0) {
       return 0;
@@ -180,18 +181,28 @@ public final class ColumnValues {
     long integerDigits = (long) d.precision() - d.scale();
     if (integerDigits > 19) {
       throw new IllegalArgumentException(
-          quoted + " is out of the int64 range (" + Long.MIN_VALUE + " to " + Long.MAX_VALUE + ")");
+          q(asWritten)
+              + " is out of the int64 range ("
+              + Long.MIN_VALUE
+              + " to "
+              + Long.MAX_VALUE
+              + ")");
     }
     // |d| < 1, or a fraction left after the zeros are stripped (cheap: fewer than 20 digits
     // before the point and at most MAX_NUMBER_LENGTH after it)
     if (integerDigits <= 0 || d.stripTrailingZeros().scale() > 0) {
-      throw new IllegalArgumentException(quoted + " is not an int64 (not a whole number)");
+      throw new IllegalArgumentException(q(asWritten) + " is not an int64 (not a whole number)");
     }
     try {
       return d.longValueExact();
     } catch (ArithmeticException e) {
       throw new IllegalArgumentException(
-          quoted + " is out of the int64 range (" + Long.MIN_VALUE + " to " + Long.MAX_VALUE + ")");
+          q(asWritten)
+              + " is out of the int64 range ("
+              + Long.MIN_VALUE
+              + " to "
+              + Long.MAX_VALUE
+              + ")");
     }
   }
 
@@ -216,6 +227,11 @@ public final class ColumnValues {
   }
 
   /** A value that is no double, and how to write one. */
+  /** {@code value} quoted for a message, cut when long. */
+  private static String q(String value) {
+    return "'" + shown(value) + "'";
+  }
+
   private static String notADouble(String quoted) {
     return quoted + " is not a double: write a number (1.5, -2e3) or NaN (or .nan)";
   }
@@ -227,7 +243,7 @@ public final class ColumnValues {
    * event of the group quarantined as an overflow (ADR 0081). One below the range (1e-400) rounds
    * to 0 like any other double rounding.
    */
-  private static double finiteDouble(String text, String quoted) {
+  private static double finiteDouble(String text, String asWritten) {
     if (text.length() > MAX_NUMBER_LENGTH) {
       throw new IllegalArgumentException(tooLong(text, "a double"));
     }
@@ -239,14 +255,14 @@ public final class ColumnValues {
       try {
         v = Double.parseDouble(text);
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(notADouble(quoted));
+        throw new IllegalArgumentException(notADouble(q(asWritten)));
       }
     }
     if (Double.isInfinite(v)) {
       throw new NotFinite(
           special != null || text.contains("Infinity")
-              ? quoted + " is infinite; a double column takes finite numbers (and NaN)"
-              : quoted + " is out of the double range (about ±1.8e308)");
+              ? q(asWritten) + " is infinite; a double column takes finite numbers (and NaN)"
+              : q(asWritten) + " is out of the double range (about ±1.8e308)");
     }
     return v;
   }
@@ -255,12 +271,12 @@ public final class ColumnValues {
    * {@code d} with the type's scale, after checks on its precision and scale alone: no work here
    * grows with the exponent, so 1e900000000 is refused at once, never scaled.
    */
-  private static BigDecimal decimal(ColumnType type, BigDecimal d, String text, String quoted) {
+  private static BigDecimal decimal(ColumnType type, BigDecimal d, String text, String asWritten) {
     if (d == null) {
       throw new IllegalArgumentException(
           text.length() > MAX_NUMBER_LENGTH
               ? tooLong(text, type.withArticle())
-              : quoted + " is not " + type.withArticle());
+              : q(asWritten) + " is not " + type.withArticle());
     }
     if (d.signum() == 0) {
       return BigDecimal.valueOf(0, type.scale());
@@ -268,7 +284,7 @@ public final class ColumnValues {
     long integerDigits = (long) d.precision() - d.scale();
     if (integerDigits > type.precision() - type.scale()) {
       throw new IllegalArgumentException(
-          quoted
+          q(asWritten)
               + " has too many digits for "
               + type
               + " (at most "
@@ -279,11 +295,11 @@ public final class ColumnValues {
     if ((long) d.scale() - d.precision() > type.scale()
         || d.stripTrailingZeros().scale() > type.scale()) {
       throw new IllegalArgumentException(
-          quoted + " has more than " + type.scale() + " decimal places for " + type);
+          q(asWritten) + " has more than " + type.scale() + " decimal places for " + type);
     }
     BigDecimal scaled = d.setScale(type.scale(), RoundingMode.UNNECESSARY);
     if (scaled.precision() > type.precision()) {
-      throw new IllegalArgumentException(quoted + " has too many digits for " + type);
+      throw new IllegalArgumentException(q(asWritten) + " has too many digits for " + type);
     }
     return scaled;
   }
