@@ -389,7 +389,7 @@ final class FixtureFile {
                   } catch (IllegalArgumentException e) {
                     item.report(
                         "watermark",
-                        e.getMessage(),
+                        quotedAsWritten(e.getMessage(), w),
                         "write watermark: \"" + Timestamps.EXAMPLE + "\"");
                   }
                 });
@@ -872,14 +872,15 @@ final class FixtureFile {
         ok = false;
         continue;
       }
+      Object typed = asWritten(type, raw.get());
       try {
-        values.put(key, ColumnValues.convert(type, raw.get().getValue(), raw.get().getKey()));
+        values.put(key, ColumnValues.convert(type, typed, raw.get().getKey()));
       } catch (RuntimeException e) {
         // any failure typing one value is a problem at its line, never a stack trace
         row.report(
             key,
             e instanceof IllegalArgumentException
-                ? e.getMessage()
+                ? quotedAsWritten(e.getMessage(), raw.get())
                 : "'" + raw.get().getKey() + "' cannot be read as " + type + " (" + e + ")",
             e instanceof Timestamps.FinerThanAMillisecond
                 ? ((Timestamps.FinerThanAMillisecond) e).fix(key)
@@ -892,5 +893,31 @@ final class FixtureFile {
       }
     }
     return ok ? Optional.of(values) : Optional.empty();
+  }
+
+  /**
+   * The value a fixture gives a column of {@code type}: for a string column the scalar as written
+   * (docs/decisions/0130) — YAML 1.1 would read an unquoted {@code NO} as false and {@code 0150} as
+   * 150, yet a string column holds text, as the same value read from a file does —, an empty value
+   * ({@code ~}, {@code null}) staying none; for other columns the value as YAML typed it.
+   */
+  private static Object asWritten(ColumnType type, Map.Entry<String, Object> raw) {
+    return raw.getValue() != null && type.kind() == ColumnType.Kind.STRING
+        ? raw.getKey()
+        : raw.getValue();
+  }
+
+  /**
+   * {@code message} quoting the value as written: a message about YAML's reading of a number or a
+   * yes/no (e.g. {@code '1.7880858E+12'} for {@code 1.7880858e12}) quotes what the file says.
+   */
+  static String quotedAsWritten(String message, Map.Entry<String, Object> raw) {
+    Object typed = raw.getValue();
+    if (typed == null || typed instanceof String || message == null) {
+      return message;
+    }
+    String shown = "'" + typed + "'";
+    String written = "'" + raw.getKey() + "'";
+    return message.startsWith(shown) ? written + message.substring(shown.length()) : message;
   }
 }
