@@ -127,8 +127,12 @@ final class PlanCommand implements Callable<Integer> {
                 bad.get().value()));
         return Optional.empty();
       }
-      try (JsonParser parser =
-          JSON.createParser(new String(bytes, java.nio.charset.StandardCharsets.UTF_8))) {
+      String text = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+      if (text.startsWith("\uFEFF")) {
+        // a UTF-8 byte-order mark (an editor's "UTF-8 with BOM") is no part of the manifest
+        text = text.substring(1);
+      }
+      try (JsonParser parser = JSON.createParser(text)) {
         running = JSON.readTree(parser);
         if (parser.nextToken() != null) {
           err.println(

@@ -99,6 +99,17 @@ class PlanCommandsTest {
    * not "nothing changes" — a new generation writes projections of its own and shows nothing until
    * it is promoted (docs/guides/rollout.md), so the plan says that instead.
    */
+  /** Saved by an editor that writes a UTF-8 byte-order mark first: the mark is no part of it. */
+  @Test
+  void aManifestWithAByteOrderMarkIsRead() throws Exception {
+    Path manifest = saved(HOURLY);
+    Files.writeString(manifest, "\uFEFF" + Files.readString(manifest));
+    assertThat(
+        run("plan", HOURLY.toString(), "hourly_revenue", "--against", manifest.toString()), is(0));
+    assertThat(err.toString(), is(""));
+    assertThat(out.toString(), containsString("-> nothing changes"));
+  }
+
   @Test
   void aNewGenerationAloneIsSafeButNotNothingChanges() throws Exception {
     Path project = copy();

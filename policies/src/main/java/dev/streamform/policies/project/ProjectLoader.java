@@ -289,7 +289,10 @@ final class ProjectLoader {
 
   private Optional<String> readText(Path file, String name) {
     try {
-      return Optional.of(Files.readString(file, StandardCharsets.UTF_8));
+      String text = Files.readString(file, StandardCharsets.UTF_8);
+      // a UTF-8 byte-order mark (Notepad's "UTF-8 with BOM") is no part of the text: SnakeYAML
+      // skips it in a YAML file, and a query's lexer would refuse it as a character
+      return Optional.of(text.startsWith("\uFEFF") ? text.substring(1) : text);
     } catch (CharacterCodingException e) {
       problems.add(NotUtf8.problem(file, name));
     } catch (IOException e) {
