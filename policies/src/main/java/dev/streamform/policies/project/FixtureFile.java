@@ -207,6 +207,9 @@ final class FixtureFile {
     }
     if (!root.has("given")) {
       root.reportMissing("given", "list the delivered items, e.g. " + GIVEN_EXAMPLE);
+    } else if (root.hasNoValue("given")) {
+      // given: or given: ~ would run no event and pass whatever expect: says nothing about
+      root.report("given", "has no value", "list the delivered items, e.g. " + GIVEN_EXAMPLE);
     }
     Optional<Target> target = modelName.flatMap(m -> models.resolve(m, root));
     List<Fixture.Given> given = new ArrayList<>();

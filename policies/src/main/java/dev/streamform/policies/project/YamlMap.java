@@ -171,6 +171,12 @@ final class YamlMap {
     return entries.containsKey(key);
   }
 
+  /** True when {@code key} is present with no value ({@code key:}, {@code key: ~}). */
+  boolean hasNoValue(String key) {
+    NodeTuple entry = entries.get(key);
+    return entry != null && isNull(entry.getValueNode());
+  }
+
   /** The keys, in file order. */
   Set<String> keys() {
     return entries.keySet();
