@@ -142,8 +142,8 @@ final class FileWatch {
    * file): written while a file is being edited, not when it is saved.
    */
   private static boolean isScratch(Path name) {
-    String n = name.toString();
-    return n.startsWith(".") || n.endsWith("~") || n.startsWith("#");
+    // the same rule that leaves such files out of a project's fixtures
+    return dev.streamform.policies.project.Fixture.isScratchFile(name.toString());
   }
 
   /**

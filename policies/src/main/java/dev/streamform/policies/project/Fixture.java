@@ -446,10 +446,20 @@ public abstract class Fixture {
   private static final String DIR_LABEL = FixtureFile.DIR + "/";
 
   /**
-   * The fixture files of the project in folder {@code dir}, {@code fixtures/*.yml} in name order.
+   * The fixture files of the project in folder {@code dir}, {@code fixtures/*.yml} and {@code
+   * *.yaml} (any case) in name order, hidden and backup files left out.
    */
   public static List<Path> filesOfFolder(Path dir) {
     return FixtureFile.filesOf(dir);
+  }
+
+  /**
+   * Whether a file named {@code name} is an editor's swap or backup file or a hidden file ({@code
+   * .x.yml.swp}, {@code x.yml~}, {@code #x.yml#}, {@code ._x.yml}): no fixture, and no change that
+   * starts a {@code test --watch} run.
+   */
+  public static boolean isScratchFile(String name) {
+    return FixtureFile.isScratch(name);
   }
 
   /** The fixture files of a project, {@code fixtures/*.yml} in name order. */

@@ -111,18 +111,74 @@ final class FixtureFile {
     this.label = rel.toString();
   }
 
+  /**
+   * The fixture files of the project in {@code dir}, in name order: the regular files of {@code
+   * fixtures/} named {@code *.yml} or {@code *.yaml}, in any case ({@code .YML} too), except hidden
+   * files and editors' backups ({@link #isScratch}), which do not start a {@code --watch} run
+   * either. A named pipe or a folder named {@code x.yml} is no fixture (reading a pipe would wait).
+   */
   static List<Path> filesOf(Path dir) {
     Path fixtures = dir.resolve(DIR);
     if (!Files.isDirectory(fixtures)) {
       return List.of();
     }
     try (Stream<Path> files = Files.list(fixtures)) {
-      return files
-          .filter(f -> f.getFileName().toString().matches(".*\\.ya?ml"))
-          .sorted()
-          .collect(Collectors.toList());
+      return files.filter(FixtureFile::isFixture).sorted().collect(Collectors.toList());
     } catch (IOException e) {
       return List.of();
+    }
+  }
+
+  /** A regular file named {@code *.yml} or {@code *.yaml} (any case) that is no scratch file. */
+  static boolean isFixture(Path file) {
+    String name = file.getFileName().toString();
+    return EXTENSION.matcher(name).find() && !isScratch(name) && Files.isRegularFile(file);
+  }
+
+  /** Whether {@code name} ends in {@code .yml} or {@code .yaml}, in any case. */
+  static boolean hasFixtureExtension(String name) {
+    return EXTENSION.matcher(name).find();
+  }
+
+  /** {@code .yml} or {@code .yaml} at the end of a name, in any case. */
+  private static final java.util.regex.Pattern EXTENSION =
+      java.util.regex.Pattern.compile("\\.ya?ml$", java.util.regex.Pattern.CASE_INSENSITIVE);
+
+  /**
+   * An editor's swap or backup file, or any hidden file (vim's {@code .x.yml.swp}, emacs's {@code
+   * x.yml~} and {@code #x.yml#}, macOS's {@code ._x.yml}, a {@code .old_copy.yml}): no fixture, and
+   * no reason for {@code test --watch} to run again.
+   */
+  public static boolean isScratch(String name) {
+    return name.startsWith(".") || name.endsWith("~") || name.startsWith("#");
+  }
+
+  /** A fixture's name: its file name without {@code .yml} or {@code .yaml}, in any case. */
+  static String nameOf(Path file) {
+    return EXTENSION.matcher(file.getFileName().toString()).replaceFirst("");
+  }
+
+  /**
+   * A fixture file earlier in name order in the same folder with the same fixture name ({@code
+   * x.yaml} before {@code x.yml}): both would run as fixture {@code x}.
+   */
+  private static Optional<Path> sameName(Path file) {
+    Path folder = file.toAbsolutePath().getParent();
+    if (folder == null || !Files.isDirectory(folder)) {
+      return Optional.empty();
+    }
+    String name = nameOf(file);
+    String own = file.getFileName().toString();
+    try (Stream<Path> files = Files.list(folder)) {
+      return files
+          .filter(f -> !f.getFileName().toString().equals(own))
+          .filter(f -> f.getFileName().toString().compareTo(own) < 0)
+          .filter(FixtureFile::isFixture)
+          .filter(f -> nameOf(f).equals(name))
+          .sorted()
+          .findFirst();
+    } catch (IOException e) {
+      return Optional.empty();
     }
   }
 
@@ -194,13 +250,30 @@ final class FixtureFile {
                       "check the fixture's path",
                       "check that the fixture file exists and is readable"))));
     }
+    Optional<Path> other = sameName(file);
+    if (other.isPresent()) {
+      Path shown =
+          label.contains("/")
+              ? Path.of(label).resolveSibling(other.get().getFileName())
+              : other.get().getFileName();
+      throw new InvalidProjectException(
+          List.of(
+              Problem.ofFile(
+                  label,
+                  "is fixture '"
+                      + nameOf(file)
+                      + "', as "
+                      + shown
+                      + " is: a fixture's name is its file name without .yml or .yaml",
+                  "rename one of them, or remove one")));
+    }
     Optional<YamlMap> top = YamlMap.parseFile(label, text, "model: <model name>", problems);
     if (top.isEmpty()) {
       throw new InvalidProjectException(problems);
     }
     YamlMap root = top.get();
     root.allowOnly(KEYS);
-    String name = file.getFileName().toString().replaceFirst("\\.ya?ml$", "");
+    String name = nameOf(file);
     Optional<String> modelName = root.string("model", "model: <model name>");
     if (!root.has("model")) {
       root.reportMissing("model", "name the model under test, e.g. model: " + models.example());

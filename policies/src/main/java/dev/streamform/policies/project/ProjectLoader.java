@@ -229,10 +229,11 @@ final class ProjectLoader {
     }
   }
 
-  /** A .yml file in a folder named fixtures. */
+  /** A fixture file ({@code .yml} or {@code .yaml}, any case) in a folder named fixtures. */
   static boolean isFixtureFile(Path file) {
+    // named on the command line: a hidden file too, when that is what is asked for
     return Files.isRegularFile(file)
-        && file.getFileName().toString().endsWith(".yml")
+        && FixtureFile.hasFixtureExtension(file.getFileName().toString())
         && file.toAbsolutePath().getParent() != null
         && String.valueOf(file.toAbsolutePath().getParent().getFileName()).equals(FixtureFile.DIR);
   }
