@@ -273,6 +273,44 @@ class FixtureSuiteTest {
     assertThat(statuses(again), is(List.of("late PASSED")));
   }
 
+  /** A fixture saved with Windows line endings keeps them: no line of it turns LF. */
+  @Test
+  void acceptKeepsTheFilesLineEndings() throws Exception {
+    Path p = FixtureProjects.copy("late-event", dir);
+    String wrong =
+        """
+        model: customer_metrics   # CRLF
+        given:
+          - event: { customer_id: 42, amount: 10, ordered_at: "2026-08-30T10:00:00Z" }
+          - event: { customer_id: 42, amount: 20, ordered_at: "2026-08-30T10:10:00Z" }
+          - event: { customer_id: 42, amount: 5,  ordered_at: "2026-08-30T10:01:00Z" }
+        expect:
+          - { op: insert, customer_id: 42, total_spend: 99 }
+        """;
+    Path file = FixtureProjects.write(p, "fixtures/late.yml", wrong.replace("\n", "\r\n"));
+
+    FixtureSuite accepting = suite().accepting(true);
+    assertThat(accepting.run(p), is(true));
+
+    assertThat(
+        Files.readString(file),
+        is(
+            """
+            model: customer_metrics   # CRLF
+            given:
+              - event: { customer_id: 42, amount: 10, ordered_at: "2026-08-30T10:00:00Z" }
+              - event: { customer_id: 42, amount: 20, ordered_at: "2026-08-30T10:10:00Z" }
+              - event: { customer_id: 42, amount: 5,  ordered_at: "2026-08-30T10:01:00Z" }
+            expect:
+              - { op: insert, customer_id: 42, total_spend: 10.00 }
+              - { op: update, customer_id: 42, total_spend: 30.00 }
+
+            late:
+              - { customer_id: 42, amount: 5.00, ordered_at: "2026-08-30T10:01:00Z" }
+            """
+                .replace("\n", "\r\n")));
+  }
+
   @Test
   void acceptKeepsTheCommentsBetweenRowsWithTheRowOfTheSameNumber() throws Exception {
     Path p = FixtureProjects.copy("late-event", dir);
