@@ -30,8 +30,20 @@ final class GatesSection {
    * {@code gates:}; the defaults without it. Problems go to {@code problems}.
    */
   static GateThresholds read(String text, List<Problem> problems) {
+    // the file as a whole (a key given twice at the top level, malformed YAML) is ModelsFile's to
+    // report, which read it first: only what this reads under gates: is this one's to say
+    List<Problem> all = new java.util.ArrayList<>();
+    Optional<YamlMap> parsed = YamlMap.parseFile(ModelsFile.NAME, text, "models:", all);
+    int fileProblems = all.size();
+    try {
+      return read(parsed, all);
+    } finally {
+      problems.addAll(all.subList(fileProblems, all.size()));
+    }
+  }
+
+  private static GateThresholds read(Optional<YamlMap> parsed, List<Problem> problems) {
     GateThresholds d = GateThresholds.defaults();
-    Optional<YamlMap> parsed = YamlMap.parseFile(ModelsFile.NAME, text, "models:", problems);
     if (parsed.isEmpty() || !parsed.get().has("gates")) {
       return d;
     }

@@ -1,0 +1,45 @@
+package dev.streamform.policies.project;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A key given twice is one problem, said once, whichever reader of the file comes across it. */
+class DuplicateKeysTest {
+  @TempDir Path dir;
+
+  @Test
+  void aTopLevelKeyOfStreamformYmlGivenTwiceIsSaidOnce() throws Exception {
+    ProjectFolder folder =
+        ProjectFolder.seed(dir)
+            .models(
+                ProjectFolder.MODELS
+                    + "gates:\n  publication_latency_p99: 30s\n"
+                    + "gates:\n  publication_latency_p99: 10s\n");
+    List<String> problems =
+        assertThrows(InvalidProjectException.class, folder::load).problems().stream()
+            .map(Problem::toString)
+            .toList();
+    assertThat(
+        problems,
+        is(
+            List.of(
+                "streamform.yml:7: key 'gates': is given twice (first on line 5) — keep one of"
+                    + " them")));
+  }
+
+  @Test
+  void aKeyUnderGatesGivenTwiceIsSaidOnce() throws Exception {
+    ProjectFolder folder =
+        ProjectFolder.seed(dir)
+            .models(
+                ProjectFolder.MODELS
+                    + "gates:\n  publication_latency_p99: 30s\n  publication_latency_p99: 10s\n");
+    assertThat(assertThrows(InvalidProjectException.class, folder::load).problems().size(), is(1));
+  }
+}
