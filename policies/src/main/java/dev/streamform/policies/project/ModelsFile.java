@@ -171,7 +171,7 @@ final class ModelsFile {
             .report(
                 name,
                 "'" + name + "' is not a usable model name (it names models/" + name + ".sql)",
-                "use letters, digits and _ (starting with a letter or _)");
+                "use ASCII letters (a-z, A-Z), digits and _ (starting with a letter or _)");
       } else if (name.length() > MAX_MODEL_NAME) {
         all.get()
             .report(
@@ -370,7 +370,8 @@ final class ModelsFile {
       e.report(
           "type",
           "'" + type.get() + "' is not a usable effect type",
-          "use letters, digits and _ (starting with a letter or _), e.g. type: reward");
+          "use ASCII letters (a-z, A-Z), digits and _ (starting with a letter or _), e.g. type:"
+              + " reward");
     }
     Optional<String> subject = e.string("subject", "subject: merchant_id");
     Optional<String> when = e.string("when", "when: \"revenue >= 1000\"");

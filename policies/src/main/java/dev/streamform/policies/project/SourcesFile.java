@@ -95,7 +95,7 @@ final class SourcesFile {
             .report(
                 name,
                 "'" + name + "' is not a usable source name",
-                "use letters, digits and _ (starting with a letter or _)");
+                "use ASCII letters (a-z, A-Z), digits and _ (starting with a letter or _)");
       }
       sources.put(
           name,

@@ -66,6 +66,14 @@ final class YamlMap {
         continue;
       }
       String key = ((ScalarNode) keyNode).getValue();
+      if (Tag.MERGE.equals(keyNode.getTag())) {
+        report(
+            keyNode,
+            Optional.of(key),
+            "a YAML merge key (<<) is not taken",
+            "write the keys out in full");
+        continue;
+      }
       if (entries.containsKey(key)) {
         report(
             keyNode,
@@ -123,7 +131,11 @@ final class YamlMap {
               Optional.empty(),
               Optional.empty(),
               "malformed YAML: " + oneLine(what),
-              Optional.of("check the indentation and quoting on this line and the one before")));
+              Optional.of(
+                  what.contains("expected a single document")
+                      ? "a file holds one YAML document: remove the --- line and what follows it,"
+                          + " or merge it into the first"
+                      : "check the indentation and quoting on this line and the one before")));
       return Optional.empty();
     } catch (YAMLException e) {
       problems.add(

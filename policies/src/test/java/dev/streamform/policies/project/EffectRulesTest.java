@@ -249,8 +249,8 @@ class EffectRulesTest {
         withEffect("type: \"a reward\"\n" + SUBJECT + WHEN + WITH_PROVIDER).problems(),
         contains(
             "streamform.yml:6: model 'customer_metrics', key 'effects[1].type': 'a reward' is not a"
-                + " usable effect type — use letters, digits and _ (starting with a letter or _),"
-                + " e.g. type: reward"));
+                + " usable effect type — use ASCII letters (a-z, A-Z), digits and _ (starting with"
+                + " a letter or _), e.g. type: reward"));
   }
 
   /** docs/reference/yaml.md: a word that differs only in case names its lower-case spelling. */

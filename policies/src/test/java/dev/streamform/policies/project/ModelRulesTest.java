@@ -206,7 +206,7 @@ class ModelRulesTest {
             .problems(),
         hasItem(
             "streamform.yml:2: key 'customer-metrics': 'customer-metrics' is not a usable model"
-                + " name (it names models/customer-metrics.sql) — use letters, digits and _"
-                + " (starting with a letter or _)"));
+                + " name (it names models/customer-metrics.sql) — use ASCII letters (a-z, A-Z),"
+                + " digits and _ (starting with a letter or _)"));
   }
 }

@@ -1,0 +1,58 @@
+package dev.streamform.policies.project;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Messages about files as people write them, saying what is really wrong. */
+class FileMessagesTest {
+  @TempDir Path dir;
+
+  private String firstProblem(ProjectFolder folder) {
+    return assertThrows(InvalidProjectException.class, folder::load).problems().get(0).toString();
+  }
+
+  @Test
+  void aModelNameWithANonAsciiLetterSaysAsciiLetters() {
+    ProjectFolder folder =
+        ProjectFolder.seed(dir)
+            .models(ProjectFolder.MODELS.replace("customer_metrics", "umsatz_größe"))
+            .sql("umsatz_größe", ProjectFolder.SQL);
+    assertThat(
+        firstProblem(folder),
+        is(
+            "streamform.yml:2: key 'umsatz_größe': 'umsatz_größe' is not a usable model name (it"
+                + " names models/umsatz_größe.sql) — use ASCII letters (a-z, A-Z), digits and _"
+                + " (starting with a letter or _)"));
+  }
+
+  @Test
+  void aSecondDocumentSaysAFileHoldsOne() {
+    ProjectFolder folder =
+        ProjectFolder.seed(dir).models(ProjectFolder.MODELS + "---\nmodels: {}\n");
+    assertThat(
+        firstProblem(folder),
+        is(
+            "streamform.yml:5: malformed YAML: expected a single document in the stream: but found"
+                + " another document — a file holds one YAML document: remove the --- line and"
+                + " what follows it, or merge it into the first"));
+  }
+
+  @Test
+  void aMergeKeyIsSaidToBeNotTaken() {
+    ProjectFolder folder =
+        ProjectFolder.seed(dir)
+            .sources(
+                ProjectFolder.SOURCES.replace(
+                    "    late_events: drop", "    <<: {late_events: drop}"));
+    assertThat(
+        firstProblem(folder),
+        is(
+            "sources.yml:12: source 'orders', key '<<': a YAML merge key (<<) is not taken"
+                + " — write the keys out in full"));
+  }
+}
