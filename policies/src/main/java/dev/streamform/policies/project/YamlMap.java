@@ -330,7 +330,14 @@ final class YamlMap {
               try {
                 return Optional.of(Durations.parse(text));
               } catch (IllegalArgumentException e) {
-                report(key, "bad duration: " + e.getMessage(), "e.g. " + key + ": " + example);
+                report(
+                    key,
+                    "bad duration: "
+                        + e.getMessage()
+                        + dev.streamform.policies.schema.InvisibleCharacters.describe(text)
+                            .map(d -> " ('" + text + "' " + d + ")")
+                            .orElse(""),
+                    "e.g. " + key + ": " + example);
                 return Optional.empty();
               }
             });

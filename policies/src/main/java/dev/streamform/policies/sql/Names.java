@@ -19,7 +19,16 @@ final class Names {
     List<String> close = closeNames(name, known);
     if (!close.isEmpty()) {
       return "did you mean "
-          + close.stream().map(n -> "`" + n + "`").collect(Collectors.joining(" or "))
+          + close.stream()
+              .map(
+                  n ->
+                      "`"
+                          + n
+                          + "`"
+                          + dev.streamform.policies.schema.InvisibleCharacters.describe(n)
+                              .map(d -> " (it " + d + ")")
+                              .orElse(""))
+              .collect(Collectors.joining(" or "))
           + "?";
     }
     if (known.isEmpty()) {

@@ -55,4 +55,25 @@ class FileMessagesTest {
             "sources.yml:12: source 'orders', key '<<': a YAML merge key (<<) is not taken"
                 + " — write the keys out in full"));
   }
+
+  @Test
+  void anInvisibleCharacterInAValueIsNamedWithWhereItIs() {
+    ProjectFolder folder =
+        ProjectFolder.seed(dir)
+            .sources(ProjectFolder.SOURCES.replace("watermark: 5m", "watermark: 5\u00A0m"));
+    assertThat(
+        firstProblem(folder).contains("holds a no-break space (U+00A0) at character 2"), is(true));
+  }
+
+  @Test
+  void aSuggestedNameWithAnInvisibleCharacterSaysSo() {
+    ProjectFolder folder =
+        ProjectFolder.seed(dir)
+            .sources(ProjectFolder.SOURCES.replace("amount: decimal", "amount\u200B: decimal"));
+    String problem = firstProblem(folder);
+    assertThat(
+        problem,
+        problem.contains("`amount\u200B` (it holds a zero-width space (U+200B) at character 7)"),
+        is(true));
+  }
 }

@@ -1,0 +1,73 @@
+package dev.streamform.policies.schema;
+
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Characters a reader cannot see in a message: a no-break space that looks like a space, a
+ * zero-width space that looks like nothing. A message quoting a text that holds one names it and
+ * where it is, or two texts that print the same would differ without a visible reason.
+ */
+public final class InvisibleCharacters {
+  private InvisibleCharacters() {}
+
+  /**
+   * "holds a no-break space (U+00A0) at character 2" for the first invisible character of {@code
+   * text} (characters counted from 1), or empty when it has none.
+   */
+  public static Optional<String> describe(String text) {
+    int position = 0;
+    for (int i = 0; i < text.length(); ) {
+      int cp = text.codePointAt(i);
+      position++;
+      if (isInvisible(cp)) {
+        return Optional.of(
+            "holds "
+                + name(cp)
+                + String.format(Locale.ROOT, " (U+%04X)", cp)
+                + " at character "
+                + position);
+      }
+      i += Character.charCount(cp);
+    }
+    return Optional.empty();
+  }
+
+  private static boolean isInvisible(int cp) {
+    if (cp == ' ') {
+      return false;
+    }
+    int type = Character.getType(cp);
+    return type == Character.FORMAT
+        || type == Character.SPACE_SEPARATOR
+        || type == Character.LINE_SEPARATOR
+        || type == Character.PARAGRAPH_SEPARATOR
+        || type == Character.CONTROL;
+  }
+
+  private static String name(int cp) {
+    switch (cp) {
+      case 0x00A0:
+        return "a no-break space";
+      case 0x202F:
+        return "a narrow no-break space";
+      case 0x200B:
+        return "a zero-width space";
+      case 0x200C:
+        return "a zero-width non-joiner";
+      case 0x200D:
+        return "a zero-width joiner";
+      case 0x2060:
+        return "a word joiner";
+      case 0xFEFF:
+        return "a byte-order mark (zero-width no-break space)";
+      case 0x00AD:
+        return "a soft hyphen";
+      case '\t':
+        return "a tab";
+      default:
+        String n = Character.getName(cp);
+        return n == null ? "an invisible character" : "the character " + n;
+    }
+  }
+}
