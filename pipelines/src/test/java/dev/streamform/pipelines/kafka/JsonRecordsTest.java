@@ -232,6 +232,13 @@ class JsonRecordsTest {
    * Jackson's advice to enable one of its features is for programmers; a user is told what JSON
    * does not allow instead.
    */
+  /** A trailing comma is after the last value: no column is being read, so none is named. */
+  @Test
+  void aTrailingCommaNamesNoColumn() {
+    String comma = refusal("{\"customer_id\": 1, \"ordered_at\": \"2026-08-30T10:00:00Z\",}");
+    assertThat(comma, comma.startsWith("not JSON: "), is(true));
+  }
+
   @Test
   void aNonStandardTokenIsNamedWithoutTheParsersFeatureAdvice() {
     String nan = refusal("{\"customer_id\": 1, \"amount\": NaN}");

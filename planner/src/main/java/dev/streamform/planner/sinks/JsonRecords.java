@@ -329,8 +329,15 @@ public final class JsonRecords implements Serializable {
    */
   private String field(@Nullable JsonParser parser) {
     JsonStreamContext at = parser == null ? null : parser.getParsingContext();
+    boolean nested = false;
     while (at != null && at.getParent() != null && !at.getParent().inRoot()) {
       at = at.getParent();
+      nested = true;
+    }
+    // only while a field's value is read (its name just read, or inside its array or object): a
+    // trailing comma or a bad next name comes after the last value, in no column
+    if (!nested && parser.currentToken() != com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+      return "";
     }
     String name = at == null ? null : at.getCurrentName();
     if (name == null) {
