@@ -150,7 +150,9 @@ final class FixtureFile {
    * no reason for {@code test --watch} to run again.
    */
   public static boolean isScratch(String name) {
-    return name.startsWith(".") || name.endsWith("~") || name.startsWith("#");
+    return name.startsWith(".")
+        || name.endsWith("~")
+        || name.length() > 1 && name.startsWith("#") && name.endsWith("#");
   }
 
   /** A fixture's name: its file name without {@code .yml} or {@code .yaml}, in any case. */

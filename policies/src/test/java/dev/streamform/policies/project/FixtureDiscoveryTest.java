@@ -57,6 +57,16 @@ class FixtureDiscoveryTest {
   }
 
   @Test
+  void aNameStartingWithAHashIsAFixtureUnlessItAlsoEndsWithOne() throws Exception {
+    ProjectFolder.seed(dir);
+    ProjectFolder folder = ProjectFolder.at(dir);
+    for (String name : List.of("#42-regression.yml", "#a.yml#")) {
+      folder.write("fixtures/" + name, FIXTURE);
+    }
+    assertThat(found(), is(List.of("#42-regression.yml")));
+  }
+
+  @Test
   void anUpperCaseExtensionIsAFixture() throws Exception {
     ProjectFolder.seed(dir);
     ProjectFolder folder = ProjectFolder.at(dir);
