@@ -315,13 +315,7 @@ public final class ColumnValues {
 
   /** A value as messages quote it: a long one cut to its first and last characters. */
   private static String shown(String text) {
-    return text.length() <= 60
-        ? text
-        : text.substring(0, 30)
-            + "…("
-            + text.length()
-            + " characters)…"
-            + text.substring(text.length() - 20);
+    return dev.streamform.core.text.Excerpt.of(text);
   }
 
   /** Like {@link #convert}, but a timestamp may also be RFC 3339 without a zone (UTC). */

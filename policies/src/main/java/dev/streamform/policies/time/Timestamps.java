@@ -123,16 +123,7 @@ public final class Timestamps {
 
   /** A value as messages quote it, between quotes: a long one cut to its start and end. */
   static String shown(Object value) {
-    String text = String.valueOf(value);
-    return "'"
-        + (text.length() <= 60
-            ? text
-            : text.substring(0, 30)
-                + "…("
-                + text.length()
-                + " characters)…"
-                + text.substring(text.length() - 20))
-        + "'";
+    return "'" + dev.streamform.core.text.Excerpt.of(String.valueOf(value)) + "'";
   }
 
   private static Instant read(Object value, boolean lenient) {
