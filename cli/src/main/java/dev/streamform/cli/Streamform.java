@@ -127,8 +127,8 @@ public final class Streamform implements Callable<Integer> {
                   + name
                   + " "
                   + label
-                  + "), or leave out "
-                  + name);
+                  + ")"
+                  + (option.required() ? "" : ", or leave out " + name));
         }
         throw new ParameterException(
             p.commandSpec().commandLine(), "an empty " + label + ": name " + what);
@@ -156,7 +156,7 @@ public final class Streamform implements Callable<Integer> {
           Map.entry("--jdbc-user", "a database user"),
           Map.entry("--provider-url", "the provider's address"),
           Map.entry("--profile", "a runner profile"),
-          Map.entry("--name", "a name"),
+          Map.entry("--name", "this dispatcher"),
           Map.entry("--by", "who"),
           Map.entry("--reason", "why"));
 

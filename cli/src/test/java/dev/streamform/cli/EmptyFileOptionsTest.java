@@ -117,7 +117,6 @@ class EmptyFileOptionsTest {
       {"run", project.toString(), "--runner", "flink", "--flink-master="},
       {"test", project.toString(), "--select="},
       {"run", project.toString(), "--state-backend-storage-path="},
-      {"effects", "show", project.toString(), "--model", "m", "--jdbc-url="},
       {"dispatch", project.toString(), "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/x", "--name="},
       {
         "dispatch",
@@ -139,6 +138,17 @@ class EmptyFileOptionsTest {
       assertThat(String.join(" ", args), err.toString(), containsString(name + " is empty: name "));
       assertThat(err.toString(), containsString("or leave out " + name));
     }
+  }
+
+  @Test
+  void anEmptyRequiredOptionIsNotToldToBeLeftOut() throws Exception {
+    Path project = project();
+
+    int status = run("effects", "pause", project.toString(), "--model", "m", "--jdbc-url=");
+
+    assertThat(err.toString(), status, is(2));
+    assertThat(err.toString(), containsString("--jdbc-url is empty: name a database"));
+    assertThat(err.toString(), not(containsString("leave out")));
   }
 
   private Path project() throws Exception {
