@@ -511,6 +511,14 @@ final class FixtureFile {
   }
 
   /**
+   * The keys a scoring model's {@code expect:} row gives itself, as {@code DecisionComparison}
+   * compares them and {@code --accept} writes them: a feature so named could not be given beside
+   * them, so {@code check} refuses it ({@code ProjectLoader.checkAddedFields}).
+   */
+  static final List<String> DECISION_ROW_KEYS =
+      List.of("event", "route", "score", "revision", "state_revision");
+
+  /**
    * What a scoring model's {@code expect:} row may give besides the source's columns and features.
    */
   private static final Map<String, ColumnType> DECISION_KEYS =

@@ -555,29 +555,28 @@ final class ProjectLoader {
 
   /**
    * Refuses a query column named like a field the model's records add beside it (compared ignoring
-   * case, as SQL names are): its value would be overwritten when the record is written. A scoring
-   * model writes its columns inside its decisions' {@code key} and {@code features}, so it has
-   * none.
+   * case, as SQL names are): its value would be overwritten when the record is written. Refuses
+   * too, compared as written (as fixture keys are), a column no fixture row of the model could give
+   * because the row names something else so: {@code op} in a windowed model (an upsert row's
+   * change) and a scoring model's feature named like a key of its decision rows. A scoring model
+   * writes its columns inside its decisions' {@code key} and {@code features}, so its records add
+   * none beside them.
    */
   private void checkAddedFields(
       ModelsFile.Entry model, ModelQuery query, String sqlName, Optional<String> subject) {
     if (model.yaml().has("decisions")) {
+      checkFeatureNames(model, query, sqlName, subject);
       return;
     }
     boolean windowed = model.yaml().has("window");
     List<String> added = windowed ? WINDOW_RECORD_FIELDS : CHANGELOG_FIELDS;
     for (OutputColumn column : query.outputs()) {
-      if (!added.contains(column.name().toLowerCase(java.util.Locale.ROOT))) {
+      boolean fixtureOp = windowed && column.name().equals("op");
+      if (!fixtureOp && !added.contains(column.name().toLowerCase(java.util.Locale.ROOT))) {
         continue;
       }
-      String fix = "rename it in the query with AS <another name>";
-      if (column.kind() == OutputColumn.Kind.KEY) {
-        fix +=
-            " ("
-                + column.argument().orElse(column.name())
-                + " AS <another name>, and name that in key: in streamform.yml)";
-      }
-      if (windowed) {
+      String fix = renameFix(column);
+      if (windowed && !fixtureOp) {
         fix += ", or remove window from the model in streamform.yml";
       }
       problems.add(
@@ -588,13 +587,60 @@ final class ProjectLoader {
               Optional.empty(),
               "the query outputs a column named '"
                   + column.name()
-                  + "', which "
-                  + (windowed ? "a windowed model" : "an upsert model's changelog")
-                  + " adds to every record itself ("
-                  + String.join(", ", added)
-                  + "), so its value would be lost",
+                  + (fixtureOp
+                      ? "', which no fixture row of a windowed model can give: op is an upsert"
+                          + " model's change, and a windowed row says its revision and status"
+                          + " instead"
+                      : "', which "
+                          + (windowed ? "a windowed model" : "an upsert model's changelog")
+                          + " adds to every record itself ("
+                          + String.join(", ", added)
+                          + "), so its value would be lost"),
               Optional.of(fix)));
     }
+  }
+
+  /**
+   * A scoring model's feature (an aggregate of its query) named like a key its decision rows give
+   * themselves ({@link FixtureFile#DECISION_ROW_KEYS}): a fixture row could not give the feature
+   * beside that key, and {@code --accept} would write the key twice.
+   */
+  private void checkFeatureNames(
+      ModelsFile.Entry model, ModelQuery query, String sqlName, Optional<String> subject) {
+    Optional<String> linear =
+        model.declaration().flatMap(d -> d.decisions()).flatMap(DecisionsSpec::linearFile);
+    for (OutputColumn column : query.outputs()) {
+      if (column.kind() != OutputColumn.Kind.AGGREGATE
+          || !FixtureFile.DECISION_ROW_KEYS.contains(column.name())) {
+        continue;
+      }
+      problems.add(
+          Problem.of(
+              sqlName,
+              column.line(),
+              subject,
+              Optional.empty(),
+              "the query outputs a feature named '"
+                  + column.name()
+                  + "', which a decision row of the model's fixtures gives itself ("
+                  + String.join(", ", FixtureFile.DECISION_ROW_KEYS)
+                  + "), so no fixture row could give the feature",
+              Optional.of(
+                  renameFix(column)
+                      + linear.map(f -> ", and weigh that name in " + f).orElse(""))));
+    }
+  }
+
+  /** How to rename an output column: with AS in the query, and a key column in key: too. */
+  private static String renameFix(OutputColumn column) {
+    String fix = "rename it in the query with AS <another name>";
+    if (column.kind() == OutputColumn.Kind.KEY) {
+      fix +=
+          " ("
+              + column.argument().orElse(column.name())
+              + " AS <another name>, and name that in key: in streamform.yml)";
+    }
+    return fix;
   }
 
   /** The query's own problems against the source schema, then the key against its output. */

@@ -118,13 +118,115 @@ class ReservedOutputColumnsTest {
   }
 
   @Test
-  void aWindowedModelMayNameAColumnOp() throws Exception {
+  void aWindowedColumnMustNotBeNamedOp() {
+    // a windowed record has no op, but a windowed fixture row refuses the key op (it belongs to
+    // upsert fixtures), so no fixture of the model could give the column
     assertThat(
-        windowed("SELECT customer_id, COUNT(*) AS op FROM source('orders') GROUP BY customer_id\n")
+        windowed(
+                "SELECT customer_id,\n"
+                    + "  COUNT(*) AS op\n"
+                    + "FROM source('orders') GROUP BY customer_id\n")
+            .problems(),
+        contains(
+            "models/customer_metrics.sql:2: model 'customer_metrics': the query outputs a column"
+                + " named 'op', which no fixture row of a windowed model can give: op is an upsert"
+                + " model's change, and a windowed row says its revision and status instead —"
+                + " rename it in the query with AS <another name>"));
+  }
+
+  @Test
+  void aWindowedKeyColumnMustNotBeNamedOp() {
+    ProjectFolder project =
+        ProjectFolder.seed(dir)
+            .sources(
+                ProjectFolder.SOURCES.replace(
+                    "customer_id: int64", "customer_id: int64\n      status: string"))
+            .models("models:\n  customer_metrics:\n    key: [op]\n    window: 1h\n")
+            .sql(
+                "customer_metrics",
+                "SELECT status AS op, SUM(amount) AS total\n"
+                    + "FROM source('orders') GROUP BY status\n");
+    assertThat(
+        project.problems(),
+        contains(
+            "models/customer_metrics.sql:1: model 'customer_metrics': the query outputs a column"
+                + " named 'op', which no fixture row of a windowed model can give: op is an upsert"
+                + " model's change, and a windowed row says its revision and status instead —"
+                + " rename it in the query with AS <another name> (status AS <another name>, and"
+                + " name that in key: in streamform.yml)"));
+  }
+
+  @Test
+  void aWindowedModelMayNameAColumnOpInCapitals() throws Exception {
+    // fixture keys are compared as written: OP is not op there, and a windowed record adds no op
+    assertThat(
+        windowed("SELECT customer_id, COUNT(*) AS OP FROM source('orders') GROUP BY customer_id\n")
             .load()
             .models()
             .get("customer_metrics")
             .windowed(),
+        is(true));
+  }
+
+  private ProjectFolder scoring(String sql) {
+    return ProjectFolder.seed(dir)
+        .models(
+            "models:\n  customer_metrics:\n    key: [customer_id]\n    decisions:\n"
+                + "      features_over: 1h\n      scorer: com.example.Risk\n")
+        .sql("customer_metrics", sql);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"event", "route", "score", "revision", "state_revision"})
+  void aFeatureMustNotBeNamedLikeAKeyOfADecisionRow(String name) {
+    assertThat(
+        scoring(
+                "SELECT customer_id,\n  SUM(amount) AS "
+                    + name
+                    + "\nFROM source('orders') GROUP BY customer_id\n")
+            .problems(),
+        contains(
+            "models/customer_metrics.sql:2: model 'customer_metrics': the query outputs a feature"
+                + " named '"
+                + name
+                + "', which a decision row of the model's fixtures gives itself (event, route,"
+                + " score, revision, state_revision), so no fixture row could give the feature —"
+                + " rename it in the query with AS <another name>"));
+  }
+
+  @Test
+  void aFeatureOfALinearModelIsRenamedInItsWeightsToo() {
+    ProjectFolder project =
+        ProjectFolder.seed(dir)
+            .models(
+                "models:\n  customer_metrics:\n    key: [customer_id]\n    decisions:\n"
+                    + "      features_over: 1h\n      linear: models/risk.linear.yml\n")
+            .write("models/risk.linear.yml", "bias: 0\nweights:\n  score: 1\n")
+            .sql(
+                "customer_metrics",
+                "SELECT customer_id, COUNT(*) AS score FROM source('orders') GROUP BY"
+                    + " customer_id\n");
+    assertThat(
+        project.problems(),
+        contains(
+            "models/customer_metrics.sql:1: model 'customer_metrics': the query outputs a feature"
+                + " named 'score', which a decision row of the model's fixtures gives itself"
+                + " (event, route, score, revision, state_revision), so no fixture row could give"
+                + " the feature — rename it in the query with AS <another name>, and weigh that"
+                + " name in models/risk.linear.yml"));
+  }
+
+  @Test
+  void aScoringModelMayNameAFeatureLikeARecordField() throws Exception {
+    // status and op are no keys of a decision row: fixtures compare such features as they are
+    assertThat(
+        scoring(
+                "SELECT customer_id, COUNT(*) AS status, SUM(amount) AS op, MAX(amount) AS Score"
+                    + " FROM source('orders') GROUP BY customer_id\n")
+            .load()
+            .models()
+            .get("customer_metrics")
+            .decides(),
         is(true));
   }
 
