@@ -341,8 +341,9 @@ class DecisionCommandsTest {
     assertThat(
         out.toString(),
         containsString(
-            "  Model (ScoreEvents)\n      contract: as_of_occurrence\n"
-                + "      features: [sum(amount) as spend_1h, count(*) as receipts_1h]\n"));
+            "  Model (ScoreEvents)\n      Feature contract: as_of_occurrence\n"
+                + "      Features over: 1h\n"
+                + "      Features: sum(amount) as spend_1h, count(*) as receipts_1h\n"));
     assertThat(out.toString(), containsString("  DeadLetterRecords (MapElements)\n"));
   }
 
