@@ -5,6 +5,7 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.nullValue;
+import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -108,6 +109,39 @@ class JsonRecordsTest {
     assertThat(
         mixedRefusal("{\"vip\":\" yes \"}"),
         is("column `vip`: ' yes ' is not a bool (true or false)"));
+  }
+
+  /**
+   * A number in a timestamp column, or as a punctuation's watermark, is quoted as the record wrote
+   * it too (ADR 0129): it was quoted as Java printed the value read ({@code '1.788084E+12'}).
+   */
+  @Test
+  void aNumberRefusedAsATimestampIsQuotedAsWritten() {
+    assertThat(
+        mixedRefusal("{\"ts\":1.788084e12}"),
+        is(
+            "column `ts`: '1.788084e12' is not a timestamp; give an RFC 3339 instant such as"
+                + " 2026-08-30T10:00:00Z or integer epoch milliseconds"));
+    assertThat(
+        mixedRefusal("{\"ts\":1788084000000.50}"),
+        startsWith("column `ts`: '1788084000000.50' is not a timestamp"));
+    assertThat(
+        mixedRefusal("{\"__watermark\":1.788084e12}"),
+        startsWith("__watermark: '1.788084e12' is not a timestamp"));
+    assertThat(
+        mixedRefusal("{\"__watermark\":1788084000000.50}"),
+        startsWith("__watermark: '1788084000000.50' is not a timestamp"));
+    assertThat(
+        mixedRefusal("{\"__watermark\" : 1e400}"),
+        startsWith("__watermark: '1e400' is not a timestamp"));
+    String longNumber = "1.788084" + "0".repeat(100) + "e12";
+    String cut = "'1.788084" + "0".repeat(22) + "…(111 characters)…" + "0".repeat(17) + "e12'";
+    assertThat(
+        mixedRefusal("{\"ts\":" + longNumber + "}"),
+        startsWith("column `ts`: " + cut + " is not a timestamp"));
+    assertThat(
+        mixedRefusal("{\"__watermark\":" + longNumber + "}"),
+        startsWith("__watermark: " + cut + " is not a timestamp"));
   }
 
   /** However long the value, the reason quotes its start and end only. */

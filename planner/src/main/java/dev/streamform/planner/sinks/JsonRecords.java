@@ -210,7 +210,7 @@ public final class JsonRecords implements Serializable {
                   : "a JSON " + node.getNodeType().name().toLowerCase()));
     }
     if (node.has(WATERMARK_FIELD)) {
-      return new Decoded(null, punctuation((ObjectNode) node));
+      return new Decoded(null, punctuation((ObjectNode) node, bytes));
     }
     Map<String, Object> values = new LinkedHashMap<>();
     // the record's numbers as written, read again only when needed: a number in a string column
@@ -360,7 +360,7 @@ public final class JsonRecords implements Serializable {
     return e.getLocation() == null ? "" : " (at character " + (e.getLocation().getColumnNr()) + ")";
   }
 
-  private static Instant punctuation(ObjectNode node) throws NotARecord {
+  private static Instant punctuation(ObjectNode node, byte[] bytes) throws NotARecord {
     if (node.size() != 1) {
       throw new NotARecord(
           "a punctuation has only the field "
@@ -369,9 +369,13 @@ public final class JsonRecords implements Serializable {
               + fieldNames(node));
     }
     JsonNode w = node.get(WATERMARK_FIELD);
+    Object value =
+        w.isIntegralNumber() && w.canConvertToLong() ? (Object) w.longValue() : w.asText();
+    // a refusal quotes a number as the record wrote it (1.788084e12), not as read (1.788084E+12);
+    // a punctuation has one field, so reading its text again costs little
+    String written = w.isNumber() ? numbersAsWritten(bytes).get(WATERMARK_FIELD) : null;
     try {
-      return Timestamps.parseLenient(
-          w.isIntegralNumber() && w.canConvertToLong() ? (Object) w.longValue() : w.asText());
+      return Timestamps.parseLenient(value, written);
     } catch (RuntimeException e) {
       throw new NotARecord(WATERMARK_FIELD + ": " + e.getMessage());
     }

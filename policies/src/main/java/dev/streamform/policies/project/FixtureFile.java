@@ -460,14 +460,14 @@ final class FixtureFile {
             .ifPresent(
                 w -> {
                   try {
-                    Instant at = Timestamps.parse(w.getValue());
+                    Instant at = Timestamps.parse(w.getValue(), w.getKey());
                     given.add(Fixture.Given.watermark(item.line(), partition, at));
                   } catch (Timestamps.FinerThanAMillisecond e) {
                     item.report("watermark", e.getMessage(), e.fix("watermark"));
                   } catch (IllegalArgumentException e) {
                     item.report(
                         "watermark",
-                        quotedAsWritten(e.getMessage(), w),
+                        e.getMessage(),
                         "write watermark: \"" + Timestamps.EXAMPLE + "\"");
                   }
                 });
@@ -966,7 +966,7 @@ final class FixtureFile {
         row.report(
             key,
             e instanceof IllegalArgumentException
-                ? quotedAsWritten(e.getMessage(), raw.get())
+                ? e.getMessage() // quoting the value as written: raw.get().getKey()
                 : "'" + raw.get().getKey() + "' cannot be read as " + type + " (" + e + ")",
             e instanceof Timestamps.FinerThanAMillisecond
                 ? ((Timestamps.FinerThanAMillisecond) e).fix(key)
@@ -991,19 +991,5 @@ final class FixtureFile {
     return raw.getValue() != null && type.kind() == ColumnType.Kind.STRING
         ? raw.getKey()
         : raw.getValue();
-  }
-
-  /**
-   * {@code message} quoting the value as written: a message about YAML's reading of a number or a
-   * yes/no (e.g. {@code '1.7880858E+12'} for {@code 1.7880858e12}) quotes what the file says.
-   */
-  static String quotedAsWritten(String message, Map.Entry<String, Object> raw) {
-    Object typed = raw.getValue();
-    if (typed == null || typed instanceof String || message == null) {
-      return message;
-    }
-    String shown = "'" + typed + "'";
-    String written = "'" + raw.getKey() + "'";
-    return message.startsWith(shown) ? written + message.substring(shown.length()) : message;
   }
 }

@@ -74,7 +74,7 @@ public final class ColumnValues {
         }
         return written != null ? written : text;
       case TIMESTAMP:
-        return Timestamps.parse(raw);
+        return Timestamps.parse(raw, written);
       default:
         throw new IllegalStateException("unknown type " + type);
     }
@@ -226,12 +226,12 @@ public final class ColumnValues {
     return Map.copyOf(m);
   }
 
-  /** A value that is no double, and how to write one. */
   /** {@code value} quoted for a message, cut when long. */
   private static String q(String value) {
     return "'" + shown(value) + "'";
   }
 
+  /** A value that is no double, and how to write one. */
   private static String notADouble(String quoted) {
     return quoted + " is not a double: write a number (1.5, -2e3) or NaN (or .nan)";
   }
@@ -330,7 +330,7 @@ public final class ColumnValues {
    */
   public static Object convertLenient(ColumnType type, Object raw, String written) {
     if (raw != null && type.kind() == ColumnType.Kind.TIMESTAMP) {
-      return Timestamps.parseLenient(raw);
+      return Timestamps.parseLenient(raw, written);
     }
     return convert(type, raw, written);
   }

@@ -53,7 +53,16 @@ public final class Timestamps {
    * @throws IllegalArgumentException quoting the value and saying what to write instead
    */
   public static Instant parse(Object value) {
-    return read(value, false);
+    return read(value, false, null);
+  }
+
+  /**
+   * Like {@link #parse(Object)}, for a value {@code written} so in its file (a YAML scalar's text;
+   * null: {@code value} as text): messages quote {@code written}, cut when long, not {@code value}
+   * as Java prints it ({@code 1.788084E+12} for {@code 1.788084e12}, ADR 0129).
+   */
+  public static Instant parse(Object value, String written) {
+    return read(value, false, written);
   }
 
   /**
@@ -63,7 +72,15 @@ public final class Timestamps {
    * @throws IllegalArgumentException quoting the value and saying what to write instead
    */
   public static Instant parseLenient(Object value) {
-    return read(value, true);
+    return read(value, true, null);
+  }
+
+  /**
+   * Like {@link #parseLenient(Object)}, for a value {@code written} so in its record (a JSON
+   * number's own text; null: {@code value} as text): messages quote {@code written}, cut when long.
+   */
+  public static Instant parseLenient(Object value, String written) {
+    return read(value, true, written);
   }
 
   /**
@@ -126,12 +143,14 @@ public final class Timestamps {
     return "'" + dev.streamform.core.text.Excerpt.of(String.valueOf(value)) + "'";
   }
 
-  private static Instant read(Object value, boolean lenient) {
-    Instant t = readAny(value, lenient);
+  private static Instant read(Object value, boolean lenient, String written) {
+    // what messages quote: the value as its file or record wrote it
+    Object quoted = written != null ? written : value;
+    Instant t = readAny(value, lenient, quoted);
     Instant floored = t.truncatedTo(ChronoUnit.MILLIS); // towards the past, as Beam's millis
     if (!floored.equals(t)) {
       if (!lenient) {
-        throw new FinerThanAMillisecond(value, floored);
+        throw new FinerThanAMillisecond(quoted, floored);
       }
       t = floored;
     }
@@ -139,7 +158,7 @@ public final class Timestamps {
     // such a value is a typo (epoch seconds written with extra digits), never a real event time.
     if (t.isBefore(MIN) || t.isAfter(MAX)) {
       throw new IllegalArgumentException(
-          shown(value)
+          shown(quoted)
               + " is out of range: event times lie between "
               + format(MIN)
               + " and "
@@ -153,7 +172,7 @@ public final class Timestamps {
     return t;
   }
 
-  private static Instant readAny(Object value, boolean zoneOptional) {
+  private static Instant readAny(Object value, boolean zoneOptional, Object quoted) {
     if (value instanceof Instant) {
       return (Instant) value;
     }
@@ -165,7 +184,7 @@ public final class Timestamps {
     }
     if (!(value instanceof String)) {
       throw new IllegalArgumentException(
-          (value == null ? "a missing value" : shown(value))
+          (value == null ? "a missing value" : shown(quoted))
               + " is not a timestamp; give an RFC 3339 instant such as "
               + EXAMPLE
               + " or integer epoch milliseconds");
@@ -184,7 +203,7 @@ public final class Timestamps {
                       .toInstant(ZoneOffset.UTC));
         }
         throw new IllegalArgumentException(
-            shown(value)
+            shown(quoted)
                 + " has no time zone; give an RFC 3339 instant such as "
                 + EXAMPLE
                 + " (add Z for UTC)");
@@ -198,7 +217,7 @@ public final class Timestamps {
       // fall through to the message below
     } catch (DateTimeException e) {
       throw new IllegalArgumentException(
-          shown(value)
+          shown(quoted)
               + " is not a valid timestamp ("
               + e.getMessage()
               + "); give an RFC 3339 instant such as "
@@ -206,18 +225,18 @@ public final class Timestamps {
     }
     if (TIME_OF_DAY.matcher(text).matches()) {
       throw new IllegalArgumentException(
-          shown(value)
+          shown(quoted)
               + " is a time of day without a date; give a full RFC 3339 instant such as "
               + EXAMPLE);
     }
     if (DATE_ONLY.matcher(text).matches()) {
       throw new IllegalArgumentException(
-          shown(value)
+          shown(quoted)
               + " is a date without a time; give a full RFC 3339 instant such as "
               + EXAMPLE);
     }
     throw new IllegalArgumentException(
-        shown(value)
+        shown(quoted)
             + " is not a timestamp; give an RFC 3339 instant such as "
             + EXAMPLE
             + " or integer epoch milliseconds");

@@ -115,4 +115,31 @@ class FixtureValuesAsWrittenTest {
     assertThat(all, containsString("'1.7880858e12' is not a timestamp"));
     assertThat(all.contains("E+"), is(false));
   }
+
+  /**
+   * Every number refused as a timestamp is quoted as written, a long one cut as every long value is
+   * (ADR 0129): a long one was quoted whole, the text swapped in for Java's print of the value.
+   */
+  @Test
+  void aNumberRefusedAsATimestampIsQuotedAsWrittenAndCut() throws Exception {
+    Project project = project();
+    String longNumber = "1.788084" + "0".repeat(100) + "e12";
+    InvalidProjectException e =
+        assertThrows(
+            InvalidProjectException.class,
+            () ->
+                fixture(
+                    project,
+                    "event: { customer_id: 1, amount: 1, ordered_at: 1788084000000.50 }",
+                    "event: { customer_id: 1, amount: 1, ordered_at: " + longNumber + " }",
+                    "watermark: " + longNumber,
+                    "watermark: 1e3"));
+    String all = e.problems().toString();
+    assertThat(all, containsString("'1788084000000.50' is not a timestamp"));
+    assertThat(all, containsString("'1e3' is not a timestamp"));
+    assertThat(
+        all.split("'1\\.7880840{22}…\\(111 characters\\)…0{17}e12' is not a timestamp").length,
+        is(3));
+    assertThat(all.contains(longNumber), is(false));
+  }
 }
