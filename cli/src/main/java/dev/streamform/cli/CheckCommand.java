@@ -25,9 +25,10 @@ import picocli.CommandLine.Spec;
 /**
  * {@code streamform check <project-dir>}: loads a project and checks every declaration and every
  * fixture file. Valid: one summary line on stdout, exit 0. Invalid: every problem on stderr, one
- * per line, then their count, exit 1. Warnings (a fixture that spreads a key over partitions, which
- * docs/semantics.md §7 does not promise) go to stderr, as {@code streamform test} prints them, and
- * do not change the status.
+ * per line, then their count, exit 1; a file source's data file saved as UTF-16 or UTF-32 is such a
+ * problem (ADR 0131). Warnings (a fixture that spreads a key over partitions, which
+ * docs/semantics.md §7 does not promise; a file source whose path matches no file, ADR 0119) go to
+ * stderr, as {@code streamform test} prints them, and do not change the status.
  */
 @Command(
     name = "check",
@@ -57,6 +58,8 @@ final class CheckCommand implements Callable<Integer> {
       List<Problem> warnings = new ArrayList<>(project.warnings());
       // a file source's data is run's to read, not test's: said, not refused (ADR 0119)
       warnings.addAll(project.missingFiles());
+      // but a data file that is there and saved as UTF-16 is one run refuses: a problem (ADR 0131)
+      problems.addAll(project.wideEncodedFiles());
       for (Path fixture : fixtures) {
         try {
           Fixture f = Fixture.load(project, fixture);

@@ -60,6 +60,63 @@ class CheckFileSourcePathTest {
         is(0));
   }
 
+  /**
+   * A data file saved as UTF-16 is a problem {@code check} reports as {@code run} refuses it, in
+   * the same words, at the line of {@code path:} (ADR 0131): {@code check} said {@code ok} and
+   * exited 0.
+   */
+  @Test
+  void checkRefusesADataFileSavedAsUtf16AsRunDoes() throws Exception {
+    Path project = project();
+    Path data = project.resolve("payments.jsonl");
+    // what iconv -f utf-8 -t utf-16 writes: the byte-order mark FF FE, then little-endian
+    byte[] body = Files.readString(data).getBytes(java.nio.charset.StandardCharsets.UTF_16LE);
+    byte[] bytes = new byte[body.length + 2];
+    bytes[0] = (byte) 0xFF;
+    bytes[1] = (byte) 0xFE;
+    System.arraycopy(body, 0, bytes, 2, body.length);
+    Files.write(data, bytes);
+    List<String> lines = Files.readAllLines(project.resolve("sources.yml"));
+    int line = 1 + lines.indexOf(lines.stream().filter(l -> l.contains("path:")).findFirst().get());
+
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int status = run(out, err, "check", project.toString());
+
+    String refusal =
+        data
+            + ": is UTF-16 (it starts with the byte-order mark FF FE), not UTF-8: a file of JSON"
+            + " lines is read as UTF-8 — convert it: iconv -f UTF-16 -t UTF-8 "
+            + data
+            + " > "
+            + data
+            + ".utf8 && mv "
+            + data
+            + ".utf8 "
+            + data;
+    assertThat(err.toString(), status, is(1));
+    assertThat(out.toString(), is(""));
+    assertThat(
+        err.toString(),
+        is(
+            "sources.yml:"
+                + line
+                + ": source 'payments', key 'path': "
+                + refusal
+                + System.lineSeparator()
+                + "1 problem"
+                + System.lineSeparator()));
+
+    // run refuses it in the same words
+    StringWriter runOut = new StringWriter();
+    StringWriter runErr = new StringWriter();
+    assertThat(
+        runErr.toString(),
+        run(runOut, runErr, "run", project.toString(), "--output", dir.resolve("o").toString()),
+        is(1));
+    assertThat(runErr.toString(), containsString(refusal));
+  }
+
   @Test
   void checkSaysNothingOfAPathThatMatches() throws Exception {
     StringWriter out = new StringWriter();

@@ -151,8 +151,10 @@ public final class FileModelRun {
   }
 
   /**
-   * Reads the first byte of each file (as the job would) and throws on the first it cannot:
-   * "<file>: cannot be read: permission denied — check the file's permissions".
+   * Reads the first bytes of each file (as the job would) and throws on the first it cannot:
+   * "<file>: cannot be read: permission denied — check the file's permissions", or that is saved as
+   * UTF-16 or UTF-32 ({@link dev.streamform.policies.project.NotUtf8.WideEncoding}, which {@code
+   * check} reports in the same words).
    *
    * @throws IllegalArgumentException naming the file, why it cannot be read and the fix
    */
@@ -160,26 +162,10 @@ public final class FileModelRun {
     for (Path f : files) {
       try (java.io.InputStream in = opener.open(f)) {
         byte[] head = in.readNBytes(4);
-        notUtf8(head)
+        dev.streamform.policies.project.NotUtf8.wideEncoding(head)
             .ifPresent(
                 encoding -> {
-                  throw new IllegalArgumentException(
-                      f
-                          + ": is "
-                          + encoding[0]
-                          + " ("
-                          + encoding[1]
-                          + "), not UTF-8: a file of JSON lines is read as UTF-8 — convert it:"
-                          + " iconv -f "
-                          + encoding[2]
-                          + " -t UTF-8 "
-                          + f
-                          + " > "
-                          + f
-                          + ".utf8 && mv "
-                          + f
-                          + ".utf8 "
-                          + f);
+                  throw new IllegalArgumentException(encoding.refusal(f));
                 });
       } catch (IOException e) {
         throw new IllegalArgumentException(
@@ -193,54 +179,6 @@ public final class FileModelRun {
                     "check that the file is readable by this user"));
       }
     }
-  }
-
-  /**
-   * The encoding a file starting with {@code head} (its first bytes, up to 4) is in, when it is
-   * UTF-16 or UTF-32 (docs/decisions/0131): {name, how it shows, the name iconv takes}. A
-   * byte-order mark says so; without one, JSON text starts with an ASCII character, so NUL bytes
-   * among its first four say the encoding (RFC 4627, section 3). Empty for UTF-8, with or without
-   * its mark, and for anything else (a line that is not UTF-8 is that line's problem).
-   */
-  static java.util.Optional<String[]> notUtf8(byte[] head) {
-    int n = head.length;
-    int[] b = new int[4];
-    for (int i = 0; i < 4; i++) {
-      b[i] = i < n ? head[i] & 0xFF : -1;
-    }
-    if (b[0] == 0xFF && b[1] == 0xFE && b[2] == 0 && b[3] == 0) {
-      return java.util.Optional.of(
-          new String[] {"UTF-32", "it starts with the byte-order mark FF FE 00 00", "UTF-32"});
-    }
-    if (b[0] == 0 && b[1] == 0 && b[2] == 0xFE && b[3] == 0xFF) {
-      return java.util.Optional.of(
-          new String[] {"UTF-32", "it starts with the byte-order mark 00 00 FE FF", "UTF-32"});
-    }
-    if (b[0] == 0xFF && b[1] == 0xFE) {
-      return java.util.Optional.of(
-          new String[] {"UTF-16", "it starts with the byte-order mark FF FE", "UTF-16"});
-    }
-    if (b[0] == 0xFE && b[1] == 0xFF) {
-      return java.util.Optional.of(
-          new String[] {"UTF-16", "it starts with the byte-order mark FE FF", "UTF-16"});
-    }
-    if (n < 4) {
-      return java.util.Optional.empty();
-    }
-    String nul = "NUL bytes among its first four";
-    if (b[0] == 0 && b[1] == 0 && b[2] == 0 && b[3] != 0) {
-      return java.util.Optional.of(new String[] {"UTF-32BE", nul, "UTF-32BE"});
-    }
-    if (b[0] != 0 && b[1] == 0 && b[2] == 0 && b[3] == 0) {
-      return java.util.Optional.of(new String[] {"UTF-32LE", nul, "UTF-32LE"});
-    }
-    if (b[0] == 0 && b[1] != 0 && b[2] == 0 && b[3] != 0) {
-      return java.util.Optional.of(new String[] {"UTF-16BE", nul, "UTF-16BE"});
-    }
-    if (b[0] != 0 && b[1] == 0 && b[2] != 0 && b[3] == 0) {
-      return java.util.Optional.of(new String[] {"UTF-16LE", nul, "UTF-16LE"});
-    }
-    return java.util.Optional.empty();
   }
 
   /**

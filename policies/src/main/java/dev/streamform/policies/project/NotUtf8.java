@@ -75,6 +75,93 @@ public final class NotUtf8 {
     return Optional.of(new Malformed(line, at - lineStart + 1, bytes[at] & 0xFF));
   }
 
+  /**
+   * A file of JSON lines saved as UTF-16 or UTF-32 (docs/decisions/0131): the encoding's {@code
+   * name}, how the file {@code shows} it, and the name {@code iconv} takes. {@code run} refuses
+   * such a file before its job starts and {@code check} reports it, in the same words.
+   */
+  public record WideEncoding(String name, String shows, String iconvName) {
+    /** What is wrong, e.g. {@code f: is UTF-16 (it starts with the byte-order mark FF FE), ...}. */
+    public String problem(Path file) {
+      return file
+          + ": is "
+          + name
+          + " ("
+          + shows
+          + "), not UTF-8: a file of JSON lines is read as UTF-8";
+    }
+
+    /** The conversion: {@code convert it: iconv -f UTF-16 -t UTF-8 f > f.utf8 && mv f.utf8 f}. */
+    public String fix(Path file) {
+      return "convert it: iconv -f "
+          + iconvName
+          + " -t UTF-8 "
+          + file
+          + " > "
+          + file
+          + ".utf8 && mv "
+          + file
+          + ".utf8 "
+          + file;
+    }
+
+    /** {@link #problem} and {@link #fix} in one line, as {@code run} refuses the file. */
+    public String refusal(Path file) {
+      return problem(file) + " — " + fix(file);
+    }
+  }
+
+  /**
+   * The encoding a file starting with {@code head} (its first bytes, up to 4) is in, when it is
+   * UTF-16 or UTF-32. A byte-order mark says so; without one, JSON text starts with an ASCII
+   * character, so NUL bytes among its first four say the encoding (RFC 4627, section 3). Empty for
+   * UTF-8, with or without its mark, and for anything else (a line that is not UTF-8 is that line's
+   * problem).
+   */
+  public static Optional<WideEncoding> wideEncoding(byte[] head) {
+    int n = head.length;
+    int[] b = new int[4];
+    for (int i = 0; i < 4; i++) {
+      b[i] = i < n ? head[i] & 0xFF : -1;
+    }
+    if (b[0] == 0xFF && b[1] == 0xFE && b[2] == 0 && b[3] == 0) {
+      return mark("UTF-32", "FF FE 00 00");
+    }
+    if (b[0] == 0 && b[1] == 0 && b[2] == 0xFE && b[3] == 0xFF) {
+      return mark("UTF-32", "00 00 FE FF");
+    }
+    if (b[0] == 0xFF && b[1] == 0xFE) {
+      return mark("UTF-16", "FF FE");
+    }
+    if (b[0] == 0xFE && b[1] == 0xFF) {
+      return mark("UTF-16", "FE FF");
+    }
+    if (n < 4) {
+      return Optional.empty();
+    }
+    if (b[0] == 0 && b[1] == 0 && b[2] == 0 && b[3] != 0) {
+      return nulBytes("UTF-32BE");
+    }
+    if (b[0] != 0 && b[1] == 0 && b[2] == 0 && b[3] == 0) {
+      return nulBytes("UTF-32LE");
+    }
+    if (b[0] == 0 && b[1] != 0 && b[2] == 0 && b[3] != 0) {
+      return nulBytes("UTF-16BE");
+    }
+    if (b[0] != 0 && b[1] == 0 && b[2] != 0 && b[3] == 0) {
+      return nulBytes("UTF-16LE");
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<WideEncoding> mark(String name, String bytes) {
+    return Optional.of(new WideEncoding(name, "it starts with the byte-order mark " + bytes, name));
+  }
+
+  private static Optional<WideEncoding> nulBytes(String name) {
+    return Optional.of(new WideEncoding(name, "NUL bytes among its first four", name));
+  }
+
   /** The problem with {@code file}, shown as {@code shownAs}, which failed to decode as UTF-8. */
   static Problem problem(Path file, String shownAs) {
     byte[] bytes;

@@ -56,6 +56,22 @@ public abstract class Project {
   }
 
   /**
+   * The data files of the file sources that are saved as UTF-16 or UTF-32, each a problem at its
+   * source's line of {@code sources.yml} in the words {@code run} refuses it with (ADR 0131):
+   * unlike a missing file (a project may be tested before its data exists), such a file is there
+   * and wrong, so {@code check} reports it as a problem. Loading does not read the data files.
+   */
+  public List<Problem> wideEncodedFiles() {
+    String text;
+    try {
+      text = java.nio.file.Files.readString(dir().resolve(SourcesFile.NAME));
+    } catch (java.io.IOException | RuntimeException e) {
+      return List.of(); // loaded from it a moment ago: a file gone since is run's to say
+    }
+    return SourcesFile.wideEncodedFiles(dir(), text);
+  }
+
+  /**
    * Reads and checks the project in {@code dir}.
    *
    * @throws InvalidProjectException with every problem found (a missing folder or file, malformed

@@ -114,12 +114,58 @@ final class SourcesFile {
    */
   static List<Problem> missingFiles(Path dir, String text) {
     List<Problem> missing = new ArrayList<>();
+    forEachFilePath(
+        text,
+        (source, path) -> {
+          if (ProjectFiles.matching(dir, path).isEmpty()) {
+            missing.add(
+                source.at(
+                    "path",
+                    path
+                        + " matches no file under "
+                        + dir
+                        + ": streamform run will refuse it (streamform test needs no such file:"
+                        + " a fixture's events are its own)",
+                    "create it, or give a file of JSON lines (or a glob such as orders/*.jsonl)"
+                        + " relative to the project folder"));
+          }
+        });
+    return missing;
+  }
+
+  /**
+   * The files of the valid project in {@code dir}'s file sources that are saved as UTF-16 or UTF-32
+   * (ADR 0131), each a problem at its source's {@code path:} line in the words {@code run} refuses
+   * it with; a file that cannot be read is left to {@code run}, which says why.
+   */
+  static List<Problem> wideEncodedFiles(Path dir, String text) {
+    List<Problem> found = new ArrayList<>();
+    forEachFilePath(
+        text,
+        (source, path) -> {
+          for (Path file : ProjectFiles.matching(dir, path)) {
+            byte[] head;
+            try (java.io.InputStream in = java.nio.file.Files.newInputStream(file)) {
+              head = in.readNBytes(4);
+            } catch (java.io.IOException | RuntimeException e) {
+              continue;
+            }
+            NotUtf8.wideEncoding(head)
+                .ifPresent(e -> found.add(source.at("path", e.problem(file), e.fix(file))));
+          }
+        });
+    return found;
+  }
+
+  /** Calls {@code visit} with each file source of {@code text} (sources.yml) and its path:. */
+  private static void forEachFilePath(
+      String text, java.util.function.BiConsumer<YamlMap, String> visit) {
     List<Problem> ignored = new ArrayList<>(); // a loaded project's file has none
     Optional<YamlMap> all =
         YamlMap.parseFile(NAME, text, "sources:", ignored)
             .flatMap(top -> top.map("sources", Optional.empty(), "sources:"));
     if (all.isEmpty()) {
-      return missing;
+      return;
     }
     for (String name : all.get().keys()) {
       Optional<YamlMap> source =
@@ -129,23 +175,8 @@ final class SourcesFile {
           || !source.get().has("path")) {
         continue;
       }
-      Optional<String> path = source.get().string("path", "");
-      if (path.isPresent() && ProjectFiles.matching(dir, path.get()).isEmpty()) {
-        missing.add(
-            source
-                .get()
-                .at(
-                    "path",
-                    path.get()
-                        + " matches no file under "
-                        + dir
-                        + ": streamform run will refuse it (streamform test needs no such file:"
-                        + " a fixture's events are its own)",
-                    "create it, or give a file of JSON lines (or a glob such as orders/*.jsonl)"
-                        + " relative to the project folder"));
-      }
+      source.get().string("path", "").ifPresent(path -> visit.accept(source.get(), path));
     }
-    return missing;
   }
 
   private static Entry read(
