@@ -101,6 +101,29 @@ class NotAProjectFolderTest {
                 + "1 problem\n"));
   }
 
+  /**
+   * The hint finds fixtures as fixture discovery does: {@code .yaml} and any case, but no hidden or
+   * backup file; it looked for lower-case {@code *.yml} only.
+   */
+  @Test
+  void theFixturesHintFindsFixturesAsTestDoes() throws IOException {
+    for (String name : java.util.List.of("f.yaml", "F.YML", "f.Yaml")) {
+      Path fixtures = Files.createDirectories(dir.resolve(name + "-case").resolve("fixtures"));
+      Files.writeString(fixtures.resolve(name), "model: m\ngiven: []\nexpect: []\n");
+      out.getBuffer().setLength(0);
+      err.getBuffer().setLength(0);
+      assertThat(run("check", fixtures.toString()), is(1));
+      assertThat(
+          name, err.toString(), containsString(fixtures + ": holds fixtures, not a project"));
+    }
+    Path scratch = Files.createDirectories(dir.resolve("scratch").resolve("fixtures"));
+    Files.writeString(scratch.resolve("f.yml~"), "model: m\ngiven: []\nexpect: []\n");
+    Files.writeString(scratch.resolve(".f.yml"), "model: m\ngiven: []\nexpect: []\n");
+    err.getBuffer().setLength(0);
+    assertThat(run("check", scratch.toString()), is(1));
+    assertThat(err.toString(), not(containsString("holds fixtures")));
+  }
+
   @Test
   void anEmptyFolderStillSaysWhatAProjectNeeds() throws IOException {
     assertThat(run("check", dir.toString()), is(1));

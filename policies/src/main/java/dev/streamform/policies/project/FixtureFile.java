@@ -118,7 +118,11 @@ final class FixtureFile {
    * either. A named pipe or a folder named {@code x.yml} is no fixture (reading a pipe would wait).
    */
   static List<Path> filesOf(Path dir) {
-    Path fixtures = dir.resolve(DIR);
+    return filesIn(dir.resolve(DIR));
+  }
+
+  /** The fixture files of the folder {@code fixtures} itself, as {@link #filesOf} finds them. */
+  static List<Path> filesIn(Path fixtures) {
     if (!Files.isDirectory(fixtures)) {
       return List.of();
     }

@@ -215,18 +215,15 @@ final class ProjectLoader {
     }
   }
 
-  /** A folder named fixtures that holds .yml files. */
+  /** A folder named fixtures that holds fixture files ({@link FixtureFile#filesIn}). */
   private static boolean isFixturesFolder(Path dir) {
     if (!Files.isDirectory(dir)
         || dir.getFileName() == null
         || !dir.getFileName().toString().equals(FixtureFile.DIR)) {
       return false;
     }
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.yml")) {
-      return files.iterator().hasNext();
-    } catch (IOException e) {
-      return false;
-    }
+    // the fixtures test would find there: .yml or .yaml in any case, no hidden or backup file
+    return !FixtureFile.filesIn(dir).isEmpty();
   }
 
   /** A fixture file ({@code .yml} or {@code .yaml}, any case) in a folder named fixtures. */
