@@ -371,6 +371,57 @@ class FixtureFailuresTest {
     assertThat(wrong.render(), containsString("`total_spend` is 20, expected 30"));
   }
 
+  /**
+   * A difference that is only a character one cannot see (a no-break space for a space, a
+   * zero-width space) names it and its place, as a did-you-mean does: the two values printed alike.
+   */
+  @Test
+  void aDifferenceInAnInvisibleCharacterNamesIt() {
+    Path p =
+        FixtureProjects.copy(
+            FixtureProjects.under("fixtures/duplicates/orders").toAbsolutePath(),
+            dir.resolve("invisible"));
+    FixtureProjects.write(
+        p,
+        "models/by_order.sql",
+        "SELECT order_id, SUM(amount) AS total\nFROM source('orders')\nGROUP BY order_id\n");
+    FixtureProjects.write(
+        p,
+        "streamform.yml",
+        FixtureProjects.read(p.resolve("streamform.yml"))
+            + "  by_order:\n    materialized: upsert\n    key: [order_id]\n");
+    String event =
+        "  - event: { order_id: \"%s\", customer_id: 1, amount: 10,"
+            + " ordered_at: \"2026-08-30T10:00:00Z\" }\n";
+    FixtureProjects.write(
+        p,
+        "fixtures/nbsp.yml",
+        "model: by_order\ngiven:\n"
+            + String.format(event, "1\\u00a0000")
+            + "expect:\n  - { op: insert, order_id: \"1 000\", total: 10 }\n");
+    FixtureProjects.write(
+        p,
+        "fixtures/zwsp.yml",
+        "model: by_order\ngiven:\n"
+            + String.format(event, "A-1")
+            + "expect:\n  - { op: insert, order_id: \"A\\u200b-1\", total: 10 }\n");
+    StreamformFixtures fixtures = StreamformFixtures.inProject(p);
+    FixtureVerdict nbsp = fixtures.run("fixtures/nbsp.yml");
+    assertThat(nbsp.passed(), is(false));
+    assertThat(
+        nbsp.render(),
+        containsString(
+            "`order_id` is \"1\u00a0000\" (it holds a no-break space (U+00A0) at character 2),"
+                + " expected \"1 000\""));
+    FixtureVerdict zwsp = fixtures.run("fixtures/zwsp.yml");
+    assertThat(zwsp.passed(), is(false));
+    assertThat(
+        zwsp.render(),
+        containsString(
+            "`order_id` is \"A-1\", expected \"A\u200b-1\" (it holds a zero-width space (U+200B)"
+                + " at character 2)"));
+  }
+
   @Test
   void suiteFailsWhenAFixtureFails() throws Exception {
     Path p = FixtureProjects.copy("late-event", dir);

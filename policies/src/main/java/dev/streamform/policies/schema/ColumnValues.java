@@ -371,6 +371,21 @@ public final class ColumnValues {
     return a.equals(b);
   }
 
+  /**
+   * How a value is shown where it is compared with another ({@code `c` is <value>, expected
+   * <value>}): as {@link #show}, and a string holding a character one cannot see names the first
+   * such and its place, as a did-you-mean does ({@link InvisibleCharacters}): {@code "1 000" (it
+   * holds a no-break space (U+00A0) at character 2)}, else two values that differ print alike.
+   */
+  public static String showNamingInvisible(Object value) {
+    String shown = show(value);
+    return value instanceof String
+        ? InvisibleCharacters.describe((String) value)
+            .map(d -> shown + " (it " + d + ")")
+            .orElse(shown)
+        : shown;
+  }
+
   /** How a value is shown in reports: decimals plain, instants in RFC 3339, strings quoted. */
   public static String show(Object value) {
     if (value == null) {
