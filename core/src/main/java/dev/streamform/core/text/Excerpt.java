@@ -14,6 +14,13 @@ public final class Excerpt {
   private static final int HEAD = 30;
   private static final int TAIL = 20;
 
+  /**
+   * {@code text} as a message quotes a value: {@link #of} between single quotes, {@code '1e400'}.
+   */
+  public static String quoted(String text) {
+    return "'" + of(text) + "'";
+  }
+
   /** {@code text} whole when short, else its start, its length in characters, and its end. */
   public static String of(String text) {
     int characters = text.codePointCount(0, text.length());

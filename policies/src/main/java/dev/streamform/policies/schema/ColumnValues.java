@@ -228,7 +228,7 @@ public final class ColumnValues {
 
   /** {@code value} quoted for a message, cut when long. */
   private static String q(String value) {
-    return "'" + shown(value) + "'";
+    return dev.streamform.core.text.Excerpt.quoted(value);
   }
 
   /** A value that is no double, and how to write one. */
@@ -311,11 +311,6 @@ public final class ColumnValues {
         + MAX_NUMBER_LENGTH
         + " allowed for "
         + what;
-  }
-
-  /** A value as messages quote it: a long one cut to its first and last characters. */
-  private static String shown(String text) {
-    return dev.streamform.core.text.Excerpt.of(text);
   }
 
   /** Like {@link #convert}, but a timestamp may also be RFC 3339 without a zone (UTC). */

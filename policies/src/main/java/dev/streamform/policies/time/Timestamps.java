@@ -140,7 +140,7 @@ public final class Timestamps {
 
   /** A value as messages quote it, between quotes: a long one cut to its start and end. */
   static String shown(Object value) {
-    return "'" + dev.streamform.core.text.Excerpt.of(String.valueOf(value)) + "'";
+    return dev.streamform.core.text.Excerpt.quoted(String.valueOf(value));
   }
 
   private static Instant read(Object value, boolean lenient, String written) {
