@@ -105,9 +105,10 @@ final class TraceBatch {
    * Whether traces of {@code model} can share a pipeline (their keys and ids can be kept apart).
    */
   static boolean canBatch(DeclaredModel model) {
-    // A windowed trace runs alone: splitting window records (their offsets and identity, which
-    // name partitions and key values) back into traces is not done. So does a scoring model's: a
+    // A windowed trace is not merged: splitting window records (their offsets and identity, which
+    // name partitions and key values) back into traces is not done. Nor is a scoring model's: a
     // split drops its decisions, so every batched trace compared empty with empty (issue 29).
+    // Both run side by side instead (FixtureKind.runsTracesSideBySide).
     boolean idsTaggable =
         idColumn(model)
             .map(c -> model.source().schema().get(c).kind() != ColumnType.Kind.BOOL)

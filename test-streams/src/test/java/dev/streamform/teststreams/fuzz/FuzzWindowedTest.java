@@ -27,6 +27,15 @@ import org.junit.jupiter.api.io.TempDir;
 class FuzzWindowedTest {
   private static final int FLINK_CALENDAR_TRACES = 25;
 
+  /**
+   * Traces run side by side in one pipeline, each with its own source and windows and compared with
+   * the oracle on its own outcome ({@link Fuzzer}); a Flink job's start-up (~1.4 s) is paid once a
+   * batch, not once a trace. A shrunk trace is still checked run alone.
+   */
+  private static final int FLINK_BATCH = 25;
+
+  private static final int DIRECT_BATCH = Fuzzer.Target.DIRECT_SIDE_BY_SIDE;
+
   private static final FixtureRunner DIRECT = FixtureRunner.on(RunnerChoice.direct());
 
   /** Hopping 10m every 5m, lateness 3m, previews every 2 events, a WHERE, several aggregates. */
@@ -153,18 +162,19 @@ class FuzzWindowedTest {
         hours.containsAll(List.of(23L, 24L, 25L)) && corrected >= 5 && late >= 5,
         "window lengths " + hours + " h, corrected " + corrected + ", late " + late);
     StringWriter log = new StringWriter();
-    FuzzRun.Result result =
-        fuzz(model, 100, 35, Fuzzer.Target.of(DIRECT, model), dir.resolve("out"), log);
+    FuzzRun.Result result = fuzz(model, 100, 35, DIRECT, dir.resolve("out"), log);
     System.out.println("calendar fuzz: " + result.agreeing + " of 100 traces agree");
     assertTrue(result.allAgree(), log.toString());
     assertEquals(100, result.agreeing);
   }
 
+  /** {@code traces} traces of {@code seed} on {@code runner}, compared in batches. */
   private static FuzzRun.Result fuzz(
-      DeclaredModel model, int traces, long seed, Fuzzer.Target target, Path out, StringWriter log)
+      DeclaredModel model, int traces, long seed, FixtureRunner runner, Path out, StringWriter log)
       throws Exception {
-    return new FuzzRun(model, Fuzzer.of(model, 1), new PrintWriter(log))
-        .run(traces, seed, List.of(target), out);
+    int batch = runner.runner().isFlink() ? FLINK_BATCH : DIRECT_BATCH;
+    return new FuzzRun(model, Fuzzer.of(model, batch), new PrintWriter(log))
+        .run(traces, seed, List.of(Fuzzer.Target.of(runner, model)), out);
   }
 
   @Test
@@ -200,14 +210,7 @@ class FuzzWindowedTest {
               + ", multi-partition "
               + multiPartition);
       StringWriter log = new StringWriter();
-      FuzzRun.Result result =
-          fuzz(
-              model,
-              (Integer) run[1],
-              2026,
-              Fuzzer.Target.of(DIRECT, model),
-              dir.resolve("out"),
-              log);
+      FuzzRun.Result result = fuzz(model, (Integer) run[1], 2026, DIRECT, dir.resolve("out"), log);
       assertTrue(result.allAgree(), log.toString());
       agreeing += result.agreeing;
     }
@@ -237,8 +240,7 @@ class FuzzWindowedTest {
     assertTrue(
         duplicates >= 5 && conflicts >= 1, duplicates + " duplicates, " + conflicts + " conflicts");
     StringWriter log = new StringWriter();
-    FuzzRun.Result result =
-        fuzz(model, 20, 2026, Fuzzer.Target.of(DIRECT, model), dir.resolve("out"), log);
+    FuzzRun.Result result = fuzz(model, 20, 2026, DIRECT, dir.resolve("out"), log);
     assertTrue(result.allAgree(), log.toString());
     assertEquals(20, result.agreeing);
   }
@@ -257,12 +259,38 @@ class FuzzWindowedTest {
       for (DeclaredModel model : List.of(fares, hourly)) {
         StringWriter log = new StringWriter();
         long seed = runner == flink ? 7 : 2026;
-        FuzzRun.Result result =
-            fuzz(model, 8, seed, Fuzzer.Target.of(runner, model), dir.resolve("out"), log);
+        FuzzRun.Result result = fuzz(model, 8, seed, runner, dir.resolve("out"), log);
         String which = model.model().name() + (runner == flink ? " in log order" : " on arrival");
         assertTrue(result.allAgree(), which + "\n" + log);
         assertEquals(8, result.agreeing, which);
       }
+    }
+  }
+
+  /**
+   * What the batches above rest on: a trace run side by side with the others of its batch, in one
+   * Flink job at parallelism 2, gives the whole outcome (records with their offsets and identity,
+   * too-late rows, arrivals, processed count) it gives run alone. The traces are those of {@link
+   * #windowedTracesAgreeWithTheOracleOnFlinkAtParallelismTwo} on arrival: hourly revenue, seed
+   * 2026, whose corrections arrive while another partition holds W. (Each run alone costs a job's
+   * start-up, so only these 8.)
+   */
+  @Test
+  void aTraceRunSideBySideGivesWhatItGivesRunAloneOnFlink() throws Exception {
+    FixtureRunner runner = FixtureRunner.on(RunnerChoice.flinkLocal(2)).appliedOnArrival();
+    DeclaredModel model = FuzzProjects.model(FuzzProjects.seed("hourly-revenue"), "hourly_revenue");
+    TraceGenerator generator = TraceGenerator.forModel(model);
+    List<Fixture> traces = new java.util.ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      traces.add(generator.generate(2026, i));
+    }
+    List<FixtureOutcome> together = Fuzzer.Target.of(runner, model).runAll(traces);
+    assertEquals(traces.size(), together.size());
+    for (int i = 0; i < traces.size(); i++) {
+      assertEquals(
+          runner.run(model, traces.get(i)).canonical(),
+          together.get(i).canonical(),
+          traces.get(i).name() + ": side by side vs alone");
     }
   }
 
@@ -289,8 +317,7 @@ class FuzzWindowedTest {
                 window.equals("1w") ? "    week_starts: sunday\n" : ""),
             "daily_revenue");
     StringWriter log = new StringWriter();
-    FuzzRun.Result result =
-        fuzz(model, 10, 35, Fuzzer.Target.of(DIRECT, model), dir.resolve("out"), log);
+    FuzzRun.Result result = fuzz(model, 10, 35, DIRECT, dir.resolve("out"), log);
     assertTrue(result.allAgree(), log.toString());
     assertEquals(10, result.agreeing);
   }
@@ -317,7 +344,7 @@ class FuzzWindowedTest {
             model,
             FLINK_CALENDAR_TRACES,
             35,
-            Fuzzer.Target.of(FixtureRunner.on(RunnerChoice.flinkLocal(2)), model),
+            FixtureRunner.on(RunnerChoice.flinkLocal(2)),
             dir.resolve("out"),
             log);
     System.out.println(
