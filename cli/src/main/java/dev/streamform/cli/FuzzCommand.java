@@ -81,7 +81,10 @@ final class FuzzCommand implements Callable<Integer> {
   @Option(
       names = "--batch",
       paramLabel = "B",
-      description = "traces run together in one pipeline (default: ${DEFAULT-VALUE})",
+      description =
+          "traces run together in one pipeline (default: ${DEFAULT-VALUE}); a windowed or"
+              + " scoring model's traces run side by side, at most 8 a pipeline on the"
+              + " DirectRunner",
       defaultValue = "50")
   int batch;
 
