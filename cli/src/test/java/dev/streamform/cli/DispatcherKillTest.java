@@ -74,6 +74,8 @@ class DispatcherKillTest {
             List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m",
+                // C1 only: a short-lived JVM starts on about half the CPU
+                "-XX:TieredStopAtLevel=1",
                 "-cp",
                 System.getProperty(
                     "surefire.test.class.path", System.getProperty("java.class.path")),

@@ -229,6 +229,8 @@ class TestWatchTest {
     return new ProcessBuilder(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "-Xmx256m",
+            // C1 only: a short-lived JVM starts on about half the CPU
+            "-XX:TieredStopAtLevel=1",
             "-cp",
             System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
             Streamform.class.getName(),
