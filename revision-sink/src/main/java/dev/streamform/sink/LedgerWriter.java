@@ -7,7 +7,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
 import java.sql.Types;
 import java.time.Duration;
@@ -57,21 +56,18 @@ import org.slf4j.LoggerFactory;
  * live one) stay correct; a row lock takes no slot of the server's shared lock table, so any number
  * of writers with batches of any size cannot run it out. Failures that a retry can cure (connection
  * lost, database restarting, serialization failure, deadlock, the lock table or connections
- * exhausted) are retried with backoff for up to the retry time; since every step is compare-and-set
- * or keyed by {@code (projection_id, revision)}, a retried batch — even one whose commit succeeded
- * unseen — applies nothing twice. Previews are ignored. Not thread-safe: one writer per thread.
+ * exhausted) are retried by {@link DatabaseRetry}: with backoff, until the retry time has passed
+ * since the database became unavailable, a last attempt at that deadline; since every step is
+ * compare-and-set or keyed by {@code (projection_id, revision)}, a retried batch — even one whose
+ * commit succeeded unseen — applies nothing twice. Previews are ignored. Not thread-safe: one
+ * writer per thread.
  */
 public final class LedgerWriter {
   private static final Logger LOG = LoggerFactory.getLogger(LedgerWriter.class);
 
-  /**
-   * What HikariCP's stand-in for a connection it evicted after a fatal error (the server went away)
-   * throws, with no SQLState: seen when a restart cuts a schema migration short.
-   */
-  private static final String HIKARI_CLOSED = "Connection is closed";
-
   private final DataSource dataSource;
   private final Duration retryFor;
+  private final DatabaseRetry retry;
   private final EffectOutbox outbox;
   private final boolean shadow;
 
@@ -161,6 +157,7 @@ public final class LedgerWriter {
       @Nullable String runId) {
     this.dataSource = dataSource;
     this.retryFor = retryFor;
+    this.retry = new DatabaseRetry(DatabaseRetry.nameOf(dataSource), retryFor);
     this.outbox = outbox;
     this.shadow = shadow;
     this.runId = runId;
@@ -224,75 +221,25 @@ public final class LedgerWriter {
     if (batch.isEmpty()) {
       return new Outcome(0, 0, 0, 0, 0, List.of(), previews, 0, Effects.NONE);
     }
-    long deadline = System.nanoTime() + retryFor.toNanos();
-    long backoffMillis = 100;
-    for (int retries = 0; ; retries++) {
-      try {
-        if (!migrated) {
-          LedgerSchema.migrate(dataSource);
-          migrated = true;
-        }
-        Plan plan = attempt(batch);
-        for (Refusal r : plan.refusals) {
-          LOG.warn("streamform sink: {}", r.conflict().describe());
-        }
-        return plan.outcome(previews, retries);
-      } catch (SQLException | RuntimeException e) {
-        if (!retryable(e) || System.nanoTime() + backoffMillis * 1_000_000 > deadline) {
-          throw e;
-        }
-        LOG.warn(
-            "streamform sink: writing {} records failed ({}); retrying in {} ms",
-            batch.size(),
-            e.getMessage(),
-            backoffMillis);
-        try {
-          Thread.sleep(backoffMillis);
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          throw e;
-        }
-        backoffMillis = Math.min(backoffMillis * 2, 2_000);
-      }
+    DatabaseRetry.Result<Plan> done =
+        retry.call(
+            "writing " + batch.size() + " records",
+            () -> {
+              if (!migrated) {
+                LedgerSchema.migrate(dataSource);
+                migrated = true;
+              }
+              return attempt(batch);
+            });
+    for (Refusal r : done.value().refusals) {
+      LOG.warn("streamform sink: {}", r.conflict().describe());
     }
+    return done.value().outcome(previews, done.retries());
   }
 
-  /**
-   * True for a failure a retry can cure: the connection was lost or refused, the server is shutting
-   * down or starting, a serialization failure or deadlock, a compare-and-set that lost a race, the
-   * server's lock table or connection slots exhausted (53200, 53300: other transactions free them),
-   * a pooled connection the pool closed after the server went away.
-   */
+  /** True for a failure a retry can cure ({@link DatabaseRetry#retryable}). */
   static boolean retryable(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof SQLTransientException || t instanceof SQLRecoverableException) {
-        return true;
-      }
-      if (t instanceof SQLException) {
-        SQLException sql = (SQLException) t;
-        String state = sql.getSQLState();
-        if (state == null && HIKARI_CLOSED.equals(sql.getMessage())) {
-          return true;
-        }
-        if (state != null
-            && (state.startsWith("08")
-                || state.startsWith("57P")
-                || state.equals("40001")
-                || state.equals("40P01")
-                || state.equals("53200")
-                || state.equals("53300"))) {
-          return true;
-        }
-        SQLException next = sql.getNextException();
-        if (next != null && next != t && retryable(next)) {
-          return true;
-        }
-      }
-      if (t.getCause() == t) {
-        break;
-      }
-    }
-    return false;
+    return DatabaseRetry.retryable(e);
   }
 
   /** A compare-and-set that matched no row: another writer moved the projection; replan. */

@@ -7,22 +7,30 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.auto.value.AutoValue;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.sink.DatabaseRetry;
 import dev.streamform.sink.JdbcTarget;
 import dev.streamform.sink.LedgerSchema;
+import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.Times;
 import dev.streamform.transforms.decisions.Decision;
 import dev.streamform.transforms.decisions.UnscoredLateEvent;
+import java.io.Serializable;
 import java.math.BigDecimal;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.sql.Types;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
-import org.apache.beam.sdk.io.jdbc.JdbcIO;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
-import org.apache.beam.sdk.transforms.SerializableFunction;
+import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PDone;
@@ -45,9 +53,11 @@ import org.joda.time.ReadableInstant;
  * scored.reconciliations().apply(ledger.reconcileQueue());
  * }</pre>
  *
- * <p>Writes go through Beam's {@link JdbcIO} (batched per bundle, one transaction per batch, the
- * bundle retried by the runner when a batch fails); the connections come from one HikariCP pool per
- * target and worker class loader, whose first use migrates the schema.
+ * <p>Rows are buffered per bundle and inserted in batches, one transaction each, at the latest when
+ * the bundle finishes; a database that is unavailable (a restart, an outage) is retried as the
+ * revision sink retries it ({@link DatabaseRetry}) for {@link #retryTimeout()} after it became
+ * unavailable, then the run fails naming the database. The connections come from one HikariCP pool
+ * per target and worker class loader, whose first use migrates the schema.
  */
 @AutoValue
 public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision>, PDone> {
@@ -69,6 +79,11 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
 
   public abstract int batchSize();
 
+  /**
+   * How long after the database became unavailable a write keeps retrying ({@link DatabaseRetry}).
+   */
+  public abstract Duration retryTimeout();
+
   abstract Builder toBuilder();
 
   @AutoValue.Builder
@@ -77,13 +92,34 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
 
     abstract Builder setBatchSize(int size);
 
+    abstract Builder setRetryTimeout(Duration timeout);
+
     abstract DecisionLedgerSink build();
   }
 
-  /** A ledger at {@code target}, written in batches of up to 500 rows. */
+  /**
+   * A ledger at {@code target}, written in batches of up to 500 rows, an unavailable database
+   * retried for 5 minutes (as the revision sink's).
+   */
   public static DecisionLedgerSink to(JdbcTarget target) {
     checkArgument(target != null, "DecisionLedgerSink.to: no JdbcTarget");
-    return new AutoValue_DecisionLedgerSink.Builder().setTarget(target).setBatchSize(500).build();
+    return new AutoValue_DecisionLedgerSink.Builder()
+        .setTarget(target)
+        .setBatchSize(500)
+        .setRetryTimeout(Duration.ofMinutes(5))
+        .build();
+  }
+
+  /**
+   * How long after the database became unavailable (a restart, an outage) a write keeps retrying
+   * before the run fails ({@link DatabaseRetry}, the revision sink's retry).
+   */
+  public DecisionLedgerSink withRetryTimeout(Duration timeout) {
+    checkArgument(
+        timeout != null && !timeout.isNegative(),
+        "DecisionLedgerSink.withRetryTimeout: must be 0 or more, got %s",
+        timeout);
+    return toBuilder().setRetryTimeout(timeout).build();
   }
 
   /** At most {@code size} rows per transaction. */
@@ -96,11 +132,14 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
   public PDone expand(PCollection<Decision> decisions) {
     decisions.apply(
         "Insert decisions",
-        JdbcIO.<Decision>write()
-            .withDataSourceProviderFn(new Pool(target()))
-            .withBatchSize(batchSize())
-            .withStatement(INSERT_DECISION)
-            .withPreparedStatementSetter(DecisionLedgerSink::setDecision));
+        ParDo.of(
+            new InsertFn<Decision>(
+                target(),
+                batchSize(),
+                retryTimeout(),
+                INSERT_DECISION,
+                DecisionLedgerSink::setDecision,
+                DECISIONS_WRITTEN)));
     return PDone.in(decisions.getPipeline());
   }
 
@@ -108,16 +147,20 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
   public PTransform<PCollection<UnscoredLateEvent>, PDone> reconcileQueue() {
     JdbcTarget target = target();
     int batch = batchSize();
+    Duration retry = retryTimeout();
     return new PTransform<>("Reconcile queue") {
       @Override
       public PDone expand(PCollection<UnscoredLateEvent> late) {
         late.apply(
             "Insert reconcile rows",
-            JdbcIO.<UnscoredLateEvent>write()
-                .withDataSourceProviderFn(new Pool(target))
-                .withBatchSize(batch)
-                .withStatement(INSERT_RECONCILE)
-                .withPreparedStatementSetter(DecisionLedgerSink::setReconcile));
+            ParDo.of(
+                new InsertFn<UnscoredLateEvent>(
+                    target,
+                    batch,
+                    retry,
+                    INSERT_RECONCILE,
+                    DecisionLedgerSink::setReconcile,
+                    RECONCILE_WRITTEN)));
         return PDone.in(late.getPipeline());
       }
     };
@@ -128,7 +171,10 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
     super.populateDisplayData(builder);
     builder
         .add(DisplayData.item("database", target().describe()).withLabel("Database"))
-        .add(DisplayData.item("batchSize", batchSize()).withLabel("Batch size"));
+        .add(DisplayData.item("batchSize", batchSize()).withLabel("Batch size"))
+        .add(
+            DisplayData.item("retryTimeout", retryTimeout().toSeconds() + "s")
+                .withLabel("Retry timeout"));
   }
 
   static void setDecision(Decision d, PreparedStatement s) throws SQLException {
@@ -211,27 +257,135 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
     return o;
   }
 
-  /**
-   * One pool per target in each class loader (a Flink job's own), migrated before its first use:
-   * JdbcIO asks for a data source in every DoFn instance's set-up.
-   */
-  private static final class Pool implements SerializableFunction<Void, DataSource> {
-    private static final Map<JdbcTarget, HikariDataSource> POOLS = new ConcurrentHashMap<>();
-    private final JdbcTarget target;
+  /** What a setter does: one row's parameters. */
+  interface Setter<T> extends Serializable {
+    void set(T row, PreparedStatement s) throws SQLException;
+  }
 
-    Pool(JdbcTarget target) {
+  /**
+   * Decision rows inserted (new, not replayed), metric of the namespace {@value
+   * StreamformMetrics#NAMESPACE}.
+   */
+  public static final String DECISIONS_WRITTEN = "decision_ledger_rows_written";
+
+  /** Reconcile-queue rows inserted (new, not replayed). */
+  public static final String RECONCILE_WRITTEN = "decision_reconcile_rows_written";
+
+  /**
+   * Buffers a bundle's rows and inserts them in batches, one transaction each, at the latest when
+   * the bundle finishes; an unavailable database is retried by {@link DatabaseRetry} (the revision
+   * sink's retry), on a connection taken afresh for each attempt. The inserts are {@code ON
+   * CONFLICT DO NOTHING}, so a batch retried after a commit it never heard of writes nothing twice.
+   */
+  private static final class InsertFn<T> extends DoFn<T, Void> {
+    private static final Map<JdbcTarget, HikariDataSource> POOLS = new ConcurrentHashMap<>();
+
+    private final JdbcTarget target;
+    private final int batchSize;
+    private final Duration retryTimeout;
+    private final String sql;
+    private final Setter<T> setter;
+    private final Counter written;
+
+    private transient HikariDataSource pool;
+    private transient DatabaseRetry retry;
+    private transient List<T> buffer;
+
+    InsertFn(
+        JdbcTarget target,
+        int batchSize,
+        Duration retryTimeout,
+        String sql,
+        Setter<T> setter,
+        String metric) {
       this.target = target;
+      this.batchSize = batchSize;
+      this.retryTimeout = retryTimeout;
+      this.sql = sql;
+      this.setter = setter;
+      this.written = StreamformMetrics.counter(metric);
     }
 
-    @Override
-    public DataSource apply(Void input) {
-      return POOLS.computeIfAbsent(
-          target,
-          t -> {
-            HikariDataSource pool = t.openPool("streamform-decision-ledger", 4, 10_000);
+    @Setup
+    public void setup() {
+      // one pool per target in each class loader (a Flink job's own)
+      pool = POOLS.computeIfAbsent(target, t -> t.openPool("streamform-decision-ledger", 4, 2_000));
+      retry = new DatabaseRetry(target.describe(), retryTimeout);
+    }
+
+    @StartBundle
+    public void startBundle() {
+      buffer = new ArrayList<>();
+    }
+
+    @ProcessElement
+    public void process(@Element T row) throws SQLException {
+      buffer.add(row);
+      if (buffer.size() >= batchSize) {
+        flush();
+      }
+    }
+
+    @FinishBundle
+    public void finishBundle() throws SQLException {
+      flush();
+    }
+
+    private void flush() throws SQLException {
+      if (buffer.isEmpty()) {
+        return;
+      }
+      List<T> rows = List.copyOf(buffer);
+      int inserted =
+          retry
+              .call(
+                  "inserting " + rows.size() + " rows",
+                  () -> {
+                    migrate(pool);
+                    return insert(rows);
+                  })
+              .value();
+      written.inc(inserted);
+      buffer.clear();
+    }
+
+    private int insert(List<T> rows) throws SQLException {
+      try (Connection c = pool.getConnection()) {
+        c.setAutoCommit(false);
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+          for (T row : rows) {
+            setter.set(row, s);
+            s.addBatch();
+          }
+          int n = 0;
+          for (int count : s.executeBatch()) {
+            n += Math.max(count, 0);
+          }
+          c.commit();
+          return n;
+        } catch (SQLException | RuntimeException e) {
+          try {
+            c.rollback();
+          } catch (SQLException rollback) {
+            e.addSuppressed(rollback);
+          }
+          throw e;
+        }
+      }
+    }
+
+    /** The schema migrated once per pool, before its first write. */
+    private static final Map<DataSource, Boolean> MIGRATED = new ConcurrentHashMap<>();
+
+    private static void migrate(DataSource pool) {
+      if (!MIGRATED.containsKey(pool)) {
+        synchronized (MIGRATED) {
+          if (!MIGRATED.containsKey(pool)) {
             LedgerSchema.migrate(pool);
-            return pool;
-          });
+            MIGRATED.put(pool, true);
+          }
+        }
+      }
     }
   }
 }
