@@ -43,7 +43,9 @@ import org.joda.time.Instant;
  * its batches committed, so a failed bundle is retried and the retry is a no-op for what was
  * written. Each DoFn instance has its own small connection pool (HikariCP) and migrates the schema
  * (Flyway) before its first write. A database that is unreachable or restarting is retried for
- * {@link #retryTimeout()}; after that the bundle fails and the runner's own retry takes over.
+ * {@link #retryTimeout()} from when it became unavailable, by every writer of it alike ({@link
+ * DatabaseRetry}); after that the bundle fails, saying it gave up, and the runner's own retry (if
+ * any) takes over.
  *
  * <p>Metrics (namespace {@value StreamformMetrics#NAMESPACE}): {@value #APPLIED}, {@value
  * #RELEASED}, {@value #HELD}, {@value #REPLAYED}, {@value #FINALIZED}, {@value #CONFLICTS}, {@value
@@ -134,8 +136,8 @@ public abstract class RevisionSink
   }
 
   /**
-   * How long a batch keeps retrying a failure a retry can cure (connection lost, restart,
-   * deadlock).
+   * How long after the database became unavailable (connection lost, restart) the writers keep
+   * retrying ({@link DatabaseRetry}); a deadlock or lost race is retried that long per batch.
    */
   public RevisionSink withRetryTimeout(Duration timeout) {
     checkArgument(
