@@ -15,6 +15,7 @@ import dev.streamform.policies.plan.PlanDiff;
 import dev.streamform.policies.plan.PlanManifest;
 import dev.streamform.policies.project.Problem;
 import dev.streamform.policies.project.Project;
+import dev.streamform.sink.DatabaseRetry;
 import dev.streamform.sink.JdbcTarget;
 import dev.streamform.sink.Ledger;
 import dev.streamform.sink.LedgerSchema;
@@ -1044,9 +1045,9 @@ final class RunCommand implements Callable<Integer> {
                 : ", decisions -> " + decisionLedger.target().describe()));
     err.flush();
     FileModelRun.Summary summary;
-    try {
+    try (AutoCloseable told = DatabaseRetry.listen(new OutageNotice(err))) {
       summary = run.run(options, target, revisionSink, decisionLedger, PROGRESS_EVERY);
-    } catch (java.io.IOException | RuntimeException e) {
+    } catch (Exception e) {
       err.println(
           "streamform run: the run failed: "
               + atLines(
@@ -1063,6 +1064,22 @@ final class RunCommand implements Callable<Integer> {
                 file,
                 rows,
                 rows == 1 ? "row" : "rows"));
+    if (revisionSink != null) {
+      out.printf(
+          java.util.Locale.ROOT,
+          "wrote %,d new %s to %s%n",
+          summary.databaseRevisions,
+          summary.databaseRevisions == 1 ? "revision" : "revisions",
+          revisionSink.target().describe());
+    }
+    if (decisionLedger != null) {
+      out.printf(
+          java.util.Locale.ROOT,
+          "wrote %,d new %s to %s%n",
+          summary.databaseDecisions,
+          summary.databaseDecisions == 1 ? "decision" : "decisions",
+          decisionLedger.target().describe());
+    }
     boolean conflicts = revisionSink != null && conflicts(0, declared, revisionSink, out, err);
     if (shadow) {
       try {

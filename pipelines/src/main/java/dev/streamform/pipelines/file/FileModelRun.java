@@ -278,6 +278,12 @@ public final class FileModelRun {
     /** Output name -> rows written (files only; empty for Kafka). */
     public final Map<Path, Long> written;
 
+    /** Revisions the revision sink appended to the correction ledger (new ones, not replays). */
+    public final long databaseRevisions;
+
+    /** Decisions the decision ledger inserted (new ones, not replays). */
+    public final long databaseDecisions;
+
     /** True for a scoring model, whose events are decided, late or dead-lettered. */
     public final boolean decides;
 
@@ -314,6 +320,8 @@ public final class FileModelRun {
         boolean detectsDuplicates,
         boolean decides) {
       this.decides = decides;
+      this.databaseRevisions = counters.getOrDefault(dev.streamform.sink.RevisionSink.APPLIED, 0L);
+      this.databaseDecisions = counters.getOrDefault(DecisionLedgerSink.DECISIONS_WRITTEN, 0L);
       this.decided = counters.getOrDefault(ScoreEvents.DECIDED, 0L);
       this.revised = counters.getOrDefault(ScoreEvents.REVISED, 0L);
       this.decisionsLate = counters.getOrDefault(ScoreEvents.LATE, 0L);
