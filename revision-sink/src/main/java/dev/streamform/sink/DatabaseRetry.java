@@ -74,11 +74,26 @@ public final class DatabaseRetry {
     }
   }
 
+  /**
+   * How long an outage a writer gave up on stays in force for the other writers of its database: a
+   * writer retrying at the same deadline fails its last attempt up to one backoff after the first
+   * writer gave up, and must give up too rather than begin a new outage with a retry time of its
+   * own.
+   */
+  private static final long GIVEN_UP_HOLDS_NANOS = 2 * MAX_BACKOFF_MILLIS * 1_000_000;
+
   /** An outage of one database, shared by its writers in this process. */
   private static final class Outage {
     final Instant since = Instant.now();
     final long sinceNanos = System.nanoTime();
     final AtomicBoolean ended = new AtomicBoolean();
+    // when a writer gave up on it (System.nanoTime()), 0 while writers still retry
+    volatile long gaveUpNanos;
+
+    boolean over(long nowNanos) {
+      long gaveUp = gaveUpNanos;
+      return gaveUp != 0 && nowNanos - gaveUp > GIVEN_UP_HOLDS_NANOS;
+    }
   }
 
   private static final Map<String, Outage> OUTAGES = new ConcurrentHashMap<>();
@@ -178,9 +193,12 @@ public final class DatabaseRetry {
   private Outage outage(Throwable e) {
     boolean[] began = {false};
     Outage outage =
-        OUTAGES.computeIfAbsent(
+        OUTAGES.compute(
             database,
-            k -> {
+            (k, old) -> {
+              if (old != null && !old.over(System.nanoTime())) {
+                return old;
+              }
               began[0] = true;
               return new Outage();
             });
@@ -211,7 +229,10 @@ public final class DatabaseRetry {
   }
 
   private GaveUp gaveUp(Outage outage, Throwable e) {
-    OUTAGES.remove(database, outage);
+    // kept for the writers at the same deadline (GIVEN_UP_HOLDS_NANOS); a later failure begins anew
+    if (outage.gaveUpNanos == 0) {
+      outage.gaveUpNanos = System.nanoTime();
+    }
     String why = firstLine(e);
     if (outage.ended.compareAndSet(false, true)) {
       for (Listener l : LISTENERS) {
