@@ -206,10 +206,13 @@ final class DecisionsCommand implements Callable<Integer> {
       List<DecisionLedger.StoredDecision> decisions;
       List<DecisionLedger.Reconcile> queue;
       try (HikariDataSource pool = target.openPool("streamform-decisions", 2, 10_000)) {
-        LedgerSchema.migrate(pool);
+        LedgerSchema.migrate(pool, target.describe());
         DecisionLedger ledger = DecisionLedger.at(pool);
         decisions = ledger.decisions(model, event);
         queue = ledger.reconcileQueue(model);
+      } catch (LedgerSchema.Unusable e) {
+        err.println("streamform decisions show: " + e.getMessage());
+        return 1;
       } catch (RuntimeException | SQLException e) {
         err.println(
             "streamform decisions show: cannot read the database "
@@ -418,8 +421,11 @@ final class DecisionsCommand implements Callable<Integer> {
       JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
       DecisionLedger.Verification v;
       try (HikariDataSource pool = target.openPool("streamform-decisions", 2, 10_000)) {
-        LedgerSchema.migrate(pool);
+        LedgerSchema.migrate(pool, target.describe());
         v = DecisionLedger.at(pool).verify(model, scoring, declared.recordSchema());
+      } catch (LedgerSchema.Unusable e) {
+        err.println("streamform decisions verify: " + e.getMessage());
+        return 1;
       } catch (RuntimeException | SQLException e) {
         err.println(
             "streamform decisions verify: cannot read the database "

@@ -161,8 +161,11 @@ final class DispatchCommand implements Callable<Integer> {
     try (ModelLedger l = opened.get()) {
       try {
         // a ledger of an older version gains the tables this dispatcher reads (the pause switch)
-        LedgerSchema.migrate(l.pool());
-      } catch (RuntimeException e) {
+        LedgerSchema.migrate(l.pool(), l.database());
+      } catch (LedgerSchema.Unusable e) {
+        err.println("streamform dispatch: " + e.getMessage());
+        return 1;
+      } catch (RuntimeException | java.sql.SQLException e) {
         err.println("streamform dispatch: cannot migrate the ledger: " + ModelLedger.firstLine(e));
         return 1;
       }

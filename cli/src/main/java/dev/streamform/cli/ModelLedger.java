@@ -23,10 +23,12 @@ final class ModelLedger implements AutoCloseable {
   final DeclaredModel model;
   final Ledger ledger;
   private final HikariDataSource pool;
+  private final String database;
 
-  private ModelLedger(DeclaredModel model, HikariDataSource pool) {
+  private ModelLedger(DeclaredModel model, HikariDataSource pool, String database) {
     this.model = model;
     this.pool = pool;
+    this.database = database;
     this.ledger = Ledger.at(pool);
   }
 
@@ -75,8 +77,8 @@ final class ModelLedger implements AutoCloseable {
     HikariDataSource pool = target.openPool("streamform-" + command.replace(' ', '-'), 2, 10_000);
     try {
       if (migrate) {
-        LedgerSchema.migrate(pool);
-      } else if (!Ledger.at(pool).exists()) {
+        LedgerSchema.migrate(pool, target.describe());
+      } else if (!checked(pool, target).exists()) {
         err.println(
             "streamform "
                 + command
@@ -86,6 +88,10 @@ final class ModelLedger implements AutoCloseable {
         pool.close();
         return Optional.empty();
       }
+    } catch (LedgerSchema.Unusable e) {
+      err.println("streamform " + command + ": " + e.getMessage());
+      pool.close();
+      return Optional.empty();
     } catch (SQLException | RuntimeException e) {
       err.println(
           "streamform "
@@ -97,12 +103,23 @@ final class ModelLedger implements AutoCloseable {
       pool.close();
       return Optional.empty();
     }
-    return Optional.of(new ModelLedger(model, pool));
+    return Optional.of(new ModelLedger(model, pool, target.describe()));
+  }
+
+  /** The ledger at {@code pool}, its schema {@link LedgerSchema#check checked} first. */
+  private static Ledger checked(HikariDataSource pool, JdbcTarget target) throws SQLException {
+    LedgerSchema.check(pool, target.describe());
+    return Ledger.at(pool);
   }
 
   /** The database, for the effect ledger and the dispatcher. */
   javax.sql.DataSource pool() {
     return pool;
+  }
+
+  /** The database as messages name it ({@link JdbcTarget#describe()}). */
+  String database() {
+    return database;
   }
 
   String name() {

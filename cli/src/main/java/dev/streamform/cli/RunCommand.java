@@ -376,8 +376,11 @@ final class RunCommand implements Callable<Integer> {
     if (jdbcUrl != null && declared.kind().hasDecisionLedger()) {
       JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
       try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
-        LedgerSchema.migrate(pool); // fail here, not in the job, when the database cannot be used
-      } catch (RuntimeException e) {
+        LedgerSchema.migrate(pool, target.describe()); // fail here, not in the job
+      } catch (LedgerSchema.Unusable e) {
+        err.println("streamform run: " + e.getMessage());
+        return 1;
+      } catch (RuntimeException | SQLException e) {
         err.println(cannotUse(target, e));
         return 1;
       }
@@ -396,8 +399,11 @@ final class RunCommand implements Callable<Integer> {
       OptionalInt canonical;
       Optional<Integer> declaredPartitions = declared.source().partitions();
       try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
-        LedgerSchema.migrate(pool); // fail here, not in the job, when the database cannot be used
+        LedgerSchema.migrate(pool, target.describe()); // fail here, not in the job
         canonical = Ledger.at(pool).canonicalGeneration(model);
+      } catch (LedgerSchema.Unusable e) {
+        err.println("streamform run: " + e.getMessage());
+        return 1;
       } catch (RuntimeException | SQLException e) {
         err.println(cannotUse(target, e));
         return 1;

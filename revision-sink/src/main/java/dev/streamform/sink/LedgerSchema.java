@@ -1,32 +1,254 @@
 package dev.streamform.sink;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.MigrationInfo;
+import org.flywaydb.core.api.MigrationInfoService;
+import org.flywaydb.core.api.MigrationState;
 import org.flywaydb.core.api.output.MigrateResult;
 
 /**
  * The ledger's tables, in schema {@value #SCHEMA}, created and migrated by Flyway from {@code
  * db/migration/V*.sql} of this module. Migrating is idempotent and safe to run concurrently (Flyway
  * locks its history table): every sink instance migrates before its first write.
+ *
+ * <p>A command checks the schema before it migrates or reads ({@link #check}): a schema {@value
+ * #SCHEMA} that another application made, or one changed outside the migrations, is refused in one
+ * message that names the database, rather than by the first statement that trips on it.
  */
 public final class LedgerSchema {
   /** The PostgreSQL schema that holds the ledger. */
   public static final String SCHEMA = "streamform";
 
+  /** Flyway's history of the migrations it ran, in {@value #SCHEMA}. */
+  private static final String HISTORY = "flyway_schema_history";
+
+  /**
+   * The tables and views the migrations create, each with its columns in order: one list, checked
+   * against a freshly migrated database by LedgerSchemaTest, so it cannot drift from the
+   * migrations.
+   */
+  private static final String EXPECTED_COLUMNS = "db/ledger-columns.txt";
+
+  /** How many of another application's tables or migrations a refusal names. */
+  private static final int NAMED = 5;
+
   private LedgerSchema() {}
+
+  /** Why a command refuses the database: the message, whole, naming the database. */
+  public static final class Unusable extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    Unusable(String message) {
+      super(message);
+    }
+  }
 
   /**
    * Creates or migrates the ledger's tables; returns how many migrations ran (0 when up to date).
    */
   public static int migrate(DataSource dataSource) {
-    MigrateResult result =
-        Flyway.configure(LedgerSchema.class.getClassLoader())
-            .dataSource(dataSource)
-            .schemas(SCHEMA)
-            .defaultSchema(SCHEMA)
-            .locations("classpath:db/migration")
-            .load()
-            .migrate();
+    MigrateResult result = flyway(dataSource).migrate();
     return result.migrationsExecuted;
+  }
+
+  /**
+   * As {@link #migrate(DataSource)} for a command: {@link #check}s the schema before migrating and
+   * again after (a column dropped by hand is only seen once nothing is pending).
+   *
+   * @param database the database as messages name it ({@link JdbcTarget#describe()})
+   * @throws Unusable when the schema is another application's or was changed by hand
+   */
+  public static int migrate(DataSource dataSource, String database) throws SQLException {
+    check(dataSource, database);
+    int ran = migrate(dataSource);
+    check(dataSource, database);
+    return ran;
+  }
+
+  /**
+   * Refuses a schema {@value #SCHEMA} that Streamform cannot use: tables but no migration history
+   * (another application's tables), a history with migrations that are not Streamform's, or, when
+   * no migration is pending, a table, view or column of the migrations missing (changed by hand).
+   * An empty database, and a ledger that only awaits migrations, pass.
+   *
+   * @param database the database as messages name it ({@link JdbcTarget#describe()})
+   * @throws Unusable with the message, naming {@code database}
+   */
+  public static void check(DataSource dataSource, String database) throws SQLException {
+    Optional<String> refused = refusal(dataSource, database);
+    if (refused.isPresent()) {
+      throw new Unusable(refused.get());
+    }
+  }
+
+  static Optional<String> refusal(DataSource dataSource, String database) throws SQLException {
+    Map<String, List<String>> found = columnsOf(dataSource);
+    if (found.isEmpty()) {
+      return Optional.empty();
+    }
+    String elsewhere =
+        ": use another database for Streamform's ledger (it is always in schema " + SCHEMA + ")";
+    if (!found.containsKey(HISTORY)) {
+      return Optional.of(
+          "schema "
+              + SCHEMA
+              + " in "
+              + database
+              + " holds tables Streamform did not create ("
+              + few(new ArrayList<>(found.keySet()))
+              + ") and no migration history of Streamform"
+              + elsewhere);
+    }
+    MigrationInfoService info = flyway(dataSource).info();
+    List<String> foreign =
+        Arrays.stream(info.all())
+            .filter(LedgerSchema::notStreamforms)
+            .map(MigrationInfo::getScript)
+            .collect(Collectors.toList());
+    if (!foreign.isEmpty()) {
+      return Optional.of(
+          "schema "
+              + SCHEMA
+              + " in "
+              + database
+              + " belongs to another application: its migration history holds migrations that"
+              + " are not Streamform's ("
+              + few(foreign)
+              + ")"
+              + elsewhere);
+    }
+    if (info.pending().length > 0) {
+      return Optional.empty(); // an older ledger: the next migration brings it up to date
+    }
+    List<String> missing = new ArrayList<>();
+    expectedColumns()
+        .forEach(
+            (table, columns) -> {
+              List<String> present = found.get(table);
+              if (present == null) {
+                missing.add(SCHEMA + "." + table + " in " + database + " is missing");
+                return;
+              }
+              List<String> lacking =
+                  columns.stream().filter(c -> !present.contains(c)).collect(Collectors.toList());
+              if (!lacking.isEmpty()) {
+                missing.add(
+                    SCHEMA
+                        + "."
+                        + table
+                        + " in "
+                        + database
+                        + " lacks column"
+                        + (lacking.size() == 1 ? " " : "s ")
+                        + String.join(", ", lacking));
+              }
+            });
+    if (missing.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        String.join("; ", missing) + ": the schema was changed outside its migrations");
+  }
+
+  /**
+   * An applied migration that no migration of this module accounts for: none has its version (a
+   * missing one), or the one that has it is another script (Flyway pairs them by version alone), or
+   * it is a baseline, which Streamform never makes. A version above all of this module's passes: a
+   * newer Streamform's migration, which Flyway's own validation lets an older one run beside.
+   */
+  private static boolean notStreamforms(MigrationInfo m) {
+    if (!m.isApplied() || m.getType().isSynthetic()) {
+      return false; // synthetic: Flyway's own row for the schema it created
+    }
+    MigrationState state = m.getState();
+    if (state == MigrationState.FUTURE_SUCCESS || state == MigrationState.FUTURE_FAILED) {
+      return false;
+    }
+    if (m.getType().isBaseline() || !state.isResolved()) {
+      return true;
+    }
+    String resolved = m.getPhysicalLocation() == null ? "" : m.getPhysicalLocation();
+    return !resolved.isEmpty()
+        && !(resolved.endsWith("/" + m.getScript()) || resolved.endsWith("\\" + m.getScript()));
+  }
+
+  private static String few(List<String> names) {
+    return names.size() <= NAMED
+        ? String.join(", ", names)
+        : String.join(", ", names.subList(0, NAMED)) + " and " + (names.size() - NAMED) + " more";
+  }
+
+  /** The tables and views of {@value #SCHEMA}, by name, each with its columns in order. */
+  static Map<String, List<String>> columnsOf(DataSource dataSource) throws SQLException {
+    Map<String, List<String>> out = new TreeMap<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT t.table_name, c.column_name FROM information_schema.tables t LEFT JOIN"
+                    + " information_schema.columns c ON c.table_schema = t.table_schema AND"
+                    + " c.table_name = t.table_name WHERE t.table_schema = ? ORDER BY"
+                    + " t.table_name, c.ordinal_position")) {
+      s.setString(1, SCHEMA);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          List<String> columns = out.computeIfAbsent(rs.getString(1), t -> new ArrayList<>());
+          if (rs.getString(2) != null) {
+            columns.add(rs.getString(2));
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The tables and views the migrations create, with their columns: {@value #EXPECTED_COLUMNS}, a
+   * line {@code table: column column ...} each (Flyway's history is not among them).
+   */
+  static Map<String, List<String>> expectedColumns() {
+    Map<String, List<String>> out = new LinkedHashMap<>();
+    try (InputStream in =
+        LedgerSchema.class.getClassLoader().getResourceAsStream(EXPECTED_COLUMNS)) {
+      String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      for (String line : text.split("\n")) {
+        if (line.isBlank() || line.startsWith("#")) {
+          continue;
+        }
+        int colon = line.indexOf(':');
+        String columns = line.substring(colon + 1).trim();
+        out.put(
+            line.substring(0, colon).trim(),
+            columns.isEmpty() ? List.of() : List.of(columns.split(" +")));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out;
+  }
+
+  private static Flyway flyway(DataSource dataSource) {
+    return Flyway.configure(LedgerSchema.class.getClassLoader())
+        .dataSource(dataSource)
+        .schemas(SCHEMA)
+        .defaultSchema(SCHEMA)
+        .locations("classpath:db/migration")
+        .load();
   }
 }

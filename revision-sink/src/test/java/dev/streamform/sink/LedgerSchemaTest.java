@@ -1,0 +1,139 @@
+package dev.streamform.sink;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.is;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.runners.postgres.LocalPostgresExtension;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The schema check every command that uses the ledger makes first: a schema {@code streamform} that
+ * another application made, or that was changed outside the migrations, is refused in one message
+ * naming the database, before migrating or reading.
+ */
+class LedgerSchemaTest {
+  @RegisterExtension static final LocalPostgresExtension POSTGRES = new LocalPostgresExtension();
+
+  private static final String DATABASE = "jdbc:postgresql://db/x as postgres";
+
+  private HikariDataSource pool;
+
+  @BeforeEach
+  void freshDatabase() {
+    pool = JdbcTarget.of(POSTGRES.newDatabase()).withUser("postgres").openPool("test", 2, 1_000);
+  }
+
+  @AfterEach
+  void closePool() {
+    pool.close();
+  }
+
+  private void execute(String... statements) throws SQLException {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      for (String sql : statements) {
+        s.execute(sql);
+      }
+      c.commit(); // the pool's connections do not commit by themselves
+    }
+  }
+
+  @Test
+  void theExpectedColumnsAreWhatTheMigrationsCreate() throws Exception {
+    LedgerSchema.migrate(pool);
+    Map<String, List<String>> created = LedgerSchema.columnsOf(pool);
+    created.remove("flyway_schema_history");
+    // on a new migration, the lines of db/ledger-columns.txt are in the reason
+    assertThat(
+        created.entrySet().stream()
+            .map(e -> e.getKey() + ": " + String.join(" ", e.getValue()))
+            .collect(Collectors.joining("\n")),
+        created,
+        equalTo(LedgerSchema.expectedColumns()));
+  }
+
+  @Test
+  void anEmptyDatabaseAndAMigratedOneAreFine() throws Exception {
+    assertThat(LedgerSchema.refusal(pool, DATABASE), is(Optional.empty()));
+    LedgerSchema.migrate(pool);
+    assertThat(LedgerSchema.refusal(pool, DATABASE), is(Optional.empty()));
+  }
+
+  @Test
+  void anotherApplicationsSchemaIsRefusedNamingItsTables() throws Exception {
+    execute(
+        "CREATE SCHEMA streamform",
+        "CREATE TABLE streamform.projection (id serial, name text)",
+        "CREATE TABLE streamform.orders (id serial)");
+    assertThat(
+        LedgerSchema.refusal(pool, DATABASE),
+        is(
+            Optional.of(
+                "schema streamform in "
+                    + DATABASE
+                    + " holds tables Streamform did not create (orders, projection) and no"
+                    + " migration history of Streamform: use another database for Streamform's"
+                    + " ledger (it is always in schema streamform)")));
+  }
+
+  @Test
+  void anotherApplicationsMigrationHistoryIsRefusedNamingItsMigrations() throws Exception {
+    execute(
+        "CREATE SCHEMA streamform",
+        "CREATE TABLE streamform.flyway_schema_history (installed_rank int PRIMARY KEY,"
+            + " version varchar(50), description varchar(200) NOT NULL, type varchar(20) NOT"
+            + " NULL, script varchar(1000) NOT NULL, checksum int, installed_by varchar(100) NOT"
+            + " NULL, installed_on timestamp NOT NULL DEFAULT now(), execution_time int NOT"
+            + " NULL, success boolean NOT NULL)",
+        "INSERT INTO streamform.flyway_schema_history VALUES (1, '1', 'other', 'SQL',"
+            + " 'V1__other.sql', 1, 'app', now(), 1, true), (2, '2', 'other', 'SQL',"
+            + " 'V2__other.sql', 2, 'app', now(), 1, true)");
+    assertThat(
+        LedgerSchema.refusal(pool, DATABASE),
+        is(
+            Optional.of(
+                "schema streamform in "
+                    + DATABASE
+                    + " belongs to another application: its migration history holds migrations"
+                    + " that are not Streamform's (V1__other.sql, V2__other.sql): use another"
+                    + " database for Streamform's ledger (it is always in schema streamform)")));
+  }
+
+  @Test
+  void aColumnDroppedByHandIsNamed() throws Exception {
+    LedgerSchema.migrate(pool);
+    execute("ALTER TABLE streamform.correction_ledger DROP COLUMN offsets CASCADE");
+    assertThat(
+        LedgerSchema.refusal(pool, DATABASE),
+        is(
+            Optional.of(
+                "streamform.correction_ledger in "
+                    + DATABASE
+                    + " lacks column offsets: the schema was changed outside its migrations")));
+  }
+
+  @Test
+  void aTableDroppedByHandIsNamed() throws Exception {
+    LedgerSchema.migrate(pool);
+    execute("DROP TABLE streamform.effect_pause_history");
+    assertThat(
+        LedgerSchema.refusal(pool, DATABASE),
+        is(
+            Optional.of(
+                "streamform.effect_pause_history in "
+                    + DATABASE
+                    + " is missing: the schema was changed outside its migrations")));
+  }
+}
