@@ -1114,7 +1114,9 @@ final class RunCommand implements Callable<Integer> {
    * reported, every time), not those another run refused meanwhile (docs/decisions/0114); when the
    * ledger cannot be read, the sink's {@value RevisionSink#CONFLICTS} counter of the run ({@code
    * counted}). A line in the run's {@code summary} and why it fails on {@code err}
-   * (docs/decisions/0040). False when there were none.
+   * (docs/decisions/0040); those refused because the ledger lacks the row of a revision its
+   * projection has passed are told apart: the ledger is damaged, not the input other
+   * (docs/decisions/0137). False when there were none.
    */
   private boolean conflicts(
       long counted,
@@ -1124,8 +1126,10 @@ final class RunCommand implements Callable<Integer> {
       PrintWriter err) {
     int g = declared.model().generation();
     long n = counted;
+    long missing = 0; // of n, refused because the ledger lacks a row: a damaged ledger
     try (HikariDataSource pool = sink.target().openPool("streamform-run", 2, 10_000)) {
       n = Ledger.at(pool).conflictsRefusedBy(model, g, runId);
+      missing = Ledger.at(pool).missingRowsRefusedBy(model, g, runId);
     } catch (RuntimeException | SQLException e) {
       err.println(
           "streamform run: cannot count the revision conflicts of this run: "
@@ -1135,6 +1139,30 @@ final class RunCommand implements Callable<Integer> {
     if (n == 0) {
       return false;
     }
+    String verify = "streamform ledger verify " + project + " --model " + model;
+    if (missing > 0) {
+      summary.println(
+          model
+              + ": "
+              + Counts.of(missing, "revision")
+              + " refused and recorded: the ledger in "
+              + sink.target().describe()
+              + " lacks rows of revisions its projections have passed ("
+              + verify
+              + " lists them)");
+      summary.flush();
+      err.println(
+          "streamform run: the revision ledger is damaged: rows of "
+              + Counts.of(missing, "revision")
+              + " of generation "
+              + g
+              + " are missing from it (deleted outside Streamform), so it refused them again;"
+              + " streamform ledger verify checks it");
+    }
+    n -= missing;
+    if (n == 0) {
+      return true;
+    }
     summary.println(
         model
             + ": "
@@ -1143,10 +1171,8 @@ final class RunCommand implements Callable<Integer> {
             + g
             + " already holds other values for those revisions in "
             + sink.target().describe()
-            + " (streamform ledger verify "
-            + project
-            + " --model "
-            + model
+            + " ("
+            + verify
             + " lists them)");
     summary.flush();
     err.println(

@@ -6,11 +6,15 @@ import static org.hamcrest.Matchers.endsWith;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.streamform.runners.postgres.LocalPostgresExtension;
+import dev.streamform.sink.JdbcTarget;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -135,5 +139,40 @@ class RunConflictsTest {
     payments("3.00");
     assertThat(out.toString() + err, run("run"), is(0));
     assertThat(out.toString(), not(containsString("conflict")));
+  }
+
+  @Test
+  void aReRunIntoALedgerWithDeletedRowsSaysTheLedgerIsDamagedNotTheInput() throws Exception {
+    assertThat(err.toString(), run("run"), is(0));
+    // rows deleted behind the append-only trigger's back, as a superuser can
+    try (HikariDataSource pool =
+            JdbcTarget.of(url).withUser("postgres").openPool("test", 2, 2_000);
+        Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("SET session_replication_role = replica");
+      s.execute("DELETE FROM streamform.correction_ledger");
+      c.commit();
+    }
+
+    // the same input again: each revision is refused for the missing row, not for other values
+    int status = run("run");
+    assertThat(out.toString() + err, status, is(1));
+    assertThat(
+        err.toString(),
+        out.toString(),
+        containsString(
+            "hourly_revenue: 2 revisions refused and recorded: the ledger in "
+                + url
+                + " as postgres lacks rows of revisions its projections have passed (streamform"
+                + " ledger verify "
+                + project
+                + " --model hourly_revenue lists them)\n"));
+    assertThat(out.toString(), not(containsString("already holds other values")));
+    assertThat(
+        err.toString(),
+        endsWith(
+            "streamform run: the revision ledger is damaged: rows of 2 revisions of generation 1"
+                + " are missing from it (deleted outside Streamform), so it refused them again;"
+                + " streamform ledger verify checks it\n"));
   }
 }

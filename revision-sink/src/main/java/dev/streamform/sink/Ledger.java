@@ -471,6 +471,38 @@ public final class Ledger {
     }
   }
 
+  /**
+   * The reason a revision is refused when the projection has passed it but its ledger row is
+   * missing: a damaged ledger (rows deleted outside Streamform), not other values offered.
+   */
+  static String missingRow(int current, int revision) {
+    return "the projection is at revision " + current + MISSING_ROW + revision;
+  }
+
+  private static final String MISSING_ROW = " but the ledger has no revision ";
+
+  /**
+   * Of the {@link #conflictsRefusedBy conflicts the run refused}, how many were refused because the
+   * ledger lacks the row of a revision its projection has passed ({@link #missingRow}).
+   */
+  public long missingRowsRefusedBy(String model, int generation, String runId) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT count(*) FROM streamform.revision_conflict_refusal r JOIN"
+                    + " streamform.revision_conflict k USING (conflict_id) WHERE r.run_id = ? AND"
+                    + " k.model = ? AND k.generation = ? AND strpos(k.reason, ?) > 0")) {
+      s.setString(1, runId);
+      s.setString(2, model);
+      s.setInt(3, generation);
+      s.setString(4, MISSING_ROW);
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
   /** The model's generations that have projections, each with how many. */
   public SortedMap<Integer, Integer> generations(String model) throws SQLException {
     try (Connection c = dataSource.getConnection()) {

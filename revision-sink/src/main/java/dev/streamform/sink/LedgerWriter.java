@@ -477,13 +477,7 @@ public final class LedgerWriter {
         } else if (n <= cur.revision) {
           String stored = ledger.get(n);
           if (stored == null) {
-            refuse(
-                s,
-                null,
-                "the projection is at revision "
-                    + cur.revision
-                    + " but the ledger has no revision "
-                    + n);
+            refuse(s, null, Ledger.missingRow(cur.revision, n));
           } else {
             sameOrRefused(s, stored, "revision " + n + " is recorded with another digest");
           }
