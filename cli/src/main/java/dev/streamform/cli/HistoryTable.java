@@ -1,5 +1,8 @@
 package dev.streamform.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamform.policies.schema.InvisibleCharacters;
 import dev.streamform.sink.Ledger;
 import dev.streamform.sink.WindowHistory;
 import java.io.PrintWriter;
@@ -31,7 +34,7 @@ final class HistoryTable {
   static void print(WindowHistory w, PrintWriter out) {
     String key =
         w.key().entrySet().stream()
-            .map(e -> e.getKey() + "=" + text(e.getValue()))
+            .map(e -> e.getKey() + "=" + keyValue(e.getValue()))
             .collect(Collectors.joining(" "));
     String standing =
         w.current()
@@ -149,6 +152,30 @@ final class HistoryTable {
 
   private static String text(Object value) {
     return String.valueOf(value);
+  }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * A key value in the heading: as it is, unless it would print unlike itself or not at all —
+   * empty, a space at an end, a control or invisible character ({@link InvisibleCharacters}) — then
+   * as a JSON string, {@code shop="a\nb"}, naming a character that JSON leaves as it is, as a
+   * did-you-mean does: {@code shop="1 000" (it holds a no-break space (U+00A0) at character 2)}.
+   */
+  static String keyValue(Object value) {
+    if (!(value instanceof String s)
+        || !(s.isEmpty() || !s.strip().equals(s) || InvisibleCharacters.describe(s).isPresent())) {
+      return text(value);
+    }
+    String quoted;
+    try {
+      quoted = JSON.writeValueAsString(s);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e); // a String always serializes
+    }
+    return InvisibleCharacters.describe(quoted).isPresent()
+        ? quoted + " (it " + InvisibleCharacters.describe(s).get() + ")"
+        : quoted;
   }
 
   private static String seconds(Instant t) {
