@@ -90,7 +90,9 @@ final class LedgerCommand implements Callable<Integer> {
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {
         "0:no gap, no mismatch, no conflict",
-        "1:a defect, or the project or database cannot be used",
+        "1:a defect (each listed, then the figures), or the project or database cannot be used,"
+            + " also a schema streamform that is another application's or was changed outside"
+            + " its migrations (one line on standard error, no figures)",
         "2:bad command line"
       })
   static final class Verify implements Callable<Integer> {
