@@ -58,8 +58,9 @@ final class CheckCommand implements Callable<Integer> {
       List<Problem> warnings = new ArrayList<>(project.warnings());
       // a file source's data is run's to read, not test's: said, not refused (ADR 0119)
       warnings.addAll(project.missingFiles());
-      // but a data file that is there and saved as UTF-16 is one run refuses: a problem (ADR 0131)
-      problems.addAll(project.wideEncodedFiles());
+      // but a data file that is there and that run cannot read (permission denied, saved as
+      // UTF-16) is one run refuses: a problem (ADR 0131)
+      problems.addAll(project.unreadableFiles());
       for (Path fixture : fixtures) {
         try {
           Fixture f = Fixture.load(project, fixture);

@@ -117,6 +117,52 @@ class CheckFileSourcePathTest {
     assertThat(runErr.toString(), containsString(refusal));
   }
 
+  /**
+   * A data file the user running {@code check} may not read is a problem {@code check} reports as
+   * {@code run} refuses it, in the same words, at the line of {@code path:}: {@code check} said
+   * {@code ok} and exited 0. Root reads a file whatever its mode, so as root this test is skipped
+   * (UnreadableFilesTest in policies checks the same with an opener that refuses).
+   */
+  @Test
+  void checkRefusesADataFileItCannotReadAsRunDoes() throws Exception {
+    Path project = project();
+    Path data = project.resolve("payments.jsonl").toAbsolutePath().normalize();
+    Files.setPosixFilePermissions(data, java.util.Set.of());
+    org.junit.jupiter.api.Assumptions.assumeFalse(
+        Files.isReadable(data),
+        "this user (root?) reads a file whose permissions forbid it, so the file cannot be made"
+            + " unreadable here");
+    List<String> lines = Files.readAllLines(project.resolve("sources.yml"));
+    int line = 1 + lines.indexOf(lines.stream().filter(l -> l.contains("path:")).findFirst().get());
+
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int status = run(out, err, "check", project.toString());
+
+    String refusal = data + ": cannot be read: permission denied — check the file's permissions";
+    assertThat(err.toString(), status, is(1));
+    assertThat(out.toString(), is(""));
+    assertThat(
+        err.toString(),
+        is(
+            "sources.yml:"
+                + line
+                + ": source 'payments', key 'path': "
+                + refusal
+                + System.lineSeparator()
+                + "1 problem"
+                + System.lineSeparator()));
+
+    // run refuses it in the same words
+    StringWriter runOut = new StringWriter();
+    StringWriter runErr = new StringWriter();
+    assertThat(
+        runErr.toString(),
+        run(runOut, runErr, "run", project.toString(), "--output", dir.resolve("o").toString()),
+        is(1));
+    assertThat(runErr.toString(), containsString(refusal));
+  }
+
   @Test
   void checkSaysNothingOfAPathThatMatches() throws Exception {
     StringWriter out = new StringWriter();

@@ -12,7 +12,6 @@ import dev.streamform.planner.DeclaredModel;
 import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.SourceDeclaration;
-import dev.streamform.policies.project.FileErrors;
 import dev.streamform.sink.decisions.DecisionLedgerSink;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.clock.SourceClock;
@@ -145,39 +144,22 @@ public final class FileModelRun {
     return new FileModelRun(model, files, names);
   }
 
-  /** How a file is opened: the file system's, or in a test one that fails. */
-  interface Opener {
-    java.io.InputStream open(Path file) throws IOException;
-  }
-
   /**
    * Reads the first bytes of each file (as the job would) and throws on the first it cannot:
    * "<file>: cannot be read: permission denied — check the file's permissions", or that is saved as
-   * UTF-16 or UTF-32 ({@link dev.streamform.policies.project.NotUtf8.WideEncoding}, which {@code
-   * check} reports in the same words).
+   * UTF-16 or UTF-32, in the words {@code check} reports it with ({@link
+   * dev.streamform.policies.project.UnreadableDataFile}).
    *
    * @throws IllegalArgumentException naming the file, why it cannot be read and the fix
    */
-  static void checkReadable(List<Path> files, Opener opener) {
+  static void checkReadable(
+      List<Path> files, dev.streamform.policies.project.UnreadableDataFile.Opener opener) {
     for (Path f : files) {
-      try (java.io.InputStream in = opener.open(f)) {
-        byte[] head = in.readNBytes(4);
-        dev.streamform.policies.project.NotUtf8.wideEncoding(head)
-            .ifPresent(
-                encoding -> {
-                  throw new IllegalArgumentException(encoding.refusal(f));
-                });
-      } catch (IOException e) {
-        throw new IllegalArgumentException(
-            f
-                + ": "
-                + FileErrors.cannotRead(e)
-                + " — "
-                + FileErrors.fix(
-                    e,
-                    "give a path: that names a file of the project",
-                    "check that the file is readable by this user"));
-      }
+      dev.streamform.policies.project.UnreadableDataFile.of(f, opener)
+          .ifPresent(
+              unreadable -> {
+                throw new IllegalArgumentException(unreadable.refusal());
+              });
     }
   }
 

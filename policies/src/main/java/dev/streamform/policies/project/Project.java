@@ -56,19 +56,21 @@ public abstract class Project {
   }
 
   /**
-   * The data files of the file sources that are saved as UTF-16 or UTF-32, each a problem at its
-   * source's line of {@code sources.yml} in the words {@code run} refuses it with (ADR 0131):
-   * unlike a missing file (a project may be tested before its data exists), such a file is there
-   * and wrong, so {@code check} reports it as a problem. Loading does not read the data files.
+   * The data files of the file sources that {@code run} cannot read — the file system refuses them
+   * (permission denied), or they are saved as UTF-16 or UTF-32 (ADR 0131) — each a problem at its
+   * source's line of {@code sources.yml} in the words {@code run} refuses it with: unlike a missing
+   * file (a project may be tested before its data exists), such a file is there and {@code run}
+   * would fail on it, so {@code check} reports it as a problem. Loading does not read the data
+   * files.
    */
-  public List<Problem> wideEncodedFiles() {
+  public List<Problem> unreadableFiles() {
     String text;
     try {
       text = java.nio.file.Files.readString(dir().resolve(SourcesFile.NAME));
     } catch (java.io.IOException | RuntimeException e) {
       return List.of(); // loaded from it a moment ago: a file gone since is run's to say
     }
-    return SourcesFile.wideEncodedFiles(dir(), text);
+    return SourcesFile.unreadableFiles(dir(), text, java.nio.file.Files::newInputStream);
   }
 
   /**

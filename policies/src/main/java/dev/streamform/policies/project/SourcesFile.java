@@ -134,24 +134,19 @@ final class SourcesFile {
   }
 
   /**
-   * The files of the valid project in {@code dir}'s file sources that are saved as UTF-16 or UTF-32
-   * (ADR 0131), each a problem at its source's {@code path:} line in the words {@code run} refuses
-   * it with; a file that cannot be read is left to {@code run}, which says why.
+   * The files of the valid project in {@code dir}'s file sources that {@code run} would refuse to
+   * read ({@link UnreadableDataFile}: the file system refuses them, or they are saved as UTF-16 or
+   * UTF-32, ADR 0131), each a problem at its source's {@code path:} line in the words {@code run}
+   * refuses it with; {@code opener} opens a file (the file system's, or in a test one that fails).
    */
-  static List<Problem> wideEncodedFiles(Path dir, String text) {
+  static List<Problem> unreadableFiles(Path dir, String text, UnreadableDataFile.Opener opener) {
     List<Problem> found = new ArrayList<>();
     forEachFilePath(
         text,
         (source, path) -> {
           for (Path file : ProjectFiles.matching(dir, path)) {
-            byte[] head;
-            try (java.io.InputStream in = java.nio.file.Files.newInputStream(file)) {
-              head = in.readNBytes(4);
-            } catch (java.io.IOException | RuntimeException e) {
-              continue;
-            }
-            NotUtf8.wideEncoding(head)
-                .ifPresent(e -> found.add(source.at("path", e.problem(file), e.fix(file))));
+            UnreadableDataFile.of(file, opener)
+                .ifPresent(u -> found.add(source.at("path", u.problem(), u.fix())));
           }
         });
     return found;

@@ -161,4 +161,36 @@ class UnreadableFilesTest {
   private static List<String> strings(InvalidProjectException e) {
     return e.problems().stream().map(Problem::toString).collect(Collectors.toList());
   }
+
+  /**
+   * A file source's data file that the file system will not let {@code run} read is a problem at
+   * the source's {@code path:} line, in the words {@code run} refuses it with: {@code check} said
+   * nothing of it. (Root reads a chmod-000 file, so the refusal is the opener's.)
+   */
+  @Test
+  void aDataFileThatCannotBeReadIsAProblemAtItsPathLine() throws Exception {
+    String sources = "sources:\n  payments:\n    connector: file\n    path: payments.jsonl\n";
+    Path data = dir.resolve("payments.jsonl");
+    Files.writeString(data, "{}\n");
+
+    List<String> problems =
+        SourcesFile.unreadableFiles(
+                dir,
+                sources,
+                f -> {
+                  throw new AccessDeniedException(f.toString());
+                })
+            .stream()
+            .map(Problem::toString)
+            .collect(Collectors.toList());
+
+    assertThat(
+        problems,
+        contains(
+            "sources.yml:4: source 'payments', key 'path': "
+                + data.toAbsolutePath().normalize()
+                + ": cannot be read: permission denied — check the file's permissions"));
+    // a readable file is none
+    assertThat(SourcesFile.unreadableFiles(dir, sources, Files::newInputStream), is(List.of()));
+  }
 }
