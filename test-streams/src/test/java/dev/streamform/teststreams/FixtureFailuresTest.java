@@ -413,6 +413,11 @@ class FixtureFailuresTest {
         containsString(
             "`order_id` is \"1\u00a0000\" (it holds a no-break space (U+00A0) at character 2),"
                 + " expected \"1 000\""));
+    // the table shows the character it holds as an escape, the plain cell as it was
+    assertThat(
+        nbsp.render(),
+        containsString(
+            "insert order_id=\"1 000\" total=10  insert order_id=\"1\\u00A0000\" total=10\n"));
     FixtureVerdict zwsp = fixtures.run("fixtures/zwsp.yml");
     assertThat(zwsp.passed(), is(false));
     assertThat(
@@ -420,6 +425,10 @@ class FixtureFailuresTest {
         containsString(
             "`order_id` is \"A-1\", expected \"A\u200b-1\" (it holds a zero-width space (U+200B)"
                 + " at character 2)"));
+    assertThat(
+        zwsp.render(),
+        containsString(
+            "insert order_id=\"A\\u200B-1\" total=10  insert order_id=\"A-1\" total=10\n"));
   }
 
   @Test

@@ -33,6 +33,32 @@ public final class InvisibleCharacters {
     return Optional.empty();
   }
 
+  /**
+   * {@code text} with each character one cannot see written as its escape, as a double-quoted
+   * string in a fixture writes it: a backslash, {@code u} and the four hex digits {@link #describe}
+   * names (U+00A0), or {@code U} and eight beyond U+FFFF. For a place that shows the text itself,
+   * such as a table's cell; a text without such a character is returned as it is.
+   */
+  public static String escaped(String text) {
+    if (describe(text).isEmpty()) {
+      return text;
+    }
+    StringBuilder b = new StringBuilder();
+    text.codePoints()
+        .forEach(
+            cp -> {
+              if (isInvisible(cp)) {
+                b.append(
+                    cp > 0xFFFF
+                        ? String.format(Locale.ROOT, "\\U%08X", cp)
+                        : String.format(Locale.ROOT, "\\u%04X", cp));
+              } else {
+                b.appendCodePoint(cp);
+              }
+            });
+    return b.toString();
+  }
+
   private static boolean isInvisible(int cp) {
     if (cp == ' ') {
       return false;
