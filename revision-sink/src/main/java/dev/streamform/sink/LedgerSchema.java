@@ -28,9 +28,11 @@ import org.flywaydb.core.api.output.MigrateResult;
  * db/migration/V*.sql} of this module. Migrating is idempotent and safe to run concurrently (Flyway
  * locks its history table): every sink instance migrates before its first write.
  *
- * <p>A command checks the schema before it migrates or reads ({@link #check}): a schema {@value
- * #SCHEMA} that another application made, or one changed outside the migrations, is refused in one
- * message that names the database, rather than by the first statement that trips on it.
+ * <p>A command checks the schema before it migrates or reads ({@link #check}), and so does every
+ * sink instance before it migrates ({@link #migrate(DataSource, String)}), for a job submitted
+ * without the command line: a schema {@value #SCHEMA} that another application made, or one changed
+ * outside the migrations, is refused in one message that names the database, rather than by the
+ * first statement that trips on it.
  */
 public final class LedgerSchema {
   /** The PostgreSQL schema that holds the ledger. */
@@ -61,7 +63,8 @@ public final class LedgerSchema {
   }
 
   /**
-   * Creates or migrates the ledger's tables; returns how many migrations ran (0 when up to date).
+   * Creates or migrates the ledger's tables, unchecked; returns how many migrations ran (0 when up
+   * to date). The commands and the sinks migrate with {@link #migrate(DataSource, String)}.
    */
   public static int migrate(DataSource dataSource) {
     MigrateResult result = flyway(dataSource).migrate();
@@ -69,8 +72,8 @@ public final class LedgerSchema {
   }
 
   /**
-   * As {@link #migrate(DataSource)} for a command: {@link #check}s the schema before migrating and
-   * again after (a column dropped by hand is only seen once nothing is pending).
+   * As {@link #migrate(DataSource)} for a command or a sink: {@link #check}s the schema before
+   * migrating and again after (a column dropped by hand is only seen once nothing is pending).
    *
    * @param database the database as messages name it ({@link JdbcTarget#describe()})
    * @throws Unusable when the schema is another application's or was changed by hand

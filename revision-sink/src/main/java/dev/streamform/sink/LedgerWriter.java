@@ -226,7 +226,8 @@ public final class LedgerWriter {
             "writing " + batch.size() + " records",
             () -> {
               if (!migrated) {
-                LedgerSchema.migrate(dataSource);
+                // a job submitted without the command line has had no check (ADR 0136)
+                LedgerSchema.migrate(dataSource, retry.database());
                 migrated = true;
               }
               return attempt(batch);

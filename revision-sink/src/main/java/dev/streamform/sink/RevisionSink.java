@@ -41,9 +41,11 @@ import org.joda.time.Instant;
  * <p>Records are buffered per bundle and written in batches of up to {@link #batchSize()}, one
  * transaction each, at the latest when the bundle finishes: the runner commits a bundle only after
  * its batches committed, so a failed bundle is retried and the retry is a no-op for what was
- * written. Each DoFn instance has its own small connection pool (HikariCP) and migrates the schema
- * (Flyway) before its first write. A database that is unreachable or restarting is retried for
- * {@link #retryTimeout()} from when it became unavailable, by every writer of it alike ({@link
+ * written. Each DoFn instance has its own small connection pool (HikariCP) and, before its first
+ * write, checks the schema ({@link LedgerSchema#check}: a schema {@code streamform} of another
+ * application fails the bundle in one message naming the database, whoever submitted the job) and
+ * migrates it (Flyway). A database that is unreachable or restarting is retried for {@link
+ * #retryTimeout()} from when it became unavailable, by every writer of it alike ({@link
  * DatabaseRetry}); after that the bundle fails, saying it gave up, and the runner's own retry (if
  * any) takes over.
  *

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * another application made, or that was changed outside the migrations, is refused in one message
  * naming the database, before migrating or reading.
  */
-class LedgerSchemaTest {
+public class LedgerSchemaTest {
   @RegisterExtension static final LocalPostgresExtension POSTGRES = new LocalPostgresExtension();
 
   private static final String DATABASE = "jdbc:postgresql://db/x as postgres";
@@ -135,5 +135,65 @@ class LedgerSchemaTest {
                 "streamform.effect_pause_history in "
                     + DATABASE
                     + " is missing: the schema was changed outside its migrations")));
+  }
+
+  /**
+   * A job submitted without the command line (a Beam author's own pipeline, which {@code run}'s
+   * check never saw) refuses another application's schema in the sink, in the message a command
+   * gives, naming the database, before it migrates: before, Flyway's own advice to baseline.
+   */
+  @Test
+  void theRevisionSinkInAPipelineOfItsOwnRefusesAnotherApplicationsSchema() throws Exception {
+    execute("CREATE SCHEMA streamform", "CREATE TABLE streamform.orders (id serial)");
+    JdbcTarget target = JdbcTarget.of(pool.getJdbcUrl()).withUser("postgres");
+    org.apache.beam.sdk.Pipeline p =
+        org.apache.beam.sdk.Pipeline.create(
+            org.apache.beam.sdk.options.PipelineOptionsFactory.fromArgs(
+                    "--runner=" + org.apache.beam.runners.direct.DirectRunner.class.getName())
+                .create());
+    p.apply(
+            org.apache.beam.sdk.transforms.Create.of(Revisions.revision(7, 10, 1, "10"))
+                .withCoder(
+                    dev.streamform.transforms.windows.WindowCoders.WindowRevisionCoder.of(
+                        Revisions.KEY, Revisions.VALUES)))
+        .apply(RevisionSink.to(target));
+    assertRefusedAsACommandRefusesIt(p, target);
+  }
+
+  /**
+   * Runs {@code p}, which must fail with {@link LedgerSchema.Unusable}'s message for a schema
+   * streamform holding only another application's table {@code orders}, and leave the schema as it
+   * was (nothing migrated into it).
+   */
+  public static void assertRefusedAsACommandRefusesIt(
+      org.apache.beam.sdk.Pipeline p, JdbcTarget target) throws SQLException {
+    List<String> messages = new java.util.ArrayList<>();
+    try {
+      p.run().waitUntilFinish();
+    } catch (RuntimeException e) {
+      for (Throwable t = e; t != null && t != t.getCause(); t = t.getCause()) {
+        messages.add(t.getClass().getSimpleName() + ": " + t.getMessage());
+      }
+    }
+    assertThat(
+        String.join("\n", messages),
+        messages,
+        org.hamcrest.Matchers.hasItem(
+            LedgerSchema.Unusable.class.getSimpleName()
+                + ": schema streamform in "
+                + target.describe()
+                + " holds tables Streamform did not create (orders) and no migration history of"
+                + " Streamform: use another database for Streamform's ledger (it is always in"
+                + " schema streamform)"));
+    try (HikariDataSource after = target.openPool("after", 2, 1_000);
+        Connection c = after.getConnection();
+        Statement s = c.createStatement();
+        java.sql.ResultSet tables =
+            s.executeQuery(
+                "SELECT string_agg(table_name, ' ') FROM information_schema.tables"
+                    + " WHERE table_schema = 'streamform'")) {
+      tables.next();
+      assertThat(tables.getString(1), equalTo("orders"));
+    }
   }
 }

@@ -57,7 +57,8 @@ import org.joda.time.ReadableInstant;
  * the bundle finishes; a database that is unavailable (a restart, an outage) is retried as the
  * revision sink retries it ({@link DatabaseRetry}) for {@link #retryTimeout()} after it became
  * unavailable, then the run fails naming the database. The connections come from one HikariCP pool
- * per target and worker class loader, whose first use migrates the schema.
+ * per target and worker class loader, whose first use checks the schema as the revision sink does
+ * ({@link LedgerSchema#check}) and migrates it.
  */
 @AutoValue
 public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision>, PDone> {
@@ -341,7 +342,7 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
               .call(
                   "inserting " + rows.size() + " rows",
                   () -> {
-                    migrate(pool);
+                    migrate(pool, retry.database());
                     return insert(rows);
                   })
               .value();
@@ -374,14 +375,17 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
       }
     }
 
-    /** The schema migrated once per pool, before its first write. */
+    /**
+     * The schema checked and migrated once per pool, before its first write: a job submitted
+     * without the command line has had no check (ADR 0136).
+     */
     private static final Map<DataSource, Boolean> MIGRATED = new ConcurrentHashMap<>();
 
-    private static void migrate(DataSource pool) {
+    private static void migrate(DataSource pool, String database) throws SQLException {
       if (!MIGRATED.containsKey(pool)) {
         synchronized (MIGRATED) {
           if (!MIGRATED.containsKey(pool)) {
-            LedgerSchema.migrate(pool);
+            LedgerSchema.migrate(pool, database);
             MIGRATED.put(pool, true);
           }
         }

@@ -34,11 +34,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class DecisionLedgerRestartTest {
   @RegisterExtension static final LocalPostgresExtension POSTGRES = new LocalPostgresExtension();
 
-  private static final Schema KEY = Schema.builder().addInt64Field("merchant_id").build();
-  private static final Schema EVENT =
+  static final Schema KEY = Schema.builder().addInt64Field("merchant_id").build();
+  static final Schema EVENT =
       Schema.builder().addStringField("receipt_id").addInt64Field("merchant_id").build();
 
-  private static Decision decision(int i) {
+  static Decision decision(int i) {
     Instant t = new Instant(1_788_084_000_000L + i * 1_000L);
     return Decision.builder()
         .setModel("receipt_risk")
