@@ -72,14 +72,20 @@ public final class LedgerSchema {
   }
 
   /**
-   * As {@link #migrate(DataSource)} for a command or a sink: {@link #check}s the schema before
-   * migrating and again after (a column dropped by hand is only seen once nothing is pending).
+   * As {@link #migrate(DataSource)} for a command or a sink: refuses another application's schema
+   * before migrating, and {@link #check}s the whole schema after (a column dropped by hand is only
+   * seen once nothing is pending). The tables and columns are not looked at before migrating: while
+   * another writer of the same database migrates (sixteen sink instances starting at once), its
+   * tables are half made, which Flyway's lock hides only from a caller that migrates.
    *
    * @param database the database as messages name it ({@link JdbcTarget#describe()})
    * @throws Unusable when the schema is another application's or was changed by hand
    */
   public static int migrate(DataSource dataSource, String database) throws SQLException {
-    check(dataSource, database);
+    Optional<String> foreign = refusal(dataSource, database, false);
+    if (foreign.isPresent()) {
+      throw new Unusable(foreign.get());
+    }
     int ran = migrate(dataSource);
     check(dataSource, database);
     return ran;
@@ -102,6 +108,12 @@ public final class LedgerSchema {
   }
 
   static Optional<String> refusal(DataSource dataSource, String database) throws SQLException {
+    return refusal(dataSource, database, true);
+  }
+
+  /** As {@link #check}, the tables and columns looked at only when {@code withColumns}. */
+  private static Optional<String> refusal(
+      DataSource dataSource, String database, boolean withColumns) throws SQLException {
     Map<String, List<String>> found = columnsOf(dataSource);
     if (found.isEmpty()) {
       return Optional.empty();
@@ -137,7 +149,7 @@ public final class LedgerSchema {
               + ")"
               + elsewhere);
     }
-    if (info.pending().length > 0) {
+    if (!withColumns || info.pending().length > 0) {
       return Optional.empty(); // an older ledger: the next migration brings it up to date
     }
     List<String> missing = new ArrayList<>();
