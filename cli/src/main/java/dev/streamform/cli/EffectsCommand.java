@@ -2,6 +2,7 @@ package dev.streamform.cli;
 
 import dev.streamform.core.text.Counts;
 import dev.streamform.sink.effects.EffectRuleErrors;
+import dev.streamform.sink.effects.EffectSettlement;
 import dev.streamform.sink.effects.EffectsLedger;
 import dev.streamform.sink.effects.EffectsPause;
 import java.io.PrintWriter;
@@ -26,17 +27,18 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description =
         "A windowed model's effect ledger in PostgreSQL: show its effects and compensations, verify"
-            + " it, or pause and resume its dispatchers.",
+            + " it, pause and resume its dispatchers, or record a person's settlement.",
     synopsisSubcommandLabel = "COMMAND",
     subcommands = {
       EffectsCommand.Show.class,
       EffectsCommand.Verify.class,
       EffectsPauseCommand.Pause.class,
-      EffectsPauseCommand.Resume.class
+      EffectsPauseCommand.Resume.class,
+      EffectsSettleCommand.class
     })
 final class EffectsCommand implements Callable<Integer> {
   static final List<String> STATES =
-      List.of("PREPARED", "DISPATCHING", "DONE", "UNKNOWN", "CANCELLED");
+      List.of("PREPARED", "DISPATCHING", "DONE", "UNKNOWN", "CANCELLED", "NOT_APPLIED");
 
   @Spec CommandSpec spec;
 
@@ -55,9 +57,10 @@ final class EffectsCommand implements Callable<Integer> {
             + " window start, the generation and revision that confirmed it, state, delivery"
             + " attempts, the provider's receipt and the last error (for an UNKNOWN effect, also"
             + " what the receipt queries since said when they left it UNKNOWN: failed, or never"
-            + " applied and for a person); then the compensation records waiting for a person, and"
-            + " the rules the sink could not evaluate on a revision (that window's effect was left"
-            + " as it was). When the model's effects are paused, a line under the first says since"
+            + " applied and for a person); then the compensation records (id, and when, by whom and"
+            + " why a person closed it), what people settled (streamform effects settle), and the"
+            + " rules the sink could not evaluate on a revision (that window's effect was left as"
+            + " it was). When the model's effects are paused, a line under the first says since"
             + " when, by whom and why."
       },
       exitCodeListHeading = "%nExit status:%n",
@@ -126,16 +129,36 @@ final class EffectsCommand implements Callable<Integer> {
         if (!compensations.isEmpty()) {
           out.println(
               "compensations (for a person: the effect happened and will not be repeated or"
-                  + " undone):");
+                  + " undone; closed by streamform effects settle --compensation ID --done):");
           List<List<String>> rows = new ArrayList<>();
-          rows.add(List.of("key", "reason", "by", "effect was"));
+          rows.add(List.of("id", "key", "reason", "by", "effect was", "closed"));
           for (EffectsLedger.Compensation k : compensations) {
             rows.add(
                 List.of(
+                    String.valueOf(k.id()),
                     k.effectKey().substring(0, 12),
                     k.reason(),
                     "g" + k.generation() + " r" + k.revision(),
-                    k.effectState()));
+                    k.effectState(),
+                    k.closed() == null ? "- (open)" : k.closed()));
+          }
+          table(rows, out);
+        }
+        List<EffectSettlement.Settlement> settled =
+            new EffectSettlement(l.pool())
+                .settlements(l.name()).stream().filter(x -> x.compensationId() == null).toList();
+        if (!settled.isEmpty()) {
+          out.println("settled by a person (streamform effects settle):");
+          List<List<String>> rows = new ArrayList<>();
+          rows.add(List.of("key", "found", "now", "receipt", "at, by, why"));
+          for (EffectSettlement.Settlement x : settled) {
+            rows.add(
+                List.of(
+                    x.effectKey().substring(0, 12),
+                    x.outcome().replace('_', ' '),
+                    x.toState(),
+                    x.receipt() == null ? "-" : x.receipt(),
+                    x.describe()));
           }
           table(rows, out);
         }
@@ -175,7 +198,8 @@ final class EffectsCommand implements Callable<Integer> {
             + " effects have a receipt and a dispatch, nothing was delivered again after UNKNOWN"
             + " without a receipt query, a provider with neither idempotency keys nor receipts got"
             + " at most one dispatch, every effect's window has its confirming revision, no rule"
-            + " error is open (a rule the sink could not evaluate on a revision). Prints each"
+            + " error is open (a rule the sink could not evaluate on a revision); a person's"
+            + " settlement counts as a receipt, and each one is recorded. Prints each"
             + " problem, then the figures: 'N effects: N done, N unknown, ...; N dispatches, N open"
             + " compensations; N problems'."
       },
@@ -218,7 +242,8 @@ final class EffectsCommand implements Callable<Integer> {
 
   /**
    * {@code 3 effects: 2 done, 1 unknown, 0 prepared, 0 dispatching, 0 cancelled; 3 dispatches, 0
-   * open compensations; 0 problems}.
+   * open compensations; 0 problems}; {@code , 1 not applied} after {@code 0 cancelled} when a
+   * person settled effects as never applied.
    */
   static String summary(EffectsLedger.Verification v) {
     Map<String, Integer> f = v.figures();
@@ -226,6 +251,10 @@ final class EffectsCommand implements Callable<Integer> {
     for (String state : List.of("DONE", "UNKNOWN", "PREPARED", "DISPATCHING", "CANCELLED")) {
       states.add(
           f.getOrDefault("state " + state, 0) + " " + state.toLowerCase(java.util.Locale.ROOT));
+    }
+    int notApplied = f.getOrDefault("state NOT_APPLIED", 0);
+    if (notApplied > 0) {
+      states.add(notApplied + " not applied");
     }
     return Counts.of(f.getOrDefault("effects", 0), "effect")
         + ": "

@@ -180,11 +180,11 @@ class EffectsCommandTest {
                 + key
                 + "  reward  7        2026-08-30T10:00:00Z  g1 r1     DONE   1         rcpt-1   -\n"
                 + "compensations (for a person: the effect happened and will not be repeated or"
-                + " undone):\n"
-                + "  key           reason      by     effect was\n"
-                + "  "
+                + " undone; closed by streamform effects settle --compensation ID --done):\n"
+                + "  id  key           reason      by     effect was  closed\n"
+                + "  1   "
                 + key
-                + "  rule_false  g1 r2  DONE\n"));
+                + "  rule_false  g1 r2  DONE        - (open)\n"));
     assertThat(command("effects verify", project), is(0));
     assertThat(out.toString(), containsString("; 1 dispatch, 1 open compensation; 0 problems\n"));
   }

@@ -39,6 +39,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code PREPARED} and the rule false: {@code CANCELLED} — nothing was sent;
  *   <li>{@code DISPATCHING}, {@code UNKNOWN} or {@code DONE} and the rule false or the payload
  *       changed: a compensation record for a person; the effect row is not touched;
+ *   <li>{@code NOT_APPLIED} (a person settled it never applied, its provider does not dedupe by
+ *       key: ADR 0140): nothing, whatever the revision — it is never sent again;
  *   <li>the same revision again, or a revision that changes nothing of the effect: nothing.
  * </ul>
  *
@@ -237,6 +239,11 @@ final class EffectOutbox implements Serializable {
               c, w.key(), "PREPARED", "CANCELLED", r.revision(), "rule false before dispatch");
           cancelled++;
         }
+      } else if (e.state().equals("NOT_APPLIED")) {
+        // a person settled it never applied, for a provider that does not dedupe by key (ADR
+        // 0140): nothing happened and nothing is sent again, so a correction has nothing to
+        // compensate or adjust
+        continue;
       } else if (w.rule().incremental()) {
         // dispatched: the provider takes adjustments, so the correction is a delta effect
         if (delta(c, w)) {

@@ -16,7 +16,8 @@ import javax.sql.DataSource;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * Reads the effect ledger of a model ({@code streamform effects show|verify}). Never changes it.
+ * Reads the effect ledger of a model ({@code streamform effects show|verify}). Never changes it
+ * ({@link EffectSettlement} records what a person settles).
  */
 public final class EffectsLedger {
   private static final ObjectMapper JSON =
@@ -67,11 +68,22 @@ public final class EffectsLedger {
     }
   }
 
-  /** A compensation record waiting for a person. */
+  /**
+   * A compensation record for a person; {@code closed} says when, by whom and why the person closed
+   * it ({@code streamform effects settle --compensation ID --done}), null while it is open.
+   */
   public record Compensation(
-      String effectKey, int generation, int revision, String effectState, String reason) {
+      long id,
+      String effectKey,
+      int generation,
+      int revision,
+      String effectState,
+      String reason,
+      @Nullable String closed) {
     public String line() {
-      return effectKey.substring(0, 12)
+      return id
+          + "  "
+          + effectKey.substring(0, 12)
           + "  "
           + reason
           + " by generation "
@@ -80,7 +92,8 @@ public final class EffectsLedger {
           + revision
           + " (effect was "
           + effectState
-          + ")";
+          + ")"
+          + (closed == null ? "" : "  closed " + closed);
     }
   }
 
@@ -150,15 +163,32 @@ public final class EffectsLedger {
     try (Connection c = dataSource.getConnection();
         PreparedStatement s =
             c.prepareStatement(
-                "SELECT k.effect_key, k.generation, k.revision, k.effect_state, k.reason FROM"
+                "SELECT k.compensation_id, k.effect_key, k.generation, k.revision,"
+                    + " k.effect_state, k.reason, k.resolved_at, s.actor, s.reason FROM"
                     + " streamform.effect_compensation k JOIN streamform.effect e USING"
-                    + " (effect_key) WHERE e.model = ? ORDER BY k.compensation_id")) {
+                    + " (effect_key) LEFT JOIN streamform.effect_settlement s ON"
+                    + " s.compensation_id = k.compensation_id WHERE e.model = ? ORDER BY"
+                    + " k.compensation_id")) {
       s.setString(1, model);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
+          java.time.OffsetDateTime resolved = rs.getObject(7, java.time.OffsetDateTime.class);
+          String closed =
+              resolved == null
+                  ? null
+                  : resolved.toInstant()
+                      + (rs.getString(8) == null
+                          ? ""
+                          : " by " + rs.getString(8) + ": " + rs.getString(9));
           out.add(
               new Compensation(
-                  rs.getString(1), rs.getInt(2), rs.getInt(3), rs.getString(4), rs.getString(5)));
+                  rs.getLong(1),
+                  rs.getString(2),
+                  rs.getInt(3),
+                  rs.getInt(4),
+                  rs.getString(5),
+                  rs.getString(6),
+                  closed));
         }
       }
       c.commit();
@@ -171,7 +201,10 @@ public final class EffectsLedger {
    * effects have a receipt and were dispatched; no effect was delivered again after an unknown
    * outcome unless a receipt query said it was never applied and the provider dedupes by key; an
    * effect of a provider with neither capability was dispatched at most once; every effect's window
-   * has a projection at or beyond the revision that confirmed it.
+   * has a projection at or beyond the revision that confirmed it. A person's settlement (ADR 0140)
+   * counts as a receipt: each move it made (UNKNOWN to DONE, PREPARED or NOT_APPLIED) has its
+   * recorded settlement, NOT_APPLIED has one, and an effect was made PREPARED again after UNKNOWN
+   * only by a settlement and only when its provider dedupes by key.
    */
   public Verification verify(String model) throws SQLException {
     Map<String, Integer> figures = new TreeMap<>();
@@ -188,8 +221,16 @@ public final class EffectsLedger {
                   + " count(*) FROM streamform.effect_transition t WHERE t.effect_key ="
                   + " e.effect_key   AND t.from_state = 'UNKNOWN' AND t.to_state = 'DISPATCHING'  "
                   + " AND t.note NOT LIKE 'receipt query: never applied%'), e.delta_of,"
-                  + " e.made_true_by FROM streamform.effect e"
-                  + " WHERE e.model = ?")) {
+                  + " e.made_true_by, (SELECT count(*) FROM streamform.effect_transition t WHERE"
+                  + " t.effect_key = e.effect_key AND t.from_state = 'UNKNOWN' AND t.to_state IN"
+                  + " ('DONE', 'PREPARED', 'NOT_APPLIED') AND t.note LIKE 'settled by %'), (SELECT"
+                  + " count(*) FROM streamform.effect_settlement x WHERE x.effect_key ="
+                  + " e.effect_key AND x.compensation_id IS NULL), (SELECT count(*) FROM"
+                  + " streamform.effect_transition t WHERE t.effect_key = e.effect_key AND"
+                  + " t.from_state = 'UNKNOWN' AND t.to_state = 'PREPARED'), (SELECT count(*) FROM"
+                  + " streamform.effect_transition t WHERE t.effect_key = e.effect_key AND"
+                  + " t.from_state = 'UNKNOWN' AND t.to_state = 'PREPARED' AND t.note NOT LIKE"
+                  + " 'settled by %') FROM streamform.effect e WHERE e.model = ?")) {
         s.setString(1, model);
         try (ResultSet rs = s.executeQuery()) {
           while (rs.next()) {
@@ -223,6 +264,28 @@ public final class EffectsLedger {
               problems.add(label + ": dispatched again after UNKNOWN without a receipt query");
             }
             String provider = rs.getString(10);
+            // a person's settlement (ADR 0140) is a receipt: each move it made is recorded
+            int settledMoves = rs.getInt(17);
+            int settlements = rs.getInt(18);
+            if (settledMoves != settlements) {
+              problems.add(
+                  label
+                      + ": "
+                      + Counts.of(settledMoves, "move")
+                      + " by a person's settlement but "
+                      + Counts.of(settlements, "settlement")
+                      + " recorded");
+            }
+            if (state.equals("NOT_APPLIED") && settlements == 0) {
+              problems.add(label + ": NOT_APPLIED without a person's settlement");
+            }
+            if (rs.getInt(19) > 0 && !provider.contains("idempotency: key")) {
+              problems.add(
+                  label
+                      + ": prepared again after UNKNOWN, and its provider does not dedupe by key");
+            } else if (rs.getInt(20) > 0) {
+              problems.add(label + ": prepared again after UNKNOWN without a person's settlement");
+            }
             if (provider.contains("idempotency: none")
                 && provider.contains("receipts: false")
                 && dispatches > 1) {

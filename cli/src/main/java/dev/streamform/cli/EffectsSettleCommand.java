@@ -1,0 +1,175 @@
+package dev.streamform.cli;
+
+import dev.streamform.sink.effects.EffectSettlement;
+import java.io.PrintWriter;
+import java.sql.SQLException;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code streamform effects settle}: records what a person did about what the effect ledger leaves
+ * for a person (docs/semantics.md §10, ADR 0140) — an UNKNOWN effect no receipt query settles, or
+ * an open compensation record. Sends nothing to any provider.
+ */
+@Command(
+    name = "settle",
+    header = "Records a person's settlement of an UNKNOWN effect or a compensation.",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Records what a person found or did, with who, when and why (--reason), in"
+          + " streamform.effect_settlement; sends nothing to any provider.",
+      "--effect KEYPREFIX --applied [--receipt TEXT]: an UNKNOWN effect the person found applied"
+          + " at the provider becomes DONE, the receipt given (or 'settled by NAME') as its"
+          + " receipt, as if a receipt query had found it.",
+      "--effect KEYPREFIX --not-applied: an UNKNOWN effect the person found never applied. Its"
+          + " provider dedupes by key (idempotency: key): PREPARED again, and the next dispatcher"
+          + " pass delivers it under the same key. It does not (idempotency: none): NOT_APPLIED,"
+          + " never sent again (a retry after dispatch could be a second effect); the person"
+          + " makes it happen at the provider if it is owed. Refused for incremental effects with"
+          + " deltas.",
+      "--compensation ID --done: closes an open compensation record (the id effects show"
+          + " prints); effects verify no longer counts it open.",
+      "Only an UNKNOWN effect is settled: any other state, a key prefix that matches no effect or"
+          + " several (listed), a closed compensation, is refused in one line and nothing"
+          + " changes. A dispatcher's receipt query that moves the effect first wins."
+    },
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {
+      "0:settled and recorded",
+      "1:refused (the effect is not UNKNOWN, the key prefix is unknown or ambiguous, the"
+          + " compensation is closed or unknown), or the project or database cannot be used",
+      "2:bad command line"
+    })
+final class EffectsSettleCommand implements Callable<Integer> {
+  @Mixin LedgerCommand.Target target;
+
+  @ArgGroup(exclusive = true, multiplicity = "1")
+  What what;
+
+  /** What is settled: an effect, or a compensation record. */
+  static final class What {
+    @Option(
+        names = "--effect",
+        paramLabel = "KEYPREFIX",
+        description =
+            "the UNKNOWN effect: its key or a prefix of it (effects show prints 12 digits)")
+    String effect;
+
+    @Option(
+        names = "--compensation",
+        paramLabel = "ID",
+        description = "the open compensation record: its id (effects show prints it)")
+    Long compensation;
+  }
+
+  @ArgGroup(exclusive = true, multiplicity = "1")
+  Outcome outcome;
+
+  /** What the person found or did. */
+  static final class Outcome {
+    @Option(names = "--applied", description = "the provider applied the effect")
+    boolean applied;
+
+    @Option(names = "--not-applied", description = "the provider never applied the effect")
+    boolean notApplied;
+
+    @Option(names = "--done", description = "the compensation has been dealt with")
+    boolean done;
+  }
+
+  @Option(
+      names = "--receipt",
+      paramLabel = "TEXT",
+      description = "with --applied: the provider's receipt or reference the person found")
+  String receipt;
+
+  @Option(
+      names = "--reason",
+      paramLabel = "TEXT",
+      required = true,
+      description = "why: what the person checked or did, recorded and shown by effects show")
+  String reason;
+
+  @Option(
+      names = "--by",
+      paramLabel = "NAME",
+      description = "who settles, recorded (default: the operating-system user)")
+  String by;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    validate();
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    Optional<ModelLedger> opened = target.open(true, "effects settle", spec.commandLine());
+    if (opened.isEmpty()) {
+      return 1;
+    }
+    String who = by == null ? EffectsPauseCommand.defaultActor() : by;
+    try (ModelLedger l = opened.get()) {
+      EffectSettlement settlement = new EffectSettlement(l.pool());
+      if (what.compensation != null) {
+        EffectSettlement.Settlement s =
+            settlement.closeCompensation(l.name(), what.compensation, who, reason);
+        out.println(
+            l.name()
+                + ": compensation "
+                + what.compensation
+                + " of effect "
+                + s.effectKey().substring(0, 12)
+                + " closed "
+                + s.describe());
+        return 0;
+      }
+      EffectSettlement.Settled s =
+          outcome.applied
+              ? settlement.applied(l.name(), what.effect, who, reason, receipt)
+              : settlement.notApplied(l.name(), what.effect, who, reason);
+      out.println(l.name() + ": effect " + s.effectKey() + " " + said(s.toState()));
+      return 0;
+    } catch (EffectSettlement.Refused e) {
+      err.println("streamform effects settle: " + e.getMessage());
+      return 1;
+    } catch (SQLException e) {
+      err.println("streamform effects settle: " + ModelLedger.firstLine(e));
+      return 1;
+    }
+  }
+
+  private static String said(String to) {
+    return switch (to) {
+      case "DONE" -> "UNKNOWN -> DONE: applied at the provider, settled by a person";
+      case "PREPARED" ->
+          "UNKNOWN -> PREPARED: never applied; the next dispatcher pass delivers it again under"
+              + " the same idempotency key";
+      default ->
+          "UNKNOWN -> NOT_APPLIED: never applied; never sent again (its provider does not dedupe"
+              + " by key)";
+    };
+  }
+
+  private void validate() {
+    if (what.compensation != null && !outcome.done) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--compensation takes --done (--applied and --not-applied are for" + " --effect)");
+    }
+    if (what.effect != null && outcome.done) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--effect takes --applied or --not-applied (--done is for" + " --compensation)");
+    }
+    if (receipt != null && !outcome.applied) {
+      throw new ParameterException(spec.commandLine(), "--receipt goes with --applied");
+    }
+  }
+}

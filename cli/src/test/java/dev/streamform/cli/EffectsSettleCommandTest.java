@@ -1,0 +1,510 @@
+package dev.streamform.cli;
+
+import static dev.streamform.sink.Revisions.revision;
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.matchesPattern;
+import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.startsWith;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.runners.postgres.LocalPostgresExtension;
+import dev.streamform.sink.JdbcTarget;
+import dev.streamform.sink.LedgerWriter;
+import dev.streamform.sink.effects.EffectIdentity;
+import dev.streamform.sink.effects.EffectSettlement;
+import dev.streamform.sink.effects.LocalProviderServer;
+import dev.streamform.transforms.windows.WindowRevision;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code streamform effects settle} (ADR 0140): what the ledger leaves for a person — an UNKNOWN
+ * effect no receipt query settles, an open compensation — recorded by a person, with the provider
+ * counting every request it gets (it does not deduplicate, so a second delivery shows).
+ */
+class EffectsSettleCommandTest {
+  @RegisterExtension static final LocalPostgresExtension POSTGRES = new LocalPostgresExtension();
+
+  @TempDir Path dir;
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+  private String url;
+  private HikariDataSource pool;
+  private LocalProviderServer provider;
+  private Path project;
+
+  @BeforeEach
+  void fresh() throws Exception {
+    url = POSTGRES.newDatabase();
+    pool = JdbcTarget.of(url).withUser("postgres").openPool("test", 2, 2_000);
+    provider = LocalProviderServer.start(0);
+    provider.dedupe(false);
+  }
+
+  @AfterEach
+  void close() {
+    provider.close();
+    pool.close();
+  }
+
+  /** The hourly revenue project, its reward delivered to the local provider with {@code caps}. */
+  private void declare(String caps) throws Exception {
+    project =
+        EffectsProject.copy(dir, "{kind: webhook, url: \"" + provider.url() + "\", " + caps + "}");
+  }
+
+  private int command(String command, String... more) {
+    List<String> args = new ArrayList<>(List.of(command.split(" ")));
+    args.addAll(
+        List.of(
+            project.toString(),
+            "--model",
+            "hourly_revenue",
+            "--jdbc-url",
+            url,
+            "--jdbc-user",
+            "postgres"));
+    args.addAll(List.of(more));
+    out.getBuffer().setLength(0);
+    err.getBuffer().setLength(0);
+    return Streamform.run(new PrintWriter(out), new PrintWriter(err), args.toArray(String[]::new));
+  }
+
+  private void write(WindowRevision... records) throws Exception {
+    new LedgerWriter(pool, Duration.ofSeconds(10), EffectsProject.rules(project))
+        .write(List.of(records));
+  }
+
+  private static String keyOf(long merchant) {
+    return EffectIdentity.effectKey(
+        "reward", revision(merchant, 10, 1, "0").logicalWindowId(), merchant);
+  }
+
+  private String state(String key) throws Exception {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT state FROM streamform.effect WHERE effect_key = '" + key + "'")) {
+      rs.next();
+      String state = rs.getString(1);
+      c.commit();
+      return state;
+    }
+  }
+
+  @Test
+  void anUnknownEffectAPersonFoundAppliedIsDoneWithWhoAndWhyAndVerifiesClean() throws Exception {
+    // neither capability: nothing but a person can settle a lost answer
+    declare("idempotency: none, receipts: false");
+    write(revision(7, 10, 1, "1200"));
+    provider.mode(LocalProviderServer.Mode.ACCEPT_THEN_DROP);
+    assertThat(command("dispatch", "--once", "--timeout", "1s"), is(0));
+    assertThat(out.toString(), startsWith("pass 1: 1 claimed, 0 done, 1 unknown,"));
+    String key = keyOf(7);
+
+    assertThat(
+        command(
+            "effects settle",
+            "--effect",
+            key.substring(0, 8),
+            "--applied",
+            "--receipt",
+            "T-991",
+            "--by",
+            "alice",
+            "--reason",
+            "found in the provider's console"),
+        is(0));
+    assertThat(
+        out.toString(),
+        is(
+            "hourly_revenue: effect "
+                + key
+                + " UNKNOWN -> DONE: applied at the provider, settled by a person\n"));
+    assertThat(state(key), is("DONE"));
+
+    assertThat(command("effects show"), is(0));
+    assertThat(out.toString(), containsString("  DONE   1         T-991    -\n"));
+    assertThat(
+        out.toString(),
+        matchesPattern(
+            "(?s).*settled by a person \\(streamform effects settle\\):\n"
+                + "  key +found +now +receipt +at, by, why\n"
+                + "  "
+                + key.substring(0, 12)
+                + "  applied  DONE  T-991    \\S+Z by alice: found in the provider's console\n"));
+
+    assertThat(command("effects verify"), is(0));
+    assertThat(
+        out.toString(),
+        is(
+            "1 effect: 1 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled;"
+                + " 1 dispatch, 0 open compensations; 0 problems\n"));
+
+    assertThat(
+        command("effects settle", "--effect", key.substring(0, 12), "--applied", "--reason", "x"),
+        is(1));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform effects settle: effect "
+                + key
+                + " is DONE, not UNKNOWN: its outcome is known (a receipt or a settlement)\n"));
+    assertThat(command("dispatch", "--once"), is(0));
+    assertThat(provider.requests(key), is(1));
+    assertThat(provider.applied(key), is(1));
+  }
+
+  @Test
+  void doneAndPreparedEffectsAreRefusedAndNothingChanges() throws Exception {
+    declare("idempotency: key, receipts: true");
+    write(revision(7, 10, 1, "1200"));
+    assertThat(command("dispatch", "--once"), is(0));
+    write(revision(8, 10, 1, "1500"));
+    assertThat(
+        command("effects settle", "--effect", keyOf(7), "--not-applied", "--reason", "x"), is(1));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform effects settle: effect "
+                + keyOf(7)
+                + " is DONE, not UNKNOWN: its outcome is known (a receipt or a settlement)\n"));
+    assertThat(
+        command(
+            "effects settle", "--effect", keyOf(8).substring(0, 12), "--applied", "--reason", "x"),
+        is(1));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform effects settle: effect "
+                + keyOf(8)
+                + " is PREPARED, not UNKNOWN: nothing has been sent yet; a dispatcher delivers"
+                + " it\n"));
+    assertThat(state(keyOf(7)), is("DONE"));
+    assertThat(state(keyOf(8)), is("PREPARED"));
+    assertThat(provider.requests(), is(1));
+    assertThat(command("effects show"), is(0));
+    assertThat(out.toString(), not(containsString("settled by a person")));
+  }
+
+  @Test
+  void anAmbiguousPrefixListsItsMatchesAndAnUnknownOneIsNamed() throws Exception {
+    declare("idempotency: key, receipts: true");
+    // 17 merchants: two of their keys share a first hex digit
+    Map<Character, List<String>> byFirst = new HashMap<>();
+    List<WindowRevision> revisions = new ArrayList<>();
+    for (long m = 1; m <= 17; m++) {
+      revisions.add(revision(m, 10, 1, "1200"));
+      byFirst.computeIfAbsent(keyOf(m).charAt(0), c -> new ArrayList<>()).add(keyOf(m));
+    }
+    write(revisions.toArray(WindowRevision[]::new));
+    List<String> shared =
+        byFirst.values().stream().filter(l -> l.size() > 1).findFirst().orElseThrow();
+    String prefix = shared.get(0).substring(0, 1);
+    assertThat(command("effects settle", "--effect", prefix, "--applied", "--reason", "x"), is(1));
+    String said = err.toString();
+    assertThat(
+        said,
+        startsWith(
+            "streamform effects settle: effect key prefix "
+                + prefix
+                + " is ambiguous: it matches "
+                + shared.size()
+                + " effects of model hourly_revenue: "));
+    for (String k : shared) {
+      assertThat(said, containsString(k + " (PREPARED)"));
+    }
+    assertThat(said, containsString("; give more of the key\n"));
+    assertThat(said.lines().count(), is(1L));
+
+    String nowhere =
+        "0123456789abcdef"
+            .chars()
+            .mapToObj(c -> "" + (char) c)
+            .filter(c -> !byFirst.containsKey(c.charAt(0)))
+            .findFirst()
+            .orElse("ffffffffffffffff");
+    if (nowhere.length() == 1) {
+      nowhere = nowhere + "00";
+    }
+    assertThat(command("effects settle", "--effect", nowhere, "--applied", "--reason", "x"), is(1));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform effects settle: no effect of model hourly_revenue has a key starting with "
+                + nowhere
+                + "\n"));
+  }
+
+  @Test
+  void notAppliedForAProviderThatDedupesByKeyIsDeliveredOnceMoreUnderTheSameKey() throws Exception {
+    // no receipt queries: only a person can say the 500 applied nothing
+    declare("idempotency: key, receipts: false");
+    write(revision(7, 10, 1, "1200"));
+    provider.mode(LocalProviderServer.Mode.FAIL_500);
+    assertThat(command("dispatch", "--once", "--backoff", "1ms", "--max-backoff", "1ms"), is(0));
+    assertThat(out.toString(), startsWith("pass 1: 1 claimed, 0 done, 1 unknown,"));
+    provider.mode(LocalProviderServer.Mode.OK);
+    assertThat(command("dispatch", "--once"), is(0));
+    assertThat("UNKNOWN is never retried blindly", provider.requests(keyOf(7)), is(1));
+
+    assertThat(
+        command(
+            "effects settle",
+            "--effect",
+            keyOf(7).substring(0, 12),
+            "--not-applied",
+            "--by",
+            "alice",
+            "--reason",
+            "the provider's log shows a 500 and no reward"),
+        is(0));
+    assertThat(
+        out.toString(),
+        is(
+            "hourly_revenue: effect "
+                + keyOf(7)
+                + " UNKNOWN -> PREPARED: never applied; the next dispatcher pass delivers it again"
+                + " under the same idempotency key\n"));
+    assertThat(provider.requests(keyOf(7)), is(1));
+
+    assertThat(command("dispatch", "--once"), is(0));
+    assertThat(out.toString(), startsWith("pass 1: 1 claimed, 1 done, 0 unknown,"));
+    assertThat(command("dispatch", "--once"), is(0));
+    assertThat("the 500 and one delivery", provider.requests(keyOf(7)), is(2));
+    assertThat(provider.applied(keyOf(7)), is(1));
+    assertThat(command("effects verify"), is(0));
+    assertThat(
+        out.toString(),
+        is(
+            "1 effect: 1 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled;"
+                + " 2 dispatches, 0 open compensations; 0 problems\n"));
+  }
+
+  @Test
+  void notAppliedForAProviderWithoutKeysIsClosedAndNeverSentAgain() throws Exception {
+    declare("idempotency: none, receipts: true");
+    write(revision(7, 10, 1, "1200"));
+    provider.mode(LocalProviderServer.Mode.FAIL_500);
+    assertThat(command("dispatch", "--once", "--backoff", "1ms", "--max-backoff", "1ms"), is(0));
+    provider.mode(LocalProviderServer.Mode.OK);
+    assertThat(command("dispatch", "--once"), is(0));
+    assertThat(
+        out.toString(), containsString("1 found never applied and left UNKNOWN for a person"));
+
+    assertThat(
+        command(
+            "effects settle",
+            "--effect",
+            keyOf(7).substring(0, 12),
+            "--not-applied",
+            "--by",
+            "alice",
+            "--reason",
+            "rewarded by hand"),
+        is(0));
+    assertThat(
+        out.toString(),
+        is(
+            "hourly_revenue: effect "
+                + keyOf(7)
+                + " UNKNOWN -> NOT_APPLIED: never applied; never sent again (its provider does not"
+                + " dedupe by key)\n"));
+    for (int pass = 0; pass < 3; pass++) {
+      assertThat(command("dispatch", "--once"), is(0));
+    }
+    assertThat("the one POST, never a second", provider.requests(keyOf(7)), is(1));
+    assertThat(provider.applied(keyOf(7)), is(0));
+    assertThat(state(keyOf(7)), is("NOT_APPLIED"));
+
+    // a later correction has nothing to compensate: nothing happened
+    write(revision(7, 10, 2, "900"));
+    assertThat(command("effects verify"), is(0));
+    assertThat(
+        out.toString(),
+        is(
+            "1 effect: 0 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled, 1 not applied;"
+                + " 1 dispatch, 0 open compensations; 0 problems\n"));
+    assertThat(command("effects show"), is(0));
+    assertThat(out.toString(), startsWith("hourly_revenue: 1 effect, 0 compensations\n"));
+    assertThat(out.toString(), containsString("  not applied  NOT_APPLIED  -"));
+    assertThat(
+        command("effects settle", "--effect", keyOf(7), "--not-applied", "--reason", "again"),
+        is(1));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform effects settle: effect "
+                + keyOf(7)
+                + " is NOT_APPLIED, not UNKNOWN: a person settled it as never applied; it is"
+                + " never sent again\n"));
+  }
+
+  @Test
+  void aPersonClosesAnOpenCompensationOnce() throws Exception {
+    declare("idempotency: key, receipts: true");
+    write(revision(7, 10, 1, "1200"));
+    assertThat(command("dispatch", "--once"), is(0));
+    write(revision(7, 10, 2, "900"));
+    assertThat(command("effects verify"), is(0));
+    assertThat(out.toString(), containsString("; 1 dispatch, 1 open compensation; 0 problems\n"));
+    assertThat(command("effects show"), is(0));
+    String key = keyOf(7).substring(0, 12);
+    assertThat(
+        out.toString(),
+        containsString(
+            "  id  key           reason      by     effect was  closed\n"
+                + "  1   "
+                + key
+                + "  rule_false  g1 r2  DONE        - (open)\n"));
+
+    assertThat(
+        command(
+            "effects settle",
+            "--compensation",
+            "1",
+            "--done",
+            "--by",
+            "bob",
+            "--reason",
+            "reward clawed back by support"),
+        is(0));
+    assertThat(
+        out.toString(),
+        matchesPattern(
+            "hourly_revenue: compensation 1 of effect "
+                + key
+                + " closed \\S+Z by bob: reward clawed back by support\n"));
+    assertThat(command("effects show"), is(0));
+    assertThat(
+        out.toString(),
+        matchesPattern(
+            "(?s).*  1   "
+                + key
+                + "  rule_false  g1 r2  DONE        \\S+Z by bob: reward clawed back by"
+                + " support\n"
+                + ".*"));
+    assertThat(command("effects verify"), is(0));
+    assertThat(out.toString(), containsString("; 1 dispatch, 0 open compensations; 0 problems\n"));
+
+    assertThat(command("effects settle", "--compensation", "1", "--done", "--reason", "x"), is(1));
+    assertThat(
+        err.toString(),
+        matchesPattern(
+            "streamform effects settle: compensation 1 is closed already: \\S+Z by bob: reward"
+                + " clawed back by support\n"));
+    assertThat(command("effects settle", "--compensation", "9", "--done", "--reason", "x"), is(1));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform effects settle: model hourly_revenue has no compensation 9 (effects show"
+                + " lists them)\n"));
+    assertThat(provider.requests(), is(1));
+  }
+
+  @Test
+  void theCommandLineMustSayWhatAndHowAndWhy() throws Exception {
+    declare("idempotency: key, receipts: true");
+    assertThat(command("effects settle", "--effect", "ab", "--applied"), is(2));
+    assertThat(err.toString(), containsString("Missing required option: '--reason=TEXT'"));
+    assertThat(
+        command("effects settle", "--compensation", "1", "--applied", "--reason", "x"), is(2));
+    assertThat(err.toString(), containsString("--compensation takes --done"));
+    assertThat(command("effects settle", "--effect", "ab", "--done", "--reason", "x"), is(2));
+    assertThat(err.toString(), containsString("--effect takes --applied or --not-applied"));
+  }
+
+  @Test
+  void settlementsRacingForOneUnknownEffectHaveOneWinner() throws Exception {
+    declare("idempotency: none, receipts: false");
+    write(revision(7, 10, 1, "1200"));
+    provider.mode(LocalProviderServer.Mode.ACCEPT_THEN_DROP);
+    assertThat(command("dispatch", "--once", "--timeout", "1s"), is(0));
+    EffectSettlement settlement = new EffectSettlement(pool);
+    List<Callable<Boolean>> racers = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      String by = "person-" + i;
+      racers.add(
+          () -> {
+            try {
+              if (by.endsWith("0") || by.endsWith("2")) {
+                settlement.applied("hourly_revenue", keyOf(7), by, "race", null);
+              } else {
+                settlement.notApplied("hourly_revenue", keyOf(7), by, "race");
+              }
+              return true;
+            } catch (EffectSettlement.Refused e) {
+              assertThat(e.getMessage(), containsString(", not UNKNOWN: "));
+              return false;
+            }
+          });
+    }
+    ExecutorService pool4 = Executors.newFixedThreadPool(4);
+    int won = 0;
+    try {
+      for (Future<Boolean> f : pool4.invokeAll(racers)) {
+        won += f.get() ? 1 : 0;
+      }
+    } finally {
+      pool4.shutdownNow();
+    }
+    assertThat(won, is(1));
+    assertThat(command("effects verify"), is(0));
+    assertThat(out.toString(), containsString(" 0 unknown, "));
+    assertThat(out.toString(), containsString("; 0 problems\n"));
+  }
+
+  @Test
+  void verifyStillReportsAMoveNoSettlementRecorded() throws Exception {
+    declare("idempotency: none, receipts: false");
+    write(revision(7, 10, 1, "1200"));
+    provider.mode(LocalProviderServer.Mode.ACCEPT_THEN_DROP);
+    assertThat(command("dispatch", "--once", "--timeout", "1s"), is(0));
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      // by hand, behind streamform's back: no settlement recorded
+      s.executeUpdate("UPDATE streamform.effect SET state = 'PREPARED'");
+      s.executeUpdate(
+          "INSERT INTO streamform.effect_transition (effect_key, from_state, to_state, note)"
+              + " SELECT effect_key, 'UNKNOWN', 'PREPARED', 'by hand' FROM streamform.effect");
+      c.commit();
+    }
+    assertThat(command("effects verify"), is(1));
+    assertThat(
+        out.toString(),
+        startsWith(
+            keyOf(7).substring(0, 12)
+                + ": prepared again after UNKNOWN, and its provider does not dedupe by key\n"));
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      s.executeUpdate("UPDATE streamform.effect SET state = 'NOT_APPLIED'");
+      c.commit();
+    }
+    assertThat(command("effects verify"), is(1));
+    assertThat(
+        out.toString(),
+        containsString(
+            keyOf(7).substring(0, 12) + ": NOT_APPLIED without a person's settlement\n"));
+  }
+}
