@@ -23,8 +23,8 @@ import picocli.CommandLine.Spec;
     header = "Records a person's settlement of an UNKNOWN effect or a compensation.",
     mixinStandardHelpOptions = true,
     description = {
-      "Records what a person found or did, with who, when and why (--reason), in"
-          + " streamform.effect_settlement; sends nothing to any provider.",
+      "Records what a person found or did, with who, when and why (--reason), in the ledger's"
+          + " table effect_settlement; sends nothing to any provider.",
       "--effect KEYPREFIX --applied [--receipt TEXT]: an UNKNOWN effect the person found applied"
           + " at the provider becomes DONE, the receipt given (or 'settled by NAME') as its"
           + " receipt, as if a receipt query had found it.",
