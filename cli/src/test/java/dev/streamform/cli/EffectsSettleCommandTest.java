@@ -495,6 +495,33 @@ class EffectsSettleCommandTest {
         out.toString(),
         startsWith(
             keyOf(7).substring(0, 12)
+                + ": prepared again after UNKNOWN without a person's settlement\n"));
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      // a late outcome that proved nothing was sent is no problem (the dispatcher's own move)
+      s.executeUpdate(
+          "UPDATE streamform.effect_transition SET note = 'nothing sent: connection refused'"
+              + " WHERE note = 'by hand'");
+      c.commit();
+    }
+    assertThat(command("effects verify"), is(0));
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      s.executeUpdate(
+          "UPDATE streamform.effect_transition SET note = 'settled by mallory: x'"
+              + " WHERE note LIKE 'nothing sent: %'");
+      c.commit();
+    }
+    assertThat(command("effects verify"), is(1));
+    assertThat(
+        out.toString(),
+        containsString(
+            keyOf(7).substring(0, 12)
+                + ": 1 move by a person's settlement but 0 settlements recorded\n"));
+    assertThat(
+        out.toString(),
+        containsString(
+            keyOf(7).substring(0, 12)
                 + ": prepared again after UNKNOWN, and its provider does not dedupe by key\n"));
     try (Connection c = pool.getConnection();
         Statement s = c.createStatement()) {

@@ -227,10 +227,11 @@ public final class EffectsLedger {
                   + " count(*) FROM streamform.effect_settlement x WHERE x.effect_key ="
                   + " e.effect_key AND x.compensation_id IS NULL), (SELECT count(*) FROM"
                   + " streamform.effect_transition t WHERE t.effect_key = e.effect_key AND"
-                  + " t.from_state = 'UNKNOWN' AND t.to_state = 'PREPARED'), (SELECT count(*) FROM"
-                  + " streamform.effect_transition t WHERE t.effect_key = e.effect_key AND"
-                  + " t.from_state = 'UNKNOWN' AND t.to_state = 'PREPARED' AND t.note NOT LIKE"
-                  + " 'settled by %') FROM streamform.effect e WHERE e.model = ?")) {
+                  + " t.from_state = 'UNKNOWN' AND t.to_state = 'PREPARED' AND t.note LIKE"
+                  + " 'settled by %'), (SELECT count(*) FROM streamform.effect_transition t WHERE"
+                  + " t.effect_key = e.effect_key AND t.from_state = 'UNKNOWN' AND t.to_state ="
+                  + " 'PREPARED' AND t.note NOT LIKE 'settled by %' AND t.note NOT LIKE 'nothing"
+                  + " sent: %') FROM streamform.effect e WHERE e.model = ?")) {
         s.setString(1, model);
         try (ResultSet rs = s.executeQuery()) {
           while (rs.next()) {
@@ -279,6 +280,8 @@ public final class EffectsLedger {
             if (state.equals("NOT_APPLIED") && settlements == 0) {
               problems.add(label + ": NOT_APPLIED without a person's settlement");
             }
+            // PREPARED again after UNKNOWN: by a settlement, for a provider that dedupes by key,
+            // or by a late outcome that proved nothing was sent (a refused connection)
             if (rs.getInt(19) > 0 && !provider.contains("idempotency: key")) {
               problems.add(
                   label
