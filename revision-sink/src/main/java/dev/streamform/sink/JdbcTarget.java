@@ -132,6 +132,13 @@ public abstract class JdbcTarget implements Serializable {
     config.setConnectionTimeout(connectTimeoutMillis);
     config.setInitializationFailTimeout(-1);
     config.setAutoCommit(false);
+    // Named, not read from the first connection: HikariCP reads the server's default once, and when
+    // that read fails with a connection error (the database going away as the first connection is
+    // made) it keeps -1 and sets it on every later connection, so the pool never works again
+    // ("Transaction isolation level -1 not supported"). READ COMMITTED is PostgreSQL's default,
+    // what
+    // every statement here was written for; the ledger's readers ask for more where they need it.
+    config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
     return new HikariDataSource(config);
   }
 
