@@ -133,6 +133,38 @@ class DeduplicateTest {
   }
 
   /**
+   * On arrival, an id is forgotten once its own partition's watermark reaches first + horizon, and
+   * that check alone decides it while another partition lags (the one timer per key follows {@code
+   * min_p W_p}): p1's event at 09:00 holds the timers back; 9@10:15 takes {@code W_0} to 10:10, id
+   * 1's horizon (10:00 + 10m) exactly, so id 1's repeat after it on p0 is its first event again:
+   * kept, neither a duplicate nor a conflict. With the arrival check exclusive it was dropped as a
+   * duplicate.
+   */
+  @Test
+  void onArrivalAnIdIsForgottenAtItsOwnPartitionsHorizonWhileAnotherPartitionHoldsTheTimer() {
+    Pipeline p = SeedStreams.pipeline();
+    List<SourceRecord> log =
+        new SeedStreams()
+            .event(1, 5, "1", Scenarios.iso("09:00:00")) // p1/0: W_1 = 08:55 from here on
+            .event(0, 1, "10", Scenarios.iso("10:00:00")) // p0/0 first of id 1: horizon 10:10
+            .event(0, 9, "1", Scenarios.iso("10:15:00")) // p0/1 W_0 -> 10:10, the horizon
+            .event(0, 1, "10", Scenarios.iso("10:12:00")) // p0/2 id 1 again: its first again
+            .items();
+    DedupResult d =
+        p.apply(SeedStreams.testStreamOf(log))
+            .apply(dev.streamform.transforms.extraction.EventTimeExtraction.from("ordered_at"))
+            .events()
+            .apply(SourceClockTest.FIVE)
+            .events()
+            .apply(
+                Deduplicate.byId("customer_id", Duration.standardMinutes(10)).appliedOnArrival());
+    PAssert.that(lines("Kept", d.events())).containsInAnyOrder("p1/0", "p0/0", "p0/1", "p0/2");
+    PAssert.that(lines("Dropped", d.duplicates())).empty();
+    PAssert.that(d.conflicts()).empty();
+    p.run().waitUntilFinish();
+  }
+
+  /**
    * An event without its id is quarantined with the reason, and two of them are not duplicates of
    * each other (a null id is no id, not one shared id).
    */

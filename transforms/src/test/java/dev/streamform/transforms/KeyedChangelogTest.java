@@ -43,6 +43,37 @@ class KeyedChangelogTest {
   }
 
   /**
+   * Applied on arrival, the edge is judged by the event's own partition's watermark at arrival, and
+   * that check alone decides it while another partition lags (the key's timer follows {@code min_p
+   * W_p}): p1's event at 09:00 holds every timer back; 5@10:10 takes {@code W_0} to 42's edge
+   * exactly (10:00 + 10m), so 42@10:11 on p0 finds its state gone and starts over with INSERT. With
+   * the arrival check exclusive it was {@code p0/2 update 42 3}. (In log order the engine passes
+   * the edge before a buffered event that arrived at it, so the arrival check does not decide
+   * there.)
+   */
+  @Test
+  void onArrivalAKeyExpiresAtItsOwnPartitionsEdgeWhileAnotherPartitionHoldsTheTimerBack() {
+    Pipeline p = SeedStreams.pipeline();
+    Scenario s =
+        Scenario.of(
+            p,
+            "lagging",
+            new SeedStreams()
+                .event(1, 99, "1", iso("09:00:00")) // p1/0: W_1 = 09:00 from here on
+                .event(0, 42, "1", iso("10:00:00")) // p0/0: 42's edge is 10:10
+                .event(0, 5, "1", iso("10:10:00")) // p0/1: W_0 -> 10:10, min_p W_p stays 09:00
+                .event(0, 42, "2", iso("10:11:00")) // p0/2: arrives at W_0 = 10:10, the edge
+                .items(),
+            NO_DELAY,
+            TEN_MINUTES.appliedOnArrival());
+    PAssert.that(s.changelog)
+        .containsInAnyOrder(
+            "p1/0 insert 99 1", "p0/0 insert 42 1", "p0/1 insert 5 1", "p0/2 insert 42 2");
+    PAssert.that(s.late).empty();
+    p.run().waitUntilFinish();
+  }
+
+  /**
    * Retention frees state, measured in the pipeline: 42 @10:00 and 7 @10:05; the watermark item
    * 10:10 reaches 42's edge, so 42 @10:11 starts over (INSERT; its old state freed, by the timer or
    * on arrival, counted once); 7 @10:12 is 3 min short of its edge (UPDATE). The end of input
