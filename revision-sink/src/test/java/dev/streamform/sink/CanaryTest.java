@@ -199,6 +199,48 @@ class CanaryTest {
         compared.otherKeys().windows().size(), equalTo(2 * (MERCHANTS - inShare(2_000).size())));
   }
 
+  /**
+   * The share's edge is exclusive: a key whose bucket equals the share reads the generation that
+   * was canonical before the canary, and a key whose bucket is one below it reads the canary. The
+   * 200 merchants of the other tests have no bucket equal to the shares they set, so two merchants
+   * with adjacent buckets are looked for here (buckets computed independently of the database).
+   */
+  @Test
+  void aKeyWhoseBucketEqualsTheShareReadsTheOldGenerationAndOneBelowItTheCanary() throws Exception {
+    Map<Integer, Long> byBucket = new TreeMap<>();
+    long atShare = 0;
+    long belowShare = 0;
+    for (long m = 1; atShare == 0; m++) {
+      int b = bucket(m);
+      byBucket.putIfAbsent(b, m);
+      if (b >= 2 && byBucket.containsKey(b - 1)) {
+        atShare = m;
+        belowShare = byBucket.get(b - 1);
+      } else if (byBucket.containsKey(b + 1) && b + 1 >= 2) {
+        atShare = byBucket.get(b + 1);
+        belowShare = m;
+      }
+    }
+    int share = bucket(atShare);
+    assertThat(bucket(belowShare), equalTo(share - 1));
+    for (int generation = 1; generation <= 2; generation++) {
+      writer.write(
+          List.of(
+              revision(atShare, 10, 1, "100", generation),
+              revision(belowShare, 10, 1, "100", generation)));
+    }
+
+    Ledger.AliasChange change = canary(2, share);
+    System.out.printf(
+        "share %d basis points: merchant %d (bucket %d) and %d (bucket %d)%n",
+        share, atShare, share, belowShare, share - 1);
+    assertThat(change.keys(), equalTo(2));
+    assertThat(change.canaryKeys(), equalTo(1));
+    Map<Long, Set<Integer>> view = canonicalView();
+    assertThat("merchant " + atShare, view.get(atShare), equalTo(Set.of(1)));
+    assertThat("merchant " + belowShare, view.get(belowShare), equalTo(Set.of(2)));
+  }
+
   @Test
   void effectsFollowTheGenerationEachKeyReadsThroughCanaryPromotionAndRollback() throws Exception {
     write(1, "500");
