@@ -28,6 +28,15 @@ public record CanaryShare(int generation, int basisPoints) {
   }
 
   /**
+   * Whether a key whose bucket is {@code bucket} is in the share: its bucket is below the share
+   * (exclusive, as {@code streamform.generation_for_key} decides in the database). Every Java
+   * reader of a canary decides by this.
+   */
+  public boolean covers(int bucket) {
+    return bucket < basisPoints;
+  }
+
+  /**
    * {@code "5%"}, {@code "0.5%"} or {@code "12.25%"} in basis points (500, 50, 1225).
    *
    * @throws IllegalArgumentException for anything else, or a share not in (0%, 100%) or finer than

@@ -347,14 +347,13 @@ final class EffectOutbox implements Serializable {
   }
 
   /**
-   * A model's alias: its canonical generation, and a canary generation for the keys whose bucket is
-   * below {@code canaryBasisPoints} ({@link CanaryShare}), when one is in force.
+   * A model's alias: its canonical generation, and a canary for the keys its share covers ({@link
+   * CanaryShare#covers}), when one is in force.
    */
-  private record Alias(
-      int generation, @Nullable Integer canaryGeneration, @Nullable Integer canaryBasisPoints) {
+  private record Alias(int generation, @Nullable CanaryShare canary) {
     int generationFor(@Nullable Integer bucket) {
-      return canaryGeneration != null && bucket != null && bucket < canaryBasisPoints
-          ? canaryGeneration
+      return canary != null && bucket != null && canary.covers(bucket)
+          ? canary.generation()
           : generation;
     }
   }
@@ -365,7 +364,7 @@ final class EffectOutbox implements Serializable {
     String[] models =
         revisions.stream().map(StoredRevision::model).distinct().toArray(String[]::new);
     Map<String, Alias> out = new HashMap<>();
-    firstGenerations.forEach((model, gen) -> out.put(model, new Alias(gen, null, null)));
+    firstGenerations.forEach((model, gen) -> out.put(model, new Alias(gen, null)));
     try (PreparedStatement s =
         c.prepareStatement(
             "SELECT model, generation, canary_generation, canary_basis_points FROM"
@@ -377,7 +376,9 @@ final class EffectOutbox implements Serializable {
         while (rs.next()) {
           out.put(
               rs.getString(1),
-              new Alias(rs.getInt(2), (Integer) rs.getObject(3), (Integer) rs.getObject(4)));
+              new Alias(
+                  rs.getInt(2),
+                  rs.getObject(3) == null ? null : new CanaryShare(rs.getInt(3), rs.getInt(4))));
         }
       }
     }
@@ -393,10 +394,7 @@ final class EffectOutbox implements Serializable {
       throws SQLException {
     String[] keys =
         revisions.stream()
-            .filter(
-                r ->
-                    aliases.containsKey(r.model())
-                        && aliases.get(r.model()).canaryGeneration() != null)
+            .filter(r -> aliases.containsKey(r.model()) && aliases.get(r.model()).canary() != null)
             .map(StoredRevision::keyJson)
             .distinct()
             .toArray(String[]::new);

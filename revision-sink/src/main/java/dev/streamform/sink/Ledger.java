@@ -564,7 +564,7 @@ public final class Ledger {
                     instant(rs, 4),
                     side(rs, 5),
                     side(rs, 9),
-                    canary.isPresent() && rs.getInt(13) < canary.get().basisPoints()));
+                    canary.isPresent() && canary.get().covers(rs.getInt(13))));
           }
         }
         windows.sort(
