@@ -200,13 +200,11 @@ class CanaryTest {
   }
 
   /**
-   * The share's edge is exclusive: a key whose bucket equals the share reads the generation that
-   * was canonical before the canary, and a key whose bucket is one below it reads the canary. The
-   * 200 merchants of the other tests have no bucket equal to the shares they set, so two merchants
-   * with adjacent buckets are looked for here (buckets computed independently of the database).
+   * Two merchants whose buckets are adjacent, {at the share, one below it}: the 200 merchants of
+   * the other tests have no bucket equal to the shares they set, so the edge tests look for such a
+   * pair (buckets computed independently of the database). The share is the first one's bucket.
    */
-  @Test
-  void aKeyWhoseBucketEqualsTheShareReadsTheOldGenerationAndOneBelowItTheCanary() throws Exception {
+  private static long[] atAndBelowAShare() throws Exception {
     Map<Integer, Long> byBucket = new TreeMap<>();
     long atShare = 0;
     long belowShare = 0;
@@ -221,8 +219,20 @@ class CanaryTest {
         belowShare = m;
       }
     }
+    assertThat(bucket(belowShare), equalTo(bucket(atShare) - 1));
+    return new long[] {atShare, belowShare};
+  }
+
+  /**
+   * The share's edge is exclusive: a key whose bucket equals the share reads the generation that
+   * was canonical before the canary, and a key whose bucket is one below it reads the canary.
+   */
+  @Test
+  void aKeyWhoseBucketEqualsTheShareReadsTheOldGenerationAndOneBelowItTheCanary() throws Exception {
+    long[] pair = atAndBelowAShare();
+    long atShare = pair[0];
+    long belowShare = pair[1];
     int share = bucket(atShare);
-    assertThat(bucket(belowShare), equalTo(share - 1));
     for (int generation = 1; generation <= 2; generation++) {
       writer.write(
           List.of(
@@ -239,6 +249,92 @@ class CanaryTest {
     Map<Long, Set<Integer>> view = canonicalView();
     assertThat("merchant " + atShare, view.get(atShare), equalTo(Set.of(1)));
     assertThat("merchant " + belowShare, view.get(belowShare), equalTo(Set.of(2)));
+  }
+
+  /**
+   * The same edge for effects, which the outbox decides in Java from the key's bucket: under a
+   * share equal to a key's bucket, that key's new revisions act for the generation that was
+   * canonical before the canary and not for the canary; the key one bucket below acts for the
+   * canary only.
+   */
+  @Test
+  void atTheSharesEdgeEffectsFollowTheOldGenerationAndOneBucketBelowTheCanary() throws Exception {
+    long[] pair = atAndBelowAShare();
+    long atShare = pair[0];
+    long belowShare = pair[1];
+    int share = bucket(atShare);
+    // no window acts yet (revenue below the rule's 1000): what follows is the outbox's choice alone
+    for (int generation = 1; generation <= 2; generation++) {
+      writer.write(
+          List.of(
+              revision(atShare, 10, 1, "100", generation),
+              revision(belowShare, 10, 1, "100", generation)));
+    }
+    Ledger.AliasChange change = canary(2, share);
+    assertThat(change.canaryKeys(), equalTo(1));
+    assertThat(change.effects().prepared(), equalTo(0));
+
+    String at = "merchant " + atShare + " (bucket " + share + ", share " + share + ")";
+    String below = "merchant " + belowShare + " (bucket " + (share - 1) + ", share " + share + ")";
+    assertThat(
+        at + ", generation 2",
+        writer.write(List.of(revision(atShare, 12, 1, "5000", 2))).effects().prepared(),
+        equalTo(0));
+    assertThat(
+        below + ", generation 1",
+        writer.write(List.of(revision(belowShare, 12, 1, "5000", 1))).effects().prepared(),
+        equalTo(0));
+    assertThat(
+        at + ", generation 1",
+        writer.write(List.of(revision(atShare, 12, 1, "5000", 1))).effects().prepared(),
+        equalTo(1));
+    assertThat(
+        below + ", generation 2",
+        writer.write(List.of(revision(belowShare, 12, 1, "5000", 2))).effects().prepared(),
+        equalTo(1));
+    assertThat(dispatch().done(), equalTo(2));
+    assertThat(provider.requests(keyOf(atShare, 12)), equalTo(1));
+    assertThat(provider.requests(keyOf(belowShare, 12)), equalTo(1));
+  }
+
+  /**
+   * The same edge in a comparison of the two generations ({@code streamform compare-generations}),
+   * which reports the canary's keys apart: the key whose bucket equals the share is among the other
+   * keys, the key one bucket below among the canary's.
+   */
+  @Test
+  void atTheSharesEdgeAComparisonCountsTheKeyAmongTheOtherKeysAndOneBucketBelowTheCanarys()
+      throws Exception {
+    long[] pair = atAndBelowAShare();
+    long atShare = pair[0];
+    long belowShare = pair[1];
+    int share = bucket(atShare);
+    for (int generation = 1; generation <= 2; generation++) {
+      writer.write(
+          List.of(
+              revision(atShare, 10, 1, "100", generation),
+              revision(belowShare, 10, 1, "100", generation),
+              revision(atShare, 11, 1, "100", generation),
+              revision(belowShare, 11, 1, "100", generation)));
+    }
+    canary(2, share);
+
+    GenerationComparison compared = ledger.compare(Revisions.MODEL, 1, 2);
+    assertThat(compared.windows().size(), equalTo(4));
+    assertThat(
+        "the canary's keys at share " + share,
+        merchants(compared.canaryKeys()),
+        equalTo(List.of(belowShare, belowShare)));
+    assertThat(
+        "the other keys at share " + share,
+        merchants(compared.otherKeys()),
+        equalTo(List.of(atShare, atShare)));
+  }
+
+  private static List<Long> merchants(GenerationComparison compared) {
+    return compared.windows().stream()
+        .map(w -> ((Number) w.key().get("merchant_id")).longValue())
+        .toList();
   }
 
   @Test
