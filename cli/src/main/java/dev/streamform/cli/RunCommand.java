@@ -96,7 +96,16 @@ import picocli.CommandLine.Spec;
           + " resuming, with its generation and watermark) to <model>.idle.jsonl or the topic"
           + " <model>.idle. Creates missing topics (<model> compacted for an upsert model only)."
           + " Blocks until interrupted; with --detach, submits to a Flink cluster, prints the job"
-          + " id and returns.",
+          + " id and returns. Without --from-savepoint a kafka source is read from its earliest"
+          + " offsets, so what earlier runs published to the model's topics is published again:"
+          + " the run says so when it starts, with the records its output topics already hold"
+          + " (a Flink job restored from a savepoint continues instead). On the DirectRunner, and"
+          + " with a source-wide event_id on every runner, an upsert model applies events in log"
+          + " order: a partition's last records are applied once every partition's watermark has"
+          + " passed them (a silent partition holds them until idle_after), and the run says so"
+          + " when it starts. Ctrl-C (SIGINT) or SIGTERM ends a run with one line on standard"
+          + " error: how many lines a file run had read, and that the previous output files were"
+          + " left as they were (a file run replaces them only at its end).",
       "With --shadow (a windowed model, with --jdbc-url), recomputes generation N (--generation,"
           + " else the declared one) from the offsets the source topic retains (or the source"
           + " files) into that generation's own projections and ledger rows only: no topic or"
@@ -118,7 +127,9 @@ import picocli.CommandLine.Spec;
       "2:bad command line, an --output that is a file or cannot be created or written"
           + " (checked before the job starts), or a restore (--from-savepoint) into a plan that"
           + " streamform plan classifies as needing a state migration or a new generation against"
-          + " the plan that wrote the savepoint (checked before anything is created or submitted)"
+          + " the plan that wrote the savepoint (checked before anything is created or submitted)",
+      "130:interrupted by Ctrl-C (SIGINT), said in one line on standard error",
+      "143:ended by SIGTERM, said in one line on standard error"
     })
 final class RunCommand implements Callable<Integer> {
   /**
@@ -493,6 +504,7 @@ final class RunCommand implements Callable<Integer> {
     ModelSinks named = ModelSinks.of(declared);
     String source = declared.source().topic().get();
     List<Integer> sourcePartitions = new java.util.ArrayList<>();
+    java.util.Map<String, Long> heldBefore = null; // records in the output topics, if known
     try (KafkaTopics topics = KafkaTopics.at(connection)) {
       if (shadow && !topics.names().contains(source)) {
         err.println(
@@ -504,6 +516,14 @@ final class RunCommand implements Callable<Integer> {
         return 1;
       }
       List<String> needed = shadow ? List.of() : named.topics(source);
+      if (!shadow && savepoint == null) {
+        // what the outputs hold before this run adds to them: a courtesy, so a refusal is no error
+        try {
+          heldBefore = topics.records(needed.subList(1, needed.size()));
+        } catch (RuntimeException e) {
+          heldBefore = null;
+        }
+      }
       Set<String> compacted = named.topicIsCompacted() ? Set.of(named.topic()) : Set.of();
       // an existing source topic is held to the declared count before any topic is created, so a
       // refused run leaves nothing behind; a missing one is created with that count
@@ -629,6 +649,11 @@ final class RunCommand implements Callable<Integer> {
               + " -> "
               + sinks.quarantineTopic()
               + sinks.duplicatesTopic().map(t -> ", duplicates -> " + t).orElse(""));
+      if (savepoint == null) {
+        err.println(readingLine(source, heldBefore));
+      }
+      logOrderLine(declared, KafkaModelPipeline.appliesOnArrival(options), runner.describe())
+          .ifPresent(err::println);
     }
     if (!connection.isPlaintext()) {
       err.println("streamform run: Kafka client settings: " + connection);
@@ -647,8 +672,20 @@ final class RunCommand implements Callable<Integer> {
     }
     err.flush();
     PipelineResult result;
-    try {
+    PipelineResult.State state = null;
+    String cluster = runner.flinkCluster().orElse(null);
+    try (RunInterrupt ctrlC =
+        detach
+            ? null
+            : RunInterrupt.install(
+                err,
+                () ->
+                    kafkaRunInterrupted(
+                        cluster, source, sinks.topic(), savepoint == null, bootstrapServers))) {
       result = pipeline.run();
+      if (!detach) {
+        state = result.waitUntilFinish();
+      }
     } catch (RuntimeException e) {
       if (!runner.isFlink()) {
         throw e;
@@ -687,7 +724,6 @@ final class RunCommand implements Callable<Integer> {
       }
       return 0;
     }
-    PipelineResult.State state = result.waitUntilFinish();
     err.println("streamform run: the job ended: " + state);
     if (state != PipelineResult.State.DONE && state != PipelineResult.State.CANCELLED) {
       return 1;
@@ -697,6 +733,79 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     return 0;
+  }
+
+  /**
+   * Where a run without {@code --from-savepoint} starts reading its Kafka source, and what that
+   * means for its output topics: the earliest offsets, so what earlier runs published is published
+   * again ({@code held}: the records each output topic holds, null when the broker would not say;
+   * docs/decisions/0142).
+   */
+  static String readingLine(String source, java.util.Map<String, Long> held) {
+    String reading =
+        "streamform run: reading " + source + " from its earliest offsets (no savepoint)";
+    String again =
+        "what earlier runs published is published again (a Flink job restored with"
+            + " --from-savepoint continues instead: docs/guides/kafka.md)";
+    if (held == null) {
+      return reading + ": if earlier runs wrote to its output topics, " + again;
+    }
+    List<String> holding =
+        held.entrySet().stream()
+            .filter(e -> e.getValue() > 0)
+            .map(e -> e.getKey() + " " + Counts.of(e.getValue(), "record"))
+            .toList();
+    if (holding.isEmpty()) {
+      return reading + "; its output topics hold no records yet";
+    }
+    return reading
+        + ": "
+        + again
+        + "; the output topics already hold "
+        + String.join(", ", holding);
+  }
+
+  /**
+   * For an upsert model that applies its events in log order on this run (the DirectRunner, or
+   * {@code event_id} with source-wide ids on any runner), that a partition's last records wait for
+   * every partition's watermark, and what releases them (docs/decisions/0143); empty otherwise.
+   */
+  static Optional<String> logOrderLine(
+      DeclaredModel declared, boolean runnerAppliesOnArrival, String runner) {
+    if (declared.kind().hasRevisionLedger() || declared.kind().hasDecisionLedger()) {
+      return Optional.empty(); // windows and decisions wait for the watermark by definition
+    }
+    var source = declared.source();
+    boolean sourceWideIds =
+        source.eventId().isPresent()
+            && source.eventIdScope()
+                != dev.streamform.policies.declarations.SourceDeclaration.EventIdScope.KEY;
+    if (runnerAppliesOnArrival && !sourceWideIds) {
+      return Optional.empty();
+    }
+    String why =
+        runnerAppliesOnArrival
+            ? "its source's event_id is unique source-wide, not per key"
+            : "on " + runner;
+    String release =
+        source
+            .idleAfter()
+            .map(
+                d ->
+                    "until it has been silent for idle_after ("
+                        + dev.streamform.core.time.Durations.format(d)
+                        + ") or records or punctuations move its watermark")
+            .orElse(
+                "until records or punctuations move its watermark (no idle_after is declared,"
+                    + " which would release it after a silence)");
+    return Optional.of(
+        "streamform run: "
+            + declared.model().name()
+            + " applies events in log order ("
+            + why
+            + "): a partition's last records are applied only once every partition's watermark"
+            + " has passed them; a silent partition holds them back "
+            + release);
   }
 
   /**
@@ -1051,7 +1160,22 @@ final class RunCommand implements Callable<Integer> {
                 : ", decisions -> " + decisionLedger.target().describe()));
     err.flush();
     FileModelRun.Summary summary;
-    try (AutoCloseable told = DatabaseRetry.listen(new OutageNotice(err))) {
+    long readBefore = dev.streamform.pipelines.file.FileSource.linesReadInThisJvm();
+    boolean inThisProcess = runner.flinkCluster().isEmpty();
+    try (AutoCloseable told = DatabaseRetry.listen(new OutageNotice(err));
+        RunInterrupt ctrlC =
+            RunInterrupt.install(
+                err,
+                () ->
+                    fileRunInterrupted(
+                        inThisProcess
+                            ? dev.streamform.pipelines.file.FileSource.linesReadInThisJvm()
+                                - readBefore
+                            : -1,
+                        shadow ? null : bootstrap,
+                        shadow || bootstrap != null ? null : liveOutputs,
+                        revisionSink,
+                        decisionLedger))) {
       summary = run.run(options, target, revisionSink, decisionLedger, PROGRESS_EVERY);
     } catch (Exception e) {
       err.println(
@@ -1105,6 +1229,70 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     return conflicts ? 1 : 0;
+  }
+
+  /**
+   * What an interrupted file run says after "interrupted (SIGINT)": the lines it had read ({@code
+   * read}, -1 when unknown here), and what became of its outputs — in the folder {@code dir} the
+   * previous run's outputs stay as they were (the job writes its parts in a {@code .parts-*}
+   * folder, which the next run removes; docs/decisions/0101), unless the run was stopped while
+   * moving its files into place; records published to the broker at {@code bootstrap} stay there.
+   */
+  static String fileRunInterrupted(
+      long read,
+      String bootstrap,
+      Path dir,
+      RevisionSink revisionSink,
+      DecisionLedgerSink decisionLedger) {
+    List<String> said = new java.util.ArrayList<>();
+    if (read >= 0) {
+      said.add(
+          String.format(java.util.Locale.ROOT, "%,d %s read", read, read == 1 ? "line" : "lines"));
+    }
+    if (dir != null) {
+      Optional<String> incomplete = OutputFolder.incomplete(dir);
+      said.add(
+          incomplete.isPresent()
+              ? "it was stopped while moving its files into place, so " + incomplete.get()
+              : "nothing was written to "
+                  + dir
+                  + ": the previous outputs there were left as they were (the next run removes"
+                  + " this run's .parts folder)");
+    }
+    if (bootstrap != null) {
+      said.add("what it published to the topics at " + bootstrap + " stays there");
+    }
+    if (revisionSink != null) {
+      said.add("the revisions it wrote to " + revisionSink.target().describe() + " stay");
+    }
+    if (decisionLedger != null) {
+      said.add("the decisions it wrote to " + decisionLedger.target().describe() + " stay");
+    }
+    return String.join("; ", said);
+  }
+
+  /**
+   * What an interrupted Kafka run says after "interrupted (SIGTERM)": on a runner in this process
+   * the job stopped, and what it published stays in its topics; a job on a Flink {@code cluster} is
+   * not cancelled by the command's end. A run without a savepoint ({@code fromEarliest}) that runs
+   * again reads its source from the earliest offsets again.
+   */
+  static String kafkaRunInterrupted(
+      String cluster, String source, String topic, boolean fromEarliest, String bootstrap) {
+    return (cluster == null
+            ? "the job stopped; what it published to "
+                + topic
+                + " and its other topics at "
+                + bootstrap
+                + " stays there"
+            : "the job submitted to the Flink cluster at "
+                + cluster
+                + " is not cancelled by this: stop it there (its dashboard, or the REST API)")
+        + (fromEarliest
+            ? "; a run without --from-savepoint reads "
+                + source
+                + " from its earliest offsets again and publishes it all again"
+            : "");
   }
 
   /**

@@ -188,6 +188,18 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
         .add(DisplayData.item("key", String.join(",", keyColumns())));
   }
 
+  /**
+   * Lines read (not blank) by every file source in this JVM so far: what {@code run} says it had
+   * read when it is interrupted, on a runner in this process (a cluster's workers count their own).
+   */
+  private static final java.util.concurrent.atomic.LongAdder LINES_READ =
+      new java.util.concurrent.atomic.LongAdder();
+
+  /** The lines (not blank) every file source in this JVM has read so far. */
+  public static long linesReadInThisJvm() {
+    return LINES_READ.sum();
+  }
+
   private static final class ReadFn extends DoFn<KV<Integer, String>, SourceRecord> {
     private final JsonRecords json;
     private final Schema schema;
@@ -233,6 +245,7 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
             continue;
           }
           read.inc();
+          LINES_READ.increment();
           SourceRecord decoded = null;
           String reason;
           if (lines.tooLong()) {

@@ -150,6 +150,40 @@ public final class KafkaTopics implements AutoCloseable {
     }
   }
 
+  /**
+   * How many records each of {@code topics} that exists holds now: per partition its latest offset
+   * less its earliest (a compacted topic may hold fewer; an upper bound then), summed; a missing
+   * topic is left out. {@code run} says so at its start: a run without a savepoint reads its source
+   * from the earliest offsets, so what earlier runs published is published again.
+   */
+  public Map<String, Long> records(List<String> topics) {
+    Set<String> existing = names();
+    Map<String, Long> held = new LinkedHashMap<>();
+    for (String t : topics) {
+      if (!existing.contains(t) || held.containsKey(t)) {
+        continue;
+      }
+      Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec>
+          earliest = new LinkedHashMap<>();
+      Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec>
+          latest = new LinkedHashMap<>();
+      for (int p = 0; p < partitions(t); p++) {
+        org.apache.kafka.common.TopicPartition tp =
+            new org.apache.kafka.common.TopicPartition(t, p);
+        earliest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.earliest());
+        latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest());
+      }
+      var from = get(admin.listOffsets(earliest).all(), "list the offsets of topic " + t);
+      var to = get(admin.listOffsets(latest).all(), "list the offsets of topic " + t);
+      long n = 0;
+      for (var e : to.entrySet()) {
+        n += Math.max(0, e.getValue().offset() - from.get(e.getKey()).offset());
+      }
+      held.put(t, n);
+    }
+    return held;
+  }
+
   private <T> T get(org.apache.kafka.common.KafkaFuture<T> future, String what) {
     try {
       return future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);

@@ -1,0 +1,126 @@
+package dev.streamform.cli;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.is;
+
+import dev.streamform.planner.DeclaredModel;
+import dev.streamform.policies.project.Project;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The lines {@code streamform run} prints at the start of a Kafka run: where a run without a
+ * savepoint reads its source from, with what the output topics already hold (docs/decisions/0142),
+ * and, for an upsert model applied in log order, that a partition's last records wait for every
+ * partition's watermark and what releases them (docs/decisions/0143).
+ */
+class RunStartLinesTest {
+  private static final Path ORDERS_KAFKA = Path.of("../end-to-end/src/test/resources/orders-kafka");
+  private static final Path DUPLICATES = Path.of("../test-streams/fixtures/duplicates/orders");
+
+  @TempDir Path dir;
+
+  @Test
+  void aRunWithoutASavepointSaysItReadsFromTheEarliestOffsetsAndWhatTheOutputsHold() {
+    Map<String, Long> held = new LinkedHashMap<>();
+    held.put("soak_metrics", 120L);
+    held.put("soak_metrics.late", 0L);
+    held.put("soak_metrics.quarantine", 1L);
+    assertThat(
+        RunCommand.readingLine("soak_orders", held),
+        is(
+            "streamform run: reading soak_orders from its earliest offsets (no savepoint): what"
+                + " earlier runs published is published again (a Flink job restored with"
+                + " --from-savepoint continues instead: docs/guides/kafka.md); the output topics"
+                + " already hold soak_metrics 120 records, soak_metrics.quarantine 1 record"));
+  }
+
+  @Test
+  void emptyOrNewOutputsAreSaidToHoldNothingAndUnknownOnesAreNotGuessed() {
+    assertThat(
+        RunCommand.readingLine("soak_orders", Map.of("soak_metrics", 0L)),
+        is(
+            "streamform run: reading soak_orders from its earliest offsets (no savepoint); its"
+                + " output topics hold no records yet"));
+    assertThat(
+        RunCommand.readingLine("soak_orders", null),
+        is(
+            "streamform run: reading soak_orders from its earliest offsets (no savepoint): if"
+                + " earlier runs wrote to its output topics, what earlier runs published is"
+                + " published again (a Flink job restored with --from-savepoint continues instead:"
+                + " docs/guides/kafka.md)"));
+  }
+
+  @Test
+  void anUpsertModelInLogOrderSaysItsLastRecordsWaitForEveryPartition() throws Exception {
+    DeclaredModel upsert = DeclaredModel.of(Project.load(ORDERS_KAFKA), "customer_metrics");
+    assertThat(
+        RunCommand.logOrderLine(upsert, false, "direct"),
+        is(
+            Optional.of(
+                "streamform run: customer_metrics applies events in log order (on direct): a"
+                    + " partition's last records are applied only once every partition's"
+                    + " watermark has passed them; a silent partition holds them back until"
+                    + " records or punctuations move its watermark (no idle_after is declared,"
+                    + " which would release it after a silence)")));
+    // on Flink it applies on arrival: nothing waits
+    assertThat(RunCommand.logOrderLine(upsert, true, "flink"), is(Optional.empty()));
+  }
+
+  @Test
+  void idleAfterIsNamedAsWhatReleasesThem() throws Exception {
+    Path project = copy(ORDERS_KAFKA);
+    Path sources = project.resolve("sources.yml");
+    Files.writeString(
+        sources,
+        Files.readString(sources)
+            .replace("    watermark: 5m\n", "    watermark: 5m\n    idle_after: 2m\n"));
+    DeclaredModel upsert = DeclaredModel.of(Project.load(project), "customer_metrics");
+    assertThat(
+        RunCommand.logOrderLine(upsert, false, "direct").orElseThrow(),
+        is(
+            "streamform run: customer_metrics applies events in log order (on direct): a"
+                + " partition's last records are applied only once every partition's watermark"
+                + " has passed them; a silent partition holds them back until it has been silent"
+                + " for idle_after (2m) or records or punctuations move its watermark"));
+  }
+
+  @Test
+  void sourceWideEventIdsApplyInLogOrderOnFlinkTooAndWindowsSayNothing() throws Exception {
+    Project loaded = Project.load(DUPLICATES);
+    assertThat(
+        RunCommand.logOrderLine(DeclaredModel.of(loaded, "customer_metrics"), true, "flink")
+            .orElseThrow(),
+        is(
+            "streamform run: customer_metrics applies events in log order (its source's event_id"
+                + " is unique source-wide, not per key): a"
+                + " partition's last records are applied only once every partition's watermark"
+                + " has passed them; a silent partition holds them back until records or"
+                + " punctuations move its watermark (no idle_after is declared, which would"
+                + " release it after a silence)"));
+    assertThat(
+        RunCommand.logOrderLine(DeclaredModel.of(loaded, "hourly_spend"), false, "direct"),
+        is(Optional.empty()));
+  }
+
+  private Path copy(Path from) throws Exception {
+    Path copy = dir.resolve("project");
+    try (Stream<Path> all = Files.walk(from)) {
+      for (Path f : (Iterable<Path>) all::iterator) {
+        Path to = copy.resolve(from.relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(to);
+        } else {
+          Files.copy(f, to);
+        }
+      }
+    }
+    return copy;
+  }
+}
