@@ -438,6 +438,13 @@ final class RunCommand implements Callable<Integer> {
           return 1;
         }
       }
+      // the generation's watermark topology as recorded, before the job replaces any output
+      // (docs/decisions/0141)
+      Optional<String> otherPolicy = holdPolicy(target, loaded, declared, runGeneration);
+      if (otherPolicy.isPresent()) {
+        err.println(otherPolicy.get());
+        return 1;
+      }
       revisionSink = RevisionSink.to(target).forRun(runId);
       List<EffectRule> effects = DeclaredEffects.rules(declared.model());
       if (shadow) {
@@ -1637,6 +1644,130 @@ final class RunCommand implements Callable<Integer> {
                 + " — declare a new generation: N in streamform.yml and roll it out (streamform"
                 + " run --generation N --shadow)"
                 + (declaredCount ? ", or declare partitions: " + r.recorded() + " again" : ""));
+  }
+
+  /**
+   * Holds generation {@code generation} of the model to the time policy the ledger recorded for it
+   * (docs/decisions/0141): the first run records the declared policy (as inspect-plan prints it); a
+   * later run whose watermark topology differs from the recorded one ({@link
+   * PlanDiff#policyTopologyChanges}, what {@code plan} says needs a new generation) is refused once
+   * the generation has published projections, and takes the record's place while it has published
+   * none. Empty when the run may go on; else the one line that says why not, naming the file and
+   * line of the changed declaration, the generation and the fix.
+   */
+  private Optional<String> holdPolicy(
+      JdbcTarget target, Project loaded, DeclaredModel declared, int generation) {
+    JsonNode timePolicy = PlanManifest.of(loaded, model).toTree().path("time_policy");
+    if (!timePolicy.path("policy").isObject()) {
+      return Optional.empty(); // no event time: no clock, no watermark topology
+    }
+    JsonNode policy = timePolicy.get("policy");
+    String digest = timePolicy.path("digest").asText();
+    try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
+      Ledger ledger = Ledger.at(pool);
+      Optional<Ledger.RecordedPolicy> recorded = ledger.recordedPolicy(model, generation);
+      if (recorded.isEmpty()) {
+        // a generation's first run, or a ledger written before policies were recorded
+        ledger.recordPolicy(
+            model, generation, POLICY_JSON.writeValueAsString(policy), digest, false);
+        return Optional.empty();
+      }
+      List<PlanDiff.TopologyChange> changes =
+          PlanDiff.policyTopologyChanges(POLICY_JSON.readTree(recorded.get().policy()), policy);
+      if (changes.isEmpty()) {
+        return Optional.empty();
+      }
+      if (recorded.get().projections() == 0) {
+        // nothing published under the recorded policy: the declaration is the generation's now
+        ledger.recordPolicy(
+            model, generation, POLICY_JSON.writeValueAsString(policy), digest, true);
+        return Optional.empty();
+      }
+      int next = Math.max(generation, ledger.latestGeneration(model).orElse(generation)) + 1;
+      return Optional.of(otherPolicy(declared, generation, recorded.get(), changes, next));
+    } catch (IOException e) {
+      return Optional.of(
+          "streamform run: the time policy the ledger recorded for generation "
+              + generation
+              + " of "
+              + model
+              + " is not JSON ("
+              + e.getMessage()
+              + "): the ledger in "
+              + target.describe()
+              + " is damaged");
+    } catch (RuntimeException | SQLException e) {
+      return Optional.of(cannotUse(target, e));
+    }
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper POLICY_JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
+  private String otherPolicy(
+      DeclaredModel declared,
+      int generation,
+      Ledger.RecordedPolicy recorded,
+      List<PlanDiff.TopologyChange> changes,
+      int next) {
+    StringBuilder b = new StringBuilder("streamform run: ");
+    for (int i = 0; i < changes.size(); i++) {
+      PlanDiff.TopologyChange c = changes.get(i);
+      if (i > 0) {
+        b.append("; also ");
+      }
+      b.append(declaredAt(declared, c)).append(": ").append(c.reason());
+      if (i == 0) {
+        b.append(", but generation ")
+            .append(generation)
+            .append(" of ")
+            .append(model)
+            .append(" ran with ")
+            .append(c.before().map(v -> c.field() + ": " + v).orElse("another clock"))
+            .append(" (recorded ")
+            .append(recorded.recordedAt())
+            .append("; ")
+            .append(Counts.of(recorded.projections(), "projection"))
+            .append(" published)");
+      }
+    }
+    PlanDiff.TopologyChange first = changes.get(0);
+    b.append(": a change of the watermark topology needs a new generation — set generation: ")
+        .append(next)
+        .append(" on model ")
+        .append(model)
+        .append(" in ")
+        .append(project.resolve("streamform.yml"))
+        .append(" and roll it out as a new generation (streamform run ")
+        .append(ShellWords.quote(project))
+        .append(" --model ")
+        .append(ShellWords.quote(model))
+        .append(" --generation ")
+        .append(next)
+        .append(" --shadow --jdbc-url <url>), or declare ")
+        .append(
+            changes.size() == 1 && first.before().isPresent()
+                ? first.field() + ": " + first.before().get()
+                : "what generation " + generation + " ran with")
+        .append(" again");
+    return b.toString();
+  }
+
+  /** The file and line where {@code change}'s field is declared (or would be). */
+  private String declaredAt(DeclaredModel declared, PlanDiff.TopologyChange change) {
+    String source = change.source().orElse(declared.source().name());
+    Path sources = project.resolve("sources.yml");
+    Path models = project.resolve("streamform.yml");
+    return switch (change.field()) {
+      case "watermark" -> DeclarationLines.at(sources, List.of("sources", source, "watermark"));
+      case "idleness" -> DeclarationLines.at(sources, List.of("sources", source, "idle_after"));
+      case "timestamp_extractor", "event_time" ->
+          DeclarationLines.at(sources, List.of("sources", source, "event_time"));
+      case "partitions", "topic" ->
+          DeclarationLines.at(sources, List.of("sources", source, change.field()));
+      case "sources" -> DeclarationLines.at(sources, List.of("sources"));
+      default -> DeclarationLines.at(models, List.of("models", model, change.field()));
+    };
   }
 
   private static final java.util.regex.Pattern POSITION =

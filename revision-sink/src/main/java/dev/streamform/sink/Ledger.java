@@ -119,6 +119,89 @@ public final class Ledger {
     }
   }
 
+  /**
+   * The time policy recorded for a generation, as {@link #recordPolicy} stored it: the policy's
+   * canonical JSON and digest, when it was recorded, and how many projections the generation has
+   * published.
+   */
+  public record RecordedPolicy(
+      String policy, String digest, Instant recordedAt, long projections) {}
+
+  /**
+   * What the ledger recorded as generation {@code generation}'s time policy (docs/decisions/0141);
+   * empty when nothing was (a generation never run, or a ledger written before policies were
+   * recorded).
+   */
+  public Optional<RecordedPolicy> recordedPolicy(String model, int generation) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT policy, policy_digest, recorded_at FROM streamform.generation_policy"
+                    + " WHERE model = ? AND generation = ?")) {
+      s.setString(1, model);
+      s.setInt(2, generation);
+      try (ResultSet rs = s.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        return Optional.of(
+            new RecordedPolicy(
+                rs.getString(1),
+                rs.getString(2),
+                rs.getTimestamp(3).toInstant(),
+                projections(c, model, generation)));
+      }
+    }
+  }
+
+  /**
+   * Records {@code policy} (canonical JSON, with its {@code digest}) as generation {@code
+   * generation}'s time policy: the first record stays, unless {@code replace} (the caller found the
+   * generation has published nothing under the recorded one). Returns whether a row was written.
+   */
+  public boolean recordPolicy(
+      String model, int generation, String policy, String digest, boolean replace)
+      throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "INSERT INTO streamform.generation_policy (model, generation, policy,"
+                    + " policy_digest) VALUES (?, ?, ?, ?) ON CONFLICT (model, generation) "
+                    + (replace
+                        ? "DO UPDATE SET policy = excluded.policy, policy_digest ="
+                            + " excluded.policy_digest, recorded_at = now() WHERE"
+                            + " generation_policy.policy_digest <> excluded.policy_digest"
+                        : "DO NOTHING"))) {
+      s.setString(1, model);
+      s.setInt(2, generation);
+      s.setString(3, policy);
+      s.setString(4, digest);
+      boolean written = s.executeUpdate() > 0;
+      if (!c.getAutoCommit()) {
+        c.commit();
+      }
+      return written;
+    }
+  }
+
+  /** The highest generation of {@code model} the ledger knows of (projections or policies). */
+  public OptionalInt latestGeneration(String model) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT max(g) FROM (SELECT max(generation) AS g FROM streamform.projection WHERE"
+                    + " model = ? UNION ALL SELECT max(generation) FROM"
+                    + " streamform.generation_policy WHERE model = ?) AS known")) {
+      s.setString(1, model);
+      s.setString(2, model);
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        int g = rs.getInt(1);
+        return rs.wasNull() ? OptionalInt.empty() : OptionalInt.of(g);
+      }
+    }
+  }
+
   private static long projections(Connection c, String model, int generation) throws SQLException {
     try (PreparedStatement s =
         c.prepareStatement(

@@ -497,17 +497,47 @@ public final class PlanDiff {
    * Watermark-topology fields that moved (docs/semantics.md §9: a change needs a new generation).
    */
   private static List<String> topologyChanges(JsonNode running, JsonNode proposed) {
-    JsonNode old = running.path("time_policy").path("policy");
-    JsonNode now = proposed.path("time_policy").path("policy");
-    List<String> changes = new ArrayList<>();
+    return policyTopologyChanges(
+            running.path("time_policy").path("policy"), proposed.path("time_policy").path("policy"))
+        .stream()
+        .map(TopologyChange::reason)
+        .toList();
+  }
+
+  /**
+   * One moved field of the watermark topology: {@code field} as the declarations spell it ({@code
+   * watermark}, {@code allowed_lateness}, ...; {@code event_time} when event time was declared or
+   * removed, {@code sources} when the set of sources changed), the source it belongs to when it is
+   * a source's ({@code topic}, {@code partitions}), the value before it moved as {@code plan} shows
+   * it (empty for event time declared or removed and for the set of sources), and the reason as
+   * {@code plan} prints it.
+   */
+  public record TopologyChange(
+      String field,
+      java.util.Optional<String> source,
+      java.util.Optional<String> before,
+      String reason) {}
+
+  /**
+   * The watermark-topology fields that moved between two time policies (a manifest's {@code
+   * time_policy.policy}; a missing node when the model has no event time): what needs a new
+   * generation (docs/semantics.md §9). {@code streamform run} holds a generation to the policy the
+   * ledger recorded for it with the same list (docs/decisions/0141).
+   */
+  public static List<TopologyChange> policyTopologyChanges(JsonNode old, JsonNode now) {
+    List<TopologyChange> changes = new ArrayList<>();
     if (old.isMissingNode() && now.isMissingNode()) {
       return changes;
     }
     if (old.isMissingNode() || now.isMissingNode()) {
       changes.add(
-          old.isMissingNode()
-              ? "event time declared: the source now has a watermark"
-              : "event time removed: the source no longer has a watermark");
+          new TopologyChange(
+              "event_time",
+              java.util.Optional.empty(),
+              java.util.Optional.empty(),
+              old.isMissingNode()
+                  ? "event time declared: the source now has a watermark"
+                  : "event time removed: the source no longer has a watermark"));
       return changes;
     }
     for (String field :
@@ -519,37 +549,55 @@ public final class PlanDiff {
             "timestamp_extractor",
             "time_zone")) {
       if (!byValue(field, old.path(field)).equals(byValue(field, now.path(field)))) {
-        changes.add(field + ": " + text(old.get(field)) + " -> " + text(now.get(field)));
+        changes.add(
+            new TopologyChange(
+                field,
+                java.util.Optional.empty(),
+                java.util.Optional.of(text(old.get(field))),
+                field + ": " + text(old.get(field)) + " -> " + text(now.get(field))));
       }
     }
     Map<String, JsonNode> oldSources = sources(old);
     Map<String, JsonNode> newSources = sources(now);
     if (!oldSources.keySet().equals(newSources.keySet())) {
-      changes.add("sources: " + oldSources.keySet() + " -> " + newSources.keySet());
+      changes.add(
+          new TopologyChange(
+              "sources",
+              java.util.Optional.empty(),
+              java.util.Optional.empty(),
+              "sources: " + oldSources.keySet() + " -> " + newSources.keySet()));
     }
     oldSources.forEach(
         (name, s) -> {
           JsonNode n = newSources.get(name);
           if (n != null && !s.path("partitions").equals(n.path("partitions"))) {
             changes.add(
-                "source "
-                    + name
-                    + " partitions: "
-                    + text(s.get("partitions"))
-                    + " -> "
-                    + text(n.get("partitions")));
+                new TopologyChange(
+                    "partitions",
+                    java.util.Optional.of(name),
+                    java.util.Optional.of(text(s.get("partitions"))),
+                    "source "
+                        + name
+                        + " partitions: "
+                        + text(s.get("partitions"))
+                        + " -> "
+                        + text(n.get("partitions"))));
           }
           // another topic is another partition set, whatever its count: the running clock's W_p
           // and the source's offsets are the old topic's (ADR 0103)
           if (n != null && !s.path("topic").equals(n.path("topic"))) {
             changes.add(
-                "source "
-                    + name
-                    + " topic: "
-                    + text(s.get("topic"))
-                    + " -> "
-                    + text(n.get("topic"))
-                    + " (another partition set)");
+                new TopologyChange(
+                    "topic",
+                    java.util.Optional.of(name),
+                    java.util.Optional.of(text(s.get("topic"))),
+                    "source "
+                        + name
+                        + " topic: "
+                        + text(s.get("topic"))
+                        + " -> "
+                        + text(n.get("topic"))
+                        + " (another partition set)"));
           }
         });
     return changes;
