@@ -49,12 +49,13 @@ import picocli.CommandLine.Spec;
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
-      "0:every node SAFE or COMPATIBLE, no generation missing",
+      "0:every node SAFE or COMPATIBLE, no generation missing; or a generation after the running"
+          + " one, which starts from the log",
       "1:the project has problems, no such model, the file is not a plan manifest, or it was"
           + " edited after inspect-plan wrote it (a field no longer matches its digest)",
-      "2:a node needs a STATE MIGRATION, the change needs a new generation, or the generation"
-          + " is lower than the running one (also: a command line that could not be understood,"
-          + " with its message)"
+      "2:a node needs a STATE MIGRATION under the running generation, the change needs a new"
+          + " generation, or the generation is lower than the running one (also: a command line"
+          + " that could not be understood, with its message)"
     })
 final class PlanCommand implements Callable<Integer> {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -99,7 +100,7 @@ final class PlanCommand implements Callable<Integer> {
               + "'");
     }
     PlanDiff diff = PlanDiff.between(running, PlanManifest.of(project.get(), model).toTree());
-    print(diff, dir, model, out);
+    print(diff, dir, model, withoutShadow(project.get(), model), out);
     out.flush();
     return diff.exitCode();
   }
@@ -207,12 +208,24 @@ final class PlanCommand implements Callable<Integer> {
   }
 
   /**
+   * What kind of model {@code model} is ("an upsert model ...") when it has no shadow generation,
+   * so that its new generation is a new job from the log in place of the running one
+   * (docs/decisions/0139); null for a windowed model, whose new generation runs in the shadow.
+   */
+  static String withoutShadow(Project project, String model) {
+    dev.streamform.planner.ModelKind kind =
+        dev.streamform.planner.DeclaredModel.of(project, model).kind();
+    return kind.hasRevisionLedger() ? null : kind.description();
+  }
+
+  /**
    * What {@code plan} prints of {@code diff}: each node with its class and reasons, a missing or
    * backward generation, and the summary line with the verdict ({@code dir} and {@code model} name
-   * the project in the fix). Shared with {@code run --from-savepoint}, which refuses a restore
-   * whose diff {@code plan} would exit 2 on.
+   * the project in the fix; {@code withoutShadow}, from {@link #withoutShadow}, says the model's
+   * new generation is a new job rather than a shadow). Shared with {@code run --from-savepoint},
+   * which refuses a restore whose diff {@code plan} would exit 2 on.
    */
-  static void print(PlanDiff diff, Path dir, String model, PrintWriter out) {
+  static void print(PlanDiff diff, Path dir, String model, String withoutShadow, PrintWriter out) {
     Map<Classification, Integer> counts = new EnumMap<>(Classification.class);
     for (NodeChange node : diff.nodes()) {
       counts.merge(node.classification(), 1, Integer::sum);
@@ -229,19 +242,38 @@ final class PlanCommand implements Callable<Integer> {
               + ":");
       diff.generationRequired().forEach(r -> out.println("    " + r));
       int next = diff.runningGeneration() + 1;
-      // a command run parses as printed: --generation takes the number (--shadow needs the ledger)
-      out.println(
-          "    set generation: "
-              + next
-              + " on model "
-              + model
-              + " in streamform.yml, and roll it out as a new generation (streamform run "
-              + ShellWords.quote(dir)
-              + " --model "
-              + ShellWords.quote(model)
-              + " --generation "
-              + next
-              + " --shadow --jdbc-url <url>)");
+      if (withoutShadow != null) {
+        // no projections per generation, no shadow: the new generation replaces the running job,
+        // started from the log (ADR 0139); run takes the declared generation
+        out.println(
+            "    set generation: "
+                + next
+                + " on model "
+                + model
+                + " in streamform.yml, and deploy it as a new job started from the log, without"
+                + " --from-savepoint, in place of the running one (streamform run "
+                + ShellWords.quote(dir)
+                + " --model "
+                + ShellWords.quote(model)
+                + "); "
+                + withoutShadow
+                + " has no shadow generation");
+      } else {
+        // a command run parses as printed: --generation takes the number (--shadow needs the
+        // ledger)
+        out.println(
+            "    set generation: "
+                + next
+                + " on model "
+                + model
+                + " in streamform.yml, and roll it out as a new generation (streamform run "
+                + ShellWords.quote(dir)
+                + " --model "
+                + ShellWords.quote(model)
+                + " --generation "
+                + next
+                + " --shadow --jdbc-url <url>)");
+      }
     }
     if (diff.generationGoesBack()) {
       out.println(
@@ -264,8 +296,14 @@ final class PlanCommand implements Callable<Integer> {
               + diff.runningGeneration()
               + " -> "
               + diff.newGeneration()
-              + ": a new generation writes projections of its own; readers see it once it is"
-              + " promoted (streamform alias set)");
+              + (withoutShadow != null
+                  ? ": "
+                      + withoutShadow
+                      + " has no shadow generation: the new job, started from the log in place"
+                      + " of the running one, writes the model's outputs again from the first"
+                      + " event"
+                  : ": a new generation writes projections of its own; readers see it once it is"
+                      + " promoted (streamform alias set)"));
     }
     out.println(
         "plan: "
@@ -292,8 +330,22 @@ final class PlanCommand implements Callable<Integer> {
       return "do not deploy over the running plan as is";
     }
     if (diff.newGeneration() != diff.runningGeneration()) {
-      // a new generation does not restore the running one: it is deployed beside it (ADR 0103)
-      return "safe to deploy as generation " + diff.newGeneration();
+      // a new generation does not restore the running one: it is deployed beside it (ADR 0103),
+      // started from the log, so state that needed a migration starts empty (ADR 0139)
+      long migrated =
+          diff.nodes().stream()
+              .filter(n -> n.classification() == Classification.STATE_MIGRATION_REQUIRED)
+              .count();
+      return "safe to deploy as generation "
+          + diff.newGeneration()
+          + (migrated == 0
+              ? ""
+              : ", as a new job started from the log without --from-savepoint (no state is"
+                  + " restored: "
+                  + dev.streamform.core.text.Counts.of(migrated, "STATE MIGRATION REQUIRED node")
+                  + " "
+                  + (migrated == 1 ? "starts" : "start")
+                  + " empty)");
     }
     return diff.overall() == Classification.SAFE
         ? "nothing changes"

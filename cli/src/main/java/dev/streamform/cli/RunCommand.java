@@ -918,7 +918,7 @@ final class RunCommand implements Callable<Integer> {
       err.println(
           "    (it is the plan of model '" + runningModel + "', restored into '" + model + "')");
     }
-    PlanCommand.print(diff, project, model, err);
+    PlanCommand.print(diff, project, model, PlanCommand.withoutShadow(loaded, model), err);
     if (diff.exitCode() == 0) {
       // safe to deploy as a new generation, which is deployed beside the running one (ADR 0103)
       err.println(

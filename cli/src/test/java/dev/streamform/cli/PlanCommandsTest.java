@@ -152,6 +152,61 @@ class PlanCommandsTest {
   }
 
   /**
+   * An upsert model's new generation (docs/decisions/0139): {@code plan} does not send it to {@code
+   * --shadow}, which refuses upsert models, but to a new job started from the log without {@code
+   * --from-savepoint}; the advice, followed as printed, runs, and {@code plan} then exits 0.
+   */
+  @Test
+  void anUpsertModelsNewGenerationIsANewJobFromTheLogAndPlanThenSaysSo() throws Exception {
+    Path examples = Path.of("../examples/orders-on-file");
+    Path project = dir.resolve("orders");
+    try (Stream<Path> files = Files.walk(examples)) {
+      for (Path f : (Iterable<Path>) files.sorted(Comparator.naturalOrder())::iterator) {
+        Path to = project.resolve(examples.relativize(f).toString());
+        if (f.toString().contains("/target")) {
+          continue;
+        }
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(to);
+        } else {
+          Files.copy(f, to);
+        }
+      }
+    }
+    Path manifest = saved(project, "customer_metrics");
+    Path sources = project.resolve("sources.yml");
+    Files.writeString(sources, Files.readString(sources).replace("watermark: 5m", "watermark: 6m"));
+    assertThat(
+        run("plan", project.toString(), "customer_metrics", "--against", manifest.toString()),
+        is(2));
+    String advice =
+        out.toString()
+            .lines()
+            .filter(l -> l.contains("set generation: 2 on model customer_metrics"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError(out.toString()));
+    assertThat(advice, not(containsString("--shadow")));
+    assertThat(advice, containsString("without --from-savepoint"));
+
+    // follow it: declare generation 2, and run the command it prints
+    Path models = project.resolve("streamform.yml");
+    Files.writeString(
+        models,
+        Files.readString(models)
+            .replace("    retention: 10m\n", "    retention: 10m\n    generation: 2\n"));
+    String command = advice.substring(advice.indexOf("(streamform run ") + "(streamform ".length());
+    command = command.substring(0, command.indexOf(')'));
+    assertThat(err.toString(), run(command.split(" ")), is(0));
+
+    int status =
+        run("plan", project.toString(), "customer_metrics", "--against", manifest.toString());
+    assertThat(out.toString(), status, is(0));
+    assertThat(out.toString(), not(containsString("NEW GENERATION REQUIRED")));
+    assertThat(out.toString(), not(containsString("promoted (streamform alias set)")));
+    assertThat(out.toString(), containsString("without --from-savepoint"));
+  }
+
+  /**
    * Generation numbers go forward (docs/decisions/0115): a declaration moved back from the running
    * generation 2 to 1 is not "a new generation", and is not deployed as is.
    */
@@ -227,10 +282,17 @@ class PlanCommandsTest {
     Path models = project.resolve("streamform.yml");
     Files.writeString(models, Files.readString(models) + "    generation: 2\n");
     assertThat(err.toString(), run("check", project.toString()), is(0));
+    // the new generation starts from the log: the state that needed a migration starts empty, so
+    // the plan may be deployed as that generation, not restored into (ADR 0139)
     assertThat(
-        run("plan", project.toString(), "hourly_revenue", "--against", manifest.toString()), is(2));
+        run("plan", project.toString(), "hourly_revenue", "--against", manifest.toString()), is(0));
     assertThat(out.toString(), not(containsString("NEW GENERATION REQUIRED")));
-    assertThat(out.toString(), containsString("1 STATE MIGRATION REQUIRED, 1 COMPATIBLE, 0 SAFE"));
+    assertThat(
+        out.toString(),
+        containsString(
+            "1 STATE MIGRATION REQUIRED, 1 COMPATIBLE, 0 SAFE -> safe to deploy as generation 2, as"
+                + " a new job started from the log without --from-savepoint (no state is restored:"
+                + " 1 STATE MIGRATION REQUIRED node starts empty)\n"));
   }
 
   @Test

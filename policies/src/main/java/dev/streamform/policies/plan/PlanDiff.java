@@ -368,12 +368,22 @@ public final class PlanDiff {
   }
 
   /**
-   * 0 when every node is SAFE or COMPATIBLE and no generation is missing; 2 when a node needs a
-   * state migration, the change needs a new generation it does not declare, or the generation goes
-   * back.
+   * True when the declaration's generation is after the running one: the new generation starts from
+   * the log with empty state, beside or in place of the running job, and restores no savepoint of
+   * it (docs/decisions/0139).
+   */
+  public boolean startsFromTheLog() {
+    return newGeneration > runningGeneration;
+  }
+
+  /**
+   * 0 when every node is SAFE or COMPATIBLE and no generation is missing, or when the generation
+   * moved forward (a new generation starts from the log, so a node that needs a state migration
+   * starts empty: docs/decisions/0139); 2 when a node needs a state migration under the running
+   * generation, the change needs a new generation it does not declare, or the generation goes back.
    */
   public int exitCode() {
-    return overall() == Classification.STATE_MIGRATION_REQUIRED
+    return (overall() == Classification.STATE_MIGRATION_REQUIRED && !startsFromTheLog())
             || !generationReasons.isEmpty()
             || generationGoesBack()
         ? 2
