@@ -2,7 +2,6 @@ package dev.streamform.cli;
 
 import dev.streamform.core.text.Counts;
 import dev.streamform.core.time.Durations;
-import dev.streamform.sink.LedgerSchema;
 import dev.streamform.sink.effects.Dispatcher;
 import dev.streamform.sink.effects.EffectProvider;
 import dev.streamform.sink.effects.EffectRule;
@@ -158,17 +157,8 @@ final class DispatchCommand implements Callable<Integer> {
     if (opened.isEmpty()) {
       return 1;
     }
+    // opening brought a ledger of an older version up to date (the pause switch's table with it)
     try (ModelLedger l = opened.get()) {
-      try {
-        // a ledger of an older version gains the tables this dispatcher reads (the pause switch)
-        LedgerSchema.migrate(l.pool(), l.database());
-      } catch (LedgerSchema.Unusable e) {
-        err.println("streamform dispatch: " + e.getMessage());
-        return 1;
-      } catch (RuntimeException | java.sql.SQLException e) {
-        err.println("streamform dispatch: cannot migrate the ledger: " + ModelLedger.firstLine(e));
-        return 1;
-      }
       List<EffectRule> rules = DeclaredEffects.rules(l.model.model(), target.project);
       if (rules.isEmpty()) {
         err.println(

@@ -1,6 +1,7 @@
 package dev.streamform.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.core.text.Counts;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Project;
 import dev.streamform.sink.JdbcTarget;
@@ -87,6 +88,13 @@ final class ModelLedger implements AutoCloseable {
                 + " (streamform run --jdbc-url creates it)");
         pool.close();
         return Optional.empty();
+      } else {
+        Optional<String> refused = upToDate(pool, target.describe(), command, err);
+        if (refused.isPresent()) {
+          err.println("streamform " + command + ": " + refused.get());
+          pool.close();
+          return Optional.empty();
+        }
       }
     } catch (LedgerSchema.Unusable e) {
       err.println("streamform " + command + ": " + e.getMessage());
@@ -104,6 +112,81 @@ final class ModelLedger implements AutoCloseable {
       return Optional.empty();
     }
     return Optional.of(new ModelLedger(model, pool, target.describe()));
+  }
+
+  /**
+   * Brings a ledger that an older Streamform wrote up to date before a command that only reads it
+   * (ADR 0144): its queries name the tables and columns of this Streamform's migrations. Says so on
+   * {@code err} when it migrated; empty then, and when nothing was pending. A user who may not
+   * migrate gets, instead of the database's permission error, the refusal to print: the database,
+   * the versions and who can bring it up to date.
+   */
+  private static Optional<String> upToDate(
+      HikariDataSource pool, String database, String command, PrintWriter err) throws SQLException {
+    Optional<LedgerSchema.Pending> pending = LedgerSchema.pending(pool);
+    if (pending.isEmpty()) {
+      return Optional.empty();
+    }
+    int ran;
+    try {
+      ran = LedgerSchema.migrate(pool, database);
+    } catch (RuntimeException | SQLException e) {
+      if (!permissionDenied(e)) {
+        throw e;
+      }
+      LedgerSchema.Pending p = pending.get();
+      return Optional.of(
+          "the ledger in "
+              + database
+              + " was written by an older Streamform and awaits "
+              + Counts.of(p.count(), "migration")
+              + " (version "
+              + p.from()
+              + " to "
+              + p.to()
+              + ") that this user may not run ("
+              + rootLine(e)
+              + "): run this command once as "
+              + ownerOfTheSchema(pool)
+              + ", which brings the ledger up to date");
+    }
+    if (ran > 0) { // 0: another command brought it up to date meanwhile
+      err.println(
+          "streamform "
+              + command
+              + ": brought the ledger in "
+              + database
+              + " up to date ("
+              + Counts.of(ran, "migration")
+              + ")");
+    }
+    return Optional.empty();
+  }
+
+  /** PostgreSQL's insufficient_privilege anywhere in {@code e}'s causes. */
+  private static boolean permissionDenied(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof SQLException sql && "42501".equals(sql.getSQLState())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** "the owner of schema streamform (--jdbc-user NAME)", or less when it cannot be read. */
+  private static String ownerOfTheSchema(HikariDataSource pool) {
+    String who = "the owner of schema " + LedgerSchema.SCHEMA;
+    try (java.sql.Connection c = pool.getConnection();
+        java.sql.PreparedStatement s =
+            c.prepareStatement(
+                "SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = ?")) {
+      s.setString(1, LedgerSchema.SCHEMA);
+      try (java.sql.ResultSet rs = s.executeQuery()) {
+        return rs.next() ? who + " (--jdbc-user " + rs.getString(1) + ")" : who;
+      }
+    } catch (SQLException e) {
+      return who;
+    }
   }
 
   /** The ledger at {@code pool}, its schema {@link LedgerSchema#check checked} first. */

@@ -92,6 +92,32 @@ public final class LedgerSchema {
   }
 
   /**
+   * The migrations a ledger written by an older Streamform awaits: how many, the version it is at
+   * and the version they bring it to.
+   */
+  public record Pending(int count, String from, String to) {}
+
+  /**
+   * What {@code dataSource}'s ledger awaits of this Streamform's migrations; empty when it is up to
+   * date, or when there is no migration history (an empty database).
+   */
+  public static Optional<Pending> pending(DataSource dataSource) {
+    MigrationInfoService info = flyway(dataSource).info();
+    MigrationInfo[] pending = info.pending();
+    if (pending.length == 0) {
+      return Optional.empty();
+    }
+    MigrationInfo current = info.current();
+    return Optional.of(
+        new Pending(
+            pending.length,
+            current == null || current.getVersion() == null
+                ? "none"
+                : current.getVersion().toString(),
+            pending[pending.length - 1].getVersion().toString()));
+  }
+
+  /**
    * Refuses a schema {@value #SCHEMA} that Streamform cannot use: tables but no migration history
    * (another application's tables), a history with migrations that are not Streamform's, or, when
    * no migration is pending, a table, view or column of the migrations missing (changed by hand).

@@ -1,0 +1,233 @@
+package dev.streamform.cli;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.endsWith;
+import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.startsWith;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.runners.postgres.LocalPostgresExtension;
+import dev.streamform.sink.JdbcTarget;
+import dev.streamform.sink.LedgerSchema;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A ledger written by an older Streamform (its schema migrated only up to V173, before V174 added
+ * {@code effect_settlement}) read by this one: every command that only reads brings it up to date
+ * first, says so in one line on standard error, then prints what it prints on a ledger that is up
+ * to date; a user who may not migrate is told what to run instead.
+ */
+class OlderLedgerTest {
+  @RegisterExtension static final LocalPostgresExtension POSTGRES = new LocalPostgresExtension();
+
+  /**
+   * The commands that open an existing ledger without creating it: those that only read, and
+   * dispatch, which migrated on its own before.
+   */
+  private static final List<String> READERS =
+      List.of(
+          "dispatch --once",
+          "effects show",
+          "effects verify",
+          "ledger show",
+          "ledger verify",
+          "gates --generation 1",
+          "compare-generations --from 1 --to 2");
+
+  @TempDir Path dir;
+  private StringWriter out = new StringWriter();
+  private StringWriter err = new StringWriter();
+  private String url;
+  private HikariDataSource pool;
+  private Path project;
+
+  @BeforeEach
+  void aLedgerOfAnOlderStreamform() throws Exception {
+    url = POSTGRES.newDatabase();
+    pool = JdbcTarget.of(url).withUser("postgres").openPool("test", 2, 2_000);
+    project =
+        EffectsProject.copy(
+            dir,
+            "{kind: webhook, url: \"http://127.0.0.1:9/x\", idempotency: key, receipts: true}");
+    olderSchema("173");
+  }
+
+  @AfterEach
+  void close() {
+    pool.close();
+  }
+
+  /** Migrates the test's database as an older Streamform did: up to {@code version}, no further. */
+  private void olderSchema(String version) {
+    Flyway.configure(LedgerSchema.class.getClassLoader())
+        .dataSource(pool)
+        .schemas(LedgerSchema.SCHEMA)
+        .defaultSchema(LedgerSchema.SCHEMA)
+        .locations("classpath:db/migration")
+        .target(version)
+        .load()
+        .migrate();
+  }
+
+  private int command(String command, String user) {
+    out = new StringWriter();
+    err = new StringWriter();
+    String[] words = command.split(" ");
+    int verb = words[0].equals("effects") || words[0].equals("ledger") ? 2 : 1;
+    List<String> args = new ArrayList<>(List.of(words).subList(0, verb));
+    args.addAll(
+        List.of(
+            project.toString(),
+            "--model",
+            "hourly_revenue",
+            "--jdbc-url",
+            url,
+            "--jdbc-user",
+            user));
+    args.addAll(List.of(words).subList(verb, words.length));
+    return Streamform.run(new PrintWriter(out), new PrintWriter(err), args.toArray(String[]::new));
+  }
+
+  private int command(String command) {
+    return command(command, "postgres");
+  }
+
+  private String database(String user) {
+    return JdbcTarget.of(url).withUser(user).describe();
+  }
+
+  private int highestVersion() throws Exception {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT max(version::int) FROM streamform.flyway_schema_history WHERE success")) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  @Test
+  void effectsShowOnAnOlderLedgerBringsItUpToDateThenShowsIt() throws Exception {
+    assertThat(err.toString(), command("effects show"), is(0));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform effects show: brought the ledger in "
+                + database("postgres")
+                + " up to date (1 migration)\n"));
+    assertThat(out.toString(), is("hourly_revenue: 0 effects, 0 compensations\n"));
+    assertThat(highestVersion(), is(174));
+    // up to date now: no such line the second time, the same output
+    assertThat(command("effects show"), is(0));
+    assertThat(err.toString(), is(""));
+    assertThat(out.toString(), is("hourly_revenue: 0 effects, 0 compensations\n"));
+  }
+
+  @Test
+  void ledgerVerifyOnAnOlderLedgerBringsItUpToDateThenVerifies() throws Exception {
+    assertThat(err.toString(), command("ledger verify"), is(0));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform ledger verify: brought the ledger in "
+                + database("postgres")
+                + " up to date (1 migration)\n"));
+    assertThat(out.toString(), startsWith("0 projections, 0 revisions, 0 gaps, 0 mismatches"));
+    assertThat(command("ledger verify"), is(0));
+    assertThat(err.toString(), is(""));
+  }
+
+  @Test
+  void everyReadCommandSaysItFirstAndThenDoesItsWork() throws Exception {
+    List<String> wrong = new ArrayList<>();
+    for (String reader : READERS) {
+      olderSchemaAgain();
+      int exit = command(reader);
+      String name = reader.split(" --")[0];
+      String said = reader + " (exit " + exit + "): " + err;
+      if (!err.toString()
+              .startsWith(
+                  "streamform "
+                      + name
+                      + ": brought the ledger in "
+                      + database("postgres")
+                      + " up to date (1 migration)\n")
+          || err.toString().contains("does not exist")
+          || highestVersion() != 174) {
+        wrong.add(said);
+        continue;
+      }
+      String first = out.toString();
+      // up to date now: the same exit and output, without the line
+      if (command(reader) != exit
+          || err.toString().contains("up to date")
+          || !out.toString().equals(first)) {
+        wrong.add(reader + " again (exit " + exit + "): " + err);
+      }
+    }
+    assertThat(String.join("", wrong), wrong, is(List.of()));
+  }
+
+  /** Undoes V174 (as a test may: the ledger is empty) so that the ledger is V173's again. */
+  private void olderSchemaAgain() throws Exception {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("DROP TABLE IF EXISTS streamform.effect_settlement");
+      s.execute("DELETE FROM streamform.flyway_schema_history WHERE version = '174'");
+      c.commit();
+    }
+  }
+
+  @Test
+  void aUserWhoMayNotMigrateIsToldWhatBringsTheLedgerUpToDate() throws Exception {
+    String auditor = "auditor_" + url.substring(url.lastIndexOf('/') + 1);
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("CREATE ROLE " + auditor + " LOGIN");
+      s.execute("GRANT USAGE ON SCHEMA streamform TO " + auditor);
+      s.execute("GRANT SELECT ON ALL TABLES IN SCHEMA streamform TO " + auditor);
+      c.commit();
+    }
+    for (String reader : List.of("effects show", "ledger verify")) {
+      assertThat(reader, command(reader, auditor), is(1));
+      assertThat(
+          reader,
+          err.toString(),
+          startsWith(
+              "streamform "
+                  + reader
+                  + ": the ledger in "
+                  + database(auditor)
+                  + " was written by an older Streamform and awaits 1 migration (version 173 to"
+                  + " 174) that this user may not run ("));
+      assertThat(
+          reader,
+          err.toString(),
+          endsWith(
+              "): run this command once as the owner of schema streamform (--jdbc-user"
+                  + " postgres), which brings the ledger up to date\n"));
+      assertThat(reader, err.toString().lines().count(), is(1L));
+      assertThat(reader, out.toString(), is(""));
+      assertThat(highestVersion(), is(173));
+    }
+    // as the owner, as the message says, it is brought up to date
+    assertThat(command("ledger verify"), is(0));
+    assertThat(err.toString(), containsString("up to date (1 migration)"));
+    assertThat(highestVersion(), is(174));
+  }
+}
