@@ -85,14 +85,17 @@ final class LedgerCommand implements Callable<Integer> {
       description = {
         "Recomputes every projection of the model (every generation) from its ledger rows and"
             + " checks that each window's revisions form one chain 1..n. Prints each defect, then"
-            + " 'N projections, N revisions, N gaps, N mismatches, N conflicts'."
+            + " 'N projections, N revisions, N gaps, N mismatches, N conflicts'. A ledger written"
+            + " by an older Streamform is brought up to date first, said in one line on standard"
+            + " error."
       },
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {
         "0:no gap, no mismatch, no conflict",
         "1:a defect (each listed, then the figures), or the project or database cannot be used,"
             + " also a schema streamform that is another application's or was changed outside"
-            + " its migrations (one line on standard error, no figures)",
+            + " its migrations, or a ledger of an older Streamform this user may not migrate (one"
+            + " line on standard error, no figures)",
         "2:bad command line"
       })
   static final class Verify implements Callable<Integer> {

@@ -121,7 +121,8 @@ public final class LedgerSchema {
    * Refuses a schema {@value #SCHEMA} that Streamform cannot use: tables but no migration history
    * (another application's tables), a history with migrations that are not Streamform's, or, when
    * no migration is pending, a table, view or column of the migrations missing (changed by hand).
-   * An empty database, and a ledger that only awaits migrations, pass.
+   * An empty database, and a ledger that only awaits migrations, pass (a command that opens an
+   * existing ledger then brings it up to date: ADR 0144).
    *
    * @param database the database as messages name it ({@link JdbcTarget#describe()})
    * @throws Unusable with the message, naming {@code database}
