@@ -198,6 +198,76 @@ class OlderLedgerTest {
     olderSchema("173");
   }
 
+  private List<String> tables() throws Exception {
+    List<String> out = new ArrayList<>();
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'streamform' ORDER BY 1")) {
+      while (rs.next()) {
+        out.add("streamform." + rs.getString(1));
+      }
+    }
+    return out;
+  }
+
+  private void asOwner(String... statements) throws Exception {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      for (String sql : statements) {
+        s.execute(sql);
+      }
+      c.commit();
+    }
+  }
+
+  /**
+   * A user granted SELECT on the ledger's tables before an upgrade has no grant on the tables the
+   * upgrade's migrations add. After the owner brought the ledger up to date, every read command
+   * tells that user the grant it lacks, in one line (not that a table is missing); after that
+   * grant, each does and says what it does for the owner.
+   */
+  @Test
+  void aUserGrantedSelectBeforeAnUpgradeIsToldTheGrantItLacks() throws Exception {
+    String reader = "reader_" + url.substring(url.lastIndexOf('/') + 1);
+    List<String> older = tables();
+    asOwner(
+        "CREATE ROLE " + reader + " LOGIN",
+        "GRANT USAGE ON SCHEMA streamform TO " + reader,
+        "GRANT SELECT ON ALL TABLES IN SCHEMA streamform TO " + reader);
+    assertThat(command("ledger verify"), is(0)); // the owner upgrades
+    List<String> added = new ArrayList<>(tables());
+    added.removeAll(older);
+    assertThat(added.isEmpty(), is(false));
+    String grant = "GRANT SELECT ON " + String.join(", ", added) + " TO " + reader;
+    List<String> wrong = new ArrayList<>();
+    for (String command : READERS.subList(1, READERS.size())) { // dispatch writes
+      String name = command.split(" --")[0];
+      int exit = command(command, reader);
+      if (exit != 1
+          || !out.toString().isEmpty()
+          || err.toString().lines().count() != 1
+          || err.toString().contains("is missing")
+          || !err.toString().startsWith("streamform " + name + ": " + reader + " may not read ")
+          || !err.toString().endsWith(" owner postgres can run " + grant + "\n")) {
+        wrong.add(command + " (exit " + exit + "): " + err);
+      }
+    }
+    assertThat(String.join("", wrong), wrong, is(List.of()));
+    asOwner(grant);
+    for (String command : READERS.subList(1, READERS.size())) {
+      int owners = command(command);
+      String first = out.toString();
+      String said = err.toString();
+      int exit = command(command, reader);
+      if (exit != owners || !err.toString().equals(said) || !out.toString().equals(first)) {
+        wrong.add(command + " after the grant (exit " + exit + "): " + err);
+      }
+    }
+    assertThat(String.join("", wrong), wrong, is(List.of()));
+  }
+
   @Test
   void aUserWhoMayNotMigrateIsToldWhatBringsTheLedgerUpToDate() throws Exception {
     String auditor = "auditor_" + url.substring(url.lastIndexOf('/') + 1);

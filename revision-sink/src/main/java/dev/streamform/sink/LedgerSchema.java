@@ -10,11 +10,14 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
@@ -202,11 +205,62 @@ public final class LedgerSchema {
                         + String.join(", ", lacking));
               }
             });
-    if (missing.isEmpty()) {
-      return Optional.empty();
+    if (!missing.isEmpty()) {
+      return Optional.of(
+          String.join("; ", missing) + ": the schema was changed outside its migrations");
     }
+    return unreadable(dataSource, database, expectedColumns().keySet());
+  }
+
+  /**
+   * The refusal of a user without SELECT on some of {@code tables} (all present): which, and the
+   * grant their owner can run. A user granted SELECT on the tables of {@value #SCHEMA} before an
+   * upgrade has none on the tables its migrations add.
+   */
+  private static Optional<String> unreadable(
+      DataSource dataSource, String database, Collection<String> tables) throws SQLException {
+    List<String> unreadable = new ArrayList<>();
+    Set<String> owners = new TreeSet<>();
+    String user;
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT r.relname, pg_get_userbyid(r.relowner), quote_ident(current_user) FROM"
+                    + " pg_catalog.pg_class r JOIN pg_catalog.pg_namespace n ON n.oid ="
+                    + " r.relnamespace WHERE n.nspname = ? AND r.relname = ANY (?) AND NOT"
+                    + " has_table_privilege(r.oid, 'SELECT') ORDER BY r.relname")) {
+      s.setString(1, SCHEMA);
+      s.setArray(2, c.createArrayOf("text", tables.toArray()));
+      try (ResultSet rs = s.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        user = rs.getString(3);
+        do {
+          unreadable.add(SCHEMA + "." + rs.getString(1));
+          owners.add(rs.getString(2));
+        } while (rs.next());
+      }
+    }
+    boolean one = unreadable.size() == 1;
+    String named = String.join(", ", unreadable);
     return Optional.of(
-        String.join("; ", missing) + ": the schema was changed outside its migrations");
+        user
+            + " may not read "
+            + named
+            + " in "
+            + database
+            + " (no SELECT privilege on "
+            + (one ? "it" : "them")
+            + ", as on a table a migration added after the user's grants): "
+            + (one ? "its" : "their")
+            + " owner"
+            + (owners.size() == 1 ? " " : "s ")
+            + String.join(", ", owners)
+            + " can run GRANT SELECT ON "
+            + named
+            + " TO "
+            + user);
   }
 
   /**
@@ -237,16 +291,23 @@ public final class LedgerSchema {
         : String.join(", ", names.subList(0, NAMED)) + " and " + (names.size() - NAMED) + " more";
   }
 
-  /** The tables and views of {@value #SCHEMA}, by name, each with its columns in order. */
+  /**
+   * The tables and views of {@value #SCHEMA}, by name, each with its columns in order, read from
+   * PostgreSQL's catalogue: every one, whatever the user's privileges (information_schema shows
+   * only those the user has a privilege on, so a table a migration added after a reader's grant
+   * looked missing to that reader). The relation kinds are information_schema.tables' own: tables,
+   * partitioned tables, views and foreign tables.
+   */
   static Map<String, List<String>> columnsOf(DataSource dataSource) throws SQLException {
     Map<String, List<String>> out = new TreeMap<>();
     try (Connection c = dataSource.getConnection();
         PreparedStatement s =
             c.prepareStatement(
-                "SELECT t.table_name, c.column_name FROM information_schema.tables t LEFT JOIN"
-                    + " information_schema.columns c ON c.table_schema = t.table_schema AND"
-                    + " c.table_name = t.table_name WHERE t.table_schema = ? ORDER BY"
-                    + " t.table_name, c.ordinal_position")) {
+                "SELECT r.relname, a.attname FROM pg_catalog.pg_class r JOIN"
+                    + " pg_catalog.pg_namespace n ON n.oid = r.relnamespace LEFT JOIN"
+                    + " pg_catalog.pg_attribute a ON a.attrelid = r.oid AND a.attnum > 0 AND NOT"
+                    + " a.attisdropped WHERE n.nspname = ? AND r.relkind IN ('r', 'p', 'v', 'f')"
+                    + " ORDER BY r.relname, a.attnum")) {
       s.setString(1, SCHEMA);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {

@@ -138,6 +138,44 @@ public class LedgerSchemaTest {
   }
 
   /**
+   * A user without SELECT on a table the migrations made (as a table a migration adds after the
+   * user's {@code GRANT SELECT ON ALL TABLES} has none) is told so, with the grant, not that the
+   * table is missing: PostgreSQL's information_schema hides the table from such a user, the
+   * catalogue does not.
+   */
+  @Test
+  void aTableTheUserMayNotReadIsNamedWithTheGrantNotAsMissing() throws Exception {
+    LedgerSchema.migrate(pool);
+    String reader = "reader_" + pool.getJdbcUrl().substring(pool.getJdbcUrl().lastIndexOf('/') + 1);
+    execute(
+        "CREATE ROLE " + reader + " LOGIN",
+        "GRANT USAGE ON SCHEMA streamform TO " + reader,
+        "GRANT SELECT ON ALL TABLES IN SCHEMA streamform TO " + reader,
+        "REVOKE SELECT ON streamform.effect_pause_history, streamform.generation_policy FROM "
+            + reader);
+    try (HikariDataSource limited =
+        JdbcTarget.of(pool.getJdbcUrl()).withUser(reader).openPool("reader", 2, 1_000)) {
+      String database = "jdbc:postgresql://db/x as " + reader;
+      assertThat(
+          LedgerSchema.refusal(limited, database),
+          is(
+              Optional.of(
+                  reader
+                      + " may not read streamform.effect_pause_history,"
+                      + " streamform.generation_policy in "
+                      + database
+                      + " (no SELECT privilege on them, as on a table a migration added after the"
+                      + " user's grants): their owner postgres can run GRANT SELECT ON"
+                      + " streamform.effect_pause_history, streamform.generation_policy TO "
+                      + reader)));
+      execute(
+          "GRANT SELECT ON streamform.effect_pause_history, streamform.generation_policy TO "
+              + reader);
+      assertThat(LedgerSchema.refusal(limited, database), is(Optional.empty()));
+    }
+  }
+
+  /**
    * A job submitted without the command line (a Beam author's own pipeline, which {@code run}'s
    * check never saw) refuses another application's schema in the sink, in the message a command
    * gives, naming the database, before it migrates: before, Flyway's own advice to baseline.
