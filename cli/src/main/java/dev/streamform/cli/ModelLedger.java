@@ -79,17 +79,19 @@ final class ModelLedger implements AutoCloseable {
     try {
       if (migrate) {
         LedgerSchema.migrate(pool, target.describe());
-      } else if (!checked(pool, target).exists()) {
-        err.println(
-            "streamform "
-                + command
-                + ": no Streamform ledger in "
-                + target.describe()
-                + " (streamform run --jdbc-url creates it)");
-        pool.close();
-        return Optional.empty();
       } else {
-        Optional<String> refused = upToDate(pool, target.describe(), command, err);
+        Optional<LedgerSchema.Pending> pending = LedgerSchema.check(pool, target.describe());
+        if (!Ledger.at(pool).exists()) {
+          err.println(
+              "streamform "
+                  + command
+                  + ": no Streamform ledger in "
+                  + target.describe()
+                  + " (streamform run --jdbc-url creates it)");
+          pool.close();
+          return Optional.empty();
+        }
+        Optional<String> refused = upToDate(pool, target.describe(), pending, command, err);
         if (refused.isPresent()) {
           err.println("streamform " + command + ": " + refused.get());
           pool.close();
@@ -116,20 +118,25 @@ final class ModelLedger implements AutoCloseable {
 
   /**
    * Brings a ledger that an older Streamform wrote up to date before a command that only reads it
-   * (ADR 0144): its queries name the tables and columns of this Streamform's migrations. Says so on
-   * {@code err} when it migrated; empty then, and when nothing was pending. A user who may not
-   * migrate gets, instead of the database's permission error, the refusal to print: the database,
-   * the versions and who can bring it up to date.
+   * (ADR 0144): its queries name the tables and columns of this Streamform's migrations. {@code
+   * pending} is what the schema check found pending (Flyway's history is read once for both). Says
+   * so on {@code err} when it migrated; empty then, and when nothing was pending. A user who may
+   * not migrate gets, instead of the database's permission error, the refusal to print: the
+   * database, the versions and who can bring it up to date.
    */
   private static Optional<String> upToDate(
-      HikariDataSource pool, String database, String command, PrintWriter err) throws SQLException {
-    Optional<LedgerSchema.Pending> pending = LedgerSchema.pending(pool);
+      HikariDataSource pool,
+      String database,
+      Optional<LedgerSchema.Pending> pending,
+      String command,
+      PrintWriter err)
+      throws SQLException {
     if (pending.isEmpty()) {
       return Optional.empty();
     }
     int ran;
     try {
-      ran = LedgerSchema.migrate(pool, database);
+      ran = LedgerSchema.bringUpToDate(pool, database); // checked just now: migrate, check again
     } catch (RuntimeException | SQLException e) {
       if (!permissionDenied(e)) {
         throw e;
@@ -187,12 +194,6 @@ final class ModelLedger implements AutoCloseable {
     } catch (SQLException e) {
       return who;
     }
-  }
-
-  /** The ledger at {@code pool}, its schema {@link LedgerSchema#check checked} first. */
-  private static Ledger checked(HikariDataSource pool, JdbcTarget target) throws SQLException {
-    LedgerSchema.check(pool, target.describe());
-    return Ledger.at(pool);
   }
 
   /** The database, for the effect ledger and the dispatcher. */

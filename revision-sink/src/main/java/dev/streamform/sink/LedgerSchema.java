@@ -85,10 +85,21 @@ public final class LedgerSchema {
    * @throws Unusable when the schema is another application's or was changed by hand
    */
   public static int migrate(DataSource dataSource, String database) throws SQLException {
-    Optional<String> foreign = refusal(dataSource, database, false);
+    Optional<String> foreign = examine(dataSource, database, false).refusal();
     if (foreign.isPresent()) {
       throw new Unusable(foreign.get());
     }
+    return bringUpToDate(dataSource, database);
+  }
+
+  /**
+   * As {@link #migrate(DataSource, String)} for a caller that has just {@link #check}ed the schema
+   * and been told what is pending: migrates, then checks the whole schema, without checking it once
+   * more first.
+   *
+   * @throws Unusable when the schema, migrated, is not what the migrations make
+   */
+  public static int bringUpToDate(DataSource dataSource, String database) throws SQLException {
     int ran = migrate(dataSource);
     check(dataSource, database);
     return ran;
@@ -105,7 +116,10 @@ public final class LedgerSchema {
    * date, or when there is no migration history (an empty database).
    */
   public static Optional<Pending> pending(DataSource dataSource) {
-    MigrationInfoService info = flyway(dataSource).info();
+    return pending(flyway(dataSource).info());
+  }
+
+  private static Optional<Pending> pending(MigrationInfoService info) {
     MigrationInfo[] pending = info.pending();
     if (pending.length == 0) {
       return Optional.empty();
@@ -128,30 +142,44 @@ public final class LedgerSchema {
    * existing ledger then brings it up to date: ADR 0144).
    *
    * @param database the database as messages name it ({@link JdbcTarget#describe()})
+   * @return what the ledger awaits, as {@link #pending(DataSource)} says, from the same look at
+   *     Flyway's history
    * @throws Unusable with the message, naming {@code database}
    */
-  public static void check(DataSource dataSource, String database) throws SQLException {
-    Optional<String> refused = refusal(dataSource, database);
-    if (refused.isPresent()) {
-      throw new Unusable(refused.get());
+  public static Optional<Pending> check(DataSource dataSource, String database)
+      throws SQLException {
+    Examined examined = examine(dataSource, database, true);
+    if (examined.refusal().isPresent()) {
+      throw new Unusable(examined.refusal().get());
     }
+    return examined.pending();
   }
 
   static Optional<String> refusal(DataSource dataSource, String database) throws SQLException {
-    return refusal(dataSource, database, true);
+    return examine(dataSource, database, true).refusal();
   }
 
-  /** As {@link #check}, the tables and columns looked at only when {@code withColumns}. */
-  private static Optional<String> refusal(
-      DataSource dataSource, String database, boolean withColumns) throws SQLException {
+  /** What {@link #examine} found: the refusal, if any, else the migrations pending. */
+  private record Examined(Optional<String> refusal, Optional<Pending> pending) {
+    static Examined refused(String refusal) {
+      return new Examined(Optional.of(refusal), Optional.empty());
+    }
+  }
+
+  /**
+   * As {@link #check}, the tables and columns looked at only when {@code withColumns}; Flyway's
+   * history is read once, for both the refusal and what is pending.
+   */
+  private static Examined examine(DataSource dataSource, String database, boolean withColumns)
+      throws SQLException {
     Map<String, List<String>> found = columnsOf(dataSource);
     if (found.isEmpty()) {
-      return Optional.empty();
+      return new Examined(Optional.empty(), Optional.empty());
     }
     String elsewhere =
         ": use another database for Streamform's ledger (it is always in schema " + SCHEMA + ")";
     if (!found.containsKey(HISTORY)) {
-      return Optional.of(
+      return Examined.refused(
           "schema "
               + SCHEMA
               + " in "
@@ -168,7 +196,7 @@ public final class LedgerSchema {
             .map(MigrationInfo::getScript)
             .collect(Collectors.toList());
     if (!foreign.isEmpty()) {
-      return Optional.of(
+      return Examined.refused(
           "schema "
               + SCHEMA
               + " in "
@@ -179,8 +207,10 @@ public final class LedgerSchema {
               + ")"
               + elsewhere);
     }
-    if (!withColumns || info.pending().length > 0) {
-      return Optional.empty(); // an older ledger: the next migration brings it up to date
+    Optional<Pending> pending = pending(info);
+    if (!withColumns || pending.isPresent()) {
+      // an older ledger: the next migration brings it up to date
+      return new Examined(Optional.empty(), pending);
     }
     List<String> missing = new ArrayList<>();
     expectedColumns()
@@ -206,10 +236,11 @@ public final class LedgerSchema {
               }
             });
     if (!missing.isEmpty()) {
-      return Optional.of(
+      return Examined.refused(
           String.join("; ", missing) + ": the schema was changed outside its migrations");
     }
-    return unreadable(dataSource, database, expectedColumns().keySet());
+    return new Examined(
+        unreadable(dataSource, database, expectedColumns().keySet()), Optional.empty());
   }
 
   /**
