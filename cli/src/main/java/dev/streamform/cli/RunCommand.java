@@ -395,6 +395,13 @@ final class RunCommand implements Callable<Integer> {
         err.println(cannotUse(target, e));
         return 1;
       }
+      // a decision names its policy_generation: the generation is held to its time policy as a
+      // windowed one is, before the job writes a decision (docs/decisions/0145)
+      Optional<String> otherPolicy = holdPolicy(target, loaded, declared, runGeneration);
+      if (otherPolicy.isPresent()) {
+        err.println(otherPolicy.get());
+        return 1;
+      }
       decisionLedger = DecisionLedgerSink.to(target);
     } else if (jdbcUrl != null) {
       if (!declared.kind().hasRevisionLedger()) {
@@ -1651,9 +1658,10 @@ final class RunCommand implements Callable<Integer> {
    * (docs/decisions/0141): the first run records the declared policy (as inspect-plan prints it); a
    * later run whose watermark topology differs from the recorded one ({@link
    * PlanDiff#policyTopologyChanges}, what {@code plan} says needs a new generation) is refused once
-   * the generation has published projections, and takes the record's place while it has published
-   * none. Empty when the run may go on; else the one line that says why not, naming the file and
-   * line of the changed declaration, the generation and the fix.
+   * the generation has published projections (a windowed model) or written decisions (a scoring
+   * model, docs/decisions/0145), and takes the record's place while it has published none. Empty
+   * when the run may go on; else the one line that says why not, naming the file and line of the
+   * changed declaration, the generation and the fix.
    */
   private Optional<String> holdPolicy(
       JdbcTarget target, Project loaded, DeclaredModel declared, int generation) {
@@ -1677,7 +1685,7 @@ final class RunCommand implements Callable<Integer> {
       if (changes.isEmpty()) {
         return Optional.empty();
       }
-      if (recorded.get().projections() == 0) {
+      if (!recorded.get().published()) {
         // nothing published under the recorded policy: the declaration is the generation's now
         ledger.recordPolicy(
             model, generation, POLICY_JSON.writeValueAsString(policy), digest, true);
@@ -1727,8 +1735,11 @@ final class RunCommand implements Callable<Integer> {
             .append(" (recorded ")
             .append(recorded.recordedAt())
             .append("; ")
-            .append(Counts.of(recorded.projections(), "projection"))
-            .append(" published)");
+            .append(
+                declared.kind().hasDecisionLedger()
+                    ? Counts.of(recorded.decisions(), "decision") + " written"
+                    : Counts.of(recorded.projections(), "projection") + " published")
+            .append(")");
       }
     }
     PlanDiff.TopologyChange first = changes.get(0);
@@ -1737,20 +1748,43 @@ final class RunCommand implements Callable<Integer> {
         .append(" on model ")
         .append(model)
         .append(" in ")
-        .append(project.resolve("streamform.yml"))
-        .append(" and roll it out as a new generation (streamform run ")
-        .append(ShellWords.quote(project))
-        .append(" --model ")
-        .append(ShellWords.quote(model))
-        .append(" --generation ")
-        .append(next)
-        .append(" --shadow --jdbc-url <url>), or declare ")
+        .append(project.resolve("streamform.yml"));
+    if (declared.kind().hasDecisionLedger()) {
+      // no shadow generation: the new one is a new job from the log (docs/decisions/0139)
+      b.append(
+              " and deploy it as a new job started from the log, without --from-savepoint, in"
+                  + " place of the running one (streamform run ")
+          .append(ShellWords.quote(project))
+          .append(" --model ")
+          .append(ShellWords.quote(model))
+          .append(" --jdbc-url <url>)");
+    } else {
+      b.append(" and roll it out as a new generation (streamform run ")
+          .append(ShellWords.quote(project))
+          .append(" --model ")
+          .append(ShellWords.quote(model))
+          .append(" --generation ")
+          .append(next)
+          .append(" --shadow --jdbc-url <url>)");
+    }
+    b.append(", or declare ")
         .append(
             changes.size() == 1 && first.before().isPresent()
-                ? first.field() + ": " + first.before().get()
+                ? redeclared(declared, first)
                 : "what generation " + generation + " ran with")
         .append(" again");
     return b.toString();
+  }
+
+  /**
+   * The declaration that restores {@code change}'s recorded value, as the user writes it: a scoring
+   * model's allowed lateness is its decisions' {@code lateness:}.
+   */
+  private static String redeclared(DeclaredModel declared, PlanDiff.TopologyChange change) {
+    String value = change.before().orElseThrow();
+    return declared.kind().hasDecisionLedger() && change.field().equals("allowed_lateness")
+        ? "lateness: " + value + " (under decisions:)"
+        : change.field() + ": " + value;
   }
 
   /** The file and line where {@code change}'s field is declared (or would be). */
@@ -1766,6 +1800,12 @@ final class RunCommand implements Callable<Integer> {
       case "partitions", "topic" ->
           DeclarationLines.at(sources, List.of("sources", source, change.field()));
       case "sources" -> DeclarationLines.at(sources, List.of("sources"));
+      case "allowed_lateness" ->
+          DeclarationLines.at(
+              models,
+              declared.kind().hasDecisionLedger()
+                  ? List.of("models", model, "decisions", "lateness")
+                  : List.of("models", model, "allowed_lateness"));
       default -> DeclarationLines.at(models, List.of("models", model, change.field()));
     };
   }

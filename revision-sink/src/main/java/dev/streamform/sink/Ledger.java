@@ -121,16 +121,22 @@ public final class Ledger {
 
   /**
    * The time policy recorded for a generation, as {@link #recordPolicy} stored it: the policy's
-   * canonical JSON and digest, when it was recorded, and how many projections the generation has
-   * published.
+   * canonical JSON and digest, when it was recorded, and what the generation has published under it
+   * — projections (a windowed model's revision ledger) and decisions (a scoring model's decision
+   * ledger, by {@code policy_generation}; docs/decisions/0145).
    */
   public record RecordedPolicy(
-      String policy, String digest, Instant recordedAt, long projections) {}
+      String policy, String digest, Instant recordedAt, long projections, long decisions) {
+    /** Whether the generation has published anything: a projection or a decision. */
+    public boolean published() {
+      return projections > 0 || decisions > 0;
+    }
+  }
 
   /**
-   * What the ledger recorded as generation {@code generation}'s time policy (docs/decisions/0141);
-   * empty when nothing was (a generation never run, or a ledger written before policies were
-   * recorded).
+   * What the ledger recorded as generation {@code generation}'s time policy (docs/decisions/0141,
+   * 0145: windowed and scoring models alike); empty when nothing was (a generation never run, or a
+   * ledger written before policies were recorded).
    */
   public Optional<RecordedPolicy> recordedPolicy(String model, int generation) throws SQLException {
     try (Connection c = dataSource.getConnection();
@@ -149,7 +155,8 @@ public final class Ledger {
                 rs.getString(1),
                 rs.getString(2),
                 rs.getTimestamp(3).toInstant(),
-                projections(c, model, generation)));
+                projections(c, model, generation),
+                decisions(c, model, generation)));
       }
     }
   }
@@ -184,16 +191,21 @@ public final class Ledger {
     }
   }
 
-  /** The highest generation of {@code model} the ledger knows of (projections or policies). */
+  /**
+   * The highest generation of {@code model} the ledger knows of (projections, decisions or
+   * policies).
+   */
   public OptionalInt latestGeneration(String model) throws SQLException {
     try (Connection c = dataSource.getConnection();
         PreparedStatement s =
             c.prepareStatement(
                 "SELECT max(g) FROM (SELECT max(generation) AS g FROM streamform.projection WHERE"
-                    + " model = ? UNION ALL SELECT max(generation) FROM"
+                    + " model = ? UNION ALL SELECT max(policy_generation) FROM"
+                    + " streamform.decision WHERE model = ? UNION ALL SELECT max(generation) FROM"
                     + " streamform.generation_policy WHERE model = ?) AS known")) {
       s.setString(1, model);
       s.setString(2, model);
+      s.setString(3, model);
       try (ResultSet rs = s.executeQuery()) {
         rs.next();
         int g = rs.getInt(1);
@@ -206,6 +218,19 @@ public final class Ledger {
     try (PreparedStatement s =
         c.prepareStatement(
             "SELECT count(*) FROM streamform.projection WHERE model = ? AND generation = ?")) {
+      s.setString(1, model);
+      s.setInt(2, generation);
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  private static long decisions(Connection c, String model, int generation) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT count(*) FROM streamform.decision WHERE model = ? AND policy_generation = ?")) {
       s.setString(1, model);
       s.setInt(2, generation);
       try (ResultSet rs = s.executeQuery()) {
