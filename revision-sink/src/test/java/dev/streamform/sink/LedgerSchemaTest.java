@@ -65,6 +65,32 @@ public class LedgerSchemaTest {
   }
 
   @Test
+  void aScoringRunsStartQueriesAreAnsweredFromAnIndexNotByReadingEveryDecision() throws Exception {
+    LedgerSchema.migrate(pool);
+    List<String> queries =
+        List.of(
+            "SELECT count(*) FROM streamform.decision WHERE model = 'm' AND policy_generation = 1",
+            "SELECT max(policy_generation) FROM streamform.decision WHERE model = 'm'");
+    for (String query : queries) {
+      StringBuilder plan = new StringBuilder();
+      try (Connection c = pool.getConnection();
+          Statement s = c.createStatement()) {
+        s.execute("SET enable_seqscan = off"); // on an empty table the planner would scan anyway
+        try (var rs = s.executeQuery("EXPLAIN " + query)) {
+          while (rs.next()) {
+            plan.append(rs.getString(1)).append('\n');
+          }
+        }
+        c.rollback();
+      }
+      assertThat(
+          query + "\n" + plan,
+          plan.toString().contains("Index Only Scan"), // the index alone answers: no row is read
+          is(true));
+    }
+  }
+
+  @Test
   void anEmptyDatabaseAndAMigratedOneAreFine() throws Exception {
     assertThat(LedgerSchema.refusal(pool, DATABASE), is(Optional.empty()));
     LedgerSchema.migrate(pool);
