@@ -23,6 +23,7 @@ import dev.streamform.policies.project.NotUtf8;
 import dev.streamform.policies.sql.RowPredicate;
 import dev.streamform.policies.time.Timestamps;
 import dev.streamform.sink.LedgerVerification;
+import dev.streamform.sink.effects.EffectsLedger;
 import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.RunnerChoice;
 import dev.streamform.teststreams.fuzz.FuzzRun;
@@ -97,8 +98,9 @@ import picocli.CommandLine.Spec;
           + " punctuations and events the query's WHERE filters out have no output by design"
           + " (each line is decoded as the run decodes it: one the run quarantines, e.g. without"
           + " a value for its key, is the quarantine's even where the WHERE would filter it);",
-      "  recomputation: projections whose value differs from a recomputation from the append-only"
-          + " ledger (as streamform ledger verify);",
+      "  recomputation: projections of the gated generation whose value differs from a"
+          + " recomputation from the append-only ledger (as streamform ledger verify, which"
+          + " checks every generation);",
       "  latency: P99 of a correction's publication latency on a Kafka run: each event the oracle"
           + " judges a correction within allowed lateness, from its record's timestamp on the topic"
           + " to the recorded_at of the first ledger revision of its window that includes it;",
@@ -106,7 +108,9 @@ import picocli.CommandLine.Spec;
           + " through the oracle) found in the late output (or the duplicates output);",
       "  effects: deliveries per effect key as the provider counts them (--provider-url): every"
           + " request that reached the effect, applied or answered with its earlier receipt, so a"
-          + " double send is seen even when the provider deduplicates it.",
+          + " double send is seen even when the provider deduplicates it; only the model's own"
+          + " effect keys (the effect ledger's) count, other models' deliveries to the same"
+          + " provider are said and set aside.",
       "It reads: the ledger at --jdbc-url (generation --generation, else the canonical one;"
           + " refused when that generation has no projection of the model), the"
           + " source files the project declares and the run's output files in --output (default:"
@@ -345,13 +349,13 @@ final class GatesCommand implements Callable<Integer> {
       case "offsets":
         return offsets(l, model, g, t, th);
       case "recomputation":
-        return recomputation(l, t, th);
+        return recomputation(l, g, t, th);
       case "latency":
         return latency(l, model, g, t, th);
       case "disposition":
         return disposition(model, t, th);
       default:
-        return effects(model, t, th);
+        return effects(l, model, t, th);
     }
   }
 
@@ -379,7 +383,10 @@ final class GatesCommand implements Callable<Integer> {
 
   // ---- recomputation: ledger verify's mismatches
 
-  private Verdict recomputation(ModelLedger l, GateThresholds t, String th) throws SQLException {
+  private Verdict recomputation(ModelLedger l, int g, GateThresholds t, String th)
+      throws SQLException {
+    // the gated generation's projections, as the first line names it; `ledger verify` covers
+    // every generation
     LedgerVerification v =
         l.ledger.verify(
             l.name(),
@@ -388,7 +395,8 @@ final class GatesCommand implements Callable<Integer> {
                 .window()
                 .filter(WindowSpec::isCalendar)
                 .map(w -> w.zoneOrUtc().getId())
-                .orElse(null));
+                .orElse(null),
+            g);
     // one altered projection can break several checks (values, digest): count projections
     Set<String> differing = new java.util.TreeSet<>();
     for (String d : v.defects()) {
@@ -401,14 +409,17 @@ final class GatesCommand implements Callable<Integer> {
         differing.size() <= t.recomputationMismatches(),
         String.valueOf(differing.size()),
         th,
-        "projections that differ from a recomputation from their ledger rows ("
+        "projections of generation "
+            + g
+            + " that differ from a recomputation from their ledger rows ("
             + v.summary()
             + (v.defects().isEmpty() ? ")" : "; first: " + v.defects().get(0) + ")"));
   }
 
   // ---- effects: the provider's own counts of deliveries per key
 
-  private Verdict effects(DeclaredModel model, GateThresholds t, String th) throws IOException {
+  private Verdict effects(ModelLedger l, DeclaredModel model, GateThresholds t, String th)
+      throws IOException, SQLException {
     if (model.model().effects().isEmpty()) {
       return Verdict.measured("effects", true, "0", th, "the model declares no effects");
     }
@@ -470,9 +481,7 @@ final class GatesCommand implements Callable<Integer> {
           th,
           providerUrl + ": not the provider's counts (a JSON object with \"" + DELIVERIES + "\")");
     }
-    long most = 0;
-    int over = 0;
-    String first = "";
+    Map<String, Long> counted = new java.util.LinkedHashMap<>();
     for (Iterator<Map.Entry<String, JsonNode>> i = deliveries.fields(); i.hasNext(); ) {
       Map.Entry<String, JsonNode> e = i.next();
       OptionalLong count = count(e.getValue());
@@ -490,7 +499,31 @@ final class GatesCommand implements Callable<Integer> {
                 + e.getValue()
                 + ", not a count (a whole number from 0)");
       }
-      long n = count.getAsLong();
+      counted.put(e.getKey(), count.getAsLong());
+    }
+    // the provider may serve several models: this model's gate counts the deliveries of its own
+    // effect keys, as the effect ledger names them, and says how many others it set aside
+    EffectsLedger effects = new EffectsLedger(l.pool());
+    Map<String, String> owners = effects.owners(counted.keySet());
+    int ownKeys = effects.keyCount(l.name());
+    long most = 0;
+    int delivered = 0;
+    int over = 0;
+    String first = "";
+    Map<String, Integer> others = new java.util.TreeMap<>();
+    int unknown = 0;
+    for (Map.Entry<String, Long> e : counted.entrySet()) {
+      String owner = owners.get(e.getKey());
+      if (owner == null) {
+        unknown++;
+        continue;
+      }
+      if (!owner.equals(l.name())) {
+        others.merge(owner, 1, Integer::sum);
+        continue;
+      }
+      long n = e.getValue();
+      delivered += n > 0 ? 1 : 0;
       most = Math.max(most, n);
       if (n > t.effectsPerKey()) {
         if (over == 0) {
@@ -505,18 +538,28 @@ final class GatesCommand implements Callable<Integer> {
         over++;
       }
     }
+    List<String> notCounted = new ArrayList<>();
+    others.forEach((m, n) -> notCounted.add(Counts.of(n, "key") + " of " + m));
+    if (unknown > 0) {
+      notCounted.add(Counts.of(unknown, "key") + " in no model's effect ledger");
+    }
     return Verdict.measured(
         "effects",
         over == 0,
         String.valueOf(most),
         th,
-        "most deliveries of one key the provider received (applied, or answered with its earlier"
-            + " receipt); "
-            + Counts.of(deliveries.size(), "key")
+        "most deliveries of one of this model's effect keys the provider received (applied, or"
+            + " answered with its earlier receipt); "
+            + delivered
+            + " of its "
+            + Counts.of(ownKeys, "key")
             + " delivered, "
             + over
             + " over the threshold"
-            + first);
+            + first
+            + (notCounted.isEmpty()
+                ? ""
+                : "; not counted, not this model's: " + String.join(", ", notCounted)));
   }
 
   /** A delivery count: a JSON number that is a whole number from 0 (2.0 is 2); else empty. */

@@ -363,6 +363,57 @@ class GatesCommandTest {
     assertThat(line("recomputation"), containsString("FAIL recomputation 1 threshold <= 0"));
   }
 
+  /**
+   * The recomputation gate measures the gated generation, the one the first line names: a shadow
+   * generation beside it adds no projection to its figure, and a defect in that generation fails
+   * that generation's gates, not the canonical one's (found by an audit: the line counted both).
+   */
+  @Test
+  void theRecomputationGateCoversTheGatedGenerationOnly() throws Exception {
+    Files.writeString(
+        project.resolve("streamform.yml"),
+        Files.readString(project.resolve("streamform.yml")) + "    generation: 2\n");
+    assertThat(
+        err.toString(),
+        run(
+            "run",
+            project.toString(),
+            "--model",
+            "hourly_revenue",
+            "--jdbc-url",
+            url,
+            "--jdbc-user",
+            "postgres",
+            "--output",
+            dir.resolve("out-2").toString(),
+            "--shadow"),
+        is(0));
+    out.getBuffer().setLength(0);
+    assertThat(out.toString() + err, gates("--skip", "oracle"), is(0));
+    assertThat(out.toString(), containsString(" generation 1 (canonical); run outputs "));
+    assertThat(
+        line("recomputation"),
+        is(
+            "PASS recomputation 0 threshold <= 0 projections of generation 1 that differ from a"
+                + " recomputation from their ledger rows (4 projections, 5 revisions, 0 gaps, 0"
+                + " mismatches, 0 conflicts)"));
+    // generation 2's merchant 8 altered: generation 2 fails, generation 1 still passes
+    sql(
+        "UPDATE streamform.projection SET aggregate_values = '{\"revenue\":99.00}'"
+            + " WHERE window_key = '{\"merchant_id\":8}' AND generation = 2");
+    out.getBuffer().setLength(0);
+    assertThat(out.toString() + err, gates("--skip", "oracle"), is(0));
+    assertThat(line("recomputation"), containsString("PASS recomputation 0 threshold <= 0"));
+    out.getBuffer().setLength(0);
+    assertThat(gates("--skip", "oracle,offsets,disposition", "--generation", "2"), is(1));
+    assertThat(out.toString(), containsString(" generation 2; run outputs "));
+    assertThat(
+        line("recomputation"),
+        containsString(
+            "FAIL recomputation 1 threshold <= 0 projections of generation 2 that differ from a"
+                + " recomputation from their ledger rows (4 projections, 5 revisions, 0 gaps, "));
+  }
+
   @Test
   void aTooLateEventMissingFromTheLateOutputHasNoDisposition() throws Exception {
     Files.writeString(outputs.resolve("hourly_revenue.late.jsonl"), "");
@@ -397,6 +448,95 @@ class GatesCommandTest {
         .statusCode();
   }
 
+  /**
+   * Records an effect of {@code model} in the effect ledger, PREPARED as a run writes it; its key
+   * (64 hex digits, from {@code name}).
+   */
+  private String ledgerEffect(String model, String name) throws Exception {
+    sql(
+        "INSERT INTO streamform.effect (effect_key, effect_type, model, logical_window_id, subject,"
+            + " generation, made_true_by, revision, provider, payload, payload_digest, state)"
+            + " VALUES ('"
+            + hex(name)
+            + "', 'reward', '"
+            + model
+            + "', '"
+            + hex("window " + name)
+            + "', '{\"merchant_id\": 7}', 1, 1, 1, 'webhook', '{}', '"
+            + hex("payload " + name)
+            + "', 'PREPARED')");
+    return hex(name);
+  }
+
+  private static String hex(String name) throws Exception {
+    return java.util.HexFormat.of()
+        .formatHex(
+            java.security.MessageDigest.getInstance("SHA-256")
+                .digest(name.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private static final String EFFECTS_DETAIL =
+      "most deliveries of one of this model's effect keys the provider received (applied, or"
+          + " answered with its earlier receipt); ";
+
+  /**
+   * The effects gate of a model counts the provider's deliveries of that model's own effect keys
+   * (the effect ledger's): another model's double send fails that model's gate, not this one's, and
+   * this model's gate does not show deliveries it never made (found by an audit).
+   */
+  @Test
+  void theEffectsGateCountsOnlyTheDeliveriesOfTheModelsOwnEffectKeys() throws Exception {
+    declareAnEffect();
+    String own = ledgerEffect("hourly_revenue", "own 1");
+    ledgerEffect("hourly_revenue", "own 2");
+    ledgerEffect("hourly_revenue", "own 3");
+    String theirs = ledgerEffect("merchant_daily", "theirs 1");
+    String theirs2 = ledgerEffect("merchant_daily", "theirs 2");
+    try (LocalProviderServer provider = LocalProviderServer.start(0)) {
+      provider.dedupe(false);
+      // this model's effects are paused, none sent; the other model delivered two keys
+      deliver(provider, theirs);
+      deliver(provider, theirs2);
+      assertThat(
+          err.toString(), gates("--skip", "oracle", "--provider-url", provider.url()), is(0));
+      assertThat(
+          line("effects"),
+          is(
+              "PASS effects 0 threshold <= 1 "
+                  + EFFECTS_DETAIL
+                  + "0 of its 3 keys delivered, 0 over the threshold; not counted, not this"
+                  + " model's: 2 keys of merchant_daily"));
+      // the other model sends a key twice, and a key no model of this ledger has is sent twice:
+      // neither is this model's effect
+      deliver(provider, theirs);
+      deliver(provider, "stray");
+      deliver(provider, "stray");
+      deliver(provider, own);
+      out.getBuffer().setLength(0);
+      assertThat(gates("--skip", "oracle", "--provider-url", provider.url()), is(0));
+      assertThat(
+          line("effects"),
+          is(
+              "PASS effects 1 threshold <= 1 "
+                  + EFFECTS_DETAIL
+                  + "1 of its 3 keys delivered, 0 over the threshold; not counted, not this"
+                  + " model's: 2 keys of merchant_daily, 1 key in no model's effect ledger"));
+      // its own key sent twice fails its gate
+      deliver(provider, own);
+      out.getBuffer().setLength(0);
+      assertThat(gates("--skip", "oracle", "--provider-url", provider.url()), is(1));
+      assertThat(
+          line("effects"),
+          is(
+              "FAIL effects 2 threshold <= 1 "
+                  + EFFECTS_DETAIL
+                  + "1 of its 3 keys delivered, 1 over the threshold; first: "
+                  + own
+                  + " delivered 2 times, applied 2; not counted, not this model's: 2 keys of"
+                  + " merchant_daily, 1 key in no model's effect ledger"));
+    }
+  }
+
   @Test
   void anEffectKeyAppliedTwiceByTheProviderFailsTheEffectsGate() throws Exception {
     declareAnEffect();
@@ -408,17 +548,20 @@ class GatesCommandTest {
               "NOT MEASURED effects - threshold <= 1 no --provider-url: the provider's counts per"
                   + " effect key are unknown"));
       // a provider that does not dedupe, given the same effect key twice: two effects
+      String k1 = ledgerEffect("hourly_revenue", "k1");
       provider.dedupe(false);
-      deliver(provider, "k1");
-      deliver(provider, "k1");
+      deliver(provider, k1);
+      deliver(provider, k1);
       out.getBuffer().setLength(0);
       assertThat(gates("--skip", "oracle", "--provider-url", provider.url()), is(1));
       assertThat(
           line("effects"),
           is(
-              "FAIL effects 2 threshold <= 1 most deliveries of one key the provider received"
-                  + " (applied, or answered with its earlier receipt); 1 key delivered, 1 over"
-                  + " the threshold; first: k1 delivered 2 times, applied 2"));
+              "FAIL effects 2 threshold <= 1 "
+                  + EFFECTS_DETAIL
+                  + "1 of its 1 key delivered, 1 over the threshold; first: "
+                  + k1
+                  + " delivered 2 times, applied 2"));
     }
   }
 
@@ -428,19 +571,23 @@ class GatesCommandTest {
     try (LocalProviderServer provider = LocalProviderServer.start(0)) {
       // Stripe's rule: the second delivery of k1 applies nothing and answers the first receipt;
       // one effect at the provider, but the key was sent twice (docs/decisions/0047)
-      deliver(provider, "k1");
-      deliver(provider, "k1");
-      deliver(provider, "k2");
-      assertThat(provider.applied("k1"), is(1));
+      String k1 = ledgerEffect("hourly_revenue", "k1");
+      String k2 = ledgerEffect("hourly_revenue", "k2");
+      deliver(provider, k1);
+      deliver(provider, k1);
+      deliver(provider, k2);
+      assertThat(provider.applied(k1), is(1));
       int status = gates("--skip", "oracle", "--provider-url", provider.url());
       System.out.println(line("effects"));
       assertThat(status, is(1));
       assertThat(
           line("effects"),
           is(
-              "FAIL effects 2 threshold <= 1 most deliveries of one key the provider received"
-                  + " (applied, or answered with its earlier receipt); 2 keys delivered, 1 over"
-                  + " the threshold; first: k1 delivered 2 times, applied 1"));
+              "FAIL effects 2 threshold <= 1 "
+                  + EFFECTS_DETAIL
+                  + "2 of its 2 keys delivered, 1 over the threshold; first: "
+                  + k1
+                  + " delivered 2 times, applied 1"));
     }
   }
 
@@ -450,19 +597,20 @@ class GatesCommandTest {
     try (LocalProviderServer provider = LocalProviderServer.start(0)) {
       // the dispatcher's own path (docs/semantics.md §10): a 500 is UNKNOWN, the receipt query
       // finds nothing applied, and the key is delivered again: two requests, one delivery
+      String k1 = ledgerEffect("hourly_revenue", "k1");
       provider.mode(LocalProviderServer.Mode.FAIL_500);
-      assertThat(deliver(provider, "k1"), is(500));
+      assertThat(deliver(provider, k1), is(500));
       provider.mode(LocalProviderServer.Mode.OK);
-      assertThat(deliver(provider, "k1"), is(200));
-      assertThat(provider.requests("k1"), is(2));
+      assertThat(deliver(provider, k1), is(200));
+      assertThat(provider.requests(k1), is(2));
       assertThat(gates("--skip", "oracle", "--provider-url", provider.url()), is(0));
       System.out.println(line("effects"));
       assertThat(
           line("effects"),
           is(
-              "PASS effects 1 threshold <= 1 most deliveries of one key the provider received"
-                  + " (applied, or answered with its earlier receipt); 1 key delivered, 0 over"
-                  + " the threshold"));
+              "PASS effects 1 threshold <= 1 "
+                  + EFFECTS_DETAIL
+                  + "1 of its 1 key delivered, 0 over the threshold"));
     }
   }
 
@@ -582,8 +730,9 @@ class GatesCommandTest {
       }
     }
     // a whole number written with a fraction of zero is a count
+    String x = ledgerEffect("hourly_revenue", "x");
     com.sun.net.httpserver.HttpServer server =
-        answering(200, "{\"deliveries_per_key\": {\"x\": 2.0}}");
+        answering(200, "{\"deliveries_per_key\": {\"" + x + "\": 2.0}}");
     try {
       out.getBuffer().setLength(0);
       assertThat(gates("--skip", "oracle", "--provider-url", urlOf(server)), is(1));

@@ -763,13 +763,17 @@ public final class Ledger {
     return out;
   }
 
-  /** The number of refused records recorded for {@code model}. */
-  private int conflictCount(String model) throws SQLException {
+  /** The number of refused records recorded for {@code model} (of {@code generation} if given). */
+  private int conflictCount(String model, @Nullable Integer generation) throws SQLException {
     try (Connection c = dataSource.getConnection();
         PreparedStatement s =
             c.prepareStatement(
-                "SELECT count(*) FROM streamform.revision_conflict WHERE model = ?")) {
+                "SELECT count(*) FROM streamform.revision_conflict WHERE model = ?"
+                    + (generation == null ? "" : " AND generation = ?"))) {
       s.setString(1, model);
+      if (generation != null) {
+        s.setInt(2, generation);
+      }
       try (ResultSet rs = s.executeQuery()) {
         rs.next();
         return rs.getInt(1);
@@ -792,7 +796,17 @@ public final class Ledger {
    * part of their {@code logical_window_id}, docs/semantics.md §6.24); null for fixed windows.
    */
   public LedgerVerification verify(String model, @Nullable String timeZone) throws SQLException {
-    List<WindowHistory> windows = history(model, Filter.all());
+    return verify(model, timeZone, null);
+  }
+
+  /**
+   * As {@link #verify(String, String)} for the projections of one {@code generation} only (every
+   * generation when null), and the refused records offered for it: what {@code streamform gates}
+   * measures of the generation it gates.
+   */
+  public LedgerVerification verify(
+      String model, @Nullable String timeZone, @Nullable Integer generation) throws SQLException {
+    List<WindowHistory> windows = history(model, new Filter(Map.of(), null, generation));
     int projections = 0;
     int revisions = 0;
     int gaps = 0;
@@ -943,7 +957,7 @@ public final class Ledger {
                 + " and generation");
       }
     }
-    int conflicts = conflictCount(model);
+    int conflicts = conflictCount(model, generation);
     for (WindowHistory w : windows) {
       for (WindowHistory.ConflictRow r : w.conflicts()) {
         defects.add(

@@ -7,7 +7,7 @@ import java.util.List;
  * The result of {@link Ledger#verify}: figures and one line per defect. The ledger is clean when it
  * has no gap, no mismatch and no conflict.
  *
- * @param projections projection rows of the model (every generation)
+ * @param projections projection rows of the model (every generation, or the one verified)
  * @param revisions ledger rows of those projections
  * @param gaps revision numbers missing from a window's chain {@code 1..n} (neither in the ledger
  *     nor held)

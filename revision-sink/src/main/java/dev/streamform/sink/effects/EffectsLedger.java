@@ -104,6 +104,48 @@ public final class EffectsLedger {
     }
   }
 
+  /**
+   * The model each of {@code keys} is an effect of, for the keys the ledger holds (every state,
+   * deltas included); a key the ledger does not hold is absent. What {@code streamform gates}
+   * attributes a provider's deliveries by.
+   */
+  public Map<String, String> owners(java.util.Collection<String> keys) throws SQLException {
+    Map<String, String> out = new TreeMap<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT effect_key, model FROM streamform.effect WHERE effect_key = ANY(?)")) {
+      s.setArray(1, c.createArrayOf("text", keys.toArray()));
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          out.put(rs.getString(1), rs.getString(2));
+        }
+      }
+      if (!c.getAutoCommit()) {
+        c.commit();
+      }
+    }
+    return out;
+  }
+
+  /** How many effect keys {@code model} has in the ledger, in any state. */
+  public int keyCount(String model) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement("SELECT count(*) FROM streamform.effect WHERE model = ?")) {
+      s.setString(1, model);
+      int n;
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        n = rs.getInt(1);
+      }
+      if (!c.getAutoCommit()) {
+        c.commit();
+      }
+      return n;
+    }
+  }
+
   public List<Effect> effects(String model) throws SQLException {
     List<Effect> out = new ArrayList<>();
     try (Connection c = dataSource.getConnection();
