@@ -1,8 +1,12 @@
 package dev.streamform.cli;
 
+import dev.streamform.planner.Schemas;
+import dev.streamform.sink.Ledger;
+import dev.streamform.sink.effects.EffectRule;
 import dev.streamform.sink.effects.EffectSettlement;
 import java.io.PrintWriter;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
@@ -30,7 +34,10 @@ import picocli.CommandLine.Spec;
           + " receipt, as if a receipt query had found it.",
       "--effect KEYPREFIX --not-applied: an UNKNOWN effect the person found never applied. Its"
           + " provider dedupes by key (idempotency: key): PREPARED again, and the next dispatcher"
-          + " pass delivers it under the same key. It does not (idempotency: none): NOT_APPLIED,"
+          + " pass delivers it under the same key; its rule is evaluated first on its window's"
+          + " canonical values now, as alias set does: still true, it follows them; false,"
+          + " CANCELLED (nothing is sent; a revision that makes it true again prepares it again)."
+          + " It does not (idempotency: none): NOT_APPLIED,"
           + " never sent again (a retry after dispatch could be a second effect); the person"
           + " makes it happen at the provider if it is owed. Refused for incremental effects with"
           + " deltas.",
@@ -116,7 +123,14 @@ final class EffectsSettleCommand implements Callable<Integer> {
     }
     String who = by == null ? EffectsPauseCommand.defaultActor() : by;
     try (ModelLedger l = opened.get()) {
-      EffectSettlement settlement = new EffectSettlement(l.pool());
+      // an effect made PREPARED again is evaluated on the canonical values now, as alias set does
+      List<EffectRule> rules = DeclaredEffects.rules(l.model.model());
+      EffectSettlement settlement =
+          new EffectSettlement(
+              l.pool(),
+              rules.isEmpty()
+                  ? EffectSettlement.Reevaluation.NONE
+                  : Ledger.reevaluation(rules, Schemas.of(l.model.outputColumns())));
       if (what.compensation != null) {
         EffectSettlement.Settlement s =
             settlement.closeCompensation(l.name(), what.compensation, who, reason);
@@ -134,7 +148,7 @@ final class EffectsSettleCommand implements Callable<Integer> {
           outcome.applied
               ? settlement.applied(l.name(), what.effect, who, reason, receipt)
               : settlement.notApplied(l.name(), what.effect, who, reason);
-      out.println(l.name() + ": effect " + s.effectKey() + " " + said(s.toState()));
+      out.println(l.name() + ": effect " + s.effectKey() + " " + said(s));
       return 0;
     } catch (EffectSettlement.Refused e) {
       err.println("streamform effects settle: " + e.getMessage());
@@ -145,12 +159,19 @@ final class EffectsSettleCommand implements Callable<Integer> {
     }
   }
 
-  private static String said(String to) {
-    return switch (to) {
+  private static String said(EffectSettlement.Settled s) {
+    return switch (s.toState()) {
       case "DONE" -> "UNKNOWN -> DONE: applied at the provider, settled by a person";
       case "PREPARED" ->
           "UNKNOWN -> PREPARED: never applied; the next dispatcher pass delivers it again under"
               + " the same idempotency key";
+      case "CANCELLED" ->
+          "UNKNOWN -> CANCELLED: never applied, and its rule is false on the canonical values now"
+              + " (generation "
+              + s.generation()
+              + " revision "
+              + s.revision()
+              + "): nothing is sent; a revision that makes it true again prepares it again";
       default ->
           "UNKNOWN -> NOT_APPLIED: never applied; never sent again (its provider does not dedupe"
               + " by key)";

@@ -302,6 +302,87 @@ class EffectsSettleCommandTest {
                 + " 2 dispatches, 0 open compensations; 0 problems\n"));
   }
 
+  /**
+   * The window's revisions moved while the effect was UNKNOWN: settling it never applied brings it
+   * in line with the canonical values now, as alias set's re-evaluation would, rather than leave it
+   * PREPARED for a revision that is no longer canonical (which no dispatcher ever claims).
+   */
+  @Test
+  void notAppliedFollowsTheCanonicalValuesNowAndIsCancelledWhenItsRuleWentFalse() throws Exception {
+    declare("idempotency: key, receipts: false");
+    write(revision(7, 10, 1, "1200"), revision(8, 10, 1, "1300"));
+    provider.mode(LocalProviderServer.Mode.FAIL_500);
+    assertThat(command("dispatch", "--once", "--backoff", "1ms", "--max-backoff", "1ms"), is(0));
+    assertThat(out.toString(), startsWith("pass 1: 2 claimed, 0 done, 2 unknown,"));
+    provider.mode(LocalProviderServer.Mode.OK);
+    // while UNKNOWN: merchant 7's rule went false, merchant 8's values changed (still true); each
+    // a compensation record, the effect rows untouched
+    write(revision(7, 10, 2, "900"), revision(8, 10, 2, "1600"));
+
+    assertThat(
+        command(
+            "effects settle",
+            "--effect",
+            keyOf(7).substring(0, 12),
+            "--not-applied",
+            "--by",
+            "alice",
+            "--reason",
+            "the provider's log shows a 500 and no reward"),
+        is(0));
+    assertThat(
+        out.toString(),
+        is(
+            "hourly_revenue: effect "
+                + keyOf(7)
+                + " UNKNOWN -> CANCELLED: never applied, and its rule is false on the canonical"
+                + " values now (generation 1 revision 2): nothing is sent; a revision that makes it"
+                + " true again prepares it again\n"));
+    assertThat(state(keyOf(7)), is("CANCELLED"));
+    assertThat(
+        command("effects settle", "--effect", keyOf(8), "--not-applied", "--reason", "a 500"),
+        is(0));
+    assertThat(
+        out.toString(),
+        is(
+            "hourly_revenue: effect "
+                + keyOf(8)
+                + " UNKNOWN -> PREPARED: never applied; the next dispatcher pass delivers it again"
+                + " under the same idempotency key\n"));
+
+    // merchant 8 is delivered with its values now; merchant 7 is not sent, nor waits
+    assertThat(command("dispatch", "--once"), is(0));
+    assertThat(out.toString(), startsWith("pass 1: 1 claimed, 1 done, 0 unknown,"));
+    assertThat(out.toString(), containsString(" 0 waiting for their canonical revision; "));
+    assertThat(provider.requests(keyOf(7)), is(1));
+    assertThat(provider.applied(keyOf(7)), is(0));
+    assertThat(provider.requests(keyOf(8)), is(2));
+    assertThat(provider.applied(keyOf(8)), is(1));
+    assertThat(command("effects show"), is(0));
+    assertThat(
+        out.toString(),
+        matchesPattern(
+            "(?s).*  "
+                + keyOf(7).substring(0, 12)
+                + "  not applied  CANCELLED  -  +\\S+Z by alice: the provider's log shows a 500"
+                + " and no reward\n.*"));
+    assertThat(command("effects verify"), is(0));
+    assertThat(
+        out.toString(),
+        is(
+            "2 effects: 1 done, 0 unknown, 0 prepared, 0 dispatching, 1 cancelled;"
+                + " 3 dispatches, 2 open compensations; 0 problems\n"));
+
+    // the rule true again: prepared again and delivered under the same key, once
+    write(revision(7, 10, 3, "1400"));
+    assertThat(command("dispatch", "--once"), is(0));
+    assertThat(out.toString(), startsWith("pass 1: 1 claimed, 1 done, 0 unknown,"));
+    assertThat(provider.requests(keyOf(7)), is(2));
+    assertThat(provider.applied(keyOf(7)), is(1));
+    assertThat(command("effects verify"), is(0));
+    assertThat(out.toString(), containsString("; 0 problems\n"));
+  }
+
   @Test
   void notAppliedForAProviderWithoutKeysIsClosedAndNeverSentAgain() throws Exception {
     declare("idempotency: none, receipts: true");

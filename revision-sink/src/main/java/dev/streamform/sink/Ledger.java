@@ -5,6 +5,8 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.streamform.core.digest.RevisionIdentity;
+import dev.streamform.sink.effects.EffectRule;
+import dev.streamform.sink.effects.EffectSettlement;
 import dev.streamform.sink.effects.EffectsPause;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -514,14 +516,76 @@ public final class Ledger {
    */
   private static LedgerWriter.Effects followCanonical(Connection c, AliasRequest request)
       throws SQLException {
+    EffectOutbox.Outcome fx =
+        followCanonical(
+            c,
+            request.model(),
+            null,
+            request.rules(),
+            Objects.requireNonNull(request.outputSchema()));
+    return new LedgerWriter.Effects(
+        fx.prepared(), fx.updated(), fx.cancelled(), fx.compensations(), fx.ruleErrors());
+  }
+
+  /**
+   * The re-evaluation of {@link #setCanonicalGeneration(AliasRequest)}, for one effect a person has
+   * just made PREPARED again ({@code streamform effects settle --not-applied}, ADR 0140): its rule
+   * (of {@code rules}, the model's declared effects) evaluated on its window's canonical values
+   * now, through the same outbox, in the settlement's transaction. Still true: it follows the
+   * canonical revision and stays PREPARED; false: CANCELLED. A window with no canonical projection,
+   * or an effect type no rule declares any more, leaves the effect as it is.
+   */
+  public static EffectSettlement.Reevaluation reevaluation(
+      List<EffectRule> rules, org.apache.beam.sdk.schemas.Schema outputSchema) {
+    List<EffectRule> declared = List.copyOf(rules);
+    Objects.requireNonNull(outputSchema, "outputSchema");
+    return (c, effectKey) -> {
+      String model;
+      String type;
+      String window;
+      try (PreparedStatement s =
+          c.prepareStatement(
+              "SELECT model, effect_type, logical_window_id FROM streamform.effect WHERE"
+                  + " effect_key = ?")) {
+        s.setString(1, effectKey);
+        try (ResultSet rs = s.executeQuery()) {
+          if (!rs.next()) {
+            return;
+          }
+          model = rs.getString(1);
+          type = rs.getString(2);
+          window = rs.getString(3);
+        }
+      }
+      List<EffectRule> its =
+          declared.stream().filter(r -> r.model().equals(model) && r.type().equals(type)).toList();
+      if (!its.isEmpty()) {
+        followCanonical(c, model, window, its, outputSchema);
+      }
+    };
+  }
+
+  /**
+   * {@code rules} evaluated on each window of {@code model}'s canonical view (only {@code window},
+   * when given), in {@code c}'s transaction.
+   */
+  private static EffectOutbox.Outcome followCanonical(
+      Connection c,
+      String model,
+      @Nullable String window,
+      List<EffectRule> rules,
+      org.apache.beam.sdk.schemas.Schema outputSchema)
+      throws SQLException {
     List<StoredRevision> canonical = new ArrayList<>();
     try (PreparedStatement s =
         c.prepareStatement(
             "SELECT projection_id, model, logical_window_id, generation, window_key::text,"
                 + " window_start, window_end, revision, status, aggregate_values::text,"
                 + " aggregate_digest FROM streamform.canonical_projection WHERE model = ?"
-                + " ORDER BY projection_id")) {
-      s.setString(1, request.model());
+                + " AND (?::text IS NULL OR logical_window_id = ?) ORDER BY projection_id")) {
+      s.setString(1, model);
+      s.setString(2, window);
+      s.setString(3, window);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
           int revision = rs.getInt(8);
@@ -546,14 +610,9 @@ public final class Ledger {
     // the project declares one output schema; every generation's stored values are typed by it
     Map<String, org.apache.beam.sdk.schemas.Schema> schemas = new java.util.HashMap<>();
     for (StoredRevision r : canonical) {
-      schemas.put(
-          EffectOutbox.schemaKey(r.model(), r.generation()),
-          Objects.requireNonNull(request.outputSchema()));
+      schemas.put(EffectOutbox.schemaKey(r.model(), r.generation()), outputSchema);
     }
-    EffectOutbox.Outcome fx =
-        new EffectOutbox(request.rules()).apply(c, canonical, schemas, Map.of());
-    return new LedgerWriter.Effects(
-        fx.prepared(), fx.updated(), fx.cancelled(), fx.compensations(), fx.ruleErrors());
+    return new EffectOutbox(rules).apply(c, canonical, schemas, Map.of());
   }
 
   /**

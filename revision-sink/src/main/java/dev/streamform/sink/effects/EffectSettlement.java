@@ -23,7 +23,10 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *   <li>{@link #notApplied}: an {@code UNKNOWN} effect the person found never applied becomes
  *       {@code PREPARED} when its provider dedupes by key (delivered again under the same key, the
  *       dispatcher's own rule after a receipt that says never applied), and {@code NOT_APPLIED}
- *       when it does not (never sent again: the contract forbids a retry after dispatch);
+ *       when it does not (never sent again: the contract forbids a retry after dispatch). Made
+ *       {@code PREPARED} again, it is evaluated against its window's canonical values in the same
+ *       transaction ({@link Reevaluation}): it follows them, or is {@code CANCELLED} when its rule
+ *       no longer holds;
  *   <li>{@link #closeCompensation}: a compensation record the person has dealt with is closed.
  * </ul>
  *
@@ -33,9 +36,36 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  */
 public final class EffectSettlement {
   private final DataSource dataSource;
+  private final Reevaluation reevaluation;
 
+  /** Settlements that leave an effect made PREPARED again as it is (no rules to evaluate). */
   public EffectSettlement(DataSource dataSource) {
+    this(dataSource, Reevaluation.NONE);
+  }
+
+  /**
+   * Settlements that evaluate an effect made PREPARED again by {@code reevaluation}, in the
+   * settlement's transaction.
+   */
+  public EffectSettlement(DataSource dataSource, Reevaluation reevaluation) {
     this.dataSource = dataSource;
+    this.reevaluation = reevaluation;
+  }
+
+  /**
+   * Brings an effect that has just become PREPARED again (nothing of it applied) in line with its
+   * window's canonical values now, in the settlement's transaction {@code c}: the re-evaluation a
+   * promotion or a rollback makes ({@code Ledger.reevaluation}). Its rule still true: it follows
+   * the canonical revision (and generation) and stays PREPARED; false: CANCELLED, as any effect
+   * never sent whose rule went false. Without it, an effect whose window moved while it was UNKNOWN
+   * would wait for ever for a revision that is no longer canonical.
+   */
+  @FunctionalInterface
+  public interface Reevaluation {
+    /** Leaves the effect as it is. */
+    Reevaluation NONE = (c, effectKey) -> {};
+
+    void followCanonical(Connection c, String effectKey) throws SQLException;
   }
 
   /** A settlement refused, with one line saying why (the effect's key and state, or the id). */
@@ -47,8 +77,12 @@ public final class EffectSettlement {
     }
   }
 
-  /** What a settlement of an effect did: its full key and the move it made. */
-  public record Settled(String effectKey, String fromState, String toState) {}
+  /**
+   * What a settlement of an effect did: its full key, the move it made, and the generation and
+   * revision the effect stands at after it (those the re-evaluation read, when there was one).
+   */
+  public record Settled(
+      String effectKey, String fromState, String toState, int generation, int revision) {}
 
   /** One recorded settlement, for {@code effects show}. */
   public record Settlement(
@@ -109,6 +143,16 @@ public final class EffectSettlement {
           refuseDeltas(c, key);
         }
         String to = outcome.equals("applied") ? "DONE" : dedupes ? "PREPARED" : "NOT_APPLIED";
+        if (to.equals("PREPARED")) {
+          // the lock order of the sink and of alias set (the alias, then the effect), since the
+          // re-evaluation below reads the alias FOR SHARE: a concurrent alias set waits or is seen
+          try (PreparedStatement s =
+              c.prepareStatement(
+                  "SELECT 1 FROM streamform.canonical_alias WHERE model = ? FOR SHARE")) {
+            s.setString(1, model);
+            s.executeQuery().close();
+          }
+        }
         int moved;
         // compare-and-set on UNKNOWN: a receipt query, a redelivery or another settlement that
         // moved the effect first wins, and this one is refused
@@ -157,9 +201,15 @@ public final class EffectSettlement {
           s.setString(3, note);
           s.executeUpdate();
         }
-        record(c, key, null, outcome, "UNKNOWN", to, receipt, by, reason);
+        if (to.equals("PREPARED")) {
+          // its window may have moved while it was UNKNOWN: what the canonical values say now
+          reevaluation.followCanonical(c, key);
+        }
+        int[] at = new int[2];
+        String now = state(c, key, at);
+        record(c, key, null, outcome, "UNKNOWN", now, receipt, by, reason);
         c.commit();
-        return new Settled(key, "UNKNOWN", to);
+        return new Settled(key, "UNKNOWN", now, at[0], at[1]);
       } catch (SQLException | RuntimeException | Refused e) {
         c.rollback();
         throw e;
@@ -306,11 +356,19 @@ public final class EffectSettlement {
   }
 
   private static String state(Connection c, String key) throws SQLException {
+    return state(c, key, new int[2]);
+  }
+
+  /** The effect's state; its generation and revision into {@code at}. */
+  private static String state(Connection c, String key, int[] at) throws SQLException {
     try (PreparedStatement s =
-        c.prepareStatement("SELECT state FROM streamform.effect WHERE effect_key = ?")) {
+        c.prepareStatement(
+            "SELECT state, generation, revision FROM streamform.effect WHERE effect_key = ?")) {
       s.setString(1, key);
       try (ResultSet rs = s.executeQuery()) {
         rs.next();
+        at[0] = rs.getInt(2);
+        at[1] = rs.getInt(3);
         return rs.getString(1);
       }
     }
