@@ -12,14 +12,17 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.streamform.runners.postgres.LocalPostgresExtension;
 import dev.streamform.sink.JdbcTarget;
 import dev.streamform.sink.LedgerWriter;
+import dev.streamform.sink.effects.Dispatcher;
 import dev.streamform.sink.effects.EffectIdentity;
 import dev.streamform.sink.effects.EffectSettlement;
 import dev.streamform.sink.effects.LocalProviderServer;
+import dev.streamform.sink.effects.WebhookProvider;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
@@ -554,6 +557,198 @@ class EffectsSettleCommandTest {
     assertThat(command("effects verify"), is(0));
     assertThat(out.toString(), containsString(" 0 unknown, "));
     assertThat(out.toString(), containsString("; 0 problems\n"));
+  }
+
+  @Test
+  void aSettlementQueuedFirstBeatsTheDispatchersReceiptAndTheDispatcherSaysItLost()
+      throws Exception {
+    Race race = race(true);
+    assertThat(race.settleExit(), is(0));
+    assertThat(
+        race.settleSaid(),
+        is(
+            "hourly_revenue: effect "
+                + keyOf(7)
+                + " UNKNOWN -> DONE: applied at the provider, settled by a person\n"));
+    assertThat(race.pass().resolvedDone(), is(0));
+    assertThat(race.pass().lost(), is(1));
+    assertThat(
+        race.pass().describe(),
+        containsString(
+            "; 1 outcome lost to another dispatcher or a person's settlement (not written)"));
+    assertThat(ledger(keyOf(7)), is("DONE receipt T-1; 1 move from UNKNOWN; settlements: alice"));
+    assertThat(provider.requests(keyOf(7)), is(1));
+    assertThat(provider.applied(keyOf(7)), is(1));
+  }
+
+  @Test
+  void theDispatchersReceiptQueuedFirstBeatsASettlementThatIsRefusedNamingTheStateItFound()
+      throws Exception {
+    Race race = race(false);
+    assertThat(race.pass().resolvedDone(), is(1));
+    assertThat(race.pass().lost(), is(0));
+    assertThat(race.settleExit(), is(1));
+    assertThat(race.settleSaid(), is(""));
+    assertThat(
+        race.settleRefused(),
+        is(
+            "streamform effects settle: effect "
+                + keyOf(7)
+                + " is DONE, not UNKNOWN: its outcome is known (a receipt or a settlement)\n"));
+    String receipt = ledger(keyOf(7));
+    assertThat(receipt, startsWith("DONE receipt "));
+    assertThat(receipt, not(containsString("T-1")));
+    assertThat(receipt, containsString("; 1 move from UNKNOWN; settlements: none"));
+    assertThat(provider.requests(keyOf(7)), is(1));
+    assertThat(provider.applied(keyOf(7)), is(1));
+  }
+
+  /** What a {@link #race} did: the settlement's exit and output, and the dispatcher's pass. */
+  private record Race(
+      int settleExit, String settleSaid, String settleRefused, Dispatcher.Report pass) {}
+
+  /**
+   * An effect whose answer was lost (applied at the provider, UNKNOWN in the ledger) that a
+   * dispatcher's receipt query (found: DONE) and a person's settlement move at once, each by its
+   * own compare-and-set on UNKNOWN. The row lock is the latch: a transaction holds the effect's row
+   * while both updates queue for it in a fixed order ({@code settlementFirst}, else the dispatcher
+   * first), then lets go. The first in the queue moves the effect; the second finds it moved. A
+   * further dispatcher pass afterwards sends nothing.
+   */
+  private Race race(boolean settlementFirst) throws Exception {
+    declare("idempotency: key, receipts: true");
+    write(revision(7, 10, 1, "1200"));
+    provider.mode(LocalProviderServer.Mode.ACCEPT_THEN_DROP);
+    assertThat(command("dispatch", "--once", "--timeout", "1s"), is(0));
+    assertThat(out.toString(), startsWith("pass 1: 1 claimed, 0 done, 1 unknown,"));
+    provider.mode(LocalProviderServer.Mode.OK);
+    String key = keyOf(7);
+    assertThat(state(key), is("UNKNOWN"));
+
+    ExecutorService racers = Executors.newFixedThreadPool(2);
+    try (HikariDataSource dispatcherPool =
+            JdbcTarget.of(url).withUser("postgres").openPool("dispatcher", 2, 2_000);
+        Connection latch = pool.getConnection()) {
+      Dispatcher dispatcher =
+          new Dispatcher(
+              dispatcherPool,
+              "racer",
+              "hourly_revenue",
+              Map.of(
+                  "reward",
+                  new WebhookProvider(
+                      EffectsProject.rules(project).get(0).provider(), Duration.ofSeconds(5))),
+              Duration.ofSeconds(30),
+              new Dispatcher.Hooks() {});
+      try (PreparedStatement s =
+          latch.prepareStatement(
+              "SELECT 1 FROM streamform.effect WHERE effect_key = ? FOR UPDATE")) {
+        s.setString(1, key);
+        s.executeQuery().close();
+      }
+      Callable<Integer> settle =
+          () ->
+              settlementFirst
+                  ? command(
+                      "effects settle",
+                      "--effect",
+                      key.substring(0, 12),
+                      "--applied",
+                      "--receipt",
+                      "T-1",
+                      "--by",
+                      "alice",
+                      "--reason",
+                      "found in the provider's console")
+                  : command(
+                      "effects settle",
+                      "--effect",
+                      key.substring(0, 12),
+                      "--not-applied",
+                      "--by",
+                      "alice",
+                      "--reason",
+                      "nothing in the provider's console");
+      Future<Integer> settled;
+      Future<Dispatcher.Report> passed;
+      if (settlementFirst) {
+        settled = racers.submit(settle);
+        awaitQueued(1);
+        passed = racers.submit(() -> dispatcher.runOnce(1));
+      } else {
+        passed = racers.submit(() -> dispatcher.runOnce(1));
+        awaitQueued(1);
+        settled = racers.submit(settle);
+      }
+      awaitQueued(2);
+      latch.commit();
+      int exit = settled.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      Dispatcher.Report pass = passed.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      Race race = new Race(exit, out.toString(), err.toString(), pass);
+      // the loser changed nothing that would send the effect again
+      assertThat(command("dispatch", "--once"), is(0));
+      assertThat(out.toString(), startsWith("pass 1: 0 claimed, 0 done, 0 unknown,"));
+      return race;
+    } finally {
+      racers.shutdownNow();
+    }
+  }
+
+  /** Waits until {@code n} updates of an effect's state wait for a row lock. */
+  private void awaitQueued(int n) throws Exception {
+    long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    try (HikariDataSource watcher =
+            JdbcTarget.of(url).withUser("postgres").openPool("watcher", 2, 2_000);
+        Connection c = watcher.getConnection()) {
+      while (true) {
+        try (Statement s = c.createStatement();
+            ResultSet rs =
+                s.executeQuery(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                        + " AND wait_event_type = 'Lock' AND query LIKE 'UPDATE streamform.effect"
+                        + " SET state = %'")) {
+          rs.next();
+          int queued = rs.getInt(1);
+          c.commit();
+          if (queued >= n) {
+            assertThat("updates queued for the effect's row", queued, is(n));
+            return;
+          }
+        }
+        if (System.nanoTime() > until) {
+          throw new AssertionError("fewer than " + n + " updates queued for the effect's row");
+        }
+        Thread.sleep(20);
+      }
+    }
+  }
+
+  /** {@code DONE receipt R; N moves from UNKNOWN; settlements: alice} (or none). */
+  private String ledger(String key) throws Exception {
+    try (Connection c = pool.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT e.state, e.receipt, (SELECT count(*) FROM streamform.effect_transition t"
+                    + " WHERE t.effect_key = e.effect_key AND t.from_state = 'UNKNOWN'),"
+                    + " (SELECT coalesce(string_agg(x.actor, ', '), 'none') FROM"
+                    + " streamform.effect_settlement x WHERE x.effect_key = e.effect_key) FROM"
+                    + " streamform.effect e WHERE e.effect_key = ?")) {
+      s.setString(1, key);
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        String said =
+            rs.getString(1)
+                + " receipt "
+                + rs.getString(2)
+                + "; "
+                + rs.getInt(3)
+                + (rs.getInt(3) == 1 ? " move" : " moves")
+                + " from UNKNOWN; settlements: "
+                + rs.getString(4);
+        c.commit();
+        return said;
+      }
+    }
   }
 
   @Test

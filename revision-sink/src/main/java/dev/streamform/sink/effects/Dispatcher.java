@@ -110,7 +110,8 @@ public final class Dispatcher {
    * What one {@link #runOnce} did.
    *
    * @param backingOff effects (PREPARED or UNKNOWN) whose next attempt is not due yet
-   * @param lost outcomes not written because another dispatcher moved the effect first
+   * @param lost outcomes not written because another dispatcher, or a person's settlement ({@link
+   *     EffectSettlement}), moved the effect first
    * @param unwritten outcomes the database has not taken yet (kept, written by a later pass)
    * @param writeFailures outcome writes the database refused in this pass (each tried again)
    * @param receiptFailures receipt queries of this pass that failed (the effect stays UNKNOWN and
@@ -188,7 +189,9 @@ public final class Dispatcher {
                       : "their provider does not dedupe by key, so they are never sent again)"))
           + (lost == 0
               ? ""
-              : "; " + Counts.of(lost, "outcome") + " lost to another dispatcher (not written)")
+              : "; "
+                  + Counts.of(lost, "outcome")
+                  + " lost to another dispatcher or a person's settlement (not written)")
           + (writeFailures == 0
               ? ""
               : "; "

@@ -18,7 +18,10 @@ class DispatcherReportTest {
   void oneOfEachIsSingular() {
     String one = report(1).describe();
     assertThat(one, containsString("1 expired dispatch,"));
-    assertThat(one, containsString("1 outcome lost to another dispatcher (not written)"));
+    assertThat(
+        one,
+        containsString(
+            "1 outcome lost to another dispatcher or a person's settlement (not written)"));
     assertThat(
         one, containsString("1 outcome write failed (database unavailable) and was tried again"));
     assertThat(one, containsString("1 outcome not yet written, kept to be written"));
@@ -31,7 +34,10 @@ class DispatcherReportTest {
   void twoOfEachArePlural() {
     String two = report(2).describe();
     assertThat(two, containsString("2 expired dispatches,"));
-    assertThat(two, containsString("2 outcomes lost to another dispatcher (not written)"));
+    assertThat(
+        two,
+        containsString(
+            "2 outcomes lost to another dispatcher or a person's settlement (not written)"));
     assertThat(
         two, containsString("2 outcome writes failed (database unavailable) and were tried again"));
     assertThat(two, containsString("2 outcomes not yet written, kept to be written"));
