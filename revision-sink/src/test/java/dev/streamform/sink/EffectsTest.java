@@ -77,9 +77,19 @@ class EffectsTest {
     return new LedgerWriter(pool, Duration.ofSeconds(30), List.of(rule));
   }
 
+  /**
+   * How long the provider client waits for an answer: long enough that a loaded machine's slow
+   * answer (a 500, a receipt) is still an answer; the tests of an unanswered request set 400 ms,
+   * below their provider's hang.
+   */
+  private Duration providerTimeout = Duration.ofSeconds(10);
+
   private Dispatcher dispatcher(
       String name, EffectRule rule, Duration lease, Dispatcher.Hooks hooks) {
-    EffectProvider p = new WebhookProvider(rule.provider(), Duration.ofMillis(400));
+    // a lease must exceed the provider's timeout: the tests of short leases keep 400 ms
+    Duration timeout =
+        lease.compareTo(providerTimeout) > 0 ? providerTimeout : Duration.ofMillis(400);
+    EffectProvider p = new WebhookProvider(rule.provider(), timeout);
     // no backoff: these tests run their passes back to back (backoff has its own test)
     return new Dispatcher(pool, name, Revisions.MODEL, Map.of("reward", p), lease, hooks)
         .withBackoff(Duration.ZERO, Duration.ZERO);
@@ -180,6 +190,7 @@ class EffectsTest {
     WindowRevision r = revision(7, 10, 1, "1200");
     writer(rule).write(List.of(r));
     // a slow provider: the dispatcher gives up after 400 ms; the provider applies after 2 s
+    providerTimeout = Duration.ofMillis(400);
     provider.hang(Duration.ofSeconds(2));
     provider.mode(LocalProviderServer.Mode.TIMEOUT);
     Duration lease = Duration.ofSeconds(4);
@@ -422,6 +433,7 @@ class EffectsTest {
     EffectRule rule = rule(false, false);
     writer(rule).write(List.of(revision(7, 10, 1, "1200")));
     provider.mode(LocalProviderServer.Mode.TIMEOUT);
+    providerTimeout = Duration.ofMillis(400);
     provider.hang(Duration.ofMillis(800));
     assertThat(dispatcher("d", rule).runOnce(10).unknown(), equalTo(1));
     provider.mode(LocalProviderServer.Mode.OK);
