@@ -1497,7 +1497,7 @@ final class RunCommand implements Callable<Integer> {
                               StreamformMetrics.NAMESPACE, RevisionSink.CONFLICTS))
                       .build())
               .getCounters()) {
-        n += c.getAttempted();
+        n += StreamformMetrics.valueAfterJob(c);
       }
       return n;
     } catch (RuntimeException e) {

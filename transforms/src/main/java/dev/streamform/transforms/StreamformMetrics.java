@@ -1,6 +1,7 @@
 package dev.streamform.transforms;
 
 import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.MetricResult;
 import org.apache.beam.sdk.metrics.Metrics;
 
 /**
@@ -95,5 +96,18 @@ public final class StreamformMetrics {
 
   public static Counter counter(String name) {
     return Metrics.counter(NAMESPACE, name);
+  }
+
+  /**
+   * A counter's value after its job ended: the committed value where the runner keeps one, else the
+   * attempted one. The DirectRunner reports a bundle's attempted values only after it has committed
+   * the bundle, and so after the job may have ended: a job's last bundles (a sink's writes at the
+   * end of input among them) can be missing from its attempted values when they are read, while its
+   * committed values are updated before the bundle's output counts as done (docs/decisions/0147).
+   * The Flink runner keeps attempted values only, final once the job ended.
+   */
+  public static long valueAfterJob(MetricResult<Long> counter) {
+    Long value = counter.hasCommitted() ? counter.getCommittedOrNull() : counter.getAttempted();
+    return value == null ? 0 : value;
   }
 }

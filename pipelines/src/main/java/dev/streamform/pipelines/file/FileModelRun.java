@@ -702,7 +702,7 @@ public final class FileModelRun {
                     .build());
     Map<String, Long> counters = new LinkedHashMap<>();
     for (MetricResult<Long> c : metrics.getCounters()) {
-      counters.merge(c.getName().getName(), c.getAttempted(), Long::sum);
+      counters.merge(c.getName().getName(), StreamformMetrics.valueAfterJob(c), Long::sum);
     }
     return counters;
   }
