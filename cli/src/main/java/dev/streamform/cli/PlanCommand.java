@@ -42,6 +42,9 @@ import picocli.CommandLine.Spec;
           + " below",
       "  STATE MIGRATION REQUIRED  the state fingerprint moved (key, accumulators, retention,"
           + " window, allowed lateness, state layout), or the clock above keyed state changed",
+      "A change of the model's effect rules is a line of its own, COMPATIBLE (no state depends"
+          + " on it): windows already written are evaluated under the new rules only when the"
+          + " canonical generation changes (streamform alias set).",
       "A clock edit is never SAFE. A change of the watermark topology (watermark, idleness,"
           + " partition count, a source's topic, window, allowed lateness) needs a new generation:"
           + " plan says so when"
@@ -53,7 +56,8 @@ import picocli.CommandLine.Spec;
           + " one, which starts from the log",
       "1:the project has problems, no such model, the file is not a plan manifest, or it was"
           + " edited after inspect-plan wrote it (a field no longer matches its digest)",
-      "2:a node needs a STATE MIGRATION under the running generation, the change needs a new"
+      "2:the manifest is of another model, a node needs a STATE MIGRATION under the running"
+          + " generation, the change needs a new"
           + " generation, or the generation is lower than the running one (also: a command line"
           + " that could not be understood, with its message)"
     })
@@ -90,14 +94,30 @@ final class PlanCommand implements Callable<Integer> {
     JsonNode running = read.get();
     String runningModel = running.path("model").asText("");
     if (!runningModel.equals(model)) {
+      // another model's plan: every node would read as changed, so nothing is compared
       err.println(
-          "streamform plan: note: "
+          "streamform plan: "
               + against
-              + " is the manifest of model '"
+              + " is the manifest of model "
               + runningModel
-              + "', compared with model '"
+              + ", not of "
               + model
-              + "'");
+              + ": pass --against "
+              + model
+              + "'s manifest (streamform inspect-plan "
+              + ShellWords.quote(dir)
+              + " "
+              + ShellWords.quote(model)
+              + "), or plan "
+              + runningModel
+              + " (streamform plan "
+              + ShellWords.quote(dir)
+              + " "
+              + ShellWords.quote(runningModel)
+              + " --against "
+              + ShellWords.quote(against)
+              + ")");
+      return 2;
     }
     PlanDiff diff = PlanDiff.between(running, PlanManifest.of(project.get(), model).toTree());
     print(diff, dir, model, withoutShadow(project.get(), model), out);
@@ -233,6 +253,13 @@ final class PlanCommand implements Callable<Integer> {
           String.format("%-26s %s", node.kind() + " " + name(node), node.classification().label()));
       node.reasons().forEach(r -> out.println("    " + r));
     }
+    diff.effects()
+        .ifPresent(
+            fx -> {
+              out.println(
+                  String.format("%-26s %s", "Effects " + model, fx.classification().label()));
+              fx.reasons().forEach(r -> out.println("    " + r));
+            });
     if (!diff.generationRequired().isEmpty()) {
       out.println(
           "NEW GENERATION REQUIRED: the watermark topology changed but generation is "
@@ -315,6 +342,7 @@ final class PlanCommand implements Callable<Integer> {
             + " COMPATIBLE, "
             + counts.getOrDefault(Classification.SAFE, 0)
             + " SAFE"
+            + diff.effects().map(fx -> "; effect rules " + fx.classification().label()).orElse("")
             + (diff.generationRequired().isEmpty() ? "" : "; a new generation is required")
             + " -> "
             + verdict(diff));

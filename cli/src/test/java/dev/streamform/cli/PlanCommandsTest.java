@@ -657,4 +657,92 @@ class PlanCommandsTest {
     assertThat(err.toString(), containsString("no model named 'nope'"));
     assertThat(err.toString(), containsString("models: hourly_revenue"));
   }
+
+  private static final String REWARD =
+      "    effects:\n      - type: reward\n        subject: merchant_id\n"
+          + "        when: \"revenue >= 100\"\n"
+          + "        provider: {kind: webhook, url: \"http://127.0.0.1:8099/effects\","
+          + " idempotency: key, receipts: true}\n";
+
+  /** The copy with the reward rule {@code revenue >= 100} on hourly_revenue. */
+  private Path withReward() throws Exception {
+    Path project = copy();
+    Path models = project.resolve("streamform.yml");
+    Files.writeString(models, Files.readString(models) + REWARD);
+    return project;
+  }
+
+  /**
+   * A changed effect rule is a line of its own, COMPATIBLE, with the change and what becomes of the
+   * effects of windows already written; not "nothing changes" (ADR 0149).
+   */
+  @Test
+  void aChangedEffectRuleIsItsOwnCompatibleLine() throws Exception {
+    Path project = withReward();
+    Path manifest = saved(project);
+    assertThat(Files.readString(manifest), containsString("\"when\": \"revenue >= 100\""));
+    Path models = project.resolve("streamform.yml");
+    Files.writeString(models, Files.readString(models).replace("revenue >= 100", "revenue >= 50"));
+    assertThat(
+        err.toString(),
+        run("plan", project.toString(), "hourly_revenue", "--against", manifest.toString()),
+        is(0));
+    String text = out.toString();
+    assertThat(text, containsString("Effects hourly_revenue     COMPATIBLE\n"));
+    assertThat(text, containsString("    effects[reward].when: revenue >= 100 -> revenue >= 50\n"));
+    assertThat(text, containsString("not evaluated again under the new rules"));
+    assertThat(
+        text,
+        containsString(
+            "plan: 2 nodes: 0 STATE MIGRATION REQUIRED, 0 COMPATIBLE, 2 SAFE; effect rules"
+                + " COMPATIBLE -> safe to deploy over the running plan"));
+    assertThat(text, not(containsString("nothing changes")));
+  }
+
+  /** A manifest saved before effect rules were recorded is read and said to predate them. */
+  @Test
+  void aManifestWithoutEffectRulesIsSaidToPredateThem() throws Exception {
+    Path project = withReward();
+    Path manifest = saved(project);
+    ObjectNode older = (ObjectNode) new ObjectMapper().readTree(manifest.toFile());
+    older.remove("effects");
+    Files.writeString(manifest, older.toPrettyString());
+    assertThat(
+        err.toString(),
+        run("plan", project.toString(), "hourly_revenue", "--against", manifest.toString()),
+        is(0));
+    assertThat(out.toString(), containsString("predates effect rules"));
+    assertThat(out.toString(), containsString("0 STATE MIGRATION REQUIRED, 0 COMPATIBLE, 2 SAFE"));
+  }
+
+  /** Another model's manifest is refused in one line, exit 2, no diff. */
+  @Test
+  void anotherModelsManifestIsRefusedInOneLine() throws Exception {
+    Path project = copy();
+    Path models = project.resolve("streamform.yml");
+    Files.writeString(
+        models,
+        Files.readString(models)
+            + "  daily_revenue:\n    key: [merchant_id]\n    window: 1d\n"
+            + "    allowed_lateness: 24h\n");
+    Files.copy(
+        project.resolve("models/hourly_revenue.sql"), project.resolve("models/daily_revenue.sql"));
+    Path manifest = saved(project, "daily_revenue");
+    assertThat(
+        run("plan", project.toString(), "hourly_revenue", "--against", manifest.toString()), is(2));
+    assertThat(out.toString(), is(""));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform plan: "
+                + manifest
+                + " is the manifest of model daily_revenue, not of hourly_revenue: pass --against"
+                + " hourly_revenue's manifest (streamform inspect-plan "
+                + project
+                + " hourly_revenue), or plan daily_revenue (streamform plan "
+                + project
+                + " daily_revenue --against "
+                + manifest
+                + ")\n"));
+  }
 }

@@ -65,17 +65,31 @@ public final class PlanDiff {
   public record NodeChange(
       String id, String kind, Classification classification, List<String> reasons) {}
 
+  /**
+   * What a change of the model's effect rules does (docs/semantics.md §10): its classification and
+   * the lines that say what changed and what happens to the effects of revisions already written.
+   */
+  public record EffectsChange(Classification classification, List<String> reasons) {}
+
+  /** The effect rules' line, when they changed; empty when they did not. */
+  public java.util.Optional<EffectsChange> effects() {
+    return java.util.Optional.ofNullable(effects);
+  }
+
   private final List<NodeChange> nodes;
+  private final EffectsChange effects;
   private final List<String> generationReasons;
   private final int runningGeneration;
   private final int newGeneration;
 
   private PlanDiff(
       List<NodeChange> nodes,
+      EffectsChange effects,
       List<String> generationReasons,
       int runningGeneration,
       int newGeneration) {
     this.nodes = List.copyOf(nodes);
+    this.effects = effects;
     this.generationReasons = List.copyOf(generationReasons);
     this.runningGeneration = runningGeneration;
     this.newGeneration = newGeneration;
@@ -145,6 +159,13 @@ public final class PlanDiff {
       if (policy.get("policy").has("generation")) {
         requireGeneration(
             policy.get("policy").get("generation"), "\"time_policy\".\"policy\".\"generation\"");
+      }
+    }
+    if (tree.has("effects")) {
+      JsonNode effects = tree.get("effects");
+      if (!effects.isObject() || !effects.path("rules").isArray()) {
+        throw new NotAManifestException(
+            "\"effects\" is " + shown(effects) + ", not an object with a \"rules\" list");
       }
     }
     if (!tree.path("nodes").isArray()) {
@@ -228,6 +249,14 @@ public final class PlanDiff {
             "\"state\".\"digest\"",
             n.get("state").get("digest"));
       }
+    }
+    if (tree.has("effects")) {
+      requireDigest(
+          "the manifest",
+          "\"effects\".\"rules\"",
+          tree.get("effects").get("rules"),
+          "\"effects\".\"digest\"",
+          tree.get("effects").get("digest"));
     }
     if (tree.has("time_policy")) {
       JsonNode policy = tree.get("time_policy");
@@ -325,7 +354,12 @@ public final class PlanDiff {
     // 0115): the change still needs one after the running generation
     List<String> generationReasons =
         !topology.isEmpty() && newGeneration <= runningGeneration ? topology : List.of();
-    return new PlanDiff(changes, generationReasons, runningGeneration, newGeneration);
+    return new PlanDiff(
+        changes,
+        effectsChange(running, proposed),
+        generationReasons,
+        runningGeneration,
+        newGeneration);
   }
 
   /** The nodes in the new plan's order, then those the new plan no longer has. */
@@ -333,12 +367,97 @@ public final class PlanDiff {
     return nodes;
   }
 
-  /** The worst classification of any node (SAFE for two identical plans). */
+  /** The worst classification of any node or of the effect rules (SAFE for two identical plans). */
   public Classification overall() {
-    return nodes.stream()
-        .map(NodeChange::classification)
-        .max(Enum::compareTo)
-        .orElse(Classification.SAFE);
+    Classification worst =
+        nodes.stream()
+            .map(NodeChange::classification)
+            .max(Enum::compareTo)
+            .orElse(Classification.SAFE);
+    return effects != null && effects.classification().compareTo(worst) > 0
+        ? effects.classification()
+        : worst;
+  }
+
+  /**
+   * What the effect rules' change does (docs/decisions/0149, 0150): null when both manifests record
+   * the same rules, or neither records any. No keyed state depends on a rule, so a change is
+   * COMPATIBLE; the effects of revisions already written are not evaluated again until the
+   * canonical generation changes. A running manifest without {@code effects} beside a model that
+   * declares some may predate effect rules in manifests: it is read, and said so.
+   */
+  private static EffectsChange effectsChange(JsonNode running, JsonNode proposed) {
+    JsonNode old = running.path("effects");
+    JsonNode now = proposed.path("effects");
+    if (old.isMissingNode() && now.isMissingNode()) {
+      return null;
+    }
+    if (!old.isMissingNode()
+        && !now.isMissingNode()
+        && old.path("digest").equals(now.path("digest"))) {
+      return null;
+    }
+    List<String> reasons = new ArrayList<>();
+    Map<String, JsonNode> before = rulesByType(old);
+    Map<String, JsonNode> after = rulesByType(now);
+    if (old.isMissingNode()) {
+      reasons.add(
+          "the running manifest records no effect rules: the model declared none, or the manifest"
+              + " predates effect rules (written before manifests recorded them); the declared"
+              + " rules:");
+      after.values().forEach(r -> reasons.add("  " + describeRule(r)));
+    } else {
+      reasons.add("no keyed state depends on the effect rules");
+      TreeSet<String> types = new TreeSet<>(before.keySet());
+      types.addAll(after.keySet());
+      for (String type : types) {
+        JsonNode a = before.get(type);
+        JsonNode b = after.get(type);
+        if (a == null) {
+          reasons.add("effects[" + type + "]: new rule: " + describeRule(b));
+        } else if (b == null) {
+          reasons.add(
+              "effects["
+                  + type
+                  + "]: rule removed: "
+                  + describeRule(a)
+                  + " (new revisions prepare no effect of it)");
+        } else {
+          differences("effects[" + type + "]", a, b, reasons);
+        }
+      }
+      reasons.add(
+          "effects digest "
+              + shortDigest(old.path("digest").asText(""))
+              + " -> "
+              + shortDigest(now.path("digest").asText("")));
+    }
+    if (!after.isEmpty()) {
+      reasons.add(
+          "the job evaluates the rules on the revisions it writes; windows already written are not"
+              + " evaluated again under the new rules until the canonical generation changes"
+              + " (streamform alias set evaluates every rule on the canonical values: newly true"
+              + " with no effect -> PREPARED, DONE and now false -> a compensation, never a second"
+              + " effect)");
+    }
+    return new EffectsChange(Classification.COMPATIBLE, reasons);
+  }
+
+  private static Map<String, JsonNode> rulesByType(JsonNode effects) {
+    Map<String, JsonNode> m = new LinkedHashMap<>();
+    for (JsonNode r : effects.path("rules")) {
+      m.put(r.path("type").asText(), r);
+    }
+    return m;
+  }
+
+  /** A rule in one line: {@code reward for merchant_id when revenue >= 1000}. */
+  private static String describeRule(JsonNode rule) {
+    return rule.path("type").asText()
+        + " for "
+        + rule.path("subject").asText()
+        + " when "
+        + rule.path("when").asText();
   }
 
   /**

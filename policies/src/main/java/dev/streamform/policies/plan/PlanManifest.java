@@ -14,6 +14,7 @@ import dev.streamform.core.state.StateLayouts;
 import dev.streamform.core.time.Durations;
 import dev.streamform.policies.declarations.DecisionsSpec;
 import dev.streamform.policies.declarations.EarlyResults;
+import dev.streamform.policies.declarations.EffectDeclaration;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.project.Project;
@@ -40,7 +41,8 @@ import java.util.stream.Collectors;
  * Decisions), each with its definition and definition digest, its output schema and schema digest
  * where it has one, the state fingerprint and state digest of the node that keeps keyed state, and
  * the event-time attribute of every node that carries it; then the model's time policy
- * (docs/semantics.md §9) with its digest, the job digest.
+ * (docs/semantics.md §9) with its digest, the job digest; for a model that declares effects, its
+ * effect rules with their digest (docs/semantics.md §10).
  *
  * <p>Guarantees: the text is a function of the meaning of the declarations only — object keys are
  * sorted, durations and types are in their canonical spelling, defaults are written out — so it is
@@ -206,6 +208,13 @@ public final class PlanManifest {
       }
       if (source.hasEventTime()) {
         m.put("time_policy", withDigest(timePolicy(source, model), "policy"));
+      }
+      if (!model.effects().isEmpty()) {
+        // written only when declared, so a model without effects has the manifest it had before
+        // effect rules were recorded (docs/decisions/0150)
+        m.put(
+            "effects",
+            withDigest(model.effects().stream().map(PlanManifest::effectRule).toList(), "rules"));
       }
       return m;
     }
@@ -411,7 +420,28 @@ public final class PlanManifest {
     node.put("schema_digest", digest(schema));
   }
 
-  private static Map<String, Object> withDigest(Map<String, Object> content, String name) {
+  /**
+   * One declared effect rule as the manifest records it: everything its declaration says, defaults
+   * written out; of a webhook's credential only where it is read from (never a value).
+   */
+  private static Map<String, Object> effectRule(EffectDeclaration e) {
+    Map<String, Object> r = new TreeMap<>();
+    r.put("type", e.type());
+    r.put("subject", e.subject());
+    r.put("when", e.when().trim());
+    r.put("mode", e.incremental() ? "incremental" : "once");
+    Map<String, Object> provider = new TreeMap<>();
+    provider.put("kind", e.providerKind());
+    provider.put("url", e.providerUrl());
+    provider.put("idempotency", e.idempotencyKeys() ? "key" : "none");
+    provider.put("receipts", e.receiptQueries());
+    e.authorizationEnv().ifPresent(v -> provider.put("authorization_env", v));
+    e.authorizationFile().ifPresent(v -> provider.put("authorization_file", v));
+    r.put("provider", provider);
+    return r;
+  }
+
+  private static Map<String, Object> withDigest(Object content, String name) {
     Map<String, Object> m = new TreeMap<>();
     m.put(name, content);
     m.put("digest", digest(content));

@@ -553,4 +553,92 @@ class PlanDiffTest {
     assertThat(ids, contains("source:orders", "aggregate", "filter"));
     assertThat(node(d, "filter").reasons(), contains("removed stateless node"));
   }
+
+  private static final String WINDOWED_WITH_EFFECTS =
+      "models:\n  customer_metrics:\n    key: [customer_id]\n    window: 1h\n"
+          + "    effects:\n      - type: reward\n        subject: customer_id\n"
+          + "        when: \"total_spend >= 100\"\n"
+          + "        provider: {kind: webhook, url: \"http://127.0.0.1:8099/effects\","
+          + " idempotency: key, receipts: true}\n";
+
+  /** A model's effect rules are in its manifest with their digest; a model without has none. */
+  @Test
+  void theManifestCarriesTheEffectRulesAndTheirDigest() throws Exception {
+    var tree = manifest(ORDERS + CLOCK, WINDOWED_WITH_EFFECTS, SQL).toTree();
+    var rule = tree.path("effects").path("rules").path(0);
+    assertEquals("reward", rule.path("type").asText());
+    assertEquals("customer_id", rule.path("subject").asText());
+    assertEquals("total_spend >= 100", rule.path("when").asText());
+    assertEquals("once", rule.path("mode").asText());
+    assertEquals("key", rule.path("provider").path("idempotency").asText());
+    assertEquals(64, tree.path("effects").path("digest").asText().length());
+    String without = "models:\n  customer_metrics:\n    key: [customer_id]\n    window: 1h\n";
+    assertThat(manifest(ORDERS + CLOCK, without, SQL).toJson(), not(containsString("effects")));
+  }
+
+  /**
+   * A changed rule is a line of its own, COMPATIBLE (no state depends on it), with the change and
+   * what happens to the effects of revisions already written (ADR 0149).
+   */
+  @Test
+  void aChangedEffectRuleIsCompatibleAndShown() throws Exception {
+    PlanDiff d =
+        diff(
+            manifest(ORDERS + CLOCK, WINDOWED_WITH_EFFECTS, SQL),
+            manifest(
+                ORDERS + CLOCK,
+                WINDOWED_WITH_EFFECTS.replace("total_spend >= 100", "total_spend >= 50"),
+                SQL));
+    assertThat(
+        d.nodes().stream().map(NodeChange::classification).distinct().toList(),
+        contains(Classification.SAFE));
+    assertThat(d.effects().isPresent(), equalTo(true));
+    assertEquals(Classification.COMPATIBLE, d.effects().get().classification());
+    assertThat(
+        d.effects().get().reasons(),
+        hasItem("effects[reward].when: total_spend >= 100 -> total_spend >= 50"));
+    assertThat(
+        String.join("\n", d.effects().get().reasons()),
+        containsString("not evaluated again under the new rules until the canonical generation"));
+    assertEquals(Classification.COMPATIBLE, d.overall());
+    assertEquals(0, d.exitCode());
+    // the same rules: no line
+    PlanDiff same =
+        diff(
+            manifest(ORDERS + CLOCK, WINDOWED_WITH_EFFECTS, SQL),
+            manifest(ORDERS + CLOCK, WINDOWED_WITH_EFFECTS, SQL));
+    assertThat(same.effects().isPresent(), equalTo(false));
+    assertEquals(Classification.SAFE, same.overall());
+  }
+
+  /** A manifest written before effect rules were recorded is read, and says so. */
+  @Test
+  void aManifestWithoutEffectRulesIsReadAsPredatingThem() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode older =
+        (ObjectNode) json.readTree(manifest(ORDERS + CLOCK, WINDOWED_WITH_EFFECTS, SQL).toJson());
+    older.remove("effects");
+    PlanDiff.requireManifest(older);
+    PlanDiff d =
+        PlanDiff.between(older, manifest(ORDERS + CLOCK, WINDOWED_WITH_EFFECTS, SQL).toTree());
+    assertThat(
+        d.nodes().stream().map(NodeChange::classification).distinct().toList(),
+        contains(Classification.SAFE));
+    assertEquals(Classification.COMPATIBLE, d.effects().get().classification());
+    assertThat(d.effects().get().reasons().get(0), containsString("predates effect rules"));
+    assertEquals(0, d.exitCode());
+  }
+
+  /** A rule edited in a saved manifest under its old digest is refused, as any other field. */
+  @Test
+  void anEffectRuleEditedUnderItsDigestIsRefused() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode edited =
+        (ObjectNode) json.readTree(manifest(ORDERS + CLOCK, WINDOWED_WITH_EFFECTS, SQL).toJson());
+    ((ObjectNode) edited.get("effects").get("rules").get(0)).put("when", "total_spend >= 1");
+    var e =
+        assertThrows(
+            PlanDiff.EditedManifestException.class, () -> PlanDiff.requireManifest(edited));
+    assertThat(e.getMessage(), containsString("\"effects\".\"rules\" that does not match"));
+  }
 }
