@@ -19,6 +19,7 @@ import dev.streamform.sink.DatabaseRetry;
 import dev.streamform.sink.JdbcTarget;
 import dev.streamform.sink.Ledger;
 import dev.streamform.sink.LedgerSchema;
+import dev.streamform.sink.LedgerWriter;
 import dev.streamform.sink.RevisionSink;
 import dev.streamform.sink.decisions.DecisionLedgerSink;
 import dev.streamform.sink.effects.EffectRule;
@@ -30,6 +31,7 @@ import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -484,6 +486,9 @@ final class RunCommand implements Callable<Integer> {
       } else if (!effects.isEmpty()) {
         revisionSink =
             revisionSink.withEffects(effects); // PREPARED in each revision's own transaction
+        if (canonical.isPresent()) {
+          notEvaluated(target, declared, canonical.getAsInt(), effects).ifPresent(err::println);
+        }
       }
     }
     boolean writesTopics =
@@ -1651,6 +1656,69 @@ final class RunCommand implements Callable<Integer> {
                 + " — declare a new generation: N in streamform.yml and roll it out (streamform"
                 + " run --generation N --shadow)"
                 + (declaredCount ? ", or declare partitions: " + r.recorded() + " again" : ""));
+  }
+
+  /**
+   * The line that says what the declared effect rules would do to the windows of the canonical
+   * generation written before them, which this run does not evaluate (it evaluates the rules on the
+   * revisions it writes), and the command that evaluates them; empty when the rules would change
+   * nothing (docs/decisions/0149). Read by evaluating the rules as {@code alias set} would, in a
+   * transaction that is rolled back.
+   */
+  private Optional<String> notEvaluated(
+      JdbcTarget target, DeclaredModel declared, int canonical, List<EffectRule> rules) {
+    LedgerWriter.Effects fx;
+    try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
+      fx =
+          Ledger.at(pool)
+              .effectsNotEvaluated(
+                  model,
+                  canonical,
+                  rules,
+                  dev.streamform.planner.Schemas.of(declared.outputColumns()));
+    } catch (RuntimeException | SQLException e) {
+      return Optional.of(
+          "streamform run: "
+              + model
+              + ": could not compare the effects of generation "
+              + canonical
+              + " with the declared effect rules ("
+              + e.getMessage()
+              + "); streamform alias set --generation "
+              + canonical
+              + " evaluates the rules on every window");
+    }
+    List<String> would = new ArrayList<>();
+    if (fx.prepared() > 0) {
+      would.add("prepare " + Counts.of(fx.prepared(), "effect"));
+    }
+    if (fx.updated() > 0) {
+      would.add("update " + Counts.of(fx.updated(), "prepared effect"));
+    }
+    if (fx.cancelled() > 0) {
+      would.add("cancel " + Counts.of(fx.cancelled(), "prepared effect"));
+    }
+    if (fx.compensations() > 0) {
+      would.add("record " + Counts.of(fx.compensations(), "compensation"));
+    }
+    if (would.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "streamform run: "
+            + model
+            + ": the declared effect rules would "
+            + String.join(", ", would)
+            + ", for windows of generation "
+            + canonical
+            + " written before them, that this run does not evaluate (a run evaluates the rules on"
+            + " the revisions it writes): streamform alias set "
+            + ShellWords.quote(project)
+            + " --model "
+            + ShellWords.quote(model)
+            + " --generation "
+            + canonical
+            + " --jdbc-url <url> evaluates them");
   }
 
   /**

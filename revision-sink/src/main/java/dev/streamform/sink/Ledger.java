@@ -512,6 +512,35 @@ public final class Ledger {
   }
 
   /**
+   * What {@code rules} would do to the effect ledger if they were evaluated now on every window of
+   * {@code model}'s canonical values, as {@link #setCanonicalGeneration} evaluates them when the
+   * alias moves — evaluated in a transaction that is rolled back, so nothing changes. All 0 when
+   * the effects of the canonical values are those the rules give: every window was evaluated under
+   * these rules when it was written or promoted. Otherwise the rules were added or changed after
+   * those windows were written, and a run, which evaluates only the revisions it writes, leaves
+   * them as they are (docs/decisions/0149). {@code outputSchema} types the stored values.
+   */
+  public LedgerWriter.Effects effectsNotEvaluated(
+      String model,
+      int canonicalGeneration,
+      List<EffectRule> rules,
+      org.apache.beam.sdk.schemas.Schema outputSchema)
+      throws SQLException {
+    if (rules.isEmpty()) {
+      return LedgerWriter.Effects.NONE;
+    }
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        return followCanonical(
+            c, AliasRequest.of(model, canonicalGeneration).withEffects(rules, outputSchema));
+      } finally {
+        c.rollback();
+      }
+    }
+  }
+
+  /**
    * The effect rules evaluated on each window of the canonical view, in {@code c}'s transaction.
    */
   private static LedgerWriter.Effects followCanonical(Connection c, AliasRequest request)
