@@ -690,6 +690,8 @@ class PlanCommandsTest {
     String text = out.toString();
     assertThat(text, containsString("Effects hourly_revenue     COMPATIBLE\n"));
     assertThat(text, containsString("    effects[reward].when: revenue >= 100 -> revenue >= 50\n"));
+    // SHA-256 of the rules' compact canonical JSON, computed apart from Streamform
+    assertThat(text, containsString("    effects digest 7d5155254fea -> a9b8a4b4c36f\n"));
     assertThat(text, containsString("not evaluated again under the new rules"));
     assertThat(
         text,
