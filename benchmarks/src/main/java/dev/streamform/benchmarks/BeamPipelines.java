@@ -5,6 +5,7 @@ import dev.streamform.pipelines.kafka.KafkaModelPipeline;
 import dev.streamform.pipelines.kafka.KafkaRecordDecoding;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.teststreams.fixture.RunnerChoice;
+import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.Times;
 import dev.streamform.transforms.changelog.Aggregation;
 import dev.streamform.transforms.changelog.ChangelogRecord;
@@ -381,7 +382,7 @@ final class BeamPipelines {
               .queryMetrics(
                   MetricsFilter.builder().addNameFilter(MetricNameFilter.inNamespace(ns)).build())
               .getCounters()) {
-        counters.merge(c.getName().getName(), c.getAttempted(), Long::sum);
+        counters.merge(c.getName().getName(), StreamformMetrics.valueAfterJob(c), Long::sum);
       }
     }
     long[] sc = new long[2];
