@@ -31,6 +31,7 @@ final class DecisionsModelArgument {
         project,
         name,
         "scoring model",
+        "scoring models",
         "decisions:",
         m -> DeclaredModel.of(project, m).kind().hasDecisionLedger());
   }

@@ -153,20 +153,15 @@ final class DispatchCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--limit must be 1 or more");
     }
     String me = name != null ? name : "dispatch-" + ProcessHandle.current().pid();
-    Optional<ModelLedger> opened = target.open(false, "dispatch", spec.commandLine());
+    Optional<ModelLedger> opened =
+        target.open(false, "dispatch", spec.commandLine(), ModelLedger.Reads.DECLARED_EFFECTS);
     if (opened.isEmpty()) {
       return 1;
     }
     // opening brought a ledger of an older version up to date (the pause switch's table with it)
     try (ModelLedger l = opened.get()) {
+      // a model without effects was refused before the database (ModelLedger.Reads)
       List<EffectRule> rules = DeclaredEffects.rules(l.model.model(), target.project);
-      if (rules.isEmpty()) {
-        err.println(
-            "streamform dispatch: model '"
-                + l.name()
-                + "' declares no effects (effects: in streamform.yml)");
-        return 1;
-      }
       Map<String, EffectProvider> providers = DeclaredEffects.providers(rules, wait);
       for (Map.Entry<String, EffectProvider> p : providers.entrySet()) {
         Optional<String> problem = ((WebhookProvider) p.getValue()).authorizationProblem();

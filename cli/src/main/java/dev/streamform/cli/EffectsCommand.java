@@ -77,7 +77,8 @@ final class EffectsCommand implements Callable<Integer> {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
-      Optional<ModelLedger> opened = target.open(false, "effects show", spec.commandLine());
+      Optional<ModelLedger> opened =
+          target.open(false, "effects show", spec.commandLine(), ModelLedger.Reads.EFFECTS);
       if (opened.isEmpty()) {
         return 1;
       }
@@ -217,7 +218,8 @@ final class EffectsCommand implements Callable<Integer> {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
-      Optional<ModelLedger> opened = target.open(false, "effects verify", spec.commandLine());
+      Optional<ModelLedger> opened =
+          target.open(false, "effects verify", spec.commandLine(), ModelLedger.Reads.EFFECTS);
       if (opened.isEmpty()) {
         return 1;
       }

@@ -41,7 +41,8 @@ final class EffectsPauseCommand {
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {
         "0:paused (or already paused)",
-        "1:the project or database cannot be used",
+        "1:the model declares no effects (effects: in streamform.yml), or the project or"
+            + " database cannot be used",
         "2:bad command line"
       })
   static final class Pause implements Callable<Integer> {
@@ -65,7 +66,9 @@ final class EffectsPauseCommand {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
-      Optional<ModelLedger> opened = target.open(true, "effects pause", spec.commandLine());
+      Optional<ModelLedger> opened =
+          target.open(
+              true, "effects pause", spec.commandLine(), ModelLedger.Reads.DECLARED_EFFECTS);
       if (opened.isEmpty()) {
         return 1;
       }
@@ -106,7 +109,8 @@ final class EffectsPauseCommand {
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {
         "0:resumed (or was not paused)",
-        "1:the project or database cannot be used",
+        "1:the model declares no effects (effects: in streamform.yml), or the project or"
+            + " database cannot be used",
         "2:bad command line"
       })
   static final class Resume implements Callable<Integer> {
@@ -124,7 +128,9 @@ final class EffectsPauseCommand {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
-      Optional<ModelLedger> opened = target.open(true, "effects resume", spec.commandLine());
+      Optional<ModelLedger> opened =
+          target.open(
+              true, "effects resume", spec.commandLine(), ModelLedger.Reads.DECLARED_EFFECTS);
       if (opened.isEmpty()) {
         return 1;
       }

@@ -117,7 +117,8 @@ final class EffectsSettleCommand implements Callable<Integer> {
     validate();
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    Optional<ModelLedger> opened = target.open(true, "effects settle", spec.commandLine());
+    Optional<ModelLedger> opened =
+        target.open(true, "effects settle", spec.commandLine(), ModelLedger.Reads.EFFECTS);
     if (opened.isEmpty()) {
       return 1;
     }

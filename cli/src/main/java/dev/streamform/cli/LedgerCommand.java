@@ -53,7 +53,9 @@ final class LedgerCommand implements Callable<Integer> {
     @Option(
         names = "--model",
         paramLabel = "M",
-        description = "the windowed model (default: the project's only one)")
+        description =
+            "the windowed model (default: the project's only one; for the effects commands and"
+                + " dispatch, its only one with effects:)")
     String model;
 
     @Option(
@@ -72,8 +74,20 @@ final class LedgerCommand implements Callable<Integer> {
      * when {@code migrate}); empty after saying why on standard error.
      */
     Optional<ModelLedger> open(boolean migrate, String command, CommandLine commandLine) {
+      return open(migrate, command, commandLine, ModelLedger.Reads.REVISIONS);
+    }
+
+    /** As {@link #open(boolean, String, CommandLine)}, for a command that reads {@code reads}. */
+    Optional<ModelLedger> open(
+        boolean migrate, String command, CommandLine commandLine, ModelLedger.Reads reads) {
       return ModelLedger.open(
-          project, model, credentials.target(jdbcUrl, commandLine), migrate, command, commandLine);
+          project,
+          model,
+          credentials.target(jdbcUrl, commandLine),
+          migrate,
+          command,
+          commandLine,
+          reads);
     }
   }
 

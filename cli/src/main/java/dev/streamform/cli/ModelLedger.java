@@ -18,7 +18,8 @@ import picocli.CommandLine.ParameterException;
 
 /**
  * The ledger of a project's windowed model, opened for one command: the project loaded, the model
- * checked to be windowed, the database reached. Each failure is one line on stderr.
+ * checked to be windowed (and, for a command acting on effects, to declare some), the database
+ * reached. Each failure is one line on stderr.
  */
 final class ModelLedger implements AutoCloseable {
   final DeclaredModel model;
@@ -45,6 +46,35 @@ final class ModelLedger implements AutoCloseable {
       boolean migrate,
       String command,
       CommandLine commandLine) {
+    return open(project, modelName, target, migrate, command, commandLine, Reads.REVISIONS);
+  }
+
+  /**
+   * What a command reads of a windowed model: its revisions (any windowed model), or its effects
+   * (without {@code --model}, the project's only windowed model declaring effects), or its effects
+   * to act on them (a model declaring none is refused, as {@code dispatch} refuses it).
+   */
+  enum Reads {
+    REVISIONS,
+    EFFECTS,
+    DECLARED_EFFECTS;
+
+    boolean effects() {
+      return this != REVISIONS;
+    }
+  }
+
+  /**
+   * As {@link #open(Path, String, JdbcTarget, boolean, String, CommandLine)}, for {@code reads}.
+   */
+  static Optional<ModelLedger> open(
+      Path project,
+      String modelName,
+      JdbcTarget target,
+      boolean migrate,
+      String command,
+      CommandLine commandLine,
+      Reads reads) {
     PrintWriter err = commandLine.getErr();
     Optional<Project> loaded = ProjectArgument.load(project, command, err);
     if (loaded.isEmpty()) {
@@ -56,9 +86,12 @@ final class ModelLedger implements AutoCloseable {
             commandLine,
             declared,
             modelName,
-            "windowed model",
-            "window:",
-            m -> DeclaredModel.of(declared, m).kind().hasRevisionLedger());
+            reads.effects() ? "windowed model with effects" : "windowed model",
+            reads.effects() ? "windowed models with effects" : "windowed models",
+            reads.effects() ? "window: and effects:" : "window:",
+            m ->
+                DeclaredModel.of(declared, m).kind().hasRevisionLedger()
+                    && (!reads.effects() || !declared.models().get(m).effects().isEmpty()));
     DeclaredModel model;
     try {
       model = DeclaredModel.of(declared, modelName);
@@ -66,13 +99,17 @@ final class ModelLedger implements AutoCloseable {
       throw new ParameterException(commandLine, "--model: " + e.getMessage());
     }
     if (!model.kind().hasRevisionLedger()) {
+      err.println("streamform " + command + ": " + notWindowed(model));
+      return Optional.empty();
+    }
+    if (reads == Reads.DECLARED_EFFECTS && model.model().effects().isEmpty()) {
+      // before the database: nothing of a model without effects is paused, resumed or delivered
       err.println(
           "streamform "
               + command
               + ": model '"
               + modelName
-              + "' is not windowed (no window:"
-              + " in streamform.yml): it has a changelog, not revisions, and no ledger");
+              + "' declares no effects (effects: in streamform.yml)");
       return Optional.empty();
     }
     HikariDataSource pool = target.openPool("streamform-" + command.replace(' ', '-'), 2, 10_000);
@@ -114,6 +151,28 @@ final class ModelLedger implements AutoCloseable {
       return Optional.empty();
     }
     return Optional.of(new ModelLedger(model, pool, target.describe()));
+  }
+
+  /**
+   * Why a command that reads a windowed model's revision ledger cannot read {@code model}'s: a
+   * scoring model's decisions are in the decision ledger, which the decisions commands read; an
+   * upsert model has a changelog and no ledger.
+   */
+  static String notWindowed(DeclaredModel model) {
+    String name = model.model().name();
+    if (model.kind().hasDecisionLedger()) {
+      return "model '"
+          + name
+          + "' is "
+          + model.kind().description()
+          + ", not a windowed model: its ledger is the decision ledger, read with streamform"
+          + " decisions show|verify --model "
+          + name;
+    }
+    return "model '"
+        + name
+        + "' is not windowed (no window: in streamform.yml): it has a changelog, not revisions,"
+        + " and no ledger";
   }
 
   /**

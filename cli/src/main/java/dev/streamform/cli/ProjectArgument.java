@@ -84,16 +84,17 @@ final class ProjectArgument {
 
   /**
    * The model a command's {@code --model} names, or, when it names none, the project's only model
-   * that {@code fits}: a {@code kind} (e.g. "scoring model") declared by {@code key} (e.g. {@code
-   * decisions:}); a parameter error naming the models of that kind when there is none or several to
-   * choose from. A named model is only looked up here: the command says itself what is wrong with a
-   * model of another kind.
+   * that {@code fits}: a {@code kind} (e.g. "scoring model", plural {@code kinds}) declared by
+   * {@code key} (e.g. {@code decisions:}); a parameter error naming the models of that kind when
+   * there is none or several to choose from. A named model is only looked up here: the command says
+   * itself what is wrong with a model of another kind.
    */
   static String model(
       CommandLine command,
       Project project,
       String model,
       String kind,
+      String kinds,
       String key,
       Predicate<String> fits) {
     if (model != null) {
@@ -114,8 +115,8 @@ final class ProjectArgument {
                 + ")"
                 + (models.isEmpty() ? "" : "; its models: " + models)
             : "--model is needed: the project's "
-                + kind
-                + "s are "
+                + kinds
+                + " are "
                 + String.join(", ", candidates));
   }
 }
