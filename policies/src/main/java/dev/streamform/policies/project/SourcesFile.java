@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /** Reads and checks {@code sources.yml}: the rules of a source on its own. */
 final class SourcesFile {
@@ -433,7 +434,14 @@ final class SourcesFile {
       return false;
     }
     boolean complete = true;
-    for (String column : columns.get().keys()) {
+    List<String> keys = new ArrayList<>(columns.get().keys());
+    for (int i = 0; i < keys.size(); i++) {
+      String column = keys.get(i);
+      if (splitDecimal(columns.get(), column, i + 1 < keys.size() ? keys.get(i + 1) : null)) {
+        complete = false;
+        i++; // the key '2)' is the type's rest, not a column: said with the type
+        continue;
+      }
       if (column.equals(PUNCTUATION_FIELD)) {
         columns
             .get()
@@ -463,6 +471,45 @@ final class SourcesFile {
       }
     }
     return complete;
+  }
+
+  /** A decimal type cut at its comma by a YAML flow map: {@code decimal(12}. */
+  private static final Pattern DECIMAL_CUT = Pattern.compile("(?i)decimal\\s*\\(\\s*\\d+\\s*");
+
+  /** The rest of the cut type, read as the next key of the flow map: {@code 2)}. */
+  private static final Pattern DECIMAL_REST = Pattern.compile("\\d+\\s*\\)");
+
+  /**
+   * Whether {@code column}'s type is a {@code decimal(p,s)} that a flow map ({@code schema: { a:
+   * decimal(12,2) }}) split at its comma into a type {@code decimal(12} and a key {@code 2)}
+   * without a value, the key being {@code next}; if so it is reported once, at the column, with the
+   * quoting that keeps it whole (and the key is no column of its own to report again).
+   */
+  private static boolean splitDecimal(YamlMap columns, String column, String next) {
+    Optional<String> type = columns.peek(column);
+    if (type.isEmpty()
+        || next == null
+        || !DECIMAL_CUT.matcher(type.get().trim()).matches()
+        || !DECIMAL_REST.matcher(next.trim()).matches()
+        || !columns.hasNoValue(next)) {
+      return false;
+    }
+    String whole = type.get().trim() + "," + next.trim();
+    columns.report(
+        column,
+        "column '"
+            + column
+            + "': the comma in "
+            + whole
+            + " splits the flow map { ... } into '"
+            + column
+            + ": "
+            + type.get().trim()
+            + "' and a key '"
+            + next.trim()
+            + "'",
+        "quote the type: " + column + ": \"" + whole + "\"");
+    return true;
   }
 
   private static void checkEventTime(

@@ -330,6 +330,29 @@ class SourceRulesTest {
   }
 
   @Test
+  void anUnquotedDecimalInAFlowMapIsOneProblemThatSaysQuoteIt() {
+    // the comma of decimal(12,2) ends the flow map's entry: a type 'decimal(12' and a key '2)'
+    String sources =
+        """
+        sources:
+          orders:
+            connector: kafka
+            topic: orders
+            format: json
+            schema: { customer_id: int64, amount: decimal(12,2), ordered_at: timestamp }
+            event_time: ordered_at
+            watermark: 5m
+            late_events: drop
+        """;
+    assertThat(
+        withSources(sources).problems(),
+        contains(
+            "sources.yml:6: source 'orders', key 'amount': column 'amount': the comma in"
+                + " decimal(12,2) splits the flow map { ... } into 'amount: decimal(12' and"
+                + " a key '2)' — quote the type: amount: \"decimal(12,2)\""));
+  }
+
+  @Test
   void onlyJsonFormat() {
     assertThat(
         withSources(ProjectFolder.SOURCES.replace("format: json", "format: avro")).problems(),
