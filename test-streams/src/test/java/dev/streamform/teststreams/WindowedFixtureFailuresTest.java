@@ -491,7 +491,7 @@ class WindowedFixtureFailuresTest {
         v.render(),
         containsString(
             "PASS\n1 event processed\n1 revision emitted\n"
-                + "1 window finalized\n1 late event dropped\n"));
+                + "1 window finalized\n1 late event dropped\n2 events filtered out by WHERE\n"));
     Project project = Project.load(p);
     Fixture fixture = Fixture.load(project, p.resolve("fixtures/f.yml"));
     DeclaredModel model = DeclaredModel.of(project, "hourly_revenue");

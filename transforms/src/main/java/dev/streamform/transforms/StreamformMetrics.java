@@ -1,8 +1,14 @@
 package dev.streamform.transforms;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.MetricNameFilter;
+import org.apache.beam.sdk.metrics.MetricQueryResults;
 import org.apache.beam.sdk.metrics.MetricResult;
 import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.metrics.MetricsFilter;
 
 /**
  * The Beam metrics Streamform's transforms report, all in namespace {@value #NAMESPACE}. Together
@@ -109,5 +115,28 @@ public final class StreamformMetrics {
   public static long valueAfterJob(MetricResult<Long> counter) {
     Long value = counter.hasCommitted() ? counter.getCommittedOrNull() : counter.getAttempted();
     return value == null ? 0 : value;
+  }
+
+  /**
+   * The counters of {@code result} in namespace {@value #NAMESPACE}, by name, summed over the steps
+   * whose full name starts with {@code stepPrefix} ({@code ""}: every step): one pipeline's, or one
+   * part's of a pipeline that runs several side by side under their own prefixes.
+   */
+  public static Map<String, Long> counters(PipelineResult result, String stepPrefix) {
+    MetricQueryResults metrics =
+        result
+            .metrics()
+            .queryMetrics(
+                MetricsFilter.builder()
+                    .addNameFilter(MetricNameFilter.inNamespace(NAMESPACE))
+                    .build());
+    Map<String, Long> counters = new LinkedHashMap<>();
+    for (MetricResult<Long> c : metrics.getCounters()) {
+      String step = c.getKey().stepName();
+      if (stepPrefix.isEmpty() || (step != null && step.startsWith(stepPrefix))) {
+        counters.merge(c.getName().getName(), valueAfterJob(c), Long::sum);
+      }
+    }
+    return counters;
   }
 }

@@ -33,10 +33,6 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
-import org.apache.beam.sdk.metrics.MetricNameFilter;
-import org.apache.beam.sdk.metrics.MetricQueryResults;
-import org.apache.beam.sdk.metrics.MetricResult;
-import org.apache.beam.sdk.metrics.MetricsFilter;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
@@ -693,17 +689,6 @@ public final class FileModelRun {
   }
 
   private static Map<String, Long> counters(PipelineResult result) {
-    MetricQueryResults metrics =
-        result
-            .metrics()
-            .queryMetrics(
-                MetricsFilter.builder()
-                    .addNameFilter(MetricNameFilter.inNamespace(StreamformMetrics.NAMESPACE))
-                    .build());
-    Map<String, Long> counters = new LinkedHashMap<>();
-    for (MetricResult<Long> c : metrics.getCounters()) {
-      counters.merge(c.getName().getName(), StreamformMetrics.valueAfterJob(c), Long::sum);
-    }
-    return counters;
+    return StreamformMetrics.counters(result, "");
   }
 }

@@ -158,8 +158,9 @@ public final class Oracle {
   }
 
   /**
-   * Applies one processed event with time {@code t} that arrived when its partition was at {@code
-   * w}; false when it is quarantined instead, its value taking an int64 sum of its key outside
+   * Applies one event with time {@code t} that arrived when its partition was at {@code w}; true
+   * when it is processed, false when the WHERE selects it away (filtered, as {@code run} counts it,
+   * not processed) or it is quarantined instead, its value taking an int64 sum of its key outside
    * int64 (the key's state is then as before it).
    */
   private boolean apply(
@@ -172,7 +173,7 @@ public final class Oracle {
       int item,
       Timeline timeline) {
     if (!query.selects(record)) {
-      return true;
+      return false;
     }
     List<Object> key = query.keyOf(record); // the GROUP BY columns, as the record names them
     KeyState state = keys.get(key);
