@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.declarations.ModelDeclaration;
+import dev.streamform.policies.declarations.OutputTopics;
+import dev.streamform.policies.declarations.OutputTopics.Kind;
 import dev.streamform.policies.sql.OutputColumn;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.ClockCoders;
@@ -132,13 +134,18 @@ public final class ModelSinks implements Serializable {
   private ModelSinks(DeclaredModel declared) {
     ModelDeclaration model = declared.model();
     this.decides = model.decides();
-    this.topic = model.topic().orElse(model.name() + (decides ? ".decisions" : ""));
-    this.lateTopic = model.lateTopic().orElse(model.name() + ".late");
+    // the names check compares with the sources' and the other models' topics (ADR 0146)
+    this.topic =
+        model.topic().orElse(OutputTopics.defaultName(Kind.RECORDS, model.name(), decides));
+    this.lateTopic =
+        model.lateTopic().orElse(OutputTopics.defaultName(Kind.LATE, model.name(), decides));
     this.quarantineTopic =
-        model.quarantineTopic().orElse(model.name() + (decides ? ".dead_letters" : ".quarantine"));
-    this.reconcileTopic = model.name() + ".reconcile";
+        model
+            .quarantineTopic()
+            .orElse(OutputTopics.defaultName(Kind.QUARANTINE, model.name(), decides));
+    this.reconcileTopic = OutputTopics.defaultName(Kind.RECONCILE, model.name(), decides);
     // named like the late and quarantine topics' defaults (docs/reference/output-formats.md)
-    this.idleTopic = model.name() + ".idle";
+    this.idleTopic = OutputTopics.defaultName(Kind.IDLE, model.name(), decides);
     this.idles = declared.source().idleAfter().isPresent();
     this.windowed = model.windowed();
     this.keyColumns = List.copyOf(model.key());
@@ -150,7 +157,7 @@ public final class ModelSinks implements Serializable {
     }
     this.keySources = sources;
     this.outputColumns = List.copyOf(declared.outputColumns().keySet());
-    this.duplicatesTopic = model.name() + ".duplicates";
+    this.duplicatesTopic = OutputTopics.defaultName(Kind.DUPLICATES, model.name(), decides);
     this.eventIdColumn = declared.source().eventId().orElse(null);
     this.duplicatesWithin =
         declared

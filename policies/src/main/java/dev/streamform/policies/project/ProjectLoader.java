@@ -4,6 +4,7 @@ import dev.streamform.policies.declarations.DecisionsSpec;
 import dev.streamform.policies.declarations.GateThresholds;
 import dev.streamform.policies.declarations.LinearModel;
 import dev.streamform.policies.declarations.ModelDeclaration;
+import dev.streamform.policies.declarations.OutputTopics;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.schema.ColumnType;
 import dev.streamform.policies.sql.ModelQuery;
@@ -76,6 +77,9 @@ final class ProjectLoader {
   }
 
   private Listing listing = Files::newDirectoryStream;
+
+  /** The source each model's query reads, for the models whose query parses. */
+  private final Map<String, String> modelSources = new LinkedHashMap<>();
 
   /** Set when models/ could not be listed (said once, of the folder). */
   private boolean modelsUnlistable;
@@ -260,6 +264,7 @@ final class ProjectLoader {
         checkModel(model, sources).ifPresent(m -> checkedModels.put(m.name(), m));
       }
       reportUndeclaredQueries(queries, models.get().keySet());
+      checkTopics(models.get(), sources);
     }
 
     if (!problems.isEmpty()) {
@@ -336,6 +341,7 @@ final class ProjectLoader {
       addSqlProblem(sqlName, subject, e.line(), e.getMessage());
       return Optional.empty();
     }
+    modelSources.put(model.name(), query.source());
     if (declared.isEmpty()) {
       return Optional.empty(); // sources.yml is unusable: nothing to check the query against
     }
@@ -398,6 +404,170 @@ final class ProjectLoader {
             .setSqlFile(sqlFile)
             .setSql(sql.get())
             .build());
+  }
+
+  /** Who writes or reads a topic first: a source (model null) or one of a model's outputs. */
+  private record TopicOwner(
+      String source,
+      String model,
+      OutputTopics.Topic topic,
+      int line,
+      boolean decides,
+      boolean windowed) {}
+
+  /**
+   * Every topic a model writes (declared or default, of every kind it writes) is read by no source
+   * and written by no other of the project's outputs (ADR 0146): a model's records in a source's
+   * topic would be read as that source's events, and two outputs in one topic would be mixed. Each
+   * collision is a problem at the later declaration, naming the first.
+   */
+  private void checkTopics(
+      Map<String, ModelsFile.Entry> models, Optional<Map<String, SourcesFile.Entry>> sources) {
+    Map<String, TopicOwner> owners = new LinkedHashMap<>();
+    sources.ifPresent(
+        all ->
+            all.values()
+                .forEach(
+                    e ->
+                        e.topic()
+                            .ifPresent(
+                                t ->
+                                    owners.putIfAbsent(
+                                        t,
+                                        new TopicOwner(
+                                            e.name(),
+                                            null,
+                                            null,
+                                            e.yaml().get().line("topic"),
+                                            false,
+                                            false)))));
+    for (ModelsFile.Entry model : models.values()) {
+      if (!Names.isIdentifier(model.name())) {
+        continue; // already reported: the name names no topic
+      }
+      YamlMap yaml = model.yaml();
+      boolean decides = yaml.has("decisions");
+      boolean windowed = yaml.has("window");
+      Optional<YamlMap> source =
+          Optional.ofNullable(modelSources.get(model.name()))
+              .flatMap(name -> sources.map(all -> all.get(name)))
+              .flatMap(SourcesFile.Entry::yaml);
+      List<OutputTopics.Topic> topics =
+          OutputTopics.of(
+              model.name(),
+              decides,
+              declaredTopic(yaml, "topic"),
+              declaredTopic(yaml, "late_topic"),
+              declaredTopic(yaml, "quarantine_topic"),
+              source.map(s -> s.has("event_id")).orElse(false),
+              source.map(s -> s.has("idle_after")).orElse(false));
+      for (OutputTopics.Topic topic : topics) {
+        TopicOwner here =
+            new TopicOwner(
+                null,
+                model.name(),
+                topic,
+                topic.declared() ? yaml.line(topic.kind().key().get()) : yaml.line(),
+                decides,
+                windowed);
+        TopicOwner first = owners.putIfAbsent(topic.name(), here);
+        if (first == null) {
+          continue;
+        }
+        if (model.name().equals(first.model()) && !topic.declared() && first.topic().declared()) {
+          // two of one model's own topics: said at the key that names the topic
+          reportTopic(first, here);
+        } else {
+          reportTopic(here, first);
+        }
+      }
+    }
+  }
+
+  /** The topic {@code key} names, when it is a legal topic name (else already reported). */
+  private static Optional<String> declaredTopic(YamlMap yaml, String key) {
+    return yaml.peek(key).filter(t -> Names.topicProblem(t).isEmpty());
+  }
+
+  /** The problem of {@code later}'s topic, which {@code first} reads or writes already. */
+  private void reportTopic(TopicOwner later, TopicOwner first) {
+    OutputTopics.Topic topic = later.topic();
+    Optional<String> key = topic.declared() ? topic.kind().key() : Optional.empty();
+    StringBuilder message =
+        new StringBuilder("writes its ")
+            .append(outputWords(later))
+            .append(" to topic '")
+            .append(topic.name())
+            .append('\'');
+    if (!topic.declared()) {
+      message.append(" (the default ").append(defaultWords(later)).append(')');
+    }
+    if (first.source() != null) {
+      message
+          .append(", which source '")
+          .append(first.source())
+          .append("' reads (")
+          .append(SourcesFile.NAME)
+          .append(':')
+          .append(first.line())
+          .append("): its records would be read as that source's events");
+    } else {
+      message
+          .append(
+              first.model().equals(later.model())
+                  ? ", where it writes its "
+                  : ", where model '" + first.model() + "' writes its ")
+          .append(outputWords(first))
+          .append(first.model().equals(later.model()) ? " too" : "")
+          .append(" (line ")
+          .append(first.line())
+          .append(first.topic().declared() ? "" : ", the default " + defaultWords(first))
+          .append("): the two would be mixed in one topic");
+    }
+    String fix;
+    if (key.isPresent()) {
+      String free = OutputTopics.defaultName(topic.kind(), later.model(), later.decides());
+      fix =
+          "name another topic"
+              + (free.equals(topic.name()) ? "" : ", e.g. " + key.get() + ": " + free);
+    } else if (topic.kind().key().isPresent()) {
+      fix =
+          "name another topic with " + topic.kind().key().get() + ": <topic>, or rename the model";
+    } else if (first.source() != null) {
+      fix = "rename the model, or read another topic in source '" + first.source() + "'";
+    } else {
+      fix =
+          "rename the model, or give model '"
+              + first.model()
+              + "' another "
+              + first.topic().kind().key().orElse("name");
+    }
+    problems.add(
+        Problem.of(
+            ModelsFile.NAME,
+            later.line(),
+            Optional.of("model '" + later.model() + "'"),
+            key,
+            message.toString(),
+            Optional.of(fix)));
+  }
+
+  /** What a model writes to a topic of {@code owner}'s kind, e.g. {@code changelog}. */
+  private static String outputWords(TopicOwner owner) {
+    return switch (owner.topic().kind()) {
+      case RECORDS ->
+          owner.decides() ? "decisions" : owner.windowed() ? "window records" : "changelog";
+      case LATE -> "late events";
+      case QUARANTINE -> owner.decides() ? "dead letters" : "quarantined records";
+      case RECONCILE -> "reconciled late events";
+      case DUPLICATES -> "duplicates";
+      case IDLE -> "idle markers";
+    };
+  }
+
+  /** A default topic name as the docs write it: {@code <model>.late}. */
+  private static String defaultWords(TopicOwner owner) {
+    return "<model>" + OutputTopics.defaultSuffix(owner.topic().kind(), owner.decides());
   }
 
   /**

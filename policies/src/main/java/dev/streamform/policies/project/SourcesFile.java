@@ -46,13 +46,23 @@ final class SourcesFile {
    * @param schema the columns whose type could be read
    * @param schemaComplete every column's type could be read
    * @param eventTime whether the source declares {@code event_time} (valid or not)
+   * @param yaml the source's mapping, when it is one: its topic and that topic's line
    */
   record Entry(
       String name,
       Optional<SourceDeclaration> declaration,
       Map<String, ColumnType> schema,
       boolean schemaComplete,
-      boolean eventTime) {}
+      boolean eventTime,
+      Optional<YamlMap> yaml) {
+
+    /** The Kafka topic a kafka source reads, when it is a legal topic name. */
+    Optional<String> topic() {
+      return yaml.filter(s -> s.peek("connector").filter("kafka"::equals).isPresent())
+          .flatMap(s -> s.peek("topic"))
+          .filter(t -> Names.topicProblem(t).isEmpty());
+    }
+  }
 
   /**
    * Every source declared in {@code text}, in file order; problems go to {@code problems}. Empty
@@ -82,6 +92,7 @@ final class SourcesFile {
               "declares no source",
               "add one, e.g. orders: with connector:, topic: and schema:");
     }
+    Map<String, FirstReader> logs = new LinkedHashMap<>();
     for (String name : all.get().keys()) {
       String subject = "source '" + name + "'";
       Optional<YamlMap> source =
@@ -102,9 +113,70 @@ final class SourcesFile {
           name,
           source
               .map(s -> read(dir, name, s, before, problems))
-              .orElse(new Entry(name, Optional.empty(), Map.of(), false, false)));
+              .orElse(new Entry(name, Optional.empty(), Map.of(), false, false, Optional.empty())));
+      source.ifPresent(s -> checkOneLog(dir, name, s, logs));
     }
     return Optional.of(sources);
+  }
+
+  /** The source that first read a log, and the line where it names it. */
+  private record FirstReader(String source, int line) {}
+
+  /**
+   * One log, one source (ADR 0146): a kafka source reading the topic of an earlier source, or a
+   * file source reading the file of an earlier one ({@code path:} resolved against the project
+   * folder; a glob compared as written), is a problem at its {@code topic:} or {@code path:} line.
+   * Two sources over one log would be two clocks judging the same events, and what {@code produce}
+   * writes for one would be the other's events too.
+   */
+  private static void checkOneLog(Path dir, String name, YamlMap s, Map<String, FirstReader> logs) {
+    String connector = s.peek("connector").orElse("");
+    String key;
+    String log;
+    String shown;
+    if (connector.equals("kafka")) {
+      Optional<String> topic = s.peek("topic").filter(t -> Names.topicProblem(t).isEmpty());
+      if (topic.isEmpty()) {
+        return;
+      }
+      key = "topic";
+      log = "topic " + topic.get();
+      shown = "topic '" + topic.get() + "'";
+    } else if (connector.equals("file")) {
+      Optional<String> path = s.peek("path").filter(p -> ProjectFiles.outside(dir, p).isEmpty());
+      if (path.isEmpty()) {
+        return;
+      }
+      Path root = dir.toAbsolutePath().normalize();
+      key = "path";
+      shown = root.relativize(root.resolve(path.get()).normalize()).toString();
+      log = "file " + shown;
+    } else {
+      return;
+    }
+    FirstReader first = logs.putIfAbsent(log, new FirstReader(name, s.line(key)));
+    if (first == null) {
+      return;
+    }
+    String what = key.equals("topic") ? "topic" : "file";
+    s.report(
+        key,
+        "reads "
+            + shown
+            + ", as source '"
+            + first.source()
+            + "' does (line "
+            + first.line()
+            + "): one log would have two clocks, and what is "
+            + (key.equals("topic") ? "produced" : "written")
+            + " for one source would be the other's events too",
+        "read source('"
+            + first.source()
+            + "') in every model of that "
+            + what
+            + ", or name another "
+            + what
+            + " (two clocks over one log are two projects)");
   }
 
   /**
@@ -338,7 +410,8 @@ final class SourcesFile {
         declaration,
         Collections.unmodifiableMap(schema),
         schemaComplete,
-        eventTime.isPresent());
+        eventTime.isPresent(),
+        Optional.of(s));
   }
 
   /**
