@@ -62,6 +62,8 @@ public final class Streamform implements Callable<Integer> {
 
   /** Runs the command line and exits with its status. */
   public static void main(String... args) {
+    // first: an OutOfMemoryError in any thread ends the run in one line, exit 1 (ADR 0152)
+    OutOfMemory.install();
     PrintWriter out = new PrintWriter(System.out, true);
     PrintWriter err = new PrintWriter(System.err, true);
     System.exit(run(out, err, args));
@@ -241,6 +243,11 @@ public final class Streamform implements Callable<Integer> {
   }
 
   private static int internalError(Exception e, PrintWriter err) {
+    OutOfMemoryError oom = OutOfMemory.find(e);
+    if (oom != null) {
+      err.flush();
+      OutOfMemory.halt(null, oom); // one line, exit 1: not an internal error (ADR 0152)
+    }
     if (e instanceof KafkaRefusedException) {
       // not a bug: the cluster is down or refused the connection, said in one line
       err.println("streamform: " + e.getMessage());
