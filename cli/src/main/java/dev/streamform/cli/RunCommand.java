@@ -124,8 +124,10 @@ import picocli.CommandLine.Spec;
     exitCodeList = {
       "0:submitted (--detach), or the job ended",
       "1:the project has problems, another run is writing to the output folder, the job failed,"
-          + " the broker or cluster refused, or the revision ledger refused revisions that differ"
-          + " from the ones it holds (recorded; streamform ledger verify lists them)",
+          + " the broker or cluster refused, the revision ledger refused revisions that differ"
+          + " from the ones it holds (recorded; streamform ledger verify lists them), or the JVM"
+          + " ran out of memory (said in one line, with the fix: STREAMFORM_JAVA_OPTS=-Xmx<size>"
+          + " or --runner flink)",
       "2:bad command line, an --output that is a file or cannot be created or written"
           + " (checked before the job starts), or a restore (--from-savepoint) into a plan that"
           + " streamform plan classifies as needing a state migration or a new generation against"
@@ -1177,6 +1179,7 @@ final class RunCommand implements Callable<Integer> {
             + (decisionLedger == null
                 ? ""
                 : ", decisions -> " + decisionLedger.target().describe()));
+    largeInputLine(runner, run.files()).ifPresent(err::println);
     err.flush();
     FileModelRun.Summary summary;
     long readBefore = dev.streamform.pipelines.file.FileSource.linesReadInThisJvm();
@@ -1194,9 +1197,23 @@ final class RunCommand implements Callable<Integer> {
                         shadow ? null : bootstrap,
                         shadow || bootstrap != null ? null : liveOutputs,
                         revisionSink,
-                        decisionLedger))) {
+                        decisionLedger));
+        // on a cluster the counting is done in its workers: no lines here
+        AutoCloseable processing = inThisProcess ? ProcessingProgress.start(err, run) : () -> {}) {
       summary = run.run(options, target, revisionSink, decisionLedger, PROGRESS_EVERY);
+    } catch (OutOfMemoryError e) {
+      // the job's own, rethrown here (a worker's is said by the handler Streamform installs)
+      err.flush();
+      OutOfMemory.halt(null, e);
+      return OutOfMemory.STATUS;
     } catch (Exception e) {
+      // a failure of the runner in this process caused by it (an embedded Flink task's); a
+      // cluster's own is said as its job's failure (JobFailure)
+      OutOfMemoryError oom = inThisProcess ? OutOfMemory.find(e) : null;
+      if (oom != null) {
+        err.flush();
+        OutOfMemory.halt(null, oom);
+      }
       err.println(
           "streamform run: the run failed: "
               + atLines(
@@ -1248,6 +1265,40 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     return conflicts ? 1 : 0;
+  }
+
+  /**
+   * Files larger than this in all (about 10,000 lines of 100 bytes) are a large input for the
+   * DirectRunner, which holds a file's records in memory and applies them one by one.
+   */
+  static final long LARGE_INPUT_BYTES = 1024 * 1024;
+
+  /**
+   * On the DirectRunner, for {@code files} of more than {@link #LARGE_INPUT_BYTES} in all: that it
+   * is meant for small inputs and fixtures, and that Flink runs volume (docs/decisions/0153).
+   */
+  static Optional<String> largeInputLine(RunnerChoice runner, List<Path> files) {
+    if (runner.isFlink()) {
+      return Optional.empty();
+    }
+    long bytes = 0;
+    for (Path f : files) {
+      try {
+        bytes += Files.size(f);
+      } catch (IOException e) {
+        // the job says what is wrong with it
+      }
+    }
+    if (bytes <= LARGE_INPUT_BYTES) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        String.format(
+            java.util.Locale.ROOT,
+            "streamform run: %.1f MB of input on the DirectRunner, which is meant for small inputs"
+                + " and fixtures (it holds the records in memory and applies them one at a time):"
+                + " for volume, run it with --runner flink (see docs/guides/files.md)",
+            bytes / 1e6));
   }
 
   /**

@@ -1,9 +1,14 @@
 package dev.streamform.transforms;
 
+import java.io.Serializable;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.MetricName;
 import org.apache.beam.sdk.metrics.MetricNameFilter;
 import org.apache.beam.sdk.metrics.MetricQueryResults;
 import org.apache.beam.sdk.metrics.MetricResult;
@@ -100,8 +105,75 @@ public final class StreamformMetrics {
 
   private StreamformMetrics() {}
 
+  /**
+   * A Beam counter {@code name} in namespace {@value #NAMESPACE} that also adds to this JVM's tally
+   * of that name ({@link #countedInThisJvm}), which a run in this process reads while its job runs.
+   */
   public static Counter counter(String name) {
-    return Metrics.counter(NAMESPACE, name);
+    return new Tallied(Metrics.counter(NAMESPACE, name));
+  }
+
+  private static final ConcurrentHashMap<String, LongAdder> IN_THIS_JVM = new ConcurrentHashMap<>();
+
+  /**
+   * What every counter of this class in this JVM has counted so far, by name, whichever runner runs
+   * it here (the DirectRunner, embedded Flink; a cluster's workers tally in their own JVMs): for
+   * progress while a job runs, whose Beam metrics a runner gives only when it ends. A counter never
+   * counted is absent.
+   */
+  public static Map<String, Long> countedInThisJvm() {
+    Map<String, Long> counted = new TreeMap<>();
+    IN_THIS_JVM.forEach((name, adder) -> counted.put(name, adder.sum()));
+    return counted;
+  }
+
+  /** A Beam counter that also adds to {@link #IN_THIS_JVM}. */
+  private static final class Tallied implements Counter, Serializable {
+    private static final long serialVersionUID = 1L;
+    private final Counter beam;
+    private transient LongAdder tally;
+
+    Tallied(Counter beam) {
+      this.beam = beam;
+    }
+
+    private LongAdder tally() {
+      LongAdder t = tally;
+      if (t == null) {
+        t = IN_THIS_JVM.computeIfAbsent(beam.getName().getName(), n -> new LongAdder());
+        tally = t;
+      }
+      return t;
+    }
+
+    @Override
+    public void inc() {
+      beam.inc();
+      tally().increment();
+    }
+
+    @Override
+    public void inc(long n) {
+      beam.inc(n);
+      tally().add(n);
+    }
+
+    @Override
+    public void dec() {
+      beam.dec();
+      tally().decrement();
+    }
+
+    @Override
+    public void dec(long n) {
+      beam.dec(n);
+      tally().add(-n);
+    }
+
+    @Override
+    public MetricName getName() {
+      return beam.getName();
+    }
   }
 
   /**

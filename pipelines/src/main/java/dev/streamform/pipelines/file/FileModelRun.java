@@ -322,12 +322,32 @@ public final class FileModelRun {
      * by the scorer in place of processed + late.
      */
     public boolean addsUp() {
+      return accountedFor() == recordsRead;
+    }
+
+    /**
+     * The records read that have been dealt with: processed (or decided) or late, duplicates,
+     * quarantined, filtered and punctuations; {@link #recordsRead} once the run has ended.
+     */
+    public long accountedFor() {
       long handled =
           decides
               ? decided + reconciledBelowHorizon + decisionsLate + skewed
               : processed + late; // each event once
-      return handled + duplicates + quarantined + filtered + punctuations == recordsRead;
+      return handled + duplicates + quarantined + filtered + punctuations;
     }
+  }
+
+  /**
+   * What the runs of this JVM's counters ({@link StreamformMetrics#countedInThisJvm}) have counted
+   * since {@code before} was taken, as this model's summary (no file written): a run's progress on
+   * a runner in this process, while its job runs.
+   */
+  public Summary countedInThisJvmSince(Map<String, Long> before) {
+    Map<String, Long> since = new LinkedHashMap<>();
+    StreamformMetrics.countedInThisJvm()
+        .forEach((name, n) -> since.put(name, n - before.getOrDefault(name, 0L)));
+    return new Summary(since, Map.of(), model.deduplicate().isPresent(), model.decides());
   }
 
   /**
