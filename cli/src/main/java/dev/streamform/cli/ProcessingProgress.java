@@ -14,13 +14,17 @@ import java.util.concurrent.TimeUnit;
  * every {@link #intervalMs} (10 s): how many of the lines read so far the job has dealt with
  * (applied, late, duplicates, quarantined, filtered or punctuations), from the tallies of
  * Streamform's counters in this JVM ({@link StreamformMetrics#countedInThisJvm}). A run shorter
- * than the interval, and a run whose lines are all dealt with, print none (docs/decisions/0153).
+ * than the interval, a run of fewer than {@link #MIN_LINES} lines, and a run whose lines are all
+ * dealt with, print none (docs/decisions/0153).
  */
 final class ProcessingProgress implements AutoCloseable {
   /** The interval in ms, for a test: not a user's option. */
   static final String INTERVAL_PROPERTY = "streamform.run.processingProgressMs";
 
   static final long DEFAULT_INTERVAL_MS = 10_000;
+
+  /** Fewer lines read than this say nothing: a small input's run is not long work. */
+  static final long MIN_LINES = 5_000;
 
   private final PrintWriter err;
   private final FileModelRun run;
@@ -60,8 +64,10 @@ final class ProcessingProgress implements AutoCloseable {
       // dealt with first, read after: both only grow, so dealt with <= read
       long dealtWith = run.countedInThisJvmSince(before).accountedFor();
       long read = run.countedInThisJvmSince(before).recordsRead;
-      if (read == 0 || dealtWith >= read) {
-        return; // nothing read yet, or writing its outputs: nothing to say
+      if (read < MIN_LINES || dealtWith >= read) {
+        // a small input (a test's project among them: no line beside its exact output), or
+        // writing its outputs: nothing to say
+        return;
       }
       err.println(line(dealtWith, read, (System.nanoTime() - started) / 1_000_000_000L));
       err.flush();
