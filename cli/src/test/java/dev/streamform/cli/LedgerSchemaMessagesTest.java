@@ -32,7 +32,8 @@ class LedgerSchemaMessagesTest {
       List.of(
           "run",
           "alias set --generation 1",
-          "effects pause",
+          // not effects pause: it refuses a model without effects before opening the ledger
+          "effects verify",
           "ledger verify",
           "ledger show",
           "effects show");
