@@ -185,10 +185,9 @@ public final class StreamformMetrics {
    * The Flink runner keeps attempted values only, final once the job ended.
    */
   public static long valueAfterJob(MetricResult<Long> counter) {
-    Long attempted = counter.getAttempted();
-    Long committed = counter.hasCommitted() ? counter.getCommittedOrNull() : null;
-    // neither is ever above the count of the job's work; the larger misses less of it
-    return Math.max(attempted == null ? 0 : attempted, committed == null ? 0 : committed);
+    // not the larger of the two: a counter may be a sum of hashes, negative (values_digest)
+    Long value = counter.hasCommitted() ? counter.getCommittedOrNull() : counter.getAttempted();
+    return value == null ? 0 : value;
   }
 
   /**
