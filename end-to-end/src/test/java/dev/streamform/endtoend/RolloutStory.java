@@ -280,7 +280,9 @@ final class RolloutStory {
           gates1,
           line(gates1, "effects"),
           matchesPattern(
-              "PASS effects 1 .* " + provider.requests() + " of its [0-9]+ keys delivered, 0 over.*"));
+              "PASS effects 1 .* "
+                  + provider.requests()
+                  + " of its [0-9]+ keys delivered, 0 over.*"));
       // a fixed policy: generation 3 (allowed_lateness 3h) as a shadow takes in the payments the
       // live run refused, replayed in their place in the topic (docs/decisions/0048, 0062)
       long fixStarted = System.nanoTime();
