@@ -298,7 +298,7 @@ class ModelPipelineOrderTest {
     out.records()
         .apply(
             "Lines", MapElements.into(TypeDescriptors.strings()).via(ModelPipelineOrderTest::line))
-        .apply("Write", ParDo.of(new LinesToFiles(into, "changelog")));
+        .apply("Write", ParDo.of(LinesToFiles.of(into, "changelog")));
     write(out.duplicates(), into, "duplicates");
     write(out.quarantined(), into, "quarantine");
     write(out.late(), into, "late");
@@ -313,7 +313,7 @@ class ModelPipelineOrderTest {
             name + "Lines",
             MapElements.into(TypeDescriptors.strings())
                 .via((KV<String, String> r) -> r.getKey() + " " + r.getValue()))
-        .apply(name + "Write", ParDo.of(new LinesToFiles(into, name)));
+        .apply(name + "Write", ParDo.of(LinesToFiles.of(into, name)));
   }
 
   @SuppressWarnings("unchecked")

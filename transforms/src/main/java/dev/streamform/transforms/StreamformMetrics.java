@@ -1,7 +1,9 @@
 package dev.streamform.transforms;
 
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -196,10 +198,19 @@ public final class StreamformMetrics {
    * part's of a pipeline that runs several side by side under their own prefixes.
    */
   public static Map<String, Long> counters(PipelineResult result, String stepPrefix) {
+    return counters(result, List.of(stepPrefix)).get(0);
+  }
+
+  /**
+   * {@link #counters(PipelineResult, String)} for each of {@code stepPrefixes}, in their order,
+   * from one settled read of the job's metrics: the parts of one pipeline read together, not one by
+   * one.
+   */
+  public static List<Map<String, Long>> counters(PipelineResult result, List<String> stepPrefixes) {
     // the DirectRunner can publish a finished job's last bundles' metrics just after the job ended
     // (a run printed 5,500 of 6,000 decisions written, committed and attempted alike at times):
     // read again until two reads 20 ms apart agree, for at most 2 s
-    Map<String, Long> last = readCounters(result, stepPrefix);
+    List<Map<String, Long>> last = readCounters(result, stepPrefixes);
     for (int i = 0; i < 100; i++) {
       try {
         Thread.sleep(20);
@@ -207,7 +218,7 @@ public final class StreamformMetrics {
         Thread.currentThread().interrupt();
         return last;
       }
-      Map<String, Long> now = readCounters(result, stepPrefix);
+      List<Map<String, Long>> now = readCounters(result, stepPrefixes);
       if (now.equals(last)) {
         return now;
       }
@@ -216,7 +227,8 @@ public final class StreamformMetrics {
     return last;
   }
 
-  private static Map<String, Long> readCounters(PipelineResult result, String stepPrefix) {
+  private static List<Map<String, Long>> readCounters(
+      PipelineResult result, List<String> stepPrefixes) {
     MetricQueryResults metrics =
         result
             .metrics()
@@ -224,13 +236,17 @@ public final class StreamformMetrics {
                 MetricsFilter.builder()
                     .addNameFilter(MetricNameFilter.inNamespace(NAMESPACE))
                     .build());
-    Map<String, Long> counters = new LinkedHashMap<>();
-    for (MetricResult<Long> c : metrics.getCounters()) {
-      String step = c.getKey().stepName();
-      if (stepPrefix.isEmpty() || (step != null && step.startsWith(stepPrefix))) {
-        counters.merge(c.getName().getName(), valueAfterJob(c), Long::sum);
+    List<Map<String, Long>> all = new ArrayList<>();
+    for (String stepPrefix : stepPrefixes) {
+      Map<String, Long> counters = new LinkedHashMap<>();
+      for (MetricResult<Long> c : metrics.getCounters()) {
+        String step = c.getKey().stepName();
+        if (stepPrefix.isEmpty() || (step != null && step.startsWith(stepPrefix))) {
+          counters.merge(c.getName().getName(), valueAfterJob(c), Long::sum);
+        }
       }
+      all.add(counters);
     }
-    return counters;
+    return all;
   }
 }

@@ -621,10 +621,10 @@ public final class FileModelRun {
 
   private static void writeParts(PCollection<KV<String, String>> rows, Path dir, String name) {
     rows.apply(
-            "Lines " + name,
-            MapElements.into(TypeDescriptors.strings())
-                .via((KV<String, String> kv) -> kv.getKey() + "\t" + kv.getValue()))
-        .apply("Write " + name, ParDo.of(new LinesToFiles(dir, name)));
+        "Write " + name,
+        ParDo.of(
+            LinesToFiles.of(
+                dir, name, (KV<String, String> kv) -> kv.getKey() + "\t" + kv.getValue())));
   }
 
   /** One output row read back: its key and value, and the value parsed for ordering. */
