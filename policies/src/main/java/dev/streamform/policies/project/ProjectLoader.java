@@ -28,6 +28,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.kafka.common.internals.Topic;
 
 /**
  * Loads a project folder and checks the rules that span files: a model's query file exists and
@@ -406,8 +407,12 @@ final class ProjectLoader {
             .build());
   }
 
-  /** Who writes or reads a topic first: a source (model null) or one of a model's outputs. */
+  /**
+   * Who writes or reads a topic first: a source (model null) or one of a model's outputs; {@code
+   * name} is the topic's name.
+   */
   private record TopicOwner(
+      String name,
       String source,
       String model,
       OutputTopics.Topic topic,
@@ -418,12 +423,16 @@ final class ProjectLoader {
   /**
    * Every topic a model writes (declared or default, of every kind it writes) is read by no source
    * and written by no other of the project's outputs (ADR 0146): a model's records in a source's
-   * topic would be read as that source's events, and two outputs in one topic would be mixed. Each
-   * collision is a problem at the later declaration, naming the first.
+   * topic would be read as that source's events, and two outputs in one topic would be mixed. Two
+   * names Kafka treats as one (its {@code Topic.hasCollision}: '.' and '_' alike) collide too:
+   * Kafka refuses to create the later beside the first. Each collision is a problem at the later
+   * declaration, naming the first.
    */
   private void checkTopics(
       Map<String, ModelsFile.Entry> models, Optional<Map<String, SourcesFile.Entry>> sources) {
     Map<String, TopicOwner> owners = new LinkedHashMap<>();
+    // the same owners by Kafka's unified name (Topic.unifyCollisionChars)
+    Map<String, TopicOwner> unified = new LinkedHashMap<>();
     sources.ifPresent(
         all ->
             all.values()
@@ -435,12 +444,14 @@ final class ProjectLoader {
                                     owners.putIfAbsent(
                                         t,
                                         new TopicOwner(
+                                            t,
                                             e.name(),
                                             null,
                                             null,
                                             e.yaml().get().line("topic"),
                                             false,
                                             false)))));
+    owners.values().forEach(o -> unified.putIfAbsent(Topic.unifyCollisionChars(o.name()), o));
     for (ModelsFile.Entry model : models.values()) {
       if (!Names.isIdentifier(model.name())) {
         continue; // already reported: the name names no topic
@@ -464,6 +475,7 @@ final class ProjectLoader {
       for (OutputTopics.Topic topic : topics) {
         TopicOwner here =
             new TopicOwner(
+                topic.name(),
                 null,
                 model.name(),
                 topic,
@@ -471,6 +483,9 @@ final class ProjectLoader {
                 decides,
                 windowed);
         TopicOwner first = owners.putIfAbsent(topic.name(), here);
+        if (first == null) {
+          first = unified.putIfAbsent(Topic.unifyCollisionChars(topic.name()), here);
+        }
         if (first == null) {
           continue;
         }
@@ -502,6 +517,14 @@ final class ProjectLoader {
     if (!topic.declared()) {
       message.append(" (the default ").append(defaultWords(later)).append(')');
     }
+    boolean kafkaAlike = !first.name().equals(topic.name());
+    if (kafkaAlike) {
+      message.append(", which collides with topic '").append(first.name()).append('\'');
+    }
+    String clash =
+        kafkaAlike
+            ? ": Kafka treats '.' and '_' in topic names alike and will not hold both"
+            : null;
     if (first.source() != null) {
       message
           .append(", which source '")
@@ -510,7 +533,8 @@ final class ProjectLoader {
           .append(SourcesFile.NAME)
           .append(':')
           .append(first.line())
-          .append("): its records would be read as that source's events");
+          .append(
+              kafkaAlike ? ")" + clash : "): its records would be read as that source's events");
     } else {
       message
           .append(
@@ -522,14 +546,14 @@ final class ProjectLoader {
           .append(" (line ")
           .append(first.line())
           .append(first.topic().declared() ? "" : ", the default " + defaultWords(first))
-          .append("): the two would be mixed in one topic");
+          .append(kafkaAlike ? ")" + clash : "): the two would be mixed in one topic");
     }
     String fix;
     if (key.isPresent()) {
       String free = OutputTopics.defaultName(topic.kind(), later.model(), later.decides());
       fix =
           "name another topic"
-              + (free.equals(topic.name()) ? "" : ", e.g. " + key.get() + ": " + free);
+              + (Topic.hasCollision(free, topic.name()) ? "" : ", e.g. " + key.get() + ": " + free);
     } else if (topic.kind().key().isPresent()) {
       fix =
           "name another topic with " + topic.kind().key().get() + ": <topic>, or rename the model";

@@ -206,6 +206,65 @@ class TopicCollisionsTest {
                 + " another topic, e.g. quarantine_topic: b.quarantine"));
   }
 
+  /**
+   * Kafka refuses to create a topic whose name equals another's once '.' and '_' are made one
+   * ({@code Topic.hasCollision}): source orders.raw and b's orders_raw, a's default a.late and
+   * model a_late's default changelog, are refused as one topic is (ADR 0146's amendment).
+   */
+  @Test
+  void topicsThatDifferOnlyInDotsAndUnderscoresAreRefused() {
+    ProjectFolder project =
+        ProjectFolder.seed(dir)
+            .delete("models/customer_metrics.sql")
+            .sources("sources:\n  orders:\n    connector: kafka\n    topic: orders.raw\n" + SCHEMA)
+            .models(
+                """
+                models:
+                  a:
+                    key: [customer_id]
+                  a_late:
+                    key: [customer_id]
+                  b:
+                    key: [customer_id]
+                    topic: orders_raw
+                    late_topic: a_quarantine
+                """)
+            .sql("a", SUM)
+            .sql("a_late", SUM)
+            .sql("b", SUM);
+    assertThat(
+        project.problems(),
+        contains(
+            "streamform.yml:5: model 'a_late': writes its changelog to topic 'a_late' (the"
+                + " default <model>), which collides with topic 'a.late', where model 'a' writes"
+                + " its late events (line 3, the default <model>.late): Kafka treats '.' and '_'"
+                + " in topic names alike and will not hold both — name another topic with topic:"
+                + " <topic>, or rename the model",
+            "streamform.yml:8: model 'b', key 'topic': writes its changelog to topic"
+                + " 'orders_raw', which collides with topic 'orders.raw', which source 'orders'"
+                + " reads (sources.yml:4): Kafka treats '.' and '_' in topic names alike and will"
+                + " not hold both — name another topic, e.g. topic: b",
+            "streamform.yml:9: model 'b', key 'late_topic': writes its late events to topic"
+                + " 'a_quarantine', which collides with topic 'a.quarantine', where model 'a'"
+                + " writes its quarantined records (line 3, the default <model>.quarantine): Kafka"
+                + " treats '.' and '_' in topic names alike and will not hold both — name another"
+                + " topic, e.g. late_topic: b.late"));
+  }
+
+  /** Files are not Kafka topics: two file sources on orders.jsonl and orders_jsonl are apart. */
+  @Test
+  void filePathsThatDifferOnlyInDotsAndUnderscoresAreApart() throws Exception {
+    ProjectFolder project =
+        twoModels("models:\n  a:\n    key: [customer_id]\n")
+            .delete("models/b.sql")
+            .sources(
+                "sources:\n  orders:\n    connector: file\n    path: orders.jsonl\n"
+                    + SCHEMA
+                    + "  payments:\n    connector: file\n    path: orders_jsonl\n"
+                    + SCHEMA);
+    assertThat(project.load().sources().size(), is(2));
+  }
+
   /** Two sources on one topic: two clocks over one log, refused at the later source. */
   @Test
   void twoSourcesReadingOneTopicAreRefusedAtTheLater() {
