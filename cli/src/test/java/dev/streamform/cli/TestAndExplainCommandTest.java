@@ -250,4 +250,45 @@ class TestAndExplainCommandTest {
         out.toString(),
         containsString(files + " fixtures on direct: " + files + " passed, 0 failed"));
   }
+
+  /**
+   * A fixture's counts are grouped in thousands as {@code streamform run} prints its counts ({@code
+   * 1,200 events processed}): 1,200 events of one customer, every one adding 0 (an insert, then
+   * 1,199 updates), and 1,100 more filtered out by the WHERE.
+   */
+  @Test
+  void testGroupsLargeCountsInThousandsAsRunDoes(@org.junit.jupiter.api.io.TempDir Path dir)
+      throws Exception {
+    java.nio.file.Files.createDirectories(dir.resolve("models"));
+    java.nio.file.Files.createDirectories(dir.resolve("fixtures"));
+    java.nio.file.Files.copy(TIME.resolve("late-event/sources.yml"), dir.resolve("sources.yml"));
+    java.nio.file.Files.writeString(
+        dir.resolve("streamform.yml"),
+        "models:\n  customer_metrics:\n    materialized: upsert\n    key: [customer_id]\n");
+    java.nio.file.Files.writeString(
+        dir.resolve("models/customer_metrics.sql"),
+        "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') WHERE amount >= 0"
+            + " GROUP BY customer_id\n");
+    StringBuilder fixture = new StringBuilder("model: customer_metrics\n\ngiven:\n");
+    for (int i = 0; i < 2300; i++) { // one a second from 10:00, in order: none late
+      fixture.append(
+          String.format(
+              java.util.Locale.ROOT,
+              "  - event: { customer_id: 1, amount: %d, ordered_at: \"2026-08-30T10:%02d:%02dZ\""
+                  + " }\n",
+              i < 1200 ? 0 : -1,
+              i / 60,
+              i % 60));
+    }
+    fixture.append("\nexpect:\n  - { op: insert, customer_id: 1, total_spend: 0 }\n");
+    fixture.append("  - { op: update, customer_id: 1, total_spend: 0 }\n".repeat(1199));
+    java.nio.file.Files.writeString(dir.resolve("fixtures/many.yml"), fixture.toString());
+    int status = run("test", dir.toString());
+    assertThat(out + "\n" + err, status, is(0));
+    assertThat(
+        out.toString(),
+        containsString(
+            "many (model customer_metrics)\nPASS\n1,200 events processed\n"
+                + "1,200 changelog records emitted\n1,100 events filtered out by WHERE\n"));
+  }
 }

@@ -1,5 +1,7 @@
 package dev.streamform.core.text;
 
+import java.util.Locale;
+
 /**
  * A count and its noun as messages print them, in the singular for exactly one: {@code 1 event},
  * {@code 0 events}, {@code 2 dispatches}. The one place the modules pluralize, so every message
@@ -22,6 +24,19 @@ public final class Counts {
   /** {@code n} and {@code one} when {@code n} is one, else {@code n} and {@code many}. */
   public static String of(long n, String one, String many) {
     return n + " " + (n == 1 ? one : many);
+  }
+
+  /**
+   * As {@link #of(long, String)}, the count grouped in thousands as {@code streamform run} prints
+   * its counts ({@code %,d} in {@link Locale#ROOT}): {@code 4,980 events}, {@code 1 event}.
+   */
+  public static String grouped(long n, String noun) {
+    return number(n) + " " + (n == 1 ? noun : plural(noun));
+  }
+
+  /** {@code n} grouped in thousands as {@code streamform run} prints it: {@code 4,980}. */
+  public static String number(long n) {
+    return String.format(Locale.ROOT, "%,d", n);
   }
 
   private static String plural(String noun) {

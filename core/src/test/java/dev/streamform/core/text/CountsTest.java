@@ -42,6 +42,17 @@ class CountsTest {
 
   @ParameterizedTest
   @CsvSource({
+    "1, event, 1 event",
+    "999, event, 999 events",
+    "4980, event, '4,980 events'",
+    "3000000000, dispatch, '3,000,000,000 dispatches'"
+  })
+  void groupedCountsAreGroupedInThousandsAsRunPrintsThem(long n, String noun, String expected) {
+    assertThat(Counts.grouped(n, noun), is(expected));
+  }
+
+  @ParameterizedTest
+  @CsvSource({
     "1, child, children, 1 child",
     "0, child, children, 0 children",
     "2, child, children, 2 children",
