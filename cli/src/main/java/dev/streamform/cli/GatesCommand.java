@@ -17,6 +17,7 @@ import dev.streamform.planner.sinks.JsonRecords;
 import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.GateThresholds;
+import dev.streamform.policies.declarations.OutputTopics;
 import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.NotUtf8;
@@ -827,8 +828,16 @@ final class GatesCommand implements Callable<Integer> {
     return row.path("partition").asInt() + "-" + row.path("offset").asLong();
   }
 
+  /**
+   * The output of the events the run dropped as duplicates; without {@code event_id} the run writes
+   * none, and the name read (and found empty) is still the one {@link OutputTopics} gives.
+   */
   private static String duplicatesTopic(DeclaredModel model) {
-    return ModelSinks.of(model).duplicatesTopic().orElse(model.model().name() + ".duplicates");
+    return ModelSinks.of(model)
+        .duplicatesTopic()
+        .orElse(
+            OutputTopics.defaultName(
+                OutputTopics.Kind.DUPLICATES, model.model().name(), model.model().decides()));
   }
 
   // ---- offsets: each source offset accounted for exactly once

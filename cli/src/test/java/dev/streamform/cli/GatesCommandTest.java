@@ -790,6 +790,56 @@ class GatesCommandTest {
     assertThat(line("offsets"), containsString("; first missing: partition 0 offset 11)"));
   }
 
+  /**
+   * With {@code event_id} the run writes the events it drops as duplicates to {@code
+   * <model>.duplicates} (OutputTopics' name): the gates read that output, so a repeated payment's
+   * offset is accounted for, not missing.
+   */
+  @Test
+  void theGatesReadTheDuplicatesOutputTheRunWrote() throws Exception {
+    Files.writeString(
+        project.resolve("sources.yml"),
+        "sources:\n  payments:\n    connector: file\n    path: payments.jsonl\n    schema:\n"
+            + "      payment_id: int64\n      merchant_id: int64\n      amount: decimal(12,2)\n"
+            + "      paid_at: timestamp\n    event_time: paid_at\n    event_id: payment_id\n");
+    // offset 2 repeats offset 0's payment
+    String first =
+        "{\"payment_id\":1,\"merchant_id\":7,\"amount\":10.00,\"paid_at\":\"2026-08-30T10:00:00Z\"}";
+    Files.writeString(
+        project.resolve("payments.jsonl"),
+        String.join(
+            "\n",
+            first,
+            "{\"payment_id\":2,\"merchant_id\":8,\"amount\":3.00,\"paid_at\":\"2026-08-30T10:10:00Z\"}",
+            first,
+            "{\"payment_id\":3,\"merchant_id\":7,\"amount\":5.00,\"paid_at\":\"2026-08-30T10:30:00Z\"}",
+            ""));
+    url = POSTGRES.newDatabase();
+    outputs = dir.resolve("out-duplicates");
+    assertThat(
+        err.toString(),
+        run(
+            "run",
+            project.toString(),
+            "--model",
+            "hourly_revenue",
+            "--jdbc-url",
+            url,
+            "--jdbc-user",
+            "postgres",
+            "--output",
+            outputs.toString()),
+        is(0));
+    assertThat(
+        Files.readString(outputs.resolve("hourly_revenue.duplicates.jsonl")),
+        containsString("\"offset\":2"));
+    out.getBuffer().setLength(0);
+    assertThat(out.toString() + err, gates("--skip", "oracle"), is(0));
+    assertThat(
+        line("offsets"),
+        containsString("PASS offsets 0/0 threshold <= 0/0 missing/duplicated of 4 source offsets"));
+  }
+
   @Test
   void aMissingRunOutputFolderIsNotMeasuredAndSaysWhere() throws Exception {
     Files.move(outputs, dir.resolve("elsewhere"));
