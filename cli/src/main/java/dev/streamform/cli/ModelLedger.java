@@ -99,18 +99,15 @@ final class ModelLedger implements AutoCloseable {
       throw new ParameterException(commandLine, "--model: " + e.getMessage());
     }
     if (!model.kind().hasRevisionLedger()) {
-      err.println("streamform " + command + ": " + notWindowed(model));
-      return Optional.empty();
+      return refuse(err, command, notWindowed(model), null);
     }
     if (reads == Reads.DECLARED_EFFECTS && model.model().effects().isEmpty()) {
       // before the database: nothing of a model without effects is paused, resumed or delivered
-      err.println(
-          "streamform "
-              + command
-              + ": model '"
-              + modelName
-              + "' declares no effects (effects: in streamform.yml)");
-      return Optional.empty();
+      return refuse(
+          err,
+          command,
+          "model '" + modelName + "' declares no effects (effects: in streamform.yml)",
+          null);
     }
     HikariDataSource pool = target.openPool("streamform-" + command.replace(' ', '-'), 2, 10_000);
     try {
@@ -119,38 +116,39 @@ final class ModelLedger implements AutoCloseable {
       } else {
         Optional<LedgerSchema.Pending> pending = LedgerSchema.check(pool, target.describe());
         if (!Ledger.at(pool).exists()) {
-          err.println(
-              "streamform "
-                  + command
-                  + ": no Streamform ledger in "
+          return refuse(
+              err,
+              command,
+              "no Streamform ledger in "
                   + target.describe()
-                  + " (streamform run --jdbc-url creates it)");
-          pool.close();
-          return Optional.empty();
+                  + " (streamform run --jdbc-url creates it)",
+              pool);
         }
         Optional<String> refused = upToDate(pool, target.describe(), pending, command, err);
         if (refused.isPresent()) {
-          err.println("streamform " + command + ": " + refused.get());
-          pool.close();
-          return Optional.empty();
+          return refuse(err, command, refused.get(), pool);
         }
       }
     } catch (LedgerSchema.Unusable e) {
-      err.println("streamform " + command + ": " + e.getMessage());
-      pool.close();
-      return Optional.empty();
+      return refuse(err, command, e.getMessage(), pool);
     } catch (SQLException | RuntimeException e) {
-      err.println(
-          "streamform "
-              + command
-              + ": cannot use the database "
-              + target.describe()
-              + ": "
-              + firstLine(e));
-      pool.close();
-      return Optional.empty();
+      return refuse(
+          err, command, "cannot use the database " + target.describe() + ": " + firstLine(e), pool);
     }
     return Optional.of(new ModelLedger(model, pool, target.describe()));
+  }
+
+  /**
+   * A command's refusal to open the ledger: {@code why} in one line on {@code err}, after {@code
+   * streamform <command>: }, and the pool closed (null before it is opened).
+   */
+  private static Optional<ModelLedger> refuse(
+      PrintWriter err, String command, String why, HikariDataSource pool) {
+    err.println("streamform " + command + ": " + why);
+    if (pool != null) {
+      pool.close();
+    }
+    return Optional.empty();
   }
 
   /**
