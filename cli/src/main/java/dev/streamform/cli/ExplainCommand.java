@@ -18,17 +18,20 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code streamform explain <project> <model>}: prints the model's plan with its clock and state.
+ * {@code streamform explain <project> <model>}: prints the model's plan with its clock, state and
+ * effect rules.
  */
 @Command(
     name = "explain",
-    header = "Prints a model's plan: clock, time attributes, window, state fingerprint.",
+    header = "Prints a model's plan: clock, time attributes, window, state, effect rules.",
     mixinStandardHelpOptions = true,
     description = {
       "Prints a model's plan: the Source with its clock, the time attribute on every node that"
           + " carries it, and the Aggregate with its state fingerprint (key, accumulators with"
           + " types, retention; for a windowed model its window, allowed lateness and trigger),"
-          + " and a windowed model's generation. The text then lists every step the pipeline"
+          + " and a windowed model's generation, then its effect rules, if it declares any (each"
+          + " rule's type, when and subject, mode, and the provider it sends to). The text then"
+          + " lists every step the pipeline"
           + " applies after the source, each with its settings, walked from the pipeline run"
           + " builds (built, not run), so a step that runs cannot be missing from it."
     },

@@ -101,6 +101,52 @@ class TestAndExplainCommandTest {
   }
 
   /**
+   * A model's effect rules are part of its plan (ADR 0150): explain shows each after the Aggregate,
+   * its name, its rule and what it sends where, the credential by where it comes from only.
+   */
+  @Test
+  void explainShowsAModelsEffectRules(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    java.nio.file.Files.createDirectories(dir.resolve("models"));
+    java.nio.file.Files.copy(TIME.resolve("late-event/sources.yml"), dir.resolve("sources.yml"));
+    java.nio.file.Files.writeString(
+        dir.resolve("streamform.yml"),
+        """
+        models:
+          hourly:
+            key: [customer_id]
+            window: 1h
+            effects:
+              - type: reward
+                subject: customer_id
+                when: "total_spend >= 100"
+                provider: {kind: webhook, url: "http://127.0.0.1:8099/effects", idempotency: key,\
+         receipts: true, authorization_env: REWARDS_AUTHORIZATION}
+              - type: notice
+                subject: window_start
+                when: "total_spend < 0"
+                mode: incremental
+                provider: {kind: webhook, url: "https://example.com/notices", idempotency: none,\
+         receipts: false}
+        """);
+    java.nio.file.Files.writeString(
+        dir.resolve("models/hourly.sql"),
+        "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY"
+            + " customer_id");
+    assertThat(err.toString(), run("explain", dir.toString(), "hourly"), is(0));
+    assertThat(
+        out.toString(),
+        containsString(
+            "     ↓\n"
+                + "Effects\n"
+                + "  reward: when total_spend >= 100 for customer_id, mode=once; sends a webhook"
+                + " to http://127.0.0.1:8099/effects idempotency=key receipts=true"
+                + " authorization_env=REWARDS_AUTHORIZATION\n"
+                + "  notice: when total_spend < 0 for window_start, mode=incremental; sends a"
+                + " webhook to https://example.com/notices idempotency=none receipts=false\n"
+                + "\nSteps"));
+  }
+
+  /**
    * Issue 35: {@code window: 1d} without {@code time_zone} is a UTC day and explain says so; with a
    * zone it names it; check warns about a month window with more than a month of lateness.
    */

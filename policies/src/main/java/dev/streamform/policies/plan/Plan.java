@@ -3,6 +3,7 @@ package dev.streamform.policies.plan;
 import dev.streamform.core.time.Durations;
 import dev.streamform.policies.declarations.DecisionsSpec;
 import dev.streamform.policies.declarations.EarlyResults;
+import dev.streamform.policies.declarations.EffectDeclaration;
 import dev.streamform.policies.declarations.ModelDeclaration;
 import dev.streamform.policies.declarations.SourceDeclaration;
 import dev.streamform.policies.declarations.WindowSpec;
@@ -25,7 +26,8 @@ import java.util.stream.Collectors;
  * event-time attribute says so; the fingerprint names the key, each accumulator with its type and
  * the retention (for a windowed model: the window, the allowed lateness and the trigger), so a
  * change to any of them shows. A windowed model's Aggregate also shows its window, allowed
- * lateness, trigger and generation.
+ * lateness, trigger and generation, and a model with effects an Effects node after it, one rule a
+ * line.
  */
 public final class Plan {
   private final List<List<String>> nodes;
@@ -154,7 +156,38 @@ public final class Plan {
       }
     }
     nodes.add(aggregate);
+    if (!model.effects().isEmpty()) {
+      // evaluated on the revisions the Aggregate's ledger writes (ADR 0150: part of the plan)
+      List<String> effects = new ArrayList<>(List.of("Effects"));
+      model.effects().forEach(e -> effects.add(effectRule(e)));
+      nodes.add(effects);
+    }
     return new Plan(nodes);
+  }
+
+  /**
+   * An effect rule in one line, what its manifest records: {@code reward: when revenue >= 1000 for
+   * merchant_id, mode=once; sends a webhook to URL idempotency=key receipts=true}, a credential by
+   * the name of its variable or file only.
+   */
+  private static String effectRule(EffectDeclaration e) {
+    return e.type()
+        + ": when "
+        + e.when().trim()
+        + " for "
+        + e.subject()
+        + ", mode="
+        + (e.incremental() ? "incremental" : "once")
+        + "; sends a "
+        + e.providerKind()
+        + " to "
+        + e.providerUrl()
+        + " idempotency="
+        + (e.idempotencyKeys() ? "key" : "none")
+        + " receipts="
+        + e.receiptQueries()
+        + e.authorizationEnv().map(v -> " authorization_env=" + v).orElse("")
+        + e.authorizationFile().map(v -> " authorization_file=" + v).orElse("");
   }
 
   /** The declared model {@code name}; a clear refusal naming the models there are otherwise. */
