@@ -17,12 +17,12 @@ import dev.streamform.planner.sinks.JsonRecords;
 import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.GateThresholds;
-import dev.streamform.policies.declarations.OutputTopics;
 import dev.streamform.policies.declarations.WindowSpec;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.NotUtf8;
 import dev.streamform.policies.sql.RowPredicate;
 import dev.streamform.policies.time.Timestamps;
+import dev.streamform.sink.JdbcTarget;
 import dev.streamform.sink.LedgerVerification;
 import dev.streamform.sink.effects.EffectsLedger;
 import dev.streamform.teststreams.fixture.FixtureRunner;
@@ -146,7 +146,8 @@ final class GatesCommand implements Callable<Integer> {
       paramLabel = "DIR",
       description =
           "the run's output files: <late_topic>.jsonl, <quarantine_topic>.jsonl,"
-              + " <model>.duplicates.jsonl of a file run (default: <project>/target/<model>)")
+              + " <model>.duplicates.jsonl of a file run (a source with event_id only; default:"
+              + " <project>/target/<model>)")
   Path output;
 
   @Option(
@@ -507,6 +508,23 @@ final class GatesCommand implements Callable<Integer> {
     EffectsLedger effects = new EffectsLedger(l.pool());
     Map<String, String> owners = effects.owners(counted.keySet());
     int ownKeys = effects.keyCount(l.name());
+    // deliveries of which no model of this ledger knows a single key: the gate judged nothing, and
+    // the likely cause is a ledger other than the run's (ADR 0032, amendment of 2026-12-05)
+    long deliveredKeys = counted.values().stream().filter(n -> n > 0).count();
+    if (deliveredKeys > 0
+        && counted.entrySet().stream()
+            .noneMatch(e -> e.getValue() > 0 && owners.containsKey(e.getKey()))) {
+      return new Verdict(
+          "effects",
+          "FAIL",
+          "-",
+          th,
+          "the ledger at "
+              + JdbcTarget.masked(target.jdbcUrl)
+              + " holds none of the provider's "
+              + Counts.grouped(deliveredKeys, "delivered key")
+              + ": is --jdbc-url the database the run wrote to?");
+    }
     long most = 0;
     int delivered = 0;
     int over = 0;
@@ -829,15 +847,18 @@ final class GatesCommand implements Callable<Integer> {
   }
 
   /**
-   * The output of the events the run dropped as duplicates; without {@code event_id} the run writes
-   * none, and the name read (and found empty) is still the one {@link OutputTopics} gives.
+   * The output of the events the run dropped as duplicates (OutputTopics' name, as the run writes
+   * it); empty without {@code event_id}: the run writes none, so a file or topic of that name is
+   * not the run's and is not read.
    */
-  private static String duplicatesTopic(DeclaredModel model) {
-    return ModelSinks.of(model)
-        .duplicatesTopic()
-        .orElse(
-            OutputTopics.defaultName(
-                OutputTopics.Kind.DUPLICATES, model.model().name(), model.model().decides()));
+  private static Optional<String> duplicatesTopic(DeclaredModel model) {
+    return ModelSinks.of(model).duplicatesTopic();
+  }
+
+  /** The rows of the run's duplicates output; none for a model without {@code event_id}. */
+  private List<JsonNode> duplicateRows(DeclaredModel model) throws IOException {
+    Optional<String> topic = duplicatesTopic(model);
+    return topic.isEmpty() ? List.of() : run.rows(topic.get());
   }
 
   // ---- offsets: each source offset accounted for exactly once
@@ -898,7 +919,7 @@ final class GatesCommand implements Callable<Integer> {
     }
     Set<String> duplicates = new HashSet<>();
     List<String> twice = new ArrayList<>();
-    for (JsonNode r : run.rows(duplicatesTopic(model))) {
+    for (JsonNode r : duplicateRows(model)) {
       if (!duplicates.add(at(r)) && once) {
         twice.add(at(r));
       }
@@ -1044,7 +1065,7 @@ final class GatesCommand implements Callable<Integer> {
       found.add(at(r) + "@" + Timestamps.parse(r.path("window_start").asText()));
     }
     Set<String> duplicates = new HashSet<>();
-    for (JsonNode r : run.rows(duplicatesTopic(model))) {
+    for (JsonNode r : duplicateRows(model)) {
       duplicates.add(at(r));
     }
     int expected = replay.outcome().late().size();
@@ -1266,8 +1287,7 @@ final class GatesCommand implements Callable<Integer> {
               + ", "
               + ModelSinks.of(model).lateTopic()
               + ", "
-              + duplicatesTopic(model)
-              + ", "
+              + duplicatesTopic(model).map(d -> d + ", ").orElse("")
               + ModelSinks.of(model).quarantineTopic()
               + " at "
               + kafka.bootstrapServers();

@@ -537,6 +537,41 @@ class GatesCommandTest {
     }
   }
 
+  /**
+   * A gate pointed at a ledger that knows none of the provider's delivered keys (--jdbc-url names
+   * another database) judged nothing: it fails and names the likely cause, rather than passing with
+   * {@code 0 of its 0 keys delivered} (ADR 0032, amendment of 2026-12-05). A model with effects
+   * that delivered nothing, at a provider that has no deliveries at all, still passes.
+   */
+  @Test
+  void aLedgerThatKnowsNoneOfTheProvidersDeliveredKeysFailsTheEffectsGate() throws Exception {
+    declareAnEffect();
+    try (LocalProviderServer provider = LocalProviderServer.start(0)) {
+      assertThat(
+          err.toString(), gates("--skip", "oracle", "--provider-url", provider.url()), is(0));
+      assertThat(
+          line("effects"),
+          is(
+              "PASS effects 0 threshold <= 1 "
+                  + EFFECTS_DETAIL
+                  + "0 of its 0 keys delivered, 0 over the threshold"));
+      // the run wrote its effects to another database: this ledger holds none of the keys
+      deliver(provider, hex("elsewhere 1"));
+      deliver(provider, hex("elsewhere 2"));
+      out.getBuffer().setLength(0);
+      int status = gates("--skip", "oracle", "--provider-url", provider.url());
+      assertThat(
+          line("effects"),
+          is(
+              "FAIL effects - threshold <= 1 the ledger at "
+                  + url
+                  + " holds none of the provider's 2 delivered keys: is --jdbc-url the database"
+                  + " the run wrote to?"));
+      assertThat(status, is(1));
+      assertThat(out.toString(), containsString("gates: 3 passed, 1 failed, 2 not measured"));
+    }
+  }
+
   @Test
   void anEffectKeyAppliedTwiceByTheProviderFailsTheEffectsGate() throws Exception {
     declareAnEffect();
@@ -838,6 +873,26 @@ class GatesCommandTest {
     assertThat(
         line("offsets"),
         containsString("PASS offsets 0/0 threshold <= 0/0 missing/duplicated of 4 source offsets"));
+  }
+
+  /**
+   * A model whose source declares no {@code event_id} has no duplicates output: no run writes
+   * {@code <model>.duplicates}, so a stray file of that name (an older run's, copied in) is not
+   * read by the offsets gate.
+   */
+  @Test
+  void aModelWithoutEventIdReadsNoDuplicatesOutput() throws Exception {
+    // the too-late event's late row, planted as a duplicates row: counted, it is a second account
+    Files.copy(
+        outputs.resolve("hourly_revenue.late.jsonl"),
+        outputs.resolve("hourly_revenue.duplicates.jsonl"));
+    int status = gates("--skip", "oracle");
+    assertThat(
+        line("offsets"),
+        is(
+            "PASS offsets 0/0 threshold <= 0/0 missing/duplicated of 12 source offsets (3 without"
+                + " output by design: blank, punctuation, filtered by WHERE)"));
+    assertThat(out.toString() + err, status, is(0));
   }
 
   @Test
