@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.streamform.core.text.Counts;
 import dev.streamform.pipelines.kafka.KafkaConnection;
 import dev.streamform.pipelines.kafka.KafkaRefusedException;
 import java.io.IOException;
@@ -18,7 +19,6 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -130,17 +130,19 @@ final class LateEventsRecomputed {
    * generation {@code generation}'s revisions.
    */
   static String line(String where, Result r, int generation) {
-    return String.format(
-        Locale.ROOT,
-        "too-late events of the live run (%s, %d %s): %d in generation %d's revisions, %d still"
-            + " outside them%s",
-        where,
-        r.rows(),
-        r.rows() == 1 ? "row" : "rows",
-        r.included(),
-        generation,
-        r.outside(),
-        r.firstOutside().isEmpty() ? "" : " (first: " + r.firstOutside() + ")");
+    // counts grouped in thousands as the rest of run's summary (Counts)
+    return "too-late events of the live run ("
+        + where
+        + ", "
+        + Counts.grouped(r.rows(), "row")
+        + "): "
+        + Counts.number(r.included())
+        + " in generation "
+        + generation
+        + "'s revisions, "
+        + Counts.number(r.outside())
+        + " still outside them"
+        + (r.firstOutside().isEmpty() ? "" : " (first: " + r.firstOutside() + ")");
   }
 
   /** Checks each late row against generation {@code generation}'s revisions of its window. */

@@ -558,7 +558,7 @@ final class RunCommand implements Callable<Integer> {
               "streamform run: created topic "
                   + created
                   + " ("
-                  + Counts.of(create, "partition")
+                  + Counts.grouped(create, "partition")
                   + ")");
         }
         if (!sourceExists) {
@@ -660,8 +660,8 @@ final class RunCommand implements Callable<Integer> {
               + (revisionSink == null || revisionSink.effects().isEmpty()
                   ? ""
                   : " (with "
-                      + revisionSink.effects().size()
-                      + " effect rules; deliver with streamform dispatch)")
+                      + Counts.grouped(revisionSink.effects().size(), "effect rule")
+                      + "; deliver with streamform dispatch)")
               + ", late -> "
               + sinks.lateTopic()
               + sinks.reconcileTopic().map(t -> ", reconcile -> " + t).orElse("")
@@ -774,7 +774,7 @@ final class RunCommand implements Callable<Integer> {
     List<String> holding =
         held.entrySet().stream()
             .filter(e -> e.getValue() > 0)
-            .map(e -> e.getKey() + " " + Counts.of(e.getValue(), "record"))
+            .map(e -> e.getKey() + " " + Counts.grouped(e.getValue(), "record"))
             .toList();
     if (holding.isEmpty()) {
       return reading + "; its output topics hold no records yet";
@@ -1061,7 +1061,7 @@ final class RunCommand implements Callable<Integer> {
               "streamform run: created topic "
                   + created
                   + " ("
-                  + Counts.of(partitions, "partition")
+                  + Counts.grouped(partitions, "partition")
                   + ")");
         }
       }
@@ -1223,28 +1223,20 @@ final class RunCommand implements Callable<Integer> {
     }
     out.println(readLine(summary));
     summary.written.forEach(
-        (file, rows) ->
-            out.printf(
-                java.util.Locale.ROOT,
-                "wrote %s (%,d %s)%n",
-                file,
-                rows,
-                rows == 1 ? "row" : "rows"));
+        (file, rows) -> out.println("wrote " + file + " (" + Counts.grouped(rows, "row") + ")"));
     if (revisionSink != null) {
-      out.printf(
-          java.util.Locale.ROOT,
-          "wrote %,d new %s to %s%n",
-          summary.databaseRevisions,
-          summary.databaseRevisions == 1 ? "revision" : "revisions",
-          revisionSink.target().describe());
+      out.println(
+          "wrote "
+              + Counts.grouped(summary.databaseRevisions, "new revision")
+              + " to "
+              + revisionSink.target().describe());
     }
     if (decisionLedger != null) {
-      out.printf(
-          java.util.Locale.ROOT,
-          "wrote %,d new %s to %s%n",
-          summary.databaseDecisions,
-          summary.databaseDecisions == 1 ? "decision" : "decisions",
-          decisionLedger.target().describe());
+      out.println(
+          "wrote "
+              + Counts.grouped(summary.databaseDecisions, "new decision")
+              + " to "
+              + decisionLedger.target().describe());
     }
     boolean conflicts = revisionSink != null && conflicts(0, declared, revisionSink, out, err);
     if (shadow) {
@@ -1316,8 +1308,7 @@ final class RunCommand implements Callable<Integer> {
       DecisionLedgerSink decisionLedger) {
     List<String> said = new java.util.ArrayList<>();
     if (read >= 0) {
-      said.add(
-          String.format(java.util.Locale.ROOT, "%,d %s read", read, read == 1 ? "line" : "lines"));
+      said.add(Counts.grouped(read, "line") + " read");
     }
     if (dir != null) {
       Optional<String> incomplete = OutputFolder.incomplete(dir);
@@ -1402,7 +1393,7 @@ final class RunCommand implements Callable<Integer> {
       summary.println(
           model
               + ": "
-              + Counts.of(missing, "revision")
+              + Counts.grouped(missing, "revision")
               + " refused and recorded: the ledger in "
               + sink.target().describe()
               + " lacks rows of revisions its projections have passed ("
@@ -1411,7 +1402,7 @@ final class RunCommand implements Callable<Integer> {
       summary.flush();
       err.println(
           "streamform run: the revision ledger is damaged: rows of "
-              + Counts.of(missing, "revision")
+              + Counts.grouped(missing, "revision")
               + " of generation "
               + g
               + " are missing from it (deleted outside Streamform), so it refused them again;"
@@ -1424,7 +1415,7 @@ final class RunCommand implements Callable<Integer> {
     summary.println(
         model
             + ": "
-            + Counts.of(n, "revision conflict")
+            + Counts.grouped(n, "revision conflict")
             + " refused and recorded: generation "
             + g
             + " already holds other values for those revisions in "
@@ -1435,7 +1426,7 @@ final class RunCommand implements Callable<Integer> {
     summary.flush();
     err.println(
         "streamform run: the revision ledger refused "
-            + Counts.of(n, "revision")
+            + Counts.grouped(n, "revision")
             + " of generation "
             + g
             + " that differ from what it holds: a re-run of a generation with other input or"
@@ -1594,54 +1585,40 @@ final class RunCommand implements Callable<Integer> {
   static String readLine(FileModelRun.Summary summary) {
     String handled =
         summary.decides
-            ? String.format(
-                java.util.Locale.ROOT,
-                "%,d decided (%,d %s), %s%,d late, %s%,d dead-lettered",
-                summary.decided,
-                summary.revised,
-                summary.revised == 1 ? "revision" : "revisions",
-                summary.reconciledBelowHorizon == 0
+            ? Counts.number(summary.decided)
+                + " decided ("
+                + Counts.grouped(summary.revised, "revision")
+                + "), "
+                + (summary.reconciledBelowHorizon == 0
                     ? ""
-                    : String.format(
-                        java.util.Locale.ROOT,
-                        "%,d reconciled for freed state, ",
-                        summary.reconciledBelowHorizon),
-                summary.decisionsLate,
-                duplicates(summary),
-                summary.skewed + summary.quarantined)
-            : String.format(
-                java.util.Locale.ROOT,
-                "%,d %s processed, %,d late, %s%,d quarantined",
-                summary.processed,
-                summary.processed == 1 ? "event" : "events",
-                summary.late,
-                duplicates(summary),
-                summary.quarantined);
-    return String.format(
-        java.util.Locale.ROOT,
-        "%,d %s read: %s%s%s",
-        summary.recordsRead,
-        summary.recordsRead == 1 ? "line" : "lines",
-        handled,
-        summary.filtered == 0
+                    : Counts.number(summary.reconciledBelowHorizon)
+                        + " reconciled for freed state, ")
+                + Counts.number(summary.decisionsLate)
+                + " late, "
+                + duplicates(summary)
+                + Counts.number(summary.skewed + summary.quarantined)
+                + " dead-lettered"
+            : Counts.grouped(summary.processed, "event")
+                + " processed, "
+                + Counts.number(summary.late)
+                + " late, "
+                + duplicates(summary)
+                + Counts.number(summary.quarantined)
+                + " quarantined";
+    return Counts.grouped(summary.recordsRead, "line")
+        + " read: "
+        + handled
+        + (summary.filtered == 0
             ? ""
-            : String.format(java.util.Locale.ROOT, ", %,d filtered out by WHERE", summary.filtered),
-        summary.punctuations == 0
+            : ", " + Counts.number(summary.filtered) + " filtered out by WHERE")
+        + (summary.punctuations == 0
             ? ""
-            : String.format(
-                java.util.Locale.ROOT,
-                ", %,d watermark %s",
-                summary.punctuations,
-                summary.punctuations == 1 ? "line" : "lines"));
+            : ", " + Counts.grouped(summary.punctuations, "watermark line"));
   }
 
   private static String duplicates(FileModelRun.Summary summary) {
     return summary.detectsDuplicates || summary.duplicates > 0
-        ? String.format(
-            java.util.Locale.ROOT,
-            "%,d %s, ",
-            summary.duplicates,
-            summary.duplicates == 1 ? "duplicate" : "duplicates")
+        ? Counts.grouped(summary.duplicates, "duplicate") + ", "
         : "";
   }
 
@@ -1702,7 +1679,7 @@ final class RunCommand implements Callable<Integer> {
                 + " (recorded "
                 + r.recordedAt()
                 + "; "
-                + Counts.of(r.projections(), "projection")
+                + Counts.grouped(r.projections(), "projection")
                 + " published): a partition count is part of the watermark topology"
                 + " — declare a new generation: N in streamform.yml and roll it out (streamform"
                 + " run --generation N --shadow)"
@@ -1741,16 +1718,16 @@ final class RunCommand implements Callable<Integer> {
     }
     List<String> would = new ArrayList<>();
     if (fx.prepared() > 0) {
-      would.add("prepare " + Counts.of(fx.prepared(), "effect"));
+      would.add("prepare " + Counts.grouped(fx.prepared(), "effect"));
     }
     if (fx.updated() > 0) {
-      would.add("update " + Counts.of(fx.updated(), "prepared effect"));
+      would.add("update " + Counts.grouped(fx.updated(), "prepared effect"));
     }
     if (fx.cancelled() > 0) {
-      would.add("cancel " + Counts.of(fx.cancelled(), "prepared effect"));
+      would.add("cancel " + Counts.grouped(fx.cancelled(), "prepared effect"));
     }
     if (fx.compensations() > 0) {
-      would.add("record " + Counts.of(fx.compensations(), "compensation"));
+      would.add("record " + Counts.grouped(fx.compensations(), "compensation"));
     }
     if (would.isEmpty()) {
       return Optional.empty();
@@ -1856,8 +1833,8 @@ final class RunCommand implements Callable<Integer> {
             .append("; ")
             .append(
                 declared.kind().hasDecisionLedger()
-                    ? Counts.of(recorded.decisions(), "decision") + " written"
-                    : Counts.of(recorded.projections(), "projection") + " published")
+                    ? Counts.grouped(recorded.decisions(), "decision") + " written"
+                    : Counts.grouped(recorded.projections(), "projection") + " published")
             .append(")");
       }
     }

@@ -1,6 +1,7 @@
 package dev.streamform.cli;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.endsWith;
 import static org.hamcrest.Matchers.is;
 
 import dev.streamform.planner.DeclaredModel;
@@ -39,6 +40,26 @@ class RunStartLinesTest {
                 + " earlier runs published is published again (a Flink job restored with"
                 + " --from-savepoint continues instead: docs/guides/kafka.md); the output topics"
                 + " already hold soak_metrics 120 records, soak_metrics.quarantine 1 record"));
+  }
+
+  /** Every count {@code run} prints is grouped in thousands as its summary is (Counts.grouped). */
+  @Test
+  void countsOfAThousandAndMoreAreGroupedInThousands() {
+    Map<String, Long> held = new LinkedHashMap<>();
+    held.put("soak_metrics", 12_345L);
+    held.put("soak_metrics.quarantine", 1_000L);
+    assertThat(
+        RunCommand.readingLine("soak_orders", held),
+        endsWith(
+            "; the output topics already hold soak_metrics 12,345 records,"
+                + " soak_metrics.quarantine 1,000 records"));
+    // run --shadow's line about the live run's too-late events
+    assertThat(
+        LateEventsRecomputed.line(
+            "live/soak_metrics.late.jsonl", new LateEventsRecomputed.Result(2_500, 1_200, ""), 2),
+        is(
+            "too-late events of the live run (live/soak_metrics.late.jsonl, 2,500 rows): 1,200 in"
+                + " generation 2's revisions, 1,300 still outside them"));
   }
 
   @Test
