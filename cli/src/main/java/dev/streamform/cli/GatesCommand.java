@@ -111,7 +111,8 @@ import picocli.CommandLine.Spec;
           + " request that reached the effect, applied or answered with its earlier receipt, so a"
           + " double send is seen even when the provider deduplicates it; only the model's own"
           + " effect keys (the effect ledger's) count, other models' deliveries to the same"
-          + " provider are said and set aside.",
+          + " provider are said and set aside; it fails when the ledger holds none of the"
+          + " provider's delivered keys (is --jdbc-url the run's database?).",
       "It reads: the ledger at --jdbc-url (generation --generation, else the canonical one;"
           + " refused when that generation has no projection of the model), the"
           + " source files the project declares and the run's output files in --output (default:"
