@@ -33,8 +33,9 @@ import java.util.SplittableRandom;
  * {@code benchmarks/run}, not here.
  *
  * <p>Usage: {@code FixtureSpeed [--events N] [--keys K] [--runs R] [--seed S] [--fixtures DIR]
- * [--out DIR] [--write-only]}; {@code --write-only} writes the large fixture's project to {@code
- * <out>/fixture-<N>} and stops (run it with {@code streamform test <out>/fixture-<N>}).
+ * [--alternations A] [--out DIR] [--write-only]}; {@code --write-only} writes the large fixture's
+ * project to {@code <out>/fixture-<N>} and stops (run it with {@code streamform test
+ * <out>/fixture-<N>}).
  */
 public final class FixtureSpeed {
   static final long START_MILLIS = 1_788_076_800_000L; // 2026-08-30T00:00:00Z
@@ -93,12 +94,15 @@ public final class FixtureSpeed {
     double[] first = suite(fixtures);
     double[] second = suite(fixtures);
     // what one more fixture costs: the whole suite against a suite of one of its projects, warm,
-    // alternating, three times each; (median whole - median one) / (fixtures - fixtures of the one)
+    // alternating, nine times each (three, before 2026-12-05 evening, gave suites of 9 fixtures of
+    // 0.43 to 0.88 s in one run, the JIT still compiling); (median whole - median one) / (fixtures
+    // - fixtures of the one)
     Path one = fixtures.resolve(opt.getOrDefault("one", "late-event"));
     List<Double> wholes = new ArrayList<>();
     List<Double> ones = new ArrayList<>();
     double oneCount = 0;
-    for (int i = 0; i < 3; i++) {
+    int alternations = Integer.parseInt(opt.getOrDefault("alternations", "9"));
+    for (int i = 0; i < alternations; i++) {
       double[] o = suite(one);
       double[] w = suite(fixtures);
       ones.add(o[0]);
