@@ -19,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -428,6 +429,9 @@ final class ProjectLoader {
    * Kafka refuses to create the later beside the first. Each collision is a problem at the later
    * declaration, naming the first.
    */
+  /** The topics of the project as Kafka sees them ({@link #checkTopics}). */
+  private final Set<String> inUse = new HashSet<>();
+
   private void checkTopics(
       Map<String, ModelsFile.Entry> models, Optional<Map<String, SourcesFile.Entry>> sources) {
     Map<String, TopicOwner> owners = new LinkedHashMap<>();
@@ -452,6 +456,15 @@ final class ProjectLoader {
                                             false,
                                             false)))));
     owners.values().forEach(o -> unified.putIfAbsent(Topic.unifyCollisionChars(o.name()), o));
+    // every topic the project reads or writes, as Kafka sees it: a suggested name must be none
+    inUse.clear();
+    unified.keySet().forEach(inUse::add);
+    models.values().stream()
+        .filter(m -> Names.isIdentifier(m.name()))
+        .forEach(
+            m ->
+                modelTopics(m, sources)
+                    .forEach(t -> inUse.add(Topic.unifyCollisionChars(t.name()))));
     for (ModelsFile.Entry model : models.values()) {
       if (!Names.isIdentifier(model.name())) {
         continue; // already reported: the name names no topic
@@ -459,20 +472,7 @@ final class ProjectLoader {
       YamlMap yaml = model.yaml();
       boolean decides = yaml.has("decisions");
       boolean windowed = yaml.has("window");
-      Optional<YamlMap> source =
-          Optional.ofNullable(modelSources.get(model.name()))
-              .flatMap(name -> sources.map(all -> all.get(name)))
-              .flatMap(SourcesFile.Entry::yaml);
-      List<OutputTopics.Topic> topics =
-          OutputTopics.of(
-              model.name(),
-              decides,
-              declaredTopic(yaml, "topic"),
-              declaredTopic(yaml, "late_topic"),
-              declaredTopic(yaml, "quarantine_topic"),
-              source.map(s -> s.has("event_id")).orElse(false),
-              source.map(s -> s.has("idle_after")).orElse(false));
-      for (OutputTopics.Topic topic : topics) {
+      for (OutputTopics.Topic topic : modelTopics(model, sources)) {
         TopicOwner here =
             new TopicOwner(
                 topic.name(),
@@ -497,6 +497,24 @@ final class ProjectLoader {
         }
       }
     }
+  }
+
+  /** Every topic {@code model} writes, declared or default, of every kind it writes. */
+  private List<OutputTopics.Topic> modelTopics(
+      ModelsFile.Entry model, Optional<Map<String, SourcesFile.Entry>> sources) {
+    YamlMap yaml = model.yaml();
+    Optional<YamlMap> source =
+        Optional.ofNullable(modelSources.get(model.name()))
+            .flatMap(name -> sources.map(all -> all.get(name)))
+            .flatMap(SourcesFile.Entry::yaml);
+    return OutputTopics.of(
+        model.name(),
+        yaml.has("decisions"),
+        declaredTopic(yaml, "topic"),
+        declaredTopic(yaml, "late_topic"),
+        declaredTopic(yaml, "quarantine_topic"),
+        source.map(s -> s.has("event_id")).orElse(false),
+        source.map(s -> s.has("idle_after")).orElse(false));
   }
 
   /** The topic {@code key} names, when it is a legal topic name (else already reported). */
@@ -551,9 +569,12 @@ final class ProjectLoader {
     String fix;
     if (key.isPresent()) {
       String free = OutputTopics.defaultName(topic.kind(), later.model(), later.decides());
+      // suggested only when no topic of the project is it, exactly or as Kafka sees it
       fix =
           "name another topic"
-              + (Topic.hasCollision(free, topic.name()) ? "" : ", e.g. " + key.get() + ": " + free);
+              + (inUse.contains(Topic.unifyCollisionChars(free))
+                  ? ""
+                  : ", e.g. " + key.get() + ": " + free);
     } else if (topic.kind().key().isPresent()) {
       fix =
           "name another topic with " + topic.kind().key().get() + ": <topic>, or rename the model";

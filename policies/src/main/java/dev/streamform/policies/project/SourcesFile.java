@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import org.apache.kafka.common.internals.Topic;
 
 /** Reads and checks {@code sources.yml}: the rules of a source on its own. */
 final class SourcesFile {
@@ -119,8 +120,8 @@ final class SourcesFile {
     return Optional.of(sources);
   }
 
-  /** The source that first read a log, and the line where it names it. */
-  private record FirstReader(String source, int line) {}
+  /** The source that first read a log, the line where it names it, and the log as it names it. */
+  private record FirstReader(String source, int line, String shown) {}
 
   /**
    * One log, one source (ADR 0146): a kafka source reading the topic of an earlier source, or a
@@ -140,7 +141,8 @@ final class SourcesFile {
         return;
       }
       key = "topic";
-      log = "topic " + topic.get();
+      // Kafka's own rule: '.' and '_' alike (it will not create one beside the other)
+      log = "topic " + Topic.unifyCollisionChars(topic.get());
       shown = "topic '" + topic.get() + "'";
     } else if (connector.equals("file")) {
       Optional<String> path = s.peek("path").filter(p -> ProjectFiles.outside(dir, p).isEmpty());
@@ -154,8 +156,25 @@ final class SourcesFile {
     } else {
       return;
     }
-    FirstReader first = logs.putIfAbsent(log, new FirstReader(name, s.line(key)));
+    FirstReader first = logs.putIfAbsent(log, new FirstReader(name, s.line(key), shown));
     if (first == null) {
+      return;
+    }
+    if (!first.shown().equals(shown)) {
+      s.report(
+          key,
+          "reads "
+              + shown
+              + ", which collides with "
+              + first.shown()
+              + " that source '"
+              + first.source()
+              + "' reads (line "
+              + first.line()
+              + "): Kafka treats '.' and '_' in topic names alike and will not hold both",
+          "name the topic as it is in Kafka, or read source('"
+              + first.source()
+              + "') in every model of that topic");
       return;
     }
     String what = key.equals("topic") ? "topic" : "file";

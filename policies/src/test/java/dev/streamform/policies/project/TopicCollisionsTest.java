@@ -287,6 +287,53 @@ class TopicCollisionsTest {
                 + " are two projects)"));
   }
 
+  /**
+   * Two sources on topics Kafka treats as one ('.' and '_' alike): Kafka holds only one of them, so
+   * one source would read a topic that cannot exist beside the other's; refused at the later.
+   */
+  @Test
+  void twoSourcesReadingTopicsKafkaTreatsAsOneAreRefusedAtTheLater() {
+    ProjectFolder project =
+        twoModels("models:\n  a:\n    key: [customer_id]\n")
+            .delete("models/b.sql")
+            .sources(
+                "sources:\n  orders:\n    connector: kafka\n    topic: shop.orders\n"
+                    + SCHEMA
+                    + "  orders_again:\n    connector: kafka\n    topic: shop_orders\n"
+                    + SCHEMA
+                    + "    watermark: 1h\n");
+    assertThat(
+        project.problems(),
+        contains(
+            "sources.yml:9: source 'orders_again', key 'topic': reads topic 'shop_orders', which"
+                + " collides with topic 'shop.orders' that source 'orders' reads (line 4): Kafka"
+                + " treats '.' and '_' in topic names alike and will not hold both — name the"
+                + " topic as it is in Kafka, or read source('orders') in every model of that"
+                + " topic"));
+  }
+
+  /**
+   * The fix a refusal suggests ({@code e.g. <key>: <default>}) is not a topic the project uses
+   * already, exactly or as Kafka sees it.
+   */
+  @Test
+  void theSuggestedTopicIsNoneTheProjectUsesAlready() {
+    ProjectFolder project =
+        ProjectFolder.seed(dir)
+            .delete("models/customer_metrics.sql")
+            .sources(
+                "sources:\n  orders:\n    connector: kafka\n    topic: orders.raw\n"
+                    + SCHEMA
+                    + "  other:\n    connector: kafka\n    topic: m\n"
+                    + SCHEMA)
+            .models("models:\n  m:\n    key: [customer_id]\n    topic: orders_raw\n")
+            .sql("m", SUM);
+    assertThat(project.problems().size(), is(1));
+    assertThat(
+        project.problems().get(0),
+        org.hamcrest.Matchers.endsWith("will not hold both — name another topic"));
+  }
+
   /** Two file sources on one file, however the path is spelt, refused at the later. */
   @Test
   void twoFileSourcesReadingOneFileAreRefusedAtTheLater() {
