@@ -4,6 +4,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.streamform.planner.DeclaredModel;
@@ -347,6 +348,27 @@ class DuplicateFixturesTest {
   }
 
   /** The project in a temporary folder with only its upsert fixture. */
+  /**
+   * A windowed fixture's explanation of a differing window says of each of its events how it was
+   * judged; an event dropped as a duplicate reached no window and says so, not "not judged".
+   */
+  @Test
+  void aWindowsExplanationSaysWhichOfItsEventsWereDroppedAsDuplicates() throws Exception {
+    Path p = copy();
+    Files.writeString(
+        p.resolve("fixtures/hourly_duplicates.yml"),
+        Files.readString(ORDERS.resolve("fixtures/hourly_duplicates.yml"))
+            .replaceFirst(
+                "total_spend: 10, revision: 1, status: on_time",
+                "total_spend: 99," + " revision: 1, status: on_time"));
+    FixtureVerdict v = verdict(p, "hourly_duplicates.yml");
+    assertThat(v.passed(), is(false));
+    String report = v.render();
+    assertThat(
+        report, containsString("(line 8, partition 0, ordered_at 10:50): dropped as a duplicate"));
+    assertThat(report, not(containsString("not judged")));
+  }
+
   private Path copy() throws IOException {
     Path to = Files.createTempDirectory(dir, "orders");
     try (Stream<Path> files = Files.walk(ORDERS)) {
