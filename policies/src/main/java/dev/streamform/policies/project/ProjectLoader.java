@@ -429,9 +429,6 @@ final class ProjectLoader {
    * Kafka refuses to create the later beside the first. Each collision is a problem at the later
    * declaration, naming the first.
    */
-  /** The topics of the project as Kafka sees them ({@link #checkTopics}). */
-  private final Set<String> inUse = new HashSet<>();
-
   private void checkTopics(
       Map<String, ModelsFile.Entry> models, Optional<Map<String, SourcesFile.Entry>> sources) {
     Map<String, TopicOwner> owners = new LinkedHashMap<>();
@@ -456,15 +453,13 @@ final class ProjectLoader {
                                             false,
                                             false)))));
     owners.values().forEach(o -> unified.putIfAbsent(Topic.unifyCollisionChars(o.name()), o));
-    // every topic the project reads or writes, as Kafka sees it: a suggested name must be none
-    inUse.clear();
-    unified.keySet().forEach(inUse::add);
+    // every topic the project reads or writes, as Kafka sees it (the keys unified holds once
+    // every model is seen): a suggested name must be none
+    Set<String> inUse = new HashSet<>(unified.keySet());
     models.values().stream()
         .filter(m -> Names.isIdentifier(m.name()))
-        .forEach(
-            m ->
-                modelTopics(m, sources)
-                    .forEach(t -> inUse.add(Topic.unifyCollisionChars(t.name()))));
+        .flatMap(m -> modelTopics(m, sources).stream())
+        .forEach(t -> inUse.add(Topic.unifyCollisionChars(t.name())));
     for (ModelsFile.Entry model : models.values()) {
       if (!Names.isIdentifier(model.name())) {
         continue; // already reported: the name names no topic
@@ -491,9 +486,9 @@ final class ProjectLoader {
         }
         if (model.name().equals(first.model()) && !topic.declared() && first.topic().declared()) {
           // two of one model's own topics: said at the key that names the topic
-          reportTopic(first, here);
+          reportTopic(first, here, inUse);
         } else {
-          reportTopic(here, first);
+          reportTopic(here, first, inUse);
         }
       }
     }
@@ -522,8 +517,11 @@ final class ProjectLoader {
     return yaml.peek(key).filter(t -> Names.topicProblem(t).isEmpty());
   }
 
-  /** The problem of {@code later}'s topic, which {@code first} reads or writes already. */
-  private void reportTopic(TopicOwner later, TopicOwner first) {
+  /**
+   * The problem of {@code later}'s topic, which {@code first} reads or writes already; {@code
+   * inUse} holds every topic of the project as Kafka sees it.
+   */
+  private void reportTopic(TopicOwner later, TopicOwner first, Set<String> inUse) {
     OutputTopics.Topic topic = later.topic();
     Optional<String> key = topic.declared() ? topic.kind().key() : Optional.empty();
     StringBuilder message =
