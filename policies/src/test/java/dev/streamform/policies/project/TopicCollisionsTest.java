@@ -2,6 +2,7 @@ package dev.streamform.policies.project;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.endsWith;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.is;
 
@@ -29,10 +30,32 @@ class TopicCollisionsTest {
   private ProjectFolder twoModels(String models) {
     return ProjectFolder.seed(dir)
         .delete("models/customer_metrics.sql")
-        .sources("sources:\n  orders:\n    connector: kafka\n    topic: shop.orders\n" + SCHEMA)
+        .sources("sources:\n" + source("orders", "kafka", "shop.orders"))
         .models(models)
         .sql("a", SUM)
         .sql("b", SUM);
+  }
+
+  /** {@link #twoModels} without b: model a alone, reading source orders. */
+  private ProjectFolder oneModel() {
+    return twoModels("models:\n  a:\n    key: [customer_id]\n").delete("models/b.sql");
+  }
+
+  /**
+   * A sources.yml of source orders and source {@code other}, both of {@code connector}, reading
+   * {@code ordersReads} and {@code otherReads} on lines 4 and 9.
+   */
+  private static String twoSources(
+      String connector, String ordersReads, String other, String otherReads) {
+    return "sources:\n"
+        + source("orders", connector, ordersReads)
+        + source(other, connector, otherReads);
+  }
+
+  /** One source of sources.yml, reading {@code reads}: a topic for kafka, else a path. */
+  private static String source(String name, String connector, String reads) {
+    String key = connector.equals("kafka") ? "topic" : "path";
+    return "  %s:\n    connector: %s\n    %s: %s\n".formatted(name, connector, key, reads) + SCHEMA;
   }
 
   /** The audit's project: b writes into the source's topic and into a's topics. */
@@ -137,26 +160,12 @@ class TopicCollisionsTest {
    */
   @Test
   void theDuplicatesAndIdleTopicsCountWhenTheSourceMakesTheModelWriteThem() throws Exception {
-    String models = "models:\n  a:\n    key: [customer_id]\n";
-    String second =
-        "  other:\n    connector: kafka\n    topic: a.duplicates\n"
-            + SCHEMA
-            + "  idle:\n    connector: kafka\n    topic: a.idle\n"
-            + SCHEMA;
-    ProjectFolder project =
-        twoModels(models)
-            .delete("models/b.sql")
-            .sources(
-                "sources:\n  orders:\n    connector: kafka\n    topic: shop.orders\n"
-                    + SCHEMA
-                    + second);
+    String orders = "sources:\n" + source("orders", "kafka", "shop.orders");
+    String second = source("other", "kafka", "a.duplicates") + source("idle", "kafka", "a.idle");
+    ProjectFolder project = oneModel().sources(orders + second);
     assertThat(project.load().models().keySet(), contains("a"));
 
-    project.sources(
-        "sources:\n  orders:\n    connector: kafka\n    topic: shop.orders\n"
-            + SCHEMA
-            + "    event_id: customer_id\n    idle_after: 1m\n"
-            + second);
+    project.sources(orders + "    event_id: customer_id\n    idle_after: 1m\n" + second);
     assertThat(
         project.problems(),
         contains(
@@ -216,7 +225,7 @@ class TopicCollisionsTest {
     ProjectFolder project =
         ProjectFolder.seed(dir)
             .delete("models/customer_metrics.sql")
-            .sources("sources:\n  orders:\n    connector: kafka\n    topic: orders.raw\n" + SCHEMA)
+            .sources("sources:\n" + source("orders", "kafka", "orders.raw"))
             .models(
                 """
                 models:
@@ -255,13 +264,7 @@ class TopicCollisionsTest {
   @Test
   void filePathsThatDifferOnlyInDotsAndUnderscoresAreApart() throws Exception {
     ProjectFolder project =
-        twoModels("models:\n  a:\n    key: [customer_id]\n")
-            .delete("models/b.sql")
-            .sources(
-                "sources:\n  orders:\n    connector: file\n    path: orders.jsonl\n"
-                    + SCHEMA
-                    + "  payments:\n    connector: file\n    path: orders_jsonl\n"
-                    + SCHEMA);
+        oneModel().sources(twoSources("file", "orders.jsonl", "payments", "orders_jsonl"));
     assertThat(project.load().sources().size(), is(2));
   }
 
@@ -269,13 +272,9 @@ class TopicCollisionsTest {
   @Test
   void twoSourcesReadingOneTopicAreRefusedAtTheLater() {
     ProjectFolder project =
-        twoModels("models:\n  a:\n    key: [customer_id]\n")
-            .delete("models/b.sql")
+        oneModel()
             .sources(
-                "sources:\n  orders:\n    connector: kafka\n    topic: shop.orders\n"
-                    + SCHEMA
-                    + "  orders_again:\n    connector: kafka\n    topic: shop.orders\n"
-                    + SCHEMA
+                twoSources("kafka", "shop.orders", "orders_again", "shop.orders")
                     + "    watermark: 1h\n");
     assertThat(
         project.problems(),
@@ -294,13 +293,9 @@ class TopicCollisionsTest {
   @Test
   void twoSourcesReadingTopicsKafkaTreatsAsOneAreRefusedAtTheLater() {
     ProjectFolder project =
-        twoModels("models:\n  a:\n    key: [customer_id]\n")
-            .delete("models/b.sql")
+        oneModel()
             .sources(
-                "sources:\n  orders:\n    connector: kafka\n    topic: shop.orders\n"
-                    + SCHEMA
-                    + "  orders_again:\n    connector: kafka\n    topic: shop_orders\n"
-                    + SCHEMA
+                twoSources("kafka", "shop.orders", "orders_again", "shop_orders")
                     + "    watermark: 1h\n");
     assertThat(
         project.problems(),
@@ -321,30 +316,19 @@ class TopicCollisionsTest {
     ProjectFolder project =
         ProjectFolder.seed(dir)
             .delete("models/customer_metrics.sql")
-            .sources(
-                "sources:\n  orders:\n    connector: kafka\n    topic: orders.raw\n"
-                    + SCHEMA
-                    + "  other:\n    connector: kafka\n    topic: m\n"
-                    + SCHEMA)
+            .sources(twoSources("kafka", "orders.raw", "other", "m"))
             .models("models:\n  m:\n    key: [customer_id]\n    topic: orders_raw\n")
             .sql("m", SUM);
     assertThat(project.problems().size(), is(1));
-    assertThat(
-        project.problems().get(0),
-        org.hamcrest.Matchers.endsWith("will not hold both — name another topic"));
+    assertThat(project.problems().get(0), endsWith("will not hold both — name another topic"));
   }
 
   /** Two file sources on one file, however the path is spelt, refused at the later. */
   @Test
   void twoFileSourcesReadingOneFileAreRefusedAtTheLater() {
     ProjectFolder project =
-        twoModels("models:\n  a:\n    key: [customer_id]\n")
-            .delete("models/b.sql")
-            .sources(
-                "sources:\n  orders:\n    connector: file\n    path: orders.jsonl\n"
-                    + SCHEMA
-                    + "  payments:\n    connector: file\n    path: ./data/../orders.jsonl\n"
-                    + SCHEMA);
+        oneModel()
+            .sources(twoSources("file", "orders.jsonl", "payments", "./data/../orders.jsonl"));
     assertThat(
         project.problems(),
         contains(
@@ -359,19 +343,9 @@ class TopicCollisionsTest {
   @Test
   void globsAreComparedAsWritten() throws Exception {
     ProjectFolder project =
-        twoModels("models:\n  a:\n    key: [customer_id]\n")
-            .delete("models/b.sql")
-            .sources(
-                "sources:\n  orders:\n    connector: file\n    path: orders/*.jsonl\n"
-                    + SCHEMA
-                    + "  payments:\n    connector: file\n    path: orders/a.jsonl\n"
-                    + SCHEMA);
+        oneModel().sources(twoSources("file", "orders/*.jsonl", "payments", "orders/a.jsonl"));
     assertThat(project.load().sources().size(), is(2));
-    project.sources(
-        "sources:\n  orders:\n    connector: file\n    path: orders/*.jsonl\n"
-            + SCHEMA
-            + "  payments:\n    connector: file\n    path: orders/*.jsonl\n"
-            + SCHEMA);
+    project.sources(twoSources("file", "orders/*.jsonl", "payments", "orders/*.jsonl"));
     assertThat(
         project.problems(),
         hasItem(
