@@ -1,6 +1,9 @@
 package dev.streamform.policies.declarations;
 
 import com.google.auto.value.AutoValue;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -67,6 +70,39 @@ public abstract class EffectDeclaration {
    * for a person.
    */
   public abstract boolean incremental();
+
+  /**
+   * The rule's fields, what {@code plan --explain}, the plan manifest and the declaration digest
+   * render, in the order a declaration gives them: {@code type}, {@code subject}, {@code when}
+   * (trimmed), {@code mode} ({@code once} or {@code incremental}, the default written out) and
+   * {@code provider}, the {@link #providerFields}. Values are strings but {@code receipts}, a
+   * boolean.
+   */
+  public Map<String, Object> fields() {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("type", type());
+    fields.put("subject", subject());
+    fields.put("when", when().trim());
+    fields.put("mode", incremental() ? "incremental" : "once");
+    fields.put("provider", providerFields());
+    return Collections.unmodifiableMap(fields);
+  }
+
+  /**
+   * The provider's fields, in order: {@code kind}, {@code url}, {@code idempotency} ({@code key} or
+   * {@code none}), {@code receipts} (a boolean), and {@code authorization_env} / {@code
+   * authorization_file} when declared: where the credential is read from, never a value.
+   */
+  public Map<String, Object> providerFields() {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("kind", providerKind());
+    fields.put("url", providerUrl());
+    fields.put("idempotency", idempotencyKeys() ? "key" : "none");
+    fields.put("receipts", receiptQueries());
+    authorizationEnv().ifPresent(v -> fields.put("authorization_env", v));
+    authorizationFile().ifPresent(v -> fields.put("authorization_file", v));
+    return Collections.unmodifiableMap(fields);
+  }
 
   /** This effect with {@code mode: incremental}. */
   public EffectDeclaration incrementally() {

@@ -169,23 +169,32 @@ public final class DeclarationDigest {
         : early.yamlText();
   }
 
-  /** An effect with its keys sorted and the provider's capabilities written out. */
+  /**
+   * An effect's {@link EffectDeclaration#fields} with their keys sorted, the provider's
+   * capabilities written out. The form leaves out what it always has, so that no digest moves:
+   * {@code mode} unless it is incremental (so the digests of effects declared before it stay the
+   * same), and where a credential is read from ({@code authorization_env}, {@code
+   * authorization_file}).
+   */
   private static String effect(EffectDeclaration e) {
-    Map<String, String> form = new TreeMap<>();
-    form.put("type", quote(e.type()));
-    form.put("subject", quote(e.subject()));
-    form.put("when", quote(e.when().trim()));
-    if (e.incremental()) {
-      // written only when declared, so the digests of effects declared before it stay the same
-      form.put("mode", quote("incremental"));
-    }
     Map<String, String> provider = new TreeMap<>();
-    provider.put("kind", quote(e.providerKind()));
-    provider.put("url", quote(e.providerUrl()));
-    provider.put("idempotency", quote(e.idempotencyKeys() ? "key" : "none"));
-    provider.put("receipts", String.valueOf(e.receiptQueries()));
-    form.put("provider", object(provider));
+    e.providerFields().forEach((key, value) -> provider.put(key, scalar(value)));
+    provider.remove("authorization_env");
+    provider.remove("authorization_file");
+    Map<String, String> form = new TreeMap<>();
+    e.fields()
+        .forEach(
+            (key, value) ->
+                form.put(key, key.equals("provider") ? object(provider) : scalar(value)));
+    if (!e.incremental()) {
+      form.remove("mode");
+    }
     return object(form);
+  }
+
+  /** A field's value in a form: a string quoted, a boolean as it is. */
+  private static String scalar(Object value) {
+    return value instanceof String s ? quote(s) : String.valueOf(value);
   }
 
   private static String object(Map<String, String> fields) {

@@ -15,6 +15,7 @@ import dev.streamform.policies.sql.ModelSql;
 import dev.streamform.policies.sql.OutputColumn;
 import dev.streamform.policies.sql.SqlModelException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -166,28 +167,28 @@ public final class Plan {
   }
 
   /**
-   * An effect rule in one line, what its manifest records: {@code reward: when revenue >= 1000 for
-   * merchant_id, mode=once; sends a webhook to URL idempotency=key receipts=true}, a credential by
-   * the name of its variable or file only.
+   * An effect rule in one line, its {@link EffectDeclaration#fields} as its manifest records them:
+   * {@code reward: when revenue >= 1000 for merchant_id, mode=once; sends a webhook to URL
+   * idempotency=key receipts=true}, a credential by the name of its variable or file only.
    */
   private static String effectRule(EffectDeclaration e) {
-    return e.type()
-        + ": when "
-        + e.when().trim()
-        + " for "
-        + e.subject()
-        + ", mode="
-        + (e.incremental() ? "incremental" : "once")
-        + "; sends a "
-        + e.providerKind()
-        + " to "
-        + e.providerUrl()
-        + " idempotency="
-        + (e.idempotencyKeys() ? "key" : "none")
-        + " receipts="
-        + e.receiptQueries()
-        + e.authorizationEnv().map(v -> " authorization_env=" + v).orElse("")
-        + e.authorizationFile().map(v -> " authorization_file=" + v).orElse("");
+    Map<String, Object> rule = e.fields();
+    Map<String, Object> provider = new LinkedHashMap<>(e.providerFields());
+    StringBuilder line =
+        new StringBuilder()
+            .append(rule.get("type"))
+            .append(": when ")
+            .append(rule.get("when"))
+            .append(" for ")
+            .append(rule.get("subject"))
+            .append(", mode=")
+            .append(rule.get("mode"))
+            .append("; sends a ")
+            .append(provider.remove("kind"))
+            .append(" to ")
+            .append(provider.remove("url"));
+    provider.forEach((key, value) -> line.append(' ').append(key).append('=').append(value));
+    return line.toString();
   }
 
   /** The declared model {@code name}; a clear refusal naming the models there are otherwise. */

@@ -421,23 +421,12 @@ public final class PlanManifest {
   }
 
   /**
-   * One declared effect rule as the manifest records it: everything its declaration says, defaults
-   * written out; of a webhook's credential only where it is read from (never a value).
+   * One declared effect rule as the manifest records it: all its {@link EffectDeclaration#fields},
+   * defaults written out; of a webhook's credential only where it is read from (never a value).
    */
   private static Map<String, Object> effectRule(EffectDeclaration e) {
-    Map<String, Object> r = new TreeMap<>();
-    r.put("type", e.type());
-    r.put("subject", e.subject());
-    r.put("when", e.when().trim());
-    r.put("mode", e.incremental() ? "incremental" : "once");
-    Map<String, Object> provider = new TreeMap<>();
-    provider.put("kind", e.providerKind());
-    provider.put("url", e.providerUrl());
-    provider.put("idempotency", e.idempotencyKeys() ? "key" : "none");
-    provider.put("receipts", e.receiptQueries());
-    e.authorizationEnv().ifPresent(v -> provider.put("authorization_env", v));
-    e.authorizationFile().ifPresent(v -> provider.put("authorization_file", v));
-    r.put("provider", provider);
+    Map<String, Object> r = new TreeMap<>(e.fields());
+    r.put("provider", new TreeMap<>(e.providerFields()));
     return r;
   }
 
