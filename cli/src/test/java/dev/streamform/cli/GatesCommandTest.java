@@ -98,20 +98,7 @@ class GatesCommandTest {
         (EVENTS + "{\"merchant_id\":7,\"amount\":1.00,\"note\":\"M\u00fcller\"}\n")
             .getBytes(StandardCharsets.ISO_8859_1));
     outputs = dir.resolve("out");
-    assertThat(
-        err.toString(),
-        run(
-            "run",
-            project.toString(),
-            "--model",
-            "hourly_revenue",
-            "--jdbc-url",
-            url,
-            "--jdbc-user",
-            "postgres",
-            "--output",
-            outputs.toString()),
-        is(0));
+    runTheModel(outputs);
     out.getBuffer().setLength(0);
   }
 
@@ -124,11 +111,14 @@ class GatesCommandTest {
     return Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
   }
 
-  private int gates(String... more) {
+  /**
+   * The arguments every run and gates of model hourly_revenue takes: {@code <project> --model
+   * hourly_revenue --jdbc-url <url> --jdbc-user postgres --output <output>}, then {@code more}.
+   */
+  private String[] onTheModel(Path output, String... more) {
     List<String> args =
         new ArrayList<>(
             List.of(
-                "gates",
                 project.toString(),
                 "--model",
                 "hourly_revenue",
@@ -137,9 +127,26 @@ class GatesCommandTest {
                 "--jdbc-user",
                 "postgres",
                 "--output",
-                outputs.toString()));
+                output.toString()));
     args.addAll(List.of(more));
+    return args.toArray(String[]::new);
+  }
+
+  /** {@code streamform <command>} on the model, its exit status. */
+  private int streamform(String command, String[] onTheModel) {
+    List<String> args = new ArrayList<>(List.of(command));
+    args.addAll(List.of(onTheModel));
     return run(args.toArray(String[]::new));
+  }
+
+  /** {@code streamform run} of the model into {@code output}, which must succeed. */
+  private void runTheModel(Path output, String... more) {
+    int status = streamform("run", onTheModel(output, more));
+    assertThat(err.toString(), status, is(0));
+  }
+
+  private int gates(String... more) {
+    return streamform("gates", onTheModel(outputs, more));
   }
 
   /** The printed line of {@code gate}, spaces squeezed. */
@@ -249,18 +256,7 @@ class GatesCommandTest {
         new CommandLine(gates)
             .setOut(new PrintWriter(out, true))
             .setErr(new PrintWriter(err, true))
-            .execute(
-                project.toString(),
-                "--model",
-                "hourly_revenue",
-                "--jdbc-url",
-                url,
-                "--jdbc-user",
-                "postgres",
-                "--output",
-                outputs.toString(),
-                "--traces",
-                "3");
+            .execute(onTheModel(outputs, "--traces", "3"));
     System.out.println(line("oracle"));
     assertThat(err.toString(), status, is(1));
     assertThat(
@@ -373,21 +369,7 @@ class GatesCommandTest {
     Files.writeString(
         project.resolve("streamform.yml"),
         Files.readString(project.resolve("streamform.yml")) + "    generation: 2\n");
-    assertThat(
-        err.toString(),
-        run(
-            "run",
-            project.toString(),
-            "--model",
-            "hourly_revenue",
-            "--jdbc-url",
-            url,
-            "--jdbc-user",
-            "postgres",
-            "--output",
-            dir.resolve("out-2").toString(),
-            "--shadow"),
-        is(0));
+    runTheModel(dir.resolve("out-2"), "--shadow");
     out.getBuffer().setLength(0);
     assertThat(out.toString() + err, gates("--skip", "oracle"), is(0));
     assertThat(out.toString(), containsString(" generation 1 (canonical); run outputs "));
@@ -790,20 +772,7 @@ class GatesCommandTest {
         EVENTS + "{\"merchant_id\":null,\"amount\":0.00,\"paid_at\":\"2026-08-30T10:40:00Z\"}\n");
     url = POSTGRES.newDatabase();
     outputs = dir.resolve("out-without-key");
-    assertThat(
-        err.toString(),
-        run(
-            "run",
-            project.toString(),
-            "--model",
-            "hourly_revenue",
-            "--jdbc-url",
-            url,
-            "--jdbc-user",
-            "postgres",
-            "--output",
-            outputs.toString()),
-        is(0));
+    runTheModel(outputs);
     Path quarantine = outputs.resolve("hourly_revenue.quarantine.jsonl");
     List<String> rows = Files.readAllLines(quarantine);
     assertThat(
@@ -851,20 +820,7 @@ class GatesCommandTest {
             ""));
     url = POSTGRES.newDatabase();
     outputs = dir.resolve("out-duplicates");
-    assertThat(
-        err.toString(),
-        run(
-            "run",
-            project.toString(),
-            "--model",
-            "hourly_revenue",
-            "--jdbc-url",
-            url,
-            "--jdbc-user",
-            "postgres",
-            "--output",
-            outputs.toString()),
-        is(0));
+    runTheModel(outputs);
     assertThat(
         Files.readString(outputs.resolve("hourly_revenue.duplicates.jsonl")),
         containsString("\"offset\":2"));
