@@ -125,8 +125,61 @@ class DuplicateFixturesTest {
     assertThat(
         report,
         containsString(
-            "^ dropped as a duplicate (an earlier event had the same `order_id` and payload, within"
+            "^ dropped as a duplicate (a repeat of event 1 (line 6, partition 0, offset 0), which"
+                + " comes first in log order: the same `order_id` and payload, within"
                 + " duplicates_within 30m) but not listed; list it under `duplicates:`"));
+  }
+
+  /**
+   * Of two copies of an id on two partitions, the first in log order is kept (ADR 0017), not the
+   * first delivered: here the copy on partition 0 arrives behind its partition's watermark (10:30),
+   * the one on partition 1 before that partition has one, so the later delivery comes first in log
+   * order and the earlier is the duplicate. The hint names the copy kept, and why, instead of "an
+   * earlier event".
+   */
+  @Test
+  void anUnlistedDuplicateNamesTheCopyKeptWhenItWasDeliveredLater() throws Exception {
+    Path p = dir.resolve("risk");
+    Files.createDirectories(p.resolve("models"));
+    Files.createDirectories(p.resolve("fixtures"));
+    Files.writeString(
+        p.resolve("sources.yml"),
+        "sources:\n  pay:\n    connector: file\n    path: \"pay-*.jsonl\"\n    format: json\n"
+            + "    schema:\n      pid: string\n      acct: int64\n      amount: decimal(12,2)\n"
+            + "      ts: timestamp\n    event_time: ts\n    watermark: 0s\n"
+            + "    late_events: keep\n    event_id: pid\n    duplicates_within: 1h\n");
+    Files.writeString(
+        p.resolve("streamform.yml"),
+        "models:\n  risk:\n    key: [acct]\n    decisions:\n      features_over: 1h\n"
+            + "      linear: models/risk.linear.yml\n      contract: as_of_occurrence\n"
+            + "      lateness: 5m\n      late_action: revise\n      late_updates_state: true\n");
+    Files.writeString(
+        p.resolve("models/risk.linear.yml"),
+        "bias: 0\nweights: { amount: 1, spend_1h: 0.1, n_1h: 1 }\n");
+    Files.writeString(
+        p.resolve("models/risk.sql"),
+        "SELECT acct, SUM(amount) AS spend_1h, COUNT(*) AS n_1h\nFROM source('pay')\n"
+            + "GROUP BY acct\n");
+    Files.writeString(
+        p.resolve("fixtures/dupy.yml"),
+        "model: risk\n"
+            + "given:\n"
+            + "  - event: { pid: p9, acct: 1, amount: 3,  ts: \"2026-08-30T10:30:00Z\" }\n"
+            + "  - event: { pid: p1, acct: 1, amount: 10, ts: \"2026-08-30T10:00:00Z\" }\n"
+            + "  - event: { pid: p1, acct: 1, amount: 10, ts: \"2026-08-30T10:00:00Z\" }\n"
+            + "    partition: 1\n"
+            + "  - event: { pid: p5, acct: 1, amount: 2,  ts: \"2026-08-30T10:40:00Z\" }\n"
+            + "    partition: 1\n"
+            + "expect: []\n");
+    assertThat(out.toString(), suite().run(p), is(false));
+    String report = out.toString();
+    assertThat(
+        report,
+        containsString(
+            "^ dropped as a duplicate (a repeat of event 3 (line 5, partition 1, offset 0), which"
+                + " comes first in log order though delivered after it: the same `pid` and"
+                + " payload, within duplicates_within 1h) but not listed"));
+    assertThat(report, not(containsString("an earlier event")));
   }
 
   @Test
@@ -365,7 +418,10 @@ class DuplicateFixturesTest {
     assertThat(v.passed(), is(false));
     String report = v.render();
     assertThat(
-        report, containsString("(line 8, partition 0, ordered_at 10:50): dropped as a duplicate"));
+        report,
+        containsString(
+            "(line 8, partition 0, ordered_at 10:50): dropped as a duplicate (a repeat of event 1"
+                + " (line 7, partition 0, offset 0), which comes first in log order)"));
     assertThat(report, not(containsString("not judged")));
   }
 
