@@ -21,6 +21,7 @@ import dev.streamform.sink.Ledger;
 import dev.streamform.sink.LedgerSchema;
 import dev.streamform.sink.LedgerWriter;
 import dev.streamform.sink.RevisionSink;
+import dev.streamform.sink.decisions.DecisionLedger;
 import dev.streamform.sink.decisions.DecisionLedgerSink;
 import dev.streamform.sink.effects.EffectRule;
 import dev.streamform.teststreams.fixture.RunnerChoice;
@@ -141,6 +142,9 @@ final class RunCommand implements Callable<Integer> {
    * counts those (see conflicts(); docs/decisions/0114).
    */
   private final String runId = java.util.UUID.randomUUID().toString();
+
+  /** Set before the job: its generation holds decisions of another model version (or null). */
+  private String otherVersionsNote;
 
   @Parameters(paramLabel = "<project>", description = "the project folder")
   Path project;
@@ -407,6 +411,7 @@ final class RunCommand implements Callable<Integer> {
         return 1;
       }
       decisionLedger = DecisionLedgerSink.to(target);
+      otherVersionsNote = otherVersions(target, declared, runGeneration);
     } else if (jdbcUrl != null) {
       if (!declared.kind().hasRevisionLedger()) {
         throw new ParameterException(
@@ -670,6 +675,9 @@ final class RunCommand implements Callable<Integer> {
               + " -> "
               + sinks.quarantineTopic()
               + sinks.duplicatesTopic().map(t -> ", duplicates -> " + t).orElse(""));
+      if (otherVersionsNote != null) {
+        err.println("streamform run: " + otherVersionsNote);
+      }
       if (savepoint == null) {
         err.println(readingLine(source, heldBefore));
       }
@@ -1237,6 +1245,9 @@ final class RunCommand implements Callable<Integer> {
               + Counts.grouped(summary.databaseDecisions, "new decision")
               + " to "
               + decisionLedger.target().describe());
+      if (otherVersionsNote != null) {
+        out.println(otherVersionsNote);
+      }
     }
     boolean conflicts = revisionSink != null && conflicts(0, declared, revisionSink, out, err);
     if (shadow) {
@@ -1759,6 +1770,63 @@ final class RunCommand implements Callable<Integer> {
    * when the run may go on; else the one line that says why not, naming the file and line of the
    * changed declaration, the generation and the fix.
    */
+  /**
+   * A scoring run's note when its generation already holds decisions that another version of the
+   * model scored (another model or preprocessing digest): this run's decisions have other ids, so
+   * they are written beside those, none overwritten (docs/semantics.md §11) — said, not refused,
+   * since a changed scorer needs no new generation, but nothing else would tell the user that the
+   * ledger now holds two chains of the generation. Null when there are none, or when the scorer
+   * cannot be built here (the run says why) or the ledger cannot be read (the run fails on it).
+   */
+  private String otherVersions(JdbcTarget target, DeclaredModel declared, int generation) {
+    String modelDigest;
+    String preprocessingDigest;
+    try {
+      dev.streamform.transforms.decisions.ScoreEvents scoring = declared.scoreEvents();
+      if (scoring.scorer() == null) {
+        return null;
+      }
+      modelDigest = scoring.scorer().digest();
+      preprocessingDigest = scoring.preprocessor().digest();
+    } catch (RuntimeException e) {
+      return null;
+    }
+    DecisionLedger.OtherVersions found;
+    int next;
+    try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
+      found =
+          DecisionLedger.at(pool)
+              .otherVersions(model, generation, modelDigest, preprocessingDigest);
+      if (found.decisions() == 0) {
+        return null;
+      }
+      next = Math.max(generation, Ledger.at(pool).latestGeneration(model).orElse(generation)) + 1;
+    } catch (RuntimeException | SQLException e) {
+      return null;
+    }
+    return "note: generation "
+        + generation
+        + " of "
+        + model
+        + " already holds "
+        + Counts.grouped(found.decisions(), "decision")
+        + " scored by another "
+        + (found.byAnotherModelDigest() == found.decisions()
+            ? "model digest"
+            : found.byAnotherModelDigest() == 0
+                ? "preprocessing digest"
+                : "model or preprocessing digest")
+        + "; this run's decisions are written beside them, not over them, so streamform"
+        + " decisions show and decisions verify list both — to keep them apart, run the changed"
+        + " model as a new generation (set generation: "
+        + next
+        + " on model "
+        + model
+        + " in "
+        + project.resolve("streamform.yml")
+        + "; streamform plan shows what changed)";
+  }
+
   private Optional<String> holdPolicy(
       JdbcTarget target, Project loaded, DeclaredModel declared, int generation) {
     JsonNode timePolicy = PlanManifest.of(loaded, model).toTree().path("time_policy");

@@ -194,6 +194,39 @@ class ScoringGenerationPolicyTest {
     assertThat(outputs(), is(written));
   }
 
+  /**
+   * A scorer changed under a generation that has written decisions (a weight of its linear file) is
+   * not refused: its decisions have other ids, so they are written beside the first run's and none
+   * is overwritten (docs/semantics.md §11). The run says so, in one line: how many decisions of the
+   * generation another model digest scored, that the new ones go beside them, that {@code decisions
+   * show} and {@code verify} list both, and that a new generation keeps them apart. A run under the
+   * digests already there says nothing of it.
+   */
+  @Test
+  void aScorerChangedUnderAGenerationWithDecisionsSaysItsDecisionsGoBesideTheOthers()
+      throws Exception {
+    assertThat(out.toString() + err, run(), is(0));
+    assertThat(out.toString(), not(containsString("another model digest")));
+    assertThat(out.toString() + err, run(), is(0)); // a replay: the same digests
+    assertThat(out.toString(), not(containsString("another model digest")));
+
+    edit("models/receipt_risk.linear.yml", "amount: 0.01", "amount: 0.02");
+    assertThat(out.toString() + err, run(), is(0));
+    assertThat(count("SELECT count(*) FROM streamform.decision"), is(20L));
+    String said = out.toString();
+    assertThat(said, containsString("wrote 10 new decisions to "));
+    assertThat(
+        said,
+        containsString(
+            "generation 1 of receipt_risk already holds 10 decisions scored by another model"
+                + " digest; this run's decisions are written beside them, not over them"));
+    assertThat(said, containsString("streamform decisions show and decisions verify list both"));
+    assertThat(said, containsString("set generation: 2 on model receipt_risk"));
+    assertThat(said, containsString("streamform plan"));
+    long lines = said.lines().filter(l -> l.contains("another model digest")).count();
+    assertThat(said, lines, is(1L));
+  }
+
   /** A generation that has written no decision takes the declared policy in place of the record. */
   @Test
   void aGenerationWithoutDecisionsTakesTheNewPolicy() throws Exception {

@@ -102,6 +102,42 @@ public final class DecisionLedger {
     return rows;
   }
 
+  /**
+   * How many of {@code model}'s decisions under {@code generation} another version of the model
+   * scored: their model digest is not {@code modelDigest}, or their preprocessing digest is not
+   * {@code preprocessingDigest}. A run of the declared version writes its decisions beside them
+   * (other digests, other ids), never over them.
+   */
+  public OtherVersions otherVersions(
+      String model, int generation, String modelDigest, String preprocessingDigest)
+      throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT count(*), count(*) FILTER (WHERE model_digest <> ?) FROM"
+                    + " streamform.decision WHERE model = ? AND policy_generation = ? AND"
+                    + " (model_digest <> ? OR preprocessing_digest <> ?)")) {
+      s.setString(1, modelDigest);
+      s.setString(2, model);
+      s.setInt(3, generation);
+      s.setString(4, modelDigest);
+      s.setString(5, preprocessingDigest);
+      OtherVersions found;
+      try (ResultSet r = s.executeQuery()) {
+        r.next();
+        found = new OtherVersions(r.getLong(1), r.getLong(2));
+      }
+      c.commit();
+      return found;
+    }
+  }
+
+  /**
+   * What {@link #otherVersions} found: the decisions another version scored, and how many of them
+   * by another model digest (the rest by another preprocessing digest only).
+   */
+  public record OtherVersions(long decisions, long byAnotherModelDigest) {}
+
   /** {@code model}'s reconcile queue, by the event's partition and offset. */
   public List<Reconcile> reconcileQueue(String model) throws SQLException {
     List<Reconcile> rows = new ArrayList<>();
