@@ -80,7 +80,9 @@ final class ReplayOrdersCommand implements Callable<Integer> {
 
   @Option(
       names = "--delayed-partition",
-      description = "also one order per partition in which it delivers after every other partition")
+      description =
+          "also one order per partition in which it delivers after every other partition (none"
+              + " for a fixture of one partition)")
   boolean delayedPartition;
 
   @Option(

@@ -4,6 +4,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.startsWith;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -196,6 +197,55 @@ class DecisionCommandsTest {
             "1 order: 1 decision, 0 revised, 0 dead-lettered per order; final feature state of 1"
                 + " key\n"
                 + "  key [7]: revision 1: 0-0\n"));
+  }
+
+  /**
+   * {@code --delayed-partition} adds one order per partition that delivers after every other; a
+   * fixture of one partition has no other, so none is added, and the header says so rather than
+   * leave the user to count the orders.
+   */
+  @Test
+  void aDelayedPartitionOfAOnePartitionFixtureIsSaidToAddNoOrder(@TempDir Path dir)
+      throws Exception {
+    Path project = dir.resolve("receipts");
+    try (Stream<Path> files = Files.walk(RECEIPTS)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        Path to = project.resolve(RECEIPTS.relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(to);
+        } else if (!RECEIPTS.relativize(f).startsWith("fixtures")) {
+          Files.copy(f, to);
+        }
+      }
+    }
+    Files.writeString(
+        project.resolve("fixtures/one.yml"),
+        """
+        model: receipt_risk
+        given:
+          - event: { merchant_id: 7, amount: 10.00, occurred_at: "2026-08-30T10:00:00Z", received_at: "2026-08-30T10:00:00Z" }
+          - event: { merchant_id: 7, amount: 20.00, occurred_at: "2026-08-30T10:05:00Z", received_at: "2026-08-30T10:05:00Z" }
+        """);
+    assertThat(
+        err.toString(),
+        run(
+            "replay-orders",
+            project.toString(),
+            "--model",
+            "receipt_risk",
+            "--orders",
+            "2",
+            "--delayed-partition"),
+        is(0));
+    assertThat(
+        out.toString(),
+        startsWith(
+            "replay-orders: model receipt_risk (as_of_occurrence), fixture one, 2 arrival orders on"
+                + " direct, seed 1\n"
+                + "--delayed-partition: fixture one has one partition (0): no delayed order to"
+                + " add\n"
+                + "order 1 (as written): identical to order 1\n"
+                + "order 2 (00): identical to order 1\n"));
   }
 
   @Test

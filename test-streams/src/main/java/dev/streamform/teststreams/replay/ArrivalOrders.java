@@ -37,15 +37,24 @@ public final class ArrivalOrders {
   }
 
   /**
+   * The partitions of {@code fixture}'s logs: those its items name (a watermark item without
+   * partition names none). With fewer than two, {@code delayedPartitions} adds no order.
+   */
+  public static TreeSet<Integer> partitionsOf(Fixture fixture) {
+    TreeSet<Integer> partitions = new TreeSet<>();
+    fixture.given().stream()
+        .filter(g -> !g.allPartitions())
+        .forEach(g -> partitions.add(g.partition()));
+    return partitions;
+  }
+
+  /**
    * As {@link #of(Fixture, int, long)}, and with {@code delayedPartitions} one more order per
    * partition in which that partition delivers nothing until every other partition has delivered
    * everything (a partition that was down, then catches up).
    */
   public static List<Order> of(Fixture fixture, int count, long seed, boolean delayedPartitions) {
-    TreeSet<Integer> partitions = new TreeSet<>();
-    fixture.given().stream()
-        .filter(g -> !g.allPartitions())
-        .forEach(g -> partitions.add(g.partition()));
+    TreeSet<Integer> partitions = partitionsOf(fixture);
     Map<Integer, List<Fixture.Given>> logs = new TreeMap<>();
     partitions.forEach(p -> logs.put(p, new ArrayList<>()));
     for (Fixture.Given g : fixture.given()) {

@@ -163,6 +163,14 @@ public final class ReplayOrders {
         Counts.of(orders.size(), "arrival order"),
         runner.runner().describe(),
         options.seed());
+    java.util.TreeSet<Integer> partitions = ArrivalOrders.partitionsOf(fixture);
+    if (options.delayedPartitions() && partitions.size() < 2) {
+      // one order per partition that delivers after every other: with one, there is no other
+      out.printf(
+          "--delayed-partition: fixture %s has %s: no delayed order to add%n",
+          given,
+          partitions.isEmpty() ? "no partition" : "one partition (" + partitions.first() + ")");
+    }
     if (plan != null) {
       out.printf(
           "repeats by event_id `%s` (duplicates_within %s), on their original's partition in"
