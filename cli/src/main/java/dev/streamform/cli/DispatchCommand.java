@@ -2,6 +2,8 @@ package dev.streamform.cli;
 
 import dev.streamform.core.text.Counts;
 import dev.streamform.core.time.Durations;
+import dev.streamform.planner.Schemas;
+import dev.streamform.sink.Ledger;
 import dev.streamform.sink.effects.Dispatcher;
 import dev.streamform.sink.effects.EffectProvider;
 import dev.streamform.sink.effects.EffectRule;
@@ -172,7 +174,10 @@ final class DispatchCommand implements Callable<Integer> {
       }
       Dispatcher dispatcher =
           new Dispatcher(l.pool(), me, l.name(), providers, held, new Dispatcher.Hooks() {})
-              .withBackoff(firstBackoff, longestBackoff);
+              .withBackoff(firstBackoff, longestBackoff)
+              // an UNKNOWN effect found never applied whose window moved meanwhile is evaluated
+              // on the canonical values before it is delivered again (ADR 0159)
+              .withReevaluation(Ledger.reevaluation(rules, Schemas.of(l.model.outputColumns())));
       err.println(
           "streamform dispatch: "
               + me

@@ -29,7 +29,8 @@ class DispatchMessagesTest {
   void aPassTheDatabaseStoppedSaysWhatItClaimedBefore() {
     // 3 claimed, 2 written DONE, the third's outcome kept: the next pass writes it and claims on
     Dispatcher.Report before =
-        new Dispatcher.Report(0, 0, 0, 0, 3, 0, 2, 0, 0, 0, 0, 1, 3, 0, 0, null, Optional.empty());
+        new Dispatcher.Report(
+            0, 0, 0, 0, 3, 0, 2, 0, 0, 0, 0, 1, 3, 0, 0, 0, null, Optional.empty());
     assertThat(
         DispatchCommand.databaseFailed(1, before, "Connection refused", 1, Duration.ofSeconds(1)),
         equalTo(

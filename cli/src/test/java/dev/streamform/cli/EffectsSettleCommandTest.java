@@ -771,7 +771,8 @@ class EffectsSettleCommandTest {
         out.toString(),
         startsWith(
             keyOf(7).substring(0, 12)
-                + ": prepared again after UNKNOWN without a person's settlement\n"));
+                + ": prepared again after UNKNOWN without a person's settlement or a receipt"
+                + " query\n"));
     try (Connection c = pool.getConnection();
         Statement s = c.createStatement()) {
       // a late outcome that proved nothing was sent is no problem (the dispatcher's own move)

@@ -85,7 +85,94 @@ class AliasEffectsTest {
             Duration.ofSeconds(30),
             new Dispatcher.Hooks() {})
         .withBackoff(Duration.ZERO, Duration.ZERO)
+        .withReevaluation(Ledger.reevaluation(List.of(rule), OUTPUT))
         .runOnce(100);
+  }
+
+  /** The effect's state, generation, revision and the revenue of its payload. */
+  private String effectOf(long merchant) throws Exception {
+    for (EffectsLedger.Effect e : effects.effects(Revisions.MODEL)) {
+      if (e.subject().equals(String.valueOf(merchant))) {
+        return e.state() + " generation " + e.generation() + " revision " + e.revision();
+      }
+    }
+    return "none";
+  }
+
+  /**
+   * Audit: an UNKNOWN effect a receipt query found never applied was delivered again although a
+   * rollback had made its rule false on the canonical values (generation 1, revenue 900): the
+   * redelivery confirmed only the pause. It is now confirmed as a claim is: its generation and
+   * revision are no longer canonical, so its rule is evaluated on the canonical values first and
+   * the effect is CANCELLED, nothing sent; the compensation the rollback recorded stays open.
+   */
+  @Test
+  void anUnknownEffectWhoseRuleARollbackMadeFalseIsCancelledNotDeliveredAgain() throws Exception {
+    writer.write(List.of(revision(7, 10, 1, "900")));
+    writer.write(List.of(revision(7, 10, 1, "1200", 2)));
+    assertThat(alias(2).effects().prepared(), equalTo(1));
+    provider.mode(LocalProviderServer.Mode.FAIL_500);
+    assertThat(dispatch().unknown(), equalTo(1));
+    // the rollback: the rule is false on generation 1; the effect was dispatched, so a
+    // compensation for a person, the row left UNKNOWN
+    assertThat(alias(1).effects().compensations(), equalTo(1));
+    provider.mode(LocalProviderServer.Mode.OK);
+    Dispatcher.Report r = dispatch();
+    assertThat(r.describe(), r.redispatched(), equalTo(0));
+    assertThat(r.describe(), r.claimed() + r.done(), equalTo(0));
+    // cancelled by the canonical revision that made its rule false, as the outbox records it
+    assertThat(effectOf(7), equalTo("CANCELLED generation 1 revision 1"));
+    assertThat(provider.requests(keyOf(7)), equalTo(1));
+    assertThat(provider.applied(keyOf(7)), equalTo(0));
+    // a further pass sends nothing either
+    assertThat(dispatch().claimed(), equalTo(0));
+    assertThat(provider.requests(keyOf(7)), equalTo(1));
+    assertThat(effects.compensations(Revisions.MODEL).size(), equalTo(1));
+    atMostOneEffectPerKey();
+  }
+
+  /** The same within one generation: a correction made the rule false while it was UNKNOWN. */
+  @Test
+  void anUnknownEffectWhoseRuleACorrectionMadeFalseIsCancelledNotDeliveredAgain() throws Exception {
+    writer.write(List.of(revision(7, 10, 1, "1200")));
+    provider.mode(LocalProviderServer.Mode.FAIL_500);
+    assertThat(dispatch().unknown(), equalTo(1));
+    assertThat(
+        writer.write(List.of(revision(7, 10, 2, "900"))).effects().compensations(), equalTo(1));
+    provider.mode(LocalProviderServer.Mode.OK);
+    Dispatcher.Report r = dispatch();
+    assertThat(r.describe(), r.redispatched(), equalTo(0));
+    assertThat(r.describe(), r.claimed() + r.done(), equalTo(0));
+    assertThat(effectOf(7), equalTo("CANCELLED generation 1 revision 2"));
+    assertThat(provider.requests(keyOf(7)), equalTo(1));
+    // a later revision that makes it true again prepares it again, delivered under the same key
+    writer.write(List.of(revision(7, 10, 3, "1300")));
+    Dispatcher.Report again = dispatch();
+    assertThat(again.describe(), again.done(), equalTo(1));
+    assertThat(effectOf(7), equalTo("DONE generation 1 revision 3"));
+    assertThat(provider.applied(keyOf(7)), equalTo(1));
+    assertThat(provider.requests(keyOf(7)), equalTo(2));
+    assertThat(effects.verify(Revisions.MODEL).problems(), empty());
+  }
+
+  /**
+   * Still true on a newer canonical revision: the redelivery follows that revision (its payload),
+   * as a claim of a PREPARED effect would, rather than sending the values it had when it went
+   * UNKNOWN.
+   */
+  @Test
+  void anUnknownEffectStillTrueOnANewerRevisionIsDeliveredWithThatRevision() throws Exception {
+    writer.write(List.of(revision(7, 10, 1, "1200")));
+    provider.mode(LocalProviderServer.Mode.FAIL_500);
+    assertThat(dispatch().unknown(), equalTo(1));
+    writer.write(List.of(revision(7, 10, 2, "1500")));
+    provider.mode(LocalProviderServer.Mode.OK);
+    Dispatcher.Report r = dispatch();
+    assertThat(r.describe(), r.done(), equalTo(1));
+    assertThat(effectOf(7), equalTo("DONE generation 1 revision 2"));
+    assertThat(provider.applied(keyOf(7)), equalTo(1));
+    assertThat(provider.requests(keyOf(7)), equalTo(2));
+    assertThat(effects.verify(Revisions.MODEL).problems(), empty());
   }
 
   private Ledger.AliasChange alias(int generation) throws Exception {

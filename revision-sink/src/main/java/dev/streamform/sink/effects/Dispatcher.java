@@ -30,10 +30,13 @@ import org.slf4j.LoggerFactory;
  *       receipt queries: found is {@code DONE} with the receipt; never applied and the provider
  *       dedupes by key: claimed again ({@code UNKNOWN -> DISPATCHING}) and delivered under the same
  *       key — after a request that got no answer only once its lease is over, as the provider may
- *       still apply it until then; otherwise it stays {@code UNKNOWN} for a person. Never a blind
- *       retry. The first query after an outcome is made at once; a query that leaves the effect
- *       {@code UNKNOWN} (it failed, or its answer cannot settle the effect) moves {@code
- *       next_attempt_at} by the same doubling backoff, and the next query waits for it (ADR 0108);
+ *       still apply it until then — confirmed as a claim is: its window moved meanwhile, it is
+ *       first evaluated on the canonical values ({@code UNKNOWN -> PREPARED}, then followed and
+ *       claimed, or {@code CANCELLED} when its rule is false: ADR 0159); otherwise it stays {@code
+ *       UNKNOWN} for a person. Never a blind retry. The first query after an outcome is made at
+ *       once; a query that leaves the effect {@code UNKNOWN} (it failed, or its answer cannot
+ *       settle the effect) moves {@code next_attempt_at} by the same doubling backoff, and the next
+ *       query waits for it (ADR 0108);
  *   <li><b>claim</b>: one {@code PREPARED} effect at a time, chosen in SQL among those that can be
  *       sent now (confirmed against the generation its key reads and that window's revision, a
  *       provider here, its backoff over), locked ({@code FOR UPDATE SKIP LOCKED}: several
@@ -91,6 +94,7 @@ public final class Dispatcher {
   private final Hooks hooks;
   private final Duration backoff;
   private final Duration maxBackoff;
+  private final EffectSettlement.Reevaluation reevaluation;
 
   /** Outcomes learned from providers that the database has not taken yet, oldest first. */
   private final Deque<Outcome> unwritten = new ArrayDeque<>();
@@ -118,6 +122,9 @@ public final class Dispatcher {
    *     is asked about again after its backoff)
    * @param receiptsForAPerson effects a receipt query of this pass found never applied whose
    *     provider does not dedupe by key: never sent again, UNKNOWN for a person
+   * @param cancelled effects a receipt query of this pass found never applied whose generation and
+   *     revision were no longer canonical and whose rule is false on the canonical values: {@code
+   *     CANCELLED}, nothing sent (ADR 0159)
    * @param lastReceiptProblem what the last failed receipt query of this pass said, or null
    * @param paused the model's pause as the pass ended, if its effects are paused
    */
@@ -137,6 +144,7 @@ public final class Dispatcher {
       int writeFailures,
       int receiptFailures,
       int receiptsForAPerson,
+      int cancelled,
       @Nullable String lastReceiptProblem,
       Optional<EffectsPause.State> paused) {
     public String describe() {
@@ -187,6 +195,13 @@ public final class Dispatcher {
                   + (receiptsForAPerson == 1
                       ? "its provider does not dedupe by key, so it is never sent again)"
                       : "their provider does not dedupe by key, so they are never sent again)"))
+          + (cancelled == 0
+              ? ""
+              : "; "
+                  + cancelled
+                  + " found never applied and cancelled, nothing sent ("
+                  + (cancelled == 1 ? "its rule is" : "their rule is")
+                  + " false on the canonical values now)")
           + (lost == 0
               ? ""
               : "; "
@@ -244,7 +259,8 @@ public final class Dispatcher {
         lease,
         hooks,
         Duration.ofSeconds(1),
-        Duration.ofMinutes(5));
+        Duration.ofMinutes(5),
+        EffectSettlement.Reevaluation.NONE);
   }
 
   private Dispatcher(
@@ -255,7 +271,8 @@ public final class Dispatcher {
       Duration lease,
       Hooks hooks,
       Duration backoff,
-      Duration maxBackoff) {
+      Duration maxBackoff,
+      EffectSettlement.Reevaluation reevaluation) {
     for (Map.Entry<String, EffectProvider> p : providers.entrySet()) {
       if (lease.compareTo(p.getValue().timeout()) <= 0) {
         throw new IllegalArgumentException(
@@ -280,6 +297,7 @@ public final class Dispatcher {
     this.hooks = hooks;
     this.backoff = backoff;
     this.maxBackoff = maxBackoff;
+    this.reevaluation = reevaluation;
   }
 
   /**
@@ -288,7 +306,20 @@ public final class Dispatcher {
    * max}.
    */
   public Dispatcher withBackoff(Duration first, Duration max) {
-    return new Dispatcher(dataSource, name, model, providers, lease, hooks, first, max);
+    return new Dispatcher(
+        dataSource, name, model, providers, lease, hooks, first, max, reevaluation);
+  }
+
+  /**
+   * The same dispatcher, bringing an UNKNOWN effect a receipt query found never applied in line
+   * with its window's canonical values by {@code reevaluation} before delivering it again, when its
+   * generation and revision are no longer canonical ({@code Ledger.reevaluation}, the re-evaluation
+   * {@code alias set} and {@code effects settle --not-applied} make). Without one such an effect is
+   * made PREPARED again and waits for its canonical revision; nothing is sent either way.
+   */
+  public Dispatcher withReevaluation(EffectSettlement.Reevaluation reevaluation) {
+    return new Dispatcher(
+        dataSource, name, model, providers, lease, hooks, backoff, maxBackoff, reevaluation);
   }
 
   /** An effect this dispatcher holds: claimed under {@code token}. */
@@ -310,6 +341,7 @@ public final class Dispatcher {
     int writeFailures;
     int receiptFailures;
     int receiptsForAPerson;
+    int cancelled;
     @Nullable String lastReceiptProblem;
   }
 
@@ -376,6 +408,7 @@ public final class Dispatcher {
         n.writeFailures,
         n.receiptFailures,
         n.receiptsForAPerson,
+        n.cancelled,
         n.lastReceiptProblem,
         paused);
   }
@@ -565,13 +598,19 @@ public final class Dispatcher {
           n.stillUnknown++;
           continue;
         }
-        Attempt again = reclaim(u);
-        if (again == null) {
-          n.lost++;
-        } else {
+        Reclaimed again = reclaim(u);
+        if (again.attempt() != null) {
           n.redispatched++;
-          tried.add(again.key());
-          deliver(again, n);
+          tried.add(u.key());
+          deliver(again.attempt(), n);
+        } else if (again.state().equals("CANCELLED")) {
+          n.cancelled++;
+          tried.add(u.key());
+        } else if (again.state().equals("PREPARED")) {
+          // its window has no canonical revision it could follow: it waits, as any PREPARED effect
+          tried.add(u.key());
+        } else {
+          n.lost++;
         }
       } else {
         String reason = ((EffectProvider.Unanswered) l).reason();
@@ -636,37 +675,181 @@ public final class Dispatcher {
     }
   }
 
-  /** UNKNOWN -> DISPATCHING under a new attempt, over the attempt that was read; null when lost. */
-  private @Nullable Attempt reclaim(Unknown u) throws SQLException {
-    String token = UUID.randomUUID().toString();
+  /**
+   * What {@link #reclaim} did: {@code attempt} the effect claimed again (to be delivered), else the
+   * state it was left in ({@code CANCELLED}, {@code PREPARED}), or {@code LOST} when another
+   * dispatcher or a person moved it first.
+   */
+  private record Reclaimed(@Nullable Attempt attempt, String state) {}
+
+  /**
+   * An UNKNOWN effect a receipt query found never applied, its provider deduping by key, claimed
+   * again over the attempt that was read — confirmed as a claim is (ADR 0159): its generation and
+   * revision still the ones its window's key reads, the model not paused. Confirmed: {@code UNKNOWN
+   * -> DISPATCHING} under a new attempt, as before. Not (a correction, promotion or rollback moved
+   * its window while it was UNKNOWN): nothing of it was applied, so it is made {@code PREPARED}
+   * again and brought in line with the canonical values by the re-evaluation, in this transaction,
+   * as {@code effects settle --not-applied} does; then the claim's own confirmation decides: true
+   * on the canonical values, it follows them and is claimed ({@code PREPARED -> DISPATCHING});
+   * false, it is {@code CANCELLED} and nothing is sent; no canonical revision to follow, it stays
+   * {@code PREPARED}, waiting for one.
+   */
+  private Reclaimed reclaim(Unknown u) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
-      int moved;
-      try (PreparedStatement s =
-          c.prepareStatement(
-              "UPDATE streamform.effect SET state = 'DISPATCHING', attempts = attempts + 1,"
-                  + " dispatcher = ?, attempt_token = ?, dispatched_at = now(), updated_at = now(),"
-                  + " last_error = NULL, receipt_queries = 0, receipt_error = NULL WHERE"
-                  + " effect_key = ? AND state = 'UNKNOWN' AND"
-                  + " attempt_token IS NOT DISTINCT FROM ?"
-                  + notPaused("streamform.effect.model"))) {
-        s.setString(1, name);
-        s.setString(2, token);
-        s.setString(3, u.key());
-        s.setString(4, u.token());
-        moved = s.executeUpdate();
+      try {
+        // the lock order of the sink, alias set and a settlement: the alias, then the effect (the
+        // re-evaluation reads the alias FOR SHARE)
+        try (PreparedStatement s =
+            c.prepareStatement(
+                "SELECT 1 FROM streamform.canonical_alias WHERE model = ? FOR SHARE")) {
+          s.setString(1, model);
+          s.executeQuery().close();
+        }
+        // its row held by another transaction (a correction of its window, a settlement) is not
+        // confirmed here: the move to PREPARED below waits for it, and what follows reads the
+        // values it committed
+        Attempt confirmed = claimable(c, "UNKNOWN", u.key(), List.of());
+        if (confirmed != null) {
+          Reclaimed r = moveUnknown(c, u, "DISPATCHING", confirmed);
+          c.commit();
+          return r;
+        }
+        Reclaimed prepared = moveUnknown(c, u, "PREPARED", null);
+        if (prepared.state().equals("LOST")) {
+          c.rollback();
+          return prepared;
+        }
+        reevaluation.followCanonical(c, u.key());
+        Attempt claimed = claimable(c, "PREPARED", u.key(), List.of());
+        Reclaimed r;
+        if (claimed != null) {
+          take(c, claimed);
+          r = new Reclaimed(claimed, "DISPATCHING");
+        } else {
+          r = new Reclaimed(null, stateOf(c, u.key()));
+        }
+        c.commit();
+        return r;
+      } catch (SQLException | RuntimeException | Error e) {
+        rollbackQuietly(c);
+        throw e;
       }
-      if (moved == 1) {
-        transition(
-            c,
-            u.key(),
-            "UNKNOWN",
-            "DISPATCHING",
-            "receipt query: never applied; delivered again under the same idempotency key");
-      }
-      c.commit();
-      return moved == 1 ? new Attempt(u.key(), u.type(), u.payload(), token) : null;
     }
+  }
+
+  /**
+   * UNKNOWN -> DISPATCHING under {@code confirmed}'s new attempt, or, {@code confirmed} null,
+   * UNKNOWN -> PREPARED ({@code to}), over the attempt that was read, the model not paused; LOST
+   * when another moved it first.
+   */
+  private Reclaimed moveUnknown(Connection c, Unknown u, String to, @Nullable Attempt confirmed)
+      throws SQLException {
+    boolean dispatching = confirmed != null;
+    int moved;
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "UPDATE streamform.effect SET state = ?, attempts = attempts + CASE WHEN ? THEN 1"
+                + " ELSE 0 END, dispatcher = CASE WHEN ? THEN ? ELSE dispatcher END,"
+                + " attempt_token = CASE WHEN ? THEN ? ELSE attempt_token END, dispatched_at ="
+                + " CASE WHEN ? THEN now() ELSE dispatched_at END, updated_at = now(), last_error"
+                + " = NULL, receipt_queries = 0, receipt_error = NULL WHERE effect_key = ? AND"
+                + " state = 'UNKNOWN' AND attempt_token IS NOT DISTINCT FROM ?"
+                + notPaused("streamform.effect.model"))) {
+      s.setString(1, to);
+      s.setBoolean(2, dispatching);
+      s.setBoolean(3, dispatching);
+      s.setString(4, name);
+      s.setBoolean(5, dispatching);
+      s.setString(6, dispatching ? confirmed.token() : null);
+      s.setBoolean(7, dispatching);
+      s.setString(8, u.key());
+      s.setString(9, u.token());
+      moved = s.executeUpdate();
+    }
+    if (moved != 1) {
+      return new Reclaimed(null, "LOST");
+    }
+    transition(
+        c,
+        u.key(),
+        "UNKNOWN",
+        to,
+        dispatching
+            ? "receipt query: never applied; delivered again under the same idempotency key"
+            : "receipt query: never applied; its generation and revision are no longer"
+                + " canonical: evaluated on the canonical values before it is delivered again");
+    return new Reclaimed(confirmed, to);
+  }
+
+  private static String stateOf(Connection c, String key) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement("SELECT state FROM streamform.effect WHERE effect_key = ?")) {
+      s.setString(1, key);
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        return rs.getString(1);
+      }
+    }
+  }
+
+  /**
+   * The first effect in {@code state} that can be sent now (confirmed against the generation its
+   * key reads and that window's revision, a provider here, its backoff over, the model not paused),
+   * locked ({@code SKIP LOCKED}: a row another transaction holds, e.g. the sink's correcting its
+   * window, is not confirmed on values that transaction may be changing), under a fresh attempt
+   * token; only {@code key} when given, none of {@code tried}; null when there is none. The one
+   * confirmation of a claim, whether of a PREPARED effect or of an UNKNOWN one delivered again (ADR
+   * 0159).
+   */
+  private @Nullable Attempt claimable(
+      Connection c, String state, @Nullable String key, List<String> tried) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT e.effect_key, e.effect_type, e.payload::text FROM streamform.effect e JOIN"
+                + " streamform.canonical_alias a ON a.model = e.model JOIN"
+                + " streamform.projection p ON p.logical_window_id = e.logical_window_id AND"
+                + " p.generation = e.generation AND p.revision = e.revision AND"
+                + READS_ITS_GENERATION
+                + " WHERE e.model = ? AND e.state = ? AND e.effect_type ="
+                + " ANY(?) AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= now()) AND"
+                + " (?::text IS NULL OR e.effect_key = ?) AND NOT e.effect_key = ANY(?)"
+                + notPaused("e.model")
+                + " ORDER BY e.prepared_at, e.effect_key LIMIT 1 FOR UPDATE OF e SKIP"
+                + " LOCKED")) {
+      s.setString(1, model);
+      s.setString(2, state);
+      s.setArray(3, types(c));
+      s.setString(4, key);
+      s.setString(5, key);
+      s.setArray(6, c.createArrayOf("text", tried.toArray()));
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next()
+            ? new Attempt(
+                rs.getString(1), rs.getString(2), rs.getString(3), UUID.randomUUID().toString())
+            : null;
+      }
+    }
+  }
+
+  /**
+   * PREPARED -> DISPATCHING under {@code claimed}'s token, its row locked by {@link #claimable}.
+   */
+  private void take(Connection c, Attempt claimed) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "UPDATE streamform.effect SET state = 'DISPATCHING', attempts = attempts + 1,"
+                + " dispatcher = ?, attempt_token = ?, dispatched_at = now(), updated_at ="
+                + " now(), receipt_queries = 0, receipt_error = NULL WHERE effect_key = ? AND"
+                + " state = 'PREPARED'")) {
+      s.setString(1, name);
+      s.setString(2, claimed.token());
+      s.setString(3, claimed.key());
+      if (s.executeUpdate() != 1) {
+        throw new SQLException("effect " + claimed.key() + " moved under its row lock");
+      }
+    }
+    transition(c, claimed.key(), "PREPARED", "DISPATCHING", "claimed by " + name);
   }
 
   /**
@@ -678,52 +861,12 @@ public final class Dispatcher {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        Attempt claimed = null;
-        try (PreparedStatement s =
-            c.prepareStatement(
-                "SELECT e.effect_key, e.effect_type, e.payload::text FROM streamform.effect e JOIN"
-                    + " streamform.canonical_alias a ON a.model = e.model JOIN"
-                    + " streamform.projection p ON p.logical_window_id = e.logical_window_id AND"
-                    + " p.generation = e.generation AND p.revision = e.revision AND"
-                    + READS_ITS_GENERATION
-                    + " WHERE e.model = ? AND e.state = 'PREPARED' AND e.effect_type ="
-                    + " ANY(?) AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= now()) AND"
-                    + " NOT e.effect_key = ANY(?)"
-                    + notPaused("e.model")
-                    + " ORDER BY e.prepared_at, e.effect_key LIMIT 1 FOR UPDATE OF e SKIP"
-                    + " LOCKED")) {
-          s.setString(1, model);
-          s.setArray(2, types(c));
-          s.setArray(3, c.createArrayOf("text", tried.toArray()));
-          try (ResultSet rs = s.executeQuery()) {
-            if (rs.next()) {
-              claimed =
-                  new Attempt(
-                      rs.getString(1),
-                      rs.getString(2),
-                      rs.getString(3),
-                      UUID.randomUUID().toString());
-            }
-          }
-        }
+        Attempt claimed = claimable(c, "PREPARED", null, tried);
         if (claimed == null) {
           c.commit();
           return null;
         }
-        try (PreparedStatement s =
-            c.prepareStatement(
-                "UPDATE streamform.effect SET state = 'DISPATCHING', attempts = attempts + 1,"
-                    + " dispatcher = ?, attempt_token = ?, dispatched_at = now(), updated_at ="
-                    + " now(), receipt_queries = 0, receipt_error = NULL WHERE effect_key = ? AND"
-                    + " state = 'PREPARED'")) {
-          s.setString(1, name);
-          s.setString(2, claimed.token());
-          s.setString(3, claimed.key());
-          if (s.executeUpdate() != 1) {
-            throw new SQLException("effect " + claimed.key() + " moved under its row lock");
-          }
-        }
-        transition(c, claimed.key(), "PREPARED", "DISPATCHING", "claimed by " + name);
+        take(c, claimed);
         hooks.beforeClaimCommit(List.of(claimed.key()));
         c.commit();
         return claimed;

@@ -246,7 +246,8 @@ public final class EffectsLedger {
    * has a projection at or beyond the revision that confirmed it. A person's settlement (ADR 0140)
    * counts as a receipt: each move it made (UNKNOWN to DONE, PREPARED or NOT_APPLIED) has its
    * recorded settlement, NOT_APPLIED has one, and an effect was made PREPARED again after UNKNOWN
-   * only by a settlement and only when its provider dedupes by key.
+   * only by a settlement or a receipt query that found it never applied (the dispatcher, when its
+   * window moved meanwhile: ADR 0159), and only when its provider dedupes by key.
    */
   public Verification verify(String model) throws SQLException {
     Map<String, Integer> figures = new TreeMap<>();
@@ -269,11 +270,13 @@ public final class EffectsLedger {
                   + " count(*) FROM streamform.effect_settlement x WHERE x.effect_key ="
                   + " e.effect_key AND x.compensation_id IS NULL), (SELECT count(*) FROM"
                   + " streamform.effect_transition t WHERE t.effect_key = e.effect_key AND"
-                  + " t.from_state = 'UNKNOWN' AND t.to_state = 'PREPARED' AND t.note LIKE"
-                  + " 'settled by %'), (SELECT count(*) FROM streamform.effect_transition t WHERE"
-                  + " t.effect_key = e.effect_key AND t.from_state = 'UNKNOWN' AND t.to_state ="
-                  + " 'PREPARED' AND t.note NOT LIKE 'settled by %' AND t.note NOT LIKE 'nothing"
-                  + " sent: %') FROM streamform.effect e WHERE e.model = ?")) {
+                  + " t.from_state = 'UNKNOWN' AND t.to_state = 'PREPARED' AND (t.note LIKE"
+                  + " 'settled by %' OR t.note LIKE 'receipt query: never applied%')), (SELECT"
+                  + " count(*) FROM streamform.effect_transition t WHERE t.effect_key ="
+                  + " e.effect_key AND t.from_state = 'UNKNOWN' AND t.to_state = 'PREPARED' AND"
+                  + " t.note NOT LIKE 'settled by %' AND t.note NOT LIKE 'nothing sent: %' AND"
+                  + " t.note NOT LIKE 'receipt query: never applied%') FROM streamform.effect e"
+                  + " WHERE e.model = ?")) {
         s.setString(1, model);
         try (ResultSet rs = s.executeQuery()) {
           while (rs.next()) {
@@ -322,14 +325,18 @@ public final class EffectsLedger {
             if (state.equals("NOT_APPLIED") && settlements == 0) {
               problems.add(label + ": NOT_APPLIED without a person's settlement");
             }
-            // PREPARED again after UNKNOWN: by a settlement, for a provider that dedupes by key,
-            // or by a late outcome that proved nothing was sent (a refused connection)
+            // PREPARED again after UNKNOWN: by a settlement or a receipt query that found it never
+            // applied, for a provider that dedupes by key, or by a late outcome that proved nothing
+            // was sent (a refused connection)
             if (rs.getInt(19) > 0 && !provider.contains("idempotency: key")) {
               problems.add(
                   label
                       + ": prepared again after UNKNOWN, and its provider does not dedupe by key");
             } else if (rs.getInt(20) > 0) {
-              problems.add(label + ": prepared again after UNKNOWN without a person's settlement");
+              problems.add(
+                  label
+                      + ": prepared again after UNKNOWN without a person's settlement or a receipt"
+                      + " query");
             }
             if (provider.contains("idempotency: none")
                 && provider.contains("receipts: false")

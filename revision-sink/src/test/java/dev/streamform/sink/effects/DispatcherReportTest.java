@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class DispatcherReportTest {
   private static Dispatcher.Report report(int n) {
     return new Dispatcher.Report(
-        n, 0, 0, 0, 0, n, 0, 0, 0, n, n, n, n, 0, 0, null, Optional.empty());
+        n, 0, 0, 0, 0, n, 0, 0, 0, n, n, n, n, 0, 0, n, null, Optional.empty());
   }
 
   @Test
@@ -27,6 +27,11 @@ class DispatcherReportTest {
     assertThat(one, containsString("1 outcome not yet written, kept to be written"));
     assertThat(one, containsString("1 waiting for its canonical revision;"));
     assertThat(one, containsString("1 backing off until its next attempt"));
+    assertThat(
+        one,
+        containsString(
+            "1 found never applied and cancelled, nothing sent (its rule is false on the"
+                + " canonical values now)"));
     assertThat(one, not(containsString("1 outcomes")));
   }
 
@@ -43,5 +48,10 @@ class DispatcherReportTest {
     assertThat(two, containsString("2 outcomes not yet written, kept to be written"));
     assertThat(two, containsString("2 waiting for their canonical revision;"));
     assertThat(two, containsString("2 backing off until their next attempt"));
+    assertThat(
+        two,
+        containsString(
+            "2 found never applied and cancelled, nothing sent (their rule is false on the"
+                + " canonical values now)"));
   }
 }
