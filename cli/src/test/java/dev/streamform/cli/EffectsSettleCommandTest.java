@@ -386,6 +386,55 @@ class EffectsSettleCommandTest {
     assertThat(out.toString(), containsString("; 0 problems\n"));
   }
 
+  /**
+   * The dispatcher's own "never applied" (a receipt query) confirms the effect as the settlement
+   * above does (ADR 0159): merchant 7's rule went false while it was UNKNOWN, so it is cancelled
+   * and nothing is sent; merchant 8's values changed, so it is delivered with those.
+   */
+  @Test
+  void aReceiptQuerySayingNeverAppliedFollowsTheCanonicalValuesAsASettlementDoes()
+      throws Exception {
+    declare("idempotency: key, receipts: true");
+    write(revision(7, 10, 1, "1200"), revision(8, 10, 1, "1300"));
+    provider.mode(LocalProviderServer.Mode.FAIL_500);
+    assertThat(command("dispatch", "--once", "--backoff", "1ms", "--max-backoff", "1ms"), is(0));
+    assertThat(out.toString(), startsWith("pass 1: 2 claimed, 0 done, 2 unknown,"));
+    write(revision(7, 10, 2, "900"), revision(8, 10, 2, "1600"));
+    provider.mode(LocalProviderServer.Mode.OK);
+
+    assertThat(command("dispatch", "--once"), is(0));
+    assertThat(
+        out.toString(),
+        containsString(" 1 delivered again after a receipt query said never applied, "));
+    assertThat(
+        out.toString(),
+        containsString(
+            "; 1 found never applied and cancelled, nothing sent (its rule is false on the"
+                + " canonical values now)"));
+    assertThat(state(keyOf(7)), is("CANCELLED"));
+    assertThat(state(keyOf(8)), is("DONE"));
+    assertThat(provider.requests(keyOf(7)), is(1));
+    assertThat(provider.applied(keyOf(7)), is(0));
+    assertThat(provider.applied(keyOf(8)), is(1));
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT revision, payload->'values'->>'revenue' FROM streamform.effect WHERE"
+                    + " effect_key = '"
+                    + keyOf(8)
+                    + "'")) {
+      rs.next();
+      assertThat(rs.getInt(1) + " " + rs.getString(2), is("2 1600"));
+      c.commit();
+    }
+    assertThat(command("dispatch", "--once"), is(0));
+    assertThat(out.toString(), startsWith("pass 1: 0 claimed, 0 done, 0 unknown,"));
+    assertThat(provider.requests(keyOf(7)), is(1));
+    assertThat(command("effects verify"), is(0));
+    assertThat(out.toString(), containsString("; 0 problems\n"));
+  }
+
   @Test
   void notAppliedForAProviderWithoutKeysIsClosedAndNeverSentAgain() throws Exception {
     declare("idempotency: none, receipts: true");
