@@ -411,9 +411,11 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
               .apply("WithPartitionStarts", Flatten.pCollections())
               .setCoder(envelopes);
     }
+    if (!(items.getWindowingStrategy().getWindowFn() instanceof GlobalWindows)) {
+      items = items.apply("GlobalWindow", Window.<Envelope>into(new GlobalWindows()));
+    }
     PCollectionTuple out =
         items
-            .apply("GlobalWindow", Window.<Envelope>into(new GlobalWindows()))
             .apply(
                 "ByPartition",
                 WithKeys.of((Envelope e) -> e.partition()).withKeyType(TypeDescriptors.integers()))
