@@ -3,6 +3,7 @@ package dev.streamform.planner;
 import com.google.auto.value.AutoValue;
 import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.declarations.SourceDeclaration;
+import dev.streamform.transforms.SchemaForm;
 import dev.streamform.transforms.clock.ClockResult;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.clock.TimedEvent;
@@ -153,7 +154,7 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
   public ModelOutputs expand(PCollection<SourceRecord> records) {
     DeclaredModel model = model();
     SourceDeclaration source = model.source();
-    Schema schema = model.recordSchema();
+    SchemaForm form = SchemaForm.of(model.recordSchema()); // what the record functions keep
     ModelSinks sinks = ModelSinks.of(model);
     SourceClock clock = clock() == null ? model.clock() : clock();
     String suffix = keyedStageSuffix();
@@ -177,7 +178,7 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
                 .apply(
                     source.hasEventTime() ? "NoEventTime" : "NoKeyValue",
                     MapElements.into(kvs())
-                        .via((BadRecord bad) -> sinks.eventTimeRecord(bad, schema))));
+                        .via((BadRecord bad) -> sinks.eventTimeRecord(bad, form.schema()))));
     // the clock keeps late events for a windowed or scoring model (model.clock(), logClock()):
     // the windows or the decisions' lateness judge them (docs/semantics.md §6, §11)
     ClockResult clocked = envelopes.apply(CLOCK, clock);
@@ -210,7 +211,7 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
                   .apply(
                       "ConflictRecords",
                       MapElements.into(kvs())
-                          .via((BadRecord bad) -> sinks.refusedRecord(bad, schema))));
+                          .via((BadRecord bad) -> sinks.refusedRecord(bad, form.schema()))));
     }
     ModelKind.Applied applied =
         model

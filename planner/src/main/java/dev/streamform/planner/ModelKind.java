@@ -1,6 +1,7 @@
 package dev.streamform.planner;
 
 import dev.streamform.planner.sinks.ModelSinks;
+import dev.streamform.transforms.SchemaForm;
 import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.ClockResult;
 import dev.streamform.transforms.clock.TimedEvent;
@@ -9,7 +10,6 @@ import dev.streamform.transforms.dedup.Deduplicate;
 import dev.streamform.transforms.windows.WindowRevision;
 import dev.streamform.transforms.windows.WindowedAggregate;
 import dev.streamform.transforms.windows.WindowedResult;
-import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
@@ -154,12 +154,12 @@ public abstract sealed class ModelKind
    */
   static PCollection<KV<String, String>> refused(Input in, RefusedEvents refused) {
     ModelSinks sinks = in.sinks(); // the lambda keeps these, not the input's collections
-    Schema schema = in.model().recordSchema();
+    SchemaForm schema = SchemaForm.of(in.model().recordSchema());
     return refused
         .all(in.arrivals().getPipeline(), "Refused")
         .apply(
             "RefusedRecords",
-            MapElements.into(kvs()).via((BadRecord b) -> sinks.refusedRecord(b, schema)));
+            MapElements.into(kvs()).via((BadRecord b) -> sinks.refusedRecord(b, schema.schema())));
   }
 
   static TypeDescriptor<KV<String, String>> kvs() {

@@ -1,9 +1,11 @@
 package dev.streamform.transforms.changelog;
 
 import dev.streamform.transforms.RowCoders;
+import dev.streamform.transforms.SchemaForm;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.Serializable;
 import java.util.List;
 import org.apache.beam.sdk.coders.ByteCoder;
 import org.apache.beam.sdk.coders.Coder;
@@ -104,5 +106,25 @@ public final class ChangelogRecordCoder extends StructuredCoder<ChangelogRecord>
   public void verifyDeterministic() throws NonDeterministicException {
     keys.verifyDeterministic();
     values.verifyDeterministic();
+  }
+
+  private Object writeReplace() {
+    return new Form(SchemaForm.of(keySchema), SchemaForm.of(valueSchema));
+  }
+
+  /** What this coder serializes as: its schemas as their portable bytes ({@link SchemaForm}). */
+  private static final class Form implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final SchemaForm keys;
+    private final SchemaForm values;
+
+    Form(SchemaForm keys, SchemaForm values) {
+      this.keys = keys;
+      this.values = values;
+    }
+
+    private Object readResolve() {
+      return of(keys.schema(), values.schema());
+    }
   }
 }

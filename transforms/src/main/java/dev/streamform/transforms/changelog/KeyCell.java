@@ -1,8 +1,11 @@
 package dev.streamform.transforms.changelog;
 
+import dev.streamform.transforms.RowCoders;
+import dev.streamform.transforms.SchemaForm;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.Serializable;
 import java.util.List;
 import java.util.Objects;
 import org.apache.beam.sdk.coders.Coder;
@@ -145,6 +148,24 @@ final class KeyCell {
     @Override
     public void verifyDeterministic() throws NonDeterministicException {
       aggregateCoder.verifyDeterministic();
+    }
+
+    private Object writeReplace() {
+      return new Form(SchemaForm.of(aggregateCoder));
+    }
+
+    /** What this coder serializes as: its schemas as their portable bytes ({@link SchemaForm}). */
+    private static final class Form implements Serializable {
+      private static final long serialVersionUID = 1L;
+      private final SchemaForm aggregate;
+
+      Form(SchemaForm aggregate) {
+        this.aggregate = aggregate;
+      }
+
+      private Object readResolve() {
+        return new CellCoder(RowCoders.of(aggregate.schema()));
+      }
     }
   }
 }

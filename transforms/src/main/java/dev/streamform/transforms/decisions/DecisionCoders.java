@@ -1,9 +1,11 @@
 package dev.streamform.transforms.decisions;
 
 import dev.streamform.transforms.RowCoders;
+import dev.streamform.transforms.SchemaForm;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.Serializable;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -149,6 +151,26 @@ public final class DecisionCoders {
       }
       return d;
     }
+
+    private Object writeReplace() {
+      return new Form(SchemaForm.of(keys), SchemaForm.of(records));
+    }
+
+    /** What this coder serializes as: its schemas as their portable bytes ({@link SchemaForm}). */
+    private static final class Form implements Serializable {
+      private static final long serialVersionUID = 1L;
+      private final SchemaForm keys;
+      private final SchemaForm records;
+
+      Form(SchemaForm keys, SchemaForm records) {
+        this.keys = keys;
+        this.records = records;
+      }
+
+      private Object readResolve() {
+        return DecisionCoder.of(keys.schema(), records.schema());
+      }
+    }
   }
 
   /** Coder for {@link UnscoredLateEvent}s with the given key and record schemas. */
@@ -202,6 +224,26 @@ public final class DecisionCoders {
           IDS.decode(in),
           OPTIONAL_TEXT.decode(in));
     }
+
+    private Object writeReplace() {
+      return new Form(SchemaForm.of(keys), SchemaForm.of(records));
+    }
+
+    /** What this coder serializes as: its schemas as their portable bytes ({@link SchemaForm}). */
+    private static final class Form implements Serializable {
+      private static final long serialVersionUID = 1L;
+      private final SchemaForm keys;
+      private final SchemaForm records;
+
+      Form(SchemaForm keys, SchemaForm records) {
+        this.keys = keys;
+        this.records = records;
+      }
+
+      private Object readResolve() {
+        return UnscoredLateEventCoder.of(keys.schema(), records.schema());
+      }
+    }
   }
 
   /** Coder for {@link DeadLetter}s whose record (when the event got that far) has a schema. */
@@ -239,6 +281,24 @@ public final class DecisionCoders {
           TEXT.decode(in),
           records.decode(in));
     }
+
+    private Object writeReplace() {
+      return new Form(SchemaForm.of(records));
+    }
+
+    /** What this coder serializes as: its schemas as their portable bytes ({@link SchemaForm}). */
+    private static final class Form implements Serializable {
+      private static final long serialVersionUID = 1L;
+      private final SchemaForm records;
+
+      Form(SchemaForm records) {
+        this.records = records;
+      }
+
+      private Object readResolve() {
+        return DeadLetterCoder.of(records.schema());
+      }
+    }
   }
 
   /** Coder for {@link StateUpdate}s with the given key schema. */
@@ -275,6 +335,24 @@ public final class DecisionCoders {
           AT.decode(in),
           LONG.decode(in),
           BooleanCoder.of().decode(in));
+    }
+
+    private Object writeReplace() {
+      return new Form(SchemaForm.of(keys));
+    }
+
+    /** What this coder serializes as: its schemas as their portable bytes ({@link SchemaForm}). */
+    private static final class Form implements Serializable {
+      private static final long serialVersionUID = 1L;
+      private final SchemaForm keys;
+
+      Form(SchemaForm keys) {
+        this.keys = keys;
+      }
+
+      private Object readResolve() {
+        return StateUpdateCoder.of(keys.schema());
+      }
     }
   }
 }

@@ -1,9 +1,11 @@
 package dev.streamform.transforms.envelope;
 
 import dev.streamform.transforms.RowCoders;
+import dev.streamform.transforms.SchemaForm;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.Serializable;
 import java.util.List;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.InstantCoder;
@@ -81,5 +83,23 @@ public final class SourceRecordCoder extends StructuredCoder<SourceRecord> {
   @Override
   public void verifyDeterministic() throws NonDeterministicException {
     rowCoder.verifyDeterministic();
+  }
+
+  private Object writeReplace() {
+    return new Form(SchemaForm.of(schema));
+  }
+
+  /** What this coder serializes as: its schemas as their portable bytes ({@link SchemaForm}). */
+  private static final class Form implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final SchemaForm schema;
+
+    Form(SchemaForm schema) {
+      this.schema = schema;
+    }
+
+    private Object readResolve() {
+      return of(schema.schema());
+    }
   }
 }

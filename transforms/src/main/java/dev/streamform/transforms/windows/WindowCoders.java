@@ -2,10 +2,12 @@ package dev.streamform.transforms.windows;
 
 import dev.streamform.core.time.WindowStatus;
 import dev.streamform.transforms.RowCoders;
+import dev.streamform.transforms.SchemaForm;
 import dev.streamform.transforms.envelope.EnvelopeCoder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.coders.ByteCoder;
@@ -149,6 +151,26 @@ public final class WindowCoders {
     public void verifyDeterministic() throws NonDeterministicException {
       keys.verifyDeterministic();
       values.verifyDeterministic();
+    }
+
+    private Object writeReplace() {
+      return new Form(SchemaForm.of(keySchema), SchemaForm.of(valueSchema));
+    }
+
+    /** What this coder serializes as: its schemas as their portable bytes ({@link SchemaForm}). */
+    private static final class Form implements Serializable {
+      private static final long serialVersionUID = 1L;
+      private final SchemaForm keys;
+      private final SchemaForm values;
+
+      Form(SchemaForm keys, SchemaForm values) {
+        this.keys = keys;
+        this.values = values;
+      }
+
+      private Object readResolve() {
+        return WindowRevisionCoder.of(keys.schema(), values.schema());
+      }
     }
   }
 

@@ -1,9 +1,11 @@
 package dev.streamform.transforms.windows;
 
 import dev.streamform.transforms.RowCoders;
+import dev.streamform.transforms.SchemaForm;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -145,5 +147,23 @@ final class WindowState {
 
     @Override
     public void verifyDeterministic() {}
+
+    private Object writeReplace() {
+      return new Form(SchemaForm.of(accumulators));
+    }
+
+    /** What this coder serializes as: its schemas as their portable bytes ({@link SchemaForm}). */
+    private static final class Form implements Serializable {
+      private static final long serialVersionUID = 1L;
+      private final SchemaForm state;
+
+      Form(SchemaForm state) {
+        this.state = state;
+      }
+
+      private Object readResolve() {
+        return new ListCoder(state.schema());
+      }
+    }
   }
 }
