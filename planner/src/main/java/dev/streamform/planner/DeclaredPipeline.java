@@ -16,7 +16,6 @@ import dev.streamform.transforms.extraction.ExtractionResult;
 import dev.streamform.transforms.windows.WindowRevision;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
-import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
