@@ -880,6 +880,26 @@ final class GatesCommand implements Callable<Integer> {
         .findFirst();
   }
 
+  /** Who claims an offset: {@code "a.jsonl twice"}, {@code "a.jsonl and b.jsonl"}. */
+  private static String claimants(List<String> claims) {
+    Map<String, Integer> times = new LinkedHashMap<>();
+    claims.forEach(c -> times.merge(c, 1, Integer::sum));
+    List<String> named = new ArrayList<>();
+    times.forEach((c, n) -> named.add(c + (n == 1 ? "" : n == 2 ? " twice" : " " + n + " times")));
+    return String.join(" and ", named);
+  }
+
+  /**
+   * One partition's events in the latest revision of a window: the smallest and largest offset, how
+   * many, and which revision of which window.
+   */
+  private record Range(
+      long min, long max, long count, String logicalWindow, int revision, String window) {
+    String named() {
+      return "revision " + revision + " of window " + window;
+    }
+  }
+
   /** {@code "0-4"} as a person reads it: {@code "partition 0 offset 4"}. */
   private static String named(String partitionOffset) {
     int dash = partitionOffset.indexOf('-');
@@ -897,6 +917,7 @@ final class GatesCommand implements Callable<Integer> {
       return Verdict.notMeasured("offsets", th, run.unavailable);
     }
     ModelSinks sinks = ModelSinks.of(model);
+    long k = windowsPerEvent(model.model().window().get());
     // a topic is written at least once: a position repeated there is a replay (docs/decisions/0037)
     boolean once = run.kafka == null;
     // the late output has no generation: it counts for generation g only where g's own policy
@@ -907,6 +928,10 @@ final class GatesCommand implements Callable<Integer> {
     for (WindowedOutcome.Late late : replay.outcome().late()) {
       refused.add(replay.position(late.eventId()) + "@" + late.windowStart());
     }
+    Set<String> tooLate = new HashSet<>(); // the events this generation's policy refuses
+    refused.forEach(w -> tooLate.add(w.substring(0, w.indexOf('@'))));
+    // who accounts for each offset, for naming the first one accounted for twice
+    Map<String, List<String>> claims = new HashMap<>();
     Map<String, Integer> lateRows = new HashMap<>();
     Set<String> lateSeen = new HashSet<>();
     Set<String> othersLate = new HashSet<>();
@@ -916,11 +941,17 @@ final class GatesCommand implements Callable<Integer> {
         othersLate.add(window);
       } else if (once || lateSeen.add(window)) {
         lateRows.merge(at(r), 1, Integer::sum);
+        claims
+            .computeIfAbsent(at(r), x -> new ArrayList<>())
+            .add(run.where(sinks.lateTopic()) + (k > 1 ? " (window " + window + ")" : ""));
       }
     }
     Set<String> duplicates = new HashSet<>();
     List<String> twice = new ArrayList<>();
     for (JsonNode r : duplicateRows(model)) {
+      claims
+          .computeIfAbsent(at(r), x -> new ArrayList<>())
+          .add(run.where(duplicatesTopic(model).get()));
       if (!duplicates.add(at(r)) && once) {
         twice.add(at(r));
       }
@@ -928,6 +959,11 @@ final class GatesCommand implements Callable<Integer> {
     Set<String> quarantined = new HashSet<>();
     for (JsonNode r : run.rows(sinks.quarantineTopic())) {
       boolean again = !quarantined.add(at(r));
+      if (once || !again) {
+        claims
+            .computeIfAbsent(at(r), x -> new ArrayList<>())
+            .add(run.where(sinks.quarantineTopic()));
+      }
       if ((again && once)
           || (!again && (duplicates.contains(at(r)) || lateRows.containsKey(at(r))))) {
         twice.add(at(r));
@@ -939,11 +975,12 @@ final class GatesCommand implements Callable<Integer> {
       }
     }
     // per partition, each window's latest revision: {min, max, count} of the events it includes
-    Map<Integer, List<long[]>> ranges = new TreeMap<>();
+    Map<Integer, List<Range>> ranges = new TreeMap<>();
     try (Connection c = l.pool().getConnection();
         PreparedStatement s =
             c.prepareStatement(
-                "SELECT DISTINCT ON (r.projection_id) r.offsets::text FROM"
+                "SELECT DISTINCT ON (r.projection_id) r.offsets::text, p.logical_window_id,"
+                    + " r.revision, p.window_key::text, p.window_start FROM"
                     + " streamform.correction_ledger r JOIN streamform.projection p USING"
                     + " (projection_id) WHERE p.model = ? AND p.generation = ?"
                     + " ORDER BY r.projection_id, r.revision DESC")) {
@@ -952,26 +989,31 @@ final class GatesCommand implements Callable<Integer> {
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
           JsonNode offsets = JSON.readTree(rs.getString(1));
+          String window = rs.getString(4) + " " + rs.getTimestamp(5).toInstant();
           for (Iterator<Map.Entry<String, JsonNode>> i = offsets.fields(); i.hasNext(); ) {
             Map.Entry<String, JsonNode> e = i.next();
             JsonNode o = e.getValue();
             ranges
-                .computeIfAbsent(Integer.parseInt(e.getKey()), k -> new ArrayList<>())
+                .computeIfAbsent(Integer.parseInt(e.getKey()), x -> new ArrayList<>())
                 .add(
-                    new long[] {
-                      o.path("min").asLong(), o.path("max").asLong(), o.path("count").asLong()
-                    });
+                    new Range(
+                        o.path("min").asLong(),
+                        o.path("max").asLong(),
+                        o.path("count").asLong(),
+                        rs.getString(2),
+                        rs.getInt(3),
+                        window));
           }
         }
       }
     }
     Optional<RowPredicate> where = model.query().where();
     String eventTime = model.source().eventTime().orElse("");
-    long k = windowsPerEvent(model.model().window().get());
     Map<Integer, long[]> expected = new TreeMap<>(); // partition -> {slots, uncovered}
     long silent = 0;
     long read = 0;
-    String firstMissing = null; // partition-offset of the first offset no output accounts for
+    String firstMissing = null; // the first offset no output accounts for, named
+    String claimedTwice = null; // the first offset in a side output and a revision's range, named
     for (Line line : run.source()) {
       read++;
       String id = line.partition() + "-" + line.offset();
@@ -985,20 +1027,33 @@ final class GatesCommand implements Callable<Integer> {
         continue;
       }
       long[] e = expected.computeIfAbsent(line.partition(), p -> new long[2]);
+      Optional<Range> range = inside(ranges.get(line.partition()), line.offset());
       if (duplicates.contains(id) || quarantined.contains(id)) {
+        if (claimedTwice == null && range.isPresent()) {
+          List<String> by = new ArrayList<>(claims.getOrDefault(id, List.of()));
+          by.add(range.get().named());
+          claimedTwice = named(id) + ", claimed by " + claimants(by);
+        }
         continue;
       }
       e[0] += k;
-      if (!lateRows.containsKey(id) && !inside(ranges.get(line.partition()), line.offset())) {
+      if (!lateRows.containsKey(id) && range.isEmpty()) {
         e[1]++;
-        firstMissing = firstMissing == null ? id : firstMissing;
+        firstMissing = firstMissing == null ? named(id) : firstMissing;
+      } else if (!lateRows.containsKey(id) && tooLate.contains(id) && firstMissing == null) {
+        // inside a revision's range, yet refused by this generation's policy: its late row is gone
+        firstMissing =
+            named(id)
+                + " (too late for this generation's policy, not in "
+                + run.where(sinks.lateTopic())
+                + ")";
       }
     }
     long missing = 0;
     long duplicated = twice.size();
     for (Map.Entry<Integer, long[]> e : expected.entrySet()) {
       long accounted =
-          ranges.getOrDefault(e.getKey(), List.of()).stream().mapToLong(r -> r[2]).sum()
+          ranges.getOrDefault(e.getKey(), List.of()).stream().mapToLong(Range::count).sum()
               + lateRows.entrySet().stream()
                   .filter(x -> x.getKey().startsWith(e.getKey() + "-"))
                   .mapToLong(Map.Entry::getValue)
@@ -1028,24 +1083,79 @@ final class GatesCommand implements Callable<Integer> {
                     + run.where(sinks.lateTopic())
                     + " refused by another policy, accepted by this generation's: looked for in"
                     + " its revisions")
-            + (missing > 0 && firstMissing != null ? "; first missing: " + named(firstMissing) : "")
+            + (missing == 0
+                ? ""
+                : "; first missing: "
+                    + (firstMissing != null ? firstMissing : shortRevision(replay, ranges)))
             + (duplicated == 0
                 ? ""
-                : firstDuplicated(twice, lateRows, k)
-                    .map(id -> "; first duplicated: " + named(id))
-                    .orElse(""))
+                : "; first duplicated: "
+                    + firstDuplicated(twice, lateRows, k)
+                        .map(id -> named(id) + ", claimed by " + claimants(claims.get(id)))
+                        .orElse(
+                            claimedTwice != null
+                                ? claimedTwice
+                                : "not one offset claimed twice by name: the revisions count more"
+                                    + " events than there are offsets to account for"))
             + ")");
   }
 
-  private static boolean inside(List<long[]> ranges, long offset) {
-    if (ranges != null) {
-      for (long[] r : ranges) {
-        if (r[0] <= offset && offset <= r[1]) {
-          return true;
+  /**
+   * A missing offset inside the revisions' ranges: the first window whose latest revision counts
+   * fewer of a partition's events than the replay puts there, and the range it is in.
+   */
+  private static String shortRevision(Replay replay, Map<Integer, List<Range>> ranges) {
+    Map<String, WindowedOutcome.Row> latest = new HashMap<>();
+    for (WindowedOutcome.Row r : replay.outcome().rows()) {
+      if (r.revision() > 0) {
+        latest.put(r.logicalWindowId(), r);
+      }
+    }
+    for (Map.Entry<Integer, List<Range>> p : ranges.entrySet()) {
+      for (Range r :
+          p.getValue().stream().sorted((a, b) -> Long.compare(a.min(), b.min())).toList()) {
+        WindowedOutcome.Row replayed = latest.get(r.logicalWindow());
+        WindowedOutcome.Offsets o = replayed == null ? null : replayed.offsets().get(p.getKey());
+        if (o != null && o.count() > r.count()) {
+          return "one of partition "
+              + p.getKey()
+              + " offsets "
+              + r.min()
+              + " to "
+              + r.max()
+              + " ("
+              + r.named()
+              + " counts "
+              + r.count()
+              + " of the "
+              + o.count()
+              + " events the replay puts there)";
         }
       }
     }
-    return false;
+    return "not one offset by name: the revisions count fewer events than there are offsets to"
+        + " account for, and no window fewer than the replay puts there";
+  }
+
+  /**
+   * The range that holds {@code offset}: one it is an end of (certainly the window's), else the
+   * narrowest (ranges of windows whose events interleave overlap).
+   */
+  private static Optional<Range> inside(List<Range> ranges, long offset) {
+    Range best = null;
+    if (ranges != null) {
+      for (Range r : ranges) {
+        if (r.min() == offset || r.max() == offset) {
+          return Optional.of(r);
+        }
+        if (r.min() < offset
+            && offset < r.max()
+            && (best == null || r.max() - r.min() < best.max() - best.min())) {
+          best = r;
+        }
+      }
+    }
+    return Optional.ofNullable(best);
   }
 
   /** How many windows contain each event: size / every for hopping windows, else 1. */

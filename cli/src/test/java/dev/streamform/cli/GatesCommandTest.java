@@ -333,7 +333,74 @@ class GatesCommandTest {
     assertThat(gates("--skip", "oracle"), is(1));
     assertThat(line("offsets"), containsString("FAIL offsets 0/1 threshold <= 0/0"));
     assertThat(
-        line("offsets"), matchesPattern(".*; first duplicated: partition \\d+ offset \\d+\\)?"));
+        line("offsets"),
+        containsString(
+            "; first duplicated: partition 0 offset 6, claimed by hourly_revenue.late.jsonl"
+                + " twice)"));
+  }
+
+  /**
+   * A too-late event whose late row is gone but whose offset lies inside its window's revision (as
+   * when a generation with a shorter allowed lateness is gated on another's outputs) is a missing
+   * offset, and the line names it (found by an audit: it printed 1/0 without one).
+   */
+  @Test
+  void aTooLateEventWithoutItsLateRowInsideARevisionsRangeIsNamedMissing() throws Exception {
+    sql(
+        "ALTER TABLE streamform.correction_ledger DISABLE TRIGGER correction_ledger_append_only",
+        "UPDATE streamform.correction_ledger SET offsets = '{\"0\":{\"min\":0,\"max\":6,"
+            + "\"count\":3}}' WHERE revision = 2",
+        "ALTER TABLE streamform.correction_ledger ENABLE TRIGGER correction_ledger_append_only");
+    Files.writeString(outputs.resolve("hourly_revenue.late.jsonl"), "");
+    assertThat(gates("--skip", "oracle"), is(1));
+    assertThat(line("offsets"), containsString("FAIL offsets 1/0 threshold <= 0/0"));
+    assertThat(
+        line("offsets"),
+        containsString(
+            "; first missing: partition 0 offset 6 (too late for this generation's policy, not in"
+                + " hourly_revenue.late.jsonl)"));
+  }
+
+  /**
+   * A revision that counts fewer events than the replay puts in its window, none of them outside
+   * its range: the line names the window and the range the missing offset is in.
+   */
+  @Test
+  void aRevisionCountingFewerEventsNamesTheRangeOfTheMissingOffset() throws Exception {
+    sql(
+        "ALTER TABLE streamform.correction_ledger DISABLE TRIGGER correction_ledger_append_only",
+        "UPDATE streamform.correction_ledger SET offsets = '{\"0\":{\"min\":0,\"max\":4,"
+            + "\"count\":2}}' WHERE revision = 2",
+        "ALTER TABLE streamform.correction_ledger ENABLE TRIGGER correction_ledger_append_only");
+    assertThat(gates("--skip", "oracle"), is(1));
+    assertThat(line("offsets"), containsString("FAIL offsets 1/0 threshold <= 0/0"));
+    assertThat(
+        line("offsets"),
+        containsString(
+            "; first missing: one of partition 0 offsets 0 to 4 (revision 2 of window"
+                + " {\"merchant_id\": 7} 2026-08-30T10:00:00Z counts 2 of the 3 events the"
+                + " replay puts there)"));
+  }
+
+  /**
+   * An offset in the quarantine output that a revision also counts is duplicated, and the line
+   * names who claims it (found by an audit: it printed 0/1 without a position).
+   */
+  @Test
+  void anOffsetQuarantinedAndInARevisionIsNamedDuplicatedWithItsClaimants() throws Exception {
+    Path quarantine = outputs.resolve("hourly_revenue.quarantine.jsonl");
+    Files.writeString(
+        quarantine,
+        Files.readString(quarantine)
+            + "{\"reason\":\"x\",\"partition\":0,\"offset\":3,\"line\":\"x\"}\n");
+    assertThat(gates("--skip", "oracle"), is(1));
+    assertThat(line("offsets"), containsString("FAIL offsets 0/1 threshold <= 0/0"));
+    assertThat(
+        line("offsets"),
+        containsString(
+            "; first duplicated: partition 0 offset 3, claimed by"
+                + " hourly_revenue.quarantine.jsonl and revision 1 of window"
+                + " {\"merchant_id\": 7} 2026-08-30T11:00:00Z)"));
   }
 
   /** A run output damaged after the run: file:line, what is wrong and the fix, exit 1. */
