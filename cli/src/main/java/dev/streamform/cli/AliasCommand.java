@@ -161,12 +161,24 @@ final class AliasCommand implements Callable<Integer> {
           err.println("streamform alias set: refused: " + e.getMessage());
           return 1;
         } catch (Ledger.EmptyGeneration e) {
+          String nothing = "The canonical view would show nothing of " + l.name();
+          if (share != null) {
+            Ledger.ShareKeys keys =
+                l.ledger.shareKeys(l.name(), new CanaryShare(generation, shareBasisPoints));
+            nothing =
+                "The "
+                    + keys.inShare()
+                    + " keys in the share (of "
+                    + keys.keys()
+                    + " keys of "
+                    + l.name()
+                    + ") would read nothing";
+          }
           err.println(
               "streamform alias set: refused: "
                   + e.getMessage()
-                  + ". The canonical view would"
-                  + " show nothing of "
-                  + l.name()
+                  + ". "
+                  + nothing
                   + "; run generation "
                   + generation
                   + " first (streamform run"
@@ -239,6 +251,23 @@ final class AliasCommand implements Callable<Integer> {
         change
             .pause()
             .ifPresent(p -> out.println(l.name() + ": " + EffectsPauseCommand.describe(p)));
+        if (change.canary().isPresent() && change.projections() > 0) {
+          Ledger.ShareKeys keys = l.ledger.shareKeys(l.name(), change.canary().get());
+          if (keys.withoutProjection() > 0) {
+            err.println(
+                "streamform alias set: warning: "
+                    + keys.withoutProjection()
+                    + " of the "
+                    + keys.inShare()
+                    + " keys in the share have no projection of generation "
+                    + generation
+                    + " (e.g. "
+                    + keys.example().orElse("?")
+                    + "): the canonical view shows nothing of them until a generation-"
+                    + generation
+                    + " job writes them");
+          }
+        }
         if (change.projections() == 0) {
           err.println(
               "streamform alias set: no projection of generation "

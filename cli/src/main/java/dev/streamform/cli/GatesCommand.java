@@ -22,7 +22,9 @@ import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.NotUtf8;
 import dev.streamform.policies.sql.RowPredicate;
 import dev.streamform.policies.time.Timestamps;
+import dev.streamform.sink.CanaryShare;
 import dev.streamform.sink.JdbcTarget;
+import dev.streamform.sink.Ledger;
 import dev.streamform.sink.LedgerVerification;
 import dev.streamform.sink.effects.EffectsLedger;
 import dev.streamform.teststreams.fixture.FixtureRunner;
@@ -276,6 +278,26 @@ final class GatesCommand implements Callable<Integer> {
               + run.describe()
               + "; provider "
               + (providerUrl == null ? "none" : providerUrl));
+      Optional<CanaryShare> canary = l.ledger.canary(l.name());
+      if (canary.isPresent()) {
+        Ledger.ShareKeys keys = l.ledger.shareKeys(l.name(), canary.get());
+        out.println(
+            "canary: "
+                + canary.get().describe()
+                + " ("
+                + keys.inShare()
+                + " of "
+                + Counts.of(keys.keys(), "key")
+                + "); "
+                + (canary.get().generation() == g
+                    ? "these gates measure the canary's generation; gate the others with"
+                        + " --generation "
+                        + canonical.getAsInt()
+                    : "these gates measure generation "
+                        + g
+                        + " only: gate the canary with --generation "
+                        + canary.get().generation()));
+      }
       List<Verdict> verdicts = new ArrayList<>();
       for (String gate : GATES) {
         if (skip.contains(gate)) {

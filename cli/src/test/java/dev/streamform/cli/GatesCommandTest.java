@@ -306,6 +306,41 @@ class GatesCommandTest {
     assertThat(out.toString(), not(containsString("PASS")));
   }
 
+  /**
+   * A canary in force: the gates of the canonical generation say which generation the share's keys
+   * read and how to gate it (found by an audit: they said nothing of it).
+   */
+  @Test
+  void theGatesSayWhenACanaryIsInForce() throws Exception {
+    assertThat(
+        err.toString(),
+        run(
+            "alias",
+            "set",
+            project.toString(),
+            "--model",
+            "hourly_revenue",
+            "--jdbc-url",
+            url,
+            "--jdbc-user",
+            "postgres",
+            "--generation",
+            "2",
+            "--share",
+            "50%",
+            "--allow-empty"),
+        is(0));
+    out.getBuffer().setLength(0);
+    assertThat(gates("--skip", "oracle"), is(0));
+    assertThat(out.toString(), containsString(" generation 1 (canonical); run outputs "));
+    assertThat(
+        out.toString(),
+        matchesPattern(
+            "(?s)gates of hourly_revenue: [^\n]*\ncanary: 50% of keys \\(bucket < 5000 of"
+                + " 10000\\) read generation 2 \\([0-2] of 2 keys\\); these gates measure"
+                + " generation 1 only: gate the canary with --generation 2\n.*"));
+  }
+
   @Test
   void strictFailsAGateThatCouldNotBeMeasured() {
     assertThat(gates("--skip", "oracle", "--strict"), is(1));

@@ -5,6 +5,7 @@ import static dev.streamform.sink.Revisions.revision;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.endsWith;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.startsWith;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.streamform.runners.postgres.LocalPostgresExtension;
@@ -240,6 +241,58 @@ class RolloutCommandsTest {
             "hourly_revenue: canonical generation 1 -> 2 (0 projections of generation 2;"
                 + " generation 1 keeps its 1 projection)\n"));
     assertThat(rows("SELECT generation FROM streamform.canonical_alias"), is(List.of("2")));
+  }
+
+  /**
+   * A canary onto a generation that has no projection of some keys in the share: those keys read
+   * nothing until it writes them, and alias set says how many and one of them; the refusal of a
+   * generation with no projection at all speaks of the share's keys (found by an audit: the
+   * canonical view lost a key silently, and the refusal said the whole model would show nothing).
+   */
+  @Test
+  void aShareOntoAGenerationMissingKeysWarnsHowManyOfTheShareReadNothing() throws Exception {
+    for (long m = 1; m <= 20; m++) {
+      live(revision(m, 10, 1, "10", 1));
+      if (m <= 10) {
+        shadow(revision(m, 10, 1, "11", 2));
+      }
+    }
+    // the keys in a 50% share without a generation-2 projection, as the database buckets them
+    List<String> missing =
+        rows(
+            "SELECT window_key::text FROM streamform.projection p WHERE generation = 1 AND"
+                + " streamform.key_bucket(window_key) < 5000 AND NOT EXISTS (SELECT 1 FROM"
+                + " streamform.projection q WHERE q.generation = 2 AND q.window_key ="
+                + " p.window_key) ORDER BY 1");
+    int inShare =
+        rows("SELECT 1 FROM streamform.projection WHERE generation = 1 AND"
+                + " streamform.key_bucket(window_key) < 5000")
+            .size();
+    assertThat(missing.isEmpty(), is(false));
+
+    assertThat(onLedger("alias set", "--generation", "3", "--share", "50%"), is(1));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform alias set: refused: generation 3 of hourly_revenue has no projection;"
+                + " projections per generation: 1: 20, 2: 10. The "
+                + inShare
+                + " keys in the share (of 20 keys of hourly_revenue) would read nothing; run"
+                + " generation 3 first (streamform run --generation 3 --shadow), or give"
+                + " --allow-empty\n"));
+
+    assertThat(onLedger("alias set", "--generation", "2", "--share", "50%"), is(0));
+    assertThat(
+        err.toString(),
+        startsWith(
+            "streamform alias set: warning: "
+                + missing.size()
+                + " of the "
+                + inShare
+                + " keys in the share have no projection of generation 2 (e.g. "
+                + missing.get(0)
+                + "): the canonical view shows nothing of them until a generation-2 job writes"
+                + " them\n"));
   }
 
   @Test

@@ -496,6 +496,40 @@ public final class Ledger {
     }
   }
 
+  /**
+   * The model's keys as {@code share} divides them.
+   *
+   * @param keys the model's keys (of any generation)
+   * @param inShare how many of them are in the share
+   * @param withoutProjection how many of those have no projection of the share's generation: the
+   *     canonical view shows nothing of them until a job of that generation writes them
+   * @param example one of those, as PostgreSQL prints it as jsonb
+   */
+  public record ShareKeys(int keys, int inShare, int withoutProjection, Optional<String> example) {}
+
+  /** How {@code share} divides {@code model}'s keys (docs/semantics.md §9.9). */
+  public ShareKeys shareKeys(String model, CanaryShare share) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT count(*), count(*) FILTER (WHERE b), count(*) FILTER (WHERE b AND NOT"
+                    + " has), min(k::text) FILTER (WHERE b AND NOT has) FROM (SELECT k,"
+                    + " streamform.key_bucket(k) < ? AS b, EXISTS (SELECT 1 FROM"
+                    + " streamform.projection q WHERE q.model = ? AND q.generation = ? AND"
+                    + " q.window_key = k) AS has FROM (SELECT DISTINCT window_key AS k FROM"
+                    + " streamform.projection WHERE model = ?) d) x")) {
+      s.setInt(1, share.basisPoints());
+      s.setString(2, model);
+      s.setInt(3, share.generation());
+      s.setString(4, model);
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        return new ShareKeys(
+            rs.getInt(1), rs.getInt(2), rs.getInt(3), Optional.ofNullable(rs.getString(4)));
+      }
+    }
+  }
+
   /** {the model's keys, those in the canary's share}. */
   private static int[] keys(Connection c, String model, CanaryShare canary) throws SQLException {
     try (PreparedStatement s =
