@@ -63,12 +63,13 @@ final class AliasCommand implements Callable<Integer> {
             + " streamform effects resume.",
         "--share P makes generation N a canary for a share of the keys: a key reads N iff its"
             + " bucket — the first 32 bits of SHA-256 of the key as PostgreSQL prints it as jsonb"
-            + " (e.g. {\"merchant_id\": 7}), unsigned, modulo 10000 — is below P in hundredths of"
-            + " a percent (5%% = 500); the other keys keep the generation canonical now. The same"
-            + " keys on every run, every window of a key alike; a wider share keeps the keys of a"
-            + " narrower one. The canonical view, the effects and compare-generations resolve per"
-            + " key. alias set without --share then moves every key (promotion or rollback) and"
-            + " ends the canary."
+            + " (e.g. {\"merchant_id\": 7}; a composite key's fields in jsonb's order, shorter"
+            + " names first, then by bytes: {\"region\": \"eu\", \"merchant_id\": 1}), unsigned,"
+            + " modulo 10000 — is below P in hundredths of a percent (5%% = 500); the other keys"
+            + " keep the generation canonical now. The same keys on every run, every window of a"
+            + " key alike; a wider share keeps the keys of a narrower one. The canonical view, the"
+            + " effects and compare-generations resolve per key. alias set without --share then"
+            + " moves every key (promotion or rollback) and ends the canary."
       },
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {
@@ -111,8 +112,10 @@ final class AliasCommand implements Callable<Integer> {
         names = "--share",
         paramLabel = "PERCENT",
         description =
-            "a canary: only this share of the keys (e.g. 5%% or 0.5%%) reads generation N, the"
-                + " others keep the canonical generation; see the description for the hash")
+            "a canary: only this share of the keys reads generation N, the others keep the"
+                + " canonical generation; more than 0%% and less than 100%%, in steps of 0.01%%"
+                + " (0.01%% to 99.99%%, e.g. 5%% or 0.5%%; give no share to move every key); see"
+                + " the description for the hash")
     String share;
 
     @Spec CommandSpec spec;

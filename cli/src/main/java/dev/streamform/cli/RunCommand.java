@@ -87,28 +87,29 @@ import picocli.CommandLine.Spec;
           + " for it (the same generation run again on other input or with another policy) is"
           + " refused and recorded, never written over; once the job ends, the run prints how many"
           + " and exits 1, and so does every later run that offers one again (it stays recorded"
-          + " once; streamform ledger verify lists them). A scoring model (decisions:)"
-          + " writes its decisions to <model>.decisions (key: the event id; every revision kept),"
-          + " late events to <model>.late (ignored, revising) and <model>.reconcile (reconciled),"
-          + " and events it cannot score to <model>.dead_letters, each with its reason; with"
-          + " --jdbc-url its decisions and reconcile queue also go to the decision ledger"
-          + " (streamform decisions show, verify), once per decision_id. A source with event_id"
-          + " drops repeated events as duplicates (to <model>.duplicates.jsonl or the topic"
-          + " <model>.duplicates, counted) and quarantines a repeated id with another payload. A"
-          + " source with idle_after writes the clock's idle markers (a partition going idle or"
-          + " resuming, with its generation and watermark) to <model>.idle.jsonl or the topic"
-          + " <model>.idle. Creates missing topics (<model> compacted for an upsert model only)."
-          + " Blocks until interrupted; with --detach, submits to a Flink cluster, prints the job"
-          + " id and returns. Without --from-savepoint a kafka source is read from its earliest"
-          + " offsets, so what earlier runs published to the model's topics is published again:"
-          + " the run says so when it starts, with the records its output topics already hold"
-          + " (a Flink job restored from a savepoint continues instead). On the DirectRunner, and"
-          + " with a source-wide event_id on every runner, an upsert model applies events in log"
-          + " order: a partition's last records are applied once every partition's watermark has"
-          + " passed them (a silent partition holds them until idle_after), and the run says so"
-          + " when it starts. Ctrl-C (SIGINT) or SIGTERM ends a run with one line on standard"
-          + " error: how many lines a file run had read, and that the previous output files were"
-          + " left as they were (a file run replaces them only at its end).",
+          + " once; streamform ledger verify lists them). A scoring model (decisions:) writes its"
+          + " decisions to <model>.decisions (key: the event id; every revision kept), late events"
+          + " to <model>.late (ignored, revising) and <model>.reconcile (reconciled), and events it"
+          + " cannot score to <model>.dead_letters, each with its reason; with --jdbc-url its"
+          + " decisions and reconcile queue also go to the decision ledger (streamform decisions"
+          + " show, verify), once per decision_id. A source with event_id drops repeated events as"
+          + " duplicates (to <model>.duplicates.jsonl or the topic <model>.duplicates, counted) and"
+          + " quarantines a repeated id with another payload. A source with idle_after writes the"
+          + " clock's idle markers (a partition going idle or resuming, with its generation and"
+          + " watermark) to <model>.idle.jsonl or the topic <model>.idle. Creates missing topics"
+          + " (<model> compacted for an upsert model only). Blocks until interrupted; with"
+          + " --detach, submits to a Flink cluster, prints the job id and returns. Without"
+          + " --from-savepoint a kafka source is read from its earliest offsets, so what earlier"
+          + " runs published to the model's topics is published again: the run says so when it"
+          + " starts, with the records its output topics already hold (a Flink job restored from a"
+          + " savepoint continues instead). On the DirectRunner, and with a source-wide event_id on"
+          + " every runner, an upsert model applies events in log order: a partition's last records"
+          + " are applied once every partition's watermark has passed them (a silent partition"
+          + " holds them until idle_after), and the run says so when it starts; on the DirectRunner"
+          + " a windowed model's correction of a window that has its revision waits the same way,"
+          + " and the run says so too. Ctrl-C (SIGINT) or SIGTERM ends a run with one line on"
+          + " standard error: how many lines a file run had read, and that the previous output"
+          + " files were left as they were (a file run replaces them only at its end).",
       "With --shadow (a windowed model, with --jdbc-url), recomputes generation N (--generation,"
           + " else the declared one) from the offsets the source topic retains (or the source"
           + " files) into that generation's own projections and ledger rows only: no topic or"
@@ -797,19 +798,24 @@ final class RunCommand implements Callable<Integer> {
   /**
    * For an upsert model that applies its events in log order on this run (the DirectRunner, or
    * {@code event_id} with source-wide ids on any runner), that a partition's last records wait for
-   * every partition's watermark, and what releases them (docs/decisions/0143); empty otherwise.
+   * every partition's watermark, and what releases them (docs/decisions/0143); for a windowed model
+   * on the DirectRunner, the same of a correction of a window that has its revision; empty
+   * otherwise.
    */
   static Optional<String> logOrderLine(
       DeclaredModel declared, boolean runnerAppliesOnArrival, String runner) {
-    if (declared.kind().hasRevisionLedger() || declared.kind().hasDecisionLedger()) {
-      return Optional.empty(); // windows and decisions wait for the watermark by definition
+    if (declared.kind().hasDecisionLedger()) {
+      return Optional.empty(); // decisions wait for the watermark by definition
     }
+    boolean windowed = declared.kind().hasRevisionLedger();
     var source = declared.source();
     boolean sourceWideIds =
         source.eventId().isPresent()
             && source.eventIdScope()
                 != dev.streamform.policies.declarations.SourceDeclaration.EventIdScope.KEY;
-    if (runnerAppliesOnArrival && !sourceWideIds) {
+    // a window's revisions wait for its end by definition; a correction of a window that has its
+    // revision waits for the watermark in log order only (WindowedAggregate.appliedOnArrival)
+    if (runnerAppliesOnArrival && (windowed || !sourceWideIds)) {
       return Optional.empty();
     }
     String why =
@@ -827,6 +833,17 @@ final class RunCommand implements Callable<Integer> {
             .orElse(
                 "until records or punctuations move its watermark (no idle_after is declared,"
                     + " which would release it after a silence)");
+    if (windowed) {
+      return Optional.of(
+          "streamform run: "
+              + declared.model().name()
+              + " applies events in log order ("
+              + why
+              + "): a correction of a window that has its revision is applied only once every"
+              + " partition's watermark has passed it, so a correction that is its partition's"
+              + " last record waits; a silent partition holds it back "
+              + release);
+    }
     return Optional.of(
         "streamform run: "
             + declared.model().name()
