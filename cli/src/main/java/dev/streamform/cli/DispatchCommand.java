@@ -57,7 +57,8 @@ import picocli.CommandLine.Spec;
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
       "0:the passes ran (effects left UNKNOWN are shown by streamform effects show)",
-      "1:the model declares no effects, the project or database cannot be used, a provider's"
+      "1:the model declares no effects (or, without --model, the project has no windowed model"
+          + " with effects), the project or database cannot be used, a provider's"
           + " credential cannot be read, or (--once) an outcome could not be written",
       "2:bad command line"
     })

@@ -66,7 +66,8 @@ final class EffectsCommand implements Callable<Integer> {
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {
         "0:printed",
-        "1:the project or database cannot be used",
+        "1:the project has no windowed model with effects (without --model), or the project or"
+            + " database cannot be used",
         "2:bad command line"
       })
   static final class Show implements Callable<Integer> {
@@ -207,7 +208,8 @@ final class EffectsCommand implements Callable<Integer> {
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {
         "0:no problem",
-        "1:a problem, or the project or database cannot be used",
+        "1:a problem, the project has no windowed model with effects (without --model), or the"
+            + " project or database cannot be used",
         "2:bad command line"
       })
   static final class Verify implements Callable<Integer> {

@@ -41,8 +41,9 @@ final class EffectsPauseCommand {
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {
         "0:paused (or already paused)",
-        "1:the model declares no effects (effects: in streamform.yml), or the project or"
-            + " database cannot be used",
+        "1:the model declares no effects (effects: in streamform.yml), or without --model the"
+            + " project has no windowed model with effects, or the project or database cannot be"
+            + " used",
         "2:bad command line"
       })
   static final class Pause implements Callable<Integer> {
@@ -109,8 +110,9 @@ final class EffectsPauseCommand {
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {
         "0:resumed (or was not paused)",
-        "1:the model declares no effects (effects: in streamform.yml), or the project or"
-            + " database cannot be used",
+        "1:the model declares no effects (effects: in streamform.yml), or without --model the"
+            + " project has no windowed model with effects, or the project or database cannot be"
+            + " used",
         "2:bad command line"
       })
   static final class Resume implements Callable<Integer> {

@@ -81,6 +81,25 @@ final class ModelLedger implements AutoCloseable {
       return Optional.empty();
     }
     Project declared = loaded.get();
+    if (reads.effects()
+        && modelName == null
+        && declared.models().keySet().stream()
+            .noneMatch(
+                m ->
+                    DeclaredModel.of(declared, m).kind().hasRevisionLedger()
+                        && !declared.models().get(m).effects().isEmpty())) {
+      // as a model named without effects is refused: there is nothing to act on, not a bad command
+      // line (the commands' help lists it under exit 1)
+      return refuse(
+          err,
+          command,
+          "the project has no windowed model with effects (a model with window: and effects: in"
+              + " streamform.yml)"
+              + (declared.models().isEmpty()
+                  ? ""
+                  : "; its models: " + String.join(", ", declared.models().keySet())),
+          null);
+    }
     modelName =
         ProjectArgument.model(
             commandLine,

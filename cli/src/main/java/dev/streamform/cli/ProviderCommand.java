@@ -25,10 +25,13 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "Runs the local effect provider on 127.0.0.1 until stopped (Ctrl-C): POST /effects applies an"
-          + " effect once per Idempotency-Key and answers its receipt; GET /effects/<key> answers"
-          + " the receipt or 404 (never applied); GET /effects answers the counts per effect key as"
-          + " JSON. Declare it as provider: {kind: webhook, url:"
-          + " \"http://127.0.0.1:<port>/effects\", idempotency: key, receipts: true}.",
+          + " effect and answers its receipt, unless its Idempotency-Key header was seen before:"
+          + " then it applies nothing and answers that request's receipt again. What it applies,"
+          + " counts and keeps a receipt for is the body's effect_key, not the header: GET"
+          + " /effects/<effect_key> answers the first receipt of that effect key or 404 (never"
+          + " applied); GET /effects answers the counts per effect key as JSON. Declare it as"
+          + " provider: {kind: webhook, url: \"http://127.0.0.1:<port>/effects\", idempotency: key,"
+          + " receipts: true}.",
       "Prints a line per applied effect. It can misbehave: --mode, --lose-answers, --no-dedupe"
           + " (apply a repeated Idempotency-Key again, so a second delivery of an effect is a"
           + " second effect: what a test of at-most-once needs to see one). GET /effects counts"

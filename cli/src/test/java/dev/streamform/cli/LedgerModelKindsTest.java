@@ -168,6 +168,43 @@ class LedgerModelKindsTest {
     }
   }
 
+  /**
+   * A project with no windowed model with effects, without --model: refused with exit 1 as the help
+   * lists it ("the model declares no effects"), not as a bad command line (found by an audit:
+   * effects pause exited 2), by every effects command alike.
+   */
+  @Test
+  void withoutModelAProjectWithoutEffectsIsRefusedWithExitOne() throws IOException {
+    Path yml = project.resolve("streamform.yml");
+    String text = Files.readString(yml);
+    Files.writeString(
+        yml,
+        text.substring(0, text.indexOf("  merchant_rewards:\n"))
+            + text.substring(text.indexOf("  payment_risk:\n")));
+    Files.delete(project.resolve("models/merchant_rewards.sql"));
+    Files.delete(project.resolve("models/merchant_rewards_daily.sql"));
+    for (String[] c :
+        new String[][] {
+          {"effects", "show"},
+          {"effects", "verify"},
+          {"effects", "pause"},
+          {"effects", "resume"},
+          {"dispatch", "--once"}
+        }) {
+      err.getBuffer().setLength(0);
+      assertThat(String.join(" ", c), run(c), is(1));
+      String name = c[0].equals("effects") ? c[0] + " " + c[1] : c[0];
+      assertThat(
+          err.toString(),
+          is(
+              "streamform "
+                  + name
+                  + ": the project has no windowed model with effects (a model with window: and"
+                  + " effects: in streamform.yml); its models: merchant_spend, merchant_hourly,"
+                  + " payment_risk\n"));
+    }
+  }
+
   @Test
   void withoutModelTheEffectsCommandsListOnlyModelsWithEffects() {
     for (String[] c :

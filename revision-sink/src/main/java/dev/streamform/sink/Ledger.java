@@ -15,6 +15,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -799,6 +800,7 @@ public final class Ledger {
         }
         windows.sort(
             java.util.Comparator.comparing(GenerationComparison.Window::windowStart)
+                .thenComparing(GenerationComparison.Window::key, Ledger::byKeyValue)
                 .thenComparing(w -> RevisionIdentity.canonical(w.key()))
                 .thenComparing(GenerationComparison.Window::windowEnd));
         return new GenerationComparison(model, from, to, List.copyOf(windows), canary);
@@ -1315,6 +1317,35 @@ public final class Ledger {
 
   private static Instant instant(ResultSet rs, int column) throws SQLException {
     return rs.getObject(column, OffsetDateTime.class).toInstant();
+  }
+
+  /**
+   * Two keys by their columns' values, column by column in the key's order: numbers by value (2
+   * before 10), text by its characters, a null first; 0 where the values are of different kinds.
+   */
+  private static int byKeyValue(Map<String, Object> a, Map<String, Object> b) {
+    Iterator<Object> i = a.values().iterator();
+    Iterator<Object> j = b.values().iterator();
+    while (i.hasNext() && j.hasNext()) {
+      Object x = i.next();
+      Object y = j.next();
+      int c;
+      if (x == null || y == null) {
+        c = x == null ? (y == null ? 0 : -1) : 1;
+      } else if (x instanceof Number n && y instanceof Number m) {
+        c =
+            new java.math.BigDecimal(n.toString())
+                .compareTo(new java.math.BigDecimal(m.toString()));
+      } else if (x instanceof String p && y instanceof String q) {
+        c = p.compareTo(q);
+      } else {
+        c = 0;
+      }
+      if (c != 0) {
+        return c;
+      }
+    }
+    return 0;
   }
 
   private static Map<String, Object> json(String text) {
