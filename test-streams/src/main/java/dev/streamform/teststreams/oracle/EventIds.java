@@ -6,10 +6,12 @@ import dev.streamform.transforms.envelope.DeclaredId;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * The reference reading of {@code event_id} / {@code duplicates_within} (issue 16), in plain Java
@@ -21,9 +23,12 @@ import java.util.Optional;
  * has reached {@code first event time + duplicates_within}, it is a new first event (kept);
  * otherwise it is a {@link Verdict#DUPLICATE} when every column has the first one's value (decimals
  * by value) and a {@link Verdict#CONFLICT} when any differs. An event without a value for the id
- * column is {@link Verdict#NO_ID}: quarantined, remembered by nothing. The oracles play items in
- * delivery order, which is the transform's order for the events of one id as long as they live in
- * one partition (a producer's retry goes to the partition of its key).
+ * column is {@link Verdict#NO_ID}: quarantined, remembered by nothing. The copies of an id are
+ * judged in log order ({@link LogPlace}: the first in log order is kept, ADR 0017), as the {@code
+ * Deduplicate} transform judges them, not in the order they were delivered: the copies of one id on
+ * two partitions are equal in payload but not in place, so the copy kept decides whether the event
+ * is late and which offsets its outputs name. An oracle that plays its items in delivery order gets
+ * its ids from {@link #inLogOrder}, which plays them once to learn each event's place.
  *
  * <p>For an upsert model whose source declares {@code event_id_scope: key} the ids are scoped by
  * its key (ADR 0073): the map is from key and id, so the same id under another key is that key's
@@ -51,6 +56,17 @@ final class EventIds {
   private final Map<List<Object>, First> seen = new HashMap<>();
   private String firstOfLast;
 
+  /** The events judged while {@link #inLogOrder} learns their places; null otherwise. */
+  private List<Judged> recording;
+
+  /** By event id: what log order made of each event judged, once {@link #inLogOrder} has. */
+  private Map<String, Decided> decided;
+
+  private record Judged(
+      String eventId, Map<String, Object> record, Instant t, Instant wp, LogPlace place) {}
+
+  private record Decided(Verdict verdict, String firstOf) {}
+
   /** Ids of the source's whole log (windowed and scoring models). */
   EventIds(SourceDeclaration source) {
     this(source, List.of());
@@ -62,6 +78,33 @@ final class EventIds {
     this.column = source.eventId();
     this.horizon = source.duplicatesWithin().orElse(Duration.ZERO);
     this.scope = List.copyOf(scope);
+  }
+
+  /**
+   * The ids of {@code source} (scoped by {@code scope}) for an oracle that plays its items in
+   * delivery order: {@code play} plays them once with ids that answer {@link Verdict#FIRST} to
+   * every event and note where it is in the log (each event {@code <partition>-<offset>} judged
+   * with its partition's watermark at arrival); the answer then judges each event as log order
+   * does, when the oracle plays the same items again. Without {@code event_id} nothing is played.
+   */
+  static EventIds inLogOrder(
+      SourceDeclaration source, List<String> scope, Consumer<EventIds> play) {
+    EventIds ids = new EventIds(source, scope);
+    if (!ids.declared()) {
+      return ids;
+    }
+    EventIds probe = new EventIds(source, scope);
+    probe.recording = new ArrayList<>();
+    play.accept(probe);
+    List<Judged> log = new ArrayList<>(probe.recording);
+    log.sort(Comparator.comparing(Judged::place));
+    Map<String, Decided> decided = new HashMap<>();
+    for (Judged j : log) {
+      Verdict v = ids.judge(j.eventId(), j.record(), j.t(), j.wp());
+      decided.put(j.eventId(), new Decided(v, ids.firstOfLast));
+    }
+    ids.decided = decided; // from here on, judge answers what was decided
+    return ids;
   }
 
   /** True when the source declares {@code event_id}. */
@@ -79,6 +122,19 @@ final class EventIds {
     }
     if (record.get(column.get()) == null) {
       return Verdict.NO_ID;
+    }
+    if (recording != null) {
+      recording.add(new Judged(eventId, record, t, wp, placeOf(eventId, wp)));
+      return Verdict.FIRST;
+    }
+    if (decided != null) {
+      Decided d = decided.get(eventId);
+      if (d == null) {
+        throw new IllegalStateException(
+            "event " + eventId + " was not judged when its place in the log was learnt");
+      }
+      firstOfLast = d.firstOf();
+      return d.verdict();
     }
     List<Object> id = new ArrayList<>();
     scope.forEach(c -> id.add(canonical(record.get(c))));
@@ -123,6 +179,15 @@ final class EventIds {
         + column.get()
         + "`; an event without its id cannot be"
         + " told from a repeat";
+  }
+
+  /** The place of event {@code <partition>-<offset>} that arrived when its partition was at wp. */
+  static LogPlace placeOf(String eventId, Instant wp) {
+    int dash = eventId.indexOf('-');
+    return new LogPlace(
+        wp,
+        Integer.parseInt(eventId.substring(0, dash)),
+        Long.parseLong(eventId.substring(dash + 1)));
   }
 
   /** Ids compare by value: 7 and 7.0 of a decimal id are one id. */

@@ -12,6 +12,7 @@ import dev.streamform.teststreams.fixture.OutcomeBuilder;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,9 +22,10 @@ import java.util.TreeSet;
 
 /**
  * The reference implementation of docs/semantics.md §2–§3, in plain Java: one loop over the
- * delivered items, a map of partition watermarks and a map of key states. It shares no code with
- * the Beam transforms; it exists to be obviously right, so that whatever a runner produces can be
- * compared with it.
+ * delivered items (the clock), a map of partition watermarks, then one over the events the clock
+ * passed in log order ({@link LogPlace}) with a map of key states. It shares no code with the Beam
+ * transforms; it exists to be obviously right, so that whatever a runner produces can be compared
+ * with it.
  *
  * <p>Its answer has the shape of a runner's ({@link FixtureOutcome}), with the same event ids
  * ({@code <partition>-<offset>}, a watermark item taking an offset in every partition it applies
@@ -37,7 +39,9 @@ import java.util.TreeSet;
  * half-even to scale {@code max(s, 6)}; with {@code event_id} on the source, an event that passed
  * the clock is judged by {@link EventIds} before the model (a late event dropped by the clock never
  * reaches it: late, not a duplicate), and a duplicate or conflict still advances its partition's
- * watermark.
+ * watermark. Repeats of an id and a key's events are taken in log order, as the keyed stages take
+ * them: of an id's copies on two partitions the first in log order is kept (ADR 0017), and a key
+ * whose events are on several partitions applies them in log order, not in delivery order.
  */
 public final class Oracle {
   private final SourceDeclaration source;
@@ -76,6 +80,21 @@ public final class Oracle {
     return timeline;
   }
 
+  /** An event that the clock passed, with where it stands in the log. */
+  private record Passed(
+      int item, String id, Map<String, Object> record, Instant t, Instant w, boolean late) {
+    LogPlace place() {
+      return EventIds.placeOf(id, w);
+    }
+  }
+
+  /**
+   * Two passes. The clock, item by item in delivery order: ids, partition watermarks, the
+   * quarantine before the clock, late events dropped. Then the events it passed in log order
+   * ({@link LogPlace}), as the keyed stages apply them (§3.1): repeats of an id (the first in log
+   * order is kept, ADR 0017) and each key's changelog. Each output lists its rows in delivery
+   * order, as a run's are read.
+   */
   private FixtureOutcome play(List<Fixture.Given> given, Timeline timeline) {
     TreeSet<Integer> partitions = new TreeSet<>(List.of(0));
     given.forEach(g -> partitions.add(g.partition()));
@@ -83,7 +102,9 @@ public final class Oracle {
     Map<Integer, Instant> watermarks = new HashMap<>(); // absent: undefined
     Map<List<Object>, KeyState> keys = new HashMap<>();
     OutcomeBuilder out = new OutcomeBuilder();
-    int processed = 0;
+    Map<String, Integer> delivered = new HashMap<>(); // event id -> its item
+    Map<String, List<Object>> keyOf = new HashMap<>(); // event id -> its key
+    List<Passed> passed = new ArrayList<>();
     // an upsert model's ids are scoped by its key only with event_id_scope: key (ADR 0073)
     EventIds ids =
         new EventIds(
@@ -108,6 +129,7 @@ public final class Oracle {
       int p = item.partition();
       String id = p + "-" + (nextOffset.merge(p, 1L, Long::sum) - 1);
       Map<String, Object> record = item.event().get();
+      delivered.put(id, i);
       String noKey = query.missingKey(record);
       if (noKey != null) {
         // first, before its time and the clock: it moves no watermark (ADR 0088)
@@ -116,10 +138,7 @@ public final class Oracle {
         continue;
       }
       if (eventTime.isEmpty()) {
-        timeline.event(i, id, p, null, null, Timeline.Judgement.ON_TIME);
-        if (apply(record, null, null, id, keys, out, i, timeline)) {
-          processed++;
-        }
+        passed.add(new Passed(i, id, record, null, null, false));
         continue;
       }
       Instant t = (Instant) record.get(eventTime.get());
@@ -135,26 +154,50 @@ public final class Oracle {
         out.late(id, sourceColumns(record), w);
         continue;
       }
-      EventIds.Verdict repeat = ids.judge(id, record, t, w);
-      if (repeat == EventIds.Verdict.DUPLICATE) {
-        timeline.event(i, id, p, t, w, Timeline.Judgement.DUPLICATE);
-        out.duplicate(id, sourceColumns(record));
-      } else if (repeat == EventIds.Verdict.CONFLICT || repeat == EventIds.Verdict.NO_ID) {
-        timeline.event(i, id, p, t, w, Timeline.Judgement.QUARANTINED);
-        out.quarantined(
-            id, repeat == EventIds.Verdict.NO_ID ? ids.noIdReason() : ids.conflictReason(record));
-      } else {
-        timeline.event(
-            i, id, p, t, w, late ? Timeline.Judgement.LATE_KEPT : Timeline.Judgement.ON_TIME);
-        if (apply(record, t, w, id, keys, out, i, timeline)) {
-          processed++;
-        }
-      }
+      passed.add(new Passed(i, id, record, t, w, late));
       // a repeat passed the clock too: it advances its partition's watermark like any event
       watermarks.put(p, later(w, t.minus(source.watermark())));
       timeline.watermark(i, p, watermarks.get(p));
     }
-    return out.processed(processed).build();
+    // without event time there is no stamp: the log order is each partition's offset order,
+    // which delivery order keeps for a key that lives in one partition
+    if (eventTime.isPresent()) {
+      passed.sort(Comparator.comparing(Passed::place));
+    }
+    int processed = 0;
+    for (Passed e : passed) {
+      int i = e.item();
+      int p = EventIds.placeOf(e.id(), null).partition();
+      Map<String, Object> record = e.record();
+      EventIds.Verdict repeat =
+          e.t() == null ? EventIds.Verdict.FIRST : ids.judge(e.id(), record, e.t(), e.w());
+      if (repeat == EventIds.Verdict.DUPLICATE) {
+        timeline.event(i, e.id(), p, e.t(), e.w(), Timeline.Judgement.DUPLICATE);
+        out.duplicate(e.id(), sourceColumns(record));
+      } else if (repeat == EventIds.Verdict.CONFLICT || repeat == EventIds.Verdict.NO_ID) {
+        timeline.event(i, e.id(), p, e.t(), e.w(), Timeline.Judgement.QUARANTINED);
+        out.quarantined(
+            e.id(),
+            repeat == EventIds.Verdict.NO_ID ? ids.noIdReason() : ids.conflictReason(record));
+      } else {
+        timeline.event(
+            i,
+            e.id(),
+            p,
+            e.t(),
+            e.w(),
+            e.late() ? Timeline.Judgement.LATE_KEPT : Timeline.Judgement.ON_TIME);
+        keyOf.put(e.id(), query.keyOf(record));
+        if (apply(record, e.t(), e.w(), e.id(), keys, out, i, timeline)) {
+          processed++;
+        }
+      }
+    }
+    timeline.inItemOrder();
+    // each output in delivery order, as a run's are read, a key's changelog in log order
+    return out.ordered(Comparator.comparing(delivered::get), keyOf::get)
+        .processed(processed)
+        .build();
   }
 
   /**

@@ -41,9 +41,10 @@ import java.util.TreeSet;
  * each event gets its id ({@code <partition>-<offset>}, a watermark item taking an offset in every
  * partition it applies to) and its arrival watermark {@code A} (its partition's {@code W_p} before
  * it; undefined at first); an event without its time is quarantined (dead-lettered); with {@code
- * event_id}, a repeat is judged by {@link EventIds}; the WHERE clause filters. <b>The keys</b>:
- * each key's events in <em>log order</em> — by {@code A} (undefined first), then partition, then
- * offset — a function of the per-partition logs, whatever the delivery order:
+ * event_id}, a repeat is judged by {@link EventIds} — the copies of an id in log order, as below,
+ * so the copy kept is the first in log order, not the first delivered; the WHERE clause filters.
+ * <b>The keys</b>: each key's events in <em>log order</em> — by {@code A} (undefined first), then
+ * partition, then offset — a function of the per-partition logs, whatever the delivery order:
  *
  * <ul>
  *   <li>an event without a value in its declared {@code arrival} column is dead-lettered (ADR
@@ -214,6 +215,10 @@ public final class ScoringOracle {
     long arrivalOrMin() {
       return arrivalWatermark == null ? Long.MIN_VALUE : arrivalWatermark.toEpochMilli();
     }
+
+    LogPlace place() {
+      return new LogPlace(arrivalWatermark, partition, offset);
+    }
   }
 
   /** A routed row with the delivery position of its event, for ordering. */
@@ -229,7 +234,15 @@ public final class ScoringOracle {
     OutcomeBuilder out = new OutcomeBuilder();
     List<Placed> rows = new ArrayList<>();
     Map<List<Object>, List<Event>> byKey = new LinkedHashMap<>();
-    clock(given, out, rows, byKey);
+    // the copies of an id are judged in log order, as a key's events are played (ADR 0017)
+    EventIds ids =
+        EventIds.inLogOrder(
+            source,
+            List.of(),
+            probe ->
+                clock(
+                    given, new OutcomeBuilder(), new ArrayList<>(), new LinkedHashMap<>(), probe));
+    clock(given, out, rows, byKey, ids);
     Map<String, String> finalState = new TreeMap<>();
     for (List<Event> events : byKey.values()) {
       new KeyRun(events, rows).play(finalState);
@@ -242,18 +255,21 @@ public final class ScoringOracle {
     return out.processed(processed).finalState(finalState).buildDecisions();
   }
 
-  /** The first pass: ids, arrival watermarks, quarantine, repeats, the WHERE (§2). */
+  /**
+   * The first pass: ids, arrival watermarks, quarantine, repeats ({@code ids}, which judge an id's
+   * copies in log order), the WHERE (§2).
+   */
   private void clock(
       List<Fixture.Given> given,
       OutcomeBuilder out,
       List<Placed> rows,
-      Map<List<Object>, List<Event>> byKey) {
+      Map<List<Object>, List<Event>> byKey,
+      EventIds ids) {
     String eventTime = source.eventTime().get();
     TreeSet<Integer> partitions = new TreeSet<>();
     given.stream().filter(g -> !g.allPartitions()).forEach(g -> partitions.add(g.partition()));
     Map<Integer, Long> nextOffset = new HashMap<>();
     Map<Integer, Instant> watermarks = new HashMap<>();
-    EventIds ids = new EventIds(source);
     for (int i = 0; i < given.size(); i++) {
       Fixture.Given item = given.get(i);
       if (item.watermark().isPresent()) {
@@ -372,10 +388,7 @@ public final class ScoringOracle {
       this.events = new ArrayList<>(events);
       this.rows = rows;
       // in log order under either contract: latest available too (ADR 0112)
-      this.events.sort(
-          Comparator.comparingLong(Event::arrivalOrMin)
-              .thenComparingInt(Event::partition)
-              .thenComparingLong(Event::offset));
+      this.events.sort(Comparator.comparing(Event::place));
     }
 
     /** Plays the key, adding its routed rows and its final state. */

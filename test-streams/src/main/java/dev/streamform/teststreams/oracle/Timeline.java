@@ -2,6 +2,7 @@ package dev.streamform.teststreams.oracle;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -124,6 +125,15 @@ public final class Timeline {
 
   void expiry(int item, List<Object> key, Instant expiredAt) {
     expiries.add(new Expiry(item, List.copyOf(key), expiredAt));
+  }
+
+  /**
+   * Puts the events and expiries in item order (a stable sort), for an oracle that judged them in
+   * log order.
+   */
+  void inItemOrder() {
+    events.sort(Comparator.comparingInt(Event::item));
+    expiries.sort(Comparator.comparingInt(Expiry::item));
   }
 
   /** The number of {@code given:} items; as an item number, the end of the input. */

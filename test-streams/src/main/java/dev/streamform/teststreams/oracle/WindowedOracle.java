@@ -69,7 +69,9 @@ import java.util.TreeSet;
  *   <li>With {@code event_id}, an event is judged by {@link EventIds} after the clock (it has
  *       advanced {@code W_p}) and before the WHERE and the windows: a duplicate or a conflict is in
  *       no window, and a repeat within the horizon is a duplicate even when its windows would have
- *       refused it as too late.
+ *       refused it as too late. The copies of an id are judged in log order ({@link LogPlace}), not
+ *       in delivery order: of two copies on two partitions, the one kept may be the one delivered
+ *       second (ADR 0017).
  * </ul>
  */
 public final class WindowedOracle {
@@ -159,7 +161,7 @@ public final class WindowedOracle {
    * produce.
    */
   public WindowedOutcome run(List<Fixture.Given> given) {
-    return new Run(given).play(true);
+    return new Run(given, idsOf(given)).play(true);
   }
 
   /**
@@ -169,7 +171,12 @@ public final class WindowedOracle {
    * {@code min_p W_p} has gone.
    */
   public WindowedOutcome runUnended(List<Fixture.Given> given) {
-    return new Run(given).play(false);
+    return new Run(given, idsOf(given)).play(false);
+  }
+
+  /** The ids of {@code given}'s events, judged in log order ({@link EventIds#inLogOrder}). */
+  private EventIds idsOf(List<Fixture.Given> given) {
+    return EventIds.inLogOrder(source, List.of(), probe -> new Run(given, probe).play(false));
   }
 
   /**
@@ -177,7 +184,7 @@ public final class WindowedOracle {
    * emitted.
    */
   public Timeline timeline(Fixture fixture) {
-    Run run = new Run(fixture.given());
+    Run run = new Run(fixture.given(), idsOf(fixture.given()));
     run.play(true);
     return run.timeline;
   }
@@ -242,15 +249,16 @@ public final class WindowedOracle {
     private final List<Late> late = new ArrayList<>();
     private final List<Quarantined> quarantined = new ArrayList<>();
     private final List<WindowedOutcome.Duplicate> duplicates = new ArrayList<>();
-    private final EventIds ids = new EventIds(source);
+    private final EventIds ids;
     private int processed;
     private final Timeline timeline;
 
     /** The item being played; {@code given.size()} at the end of the input. */
     private int item;
 
-    Run(List<Fixture.Given> given) {
+    Run(List<Fixture.Given> given, EventIds ids) {
       this.given = given;
+      this.ids = ids;
       this.timeline = new Timeline(given.size());
       for (Fixture.Given g : given) {
         if (!g.allPartitions()) {
