@@ -30,14 +30,15 @@ import java.util.regex.Pattern;
  * them; and now and then an event without its event time. For a scoring model with a clock-skew
  * bound, the arrival column is drawn around the event time, on and beyond the bound. For a source
  * with {@code event_id}, each event gets a new id, and now and then one of the last events comes
- * again on its partition — mostly as it was (a duplicate, or late, or new past the horizon),
- * sometimes with another value or time (a conflict), and now and then one comes again once its
- * partition's watermark item stands exactly on its id's horizon ({@code duplicates_within} after
- * its first event's time) or 1 ms short of it, with an event time that is not late there (a new
- * event at the edge, a conflict 1 ms before it). Values of other columns are drawn small, sometimes
- * null, and sometimes from the literals of the model's WHERE clause, so that the clause both passes
- * and filters. The generator keeps its own rough account of each partition's watermark only to aim
- * at edges; the oracle decides what the trace means.
+ * again, on its partition or (a third of the repeats, with several partitions) on another one, so
+ * that the copy kept is not always the one delivered first — mostly as it was (a duplicate, or
+ * late, or new past the horizon), sometimes with another value or time (a conflict), and now and
+ * then one comes again once its partition's watermark item stands exactly on its id's horizon
+ * ({@code duplicates_within} after its first event's time) or 1 ms short of it, with an event time
+ * that is not late there (a new event at the edge, a conflict 1 ms before it). Values of other
+ * columns are drawn small, sometimes null, and sometimes from the literals of the model's WHERE
+ * clause, so that the clause both passes and filters. The generator keeps its own rough account of
+ * each partition's watermark only to aim at edges; the oracle decides what the trace means.
  */
 public final class TraceGenerator {
   /** Where generated time starts: an instant readable in fixtures. */
@@ -172,6 +173,13 @@ public final class TraceGenerator {
   /** One trace's drawing: its random source, keys and per-partition time. */
   private final class Draw {
     private final Random random;
+
+    /**
+     * Whether a repeat goes to another partition: drawn apart from {@link #random}, so that a trace
+     * without such a repeat is the one the same seed gave before there were any.
+     */
+    private final Random elsewhere;
+
     private final int partitions;
     private final List<Map<String, Object>> keys = new ArrayList<>();
     private final List<Integer> keyPartition = new ArrayList<>();
@@ -193,6 +201,7 @@ public final class TraceGenerator {
 
     Draw(long seed) {
       this.random = new Random(seed);
+      this.elsewhere = new Random(~seed);
       this.base =
           anchors.isEmpty()
               ? BASE.toEpochMilli()
@@ -311,13 +320,19 @@ public final class TraceGenerator {
 
     /**
      * A repeat of one of the last events given ({@code event_id}), on its partition as a producer's
-     * retry would be: mostly the same event again (a duplicate within the horizon, or late, or a
-     * new event after it), sometimes the same id with another value or time (a conflict, or a new
-     * event once the horizon has passed).
+     * retry would be, or now and then on another (a copy whose place in the log is elsewhere; its
+     * key then has events on two partitions): mostly the same event again (a duplicate within the
+     * horizon, or late, or a new event after it), sometimes the same id with another value or time
+     * (a conflict, or a new event once the horizon has passed).
      */
     private void repeat(Fixture.Builder b) {
       Object[] earlier = given.get(given.size() - 1 - random.nextInt(Math.min(5, given.size())));
-      int p = (Integer) earlier[0];
+      int home = (Integer) earlier[0];
+      // now and then a copy on another partition: the copy kept is log order's, not delivery's
+      int p =
+          partitions > 1 && elsewhere.nextInt(3) == 0
+              ? (home + 1 + elsewhere.nextInt(partitions - 1)) % partitions
+              : home;
       int k = (Integer) earlier[1];
       @SuppressWarnings("unchecked")
       Map<String, Object> values = new LinkedHashMap<>((Map<String, Object>) earlier[2]);
