@@ -123,6 +123,7 @@ class LauncherLockTest {
         Files.writeString(checkout.resolve("cli/src/main/java/Old.java"), "class Old {}\n");
     Files.setLastModifiedTime(pom, FileTime.from(old));
     Files.setLastModifiedTime(source, FileTime.from(old));
+    Files.setLastModifiedTime(checkout.resolve("streamform"), FileTime.from(old));
     // built by the launcher an hour ago, its class paths written after
     for (String built :
         List.of(
