@@ -53,7 +53,9 @@ class LauncherClassPathTest {
     assertThat(Files.exists(archive), is(true));
     Files.writeString(dir.resolve("java.log"), "");
     assertThat(
-        "nothing changed, nothing written", launch(dir, checkout), not(containsString("ArchiveClassesAtExit")));
+        "nothing changed, nothing written",
+        launch(dir, checkout),
+        not(containsString("ArchiveClassesAtExit")));
 
     Files.setLastModifiedTime(repositoryCore(dir), FileTime.from(Instant.now().plusSeconds(5)));
     assertThat(launch(dir, checkout), containsString("-XX:ArchiveClassesAtExit="));
