@@ -201,9 +201,13 @@ final class EffectsCommand implements Callable<Integer> {
             + " without a receipt query, a provider with neither idempotency keys nor receipts got"
             + " at most one dispatch, every effect's window has its confirming revision, no rule"
             + " error is open (a rule the sink could not evaluate on a revision); a person's"
-            + " settlement counts as a receipt, and each one is recorded. Prints each"
-            + " problem, then the figures: 'N effects: N done, N unknown, ...; N dispatches, N open"
-            + " compensations; N problems'."
+            + " settlement counts as a receipt, and each one is recorded; each claim confirmed the"
+            + " generation the alias gave its key at the alias version it recorded and a revision"
+            + " its window has, and an effect sent carries what its last claim confirmed. Prints"
+            + " each problem, then the figures: 'N effects: N done, N unknown, ...; N dispatches,"
+            + " N open compensations; N problems', with 'N claims that cannot be checked' before"
+            + " the problems when claims were made before the ledger recorded what a claim"
+            + " confirmed."
       },
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {
@@ -269,6 +273,12 @@ final class EffectsCommand implements Callable<Integer> {
         + f.getOrDefault("open compensations", 0)
         + " open "
         + (f.getOrDefault("open compensations", 0) == 1 ? "compensation" : "compensations")
+        + (f.getOrDefault("claims that cannot be checked", 0) == 0
+            ? ""
+            : ", "
+                + Counts.of(f.get("claims that cannot be checked"), "claim")
+                + " that cannot be checked (made before the ledger recorded what a claim"
+                + " confirmed)")
         + "; "
         + Counts.of(v.problems().size(), "problem");
   }

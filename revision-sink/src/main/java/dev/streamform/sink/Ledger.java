@@ -436,6 +436,7 @@ public final class Ledger {
         }
         Integer canaryGeneration = canary.map(CanaryShare::generation).orElse(null);
         Integer canaryShare = canary.map(CanaryShare::basisPoints).orElse(null);
+        long version;
         try (PreparedStatement s =
             c.prepareStatement(
                 "INSERT INTO streamform.canonical_alias (model, generation, set_by,"
@@ -443,23 +444,29 @@ public final class Ledger {
                     + " ON CONFLICT (model) DO UPDATE SET generation = EXCLUDED.generation,"
                     + " set_at = now(), set_by = EXCLUDED.set_by, canary_generation ="
                     + " EXCLUDED.canary_generation, canary_basis_points ="
-                    + " EXCLUDED.canary_basis_points")) {
+                    + " EXCLUDED.canary_basis_points, version = canonical_alias.version + 1"
+                    // the version a claim records of the alias it read (ADR 0161)
+                    + " RETURNING version")) {
           s.setString(1, model);
           s.setInt(2, base);
           s.setObject(3, canaryGeneration, java.sql.Types.INTEGER);
           s.setObject(4, canaryShare, java.sql.Types.INTEGER);
-          s.executeUpdate();
+          try (ResultSet rs = s.executeQuery()) {
+            rs.next();
+            version = rs.getLong(1);
+          }
         }
         try (PreparedStatement s =
             c.prepareStatement(
                 "INSERT INTO streamform.canonical_alias_history (model, generation,"
-                    + " previous_generation, set_by, canary_generation, canary_basis_points)"
-                    + " VALUES (?, ?, ?, 'alias set', ?, ?)")) {
+                    + " previous_generation, set_by, canary_generation, canary_basis_points,"
+                    + " version) VALUES (?, ?, ?, 'alias set', ?, ?, ?)")) {
           s.setString(1, model);
           s.setInt(2, base);
           s.setObject(3, previous.isPresent() ? previous.getAsInt() : null, java.sql.Types.INTEGER);
           s.setObject(4, canaryGeneration, java.sql.Types.INTEGER);
           s.setObject(5, canaryShare, java.sql.Types.INTEGER);
+          s.setLong(6, version);
           s.executeUpdate();
         }
         int[] keys = canary.isPresent() ? keys(c, model, canary.get()) : new int[2];

@@ -757,9 +757,9 @@ public final class LedgerWriter {
           c.prepareStatement(
               "WITH set AS (INSERT INTO streamform.canonical_alias (model, generation, set_by)"
                   + " VALUES (?, ?, 'first write') ON CONFLICT (model) DO NOTHING RETURNING model,"
-                  + " generation, set_at, set_by) INSERT INTO streamform.canonical_alias_history"
-                  + " (model, generation, set_at, set_by) SELECT model, generation, set_at, set_by"
-                  + " FROM set")) {
+                  + " generation, set_at, set_by, version) INSERT INTO"
+                  + " streamform.canonical_alias_history (model, generation, set_at, set_by,"
+                  + " version) SELECT model, generation, set_at, set_by, version FROM set")) {
         for (Map.Entry<String, Integer> e : firstGenerations.entrySet()) {
           s.setString(1, e.getKey());
           s.setInt(2, e.getValue());

@@ -322,8 +322,19 @@ public final class Dispatcher {
         dataSource, name, model, providers, lease, hooks, backoff, maxBackoff, reevaluation);
   }
 
-  /** An effect this dispatcher holds: claimed under {@code token}. */
-  private record Attempt(String key, String type, String payload, String token) {}
+  /**
+   * An effect this dispatcher holds: claimed under {@code token}, having confirmed {@code
+   * generation} and {@code revision} under the alias at {@code aliasVersion} (recorded on the
+   * claim's transition: ADR 0161).
+   */
+  private record Attempt(
+      String key,
+      String type,
+      String payload,
+      String token,
+      int generation,
+      int revision,
+      long aliasVersion) {}
 
   /** What a delivery of an attempt learned, to be written over that attempt. */
   private record Outcome(Attempt attempt, EffectProvider.Delivery delivery) {}
@@ -746,7 +757,7 @@ public final class Dispatcher {
   private Reclaimed moveUnknown(Connection c, Unknown u, String to, @Nullable Attempt confirmed)
       throws SQLException {
     boolean dispatching = confirmed != null;
-    int moved;
+    int attempt;
     try (PreparedStatement s =
         c.prepareStatement(
             "UPDATE streamform.effect SET state = ?, attempts = attempts + CASE WHEN ? THEN 1"
@@ -755,7 +766,8 @@ public final class Dispatcher {
                 + " CASE WHEN ? THEN now() ELSE dispatched_at END, updated_at = now(), last_error"
                 + " = NULL, receipt_queries = 0, receipt_error = NULL WHERE effect_key = ? AND"
                 + " state = 'UNKNOWN' AND attempt_token IS NOT DISTINCT FROM ?"
-                + notPaused("streamform.effect.model"))) {
+                + notPaused("streamform.effect.model")
+                + " RETURNING attempts")) {
       s.setString(1, to);
       s.setBoolean(2, dispatching);
       s.setBoolean(3, dispatching);
@@ -765,20 +777,29 @@ public final class Dispatcher {
       s.setBoolean(7, dispatching);
       s.setString(8, u.key());
       s.setString(9, u.token());
-      moved = s.executeUpdate();
+      try (ResultSet rs = s.executeQuery()) {
+        if (!rs.next()) {
+          return new Reclaimed(null, "LOST");
+        }
+        attempt = rs.getInt(1);
+      }
     }
-    if (moved != 1) {
-      return new Reclaimed(null, "LOST");
+    if (dispatching) {
+      claimTransition(
+          c,
+          confirmed,
+          attempt,
+          "UNKNOWN",
+          "receipt query: never applied; delivered again under the same idempotency key");
+    } else {
+      transition(
+          c,
+          u.key(),
+          "UNKNOWN",
+          to,
+          "receipt query: never applied; its generation and revision are no longer"
+              + " canonical: evaluated on the canonical values before it is delivered again");
     }
-    transition(
-        c,
-        u.key(),
-        "UNKNOWN",
-        to,
-        dispatching
-            ? "receipt query: never applied; delivered again under the same idempotency key"
-            : "receipt query: never applied; its generation and revision are no longer"
-                + " canonical: evaluated on the canonical values before it is delivered again");
     return new Reclaimed(confirmed, to);
   }
 
@@ -806,7 +827,8 @@ public final class Dispatcher {
       Connection c, String state, @Nullable String key, List<String> tried) throws SQLException {
     try (PreparedStatement s =
         c.prepareStatement(
-            "SELECT e.effect_key, e.effect_type, e.payload::text FROM streamform.effect e JOIN"
+            "SELECT e.effect_key, e.effect_type, e.payload::text, e.generation, e.revision,"
+                + " a.version FROM streamform.effect e JOIN"
                 + " streamform.canonical_alias a ON a.model = e.model JOIN"
                 + " streamform.projection p ON p.logical_window_id = e.logical_window_id AND"
                 + " p.generation = e.generation AND p.revision = e.revision AND"
@@ -826,7 +848,13 @@ public final class Dispatcher {
       try (ResultSet rs = s.executeQuery()) {
         return rs.next()
             ? new Attempt(
-                rs.getString(1), rs.getString(2), rs.getString(3), UUID.randomUUID().toString())
+                rs.getString(1),
+                rs.getString(2),
+                rs.getString(3),
+                UUID.randomUUID().toString(),
+                rs.getInt(4),
+                rs.getInt(5),
+                rs.getLong(6))
             : null;
       }
     }
@@ -841,15 +869,17 @@ public final class Dispatcher {
             "UPDATE streamform.effect SET state = 'DISPATCHING', attempts = attempts + 1,"
                 + " dispatcher = ?, attempt_token = ?, dispatched_at = now(), updated_at ="
                 + " now(), receipt_queries = 0, receipt_error = NULL WHERE effect_key = ? AND"
-                + " state = 'PREPARED'")) {
+                + " state = 'PREPARED' RETURNING attempts")) {
       s.setString(1, name);
       s.setString(2, claimed.token());
       s.setString(3, claimed.key());
-      if (s.executeUpdate() != 1) {
-        throw new SQLException("effect " + claimed.key() + " moved under its row lock");
+      try (ResultSet rs = s.executeQuery()) {
+        if (!rs.next()) {
+          throw new SQLException("effect " + claimed.key() + " moved under its row lock");
+        }
+        claimTransition(c, claimed, rs.getInt(1), "PREPARED", "claimed by " + name);
       }
     }
-    transition(c, claimed.key(), "PREPARED", "DISPATCHING", "claimed by " + name);
   }
 
   /**
@@ -992,6 +1022,28 @@ public final class Dispatcher {
       s.setString(2, from);
       s.setString(3, to);
       s.setString(4, note);
+      s.executeUpdate();
+    }
+  }
+
+  /**
+   * A claim's move to DISPATCHING, recording what it confirmed: the generation and revision, the
+   * alias's version it read under its lock, and the attempt it began (ADR 0161).
+   */
+  private static void claimTransition(
+      Connection c, Attempt claimed, int attempt, String from, String note) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "INSERT INTO streamform.effect_transition (effect_key, from_state, to_state, note,"
+                + " confirmed_generation, confirmed_revision, alias_version, attempt) VALUES (?,"
+                + " ?, 'DISPATCHING', ?, ?, ?, ?, ?)")) {
+      s.setString(1, claimed.key());
+      s.setString(2, from);
+      s.setString(3, note);
+      s.setInt(4, claimed.generation());
+      s.setInt(5, claimed.revision());
+      s.setLong(6, claimed.aliasVersion());
+      s.setInt(7, attempt);
       s.executeUpdate();
     }
   }

@@ -247,7 +247,10 @@ public final class EffectsLedger {
    * counts as a receipt: each move it made (UNKNOWN to DONE, PREPARED or NOT_APPLIED) has its
    * recorded settlement, NOT_APPLIED has one, and an effect was made PREPARED again after UNKNOWN
    * only by a settlement or a receipt query that found it never applied (the dispatcher, when its
-   * window moved meanwhile: ADR 0159), and only when its provider dedupes by key.
+   * window moved meanwhile: ADR 0159), and only when its provider dedupes by key. Each claim
+   * confirmed what was canonical as it recorded it, and an effect sent carries what its last claim
+   * confirmed (ADR 0161); a claim with no record is counted ({@code claims that cannot be
+   * checked}), not flagged.
    */
   public Verification verify(String model) throws SQLException {
     Map<String, Integer> figures = new TreeMap<>();
@@ -356,6 +359,7 @@ public final class EffectsLedger {
           }
         }
       }
+      claims(c, model, figures, problems);
       try (PreparedStatement s =
           c.prepareStatement(
               "SELECT count(*) FROM streamform.effect_compensation k JOIN streamform.effect e USING"
@@ -369,6 +373,111 @@ public final class EffectsLedger {
       c.commit();
     }
     return new Verification(figures, problems);
+  }
+
+  /**
+   * Checks each claim against what it recorded it confirmed (ADR 0161): the generation is the one
+   * the alias gave the window's key at the version the claim read, that generation has the revision
+   * for the window, and an effect sent (DISPATCHING, UNKNOWN or DONE) carries the generation and
+   * revision its last claim confirmed. A claim recorded before V177 (no record), or under an alias
+   * version no history row describes (an alias made before V177 that has moved since), is counted
+   * as unchecked, never flagged: nothing tells what it read.
+   */
+  private static void claims(
+      Connection c, String model, Map<String, Integer> figures, List<String> problems)
+      throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT e.effect_key, e.logical_window_id, w.k::text, e.state, e.generation,"
+                + " e.revision, e.attempts, t.confirmed_generation, t.confirmed_revision,"
+                + " t.alias_version, t.attempt, CASE WHEN h.model IS NOT NULL THEN"
+                + " streamform.generation_for_key(h.generation, h.canary_generation,"
+                + " h.canary_basis_points, w.k) WHEN a.version = t.alias_version THEN"
+                + " streamform.generation_for_key(a.generation, a.canary_generation,"
+                + " a.canary_basis_points, w.k) END, (SELECT max(p.revision) FROM"
+                + " streamform.projection p WHERE p.logical_window_id = e.logical_window_id AND"
+                + " p.generation = t.confirmed_generation) FROM streamform.effect e JOIN"
+                + " streamform.effect_transition t ON t.effect_key = e.effect_key AND t.to_state"
+                + " = 'DISPATCHING' LEFT JOIN LATERAL (SELECT p.window_key AS k FROM"
+                + " streamform.projection p WHERE p.logical_window_id = e.logical_window_id"
+                + " LIMIT 1) w ON true LEFT JOIN streamform.canonical_alias a ON a.model ="
+                + " e.model LEFT JOIN streamform.canonical_alias_history h ON h.model = e.model"
+                + " AND h.version = t.alias_version WHERE e.model = ? ORDER BY e.effect_key,"
+                + " t.attempt")) {
+      s.setString(1, model);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          if (rs.getObject(8) == null
+              || rs.getObject(9) == null
+              || rs.getObject(10) == null
+              || rs.getObject(11) == null
+              || rs.getObject(12) == null) {
+            figures.merge("claims that cannot be checked", 1, Integer::sum);
+            continue;
+          }
+          figures.merge("claims checked", 1, Integer::sum);
+          String label =
+              rs.getString(1).substring(0, 12)
+                  + " (window "
+                  + rs.getString(2).substring(0, 12)
+                  + ", key "
+                  + rs.getString(3)
+                  + ")";
+          String state = rs.getString(4);
+          int generation = rs.getInt(8);
+          int revision = rs.getInt(9);
+          long version = rs.getLong(10);
+          int attempt = rs.getInt(11);
+          int aliasGave = rs.getInt(12);
+          String claim = "attempt " + attempt + " confirmed generation " + generation;
+          if (aliasGave != generation) {
+            problems.add(
+                label
+                    + ": "
+                    + claim
+                    + " but the alias at version "
+                    + version
+                    + " gave its key generation "
+                    + aliasGave);
+          }
+          Object newest = rs.getObject(13);
+          if (newest == null || ((Number) newest).intValue() < revision) {
+            problems.add(
+                label
+                    + ": "
+                    + claim
+                    + " revision "
+                    + revision
+                    + " but generation "
+                    + generation
+                    + " has no revision "
+                    + revision
+                    + " of its window"
+                    + (newest == null ? "" : " (its newest is " + newest + ")"));
+          }
+          boolean sent = List.of("DISPATCHING", "UNKNOWN", "DONE").contains(state);
+          if (sent
+              && attempt == rs.getInt(7)
+              && (rs.getInt(5) != generation || rs.getInt(6) != revision)) {
+            problems.add(
+                label
+                    + ": "
+                    + claim
+                    + " revision "
+                    + revision
+                    + " (alias version "
+                    + version
+                    + ") but it sent generation "
+                    + rs.getInt(5)
+                    + " revision "
+                    + rs.getInt(6)
+                    + " ("
+                    + state
+                    + ")");
+          }
+        }
+      }
+    }
   }
 
   private static Object parse(String json) {
