@@ -222,4 +222,51 @@ class ClaimRecordTest {
     assertThat(effects.verify(Revisions.MODEL).problems(), empty());
     assertThat(provider.requests(keyOf(7)), equalTo(1));
   }
+
+  /**
+   * The fresh claim takes the alias {@code FOR SHARE} (ADR 0162): with an {@code alias set} to
+   * generation 2 changed but not committed in another session (its statements, before its
+   * re-evaluation reaches the effects), the claim waits for it, then finds generation 1's effect no
+   * longer canonical and sends nothing. Without the lock it confirmed the effect against the alias
+   * being replaced and sent it.
+   */
+  @Test
+  void aFreshClaimWaitsForAnUncommittedAliasSetAndConfirmsAgainstTheNewAlias() throws Exception {
+    writer.write(List.of(revision(7, 10, 1, "1200")));
+    writer.write(List.of(revision(7, 10, 1, "1300", 2)));
+    try (Connection aliasSet = pool.getConnection()) {
+      aliasSet.setAutoCommit(false);
+      try (Statement s = aliasSet.createStatement()) {
+        s.executeQuery(
+                "SELECT generation FROM streamform.canonical_alias WHERE model = '"
+                    + Revisions.MODEL
+                    + "' FOR UPDATE")
+            .close();
+        s.executeUpdate(
+            "UPDATE streamform.canonical_alias SET generation = 2, set_by = 'alias set',"
+                + " version = version + 1");
+        s.executeUpdate(
+            "INSERT INTO streamform.canonical_alias_history (model, generation,"
+                + " previous_generation, set_by, version) SELECT model, 2, 1, 'alias set', version"
+                + " FROM streamform.canonical_alias");
+      }
+      java.util.concurrent.CompletableFuture<Dispatcher.Report> pass =
+          java.util.concurrent.CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return dispatcher(new Dispatcher.Hooks() {}).runOnce(10);
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      boolean waited = Locks.awaitBlocked(pool, Duration.ofSeconds(3));
+      aliasSet.commit();
+      Dispatcher.Report r = pass.get(5, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(r.describe(), r.claimed(), equalTo(0));
+      assertThat(r.describe(), r.waiting(), equalTo(1));
+      assertThat(waited, equalTo(true));
+    }
+    assertThat(provider.requests(keyOf(7)), equalTo(0));
+    assertThat(rows(CLAIMS), empty());
+  }
 }

@@ -709,14 +709,7 @@ public final class Dispatcher {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        // the lock order of the sink, alias set and a settlement: the alias, then the effect (the
-        // re-evaluation reads the alias FOR SHARE)
-        try (PreparedStatement s =
-            c.prepareStatement(
-                "SELECT 1 FROM streamform.canonical_alias WHERE model = ? FOR SHARE")) {
-          s.setString(1, model);
-          s.executeQuery().close();
-        }
+        lockAlias(c);
         // its row held by another transaction (a correction of its window, a settlement) is not
         // confirmed here: the move to PREPARED below waits for it, and what follows reads the
         // values it committed
@@ -861,6 +854,23 @@ public final class Dispatcher {
   }
 
   /**
+   * Takes the model's alias {@code FOR SHARE}, first in a claim's transaction: the lock order of
+   * the sink, {@code alias set} and a settlement (the alias, then the effect). An {@code alias set}
+   * that has changed the alias but not committed holds it {@code FOR UPDATE}, so the claim waits
+   * for it and confirms against the alias it commits, never against the one it is replacing; and an
+   * {@code alias set} begun after the claim waits for the claim's commit, then finds the effect
+   * dispatched (a compensation when its rule or payload changed). Both paths, the fresh claim and
+   * the redelivery after "never applied" (ADR 0159, ADR 0162).
+   */
+  private void lockAlias(Connection c) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement("SELECT 1 FROM streamform.canonical_alias WHERE model = ? FOR SHARE")) {
+      s.setString(1, model);
+      s.executeQuery().close();
+    }
+  }
+
+  /**
    * PREPARED -> DISPATCHING under {@code claimed}'s token, its row locked by {@link #claimable}.
    */
   private void take(Connection c, Attempt claimed) throws SQLException {
@@ -891,6 +901,7 @@ public final class Dispatcher {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
+        lockAlias(c);
         Attempt claimed = claimable(c, "PREPARED", null, tried);
         if (claimed == null) {
           c.commit();
