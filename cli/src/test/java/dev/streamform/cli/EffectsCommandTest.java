@@ -208,6 +208,48 @@ class EffectsCommandTest {
                 + " 0 open compensations; 1 problem\n"));
   }
 
+  /**
+   * ADR 0161: verify names a claim whose record is not what the effect sent (the row changed as a
+   * buggy dispatcher would have recorded it), and counts a claim with no record without flagging
+   * it.
+   */
+  @Test
+  void verifyChecksWhatEachClaimRecordedAndCountsClaimsWithoutARecord() throws Exception {
+    write(revision(7, 10, 1, "1200"));
+    write(revision(7, 10, 2, "1300"));
+    assertThat(command("dispatch", project, "--once"), is(0));
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      s.executeUpdate("UPDATE streamform.effect_transition SET confirmed_revision = 1");
+      c.commit();
+    }
+    assertThat(command("effects verify", project), is(1));
+    assertThat(
+        out.toString(),
+        is(
+            keyOf(7).substring(0, 12)
+                + " (window "
+                + revision(7, 10, 1, "0").logicalWindowId().substring(0, 12)
+                + ", key {\"merchant_id\": 7}): attempt 1 confirmed generation 1 revision 1 (alias"
+                + " version 1) but it sent generation 1 revision 2 (DONE)\n"
+                + "1 effect: 1 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled; 1 dispatch,"
+                + " 0 open compensations; 1 problem\n"));
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      s.executeUpdate(
+          "UPDATE streamform.effect_transition SET confirmed_generation = NULL,"
+              + " confirmed_revision = NULL, alias_version = NULL, attempt = NULL");
+      c.commit();
+    }
+    assertThat(command("effects verify", project), is(0));
+    assertThat(
+        out.toString(),
+        is(
+            "1 effect: 1 done, 0 unknown, 0 prepared, 0 dispatching, 0 cancelled; 1 dispatch,"
+                + " 0 open compensations, 1 claim that cannot be checked (made before the ledger"
+                + " recorded what a claim confirmed); 0 problems\n"));
+  }
+
   /** Issue 28: a rule the sink could not evaluate is recorded, shown, and a problem for verify. */
   @Test
   void aRuleTheSinkCouldNotEvaluateIsShownAndFailsVerify() throws Exception {
