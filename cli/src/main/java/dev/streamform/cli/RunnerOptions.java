@@ -194,6 +194,11 @@ final class RunnerOptions {
         throw usage("--runner must be direct or flink, not '" + chosenRunner + "'");
     }
     choice = choice.withBeamOptions(beam);
+    if (beam.isEmpty()) {
+      // nothing to check: Beam's options registry is first touched where a pipeline is built
+      // (BeamWarmUp starts it beside the parsing; docs/decisions/0163)
+      return choice;
+    }
     try {
       choice.options();
     } catch (IllegalArgumentException e) {

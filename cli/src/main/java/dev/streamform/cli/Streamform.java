@@ -64,6 +64,7 @@ public final class Streamform implements Callable<Integer> {
   public static void main(String... args) {
     // first: an OutOfMemoryError in any thread ends the run in one line, exit 1 (ADR 0152)
     OutOfMemory.install();
+    BeamWarmUp.startFor(args);
     PrintWriter out = new PrintWriter(System.out, true);
     PrintWriter err = new PrintWriter(System.err, true);
     System.exit(run(out, err, args));
