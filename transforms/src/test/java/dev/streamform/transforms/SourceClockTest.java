@@ -11,6 +11,7 @@ import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.extraction.EventTimeExtraction;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
@@ -172,6 +173,28 @@ class SourceClockTest {
             "p0/3 W=2026-08-30T10:05:00.000Z on-time");
     PAssert.that(kept.late()).empty();
     p.run().waitUntilFinish();
+  }
+
+  /**
+   * The clock's counters (docs/reference/metrics.md): a late event kept is counted as kept late,
+   * not on time, and a late event dropped as dropped; each pipeline runs one policy, as the
+   * counters are summed by name over a pipeline.
+   */
+  @Test
+  void aKeptLateEventIsCountedAsKeptLateAndADroppedOneAsDropped() {
+    List<SourceRecord> log = Scenarios.lateEventLog().items();
+    List<Long> counts = new ArrayList<>();
+    for (SourceClock policy : List.of(FIVE.keepingLateEvents(), FIVE)) {
+      Pipeline p = SeedStreams.pipeline();
+      clock(p, "clock", log, policy);
+      PipelineResult result = p.run();
+      result.waitUntilFinish();
+      counts.add(Scenario.counterIfReported(result, StreamformMetrics.ON_TIME));
+      counts.add(Scenario.counterIfReported(result, StreamformMetrics.LATE_KEPT));
+      counts.add(Scenario.counterIfReported(result, StreamformMetrics.LATE_DROPPED));
+    }
+    // keep: 3 on time, 1 kept late, none dropped; drop: 3 on time, none kept, 1 dropped
+    assertThat(counts, equalTo(List.of(3L, 1L, 0L, 3L, 0L, 1L)));
   }
 
   @Test
