@@ -205,6 +205,49 @@ class WindowedAggregateTest {
   }
 
   /**
+   * A correction that arrives before its window's revision 1 follows it, also where events are
+   * applied as they arrive (docs/semantics.md §6; {@link WindowedAggregate#appliedOnArrival()}):
+   * partitions 0 and 1 declared, hourly, allowed lateness 1h. On partition 0, 10 @10:10 on time,
+   * then a watermark item 11:05, then 5 @10:20 — a correction of [10:00, 11:00) by its partition's
+   * watermark — while partition 1, still without a watermark, holds revision 1 back. Its watermark
+   * item 12:30 then releases revision 1 = 10, the correction = 15 and the final. In log order and
+   * on arrival alike.
+   */
+  @Test
+  void aCorrectionArrivingBeforeRevisionOneFollowsItAlsoOnArrival() {
+    SeedStreams s =
+        new SeedStreams()
+            .event(0, 7, "10", "2026-08-30T10:10:00Z")
+            .watermark(0, Instant.parse("2026-08-30T11:05:00Z"))
+            .event(0, 7, "5", "2026-08-30T10:20:00Z")
+            .watermark(1, Instant.parse("2026-08-30T12:30:00Z"));
+    SourceClock twoPartitions =
+        SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5))
+            .keepingLateEvents()
+            .withContiguousOffsets()
+            .withPartitions(0, 1);
+    WindowedAggregate model = hourly().withAllowedLateness(Duration.standardHours(1));
+    List<String> records =
+        List.of("10:00 on_time r1 7 10", "10:00 corrected r2<1 7 15", "10:00 final r2<1 7 15");
+    Pipeline p = SeedStreams.pipeline();
+    expect(
+        "inLogOrder",
+        build("inLogOrder", p.apply("LogOrder", s.testStream()), model, twoPartitions),
+        records,
+        List.of());
+    expect(
+        "onArrival",
+        build(
+            "onArrival",
+            p.apply("Arrival", s.testStream()),
+            model.appliedOnArrival(),
+            twoPartitions),
+        records,
+        List.of());
+    p.run().waitUntilFinish();
+  }
+
+  /**
    * Early every 2 events: 1 @10:00, 2 @10:10 (preview 3), 4 @10:20, 8 @10:30 (preview 15), then the
    * end of input: revision 1 = 15 and final. Allowed lateness 0: final right after revision 1.
    */
