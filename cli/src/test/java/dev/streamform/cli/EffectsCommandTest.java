@@ -229,6 +229,8 @@ class EffectsCommandTest {
         is(
             keyOf(7).substring(0, 12)
                 + " (window "
+                + revision(7, 10, 1, "0").windowStart()
+                + " "
                 + revision(7, 10, 1, "0").logicalWindowId().substring(0, 12)
                 + ", key {\"merchant_id\": 7}): attempt 1 confirmed generation 1 revision 1 (alias"
                 + " version 1) but it sent generation 1 revision 2 (DONE)\n"

@@ -161,6 +161,21 @@ class ClaimRecordTest {
             containsString(
                 "attempt 1 confirmed generation 2 but the alias at version 1 gave its key"
                     + " generation 1")));
+
+    // an alias version the alias never had: a record is present, so it is no claim of before
+    // the record, and is flagged, naming the window by its start too
+    execute(
+        "UPDATE streamform.effect_transition SET confirmed_generation = 1, alias_version = 99"
+            + " WHERE attempt = 1");
+    EffectsLedger.Verification v = effects.verify(Revisions.MODEL);
+    assertThat(v.figures().get("claims that cannot be checked"), equalTo(null));
+    assertThat(
+        v.problems(),
+        hasItem(
+            containsString(
+                "attempt 1 recorded alias version 99, which the alias never had (it is at"
+                    + " version 1)")));
+    assertThat(v.problems(), hasItem(containsString("(window 2026-08-30T10:00:00.000Z ")));
   }
 
   /**

@@ -379,9 +379,10 @@ public final class EffectsLedger {
    * Checks each claim against what it recorded it confirmed (ADR 0161): the generation is the one
    * the alias gave the window's key at the version the claim read, that generation has the revision
    * for the window, and an effect sent (DISPATCHING, UNKNOWN or DONE) carries the generation and
-   * revision its last claim confirmed. A claim recorded before V177 (no record), or under an alias
-   * version no history row describes (an alias made before V177 that has moved since), is counted
-   * as unchecked, never flagged: nothing tells what it read.
+   * revision its last claim confirmed. A claim recorded before V177 (no record), or under alias
+   * version 0 (the alias as it stood before V177, since moved: no history row describes it), is
+   * counted as unchecked, never flagged: nothing tells what it read. Any other version no history
+   * row describes and the alias is not at was never the alias's: a problem.
    */
   private static void claims(
       Connection c, String model, Map<String, Integer> figures, List<String> problems)
@@ -396,7 +397,8 @@ public final class EffectsLedger {
                 + " streamform.generation_for_key(a.generation, a.canary_generation,"
                 + " a.canary_basis_points, w.k) END, (SELECT max(p.revision) FROM"
                 + " streamform.projection p WHERE p.logical_window_id = e.logical_window_id AND"
-                + " p.generation = t.confirmed_generation) FROM streamform.effect e JOIN"
+                + " p.generation = t.confirmed_generation), a.version, e.payload->>'window_start'"
+                + " FROM streamform.effect e JOIN"
                 + " streamform.effect_transition t ON t.effect_key = e.effect_key AND t.to_state"
                 + " = 'DISPATCHING' LEFT JOIN LATERAL (SELECT p.window_key AS k FROM"
                 + " streamform.projection p WHERE p.logical_window_id = e.logical_window_id"
@@ -407,22 +409,43 @@ public final class EffectsLedger {
       s.setString(1, model);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
-          if (rs.getObject(8) == null
-              || rs.getObject(9) == null
-              || rs.getObject(10) == null
-              || rs.getObject(11) == null
-              || rs.getObject(12) == null) {
-            figures.merge("claims that cannot be checked", 1, Integer::sum);
-            continue;
-          }
-          figures.merge("claims checked", 1, Integer::sum);
+          String start = rs.getString(15);
           String label =
               rs.getString(1).substring(0, 12)
                   + " (window "
+                  + (start == null ? "" : start + " ")
                   + rs.getString(2).substring(0, 12)
                   + ", key "
                   + rs.getString(3)
                   + ")";
+          if (rs.getObject(8) == null
+              || rs.getObject(9) == null
+              || rs.getObject(10) == null
+              || rs.getObject(11) == null) {
+            figures.merge("claims that cannot be checked", 1, Integer::sum);
+            continue;
+          }
+          if (rs.getObject(12) == null) {
+            long recorded = rs.getLong(10);
+            long current = rs.getLong(14);
+            if (recorded == 0 && current > 0) {
+              // the alias as it stood before the ledger numbered its versions: no row says it
+              figures.merge("claims that cannot be checked", 1, Integer::sum);
+            } else {
+              figures.merge("claims checked", 1, Integer::sum);
+              problems.add(
+                  label
+                      + ": attempt "
+                      + rs.getInt(11)
+                      + " recorded alias version "
+                      + recorded
+                      + ", which the alias never had (it is at version "
+                      + current
+                      + ")");
+            }
+            continue;
+          }
+          figures.merge("claims checked", 1, Integer::sum);
           String state = rs.getString(4);
           int generation = rs.getInt(8);
           int revision = rs.getInt(9);
