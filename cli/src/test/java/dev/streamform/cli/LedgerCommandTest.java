@@ -8,6 +8,7 @@ import static org.hamcrest.Matchers.endsWith;
 import static org.hamcrest.Matchers.is;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.core.digest.RevisionIdentity;
 import dev.streamform.runners.postgres.LocalPostgresExtension;
 import dev.streamform.sink.JdbcTarget;
 import dev.streamform.sink.Ledger;
@@ -15,9 +16,13 @@ import dev.streamform.sink.LedgerWriter;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.math.BigDecimal;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -105,6 +110,70 @@ class LedgerCommandTest {
                 + " refused: revision 1 is recorded with another digest\n"
                 + "1 record is held, waiting for a predecessor\n"
                 + "1 projection, 1 revision, 2 gaps, 0 mismatches, 1 conflict\n"));
+  }
+
+  /**
+   * Sets merchant 7's projection to {@code revenue} with the digest of that value: a projection
+   * that agrees with itself, so only its comparison with the ledger's last row can find it.
+   */
+  private void setProjectionValues(String revenue) throws Exception {
+    Map<String, Object> values = Map.of("revenue", new BigDecimal(revenue));
+    try (Connection c = pool.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "UPDATE streamform.projection SET aggregate_values = ?::jsonb,"
+                    + " aggregate_digest = ? WHERE projection_id = ?")) {
+      s.setString(1, RevisionIdentity.canonical(values));
+      s.setString(2, RevisionIdentity.aggregateDigest(values));
+      s.setString(3, revision(7, 10, 1, "30").projectionId());
+      assertThat(s.executeUpdate(), is(1));
+      c.commit(); // the pool does not auto-commit
+    }
+  }
+
+  private static String window7() {
+    return "merchant_id=7 [2026-08-30T10:00:00Z, 2026-08-30T11:00:00Z) generation 1 (projection "
+        + Ledger.shortId(revision(7, 10, 1, "30").projectionId())
+        + ")";
+  }
+
+  @Test
+  void verifyNamesAProjectionWhoseValuesAndDigestAgreeButAreNotItsLedgersLastRow()
+      throws Exception {
+    write(revision(7, 10, 1, "30"), revision(7, 10, 2, "26"));
+    setProjectionValues("99");
+    // canonical text: a decimal is a JSON string (RevisionIdentity's class comment)
+    assertThat(ledger("ledger verify"), is(1));
+    assertThat(
+        out.toString(),
+        is(
+            "mismatch: "
+                + window7()
+                + ": the projection's values {\"revenue\":\"99\"} are not ledger revision 2's"
+                + " {\"revenue\":\"26\"}\n"
+                + "1 projection, 2 revisions, 0 gaps, 1 mismatch, 0 conflicts\n"));
+    assertThat(err.toString(), is(""));
+  }
+
+  @Test
+  void verifyNamesAProjectionWhoseStatusIsNotItsLedgersLastRows() throws Exception {
+    write(revision(7, 10, 1, "30"));
+    try (Connection c = pool.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "UPDATE streamform.projection SET status = 'corrected' WHERE projection_id = ?")) {
+      s.setString(1, revision(7, 10, 1, "30").projectionId());
+      assertThat(s.executeUpdate(), is(1));
+      c.commit();
+    }
+    assertThat(ledger("ledger verify"), is(1));
+    assertThat(
+        out.toString(),
+        is(
+            "mismatch: "
+                + window7()
+                + ": the projection's status corrected is not ledger revision 1's on_time\n"
+                + "1 projection, 1 revision, 0 gaps, 1 mismatch, 0 conflicts\n"));
   }
 
   @Test
