@@ -109,6 +109,26 @@ class RolloutTest {
   }
 
   @Test
+  void aFirstBatchOfTwoGenerationsMakesTheLowestCanonical() throws Exception {
+    // one batch on an empty ledger: merchant 7's window in generation 2 (offered first),
+    // merchant 8's in generation 1 — generation 1 becomes canonical, not the other
+    LedgerWriter writer = new LedgerWriter(pool, Duration.ofSeconds(30));
+    LedgerWriter.Outcome first =
+        writer.write(List.of(revision(7, 10, 1, "1200", 2), revision(8, 10, 1, "10", 1)));
+    assertThat(first.applied(), equalTo(2));
+    assertThat(
+        rows("SELECT model, generation, set_by FROM streamform.canonical_alias"),
+        equalTo(List.of(Revisions.MODEL + " 1 first write")));
+    assertThat(
+        rows("SELECT generation FROM streamform.canonical_alias_history"), equalTo(List.of("1")));
+    assertThat(
+        rows(
+            "SELECT generation, window_key->>'merchant_id', aggregate_values->>'revenue' FROM"
+                + " streamform.canonical_projection"),
+        equalTo(List.of("1 8 10")));
+  }
+
+  @Test
   void aShadowWriterPreparesNothingEvenAfterItsGenerationWasPromoted() throws Exception {
     live.write(List.of(revision(7, 10, 1, "400", 1), revision(8, 10, 1, "10", 1)));
     shadow.write(List.of(revision(7, 10, 1, "400", 2), revision(8, 10, 1, "10", 2)));
