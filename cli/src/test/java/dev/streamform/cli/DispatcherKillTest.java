@@ -172,8 +172,9 @@ class DispatcherKillTest {
     try (Connection lock = pool.getConnection()) {
       lock.setAutoCommit(false);
       try (Statement s = lock.createStatement()) {
-        // the claim reads the canonical alias to confirm the generation: it waits here, inside
-        // its transaction, with the effect still PREPARED
+        // the claim takes the canonical alias FOR SHARE first (docs/decisions/0162), to confirm
+        // the generation under it: it waits here, inside its transaction, with the effect still
+        // PREPARED
         s.execute("LOCK TABLE streamform.canonical_alias IN ACCESS EXCLUSIVE MODE");
       }
       first = dispatcher("first");
@@ -187,7 +188,8 @@ class DispatcherKillTest {
                     ResultSet r =
                         s.executeQuery(
                             "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                                + " AND query LIKE '%FOR UPDATE OF e SKIP LOCKED%'")) {
+                                + " AND query LIKE '%FROM streamform.canonical_alias WHERE"
+                                + " model = $1 FOR SHARE%'")) {
                   r.next();
                   return r.getInt(1) == 1;
                 }
