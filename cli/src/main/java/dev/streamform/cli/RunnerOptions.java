@@ -76,6 +76,14 @@ final class RunnerOptions {
   Integer restarts;
 
   @Option(
+      names = "--restart-delay",
+      paramLabel = "MS",
+      description =
+          "Flink: milliseconds between a failure and the restart --restarts asks for; default:"
+              + " the profile's executionRetryDelay, else Flink's 10 s")
+  Long restartDelay;
+
+  @Option(
       names = "--state-backend",
       paramLabel = "filesystem|rocksdb",
       description =
@@ -145,6 +153,12 @@ final class RunnerOptions {
       }
       beam.put("numberOfExecutionRetries", restarts.toString());
     }
+    if (restartDelay != null) {
+      if (restartDelay < 0) {
+        throw usage("--restart-delay must be 0 or more milliseconds, not " + restartDelay);
+      }
+      beam.put("executionRetryDelay", restartDelay.toString());
+    }
     RunnerChoice choice;
     switch (chosenRunner) {
       case "direct":
@@ -162,6 +176,12 @@ final class RunnerOptions {
         choice = RunnerChoice.direct();
         break;
       case "flink":
+        if (restartDelay != null && !beam.containsKey("numberOfExecutionRetries")) {
+          throw usage(
+              "--restart-delay "
+                  + restartDelay
+                  + " waits between restarts, and this run asks for none: add --restarts N");
+        }
         int n =
             parallelism != null
                 ? parallelism
@@ -219,6 +239,7 @@ final class RunnerOptions {
     given.put("--flink-master", flinkMaster);
     given.put("--checkpointing-interval", checkpointingInterval);
     given.put("--restarts", restarts);
+    given.put("--restart-delay", restartDelay);
     given.put("--state-backend", stateBackend);
     given.put("--state-backend-storage-path", stateBackendStoragePath);
     given.put("--job-jar", jobJar);

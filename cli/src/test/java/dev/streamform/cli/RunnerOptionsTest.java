@@ -93,6 +93,40 @@ class RunnerOptionsTest {
     assertThat(e.getMessage(), is("--restarts must be 0 or more, not -1"));
   }
 
+  @Test
+  void aRestartDelayIsTheWaitBetweenAFailureAndTheRestart() throws Exception {
+    Path jar = Files.createFile(dir.resolve("job.jar"));
+    RunnerChoice choice =
+        choose(
+            "--profile",
+            "flink-cluster",
+            "--restarts",
+            "3",
+            "--restart-delay",
+            "1000",
+            "--job-jar",
+            jar.toString());
+    assertThat(flink(choice).getNumberOfExecutionRetries(), is(3));
+    assertThat(flink(choice).getExecutionRetryDelay(), is(1000L));
+    assertThat(
+        flink(choose("--profile", "flink-cluster", "--restarts", "3", "--job-jar", jar.toString()))
+            .getExecutionRetryDelay(),
+        is(-1L)); // Beam's default: Flink's fixed delay of 10 s
+    assertThat(
+        refused("--runner", "flink", "--restart-delay", "-5"),
+        is("--restart-delay must be 0 or more milliseconds, not -5"));
+    assertThat(
+        refused("--runner", "flink", "--restart-delay", "1000"),
+        is(
+            "--restart-delay 1000 waits between restarts, and this run asks for none: add"
+                + " --restarts N"));
+    assertThat(
+        refused("--restart-delay", "1000"),
+        is(
+            "--restart-delay 1000 is a Flink option, and this run is on the DirectRunner: add"
+                + " --runner flink, or leave out --restart-delay"));
+  }
+
   /** The usage error that choosing with {@code args} gives. */
   private static String refused(String... args) {
     return assertThrows(ParameterException.class, () -> choose(args)).getMessage();
