@@ -55,6 +55,12 @@ class FaultSuiteTest {
   private static final Duration BY_HAND = Duration.ofHours(1);
 
   /**
+   * Milliseconds between a job's failure and its restart: Flink's default for a job that asks for
+   * restarts is 10 s, which every restart of the suite waited out for nothing.
+   */
+  private static final String RESTART_DELAY = "1000";
+
+  /**
    * The retention of the stories that run with one (docs/semantics.md §3): short enough that keys
    * expire in every phase of them (each asserts it of the oracle before it runs).
    */
@@ -96,7 +102,9 @@ class FaultSuiteTest {
         story.expiries(1) > 0 && story.expiries(2) > story.expiries(1),
         "keys expire before the checkpoint and in the phase the restart replays");
     int phase2 = story.oracle(2).changelog.size() - story.oracle(1).changelog.size();
-    String job = submit(story.project, MODEL, 2, BY_HAND, "--restarts", "3");
+    String job =
+        submit(
+            story.project, MODEL, 2, BY_HAND, "--restarts", "3", "--restart-delay", RESTART_DELAY);
     awaitRunning(job);
 
     produce(story.project, story.phase(0));
@@ -159,7 +167,9 @@ class FaultSuiteTest {
         story.duplicatesOf(1, 2) > 0,
         "phase 3 repeats orders first delivered in phase 2 (replayed)");
     int phase2 = story.oracle(2).changelog.size() - story.oracle(1).changelog.size();
-    String job = submit(story.project, MODEL, 2, BY_HAND, "--restarts", "3");
+    String job =
+        submit(
+            story.project, MODEL, 2, BY_HAND, "--restarts", "3", "--restart-delay", RESTART_DELAY);
     awaitRunning(job);
 
     produce(story.project, story.phase(0));
@@ -212,7 +222,16 @@ class FaultSuiteTest {
         story.oracle(3).late.size() > story.oracle(2).late.size()
             && story.oracle(2).late.size() > story.oracle(1).late.size(),
         "phases 2 and 3 have late events");
-    String job = submit(story.project, MODEL, 2, Duration.ofSeconds(15), "--restarts", "1000");
+    String job =
+        submit(
+            story.project,
+            MODEL,
+            2,
+            Duration.ofSeconds(15),
+            "--restarts",
+            "1000",
+            "--restart-delay",
+            RESTART_DELAY);
     awaitRunning(job);
 
     produce(story.project, story.phase(0));
@@ -381,7 +400,9 @@ class FaultSuiteTest {
       assertTrue(rewardedBeforeKill > 0, "rewards dispatched before the kill");
       String model = WindowedFaultStory.MODEL;
       String[] options =
-          Stream.concat(Stream.of("--restarts", "3"), Stream.of(story.database()))
+          Stream.concat(
+                  Stream.of("--restarts", "3", "--restart-delay", RESTART_DELAY),
+                  Stream.of(story.database()))
               .toArray(String[]::new);
       String job = submit(story.project, model, 2, BY_HAND, options);
       step.accept("job submitted");
