@@ -1,8 +1,8 @@
 package dev.streamform.endtoend;
 
 import static dev.streamform.endtoend.ChangelogRows.normalized;
+import static dev.streamform.endtoend.LocalServices.awaitRecords;
 import static dev.streamform.endtoend.LocalServices.drain;
-import static dev.streamform.endtoend.LocalServices.readUntil;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
@@ -239,7 +240,7 @@ final class FaultStory {
   void awaitLateOf(int n) throws Exception {
     Set<String> late = new TreeSet<>();
     oracle(n).late.forEach(d -> late.add(d.eventId));
-    readUntil(
+    awaitRecords(
         topic + ".late",
         late.size() + " late events",
         records -> positions(records).containsAll(late));
@@ -252,7 +253,7 @@ final class FaultStory {
   void awaitChangelogOf(int n) throws Exception {
     Set<String> events = new TreeSet<>();
     oracle(n).changelog.forEach(c -> events.add(c.eventId));
-    readUntil(
+    awaitRecords(
         topic,
         "a record for each of " + events.size() + " events",
         records -> causes(records).containsAll(events));
@@ -286,22 +287,26 @@ final class FaultStory {
     Set<String> quarantinedIds = new TreeSet<>();
     oracle.quarantined.forEach(q -> quarantinedIds.add(q.eventId));
 
-    List<TopicRecord> changelog =
-        drain(topic, read -> read.size() >= atLeast && causes(read).containsAll(expected.keySet()));
-    List<TopicRecord> late = drain(topic + ".late", r -> positions(r).containsAll(lateIds));
-    List<TopicRecord> quarantine =
-        drain(topic + ".quarantine", r -> positions(r).containsAll(quarantinedIds));
     Set<String> duplicateIds = new TreeSet<>();
     oracle.duplicates.forEach(d -> duplicateIds.add(d.eventId));
+    Map<String, Predicate<List<TopicRecord>>> enough = new LinkedHashMap<>();
+    enough.put(
+        topic, read -> read.size() >= atLeast && causes(read).containsAll(expected.keySet()));
+    enough.put(topic + ".late", r -> positions(r).containsAll(lateIds));
+    enough.put(topic + ".quarantine", r -> positions(r).containsAll(quarantinedIds));
+    // the duplicates topic exists only for a source with event_id (streamform run creates it)
+    if (eventIds) {
+      enough.put(MODEL + ".duplicates", r -> positions(r).containsAll(duplicateIds));
+    }
+    Map<String, List<TopicRecord>> read = drain(enough);
+    List<TopicRecord> changelog = read.get(topic);
+    List<TopicRecord> late = read.get(topic + ".late");
+    List<TopicRecord> quarantine = read.get(topic + ".quarantine");
     Map<String, String> conflictReasons = new TreeMap<>(); // position -> the oracle's reason
     oracle.quarantined.stream()
         .filter(q -> q.reason.endsWith(CONFLICT))
         .forEach(q -> conflictReasons.put(q.eventId, q.reason));
-    // the duplicates topic exists only for a source with event_id (streamform run creates it)
-    List<TopicRecord> duplicates =
-        !eventIds
-            ? List.of()
-            : drain(MODEL + ".duplicates", r -> positions(r).containsAll(duplicateIds));
+    List<TopicRecord> duplicates = eventIds ? read.get(MODEL + ".duplicates") : List.of();
 
     Map<String, Map<String, Object>> firstSeen = new TreeMap<>();
     Map<String, Map<String, Object>> lastByKey = new TreeMap<>();

@@ -89,9 +89,9 @@ class GatesEndToEndTest {
       LocalServices.awaitRunning(job);
       int[] step = {0};
 
-      // healthy: 40 s of payments at a steady rate, then the end of that day on every partition
+      // healthy: 30 s of payments at a steady rate, then the end of that day on every partition
       // (as a replay's end of input: on a live topic the windows still open hold their events)
-      steady(producer, step, BASE, Duration.ofSeconds(40));
+      steady(producer, step, BASE, Duration.ofSeconds(30));
       punctuate(producer, BASE.plus(Duration.ofDays(1)));
       String healthy = awaitGates(project, database, Duration.ofSeconds(120));
       System.out.println("gates, job keeping up:\n" + healthy);
@@ -114,7 +114,9 @@ class GatesEndToEndTest {
       assertThat(
           stalled, line(stalled, "disposition"), matchesPattern("FAIL disposition [0-9.]+% .*"));
 
-      Thread.sleep(20_000); // the stall goes on
+      // the stall goes on: the stall's first corrections wait out its 20 s of payments, the gates,
+      // this and the restore (~15 s), well past the 30 s threshold (59.5 s with 20 s here)
+      Thread.sleep(10_000);
       submit(project, database, "--from-savepoint", savepoint);
       String late = awaitGates(project, database, Duration.ofSeconds(120), "offsets");
       System.out.println("gates, job restored after the stall:\n" + late);

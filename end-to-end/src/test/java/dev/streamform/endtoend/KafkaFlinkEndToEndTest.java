@@ -231,9 +231,11 @@ class KafkaFlinkEndToEndTest {
         Files.readString(record),
         "the detached run records the plan it submitted, as inspect-plan prints it");
 
-    List<JsonNode> changelog = await(MODEL, phase1.expect().size());
+    Map<String, List<JsonNode>> read =
+        await(Map.of(MODEL, phase1.expect().size(), MODEL + ".late", phase1.late().size()));
+    List<JsonNode> changelog = read.get(MODEL);
     assertEquals(byKey(expected(phase1.expect())), byKey(rows(changelog)), "phase 1 changelog");
-    List<JsonNode> late = await(MODEL + ".late", phase1.late().size());
+    List<JsonNode> late = read.get(MODEL + ".late");
     assertEquals(sorted(expected(phase1.late())), sorted(lateRecords(late)), "phase 1 late events");
 
     // Bad records: each is quarantined with its reason, and the job goes on (phase 2 below).
@@ -321,7 +323,8 @@ class KafkaFlinkEndToEndTest {
     assertThat(restoredRun.err(), not(containsString("could not be checked")));
     String restored = restoredRun.out().trim();
     try {
-      changelog = await(MODEL, both.expect().size());
+      read = await(Map.of(MODEL, both.expect().size(), MODEL + ".late", both.late().size()));
+      changelog = read.get(MODEL);
       assertEquals(
           byKey(expected(both.expect())),
           byKey(rows(changelog)),
@@ -337,7 +340,7 @@ class KafkaFlinkEndToEndTest {
       byKey(rows(changelog))
           .forEach((k, rows) -> finalValues.put(k, rows.get(rows.size() - 1).get("total_spend")));
       assertEquals(Map.of("1", "131", "2", "56", "3", "7"), finalValues, "final value per key");
-      late = await(MODEL + ".late", both.late().size());
+      late = read.get(MODEL + ".late");
       assertEquals(sorted(expected(both.late())), sorted(lateRecords(late)), "late events");
     } finally {
       HTTP.send(
@@ -409,8 +412,10 @@ class KafkaFlinkEndToEndTest {
                   "{\"customer_id\":1,\"amount\":2.50,\"ordered_at\":\"2026-08-30T10:03:00Z\"}")));
       producer.flush();
     }
-    List<JsonNode> quarantine = await("poison_metrics.quarantine", poison.length);
-    List<JsonNode> changelog = await("poison_metrics", 3);
+    Map<String, List<JsonNode>> read =
+        await(Map.of("poison_metrics.quarantine", poison.length, "poison_metrics", 3));
+    List<JsonNode> quarantine = read.get("poison_metrics.quarantine");
+    List<JsonNode> changelog = read.get("poison_metrics");
     double seconds = (System.nanoTime() - start) / 1e9;
     assertEquals(poison.length, quarantine.size(), "quarantine rows: " + quarantine);
     Map<Long, String> reasons = new TreeMap<>();
@@ -468,8 +473,10 @@ class KafkaFlinkEndToEndTest {
       }
       producer.flush();
     }
-    List<JsonNode> quarantine = await("overflow_metrics.quarantine", 1);
-    List<JsonNode> changelog = await("overflow_metrics", 3);
+    Map<String, List<JsonNode>> read =
+        await(Map.of("overflow_metrics.quarantine", 1, "overflow_metrics", 3));
+    List<JsonNode> quarantine = read.get("overflow_metrics.quarantine");
+    List<JsonNode> changelog = read.get("overflow_metrics");
     assertEquals(1, quarantine.size(), "quarantine rows: " + quarantine);
     JsonNode row = quarantine.get(0).get("value");
     assertEquals(1, row.get("offset").asLong(), "the quarantined offset: " + row);
@@ -624,7 +631,16 @@ class KafkaFlinkEndToEndTest {
         producer.flush();
       }
       submit(RECEIPTS, "receipt_risk", database);
-      List<JsonNode> decisions = await("receipt_risk.decisions", want.size());
+      Map<String, List<JsonNode>> read =
+          await(
+              Map.of(
+                  "receipt_risk.decisions",
+                  want.size(),
+                  "receipt_risk.late",
+                  wantLate.size(),
+                  "receipt_risk.dead_letters",
+                  wantDead.size()));
+      List<JsonNode> decisions = read.get("receipt_risk.decisions");
       Map<String, String> got = new TreeMap<>();
       for (JsonNode d : decisions) {
         JsonNode v = d.get("value");
@@ -638,13 +654,13 @@ class KafkaFlinkEndToEndTest {
       }
       assertEquals(want, got, "the fixture's decisions, ids included, on Flink at parallelism 2");
       Set<String> late = new java.util.TreeSet<>();
-      for (JsonNode l : await("receipt_risk.late", wantLate.size())) {
+      for (JsonNode l : read.get("receipt_risk.late")) {
         late.add(
             l.get("value").get("event_id").asText() + " " + l.get("value").get("route").asText());
       }
       assertEquals(wantLate, late, "late receipts");
       Set<String> dead = new java.util.TreeSet<>();
-      for (JsonNode q : await("receipt_risk.dead_letters", wantDead.size())) {
+      for (JsonNode q : read.get("receipt_risk.dead_letters")) {
         dead.add(q.get("value").get("partition") + "-" + q.get("value").get("offset"));
       }
       assertEquals(wantDead, dead, "dead letters: the skewed receipt and the one without a time");
@@ -1099,7 +1115,12 @@ class KafkaFlinkEndToEndTest {
         "--partitions",
         "3");
     submit(BERLIN, "daily_revenue");
-    List<JsonNode> records = await("daily_revenue", berlin.expect().size());
+    Map<String, List<JsonNode>> read =
+        await(
+            Map.of(
+                "daily_revenue", berlin.expect().size(),
+                "daily_revenue.late", berlin.late().size()));
+    List<JsonNode> records = read.get("daily_revenue");
     Map<String, List<Map<String, Object>>> expected = byWindow(windowRows(berlin.expect()));
     assertEquals(
         expected,
@@ -1122,7 +1143,7 @@ class KafkaFlinkEndToEndTest {
           v.get("logical_window_id").asText(),
           "the zone is in the window's identity");
     }
-    List<JsonNode> late = await("daily_revenue.late", berlin.late().size());
+    List<JsonNode> late = read.get("daily_revenue.late");
     List<Map<String, Object>> refused = lateRecords(late);
     for (int i = 0; i < late.size(); i++) {
       refused.get(i).put("window_start", late.get(i).get("value").get("window_start").asText());
@@ -1545,7 +1566,14 @@ class KafkaFlinkEndToEndTest {
 
   /** The window topic and the late topic of the windowed story. */
   private static void windowTopics(Project project, Fixture hourly) throws Exception {
-    List<JsonNode> records = await(WINDOWED_MODEL, hourly.expect().size());
+    Map<String, List<JsonNode>> read =
+        await(
+            Map.of(
+                WINDOWED_MODEL,
+                hourly.expect().size(),
+                WINDOWED_MODEL + ".late",
+                hourly.late().size()));
+    List<JsonNode> records = read.get(WINDOWED_MODEL);
     for (JsonNode r : records) {
       JsonNode value = r.get("value");
       assertEquals(
@@ -1562,7 +1590,7 @@ class KafkaFlinkEndToEndTest {
         expected,
         onFieldsOf(expected, byWindow(windowRecords(records))),
         "previews, revisions and finals per (key, window), in order");
-    List<JsonNode> late = await(WINDOWED_MODEL + ".late", hourly.late().size());
+    List<JsonNode> late = read.get(WINDOWED_MODEL + ".late");
     List<Map<String, Object>> refused = lateRecords(late);
     for (int i = 0; i < late.size(); i++) {
       refused.get(i).put("window_start", late.get(i).get("value").get("window_start").asText());
@@ -1668,51 +1696,69 @@ class KafkaFlinkEndToEndTest {
    * Reads {@code topic} from the start until it holds {@code count} records (then a moment more).
    */
   private static List<JsonNode> await(String topic, int count) throws Exception {
+    return await(Map.of(topic, count)).get(topic);
+  }
+
+  /**
+   * Reads every topic of {@code counts} from the start, in one consumer, until each holds its count
+   * of records, then 3 s more to catch any extra record: once for all of them, not once per topic
+   * one after the other. Topic to its records.
+   */
+  private static Map<String, List<JsonNode>> await(Map<String, Integer> counts) throws Exception {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    List<JsonNode> records = new ArrayList<>();
+    Map<String, List<JsonNode>> read = new TreeMap<>();
+    counts.keySet().forEach(t -> read.put(t, new ArrayList<>()));
     try (KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> partitions = new ArrayList<>();
-      consumer
-          .partitionsFor(topic, Duration.ofSeconds(20))
-          .forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
+      for (String topic : counts.keySet()) {
+        consumer
+            .partitionsFor(topic, Duration.ofSeconds(20))
+            .forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
+      }
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
       long deadline = System.nanoTime() + AWAIT.toNanos();
       long settle = Long.MAX_VALUE;
       while (System.nanoTime() < Math.min(deadline, settle)) {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-          records.add(
-              JSON.readTree(
-                  "{\"timestamp\":"
-                      + r.timestamp()
-                      + ",\"key\":"
-                      + new String(r.key(), StandardCharsets.UTF_8)
-                      + ",\"value\":"
-                      + new String(r.value(), StandardCharsets.UTF_8)
-                      + "}"));
+          read.get(r.topic())
+              .add(
+                  JSON.readTree(
+                      "{\"timestamp\":"
+                          + r.timestamp()
+                          + ",\"key\":"
+                          + new String(r.key(), StandardCharsets.UTF_8)
+                          + ",\"value\":"
+                          + new String(r.value(), StandardCharsets.UTF_8)
+                          + "}"));
         }
         checkNoJobFailed();
-        if (records.size() >= count && settle == Long.MAX_VALUE) {
+        if (settle == Long.MAX_VALUE
+            && counts.entrySet().stream()
+                .allMatch(c -> read.get(c.getKey()).size() >= c.getValue())) {
           settle = System.nanoTime() + Duration.ofSeconds(3).toNanos(); // catch any extra record
         }
       }
     }
-    if (records.size() < count) {
-      fail(
-          topic
-              + ": "
-              + records.size()
-              + " records after "
-              + AWAIT
-              + ", expected "
-              + count
-              + ": "
-              + records);
+    for (Map.Entry<String, Integer> c : counts.entrySet()) {
+      List<JsonNode> records = read.get(c.getKey());
+      if (records.size() < c.getValue()) {
+        fail(
+            c.getKey()
+                + ": "
+                + records.size()
+                + " records after "
+                + AWAIT
+                + ", expected "
+                + c.getValue()
+                + ": "
+                + records);
+      }
     }
-    return records;
+    return read;
   }
 
   private static List<Map<String, Object>> lateRecords(List<JsonNode> late) {

@@ -575,6 +575,55 @@ final class LocalServices {
   }
 
   /**
+   * Reads {@code topic} from the start (committed records only) until what was read satisfies
+   * {@code enough}, and returns at once; fails with what it read when {@code enough} never holds.
+   * For a wait whose reads nobody counts (the next step of a story): unlike {@link #readUntil} it
+   * does not go on reading for extra records, which the story's check counts later anyway.
+   */
+  static void awaitRecords(String topic, String what, Predicate<List<TopicRecord>> enough)
+      throws Exception {
+    List<TopicRecord> records = new ArrayList<>();
+    follow(Map.of(topic, records::add), () -> enough.test(records), AWAIT, Duration.ZERO);
+    if (!enough.test(records)) {
+      fail(
+          topic
+              + ": not "
+              + what
+              + " after "
+              + AWAIT
+              + "; read "
+              + records.size()
+              + " records: "
+              + records);
+    }
+  }
+
+  /**
+   * {@link #drain(String, Predicate)} of several topics at once, each with its own {@code enough}:
+   * one read of them all, until every one holds, then the 3 s more to catch extra records once for
+   * all of them (not once per topic, one after the other). Topic to its records.
+   */
+  static Map<String, List<TopicRecord>> drain(Map<String, Predicate<List<TopicRecord>>> enough)
+      throws Exception {
+    Map<String, List<TopicRecord>> read = new java.util.LinkedHashMap<>();
+    Map<String, java.util.function.Consumer<TopicRecord>> each = new java.util.HashMap<>();
+    for (String topic : enough.keySet()) {
+      List<TopicRecord> records = new ArrayList<>();
+      read.put(topic, records);
+      each.put(topic, records::add);
+    }
+    follow(
+        each,
+        () -> enough.entrySet().stream().allMatch(e -> e.getValue().test(read.get(e.getKey()))),
+        AWAIT,
+        SETTLE);
+    return read;
+  }
+
+  /** How long a drain reads on once what it waited for is there: extra records come in this. */
+  private static final Duration SETTLE = Duration.ofSeconds(3);
+
+  /**
    * A bounded drain: reads {@code topic} from the start (committed records only) until what was
    * read satisfies {@code enough} (then 3 s more, to catch any extra record) or {@link #AWAIT} has
    * passed, and returns what it read either way, so that the caller counts what is missing instead
@@ -598,20 +647,36 @@ final class LocalServices {
       java.util.function.BooleanSupplier enough,
       Duration atMost)
       throws Exception {
+    follow(Map.of(topic, each), enough, atMost, SETTLE);
+  }
+
+  /**
+   * Reads every topic of {@code each} from the start (committed records only, one consumer) and
+   * hands each record to its topic's consumer until {@code enough} holds (asked once a poll) and
+   * {@code settle} more, or for {@code atMost}.
+   */
+  private static void follow(
+      Map<String, ? extends java.util.function.Consumer<TopicRecord>> each,
+      java.util.function.BooleanSupplier enough,
+      Duration atMost,
+      Duration settle)
+      throws Exception {
     try (KafkaConsumer<byte[], byte[]> consumer = committedReader()) {
-      List<TopicPartition> partitions = partitionsOf(consumer, topic);
+      List<TopicPartition> partitions = new ArrayList<>();
+      for (String topic : each.keySet()) {
+        partitions.addAll(partitionsOf(consumer, topic));
+      }
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
       long deadline = System.nanoTime() + atMost.toNanos();
-      long settle = Long.MAX_VALUE;
-      List<TopicRecord> polled = new ArrayList<>();
-      while (System.nanoTime() < Math.min(deadline, settle)) {
-        polled.clear();
-        poll(consumer, polled);
-        polled.forEach(each);
+      long until = Long.MAX_VALUE;
+      while (System.nanoTime() < Math.min(deadline, until)) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+          each.get(r.topic()).accept(topicRecord(r));
+        }
         checkNoJobFailed();
-        if (settle == Long.MAX_VALUE && enough.getAsBoolean()) {
-          settle = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+        if (until == Long.MAX_VALUE && enough.getAsBoolean()) {
+          until = System.nanoTime() + settle.toNanos();
         }
       }
     }
@@ -669,13 +734,21 @@ final class LocalServices {
   private static void poll(KafkaConsumer<byte[], byte[]> consumer, List<TopicRecord> records)
       throws Exception {
     for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-      records.add(
-          new TopicRecord(
-              r.partition(),
-              r.offset(),
-              r.key() == null ? null : JSON.readTree(new String(r.key(), StandardCharsets.UTF_8)),
-              JSON.readTree(new String(r.value(), StandardCharsets.UTF_8)),
-              r.timestamp()));
+      records.add(topicRecord(r));
+    }
+  }
+
+  private static TopicRecord topicRecord(ConsumerRecord<byte[], byte[]> r) {
+    try {
+      return new TopicRecord(
+          r.partition(),
+          r.offset(),
+          r.key() == null ? null : JSON.readTree(new String(r.key(), StandardCharsets.UTF_8)),
+          JSON.readTree(new String(r.value(), StandardCharsets.UTF_8)),
+          r.timestamp());
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(
+          r.topic() + " partition " + r.partition() + " offset " + r.offset() + ": not JSON", e);
     }
   }
 }

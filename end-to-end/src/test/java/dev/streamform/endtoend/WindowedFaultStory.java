@@ -1,9 +1,9 @@
 package dev.streamform.endtoend;
 
+import static dev.streamform.endtoend.LocalServices.awaitRecords;
 import static dev.streamform.endtoend.LocalServices.cli;
 import static dev.streamform.endtoend.LocalServices.cliAnyStatus;
 import static dev.streamform.endtoend.LocalServices.drain;
-import static dev.streamform.endtoend.LocalServices.readUntil;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,11 +25,13 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
@@ -186,7 +188,7 @@ final class WindowedFaultStory {
   /** Waits until the window topic holds every row the oracle gives for the first {@code n}. */
   void awaitRowsOf(int n) throws Exception {
     Set<String> rows = new TreeSet<>(expected(oracle(n)).keySet());
-    readUntil(topic, rows.size() + " window rows", r -> identities(r).containsAll(rows));
+    awaitRecords(topic, rows.size() + " window rows", r -> identities(r).containsAll(rows));
   }
 
   /**
@@ -201,9 +203,12 @@ final class WindowedFaultStory {
     Set<String> lateIds = new TreeSet<>();
     oracle.late().forEach(l -> lateIds.add(l.eventId()));
 
-    List<TopicRecord> records =
-        drain(topic, r -> r.size() >= atLeast && identities(r).containsAll(expected.keySet()));
-    List<TopicRecord> late = drain(topic + ".late", r -> positions(r).containsAll(lateIds));
+    Map<String, Predicate<List<TopicRecord>>> enough = new LinkedHashMap<>();
+    enough.put(topic, r -> r.size() >= atLeast && identities(r).containsAll(expected.keySet()));
+    enough.put(topic + ".late", r -> positions(r).containsAll(lateIds));
+    Map<String, List<TopicRecord>> read = drain(enough);
+    List<TopicRecord> records = read.get(topic);
+    List<TopicRecord> late = read.get(topic + ".late");
     Set<String> seen = new TreeSet<>();
     int redelivered = 0;
     List<String> wrong = new ArrayList<>();
