@@ -630,6 +630,9 @@ public final class LedgerWriter {
             s.setString(10, r.valuesJson());
             s.setString(11, r.digest());
           });
+      // "status <> 'final'" is a second line: the rows are locked FOR UPDATE above and the planner
+      // refuses a revision after a final before this point, so no test can see it act (a planted
+      // removal passed every test, 2026-12-06); it keeps a final final should either change
       batch(
           c,
           "UPDATE streamform.projection SET revision = ?, status = ?, aggregate_values = ?::jsonb,"
