@@ -61,6 +61,15 @@ class FaultSuiteTest {
   private static final String RESTART_DELAY = "1000";
 
   /**
+   * How many restarts a job that must survive a killed TaskManager asks for: each attempt before
+   * the new TaskManager has registered fails at once for want of slots, so with restarts 1 s apart
+   * the count is the time the new one may take to register (3, enough at 10 s apart, ran out on a
+   * busy CI machine: "Recovery is suppressed by FixedDelayRestartBackoffTimeStrategy
+   * (maxNumberRestartAttempts=3, backoffTimeMS=1000)").
+   */
+  private static final String RESTARTS = "90";
+
+  /**
    * The retention of the stories that run with one (docs/semantics.md §3): short enough that keys
    * expire in every phase of them (each asserts it of the oracle before it runs).
    */
@@ -104,7 +113,14 @@ class FaultSuiteTest {
     int phase2 = story.oracle(2).changelog.size() - story.oracle(1).changelog.size();
     String job =
         submit(
-            story.project, MODEL, 2, BY_HAND, "--restarts", "3", "--restart-delay", RESTART_DELAY);
+            story.project,
+            MODEL,
+            2,
+            BY_HAND,
+            "--restarts",
+            RESTARTS,
+            "--restart-delay",
+            RESTART_DELAY);
     awaitRunning(job);
 
     produce(story.project, story.phase(0));
@@ -169,7 +185,14 @@ class FaultSuiteTest {
     int phase2 = story.oracle(2).changelog.size() - story.oracle(1).changelog.size();
     String job =
         submit(
-            story.project, MODEL, 2, BY_HAND, "--restarts", "3", "--restart-delay", RESTART_DELAY);
+            story.project,
+            MODEL,
+            2,
+            BY_HAND,
+            "--restarts",
+            RESTARTS,
+            "--restart-delay",
+            RESTART_DELAY);
     awaitRunning(job);
 
     produce(story.project, story.phase(0));
@@ -401,7 +424,7 @@ class FaultSuiteTest {
       String model = WindowedFaultStory.MODEL;
       String[] options =
           Stream.concat(
-                  Stream.of("--restarts", "3", "--restart-delay", RESTART_DELAY),
+                  Stream.of("--restarts", RESTARTS, "--restart-delay", RESTART_DELAY),
                   Stream.of(story.database()))
               .toArray(String[]::new);
       String job = submit(story.project, model, 2, BY_HAND, options);
