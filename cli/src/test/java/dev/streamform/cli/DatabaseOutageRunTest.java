@@ -23,12 +23,14 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * {@code streamform run --jdbc-url} of a scoring model rides out a PostgreSQL restart while its
  * decisions are written, and says so on standard error (docs/decisions/0134): once when the
  * database became unavailable, once when it was back.
  */
+@Isolated // stops and starts the module's one PostgreSQL server, which the other classes use
 class DatabaseOutageRunTest {
   @RegisterExtension static final LocalPostgresExtension POSTGRES = new LocalPostgresExtension();
 

@@ -29,6 +29,7 @@ import javax.tools.StandardJavaFileManager;
 import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The documentation checked as code: every relative link resolves (file and heading), every command
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * <!-- file: PATH -->} is that file of the repository, and every Java snippet compiles against the
  * project's classes. See CONTRIBUTING.md, "Documentation".
  */
+@Isolated // sets System.out/err or a system property every test of the JVM reads
 class DocsCheckTest {
   private static final Path ROOT = root();
   private static final Pattern LINK = Pattern.compile("\\[[^\\]]*\\]\\(([^)\\s]+)\\)");

@@ -17,12 +17,14 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The file run's last progress line on standard error ({@code read <file>: N lines}) counts lines
  * as the summary on standard output does: blank lines are skipped (docs/guides/files.md), so a data
  * file with a trailing blank line does not read as one line more on stderr than on stdout.
  */
+@Isolated // sets System.out/err or a system property every test of the JVM reads
 class ReadProgressLineTest {
   private static final Path GETTING_STARTED = Path.of("../examples/getting-started");
   private static final Pattern LINES_READ =

@@ -22,6 +22,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * While {@code run} processes its files, a line every interval (10 s; shorter here, through a
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * prints none. On the DirectRunner, files of more than a MiB are said at the start to be more than
  * it is meant for, naming Flink (docs/decisions/0153).
  */
+@Isolated // sets System.out/err or a system property every test of the JVM reads
 class RunProgressTest {
   private static final Path GETTING_STARTED = Path.of("../examples/getting-started");
   private static final int PAYMENTS = 16_000;

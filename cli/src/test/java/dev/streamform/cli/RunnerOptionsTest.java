@@ -15,12 +15,14 @@ import java.nio.file.Path;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.ParameterException;
 
 /** Runner profiles from runners-config/profiles, and the options that override them. */
+@Isolated // sets System.out/err or a system property every test of the JVM reads
 class RunnerOptionsTest {
   @TempDir Path dir;
 
