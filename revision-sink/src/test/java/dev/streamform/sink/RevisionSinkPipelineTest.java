@@ -43,6 +43,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The hourly revenue example (tumbling 1h, allowed lateness 24h, watermark 5m; the events of {@code
@@ -54,6 +55,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * of input gives [11:00, 12:00) of 7 revision 1 (5) and finalizes every window. Afterwards the
  * ledger verifies clean and the canonical view holds each window's final record.
  */
+@Isolated // stops and starts the module's one PostgreSQL server, which the other classes use
 class RevisionSinkPipelineTest {
   @RegisterExtension static final LocalPostgresExtension POSTGRES = new LocalPostgresExtension();
 

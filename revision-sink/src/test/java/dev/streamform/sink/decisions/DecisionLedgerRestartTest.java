@@ -26,11 +26,13 @@ import org.apache.beam.sdk.values.Row;
 import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The decision ledger rides out a database restart as the revision sink does: PostgreSQL stopped
  * for 2 s while decisions are being written, every decision lands once.
  */
+@Isolated // stops and starts the module's one PostgreSQL server, which the other classes use
 class DecisionLedgerRestartTest {
   @RegisterExtension static final LocalPostgresExtension POSTGRES = new LocalPostgresExtension();
 
