@@ -559,18 +559,7 @@ final class LocalServices {
   static List<TopicRecord> readUntil(String topic, String what, Predicate<List<TopicRecord>> enough)
       throws Exception {
     List<TopicRecord> records = drain(topic, enough);
-    if (!enough.test(records)) {
-      fail(
-          topic
-              + ": not "
-              + what
-              + " after "
-              + AWAIT
-              + "; read "
-              + records.size()
-              + " records: "
-              + records);
-    }
+    failUnless(enough, topic, what, records);
     return records;
   }
 
@@ -584,6 +573,12 @@ final class LocalServices {
       throws Exception {
     List<TopicRecord> records = new ArrayList<>();
     follow(Map.of(topic, records::add), () -> enough.test(records), AWAIT, Duration.ZERO);
+    failUnless(enough, topic, what, records);
+  }
+
+  /** Fails naming {@code topic}, what was awaited and every record read, unless it is there. */
+  private static void failUnless(
+      Predicate<List<TopicRecord>> enough, String topic, String what, List<TopicRecord> records) {
     if (!enough.test(records)) {
       fail(
           topic
