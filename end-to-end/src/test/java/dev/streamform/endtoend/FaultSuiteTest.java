@@ -20,6 +20,7 @@ import dev.streamform.runners.postgres.LocalPostgres;
 import dev.streamform.sink.effects.LocalProviderServer;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
 import dev.streamform.teststreams.oracle.WindowedOutcome;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -111,16 +112,7 @@ class FaultSuiteTest {
         story.expiries(1) > 0 && story.expiries(2) > story.expiries(1),
         "keys expire before the checkpoint and in the phase the restart replays");
     int phase2 = story.oracle(2).changelog.size() - story.oracle(1).changelog.size();
-    String job =
-        submit(
-            story.project,
-            MODEL,
-            2,
-            BY_HAND,
-            "--restarts",
-            RESTARTS,
-            "--restart-delay",
-            RESTART_DELAY);
+    String job = submitSurvivingKills(story.project, MODEL);
     awaitRunning(job);
 
     produce(story.project, story.phase(0));
@@ -183,16 +175,7 @@ class FaultSuiteTest {
         story.duplicatesOf(1, 2) > 0,
         "phase 3 repeats orders first delivered in phase 2 (replayed)");
     int phase2 = story.oracle(2).changelog.size() - story.oracle(1).changelog.size();
-    String job =
-        submit(
-            story.project,
-            MODEL,
-            2,
-            BY_HAND,
-            "--restarts",
-            RESTARTS,
-            "--restart-delay",
-            RESTART_DELAY);
+    String job = submitSurvivingKills(story.project, MODEL);
     awaitRunning(job);
 
     produce(story.project, story.phase(0));
@@ -657,6 +640,16 @@ class FaultSuiteTest {
     assertTrue(
         f.late() > 0 && f.quarantined() > 0, "the story has late and quarantined events: " + f);
     assertEquals(0, f.redelivered(), "nothing replayed: no record written twice");
+  }
+
+  /**
+   * Submits {@code model} at parallelism 2, checkpointed by hand only ({@link #BY_HAND}), asking
+   * for {@link #RESTARTS} restarts {@link #RESTART_DELAY} ms apart so that it outlives a killed
+   * TaskManager.
+   */
+  private static String submitSurvivingKills(Path project, String model) {
+    return submit(
+        project, model, 2, BY_HAND, "--restarts", RESTARTS, "--restart-delay", RESTART_DELAY);
   }
 
   /**
