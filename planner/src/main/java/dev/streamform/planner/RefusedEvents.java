@@ -1,5 +1,6 @@
 package dev.streamform.planner;
 
+import dev.streamform.transforms.BadRecordCoder;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.Pipeline;
@@ -32,7 +33,7 @@ final class RefusedEvents implements ErrorHandler<BadRecord, PCollection<BadReco
     }
     return PCollectionList.of(added)
         .apply(name, Flatten.pCollections())
-        .setCoder(BadRecord.getCoder(pipeline));
+        .setCoder(BadRecordCoder.of());
   }
 
   @Override

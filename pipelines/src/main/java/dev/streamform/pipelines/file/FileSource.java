@@ -9,6 +9,7 @@ import dev.streamform.planner.sinks.JsonRecords;
 import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.planner.sinks.Quarantine;
 import dev.streamform.policies.schema.ColumnType;
+import dev.streamform.transforms.BadRecordCoder;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
@@ -175,7 +176,7 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
         records,
         out.get(records).setCoder(SourceRecordCoder.of(schema)),
         quarantined,
-        out.get(quarantined).setCoder(BadRecord.getCoder(input.getPipeline())));
+        out.get(quarantined).setCoder(BadRecordCoder.of()));
   }
 
   @Override

@@ -6,6 +6,7 @@ import dev.streamform.planner.Schemas;
 import dev.streamform.planner.sinks.JsonRecords;
 import dev.streamform.planner.sinks.Quarantine;
 import dev.streamform.policies.schema.ColumnType;
+import dev.streamform.transforms.BadRecordCoder;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
@@ -79,7 +80,7 @@ public abstract class KafkaRecordDecoding
         records,
         out.get(records).setCoder(SourceRecordCoder.of(schema)),
         quarantined,
-        out.get(quarantined).setCoder(BadRecord.getCoder(raw.getPipeline())));
+        out.get(quarantined).setCoder(BadRecordCoder.of()));
   }
 
   private static final class DecodeFn extends DoFn<KafkaRecord<byte[], byte[]>, SourceRecord> {

@@ -3,6 +3,7 @@ package dev.streamform.transforms.changelog;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
+import dev.streamform.transforms.BadRecordCoder;
 import dev.streamform.transforms.PlantedDefect;
 import dev.streamform.transforms.RowCoders;
 import dev.streamform.transforms.StreamformMetrics;
@@ -294,7 +295,7 @@ public abstract class KeyedChangelog
                                 ? null
                                 : refused))
                     .withOutputTags(changes, TupleTagList.of(refused)));
-    PCollection<BadRecord> bad = out.get(refused).setCoder(BadRecord.getCoder(input.getPipeline()));
+    PCollection<BadRecord> bad = out.get(refused).setCoder(BadRecordCoder.of());
     if (badRecordErrorHandler() != null) {
       badRecordErrorHandler().addErrorCollection(bad);
     }

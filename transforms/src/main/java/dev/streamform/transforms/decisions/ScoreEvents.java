@@ -3,6 +3,7 @@ package dev.streamform.transforms.decisions;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
+import dev.streamform.transforms.BadRecordCoder;
 import dev.streamform.transforms.PlantedDefect;
 import dev.streamform.transforms.RowCoders;
 import dev.streamform.transforms.StreamformMetrics;
@@ -498,7 +499,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
                       "SkewAsBadRecords",
                       MapElements.into(TypeDescriptor.of(BadRecord.class))
                           .via((DeadLetter d) -> badRecord(d, rows)))
-                  .setCoder(BadRecord.getCoder(input.getPipeline())));
+                  .setCoder(BadRecordCoder.of()));
     }
     PCollection<DeadLetter> deadLetters =
         quarantine() == null

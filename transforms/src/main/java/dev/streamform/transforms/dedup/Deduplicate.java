@@ -3,6 +3,7 @@ package dev.streamform.transforms.dedup;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
+import dev.streamform.transforms.BadRecordCoder;
 import dev.streamform.transforms.PlantedDefect;
 import dev.streamform.transforms.RowCoders;
 import dev.streamform.transforms.StreamformMetrics;
@@ -243,8 +244,7 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
     }
     PCollection<TimedEvent> kept = out.get(events).setCoder(coder);
     PCollection<TimedEvent> repeated = out.get(duplicates).setCoder(coder);
-    PCollection<BadRecord> refused =
-        out.get(conflicts).setCoder(BadRecord.getCoder(input.getPipeline()));
+    PCollection<BadRecord> refused = out.get(conflicts).setCoder(BadRecordCoder.of());
     if (badRecordErrorHandler() != null) {
       badRecordErrorHandler().addErrorCollection(refused);
     }

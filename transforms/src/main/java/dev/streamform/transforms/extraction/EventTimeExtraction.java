@@ -4,6 +4,7 @@ import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Pr
 
 import com.google.auto.value.AutoValue;
 import dev.streamform.core.time.LeapSeconds;
+import dev.streamform.transforms.BadRecordCoder;
 import dev.streamform.transforms.StreamformMetrics;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.EnvelopeCoder;
@@ -165,8 +166,7 @@ public abstract class EventTimeExtraction
             ParDo.of(new ExtractFn(column(), keyColumns(), coder, events, quarantined))
                 .withOutputTags(events, TupleTagList.of(quarantined)));
     PCollection<Envelope> ev = out.get(events).setCoder(EnvelopeCoder.of(schema));
-    PCollection<BadRecord> bad =
-        out.get(quarantined).setCoder(BadRecord.getCoder(input.getPipeline()));
+    PCollection<BadRecord> bad = out.get(quarantined).setCoder(BadRecordCoder.of());
     if (badRecordErrorHandler() != null) {
       badRecordErrorHandler().addErrorCollection(bad);
     }

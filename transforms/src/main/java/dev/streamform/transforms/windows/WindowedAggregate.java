@@ -6,6 +6,7 @@ import com.google.auto.value.AutoValue;
 import dev.streamform.core.digest.RevisionIdentity;
 import dev.streamform.core.time.Durations;
 import dev.streamform.core.time.WindowStatus;
+import dev.streamform.transforms.BadRecordCoder;
 import dev.streamform.transforms.PlantedDefect;
 import dev.streamform.transforms.RowCoders;
 import dev.streamform.transforms.StreamformMetrics;
@@ -520,7 +521,7 @@ public abstract class WindowedAggregate
                             badRecordErrorHandler() == null ? null : refused,
                             PlantedDefect.current()))
                     .withOutputTags(revisions, TupleTagList.of(tooLate).and(refused)));
-    PCollection<BadRecord> bad = out.get(refused).setCoder(BadRecord.getCoder(input.getPipeline()));
+    PCollection<BadRecord> bad = out.get(refused).setCoder(BadRecordCoder.of());
     if (badRecordErrorHandler() != null) {
       badRecordErrorHandler().addErrorCollection(bad);
     }
