@@ -143,6 +143,53 @@ final class Expr {
     }
   }
 
+  /** A node of one operand. */
+  abstract static class Unary extends Node {
+    private static final long serialVersionUID = 1L;
+    final Node operand;
+
+    Unary(Node operand, int line, int column) {
+      super(line, column);
+      this.operand = operand;
+    }
+
+    @Override
+    void forEach(java.util.function.Consumer<Node> visitor) {
+      visitor.accept(this);
+      operand.forEach(visitor);
+    }
+  }
+
+  /** A node of two operands that is NULL when either is: arithmetic and comparisons. */
+  abstract static class Binary extends Node {
+    private static final long serialVersionUID = 1L;
+    final Node left;
+    final Node right;
+
+    Binary(Node left, Node right, int line, int column) {
+      super(line, column);
+      this.left = left;
+      this.right = right;
+    }
+
+    @Override
+    final Object eval(Function<String, Object> row) {
+      Object l = left.eval(row);
+      Object r = right.eval(row);
+      return l == null || r == null ? null : apply(l, r);
+    }
+
+    /** The value of two operands that are not NULL. */
+    abstract Object apply(Object l, Object r);
+
+    @Override
+    void forEach(java.util.function.Consumer<Node> visitor) {
+      visitor.accept(this);
+      left.forEach(visitor);
+      right.forEach(visitor);
+    }
+  }
+
   // ---------------------------------------------------------------- leaves
 
   static final class Column extends Node {
@@ -268,26 +315,17 @@ final class Expr {
     }
   }
 
-  static final class Arith extends Node {
+  static final class Arith extends Binary {
     private static final long serialVersionUID = 1L;
     final ArithOp op;
-    final Node left;
-    final Node right;
 
     Arith(ArithOp op, Node left, Node right, int line, int column) {
-      super(line, column);
+      super(left, right, line, column);
       this.op = op;
-      this.left = left;
-      this.right = right;
     }
 
     @Override
-    Object eval(Function<String, Object> row) {
-      Object l = left.eval(row);
-      Object r = right.eval(row);
-      if (l == null || r == null) {
-        return null;
-      }
+    Object apply(Object l, Object r) {
       return arithmetic(op, number(l, this), number(r, this));
     }
 
@@ -322,22 +360,13 @@ final class Expr {
     int precedence() {
       return op.precedence;
     }
-
-    @Override
-    void forEach(java.util.function.Consumer<Node> visitor) {
-      visitor.accept(this);
-      left.forEach(visitor);
-      right.forEach(visitor);
-    }
   }
 
-  static final class Negate extends Node {
+  static final class Negate extends Unary {
     private static final long serialVersionUID = 1L;
-    final Node operand;
 
     Negate(Node operand, int line, int column) {
-      super(line, column);
-      this.operand = operand;
+      super(operand, line, column);
     }
 
     @Override
@@ -373,12 +402,6 @@ final class Expr {
     @Override
     int precedence() {
       return P_NEG;
-    }
-
-    @Override
-    void forEach(java.util.function.Consumer<Node> visitor) {
-      visitor.accept(this);
-      operand.forEach(visitor);
     }
   }
 
@@ -416,26 +439,17 @@ final class Expr {
     }
   }
 
-  static final class Compare extends Node {
+  static final class Compare extends Binary {
     private static final long serialVersionUID = 1L;
     final CmpOp op;
-    final Node left;
-    final Node right;
 
     Compare(CmpOp op, Node left, Node right, int line, int column) {
-      super(line, column);
+      super(left, right, line, column);
       this.op = op;
-      this.left = left;
-      this.right = right;
     }
 
     @Override
-    Object eval(Function<String, Object> row) {
-      Object l = left.eval(row);
-      Object r = right.eval(row);
-      if (l == null || r == null) {
-        return null;
-      }
+    Object apply(Object l, Object r) {
       return op.holds(compare(l, r, this));
     }
 
@@ -466,13 +480,6 @@ final class Expr {
     @Override
     int precedence() {
       return P_CMP;
-    }
-
-    @Override
-    void forEach(java.util.function.Consumer<Node> visitor) {
-      visitor.accept(this);
-      left.forEach(visitor);
-      right.forEach(visitor);
     }
   }
 
@@ -578,13 +585,11 @@ final class Expr {
     }
   }
 
-  static final class Not extends Node {
+  static final class Not extends Unary {
     private static final long serialVersionUID = 1L;
-    final Node operand;
 
     Not(Node operand, int line, int column) {
-      super(line, column);
-      this.operand = operand;
+      super(operand, line, column);
     }
 
     @Override
@@ -608,12 +613,6 @@ final class Expr {
     int precedence() {
       return P_NOT;
     }
-
-    @Override
-    void forEach(java.util.function.Consumer<Node> visitor) {
-      visitor.accept(this);
-      operand.forEach(visitor);
-    }
   }
 
   /** Checks that {@code n} is a condition (boolean); reports a problem otherwise. */
@@ -632,14 +631,12 @@ final class Expr {
   }
 
   /** {@code x IS [NOT] NULL}. */
-  static final class IsNull extends Node {
+  static final class IsNull extends Unary {
     private static final long serialVersionUID = 1L;
-    final Node operand;
     final boolean negated;
 
     IsNull(Node operand, boolean negated, int line, int column) {
-      super(line, column);
-      this.operand = operand;
+      super(operand, line, column);
       this.negated = negated;
     }
 
@@ -663,24 +660,16 @@ final class Expr {
     int precedence() {
       return P_CMP;
     }
-
-    @Override
-    void forEach(java.util.function.Consumer<Node> visitor) {
-      visitor.accept(this);
-      operand.forEach(visitor);
-    }
   }
 
   /** {@code x IS [NOT] TRUE|FALSE}: never UNKNOWN. */
-  static final class IsBool extends Node {
+  static final class IsBool extends Unary {
     private static final long serialVersionUID = 1L;
-    final Node operand;
     final boolean expected;
     final boolean negated;
 
     IsBool(Node operand, boolean expected, boolean negated, int line, int column) {
-      super(line, column);
-      this.operand = operand;
+      super(operand, line, column);
       this.expected = expected;
       this.negated = negated;
     }
@@ -709,12 +698,6 @@ final class Expr {
     @Override
     int precedence() {
       return P_CMP;
-    }
-
-    @Override
-    void forEach(java.util.function.Consumer<Node> visitor) {
-      visitor.accept(this);
-      operand.forEach(visitor);
     }
   }
 
