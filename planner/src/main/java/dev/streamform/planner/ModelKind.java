@@ -156,7 +156,7 @@ public abstract sealed class ModelKind
     ModelSinks sinks = in.sinks(); // the lambda keeps these, not the input's collections
     SchemaForm schema = SchemaForm.of(in.model().recordSchema());
     return refused
-        .all(in.arrivals().getPipeline(), "Refused")
+        .all("Refused")
         .apply(
             "RefusedRecords",
             MapElements.into(kvs()).via((BadRecord b) -> sinks.refusedRecord(b, schema.schema())));

@@ -3,7 +3,6 @@ package dev.streamform.planner;
 import dev.streamform.transforms.BadRecordCoder;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
 import org.apache.beam.sdk.transforms.errorhandling.ErrorHandler;
@@ -27,7 +26,7 @@ final class RefusedEvents implements ErrorHandler<BadRecord, PCollection<BadReco
   }
 
   /** Everything the stage handed over, as one collection. */
-  PCollection<BadRecord> all(Pipeline pipeline, String name) {
+  PCollection<BadRecord> all(String name) {
     if (added.size() == 1) {
       return added.get(0);
     }

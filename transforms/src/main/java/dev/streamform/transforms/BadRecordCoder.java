@@ -21,8 +21,6 @@ import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
 public final class BadRecordCoder extends SchemaCoder<BadRecord> {
   private static final long serialVersionUID = 1L;
 
-  private static volatile BadRecordCoder instance;
-
   private BadRecordCoder(SchemaCoder<BadRecord> beams) {
     super(
         beams.getSchema(),
@@ -31,23 +29,21 @@ public final class BadRecordCoder extends SchemaCoder<BadRecord> {
         beams.getFromRowFunction());
   }
 
-  /** The coder (one per JVM; Beam's schema registry infers it once). */
+  /** The coder (one per JVM; Beam's schema registry infers it once, when first asked). */
   public static BadRecordCoder of() {
-    BadRecordCoder c = instance;
-    if (c == null) {
-      synchronized (BadRecordCoder.class) {
-        c = instance;
-        if (c == null) {
-          try {
-            c = new BadRecordCoder(SchemaRegistry.createDefault().getSchemaCoder(BadRecord.class));
-          } catch (NoSuchSchemaException e) {
-            throw new IllegalStateException("Beam infers no schema for BadRecord", e);
-          }
-          instance = c;
-        }
+    return Holder.INSTANCE;
+  }
+
+  private static final class Holder {
+    static final BadRecordCoder INSTANCE = infer();
+
+    private static BadRecordCoder infer() {
+      try {
+        return new BadRecordCoder(SchemaRegistry.createDefault().getSchemaCoder(BadRecord.class));
+      } catch (NoSuchSchemaException e) {
+        throw new IllegalStateException("Beam infers no schema for BadRecord", e);
       }
     }
-    return c;
   }
 
   private Object writeReplace() throws ObjectStreamException {
