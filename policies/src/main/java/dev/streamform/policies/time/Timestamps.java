@@ -1,6 +1,8 @@
 package dev.streamform.policies.time;
 
+import com.ethlo.time.ITU;
 import dev.streamform.core.time.LeapSeconds;
+import java.text.ParsePosition;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -208,11 +210,7 @@ public final class Timestamps {
                 + EXAMPLE
                 + " (add Z for UTC)");
       }
-      return LeapSeconds.parse(
-          text,
-          t ->
-              OffsetDateTime.parse(t.replace(' ', 'T'), DateTimeFormatter.ISO_OFFSET_DATE_TIME)
-                  .toInstant());
+      return LeapSeconds.parse(text, Timestamps::withOffset);
     } catch (NumberFormatException | DateTimeParseException e) {
       // fall through to the message below
     } catch (DateTimeException e) {
@@ -240,5 +238,37 @@ public final class Timestamps {
             + " is not a timestamp; give an RFC 3339 instant such as "
             + EXAMPLE
             + " or integer epoch milliseconds");
+  }
+
+  /**
+   * An RFC 3339 date-time with its offset ({@code 2026-08-30T10:00:00.123+02:00}), the form nearly
+   * every record writes, read by ITU, an RFC 3339 parser about fifteen times faster than
+   * java.time's ISO formatter: this runs once per event read (ADR 0168). Whatever ITU does not
+   * read, however it refuses it, goes to {@link #javaTime}, whose answer or message stands as
+   * before — forms java.time's ISO parser also accepts (a time without seconds) and text that
+   * neither reads. {@code TimestampsAgainstJavaTimeTest} holds that where ITU answers, java.time
+   * answers the same.
+   */
+  static Instant withOffset(String text) {
+    try {
+      // ITU reads a date-time at the start of the text; the rest must be nothing (2026-...ZZ is no
+      // date-time, and java.time refuses it)
+      ParsePosition read = new ParsePosition(0);
+      OffsetDateTime t = ITU.parseDateTime(text, read);
+      if (read.getIndex() == text.length()) {
+        return t.toInstant();
+      }
+    } catch (RuntimeException notReadByItu) {
+      // java.time's answer below, or its message
+    }
+    return javaTime(text);
+  }
+
+  /**
+   * {@link #withOffset}'s text read by java.time's ISO parser (case-insensitive, a space for T).
+   */
+  static Instant javaTime(String text) {
+    return OffsetDateTime.parse(text.replace(' ', 'T'), DateTimeFormatter.ISO_OFFSET_DATE_TIME)
+        .toInstant();
   }
 }
