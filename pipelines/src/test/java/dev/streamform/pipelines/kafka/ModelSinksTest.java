@@ -11,6 +11,7 @@ import dev.streamform.planner.Schemas;
 import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.project.Project;
 import dev.streamform.transforms.Times;
+import dev.streamform.transforms.changelog.ChangelogRecord;
 import dev.streamform.transforms.clock.LateEvent;
 import dev.streamform.transforms.envelope.Envelope;
 import dev.streamform.transforms.envelope.SourceRecord;
@@ -131,6 +132,75 @@ class ModelSinksTest {
     values.put("paid_at", java.time.Instant.parse(paidAt));
     Row row = Schemas.row(model.recordSchema(), values);
     return Envelope.event(SourceRecord.of(0, offset, new Instant(0), row), Instant.parse(paidAt));
+  }
+
+  /**
+   * A changelog record: keyed by its key columns, its value the op, the output columns in their
+   * order and the event that made it (ADR 0170 writes it field by field, as its tree printed).
+   */
+  @Test
+  void aChangelogRecordIsKeyedByItsKeyAndCarriesOpColumnsAndEvent() throws Exception {
+    write(
+        "sources.yml",
+        String.join(
+            "\n",
+            "sources:",
+            "  payments:",
+            "    connector: kafka",
+            "    topic: payments",
+            "    schema:",
+            "      merchant_id: int64",
+            "      amount: decimal(12,2)",
+            "      note: string",
+            "      paid_at: timestamp",
+            "    event_time: paid_at",
+            "    watermark: 5m",
+            ""));
+    write(
+        "streamform.yml",
+        String.join(
+            "\n",
+            "models:",
+            "  merchant_totals:",
+            "    materialized: upsert",
+            "    key: [merchant_id]",
+            ""));
+    write(
+        "models/merchant_totals.sql",
+        "SELECT merchant_id, SUM(amount) AS revenue, COUNT(*) AS orders, MAX(paid_at) AS last_paid,"
+            + " MAX(note) AS note FROM source('payments') GROUP BY merchant_id\n");
+    ModelSinks sinks = ModelSinks.of(DeclaredModel.of(Project.load(dir), "merchant_totals"));
+    Row key =
+        Row.withSchema(
+                Schema.builder().addNullableField("merchant_id", Schema.FieldType.INT64).build())
+            .addValue(7L)
+            .build();
+    Schema values =
+        Schema.builder()
+            .addNullableField("revenue", Schema.FieldType.DECIMAL)
+            .addNullableField("orders", Schema.FieldType.INT64)
+            .addNullableField("last_paid", Schema.FieldType.DATETIME)
+            .addNullableField("note", Schema.FieldType.STRING)
+            .build();
+    KV<String, String> record =
+        sinks.changelogRecord(
+            ChangelogRecord.of(
+                ChangelogRecord.Op.UPDATE,
+                key,
+                Row.withSchema(values)
+                    .addValues(new BigDecimal("26.00"), 3L, END, "say \"hi\"\n")
+                    .build(),
+                "payments-0-4",
+                0,
+                4,
+                START));
+
+    assertEquals("{\"merchant_id\":7}", record.getKey());
+    assertEquals(
+        "{\"op\":\"update\",\"merchant_id\":7,\"revenue\":26.00,\"orders\":3,"
+            + "\"last_paid\":\"2026-08-30T11:00:00Z\",\"note\":\"say \\\"hi\\\"\\n\","
+            + "\"__event\":\"payments-0-4\"}",
+        record.getValue());
   }
 
   @Test
