@@ -46,6 +46,13 @@ public final class Benchmarks {
     final List<Double> rates = new ArrayList<>();
     final List<Double> heaps = new ArrayList<>();
 
+    /**
+     * The JVM's CPU time per event of each measured round, in µs (every thread: the job's, Flink's,
+     * the JIT's and the collector's): steadier than events/s on a machine shared with other work,
+     * so the measure for two builds side by side.
+     */
+    final List<Double> cpuPerEvent = new ArrayList<>();
+
     /** The last round's counters (what the table and results.json show). */
     Map<String, Long> counters = Map.of();
 
@@ -82,7 +89,11 @@ public final class Benchmarks {
     }
 
     double median() {
-      double[] s = rates.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+      return median(rates);
+    }
+
+    static double median(List<Double> values) {
+      double[] s = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
       return s.length == 0
           ? 0
           : s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -303,6 +314,7 @@ public final class Benchmarks {
         resetPeaks();
         LiveMetrics.Sampler sampler = new LiveMetrics.Sampler();
         long start = System.nanoTime();
+        long cpuStart = processCpuNanos();
         Map<String, Long> counters;
         try {
           counters = c.run.call();
@@ -315,24 +327,28 @@ public final class Benchmarks {
           }
         }
         double seconds = (System.nanoTime() - start) / 1e9;
+        double cpuPerEvent = (processCpuNanos() - cpuStart) / 1e3 / c.workload.events;
         double heap = peakHeapMb();
         c.counters = counters;
         c.rounds.add(counters);
         System.out.printf(
             Locale.ROOT,
-            "  %s %-13s %-9s %,9d events %7.2f s %,10.0f ev/s heap %5.0f MB live %s %s%n",
+            "  %s %-13s %-9s %,9d events %7.2f s %,10.0f ev/s cpu %6.1f µs/ev heap %5.0f MB live %s"
+                + " %s%n",
             round == 0 ? "warm-up " : "round " + round + " ",
             c.pipeline,
             c.runner,
             c.workload.events,
             seconds,
             c.workload.events / seconds,
+            cpuPerEvent,
             heap,
             c.lastLive(),
             counters);
         if (round > 0) {
           c.rates.add(c.workload.events / seconds);
           c.heaps.add(heap);
+          c.cpuPerEvent.add(cpuPerEvent);
         }
       }
     }
@@ -466,6 +482,7 @@ public final class Benchmarks {
           String.format(
               Locale.ROOT,
               "  {\"pipeline\": \"%s\", \"runner\": \"%s\", \"events\": %d, \"events_per_s\": %.1f,"
+                  + " \"cpu_us_per_event\": %.2f, \"runs_cpu_us_per_event\": %s,"
                   + " \"peak_heap_mb\": %.1f, \"runs_events_per_s\": %s, \"ratios\": \"%s\","
                   + " \"live_state_last\": %s, \"state_bytes_per_key\": %s, \"matches_oracle\": %s,"
                   + " \"live_vs_oracle\": %s,"
@@ -474,6 +491,8 @@ public final class Benchmarks {
               c.runner,
               c.workload.events,
               m,
+              Case.median(c.cpuPerEvent),
+              c.cpuPerEvent.toString(),
               c.peakHeap(),
               c.rates.toString(),
               ratios,
@@ -663,6 +682,12 @@ public final class Benchmarks {
   }
 
   /** The sum of the heap pools' peak usage since {@link #resetPeaks()}, in MB. */
+  /** The CPU time every thread of this JVM has used, in ns. */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
   private static double peakHeapMb() {
     long bytes = 0;
     for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
