@@ -81,16 +81,25 @@ public final class RevisionIdentity {
     return hash(List.of("aggregate", values));
   }
 
+  /**
+   * Each thread's SHA-256 (three hashes per window revision: looking the algorithm up each time
+   * cost as much as hashing); {@code digest} leaves it reset for the next text.
+   */
+  private static final ThreadLocal<MessageDigest> SHA_256 =
+      ThreadLocal.withInitial(
+          () -> {
+            try {
+              return MessageDigest.getInstance("SHA-256");
+            } catch (NoSuchAlgorithmException e) {
+              throw new IllegalStateException("every Java runtime has SHA-256", e);
+            }
+          });
+
+  private static final HexFormat HEX = HexFormat.of();
+
   /** SHA-256 of {@link #canonical(Object)}, as 64 lowercase hex digits. */
   public static String hash(Object value) {
-    try {
-      return HexFormat.of()
-          .formatHex(
-              MessageDigest.getInstance("SHA-256")
-                  .digest(canonical(value).getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java runtime has SHA-256", e);
-    }
+    return HEX.formatHex(SHA_256.get().digest(canonical(value).getBytes(StandardCharsets.UTF_8)));
   }
 
   /** The canonical JSON text of {@code value} (see the class comment). */
@@ -153,6 +162,10 @@ public final class RevisionIdentity {
 
   private static void string(String text, StringBuilder out) {
     out.append('"');
+    if (!needsEscapes(text)) {
+      out.append(text).append('"'); // the usual text: appended whole rather than char by char
+      return;
+    }
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
       if (c == '"' || c == '\\') {
@@ -164,5 +177,15 @@ public final class RevisionIdentity {
       }
     }
     out.append('"');
+  }
+
+  private static boolean needsEscapes(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == '"' || c == '\\' || c < 0x20) {
+        return true;
+      }
+    }
+    return false;
   }
 }

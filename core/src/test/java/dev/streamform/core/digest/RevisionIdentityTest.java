@@ -92,6 +92,16 @@ class RevisionIdentityTest {
     assertEquals("null", RevisionIdentity.canonical(null));
   }
 
+  /** Each character that needs an escape is escaped when it is the text's only one. */
+  @Test
+  void eachEscapeIsMadeWhereItIsTheOnlyOne() {
+    assertEquals("\"a\\\\b\"", RevisionIdentity.canonical("a\\b"));
+    assertEquals("\"a\\\"b\"", RevisionIdentity.canonical("a\"b"));
+    assertEquals("\"a\\u000ab\"", RevisionIdentity.canonical("a\nb"));
+    assertEquals("\"\\u0000\\u001f\"", RevisionIdentity.canonical("\u0000\u001f"));
+    assertEquals("\"caf\u00e9 \u2028 /\"", RevisionIdentity.canonical("caf\u00e9 \u2028 /"));
+  }
+
   @Test
   void unknownTypesAreRefused() {
     assertThrows(IllegalArgumentException.class, () -> RevisionIdentity.canonical(new Object()));
