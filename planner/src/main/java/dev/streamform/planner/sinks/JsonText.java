@@ -2,10 +2,10 @@ package dev.streamform.planner.sinks;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.io.SegmentedStringWriter;
 import dev.streamform.policies.time.Timestamps;
 import dev.streamform.transforms.Times;
 import java.io.IOException;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -22,7 +22,9 @@ public final class JsonText {
   /** Jackson's defaults, as {@code ObjectNode.toString()} writes with them. */
   private static final JsonFactory FACTORY = new JsonFactory();
 
-  private final StringWriter out = new StringWriter(256);
+  /** Jackson's own writer for text (as {@code writeValueAsString} uses): buffers recycled. */
+  private final SegmentedStringWriter out = new SegmentedStringWriter(FACTORY._getBufferRecycler());
+
   private final JsonGenerator g;
 
   /** An object begun: fields follow, {@link #close()} ends it and gives its text. */
@@ -66,15 +68,16 @@ public final class JsonText {
 
   /** Ends the record's object and gives its text. */
   public String close() {
-    with(
-        g -> {
-          g.writeEndObject();
-          g.close();
-        });
-    return out.toString();
+    try {
+      g.writeEndObject();
+      g.close();
+      return out.getAndClear();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
-  /** One step of writing; a {@link StringWriter} does not fail, so neither does this. */
+  /** One step of writing; writing to memory does not fail, so neither does this. */
   private interface Step {
     void on(JsonGenerator g) throws IOException;
   }

@@ -116,8 +116,20 @@ public final class Timestamps {
     }
   }
 
-  /** The canonical spelling of {@code instant}: RFC 3339 in UTC, e.g. {@value #EXAMPLE}. */
+  /**
+   * The canonical spelling of {@code instant}: RFC 3339 in UTC, e.g. {@value #EXAMPLE}, as
+   * java.time's {@code ISO_INSTANT} writes it (a fraction only when there is one, in groups of
+   * three digits). Records write one or more per event or revision, so an instant to the
+   * millisecond between {@link #MIN} and {@link #MAX} — every event time — is written by ITU, five
+   * times faster and the same text (ADR 0168, {@code TimestampsAgainstJavaTimeTest}); any other as
+   * before.
+   */
   public static String format(Instant instant) {
+    int nano = instant.getNano();
+    if (nano % 1_000_000 == 0 && !instant.isBefore(MIN) && !instant.isAfter(MAX)) {
+      OffsetDateTime utc = instant.atOffset(ZoneOffset.UTC);
+      return nano == 0 ? ITU.formatUtc(utc) : ITU.formatUtcMilli(utc);
+    }
     return DateTimeFormatter.ISO_INSTANT.format(instant);
   }
 

@@ -44,6 +44,46 @@ class TimestampsAgainstJavaTimeTest {
     assertThat(readByItu, greaterThan(CASES / 4));
   }
 
+  /** {@link Timestamps#format} writes what java.time's {@code ISO_INSTANT} writes. */
+  @Test
+  void writesWhatJavaTimeWrites() {
+    Random random = new Random(20261207);
+    List<String> differ = new ArrayList<>();
+    List<Instant> instants =
+        new ArrayList<>(
+            List.of(
+                Timestamps.MIN,
+                Timestamps.MAX,
+                Timestamps.MIN.minusMillis(1),
+                Timestamps.MAX.plusMillis(1),
+                Instant.EPOCH,
+                Instant.EPOCH.minusMillis(1),
+                Instant.MIN,
+                Instant.MAX));
+    for (int i = 0; i < CASES; i++) {
+      Instant t = Instant.ofEpochMilli(random.nextLong() % 300_000_000_000_000L);
+      switch (random.nextInt(4)) {
+        case 0:
+          t = t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+          break;
+        case 1:
+          t = t.plusNanos(random.nextInt(1_000_000)); // finer than a millisecond
+          break;
+        default:
+          break;
+      }
+      instants.add(t);
+    }
+    for (Instant t : instants) {
+      String expected = java.time.format.DateTimeFormatter.ISO_INSTANT.format(t);
+      String actual = Timestamps.format(t);
+      if (!expected.equals(actual) && differ.size() < 10) {
+        differ.add(t.getEpochSecond() + "s " + t.getNano() + "ns: " + actual + " not " + expected);
+      }
+    }
+    assertThat(differ, empty());
+  }
+
   private static boolean readsByItu(String text) {
     try {
       ITU.parseDateTime(text);
