@@ -136,7 +136,8 @@ class ModelSinksTest {
 
   /**
    * A changelog record: keyed by its key columns, its value the op, the output columns in their
-   * order and the event that made it (ADR 0170 writes it field by field, as its tree printed).
+   * order and the event that made it, byte for byte (what consumers parse; ADR 0170 tried another
+   * way of writing it against this text).
    */
   @Test
   void aChangelogRecordIsKeyedByItsKeyAndCarriesOpColumnsAndEvent() throws Exception {

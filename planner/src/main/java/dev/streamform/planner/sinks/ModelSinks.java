@@ -339,12 +339,13 @@ public final class ModelSinks implements Serializable {
    * (ProjectLoader.CHANGELOG_FIELDS): keep the two lists together.
    */
   public KV<String, String> changelogRecord(ChangelogRecord r) {
-    JsonText value = new JsonText().string("op", r.op().name().toLowerCase(Locale.ROOT));
+    ObjectNode value = JsonNodeFactory.instance.objectNode();
+    value.put("op", r.op().name().toLowerCase(Locale.ROOT));
     for (String column : outputColumns) {
-      value.field(column, r.value(column));
+      value.set(column, JsonRecords.node(r.value(column)));
     }
-    value.string(EVENT_FIELD, r.eventId());
-    return KV.of(keyText(r.key()).close(), value.close());
+    value.put(EVENT_FIELD, r.eventId());
+    return KV.of(keyOf(r.key()).toString(), value.toString());
   }
 
   /** A late event as its Kafka key and value. */
@@ -402,32 +403,31 @@ public final class ModelSinks implements Serializable {
    * (ProjectLoader.WINDOW_RECORD_FIELDS): keep the two lists together.
    */
   public KV<String, String> windowRecord(WindowRevision r) {
-    JsonText value =
-        new JsonText().field("window_start", r.windowStart()).field("window_end", r.windowEnd());
+    ObjectNode value = JsonNodeFactory.instance.objectNode();
+    value.set("window_start", JsonRecords.node(r.windowStart()));
+    value.set("window_end", JsonRecords.node(r.windowEnd()));
     if (r.windowLocal() != null) {
-      value.string("window_local", r.windowLocal()); // the local date a calendar window stands for
+      value.put("window_local", r.windowLocal()); // the local date a calendar window stands for
     }
     for (String column : outputColumns) {
-      value.field(column, r.value(column));
+      value.set(column, JsonRecords.node(r.value(column)));
     }
-    value
-        .string("status", r.status().yamlName())
-        .number("revision", r.revision())
-        .field("predecessor", r.predecessor())
-        .string("logical_window_id", r.logicalWindowId())
-        .string("projection_id", r.projectionId())
-        .string("aggregate_digest", r.aggregateDigest())
-        .object("offsets");
+    value.put("status", r.status().yamlName());
+    value.put("revision", r.revision());
+    value.set("predecessor", JsonRecords.node(r.predecessor()));
+    value.put("logical_window_id", r.logicalWindowId());
+    value.put("projection_id", r.projectionId());
+    value.put("aggregate_digest", r.aggregateDigest());
+    ObjectNode offsets = value.putObject("offsets");
     for (WindowRevision.PartitionOffsets o : r.offsets()) {
-      value
-          .object(Integer.toString(o.partition()))
-          .number("min", o.min())
-          .number("max", o.max())
-          .number("count", o.count())
-          .end();
+      offsets
+          .putObject(Integer.toString(o.partition()))
+          .put("min", o.min())
+          .put("max", o.max())
+          .put("count", o.count());
     }
-    value.end().number("generation", r.generation());
-    return KV.of(keyText(r.key()).field("window_start", r.windowStart()).close(), value.close());
+    value.put("generation", r.generation());
+    return KV.of(windowKey(keyOf(r.key()), r.windowStart()), value.toString());
   }
 
   /** An event a window refused as too late, as its Kafka key (the window's) and value. */
@@ -509,16 +509,13 @@ public final class ModelSinks implements Serializable {
     return KV.of(key.toString(), value.toString());
   }
 
-  /**
-   * The key of an output row, whose key columns are named as the output names them, begun as a
-   * record's text (further fields may follow).
-   */
-  private JsonText keyText(Row row) {
-    JsonText key = new JsonText();
+  /** The key of an output row, whose key columns are named as the output names them. */
+  private ObjectNode keyOf(Row row) {
+    Map<String, Object> key = new LinkedHashMap<>();
     for (String k : keyColumns) {
-      key.field(k, row.getValue(k));
+      key.put(k, row.getValue(k));
     }
-    return key;
+    return JsonRecords.object(key);
   }
 
   /** The key of a source record: its key columns' values, named as the output names them. */
