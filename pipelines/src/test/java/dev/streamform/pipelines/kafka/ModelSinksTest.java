@@ -46,22 +46,28 @@ class ModelSinksTest {
 
   @TempDir Path dir;
 
-  private DeclaredModel model(String select, String extra) throws Exception {
-    write(
-        "sources.yml",
-        String.join(
-            "\n",
+  /** The source {@code payments}: merchant, amount, {@code moreColumns} (name: type) and time. */
+  private void payments(String... moreColumns) throws Exception {
+    List<String> lines = new java.util.ArrayList<>();
+    lines.addAll(
+        List.of(
             "sources:",
             "  payments:",
             "    connector: kafka",
             "    topic: payments",
             "    schema:",
             "      merchant_id: int64",
-            "      amount: decimal(12,2)",
-            "      paid_at: timestamp",
-            "    event_time: paid_at",
-            "    watermark: 5m",
-            ""));
+            "      amount: decimal(12,2)"));
+    for (String column : moreColumns) {
+      lines.add("      " + column);
+    }
+    lines.addAll(
+        List.of("      paid_at: timestamp", "    event_time: paid_at", "    watermark: 5m", ""));
+    write("sources.yml", String.join("\n", lines));
+  }
+
+  private DeclaredModel model(String select, String extra) throws Exception {
+    payments();
     write(
         "streamform.yml",
         String.join(
@@ -141,22 +147,7 @@ class ModelSinksTest {
    */
   @Test
   void aChangelogRecordIsKeyedByItsKeyAndCarriesOpColumnsAndEvent() throws Exception {
-    write(
-        "sources.yml",
-        String.join(
-            "\n",
-            "sources:",
-            "  payments:",
-            "    connector: kafka",
-            "    topic: payments",
-            "    schema:",
-            "      merchant_id: int64",
-            "      amount: decimal(12,2)",
-            "      note: string",
-            "      paid_at: timestamp",
-            "    event_time: paid_at",
-            "    watermark: 5m",
-            ""));
+    payments("note: string");
     write(
         "streamform.yml",
         String.join(
