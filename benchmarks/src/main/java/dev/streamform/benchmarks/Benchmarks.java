@@ -314,7 +314,7 @@ public final class Benchmarks {
         resetPeaks();
         LiveMetrics.Sampler sampler = new LiveMetrics.Sampler();
         long start = System.nanoTime();
-        long cpuStart = processCpuNanos();
+        long cpuStart = FixtureSpeed.cpuNanos();
         Map<String, Long> counters;
         try {
           counters = c.run.call();
@@ -327,7 +327,7 @@ public final class Benchmarks {
           }
         }
         double seconds = (System.nanoTime() - start) / 1e9;
-        double cpuPerEvent = (processCpuNanos() - cpuStart) / 1e3 / c.workload.events;
+        double cpuPerEvent = (FixtureSpeed.cpuNanos() - cpuStart) / 1e3 / c.workload.events;
         double heap = peakHeapMb();
         c.counters = counters;
         c.rounds.add(counters);
@@ -682,12 +682,6 @@ public final class Benchmarks {
   }
 
   /** The sum of the heap pools' peak usage since {@link #resetPeaks()}, in MB. */
-  /** The CPU time every thread of this JVM has used, in ns. */
-  private static long processCpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-        .getProcessCpuTime();
-  }
-
   private static double peakHeapMb() {
     long bytes = 0;
     for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
