@@ -30,6 +30,7 @@ import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
@@ -83,6 +84,8 @@ import org.joda.time.Instant;
  */
 @AutoValue
 public abstract class SourceClock extends PTransform<PCollection<Envelope>, ClockResult> {
+  /** The clock's key: each partition is judged by itself. */
+  private static final SerializableFunction<Envelope, Integer> PARTITION = Envelope::partition;
 
   public abstract Duration delay();
 
@@ -393,6 +396,17 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     TupleTag<LateEvent> late = new TupleTag<>() {};
     TupleTag<IdleMarker> idleMarkers = new TupleTag<>() {};
     PCollection<Envelope> items = input;
+    if (!(items.getWindowingStrategy().getWindowFn() instanceof GlobalWindows)) {
+      items = items.apply("GlobalWindow", Window.<Envelope>into(new GlobalWindows()));
+    }
+    KvCoder<Integer, Envelope> byPartition = KvCoder.of(VarIntCoder.of(), envelopes);
+    // Keyed before the markers join them, not after: a step after a Flatten has two inputs, and
+    // Flink chains no operator with more than one, so keying there made a task of its own that
+    // received every event over the network only to send it on to the shuffle (issue 31).
+    PCollection<KV<Integer, Envelope>> keyed =
+        items
+            .apply("ByPartition", WithKeys.of(PARTITION).withKeyType(TypeDescriptors.integers()))
+            .setCoder(byPartition);
     if (!partitions().isEmpty()) {
       List<TimestampedValue<Envelope>> starts = new ArrayList<>();
       partitions()
@@ -401,29 +415,25 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
                   starts.add(
                       TimestampedValue.of(
                           Envelope.partitionStart(p), BoundedWindow.TIMESTAMP_MIN_VALUE)));
-      PCollection<Envelope> markers =
+      PCollection<KV<Integer, Envelope>> markers =
           input
               .getPipeline()
-              .apply("PartitionStarts", Create.timestamped(starts).withCoder(envelopes));
-      items =
-          PCollectionList.of(input)
+              .apply("PartitionStarts", Create.timestamped(starts).withCoder(envelopes))
+              .apply(
+                  "StartsByPartition",
+                  WithKeys.of(PARTITION).withKeyType(TypeDescriptors.integers()))
+              .setCoder(byPartition);
+      keyed =
+          PCollectionList.of(keyed)
               .and(markers)
               .apply("WithPartitionStarts", Flatten.pCollections())
-              .setCoder(envelopes);
-    }
-    if (!(items.getWindowingStrategy().getWindowFn() instanceof GlobalWindows)) {
-      items = items.apply("GlobalWindow", Window.<Envelope>into(new GlobalWindows()));
+              .setCoder(byPartition);
     }
     PCollectionTuple out =
-        items
-            .apply(
-                "ByPartition",
-                WithKeys.of((Envelope e) -> e.partition()).withKeyType(TypeDescriptors.integers()))
-            .setCoder(KvCoder.of(VarIntCoder.of(), envelopes))
-            .apply(
-                "Judge",
-                ParDo.of(new ClockFn(this, envelopes, events, late, idleMarkers))
-                    .withOutputTags(events, TupleTagList.of(late).and(idleMarkers)));
+        keyed.apply(
+            "Judge",
+            ParDo.of(new ClockFn(this, envelopes, events, late, idleMarkers))
+                .withOutputTags(events, TupleTagList.of(late).and(idleMarkers)));
     return new ClockResult(
         input.getPipeline(),
         events,
