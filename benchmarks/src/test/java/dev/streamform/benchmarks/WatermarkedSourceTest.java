@@ -42,6 +42,14 @@ class WatermarkedSourceTest {
     for (String c : List.of("late_events_dropped", "outputs", "inserts", "values_digest")) {
       assertThat("on arrival: " + c, onArrival.get(c), equalTo(expected.get(c)));
     }
+    // every key life freed by its tick by the end of the bounded input (the ticks set on arrival
+    // hold at the end of the global window, ADR 0172; a tick that holds nothing at all never
+    // fired at the end of a bounded input on this runner, ADR 0060)
+    assertThat(
+        "on arrival: keys_expired",
+        onArrival.get("keys_expired"),
+        equalTo(onArrival.get("inserts")));
+    assertThat("on arrival: keys_live", onArrival.get("keys_live"), equalTo(0L));
     // the log-order path frees state as the runner's watermark passes, as the oracle does; the
     // on-arrival path's live keys trail by the keys touched during the watermark's lag, which
     // grows with the pipeline's speed (ADR 0066), so the bound below is checked on log order
