@@ -42,9 +42,8 @@ class WatermarkedSourceTest {
     for (String c : List.of("late_events_dropped", "outputs", "inserts", "values_digest")) {
       assertThat("on arrival: " + c, onArrival.get(c), equalTo(expected.get(c)));
     }
-    // every key life freed by its tick by the end of the bounded input (the ticks set on arrival
-    // hold at the end of the global window, ADR 0172; a tick that holds nothing at all never
-    // fired at the end of a bounded input on this runner, ADR 0060)
+    // every key life freed by its tick by the end of the bounded input: a tick that fires before
+    // its key's deadline is moved to it, and at the end of input every tick left fires
     assertThat(
         "on arrival: keys_expired",
         onArrival.get("keys_expired"),

@@ -426,7 +426,7 @@ public abstract class KeyedChangelog
           // armed for an earlier deadline fires early and is moved once, in onTick, to the key's
           // deadline then: no timer per event (issue 31).
           // (1 ms before the deadline: it fires once W is past its time, so at W >= deadline)
-          long[] set = KeyedEngine.setFreeingTick(tick, key.latest + retentionMillis - 1);
+          long[] set = KeyedEngine.setTick(tick, key.latest + retentionMillis - 1, null);
           timersSet.inc();
           cell = cell.withTick(set[0], set[1]);
         }
@@ -466,12 +466,6 @@ public abstract class KeyedChangelog
         throws Exception {
       KeyCell stored = cellState.read();
       KeyCell cell = KeyCell.of(stored);
-      if (onArrival && cell.holdAt != null && cell.holdAt == KeyedEngine.FREEING_HOLD) {
-        // a tick set on arrival: nothing was buffered (a tick from a savepoint of the log-order
-        // path, holding at a waiting event, goes the engine's way below and applies what waits)
-        freeOrMove(context.fireTimestamp().getMillis() + 1, keyText, stored, cell, cellState, tick);
-        return;
-      }
       KeyState key = new KeyState(cell.aggregate, cell.latest);
       Instant emittedAt = context.fireTimestamp();
       // An event-time timer fires once the input watermark is past its time: W >= fire + 1ms
@@ -527,48 +521,6 @@ public abstract class KeyedChangelog
         cellState.write(after);
       }
       if (key.aggregate != null) {
-        measure(keyText, after);
-      }
-    }
-
-    /**
-     * The firing of a tick set on arrival, at {@code now} ({@code W >= now}): what {@link
-     * KeyedEngine#fire} does for a key with nothing buffered — the state freed when {@code W} has
-     * reached its expiry, else the tick moved once to 1 ms before it — without reading the empty
-     * buffer, and with the tick set again as it was set ({@link KeyedEngine#setFreeingTick}).
-     */
-    private void freeOrMove(
-        long now,
-        String keyText,
-        @Nullable KeyCell stored,
-        KeyCell cell,
-        ValueState<KeyCell> cellState,
-        Timer tick) {
-      Row aggregate = cell.aggregate;
-      Long latest = cell.latest;
-      if (aggregate != null && retentionMillis != null && latest + retentionMillis <= now) {
-        expired.inc();
-        live.dec();
-        aggregate = null;
-        latest = null;
-      }
-      long[] set =
-          aggregate == null || retentionMillis == null
-              ? null
-              : KeyedEngine.setFreeingTick(tick, latest + retentionMillis - 1);
-      if (set != null) {
-        timersSet.inc();
-      }
-      KeyCell after =
-          new KeyCell(aggregate, latest, set == null ? null : set[0], set == null ? null : set[1]);
-      if (after.isEmpty()) {
-        if (stored != null) {
-          cellState.clear();
-        }
-      } else if (!after.equals(stored)) {
-        cellState.write(after);
-      }
-      if (aggregate != null) {
         measure(keyText, after);
       }
     }

@@ -10,7 +10,6 @@ import org.apache.beam.sdk.state.BagState;
 import org.apache.beam.sdk.state.Timer;
 import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.transforms.MapElements;
-import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.Row;
@@ -46,17 +45,10 @@ import org.joda.time.Instant;
  * hold of the key (its waiting events' {@link LogOrder#holdOf} and the handler's own), or the
  * tick's firing time when nothing is held. Never {@code withNoOutputTimestamp()}: such a timer set
  * at the end of a bounded input never fired on the Flink runner, and a hold at the timer's own time
- * costs nothing, as the output watermark cannot pass the input watermark anyway. One exception,
- * {@link #setFreeingTick}: a tick whose firing emits nothing holds at the end of the global window.
+ * costs nothing, as the output watermark cannot pass the input watermark anyway.
  */
 public final class KeyedEngine {
   private KeyedEngine() {}
-
-  /**
-   * The hold of every tick set by {@link #setFreeingTick}: the end of the global window, the latest
-   * output timestamp Beam lets a timer in it carry (ADR 0172).
-   */
-  public static final long FREEING_HOLD = GlobalWindow.INSTANCE.maxTimestamp().getMillis();
 
   /** What one keyed stage does with the events and edges of a key, in the order the engine says. */
   public interface Handler {
@@ -183,22 +175,6 @@ public final class KeyedEngine {
     long h = hold == null ? fire : Math.min(hold, fire);
     tick.withOutputTimestamp(new Instant(h)).set(new Instant(fire));
     return new long[] {fire, h};
-  }
-
-  /**
-   * Sets a tick that only frees a key's state: nothing is buffered and its firing emits nothing
-   * (the changelog applied on arrival), so it has nothing to hold back. It holds at {@link
-   * #FREEING_HOLD}, never below the input watermark (as a hold at its own firing time) and the same
-   * for every key: Beam's Flink runner keeps the holds of an operator's timers in one sorted
-   * multiset, where a hold at each key's own expiry is one more node per key to add and remove with
-   * every tick, and one hold for all is one node (ADR 0172). Still an output timestamp, not {@code
-   * withNoOutputTimestamp()} (see the class comment): the output watermark stays at or below the
-   * end of the global window while such a tick waits, as it does with a hold at its firing time.
-   * Returns the {@code {at, hold}} to keep.
-   */
-  public static long[] setFreeingTick(Timer tick, long fire) {
-    tick.withOutputTimestamp(new Instant(FREEING_HOLD)).set(new Instant(fire));
-    return new long[] {fire, FREEING_HOLD};
   }
 
   /**

@@ -1,6 +1,5 @@
 package dev.streamform.transforms.clock;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -14,7 +13,6 @@ import java.util.List;
 import org.apache.beam.sdk.schemas.Schema;
 import org.apache.beam.sdk.state.BagState;
 import org.apache.beam.sdk.state.Timer;
-import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TimestampedValue;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -129,16 +127,6 @@ class KeyedEngineTest {
 
   private void buffer(TimedEvent e) {
     KeyedEngine.buffer(e, bag, (Long) null, (Long) null, tick);
-  }
-
-  @Test
-  void aTickThatOnlyFreesHoldsAtTheEndOfTheGlobalWindowWhateverItsTime() {
-    long end = GlobalWindow.INSTANCE.maxTimestamp().getMillis();
-    assertEquals(end, KeyedEngine.FREEING_HOLD);
-    assertArrayEquals(new long[] {3_599_999, end}, KeyedEngine.setFreeingTick(tick, 3_599_999));
-    assertArrayEquals(new long[] {7_200_000, end}, KeyedEngine.setFreeingTick(tick, 7_200_000));
-    // one hold for every key's tick, and an output timestamp (never withNoOutputTimestamp)
-    assertEquals(List.of("hold " + end, "set 3599999", "hold " + end, "set 7200000"), tickCalls);
   }
 
   @Test
