@@ -115,6 +115,56 @@ public final class StreamformMetrics {
     return new Tallied(Metrics.counter(NAMESPACE, name));
   }
 
+  /**
+   * A counter for a DoFn's per-element path that adds up in the DoFn instance and reports the sum
+   * to Beam (and to this JVM's tally) only when the DoFn calls {@link BundleCounter#flush()}, which
+   * it does in its {@code @FinishBundle}: one Beam counter update per bundle instead of one per
+   * element. Every runner finishes each bundle (timer firings included) before it commits the
+   * bundle's metrics, so the totals after the job are the same (ADR 0173).
+   */
+  public static BundleCounter perBundle(String name) {
+    return new BundleCounter(counter(name));
+  }
+
+  /** See {@link #perBundle}. A DoFn instance runs one bundle at a time: a plain field will do. */
+  public static final class BundleCounter implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final Counter counter;
+    private transient long pending;
+
+    private BundleCounter(Counter counter) {
+      this.counter = counter;
+    }
+
+    public void inc() {
+      pending++;
+    }
+
+    public void inc(long n) {
+      pending += n;
+    }
+
+    public void dec() {
+      pending--;
+    }
+
+    /** Reports what was counted since the last flush; the DoFn's {@code @FinishBundle} calls it. */
+    public void flush() {
+      long n = pending;
+      if (n != 0) {
+        pending = 0;
+        counter.inc(n);
+      }
+    }
+
+    /** Flushes each of {@code counters}. */
+    public static void flush(BundleCounter... counters) {
+      for (BundleCounter c : counters) {
+        c.flush();
+      }
+    }
+  }
+
   private static final ConcurrentHashMap<String, LongAdder> IN_THIS_JVM = new ConcurrentHashMap<>();
 
   /**

@@ -350,11 +350,16 @@ public abstract class KeyedChangelog
     private final Accumulators accumulators;
     private final @Nullable Long retentionMillis;
     private final boolean onArrival;
-    private final Counter processed = StreamformMetrics.counter(StreamformMetrics.PROCESSED);
-    private final Counter emitted = StreamformMetrics.counter(StreamformMetrics.CHANGELOG);
-    private final Counter expired = StreamformMetrics.counter(StreamformMetrics.EXPIRED);
-    private final Counter live = StreamformMetrics.counter(StreamformMetrics.KEYS_LIVE);
-    private final Counter timersSet = StreamformMetrics.counter(StreamformMetrics.TIMERS_SET);
+    private final StreamformMetrics.BundleCounter processed =
+        StreamformMetrics.perBundle(StreamformMetrics.PROCESSED);
+    private final StreamformMetrics.BundleCounter emitted =
+        StreamformMetrics.perBundle(StreamformMetrics.CHANGELOG);
+    private final StreamformMetrics.BundleCounter expired =
+        StreamformMetrics.perBundle(StreamformMetrics.EXPIRED);
+    private final StreamformMetrics.BundleCounter live =
+        StreamformMetrics.perBundle(StreamformMetrics.KEYS_LIVE);
+    private final StreamformMetrics.BundleCounter timersSet =
+        StreamformMetrics.perBundle(StreamformMetrics.TIMERS_SET);
     private final dev.streamform.transforms.StateBytes stateBytes =
         new dev.streamform.transforms.StateBytes();
     private final Coder<Row> aggregateCoder;
@@ -439,6 +444,14 @@ public abstract class KeyedChangelog
         timersSet.inc();
         cellState.write(cell.withTick(moved[0], moved[1]));
       }
+    }
+
+    /**
+     * The counters of the bundle, reported once at its end ({@link StreamformMetrics#perBundle}).
+     */
+    @FinishBundle
+    public void reportCounts() {
+      StreamformMetrics.BundleCounter.flush(processed, emitted, expired, live, timersSet);
     }
 
     /** The key's tick where it is a member of the stage's timer family ({@link StageTimers}). */

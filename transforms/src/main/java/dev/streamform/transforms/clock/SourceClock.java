@@ -16,7 +16,6 @@ import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
-import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.state.MapState;
 import org.apache.beam.sdk.state.StateSpec;
 import org.apache.beam.sdk.state.StateSpecs;
@@ -520,12 +519,18 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     private final int generation;
     private final Map<Integer, Long> ends;
 
-    private final Counter onTime = StreamformMetrics.counter(StreamformMetrics.ON_TIME);
-    private final Counter lateDropped = StreamformMetrics.counter(StreamformMetrics.LATE_DROPPED);
-    private final Counter lateKept = StreamformMetrics.counter(StreamformMetrics.LATE_KEPT);
-    private final Counter duplicates = StreamformMetrics.counter(StreamformMetrics.DUPLICATES);
-    private final Counter outOfOrder = StreamformMetrics.counter(StreamformMetrics.OUT_OF_ORDER);
-    private final Counter buffered = StreamformMetrics.counter(StreamformMetrics.OFFSETS_BUFFERED);
+    private final StreamformMetrics.BundleCounter onTime =
+        StreamformMetrics.perBundle(StreamformMetrics.ON_TIME);
+    private final StreamformMetrics.BundleCounter lateDropped =
+        StreamformMetrics.perBundle(StreamformMetrics.LATE_DROPPED);
+    private final StreamformMetrics.BundleCounter lateKept =
+        StreamformMetrics.perBundle(StreamformMetrics.LATE_KEPT);
+    private final StreamformMetrics.BundleCounter duplicates =
+        StreamformMetrics.perBundle(StreamformMetrics.DUPLICATES);
+    private final StreamformMetrics.BundleCounter outOfOrder =
+        StreamformMetrics.perBundle(StreamformMetrics.OUT_OF_ORDER);
+    private final StreamformMetrics.BundleCounter buffered =
+        StreamformMetrics.perBundle(StreamformMetrics.OFFSETS_BUFFERED);
 
     @StateId("watermark")
     private final StateSpec<ValueState<Long>> watermarkSpec = StateSpecs.value(VarLongCoder.of());
@@ -840,6 +845,15 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
      */
     private void emit(TimedEvent event, MultiOutputReceiver out) {
       out.get(events).outputWithTimestamp(event, LogOrder.timestampOf(event));
+    }
+
+    /**
+     * The counters of the bundle, reported once at its end ({@link StreamformMetrics#perBundle}).
+     */
+    @FinishBundle
+    public void reportCounts() {
+      StreamformMetrics.BundleCounter.flush(
+          onTime, lateDropped, lateKept, duplicates, outOfOrder, buffered);
     }
 
     @OnTimer("hold")

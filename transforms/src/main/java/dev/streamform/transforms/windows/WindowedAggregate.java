@@ -621,19 +621,24 @@ public abstract class WindowedAggregate
     /** {@link PlantedDefect#NONE} but in a test that planted one (issue 29). */
     private final PlantedDefect planted;
 
-    private final Counter processed = StreamformMetrics.counter(StreamformMetrics.PROCESSED);
-    private final Counter revisionsEmitted = StreamformMetrics.counter(StreamformMetrics.REVISIONS);
-    private final Counter finalized =
-        StreamformMetrics.counter(StreamformMetrics.WINDOWS_FINALIZED);
-    private final Counter live = StreamformMetrics.counter(StreamformMetrics.WINDOWS_LIVE);
+    private final StreamformMetrics.BundleCounter processed =
+        StreamformMetrics.perBundle(StreamformMetrics.PROCESSED);
+    private final StreamformMetrics.BundleCounter revisionsEmitted =
+        StreamformMetrics.perBundle(StreamformMetrics.REVISIONS);
+    private final StreamformMetrics.BundleCounter finalized =
+        StreamformMetrics.perBundle(StreamformMetrics.WINDOWS_FINALIZED);
+    private final StreamformMetrics.BundleCounter live =
+        StreamformMetrics.perBundle(StreamformMetrics.WINDOWS_LIVE);
     private final dev.streamform.transforms.StateBytes stateBytes =
         new dev.streamform.transforms.StateBytes();
     private final WindowState.ListCoder windowsCoder;
     private final Coder<Row> keyCoder;
-    private final Counter lateRows = StreamformMetrics.counter(StreamformMetrics.WINDOW_LATE);
-    private final Counter lateEvents = StreamformMetrics.counter(StreamformMetrics.LATE_DROPPED);
-    private final Counter onTimeAfterRevision =
-        StreamformMetrics.counter(StreamformMetrics.ON_TIME_AFTER_REVISION);
+    private final StreamformMetrics.BundleCounter lateRows =
+        StreamformMetrics.perBundle(StreamformMetrics.WINDOW_LATE);
+    private final StreamformMetrics.BundleCounter lateEvents =
+        StreamformMetrics.perBundle(StreamformMetrics.LATE_DROPPED);
+    private final StreamformMetrics.BundleCounter onTimeAfterRevision =
+        StreamformMetrics.perBundle(StreamformMetrics.ON_TIME_AFTER_REVISION);
 
     @StateId("pending")
     private final StateSpec<BagState<TimestampedValue<TimedEvent>>> pendingSpec;
@@ -807,6 +812,15 @@ public abstract class WindowedAggregate
           perKey.get(timerId),
           early,
           out);
+    }
+
+    /**
+     * The counters of the bundle, reported once at its end ({@link StreamformMetrics#perBundle}).
+     */
+    @FinishBundle
+    public void reportCounts() {
+      StreamformMetrics.BundleCounter.flush(
+          processed, revisionsEmitted, finalized, live, lateRows, lateEvents, onTimeAfterRevision);
     }
 
     @OnTimer("tick")
