@@ -132,27 +132,37 @@ public final class StreamformMetrics {
     private final Counter counter;
     private transient long pending;
 
+    /**
+     * Moved since the last flush, even if by nothing in sum: it is reported then (as 0), so a
+     * counter exists in the job's metrics exactly when the step moved it, as with a Beam counter.
+     */
+    private transient boolean moved;
+
     private BundleCounter(Counter counter) {
       this.counter = counter;
     }
 
     public void inc() {
       pending++;
+      moved = true;
     }
 
     public void inc(long n) {
       pending += n;
+      moved = true;
     }
 
     public void dec() {
       pending--;
+      moved = true;
     }
 
     /** Reports what was counted since the last flush; the DoFn's {@code @FinishBundle} calls it. */
     public void flush() {
-      long n = pending;
-      if (n != 0) {
+      if (moved) {
+        long n = pending;
         pending = 0;
+        moved = false;
         counter.inc(n);
       }
     }
