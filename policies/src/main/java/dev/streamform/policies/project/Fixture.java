@@ -21,6 +21,14 @@ import java.util.Optional;
  */
 @AutoValue
 public abstract class Fixture {
+  /**
+   * The keys a scoring model's {@code expect:} row gives itself, as {@code DecisionComparison}
+   * compares them and {@code --accept} writes them: a feature so named could not be given beside
+   * them, so {@code check} refuses it ({@code ProjectLoader.checkAddedFields}); a source column so
+   * named is given as {@code <source>.<column>} (ADR 0174).
+   */
+  public static final List<String> DECISION_ROW_KEYS =
+      List.of("event", "route", "score", "revision", "state_revision");
 
   /** The file name without {@code .yml}. */
   public abstract String name();

@@ -515,14 +515,6 @@ final class FixtureFile {
   }
 
   /**
-   * The keys a scoring model's {@code expect:} row gives itself, as {@code DecisionComparison}
-   * compares them and {@code --accept} writes them: a feature so named could not be given beside
-   * them, so {@code check} refuses it ({@code ProjectLoader.checkAddedFields}).
-   */
-  static final List<String> DECISION_ROW_KEYS =
-      List.of("event", "route", "score", "revision", "state_revision");
-
-  /**
    * What a scoring model's {@code expect:} row may give besides the source's columns and features.
    */
   private static final Map<String, ColumnType> DECISION_KEYS =
@@ -545,13 +537,16 @@ final class FixtureFile {
    * A scoring model's {@code expect:} row: its {@code route} (scored, revised, revising — a late
    * event that revised decisions —, reconciled, ignored or dead_lettered), the event's columns that
    * identify it, and optionally {@code score}, feature values, {@code revision} and {@code
-   * state_revision}.
+   * state_revision}. The row's own keys ({@link Fixture#DECISION_ROW_KEYS}) always mean themselves;
+   * any source column may also be given by its source's name, {@code <source>.<column>}, which is
+   * how a column named like one of the row's own keys is given (ADR 0174).
    */
   private Optional<Fixture.Row> decisionRow(
       YamlMap row, String model, SourceDeclaration source, Map<String, ColumnType> features) {
-    Map<String, ColumnType> columns = new LinkedHashMap<>(source.schema());
+    Map<String, ColumnType> columns = new LinkedHashMap<>(DECISION_KEYS);
+    source.schema().forEach(columns::putIfAbsent);
     features.forEach(columns::putIfAbsent);
-    DECISION_KEYS.forEach(columns::putIfAbsent);
+    source.schema().forEach((column, type) -> columns.put(source.name() + "." + column, type));
     Optional<Map<String, Object>> values = typedRow(row, columns);
     if (values.isEmpty()) {
       return Optional.empty();

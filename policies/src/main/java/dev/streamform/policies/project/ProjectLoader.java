@@ -812,8 +812,8 @@ final class ProjectLoader {
 
   /**
    * A scoring model's feature (an aggregate of its query) named like a key its decision rows give
-   * themselves ({@link FixtureFile#DECISION_ROW_KEYS}): a fixture row could not give the feature
-   * beside that key, and {@code --accept} would write the key twice.
+   * themselves ({@link Fixture#DECISION_ROW_KEYS}): a fixture row could not give the feature beside
+   * that key, and {@code --accept} would write the key twice.
    */
   private void checkFeatureNames(
       ModelsFile.Entry model, ModelQuery query, String sqlName, Optional<String> subject) {
@@ -821,7 +821,7 @@ final class ProjectLoader {
         model.declaration().flatMap(d -> d.decisions()).flatMap(DecisionsSpec::linearFile);
     for (OutputColumn column : query.outputs()) {
       if (column.kind() != OutputColumn.Kind.AGGREGATE
-          || !FixtureFile.DECISION_ROW_KEYS.contains(column.name())) {
+          || !Fixture.DECISION_ROW_KEYS.contains(column.name())) {
         continue;
       }
       problems.add(
@@ -833,7 +833,7 @@ final class ProjectLoader {
               "the query outputs a feature named '"
                   + column.name()
                   + "', which a decision row of the model's fixtures gives itself ("
-                  + String.join(", ", FixtureFile.DECISION_ROW_KEYS)
+                  + String.join(", ", Fixture.DECISION_ROW_KEYS)
                   + "), so no fixture row could give the feature",
               Optional.of(
                   renameFix(column)
