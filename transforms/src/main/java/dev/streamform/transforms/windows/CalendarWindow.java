@@ -6,6 +6,7 @@ import java.time.DayOfWeek;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.time.temporal.TemporalAdjusters;
 import java.util.Locale;
 
@@ -36,19 +37,58 @@ public abstract class CalendarWindow implements Serializable {
   /** The first day of a week (used by {@link Unit#WEEK} only). */
   public abstract DayOfWeek weekStarts();
 
-  /** Local days of {@code zone}. */
+  /** Local days of {@code zone}, an IANA zone ({@link #zoneName}). */
   public static CalendarWindow days(ZoneId zone) {
-    return new AutoValue_CalendarWindow(Unit.DAY, zone.getId(), DayOfWeek.MONDAY);
+    return new AutoValue_CalendarWindow(
+        Unit.DAY, zoneName(zone, "CalendarWindow.days"), DayOfWeek.MONDAY);
   }
 
   /** Local weeks of {@code zone} that begin on {@code weekStarts}. */
   public static CalendarWindow weeks(ZoneId zone, DayOfWeek weekStarts) {
-    return new AutoValue_CalendarWindow(Unit.WEEK, zone.getId(), weekStarts);
+    if (weekStarts == null) {
+      throw new IllegalArgumentException(
+          "CalendarWindow.weeks: weekStarts must not be null; give the first day of a week, e.g."
+              + " DayOfWeek.MONDAY");
+    }
+    return new AutoValue_CalendarWindow(
+        Unit.WEEK, zoneName(zone, "CalendarWindow.weeks"), weekStarts);
   }
 
   /** Local months of {@code zone}. */
   public static CalendarWindow months(ZoneId zone) {
-    return new AutoValue_CalendarWindow(Unit.MONTH, zone.getId(), DayOfWeek.MONDAY);
+    return new AutoValue_CalendarWindow(
+        Unit.MONTH, zoneName(zone, "CalendarWindow.months"), DayOfWeek.MONDAY);
+  }
+
+  /**
+   * The name a calendar window of {@code zone} goes by, which its identity hashes: the IANA name as
+   * given ({@code US/Eastern} stays so, as a declaration's {@code time_zone} does), and {@code UTC}
+   * for UTC as an offset ({@code ZoneOffset.UTC}). Any other fixed offset ({@code -04:00}, {@code
+   * GMT+02:00}) is refused as {@code check} refuses it in a declaration: a local day follows a
+   * region's clock changes (docs/decisions/0175).
+   *
+   * @param call the call as its author wrote it, for the message
+   */
+  public static String zoneName(ZoneId zone, String call) {
+    if (zone == null) {
+      throw new IllegalArgumentException(
+          call
+              + ": the zone must not be null; give an IANA zone, e.g."
+              + " ZoneId.of(\"Europe/Berlin\")");
+    }
+    if (zone.equals(ZoneOffset.UTC)) {
+      return "UTC";
+    }
+    if (ZoneId.getAvailableZoneIds().contains(zone.getId())) {
+      return zone.getId();
+    }
+    throw new IllegalArgumentException(
+        call
+            + ": '"
+            + zone.getId()
+            + "' is a fixed offset from UTC, not a time zone: a local day follows its region's"
+            + " clock changes; give the region's IANA zone, e.g. ZoneId.of(\"America/New_York\"),"
+            + " or ZoneId.of(\"UTC\")");
   }
 
   /** {@code {start, end}} in epoch millis of the window holding instant {@code t} (millis). */

@@ -235,7 +235,12 @@ public abstract class WindowedAggregate
    * them.
    */
   public static WindowedAggregate of(CalendarWindows.DaysWindows windows) {
-    java.time.ZoneId zone = java.time.ZoneId.of(windows.getTimeZone().getID());
+    java.time.ZoneId zone =
+        zoneOf(
+            windows.getTimeZone(),
+            windows.getNumber() == 7
+                ? "WindowedAggregate.of(CalendarWindows.weeks(1, ...))"
+                : "WindowedAggregate.of(CalendarWindows.days(" + windows.getNumber() + "))");
     if (windows.getNumber() == 1) {
       return of(CalendarWindow.days(zone));
     }
@@ -275,7 +280,21 @@ public abstract class WindowedAggregate
             + " months(%s) beginning on day %s",
         windows.getNumber(),
         windows.getDayOfMonth());
-    return of(CalendarWindow.months(java.time.ZoneId.of(windows.getTimeZone().getID())));
+    return of(
+        CalendarWindow.months(
+            zoneOf(windows.getTimeZone(), "WindowedAggregate.of(CalendarWindows.months(1))")));
+  }
+
+  /**
+   * The java.time zone of Beam's (Joda) {@code zone}, refused as {@link CalendarWindow#zoneName}
+   * refuses a fixed offset, the message beginning with {@code call}. Joda names an alias by its
+   * main zone ({@code US/Eastern} is {@code America/New_York}), so that is the name the windows'
+   * identity hashes (docs/decisions/0175).
+   */
+  private static java.time.ZoneId zoneOf(org.joda.time.DateTimeZone zone, String call) {
+    java.time.ZoneId id = java.time.ZoneId.of(zone.getID());
+    CalendarWindow.zoneName(id, call);
+    return id;
   }
 
   /** Calendar windows computed with java.time's zone rules (docs/semantics.md §6.22 to §6.24). */
