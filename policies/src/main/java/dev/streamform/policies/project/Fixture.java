@@ -25,10 +25,11 @@ public abstract class Fixture {
    * The keys a scoring model's {@code expect:} row gives itself, as {@code DecisionComparison}
    * compares them and {@code --accept} writes them: a feature so named could not be given beside
    * them, so {@code check} refuses it ({@code ProjectLoader.checkAddedFields}); a source column so
-   * named is given as {@code <source>.<column>} (ADR 0174).
+   * named is given as {@code <source>.<column>} (ADR 0174). {@code reason}: a dead letter's (or a
+   * late event's) reason, which the row may give as the code or a text its description contains.
    */
   public static final List<String> DECISION_ROW_KEYS =
-      List.of("event", "route", "score", "revision", "state_revision");
+      List.of("event", "route", "score", "revision", "state_revision", "reason");
 
   /** The file name without {@code .yml}. */
   public abstract String name();

@@ -376,6 +376,15 @@ final class FixtureFile {
             .map(v -> Fixture.Row.of(row.line(), v))
             .ifPresent(quarantined::add);
       }
+      if (target.get().decides) {
+        refuseOutsideExpect(root, "late", late, "revising", "a late event is a row of its route");
+        refuseOutsideExpect(
+            root,
+            "quarantined",
+            quarantined,
+            "dead_lettered, reason: no_key_value",
+            "a quarantined event is a dead_lettered row, which may give its reason");
+      }
     }
     Optional<Double> tolerance =
         root.typedScalar("tolerance", "tolerance: 1e-9")
@@ -405,6 +414,30 @@ final class FixtureFile {
     }
     return Fixture.create(
         name, file, modelName.get(), given, expect, late, quarantined, duplicates, tolerance);
+  }
+
+  /**
+   * A scoring model's fixture lists its late and quarantined events under {@code expect:}, as
+   * routed rows in delivery order (docs/guides/scoring-models.md): rows under {@code section} are
+   * refused at the section, with the row to write instead (ADR 0176). An empty list is left alone.
+   */
+  private static void refuseOutsideExpect(
+      YamlMap root, String section, List<Fixture.Row> rows, String route, String what) {
+    if (rows.isEmpty()) {
+      return;
+    }
+    root.report(
+        section,
+        "a scoring model's fixture lists its events by route under expect:, in delivery order ("
+            + what
+            + "), so "
+            + section
+            + ": rows are never compared",
+        "move each row to expect:, e.g. - { event: <its number>, route: "
+            + route
+            + " }, and remove "
+            + section
+            + ":");
   }
 
   private static Map<String, ColumnType> outputsOf(
@@ -528,7 +561,9 @@ final class FixtureFile {
           "state_revision",
           ColumnType.INT64,
           "event",
-          ColumnType.INT64);
+          ColumnType.INT64,
+          "reason",
+          ColumnType.STRING);
 
   private static final List<String> ROUTES =
       List.of("scored", "revised", "revising", "reconciled", "ignored", "dead_lettered");

@@ -177,7 +177,7 @@ class ReservedOutputColumnsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"event", "route", "score", "revision", "state_revision"})
+  @ValueSource(strings = {"event", "route", "score", "revision", "state_revision", "reason"})
   void aFeatureMustNotBeNamedLikeAKeyOfADecisionRow(String name) {
     assertThat(
         scoring(
@@ -190,8 +190,8 @@ class ReservedOutputColumnsTest {
                 + " named '"
                 + name
                 + "', which a decision row of the model's fixtures gives itself (event, route,"
-                + " score, revision, state_revision), so no fixture row could give the feature —"
-                + " rename it in the query with AS <another name>"));
+                + " score, revision, state_revision, reason), so no fixture row could give the"
+                + " feature — rename it in the query with AS <another name>"));
   }
 
   @Test
@@ -211,9 +211,9 @@ class ReservedOutputColumnsTest {
         contains(
             "models/customer_metrics.sql:1: model 'customer_metrics': the query outputs a feature"
                 + " named 'score', which a decision row of the model's fixtures gives itself"
-                + " (event, route, score, revision, state_revision), so no fixture row could give"
-                + " the feature — rename it in the query with AS <another name>, and weigh that"
-                + " name in models/risk.linear.yml"));
+                + " (event, route, score, revision, state_revision, reason), so no fixture row"
+                + " could give the feature — rename it in the query with AS <another name>, and"
+                + " weigh that name in models/risk.linear.yml"));
   }
 
   @Test
