@@ -1,6 +1,7 @@
 package dev.streamform.cli;
 
 import dev.streamform.pipelines.kafka.KafkaRefusedException;
+import dev.streamform.planner.UnbuildableDeclaration;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -91,7 +92,8 @@ public final class Streamform implements Callable<Integer> {
                   refuseEmptyPaths(parsed);
                   return new CommandLine.RunLast().execute(parsed);
                 })
-            .setExecutionExceptionHandler((e, command, parsed) -> internalError(e, err));
+            .setExecutionExceptionHandler(
+                (e, command, parsed) -> internalError(e, command.getCommandName(), err));
     int status = commandLine.execute(args);
     out.flush();
     err.flush();
@@ -243,11 +245,20 @@ public final class Streamform implements Callable<Integer> {
     return d < 0 ? Integer.MAX_VALUE : d;
   }
 
-  private static int internalError(Exception e, PrintWriter err) {
+  private static int internalError(Exception e, String command, PrintWriter err) {
     OutOfMemoryError oom = OutOfMemory.find(e);
     if (oom != null) {
       err.flush();
       OutOfMemory.halt(null, oom); // one line, exit 1: not an internal error (ADR 0152)
+    }
+    if (e instanceof UnbuildableDeclaration) {
+      // not a bug: a declaration check accepts that cannot be built here (a scorer class)
+      err.println(
+          "streamform"
+              + (command == null || command.equals("streamform") ? "" : " " + command)
+              + ": "
+              + e.getMessage());
+      return 1;
     }
     if (e instanceof KafkaRefusedException) {
       // not a bug: the cluster is down or refused the connection, said in one line

@@ -337,4 +337,47 @@ class TestAndExplainCommandTest {
             "many (model customer_metrics)\nPASS\n1,200 events processed\n"
                 + "1,200 changelog records emitted\n1,100 events filtered out by WHERE\n"));
   }
+
+  /**
+   * A scorer class that is not on the class path is the declaration's problem, said in one line by
+   * explain and inspect-plan as test says it, never as an internal error (ADR 0176's audit).
+   */
+  @Test
+  void explainAndInspectPlanSayAScorerClassNotOnTheClassPathInOneLine(
+      @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    Path from = Path.of("../test-streams/fixtures/decisions/receipts");
+    java.nio.file.Files.createDirectories(dir.resolve("models"));
+    java.nio.file.Files.copy(from.resolve("sources.yml"), dir.resolve("sources.yml"));
+    try (var models = java.nio.file.Files.list(from.resolve("models"))) {
+      for (Path f : models.toList()) {
+        java.nio.file.Files.copy(f, dir.resolve("models").resolve(f.getFileName().toString()));
+      }
+    }
+    java.nio.file.Files.writeString(
+        dir.resolve("streamform.yml"),
+        java.nio.file.Files.readString(from.resolve("streamform.yml"))
+            .replaceFirst(
+                "linear: models/receipt_risk.linear.yml", "scorer: com.example.NoSuchScorer"));
+    for (String command : new String[] {"explain", "inspect-plan"}) {
+      StringWriter e = new StringWriter();
+      int exit =
+          Streamform.run(
+              new PrintWriter(new StringWriter()),
+              new PrintWriter(e),
+              command,
+              dir.toString(),
+              "receipt_risk");
+      assertThat(command + ": " + e, exit, is(1));
+      assertThat(
+          e.toString(),
+          is(
+              "streamform "
+                  + command
+                  + ": streamform.yml: model 'receipt_risk', key 'decisions.scorer': class"
+                  + " com.example.NoSuchScorer is not on the class path — put the class on the"
+                  + " class path of the pipeline that runs the model (a Java author's pipeline,"
+                  + " docs/guides/java-authors.md), or score with linear:"
+                  + " models/<model>.linear.yml\n"));
+    }
+  }
 }

@@ -257,7 +257,7 @@ public final class DeclaredModel {
    * (a fixture's report and {@code run} print the message).
    */
   private IllegalArgumentException scorerProblem(String message, String fix) {
-    return new IllegalArgumentException(
+    return new UnbuildableDeclaration(
         Problem.of(
                 "streamform.yml",
                 0,
