@@ -1,5 +1,6 @@
 package dev.streamform.policies.project;
 
+import dev.streamform.core.time.Durations;
 import dev.streamform.policies.declarations.DecisionsSpec;
 import dev.streamform.policies.declarations.GateThresholds;
 import dev.streamform.policies.declarations.LinearModel;
@@ -618,6 +619,68 @@ final class ProjectLoader {
    * digest is its content's), its weights name features or numeric source columns, and the arrival
    * column is a timestamp of the source.
    */
+  /**
+   * Warnings of a scoring model's declaration (ADR 0177): a lateness longer than the source's
+   * {@code duplicates_within}, so that a repeat of an id that outlives the horizon before it is
+   * late gets a decision of its own (a new event by the contract); and {@code max_clock_skew}
+   * without {@code arrival}, which judges a fixture's events against the epoch.
+   */
+  private void warnAboutRepeatsAndArrivals(
+      YamlMap decisions, DecisionsSpec spec, SourcesFile.Entry source) {
+    Optional<java.time.Duration> within =
+        source.declaration().flatMap(SourceDeclaration::duplicatesWithin);
+    if (within.isPresent() && spec.lateness().compareTo(within.get()) > 0) {
+      String key = decisions.has("allowed_lateness") ? "allowed_lateness" : "lateness";
+      String lateness = Durations.format(spec.lateness());
+      String horizon = Durations.format(within.get());
+      warnings.add(
+          decisions.at(
+              decisions.has(key) ? key : "features_over",
+              "a repeat of an event_id of source '"
+                  + source.name()
+                  + "' is a new event once "
+                  + horizon
+                  + " (its duplicates_within) has passed, and it is late only after "
+                  + lateness
+                  + " ("
+                  + key
+                  + "): a repeat in between gets a decision of its own",
+              "this is allowed; give duplicates_within: "
+                  + lateness
+                  + " or more on source '"
+                  + source.name()
+                  + "' in sources.yml, or a "
+                  + key
+                  + " of "
+                  + horizon
+                  + " or less, unless a repeat that late is really a new event"));
+    }
+    if (spec.maxClockSkew().isPresent() && spec.arrival().isEmpty()) {
+      Optional<String> example =
+          source.schema().entrySet().stream()
+              .filter(c -> ColumnType.TIMESTAMP.equals(c.getValue()))
+              .map(Map.Entry::getKey)
+              .filter(
+                  c ->
+                      !source
+                          .declaration()
+                          .flatMap(SourceDeclaration::eventTime)
+                          .map(c::equals)
+                          .orElse(false))
+              .findFirst();
+      warnings.add(
+          decisions.at(
+              "max_clock_skew",
+              "without arrival, an event's arrival is its record's ingest time — the wall clock"
+                  + " in a run, the epoch (1970-01-01) for a fixture's events, so in a fixture"
+                  + " every event is more than "
+                  + Durations.format(spec.maxClockSkew().get())
+                  + " ahead of its arrival and is dead-lettered",
+              "this is allowed; name the column that says when a record arrived, e.g. arrival: "
+                  + example.orElse("<timestamp column>")));
+    }
+  }
+
   private Optional<DecisionsSpec> checkDecisions(
       YamlMap yaml, DecisionsSpec spec, ModelQuery query, SourcesFile.Entry source) {
     Optional<YamlMap> d = yaml.nested("decisions", "decisions: {...}");
@@ -642,6 +705,7 @@ final class ProjectLoader {
                             + " arrival (the ingest time is used)");
               }
             });
+    warnAboutRepeatsAndArrivals(d.get(), spec, source);
     DecisionsSpec checked = spec;
     if (spec.linearFile().isPresent()) {
       String file = spec.linearFile().get();
