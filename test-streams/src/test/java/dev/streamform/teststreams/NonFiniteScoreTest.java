@@ -107,6 +107,39 @@ class NonFiniteScoreTest {
   }
 
   @Test
+  void aNanAmountIsSaidAsANanNotAsAnOverflowForItsOwnScoreAndForTheSumsItEnters() throws Exception {
+    Path p = receipts(null);
+    // 1's own amount is NaN: its score (0.01 * amount + ...) is NaN; 2 reads 1: spend_1h is NaN
+    FixtureOutcome direct =
+        passesAsTheOracleSays(
+            p,
+            """
+            model: receipt_risk
+            given:
+              - event: { merchant_id: 7, amount: .nan, occurred_at: "2026-08-30T10:00:00Z", received_at: "2026-08-30T10:00:00Z" }
+              - event: { merchant_id: 7, amount: 1.0, occurred_at: "2026-08-30T10:01:00Z", received_at: "2026-08-30T10:01:00Z" }
+            expect:
+              - { event: 1, route: dead_lettered, reason: non_finite }
+              - { event: 2, route: dead_lettered, reason: "has NaN in `amount`" }
+            """,
+            "0 events processed");
+    assertThat(
+        only(direct, "0-0").identity().get("description"),
+        is(
+            "partition 0 offset 0: the score is NaN, not a number, from finite features: a NaN"
+                + " among the event's inputs (a double column may hold NaN) gives one, so no"
+                + " decision is made from it; send numbers in the event's columns the model"
+                + " weighs, or rescale its weights so that the score fits"));
+    assertThat(
+        only(direct, "0-1").identity().get("description"),
+        is(
+            "partition 0 offset 1: feature `spend_1h` is NaN, not a number: an event of its key in"
+                + " (2026-08-30T09:01:00.000Z, 2026-08-30T10:01:00.000Z] has NaN in `amount`, so"
+                + " no decision is made from it; a NaN holds every sum of `amount` at NaN while"
+                + " its event is in the range; send numbers in `amount`"));
+  }
+
+  @Test
   void aLateEventWhoseRevisionWouldReadASumPastTheLargestDoubleIsReconciledInstead()
       throws Exception {
     Path p = receipts(null);

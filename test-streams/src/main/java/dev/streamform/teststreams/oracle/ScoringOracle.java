@@ -109,6 +109,9 @@ public final class ScoringOracle {
     /** The score rounded half-even to 6 places; infinite or NaN when it is not a finite double. */
     double of(Map<String, BigDecimal> inputs);
 
+    /** Whether the score reads the input {@code name}: a weighed one, or any for a Scorer class. */
+    boolean uses(String name);
+
     String digest();
   }
 
@@ -170,6 +173,11 @@ public final class ScoringOracle {
         }
 
         @Override
+        public boolean uses(String name) {
+          return weights.containsKey(name);
+        }
+
+        @Override
         public String digest() {
           return m.digest(); // the SHA-256 of the file's bytes, read with the declaration
         }
@@ -186,6 +194,11 @@ public final class ScoringOracle {
       throw new IllegalArgumentException("scorer " + name + " cannot be made: " + e, e);
     }
     return new Score() {
+      @Override
+      public boolean uses(String name) {
+        return true; // a Scorer class is given every input
+      }
+
       @Override
       public double of(Map<String, BigDecimal> inputs) {
         Map<String, Double> in = new LinkedHashMap<>();
@@ -645,6 +658,22 @@ public final class ScoringOracle {
         if (f.getValue() instanceof Double && !Double.isFinite((Double) f.getValue())) {
           String argument = query.argumentOf(f.getKey());
           String column = argument == null ? "its inputs" : "`" + argument + "`";
+          if (((Double) f.getValue()).isNaN()) {
+            // a sum of numbers is NaN only when one of them is (infinities are refused on input)
+            return Answer.refused(
+                "feature `"
+                    + f.getKey()
+                    + "` is NaN, not a number: an event of its key in ("
+                    + MILLIS.format(from)
+                    + ", "
+                    + (to == null ? "now" : MILLIS.format(to))
+                    + "] has NaN in "
+                    + column,
+                "a NaN holds every sum of "
+                    + column
+                    + " at NaN while its event is in the range; send numbers in "
+                    + column);
+          }
           return Answer.refused(
               "feature `"
                   + f.getKey()
@@ -668,15 +697,24 @@ public final class ScoringOracle {
             features.put(name, x.doubleValue());
             inputs.put(name, x);
           });
+      boolean nanInput = false;
       for (Map.Entry<String, ColumnType> c : source.schema().entrySet()) {
         ColumnType.Kind kind = c.getValue().kind();
         Object v = e.record().get(c.getKey());
-        if (v != null
+        if (v instanceof Double && ((Double) v).isNaN()) {
+          // no decimal holds NaN: a weighed NaN input makes the score NaN (a feature wins a clash)
+          nanInput |= !inputs.containsKey(c.getKey()) && ScoringOracle.this.score.uses(c.getKey());
+        } else if (v != null
             && (kind == ColumnType.Kind.INT64
                 || kind == ColumnType.Kind.DOUBLE
                 || kind == ColumnType.Kind.DECIMAL)) {
           inputs.putIfAbsent(c.getKey(), decimal(v));
         }
+      }
+      if (nanInput) {
+        return Answer.refused(
+            dev.streamform.transforms.decisions.ScoreEvents.NAN_SCORE,
+            dev.streamform.transforms.decisions.ScoreEvents.NAN_SCORE_FIX);
       }
       double score = ScoringOracle.this.score.of(inputs);
       if (!Double.isFinite(score)) {

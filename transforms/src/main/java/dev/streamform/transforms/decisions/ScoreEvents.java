@@ -139,6 +139,18 @@ import org.joda.time.Instant;
 @AutoValue
 public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, DecisionResult> {
   /** Metric: events decided (their first decision). */
+  /**
+   * Why a score that is NaN from finite features refuses a decision, and its fix (ADR 0084): a NaN
+   * input of the event (a double column may hold NaN) gives one, as does an infinite product.
+   */
+  public static final String NAN_SCORE =
+      "the score is NaN, not a number, from finite features: a NaN among the event's inputs (a"
+          + " double column may hold NaN) gives one";
+
+  public static final String NAN_SCORE_FIX =
+      "send numbers in the event's columns the model weighs, or rescale its weights so that the"
+          + " score fits";
+
   public static final String DECIDED = "decisions";
 
   /** Metric: revisions (decisions after the first of an event). */
@@ -1295,22 +1307,42 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         double v = values.get(f.name());
         if (!Double.isFinite(v)) {
           String column = f.column() == null ? "its inputs" : "`" + f.column() + "`";
-          return Scored.refused(
-              "feature `"
-                  + f.name()
-                  + "` is "
-                  + notFinite(v)
-                  + ": the double sum of "
-                  + column
-                  + " over its key's events in ("
+          String over =
+              " over its key's events in ("
                   + from
                   + ", "
                   + (to == null ? "now" : to.toString())
-                  + "] overflows",
-              "rescale " + column + " (a larger unit) so that its sums fit");
+                  + "]";
+          return Double.isNaN(v)
+              ? Scored.refused(
+                  "feature `"
+                      + f.name()
+                      + "` is NaN, not a number: an event of its key in ("
+                      + from
+                      + ", "
+                      + (to == null ? "now" : to.toString())
+                      + "] has NaN in "
+                      + column,
+                  "a NaN holds every sum of "
+                      + column
+                      + " at NaN while its event is in the range; send numbers in "
+                      + column)
+              : Scored.refused(
+                  "feature `"
+                      + f.name()
+                      + "` is "
+                      + notFinite(v)
+                      + ": the double sum of "
+                      + column
+                      + over
+                      + " overflows",
+                  "rescale " + column + " (a larger unit) so that its sums fit");
         }
       }
       double kept = ScoreEvents.score(scorer, preprocessor, values, e.record());
+      if (Double.isNaN(kept)) {
+        return Scored.refused(NAN_SCORE, NAN_SCORE_FIX);
+      }
       if (!Double.isFinite(kept)) {
         return Scored.refused(
             "the score is " + notFinite(kept) + ", from finite features",
