@@ -713,8 +713,8 @@ public final class ScoringOracle {
       }
       if (nanInput) {
         return Answer.refused(
-            dev.streamform.transforms.decisions.ScoreEvents.NAN_SCORE,
-            dev.streamform.transforms.decisions.ScoreEvents.NAN_SCORE_FIX);
+            dev.streamform.transforms.decisions.NonFiniteScore.NAN,
+            dev.streamform.transforms.decisions.NonFiniteScore.NAN_FIX);
       }
       double score = ScoringOracle.this.score.of(inputs);
       if (!Double.isFinite(score)) {

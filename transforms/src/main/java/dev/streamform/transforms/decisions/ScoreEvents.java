@@ -139,18 +139,6 @@ import org.joda.time.Instant;
 @AutoValue
 public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, DecisionResult> {
   /** Metric: events decided (their first decision). */
-  /**
-   * Why a score that is NaN from finite features refuses a decision, and its fix (ADR 0084): a NaN
-   * input of the event (a double column may hold NaN) gives one, as does an infinite product.
-   */
-  public static final String NAN_SCORE =
-      "the score is NaN, not a number, from finite features: a NaN among the event's inputs (a"
-          + " double column may hold NaN) gives one";
-
-  public static final String NAN_SCORE_FIX =
-      "send numbers in the event's columns the model weighs, or rescale its weights so that the"
-          + " score fits";
-
   public static final String DECIDED = "decisions";
 
   /** Metric: revisions (decisions after the first of an event). */
@@ -1341,7 +1329,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       }
       double kept = ScoreEvents.score(scorer, preprocessor, values, e.record());
       if (Double.isNaN(kept)) {
-        return Scored.refused(NAN_SCORE, NAN_SCORE_FIX);
+        return Scored.refused(NonFiniteScore.NAN, NonFiniteScore.NAN_FIX);
       }
       if (!Double.isFinite(kept)) {
         return Scored.refused(
