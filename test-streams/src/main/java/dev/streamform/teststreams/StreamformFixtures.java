@@ -17,6 +17,7 @@ import dev.streamform.teststreams.fixture.FixtureRunner;
 import dev.streamform.teststreams.fixture.FixtureVerdict;
 import dev.streamform.teststreams.fixture.RunnerChoice;
 import dev.streamform.transforms.changelog.ChangelogRecord;
+import dev.streamform.transforms.changelog.KeyedChangelog;
 import dev.streamform.transforms.clock.TimedEvent;
 import dev.streamform.transforms.envelope.SourceRecord;
 import dev.streamform.transforms.windows.WindowedAggregate;
@@ -167,6 +168,7 @@ public final class StreamformFixtures {
       String fixtureFile,
       Map<String, ColumnType> outputColumns,
       PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> transform) {
+    refuseColumnsNotProduced(outputColumns, transform);
     return judged(
         fixtureFile,
         outputColumns,
@@ -271,14 +273,41 @@ public final class StreamformFixtures {
       produced.add(windows.keyNames().getOrDefault(k, k));
     }
     windows.aggregations().forEach(a -> produced.add(a.name()));
+    Map<String, ColumnType> named = new java.util.LinkedHashMap<>(outputColumns);
+    named.keySet().removeAll(java.util.List.of("window_start", "window_end")); // every row's
+    refuseColumnsNotProduced(named, produced, "WindowedAggregate");
+  }
+
+  /**
+   * As {@link #refuseColumnsNotProduced(Map, WindowedAggregate)} for a changelog written in Java: a
+   * {@link KeyedChangelog} produces its key columns and its aggregates' names (another transform is
+   * not looked into).
+   */
+  private static void refuseColumnsNotProduced(
+      Map<String, ColumnType> outputColumns,
+      PTransform<PCollection<TimedEvent>, PCollection<ChangelogRecord>> transform) {
+    if (outputColumns == null || transform == null) {
+      throw new IllegalArgumentException(
+          "StreamformFixtures.run: pass the output columns and the transform, neither null");
+    }
+    if (transform instanceof KeyedChangelog) {
+      KeyedChangelog changelog = (KeyedChangelog) transform;
+      java.util.List<String> produced = new java.util.ArrayList<>(changelog.keyColumns());
+      changelog.aggregations().forEach(a -> produced.add(a.name()));
+      refuseColumnsNotProduced(outputColumns, produced, "KeyedChangelog");
+    }
+  }
+
+  private static void refuseColumnsNotProduced(
+      Map<String, ColumnType> outputColumns, java.util.List<String> produced, String what) {
     for (String column : outputColumns.keySet()) {
-      if (!produced.contains(column)
-          && !column.equals("window_start")
-          && !column.equals("window_end")) {
+      if (!produced.contains(column)) {
         throw new IllegalArgumentException(
             "StreamformFixtures.run: the output columns name '"
                 + column
-                + "', which the WindowedAggregate does not produce (its columns: "
+                + "', which the "
+                + what
+                + " does not produce (its columns: "
                 + String.join(", ", produced)
                 + "): add its aggregate to .aggregating(..), e.g."
                 + " Aggregation.countAll().as(\""
@@ -335,6 +364,7 @@ public final class StreamformFixtures {
     if (refusal.isPresent()) {
       throw new IllegalArgumentException(refusal.get());
     }
+    refuseColumnsNotProduced(model.outputColumns(), transform);
     return FixtureVerdict.judge(
         fixture, model, runner().run(model, fixture, transform, model.outputColumns()));
   }
