@@ -387,4 +387,31 @@ class ValidationTest {
         FeatureContract.LATEST_AVAILABLE,
         scoring.withContract(FeatureContract.LATEST_AVAILABLE).contract());
   }
+
+  @Test
+  void aKeyNameNamesAKeyColumnAndANameInEitherOrder() {
+    WindowedAggregate hourly = WindowedAggregate.of(FixedWindows.of(Duration.standardHours(1)));
+    assertThat(
+        refused(() -> hourly.withKeyName("store_id", null)),
+        equalTo(
+            "WindowedAggregate.withKeyName(\"store_id\", null): give a key column and the name"
+                + " it takes in the output, e.g. withKeyName(\"store_id\", \"store\")"));
+    assertThat(
+        refused(() -> hourly.withKeyName(" ", "store")),
+        containsString("WindowedAggregate.withKeyName(\" \", \"store\"): give a key column"));
+    assertThat(
+        refused(() -> hourly.by("store_id").withKeyName("zz", "c")),
+        equalTo(
+            "WindowedAggregate.withKeyName(\"zz\", \"c\"): `zz` is not one of its key columns"
+                + " (store_id); name one of them, or give the key with .by(..) first"));
+    assertThat(
+        refused(() -> hourly.withKeyName("zz", "c").by("store_id")),
+        equalTo(
+            "WindowedAggregate.by([store_id]): withKeyName(\"zz\", \"c\") names `zz`, which is not"
+                + " one of these key columns; key by it too, or leave its withKeyName out"));
+    assertEquals(
+        "store", hourly.by("store_id").withKeyName("store_id", "store").keyNames().get("store_id"));
+    assertEquals(
+        "store", hourly.withKeyName("store_id", "store").by("store_id").keyNames().get("store_id"));
+  }
 }

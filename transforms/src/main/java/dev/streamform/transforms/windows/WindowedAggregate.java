@@ -350,6 +350,16 @@ public abstract class WindowedAggregate
   public WindowedAggregate by(List<String> keyColumns) {
     List<String> keys =
         OutputColumns.keyColumns("WindowedAggregate.by", "a windowed aggregate", keyColumns);
+    for (Map.Entry<String, String> named : keyNames().entrySet()) {
+      checkArgument(
+          keys.contains(named.getKey()),
+          "WindowedAggregate.by(%s): withKeyName(\"%s\", \"%s\") names `%s`, which is not one of"
+              + " these key columns; key by it too, or leave its withKeyName out",
+          keys,
+          named.getKey(),
+          named.getValue(),
+          named.getKey());
+    }
     return toBuilder().setKeyColumns(keys).build();
   }
 
@@ -357,9 +367,26 @@ public abstract class WindowedAggregate
    * Names key column {@code column} {@code name} in the output (a query's {@code column AS name}).
    */
   public WindowedAggregate withKeyName(String column, String name) {
+    String call = "WindowedAggregate.withKeyName(" + quoted(column) + ", " + quoted(name) + ")";
+    checkArgument(
+        column != null && !column.isBlank() && name != null && !name.isBlank(),
+        "%s: give a key column and the name it takes in the output, e.g."
+            + " withKeyName(\"store_id\", \"store\")",
+        call);
+    checkArgument(
+        keyColumns().isEmpty() || keyColumns().contains(column),
+        "%s: `%s` is not one of its key columns (%s); name one of them, or give the key with"
+            + " .by(..) first",
+        call,
+        column,
+        String.join(", ", keyColumns()));
     Map<String, String> names = new LinkedHashMap<>(keyNames());
     names.put(column, name);
     return toBuilder().setKeyNames(Map.copyOf(names)).build();
+  }
+
+  private static String quoted(String s) {
+    return s == null ? "null" : "\"" + s + "\"";
   }
 
   /**
