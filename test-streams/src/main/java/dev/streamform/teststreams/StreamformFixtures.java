@@ -186,6 +186,10 @@ public final class StreamformFixtures {
       String fixtureFile,
       Map<String, ColumnType> outputColumns,
       Function<PCollection<SourceRecord>, ComposedResult> pipeline) {
+    if (outputColumns == null || pipeline == null) {
+      throw new IllegalArgumentException(
+          "StreamformFixtures.runPipeline: pass the output columns and the pipeline, neither null");
+    }
     return judged(
         fixtureFile,
         outputColumns,
@@ -196,6 +200,7 @@ public final class StreamformFixtures {
       String fixtureFile,
       Map<String, ColumnType> outputColumns,
       BiFunction<DeclaredSource, Fixture, FixtureOutcome> run) {
+    named(fixtureFile);
     SourceDeclaration from = source;
     if (from == null) {
       Fixture declared = load(fixtureFile);
@@ -226,8 +231,9 @@ public final class StreamformFixtures {
    */
   public FixtureVerdict run(
       String fixtureFile, Map<String, ColumnType> outputColumns, WindowedAggregate windows) {
-    WindowSpec spec = windowsOf(windows); // windows a fixture cannot name are refused first
     refuseColumnsNotProduced(outputColumns, windows);
+    WindowSpec spec = windowsOf(windows); // windows a fixture cannot name are refused first
+    named(fixtureFile);
     SourceDeclaration from = source;
     if (from == null) {
       Fixture declared = load(fixtureFile);
@@ -369,7 +375,17 @@ public final class StreamformFixtures {
         fixture, model, runner().run(model, fixture, transform, model.outputColumns()));
   }
 
+  /** Refuses a null or blank fixture file name, in one sentence. */
+  private static void named(String fixtureFile) {
+    if (fixtureFile == null || fixtureFile.isBlank()) {
+      throw new IllegalArgumentException(
+          "StreamformFixtures.run: name the fixture file, relative to the folder, e.g."
+              + " \"fixtures/late_event.yml\"");
+    }
+  }
+
   private Fixture load(String fixtureFile) {
+    named(fixtureFile);
     if (project == null) {
       throw new IllegalStateException(
           "no streamform.yml model for "

@@ -71,9 +71,7 @@ class JavaTransformKeysTest {
             + " customer_id: 42, total_spend: 11, revision: 1, status: final }\n"
             + "quarantined:\n"
             + "  - { amount: 7, reason: \"key column `customer_id` has no value\" }\n");
-    Map<String, ColumnType> columns = new LinkedHashMap<>();
-    columns.put("customer_id", ColumnType.INT64);
-    columns.put("total_spend", ColumnType.decimal(38, 2));
+    Map<String, ColumnType> columns = columns();
     FixtureVerdict java =
         StreamformFixtures.forSource(p, "orders")
             .run(
@@ -115,9 +113,7 @@ class JavaTransformKeysTest {
                 + " aggregate to .aggregating(..), e.g. Aggregation.countAll().as(\"total_spend\")"
                 + " or Aggregation.sum(\"<column>\").as(\"total_spend\"), or leave 'total_spend'"
                 + " out of the output columns"));
-    Map<String, ColumnType> columns = new LinkedHashMap<>();
-    columns.put("customer_id", ColumnType.INT64);
-    columns.put("total_spend", ColumnType.decimal(38, 2));
+    Map<String, ColumnType> columns = columns();
     assertThrows(
         IllegalArgumentException.class,
         () -> StreamformFixtures.forSource(p, "orders").run("fixtures/nokey.yml", columns, total));
@@ -130,5 +126,36 @@ class JavaTransformKeysTest {
     assertThat(
         none.getMessage(),
         is("StreamformFixtures.run: pass the output columns and the transform, neither null"));
+    StreamformFixtures orders = StreamformFixtures.forSource(p, "orders");
+    assertThat(
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> orders.run("fixtures/nokey.yml", columns, (WindowedAggregate) null))
+            .getMessage(),
+        is(
+            "StreamformFixtures.run: pass the output columns and the WindowedAggregate, neither"
+                + " null"));
+    assertThat(
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> orders.runPipeline("fixtures/nokey.yml", columns, null))
+            .getMessage(),
+        is(
+            "StreamformFixtures.runPipeline: pass the output columns and the pipeline, neither"
+                + " null"));
+    assertThat(
+        assertThrows(IllegalArgumentException.class, () -> fixtures.run((String) null))
+            .getMessage(),
+        is(
+            "StreamformFixtures.run: name the fixture file, relative to the folder, e.g."
+                + " \"fixtures/late_event.yml\""));
+  }
+
+  /** The customer_metrics changelog's columns, as a Java author passes them. */
+  private static Map<String, ColumnType> columns() {
+    Map<String, ColumnType> columns = new LinkedHashMap<>();
+    columns.put("customer_id", ColumnType.INT64);
+    columns.put("total_spend", ColumnType.decimal(38, 2));
+    return columns;
   }
 }
