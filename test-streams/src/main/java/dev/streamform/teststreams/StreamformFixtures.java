@@ -231,8 +231,11 @@ public final class StreamformFixtures {
    */
   public FixtureVerdict run(
       String fixtureFile, Map<String, ColumnType> outputColumns, WindowedAggregate windows) {
-    refuseColumnsNotProduced(outputColumns, windows);
+    if (outputColumns == null || windows == null) {
+      refuseColumnsNotProduced(outputColumns, windows); // says that neither may be null
+    }
     WindowSpec spec = windowsOf(windows); // windows a fixture cannot name are refused first
+    refuseColumnsNotProduced(outputColumns, windows);
     named(fixtureFile);
     SourceDeclaration from = source;
     if (from == null) {
