@@ -563,6 +563,14 @@ class FaultSuiteTest {
     story.awaitChangelogOf(1);
     produce(story.project, story.phase(1)); // partition 2 gets nothing from here on: it pauses
     story.awaitChangelogOf(2);
+    // the clock says partition 2 went idle before it may resume: the vertices' watermarks alone
+    // can pass 11:55 before then (a vertex after the clock that has no watermark yet reports none
+    // and is skipped, leaving the source's processing-time one), and phase 3 would then meet a
+    // partition the clock still holds, with no idle or resumed marker due (seen once in CI)
+    LocalServices.awaitRecords(
+        MODEL + ".idle",
+        "partition 2's idle marker, before it resumes",
+        rs -> marker(rs, "idle", 2));
     // without idleness W = min_p W_p stays at partition 2's 09:59; idle, it follows W_0 = 11:55
     Instant released = Instant.parse("2026-08-30T11:55:00Z");
     await("the source watermark passes paused partition 2 (idle_after 5s)")
