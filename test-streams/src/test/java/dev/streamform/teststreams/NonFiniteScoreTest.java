@@ -139,6 +139,39 @@ class NonFiniteScoreTest {
                 + " its event is in the range; send numbers in `amount`"));
   }
 
+  /**
+   * A Scorer class is given every input, NaN too, and decides what it makes of them: one that does
+   * not read {@code amount} scores an event whose own amount is NaN (the product and the oracle
+   * alike); a later event reading a NaN sum is still dead-lettered by its feature.
+   */
+  @Test
+  void aScorerClassThatIgnoresANanInputDecidesTheEventAsTheOracleDoes() throws Exception {
+    Path p = receipts(null);
+    FixtureProjects.replace(
+        p,
+        "streamform.yml",
+        "      linear: models/receipt_risk.linear.yml\n      contract: as_of_occurrence",
+        "      scorer: "
+            + ReceiptCountScorer.class.getName()
+            + "\n      contract: as_of_occurrence");
+    FixtureOutcome direct =
+        passesAsTheOracleSays(
+            p,
+            """
+            model: receipt_risk
+            given:
+              - event: { merchant_id: 7, amount: .nan, occurred_at: "2026-08-30T10:00:00Z", received_at: "2026-08-30T10:00:00Z" }
+              - event: { merchant_id: 7, amount: 1.0, occurred_at: "2026-08-30T10:01:00Z", received_at: "2026-08-30T10:01:00Z" }
+              - event: { merchant_id: 8, amount: .nan, occurred_at: "2026-08-30T10:02:00Z", received_at: "2026-08-30T10:02:00Z" }
+            expect:
+              - { event: 1, route: scored, receipts_1h: 0, score: 0.0 }
+              - { event: 2, route: dead_lettered, reason: "has NaN in `amount`" }
+              - { event: 3, route: scored, receipts_1h: 0, score: 0.0 }
+            """,
+            "2 events processed");
+    assertThat(only(direct, "0-0").score(), is(0.0));
+  }
+
   @Test
   void aLateEventWhoseRevisionWouldReadASumPastTheLargestDoubleIsReconciledInstead()
       throws Exception {

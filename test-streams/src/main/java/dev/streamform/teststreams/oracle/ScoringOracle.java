@@ -20,11 +20,13 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -106,11 +108,13 @@ public final class ScoringOracle {
 
   /** How a decision's inputs become its score. */
   private interface Score {
-    /** The score rounded half-even to 6 places; infinite or NaN when it is not a finite double. */
-    double of(Map<String, BigDecimal> inputs);
-
-    /** Whether the score reads the input {@code name}: a weighed one, or any for a Scorer class. */
-    boolean uses(String name);
+    /**
+     * The score rounded half-even to 6 places; infinite or NaN when it is not a finite double.
+     * {@code nan} names the inputs that are NaN (no decimal holds one): a weighed one makes a
+     * linear score NaN; a Scorer class is given them as NaN, as the product gives them, and
+     * decides.
+     */
+    double of(Map<String, BigDecimal> inputs, Set<String> nan);
 
     String digest();
   }
@@ -160,7 +164,12 @@ public final class ScoringOracle {
       BigDecimal bias = BigDecimal.valueOf(m.bias());
       return new Score() {
         @Override
-        public double of(Map<String, BigDecimal> inputs) {
+        public double of(Map<String, BigDecimal> inputs, Set<String> nan) {
+          for (String n : nan) {
+            if (weights.containsKey(n)) {
+              return Double.NaN;
+            }
+          }
           BigDecimal s = bias;
           for (Map.Entry<String, BigDecimal> w : weights.entrySet()) {
             BigDecimal x = inputs.get(w.getKey());
@@ -170,11 +179,6 @@ public final class ScoringOracle {
           }
           // exact, then the nearest double: infinite past the largest double
           return s.setScale(6, RoundingMode.HALF_EVEN).doubleValue();
-        }
-
-        @Override
-        public boolean uses(String name) {
-          return weights.containsKey(name);
         }
 
         @Override
@@ -195,14 +199,10 @@ public final class ScoringOracle {
     }
     return new Score() {
       @Override
-      public boolean uses(String name) {
-        return true; // a Scorer class is given every input
-      }
-
-      @Override
-      public double of(Map<String, BigDecimal> inputs) {
+      public double of(Map<String, BigDecimal> inputs, Set<String> nan) {
+        // every input, in the product's order: the features, then the event's numeric columns
         Map<String, Double> in = new LinkedHashMap<>();
-        inputs.forEach((k, v) -> in.put(k, v.doubleValue()));
+        inputs.forEach((k, v) -> in.put(k, nan.contains(k) ? Double.NaN : v.doubleValue()));
         double raw = scorer.score(in);
         return Double.isFinite(raw)
             ? BigDecimal.valueOf(raw).setScale(6, RoundingMode.HALF_EVEN).doubleValue()
@@ -697,13 +697,16 @@ public final class ScoringOracle {
             features.put(name, x.doubleValue());
             inputs.put(name, x);
           });
-      boolean nanInput = false;
+      Set<String> nan = new HashSet<>();
       for (Map.Entry<String, ColumnType> c : source.schema().entrySet()) {
         ColumnType.Kind kind = c.getValue().kind();
         Object v = e.record().get(c.getKey());
         if (v instanceof Double && ((Double) v).isNaN()) {
-          // no decimal holds NaN: a weighed NaN input makes the score NaN (a feature wins a clash)
-          nanInput |= !inputs.containsKey(c.getKey()) && ScoringOracle.this.score.uses(c.getKey());
+          // no decimal holds NaN: it stands in the inputs as zero, named in nan (a feature wins)
+          if (!inputs.containsKey(c.getKey())) {
+            inputs.put(c.getKey(), BigDecimal.ZERO);
+            nan.add(c.getKey());
+          }
         } else if (v != null
             && (kind == ColumnType.Kind.INT64
                 || kind == ColumnType.Kind.DOUBLE
@@ -711,12 +714,12 @@ public final class ScoringOracle {
           inputs.putIfAbsent(c.getKey(), decimal(v));
         }
       }
-      if (nanInput) {
+      double score = ScoringOracle.this.score.of(inputs, nan);
+      if (Double.isNaN(score)) {
         return Answer.refused(
             dev.streamform.transforms.decisions.NonFiniteScore.NAN,
             dev.streamform.transforms.decisions.NonFiniteScore.NAN_FIX);
       }
-      double score = ScoringOracle.this.score.of(inputs);
       if (!Double.isFinite(score)) {
         return Answer.refused(
             "the score is " + notFinite(score) + ", from finite features",
