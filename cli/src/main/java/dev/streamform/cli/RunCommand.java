@@ -113,8 +113,10 @@ import picocli.CommandLine.Spec;
       "With --shadow (a windowed model, with --jdbc-url), recomputes generation N (--generation,"
           + " else the declared one) from the offsets the source topic retains (or the source"
           + " files) into that generation's own projections and ledger rows only: no topic or"
-          + " output file is written, no effect is prepared, and the canonical alias does not move"
-          + " (compare with streamform compare-generations, promote with streamform alias set)."
+          + " output file is written, and the canonical alias does not move (compare with"
+          + " streamform compare-generations, promote with streamform alias set). Effects are"
+          + " prepared only for the keys that read generation N: those of a canary share (alias"
+          + " set --share) onto it, or every key once it is promoted while the shadow job runs."
           + " Too-late events are replayed with the rest of the source, so a policy with a larger"
           + " allowed lateness takes them in; on files, the shadow run then reads the live run's"
           + " late output (--output, default <project>/target/<model>) and prints how many of the"
@@ -476,7 +478,8 @@ final class RunCommand implements Callable<Integer> {
                   + " streamform.yml");
           return 1;
         }
-        revisionSink = revisionSink.asShadow(); // never the alias, never an effect
+        // never the alias; effects only of the keys a canary share reads from it (ADR 0179)
+        revisionSink = revisionSink.withEffects(effects).asShadow();
         err.println(
             "streamform run: shadow run of generation "
                 + runGeneration
@@ -486,9 +489,7 @@ final class RunCommand implements Callable<Integer> {
                 + runGeneration
                 + "'s own projections); no topic is"
                 + " written, "
-                + (effects.isEmpty()
-                    ? "no effect is prepared"
-                    : "none of the model's " + effects.size() + " effect rules prepares anything")
+                + shadowEffects(target, model, runGeneration, effects)
                 + ", and the canonical alias stays "
                 + (canonical.isPresent() ? "at generation " + canonical.getAsInt() : "unset"));
       } else if (!effects.isEmpty()) {
@@ -1712,6 +1713,38 @@ final class RunCommand implements Callable<Integer> {
                 + " — declare a new generation: N in streamform.yml and roll it out (streamform"
                 + " run --generation N --shadow)"
                 + (declaredCount ? ", or declare partitions: " + r.recorded() + " again" : ""));
+  }
+
+  /**
+   * What a shadow run of {@code generation} does with the model's effect rules, for its start line:
+   * nothing while another generation is canonical for every key; for the keys of a canary share
+   * that reads it, their windows' rules are evaluated as a live job's are (docs/decisions/0179). A
+   * promotion while the job runs makes every key read it; a file run of the canonical generation is
+   * refused before this.
+   */
+  private String shadowEffects(
+      JdbcTarget target, String model, int generation, List<EffectRule> rules) {
+    if (rules.isEmpty()) {
+      return "no effect is prepared";
+    }
+    Optional<dev.streamform.sink.CanaryShare> canary;
+    try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
+      canary = Ledger.at(pool).canary(model).filter(c -> c.generation() == generation);
+    } catch (RuntimeException | SQLException e) {
+      canary = Optional.empty(); // the job's own writes read the alias in their transactions
+    }
+    String theRules = "the model's effect rules (" + rules.size() + ")";
+    return canary.isPresent()
+        ? theRules
+            + " act for the keys a canary share reads from generation "
+            + generation
+            + " ("
+            + dev.streamform.sink.CanaryShare.percent(canary.get().basisPoints())
+            + " of keys), as a live job's do, and for no other key"
+        : theRules
+            + " prepare nothing while generation "
+            + generation
+            + " is not canonical for a key (a canary share or a promotion makes it so)";
   }
 
   /**

@@ -47,8 +47,8 @@ import org.slf4j.LoggerFactory;
  *       a revision until that revision is applied; a final record that contradicts the projection,
  *       and a revision after the final one, are conflicts;
  *   <li>a model's first written generation becomes its canonical alias if it has none — except for
- *       a {@linkplain #shadow shadow writer}, which never touches the alias and never prepares an
- *       effect.
+ *       a {@linkplain #shadow shadow writer}, which never touches the alias and prepares effects
+ *       only of the keys that read its generation (a canary share, a promotion while it runs).
  * </ul>
  *
  * Writers of the same projections serialize on a row lock per projection ({@code projection_lock},
@@ -177,15 +177,28 @@ public final class LedgerWriter {
   }
 
   /**
-   * A writer for a shadow run ({@code streamform run --shadow}): it writes its generation's
-   * projections and ledger rows like any writer, but never makes that generation the model's
-   * canonical alias (not even as the model's first written generation) and keeps no effect ledger,
-   * so nothing it writes can prepare an effect — also after its generation has been promoted (a
-   * promoted generation's effects are prepared by a job of that generation run without {@code
-   * --shadow}). The alias moves only by {@link Ledger#setCanonicalGeneration}.
+   * A writer for a shadow run ({@code streamform run --shadow}) without effect rules: {@link
+   * #shadow(DataSource, Duration, List)} with none.
    */
   public static LedgerWriter shadow(DataSource dataSource, Duration retryFor) {
-    return new LedgerWriter(dataSource, retryFor, List.of(), true);
+    return shadow(dataSource, retryFor, List.of());
+  }
+
+  /**
+   * A writer for a shadow run ({@code streamform run --shadow}): it writes its generation's
+   * projections and ledger rows like any writer, but never makes that generation the model's
+   * canonical alias (not even as the model's first written generation); the alias moves only by
+   * {@link Ledger#setCanonicalGeneration}. Its revisions keep the effect ledger of {@code rules} as
+   * a live writer's do, for the keys that read its generation only: none while another generation
+   * is canonical for every key; the share's keys once a canary share reads it; every key once it is
+   * promoted while the shadow job still runs. A window it writes is canonical for those keys, and a
+   * live job of the generation started later would only replay it (docs/decisions/0179).
+   */
+  public static LedgerWriter shadow(
+      DataSource dataSource,
+      Duration retryFor,
+      List<dev.streamform.sink.effects.EffectRule> rules) {
+    return new LedgerWriter(dataSource, retryFor, rules, true);
   }
 
   /** True for a {@linkplain #shadow shadow} writer. */
@@ -256,10 +269,12 @@ public final class LedgerWriter {
       try {
         Plan plan = plan(c, batch);
         plan.execute(c, !shadow, runId);
-        if (!shadow && !outbox.isEmpty() && !plan.ledgerRows.isEmpty()) {
+        if (!outbox.isEmpty() && !plan.ledgerRows.isEmpty()) {
           // every revision applied, each projection's in revision order (the chain's): a revision
           // that makes a rule true prepares its effect even when a later one of the batch makes it
-          // false again (ADR 0109)
+          // false again (ADR 0109); only of the keys that read the revision's generation, so a
+          // shadow writer's act only where a canary share or a promotion made them canonical
+          // (ADR 0179)
           EffectOutbox.Outcome fx =
               outbox.apply(c, plan.ledgerRows, schemas, plan.firstGenerations);
           plan.effects =

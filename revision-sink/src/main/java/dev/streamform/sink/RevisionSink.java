@@ -86,8 +86,8 @@ public abstract class RevisionSink
   public abstract List<EffectRule> effects();
 
   /**
-   * True for a shadow sink ({@link #asShadow}): never moves the canonical alias, prepares no
-   * effect.
+   * True for a shadow sink ({@link #asShadow}): never moves the canonical alias; effects only of
+   * the keys that read its generation.
    */
   public abstract boolean shadow();
 
@@ -157,24 +157,17 @@ public abstract class RevisionSink
    */
   public RevisionSink withEffects(List<EffectRule> rules) {
     checkArgument(rules != null, "RevisionSink.withEffects: no rules");
-    checkArgument(
-        rules.isEmpty() || !shadow(),
-        "RevisionSink.withEffects: a shadow sink prepares no effects");
     return toBuilder().setEffects(new ArrayList<>(rules)).build();
   }
 
   /**
    * A sink for a shadow generation ({@code streamform run --shadow}, docs/semantics.md §8 and the
    * rollout): it writes the generation's own projections and ledger rows, but never makes it the
-   * model's canonical alias and never prepares an effect ({@link LedgerWriter#shadow}). Refused on
-   * a sink with effect rules.
+   * model's canonical alias; its {@linkplain #withEffects effect rules} act only for the keys that
+   * read its generation — a canary share's, or every key once it is promoted while the job runs
+   * ({@link LedgerWriter#shadow(javax.sql.DataSource, java.time.Duration, List)}).
    */
   public RevisionSink asShadow() {
-    checkArgument(
-        effects().isEmpty(),
-        "RevisionSink.asShadow: a shadow sink prepares no effects, but %s"
-            + " effect rules were given",
-        effects().size());
     return toBuilder().setShadow(true).build();
   }
 
@@ -210,7 +203,9 @@ public abstract class RevisionSink
         .add(DisplayData.item("database", target().describe()).withLabel("Database"))
         .add(DisplayData.item("batchSize", batchSize()).withLabel("Batch size"))
         .add(DisplayData.item("effects", effects().size()).withLabel("Effect rules"))
-        .add(DisplayData.item("shadow", shadow()).withLabel("Shadow (never canonical, no effects)"))
+        .add(
+            DisplayData.item("shadow", shadow())
+                .withLabel("Shadow (never the alias; effects only of keys reading it)"))
         .add(
             DisplayData.item("retryTimeout", retryTimeout().getStandardSeconds() + "s")
                 .withLabel("Retry timeout"));
@@ -267,7 +262,9 @@ public abstract class RevisionSink
       pool = target.openPool("streamform-revision-sink", 2, 2_000);
       java.time.Duration retryFor = Times.toJava(retryTimeout);
       writer =
-          shadow ? LedgerWriter.shadow(pool, retryFor) : new LedgerWriter(pool, retryFor, effects);
+          shadow
+              ? LedgerWriter.shadow(pool, retryFor, effects)
+              : new LedgerWriter(pool, retryFor, effects);
       if (runId != null) {
         writer = writer.forRun(runId);
       }

@@ -3,7 +3,6 @@ package dev.streamform.sink;
 import static dev.streamform.sink.Revisions.finalOf;
 import static dev.streamform.sink.Revisions.revision;
 import static org.hamcrest.MatcherAssert.assertThat;
-import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -129,33 +128,35 @@ class RolloutTest {
   }
 
   @Test
-  void aShadowWriterPreparesNothingEvenAfterItsGenerationWasPromoted() throws Exception {
+  void aShadowWriterStillRunningAfterItsGenerationWasPromotedPreparesTheEffectsItMakesTrue()
+      throws Exception {
+    LedgerWriter shadowWithRules =
+        LedgerWriter.shadow(pool, Duration.ofSeconds(30), List.of(REWARD));
     live.write(List.of(revision(7, 10, 1, "400", 1), revision(8, 10, 1, "10", 1)));
-    shadow.write(List.of(revision(7, 10, 1, "400", 2), revision(8, 10, 1, "10", 2)));
+    // not canonical for any key: the shadow's revisions prepare nothing, rules or not
+    LedgerWriter.Outcome before =
+        shadowWithRules.write(List.of(revision(7, 10, 1, "400", 2), revision(8, 10, 1, "10", 2)));
+    assertThat(before.effects(), equalTo(LedgerWriter.Effects.NONE));
     ledger.setCanonicalGeneration(Revisions.MODEL, 2);
-    // the shadow job still runs and its correction makes merchant 8's reward true: it prepares
-    // nothing
-    // (a live job of generation 2 would; the README says to start one after promoting)
-    LedgerWriter.Outcome after = shadow.write(List.of(revision(8, 10, 2, "2000", 2)));
+    // the shadow job still runs and its correction makes merchant 8's reward true: generation 2 is
+    // what every key reads now, so the revision prepares the effect (ADR 0179)
+    LedgerWriter.Outcome after = shadowWithRules.write(List.of(revision(8, 10, 2, "2000", 2)));
     assertThat(after.applied(), equalTo(1));
-    assertThat(after.effects(), equalTo(LedgerWriter.Effects.NONE));
-    assertThat(rows("SELECT count(*) FROM streamform.effect"), equalTo(List.of("0")));
-    // the same revision from the live writer of generation 2 is a replay: the ledger has it
+    assertThat(after.effects().prepared(), equalTo(1));
+    assertThat(
+        rows("SELECT generation, made_true_by, state FROM streamform.effect"),
+        equalTo(List.of("2 2 PREPARED")));
+    // the same revision from a live writer of generation 2 started afterwards is a replay: still
+    // one effect
     assertThat(live.write(List.of(revision(8, 10, 2, "2000", 2))).replayed(), equalTo(1));
+    assertThat(rows("SELECT count(*) FROM streamform.effect"), equalTo(List.of("1")));
   }
 
   @Test
-  void aShadowSinkTakesNoEffectRules() {
+  void aShadowSinkTakesEffectRulesAndStaysAShadow() {
     RevisionSink sink = RevisionSink.to(JdbcTarget.of("jdbc:postgresql://127.0.0.1:9/x"));
-    IllegalArgumentException withRules =
-        assertThrows(
-            IllegalArgumentException.class, () -> sink.withEffects(List.of(REWARD)).asShadow());
-    assertThat(withRules.getMessage(), containsString("a shadow sink prepares no effects"));
-    IllegalArgumentException afterwards =
-        assertThrows(
-            IllegalArgumentException.class, () -> sink.asShadow().withEffects(List.of(REWARD)));
-    assertThat(afterwards.getMessage(), containsString("a shadow sink prepares no effects"));
-    assertThat(sink.asShadow().shadow(), equalTo(true));
+    assertThat(sink.withEffects(List.of(REWARD)).asShadow().shadow(), equalTo(true));
+    assertThat(sink.asShadow().withEffects(List.of(REWARD)).effects().size(), equalTo(1));
     assertThat(sink.shadow(), equalTo(false));
   }
 
