@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.beam.sdk.schemas.Schema;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.slf4j.Logger;
@@ -495,44 +496,105 @@ final class EffectOutbox implements Serializable {
     }
   }
 
+  /** A row of an incremental effect's chain: the base effect or one of its deltas. */
+  private record Link(
+      String key,
+      String state,
+      int generation,
+      @org.checkerframework.checker.nullness.qual.Nullable String predecessor,
+      Map<String, Object> values) {}
+
   /**
    * For an incremental effect already dispatched: the correction {@code w} as a delta effect of its
-   * own, from the values the provider was last sent (the base effect's, or the last delta's not
-   * cancelled) to the window's values now. A delta still PREPARED is overtaken: CANCELLED, and the
-   * new delta carries its change too. Nothing when the revision's delta exists (a replay) or no
-   * value moved. Returns whether a delta was prepared.
+   * own, from the values the provider was last sent to the window's values now. What was last sent
+   * is the end of the chain of sent links (the base effect, then each delta sent or being sent,
+   * each naming the one before it as its predecessor). A delta still PREPARED is overtaken:
+   * CANCELLED, and the new delta carries its change too — unless it already brings the values to
+   * {@code w}'s (a replay, or the same values again), which leaves everything as it is; so does a
+   * correction that moves nothing since what was sent.
+   *
+   * <p>The delta's key is {@code H(["delta", effect_key, revision])}; when a delta of another
+   * generation or from another predecessor holds that key already — the alias moved between
+   * generations whose windows have the same revision numbers, or back to a revision it showed
+   * before — it is {@code H(["delta", effect_key, revision, generation, predecessor])}, which names
+   * the values moved from and to, so the same move again finds its own delta (revived if it was
+   * cancelled unsent) rather than a second one (ADR 0049). Returns whether a delta was prepared.
    */
   private static boolean delta(Connection c, Wanted w) throws SQLException {
     StoredRevision r = w.revision();
-    String deltaKey = EffectIdentity.deltaKey(w.key(), r.revision());
-    Map<String, Object> from = null;
-    String predecessor = w.key();
+    Map<String, Link> links = new LinkedHashMap<>();
     try (PreparedStatement s =
         c.prepareStatement(
-            "SELECT effect_key, state, payload::text FROM streamform.effect WHERE effect_key = ? OR"
-                + " delta_of = ? ORDER BY delta_of NULLS FIRST, made_true_by FOR UPDATE")) {
+            "SELECT effect_key, state, generation, predecessor, payload::text FROM"
+                + " streamform.effect WHERE effect_key = ? OR delta_of = ? ORDER BY delta_of NULLS"
+                + " FIRST, prepared_at, made_true_by FOR UPDATE")) {
       s.setString(1, w.key());
       s.setString(2, w.key());
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
-          String key = rs.getString(1);
-          String state = rs.getString(2);
-          if (key.equals(deltaKey)) {
-            return false; // this revision's delta is there: a replay
-          }
-          if (state.equals("PREPARED") && !key.equals(w.key())) {
-            overtake(c, key, r.revision());
-          } else if (!state.equals("CANCELLED") || key.equals(w.key())) {
-            predecessor = key;
-            from = values(parse(rs.getString(3)));
-          }
+          links.put(
+              rs.getString(1),
+              new Link(
+                  rs.getString(1),
+                  rs.getString(2),
+                  rs.getInt(3),
+                  rs.getString(4),
+                  values(parse(rs.getString(5)))));
         }
       }
     }
-    Map<String, Object> delta =
-        difference(from == null ? Map.of() : from, w.typed(), values(w.payload()).keySet());
+    // the sent chain: from the base, each next link a delta neither cancelled nor waiting to be
+    // sent
+    Link sent = links.get(w.key());
+    List<Link> pending = new ArrayList<>();
+    for (Link l : links.values()) {
+      if (l.state().equals("PREPARED") && !l.key().equals(w.key())) {
+        pending.add(l);
+      }
+    }
+    boolean moved = true;
+    while (moved) {
+      moved = false;
+      for (Link l : links.values()) {
+        if (sent.key().equals(l.predecessor())
+            && !l.state().equals("CANCELLED")
+            && !l.state().equals("PREPARED")) {
+          sent = l;
+          moved = true;
+          break;
+        }
+      }
+    }
+    Set<String> valueColumns = values(w.payload()).keySet();
+    for (Link p : pending) {
+      if (p.predecessor() != null
+          && p.predecessor().equals(sent.key())
+          && difference(p.values(), w.typed(), valueColumns).isEmpty()) {
+        return false; // what waits to be sent already brings the provider to these values
+      }
+    }
+    Map<String, Object> delta = difference(sent.values(), w.typed(), valueColumns);
+    if (pending.isEmpty() && delta.isEmpty()) {
+      return false; // nothing moved since what was sent (a replay of a sent delta's revision)
+    }
+    for (Link p : pending) {
+      overtake(c, p.key(), r.revision());
+    }
     if (delta.isEmpty()) {
-      return false;
+      return false; // back at what was sent: the overtaken delta is not owed any more
+    }
+    String predecessor = sent.key();
+    String deltaKey = EffectIdentity.deltaKey(w.key(), r.revision());
+    Link held = links.get(deltaKey);
+    if (held != null
+        && !(held.generation() == r.generation() && predecessor.equals(held.predecessor()))) {
+      deltaKey = EffectIdentity.deltaKey(w.key(), r.revision(), r.generation(), predecessor);
+      held = links.get(deltaKey);
+    }
+    if (held != null) {
+      // the same move as a delta cancelled unsent before: the same key and payload, owed again
+      revive(c, deltaKey, r.revision());
+      return true;
     }
     Map<String, Object> payload = new LinkedHashMap<>(w.payload());
     payload.put("effect_key", deltaKey);
@@ -569,6 +631,20 @@ final class EffectOutbox implements Serializable {
         r.revision(),
         "delta of " + w.key().substring(0, 12) + " after " + predecessor.substring(0, 12));
     return true;
+  }
+
+  /** A delta cancelled unsent, owed again for the same move: PREPARED, its payload unchanged. */
+  private static void revive(Connection c, String key, int revision) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "UPDATE streamform.effect SET state = 'PREPARED', prepared_at = now(), updated_at ="
+                + " now() WHERE effect_key = ? AND state = 'CANCELLED'")) {
+      s.setString(1, key);
+      if (s.executeUpdate() != 1) {
+        throw new SQLException("effect " + key + " moved under its row lock", "40001");
+      }
+    }
+    transition(c, key, "CANCELLED", "PREPARED", revision, "the same delta owed again");
   }
 
   /** A delta not yet sent that a newer correction replaces: CANCELLED, nothing was sent. */

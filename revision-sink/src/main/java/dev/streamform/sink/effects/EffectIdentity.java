@@ -60,6 +60,17 @@ public final class EffectIdentity {
     return RevisionIdentity.hash(List.of("delta", effectKey, (long) revision));
   }
 
+  /**
+   * The key of a delta when {@link #deltaKey(String, int)} is held by a delta of another generation
+   * or from another predecessor (the alias moved between generations, or back): {@code H(["delta",
+   * effect_key, revision, generation, predecessor])}.
+   */
+  public static String deltaKey(
+      String effectKey, int revision, int generation, String predecessor) {
+    return RevisionIdentity.hash(
+        List.of("delta", effectKey, (long) revision, (long) generation, predecessor));
+  }
+
   public static String payloadDigest(Map<String, Object> payload) {
     return RevisionIdentity.hash(List.of("payload", payload));
   }

@@ -278,8 +278,8 @@ public final class EffectsLedger {
                   + " count(*) FROM streamform.effect_transition t WHERE t.effect_key ="
                   + " e.effect_key AND t.from_state = 'UNKNOWN' AND t.to_state = 'PREPARED' AND"
                   + " t.note NOT LIKE 'settled by %' AND t.note NOT LIKE 'nothing sent: %' AND"
-                  + " t.note NOT LIKE 'receipt query: never applied%') FROM streamform.effect e"
-                  + " WHERE e.model = ?")) {
+                  + " t.note NOT LIKE 'receipt query: never applied%'), e.generation,"
+                  + " e.predecessor FROM streamform.effect e WHERE e.model = ?")) {
         s.setString(1, model);
         try (ResultSet rs = s.executeQuery()) {
           while (rs.next()) {
@@ -291,9 +291,16 @@ public final class EffectsLedger {
             String deltaOf = rs.getString(15);
             if (deltaOf != null) {
               figures.merge("deltas", 1, Integer::sum);
-              if (!EffectIdentity.deltaKey(deltaOf, rs.getInt(16)).equals(key)) {
+              String predecessor = rs.getString(22);
+              if (!EffectIdentity.deltaKey(deltaOf, rs.getInt(16)).equals(key)
+                  && (predecessor == null
+                      || !EffectIdentity.deltaKey(
+                              deltaOf, rs.getInt(16), rs.getInt(21), predecessor)
+                          .equals(key))) {
                 problems.add(
-                    label + ": the delta's key does not recompute from its base and revision");
+                    label
+                        + ": the delta's key does not recompute from its base and revision (nor"
+                        + " with its generation and predecessor)");
               }
             } else if (!EffectIdentity.effectKey(rs.getString(2), rs.getString(3), subject)
                 .equals(key)) {
