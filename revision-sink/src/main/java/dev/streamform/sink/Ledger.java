@@ -1088,6 +1088,32 @@ public final class Ledger {
                 + " and generation");
       }
     }
+    // ledger rows whose projection row is gone (deleted behind the foreign key by a superuser):
+    // the join that reads windows cannot see them, and nothing names their model any more
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT l.projection_id, min(l.revision), max(l.revision), count(*) FROM"
+                    + " streamform.correction_ledger l WHERE NOT EXISTS (SELECT 1 FROM"
+                    + " streamform.projection p WHERE p.projection_id = l.projection_id) GROUP BY"
+                    + " l.projection_id ORDER BY l.projection_id")) {
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          revisions += rs.getInt(4);
+          mismatches++;
+          defects.add(
+              "mismatch: the ledger holds revisions "
+                  + rs.getInt(2)
+                  + ".."
+                  + rs.getInt(3)
+                  + " of projection "
+                  + shortId(rs.getString(1))
+                  + " but no projection row of it: the row was deleted behind the ledger's"
+                  + " foreign key (its model, key and window went with it), and the canonical"
+                  + " view no longer shows that window");
+        }
+      }
+    }
     int conflicts = conflictCount(model, generation);
     for (WindowHistory w : windows) {
       for (WindowHistory.ConflictRow r : w.conflicts()) {

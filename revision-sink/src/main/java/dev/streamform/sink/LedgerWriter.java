@@ -289,9 +289,34 @@ public final class LedgerWriter {
         } catch (SQLException rollback) {
           e.addSuppressed(rollback);
         }
+        if (e instanceof SQLException q
+            && "23505".equals(q.getSQLState())
+            && String.valueOf(q.getMessage()).contains("correction_ledger_pkey")) {
+          throw orphanedLedgerRows(q);
+        }
         throw e;
       }
     }
+  }
+
+  /**
+   * A revision whose ledger row exists although its projection has no row: the projection was
+   * deleted behind the ledger's foreign key, so the writer took the window for a new one. Said as
+   * the damage it is, with the command that names it, not as PostgreSQL's duplicate key; a retry
+   * cannot cure it.
+   */
+  private SQLException orphanedLedgerRows(SQLException duplicate) {
+    SQLException damaged =
+        new SQLException(
+            "the revision ledger in "
+                + retry.database()
+                + " is damaged: it holds a revision of a window whose projection row is gone"
+                + " (deleted outside Streamform, behind the ledger's foreign key), so the"
+                + " revision cannot be written again; streamform ledger verify names the"
+                + " projection",
+            "23505");
+    damaged.addSuppressed(duplicate);
+    return damaged;
   }
 
   // ---------------------------------------------------------------- reading the current state

@@ -253,6 +253,47 @@ class LedgerWriterTest {
         equalTo("2 projections, 2 revisions, 0 gaps, 0 mismatches, 1 conflict"));
   }
 
+  /**
+   * A projection row deleted behind the ledger's foreign key (a superuser with {@code
+   * session_replication_role = replica}, the damage docs/guides/postgresql-revisions.md names): its
+   * ledger rows stay, and verify says so, exit 1 (found by a read-only audit: it printed 0 gaps and
+   * 0 mismatches, and the canonical view had lost the window).
+   */
+  @Test
+  void aProjectionDeletedBehindTheForeignKeyIsAMismatch() throws Exception {
+    writer.write(
+        List.of(revision(7, 10, 1, "30"), revision(7, 10, 2, "26"), revision(8, 10, 1, "12")));
+    try (java.sql.Connection c = pool.getConnection();
+        java.sql.Statement s = c.createStatement()) {
+      s.execute("SET session_replication_role = replica");
+      s.execute("DELETE FROM streamform.projection WHERE window_key->>'merchant_id' = '7'");
+      s.execute("RESET session_replication_role");
+      if (!c.getAutoCommit()) {
+        c.commit();
+      }
+    }
+    LedgerVerification v = ledger.verify(Revisions.MODEL);
+    assertThat(v.summary(), equalTo("1 projection, 3 revisions, 0 gaps, 1 mismatch, 0 conflicts"));
+    assertThat(v.clean(), equalTo(false));
+    assertThat(
+        v.defects(),
+        equalTo(
+            List.of(
+                "mismatch: the ledger holds revisions 1..2 of projection "
+                    + revision(7, 10, 1, "30").projectionId().substring(0, 12)
+                    + " but no projection row of it: the row was deleted behind the ledger's"
+                    + " foreign key (its model, key and window went with it), and the"
+                    + " canonical view no longer shows that window")));
+    // the next run offers the window again: the damage is said, not PostgreSQL's duplicate key
+    java.sql.SQLException again =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            java.sql.SQLException.class, () -> writer.write(List.of(revision(7, 10, 1, "30"))));
+    assertThat(
+        again.getMessage(),
+        org.hamcrest.Matchers.containsString(
+            "is damaged: it holds a revision of a window whose projection row is gone"));
+  }
+
   /** The canonical view's rows: generation, revision, values. */
   private List<String> canonical() throws SQLException {
     return rows(
