@@ -1458,7 +1458,8 @@ final class RunCommand implements Callable<Integer> {
             + Counts.grouped(n, "revision")
             + " of generation "
             + g
-            + " that differ from what it holds: a re-run of a generation with other input or"
+            + (n == 1 ? " that differs" : " that differ")
+            + " from what it holds: a re-run of a generation with other input or"
             + " another policy; a new policy is a new generation (--generation N, --shadow)");
     return true;
   }

@@ -36,6 +36,10 @@ public record CanaryShare(int generation, int basisPoints) {
     return bucket < basisPoints;
   }
 
+  /** How a share is written: ASCII digits, an optional point with digits after it, then %. */
+  private static final java.util.regex.Pattern SPELLING =
+      java.util.regex.Pattern.compile("[0-9]+(\\.[0-9]+)?%");
+
   /**
    * {@code "5%"}, {@code "0.5%"} or {@code "12.25%"} in basis points (500, 50, 1225).
    *
@@ -43,18 +47,15 @@ public record CanaryShare(int generation, int basisPoints) {
    *     0.01%
    */
   public static int basisPoints(String percent) {
-    String text = percent.strip();
-    if (!text.endsWith("%")) {
+    // the documented spelling only: BigDecimal alone would also take 1e1, +5, .5 and other digits
+    if (!SPELLING.matcher(percent).matches()) {
       throw new IllegalArgumentException(
-          "a share is a percentage such as 5% or 0.5%, got '" + percent + "'");
+          "a share is a percentage such as 5% or 0.5% (digits, an optional point with digits"
+              + " after it, then %), got '"
+              + percent
+              + "'");
     }
-    BigDecimal p;
-    try {
-      p = new BigDecimal(text.substring(0, text.length() - 1).strip());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "a share is a percentage such as 5% or 0.5%, got '" + percent + "'", e);
-    }
+    BigDecimal p = new BigDecimal(percent.substring(0, percent.length() - 1));
     BigDecimal bp = p.movePointRight(2);
     if (bp.signum() <= 0 || bp.compareTo(BigDecimal.valueOf(BUCKETS)) >= 0) {
       throw new IllegalArgumentException(

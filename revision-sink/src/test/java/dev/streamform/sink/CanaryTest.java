@@ -408,5 +408,21 @@ class CanaryTest {
     assertThrows(IllegalArgumentException.class, () -> CanaryShare.basisPoints("5"));
     assertThrows(IllegalArgumentException.class, () -> CanaryShare.basisPoints("0.001%"));
     assertThrows(IllegalArgumentException.class, () -> CanaryShare.basisPoints("100%"));
+    assertThat(CanaryShare.basisPoints("12.25%"), equalTo(1225));
+    assertThat(CanaryShare.basisPoints("0.50%"), equalTo(50));
+    // only the documented spelling: ASCII digits, an optional decimal point with digits on both
+    // sides, then % (found by a read-only audit: 1e1% was 10%, and an Arabic-Indic digit 5%)
+    for (String odd :
+        List.of("1e1%", "\u0665%", "+5%", " 5%", "5 %", ".5%", "5.%", "5%%", "0x10%", "5_0%")) {
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> CanaryShare.basisPoints(odd), odd);
+      assertThat(
+          e.getMessage(),
+          equalTo(
+              "a share is a percentage such as 5% or 0.5% (digits, an optional point with"
+                  + " digits after it, then %), got '"
+                  + odd
+                  + "'"));
+    }
   }
 }
