@@ -349,6 +349,19 @@ class GatesCommandTest {
         containsString("gates: 4 passed, 0 failed, 2 not measured (--strict: not measured fails)"));
   }
 
+  /**
+   * A gate left out with --skip is the operator's choice, not a measurement that failed: --strict
+   * passes with it (found by a read-only audit: on a file source, whose latency gate is never
+   * measured, --strict could never pass, --skip latency or not).
+   */
+  @Test
+  void strictDoesNotFailAGateLeftOutWithSkip() {
+    assertThat(gates("--skip", "oracle,latency", "--strict"), is(0));
+    assertThat(out.toString(), containsString("gates: 4 passed, 0 failed, 2 not measured\n"));
+    assertThat(line("latency"), containsString("NOT MEASURED latency"));
+    assertThat(line("latency"), containsString("skipped (--skip)"));
+  }
+
   @Test
   void aLedgerRowDeletedLeavesAnOffsetMissing() throws Exception {
     // the correction at offset 4 (merchant 7's revision 2) vanishes from the append-only ledger
