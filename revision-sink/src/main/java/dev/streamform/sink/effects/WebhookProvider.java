@@ -185,8 +185,17 @@ public final class WebhookProvider implements EffectProvider {
         return new NotFound();
       }
       return new Unanswered("HTTP " + response.statusCode());
+    } catch (ConnectException e) {
+      // as a delivery says it: the JDK's client gives no message here
+      return new Unanswered(
+          "connection refused by "
+              + spec.url()
+              + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+    } catch (HttpTimeoutException e) {
+      return new Unanswered("no answer within " + timeout.toMillis() + " ms");
     } catch (IOException e) {
-      return new Unanswered(e.toString());
+      return new Unanswered(
+          "connection broken: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return new Unanswered("interrupted");
