@@ -127,6 +127,9 @@ public final class Dispatcher {
    *     CANCELLED}, nothing sent (ADR 0159)
    * @param lastReceiptProblem what the last failed receipt query of this pass said, or null
    * @param paused the model's pause as the pass ended, if its effects are paused
+   * @param noProvider effects (PREPARED) of a type this dispatcher has no provider for: a rule the
+   *     project no longer declares; never claimed here
+   * @param noProviderTypes those effects' types, sorted
    */
   public record Report(
       int expired,
@@ -146,7 +149,52 @@ public final class Dispatcher {
       int receiptsForAPerson,
       int cancelled,
       @Nullable String lastReceiptProblem,
-      Optional<EffectsPause.State> paused) {
+      Optional<EffectsPause.State> paused,
+      int noProvider,
+      List<String> noProviderTypes) {
+    /** A report with no effect of a type this dispatcher lacks a provider for. */
+    public Report(
+        int expired,
+        int resolvedDone,
+        int redispatched,
+        int stillUnknown,
+        int claimed,
+        int waiting,
+        int done,
+        int unknown,
+        int notSent,
+        int backingOff,
+        int lost,
+        int unwritten,
+        int writeFailures,
+        int receiptFailures,
+        int receiptsForAPerson,
+        int cancelled,
+        @Nullable String lastReceiptProblem,
+        Optional<EffectsPause.State> paused) {
+      this(
+          expired,
+          resolvedDone,
+          redispatched,
+          stillUnknown,
+          claimed,
+          waiting,
+          done,
+          unknown,
+          notSent,
+          backingOff,
+          lost,
+          unwritten,
+          writeFailures,
+          receiptFailures,
+          receiptsForAPerson,
+          cancelled,
+          lastReceiptProblem,
+          paused,
+          0,
+          List.of());
+    }
+
     public String describe() {
       return paused
               .map(p -> "effects paused (" + p.describe() + "): nothing new claimed; ")
@@ -216,7 +264,20 @@ public final class Dispatcher {
                   + " tried again")
           + (unwritten == 0
               ? ""
-              : "; " + Counts.of(unwritten, "outcome") + " not yet written, kept to be written");
+              : "; " + Counts.of(unwritten, "outcome") + " not yet written, kept to be written")
+          + (noProvider == 0
+              ? ""
+              : "; "
+                  + noProvider
+                  + " of "
+                  + (noProviderTypes.size() == 1 ? "an effect type" : "effect types")
+                  + " this dispatcher has no provider for ("
+                  + String.join(", ", noProviderTypes)
+                  + "): declare "
+                  + (noProviderTypes.size() == 1 ? "its rule" : "their rules")
+                  + " in the project, or dispatch "
+                  + (noProvider == 1 ? "it" : "them")
+                  + " with the project that does");
     }
   }
 
@@ -371,7 +432,7 @@ public final class Dispatcher {
   public Report runOnce(int limit) throws SQLException {
     Tally n = new Tally();
     if (!writeUnwritten(n)) {
-      return report(0, n, 0, 0, Optional.empty());
+      return report(0, n, Idle.NONE, Optional.empty());
     }
     int expired = 0;
     try {
@@ -389,10 +450,10 @@ public final class Dispatcher {
         tried.add(a.key());
         deliver(a, n);
       }
-      int[] idle = idle();
-      return report(expired, n, idle[0], idle[1], pausedNow());
+      Idle idle = idle();
+      return report(expired, n, idle, pausedNow());
     } catch (SQLException e) {
-      throw new PassFailed(e, report(expired, n, 0, 0, Optional.empty()));
+      throw new PassFailed(e, report(expired, n, Idle.NONE, Optional.empty()));
     }
   }
 
@@ -401,8 +462,9 @@ public final class Dispatcher {
     return new EffectsPause(dataSource).state(model);
   }
 
-  private Report report(
-      int expired, Tally n, int waiting, int backingOff, Optional<EffectsPause.State> paused) {
+  private Report report(int expired, Tally n, Idle idle, Optional<EffectsPause.State> paused) {
+    int waiting = idle.waiting();
+    int backingOff = idle.backingOff();
     return new Report(
         expired,
         n.resolvedDone,
@@ -421,7 +483,9 @@ public final class Dispatcher {
         n.receiptsForAPerson,
         n.cancelled,
         n.lastReceiptProblem,
-        paused);
+        paused,
+        idle.noProvider(),
+        idle.noProviderTypes());
   }
 
   /** Writes the kept outcomes, oldest first; false when one is still refused. */
@@ -481,15 +545,26 @@ public final class Dispatcher {
     }
   }
 
-  /** Effects that cannot be claimed now: {waiting for their canonical revision, backing off}. */
-  private int[] idle() throws SQLException {
+  /** Effects that cannot be claimed now, by why. */
+  private record Idle(int waiting, int backingOff, int noProvider, List<String> noProviderTypes) {
+    static final Idle NONE = new Idle(0, 0, 0, List.of());
+  }
+
+  /**
+   * Effects that cannot be claimed now: waiting for their canonical revision, backing off, and of a
+   * type this dispatcher has no provider for (with the types).
+   */
+  private Idle idle() throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       try (PreparedStatement s =
           c.prepareStatement(
-              "SELECT count(*) FILTER (WHERE e.state = 'PREPARED' AND (p.revision IS NULL   OR NOT"
-                  + " e.effect_type = ANY(?))), count(*) FILTER (WHERE e.next_attempt_at > now()"
+              "SELECT count(*) FILTER (WHERE e.state = 'PREPARED' AND p.revision IS NULL AND"
+                  + " e.effect_type = ANY(?)), count(*) FILTER (WHERE e.next_attempt_at > now()"
                   + " AND (e.state = 'UNKNOWN'   OR (p.revision IS NOT NULL AND e.effect_type ="
-                  + " ANY(?)))) FROM streamform.effect e LEFT JOIN streamform.canonical_alias a ON"
+                  + " ANY(?)))), count(*) FILTER (WHERE e.state = 'PREPARED' AND NOT"
+                  + " e.effect_type = ANY(?)), array_agg(DISTINCT e.effect_type ORDER BY"
+                  + " e.effect_type) FILTER (WHERE e.state = 'PREPARED' AND NOT e.effect_type ="
+                  + " ANY(?)) FROM streamform.effect e LEFT JOIN streamform.canonical_alias a ON"
                   + " a.model = e.model LEFT JOIN streamform.projection p ON p.logical_window_id ="
                   + " e.logical_window_id AND p.generation = e.generation AND p.revision ="
                   + " e.revision AND"
@@ -498,10 +573,14 @@ public final class Dispatcher {
         Array types = types(c);
         s.setArray(1, types);
         s.setArray(2, types);
-        s.setString(3, model);
+        s.setArray(3, types);
+        s.setArray(4, types);
+        s.setString(5, model);
         try (ResultSet rs = s.executeQuery()) {
           rs.next();
-          int[] out = {rs.getInt(1), rs.getInt(2)};
+          Array missing = rs.getArray(4);
+          List<String> names = missing == null ? List.of() : List.of((String[]) missing.getArray());
+          Idle out = new Idle(rs.getInt(1), rs.getInt(2), rs.getInt(3), names);
           c.commit();
           return out;
         }
