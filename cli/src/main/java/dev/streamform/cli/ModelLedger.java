@@ -328,6 +328,25 @@ final class ModelLedger implements AutoCloseable {
           + " — is PostgreSQL running there? Start a local one with runners-config/bin/postgres"
           + " start, or give the right --jdbc-url";
     }
+    if (root instanceof java.net.UnknownHostException) {
+      // the JDK says only the name
+      return "no host is named " + root.getMessage() + "; give the right host in --jdbc-url";
+    }
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof java.sql.SQLException q && q.getSQLState() != null) {
+        String said = String.valueOf(q.getMessage());
+        if (q.getSQLState().equals("28000") && said.contains("role \"")) {
+          return first
+              + " — give the database user with --jdbc-user (without it, the user is your login"
+              + " name)";
+        }
+        if (q.getSQLState().equals("3D000")) {
+          return first
+              + " — create it (CREATE DATABASE), or name one that exists at the end of"
+              + " --jdbc-url";
+        }
+      }
+    }
     return first;
   }
 
