@@ -312,11 +312,15 @@ final class PlanCommand implements Callable<Integer> {
               + diff.newGeneration()
               + " is older than the running generation "
               + diff.runningGeneration()
-              + " (it is not new: its projections may still be in the ledger); keep generation: "
-              + diff.runningGeneration()
-              + " to deploy over the running plan, or set generation: "
-              + (diff.runningGeneration() + 1)
-              + " for a new one");
+              + " (it is not new: its projections may still be in the ledger); "
+              + (diff.generationRequired().isEmpty()
+                  ? "keep generation: "
+                      + diff.runningGeneration()
+                      + " to deploy over the running plan, or set generation: "
+                      + (diff.runningGeneration() + 1)
+                      + " for a new one"
+                  // the watermark topology changed: only a new generation deploys it (above)
+                  : "set generation: " + (diff.runningGeneration() + 1) + " (above)"));
     } else if (diff.newGeneration() != diff.runningGeneration()) {
       out.println(
           "generation "

@@ -232,6 +232,32 @@ class PlanCommandsTest {
   }
 
   /**
+   * A generation below the running one with the watermark topology changed as well: only a new
+   * generation deploys it, so the advice names that alone (found by a read-only audit of the
+   * rollout: it also said "keep generation: 2 to deploy over the running plan").
+   */
+  @Test
+  void aGenerationBelowTheRunningOneWithATopologyChangeIsToldOnlyOfANewOne() throws Exception {
+    Path project = copy();
+    Path models = project.resolve("streamform.yml");
+    String declared = Files.readString(models);
+    Files.writeString(models, declared + "    generation: 2\n");
+    Path manifest = saved(project);
+    Files.writeString(models, declared.replace("allowed_lateness: 24h", "allowed_lateness: 48h"));
+    assertThat(
+        run("plan", project.toString(), "hourly_revenue", "--against", manifest.toString()), is(2));
+    String text = out.toString();
+    assertThat(text, containsString("NEW GENERATION REQUIRED"));
+    assertThat(text, containsString("    set generation: 3 on model hourly_revenue"));
+    assertThat(text, not(containsString("keep generation: 2")));
+    assertThat(
+        text,
+        containsString(
+            "(it is not new: its projections may still be in the ledger); set generation: 3"
+                + " (above)"));
+  }
+
+  /**
    * A manifest is the record of what runs (docs/decisions/0114): edited by hand under its old
    * digests, it is refused, naming the file, the node, the field and the fix.
    */
