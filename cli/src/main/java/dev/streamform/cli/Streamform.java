@@ -204,8 +204,26 @@ public final class Streamform implements Callable<Integer> {
     return USAGE;
   }
 
+  /** picocli's words for a number option given something else, which name Java's types. */
+  private static final java.util.regex.Pattern NOT_A_NUMBER =
+      java.util.regex.Pattern.compile(
+          "Invalid value for (?:option|positional parameter) '([^']+)': '(.*)' is not an?"
+              + " (int|long)",
+          java.util.regex.Pattern.DOTALL);
+
   private static String describe(ParameterException e) {
     if (!(e instanceof UnmatchedArgumentException)) {
+      java.util.regex.Matcher m = NOT_A_NUMBER.matcher(String.valueOf(e.getMessage()));
+      if (m.matches()) {
+        boolean isInt = m.group(3).equals("int");
+        return m.group(1)
+            + ": '"
+            + m.group(2)
+            + "' is not a whole number from "
+            + (isInt ? Integer.MIN_VALUE : Long.MIN_VALUE)
+            + " to "
+            + (isInt ? Integer.MAX_VALUE : Long.MAX_VALUE);
+      }
       return e.getMessage();
     }
     UnmatchedArgumentException unmatched = (UnmatchedArgumentException) e;

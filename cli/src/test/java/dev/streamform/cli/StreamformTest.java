@@ -28,6 +28,39 @@ class StreamformTest {
     return Streamform.run(new PrintWriter(out), new PrintWriter(err), args);
   }
 
+  /**
+   * A number option given something else says what a number is here, not Java's type (found by a
+   * read-only audit of the rollout: "'abc' is not an int").
+   */
+  @Test
+  void aNumberOptionGivenAWordSaysAWholeNumber() {
+    for (String bad : new String[] {"abc", "99999999999", "2.5"}) {
+      err.getBuffer().setLength(0);
+      int status =
+          run(
+              "alias",
+              "set",
+              "p",
+              "--model",
+              "m",
+              "--jdbc-url",
+              "jdbc:postgresql://h/d",
+              "--generation",
+              bad);
+      assertThat(err.toString(), status, is(2));
+      assertThat(
+          err.toString(),
+          is(
+              "streamform alias set: --generation: '"
+                  + bad
+                  + "' is not a whole number from "
+                  + Integer.MIN_VALUE
+                  + " to "
+                  + Integer.MAX_VALUE
+                  + " — see 'streamform alias set --help'\n"));
+    }
+  }
+
   @Test
   void checkSummarisesAValidProject() {
     assertThat(run("check", LATE_EVENT.toString()), is(0));
