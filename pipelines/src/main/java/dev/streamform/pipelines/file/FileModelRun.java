@@ -627,15 +627,20 @@ public final class FileModelRun {
                 dir, name, (KV<String, String> kv) -> kv.getKey() + "\t" + kv.getValue())));
   }
 
-  /** One output row read back: its key and value, and the value parsed for ordering. */
+  /**
+   * One output row read back: its key and value as written (the text a Kafka record carries), and
+   * the value parsed for ordering.
+   */
   private static final class Row {
     final String key;
+    final String text;
     final ObjectNode value;
 
     Row(String line) throws IOException {
       int tab = line.indexOf('\t');
       this.key = line.substring(0, tab);
-      this.value = (ObjectNode) JSON.readTree(line.substring(tab + 1));
+      this.text = line.substring(tab + 1);
+      this.value = (ObjectNode) JSON.readTree(text);
     }
   }
 
@@ -643,13 +648,13 @@ public final class FileModelRun {
   private static final Comparator<Row> EVENT_ORDER =
       Comparator.comparingLong((Row r) -> place(r)[0])
           .thenComparingLong(r -> place(r)[1])
-          .thenComparing(r -> r.value.path("window_start").asText(""))
+          .thenComparingLong(r -> instant(r, "window_start"))
           .thenComparingInt(r -> r.value.path("revision").asInt(0)); // a decision's revisions
 
   /** Idle markers: by partition, then watermark (never backward within a partition), idle first. */
   private static final Comparator<Row> IDLE_ORDER =
       Comparator.comparingLong((Row r) -> r.value.path("partition").asLong())
-          .thenComparing(r -> r.value.path("watermark").asText(""))
+          .thenComparingLong(r -> instant(r, "watermark"))
           .thenComparing(r -> r.value.path("kind").asText());
 
   private static final Map<String, Integer> STATUS_RANK =
@@ -657,12 +662,29 @@ public final class FileModelRun {
 
   /** Window records: by window end, window start and key, then in the order a window emits them. */
   private static final Comparator<Row> WINDOW_ORDER =
-      Comparator.comparing((Row r) -> r.value.path("window_end").asText())
-          .thenComparing(r -> r.value.path("window_start").asText())
+      Comparator.comparingLong((Row r) -> instant(r, "window_end"))
+          .thenComparingLong(r -> instant(r, "window_start"))
           .thenComparing(r -> r.key)
           .thenComparingInt(r -> r.value.path("revision").asInt())
           .thenComparingInt(r -> STATUS_RANK.getOrDefault(r.value.path("status").asText(), 1))
           .thenComparingLong(FileModelRun::eventsIn);
+
+  /**
+   * The instant in {@code field} of a row (RFC 3339 text), in epoch milliseconds; the smallest long
+   * when there is none. Compared as instants, not as text: {@code 10:00:01.500Z} is after {@code
+   * 10:00:01Z}, though its text sorts first.
+   */
+  private static long instant(Row r, String field) {
+    JsonNode v = r.value.get(field);
+    if (v == null || !v.isTextual()) {
+      return Long.MIN_VALUE;
+    }
+    try {
+      return java.time.Instant.parse(v.asText()).toEpochMilli();
+    } catch (java.time.format.DateTimeParseException e) {
+      return Long.MIN_VALUE;
+    }
+  }
 
   /** {partition, offset} of the event a row is about. */
   private static long[] place(Row r) {
@@ -696,12 +718,29 @@ public final class FileModelRun {
     Path whole = parts.resolve(name + ".merged");
     try (BufferedWriter out = Files.newBufferedWriter(whole, StandardCharsets.UTF_8)) {
       for (Row r : rows) {
+        // the row as the job wrote it, the same text as on Kafka: parsed and written again, a
+        // double 1.2345678E7 would come out as the decimal 12345678 (output-formats.md: the same
+        // JSON goes to Kafka and to files)
+        String text = r.text;
         if (r.value.has("partition") && r.value.path("offset").isNumber()) {
           int partition = r.value.get("partition").asInt();
-          r.value.put("file", partition < names.size() ? names.get(partition) : "?");
-          r.value.put("line", r.value.get("offset").asLong() + 1);
+          String file = partition < names.size() ? names.get(partition) : "?";
+          long line = r.value.get("offset").asLong() + 1;
+          if (!r.value.has("file") && !r.value.has("line") && text.endsWith("}")) {
+            text =
+                text.substring(0, text.length() - 1)
+                    + ",\"file\":"
+                    + JsonNodeFactory.instance.textNode(file)
+                    + ",\"line\":"
+                    + line
+                    + "}";
+          } else {
+            r.value.put("file", file);
+            r.value.put("line", line);
+            text = r.value.toString();
+          }
         }
-        out.write(r.value.toString());
+        out.write(text);
         out.newLine();
       }
     }

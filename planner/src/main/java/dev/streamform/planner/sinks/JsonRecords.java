@@ -487,8 +487,29 @@ public final class JsonRecords implements Serializable {
   }
 
   public static byte[] bytes(JsonNode node) {
-    return node.toString().getBytes(StandardCharsets.UTF_8);
+    return text(node).getBytes(StandardCharsets.UTF_8);
   }
+
+  /**
+   * How every record Streamform writes is written: {@code node} as compact JSON, a decimal as a
+   * plain number with its scale ({@code 0.00000001}, {@code 30.00}) and never in the scientific
+   * notation {@code BigDecimal.toString()} gives below 1E-6 ({@code 1E-8}) — what
+   * docs/reference/output-formats.md promises and the revision digests hash. ({@code
+   * JsonNode.toString()} would take Jackson's defaults.)
+   */
+  public static String text(JsonNode node) {
+    try {
+      return PLAIN.writeValueAsString(node);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new java.io.UncheckedIOException(e); // a tree of our own nodes always writes
+    }
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectWriter PLAIN =
+      JsonMapper.builder()
+          .enable(com.fasterxml.jackson.core.StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN)
+          .build()
+          .writer();
 
   /** {@link #JSON}'s limits, with decimal nodes kept exactly as the bytes write them. */
   private static final ObjectReader SHOWN = JSON.reader().with(NODES);

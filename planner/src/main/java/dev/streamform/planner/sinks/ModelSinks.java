@@ -236,7 +236,7 @@ public final class ModelSinks implements Serializable {
       value.set("event_time", JsonRecords.node(m.eventTime()));
       value.set("watermark_after", JsonRecords.node(m.watermarkAfter()));
     }
-    return KV.of(key.toString(), value.toString());
+    return KV.of(JsonRecords.text(key), JsonRecords.text(value));
   }
 
   /**
@@ -276,7 +276,7 @@ public final class ModelSinks implements Serializable {
             });
     value.set("key", rowObject(d.key()));
     value.set("record", rowObject(d.event()));
-    return KV.of(eventKey(d.eventId()), value.toString());
+    return KV.of(eventKey(d.eventId()), JsonRecords.text(value));
   }
 
   /**
@@ -297,7 +297,7 @@ public final class ModelSinks implements Serializable {
     value.put("reason", e.reason()); // null unless its reach was freed (ADR 0050)
     value.set("key", rowObject(e.key()));
     value.set("record", rowObject(e.event()));
-    return KV.of(eventKey(e.eventId()), value.toString());
+    return KV.of(eventKey(e.eventId()), JsonRecords.text(value));
   }
 
   /**
@@ -326,7 +326,7 @@ public final class ModelSinks implements Serializable {
     } else {
       value.put("record", d.record());
     }
-    return KV.of(key.toString(), value.toString());
+    return KV.of(JsonRecords.text(key), JsonRecords.text(value));
   }
 
   private static String eventKey(String eventId) {
@@ -345,7 +345,7 @@ public final class ModelSinks implements Serializable {
       value.set(column, JsonRecords.node(r.value(column)));
     }
     value.put(EVENT_FIELD, r.eventId());
-    return KV.of(keyOf(r.key()).toString(), value.toString());
+    return KV.of(JsonRecords.text(keyOf(r.key())), JsonRecords.text(value));
   }
 
   /** A late event as its Kafka key and value. */
@@ -353,7 +353,7 @@ public final class ModelSinks implements Serializable {
     ObjectNode value = JsonNodeFactory.instance.objectNode();
     value.put("reason", e.reason());
     return KV.of(
-        keyOfEvent(e.envelope().record()).toString(),
+        JsonRecords.text(keyOfEvent(e.envelope().record())),
         withEvent(value, e.envelope(), e.watermark()));
   }
 
@@ -378,7 +378,7 @@ public final class ModelSinks implements Serializable {
     value.put("offset", e.envelope().offset());
     value.set("event_time", JsonRecords.node(e.envelope().eventTime()));
     value.set("record", rowObject(e.envelope().record()));
-    return KV.of(keyOfEvent(e.envelope().record()).toString(), value.toString());
+    return KV.of(JsonRecords.text(keyOfEvent(e.envelope().record())), JsonRecords.text(value));
   }
 
   /**
@@ -427,7 +427,7 @@ public final class ModelSinks implements Serializable {
           .put("count", o.count());
     }
     value.put("generation", r.generation());
-    return KV.of(windowKey(keyOf(r.key()), r.windowStart()), value.toString());
+    return KV.of(windowKey(keyOf(r.key()), r.windowStart()), JsonRecords.text(value));
   }
 
   /** An event a window refused as too late, as its Kafka key (the window's) and value. */
@@ -449,7 +449,7 @@ public final class ModelSinks implements Serializable {
     value.put("offset", event.offset());
     value.set("event_time", JsonRecords.node(event.eventTime()));
     value.set("record", rowObject(event.record()));
-    return value.toString();
+    return JsonRecords.text(value);
   }
 
   /**
@@ -488,14 +488,14 @@ public final class ModelSinks implements Serializable {
     if (bytes == null) {
       value.putNull("value");
       value.putNull("value_base64");
-      return KV.of(key.toString(), value.toString());
+      return KV.of(JsonRecords.text(key), JsonRecords.text(value));
     }
     if (bytes.length <= KEPT_BYTES) {
       value.set("value", JsonRecords.parseOrText(bytes));
       value.put("value_base64", Base64.getEncoder().encodeToString(bytes));
-      String whole = value.toString();
+      String whole = JsonRecords.text(value);
       if (whole.length() <= MAX_ROW_CHARS) {
-        return KV.of(key.toString(), whole);
+        return KV.of(JsonRecords.text(key), whole);
       }
     }
     // too long to write whole: the reason, the position and the record's first bytes, said so
@@ -506,7 +506,7 @@ public final class ModelSinks implements Serializable {
             .encodeToString(Arrays.copyOf(bytes, Math.min(bytes.length, KEPT_BYTES))));
     value.put("value_truncated", true);
     value.put("value_bytes", bytes.length);
-    return KV.of(key.toString(), value.toString());
+    return KV.of(JsonRecords.text(key), JsonRecords.text(value));
   }
 
   /** The key of an output row, whose key columns are named as the output names them. */
@@ -528,7 +528,7 @@ public final class ModelSinks implements Serializable {
   }
 
   private static String windowKey(ObjectNode key, org.joda.time.Instant windowStart) {
-    return key.set("window_start", JsonRecords.node(windowStart)).toString();
+    return JsonRecords.text(key.set("window_start", JsonRecords.node(windowStart)));
   }
 
   private static ObjectNode rowObject(Row row) {
