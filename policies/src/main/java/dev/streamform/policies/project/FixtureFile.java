@@ -465,7 +465,7 @@ final class FixtureFile {
                     item.report(
                         "partition",
                         "'" + p.getKey() + "' is not a partition number",
-                        "write a whole number from 0, e.g. partition: 1");
+                        "write a whole number from 0 to 65535, e.g. partition: 1");
                     return Optional.empty();
                   });
       boolean isEvent = item.has("event");

@@ -177,6 +177,34 @@ class ImpossibleValuesTest {
   }
 
   /**
+   * A partition past the largest a source can have is refused with the range (found by a read-only
+   * audit of clocks: the fix said only "a whole number from 0").
+   */
+  @Test
+  void aPartitionPastTheLargestIsRefusedWithTheRange() throws Exception {
+    Project project = ProjectFolder.seed(dir).load();
+    ProjectFolder.at(dir)
+        .write(
+            "fixtures/wide.yml",
+            """
+            model: customer_metrics
+            given:
+              - { partition: 65536, event: { customer_id: 42, amount: 10, ordered_at: "2026-08-30T10:00:00Z" } }
+            expect:
+              - { op: insert, customer_id: 42, total_spend: 10 }
+            """);
+    InvalidProjectException e =
+        assertThrows(
+            InvalidProjectException.class,
+            () -> Fixture.load(project, dir.resolve("fixtures/wide.yml")));
+    assertThat(
+        e.problems().get(0).toString(),
+        is(
+            "fixtures/wide.yml:3: given item 1, key 'partition': '65536' is not a partition number"
+                + " — write a whole number from 0 to 65535, e.g. partition: 1"));
+  }
+
+  /**
    * An event's string that is not storable text (U+0000, a lone UTF-16 surrogate) is refused at its
    * line as any value that does not fit its column is, with the fix: a file or topic record holding
    * it is quarantined, so a fixture cannot make it an event (docs/decisions/0105).
