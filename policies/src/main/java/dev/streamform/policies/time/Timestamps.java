@@ -223,7 +223,18 @@ public final class Timestamps {
                 + " (add Z for UTC)");
       }
       return LeapSeconds.parse(text, Timestamps::withOffset);
-    } catch (NumberFormatException | DateTimeParseException e) {
+    } catch (DateTimeParseException e) {
+      if (e.getCause() instanceof DateTimeException field) {
+        // the form is right, a field is not (February 30, hour 25, an offset of 25 hours)
+        throw new IllegalArgumentException(
+            shown(quoted)
+                + " is not a valid timestamp ("
+                + field.getMessage()
+                + "); give an RFC 3339 instant such as "
+                + EXAMPLE);
+      }
+      // fall through to the message below
+    } catch (NumberFormatException e) {
       // fall through to the message below
     } catch (DateTimeException e) {
       throw new IllegalArgumentException(

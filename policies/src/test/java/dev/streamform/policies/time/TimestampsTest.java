@@ -96,6 +96,35 @@ class TimestampsTest {
                 + " instant such as 2026-08-30T10:00:00Z"));
   }
 
+  /**
+   * A timestamp in the right form whose fields cannot be (February 30, hour 25, an offset of 25
+   * hours) says which field, as yaml.md promises ({@code is not a valid timestamp (<detail>)}), not
+   * that it is no timestamp (found by a read-only audit of clocks).
+   */
+  @Test
+  void saysWhichFieldOfAnImpossibleTimestampIsOutOfRange() {
+    for (String[] c :
+        new String[][] {
+          {"2026-02-30T10:00:00Z", "Invalid date 'FEBRUARY 30'"},
+          {"2026-08-30T25:00:00Z", "Invalid value for HourOfDay (valid values 0 - 23): 25"},
+          {
+            "2026-08-30T10:00:00+25:00",
+            "Value out of range: Hour[0-23], Minute[0-59], Second[0-59]"
+          },
+        }) {
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> Timestamps.parse(c[0]), c[0]);
+      assertThat(
+          e.getMessage(),
+          is(
+              "'"
+                  + c[0]
+                  + "' is not a valid timestamp ("
+                  + c[1]
+                  + "); give an RFC 3339 instant such as 2026-08-30T10:00:00Z"));
+    }
+  }
+
   @Test
   void refusesADateAlone() {
     IllegalArgumentException e =
