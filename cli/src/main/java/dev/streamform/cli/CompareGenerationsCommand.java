@@ -231,7 +231,8 @@ final class CompareGenerationsCommand implements Callable<Integer> {
   private String line(GenerationComparison.Window w) {
     String at =
         w.key().entrySet().stream()
-                .map(e -> e.getKey() + "=" + e.getValue())
+                // as ledger show writes a key: quoted when a bare print would hide it
+                .map(e -> e.getKey() + "=" + HistoryTable.keyValue(e.getValue()))
                 .collect(Collectors.joining(" "))
             + " ["
             + w.windowStart()

@@ -143,6 +143,38 @@ class RolloutCommandsTest {
   }
 
   /**
+   * A string key value that a bare print would hide (empty, spaces around it, a tab) is quoted as
+   * ledger show quotes it (found by a read-only audit of the rollout: {@code region=
+   * merchant_id=42}).
+   */
+  @Test
+  void compareGenerationsQuotesAKeyValueABarePrintWouldHide() throws Exception {
+    org.apache.beam.sdk.schemas.Schema keys =
+        org.apache.beam.sdk.schemas.Schema.builder().addStringField("region").build();
+    org.apache.beam.sdk.schemas.Schema values =
+        org.apache.beam.sdk.schemas.Schema.builder().addDecimalField("revenue").build();
+    for (String region : List.of("", " sp ", "eu")) {
+      live(
+          revision(
+              org.apache.beam.sdk.values.Row.withSchema(keys).addValue(region).build(),
+              org.apache.beam.sdk.values.Row.withSchema(values)
+                  .addValue(new java.math.BigDecimal("5"))
+                  .build(),
+              10,
+              1));
+    }
+    shadow(revision(1, 10, 1, "5", 2)); // generation 2 has a projection: the comparison runs
+    assertThat(onLedger("compare-generations", "--from", "1", "--to", "2"), is(3));
+    List<String> keysPrinted =
+        out.toString()
+            .lines()
+            .filter(l -> l.startsWith("region="))
+            .map(l -> l.substring(0, l.indexOf(" [")))
+            .toList();
+    assertThat(keysPrinted, is(List.of("region=\"\"", "region=\" sp \"", "region=eu")));
+  }
+
+  /**
    * Windows of one start are in key order by value: merchant 2 before 10 (found by an audit: they
    * were in the order of the keys' JSON text, 1, 10, 2).
    */
