@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.equalTo;
 import dev.streamform.sink.effects.Dispatcher;
 import dev.streamform.sink.effects.EffectsPause;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +31,7 @@ class DispatchMessagesTest {
     // 3 claimed, 2 written DONE, the third's outcome kept: the next pass writes it and claims on
     Dispatcher.Report before =
         new Dispatcher.Report(
-            0, 0, 0, 0, 3, 0, 2, 0, 0, 0, 0, 1, 3, 0, 0, 0, null, Optional.empty());
+            0, 0, 0, 0, 3, 0, 2, 0, 0, 0, 0, 1, 3, 0, 0, 0, null, Optional.empty(), 0, List.of());
     assertThat(
         DispatchCommand.databaseFailed(1, before, "Connection refused", 1, Duration.ofSeconds(1)),
         equalTo(

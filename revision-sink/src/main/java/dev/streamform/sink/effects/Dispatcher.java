@@ -152,49 +152,6 @@ public final class Dispatcher {
       Optional<EffectsPause.State> paused,
       int noProvider,
       List<String> noProviderTypes) {
-    /** A report with no effect of a type this dispatcher lacks a provider for. */
-    public Report(
-        int expired,
-        int resolvedDone,
-        int redispatched,
-        int stillUnknown,
-        int claimed,
-        int waiting,
-        int done,
-        int unknown,
-        int notSent,
-        int backingOff,
-        int lost,
-        int unwritten,
-        int writeFailures,
-        int receiptFailures,
-        int receiptsForAPerson,
-        int cancelled,
-        @Nullable String lastReceiptProblem,
-        Optional<EffectsPause.State> paused) {
-      this(
-          expired,
-          resolvedDone,
-          redispatched,
-          stillUnknown,
-          claimed,
-          waiting,
-          done,
-          unknown,
-          notSent,
-          backingOff,
-          lost,
-          unwritten,
-          writeFailures,
-          receiptFailures,
-          receiptsForAPerson,
-          cancelled,
-          lastReceiptProblem,
-          paused,
-          0,
-          List.of());
-    }
-
     public String describe() {
       return paused
               .map(p -> "effects paused (" + p.describe() + "): nothing new claimed; ")

@@ -4,6 +4,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.not;
 
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -11,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class DispatcherReportTest {
   private static Dispatcher.Report report(int n) {
     return new Dispatcher.Report(
-        n, 0, 0, 0, 0, n, 0, 0, 0, n, n, n, n, 0, 0, n, null, Optional.empty());
+        n, 0, 0, 0, 0, n, 0, 0, 0, n, n, n, n, 0, 0, n, null, Optional.empty(), 0, List.of());
   }
 
   @Test
