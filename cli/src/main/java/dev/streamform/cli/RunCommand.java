@@ -427,10 +427,12 @@ final class RunCommand implements Callable<Integer> {
       JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
       revisionLedger = target;
       OptionalInt canonical;
+      Optional<dev.streamform.sink.CanaryShare> canary;
       Optional<Integer> declaredPartitions = declared.source().partitions();
       try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
         LedgerSchema.migrate(pool, target.describe()); // fail here, not in the job
         canonical = Ledger.at(pool).canonicalGeneration(model);
+        canary = Ledger.at(pool).canary(model);
       } catch (LedgerSchema.Unusable e) {
         err.println("streamform run: " + e.getMessage());
         return 1;
@@ -489,7 +491,7 @@ final class RunCommand implements Callable<Integer> {
                 + runGeneration
                 + "'s own projections); no topic is"
                 + " written, "
-                + shadowEffects(target, model, runGeneration, effects)
+                + shadowEffects(runGeneration, effects, canary)
                 + ", and the canonical alias stays "
                 + (canonical.isPresent() ? "at generation " + canonical.getAsInt() : "unset"));
       } else if (!effects.isEmpty()) {
@@ -1717,23 +1719,20 @@ final class RunCommand implements Callable<Integer> {
   }
 
   /**
-   * What a shadow run of {@code generation} does with the model's effect rules, for its start line:
-   * nothing while another generation is canonical for every key; for the keys of a canary share
-   * that reads it, their windows' rules are evaluated as a live job's are (docs/decisions/0179). A
-   * promotion while the job runs makes every key read it; a file run of the canonical generation is
-   * refused before this.
+   * What a shadow run of {@code generation} does with the model's effect rules, for its start line
+   * ({@code share}: the model's canary share, read with its canonical generation): nothing while
+   * another generation is canonical for every key; for the keys of a canary share that reads it,
+   * their windows' rules are evaluated as a live job's are (docs/decisions/0179). A promotion while
+   * the job runs makes every key read it; a file run of the canonical generation is refused before
+   * this.
    */
-  private String shadowEffects(
-      JdbcTarget target, String model, int generation, List<EffectRule> rules) {
+  private static String shadowEffects(
+      int generation, List<EffectRule> rules, Optional<dev.streamform.sink.CanaryShare> share) {
     if (rules.isEmpty()) {
       return "no effect is prepared";
     }
-    Optional<dev.streamform.sink.CanaryShare> canary;
-    try (HikariDataSource pool = target.openPool("streamform-run", 2, 10_000)) {
-      canary = Ledger.at(pool).canary(model).filter(c -> c.generation() == generation);
-    } catch (RuntimeException | SQLException e) {
-      canary = Optional.empty(); // the job's own writes read the alias in their transactions
-    }
+    Optional<dev.streamform.sink.CanaryShare> canary =
+        share.filter(c -> c.generation() == generation);
     String theRules = "the model's effect rules (" + rules.size() + ")";
     return canary.isPresent()
         ? theRules

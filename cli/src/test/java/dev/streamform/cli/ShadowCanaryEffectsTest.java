@@ -80,34 +80,25 @@ class ShadowCanaryEffectsTest {
   }
 
   private int run(String... more) {
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "run",
-                project.toString(),
-                "--model",
-                "daily_revenue",
-                "--jdbc-url",
-                url,
-                "--jdbc-user",
-                "postgres"));
-    args.addAll(List.of(more));
-    return streamform(args.toArray(String[]::new));
+    return onLedger("run", more);
   }
 
   private int aliasSet(String... more) {
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "alias",
-                "set",
-                project.toString(),
-                "--model",
-                "daily_revenue",
-                "--jdbc-url",
-                url,
-                "--jdbc-user",
-                "postgres"));
+    return onLedger("alias set", more);
+  }
+
+  /** {@code command} on the project's daily_revenue model and the test's database, then more. */
+  private int onLedger(String command, String... more) {
+    List<String> args = new ArrayList<>(List.of(command.split(" ")));
+    args.addAll(
+        List.of(
+            project.toString(),
+            "--model",
+            "daily_revenue",
+            "--jdbc-url",
+            url,
+            "--jdbc-user",
+            "postgres"));
     args.addAll(List.of(more));
     return streamform(args.toArray(String[]::new));
   }

@@ -635,12 +635,19 @@ public final class FileModelRun {
     final String key;
     final String text;
     final ObjectNode value;
+    // the instants the orders compare, parsed once per row rather than once per comparison
+    final long windowStart;
+    final long windowEnd;
+    final long watermark;
 
     Row(String line) throws IOException {
       int tab = line.indexOf('\t');
       this.key = line.substring(0, tab);
       this.text = line.substring(tab + 1);
       this.value = (ObjectNode) JSON.readTree(text);
+      this.windowStart = instant(value, "window_start");
+      this.windowEnd = instant(value, "window_end");
+      this.watermark = instant(value, "watermark");
     }
   }
 
@@ -648,13 +655,13 @@ public final class FileModelRun {
   private static final Comparator<Row> EVENT_ORDER =
       Comparator.comparingLong((Row r) -> place(r)[0])
           .thenComparingLong(r -> place(r)[1])
-          .thenComparingLong(r -> instant(r, "window_start"))
+          .thenComparingLong(r -> r.windowStart)
           .thenComparingInt(r -> r.value.path("revision").asInt(0)); // a decision's revisions
 
   /** Idle markers: by partition, then watermark (never backward within a partition), idle first. */
   private static final Comparator<Row> IDLE_ORDER =
       Comparator.comparingLong((Row r) -> r.value.path("partition").asLong())
-          .thenComparingLong(r -> instant(r, "watermark"))
+          .thenComparingLong(r -> r.watermark)
           .thenComparing(r -> r.value.path("kind").asText());
 
   private static final Map<String, Integer> STATUS_RANK =
@@ -662,20 +669,20 @@ public final class FileModelRun {
 
   /** Window records: by window end, window start and key, then in the order a window emits them. */
   private static final Comparator<Row> WINDOW_ORDER =
-      Comparator.comparingLong((Row r) -> instant(r, "window_end"))
-          .thenComparingLong(r -> instant(r, "window_start"))
+      Comparator.comparingLong((Row r) -> r.windowEnd)
+          .thenComparingLong(r -> r.windowStart)
           .thenComparing(r -> r.key)
           .thenComparingInt(r -> r.value.path("revision").asInt())
           .thenComparingInt(r -> STATUS_RANK.getOrDefault(r.value.path("status").asText(), 1))
           .thenComparingLong(FileModelRun::eventsIn);
 
   /**
-   * The instant in {@code field} of a row (RFC 3339 text), in epoch milliseconds; the smallest long
-   * when there is none. Compared as instants, not as text: {@code 10:00:01.500Z} is after {@code
-   * 10:00:01Z}, though its text sorts first.
+   * The instant in {@code field} of a row's value (RFC 3339 text), in epoch milliseconds; the
+   * smallest long when there is none. Compared as instants, not as text: {@code 10:00:01.500Z} is
+   * after {@code 10:00:01Z}, though its text sorts first.
    */
-  private static long instant(Row r, String field) {
-    JsonNode v = r.value.get(field);
+  private static long instant(ObjectNode row, String field) {
+    JsonNode v = row.get(field);
     if (v == null || !v.isTextual()) {
       return Long.MIN_VALUE;
     }
