@@ -182,7 +182,9 @@ final class RunCommand implements Callable<Integer> {
       description =
           "Flink only: restore the job's state and Kafka offsets from this savepoint; refused (exit"
               + " 2) when streamform plan would say the change from the plan that wrote it needs a"
-              + " state migration or a new generation")
+              + " state migration or a new generation, and when it is a path or file: URI that"
+              + " does not exist on this machine while the cluster reading it is this machine's"
+              + " (the embedded one, or one at a loopback address)")
   String savepoint;
 
   @Option(
@@ -297,6 +299,19 @@ final class RunCommand implements Callable<Integer> {
       }
       flink.setAttachedMode(!detach);
       if (savepoint != null) {
+        Optional<Path> missing = SavepointLocation.missing(savepoint, flink.getFlinkMaster());
+        if (missing.isPresent()) {
+          // found here, before anything is created or submitted (a cluster would fail the job)
+          throw new ParameterException(
+              spec.commandLine(),
+              "--from-savepoint "
+                  + savepoint
+                  + ": "
+                  + missing.get()
+                  + " does not exist: give the savepoint's location as Flink printed it (a folder"
+                  + " savepoint-<the job id's first 6 characters>-…, its \"location\" in the"
+                  + " answer to GET /jobs/<job id>/savepoints/<request id>)");
+        }
         flink.setSavepointPath(savepoint);
       }
     } else if (detach || savepoint != null) {

@@ -32,11 +32,13 @@ class RestoreCheckTest {
   private static final Path ORDERS_KAFKA = Path.of("../end-to-end/src/test/resources/orders-kafka");
   private static final String MODEL = "customer_metrics";
   private static final String JOB = "abcdef0123456789abcdef0123456789";
-  private static final String SAVEPOINT =
-      "file:/tmp/flink-savepoints/savepoint-abcdef-0123456789ab";
   private static final String NO_BROKER = "nohost.invalid:9092";
 
   @TempDir Path dir;
+
+  /** A savepoint's folder, as Flink names it and prints it (a file: URI): it exists. */
+  private String savepoint;
+
   private Path project;
   private Path jar;
   private HttpServer flink;
@@ -48,6 +50,10 @@ class RestoreCheckTest {
     project = dir.resolve("orders-kafka");
     copy(ORDERS_KAFKA, project);
     jar = Files.writeString(dir.resolve("job.jar"), ""); // so no job jar is built
+    savepoint =
+        "file:"
+            + Files.createDirectories(
+                dir.resolve("flink-savepoints/savepoint-abcdef-0123456789ab"));
     flink = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     flink.createContext(
         "/config",
@@ -84,7 +90,7 @@ class RestoreCheckTest {
     Files.writeString(record, manifest());
   }
 
-  private int restore(String... more) {
+  private String[] restoreArgs(String... more) {
     List<String> args =
         new ArrayList<>(
             List.of(
@@ -102,11 +108,15 @@ class RestoreCheckTest {
                 "2",
                 "--detach",
                 "--from-savepoint",
-                SAVEPOINT,
+                savepoint,
                 "--bootstrap-servers",
                 NO_BROKER));
     args.addAll(List.of(more));
-    return run(args.toArray(String[]::new));
+    return args.toArray(String[]::new);
+  }
+
+  private int restore(String... more) {
+    return run(restoreArgs(more));
   }
 
   private void edit(String file, String from, String to) throws IOException {
@@ -129,7 +139,7 @@ class RestoreCheckTest {
         said,
         containsString(
             "streamform run: the savepoint "
-                + SAVEPOINT
+                + savepoint
                 + " was written by job "
                 + JOB
                 + ", whose plan ("
@@ -190,7 +200,7 @@ class RestoreCheckTest {
         err.toString(),
         containsString(
             "streamform run: the savepoint "
-                + SAVEPOINT
+                + savepoint
                 + " was written by the plan of "
                 + older
                 + " (--against), which this one cannot restore into:"));
@@ -206,7 +216,7 @@ class RestoreCheckTest {
         err.toString(),
         containsString(
             "streamform run: note: the restore from "
-                + SAVEPOINT
+                + savepoint
                 + " could not be checked against the plan that wrote it: no job whose id starts"
                 + " with abcdef was submitted from "
                 + project.resolve("target/flink-jobs")));
@@ -244,7 +254,7 @@ class RestoreCheckTest {
 
     for (String location :
         List.of(
-            SAVEPOINT,
+            savepoint,
             "/tmp/flink-savepoints/savepoint-abcdef-0123456789ab/",
             "s3://bucket/sp/savepoint-abcdef-0123456789ab/_metadata")) {
       assertThat(
@@ -268,5 +278,36 @@ class RestoreCheckTest {
         }
       }
     }
+  }
+
+  /**
+   * A savepoint location this machine reads (a path or a file: URI, the cluster at a loopback
+   * address) that does not exist is refused before anything is created or submitted: a cluster
+   * would have failed the submitted job (ADR 0180). A remote cluster's location is its own.
+   */
+  @Test
+  void aSavepointThatDoesNotExistHereIsRefusedBeforeTheJobIsSubmitted() throws IOException {
+    recordPlan();
+    Path gone = dir.resolve("flink-savepoints/savepoint-abcdef-fedcba987654");
+    for (String location : List.of("file:" + gone, gone.toString(), gone + "/_metadata")) {
+      List<String> args = new ArrayList<>(List.of(restoreArgs()));
+      args.set(args.indexOf("--from-savepoint") + 1, location);
+      int status = run(args.toArray(String[]::new));
+      assertThat(err.toString(), status, is(2));
+      assertThat(
+          err.toString(),
+          is(
+              "streamform run: --from-savepoint "
+                  + location
+                  + ": "
+                  + (location.endsWith("_metadata") ? gone.resolve("_metadata") : gone)
+                  + " does not exist: give the savepoint's location as Flink printed it (a folder"
+                  + " savepoint-<the job id's first 6 characters>-…, its \"location\" in the"
+                  + " answer to GET /jobs/<job id>/savepoints/<request id>) — see 'streamform run"
+                  + " --help'\n"));
+    }
+    // the one that exists goes on (and stops at the broker that does not resolve)
+    assertThat(restore(), is(1));
+    assertThat(err.toString(), not(containsString("does not exist")));
   }
 }
