@@ -693,15 +693,22 @@ public final class Ledger {
    * 0114). What another run refused, before or while this one ran, is not counted.
    */
   public long conflictsRefusedBy(String model, int generation, String runId) throws SQLException {
+    return refusedBy(model, generation, runId, "");
+  }
+
+  /** The conflicts of the run whose reason holds {@code reasonPart} ("" holds every one). */
+  private long refusedBy(String model, int generation, String runId, String reasonPart)
+      throws SQLException {
     try (Connection c = dataSource.getConnection();
         PreparedStatement s =
             c.prepareStatement(
                 "SELECT count(*) FROM streamform.revision_conflict_refusal r JOIN"
                     + " streamform.revision_conflict k USING (conflict_id) WHERE r.run_id = ? AND"
-                    + " k.model = ? AND k.generation = ?")) {
+                    + " k.model = ? AND k.generation = ? AND strpos(k.reason, ?) > 0")) {
       s.setString(1, runId);
       s.setString(2, model);
       s.setInt(3, generation);
+      s.setString(4, reasonPart);
       try (ResultSet rs = s.executeQuery()) {
         rs.next();
         return rs.getLong(1);
@@ -724,21 +731,7 @@ public final class Ledger {
    * ledger lacks the row of a revision its projection has passed ({@link #missingRow}).
    */
   public long missingRowsRefusedBy(String model, int generation, String runId) throws SQLException {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement s =
-            c.prepareStatement(
-                "SELECT count(*) FROM streamform.revision_conflict_refusal r JOIN"
-                    + " streamform.revision_conflict k USING (conflict_id) WHERE r.run_id = ? AND"
-                    + " k.model = ? AND k.generation = ? AND strpos(k.reason, ?) > 0")) {
-      s.setString(1, runId);
-      s.setString(2, model);
-      s.setInt(3, generation);
-      s.setString(4, MISSING_ROW);
-      try (ResultSet rs = s.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    }
+    return refusedBy(model, generation, runId, MISSING_ROW);
   }
 
   /** The model's generations that have projections, each with how many. */
