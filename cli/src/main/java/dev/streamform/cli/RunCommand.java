@@ -97,8 +97,10 @@ import picocli.CommandLine.Spec;
           + " quarantines a repeated id with another payload. A source with idle_after writes the"
           + " clock's idle markers (a partition going idle or resuming, with its generation and"
           + " watermark) to <model>.idle.jsonl or the topic <model>.idle. Creates missing topics"
-          + " (<model> compacted for an upsert model only). Blocks until interrupted; with"
-          + " --detach, submits to a Flink cluster, prints the job id and returns. Without"
+          + " (<model> compacted for an upsert model only). Blocks until interrupted; on a Flink"
+          + " cluster it says the job's id once the cluster lists it, and a job cancelled there"
+          + " ends the run with exit 0; with --detach, submits to a Flink cluster, prints the job"
+          + " id and returns. Without"
           + " --from-savepoint a kafka source is read from its earliest offsets, so what earlier"
           + " runs published to the model's topics is published again: the run says so when it"
           + " starts, with the records its output topics already hold (a Flink job restored from a"
@@ -722,14 +724,32 @@ final class RunCommand implements Callable<Integer> {
     PipelineResult result;
     PipelineResult.State state = null;
     String cluster = runner.flinkCluster().orElse(null);
-    try (RunInterrupt ctrlC =
-        detach
+    // an attached run on a cluster blocks until its job ends: its id is found on the cluster
+    ClusterJobWatch watch =
+        detach || cluster == null
             ? null
-            : RunInterrupt.install(
-                err,
-                () ->
-                    kafkaRunInterrupted(
-                        cluster, source, sinks.topic(), savepoint == null, bootstrapServers))) {
+            : ClusterJobWatch.start(
+                cluster,
+                options.as(FlinkPipelineOptions.class).getJobName(),
+                java.time.Duration.ofMinutes(5),
+                id -> {
+                  err.println(submittedLine(cluster, id));
+                  err.flush();
+                });
+    try (ClusterJobWatch watching = watch;
+        RunInterrupt ctrlC =
+            detach
+                ? null
+                : RunInterrupt.install(
+                    err,
+                    () ->
+                        kafkaRunInterrupted(
+                            cluster,
+                            watch == null ? null : watch.jobId().orElse(null),
+                            source,
+                            sinks.topic(),
+                            savepoint == null,
+                            bootstrapServers))) {
       result = pipeline.run();
       if (!detach) {
         state = result.waitUntilFinish();
@@ -737,6 +757,14 @@ final class RunCommand implements Callable<Integer> {
     } catch (RuntimeException e) {
       if (!runner.isFlink()) {
         throw e;
+      }
+      if (!detach && cancelled(e)) {
+        // cancelled on the cluster (its dashboard, the REST API): the job ended, as it was told to
+        err.println(
+            "streamform run: the job ended: CANCELLED (cancelled on "
+                + runner.describe()
+                + ", not by this command)");
+        return 0;
       }
       // Beam's Flink runner says only "Pipeline execution failed": name what lies beneath
       err.println(
@@ -1378,6 +1406,39 @@ final class RunCommand implements Callable<Integer> {
     return String.join("; ", said);
   }
 
+  /** Whether an attached run's job ended because it was cancelled on its cluster. */
+  static boolean cancelled(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof org.apache.flink.runtime.client.JobCancellationException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Said once an attached run's job is found on its cluster ({@link ClusterJobWatch}): its id, and
+   * how to stop it there, as this command does not cancel it.
+   */
+  static String submittedLine(String cluster, String jobId) {
+    return "streamform run: job "
+        + jobId
+        + " runs on the Flink cluster at "
+        + cluster
+        + "; this command waits for it to end and does not cancel it: stop it there ("
+        + stopCommands(cluster, jobId)
+        + ")";
+  }
+
+  private static String stopCommands(String cluster, String jobId) {
+    String base = (cluster.contains("://") ? cluster : "http://" + cluster).replaceAll("/+$", "");
+    return "curl -X PATCH '"
+        + base
+        + "/jobs/"
+        + jobId
+        + "?mode=cancel'; to stop it with a savepoint, docs/guides/kafka.md";
+  }
+
   /**
    * What an interrupted Kafka run says after "interrupted (SIGTERM)": on a runner in this process
    * the job stopped, and what it published stays in its topics; a job on a Flink {@code cluster} is
@@ -1385,16 +1446,29 @@ final class RunCommand implements Callable<Integer> {
    * again reads its source from the earliest offsets again.
    */
   static String kafkaRunInterrupted(
-      String cluster, String source, String topic, boolean fromEarliest, String bootstrap) {
+      String cluster,
+      String jobId,
+      String source,
+      String topic,
+      boolean fromEarliest,
+      String bootstrap) {
     return (cluster == null
             ? "the job stopped; what it published to "
                 + topic
                 + " and its other topics at "
                 + bootstrap
                 + " stays there"
-            : "the job submitted to the Flink cluster at "
-                + cluster
-                + " is not cancelled by this: stop it there (its dashboard, or the REST API)")
+            : jobId == null
+                ? "the job submitted to the Flink cluster at "
+                    + cluster
+                    + " is not cancelled by this: stop it there (its dashboard, or the REST API)"
+                : "job "
+                    + jobId
+                    + " on the Flink cluster at "
+                    + cluster
+                    + " is not cancelled by this: stop it there ("
+                    + stopCommands(cluster, jobId)
+                    + ")")
         + (fromEarliest
             ? "; a run without --from-savepoint reads "
                 + source
