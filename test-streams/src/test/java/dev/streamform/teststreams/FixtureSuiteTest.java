@@ -603,4 +603,23 @@ class FixtureSuiteTest {
     assertThat(report, containsString("  100 of 200 rows differ\n"));
     assertThat(report.lines().count() < 40, is(true));
   }
+
+  /**
+   * A fixture that does not load is named by its model as every other fixture is, not by the
+   * project's folder (found by a read-only audit of the newcomer's path: "late_event (fx_tod)"),
+   * and its problem names the file relative to the project.
+   */
+  @Test
+  void aFixtureThatDoesNotLoadIsNamedByItsModel() throws Exception {
+    Path p = FixtureProjects.copy("late-event", dir);
+    FixtureProjects.write(
+        p,
+        "fixtures/late_event.yml",
+        LATE_EVENT.replace("\"2026-08-30T10:10:00Z\"", "\"10:10:00\""));
+    FixtureSuite suite = suite();
+    assertThat(suite.run(p), is(false));
+    assertThat(out.toString(), containsString("late_event (model customer_metrics)\n"));
+    assertThat(out.toString(), containsString("  fixtures/late_event.yml:4: event 2,"));
+    assertThat(statuses(suite), is(List.of("late_event ERROR")));
+  }
 }

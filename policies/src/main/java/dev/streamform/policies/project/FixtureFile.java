@@ -104,10 +104,10 @@ final class FixtureFile {
   private FixtureFile(Models models, Path file, Path dir) {
     this.models = models;
     this.file = file;
-    Path rel =
-        dir != null && file.isAbsolute() && file.startsWith(dir.toAbsolutePath())
-            ? dir.toAbsolutePath().relativize(file)
-            : file;
+    // relative to the project folder however either was given (relative, "./", absolute)
+    Path absolute = file.toAbsolutePath().normalize();
+    Path folder = dir == null ? null : dir.toAbsolutePath().normalize();
+    Path rel = folder != null && absolute.startsWith(folder) ? folder.relativize(absolute) : file;
     this.label = rel.toString();
   }
 

@@ -76,4 +76,31 @@ class FileMessagesTest {
         problem.contains("`amount\u200B` (it holds a zero-width space (U+200B) at character 7)"),
         is(true));
   }
+
+  /**
+   * A fixture's problems name its file relative to the project folder, however the folder was
+   * given: relative, or as "." (found by a read-only audit of the newcomer's path: "fx/fixtures/
+   * a.yml:3" and "./fixtures/a.yml:3", where sources.yml's problems said "sources.yml:11").
+   */
+  @Test
+  void aFixturesProblemNamesItsFileRelativeToTheProjectHoweverTheFolderIsGiven() throws Exception {
+    ProjectFolder.seed(dir);
+    java.nio.file.Files.createDirectories(dir.resolve("fixtures"));
+    java.nio.file.Files.writeString(
+        dir.resolve("fixtures/a.yml"),
+        "model: customer_metrics\ngiven:\n  - event: { customer_id: 1, amount: 1, ordered_at:"
+            + " \"10:00:00\" }\nexpect: []\n");
+    Path relative = Path.of("").toAbsolutePath().relativize(dir);
+    for (Path folder : java.util.List.of(relative, relative.resolve("."), dir)) {
+      Project project = Project.load(folder);
+      String problem =
+          assertThrows(
+                  InvalidProjectException.class,
+                  () -> Fixture.load(project, folder.resolve("fixtures/a.yml")))
+              .problems()
+              .get(0)
+              .toString();
+      assertThat(problem, org.hamcrest.Matchers.startsWith("fixtures/a.yml:3: "));
+    }
+  }
 }
