@@ -225,11 +225,12 @@ class FixtureFailuresTest {
     assertThat(
         one,
         containsString(
-            "check its columns and `reason`; 1 event was: 0-0 (no value for event-time column"
-                + " `ordered_at`)"));
+            "check its columns and `reason`; 1 event was: event 1 (line 3): no value for"
+                + " event-time column `ordered_at`"));
     String two = run("late-event", HEAD + noTime + noTime + listed).render();
     assertThat(two, not(containsString("(s)")));
-    assertThat(two, containsString("check its columns and `reason`; 2 events were: 0-0 ("));
+    assertThat(
+        two, containsString("check its columns and `reason`; 2 events were: event 1 (line 3): "));
   }
 
   @Test
