@@ -579,6 +579,44 @@ class FixtureSuiteTest {
     assertThat(report, not(containsString("retention")));
   }
 
+  /**
+   * A windowed fixture that spreads a key over partitions is warned about as an upsert fixture is,
+   * with what 6.26 promises of such a key, and its failure says why the corrections' order may
+   * surprise (found by a read-only audit of windows: no warning, and an allowed order looked
+   * wrong).
+   */
+  @Test
+  void aWindowedKeySpreadOverPartitionsIsWarnedAboutAndItsFailureSaysWhy() throws Exception {
+    Path p = FixtureProjects.copy("hourly-revenue", dir);
+    FixtureProjects.write(
+        p,
+        "fixtures/spread.yml",
+        """
+        model: hourly_revenue
+        given:
+          - event: { merchant_id: 7, amount: 120.00, ordered_at: "2026-08-30T10:05:00Z" }
+          - event: { merchant_id: 7, amount: 80.00, ordered_at: "2026-08-30T10:40:00Z" }
+            partition: 1
+          - watermark: "2026-08-30T11:00:00Z"
+        expect:
+          - { window_start: "2026-08-30T10:00:00Z", window_end: "2026-08-30T11:00:00Z",
+              merchant_id: 7, revenue: 999.00, orders: 2, revision: 1, status: on_time }
+        """);
+    FixtureSuite suite = suite().selecting(List.of("spread"));
+    suite.run(p);
+    assertThat(
+        warnings.toString(),
+        containsString(
+            "warning: fixtures/spread.yml:4: event 2: key merchant_id=7 has events on partitions 0"
+                + " and 1 (first on line 3): docs/semantics.md §6 (6.25, 6.26) promises a spread"
+                + " key only its revision 1 and final values"));
+    assertThat(
+        suite.results().get(0).report(),
+        containsString(
+            "they are on partitions [0, 1]: the corrections come in the order the partitions'"
+                + " watermarks let the events through, not the order they were given"));
+  }
+
   @Test
   void aLargeFailureShowsTheRowsAroundTheFirstDifferenceAndCountsTheRest() throws Exception {
     Path p = FixtureProjects.copy("late-event", dir);

@@ -399,6 +399,18 @@ public abstract class Fixture {
    * here. One warning per key, at the line of its first event on a second partition.
    */
   public List<Problem> partitionWarnings(List<String> keyColumns) {
+    return partitionWarnings(
+        keyColumns,
+        "docs/semantics.md §7 promises a key's changelog only for keys that live in one partition;"
+            + " this key's records come in the order its partitions' watermarks let them through,"
+            + " which may differ from the order written here and between runners");
+  }
+
+  /**
+   * As {@link #partitionWarnings(List)}, each warning saying {@code promise}: what the contract
+   * promises of such a key's outputs, and what may vary (a windowed model's corrections, 6.26).
+   */
+  public List<Problem> partitionWarnings(List<String> keyColumns, String promise) {
     Map<List<Object>, Given> first = new java.util.LinkedHashMap<>();
     Map<List<Object>, java.util.SortedSet<Integer>> partitions = new java.util.LinkedHashMap<>();
     List<Problem> warnings = new java.util.ArrayList<>();
@@ -441,10 +453,8 @@ public abstract class Fixture {
                     + g.partition()
                     + " (first on line "
                     + at.line()
-                    + "): docs/semantics.md §7 promises a key's changelog only for keys that live"
-                    + " in one partition; this key's records come in the order its partitions'"
-                    + " watermarks let them through, which may differ from the order written here"
-                    + " and between runners",
+                    + "): "
+                    + promise,
                 Optional.of(
                     "give a key's events one partition, unless the fixture is about that")));
       }
