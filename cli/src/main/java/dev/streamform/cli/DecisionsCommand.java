@@ -187,11 +187,63 @@ final class DecisionsCommand implements Callable<Integer> {
         show(out, r, item, declaredId);
       }
       if (shown == 0) {
-        err.println("streamform decisions show: no decision or routed event for event " + event);
+        err.println("streamform decisions show: " + noneFor(f, stream, outcome, idColumn));
         return 1;
       }
       out.flush();
       return 0;
+    }
+
+    /**
+     * Why {@link #event} has nothing to show in the fixture's run: it was dropped as a duplicate or
+     * quarantined (neither makes a decision nor a routed row), or the fixture has no such event.
+     */
+    private String noneFor(
+        Fixture f, FixtureStream stream, FixtureOutcome outcome, Optional<String> idColumn) {
+      java.util.List<Fixture.Given> given = new java.util.ArrayList<>();
+      for (Fixture.Given g : f.given()) {
+        if (g.event().isEmpty()) {
+          continue;
+        }
+        String id = stream.eventIdOf(g);
+        String declaredId =
+            idColumn.isEmpty() ? null : DeclaredId.text(g.event().get().get(idColumn.get()));
+        if (event.equals(id)
+            || event.equals(declaredId)
+            || event.equals(String.valueOf(g.eventNumber()))) {
+          given.add(g);
+        }
+      }
+      if (given.isEmpty()) {
+        return "the fixture "
+            + f.file()
+            + " has no event "
+            + event
+            + ": give its number in the fixture (1 to "
+            + f.given().stream().filter(g -> g.event().isPresent()).count()
+            + "), its place <partition>-<offset>"
+            + (idColumn.isPresent() ? ", or its " + idColumn.get() : "");
+      }
+      java.util.List<String> said = new java.util.ArrayList<>();
+      for (Fixture.Given g : given) {
+        String id = stream.eventIdOf(g);
+        String which = "event " + g.eventNumber() + " (line " + g.line() + ", " + id + ")";
+        if (outcome.duplicates.stream().anyMatch(d -> d.eventId.equals(id))) {
+          said.add(
+              which
+                  + " was dropped as a duplicate: a repeat of an earlier event"
+                  + idColumn.map(c -> " with the same " + c).orElse("")
+                  + ", which makes no decision of its own");
+        } else {
+          outcome.quarantined.stream()
+              .filter(q -> q.eventId.equals(id))
+              .findFirst()
+              .ifPresentOrElse(
+                  q -> said.add(which + " was quarantined (" + q.reason + "): no decision"),
+                  () -> said.add(which + " made no decision or routed row"));
+        }
+      }
+      return String.join("; ", said);
     }
 
     /** The ledger's decisions (and reconcile queue) of the model, or of one event. */

@@ -373,6 +373,50 @@ class DecisionCommandsTest {
     assertThat(out.toString(), containsString("dead_lettered: event r6 (partition"));
   }
 
+  /**
+   * An event that makes nothing to show says why: dropped as a duplicate, or no such event in the
+   * fixture (found by a read-only audit of decisions: both said "no decision or routed event").
+   */
+  @Test
+  void showSaysAnEventWasDroppedAsADuplicateOrIsNotInTheFixture(@TempDir Path dir)
+      throws Exception {
+    Path retried = Path.of("../test-streams/fixtures/decisions/retried_receipts");
+    Path project = dir.resolve("retried");
+    try (Stream<Path> files = Files.walk(retried)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        Path to = project.resolve(retried.relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(to);
+        } else {
+          Files.copy(f, to);
+        }
+      }
+    }
+    Path uploads = project.resolve("fixtures/uploads.yml");
+    String text = Files.readString(uploads);
+    String r1 = text.lines().filter(l -> l.contains("\"r1\"")).findFirst().orElseThrow();
+    // an exact repeat of r1, given right after it: event 2 on partition 0
+    Files.writeString(uploads, text.replace(r1 + "\n", r1 + "\n" + r1 + "\n"));
+    assertThat(
+        run("decisions", "show", project.toString(), "--model", "receipt_risk", "--event", "2"),
+        is(1));
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform decisions show: event 2 (line 17, 0-1) was dropped as a duplicate: a repeat"
+                + " of an earlier event with the same receipt_id, which makes no decision of its"
+                + " own\n"));
+    err.getBuffer().setLength(0);
+    assertThat(
+        run("decisions", "show", project.toString(), "--model", "receipt_risk", "--event", "99"),
+        is(1));
+    assertThat(
+        err.toString(),
+        containsString(
+            "has no event 99: give its number in the fixture (1 to 11), its place"
+                + " <partition>-<offset>, or its receipt_id\n"));
+  }
+
   @Test
   void explainKnowsAScoringModel() {
     assertThat(err.toString(), run("explain", RECEIPTS.toString(), "receipt_risk"), is(0));
