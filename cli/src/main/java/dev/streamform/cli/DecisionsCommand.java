@@ -488,6 +488,7 @@ final class DecisionsCommand implements Callable<Integer> {
       }
       v.problems().forEach(p -> out.println("MISMATCH " + p));
       v.notRescored().forEach(p -> out.println("NOT RESCORED " + p));
+      v.notes().forEach(p -> out.println("NOTE " + p));
       int other = v.notRescored().size();
       String rescored =
           other == 0

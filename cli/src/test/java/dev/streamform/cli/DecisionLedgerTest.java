@@ -3,6 +3,7 @@ package dev.streamform.cli;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
+import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -137,6 +138,37 @@ class DecisionLedgerTest {
     assertThat(
         out.toString(), containsString(" (event 0-1, revision 1): its stored inputs hash to "));
     assertThat(out.toString(), containsString(": 1 mismatch\n"));
+  }
+
+  /**
+   * A log that changed between runs (a repeat written at the start of a file, so the events after
+   * it have other offsets) gives its events second decisions beside the first ones: verify notes
+   * each event decided at more than one position, still exit 0 (found by a read-only audit of
+   * decisions: it printed "every supersedes chain whole" and nothing else).
+   */
+  @Test
+  void verifyNotesAnEventDecidedAtSeveralPositions() throws Exception {
+    Path retried = Path.of("../test-streams/fixtures/decisions/retried_receipts");
+    Path project = RunOnFilesTest.copyAsFileProject(retried, dir.resolve("retried"));
+    RunOnFilesTest.writeFiles(
+        project, Fixture.load(Project.load(project), project.resolve("fixtures/uploads.yml")));
+    String[] runArgs =
+        db("run", project.toString(), "--model", "receipt_risk", "--output", dir + "/out");
+    runExpecting(0, runArgs);
+    runExpecting(0, db("decisions", "verify", project.toString(), "--model", "receipt_risk"));
+    assertThat(out.toString(), not(containsString("NOTE")));
+    Path p0 = project.resolve("orders-0.jsonl");
+    String lines = Files.readString(p0);
+    Files.writeString(p0, lines.lines().findFirst().orElseThrow() + "\n" + lines);
+    runExpecting(0, runArgs);
+    runExpecting(0, db("decisions", "verify", project.toString(), "--model", "receipt_risk"));
+    assertThat(
+        out.toString(),
+        containsString(
+            "NOTE generation 1, event r2 was decided at 2 source positions (0-1, 0-2): a repeat of"
+                + " its id beyond duplicates_within, decided as a new event, or a log that changed"
+                + " between runs (a file edited, a topic recreated), which leaves two chains of"
+                + " decisions for one event\n"));
   }
 
   @Test

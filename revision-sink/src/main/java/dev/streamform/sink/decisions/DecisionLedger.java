@@ -166,7 +166,8 @@ public final class DecisionLedger {
    * whose score was not recomputed because another model version or preprocessing scored them
    * (their digests are not the declared model's), in words.
    */
-  public record Verification(int decisions, List<String> problems, List<String> notRescored) {
+  public record Verification(
+      int decisions, List<String> problems, List<String> notRescored, List<String> notes) {
     public boolean clean() {
       return problems.isEmpty();
     }
@@ -262,7 +263,49 @@ public final class DecisionLedger {
         }
       }
     }
-    return new Verification(all.size(), problems, notRescored);
+    return new Verification(all.size(), problems, notRescored, decidedAtSeveralPositions(all));
+  }
+
+  /**
+   * Notes, not problems: each event id of a generation whose first revisions stand at more than one
+   * source position. Both are valid decisions — a repeat of the id beyond duplicates_within is a
+   * new event (docs/decisions/0071) — but a log that changed between runs (a file edited, a topic
+   * recreated) gives the same: a second chain of decisions for one event, which nothing else would
+   * tell (found by a read-only audit of decisions).
+   */
+  private static List<String> decidedAtSeveralPositions(List<StoredDecision> all) {
+    Map<String, java.util.SortedSet<String>> positions = new TreeMap<>();
+    for (StoredDecision d : all) {
+      if (d.revision() != 1) {
+        continue;
+      }
+      Map<String, Object> c = d.columns();
+      String place = c.get("event_partition") + "-" + c.get("event_offset");
+      if (d.eventId().equals(place)) {
+        continue; // no declared id: an event is its position
+      }
+      positions
+          .computeIfAbsent(
+              "generation " + c.get("policy_generation") + ", event " + d.eventId(),
+              k -> new java.util.TreeSet<>())
+          .add(place);
+    }
+    List<String> notes = new ArrayList<>();
+    positions.forEach(
+        (event, places) -> {
+          if (places.size() > 1) {
+            notes.add(
+                event
+                    + " was decided at "
+                    + places.size()
+                    + " source positions ("
+                    + String.join(", ", places)
+                    + "): a repeat of its id beyond duplicates_within, decided as a new event, or"
+                    + " a log that changed between runs (a file edited, a topic recreated), which"
+                    + " leaves two chains of decisions for one event");
+          }
+        });
+    return notes;
   }
 
   /** How {@link #verify} names a decision: {@code decision <id> (event <event>, revision <n>)}. */
