@@ -64,9 +64,8 @@ final class CheckCommand implements Callable<Integer> {
       for (Path fixture : fixtures) {
         try {
           Fixture f = Fixture.load(project, fixture);
-          // only a changelog's order depends on a key's spread over partitions (§7)
-          warnings.addAll(
-              FixtureKind.of(DeclaredModel.of(project, f.model())).partitionWarnings(f));
+          // a key spread over partitions (§6, §7), epoch seconds written as milliseconds (§4)
+          warnings.addAll(FixtureKind.of(DeclaredModel.of(project, f.model())).warnings(f));
         } catch (InvalidProjectException e) {
           problems.addAll(e.problems());
         }

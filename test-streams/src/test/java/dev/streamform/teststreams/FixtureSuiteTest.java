@@ -617,6 +617,29 @@ class FixtureSuiteTest {
                 + " watermarks let the events through, not the order they were given"));
   }
 
+  /**
+   * An event time written as epoch seconds is read as milliseconds, as §4 says, and lands in 1970:
+   * warned about, with the instant seconds would give (found by a read-only audit of the newcomer's
+   * path: the fixture passed, its event 56 years back).
+   */
+  @Test
+  void anEventTimeThatLooksLikeEpochSecondsIsWarnedAbout() throws Exception {
+    Path p = FixtureProjects.copy("late-event", dir);
+    FixtureProjects.write(
+        p,
+        "fixtures/late_event.yml",
+        LATE_EVENT.replace("\"2026-08-30T10:00:00Z\" }", "1788084000 }"));
+    FixtureSuite suite = suite();
+    suite.run(p);
+    assertThat(
+        warnings.toString(),
+        is(
+            "warning: fixtures/late_event.yml:3: event 1, key 'ordered_at': 1788084000 is read as"
+                + " epoch milliseconds, 1970-01-21T16:41:24Z; as epoch seconds it would be"
+                + " 2026-08-30T10:00:00Z — write ordered_at: 1788084000000 or"
+                + " \"2026-08-30T10:00:00Z\" if seconds were meant, unless 1970 is\n"));
+  }
+
   @Test
   void aLargeFailureShowsTheRowsAroundTheFirstDifferenceAndCountsTheRest() throws Exception {
     Path p = FixtureProjects.copy("late-event", dir);
