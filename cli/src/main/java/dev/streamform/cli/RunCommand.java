@@ -233,7 +233,8 @@ final class RunCommand implements Callable<Integer> {
       defaultValue = "3",
       description =
           "partitions of topics that have to be created (default: ${DEFAULT-VALUE}); a Kafka"
-              + " source's declared partitions: sizes them instead, and another N is refused."
+              + " source's declared partitions: sizes them instead, and another N is refused; an"
+              + " N that an existing source topic's count differs from is said in a note."
               + " Refused on a run that writes files, and on a shadow run (which creates no"
               + " topics) of a source that declares no partitions:")
   int partitions;
@@ -579,13 +580,19 @@ final class RunCommand implements Callable<Integer> {
       Optional<Integer> expected = declared.source().partitions();
       if (!sourceExists || expected.isEmpty() || topicPartitions == expected.get()) {
         int create = expected.orElse(partitions);
-        for (String created : topics.ensure(needed, create, compacted)) {
+        List<String> made = topics.ensure(needed, create, compacted);
+        for (String created : made) {
           err.println(
               "streamform run: created topic "
                   + created
                   + " ("
                   + Counts.grouped(create, "partition")
                   + ")");
+        }
+        if (expected.isEmpty()
+            && spec.commandLine().getParseResult().hasMatchedOption("--partitions")) {
+          partitionsNote(partitions, source, sourceExists ? topicPartitions : -1, made)
+              .ifPresent(err::println);
         }
         if (!sourceExists) {
           topicPartitions = topics.partitions(source);
@@ -1404,6 +1411,31 @@ final class RunCommand implements Callable<Integer> {
       said.add("the decisions it wrote to " + decisionLedger.target().describe() + " stay");
     }
     return String.join("; ", said);
+  }
+
+  /**
+   * What a {@code --partitions N} given for a source that declares no count did, when it did not
+   * size every topic the run reads and writes: nothing when every topic existed, only the topics it
+   * created when the source topic existed with another count ({@code sourcePartitions}, -1 when the
+   * run created it). Empty when N sized them all, or the counts agree.
+   */
+  static Optional<String> partitionsNote(
+      int partitions, String source, int sourcePartitions, List<String> created) {
+    if (sourcePartitions < 0 || sourcePartitions == partitions) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "streamform run: note: --partitions "
+            + partitions
+            + (created.isEmpty()
+                ? " created no topic: every topic of the run exists"
+                : " sized only the topics this run created (" + String.join(", ", created) + ")")
+            + ", and the source topic "
+            + source
+            + " has "
+            + Counts.grouped(sourcePartitions, "partition")
+            + ", read as it is (a topic's partition count is changed with Kafka's own tools;"
+            + " declare partitions: on the source to have run hold it)");
   }
 
   /** Whether an attached run's job ended because it was cancelled on its cluster. */
