@@ -24,6 +24,19 @@ public final class LinearScorer implements Scorer {
 
   public static LinearScorer of(Map<String, Double> weights, double bias, String digest) {
     checkArgument(digest != null && !digest.isBlank(), "a linear scorer needs a digest");
+    checkArgument(weights != null, "LinearScorer.of: weights is null; give a map, e.g. Map.of()");
+    checkArgument(
+        Double.isFinite(bias), "LinearScorer.of: the bias %s is not a finite number", bias);
+    for (Map.Entry<String, Double> w : weights.entrySet()) {
+      checkArgument(
+          w.getKey() != null && !w.getKey().isBlank(),
+          "LinearScorer.of: a weight has no name (give the feature or column it weighs)");
+      checkArgument(
+          w.getValue() != null && Double.isFinite(w.getValue()),
+          "LinearScorer.of: the weight of `%s` is %s, not a finite number",
+          w.getKey(),
+          w.getValue());
+    }
     return new LinearScorer(weights, bias, digest);
   }
 

@@ -459,6 +459,27 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
           eventIdColumn(),
           records.getFieldNames());
     }
+    if (scorer() instanceof LinearScorer linear
+        && preprocessor() instanceof Preprocessor.FeaturesAndNumericColumns) {
+      // what check refuses in a declared model's linear file: a weight that weighs nothing (a
+      // typo would score every event without it, silently)
+      java.util.Set<String> inputs = new java.util.TreeSet<>();
+      features().forEach(a -> inputs.add(a.name()));
+      for (Schema.Field f : records.getFields()) {
+        Schema.TypeName t = f.getType().getTypeName();
+        if (t.isNumericType() || t == Schema.TypeName.DECIMAL) {
+          inputs.add(f.getName());
+        }
+      }
+      for (String weighed : linear.weights().keySet()) {
+        checkArgument(
+            inputs.contains(weighed),
+            "ScoreEvents: the LinearScorer's weight `%s` names no feature and no numeric field of"
+                + " the records; weigh one of: %s",
+            weighed,
+            String.join(", ", inputs));
+      }
+    }
     Accumulators accumulators = new Accumulators(records, features());
     List<String> keys = keyColumns();
     Schema keyRows = keySchema.build();

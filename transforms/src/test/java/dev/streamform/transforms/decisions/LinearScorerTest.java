@@ -53,4 +53,63 @@ class LinearScorerTest {
     assertThat(scorer.score(Map.of("x", Double.POSITIVE_INFINITY)), is(Double.POSITIVE_INFINITY));
     assertThat(scorer.score(Map.of("y", 3.0)), is(0.0));
   }
+
+  /**
+   * What a declared model's linear file refuses is refused in Java too: a weight that is not a
+   * finite number, a bias that is not (found by a read-only audit of the Java API: accepted).
+   */
+  @Test
+  void aWeightOrBiasThatIsNotFiniteIsRefused() {
+    IllegalArgumentException nan =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class,
+            () -> LinearScorer.of(Map.of("a", Double.NaN), 0, "digest"));
+    assertThat(
+        nan.getMessage(), is("LinearScorer.of: the weight of `a` is NaN, not a finite number"));
+    IllegalArgumentException bias =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class,
+            () -> LinearScorer.of(Map.of("a", 1.0), Double.POSITIVE_INFINITY, "digest"));
+    assertThat(bias.getMessage(), is("LinearScorer.of: the bias Infinity is not a finite number"));
+  }
+
+  /**
+   * A weight that names no feature and no numeric field would score every event without it: refused
+   * when ScoreEvents is applied, as check refuses it in a linear file (found by a read-only audit
+   * of the Java API: "spend_lh" for "spend_1h" scored every event 0.0, silently).
+   */
+  @Test
+  void aWeightThatWeighsNothingIsRefusedWhenScoreEventsIsApplied() {
+    org.apache.beam.sdk.options.PipelineOptions options =
+        org.apache.beam.sdk.options.PipelineOptionsFactory.create();
+    options.setRunner(org.apache.beam.runners.direct.DirectRunner.class);
+    org.apache.beam.sdk.Pipeline p = org.apache.beam.sdk.Pipeline.create(options);
+    ScoreEvents typo =
+        DecisionScoringTest.receiptRisk()
+            .scoredBy(LinearScorer.of(Map.of("spend_lh", 1.0), 0, "digest"));
+    IllegalArgumentException refused =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                p.apply(
+                        org.apache.beam.sdk.testing.TestStream.create(
+                                dev.streamform.transforms.envelope.SourceRecordCoder.of(
+                                    DecisionScoringTest.RECEIPTS))
+                            .advanceWatermarkToInfinity())
+                    .apply(
+                        dev.streamform.transforms.extraction.EventTimeExtraction.from(
+                            "occurred_at"))
+                    .events()
+                    .apply(
+                        dev.streamform.transforms.clock.SourceClock.forBoundedOutOfOrderness(
+                            org.joda.time.Duration.standardMinutes(5)))
+                    .events()
+                    .apply(typo));
+    assertThat(
+        refused.getMessage(),
+        is(
+            "ScoreEvents: the LinearScorer's weight `spend_lh` names no feature and no numeric"
+                + " field of the records; weigh one of: amount, merchant_id, receipts_1h,"
+                + " spend_1h"));
+  }
 }
