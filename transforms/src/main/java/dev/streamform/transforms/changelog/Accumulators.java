@@ -104,6 +104,10 @@ public final class Accumulators implements Serializable {
       Object v = state == null ? null : state.getValue(2 * i);
       long n = state == null ? 0L : state.getInt64(2 * i + 1);
       Object x = a.column() == null ? null : record.getValue(a.column());
+      if (x instanceof Double && ((Double) x).isInfinite()) {
+        // a decoded record never holds one (ColumnValues refuses it); a Java author's Row may
+        throw new InfiniteValue(InfiniteValue.reason(a.column(), (Double) x));
+      }
       if (a.column() == null || x != null) {
         n++;
         Object before = v;
@@ -112,8 +116,11 @@ public final class Accumulators implements Serializable {
         } catch (ArithmeticException overflow) {
           throw new Int64Overflow(Int64Overflow.reason(a.column(), a.name(), (Long) v, (Long) x));
         }
-        if (v instanceof Double && ((Double) v).isInfinite() && before != null) {
-          // two finite doubles (a source never reads an infinite one) whose sum is not: the total
+        if (v instanceof Double
+            && ((Double) v).isInfinite()
+            && before != null
+            && sums(a.function())) {
+          // two finite doubles (an infinite one is refused above) whose sum is not: the total
           // would read "Infinity" from here on, whatever came after
           throw new DoubleOverflow(
               DoubleOverflow.reason(a.column(), a.name(), (Double) before, (Double) x));
@@ -193,6 +200,28 @@ public final class Accumulators implements Serializable {
           + value
           + " is outside "
           + range;
+    }
+  }
+
+  /**
+   * A record whose double column holds an infinity, which no double column takes: a decoded record
+   * is refused it where it is read (ColumnValues), a Row a Java author hands the stage here, with
+   * the same reason, before any aggregate applies it (an infinity would hold a SUM, MIN or MAX
+   * there and make every later value of its key look like an overflow).
+   */
+  public static final class InfiniteValue extends SumOverflow {
+    private static final long serialVersionUID = 1L;
+
+    InfiniteValue(String reason) {
+      super(reason);
+    }
+
+    static String reason(String column, double value) {
+      return "column `"
+          + column
+          + "`: '"
+          + value
+          + "' is infinite; a double column takes finite numbers (and NaN)";
     }
   }
 
