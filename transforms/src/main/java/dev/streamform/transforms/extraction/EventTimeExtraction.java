@@ -105,8 +105,14 @@ public abstract class EventTimeExtraction
         columns != null,
         "EventTimeExtraction.withKeyColumns(null): pass the key columns, e.g."
             + " List.of(\"customer_id\")");
-    return new AutoValue_EventTimeExtraction(
-        column(), List.copyOf(columns), badRecordErrorHandler());
+    // none, null, blank and twice are refused as KeyedChangelog.by refuses them (an empty list is
+    // no key columns: nothing to quarantine for)
+    List<String> keys =
+        columns.isEmpty()
+            ? List.of()
+            : dev.streamform.transforms.changelog.OutputColumns.keyColumns(
+                call() + ".withKeyColumns", "an extraction with key columns", columns);
+    return new AutoValue_EventTimeExtraction(column(), keys, badRecordErrorHandler());
   }
 
   /** The reason a record without a value for key column {@code column} is quarantined. */
@@ -127,6 +133,13 @@ public abstract class EventTimeExtraction
     return new AutoValue_EventTimeExtraction(column(), keyColumns(), handler);
   }
 
+  /** This transform as its author wrote it, for messages: {@code EventTimeExtraction.from("t")}. */
+  private String call() {
+    return column() == null
+        ? "EventTimeExtraction.atArrival()"
+        : "EventTimeExtraction.from(\"" + column() + "\")";
+  }
+
   @Override
   public ExtractionResult expand(PCollection<SourceRecord> input) {
     Coder<SourceRecord> coder = input.getCoder();
@@ -138,14 +151,17 @@ public abstract class EventTimeExtraction
     for (String c : keyColumns()) {
       checkArgument(
           schema.hasField(c),
-          "key column `%s` is not a field of the records (fields: %s)",
+          "%s.withKeyColumns(%s): key column `%s` is not a field of the records (fields: %s)",
+          call(),
+          keyColumns(),
           c,
           schema.getFieldNames());
     }
     if (column() != null) {
       checkArgument(
           schema.hasField(column()),
-          "event-time column `%s` is not a field of the records (fields: %s)",
+          "%s: event-time column `%s` is not a field of the records (fields: %s)",
+          call(),
           column(),
           schema.getFieldNames());
       Schema.TypeName type = schema.getField(column()).getType().getTypeName();
@@ -153,7 +169,9 @@ public abstract class EventTimeExtraction
           type == Schema.TypeName.DATETIME
               || type == Schema.TypeName.INT64
               || type == Schema.TypeName.STRING,
-          "event-time column `%s` has type %s; it must be DATETIME, INT64 (epoch ms) or STRING",
+          "%s: event-time column `%s` has type %s; it must be DATETIME, INT64 (epoch ms) or"
+              + " STRING",
+          call(),
           column(),
           type);
     }

@@ -241,6 +241,43 @@ class EventTimeExtractionTest {
             () -> records.apply(EventTimeExtraction.atArrival().withKeyColumns(List.of("cust"))));
     assertThat(
         e.getMessage(),
-        equalTo("key column `cust` is not a field of the records (fields: [customer_id, at])"));
+        equalTo(
+            "EventTimeExtraction.atArrival().withKeyColumns([cust]): key column `cust` is not a"
+                + " field of the records (fields: [customer_id, at])"));
+  }
+
+  /**
+   * Key columns are refused when given as KeyedChangelog.by refuses them, and an event-time column
+   * that is not a field names the transform (found by a read-only audit of the Java API: "" and a
+   * column named twice were taken, and the expand message did not say which transform).
+   */
+  @Test
+  void keyColumnsAreCheckedWhenGivenAndAMissingEventTimeColumnNamesTheTransform() {
+    IllegalArgumentException blank =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> EventTimeExtraction.from("at").withKeyColumns(List.of("")));
+    assertThat(
+        blank.getMessage(),
+        equalTo(
+            "EventTimeExtraction.from(\"at\").withKeyColumns(\"\"): a key column is blank; name"
+                + " columns of the records, e.g."
+                + " EventTimeExtraction.from(\"at\").withKeyColumns(\"customer_id\")"));
+    IllegalArgumentException twice =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> EventTimeExtraction.from("at").withKeyColumns(List.of("k", "k")));
+    assertThat(twice.getMessage(), org.hamcrest.Matchers.containsString("is named twice"));
+    Pipeline p = Pipeline.create(PipelineOptionsFactory.create());
+    var records =
+        p.apply(TestStream.create(SourceRecordCoder.of(KEYED)).advanceWatermarkToInfinity());
+    IllegalArgumentException missing =
+        assertThrows(
+            IllegalArgumentException.class, () -> records.apply(EventTimeExtraction.from("nope")));
+    assertThat(
+        missing.getMessage(),
+        equalTo(
+            "EventTimeExtraction.from(\"nope\"): event-time column `nope` is not a field of the"
+                + " records (fields: [customer_id, at])"));
   }
 }
