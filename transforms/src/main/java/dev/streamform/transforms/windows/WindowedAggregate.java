@@ -588,12 +588,15 @@ public abstract class WindowedAggregate
       return calendar().describe();
     }
     String size = Durations.format(java.time.Duration.ofMillis(sizeMillis()));
-    return everyMillis() == sizeMillis()
-        ? "tumbling " + size
-        : "hopping "
-            + size
-            + " every "
-            + Durations.format(java.time.Duration.ofMillis(everyMillis()));
+    long offset = Math.floorMod(offsetMillis(), everyMillis());
+    return (everyMillis() == sizeMillis()
+            ? "tumbling " + size
+            : "hopping "
+                + size
+                + " every "
+                + Durations.format(java.time.Duration.ofMillis(everyMillis())))
+        // a Java author's FixedWindows/SlidingWindows offset: declarations have none
+        + (offset == 0 ? "" : ", offset " + Durations.format(java.time.Duration.ofMillis(offset)));
   }
 
   /** A human description of the trigger. */
