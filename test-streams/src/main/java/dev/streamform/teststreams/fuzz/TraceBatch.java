@@ -215,7 +215,10 @@ final class TraceBatch {
       if (next[slot] == pending.get(slot).size()) {
         open.remove(pick);
         // a finished trace stops holding the batch's watermark back: nothing of it comes after
-        closing.get(slot).forEach(p -> b.watermark(Optional.of(p), CLOSED));
+        // (a source without event time has no watermark items, and nothing to hold back)
+        if (eventTime.isPresent()) {
+          closing.get(slot).forEach(p -> b.watermark(Optional.of(p), CLOSED));
+        }
       }
     }
     return new TraceBatch(model, List.copyOf(traces), stride, b.build(), events);
