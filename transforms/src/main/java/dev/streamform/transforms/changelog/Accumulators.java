@@ -106,7 +106,11 @@ public final class Accumulators implements Serializable {
       Object x = a.column() == null ? null : record.getValue(a.column());
       if (x instanceof Double && ((Double) x).isInfinite()) {
         // a decoded record never holds one (ColumnValues refuses it); a Java author's Row may
-        throw new InfiniteValue(InfiniteValue.reason(a.column(), (Double) x));
+        throw new UnfitValue(UnfitValue.reason(a.column(), (Double) x));
+      }
+      if (x instanceof BigDecimal && ((BigDecimal) x).stripTrailingZeros().scale() > MAX_DECIMAL) {
+        // nor a decimal finer than decimal(38,38) (a declared type's scale is at most 38)
+        throw new UnfitValue(UnfitValue.reason(a.column(), (BigDecimal) x));
       }
       if (a.column() == null || x != null) {
         n++;
@@ -204,15 +208,17 @@ public final class Accumulators implements Serializable {
   }
 
   /**
-   * A record whose double column holds an infinity, which no double column takes: a decoded record
-   * is refused it where it is read (ColumnValues), a Row a Java author hands the stage here, with
-   * the same reason, before any aggregate applies it (an infinity would hold a SUM, MIN or MAX
-   * there and make every later value of its key look like an overflow).
+   * A record whose double column holds an infinity, which no double column takes, or whose decimal
+   * has more than 38 digits after the point, which no declared decimal type holds: a decoded record
+   * is refused them where it is read (ColumnValues, the declared types), a Row a Java author hands
+   * the stage here, before any aggregate applies it (an infinity would hold a SUM, MIN or MAX there
+   * and make every later value of its key look like an overflow; a decimal sum would be said to
+   * overflow "decimal(38,40)").
    */
-  public static final class InfiniteValue extends SumOverflow {
+  public static final class UnfitValue extends SumOverflow {
     private static final long serialVersionUID = 1L;
 
-    InfiniteValue(String reason) {
+    UnfitValue(String reason) {
       super(reason);
     }
 
@@ -222,6 +228,20 @@ public final class Accumulators implements Serializable {
           + "`: '"
           + value
           + "' is infinite; a double column takes finite numbers (and NaN)";
+    }
+
+    static String reason(String column, BigDecimal value) {
+      return "column `"
+          + column
+          + "`: "
+          + value.toPlainString()
+          + " has "
+          + value.stripTrailingZeros().scale()
+          + " digits after the decimal point; a decimal holds at most "
+          + MAX_DECIMAL
+          + " (decimal(38,38)): round the values to "
+          + MAX_DECIMAL
+          + " places or fewer";
     }
   }
 

@@ -229,4 +229,24 @@ class AccumulatorsTest {
         equalTo(
             "column `d`: '-Infinity' is infinite; a double column takes finite numbers (and NaN)"));
   }
+
+  /**
+   * A decimal finer than any declared type (more than 38 places) in a Java author's Row is refused
+   * with what to do, not as an overflow of "decimal(38,40)" (found by a read-only audit of the Java
+   * API: "at most -2 digits before the decimal point").
+   */
+  @Test
+  void aDecimalFinerThanThirtyEightPlacesIsRefusedSayingSo() {
+    Accumulators acc = new Accumulators(IN, List.of(Aggregation.sum("m").as("sm")));
+    Row one = acc.add(null, record(null, null, "1"));
+    Accumulators.SumOverflow refused =
+        assertThrows(
+            Accumulators.SumOverflow.class, () -> acc.add(one, record(null, null, "1e-40")));
+    assertThat(
+        refused.getMessage(),
+        equalTo(
+            "column `m`: 0.0000000000000000000000000000000000000001 has 40 digits after the"
+                + " decimal point; a decimal holds at most 38 (decimal(38,38)): round the values to"
+                + " 38 places or fewer"));
+  }
 }
