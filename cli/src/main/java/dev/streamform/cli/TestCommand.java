@@ -247,6 +247,18 @@ final class TestCommand implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), "--junit-xml " + unusable.get());
       }
     }
+    // a path that is not there is a mistake in the command line: said before anything is written
+    // or run (it stopped the run after the report files were marked unfinished, with an empty
+    // --format json and the other paths not run)
+    for (Path path : paths) {
+      if (!Files.exists(path)) {
+        throw new ParameterException(
+            spec.commandLine(),
+            path
+                + ": no such file or folder; give a project folder, a folder of projects or a"
+                + " fixture file");
+      }
+    }
     // an earlier run's files are replaced now by ones saying this run has not finished: a run
     // killed before its end leaves an error, never the earlier run's pass (docs/decisions/0102)
     Optional<String> unwritable = markUnfinished();
@@ -272,12 +284,6 @@ final class TestCommand implements Callable<Integer> {
     if (!runnerChecks) {
       // a declared model runs only Streamform's transforms, whose own suites keep these checks on
       choice = choice.asStreamformTest();
-    }
-    for (Path path : paths) {
-      if (!Files.exists(path)) {
-        err.println("streamform test: " + path + ": no such file or folder");
-        return 1;
-      }
     }
     FixtureRunner runner = FixtureRunner.on(choice);
     hints = hints(choice);

@@ -40,10 +40,32 @@ class TestAndExplainCommandTest {
     assertThat(out.toString(), containsString("9 fixtures on direct: 9 passed, 0 failed"));
   }
 
+  /**
+   * A path that is not there is a bad command line, said before anything is written or run (found
+   * by a read-only audit of the test runner: it exited 1 after --junit-xml was replaced by the "did
+   * not finish" placeholder, with nothing on stdout for --format json).
+   */
   @Test
-  void testNamesAMissingPath() {
-    assertThat(run("test", "no/such/project"), is(1));
-    assertThat(err.toString(), containsString("no/such/project: no such file or folder"));
+  void testNamesAMissingPath(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    java.nio.file.Path xml = dir.resolve("junit.xml");
+    java.nio.file.Files.writeString(xml, "<earlier/>");
+    assertThat(
+        run(
+            "test",
+            TIME.resolve("late-event").toString(),
+            "no/such/project",
+            "--format",
+            "json",
+            "--junit-xml",
+            xml.toString()),
+        is(2));
+    assertThat(
+        err.toString(),
+        is(
+            "streamform test: no/such/project: no such file or folder; give a project folder, a"
+                + " folder of projects or a fixture file — see 'streamform test --help'\n"));
+    assertThat(java.nio.file.Files.readString(xml), is("<earlier/>"));
   }
 
   @Test
