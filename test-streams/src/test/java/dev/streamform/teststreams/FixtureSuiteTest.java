@@ -222,6 +222,28 @@ class FixtureSuiteTest {
         is("0 fixtures on direct: 0 passed, 0 failed; no fixture matches --select nothing*"));
   }
 
+  /**
+   * Every fixture of a project names it alike, as it was given — those --fail-fast did not run and
+   * those given as files too — so --junit-xml makes one testsuite of it (found by a read-only audit
+   * of the test runner: the ones not run named it absolute, the ones that ran as given).
+   */
+  @Test
+  void everyFixtureOfAProjectNamesItAsItWasGiven() throws Exception {
+    Path p = FixtureProjects.copy("late-event", dir);
+    FixtureProjects.write(
+        p, "fixtures/a_wrong.yml", LATE_EVENT.replace("total_spend: 30", "total_spend: 31"));
+    FixtureProjects.write(p, "fixtures/b_right.yml", LATE_EVENT);
+    Path relative = Path.of("").toAbsolutePath().relativize(p);
+    FixtureSuite fast = suite().failingFast(true);
+    fast.run(List.of(relative));
+    assertThat(
+        fast.results().stream().map(r -> r.name() + " " + r.project()).toList(),
+        is(List.of("a_wrong " + relative, "b_right " + relative)));
+    FixtureSuite byFile = suite();
+    byFile.run(List.of(relative.resolve("fixtures/b_right.yml")));
+    assertThat(byFile.results().get(0).project(), is(relative));
+  }
+
   @Test
   void acceptWritesWhatHappenedKeepsTheRestAndTheFixtureThenPasses() throws Exception {
     Path p = FixtureProjects.copy("late-event", dir);
