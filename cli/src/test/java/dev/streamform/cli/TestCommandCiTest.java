@@ -323,6 +323,10 @@ class TestCommandCiTest {
     assertThat(wrong.get("seconds").asDouble() > 0, is(true));
     assertThat(wrong.get("report").asText(), containsString("^ first difference"));
     assertThat(json.get("failed_fixtures").toString(), is("[\"wrong\"]"));
+    // names alone do not tell two projects' fixtures of one name apart: their files do (found by a
+    // read-only audit of the test runner)
+    assertThat(json.get("failed_files").size(), is(1));
+    assertThat(json.get("failed_files").get(0).asText(), is(wrong.get("file").asText()));
   }
 
   @Test
