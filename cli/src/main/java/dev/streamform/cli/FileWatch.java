@@ -47,15 +47,15 @@ final class FileWatch {
   private final Set<Path> folders = new LinkedHashSet<>();
 
   /**
-   * A watch of {@code paths} (a file's folder for a file) that ends when {@code stop} is counted
-   * down (or the thread is interrupted); a change to one of {@code ignored} — what the run writes
-   * itself, its report — does not start a run, or every run would start the next.
+   * A watch of {@code paths} (a fixture file's project folder for a file) that ends when {@code
+   * stop} is counted down (or the thread is interrupted); a change to one of {@code ignored} — what
+   * the run writes itself, its report — does not start a run, or every run would start the next.
    */
   FileWatch(List<Path> paths, Set<Path> ignored, PrintWriter err, CountDownLatch stop) {
     this.roots =
         paths.stream()
             .map(Path::toAbsolutePath)
-            .map(p -> Files.isDirectory(p) ? p : p.getParent())
+            .map(p -> Files.isDirectory(p) ? p : projectOf(p))
             .distinct()
             .collect(Collectors.toList());
     this.ignored =
@@ -64,6 +64,20 @@ final class FileWatch {
             .collect(Collectors.toCollection(LinkedHashSet::new));
     this.err = err;
     this.stop = stop;
+  }
+
+  /**
+   * The folder watched for a fixture file: its project's (the folder above it holding sources.yml),
+   * so that a change to the model or the sources re-runs it as a change to the fixture does; the
+   * file's own folder when it is in no project.
+   */
+  static Path projectOf(Path file) {
+    for (Path dir = file.getParent(); dir != null; dir = dir.getParent()) {
+      if (Files.isRegularFile(dir.resolve("sources.yml"))) {
+        return dir;
+      }
+    }
+    return file.getParent();
   }
 
   /**

@@ -86,6 +86,28 @@ class TestWatchTest {
     }
   }
 
+  /**
+   * A fixture given as a file is watched with its project: a change to the model runs it again
+   * (found by a read-only audit of the test runner: only fixtures/ was watched, and an edited model
+   * started no run).
+   */
+  @Test
+  void aFixtureGivenAsAFileRunsAgainWhenItsModelChanges(@TempDir Path dir) throws Exception {
+    Path project = copy(dir);
+    Watch watch = Watch.start(project.resolve("fixtures/late_event.yml").toString());
+    try {
+      watch.awaitWatching(1);
+      Path sql = project.resolve("models/customer_metrics.sql");
+      Files.writeString(sql, Files.readString(sql) + "\n-- edited\n");
+      watch.awaitOut("run 2 in ");
+      assertThat(
+          watch.err(),
+          matchesPattern("(?s).*run 2 after a change to \\S*models/customer_metrics.sql\\n.*"));
+    } finally {
+      watch.stop();
+    }
+  }
+
   @Test
   void aBrokenFixtureIsReportedAtItsLineAndTheWatchGoesOn(@TempDir Path dir) throws Exception {
     Path project = copy(dir);
