@@ -108,7 +108,9 @@ public final class Accumulators implements Serializable {
         // a decoded record never holds one (ColumnValues refuses it); a Java author's Row may
         throw new UnfitValue(UnfitValue.reason(a.column(), (Double) x));
       }
-      if (x instanceof BigDecimal && ((BigDecimal) x).stripTrailingZeros().scale() > MAX_DECIMAL) {
+      if (x instanceof BigDecimal
+          && ((BigDecimal) x).scale() > MAX_DECIMAL // the common case allocates nothing
+          && ((BigDecimal) x).stripTrailingZeros().scale() > MAX_DECIMAL) {
         // nor a decimal finer than decimal(38,38) (a declared type's scale is at most 38)
         throw new UnfitValue(UnfitValue.reason(a.column(), (BigDecimal) x));
       }
