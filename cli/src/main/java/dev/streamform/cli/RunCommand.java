@@ -894,12 +894,7 @@ final class RunCommand implements Callable<Integer> {
               + why
               + "): a correction of a window that has its revision is applied only once every"
               + " partition's watermark has passed it, so a correction that is its partition's"
-              + " last record waits"
-              + (source.eventId().isPresent()
-                  ? " (and, as duplicates of event_id are told in log order too, so does every"
-                      + " window's next revision, revision 1 included, of every key)"
-                  : "")
-              + "; a silent partition holds it back "
+              + " last record waits; a silent partition holds it back "
               + release);
     }
     return Optional.of(

@@ -132,8 +132,9 @@ class RunStartLinesTest {
    * record waits for the watermark to pass it, and run says so as for an upsert model (found by an
    * audit: the notice and the guide spoke of upsert models only); on Flink it is applied on arrival
    * and nothing is said. With event_id the duplicate detection hands events over in log order too,
-   * and holds every window's firing while such a correction waits (found by a read-only audit of
-   * determinism: revision 1 of every key waited on a quiet topic), which the line says.
+   * and a correction waiting there holds back nothing else (it held every window's firing: a
+   * read-only audit of determinism saw revision 1 of every key wait on a quiet topic; fixed in the
+   * engine, LateEventWaitingForItsIdTest), so the line is the same.
    */
   @Test
   void aWindowedModelInLogOrderSaysALastCorrectionWaits() throws Exception {
@@ -145,10 +146,9 @@ class RunStartLinesTest {
             "streamform run: hourly_spend applies events in log order (on direct): a correction"
                 + " of a window that has its revision is applied only once every partition's"
                 + " watermark has passed it, so a correction that is its partition's last record"
-                + " waits (and, as duplicates of event_id are told in log order too, so does"
-                + " every window's next revision, revision 1 included, of every key); a silent"
-                + " partition holds it back until records or punctuations move its watermark (no"
-                + " idle_after is declared, which would release it after a silence)"));
+                + " waits; a silent partition holds it back until records or punctuations move"
+                + " its watermark (no idle_after is declared, which would release it after a"
+                + " silence)"));
     assertThat(
         RunCommand.logOrderLine(DeclaredModel.of(loaded, "hourly_spend"), true, "flink"),
         is(Optional.empty()));

@@ -3,6 +3,7 @@ package dev.streamform.transforms.clock;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.ToLongFunction;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
@@ -124,10 +125,25 @@ public final class KeyedEngine {
       @Nullable Long at,
       @Nullable Long held,
       Timer tick) {
+    return buffer(event, pending, at, held, tick, LogOrder::holdOf);
+  }
+
+  /**
+   * {@link #buffer(TimedEvent, BagState, Long, Long, Timer)} holding each waiting event at {@code
+   * holdOf} instead of {@link LogOrder#holdOf}: a stage that passes its events on holds them at the
+   * time it passes them on with ({@link LogOrder#passedOnHoldOf}).
+   */
+  public static long @Nullable [] buffer(
+      TimedEvent event,
+      BagState<TimestampedValue<TimedEvent>> pending,
+      @Nullable Long at,
+      @Nullable Long held,
+      Timer tick,
+      ToLongFunction<TimestampedValue<TimedEvent>> holdOf) {
     TimestampedValue<TimedEvent> stamped = TimestampedValue.of(event, event.stamp());
     pending.add(stamped);
     long dueAt = event.stamp().getMillis() + 1;
-    long holdFor = LogOrder.holdOf(stamped);
+    long holdFor = holdOf.applyAsLong(stamped);
     if (at == null || dueAt < at || held == null || holdFor < held) {
       long fire = at == null ? dueAt : Math.min(at, dueAt);
       return setTick(tick, fire, held == null ? holdFor : Math.min(held, holdFor));
@@ -145,7 +161,21 @@ public final class KeyedEngine {
       ValueState<Long> tickAt,
       ValueState<Long> holdAt,
       Timer tick) {
-    long[] moved = buffer(event, pending, tickAt.read(), holdAt.read(), tick);
+    buffer(event, pending, tickAt, holdAt, tick, LogOrder::holdOf);
+  }
+
+  /**
+   * {@link #buffer(TimedEvent, BagState, ValueState, ValueState, Timer)} holding each waiting event
+   * at {@code holdOf} ({@link #buffer(TimedEvent, BagState, Long, Long, Timer, ToLongFunction)}).
+   */
+  public static void buffer(
+      TimedEvent event,
+      BagState<TimestampedValue<TimedEvent>> pending,
+      ValueState<Long> tickAt,
+      ValueState<Long> holdAt,
+      Timer tick,
+      ToLongFunction<TimestampedValue<TimedEvent>> holdOf) {
+    long[] moved = buffer(event, pending, tickAt.read(), holdAt.read(), tick, holdOf);
     if (moved != null) {
       tickAt.write(moved[0]);
       holdAt.write(moved[1]);
@@ -184,6 +214,20 @@ public final class KeyedEngine {
    */
   public static Fired fire(
       BagState<TimestampedValue<TimedEvent>> pending, long now, Handler handler, Timer tick)
+      throws Exception {
+    return fire(pending, now, handler, tick, LogOrder::holdOf);
+  }
+
+  /**
+   * {@link #fire(BagState, long, Handler, Timer)} holding each event left waiting at {@code holdOf}
+   * (as {@link #buffer(TimedEvent, BagState, Long, Long, Timer, ToLongFunction)} does).
+   */
+  public static Fired fire(
+      BagState<TimestampedValue<TimedEvent>> pending,
+      long now,
+      Handler handler,
+      Timer tick,
+      ToLongFunction<TimestampedValue<TimedEvent>> holdOf)
       throws Exception {
     List<TimestampedValue<TimedEvent>> buffered = new ArrayList<>();
     pending.read().forEach(buffered::add);
@@ -237,7 +281,7 @@ public final class KeyedEngine {
         pending.add(e);
       }
       waiting++;
-      long holdFor = LogOrder.holdOf(e);
+      long holdFor = holdOf.applyAsLong(e);
       hold = hold == null ? holdFor : Math.min(hold, holdFor);
       long arrival = LogOrder.arrivalOf(e.getValue());
       earliestArrival = earliestArrival == null ? arrival : Math.min(earliestArrival, arrival);

@@ -89,6 +89,22 @@ public final class LogOrder {
   }
 
   /**
+   * Where a keyed stage that passes {@code event} on ({@code Deduplicate}) holds its output
+   * watermark while the event waits: at the {@link #timestampOf time it is passed on with}. That is
+   * {@link #holdOf} for an on-time event; for a late one (behind its partition's watermark at
+   * arrival, {@code W_p}) it is {@code W_p}, not its event time. Every edge downstream that the
+   * event must come before is one it arrived before, so later than {@code W_p}: held there, the
+   * event still keeps each of them back, and no longer holds back the edges between its event time
+   * and {@code W_p} that it comes after — a late correction waiting for its id to be judged held
+   * back revision 1 of every window of every key that ended in between (found by a read-only audit
+   * on Kafka: a quiet topic's last record). What such a stage emits at the event time itself (a
+   * duplicate, a conflict) goes to an output of its own, which no keyed stage reads.
+   */
+  public static long passedOnHoldOf(TimestampedValue<TimedEvent> event) {
+    return timestampOf(event.getValue()).getMillis();
+  }
+
+  /**
    * The element timestamp an event travels with from the clock and from every keyed stage that
    * passes it on ({@code Deduplicate}): its event time, but not later than its stamp and not
    * earlier than its partition's watermark at arrival ({@link #arrivalOf}) — {@code min(stamp,

@@ -451,7 +451,8 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
           pending,
           tickAt,
           holdAt,
-          timers.get("tick", element.getKey(), tick, perKey));
+          timers.get("tick", element.getKey(), tick, perKey),
+          LogOrder::passedOnHoldOf);
     }
 
     /** The id's tick where it is a member of the stage's timer family ({@link StageTimers}). */
@@ -499,7 +500,8 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
       // An event-time timer fires once the input watermark is past its time: W >= fire + 1ms
       // (nextEdge sets the tick 1 ms before the id's horizon for that reason, ADR 0100)
       KeyedEngine.Fired fired =
-          KeyedEngine.fire(pending, context.fireTimestamp().getMillis() + 1, id, tick);
+          KeyedEngine.fire(
+              pending, context.fireTimestamp().getMillis() + 1, id, tick, LogOrder::passedOnHoldOf);
       if (id.seen == null) {
         if (stored != null) {
           payloadState.clear();
