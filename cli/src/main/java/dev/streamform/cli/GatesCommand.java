@@ -18,8 +18,11 @@ import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.declarations.GateThresholds;
 import dev.streamform.policies.declarations.WindowSpec;
+import dev.streamform.policies.plan.PlanDiff;
+import dev.streamform.policies.plan.PlanManifest;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.project.NotUtf8;
+import dev.streamform.policies.project.Project;
 import dev.streamform.policies.sql.RowPredicate;
 import dev.streamform.policies.time.Timestamps;
 import dev.streamform.sink.CanaryShare;
@@ -116,7 +119,8 @@ import picocli.CommandLine.Spec;
           + " provider are said and set aside; it fails when the ledger holds none of the"
           + " provider's delivered keys (is --jdbc-url the run's database?).",
       "It reads: the ledger at --jdbc-url (generation --generation, else the canonical one;"
-          + " refused when that generation has no projection of the model), the"
+          + " refused when that generation has no projection of the model, or ran with another"
+          + " time policy than the project declares: the gates replay the declared one), the"
           + " source files the project declares and the run's output files in --output (default:"
           + " <project>/target/<model>, where streamform run writes them) or, for a Kafka source,"
           + " the source topic and the late, duplicates and quarantine topics at"
@@ -129,7 +133,8 @@ import picocli.CommandLine.Spec;
     exitCodeList = {
       "0:every measured gate passed",
       "1:a gate failed (or, with --strict, could not be measured), the generation has no"
-          + " projection of the model, or the project, database or outputs cannot be read",
+          + " projection of the model or ran with another time policy, or the project, database"
+          + " or outputs cannot be read",
       "2:bad command line"
     })
 final class GatesCommand implements Callable<Integer> {
@@ -206,6 +211,42 @@ final class GatesCommand implements Callable<Integer> {
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
+  /**
+   * How the time policy the ledger recorded for generation {@code g} (docs/decisions/0141) differs
+   * from the one {@code loaded} declares, in what needs a new generation ({@link
+   * PlanDiff#policyTopologyChanges}): each field with the recorded value followed by {@code there}
+   * and the declared one followed by {@code here} (with {@code there} null: the recorded value
+   * alone). Empty when they agree, or when nothing was recorded (a run without event time, or a
+   * ledger older than the record).
+   */
+  private static Optional<String> otherPolicy(
+      ModelLedger l, Project loaded, int g, String there, String here) throws SQLException {
+    Optional<Ledger.RecordedPolicy> recorded = l.ledger.recordedPolicy(l.name(), g);
+    if (recorded.isEmpty()) {
+      return Optional.empty();
+    }
+    JsonNode declared =
+        PlanManifest.of(loaded, l.name()).toTree().path("time_policy").path("policy");
+    JsonNode ran;
+    try {
+      ran = JSON.readTree(recorded.get().policy());
+    } catch (JsonProcessingException e) {
+      return Optional.of("the recorded policy is not JSON: " + e.getOriginalMessage());
+    }
+    List<String> differ = new ArrayList<>();
+    for (PlanDiff.TopologyChange c : PlanDiff.policyTopologyChanges(ran, declared)) {
+      if (c.before().isEmpty() || c.source().isPresent()) {
+        differ.add(c.reason());
+      } else if (there == null) {
+        differ.add(c.field() + ": " + c.before().get());
+      } else {
+        String now = c.reason().substring(c.reason().lastIndexOf(" -> ") + 4);
+        differ.add(c.field() + ": " + c.before().get() + " " + there + ", " + now + " " + here);
+      }
+    }
+    return differ.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", differ));
+  }
+
   /** One gate's verdict: passed, failed or not measured, its figure, threshold and detail. */
   record Verdict(String gate, String state, String figure, String threshold, String detail) {
     static Verdict measured(
@@ -242,7 +283,8 @@ final class GatesCommand implements Callable<Integer> {
     }
     try (ModelLedger l = opened.get()) {
       DeclaredModel model = l.model;
-      GateThresholds t = ProjectArgument.load(target.project, "gates", err).get().gates();
+      Project loaded = ProjectArgument.load(target.project, "gates", err).get();
+      GateThresholds t = loaded.gates();
       OptionalInt canonical = l.ledger.canonicalGeneration(l.name());
       int g =
           generation != null
@@ -262,6 +304,25 @@ final class GatesCommand implements Callable<Integer> {
                         : " (the generation "
                             + target.project
                             + " declares; no canonical one yet; give --generation N)"));
+        return 1;
+      }
+      // the gates replay the source under the declared policy: a generation that ran with another
+      // one would be measured against the wrong answers (docs/decisions/0187)
+      Optional<String> ranWith = otherPolicy(l, loaded, g, "there", "here");
+      if (ranWith.isPresent()) {
+        err.println(
+            "streamform gates: generation "
+                + g
+                + " of "
+                + l.name()
+                + " ran with another time policy than "
+                + target.project.resolve("streamform.yml")
+                + " declares ("
+                + ranWith.get()
+                + "): the gates replay the source under the declared policy, so their figures"
+                + " would not be this generation's — gate it from the project that declares the"
+                + " policy it ran with (streamform inspect-plan there shows it), or declare it"
+                + " here again");
         return 1;
       }
       Path dir = output != null ? output : target.project.resolve("target").resolve(l.name());
@@ -296,10 +357,24 @@ final class GatesCommand implements Callable<Integer> {
                     ? "these gates measure the canary's generation; gate the others with"
                         + " --generation "
                         + canonical.getAsInt()
+                        + otherPolicy(l, loaded, canonical.getAsInt(), null, null)
+                            .map(
+                                p ->
+                                    " from a project that declares the time policy it ran with ("
+                                        + p
+                                        + ")")
+                            .orElse("")
                     : "these gates measure generation "
                         + g
                         + " only: gate the canary with --generation "
-                        + canary.get().generation()));
+                        + canary.get().generation()
+                        + otherPolicy(l, loaded, canary.get().generation(), null, null)
+                            .map(
+                                p ->
+                                    " from a project that declares the time policy it ran with ("
+                                        + p
+                                        + ")")
+                            .orElse("")));
       }
       List<Verdict> verdicts = new ArrayList<>();
       for (String gate : GATES) {

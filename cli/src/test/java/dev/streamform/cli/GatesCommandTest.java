@@ -341,6 +341,67 @@ class GatesCommandTest {
                 + " generation 1 only: gate the canary with --generation 2\n.*"));
   }
 
+  /**
+   * The gates replay the source under the policy the project declares, so a generation that ran
+   * with another one (a project edited since, or another generation's project) is refused, naming
+   * what differs, rather than measured as if it had run with this one (found by a read-only audit
+   * of rollout: the offsets gate failed 90/0 and the disposition gate passed "0 of 0" with a
+   * too-late row removed).
+   */
+  @Test
+  void aGenerationThatRanWithAnotherPolicyIsRefusedNamingWhatDiffers() throws Exception {
+    Files.writeString(
+        project.resolve("streamform.yml"),
+        Files.readString(project.resolve("streamform.yml")).replace("30m", "2h"));
+    assertThat(out.toString(), gates("--skip", "oracle"), is(1));
+    assertThat(out.toString(), not(containsString("PASS")));
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform gates: generation 1 of hourly_revenue ran with another time policy than "
+                + project.resolve("streamform.yml")
+                + " declares (allowed_lateness: 30m there, 2h here): the gates replay the source"
+                + " under the declared policy"));
+  }
+
+  /**
+   * A canary of a generation that ran with another policy than this project's: the line says to
+   * gate it from the project that declares its policy, not just with --generation here (which the
+   * gates would refuse).
+   */
+  @Test
+  void aCanaryOfAnotherPolicyIsToBeGatedFromItsOwnProject() throws Exception {
+    String declared = Files.readString(project.resolve("streamform.yml"));
+    Files.writeString(
+        project.resolve("streamform.yml"), declared.replace("30m", "2h") + "    generation: 2\n");
+    runTheModel(dir.resolve("out-2"), "--shadow");
+    Files.writeString(project.resolve("streamform.yml"), declared);
+    assertThat(
+        err.toString(),
+        run(
+            "alias",
+            "set",
+            project.toString(),
+            "--model",
+            "hourly_revenue",
+            "--jdbc-url",
+            url,
+            "--jdbc-user",
+            "postgres",
+            "--generation",
+            "2",
+            "--share",
+            "50%"),
+        is(0));
+    out.getBuffer().setLength(0);
+    gates("--skip", "oracle");
+    assertThat(
+        out.toString(),
+        containsString(
+            "these gates measure generation 1 only: gate the canary with --generation 2 from a"
+                + " project that declares the time policy it ran with (allowed_lateness: 2h)"));
+  }
+
   @Test
   void strictFailsAGateThatCouldNotBeMeasured() {
     assertThat(gates("--skip", "oracle", "--strict"), is(1));
