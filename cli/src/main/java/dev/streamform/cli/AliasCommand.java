@@ -170,10 +170,10 @@ final class AliasCommand implements Callable<Integer> {
                 l.ledger.shareKeys(l.name(), new CanaryShare(generation, shareBasisPoints));
             nothing =
                 "The "
-                    + keys.inShare()
-                    + " keys in the share (of "
-                    + keys.keys()
-                    + " keys of "
+                    + Counts.of(keys.inShare(), "key")
+                    + " in the share (of "
+                    + Counts.of(keys.keys(), "key")
+                    + " of "
                     + l.name()
                     + ") would read nothing";
           }
@@ -202,7 +202,11 @@ final class AliasCommand implements Callable<Integer> {
                   + " of "
                   + change.keys()
                   + " keys now; the others read generation "
-                  + previous);
+                  + previous
+                  + change
+                      .endedCanary()
+                      .map(c -> "; the canary ended: " + c.describe() + " before")
+                      .orElse(""));
         } else {
           out.println(
               l.name()

@@ -247,6 +247,20 @@ class RolloutEffectsCommandTest {
             "hourly_revenue: canonical generation 1 -> 1 (40 projections of generation 1); the"
                 + " canary ended: 10% of keys (bucket < 1000 of 10000) read generation 2 before,"
                 + " all keys read generation 1 now\n"));
+
+    // a canary replaced by another generation's: the line says which one ended (found by a
+    // read-only audit of rollout: the keys leaving generation 2 were not mentioned)
+    assertThat(command("alias set", "--generation", "2", "--share", "10%"), is(0));
+    out.getBuffer().setLength(0);
+    assertThat(
+        err.toString(),
+        command("alias set", "--generation", "3", "--share", "20%", "--allow-empty"),
+        is(0));
+    assertThat(
+        out.toString(),
+        containsString(
+            " keys now; the others read generation 1; the canary ended: 10% of keys (bucket < 1000"
+                + " of 10000) read generation 2 before\n"));
   }
 
   @Test
