@@ -149,6 +149,24 @@ class GatesCommandTest {
     return streamform("gates", onTheModel(outputs, more));
   }
 
+  /** {@code streamform alias set} of the model with {@code more}, its exit status. */
+  private int aliasSet(String... more) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "alias",
+                "set",
+                project.toString(),
+                "--model",
+                "hourly_revenue",
+                "--jdbc-url",
+                url,
+                "--jdbc-user",
+                "postgres"));
+    args.addAll(List.of(more));
+    return run(args.toArray(String[]::new));
+  }
+
   /** The printed line of {@code gate}, spaces squeezed. */
   private String line(String gate) {
     return out.toString()
@@ -313,23 +331,7 @@ class GatesCommandTest {
   @Test
   void theGatesSayWhenACanaryIsInForce() throws Exception {
     assertThat(
-        err.toString(),
-        run(
-            "alias",
-            "set",
-            project.toString(),
-            "--model",
-            "hourly_revenue",
-            "--jdbc-url",
-            url,
-            "--jdbc-user",
-            "postgres",
-            "--generation",
-            "2",
-            "--share",
-            "50%",
-            "--allow-empty"),
-        is(0));
+        err.toString(), aliasSet("--generation", "2", "--share", "50%", "--allow-empty"), is(0));
     out.getBuffer().setLength(0);
     assertThat(gates("--skip", "oracle"), is(0));
     assertThat(out.toString(), containsString(" generation 1 (canonical); run outputs "));
@@ -376,23 +378,7 @@ class GatesCommandTest {
         project.resolve("streamform.yml"), declared.replace("30m", "2h") + "    generation: 2\n");
     runTheModel(dir.resolve("out-2"), "--shadow");
     Files.writeString(project.resolve("streamform.yml"), declared);
-    assertThat(
-        err.toString(),
-        run(
-            "alias",
-            "set",
-            project.toString(),
-            "--model",
-            "hourly_revenue",
-            "--jdbc-url",
-            url,
-            "--jdbc-user",
-            "postgres",
-            "--generation",
-            "2",
-            "--share",
-            "50%"),
-        is(0));
+    assertThat(err.toString(), aliasSet("--generation", "2", "--share", "50%"), is(0));
     out.getBuffer().setLength(0);
     gates("--skip", "oracle");
     assertThat(
