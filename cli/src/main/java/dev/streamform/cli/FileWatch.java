@@ -1,5 +1,6 @@
 package dev.streamform.cli;
 
+import dev.streamform.teststreams.fixture.FixtureSuite;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -67,17 +68,13 @@ final class FileWatch {
   }
 
   /**
-   * The folder watched for a fixture file: its project's (the folder above it holding sources.yml),
-   * so that a change to the model or the sources re-runs it as a change to the fixture does; the
-   * file's own folder when it is in no project.
+   * The folder watched for a fixture file: its project's ({@link FixtureSuite#projectOf}), so that
+   * a change to the model or the sources re-runs it as a change to the fixture does; the file's own
+   * folder when it is in no project.
    */
   static Path projectOf(Path file) {
-    for (Path dir = file.getParent(); dir != null; dir = dir.getParent()) {
-      if (Files.isRegularFile(dir.resolve("sources.yml"))) {
-        return dir;
-      }
-    }
-    return file.getParent();
+    Path project = FixtureSuite.projectOf(file);
+    return project != null ? project : file.toAbsolutePath().getParent();
   }
 
   /**
