@@ -59,14 +59,21 @@ final class ClusterJobWatch implements AutoCloseable {
   }
 
   /**
+   * The base URL of the REST API of the cluster at {@code cluster} ({@code HOST:PORT} or a URL, as
+   * {@code --flink-master} takes it), without a trailing slash.
+   */
+  static String restBase(String cluster) {
+    return (cluster.contains("://") ? cluster : "http://" + cluster).replaceAll("/+$", "");
+  }
+
+  /**
    * Notes the jobs the cluster at {@code cluster} ({@code HOST:PORT} or a URL, as {@code
    * --flink-master} takes it) lists now, then, until {@code patience} has passed, asks every half
    * second for a new job named {@code jobName} and hands its id to {@code tell} once.
    */
   static ClusterJobWatch start(
       String cluster, String jobName, Duration patience, Consumer<String> tell) {
-    String base = cluster.contains("://") ? cluster : "http://" + cluster;
-    base = base.replaceAll("/+$", "");
+    String base = restBase(cluster);
     Set<String> before = new HashSet<>();
     jobs(base).ifPresent(list -> list.forEach(j -> before.add(j.path("jid").asText())));
     ClusterJobWatch watch = new ClusterJobWatch(base, jobName, before, patience, tell);

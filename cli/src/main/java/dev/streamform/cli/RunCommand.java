@@ -1463,7 +1463,7 @@ final class RunCommand implements Callable<Integer> {
   }
 
   private static String stopCommands(String cluster, String jobId) {
-    String base = (cluster.contains("://") ? cluster : "http://" + cluster).replaceAll("/+$", "");
+    String base = ClusterJobWatch.restBase(cluster);
     return "curl -X PATCH '"
         + base
         + "/jobs/"
