@@ -158,13 +158,18 @@ final class HistoryTable {
 
   /**
    * A key value in the heading: as it is, unless it would print unlike itself or not at all —
-   * empty, a space at an end, a control or invisible character ({@link InvisibleCharacters}) — then
-   * as a JSON string, {@code shop="a\nb"}, naming a character that JSON leaves as it is, as a
-   * did-you-mean does: {@code shop="1 000" (it holds a no-break space (U+00A0) at character 2)}.
+   * empty, a space at an end, a control or invisible character ({@link InvisibleCharacters}), or a
+   * quote at its start, which would read as one — then as a JSON string, {@code shop="a\nb"},
+   * naming a character that JSON leaves as it is, as a did-you-mean does: {@code shop="1 000" (it
+   * holds a no-break space (U+00A0) at character 2)}. {@code ledger show --window-key} reads either
+   * form back ({@link #keyValueGiven}).
    */
   static String keyValue(Object value) {
     if (!(value instanceof String s)
-        || !(s.isEmpty() || !s.strip().equals(s) || InvisibleCharacters.describe(s).isPresent())) {
+        || !(s.isEmpty()
+            || !s.strip().equals(s)
+            || s.startsWith("\"")
+            || InvisibleCharacters.describe(s).isPresent())) {
       return text(value);
     }
     String quoted;
@@ -176,6 +181,32 @@ final class HistoryTable {
     return InvisibleCharacters.describe(quoted).isPresent()
         ? quoted + " (it " + InvisibleCharacters.describe(s).get() + ")"
         : quoted;
+  }
+
+  /**
+   * A key value as {@code --window-key} gives it: as it is, or, when it begins with a quote, the
+   * JSON string {@link #keyValue} prints for a value that would print unlike itself. Throws {@link
+   * IllegalArgumentException} saying why when such a value is not one JSON string.
+   */
+  static String keyValueGiven(String given) {
+    if (!given.startsWith("\"")) {
+      return given;
+    }
+    try {
+      com.fasterxml.jackson.core.JsonParser p = JSON.createParser(given);
+      if (p.nextToken() == com.fasterxml.jackson.core.JsonToken.VALUE_STRING) {
+        String text = p.getText();
+        if (p.nextToken() == null) {
+          return text;
+        }
+      }
+    } catch (java.io.IOException e) {
+      // not one JSON string: said below
+    }
+    throw new IllegalArgumentException(
+        "a value that begins with a quote is read as a JSON string, as ledger show prints a value"
+            + " that would print unlike itself (e.g. shop=\"a\\nb\"); this one is not one whole"
+            + " JSON string");
   }
 
   private static String seconds(Instant t) {

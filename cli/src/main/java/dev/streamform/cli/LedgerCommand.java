@@ -173,7 +173,9 @@ final class LedgerCommand implements Callable<Integer> {
         names = "--window-key",
         paramLabel = "COLUMN=VALUE",
         description =
-            "only windows whose key column has this value, e.g. merchant_id=7 (repeatable)")
+            "only windows whose key column has this value, e.g. merchant_id=7 (repeatable); a"
+                + " value in quotes is a JSON string, as the table's heading prints one, e.g."
+                + " shop=\" spaced \"")
     List<String> windowKey = List.of();
 
     @Option(
@@ -250,7 +252,12 @@ final class LedgerCommand implements Callable<Integer> {
               spec.commandLine(),
               "--window-key: expected COLUMN=VALUE, e.g. merchant_id=7, got '" + pair + "'");
         }
-        keys.put(pair.substring(0, eq), pair.substring(eq + 1));
+        try {
+          keys.put(pair.substring(0, eq), HistoryTable.keyValueGiven(pair.substring(eq + 1)));
+        } catch (IllegalArgumentException e) {
+          throw new ParameterException(
+              spec.commandLine(), "--window-key: " + pair + ": " + e.getMessage());
+        }
       }
       Instant start = null;
       if (windowStart != null) {

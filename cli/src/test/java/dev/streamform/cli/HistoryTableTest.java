@@ -56,6 +56,9 @@ class HistoryTableTest {
     assertThat(heading("shop", " spaced "), is("shop=\" spaced \""));
     assertThat(heading("shop", "bell\u0007"), is("shop=\"bell\\u0007\""));
     assertThat(heading("shop", "say \"hi\"\t"), is("shop=\"say \\\"hi\\\"\\t\""));
+    // one that begins with a quote would read as a JSON string: it is one, so --window-key takes
+    // it back as it is printed
+    assertThat(heading("shop", "\"x\""), is("shop=\"\\\"x\\\"\""));
   }
 
   @Test

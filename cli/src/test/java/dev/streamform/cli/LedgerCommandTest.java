@@ -205,6 +205,20 @@ class LedgerCommandTest {
                 + "  2         1            corrected  26       p0 0..2 (3)  "
                 + Ledger.shortId(revision(7, 10, 2, "26").aggregateDigest())
                 + "  <recorded>\n"));
+    // a value as the heading prints one that would print unlike itself, a JSON string, is read
+    // as that string (found by an audit: only the raw form matched)
+    String table = out.toString();
+    out.getBuffer().setLength(0);
+    assertThat(err.toString(), ledger("ledger show", "--window-key", "merchant_id=\"7\""), is(0));
+    assertThat(out.toString(), is(table));
+    assertThat(ledger("ledger show", "--window-key", "merchant_id=\"7"), is(2));
+    assertThat(
+        err.toString(),
+        containsString(
+            "--window-key: merchant_id=\"7: a value that begins with a quote is read as a JSON"
+                + " string, as ledger show prints a value that would print unlike itself (e.g."
+                + " shop=\"a\\nb\")"));
+    err.getBuffer().setLength(0);
     assertThat(ledger("ledger show", "--window-key", "merchant_id=9"), is(1));
     assertThat(
         err.toString(), is("streamform ledger show: no window of model hourly_revenue matches\n"));
