@@ -225,7 +225,7 @@ final class DispatchCommand implements Callable<Integer> {
               databaseFailed(
                   pass,
                   e instanceof Dispatcher.PassFailed f ? f.report() : null,
-                  ModelLedger.firstLine(e),
+                  failure(e, ""),
                   dispatcher.unwrittenOutcomes(),
                   once ? null : failing));
           err.flush();
@@ -242,14 +242,27 @@ final class DispatchCommand implements Callable<Integer> {
   }
 
   /**
+   * What stopped a pass ({@code again} after the verb, or empty): {@code the database failed:
+   * Connection refused …}, or, when the database refused a statement for its data (SQLState class
+   * 22 or 23), {@code the database refused a write (not an outage: SQLState 22021, ERROR: invalid
+   * byte sequence …)} — a refusal is not an outage, and its cause is what a person needs (ADR
+   * 0184).
+   */
+  static String failure(SQLException e, String again) {
+    return Dispatcher.dataRefusal(e)
+        .map(r -> "the database refused a write" + again + " (not an outage: " + r + ")")
+        .orElseGet(() -> "the database failed" + again + ": " + ModelLedger.firstLine(e));
+  }
+
+  /**
    * The line of a pass the database stopped: what the pass did before (so the claims and outcomes
-   * printed add up over the passes), the failure, the outcomes kept, and when the next pass runs
-   * ({@code next} null: no next pass).
+   * printed add up over the passes), the failure ({@link #failure}), the outcomes kept, and when
+   * the next pass runs ({@code next} null: no next pass).
    */
   static String databaseFailed(
       int pass,
       Dispatcher.@Nullable Report before,
-      String reason,
+      String failure,
       int unwritten,
       @Nullable Duration next) {
     String did =
@@ -274,8 +287,7 @@ final class DispatchCommand implements Callable<Integer> {
         + pass
         + ": "
         + did
-        + "the database failed: "
-        + reason
+        + failure
         + (unwritten > 0 ? "; " + Counts.of(unwritten, "outcome") + " kept to be written" : "")
         + (next == null ? "" : "; next pass in " + next.toMillis() + " ms");
   }
@@ -294,7 +306,7 @@ final class DispatchCommand implements Callable<Integer> {
       try {
         dispatcher.runOnce(0);
       } catch (SQLException e) {
-        err.println("streamform dispatch: the database failed again: " + ModelLedger.firstLine(e));
+        err.println("streamform dispatch: " + failure(e, " again"));
       }
     }
     if (dispatcher.unwrittenOutcomes() > 0) {

@@ -31,18 +31,58 @@ class DispatchMessagesTest {
     // 3 claimed, 2 written DONE, the third's outcome kept: the next pass writes it and claims on
     Dispatcher.Report before =
         new Dispatcher.Report(
-            0, 0, 0, 0, 3, 0, 2, 0, 0, 0, 0, 1, 3, 0, 0, 0, null, Optional.empty(), 0, List.of());
+            0,
+            0,
+            0,
+            0,
+            3,
+            0,
+            2,
+            0,
+            0,
+            0,
+            0,
+            1,
+            3,
+            0,
+            0,
+            0,
+            null,
+            Optional.empty(),
+            0,
+            List.of(),
+            null);
     assertThat(
-        DispatchCommand.databaseFailed(1, before, "Connection refused", 1, Duration.ofSeconds(1)),
+        DispatchCommand.databaseFailed(
+            1, before, "the database failed: Connection refused", 1, Duration.ofSeconds(1)),
         equalTo(
             "streamform dispatch: pass 1: 3 claimed, 2 done, 0 unknown, 0 not sent (prepared"
                 + " again), then the database failed: Connection refused; 1 outcome kept to be"
                 + " written; next pass in 1000 ms"));
     // nothing done before it (the kept outcomes were refused again), --once: no next pass
     assertThat(
-        DispatchCommand.databaseFailed(2, null, "Connection refused", 2, null),
+        DispatchCommand.databaseFailed(2, null, "the database failed: Connection refused", 2, null),
         equalTo(
             "streamform dispatch: pass 2: the database failed: Connection refused; 2 outcomes"
                 + " kept to be written"));
+  }
+
+  @Test
+  void aWriteTheDatabaseRefusesForItsDataIsNamedNotCalledAFailureOfTheDatabase() {
+    // a receipt query's answer the database cannot take (ADR 0184): its cause, not an outage
+    java.sql.SQLException refused =
+        new java.sql.SQLException(
+            "ERROR: invalid byte sequence for encoding \"UTF8\": 0x00\n  Where: unnamed portal",
+            "22021");
+    assertThat(
+        DispatchCommand.databaseFailed(
+            3, null, DispatchCommand.failure(refused, ""), 0, Duration.ofSeconds(2)),
+        equalTo(
+            "streamform dispatch: pass 3: the database refused a write (not an outage: SQLState"
+                + " 22021, ERROR: invalid byte sequence for encoding \"UTF8\": 0x00); next pass in"
+                + " 2000 ms"));
+    assertThat(
+        DispatchCommand.failure(new java.sql.SQLException("Connection refused", "08001"), " again"),
+        equalTo("the database failed again: Connection refused"));
   }
 }

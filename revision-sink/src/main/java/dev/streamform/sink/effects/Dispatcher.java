@@ -130,6 +130,9 @@ public final class Dispatcher {
    * @param noProvider effects (PREPARED) of a type this dispatcher has no provider for: a rule the
    *     project no longer declares; never claimed here
    * @param noProviderTypes those effects' types, sorted
+   * @param lastWriteRefusal when the last outcome write of this pass the database refused was
+   *     refused for its data (SQLState class 22 or 23: not an outage), what it said ({@link
+   *     #dataRefusal}); null when it was not, or none was refused (ADR 0184)
    */
   public record Report(
       int expired,
@@ -151,7 +154,8 @@ public final class Dispatcher {
       @Nullable String lastReceiptProblem,
       Optional<EffectsPause.State> paused,
       int noProvider,
-      List<String> noProviderTypes) {
+      List<String> noProviderTypes,
+      @Nullable String lastWriteRefusal) {
     public String describe() {
       return paused
               .map(p -> "effects paused (" + p.describe() + "): nothing new claimed; ")
@@ -216,7 +220,9 @@ public final class Dispatcher {
               ? ""
               : "; "
                   + Counts.of(writeFailures, "outcome write")
-                  + " failed (database unavailable) and "
+                  + (lastWriteRefusal == null
+                      ? " failed (database unavailable) and "
+                      : " refused by the database (not an outage: " + lastWriteRefusal + ") and ")
                   + (writeFailures == 1 ? "was" : "were")
                   + " tried again")
           + (unwritten == 0
@@ -372,6 +378,28 @@ public final class Dispatcher {
     int receiptsForAPerson;
     int cancelled;
     @Nullable String lastReceiptProblem;
+    @Nullable String lastWriteRefusal;
+  }
+
+  /**
+   * What the database said when it refused a statement for its data — SQLState class 22 (data
+   * exception: a value it cannot take) or 23 (integrity constraint violation) — rather than being
+   * unavailable: {@code SQLState 23514, ERROR: new row … violates check constraint …} (its first
+   * line). Empty for any other failure. A refusal is not an outage, and a pass line that called it
+   * "database unavailable" hid the cause of a stall (ADR 0184).
+   */
+  public static Optional<String> dataRefusal(SQLException e) {
+    for (Throwable t = e; t != null && t != t.getCause(); t = t.getCause()) {
+      if (t instanceof SQLException q
+          && q.getSQLState() != null
+          && (q.getSQLState().startsWith("22") || q.getSQLState().startsWith("23"))) {
+        String said = String.valueOf(q.getMessage()).strip();
+        int eol = said.indexOf('\n');
+        return Optional.of(
+            "SQLState " + q.getSQLState() + ", " + (eol < 0 ? said : said.substring(0, eol)));
+      }
+    }
+    return Optional.empty();
   }
 
   /** Outcomes learned but not yet written (the database refused them so far). */
@@ -442,7 +470,8 @@ public final class Dispatcher {
         n.lastReceiptProblem,
         paused,
         idle.noProvider(),
-        idle.noProviderTypes());
+        idle.noProviderTypes(),
+        n.lastWriteRefusal);
   }
 
   /** Writes the kept outcomes, oldest first; false when one is still refused. */
@@ -453,11 +482,12 @@ public final class Dispatcher {
         count(o, write(o), n);
       } catch (SQLException e) {
         n.writeFailures++;
+        n.lastWriteRefusal = dataRefusal(e).orElse(null);
         LOG.warn(
             "dispatcher {}: the outcome of {} is still not written ({}); {} kept",
             name,
             o.attempt().key(),
-            e.getMessage(),
+            dataRefusal(e).orElse(e.getMessage()),
             unwritten.size());
         return false;
       }
@@ -467,7 +497,9 @@ public final class Dispatcher {
   }
 
   private void deliver(Attempt a, Tally n) {
-    EffectProvider.Delivery d = providers.get(a.type()).deliver(a.key(), a.payload());
+    // the provider's text as the ledger can store it: a NUL in a receipt stalled every pass
+    EffectProvider.Delivery d =
+        ProviderText.storable(providers.get(a.type()).deliver(a.key(), a.payload()));
     hooks.afterDelivery(a.key(), d);
     Outcome o = new Outcome(a, d);
     SQLException last = null;
@@ -477,6 +509,7 @@ public final class Dispatcher {
         return;
       } catch (SQLException e) {
         n.writeFailures++;
+        n.lastWriteRefusal = dataRefusal(e).orElse(null);
         last = e;
         pause(Duration.ofMillis(100L << attempt));
       }
@@ -486,7 +519,7 @@ public final class Dispatcher {
         name,
         a.key(),
         d,
-        last.getMessage());
+        dataRefusal(last).orElse(last.getMessage()));
     unwritten.addLast(o);
   }
 
@@ -618,7 +651,8 @@ public final class Dispatcher {
         n.stillUnknown++;
         continue;
       }
-      EffectProvider.Lookup l = provider.lookup(u.key());
+      // as a delivery's: the receipt query's answer as the ledger can store it (ADR 0184)
+      EffectProvider.Lookup l = ProviderText.storable(provider.lookup(u.key()));
       if (l instanceof EffectProvider.Found f) {
         if (resolveDone(u, f.receipt())) {
           n.resolvedDone++;
