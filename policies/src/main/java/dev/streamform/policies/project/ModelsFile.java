@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /** Reads and checks {@code streamform.yml}: the rules of a model's declaration on its own. */
@@ -432,6 +433,23 @@ final class ModelsFile {
             "'" + url.get() + "' is not an http(s) URL",
             "write the webhook's endpoint, e.g. url: \"http://127.0.0.1:8099/rewards\"");
       }
+      OptionalInt port =
+          url.filter(ModelsFile::isHttpUrl)
+              .map(ModelsFile::impossiblePort)
+              .orElse(OptionalInt.empty());
+      if (port.isPresent()) {
+        // the URI parser takes any digits; the dispatcher could never connect, and each effect
+        // would be claimed for nothing (ADR 0185)
+        ok = false;
+        p.report(
+            "url",
+            "'"
+                + url.get()
+                + "' has port "
+                + port.getAsInt()
+                + ", outside 1 to 65535: nothing could be sent there",
+            "write the port the webhook listens on, e.g. url: \"http://127.0.0.1:8099/rewards\"");
+      }
       Optional<String> credential =
           url.filter(ModelsFile::isHttpUrl).flatMap(ModelsFile::credentialInUrl);
       if (credential.isPresent()) {
@@ -554,6 +572,19 @@ final class ModelsFile {
           && !p.normalize().toString().isEmpty();
     } catch (java.nio.file.InvalidPathException e) {
       return false;
+    }
+  }
+
+  /**
+   * The port of an http(s) URL when it is one no connection can be made to (0, or past 65535);
+   * empty when it is given in range or not given (the scheme's default).
+   */
+  private static OptionalInt impossiblePort(String text) {
+    try {
+      int port = new URI(text).getPort();
+      return port == 0 || port > 65535 ? OptionalInt.of(port) : OptionalInt.empty();
+    } catch (URISyntaxException x) {
+      return OptionalInt.empty();
     }
   }
 

@@ -296,6 +296,33 @@ class EffectRulesTest {
   }
 
   @Test
+  void theWebhooksPortIsOneAConnectionCanBeMadeTo() throws Exception {
+    for (String port : List.of("99999", "0")) {
+      assertThat(
+          withEffect(TYPE + SUBJECT + WHEN + "provider: " + PROVIDER.replace("8099", port) + "\n")
+              .problems(),
+          contains(
+              "streamform.yml:9: model 'customer_metrics', key 'effects[1].provider.url':"
+                  + " 'http://127.0.0.1:"
+                  + port
+                  + "/rewards' has port "
+                  + port
+                  + ", outside 1 to 65535: nothing could be sent there — write the port the"
+                  + " webhook listens on, e.g. url: \"http://127.0.0.1:8099/rewards\""));
+    }
+    // the highest port is one
+    assertThat(
+        withEffect(TYPE + SUBJECT + WHEN + "provider: " + PROVIDER.replace("8099", "65535") + "\n")
+            .load()
+            .models()
+            .get("customer_metrics")
+            .effects()
+            .get(0)
+            .providerUrl(),
+        is("http://127.0.0.1:65535/rewards"));
+  }
+
+  @Test
   void idempotencyAndReceiptsAreStated() {
     assertThat(
         withEffect(

@@ -3,6 +3,7 @@ package dev.streamform.sink.effects;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -114,8 +115,45 @@ public final class WebhookProvider implements EffectProvider {
     return Optional.empty();
   }
 
+  /**
+   * Why no request can be made to {@code url} at all — it is not a URI, or its port is 0 or past
+   * 65535 — found before any I/O; empty when one can. The JDK's client found an impossible port
+   * only inside its send, and the dispatcher took its {@code IllegalArgumentException} for a broken
+   * connection: the effect was UNKNOWN ({@code connection broken:
+   * java.lang.IllegalArgumentException: port out of range:99999}) although nothing was sent (ADR
+   * 0185). {@code streamform check} refuses such a url; this covers a provider given otherwise.
+   */
+  static Optional<String> unsendable(String url) {
+    URI uri;
+    try {
+      uri = new URI(url);
+    } catch (URISyntaxException e) {
+      return Optional.of(
+          "the provider's url "
+              + url
+              + " is not a URL ("
+              + e.getReason()
+              + "): nothing was sent; correct the url in the project (streamform check names it)");
+    }
+    int port = uri.getPort();
+    if (port == 0 || port > 65535) {
+      return Optional.of(
+          "the provider's url "
+              + url
+              + " has port "
+              + port
+              + ", outside 1 to 65535: nothing was sent; correct the url in the project"
+              + " (streamform check names it)");
+    }
+    return Optional.empty();
+  }
+
   @Override
   public Delivery deliver(String effectKey, String payloadJson) {
+    Optional<String> unsendable = unsendable(spec.url());
+    if (unsendable.isPresent()) {
+      return new NotSent(unsendable.get());
+    }
     HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create(spec.url()))
             .timeout(timeout)
@@ -153,7 +191,12 @@ public final class WebhookProvider implements EffectProvider {
       if (cause instanceof HttpTimeoutException) {
         return new Unknown("no answer within " + timeout.toMillis() + " ms");
       }
-      return new Unknown("connection broken: " + cause);
+      // as a receipt query says it: the JDK's message, not its exception's class
+      return new Unknown(
+          "connection broken: "
+              + (cause.getMessage() == null
+                  ? cause.getClass().getSimpleName()
+                  : cause.getMessage()));
     } catch (InterruptedException e) {
       sent.cancel(true);
       Thread.currentThread().interrupt();
@@ -166,6 +209,10 @@ public final class WebhookProvider implements EffectProvider {
     if (!spec.receiptQueries()) {
       throw new IllegalStateException(
           "the provider declares no receipt queries: " + spec.describe());
+    }
+    Optional<String> unsendable = unsendable(spec.url());
+    if (unsendable.isPresent()) {
+      return new Unanswered(unsendable.get());
     }
     String base = spec.url().endsWith("/") ? spec.url() : spec.url() + "/";
     HttpRequest.Builder request =

@@ -27,4 +27,21 @@ class WebhookLookupTest {
     assertThat(l, instanceOf(EffectProvider.Unanswered.class));
     assertThat(((EffectProvider.Unanswered) l).reason(), is("connection refused by " + url));
   }
+
+  @Test
+  void aReceiptQueryToAnImpossiblePortSaysSoAndDoesNotThrow() {
+    // it threw the JDK's IllegalArgumentException out of the dispatcher's pass (ADR 0185)
+    String url = "http://127.0.0.1:99999/effects";
+    WebhookProvider provider =
+        new WebhookProvider(ProviderSpec.webhook(url, true, true), Duration.ofSeconds(2));
+    EffectProvider.Lookup l = provider.lookup("ab".repeat(32));
+    assertThat(l, instanceOf(EffectProvider.Unanswered.class));
+    assertThat(
+        ((EffectProvider.Unanswered) l).reason(),
+        is(
+            "the provider's url "
+                + url
+                + " has port 99999, outside 1 to 65535: nothing was sent; correct the url in the"
+                + " project (streamform check names it)"));
+  }
 }
