@@ -1,6 +1,7 @@
 package dev.streamform.cli;
 
 import dev.streamform.core.text.Counts;
+import dev.streamform.core.text.Excerpt;
 import dev.streamform.sink.effects.EffectRuleErrors;
 import dev.streamform.sink.effects.EffectSettlement;
 import dev.streamform.sink.effects.EffectsLedger;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -55,7 +57,9 @@ final class EffectsCommand implements Callable<Integer> {
       description = {
         "Prints the model's effects, one line each: key (first 12 hex digits), type, subject,"
             + " window start, the generation and revision that confirmed it, state, delivery"
-            + " attempts, the provider's receipt and the last error (for an UNKNOWN effect, also"
+            + " attempts, the provider's receipt (a character that would not print escaped, as in"
+            + " ledger show, a long one shortened to its start, length and end) and the last"
+            + " error (for an UNKNOWN effect, also"
             + " what the receipt queries since said when they left it UNKNOWN: failed, or never"
             + " applied and for a person); then the compensation records (id, and when, by whom and"
             + " why a person closed it), what people settled (streamform effects settle), and the"
@@ -123,8 +127,8 @@ final class EffectsCommand implements Callable<Integer> {
                     "g" + e.generation() + " r" + e.revision(),
                     e.state(),
                     String.valueOf(e.attempts()),
-                    e.receipt() == null ? "-" : e.receipt(),
-                    e.lastError() == null ? "-" : e.lastError()));
+                    receipt(e.receipt()),
+                    e.lastError() == null ? "-" : HistoryTable.keyValue(e.lastError())));
           }
           table(rows, out);
         }
@@ -159,7 +163,7 @@ final class EffectsCommand implements Callable<Integer> {
                     x.effectKey().substring(0, 12),
                     x.outcome().replace('_', ' '),
                     x.toState(),
-                    x.receipt() == null ? "-" : x.receipt(),
+                    receipt(x.receipt()),
                     x.describe()));
           }
           table(rows, out);
@@ -296,6 +300,16 @@ final class EffectsCommand implements Callable<Integer> {
     } catch (java.time.format.DateTimeParseException e) {
       return text;
     }
+  }
+
+  /**
+   * A receipt as a table's cell shows it: the provider's text, escaped as {@code ledger show}
+   * escapes a key value that would not print as itself ({@link HistoryTable#keyValue}: a newline or
+   * a tab broke the table's row), and a long one shortened to its start, its length and its end
+   * ({@link Excerpt}: a 5 MB body was printed whole). {@code -} when there is none.
+   */
+  static String receipt(@Nullable String receipt) {
+    return receipt == null ? "-" : Excerpt.of(HistoryTable.keyValue(receipt));
   }
 
   /** Left-aligned columns, two spaces apart, indented by two; the last column unpadded. */

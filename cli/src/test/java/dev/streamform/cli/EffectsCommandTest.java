@@ -143,6 +143,34 @@ class EffectsCommandTest {
   }
 
   @Test
+  void showPrintsAReceiptEscapedAndALongOneShortened() throws Exception {
+    write(revision(7, 10, 1, "1200"), revision(8, 10, 1, "1300"));
+    assertThat(command("dispatch", project, "--once"), is(0));
+    // receipts as a provider may answer them: a newline and a tab; 5 MB
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      s.executeUpdate(
+          "UPDATE streamform.effect SET receipt = 'rcpt-a' || chr(10) || 'second line' || chr(9)"
+              + " || 'X' WHERE effect_key = '"
+              + keyOf(7)
+              + "'");
+      s.executeUpdate(
+          "UPDATE streamform.effect SET receipt = repeat('r', 5000000) WHERE effect_key = '"
+              + keyOf(8)
+              + "'");
+      c.commit();
+    }
+    assertThat(command("effects show", project), is(0));
+    String shown = out.toString();
+    System.out.println(shown);
+    // a heading, the table's header and one line per effect: the newline did not break a row
+    assertThat(shown.lines().count(), is(4L));
+    assertThat(shown, containsString("  \"rcpt-a\\nsecond line\\tX\"  "));
+    assertThat(shown, containsString("rrrrr…(5000000 characters)…rrrrr"));
+    assertThat(shown.length() < 2_000, is(true));
+  }
+
+  @Test
   void aLostResponseIsUnknownThenResolvedByReceiptNeverDeliveredTwice() throws Exception {
     write(revision(7, 10, 1, "1200"));
     provider.mode(LocalProviderServer.Mode.ACCEPT_THEN_DROP);
