@@ -51,6 +51,7 @@ class DispatchMessagesTest {
             Optional.empty(),
             0,
             List.of(),
+            null,
             null);
     assertThat(
         DispatchCommand.databaseFailed(

@@ -133,6 +133,8 @@ public final class Dispatcher {
    * @param lastWriteRefusal when the last outcome write of this pass the database refused was
    *     refused for its data (SQLState class 22 or 23: not an outage), what it said ({@link
    *     #dataRefusal}); null when it was not, or none was refused (ADR 0184)
+   * @param lastNotSentReason why the last delivery of this pass that sent nothing sent nothing
+   *     ({@code connection refused by <url>}), or null
    */
   public record Report(
       int expired,
@@ -155,7 +157,8 @@ public final class Dispatcher {
       Optional<EffectsPause.State> paused,
       int noProvider,
       List<String> noProviderTypes,
-      @Nullable String lastWriteRefusal) {
+      @Nullable String lastWriteRefusal,
+      @Nullable String lastNotSentReason) {
     public String describe() {
       return paused
               .map(p -> "effects paused (" + p.describe() + "): nothing new claimed; ")
@@ -167,7 +170,9 @@ public final class Dispatcher {
           + unknown
           + " unknown, "
           + notSent
-          + " not sent (prepared again), "
+          + (lastNotSentReason == null
+              ? " not sent (prepared again), "
+              : " not sent (prepared again; last: " + lastNotSentReason + "), ")
           + waiting
           + (waiting == 1
               ? " waiting for its canonical revision; "
@@ -379,6 +384,7 @@ public final class Dispatcher {
     int cancelled;
     @Nullable String lastReceiptProblem;
     @Nullable String lastWriteRefusal;
+    @Nullable String lastNotSentReason;
   }
 
   /**
@@ -471,7 +477,8 @@ public final class Dispatcher {
         paused,
         idle.noProvider(),
         idle.noProviderTypes(),
-        n.lastWriteRefusal);
+        n.lastWriteRefusal,
+        n.lastNotSentReason);
   }
 
   /** Writes the kept outcomes, oldest first; false when one is still refused. */
@@ -528,8 +535,9 @@ public final class Dispatcher {
       n.lost++;
     } else if (o.delivery() instanceof EffectProvider.Applied) {
       n.done++;
-    } else if (o.delivery() instanceof EffectProvider.NotSent) {
+    } else if (o.delivery() instanceof EffectProvider.NotSent notSent) {
       n.notSent++;
+      n.lastNotSentReason = notSent.reason();
     } else {
       n.unknown++;
     }
@@ -1034,7 +1042,16 @@ public final class Dispatcher {
           transition(c, a.key(), from, "PREPARED", "nothing sent: " + notSent.reason());
         } else if (from.equals("DISPATCHING")) {
           EffectProvider.Unknown unknown = (EffectProvider.Unknown) d;
-          String reason = unknown.reason();
+          EffectProvider provider = providers.get(a.type());
+          // no receipt query will ever settle it: say who does, as a query that finds it never
+          // applied says it for a provider that does not dedupe by key
+          String reason =
+              provider == null || provider.receiptQueries()
+                  ? unknown.reason()
+                  : unknown.reason()
+                      + "; for a person: its provider answers no receipt queries, so it is never"
+                      + " asked about or sent again — find out at the provider and record it with"
+                      + " streamform effects settle";
           update(c, a.key(), "UNKNOWN", null, reason, true);
           if (!unknown.answered()) {
             notBeforeTheLease(c, a.key());

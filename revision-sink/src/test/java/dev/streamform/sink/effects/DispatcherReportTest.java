@@ -12,7 +12,28 @@ import org.junit.jupiter.api.Test;
 class DispatcherReportTest {
   private static Dispatcher.Report report(int n) {
     return new Dispatcher.Report(
-        n, 0, 0, 0, 0, n, 0, 0, 0, n, n, n, n, 0, 0, n, null, Optional.empty(), 0, List.of(), null);
+        n,
+        0,
+        0,
+        0,
+        0,
+        n,
+        0,
+        0,
+        0,
+        n,
+        n,
+        n,
+        n,
+        0,
+        0,
+        n,
+        null,
+        Optional.empty(),
+        0,
+        List.of(),
+        null,
+        null);
   }
 
   @Test
