@@ -386,11 +386,12 @@ public final class FileModelRun {
       long progressEvery)
       throws IOException {
     SourceDeclaration source = model.source();
+    FileSource reader =
+        FileSource.of(files, source.schema(), model.keyColumns()).withProgressEvery(progressEvery);
     SourceResult read =
         p.apply(
             "Source " + source.name(),
-            FileSource.of(files, source.schema(), model.keyColumns())
-                .withProgressEvery(progressEvery));
+            source.eventTime().isPresent() ? reader : reader.withoutPunctuations());
     PCollection<KV<String, String>> unreadable =
         read.quarantined()
             .apply(

@@ -105,6 +105,9 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
   /** Every this many lines of a file, a progress line on standard error; 0 = none. */
   public abstract long progressEvery();
 
+  /** Whether a watermark line is a punctuation: false for a source without event time. */
+  public abstract boolean punctuations();
+
   abstract Builder toBuilder();
 
   @AutoValue.Builder
@@ -116,6 +119,8 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
     abstract Builder setKeyColumns(List<String> keys);
 
     abstract Builder setProgressEvery(long lines);
+
+    abstract Builder setPunctuations(boolean punctuations);
 
     abstract FileSource build();
   }
@@ -138,6 +143,7 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
         .setSchema(new LinkedHashMap<>(schema))
         .setKeyColumns(List.copyOf(keyColumns))
         .setProgressEvery(0)
+        .setPunctuations(true)
         .build();
   }
 
@@ -145,6 +151,14 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
   public FileSource withProgressEvery(long lines) {
     checkArgument(lines >= 0, "progress every %s lines: give 0 (none) or more", lines);
     return toBuilder().setProgressEvery(lines).build();
+  }
+
+  /**
+   * For a source that declares no event time: a watermark line is quarantined as meaningless, not
+   * read as a punctuation ({@link JsonRecords#withoutPunctuations}).
+   */
+  public FileSource withoutPunctuations() {
+    return toBuilder().setPunctuations(false).build();
   }
 
   @Override
@@ -165,7 +179,9 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
                 "Read lines",
                 ParDo.of(
                         new ReadFn(
-                            JsonRecords.of(schema(), keyColumns()),
+                            punctuations()
+                                ? JsonRecords.of(schema(), keyColumns())
+                                : JsonRecords.of(schema(), keyColumns()).withoutPunctuations(),
                             schema,
                             progressEvery(),
                             records,

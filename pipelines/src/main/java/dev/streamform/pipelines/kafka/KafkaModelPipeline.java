@@ -164,6 +164,9 @@ public final class KafkaModelPipeline {
     if (source.idleAfter().isPresent()) {
       read = read.withIdleness(Times.toJoda(source.idleAfter().get()));
     }
+    if (source.eventTime().isEmpty()) {
+      read = read.withoutPunctuations();
+    }
     SourceResult records = p.apply("Source " + source.name(), read);
     ModelPipeline.Outputs outputs = outputs(model, records, revisionSink, partitions);
     ModelSinks sinks = outputs.sinks();

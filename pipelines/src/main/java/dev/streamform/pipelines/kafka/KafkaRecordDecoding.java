@@ -56,10 +56,21 @@ public abstract class KafkaRecordDecoding
 
   public abstract List<String> keyColumns();
 
+  /** Whether a watermark record is a punctuation: false for a source without event time. */
+  public abstract boolean punctuations();
+
   /** Decodes by {@code schema}; {@code keyColumns} must have values. */
   public static KafkaRecordDecoding of(Map<String, ColumnType> schema, List<String> keyColumns) {
     return new AutoValue_KafkaRecordDecoding(
-        new java.util.LinkedHashMap<>(schema), List.copyOf(keyColumns));
+        new java.util.LinkedHashMap<>(schema), List.copyOf(keyColumns), true);
+  }
+
+  /**
+   * For a source that declares no event time: a watermark record is quarantined as meaningless, not
+   * read as a punctuation ({@link JsonRecords#withoutPunctuations}).
+   */
+  public KafkaRecordDecoding withoutPunctuations() {
+    return new AutoValue_KafkaRecordDecoding(schema(), keyColumns(), false);
   }
 
   @Override
@@ -73,7 +84,12 @@ public abstract class KafkaRecordDecoding
             "Decode",
             ParDo.of(
                     new DecodeFn(
-                        JsonRecords.of(schema(), keyColumns()), schema, records, quarantined))
+                        punctuations()
+                            ? JsonRecords.of(schema(), keyColumns())
+                            : JsonRecords.of(schema(), keyColumns()).withoutPunctuations(),
+                        schema,
+                        records,
+                        quarantined))
                 .withOutputTags(records, TupleTagList.of(quarantined)));
     return new SourceResult(
         raw.getPipeline(),

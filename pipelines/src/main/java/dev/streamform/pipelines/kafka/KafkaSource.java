@@ -56,6 +56,9 @@ public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
 
   public abstract @Nullable Duration idleAfter();
 
+  /** Whether a watermark record is a punctuation: false for a source without event time. */
+  public abstract boolean punctuations();
+
   abstract Builder toBuilder();
 
   @AutoValue.Builder
@@ -69,6 +72,8 @@ public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
     abstract Builder setKeyColumns(List<String> keys);
 
     abstract Builder setIdleAfter(@Nullable Duration idleAfter);
+
+    abstract Builder setPunctuations(boolean punctuations);
 
     abstract KafkaSource build();
   }
@@ -97,7 +102,16 @@ public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
         .setTopic(topic)
         .setSchema(new java.util.LinkedHashMap<>(schema))
         .setKeyColumns(List.copyOf(keyColumns))
+        .setPunctuations(true)
         .build();
+  }
+
+  /**
+   * For a source that declares no event time: a watermark record is quarantined as meaningless, not
+   * read as a punctuation ({@link KafkaRecordDecoding#withoutPunctuations}).
+   */
+  public KafkaSource withoutPunctuations() {
+    return toBuilder().setPunctuations(false).build();
   }
 
   /** A partition with no record for {@code idleAfter} stops holding the watermark back. */
@@ -120,7 +134,8 @@ public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
                 .withConsumerConfigUpdates(consumer)
                 .withConsumerFactoryFn(connection().consumerFactory())
                 .withTimestampPolicyFactory(ClockGatedTimestampPolicy.factory(idleAfter())));
-    return raw.apply("Decode JSON", KafkaRecordDecoding.of(schema(), keyColumns()));
+    KafkaRecordDecoding decoding = KafkaRecordDecoding.of(schema(), keyColumns());
+    return raw.apply("Decode JSON", punctuations() ? decoding : decoding.withoutPunctuations());
   }
 
   @Override

@@ -82,10 +82,27 @@ public final class JsonRecords implements Serializable {
   private final LinkedHashMap<String, String> types = new LinkedHashMap<>();
   private final List<String> keyColumns;
   private transient @Nullable Map<String, ColumnType> schema;
+  private final boolean punctuations;
 
   private JsonRecords(Map<String, ColumnType> schema, List<String> keyColumns) {
+    this(schema, keyColumns, true);
+  }
+
+  private JsonRecords(
+      Map<String, ColumnType> schema, List<String> keyColumns, boolean punctuations) {
     schema.forEach((name, type) -> types.put(name, type.toString()));
     this.keyColumns = List.copyOf(keyColumns);
+    this.punctuations = punctuations;
+  }
+
+  /**
+   * These records' decoder for a source that declares no {@code event_time}: a watermark line
+   * ({@code {"__watermark": ...}}) is not a punctuation there but a record that means nothing, and
+   * is refused saying so (docs/semantics.md §1: such a source behaves as if event time did not
+   * exist; a fixture refuses a watermark item for it alike, ADR 0091).
+   */
+  public JsonRecords withoutPunctuations() {
+    return new JsonRecords(schema(), keyColumns, false);
   }
 
   private Map<String, ColumnType> schema() {
@@ -210,6 +227,14 @@ public final class JsonRecords implements Serializable {
                   : "a JSON " + node.getNodeType().name().toLowerCase()));
     }
     if (node.has(WATERMARK_FIELD)) {
+      if (!punctuations) {
+        throw new NotARecord(
+            "a watermark line (`"
+                + WATERMARK_FIELD
+                + "`), but this source declares no event_time: in processing time there is no"
+                + " watermark, so the line means nothing — remove it, or declare event_time on"
+                + " the source in sources.yml");
+      }
       return new Decoded(null, punctuation((ObjectNode) node, bytes));
     }
     Map<String, Object> values = new LinkedHashMap<>();
