@@ -103,7 +103,7 @@ class DispatcherSaysWhyTest {
       assertThat(
           e.lastError(),
           equalTo(
-              "HTTP 500 ; for a person: its provider answers no receipt queries, so it is never"
+              "HTTP 500; for a person: its provider answers no receipt queries, so it is never"
                   + " asked about or sent again — find out at the provider and record it with"
                   + " streamform effects settle"));
     } finally {

@@ -175,7 +175,9 @@ public final class WebhookProvider implements EffectProvider {
         String receipt = response.body().trim();
         return new Applied(receipt.isEmpty() ? "HTTP " + response.statusCode() : receipt);
       }
-      return new Unknown("HTTP " + response.statusCode() + " " + abbreviate(response.body()), true);
+      String body = response.body() == null ? "" : response.body().strip();
+      return new Unknown(
+          "HTTP " + response.statusCode() + (body.isEmpty() ? "" : " " + abbreviate(body)), true);
     } catch (TimeoutException e) {
       sent.cancel(true);
       return new Unknown("no answer within " + timeout.toMillis() + " ms");
