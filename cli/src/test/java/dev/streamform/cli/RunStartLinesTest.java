@@ -56,7 +56,7 @@ class RunStartLinesTest {
     // run --shadow's line about the live run's too-late events
     assertThat(
         LateEventsRecomputed.line(
-            "live/soak_metrics.late.jsonl", new LateEventsRecomputed.Result(2_500, 1_200, ""), 2),
+            "live/soak_metrics.late.jsonl", new LateEventsRecomputed.Result(2_500, 0, 1_200, ""), 2),
         is(
             "too-late events of the live run (live/soak_metrics.late.jsonl, 2,500 rows): 1,200 in"
                 + " generation 2's revisions, 1,300 still outside them"));

@@ -200,6 +200,27 @@ class ShadowLateEventsTest {
   }
 
   /**
+   * A late row repeated at its position (as a rerun on Kafka publishes it again) is one too-late
+   * event, counted once by its position as the gates count it (docs/decisions/0037; found by a
+   * read-only audit of the gates on Kafka: compare-generations counted 2 events for one).
+   */
+  @Test
+  void aLateRowRepeatedAtItsPositionIsOneEvent() throws Exception {
+    Files.writeString(late, Files.readString(late).repeat(2));
+    Files.writeString(
+        project.resolve("streamform.yml"), MODEL + "    allowed_lateness: 2h\n    generation: 2\n");
+    int status = run("run", project.toString(), "--model", "hourly_revenue", "--shadow");
+    assertThat(err.toString(), status, is(0));
+    assertThat(
+        out.toString(),
+        containsString(
+            "too-late events of the live run ("
+                + late
+                + ", 2 rows, 1 a repeat of another's position, counted once): 1 in generation 2's"
+                + " revisions, 0 still outside them\n"));
+  }
+
+  /**
    * A live folder a run was interrupted while replacing: its late output may be another run's, so
    * the shadow run refuses it before its job (docs/decisions/0101).
    */
