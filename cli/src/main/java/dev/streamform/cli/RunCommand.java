@@ -867,8 +867,10 @@ final class RunCommand implements Callable<Integer> {
             && source.eventIdScope()
                 != dev.streamform.policies.declarations.SourceDeclaration.EventIdScope.KEY;
     // a window's revisions wait for its end by definition; a correction of a window that has its
-    // revision waits for the watermark in log order only (WindowedAggregate.appliedOnArrival)
-    if (runnerAppliesOnArrival && (windowed || !sourceWideIds)) {
+    // revision waits for the watermark in log order only (WindowedAggregate.appliedOnArrival), and
+    // on arrival one that came before its window's revision 1 (docs/decisions/0189)
+    boolean onArrival = runnerAppliesOnArrival && !sourceWideIds;
+    if (onArrival && !windowed) {
       return Optional.empty();
     }
     String why =
@@ -886,6 +888,19 @@ final class RunCommand implements Callable<Integer> {
             .orElse(
                 "until records or punctuations move its watermark (no idle_after is declared,"
                     + " which would release it after a silence)");
+    if (windowed && onArrival) {
+      return Optional.of(
+          "streamform run: "
+              + declared.model().name()
+              + " applies events as they arrive (on "
+              + runner
+              + "), except a correction that arrives before its window's revision 1 (its own"
+              + " partition's watermark is past the window's end, another partition's is not"
+              + " yet): it follows revision 1 once every partition's watermark has passed the one"
+              + " it arrived at, so one that is its partition's last record waits; a silent"
+              + " partition holds it back "
+              + release);
+    }
     if (windowed) {
       return Optional.of(
           "streamform run: "

@@ -56,7 +56,9 @@ class RunStartLinesTest {
     // run --shadow's line about the live run's too-late events
     assertThat(
         LateEventsRecomputed.line(
-            "live/soak_metrics.late.jsonl", new LateEventsRecomputed.Result(2_500, 0, 1_200, ""), 2),
+            "live/soak_metrics.late.jsonl",
+            new LateEventsRecomputed.Result(2_500, 0, 1_200, ""),
+            2),
         is(
             "too-late events of the live run (live/soak_metrics.late.jsonl, 2,500 rows): 1,200 in"
                 + " generation 2's revisions, 1,300 still outside them"));
@@ -149,9 +151,41 @@ class RunStartLinesTest {
                 + " waits; a silent partition holds it back until records or punctuations move"
                 + " its watermark (no idle_after is declared, which would release it after a"
                 + " silence)"));
+    // on Flink too: a windowed model with a source-wide event_id keeps log order (found by a
+    // read-only audit of the gates on Kafka: nothing said that its corrections wait)
     assertThat(
-        RunCommand.logOrderLine(DeclaredModel.of(loaded, "hourly_spend"), true, "flink"),
-        is(Optional.empty()));
+        RunCommand.logOrderLine(DeclaredModel.of(loaded, "hourly_spend"), true, "flink")
+            .orElseThrow(),
+        is(
+            "streamform run: hourly_spend applies events in log order (its source's event_id is"
+                + " unique source-wide, not per key): a correction of a window that has its"
+                + " revision is applied only once every partition's watermark has passed it, so a"
+                + " correction that is its partition's last record waits; a silent partition holds"
+                + " it back until records or punctuations move its watermark (no idle_after is"
+                + " declared, which would release it after a silence)"));
+  }
+
+  /**
+   * On Flink without event_id a windowed model applies events as they arrive, but a correction that
+   * arrives before its window's revision 1 follows it only once every partition's watermark has
+   * passed the one it arrived at (docs/decisions/0189): the line says so (found by a read-only
+   * audit of the gates on Kafka: the Kafka guide said such a correction was applied on arrival, and
+   * a quiet partition's last one waited 107 s).
+   */
+  @Test
+  void aWindowedModelOnArrivalSaysACorrectionBeforeRevisionOneWaits() throws Exception {
+    Project loaded = Project.load(Path.of("../end-to-end/src/test/resources/payments-kafka"));
+    assertThat(
+        RunCommand.logOrderLine(DeclaredModel.of(loaded, "hourly_revenue"), true, "flink")
+            .orElseThrow(),
+        is(
+            "streamform run: hourly_revenue applies events as they arrive (on flink), except a"
+                + " correction that arrives before its window's revision 1 (its own partition's"
+                + " watermark is past the window's end, another partition's is not yet): it"
+                + " follows revision 1 once every partition's watermark has passed the one it"
+                + " arrived at, so one that is its partition's last record waits; a silent"
+                + " partition holds it back until records or punctuations move its watermark (no"
+                + " idle_after is declared, which would release it after a silence)"));
   }
 
   private Path copy(Path from) throws Exception {
