@@ -832,8 +832,13 @@ final class GatesCommand implements Callable<Integer> {
           where
               + ": "
               + what
-              + " — the run writes this output; restore it as the run wrote it, or run the model"
-              + " again (streamform run) to write it anew");
+              + (where.startsWith("topic ")
+                  ? " — a topic keeps every record written to it and a run only appends, so the"
+                      + " gates that read it cannot be measured on it: leave them out (--skip"
+                      + " offsets,disposition), or run the model with outputs to topics of their"
+                      + " own"
+                  : " — the run writes this output; restore it as the run wrote it, or run the"
+                      + " model again (streamform run) to write it anew"));
     }
   }
 
@@ -1051,10 +1056,14 @@ final class GatesCommand implements Callable<Integer> {
     Set<String> duplicates = new HashSet<>();
     List<String> twice = new ArrayList<>();
     for (JsonNode r : duplicateRows(model)) {
-      claims
-          .computeIfAbsent(at(r), x -> new ArrayList<>())
-          .add(run.where(duplicatesTopic(model).get()));
-      if (!duplicates.add(at(r)) && once) {
+      // a position repeated on a topic is a replay, one claim (ADR 0037), as for quarantine
+      boolean again = !duplicates.add(at(r));
+      if (once || !again) {
+        claims
+            .computeIfAbsent(at(r), x -> new ArrayList<>())
+            .add(run.where(duplicatesTopic(model).get()));
+      }
+      if (again && once) {
         twice.add(at(r));
       }
     }
