@@ -93,7 +93,12 @@ public final class Streamform implements Callable<Integer> {
                   return new CommandLine.RunLast().execute(parsed);
                 })
             .setExecutionExceptionHandler(
-                (e, command, parsed) -> internalError(e, command.getCommandName(), err));
+                (e, command, parsed) ->
+                    internalError(
+                        e,
+                        // the command as typed: "alias set", not "set"
+                        command.getCommandSpec().qualifiedName().replaceFirst("^streamform ?", ""),
+                        err));
     int status = commandLine.execute(args);
     out.flush();
     err.flush();
@@ -263,24 +268,26 @@ public final class Streamform implements Callable<Integer> {
     return d < 0 ? Integer.MAX_VALUE : d;
   }
 
-  private static int internalError(Exception e, String command, PrintWriter err) {
+  static int internalError(Exception e, String command, PrintWriter err) {
     OutOfMemoryError oom = OutOfMemory.find(e);
     if (oom != null) {
       err.flush();
       OutOfMemory.halt(null, oom); // one line, exit 1: not an internal error (ADR 0152)
     }
+    String prefix =
+        "streamform"
+            + (command == null || command.isEmpty() || command.equals("streamform")
+                ? ""
+                : " " + command);
     if (e instanceof UnbuildableDeclaration) {
       // not a bug: a declaration check accepts that cannot be built here (a scorer class)
-      err.println(
-          "streamform"
-              + (command == null || command.equals("streamform") ? "" : " " + command)
-              + ": "
-              + e.getMessage());
+      err.println(prefix + ": " + e.getMessage());
       return 1;
     }
     if (e instanceof KafkaRefusedException) {
-      // not a bug: the cluster is down or refused the connection, said in one line
-      err.println("streamform: " + e.getMessage());
+      // not a bug: the cluster is down or refused the connection, said in one line, by the
+      // command as its other messages are
+      err.println(prefix + ": " + e.getMessage());
       return 1;
     }
     err.println(

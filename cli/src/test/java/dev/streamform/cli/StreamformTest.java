@@ -549,4 +549,23 @@ class StreamformTest {
     assertThat(err.toString(), containsString("--port must be 0..65535, not 99999"));
     assertThat(err.toString(), not(containsString("Exception")));
   }
+
+  /**
+   * A broker that refuses a command is said in one line by that command, as its other messages are
+   * (found by a read-only audit of the gates on Kafka: "streamform:" where "streamform gates:").
+   */
+  @Test
+  void aRefusingBrokerIsSaidByTheCommand() {
+    StringWriter said = new StringWriter();
+    int status =
+        Streamform.internalError(
+            dev.streamform.pipelines.kafka.KafkaRefusedException.of(
+                "read topic t",
+                dev.streamform.pipelines.kafka.KafkaConnection.plaintext("127.0.0.1:1"),
+                new org.apache.kafka.common.errors.TimeoutException("Timeout expired")),
+            "gates",
+            new PrintWriter(said, true));
+    assertThat(status, is(1));
+    assertThat(said.toString(), startsWith("streamform gates: "));
+  }
 }

@@ -188,7 +188,7 @@ class SecureKafkaEndToEndTest {
     assertThat(
         refused.stderrWithoutLogs(),
         containsString(
-            "streamform: cannot list topics at 127.0.0.1:9094: Authentication failed during"
+            "streamform run: cannot list topics at 127.0.0.1:9094: Authentication failed during"
                 + " authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256 —"
                 + " the broker refused the credentials"));
     assertEquals(1, refused.stderrWithoutLogs().strip().split("\n").length, refused.describe());
