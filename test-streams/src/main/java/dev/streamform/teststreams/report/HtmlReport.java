@@ -3,6 +3,7 @@ package dev.streamform.teststreams.report;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.policies.project.Fixture;
 import dev.streamform.policies.schema.ColumnValues;
+import dev.streamform.policies.schema.InvisibleCharacters;
 import dev.streamform.policies.time.Timestamps;
 import dev.streamform.teststreams.fixture.FixtureKind;
 import dev.streamform.teststreams.fixture.FixtureOutcome;
@@ -307,11 +308,12 @@ public final class HtmlReport implements FixtureSuite.Listener {
 
   /**
    * A value in a table cell: as the terminal shows it, but text and timestamps bare (a cell holds
-   * one value, so it needs no quotes), the same in the expected and the actual table.
+   * one value, so it needs no quotes), the same in the expected and the actual table; a character
+   * one cannot see is shown as its escape, as the terminal shows it (ADR 0138).
    */
   static String cell(Object value) {
     if (value instanceof String text) {
-      return text;
+      return InvisibleCharacters.escaped(text);
     }
     if (value instanceof Instant t) {
       return Timestamps.format(t);
