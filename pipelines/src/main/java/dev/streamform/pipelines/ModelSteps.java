@@ -82,6 +82,8 @@ public final class ModelSteps {
     List<PlanManifest.Node> realises = new ArrayList<>();
     if (top && step.name().equals(DeclaredPipeline.CLOCK)) {
       realises.add(PlanManifest.Node.SOURCE);
+    } else if (top && step.name().equals(DeclaredPipeline.DUPLICATES)) {
+      realises.add(PlanManifest.Node.DUPLICATES);
     } else if (top && step.name().equals(DeclaredPipeline.WHERE)) {
       realises.add(PlanManifest.Node.FILTER);
     } else if (top && step.name().equals(DeclaredPipeline.MODEL)) {

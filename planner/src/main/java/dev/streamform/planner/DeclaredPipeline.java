@@ -61,6 +61,9 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
   /** The step that judges the source's records by its clock (the manifest's Source node). */
   public static final String CLOCK = "Clock";
 
+  /** The step of the duplicate detection (the manifest's Duplicates node), with the suffix. */
+  public static final String DUPLICATES = "Duplicates";
+
   /** The step of the model's WHERE (the manifest's Filter node). */
   public static final String WHERE = "Where";
 
@@ -195,8 +198,7 @@ public abstract class DeclaredPipeline extends PTransform<PCollection<SourceReco
     if (model.deduplicate().isPresent()) {
       Deduplicate detection = model.deduplicate().get();
       DedupResult dedup =
-          arrivals.apply(
-              "Duplicates" + suffix, onArrival ? detection.appliedOnArrival() : detection);
+          arrivals.apply(DUPLICATES + suffix, onArrival ? detection.appliedOnArrival() : detection);
       arrivals = dedup.events();
       duplicates =
           dedup

@@ -116,7 +116,8 @@ public final class PlanDiff {
   }
 
   /** The node kinds a manifest has (as {@link PlanManifest} writes them). */
-  private static final List<String> KINDS = List.of("Source", "Filter", "Aggregate", "Decisions");
+  private static final List<String> KINDS =
+      List.of("Source", "Duplicates", "Filter", "Aggregate", "Decisions");
 
   /**
    * Checks that {@code tree} is a plan manifest {@link PlanManifest} writes: an object with {@code

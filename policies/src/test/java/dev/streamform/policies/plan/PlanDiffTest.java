@@ -111,6 +111,42 @@ class PlanDiffTest {
     assertEquals(2, d.exitCode());
   }
 
+  /**
+   * The duplicate detection keeps each id in state until its horizon and decides which events reach
+   * the aggregate: declaring, removing or changing it is a state migration of its own node (found
+   * by a read-only audit of plans: it was in no node, and plan called each such edit SAFE).
+   */
+  @Test
+  void duplicateDetectionDeclaredChangedOrRemovedMigratesItsState() throws Exception {
+    String ids = "    event_id: customer_id\n    duplicates_within: 30m\n";
+    PlanManifest none = manifest(ORDERS + CLOCK, UPSERT, SQL);
+    PlanManifest thirty = manifest(ORDERS + CLOCK + ids, UPSERT, SQL);
+    PlanManifest twoHours = manifest(ORDERS + CLOCK + ids.replace("30m", "2h"), UPSERT, SQL);
+    PlanManifest byKey = manifest(ORDERS + CLOCK + ids + "    event_id_scope: key\n", UPSERT, SQL);
+
+    PlanDiff declared = diff(none, thirty);
+    assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(declared, "duplicates"));
+    assertThat(reasons(declared, "duplicates"), containsString("new node with keyed state"));
+    assertEquals(2, declared.exitCode());
+
+    PlanDiff longer = diff(thirty, twoHours);
+    assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(longer, "duplicates"));
+    assertThat(reasons(longer, "duplicates"), containsString("state.within: 30m -> 2h"));
+    assertEquals(2, longer.exitCode());
+
+    PlanDiff scoped = diff(thirty, byKey);
+    assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(scoped, "duplicates"));
+    assertThat(
+        reasons(scoped, "duplicates"), containsString("state.scope: source -> key [customer_id]"));
+
+    PlanDiff removed = diff(thirty, none);
+    assertEquals(Classification.STATE_MIGRATION_REQUIRED, of(removed, "duplicates"));
+    assertThat(
+        reasons(removed, "duplicates"), containsString("removed: its keyed state is dropped"));
+
+    assertEquals(0, diff(thirty, manifest(ORDERS + CLOCK + ids, UPSERT, SQL)).exitCode());
+  }
+
   @Test
   void aMovedStateLayoutIsAStateMigration() throws Exception {
     PlanManifest before = manifest(ORDERS + CLOCK, UPSERT + "    retention: 10m\n", SQL);
