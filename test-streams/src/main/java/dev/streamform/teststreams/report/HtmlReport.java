@@ -274,6 +274,10 @@ public final class HtmlReport implements FixtureSuite.Listener {
       row.put("status", r.route());
       row.put("revision", String.valueOf(r.revision()));
       r.event().forEach((k, x) -> row.put(k, cell(x)));
+      // the features the decision read: what its expected rows compare beside the score
+      if (r.features() != null) {
+        r.features().forEach((k, x) -> row.put(k, cell(x)));
+      }
       row.put("score", r.score() == null ? "" : String.valueOf(r.score()));
       rows.add(row);
     }
