@@ -267,6 +267,20 @@ public final class PlanDiff {
           policy.get("policy"),
           "\"time_policy\".\"digest\"",
           policy.get("digest"));
+      // the top-level generation is in no digest, the policy's is: they are written alike
+      JsonNode top = tree.get("generation");
+      JsonNode inPolicy = policy.path("policy").get("generation");
+      if (top != null && inPolicy != null && top.asInt() != inPolicy.asInt()) {
+        throw new EditedManifestException(
+            "the manifest has \"generation\": "
+                + top
+                + " but \"time_policy\".\"policy\".\"generation\": "
+                + inPolicy
+                + "; inspect-plan writes them alike, so one was changed after it wrote the"
+                + " manifest, and a manifest is the record of what runs; write it again from the"
+                + " declarations the running job was started with: streamform inspect-plan"
+                + " <project> <model> > <manifest.json>");
+      }
     }
   }
 

@@ -677,4 +677,25 @@ class PlanDiffTest {
             PlanDiff.EditedManifestException.class, () -> PlanDiff.requireManifest(edited));
     assertThat(e.getMessage(), containsString("\"effects\".\"rules\" that does not match"));
   }
+
+  /**
+   * The top-level generation is in no digest; the policy's is: one that disagrees with the policy's
+   * is a hand edit, refused as one (found by a read-only audit of plans: it was ignored, and the
+   * policy's read).
+   */
+  @Test
+  void aTopLevelGenerationThatDisagreesWithThePolicysIsRefused() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode edited =
+        (ObjectNode)
+            json.readTree(manifest(ORDERS + CLOCK, UPSERT + "    generation: 2\n", SQL).toJson());
+    edited.put("generation", 3);
+    var e =
+        assertThrows(
+            PlanDiff.EditedManifestException.class, () -> PlanDiff.requireManifest(edited));
+    assertThat(
+        e.getMessage(),
+        containsString(
+            "the manifest has \"generation\": 3 but \"time_policy\".\"policy\".\"generation\": 2"));
+  }
 }
