@@ -212,6 +212,17 @@ final class GatesCommand implements Callable<Integer> {
       new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
   /**
+   * For the canary line: where to gate generation {@code g} when it ran with another time policy
+   * than {@code loaded} declares ({@code " from a project that declares the time policy it ran with
+   * (...)"}), else nothing.
+   */
+  private static String fromItsProject(ModelLedger l, Project loaded, int g) throws SQLException {
+    return otherPolicy(l, loaded, g, null, null)
+        .map(p -> " from a project that declares the time policy it ran with (" + p + ")")
+        .orElse("");
+  }
+
+  /**
    * How the time policy the ledger recorded for generation {@code g} (docs/decisions/0141) differs
    * from the one {@code loaded} declares, in what needs a new generation ({@link
    * PlanDiff#policyTopologyChanges}): each field with the recorded value followed by {@code there}
@@ -357,24 +368,12 @@ final class GatesCommand implements Callable<Integer> {
                     ? "these gates measure the canary's generation; gate the others with"
                         + " --generation "
                         + canonical.getAsInt()
-                        + otherPolicy(l, loaded, canonical.getAsInt(), null, null)
-                            .map(
-                                p ->
-                                    " from a project that declares the time policy it ran with ("
-                                        + p
-                                        + ")")
-                            .orElse("")
+                        + fromItsProject(l, loaded, canonical.getAsInt())
                     : "these gates measure generation "
                         + g
                         + " only: gate the canary with --generation "
                         + canary.get().generation()
-                        + otherPolicy(l, loaded, canary.get().generation(), null, null)
-                            .map(
-                                p ->
-                                    " from a project that declares the time policy it ran with ("
-                                        + p
-                                        + ")")
-                            .orElse("")));
+                        + fromItsProject(l, loaded, canary.get().generation())));
       }
       List<Verdict> verdicts = new ArrayList<>();
       for (String gate : GATES) {

@@ -179,9 +179,7 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
                 "Read lines",
                 ParDo.of(
                         new ReadFn(
-                            punctuations()
-                                ? JsonRecords.of(schema(), keyColumns())
-                                : JsonRecords.of(schema(), keyColumns()).withoutPunctuations(),
+                            JsonRecords.of(schema(), keyColumns(), punctuations()),
                             schema,
                             progressEvery(),
                             records,

@@ -84,9 +84,7 @@ public abstract class KafkaRecordDecoding
             "Decode",
             ParDo.of(
                     new DecodeFn(
-                        punctuations()
-                            ? JsonRecords.of(schema(), keyColumns())
-                            : JsonRecords.of(schema(), keyColumns()).withoutPunctuations(),
+                        JsonRecords.of(schema(), keyColumns(), punctuations()),
                         schema,
                         records,
                         quarantined))

@@ -95,16 +95,6 @@ public final class JsonRecords implements Serializable {
     this.punctuations = punctuations;
   }
 
-  /**
-   * These records' decoder for a source that declares no {@code event_time}: a watermark line
-   * ({@code {"__watermark": ...}}) is not a punctuation there but a record that means nothing, and
-   * is refused saying so (docs/semantics.md §1: such a source behaves as if event time did not
-   * exist; a fixture refuses a watermark item for it alike, ADR 0091).
-   */
-  public JsonRecords withoutPunctuations() {
-    return new JsonRecords(schema(), keyColumns, false);
-  }
-
   private Map<String, ColumnType> schema() {
     if (schema == null) {
       Map<String, ColumnType> parsed = new LinkedHashMap<>();
@@ -117,6 +107,17 @@ public final class JsonRecords implements Serializable {
   /** Records of {@code schema} whose {@code keyColumns} must have values. */
   public static JsonRecords of(Map<String, ColumnType> schema, List<String> keyColumns) {
     return new JsonRecords(schema, keyColumns);
+  }
+
+  /**
+   * {@link #of(Map, List)}, where a watermark line ({@code {"__watermark": ...}}) is a punctuation
+   * only with {@code punctuations}: for a source that declares no {@code event_time} it is a record
+   * that means nothing, and is refused saying so (docs/semantics.md §1: such a source behaves as if
+   * event time did not exist; a fixture refuses a watermark item for it alike, ADR 0091).
+   */
+  public static JsonRecords of(
+      Map<String, ColumnType> schema, List<String> keyColumns, boolean punctuations) {
+    return new JsonRecords(schema, keyColumns, punctuations);
   }
 
   /** What a record's bytes hold: column values, or a punctuation's watermark. */
