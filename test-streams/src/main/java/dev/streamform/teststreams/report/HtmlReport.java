@@ -161,7 +161,9 @@ public final class HtmlReport implements FixtureSuite.Listener {
           "class",
           "note");
     } else if (timeline.isPresent()) {
-      TimelineChart.of(timeline.get(), v.outcome(), v.differences()).draw(m);
+      TimelineChart.of(timeline.get(), v.outcome(), v.differences())
+          .withValues(given(e.model(), f))
+          .draw(m);
     } else {
       m.element("p", "no timeline for a scoring model's decisions", "class", "note");
     }
@@ -243,6 +245,15 @@ public final class HtmlReport implements FixtureSuite.Listener {
       Map<String, String> row = new LinkedHashMap<>();
       row.put("line", String.valueOf(r.line()));
       row.put("status", "duplicate");
+      r.values().forEach((k, x) -> row.put(k, cell(x)));
+      rows.add(row);
+    }
+    // the quarantine a fixture expects, as it expects late and duplicate rows: the columns the
+    // event must have and, when given, the text its reason must contain
+    for (Fixture.Row r : f.quarantined()) {
+      Map<String, String> row = new LinkedHashMap<>();
+      row.put("line", String.valueOf(r.line()));
+      row.put("status", "quarantined");
       r.values().forEach((k, x) -> row.put(k, cell(x)));
       rows.add(row);
     }

@@ -71,6 +71,7 @@ public final class TimelineChart {
   private final FixtureOutcome outcome;
   private final List<FixtureVerdict.Difference> differences;
   private final Map<String, Timeline.Event> events = new LinkedHashMap<>();
+  private Map<String, Map<String, Object>> values = Map.of();
   private final Instant min;
   private final Instant max;
   private final double plotWidth = WIDTH - LEFT - RIGHT;
@@ -107,6 +108,29 @@ public final class TimelineChart {
         min.atZone(ZoneOffset.UTC).toLocalDate().equals(max.atZone(ZoneOffset.UTC).toLocalDate());
     this.labels =
         DateTimeFormatter.ofPattern(oneDay ? "HH:mm" : "MM-dd HH:mm").withZone(ZoneOffset.UTC);
+  }
+
+  /**
+   * This chart, its events' titles naming what each event held: {@code values} by event id, as the
+   * fixture gave them (docs/guides/timelines-and-reports.md: hover for "its event id, times and
+   * values").
+   */
+  public TimelineChart withValues(Map<String, Map<String, Object>> values) {
+    this.values = values;
+    return this;
+  }
+
+  /** " — merchant_id=7 amount=40" for an event whose values are known, else "". */
+  private String valuesOf(String event) {
+    Map<String, Object> held = values.get(event);
+    if (held == null || held.isEmpty()) {
+      return "";
+    }
+    return " — "
+        + held.entrySet().stream()
+            .filter(x -> x.getValue() != null)
+            .map(x -> x.getKey() + "=" + HtmlReport.cell(x.getValue()))
+            .collect(Collectors.joining(" "));
   }
 
   /**
@@ -373,6 +397,12 @@ public final class TimelineChart {
 
   private void events(Markup m) {
     Set<String> late = outcome.late.stream().map(d -> d.eventId).collect(Collectors.toSet());
+    // the windows that refused an event as too late (a hopping event may correct another)
+    Map<String, List<Instant>> refusedBy = new LinkedHashMap<>();
+    outcome.late.stream()
+        .filter(d -> d.windowStart != null)
+        .forEach(
+            d -> refusedBy.computeIfAbsent(d.eventId, k -> new ArrayList<>()).add(d.windowStart));
     Map<String, String> quarantined = new LinkedHashMap<>();
     outcome.quarantined.forEach(q -> quarantined.putIfAbsent(q.eventId, q.reason));
     Set<String> ringed =
@@ -437,13 +467,20 @@ public final class TimelineChart {
                     ? ": quarantined (" + quarantined.get(id) + ")"
                     : e.time() == null
                         ? ": quarantined (no event time)"
-                        : ": quarantined (event_id: a conflict, or no id)"));
+                        : ": quarantined (event_id: a conflict, or no id)")
+                + valuesOf(id));
         m.close();
         ring(m, ringed.contains(id), id, cx, quarantineRow);
         continue;
       }
+      // dropped by the run: late, unless the oracle has a window take it (a hopping event too
+      // late for one window and a correction or on time in another is drawn as what it did)
+      boolean takenByAWindow =
+          refusedBy.containsKey(id)
+              && (e.judgement() == Timeline.Judgement.CORRECTION
+                  || e.judgement() == Timeline.Judgement.ON_TIME);
       String kind =
-          late.contains(id)
+          late.contains(id) && !takenByAWindow
               ? "late"
               : e.judgement() == Timeline.Judgement.LATE_KEPT
                   ? "late_kept"
@@ -475,7 +512,17 @@ public final class TimelineChart {
           kind.equals("late") ? null : color(e.partition()),
           "stroke",
           kind.equals("on_time") ? color(e.partition()) : null);
-      m.element("title", title + ": " + kind.replace('_', ' '));
+      m.element(
+          "title",
+          title
+              + ": "
+              + kind.replace('_', ' ')
+              + (takenByAWindow
+                  ? refusedBy.get(id).stream()
+                      .map(s -> "; too late for the window starting " + s + " (a late row)")
+                      .collect(Collectors.joining())
+                  : "")
+              + valuesOf(id));
       m.close();
       ring(m, ringed.contains(id), id, cx, cy);
     }
