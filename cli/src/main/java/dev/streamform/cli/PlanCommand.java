@@ -135,6 +135,35 @@ final class PlanCommand implements Callable<Integer> {
     JsonNode running;
     try {
       byte[] bytes = Files.readAllBytes(against);
+      Optional<NotUtf8.WideEncoding> wide = NotUtf8.wideEncoding(bytes);
+      if (wide.isPresent()) {
+        // saved by an editor or a shell (PowerShell's >) as UTF-16 or UTF-32
+        err.println(
+            "streamform "
+                + command
+                + ": "
+                + against
+                + ": is "
+                + wide.get().name()
+                + " ("
+                + wide.get().shows()
+                + "), not UTF-8: a plan manifest is read as UTF-8 — "
+                + wide.get().fix(against));
+        return Optional.empty();
+      }
+      if (new String(bytes, java.nio.charset.StandardCharsets.UTF_8).strip().isEmpty()) {
+        err.println(
+            "streamform "
+                + command
+                + ": "
+                + against
+                + " is empty; write the running plan's manifest into it with streamform"
+                + " inspect-plan <project> "
+                + ShellWords.quote(model)
+                + " > "
+                + ShellWords.quote(against));
+        return Optional.empty();
+      }
       Optional<NotUtf8.Malformed> bad = NotUtf8.firstMalformed(bytes);
       if (bad.isPresent()) {
         err.println(

@@ -110,6 +110,31 @@ class PlanCommandsTest {
     assertThat(out.toString(), containsString("-> nothing changes"));
   }
 
+  /**
+   * An empty file (a redirect that failed) and one saved as UTF-16 (PowerShell's {@code >}) are
+   * said as what they are, with the fix: both were "it is not a JSON object" (found by a read-only
+   * audit of plans).
+   */
+  @Test
+  void anEmptyOrUtf16ManifestIsSaidAsWhatItIs() throws Exception {
+    Path empty = dir.resolve("empty.json");
+    Files.writeString(empty, "\n");
+    assertThat(
+        run("plan", HOURLY.toString(), "hourly_revenue", "--against", empty.toString()), is(1));
+    assertThat(err.toString(), containsString(empty + " is empty;"));
+    assertThat(err.toString(), containsString("streamform inspect-plan"));
+
+    Path wide = dir.resolve("wide.json");
+    Files.write(
+        wide,
+        ("\uFEFF" + Files.readString(saved(HOURLY)))
+            .getBytes(java.nio.charset.StandardCharsets.UTF_16LE));
+    assertThat(
+        run("plan", HOURLY.toString(), "hourly_revenue", "--against", wide.toString()), is(1));
+    assertThat(err.toString(), containsString(wide + ": is UTF-16"));
+    assertThat(err.toString(), containsString("iconv -f UTF-16"));
+  }
+
   @Test
   void aNewGenerationAloneIsSafeButNotNothingChanges() throws Exception {
     Path project = copy();
