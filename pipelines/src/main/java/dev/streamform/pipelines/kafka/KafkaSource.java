@@ -30,7 +30,10 @@ import org.joda.time.Duration;
  * a bad record never stops the job. A quarantined record still leaves a punctuation at the minimum
  * timestamp (no watermark information) at its position, so the clock holds its partition's
  * watermark from the partition's very first record on. KafkaIO reads each partition in offset
- * order, and the runner's watermark follows {@link ClockGatedTimestampPolicy}.
+ * order, and the runner's watermark follows {@link ClockGatedTimestampPolicy}: for a source with
+ * event time and no idleness, once a partition has delivered, nothing but the clock holds it, so
+ * its records are for a {@code SourceClock} that declares the topic's partitions ({@code
+ * withPartitions}), as {@code streamform run} builds it.
  *
  * <pre>{@code
  * SourceResult read = p.apply(KafkaSource.of("127.0.0.1:9092", "orders", schema, key)
@@ -133,7 +136,8 @@ public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
                 .withTopic(topic())
                 .withConsumerConfigUpdates(consumer)
                 .withConsumerFactoryFn(connection().consumerFactory())
-                .withTimestampPolicyFactory(ClockGatedTimestampPolicy.factory(idleAfter())));
+                .withTimestampPolicyFactory(
+                    ClockGatedTimestampPolicy.factory(idleAfter(), punctuations())));
     KafkaRecordDecoding decoding = KafkaRecordDecoding.of(schema(), keyColumns());
     return raw.apply("Decode JSON", punctuations() ? decoding : decoding.withoutPunctuations());
   }
