@@ -179,14 +179,15 @@ final class TestCommand implements Callable<Integer> {
    */
   private Optional<String> markUnfinished() {
     Instant now = Instant.now();
-    if (junitXml != null) {
+    // a pipe or a device is written once, at the end: a placeholder would be all a reader got
+    if (junitXml != null && !SuiteReports.isSpecial(junitXml)) {
       try {
         SuiteReports.writeWhole(junitXml, w -> SuiteReports.unfinishedJunitXml(title(), now, w));
       } catch (IOException e) {
         return Optional.of("--junit-xml " + cannotWrite(junitXml, e));
       }
     }
-    if (report != null) {
+    if (report != null && !SuiteReports.isSpecial(report)) {
       try {
         HtmlReport.writeUnfinished(report, title(), now);
       } catch (IOException e) {
