@@ -116,6 +116,11 @@ final class FuzzCommand implements Callable<Integer> {
               spec.commandLine(), "--runners takes direct and/or flink, not '" + r + "'");
       }
     }
+    if (choices.isEmpty()) {
+      // "--runners ," compared the oracle with nothing and said every trace agreed
+      throw new ParameterException(
+          spec.commandLine(), "--runners names no runner: give direct, flink, or direct,flink");
+    }
     if (choices.stream().noneMatch(RunnerChoice::isFlink)
         && spec.commandLine().getParseResult().hasMatchedOption("--parallelism")) {
       // refused, not ignored, as on the other commands (docs/decisions/0087)

@@ -86,6 +86,27 @@ class FuzzCommandTest {
     assertTrue(err.toString().contains("--runners takes direct and/or flink"), err.toString());
   }
 
+  /**
+   * {@code --runners ,} names no runner: it compared nothing and printed "1/1 traces agree", exit 0
+   * (found by a read-only audit of the command line).
+   */
+  @Test
+  void refusesARunnerListThatNamesNone(@TempDir Path dir) {
+    StringWriter err = new StringWriter();
+    int status =
+        Streamform.run(
+            new PrintWriter(new StringWriter()),
+            new PrintWriter(err),
+            "fuzz",
+            dir.toString(),
+            "--traces",
+            "1",
+            "--runners",
+            ",");
+    assertEquals(Streamform.USAGE, status, err.toString());
+    assertTrue(err.toString().contains("--runners names no runner"), err.toString());
+  }
+
   @Test
   void refusesParallelismWhenNoRunnerIsFlink(@TempDir Path dir) {
     // it only sizes the Flink runner: on --runners direct it was dropped without a word (ADR 0087)
