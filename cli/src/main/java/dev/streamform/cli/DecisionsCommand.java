@@ -258,7 +258,13 @@ final class DecisionsCommand implements Callable<Integer> {
       List<DecisionLedger.StoredDecision> decisions;
       List<DecisionLedger.Reconcile> queue;
       try (HikariDataSource pool = target.openPool("streamform-decisions", 2, 10_000)) {
-        LedgerSchema.migrate(pool, target.describe());
+        // a reading command: a database without a ledger is said, not given one (ADR 0136)
+        Optional<String> refused =
+            ModelLedger.toRead(pool, target.describe(), "decisions show", err);
+        if (refused.isPresent()) {
+          err.println("streamform decisions show: " + refused.get());
+          return 1;
+        }
         DecisionLedger ledger = DecisionLedger.at(pool);
         decisions = ledger.decisions(model, event);
         queue = ledger.reconcileQueue(model);
@@ -473,7 +479,13 @@ final class DecisionsCommand implements Callable<Integer> {
       JdbcTarget target = jdbcCredentials.target(jdbcUrl, spec.commandLine());
       DecisionLedger.Verification v;
       try (HikariDataSource pool = target.openPool("streamform-decisions", 2, 10_000)) {
-        LedgerSchema.migrate(pool, target.describe());
+        // a reading command: a database without a ledger is said, not given one (ADR 0136)
+        Optional<String> refused =
+            ModelLedger.toRead(pool, target.describe(), "decisions verify", err);
+        if (refused.isPresent()) {
+          err.println("streamform decisions verify: " + refused.get());
+          return 1;
+        }
         v = DecisionLedger.at(pool).verify(model, scoring, declared.recordSchema());
       } catch (LedgerSchema.Unusable e) {
         err.println("streamform decisions verify: " + e.getMessage());

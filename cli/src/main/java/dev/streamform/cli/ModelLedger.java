@@ -133,17 +133,7 @@ final class ModelLedger implements AutoCloseable {
       if (migrate) {
         LedgerSchema.migrate(pool, target.describe());
       } else {
-        Optional<LedgerSchema.Pending> pending = LedgerSchema.check(pool, target.describe());
-        if (!Ledger.at(pool).exists()) {
-          return refuse(
-              err,
-              command,
-              "no Streamform ledger in "
-                  + target.describe()
-                  + " (streamform run --jdbc-url creates it)",
-              pool);
-        }
-        Optional<String> refused = upToDate(pool, target.describe(), pending, command, err);
+        Optional<String> refused = toRead(pool, target.describe(), command, err);
         if (refused.isPresent()) {
           return refuse(err, command, refused.get(), pool);
         }
@@ -190,6 +180,24 @@ final class ModelLedger implements AutoCloseable {
         + name
         + "' is not windowed (no window: in streamform.yml): it has a changelog, not revisions,"
         + " and no ledger";
+  }
+
+  /**
+   * Opens the ledger in {@code database} for a command that only reads it: its schema checked (ADR
+   * 0136), refused when there is none — a reading command never creates it, so a database without a
+   * ledger stays as it was — and brought up to date when an older Streamform wrote it (ADR 0144).
+   * Empty when it can be read, else the refusal to print after {@code streamform <command>: }.
+   *
+   * @throws LedgerSchema.Unusable when the schema is not Streamform's or was changed by hand
+   */
+  static Optional<String> toRead(
+      HikariDataSource pool, String database, String command, PrintWriter err) throws SQLException {
+    Optional<LedgerSchema.Pending> pending = LedgerSchema.check(pool, database);
+    if (!Ledger.at(pool).exists()) {
+      return Optional.of(
+          "no Streamform ledger in " + database + " (streamform run --jdbc-url creates it)");
+    }
+    return upToDate(pool, database, pending, command, err);
   }
 
   /**

@@ -146,6 +146,30 @@ class DecisionLedgerTest {
    * each event decided at more than one position, still exit 0 (found by a read-only audit of
    * decisions: it printed "every supersedes chain whole" and nothing else).
    */
+  /**
+   * {@code decisions show} and {@code decisions verify} read: in a database without a ledger they
+   * say so and leave it as it was, as the other reading commands do (ADR 0136). They created schema
+   * streamform and passed ("0 decisions"; found by a read-only audit of the command line).
+   */
+  @Test
+  void theReadingCommandsCreateNoLedger() throws Exception {
+    for (String command : List.of("show", "verify")) {
+      runExpecting(1, db("decisions", command, RECEIPTS.toString(), "--model", "receipt_risk"));
+      assertThat(
+          err.toString(),
+          containsString("streamform decisions " + command + ": no Streamform ledger in "));
+      try (Connection c = DriverManager.getConnection(url, LocalPostgres.USER, null);
+          ResultSet rs =
+              c.createStatement()
+                  .executeQuery(
+                      "SELECT count(*) FROM information_schema.schemata"
+                          + " WHERE schema_name = 'streamform'")) {
+        rs.next();
+        assertThat("no schema streamform after decisions " + command, rs.getLong(1), is(0L));
+      }
+    }
+  }
+
   @Test
   void verifyNotesAnEventDecidedAtSeveralPositions() throws Exception {
     Path retried = Path.of("../test-streams/fixtures/decisions/retried_receipts");
