@@ -55,11 +55,14 @@ final class DecisionsModelArgument {
       throws InvalidProjectException {
     List<Path> files = Fixture.filesOf(project);
     if (fixture != null) {
-      Path file =
-          project
-              .dir()
-              .resolve("fixtures")
-              .resolve(fixture.endsWith(".yml") ? fixture : fixture + ".yml");
+      String named = fixture.endsWith(".yml") ? fixture : fixture + ".yml";
+      // a name under fixtures/, or a path as a shell completes it: from here or from the project
+      Path file = project.dir().resolve("fixtures").resolve(named);
+      for (Path given : List.of(Path.of(named), project.dir().resolve(named))) {
+        if (!Files.isRegularFile(file) && Files.isRegularFile(given)) {
+          file = given;
+        }
+      }
       if (!Files.isRegularFile(file)) {
         throw new ParameterException(
             cli,

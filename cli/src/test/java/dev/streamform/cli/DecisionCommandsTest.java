@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.Comparator;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -94,6 +95,33 @@ class DecisionCommandsTest {
     assertThat(o, not(containsString("differences from order 1")));
     assertThat(o, containsString("identical decisions and final feature state in every order"));
     assertThat(o, not(containsString("not permitted")));
+  }
+
+  /**
+   * {@code --fixture} takes the fixture as a shell completes it too — a path from here or from the
+   * project, {@code fixtures/x.yml}: it was looked up as {@code fixtures/fixtures/x.yml} and
+   * refused (found by a read-only audit of the command line).
+   */
+  @Test
+  void theFixtureMayBeGivenAsAPath() {
+    for (String given :
+        List.of(
+            "fixtures/offline_uploads.yml",
+            RECEIPTS.resolve("fixtures/offline_uploads.yml").toString())) {
+      int status =
+          run(
+              "replay-orders",
+              RECEIPTS.toString(),
+              "--model",
+              "receipt_risk_latest",
+              "--fixture",
+              given,
+              "--orders",
+              "2",
+              "--seed",
+              "7");
+      assertThat(given + ": " + err, status, is(0));
+    }
   }
 
   @Test
