@@ -6,6 +6,7 @@ import dev.streamform.core.time.Durations;
 import dev.streamform.pipelines.kafka.KafkaConnection;
 import dev.streamform.pipelines.kafka.KafkaRefusedException;
 import dev.streamform.planner.sinks.JsonRecords;
+import dev.streamform.policies.project.NotUtf8;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,7 +33,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code streamform consume <topic>}: prints a topic from its beginning, one JSON object per record
  * and line, {@code {"partition":..,"offset":..,"key":<json>,"value":<json>}}, and returns once no
- * record arrived for {@code --max-wait}. Keys and values that are not JSON are printed as strings.
+ * record arrived for {@code --max-wait}. Keys and values that are not JSON are printed as strings;
+ * one that is not UTF-8 also as {@code key_base64}/{@code value_base64}, its exact bytes.
  */
 @Command(
     name = "consume",
@@ -185,6 +187,13 @@ final class ConsumeCommand implements Callable<Integer> {
     o.put("offset", r.offset());
     o.set("key", JsonRecords.parseOrText(r.key()));
     o.set("value", JsonRecords.parseOrText(r.value()));
+    // bytes that are not UTF-8 read as U+FFFD above: their exact bytes too, so none is lost
+    if (r.key() != null && NotUtf8.firstMalformedByte(r.key()) >= 0) {
+      o.put("key_base64", java.util.Base64.getEncoder().encodeToString(r.key()));
+    }
+    if (r.value() != null && NotUtf8.firstMalformedByte(r.value()) >= 0) {
+      o.put("value_base64", java.util.Base64.getEncoder().encodeToString(r.value()));
+    }
     return o.toString();
   }
 

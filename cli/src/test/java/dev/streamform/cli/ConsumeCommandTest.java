@@ -25,6 +25,36 @@ import org.junit.jupiter.api.io.TempDir;
 class ConsumeCommandTest {
   @TempDir Path dir;
 
+  /**
+   * A key or value that is not UTF-8 is printed as text with U+FFFD in place of its bad bytes and,
+   * beside it, its bytes in base64: the bytes were lost, and a real U+FFFD looked the same (found
+   * by a read-only audit of bad records on Kafka).
+   */
+  @Test
+  void aRecordThatIsNotUtf8KeepsItsBytesInBase64() throws Exception {
+    byte[] value = {'{', '"', 'a', '"', ':', '"', 'A', (byte) 0xFF, 1, (byte) 0xFE, '"', '}'};
+    byte[] key = {(byte) 0xFF, 0};
+    com.fasterxml.jackson.databind.JsonNode line =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(
+                ConsumeCommand.line(
+                    new org.apache.kafka.clients.consumer.ConsumerRecord<>(
+                        "t", 0, 1L, key, value)));
+    assertEquals(
+        java.util.Base64.getEncoder().encodeToString(value), line.path("value_base64").asText());
+    assertEquals(
+        java.util.Base64.getEncoder().encodeToString(key), line.path("key_base64").asText());
+    byte[] good = "{\"a\":1}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    com.fasterxml.jackson.databind.JsonNode plain =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(
+                ConsumeCommand.line(
+                    new org.apache.kafka.clients.consumer.ConsumerRecord<>(
+                        "t", 0, 2L, good, good)));
+    assertEquals(false, plain.has("value_base64"), plain.toString());
+    assertEquals(false, plain.has("key_base64"), plain.toString());
+  }
+
   @Test
   void aTopicThatDoesNotExistNamesTheTopicsThereAndHowOneIsCreated() {
     MockConsumer<byte[], byte[]> consumer = new MockConsumer<>(OffsetResetStrategy.EARLIEST);
