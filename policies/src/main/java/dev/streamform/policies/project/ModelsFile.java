@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -207,12 +206,18 @@ final class ModelsFile {
     }
     key.ifPresent(
         columns -> {
-          Set<String> seen = new HashSet<>();
-          for (String column : columns) {
-            if (!seen.add(column)) {
-              m.report("key", "names '" + column + "' twice", "list each key column once");
-            }
-          }
+          // each repeated column once, with how often it is named
+          Map<String, Integer> named = new LinkedHashMap<>();
+          columns.forEach(column -> named.merge(column, 1, Integer::sum));
+          named.forEach(
+              (column, times) -> {
+                if (times > 1) {
+                  m.report(
+                      "key",
+                      "names '" + column + "' " + (times == 2 ? "twice" : times + " times"),
+                      "list each key column once");
+                }
+              });
           if (columns.isEmpty()) {
             m.report("key", "is empty", "name the columns the query groups by, e.g. " + keyExample);
           } else {

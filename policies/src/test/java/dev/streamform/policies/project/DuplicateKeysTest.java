@@ -42,4 +42,26 @@ class DuplicateKeysTest {
                     + "gates:\n  publication_latency_p99: 30s\n  publication_latency_p99: 10s\n");
     assertThat(assertThrows(InvalidProjectException.class, folder::load).problems().size(), is(1));
   }
+
+  /**
+   * A key column named many times is one problem saying how many: 200,000 repeats printed 200,000
+   * identical lines (found by a read-only audit of the command line).
+   */
+  @Test
+  void aKeyColumnNamedManyTimesIsOneProblem() throws Exception {
+    String key = String.join(", ", java.util.Collections.nCopies(1000, "customer_id"));
+    ProjectFolder folder =
+        ProjectFolder.seed(dir)
+            .models(ProjectFolder.MODELS.replace("key: [customer_id]", "key: [" + key + "]"));
+    List<String> problems =
+        assertThrows(InvalidProjectException.class, folder::load).problems().stream()
+            .map(Problem::toString)
+            .toList();
+    assertThat(
+        problems,
+        is(
+            List.of(
+                "streamform.yml:4: model 'customer_metrics', key 'key': names 'customer_id' 1000"
+                    + " times — list each key column once")));
+  }
 }
