@@ -138,10 +138,23 @@ final class YamlMap {
                       : "check the indentation and quoting on this line and the one before")));
       return Optional.empty();
     } catch (YAMLException e) {
+      String message = String.valueOf(e.getMessage());
+      if (message.startsWith("Number of aliases for non-scalar nodes exceeds")) {
+        // SnakeYAML's guard against a "billion laughs", in words a reader can act on
+        problems.add(
+            Problem.ofFile(
+                file,
+                "uses more than "
+                    + new LoaderOptions().getMaxAliasesForCollections()
+                    + " aliases (*name) of lists or maps, the most a project file may (a guard"
+                    + " against a file that expands to billions of values)",
+                "write the values out, or repeat them with fewer aliases"));
+        return Optional.empty();
+      }
       problems.add(
           Problem.ofFile(
               file,
-              "malformed YAML: " + oneLine(e.getMessage()),
+              "malformed YAML: " + oneLine(message),
               "check the file's indentation and quoting"));
       return Optional.empty();
     }

@@ -64,4 +64,35 @@ class DuplicateKeysTest {
                 "streamform.yml:4: model 'customer_metrics', key 'key': names 'customer_id' 1000"
                     + " times — list each key column once")));
   }
+
+  /**
+   * A file of aliases that would expand to billions of values (a "billion laughs") is refused in
+   * words a reader can act on, not in the YAML parser's ("Number of aliases for non-scalar nodes
+   * exceeds the specified max=50"; found by a read-only audit of the command line).
+   */
+  @Test
+  void aFileOfTooManyAliasesIsSaidInPlainWords() throws Exception {
+    StringBuilder bomb = new StringBuilder("a: &a [\"lol\", \"lol\"]\n");
+    for (char c = 'b'; c <= 'h'; c++) {
+      String prev = "*" + (char) (c - 1);
+      bomb.append(c)
+          .append(": &")
+          .append(c)
+          .append(" [")
+          .append(String.join(", ", java.util.Collections.nCopies(9, prev)))
+          .append("]\n");
+    }
+    ProjectFolder folder = ProjectFolder.seed(dir).models(bomb + ProjectFolder.MODELS);
+    List<String> problems =
+        assertThrows(InvalidProjectException.class, folder::load).problems().stream()
+            .map(Problem::toString)
+            .toList();
+    assertThat(
+        problems,
+        is(
+            List.of(
+                "streamform.yml: uses more than 50 aliases (*name) of lists or maps, the most a"
+                    + " project file may (a guard against a file that expands to billions of"
+                    + " values) — write the values out, or repeat them with fewer aliases")));
+  }
 }
