@@ -129,6 +129,7 @@ final class DecisionsCommand implements Callable<Integer> {
                   + (runnerGiven.size() == 1 ? "it" : "them")
                   + " out, or leave out --jdbc-url to run a fixture");
         }
+        jdbcCredentials.check(jdbcUrl, spec.commandLine()); // before the project is loaded
         return fromLedger(out, err);
       }
       jdbcCredentials.refuseWithout(jdbcUrl, spec.commandLine());
@@ -463,6 +464,7 @@ final class DecisionsCommand implements Callable<Integer> {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
+      jdbcCredentials.check(jdbcUrl, spec.commandLine()); // before the project is loaded
       Optional<Project> found = ProjectArgument.load(project, "decisions verify", err);
       if (found.isEmpty()) {
         return 1;

@@ -53,6 +53,18 @@ final class JdbcCredentials {
             + (one ? "out " + given.keySet().iterator().next() : "them out"));
   }
 
+  /**
+   * As {@link #refuseWithout}, and refuses a bad {@code url} or password file as {@link #target}
+   * does: for a command that does other work before it uses the database, so a bad value is said
+   * before anything starts.
+   */
+  void check(String url, CommandLine commandLine) {
+    refuseWithout(url, commandLine);
+    if (url != null) {
+      target(url, commandLine);
+    }
+  }
+
   /** The database at {@code url} with these credentials; a bad URL or file is a usage error. */
   JdbcTarget target(String url, CommandLine commandLine) {
     JdbcTarget target;

@@ -290,7 +290,7 @@ final class RunCommand implements Callable<Integer> {
       err.println("streamform run: " + e.getMessage());
       return 1;
     }
-    jdbcCredentials.refuseWithout(jdbcUrl, spec.commandLine());
+    jdbcCredentials.check(jdbcUrl, spec.commandLine());
     PipelineOptions options = pipelineOptions(runner, false, err);
     if (runner.isFlink()) {
       FlinkPipelineOptions flink = options.as(FlinkPipelineOptions.class);

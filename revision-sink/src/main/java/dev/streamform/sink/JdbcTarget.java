@@ -11,7 +11,11 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.regex.Pattern;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
@@ -55,7 +59,7 @@ public abstract class JdbcTarget implements Serializable {
    */
   public static JdbcTarget of(String url) {
     checkArgument(
-        url != null && url.startsWith("jdbc:postgresql:"),
+        url != null && url.startsWith(PREFIX),
         "a PostgreSQL JDBC URL is needed (jdbc:postgresql://HOST:PORT/DATABASE), got: %s",
         url == null ? null : masked(url));
     String lower = url.toLowerCase(Locale.ROOT);
@@ -64,7 +68,66 @@ public abstract class JdbcTarget implements Serializable {
         query < 0 || !(("&" + lower.substring(query + 1)).contains("&password=")),
         "the JDBC URL names a password: give it in the environment (%s) or a password file instead",
         PASSWORD_ENV);
+    checkPorts(url);
+    checkArgument(
+        driverAccepts(url),
+        "the PostgreSQL driver does not accept %s; write jdbc:postgresql://HOST:PORT/DATABASE",
+        masked(url));
     return new AutoValue_JdbcTarget.Builder().setUrl(url).build();
+  }
+
+  /**
+   * Refuses a port (in {@code //HOST:PORT,HOST:PORT/}, or a {@code port=} parameter) that is not
+   * 1–65535: the driver refused it only when connecting, with java.util.logging WARNING lines and
+   * "Driver org.postgresql.Driver claims to not accept jdbcUrl".
+   */
+  private static void checkPorts(String url) {
+    int query = url.indexOf('?');
+    String server = (query < 0 ? url : url.substring(0, query)).substring(PREFIX.length());
+    List<String> ports = new ArrayList<>();
+    if (server.startsWith("//")) {
+      String hosts = server.substring(2);
+      int slash = hosts.indexOf('/');
+      hosts = slash < 0 ? hosts : hosts.substring(0, slash);
+      // after any user info (//user:secret@host), which is not a port and is not to be shown
+      for (String address : hosts.substring(hosts.lastIndexOf('@') + 1).split(",", -1)) {
+        int colon = address.lastIndexOf(':');
+        if (colon >= 0 && address.lastIndexOf(']') < colon) {
+          ports.add(address.substring(colon + 1));
+        }
+      }
+    }
+    if (query >= 0) {
+      for (String parameter : url.substring(query + 1).split("&")) {
+        if (parameter.toLowerCase(Locale.ROOT).startsWith("port=")) {
+          ports.addAll(List.of(parameter.substring("port=".length()).split(",", -1)));
+        }
+      }
+    }
+    for (String port : ports) {
+      checkArgument(
+          PORT.matcher(port).matches() && Integer.parseInt(port) <= 65535,
+          "port %s in %s is not a port (a port is 1–65535); write"
+              + " jdbc:postgresql://HOST:PORT/DATABASE with PORT from 1 to 65535, or leave out"
+              + " :PORT for 5432",
+          port.isEmpty() ? "''" : port,
+          masked(url));
+    }
+  }
+
+  private static final String PREFIX = "jdbc:postgresql:";
+  private static final Pattern PORT = Pattern.compile("0*[1-9][0-9]{0,4}");
+
+  /** Whether the driver parses {@code url}, without the WARNING lines it logs when it does not. */
+  private static boolean driverAccepts(String url) {
+    Logger logger = Logger.getLogger("org.postgresql");
+    Level level = logger.getLevel();
+    logger.setLevel(Level.OFF);
+    try {
+      return org.postgresql.Driver.parseURL(url, null) != null;
+    } finally {
+      logger.setLevel(level);
+    }
   }
 
   public JdbcTarget withUser(String user) {

@@ -50,5 +50,29 @@ class JdbcTargetTest {
             IllegalArgumentException.class,
             () -> JdbcTarget.of("jdbc:mysql://u:" + KEY_SECRET + "@db/ledger"));
     assertThat(e.getMessage(), not(containsString(KEY_SECRET)));
+    // nor one the driver would not parse, user info taken as a port
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> JdbcTarget.of("jdbc:postgresql://u:" + KEY_SECRET + "@db/ledger"));
+    assertThat(e.getMessage(), not(containsString(KEY_SECRET)));
+  }
+
+  @Test
+  void aPortOutside1To65535IsRefused() {
+    for (String port : new String[] {"0", "99999", "abc", "", "-1"}) {
+      IllegalArgumentException e =
+          assertThrows(
+              IllegalArgumentException.class,
+              () -> JdbcTarget.of("jdbc:postgresql://db:" + port + "/ledger"));
+      assertThat(e.getMessage(), containsString("(a port is 1–65535)"));
+    }
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> JdbcTarget.of("jdbc:postgresql://db/ledger?port=65536"));
+    assertThat(e.getMessage(), containsString("port 65536 in"));
+    assertThat(
+        JdbcTarget.of("jdbc:postgresql://[::1]:65535,db/ledger").url(), containsString("[::1]"));
   }
 }
