@@ -77,6 +77,14 @@ final class JdbcCredentials {
       target = target.withUser(user);
     }
     if (passwordFile != null) {
+      if (Files.isDirectory(passwordFile)) {
+        // readable to Files.isReadable, and unreadable when the pool opens (exit 1)
+        throw new ParameterException(
+            commandLine,
+            "--jdbc-password-file: "
+                + passwordFile
+                + " is a folder; name the file whose first line is the password");
+      }
       if (!Files.isReadable(passwordFile)) {
         throw new ParameterException(
             commandLine, "--jdbc-password-file: cannot read " + passwordFile);
