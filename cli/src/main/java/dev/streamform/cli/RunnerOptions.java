@@ -139,6 +139,14 @@ final class RunnerOptions {
     }
     String chosenRunner = runner != null ? runner : runnerName(profileRunner);
     if (checkpointingInterval != null) {
+      if (checkpointingInterval == 0 || checkpointingInterval < -1) {
+        // Flink refused it in every job it started ("The checkpoint interval must be positive")
+        throw usage(
+            "--checkpointing-interval "
+                + checkpointingInterval
+                + ": checkpoints need a positive number of milliseconds between them; give one,"
+                + " or -1 for no checkpoints");
+      }
       beam.put("checkpointingInterval", checkpointingInterval.toString());
     }
     if (stateBackend != null) {
