@@ -14,6 +14,19 @@ final class DeclaredPartitions {
   private DeclaredPartitions() {}
 
   /**
+   * Refuses {@code --partitions} below 1 (exit 2): called first, before the broker is contacted.
+   */
+  static void refuseBelowOne(CommandSpec spec, int partitions) {
+    if (partitions < 1) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--partitions "
+              + partitions
+              + ": a topic has at least 1 partition; give --partitions 1 or more, or leave it out");
+    }
+  }
+
+  /**
    * The count a command creates {@code source}'s topics with: the declared one, else {@code
    * partitions} ({@code --partitions} or its default).
    *

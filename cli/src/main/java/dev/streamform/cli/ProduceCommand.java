@@ -94,6 +94,7 @@ final class ProduceCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    DeclaredPartitions.refuseBelowOne(spec, partitions);
     Project loaded;
     Fixture fixture;
     try {

@@ -275,6 +275,7 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    DeclaredPartitions.refuseBelowOne(spec, partitions);
     if (against != null && savepoint == null) {
       throw new ParameterException(
           spec.commandLine(),
