@@ -9,6 +9,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
+import org.apache.kafka.common.utils.Utils;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -98,6 +99,33 @@ abstract class KafkaOptions {
   CommandSpec command;
 
   /**
+   * Refuses a broker of {@code --bootstrap-servers} that is not HOST:PORT, parsed as Kafka's client
+   * parses bootstrap.servers: it said "Invalid url in bootstrap.servers", exit 1, as if the Kafka
+   * client settings were wrong.
+   */
+  private void refuseBadServers() {
+    if (bootstrapServers == null) {
+      return;
+    }
+    for (String broker : bootstrapServers.trim().split("\\s*,\\s*")) {
+      if (broker.isEmpty()) {
+        continue;
+      }
+      Integer port = Utils.getPort(broker);
+      if (Utils.getHost(broker) == null || port == null || port < 1 || port > 65535) {
+        throw new ParameterException(
+            command.commandLine(),
+            "--bootstrap-servers "
+                + bootstrapServers
+                + ": '"
+                + broker
+                + "' is not HOST:PORT (a port is 1–65535); give each broker as HOST:PORT, e.g."
+                + " 127.0.0.1:9092");
+      }
+    }
+  }
+
+  /**
    * The connection these options, {@code profileFile} (a runner profile's kafka.properties, may be
    * null) and {@code source} (read from the project in {@code projectDir}, may be null) give; empty
    * after printing each problem (file, line, fix) or the unset variable to {@code err}.
@@ -105,6 +133,7 @@ abstract class KafkaOptions {
   Optional<KafkaConnection> connection(
       Path profileFile, Path projectDir, SourceDeclaration source, PrintWriter err) {
     String name = command.qualifiedName();
+    refuseBadServers();
     try {
       KafkaClientProperties settings = KafkaClientProperties.none();
       if (profileFile != null) {
