@@ -99,10 +99,24 @@ public final class Streamform implements Callable<Integer> {
                         // the command as typed: "alias set", not "set"
                         command.getCommandSpec().qualifiedName().replaceFirst("^streamform ?", ""),
                         err));
+    versionEverywhere(commandLine, new Version());
     int status = commandLine.execute(args);
     out.flush();
     err.flush();
     return status;
+  }
+
+  /**
+   * Gives every command the version {@code streamform --version} prints: each one's help lists
+   * {@code -V, --version} (mixinStandardHelpOptions), which without a provider printed nothing.
+   */
+  private static void versionEverywhere(CommandLine at, IVersionProvider version) {
+    for (CommandLine sub : at.getSubcommands().values()) {
+      if (sub.getCommandSpec().versionProvider() == null) {
+        sub.getCommandSpec().versionProvider(version);
+      }
+      versionEverywhere(sub, version);
+    }
   }
 
   /**
