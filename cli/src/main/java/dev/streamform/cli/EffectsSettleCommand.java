@@ -9,7 +9,6 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -26,6 +25,13 @@ import picocli.CommandLine.Spec;
     name = "settle",
     header = "Records a person's settlement of an UNKNOWN effect or a compensation.",
     mixinStandardHelpOptions = true,
+    customSynopsis = {
+      "streamform effects settle [-hV] [--by=NAME] [--jdbc-password-file=FILE] --jdbc-url=URL",
+      "                                 [--jdbc-user=USER] [--model=M] --reason=TEXT"
+          + " [--receipt=TEXT]",
+      "                                 (--effect=KEYPREFIX | --compensation=ID) (--applied |",
+      "                                 --not-applied | --done) <project>"
+    },
     description = {
       "Records what a person found or did, with who, when and why (--reason), in the ledger's"
           + " table effect_settlement; sends nothing to any provider.",
@@ -57,39 +63,29 @@ import picocli.CommandLine.Spec;
 final class EffectsSettleCommand implements Callable<Integer> {
   @Mixin LedgerCommand.Target target;
 
-  @ArgGroup(exclusive = true, multiplicity = "1")
-  What what;
+  // plain options, not exclusive @ArgGroups: their mistakes were picocli's own words ("Error:
+  // Missing required argument (specify one of these)", "expected only one match"); validate()
+  // says them as every command does
+  @Option(
+      names = "--effect",
+      paramLabel = "KEYPREFIX",
+      description = "the UNKNOWN effect: its key or a prefix of it (effects show prints 12 digits)")
+  String effect;
 
-  /** What is settled: an effect, or a compensation record. */
-  static final class What {
-    @Option(
-        names = "--effect",
-        paramLabel = "KEYPREFIX",
-        description =
-            "the UNKNOWN effect: its key or a prefix of it (effects show prints 12 digits)")
-    String effect;
+  @Option(
+      names = "--compensation",
+      paramLabel = "ID",
+      description = "the open compensation record: its id (effects show prints it)")
+  Long compensation;
 
-    @Option(
-        names = "--compensation",
-        paramLabel = "ID",
-        description = "the open compensation record: its id (effects show prints it)")
-    Long compensation;
-  }
+  @Option(names = "--applied", description = "the provider applied the effect")
+  boolean applied;
 
-  @ArgGroup(exclusive = true, multiplicity = "1")
-  Outcome outcome;
+  @Option(names = "--not-applied", description = "the provider never applied the effect")
+  boolean notApplied;
 
-  /** What the person found or did. */
-  static final class Outcome {
-    @Option(names = "--applied", description = "the provider applied the effect")
-    boolean applied;
-
-    @Option(names = "--not-applied", description = "the provider never applied the effect")
-    boolean notApplied;
-
-    @Option(names = "--done", description = "the compensation has been dealt with")
-    boolean done;
-  }
+  @Option(names = "--done", description = "the compensation has been dealt with")
+  boolean done;
 
   @Option(
       names = "--receipt",
@@ -132,13 +128,13 @@ final class EffectsSettleCommand implements Callable<Integer> {
               rules.isEmpty()
                   ? EffectSettlement.Reevaluation.NONE
                   : Ledger.reevaluation(rules, Schemas.of(l.model.outputColumns())));
-      if (what.compensation != null) {
+      if (compensation != null) {
         EffectSettlement.Settlement s =
-            settlement.closeCompensation(l.name(), what.compensation, who, reason);
+            settlement.closeCompensation(l.name(), compensation, who, reason);
         out.println(
             l.name()
                 + ": compensation "
-                + what.compensation
+                + compensation
                 + " of effect "
                 + s.effectKey().substring(0, 12)
                 + " closed "
@@ -146,9 +142,9 @@ final class EffectsSettleCommand implements Callable<Integer> {
         return 0;
       }
       EffectSettlement.Settled s =
-          outcome.applied
-              ? settlement.applied(l.name(), what.effect, who, reason, receipt)
-              : settlement.notApplied(l.name(), what.effect, who, reason);
+          applied
+              ? settlement.applied(l.name(), effect, who, reason, receipt)
+              : settlement.notApplied(l.name(), effect, who, reason);
       out.println(l.name() + ": effect " + s.effectKey() + " " + said(s));
       return 0;
     } catch (EffectSettlement.Refused e) {
@@ -180,17 +176,55 @@ final class EffectsSettleCommand implements Callable<Integer> {
   }
 
   private void validate() {
-    if (what.compensation != null && !outcome.done) {
+    if (effect != null && compensation != null) {
+      throw new ParameterException(
+          spec.commandLine(), "--effect and --compensation are mutually exclusive: give one");
+    }
+    if (effect == null && compensation == null) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "what is settled is missing: give --effect KEYPREFIX or --compensation ID");
+    }
+    List<String> outcomes = new java.util.ArrayList<>();
+    if (applied) {
+      outcomes.add("--applied");
+    }
+    if (notApplied) {
+      outcomes.add("--not-applied");
+    }
+    if (done) {
+      outcomes.add("--done");
+    }
+    if (outcomes.size() > 1) {
+      throw new ParameterException(
+          spec.commandLine(), String.join(" and ", outcomes) + " are mutually exclusive: give one");
+    }
+    if (outcomes.isEmpty()) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "what the person found is missing: give --applied or --not-applied (with --effect),"
+              + " or --done (with --compensation)");
+    }
+    if (effect != null && !effect.matches("[0-9a-fA-F]{1,64}")) {
+      // the ledger refused it too, after connecting (EffectSettlement.resolve)
+      throw new ParameterException(
+          spec.commandLine(),
+          "--effect "
+              + effect
+              + ": a key prefix is hex digits (0-9, a-f), as effects show prints them; give the"
+              + " key or its first digits");
+    }
+    if (compensation != null && !done) {
       throw new ParameterException(
           spec.commandLine(),
           "--compensation takes --done (--applied and --not-applied are for" + " --effect)");
     }
-    if (what.effect != null && outcome.done) {
+    if (effect != null && done) {
       throw new ParameterException(
           spec.commandLine(),
           "--effect takes --applied or --not-applied (--done is for" + " --compensation)");
     }
-    if (receipt != null && !outcome.applied) {
+    if (receipt != null && !applied) {
       throw new ParameterException(spec.commandLine(), "--receipt goes with --applied");
     }
   }
