@@ -98,10 +98,10 @@ final class FuzzCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    if (traces < 1 || parallelism < 1 || batch < 1) {
-      throw new ParameterException(
-          spec.commandLine(), "--traces, --parallelism and --batch must be at least 1");
-    }
+    // the one given, as a value that is no number is said
+    Streamform.wholeNumber(spec, "--traces", traces, 1);
+    Streamform.wholeNumber(spec, "--parallelism", parallelism, 1);
+    Streamform.wholeNumber(spec, "--batch", batch, 1);
     List<RunnerChoice> choices = new ArrayList<>();
     for (String r : runners) {
       switch (r.trim()) {

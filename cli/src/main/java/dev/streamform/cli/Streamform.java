@@ -227,21 +227,73 @@ public final class Streamform implements Callable<Integer> {
   private static final java.util.regex.Pattern NOT_A_NUMBER =
       java.util.regex.Pattern.compile(
           "Invalid value for (?:option|positional parameter) '([^']+)': '(.*)' is not an?"
-              + " (int|long)",
+              + " (int|long|double|float)",
           java.util.regex.Pattern.DOTALL);
+
+  /**
+   * The least value of a whole-number option, for its message when given something else: a count or
+   * generation is at least 1, not Java's -2147483648 (an option not here takes any int or long, a
+   * seed). Each command checks the range of a value it parses ({@link #wholeNumber}).
+   */
+  private static final Map<String, Long> WHOLE_FROM =
+      Map.ofEntries(
+          Map.entry("--generation", 1L),
+          Map.entry("--from", 1L),
+          Map.entry("--to", 1L),
+          Map.entry("--limit", 1L),
+          Map.entry("--compensation", 1L),
+          Map.entry("--traces", 1L),
+          Map.entry("--parallelism", 1L),
+          Map.entry("--batch", 1L),
+          Map.entry("--partitions", 1L),
+          Map.entry("--orders", 1L),
+          Map.entry("--restore-at", 1L),
+          Map.entry("--port", 0L),
+          Map.entry("--lose-answers", 0L),
+          Map.entry("--restarts", 0L),
+          Map.entry("--restart-delay", 0L));
+
+  /** What a number option takes, said where its value is not one, by its name and type. */
+  static String numberRange(String option, boolean isLong) {
+    switch (option) {
+      case "--port":
+        return "a whole number from 0 to 65535";
+      case "--checkpointing-interval":
+        return "a whole number of milliseconds, positive, or -1 for none";
+      case "--tolerance":
+        return "a number from 0, e.g. 1e-9";
+      default:
+        Long from = WHOLE_FROM.get(option);
+        return "a whole number from "
+            + (from != null ? from : isLong ? Long.MIN_VALUE : Integer.MIN_VALUE)
+            + " to "
+            + (isLong ? Long.MAX_VALUE : Integer.MAX_VALUE);
+    }
+  }
+
+  /**
+   * Refuses a whole-number option's {@code value} below {@code from} as picocli refuses one that is
+   * no number: "--traces: '-1' is not a whole number from 1 to 2147483647".
+   */
+  static void wholeNumber(CommandSpec spec, String option, int value, int from) {
+    if (value < from) {
+      throw new ParameterException(
+          spec.commandLine(), option + ": '" + value + "' is not " + numberRange(option, false));
+    }
+  }
 
   private static String describe(ParameterException e) {
     if (!(e instanceof UnmatchedArgumentException)) {
       java.util.regex.Matcher m = NOT_A_NUMBER.matcher(String.valueOf(e.getMessage()));
       if (m.matches()) {
-        boolean isInt = m.group(3).equals("int");
+        String type = m.group(3);
         return m.group(1)
             + ": '"
             + m.group(2)
-            + "' is not a whole number from "
-            + (isInt ? Integer.MIN_VALUE : Long.MIN_VALUE)
-            + " to "
-            + (isInt ? Integer.MAX_VALUE : Long.MAX_VALUE);
+            + "' is not "
+            + (type.equals("double") || type.equals("float")
+                ? m.group(1).equals("--tolerance") ? numberRange("--tolerance", false) : "a number"
+                : numberRange(m.group(1), type.equals("long")));
       }
       return e.getMessage();
     }

@@ -53,9 +53,7 @@ class StreamformTest {
           is(
               "streamform alias set: --generation: '"
                   + bad
-                  + "' is not a whole number from "
-                  + Integer.MIN_VALUE
-                  + " to "
+                  + "' is not a whole number from 1 to "
                   + Integer.MAX_VALUE
                   + " — see 'streamform alias set --help'\n"));
     }
