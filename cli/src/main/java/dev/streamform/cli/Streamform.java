@@ -50,7 +50,9 @@ import picocli.CommandLine.UnmatchedArgumentException;
       ProviderCommand.class,
       GatesCommand.class,
       ReplayOrdersCommand.class,
-      DecisionsCommand.class
+      DecisionsCommand.class,
+      // "streamform help check" prints check's help, as git and kubectl do
+      picocli.CommandLine.HelpCommand.class
     })
 public final class Streamform implements Callable<Integer> {
   /** Exit status for a command line that could not be understood. */

@@ -199,6 +199,18 @@ class StreamformTest {
                 + " — see 'streamform check --help'\n"));
   }
 
+  /**
+   * {@code streamform help check} prints check's help, as {@code git help} does: it said
+   * "streamform check: Missing required parameter" (help was no command; found by a read-only audit
+   * of the command line).
+   */
+  @Test
+  void helpOfACommandPrintsItsHelp() {
+    assertThat(run("help", "check"), is(0));
+    assertThat(out.toString(), containsString("Usage: streamform check"));
+    assertThat(err.toString(), is(""));
+  }
+
   @Test
   void unknownCommandIsOneLineWithAHint() {
     assertThat(run("chek", "x"), is(2));
