@@ -114,7 +114,9 @@ final class EffectsSettleCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     Optional<ModelLedger> opened =
-        target.open(true, "effects settle", spec.commandLine(), ModelLedger.Reads.EFFECTS);
+        // an effect to settle is in a ledger already: one is never created here (an older one is
+        // brought up to date)
+        target.open(false, "effects settle", spec.commandLine(), ModelLedger.Reads.EFFECTS);
     if (opened.isEmpty()) {
       return 1;
     }

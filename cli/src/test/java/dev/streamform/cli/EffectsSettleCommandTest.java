@@ -556,6 +556,29 @@ class EffectsSettleCommandTest {
     assertThat(provider.requests(), is(1));
   }
 
+  /**
+   * An effect is settled in a ledger that holds it: in a database without one, the command says so
+   * and leaves the database as it was. It created schema streamform and then found no such effect
+   * (found by a read-only audit of the command line).
+   */
+  @Test
+  void aDatabaseWithoutALedgerIsSaidAndLeftAsItWas() throws Exception {
+    declare("idempotency: key, receipts: true");
+    assertThat(command("effects settle", "--effect", "abcd", "--applied", "--reason", "x"), is(1));
+    assertThat(
+        err.toString(), containsString("streamform effects settle: no Streamform ledger in"));
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT count(*) FROM information_schema.schemata"
+                    + " WHERE schema_name = 'streamform'")) {
+      rs.next();
+      assertThat(rs.getLong(1), is(0L));
+      c.commit();
+    }
+  }
+
   @Test
   void theCommandLineMustSayWhatAndHowAndWhy() throws Exception {
     declare("idempotency: key, receipts: true");
