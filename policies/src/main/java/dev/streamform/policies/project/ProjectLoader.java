@@ -178,6 +178,21 @@ final class ProjectLoader {
                   "is a file, not a folder",
                   "give the folder that holds sources.yml, streamform.yml and models/")));
     }
+    // a folder that cannot be listed hides its files: say that, not that sources.yml is missing
+    try (DirectoryStream<Path> files = listing.list(dir, "*")) {
+      files.iterator().hasNext();
+    } catch (IOException | java.nio.file.DirectoryIteratorException e) {
+      IOException cause =
+          e instanceof IOException io
+              ? io
+              : ((java.nio.file.DirectoryIteratorException) e).getCause();
+      throw new InvalidProjectException(
+          List.of(
+              Problem.ofFile(
+                  dir.toString(),
+                  "cannot be listed: " + FileErrors.reason(cause),
+                  "check the folder's permissions")));
+    }
   }
 
   /**
@@ -269,6 +284,7 @@ final class ProjectLoader {
       reportUndeclaredQueries(queries, models.get().keySet());
       checkTopics(models.get(), sources);
     }
+    checkFixturesListable();
 
     if (!problems.isEmpty()) {
       throw new InvalidProjectException(inFileOrder(problems));
@@ -1047,6 +1063,30 @@ final class ProjectLoader {
       names.clear();
     }
     return names;
+  }
+
+  /**
+   * A fixtures/ folder that cannot be listed is a problem: its fixtures would be none to check or
+   * test, said as "no fixtures" or not at all (found by a read-only audit of the command line).
+   */
+  private void checkFixturesListable() {
+    Path fixtures = dir.resolve(FixtureFile.DIR);
+    if (!Files.isDirectory(fixtures)) {
+      return;
+    }
+    try (DirectoryStream<Path> files = listing.list(fixtures, "*")) {
+      files.iterator().hasNext();
+    } catch (IOException | java.nio.file.DirectoryIteratorException e) {
+      IOException cause =
+          e instanceof IOException io
+              ? io
+              : ((java.nio.file.DirectoryIteratorException) e).getCause();
+      problems.add(
+          Problem.ofFile(
+              FixtureFile.DIR,
+              "cannot be listed: " + FileErrors.reason(cause),
+              "check the folder's permissions"));
+    }
   }
 
   /** A query file in models/ that no model declares: likely a misspelt name. */

@@ -78,7 +78,10 @@ class UnreadableFilesTest {
                 ProjectLoader.load(
                     dir,
                     (folder, glob) -> {
-                      throw new AccessDeniedException(folder.toString());
+                      if (folder.endsWith("models")) {
+                        throw new AccessDeniedException(folder.toString());
+                      }
+                      return Files.newDirectoryStream(folder, glob);
                     }));
     // root may stat the query inside; a user without the folder's x bit may not: drop it, so the
     // query is as unknown to this test as to that user
@@ -90,12 +93,64 @@ class UnreadableFilesTest {
                 ProjectLoader.load(
                     dir,
                     (folder, glob) -> {
-                      throw new AccessDeniedException(folder.toString());
+                      if (folder.endsWith("models")) {
+                        throw new AccessDeniedException(folder.toString());
+                      }
+                      return Files.newDirectoryStream(folder, glob);
                     }));
 
     String listed = "models: cannot be listed: permission denied — check the folder's permissions";
     assertThat(strings(refused), contains(listed));
     assertThat(strings(withoutQuery), contains(listed));
+  }
+
+  /**
+   * A project folder that cannot be listed is said to be so: its files were said to be missing
+   * ("sources.yml: not found in … — create it"; found by a read-only audit of the command line).
+   */
+  @Test
+  void aProjectFolderThatCannotBeListedIsSaidSo() throws Exception {
+    ProjectFolder.seed(dir);
+    InvalidProjectException refused =
+        assertThrows(
+            InvalidProjectException.class,
+            () ->
+                ProjectLoader.load(
+                    dir,
+                    (folder, glob) -> {
+                      if (folder.equals(dir)) {
+                        throw new AccessDeniedException(folder.toString());
+                      }
+                      return Files.newDirectoryStream(folder, glob);
+                    }));
+    assertThat(
+        strings(refused),
+        contains(dir + ": cannot be listed: permission denied — check the folder's permissions"));
+  }
+
+  /**
+   * A fixtures/ folder that cannot be listed is a problem of the project: check said "ok" and test
+   * "no fixtures" (found by a read-only audit of the command line).
+   */
+  @Test
+  void aFixturesFolderThatCannotBeListedIsAProblem() throws Exception {
+    ProjectFolder.seed(dir);
+    Files.createDirectories(dir.resolve("fixtures"));
+    InvalidProjectException refused =
+        assertThrows(
+            InvalidProjectException.class,
+            () ->
+                ProjectLoader.load(
+                    dir,
+                    (folder, glob) -> {
+                      if (folder.endsWith("fixtures")) {
+                        throw new AccessDeniedException(folder.toString());
+                      }
+                      return Files.newDirectoryStream(folder, glob);
+                    }));
+    assertThat(
+        strings(refused),
+        contains("fixtures: cannot be listed: permission denied — check the folder's permissions"));
   }
 
   @Test
