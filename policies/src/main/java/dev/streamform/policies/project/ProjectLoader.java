@@ -179,20 +179,30 @@ final class ProjectLoader {
                   "give the folder that holds sources.yml, streamform.yml and models/")));
     }
     // a folder that cannot be listed hides its files: say that, not that sources.yml is missing
-    try (DirectoryStream<Path> files = listing.list(dir, "*")) {
-      files.iterator().hasNext();
-    } catch (IOException | java.nio.file.DirectoryIteratorException e) {
-      IOException cause =
-          e instanceof IOException io
-              ? io
-              : ((java.nio.file.DirectoryIteratorException) e).getCause();
-      throw new InvalidProjectException(
-          List.of(
-              Problem.ofFile(
-                  dir.toString(),
-                  "cannot be listed: " + FileErrors.reason(cause),
-                  "check the folder's permissions")));
+    Optional<Problem> unlistable = unlistable(dir, dir.toString());
+    if (unlistable.isPresent()) {
+      throw new InvalidProjectException(List.of(unlistable.get()));
     }
+  }
+
+  /** Why {@code folder} cannot be listed, as a problem of {@code name}; empty when it can. */
+  private Optional<Problem> unlistable(Path folder, String name) {
+    try (DirectoryStream<Path> files = listing.list(folder, "*")) {
+      files.iterator().hasNext();
+      return Optional.empty();
+    } catch (IOException | java.nio.file.DirectoryIteratorException e) {
+      return Optional.of(cannotBeListed(name, e));
+    }
+  }
+
+  /** "{@code name}: cannot be listed: permission denied — check the folder's permissions". */
+  private static Problem cannotBeListed(String name, Exception e) {
+    IOException cause =
+        e instanceof IOException io
+            ? io
+            : ((java.nio.file.DirectoryIteratorException) e).getCause();
+    return Problem.ofFile(
+        name, "cannot be listed: " + FileErrors.reason(cause), "check the folder's permissions");
   }
 
   /**
@@ -1050,16 +1060,8 @@ final class ProjectLoader {
         names.add(file.getFileName().toString().replaceFirst("\\.sql$", ""));
       }
     } catch (IOException | java.nio.file.DirectoryIteratorException e) {
-      IOException cause =
-          e instanceof IOException io
-              ? io
-              : ((java.nio.file.DirectoryIteratorException) e).getCause();
       modelsUnlistable = true;
-      problems.add(
-          Problem.ofFile(
-              MODELS_DIR,
-              "cannot be listed: " + FileErrors.reason(cause),
-              "check the folder's permissions"));
+      problems.add(cannotBeListed(MODELS_DIR, e));
       names.clear();
     }
     return names;
@@ -1074,19 +1076,7 @@ final class ProjectLoader {
     if (!Files.isDirectory(fixtures)) {
       return;
     }
-    try (DirectoryStream<Path> files = listing.list(fixtures, "*")) {
-      files.iterator().hasNext();
-    } catch (IOException | java.nio.file.DirectoryIteratorException e) {
-      IOException cause =
-          e instanceof IOException io
-              ? io
-              : ((java.nio.file.DirectoryIteratorException) e).getCause();
-      problems.add(
-          Problem.ofFile(
-              FixtureFile.DIR,
-              "cannot be listed: " + FileErrors.reason(cause),
-              "check the folder's permissions"));
-    }
+    unlistable(fixtures, FixtureFile.DIR).ifPresent(problems::add);
   }
 
   /** A query file in models/ that no model declares: likely a misspelt name. */

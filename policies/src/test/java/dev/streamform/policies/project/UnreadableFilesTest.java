@@ -74,30 +74,14 @@ class UnreadableFilesTest {
     InvalidProjectException refused =
         assertThrows(
             InvalidProjectException.class,
-            () ->
-                ProjectLoader.load(
-                    dir,
-                    (folder, glob) -> {
-                      if (folder.endsWith("models")) {
-                        throw new AccessDeniedException(folder.toString());
-                      }
-                      return Files.newDirectoryStream(folder, glob);
-                    }));
+            () -> ProjectLoader.load(dir, refusing(folder -> folder.endsWith("models"))));
     // root may stat the query inside; a user without the folder's x bit may not: drop it, so the
     // query is as unknown to this test as to that user
     Files.delete(dir.resolve("models/customer_metrics.sql"));
     InvalidProjectException withoutQuery =
         assertThrows(
             InvalidProjectException.class,
-            () ->
-                ProjectLoader.load(
-                    dir,
-                    (folder, glob) -> {
-                      if (folder.endsWith("models")) {
-                        throw new AccessDeniedException(folder.toString());
-                      }
-                      return Files.newDirectoryStream(folder, glob);
-                    }));
+            () -> ProjectLoader.load(dir, refusing(folder -> folder.endsWith("models"))));
 
     String listed = "models: cannot be listed: permission denied — check the folder's permissions";
     assertThat(strings(refused), contains(listed));
@@ -114,15 +98,7 @@ class UnreadableFilesTest {
     InvalidProjectException refused =
         assertThrows(
             InvalidProjectException.class,
-            () ->
-                ProjectLoader.load(
-                    dir,
-                    (folder, glob) -> {
-                      if (folder.equals(dir)) {
-                        throw new AccessDeniedException(folder.toString());
-                      }
-                      return Files.newDirectoryStream(folder, glob);
-                    }));
+            () -> ProjectLoader.load(dir, refusing(folder -> folder.equals(dir))));
     assertThat(
         strings(refused),
         contains(dir + ": cannot be listed: permission denied — check the folder's permissions"));
@@ -139,15 +115,7 @@ class UnreadableFilesTest {
     InvalidProjectException refused =
         assertThrows(
             InvalidProjectException.class,
-            () ->
-                ProjectLoader.load(
-                    dir,
-                    (folder, glob) -> {
-                      if (folder.endsWith("fixtures")) {
-                        throw new AccessDeniedException(folder.toString());
-                      }
-                      return Files.newDirectoryStream(folder, glob);
-                    }));
+            () -> ProjectLoader.load(dir, refusing(folder -> folder.endsWith("fixtures"))));
     assertThat(
         strings(refused),
         contains("fixtures: cannot be listed: permission denied — check the folder's permissions"));
@@ -247,5 +215,15 @@ class UnreadableFilesTest {
                 + ": cannot be read: permission denied — check the file's permissions"));
     // a readable file is none
     assertThat(SourcesFile.unreadableFiles(dir, sources, Files::newInputStream), is(List.of()));
+  }
+
+  /** Lists folders as the file system does, except those {@code refused}: permission denied. */
+  private static ProjectLoader.Listing refusing(java.util.function.Predicate<Path> refused) {
+    return (folder, glob) -> {
+      if (refused.test(folder)) {
+        throw new AccessDeniedException(folder.toString());
+      }
+      return Files.newDirectoryStream(folder, glob);
+    };
   }
 }
