@@ -141,7 +141,9 @@ final class AliasCommand implements Callable<Integer> {
         throw new picocli.CommandLine.ParameterException(
             spec.commandLine(), "--reason is the reason of a pause: give it with --pause-effects");
       }
-      Optional<ModelLedger> opened = target.open(true, "alias set", spec.commandLine());
+      // only --allow-empty may set up a ledger (before the first run): without it a generation
+      // needs projections, which a database without a ledger cannot hold, so it is left as it was
+      Optional<ModelLedger> opened = target.open(allowEmpty, "alias set", spec.commandLine());
       if (opened.isEmpty()) {
         return 1;
       }

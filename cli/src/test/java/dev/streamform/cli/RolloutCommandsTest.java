@@ -3,6 +3,7 @@ package dev.streamform.cli;
 import static dev.streamform.sink.Revisions.finalOf;
 import static dev.streamform.sink.Revisions.revision;
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.endsWith;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.startsWith;
@@ -271,6 +272,25 @@ class RolloutCommandsTest {
     assertThat(onLedger("ledger verify"), is(0));
     assertThat(
         out.toString(), is("4 projections, 5 revisions, 0 gaps, 0 mismatches, 0 conflicts\n"));
+  }
+
+  /**
+   * Without --allow-empty, alias set in a database without a ledger says so and leaves it as it
+   * was: it created schema streamform, then refused the generation for having no projection (found
+   * by a read-only audit of the command line). With --allow-empty it may set up the ledger before
+   * the first run, as before.
+   */
+  @Test
+  void aliasSetWithoutALedgerCreatesNoneUnlessAllowedEmpty() throws Exception {
+    assertThat(onLedger("alias set", "--generation", "1"), is(1));
+    assertThat(err.toString(), containsString("streamform alias set: no Streamform ledger in "));
+    assertThat(
+        rows(
+            "SELECT count(*) FROM information_schema.schemata"
+                + " WHERE schema_name = 'streamform'"),
+        is(List.of("0")));
+    assertThat(err.toString(), onLedger("alias set", "--generation", "1", "--allow-empty"), is(0));
+    assertThat(rows("SELECT generation FROM streamform.canonical_alias"), is(List.of("1")));
   }
 
   @Test
