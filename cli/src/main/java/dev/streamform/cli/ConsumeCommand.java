@@ -43,7 +43,8 @@ import picocli.CommandLine.Spec;
     description = {
       "Prints every record of a Kafka topic from its beginning, one JSON object per line:"
           + " {\"partition\":..,\"offset\":..,\"key\":<json>,\"value\":<json>} (keys and values"
-          + " that are not JSON as strings), and returns once no record arrived for --max-wait."
+          + " that are not JSON as strings; one that is not UTF-8 also as key_base64 or"
+          + " value_base64, its bytes), and returns once no record arrived for --max-wait."
           + " Commits nothing: every call reads the topic from the start."
     },
     exitCodeListHeading = "%nExit status:%n",
