@@ -233,31 +233,25 @@ public final class HtmlReport implements FixtureSuite.Listener {
       r.values().forEach((k, x) -> row.put(k, cell(x)));
       rows.add(row);
     }
-    for (Fixture.Row r : f.late()) {
+    // the late, duplicate and quarantined events a fixture lists, each with its status (a
+    // quarantined: row's reason is the text its reason must contain)
+    listed(rows, f.late(), "late");
+    listed(rows, f.duplicates(), "duplicate");
+    listed(rows, f.quarantined(), "quarantined");
+    return rows;
+  }
+
+  /** A row per listed event: its line, {@code status}, a late row's window start, its values. */
+  private static void listed(
+      List<Map<String, String>> rows, List<Fixture.Row> listed, String status) {
+    for (Fixture.Row r : listed) {
       Map<String, String> row = new LinkedHashMap<>();
       row.put("line", String.valueOf(r.line()));
-      row.put("status", "late");
+      row.put("status", status);
       r.windowStart().ifPresent(s -> row.put("window_start", s.toString()));
       r.values().forEach((k, x) -> row.put(k, cell(x)));
       rows.add(row);
     }
-    for (Fixture.Row r : f.duplicates()) {
-      Map<String, String> row = new LinkedHashMap<>();
-      row.put("line", String.valueOf(r.line()));
-      row.put("status", "duplicate");
-      r.values().forEach((k, x) -> row.put(k, cell(x)));
-      rows.add(row);
-    }
-    // the quarantine a fixture expects, as it expects late and duplicate rows: the columns the
-    // event must have and, when given, the text its reason must contain
-    for (Fixture.Row r : f.quarantined()) {
-      Map<String, String> row = new LinkedHashMap<>();
-      row.put("line", String.valueOf(r.line()));
-      row.put("status", "quarantined");
-      r.values().forEach((k, x) -> row.put(k, cell(x)));
-      rows.add(row);
-    }
-    return rows;
   }
 
   private static List<Map<String, String>> actual(
