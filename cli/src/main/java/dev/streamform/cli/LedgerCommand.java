@@ -1,5 +1,8 @@
 package dev.streamform.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamform.policies.plan.PlanManifest;
 import dev.streamform.policies.time.Timestamps;
 import dev.streamform.sink.Ledger;
 import dev.streamform.sink.LedgerVerification;
@@ -125,16 +128,12 @@ final class LedgerCommand implements Callable<Integer> {
         return 1;
       }
       try (ModelLedger l = opened.get()) {
-        // a calendar window's zone is part of its logical_window_id (docs/semantics.md §6.24)
+        // a calendar window's zone is part of its logical_window_id (docs/semantics.md §6.24),
+        // and each generation's is the one its recorded time policy names
+        Map<Integer, Optional<String>> zones = identityZones(l);
+        Optional<String> declared = declaredIdentityZone(l);
         LedgerVerification v =
-            l.ledger.verify(
-                l.name(),
-                l.model
-                    .model()
-                    .window()
-                    .filter(w -> w.isCalendar())
-                    .map(w -> w.zoneOrUtc().getId())
-                    .orElse(null));
+            l.ledger.verify(l.name(), g -> zones.getOrDefault(g, declared), null);
         v.defects().forEach(out::println);
         if (v.held() > 0) {
           out.println(
@@ -149,6 +148,35 @@ final class LedgerCommand implements Callable<Integer> {
         return 1;
       }
     }
+
+    /**
+     * The zone each generation's windows' identities hash, by the time policy the ledger recorded
+     * for it (a generation may have moved its calendar windows to another zone, or made fixed
+     * windows calendar ones); a generation without a readable recorded policy is left out, and then
+     * the declaration's zone is taken.
+     */
+    private static Map<Integer, Optional<String>> identityZones(ModelLedger l) throws SQLException {
+      Map<Integer, Optional<String>> zones = new LinkedHashMap<>();
+      for (int generation : l.ledger.generations(l.name()).keySet()) {
+        Optional<Ledger.RecordedPolicy> recorded = l.ledger.recordedPolicy(l.name(), generation);
+        if (recorded.isEmpty()) {
+          continue;
+        }
+        try {
+          zones.put(
+              generation, PlanManifest.identityZone(POLICY_JSON.readTree(recorded.get().policy())));
+        } catch (JsonProcessingException e) {
+          // not JSON: the declaration's zone, as for a ledger that recorded no policy
+        }
+      }
+      return zones;
+    }
+
+    private static Optional<String> declaredIdentityZone(ModelLedger l) {
+      return l.model.model().window().filter(w -> w.isCalendar()).map(w -> w.zoneOrUtc().getId());
+    }
+
+    private static final ObjectMapper POLICY_JSON = new ObjectMapper();
   }
 
   @Command(

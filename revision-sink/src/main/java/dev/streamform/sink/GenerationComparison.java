@@ -7,11 +7,13 @@ import java.util.Optional;
 
 /**
  * Two generations of a windowed model compared window by window ({@link Ledger#compare}): for every
- * logical window (key and window bounds; its id has no generation in it) that either generation has
- * a projection of, the current projection of each side. Two windows are {@link Kind#EQUAL} when
- * their current values are the same (same aggregate digest), whatever their revision numbers and
- * status: a longer watermark can reach the same values in fewer revisions. Held revisions (not yet
- * applied) are not compared.
+ * window (key and window bounds) that either generation has a projection of, the current projection
+ * of each side. Windows are matched by key and bounds rather than by their logical id, which also
+ * hashes a calendar window's zone: a generation that moved its days to another zone with the same
+ * midnights has the same windows under other ids. Two windows are {@link Kind#EQUAL} when their
+ * current values are the same (same aggregate digest), whatever their revision numbers and status:
+ * a longer watermark can reach the same values in fewer revisions. Held revisions (not yet applied)
+ * are not compared.
  *
  * @param model the model
  * @param from generation A
@@ -52,8 +54,9 @@ public record GenerationComparison(
   public record Side(int revision, String status, Map<String, Object> values, String digest) {}
 
   /**
-   * One logical window, with each generation's projection of it (empty where it has none); {@code
-   * canaryKey} when a canary is in force and the window's key is in its share.
+   * One window, with each generation's projection of it (empty where it has none); its logical id
+   * is generation A's where A has the window, else B's; {@code canaryKey} when a canary is in force
+   * and the window's key is in its share.
    */
   public record Window(
       String logicalWindowId,

@@ -15,6 +15,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,6 +27,7 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.checkerframework.checker.nullness.qual.Nullable;
@@ -771,14 +773,18 @@ public final class Ledger {
       c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
       try (PreparedStatement s =
           c.prepareStatement(
-              "SELECT logical_window_id, coalesce(a.window_key, b.window_key)::text,"
+              // matched by key and bounds, not by logical_window_id: a generation that places
+              // its calendar windows in another zone hashes another id for the same window
+              "SELECT coalesce(a.logical_window_id, b.logical_window_id),"
+                  + " coalesce(a.window_key, b.window_key)::text,"
                   + " coalesce(a.window_start, b.window_start), coalesce(a.window_end,"
                   + " b.window_end), a.revision, a.status, a.aggregate_values::text,"
                   + " a.aggregate_digest, b.revision, b.status, b.aggregate_values::text,"
                   + " b.aggregate_digest, streamform.key_bucket(coalesce(a.window_key,"
                   + " b.window_key)) FROM (SELECT * FROM streamform.projection WHERE model = ?"
                   + " AND generation = ?) a FULL OUTER JOIN (SELECT * FROM streamform.projection"
-                  + " WHERE model = ? AND generation = ?) b USING (logical_window_id)")) {
+                  + " WHERE model = ? AND generation = ?) b ON a.window_key = b.window_key AND"
+                  + " a.window_start = b.window_start AND a.window_end = b.window_end")) {
         Optional<CanaryShare> canary = canary(c, model);
         s.setString(1, model);
         s.setInt(2, from);
@@ -930,7 +936,20 @@ public final class Ledger {
    */
   public LedgerVerification verify(
       String model, @Nullable String timeZone, @Nullable Integer generation) throws SQLException {
+    return verify(model, g -> Optional.ofNullable(timeZone), generation);
+  }
+
+  /**
+   * As {@link #verify(String, String, Integer)} with the zone of each generation's calendar windows
+   * given per generation ({@code zoneOf}; empty for fixed windows): a new generation may place its
+   * windows' midnights in another zone, or turn fixed windows into calendar ones (docs/semantics.md
+   * §9), and each projection's identity hashes the zone of the generation that wrote it.
+   */
+  public LedgerVerification verify(
+      String model, IntFunction<Optional<String>> zoneOf, @Nullable Integer generation)
+      throws SQLException {
     List<WindowHistory> windows = history(model, new Filter(Map.of(), null, generation));
+    Map<Integer, Optional<String>> zones = new HashMap<>();
     int projections = 0;
     int revisions = 0;
     int gaps = 0;
@@ -1066,6 +1085,7 @@ public final class Ledger {
                 + " is not the hash of its values "
                 + RevisionIdentity.canonical(p.values()));
       }
+      String timeZone = zones.computeIfAbsent(w.generation(), zoneOf::apply).orElse(null);
       String logical =
           RevisionIdentity.logicalWindowId(
               w.model(), w.key(), w.windowStart(), w.windowEnd(), timeZone);

@@ -376,6 +376,22 @@ public final class PlanManifest {
     return d;
   }
 
+  /**
+   * The zone a window's identity hashes (docs/semantics.md §6, calendar windows) under a time
+   * policy as {@link #toTree()} writes it ({@code time_policy.policy}), e.g. as a ledger recorded
+   * it for a generation: its {@code time_zone} for calendar windows, none for fixed windows or
+   * without a window.
+   */
+  public static Optional<String> identityZone(JsonNode policy) {
+    if (!policy.path("window").asText("").startsWith(CALENDAR_POLICY_PREFIX)) {
+      return Optional.empty();
+    }
+    return Optional.of(policy.path("time_zone").asText("UTC"));
+  }
+
+  /** How {@code WindowSpec.policyText()} begins for a calendar window. */
+  private static final String CALENDAR_POLICY_PREFIX = "calendar ";
+
   /** Every field docs/semantics.md §9 binds into a model's time policy. */
   private static Map<String, Object> timePolicy(SourceDeclaration s, ModelDeclaration model) {
     Map<String, Object> p = new TreeMap<>();

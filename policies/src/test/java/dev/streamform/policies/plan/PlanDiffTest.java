@@ -20,6 +20,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -321,6 +323,26 @@ class PlanDiffTest {
     assertThat(reasons(calendar, "aggregate"), not(containsString("allowed_lateness")));
     assertThat(
         calendar.generationRequired(), contains("window: tumbling 1d -> calendar day in UTC"));
+  }
+
+  @Test
+  void theIdentityZoneOfARecordedPolicyIsACalendarWindowsZoneOnly() throws Exception {
+    String base = "models:\n  customer_metrics:\n    key: [customer_id]\n";
+    Function<String, Optional<String>> zone =
+        models -> {
+          try {
+            return PlanManifest.identityZone(
+                manifest(ORDERS + CLOCK, base + models, SQL).toTree().at("/time_policy/policy"));
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        };
+    assertEquals(
+        Optional.of("Europe/Berlin"), zone.apply("    window: 1d\n    time_zone: Europe/Berlin\n"));
+    assertEquals(Optional.of("UTC"), zone.apply("    window: 1w\n"));
+    assertEquals(Optional.empty(), zone.apply("    window: 24h\n"));
+    assertEquals(Optional.empty(), zone.apply("    window: 1h\n    time_zone: Asia/Tokyo\n"));
+    assertEquals(Optional.empty(), zone.apply("    retention: 1h\n"));
   }
 
   @Test
