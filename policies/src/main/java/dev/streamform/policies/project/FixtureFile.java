@@ -694,11 +694,16 @@ final class FixtureFile {
                     l -> {
                       String want = window.localLabel(s).get();
                       if (!l.trim().equals(want)) {
+                        String firstDay = s.atZone(window.zoneOrUtc()).toLocalDate().toString();
                         row.report(
                             "window_local",
                             "'"
                                 + l
-                                + "' is not the local date of window_start in "
+                                + (l.trim().equals(firstDay)
+                                    // the month's first day: right date, a month's form is YYYY-MM
+                                    ? "' is the local date of window_start, but a month's"
+                                        + " window_local is the month, YYYY-MM, in "
+                                    : "' is not the local date of window_start in ")
                                 + window.zoneOrUtc().getId()
                                 + " (model '"
                                 + model

@@ -284,4 +284,27 @@ class CalendarWindowRulesTest {
                 + " date of window_start in Europe/Berlin"));
     assertThat(e.problems().get(0).toString(), containsString("write window_local: 2026-10-25"));
   }
+
+  @Test
+  void aMonthsWindowLocalWrittenAsItsFirstDayIsSaidToBeTheWrongForm() throws Exception {
+    ProjectFolder p = withModel("    window: 1mo\n    time_zone: Europe/Berlin\n");
+    p.write(
+        "fixtures/month.yml",
+        "model: customer_metrics\ngiven:\n  - event: { customer_id: 1, amount: 10,"
+            + " ordered_at: \"2026-03-10T10:00:00Z\" }\nexpect:\n"
+            + "  - { window_start: \"2026-02-28T23:00:00Z\", window_end: \"2026-03-31T22:00:00Z\","
+            + " window_local: \"2026-03-01\", customer_id: 1, total_spend: 10, revision: 1,"
+            + " status: on_time }\n");
+    Project project = p.load();
+    InvalidProjectException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            InvalidProjectException.class,
+            () -> Fixture.load(project, dir.resolve("fixtures/month.yml")));
+    assertThat(
+        e.problems().get(0).toString(),
+        containsString(
+            "'2026-03-01' is the local date of window_start, but a month's window_local is the"
+                + " month, YYYY-MM, in Europe/Berlin"));
+    assertThat(e.problems().get(0).toString(), containsString("write window_local: 2026-03"));
+  }
 }
