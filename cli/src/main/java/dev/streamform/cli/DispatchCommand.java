@@ -124,7 +124,11 @@ final class DispatchCommand implements Callable<Integer> {
           "the longest wait between two attempts of an effect (default: ${DEFAULT-VALUE})")
   String maxBackoff;
 
-  /** Tries of writing kept outcomes before {@code --once} gives up (about a minute in all). */
+  /**
+   * Tries of writing kept outcomes before {@code --once} gives up: with waits doubling to 15 s and
+   * each try waiting up to the pool's connection timeout, about three minutes with a database that
+   * does not answer (docs/guides/effects.md).
+   */
   private static final int ONCE_OUTCOME_TRIES = 8;
 
   @Spec CommandSpec spec;

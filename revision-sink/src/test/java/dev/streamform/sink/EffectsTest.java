@@ -214,6 +214,41 @@ class EffectsTest {
   }
 
   @Test
+  void aDispatcherWithAShorterLeaseLeavesAnotherDispatchersDeliveryInFlightAlone()
+      throws Exception {
+    EffectRule rule = rule(true, true);
+    WindowRevision r = revision(7, 10, 1, "1200");
+    writer(rule).write(List.of(r));
+    // a slow provider: it applies and answers after 2.5 s
+    provider.hang(Duration.ofMillis(2500));
+    provider.mode(LocalProviderServer.Mode.TIMEOUT);
+    // dispatcher a: a lease of a minute for it (its timeout 10 s); its request is in flight
+    CompletableFuture<Dispatcher.Report> a =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return dispatcher("a", rule, Duration.ofMinutes(1), new Dispatcher.Hooks() {})
+                    .runOnce(10);
+              } catch (Exception e) {
+                throw new RuntimeException(e);
+              }
+            });
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> states().equals(List.of("DISPATCHING")));
+    Thread.sleep(800);
+    // dispatcher b, alive beside it with a lease of 600 ms of its own: a's claim is a's lease's
+    Dispatcher.Report b =
+        dispatcher("b", rule, Duration.ofMillis(600), new Dispatcher.Hooks() {}).runOnce(10);
+    assertThat(b.expired(), equalTo(0));
+    assertThat(b.redispatched(), equalTo(0));
+    assertThat(a.get(30, TimeUnit.SECONDS).done(), equalTo(1));
+    assertThat(states(), equalTo(List.of("DONE")));
+    assertThat(provider.requests(keyOf(r)), equalTo(1));
+    atMostOnePerKey();
+  }
+
+  @Test
   void killedBetweenPreparedAndDispatchingThenRestartedDeliversOnce() throws Exception {
     EffectRule rule = rule(true, true);
     writer(rule).write(List.of(revision(7, 10, 1, "1200")));

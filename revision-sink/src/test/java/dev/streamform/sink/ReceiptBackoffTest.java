@@ -14,7 +14,9 @@ import dev.streamform.sink.effects.Dispatcher;
 import dev.streamform.sink.effects.EffectIdentity;
 import dev.streamform.sink.effects.EffectProvider;
 import dev.streamform.sink.effects.EffectRule;
+import dev.streamform.sink.effects.EffectSettlement;
 import dev.streamform.sink.effects.EffectsLedger;
+import dev.streamform.sink.effects.EffectsPause;
 import dev.streamform.sink.effects.LocalProviderServer;
 import dev.streamform.sink.effects.ProviderSpec;
 import dev.streamform.sink.effects.WebhookProvider;
@@ -32,6 +34,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -185,6 +188,65 @@ class ReceiptBackoffTest {
     assertThat(e.lastError(), containsString("never applied; not sent again: for a person"));
     // the delivery was the only claim; the queries count towards the backoff, not as deliveries
     assertThat(attempts(), equalTo(1));
+  }
+
+  @Test
+  void anUnknownEffectFoundNeverAppliedWhileEffectsArePausedIsAskedAboutWithBackoff()
+      throws Exception {
+    EffectRule rule = rule(true, true);
+    new LedgerWriter(pool, Duration.ofSeconds(30), List.of(rule))
+        .write(List.of(revision(7, 10, 1, "1200")));
+    provider.mode(LocalProviderServer.Mode.FAIL_500);
+    Counting p = counting(rule);
+    Dispatcher d = dispatcher(pool, p, new Dispatcher.Hooks() {});
+    assertThat(d.runOnce(10).unknown(), equalTo(1));
+    provider.mode(LocalProviderServer.Mode.OK);
+    new EffectsPause(pool).pause(Revisions.MODEL, "operator", null);
+    passes(d, p, 3);
+    // queries at about 0, 0.2, 0.6, 1.4 and 3.0 s, as without the pause: not one per pass
+    assertThat(p.lookups.get(), lessThanOrEqualTo(6));
+    assertThat(p.lookups.get(), greaterThanOrEqualTo(3));
+    assertThat(provider.requests(key()), equalTo(1));
+    EffectsLedger.Effect e = effects.effects(Revisions.MODEL).get(0);
+    assertThat(e.state(), equalTo("UNKNOWN"));
+    assertThat(e.lastError(), containsString("delivered again once the model's effects resume"));
+    // resumed: delivered again once its backoff is over, once
+    new EffectsPause(pool).resume(Revisions.MODEL, "operator");
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () -> {
+              d.runOnce(10);
+              return effects.effects(Revisions.MODEL).get(0).state().equals("DONE");
+            });
+    assertThat(provider.requests(key()), equalTo(2));
+  }
+
+  @Test
+  void anEffectSettledNeverAppliedIsDeliveredByTheNextPassNotAfterItsBackoff() throws Exception {
+    EffectRule rule = rule(true, true);
+    new LedgerWriter(pool, Duration.ofSeconds(30), List.of(rule))
+        .write(List.of(revision(7, 10, 1, "1200")));
+    provider.mode(LocalProviderServer.Mode.FAIL_500);
+    Counting p = counting(rule);
+    // a backoff of a minute after the 500: without the settlement nothing is due for a minute
+    Dispatcher d =
+        new Dispatcher(
+                pool,
+                "d",
+                Revisions.MODEL,
+                Map.of("reward", p),
+                Duration.ofSeconds(30),
+                new Dispatcher.Hooks() {})
+            .withBackoff(Duration.ofMinutes(1), Duration.ofMinutes(5));
+    assertThat(d.runOnce(10).unknown(), equalTo(1));
+    provider.mode(LocalProviderServer.Mode.OK);
+    new EffectSettlement(pool)
+        .notApplied(Revisions.MODEL, key().substring(0, 12), "alice", "checked at the provider");
+    // as effects settle says: the next dispatcher pass delivers it again
+    assertThat(d.runOnce(10).done(), equalTo(1));
+    assertThat(provider.requests(key()), equalTo(2));
+    assertThat(effects.effects(Revisions.MODEL).get(0).state(), equalTo("DONE"));
   }
 
   @Test

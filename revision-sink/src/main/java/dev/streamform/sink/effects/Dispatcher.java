@@ -598,8 +598,8 @@ public final class Dispatcher {
           c.prepareStatement(
               "UPDATE streamform.effect SET state = 'UNKNOWN', updated_at = now(), last_error ="
                   + " 'dispatcher ' || coalesce(dispatcher, '?') || ' held it past its lease' WHERE"
-                  + " model = ? AND state = 'DISPATCHING' AND dispatched_at < now() - ?::interval"
-                  + " RETURNING effect_key")) {
+                  + " model = ? AND state = 'DISPATCHING' AND coalesce(lease_until,"
+                  + " dispatched_at + ?::interval) < now() RETURNING effect_key")) {
         s.setString(1, model);
         s.setString(2, lease.toMillis() + " milliseconds");
         try (ResultSet rs = s.executeQuery()) {
@@ -683,8 +683,11 @@ public final class Dispatcher {
                 + " lease is over");
       } else if (l instanceof EffectProvider.NotFound) {
         if (paused) {
-          // delivered again once resumed: the pause, not the provider, holds it
+          // delivered again once resumed: the pause, not the provider, holds it; the next query
+          // waits the backoff, as any that leaves the effect UNKNOWN (not one every pass)
           n.stillUnknown++;
+          backOffQuery(
+              u, "receipt query: never applied; delivered again once the model's effects resume");
           continue;
         }
         Reclaimed again = reclaim(u);
@@ -834,7 +837,9 @@ public final class Dispatcher {
             "UPDATE streamform.effect SET state = ?, attempts = attempts + CASE WHEN ? THEN 1"
                 + " ELSE 0 END, dispatcher = CASE WHEN ? THEN ? ELSE dispatcher END,"
                 + " attempt_token = CASE WHEN ? THEN ? ELSE attempt_token END, dispatched_at ="
-                + " CASE WHEN ? THEN now() ELSE dispatched_at END, updated_at = now(), last_error"
+                + " CASE WHEN ? THEN now() ELSE dispatched_at END, lease_until = CASE WHEN ? THEN"
+                + " now() + ? * interval '1 millisecond' ELSE lease_until END, updated_at = now(),"
+                + " last_error"
                 + " = NULL, receipt_queries = 0, receipt_error = NULL WHERE effect_key = ? AND"
                 + " state = 'UNKNOWN' AND attempt_token IS NOT DISTINCT FROM ?"
                 + notPaused("streamform.effect.model")
@@ -846,8 +851,10 @@ public final class Dispatcher {
       s.setBoolean(5, dispatching);
       s.setString(6, dispatching ? confirmed.token() : null);
       s.setBoolean(7, dispatching);
-      s.setString(8, u.key());
-      s.setString(9, u.token());
+      s.setBoolean(8, dispatching);
+      s.setDouble(9, lease.toMillis());
+      s.setString(10, u.key());
+      s.setString(11, u.token());
       try (ResultSet rs = s.executeQuery()) {
         if (!rs.next()) {
           return new Reclaimed(null, "LOST");
@@ -955,12 +962,14 @@ public final class Dispatcher {
     try (PreparedStatement s =
         c.prepareStatement(
             "UPDATE streamform.effect SET state = 'DISPATCHING', attempts = attempts + 1,"
-                + " dispatcher = ?, attempt_token = ?, dispatched_at = now(), updated_at ="
-                + " now(), receipt_queries = 0, receipt_error = NULL WHERE effect_key = ? AND"
-                + " state = 'PREPARED' RETURNING attempts")) {
+                + " dispatcher = ?, attempt_token = ?, dispatched_at = now(), lease_until = now()"
+                + " + ? * interval '1 millisecond', updated_at = now(), receipt_queries = 0,"
+                + " receipt_error = NULL WHERE effect_key = ? AND state = 'PREPARED' RETURNING"
+                + " attempts")) {
       s.setString(1, name);
       s.setString(2, claimed.token());
-      s.setString(3, claimed.key());
+      s.setDouble(3, lease.toMillis());
+      s.setString(4, claimed.key());
       try (ResultSet rs = s.executeQuery()) {
         if (!rs.next()) {
           throw new SQLException("effect " + claimed.key() + " moved under its row lock");
@@ -1076,7 +1085,8 @@ public final class Dispatcher {
     try (PreparedStatement s =
         c.prepareStatement(
             "UPDATE streamform.effect SET next_attempt_at = greatest(next_attempt_at,"
-                + " dispatched_at + ? * interval '1 millisecond') WHERE effect_key = ?")) {
+                + " coalesce(lease_until, dispatched_at + ? * interval '1 millisecond')) WHERE"
+                + " effect_key = ?")) {
       s.setDouble(1, lease.toMillis());
       s.setString(2, key);
       s.executeUpdate();

@@ -161,15 +161,16 @@ public final class EffectSettlement {
                 "UPDATE streamform.effect SET state = ?, receipt = ?, last_error = NULL,"
                     + " receipt_queries = 0, receipt_error = NULL, updated_at = now(),"
                     + " resolved_at = CASE WHEN ? = 'PREPARED' THEN resolved_at ELSE now() END,"
-                    + " next_attempt_at = CASE WHEN ? = 'PREPARED' THEN next_attempt_at END"
+                    // PREPARED: due at once, as the settlement says (the next pass delivers
+                    // it; a late first request is harmless, the provider dedupes by key)
+                    + " next_attempt_at = NULL"
                     + " WHERE effect_key = ? AND state = 'UNKNOWN'")) {
           s.setString(1, to);
           // DONE needs a receipt: the person's, or the settlement itself
           s.setString(
               2, to.equals("DONE") ? (receipt == null ? "settled by " + by : receipt) : null);
           s.setString(3, to);
-          s.setString(4, to);
-          s.setString(5, key);
+          s.setString(4, key);
           moved = s.executeUpdate();
         }
         if (moved != 1) {
