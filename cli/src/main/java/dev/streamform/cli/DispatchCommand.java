@@ -33,11 +33,11 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "Delivers the model's declared effects (effects: in streamform.yml) that streamform run"
-          + " --jdbc-url prepared in the ledger: each pass expires dispatches older than the lease"
-          + " to UNKNOWN, resolves UNKNOWN effects by receipt query only (never a blind retry),"
-          + " claims PREPARED effects confirmed against the canonical generation and revision, and"
-          + " delivers them with the effect key as Idempotency-Key. Prints what each pass did."
-          + " Several dispatchers may run at once.",
+          + " --jdbc-url prepared in the ledger: each pass expires dispatches whose lease is over"
+          + " (the lease of the dispatcher that claimed them) to UNKNOWN, resolves UNKNOWN effects"
+          + " by receipt query only (never a blind retry), claims PREPARED effects confirmed"
+          + " against the canonical generation and revision, and delivers them with the effect key"
+          + " as Idempotency-Key. Prints what each pass did. Several dispatchers may run at once.",
       "Effects are claimed one at a time, each right before its delivery (its lease starts then),"
           + " and every outcome is written only over the dispatcher's own attempt. After nothing"
           + " was sent or an unknown outcome, an effect's next attempt waits --backoff, doubling"
@@ -103,7 +103,8 @@ final class DispatchCommand implements Callable<Integer> {
       paramLabel = "DURATION",
       defaultValue = "1m",
       description =
-          "an effect DISPATCHING for longer belongs to a dispatcher that died: UNKNOWN;"
+          "the lease this dispatcher's claims take: an effect it claimed and still holds"
+              + " DISPATCHING after it belongs to a dispatcher that died and becomes UNKNOWN;"
               + " must exceed --timeout (default: ${DEFAULT-VALUE})")
   String lease;
 
