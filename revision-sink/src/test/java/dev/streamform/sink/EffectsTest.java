@@ -303,6 +303,36 @@ class EffectsTest {
   }
 
   @Test
+  void anExpiredClaimIsSaidToHaveRunPastTheLeaseOfTheDispatcherThatClaimedIt() throws Exception {
+    EffectRule rule = rule(true, true);
+    writer(rule).write(List.of(revision(7, 10, 1, "1200")));
+    Dispatcher.Hooks kill =
+        new Dispatcher.Hooks() {
+          @Override
+          public void afterDelivery(String key, EffectProvider.Delivery d) {
+            throw new Killed();
+          }
+        };
+    assertThrows(
+        Killed.class, () -> dispatcher("d1", rule, Duration.ofMillis(600), kill).runOnce(10));
+    Thread.sleep(800);
+    // d2's own lease is a minute: what ran out is d1's 600 ms, and the ledger says so
+    Dispatcher.Report late =
+        dispatcher("d2", rule, Duration.ofMinutes(1), new Dispatcher.Hooks() {}).runOnce(10);
+    assertThat(late.expired(), equalTo(1));
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT note FROM streamform.effect_transition WHERE from_state = 'DISPATCHING'"
+                    + " AND to_state = 'UNKNOWN'")) {
+      assertThat(rs.next(), equalTo(true));
+      assertThat(rs.getString(1), equalTo("the lease of dispatcher d1 (600 ms) expired"));
+      c.commit();
+    }
+  }
+
+  @Test
   void twoDispatchersRacingNeverDeliverAnEffectTwice() throws Exception {
     EffectRule rule = rule(true, true);
     List<WindowRevision> many = new ArrayList<>();

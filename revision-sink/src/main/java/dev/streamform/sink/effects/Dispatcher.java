@@ -594,22 +594,33 @@ public final class Dispatcher {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       List<String> keys = new ArrayList<>();
+      List<String> notes = new ArrayList<>();
       try (PreparedStatement s =
           c.prepareStatement(
               "UPDATE streamform.effect SET state = 'UNKNOWN', updated_at = now(), last_error ="
                   + " 'dispatcher ' || coalesce(dispatcher, '?') || ' held it past its lease' WHERE"
-                  + " model = ? AND state = 'DISPATCHING' AND coalesce(lease_until,"
-                  + " dispatched_at + ?::interval) < now() RETURNING effect_key")) {
+                  + " model = ? AND state = 'DISPATCHING' AND coalesce(lease_until, dispatched_at +"
+                  + " ?::interval) < now() RETURNING effect_key, coalesce(dispatcher, '?'),"
+                  + " round(extract(epoch FROM coalesce(lease_until - dispatched_at, ?::interval))"
+                  + " * 1000)::bigint")) {
+        // the lease that ran out is the claimer's own (ADR 0194), not this dispatcher's
         s.setString(1, model);
         s.setString(2, lease.toMillis() + " milliseconds");
+        s.setString(3, lease.toMillis() + " milliseconds");
         try (ResultSet rs = s.executeQuery()) {
           while (rs.next()) {
             keys.add(rs.getString(1));
+            notes.add(
+                "the lease of dispatcher "
+                    + rs.getString(2)
+                    + " ("
+                    + rs.getLong(3)
+                    + " ms) expired");
           }
         }
       }
-      for (String k : keys) {
-        transition(c, k, "DISPATCHING", "UNKNOWN", "lease of " + lease.toMillis() + " ms expired");
+      for (int i = 0; i < keys.size(); i++) {
+        transition(c, keys.get(i), "DISPATCHING", "UNKNOWN", notes.get(i));
       }
       c.commit();
       return keys.size();
