@@ -439,6 +439,26 @@ class FixtureSuiteTest {
   }
 
   @Test
+  void acceptWritesACalendarWindowsLocalDateForTheReader() throws Exception {
+    Path from = FixtureProjects.under("fixtures/calendar/daily-revenue-berlin").toAbsolutePath();
+    Path p = FixtureProjects.copy(from, dir);
+    String given = FixtureProjects.read(from.resolve("fixtures/last_sunday_of_march.yml"));
+    given = given.substring(0, given.indexOf("expect:")) + "expect:\n";
+    Path file = FixtureProjects.write(p, "fixtures/march.yml", given);
+
+    FixtureSuite accepting = suite().accepting(true);
+    assertThat(accepting.run(p), is(true));
+    assertThat(statuses(accepting), is(List.of("march ACCEPTED")));
+    // the 23-hour Sunday is the 29th in Berlin, though it starts on the 28th in UTC
+    assertThat(
+        Files.readString(file),
+        containsString(
+            "  - { window_start: \"2026-03-28T23:00:00Z\", window_end: \"2026-03-29T22:00:00Z\","
+                + " window_local: 2026-03-29, store_id: \"berlin-1\","));
+    assertThat(suite().run(p), is(true));
+  }
+
+  @Test
   void aQuarantinedSectionExpectsAnInvalidRecordInsteadOfFailing() throws Exception {
     Path p = FixtureProjects.copy("late-event", dir);
     String base =
