@@ -145,7 +145,19 @@ public final class DeclaredModel {
   public SourceClock clock() {
     // its idle markers (a file run's) name this model's generation (docs/semantics.md §9.7)
     SourceClock clock = declaredSource().clock().withGeneration(model.generation());
-    return kind().keepsLateEvents() ? clock.keepingLateEvents() : clock;
+    return skewBound(kind().keepsLateEvents() ? clock.keepingLateEvents() : clock);
+  }
+
+  /**
+   * {@code clock} with the scoring model's {@code max_clock_skew}: an event it dead-letters for its
+   * clock moves no watermark (ADR 0195).
+   */
+  private SourceClock skewBound(SourceClock clock) {
+    Optional<DecisionsSpec> d = model.decisions().filter(s -> s.maxClockSkew().isPresent());
+    return d.isEmpty()
+        ? clock
+        : clock.withMaxClockSkew(
+            Times.toJoda(d.get().maxClockSkew().get()), d.get().arrival().orElse(null));
   }
 
   /**
@@ -154,7 +166,7 @@ public final class DeclaredModel {
   public SourceClock logClock() {
     // its idle markers name this model's generation (docs/semantics.md §9.7)
     SourceClock clock = declaredSource().logClock().withGeneration(model.generation());
-    return kind().keepsLateEvents() ? clock.keepingLateEvents() : clock;
+    return skewBound(kind().keepsLateEvents() ? clock.keepingLateEvents() : clock);
   }
 
   /**

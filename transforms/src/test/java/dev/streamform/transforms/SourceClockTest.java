@@ -79,6 +79,30 @@ class SourceClockTest {
   }
 
   @Test
+  void anEventTooFarAheadOfItsIngestTimeMovesNoWatermark() {
+    // SeedStreams' items are ingested at the epoch: each is decades ahead of its arrival
+    List<SourceRecord> delivery =
+        new SeedStreams()
+            .event(0, 42, "1", iso("10:10:00"))
+            .event(0, 42, "1", iso("10:04:00"))
+            .items();
+    Pipeline p = SeedStreams.pipeline();
+    ClockResult skewed =
+        clock(p, "skewed", delivery, FIVE.withMaxClockSkew(Duration.standardDays(1), null));
+    // the 10:10 event's time is not believed: W stays undefined, and 10:04 is on time
+    PAssert.that(timed("skewed", skewed))
+        .containsInAnyOrder("p0/0 W=null on-time", "p0/1 W=null on-time");
+    PAssert.that(late("skewed", skewed)).empty();
+    // within a bound of 100,000 days (2026 is less), it moves W to 10:05 as any event does
+    ClockResult within =
+        clock(p, "within", delivery, FIVE.withMaxClockSkew(Duration.standardDays(100_000), null));
+    PAssert.that(timed("within", within)).containsInAnyOrder("p0/0 W=null on-time");
+    PAssert.that(late("within", within))
+        .containsInAnyOrder("p0/1 2026-08-30T10:04:00.000Z < 2026-08-30T10:05:00.000Z");
+    p.run().waitUntilFinish();
+  }
+
+  @Test
   void aWatermarkItemBehindTheWatermarkHasNoEffect() {
     Pipeline p = SeedStreams.pipeline();
     ClockResult r =

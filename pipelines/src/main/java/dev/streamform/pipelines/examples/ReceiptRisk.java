@@ -86,6 +86,8 @@ public final class ReceiptRisk extends PTransform<PCollection<SourceRecord>, Dec
             "Clock",
             SourceClock.forBoundedOutOfOrderness(Duration.standardMinutes(5))
                 .keepingLateEvents()
+                // a receipt the scorer dead-letters for its clock moves no watermark (ADR 0195)
+                .withMaxClockSkew(Duration.standardMinutes(5), "received_at")
                 .withContiguousOffsets()
                 .withPartitions(partitions))
         .events()

@@ -320,8 +320,11 @@ public final class ScoringOracle {
             .computeIfAbsent(query.keyOf(record), k -> new ArrayList<>())
             .add(new Event(i, id, p, offset, t, a, record));
       }
-      // every event with a time moves its partition's clock, whatever happens to it after
-      watermarks.put(p, Oracle.later(a, t.minus(source.watermark())));
+      // every event with a time moves its partition's clock, whatever happens to it after —
+      // but for one whose time is impossible, dead-lettered for its clock (ADR 0195)
+      if (!impossibleClock(record, t)) {
+        watermarks.put(p, Oracle.later(a, t.minus(source.watermark())));
+      }
     }
   }
 
@@ -818,6 +821,23 @@ public final class ScoringOracle {
   }
 
   /** The arrival clock: the {@code arrival} column, or the fixture's ingest time (epoch 0). */
+  /**
+   * True when {@code max_clock_skew} dead-letters the event for its clock: no value in the declared
+   * {@code arrival}, or a time more than the bound ahead of its arrival (a fixture's ingest time is
+   * the epoch).
+   */
+  private boolean impossibleClock(Map<String, Object> record, Instant t) {
+    if (spec.maxClockSkew().isEmpty()) {
+      return false;
+    }
+    Object arrival = spec.arrival().map(record::get).orElse(null);
+    if (spec.arrival().isPresent() && arrival == null) {
+      return true;
+    }
+    Instant at = arrival instanceof Instant ? (Instant) arrival : Instant.EPOCH;
+    return t.toEpochMilli() - at.toEpochMilli() > spec.maxClockSkew().get().toMillis();
+  }
+
   private Instant arrivedAt(Event e) {
     if (spec.arrival().isPresent() && e.record().get(spec.arrival().get()) instanceof Instant) {
       return (Instant) e.record().get(spec.arrival().get());

@@ -122,6 +122,18 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
   public abstract int offsetBuffer();
 
   /**
+   * How far an event's time may be ahead of its arrival and still move its partition's watermark
+   * ({@link #withMaxClockSkew}); null = every event moves it.
+   */
+  public abstract @Nullable Duration maxClockSkew();
+
+  /**
+   * With {@link #maxClockSkew()}: the timestamp column that says when a record arrived; null = its
+   * ingest time.
+   */
+  public abstract @Nullable String arrivalColumn();
+
+  /**
    * The default of {@link #offsetBuffer()}: far more than a runner reorders (a {@code TestStream}
    * redistributed by the Flink runner is reordered within a few bundles), few enough that a gap
    * that will never close fails the pipeline long before the items behind it exhaust memory.
@@ -151,6 +163,10 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     abstract Builder setGeneration(int generation);
 
     abstract Builder setEnds(Map<Integer, Long> ends);
+
+    abstract Builder setMaxClockSkew(@Nullable Duration maxClockSkew);
+
+    abstract Builder setArrivalColumn(@Nullable String arrivalColumn);
 
     abstract SourceClock build();
   }
@@ -384,6 +400,25 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     return toBuilder().setEnds(Map.copyOf(ends)).build();
   }
 
+  /**
+   * An event whose time is more than {@code skew} ahead of its arrival — the value of {@code
+   * arrivalColumn} (a timestamp column), or the record's ingest time when it is null — or that has
+   * no value in {@code arrivalColumn}, goes on like any other but does not move its partition's
+   * watermark: its time is not believed. A model with the same bound ({@code
+   * ScoreEvents.withMaxClockSkew(skew, arrivalColumn)}) dead-letters it; without this, one record
+   * from a device whose clock is hours ahead would make every later event of its partition late
+   * (docs/semantics.md §11; ADR 0195). Give the scorer's bound and arrival column here too.
+   */
+  public SourceClock withMaxClockSkew(Duration skew, @Nullable String arrivalColumn) {
+    checkArgument(
+        skew != null && !skew.isShorterThan(Duration.ZERO),
+        "SourceClock.withMaxClockSkew(%s, ..): give how far ahead of its arrival an event's time"
+            + " may be, 0 or more, e.g. Duration.standardMinutes(5)",
+        skew);
+    needsEventTime("withMaxClockSkew(" + skew + ", ..)", "clock skew to judge");
+    return toBuilder().setMaxClockSkew(skew).setArrivalColumn(arrivalColumn).build();
+  }
+
   @Override
   public ClockResult expand(PCollection<Envelope> input) {
     checkArgument(
@@ -482,6 +517,16 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     if (idleAfter() != null) {
       builder.add(DisplayData.item("idleAfter", Times.format(idleAfter())).withLabel("Idle after"));
     }
+    if (maxClockSkew() != null) {
+      builder.add(
+          DisplayData.item(
+                  "maxClockSkew",
+                  Times.format(maxClockSkew())
+                      + " ahead of "
+                      + (arrivalColumn() == null ? "the ingest time" : arrivalColumn())
+                      + " moves no watermark")
+              .withLabel("Max clock skew"));
+    }
   }
 
   /**
@@ -518,6 +563,11 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
     private final TupleTag<IdleMarker> markers;
     private final int generation;
     private final Map<Integer, Long> ends;
+
+    /** {@link SourceClock#maxClockSkew()} in milliseconds; -1 = every event moves the watermark. */
+    private final long maxSkew;
+
+    private final @Nullable String arrivalColumn;
 
     private final StreamformMetrics.BundleCounter onTime =
         StreamformMetrics.perBundle(StreamformMetrics.ON_TIME);
@@ -599,6 +649,8 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       this.markers = markers;
       this.generation = clock.generation();
       this.ends = clock.ends();
+      this.maxSkew = clock.maxClockSkew() == null ? -1 : clock.maxClockSkew().getMillis();
+      this.arrivalColumn = clock.arrivalColumn();
       this.delayMillis = clock.delay().getMillis();
       this.keepLate = clock.lateEvents() == LateEvents.KEEP;
       this.contiguous = clock.contiguousOffsets();
@@ -829,8 +881,33 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       // Stamped with the partition's watermark at arrival, or the floor when that is higher: the
       // stamps of a partition never decrease, and never fall behind the output watermark.
       emit(TimedEvent.of(item, at, isLate, new Instant(floor)), out);
+      if (impossible(item)) {
+        return watermark; // its time is not believed (withMaxClockSkew)
+      }
       long advanced = t - delayMillis;
       return watermark == null ? advanced : Math.max(watermark, advanced);
+    }
+
+    /**
+     * True when {@link SourceClock#withMaxClockSkew} judges the event's time impossible: more than
+     * the bound ahead of its arrival, or no arrival value to judge it by.
+     */
+    private boolean impossible(Envelope item) {
+      if (maxSkew < 0) {
+        return false;
+      }
+      // as ScoreEvents reads the arrival clock
+      long arrivedAt = item.ingestTime().getMillis();
+      if (arrivalColumn != null) {
+        Object v = item.record() == null ? null : item.record().getValue(arrivalColumn);
+        if (v == null) {
+          return true;
+        }
+        if (v instanceof org.joda.time.ReadableInstant) {
+          arrivedAt = ((org.joda.time.ReadableInstant) v).getMillis();
+        }
+      }
+      return item.eventTime().getMillis() - arrivedAt > maxSkew;
     }
 
     /**

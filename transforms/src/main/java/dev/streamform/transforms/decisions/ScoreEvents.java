@@ -352,7 +352,8 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
    * the record's {@code arrivalColumn} (a timestamp column, e.g. when the broker or server received
    * it), or its ingest time when null. Both are part of the log, so replays judge alike. With a
    * column, a record without a value in it is dead-lettered too: its skew cannot be judged, and its
-   * ingest time is not part of a file's log (ADR 0113).
+   * ingest time is not part of a file's log (ADR 0113). Give the source's clock the same bound
+   * ({@code SourceClock.withMaxClockSkew}), so such an event moves no watermark (ADR 0195).
    */
   public ScoreEvents withMaxClockSkew(Duration skew, @Nullable String arrivalColumn) {
     checkArgument(
