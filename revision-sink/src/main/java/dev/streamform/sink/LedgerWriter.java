@@ -1,5 +1,6 @@
 package dev.streamform.sink;
 
+import dev.streamform.core.digest.RevisionIdentity;
 import dev.streamform.core.time.WindowStatus;
 import dev.streamform.transforms.windows.WindowRevision;
 import java.sql.Array;
@@ -267,7 +268,7 @@ public final class LedgerWriter {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        Plan plan = plan(c, batch);
+        Plan plan = plan(c, batch, runId);
         plan.execute(c, !shadow, runId);
         if (!outbox.isEmpty() && !plan.ledgerRows.isEmpty()) {
           // every revision applied, each projection's in revision order (the chain's): a revision
@@ -337,7 +338,8 @@ public final class LedgerWriter {
 
   private record Refusal(StoredRevision record, RevisionConflict conflict) {}
 
-  private static Plan plan(Connection c, List<StoredRevision> batch) throws SQLException {
+  private static Plan plan(Connection c, List<StoredRevision> batch, @Nullable String runId)
+      throws SQLException {
     Map<String, List<StoredRevision>> byProjection = new TreeMap<>();
     for (StoredRevision s : batch) {
       byProjection.computeIfAbsent(s.projectionId(), k -> new ArrayList<>()).add(s);
@@ -346,8 +348,9 @@ public final class LedgerWriter {
     Array idArray = c.createArrayOf("text", ids);
     lock(c, idArray);
     Map<String, Current> current = readProjections(c, idArray);
-    Map<String, Map<Integer, String>> ledger = readLedgerDigests(c, batch);
+    Map<String, Map<Integer, LedgerRow>> ledger = readLedgerRows(c, batch);
     Map<String, List<StoredRevision>> held = readHeld(c, idArray);
+    Map<String, Integer> refused = runId == null ? Map.of() : readRefusedBy(c, idArray, runId);
     Plan plan = new Plan();
     for (Map.Entry<String, List<StoredRevision>> e : byProjection.entrySet()) {
       String id = e.getKey();
@@ -355,9 +358,34 @@ public final class LedgerWriter {
           e.getValue(),
           current.getOrDefault(id, new Current()),
           ledger.getOrDefault(id, Map.of()),
-          held.getOrDefault(id, List.of()));
+          held.getOrDefault(id, List.of()),
+          refused.getOrDefault(id, Integer.MAX_VALUE));
     }
     return plan;
+  }
+
+  /**
+   * The lowest revision (not a final record) of each projection that run {@code runId} offered and
+   * had refused in an earlier batch: its later revisions follow a chain the ledger does not hold.
+   */
+  private static Map<String, Integer> readRefusedBy(Connection c, Array ids, String runId)
+      throws SQLException {
+    Map<String, Integer> refused = new HashMap<>();
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT k.projection_id, min(k.revision) FROM streamform.revision_conflict k JOIN"
+                + " streamform.revision_conflict_refusal r ON r.conflict_id = k.conflict_id"
+                + " WHERE r.run_id = ? AND k.projection_id = ANY(?) AND NOT k.final GROUP BY"
+                + " k.projection_id")) {
+      s.setString(1, runId);
+      s.setArray(2, ids);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          refused.put(rs.getString(1), rs.getInt(2));
+        }
+      }
+    }
+    return refused;
   }
 
   /**
@@ -406,8 +434,14 @@ public final class LedgerWriter {
     return current;
   }
 
-  /** The ledger's digests of the offered (projection, revision) pairs it has. */
-  private static Map<String, Map<Integer, String>> readLedgerDigests(
+  /** A ledger row's digest and offsets (canonical JSON, as {@link StoredRevision} writes them). */
+  private record LedgerRow(String digest, String offsets) {}
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper OFFSETS =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
+  /** The ledger's rows of the offered (projection, revision) pairs it has. */
+  private static Map<String, Map<Integer, LedgerRow>> readLedgerRows(
       Connection c, List<StoredRevision> batch) throws SQLException {
     List<String> ids = new ArrayList<>();
     List<Integer> revisions = new ArrayList<>();
@@ -415,10 +449,10 @@ public final class LedgerWriter {
       ids.add(s.projectionId());
       revisions.add(s.revision());
     }
-    Map<String, Map<Integer, String>> digests = new HashMap<>();
+    Map<String, Map<Integer, LedgerRow>> digests = new HashMap<>();
     try (PreparedStatement s =
         c.prepareStatement(
-            "SELECT l.projection_id, l.revision, l.aggregate_digest FROM"
+            "SELECT l.projection_id, l.revision, l.aggregate_digest, l.offsets::text FROM"
                 + " streamform.correction_ledger l JOIN (SELECT DISTINCT * FROM unnest(?::text[],"
                 + " ?::int[]) AS o(projection_id, revision)) o ON l.projection_id = o.projection_id"
                 + " AND l.revision = o.revision")) {
@@ -426,9 +460,16 @@ public final class LedgerWriter {
       s.setArray(2, c.createArrayOf("integer", revisions.toArray()));
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
+          String offsets;
+          try {
+            // jsonb orders keys its own way: back to the canonical text offered offsets have
+            offsets = RevisionIdentity.canonical(OFFSETS.readValue(rs.getString(4), Map.class));
+          } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new SQLException("the ledger's offsets are not JSON: " + rs.getString(4), e);
+          }
           digests
               .computeIfAbsent(rs.getString(1), k -> new HashMap<>())
-              .put(rs.getInt(2), rs.getString(3));
+              .put(rs.getInt(2), new LedgerRow(rs.getString(3), offsets));
         }
       }
     }
@@ -489,8 +530,12 @@ public final class LedgerWriter {
     void projection(
         List<StoredRevision> offered,
         Current cur,
-        Map<Integer, String> ledger,
-        List<StoredRevision> held) {
+        Map<Integer, LedgerRow> ledger,
+        List<StoredRevision> held,
+        int refusedBefore) {
+      // the lowest revision of this writer's refused, in an earlier batch or this one: its later
+      // revisions accumulate on a chain the ledger does not hold, and are refused too
+      int refusedAt = refusedBefore;
       TreeMap<Integer, Candidate> revisions = new TreeMap<>();
       TreeMap<Integer, Candidate> finalRecords = new TreeMap<>();
       for (StoredRevision h : held) {
@@ -516,24 +561,57 @@ public final class LedgerWriter {
             finalRecords.put(n, new Candidate(s, false));
           }
         } else if (n <= cur.revision) {
-          String stored = ledger.get(n);
+          LedgerRow stored = ledger.get(n);
           if (stored == null) {
             refuse(s, null, Ledger.missingRow(cur.revision, n));
-          } else {
-            sameOrRefused(s, stored, "revision " + n + " is recorded with another digest");
+            refusedAt = Math.min(refusedAt, n);
+          } else if (s.digest().equals(stored.digest())
+              && !s.offsetsJson().equals(stored.offsets())) {
+            // the same values from other events is no replay: those events would vanish
+            refuse(
+                s,
+                stored.digest(),
+                "revision "
+                    + n
+                    + " is recorded with the same values from other events (offsets "
+                    + stored.offsets()
+                    + "; offered "
+                    + s.offsetsJson()
+                    + ")");
+            refusedAt = Math.min(refusedAt, n);
+          } else if (!sameOrRefused(
+              s, stored.digest(), "revision " + n + " is recorded with another digest")) {
+            refusedAt = Math.min(refusedAt, n);
           }
         } else {
           Candidate known = revisions.get(n);
           if (known == null) {
             revisions.put(n, new Candidate(s, false));
-          } else {
-            sameOrRefused(
-                s,
-                known.record().digest(),
-                known.fromHeld()
-                    ? "revision " + n + " is held with another digest"
-                    : "revision " + n + " came twice in one batch with different digests");
+          } else if (!sameOrRefused(
+              s,
+              known.record().digest(),
+              known.fromHeld()
+                  ? "revision " + n + " is held with another digest"
+                  : "revision " + n + " came twice in one batch with different digests")) {
+            refusedAt = Math.min(refusedAt, n);
           }
+        }
+      }
+      // offered after one of this writer's refused: refused, never chained or held
+      for (Candidate c : List.copyOf(revisions.values())) {
+        int n = c.record().revision();
+        if (!c.fromHeld() && n > refusedAt) {
+          revisions.remove(n);
+          refuse(
+              c.record(),
+              null,
+              "revision "
+                  + n
+                  + " follows this run's revision "
+                  + refusedAt
+                  + ", which was refused: the run's input differs from the one that wrote"
+                  + " revision "
+                  + refusedAt);
         }
       }
 
@@ -604,12 +682,14 @@ public final class LedgerWriter {
       }
     }
 
-    private void sameOrRefused(StoredRevision s, @Nullable String stored, String reason) {
+    /** True when {@code s} is a replay of what is stored; else refuses it. */
+    private boolean sameOrRefused(StoredRevision s, @Nullable String stored, String reason) {
       if (s.digest().equals(stored)) {
         replayed++;
-      } else {
-        refuse(s, stored, reason);
+        return true;
       }
+      refuse(s, stored, reason);
+      return false;
     }
 
     private void refuse(StoredRevision s, @Nullable String stored, String reason) {

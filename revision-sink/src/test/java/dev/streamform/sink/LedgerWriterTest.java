@@ -100,6 +100,58 @@ class LedgerWriterTest {
         equalTo("1 projection, 1 revision, 0 gaps, 1 mismatch, 0 conflicts"));
   }
 
+  /**
+   * A revision with the values the ledger holds but from other events (a resumed partition's event
+   * in a window already final and freed) is no replay: its events would vanish from the ledger.
+   */
+  @Test
+  void theSameValuesFromOtherEventsAreAConflictNotAReplay() throws Exception {
+    writer.write(List.of(revision(7, 10, 1, "30")));
+    WindowRevision others =
+        revision(7, 10, 1, "30").toBuilder()
+            .setOffsets(List.of(WindowRevision.PartitionOffsets.of(2, 1, 1, 1)))
+            .build();
+    LedgerWriter.Outcome again = writer.write(List.of(others));
+    assertThat(List.of(again.replayed(), again.conflicts().size()), equalTo(List.of(0, 1)));
+    assertThat(
+        again.conflicts().get(0).reason(),
+        equalTo(
+            "revision 1 is recorded with the same values from other events (offsets"
+                + " {\"0\":{\"count\":2,\"max\":1,\"min\":0}}; offered"
+                + " {\"2\":{\"count\":1,\"max\":1,\"min\":1}})"));
+    assertThat(
+        ledger.verify(Revisions.MODEL).summary(),
+        equalTo("1 projection, 1 revision, 0 gaps, 0 mismatches, 1 conflict"));
+  }
+
+  /**
+   * A run whose revision n was refused (its input differs) does not go on to write its revision n+1
+   * over the other run's revision n: an accumulating revision of another chain.
+   */
+  @Test
+  void aRunsRevisionAfterOneOfItsOwnThatWasRefusedIsRefusedToo() throws Exception {
+    new LedgerWriter(pool, Duration.ofSeconds(60))
+        .forRun("one")
+        .write(List.of(revision(7, 10, 1, "30")));
+    LedgerWriter two = new LedgerWriter(pool, Duration.ofSeconds(60)).forRun("two");
+    assertThat(two.write(List.of(revision(7, 10, 1, "20"))).conflicts().size(), equalTo(1));
+    LedgerWriter.Outcome next = two.write(List.of(revision(7, 10, 2, "25")));
+    assertThat(List.of(next.applied(), next.conflicts().size()), equalTo(List.of(0, 1)));
+    assertThat(
+        next.conflicts().get(0).reason(),
+        equalTo(
+            "revision 2 follows this run's revision 1, which was refused: the run's input differs"
+                + " from the one that wrote revision 1"));
+    // in one batch too
+    LedgerWriter three = new LedgerWriter(pool, Duration.ofSeconds(60)).forRun("three");
+    LedgerWriter.Outcome both =
+        three.write(List.of(revision(7, 10, 1, "21"), revision(7, 10, 2, "26")));
+    assertThat(List.of(both.applied(), both.conflicts().size()), equalTo(List.of(0, 2)));
+    assertThat(
+        rows("SELECT revision, aggregate_values FROM streamform.projection"),
+        equalTo(List.of("1 {\"revenue\": \"30\"}")));
+  }
+
   @Test
   void aFinalRecordAheadOfItsRevisionWaitsForIt() throws Exception {
     WindowRevision r2 = revision(7, 10, 2, "26");

@@ -149,7 +149,7 @@ public final class DecisionLedger {
                     + " key_values::text AS key_values, record::text AS record, queued_at,"
                     + " resolved_at, reason FROM streamform.decision_reconcile WHERE model = ?"
                     + " ORDER BY"
-                    + " event_partition, event_offset")) {
+                    + " event_partition, event_offset, queued_at")) {
       s.setString(1, model);
       try (ResultSet r = s.executeQuery()) {
         while (r.next()) {

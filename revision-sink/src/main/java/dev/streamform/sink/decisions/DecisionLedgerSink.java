@@ -74,7 +74,7 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
       "INSERT INTO streamform.decision_reconcile (model, event_id, event_partition, event_offset,"
           + " occurred_at, arrival_watermark, updated_state, affected_decisions, key_values,"
           + " record, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?)"
-          + " ON CONFLICT (model, event_partition, event_offset) DO NOTHING";
+          + " ON CONFLICT (model, event_partition, event_offset, affected_digest) DO NOTHING";
 
   public abstract JdbcTarget target();
 

@@ -39,6 +39,11 @@ class ReconcileQueueTest {
   }
 
   private void reconcile(String eventId, int partition, long offset) throws Exception {
+    reconcile(eventId, partition, offset, "[]");
+  }
+
+  private void reconcile(String eventId, int partition, long offset, String affected)
+      throws Exception {
     try (Connection c = pool.getConnection();
         PreparedStatement s = c.prepareStatement(DecisionLedgerSink.INSERT_RECONCILE)) {
       Timestamp t = Timestamp.valueOf("2026-08-30 10:00:00");
@@ -49,7 +54,7 @@ class ReconcileQueueTest {
       s.setTimestamp(5, t);
       s.setTimestamp(6, t);
       s.setBoolean(7, false);
-      s.setString(8, "[]");
+      s.setString(8, affected);
       s.setString(9, "{\"merchant_id\": 7}");
       s.setString(10, "{}");
       s.setString(11, null);
@@ -75,6 +80,19 @@ class ReconcileQueueTest {
     reconcile("r7", 0, 6); // the same event again (a replay, a restore): nothing new
     assertThat(rows(), is(1L));
     reconcile("r7", 1, 40); // another event with the same declared id, later in the log
+    assertThat(rows(), is(2L));
+  }
+
+  /**
+   * A new generation (or scorer) reconciles the same event against its own decisions: its row is
+   * kept beside the old generation's, which names other decisions; a replay of either adds nothing.
+   */
+  @Test
+  void anotherGenerationsReconciliationOfTheSameEventIsKept() throws Exception {
+    reconcile("r2", 0, 3, "[\"4b5ab43a\"]");
+    reconcile("r2", 0, 3, "[\"fe69ea87\"]");
+    assertThat(rows(), is(2L));
+    reconcile("r2", 0, 3, "[\"fe69ea87\"]");
     assertThat(rows(), is(2L));
   }
 }
