@@ -312,12 +312,21 @@ final class SourcesFile {
                     problem -> s.report("topic", problem, Names.topicFix("topic", "orders")),
                     () -> b.setTopic(t)));
     path.ifPresent(
-        p ->
-            ProjectFiles.outside(dir, p)
-                .ifPresentOrElse(
-                    problem ->
-                        s.report("path", problem, ProjectFiles.FIX + ", e.g. path: orders.jsonl"),
-                    () -> b.setPath(p)));
+        p -> {
+          if (p.isBlank()) {
+            s.report(
+                "path",
+                "the path is empty",
+                "a file source needs path: naming a file of JSON lines (or a glob such as"
+                    + " orders/*.jsonl) relative to the project folder, e.g. path: orders.jsonl");
+            return;
+          }
+          ProjectFiles.outside(dir, p)
+              .ifPresentOrElse(
+                  problem ->
+                      s.report("path", problem, ProjectFiles.FIX + ", e.g. path: orders.jsonl"),
+                  () -> b.setPath(p));
+        });
     s.string("partitions", "partitions: 3")
         .ifPresent(
             text -> {

@@ -140,6 +140,16 @@ class NamesAndPathsTest {
   }
 
   @Test
+  void anEmptyFileSourcePathIsCalledEmpty() {
+    assertThat(
+        project().sources(sources("file", "path: \"\"")).problems(),
+        contains(
+            "sources.yml:4: source 'orders', key 'path': the path is empty — a file source needs"
+                + " path: naming a file of JSON lines (or a glob such as orders/*.jsonl) relative"
+                + " to the project folder, e.g. path: orders.jsonl"));
+  }
+
+  @Test
   void aLinkToAFileOutsideTheProjectIsRefused() throws Exception {
     Path outside = Files.writeString(tmp.resolve("elsewhere.jsonl"), "{}\n");
     ProjectFolder p = project().sources(sources("file", "path: orders.jsonl"));
