@@ -200,8 +200,26 @@ final class TestCommand implements Callable<Integer> {
   private static String cannotWrite(Path file, IOException e) {
     return file
         + " cannot be written: "
-        + FileErrors.reason(e)
+        + whyNotWritten(file, e)
         + ": name a file in a folder you can write to";
+  }
+
+  /**
+   * Why {@code file} could not be written. It is written beside it, then put in its place: a folder
+   * that takes no new file (/proc) says the one beside it "does not exist", which is not the file's
+   * reason.
+   */
+  private static String whyNotWritten(Path file, IOException e) {
+    if (e instanceof java.nio.file.NoSuchFileException n && n.getFile() != null) {
+      Path beside = Path.of(n.getFile()).toAbsolutePath();
+      Path folder = beside.getParent();
+      if (!beside.equals(file.toAbsolutePath()) && folder != null && Files.isDirectory(folder)) {
+        return folder
+            + ": the file system refused a new file there (one is written beside it, then put in"
+            + " its place)";
+      }
+    }
+    return FileErrors.reason(e);
   }
 
   @Override

@@ -444,4 +444,27 @@ class RunErrorsTest {
     assertThat(out.toString(), not(containsString("passed")));
     assertThat(err.toString(), not(containsString("internal error")));
   }
+
+  /**
+   * The audit's case: a file that exists in a folder where the file system makes no new file (the
+   * report is written beside it, then put in its place). It said the file does not exist.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"--report", "--junit-xml"})
+  void aReportOrJunitXmlInAFolderThatTakesNoNewFileSaysSo(String option) {
+    assumeTrue(Files.isRegularFile(Path.of("/proc/version")), "a Linux /proc");
+
+    int status = run("test", GETTING_STARTED.toString(), option, "/proc/version");
+
+    assertThat(err.toString(), status, is(2));
+    assertThat(
+        err.toString(),
+        containsString(
+            option
+                + " /proc/version cannot be written: /proc: the file system refused a new file"
+                + " there (one is written beside it, then put in its place): name a file in a"
+                + " folder you can write to"));
+    assertThat(err.toString(), not(containsString("does not exist")));
+    assertThat(out.toString(), not(containsString("passed")));
+  }
 }
