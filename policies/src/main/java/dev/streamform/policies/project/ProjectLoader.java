@@ -424,6 +424,7 @@ final class ProjectLoader {
         return Optional.empty();
       }
       model.declaration().get().setDecisions(checked.get());
+      warnAboutLateEventsDrop(model.name(), source);
     }
     return Optional.of(
         model
@@ -705,6 +706,31 @@ final class ProjectLoader {
               "this is allowed; name the column that says when a record arrived, e.g. arrival: "
                   + example.orElse("<timestamp column>")));
     }
+  }
+
+  /**
+   * A warning at the source's {@code late_events: drop} when scoring model {@code model} reads it:
+   * the scoring clock keeps late events, and the decisions' lateness and late_action decide what
+   * one does, so the drop has no effect for the model.
+   */
+  private void warnAboutLateEventsDrop(String model, SourcesFile.Entry source) {
+    source
+        .yaml()
+        .filter(s -> s.peek("late_events").filter("drop"::equals).isPresent())
+        .ifPresent(
+            s ->
+                warnings.add(
+                    s.at(
+                        "late_events",
+                        "for scoring model '"
+                            + model
+                            + "' the decisions' lateness and late_action decide what a late"
+                            + " event does, so late_events: drop has no effect there (its late"
+                            + " events are kept and judged by the lateness)",
+                        "this is allowed; write late_events: keep (drop is the default), unless a"
+                            + " model without window or decisions reads source '"
+                            + source.name()
+                            + "' and is to drop its late events")));
   }
 
   private Optional<DecisionsSpec> checkDecisions(

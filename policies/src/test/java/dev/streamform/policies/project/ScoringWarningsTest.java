@@ -72,4 +72,23 @@ class ScoringWarningsTest {
                 + " column that says when a record arrived, e.g. arrival: recv"));
     assertThat(warnings("1h", "      max_clock_skew: 5m\n      arrival: recv\n"), is(empty()));
   }
+
+  /**
+   * The audit's case: the decisions' lateness and late_action judge a late event, so the source's
+   * late_events: drop drops none of them (the scoring clock keeps late events).
+   */
+  @Test
+  void lateEventsDropOnAScoringModelsSourceIsWarnedAbout() throws Exception {
+    assertThat(
+        warnings("1h\n    late_events: drop", "      lateness: 10m\n"),
+        contains(
+            "sources.yml:11: source 'tx', key 'late_events': for scoring model 'm' the"
+                + " decisions' lateness and late_action decide what a late event does, so"
+                + " late_events: drop has no effect there (its late events are kept and judged by"
+                + " the lateness) — this is allowed; write late_events: keep (drop is the"
+                + " default), unless a model without window or decisions reads source 'tx' and is"
+                + " to drop its late events"));
+    assertThat(warnings("1h\n    late_events: keep", "      lateness: 10m\n"), is(empty()));
+    assertThat(warnings("1h", "      lateness: 10m\n"), is(empty()));
+  }
 }
