@@ -2082,7 +2082,10 @@ final class RunCommand implements Callable<Integer> {
             .append(" of ")
             .append(model)
             .append(" ran with ")
-            .append(c.before().map(v -> c.field() + ": " + v).orElse("another clock"))
+            .append(
+                c.before()
+                    .map(v -> ABSENT.equals(v) ? "no " + c.field() + ":" : c.field() + ": " + v)
+                    .orElse("another clock"))
             .append(" (recorded ")
             .append(recorded.recordedAt())
             .append("; ")
@@ -2118,6 +2121,15 @@ final class RunCommand implements Callable<Integer> {
           .append(next)
           .append(" --shadow --jdbc-url <url>)");
     }
+    if (changes.size() == 1 && first.before().filter(ABSENT::equals).isPresent()) {
+      // it ran without the field (a file source has no topic): nothing to declare again
+      return b.append(", or go back to what generation ")
+          .append(generation)
+          .append(" ran with (no ")
+          .append(first.field())
+          .append(":)")
+          .toString();
+    }
     b.append(", or declare ")
         .append(
             changes.size() == 1 && first.before().isPresent()
@@ -2126,6 +2138,9 @@ final class RunCommand implements Callable<Integer> {
         .append(" again");
     return b.toString();
   }
+
+  /** How a plan difference names a field the recorded policy did not have. */
+  private static final String ABSENT = "(absent)";
 
   /**
    * The declaration that restores {@code change}'s recorded value, as the user writes it: a scoring

@@ -171,6 +171,40 @@ class ScoringGenerationPolicyTest {
   }
 
   /**
+   * A generation that read files, run again on a Kafka topic: the refusal says the generation ran
+   * with no topic, and never advises declaring "topic: (absent)".
+   */
+  @Test
+  void aTopicWhereTheGenerationReadFilesIsSaidToBeNoTopic() throws Exception {
+    assertThat(out.toString() + err, run(), is(0));
+    Files.copy(
+        RECEIPTS.resolve("sources.yml"),
+        project.resolve("sources.yml"),
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    out = new StringWriter();
+    err = new StringWriter();
+    int status =
+        Streamform.run(
+            new PrintWriter(out),
+            new PrintWriter(err),
+            "run",
+            project.toString(),
+            "--model",
+            "receipt_risk",
+            "--bootstrap-servers",
+            "127.0.0.1:9",
+            "--jdbc-url",
+            url,
+            "--jdbc-user",
+            LocalPostgres.USER);
+    assertThat(out.toString() + err, status, is(1));
+    assertThat(err.toString(), containsString("ran with no topic:"));
+    assertThat(err.toString(), not(containsString("(absent) again")));
+    assertThat(
+        err.toString(), containsString(", or go back to what generation 1 ran with (no topic:)"));
+  }
+
+  /**
    * A scoring model's allowed lateness is its decisions' {@code lateness:} (the manifest's {@code
    * allowed_lateness}): the refusal names that line and that key.
    */
