@@ -53,6 +53,34 @@ public final class ArrivalOrders {
    * partition in which that partition delivers nothing until every other partition has delivered
    * everything (a partition that was down, then catches up).
    */
+  /** How many draws may repeat orders already had before the fixture is taken to have no more. */
+  private static final int DRAWS = 200;
+
+  /** A uniformly random interleaving of the partitions' {@code logs}, as order {@code n}. */
+  private static Order draw(
+      Fixture fixture, Map<Integer, List<Fixture.Given>> logs, Random random, int n) {
+    Map<Integer, Deque<Fixture.Given>> left = new TreeMap<>();
+    logs.forEach((p, items) -> left.put(p, new ArrayDeque<>(items)));
+    Fixture.Builder b = Fixture.builder(fixture.name() + "-order" + n, fixture.model());
+    StringBuilder pattern = new StringBuilder();
+    int remaining = logs.values().stream().mapToInt(List::size).sum();
+    while (remaining > 0) {
+      int pick = random.nextInt(remaining); // uniform over interleavings: weighted by what is left
+      int partition = -1;
+      for (Map.Entry<Integer, Deque<Fixture.Given>> e : left.entrySet()) {
+        if (pick < e.getValue().size()) {
+          partition = e.getKey();
+          break;
+        }
+        pick -= e.getValue().size();
+      }
+      add(b, left.get(partition).poll(), partition);
+      pattern.append(partition);
+      remaining--;
+    }
+    return new Order(n, b.build(), pattern.toString());
+  }
+
   public static List<Order> of(Fixture fixture, int count, long seed, boolean delayedPartitions) {
     TreeSet<Integer> partitions = partitionsOf(fixture);
     Map<Integer, List<Fixture.Given>> logs = new TreeMap<>();
@@ -66,29 +94,30 @@ public final class ArrivalOrders {
     }
     List<Order> orders = new ArrayList<>();
     orders.add(new Order(1, fixture, "as written"));
+    // each interleaving once: as written (a watermark item on every partition, each in turn), then
+    // what the seed draws; a repeat is drawn again, and when none is new after many draws, the
+    // fixture has no more (two partitions of one item each have two)
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    StringBuilder written = new StringBuilder();
+    for (Fixture.Given g : fixture.given()) {
+      for (int p : g.allPartitions() ? partitions : java.util.Set.of(g.partition())) {
+        written.append(p);
+      }
+    }
+    seen.add(written.toString());
     Random random = new Random(seed);
     for (int n = 2; n <= count; n++) {
-      Map<Integer, Deque<Fixture.Given>> left = new TreeMap<>();
-      logs.forEach((p, items) -> left.put(p, new ArrayDeque<>(items)));
-      Fixture.Builder b = Fixture.builder(fixture.name() + "-order" + n, fixture.model());
-      StringBuilder pattern = new StringBuilder();
-      int remaining = logs.values().stream().mapToInt(List::size).sum();
-      while (remaining > 0) {
-        int pick =
-            random.nextInt(remaining); // uniform over interleavings: weighted by what is left
-        int partition = -1;
-        for (Map.Entry<Integer, Deque<Fixture.Given>> e : left.entrySet()) {
-          if (pick < e.getValue().size()) {
-            partition = e.getKey();
-            break;
-          }
-          pick -= e.getValue().size();
+      Order drawn = null;
+      for (int tries = 0; tries < DRAWS && drawn == null; tries++) {
+        Order o = draw(fixture, logs, random, n);
+        if (seen.add(o.pattern())) {
+          drawn = o;
         }
-        add(b, left.get(partition).poll(), partition);
-        pattern.append(partition);
-        remaining--;
       }
-      orders.add(new Order(n, b.build(), pattern.toString()));
+      if (drawn == null) {
+        break;
+      }
+      orders.add(drawn);
     }
     if (delayedPartitions && partitions.size() > 1) {
       for (int delayed : partitions) {

@@ -163,6 +163,13 @@ public final class ReplayOrders {
         Counts.of(orders.size(), "arrival order"),
         runner.runner().describe(),
         options.seed());
+    long interleavings = orders.stream().filter(o -> !o.pattern().endsWith(" delayed")).count();
+    if (interleavings < options.orders()) {
+      // each order is a distinct interleaving: a short fixture has fewer than asked
+      out.printf(
+          "fixture %s has %s of its partitions' logs: %d asked, each run once%n",
+          fixture.name(), Counts.of(interleavings, "distinct arrival order"), options.orders());
+    }
     java.util.TreeSet<Integer> partitions = ArrivalOrders.partitionsOf(fixture);
     if (options.delayedPartitions() && partitions.size() < 2) {
       // one order per partition that delivers after every other: with one, there is no other
