@@ -268,7 +268,7 @@ public final class LedgerWriter {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        Plan plan = plan(c, batch, runId);
+        Plan plan = plan(c, batch);
         plan.execute(c, !shadow, runId);
         if (!outbox.isEmpty() && !plan.ledgerRows.isEmpty()) {
           // every revision applied, each projection's in revision order (the chain's): a revision
@@ -328,6 +328,9 @@ public final class LedgerWriter {
     @Nullable String status;
     @Nullable String digest;
 
+    /** The offsets of the current revision, canonical JSON; null without a row. */
+    @Nullable String offsets;
+
     boolean isFinal() {
       return StoredRevision.FINAL.equals(status);
     }
@@ -338,8 +341,7 @@ public final class LedgerWriter {
 
   private record Refusal(StoredRevision record, RevisionConflict conflict) {}
 
-  private static Plan plan(Connection c, List<StoredRevision> batch, @Nullable String runId)
-      throws SQLException {
+  private static Plan plan(Connection c, List<StoredRevision> batch) throws SQLException {
     Map<String, List<StoredRevision>> byProjection = new TreeMap<>();
     for (StoredRevision s : batch) {
       byProjection.computeIfAbsent(s.projectionId(), k -> new ArrayList<>()).add(s);
@@ -350,7 +352,6 @@ public final class LedgerWriter {
     Map<String, Current> current = readProjections(c, idArray);
     Map<String, Map<Integer, LedgerRow>> ledger = readLedgerRows(c, batch);
     Map<String, List<StoredRevision>> held = readHeld(c, idArray);
-    Map<String, Integer> refused = runId == null ? Map.of() : readRefusedBy(c, idArray, runId);
     Plan plan = new Plan();
     for (Map.Entry<String, List<StoredRevision>> e : byProjection.entrySet()) {
       String id = e.getKey();
@@ -358,34 +359,9 @@ public final class LedgerWriter {
           e.getValue(),
           current.getOrDefault(id, new Current()),
           ledger.getOrDefault(id, Map.of()),
-          held.getOrDefault(id, List.of()),
-          refused.getOrDefault(id, Integer.MAX_VALUE));
+          held.getOrDefault(id, List.of()));
     }
     return plan;
-  }
-
-  /**
-   * The lowest revision (not a final record) of each projection that run {@code runId} offered and
-   * had refused in an earlier batch: its later revisions follow a chain the ledger does not hold.
-   */
-  private static Map<String, Integer> readRefusedBy(Connection c, Array ids, String runId)
-      throws SQLException {
-    Map<String, Integer> refused = new HashMap<>();
-    try (PreparedStatement s =
-        c.prepareStatement(
-            "SELECT k.projection_id, min(k.revision) FROM streamform.revision_conflict k JOIN"
-                + " streamform.revision_conflict_refusal r ON r.conflict_id = k.conflict_id"
-                + " WHERE r.run_id = ? AND k.projection_id = ANY(?) AND NOT k.final GROUP BY"
-                + " k.projection_id")) {
-      s.setString(1, runId);
-      s.setArray(2, ids);
-      try (ResultSet rs = s.executeQuery()) {
-        while (rs.next()) {
-          refused.put(rs.getString(1), rs.getInt(2));
-        }
-      }
-    }
-    return refused;
   }
 
   /**
@@ -418,8 +394,10 @@ public final class LedgerWriter {
     Map<String, Current> current = new HashMap<>();
     try (PreparedStatement s =
         c.prepareStatement(
-            "SELECT projection_id, revision, status, aggregate_digest FROM streamform.projection"
-                + " WHERE projection_id = ANY(?)")) {
+            "SELECT p.projection_id, p.revision, p.status, p.aggregate_digest, l.offsets::text"
+                + " FROM streamform.projection p LEFT JOIN streamform.correction_ledger l ON"
+                + " l.projection_id = p.projection_id AND l.revision = p.revision WHERE"
+                + " p.projection_id = ANY(?)")) {
       s.setArray(1, ids);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
@@ -427,6 +405,7 @@ public final class LedgerWriter {
           p.revision = rs.getInt(2);
           p.status = rs.getString(3);
           p.digest = rs.getString(4);
+          p.offsets = rs.getString(5) == null ? null : canonicalOffsets(rs.getString(5));
           current.put(rs.getString(1), p);
         }
       }
@@ -439,6 +418,46 @@ public final class LedgerWriter {
 
   private static final com.fasterxml.jackson.databind.ObjectMapper OFFSETS =
       new com.fasterxml.jackson.databind.ObjectMapper();
+
+  /** Stored offsets (jsonb orders keys its own way) as the canonical text offered ones have. */
+  private static String canonicalOffsets(String jsonb) throws SQLException {
+    try {
+      return RevisionIdentity.canonical(OFFSETS.readValue(jsonb, Map.class));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new SQLException("the ledger's offsets are not JSON: " + jsonb, e);
+    }
+  }
+
+  /**
+   * True when the events of {@code next} (offsets, canonical JSON: per partition its first, last
+   * and count) can include those of {@code previous}: an accumulating revision holds every event of
+   * the one it follows, so in each partition of {@code previous} it starts no later, ends no
+   * earlier and counts no fewer. A revision that fails it accumulates on another chain.
+   */
+  static boolean covers(String next, String previous) {
+    try {
+      Map<?, ?> n = OFFSETS.readValue(next, Map.class);
+      Map<?, ?> p = OFFSETS.readValue(previous, Map.class);
+      for (Map.Entry<?, ?> e : p.entrySet()) {
+        if (!(n.get(e.getKey()) instanceof Map<?, ?> has)
+            || !(e.getValue() instanceof Map<?, ?> was)) {
+          return false;
+        }
+        if (number(has, "min") > number(was, "min")
+            || number(has, "max") < number(was, "max")
+            || number(has, "count") < number(was, "count")) {
+          return false;
+        }
+      }
+      return true;
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      return true; // not judged: the digest rules still hold
+    }
+  }
+
+  private static long number(Map<?, ?> offsets, String field) {
+    return offsets.get(field) instanceof Number v ? v.longValue() : 0;
+  }
 
   /** The ledger's rows of the offered (projection, revision) pairs it has. */
   private static Map<String, Map<Integer, LedgerRow>> readLedgerRows(
@@ -460,13 +479,7 @@ public final class LedgerWriter {
       s.setArray(2, c.createArrayOf("integer", revisions.toArray()));
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
-          String offsets;
-          try {
-            // jsonb orders keys its own way: back to the canonical text offered offsets have
-            offsets = RevisionIdentity.canonical(OFFSETS.readValue(rs.getString(4), Map.class));
-          } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new SQLException("the ledger's offsets are not JSON: " + rs.getString(4), e);
-          }
+          String offsets = canonicalOffsets(rs.getString(4));
           digests
               .computeIfAbsent(rs.getString(1), k -> new HashMap<>())
               .put(rs.getInt(2), new LedgerRow(rs.getString(3), offsets));
@@ -531,11 +544,7 @@ public final class LedgerWriter {
         List<StoredRevision> offered,
         Current cur,
         Map<Integer, LedgerRow> ledger,
-        List<StoredRevision> held,
-        int refusedBefore) {
-      // the lowest revision of this writer's refused, in an earlier batch or this one: its later
-      // revisions accumulate on a chain the ledger does not hold, and are refused too
-      int refusedAt = refusedBefore;
+        List<StoredRevision> held) {
       TreeMap<Integer, Candidate> revisions = new TreeMap<>();
       TreeMap<Integer, Candidate> finalRecords = new TreeMap<>();
       for (StoredRevision h : held) {
@@ -564,7 +573,6 @@ public final class LedgerWriter {
           LedgerRow stored = ledger.get(n);
           if (stored == null) {
             refuse(s, null, Ledger.missingRow(cur.revision, n));
-            refusedAt = Math.min(refusedAt, n);
           } else if (s.digest().equals(stored.digest())
               && !s.offsetsJson().equals(stored.offsets())) {
             // the same values from other events is no replay: those events would vanish
@@ -578,40 +586,21 @@ public final class LedgerWriter {
                     + "; offered "
                     + s.offsetsJson()
                     + ")");
-            refusedAt = Math.min(refusedAt, n);
-          } else if (!sameOrRefused(
-              s, stored.digest(), "revision " + n + " is recorded with another digest")) {
-            refusedAt = Math.min(refusedAt, n);
+          } else {
+            sameOrRefused(s, stored.digest(), "revision " + n + " is recorded with another digest");
           }
         } else {
           Candidate known = revisions.get(n);
           if (known == null) {
             revisions.put(n, new Candidate(s, false));
-          } else if (!sameOrRefused(
-              s,
-              known.record().digest(),
-              known.fromHeld()
-                  ? "revision " + n + " is held with another digest"
-                  : "revision " + n + " came twice in one batch with different digests")) {
-            refusedAt = Math.min(refusedAt, n);
+          } else {
+            sameOrRefused(
+                s,
+                known.record().digest(),
+                known.fromHeld()
+                    ? "revision " + n + " is held with another digest"
+                    : "revision " + n + " came twice in one batch with different digests");
           }
-        }
-      }
-      // offered after one of this writer's refused: refused, never chained or held
-      for (Candidate c : List.copyOf(revisions.values())) {
-        int n = c.record().revision();
-        if (!c.fromHeld() && n > refusedAt) {
-          revisions.remove(n);
-          refuse(
-              c.record(),
-              null,
-              "revision "
-                  + n
-                  + " follows this run's revision "
-                  + refusedAt
-                  + ", which was refused: the run's input differs from the one that wrote"
-                  + " revision "
-                  + refusedAt);
         }
       }
 
@@ -619,6 +608,27 @@ public final class LedgerWriter {
       Candidate next;
       while (!cur.isFinal() && (next = revisions.remove(cur.revision + 1)) != null) {
         StoredRevision s = next.record();
+        if (cur.offsets != null && !covers(s.offsetsJson(), cur.offsets)) {
+          // not on this chain: accumulated on a revision the ledger does not hold (ADR 0197)
+          refuse(
+              s,
+              null,
+              "revision "
+                  + s.revision()
+                  + " does not hold the events of revision "
+                  + cur.revision
+                  + " it would follow (offsets "
+                  + cur.offsets
+                  + "; offered "
+                  + s.offsetsJson()
+                  + "): it accumulates on another run's revision "
+                  + cur.revision
+                  + ", whose input differs");
+          if (next.fromHeld()) {
+            unholds.add(s);
+          }
+          break;
+        }
         if (s.revision() == 1) {
           inserts.add(s);
           firstGenerations.merge(s.model(), s.generation(), Math::min);
@@ -633,6 +643,7 @@ public final class LedgerWriter {
         cur.revision = s.revision();
         cur.status = s.status();
         cur.digest = s.digest();
+        cur.offsets = s.offsetsJson();
       }
 
       for (Candidate f : finalRecords.values()) {

@@ -124,32 +124,69 @@ class LedgerWriterTest {
         equalTo("1 projection, 1 revision, 0 gaps, 0 mismatches, 1 conflict"));
   }
 
+  /** {@code r} with the offsets {@code partition: [min, max], count} given, in order. */
+  private static WindowRevision at(WindowRevision r, long... partitionMinMaxCount) {
+    List<WindowRevision.PartitionOffsets> offsets = new java.util.ArrayList<>();
+    for (int i = 0; i < partitionMinMaxCount.length; i += 4) {
+      offsets.add(
+          WindowRevision.PartitionOffsets.of(
+              (int) partitionMinMaxCount[i],
+              partitionMinMaxCount[i + 1],
+              partitionMinMaxCount[i + 2],
+              partitionMinMaxCount[i + 3]));
+    }
+    return r.toBuilder().setOffsets(offsets).build();
+  }
+
   /**
-   * A run whose revision n was refused (its input differs) does not go on to write its revision n+1
-   * over the other run's revision n: an accumulating revision of another chain.
+   * A run on other input (a WHERE added under the same generation) whose revision 1 was refused
+   * does not write its revision 2, accumulated on its own revision 1, over the other run's: its
+   * events leave out one of the revision it would follow.
    */
   @Test
-  void aRunsRevisionAfterOneOfItsOwnThatWasRefusedIsRefusedToo() throws Exception {
-    new LedgerWriter(pool, Duration.ofSeconds(60))
-        .forRun("one")
-        .write(List.of(revision(7, 10, 1, "30")));
-    LedgerWriter two = new LedgerWriter(pool, Duration.ofSeconds(60)).forRun("two");
-    assertThat(two.write(List.of(revision(7, 10, 1, "20"))).conflicts().size(), equalTo(1));
-    LedgerWriter.Outcome next = two.write(List.of(revision(7, 10, 2, "25")));
+  void aRevisionWithoutTheEventsOfTheOneItWouldFollowIsRefused() throws Exception {
+    // run one: offsets 0 and 1 of partition 0 make 30
+    writer.write(List.of(at(revision(7, 10, 1, "30"), 0, 0, 1, 2)));
+    // run two leaves out offset 0: 20, then a correction at offset 3 makes 25
+    assertThat(
+        writer.write(List.of(at(revision(7, 10, 1, "20"), 0, 1, 1, 1))).conflicts().size(),
+        equalTo(1));
+    LedgerWriter.Outcome next = writer.write(List.of(at(revision(7, 10, 2, "25"), 0, 1, 3, 2)));
     assertThat(List.of(next.applied(), next.conflicts().size()), equalTo(List.of(0, 1)));
     assertThat(
         next.conflicts().get(0).reason(),
         equalTo(
-            "revision 2 follows this run's revision 1, which was refused: the run's input differs"
-                + " from the one that wrote revision 1"));
-    // in one batch too
-    LedgerWriter three = new LedgerWriter(pool, Duration.ofSeconds(60)).forRun("three");
-    LedgerWriter.Outcome both =
-        three.write(List.of(revision(7, 10, 1, "21"), revision(7, 10, 2, "26")));
-    assertThat(List.of(both.applied(), both.conflicts().size()), equalTo(List.of(0, 2)));
+            "revision 2 does not hold the events of revision 1 it would follow (offsets"
+                + " {\"0\":{\"count\":2,\"max\":1,\"min\":0}}; offered"
+                + " {\"0\":{\"count\":2,\"max\":3,\"min\":1}}): it accumulates on another"
+                + " run's revision 1, whose input differs"));
     assertThat(
         rows("SELECT revision, aggregate_values FROM streamform.projection"),
         equalTo(List.of("1 {\"revenue\": \"30\"}")));
+    // run one's correction at offset 3 holds offsets 0 and 1: it follows
+    assertThat(
+        writer.write(List.of(at(revision(7, 10, 2, "35"), 0, 0, 3, 3))).applied(), equalTo(1));
+  }
+
+  /**
+   * A key spread over partitions may see its corrections in another order after a restore (§6): the
+   * reordered revision 2 is a conflict, but revision 3, which holds both corrections, follows the
+   * ledger's revision 2 and is written.
+   */
+  @Test
+  void aCorrectionAfterAReorderedOneStillFollowsTheLedgersChain() throws Exception {
+    writer.write(
+        List.of(
+            at(revision(7, 10, 1, "30"), 0, 0, 1, 2), at(revision(7, 10, 2, "35"), 0, 0, 3, 3)));
+    LedgerWriter.Outcome restored =
+        writer.write(
+            List.of(
+                at(revision(7, 10, 2, "31"), 0, 0, 1, 2, 1, 5, 5, 1),
+                at(revision(7, 10, 3, "36"), 0, 0, 3, 3, 1, 5, 5, 1)));
+    assertThat(List.of(restored.applied(), restored.conflicts().size()), equalTo(List.of(1, 1)));
+    assertThat(
+        rows("SELECT revision, aggregate_values FROM streamform.projection"),
+        equalTo(List.of("3 {\"revenue\": \"36\"}")));
   }
 
   @Test

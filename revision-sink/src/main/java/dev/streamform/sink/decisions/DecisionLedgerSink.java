@@ -45,7 +45,7 @@ import org.joda.time.ReadableInstant;
  * NOTHING}, so a replay — a restored checkpoint, a bundle retried, the job run again from the
  * topic's start — writes nothing new; a revision is a row of its own that names the decision it
  * supersedes. {@link #reconcileQueue()} writes late events routed {@code reconciled} to {@code
- * streamform.decision_reconcile}, one row per event.
+ * streamform.decision_reconcile}, one row per event and set of decisions it affects (ADR 0196).
  *
  * <pre>{@code
  * DecisionLedgerSink ledger = DecisionLedgerSink.to(JdbcTarget.of(url).withUser("postgres"));

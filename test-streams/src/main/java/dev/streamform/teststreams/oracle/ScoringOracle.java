@@ -820,7 +820,6 @@ public final class ScoringOracle {
     return identity;
   }
 
-  /** The arrival clock: the {@code arrival} column, or the fixture's ingest time (epoch 0). */
   /**
    * True when {@code max_clock_skew} dead-letters the event for its clock: no value in the declared
    * {@code arrival}, or a time more than the bound ahead of its arrival (a fixture's ingest time is
@@ -838,6 +837,7 @@ public final class ScoringOracle {
     return t.toEpochMilli() - at.toEpochMilli() > spec.maxClockSkew().get().toMillis();
   }
 
+  /** The arrival clock: the {@code arrival} column, or the fixture's ingest time (epoch 0). */
   private Instant arrivedAt(Event e) {
     if (spec.arrival().isPresent() && e.record().get(spec.arrival().get()) instanceof Instant) {
       return (Instant) e.record().get(spec.arrival().get());

@@ -426,6 +426,18 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         "SourceClock needs its input encoded with an EnvelopeCoder, got %s",
         input.getCoder());
     EnvelopeCoder envelopes = (EnvelopeCoder) input.getCoder();
+    if (arrivalColumn() != null) {
+      // as ScoreEvents checks it: a typo fails here, not on every event at run time
+      org.apache.beam.sdk.schemas.Schema records = envelopes.recordSchema();
+      checkArgument(
+          records.hasField(arrivalColumn())
+              && records.getField(arrivalColumn()).getType().getTypeName()
+                  == org.apache.beam.sdk.schemas.Schema.TypeName.DATETIME,
+          "SourceClock.withMaxClockSkew: arrival column `%s` is not a timestamp field of the"
+              + " records (fields: %s)",
+          arrivalColumn(),
+          records.getFieldNames());
+    }
     TupleTag<TimedEvent> events = new TupleTag<>() {};
     TupleTag<LateEvent> late = new TupleTag<>() {};
     TupleTag<IdleMarker> idleMarkers = new TupleTag<>() {};
