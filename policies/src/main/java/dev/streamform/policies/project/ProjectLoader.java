@@ -682,6 +682,51 @@ final class ProjectLoader {
                   + horizon
                   + " or less, unless a repeat that late is really a new event"));
     }
+    // a late event reaches decisions until 2 x features_over + lateness after its time (their
+    // time + range + lateness above its arrival watermark): a late repeat past the ids' horizon
+    // before that is a second late event, revising or reconciling or updating state again
+    boolean lateActs =
+        spec.lateAction() != DecisionsSpec.LateAction.IGNORE || spec.lateUpdatesState();
+    java.time.Duration reach = spec.featuresOver().multipliedBy(2).plus(spec.lateness());
+    if (within.isPresent() && lateActs && within.get().compareTo(reach) < 0) {
+      String key =
+          spec.lateAction() == DecisionsSpec.LateAction.IGNORE
+              ? "late_updates_state"
+              : "late_action";
+      String until = Durations.format(reach);
+      String what =
+          switch (spec.lateAction()) {
+            case REVISE ->
+                "revises decisions until "
+                    + until
+                    + " after its time (2 x features_over + lateness): a repeat in between"
+                    + " revises them again, its values counted twice";
+            case RECONCILE ->
+                "names the decisions it would change until "
+                    + until
+                    + " after its time (2 x features_over + lateness): a repeat in between is"
+                    + " reconciled again, a second row in the queue";
+            default ->
+                "updates the state later decisions read until "
+                    + until
+                    + " after its time (2 x features_over + lateness): a repeat in between is"
+                    + " applied again, its values counted twice";
+          };
+      warnings.add(
+          decisions.at(
+              decisions.has(key) ? key : "features_over",
+              "a late repeat of an event_id of source '"
+                  + source.name()
+                  + "' is a new event once "
+                  + Durations.format(within.get())
+                  + " (its duplicates_within) has passed, but a late event "
+                  + what,
+              "this is allowed; give duplicates_within: "
+                  + until
+                  + " or more on source '"
+                  + source.name()
+                  + "' in sources.yml, unless a repeat that late is really a new event"));
+    }
     if (spec.maxClockSkew().isPresent() && spec.arrival().isEmpty()) {
       Optional<String> example =
           source.schema().entrySet().stream()

@@ -60,6 +60,27 @@ class ScoringWarningsTest {
     assertThat(warnings("10m", "      lateness: 10m\n"), is(empty()));
   }
 
+  /**
+   * The audit's case: a late repeat past the ids' horizon is a new late event, and a late event
+   * revises decisions up to 2 x features_over + lateness after its time, so it revises them again.
+   */
+  @Test
+  void aLateRepeatThatCanStillReviseAfterTheIdsHorizonIsWarnedAbout() throws Exception {
+    String revise = "      lateness: 10m\n      late_action: revise\n";
+    assertThat(
+        warnings("2h", revise),
+        contains(
+            "streamform.yml:8: model 'm', key 'decisions.late_action': a late repeat of an"
+                + " event_id of source 'tx' is a new event once 2h (its duplicates_within) has"
+                + " passed, but a late event revises decisions until 130m after its time (2 x"
+                + " features_over + lateness): a repeat in between revises them again, its values"
+                + " counted twice — this is allowed; give duplicates_within: 130m or more on"
+                + " source 'tx' in sources.yml, unless a repeat that late is really a new event"));
+    assertThat(warnings("130m", revise), is(empty()));
+    // ignored late events that leave the state alone change nothing however late they repeat
+    assertThat(warnings("2h", "      lateness: 10m\n"), is(empty()));
+  }
+
   @Test
   void aClockSkewBoundWithoutAnArrivalColumnIsWarnedAbout() throws Exception {
     assertThat(
