@@ -389,6 +389,21 @@ class JsonRecordsTest {
    * A record holds one JSON object: a second one (two lines run together) or any text after it is
    * refused, not dropped while the first is read.
    */
+  /**
+   * A file with carriage returns alone between its records (classic Mac line ends) is one line: the
+   * refusal says why, and how to convert it.
+   */
+  @Test
+  void recordsSeparatedByACarriageReturnAloneAreSaidToHaveCrLineEnds() throws Exception {
+    assertThat(
+        refusal("{\"customer_id\": 1}\r{\"customer_id\": 2}"),
+        is(
+            "not one JSON object: more follows the object, from character 20 ('{'), after a"
+                + " carriage return (CR) with no line feed: a file whose lines end in CR alone"
+                + " (classic Mac) reads as one line; convert them to LF, e.g. tr '\\r' '\\n' <"
+                + " in.jsonl > out.jsonl"));
+  }
+
   @Test
   void whatFollowsTheObjectIsRefusedNotIgnored() throws Exception {
     assertThat(

@@ -340,12 +340,20 @@ public final class JsonRecords implements Serializable {
       }
       String before = new String(bytes, 0, i, StandardCharsets.UTF_8);
       int next = new String(bytes, i, bytes.length - i, StandardCharsets.UTF_8).codePointAt(0);
+      boolean crAlone = false; // between the object and what follows: a CR with no LF
+      for (int j = (int) end; j < i; j++) {
+        crAlone |= bytes[j] == '\r' && (j + 1 >= bytes.length || bytes[j + 1] != '\n');
+      }
       throw new NotARecord(
           "not one JSON object: more follows the object, from character "
               + (before.codePointCount(0, before.length()) + 1)
               + " ('"
               + new String(Character.toChars(next))
-              + "'); give one JSON object per record (per line of a file)");
+              + (crAlone
+                  ? "'), after a carriage return (CR) with no line feed: a file whose lines end in"
+                      + " CR alone (classic Mac) reads as one line; convert them to LF, e.g. tr"
+                      + " '\\r' '\\n' < in.jsonl > out.jsonl"
+                  : "'); give one JSON object per record (per line of a file)"));
     }
   }
 
