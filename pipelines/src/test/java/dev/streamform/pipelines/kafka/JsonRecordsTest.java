@@ -366,7 +366,7 @@ class JsonRecordsTest {
       },
       {
         "{\"customer_id\": 1, \"deep\": " + "[".repeat(100_000) + "]".repeat(100_000) + "}",
-        "field `deep`: not JSON: Document nesting depth (101) exceeds the maximum allowed (100"
+        "field `deep`: not JSON: objects or arrays nested more than 100 levels deep"
       },
       {
         "{\"__watermark\": 99999999999999999999999}",
@@ -402,6 +402,20 @@ class JsonRecordsTest {
                 + " carriage return (CR) with no line feed: a file whose lines end in CR alone"
                 + " (classic Mac) reads as one line; convert them to LF, e.g. tr '\\r' '\\n' <"
                 + " in.jsonl > out.jsonl"));
+  }
+
+  /** A record nested too deep: the reason says so in words, and what a record holds. */
+  @Test
+  void aRecordNestedTooDeepIsSaidInWordsWithTheFix() throws Exception {
+    String reason = refusal("{\"customer_id\": " + "[".repeat(100_000));
+    assertThat(
+        reason,
+        is(
+            "column `customer_id`: not JSON: objects or arrays nested more than 100 levels deep; a"
+                + " record's columns hold"
+                + " plain values (a string, a number, a timestamp): give nested data as one JSON"
+                + " text in a string column, or flatten it"));
+    assertThat(reason, containsString("a record's columns hold plain values"));
   }
 
   @Test
@@ -455,8 +469,9 @@ class JsonRecordsTest {
     assertThat(
         deep,
         is(
-            "field `deep`: not JSON: Document nesting depth (101) exceeds the maximum allowed"
-                + " (100)"));
+            "field `deep`: not JSON: objects or arrays nested more than 100 levels deep; a record's"
+                + " columns hold plain values (a string, a number, a timestamp): give nested data"
+                + " as one JSON text in a string column, or flatten it"));
   }
 
   /**

@@ -75,6 +75,10 @@ public final class JsonRecords implements Serializable {
           .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
           .build();
 
+  /** Jackson's refusal of a document nested past its limit, with the limit. */
+  private static final Pattern TOO_DEEP =
+      Pattern.compile("nesting depth \\(\\d+\\) exceeds the maximum allowed \\((\\d+)");
+
   private static final Pattern DUPLICATE =
       Pattern.compile("^Duplicate (?:field|Object property) '(.*)'");
 
@@ -204,6 +208,17 @@ public final class JsonRecords implements Serializable {
           || e.getCause() instanceof JsonEOFException
           || String.valueOf(e.getOriginalMessage()).startsWith("Unexpected end-of-input")) {
         throw new NotARecord(endsEarly(bytes, parser, e));
+      }
+      Matcher deep = TOO_DEEP.matcher(String.valueOf(e.getOriginalMessage()));
+      if (deep.find()) {
+        // Jackson's limit in words, with what a record holds (where: the field it is in)
+        throw new NotARecord(
+            field(parser)
+                + "not JSON: objects or arrays nested more than "
+                + deep.group(1)
+                + " levels deep; a record's columns hold plain values (a string, a number, a"
+                + " timestamp): give nested data as one JSON text in a string column, or flatten"
+                + " it");
       }
       Matcher repeated = DUPLICATE.matcher(String.valueOf(e.getOriginalMessage()));
       if (repeated.find()) {
