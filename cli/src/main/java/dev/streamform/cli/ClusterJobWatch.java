@@ -81,6 +81,26 @@ final class ClusterJobWatch implements AutoCloseable {
     return watch;
   }
 
+  /**
+   * The ids of the jobs named {@code jobName} the cluster at {@code cluster} lists as not yet ended
+   * (neither finished, cancelled nor failed); empty when none, or when the cluster does not say.
+   */
+  static java.util.List<String> running(String cluster, String jobName) {
+    java.util.List<String> ids = new java.util.ArrayList<>();
+    jobs(restBase(cluster))
+        .ifPresent(
+            list ->
+                list.forEach(
+                    j -> {
+                      String state = j.path("state").asText("");
+                      if (jobName.equals(j.path("name").asText(null))
+                          && !Set.of("FINISHED", "CANCELED", "FAILED").contains(state)) {
+                        ids.add(j.path("jid").asText());
+                      }
+                    }));
+    return ids;
+  }
+
   /** The id once found. */
   Optional<String> jobId() {
     return Optional.ofNullable(found.get());

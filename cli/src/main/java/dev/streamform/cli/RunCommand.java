@@ -389,6 +389,24 @@ final class RunCommand implements Callable<Integer> {
         return refused;
       }
     }
+    if (declared.source().connector() != Connector.FILE && runner.flinkCluster().isPresent()) {
+      // a second job of the model beside one still running publishes everything again
+      String cluster = runner.flinkCluster().get();
+      String name = options.as(FlinkPipelineOptions.class).getJobName();
+      List<String> same = ClusterJobWatch.running(cluster, name);
+      if (!same.isEmpty()) {
+        err.println(
+            "streamform run: note: job "
+                + String.join(", ", same)
+                + " of the same name ("
+                + name
+                + ") is still RUNNING on the Flink cluster at "
+                + cluster
+                + ": a second job of the model publishes every record to its topics again —"
+                + " cancel it first (or stop it with a savepoint and run with --from-savepoint)");
+        err.flush();
+      }
+    }
     if (shadow && jdbcUrl == null) {
       throw new ParameterException(
           spec.commandLine(),

@@ -63,6 +63,17 @@ class ClusterJobWatchTest {
   }
 
   @Test
+  void theJobsOfANameThatStillRunAreListed() {
+    overview.set(
+        "{\"jobs\":[{\"jid\":\"a0\",\"name\":\"streamform-orders\",\"state\":\"RUNNING\"},"
+            + "{\"jid\":\"b1\",\"name\":\"streamform-orders\",\"state\":\"CANCELED\"},"
+            + "{\"jid\":\"c2\",\"name\":\"streamform-other\",\"state\":\"RUNNING\"},"
+            + "{\"jid\":\"d3\",\"name\":\"streamform-orders\",\"state\":\"RESTARTING\"}]}");
+    assertThat(
+        ClusterJobWatch.running(cluster(), "streamform-orders"), is(java.util.List.of("a0", "d3")));
+  }
+
+  @Test
   void theNewJobOfTheRunsNameIsItsJob() throws Exception {
     // an earlier run of the same model still runs, and another model's job is new too
     overview.set(jobs("a0", "streamform-orders"));

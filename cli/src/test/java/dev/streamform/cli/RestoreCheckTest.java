@@ -185,6 +185,46 @@ class RestoreCheckTest {
     assertThat(err.toString(), not(containsString("do not deploy")));
   }
 
+  /**
+   * A second job of the same model beside one that still runs publishes every record again: the run
+   * says so before it submits (found by a read-only audit of the operator path).
+   */
+  @Test
+  void aJobOfTheSameNameStillRunningOnTheClusterIsNamed() throws IOException {
+    flink.createContext(
+        "/jobs/overview",
+        exchange -> {
+          byte[] body =
+              ("{\"jobs\":[{\"jid\":\""
+                      + JOB
+                      + "\",\"name\":\"streamform-"
+                      + MODEL
+                      + "\",\"state\":\"RUNNING\"}]}")
+                  .getBytes(StandardCharsets.UTF_8);
+          exchange.sendResponseHeaders(200, body.length);
+          exchange.getResponseBody().write(body);
+          exchange.close();
+        });
+    List<String> args = new ArrayList<>(List.of(restoreArgs()));
+    int at = args.indexOf("--from-savepoint");
+    args.remove(at + 1);
+    args.remove(at);
+
+    run(args.toArray(String[]::new));
+
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform run: note: job "
+                + JOB
+                + " of the same name (streamform-"
+                + MODEL
+                + ") is still RUNNING on the Flink cluster at 127.0.0.1:"
+                + flink.getAddress().getPort()
+                + ": a second job of the model publishes every record to its topics again — cancel"
+                + " it first (or stop it with a savepoint and run with --from-savepoint)"));
+  }
+
   @Test
   void anExplicitAgainstWinsOverTheRecord() throws IOException {
     recordPlan(); // the record says: the same plan
