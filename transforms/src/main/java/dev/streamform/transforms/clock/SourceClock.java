@@ -908,18 +908,8 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
       if (maxSkew < 0) {
         return false;
       }
-      // as ScoreEvents reads the arrival clock
-      long arrivedAt = item.ingestTime().getMillis();
-      if (arrivalColumn != null) {
-        Object v = item.record() == null ? null : item.record().getValue(arrivalColumn);
-        if (v == null) {
-          return true;
-        }
-        if (v instanceof org.joda.time.ReadableInstant) {
-          arrivedAt = ((org.joda.time.ReadableInstant) v).getMillis();
-        }
-      }
-      return item.eventTime().getMillis() - arrivedAt > maxSkew;
+      Instant arrivedAt = item.arrivalTime(arrivalColumn); // as ScoreEvents reads it
+      return arrivedAt == null || item.eventTime().getMillis() - arrivedAt.getMillis() > maxSkew;
     }
 
     /**

@@ -1537,14 +1537,10 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       }
     }
 
+    /** Its arrival clock; only read once {@code apply} has dead-lettered a missing one. */
     private Instant arrivedAt(Envelope e) {
-      if (arrivalColumn != null) {
-        Object v = e.record().getValue(arrivalColumn);
-        if (v instanceof org.joda.time.ReadableInstant) {
-          return new Instant(((org.joda.time.ReadableInstant) v).getMillis());
-        }
-      }
-      return e.ingestTime();
+      Instant at = e.arrivalTime(arrivalColumn);
+      return at == null ? e.ingestTime() : at;
     }
 
     private Row keyOf(Row record) {

@@ -42,6 +42,25 @@ public abstract class Envelope implements Serializable {
     return record() == null;
   }
 
+  /**
+   * When the item arrived, by {@code column} (a timestamp column of the record, e.g. when a server
+   * received it), or its {@link #ingestTime()} when {@code column} is null or holds no timestamp;
+   * null when {@code column} is named and the record has no value in it. The one reading of the
+   * arrival clock, for the scorer's skew bound and the source clock's alike (ADR 0113, 0195).
+   */
+  public @Nullable Instant arrivalTime(@Nullable String column) {
+    if (column == null) {
+      return ingestTime();
+    }
+    Object v = record() == null ? null : record().getValue(column);
+    if (v == null) {
+      return null;
+    }
+    return v instanceof org.joda.time.ReadableInstant
+        ? new Instant(((org.joda.time.ReadableInstant) v).getMillis())
+        : ingestTime();
+  }
+
   public static Envelope event(SourceRecord source, Instant eventTime) {
     return new AutoValue_Envelope(
         idOf(source.partition(), source.offset()),
