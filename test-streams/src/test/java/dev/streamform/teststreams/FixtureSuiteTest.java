@@ -223,6 +223,35 @@ class FixtureSuiteTest {
   }
 
   /**
+   * A project with no fixtures, or one that does not load and holds none, fails the run (ADR 0125)
+   * but is no fixture: the summary counted it as "1 fixture … 1 failed" (found again by the twenty-
+   * second session's review of leftovers).
+   */
+  @Test
+  void aProjectWithoutFixturesFailsTheRunWithoutBeingCountedAsAFixture() throws Exception {
+    Path empty = FixtureProjects.copy("late-event", dir.resolve("a")); // copied without fixtures
+    Path broken = Files.createDirectories(dir.resolve("b").resolve("broken"));
+    Files.writeString(broken.resolve("sources.yml"), "sources: {}\n");
+
+    FixtureSuite suite = suite();
+    assertThat(suite.run(List.of(empty, broken)), is(false));
+    assertThat(suite.failed(), is(0));
+    assertThat(suite.projectsFailed(), is(2));
+    assertThat(
+        suite.summary(),
+        is(
+            "0 fixtures on direct: 0 passed, 0 failed; 1 project with no fixtures, 1 project that"
+                + " does not load"));
+
+    FixtureSuite mixed = suite();
+    Path loaded = FixtureProjects.copy("late-event", dir.resolve("c"));
+    FixtureProjects.write(loaded, "fixtures/late.yml", LATE_EVENT);
+    assertThat(mixed.run(List.of(loaded, empty)), is(false));
+    assertThat(
+        mixed.summary(), is("1 fixture on direct: 1 passed, 0 failed; 1 project with no fixtures"));
+  }
+
+  /**
    * Every fixture of a project names it alike, as it was given — those --fail-fast did not run and
    * those given as files too — so --junit-xml makes one testsuite of it (found by a read-only audit
    * of the test runner: the ones not run named it absolute, the ones that ran as given).
