@@ -36,7 +36,9 @@ final class EffectsPauseCommand {
             + " delivered (DISPATCHING) finish and their outcomes are recorded; receipt queries"
             + " still resolve UNKNOWN effects. The revision sink keeps preparing effects. Shown by"
             + " streamform effects show; undone by streamform effects resume. Pausing a paused"
-            + " model changes nothing."
+            + " model changes nothing. In a database with no Streamform ledger yet, one is set up"
+            + " to hold the pause (said on standard error), so a job not started yet is paused"
+            + " from its first pass."
       },
       exitCodeListHeading = "%nExit status:%n",
       exitCodeList = {
@@ -77,6 +79,14 @@ final class EffectsPauseCommand {
         EffectsPause.Change c =
             new EffectsPause(l.pool()).pause(l.name(), by == null ? defaultActor() : by, reason);
         out.println(l.name() + ": " + describe(c));
+        if (l.setUpNow()) {
+          // a job not started yet is paused from its first pass; one writing elsewhere is not
+          err.println(
+              "note: there was no Streamform ledger in "
+                  + l.database()
+                  + ": one was set up to hold the pause, which the model's dispatchers obey once"
+                  + " its job writes to this database");
+        }
         return 0;
       } catch (SQLException e) {
         err.println("streamform effects pause: " + ModelLedger.firstLine(e));
@@ -112,7 +122,8 @@ final class EffectsPauseCommand {
         "0:resumed (or was not paused)",
         "1:the model declares no effects (effects: in streamform.yml), or without --model the"
             + " project has no windowed model with effects, or the project or database cannot be"
-            + " used",
+            + " used, or the database has no Streamform ledger (nothing is paused there; a resume"
+            + " creates none)",
         "2:bad command line"
       })
   static final class Resume implements Callable<Integer> {
@@ -131,8 +142,9 @@ final class EffectsPauseCommand {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
       Optional<ModelLedger> opened =
+          // a resume never sets a ledger up: where there is none, nothing is paused
           target.open(
-              true, "effects resume", spec.commandLine(), ModelLedger.Reads.DECLARED_EFFECTS);
+              false, "effects resume", spec.commandLine(), ModelLedger.Reads.DECLARED_EFFECTS);
       if (opened.isEmpty()) {
         return 1;
       }

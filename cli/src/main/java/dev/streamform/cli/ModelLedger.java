@@ -26,12 +26,19 @@ final class ModelLedger implements AutoCloseable {
   final Ledger ledger;
   private final HikariDataSource pool;
   private final String database;
+  private final boolean setUp;
 
-  private ModelLedger(DeclaredModel model, HikariDataSource pool, String database) {
+  private ModelLedger(DeclaredModel model, HikariDataSource pool, String database, boolean setUp) {
     this.model = model;
     this.pool = pool;
     this.database = database;
+    this.setUp = setUp;
     this.ledger = Ledger.at(pool);
+  }
+
+  /** True when the database had no ledger and opening it (with {@code migrate}) set one up. */
+  boolean setUpNow() {
+    return setUp;
   }
 
   /**
@@ -129,8 +136,10 @@ final class ModelLedger implements AutoCloseable {
           null);
     }
     HikariDataSource pool = target.openPool("streamform-" + command.replace(' ', '-'), 2, 10_000);
+    boolean setUp = false;
     try {
       if (migrate) {
+        setUp = !Ledger.at(pool).exists();
         LedgerSchema.migrate(pool, target.describe());
       } else {
         Optional<String> refused = toRead(pool, target.describe(), command, err);
@@ -144,7 +153,7 @@ final class ModelLedger implements AutoCloseable {
       return refuse(
           err, command, "cannot use the database " + target.describe() + ": " + firstLine(e), pool);
     }
-    return Optional.of(new ModelLedger(model, pool, target.describe()));
+    return Optional.of(new ModelLedger(model, pool, target.describe(), setUp));
   }
 
   /**
@@ -195,7 +204,10 @@ final class ModelLedger implements AutoCloseable {
     Optional<LedgerSchema.Pending> pending = LedgerSchema.check(pool, database);
     if (!Ledger.at(pool).exists()) {
       return Optional.of(
-          "no Streamform ledger in " + database + " (streamform run --jdbc-url creates it)");
+          "no Streamform ledger in "
+              + database
+              + " (streamform run --jdbc-url creates it)"
+              + (command.equals("effects resume") ? ": nothing is paused there" : ""));
     }
     return upToDate(pool, database, pending, command, err);
   }

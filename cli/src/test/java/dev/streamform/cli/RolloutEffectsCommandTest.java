@@ -263,6 +263,37 @@ class RolloutEffectsCommandTest {
                 + " of 10000) read generation 2 before\n"));
   }
 
+  /**
+   * A pause in a database that has no ledger yet sets one up to hold it — a job not yet started is
+   * paused from its first pass — and says so, since a job writing to another database would not see
+   * it; a resume there changes nothing and creates nothing (found by a read-only audit of the
+   * effects: both set a ledger up in any database named, silently).
+   */
+  @Test
+  void aPauseSaysItSetUpTheLedgerAndAResumeWithoutOneCreatesNothing() throws Exception {
+    assertThat(command("effects resume"), is(1));
+    assertThat(
+        err.toString(),
+        containsString("streamform effects resume: no Streamform ledger in " + url));
+    assertThat(
+        err.toString(),
+        containsString(" (streamform run --jdbc-url creates it): nothing is paused there\n"));
+    try (var c = pool.getConnection();
+        var rs = c.getMetaData().getTables(null, "streamform", null, new String[] {"TABLE"})) {
+      assertThat("tables after the resume", rs.next(), is(false));
+    }
+
+    assertThat(command("effects pause"), is(0));
+    assertThat(err.toString(), containsString("note: there was no Streamform ledger in " + url));
+    assertThat(
+        err.toString(),
+        containsString(
+            ": one was set up to hold the pause, which the model's dispatchers obey once its job"
+                + " writes to this database\n"));
+    assertThat(command("effects pause"), is(0));
+    assertThat(err.toString(), not(containsString("there was no Streamform ledger")));
+  }
+
   @Test
   void reasonWithoutPauseEffectsIsABadCommandLine() {
     assertThat(command("alias set", "--generation", "1", "--reason", "x"), is(2));
