@@ -2,6 +2,7 @@ package dev.streamform.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.streamform.core.text.Counts;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -101,6 +102,144 @@ final class ClusterJobWatch implements AutoCloseable {
     return ids;
   }
 
+  /**
+   * What became of a job just submitted to a cluster, within the patience {@link #settle} had: it
+   * runs (every task deployed and running, or it already finished), it failed (with the cause the
+   * cluster gives), or it is neither yet (its state, and the last failure if it restarts), or the
+   * cluster did not say.
+   */
+  record Settled(Outcome outcome, String state, String cause) {
+    enum Outcome {
+      RUNNING,
+      FAILED,
+      NOT_YET,
+      UNKNOWN
+    }
+  }
+
+  /**
+   * Asks the cluster at {@code cluster} every quarter second about job {@code jobId}, until every
+   * one of its tasks runs (or the job ended) or {@code patience} has passed: a detached run returns
+   * only once its job does run, or says why not (a job submitted to a cluster without free task
+   * slots fails seconds after the submission returned).
+   */
+  static Settled settle(String cluster, String jobId, Duration patience) {
+    String base = restBase(cluster);
+    long deadline = System.nanoTime() + patience.toNanos();
+    Settled last = new Settled(Settled.Outcome.UNKNOWN, "", "");
+    while (true) {
+      Optional<JsonNode> job = get(base + "/jobs/" + jobId);
+      if (job.isPresent()) {
+        String state = job.get().path("state").asText("");
+        switch (state) {
+          case "FAILED", "FAILING" -> {
+            return new Settled(Settled.Outcome.FAILED, state, cause(base, jobId));
+          }
+          case "FINISHED", "CANCELED", "CANCELLING" -> {
+            return new Settled(Settled.Outcome.RUNNING, state, "");
+          }
+          default -> {
+            if (state.equals("RUNNING") && allTasksRun(job.get())) {
+              return new Settled(Settled.Outcome.RUNNING, state, "");
+            }
+            last =
+                new Settled(
+                    Settled.Outcome.NOT_YET,
+                    state,
+                    state.equals("RESTARTING") ? cause(base, jobId) : waiting(base, job.get()));
+          }
+        }
+      }
+      if (System.nanoTime() >= deadline) {
+        return last;
+      }
+      try {
+        Thread.sleep(250);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return last;
+      }
+    }
+  }
+
+  /**
+   * How many of the job's tasks wait for a task slot, and the slots the cluster has ({@code GET
+   * /overview}); empty when none waits.
+   */
+  private static String waiting(String base, JsonNode job) {
+    int waiting = 0;
+    int all = 0;
+    for (JsonNode v : job.path("vertices")) {
+      all++;
+      String status = v.path("status").asText("");
+      if (status.equals("SCHEDULED") || status.equals("CREATED")) {
+        waiting++;
+      }
+    }
+    if (waiting == 0) {
+      return "";
+    }
+    String tasks = waiting + " of its " + all + " tasks wait for a task slot";
+    return get(base + "/overview")
+        .map(
+            o ->
+                tasks
+                    + "; the cluster has "
+                    + Counts.of(o.path("taskmanagers").asInt(), "TaskManager")
+                    + " and "
+                    + o.path("slots-available").asInt()
+                    + " free of "
+                    + Counts.of(o.path("slots-total").asInt(), "task slot"))
+        .orElse(tasks);
+  }
+
+  private static boolean allTasksRun(JsonNode job) {
+    JsonNode vertices = job.path("vertices");
+    if (!vertices.isArray() || vertices.isEmpty()) {
+      return false;
+    }
+    for (JsonNode v : vertices) {
+      String status = v.path("status").asText("");
+      if (!status.equals("RUNNING") && !status.equals("FINISHED")) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The job's latest failure as the cluster records it ({@code GET /jobs/<id>/exceptions}): the
+   * innermost cause of its stack trace, as {@code SimpleName: message}; empty when it does not say.
+   */
+  static String cause(String base, String jobId) {
+    Optional<JsonNode> exceptions = get(base + "/jobs/" + jobId + "/exceptions");
+    if (exceptions.isEmpty()) {
+      return "";
+    }
+    JsonNode entries = exceptions.get().path("exceptionHistory").path("entries");
+    String trace =
+        entries.isArray() && !entries.isEmpty()
+            ? entries.get(0).path("stacktrace").asText("")
+            : exceptions.get().path("root-exception").asText("");
+    return innermostCause(trace);
+  }
+
+  /**
+   * {@code SimpleName: message} of the last "Caused by:" of {@code trace}, else of its first line.
+   */
+  static String innermostCause(String trace) {
+    String line = trace.lines().findFirst().orElse("").strip();
+    for (String l : (Iterable<String>) trace.lines()::iterator) {
+      if (l.startsWith("Caused by: ")) {
+        line = l.substring("Caused by: ".length()).strip();
+      }
+    }
+    int colon = line.indexOf(": ");
+    String type = colon < 0 ? line : line.substring(0, colon);
+    String simple = type.substring(type.lastIndexOf('.') + 1);
+    return colon < 0 ? simple : simple + line.substring(colon);
+  }
+
   /** The id once found. */
   Optional<String> jobId() {
     return Optional.ofNullable(found.get());
@@ -124,6 +263,13 @@ final class ClusterJobWatch implements AutoCloseable {
 
   /** The {@code jobs} of {@code GET /jobs/overview}; empty when the cluster does not say. */
   private static Optional<JsonNode> jobs(String base) {
+    return get(base + "/jobs/overview").map(o -> o.path("jobs")).filter(JsonNode::isArray);
+  }
+
+  /**
+   * The JSON the cluster answers to {@code GET url}; empty when it does not answer 200 with JSON.
+   */
+  private static Optional<JsonNode> get(String url) {
     try {
       HttpClient client =
           HttpClient.newBuilder()
@@ -132,16 +278,12 @@ final class ClusterJobWatch implements AutoCloseable {
               .build();
       HttpResponse<String> response =
           client.send(
-              HttpRequest.newBuilder(URI.create(base + "/jobs/overview"))
-                  .timeout(ASK_TIMEOUT)
-                  .GET()
-                  .build(),
+              HttpRequest.newBuilder(URI.create(url)).timeout(ASK_TIMEOUT).GET().build(),
               HttpResponse.BodyHandlers.ofString());
       if (response.statusCode() != 200) {
         return Optional.empty();
       }
-      JsonNode jobs = JSON.readTree(response.body()).path("jobs");
-      return jobs.isArray() ? Optional.of(jobs) : Optional.empty();
+      return Optional.of(JSON.readTree(response.body()));
     } catch (IOException | RuntimeException e) {
       return Optional.empty();
     } catch (InterruptedException e) {

@@ -100,7 +100,8 @@ import picocli.CommandLine.Spec;
           + " (<model> compacted for an upsert model only). Blocks until interrupted; on a Flink"
           + " cluster it says the job's id once the cluster lists it, and a job cancelled there"
           + " ends the run with exit 0; with --detach, submits to a Flink cluster, prints the job"
-          + " id and returns. Without"
+          + " id and returns once the job's tasks all run (at most 30 s; a job that fails before"
+          + " is said with its cause, exit 1). Without"
           + " --from-savepoint a kafka source is read from its earliest offsets, so what earlier"
           + " runs published to the model's topics is published again: the run says so when it"
           + " starts, with the records its output topics already hold (a Flink job restored from a"
@@ -128,7 +129,8 @@ import picocli.CommandLine.Spec;
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
-      "0:submitted (--detach), or the job ended",
+      "0:submitted and its tasks running, or not failed within 30 s (--detach), or the job"
+          + " ended",
       "1:the project has problems, another run is writing to the output folder, the job failed,"
           + " the broker or cluster refused, the revision ledger refused revisions that differ"
           + " from the ones it holds (recorded; streamform ledger verify lists them), or the JVM"
@@ -824,7 +826,9 @@ final class RunCommand implements Callable<Integer> {
                             + why
                             + "): a restore from its savepoints is checked only with --against"));
       }
-      return 0;
+      return cluster == null || id.startsWith("submitted")
+          ? 0
+          : detachedJob(ClusterJobWatch.settle(cluster, id, DETACHED_PATIENCE), id, cluster, err);
     }
     err.println("streamform run: the job ended: " + state);
     if (state != PipelineResult.State.DONE && state != PipelineResult.State.CANCELLED) {
@@ -1811,6 +1815,77 @@ final class RunCommand implements Callable<Integer> {
 
   /** A progress line on standard error every this many lines of a file. */
   private static final long PROGRESS_EVERY = 100_000;
+
+  /** How long a detached run waits for its job's tasks to run before it returns. */
+  static final java.time.Duration DETACHED_PATIENCE = java.time.Duration.ofSeconds(30);
+
+  /**
+   * The exit status of a detached run whose job {@code id} on {@code cluster} became {@code
+   * settled} within {@link #DETACHED_PATIENCE}: 1 with the cluster's cause when it failed (a job
+   * submitted to a cluster with no free task slots fails seconds after the submission); 0 when it
+   * runs, and with a note when it does not run yet or the cluster did not say.
+   */
+  static int detachedJob(
+      ClusterJobWatch.Settled settled, String id, String cluster, PrintWriter err) {
+    String where = ClusterJobWatch.restBase(cluster) + "/#/job/running/" + id + "/overview";
+    switch (settled.outcome()) {
+      case FAILED -> {
+        err.println(
+            "streamform run: job "
+                + id
+                + " failed on the Flink cluster at "
+                + cluster
+                + " right after it was submitted"
+                + (settled.cause().isEmpty() ? "" : ": " + settled.cause())
+                + hint(settled.cause())
+                + " (the cluster's own account is in its JobManager's log)");
+        return 1;
+      }
+      case NOT_YET -> {
+        err.println(
+            "streamform run: note: job "
+                + id
+                + " was submitted but its tasks do not all run after "
+                + DETACHED_PATIENCE.toSeconds()
+                + " s (job "
+                + settled.state()
+                + (settled.cause().isEmpty()
+                    ? ""
+                    : settled.state().equals("RESTARTING")
+                        ? ", after " + settled.cause()
+                        : ": " + settled.cause())
+                + "): see "
+                + where
+                + (settled.cause().contains("wait for a task slot")
+                    ? " — Flink fails the job once its slot request times out"
+                        + " (slot.request.timeout, 5 min by default) unless a TaskManager with"
+                        + " free slots registers (runners-config/bin/flink start-taskmanager)"
+                    : ""));
+        return 0;
+      }
+      case UNKNOWN -> {
+        err.println(
+            "streamform run: note: the Flink cluster at "
+                + cluster
+                + " did not say whether job "
+                + id
+                + " runs: see "
+                + where);
+        return 0;
+      }
+      default -> {
+        return 0;
+      }
+    }
+  }
+
+  private static String hint(String cause) {
+    return cause.startsWith("NoResourceAvailableException")
+        ? " — the cluster has too few free task slots for the job's parallelism: start a"
+            + " TaskManager (runners-config/bin/flink start-taskmanager) or run with a lower"
+            + " --parallelism"
+        : "";
+  }
 
   /** The Flink job id of a detached submission (Beam's result keeps it to itself). */
   private static String jobId(PipelineResult result) {

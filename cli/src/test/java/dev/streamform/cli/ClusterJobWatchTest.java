@@ -37,7 +37,88 @@ class ClusterJobWatchTest {
           exchange.getResponseBody().write(body);
           exchange.close();
         });
+    flink.createContext(
+        "/",
+        exchange -> {
+          String answer = paths.get(exchange.getRequestURI().getPath());
+          byte[] body = answer == null ? new byte[0] : answer.getBytes(StandardCharsets.UTF_8);
+          exchange.sendResponseHeaders(
+              answer == null ? 404 : 200, answer == null ? -1 : body.length);
+          exchange.getResponseBody().write(body);
+          exchange.close();
+        });
     flink.start();
+  }
+
+  private final java.util.Map<String, String> paths =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static String job(String state, String... vertexStatuses) {
+    StringBuilder b =
+        new StringBuilder("{\"jid\":\"b1\",\"state\":\"" + state + "\",\"vertices\":[");
+    for (int i = 0; i < vertexStatuses.length; i++) {
+      b.append(i == 0 ? "" : ",").append("{\"status\":\"").append(vertexStatuses[i]).append("\"}");
+    }
+    return b.append("]}").toString();
+  }
+
+  private static final String NO_SLOTS =
+      "{\"root-exception\":\"old\",\"exceptionHistory\":{\"entries\":[{\"exceptionName\":"
+          + "\"org.apache.flink.runtime.JobException\",\"stacktrace\":\"org.apache.flink.runtime.JobException:"
+          + " Recovery is suppressed by NoRestartBackoffTimeStrategy\\n"
+          + "\\tat x.y(Z.java:1)\\n"
+          + "Caused by: java.util.concurrent.CompletionException: wrapped\\n"
+          + "Caused by: org.apache.flink.runtime.jobmanager.scheduler.NoResourceAvailableException:"
+          + " Could not acquire the minimum required resources.\\n"
+          + "\\t... 3 more\"}]}}";
+
+  /**
+   * A detached run waits until its job's tasks all run, and names the cause when the job fails
+   * instead (found by a read-only audit of the operator path: with the TaskManager stopped, run
+   * --detach exited 0 and the job failed seconds later).
+   */
+  @Test
+  void aJustSubmittedJobIsWaitedForUntilItsTasksRunOrItFails() throws Exception {
+    paths.put("/jobs/b1", job("RUNNING", "RUNNING", "DEPLOYING"));
+    CompletableFuture<ClusterJobWatch.Settled> settled =
+        CompletableFuture.supplyAsync(
+            () -> ClusterJobWatch.settle(cluster(), "b1", Duration.ofSeconds(20)));
+    Thread.sleep(600);
+    assertThat(settled.isDone(), is(false)); // a task is still being deployed
+    paths.put("/jobs/b1", job("RUNNING", "RUNNING", "RUNNING"));
+    assertThat(
+        settled.get(10, TimeUnit.SECONDS).outcome(), is(ClusterJobWatch.Settled.Outcome.RUNNING));
+
+    paths.put("/jobs/b1", job("FAILED", "FAILED", "CANCELED"));
+    paths.put("/jobs/b1/exceptions", NO_SLOTS);
+    ClusterJobWatch.Settled failed = ClusterJobWatch.settle(cluster(), "b1", Duration.ofSeconds(5));
+    assertThat(failed.outcome(), is(ClusterJobWatch.Settled.Outcome.FAILED));
+    assertThat(
+        failed.cause(),
+        is("NoResourceAvailableException: Could not acquire the minimum required resources."));
+
+    paths.put("/jobs/b1", job("RUNNING", "SCHEDULED", "SCHEDULED"));
+    paths.put("/overview", "{\"taskmanagers\":0,\"slots-total\":0,\"slots-available\":0}");
+    ClusterJobWatch.Settled noSlots =
+        ClusterJobWatch.settle(cluster(), "b1", Duration.ofMillis(600));
+    assertThat(noSlots.outcome(), is(ClusterJobWatch.Settled.Outcome.NOT_YET));
+    assertThat(
+        noSlots.cause(),
+        is(
+            "2 of its 2 tasks wait for a task slot; the cluster has 0 TaskManagers and 0 free of"
+                + " 0 task slots"));
+
+    paths.put("/jobs/b1", job("RESTARTING", "CANCELED"));
+    ClusterJobWatch.Settled restarting =
+        ClusterJobWatch.settle(cluster(), "b1", Duration.ofMillis(600));
+    assertThat(restarting.outcome(), is(ClusterJobWatch.Settled.Outcome.NOT_YET));
+    assertThat(restarting.state(), is("RESTARTING"));
+    assertThat(restarting.cause(), containsString("NoResourceAvailableException"));
+
+    flink.stop(0);
+    assertThat(
+        ClusterJobWatch.settle(cluster(), "b1", Duration.ofMillis(300)).outcome(),
+        is(ClusterJobWatch.Settled.Outcome.UNKNOWN));
   }
 
   @AfterEach
@@ -100,6 +181,39 @@ class ClusterJobWatchTest {
       assertThat(watch.jobId(), is(Optional.empty()));
       assertThat(told.isDone(), is(false));
     }
+  }
+
+  @Test
+  void aDetachedRunWhoseJobFailsRightAwayExitsOneWithTheCause() {
+    java.io.StringWriter err = new java.io.StringWriter();
+    ClusterJobWatch.Settled failed =
+        new ClusterJobWatch.Settled(
+            ClusterJobWatch.Settled.Outcome.FAILED,
+            "FAILED",
+            "NoResourceAvailableException: Could not acquire the minimum required resources.");
+    assertThat(
+        RunCommand.detachedJob(failed, "b1", "127.0.0.1:8081", new java.io.PrintWriter(err, true)),
+        is(1));
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform run: job b1 failed on the Flink cluster at 127.0.0.1:8081 right after it"
+                + " was submitted: NoResourceAvailableException: Could not acquire the minimum"
+                + " required resources. — the cluster has too few free task slots for the job's"
+                + " parallelism: start a TaskManager (runners-config/bin/flink start-taskmanager)"
+                + " or run with a lower --parallelism"));
+
+    err.getBuffer().setLength(0);
+    ClusterJobWatch.Settled waiting =
+        new ClusterJobWatch.Settled(ClusterJobWatch.Settled.Outcome.NOT_YET, "RUNNING", "");
+    assertThat(
+        RunCommand.detachedJob(waiting, "b1", "127.0.0.1:8081", new java.io.PrintWriter(err, true)),
+        is(0));
+    assertThat(
+        err.toString(),
+        containsString(
+            "note: job b1 was submitted but its tasks do not all run after 30 s (job RUNNING): see"
+                + " http://127.0.0.1:8081/#/job/running/b1/overview"));
   }
 
   @Test
