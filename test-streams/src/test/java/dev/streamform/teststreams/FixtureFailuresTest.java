@@ -275,6 +275,14 @@ class FixtureFailuresTest {
         v.render(),
         containsString(
             "as an insert: the key had no state — it is new, or its state expired (retention)"));
+    // the numbers that decided it (found by a read-only audit of the contract's boundaries: the
+    // hint left the test writer to work out the edge)
+    assertThat(
+        v.render(),
+        containsString(
+            "(retention) (W_0 at its arrival, 2026-08-30T10:10:00Z, is 10m after the key's latest"
+                + " event time before it, 2026-08-30T10:00:00Z: a key's state expires once that gap"
+                + " reaches the model's retention)"));
   }
 
   @Test
