@@ -429,15 +429,15 @@ final class GatesCommand implements Callable<Integer> {
   private static String threshold(String gate, GateThresholds t) {
     switch (gate) {
       case "oracle":
-        return ">= " + percent(t.oracleAgreementPercent());
+        return ">= " + exactPercent(t.oracleAgreementPercent());
       case "offsets":
         return "<= " + t.missingOffsets() + "/" + t.duplicatedOffsets();
       case "recomputation":
         return "<= " + t.recomputationMismatches();
       case "latency":
-        return "< " + t.publicationLatencyP99().toSeconds() + "s";
+        return "< " + exactDuration(t.publicationLatencyP99().toMillis());
       case "disposition":
-        return ">= " + percent(t.lateDispositionPercent());
+        return ">= " + exactPercent(t.lateDispositionPercent());
       default:
         return "<= " + t.effectsPerKey();
     }
@@ -482,7 +482,11 @@ final class GatesCommand implements Callable<Integer> {
             + s
             + (r.fixtures.isEmpty() ? "" : "; shrunk disagreement: " + r.fixtures.get(0));
     return Verdict.measured(
-        "oracle", share >= t.oracleAgreementPercent(), percent(share), th, detail);
+        "oracle",
+        share >= t.oracleAgreementPercent(),
+        against(share, t.oracleAgreementPercent()) + "%",
+        th,
+        detail);
   }
 
   // ---- recomputation: ledger verify's mismatches
@@ -1304,7 +1308,7 @@ final class GatesCommand implements Callable<Integer> {
     return Verdict.measured(
         "disposition",
         share >= t.lateDispositionPercent(),
-        percent(share),
+        against(share, t.lateDispositionPercent()) + "%",
         th,
         kept
             + " of "
@@ -1392,7 +1396,7 @@ final class GatesCommand implements Callable<Integer> {
     return Verdict.measured(
         "latency",
         p99 < t.publicationLatencyP99().toMillis(),
-        seconds(p99),
+        against(p99 / 1000.0, t.publicationLatencyP99().toMillis() / 1000.0) + "s",
         th,
         "P99 of "
             + latencies.size()
@@ -1669,7 +1673,34 @@ final class GatesCommand implements Callable<Integer> {
     }
   }
 
-  private static String percent(double p) {
-    return String.format(Locale.ROOT, "%.1f%%", p);
+  /**
+   * {@code figure} with one decimal, or as many more (up to six) as it takes for the printed figure
+   * to compare with {@code threshold} as the figure itself does: a figure just below a threshold
+   * never reads as equal to it or above it (found by a read-only audit of the contract's
+   * boundaries: {@code FAIL disposition 66.7% threshold >= 66.7%}, {@code PASS latency 0.4s
+   * threshold < 0s}).
+   */
+  static String against(double figure, double threshold) {
+    java.math.BigDecimal exact = java.math.BigDecimal.valueOf(figure);
+    int sign = Double.compare(figure, threshold);
+    java.math.BigDecimal limit = java.math.BigDecimal.valueOf(threshold);
+    for (int decimals = 1; decimals <= 6; decimals++) {
+      java.math.BigDecimal shown = exact.setScale(decimals, java.math.RoundingMode.HALF_UP);
+      if (Integer.signum(shown.compareTo(limit)) == Integer.signum(sign)) {
+        return shown.toPlainString();
+      }
+    }
+    return exact.toPlainString();
+  }
+
+  /** A declared percentage as written: at least one decimal, then every one it has (66.66%). */
+  static String exactPercent(double p) {
+    java.math.BigDecimal d = java.math.BigDecimal.valueOf(p).stripTrailingZeros();
+    return (d.scale() < 1 ? d.setScale(1) : d).toPlainString() + "%";
+  }
+
+  /** A declared duration: whole seconds as {@code 60s}, else in milliseconds ({@code 357ms}). */
+  static String exactDuration(long ms) {
+    return ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
   }
 }

@@ -1021,4 +1021,27 @@ class GatesCommandTest {
         line("offsets"),
         containsString("NOT MEASURED offsets - threshold <= 0/0 no run outputs in "));
   }
+
+  /**
+   * A figure is printed with as many decimals as it takes to compare with its threshold as it does,
+   * and a threshold as declared (found by a read-only audit of the contract's boundaries: 2 of 3 at
+   * 66.7% printed {@code FAIL disposition 66.7% threshold >= 66.7%}; a P99 of 357 ms against 357 ms
+   * printed {@code FAIL latency 0.4s threshold < 0s}).
+   */
+  @Test
+  void aFigureNextToItsThresholdIsPrintedSoThatItComparesAsItDoes() {
+    assertThat(GatesCommand.against(200.0 / 3, 66.7), is("66.67"));
+    assertThat(GatesCommand.exactPercent(66.7), is("66.7%"));
+    assertThat(GatesCommand.against(66.66, 66.66), is("66.66"));
+    assertThat(GatesCommand.exactPercent(66.66), is("66.66%"));
+    assertThat(GatesCommand.against(0.357, 0.357), is("0.357"));
+    assertThat(GatesCommand.exactDuration(357), is("357ms"));
+    assertThat(GatesCommand.against(59.95, 60.0), is("59.95"));
+    assertThat(GatesCommand.exactDuration(60_000), is("60s"));
+    // as before where one decimal tells them apart
+    assertThat(GatesCommand.against(100.0, 100.0), is("100.0"));
+    assertThat(GatesCommand.exactPercent(100), is("100.0%"));
+    assertThat(GatesCommand.against(50.0 / 3, 100.0), is("16.7"));
+    assertThat(GatesCommand.against(1.0, 60.0), is("1.0"));
+  }
 }
