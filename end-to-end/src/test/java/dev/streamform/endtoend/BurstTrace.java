@@ -50,8 +50,9 @@ final class BurstTrace {
   /**
    * Reads {@code receipts-*.jsonl} of {@code project} (partition = the file's place in name order,
    * offset = the line's) and judges each line by its own partition's log (§2.6): late iff {@code
-   * W_p} at its arrival is at or past {@code t + lateness}, dead-lettered iff its time is more than
-   * {@code maxSkew} ahead of {@code received_at}; then {@code W_p := max(W_p, t - watermark)}.
+   * W_p} at its arrival is past {@code t + lateness} (equal is on time), dead-lettered iff its time
+   * is more than {@code maxSkew} ahead of {@code received_at}; then {@code W_p := max(W_p, t -
+   * watermark)}.
    */
   static BurstTrace of(
       Path project, Duration watermark, Duration lateness, Duration maxSkew, Duration range)
@@ -74,7 +75,7 @@ final class BurstTrace {
         String route;
         if (Duration.between(received, t).compareTo(maxSkew) > 0) {
           route = "dead_lettered";
-        } else if (w != null && !w.isBefore(t.plus(lateness))) {
+        } else if (w != null && w.isAfter(t.plus(lateness))) {
           route = "reconciled";
         } else {
           route = "scored";

@@ -41,7 +41,10 @@ public abstract class DecisionsSpec {
 
   public abstract Contract contract();
 
-  /** Events whose partition watermark at arrival is {@code >= t + lateness} are late. */
+  /**
+   * Events whose partition watermark at arrival is {@code > t + lateness} are late (equal is on
+   * time, ADR 0198).
+   */
   public abstract Duration lateness();
 
   public abstract LateAction lateAction();

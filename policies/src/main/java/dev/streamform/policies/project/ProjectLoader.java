@@ -656,7 +656,10 @@ final class ProjectLoader {
       YamlMap decisions, DecisionsSpec spec, SourcesFile.Entry source) {
     Optional<java.time.Duration> within =
         source.declaration().flatMap(SourceDeclaration::duplicatesWithin);
-    if (within.isPresent() && spec.lateness().compareTo(within.get()) > 0) {
+    // an id is forgotten once W reaches its time + duplicates_within, and a repeat is late only
+    // past its time + lateness (equal is on time, ADR 0198): equal durations leave a repeat at the
+    // edge itself a decision of its own
+    if (within.isPresent() && spec.lateness().compareTo(within.get()) >= 0) {
       String key = decisions.has("allowed_lateness") ? "allowed_lateness" : "lateness";
       String lateness = Durations.format(spec.lateness());
       String horizon = Durations.format(within.get());
@@ -667,20 +670,20 @@ final class ProjectLoader {
                   + source.name()
                   + "' is a new event once "
                   + horizon
-                  + " (its duplicates_within) has passed, and it is late only after "
+                  + " (its duplicates_within) has passed, and it is late only past "
                   + lateness
                   + " ("
                   + key
                   + "): a repeat in between gets a decision of its own",
-              "this is allowed; give duplicates_within: "
+              "this is allowed; give duplicates_within longer than "
                   + lateness
-                  + " or more on source '"
+                  + " on source '"
                   + source.name()
                   + "' in sources.yml, or a "
                   + key
-                  + " of "
+                  + " shorter than "
                   + horizon
-                  + " or less, unless a repeat that late is really a new event"));
+                  + ", unless a repeat that late is really a new event"));
     }
     // a late event reaches decisions until 2 x features_over + lateness after its time (their
     // time + range + lateness above its arrival watermark): a late repeat past the ids' horizon

@@ -3,6 +3,7 @@ package dev.streamform.policies.project;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.is;
 
 import java.nio.file.Path;
@@ -53,11 +54,13 @@ class ScoringWarningsTest {
         contains(
             "streamform.yml:7: model 'm', key 'decisions.lateness': a repeat of an event_id of"
                 + " source 'tx' is a new event once 1m (its duplicates_within) has passed, and it"
-                + " is late only after 10m (lateness): a repeat in between gets a decision of its"
-                + " own — this is allowed; give duplicates_within: 10m or more on source 'tx' in"
-                + " sources.yml, or a lateness of 1m or less, unless a repeat that late is really"
-                + " a new event"));
-    assertThat(warnings("10m", "      lateness: 10m\n"), is(empty()));
+                + " is late only past 10m (lateness): a repeat in between gets a decision of its"
+                + " own — this is allowed; give duplicates_within longer than 10m on source 'tx'"
+                + " in sources.yml, or a lateness shorter than 1m, unless a repeat that late is"
+                + " really a new event"));
+    // a repeat at exactly its time + 10m is forgotten and on time: a decision of its own (ADR 0198)
+    assertThat(warnings("10m", "      lateness: 10m\n"), hasSize(1));
+    assertThat(warnings("11m", "      lateness: 10m\n"), is(empty()));
   }
 
   /**

@@ -53,12 +53,12 @@ import java.util.TreeSet;
  *       0113);
  *   <li>an event more than {@code max_clock_skew} ahead of its arrival clock (its {@code arrival}
  *       column, or the ingest time) is dead-lettered and changes nothing;
- *   <li>an event with {@code A >= t + lateness} is late: the decisions it would change are those of
- *       the key's events already decided with time {@code s}, {@code t <= s < t + range}, and still
- *       revisable ({@code s + range + lateness > A}, ADR 0039); it is applied to the state when
- *       late events update it, routed by the late action, and under {@code revise} each of those
- *       decisions gets revision n + 1 reading the state as applied so far (with the late event),
- *       {@code state_cutoff = scored_at = A};
+ *   <li>an event with {@code A > t + lateness} is late (equal is on time, ADR 0198): the decisions
+ *       it would change are those of the key's events already decided with time {@code s}, {@code t
+ *       <= s < t + range}, and still revisable ({@code s + range + lateness > A}, ADR 0039); it is
+ *       applied to the state when late events update it, routed by the late action, and under
+ *       {@code revise} each of those decisions gets revision n + 1 reading the state as applied so
+ *       far (with the late event), {@code state_cutoff = scored_at = A};
  *   <li>any other event is applied (the key's state revision counts it). As of occurrence it is
  *       decided at its <em>edge</em> {@code t}: before the first later event of its key with {@code
  *       A >= t} is applied (its arrival proves the watermark reached {@code t}), or at the end — at
@@ -493,7 +493,7 @@ public final class ScoringOracle {
         return;
       }
       Instant a = e.arrivalWatermark();
-      if (a != null && a.toEpochMilli() >= t + lateness) {
+      if (a != null && a.toEpochMilli() > t + lateness) {
         late(e, a);
         return;
       }
@@ -562,7 +562,7 @@ public final class ScoringOracle {
       decided.add(new Decided(e, id));
     }
 
-    /** A late event (its partition's {@code A >= t + lateness}). */
+    /** A late event (its partition's {@code A > t + lateness}). */
     private void late(Event e, Instant a) {
       long t = e.time().toEpochMilli();
       List<Decided> affected = new ArrayList<>();

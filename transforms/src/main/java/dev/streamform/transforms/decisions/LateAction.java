@@ -2,7 +2,7 @@ package dev.streamform.transforms.decisions;
 
 /**
  * What happens to an event beyond the declared lateness (its partition's watermark at arrival
- * {@code W_p >= t + lateness}). No action ever changes or removes a decision already emitted.
+ * {@code W_p > t + lateness}). No action ever changes or removes a decision already emitted.
  */
 public enum LateAction {
   /** No decision; the event is listed in {@link DecisionResult#ignored()}. */

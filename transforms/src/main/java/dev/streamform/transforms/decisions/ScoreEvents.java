@@ -99,9 +99,8 @@ import org.joda.time.Instant;
  * <p><b>Judging</b>, from the event's own partition's watermark at arrival {@code A} ({@link
  * TimedEvent#watermarkAtArrival()}), in this order: an event without a value in its declared
  * arrival column is dead-lettered (ADR 0113); an event whose time is ahead of its arrival clock by
- * more than the maximum clock skew is dead-lettered; an event with {@code A >= t + lateness} is
- * late and handled by the {@link LateAction}; any other event is applied to its key's state and
- * decided.
+ * more than the maximum clock skew is dead-lettered; an event with {@code A > t + lateness} is late
+ * and handled by the {@link LateAction}; any other event is applied to its key's state and decided.
  *
  * <p><b>As of occurrence</b> (the default): the event is decided once the source watermark reaches
  * {@code t} (at once if its partition's watermark had already passed {@code t}), from the events
@@ -322,7 +321,10 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     return toBuilder().setContract(contract).build();
   }
 
-  /** Events with {@code W_p >= t + lateness} at arrival are late ({@link #onLateEvents}). */
+  /**
+   * Events with {@code W_p > t + lateness} at arrival are late ({@link #onLateEvents}); at {@code t
+   * + lateness} exactly an event is on time, as one at the watermark is (ADR 0198).
+   */
   public ScoreEvents withLateness(Duration lateness) {
     checkArgument(
         lateness != null && !lateness.isShorterThan(Duration.ZERO),
@@ -1096,7 +1098,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         return;
       }
       Instant a = event.watermarkAtArrival();
-      if (a != null && a.getMillis() >= t + lateness) {
+      if (a != null && a.getMillis() > t + lateness) { // equal is on time (ADR 0198)
         late(event, arrivedAt, key, out);
         return;
       }

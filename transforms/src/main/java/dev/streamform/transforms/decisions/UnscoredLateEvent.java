@@ -35,7 +35,7 @@ public abstract class UnscoredLateEvent implements Serializable {
   public abstract Instant occurredAt();
 
   /**
-   * The partition's watermark it arrived at: {@code >= occurred_at + lateness} for a late event;
+   * The partition's watermark it arrived at: {@code > occurred_at + lateness} for a late event;
    * null only for an event, not late, that arrived while it was undefined.
    */
   public abstract @Nullable Instant arrivalWatermark();
