@@ -213,7 +213,7 @@ class ScoringGenerationPolicyTest {
     assertThat(out.toString() + err, run(), is(0));
     Map<String, String> written = outputs();
 
-    edit("streamform.yml", "lateness: 10m              # beyond", "lateness: 1h # beyond");
+    edit("streamform.yml", "lateness: 10m              # once", "lateness: 1h # once");
     int status = run();
     assertThat(out.toString() + err, status, is(1));
     assertThat(
