@@ -438,9 +438,9 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
           arrivalColumn(),
           records.getFieldNames());
     }
-    TupleTag<TimedEvent> events = new TupleTag<>() {};
-    TupleTag<LateEvent> late = new TupleTag<>() {};
-    TupleTag<IdleMarker> idleMarkers = new TupleTag<>() {};
+    TupleTag<TimedEvent> events = new TupleTag<>("events") {};
+    TupleTag<LateEvent> late = new TupleTag<>("late") {};
+    TupleTag<IdleMarker> idleMarkers = new TupleTag<>("idle_markers") {};
     PCollection<Envelope> items = input;
     if (!(items.getWindowingStrategy().getWindowFn() instanceof GlobalWindows)) {
       items = items.apply("GlobalWindow", Window.<Envelope>into(new GlobalWindows()));

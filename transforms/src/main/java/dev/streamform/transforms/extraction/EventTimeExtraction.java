@@ -176,8 +176,8 @@ public abstract class EventTimeExtraction
           type);
     }
 
-    TupleTag<Envelope> events = new TupleTag<>() {};
-    TupleTag<BadRecord> quarantined = new TupleTag<>() {};
+    TupleTag<Envelope> events = new TupleTag<>("events") {};
+    TupleTag<BadRecord> quarantined = new TupleTag<>("quarantined") {};
     PCollectionTuple out =
         input.apply(
             "ExtractEventTime",

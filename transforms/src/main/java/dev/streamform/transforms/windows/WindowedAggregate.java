@@ -548,8 +548,8 @@ public abstract class WindowedAggregate
           keys.getFieldNames());
     }
     List<String> keyColumns = keyColumns();
-    TupleTag<WindowRevision> revisions = new TupleTag<>() {};
-    TupleTag<TooLateEvent> tooLate = new TupleTag<>() {};
+    TupleTag<WindowRevision> revisions = new TupleTag<>("revisions") {};
+    TupleTag<TooLateEvent> tooLate = new TupleTag<>("too_late") {};
     TupleTag<BadRecord> refused = new TupleTag<>("refused");
     PCollectionTuple out =
         KeyedEngine.byKey(input, "ByKey", keyColumns, coder)
