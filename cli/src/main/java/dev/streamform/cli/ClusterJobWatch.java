@@ -170,10 +170,20 @@ final class ClusterJobWatch implements AutoCloseable {
     int waiting = 0;
     int all = 0;
     for (JsonNode v : job.path("vertices")) {
-      all++;
-      String status = v.path("status").asText("");
-      if (status.equals("SCHEDULED") || status.equals("CREATED")) {
-        waiting++;
+      JsonNode tasks = v.path("tasks");
+      if (tasks.isObject()) { // subtasks per state: a vertex's status is only their summary
+        for (var state : (Iterable<java.util.Map.Entry<String, JsonNode>>) tasks::fields) {
+          all += state.getValue().asInt();
+          if (state.getKey().equals("SCHEDULED") || state.getKey().equals("CREATED")) {
+            waiting += state.getValue().asInt();
+          }
+        }
+      } else {
+        all++;
+        String status = v.path("status").asText("");
+        if (status.equals("SCHEDULED") || status.equals("CREATED")) {
+          waiting++;
+        }
       }
     }
     if (waiting == 0) {
@@ -199,9 +209,22 @@ final class ClusterJobWatch implements AutoCloseable {
       return false;
     }
     for (JsonNode v : vertices) {
-      String status = v.path("status").asText("");
-      if (!status.equals("RUNNING") && !status.equals("FINISHED")) {
-        return false;
+      JsonNode tasks = v.path("tasks");
+      if (tasks.isObject()) {
+        // every subtask: a vertex reads RUNNING as soon as one of its subtasks runs
+        int running = tasks.path("RUNNING").asInt() + tasks.path("FINISHED").asInt();
+        int total = 0;
+        for (JsonNode n : tasks) {
+          total += n.asInt();
+        }
+        if (total == 0 || running < total) {
+          return false;
+        }
+      } else {
+        String status = v.path("status").asText("");
+        if (!status.equals("RUNNING") && !status.equals("FINISHED")) {
+          return false;
+        }
       }
     }
     return true;

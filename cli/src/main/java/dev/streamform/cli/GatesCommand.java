@@ -1396,7 +1396,7 @@ final class GatesCommand implements Callable<Integer> {
     return Verdict.measured(
         "latency",
         p99 < t.publicationLatencyP99().toMillis(),
-        against(p99 / 1000.0, t.publicationLatencyP99().toMillis() / 1000.0) + "s",
+        latencyAgainst(p99, t.publicationLatencyP99().toMillis()),
         th,
         "P99 of "
             + latencies.size()
@@ -1691,6 +1691,14 @@ final class GatesCommand implements Callable<Integer> {
       }
     }
     return exact.toPlainString();
+  }
+
+  /**
+   * A P99 latency beside its threshold, as {@link #against} prints it; {@code never} for a
+   * correction in no revision ({@code Long.MAX_VALUE}).
+   */
+  static String latencyAgainst(long p99, long thresholdMs) {
+    return p99 == Long.MAX_VALUE ? "never" : against(p99 / 1000.0, thresholdMs / 1000.0) + "s";
   }
 
   /** A declared percentage as written: at least one decimal, then every one it has (66.66%). */

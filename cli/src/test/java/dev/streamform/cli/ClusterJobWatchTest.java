@@ -53,11 +53,25 @@ class ClusterJobWatchTest {
   private final java.util.Map<String, String> paths =
       new java.util.concurrent.ConcurrentHashMap<>();
 
-  private static String job(String state, String... vertexStatuses) {
+  /**
+   * A job as Flink's {@code GET /jobs/<id>} gives it: each vertex with its summary status and its
+   * subtasks' counts per state ({@code "RUNNING:1,CREATED:1"}).
+   */
+  private static String job(String state, String... vertexTasks) {
     StringBuilder b =
         new StringBuilder("{\"jid\":\"b1\",\"state\":\"" + state + "\",\"vertices\":[");
-    for (int i = 0; i < vertexStatuses.length; i++) {
-      b.append(i == 0 ? "" : ",").append("{\"status\":\"").append(vertexStatuses[i]).append("\"}");
+    for (int i = 0; i < vertexTasks.length; i++) {
+      StringBuilder tasks = new StringBuilder();
+      String summary = "CREATED";
+      for (String count : vertexTasks[i].split(",")) {
+        String[] kv = count.split(":");
+        tasks.append(tasks.length() == 0 ? "" : ",").append("\"" + kv[0] + "\":" + kv[1]);
+        if (kv[0].equals("RUNNING") && !kv[1].equals("0")) {
+          summary = "RUNNING"; // as Flink summarises: running once one subtask runs
+        }
+      }
+      b.append(i == 0 ? "" : ",")
+          .append("{\"status\":\"" + summary + "\",\"tasks\":{" + tasks + "}}");
     }
     return b.append("]}").toString();
   }
@@ -79,17 +93,17 @@ class ClusterJobWatchTest {
    */
   @Test
   void aJustSubmittedJobIsWaitedForUntilItsTasksRunOrItFails() throws Exception {
-    paths.put("/jobs/b1", job("RUNNING", "RUNNING", "DEPLOYING"));
+    paths.put("/jobs/b1", job("RUNNING", "RUNNING:2", "RUNNING:1,DEPLOYING:1"));
     CompletableFuture<ClusterJobWatch.Settled> settled =
         CompletableFuture.supplyAsync(
             () -> ClusterJobWatch.settle(cluster(), "b1", Duration.ofSeconds(20)));
     Thread.sleep(600);
-    assertThat(settled.isDone(), is(false)); // a task is still being deployed
-    paths.put("/jobs/b1", job("RUNNING", "RUNNING", "RUNNING"));
+    assertThat(settled.isDone(), is(false)); // a subtask is still being deployed
+    paths.put("/jobs/b1", job("RUNNING", "RUNNING:2", "RUNNING:1,FINISHED:1"));
     assertThat(
         settled.get(10, TimeUnit.SECONDS).outcome(), is(ClusterJobWatch.Settled.Outcome.RUNNING));
 
-    paths.put("/jobs/b1", job("FAILED", "FAILED", "CANCELED"));
+    paths.put("/jobs/b1", job("FAILED", "FAILED:2", "CANCELED:2"));
     paths.put("/jobs/b1/exceptions", NO_SLOTS);
     ClusterJobWatch.Settled failed = ClusterJobWatch.settle(cluster(), "b1", Duration.ofSeconds(5));
     assertThat(failed.outcome(), is(ClusterJobWatch.Settled.Outcome.FAILED));
@@ -97,7 +111,7 @@ class ClusterJobWatchTest {
         failed.cause(),
         is("NoResourceAvailableException: Could not acquire the minimum required resources."));
 
-    paths.put("/jobs/b1", job("RUNNING", "SCHEDULED", "SCHEDULED"));
+    paths.put("/jobs/b1", job("RUNNING", "SCHEDULED:2", "CREATED:2"));
     paths.put("/overview", "{\"taskmanagers\":0,\"slots-total\":0,\"slots-available\":0}");
     ClusterJobWatch.Settled noSlots =
         ClusterJobWatch.settle(cluster(), "b1", Duration.ofMillis(600));
@@ -105,10 +119,10 @@ class ClusterJobWatchTest {
     assertThat(
         noSlots.cause(),
         is(
-            "2 of its 2 tasks wait for a task slot; the cluster has 0 TaskManagers and 0 free of"
+            "4 of its 4 tasks wait for a task slot; the cluster has 0 TaskManagers and 0 free of"
                 + " 0 task slots"));
 
-    paths.put("/jobs/b1", job("RESTARTING", "CANCELED"));
+    paths.put("/jobs/b1", job("RESTARTING", "CANCELED:2"));
     ClusterJobWatch.Settled restarting =
         ClusterJobWatch.settle(cluster(), "b1", Duration.ofMillis(600));
     assertThat(restarting.outcome(), is(ClusterJobWatch.Settled.Outcome.NOT_YET));

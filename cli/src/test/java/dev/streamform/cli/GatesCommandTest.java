@@ -1043,5 +1043,9 @@ class GatesCommandTest {
     assertThat(GatesCommand.exactPercent(100), is("100.0%"));
     assertThat(GatesCommand.against(50.0 / 3, 100.0), is("16.7"));
     assertThat(GatesCommand.against(1.0, 60.0), is("1.0"));
+    // a correction in no revision is never published (the review of this session's diff: the
+    // first version printed 9223372036854776.0s)
+    assertThat(GatesCommand.latencyAgainst(Long.MAX_VALUE, 60_000), is("never"));
+    assertThat(GatesCommand.latencyAgainst(357, 357), is("0.357s"));
   }
 }

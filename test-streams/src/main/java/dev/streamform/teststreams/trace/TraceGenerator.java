@@ -466,12 +466,12 @@ public final class TraceGenerator {
     /**
      * For a scoring model: an event exactly one range after a key's latest event (which is then
      * just outside its features), or one on its partition's lateness edge ({@code W_p = t +
-     * lateness}: late) or a millisecond inside it.
+     * lateness}: on time, ADR 0198) or a millisecond past it (late).
      */
     private long scoringEdge(int p, long max, Long w) {
       long[] d = scoring.get();
       if (w != null && random.nextBoolean()) {
-        return w - d[1] + (random.nextBoolean() ? 0 : 1);
+        return w - d[1] - (random.nextBoolean() ? 0 : 1);
       }
       List<Long> times = new ArrayList<>();
       latest.forEach(
