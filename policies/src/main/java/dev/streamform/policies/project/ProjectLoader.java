@@ -670,7 +670,7 @@ final class ProjectLoader {
                   + source.name()
                   + "' is a new event once "
                   + horizon
-                  + " (its duplicates_within) has passed, and it is late only past "
+                  + " (its duplicates_within) is reached, and it is late only past "
                   + lateness
                   + " ("
                   + key
@@ -722,7 +722,7 @@ final class ProjectLoader {
                   + source.name()
                   + "' is a new event once "
                   + Durations.format(within.get())
-                  + " (its duplicates_within) has passed, but a late event "
+                  + " (its duplicates_within) is reached, but a late event "
                   + what,
               "this is allowed; give duplicates_within: "
                   + until

@@ -53,7 +53,7 @@ class ScoringWarningsTest {
         warnings("1m", "      lateness: 10m\n"),
         contains(
             "streamform.yml:7: model 'm', key 'decisions.lateness': a repeat of an event_id of"
-                + " source 'tx' is a new event once 1m (its duplicates_within) has passed, and it"
+                + " source 'tx' is a new event once 1m (its duplicates_within) is reached, and it"
                 + " is late only past 10m (lateness): a repeat in between gets a decision of its"
                 + " own — this is allowed; give duplicates_within longer than 10m on source 'tx'"
                 + " in sources.yml, or a lateness shorter than 1m, unless a repeat that late is"
@@ -74,8 +74,8 @@ class ScoringWarningsTest {
         warnings("2h", revise),
         contains(
             "streamform.yml:8: model 'm', key 'decisions.late_action': a late repeat of an"
-                + " event_id of source 'tx' is a new event once 2h (its duplicates_within) has"
-                + " passed, but a late event revises decisions until 130m after its time (2 x"
+                + " event_id of source 'tx' is a new event once 2h (its duplicates_within) is"
+                + " reached, but a late event revises decisions until 130m after its time (2 x"
                 + " features_over + lateness): a repeat in between revises them again, its values"
                 + " counted twice — this is allowed; give duplicates_within: 130m or more on"
                 + " source 'tx' in sources.yml, unless a repeat that late is really a new event"));
