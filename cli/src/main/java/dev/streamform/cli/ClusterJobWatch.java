@@ -26,6 +26,13 @@ final class ClusterJobWatch implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration ASK_TIMEOUT = Duration.ofSeconds(2);
 
+  /**
+   * How long {@link #settle} asks a cluster that has not answered once before it gives up: the
+   * cluster that just took the submission answers at once unless the address is not its REST API's
+   * as this client speaks it (an https endpoint, a proxy).
+   */
+  static final Duration SILENCE = Duration.ofSeconds(3);
+
   private final String base;
   private final String jobName;
   private final Set<String> before;
@@ -126,10 +133,20 @@ final class ClusterJobWatch implements AutoCloseable {
   static Settled settle(String cluster, String jobId, Duration patience) {
     String base = restBase(cluster);
     long deadline = System.nanoTime() + patience.toNanos();
+    long silentUntil = System.nanoTime() + SILENCE.toNanos();
+    boolean answered = false;
     Settled last = new Settled(Settled.Outcome.UNKNOWN, "", "");
     while (true) {
-      Optional<JsonNode> job = get(base + "/jobs/" + jobId);
+      String[] failure = {""};
+      Optional<JsonNode> job = get(base + "/jobs/" + jobId, failure);
+      if (job.isEmpty() && !answered) {
+        last = new Settled(Settled.Outcome.UNKNOWN, "", failure[0]);
+        if (System.nanoTime() >= silentUntil) {
+          return last; // a cluster that never answered will not start to: no use waiting it out
+        }
+      }
       if (job.isPresent()) {
+        answered = true;
         String state = job.get().path("state").asText("");
         switch (state) {
           case "FAILED", "FAILING" -> {
@@ -293,6 +310,14 @@ final class ClusterJobWatch implements AutoCloseable {
    * The JSON the cluster answers to {@code GET url}; empty when it does not answer 200 with JSON.
    */
   private static Optional<JsonNode> get(String url) {
+    return get(url, new String[1]);
+  }
+
+  /**
+   * As {@link #get(String)}, with why there is no answer in {@code failure[0]}: the status, or the
+   * exception's class and message.
+   */
+  private static Optional<JsonNode> get(String url, String[] failure) {
     try {
       HttpClient client =
           HttpClient.newBuilder()
@@ -304,10 +329,17 @@ final class ClusterJobWatch implements AutoCloseable {
               HttpRequest.newBuilder(URI.create(url)).timeout(ASK_TIMEOUT).GET().build(),
               HttpResponse.BodyHandlers.ofString());
       if (response.statusCode() != 200) {
+        failure[0] = "GET " + url + " answered " + response.statusCode();
         return Optional.empty();
       }
       return Optional.of(JSON.readTree(response.body()));
     } catch (IOException | RuntimeException e) {
+      failure[0] =
+          "GET "
+              + url
+              + ": "
+              + e.getClass().getSimpleName()
+              + (e.getMessage() == null ? "" : " " + e.getMessage());
       return Optional.empty();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

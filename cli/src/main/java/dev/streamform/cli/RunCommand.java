@@ -1869,7 +1869,9 @@ final class RunCommand implements Callable<Integer> {
                 + cluster
                 + " did not say whether job "
                 + id
-                + " runs: see "
+                + " runs"
+                + (settled.cause().isEmpty() ? "" : " (" + settled.cause() + ")")
+                + ": see "
                 + where);
         return 0;
       }

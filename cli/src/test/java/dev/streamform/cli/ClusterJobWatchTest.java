@@ -135,6 +135,23 @@ class ClusterJobWatchTest {
         is(ClusterJobWatch.Settled.Outcome.UNKNOWN));
   }
 
+  /**
+   * An address that never answers as Flink's REST API does (it is gone, or it speaks https) is not
+   * waited on for the whole patience: the run returns after {@link ClusterJobWatch#SILENCE}, and
+   * says what the request met.
+   */
+  @Test
+  void aClusterThatNeverAnswersIsNotWaitedOnForTheWholePatience() {
+    flink.stop(0);
+    long start = System.nanoTime();
+    ClusterJobWatch.Settled silent =
+        ClusterJobWatch.settle(cluster(), "b1", Duration.ofSeconds(30));
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    assertThat(silent.outcome(), is(ClusterJobWatch.Settled.Outcome.UNKNOWN));
+    assertThat(took.compareTo(Duration.ofSeconds(15)) < 0, is(true));
+    assertThat(silent.cause(), containsString("GET http://" + cluster() + "/jobs/b1: "));
+  }
+
   @AfterEach
   void stop() {
     flink.stop(0);
