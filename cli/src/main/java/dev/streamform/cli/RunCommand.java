@@ -752,6 +752,8 @@ final class RunCommand implements Callable<Integer> {
     PipelineResult result;
     PipelineResult.State state = null;
     String cluster = runner.flinkCluster().orElse(null);
+    DeclaredModel interruptedModel = declared;
+    RevisionSink interruptedSink = revisionSink;
     // an attached run on a cluster blocks until its job ends: its id is found on the cluster
     ClusterJobWatch watch =
         detach || cluster == null
@@ -772,12 +774,13 @@ final class RunCommand implements Callable<Integer> {
                     err,
                     () ->
                         kafkaRunInterrupted(
-                            cluster,
-                            watch == null ? null : watch.jobId().orElse(null),
-                            source,
-                            sinks.topic(),
-                            savepoint == null,
-                            bootstrapServers))) {
+                                cluster,
+                                watch == null ? null : watch.jobId().orElse(null),
+                                source,
+                                sinks.topic(),
+                                savepoint == null,
+                                bootstrapServers)
+                            + refusedSoFar(interruptedModel, interruptedSink, cluster != null))) {
       result = pipeline.run();
       if (!detach) {
         state = result.waitUntilFinish();
@@ -1306,14 +1309,15 @@ final class RunCommand implements Callable<Integer> {
                 err,
                 () ->
                     fileRunInterrupted(
-                        inThisProcess
-                            ? dev.streamform.pipelines.file.FileSource.linesReadInThisJvm()
-                                - readBefore
-                            : -1,
-                        shadow ? null : bootstrap,
-                        shadow || bootstrap != null ? null : liveOutputs,
-                        revisionSink,
-                        decisionLedger));
+                            inThisProcess
+                                ? dev.streamform.pipelines.file.FileSource.linesReadInThisJvm()
+                                    - readBefore
+                                : -1,
+                            shadow ? null : bootstrap,
+                            shadow || bootstrap != null ? null : liveOutputs,
+                            revisionSink,
+                            decisionLedger)
+                        + refusedSoFar(declared, revisionSink, !inThisProcess));
         // on a cluster the counting is done in its workers: no lines here
         AutoCloseable processing = inThisProcess ? ProcessingProgress.start(err, run) : () -> {}) {
       summary = run.run(options, target, revisionSink, decisionLedger, PROGRESS_EVERY);
@@ -1544,6 +1548,47 @@ final class RunCommand implements Callable<Integer> {
                 + source
                 + " from its earliest offsets again and publishes it all again"
             : "");
+  }
+
+  /**
+   * For the line of an interrupted run with a revision sink: the revisions the sink refused as
+   * conflicts so far in this run (the rows of {@code revision_conflict} it recorded, as {@link
+   * #conflicts} counts them after a job that ended), or why they could not be counted; empty when
+   * there is no sink or none was refused. A job still running on a cluster ({@code goesOn}) may
+   * refuse more.
+   */
+  private String refusedSoFar(DeclaredModel declared, RevisionSink sink, boolean goesOn) {
+    if (sink == null) {
+      return "";
+    }
+    String verify = "streamform ledger verify " + project + " --model " + model;
+    try (HikariDataSource pool = sink.target().openPool("streamform-run", 2, 3_000)) {
+      return refusedLine(
+          Ledger.at(pool).conflictsRefusedBy(model, declared.model().generation(), runId),
+          goesOn,
+          verify);
+    } catch (RuntimeException | SQLException e) {
+      return "; cannot count the revision conflicts it refused: "
+          + ModelLedger.firstLine(e)
+          + " ("
+          + verify
+          + " lists any)";
+    }
+  }
+
+  /** The part of {@link #refusedSoFar}'s line for {@code n} revisions refused. */
+  static String refusedLine(long n, boolean goesOn, String verify) {
+    if (n == 0) {
+      return "";
+    }
+    return "; the revision ledger refused "
+        + Counts.grouped(n, "revision")
+        + " of this run"
+        + (goesOn ? " so far" : "")
+        + " as conflicts with what it holds"
+        + " ("
+        + verify
+        + " lists them)";
   }
 
   /**

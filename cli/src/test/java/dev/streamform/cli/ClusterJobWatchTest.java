@@ -259,6 +259,17 @@ class ClusterJobWatchTest {
     assertThat(
         RunCommand.kafkaRunInterrupted("127.0.0.1:8081", "b1", "orders", "o", true, "k:9092"),
         containsString("job b1 on the Flink cluster at 127.0.0.1:8081 is not cancelled by this"));
+    // an interrupted run with a revision sink names the conflicts it refused (none: nothing)
+    String verify = "streamform ledger verify p --model m";
+    assertThat(RunCommand.refusedLine(0, false, verify), is(""));
+    assertThat(
+        RunCommand.refusedLine(2, true, verify),
+        is(
+            "; the revision ledger refused 2 revisions of this run so far as conflicts with what"
+                + " it holds (streamform ledger verify p --model m lists them)"));
+    assertThat(
+        RunCommand.refusedLine(1, false, verify),
+        containsString("refused 1 revision of this run as conflicts"));
   }
 
   /** A job cancelled on its cluster ended as told: not said as a failure (ADR 0181). */
