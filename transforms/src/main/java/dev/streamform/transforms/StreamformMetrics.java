@@ -105,6 +105,12 @@ public final class StreamformMetrics {
   /** Events the model's WHERE selected away (judged by the clock, not applied). */
   public static final String FILTERED = "events_filtered";
 
+  /**
+   * Output rows too large for the Kafka producer, written to the quarantine topic in their place
+   * (docs/decisions/0199); not an event count.
+   */
+  public static final String ROWS_TOO_LARGE_FOR_KAFKA = "rows_too_large_for_kafka";
+
   private StreamformMetrics() {}
 
   /**

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.streamform.pipelines.ModelPipeline;
 import dev.streamform.pipelines.SourceResult;
-import dev.streamform.pipelines.kafka.KafkaSinks;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.planner.sinks.ModelSinks;
 import dev.streamform.policies.declarations.Connector;
@@ -430,29 +429,9 @@ public final class FileModelRun {
         throw e;
       }
     } else if (target.kafka != null) {
-
       dev.streamform.pipelines.kafka.KafkaConnection servers = target.kafka;
-      outputs.records().apply("Write " + sinks.topic(), KafkaSinks.write(servers, sinks.topic()));
-      outputs
-          .late()
-          .apply("Write " + sinks.lateTopic(), KafkaSinks.write(servers, sinks.lateTopic()));
-      outputs
-          .quarantined()
-          .apply(
-              "Write " + sinks.quarantineTopic(),
-              KafkaSinks.write(servers, sinks.quarantineTopic()));
-      if (outputs.duplicates() != null) {
-        String topic = sinks.duplicatesTopic().get();
-        outputs.duplicates().apply("Write " + topic, KafkaSinks.write(servers, topic));
-      }
-      if (outputs.reconciled() != null) {
-        String topic = sinks.reconcileTopic().get();
-        outputs.reconciled().apply("Write " + topic, KafkaSinks.write(servers, topic));
-      }
-      if (sinks.idleTopic().isPresent()) {
-        String topic = sinks.idleTopic().get();
-        outputs.idleMarkers().apply("Write " + topic, KafkaSinks.write(servers, topic));
-      }
+      dev.streamform.pipelines.kafka.KafkaModelPipeline.writeTopics(
+          outputs, servers, servers.producerFactory(), null);
     }
     if (decisionSink != null && outputs.decisions() != null) {
       // alongside the decisions file or topic: the decisions and the reconcile route also land in

@@ -10,15 +10,18 @@ import dev.streamform.sink.decisions.DecisionLedgerSink;
 import dev.streamform.transforms.Times;
 import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.windows.WindowRevision;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.apache.kafka.clients.producer.Producer;
@@ -182,40 +185,42 @@ public final class KafkaModelPipeline {
    * {@code producers} (the connection's own in {@code run}; a test's stand-in for the broker), and
    * a scoring model's decisions to {@code decisionSink} when one is given.
    */
-  static void writeTopics(
+  public static void writeTopics(
       ModelPipeline.Outputs outputs,
       KafkaConnection connection,
       SerializableFunction<Map<String, Object>, Producer<String, String>> producers,
       @Nullable DecisionLedgerSink decisionSink) {
     ModelSinks sinks = outputs.sinks();
-    outputs
-        .records()
-        .apply("Write " + sinks.topic(), KafkaSinks.write(connection, producers, sinks.topic()));
-    outputs
-        .late()
-        .apply(
-            "Write " + sinks.lateTopic(),
-            KafkaSinks.write(connection, producers, sinks.lateTopic()));
-    outputs
-        .quarantined()
-        .apply(
-            "Write " + sinks.quarantineTopic(),
-            KafkaSinks.write(connection, producers, sinks.quarantineTopic()));
+    int maxBytes = KafkaSinks.maxRecordBytes(connection);
+    // a row the producer would refuse goes to the quarantine topic instead (ADR 0199)
+    List<PCollection<KV<String, String>>> tooLarge = new ArrayList<>();
+    java.util.function.BiConsumer<PCollection<KV<String, String>>, String> write =
+        (rows, topic) -> {
+          KafkaSinks.Fitted fitted = KafkaSinks.fit(rows, topic, maxBytes);
+          fitted.fits().apply("Write " + topic, KafkaSinks.write(connection, producers, topic));
+          tooLarge.add(fitted.tooLarge());
+        };
+    write.accept(outputs.records(), sinks.topic());
+    write.accept(outputs.late(), sinks.lateTopic());
     if (outputs.duplicates() != null) {
       // dropped duplicates get a topic of their own: nothing leaves the pipeline unseen, and the
       // late topic keeps meaning "behind the watermark"
-      String topic = sinks.duplicatesTopic().get();
-      outputs.duplicates().apply("Write " + topic, KafkaSinks.write(connection, producers, topic));
+      write.accept(outputs.duplicates(), sinks.duplicatesTopic().get());
     }
     if (outputs.reconciled() != null) {
-      String topic = sinks.reconcileTopic().get();
-      outputs.reconciled().apply("Write " + topic, KafkaSinks.write(connection, producers, topic));
+      write.accept(outputs.reconciled(), sinks.reconcileTopic().get());
     }
     if (sinks.idleTopic().isPresent()) {
       // for operators: when each partition went idle and resumed, under which generation (§9.7)
-      String topic = sinks.idleTopic().get();
-      outputs.idleMarkers().apply("Write " + topic, KafkaSinks.write(connection, producers, topic));
+      write.accept(outputs.idleMarkers(), sinks.idleTopic().get());
     }
+    // quarantine rows are cut to fit (ModelSinks.quarantined), so they are written as they are
+    PCollectionList.of(outputs.quarantined())
+        .and(tooLarge)
+        .apply("Quarantine " + sinks.quarantineTopic(), Flatten.pCollections())
+        .apply(
+            "Write " + sinks.quarantineTopic(),
+            KafkaSinks.write(connection, producers, sinks.quarantineTopic()));
     if (decisionSink != null && outputs.decisions() != null) {
       outputs.decisions().apply("Decisions to the database", decisionSink);
       outputs.reconciliations().apply("Reconcile queue", decisionSink.reconcileQueue());

@@ -509,6 +509,52 @@ public final class ModelSinks implements Serializable {
     return KV.of(JsonRecords.text(key), JsonRecords.text(value));
   }
 
+  /**
+   * In place of a row of output {@code topic} too large for the producer ({@code maxBytes}, its
+   * {@code max.request.size}), a quarantine row saying so: the reason, the topic, the row's key
+   * (its first {@link #KEPT_KEY_CHARS} characters) and the value's first {@link #KEPT_BYTES} bytes
+   * in {@code value_base64}, with {@code value_truncated} and {@code value_bytes}, as a record too
+   * long to keep whole is (docs/decisions/0199).
+   */
+  public static KV<String, String> tooLargeForKafka(
+      String topic, byte[] key, byte[] value, int maxBytes) {
+    String keyText = new String(key, java.nio.charset.StandardCharsets.UTF_8);
+    boolean keyCut = keyText.length() > KEPT_KEY_CHARS;
+    ObjectNode quarantineKey = JsonNodeFactory.instance.objectNode();
+    quarantineKey.put("topic", topic);
+    quarantineKey.put("key", keyCut ? keyText.substring(0, KEPT_KEY_CHARS) : keyText);
+    ObjectNode row = JsonNodeFactory.instance.objectNode();
+    row.put(
+        "reason",
+        String.format(
+            java.util.Locale.ROOT,
+            "its %s row is %,d bytes (key and value), over the %,d bytes the Kafka producer"
+                + " sends (max.request.size): not published to %s; to publish rows this large,"
+                + " raise max.request.size in the Kafka settings and max.message.bytes on the"
+                + " topic",
+            topic,
+            (long) key.length + value.length,
+            maxBytes,
+            topic));
+    row.put("topic", topic);
+    row.put("key", quarantineKey.get("key").asText());
+    if (keyCut) {
+      row.put("key_truncated", true);
+      row.put("key_bytes", key.length);
+    }
+    row.putNull("value");
+    row.put(
+        "value_base64",
+        Base64.getEncoder()
+            .encodeToString(Arrays.copyOf(value, Math.min(value.length, KEPT_BYTES))));
+    row.put("value_truncated", value.length > KEPT_BYTES);
+    row.put("value_bytes", value.length);
+    return KV.of(JsonRecords.text(quarantineKey), JsonRecords.text(row));
+  }
+
+  /** How many of a too-large row's key characters its quarantine row keeps. */
+  public static final int KEPT_KEY_CHARS = 1024;
+
   /** The key of an output row, whose key columns are named as the output names them. */
   private ObjectNode keyOf(Row row) {
     Map<String, Object> key = new LinkedHashMap<>();
