@@ -422,8 +422,7 @@ public abstract class Fixture {
       List<Object> key = new java.util.ArrayList<>();
       for (String c : keyColumns) {
         Object v = g.event().get().get(c);
-        key.add(
-            v instanceof Number ? new java.math.BigDecimal(v.toString()).stripTrailingZeros() : v);
+        key.add(dev.streamform.policies.schema.ColumnValues.keyByValue(v));
       }
       first.putIfAbsent(key, g);
       java.util.SortedSet<Integer> seen =

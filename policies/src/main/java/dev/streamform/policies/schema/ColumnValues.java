@@ -24,6 +24,21 @@ public final class ColumnValues {
   private ColumnValues() {}
 
   /**
+   * A key column's value as keys are told apart by value: a number as its {@link BigDecimal}
+   * without trailing zeros ({@code 10}, {@code 10.0} and {@code 1e1} one key), a double that is not
+   * finite ({@code NaN}, an infinity) as itself — it has no decimal — and anything else as it is.
+   */
+  public static Object keyByValue(Object v) {
+    if (v instanceof Double d && !Double.isFinite(d)) {
+      return d;
+    }
+    if (v instanceof Float f && !Float.isFinite(f)) {
+      return (double) f;
+    }
+    return v instanceof Number ? new BigDecimal(v.toString()).stripTrailingZeros() : v;
+  }
+
+  /**
    * The value of {@code raw} (Long, Integer, BigDecimal, Double, Boolean, String or null) as {@code
    * type}; null stays null.
    *
@@ -264,7 +279,9 @@ public final class ColumnValues {
               ? q(asWritten) + " is infinite; a double column takes finite numbers (and NaN)"
               : q(asWritten) + " is out of the double range (about ±1.8e308)");
     }
-    return v;
+    // -0.0 however it is written ("-0.0", -1e-400) is 0.0, as a JSON number -0.0 is read: one
+    // key, one id payload, one MIN (docs/reference/revision-identity.md)
+    return v == 0.0 ? 0.0 : v;
   }
 
   /**
