@@ -101,6 +101,8 @@ public final class ModelSql {
       statements = SqlParser.create(sql, CONFIG).parseStmtList();
     } catch (SqlParseException e) {
       throw syntaxError(e, sql);
+    } catch (StackOverflowError e) {
+      throw tooDeep();
     }
     if (statements.size() != 1) {
       SqlNode second = statements.size() > 1 ? statements.get(1) : null;
@@ -128,6 +130,8 @@ public final class ModelSql {
       node = SqlParser.create(text, CONFIG).parseExpression();
     } catch (SqlParseException e) {
       throw syntaxError(e, text);
+    } catch (StackOverflowError e) {
+      throw tooDeep();
     }
     Expr.Node root = new Parser(text).expr(node);
     java.util.Set<String> columns = new java.util.TreeSet<>();
@@ -146,7 +150,23 @@ public final class ModelSql {
 
   // ------------------------------------------------------------------ errors
 
+  /** SQL too deep for the parser itself (thousands of nested parentheses). */
+  private static SqlModelException tooDeep() {
+    return new SqlModelException(
+        "the SQL nests too deeply to be read (operators and parentheses within each other, far"
+            + " more than the "
+            + MAX_DEPTH
+            + " levels a condition may have); write it with fewer levels",
+        1,
+        1);
+  }
+
   private static SqlModelException syntaxError(SqlParseException e, String sql) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof StackOverflowError) {
+        return tooDeep(); // Calcite's parser gives it as a syntax error at line 0, column 0
+      }
+    }
     SqlParserPos pos = e.getPos();
     int line = pos == null ? 0 : pos.getLineNum();
     int col = pos == null ? 0 : pos.getColumnNum();
@@ -235,6 +255,9 @@ public final class ModelSql {
   // ------------------------------------------------------------------ the walk
 
   /** Turns Calcite's parse tree into a {@link ModelQuery}, refusing what is not supported. */
+  /** The most levels of operators within each other a condition may have ({@code Parser.expr}). */
+  public static final int MAX_DEPTH = 100;
+
   private static final class Parser {
     private final String[] lines;
 
@@ -737,7 +760,33 @@ public final class ModelSql {
 
     // ---------------------------------------------------------------- WHERE
 
+    /** How deep {@link #expr} is in the expression being converted. */
+    private int depth;
+
+    /**
+     * {@code node} as an expression of the WHERE language, refused past {@link #MAX_DEPTH} levels
+     * of operators within each other: a deeper tree is no real condition, and every step that walks
+     * it (this conversion, the job's serialization, the evaluation) recurses once per level — a
+     * condition of thousands of levels hung a test and ended a run in a StackOverflowError.
+     */
     Expr.Node expr(SqlNode node) throws SqlModelException {
+      if (depth >= MAX_DEPTH) {
+        throw refuse(
+            node.getParserPosition(),
+            "the condition nests more than "
+                + MAX_DEPTH
+                + " levels of operators and parentheses within each other; write it with fewer"
+                + " (a list of alternatives as col IN (a, b, c), a sum as one column)");
+      }
+      depth++;
+      try {
+        return exprAt(node);
+      } finally {
+        depth--;
+      }
+    }
+
+    private Expr.Node exprAt(SqlNode node) throws SqlModelException {
       SqlParserPos pos = node.getParserPosition();
       int line = pos.getLineNum();
       int col = pos.getColumnNum();
