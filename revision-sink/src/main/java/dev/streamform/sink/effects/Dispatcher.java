@@ -161,10 +161,17 @@ public final class Dispatcher {
       @Nullable String lastNotSentReason) {
     public String describe() {
       return paused
-              .map(p -> "effects paused (" + p.describe() + "): nothing new claimed; ")
+              .map(
+                  p ->
+                      claimed == 0
+                          ? "effects paused (" + p.describe() + "): nothing new claimed; "
+                          // the pause committed while this pass was claiming
+                          : "effects paused during this pass ("
+                              + p.describe()
+                              + "): nothing claimed after it; ")
               .orElse("")
           + claimed
-          + " claimed, "
+          + (paused.isPresent() && claimed > 0 ? " claimed before it, " : " claimed, ")
           + done
           + " done, "
           + unknown

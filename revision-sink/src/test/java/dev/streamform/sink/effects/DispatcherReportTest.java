@@ -76,4 +76,33 @@ class DispatcherReportTest {
             "2 found never applied and cancelled, nothing sent (their rule is false on the"
                 + " canonical values now)"));
   }
+
+  /**
+   * A pause that commits while a pass is under way stops the claims after it; those made before it
+   * are counted, and the line says which were which (an audit read "nothing new claimed; 3 claimed"
+   * as a pause that was ignored).
+   */
+  @Test
+  void aPauseDuringThePassSaysTheClaimsCameBeforeIt() {
+    Optional<EffectsPause.State> paused =
+        Optional.of(new EffectsPause.State(java.time.Instant.EPOCH, "alice", "incident 12"));
+    String during = withPause(3, paused).describe();
+    assertThat(
+        during,
+        containsString(
+            "effects paused during this pass (since 1970-01-01T00:00:00Z by alice: incident 12):"
+                + " nothing claimed after it; 3 claimed before it, "));
+    String before = withPause(0, paused).describe();
+    assertThat(
+        before,
+        containsString(
+            "effects paused (since 1970-01-01T00:00:00Z by alice: incident 12): nothing new"
+                + " claimed; 0 claimed, "));
+  }
+
+  private static Dispatcher.Report withPause(int claimed, Optional<EffectsPause.State> paused) {
+    return new Dispatcher.Report(
+        0, 0, 0, 0, claimed, 0, claimed, 0, 0, 0, 0, 0, 0, 0, 0, 0, null, paused, 0, List.of(),
+        null, null);
+  }
 }
