@@ -33,6 +33,8 @@ final class ClusterJobWatch implements AutoCloseable {
    */
   static final Duration SILENCE = Duration.ofSeconds(3);
 
+  private static final String ANSWERED = "answered ";
+
   private final String base;
   private final String jobName;
   private final Set<String> before;
@@ -139,6 +141,9 @@ final class ClusterJobWatch implements AutoCloseable {
     while (true) {
       String[] failure = {""};
       Optional<JsonNode> job = get(base + "/jobs/" + jobId, failure);
+      // an HTTP answer of any status (a job not registered yet) is an answer: only no connection
+      // or no response counts as silence
+      answered |= failure[0].contains(" " + ANSWERED);
       if (job.isEmpty() && !answered) {
         last = new Settled(Settled.Outcome.UNKNOWN, "", failure[0]);
         if (System.nanoTime() >= silentUntil) {
@@ -329,7 +334,7 @@ final class ClusterJobWatch implements AutoCloseable {
               HttpRequest.newBuilder(URI.create(url)).timeout(ASK_TIMEOUT).GET().build(),
               HttpResponse.BodyHandlers.ofString());
       if (response.statusCode() != 200) {
-        failure[0] = "GET " + url + " answered " + response.statusCode();
+        failure[0] = "GET " + url + " " + ANSWERED + response.statusCode();
         return Optional.empty();
       }
       return Optional.of(JSON.readTree(response.body()));

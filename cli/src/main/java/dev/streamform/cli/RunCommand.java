@@ -585,6 +585,9 @@ final class RunCommand implements Callable<Integer> {
         return 1;
       }
       List<String> needed = shadow ? List.of() : named.topics(source);
+      // asked first: a broker that does not answer fails the run here, once its timeout has
+      // passed, not after the courtesy below waited out the same timeout in silence
+      boolean sourceExists = topics.names().contains(source);
       if (!shadow && savepoint == null) {
         // what the outputs hold before this run adds to them: a courtesy, so a refusal is no error
         try {
@@ -596,7 +599,6 @@ final class RunCommand implements Callable<Integer> {
       Set<String> compacted = named.topicIsCompacted() ? Set.of(named.topic()) : Set.of();
       // an existing source topic is held to the declared count before any topic is created, so a
       // refused run leaves nothing behind; a missing one is created with that count
-      boolean sourceExists = topics.names().contains(source);
       int topicPartitions = sourceExists ? topics.partitions(source) : 0;
       Optional<Integer> expected = declared.source().partitions();
       if (!sourceExists || expected.isEmpty() || topicPartitions == expected.get()) {
@@ -766,6 +768,11 @@ final class RunCommand implements Callable<Integer> {
                   err.println(submittedLine(cluster, id));
                   err.flush();
                 });
+    // a database outage on a runner in this process is said when it begins and ends, as for files
+    AutoCloseable told =
+        cluster == null && (revisionSink != null || decisionLedger != null)
+            ? DatabaseRetry.listen(new OutageNotice(err))
+            : () -> {};
     try (ClusterJobWatch watching = watch;
         RunInterrupt ctrlC =
             detach
@@ -787,7 +794,24 @@ final class RunCommand implements Callable<Integer> {
       }
     } catch (RuntimeException e) {
       if (!runner.isFlink()) {
-        throw e;
+        if (!(e instanceof Pipeline.PipelineExecutionException) || OutOfMemory.find(e) != null) {
+          throw e; // not the job's failure: said where every command's are
+        }
+        // the DirectRunner's job failed (a database that stayed away, a broker that refused):
+        // what lies beneath, in one line, as a file run says it
+        err.println(
+            "streamform run: the job failed on "
+                + runner.describe()
+                + ": "
+                + gaveUpOr(
+                    e,
+                    failedLine(
+                        e, endpoints(runner, bootstrapServers, revisionSink, decisionLedger)))
+                + " (STREAMFORM_DEBUG=1 prints the stack trace)");
+        if (System.getenv("STREAMFORM_DEBUG") != null) {
+          e.printStackTrace(err);
+        }
+        return 1;
       }
       if (!detach && cancelled(e)) {
         // cancelled on the cluster (its dashboard, the REST API): the job ended, as it was told to
@@ -813,6 +837,12 @@ final class RunCommand implements Callable<Integer> {
         e.printStackTrace(err);
       }
       return 1;
+    } finally {
+      try {
+        told.close();
+      } catch (Exception e) {
+        // only removes a listener
+      }
     }
     if (detach) {
       String id = jobId(result);
@@ -1336,9 +1366,11 @@ final class RunCommand implements Callable<Integer> {
       }
       err.println(
           "streamform run: the run failed: "
-              + atLines(
-                  failedLine(e, endpoints(runner, bootstrap, revisionSink, decisionLedger)),
-                  run.fileNames()));
+              + gaveUpOr(
+                  e,
+                  atLines(
+                      failedLine(e, endpoints(runner, bootstrap, revisionSink, decisionLedger)),
+                      run.fileNames())));
       return 1;
     }
     out.println(readLine(summary));
@@ -1562,7 +1594,7 @@ final class RunCommand implements Callable<Integer> {
       return "";
     }
     String verify = "streamform ledger verify " + project + " --model " + model;
-    try (HikariDataSource pool = sink.target().openPool("streamform-run", 2, 3_000)) {
+    try (HikariDataSource pool = sink.target().openPool("streamform-run", 2, 1_000)) {
       return refusedLine(
           Ledger.at(pool).conflictsRefusedBy(model, declared.model().generation(), runId),
           goesOn,
@@ -1576,6 +1608,19 @@ final class RunCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * The message of the {@link DatabaseRetry.GaveUp} in {@code e}'s causes (it names the database,
+   * since when and what to do; its own cause is only the last refusal), else {@code otherwise}.
+   */
+  static String gaveUpOr(Throwable e, String otherwise) {
+    for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+      if (t instanceof DatabaseRetry.GaveUp) {
+        return t.getMessage();
+      }
+    }
+    return otherwise;
+  }
+
   /** The part of {@link #refusedSoFar}'s line for {@code n} revisions refused. */
   static String refusedLine(long n, boolean goesOn, String verify) {
     if (n == 0) {
@@ -1585,7 +1630,6 @@ final class RunCommand implements Callable<Integer> {
         + Counts.grouped(n, "revision")
         + " of this run"
         + (goesOn ? " so far" : "")
-        + " as conflicts with what it holds"
         + " ("
         + verify
         + " lists them)";

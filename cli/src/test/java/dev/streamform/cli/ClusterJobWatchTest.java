@@ -152,6 +152,17 @@ class ClusterJobWatchTest {
     assertThat(silent.cause(), containsString("GET http://" + cluster() + "/jobs/b1: "));
   }
 
+  /** A cluster that answers, if only 404 for a job it has not registered yet, is waited on. */
+  @Test
+  void aClusterThatAnswersNotFoundIsWaitedOn() {
+    long start = System.nanoTime();
+    ClusterJobWatch.Settled unknown =
+        ClusterJobWatch.settle(cluster(), "not-yet", Duration.ofSeconds(4));
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    assertThat(took.compareTo(Duration.ofMillis(3_900)) > 0, is(true));
+    assertThat(unknown.outcome(), is(ClusterJobWatch.Settled.Outcome.UNKNOWN));
+  }
+
   @AfterEach
   void stop() {
     flink.stop(0);
@@ -265,11 +276,29 @@ class ClusterJobWatchTest {
     assertThat(
         RunCommand.refusedLine(2, true, verify),
         is(
-            "; the revision ledger refused 2 revisions of this run so far as conflicts with what"
-                + " it holds (streamform ledger verify p --model m lists them)"));
+            "; the revision ledger refused 2 revisions of this run so far (streamform ledger"
+                + " verify p --model m lists them)"));
     assertThat(
         RunCommand.refusedLine(1, false, verify),
-        containsString("refused 1 revision of this run as conflicts"));
+        containsString("refused 1 revision of this run (streamform"));
+    // a database that stayed away: the give-up's own message, not its last refusal's
+    dev.streamform.sink.DatabaseRetry.GaveUp gaveUp =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            dev.streamform.sink.DatabaseRetry.GaveUp.class,
+            () ->
+                new dev.streamform.sink.DatabaseRetry("db-of-this-test", Duration.ZERO)
+                    .call(
+                        "writing",
+                        () -> {
+                          throw new java.sql.SQLException("Connection refused", "08001");
+                        }));
+    RuntimeException failed =
+        new org.apache.beam.sdk.Pipeline.PipelineExecutionException(new RuntimeException(gaveUp));
+    assertThat(
+        RunCommand.gaveUpOr(failed, "Connection refused"),
+        containsString(
+            "gave up after retrying for 0 ms: the database db-of-this-test has been unavailable"));
+    assertThat(RunCommand.gaveUpOr(new RuntimeException("x"), "other"), is("other"));
   }
 
   /** A job cancelled on its cluster ended as told: not said as a failure (ADR 0181). */
