@@ -78,6 +78,22 @@ class GatesOutputFilesTest {
     assertThat(GatesCommand.rows(file, false).size(), is(1));
   }
 
+  /**
+   * An output row too large for Kafka, quarantined in its place (ADR 0199), has no position: it is
+   * no event's disposition and is left out (the review found gates would refuse the output).
+   */
+  @Test
+  void aRowTooLargeForKafkaIsNoEventsDisposition() throws IOException {
+    Path file = dir.resolve("m.quarantine.jsonl");
+    Files.writeString(
+        file,
+        "{\"partition\":0,\"offset\":3,\"reason\":\"x\"}\n"
+            + "{\"reason\":\"its m row is 1,200,141 bytes\",\"topic\":\"m\",\"key\":\"{}\","
+            + "\"value\":null,\"value_base64\":\"\",\"value_truncated\":true,"
+            + "\"value_bytes\":1200000}\n");
+    assertThat(GatesCommand.rows(file, false).size(), is(1));
+  }
+
   @Test
   void aByteThatIsNotUtf8IsNamedWithItsPosition() throws IOException {
     Path file = dir.resolve("m.quarantine.jsonl");
