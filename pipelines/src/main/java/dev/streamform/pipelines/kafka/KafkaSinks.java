@@ -141,7 +141,8 @@ public final class KafkaSinks {
         return;
       }
       notPublished.inc();
-      out.get(tooLarge).output(ModelSinks.tooLargeForKafka(topic, keyBytes, valueBytes, maxBytes));
+      out.get(tooLarge)
+          .output(ModelSinks.tooLargeForKafka(topic, keyBytes, valueBytes, size, maxBytes));
     }
   }
 

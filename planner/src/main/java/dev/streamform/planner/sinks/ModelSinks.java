@@ -517,7 +517,7 @@ public final class ModelSinks implements Serializable {
    * long to keep whole is (docs/decisions/0199).
    */
   public static KV<String, String> tooLargeForKafka(
-      String topic, byte[] key, byte[] value, int maxBytes) {
+      String topic, byte[] key, byte[] value, long size, int maxBytes) {
     String keyText = new String(key, java.nio.charset.StandardCharsets.UTF_8);
     boolean keyCut = keyText.length() > KEPT_KEY_CHARS;
     ObjectNode quarantineKey = JsonNodeFactory.instance.objectNode();
@@ -528,12 +528,12 @@ public final class ModelSinks implements Serializable {
         "reason",
         String.format(
             java.util.Locale.ROOT,
-            "its %s row is %,d bytes (key and value), over the %,d bytes the Kafka producer"
-                + " sends (max.request.size): not published to %s; to publish rows this large,"
-                + " raise max.request.size in the Kafka settings and max.message.bytes on the"
-                + " topic",
+            "its %s row is %,d bytes with its key and the record's framing, over the %,d"
+                + " bytes the Kafka producer sends (max.request.size): not published to %s; to"
+                + " publish rows this large, raise max.request.size in the Kafka settings and"
+                + " max.message.bytes on the topic",
             topic,
-            (long) key.length + value.length,
+            size,
             maxBytes,
             topic));
     row.put("topic", topic);

@@ -112,7 +112,11 @@ public final class ModelSql {
               + statements.size()
               + "; put each model in its own file under models/");
     }
-    return new Parser(sql).query(statements.get(0));
+    try {
+      return new Parser(sql).query(statements.get(0));
+    } catch (StackOverflowError e) {
+      throw tooDeep(); // a chain of tens of thousands of ANDs flattened by recursion
+    }
   }
 
   /**
@@ -133,7 +137,12 @@ public final class ModelSql {
     } catch (StackOverflowError e) {
       throw tooDeep();
     }
-    Expr.Node root = new Parser(text).expr(node);
+    Expr.Node root;
+    try {
+      root = new Parser(text).expr(node);
+    } catch (StackOverflowError e) {
+      throw tooDeep();
+    }
     java.util.Set<String> columns = new java.util.TreeSet<>();
     root.forEach(
         n -> {
