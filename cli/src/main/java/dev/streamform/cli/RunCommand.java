@@ -1374,6 +1374,14 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     out.println(readLine(summary));
+    if (summary.rowsTooLargeForKafka > 0) {
+      // rows the topics did not receive: said, as the counts are (ADR 0199)
+      out.println(
+          Counts.grouped(summary.rowsTooLargeForKafka, "output row")
+              + " too large for Kafka's max.request.size went to "
+              + ModelSinks.of(declared).quarantineTopic()
+              + " in their place (their reason says which)");
+    }
     summary.written.forEach(
         (file, rows) -> out.println("wrote " + file + " (" + Counts.grouped(rows, "row") + ")"));
     if (revisionSink != null) {

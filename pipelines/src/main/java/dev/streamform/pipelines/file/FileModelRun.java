@@ -249,6 +249,12 @@ public final class FileModelRun {
     /** Events dropped as duplicates ({@code event_id}); conflicts count as quarantined. */
     public final long duplicates;
 
+    /**
+     * Output rows too large for the Kafka producer, written to the quarantine topic in their place
+     * (ADR 0199): rows, not events, outside the sum.
+     */
+    public final long rowsTooLargeForKafka;
+
     /** True when the source declares {@code event_id}, so duplicates are looked for. */
     public final boolean detectsDuplicates;
 
@@ -311,6 +317,8 @@ public final class FileModelRun {
       this.quarantined = counters.getOrDefault(StreamformMetrics.QUARANTINED, 0L);
       this.filtered = counters.getOrDefault(StreamformMetrics.FILTERED, 0L);
       this.duplicates = counters.getOrDefault(StreamformMetrics.DUPLICATES_DROPPED, 0L);
+      this.rowsTooLargeForKafka =
+          counters.getOrDefault(StreamformMetrics.ROWS_TOO_LARGE_FOR_KAFKA, 0L);
       this.detectsDuplicates = detectsDuplicates;
       this.written = written;
     }
