@@ -33,8 +33,6 @@ final class ClusterJobWatch implements AutoCloseable {
    */
   static final Duration SILENCE = Duration.ofSeconds(3);
 
-  private static final String ANSWERED = "answered ";
-
   private final String base;
   private final String jobName;
   private final Set<String> before;
@@ -139,13 +137,13 @@ final class ClusterJobWatch implements AutoCloseable {
     boolean answered = false;
     Settled last = new Settled(Settled.Outcome.UNKNOWN, "", "");
     while (true) {
-      String[] failure = {""};
-      Optional<JsonNode> job = get(base + "/jobs/" + jobId, failure);
+      Answer answer = ask(base + "/jobs/" + jobId);
+      Optional<JsonNode> job = answer.json();
       // an HTTP answer of any status (a job not registered yet) is an answer: only no connection
       // or no response counts as silence
-      answered |= failure[0].contains(" " + ANSWERED);
+      answered |= answer.answered();
       if (job.isEmpty() && !answered) {
-        last = new Settled(Settled.Outcome.UNKNOWN, "", failure[0]);
+        last = new Settled(Settled.Outcome.UNKNOWN, "", answer.failure());
         if (System.nanoTime() >= silentUntil) {
           return last; // a cluster that never answered will not start to: no use waiting it out
         }
@@ -315,41 +313,47 @@ final class ClusterJobWatch implements AutoCloseable {
    * The JSON the cluster answers to {@code GET url}; empty when it does not answer 200 with JSON.
    */
   private static Optional<JsonNode> get(String url) {
-    return get(url, new String[1]);
+    return ask(url).json();
   }
 
   /**
-   * As {@link #get(String)}, with why there is no answer in {@code failure[0]}: the status, or the
-   * exception's class and message.
+   * What {@code GET url} met: the JSON of a 200 answer; whether Flink's REST API answered at all (a
+   * response of any status but a 200 that is not JSON, which is some other server's); and, without
+   * JSON, why: the status, or the exception's class and message.
    */
-  private static Optional<JsonNode> get(String url, String[] failure) {
+  record Answer(Optional<JsonNode> json, boolean answered, String failure) {}
+
+  private static Answer ask(String url) {
+    HttpResponse<String> response;
     try {
       HttpClient client =
           HttpClient.newBuilder()
               .version(HttpClient.Version.HTTP_1_1)
               .connectTimeout(ASK_TIMEOUT)
               .build();
-      HttpResponse<String> response =
+      response =
           client.send(
               HttpRequest.newBuilder(URI.create(url)).timeout(ASK_TIMEOUT).GET().build(),
               HttpResponse.BodyHandlers.ofString());
-      if (response.statusCode() != 200) {
-        failure[0] = "GET " + url + " " + ANSWERED + response.statusCode();
-        return Optional.empty();
-      }
-      return Optional.of(JSON.readTree(response.body()));
     } catch (IOException | RuntimeException e) {
-      failure[0] =
-          "GET "
-              + url
-              + ": "
-              + e.getClass().getSimpleName()
-              + (e.getMessage() == null ? "" : " " + e.getMessage());
-      return Optional.empty();
+      return new Answer(Optional.empty(), false, "GET " + url + ": " + described(e));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return Optional.empty();
+      return new Answer(Optional.empty(), false, "GET " + url + ": interrupted");
     }
+    if (response.statusCode() != 200) {
+      return new Answer(
+          Optional.empty(), true, "GET " + url + " answered " + response.statusCode());
+    }
+    try {
+      return new Answer(Optional.of(JSON.readTree(response.body())), true, "");
+    } catch (IOException e) {
+      return new Answer(Optional.empty(), false, "GET " + url + ": " + described(e));
+    }
+  }
+
+  private static String described(Exception e) {
+    return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage());
   }
 
   @Override
