@@ -732,15 +732,23 @@ final class RunCommand implements Callable<Integer> {
       if (savepoint == null) {
         err.println(readingLine(source, heldBefore));
       }
+      checkpointingNote(
+              runner.flinkCluster().orElse(null),
+              options.as(FlinkPipelineOptions.class).getCheckpointingInterval(),
+              source)
+          .ifPresent(err::println);
       logOrderLine(declared, KafkaModelPipeline.appliesOnArrival(options), runner.describe())
           .ifPresent(err::println);
     }
     if (!connection.isPlaintext()) {
       err.println("streamform run: Kafka client settings: " + connection);
     }
-    // the plan this job runs, recorded once it is submitted: its savepoints are checked against it
+    // the plan this job runs, recorded once it is submitted (a detached run's id comes back from
+    // the submission, an attached run's is found on its cluster): its savepoints are checked
+    // against it
+    String cluster = runner.flinkCluster().orElse(null);
     String submittedPlan = null;
-    if (detach && !generationOverridden) {
+    if ((detach || cluster != null) && !generationOverridden) {
       try {
         submittedPlan = dev.streamform.pipelines.ModelSteps.manifest(loaded, model).toJson();
       } catch (RuntimeException e) {
@@ -753,10 +761,10 @@ final class RunCommand implements Callable<Integer> {
     err.flush();
     PipelineResult result;
     PipelineResult.State state = null;
-    String cluster = runner.flinkCluster().orElse(null);
     DeclaredModel interruptedModel = declared;
     RevisionSink interruptedSink = revisionSink;
     // an attached run on a cluster blocks until its job ends: its id is found on the cluster
+    String recordedPlan = submittedPlan;
     ClusterJobWatch watch =
         detach || cluster == null
             ? null
@@ -766,6 +774,9 @@ final class RunCommand implements Callable<Integer> {
                 java.time.Duration.ofMinutes(5),
                 id -> {
                   err.println(submittedLine(cluster, id));
+                  if (recordedPlan != null) {
+                    recordPlan(project, model, id, recordedPlan, err);
+                  }
                   err.flush();
                 });
     // a database outage on a runner in this process is said when it begins and ends, as for files
@@ -849,15 +860,7 @@ final class RunCommand implements Callable<Integer> {
       out.println(id);
       out.flush();
       if (submittedPlan != null) {
-        SubmittedPlans.write(project, model, id, submittedPlan)
-            .ifPresent(
-                why ->
-                    err.println(
-                        "streamform run: note: the plan of job "
-                            + id
-                            + " is not recorded ("
-                            + why
-                            + "): a restore from its savepoints is checked only with --against"));
+        recordPlan(project, model, id, submittedPlan, err);
       }
       return cluster == null || id.startsWith("submitted")
           ? 0
@@ -872,6 +875,27 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     return 0;
+  }
+
+  /**
+   * What a Kafka job on a Flink {@code cluster} that takes no checkpoints ({@code interval} null or
+   * not positive) cannot do (ADR 0200); empty on a runner in this process or with checkpoints. Beam
+   * keeps a job's sources running only while it checkpoints, and Flink refuses a savepoint of a job
+   * one of whose sources has finished.
+   */
+  static Optional<String> checkpointingNote(String cluster, Long interval, String source) {
+    if (cluster == null || (interval != null && interval > 0)) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "streamform run: note: this job takes no checkpoints on the Flink cluster at "
+            + cluster
+            + " (no positive --checkpointing-interval, given or in a profile): it cannot be stopped"
+            + " with a savepoint (Flink answers 'Not all required tasks are currently running'),"
+            + " and if it fails there is no checkpoint to restart from, so "
+            + source
+            + " is read from its earliest offsets again; give --checkpointing-interval 10000 (or"
+            + " --profile flink-cluster, which sets it)");
   }
 
   /**
@@ -1542,6 +1566,22 @@ final class RunCommand implements Callable<Integer> {
         + "; this command waits for it to end and does not cancel it: stop it there ("
         + stopCommands(cluster, jobId)
         + ")";
+  }
+
+  /**
+   * Records {@code plan} as what job {@code jobId} of {@code model} runs ({@link SubmittedPlans},
+   * ADR 0121), or says on {@code err} why it could not: the job runs all the same.
+   */
+  static void recordPlan(Path project, String model, String jobId, String plan, PrintWriter err) {
+    SubmittedPlans.write(project, model, jobId, plan)
+        .ifPresent(
+            why ->
+                err.println(
+                    "streamform run: note: the plan of job "
+                        + jobId
+                        + " is not recorded ("
+                        + why
+                        + "): a restore from its savepoints is checked only with --against"));
   }
 
   private static String stopCommands(String cluster, String jobId) {

@@ -259,6 +259,24 @@ class ClusterJobWatchTest {
   }
 
   @Test
+  void aKafkaJobOnAClusterWithoutCheckpointsIsToldWhatItCannotDo() {
+    assertThat(
+        RunCommand.checkpointingNote("127.0.0.1:8081", -1L, "orders"),
+        is(
+            Optional.of(
+                "streamform run: note: this job takes no checkpoints on the Flink cluster at"
+                    + " 127.0.0.1:8081 (no positive --checkpointing-interval, given or in a"
+                    + " profile): it cannot be stopped with a savepoint (Flink answers 'Not all"
+                    + " required tasks are currently running'), and if it fails there is no"
+                    + " checkpoint to restart from, so orders is read from its earliest offsets"
+                    + " again; give --checkpointing-interval 10000 (or --profile flink-cluster,"
+                    + " which sets it)")));
+    assertThat(
+        RunCommand.checkpointingNote("127.0.0.1:8081", 5000L, "orders"), is(Optional.empty()));
+    assertThat(RunCommand.checkpointingNote(null, -1L, "orders"), is(Optional.empty()));
+  }
+
+  @Test
   void theLinesNameTheJobAndHowToStopIt() {
     assertThat(
         RunCommand.submittedLine("127.0.0.1:8081", "b1"),
