@@ -1108,7 +1108,8 @@ final class GatesCommand implements Callable<Integer> {
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
           JsonNode offsets = JSON.readTree(rs.getString(1));
-          String window = rs.getString(4) + " " + rs.getTimestamp(5).toInstant();
+          String window =
+              rs.getString(4) + " " + rs.getObject(5, java.time.OffsetDateTime.class).toInstant();
           for (Iterator<Map.Entry<String, JsonNode>> i = offsets.fields(); i.hasNext(); ) {
             Map.Entry<String, JsonNode> e = i.next();
             JsonNode o = e.getValue();

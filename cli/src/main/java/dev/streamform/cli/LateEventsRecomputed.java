@@ -15,7 +15,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -186,7 +185,9 @@ final class LateEventsRecomputed {
         long offset = row.path("offset").asLong();
         s.setString(1, model);
         s.setInt(2, generation);
-        s.setTimestamp(3, Timestamp.from(Instant.parse(row.path("window_start").asText())));
+        // as the column holds it (proleptic Gregorian; java.sql.Timestamp is Julian before 1582)
+        s.setObject(
+            3, Instant.parse(row.path("window_start").asText()).atOffset(java.time.ZoneOffset.UTC));
         s.setString(4, key.toString());
         s.setString(5, partition);
         s.setLong(6, offset);

@@ -375,7 +375,8 @@ public final class DecisionLedger {
       String name = r.getMetaData().getColumnLabel(i);
       Object v = r.getObject(i);
       if (v instanceof Timestamp) {
-        v = ((Timestamp) v).toInstant();
+        // as the column holds it (proleptic Gregorian), not through java.sql.Timestamp's calendar
+        v = r.getObject(i, java.time.OffsetDateTime.class).toInstant();
       }
       m.put(name, v);
     }

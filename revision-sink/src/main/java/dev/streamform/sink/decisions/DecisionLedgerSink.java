@@ -19,9 +19,10 @@ import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.sql.Types;
 import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -184,12 +185,12 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
     s.setString(3, d.eventId());
     s.setInt(4, d.partition());
     s.setLong(5, d.offset());
-    s.setTimestamp(6, timestamp(d.occurredAt()));
-    s.setTimestamp(7, timestamp(d.arrivedAt()));
-    s.setTimestamp(8, timestamp(d.arrivalWatermark()));
-    s.setTimestamp(9, timestamp(d.scoredAt()));
+    s.setObject(6, timestamp(d.occurredAt()));
+    s.setObject(7, timestamp(d.arrivedAt()));
+    s.setObject(8, timestamp(d.arrivalWatermark()));
+    s.setObject(9, timestamp(d.scoredAt()));
     s.setString(10, d.contract().declared());
-    s.setTimestamp(11, timestamp(d.stateCutoff()));
+    s.setObject(11, timestamp(d.stateCutoff()));
     s.setLong(12, d.stateRevision());
     ObjectNode features = JsonNodeFactory.instance.objectNode();
     d.features().forEach(features::put);
@@ -210,8 +211,8 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
     s.setString(2, e.eventId());
     s.setInt(3, e.partition());
     s.setLong(4, e.offset());
-    s.setTimestamp(5, timestamp(e.occurredAt()));
-    s.setTimestamp(6, timestamp(e.arrivalWatermark()));
+    s.setObject(5, timestamp(e.occurredAt()));
+    s.setObject(6, timestamp(e.arrivalWatermark()));
     s.setBoolean(7, e.updatedState());
     ArrayNode affected = JsonNodeFactory.instance.arrayNode();
     e.affectedDecisions().forEach(affected::add);
@@ -230,8 +231,15 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
     }
   }
 
-  private static @Nullable Timestamp timestamp(@Nullable ReadableInstant t) {
-    return t == null ? null : new Timestamp(t.getMillis());
+  /**
+   * The instant as PostgreSQL's {@code timestamptz} holds it: proleptic Gregorian, as Joda-Time and
+   * {@code java.time} count, where {@code java.sql.Timestamp} would move an instant before 1582 by
+   * days to the Julian calendar.
+   */
+  private static @Nullable OffsetDateTime timestamp(@Nullable ReadableInstant t) {
+    return t == null
+        ? null
+        : java.time.Instant.ofEpochMilli(t.getMillis()).atOffset(ZoneOffset.UTC);
   }
 
   /** A record as a JSON object: decimals exact, timestamps RFC 3339 in UTC. */
