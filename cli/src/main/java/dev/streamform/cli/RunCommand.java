@@ -1425,7 +1425,14 @@ final class RunCommand implements Callable<Integer> {
         out.println(otherVersionsNote);
       }
     }
-    boolean conflicts = revisionSink != null && conflicts(0, declared, revisionSink, out, err);
+    boolean decisionConflicts = decisionLedger != null && summary.decisionConflicts > 0;
+    if (decisionConflicts) {
+      err.println(
+          decisionConflictsLine(summary.decisionConflicts, project, declared.model().name()));
+    }
+    boolean conflicts =
+        (revisionSink != null && conflicts(0, declared, revisionSink, out, err))
+            || decisionConflicts;
     if (shadow) {
       try {
         recomputedLateEvents(declared, revisionSink, liveOutputs, out);
@@ -1444,6 +1451,27 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     return conflicts ? 1 : 0;
+  }
+
+  /**
+   * Said when the decision ledger refused {@code n} of this run's decisions because it holds their
+   * {@code decision_id} with another outcome (ADR 0209).
+   */
+  static String decisionConflictsLine(long n, Path project, String model) {
+    return "streamform run: the decision ledger refused "
+        + Counts.grouped(n, "decision")
+        + " of this run: it holds "
+        + (n == 1 ? "its decision_id" : "their decision_ids")
+        + " with other features or another score and keeps what it holds, so the output files"
+        + " and the ledger disagree there. A declaration outside a decision's identity changed"
+        + " under the same generation (features_over, for one): declare it as it was, or set a"
+        + " new generation on model "
+        + model
+        + " (streamform plan shows what changed); streamform decisions verify "
+        + project
+        + " --model "
+        + model
+        + " lists them";
   }
 
   /**

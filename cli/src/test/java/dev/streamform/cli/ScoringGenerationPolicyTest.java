@@ -171,6 +171,52 @@ class ScoringGenerationPolicyTest {
   }
 
   /**
+   * {@code features_over} is not in a decision's identity nor in the held policy (ADR 0145): a run
+   * after it changed decides the same ids with other features. The ledger keeps what it holds and
+   * the run says it refused them, exit 1, where it said "wrote 0 new decisions" and exited 0 (ADR
+   * 0209); a replay of the first declaration is still no conflict.
+   */
+  @Test
+  void decisionsTheLedgerHoldsWithOtherFeaturesAreRefusedAndSaid() throws Exception {
+    assertThat(out.toString() + err, run(), is(0));
+    assertThat(out.toString() + err, run(), is(0));
+    assertThat(count("SELECT count(*) FROM streamform.decision_conflict"), is(0L));
+
+    edit("streamform.yml", "features_over: 1h          #", "features_over: 1m          #");
+    int status = run();
+    assertThat(out.toString() + err, status, is(1));
+    long refused = count("SELECT count(*) FROM streamform.decision_conflict");
+    assertThat("some decisions read other features over 1m", refused > 0, is(true));
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform run: the decision ledger refused "
+                + dev.streamform.core.text.Counts.grouped(refused, "decision")
+                + " of this run: it holds"));
+    assertThat(count("SELECT count(*) FROM streamform.decision"), is(10L));
+
+    out = new StringWriter();
+    err = new StringWriter();
+    int verified =
+        Streamform.run(
+            new PrintWriter(out),
+            new PrintWriter(err),
+            "decisions",
+            "verify",
+            project.toString(),
+            "--model",
+            "receipt_risk",
+            "--jdbc-url",
+            url,
+            "--jdbc-user",
+            LocalPostgres.USER);
+    assertThat(out.toString() + err, verified, not(is(0)));
+    assertThat(
+        out.toString() + err,
+        containsString("the ledger kept its own: a declaration outside the decision's identity"));
+  }
+
+  /**
    * A generation that read files, run again on a Kafka topic: the refusal says the generation ran
    * with no topic, and never advises declaring "topic: (absent)".
    */

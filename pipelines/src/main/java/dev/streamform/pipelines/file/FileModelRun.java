@@ -267,6 +267,12 @@ public final class FileModelRun {
     /** Decisions the decision ledger inserted (new ones, not replays). */
     public final long databaseDecisions;
 
+    /**
+     * Decisions the decision ledger refused: it holds their {@code decision_id} with another
+     * outcome (ADR 0209).
+     */
+    public final long decisionConflicts;
+
     /** True for a scoring model, whose events are decided, late or dead-lettered. */
     public final boolean decides;
 
@@ -305,6 +311,7 @@ public final class FileModelRun {
       this.decides = decides;
       this.databaseRevisions = counters.getOrDefault(dev.streamform.sink.RevisionSink.APPLIED, 0L);
       this.databaseDecisions = counters.getOrDefault(DecisionLedgerSink.DECISIONS_WRITTEN, 0L);
+      this.decisionConflicts = counters.getOrDefault(DecisionLedgerSink.DECISION_CONFLICTS, 0L);
       this.decided = counters.getOrDefault(ScoreEvents.DECIDED, 0L);
       this.revised = counters.getOrDefault(ScoreEvents.REVISED, 0L);
       this.decisionsLate = counters.getOrDefault(ScoreEvents.LATE, 0L);

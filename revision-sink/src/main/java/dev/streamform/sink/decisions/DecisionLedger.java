@@ -263,7 +263,51 @@ public final class DecisionLedger {
         }
       }
     }
+    problems.addAll(refusedOutcomes(model, byId));
     return new Verification(all.size(), problems, notRescored, decidedAtSeveralPositions(all));
+  }
+
+  /**
+   * Each outcome a run offered under a {@code decision_id} the ledger holds with other features or
+   * another score ({@code decision_conflict}, ADR 0209), in words: the ledger kept its own.
+   */
+  private List<String> refusedOutcomes(String model, Map<String, StoredDecision> byId)
+      throws SQLException {
+    List<String> refused = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT decision_id, features::text, score, refusals, last_refused_at FROM"
+                    + " streamform.decision_conflict WHERE model = ? ORDER BY event_partition,"
+                    + " event_offset, decision_id, recorded_at")) {
+      s.setString(1, model);
+      try (ResultSet r = s.executeQuery()) {
+        while (r.next()) {
+          StoredDecision held = byId.get(r.getString(1));
+          refused.add(
+              (held == null ? "decision " + r.getString(1) : label(held))
+                  + ": a run decided it with features "
+                  + new TreeMap<>(features(r.getString(2)))
+                  + " and score "
+                  + r.getDouble(3)
+                  + (held == null
+                      ? ""
+                      : " where the ledger holds "
+                          + new TreeMap<>(features((String) held.columns().get("features")))
+                          + " and "
+                          + held.columns().get("score"))
+                  + " ("
+                  + r.getLong(4)
+                  + (r.getLong(4) == 1 ? " time" : " times")
+                  + ", last at "
+                  + r.getObject(5, java.time.OffsetDateTime.class).toInstant()
+                  + "); the ledger kept its own: a declaration outside the decision's identity"
+                  + " changed under its generation");
+        }
+      }
+      c.commit();
+    }
+    return refused;
   }
 
   /**
@@ -320,7 +364,7 @@ public final class DecisionLedger {
   }
 
   /** A stored {@code features} column: each feature's value as a double. */
-  private static Map<String, Double> features(String text) {
+  static Map<String, Double> features(String text) {
     Map<String, Double> features = new LinkedHashMap<>();
     json(text).forEach((k, v) -> features.put(k, v == null ? null : ((Number) v).doubleValue()));
     return features;

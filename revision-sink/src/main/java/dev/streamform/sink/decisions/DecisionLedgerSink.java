@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.auto.value.AutoValue;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.streamform.core.digest.RevisionIdentity;
 import dev.streamform.sink.DatabaseRetry;
 import dev.streamform.sink.JdbcTarget;
 import dev.streamform.sink.LedgerSchema;
@@ -18,14 +19,17 @@ import java.io.Serializable;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 import org.apache.beam.sdk.metrics.Counter;
@@ -70,6 +74,20 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
           + " policy_generation, revision, supersedes, revised_by, key_values, record) VALUES (?,"
           + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb)"
           + " ON CONFLICT (decision_id) DO NOTHING";
+
+  /**
+   * A decision refused because the ledger holds its {@code decision_id} with another outcome:
+   * recorded once per outcome, counted every time it is offered (ADR 0209).
+   */
+  static final String INSERT_CONFLICT =
+      "INSERT INTO streamform.decision_conflict (decision_id, model, policy_generation,"
+          + " event_partition, event_offset, refused_digest, features, score) VALUES (?, ?, ?, ?,"
+          + " ?, ?, ?::jsonb, ?) ON CONFLICT (decision_id, refused_digest) DO UPDATE SET refusals"
+          + " = streamform.decision_conflict.refusals + 1, last_refused_at = now()";
+
+  static final String STORED_OUTCOMES =
+      "SELECT decision_id, features::text, score FROM streamform.decision WHERE decision_id ="
+          + " ANY(?)";
 
   static final String INSERT_RECONCILE =
       "INSERT INTO streamform.decision_reconcile (model, event_id, event_partition, event_offset,"
@@ -141,7 +159,8 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
                 retryTimeout(),
                 INSERT_DECISION,
                 DecisionLedgerSink::setDecision,
-                DECISIONS_WRITTEN)));
+                DECISIONS_WRITTEN,
+                DecisionLedgerSink::conflicts)));
     return PDone.in(decisions.getPipeline());
   }
 
@@ -162,7 +181,8 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
                     retry,
                     INSERT_RECONCILE,
                     DecisionLedgerSink::setReconcile,
-                    RECONCILE_WRITTEN)));
+                    RECONCILE_WRITTEN,
+                    null)));
         return PDone.in(late.getPipeline());
       }
     };
@@ -266,6 +286,77 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
     return o;
   }
 
+  /**
+   * Of {@code offered}, the decisions the ledger did not insert, those whose {@code decision_id} it
+   * holds with other features or another score, each recorded in {@code decision_conflict} on
+   * {@code c} (in the insert's transaction); returns how many. A replay's decisions are the ones
+   * the ledger holds and count nothing.
+   */
+  static int conflicts(Connection c, List<Decision> offered) throws SQLException {
+    Map<String, List<Decision>> byId = new LinkedHashMap<>();
+    offered.forEach(d -> byId.computeIfAbsent(d.decisionId(), id -> new ArrayList<>()).add(d));
+    List<Decision> refused = new ArrayList<>();
+    try (PreparedStatement s = c.prepareStatement(STORED_OUTCOMES)) {
+      s.setArray(1, c.createArrayOf("text", byId.keySet().toArray()));
+      try (ResultSet r = s.executeQuery()) {
+        while (r.next()) {
+          Map<String, Double> features = DecisionLedger.features(r.getString(2));
+          double score = r.getDouble(3);
+          for (Decision d : byId.getOrDefault(r.getString(1), List.of())) {
+            if (Double.compare(score, d.score()) != 0 || !sameFeatures(features, d)) {
+              refused.add(d);
+            }
+          }
+        }
+      }
+    }
+    if (refused.isEmpty()) {
+      return 0;
+    }
+    try (PreparedStatement s = c.prepareStatement(INSERT_CONFLICT)) {
+      for (Decision d : refused) {
+        ObjectNode features = JsonNodeFactory.instance.objectNode();
+        new TreeMap<>(d.features()).forEach(features::put);
+        s.setString(1, d.decisionId());
+        s.setString(2, d.model());
+        s.setInt(3, d.policyGeneration());
+        s.setInt(4, d.partition());
+        s.setLong(5, d.offset());
+        s.setString(
+            6, RevisionIdentity.hash(List.of(features.toString(), Double.toString(d.score()))));
+        s.setString(7, features.toString());
+        s.setDouble(8, d.score());
+        s.addBatch();
+      }
+      s.executeBatch();
+    }
+    return refused.size();
+  }
+
+  private static boolean sameFeatures(Map<String, Double> stored, Decision d) {
+    if (!stored.keySet().equals(d.features().keySet())) {
+      return false;
+    }
+    for (Map.Entry<String, Double> f : d.features().entrySet()) {
+      Double held = stored.get(f.getKey());
+      if (held == null || Double.compare(held, f.getValue()) != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** What a checker does: the rows of a batch the insert did not write, on its transaction. */
+  interface Checker<T> extends Serializable {
+    int check(Connection c, List<T> notInserted) throws SQLException;
+  }
+
+  /**
+   * Decisions refused because the ledger holds their {@code decision_id} with another outcome
+   * ({@code decision_conflict}, ADR 0209), each time offered.
+   */
+  public static final String DECISION_CONFLICTS = "decision_ledger_conflicts";
+
   /** What a setter does: one row's parameters. */
   interface Setter<T> extends Serializable {
     void set(T row, PreparedStatement s) throws SQLException;
@@ -295,6 +386,8 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
     private final String sql;
     private final Setter<T> setter;
     private final Counter written;
+    private final @Nullable Checker<T> checker;
+    private final Counter conflicted;
 
     private transient HikariDataSource pool;
     private transient DatabaseRetry retry;
@@ -306,13 +399,16 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
         Duration retryTimeout,
         String sql,
         Setter<T> setter,
-        String metric) {
+        String metric,
+        @Nullable Checker<T> checker) {
       this.target = target;
       this.batchSize = batchSize;
       this.retryTimeout = retryTimeout;
       this.sql = sql;
       this.setter = setter;
       this.written = StreamformMetrics.counter(metric);
+      this.checker = checker;
+      this.conflicted = StreamformMetrics.counter(DECISION_CONFLICTS);
     }
 
     @Setup
@@ -345,7 +441,7 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
         return;
       }
       List<T> rows = List.copyOf(buffer);
-      int inserted =
+      int[] inserted =
           retry
               .call(
                   "inserting " + rows.size() + " rows",
@@ -354,11 +450,15 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
                     return insert(rows);
                   })
               .value();
-      written.inc(inserted);
+      written.inc(inserted[0]);
+      if (inserted[1] > 0) {
+        conflicted.inc(inserted[1]);
+      }
       buffer.clear();
     }
 
-    private int insert(List<T> rows) throws SQLException {
+    /** The rows inserted, and of the others the conflicts the checker found. */
+    private int[] insert(List<T> rows) throws SQLException {
       try (Connection c = pool.getConnection()) {
         c.setAutoCommit(false);
         try (PreparedStatement s = c.prepareStatement(sql)) {
@@ -367,11 +467,18 @@ public abstract class DecisionLedgerSink extends PTransform<PCollection<Decision
             s.addBatch();
           }
           int n = 0;
-          for (int count : s.executeBatch()) {
-            n += Math.max(count, 0);
+          List<T> notInserted = new ArrayList<>();
+          int[] counts = s.executeBatch();
+          for (int i = 0; i < counts.length; i++) {
+            n += Math.max(counts[i], 0);
+            if (counts[i] != 1) {
+              notInserted.add(rows.get(i));
+            }
           }
+          int conflicts =
+              checker == null || notInserted.isEmpty() ? 0 : checker.check(c, notInserted);
           c.commit();
-          return n;
+          return new int[] {n, conflicts};
         } catch (SQLException | RuntimeException e) {
           try {
             c.rollback();
