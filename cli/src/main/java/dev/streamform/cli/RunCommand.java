@@ -732,14 +732,14 @@ final class RunCommand implements Callable<Integer> {
       if (savepoint == null) {
         err.println(readingLine(source, heldBefore));
       }
-      checkpointingNote(
-              runner.flinkCluster().orElse(null),
-              options.as(FlinkPipelineOptions.class).getCheckpointingInterval(),
-              source)
-          .ifPresent(err::println);
       logOrderLine(declared, KafkaModelPipeline.appliesOnArrival(options), runner.describe())
           .ifPresent(err::println);
     }
+    checkpointingNote(
+            runner.flinkCluster().orElse(null),
+            options.as(FlinkPipelineOptions.class).getCheckpointingInterval(),
+            source)
+        .ifPresent(err::println);
     if (!connection.isPlaintext()) {
       err.println("streamform run: Kafka client settings: " + connection);
     }
