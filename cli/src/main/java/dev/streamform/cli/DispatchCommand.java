@@ -94,8 +94,8 @@ final class DispatchCommand implements Callable<Integer> {
       paramLabel = "DURATION",
       defaultValue = "10s",
       description =
-          "how long to wait for a provider's answer; no answer is UNKNOWN (default:"
-              + " ${DEFAULT-VALUE})")
+          "how long to wait for a provider's answer, more than 0; no answer is UNKNOWN"
+              + " (default: ${DEFAULT-VALUE})")
   String timeout;
 
   @Option(
@@ -147,6 +147,15 @@ final class DispatchCommand implements Callable<Integer> {
       throw new ParameterException(
           spec.commandLine(),
           "--max-backoff (" + maxBackoff + ") must be at least" + " --backoff (" + backoff + ")");
+    }
+    if (wait.isZero() || wait.isNegative()) {
+      // the HTTP client refuses a zero timeout: it was an internal error, exit 1
+      throw new ParameterException(
+          spec.commandLine(),
+          "--timeout ("
+              + timeout
+              + ") must be more than 0: it is how long a delivery or receipt query waits for"
+              + " the provider");
     }
     if (held.compareTo(wait) <= 0) {
       throw new ParameterException(

@@ -365,6 +365,14 @@ class EffectsCommandTest {
   }
 
   @Test
+  void aTimeoutOfZeroIsABadCommandLine() {
+    // it was 'internal error: java.lang.IllegalArgumentException: Invalid duration: PT0S', exit 1
+    assertThat(command("dispatch", project, "--once", "--timeout", "0s"), is(2));
+    assertThat(err.toString(), containsString("--timeout (0s) must be more than 0"));
+    assertThat(err.toString(), not(containsString("internal error")));
+  }
+
+  @Test
   void checkRefusesACredentialInTheWebhookUrlAndNamesTheEnvironmentOption() throws Exception {
     Path p =
         EffectsProject.copy(
