@@ -25,10 +25,11 @@ import java.util.function.UnaryOperator;
  * a 2xx answer is applied, its body (trimmed) the receipt. A receipt is {@code GET <url>/<key>}:
  * 200 with the receipt, 404 never applied. Only a refused connection proves that nothing was sent;
  * a timeout, a broken connection and any non-2xx answer (a 500 may come after the effect was
- * applied) are {@link Unknown}. A delivery waits at most the timeout in all (connection and
- * answer), so a dispatcher's lease longer than the timeout covers it. A declared credential is read
- * (from the environment or its file) at each delivery and receipt query and sent as the {@code
- * Authorization} header, nowhere else; when it cannot be read, nothing is sent.
+ * applied) are {@link Unknown}. A delivery and a receipt query each wait at most the timeout in all
+ * (connection, headers and body), so a dispatcher's lease longer than the timeout covers it. A
+ * declared credential is read (from the environment or its file) at each delivery and receipt query
+ * and sent as the {@code Authorization} header, nowhere else; when it cannot be read, nothing is
+ * sent.
  */
 public final class WebhookProvider implements EffectProvider {
   private final ProviderSpec spec;
@@ -224,9 +225,12 @@ public final class WebhookProvider implements EffectProvider {
     } catch (IllegalStateException e) {
       return new Unanswered(e.getMessage());
     }
+    // bounded as a delivery is: the request's own timeout ends once the headers arrive, and a
+    // body that stalls after them held the query, and the whole dispatcher, for ever
+    CompletableFuture<HttpResponse<String>> asked =
+        client.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString());
     try {
-      HttpResponse<String> response =
-          client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> response = asked.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
       if (response.statusCode() == 200) {
         return new Found(response.body().trim());
       }
@@ -234,18 +238,26 @@ public final class WebhookProvider implements EffectProvider {
         return new NotFound();
       }
       return new Unanswered("HTTP " + response.statusCode());
-    } catch (ConnectException e) {
-      // as a delivery says it: the JDK's client gives no message here
-      return new Unanswered(
-          "connection refused by "
-              + spec.url()
-              + (e.getMessage() == null ? "" : ": " + e.getMessage()));
-    } catch (HttpTimeoutException e) {
+    } catch (TimeoutException e) {
+      asked.cancel(true);
       return new Unanswered("no answer within " + timeout.toMillis() + " ms");
-    } catch (IOException e) {
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof ConnectException) {
+        // as a delivery says it: the JDK's client gives no message here
+        return new Unanswered(
+            "connection refused by "
+                + spec.url()
+                + (cause.getMessage() == null ? "" : ": " + cause.getMessage()));
+      }
+      if (cause instanceof HttpTimeoutException) {
+        return new Unanswered("no answer within " + timeout.toMillis() + " ms");
+      }
       return new Unanswered(
-          "connection broken: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+          "connection broken: "
+              + (cause.getMessage() == null ? cause.toString() : cause.getMessage()));
     } catch (InterruptedException e) {
+      asked.cancel(true);
       Thread.currentThread().interrupt();
       return new Unanswered("interrupted");
     }
