@@ -855,8 +855,9 @@ public final class Dispatcher {
             "UPDATE streamform.effect SET state = ?, attempts = attempts + CASE WHEN ? THEN 1"
                 + " ELSE 0 END, dispatcher = CASE WHEN ? THEN ? ELSE dispatcher END,"
                 + " attempt_token = CASE WHEN ? THEN ? ELSE attempt_token END, dispatched_at ="
-                + " CASE WHEN ? THEN now() ELSE dispatched_at END, lease_until = CASE WHEN ? THEN"
-                + " now() + ? * interval '1 millisecond' ELSE lease_until END, updated_at = now(),"
+                + " CASE WHEN ? THEN clock_timestamp() ELSE dispatched_at END, lease_until = CASE"
+                + " WHEN ? THEN clock_timestamp() + ? * interval '1 millisecond' ELSE lease_until"
+                + " END, updated_at = now(),"
                 + " last_error"
                 + " = NULL, receipt_queries = 0, receipt_error = NULL WHERE effect_key = ? AND"
                 + " state = 'UNKNOWN' AND attempt_token IS NOT DISTINCT FROM ?"
@@ -975,13 +976,18 @@ public final class Dispatcher {
 
   /**
    * PREPARED -> DISPATCHING under {@code claimed}'s token, its row locked by {@link #claimable}.
+   * The lease starts as the row is taken ({@code clock_timestamp()}), not as the transaction began
+   * ({@code now()}): a claim that waited for the alias had its lease shortened by the wait,
+   * possibly over before it committed, and another dispatcher sent the effect again while this
+   * one's request was in flight (ADR 0201).
    */
   private void take(Connection c, Attempt claimed) throws SQLException {
     try (PreparedStatement s =
         c.prepareStatement(
             "UPDATE streamform.effect SET state = 'DISPATCHING', attempts = attempts + 1,"
-                + " dispatcher = ?, attempt_token = ?, dispatched_at = now(), lease_until = now()"
-                + " + ? * interval '1 millisecond', updated_at = now(), receipt_queries = 0,"
+                + " dispatcher = ?, attempt_token = ?, dispatched_at = clock_timestamp(),"
+                + " lease_until = clock_timestamp() + ? * interval '1 millisecond', updated_at ="
+                + " now(), receipt_queries = 0,"
                 + " receipt_error = NULL WHERE effect_key = ? AND state = 'PREPARED' RETURNING"
                 + " attempts")) {
       s.setString(1, name);
@@ -1161,8 +1167,8 @@ public final class Dispatcher {
     try (PreparedStatement s =
         c.prepareStatement(
             "INSERT INTO streamform.effect_transition (effect_key, from_state, to_state, note,"
-                + " confirmed_generation, confirmed_revision, alias_version, attempt) VALUES (?,"
-                + " ?, 'DISPATCHING', ?, ?, ?, ?, ?)")) {
+                + " confirmed_generation, confirmed_revision, alias_version, attempt, at) VALUES"
+                + " (?, ?, 'DISPATCHING', ?, ?, ?, ?, ?, clock_timestamp())")) {
       s.setString(1, claimed.key());
       s.setString(2, from);
       s.setString(3, note);
