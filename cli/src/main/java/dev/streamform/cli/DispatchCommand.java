@@ -356,18 +356,20 @@ final class DispatchCommand implements Callable<Integer> {
    */
   private static boolean busy(Dispatcher.Report r) {
     return r.expired()
-            + r.resolvedDone()
-            + r.redispatched()
-            + r.claimed()
-            + r.done()
-            + r.unknown()
-            + r.notSent()
-            + r.lost()
-            + r.unwritten()
-            + r.writeFailures()
-            + r.receiptFailures()
-            + r.receiptsForAPerson()
-        > 0;
+                + r.resolvedDone()
+                + r.redispatched()
+                + r.claimed()
+                + r.done()
+                + r.unknown()
+                + r.notSent()
+                + r.lost()
+                + r.unwritten()
+                + r.writeFailures()
+                + r.receiptFailures()
+                + r.receiptsForAPerson()
+            > 0
+        // the alias held past the lease stopped the claims: said every pass it does
+        || r.aliasHeld() != null;
   }
 
   private Duration duration(String option, String text) {

@@ -52,6 +52,7 @@ class DispatchMessagesTest {
             0,
             List.of(),
             null,
+            null,
             null);
     assertThat(
         DispatchCommand.databaseFailed(

@@ -2,9 +2,11 @@ package dev.streamform.sink;
 
 import static dev.streamform.sink.Revisions.revision;
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.hamcrest.Matchers.lessThan;
+import static org.hamcrest.Matchers.nullValue;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.streamform.runners.postgres.LocalPostgresExtension;
@@ -144,5 +146,47 @@ class AliasLockClaimTest {
             "SELECT extract(epoch FROM lease_until - '" + released + "') FROM streamform.effect");
     assertThat(lease, greaterThanOrEqualTo(30.0));
     assertThat(lease, lessThan(31.0));
+  }
+
+  @Test
+  void anAliasHeldLongerThanTheLeaseStopsTheClaimsAndSaysWhoHoldsIt() throws Exception {
+    writer.write(List.of(revision(7, 10, 1, "1200")));
+    Dispatcher d = dispatcher(Duration.ofSeconds(2));
+    Dispatcher.Report r;
+    long took;
+    try (Connection held = holdAlias()) {
+      long start = System.nanoTime();
+      CompletableFuture<Dispatcher.Report> pass =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return d.runOnce(10);
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      try {
+        // a dispatcher that waited for ever behind it never got here
+        r = pass.get(10, TimeUnit.SECONDS);
+      } finally {
+        held.commit();
+      }
+      took = (System.nanoTime() - start) / 1_000_000;
+    }
+    assertThat(took, lessThan(10_000L));
+    assertThat(r.claimed(), equalTo(0));
+    assertThat(r.aliasHeld(), containsString("application alias-held-by-hand"));
+    assertThat(r.aliasHeld(), containsString("FOR UPDATE"));
+    assertThat(
+        r.describe(),
+        containsString(
+            "; nothing more claimed in this pass: the model's alias was held longer than the"
+                + " lease by pid "));
+    assertThat(
+        seconds("SELECT count(*) FROM streamform.effect WHERE state = 'PREPARED'"), equalTo(1.0));
+    // released: the next pass claims it
+    Dispatcher.Report next = d.runOnce(10);
+    assertThat(next.done(), equalTo(1));
+    assertThat(next.aliasHeld(), nullValue());
   }
 }

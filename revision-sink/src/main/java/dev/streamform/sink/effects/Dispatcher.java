@@ -135,6 +135,8 @@ public final class Dispatcher {
    *     #dataRefusal}); null when it was not, or none was refused (ADR 0184)
    * @param lastNotSentReason why the last delivery of this pass that sent nothing sent nothing
    *     ({@code connection refused by <url>}), or null
+   * @param aliasHeld who held the model's alias longer than this dispatcher's lease, so that this
+   *     pass stopped claiming (ADR 0201), or null
    */
   public record Report(
       int expired,
@@ -158,7 +160,8 @@ public final class Dispatcher {
       int noProvider,
       List<String> noProviderTypes,
       @Nullable String lastWriteRefusal,
-      @Nullable String lastNotSentReason) {
+      @Nullable String lastNotSentReason,
+      @Nullable String aliasHeld) {
     public String describe() {
       return paused
               .map(
@@ -252,7 +255,14 @@ public final class Dispatcher {
                   + (noProviderTypes.size() == 1 ? "its rule" : "their rules")
                   + " in the project, or dispatch "
                   + (noProvider == 1 ? "it" : "them")
-                  + " with the project that does");
+                  + " with the project that does")
+          + (aliasHeld == null
+              ? ""
+              : "; nothing more claimed in this pass: the model's alias was held longer than the"
+                  + " lease by "
+                  + aliasHeld
+                  + " (an alias set that has not committed, or a transaction left open); tried"
+                  + " again next pass");
     }
   }
 
@@ -392,6 +402,7 @@ public final class Dispatcher {
     @Nullable String lastReceiptProblem;
     @Nullable String lastWriteRefusal;
     @Nullable String lastNotSentReason;
+    @Nullable String aliasHeld;
   }
 
   /**
@@ -438,9 +449,15 @@ public final class Dispatcher {
       boolean paused = pausedNow().isPresent();
       List<String> tried = new ArrayList<>();
       resolve(n, tried, paused);
-      for (int i = 0; i < limit && unwritten.isEmpty() && !paused; i++) {
+      for (int i = 0; i < limit && unwritten.isEmpty() && !paused && n.aliasHeld == null; i++) {
         // an effect is attempted at most once per pass, whatever its backoff
-        Attempt a = claimOne(tried);
+        Attempt a;
+        try {
+          a = claimOne(tried);
+        } catch (AliasHeld held) {
+          n.aliasHeld = held.getMessage();
+          break;
+        }
         if (a == null) {
           break;
         }
@@ -485,7 +502,8 @@ public final class Dispatcher {
         idle.noProvider(),
         idle.noProviderTypes(),
         n.lastWriteRefusal,
-        n.lastNotSentReason);
+        n.lastNotSentReason,
+        n.aliasHeld);
   }
 
   /** Writes the kept outcomes, oldest first; false when one is still refused. */
@@ -668,7 +686,7 @@ public final class Dispatcher {
       c.commit();
     }
     for (Unknown u : unknown) {
-      if (!unwritten.isEmpty()) {
+      if (!unwritten.isEmpty() || n.aliasHeld != null) {
         n.stillUnknown++;
         continue;
       }
@@ -708,7 +726,15 @@ public final class Dispatcher {
               u, "receipt query: never applied; delivered again once the model's effects resume");
           continue;
         }
-        Reclaimed again = reclaim(u);
+        Reclaimed again;
+        try {
+          again = reclaim(u);
+        } catch (AliasHeld held) {
+          // asked about again next pass; nothing of this pass waits for the alias again
+          n.aliasHeld = held.getMessage();
+          n.stillUnknown++;
+          continue;
+        }
         if (again.attempt() != null) {
           n.redispatched++;
           tried.add(u.key());
@@ -804,7 +830,7 @@ public final class Dispatcher {
    * false, it is {@code CANCELLED} and nothing is sent; no canonical revision to follow, it stays
    * {@code PREPARED}, waiting for one.
    */
-  private Reclaimed reclaim(Unknown u) throws SQLException {
+  private Reclaimed reclaim(Unknown u) throws SQLException, AliasHeld {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
@@ -965,12 +991,97 @@ public final class Dispatcher {
    * {@code alias set} begun after the claim waits for the claim's commit, then finds the effect
    * dispatched (a compensation when its rule or payload changed). Both paths, the fresh claim and
    * the redelivery after "never applied" (ADR 0159, ADR 0162).
+   *
+   * <p>It waits at most this dispatcher's lease ({@code lock_timeout}): an alias held longer is no
+   * alias set in progress but a transaction left open, and a dispatcher waiting silently behind it
+   * expires, asks about and claims nothing. Then the pass stops claiming and says who holds it
+   * ({@link AliasHeld}); the next pass tries again (ADR 0201).
    */
-  private void lockAlias(Connection c) throws SQLException {
+  private void lockAlias(Connection c) throws SQLException, AliasHeld {
+    String before;
+    try (PreparedStatement s = c.prepareStatement("SELECT current_setting('lock_timeout')")) {
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        before = rs.getString(1);
+      }
+    }
+    setLockTimeout(c, lease.toMillis() + "ms");
     try (PreparedStatement s =
         c.prepareStatement("SELECT 1 FROM streamform.canonical_alias WHERE model = ? FOR SHARE")) {
       s.setString(1, model);
       s.executeQuery().close();
+    } catch (SQLException e) {
+      if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+        throw e;
+      }
+      c.rollback();
+      String who = aliasHolder(c);
+      c.commit();
+      LOG.warn(
+          "dispatcher {}: the alias of model {} was held longer than the lease ({} ms) by {};"
+              + " nothing more claimed in this pass",
+          name,
+          model,
+          lease.toMillis(),
+          who);
+      throw new AliasHeld(who);
+    }
+    // the rest of the claim's transaction waits as it did (a row a correction holds)
+    setLockTimeout(c, before);
+  }
+
+  /** PostgreSQL's {@code lock_not_available}: a lock not granted within {@code lock_timeout}. */
+  private static final String LOCK_NOT_AVAILABLE = "55P03";
+
+  /**
+   * The model's alias was held longer than the lease: the claims of this pass stop (ADR 0201); the
+   * message names who held it.
+   */
+  private static final class AliasHeld extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    AliasHeld(String who) {
+      super(who);
+    }
+  }
+
+  private static void setLockTimeout(Connection c, String value) throws SQLException {
+    try (PreparedStatement s = c.prepareStatement("SELECT set_config('lock_timeout', ?, true)")) {
+      s.setString(1, value);
+      s.executeQuery().close();
+    }
+  }
+
+  /**
+   * Who holds the model's alias locked, as {@code pg_stat_activity} has it: {@code pid 4242 (user
+   * alice, application psql, in a transaction since …, last statement: SELECT … FOR UPDATE)} —
+   * found by the transaction id the row's lock carries ({@code xmax}); {@code another transaction}
+   * when it is not found (it has ended meanwhile, or several hold it).
+   */
+  private String aliasHolder(Connection c) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "SELECT a.pid, coalesce(a.usename, '?'), coalesce(nullif(a.application_name, ''),"
+                + " '?'), a.xact_start, left(regexp_replace(coalesce(a.query, ''), '\\s+', ' ',"
+                + " 'g'), 120) FROM streamform.canonical_alias x JOIN pg_stat_activity a ON"
+                + " a.backend_xid = x.xmax WHERE x.model = ? AND a.pid <> pg_backend_pid()")) {
+      s.setString(1, model);
+      try (ResultSet rs = s.executeQuery()) {
+        if (!rs.next()) {
+          return "another transaction (it is not found in pg_stat_activity now)";
+        }
+        java.time.OffsetDateTime since = rs.getObject(4, java.time.OffsetDateTime.class);
+        return "pid "
+            + rs.getInt(1)
+            + " (user "
+            + rs.getString(2)
+            + ", application "
+            + rs.getString(3)
+            + (since == null ? "" : ", in a transaction since " + since.toInstant())
+            + ", last statement: "
+            + rs.getString(5)
+            + ")";
+      }
     }
   }
 
@@ -1008,7 +1119,7 @@ public final class Dispatcher {
    * Everything that makes an effect unsendable is filtered before the LIMIT, so effects that cannot
    * be sent never hide one that can.
    */
-  private @Nullable Attempt claimOne(List<String> tried) throws SQLException {
+  private @Nullable Attempt claimOne(List<String> tried) throws SQLException, AliasHeld {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {

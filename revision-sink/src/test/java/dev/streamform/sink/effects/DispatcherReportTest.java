@@ -33,6 +33,7 @@ class DispatcherReportTest {
         0,
         List.of(),
         null,
+        null,
         null);
   }
 
@@ -103,6 +104,6 @@ class DispatcherReportTest {
   private static Dispatcher.Report withPause(int claimed, Optional<EffectsPause.State> paused) {
     return new Dispatcher.Report(
         0, 0, 0, 0, claimed, 0, claimed, 0, 0, 0, 0, 0, 0, 0, 0, 0, null, paused, 0, List.of(),
-        null, null);
+        null, null, null);
   }
 }
