@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  *       token, its lease starting then, before any I/O;
  *   <li><b>deliver</b>: right after its claim; the provider receives the effect key as its
  *       idempotency key; applied is {@code DONE} with the receipt, a refused connection {@code
- *       PREPARED} again (nothing was sent), anything else {@code UNKNOWN} — the last two with a
- *       {@code next_attempt_at} that doubles per attempt.
+ *       PREPARED} again (nothing was sent; evaluated on the canonical values, and the compensations
+ *       recorded during the attempt closed: ADR 0202), anything else {@code UNKNOWN} — the last two
+ *       with a {@code next_attempt_at} that doubles per attempt.
  * </ol>
  *
  * <p>An outcome is written only over its own attempt (the effect's attempt token, this dispatcher,
@@ -380,7 +381,8 @@ public final class Dispatcher {
       String token,
       int generation,
       int revision,
-      long aliasVersion) {}
+      long aliasVersion,
+      long compensationsBefore) {}
 
   /** What a delivery of an attempt learned, to be written over that attempt. */
   private record Outcome(Attempt attempt, EffectProvider.Delivery delivery) {}
@@ -951,7 +953,9 @@ public final class Dispatcher {
     try (PreparedStatement s =
         c.prepareStatement(
             "SELECT e.effect_key, e.effect_type, e.payload::text, e.generation, e.revision,"
-                + " a.version FROM streamform.effect e JOIN"
+                + " a.version, (SELECT coalesce(max(k.compensation_id), 0) FROM"
+                + " streamform.effect_compensation k WHERE k.effect_key = e.effect_key) FROM"
+                + " streamform.effect e JOIN"
                 + " streamform.canonical_alias a ON a.model = e.model JOIN"
                 + " streamform.projection p ON p.logical_window_id = e.logical_window_id AND"
                 + " p.generation = e.generation AND p.revision = e.revision AND"
@@ -977,7 +981,8 @@ public final class Dispatcher {
                 UUID.randomUUID().toString(),
                 rs.getInt(4),
                 rs.getInt(5),
-                rs.getLong(6))
+                rs.getLong(6),
+                rs.getLong(7))
             : null;
       }
     }
@@ -1150,6 +1155,19 @@ public final class Dispatcher {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
+        if (o.delivery() instanceof EffectProvider.NotSent) {
+          // the lock order of the sink, alias set and a claim (the alias, then the effect): the
+          // re-evaluation below reads the alias
+          try {
+            lockAlias(c);
+          } catch (AliasHeld held) {
+            throw new SQLException(
+                "the model's alias was held longer than the lease by "
+                    + held.getMessage()
+                    + "; the outcome is kept and written later",
+                LOCK_NOT_AVAILABLE);
+          }
+        }
         String from;
         try (PreparedStatement s =
             c.prepareStatement(
@@ -1184,6 +1202,13 @@ public final class Dispatcher {
         } else if (d instanceof EffectProvider.NotSent notSent) {
           update(c, a.key(), "PREPARED", null, notSent.reason(), true);
           transition(c, a.key(), from, "PREPARED", "nothing sent: " + notSent.reason());
+          nothingHappened(c, a, notSent.reason());
+          // a correction, promotion or rollback may have moved its window while it was claimed
+          // (it recorded a compensation and left the effect alone): the effect follows the
+          // canonical values, or is CANCELLED, as a redelivery after "never applied" (ADR 0159);
+          // left at the revision it was claimed at, it waited for ever for a revision no longer
+          // canonical
+          reevaluation.followCanonical(c, a.key());
         } else if (from.equals("DISPATCHING")) {
           EffectProvider.Unknown unknown = (EffectProvider.Unknown) d;
           EffectProvider provider = providers.get(a.type());
@@ -1208,6 +1233,35 @@ public final class Dispatcher {
         rollbackQuietly(c);
         throw e;
       }
+    }
+  }
+
+  /**
+   * Closes the compensations recorded during {@code a}, an attempt that sent nothing (ADR 0202): a
+   * revision that changed the effect while it was claimed (DISPATCHING, or UNKNOWN after its lease)
+   * recorded one for a person, saying the effect had happened; it did not. They are the effect's
+   * compensations with an id above the highest its claim saw: a correction that waited for the
+   * claim's row lock draws its id after the claim committed. Each is closed with that reason
+   * ({@code effects show} prints it); the effect itself is evaluated again on the canonical values.
+   * A compensation recorded before this claim (while an earlier attempt was UNKNOWN) is left open
+   * for a person, as the redelivery after "never applied" leaves it.
+   */
+  private void nothingHappened(Connection c, Attempt a, String reason) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "UPDATE streamform.effect_compensation SET resolved_at = clock_timestamp(), resolution"
+                + " = ? WHERE effect_key = ? AND resolved_at IS NULL AND compensation_id > ?")) {
+      s.setString(
+          1,
+          "by dispatcher "
+              + name
+              + ": nothing was sent ("
+              + reason
+              + "), so the effect this records never happened; it was evaluated again on the"
+              + " canonical values");
+      s.setString(2, a.key());
+      s.setLong(3, a.compensationsBefore());
+      s.executeUpdate();
     }
   }
 

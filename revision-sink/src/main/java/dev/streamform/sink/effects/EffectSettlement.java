@@ -418,7 +418,8 @@ public final class EffectSettlement {
   private static String whyNotOpen(Connection c, String model, long id) throws SQLException {
     try (PreparedStatement s =
         c.prepareStatement(
-            "SELECT k.resolved_at, s.actor, s.reason FROM streamform.effect_compensation k JOIN"
+            "SELECT k.resolved_at, s.actor, s.reason, k.resolution FROM"
+                + " streamform.effect_compensation k JOIN"
                 + " streamform.effect e USING (effect_key) LEFT JOIN streamform.effect_settlement"
                 + " s ON s.compensation_id = k.compensation_id WHERE e.model = ? AND"
                 + " k.compensation_id = ?")) {
@@ -434,9 +435,11 @@ public final class EffectSettlement {
                   + id
                   + " is closed already: "
                   + rs.getObject(1, OffsetDateTime.class).toInstant()
-                  + (rs.getString(2) == null
-                      ? ""
-                      : " by " + rs.getString(2) + ": " + rs.getString(3));
+                  + (rs.getString(2) != null
+                      ? " by " + rs.getString(2) + ": " + rs.getString(3)
+                      : rs.getString(4) == null || rs.getString(4).equals("done")
+                          ? ""
+                          : " " + rs.getString(4));
         }
         c.commit();
         return why;

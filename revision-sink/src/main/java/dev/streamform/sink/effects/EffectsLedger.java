@@ -205,12 +205,11 @@ public final class EffectsLedger {
     try (Connection c = dataSource.getConnection();
         PreparedStatement s =
             c.prepareStatement(
-                "SELECT k.compensation_id, k.effect_key, k.generation, k.revision,"
-                    + " k.effect_state, k.reason, k.resolved_at, s.actor, s.reason FROM"
+                "SELECT k.compensation_id, k.effect_key, k.generation, k.revision, k.effect_state,"
+                    + " k.reason, k.resolved_at, s.actor, s.reason, k.resolution FROM"
                     + " streamform.effect_compensation k JOIN streamform.effect e USING"
-                    + " (effect_key) LEFT JOIN streamform.effect_settlement s ON"
-                    + " s.compensation_id = k.compensation_id WHERE e.model = ? ORDER BY"
-                    + " k.compensation_id")) {
+                    + " (effect_key) LEFT JOIN streamform.effect_settlement s ON s.compensation_id"
+                    + " = k.compensation_id WHERE e.model = ? ORDER BY k.compensation_id")) {
       s.setString(1, model);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
@@ -219,9 +218,12 @@ public final class EffectsLedger {
               resolved == null
                   ? null
                   : resolved.toInstant()
-                      + (rs.getString(8) == null
-                          ? ""
-                          : " by " + rs.getString(8) + ": " + rs.getString(9));
+                      + (rs.getString(8) != null
+                          ? " by " + rs.getString(8) + ": " + rs.getString(9)
+                          // closed by a dispatcher whose attempt sent nothing (ADR 0202)
+                          : rs.getString(10) == null || rs.getString(10).equals("done")
+                              ? ""
+                              : " " + rs.getString(10));
           out.add(
               new Compensation(
                   rs.getLong(1),
