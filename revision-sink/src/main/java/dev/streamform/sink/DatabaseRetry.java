@@ -144,6 +144,21 @@ public final class DatabaseRetry {
    * @param what what the attempt does, for the log ("writing 500 records")
    */
   public <T> Result<T> call(String what, Attempt<T> attempt) throws SQLException {
+    Outage[] seen = {null};
+    boolean succeeded = false;
+    try {
+      Result<T> result = attempts(what, attempt, seen);
+      succeeded = true;
+      return result;
+    } finally {
+      if (!succeeded && seen[0] != null) {
+        leave(seen[0]);
+      }
+    }
+  }
+
+  private <T> Result<T> attempts(String what, Attempt<T> attempt, Outage[] seen)
+      throws SQLException {
     long callStart = System.nanoTime();
     long backoffMillis = FIRST_BACKOFF_MILLIS;
     Outage outage = null;
@@ -161,6 +176,7 @@ public final class DatabaseRetry {
         long leftNanos;
         if (unavailable(e)) {
           outage = outage(e);
+          seen[0] = outage;
           leftNanos = outage.sinceNanos + retryFor.toNanos() - System.nanoTime();
           if (leftNanos <= 0) {
             throw gaveUp(outage, e);
@@ -215,6 +231,21 @@ public final class DatabaseRetry {
       }
     }
     return outage;
+  }
+
+  /**
+   * A call that saw {@code outage} ended without a successful attempt and without giving up: an
+   * error no retry cures (a failover's read-only standby, 25006), a lost race past its own retry
+   * time, an interrupt. The outage no longer stands for the database: left in place, nothing would
+   * end it (only the call that saw it did), and every later failure, hours on, would be measured
+   * from its start and give up at once. The next unavailable error of any writer (one still
+   * retrying in it too) begins a new outage, with a retry time of its own. An outage a writer gave
+   * up on stays for the others at the same deadline ({@link #GIVEN_UP_HOLDS_NANOS}).
+   */
+  private void leave(Outage outage) {
+    if (outage.gaveUpNanos == 0) {
+      OUTAGES.remove(database, outage);
+    }
   }
 
   private void back(Outage outage) {
