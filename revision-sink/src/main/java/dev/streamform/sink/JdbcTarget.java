@@ -73,8 +73,38 @@ public abstract class JdbcTarget implements Serializable {
         driverAccepts(url),
         "the PostgreSQL driver does not accept %s; write jdbc:postgresql://HOST:PORT/DATABASE",
         masked(url));
+    checkNoBatchRewrite(url);
     return new AutoValue_JdbcTarget.Builder().setUrl(url).build();
   }
+
+  /**
+   * Refuses {@code reWriteBatchedInserts=true} (as the driver reads the URL): the driver then
+   * answers each statement of a rewritten insert batch with no row count (SUCCESS_NO_INFO, -2), and
+   * the ledger writers count rows to know a compare-and-set took place; the revision writer took
+   * the missing count for another writer's move, retried for the whole retry time and failed. The
+   * writers already send a batch in one round trip, so the option gains little here.
+   */
+  private static void checkNoBatchRewrite(String url) {
+    Logger logger = Logger.getLogger("org.postgresql");
+    Level level = logger.getLevel();
+    logger.setLevel(Level.OFF);
+    java.util.Properties parsed;
+    try {
+      parsed = org.postgresql.Driver.parseURL(url, null);
+    } finally {
+      logger.setLevel(level);
+    }
+    checkArgument(
+        parsed == null || !Boolean.parseBoolean(parsed.getProperty(BATCH_REWRITE)),
+        "the JDBC URL %s sets %s=true, which the ledger writers cannot use: the driver then reports"
+            + " no row count for a batched insert, and a writer takes that for another writer's"
+            + " change; leave %s out of the URL (or set it to false)",
+        masked(url),
+        BATCH_REWRITE,
+        BATCH_REWRITE);
+  }
+
+  private static final String BATCH_REWRITE = "reWriteBatchedInserts";
 
   /**
    * Refuses a port (in {@code //HOST:PORT,HOST:PORT/}, or a {@code port=} parameter) that is not

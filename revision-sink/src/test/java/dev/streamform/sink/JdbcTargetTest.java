@@ -75,4 +75,27 @@ class JdbcTargetTest {
     assertThat(
         JdbcTarget.of("jdbc:postgresql://[::1]:65535,db/ledger").url(), containsString("[::1]"));
   }
+
+  /**
+   * With {@code reWriteBatchedInserts=true} the driver answers a batched insert with no row count
+   * (SUCCESS_NO_INFO), which the revision writer's compare-and-set took for another writer's move:
+   * every batch with two new windows failed after the whole retry time. Refused where the URL is
+   * given, naming the option and the fix.
+   */
+  @Test
+  void reWriteBatchedInsertsIsRefusedNamingTheFix() {
+    for (String url :
+        new String[] {
+          "jdbc:postgresql://db/ledger?reWriteBatchedInserts=true",
+          "jdbc:postgresql://db/ledger?ssl=false&reWriteBatchedInserts=TRUE"
+        }) {
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> JdbcTarget.of(url));
+      assertThat(e.getMessage(), containsString("reWriteBatchedInserts=true"));
+      assertThat(e.getMessage(), containsString("leave reWriteBatchedInserts out of the URL"));
+    }
+    assertThat(
+        JdbcTarget.of("jdbc:postgresql://db/ledger?reWriteBatchedInserts=false").url(),
+        containsString("reWriteBatchedInserts=false"));
+  }
 }
