@@ -71,6 +71,13 @@ public final class DecisionLedger {
   public record Reconcile(Map<String, Object> columns) {}
 
   /**
+   * How a query picks one event's rows by its id ({@code ?}): by md5, which the indexes hold (an
+   * event id may be longer than a btree entry; V180), and by the text itself, so ids of the same
+   * md5 stay apart.
+   */
+  static final String BY_EVENT_ID = " AND md5(event_id) = md5(?) AND event_id = ?";
+
+  /**
    * {@code model}'s decisions (of event {@code eventId} only, when given), by the event's partition
    * and offset, then revision.
    */
@@ -83,7 +90,7 @@ public final class DecisionLedger {
             + " policy_generation, revision, supersedes, revised_by, key_values::text AS"
             + " key_values, record::text AS record, recorded_at FROM streamform.decision WHERE"
             + " model = ?"
-            + (eventId == null ? "" : " AND event_id = ?")
+            + (eventId == null ? "" : BY_EVENT_ID)
             + " ORDER BY event_partition, event_offset, revision";
     List<StoredDecision> rows = new ArrayList<>();
     try (Connection c = dataSource.getConnection();
@@ -91,6 +98,7 @@ public final class DecisionLedger {
       s.setString(1, model);
       if (eventId != null) {
         s.setString(2, eventId);
+        s.setString(3, eventId);
       }
       try (ResultSet r = s.executeQuery()) {
         while (r.next()) {
