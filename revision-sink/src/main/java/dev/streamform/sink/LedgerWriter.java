@@ -516,7 +516,8 @@ public final class LedgerWriter {
                   rs.getString(10),
                   rs.getString(11),
                   rs.getString(12),
-                  rs.getString(13));
+                  // canonical, as offered records carry them: compared as text (ADR 0197)
+                  canonicalOffsets(rs.getString(13)));
           held.computeIfAbsent(r.projectionId(), k -> new ArrayList<>()).add(r);
         }
       }
@@ -558,11 +559,11 @@ public final class LedgerWriter {
             sameOrRefused(
                 s,
                 known.record().digest(),
-                "final record of revision " + n + " is already held with another digest");
+                known.record().offsetsJson(),
+                "final record of revision " + n + " is already held");
           } else if (cur.isFinal()) {
             if (n == cur.revision) {
-              sameOrRefused(
-                  s, cur.digest, "the window is final at revision " + n + " with another digest");
+              sameOrRefused(s, cur.digest, cur.offsets, "the window is final at revision " + n);
             } else {
               refuse(s, null, "the window is already final at revision " + cur.revision);
             }
@@ -573,21 +574,8 @@ public final class LedgerWriter {
           LedgerRow stored = ledger.get(n);
           if (stored == null) {
             refuse(s, null, Ledger.missingRow(cur.revision, n));
-          } else if (s.digest().equals(stored.digest())
-              && !s.offsetsJson().equals(stored.offsets())) {
-            // the same values from other events is no replay: those events would vanish
-            refuse(
-                s,
-                stored.digest(),
-                "revision "
-                    + n
-                    + " is recorded with the same values from other events (offsets "
-                    + stored.offsets()
-                    + "; offered "
-                    + s.offsetsJson()
-                    + ")");
           } else {
-            sameOrRefused(s, stored.digest(), "revision " + n + " is recorded with another digest");
+            sameOrRefused(s, stored.digest(), stored.offsets(), "revision " + n + " is recorded");
           }
         } else {
           Candidate known = revisions.get(n);
@@ -597,9 +585,10 @@ public final class LedgerWriter {
             sameOrRefused(
                 s,
                 known.record().digest(),
+                known.record().offsetsJson(),
                 known.fromHeld()
-                    ? "revision " + n + " is held with another digest"
-                    : "revision " + n + " came twice in one batch with different digests");
+                    ? "revision " + n + " is held"
+                    : "revision " + n + " came twice in one batch");
           }
         }
       }
@@ -652,11 +641,22 @@ public final class LedgerWriter {
         if (cur.isFinal()) {
           refuse(s, cur.digest, "the window is already final at revision " + cur.revision);
         } else if (s.revision() == cur.revision) {
-          if (s.digest().equals(cur.digest)) {
+          if (!s.digest().equals(cur.digest)) {
+            refuse(s, cur.digest, "the final record's values differ from revision " + cur.revision);
+          } else if (cur.offsets != null && !s.offsetsJson().equals(cur.offsets)) {
+            refuse(
+                s,
+                cur.digest,
+                "the final record has the values of revision "
+                    + cur.revision
+                    + " from other events (offsets "
+                    + cur.offsets
+                    + "; offered "
+                    + s.offsetsJson()
+                    + ")");
+          } else {
             finals.add(s);
             cur.status = StoredRevision.FINAL;
-          } else {
-            refuse(s, cur.digest, "the final record's values differ from revision " + cur.revision);
           }
         } else if (s.revision() < cur.revision) {
           refuse(
@@ -693,14 +693,39 @@ public final class LedgerWriter {
       }
     }
 
-    /** True when {@code s} is a replay of what is stored; else refuses it. */
-    private boolean sameOrRefused(StoredRevision s, @Nullable String stored, String reason) {
-      if (s.digest().equals(stored)) {
-        replayed++;
-        return true;
+    /**
+     * True when {@code s} is a replay of what {@code what} says is stored, held or offered before
+     * ("revision 2 is held"): the same digest from the same events (offsets, canonical JSON; not
+     * compared when {@code storedOffsets} is null). Else refuses it, as another digest or as the
+     * same values from other events (ADR 0197), wherever the other record is: the ledger, the held
+     * table or earlier in this batch.
+     */
+    private boolean sameOrRefused(
+        StoredRevision s, @Nullable String stored, @Nullable String storedOffsets, String what) {
+      if (!s.digest().equals(stored)) {
+        refuse(
+            s,
+            stored,
+            what.endsWith(" came twice in one batch")
+                ? what + " with different digests"
+                : what + " with another digest");
+        return false;
       }
-      refuse(s, stored, reason);
-      return false;
+      if (storedOffsets != null && !s.offsetsJson().equals(storedOffsets)) {
+        // the same values from other events is no replay: those events would vanish
+        refuse(s, stored, what + otherEvents(storedOffsets, s.offsetsJson()));
+        return false;
+      }
+      replayed++;
+      return true;
+    }
+
+    private static String otherEvents(String storedOffsets, String offered) {
+      return " with the same values from other events (offsets "
+          + storedOffsets
+          + "; offered "
+          + offered
+          + ")";
     }
 
     private void refuse(StoredRevision s, @Nullable String stored, String reason) {

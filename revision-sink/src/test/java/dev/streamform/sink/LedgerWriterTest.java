@@ -124,6 +124,61 @@ class LedgerWriterTest {
         equalTo("1 projection, 1 revision, 0 gaps, 0 mismatches, 1 conflict"));
   }
 
+  /**
+   * ADR 0197's refusal of the same values from other events does not depend on batching: against a
+   * stored row (A, D), against an earlier record of the same batch (B) and against a held revision
+   * (C), each is one conflict, and no replay.
+   */
+  @Test
+  void theSameValuesFromOtherEventsAreRefusedHoweverTheyAreBatched() throws Exception {
+    WindowRevision one = revision(7, 10, 1, "30");
+    WindowRevision two = revision(7, 10, 2, "26");
+    List<List<List<WindowRevision>>> cases =
+        List.of(
+            // A: two batches
+            List.of(List.of(at(one, 0, 0, 1, 2)), List.of(at(one, 0, 5, 6, 2))),
+            // B: one batch
+            List.of(List.of(at(one, 0, 0, 1, 2), at(one, 0, 5, 6, 2))),
+            // C: revision 2 held, then the other revision 2, then revision 1
+            List.of(
+                List.of(at(two, 0, 0, 2, 3)),
+                List.of(at(two, 0, 0, 9, 3)),
+                List.of(at(one, 0, 0, 1, 2))),
+            // D: revision 2 applied, then the other revision 2
+            List.of(
+                List.of(at(one, 0, 0, 1, 2)),
+                List.of(at(two, 0, 0, 2, 3)),
+                List.of(at(two, 0, 0, 9, 3))));
+    List<String> seen = new java.util.ArrayList<>();
+    for (List<List<WindowRevision>> batches : cases) {
+      try (HikariDataSource fresh =
+          JdbcTarget.of(POSTGRES.newDatabase()).withUser("postgres").openPool("case", 2, 1_000)) {
+        LedgerWriter w = new LedgerWriter(fresh, Duration.ofSeconds(60));
+        int replayed = 0;
+        List<String> reasons = new java.util.ArrayList<>();
+        for (List<WindowRevision> batch : batches) {
+          LedgerWriter.Outcome o = w.write(batch);
+          replayed += o.replayed();
+          o.conflicts().forEach(c -> reasons.add(c.reason()));
+        }
+        String summary = Ledger.at(fresh).verify(Revisions.MODEL).summary();
+        seen.add(
+            replayed
+                + " replayed, "
+                + reasons.size()
+                + " refused"
+                + (reasons.size() == 1
+                        && reasons.get(0).contains(" with the same values from other events")
+                    ? " as the same values from other events"
+                    : " " + reasons)
+                + "; verify: "
+                + summary.substring(summary.lastIndexOf(", ") + 2));
+      }
+    }
+    String each = "0 replayed, 1 refused as the same values from other events; verify: 1 conflict";
+    assertThat(seen, equalTo(List.of(each, each, each, each)));
+  }
+
   /** {@code r} with the offsets {@code partition: [min, max], count} given, in order. */
   private static WindowRevision at(WindowRevision r, long... partitionMinMaxCount) {
     List<WindowRevision.PartitionOffsets> offsets = new java.util.ArrayList<>();
