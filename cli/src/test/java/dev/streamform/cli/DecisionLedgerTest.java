@@ -195,6 +195,39 @@ class DecisionLedgerTest {
                 + " decisions for one event\n"));
   }
 
+  /**
+   * An event_id longer than a btree entry holds (2,704 bytes) is decided, shown and verified: the
+   * ledger indexes its md5 (V180, ADR 0207). Before, the run failed with "index row size … exceeds
+   * btree version 4 maximum 2704 for index decision_by_event" and wrote no decision.
+   */
+  @Test
+  void anEventIdOf3000CharactersIsDecidedShownAndVerified() throws Exception {
+    Path retried = Path.of("../test-streams/fixtures/decisions/retried_receipts");
+    Path project = RunOnFilesTest.copyAsFileProject(retried, dir.resolve("retried"));
+    RunOnFilesTest.writeFiles(
+        project, Fixture.load(Project.load(project), project.resolve("fixtures/uploads.yml")));
+    java.util.Random random = new java.util.Random(7);
+    StringBuilder id = new StringBuilder("r2-");
+    String letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    while (id.length() < 3_000) {
+      id.append(letters.charAt(random.nextInt(letters.length())));
+    }
+    String longId = id.toString();
+    Path p0 = project.resolve("orders-0.jsonl");
+    String lines = Files.readString(p0);
+    assertThat(lines, containsString("\"r2\""));
+    Files.writeString(p0, lines.replace("\"r2\"", "\"" + longId + "\""));
+    runExpecting(
+        0, db("run", project.toString(), "--model", "receipt_risk", "--output", dir + "/out"));
+    runExpecting(
+        0,
+        db("decisions", "show", project.toString(), "--model", "receipt_risk", "--event", longId));
+    assertThat(out.toString(), containsString(longId));
+    runExpecting(0, db("decisions", "verify", project.toString(), "--model", "receipt_risk"));
+    assertThat(
+        out.toString(), containsString(": every decision_id recomputes from its stored inputs"));
+  }
+
   @Test
   void aScoreAndFeaturesChangedBehindTheTriggerAreNamedAndTheChangeSaid() throws Exception {
     Path project = project("offline_uploads");
