@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.notNullValue;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -154,6 +155,63 @@ class NothingSentTest {
 
     d.runOnce(10);
     assertThat(provider.payloads, hasSize(1));
+  }
+
+  /**
+   * The outcome of an attempt that sent nothing is written under the alias (its re-evaluation reads
+   * it): held longer than the lease, the outcome is kept at once and the pass names who holds the
+   * alias, where it said "database unavailable" after three waits of a lease each (found by the
+   * verification of ADR 0202).
+   */
+  @Test
+  void anAliasHeldWhenNothingWasSentKeepsTheOutcomeAndSaysWhoHoldsIt() throws Exception {
+    writer.write(List.of(revision(7, 10, 1, "1200")));
+    java.sql.Connection[] held = {null};
+    CorrectedMidDelivery provider =
+        new CorrectedMidDelivery(
+            () -> {
+              try {
+                held[0] = pool.getConnection();
+                held[0].setAutoCommit(false);
+                try (java.sql.Statement s = held[0].createStatement()) {
+                  s.execute("SET LOCAL application_name = 'alias-held-by-hand'");
+                  s.executeQuery(
+                          "SELECT 1 FROM streamform.canonical_alias WHERE model = '"
+                              + Revisions.MODEL
+                              + "' FOR UPDATE")
+                      .close();
+                }
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    Dispatcher d =
+        new Dispatcher(
+                pool,
+                "d",
+                Revisions.MODEL,
+                Map.of("reward", provider),
+                Duration.ofMillis(1_500),
+                new Dispatcher.Hooks() {})
+            .withBackoff(Duration.ZERO, Duration.ZERO)
+            .withReevaluation(Ledger.reevaluation(List.of(rule), OUTPUT));
+    long start = System.nanoTime();
+    Dispatcher.Report first = d.runOnce(10);
+    long millis = (System.nanoTime() - start) / 1_000_000;
+    try {
+      assertThat(first.describe(), first.aliasHeld(), containsString("alias-held-by-hand"));
+      assertThat(first.describe(), not(containsString("database unavailable")));
+      assertThat(first.describe(), containsString("1 outcome not yet written, kept to be written"));
+      assertThat("one wait of the lease, not three: " + millis, millis < 3_000, equalTo(true));
+    } finally {
+      held[0].rollback();
+      held[0].close();
+    }
+    // the alias free again: the kept outcome is written and the effect re-evaluated
+    d.runOnce(10);
+    List<EffectsLedger.Effect> now = effects.effects(Revisions.MODEL);
+    assertThat(now.get(0).state() + " r" + now.get(0).revision(), equalTo("DONE r1"));
+    assertThat(provider.payloads, hasSize(2));
   }
 
   @Test

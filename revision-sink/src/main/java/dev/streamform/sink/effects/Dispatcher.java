@@ -514,6 +514,9 @@ public final class Dispatcher {
       Outcome o = unwritten.peekFirst();
       try {
         count(o, write(o), n);
+      } catch (AliasHeldOnWrite held) {
+        n.aliasHeld = held.holder;
+        return false;
       } catch (SQLException e) {
         n.writeFailures++;
         n.lastWriteRefusal = dataRefusal(e).orElse(null);
@@ -540,6 +543,10 @@ public final class Dispatcher {
     for (int attempt = 0; attempt < OUTCOME_TRIES; attempt++) {
       try {
         count(o, write(o), n);
+        return;
+      } catch (AliasHeldOnWrite held) {
+        n.aliasHeld = held.holder;
+        unwritten.addLast(o);
         return;
       } catch (SQLException e) {
         n.writeFailures++;
@@ -1035,6 +1042,21 @@ public final class Dispatcher {
     setLockTimeout(c, before);
   }
 
+  /**
+   * An outcome whose write needs the alias (one that sent nothing, ADR 0202) found it held longer
+   * than the lease: kept at once and written by a later pass, and the pass says who holds the alias
+   * (not "database unavailable", and not three waits of a lease each).
+   */
+  private static final class AliasHeldOnWrite extends SQLException {
+    private static final long serialVersionUID = 1L;
+    final String holder;
+
+    AliasHeldOnWrite(String holder) {
+      super("the model's alias was held longer than the lease by " + holder, LOCK_NOT_AVAILABLE);
+      this.holder = holder;
+    }
+  }
+
   /** PostgreSQL's {@code lock_not_available}: a lock not granted within {@code lock_timeout}. */
   private static final String LOCK_NOT_AVAILABLE = "55P03";
 
@@ -1161,11 +1183,7 @@ public final class Dispatcher {
           try {
             lockAlias(c);
           } catch (AliasHeld held) {
-            throw new SQLException(
-                "the model's alias was held longer than the lease by "
-                    + held.getMessage()
-                    + "; the outcome is kept and written later",
-                LOCK_NOT_AVAILABLE);
+            throw new AliasHeldOnWrite(held.getMessage());
           }
         }
         String from;
