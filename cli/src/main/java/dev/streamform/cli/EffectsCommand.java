@@ -134,8 +134,9 @@ final class EffectsCommand implements Callable<Integer> {
         }
         if (!compensations.isEmpty()) {
           out.println(
-              "compensations (for a person: the effect happened and will not be repeated or"
-                  + " undone; closed by streamform effects settle --compensation ID --done):");
+              "compensations (for a person: an open one records an effect that happened and will"
+                  + " not be repeated or undone, closed by streamform effects settle --compensation"
+                  + " ID --done; a closed one says who closed it and why):");
           List<List<String>> rows = new ArrayList<>();
           rows.add(List.of("id", "key", "reason", "by", "effect was", "closed"));
           for (EffectsLedger.Compensation k : compensations) {

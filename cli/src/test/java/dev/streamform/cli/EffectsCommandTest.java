@@ -207,8 +207,9 @@ class EffectsCommandTest {
                 + "  "
                 + key
                 + "  reward  7        2026-08-30T10:00:00Z  g1 r1     DONE   1         rcpt-1   -\n"
-                + "compensations (for a person: the effect happened and will not be repeated or"
-                + " undone; closed by streamform effects settle --compensation ID --done):\n"
+                + "compensations (for a person: an open one records an effect that happened and"
+                + " will not be repeated or undone, closed by streamform effects settle"
+                + " --compensation ID --done; a closed one says who closed it and why):\n"
                 + "  id  key           reason      by     effect was  closed\n"
                 + "  1   "
                 + key
