@@ -403,6 +403,36 @@ public final class Ledger {
    */
   public AliasChange setCanonicalGeneration(AliasRequest request)
       throws SQLException, EmptyGeneration, CanaryRefused {
+    try {
+      return setCanonicalGenerationOnce(request);
+    } catch (AliasAppeared e) {
+      // the model had no alias when this transaction read it, and another transaction (an alias
+      // set, a first write) made one before this one's upsert: everything read before the upsert
+      // is stale, so it was all rolled back; now the row exists and the read locks it
+      try {
+        return setCanonicalGenerationOnce(request);
+      } catch (AliasAppeared again) {
+        throw new IllegalStateException(
+            request.model() + "'s alias row appeared twice while it was set", again);
+      }
+    }
+  }
+
+  /**
+   * Another transaction made the model's alias between this one's read (nothing to lock yet) and
+   * its upsert, which then updated that row instead of inserting: {@code previous} would be wrong
+   * in the history and the answer (ADR 0211).
+   */
+  private static final class AliasAppeared extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    AliasAppeared() {
+      super(null, null, false, false);
+    }
+  }
+
+  private AliasChange setCanonicalGenerationOnce(AliasRequest request)
+      throws SQLException, EmptyGeneration, CanaryRefused, AliasAppeared {
     String model = request.model();
     int generation = request.generation();
     boolean allowEmpty = request.allowEmpty();
@@ -458,6 +488,9 @@ public final class Ledger {
             version = rs.getLong(1);
           }
         }
+        if (previous.isEmpty() && version != 1) {
+          throw new AliasAppeared();
+        }
         try (PreparedStatement s =
             c.prepareStatement(
                 "INSERT INTO streamform.canonical_alias_history (model, generation,"
@@ -499,7 +532,11 @@ public final class Ledger {
             keys[0],
             keys[1],
             ended);
-      } catch (SQLException | RuntimeException | EmptyGeneration | CanaryRefused e) {
+      } catch (SQLException
+          | RuntimeException
+          | EmptyGeneration
+          | CanaryRefused
+          | AliasAppeared e) {
         c.rollback();
         throw e;
       }
