@@ -564,17 +564,27 @@ public final class Dispatcher {
     unwritten.addLast(o);
   }
 
-  private static void count(Outcome o, boolean written, Tally n) {
-    if (!written) {
+  private static void count(Outcome o, Written written, Tally n) {
+    if (written == Written.LOST) {
       n.lost++;
     } else if (o.delivery() instanceof EffectProvider.Applied) {
       n.done++;
+    } else if (written == Written.CANCELLED) {
+      // nothing was sent, and the canonical values no longer make the rule true
+      n.cancelled++;
     } else if (o.delivery() instanceof EffectProvider.NotSent notSent) {
       n.notSent++;
       n.lastNotSentReason = notSent.reason();
     } else {
       n.unknown++;
     }
+  }
+
+  /** What writing an outcome did. */
+  private enum Written {
+    WRITTEN,
+    CANCELLED,
+    LOST
   }
 
   /** Effects that cannot be claimed now, by why. */
@@ -1170,9 +1180,10 @@ public final class Dispatcher {
   /**
    * Writes an outcome over its own attempt: the effect must still carry the attempt's token and
    * this dispatcher's name, and be DISPATCHING — or UNKNOWN, when the lease expired and nobody
-   * claimed it since (the outcome is then known after all). False when the compare-and-set is lost.
+   * claimed it since (the outcome is then known after all). LOST when the compare-and-set is lost;
+   * CANCELLED when nothing was sent and the re-evaluation then cancelled the effect.
    */
-  private boolean write(Outcome o) throws SQLException {
+  private Written write(Outcome o) throws SQLException {
     Attempt a = o.attempt();
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
@@ -1206,9 +1217,10 @@ public final class Dispatcher {
               name,
               a.key(),
               o.delivery());
-          return false;
+          return Written.LOST;
         }
         EffectProvider.Delivery d = o.delivery();
+        boolean cancelled = false;
         if (d instanceof EffectProvider.Applied applied) {
           update(c, a.key(), "DONE", applied.receipt(), null, false);
           transition(
@@ -1227,6 +1239,7 @@ public final class Dispatcher {
           // left at the revision it was claimed at, it waited for ever for a revision no longer
           // canonical
           reevaluation.followCanonical(c, a.key());
+          cancelled = stateOf(c, a.key()).equals("CANCELLED");
         } else if (from.equals("DISPATCHING")) {
           EffectProvider.Unknown unknown = (EffectProvider.Unknown) d;
           EffectProvider provider = providers.get(a.type());
@@ -1246,7 +1259,7 @@ public final class Dispatcher {
           transition(c, a.key(), from, "UNKNOWN", "outcome not known: " + reason);
         }
         c.commit();
-        return true;
+        return cancelled ? Written.CANCELLED : Written.WRITTEN;
       } catch (SQLException | RuntimeException e) {
         rollbackQuietly(c);
         throw e;
