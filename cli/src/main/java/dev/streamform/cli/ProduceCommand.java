@@ -253,12 +253,12 @@ final class ProduceCommand implements Callable<Integer> {
    * acknowledged is given Kafka's default two minutes (a CI run on a loaded machine saw one expire
    * after 30 s).
    *
-   * <p>One request in flight per connection: produce writes to a topic it may have created a
-   * moment ago, and a broker that answers the first request with "not the leader" (the partition
-   * not yet opened) while accepting the second leaves the idempotent producer retrying the first
-   * out of order until it expires — KAFKA-15591, seen once in CI as {@code OutOfOrderSequence}
-   * in the broker's log and {@code Expiring 1 record(s) … 120000 ms} here. With one request in
-   * flight the second is not sent before the first is written.
+   * <p>One request in flight per connection: produce writes to a topic it may have created a moment
+   * ago, and a broker that answers the first request with "not the leader" (the partition not yet
+   * opened) while accepting the second leaves the idempotent producer retrying the first out of
+   * order until it expires — KAFKA-15591, seen once in CI as {@code OutOfOrderSequence} in the
+   * broker's log and {@code Expiring 1 record(s) … 120000 ms} here. With one request in flight the
+   * second is not sent before the first is written.
    */
   static KafkaProducer<byte[], byte[]> producer(KafkaConnection connection) {
     return new KafkaProducer<>(
