@@ -65,8 +65,10 @@ import org.joda.time.Duration;
  * Whether an id is still kept for an event is decided from the event's own partition watermark at
  * arrival ({@link TimedEvent#watermarkAtArrival()}), as retention is (docs/semantics.md §3), so the
  * answer is a function of the per-partition logs; event-time timers free an id's state at
- * first-seen + horizon, never earlier than an arriving event would still find it. State is one
- * small entry per id seen within the horizon.
+ * first-seen + horizon, never earlier than an arriving event would still find it — unless a
+ * partition is idle: the timers then follow the others, and a repeat that partition delivers after
+ * its idle spell may find its id forgotten and be judged new (ADR 0213, as ADR 0020 item 2 for
+ * keys). State is one small entry per id seen within the horizon.
  *
  * <p>Scope: by default an id is the source's, whichever record carries it. {@link #withinKey}
  * scopes it by a model's key (an upsert model's, ADR 0073): an id is remembered per key, so the
