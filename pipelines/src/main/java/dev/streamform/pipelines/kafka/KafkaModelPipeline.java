@@ -214,10 +214,19 @@ public final class KafkaModelPipeline {
       // for operators: when each partition went idle and resumed, under which generation (§9.7)
       write.accept(outputs.idleMarkers(), sinks.idleTopic().get());
     }
-    // quarantine rows are cut to fit (ModelSinks.quarantined), so they are written as they are
-    PCollectionList.of(outputs.quarantined())
-        .and(tooLarge)
-        .apply("Quarantine " + sinks.quarantineTopic(), Flatten.pCollections())
+    // quarantine rows are cut to fit where they are made (ModelSinks.quarantined,
+    // deadLetterRecord); any that is still too large (a long reason, a max.request.size set low)
+    // is replaced by its stand-in, at most its key's first 1,024 characters and 64 KiB of value,
+    // rather than stop the job on every restart (ADR 0199, amended)
+    PCollection<KV<String, String>> quarantine =
+        PCollectionList.of(outputs.quarantined())
+            .and(tooLarge)
+            .apply("Quarantine " + sinks.quarantineTopic(), Flatten.pCollections());
+    KafkaSinks.Fitted fittedQuarantine =
+        KafkaSinks.fit(quarantine, sinks.quarantineTopic(), maxBytes);
+    PCollectionList.of(fittedQuarantine.fits())
+        .and(fittedQuarantine.tooLarge())
+        .apply("Fitted " + sinks.quarantineTopic(), Flatten.pCollections())
         .apply(
             "Write " + sinks.quarantineTopic(),
             KafkaSinks.write(connection, producers, sinks.quarantineTopic()));

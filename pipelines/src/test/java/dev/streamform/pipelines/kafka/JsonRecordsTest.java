@@ -41,6 +41,23 @@ class JsonRecordsTest {
   }
 
   /**
+   * A punctuation with other fields names a few of them, excerpted: twenty 50,000-character names
+   * made a reason, and so a quarantine row, of over a megabyte, which the producer refuses — and
+   * the job failed on that record at every restart (review of decisions and Kafka input #2).
+   */
+  @Test
+  void aPunctuationWithManyLongFieldsIsRefusedInFewWords() {
+    StringBuilder json = new StringBuilder("{\"__watermark\": \"2026-08-30T10:20:00Z\"");
+    for (int i = 0; i < 20; i++) {
+      json.append(", \"").append((char) ('a' + i)).append("x".repeat(49_990)).append("\": 0");
+    }
+    String reason = refusal(json.append('}').toString());
+    assertThat(reason.length() < 1_000, is(true));
+    assertThat(reason, containsString("a punctuation has only the field __watermark"));
+    assertThat(reason, containsString("and 16 more"));
+  }
+
+  /**
    * {@code streamform consume} and the quarantine rows show a record's bytes parsed as JSON: its
    * decimals as they were written, not Jackson's normalized form ({@code 10.00} as {@code 1E+1}).
    */

@@ -117,6 +117,81 @@ class KafkaRowTooLargeTest {
     assertThat(row.get("value_bytes").asInt() > 600_000, is(true));
   }
 
+  /**
+   * With {@code max.request.size} set below a quarantine row (here 100,000 bytes, a row of
+   * 150,000), the row is replaced by its stand-in — its first 64 KiB — on the quarantine topic, and
+   * the job goes on: the quarantine write failed the job on that record at every restart (ADR 0199,
+   * amended; review of decisions and Kafka input).
+   */
+  @Test
+  void aQuarantineRowTooLargeForTheProducerIsReplacedByItsStandIn() throws Exception {
+    DeclaredModel model = project();
+    Schema schema = model.recordSchema();
+    Files.writeString(dir.resolve("small.properties"), "max.request.size=100000\n");
+    KafkaConnection connection =
+        KafkaConnection.of(
+            "127.0.0.1:1",
+            dev.streamform.policies.project.KafkaClientProperties.read(
+                dir.resolve("small.properties"), "small.properties"));
+    PipelineOptions options =
+        PipelineOptionsFactory.fromArgs(
+                KafkaModelPipeline.DIRECT_RUNNER_OPTIONS.entrySet().stream()
+                    .map(o -> "--" + o.getKey() + "=" + o.getValue())
+                    .toArray(String[]::new))
+            .create();
+    options.setRunner(DirectRunner.class);
+    Pipeline p = Pipeline.create(options);
+    byte[] notJson = ("not json " + "a".repeat(65_000)).getBytes(StandardCharsets.UTF_8);
+    org.apache.beam.sdk.io.kafka.KafkaRecord<byte[], byte[]> read =
+        new org.apache.beam.sdk.io.kafka.KafkaRecord<>(
+            "orders",
+            0,
+            1L,
+            0L,
+            org.apache.beam.sdk.io.kafka.KafkaTimestampType.CREATE_TIME,
+            null,
+            null,
+            notJson);
+    BadRecord bad =
+        BadRecord.builder()
+            .setRecord(
+                BadRecord.Record.builder()
+                    .setHumanReadableJsonRecord("not json")
+                    .addCoderAndEncodedRecord(KafkaRecordDecoding.RAW, read)
+                    .build())
+            .setFailure(
+                BadRecord.Failure.builder()
+                    .setDescription("partition 0 offset 1: not JSON")
+                    .build())
+            .build();
+    SourceResult source =
+        new SourceResult(
+            p,
+            new TupleTag<>("records"),
+            p.apply(
+                "Records",
+                TestStream.create(SourceRecordCoder.of(schema))
+                    .addElements(order(schema, 0, "a", 1))
+                    .advanceWatermarkToInfinity()),
+            new TupleTag<>("quarantined"),
+            p.apply("Undecodable", Create.of(bad).withCoder(BadRecord.getCoder(p))));
+    ModelPipeline.Outputs out = KafkaModelPipeline.outputs(model, source, null, List.of(0));
+    TOPICS.clear();
+    KafkaModelPipeline.writeTopics(out, connection, new Refusing(100_000), null);
+    p.run().waitUntilFinish();
+
+    List<String> quarantine = TOPICS.getOrDefault(out.sinks().quarantineTopic(), List.of());
+    assertThat(quarantine, hasSize(1));
+    JsonNode row = JSON.readTree(quarantine.get(0));
+    assertThat(
+        row.get("reason").asText(),
+        containsString(
+            "over the 100,000 bytes the Kafka producer sends (max.request.size): not published to "
+                + out.sinks().quarantineTopic()));
+    assertThat(row.get("value_truncated").asBoolean(), is(true));
+    assertThat(TOPICS.getOrDefault(out.sinks().topic(), List.of()), hasSize(1));
+  }
+
   private static SourceRecord order(Schema schema, long offset, String customer, int amount) {
     Row row =
         Row.withSchema(schema)
@@ -130,6 +205,16 @@ class KafkaRowTooLargeTest {
   /** Producers that refuse a record over 1 MiB, as Kafka's producer does, and keep the rest. */
   private static final class Refusing
       implements SerializableFunction<Map<String, Object>, Producer<String, String>> {
+    private final int limit;
+
+    Refusing() {
+      this(1_048_576);
+    }
+
+    Refusing(int limit) {
+      this.limit = limit;
+    }
+
     @Override
     public Producer<String, String> apply(Map<String, Object> config) {
       return new MockProducer<>(true, new StringSerializer(), new StringSerializer()) {
@@ -139,13 +224,14 @@ class KafkaRowTooLargeTest {
           int size =
               (record.key() == null ? 0 : record.key().getBytes(StandardCharsets.UTF_8).length)
                   + record.value().getBytes(StandardCharsets.UTF_8).length;
-          if (size > 1_048_576) {
+          if (size > limit) {
             RecordTooLargeException refused =
                 new RecordTooLargeException(
                     "The message is "
                         + size
-                        + " bytes when serialized which is larger than"
-                        + " 1048576, which is the value of the max.request.size configuration.");
+                        + " bytes when serialized which is larger than "
+                        + limit
+                        + ", which is the value of the max.request.size configuration.");
             if (callback != null) {
               callback.onCompletion(null, refused);
             }

@@ -87,6 +87,30 @@ class ModelSinksTest {
     return DeclaredModel.of(Project.load(dir), "hourly_revenue");
   }
 
+  /**
+   * A dead-lettered event near the broker's limit gives a row the producer takes: its record is cut
+   * as a long quarantined record's is (review of decisions and Kafka input #1: the whole record in
+   * the row made it larger than 1 MiB, and the job failed on it at every restart).
+   */
+  @Test
+  void aDeadLetterOfALargeRecordIsCut() throws Exception {
+    Schema schema = Schema.builder().addStringField("note").addInt64Field("merchant_id").build();
+    Row record = Row.withSchema(schema).addValues("n".repeat(1_048_000), 7L).build();
+    KV<String, String> row =
+        ModelSinks.of(hourlyRevenue())
+            .deadLetterRecord(
+                dev.streamform.transforms.decisions.DeadLetter.skew(
+                    "0-5", "partition 0 offset 5: an hour ahead of its arrival", record));
+    assertTrue(row.getValue().length() <= ModelSinks.MAX_ROW_CHARS, row.getValue().length() + "");
+    com.fasterxml.jackson.databind.JsonNode value =
+        new com.fasterxml.jackson.databind.ObjectMapper().readTree(row.getValue());
+    assertTrue(value.get("record").isNull());
+    assertTrue(value.get("record_truncated").asBoolean());
+    assertTrue(value.get("record_bytes").asInt() > 1_048_000);
+    assertEquals(5, value.get("offset").asInt());
+    assertEquals("clock_skew: an hour ahead of its arrival", value.get("reason").asText());
+  }
+
   private DeclaredModel hourlyRevenue() throws Exception {
     return model("merchant_id", "    key: [merchant_id]");
   }

@@ -44,6 +44,18 @@ class QuarantineRowTest {
     assertThat(kept.length, is(ModelSinks.KEPT_BYTES));
   }
 
+  /** A reason that quotes much of its record is cut, so the row stays writable. */
+  @Test
+  void aLongReasonIsCut() throws Exception {
+    KV<String, String> row =
+        ModelSinks.quarantined(
+            0, 7L, "partition 0 offset 7: " + "n".repeat(2_000_000), "{}".getBytes());
+    assertThat(row.getValue().length(), lessThanOrEqualTo(ModelSinks.MAX_ROW_CHARS));
+    String reason = JSON.readTree(row.getValue()).get("reason").asText();
+    assertThat(reason.length(), lessThanOrEqualTo(ModelSinks.MAX_REASON_CHARS));
+    assertThat(reason.endsWith("(the reason is 2000000 characters; cut)"), is(true));
+  }
+
   @Test
   void aSmallRecordIsKeptWhole() throws Exception {
     byte[] bytes = "{\"amount\": 1e900000000}".getBytes(StandardCharsets.UTF_8);

@@ -622,10 +622,25 @@ public final class JsonRecords implements Serializable {
     return false;
   }
 
+  /** How many of a record's field names a refusal lists. */
+  private static final int NAMES_LISTED = 5;
+
+  /**
+   * The record's field names as a refusal lists them: the first few, each excerpted, and how many
+   * more — a record of twenty 50,000-character names made a reason, and so a quarantine row, larger
+   * than the producer sends.
+   */
   private static String fieldNames(ObjectNode node) {
     StringBuilder b = new StringBuilder();
+    int listed = 0;
     for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
-      b.append(b.length() == 0 ? "" : ", ").append(it.next());
+      String name = it.next();
+      if (listed == NAMES_LISTED) {
+        b.append(" and ").append(node.size() - listed).append(" more");
+        break;
+      }
+      b.append(listed == 0 ? "" : ", ").append(dev.streamform.core.text.Excerpt.of(name));
+      listed++;
     }
     return b.toString();
   }

@@ -312,7 +312,10 @@ public final class ModelSinks implements Serializable {
     ObjectNode value = JsonNodeFactory.instance.objectNode();
     value.put(
         "reason",
-        d.reason().name().toLowerCase(Locale.ROOT) + ": " + Quarantine.reasonOf(d.description()));
+        cut(
+            d.reason().name().toLowerCase(Locale.ROOT)
+                + ": "
+                + Quarantine.reasonOf(d.description())));
     value.put("partition", Integer.parseInt(place[0]));
     value.put("offset", Long.parseLong(place[1]));
     String declared =
@@ -326,6 +329,21 @@ public final class ModelSinks implements Serializable {
     } else {
       value.put("record", d.record());
     }
+    String whole = JsonRecords.text(value);
+    if (whole.length() <= MAX_ROW_CHARS) {
+      return KV.of(JsonRecords.text(key), whole);
+    }
+    // too long to write whole (a record near the broker's limit, dead-lettered): cut as a
+    // quarantine row of a long record is, so the producer never refuses it
+    String record = d.row() != null ? JsonRecords.text(rowObject(d.row())) : d.record();
+    byte[] bytes = record.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    value.putNull("record");
+    value.put(
+        "record_base64",
+        Base64.getEncoder()
+            .encodeToString(Arrays.copyOf(bytes, Math.min(bytes.length, KEPT_BYTES))));
+    value.put("record_truncated", true);
+    value.put("record_bytes", bytes.length);
     return KV.of(JsonRecords.text(key), JsonRecords.text(value));
   }
 
@@ -476,13 +494,32 @@ public final class ModelSinks implements Serializable {
   /** How many of a record's bytes a row too long to write whole keeps, in {@code value_base64}. */
   public static final int KEPT_BYTES = 64 * 1024;
 
+  /** The longest reason a quarantine row keeps whole, in characters. */
+  public static final int MAX_REASON_CHARS = 8 * 1024;
+
+  /**
+   * {@code reason} whole up to {@link #MAX_REASON_CHARS}, else its start and its length: a reason
+   * that quotes the record (its field names, its text) must not make the row larger than the
+   * producer sends.
+   */
+  static String cut(String reason) {
+    if (reason.length() <= MAX_REASON_CHARS) {
+      return reason;
+    }
+    int end = reason.offsetByCodePoints(0, MAX_REASON_CHARS - 64);
+    return reason.substring(0, end)
+        + "…(the reason is "
+        + reason.codePointCount(0, reason.length())
+        + " characters; cut)";
+  }
+
   public static KV<String, String> quarantined(
       int partition, long offset, String description, byte[] bytes) {
     ObjectNode key = JsonNodeFactory.instance.objectNode();
     key.put("partition", partition);
     key.put("offset", offset);
     ObjectNode value = JsonNodeFactory.instance.objectNode();
-    value.put("reason", Quarantine.reasonOf(description));
+    value.put("reason", cut(Quarantine.reasonOf(description)));
     value.put("partition", partition);
     value.put("offset", offset);
     if (bytes == null) {
