@@ -51,9 +51,10 @@ public final class LinearScorer implements Scorer {
   /**
    * The sum in decimal arithmetic: each weight and input as the shortest decimal that names its
    * double ({@link BigDecimal#valueOf(double)}: a {@code decimal(12,2)} amount 732.71 is 732.71),
-   * the products and the sum exact, then the nearest double. So a score that is exactly half-way
-   * between two kept values (ScoreEvents keeps 6 places, half even) is kept as the reference oracle
-   * keeps it, whatever the order of the terms; summed as doubles, binary error decided it. A
+   * the products and the sum exact, then rounded once to the places a decision keeps (6, half even,
+   * as ScoreEvents keeps them) and the nearest double of that. So a score at or near a half-way
+   * point between two kept values is kept as the reference oracle keeps it, whatever the order of
+   * the terms; summed as doubles, or rounded to a double first, binary error decided it. A
    * non-finite weight or input makes the score non-finite, as in double arithmetic.
    */
   @Override
@@ -73,7 +74,12 @@ public final class LinearScorer implements Scorer {
       }
       s = s.add(BigDecimal.valueOf(weight).multiply(BigDecimal.valueOf(x)));
     }
-    return s == null ? nonFinite : s.doubleValue();
+    // rounded once, from the exact sum, to the places a decision keeps: the nearest double first
+    // and then 6 places rounded twice, so an exact sum just past a half-way point
+    // (306.0348065000000169) became the double 306.0348065 and then 306.034806, not 306.034807
+    return s == null
+        ? nonFinite
+        : s.setScale(ScoreEvents.SCORE_PLACES, java.math.RoundingMode.HALF_EVEN).doubleValue();
   }
 
   @Override

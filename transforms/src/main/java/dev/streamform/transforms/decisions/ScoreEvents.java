@@ -422,9 +422,12 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       Scorer scorer, Preprocessor preprocessor, Map<String, Double> features, Row event) {
     double raw = scorer.score(preprocessor.prepare(features, event));
     return Double.isFinite(raw)
-        ? BigDecimal.valueOf(raw).setScale(6, RoundingMode.HALF_EVEN).doubleValue()
+        ? BigDecimal.valueOf(raw).setScale(SCORE_PLACES, RoundingMode.HALF_EVEN).doubleValue()
         : raw;
   }
+
+  /** The decimal places a decision's score keeps (half even). */
+  static final int SCORE_PLACES = 6;
 
   @Override
   public DecisionResult expand(PCollection<TimedEvent> input) {
