@@ -413,6 +413,9 @@ final class ProjectLoader {
     checkAddedFields(model, query, sqlName, subject);
     if (source.schemaComplete()) {
       checkQuery(model, query, source.schema(), sqlName, subject);
+      if (yaml.has("decisions")) {
+        checkNumericFeatures(query, source, sqlName, subject);
+      }
     }
     if (model.declaration().isEmpty() || source.declaration().isEmpty()) {
       return Optional.empty();
@@ -971,6 +974,46 @@ final class ProjectLoader {
                           + String.join(", ", added)
                           + "), so its value would be lost"),
               Optional.of(fix)));
+    }
+  }
+
+  /**
+   * A scoring model's features are numbers: each is read as a double for its scorer, so {@code MIN}
+   * or {@code MAX} of a text, a timestamp or a bool passed {@code check} and then failed the first
+   * decision (a class cast), on Kafka every event at every restart (review of scoring #3).
+   */
+  private void checkNumericFeatures(
+      ModelQuery query, SourcesFile.Entry source, String sqlName, Optional<String> subject) {
+    for (OutputColumn column : query.outputs()) {
+      if (column.kind() != OutputColumn.Kind.AGGREGATE || column.argument().isEmpty()) {
+        continue;
+      }
+      ColumnType type = source.schema().get(column.argument().get());
+      if (type == null || type.isNumeric()) {
+        continue; // COUNT(*), or a column checkQuery already reported
+      }
+      problems.add(
+          Problem.of(
+              sqlName,
+              column.line(),
+              subject,
+              Optional.empty(),
+              "feature '"
+                  + column.name()
+                  + "' is "
+                  + column.function().map(Enum::name).orElse("")
+                  + "("
+                  + column.argument().get()
+                  + ") of "
+                  + type.withArticle()
+                  + " column: a scoring model's features are numbers its scorer reads",
+              Optional.of(
+                  "aggregate a numeric column of source '"
+                      + source.name()
+                      + "' (int64, double or decimal), or COUNT it, e.g. COUNT("
+                      + column.argument().get()
+                      + ") AS "
+                      + column.name())));
     }
   }
 

@@ -110,6 +110,28 @@ class DecisionModelRulesTest {
                 + " reconcile"));
   }
 
+  /**
+   * Every feature is read as a number for the scorer: MIN or MAX of a timestamp passed check and
+   * failed the first decision with a class cast (review of scoring #3).
+   */
+  @Test
+  void aFeatureMustBeANumber() {
+    ProjectFolder p =
+        withDecisions("      features_over: 1h\n      linear: models/risk.linear.yml\n")
+            .sql(
+                "customer_metrics",
+                "SELECT customer_id, SUM(amount) AS total_spend,\n"
+                    + "  MIN(ordered_at) AS first_at\n"
+                    + "FROM source('orders') GROUP BY customer_id\n");
+    assertThat(
+        p.problems(),
+        contains(
+            "models/customer_metrics.sql:2: model 'customer_metrics': feature 'first_at' is"
+                + " MIN(ordered_at) of a timestamp column: a scoring model's features are numbers"
+                + " its scorer reads — aggregate a numeric column of source 'orders' (int64, double"
+                + " or decimal), or COUNT it, e.g. COUNT(ordered_at) AS first_at"));
+  }
+
   @Test
   void aWeightMustNameAFeatureOrANumericColumn() {
     ProjectFolder p =

@@ -465,6 +465,21 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
           eventIdColumn(),
           records.getFieldNames());
     }
+    for (Aggregation a : features()) {
+      // every feature is read as a number for the scorer: MIN or MAX of a text, a timestamp or
+      // a bool failed the first decision with a class cast (what check refuses in a declared
+      // model)
+      if (a.column() != null && records.hasField(a.column())) {
+        Schema.TypeName t = records.getField(a.column()).getType().getTypeName();
+        checkArgument(
+            t.isNumericType() || t == Schema.TypeName.DECIMAL,
+            "ScoreEvents: feature `%s` aggregates `%s`, a %s field: a feature is a number its"
+                + " scorer reads; aggregate a numeric field, or count it",
+            a.name(),
+            a.column(),
+            t);
+      }
+    }
     if (scorer() instanceof LinearScorer linear
         && preprocessor() instanceof Preprocessor.FeaturesAndNumericColumns) {
       // what check refuses in a declared model's linear file: a weight that weighs nothing (a

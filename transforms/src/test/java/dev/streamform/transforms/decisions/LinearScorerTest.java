@@ -112,4 +112,46 @@ class LinearScorerTest {
                 + " field of the records; weigh one of: amount, merchant_id, receipts_1h,"
                 + " spend_1h"));
   }
+
+  /**
+   * A feature that is not a number (MAX of a timestamp field) is refused when ScoreEvents is
+   * applied: it failed the first decision with a class cast (review of scoring #3).
+   */
+  @Test
+  void aFeatureThatIsNotANumberIsRefusedWhenScoreEventsIsApplied() {
+    org.apache.beam.sdk.options.PipelineOptions options =
+        org.apache.beam.sdk.options.PipelineOptionsFactory.create();
+    options.setRunner(org.apache.beam.runners.direct.DirectRunner.class);
+    org.apache.beam.sdk.Pipeline p = org.apache.beam.sdk.Pipeline.create(options);
+    ScoreEvents latest =
+        DecisionScoringTest.receiptRisk()
+            .withFeatures(
+                dev.streamform.transforms.changelog.Aggregation.sum("amount").as("spend_1h"),
+                dev.streamform.transforms.changelog.Aggregation.countAll().as("receipts_1h"),
+                dev.streamform.transforms.changelog.Aggregation.max("received_at")
+                    .as("last_received"));
+    IllegalArgumentException refused =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                p.apply(
+                        org.apache.beam.sdk.testing.TestStream.create(
+                                dev.streamform.transforms.envelope.SourceRecordCoder.of(
+                                    DecisionScoringTest.RECEIPTS))
+                            .advanceWatermarkToInfinity())
+                    .apply(
+                        dev.streamform.transforms.extraction.EventTimeExtraction.from(
+                            "occurred_at"))
+                    .events()
+                    .apply(
+                        dev.streamform.transforms.clock.SourceClock.forBoundedOutOfOrderness(
+                            org.joda.time.Duration.standardMinutes(5)))
+                    .events()
+                    .apply(latest));
+    assertThat(
+        refused.getMessage(),
+        is(
+            "ScoreEvents: feature `last_received` aggregates `received_at`, a DATETIME field: a"
+                + " feature is a number its scorer reads; aggregate a numeric field, or count it"));
+  }
 }
