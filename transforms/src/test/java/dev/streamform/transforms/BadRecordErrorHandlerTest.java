@@ -19,6 +19,8 @@ import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 30: the Java API takes Beam's bad-record handler ({@code
@@ -148,6 +150,62 @@ public class BadRecordErrorHandlerTest {
     PAssert.that(finals)
         .containsInAnyOrder("ON_TIME 9223372036854775803", "FINAL 9223372036854775803");
     assertOneOverflowAtOffsetOne(bad.getOutput());
+    p.run().waitUntilFinish();
+  }
+
+  /**
+   * A value no aggregate takes (a decimal finer than decimal(38,38), which a Java author's Row may
+   * hold) reaches the handler whichever way the changelog applies events, also as the first event
+   * of a key with retention (42) and as the first event after a key's state expired (9): applied on
+   * arrival that was a NullPointerException that stopped the pipeline, where in log order the event
+   * was quarantined. Nothing is emitted for it and the key stays absent: its next event is an
+   * INSERT.
+   */
+  @ParameterizedTest(name = "applied on arrival: {0}")
+  @ValueSource(booleans = {false, true})
+  void aRefusedFirstEventOfAKeyWithRetentionReachesTheHandlerOnBothPaths(boolean onArrival) {
+    Pipeline p = SeedStreams.pipeline();
+    BadRecordErrorHandler<PCollection<String>> bad = p.registerBadRecordErrorHandler(new Reasons());
+    String unfit = "1E-40"; // 40 digits after the point
+    KeyedChangelog model =
+        Scenarios.customerMetrics()
+            .withRetention(Duration.standardMinutes(10))
+            .withBadRecordErrorHandler(bad);
+    PCollection<String> changes =
+        p.apply(
+                SeedStreams.testStreamOf(
+                    new SeedStreams()
+                        .event(0, 9, "1", Scenarios.iso("10:00:00")) // p0/0
+                        .event(0, 42, unfit, Scenarios.iso("10:00:00")) // p0/1: 42's first
+                        .event(0, 7, "5", Scenarios.iso("10:01:00")) // p0/2
+                        .event(0, 42, "2", Scenarios.iso("10:02:00")) // p0/3
+                        .watermark(0, Scenarios.t("10:10:00")) // p0/4: 9's state expires
+                        .event(0, 9, unfit, Scenarios.iso("10:11:00")) // p0/5
+                        .event(0, 9, "3", Scenarios.iso("10:12:00")) // p0/6
+                        .items()))
+            .apply(EventTimeExtraction.from("ordered_at"))
+            .events()
+            .apply(KeyedChangelogTest.NO_DELAY)
+            .events()
+            .apply(onArrival ? model.appliedOnArrival() : model)
+            .apply(
+                MapElements.into(TypeDescriptors.strings())
+                    .via(
+                        (ChangelogRecord r) ->
+                            r.op()
+                                + " "
+                                + r.key().getValue(0)
+                                + " "
+                                + ((java.math.BigDecimal) r.value("total_spend")).toPlainString()));
+    bad.close();
+    PAssert.that(changes)
+        .containsInAnyOrder("INSERT 9 1", "INSERT 7 5", "INSERT 42 2", "INSERT 9 3");
+    String reason =
+        ": column `amount`: 0.0000000000000000000000000000000000000001 has 40 digits after the"
+            + " decimal point; a decimal holds at most 38 (decimal(38,38)): round the values to 38"
+            + " places or fewer";
+    PAssert.that(bad.getOutput())
+        .containsInAnyOrder("partition 0 offset 1" + reason, "partition 0 offset 5" + reason);
     p.run().waitUntilFinish();
   }
 

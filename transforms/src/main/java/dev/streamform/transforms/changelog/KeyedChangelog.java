@@ -418,13 +418,26 @@ public abstract class KeyedChangelog
         MultiOutputReceiver out) {
       Timer tick = timers.get("tick", element.getKey(), declaredTick, perKey);
       TimedEvent value = element.getValue();
-      KeyCell cell = KeyCell.of(cellState.read());
+      KeyCell stored = cellState.read();
+      KeyCell cell = KeyCell.of(stored);
       if (onArrival) {
         // The runner keeps each key's order between stages (see appliedOnArrival()): apply now.
         KeyState key = new KeyState(cell.aggregate, cell.latest);
         Long latestBefore = key.latest;
         applyOne(value, key, value.stamp(), 0, out);
         cell = cell.withKey(key.aggregate, key.latest);
+        if (key.latest == null) {
+          // applyOne refused the key's first event (or its first since the state expired): it is
+          // quarantined, and the key stays absent, as in log order (ADR 0074)
+          if (cell.isEmpty()) {
+            if (stored != null) {
+              cellState.clear();
+            }
+          } else {
+            cellState.write(cell); // its armed tick, which finds nothing left to free
+          }
+          return;
+        }
         if (!key.latest.equals(latestBefore) && retentionMillis != null && cell.tickAt == null) {
           // One timer per key, armed when none is: it only frees memory (whether the state had
           // expired is decided from each event's own watermark at arrival, in applyOne). A timer
