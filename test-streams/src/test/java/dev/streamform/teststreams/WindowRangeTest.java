@@ -78,7 +78,7 @@ class WindowRangeTest {
         """);
   }
 
-  /** The stage's range is the timestamps' (policies), which it cannot import. */
+  /** The stage's range is the timestamps' (policies): both are core's EventTimeRange. */
   @Test
   void theRangeIsTheTimestamps() {
     assertThat(WindowRange.MIN_MILLIS, is(Timestamps.MIN.toEpochMilli()));

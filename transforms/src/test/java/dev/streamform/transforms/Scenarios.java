@@ -156,8 +156,10 @@ final class Scenarios {
           "partition 0 offset 2: event-time column `ordered_at` holds \"10:00:00"
               + NOT_AN_INSTANT
               + " | decoded p0/2",
-          "partition 0 offset 3: event time 300000-01-01T00:00:00.000Z in `ordered_at` is outside"
-              + " the range a pipeline can hold | decoded p0/3");
+          "partition 0 offset 3: event-time column `ordered_at`: '+300000-01-01T00:00:00Z' is out"
+              + " of range: event times lie between 0001-01-01T00:00:00Z and"
+              + " 9999-12-31T23:59:59.999Z (epoch milliseconds -62135596800000 to"
+              + " 253402300799999) | decoded p0/3");
 
   /** Every scenario, by name. */
   static Map<String, Case> all() {

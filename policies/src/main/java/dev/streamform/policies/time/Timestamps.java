@@ -1,6 +1,7 @@
 package dev.streamform.policies.time;
 
 import com.ethlo.time.ITU;
+import dev.streamform.core.time.EventTimeRange;
 import dev.streamform.core.time.LeapSeconds;
 import java.text.ParsePosition;
 import java.time.DateTimeException;
@@ -133,11 +134,11 @@ public final class Timestamps {
     return DateTimeFormatter.ISO_INSTANT.format(instant);
   }
 
-  /** The earliest event time accepted: the first instant RFC 3339 can write. */
-  public static final Instant MIN = Instant.parse("0001-01-01T00:00:00Z");
+  /** The earliest event time accepted ({@link EventTimeRange#MIN}). */
+  public static final Instant MIN = EventTimeRange.MIN;
 
-  /** The latest event time accepted: the last millisecond RFC 3339 can write. */
-  public static final Instant MAX = Instant.parse("9999-12-31T23:59:59.999Z");
+  /** The latest event time accepted ({@link EventTimeRange#MAX}). */
+  public static final Instant MAX = EventTimeRange.MAX;
 
   /**
    * Checks that {@code t}, a fixture's instant given in code, says nothing finer than a
@@ -171,17 +172,7 @@ public final class Timestamps {
     // Beyond RFC 3339's years a runner's timers (and a window's end plus its lateness) overflow;
     // such a value is a typo (epoch seconds written with extra digits), never a real event time.
     if (t.isBefore(MIN) || t.isAfter(MAX)) {
-      throw new IllegalArgumentException(
-          shown(quoted)
-              + " is out of range: event times lie between "
-              + format(MIN)
-              + " and "
-              + format(MAX)
-              + " (epoch milliseconds "
-              + MIN.toEpochMilli()
-              + " to "
-              + MAX.toEpochMilli()
-              + ")");
+      throw new IllegalArgumentException(EventTimeRange.outOfRange(shown(quoted)));
     }
     return t;
   }

@@ -3,6 +3,8 @@ package dev.streamform.transforms.extraction;
 import static org.apache.beam.vendor.guava.v32_1_2_jre.com.google.common.base.Preconditions.checkArgument;
 
 import com.google.auto.value.AutoValue;
+import dev.streamform.core.text.Excerpt;
+import dev.streamform.core.time.EventTimeRange;
 import dev.streamform.core.time.LeapSeconds;
 import dev.streamform.transforms.BadRecordCoder;
 import dev.streamform.transforms.StreamformMetrics;
@@ -24,7 +26,6 @@ import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.errorhandling.BadRecord;
 import org.apache.beam.sdk.transforms.errorhandling.ErrorHandler;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
-import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.Row;
@@ -44,10 +45,11 @@ import org.joda.time.ReadableInstant;
  * or a Kafka topic's decoder gives the same record, so a fixture, a file and a topic agree (ADR
  * 0088) — before its event time is read: a record without either is quarantined for its key.
  *
- * <p>Guarantees: a record whose event-time value is missing, unparseable or outside Beam's
- * timestamp range never falls back to processing time; it goes to {@link
- * ExtractionResult#quarantined()} as a Beam {@link BadRecord} whose description gives the reason
- * and whose encoded record is the {@link SourceRecord} (decodable with the input's coder).
+ * <p>Guarantees: a record whose event-time value is missing, unparseable or outside the range of
+ * event times ({@link EventTimeRange}: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, that of a
+ * declared {@code timestamp} column, ADR 0212) never falls back to processing time; it goes to
+ * {@link ExtractionResult#quarantined()} as a Beam {@link BadRecord} whose description gives the
+ * reason and whose encoded record is the {@link SourceRecord} (decodable with the input's coder).
  * Punctuations pass through unchanged. Every input record ends up as an event or as a quarantined
  * record; a quarantined one also leaves an {@link Envelope#gap} (no record, no watermark
  * information, timestamped at the beginning of time) in the events at its position, so the
@@ -218,12 +220,15 @@ public abstract class EventTimeExtraction
       throw new UnusableEventTime("no value for event-time column `" + column + "`");
     }
     Instant t;
+    String text;
     if (value instanceof ReadableInstant) {
       t = new Instant(((ReadableInstant) value).getMillis());
+      text = java.time.Instant.ofEpochMilli(t.getMillis()).toString(); // as the range is written
     } else if (value instanceof Long) {
       t = new Instant((Long) value);
+      text = value.toString();
     } else {
-      String text = value.toString().trim();
+      text = value.toString().trim();
       try {
         t =
             text.matches("-?\\d+")
@@ -245,10 +250,11 @@ public abstract class EventTimeExtraction
                 + " milliseconds");
       }
     }
-    if (t.isBefore(BoundedWindow.TIMESTAMP_MIN_VALUE)
-        || !t.isBefore(GlobalWindow.INSTANCE.maxTimestamp())) {
+    // The range of a timestamp column, well inside Beam's: a clock's delay, a state's retention
+    // and an id's horizon added to a time past it would leave Beam's range and stop the pipeline
+    if (!EventTimeRange.contains(t.getMillis())) {
       throw new UnusableEventTime(
-          "event time " + t + " in `" + column + "` is outside the range a pipeline can hold");
+          "event-time column `" + column + "`: " + EventTimeRange.outOfRange(Excerpt.quoted(text)));
     }
     return t;
   }

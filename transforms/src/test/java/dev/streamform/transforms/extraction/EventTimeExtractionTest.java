@@ -76,6 +76,40 @@ class EventTimeExtractionTest {
         () -> EventTimeExtraction.eventTimeOf("c", null));
   }
 
+  static final String RANGE =
+      " is out of range: event times lie between 0001-01-01T00:00:00Z and"
+          + " 9999-12-31T23:59:59.999Z (epoch milliseconds -62135596800000 to 253402300799999)";
+
+  /**
+   * ADR 0212: the range of a declared timestamp column, in every form, the value named as given;
+   * its ends are event times.
+   */
+  @Test
+  void aTimeOutsideTheYears1To9999IsRefusedNamingTheValueAndTheRange() throws Exception {
+    long first = -62135596800000L;
+    long last = 253402300799999L;
+    assertThat(EventTimeExtraction.eventTimeOf("c", first), equalTo(new Instant(first)));
+    assertThat(EventTimeExtraction.eventTimeOf("c", last), equalTo(new Instant(last)));
+    assertThat(
+        EventTimeExtraction.eventTimeOf("c", "9999-12-31T23:59:59.999Z"),
+        equalTo(new Instant(last)));
+    assertThat(refusal(first - 1), equalTo("event-time column `c`: '-62135596800001'" + RANGE));
+    assertThat(refusal(last + 1), equalTo("event-time column `c`: '253402300800000'" + RANGE));
+    assertThat(
+        refusal(" +10000-01-01T00:00:00Z "),
+        equalTo("event-time column `c`: '+10000-01-01T00:00:00Z'" + RANGE));
+    assertThat(
+        refusal(new DateTime(last + 1, DateTimeZone.UTC)),
+        equalTo("event-time column `c`: '+10000-01-01T00:00:00Z'" + RANGE));
+  }
+
+  private static String refusal(Object value) {
+    return assertThrows(
+            EventTimeExtraction.UnusableEventTime.class,
+            () -> EventTimeExtraction.eventTimeOf("c", value))
+        .getMessage();
+  }
+
   static final class Describe extends DoFn<Envelope, String> {
     @ProcessElement
     public void process(@Element Envelope e, @Timestamp Instant ts, OutputReceiver<String> o) {
@@ -142,8 +176,9 @@ class EventTimeExtractionTest {
                             })))
         .containsInAnyOrder(
             "partition 3 offset 8: no value for event-time column `at` | 3/8 id=2",
-            "partition 3 offset 10: event time -292275055-05-16T16:47:04.192Z in `at` is outside"
-                + " the range a pipeline can hold | 3/10 id=3");
+            "partition 3 offset 10: event-time column `at`: '-9223372036854775808' is out of range:"
+                + " event times lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z"
+                + " (epoch milliseconds -62135596800000 to 253402300799999) | 3/10 id=3");
     p.run().waitUntilFinish();
   }
 
