@@ -136,7 +136,9 @@ final class WhereClause {
       if (a instanceof Double || b instanceof Double) {
         double x = ((Number) a).doubleValue();
         double y = ((Number) b).doubleValue();
-        return x < y ? -1 : x > y ? 1 : 0;
+        // NaN above every number and equal to itself, 0.0 equal to -0.0 (docs/reference/sql.md);
+        // x < y ? -1 : x > y ? 1 : 0 made NaN equal to every number
+        return x == y ? 0 : Integer.signum(Double.compare(x, y));
       }
       return Integer.signum(exact((Number) a).compareTo(exact((Number) b)));
     }
