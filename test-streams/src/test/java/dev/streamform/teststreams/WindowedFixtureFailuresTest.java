@@ -288,6 +288,28 @@ class WindowedFixtureFailuresTest {
                 + " 11:00) — list them in that order"));
   }
 
+  /**
+   * The same too-late refund given twice and listed once: the second refusal matches the listed
+   * row, and the hint read a listed row past the list's end — the verdict was "the run stopped with
+   * an error: Index: 1 Size: 1" (review of the fixture harness #2). It says which event was refused
+   * and not listed.
+   */
+  @Test
+  void aTooLateEventGivenTwiceAndListedOnceSaysWhichWasNotListed() {
+    String refund =
+        "  - event: { merchant_id: 7, amount: -10.00, ordered_at: \"2026-08-30T10:45:00Z\" }\n";
+    FixtureVerdict v = run("hourly-revenue", edit(HOURLY, refund, refund + refund));
+    assertThat(v.passed(), is(false));
+    String report = squeezed(v);
+    assertThat(
+        report,
+        containsString(
+            "  2  (not listed)  amount=-10 merchant_id=7 ordered_at=\"2026-08-30T10:45:00Z\""
+                + " window_start=10:00\n"));
+    assertThat(
+        report, containsString("^ event 6 (line 15) was refused as too late by window [10:00,"));
+  }
+
   /** The 25-hour Berlin day of 2026-10-25 (docs/semantics.md §6, calendar windows). */
   private FixtureVerdict runOctober(String fixture) {
     Path seed = FixtureProjects.under("fixtures/calendar/daily-revenue-berlin").toAbsolutePath();
