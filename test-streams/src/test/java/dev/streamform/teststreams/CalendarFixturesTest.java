@@ -30,10 +30,11 @@ import org.junit.jupiter.api.Test;
  * Issue 35: the daily-revenue-berlin project (test-streams/fixtures/calendar): calendar days in
  * Europe/Berlin over both daylight-saving changes of 2026 (the 23-hour 03-29 and the 25-hour
  * 10-25), worked out by hand, pass on the DirectRunner and on Flink at parallelism 2 with the same
- * records and identities.
+ * records and identities; and daily-orders-st-johns, a day entered twice (ADR 0214).
  */
 class CalendarFixturesTest {
   static final Path BERLIN = FixtureProjects.under("fixtures/calendar/daily-revenue-berlin");
+  static final Path ST_JOHNS = FixtureProjects.under("fixtures/calendar/daily-orders-st-johns");
 
   @Test
   void bothDstDaysPassOnTheDirectRunner() throws Exception {
@@ -60,6 +61,29 @@ class CalendarFixturesTest {
         containsString(
             "last_sunday_of_march (model daily_revenue)\nPASS\n"
                 + "5 events processed\n4 revisions emitted\n3 windows finalized\n"));
+  }
+
+  /**
+   * St. John's fell back at 00:01 into the day before (until 2011): an in-order event at an instant
+   * that reads Nov 6 after Nov 7 began is counted in Nov 7's window, which contains it (ADR 0214),
+   * not refused as too late by Nov 6's, which had ended.
+   */
+  @Test
+  void aFallBackAcrossMidnightCountsTheRepeatedStretchInTheDayThatHasBegun() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    boolean passed =
+        new FixtureSuite(
+                FixtureRunner.on(RunnerChoice.direct()),
+                new PrintWriter(bytes, true, StandardCharsets.UTF_8))
+            .run(ST_JOHNS);
+    String output = bytes.toString(StandardCharsets.UTF_8);
+    System.out.println(output);
+    assertThat(output, passed, is(true));
+    assertThat(
+        output,
+        containsString(
+            "fall_back_across_midnight (model daily_orders)\nPASS\n"
+                + "3 events processed\n2 revisions emitted\n2 windows finalized\n"));
   }
 
   @Test

@@ -232,7 +232,13 @@ public abstract class WindowSpec {
    */
   public List<Instant> startsContaining(Instant t) {
     if (isCalendar()) {
-      return List.of(localStart(t.atZone(zoneOrUtc()).toLocalDate()));
+      // the window that contains t: where the clocks fall back across midnight, local time
+      // re-enters the previous date after the next has begun (docs/decisions/0214)
+      Instant start = localStart(t.atZone(zoneOrUtc()).toLocalDate());
+      for (Instant end = endOf(start); !end.isAfter(t); end = endOf(start)) {
+        start = end;
+      }
+      return List.of(start);
     }
     long every = every().toMillis();
     long latest = Math.floorDiv(t.toEpochMilli(), every) * every;

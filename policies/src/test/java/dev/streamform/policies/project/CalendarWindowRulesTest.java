@@ -54,6 +54,22 @@ class CalendarWindowRulesTest {
     assertThat(w.isStart(Instant.parse("2026-03-29T00:00:00Z")), is(false));
   }
 
+  /**
+   * St. John's, 2010-11-07: the clocks went back at 00:01 to 23:01 of Nov 6, so 02:40Z reads Nov 6
+   * 23:10 after Nov 7 began at 02:30Z; it is in Nov 7's window, which contains it (ADR 0214).
+   */
+  @Test
+  void anInstantAfterAFallBackAcrossMidnightIsInTheDayThatHasBegun() throws Exception {
+    WindowSpec w = loaded("    window: 1d\n    time_zone: America/St_Johns\n").window().get();
+    Instant start = w.startsContaining(Instant.parse("2010-11-07T02:40:00Z")).get(0);
+    assertThat(start, is(Instant.parse("2010-11-07T02:30:00Z")));
+    assertThat(w.endOf(start), is(Instant.parse("2010-11-08T03:30:00Z")));
+    assertThat(w.localLabel(start), is(Optional.of("2010-11-07")));
+    assertThat(
+        w.startsContaining(Instant.parse("2010-11-07T02:20:00Z")),
+        contains(Instant.parse("2010-11-06T02:30:00Z")));
+  }
+
   @Test
   void aDayWithoutTimeZoneIsAUtcDayAndSaysSo() throws Exception {
     WindowSpec w = loaded("    window: 1d\n").window().get();

@@ -91,30 +91,44 @@ public abstract class CalendarWindow implements Serializable {
             + " or ZoneId.of(\"UTC\")");
   }
 
-  /** {@code {start, end}} in epoch millis of the window holding instant {@code t} (millis). */
+  /**
+   * {@code {start, end}} in epoch millis of the window that contains instant {@code t} (millis):
+   * {@code start <= t < end}. Where the clocks fall back across midnight (St. John's at 00:01 until
+   * 2011), local time re-enters the previous date after the next date has begun; such an instant
+   * belongs to the next date's window, which has begun, not to its local date's, which has ended
+   * (docs/decisions/0214).
+   */
   public long[] windowOf(long t) {
     ZoneId zone = ZoneId.of(zoneId());
     LocalDate day = Instant.ofEpochMilli(t).atZone(zone).toLocalDate();
-    LocalDate first;
-    LocalDate next;
-    switch (unit()) {
-      case DAY:
-        first = day;
-        next = day.plusDays(1);
-        break;
-      case WEEK:
-        first = day.with(TemporalAdjusters.previousOrSame(weekStarts()));
-        next = first.plusWeeks(1);
-        break;
-      default:
-        first = day.withDayOfMonth(1);
-        next = first.plusMonths(1);
+    LocalDate first =
+        switch (unit()) {
+          case DAY -> day;
+          case WEEK -> day.with(TemporalAdjusters.previousOrSame(weekStarts()));
+          case MONTH -> day.withDayOfMonth(1);
+        };
+    LocalDate next = after(first);
+    while (startOf(next, zone) <= t) {
+      first = next;
+      next = after(next);
     }
-    // atStartOfDay: where DST skips midnight, the day begins at the first local time that exists
-    return new long[] {
-      first.atStartOfDay(zone).toInstant().toEpochMilli(),
-      next.atStartOfDay(zone).toInstant().toEpochMilli()
+    return new long[] {startOf(first, zone), startOf(next, zone)};
+  }
+
+  private LocalDate after(LocalDate first) {
+    return switch (unit()) {
+      case DAY -> first.plusDays(1);
+      case WEEK -> first.plusWeeks(1);
+      case MONTH -> first.plusMonths(1);
     };
+  }
+
+  /**
+   * The earliest local midnight of {@code day}; where DST skips midnight, the first local time that
+   * exists.
+   */
+  private static long startOf(LocalDate day, ZoneId zone) {
+    return day.atStartOfDay(zone).toInstant().toEpochMilli();
   }
 
   /**
