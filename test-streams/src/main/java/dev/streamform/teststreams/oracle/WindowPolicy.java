@@ -3,8 +3,8 @@ package dev.streamform.teststreams.oracle;
 import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.ZoneId;
-import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
 import java.time.temporal.TemporalAdjusters;
 import java.util.ArrayList;
@@ -38,8 +38,11 @@ public record WindowPolicy(
 
   /**
    * Local days, weeks or months of {@code zone}. The oracle works their bounds out on its own with
-   * {@link ZonedDateTime} (truncating to the day in the zone), sharing no code with the engine's
-   * windows, so the two only agree when both read the zone database right.
+   * java.time's zone rules, sharing no code with the engine's windows, so the two only agree when
+   * both read the zone database right. A window starts at the earliest local midnight of its first
+   * day (where the clocks fall back at midnight, it happens twice) and is the one whose bounds
+   * contain the instant, even where local time re-enters the previous date after midnight
+   * (docs/decisions/0214).
    *
    * @param unit {@link ChronoUnit#DAYS}, {@link ChronoUnit#WEEKS} or {@link ChronoUnit#MONTHS}
    */
@@ -50,21 +53,31 @@ public record WindowPolicy(
           "a calendar unit of days, weeks or months");
     }
 
-    /** The start of the local day, week or month holding {@code t}. */
+    /** The start of the local day, week or month whose window contains {@code t}. */
     Instant startOf(Instant t) {
-      ZonedDateTime local = ZonedDateTime.ofInstant(t, zone);
-      if (unit == ChronoUnit.WEEKS) {
-        local = local.with(TemporalAdjusters.previousOrSame(weekStarts));
-      } else if (unit == ChronoUnit.MONTHS) {
-        local = local.withDayOfMonth(1);
+      Instant start = midnight(first(LocalDate.ofInstant(t, zone)));
+      for (Instant end = endOf(start); !end.isAfter(t); end = endOf(start)) {
+        start = end;
       }
-      return local.truncatedTo(ChronoUnit.DAYS).toInstant();
+      return start;
     }
 
     /** The end of the window that starts at {@code start}: the next local midnight of its kind. */
     Instant endOf(Instant start) {
-      ZonedDateTime next = ZonedDateTime.ofInstant(start, zone).plus(1, unit);
-      return next.truncatedTo(ChronoUnit.DAYS).toInstant();
+      return midnight(first(LocalDate.ofInstant(start, zone)).plus(1, unit));
+    }
+
+    /** The first day of the day, week or month holding {@code day}. */
+    private LocalDate first(LocalDate day) {
+      if (unit == ChronoUnit.WEEKS) {
+        return day.with(TemporalAdjusters.previousOrSame(weekStarts));
+      }
+      return unit == ChronoUnit.MONTHS ? day.withDayOfMonth(1) : day;
+    }
+
+    /** The earliest instant {@code day} is the local date: its first midnight, or the gap's end. */
+    private Instant midnight(LocalDate day) {
+      return day.atStartOfDay(zone).toInstant();
     }
   }
 
