@@ -1,6 +1,7 @@
 package dev.streamform.transforms;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.streamform.transforms.windows.WindowedAggregate;
@@ -42,6 +43,30 @@ class WindowedAggregateApiTest {
     assertEquals(
         shown(WindowedAggregate.of(hopping)),
         shown(WindowedAggregate.of((WindowFn<?, ?>) hopping)));
+  }
+
+  /**
+   * A period longer than the size leaves gaps between windows: an event there would be in no
+   * window, counted late with no row. Refused as {@code check} refuses it in a declaration.
+   */
+  @Test
+  void slidingWindowsWithGapsAreRefusedNamingSizePeriodAndTheFix() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                WindowedAggregate.of(
+                    SlidingWindows.of(Duration.standardMinutes(1))
+                        .every(Duration.standardMinutes(5))));
+    assertEquals(
+        "WindowedAggregate.of(SlidingWindows): every (5m) is longer than the window's size (1m):"
+            + " events between windows would belong to none; give a period no longer than the"
+            + " size, e.g. SlidingWindows.of(size).every(period) with period <= size, or"
+            + " FixedWindows.of(size)",
+        e.getMessage());
+    // a period equal to the size is a tumbling window, accepted
+    WindowedAggregate.of(
+        SlidingWindows.of(Duration.standardMinutes(5)).every(Duration.standardMinutes(5)));
   }
 
   private static Map<String, String> shown(WindowedAggregate w) {

@@ -189,13 +189,25 @@ public abstract class WindowedAggregate
     return sized(size, size, windows.getOffset().getMillis());
   }
 
-  /** Hopping windows: Beam's {@link SlidingWindows}, with their size, period and offset. */
+  /**
+   * Hopping windows: Beam's {@link SlidingWindows}, with their size, period and offset. A period
+   * longer than the size is refused: an event between two windows would belong to none.
+   */
   public static WindowedAggregate of(SlidingWindows windows) {
     checkArgument(windows != null, "WindowedAggregate.of: windows must not be null");
-    return sized(
-        windows.getSize().getMillis(),
-        windows.getPeriod().getMillis(),
-        windows.getOffset().getMillis());
+    long size = windows.getSize().getMillis();
+    long every = windows.getPeriod().getMillis();
+    // as check refuses `every` longer than `size` in a declaration: an event in a gap would be in
+    // no window, and nothing could say why it was dropped
+    checkArgument(
+        every <= size,
+        "WindowedAggregate.of(SlidingWindows): every (%s) is longer than the window's size (%s):"
+            + " events between windows would belong to none; give a period no longer than the"
+            + " size, e.g. SlidingWindows.of(size).every(period) with period <= size, or"
+            + " FixedWindows.of(size)",
+        Durations.format(java.time.Duration.ofMillis(every)),
+        Durations.format(java.time.Duration.ofMillis(size)));
+    return sized(size, every, windows.getOffset().getMillis());
   }
 
   /**
