@@ -92,14 +92,6 @@ public record WindowPolicy(
     this(model, size, every, allowedLateness, earlyEveryEvents, generation, null);
   }
 
-  /** Calendar windows {@code calendar}; no lateness, no previews, generation 1. */
-  public static WindowPolicy calendar(String model, Calendar calendar) {
-    Duration nominal =
-        Duration.of(1, calendar.unit() == ChronoUnit.MONTHS ? ChronoUnit.DAYS : calendar.unit())
-            .multipliedBy(calendar.unit() == ChronoUnit.MONTHS ? 31 : 1);
-    return new WindowPolicy(model, nominal, nominal, Duration.ZERO, 0, 1, calendar);
-  }
-
   /** The end (exclusive) of the window that starts at {@code start}. */
   public Instant windowEndOf(Instant start) {
     return calendar == null ? start.plus(size) : calendar.endOf(start);
