@@ -58,8 +58,9 @@ import java.util.TreeSet;
  *   <li>A correction is a new revision at once when {@code W >= end} at its arrival ({@code W}
  *       before the event advances its {@code W_p}); otherwise it is held until {@code W} passes
  *       {@code end}.
- *   <li>A revision's values aggregate its window's on-time events in delivery order, then its
- *       corrections in revision order (for SUM of doubles, the order of the additions).
+ *   <li>A revision holds its window's on-time events, then its corrections in revision order; its
+ *       values aggregate them in log order ({@link LogPlace}), as the engine applies them, so a SUM
+ *       of doubles over partitions does not depend on their interleaving.
  *   <li>A final record repeats its last revision whole: number, predecessor, values, digest and
  *       offsets. A preview carries the identity of its window and the offsets of the on-time events
  *       it shows.
@@ -233,7 +234,15 @@ public final class WindowedOracle {
   private record WindowId(List<Object> key, Instant start) {}
 
   /** An event a window accepted, where it came from. */
-  private record Included(Map<String, Object> record, int partition, long offset) {}
+  private record Included(Map<String, Object> record, LogPlace place) {
+    int partition() {
+      return place.partition();
+    }
+
+    long offset() {
+      return place.offset();
+    }
+  }
 
   /** One pass over a list of items, with the partitions they name. */
   private final class Run {
@@ -374,7 +383,7 @@ public final class WindowedOracle {
         Window window =
             open.computeIfAbsent(
                 new WindowId(query.keyOf(record), start), k -> new Window(k, record));
-        Included e = new Included(record, p, offset);
+        Included e = new Included(record, new LogPlace(wp, p, offset));
         window.applied.add(e);
         if (wp == null || wp.isBefore(end)) {
           window.onTime(e);
@@ -518,7 +527,9 @@ public final class WindowedOracle {
       private Row row(WindowStatus status, int number, List<Included> events) {
         List<Map<String, Object>> records = new ArrayList<>();
         SortedMap<Integer, Offsets> offsets = new TreeMap<>();
-        for (Included e : events) {
+        // folded in log order, as the engine applies them: a double SUM of a key spread over
+        // partitions must not depend on how they were interleaved (§6.26, ADR 0001)
+        for (Included e : events.stream().sorted(Comparator.comparing(Included::place)).toList()) {
           records.add(e.record());
           offsets.merge(
               e.partition(),
