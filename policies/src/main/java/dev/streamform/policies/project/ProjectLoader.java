@@ -985,8 +985,10 @@ final class ProjectLoader {
   private void checkNumericFeatures(
       ModelQuery query, SourcesFile.Entry source, String sqlName, Optional<String> subject) {
     for (OutputColumn column : query.outputs()) {
-      if (column.kind() != OutputColumn.Kind.AGGREGATE || column.argument().isEmpty()) {
-        continue;
+      if (column.kind() != OutputColumn.Kind.AGGREGATE
+          || column.argument().isEmpty()
+          || column.function().orElse(null) == OutputColumn.Function.COUNT) {
+        continue; // a count is a number whatever it counts
       }
       ColumnType type = source.schema().get(column.argument().get());
       if (type == null || type.isNumeric()) {
@@ -1010,10 +1012,11 @@ final class ProjectLoader {
               Optional.of(
                   "aggregate a numeric column of source '"
                       + source.name()
-                      + "' (int64, double or decimal), or COUNT it, e.g. COUNT("
+                      + "' (int64, double or decimal), or count it, e.g. COUNT("
                       + column.argument().get()
                       + ") AS "
-                      + column.name())));
+                      + column.argument().get()
+                      + "_count")));
     }
   }
 

@@ -129,7 +129,23 @@ class DecisionModelRulesTest {
             "models/customer_metrics.sql:2: model 'customer_metrics': feature 'first_at' is"
                 + " MIN(ordered_at) of a timestamp column: a scoring model's features are numbers"
                 + " its scorer reads — aggregate a numeric column of source 'orders' (int64, double"
-                + " or decimal), or COUNT it, e.g. COUNT(ordered_at) AS first_at"));
+                + " or decimal), or count it, e.g. COUNT(ordered_at) AS ordered_at_count"));
+  }
+
+  /** A count is a number whatever it counts: COUNT of a timestamp is a feature. */
+  @Test
+  void aCountOfATimestampIsAFeature() throws Exception {
+    ModelDeclaration m =
+        withDecisions("      features_over: 1h\n      linear: models/risk.linear.yml\n")
+            .sql(
+                "customer_metrics",
+                "SELECT customer_id, SUM(amount) AS total_spend,\n"
+                    + "  COUNT(ordered_at) AS orders\n"
+                    + "FROM source('orders') GROUP BY customer_id\n")
+            .load()
+            .models()
+            .get("customer_metrics");
+    assertThat(m.decides(), is(true));
   }
 
   @Test

@@ -469,7 +469,9 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
       // every feature is read as a number for the scorer: MIN or MAX of a text, a timestamp or
       // a bool failed the first decision with a class cast (what check refuses in a declared
       // model)
-      if (a.column() != null && records.hasField(a.column())) {
+      if (a.column() != null
+          && a.function() != Aggregation.Function.COUNT // a count is a number
+          && records.hasField(a.column())) {
         Schema.TypeName t = records.getField(a.column()).getType().getTypeName();
         checkArgument(
             t.isNumericType() || t == Schema.TypeName.DECIMAL,

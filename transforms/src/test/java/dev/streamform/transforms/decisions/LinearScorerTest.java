@@ -127,7 +127,9 @@ class LinearScorerTest {
         DecisionScoringTest.receiptRisk()
             .withFeatures(
                 dev.streamform.transforms.changelog.Aggregation.sum("amount").as("spend_1h"),
-                dev.streamform.transforms.changelog.Aggregation.countAll().as("receipts_1h"),
+                // a count of a timestamp is a number: not refused
+                dev.streamform.transforms.changelog.Aggregation.count("received_at")
+                    .as("receipts_1h"),
                 dev.streamform.transforms.changelog.Aggregation.max("received_at")
                     .as("last_received"));
     IllegalArgumentException refused =
