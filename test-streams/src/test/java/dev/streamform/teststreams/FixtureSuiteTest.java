@@ -467,6 +467,81 @@ class FixtureSuiteTest {
     assertThat(again.run(p), is(true));
   }
 
+  /**
+   * The identity keys a windowed fixture's rows gave are written for every accepted row, from the
+   * run: {@code --accept} once wrote only window, columns, revision and status, so a fixture that
+   * checked revision identity stopped checking it (fixture-harness review).
+   */
+  @Test
+  void acceptKeepsTheIdentityKeysTheRowsGave() throws Exception {
+    Path p = FixtureProjects.copy("hourly-revenue", dir);
+    String seed =
+        FixtureProjects.read(
+            FixtureProjects.TIME.resolve("hourly-revenue/fixtures/revision_identity.yml"));
+    Path file =
+        FixtureProjects.write(
+            p, "fixtures/identity.yml", seed.replace("revenue: 30.50", "revenue: 30.51"));
+
+    FixtureSuite accepting = suite().accepting(true);
+    assertThat(accepting.run(p), is(true));
+    assertThat(statuses(accepting), is(List.of("identity ACCEPTED")));
+    String rewritten = Files.readString(file);
+    assertThat(
+        rewritten,
+        containsString(
+            " merchant_id: 7, revenue: 30.50, orders: 3, revision: 1, status: on_time,"
+                + " logical_window_id:"
+                + " \"63f859c63e35403012fad180f0e51c7ceef796cd726b773a95f7df60ec46904b\","
+                + " projection_id:"
+                + " \"95dbe384decc86d458ba30b9e59b81cde90638d99e4e5ea7f4e73f218b0df281\","
+                + " aggregate_digest:"
+                + " \"04d964cac68690b4d9f19ebf4de5cc38f44712cbb388fa91d2565c71e58d4f35\", offsets:"
+                + " { 0: { min: 0, max: 2, count: 3 } } }"));
+    assertThat(
+        rewritten,
+        containsString(
+            " merchant_id: 7, revenue: 30.00, orders: 4, revision: 2, status: final,"
+                + " predecessor: 1, logical_window_id:"
+                + " \"63f859c63e35403012fad180f0e51c7ceef796cd726b773a95f7df60ec46904b\","));
+    assertThat(
+        rewritten,
+        containsString(
+            " aggregate_digest:"
+                + " \"ef0b1a85d4c591c51f6ec13b4354579ada09f1f11c3b1812935d0e87a1f4c55b\", offsets:"
+                + " { 0: { min: 0, max: 4, count: 4 } } }"));
+    FixtureSuite again = suite();
+    assertThat(again.run(p), is(true));
+  }
+
+  /** A {@code quarantined:} row that gave a reason is written with the run's reason. */
+  @Test
+  void acceptKeepsTheReasonOfQuarantinedRows() throws Exception {
+    Path p = FixtureProjects.copy("late-event", dir);
+    Path file =
+        FixtureProjects.write(
+            p,
+            "fixtures/q.yml",
+            """
+            model: customer_metrics
+            given:
+              - event: { customer_id: 42, amount: 10, ordered_at: "2026-08-30T10:00:00Z" }
+              - event: { customer_id: 7, amount: 3 }
+            expect:
+              - { op: insert, customer_id: 42, total_spend: 11 }
+            quarantined:
+              - { customer_id: 7, reason: no value for event-time column }
+            """);
+
+    FixtureSuite accepting = suite().accepting(true);
+    assertThat(accepting.run(p), is(true));
+    assertThat(
+        Files.readString(file),
+        containsString(
+            "quarantined:\n  - { customer_id: 7, amount: 3.00, reason: \"no value for event-time"
+                + " column `ordered_at`\" }"));
+    assertThat(suite().run(p), is(true));
+  }
+
   @Test
   void acceptWritesACalendarWindowsLocalDateForTheReader() throws Exception {
     Path from = FixtureProjects.under("fixtures/calendar/daily-revenue-berlin").toAbsolutePath();
