@@ -147,6 +147,64 @@ class FixtureFailuresTest {
                 + " and not listed under `late:` — remove it from `late:`"));
   }
 
+  /**
+   * A listed event that was quarantined is said to be quarantined, not late but kept by a {@code
+   * late_events: keep} the source does not declare (fixture-harness review).
+   */
+  @Test
+  void aListedLateEventThatWasQuarantinedSaysSo() {
+    FixtureVerdict v =
+        run(
+            "late-event",
+            HEAD
+                + SEED_EVENTS.replace("customer_id: 42, amount: 5", "amount: 5")
+                + SEED_EXPECT
+                + "late:\n"
+                + "  - { amount: 5, ordered_at: \"2026-08-30T10:01:00Z\" }\n"
+                + "quarantined:\n"
+                + "  - { amount: 5 }\n");
+    assertThat(v.passed(), is(false));
+    String report = v.render();
+    assertThat(report, not(containsString("late_events: keep")));
+    assertThat(
+        report,
+        containsString(
+            "listed under `late:` (line 12) but event 3 (line 5) was not dropped as late: it was"
+                + " quarantined: key column `customer_id` has no value"));
+  }
+
+  /**
+   * The watermark a listed but delivered event is told it arrived at is the one the pipeline
+   * reported, not one moved by an event quarantined before the clock (fixture-harness review).
+   */
+  @Test
+  void aListedOnTimeEventIsToldTheWatermarkThePipelineReported() {
+    FixtureVerdict v =
+        run(
+            "late-event",
+            HEAD
+                + "  - event: { customer_id: 42, amount: 10, ordered_at: \"2026-08-30T10:00:00Z\""
+                + " }\n"
+                + "  - event: { amount: 99, ordered_at: \"2026-08-30T10:30:00Z\" }\n"
+                + "  - event: { customer_id: 42, amount: 5, ordered_at: \"2026-08-30T10:01:00Z\""
+                + " }\n"
+                + "expect:\n"
+                + "  - { op: insert, customer_id: 42, total_spend: 10 }\n"
+                + "  - { op: update, customer_id: 42, total_spend: 15 }\n"
+                + "quarantined:\n"
+                + "  - { amount: 99 }\n"
+                + "late:\n"
+                + "  - { customer_id: 42, amount: 5 }\n");
+    assertThat(v.passed(), is(false));
+    String report = v.render();
+    assertThat(report, not(containsString("late_events: keep")));
+    assertThat(
+        report,
+        containsString(
+            "event 3 (line 5) was delivered, not dropped: it was on time (not behind"
+                + " W=\"2026-08-30T09:55:00Z\" of partition 0) — remove it from `late:`"));
+  }
+
   @Test
   void lateRowsOutOfDeliveryOrderSayTheOrder() {
     Path p = FixtureProjects.copy("watermark-items", dir);
