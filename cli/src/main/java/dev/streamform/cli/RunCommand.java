@@ -1185,9 +1185,11 @@ final class RunCommand implements Callable<Integer> {
                           + " orders/*.jsonl) relative to the project folder")));
       return 1;
     }
+    // the live run's outputs: a shadow run reads its late output, never writes any (ADR 0048)
+    Path liveOutputs = output != null ? output : project.resolve("target").resolve(model);
     FileModelRun run;
     try {
-      run = FileModelRun.of(declared, project);
+      run = FileModelRun.of(declared, project, liveOutputs);
     } catch (IllegalArgumentException e) {
       err.println("streamform run: " + e.getMessage());
       return 1;
@@ -1201,8 +1203,6 @@ final class RunCommand implements Callable<Integer> {
     String where;
     String bootstrap = null; // the broker this run writes to, if any
     OutputFolder held = null; // the output folder, taken for this run
-    // the live run's outputs: a shadow run reads its late output, never writes any (ADR 0048)
-    Path liveOutputs = output != null ? output : project.resolve("target").resolve(model);
     if (shadow) {
       if (toKafka) {
         throw new ParameterException(
@@ -1263,6 +1263,22 @@ final class RunCommand implements Callable<Integer> {
                 + inTheWay.get().getFileName()
                 + " where the run writes a file: remove or rename that folder, or name another"
                 + " folder";
+        if (output != null) {
+          throw new ParameterException(spec.commandLine(), "--output " + why);
+        }
+        err.println("streamform run: the output folder " + why);
+        return 1;
+      }
+      // an output file that is an input file would replace the run's own data with its output
+      Optional<java.util.Map.Entry<Path, Path>> overInput = run.outputOverInput(liveOutputs);
+      if (overInput.isPresent()) {
+        String why =
+            liveOutputs
+                + " would replace the run's input file "
+                + overInput.get().getValue()
+                + " with its output "
+                + overInput.get().getKey().getFileName()
+                + ": name another --output folder";
         if (output != null) {
           throw new ParameterException(spec.commandLine(), "--output " + why);
         }
@@ -1352,6 +1368,7 @@ final class RunCommand implements Callable<Integer> {
             + (decisionLedger == null
                 ? ""
                 : ", decisions -> " + decisionLedger.target().describe()));
+    leftOutLines(declared.source().path().orElse(""), run, liveOutputs).forEach(err::println);
     largeInputLine(runner, run.files()).ifPresent(err::println);
     err.flush();
     FileModelRun.Summary summary;
@@ -1451,6 +1468,41 @@ final class RunCommand implements Callable<Integer> {
       return 1;
     }
     return conflicts ? 1 : 0;
+  }
+
+  /**
+   * The start lines naming what a glob {@code path} matched and the run does not read (ADR 0217):
+   * files under the output folder {@code outputs} or a {@code .parts-*} working folder, and files
+   * that are a file read already (a link).
+   */
+  static List<String> leftOutLines(String path, FileModelRun run, Path outputs) {
+    List<String> lines = new ArrayList<>();
+    if (!run.leftOutOutputs().isEmpty()) {
+      Path folder = outputs.toAbsolutePath().normalize();
+      long under = run.leftOutOutputs().stream().filter(f -> f.startsWith(folder)).count();
+      long parts = run.leftOutOutputs().size() - under;
+      lines.add(
+          "streamform run: left out "
+              + (under > 0
+                  ? Counts.grouped(under, "file") + " under the output folder " + outputs
+                  : "")
+              + (under > 0 && parts > 0 ? " and " : "")
+              + (parts > 0 ? Counts.grouped(parts, "file") + " in .parts-* working folders" : "")
+              + " that path: "
+              + path
+              + " matches: a run's outputs are not its input");
+    }
+    if (!run.sameFiles().isEmpty()) {
+      List<String> named = new ArrayList<>();
+      run.sameFiles().forEach((link, read) -> named.add(link + " (the same file as " + read + ")"));
+      lines.add(
+          "streamform run: left out "
+              + String.join(", ", named)
+              + " that path: "
+              + path
+              + " matches: each file is read once");
+    }
+    return lines;
   }
 
   /**

@@ -431,6 +431,91 @@ class RunOnFilesTest {
                 + " relative to the project folder"));
   }
 
+  /** The shipped sample copied to {@code to} with its source's path: set to {@code path}. */
+  private static Path sampleWithPath(Path to, String path) throws Exception {
+    try (Stream<Path> files = Files.walk(EXAMPLE)) {
+      for (Path f : (Iterable<Path>) files.sorted(Comparator.naturalOrder())::iterator) {
+        Path rel = EXAMPLE.relativize(f);
+        if (rel.startsWith("target")) {
+          continue;
+        }
+        Path target = to.resolve(rel.toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(target);
+        } else {
+          Files.copy(f, target);
+        }
+      }
+    }
+    Path sources = to.resolve("sources.yml");
+    Files.writeString(
+        sources, Files.readString(sources).replace("path: orders.jsonl", "path: \"" + path + "\""));
+    return to;
+  }
+
+  /**
+   * A glob that also matches the output folder (the default, target/<model>): a rerun reads the
+   * same input as the first run, not the first run's outputs, and says what it left out (ADR 0217).
+   */
+  @Test
+  void aGlobReadsNoOutputOfAPreviousRun() throws Exception {
+    Path project = sampleWithPath(dir.resolve("p"), "**.jsonl");
+    Path folder = project.resolve("target").resolve("customer_metrics");
+    assertThat(
+        err.toString(), run("run", project.toString(), "--model", "customer_metrics"), is(0));
+    String first = Files.readString(folder.resolve("customer_metrics.quarantine.jsonl"));
+    out.getBuffer().setLength(0);
+    err.getBuffer().setLength(0);
+
+    assertThat(
+        err.toString(), run("run", project.toString(), "--model", "customer_metrics"), is(0));
+
+    assertThat(err.toString(), containsString(": 1 file (orders.jsonl) -> "));
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform run: left out 3 files under the output folder "
+                + folder
+                + " that path: **.jsonl matches: a run's outputs are not its input\n"));
+    assertThat(
+        out.toString(),
+        containsString(
+            "13 lines read: 7 events processed, 3 late, 2 quarantined, 1 watermark line\n"));
+    assertThat(Files.readString(folder.resolve("customer_metrics.quarantine.jsonl")), is(first));
+  }
+
+  /** A link among a glob's matches to a file it matches too: the file is read once. */
+  @Test
+  void aLinkToAFileTheGlobMatchesIsReadOnce() throws Exception {
+    Path project = sampleWithPath(dir.resolve("p"), "orders/*.jsonl");
+    Files.createDirectories(project.resolve("orders"));
+    Files.move(project.resolve("orders.jsonl"), project.resolve("orders/a.jsonl"));
+    Files.createSymbolicLink(project.resolve("orders/d.jsonl"), Path.of("a.jsonl"));
+    Path output = dir.resolve("out");
+
+    assertThat(
+        err.toString(),
+        run(
+            "run",
+            project.toString(),
+            "--model",
+            "customer_metrics",
+            "--output",
+            output.toString()),
+        is(0));
+
+    assertThat(err.toString(), containsString(": 1 file (orders/a.jsonl) -> "));
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform run: left out orders/d.jsonl (the same file as orders/a.jsonl) that path:"
+                + " orders/*.jsonl matches: each file is read once\n"));
+    assertThat(
+        out.toString(),
+        containsString(
+            "13 lines read: 7 events processed, 3 late, 2 quarantined, 1 watermark line\n"));
+  }
+
   /** --partitions sizes the topics a run creates; a run that writes files creates none. */
   @Test
   void partitionsForARunThatWritesFilesAreRefusedNotIgnored() throws Exception {

@@ -204,6 +204,35 @@ class RunOutputFolderTest {
     assertThat(names(folder), is(List.of(".streamform.lock")));
   }
 
+  /**
+   * An output file that is the run's own input file (the model named after it, --output its
+   * folder): refused before the job, naming both and the fix; the input is left as it was.
+   */
+  @Test
+  void anOutputThatWouldReplaceTheRunsInputFileIsRefusedBeforeTheJob() throws Exception {
+    Path project = project();
+    Files.move(project.resolve("payments.jsonl"), project.resolve("hourly_revenue.jsonl"));
+    Path sources = project.resolve("sources.yml");
+    Files.writeString(
+        sources,
+        Files.readString(sources).replace("path: payments.jsonl", "path: hourly_revenue.jsonl"));
+    byte[] before = Files.readAllBytes(project.resolve("hourly_revenue.jsonl"));
+
+    int status = run("run", project.toString(), "--output", project.toString());
+
+    assertThat(err.toString(), status, is(2));
+    assertThat(
+        err.toString(),
+        containsString(
+            "--output "
+                + project
+                + " would replace the run's input file "
+                + project.toAbsolutePath().normalize().resolve("hourly_revenue.jsonl")
+                + " with its output hourly_revenue.jsonl: name another --output folder"));
+    assertThat(err.toString(), not(containsString("streamform run: model")));
+    assertThat(Files.readAllBytes(project.resolve("hourly_revenue.jsonl")), is(before));
+  }
+
   /** The audit's case: a folder that exists, which root may not write to. */
   @Test
   void anExistingFolderTheSystemWillNotLetTheRunWriteIsRefusedBeforeTheJob() throws Exception {

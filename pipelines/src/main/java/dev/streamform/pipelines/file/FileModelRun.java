@@ -27,6 +27,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -77,11 +78,20 @@ public final class FileModelRun {
   private final DeclaredModel model;
   private final List<Path> files;
   private final List<String> names;
+  private final List<Path> leftOutOutputs;
+  private final Map<String, String> links;
 
-  private FileModelRun(DeclaredModel model, List<Path> files, List<String> names) {
+  private FileModelRun(
+      DeclaredModel model,
+      List<Path> files,
+      List<String> names,
+      List<Path> leftOutOutputs,
+      Map<String, String> links) {
     this.model = model;
     this.files = files;
     this.names = names;
+    this.leftOutOutputs = leftOutOutputs;
+    this.links = links;
   }
 
   /**
@@ -91,6 +101,15 @@ public final class FileModelRun {
    *     not a file source or its path matches no file
    */
   public static FileModelRun of(DeclaredModel model, Path projectDir) {
+    return of(model, projectDir, projectDir.resolve("target").resolve(model.model().name()));
+  }
+
+  /**
+   * As above, for a run whose outputs go to the folder {@code outputs}: a glob's matches under it,
+   * or under a run's {@code .parts-*} working folder, are outputs of runs, left out (ADR 0217); of
+   * matches that are the same file (a link and its target), the first by name is read, once.
+   */
+  public static FileModelRun of(DeclaredModel model, Path projectDir, Path outputs) {
     SourceDeclaration source = model.source();
     if (source.connector() != Connector.FILE) {
       throw new IllegalArgumentException(
@@ -103,7 +122,25 @@ public final class FileModelRun {
               + ")");
     }
     String pattern = source.path().get();
-    List<Path> files = resolve(projectDir, pattern);
+    Path root = projectDir.toAbsolutePath().normalize();
+    List<Path> files = new ArrayList<>();
+    List<Path> leftOutOutputs = new ArrayList<>();
+    Map<String, String> links = new LinkedHashMap<>();
+    Map<Path, Path> byRealPath = new LinkedHashMap<>();
+    Path outputFolder = outputs.toAbsolutePath().normalize();
+    boolean glob = dev.streamform.policies.project.ProjectFiles.isGlob(pattern);
+    for (Path f : resolve(projectDir, pattern)) {
+      if (glob && (f.startsWith(outputFolder) || inPartsFolder(root.relativize(f)))) {
+        leftOutOutputs.add(f);
+        continue;
+      }
+      Path first = byRealPath.putIfAbsent(realPath(f), f);
+      if (first != null) {
+        links.put(root.relativize(f).toString(), root.relativize(first).toString());
+        continue;
+      }
+      files.add(f);
+    }
     if (files.isEmpty()) {
       throw new IllegalArgumentException(
           "sources.yml: source '"
@@ -112,6 +149,9 @@ public final class FileModelRun {
               + pattern
               + " matches no file under "
               + projectDir
+              + (leftOutOutputs.isEmpty()
+                  ? ""
+                  : " but outputs of runs under the output folder " + outputFolder)
               + " — give a file of JSON lines (or a glob such as orders/*.jsonl) relative to the"
               + " project folder");
     }
@@ -136,7 +176,24 @@ public final class FileModelRun {
     }
     // before the job starts: a file it cannot read would fail it halfway, with the runner's words
     checkReadable(files, Files::newInputStream);
-    return new FileModelRun(model, files, names);
+    return new FileModelRun(model, files, names, leftOutOutputs, links);
+  }
+
+  private static boolean inPartsFolder(Path relative) {
+    for (Path segment : relative) {
+      if (segment.toString().startsWith(OutputFolder.PARTS_PREFIX)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static Path realPath(Path file) {
+    try {
+      return file.toRealPath();
+    } catch (IOException e) {
+      return file;
+    }
   }
 
   /**
@@ -176,6 +233,22 @@ public final class FileModelRun {
   }
 
   /**
+   * The files the glob matched under the output folder or a {@code .parts-*} folder, left out of
+   * the input.
+   */
+  public List<Path> leftOutOutputs() {
+    return leftOutOutputs;
+  }
+
+  /**
+   * The files the glob matched that are a file read already (a link, or its target), left out: each
+   * name -> the name of the file read.
+   */
+  public Map<String, String> sameFiles() {
+    return links;
+  }
+
+  /**
    * The files a run into the folder {@code dir} writes (records, late, quarantine, and the
    * duplicates, reconcile and idle files where the model has them), each replaced whole at the
    * run's end.
@@ -190,6 +263,42 @@ public final class FileModelRun {
     sinks.reconcileTopic().ifPresent(t -> out.add(output(dir, t)));
     sinks.idleTopic().ifPresent(t -> out.add(output(dir, t)));
     return out;
+  }
+
+  /**
+   * The first output file a run into {@code dir} writes that is one of its own input files, with
+   * that input file: the run would replace its input with its output. Compared as the files are
+   * reached: by real path, links followed (for an output file not there yet, its folder's).
+   */
+  public Optional<Map.Entry<Path, Path>> outputOverInput(Path dir) {
+    Map<Path, Path> inputs = new LinkedHashMap<>();
+    for (Path f : files) {
+      inputs.putIfAbsent(reached(f), f);
+    }
+    for (Path out : outputFiles(dir)) {
+      Path input = inputs.get(reached(out));
+      if (input != null) {
+        return Optional.of(Map.entry(out, input));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Where {@code file} leads: its real path, or its folder's real path and its name. */
+  private static Path reached(Path file) {
+    Path f = file.toAbsolutePath().normalize();
+    try {
+      if (Files.exists(f)) {
+        return f.toRealPath();
+      }
+      Path parent = f.getParent();
+      if (parent != null && Files.exists(parent)) {
+        return parent.toRealPath().resolve(f.getFileName());
+      }
+    } catch (IOException e) {
+      // unresolvable: compared as written
+    }
+    return f;
   }
 
   /**

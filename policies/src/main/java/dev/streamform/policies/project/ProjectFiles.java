@@ -94,7 +94,8 @@ public final class ProjectFiles {
     }
   }
 
-  static boolean isGlob(String reference) {
+  /** Whether {@code reference} is a glob ({@code orders/*.jsonl}) rather than a file's name. */
+  public static boolean isGlob(String reference) {
     return reference.matches(".*[*?\\[{].*");
   }
 }
