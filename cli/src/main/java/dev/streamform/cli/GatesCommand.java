@@ -787,7 +787,7 @@ final class GatesCommand implements Callable<Integer> {
           lines.add(
               read.tooLong()
                   ? new Line(p, o, Kind.UNREADABLE, Map.of())
-                  : new String(bytes, StandardCharsets.UTF_8).isBlank()
+                  : dev.streamform.pipelines.file.FileSource.isBlank(bytes)
                       ? new Line(p, o, Kind.BLANK, Map.of())
                       : decoded(decoder, p, o, bytes, -1));
         }

@@ -516,6 +516,55 @@ class RunOnFilesTest {
             "13 lines read: 7 events processed, 3 late, 2 quarantined, 1 watermark line\n"));
   }
 
+  /**
+   * A line is blank only when it holds nothing but spaces, tabs and a carriage return; a line of
+   * other characters Java calls white space (U+001F, U+3000, a vertical tab and form feed, U+2028)
+   * is not JSON and is quarantined, counted.
+   */
+  @Test
+  void aLineOfOtherWhiteSpaceIsQuarantinedNotSkipped() throws Exception {
+    Path project = sampleWithPath(dir.resolve("p"), "orders.jsonl");
+    String event =
+        "{\"customer_id\":42,\"merchant_id\":1,\"amount\":10.00,"
+            + "\"ordered_at\":\"2026-08-30T10:00:00Z\"}";
+    Files.writeString(
+        project.resolve("orders.jsonl"),
+        String.join(
+                "\n",
+                event,
+                "\r",
+                " \t ",
+                "\u001f",
+                "\u3000",
+                "\u000b\u000c",
+                "\u2028",
+                event.replace("10:00:00Z", "10:01:00Z"))
+            + "\n");
+    Path output = dir.resolve("out");
+
+    assertThat(
+        err.toString(),
+        run(
+            "run",
+            project.toString(),
+            "--model",
+            "customer_metrics",
+            "--output",
+            output.toString()),
+        is(0));
+
+    assertThat(
+        out.toString(),
+        containsString("6 lines read: 2 events processed, 0 late, 4 quarantined\n"));
+    List<JsonNode> quarantined = rows(output.resolve("customer_metrics.quarantine.jsonl"));
+    assertThat(
+        quarantined.stream().map(q -> q.get("line").asInt()).collect(Collectors.toList()),
+        is(List.of(4, 5, 6, 7)));
+    for (JsonNode q : quarantined) {
+      assertThat(q.toString(), q.get("reason").asText(), startsWith("not JSON"));
+    }
+  }
+
   /** --partitions sizes the topics a run creates; a run that writes files creates none. */
   @Test
   void partitionsForARunThatWritesFilesAreRefusedNotIgnored() throws Exception {

@@ -210,6 +210,21 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
   private static final java.util.concurrent.atomic.LongAdder LINES_READ =
       new java.util.concurrent.atomic.LongAdder();
 
+  /**
+   * Whether a line (its bytes, without the newline) is blank: nothing but spaces, tabs and carriage
+   * returns, the whitespace JSON allows around a value. Other characters {@link String#isBlank}
+   * counts as white space (U+001F, a vertical tab, a form feed, U+3000, U+2028) make a line that is
+   * not JSON, quarantined as such.
+   */
+  public static boolean isBlank(byte[] line) {
+    for (byte b : line) {
+      if (b != ' ' && b != '\t' && b != '\r') {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** The lines (not blank) every file source in this JVM has read so far. */
   public static long linesReadInThisJvm() {
     return LINES_READ.sum();
@@ -254,7 +269,7 @@ public abstract class FileSource extends PTransform<PBegin, SourceResult> {
           }
           // for display only: a malformed byte shows as U+FFFD, the quarantine keeps the bytes
           String line = new String(bytes, StandardCharsets.UTF_8);
-          if (line.isBlank()) {
+          if (isBlank(bytes)) {
             blank++;
             out.get(records).output(gap(partition, offset, readAt));
             continue;
