@@ -565,6 +565,48 @@ class RunOnFilesTest {
     }
   }
 
+  /**
+   * A model whose columns are named partition and offset: its changelog rows are its own, written
+   * as on Kafka, with no file or line; the quarantine rows still name theirs.
+   */
+  @Test
+  void aChangelogWithColumnsNamedPartitionAndOffsetGetsNoFileOrLine() throws Exception {
+    Path project = sampleWithPath(dir.resolve("p"), "orders.jsonl");
+    Files.writeString(
+        project.resolve("models/customer_metrics.sql"),
+        "SELECT customer_id AS \"partition\", SUM(amount) AS total_spend, COUNT(*) AS"
+            + " \"offset\" FROM source('orders') GROUP BY customer_id\n");
+    Path config = project.resolve("streamform.yml");
+    Files.writeString(
+        config,
+        Files.readString(config).replaceFirst("key: \\[customer_id\\]", "key: [partition]"));
+    Path output = dir.resolve("out");
+
+    assertThat(
+        err.toString(),
+        run(
+            "run",
+            project.toString(),
+            "--model",
+            "customer_metrics",
+            "--output",
+            output.toString()),
+        is(0));
+
+    List<String> changelog = Files.readAllLines(output.resolve("customer_metrics.jsonl"));
+    assertThat(
+        changelog.get(0),
+        is(
+            "{\"op\":\"insert\",\"partition\":42,\"total_spend\":10.00,\"offset\":1,"
+                + "\"__event\":\"0-0\"}"));
+    for (String row : changelog) {
+      assertThat(row, JSON.readTree(row).has("file") || JSON.readTree(row).has("line"), is(false));
+    }
+    List<JsonNode> quarantined = rows(output.resolve("customer_metrics.quarantine.jsonl"));
+    assertThat(quarantined.get(0).get("file").asText(), is("orders.jsonl"));
+    assertThat(quarantined.get(0).get("line").asInt(), is(5));
+  }
+
   /** --partitions sizes the topics a run creates; a run that writes files creates none. */
   @Test
   void partitionsForARunThatWritesFilesAreRefusedNotIgnored() throws Exception {

@@ -816,10 +816,13 @@ public final class FileModelRun {
   }
 
   /**
-   * Sorts one output's parts into a whole file beside them, which it returns; late and quarantine
-   * rows get their file and line.
+   * Sorts one output's parts into a whole file beside them, which it returns; the rows about a line
+   * of the input (late, quarantine, duplicates, reconcile, idle and a scoring model's decisions)
+   * get its file and line. A changelog's or window's rows are the model's own: a model may name its
+   * columns {@code partition} and {@code offset}, and its rows are written as the job wrote them.
    */
   private Path merge(Path parts, String name, Comparator<Row> order) throws IOException {
+    boolean placed = !name.equals("records") || model.decides();
     List<Row> rows = new ArrayList<>();
     for (String line : LinesToFiles.read(parts, name)) {
       rows.add(new Row(line));
@@ -833,22 +836,22 @@ public final class FileModelRun {
         // double 1.2345678E7 would come out as the decimal 12345678 (output-formats.md: the same
         // JSON goes to Kafka and to files)
         String text = r.text;
-        if (r.value.has("partition") && r.value.path("offset").isNumber()) {
+        // never over a field the row has: the row stays as the job wrote it
+        if (placed
+            && r.value.path("partition").isIntegralNumber()
+            && r.value.path("offset").isIntegralNumber()
+            && !r.value.has("file")
+            && !r.value.has("line")
+            && text.endsWith("}")) {
           int partition = r.value.get("partition").asInt();
-          String file = partition < names.size() ? names.get(partition) : "?";
-          long line = r.value.get("offset").asLong() + 1;
-          if (!r.value.has("file") && !r.value.has("line") && text.endsWith("}")) {
+          if (partition >= 0 && partition < names.size()) {
             text =
                 text.substring(0, text.length() - 1)
                     + ",\"file\":"
-                    + JsonNodeFactory.instance.textNode(file)
+                    + JsonNodeFactory.instance.textNode(names.get(partition))
                     + ",\"line\":"
-                    + line
+                    + (r.value.get("offset").asLong() + 1)
                     + "}";
-          } else {
-            r.value.put("file", file);
-            r.value.put("line", line);
-            text = r.value.toString();
           }
         }
         out.write(text);
