@@ -40,7 +40,8 @@ import picocli.CommandLine.Spec;
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
       "0:every trace agreed on every runner",
-      "1:a trace disagreed (a fixture file was written), or the project has problems",
+      "1:a trace disagreed (a fixture file was written, unless the difference did not show with"
+          + " the trace run alone), or the project has problems",
       "2:bad command line"
     })
 final class FuzzCommand implements Callable<Integer> {
@@ -144,7 +145,8 @@ final class FuzzCommand implements Callable<Integer> {
     List<Fuzzer.Target> targets = new ArrayList<>();
     choices.forEach(c -> targets.add(Fuzzer.Target.of(FixtureRunner.on(c), declared)));
     long s = seed != null ? seed : System.currentTimeMillis() % 1_000_000;
-    FuzzRun session = new FuzzRun(declared, Fuzzer.of(declared, batch), stdout);
+    FuzzRun session =
+        new FuzzRun(declared, Fuzzer.of(declared, batch), stdout).withProject(project);
     Progress progress = Progress.onTerminal(err);
     if (progress.shows()) {
       session.withProgress(

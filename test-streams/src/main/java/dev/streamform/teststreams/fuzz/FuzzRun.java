@@ -27,6 +27,7 @@ public final class FuzzRun {
   private final Fuzzer fuzzer;
   private final PrintWriter out;
   private Progress progress;
+  private String project = "<project>";
 
   /**
    * Where the count of traces goes while a target runs, instead of a printed line per batch (a
@@ -67,6 +68,12 @@ public final class FuzzRun {
   /** This session, showing its progress on {@code progress} rather than printing it. */
   public FuzzRun withProgress(Progress progress) {
     this.progress = progress;
+    return this;
+  }
+
+  /** This session of the project at {@code dir}, as the command to run it again names it. */
+  public FuzzRun withProject(Path dir) {
+    this.project = dir.toString();
     return this;
   }
 
@@ -123,7 +130,10 @@ public final class FuzzRun {
         }
       }
       if (smallest != null) {
-        written.add(shrinkAndWrite(smallest.trace, target, seed, dir));
+        Path fixture = shrinkAndWrite(smallest.trace, all, target, seed, dir);
+        if (fixture != null) {
+          written.add(fixture);
+        }
       }
     }
     int agreeing = traces - disagreeing.size();
@@ -132,7 +142,13 @@ public final class FuzzRun {
     return new Result(traces, agreeing, written);
   }
 
-  private Path shrinkAndWrite(Fixture trace, Fuzzer.Target target, long seed, Path dir)
+  /**
+   * Shrinks {@code trace} (one of {@code all}) and writes it as a fixture that disagrees run alone,
+   * as a fixture runs; null, and said, when neither the shrunk nor the whole trace disagrees run
+   * alone (the difference showed only in its batch, or only once): a fixture would pass.
+   */
+  private Path shrinkAndWrite(
+      Fixture trace, List<Fixture> all, Fuzzer.Target target, long seed, Path dir)
       throws IOException {
     long start = System.nanoTime();
     out.printf(
@@ -149,12 +165,38 @@ public final class FuzzRun {
       small = trace;
       expected = fuzzer.expected(small);
       actual = target.run(small);
+      if (expected.canonical().equals(actual.canonical())) {
+        int batch = fuzzer.batchSize();
+        int first = all.indexOf(trace) / batch * batch;
+        int last = Math.min(all.size(), first + batch) - 1;
+        out.printf(
+            "%s: the difference did not reproduce outside its batch: seed %d, --batch %d, %s"
+                + " (its batch: %s) agrees when run alone, shrunk or whole; no fixture written."
+                + " To see it again: streamform fuzz %s --model %s --traces %d --seed %d --batch"
+                + " %d%n",
+            target.name(),
+            seed,
+            batch,
+            trace.name(),
+            first == last
+                ? all.get(first).name()
+                : all.get(first).name() + " to " + all.get(last).name(),
+            project,
+            model.model().name(),
+            all.size(),
+            seed,
+            batch);
+        out.flush();
+        return null;
+      }
     }
     String name = "fuzz-" + model.model().name() + "-seed" + seed + "-" + trace.name();
     List<String> comments = new ArrayList<>();
     comments.add(
         "Found by `streamform fuzz` (seed "
             + seed
+            + ", --batch "
+            + fuzzer.batchSize()
             + ", "
             + trace.name()
             + ", shrunk from "

@@ -155,6 +155,14 @@ public final class Fuzzer {
     return new Fuzzer(model, reference::apply, batchSize);
   }
 
+  /**
+   * Traces compared in one pipeline: the {@code batchSize} given, or 1 for a model whose traces
+   * cannot run together.
+   */
+  public int batchSize() {
+    return batchSize;
+  }
+
   /** The same fuzzer judging by another oracle (to show that a broken one is caught). */
   public Fuzzer withOracle(Reference other) {
     return new Fuzzer(model, other, batchSize);
