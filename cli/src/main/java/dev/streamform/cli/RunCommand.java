@@ -1425,6 +1425,15 @@ final class RunCommand implements Callable<Integer> {
     }
     summary.written.forEach(
         (file, rows) -> out.println("wrote " + file + " (" + Counts.grouped(rows, "row") + ")"));
+    if (!summary.removed.isEmpty()) {
+      // the folder holds this run's set only (ADR 0219)
+      out.println(
+          "removed "
+              + summary.removed.stream()
+                  .map(Path::toString)
+                  .collect(java.util.stream.Collectors.joining(", "))
+              + ": an earlier run's output, which this run does not write");
+    }
     if (revisionSink != null) {
       out.println(
           "wrote "

@@ -233,6 +233,42 @@ class RunOutputFolderTest {
     assertThat(Files.readAllBytes(project.resolve("hourly_revenue.jsonl")), is(before));
   }
 
+  /**
+   * An earlier run's outputs of the model that this run does not write (a duplicates file from when
+   * the source declared event_id, a decisions file from when it was a scoring model) are removed
+   * and named; other files in the folder stay (ADR 0219).
+   */
+  @Test
+  void aRerunRemovesTheModelsOutputsItDoesNotWriteAndSaysSo() throws Exception {
+    Path folder = Files.createDirectories(dir.resolve("out"));
+    Path duplicates = Files.writeString(folder.resolve("hourly_revenue.duplicates.jsonl"), "{}\n");
+    Path decisions = Files.writeString(folder.resolve("hourly_revenue.decisions.jsonl"), "{}\n");
+    Files.writeString(folder.resolve("notes.jsonl"), "{}\n");
+    Files.writeString(folder.resolve("other.duplicates.jsonl"), "{}\n");
+
+    int status = run("run", GETTING_STARTED.toString(), "--output", folder.toString());
+
+    assertThat(err.toString(), status, is(0));
+    assertThat(
+        out.toString(),
+        containsString(
+            "removed "
+                + duplicates.toAbsolutePath().normalize()
+                + ", "
+                + decisions.toAbsolutePath().normalize()
+                + ": an earlier run's output, which this run does not write\n"));
+    assertThat(
+        names(folder),
+        is(
+            List.of(
+                ".streamform.lock",
+                "hourly_revenue.jsonl",
+                "hourly_revenue.late.jsonl",
+                "hourly_revenue.quarantine.jsonl",
+                "notes.jsonl",
+                "other.duplicates.jsonl")));
+  }
+
   /** The audit's case: a folder that exists, which root may not write to. */
   @Test
   void anExistingFolderTheSystemWillNotLetTheRunWriteIsRefusedBeforeTheJob() throws Exception {

@@ -370,6 +370,9 @@ public final class FileModelRun {
     /** Output name -> rows written (files only; empty for Kafka). */
     public final Map<Path, Long> written;
 
+    /** An earlier run's output files of the model, which this run does not write, removed. */
+    public final List<Path> removed;
+
     /** Revisions the revision sink appended to the correction ledger (new ones, not replays). */
     public final long databaseRevisions;
 
@@ -417,6 +420,20 @@ public final class FileModelRun {
         Map<Path, Long> written,
         boolean detectsDuplicates,
         boolean decides) {
+      this(counters, written, List.of(), detectsDuplicates, decides);
+    }
+
+    /**
+     * As above, for a run that also removed {@code removed}: an earlier run's output files of the
+     * model that this run does not write (ADR 0219).
+     */
+    public Summary(
+        Map<String, Long> counters,
+        Map<Path, Long> written,
+        List<Path> removed,
+        boolean detectsDuplicates,
+        boolean decides) {
+      this.removed = List.copyOf(removed);
       this.decides = decides;
       this.databaseRevisions = counters.getOrDefault(dev.streamform.sink.RevisionSink.APPLIED, 0L);
       this.databaseDecisions = counters.getOrDefault(DecisionLedgerSink.DECISIONS_WRITTEN, 0L);
@@ -639,22 +656,27 @@ public final class FileModelRun {
       throw e;
     }
     Map<Path, Long> written = new LinkedHashMap<>();
+    List<Path> removed = new ArrayList<>();
     if (parts != null) {
       try {
-        written = replace(parts, target.dir, folder);
+        written = replace(parts, target.dir, folder, removed);
       } finally {
         OutputFolder.deleteTree(parts);
       }
     }
-    return new Summary(counters(result), written, model.deduplicate().isPresent(), model.decides());
+    return new Summary(
+        counters(result), written, removed, model.deduplicate().isPresent(), model.decides());
   }
 
   /**
    * Merges every output's parts into a whole file beside them, then moves them all into {@code dir}
    * back to back, between the folder's mark of an incomplete set and its removal: a run stopped
-   * between two moves leaves the mark (docs/decisions/0101). The rows written, by file.
+   * between two moves leaves the mark (docs/decisions/0101). Before the mark goes, the model's
+   * output files of an earlier run that this run does not write are removed (into {@code removed}),
+   * so the folder holds this run's set only (ADR 0219). The rows written, by file.
    */
-  private Map<Path, Long> replace(Path parts, Path dir, OutputFolder folder) throws IOException {
+  private Map<Path, Long> replace(Path parts, Path dir, OutputFolder folder, List<Path> removed)
+      throws IOException {
     ModelSinks sinks = ModelSinks.of(model);
     // output file -> its merged file, in the order the summary names them
     Map<Path, Path> merged = new LinkedHashMap<>();
@@ -683,8 +705,42 @@ public final class FileModelRun {
     for (Map.Entry<Path, Path> e : merged.entrySet()) {
       mover.move(e.getValue(), e.getKey());
     }
+    for (Path stale : staleOutputs(dir, merged.keySet())) {
+      Files.delete(stale);
+      removed.add(stale);
+    }
     folder.markComplete();
     return written;
+  }
+
+  /**
+   * The files in {@code dir} that bear a name the model's outputs have by default, upsert, windowed
+   * or scoring ({@code <model>.jsonl}, {@code .late}, {@code .quarantine}, {@code .duplicates},
+   * {@code .idle}, {@code .decisions}, {@code .dead_letters}, {@code .reconcile}), that this run
+   * does not write ({@code written}): an earlier run's. Never an input file of the run, a link or a
+   * folder.
+   */
+  private List<Path> staleOutputs(Path dir, java.util.Set<Path> written) {
+    String name = model.model().name();
+    java.util.Set<Path> inputs = new java.util.HashSet<>();
+    files.forEach(f -> inputs.add(reached(f)));
+    List<Path> stale = new ArrayList<>();
+    java.util.Set<Path> seen = new java.util.HashSet<>(written);
+    for (boolean decides : new boolean[] {false, true}) {
+      for (dev.streamform.policies.declarations.OutputTopics.Kind kind :
+          dev.streamform.policies.declarations.OutputTopics.Kind.values()) {
+        Path f =
+            output(
+                dir,
+                dev.streamform.policies.declarations.OutputTopics.defaultName(kind, name, decides));
+        if (seen.add(f)
+            && Files.isRegularFile(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+            && !inputs.contains(reached(f))) {
+          stale.add(f);
+        }
+      }
+    }
+    return stale;
   }
 
   /** How a merged file is moved into place: the file system's, or in a test one that fails. */
