@@ -134,7 +134,7 @@ public final class FileModelRun {
         leftOutOutputs.add(f);
         continue;
       }
-      Path first = byRealPath.putIfAbsent(realPath(f), f);
+      Path first = byRealPath.putIfAbsent(reached(f), f);
       if (first != null) {
         links.put(root.relativize(f).toString(), root.relativize(first).toString());
         continue;
@@ -186,14 +186,6 @@ public final class FileModelRun {
       }
     }
     return false;
-  }
-
-  private static Path realPath(Path file) {
-    try {
-      return file.toRealPath();
-    } catch (IOException e) {
-      return file;
-    }
   }
 
   /**

@@ -337,13 +337,7 @@ public final class ModelSinks implements Serializable {
     // quarantine row of a long record is, so the producer never refuses it
     String record = d.row() != null ? JsonRecords.text(rowObject(d.row())) : d.record();
     byte[] bytes = record.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    value.putNull("record");
-    value.put(
-        "record_base64",
-        Base64.getEncoder()
-            .encodeToString(Arrays.copyOf(bytes, Math.min(bytes.length, KEPT_BYTES))));
-    value.put("record_truncated", true);
-    value.put("record_bytes", bytes.length);
+    keepFirstBytes(value, "record", bytes, true);
     return KV.of(JsonRecords.text(key), JsonRecords.text(value));
   }
 
@@ -536,13 +530,7 @@ public final class ModelSinks implements Serializable {
       }
     }
     // too long to write whole: the reason, the position and the record's first bytes, said so
-    value.putNull("value");
-    value.put(
-        "value_base64",
-        Base64.getEncoder()
-            .encodeToString(Arrays.copyOf(bytes, Math.min(bytes.length, KEPT_BYTES))));
-    value.put("value_truncated", true);
-    value.put("value_bytes", bytes.length);
+    keepFirstBytes(value, "value", bytes, true);
     return KV.of(JsonRecords.text(key), JsonRecords.text(value));
   }
 
@@ -579,14 +567,24 @@ public final class ModelSinks implements Serializable {
       row.put("key_truncated", true);
       row.put("key_bytes", key.length);
     }
-    row.putNull("value");
-    row.put(
-        "value_base64",
-        Base64.getEncoder()
-            .encodeToString(Arrays.copyOf(value, Math.min(value.length, KEPT_BYTES))));
-    row.put("value_truncated", value.length > KEPT_BYTES);
-    row.put("value_bytes", value.length);
+    keepFirstBytes(row, "value", value, value.length > KEPT_BYTES);
     return KV.of(JsonRecords.text(quarantineKey), JsonRecords.text(row));
+  }
+
+  /**
+   * In place of {@code field}'s value in {@code row}, which is too long to write whole: null, the
+   * first {@link #KEPT_BYTES} of {@code bytes} in {@code <field>_base64}, {@code <field>_truncated}
+   * and the whole length in {@code <field>_bytes} (docs/decisions/0199).
+   */
+  private static void keepFirstBytes(
+      ObjectNode row, String field, byte[] bytes, boolean truncated) {
+    row.putNull(field);
+    row.put(
+        field + "_base64",
+        Base64.getEncoder()
+            .encodeToString(Arrays.copyOf(bytes, Math.min(bytes.length, KEPT_BYTES))));
+    row.put(field + "_truncated", truncated);
+    row.put(field + "_bytes", bytes.length);
   }
 
   /** How many of a too-large row's key characters its quarantine row keeps. */
