@@ -200,6 +200,8 @@ public abstract class KeyedChangelog
               + " retention must be a positive duration, e.g. Duration.standardDays(30); leave it"
               + " out to keep state forever");
     }
+    Times.checkAtMostMax(
+        "KeyedChangelog.by(" + describe(keyColumns()) + ").withRetention", retention);
     return toBuilder().setRetention(retention).build();
   }
 

@@ -185,6 +185,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         !delay.isShorterThan(Duration.ZERO),
         "SourceClock.forBoundedOutOfOrderness(%s): the delay must not be negative",
         delay);
+    Times.checkAtMostMax("SourceClock.forBoundedOutOfOrderness", delay);
     return new AutoValue_SourceClock.Builder()
         .setDelay(delay)
         .setLateEvents(LateEvents.DROP)
@@ -329,6 +330,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         "SourceClock.withIdleness(%s): idleness must be a positive duration, e.g."
             + " Duration.standardMinutes(1); leave it out for partitions that never go idle",
         idleAfter);
+    Times.checkAtMostMax("SourceClock.withIdleness", idleAfter);
     needsEventTime("withIdleness(" + Times.format(idleAfter) + ")", "idleness");
     return toBuilder().setIdleAfter(idleAfter).build();
   }
@@ -415,6 +417,7 @@ public abstract class SourceClock extends PTransform<PCollection<Envelope>, Cloc
         "SourceClock.withMaxClockSkew(%s, ..): give how far ahead of its arrival an event's time"
             + " may be, 0 or more, e.g. Duration.standardMinutes(5)",
         skew);
+    Times.checkAtMostMax("SourceClock.withMaxClockSkew", skew);
     needsEventTime("withMaxClockSkew(" + skew + ", ..)", "clock skew to judge");
     return toBuilder().setMaxClockSkew(skew).setArrivalColumn(arrivalColumn).build();
   }

@@ -300,6 +300,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     checkArgument(
         range != null && range.isLongerThan(Duration.ZERO),
         "ScoreEvents.over: the range must be positive");
+    Times.checkAtMostMax("ScoreEvents.over", range);
     return toBuilder().setRange(range).build();
   }
 
@@ -330,6 +331,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
         lateness != null && !lateness.isShorterThan(Duration.ZERO),
         "ScoreEvents.withLateness: must be 0 or more, got %s",
         lateness);
+    Times.checkAtMostMax("ScoreEvents.withLateness", lateness);
     return toBuilder().setLateness(lateness).build();
   }
 
@@ -361,6 +363,7 @@ public abstract class ScoreEvents extends PTransform<PCollection<TimedEvent>, De
     checkArgument(
         skew != null && !skew.isShorterThan(Duration.ZERO),
         "ScoreEvents.withMaxClockSkew: must be 0 or more");
+    Times.checkAtMostMax("ScoreEvents.withMaxClockSkew", skew);
     return toBuilder().setMaxClockSkew(skew).setArrivalColumn(arrivalColumn).build();
   }
 

@@ -129,6 +129,7 @@ public abstract class Deduplicate extends PTransform<PCollection<TimedEvent>, De
             + " duplicate",
         idColumn,
         horizon);
+    Times.checkAtMostMax("Deduplicate.byId(\"" + idColumn + "\", ..)", horizon);
     return new AutoValue_Deduplicate.Builder()
         .setIdColumn(idColumn)
         .setHorizon(horizon)

@@ -441,6 +441,7 @@ public abstract class WindowedAggregate
         lateness != null && !lateness.isShorterThan(Duration.ZERO),
         "WindowedAggregate.withAllowedLateness: must be 0 or more, got %s",
         lateness);
+    Times.checkAtMostMax("WindowedAggregate.withAllowedLateness", lateness);
     return toBuilder().setAllowedLateness(lateness).build();
   }
 
@@ -461,6 +462,7 @@ public abstract class WindowedAggregate
         interval != null && interval.isLongerThan(Duration.ZERO),
         "WindowedAggregate.withEarlyResultsEvery: the interval must be positive, got %s",
         interval);
+    Times.checkAtMostMax("WindowedAggregate.withEarlyResultsEvery", interval);
     return toBuilder().setEarlyEveryInterval(interval).setEarlyEveryEvents(0).build();
   }
 
