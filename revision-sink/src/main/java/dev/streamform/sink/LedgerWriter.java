@@ -275,9 +275,10 @@ public final class LedgerWriter {
           // that makes a rule true prepares its effect even when a later one of the batch makes it
           // false again (ADR 0109); only of the keys that read the revision's generation, so a
           // shadow writer's act only where a canary share or a promotion made them canonical
-          // (ADR 0179)
+          // (ADR 0179). A shadow's first write claims no alias, so it is no generation's first
+          // write to the outbox either: with no alias yet, no key reads its generation
           EffectOutbox.Outcome fx =
-              outbox.apply(c, plan.ledgerRows, schemas, plan.firstGenerations);
+              outbox.apply(c, plan.ledgerRows, schemas, shadow ? Map.of() : plan.firstGenerations);
           plan.effects =
               new Effects(
                   fx.prepared(), fx.updated(), fx.cancelled(), fx.compensations(), fx.ruleErrors());

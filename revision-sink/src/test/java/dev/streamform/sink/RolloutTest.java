@@ -108,6 +108,21 @@ class RolloutTest {
   }
 
   @Test
+  void aShadowWithEffectRulesWritingBeforeAnyAliasPreparesNothing() throws Exception {
+    // review of rollout, finding 1: with no alias yet, the shadow's own first write must not count
+    // as canonical for the outbox either — its rules act only where keys read its generation
+    LedgerWriter shadowWithRules =
+        LedgerWriter.shadow(pool, Duration.ofSeconds(30), List.of(REWARD));
+    LedgerWriter.Outcome first =
+        shadowWithRules.write(
+            List.of(revision(7, 10, 1, "1200", 2), revision(7, 10, 2, "1300", 2)));
+    assertThat(first.applied(), equalTo(2));
+    assertThat(first.effects(), equalTo(LedgerWriter.Effects.NONE));
+    assertThat(rows("SELECT count(*) FROM streamform.effect"), equalTo(List.of("0")));
+    assertThat(rows("SELECT count(*) FROM streamform.canonical_alias"), equalTo(List.of("0")));
+  }
+
+  @Test
   void aFirstBatchOfTwoGenerationsMakesTheLowestCanonical() throws Exception {
     // one batch on an empty ledger: merchant 7's window in generation 2 (offered first),
     // merchant 8's in generation 1 — generation 1 becomes canonical, not the other
