@@ -133,6 +133,16 @@ final class CompareGenerationsCommand implements Callable<Integer> {
       return 1;
     }
     try (ModelLedger l = opened.get()) {
+      boolean lateEvents = kafka.bootstrapServers != null || kafka.propertiesFile != null;
+      if (lateEvents && l.model.source().connector() != Connector.KAFKA) {
+        // refused before anything is printed: a bad command line prints no comparison
+        throw new ParameterException(
+            spec.commandLine(),
+            "--bootstrap-servers: model '"
+                + l.name()
+                + "' reads a file source; a shadow run on files prints what became of the live"
+                + " run's too-late events itself");
+      }
       SortedMap<Integer, Integer> generations = l.ledger.generations(l.name());
       for (int g : new int[] {from, to}) {
         Optional<String> refused = l.noProjection(g, generations);
@@ -168,7 +178,7 @@ final class CompareGenerationsCommand implements Callable<Integer> {
         }
       }
       out.println(c.summary());
-      if (kafka.bootstrapServers != null || kafka.propertiesFile != null) {
+      if (lateEvents) {
         if (!lateEventsIn(l, out, err)) {
           return 1;
         }
@@ -186,14 +196,6 @@ final class CompareGenerationsCommand implements Callable<Integer> {
    */
   private boolean lateEventsIn(ModelLedger l, PrintWriter out, PrintWriter err)
       throws SQLException {
-    if (l.model.source().connector() != Connector.KAFKA) {
-      throw new ParameterException(
-          spec.commandLine(),
-          "--bootstrap-servers: model '"
-              + model
-              + "' reads a file source; a shadow run on files prints what became of the live run's"
-              + " too-late events itself");
-    }
     Optional<KafkaConnection> connection = kafka.connection(null, project, l.model.source(), err);
     if (connection.isEmpty()) {
       return false;

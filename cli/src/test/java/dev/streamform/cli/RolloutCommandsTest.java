@@ -233,6 +233,36 @@ class RolloutCommandsTest {
   }
 
   @Test
+  void compareGenerationsRefusesBootstrapServersForAFileSourceBeforePrintingNamingTheModel()
+      throws Exception {
+    // review of rollout, finding 2: the model taken by default was named 'null', after the whole
+    // comparison had been printed
+    live(revision(7, 10, 1, "30", 1));
+    shadow(revision(7, 10, 1, "26", 2));
+    int exit =
+        run(
+            "compare-generations",
+            Path.of("../examples/orders-on-file").toString(),
+            "--jdbc-url",
+            url,
+            "--jdbc-user",
+            "postgres",
+            "--from",
+            "1",
+            "--to",
+            "2",
+            "--bootstrap-servers",
+            "127.0.0.1:9");
+    assertThat(
+        err.toString(),
+        startsWith(
+            "streamform compare-generations: --bootstrap-servers: model 'hourly_revenue' reads a"
+                + " file source;"));
+    assertThat(out.toString(), is(""));
+    assertThat(exit, is(2));
+  }
+
+  @Test
   void promoteThenRollBackKeepsEveryRevisionAndRecordsBothMoves() throws Exception {
     live(revision(7, 10, 1, "30", 1), revision(7, 10, 2, "26", 1), revision(8, 10, 1, "12", 1));
     shadow(revision(7, 10, 1, "26", 2), revision(8, 10, 1, "12", 2));
