@@ -1078,10 +1078,14 @@ final class ProjectLoader {
       return;
     }
     Map<String, ColumnType> output = query.outputColumns(schema);
+    // The GROUP BY columns in their order, each under the one name the query selects it as
+    // (query.problems() refused a GROUP BY column not selected, or selected twice).
     Set<String> groupBy = new LinkedHashSet<>();
-    for (OutputColumn column : query.outputs()) {
-      if (column.kind() == OutputColumn.Kind.KEY) {
-        groupBy.add(column.name());
+    for (String keyColumn : query.keyColumns()) {
+      for (OutputColumn column : query.outputs()) {
+        if (column.kind() == OutputColumn.Kind.KEY && column.argument().get().equals(keyColumn)) {
+          groupBy.add(column.name());
+        }
       }
     }
     List<String> key = model.key().get();

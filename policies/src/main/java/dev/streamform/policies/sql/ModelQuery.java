@@ -60,10 +60,10 @@ public abstract class ModelQuery {
    * Semantic errors against the source schema, each a user-facing sentence that starts with {@code
    * line N:} and says how to fix it; empty when the query is fine. Checked: unknown columns (with
    * close names suggested), a non-key column selected without an aggregate, a GROUP BY column that
-   * is not selected or is listed twice, SUM/AVG over a non-numeric column, an aggregate without an
-   * alias, duplicate output names (also when they differ only in case), and in WHERE unknown
-   * columns, comparisons of incompatible types, conditions that are not boolean and comparisons
-   * with NULL.
+   * is not selected, is selected twice or is listed twice, SUM/AVG over a non-numeric column, an
+   * aggregate without an alias, duplicate output names (also when they differ only in case), and in
+   * WHERE unknown columns, comparisons of incompatible types, conditions that are not boolean and
+   * comparisons with NULL.
    */
   public List<String> problems(Map<String, ColumnType> sourceSchema) {
     List<String> problems = new ArrayList<>();
@@ -88,12 +88,25 @@ public abstract class ModelQuery {
       }
     }
     // SELECT items.
-    Set<String> selectedKeys = new HashSet<>();
+    Map<String, OutputColumn> selectedKeys = new HashMap<>();
+    Set<OutputColumn> selectedTwice = new HashSet<>();
     for (OutputColumn o : outputs()) {
       String at = "line " + o.line() + ": ";
       if (o.kind() == OutputColumn.Kind.KEY) {
         String c = o.argument().get();
-        selectedKeys.add(c);
+        OutputColumn first = selectedKeys.putIfAbsent(c, o);
+        if (first != null && keyColumns().contains(c)) {
+          selectedTwice.add(o);
+          // A key column has one name in the output: the changelog renames it to that name.
+          problems.add(
+              at
+                  + "GROUP BY column `"
+                  + c
+                  + "` is selected twice (also at line "
+                  + first.line()
+                  + "); select it once, under the name you want with AS (a key column has one"
+                  + " name in the output)");
+        }
         if (!known.contains(c)) {
           problems.add(
               at + "SELECT uses unknown column `" + c + "`; " + Names.suggestion(c, known));
@@ -143,7 +156,7 @@ public abstract class ModelQuery {
     }
     for (int i = 0; i < keyColumns().size(); i++) {
       String k = keyColumns().get(i);
-      if (known.contains(k) && !selectedKeys.contains(k)) {
+      if (known.contains(k) && !selectedKeys.containsKey(k)) {
         problems.add(
             "line "
                 + keyColumnLines().get(i)
@@ -157,7 +170,7 @@ public abstract class ModelQuery {
     Map<String, OutputColumn> byName = new HashMap<>();
     for (OutputColumn o : outputs()) {
       OutputColumn first = byName.putIfAbsent(o.name().toLowerCase(Locale.ROOT), o);
-      if (first != null) {
+      if (first != null && !selectedTwice.contains(o)) {
         boolean sameCase = first.name().equals(o.name());
         problems.add(
             "line "

@@ -104,6 +104,39 @@ class ModelRulesTest {
   }
 
   @Test
+  void keyAdviceNamesTheGroupByInItsOrderUnderTheSelectedNames() {
+    ProjectFolder project =
+        withModel("    key: [customer_id]\n")
+            .sql(
+                "customer_metrics",
+                "SELECT amount AS a, customer_id, COUNT(*) AS n FROM source('orders') GROUP BY"
+                    + " customer_id, amount\n");
+    assertThat(
+        project.problems(),
+        contains(
+            "streamform.yml:3: model 'customer_metrics', key 'key': [customer_id] is not the"
+                + " query's GROUP BY [customer_id, a], so one key could have several rows —"
+                + " write key: [customer_id, a]"));
+  }
+
+  @Test
+  void aGroupByColumnSelectedTwiceIsRefusedInItsQueryNotAdvisedInKey() {
+    ProjectFolder project =
+        withModel("    key: [customer_id]\n")
+            .sql(
+                "customer_metrics",
+                "SELECT customer_id, customer_id AS c2, COUNT(*) AS n FROM source('orders')"
+                    + " GROUP BY customer_id\n");
+    assertThat(
+        project.problems(),
+        contains(
+            "models/customer_metrics.sql:1: model 'customer_metrics': GROUP BY column `customer_id`"
+                + " is selected twice (also"
+                + " at line 1); select it once, under the name you want with AS (a key column has"
+                + " one name in the output)"));
+  }
+
+  @Test
   void materializedIsUpsert() {
     assertThat(
         withModel("    materialized: table\n    key: [customer_id]\n").problems(),

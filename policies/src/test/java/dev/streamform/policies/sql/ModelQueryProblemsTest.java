@@ -171,6 +171,21 @@ class ModelQueryProblemsTest {
   }
 
   @Test
+  void groupByColumnSelectedTwiceIsRefusedAtItsSecondLine() throws Exception {
+    List<String> p =
+        problems(
+            "SELECT region,\n"
+                + "  region AS region2,\n"
+                + "  COUNT(*) AS n FROM source('orders') GROUP BY region");
+    assertEquals(
+        List.of(
+            "line 2: GROUP BY column `region` is selected twice (also at line 1); select it"
+                + " once, under the name you want with AS (a key column has one name in the"
+                + " output)"),
+        p);
+  }
+
+  @Test
   void sumAndAvgNeedNumbers() throws Exception {
     List<String> p =
         problems(
