@@ -103,6 +103,8 @@ public final class ModelSql {
       throw syntaxError(e, sql);
     } catch (StackOverflowError e) {
       throw tooDeep();
+    } catch (RuntimeException unexpected) {
+      throw unreadable(SqlParserPos.ZERO, "the query", unexpected);
     }
     if (statements.size() != 1) {
       SqlNode second = statements.size() > 1 ? statements.get(1) : null;
@@ -116,6 +118,9 @@ public final class ModelSql {
       return new Parser(sql).query(statements.get(0));
     } catch (StackOverflowError e) {
       throw tooDeep(); // a chain of tens of thousands of ANDs flattened by recursion
+    } catch (RuntimeException unexpected) {
+      SqlNode statement = statements.get(0);
+      throw unreadable(statement.getParserPosition(), "the query", unexpected);
     }
   }
 
@@ -136,6 +141,8 @@ public final class ModelSql {
       throw syntaxError(e, text);
     } catch (StackOverflowError e) {
       throw tooDeep();
+    } catch (RuntimeException unexpected) {
+      throw unreadable(SqlParserPos.ZERO, "the condition", unexpected);
     }
     Expr.Node root;
     try {
@@ -253,6 +260,29 @@ public final class ModelSql {
     return end > col - 1 && Character.isLetter(l.charAt(col - 1))
         ? l.substring(col - 1, end)
         : null;
+  }
+
+  /**
+   * A construct the reader failed on unexpectedly (a RuntimeException, a bug of the reader): said
+   * as a problem at its line, with what the language offers, so the project's other problems are
+   * still reported.
+   */
+  private static SqlModelException unreadable(
+      SqlParserPos pos, String what, RuntimeException cause) {
+    int line = Math.max(1, pos == null ? 0 : pos.getLineNum());
+    int col = Math.max(1, pos == null ? 0 : pos.getColumnNum());
+    return new SqlModelException(
+        "line "
+            + line
+            + ": "
+            + (what.startsWith("the ") ? what : "`" + what + "`")
+            + " could not be read; write it with the constructs a model's SQL supports"
+            + " (comparisons, AND, OR, NOT, IS [NOT] NULL, IN (...), BETWEEN, + - * / on"
+            + " numbers, and numbers, 'strings', TRUE, FALSE, NULL or TIMESTAMP"
+            + " 'yyyy-MM-dd HH:mm:ss' as literals)",
+        line,
+        col,
+        cause);
   }
 
   static SqlModelException refuse(SqlParserPos pos, String message) {
@@ -790,6 +820,10 @@ public final class ModelSql {
       depth++;
       try {
         return exprAt(node);
+      } catch (RuntimeException unexpected) {
+        // A shape of Calcite's tree this walk did not foresee: a problem at its line, never an
+        // internal error that hides the project's other problems.
+        throw unreadable(node.getParserPosition(), text(node), unexpected);
       } finally {
         depth--;
       }
@@ -1012,7 +1046,8 @@ public final class ModelSql {
         case NULL:
           return null;
         case BOOLEAN:
-          return lit.booleanValue();
+          // UNKNOWN is SQL's NULL boolean (Calcite gives it as a BOOLEAN literal without a value).
+          return lit.getValue() == null ? null : lit.booleanValue();
         case TIMESTAMP:
           return timestamp(lit.toValue(), pos);
         default:

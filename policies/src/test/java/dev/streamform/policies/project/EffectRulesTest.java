@@ -234,6 +234,16 @@ class EffectRulesTest {
   }
 
   @Test
+  void aConditionWithUnknownLoads() throws Exception {
+    ModelDeclaration m =
+        withEffect(TYPE + SUBJECT + "when: \"total_spend >= 1000 OR UNKNOWN\"\n" + WITH_PROVIDER)
+            .load()
+            .models()
+            .get("customer_metrics");
+    assertThat(m.effects().get(0).when(), is("total_spend >= 1000 OR UNKNOWN"));
+  }
+
+  @Test
   void theConditionNamesOnlyOutputColumns() {
     assertThat(
         withEffect(TYPE + SUBJECT + "when: \"amount >= 1000\"\n" + WITH_PROVIDER).problems(),

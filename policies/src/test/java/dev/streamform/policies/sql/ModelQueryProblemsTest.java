@@ -186,6 +186,15 @@ class ModelQueryProblemsTest {
   }
 
   @Test
+  void comparingWithUnknownIsNeverTrueAtItsLine() throws Exception {
+    List<String> p =
+        problems(
+            "SELECT region, COUNT(*) AS n FROM source('orders')\n"
+                + "WHERE paid = UNKNOWN GROUP BY region");
+    assertThat(p, contains(startsWith("line 2: `paid = NULL` is never true")));
+  }
+
+  @Test
   void sumAndAvgNeedNumbers() throws Exception {
     List<String> p =
         problems(

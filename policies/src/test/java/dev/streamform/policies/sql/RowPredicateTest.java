@@ -52,6 +52,17 @@ class RowPredicateTest {
     assertFalse(test("b", "b", false));
   }
 
+  /** SQL's UNKNOWN is the NULL boolean: it never passes on its own, and OR/AND treat it so. */
+  @Test
+  void unknownIsTheNullBoolean() throws Exception {
+    assertFalse(test("UNKNOWN", "b", true));
+    assertTrue(test("b OR UNKNOWN", "b", true));
+    assertFalse(test("b OR UNKNOWN", "b", false));
+    assertFalse(test("b AND UNKNOWN", "b", true));
+    assertTrue(test("(b AND UNKNOWN) IS NULL", "b", true));
+    assertEquals("b OR NULL", where("b OR UNKNOWN").toSql());
+  }
+
   @Test
   void decimalsCompareByValue() throws Exception {
     assertTrue(test("x = 10", "x", new BigDecimal("10.00")));
