@@ -1133,8 +1133,10 @@ final class ProjectLoader {
           .condition()
           .ifPresent(
               condition -> {
+                boolean known = true;
                 for (String column : condition.columns()) {
                   if (!output.containsKey(column)) {
+                    known = false;
                     effect
                         .yaml()
                         .report(
@@ -1149,6 +1151,21 @@ final class ProjectLoader {
                                     .map(c -> "did you mean '" + c + "'? ")
                                     .orElse("")
                                 + "a condition reads the window's output row only");
+                  }
+                }
+                if (known) {
+                  List<String> typed = new ArrayList<>();
+                  for (String column : condition.columns()) {
+                    typed.add(column + " is " + output.get(column));
+                  }
+                  for (String problem : condition.problems(output)) {
+                    effect
+                        .yaml()
+                        .report(
+                            "when",
+                            problem,
+                            "a condition reads the model's output row"
+                                + (typed.isEmpty() ? "" : ": " + String.join(", ", typed)));
                   }
                 }
               });

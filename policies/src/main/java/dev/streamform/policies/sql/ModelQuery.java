@@ -188,22 +188,31 @@ public abstract class ModelQuery {
     }
     // WHERE.
     if (where().isPresent() && where().get() instanceof Expr.Predicate) {
-      Expr.Node root = ((Expr.Predicate) where().get()).root;
-      Expr.Check check = new Expr.Check(sourceSchema, problems);
-      Expr.Type t = root.type(check);
-      if (!t.lenient() && t != Expr.Type.BOOL) {
-        check.problem(
-            root,
-            "WHERE "
-                + root.toSql()
-                + " is not a condition ("
-                + t.describe()
-                + "); write a comparison, e.g. WHERE "
-                + root.sqlAt(Expr.P_ADD)
-                + (t == Expr.Type.NUMERIC ? " > 0" : " IS NOT NULL"));
-      }
+      checkCondition(((Expr.Predicate) where().get()).root, sourceSchema, problems, true);
     }
     return problems;
+  }
+
+  /**
+   * Type-checks a condition against {@code schema}: comparable operands, no comparison with NULL,
+   * numbers in arithmetic, and a boolean result. Problems go to {@code problems}, each starting
+   * with {@code line N:}; {@code where} says whether the condition is a WHERE (else an effect's
+   * {@code when:}), for the fix a message gives.
+   */
+  static void checkCondition(
+      Expr.Node root, Map<String, ColumnType> schema, List<String> problems, boolean where) {
+    Expr.Check check = new Expr.Check(schema, problems);
+    Expr.Type t = root.type(check);
+    if (!t.lenient() && t != Expr.Type.BOOL) {
+      String example = root.sqlAt(Expr.P_ADD) + (t == Expr.Type.NUMERIC ? " > 0" : " IS NOT NULL");
+      check.problem(
+          root,
+          (where ? "WHERE " + root.toSql() : "`" + root.toSql() + "`")
+              + " is not a condition ("
+              + t.describe()
+              + "); write a comparison, e.g. "
+              + (where ? "WHERE " + example : "when: \"" + example + "\""));
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.streamform.policies.sql;
 
+import dev.streamform.policies.schema.ColumnType;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -7,6 +8,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.calcite.avatica.util.Casing;
 import org.apache.calcite.avatica.util.Quoting;
@@ -162,7 +164,24 @@ public final class ModelSql {
 
   /** A parsed {@link #condition}: the predicate and the columns it reads (sorted). */
   public record Condition(RowPredicate predicate, java.util.List<String> columns)
-      implements java.io.Serializable {}
+      implements java.io.Serializable {
+
+    /**
+     * The type checks a WHERE gets, against the columns the condition is given ({@code columns},
+     * each of {@link #columns()} among them): comparable operands, no comparison with NULL, numbers
+     * in arithmetic and a boolean result. Each problem says how to fix it; empty when the condition
+     * is fine.
+     */
+    public java.util.List<String> problems(Map<String, ColumnType> columns) {
+      java.util.List<String> problems = new ArrayList<>();
+      ModelQuery.checkCondition(((Expr.Predicate) predicate).root, columns, problems, false);
+      java.util.List<String> messages = new ArrayList<>();
+      for (String problem : problems) {
+        messages.add(problem.replaceFirst("^line \\d+: ", ""));
+      }
+      return messages;
+    }
+  }
 
   // ------------------------------------------------------------------ errors
 

@@ -243,6 +243,35 @@ class EffectRulesTest {
     assertThat(m.effects().get(0).when(), is("total_spend >= 1000 OR UNKNOWN"));
   }
 
+  /** yaml.md: when: is the model's WHERE language, so it is type-checked as a WHERE is. */
+  @Test
+  void theConditionIsTypeCheckedAgainstTheOutputColumns() {
+    String fix = " — a condition reads the model's output row: total_spend is decimal(38,2)";
+    assertThat(
+        withEffect(TYPE + SUBJECT + "when: \"total_spend >= 'a lot'\"\n" + WITH_PROVIDER)
+            .problems(),
+        contains(
+            "streamform.yml:8: model 'customer_metrics', key 'effects[1].when': `total_spend >="
+                + " 'a lot'` compares `total_spend` (decimal(38,2)) with 'a lot' (a string),"
+                + " which cannot be compared; compare numbers with numbers (no quotes) and"
+                + " strings with quoted strings"
+                + fix));
+    assertThat(
+        withEffect(TYPE + SUBJECT + "when: \"total_spend + 1\"\n" + WITH_PROVIDER).problems(),
+        contains(
+            "streamform.yml:8: model 'customer_metrics', key 'effects[1].when': `total_spend + 1`"
+                + " is not a condition (a number); write a comparison, e.g. when: \"total_spend +"
+                + " 1 > 0\""
+                + fix));
+    assertThat(
+        withEffect(TYPE + SUBJECT + "when: \"total_spend = NULL\"\n" + WITH_PROVIDER).problems(),
+        contains(
+            "streamform.yml:8: model 'customer_metrics', key 'effects[1].when': `total_spend ="
+                + " NULL` is never true: a comparison with NULL is UNKNOWN; write `total_spend IS"
+                + " NULL` instead"
+                + fix));
+  }
+
   @Test
   void theConditionNamesOnlyOutputColumns() {
     assertThat(
