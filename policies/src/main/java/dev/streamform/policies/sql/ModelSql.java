@@ -4,7 +4,12 @@ import dev.streamform.policies.schema.ColumnType;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.time.chrono.IsoChronology;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
+import java.time.format.ResolverStyle;
+import java.time.temporal.ChronoField;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -313,6 +318,32 @@ public final class ModelSql {
   // ------------------------------------------------------------------ the walk
 
   /** Turns Calcite's parse tree into a {@link ModelQuery}, refusing what is not supported. */
+  /**
+   * The one form of a TIMESTAMP literal's text (docs/reference/sql.md): {@code yyyy-MM-dd
+   * HH:mm:ss}, a fraction of 1 to 9 digits optional, a real date and time (UTC). The oracle of
+   * {@code test --report} and {@code fuzz} reads the literal with this same formatter, so the two
+   * never disagree on which literals exist.
+   */
+  public static final DateTimeFormatter TIMESTAMP_LITERAL =
+      new DateTimeFormatterBuilder()
+          .appendValue(ChronoField.YEAR, 4)
+          .appendLiteral('-')
+          .appendValue(ChronoField.MONTH_OF_YEAR, 2)
+          .appendLiteral('-')
+          .appendValue(ChronoField.DAY_OF_MONTH, 2)
+          .appendLiteral(' ')
+          .appendValue(ChronoField.HOUR_OF_DAY, 2)
+          .appendLiteral(':')
+          .appendValue(ChronoField.MINUTE_OF_HOUR, 2)
+          .appendLiteral(':')
+          .appendValue(ChronoField.SECOND_OF_MINUTE, 2)
+          .optionalStart()
+          .appendFraction(ChronoField.NANO_OF_SECOND, 1, 9, true)
+          .optionalEnd()
+          .toFormatter(Locale.ROOT)
+          .withChronology(IsoChronology.INSTANCE)
+          .withResolverStyle(ResolverStyle.STRICT);
+
   /** The most levels of operators within each other a condition may have ({@code Parser.expr}). */
   public static final int MAX_DEPTH = 100;
 
@@ -1083,15 +1114,15 @@ public final class ModelSql {
     private Object timestamp(String text, SqlParserPos pos) throws SqlModelException {
       String t = text.trim();
       try {
-        return LocalDateTime.parse(t.replace(' ', 'T')).toInstant(ZoneOffset.UTC);
+        return LocalDateTime.parse(t, TIMESTAMP_LITERAL).toInstant(ZoneOffset.UTC);
       } catch (DateTimeParseException e) {
         throw refuse(
             pos,
             "TIMESTAMP '"
                 + text
                 + "' is not a valid timestamp; write TIMESTAMP"
-                + " 'yyyy-MM-dd HH:mm:ss' with an optional fraction, in UTC, e.g. TIMESTAMP"
-                + " '2026-08-30 10:00:00'");
+                + " 'yyyy-MM-dd HH:mm:ss' with an optional fraction of 1 to 9 digits, in UTC, e.g."
+                + " TIMESTAMP '2026-08-30 10:00:00'");
       }
     }
   }

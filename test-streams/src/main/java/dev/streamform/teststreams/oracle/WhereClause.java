@@ -1,5 +1,6 @@
 package dev.streamform.teststreams.oracle;
 
+import dev.streamform.policies.sql.ModelSql;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.MathContext;
@@ -9,7 +10,6 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -317,9 +317,8 @@ final class WhereClause {
     return out;
   }
 
-  private static final DateTimeFormatter TIMESTAMP =
-      DateTimeFormatter.ofPattern(
-          "yyyy-MM-dd HH:mm:ss[.SSSSSSSSS][.SSSSSS][.SSS][.SS][.S]", Locale.ROOT);
+  /** The engine's own form of a TIMESTAMP literal (1 to 9 fraction digits), so both read alike. */
+  private static final DateTimeFormatter TIMESTAMP = ModelSql.TIMESTAMP_LITERAL;
 
   private static final class Parser {
     final List<Token> tokens;
@@ -389,9 +388,25 @@ final class WhereClause {
       return is();
     }
 
+    /**
+     * Comparisons and IS tests, left to right, as Calcite reads them: {@code i > 1 = b} is {@code
+     * (i > 1) = b}, {@code b IS TRUE = FALSE} is {@code (b IS TRUE) = FALSE}, {@code a = b IS NULL}
+     * is {@code (a = b) IS NULL}; a comparison's right operand may be a NOT ({@code a = NOT b = c}
+     * is {@code a = NOT (b = c)}).
+     */
     Node is() {
       Node n = predicate();
-      while (eat("IS")) {
+      while (true) {
+        String op = comparison(peek());
+        if (op != null) {
+          at++;
+          Node right = peek().keyword("NOT") && !notInOrBetween() ? not() : predicate();
+          n = compare(op, n, right);
+          continue;
+        }
+        if (!eat("IS")) {
+          break;
+        }
         boolean negated = eat("NOT");
         Node inner = n;
         Node test;
@@ -411,39 +426,62 @@ final class WhereClause {
       return n;
     }
 
-    Node predicate() {
-      Node left = additive();
-      Token t = peek();
+    private String comparison(Token t) {
       for (String op : new String[] {"=", "<>", "<", "<=", ">", ">="}) {
         if (t.is(op)) {
-          at++;
-          Node right = additive();
-          return row -> {
-            Integer c = order(left.eval(row), right.eval(row));
-            if (c == null) {
-              return null;
-            }
-            switch (op) {
-              case "=":
-                return c == 0;
-              case "<>":
-                return c != 0;
-              case "<":
-                return c < 0;
-              case "<=":
-                return c <= 0;
-              case ">":
-                return c > 0;
-              default:
-                return c >= 0;
-            }
-          };
+          return op;
         }
       }
-      boolean negated = false;
-      if (peek().keyword("NOT")
+      return null;
+    }
+
+    private boolean notInOrBetween() {
+      return peek().keyword("NOT")
           && at + 1 < tokens.size()
-          && (tokens.get(at + 1).keyword("IN") || tokens.get(at + 1).keyword("BETWEEN"))) {
+          && (tokens.get(at + 1).keyword("IN") || tokens.get(at + 1).keyword("BETWEEN"));
+    }
+
+    private Node compare(String op, Node left, Node right) {
+      return row -> {
+        Integer c = order(left.eval(row), right.eval(row));
+        if (c == null) {
+          return null;
+        }
+        switch (op) {
+          case "=":
+            return c == 0;
+          case "<>":
+            return c != 0;
+          case "<":
+            return c < 0;
+          case "<=":
+            return c <= 0;
+          case ">":
+            return c > 0;
+          default:
+            return c >= 0;
+        }
+      };
+    }
+
+    /**
+     * A term and its [NOT] IN and [NOT] BETWEEN tests, left to right ({@code a IN (1) IN (TRUE)}).
+     */
+    Node predicate() {
+      Node left = additive();
+      while (true) {
+        Node next = membership(left);
+        if (next == left) {
+          return left;
+        }
+        left = next;
+      }
+    }
+
+    /** {@code left} with the [NOT] IN or [NOT] BETWEEN test that follows it; itself when none. */
+    private Node membership(Node left) {
+      boolean negated = false;
+      if (notInOrBetween()) {
         at++;
         negated = true;
       }
