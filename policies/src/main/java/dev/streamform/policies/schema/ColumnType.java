@@ -81,13 +81,36 @@ public abstract class ColumnType {
       default:
         Matcher m = DECIMAL.matcher(t);
         if (m.matches()) {
-          return decimal(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)));
+          // Past int's range a number is as out of range as 39 (Integer.parseInt would say
+          // only `For input string: "99999999999"`).
+          int precision = atMostIntMax(m.group(1));
+          if (precision < 1 || precision > MAX_PRECISION) {
+            throw new IllegalArgumentException(
+                "decimal precision must be between 1 and " + MAX_PRECISION + ", got " + m.group(1));
+          }
+          int scale = atMostIntMax(m.group(2));
+          if (scale > precision) {
+            throw new IllegalArgumentException(
+                "decimal scale must be between 0 and the precision ("
+                    + precision
+                    + "), got "
+                    + m.group(2));
+          }
+          return decimal(precision, scale);
         }
         throw new IllegalArgumentException(
             "unknown type '"
                 + text
                 + "'; use one of int64, string, bool, double, decimal(p,s), timestamp");
     }
+  }
+
+  /** The digits' value, or {@link Integer#MAX_VALUE} when it is larger. */
+  private static int atMostIntMax(String digits) {
+    java.math.BigInteger v = new java.math.BigInteger(digits);
+    return v.compareTo(java.math.BigInteger.valueOf(Integer.MAX_VALUE)) > 0
+        ? Integer.MAX_VALUE
+        : v.intValueExact();
   }
 
   public boolean isNumeric() {

@@ -298,6 +298,11 @@ final class Expr {
     }
   }
 
+  /** True for the NULL literal itself (not an expression that is NULL). */
+  static boolean isNullLiteral(Node n) {
+    return n instanceof Literal && ((Literal) n).value == null;
+  }
+
   // ---------------------------------------------------------------- arithmetic
 
   enum ArithOp {
@@ -458,14 +463,31 @@ final class Expr {
       Type l = left.type(check);
       Type r = right.type(check);
       if (l == Type.NULL || r == Type.NULL) {
-        check.problem(
-            this,
-            "`"
-                + toSql()
-                + "` is never true: a comparison with NULL is UNKNOWN; write `"
-                + (l == Type.NULL ? right : left).toSql()
-                + (op == CmpOp.NE ? " IS NOT NULL`" : " IS NULL`")
-                + " instead");
+        // The side that is NULL: an expression when one is (`i + NULL`), else the NULL literal.
+        Node nullSide = l == Type.NULL && !(r == Type.NULL && isNullLiteral(left)) ? left : right;
+        Node other = nullSide == left ? right : left;
+        String never = "`" + toSql() + "` is never true: ";
+        if (!isNullLiteral(nullSide)) {
+          check.problem(
+              this,
+              never
+                  + "`"
+                  + nullSide.toSql()
+                  + "` is always NULL (arithmetic with NULL is NULL), and a comparison with NULL is"
+                  + " UNKNOWN; leave NULL out of the arithmetic, or test a column with IS NULL");
+        } else if (l == Type.NULL && r == Type.NULL) {
+          check.problem(
+              this,
+              never + "a comparison with NULL is UNKNOWN; test a column with IS NULL instead");
+        } else {
+          check.problem(
+              this,
+              never
+                  + "a comparison with NULL is UNKNOWN; write `"
+                  + other.toSql()
+                  + (op == CmpOp.NE ? " IS NOT NULL`" : " IS NULL`")
+                  + " instead");
+        }
         return Type.BOOL;
       }
       compatible(check, this, "`" + toSql() + "`", left, l, right, r);

@@ -1008,6 +1008,23 @@ public final class ModelSql {
           return new Expr.Negate(expr(call.operand(0)), line, col);
         case PLUS_PREFIX:
           return expr(call.operand(0));
+        case LITERAL_CHAIN:
+          {
+            StringBuilder joined = new StringBuilder();
+            for (SqlNode part : call.getOperandList()) {
+              if (part instanceof SqlLiteral) {
+                String v = ((SqlLiteral) part).getValueAs(String.class);
+                joined.append(v == null ? "" : v);
+              }
+            }
+            throw refuse(
+                pos,
+                "string continuation ("
+                    + text(call)
+                    + ", literals side by side) is not supported; write one literal, '"
+                    + joined.toString().replace("'", "''")
+                    + "'");
+          }
         default:
           break;
       }
@@ -1066,7 +1083,16 @@ public final class ModelSql {
         SqlNumericLiteral n = (SqlNumericLiteral) lit;
         BigDecimal v = n.getValueAs(BigDecimal.class);
         if (!n.isExact()) {
-          return v.doubleValue();
+          double d = v.doubleValue();
+          if (Double.isInfinite(d)) {
+            // Not a double: it would be taken as infinite and shown as `InfinityE0`.
+            throw refuse(
+                pos,
+                text(lit)
+                    + " is outside the range of a double (about ±1.8e308); write a number within"
+                    + " it");
+          }
+          return d;
         }
         if (n.isInteger()) {
           try {

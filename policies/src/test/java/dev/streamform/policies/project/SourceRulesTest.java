@@ -329,6 +329,25 @@ class SourceRulesTest {
                 + " — fix the type of customer_id"));
   }
 
+  /**
+   * A precision or scale past int's range said Java's "For input string" (review of the SQL, 5).
+   */
+  @Test
+  void aDecimalPrecisionOrScaleFarTooLargeSaysTheAllowedRange() {
+    assertThat(
+        withSources(ProjectFolder.SOURCES.replace("decimal(12,2)", "decimal(99999999999,2)"))
+            .problems(),
+        hasItem(
+            "sources.yml:8: source 'orders', key 'amount': column 'amount': decimal precision must"
+                + " be between 1 and 38, got 99999999999 — fix the type of amount"));
+    assertThat(
+        withSources(ProjectFolder.SOURCES.replace("decimal(12,2)", "decimal(12,99999999999)"))
+            .problems(),
+        hasItem(
+            "sources.yml:8: source 'orders', key 'amount': column 'amount': decimal scale must be"
+                + " between 0 and the precision (12), got 99999999999 — fix the type of amount"));
+  }
+
   @Test
   void anUnquotedDecimalInAFlowMapIsOneProblemThatSaysQuoteIt() {
     // the comma of decimal(12,2) ends the flow map's entry: a type 'decimal(12' and a key '2)'

@@ -194,6 +194,21 @@ class ModelQueryProblemsTest {
     assertThat(p, contains(startsWith("line 2: `paid = NULL` is never true")));
   }
 
+  /** `i + NULL = 2` advised "write `2 IS NULL`": the NULL side is `qty + NULL`, not 2. */
+  @Test
+  void arithmeticWithNullComparedIsNeverTrueAndTheAdviceDoesNotNameTheOtherSide() throws Exception {
+    List<String> p =
+        problems(
+            "SELECT region, COUNT(*) AS n FROM source('orders') WHERE qty + NULL = 2 GROUP BY"
+                + " region");
+    assertEquals(
+        List.of(
+            "line 1: `qty + NULL = 2` is never true: `qty + NULL` is always NULL (arithmetic with"
+                + " NULL is NULL), and a comparison with NULL is UNKNOWN; leave NULL out of the"
+                + " arithmetic, or test a column with IS NULL"),
+        p);
+  }
+
   @Test
   void sumAndAvgNeedNumbers() throws Exception {
     List<String> p =

@@ -255,6 +255,30 @@ class ModelSqlParseTest {
   }
 
   @Test
+  void stringContinuationIsRefusedAsSuch() {
+    SqlModelException e =
+        refused("SELECT k, COUNT(*) AS n FROM source('a')\nWHERE s <> 'a' 'b'\nGROUP BY k");
+    assertEquals(2, e.line());
+    assertEquals(
+        "line 2: string continuation ('a' 'b', literals side by side) is not supported; write one"
+            + " literal, 'ab'",
+        e.getMessage());
+  }
+
+  /** 1e400 was taken as an infinite double and shown as `InfinityE0`, which is not SQL. */
+  @ParameterizedTest
+  @ValueSource(strings = {"1e400", "-1e400", "1.8e308"})
+  void aDoubleLiteralOutsideTheDoubleRangeIsRefused(String literal) {
+    SqlModelException e =
+        refused("SELECT k, COUNT(*) AS n FROM source('a')\nWHERE d < " + literal + "\nGROUP BY k");
+    assertEquals(2, e.line());
+    assertThat(
+        e.getMessage(),
+        containsString(
+            "is outside the range of a double (about ±1.8e308); write a number within it"));
+  }
+
+  @Test
   void columnsCountATabAsOneCharacter() {
     SqlModelException e =
         refused("\tSELECT k, COUNT(*) AS n FROM source('o')\n\tWHERE\tx  = = 1 GROUP BY k");
