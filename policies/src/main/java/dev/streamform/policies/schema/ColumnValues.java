@@ -228,6 +228,11 @@ public final class ColumnValues {
    */
   private static final Map<String, Double> YAML_SPECIALS = yamlSpecials();
 
+  /** The text of a double: a decimal number with an optional exponent, NaN or Infinity. */
+  private static final java.util.regex.Pattern DOUBLE_TEXT =
+      java.util.regex.Pattern.compile(
+          "[+-]?(?:NaN|Infinity|(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?)");
+
   private static Map<String, Double> yamlSpecials() {
     Map<String, Double> m = new HashMap<>();
     for (String nan : List.of(".nan", ".NaN", ".NAN")) {
@@ -267,6 +272,11 @@ public final class ColumnValues {
     if (special != null) {
       v = special;
     } else {
+      // A number as yaml.md writes one (1.5, -2e3) or NaN; Double.parseDouble also reads Java's
+      // own spellings (1.5f, 1.5d, 0x1p3), which are no double of a record.
+      if (!DOUBLE_TEXT.matcher(text).matches()) {
+        throw new IllegalArgumentException(notADouble(q(asWritten)));
+      }
       try {
         v = Double.parseDouble(text);
       } catch (NumberFormatException e) {

@@ -11,6 +11,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Values that do not fit their column are refused with an IllegalArgumentException (the reason a
@@ -48,6 +49,30 @@ class ColumnValuesTest {
                       IllegalArgumentException.class, () -> ColumnValues.convert(column, raw)));
       assertThat(e.getMessage(), containsString(reason));
     }
+  }
+
+  /**
+   * yaml.md's double form is a number (1.5, -2e3) or NaN: Java's own spellings, which
+   * Double.parseDouble reads (a float or double suffix, a hexadecimal float), are not a double, as
+   * they are not an int64 or a decimal (review of the model SQL, finding 6).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"1.5f", "1.5d", "2D", "0x1p3", "0X1.8P1", "1e", "."})
+  void javasOwnSpellingsOfADoubleAreNotADouble(String text) {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> ColumnValues.convert(ColumnType.DOUBLE, text),
+            text);
+    assertThat(
+        e.getMessage(),
+        is("'" + text + "' is not a double: write a number (1.5, -2e3) or NaN (or .nan)"));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"1.5", "-2e3", "+1.5", ".5", "5.", "1E+3", "1.5E-5", "NaN", "-0.0"})
+  void aNumberIsADouble(String text) {
+    assertThat(ColumnValues.convert(ColumnType.DOUBLE, text), is(Double.valueOf(text) + 0.0));
   }
 
   @Test
