@@ -319,11 +319,26 @@ public final class ModelSql {
 
   /** Turns Calcite's parse tree into a {@link ModelQuery}, refusing what is not supported. */
   /**
-   * The one form of a TIMESTAMP literal's text (docs/reference/sql.md): {@code yyyy-MM-dd
-   * HH:mm:ss}, a fraction of 1 to 9 digits optional, a real date and time (UTC). The oracle of
-   * {@code test --report} and {@code fuzz} reads the literal with this same formatter, so the two
-   * never disagree on which literals exist.
+   * The form of a TIMESTAMP literal's text (docs/reference/sql.md): {@code yyyy-MM-dd HH:mm:ss}, a
+   * fraction of 1 to 9 digits optional, a real date and time (UTC); {@link #timestampLiteral} also
+   * reads a {@code T} in place of the space. The oracle of {@code test --report} and {@code fuzz}
+   * reads the literal with this same formatter, so the two never disagree on which literals exist.
    */
+  /**
+   * A TIMESTAMP literal's text read by {@link #TIMESTAMP_LITERAL}, with a {@code T} between the
+   * date and the time read as the space (ISO 8601's separator, as event times are written in
+   * fixtures and records).
+   *
+   * @throws DateTimeParseException for any other text
+   */
+  public static LocalDateTime timestampLiteral(String text) {
+    String t = text.strip();
+    if (t.length() > 10 && t.charAt(10) == 'T') {
+      t = t.substring(0, 10) + ' ' + t.substring(11);
+    }
+    return LocalDateTime.parse(t, TIMESTAMP_LITERAL);
+  }
+
   public static final DateTimeFormatter TIMESTAMP_LITERAL =
       new DateTimeFormatterBuilder()
           .appendValue(ChronoField.YEAR, 4)
@@ -1140,15 +1155,15 @@ public final class ModelSql {
     private Object timestamp(String text, SqlParserPos pos) throws SqlModelException {
       String t = text.trim();
       try {
-        return LocalDateTime.parse(t, TIMESTAMP_LITERAL).toInstant(ZoneOffset.UTC);
+        return timestampLiteral(t).toInstant(ZoneOffset.UTC);
       } catch (DateTimeParseException e) {
         throw refuse(
             pos,
             "TIMESTAMP '"
                 + text
                 + "' is not a valid timestamp; write TIMESTAMP"
-                + " 'yyyy-MM-dd HH:mm:ss' with an optional fraction of 1 to 9 digits, in UTC, e.g."
-                + " TIMESTAMP '2026-08-30 10:00:00'");
+                + " 'yyyy-MM-dd HH:mm:ss' (or a T between date and time) with an optional fraction"
+                + " of 1 to 9 digits, in UTC, e.g. TIMESTAMP '2026-08-30 10:00:00'");
       }
     }
   }

@@ -192,14 +192,15 @@ class ModelSqlParseTest {
 
   /**
    * sql.md documents TIMESTAMP 'yyyy-MM-dd HH:mm:ss[.fff]': a form the oracle of test --report and
-   * fuzz could not read was taken (a 'T', no seconds, a year past 9999); it is refused with the
-   * documented form, and every documented fraction (1 to 9 digits) is read.
+   * fuzz could not read was taken (no seconds, a year past 9999); it is refused with the documented
+   * form, and every documented fraction (1 to 9 digits) is read, with a space or a T.
    */
   @ParameterizedTest
   @ValueSource(
       strings = {
-        "2026-08-30T10:00:00",
         "2026-08-30 10:00",
+        "2026-08-30T10:00",
+        "2026-08-30T10:00:00Z",
         "+10000-01-01 00:00:00",
         "2026-08-30 10:00:00.1234567891",
         "2026-08-30 10:00:00.",
@@ -217,18 +218,22 @@ class ModelSqlParseTest {
         containsString(
             "TIMESTAMP '"
                 + text
-                + "' is not a valid timestamp; write TIMESTAMP 'yyyy-MM-dd HH:mm:ss' with an"
-                + " optional fraction of 1 to 9 digits, in UTC, e.g. TIMESTAMP '2026-08-30"
-                + " 10:00:00'"));
+                + "' is not a valid timestamp; write TIMESTAMP 'yyyy-MM-dd HH:mm:ss' (or a T"
+                + " between date and time) with an optional fraction of 1 to 9 digits, in UTC,"
+                + " e.g. TIMESTAMP '2026-08-30 10:00:00'"));
   }
 
   @Test
   void everyDocumentedTimestampFractionIsRead() throws Exception {
     for (String fraction : new String[] {"", ".1", ".12", ".1234", ".12345", ".123456789"}) {
-      ModelSql.parse(
-          "SELECT k, COUNT(*) AS n FROM source('a') WHERE ts > TIMESTAMP '2026-08-30 10:00:00"
-              + fraction
-              + "' GROUP BY k");
+      for (String separator : new String[] {" ", "T"}) {
+        ModelSql.parse(
+            "SELECT k, COUNT(*) AS n FROM source('a') WHERE ts > TIMESTAMP '2026-08-30"
+                + separator
+                + "10:00:00"
+                + fraction
+                + "' GROUP BY k");
+      }
     }
   }
 

@@ -5,9 +5,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.MathContext;
 import java.time.Instant;
-import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -317,9 +315,6 @@ final class WhereClause {
     return out;
   }
 
-  /** The engine's own form of a TIMESTAMP literal (1 to 9 fraction digits), so both read alike. */
-  private static final DateTimeFormatter TIMESTAMP = ModelSql.TIMESTAMP_LITERAL;
-
   private static final class Parser {
     final List<Token> tokens;
     final String sql;
@@ -615,9 +610,7 @@ final class WhereClause {
         }
         if (t.keyword("TIMESTAMP") && at + 1 < tokens.size() && tokens.get(at + 1).kind == 's') {
           at += 2;
-          Instant v =
-              LocalDateTime.parse(tokens.get(at - 1).text.strip(), TIMESTAMP)
-                  .toInstant(ZoneOffset.UTC);
+          Instant v = ModelSql.timestampLiteral(tokens.get(at - 1).text).toInstant(ZoneOffset.UTC);
           return row -> v;
         }
         at++;

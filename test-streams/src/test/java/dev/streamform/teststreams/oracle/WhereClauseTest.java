@@ -90,7 +90,8 @@ class WhereClauseTest {
       "a < 1 <> (d > 0)",
       "t >= TIMESTAMP '2026-08-30 10:00:00.1234'",
       "t < TIMESTAMP '2026-08-30 10:00:00.99999999'",
-      "t > TIMESTAMP '2026-08-30 09:59:59.12345'"
+      "t > TIMESTAMP '2026-08-30 09:59:59.12345'",
+      "t >= TIMESTAMP '2026-08-30T10:00:00.5'"
     };
     Random random = new Random(7);
     List<Map<String, Object>> sample = new ArrayList<>();
