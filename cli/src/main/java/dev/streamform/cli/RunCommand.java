@@ -184,11 +184,12 @@ final class RunCommand implements Callable<Integer> {
       names = "--from-savepoint",
       paramLabel = "PATH",
       description =
-          "Flink only: restore the job's state and Kafka offsets from this savepoint; refused (exit"
-              + " 2) when streamform plan would say the change from the plan that wrote it needs a"
-              + " state migration or a new generation, and when it is a path or file: URI that"
-              + " does not exist on this machine while the cluster reading it is this machine's"
-              + " (the embedded one, or one at a loopback address)")
+          "Flink cluster only: restore the job's state and Kafka offsets from this savepoint;"
+              + " refused (exit 2) on the embedded Flink runner, which cannot restore one, when"
+              + " streamform plan would say the change from the plan that wrote it needs a state"
+              + " migration or a new generation, and when it is a path or file: URI that does not"
+              + " exist, or a folder without _metadata, while the cluster reading it is at a"
+              + " loopback address")
   String savepoint;
 
   @Option(
@@ -304,7 +305,33 @@ final class RunCommand implements Callable<Integer> {
             "--detach needs a Flink cluster (--flink-master HOST:PORT or a cluster profile)");
       }
       flink.setAttachedMode(!detach);
+      if (savepoint != null && !cluster) {
+        // Beam's Flink runner applies a savepoint path only to a remote environment: the embedded
+        // one would start with empty state from the earliest offsets (docs/decisions/0230)
+        throw new ParameterException(
+            spec.commandLine(),
+            "--from-savepoint "
+                + savepoint
+                + ": a savepoint is restored only on a Flink cluster, and this run is on the"
+                + " embedded Flink runner, which would start with empty state from the earliest"
+                + " offsets and publish every record again: add --flink-master HOST:PORT (or"
+                + " --profile flink-cluster) with --detach, or leave out --from-savepoint");
+      }
       if (savepoint != null) {
+        Optional<Path> noMetadata =
+            SavepointLocation.withoutMetadata(savepoint, flink.getFlinkMaster());
+        if (noMetadata.isPresent()) {
+          // a cluster would fail the job: "no _metadata" (docs/decisions/0230)
+          throw new ParameterException(
+              spec.commandLine(),
+              "--from-savepoint "
+                  + savepoint
+                  + ": "
+                  + noMetadata.get()
+                  + " holds no _metadata, so it is no savepoint or retained checkpoint: give the"
+                  + " savepoint's folder as Flink printed it (savepoint-<the job id's first 6"
+                  + " characters>-…), or a retained checkpoint's chk-<n> folder");
+        }
         Optional<Path> missing = SavepointLocation.missing(savepoint, flink.getFlinkMaster());
         if (missing.isPresent()) {
           // found here, before anything is created or submitted (a cluster would fail the job)

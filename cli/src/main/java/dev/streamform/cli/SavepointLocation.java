@@ -7,11 +7,12 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Whether a {@code --from-savepoint} location can be seen to be missing before the job is
- * submitted: only when the file system that will read it is this machine's (the embedded Flink
- * cluster, or a cluster at a loopback address) and the location is a local path or a {@code file:}
- * URI. A remote cluster reads its own file system, and another scheme (s3, hdfs) is the cluster's
- * to resolve: neither is checked here (docs/decisions/0180).
+ * Whether a {@code --from-savepoint} location can be seen to be missing (or a folder without {@code
+ * _metadata}, docs/decisions/0230) before the job is submitted: only when the file system that will
+ * read it is this machine's (the embedded Flink cluster, or a cluster at a loopback address) and
+ * the location is a local path or a {@code file:} URI. A remote cluster reads its own file system,
+ * and another scheme (s3, hdfs) is the cluster's to resolve: neither is checked here
+ * (docs/decisions/0180).
  */
 final class SavepointLocation {
   private SavepointLocation() {}
@@ -22,6 +23,26 @@ final class SavepointLocation {
    * [local]}/{@code [auto]} for the embedded cluster, else {@code HOST:PORT}.
    */
   static Optional<Path> missing(String location, String flinkMaster) {
+    Optional<Path> path = localPath(location, flinkMaster);
+    return path.isPresent() && !Files.exists(path.get()) ? path : Optional.empty();
+  }
+
+  /**
+   * The local path of {@code location} when it can be checked here and is a folder without a {@code
+   * _metadata} file (what a savepoint's or retained checkpoint's folder holds), so no savepoint: a
+   * cluster would fail the job. Empty otherwise; a file is taken as the metadata itself, as Flink
+   * takes it (docs/decisions/0230).
+   */
+  static Optional<Path> withoutMetadata(String location, String flinkMaster) {
+    Optional<Path> path = localPath(location, flinkMaster);
+    return path.isPresent()
+            && Files.isDirectory(path.get())
+            && !Files.isRegularFile(path.get().resolve("_metadata"))
+        ? path
+        : Optional.empty();
+  }
+
+  private static Optional<Path> localPath(String location, String flinkMaster) {
     if (!readHere(flinkMaster)) {
       return Optional.empty();
     }
@@ -37,7 +58,7 @@ final class SavepointLocation {
     } catch (RuntimeException e) {
       return Optional.empty(); // not a path this machine can name: left to Flink, which says why
     }
-    return Files.exists(path) ? Optional.empty() : Optional.of(path);
+    return Optional.of(path);
   }
 
   private static boolean readHere(String flinkMaster) {

@@ -50,10 +50,10 @@ class RestoreCheckTest {
     project = dir.resolve("orders-kafka");
     copy(ORDERS_KAFKA, project);
     jar = Files.writeString(dir.resolve("job.jar"), ""); // so no job jar is built
-    savepoint =
-        "file:"
-            + Files.createDirectories(
-                dir.resolve("flink-savepoints/savepoint-abcdef-0123456789ab"));
+    Path folder =
+        Files.createDirectories(dir.resolve("flink-savepoints/savepoint-abcdef-0123456789ab"));
+    Files.writeString(folder.resolve("_metadata"), ""); // what makes a folder a savepoint's
+    savepoint = "file:" + folder;
     flink = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     flink.createContext(
         "/config",
@@ -349,5 +349,63 @@ class RestoreCheckTest {
     // the one that exists goes on (and stops at the broker that does not resolve)
     assertThat(restore(), is(1));
     assertThat(err.toString(), not(containsString("does not exist")));
+  }
+
+  /**
+   * Beam's Flink runner hands a savepoint only to a remote environment: the embedded cluster ran
+   * the job with empty state from the earliest offsets and published everything again, while the
+   * run treated it as a restore. It is refused before anything is created, naming the fix.
+   */
+  @Test
+  void aRestoreOnTheEmbeddedFlinkRunnerIsRefusedBeforeAnythingIsCreated() {
+    int status =
+        run(
+            "run",
+            project.toString(),
+            "--model",
+            MODEL,
+            "--runner",
+            "flink",
+            "--from-savepoint",
+            savepoint,
+            "--bootstrap-servers",
+            NO_BROKER);
+
+    assertThat(err.toString(), status, is(2));
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform run: --from-savepoint "
+                + savepoint
+                + ": a savepoint is restored only on a Flink cluster, and this run is on the"
+                + " embedded Flink runner, which would start with empty state from the earliest"
+                + " offsets and publish every record again: add --flink-master HOST:PORT (or"
+                + " --profile flink-cluster) with --detach, or leave out --from-savepoint"));
+  }
+
+  /**
+   * A folder this machine reads that holds no {@code _metadata} is no savepoint or retained
+   * checkpoint: refused before the job is submitted, naming the path (a cluster would fail the
+   * job).
+   */
+  @Test
+  void aFolderWithoutMetadataIsRefusedAsNoSavepointBeforeTheJobIsSubmitted() throws IOException {
+    recordPlan();
+    Path empty = Files.createDirectories(dir.resolve("flink-savepoints/savepoint-abcdef-111111"));
+    List<String> args = new ArrayList<>(List.of(restoreArgs()));
+    args.set(args.indexOf("--from-savepoint") + 1, empty.toString());
+
+    int status = run(args.toArray(String[]::new));
+
+    assertThat(err.toString(), status, is(2));
+    assertThat(
+        err.toString(),
+        containsString(
+            "streamform run: --from-savepoint "
+                + empty
+                + ": "
+                + empty
+                + " holds no _metadata, so it is no savepoint or retained checkpoint: give the"
+                + " savepoint's folder as Flink printed it"));
   }
 }
