@@ -188,6 +188,16 @@ public final class KafkaConnection implements Serializable {
     return all;
   }
 
+  /**
+   * What a source's consumer is created with: KafkaIO's configuration and the hidden settings, then
+   * the source's own settings, which none of them overrides ({@link
+   * KafkaSource#withReadingContract}).
+   */
+  static Map<String, Object> sourceConsumerConfig(
+      Map<String, Object> config, List<Setting> hidden) {
+    return KafkaSource.withReadingContract(withHidden(config, hidden));
+  }
+
   private static final class ConsumerFactory
       implements SerializableFunction<Map<String, Object>, Consumer<byte[], byte[]>> {
     private static final long serialVersionUID = 1L;
@@ -200,7 +210,7 @@ public final class KafkaConnection implements Serializable {
     @Override
     public Consumer<byte[], byte[]> apply(Map<String, Object> config) {
       try {
-        return new KafkaConsumer<>(withHidden(config, hidden));
+        return new KafkaConsumer<>(sourceConsumerConfig(config, hidden));
       } catch (org.apache.kafka.common.KafkaException e) {
         throw withoutSecrets(e, hidden);
       }

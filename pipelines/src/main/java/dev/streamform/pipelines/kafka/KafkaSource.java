@@ -124,10 +124,7 @@ public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
 
   @Override
   public SourceResult expand(PBegin input) {
-    Map<String, Object> consumer = new java.util.LinkedHashMap<>();
-    consumer.put("auto.offset.reset", "earliest");
-    // only settings that may be shown: KafkaIO lists its consumer configuration in display data
-    consumer.putAll(connection().shownConfig());
+    Map<String, Object> consumer = consumerConfigUpdates(connection().shownConfig());
     PCollection<KafkaRecord<byte[], byte[]>> raw =
         input.apply(
             "Read " + topic(),
@@ -140,6 +137,28 @@ public abstract class KafkaSource extends PTransform<PBegin, SourceResult> {
                     ClockGatedTimestampPolicy.factory(idleAfter(), punctuations())));
     KafkaRecordDecoding decoding = KafkaRecordDecoding.of(schema(), keyColumns());
     return raw.apply("Decode JSON", punctuations() ? decoding : decoding.withoutPunctuations());
+  }
+
+  /**
+   * The consumer settings the source gives KafkaIO, from the connection's {@code shown} ones (only
+   * settings that may be shown: KafkaIO lists its consumer configuration in display data).
+   */
+  static Map<String, Object> consumerConfigUpdates(Map<String, Object> shown) {
+    return withReadingContract(shown);
+  }
+
+  /**
+   * {@code config} with the source's own consumer settings applied last, so that no client setting
+   * overrides them (docs/decisions/0142, 0231): it reads from the earliest offsets, commits nothing
+   * and joins no consumer group (its offsets are in Flink's checkpoints and savepoints).
+   */
+  static Map<String, Object> withReadingContract(Map<String, Object> config) {
+    Map<String, Object> consumer = new java.util.LinkedHashMap<>(config);
+    consumer.put("auto.offset.reset", "earliest");
+    consumer.put("enable.auto.commit", "false");
+    consumer.remove("group.id");
+    consumer.remove("group.instance.id");
+    return consumer;
   }
 
   @Override

@@ -327,6 +327,19 @@ public final class KafkaClientProperties implements Serializable {
               file, line, key, "has no value", "write " + key + "=<value>, or remove the line"));
       return;
     }
+    Optional<String> breaksContract = breaksReadingContract(key, value);
+    if (breaksContract.isPresent()) {
+      problems.add(
+          problem(
+              file,
+              line,
+              key,
+              breaksContract.get(),
+              "remove the line: streamform reads a source from its earliest offsets with no"
+                  + " consumer group, and a Flink job restored with --from-savepoint continues"
+                  + " where it stopped (docs/guides/kafka.md)"));
+      return;
+    }
     Optional<String> malformed = malformedReference(value);
     if (malformed.isPresent()) {
       problems.add(
@@ -399,6 +412,43 @@ public final class KafkaClientProperties implements Serializable {
                   + example
                   + ", exported where streamform and the job run, or a file only they can read,"
                   + " e.g. ${file:/etc/streamform/kafka-secrets.properties:password}"));
+    }
+  }
+
+  /**
+   * Why a consumer setting would break how a source reads (docs/decisions/0142, 0231): it reads
+   * from the earliest offsets with empty state and commits nothing, so that a run processes every
+   * event and says truthfully where it starts. A group with auto-commit committed offsets before
+   * the outputs were published, and a later run resumed there with empty state (the events between
+   * were lost); {@code auto.offset.reset=latest} read nothing the topic held. A reference is
+   * refused too: its value is not known here. Empty for any other key, and for {@code
+   * enable.auto.commit=false} and {@code auto.offset.reset=earliest}.
+   */
+  private static Optional<String> breaksReadingContract(String key, String value) {
+    switch (key) {
+      case "group.id":
+      case "group.instance.id":
+        return Optional.of(
+            "joins a consumer group, and a streamform source joins none (its offsets live in"
+                + " Flink's checkpoints and savepoints, not in a group)");
+      case "enable.auto.commit":
+        return value.equalsIgnoreCase("false")
+            ? Optional.empty()
+            : Optional.of(
+                "commits the consumer's offsets as it reads"
+                    + (value.equalsIgnoreCase("true") ? "" : " (" + value + " may be true)")
+                    + ", before the outputs are published: a later run would resume there with"
+                    + " empty state, and the events between would be lost");
+      case "auto.offset.reset":
+        return value.equalsIgnoreCase("earliest")
+            ? Optional.empty()
+            : Optional.of(
+                "starts a source at "
+                    + value
+                    + ", and a run reads it from its earliest offsets (streamform sets"
+                    + " auto.offset.reset=earliest): what the topic holds would not be read");
+      default:
+        return Optional.empty();
     }
   }
 

@@ -572,4 +572,52 @@ class KafkaClientPropertiesTest {
                 + " UTF-8)"),
         problems);
   }
+
+  /**
+   * A source reads from the earliest offsets with no consumer group (ADR 0142): a group with
+   * auto-commit committed offsets before the outputs were published (the next run resumed mid-log
+   * with empty state, and the events between were lost), and auto.offset.reset=latest read nothing
+   * of what the topic held. Both overrode the source's own settings; they are refused with file,
+   * line and fix, and the values that keep the contract are accepted.
+   */
+  @Test
+  void settingsThatMoveWhereASourceReadsFromOrCommitOffsetsAreRefused() throws Exception {
+    List<String> problems =
+        sourceWith(
+                "group.id=streamform-audit\n"
+                    + "enable.auto.commit=true\n"
+                    + "auto.offset.reset=latest\n"
+                    + "group.instance.id=worker-1\n"
+                    + "security.protocol=PLAINTEXT\n")
+            .problems();
+    assertThat(
+        problems,
+        hasItem(
+            containsString(
+                "conf/kafka.properties:1: key 'group.id': joins a consumer group, and a"
+                    + " streamform source joins none")));
+    assertThat(
+        problems,
+        hasItem(
+            containsString(
+                "conf/kafka.properties:2: key 'enable.auto.commit': commits the consumer's"
+                    + " offsets as it reads")));
+    assertThat(
+        problems,
+        hasItem(
+            containsString(
+                "conf/kafka.properties:3: key 'auto.offset.reset': starts a source at latest")));
+    assertThat(
+        problems,
+        hasItem(containsString("conf/kafka.properties:4: key 'group.instance.id': joins")));
+    assertThat(problems.toString(), containsString("remove the line"));
+    assertEquals(4, problems.size(), problems.toString());
+
+    sourceWith("enable.auto.commit=false\nauto.offset.reset=earliest\n").load();
+    assertThat(
+        sourceWith("enable.auto.commit=${AUTO_COMMIT}\n").problems(),
+        hasItem(
+            containsString(
+                "conf/kafka.properties:1: key 'enable.auto.commit': commits the consumer's")));
+  }
 }
