@@ -96,9 +96,10 @@ final class RunnerOptions {
       names = "--state-backend-storage-path",
       paramLabel = "URI",
       description =
-          "Flink: the folder (a URI) the state backend writes checkpoints to; on a cluster"
-              + " every TaskManager must reach it (default: the profile's, else on the embedded"
-              + " cluster a temporary folder deleted when streamform ends)")
+          "Flink, with --state-backend (refused without one): the folder (a URI) the state"
+              + " backend writes checkpoints to; on a cluster every TaskManager must reach it"
+              + " (default: the profile's, else on the embedded cluster a temporary folder deleted"
+              + " when streamform ends)")
   String stateBackendStoragePath;
 
   @Option(
@@ -281,6 +282,21 @@ final class RunnerOptions {
   private void stateBackend(Map<String, String> beam, String master) {
     String backend = beam.get("stateBackend");
     if (backend == null) {
+      String path = beam.get("stateBackendStoragePath");
+      if (path != null) {
+        // Beam reads the path only with a state backend: refused, not dropped (ADR 0087)
+        boolean typed = stateBackendStoragePath != null;
+        throw usage(
+            (typed
+                    ? "--state-backend-storage-path " + path
+                    : "profile " + profile + ": stateBackendStoragePath=" + path)
+                + " is where a state backend writes its checkpoints, and this run sets no"
+                + " --state-backend (Beam's Flink runner reads the path only with one): add"
+                + " --state-backend filesystem, or "
+                + (typed
+                    ? "leave out --state-backend-storage-path"
+                    : "set stateBackend=filesystem in " + profileFile(profile)));
+      }
       return;
     }
     boolean typed = stateBackend != null;

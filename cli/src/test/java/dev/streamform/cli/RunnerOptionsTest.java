@@ -321,6 +321,44 @@ class RunnerOptionsTest {
                 + " DirectRunner: add --runner flink, or leave out --state-backend-storage-path"));
   }
 
+  /**
+   * Beam's Flink runner reads the storage path only with a state backend: the path alone was
+   * accepted and dropped (checkpoints stayed in the JobManager's memory). Refused with both options
+   * named (ADR 0087), on the command line and in a profile.
+   */
+  @Test
+  void aStoragePathWithoutAStateBackendIsRefusedNamingBoth() throws Exception {
+    assertThat(
+        refused("--runner", "flink", "--state-backend-storage-path", "file:///tmp/cp"),
+        is(
+            "--state-backend-storage-path file:///tmp/cp is where a state backend writes its"
+                + " checkpoints, and this run sets no --state-backend (Beam's Flink runner reads"
+                + " the path only with one): add --state-backend filesystem, or leave out"
+                + " --state-backend-storage-path"));
+    Path profiles = Files.createDirectories(dir.resolve(RunnerOptions.PROFILES));
+    Files.writeString(
+        profiles.resolve("pathonly.properties"),
+        "runner=FlinkRunner\nstateBackendStoragePath=file:///tmp/x\n");
+    String previous = System.getProperty(Home.PROPERTY);
+    System.setProperty(Home.PROPERTY, dir.toString());
+    try {
+      assertThat(
+          refused("--profile", "pathonly"),
+          is(
+              "profile pathonly: stateBackendStoragePath=file:///tmp/x is where a state backend"
+                  + " writes its checkpoints, and this run sets no --state-backend (Beam's Flink"
+                  + " runner reads the path only with one): add --state-backend filesystem, or"
+                  + " set stateBackend=filesystem in "
+                  + profiles.resolve("pathonly.properties")));
+    } finally {
+      if (previous == null) {
+        System.clearProperty(Home.PROPERTY);
+      } else {
+        System.setProperty(Home.PROPERTY, previous);
+      }
+    }
+  }
+
   @Test
   void anUnknownProfileIsOneLineListingTheProfiles() {
     ParameterException e =
