@@ -11,6 +11,7 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
@@ -44,14 +45,16 @@ import picocli.CommandLine.Spec;
       "Prints every record of a Kafka topic from its beginning, one JSON object per line:"
           + " {\"partition\":..,\"offset\":..,\"key\":<json>,\"value\":<json>} (keys and values"
           + " that are not JSON as strings; one that is not UTF-8 also as key_base64 or"
-          + " value_base64, its bytes), and returns once no record arrived for --max-wait."
+          + " value_base64, its bytes): every record the topic held when it started, then"
+          + " those that arrive until none did for --max-wait."
           + " Commits nothing: every call reads the topic from the start."
     },
     exitCodeListHeading = "%nExit status:%n",
     exitCodeList = {
       "0:read until quiet",
       "1:the topic does not exist, or Kafka cannot be reached or refused the connection, or the"
-          + " Kafka client settings have problems",
+          + " Kafka client settings have problems, or the records the topic held at the start"
+          + " stopped arriving for 60 s",
       "2:bad command line"
     })
 final class ConsumeCommand implements Callable<Integer> {
@@ -66,7 +69,8 @@ final class ConsumeCommand implements Callable<Integer> {
       paramLabel = "DURATION",
       defaultValue = "30s",
       description =
-          "return once no record arrived for this long, e.g. 500ms, 10s"
+          "return once no record arrived for this long, e.g. 500ms, 10s, counted once the"
+              + " records the topic held at the start are printed; above 0"
               + " (default: ${DEFAULT-VALUE})")
   String maxWait;
 
@@ -79,6 +83,14 @@ final class ConsumeCommand implements Callable<Integer> {
       quiet = Durations.parse(maxWait);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--max-wait: " + e.getMessage());
+    }
+    if (quiet.isZero() || quiet.isNegative()) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--max-wait "
+              + maxWait
+              + ": give a wait above 0 (e.g. 500ms): consume returns once no record arrived for"
+              + " this long");
     }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
@@ -101,8 +113,9 @@ final class ConsumeCommand implements Callable<Integer> {
   }
 
   /**
-   * Prints {@code topic} from {@code consumer} until no record arrived for {@code quiet}; 1 when
-   * there is no such topic at {@code servers}.
+   * Prints {@code topic} from {@code consumer}: every record up to the end offsets it had at the
+   * start, then until no record arrived for {@code quiet}; 1 when there is no such topic at {@code
+   * servers}, or when the records up to those offsets stop arriving for {@link #CATCH_UP_STALL}.
    */
   static int read(
       Consumer<byte[], byte[]> consumer,
@@ -125,6 +138,36 @@ final class ConsumeCommand implements Callable<Integer> {
     partitions.forEach(p -> assigned.add(new TopicPartition(topic, p.partition())));
     consumer.assign(assigned);
     consumer.seekToBeginning(assigned);
+    // what the topic holds now is read before the quiet time counts: connecting and the first
+    // fetch (a TLS handshake, a remote broker) are no quiet time
+    Map<TopicPartition, Long> end = consumer.endOffsets(assigned, Duration.ofSeconds(20));
+    long read = 0;
+    long lastProgress = System.nanoTime();
+    while (!reached(consumer, end)) {
+      if (System.nanoTime() - lastProgress > CATCH_UP_STALL.toNanos()) {
+        out.flush();
+        err.println(
+            "streamform consume: read "
+                + read
+                + " records of "
+                + topic
+                + " at "
+                + servers
+                + ", and none of the rest it held at the start arrived for "
+                + CATCH_UP_STALL.toSeconds()
+                + " s: is the broker still running?");
+        return 1;
+      }
+      var records = consumer.poll(Duration.ofMillis(500));
+      for (ConsumerRecord<byte[], byte[]> r : records) {
+        out.println(line(r));
+      }
+      if (!records.isEmpty()) {
+        out.flush();
+        read += records.count();
+        lastProgress = System.nanoTime();
+      }
+    }
     long lastArrival = System.nanoTime();
     while (System.nanoTime() - lastArrival < quiet.toNanos()) {
       long leftMillis = (quiet.toNanos() - (System.nanoTime() - lastArrival)) / 1_000_000;
@@ -139,6 +182,19 @@ final class ConsumeCommand implements Callable<Integer> {
     }
     out.flush();
     return 0;
+  }
+
+  /** How long reading up to the end offsets taken at the start may go without a record. */
+  static final Duration CATCH_UP_STALL = Duration.ofSeconds(60);
+
+  /** True when every partition's position is at or past its offset in {@code end}. */
+  private static boolean reached(Consumer<byte[], byte[]> consumer, Map<TopicPartition, Long> end) {
+    for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
+      if (e.getValue() != null && consumer.position(e.getKey()) < e.getValue()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** What is there instead of {@code topic}, and how a topic comes to be. */

@@ -124,4 +124,95 @@ class ConsumeCommandTest {
         out.toString().replaceAll("\\s+", " "),
         containsString("1 the topic does not exist, or Kafka cannot be reached or refused"));
   }
+
+  /**
+   * A consumer whose first polls return nothing while it connects and fetches (as a TLS handshake
+   * or a remote broker makes them), each taking {@code pollMillis}, then the topic's records.
+   */
+  private static MockConsumer<byte[], byte[]> slowToStart(int emptyPolls, long pollMillis) {
+    MockConsumer<byte[], byte[]> consumer =
+        new MockConsumer<>(OffsetResetStrategy.EARLIEST) {
+          private int polls;
+
+          @Override
+          public synchronized org.apache.kafka.clients.consumer.ConsumerRecords<byte[], byte[]>
+              poll(Duration timeout) {
+            try {
+              Thread.sleep(pollMillis);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            if (polls++ < emptyPolls) {
+              return org.apache.kafka.clients.consumer.ConsumerRecords.empty();
+            }
+            return super.poll(timeout);
+          }
+        };
+    Node node = new Node(0, "127.0.0.1", 9094);
+    consumer.updatePartitions(
+        "orders",
+        List.of(new PartitionInfo("orders", 0, node, new Node[] {node}, new Node[] {node})));
+    org.apache.kafka.common.TopicPartition p0 =
+        new org.apache.kafka.common.TopicPartition("orders", 0);
+    consumer.updateBeginningOffsets(java.util.Map.of(p0, 0L));
+    consumer.updateEndOffsets(java.util.Map.of(p0, 3L));
+    consumer.schedulePollTask(
+        () -> {
+          for (long offset = 0; offset < 3; offset++) {
+            consumer.addRecord(
+                new org.apache.kafka.clients.consumer.ConsumerRecord<>(
+                    "orders",
+                    0,
+                    offset,
+                    ("" + offset).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+          }
+        });
+    return consumer;
+  }
+
+  /**
+   * The quiet time starts once the records the topic held when consume started are read: before,
+   * connecting and the first fetch counted as quiet, so a short --max-wait printed nothing of a
+   * topic that had records and exited 0 (found by a read-only review of consume).
+   */
+  @Test
+  void theRecordsTheTopicHeldAtTheStartArePrintedHoweverShortTheWait() {
+    MockConsumer<byte[], byte[]> consumer = slowToStart(3, 50);
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+
+    int status =
+        ConsumeCommand.read(
+            consumer,
+            "orders",
+            "127.0.0.1:9094",
+            Duration.ofMillis(1),
+            new PrintWriter(out),
+            new PrintWriter(err, true));
+
+    assertEquals(0, status, err.toString());
+    assertEquals(3, out.toString().lines().count(), out.toString());
+  }
+
+  @Test
+  void aZeroMaxWaitIsRefused() {
+    StringWriter err = new StringWriter();
+    int status =
+        Streamform.run(
+            new PrintWriter(new StringWriter()),
+            new PrintWriter(err),
+            "consume",
+            "orders",
+            "--bootstrap-servers",
+            "127.0.0.1:1",
+            "--max-wait",
+            "0s");
+    assertEquals(2, status, err.toString());
+    assertThat(
+        err.toString(),
+        containsString(
+            "--max-wait 0s: give a wait above 0 (e.g. 500ms): consume returns once no record"
+                + " arrived for this long"));
+  }
 }
