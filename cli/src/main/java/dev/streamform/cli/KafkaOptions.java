@@ -107,6 +107,14 @@ abstract class KafkaOptions {
     if (bootstrapServers == null) {
       return;
     }
+    if (!bootstrapServers.isBlank() && bootstrapServers.replace(",", "").isBlank()) {
+      // Kafka's client said "No resolvable bootstrap urls", exit 1, blamed on the settings
+      throw new ParameterException(
+          command.commandLine(),
+          "--bootstrap-servers '"
+              + bootstrapServers
+              + "' names no broker: give each broker as HOST:PORT, e.g. 127.0.0.1:9092");
+    }
     for (String broker : bootstrapServers.trim().split("\\s*,\\s*")) {
       if (broker.isEmpty()) {
         continue;

@@ -59,4 +59,55 @@ class BootstrapServersTest {
       }
     }
   }
+
+  /**
+   * A list of blank entries names no broker: it passed the check (each blank entry was skipped) and
+   * failed at Kafka's client, blamed on the client settings, exit 1.
+   */
+  @Test
+  void aListOfBlankEntriesIsRefusedAsNamingNoBroker() {
+    for (String[] command : new String[][] {{"consume", "t"}, {"run", HOURLY.toString()}}) {
+      String[] args = {command[0], command[1], "--bootstrap-servers", " , "};
+      StringWriter err = new StringWriter();
+      int status = Streamform.run(new PrintWriter(new StringWriter()), new PrintWriter(err), args);
+      assertThat(String.join(" ", args) + ": " + err, status, is(2));
+      assertThat(
+          err.toString(),
+          is(
+              "streamform "
+                  + command[0]
+                  + ": --bootstrap-servers ' , ' names no broker: give each broker as HOST:PORT,"
+                  + " e.g. 127.0.0.1:9092 — see 'streamform "
+                  + command[0]
+                  + " --help'\n"));
+    }
+  }
+
+  /**
+   * A host that does not resolve is said as such, naming --bootstrap-servers and the host: it was
+   * blamed on the Kafka client settings, though no settings file was given.
+   */
+  @Test
+  void aHostThatDoesNotResolveNamesTheOptionAndTheHost() {
+    StringWriter err = new StringWriter();
+    int status =
+        Streamform.run(
+            new PrintWriter(new StringWriter()),
+            new PrintWriter(err),
+            "consume",
+            "t",
+            "--bootstrap-servers",
+            "nohost.invalid:9092",
+            "--max-wait",
+            "1s");
+    assertThat(err.toString(), status, is(1));
+    assertThat(
+        err.toString(),
+        org.hamcrest.Matchers.containsString(
+            " — no broker host of --bootstrap-servers resolves (nohost.invalid): check the host"
+                + " names in --bootstrap-servers"));
+    assertThat(
+        err.toString(),
+        org.hamcrest.Matchers.not(org.hamcrest.Matchers.containsString("client settings")));
+  }
 }

@@ -82,6 +82,14 @@ public final class KafkaRefusedException extends IllegalStateException {
           reason + (root == cause ? "" : " (" + firstLine(String.valueOf(root.getMessage())) + ")");
       hint = "check the Kafka client settings (--kafka-properties, kafka.properties:)";
       String chain = messages(cause);
+      if (chain.contains("No resolvable bootstrap urls")) {
+        // the servers, not the settings file: the host names do not resolve (or none is given)
+        hint =
+            "no broker host of --bootstrap-servers resolves ("
+                + String.join(", ", unresolved(connection.bootstrapServers()))
+                + "): check the host names in --bootstrap-servers (or in bootstrap.servers, where"
+                + " it is set), and this machine's DNS";
+      }
       java.util.Optional<KafkaClientProperties.Setting> jaas =
           connection.setting("sasl.jaas.config");
       java.util.Optional<KafkaClientProperties.Setting> store = store(connection, chain);
@@ -113,6 +121,30 @@ public final class KafkaRefusedException extends IllegalStateException {
       hint = "is the broker running (runners-config/bin/kafka start)?";
     }
     return new KafkaRefusedException(at + reason + " — " + hint, cause);
+  }
+
+  /**
+   * The hosts of {@code servers} that do not resolve here; every host when all of them do now (a
+   * lookup that failed a moment ago).
+   */
+  static List<String> unresolved(String servers) {
+    List<String> hosts = new java.util.ArrayList<>();
+    for (String broker : servers.trim().split("\\s*,\\s*")) {
+      if (broker.isBlank()) {
+        continue;
+      }
+      String host = org.apache.kafka.common.utils.Utils.getHost(broker);
+      hosts.add(host == null ? broker : host);
+    }
+    List<String> unresolved = new java.util.ArrayList<>();
+    for (String host : hosts) {
+      try {
+        java.net.InetAddress.getAllByName(host);
+      } catch (java.net.UnknownHostException | SecurityException e) {
+        unresolved.add(host);
+      }
+    }
+    return unresolved.isEmpty() ? hosts : unresolved;
   }
 
   /** Every message of {@code e} and its causes. */
