@@ -130,6 +130,54 @@ class TestCommandCiTest {
     assertThat(err.toString(), containsString("wrote JUnit XML to " + xml));
   }
 
+  /**
+   * A fixture value holding control characters (U+0001, an ESC colour sequence, U+0003) is quoted
+   * in the fixture's problems: the JUnit XML stays well-formed (read back by the JDK's XML parser),
+   * the HTML report too, and the console gets the characters as escapes, not raw (found by a
+   * read-only review of how results are reported, finding 1).
+   */
+  @Test
+  void controlCharactersInAFixtureValueAreWrittenAsEscapesAndTheXmlIsWellFormed() throws Exception {
+    Files.writeString(
+        late.resolve("fixtures/wrong.yml"),
+        """
+        model: customer_metrics
+        given:
+          - event: { customer_id: 42, amount: "1\\x01\\x1b[31m<b>&", ordered_at: "2026-08-30T10:00:00Z" }
+          - event: { customer_id: 42, amount: 1, ordered_at: "2026-08-30T10:00:0\\x03Z" }
+        expect:
+          - { op: insert, customer_id: 42, total_spend: 10 }
+        """);
+    Path xml = dir.resolve("c.xml");
+    Path html = dir.resolve("c.html");
+
+    assertThat(
+        run(
+            "test",
+            late.toString(),
+            "--junit-xml",
+            xml.toString(),
+            "--report",
+            html.toString(),
+            "--color",
+            "always"),
+        is(1));
+
+    Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(xml.toFile());
+    validate(xml);
+    Element error = (Element) doc.getElementsByTagName("error").item(0);
+    assertThat(error.getAttribute("message"), containsString("'1\\u0001\\u001B[31m<b>&'"));
+    assertThat(error.getTextContent(), containsString("'1\\u0001\\u001B[31m<b>&'"));
+    assertThat(error.getTextContent(), containsString("10:00:0\\u0003Z"));
+    // the report is XHTML written by the same writer: an XML parser reads it whole
+    DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(html.toFile());
+    String text = out.toString();
+    assertThat(text, containsString("'1\\u0001\\u001B[31m<b>&'"));
+    assertThat(text, not(containsString("\u0001")));
+    assertThat(text, not(containsString("\u0003")));
+    assertThat(text, not(containsString("\u001B[31m<b>")));
+  }
+
   @Test
   void failFastReportsTheRestAsSkippedInValidJunitXml() throws Exception {
     Path xml = dir.resolve("fast.xml");

@@ -59,6 +59,51 @@ public final class InvisibleCharacters {
     return b.toString();
   }
 
+  /**
+   * {@code text} with each character a terminal acts on or XML 1.0 forbids written as its escape,
+   * as {@link #escaped} writes it (a backslash, {@code u} and four hex digits): every control
+   * character (U+0000–U+001F, U+007F–U+009F) but a line feed and a tab, U+FFFE, U+FFFF and a lone
+   * surrogate. For a whole report (a fixture's problems quote its values as they are): on a
+   * terminal such a character would move the cursor or colour what follows, and in JUnit XML or the
+   * HTML report it would make the file one a parser refuses (ADR 0240). A text without one is
+   * returned as it is.
+   */
+  public static String controlsEscaped(String text) {
+    if (text == null) {
+      return null;
+    }
+    StringBuilder b = null;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      boolean pair =
+          Character.isHighSurrogate(c)
+              && i + 1 < text.length()
+              && Character.isLowSurrogate(text.charAt(i + 1));
+      if (pair) {
+        if (b != null) {
+          b.append(c).append(text.charAt(i + 1));
+        }
+        i++;
+      } else if (needsEscape(c)) {
+        if (b == null) {
+          b = new StringBuilder(text.length() + 16).append(text, 0, i);
+        }
+        b.append(String.format(Locale.ROOT, "\\u%04X", (int) c));
+      } else if (b != null) {
+        b.append(c);
+      }
+    }
+    return b == null ? text : b.toString();
+  }
+
+  /** Not for a character of a surrogate pair: a surrogate reaching here is a lone one. */
+  private static boolean needsEscape(char c) {
+    if (c == '\n' || c == '\t') {
+      return false;
+    }
+    return Character.isISOControl(c) || c == '\uFFFE' || c == '\uFFFF' || Character.isSurrogate(c);
+  }
+
   private static boolean isInvisible(int cp) {
     if (cp == ' ') {
       return false;

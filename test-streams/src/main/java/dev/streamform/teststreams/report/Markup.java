@@ -1,5 +1,6 @@
 package dev.streamform.teststreams.report;
 
+import dev.streamform.policies.schema.InvisibleCharacters;
 import java.io.StringWriter;
 import java.util.Locale;
 import javax.xml.stream.XMLOutputFactory;
@@ -11,7 +12,9 @@ import javax.xml.stream.XMLStreamWriter;
  * text is escaped and every element closed by construction; nothing is pasted together as text.
  * Attributes are given as name, value pairs. An element written with {@link #element} always gets a
  * closing tag (HTML has no self-closing {@code <td/>}); {@link #empty} is for SVG shapes and HTML
- * void elements.
+ * void elements. A control character in a text or an attribute (a fixture's value quoted as it is)
+ * is written as its escape, {@code \\u0001} ({@link InvisibleCharacters#controlsEscaped}): the
+ * writer would write it as it is, which neither HTML nor XML allows (ADR 0240).
  */
 public final class Markup {
   private final StringWriter text = new StringWriter();
@@ -56,7 +59,7 @@ public final class Markup {
   }
 
   public Markup text(String s) {
-    return call(() -> out.writeCharacters(s == null ? "" : s));
+    return call(() -> out.writeCharacters(s == null ? "" : InvisibleCharacters.controlsEscaped(s)));
   }
 
   /** Closes the innermost open element. */
@@ -82,7 +85,7 @@ public final class Markup {
     }
     for (int i = 0; i < attributes.length; i += 2) {
       if (attributes[i + 1] != null) {
-        out.writeAttribute(attributes[i], attributes[i + 1]);
+        out.writeAttribute(attributes[i], InvisibleCharacters.controlsEscaped(attributes[i + 1]));
       }
     }
   }
