@@ -431,9 +431,32 @@ final class TestCommand implements Callable<Integer> {
     }
     boolean passed = suite.run(paths);
     progress.done();
+    // every output that can be written is: one that cannot (a folder gone read-only since the
+    // checks) loses only itself, is said with its path, and the run exits 1
+    boolean written = true;
+    if (json) {
+      SuiteReports.json(suite, out);
+      out.flush();
+    }
+    if (junitXml != null) {
+      try {
+        // written beside and moved into place whole, over the file saying the run had not finished
+        SuiteReports.writeWhole(junitXml, w -> SuiteReports.junitXml(suite, w));
+        err.println("streamform test: wrote JUnit XML to " + junitXml);
+      } catch (IOException e) {
+        err.println(
+            "streamform test: cannot write JUnit XML to "
+                + junitXml
+                + ": "
+                + FileErrors.reason(e)
+                + " — give --junit-xml a file in a folder you can write to");
+        written = false;
+      }
+    }
     if (report != null) {
       try {
         html.write(report, title(), suite.summary());
+        err.println("report: " + report.toAbsolutePath());
       } catch (IOException e) {
         // checked before the fixtures ran; what changed since is said as the file system says it
         err.println(
@@ -442,29 +465,10 @@ final class TestCommand implements Callable<Integer> {
                 + ": "
                 + FileErrors.reason(e)
                 + " — give --report a file in a folder you can write to");
-        return 1;
+        written = false;
       }
-      err.println("report: " + report.toAbsolutePath());
-    }
-    if (json) {
-      SuiteReports.json(suite, out);
-    }
-    if (junitXml != null) {
-      try {
-        // written beside and moved into place whole, over the file saying the run had not finished
-        SuiteReports.writeWhole(junitXml, w -> SuiteReports.junitXml(suite, w));
-      } catch (IOException e) {
-        err.println(
-            "streamform test: cannot write JUnit XML to "
-                + junitXml
-                + ": "
-                + FileErrors.reason(e)
-                + " — give --junit-xml a file in a folder you can write to");
-        return 1;
-      }
-      err.println("streamform test: wrote JUnit XML to " + junitXml);
     }
     out.flush();
-    return passed ? 0 : 1;
+    return passed && written ? 0 : 1;
   }
 }

@@ -290,6 +290,66 @@ class TestCommandCiTest {
   }
 
   /**
+   * The --report's folder becomes a file while the fixtures run, so the page cannot be written at
+   * the end: the JSON results are still printed and the JUnit XML still replaces its placeholder,
+   * then the report's failure is said with its path and the run exits 1. Before, the run returned
+   * at the report's failure: stdout was empty and the JUnit XML kept "did not finish" (review of
+   * how results are reported, finding 3).
+   */
+  @Test
+  void aReportThatCannotBeWrittenAtTheEndLeavesTheJsonAndJunitResults() throws Exception {
+    Path reports = dir.resolve("reports");
+    Path html = reports.resolve("r.html");
+    Path xml = dir.resolve("junit.xml");
+    CommandLine.IFactory breaking =
+        new CommandLine.IFactory() {
+          @Override
+          public <K> K create(Class<K> type) throws Exception {
+            if (type != TestCommand.class) {
+              return CommandLine.defaultFactory().create(type);
+            }
+            TestCommand command = new TestCommand();
+            command.afterChecks =
+                () -> {
+                  try {
+                    Files.delete(html);
+                    Files.delete(reports);
+                    Files.writeString(reports, "now a file");
+                  } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                  }
+                };
+            return type.cast(command);
+          }
+        };
+
+    int status =
+        Streamform.run(
+            breaking,
+            new PrintWriter(out),
+            new PrintWriter(err),
+            "test",
+            late.toString(),
+            "--select",
+            "late_event",
+            "--format",
+            "json",
+            "--junit-xml",
+            xml.toString(),
+            "--report",
+            html.toString());
+
+    assertThat(err.toString(), status, is(1));
+    JsonNode json = new ObjectMapper().readTree(out.toString());
+    assertThat(json.get("passed").asInt(), is(1));
+    validate(xml);
+    assertThat(Files.readString(xml), not(containsString("did not finish")));
+    assertThat(Files.readString(xml), containsString("failures=\"0\" errors=\"0\""));
+    assertThat(err.toString(), containsString("cannot write the report to " + html));
+    assertThat(err.toString(), containsString("wrote JUnit XML to " + xml));
+  }
+
+  /**
    * The audit's case: a real {@code streamform test} in a JVM of its own, an earlier run's passing
    * junit.xml in place, SIGTERM while the fixtures run: exit 143 and a junit.xml that is not the
    * earlier pass. Before, the file was replaced only at the end, so the run had ended before it
