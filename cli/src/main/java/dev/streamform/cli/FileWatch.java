@@ -5,14 +5,19 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.FileSystems;
+import java.nio.file.FileVisitOption;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchEvent;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -20,7 +25,6 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * {@code streamform test --watch}: waits for a change below the given paths and runs the fixtures
@@ -47,6 +51,9 @@ final class FileWatch {
   private final CountDownLatch stop;
   private final Set<Path> folders = new LinkedHashSet<>();
 
+  /** The watched folders by real path: each watched once, under the name the walk found first. */
+  private final java.util.Map<Path, Path> realFolders = new java.util.HashMap<>();
+
   /**
    * A watch of {@code paths} (a fixture file's project folder for a file) that ends when {@code
    * stop} is counted down (or the thread is interrupted); a change to one of {@code ignored} — what
@@ -59,10 +66,9 @@ final class FileWatch {
             .map(p -> Files.isDirectory(p) ? p : projectOf(p))
             .distinct()
             .collect(Collectors.toList());
+    // by real path: the run may name its report through a link the watch does not, or the reverse
     this.ignored =
-        ignored.stream()
-            .map(p -> p.toAbsolutePath().normalize())
-            .collect(Collectors.toCollection(LinkedHashSet::new));
+        ignored.stream().map(FileWatch::real).collect(Collectors.toCollection(LinkedHashSet::new));
     this.err = err;
     this.stop = stop;
   }
@@ -127,7 +133,7 @@ final class FileWatch {
         for (WatchEvent<?> event : key.pollEvents()) {
           if (event.context() instanceof Path name) {
             Path path = folder.resolve(name).normalize();
-            if (!ignored.contains(path) && !isScratch(name) && changed.add(path)) {
+            if (!ignored.contains(real(path)) && !isScratch(name) && changed.add(path)) {
               if (event.kind() == StandardWatchEventKinds.ENTRY_CREATE) {
                 created.add(path);
               }
@@ -137,7 +143,9 @@ final class FileWatch {
           }
         }
         if (!key.reset()) {
-          folders.remove(folder); // the folder is gone; registerAll finds it if it comes back
+          // the folder is gone; registerAll finds it if it comes back
+          folders.remove(folder);
+          realFolders.values().remove(folder);
         }
         key = watcher.poll(QUIET_MS, TimeUnit.MILLISECONDS);
       } while (key != null);
@@ -160,32 +168,80 @@ final class FileWatch {
   /**
    * Registers every folder below the roots not registered yet (registering again is harmless, but
    * walking is cheap and catches folders whose creation event came before their parent was
-   * watched).
+   * watched). Symbolic links are followed (a project given through one, a linked fixtures folder);
+   * a folder reached twice (a link to a folder above it, or to one already walked) is watched once,
+   * by its real path.
    */
   private void registerAll(WatchService watcher) {
     for (Path root : roots) {
       if (!Files.isDirectory(root)) {
         continue; // removed: watched again when it is back and a change elsewhere walks again
       }
-      List<Path> found;
-      try (Stream<Path> walk = Files.walk(root)) {
-        found = walk.filter(Files::isDirectory).collect(Collectors.toList());
+      List<Path> found = new ArrayList<>();
+      Set<Path> walked = new HashSet<>();
+      try {
+        Files.walkFileTree(
+            root,
+            EnumSet.of(FileVisitOption.FOLLOW_LINKS),
+            Integer.MAX_VALUE,
+            new SimpleFileVisitor<>() {
+              @Override
+              public FileVisitResult preVisitDirectory(Path folder, BasicFileAttributes attrs) {
+                if (!walked.add(real(folder))) {
+                  return FileVisitResult.SKIP_SUBTREE; // reached before through another name
+                }
+                found.add(folder);
+                return FileVisitResult.CONTINUE;
+              }
+
+              @Override
+              public FileVisitResult visitFileFailed(Path file, IOException e) {
+                // a loop of links (FileSystemLoopException), a dangling link, a folder removed
+                // while walking: left out; the next change walks again
+                return FileVisitResult.CONTINUE;
+              }
+            });
       } catch (IOException | UncheckedIOException e) {
-        continue; // a folder removed while walking: the next change walks again
+        continue; // the root removed while walking: the next change walks again
       }
       for (Path folder : found) {
-        if (folders.add(folder)) {
-          try {
-            folder.register(
-                watcher,
-                StandardWatchEventKinds.ENTRY_CREATE,
-                StandardWatchEventKinds.ENTRY_MODIFY,
-                StandardWatchEventKinds.ENTRY_DELETE);
-          } catch (IOException e) {
-            // said once (the folder stays in the set): its changes do not start runs
-            err.println("streamform test: cannot watch " + folder + ": " + message(e));
-          }
+        Path real = real(folder);
+        if (realFolders.containsKey(real) || !folders.add(folder)) {
+          continue;
         }
+        realFolders.put(real, folder);
+        try {
+          folder.register(
+              watcher,
+              StandardWatchEventKinds.ENTRY_CREATE,
+              StandardWatchEventKinds.ENTRY_MODIFY,
+              StandardWatchEventKinds.ENTRY_DELETE);
+        } catch (IOException e) {
+          // said once (the folder stays in the set): its changes do not start runs
+          err.println("streamform test: cannot watch " + folder + ": " + message(e));
+        }
+      }
+    }
+  }
+
+  /**
+   * {@code path} with every link resolved: its real path, or for a file not there (yet: a report
+   * before its first write) its folder's real path and its name; absolute and normalized when even
+   * the folder is not there.
+   */
+  static Path real(Path path) {
+    Path absolute = path.toAbsolutePath().normalize();
+    try {
+      return absolute.toRealPath();
+    } catch (IOException e) {
+      Path parent = absolute.getParent();
+      if (parent == null || absolute.getFileName() == null) {
+        return absolute;
+      }
+      try {
+        return parent.toRealPath().resolve(absolute.getFileName());
+      } catch (IOException again) {
+        return absolute;
       }
     }
   }

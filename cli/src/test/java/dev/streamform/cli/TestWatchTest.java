@@ -154,6 +154,37 @@ class TestWatchTest {
     assertThat(Files.exists(report), is(true));
   }
 
+  /**
+   * A project given through a symbolic link, with its report named by its real path and a link
+   * inside it back to itself: the watch follows the link (the project's three folders, the loop not
+   * walked twice), a changed fixture runs again, and the report the run writes, seen through the
+   * link, starts no run. Before, the walk did not follow links: it watched 1 folder, missed every
+   * change, and a change at the top re-ran endlessly on its own report (review of how results are
+   * reported, finding 2).
+   */
+  @Test
+  void aProjectGivenThroughALinkIsWatchedAndItsReportByItsRealPathStartsNoRun(@TempDir Path dir)
+      throws Exception {
+    Path project = copy(dir);
+    Path link = Files.createSymbolicLink(dir.resolve("link"), project);
+    Files.createSymbolicLink(project.resolve("loop"), project);
+    Path report = project.resolve("report.html");
+    Watch watch = Watch.start("--report", report.toString(), link.toString());
+    try {
+      watch.awaitWatching(1);
+      assertThat(watch.err(), containsString("watching 3 folders " + WATCHING));
+      Path fixture = project.resolve("fixtures/late_event.yml");
+      Files.writeString(fixture, Files.readString(fixture) + "\n# touched\n");
+      watch.awaitOut("run 2 in ");
+      await("no third run")
+          .during(Duration.ofSeconds(3))
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> !watch.err().contains("run 3 after a change"));
+    } finally {
+      watch.stop();
+    }
+  }
+
   /** A copy of the late-event seed project in {@code dir}. */
   private static Path copy(Path dir) throws Exception {
     Path project = dir.resolve("late-event");
