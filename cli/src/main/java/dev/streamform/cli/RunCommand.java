@@ -777,7 +777,10 @@ final class RunCommand implements Callable<Integer> {
     String submittedPlan = null;
     if ((detach || cluster != null) && !generationOverridden) {
       try {
-        submittedPlan = dev.streamform.pipelines.ModelSteps.manifest(loaded, model).toJson();
+        submittedPlan =
+            dev.streamform.pipelines.ModelSteps.manifest(
+                    loaded, model, KafkaModelPipeline.appliesOnArrival(options))
+                .toJson();
       } catch (RuntimeException e) {
         err.println(
             "streamform run: note: the plan of this job is not recorded ("

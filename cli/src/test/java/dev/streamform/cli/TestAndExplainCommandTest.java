@@ -251,6 +251,41 @@ class TestAndExplainCommandTest {
     assertThat(text, containsString("  Quarantine (Flatten.PCollections)\n"));
   }
 
+  /**
+   * explain's steps and inspect-plan's manifest are read from the pipeline run builds: for a Kafka
+   * source that is the log clock run builds on every runner (arrival order, idle_after), not the
+   * fixtures' clock (offset order, contiguous from 0, no idle_after). Found by a review of how
+   * results are reported (finding 4).
+   */
+  @Test
+  void explainAndInspectPlanShowTheClockRunBuildsForAKafkaSource(
+      @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    Path late = TIME.resolve("late-event");
+    for (String f : new String[] {"sources.yml", "streamform.yml"}) {
+      java.nio.file.Files.copy(late.resolve(f), dir.resolve(f));
+    }
+    java.nio.file.Files.createDirectories(dir.resolve("models"));
+    try (var models = java.nio.file.Files.list(late.resolve("models"))) {
+      for (Path m : (Iterable<Path>) models::iterator) {
+        java.nio.file.Files.copy(m, dir.resolve("models").resolve(m.getFileName()));
+      }
+    }
+    java.nio.file.Files.writeString(
+        dir.resolve("sources.yml"),
+        java.nio.file.Files.readString(dir.resolve("sources.yml")) + "    idle_after: 30s\n");
+
+    assertThat(err.toString(), run("explain", dir.toString(), "customer_metrics"), is(0));
+    String clock = out.toString().substring(out.toString().indexOf("  Clock (SourceClock)"));
+    clock = clock.split("\n  (?=\\S)")[0]; // its display lines, to the next step
+    assertThat(clock, containsString("Idle after: 30s"));
+    assertThat(clock, containsString("Partition order: arrival order"));
+
+    out.getBuffer().setLength(0);
+    assertThat(err.toString(), run("inspect-plan", dir.toString(), "customer_metrics"), is(0));
+    assertThat(out.toString(), containsString("Idle after: 30s"));
+    assertThat(out.toString(), containsString("Partition order: arrival order"));
+  }
+
   @Test
   void explainNamesAMissingModel() {
     assertThat(run("explain", TIME.resolve("retention").toString(), "orders_by_day"), is(1));

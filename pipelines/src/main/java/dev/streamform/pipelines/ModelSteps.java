@@ -1,9 +1,12 @@
 package dev.streamform.pipelines;
 
+import dev.streamform.pipelines.kafka.KafkaModelPipeline;
 import dev.streamform.planner.DeclaredModel;
 import dev.streamform.planner.DeclaredPipeline;
+import dev.streamform.policies.declarations.Connector;
 import dev.streamform.policies.plan.PlanManifest;
 import dev.streamform.policies.project.Project;
+import dev.streamform.transforms.clock.SourceClock;
 import dev.streamform.transforms.decisions.ScoreEvents;
 import dev.streamform.transforms.envelope.SourceRecordCoder;
 import java.util.ArrayList;
@@ -42,9 +45,9 @@ public final class ModelSteps {
   public record Step(String name, String transform, List<String> display, List<Step> inner) {}
 
   /**
-   * The steps of {@code model}'s pipeline, in the order the pipeline applies them; {@code
-   * appliedOnArrival} as {@code run} chooses it for the runner (on arrival: a Kafka source on
-   * Flink).
+   * The steps of {@code model}'s pipeline, in the order the pipeline applies them, with the clock
+   * {@code run} builds for its source ({@link #clock}); {@code appliedOnArrival} as {@code run}
+   * chooses it for the runner (on arrival: a Kafka source on Flink).
    */
   public static List<Step> of(DeclaredModel model, boolean appliedOnArrival) {
     Pipeline p = Pipeline.create(PipelineOptionsFactory.create());
@@ -52,27 +55,43 @@ public final class ModelSteps {
         p.apply(SOURCE, Create.empty(SourceRecordCoder.of(model.recordSchema())));
     PCollection<KV<String, String>> unreadable =
         p.apply(UNREADABLE, Create.empty(KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of())));
-    ModelPipeline.build(
-        model,
-        records,
-        unreadable,
-        appliedOnArrival ? model.logClock() : model.clock(),
-        appliedOnArrival,
-        null);
+    ModelPipeline.build(model, records, unreadable, clock(model), appliedOnArrival, null);
     return walk(p, Set.of(SOURCE, UNREADABLE));
   }
 
   /**
+   * The clock {@code run} builds for the model's source, on every runner: a Kafka source's log
+   * clock ({@link KafkaModelPipeline#clock}: arrival order, {@code idle_after}), a file source's
+   * clock (offset order per partition, as {@code FileModelRun} builds it). The partitions a run
+   * reads are known only when it runs: shown as they arrive.
+   */
+  static SourceClock clock(DeclaredModel model) {
+    return model.source().connector() == Connector.KAFKA
+        ? KafkaModelPipeline.clock(model, List.of())
+        : model.clock();
+  }
+
+  /**
    * The plan manifest of {@code modelName} derived from its built pipeline (built as {@code run}
-   * builds it for the DirectRunner, never run): the manifest's nodes in the order of the steps that
-   * realise them — the Source by the {@link DeclaredPipeline#CLOCK clock} step, the Filter by the
-   * {@link DeclaredPipeline#WHERE WHERE} step, the Aggregate (and a scoring model's Decisions) by
-   * the {@link DeclaredPipeline#MODEL model} step — and every applied step with its display data,
-   * so a step that runs cannot be missing from the manifest.
+   * builds it for the DirectRunner, never run: the source's clock as {@link #clock} says, events
+   * applied in log order): the manifest's nodes in the order of the steps that realise them — the
+   * Source by the {@link DeclaredPipeline#CLOCK clock} step, the Filter by the {@link
+   * DeclaredPipeline#WHERE WHERE} step, the Aggregate (and a scoring model's Decisions) by the
+   * {@link DeclaredPipeline#MODEL model} step — and every applied step with its display data, so a
+   * step that runs cannot be missing from the manifest.
    */
   public static PlanManifest manifest(Project project, String modelName) {
+    return manifest(project, modelName, false);
+  }
+
+  /**
+   * As {@link #manifest(Project, String)}, with events applied on arrival when {@code
+   * appliedOnArrival} (the pipeline {@code run} builds for a Kafka source on Flink, as a job on a
+   * cluster records its plan).
+   */
+  public static PlanManifest manifest(Project project, String modelName, boolean appliedOnArrival) {
     List<PlanManifest.Step> steps = new ArrayList<>();
-    for (Step step : of(DeclaredModel.of(project, modelName), false)) {
+    for (Step step : of(DeclaredModel.of(project, modelName), appliedOnArrival)) {
       steps.add(manifestStep(step, true));
     }
     return PlanManifest.of(project, modelName, steps);

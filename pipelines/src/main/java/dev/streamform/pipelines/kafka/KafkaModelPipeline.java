@@ -271,10 +271,22 @@ public final class KafkaModelPipeline {
         records
             .quarantined()
             .apply("Undecodable", MapElements.into(kvs()).via(KafkaSinks::undecodableRecord));
-    SourceClock clock =
-        partitions.isEmpty() ? model.logClock() : model.logClock().withPartitions(partitions);
     return ModelPipeline.build(
-        model, records.records(), undecodable, clock, appliedOnArrival, revisionSink);
+        model,
+        records.records(),
+        undecodable,
+        clock(model, partitions),
+        appliedOnArrival,
+        revisionSink);
+  }
+
+  /**
+   * The clock {@code run} builds for a Kafka source on every runner: the model's log clock (arrival
+   * order, {@code idle_after}), with {@code partitions} declared (none when empty). {@code explain}
+   * and {@code inspect-plan} describe it from here ({@code ModelSteps}).
+   */
+  public static SourceClock clock(DeclaredModel model, List<Integer> partitions) {
+    return partitions.isEmpty() ? model.logClock() : model.logClock().withPartitions(partitions);
   }
 
   /**
