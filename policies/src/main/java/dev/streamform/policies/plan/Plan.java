@@ -22,13 +22,13 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * The plan of a model as {@code streamform explain} shows it: the Source with its clock, a Filter
- * for the WHERE clause, and the Aggregate with its state fingerprint. Every node that carries the
- * event-time attribute says so; the fingerprint names the key, each accumulator with its type and
- * the retention (for a windowed model: the window, the allowed lateness and the trigger), so a
- * change to any of them shows. A windowed model's Aggregate also shows its window, allowed
- * lateness, trigger and generation, and a model with effects an Effects node after it, one rule a
- * line.
+ * The plan of a model as {@code streamform explain} shows it: the Source with its clock, its
+ * duplicate detection (a source with {@code event_id}), a Filter for the WHERE clause, and the
+ * Aggregate with its state fingerprint. Every node that carries the event-time attribute says so;
+ * the fingerprint names the key, each accumulator with its type and the retention (for a windowed
+ * model: the window, the allowed lateness and the trigger), so a change to any of them shows. A
+ * windowed model's Aggregate also shows its window, allowed lateness, trigger and generation, and a
+ * model with effects an Effects node after it, one rule a line.
  */
 public final class Plan {
   private final List<List<String>> nodes;
@@ -54,6 +54,27 @@ public final class Plan {
             "time=" + clock(source),
             "digest=" + DeclarationDigest.of(source).substring(0, 12)));
     String timeAttribute = source.eventTime().map(c -> "time attribute=" + c).orElse(null);
+    Map<String, Object> ids = duplicates(source, model);
+    if (!ids.isEmpty()) {
+      // a node with state of its own, as the manifest and plan have it (ADR 0190)
+      List<String> duplicates = new ArrayList<>(List.of("Duplicates"));
+      duplicates.add(
+          "event_id="
+              + ids.get("event_id")
+              + " within="
+              + ids.get("within")
+              + " scope="
+              + ids.get("scope"));
+      if (timeAttribute != null) {
+        duplicates.add(timeAttribute);
+      }
+      duplicates.add(
+          "fingerprint=duplicates "
+              + ids.entrySet().stream()
+                  .map(e -> e.getKey() + "=" + e.getValue())
+                  .collect(Collectors.joining(" ")));
+      nodes.add(duplicates);
+    }
     query
         .where()
         .ifPresent(
@@ -191,6 +212,25 @@ public final class Plan {
     return line.toString();
   }
 
+  /**
+   * What a source's duplicate detection keeps in state, by name ({@code event_id}, {@code scope},
+   * {@code within}, in that order): the manifest's Duplicates node and its fingerprint; empty when
+   * the source detects none.
+   */
+  static Map<String, Object> duplicates(SourceDeclaration source, ModelDeclaration model) {
+    Map<String, Object> ids = new java.util.TreeMap<>();
+    if (source.eventId().isPresent() && source.duplicatesWithin().isPresent()) {
+      ids.put("event_id", source.eventId().get());
+      ids.put("within", Durations.format(source.duplicatesWithin().get()));
+      ids.put(
+          "scope",
+          source.eventIdScope() == SourceDeclaration.EventIdScope.KEY
+              ? "key " + model.key()
+              : "source");
+    }
+    return ids;
+  }
+
   /** The declared model {@code name}; a clear refusal naming the models there are otherwise. */
   static ModelDeclaration model(Project project, String name) {
     ModelDeclaration model = project.models().get(name);
@@ -260,8 +300,9 @@ public final class Plan {
   }
 
   /**
-   * The nodes from the source down, each its kind ({@code Source}, {@code Filter}, {@code
-   * Aggregate}, {@code Decisions}) followed by its attribute lines as {@link #render} prints them.
+   * The nodes from the source down, each its kind ({@code Source}, {@code Duplicates}, {@code
+   * Filter}, {@code Aggregate}, {@code Decisions}, {@code Effects}) followed by its attribute lines
+   * as {@link #render} prints them.
    */
   public List<List<String>> nodes() {
     return nodes.stream().map(List::copyOf).collect(Collectors.toList());

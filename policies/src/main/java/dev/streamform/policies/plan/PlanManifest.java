@@ -231,19 +231,12 @@ public final class PlanManifest {
       Map<String, Object> sourceNode = node("source:" + source.name(), "Source", definition, time);
       withSchema(sourceNode, new LinkedHashMap<>(source.schema()));
       nodes.put(Node.SOURCE, sourceNode);
-      if (source.eventId().isPresent() && source.duplicatesWithin().isPresent()) {
+      Map<String, Object> ids = Plan.duplicates(source, model);
+      if (!ids.isEmpty()) {
         // the duplicate detection keeps each id's first event in state until its horizon, and
         // decides which events reach the aggregate: adding, removing or changing it (the id
         // column, the horizon, the scope) changes that state (docs/semantics.md §9; it was in no
         // node, so plan called such an edit SAFE)
-        Map<String, Object> ids = new TreeMap<>();
-        ids.put("event_id", source.eventId().get());
-        ids.put("within", Durations.format(source.duplicatesWithin().get()));
-        ids.put(
-            "scope",
-            source.eventIdScope() == SourceDeclaration.EventIdScope.KEY
-                ? "key " + model.key()
-                : "source");
         Map<String, Object> duplicates = node("duplicates", "Duplicates", ids, time);
         duplicates.put("state", withDigest(new TreeMap<>(ids), "fingerprint"));
         nodes.put(Node.DUPLICATES, duplicates);

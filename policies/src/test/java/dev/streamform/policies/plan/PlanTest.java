@@ -57,6 +57,36 @@ class PlanTest {
                 + " decimal(38,2), count(*): int64] retention=30d\n"));
   }
 
+  /**
+   * Duplicate detection is a node of the plan with its own state (ADR 0190), as the manifest and
+   * {@code plan} have it: explain's plan (text, dot, svg) shows it between the Source and the
+   * Filter with its fingerprint, so a change of duplicates_within shows there (review of how
+   * results are reported, finding 5: only the Source's digest moved).
+   */
+  @Test
+  void duplicateDetectionIsANodeBetweenTheSourceAndTheFilter() throws Exception {
+    Project p =
+        project(
+            ORDERS.replace("    schema:\n", "    schema:\n      order_id: string\n")
+                + "    event_time: ordered_at\n    watermark: 5m\n"
+                + "    event_id: order_id\n    duplicates_within: 30m\n",
+            "models:\n  customer_metrics:\n    materialized: upsert\n    key: [customer_id]\n",
+            "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders')"
+                + " WHERE customer_id IS NOT NULL GROUP BY customer_id");
+    String plan = Plan.of(p, "customer_metrics").render();
+    assertThat(
+        plan,
+        containsString(
+            "     ↓\n"
+                + "Duplicates\n"
+                + "  event_id=order_id within=30m scope=source\n"
+                + "  time attribute=ordered_at\n"
+                + "  fingerprint=duplicates event_id=order_id scope=source"
+                + " within=30m\n"
+                + "     ↓\n"
+                + "Filter\n"));
+  }
+
   private static final String CLOCK = "    event_time: ordered_at\n    watermark: 5m\n";
   private static final String SQL =
       "SELECT customer_id, SUM(amount) AS total_spend FROM source('orders') GROUP BY customer_id";
