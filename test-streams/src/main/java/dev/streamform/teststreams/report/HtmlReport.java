@@ -25,9 +25,11 @@ import java.util.Set;
 
 /**
  * The HTML test report of {@code streamform test --report}: one self-contained file (inline CSS and
- * SVG, no script, nothing fetched) with, per fixture, PASS or FAIL, the counts and failure tables
- * as the terminal shows them, a {@link TimelineChart} and the expected and actual rows. It listens
- * to a {@link FixtureSuite} and is written once the suite has run.
+ * SVG, no script, nothing fetched) with, per fixture, PASS, FAIL or ACCEPTED (what {@code --accept}
+ * rewrote), the counts and failure tables as the terminal shows them, a {@link TimelineChart} and
+ * the expected and actual rows; a fixture that could not run or that {@code --fail-fast} left out
+ * has a section saying so. It listens to a {@link FixtureSuite} and is written once the suite has
+ * run.
  */
 public final class HtmlReport implements FixtureSuite.Listener {
   private static final String CSS =
@@ -37,7 +39,10 @@ public final class HtmlReport implements FixtureSuite.Listener {
           "section.fixture{border:1px solid #ccc;border-left:8px solid #2ca02c;padding:8px"
               + " 16px;margin:16px 0}",
           "section.fixture.fail{border-left-color:#d62728}",
+          "section.fixture.accepted{border-left-color:#ff7f0e}",
+          "section.fixture.not-run{border-left-color:#999}",
           ".verdict{font-weight:bold}.pass .verdict{color:#2ca02c}.fail .verdict{color:#d62728}",
+          ".accepted .verdict{color:#ff7f0e}.not-run .verdict{color:#777}",
           "pre{background:#f7f7f7;padding:8px;overflow-x:auto}",
           "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:2px"
               + " 6px;font-size:12px}",
@@ -45,23 +50,38 @@ public final class HtmlReport implements FixtureSuite.Listener {
           "p.note{color:#555;font-size:12px}",
           "p.unfinished{color:#d62728;font-weight:bold}");
 
-  /** A fixture that ran ({@code verdict}), or one that could not ({@code error}). */
-  private record Entry(DeclaredModel model, FixtureVerdict verdict, FixtureSuite.Result error) {}
+  /**
+   * A fixture that ran ({@code verdict}, and once recorded its {@code result}: accepted or not, the
+   * report as printed), or one that could not run or was not run ({@code result} alone).
+   */
+  private record Entry(DeclaredModel model, FixtureVerdict verdict, FixtureSuite.Result result) {}
 
   private final List<Entry> entries = new ArrayList<>();
+
+  /** The entry of the fixture judged last, until its result is heard; -1 when none waits. */
+  private int judged = -1;
 
   @Override
   public void fixture(DeclaredModel model, FixtureVerdict verdict) {
     entries.add(new Entry(model, verdict, null));
+    judged = entries.size() - 1;
   }
 
   /**
-   * A fixture that could not run — its project or file does not load, or its run stopped with an
-   * error — has a section too: the summary counts it as failed, and the section says why.
+   * The result of the fixture judged last (the suite records it right after judging it: {@code
+   * --accept} may have rewritten it, or failed to) completes its section; a fixture that could not
+   * run — its project or file does not load, or its run stopped with an error — or that {@code
+   * --fail-fast} left out has a section of its own: the summary counts it, and the section says
+   * why. One section per fixture.
    */
   @Override
   public void result(FixtureSuite.Result result) {
-    if (result.status() == FixtureSuite.Status.ERROR) {
+    if (judged >= 0) {
+      Entry e = entries.get(judged);
+      entries.set(judged, new Entry(e.model(), e.verdict(), result));
+      judged = -1;
+    } else if (result.status() == FixtureSuite.Status.ERROR
+        || result.status() == FixtureSuite.Status.NOT_RUN) {
       entries.add(new Entry(null, null, result));
     }
   }
@@ -127,16 +147,31 @@ public final class HtmlReport implements FixtureSuite.Listener {
   }
 
   private static void section(Markup m, Entry e, int index) {
-    if (e.error() != null) {
-      errorSection(m, e.error(), index);
+    if (e.verdict() == null && e.result().status() == FixtureSuite.Status.NOT_RUN) {
+      notRunSection(m, e.result(), index);
+      return;
+    }
+    if (e.verdict() == null) {
+      errorSection(m, e.result(), index);
       return;
     }
     FixtureVerdict v = e.verdict();
     Fixture f = v.fixture();
+    FixtureSuite.Status status =
+        e.result() != null
+            ? e.result().status()
+            : v.passed() ? FixtureSuite.Status.PASSED : FixtureSuite.Status.FAILED;
+    String kind =
+        switch (status) {
+          case PASSED -> "pass";
+          case ACCEPTED -> "accepted";
+          case ERROR -> "fail error";
+          default -> "fail";
+        };
     m.open(
         "section",
         "class",
-        "fixture " + (v.passed() ? "pass" : "fail"),
+        "fixture " + kind,
         "id",
         "fixture-" + (index + 1),
         "data-fixture",
@@ -145,8 +180,17 @@ public final class HtmlReport implements FixtureSuite.Listener {
         f.model());
     m.element("h2", f.name() + " (model " + f.model() + ")");
     m.element("p", f.file().toString(), "class", "note");
-    m.element("p", v.passed() ? "PASS" : "FAIL", "class", "verdict");
-    m.element("pre", v.render());
+    m.element(
+        "p",
+        switch (status) {
+          case PASSED -> "PASS";
+          case ACCEPTED -> "ACCEPTED";
+          default -> "FAIL";
+        },
+        "class",
+        "verdict");
+    // the report as the console printed it: with what --accept wrote, or why it could not
+    m.element("pre", e.result() != null ? plain(e.result().report()) : v.render());
     Optional<String> eventTime = e.model().source().eventTime();
     Optional<Timeline> timeline = eventTime.isPresent() ? timeline(e.model(), f) : Optional.empty();
     if (eventTime.isEmpty()) {
@@ -192,8 +236,34 @@ public final class HtmlReport implements FixtureSuite.Listener {
     m.element("h2", r.name() + (r.model() == null ? "" : " (model " + r.model() + ")"));
     m.element("p", String.valueOf(r.file()), "class", "note");
     m.element("p", "FAIL: could not run", "class", "verdict");
-    m.element("pre", r.report().replaceAll("\u001B\\[[0-9;]*m", ""));
+    m.element("pre", plain(r.report()));
     m.close();
+  }
+
+  /**
+   * The section of a fixture {@code --fail-fast} left out: its name, file and that it was not run,
+   * as the summary counts it.
+   */
+  private static void notRunSection(Markup m, FixtureSuite.Result r, int index) {
+    m.open(
+        "section",
+        "class",
+        "fixture not-run",
+        "id",
+        "fixture-" + (index + 1),
+        "data-fixture",
+        r.name(),
+        "data-model",
+        r.model());
+    m.element("h2", r.name() + (r.model() == null ? "" : " (model " + r.model() + ")"));
+    m.element("p", String.valueOf(r.file()), "class", "note");
+    m.element("p", "NOT RUN: --fail-fast stopped after a failure", "class", "verdict");
+    m.close();
+  }
+
+  /** A report as the terminal printed it, without its colours. */
+  private static String plain(String report) {
+    return report.replaceAll("\u001B\\[[0-9;]*m", "");
   }
 
   /**
