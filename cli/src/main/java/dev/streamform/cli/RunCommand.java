@@ -777,10 +777,8 @@ final class RunCommand implements Callable<Integer> {
     String submittedPlan = null;
     if ((detach || cluster != null) && !generationOverridden) {
       try {
-        submittedPlan =
-            dev.streamform.pipelines.ModelSteps.manifest(
-                    loaded, model, KafkaModelPipeline.appliesOnArrival(options))
-                .toJson();
+        // the plan inspect-plan prints, so that plan --against compares like with like
+        submittedPlan = dev.streamform.pipelines.ModelSteps.manifest(loaded, model).toJson();
       } catch (RuntimeException e) {
         err.println(
             "streamform run: note: the plan of this job is not recorded ("

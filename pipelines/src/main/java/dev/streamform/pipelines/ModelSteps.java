@@ -81,17 +81,8 @@ public final class ModelSteps {
    * step that runs cannot be missing from the manifest.
    */
   public static PlanManifest manifest(Project project, String modelName) {
-    return manifest(project, modelName, false);
-  }
-
-  /**
-   * As {@link #manifest(Project, String)}, with events applied on arrival when {@code
-   * appliedOnArrival} (the pipeline {@code run} builds for a Kafka source on Flink, as a job on a
-   * cluster records its plan).
-   */
-  public static PlanManifest manifest(Project project, String modelName, boolean appliedOnArrival) {
     List<PlanManifest.Step> steps = new ArrayList<>();
-    for (Step step : of(DeclaredModel.of(project, modelName), appliedOnArrival)) {
+    for (Step step : of(DeclaredModel.of(project, modelName), false)) {
       steps.add(manifestStep(step, true));
     }
     return PlanManifest.of(project, modelName, steps);
